@@ -1,0 +1,32 @@
+// Three tiers: unit (pure logic), integration (real Postgres and NATS), e2e (the stack over HTTP).
+const { pathsToModuleNameMapper } = require('./scripts/jest-paths');
+
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: pathsToModuleNameMapper(),
+  setupFiles: ['reflect-metadata'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/*.spec.ts'] },
+    { ...common, displayName: 'integration', testMatch: ['<rootDir>/**/*.integration-spec.ts'], slowTestThreshold: 30 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e-spec.ts'], slowTestThreshold: 60 },
+  ],
+};

@@ -1,0 +1,11 @@
+export { BusConnection, type BusOptions } from './bus-connection';
+export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureRegionStream } from './streams';
+export { EventPublisher, type OutgoingEvent } from './event-publisher';
+export {
+  DurableConsumer,
+  type ConsumerLogger,
+  type DeliveredEvent,
+  type DurableConsumerOptions,
+  type EventHandler,
+} from './durable-consumer';
+export { RpcClient, RpcServer } from './rpc';

@@ -1,0 +1,41 @@
+import { RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from 'nats';
+import { regionEventWildcard, regionStreamName } from '@svc/contracts';
+
+/** Nanoseconds per millisecond, the unit of JetStream durations. */
+export const NANOS_PER_MS = 1_000_000;
+
+/** Publish dedupe window: a republish of the same Nats-Msg-Id inside it is dropped by the server. */
+export const DUPLICATE_WINDOW_MS = 2 * 60_000;
+
+/** Creates (or updates) the stream holding a region's events. Idempotent. */
+export async function ensureRegionStream(jsm: JetStreamManager, prefix: string, region: string): Promise<StreamInfo> {
+  const name = regionStreamName(prefix, region);
+  const config = {
+    name,
+    subjects: [regionEventWildcard(prefix, region)],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+    max_age: 7 * 24 * 60 * 60_000 * NANOS_PER_MS,
+    num_replicas: 1,
+  };
+  try {
+    await jsm.streams.info(name);
+    return await jsm.streams.update(name, config);
+  } catch (error) {
+    if (isNotFound(error)) return jsm.streams.add(config);
+    throw error;
+  }
+}
+
+/** Deletes every stream whose name starts with the prefix; for test teardown. */
+export async function deleteStreamsWithPrefix(jsm: JetStreamManager, prefix: string): Promise<void> {
+  const upper = `${prefix}_`.toUpperCase();
+  for await (const stream of jsm.streams.list()) {
+    if (stream.config.name.startsWith(upper)) await jsm.streams.delete(stream.config.name);
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof Error && /not found/i.test(error.message);
+}

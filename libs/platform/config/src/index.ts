@@ -1,0 +1,3 @@
+export { ConfigError, loadConfig } from './load-config';
+export { PlatformConfig, REGIONS, isRegion, regionUrls, type Region } from './platform-config';
+export { ConfigModule } from './config.module';

@@ -1,0 +1,99 @@
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min } from 'class-validator';
+
+export const REGIONS = ['us', 'eu', 'ap'] as const;
+export type Region = (typeof REGIONS)[number];
+
+export function isRegion(value: unknown): value is Region {
+  return typeof value === 'string' && (REGIONS as readonly string[]).includes(value);
+}
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+
+/**
+ * Variables every service reads. Apps extend this class with their own variables.
+ * Defaults suit the local stack; production sets every URL explicitly.
+ */
+export class PlatformConfig {
+  /** Region this process serves: us, eu or ap. Required. */
+  @IsIn(REGIONS)
+  REGION!: Region;
+
+  /** Postgres connection URL of this region's database. */
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
+  DATABASE_URL!: string;
+
+  /** Connections in this process's pool. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DATABASE_POOL_SIZE = 5;
+
+  /** NATS server URL(s), comma separated. */
+  @Matches(/^nats:\/\/\S+$/, { message: 'NATS_URL must be a nats:// URL' })
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  /** Prefix of every subject and stream name; tests use their own to stay isolated. */
+  @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'BUS_PREFIX must be 1-16 lowercase letters or digits' })
+  BUS_PREFIX = 'svc';
+
+  /** Interface the HTTP server binds. */
+  @IsString()
+  HTTP_HOST = '127.0.0.1';
+
+  /** Port the HTTP server listens on; 0 picks a free port. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HTTP_PORT = 8080;
+
+  /** Largest accepted request body, in bytes. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  HTTP_BODY_LIMIT_BYTES = 1_048_576;
+
+  /** Public base URL of this region's API (router), used in links the service returns. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_BASE_URL = 'http://127.0.0.1:8081';
+
+  /**
+   * Base64 of the 32-byte key-encryption key protecting signing keys at rest. Required: without it
+   * no signing key can be read or created.
+   */
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'KEY_ENCRYPTION_KEY must be base64 of exactly 32 bytes' })
+  KEY_ENCRYPTION_KEY!: string;
+
+  /** Comma-separated `region=url` pairs of every region's public router, for redirects. */
+  @Matches(/^([a-z]{2}=https?:\/\/[^,\s]+)(,[a-z]{2}=https?:\/\/[^,\s]+)*$/, {
+    message: 'REGION_URLS must be region=url pairs separated by commas',
+  })
+  REGION_URLS = 'us=http://127.0.0.1:8081,eu=http://127.0.0.1:8082,ap=http://127.0.0.1:8083';
+
+  /** pino level. */
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** When set, traces are exported over OTLP/HTTP to this endpoint. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** Name reported in logs, metrics and traces. */
+  @IsString()
+  SERVICE_NAME = 'svc';
+}
+
+/** Parses REGION_URLS into a map. */
+export function regionUrls(config: Pick<PlatformConfig, 'REGION_URLS'>): Record<Region, string> {
+  const result: Partial<Record<Region, string>> = {};
+  for (const pair of config.REGION_URLS.split(',')) {
+    const [region, url] = pair.split('=', 2);
+    if (isRegion(region) && url) result[region] = url.replace(/\/$/, '');
+  }
+  return result as Record<Region, string>;
+}
+

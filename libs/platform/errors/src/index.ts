@@ -1,0 +1,10 @@
+export {
+  DomainError,
+  HTTP_STATUS_BY_KIND,
+  defineErrors,
+  isDomainError,
+  type ErrorEnvelope,
+  type ErrorKind,
+} from './domain-error';
+export { commonError, type CommonErrorCode } from './common-errors';
+export { flattenValidationErrors, validationError, type FieldProblem } from './validation';

@@ -1,0 +1,114 @@
+import { randomBase32, randomBase62, randomBase64Url } from './random';
+
+/** Regions an identifier's region segment may name; `dev` marks a development deployment. */
+export const ID_REGIONS = ['us', 'eu', 'ap', 'dev'] as const;
+export type IdRegion = (typeof ID_REGIONS)[number];
+
+/**
+ * Every identifier format of the spec. `regional` kinds carry `<prefix>_<region>_<random>`; the
+ * random part is drawn from a CSPRNG so identifiers cannot be enumerated.
+ */
+export const ID_FORMATS = {
+  application: { prefix: 'tp', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  flow: { prefix: 'flw', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  delegation_grant: { prefix: 'dlg', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  oap_grant: { prefix: 'ath', regional: true, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },
+  agent: { prefix: 'agent', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  trusted_attester_token: { prefix: 'tat', regional: true, random: () => randomBase64Url(32), body: /^[A-Za-z0-9_-]{43}$/ },
+  attestation: { prefix: 'att', regional: true, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },
+  capability_version: { prefix: 'tpcv', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  authority: { prefix: 'auth', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  trusted_attester: { prefix: 'tatr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  decision_session_token: { prefix: 'dts', regional: false, random: () => randomBase64Url(32), body: /^[A-Za-z0-9_-]{43}$/ },
+  publishable_key_test: { prefix: 'pk_test', regional: false, random: () => randomBase62(32), body: /^[0-9A-Za-z]{32}$/ },
+  publishable_key_live: { prefix: 'pk_live', regional: false, random: () => randomBase62(32), body: /^[0-9A-Za-z]{32}$/ },
+  api_token_record: { prefix: 'api_token', regional: false, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  agent_token: { prefix: 'ra_agent', regional: false, random: () => randomBase64Url(32), body: /^[A-Za-z0-9_-]{43}$/ },
+  witness_receipt: { prefix: 'wrec', regional: false, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },
+  audit_record: { prefix: 'audit_rec', regional: false, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },
+} as const;
+
+export type IdKind = keyof typeof ID_FORMATS;
+type RegionalKind = { [K in IdKind]: (typeof ID_FORMATS)[K]['regional'] extends true ? K : never }[IdKind];
+type GlobalKind = Exclude<IdKind, RegionalKind>;
+
+/** Mints a new regional identifier, e.g. `newRegionalId('application', 'eu')` → `tp_eu_…`. */
+export function newRegionalId(kind: RegionalKind, region: IdRegion): string {
+  const format = ID_FORMATS[kind];
+  return `${format.prefix}_${region}_${format.random()}`;
+}
+
+/** Mints a new identifier without a region segment, e.g. `dts_…`, `audit_rec_…`. */
+export function newId(kind: GlobalKind): string {
+  const format = ID_FORMATS[kind];
+  return `${format.prefix}_${format.random()}`;
+}
+
+/** Opaque API token: 32 random bytes, URL-safe base64, no prefix (shown once, stored as SHA-256). */
+export function newApiToken(): string {
+  return randomBase64Url(32);
+}
+
+/** Consent token: opaque, 32-byte URL-safe base64. */
+export function newConsentToken(): string {
+  return randomBase64Url(32);
+}
+
+/** Approval session token: 43-character URL-safe base64 (32 random bytes). */
+export function newApprovalSessionToken(): string {
+  return randomBase64Url(32);
+}
+
+export interface ParsedId {
+  kind: IdKind;
+  region?: IdRegion;
+}
+
+const REGIONAL_KINDS = (Object.keys(ID_FORMATS) as IdKind[])
+  .filter((k) => ID_FORMATS[k].regional)
+  // Longest prefix first so `tpcv_` is not read as `tp_`.
+  .sort((a, b) => ID_FORMATS[b].prefix.length - ID_FORMATS[a].prefix.length);
+
+const GLOBAL_KINDS = (Object.keys(ID_FORMATS) as IdKind[])
+  .filter((k) => !ID_FORMATS[k].regional)
+  .sort((a, b) => ID_FORMATS[b].prefix.length - ID_FORMATS[a].prefix.length);
+
+/** Parses any identifier of the spec's table; returns its kind and, for regional ids, its region. */
+export function parseId(value: string): ParsedId | undefined {
+  for (const kind of REGIONAL_KINDS) {
+    const format = ID_FORMATS[kind];
+    if (!value.startsWith(`${format.prefix}_`)) continue;
+    const rest = value.slice(format.prefix.length + 1);
+    const separator = rest.indexOf('_');
+    if (separator < 0) continue;
+    const region = rest.slice(0, separator);
+    if (!(ID_REGIONS as readonly string[]).includes(region)) continue;
+    if (format.body.test(rest.slice(separator + 1))) return { kind, region: region as IdRegion };
+  }
+  for (const kind of GLOBAL_KINDS) {
+    const format = ID_FORMATS[kind];
+    if (value.startsWith(`${format.prefix}_`) && format.body.test(value.slice(format.prefix.length + 1))) return { kind };
+  }
+  return undefined;
+}
+
+/** True when `value` is a well-formed identifier of `kind`. */
+export function isIdOf(kind: IdKind, value: unknown): value is string {
+  return typeof value === 'string' && parseId(value)?.kind === kind;
+}
+
+/**
+ * Region segment of any string that looks like a regional identifier (`<prefix>_<region>_…`),
+ * even one whose random part is malformed: routing must never forward a foreign id.
+ */
+export function regionSegmentOf(value: string): IdRegion | undefined {
+  for (const kind of REGIONAL_KINDS) {
+    const prefix = `${ID_FORMATS[kind].prefix}_`;
+    if (!value.startsWith(prefix)) continue;
+    const region = value.slice(prefix.length).split('_', 1)[0];
+    if (region && (ID_REGIONS as readonly string[]).includes(region) && value.length > prefix.length + region.length + 1) {
+      return region as IdRegion;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,16 @@
+export { randomBase32, randomBase62, randomBase64Url } from './random';
+export {
+  ID_FORMATS,
+  ID_REGIONS,
+  isIdOf,
+  newApiToken,
+  newApprovalSessionToken,
+  newConsentToken,
+  newId,
+  newRegionalId,
+  parseId,
+  regionSegmentOf,
+  type IdKind,
+  type IdRegion,
+  type ParsedId,
+} from './identifiers';

@@ -1,0 +1,11 @@
+export { createDataSource, dropDatabase, ensureDatabase, type DataSourceOptions } from './data-source';
+export {
+  createOutboxAndInbox,
+  dropOutboxAndInbox,
+  runMigrations,
+  type MigrationClass,
+  type SchemaMigrations,
+} from './migrations';
+export { OutboxWriter, type EventContext } from './outbox';
+export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+export { processOnce } from './inbox';

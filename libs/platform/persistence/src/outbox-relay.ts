@@ -1,0 +1,129 @@
+import { eventSubject } from '@svc/contracts';
+import type { EventPublisher } from '@svc/bus';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+
+export interface OutboxRelayOptions {
+  schema: string;
+  prefix: string;
+  region: string;
+  databaseUrl: string;
+  batchSize?: number;
+  /** Poll interval when nothing wakes the relay, ms. */
+  idlePollMs?: number;
+  /** Called after rows are claimed and before they are published; fault injection in tests. */
+  onClaimed?: (ids: readonly string[]) => Promise<void>;
+  logger?: { error(message: string, context: Record<string, unknown>): void };
+}
+
+interface OutboxRow {
+  id: string;
+  event_type: string;
+  payload: Buffer;
+}
+
+/**
+ * Publishes committed outbox rows to JetStream in order, with Nats-Msg-Id = row id. Rows are
+ * claimed with FOR UPDATE SKIP LOCKED inside a transaction that marks them published only after
+ * every publish is acknowledged: a crash before that leaves them unpublished for the next run,
+ * and a crash after publishing but before the mark republishes ids the stream (and then the
+ * consumers' inboxes) drop as duplicates. Nothing committed is lost.
+ */
+export class OutboxRelay {
+  private running = false;
+  private wake?: () => void;
+  private loop?: Promise<void>;
+  private listener?: Client;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly publisher: EventPublisher,
+    private readonly options: OutboxRelayOptions,
+  ) {}
+
+  /** Publishes one batch; returns how many rows it published. */
+  async runOnce(): Promise<number> {
+    const { schema } = this.options;
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const rows: OutboxRow[] = await runner.query(
+        `SELECT id, event_type, payload FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.options.batchSize ?? 256],
+      );
+      if (rows.length === 0) {
+        await runner.commitTransaction();
+        return 0;
+      }
+      const ids = rows.map((row) => row.id);
+      await this.options.onClaimed?.(ids);
+      await this.publisher.publishAll(
+        rows.map((row) => ({
+          id: row.id,
+          eventType: row.event_type,
+          subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
+          data: new Uint8Array(row.payload),
+        })),
+      );
+      await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+      await runner.commitTransaction();
+      return rows.length;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** Wakes the loop now (called after a local enqueue). */
+  kick(): void {
+    this.wake?.();
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.listener = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-listener` });
+    this.listener.on('error', () => undefined);
+    await this.listener.connect();
+    this.listener.on('notification', () => this.kick());
+    await this.listener.query(`LISTEN "${this.options.schema}_outbox"`);
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      let published = 0;
+      try {
+        published = await this.runOnce();
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        this.options.logger?.error('outbox relay batch failed; retrying', {
+          schema: this.options.schema,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      if (published > 0 && failures === 0) continue;
+      const wait = failures > 0 ? Math.min(5_000, 100 * 2 ** failures) : (this.options.idlePollMs ?? 1_000);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.kick();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { EVENTS, EventMetaSchema, type EventType } from '@svc/contracts';
+import type { EntityManager } from 'typeorm';
+
+type EventInit<T extends EventType> = Omit<MessageInitShape<(typeof EVENTS)[T]['schema']>, 'meta' | '$typeName'>;
+
+export interface EventContext {
+  applicationId?: string;
+  traceId?: string;
+  occurredAt?: Date;
+}
+
+/**
+ * Writes events into a service's outbox inside the caller's transaction, so the business row and
+ * its event commit (or roll back) together. The relay publishes them after commit.
+ */
+export class OutboxWriter {
+  constructor(
+    private readonly schema: string,
+    private readonly region: string,
+    private readonly onEnqueued: () => void = () => undefined,
+  ) {}
+
+  /** Inserts one event; returns its id (the future Nats-Msg-Id). */
+  async add<T extends EventType>(manager: EntityManager, type: T, init: EventInit<T>, context: EventContext = {}): Promise<string> {
+    const id = randomUUID();
+    const spec = EVENTS[type];
+    const meta = create(EventMetaSchema, {
+      eventId: id,
+      eventType: type,
+      schemaVersion: spec.version,
+      region: this.region,
+      applicationId: context.applicationId ?? '',
+      occurredAt: timestampFromDate(context.occurredAt ?? new Date()),
+      traceId: context.traceId ?? '',
+    });
+    const message = create(spec.schema, { ...(init as object), meta } as never);
+    const payload = Buffer.from(toBinary(spec.schema, message as never));
+    await manager.query(`INSERT INTO "${this.schema}".outbox (id, event_type, payload) VALUES ($1, $2, $3)`, [id, type, payload]);
+    await manager.query('SELECT pg_notify($1, $2)', [`${this.schema}_outbox`, '']);
+    // The relay is woken when the transaction has had a chance to commit; it re-polls anyway.
+    setImmediate(this.onEnqueued);
+    return id;
+  }
+}
