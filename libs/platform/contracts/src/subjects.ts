@@ -1,19 +1,15 @@
 import type { DescMessage } from '@bufbuild/protobuf';
-import { AllowedOriginAddedSchema, ApiTokenChangedSchema, ApplicationCreatedSchema, ApplicationUpdatedSchema } from './gen/svc/events/v1/connect_pb';
-import { SigningKeyRotatedSchema } from './gen/svc/events/v1/keys_pb';
-import { GetApplicationReplySchema, GetApplicationRequestSchema } from './gen/svc/rpc/v1/applications_pb';
-import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from './gen/svc/rpc/v1/credentials_pb';
+import { CONNECT_EVENTS } from './events/connect.events';
+import { KEYS_EVENTS } from './events/keys.events';
+import { GATEWAY_RPC } from './rpc/gateway.rpc';
 
 /**
  * Every bus event type, mapped to its protobuf message and schema version. The event type is the
- * subject suffix: `<prefix>.<region>.evt.<event type>`.
+ * subject suffix: `<prefix>.<region>.evt.<event type>`. Each area keeps its own map in `events/`.
  */
 export const EVENTS = {
-  'application.created': { schema: ApplicationCreatedSchema, version: 1 },
-  'application.updated': { schema: ApplicationUpdatedSchema, version: 1 },
-  'application.allowed_origin_added': { schema: AllowedOriginAddedSchema, version: 1 },
-  'application.api_token_changed': { schema: ApiTokenChangedSchema, version: 1 },
-  'keys.signing_key_rotated': { schema: SigningKeyRotatedSchema, version: 1 },
+  ...CONNECT_EVENTS,
+  ...KEYS_EVENTS,
 } as const satisfies Record<string, { schema: DescMessage; version: number }>;
 
 export type EventType = keyof typeof EVENTS;
@@ -23,8 +19,7 @@ export type EventType = keyof typeof EVENTS;
  * `<prefix>.<region>.rpc.<method>`; these travel over core NATS, never stored.
  */
 export const RPC_METHODS = {
-  'gateway.resolve_credential': { request: ResolveCredentialRequestSchema, reply: ResolveCredentialReplySchema },
-  'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
+  ...GATEWAY_RPC,
 } as const satisfies Record<string, { request: DescMessage; reply: DescMessage }>;
 
 export type RpcMethod = keyof typeof RPC_METHODS;

@@ -1,4 +1,4 @@
-export { createDataSource, dropDatabase, ensureDatabase, type DataSourceOptions } from './data-source';
+export { createDataSource, dropDatabase, ensureDatabase, queryRows, type DataSourceOptions } from './data-source';
 export {
   createOutboxAndInbox,
   dropOutboxAndInbox,

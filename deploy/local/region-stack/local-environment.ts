@@ -1,0 +1,50 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Region } from '@svc/config';
+
+/** Folder (ignored by git) holding the local stack's generated key-encryption key and logs. */
+export const LOCAL_STATE_DIR = join(__dirname, '..', '..', '..', '.local');
+
+/** Region → router port of the local stack: us 8081, eu 8082, ap 8083 (base 8080 by default). */
+export function routerPort(region: Region, base = Number(process.env.SVC_ROUTER_PORT_BASE ?? 8080)): number {
+  return base + { us: 1, eu: 2, ap: 3 }[region];
+}
+
+/** Postgres URL of a region's database, from DATABASE_URL_TEMPLATE (`{region}` is replaced). */
+export function regionDatabaseUrl(region: Region): string {
+  const template = process.env.DATABASE_URL_TEMPLATE ?? 'postgres://postgres@127.0.0.1:5432/svc_{region}';
+  return template.replace('{region}', region);
+}
+
+/**
+ * The key-encryption key of the local stack: KEY_ENCRYPTION_KEY when set, otherwise one generated
+ * once into `.local/` (never committed). Production always sets the variable from its secret store.
+ */
+export function localKeyEncryptionKey(): string {
+  if (process.env.KEY_ENCRYPTION_KEY) return process.env.KEY_ENCRYPTION_KEY;
+  const file = join(LOCAL_STATE_DIR, 'key-encryption-key');
+  if (!existsSync(file)) {
+    mkdirSync(LOCAL_STATE_DIR, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** Environment of a region's processes in the local stack. */
+export function regionEnvironment(region: Region, extra: Record<string, string> = {}): Record<string, string> {
+  const base = Number(process.env.SVC_ROUTER_PORT_BASE ?? 8080);
+  const regionUrls = (['us', 'eu', 'ap'] as const).map((r) => `${r}=http://127.0.0.1:${routerPort(r, base)}`).join(',');
+  return {
+    REGION: region,
+    DATABASE_URL: regionDatabaseUrl(region),
+    NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    BUS_PREFIX: process.env.BUS_PREFIX ?? 'svc',
+    KEY_ENCRYPTION_KEY: localKeyEncryptionKey(),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${routerPort(region, base)}`,
+    REGION_URLS: regionUrls,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    ...extra,
+  };
+}

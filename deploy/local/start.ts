@@ -1,0 +1,144 @@
+/**
+ * Local stack launcher: `npm start` (monolithic: one process per region) or
+ * `npm run start:distributed` (one process per service per region, behind each region's router).
+ * Creates the region databases, applies migrations, creates the streams, starts the processes,
+ * and prints the router URLs once every router answers /readyz. Ctrl-C stops everything.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { BusConnection, ensureRegionStream } from '@svc/bus';
+import { REGIONS, type Region } from '@svc/config';
+import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
+import { ALL_FEATURES, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from './region-stack';
+
+type Mode = 'monolithic' | 'distributed';
+
+const ROOT = join(__dirname, '..', '..');
+const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
+const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS ?? 120_000);
+const SERVICES = ['decision-gateway', 'consent-records', 'oap-authorizer', 'oversight-witness', 'receipts', 'webhook-dispatcher', 'audit-chain'] as const;
+
+const children: Array<{ name: string; child: ChildProcess }> = [];
+let stopping = false;
+
+function log(message: string): void {
+  process.stdout.write(`${message}\n`);
+}
+
+async function prepareRegion(region: Region): Promise<void> {
+  const url = regionDatabaseUrl(region);
+  await ensureDatabase(url);
+  const dataSource = createDataSource({ url, poolSize: 2, applicationName: `stack-migrate-${region}` });
+  await dataSource.initialize();
+  try {
+    for (const feature of ALL_FEATURES) for (const set of feature.migrations) await runMigrations(dataSource, set);
+  } finally {
+    await dataSource.destroy();
+  }
+  const env = regionEnvironment(region);
+  const bus = await BusConnection.connect({ url: env.NATS_URL!, prefix: env.BUS_PREFIX!, region, name: `stack-${region}` });
+  try {
+    await ensureRegionStream(bus.jsm, bus.prefix, region);
+  } finally {
+    await bus.close();
+  }
+}
+
+function launch(name: string, entry: string, env: Record<string, string>): void {
+  const logDir = join(LOCAL_STATE_DIR, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+  const child = spawn(process.execPath, [RUN_TS, entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(logFile);
+  child.stderr?.pipe(logFile);
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const text = chunk.toString();
+    if (!text.startsWith('{')) process.stderr.write(`[${name}] ${text}`);
+  });
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`${name} exited (${signal ?? code}); stopping the stack. Its log: .local/logs/${name}.log\n`);
+    void shutdown(1);
+  });
+  children.push({ name, child });
+}
+
+function startMonolithic(region: Region): void {
+  launch(`region-${region}`, join(ROOT, 'deploy', 'local', 'region-main.ts'), regionEnvironment(region, { HTTP_PORT: String(routerPort(region)), SERVICE_NAME: 'region' }));
+}
+
+function startDistributed(region: Region): void {
+  const regionIndex = REGIONS.indexOf(region) + 1;
+  const serviceUrls: string[] = [];
+  SERVICES.forEach((service, index) => {
+    const port = 9000 + regionIndex * 100 + index;
+    serviceUrls.push(`${service}=http://127.0.0.1:${port}`);
+    launch(`${region}-${service}`, join(ROOT, 'apps', service, 'src', 'main.ts'), regionEnvironment(region, {
+      HTTP_PORT: String(port),
+      SERVICE_NAME: service,
+      DATABASE_POOL_SIZE: '2',
+    }));
+  });
+  launch(`${region}-residency-router`, join(ROOT, 'apps', 'residency-router', 'src', 'main.ts'), regionEnvironment(region, {
+    HTTP_PORT: String(routerPort(region)),
+    SERVICE_NAME: 'residency-router',
+    SERVICE_URLS: serviceUrls.join(','),
+    DATABASE_POOL_SIZE: '2',
+  }));
+}
+
+async function waitReady(url: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (stopping) throw new Error('stopped');
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`${url}/readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`);
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log('Stopping the stack…');
+  const exits = children.map(
+    ({ child }) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+      }),
+  );
+  await Promise.all(exits);
+  log('Stopped.');
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  const mode = (process.argv[2] ?? 'monolithic') as Mode;
+  if (mode !== 'monolithic' && mode !== 'distributed') throw new Error(`unknown mode ${mode}`);
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+  log(`Preparing databases, migrations and streams for ${REGIONS.join(', ')}…`);
+  for (const region of REGIONS) await prepareRegion(region);
+  log(`Starting the ${mode} stack…`);
+  for (const region of REGIONS) (mode === 'monolithic' ? startMonolithic : startDistributed)(region);
+  const urls = REGIONS.map((region) => [region, `http://127.0.0.1:${routerPort(region)}`] as const);
+  await Promise.all(urls.map(([, url]) => waitReady(url)));
+  log('Ready:');
+  for (const [region, url] of urls) log(`  ${region}  ${url}`);
+  log('Create an application: npm run admin -- create-application --region us --name demo --environment development');
+  log('Press Ctrl-C to stop.');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Local stack failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  void shutdown(1);
+});

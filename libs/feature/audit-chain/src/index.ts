@@ -1,0 +1,2 @@
+export { AuditChainModule } from './audit-chain.module';
+export { auditChainFeature } from './audit-chain.feature';

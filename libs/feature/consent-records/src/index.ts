@@ -1,0 +1,2 @@
+export { ConsentRecordsModule } from './consent-records.module';
+export { consentRecordsFeature } from './consent-records.feature';

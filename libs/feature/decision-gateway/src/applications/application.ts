@@ -1,0 +1,33 @@
+/** Application modes (spec: Application `mode`). */
+export const APPLICATION_MODES = ['conductor', 'oversight', 'hybrid'] as const;
+export type ApplicationMode = (typeof APPLICATION_MODES)[number];
+
+export const ENVIRONMENTS = ['development', 'production'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** An application as stored. */
+export interface Application {
+  id: string;
+  name: string;
+  environment: Environment;
+  mode: ApplicationMode;
+  capabilitiesPublished: boolean;
+  region: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The application's wire shape: the spec's generic resource fields plus its settings. */
+export function applicationView(app: Application, publishableKey?: string): Record<string, unknown> {
+  return {
+    id: app.id,
+    object: 'application',
+    name: app.name,
+    environment: app.environment,
+    created_at: app.createdAt.toISOString(),
+    mode: app.mode,
+    capabilities_published: app.capabilitiesPublished,
+    region: app.region,
+    ...(publishableKey ? { publishable_key: publishableKey } : {}),
+  };
+}

@@ -1,0 +1,12 @@
+import type { FeatureDefinition } from '@svc/server';
+import { DecisionGatewayModule } from './decision-gateway.module';
+import { gatewayMigrations } from './migrations';
+import { GATEWAY_SCHEMA } from './schema';
+
+/** decision-gateway as composed into a process. */
+export const decisionGatewayFeature: FeatureDefinition = {
+  name: 'decision-gateway',
+  module: DecisionGatewayModule,
+  migrations: [gatewayMigrations],
+  outboxSchemas: [GATEWAY_SCHEMA],
+};

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { OutboxRegistry } from '@svc/server';
+import { ApplicationsController } from './applications/applications.controller';
+import { ApplicationsRepository } from './applications/applications.repository';
+import { AddAllowedOrigin } from './applications/use-cases/add-allowed-origin.use-case';
+import { CreateApplication } from './applications/use-cases/create-application.use-case';
+import { IssueApiToken, RevokeApiToken } from './applications/use-cases/manage-api-tokens.use-case';
+import { UpdateApplication } from './applications/use-cases/update-application.use-case';
+import { GatewayRpcHandlers } from './gateway-rpc.handlers';
+import { MeController } from './me.controller';
+import { GATEWAY_SCHEMA } from './schema';
+import { GATEWAY_OUTBOX } from './tokens';
+
+/** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
+@Module({
+  controllers: [ApplicationsController, MeController],
+  providers: [
+    { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
+    ApplicationsRepository,
+    CreateApplication,
+    UpdateApplication,
+    AddAllowedOrigin,
+    IssueApiToken,
+    RevokeApiToken,
+    GatewayRpcHandlers,
+  ],
+  exports: [CreateApplication, ApplicationsRepository],
+})
+export class DecisionGatewayModule {}

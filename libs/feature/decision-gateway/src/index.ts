@@ -1,0 +1,10 @@
+export { DecisionGatewayModule } from './decision-gateway.module';
+export { GATEWAY_SCHEMA } from './schema';
+export { gatewayMigrations } from './migrations';
+export { gatewayError } from './gateway.errors';
+export { APPLICATION_MODES, ENVIRONMENTS, applicationView, type Application, type ApplicationMode, type Environment } from './applications/application';
+export { ApplicationsRepository } from './applications/applications.repository';
+export { CreateApplication, CreateApplicationCommand, type CreatedApplication } from './applications/use-cases/create-application.use-case';
+export { canonicalOrigin } from './applications/origin';
+export { GATEWAY_OUTBOX } from './tokens';
+export { decisionGatewayFeature } from './decision-gateway.feature';

@@ -1,0 +1,2 @@
+/** Postgres schema owned by decision-gateway. */
+export const GATEWAY_SCHEMA = 'gateway';

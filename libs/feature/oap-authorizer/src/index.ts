@@ -1,0 +1,2 @@
+export { OapAuthorizerModule } from './oap-authorizer.module';
+export { oapAuthorizerFeature } from './oap-authorizer.feature';

@@ -1,0 +1,2 @@
+export { OversightWitnessModule } from './oversight-witness.module';
+export { oversightWitnessFeature } from './oversight-witness.feature';

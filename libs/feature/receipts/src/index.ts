@@ -1,0 +1,2 @@
+export { ReceiptsModule } from './receipts.module';
+export { receiptsFeature } from './receipts.feature';

@@ -1,0 +1,6 @@
+export { ResidencyRouterModule } from './residency-router.module';
+export { ROUTE_TABLE, SERVICE_NAMES, parseServiceUrls, serviceForPath, type ServiceName } from './route-table';
+export { regionVerdict, type RegionVerdict } from './region-guard';
+export { installRegionGuard, type RegionGuardOptions } from './install-region-guard';
+export { installProxy } from './install-proxy';
+export { residencyRouterFeature } from './residency-router.feature';

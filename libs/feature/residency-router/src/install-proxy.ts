@@ -1,0 +1,44 @@
+import type { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { request as undiciRequest } from 'undici';
+import { serviceForPath, type ServiceName } from './route-table';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+
+/**
+ * Forwards every request the router does not answer itself to the owning service, streaming the
+ * body unchanged (signatures over raw bodies must survive the hop).
+ */
+export function installProxy(fastify: FastifyInstance, upstreams: Partial<Record<ServiceName, string>>, self: ServiceName = 'residency-router'): void {
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  const forward = async (request: import('fastify').FastifyRequest, reply: import('fastify').FastifyReply) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    const service = serviceForPath(path);
+    const base = service && service !== self ? upstreams[service] : undefined;
+    if (!base) {
+      return reply.status(404).header('cache-control', 'no-store').send({ message: 'No such route', reason_code: 'route_not_found' });
+    }
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    }
+    headers['x-forwarded-for'] = request.ip;
+    headers['x-request-id'] = String(request.id);
+    const hasBody = request.method !== 'GET' && request.method !== 'HEAD' && request.body !== undefined;
+    const upstream = await undiciRequest(`${base}${request.url}`, {
+      method: request.method as 'GET',
+      headers,
+      body: hasBody ? (request.body as Readable) : undefined,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
+    reply.status(upstream.statusCode);
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) void reply.header(name, value);
+    }
+    return reply.send(upstream.body);
+  };
+  fastify.all('/*', forward);
+  fastify.all('/', forward);
+}

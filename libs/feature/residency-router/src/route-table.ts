@@ -1,0 +1,53 @@
+/** The eight deployable services. */
+export const SERVICE_NAMES = [
+  'decision-gateway',
+  'consent-records',
+  'oap-authorizer',
+  'oversight-witness',
+  'receipts',
+  'webhook-dispatcher',
+  'audit-chain',
+  'residency-router',
+] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/**
+ * Which service owns a path. First match wins, so narrower paths come before the families that
+ * contain them (consent_status lives under /applications but belongs to consent-records).
+ */
+export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }> = [
+  { match: /^\/api\/v1\/applications\/[^/]+\/consent_status(\/|$)/, service: 'consent-records' },
+  { match: /^\/api\/v1\/applications\/[^/]+\/webhook_subscriptions(\/|$)/, service: 'webhook-dispatcher' },
+  { match: /^\/api\/v1\/(flows|consent_records)(\/|$)/, service: 'consent-records' },
+  { match: /^\/api\/v1\/oap\/attestations(\/|$)|^\/api\/v1\/trusted_attesters(\/|$)/, service: 'oversight-witness' },
+  {
+    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|delegations)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
+    service: 'oap-authorizer',
+  },
+  { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration)(\/|$)/, service: 'oap-authorizer' },
+  { match: /^\/api\/v1\/(consent_receipts|authorization_receipts|disclosure_receipts)(\/|$)|^\/schemas\//, service: 'receipts' },
+  { match: /^\/\.well-known\/(jwks\.json|did\.json)$/, service: 'receipts' },
+  { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
+  { match: /^\/api\/v1\/(transfer_register|residency_posture|presentations)(\/|$)/, service: 'residency-router' },
+  {
+    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2)(\/|$)/,
+    service: 'decision-gateway',
+  },
+  { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer|ssf-configuration)(\/|$)/, service: 'decision-gateway' },
+];
+
+/** The service owning `path` (no query string), or undefined for an unknown path. */
+export function serviceForPath(path: string): ServiceName | undefined {
+  return ROUTE_TABLE.find((route) => route.match.test(path))?.service;
+}
+
+/** Parses `name=url,name=url` into a service → base URL map, rejecting unknown names. */
+export function parseServiceUrls(value: string): Partial<Record<ServiceName, string>> {
+  const result: Partial<Record<ServiceName, string>> = {};
+  for (const pair of value.split(',').filter(Boolean)) {
+    const [name, url] = pair.split('=', 2);
+    if (!name || !url || !(SERVICE_NAMES as readonly string[]).includes(name)) throw new Error(`SERVICE_URLS entry "${pair}" is not <service>=<url>`);
+    result[name as ServiceName] = url.replace(/\/$/, '');
+  }
+  return result;
+}

@@ -1,0 +1,2 @@
+export { WebhookDispatcherModule } from './webhook-dispatcher.module';
+export { webhookDispatcherFeature } from './webhook-dispatcher.feature';

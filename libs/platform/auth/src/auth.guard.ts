@@ -1,0 +1,92 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { regionSegmentOf, isIdOf } from '@svc/ids';
+import { authError } from './auth.errors';
+import { CredentialResolver } from './credential-resolver';
+import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
+import { DelegationResolver } from './delegation-resolver';
+import type { CredentialKind, Principal } from './principal';
+import { apiTokenDigest } from './token-digest';
+
+interface AuthRequest {
+  headers: Record<string, string | string[] | undefined>;
+  principal?: Principal;
+}
+
+const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="svc"' };
+
+/** Largest bearer value considered; longer ones are refused without hashing. */
+const MAX_CREDENTIAL_LENGTH = 512;
+
+function header(request: AuthRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Authenticates every route unless it is @Public: API tokens (Authorization: Bearer, looked up
+ * by SHA-256 digest) by default, publishable keys (X-Publishable-Key) only where a route allows
+ * them. Then checks required scopes and the X-Delegation-Grant-Id hook.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialResolver,
+    private readonly delegations: DelegationResolver,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(AUTH_PUBLIC, targets)) return true;
+    const kinds = this.reflector.getAllAndOverride<CredentialKind[]>(AUTH_KINDS, targets) ?? ['api_token'];
+    const scopes = this.reflector.getAllAndOverride<string[]>(AUTH_SCOPES, targets) ?? [];
+    const request = context.switchToHttp().getRequest<AuthRequest>();
+
+    const principal = await this.authenticate(request, kinds);
+    for (const scope of scopes) {
+      if (!principal.scopes.includes(scope)) {
+        throw authError('insufficient_scope', `This API token lacks the scope ${scope}`, { required_scope: scope });
+      }
+    }
+    const grantId = header(request, 'x-delegation-grant-id');
+    if (grantId !== undefined) {
+      if (!isIdOf('delegation_grant', grantId) && regionSegmentOf(grantId) === undefined) {
+        throw authError('delegation_grant_invalid', 'X-Delegation-Grant-Id is not a delegation grant id', { field: 'X-Delegation-Grant-Id' });
+      }
+      principal.delegation = await this.delegations.resolve(grantId, principal);
+    }
+    request.principal = principal;
+    return true;
+  }
+
+  private async authenticate(request: AuthRequest, kinds: readonly CredentialKind[]): Promise<Principal> {
+    const authorization = header(request, 'authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
+      if (!match?.[1] || match[1].length > MAX_CREDENTIAL_LENGTH) {
+        throw authError('invalid_token', 'Authorization must be "Bearer <token>"', undefined, WWW_AUTHENTICATE);
+      }
+      const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
+      if (!credential) throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);
+      if (!kinds.includes('api_token')) {
+        throw authError('invalid_token', 'This route does not accept an API token', undefined, WWW_AUTHENTICATE);
+      }
+      return { ...credential, scopes: [...credential.scopes] };
+    }
+    const publishableKey = header(request, 'x-publishable-key');
+    if (publishableKey !== undefined) {
+      if (publishableKey.length > MAX_CREDENTIAL_LENGTH || !/^pk_(test|live)_[0-9A-Za-z]+$/.test(publishableKey)) {
+        throw authError('invalid_token', 'X-Publishable-Key is not a publishable key');
+      }
+      const credential = await this.credentials.resolvePublishableKey(publishableKey);
+      if (!credential) throw authError('invalid_token', 'The publishable key is not valid');
+      if (!kinds.includes('publishable_key')) {
+        throw authError('publishable_key_not_allowed', 'A publishable key can only create consent sessions; use an API token server-side');
+      }
+      return { ...credential, scopes: [] };
+    }
+    throw authError('unauthenticated', 'Authentication required: send Authorization: Bearer <API token>', undefined, WWW_AUTHENTICATE);
+  }
+}

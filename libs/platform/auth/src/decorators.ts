@@ -1,0 +1,22 @@
+import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { CredentialKind, Principal } from './principal';
+
+export const AUTH_KINDS = 'svc:auth-kinds';
+export const AUTH_SCOPES = 'svc:auth-scopes';
+export const AUTH_PUBLIC = 'svc:auth-public';
+
+/** Credential kinds a route accepts. Without this decorator a route accepts API tokens only. */
+export const Auth = (...kinds: CredentialKind[]): MethodDecorator & ClassDecorator => SetMetadata(AUTH_KINDS, kinds);
+
+/** API-token scopes a route requires, e.g. `@RequireScopes('audit:verify')`. */
+export const RequireScopes = (...scopes: string[]): MethodDecorator & ClassDecorator => SetMetadata(AUTH_SCOPES, scopes);
+
+/** Marks a route as anonymous (health, discovery, public documents). */
+export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_PUBLIC, true);
+
+/** Injects the authenticated principal into a handler parameter. */
+export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): Principal => {
+  const request = context.switchToHttp().getRequest<{ principal?: Principal }>();
+  if (!request.principal) throw new Error('CurrentPrincipal used on a route without authentication');
+  return request.principal;
+});

@@ -1,0 +1,7 @@
+export { API_TOKEN_SCOPES, type ApiTokenScope, type CredentialKind, type DelegationContext, type Principal, type ResolvedCredential } from './principal';
+export { authError } from './auth.errors';
+export { apiTokenDigest } from './token-digest';
+export { CREDENTIAL_CACHE_MS, CredentialResolver, RpcCredentialResolver } from './credential-resolver';
+export { DelegationResolver, NoDelegationGrants } from './delegation-resolver';
+export { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireScopes } from './decorators';
+export { AuthGuard } from './auth.guard';

@@ -1,0 +1,29 @@
+/** How a caller proved who it is. */
+export type CredentialKind = 'api_token' | 'publishable_key';
+
+/** Scopes an API token may carry beyond its application-level access (spec, Authentication rule 5). */
+export const API_TOKEN_SCOPES = ['audit:verify', 'disclosures:write'] as const;
+export type ApiTokenScope = (typeof API_TOKEN_SCOPES)[number];
+
+/** What a credential resolves to; never holds the credential itself. */
+export interface ResolvedCredential {
+  kind: CredentialKind;
+  applicationId: string;
+  /** `api_token_*` record id, or the publishable key (which is public). */
+  credentialId: string;
+  scopes: readonly string[];
+  environment: 'development' | 'production';
+  region: string;
+  mode: string;
+}
+
+/** A delegate acting in a principal's context (X-Delegation-Grant-Id). */
+export interface DelegationContext {
+  grantId: string;
+  principalId: string;
+}
+
+/** The authenticated caller of a request. */
+export interface Principal extends ResolvedCredential {
+  delegation?: DelegationContext;
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { type INestApplication, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { PlatformConfig } from '@svc/config';
+import { Metrics, PinoNestLogger, type Logger } from '@svc/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { HttpErrorFilter } from './http-error-filter';
+import { LOGGER } from './tokens';
+import { strictValidationPipe } from './validation';
+
+export interface HttpAppOptions {
+  /** False leaves bodies unparsed (a proxy streams them on untouched). Default true. */
+  bodyParser?: boolean;
+  /** Called with the Fastify instance before routes are registered (hooks, content parsers). */
+  configureFastify?: (fastify: FastifyInstance, app: NestFastifyApplication) => void | Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * Creates a NestJS application on Fastify with the platform's edge: the error envelope for every
+ * failure (including Fastify's body parsing), strict validation, request ids, HTTP metrics and
+ * graceful shutdown. Call `listen` on the result.
+ */
+export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeof Object>, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    logger: false,
+    bodyLimit: 1_048_576,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const header = req.headers['x-request-id'];
+      return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    },
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false, bodyParser: options.bodyParser ?? true });
+  const config = app.get(PlatformConfig);
+  const logger = app.get<Logger>(LOGGER);
+  const metrics = app.get(Metrics);
+  app.useLogger(new PinoNestLogger(logger));
+  app.useGlobalFilters(new HttpErrorFilter(logger));
+  app.useGlobalPipes(strictValidationPipe());
+  app.enableShutdownHooks();
+
+  const fastify = app.getHttpAdapter().getInstance();
+  // JSON only: a text/plain body must be refused (415 → 400), not validated as a string.
+  if (options.bodyParser ?? true) fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', String(request.id));
+  });
+  fastify.addHook('preParsing', async (request) => {
+    const length = Number(request.headers['content-length'] ?? 0);
+    if (length > config.HTTP_BODY_LIMIT_BYTES) {
+      throw Object.assign(new Error('body too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+    }
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions?.url ?? 'unmatched';
+    const labels = { method: request.method, route, status: String(reply.statusCode) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+  await options.configureFastify?.(fastify, app);
+  return app;
+}
+
+/** Listens on the configured host and port; returns the bound base URL. */
+export async function listen(app: INestApplication, config: PlatformConfig): Promise<string> {
+  await app.listen(config.HTTP_PORT, config.HTTP_HOST);
+  const url = await app.getUrl();
+  return url.replace('[::1]', '127.0.0.1');
+}

@@ -1,0 +1,135 @@
+import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { BusConnection, RpcClient, RpcServer, ensureRegionStream } from '@svc/bus';
+import { Clock, PlatformConfig, SystemClock } from '@svc/config';
+import { eventSubject } from '@svc/contracts';
+import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
+import { createDataSource, runMigrations, type SchemaMigrations } from '@svc/persistence';
+import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { HealthController } from './health.controller';
+import { OutboxRegistry } from './outbox-registry';
+import { LOGGER } from './tokens';
+
+export interface PlatformOptions {
+  config: PlatformConfig;
+  /** Schemas (with migrations) of the services composed in this process, applied at boot. */
+  migrations: readonly SchemaMigrations[];
+  /** Schemas whose outbox this process relays to the bus. */
+  outboxSchemas: readonly string[];
+  /** Overrides the wall clock (tests). */
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/**
+ * Infrastructure shared by every service of a process: config, logger, metrics, readiness, the
+ * region database (migrated at boot), the NATS bus with the region stream, RPC and outbox relays.
+ * Boot fails when Postgres or NATS cannot be reached: a service never starts without them.
+ */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(options: PlatformOptions): DynamicModule {
+    const { config } = options;
+    const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, region: config.REGION, level: config.LOG_LEVEL });
+    return {
+      module: PlatformModule,
+      controllers: [HealthController],
+      providers: [
+        { provide: PlatformConfig, useValue: config },
+        { provide: LOGGER, useValue: logger },
+        { provide: Clock, useValue: options.clock ?? new SystemClock() },
+        { provide: Metrics, useValue: new Metrics({ service: config.SERVICE_NAME, region: config.REGION }) },
+        { provide: Readiness, useValue: new Readiness() },
+        { provide: 'PLATFORM_OPTIONS', useValue: options },
+        {
+          provide: DataSource,
+          useFactory: async () => {
+            const dataSource = createDataSource({
+              url: config.DATABASE_URL,
+              poolSize: config.DATABASE_POOL_SIZE,
+              applicationName: `${config.SERVICE_NAME}-${config.REGION}`,
+            });
+            await dataSource.initialize();
+            for (const set of [keysMigrations, ...options.migrations]) await runMigrations(dataSource, set);
+            return dataSource;
+          },
+        },
+        {
+          provide: BusConnection,
+          useFactory: async () => {
+            const bus = await BusConnection.connect({
+              url: config.NATS_URL,
+              prefix: config.BUS_PREFIX,
+              region: config.REGION,
+              name: `${config.SERVICE_NAME}-${config.REGION}`,
+            });
+            await ensureRegionStream(bus.jsm, bus.prefix, bus.region);
+            return bus;
+          },
+        },
+        { provide: RpcServer, useFactory: (bus: BusConnection) => new RpcServer(bus), inject: [BusConnection] },
+        { provide: RpcClient, useFactory: (bus: BusConnection) => new RpcClient(bus), inject: [BusConnection] },
+        {
+          provide: OutboxRegistry,
+          useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
+          inject: [DataSource, BusConnection],
+        },
+        { provide: KeyEncryption, useFactory: () => new KeyEncryption(config.KEY_ENCRYPTION_KEY) },
+        {
+          provide: SigningKeyStore,
+          useFactory: (dataSource: DataSource, kek: KeyEncryption, clock: Clock) => new SigningKeyStore(dataSource, config.REGION, kek, { clock }),
+          inject: [DataSource, KeyEncryption, Clock],
+        },
+        PlatformLifecycle,
+        { provide: CredentialResolver, useClass: RpcCredentialResolver },
+        { provide: DelegationResolver, useClass: NoDelegationGrants },
+        { provide: APP_GUARD, useClass: AuthGuard },
+      ],
+      exports: [KeyEncryption, SigningKeyStore, CredentialResolver, DelegationResolver, PlatformConfig, LOGGER, Clock, Metrics, Readiness, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
+    };
+  }
+}
+
+/** Starts relays once every module is initialised, and tears infrastructure down in reverse. */
+@Injectable()
+export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject('PLATFORM_OPTIONS') private readonly options: PlatformOptions,
+    private readonly readiness: Readiness,
+    private readonly dataSource: DataSource,
+    private readonly bus: BusConnection,
+    private readonly rpcServer: RpcServer,
+    private readonly outboxes: OutboxRegistry,
+    private readonly keys: SigningKeyStore,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.readiness.register({
+      name: 'postgres',
+      critical: true,
+      check: async () => {
+        await this.dataSource.query('SELECT 1');
+        return { ok: true };
+      },
+    });
+    this.readiness.register({ name: 'nats', critical: true, check: async () => ({ ok: await this.bus.isReachable() }) });
+    await this.keys.ensureActiveKey();
+    // Rotations are rare and every holder must see them: a plain (non-durable) subscription suffices,
+    // and the store's cache expiry covers a missed message.
+    const rotations = this.bus.nc.subscribe(eventSubject(this.bus.prefix, this.bus.region, 'keys.signing_key_rotated'));
+    void (async () => {
+      for await (const _ of rotations) this.keys.reload();
+    })();
+    await this.outboxes.startAll(this.options.outboxSchemas);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.outboxes.stopAll();
+    this.rpcServer.close();
+    await this.bus.close();
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+}

@@ -1,0 +1,106 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigError, type Clock, type PlatformConfig } from '@svc/config';
+import type { SchemaMigrations } from '@svc/persistence';
+import { startTracing, type Logger } from '@svc/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { createHttpApp, listen } from './create-http-app';
+import { PlatformModule } from './platform.module';
+
+/** What a feature library contributes to a process: its module, schemas and HTTP hooks. */
+export interface FeatureDefinition {
+  name: string;
+  module: Type<unknown> | DynamicModule;
+  migrations: readonly SchemaMigrations[];
+  /** Schemas whose outbox this feature writes to; their relays run in the process. */
+  outboxSchemas: readonly string[];
+  configureFastify?: (fastify: FastifyInstance, config: PlatformConfig) => void | Promise<void>;
+}
+
+export interface ProcessOptions {
+  features: readonly FeatureDefinition[];
+  config: PlatformConfig;
+  clock?: Clock;
+  logger?: Logger;
+  /** False leaves request bodies unparsed, for a proxying ingress. */
+  bodyParser?: boolean;
+  /** Hooks installed before any feature's, e.g. the residency guard of an ingress. */
+  configureFastify?: (fastify: FastifyInstance, config: PlatformConfig) => void | Promise<void>;
+}
+
+export interface RunningProcess {
+  app: NestFastifyApplication;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots one process: a single service (distributed mode) or every service of a region
+ * (monolithic mode). Same modules, same bus, same database either way.
+ */
+export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
+  const { config } = options;
+  const stopTracing = startTracing({ serviceName: config.SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+
+  @Module({
+    imports: [
+      PlatformModule.forRoot({
+        config,
+        clock: options.clock,
+        logger: options.logger,
+        migrations: options.features.flatMap((f) => f.migrations),
+        outboxSchemas: [...new Set(options.features.flatMap((f) => f.outboxSchemas))],
+      }),
+      ...options.features.map((f) => f.module),
+    ],
+  })
+  class ProcessRootModule {}
+
+  const app = await createHttpApp(ProcessRootModule, {
+    bodyParser: options.bodyParser,
+    configureFastify: async (fastify) => {
+      await options.configureFastify?.(fastify, config);
+      for (const feature of options.features) await feature.configureFastify?.(fastify, config);
+    },
+  });
+  const url = await listen(app, config);
+  return {
+    app,
+    url,
+    close: async () => {
+      await app.close();
+      await stopTracing();
+    },
+  };
+}
+
+/**
+ * Runs a process's main: a configuration error prints the variables at fault and exits 1; any
+ * other boot failure (Postgres or NATS unreachable) is logged and exits 1. SIGINT/SIGTERM close
+ * the app gracefully.
+ */
+export function runMain(main: () => Promise<RunningProcess>): void {
+  main().then(
+    (running) => {
+      let closing = false;
+      const shutdown = (): void => {
+        if (closing) return;
+        closing = true;
+        running.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+    },
+    (error: unknown) => {
+      if (error instanceof ConfigError) {
+        process.stderr.write(`${error.message}\n`);
+      } else {
+        process.stderr.write(`Startup failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,5 @@
+export { createLogger, REDACTED_PATHS, type Logger, type LoggerOptions } from './logger';
+export { PinoNestLogger } from './nest-logger';
+export { Metrics } from './metrics';
+export { startTracing } from './tracing';
+export { Readiness, type CheckResult, type ReadinessCheck } from './readiness';
