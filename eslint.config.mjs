@@ -24,7 +24,8 @@ export default tseslint.config(
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:feature', 'type:util', 'type:contracts'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:composition', 'type:feature', 'type:util', 'type:contracts'] },
+            { sourceTag: 'type:composition', onlyDependOnLibsWithTags: ['type:feature', 'type:util', 'type:contracts'] },
             { sourceTag: 'type:feature', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:util', 'type:contracts'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
@@ -43,7 +44,7 @@ export default tseslint.config(
               onlyDependOnLibsWithTags: [
                 'scope:shared', 'scope:decision-gateway', 'scope:consent-records', 'scope:oap-authorizer',
                 'scope:oversight-witness', 'scope:receipts', 'scope:webhook-dispatcher', 'scope:audit-chain',
-                'scope:residency-router',
+                'scope:residency-router', 'scope:stack',
               ],
             },
           ],

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BusConnection, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { ALL_FEATURES, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from './region-stack';
+import { ALL_FEATURES, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
 
 type Mode = 'monolithic' | 'distributed';
 

@@ -77,8 +77,10 @@ async function main(argv: readonly string[]): Promise<void> {
       result = await withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region));
       break;
     }
+    case undefined:
+      throw new UsageError('missing command');
     default:
-      throw new UsageError(command ? `unknown command "${command}"` : 'missing command');
+      throw new UsageError(`unknown command "${command}"`);
   }
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The README's test command: lint (with Nx module boundaries), type-check, contract drift, then the
+# unit, integration (real Postgres and NATS) and end-to-end tiers. Needs Postgres and NATS running.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NX_DAEMON=false NX_NO_CLOUD=true
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "contracts: regenerate from proto/ and require no drift"
+npx buf lint
+npx buf generate
+if git rev-parse --git-dir >/dev/null 2>&1; then
+  git diff --exit-code -- libs/platform/contracts/src/gen || { echo "generated contracts differ from proto/: run npm run contracts and commit"; exit 1; }
+fi
+
+step "lint"
+npx nx reset >/dev/null
+npx nx show projects >/dev/null
+npx eslint --max-warnings 0 .
+
+step "type-check"
+npx tsc -p tsconfig.json --noEmit
+
+step "unit tests"
+npx jest --selectProjects unit --json --outputFile="$results/unit.json"
+
+step "integration tests (real Postgres and NATS)"
+npx jest --selectProjects integration --maxWorkers=2 --json --outputFile="$results/integration.json"
+
+step "end-to-end tests (the stack over HTTP)"
+npx jest --selectProjects e2e --maxWorkers=2 --json --outputFile="$results/e2e.json"
+
+node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0;
+  for (const f of fs.readdirSync(process.argv[1])) {
+    const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
+    passed += r.numPassedTests; failed += r.numFailedTests;
+  }
+  console.log(`\ntests: ${passed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+' "$results"
