@@ -72,7 +72,7 @@ function startDistributed(region: Region): void {
   const regionIndex = REGIONS.indexOf(region) + 1;
   const serviceUrls: string[] = [];
   SERVICES.forEach((service, index) => {
-    const port = 9000 + regionIndex * 100 + index;
+    const port = Number(process.env.SVC_SERVICE_PORT_BASE ?? 9000) + regionIndex * 100 + index;
     serviceUrls.push(`${service}=http://127.0.0.1:${port}`);
     launch(`${region}-${service}`, join(ROOT, 'apps', service, 'src', 'main.ts'), regionEnvironment(region, {
       HTTP_PORT: String(port),

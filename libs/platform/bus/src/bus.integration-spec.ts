@@ -1,0 +1,108 @@
+import { DomainError } from '@svc/errors';
+import { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix, waitFor } from '@svc/testing';
+import { BusConnection } from './bus-connection';
+import { DurableConsumer } from './durable-consumer';
+import { EventPublisher } from './event-publisher';
+import { RpcClient, RpcServer } from './rpc';
+import { ensureRegionStream } from './streams';
+
+describe('bus: region streams, durable consumers, request/reply (real NATS)', () => {
+  const prefix = uniqueBusPrefix();
+  let bus: BusConnection;
+  let other: BusConnection;
+
+  beforeAll(async () => {
+    bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'bus-test' });
+    other = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'eu', name: 'bus-test-eu' });
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await other?.close();
+    await deleteTestStreams(prefix);
+  });
+
+  it('creates one stream per region, idempotently, with subjects prefixed by region', async () => {
+    const first = await ensureRegionStream(bus.jsm, prefix, 'us');
+    const again = await ensureRegionStream(bus.jsm, prefix, 'us');
+    const eu = await ensureRegionStream(other.jsm, prefix, 'eu');
+    expect(first.config.name).toBe(again.config.name);
+    expect(first.config.subjects).toEqual([`${prefix}.us.evt.>`]);
+    expect(eu.config.subjects).toEqual([`${prefix}.eu.evt.>`]);
+    expect(first.config.duplicate_window).toBe(120_000_000_000);
+  });
+
+  it('drops a republished message id inside the duplicate window', async () => {
+    const publisher = new EventPublisher(bus);
+    const event = { id: 'dup-1', eventType: 'test.dup', subject: `${prefix}.us.evt.test.dup`, data: new Uint8Array([1]) };
+    const first = await publisher.publish(event);
+    const second = await publisher.publish(event);
+    expect(first.duplicate).toBe(false);
+    expect(second.duplicate).toBe(true);
+    expect(second.seq).toBe(first.seq);
+  });
+
+  it('redelivers a failing message with backoff and gives up after maxDeliver (bounded redelivery)', async () => {
+    await ensureRegionStream(bus.jsm, prefix, 'us');
+    const attempts: number[] = [];
+    const consumer = new DurableConsumer(bus, { durable: 'bounded', filterSubject: `${prefix}.us.evt.test.bounded`, maxDeliver: 3, ackWaitMs: 1_000 }, { error: () => undefined });
+    await consumer.start(async (event) => {
+      attempts.push(event.deliveryCount);
+      throw new Error('always fails');
+    });
+    await new EventPublisher(bus).publish({ id: 'bounded-1', eventType: 'test.bounded', subject: `${prefix}.us.evt.test.bounded`, data: new Uint8Array([2]) });
+    await waitFor(() => attempts.length >= 3, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await consumer.stop();
+    expect(attempts).toEqual([1, 2, 3]);
+  });
+
+  it('acknowledges a handled message so a restarted durable consumer does not see it again', async () => {
+    const seen: string[] = [];
+    const options = { durable: 'acked', filterSubject: `${prefix}.us.evt.test.acked` };
+    const first = new DurableConsumer(bus, options, { error: () => undefined });
+    await first.start(async (event) => {
+      seen.push(event.id);
+    });
+    await new EventPublisher(bus).publish({ id: 'acked-1', eventType: 'test.acked', subject: `${prefix}.us.evt.test.acked`, data: new Uint8Array([3]) });
+    await waitFor(() => seen.includes('acked-1'));
+    await first.stop();
+    const second = new DurableConsumer(bus, options, { error: () => undefined });
+    await second.start(async (event) => {
+      seen.push(event.id);
+    });
+    await new EventPublisher(bus).publish({ id: 'acked-2', eventType: 'test.acked', subject: `${prefix}.us.evt.test.acked`, data: new Uint8Array([4]) });
+    await waitFor(() => seen.includes('acked-2'));
+    await second.stop();
+    expect(seen).toEqual(['acked-1', 'acked-2']);
+  });
+
+  it('answers request/reply calls and carries a domain error back as the same error', async () => {
+    const server = new RpcServer(bus);
+    server.handle('gateway.get_application', async (request) => {
+      if (request.applicationId === 'boom') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'boom' });
+      return { found: true, applicationId: request.applicationId, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+    });
+    try {
+      const client = new RpcClient(bus);
+      const reply = await client.call('gateway.get_application', { applicationId: 'tp_us_x' });
+      expect(reply).toMatchObject({ found: true, applicationId: 'tp_us_x' });
+      await expect(client.call('gateway.get_application', { applicationId: 'boom' })).rejects.toMatchObject({
+        kind: 'forbidden',
+        code: 'not_yours',
+        detail: { application_id: 'boom' },
+      });
+    } finally {
+      server.close();
+    }
+  });
+
+  it('keeps regions apart: a call in eu is not answered by a us server', async () => {
+    const server = new RpcServer(bus);
+    server.handle('gateway.get_application', async () => ({ found: true }));
+    try {
+      await expect(new RpcClient(other).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable', kind: 'unavailable' });
+    } finally {
+      server.close();
+    }
+  });
+});

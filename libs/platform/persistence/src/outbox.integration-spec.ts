@@ -1,0 +1,209 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fromBinary } from '@bufbuild/protobuf';
+import { BusConnection, DurableConsumer, EventPublisher, ensureRegionStream, type DeliveredEvent } from '@svc/bus';
+import { ApplicationCreatedSchema } from '@svc/contracts';
+import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
+import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { createDataSource } from './data-source';
+import { processOnce } from './inbox';
+import { createOutboxAndInbox, runMigrations } from './migrations';
+import { OutboxWriter } from './outbox';
+import { OutboxRelay } from './outbox-relay';
+
+class CreateTestSchema1 implements MigrationInterface {
+  name = 'CreateTestSchema1';
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query('CREATE TABLE relay_test.things (id text PRIMARY KEY)');
+    await createOutboxAndInbox(runner, 'relay_test');
+  }
+  async down(): Promise<void> {}
+}
+
+const SCHEMA = 'relay_test';
+
+/** Architecture: transactional outbox, relay with Nats-Msg-Id = outbox id, consumer inbox. */
+describe('transactional outbox, relay and inbox (real Postgres and NATS)', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let bus: BusConnection;
+  const prefix = uniqueBusPrefix();
+  const received: DeliveredEvent[] = [];
+  let consumer: DurableConsumer;
+  const writer = new OutboxWriter(SCHEMA, 'us');
+  const relay = (onClaimed?: (ids: readonly string[]) => Promise<void>) =>
+    new OutboxRelay(dataSource, new EventPublisher(bus), { schema: SCHEMA, prefix, region: 'us', databaseUrl: database.url, onClaimed });
+
+  async function commitThing(id: string): Promise<string> {
+    return dataSource.transaction(async (manager) => {
+      await manager.query('INSERT INTO relay_test.things (id) VALUES ($1)', [id]);
+      return writer.add(manager, 'application.created', { applicationId: id, name: id, environment: 'development', mode: 'conductor' }, { applicationId: id });
+    });
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase('outbox');
+    dataSource = createDataSource({ url: database.url, poolSize: 4, applicationName: 'outbox-test' });
+    await dataSource.initialize();
+    await runMigrations(dataSource, { schema: SCHEMA, migrations: [CreateTestSchema1] });
+    bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'outbox-test' });
+    await ensureRegionStream(bus.jsm, prefix, 'us');
+    consumer = new DurableConsumer(bus, { durable: 'outbox-test', filterSubject: `${prefix}.us.evt.>` }, { error: () => undefined });
+    await consumer.start(async (event) => {
+      await processOnce(dataSource, SCHEMA, 'outbox-test', event.id, async () => {
+        received.push(event);
+      });
+    });
+  });
+
+  afterAll(async () => {
+    await consumer?.stop();
+    await bus?.close();
+    await dataSource?.destroy();
+    await database?.drop();
+    await deleteTestStreams(prefix);
+  });
+
+  it('publishes a committed event with Nats-Msg-Id = outbox id and its type and schema version', async () => {
+    const id = await commitThing('a1');
+    expect(await relay().runOnce()).toBe(1);
+    const event = await waitFor(() => received.find((e) => e.id === id));
+    expect(event.subject).toBe(`${prefix}.us.evt.application.created`);
+    const message = fromBinary(ApplicationCreatedSchema, event.data);
+    expect(message.meta).toMatchObject({ eventId: id, eventType: 'application.created', schemaVersion: 1, region: 'us', applicationId: 'a1' });
+  });
+
+  it('publishes nothing for a rolled-back transaction', async () => {
+    await expect(
+      dataSource.transaction(async (manager) => {
+        await writer.add(manager, 'application.created', { applicationId: 'rolled', name: 'r', environment: 'development', mode: 'conductor' });
+        throw new Error('business failure');
+      }),
+    ).rejects.toThrow('business failure');
+    expect(await relay().runOnce()).toBe(0);
+  });
+
+  it('loses no event when the relay dies between claiming the rows and publishing them', async () => {
+    const ids = [await commitThing('k1'), await commitThing('k2'), await commitThing('k3')];
+    const dying = relay(async () => {
+      throw new Error('relay killed');
+    });
+    await expect(dying.runOnce()).rejects.toThrow('relay killed');
+    const unpublished: Array<{ n: string }> = await dataSource.query(`SELECT count(*) AS n FROM relay_test.outbox WHERE published_at IS NULL`);
+    expect(Number(unpublished[0]!.n)).toBe(3);
+    expect(await relay().runOnce()).toBe(3);
+    await waitFor(() => ids.every((id) => received.some((e) => e.id === id)));
+  });
+
+  it('loses no event when a relay process is killed with its claim open, and another relay takes over', async () => {
+    const id = await commitThing('p1');
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    await runner.query(`SELECT id FROM relay_test.outbox WHERE published_at IS NULL FOR UPDATE`);
+    const pid: Array<{ pid: number }> = await runner.query('SELECT pg_backend_pid() AS pid');
+    // The claiming session dies as a killed process's would: Postgres rolls its transaction back.
+    await dataSource.query('SELECT pg_terminate_backend($1)', [pid[0]!.pid]);
+    await runner.release().catch(() => undefined);
+    await waitFor(async () => (await relay().runOnce()) === 1, 5_000);
+    await waitFor(() => received.some((e) => e.id === id));
+  });
+
+  it('loses no event when the relay process is SIGKILLed after claiming and before publishing', async () => {
+    const ids = [await commitThing('sk1'), await commitThing('sk2')];
+    const root = join(__dirname, '..', '..', '..', '..');
+    const child = spawn(process.execPath, [join(root, 'scripts', 'run-ts.js'), join(__dirname, 'fixtures', 'hanging-relay.ts')], {
+      env: { ...process.env, DATABASE_URL: database.url, BUS_PREFIX: prefix, NATS_URL: TEST_NATS_URL, OUTBOX_SCHEMA: SCHEMA },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('claimed') && resolve());
+      child.once('exit', (code) => reject(new Error(`relay exited early (${code})`)));
+    });
+    expect(received.some((e) => ids.includes(e.id))).toBe(false);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    await waitFor(async () => (await relay().runOnce()) >= 2, 10_000, 100);
+    await waitFor(() => ids.every((id) => received.some((e) => e.id === id)));
+  });
+
+  it('a republish after a crash between publish and mark is delivered to the consumer once', async () => {
+    const id = await commitThing('d1');
+    const rows: Array<{ id: string; event_type: string; payload: Buffer }> = await dataSource.query(`SELECT id, event_type, payload FROM relay_test.outbox WHERE id = $1`, [id]);
+    // First relay published but crashed before marking the row: publish by hand, leave it unmarked.
+    await new EventPublisher(bus).publish({ id, eventType: rows[0]!.event_type, subject: `${prefix}.us.evt.application.created`, data: new Uint8Array(rows[0]!.payload) });
+    expect(await relay().runOnce()).toBe(1);
+    await waitFor(() => received.some((e) => e.id === id));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(received.filter((e) => e.id === id)).toHaveLength(1);
+  });
+
+  it('the inbox runs the work once per message id even when delivered twice', async () => {
+    let runs = 0;
+    const work = async () => {
+      runs += 1;
+    };
+    expect(await processOnce(dataSource, SCHEMA, 'inbox-test', 'm-1', work)).toBe(true);
+    expect(await processOnce(dataSource, SCHEMA, 'inbox-test', 'm-1', work)).toBe(false);
+    expect(await processOnce(dataSource, SCHEMA, 'other-consumer', 'm-1', work)).toBe(true);
+    expect(runs).toBe(2);
+  });
+
+  it('the inbox mark rolls back with the work, so a failed message is processed again', async () => {
+    await expect(
+      processOnce(dataSource, SCHEMA, 'inbox-test', 'm-2', async () => {
+        throw new Error('handler failed');
+      }),
+    ).rejects.toThrow('handler failed');
+    expect(await processOnce(dataSource, SCHEMA, 'inbox-test', 'm-2', async () => undefined)).toBe(true);
+  });
+
+  it('a started relay publishes promptly after commit without being asked', async () => {
+    const running = relay();
+    await running.start();
+    try {
+      const id = await commitThing('live1');
+      await waitFor(() => received.some((e) => e.id === id), 3_000);
+    } finally {
+      await running.stop();
+    }
+  });
+});
+
+describe('migrations', () => {
+  let database: TestDatabase;
+  let sources: DataSource[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase('migrations');
+    sources = [0, 1, 2].map(() => createDataSource({ url: database.url, poolSize: 2, applicationName: 'migration-test' }));
+    await Promise.all(sources.map((s) => s.initialize()));
+  });
+  afterAll(async () => {
+    await Promise.all(sources.map((s) => s.destroy()));
+    await database.drop();
+  });
+
+  it('applies each migration once even when three processes start together, and records it', async () => {
+    const results = await Promise.all(sources.map((s) => runMigrations(s, { schema: SCHEMA, migrations: [CreateTestSchema1] })));
+    expect(results.flat()).toEqual(['CreateTestSchema1']);
+    const recorded: Array<{ name: string }> = await sources[0]!.query(`SELECT name FROM relay_test.schema_migrations`);
+    expect(recorded.map((r) => r.name)).toEqual(['CreateTestSchema1']);
+    expect(await runMigrations(sources[0]!, { schema: SCHEMA, migrations: [CreateTestSchema1] })).toEqual([]);
+  });
+
+  it('rolls a failing migration back entirely and names it', async () => {
+    class Broken2 implements MigrationInterface {
+      name = 'Broken2';
+      async up(runner: QueryRunner): Promise<void> {
+        await runner.query('CREATE TABLE relay_test.half (id int)');
+        await runner.query('SELECT * FROM no_such_table');
+      }
+      async down(): Promise<void> {}
+    }
+    await expect(runMigrations(sources[0]!, { schema: SCHEMA, migrations: [CreateTestSchema1, Broken2] })).rejects.toThrow(/Migration Broken2 of schema relay_test failed/);
+    const half: unknown[] = await sources[0]!.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'relay_test' AND table_name = 'half'`);
+    expect(half).toHaveLength(0);
+  });
+});

@@ -1,0 +1,132 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { randomBase32 } from '@svc/ids';
+import { dropDatabase } from '@svc/persistence';
+import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
+
+const ROOT = join(__dirname, '..', '..');
+const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
+const run = promisify(execFile);
+
+/**
+ * Issue "Foundation", Done when: the local stack starts three regions whose routers answer
+ * /readyz, the admin CLI prints an application, /api/v1/me answers 200 with its token and 401
+ * without, a foreign-region id answers 421, and Ctrl-C stops everything cleanly. Run for both modes.
+ */
+describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mode', (mode) => {
+  const tag = randomBase32(6);
+  const prefix = uniqueBusPrefix();
+  const portBase = 20_000 + Math.floor(Math.random() * 20_000);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL_TEMPLATE: `${TEST_DATABASE_SERVER}/svc_stack_${tag}_{region}`,
+    NATS_URL: TEST_NATS_URL,
+    BUS_PREFIX: prefix,
+    KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
+    SVC_ROUTER_PORT_BASE: String(portBase),
+    SVC_SERVICE_PORT_BASE: String(portBase + 100),
+    SVC_READY_TIMEOUT_MS: '240000',
+    LOG_LEVEL: 'warn',
+  };
+  const router = (offset: 1 | 2 | 3) => `http://127.0.0.1:${portBase + offset}`;
+  let stack: ChildProcess;
+  let output = '';
+
+  beforeAll(async () => {
+    stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), mode], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    stack.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    stack.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (output.includes('Ready:')) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 100);
+      stack.once('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`stack exited (${code}):\n${output}`));
+      });
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    if (stack && stack.exitCode === null) {
+      stack.kill('SIGKILL');
+    }
+    for (const region of ['us', 'eu', 'ap']) await dropDatabase(`${TEST_DATABASE_SERVER}/svc_stack_${tag}_${region}`).catch(() => undefined);
+    await deleteTestStreams(prefix);
+  }, 60_000);
+
+  it('prints the three router URLs once every router answers /readyz', async () => {
+    for (const [region, offset] of [['us', 1], ['eu', 2], ['ap', 3]] as const) {
+      expect(output).toContain(`${region}  ${router(offset)}`);
+      expect((await http('GET', `${router(offset)}/readyz`)).status).toBe(200);
+    }
+  });
+
+  it('creates an application with the admin CLI, whose token works through the us router', async () => {
+    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'demo', '--environment', 'development'], { cwd: ROOT, env });
+    const created = JSON.parse(stdout.trim()) as { application_id: string; api_token: string; publishable_key: string };
+    expect(created.application_id).toMatch(/^tp_us_/);
+    expect(created.publishable_key).toMatch(/^pk_test_/);
+    const me = await http('GET', `${router(1)}/api/v1/me`, { headers: { authorization: `Bearer ${created.api_token}` } });
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ application: { id: created.application_id } });
+    expect((await http('GET', `${router(1)}/api/v1/me`)).status).toBe(401);
+    const misdirected = await http('GET', `${router(1)}/api/v1/applications/tp_eu_abcdefghijklmnopqrst`, { headers: { authorization: `Bearer ${created.api_token}` } });
+    expect(misdirected.status).toBe(421);
+    expect(misdirected.body).toMatchObject({ reason_code: 'wrong_region', detail: { home_region: 'eu' } });
+    const posted = await http('POST', `${router(1)}/api/v1/applications/${created.application_id}/allowed_origins`, {
+      headers: { authorization: `Bearer ${created.api_token}` },
+      json: { allowed_origin: { origin: 'http://localhost:5173' } },
+    });
+    expect(posted.status).toBe(201);
+  });
+
+  it('rotates the region key with the admin CLI', async () => {
+    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'rotate-keys', '--region', 'eu'], { cwd: ROOT, env });
+    expect(JSON.parse(stdout.trim())).toEqual({ region: 'eu', active_kid: 'oap-eu-v2', previous_kid: 'oap-eu-v1' });
+  });
+
+  it('refuses bad CLI usage with exit code 2 and the usage text', async () => {
+    await expect(run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'mars'], { cwd: ROOT, env })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--region must be us, eu or ap'),
+    });
+  });
+
+  it('stops every process cleanly on Ctrl-C', async () => {
+    const exited = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
+    stack.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(output).toContain('Stopped.');
+    await expect(http('GET', `${router(1)}/healthz`)).rejects.toThrow();
+  }, 60_000);
+});
+
+describe('a service with a bad configuration', () => {
+  it('stops at boot with a message naming the variable', async () => {
+    const env = { PATH: process.env.PATH, REGION: 'mars', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
+    await expect(run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/Invalid configuration: .*REGION.*KEY_ENCRYPTION_KEY|Invalid configuration: .*REGION/),
+    });
+  });
+
+  it('stops at boot when Postgres cannot be reached instead of starting anyway', async () => {
+    const env = {
+      PATH: process.env.PATH,
+      REGION: 'us',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere',
+      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
+      HTTP_PORT: '0',
+      LOG_LEVEL: 'silent',
+    };
+    await expect(run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env, timeout: 60_000 })).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('Startup failed'),
+    });
+  });
+});
