@@ -6,6 +6,7 @@ import { AddAllowedOrigin } from './applications/use-cases/add-allowed-origin.us
 import { CreateApplication } from './applications/use-cases/create-application.use-case';
 import { IssueApiToken, RevokeApiToken } from './applications/use-cases/manage-api-tokens.use-case';
 import { UpdateApplication } from './applications/use-cases/update-application.use-case';
+import { DiscoveryController } from './discovery/discovery.controller';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { MeController } from './me.controller';
 import { GATEWAY_SCHEMA } from './schema';
@@ -13,7 +14,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
 @Module({
-  controllers: [ApplicationsController, MeController],
+  controllers: [ApplicationsController, MeController, DiscoveryController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,

@@ -7,3 +7,5 @@ export { LOGGER } from './tokens';
 export { strictValidationPipe } from './validation';
 export { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, encodeCursor, toPage, type Page } from './pagination';
 export { runMain, startProcess, type FeatureDefinition, type ProcessOptions, type RunningProcess } from './start-process';
+export { buildOpenApiDocument } from './openapi/build-openapi';
+export { API_DOC, ApiDoc, type ApiDocOptions } from './openapi/api-doc.decorator';

@@ -1,0 +1,381 @@
+/**
+ * Static checks of the deployment manifests: docker-compose.yml, the Dockerfile and the Helm chart
+ * in helm/svc. The app list comes from the apps/ folder and the required variables from the config
+ * classes' source, so adding an app or a required variable fails here until the manifests follow.
+ * Helm templates are Go templates: they are checked as text; values files are parsed as YAML.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REGIONS, type Region } from '@svc/config';
+
+const ROOT = join(__dirname, '..');
+const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8');
+
+// ---------------------------------------------------------------- sources of truth
+
+/** Apps: the folders of apps/ that have a src/main.ts. */
+const APPS = readdirSync(join(ROOT, 'apps'))
+  .filter((name) => existsSync(join(ROOT, 'apps', name, 'src', 'main.ts')))
+  .sort();
+const ROUTER = 'residency-router';
+const SERVICES = APPS.filter((app) => app !== ROUTER);
+
+const PLATFORM_CONFIG = read('libs/platform/config/src/platform-config.ts');
+const ROUTER_CONFIG = read('apps/residency-router/src/router-config.ts');
+
+/** Properties declared `NAME!:` (required, no default) in a config class source. */
+function requiredInSource(source: string): string[] {
+  return [...source.matchAll(/^\s*([A-Z][A-Z0-9_]*)!:/gm)].map((match) => match[1]!).sort();
+}
+
+/** Every property a config class source declares (`NAME!:`, `NAME?:`, `NAME =`, `NAME:`). */
+function declaredInSource(source: string): string[] {
+  return [...source.matchAll(/^\s*([A-Z][A-Z0-9_]*)[!?]?\s*[:=]/gm)].map((match) => match[1]!);
+}
+
+/** Required by PlatformConfig (every app) — kept in sync with the source by a test below. */
+const PLATFORM_REQUIRED = ['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REGION'];
+/** Required by RouterConfig on top of PlatformConfig. */
+const ROUTER_REQUIRED = ['SERVICE_URLS'];
+/** Variables with a local-stack default that production must set explicitly. */
+const PRODUCTION_REQUIRED = ['HTTP_HOST', 'HTTP_PORT', 'NATS_URL', 'PUBLIC_BASE_URL', 'REGION_URLS', 'SERVICE_NAME'];
+const KNOWN_VARIABLES = new Set([...declaredInSource(PLATFORM_CONFIG), ...declaredInSource(ROUTER_CONFIG)]);
+
+function requiredFor(app: string): string[] {
+  return [...PLATFORM_REQUIRED, ...PRODUCTION_REQUIRED, ...(app === ROUTER ? ROUTER_REQUIRED : [])];
+}
+
+const ROUTER_PORTS: Record<Region, number> = { us: 8081, eu: 8082, ap: 8083 };
+
+/** A base64 encoding of 32 bytes: what a literal KEY_ENCRYPTION_KEY would look like. */
+const LITERAL_KEY = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{43}=/;
+
+/** Parses `name=url,name=url` (SERVICE_URLS, REGION_URLS). */
+function pairs(value: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (const pair of value.split(',')) {
+    const index = pair.indexOf('=');
+    if (index <= 0) throw new Error(`"${pair}" is not name=url`);
+    result.set(pair.slice(0, index), pair.slice(index + 1));
+  }
+  return result;
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(join(ROOT, path)).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe('sources of truth', () => {
+  it('finds the eight apps, matching the router’s SERVICE_NAMES', () => {
+    const routeTable = read('libs/feature/residency-router/src/route-table.ts');
+    const list = /SERVICE_NAMES = \[([^\]]*)\]/.exec(routeTable)?.[1] ?? '';
+    const names = [...list.matchAll(/'([a-z-]+)'/g)].map((match) => match[1]!).sort();
+    expect(names).toHaveLength(8);
+    expect(APPS).toEqual(names);
+    expect(APPS).toContain(ROUTER);
+  });
+
+  it('the explicit required lists match the config classes (no drift)', () => {
+    expect(requiredInSource(PLATFORM_CONFIG)).toEqual([...PLATFORM_REQUIRED].sort());
+    expect(requiredInSource(ROUTER_CONFIG)).toEqual([...ROUTER_REQUIRED].sort());
+    for (const name of PRODUCTION_REQUIRED) expect(KNOWN_VARIABLES).toContain(name);
+  });
+});
+
+// ---------------------------------------------------------------- docker compose
+
+interface ComposeService {
+  image?: string;
+  command?: string[] | string;
+  environment?: Record<string, string | number | boolean>;
+  ports?: string[];
+  healthcheck?: { test?: string[] | string };
+  depends_on?: Record<string, { condition?: string }>;
+  configs?: Array<{ source: string; target: string }>;
+  read_only?: boolean;
+}
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  configs?: Record<string, { content?: string; file?: string }>;
+}
+
+const COMPOSE_TEXT = read('docker-compose.yml');
+const compose = parse(COMPOSE_TEXT, { merge: true, maxAliasCount: -1 }) as ComposeFile;
+const composeName = (region: Region, app: string): string => `${region}-${app}`;
+const commandText = (service: ComposeService | undefined): string =>
+  Array.isArray(service?.command) ? service.command.join(' ') : String(service?.command ?? '');
+const env = (region: Region, app: string): Record<string, string> =>
+  Object.fromEntries(Object.entries(compose.services[composeName(region, app)]?.environment ?? {}).map(([k, v]) => [k, String(v)]));
+
+describe('docker-compose.yml', () => {
+  it('runs Postgres 15 with an init script creating every region database', () => {
+    const postgres = compose.services.postgres;
+    expect(postgres?.image).toMatch(/^postgres:15(\.|-|$)/);
+    const mount = postgres?.configs?.find((config) => config.target.startsWith('/docker-entrypoint-initdb.d/'));
+    expect(mount?.target).toMatch(/\.sql$/);
+    const sql = compose.configs?.[mount!.source]?.content ?? '';
+    for (const region of REGIONS) expect(sql).toMatch(new RegExp(`CREATE DATABASE svc_${region};`));
+    expect(postgres?.healthcheck?.test).toBeDefined();
+  });
+
+  it('runs NATS 2.10 with JetStream', () => {
+    const nats = compose.services.nats;
+    expect(nats?.image).toMatch(/^nats:2\.10(\.|-|$)/);
+    expect(commandText(nats).split(/\s+/)).toContain('-js');
+    expect(nats?.healthcheck?.test).toBeDefined();
+  });
+
+  it('has exactly postgres, nats and every app in every region', () => {
+    const expected = ['nats', 'postgres', ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app)))].sort();
+    expect(Object.keys(compose.services).sort()).toEqual(expected);
+  });
+
+  describe.each(REGIONS.flatMap((region) => APPS.map((app) => [region, app] as const)))('%s %s', (region, app) => {
+    const service = (): ComposeService => compose.services[composeName(region, app)]!;
+
+    it('runs its compiled entry point', () => {
+      expect(commandText(service())).toBe(`node scripts/run-dist.js dist/apps/${app}/src/main.js`);
+    });
+
+    it('wires every required variable to a known config property', () => {
+      const variables = env(region, app);
+      for (const name of requiredFor(app)) expect({ name, set: (variables[name] ?? '') !== '' }).toEqual({ name, set: true });
+      for (const name of Object.keys(variables)) expect(KNOWN_VARIABLES).toContain(name);
+      if (app !== ROUTER) expect(variables.SERVICE_URLS).toBeUndefined();
+    });
+
+    it('serves its own region on 0.0.0.0:8080 under its own name', () => {
+      const variables = env(region, app);
+      expect(variables.REGION).toBe(region);
+      expect(variables.SERVICE_NAME).toBe(app);
+      expect(variables.HTTP_HOST).toBe('0.0.0.0');
+      expect(variables.HTTP_PORT).toBe('8080');
+      expect(variables.PUBLIC_BASE_URL).toContain(String(ROUTER_PORTS[region]));
+      expect([...pairs(variables.REGION_URLS!).keys()].sort()).toEqual([...REGIONS].sort());
+    });
+
+    it("uses its own region's database", () => {
+      const url = env(region, app).DATABASE_URL!;
+      expect(url).toMatch(/^postgres(ql)?:\/\//);
+      expect(url).toMatch(new RegExp(`@postgres:5432/svc_${region}$`));
+    });
+
+    it('takes KEY_ENCRYPTION_KEY from the environment, never a literal', () => {
+      expect(env(region, app).KEY_ENCRYPTION_KEY).toMatch(/^\$\{KEY_ENCRYPTION_KEY(:?\?[^}]*)?\}$/);
+    });
+
+    it('checks /readyz and waits for healthy Postgres and NATS', () => {
+      expect(JSON.stringify(service().healthcheck?.test)).toContain('/readyz');
+      expect(service().depends_on?.postgres?.condition).toBe('service_healthy');
+      expect(service().depends_on?.nats?.condition).toBe('service_healthy');
+    });
+  });
+
+  describe.each(REGIONS)('%s router', (region) => {
+    const router = (): ComposeService => compose.services[composeName(region, ROUTER)]!;
+
+    it(`publishes ${ROUTER_PORTS[region]}`, () => {
+      expect(router().ports).toEqual([`${ROUTER_PORTS[region]}:8080`]);
+      for (const app of SERVICES) expect(compose.services[composeName(region, app)]?.ports).toBeUndefined();
+    });
+
+    it('names every other service of its region in SERVICE_URLS, and no other region', () => {
+      const urls = pairs(env(region, ROUTER).SERVICE_URLS!);
+      expect([...urls.keys()].sort()).toEqual(SERVICES);
+      for (const [name, url] of urls) {
+        const host = new URL(url).hostname;
+        expect(host).toBe(composeName(region, name));
+        expect(new URL(url).port).toBe('8080');
+        for (const other of REGIONS.filter((r) => r !== region)) expect(host.startsWith(`${other}-`)).toBe(false);
+      }
+    });
+
+    it('starts after its region’s services are healthy', () => {
+      for (const app of SERVICES) expect(router().depends_on?.[composeName(region, app)]?.condition).toBe('service_healthy');
+    });
+  });
+
+  it('publishes no router port twice', () => {
+    const published = Object.values(compose.services).flatMap((service) => service.ports ?? []);
+    expect(published.sort()).toEqual(REGIONS.map((region) => `${ROUTER_PORTS[region]}:8080`).sort());
+  });
+});
+
+// ---------------------------------------------------------------- Dockerfile
+
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+
+  it('builds with npm ci and npm run build, and runs as a non-root user', () => {
+    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((match) => match[1]!);
+    expect(users.length).toBeGreaterThan(0);
+    expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
+  });
+
+  it('checks /healthz and runs an app through run-dist', () => {
+    expect(dockerfile).toMatch(/^HEALTHCHECK[\s\S]*\/healthz/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "scripts\/run-dist\.js", "dist\/apps\/[a-z-]+\/src\/main\.js"\]$/m);
+  });
+});
+
+// ---------------------------------------------------------------- Helm chart
+
+interface Values {
+  region?: string;
+  clusterDomain?: string;
+  config?: Record<string, string | number>;
+  secrets?: Record<string, Record<string, string>>;
+  services?: Record<string, { replicas?: number; router?: boolean }>;
+  securityContext?: { runAsNonRoot?: boolean; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+  podSecurityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
+  probes?: Record<string, { path?: string }>;
+  podDisruptionBudget?: { enabled?: boolean };
+  resources?: { requests?: object; limits?: object };
+}
+
+const CHART = 'helm/svc';
+const chart = parse(read(`${CHART}/Chart.yaml`)) as { apiVersion?: string; name?: string };
+const defaults = parse(read(`${CHART}/values.yaml`)) as Values;
+const regional = Object.fromEntries(REGIONS.map((region) => [region, parse(read(`${CHART}/values-${region}.yaml`)) as Values])) as Record<Region, Values>;
+const template = (name: string): string => read(`${CHART}/templates/${name}`);
+
+/** Every name=value an env var gets in the templates: `- name: X` entries and ConfigMap `X:` keys. */
+function templatedVariables(): Set<string> {
+  const fromEnv = [...template('deployment.yaml').matchAll(/- name: ([A-Z][A-Z0-9_]*)$/gm)].map((match) => match[1]!);
+  const fromConfigMap = [...template('configmap.yaml').matchAll(/^ {2}([A-Z][A-Z0-9_]*): \S/gm)].map((match) => match[1]!);
+  return new Set([...fromEnv, ...fromConfigMap]);
+}
+
+describe('helm/svc', () => {
+  it('is a v2 chart with every template', () => {
+    expect(chart.apiVersion).toBe('v2');
+    expect(chart.name).toBe('svc');
+    for (const name of ['_helpers.tpl', 'configmap.yaml', 'deployment.yaml', 'service.yaml', 'ingress.yaml', 'pdb.yaml']) {
+      expect(existsSync(join(ROOT, CHART, 'templates', name))).toBe(true);
+    }
+  });
+
+  it('lists every app in values, the router flagged as such', () => {
+    expect(Object.keys(defaults.services ?? {}).sort()).toEqual(APPS);
+    const routers = Object.entries(defaults.services ?? {}).filter(([, service]) => service.router === true);
+    expect(routers.map(([name]) => name)).toEqual([ROUTER]);
+  });
+
+  it.each(REGIONS)('values-%s sets its region, URLs and secret references', (region) => {
+    const values = regional[region];
+    expect(values.region).toBe(region);
+    expect(String(values.config?.publicBaseUrl)).toMatch(/^https?:\/\//);
+    expect([...pairs(String(values.config?.regionUrls)).keys()].sort()).toEqual([...REGIONS].sort());
+    expect(pairs(String(values.config?.regionUrls)).get(region)).toBe(values.config?.publicBaseUrl);
+    expect(values.secrets?.keyEncryptionKey?.existingSecret).toMatch(new RegExp(`^[a-z0-9-]*${region}[a-z0-9-]*$`));
+    expect(values.secrets?.databaseUrl?.existingSecret).toMatch(new RegExp(`^[a-z0-9-]*${region}[a-z0-9-]*$`));
+    // A region release must not override the app list (every app runs in every region).
+    expect(values.services).toBeUndefined();
+  });
+
+  it('keeps secrets out of values: only existingSecret names and keys', () => {
+    for (const values of [defaults, ...Object.values(regional)]) {
+      for (const secret of Object.values(values.secrets ?? {})) {
+        expect(Object.keys(secret).filter((key) => !['existingSecret', 'key'].includes(key))).toEqual([]);
+      }
+    }
+    expect(defaults.secrets?.keyEncryptionKey?.key).toBe('KEY_ENCRYPTION_KEY');
+    expect(defaults.secrets?.databaseUrl?.key).toBe('DATABASE_URL');
+  });
+
+  it('wires every required variable into every Deployment', () => {
+    const variables = templatedVariables();
+    for (const app of APPS) for (const name of requiredFor(app)) expect(variables).toContain(name);
+    for (const name of variables) expect(KNOWN_VARIABLES).toContain(name);
+    const deployment = template('deployment.yaml');
+    expect(deployment).toMatch(/envFrom:\s+- configMapRef:\s+name: \{\{ include "svc\.fullname" \$ \}\}-env/);
+    expect(template('configmap.yaml')).toMatch(/name: \{\{ include "svc\.fullname" \. \}\}-env/);
+    expect(deployment).toContain('dist/apps/{{ $name }}/src/main.js');
+    expect(deployment).toMatch(/- name: SERVICE_NAME\s+value: \{\{ \$name \| quote \}\}/);
+    expect(template('configmap.yaml')).toMatch(/REGION: \{\{ include "svc\.region" \. \| quote \}\}/);
+    expect(template('configmap.yaml')).toMatch(/HTTP_HOST: "0\.0\.0\.0"/);
+  });
+
+  it('reads KEY_ENCRYPTION_KEY and DATABASE_URL from the existing Secrets', () => {
+    const deployment = template('deployment.yaml');
+    for (const [name, value] of [['KEY_ENCRYPTION_KEY', 'keyEncryptionKey'], ['DATABASE_URL', 'databaseUrl']] as const) {
+      expect(deployment).toMatch(
+        new RegExp(
+          `- name: ${name}\\s+valueFrom:\\s+secretKeyRef:\\s+name: \\{\\{ required "[^"]+" \\$\\.Values\\.secrets\\.${value}\\.existingSecret \\}\\}\\s+key: \\{\\{ \\$\\.Values\\.secrets\\.${value}\\.key \\}\\}`,
+        ),
+      );
+    }
+    expect(template('configmap.yaml')).not.toMatch(/KEY_ENCRYPTION_KEY:|DATABASE_URL:/);
+  });
+
+  it("builds the router's SERVICE_URLS from the in-cluster Service names of the other apps", () => {
+    const deployment = template('deployment.yaml');
+    expect(deployment).toMatch(/\{\{- if \$svc\.router \}\}\s+- name: SERVICE_URLS\s+value: \{\{ include "svc\.serviceUrls" \$ \| quote \}\}/);
+    const helpers = template('_helpers.tpl');
+    const serviceUrls = /define "svc\.serviceUrls"([\s\S]*?)\{\{- end -\}\}\s*$/.exec(helpers)?.[1] ?? '';
+    expect(serviceUrls).toContain('range $name, $svc := .Values.services');
+    expect(serviceUrls).toContain('if not $svc.router');
+    expect(serviceUrls).toContain('include "svc.serviceName" (dict "root" $root "name" $name)');
+    expect(serviceUrls).toContain('$root.Release.Namespace');
+    expect(serviceUrls).toMatch(/printf "%s=http:\/\/%s:%d" \$name \$host \(int \$root\.Values\.servicePort\)/);
+    // The Services carry exactly the names SERVICE_URLS points at.
+    expect(template('service.yaml')).toMatch(/kind: Service\s+metadata:[\s\S]*?name: \{\{ include "svc\.serviceName" \$ctx \}\}/);
+    expect(template('service.yaml')).toContain('range $name, $svc := .Values.services');
+  });
+
+  it('probes /readyz (readiness) and /healthz (liveness)', () => {
+    expect(defaults.probes?.readiness?.path).toBe('/readyz');
+    expect(defaults.probes?.liveness?.path).toBe('/healthz');
+    const deployment = template('deployment.yaml');
+    expect(deployment).toMatch(/readinessProbe:\s+httpGet:\s+path: \{\{ \$\.Values\.probes\.readiness\.path \}\}/);
+    expect(deployment).toMatch(/livenessProbe:\s+httpGet:\s+path: \{\{ \$\.Values\.probes\.liveness\.path \}\}/);
+    for (const values of Object.values(regional)) expect(values.probes).toBeUndefined();
+  });
+
+  it('runs non-root with a read-only root filesystem, resources and a PodDisruptionBudget', () => {
+    expect(defaults.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+    expect(defaults.podSecurityContext?.runAsNonRoot).toBe(true);
+    expect(defaults.podSecurityContext?.runAsUser).toBeGreaterThan(0);
+    expect(defaults.resources?.requests).toBeDefined();
+    expect(defaults.resources?.limits).toBeDefined();
+    const deployment = template('deployment.yaml');
+    expect(deployment).toContain('toYaml $.Values.securityContext');
+    expect(deployment).toContain('toYaml $.Values.podSecurityContext');
+    expect(deployment).toMatch(/resources:\s+\{\{- toYaml \(\$svc\.resources \| default \$\.Values\.resources\)/);
+    expect(defaults.podDisruptionBudget?.enabled).toBe(true);
+    expect(template('pdb.yaml')).toMatch(/kind: PodDisruptionBudget/);
+    expect(template('pdb.yaml')).toContain('range $name, $svc := .Values.services');
+  });
+
+  it('exposes only the router through the Ingress', () => {
+    const ingress = template('ingress.yaml');
+    expect(ingress).toMatch(/kind: Ingress/);
+    expect(ingress).toMatch(/\{\{- if \$svc\.router \}\}/);
+    expect(ingress).toMatch(/service:\s+name: \{\{ include "svc\.serviceName" \$ctx \}\}/);
+  });
+});
+
+// ---------------------------------------------------------------- no secrets anywhere
+
+describe('secrets', () => {
+  const files = ['docker-compose.yml', 'Dockerfile', '.dockerignore', 'deploy/README.md', ...filesUnder(CHART)].filter((path) => existsSync(join(ROOT, path)));
+
+  it.each(files)('%s holds no literal key-encryption key', (path) => {
+    const text = read(path);
+    expect(LITERAL_KEY.exec(text)?.[0]).toBeUndefined();
+    for (const line of text.split('\n').filter((l) => /KEY_ENCRYPTION_KEY\s*[:=]/.test(l))) {
+      expect(line).not.toMatch(/KEY_ENCRYPTION_KEY\s*[:=]\s*["']?[A-Za-z0-9+/]{8,}/);
+    }
+  });
+
+  it('compose never gives Postgres a literal password', () => {
+    expect(compose.services.postgres?.environment?.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]*\}$/);
+    expect(COMPOSE_TEXT).not.toMatch(/postgres:\/\/[^:@\s]+:(?!\$\{)[^@\s]+@/);
+  });
+});

@@ -1,0 +1,161 @@
+import 'reflect-metadata';
+import { RequestMethod, type Type } from '@nestjs/common';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { API_DOC, type ApiDocOptions } from './api-doc.decorator';
+
+type Json = Record<string, unknown>;
+
+const HTTP_METHODS: Partial<Record<RequestMethod, string>> = {
+  [RequestMethod.GET]: 'get',
+  [RequestMethod.POST]: 'post',
+  [RequestMethod.PUT]: 'put',
+  [RequestMethod.PATCH]: 'patch',
+  [RequestMethod.DELETE]: 'delete',
+  [RequestMethod.OPTIONS]: 'options',
+  [RequestMethod.HEAD]: 'head',
+};
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed JSON, unknown field, wrong type or oversized body (`detail.field` names the field)',
+  401: 'Missing or invalid credentials',
+  403: 'Authenticated but not permitted',
+  404: 'Unknown, or not accessible to this caller',
+  421: 'Homed in another region (`detail.home_region`); the resource is never returned',
+  422: 'A value breaks a rule (`detail.field` names it)',
+};
+
+function joinPath(...parts: string[]): string {
+  const path = `/${parts.map((p) => p.replace(/^\/|\/$/g, '')).filter(Boolean).join('/')}`;
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function asArray(value: string | string[] | undefined): string[] {
+  return value === undefined ? [''] : Array.isArray(value) ? value : [value];
+}
+
+function security(target: object, handler: object): Json[] {
+  const read = <T>(key: string): T | undefined =>
+    (Reflect.getMetadata(key, handler) as T | undefined) ?? (Reflect.getMetadata(key, target) as T | undefined);
+  if (read<boolean>(AUTH_PUBLIC)) return [];
+  const kinds = read<CredentialKind[]>(AUTH_KINDS) ?? ['api_token'];
+  const scopes = read<string[]>(AUTH_SCOPES) ?? [];
+  return kinds.map((kind) => (kind === 'api_token' ? { apiToken: scopes } : { publishableKey: [] }));
+}
+
+interface RouteArg {
+  index: number;
+  data?: string;
+}
+
+/**
+ * Builds an OpenAPI 3.1 document from controllers: paths and methods from Nest's route metadata,
+ * request bodies and query parameters from the class-validator DTOs (so the document cannot
+ * disagree with validation), security from the auth decorators, and the error envelope.
+ */
+export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info: { title: string; version: string; description?: string }): Json {
+  const schemas = validationMetadatasToSchemas({
+    refPointerPrefix: '#/components/schemas/',
+    classTransformerMetadataStorage: defaultMetadataStorage,
+  }) as Record<string, Json>;
+  const paths: Record<string, Record<string, Json>> = {};
+  const usedSchemas = new Set<string>();
+
+  for (const controller of controllers) {
+    const base = asArray(Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined);
+    const prototype = controller.prototype as Record<string, unknown>;
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const handler = prototype[name];
+      if (name === 'constructor' || typeof handler !== 'function') continue;
+      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      const routePaths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (method === undefined || routePaths === undefined) continue;
+      const verb = HTTP_METHODS[method];
+      if (!verb) continue;
+      const doc = (Reflect.getMetadata(API_DOC, handler) as ApiDocOptions | undefined) ?? {};
+      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) ?? {}) as Record<string, RouteArg>;
+      const paramTypes = (Reflect.getMetadata('design:paramtypes', prototype, name) ?? []) as Array<Type<unknown> | undefined>;
+      const parameters: Json[] = [];
+      let requestBody: Json | undefined;
+      for (const [key, arg] of Object.entries(args)) {
+        const kind = Number(key.split(':')[0]);
+        const type = paramTypes[arg.index];
+        if (kind === RouteParamtypes.PARAM && arg.data) {
+          parameters.push({ name: arg.data, in: 'path', required: true, schema: { type: 'string' } });
+        } else if (kind === RouteParamtypes.QUERY && type && schemas[type.name]) {
+          const schema = schemas[type.name]!;
+          const required = new Set((schema.required as string[] | undefined) ?? []);
+          for (const [property, propertySchema] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
+            parameters.push({ name: property, in: 'query', required: required.has(property), schema: propertySchema });
+          }
+        } else if (kind === RouteParamtypes.BODY && type && schemas[type.name]) {
+          usedSchemas.add(type.name);
+          requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${type.name}` } } } };
+        }
+      }
+      const sec = security(controller, handler);
+      const status = String((Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'post' ? 201 : 200));
+      const responses: Json = { [status]: { description: doc.response ?? 'Success' } };
+      for (const code of doc.errors ?? [400, ...(sec.length ? [401, 403] : []), 404, 421, ...(requestBody ? [422] : [])]) {
+        responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+      }
+      for (const routePath of asArray(routePaths)) {
+        for (const basePath of base) {
+          const path = joinPath(basePath, routePath);
+          paths[path] ??= {};
+          paths[path][verb] = {
+            operationId: `${controller.name.replace(/Controller$/, '')}_${name}`,
+            ...(doc.summary ? { summary: doc.summary } : {}),
+            ...(doc.description ? { description: doc.description } : {}),
+            tags: [doc.tag ?? controller.name.replace(/Controller$/, '')],
+            ...(parameters.length ? { parameters } : {}),
+            ...(requestBody ? { requestBody } : {}),
+            security: sec,
+            responses,
+          };
+        }
+      }
+    }
+  }
+
+  // Keep only the schemas reachable from request bodies (and their nested references).
+  const reachable = new Set<string>();
+  const visit = (name: string): void => {
+    if (reachable.has(name) || !schemas[name]) return;
+    reachable.add(name);
+    for (const match of JSON.stringify(schemas[name]).matchAll(/#\/components\/schemas\/([A-Za-z0-9_]+)/g)) visit(match[1]!);
+  };
+  usedSchemas.forEach(visit);
+  const componentSchemas: Record<string, Json> = {
+    ErrorEnvelope: {
+      type: 'object',
+      required: ['message'],
+      properties: {
+        message: { type: 'string' },
+        reason_code: { type: 'string', description: 'Stable code from the closed list of the endpoint' },
+        detail: { type: 'object', additionalProperties: true },
+      },
+    },
+  };
+  for (const name of [...reachable].sort()) componentSchemas[name] = { ...schemas[name], additionalProperties: false };
+
+  const sortedPaths: Record<string, Record<string, Json>> = {};
+  for (const path of Object.keys(paths).sort()) sortedPaths[path] = paths[path]!;
+  return {
+    openapi: '3.1.0',
+    info,
+    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:8081' } } }],
+    paths: sortedPaths,
+    components: {
+      schemas: componentSchemas,
+      securitySchemes: {
+        apiToken: { type: 'http', scheme: 'bearer', description: 'Opaque API token (server-to-server only)' },
+        publishableKey: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: 'pk_test_* / pk_live_*; creates consent sessions only' },
+      },
+    },
+  };
+}

@@ -1,0 +1,10 @@
+/**
+ * Regenerates the published OpenAPI document from the controllers and DTOs:
+ * `npm run openapi`. CI fails when the committed document differs from a fresh one.
+ */
+import { writeFileSync } from 'node:fs';
+import { regionOpenApiDocument } from '@svc/region-stack';
+import { OPENAPI_DOCUMENT_PATH } from './document-path';
+
+writeFileSync(OPENAPI_DOCUMENT_PATH, `${JSON.stringify(regionOpenApiDocument(), null, 2)}\n`);
+process.stdout.write(`wrote ${OPENAPI_DOCUMENT_PATH}\n`);

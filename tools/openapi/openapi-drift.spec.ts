@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { regionOpenApiDocument } from '@svc/region-stack';
+import { OPENAPI_DOCUMENT_PATH } from './document-path';
+
+describe('published OpenAPI document', () => {
+  it('matches the controllers and DTOs (run `npm run openapi` and commit when this fails)', () => {
+    const committed = JSON.parse(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')) as unknown;
+    expect(committed).toEqual(regionOpenApiDocument());
+  });
+
+  it('documents request bodies from the validation DTOs, refusing unknown fields', () => {
+    const document = regionOpenApiDocument() as { paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>>; components: { schemas: Record<string, { additionalProperties?: boolean; required?: string[] }> } };
+    const addOrigin = document.paths['/api/v1/applications/{application_id}/allowed_origins']?.post;
+    expect(addOrigin?.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/AddAllowedOriginBody' } } } });
+    expect(document.components.schemas.AddAllowedOriginBody).toMatchObject({ additionalProperties: false, required: ['allowed_origin'] });
+    expect(document.paths['/healthz']?.get?.security).toEqual([]);
+    expect(document.paths['/api/v1/me']?.get?.security).toEqual([{ apiToken: [] }]);
+  });
+});
