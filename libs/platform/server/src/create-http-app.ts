@@ -60,6 +60,8 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    // Access log without headers, bodies or query strings: credentials never reach the log.
+    logger.info({ request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   await options.configureFastify?.(fastify, app);
   return app;

@@ -1,0 +1,55 @@
+import { regionVerdict } from './region-guard';
+import { parseServiceUrls, serviceForPath } from './route-table';
+
+describe('residency verdict (spec: Authentication rule 11; architecture: Regions and residency)', () => {
+  it.each([
+    ['GET', '/api/v1/applications/tp_eu_abcdefghijklmnopqrst', 'us', { action: 'misdirected', homeRegion: 'eu' }],
+    ['POST', '/api/v1/grants/ath_ap_abcdefghijklmnopqrstuvwx/attestation', 'us', { action: 'misdirected', homeRegion: 'ap' }],
+    ['GET', '/api/v1/inbox?application_id=tp_us_abcdefghijklmnopqrst', 'eu', { action: 'misdirected', homeRegion: 'us' }],
+    ['GET', '/api/v1/applications/tp_eu_abc%5Fdef', 'us', { action: 'misdirected', homeRegion: 'eu' }],
+    ['GET', '/api/v1/agents/agent_eu_abcdefghijklmnopqrst/capabilities', 'us', { action: 'redirect', homeRegion: 'eu' }],
+    ['HEAD', '/api/v1/agents/agent_eu_abcdefghijklmnopqrst/capabilities', 'us', { action: 'redirect', homeRegion: 'eu' }],
+    ['OPTIONS', '/api/v1/agents/agent_eu_abcdefghijklmnopqrst/capabilities', 'us', { action: 'misdirected', homeRegion: 'eu' }],
+    ['GET', '/api/v1/applications/tp_us_abcdefghijklmnopqrst', 'us', { action: 'local' }],
+    ['GET', '/api/v1/applications/tp_dev_abcdefghijklmnopqrst', 'eu', { action: 'local' }],
+    ['GET', '/api/v1/me', 'ap', { action: 'local' }],
+    ['GET', '/decisions/dts_abc', 'ap', { action: 'local' }],
+  ])('%s %s in %s → %j', (method, url, region, verdict) => {
+    expect(regionVerdict(method, url, region)).toEqual(verdict);
+  });
+
+  it('survives a malformed percent-encoding without throwing', () => {
+    expect(regionVerdict('GET', '/api/v1/applications/%E0%A4%A', 'us')).toEqual({ action: 'local' });
+  });
+});
+
+describe('route table', () => {
+  it.each([
+    ['/api/v1/me', 'decision-gateway'],
+    ['/api/v1/applications/tp_us_x/allowed_origins', 'decision-gateway'],
+    ['/api/v1/applications/tp_us_x/consent_status', 'consent-records'],
+    ['/api/v1/applications/tp_us_x/webhook_subscriptions', 'webhook-dispatcher'],
+    ['/api/v1/decisions', 'decision-gateway'],
+    ['/decisions/dts_x/embed', 'decision-gateway'],
+    ['/api/v1/consent_records/imports', 'consent-records'],
+    ['/api/v1/flows/flw_us_x', 'consent-records'],
+    ['/api/v1/grants', 'oap-authorizer'],
+    ['/api/v1/oap/version', 'oap-authorizer'],
+    ['/api/v1/oap/attestations', 'oversight-witness'],
+    ['/.well-known/jwks.json', 'receipts'],
+    ['/schemas/receipt/v2/record.json', 'receipts'],
+    ['/.well-known/witness-configuration', 'audit-chain'],
+    ['/.well-known/openapi', 'decision-gateway'],
+  ])('%s belongs to %s', (path, service) => {
+    expect(serviceForPath(path)).toBe(service);
+  });
+
+  it('knows no owner for an unknown path', () => {
+    expect(serviceForPath('/wp-admin')).toBeUndefined();
+  });
+
+  it('parses SERVICE_URLS and refuses unknown service names', () => {
+    expect(parseServiceUrls('receipts=http://r:8080/,audit-chain=http://a:8080')).toEqual({ receipts: 'http://r:8080', 'audit-chain': 'http://a:8080' });
+    expect(() => parseServiceUrls('billing=http://b')).toThrow(/billing/);
+  });
+});
