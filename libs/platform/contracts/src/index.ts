@@ -2,9 +2,19 @@
 export * from './gen/svc/events/v1/meta_pb';
 export * from './gen/svc/events/v1/connect_pb';
 export * from './gen/svc/events/v1/keys_pb';
+export * from './gen/svc/events/v1/decisions_pb';
+export * from './gen/svc/rpc/v1/flows_pb';
+export * from './gen/svc/events/v1/oap_pb';
 export * from './gen/svc/rpc/v1/errors_pb';
 export * from './gen/svc/rpc/v1/credentials_pb';
 export * from './gen/svc/rpc/v1/applications_pb';
+export * from './gen/svc/rpc/v1/oap_pb';
+export * from './gen/svc/events/v1/audit_pb';
+export * from './gen/svc/rpc/v1/audit_pb';
+export * from './gen/svc/events/v1/webhooks_pb';
+export * from './gen/svc/events/v1/oversight_pb';
+export * from './gen/svc/rpc/v1/oversight_pb';
+export * from './gen/svc/rpc/v1/receipts_pb';
 // Subject maps.
 export {
   EVENTS,
@@ -17,3 +27,13 @@ export {
   type RpcMethod,
 } from './subjects';
 export { decodeEvent, isEventType } from './decode-event';
+export { OAP_EVENTS } from './events/oap.events';
+export { OAP_RPC } from './rpc/oap.rpc';
+export { AUDIT_EVENTS } from './events/audit.events';
+export { AUDIT_RPC } from './rpc/audit.rpc';
+export { DECISIONS_EVENTS } from './events/decisions.events';
+export { FLOWS_RPC } from './rpc/flows.rpc';
+export { WEBHOOKS_EVENTS } from './events/webhooks.events';
+export { OVERSIGHT_EVENTS } from './events/oversight.events';
+export { OVERSIGHT_RPC } from './rpc/oversight.rpc';
+export { RECEIPTS_RPC } from './rpc/receipts.rpc';

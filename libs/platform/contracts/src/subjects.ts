@@ -1,7 +1,17 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { CONNECT_EVENTS } from './events/connect.events';
 import { KEYS_EVENTS } from './events/keys.events';
+import { OAP_EVENTS } from './events/oap.events';
+import { AUDIT_EVENTS } from './events/audit.events';
+import { WEBHOOKS_EVENTS } from './events/webhooks.events';
+import { OVERSIGHT_EVENTS } from './events/oversight.events';
+import { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 import { GATEWAY_RPC } from './rpc/gateway.rpc';
+import { DECISIONS_EVENTS } from './events/decisions.events';
+import { FLOWS_RPC } from './rpc/flows.rpc';
+import { OAP_RPC } from './rpc/oap.rpc';
+import { AUDIT_RPC } from './rpc/audit.rpc';
+import { RECEIPTS_RPC } from './rpc/receipts.rpc';
 
 /**
  * Every bus event type, mapped to its protobuf message and schema version. The event type is the
@@ -10,6 +20,11 @@ import { GATEWAY_RPC } from './rpc/gateway.rpc';
 export const EVENTS = {
   ...CONNECT_EVENTS,
   ...KEYS_EVENTS,
+  ...DECISIONS_EVENTS,
+  ...OAP_EVENTS,
+  ...AUDIT_EVENTS,
+  ...WEBHOOKS_EVENTS,
+  ...OVERSIGHT_EVENTS,
 } as const satisfies Record<string, { schema: DescMessage; version: number }>;
 
 export type EventType = keyof typeof EVENTS;
@@ -20,6 +35,11 @@ export type EventType = keyof typeof EVENTS;
  */
 export const RPC_METHODS = {
   ...GATEWAY_RPC,
+  ...FLOWS_RPC,
+  ...OAP_RPC,
+  ...AUDIT_RPC,
+  ...OVERSIGHT_RPC,
+  ...RECEIPTS_RPC,
 } as const satisfies Record<string, { request: DescMessage; reply: DescMessage }>;
 
 export type RpcMethod = keyof typeof RPC_METHODS;

@@ -1,0 +1,7 @@
+import { ConsumeGrantReplySchema, ConsumeGrantRequestSchema, GrantStatusReplySchema, GrantStatusRequestSchema } from '../gen/svc/rpc/v1/oap_pb';
+
+/** Request/reply methods served by oap-authorizer (called across regions by svc-verify). */
+export const OAP_RPC = {
+  'oap.grant_status': { request: GrantStatusRequestSchema, reply: GrantStatusReplySchema },
+  'oap.consume_grant': { request: ConsumeGrantRequestSchema, reply: ConsumeGrantReplySchema },
+} as const;

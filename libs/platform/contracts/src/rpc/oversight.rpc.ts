@@ -1,0 +1,12 @@
+import {
+  AgentClassRouteReplySchema,
+  AgentClassRouteRequestSchema,
+  AuthenticateAttesterReplySchema,
+  AuthenticateAttesterRequestSchema,
+} from '../gen/svc/rpc/v1/oversight_pb';
+
+/** Request/reply methods served by oversight-witness. */
+export const OVERSIGHT_RPC = {
+  'oversight.agent_class_route': { request: AgentClassRouteRequestSchema, reply: AgentClassRouteReplySchema },
+  'oversight.authenticate_attester': { request: AuthenticateAttesterRequestSchema, reply: AuthenticateAttesterReplySchema },
+} as const;
