@@ -1,10 +1,12 @@
 import type { FeatureDefinition } from '@svc/server';
 import { ConsentRecordsModule } from './consent-records.module';
+import { consentRecordsMigrations } from './migrations';
+import { CONSENT_RECORDS_SCHEMA } from './schema';
 
 /** consent-records as composed into a process. */
 export const consentRecordsFeature: FeatureDefinition = {
   name: 'consent-records',
   module: ConsentRecordsModule,
-  migrations: [],
-  outboxSchemas: [],
+  migrations: [consentRecordsMigrations],
+  outboxSchemas: [CONSENT_RECORDS_SCHEMA],
 };

@@ -1,2 +1,19 @@
 export { ConsentRecordsModule } from './consent-records.module';
 export { consentRecordsFeature } from './consent-records.feature';
+export { CONSENT_RECORDS_SCHEMA } from './schema';
+export { consentRecordsMigrations } from './migrations';
+export { consentRecordsError } from './consent-records.errors';
+export {
+  CONSENT_PATHS,
+  FLOW_REQUIREMENTS,
+  PURPOSE_MECHANISMS,
+  REVOCATION_POLICIES,
+  capturableInOwnForm,
+  flowView,
+  type ConsentPath,
+  type FlowPurpose,
+  type FlowTerms,
+  type FlowVersion,
+} from './flows/flow';
+export { FlowsRepository } from './flows/flows.repository';
+export { CreateFlowBody, UpdateFlowBody } from './flows/flows.dto';

@@ -7,6 +7,7 @@ import { CreateApplication } from './applications/use-cases/create-application.u
 import { IssueApiToken, RevokeApiToken } from './applications/use-cases/manage-api-tokens.use-case';
 import { UpdateApplication } from './applications/use-cases/update-application.use-case';
 import { DiscoveryController } from './discovery/discovery.controller';
+import { DecisionsModule } from './decisions/decisions.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { MeController } from './me.controller';
 import { GATEWAY_SCHEMA } from './schema';
@@ -14,6 +15,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
 @Module({
+  imports: [DecisionsModule],
   controllers: [ApplicationsController, MeController, DiscoveryController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

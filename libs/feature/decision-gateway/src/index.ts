@@ -8,3 +8,19 @@ export { CreateApplication, CreateApplicationCommand, type CreatedApplication } 
 export { canonicalOrigin } from './applications/origin';
 export { GATEWAY_OUTBOX } from './tokens';
 export { decisionGatewayFeature } from './decision-gateway.feature';
+export { DecisionsModule } from './decisions/decisions.module';
+export {
+  CONSENT_STATUSES,
+  DECISION_KINDS,
+  DELIVERY_MODES,
+  QUORUM_TYPES,
+  TRIGGER_TYPES,
+  type DecisionKind,
+  type DecisionSession,
+  type SessionStatus,
+} from './decisions/decision';
+export { decisionError } from './decisions/decisions.errors';
+export { CreateDecisionSession } from './decisions/use-cases/create-decision-session.use-case';
+export { ExpireDueSessions } from './decisions/use-cases/expire-due-sessions.use-case';
+export { EscalationApprovals, APPROVAL_REQUESTED_EVENT } from './decisions/escalation-approvals.consumer';
+export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decisions/deprecated-alias.interceptor';

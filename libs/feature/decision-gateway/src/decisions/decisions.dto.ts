@@ -1,0 +1,169 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import { PageQuery } from '@svc/server';
+import { CONSENT_ACTIONS } from './consent-transitions';
+import {
+  DECISION_KINDS,
+  DELIVERY_MODES,
+  MAX_TTL_SECONDS,
+  MIN_TTL_SECONDS,
+  QUORUM_TYPES,
+  TRIGGER_TYPES,
+  type DecisionKind,
+  type DeliveryMode,
+  type QuorumType,
+  type TriggerType,
+} from './decision';
+
+/** Printable identifier chosen by the application (principal, participant, reference). */
+const EXTERNAL_ID = /^[\x21-\x7e]{1,200}$/;
+
+/** Quorum of an approval (or multi-signer signing) session. */
+export class QuorumInput {
+  @IsDefined() @IsString() @IsIn(QUORUM_TYPES)
+  type!: QuorumType;
+
+  /** Yes votes needed when `type` is `threshold` (1 ≤ threshold ≤ participants). */
+  @IsOptional() @IsInt() @Min(1) @Max(50)
+  threshold?: number;
+}
+
+/** Fields of a consent session shared by POST /api/v1/decisions and the consent_sessions alias. */
+export class ConsentSessionBody {
+  /** `flw_<region>_…`; must be an active flow of the caller's application. */
+  @IsDefined() @IsString() @MaxLength(100)
+  flow_id!: string;
+
+  /** embed | popup | redirect | direct; default `redirect`. */
+  @IsOptional() @IsString() @IsIn(DELIVERY_MODES)
+  delivery_mode?: DeliveryMode;
+
+  /** Origin embedding the session; required with a publishable key, always one of the allowed origins. */
+  @IsOptional() @IsString() @MaxLength(2048)
+  embed_origin?: string;
+
+  /** The application's identifier of the person deciding (shown as the user identifier in events; keys the inbox). */
+  @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
+  principal_id?: string;
+
+  /** Seconds until the deadline (30 s to 30 days); default 900 for consent, 86400 for approval, 604800 for signature. */
+  @IsOptional() @IsInt() @Min(MIN_TTL_SECONDS) @Max(MAX_TTL_SECONDS)
+  ttl_seconds?: number;
+}
+
+/** Body of POST /api/v1/decisions (kind consent | approval | signature_request). */
+export class CreateDecisionBody {
+  @IsDefined() @IsString() @IsIn(DECISION_KINDS)
+  kind!: DecisionKind;
+
+  /** Required for consent; optional context for the other kinds. */
+  @IsOptional() @IsString() @MaxLength(100)
+  flow_id?: string;
+
+  @IsOptional() @IsString() @IsIn(DELIVERY_MODES)
+  delivery_mode?: DeliveryMode;
+
+  @IsOptional() @IsString() @MaxLength(2048)
+  embed_origin?: string;
+
+  @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
+  principal_id?: string;
+
+  @IsOptional() @IsInt() @Min(MIN_TTL_SECONDS) @Max(MAX_TTL_SECONDS)
+  ttl_seconds?: number;
+
+  /** Approval: the bound that triggered it (scope, action, value, time, escalation, reputation). */
+  @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
+  trigger_type?: TriggerType;
+
+  /** Approval / signature: the caller's reference (escalation or grant id, document id) echoed in events. */
+  @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'reference must be 1 to 200 printable ASCII characters' })
+  reference?: string;
+
+  /** Approval: `{ action, bounds }` proposed by the agent; signature: the document to sign. Free-form JSON object. */
+  @IsOptional() @IsObject()
+  proposal?: Record<string, unknown>;
+
+  /** Approvers (approval) or signers (signature_request); default: the principal alone. */
+  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @ArrayUnique() @IsString({ each: true }) @Matches(EXTERNAL_ID, { each: true, message: 'participants must be 1 to 200 printable ASCII characters each' })
+  participants?: string[];
+
+  /** Aggregation of the participants' answers; default `all`. */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => QuorumInput)
+  quorum?: QuorumInput;
+}
+
+/** Every action of the session-driving API, across kinds. */
+export const SESSION_ACTIONS = [...CONSENT_ACTIONS, 'approve', 'deny', 'counter', 'sign'] as const;
+export type SessionAction = (typeof SESSION_ACTIONS)[number];
+
+/** Body of POST /api/v1/decisions/:session_token/transitions (authorized by the session token). */
+export class TransitionBody {
+  @IsDefined() @IsString() @IsIn(SESSION_ACTIONS)
+  action!: SessionAction;
+
+  /** sign_in: the person's identifier when the session was minted without one. */
+  @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
+  principal_id?: string;
+
+  /** approve / deny / counter / sign / decline on a multi-participant session: who answers. */
+  @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'participant_id must be 1 to 200 printable ASCII characters' })
+  participant_id?: string;
+
+  /** capture_evidence: what was captured, e.g. `{ "type": "comprehension_check", "passed": true }`. */
+  @IsOptional() @IsObject()
+  evidence?: Record<string, unknown>;
+
+  /** counter: the counter proposal (required then). */
+  @IsOptional() @IsObject()
+  counter_proposal?: Record<string, unknown>;
+}
+
+/** Body of POST /api/v1/decisions/:session_token/exchange. */
+export class ExchangeBody {
+  @IsDefined() @IsString() @MinLength(1) @MaxLength(200)
+  exchange_token!: string;
+}
+
+/** Body of POST /api/v1/decisions/consent_tokens/verify. */
+export class VerifyConsentTokenBody {
+  @IsDefined() @IsString() @MinLength(1) @MaxLength(200)
+  consent_token!: string;
+}
+
+/** Query of GET /api/v1/inbox and GET /inbox. */
+export class InboxQueryDto extends PageQuery {
+  /** Whose inbox: the application's identifier of the person (sessions' principal_id or a participant). */
+  @IsDefined() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
+  principal_id!: string;
+
+  @IsOptional() @IsString() @IsIn(['consent', 'approval'])
+  kind?: 'consent' | 'approval';
+
+  @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
+  trigger_type?: TriggerType;
+
+  @IsOptional() @IsString() @MaxLength(100)
+  application_id?: string;
+
+  /** `deadline` (ascending, default) or `newest` (created_at descending). */
+  @IsOptional() @IsString() @IsIn(['deadline', 'newest'])
+  sort?: 'deadline' | 'newest';
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { RpcClient } from '@svc/bus';
+import { decisionError } from './decisions.errors';
+
+/** The flow version a consent session is bound to. */
+export interface GoverningFlow {
+  flowId: string;
+  version: number;
+  consentPath: 'standard' | 'informed';
+  purposes: string[];
+}
+
+/**
+ * Asks consent-records (NATS request/reply, `consent_records.get_flow`) for the flow's active
+ * version: decision-gateway never reads the consent_records schema, so both services deploy apart.
+ */
+@Injectable()
+export class FlowLookup {
+  constructor(private readonly rpc: RpcClient) {}
+
+  async activeFlow(applicationId: string, flowId: string): Promise<GoverningFlow> {
+    const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version: 0 });
+    if (!reply.found) throw decisionError('flow_not_found', 'Flow not found', { flow_id: flowId });
+    if (reply.activeVersion === 0 || reply.status !== 'active') {
+      throw decisionError('flow_not_active', 'The flow is a draft: activate it before creating sessions', { flow_id: flowId, status: 'draft' });
+    }
+    return {
+      flowId: reply.flowId,
+      version: reply.version,
+      consentPath: reply.consentPath === 'informed' ? 'informed' : 'standard',
+      purposes: reply.purposes.map((p) => p.key),
+    };
+  }
+}

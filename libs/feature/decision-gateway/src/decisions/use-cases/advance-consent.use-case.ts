@@ -1,0 +1,120 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { Clock } from '@svc/config';
+import type { OutboxWriter } from '@svc/persistence';
+import type { EntityManager } from 'typeorm';
+import { GATEWAY_OUTBOX } from '../../tokens';
+import { nextConsentStatus, type ConsentAction } from '../consent-transitions';
+import { CONSENT_TOKEN_TTL_MS, type ConsentStatus, type DecisionSession } from '../decision';
+import { mintConsentToken, mintExchangeToken } from '../decision-tokens';
+import type { TransitionBody } from '../decisions.dto';
+import { decisionError } from '../decisions.errors';
+import { DecisionsRepository } from '../decisions.repository';
+import { onLockedSession } from '../session-transaction';
+import { revokeFulfilledConsent } from './revoke-consent.use-case';
+
+/** What a consent move returns to the decision page (and through it, the host page). */
+export interface ConsentMoveResult {
+  session: DecisionSession;
+  /** Issued on `complete` (fulfilled): single use, valid 5 minutes. */
+  consentToken?: string;
+  /** Issued when the decision completes (fulfilled or declined); exchanged once server-side. */
+  exchangeToken?: string;
+}
+
+/**
+ * Moves a consent session along the spec's transition table (standard or informed-consent path),
+ * authorized by the session token. A move the table does not have is refused with
+ * transition_not_allowed and nothing is written. `complete` issues the consent token and
+ * publishes consent.granted; `decline` publishes consent.denied; `revoke` consent.revoked.
+ */
+@Injectable()
+export class AdvanceConsent {
+  constructor(
+    private readonly sessions: DecisionsRepository,
+    @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(tokenSha256: string, body: TransitionBody & { action: ConsentAction }): Promise<ConsentMoveResult> {
+    const now = this.clock.now();
+    return onLockedSession(this.sessions, this.outbox, { tokenSha256, now, refuseExpired: body.action !== 'revoke' }, async (manager, session) => {
+      const from = session.status as ConsentStatus;
+      const path = session.consentPath ?? 'standard';
+      const to = nextConsentStatus(from, body.action, path);
+      if (to === undefined) {
+        throw decisionError('transition_not_allowed', `No ${body.action} move from ${from} on the ${path} path`, { status: from, action: body.action, consent_path: path });
+      }
+      if (body.participant_id !== undefined || body.counter_proposal !== undefined) {
+        throw decisionError('field_not_applicable', 'participant_id and counter_proposal apply to approval and signing sessions', { action: body.action });
+      }
+      if (body.evidence !== undefined && body.action !== 'capture_evidence') {
+        throw decisionError('field_not_applicable', 'evidence applies to capture_evidence only', { field: 'evidence', action: body.action });
+      }
+      if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
+      if (session.principalId !== null && body.principal_id !== undefined && body.principal_id !== session.principalId) {
+        throw decisionError('principal_mismatch', 'This session was minted for another principal', { field: 'principal_id' });
+      }
+      const principalId = session.principalId === null ? body.principal_id : undefined;
+      if (to === 'fulfilled') return this.fulfil(manager, session, principalId, now);
+      if (body.action === 'decline') return this.decline(manager, session, principalId, now);
+      return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, principalId, evidence: body.evidence }, now) };
+    });
+  }
+
+  private async fulfil(manager: EntityManager, session: DecisionSession, principalId: string | undefined, now: Date): Promise<ConsentMoveResult> {
+    const consent = mintConsentToken();
+    const exchange = mintExchangeToken();
+    const updated = await this.sessions.update(
+      manager,
+      session.tokenSha256,
+      { status: 'fulfilled', outcome: 'granted', principalId, exchangeTokenSha256: exchange.sha256, completedAt: now },
+      now,
+    );
+    await this.sessions.insertConsentToken(manager, {
+      sha256: consent.sha256,
+      sessionSha256: session.tokenSha256,
+      applicationId: session.applicationId,
+      issuedAt: now,
+      expiresAt: new Date(now.getTime() + CONSENT_TOKEN_TTL_MS),
+    });
+    await this.outbox.add(
+      manager,
+      'consent.granted',
+      {
+        sessionToken: updated.sessionToken ?? '',
+        flowId: updated.flowId ?? '',
+        flowVersion: updated.flowVersion ?? 0,
+        consentToken: consent.token,
+        userIdentifier: updated.principalId ?? '',
+        purposes: updated.purposes,
+        fulfilledAt: timestampFromDate(now),
+      },
+      { applicationId: updated.applicationId, occurredAt: now },
+    );
+    return { session: updated, consentToken: consent.token, exchangeToken: exchange.token };
+  }
+
+  private async decline(manager: EntityManager, session: DecisionSession, principalId: string | undefined, now: Date): Promise<ConsentMoveResult> {
+    const exchange = mintExchangeToken();
+    const updated = await this.sessions.update(
+      manager,
+      session.tokenSha256,
+      { status: 'expired', outcome: 'declined', principalId, exchangeTokenSha256: exchange.sha256, completedAt: now },
+      now,
+    );
+    await this.outbox.add(
+      manager,
+      'consent.denied',
+      {
+        sessionToken: updated.sessionToken ?? '',
+        flowId: updated.flowId ?? '',
+        flowVersion: updated.flowVersion ?? 0,
+        userIdentifier: updated.principalId ?? '',
+        declinedAt: timestampFromDate(now),
+      },
+      { applicationId: updated.applicationId, occurredAt: now },
+    );
+    return { session: updated, exchangeToken: exchange.token };
+  }
+}
