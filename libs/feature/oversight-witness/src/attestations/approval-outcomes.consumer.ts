@@ -1,0 +1,87 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { fromBinary } from '@bufbuild/protobuf';
+import { BusConnection, DurableConsumer, type DeliveredEvent } from '@svc/bus';
+import { ApprovalDecidedSchema, eventSubject } from '@svc/contracts';
+import { isDomainError } from '@svc/errors';
+import { isIdOf } from '@svc/ids';
+import { processOnce } from '@svc/persistence';
+import { LOGGER } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { OVERSIGHT_SCHEMA } from '../schema';
+import type { EscalationOutcome } from './attestation';
+import { ResolveEscalation } from './use-cases/resolve-escalation.use-case';
+
+const CONSUMER = 'oversight-witness-approval-outcomes';
+
+/** Event types of decision-gateway's approval outcomes and what each means for an attestation. */
+export const APPROVAL_OUTCOME_EVENTS: Readonly<Record<string, EscalationOutcome>> = {
+  'approval.granted': 'approved',
+  'approval.denied': 'denied',
+  'approval.countered': 'countered',
+};
+
+/**
+ * Completes escalated attestations from decision-gateway's `approval.granted` / `approval.denied`
+ * / `approval.countered` events (selected by type string; matched by `reference` = attestation
+ * id, which conductor escalations never use). Other approvals, unknown or already-resolved
+ * attestations are skipped; the inbox makes redeliveries harmless.
+ */
+@Injectable()
+export class ApprovalOutcomes implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumer?: DurableConsumer;
+
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly dataSource: DataSource,
+    private readonly resolveEscalation: ResolveEscalation,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.consumer = new DurableConsumer(
+      this.bus,
+      { durable: CONSUMER, filterSubject: eventSubject(this.bus.prefix, this.bus.region, 'approval.>') },
+      { error: (message, context) => this.logger.error(context, message) },
+    );
+    await this.consumer.start(async (event) => {
+      await this.handle(event);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  /** Resolves the attestation an approval outcome refers to; false when the event was not ours or seen before. */
+  async handle(event: DeliveredEvent): Promise<boolean> {
+    const outcome = APPROVAL_OUTCOME_EVENTS[event.eventType];
+    if (!outcome) return false;
+    const decided = fromBinary(ApprovalDecidedSchema, event.data);
+    if (!isIdOf('attestation', decided.reference)) return false;
+    const applicationId = decided.meta?.applicationId ?? '';
+    let resolved = false;
+    await processOnce(this.dataSource, OVERSIGHT_SCHEMA, CONSUMER, event.id, async (manager) => {
+      try {
+        await this.resolveEscalation.execute(
+          { applicationId, attestationId: decided.reference, outcome, counterProposal: outcome === 'countered' ? parseObject(decided.counterProposalJson) : null },
+          manager,
+        );
+        resolved = true;
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        this.logger.warn({ eventId: event.id, reason: error.code }, 'approval outcome for an attestation that cannot be resolved; skipped');
+      }
+    });
+    return resolved;
+  }
+}
+
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
