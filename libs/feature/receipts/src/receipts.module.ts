@@ -1,5 +1,23 @@
 import { Module } from '@nestjs/common';
+import { DisclosureReceiptsController } from './http/disclosure-receipts.controller';
+import { PublicDocumentsController } from './http/public-documents.controller';
+import { ReceiptsController } from './http/receipts.controller';
+import { ReceiptsRpcHandlers } from './receipts-rpc.handlers';
+import { ReceiptsRepository } from './storage/receipts.repository';
+import { AppendReceiptTransition } from './use-cases/append-receipt-transition.use-case';
+import { FreezeReceipt } from './use-cases/freeze-receipt.use-case';
+import { RecordDisclosure } from './use-cases/record-disclosure.use-case';
+import { RenderReceipt } from './use-cases/render-receipt.use-case';
 
-/** receipts: durable svc-cr/2.13 records and their flavors, disclosure receipts, the published schema, JWKS. */
-@Module({})
+/**
+ * receipts: durable svc-cr/2.13 records and their flavors, disclosure receipts, the published
+ * schema, JWKS. Exports {@link FreezeReceipt} and {@link AppendReceiptTransition}: the in-process
+ * API through which consent-records and oap-authorizer freeze receipts and append transitions;
+ * in a separate process they call the same through `receipts.freeze` / `receipts.append_transition`.
+ */
+@Module({
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController],
+  providers: [ReceiptsRepository, FreezeReceipt, AppendReceiptTransition, RenderReceipt, RecordDisclosure, ReceiptsRpcHandlers],
+  exports: [FreezeReceipt, AppendReceiptTransition, RenderReceipt],
+})
 export class ReceiptsModule {}

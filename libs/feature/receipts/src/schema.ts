@@ -1,0 +1,2 @@
+/** Postgres schema owned by receipts. */
+export const RECEIPTS_SCHEMA = 'receipts';

@@ -1,0 +1,9 @@
+import type { SchemaMigrations } from '@svc/persistence';
+import { RECEIPTS_SCHEMA } from '../../schema';
+import { CreateReceipts1795500000000 } from './1795500000000-create-receipts';
+
+/** receipts' schema and its migrations, in order. */
+export const receiptsMigrations: SchemaMigrations = {
+  schema: RECEIPTS_SCHEMA,
+  migrations: [CreateReceipts1795500000000],
+};
