@@ -92,6 +92,12 @@ describe('Connect basics through the us router', () => {
       expect(malformed.status).toBe(421);
     });
 
+    it('answers 421 grant_region_mismatch for an attestation refresh of a foreign grant', async () => {
+      const res = await http('POST', `${us}/api/v1/grants/ath_eu_abcdefghijklmnopqrstuvwx/attestation`, { json: {} });
+      expect(res.status).toBe(421);
+      expect(res.body).toMatchObject({ reason_code: 'grant_region_mismatch', detail: { home_region: 'eu' } });
+    });
+
     it('redirects a foreign capability document with 307 and a day-long public cache', async () => {
       const res = await http('GET', `${us}/api/v1/agents/agent_eu_abcdefghijklmnopqrst/capabilities`);
       expect(res.status).toBe(307);

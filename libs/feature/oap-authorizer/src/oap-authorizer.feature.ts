@@ -1,10 +1,12 @@
 import type { FeatureDefinition } from '@svc/server';
+import { oapMigrations } from './migrations';
 import { OapAuthorizerModule } from './oap-authorizer.module';
+import { OAP_SCHEMA } from './schema';
 
 /** oap-authorizer as composed into a process. */
 export const oapAuthorizerFeature: FeatureDefinition = {
   name: 'oap-authorizer',
   module: OapAuthorizerModule,
-  migrations: [],
-  outboxSchemas: [],
+  migrations: [oapMigrations],
+  outboxSchemas: [OAP_SCHEMA],
 };

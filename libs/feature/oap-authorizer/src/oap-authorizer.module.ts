@@ -1,5 +1,83 @@
 import { Module } from '@nestjs/common';
+import { OutboxRegistry } from '@svc/server';
+import { AgentsController } from './agents/agents.controller';
+import { AgentsRepository } from './agents/agents.repository';
+import { CapabilitiesController } from './agents/capabilities.controller';
+import { IpRateLimiter } from './agents/ip-rate-limiter';
+import { PublishCapabilities } from './agents/use-cases/publish-capabilities.use-case';
+import { RecordAgentReputation } from './agents/use-cases/record-agent-reputation.use-case';
+import { RegisterAgent } from './agents/use-cases/register-agent.use-case';
+import { AuthoritiesController } from './authorities/authorities.controller';
+import { AuthoritiesRepository } from './authorities/authorities.repository';
+import { CreateAuthority } from './authorities/use-cases/create-authority.use-case';
+import { ResumeAuthority } from './authorities/use-cases/resume-authority.use-case';
+import { RevokeAuthority } from './authorities/use-cases/revoke-authority.use-case';
+import { SuspendAuthority } from './authorities/use-cases/suspend-authority.use-case';
+import { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
+import { EscalationsController } from './escalations/escalations.controller';
+import { EscalationsRepository } from './escalations/escalations.repository';
+import { RecordEscalationVote } from './escalations/use-cases/record-escalation-vote.use-case';
+import { ResolveEscalation } from './escalations/use-cases/resolve-escalation.use-case';
+import { AgentAuthenticator } from './grants/agent-authenticator';
+import { DpopVerifier } from './grants/dpop';
+import { AgentEvidenceVerifier } from './grants/evidence/agent-evidence-verifier';
+import { JwksCache } from './grants/evidence/jwks-cache';
+import { TrustLists } from './grants/evidence/trust-lists';
+import { GrantIssuer } from './grants/grant-issuer';
+import { GrantsController } from './grants/grants.controller';
+import { GrantsRepository } from './grants/grants.repository';
+import { ReceiptSigner } from './grants/receipts';
+import { RefreshAttestation } from './grants/use-cases/refresh-attestation.use-case';
+import { RequestGrant } from './grants/use-cases/request-grant.use-case';
+import { OAP_SCHEMA } from './schema';
+import { ChronicleDirectory } from './shared/chronicle';
+import { IdempotencyStore } from './shared/idempotency-store';
+import { RegionRpc } from './shared/region-rpc';
+import { ReplayCache } from './shared/replay-cache';
+import { OAP_OUTBOX } from './tokens';
+import { GrantStatusDirectory } from './verification/grant-status';
+import { OapRpcHandlers } from './verification/oap-rpc.handlers';
+import { RevokeGrant } from './verification/use-cases/revoke-grant.use-case';
+import { VerificationController } from './verification/verification.controller';
+import { VersionController } from './version.controller';
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
-@Module({})
+@Module({
+  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController],
+  providers: [
+    { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
+    AgentsRepository,
+    AuthoritiesRepository,
+    GrantsRepository,
+    EscalationsRepository,
+    RegisterAgent,
+    PublishCapabilities,
+    RecordAgentReputation,
+    CreateAuthority,
+    SuspendAuthority,
+    ResumeAuthority,
+    RevokeAuthority,
+    RequestGrant,
+    RefreshAttestation,
+    GrantIssuer,
+    ReceiptSigner,
+    DpopVerifier,
+    AgentAuthenticator,
+    AgentEvidenceVerifier,
+    TrustLists,
+    JwksCache,
+    ReplayCache,
+    IdempotencyStore,
+    ChronicleDirectory,
+    RegionRpc,
+    IpRateLimiter,
+    ResolveEscalation,
+    RecordEscalationVote,
+    ApprovalOutcomesConsumer,
+    RevokeGrant,
+    GrantStatusDirectory,
+    OapRpcHandlers,
+  ],
+  exports: [RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
+})
 export class OapAuthorizerModule {}

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { regionVerdict } from './region-guard';
 
+const GRANT_REFRESH = /^\/api\/v1\/grants\/[^/]+\/attestation$/;
+
 export interface RegionGuardOptions {
   region: string;
   /** Public base URL of each region's router. */
@@ -23,12 +25,14 @@ export function installRegionGuard(fastify: FastifyInstance, options: RegionGuar
         .header('cache-control', 'public, max-age=86400')
         .send();
     }
+    const path = request.url.split('?', 1)[0] ?? '';
     return reply
       .status(421)
       .header('cache-control', 'no-store')
       .send({
         message: `This resource is homed in region ${verdict.homeRegion}; send the request to that region`,
-        reason_code: 'wrong_region',
+        // The spec names its own code for an attestation refresh that reached the wrong region.
+        reason_code: GRANT_REFRESH.test(path) ? 'grant_region_mismatch' : 'wrong_region',
         detail: { home_region: verdict.homeRegion, ...(homeUrl ? { home_region_url: homeUrl } : {}) },
       });
   });

@@ -1,0 +1,113 @@
+import { Controller, Get, Options, Param, Req, Res } from '@nestjs/common';
+import { ApiDoc } from '@svc/server';
+import { Public } from '@svc/auth';
+import { RpcClient } from '@svc/bus';
+import { PlatformConfig } from '@svc/config';
+import { canonicalJson, sha256Base64Url } from '@svc/crypto';
+import { isIdOf } from '@svc/ids';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Agent, CapabilityVersion } from './agent';
+import { AgentsRepository } from './agents.repository';
+import { IpRateLimiter, clientIp } from './ip-rate-limiter';
+
+/** Cache lifetime of a capability document on 200 and 304, seconds (spec, Limits). */
+export const CAPABILITY_MAX_AGE_SECONDS = 300;
+
+/**
+ * The one 404 body of the five undiscoverable cases (unknown agent, application not hosting agents,
+ * capabilities_published false, no snapshot, operator suppression): byte-identical so a caller
+ * cannot tell them apart.
+ */
+export const UNDISCOVERABLE_BODY = JSON.stringify({ message: 'Agent not discoverable', reason_code: 'agent_not_discoverable' });
+
+/** Public capability documents (`GET /api/v1/agents/{agent_id}/capabilities`). */
+@Controller('api/v1/agents/:agent_id/capabilities')
+@Public()
+export class CapabilitiesController {
+  constructor(
+    private readonly agents: AgentsRepository,
+    private readonly rpc: RpcClient,
+    private readonly limiter: IpRateLimiter,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  /** CORS preflight: never rate limited. */
+  @ApiDoc({ summary: 'CORS preflight of the capability document (not rate limited)', tag: 'OAP', errors: [] })
+  @Options()
+  preflight(@Res() reply: FastifyReply): void {
+    void reply
+      .status(204)
+      .header('access-control-allow-origin', '*')
+      .header('access-control-allow-methods', 'GET, OPTIONS')
+      .header('access-control-allow-headers', 'if-none-match')
+      .header('access-control-max-age', '600')
+      .send();
+  }
+
+  @ApiDoc({ summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP', tag: 'OAP', errors: [400, 404, 429] })
+  @Get()
+  async get(@Param('agent_id') agentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const retryAfter = this.limiter.hit(clientIp(request));
+    if (retryAfter !== undefined) {
+      void reply.status(429).header('cache-control', 'no-store').header('retry-after', String(retryAfter)).send({ message: 'Too many requests', reason_code: 'rate_limited' });
+      return;
+    }
+    if (!isIdOf('agent', agentId)) {
+      void reply.status(400).header('cache-control', 'no-store').send({ message: 'agent_id is not an agent identifier', reason_code: 'agent_id_malformed', detail: { field: 'agent_id' } });
+      return;
+    }
+    const found = await this.discoverable(agentId);
+    if (!found) {
+      void reply.status(404).header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8').send(UNDISCOVERABLE_BODY);
+      return;
+    }
+    const body = canonicalJson(this.document(found.agent, found.version));
+    const etag = `"${sha256Base64Url(body)}"`;
+    void reply.header('etag', etag).header('cache-control', `public, max-age=${CAPABILITY_MAX_AGE_SECONDS}`).header('access-control-allow-origin', '*');
+    if (ifNoneMatch(request.headers['if-none-match'], etag)) {
+      void reply.status(304).send();
+      return;
+    }
+    void reply.status(200).header('content-type', 'application/json; charset=utf-8').send(body);
+  }
+
+  private async discoverable(agentId: string): Promise<{ agent: Agent; version: CapabilityVersion } | undefined> {
+    const agent = await this.agents.find(agentId);
+    if (!agent || agent.suppressed) return undefined;
+    const application = await this.rpc.call('gateway.get_application', { applicationId: agent.applicationId });
+    // "Application not of agent type": an Oversight-only application decides with its own engine
+    // and publishes no Conductor capability document.
+    if (!application.found || application.mode === 'oversight' || !application.capabilitiesPublished) return undefined;
+    const version = await this.agents.currentVersion(agentId);
+    return version ? { agent, version } : undefined;
+  }
+
+  private document(agent: Agent, version: CapabilityVersion): Record<string, unknown> {
+    return {
+      agent_id: agent.id,
+      region: this.config.REGION,
+      version_id: version.versionId,
+      published_at: version.publishedAt.toISOString(),
+      scopes: version.scopes.map((s) => ({ id: s.id, label: s.label, parent: s.parent, custom: s.custom, status: s.status })),
+      actions: version.actions,
+      bounds_supported: ['scope', 'action', 'value', 'time', 'escalation', 'reputation'],
+      oidc_a: {
+        agent_capabilities: version.scopes.map((s) => `oap:${s.id}`).sort(),
+        projection_version: 1,
+        agent_type: agent.metadata?.agent_type ?? null,
+        agent_provider: agent.metadata?.agent_provider ?? null,
+        agent_model: agent.metadata?.agent_model ?? null,
+        agent_version: agent.metadata?.agent_version ?? null,
+      },
+      cache: { max_age_seconds: CAPABILITY_MAX_AGE_SECONDS, version_id: version.versionId },
+    };
+  }
+}
+
+/** RFC 9110 §13.1.2: `*` or a list of entity tags; weak comparison suffices for If-None-Match. */
+function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return false;
+  if (value.trim() === '*') return true;
+  return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}

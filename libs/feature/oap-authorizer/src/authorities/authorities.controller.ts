@@ -1,0 +1,75 @@
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { oapError } from '../oap.errors';
+import { AuthorityTransitionBody, CreateAuthorityBody } from './authorities.dto';
+import { AuthoritiesRepository } from './authorities.repository';
+import { authorityView } from './authority';
+import type { AuthorityBounds } from './bounds';
+import { CreateAuthority, CreateAuthorityCommand } from './use-cases/create-authority.use-case';
+import { ResumeAuthority } from './use-cases/resume-authority.use-case';
+import { RevokeAuthority } from './use-cases/revoke-authority.use-case';
+import { SuspendAuthority } from './use-cases/suspend-authority.use-case';
+
+/** Authorities of the caller's application (API token). */
+@Controller('api/v1/authorities')
+export class AuthoritiesController {
+  constructor(
+    private readonly authorities: AuthoritiesRepository,
+    private readonly createAuthority: CreateAuthority,
+    private readonly suspendAuthority: SuspendAuthority,
+    private readonly resumeAuthority: ResumeAuthority,
+    private readonly revokeAuthority: RevokeAuthority,
+  ) {}
+
+  @ApiDoc({ summary: 'Create an authority: a standing delegation to an agent with any subset of the eight bounds', tag: 'OAP', errors: [400, 401, 404, 422] })
+  @Post()
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateAuthorityBody): Promise<Record<string, unknown>> {
+    const { agent_id, principal_id, purposes, valid_from, valid_until, cooling_off_seconds, ...bounds } = body;
+    const command = CreateAuthorityCommand.create({
+      agentId: agent_id,
+      principalId: principal_id,
+      bounds: JSON.parse(JSON.stringify(bounds)) as AuthorityBounds,
+      purposes,
+      validFrom: valid_from,
+      validUntil: valid_until,
+      coolingOffSeconds: cooling_off_seconds,
+    });
+    return authorityView(await this.createAuthority.execute(principal, command));
+  }
+
+  @ApiDoc({ summary: 'List the authorities of the application (cursor pagination)', tag: 'OAP', errors: [400, 401, 422] })
+  @Get()
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
+    const rows = await this.authorities.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    return toPage(rows, limit, authorityView, (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }));
+  }
+
+  @ApiDoc({ summary: 'An authority of the application', tag: 'OAP', errors: [401, 404] })
+  @Get(':authority_id')
+  async get(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string): Promise<Record<string, unknown>> {
+    const authority = await this.authorities.find(id);
+    if (!authority || authority.applicationId !== principal.applicationId) throw oapError('authority_not_found', 'Authority not found', { authority_id: id });
+    return authorityView(authority);
+  }
+
+  @ApiDoc({ summary: 'Suspend an active authority (authority.suspended)', tag: 'OAP', errors: [400, 401, 404, 409] })
+  @Post(':authority_id/suspend')
+  async suspend(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+    return authorityView(await this.suspendAuthority.execute(principal, id, body.reason));
+  }
+
+  @ApiDoc({ summary: 'Resume a suspended authority (authority.resumed)', tag: 'OAP', errors: [400, 401, 404, 409] })
+  @Post(':authority_id/resume')
+  async resume(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+    return authorityView(await this.resumeAuthority.execute(principal, id, body.reason));
+  }
+
+  @ApiDoc({ summary: 'Revoke an authority for good (authority.revoked)', tag: 'OAP', errors: [400, 401, 404, 409] })
+  @Post(':authority_id/revoke')
+  async revoke(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+    return authorityView(await this.revokeAuthority.execute(principal, id, body.reason));
+  }
+}

@@ -1,0 +1,109 @@
+import { Injectable } from '@nestjs/common';
+import { queryRows } from '@svc/persistence';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Authority, AuthorityStatus } from './authority';
+import type { AuthorityBounds } from './bounds';
+
+interface AuthorityRow {
+  id: string;
+  application_id: string;
+  agent_id: string;
+  principal_id: string;
+  status: AuthorityStatus;
+  bounds_json: string;
+  purposes: string[];
+  valid_from: Date;
+  valid_until: Date;
+  cooling_off_seconds: number;
+  manifest_sha256: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const COLUMNS = 'id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, revoked_at';
+
+function toAuthority(row: AuthorityRow): Authority {
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    agentId: row.agent_id,
+    principalId: row.principal_id,
+    status: row.status,
+    bounds: JSON.parse(row.bounds_json) as AuthorityBounds,
+    boundsJson: row.bounds_json,
+    purposes: row.purposes,
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    coolingOffSeconds: row.cooling_off_seconds,
+    manifestSha256: row.manifest_sha256,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** Queries of authorities. */
+@Injectable()
+export class AuthoritiesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async insert(manager: EntityManager, authority: Omit<Authority, 'revokedAt' | 'bounds'>): Promise<Authority> {
+    const rows: AuthorityRow[] = await manager.query(
+      `INSERT INTO oap.authorities (id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${COLUMNS}`,
+      [
+        authority.id,
+        authority.applicationId,
+        authority.agentId,
+        authority.principalId,
+        authority.status,
+        authority.boundsJson,
+        authority.purposes,
+        authority.validFrom,
+        authority.validUntil,
+        authority.coolingOffSeconds,
+        authority.manifestSha256,
+        authority.createdAt,
+      ],
+    );
+    return toAuthority(rows[0]!);
+  }
+
+  async find(id: string, manager: EntityManager = this.dataSource.manager): Promise<Authority | undefined> {
+    const rows: AuthorityRow[] = await manager.query(`SELECT ${COLUMNS} FROM oap.authorities WHERE id = $1`, [id]);
+    return rows[0] ? toAuthority(rows[0]) : undefined;
+  }
+
+  /** Non-revoked authorities of an agent, newest first (at most `limit`). */
+  async currentForAgent(agentId: string, limit = 2): Promise<Authority[]> {
+    const rows: AuthorityRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status <> 'revoked' ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [agentId, limit],
+    );
+    return rows.map(toAuthority);
+  }
+
+  async list(applicationId: string, limit: number, after?: { createdAt: string; id: string }): Promise<Authority[]> {
+    const rows: AuthorityRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM oap.authorities WHERE application_id = $1
+         AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3))
+       ORDER BY created_at, id LIMIT $4`,
+      [applicationId, after?.createdAt ?? null, after?.id ?? '', limit],
+    );
+    return rows.map(toAuthority);
+  }
+
+  /** Moves an authority from one of `from` to `to`; undefined when it was in another state. */
+  async transition(manager: EntityManager, id: string, from: readonly AuthorityStatus[], to: AuthorityStatus, at: Date): Promise<Authority | undefined> {
+    const rows = await queryRows<AuthorityRow>(
+      manager,
+      `UPDATE oap.authorities SET status = $3, updated_at = $4, revoked_at = CASE WHEN $3 = 'revoked' THEN $4 ELSE revoked_at END
+       WHERE id = $1 AND status = ANY($2::text[]) RETURNING ${COLUMNS}`,
+      [id, from, to, at],
+    );
+    return rows[0] ? toAuthority(rows[0]) : undefined;
+  }
+}

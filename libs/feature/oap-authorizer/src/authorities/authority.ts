@@ -1,0 +1,46 @@
+import type { AuthorityBounds } from './bounds';
+
+/** Lifecycle of an authority: active ⇄ suspended, either → revoked (final). */
+export type AuthorityStatus = 'active' | 'suspended' | 'revoked';
+
+/** A principal's standing delegation to an agent inside an application, holding the bounds. */
+export interface Authority {
+  id: string;
+  applicationId: string;
+  agentId: string;
+  principalId: string;
+  status: AuthorityStatus;
+  bounds: AuthorityBounds;
+  /** Canonical JSON of `bounds`, exactly as stored and hashed. */
+  boundsJson: string;
+  /** Declared purposes of use (cascade step 11); empty means none declared. */
+  purposes: string[];
+  validFrom: Date;
+  validUntil: Date;
+  /** No grant before validFrom + coolingOffSeconds. */
+  coolingOffSeconds: number;
+  /** Agent manifest hash when the authority was created: the drift reference of step 15. */
+  manifestSha256: string | null;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The API view of an authority. */
+export function authorityView(authority: Authority): Record<string, unknown> {
+  return {
+    id: authority.id,
+    object: 'authority',
+    application_id: authority.applicationId,
+    agent_id: authority.agentId,
+    principal_id: authority.principalId,
+    status: authority.status,
+    ...authority.bounds,
+    purposes: authority.purposes,
+    valid_from: authority.validFrom.toISOString(),
+    valid_until: authority.validUntil.toISOString(),
+    cooling_off_seconds: authority.coolingOffSeconds,
+    manifest_sha256: authority.manifestSha256,
+    created_at: authority.createdAt.toISOString(),
+    revoked_at: authority.revokedAt?.toISOString() ?? null,
+  };
+}

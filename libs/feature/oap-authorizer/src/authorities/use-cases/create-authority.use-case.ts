@@ -1,0 +1,94 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Principal } from '@svc/auth';
+import { Clock, PlatformConfig } from '@svc/config';
+import { canonicalJson } from '@svc/crypto';
+import { DomainError } from '@svc/errors';
+import { newRegionalId } from '@svc/ids';
+import type { OutboxWriter } from '@svc/persistence';
+import { AgentsRepository } from '../../agents/agents.repository';
+import { ownedAgent } from '../../agents/use-cases/owned-agent';
+import { OAP_OUTBOX } from '../../tokens';
+import type { Authority } from '../authority';
+import { BOUND_KEYS, type AuthorityBounds } from '../bounds';
+import { AuthoritiesRepository } from '../authorities.repository';
+import { emitAuthorityEvent } from './authority-event';
+
+/** A validated request to create an authority; cannot be built with an inverted window. */
+export class CreateAuthorityCommand {
+  private constructor(
+    readonly agentId: string,
+    readonly principalId: string,
+    readonly bounds: AuthorityBounds,
+    readonly purposes: string[],
+    readonly validFrom: Date | undefined,
+    readonly validUntil: Date,
+    readonly coolingOffSeconds: number,
+  ) {}
+
+  static create(input: {
+    agentId: string;
+    principalId: string;
+    bounds: AuthorityBounds;
+    purposes?: string[];
+    validFrom?: string;
+    validUntil: string;
+    coolingOffSeconds?: number;
+  }): CreateAuthorityCommand {
+    const validFrom = input.validFrom === undefined ? undefined : new Date(input.validFrom);
+    const validUntil = new Date(input.validUntil);
+    if (validFrom && validUntil <= validFrom) {
+      throw new DomainError('unprocessable', 'validation_failed', 'valid_until must be after valid_from', { field: 'valid_until' });
+    }
+    const escalation = input.bounds.escalation_bounds;
+    if (escalation?.quorum_type === 'threshold' && (escalation.threshold === undefined || escalation.threshold > escalation.approvers.length)) {
+      throw new DomainError('unprocessable', 'validation_failed', 'threshold quorum needs a threshold no greater than the number of approvers', { field: 'escalation_bounds.threshold' });
+    }
+    const value = input.bounds.value_bounds;
+    if (value && !value.unrestricted && value.currency === undefined) {
+      throw new DomainError('unprocessable', 'validation_failed', 'value_bounds needs a currency', { field: 'value_bounds.currency' });
+    }
+    const bounds: AuthorityBounds = {};
+    for (const key of BOUND_KEYS) if (input.bounds[key] !== undefined) (bounds as Record<string, unknown>)[key] = input.bounds[key];
+    return new CreateAuthorityCommand(input.agentId, input.principalId, bounds, input.purposes ?? [], validFrom, validUntil, input.coolingOffSeconds ?? 0);
+  }
+}
+
+/** Creates an authority (status active) and emits `authority.created`. */
+@Injectable()
+export class CreateAuthority {
+  constructor(
+    private readonly authorities: AuthoritiesRepository,
+    private readonly agents: AgentsRepository,
+    @Inject(OAP_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  async execute(principal: Principal, command: CreateAuthorityCommand): Promise<Authority> {
+    await ownedAgent(this.agents, principal, command.agentId);
+    const now = this.clock.now();
+    const validFrom = command.validFrom ?? now;
+    if (command.validUntil <= validFrom) {
+      throw new DomainError('unprocessable', 'validation_failed', 'valid_until must be after valid_from', { field: 'valid_until' });
+    }
+    const manifest = await this.agents.currentVersion(command.agentId);
+    return this.authorities.transaction(async (manager) => {
+      const authority = await this.authorities.insert(manager, {
+        id: newRegionalId('authority', this.config.REGION),
+        applicationId: principal.applicationId,
+        agentId: command.agentId,
+        principalId: command.principalId,
+        status: 'active',
+        boundsJson: canonicalJson(command.bounds as Record<string, unknown>),
+        purposes: command.purposes,
+        validFrom,
+        validUntil: command.validUntil,
+        coolingOffSeconds: command.coolingOffSeconds,
+        manifestSha256: manifest?.manifestSha256 ?? null,
+        createdAt: now,
+      });
+      await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now);
+      return authority;
+    });
+  }
+}

@@ -1,0 +1,69 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BusConnection, DurableConsumer, type DeliveredEvent } from '@svc/bus';
+import { decodeEvent, eventSubject } from '@svc/contracts';
+import { DomainError } from '@svc/errors';
+import { processOnce } from '@svc/persistence';
+import { LOGGER } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { OAP_SCHEMA } from '../schema';
+import { EscalationsRepository } from './escalations.repository';
+import { ResolveEscalation, type EscalationOutcome } from './use-cases/resolve-escalation.use-case';
+
+const CONSUMER = 'oap-authorizer-approval-outcomes';
+
+/** Event type → outcome; the decisions surface aggregates the quorum before emitting one of these. */
+const OUTCOMES: Readonly<Record<string, EscalationOutcome>> = {
+  'approval.granted': 'approved',
+  'approval.denied': 'denied',
+  'approval.countered': 'countered',
+};
+
+/**
+ * Resolves Conductor escalations from the decisions surface's aggregated `approval.*` events
+ * (selected by type string; `reference` is the escalation id). Events of other producers
+ * (Oversight attestations) carry other references and are skipped.
+ */
+@Injectable()
+export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumer?: DurableConsumer;
+
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly dataSource: DataSource,
+    private readonly escalations: EscalationsRepository,
+    private readonly resolve: ResolveEscalation,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.consumer = new DurableConsumer(
+      this.bus,
+      { durable: CONSUMER, filterSubject: eventSubject(this.bus.prefix, this.bus.region, 'approval.>') },
+      { error: (message, context) => this.logger.error(context, message) },
+    );
+    await this.consumer.start((event) => this.handle(event));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  async handle(event: DeliveredEvent): Promise<void> {
+    const outcome = OUTCOMES[event.eventType];
+    if (!outcome) return;
+    const decoded = decodeEvent(event.eventType, event.data) as { reference?: string } | undefined;
+    const reference = decoded?.reference ?? '';
+    if (!reference.startsWith('esc_')) return;
+    await processOnce(this.dataSource, OAP_SCHEMA, CONSUMER, event.id, async (manager) => {
+      const escalation = await this.escalations.find(reference, manager, true);
+      if (!escalation || escalation.status !== 'pending') return;
+      try {
+        await this.resolve.apply(manager, escalation, outcome, escalation.votes);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        this.logger.warn({ escalationId: reference, code: error.code }, 'approval outcome not applied');
+      }
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import type { Agent } from '../../agents/agent';
+import type { AgentMetadata } from '../../agents/agent-metadata';
+import type { Authority } from '../../authorities/authority';
+
+/**
+ * Denial categories of the spec's cascade table. Steps 6 and 12 are reserved by the spec under the
+ * names `action_not_prohibited` and `max_actions`; their denials carry those names as category.
+ */
+export type DenialCategory = 'authorization_denied' | 'action_not_prohibited' | 'intent_denied' | 'max_actions' | 'trajectory_denied';
+
+/** One hop of a multi-hop delegation chain (spec, Delegation chain hop). */
+export interface DelegationHop {
+  iss: string;
+  sub: string;
+  aud: string;
+  /** RFC 3339. */
+  delegated_at: string;
+  /** Space-separated scopes delegated by this hop. */
+  scope: string;
+  purpose: string;
+  jti: string;
+}
+
+/** A grant request after the API edge (steps 1–2 passed): shape valid, caller authenticated. */
+export interface GrantRequest {
+  applicationId: string;
+  agentId: string;
+  /** RFC 7638 thumbprint of the agent's DPoP key, proven by the request's own DPoP proof. */
+  dpopJkt: string;
+  scopes: string[];
+  actions: string[];
+  validUntil: Date;
+  value?: { amount: string; currency: string };
+  purpose?: string;
+  jurisdiction?: string;
+  delegationChain: DelegationHop[];
+  metadata?: AgentMetadata;
+}
+
+/** What was already granted under the authority, read under its row lock. */
+export interface GrantHistory {
+  /** Grants ever allowed under the authority. */
+  total: number;
+  /** Grants allowed in the rolling last minute. */
+  lastMinute: number;
+  /** Grants allowed in the current UTC calendar minute, hour and day. */
+  buckets: Record<'minute' | 'hour' | 'day', number>;
+  /** Exact decimal sum of allowed amounts in the authority's value currency. */
+  aggregate: string;
+  /** Actions of the most recent grants, newest first (one entry per grant, its first action). */
+  recentActions: string[];
+  /** Every action ever granted under the authority. */
+  grantedActions: ReadonlySet<string>;
+}
+
+/** Everything a step may read; steps are pure functions of it. */
+export interface CascadeContext {
+  now: Date;
+  request: GrantRequest;
+  /** Undefined when no authority covers the agent (step 3 denies). */
+  authority: Authority | undefined;
+  agent: Agent;
+  /** SHA-256 hex of the agent's current capability manifest, null when none. */
+  currentManifestSha256: string | null;
+  history: GrantHistory;
+}
+
+/** A step's verdict. `escalate` is only returned by step 10. */
+export type StepResult =
+  | { outcome: 'pass' }
+  | { outcome: 'deny'; reason: string; message: string }
+  | { outcome: 'escalate'; reason: string };
+
+/** One step of the 15-step cascade. */
+export interface CascadeStep {
+  step: number;
+  name: string;
+  category: DenialCategory;
+  check(context: CascadeContext): StepResult;
+}
+
+/** Shorthands for step implementations. */
+export const pass: StepResult = { outcome: 'pass' };
+export function deny(reason: string, message: string): StepResult {
+  return { outcome: 'deny', reason, message };
+}
+
+/** The authority a step needs; step 3 guarantees it exists before any later step runs. */
+export function authorityOf(context: CascadeContext): Authority {
+  if (!context.authority) throw new Error('cascade step ran without an authority; step 3 must run first');
+  return context.authority;
+}
+
+/** True when `name` matches `pattern`, exactly or as `<prefix>:*`. */
+export function matchesName(pattern: string, name: string): boolean {
+  return pattern === name || (pattern.endsWith(':*') && name.startsWith(pattern.slice(0, -1)));
+}

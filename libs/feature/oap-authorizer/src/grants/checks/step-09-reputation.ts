@@ -1,0 +1,16 @@
+import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+
+/** Step 9, reputation threshold: the agent's trust score and vouch count meet `reputation_bounds`. */
+export const step09Reputation: CascadeStep = {
+  step: 9,
+  name: 'reputation_threshold',
+  category: 'intent_denied',
+  check(context) {
+    const bounds = authorityOf(context).bounds.reputation_bounds;
+    if (!bounds) return deny('reputation_bounds_not_configured', 'The authority configures no reputation bounds');
+    if (bounds.unrestricted) return pass;
+    if (bounds.min_trust_score !== undefined && context.agent.trustScore < bounds.min_trust_score) return deny('reputation_below_threshold', 'Trust score below the minimum');
+    if (bounds.min_vouch_count !== undefined && context.agent.vouchCount < bounds.min_vouch_count) return deny('reputation_below_threshold', 'Vouch count below the minimum');
+    return pass;
+  },
+};

@@ -1,0 +1,9 @@
+import type { SchemaMigrations } from '@svc/persistence';
+import { OAP_SCHEMA } from '../schema';
+import { CreateOap1795400000000 } from './1795400000000-create-oap';
+
+/** oap-authorizer's schema and its migrations, in order. */
+export const oapMigrations: SchemaMigrations = {
+  schema: OAP_SCHEMA,
+  migrations: [CreateOap1795400000000],
+};

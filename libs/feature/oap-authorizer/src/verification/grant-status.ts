@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import { PlatformConfig } from '@svc/config';
+import { SigningKeyStore } from '@svc/crypto';
+import { parseId } from '@svc/ids';
+import type { ReceiptJwk } from '@svc/sdk-receipts-verify';
+import { Clock } from '@svc/config';
+import { GrantsRepository } from '../grants/grants.repository';
+import { RegionRpc } from '../shared/region-rpc';
+
+/** A grant's status as its home region sees it now. */
+export interface GrantStatus {
+  found: boolean;
+  status: 'active' | 'revoked' | 'unknown';
+  revokedAt: string | null;
+  consumedAt: string | null;
+}
+
+/**
+ * Answers "is this grant revoked, and what is key `kid`?" for svc-verify in any region: locally
+ * for grants and keys homed here, otherwise by asking the home region over NATS request/reply
+ * (`oap.grant_status`). Asking the home region at verification time makes a revocation visible
+ * everywhere as soon as it commits — well inside the spec's 30 s — with no replicated state to
+ * lag; an unreachable home region yields `unknown`, which svc-verify treats as not valid.
+ */
+@Injectable()
+export class GrantStatusDirectory {
+  constructor(
+    private readonly grants: GrantsRepository,
+    private readonly keys: SigningKeyStore,
+    private readonly regionRpc: RegionRpc,
+    private readonly config: PlatformConfig,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Local answer (also what the RPC handler serves). */
+  async local(grantId: string, kid: string): Promise<GrantStatus & { jwk?: ReceiptJwk }> {
+    const grant = await this.grants.find(grantId);
+    const jwk = kid ? await this.localJwk(kid) : undefined;
+    if (!grant) return { found: false, status: 'unknown', revokedAt: null, consumedAt: null, jwk };
+    return { found: true, status: grant.status, revokedAt: grant.revokedAt?.toISOString() ?? null, consumedAt: grant.consumedAt?.toISOString() ?? null, jwk };
+  }
+
+  async status(grantId: string, kid: string): Promise<GrantStatus & { jwk?: ReceiptJwk }> {
+    const home = parseId(grantId)?.region;
+    if (!home || home === this.config.REGION) return this.local(grantId, kid);
+    const reply = await this.regionRpc.call(home, 'oap.grant_status', { grantId, kid });
+    if (!reply || reply.error?.code) return { found: false, status: 'unknown', revokedAt: null, consumedAt: null };
+    return {
+      found: reply.found,
+      status: reply.status === 'active' || reply.status === 'revoked' ? reply.status : 'unknown',
+      revokedAt: reply.revokedAt || null,
+      consumedAt: reply.consumedAt || null,
+      jwk: reply.jwkJson ? (JSON.parse(reply.jwkJson) as ReceiptJwk) : undefined,
+    };
+  }
+
+  /** One-shot consumption in the grant's home region; undefined when it could not be reached. */
+  async consume(grantId: string): Promise<{ found: boolean; consumed: boolean } | undefined> {
+    const home = parseId(grantId)?.region;
+    if (!home || home === this.config.REGION) {
+      const grant = await this.grants.find(grantId);
+      if (!grant) return { found: false, consumed: false };
+      return { found: true, consumed: await this.grants.consume(grantId, this.clock.now()) };
+    }
+    const reply = await this.regionRpc.call(home, 'oap.consume_grant', { grantId });
+    if (!reply || reply.error?.code) return undefined;
+    return { found: reply.found, consumed: reply.consumed };
+  }
+
+  private async localJwk(kid: string): Promise<ReceiptJwk | undefined> {
+    const { keys } = await this.keys.jwks();
+    return keys.find((k) => k.kid === kid) as ReceiptJwk | undefined;
+  }
+}

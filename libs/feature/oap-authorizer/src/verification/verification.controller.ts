@@ -1,0 +1,160 @@
+import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
+import { Clock } from '@svc/config';
+import { DomainError } from '@svc/errors';
+import { canonicalJson, sha256Hex } from '@svc/crypto';
+import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { ReceiptVerificationError, verifyReceipt } from '@svc/sdk-receipts-verify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GrantsRepository } from '../grants/grants.repository';
+import { oapError } from '../oap.errors';
+import { IdempotencyStore, idempotencyKeyOf } from '../shared/idempotency-store';
+import { GrantStatusDirectory } from './grant-status';
+import { RevokeGrant } from './use-cases/revoke-grant.use-case';
+import { AttestationQuery, DecodeReceiptBody, RevokeGrantBody, VerifyReceiptBody } from './verification.dto';
+import { DataSource } from 'typeorm';
+
+/** Cache lifetime of the revocation list, seconds (spec, Limits). */
+export const REVOCATION_LIST_MAX_AGE_SECONDS = 60;
+
+function decodeSegment(segment: string | undefined): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment ?? '', 'base64url').toString('utf8'));
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw oapError('receipt_malformed', 'receipt is not a compact JWS with JSON header and payload', { field: 'receipt' });
+}
+
+/** Verification endpoints: svc-verify, svc-decode, the revocation list, revocations, attestation retrieval. */
+@Controller()
+export class VerificationController {
+  constructor(
+    private readonly directory: GrantStatusDirectory,
+    private readonly revokeGrant: RevokeGrant,
+    private readonly grants: GrantsRepository,
+    private readonly idempotency: IdempotencyStore,
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Counterparty verification (bearer: the counterparty application's API token). Answers 200
+   * with `valid` and its parts — signature validity, current revocation status asked of the
+   * grant's home region, and with `action_completed` the one-shot consumption: a single-use
+   * receipt is valid for one completed action only.
+   */
+  @ApiDoc({ summary: 'Counterparty verification of a runtime receipt: signature, current revocation status, one-shot consumption', tag: 'OAP', errors: [400, 401, 422] })
+  @Post('.well-known/svc-verify')
+  @HttpCode(200)
+  async verify(@Body() body: VerifyReceiptBody): Promise<Record<string, unknown>> {
+    const parts = body.receipt.split('.');
+    if (parts.length !== 3) throw oapError('receipt_malformed', 'receipt is not a compact JWS', { field: 'receipt' });
+    const header = decodeSegment(parts[0]);
+    const unverified = decodeSegment(parts[1]);
+    const grantId = typeof unverified.grant_id === 'string' ? unverified.grant_id : '';
+    const kid = typeof header.kid === 'string' ? header.kid : '';
+    const status = grantId ? await this.directory.status(grantId, kid) : undefined;
+    let claims: Record<string, unknown> | undefined;
+    let signature: { valid: boolean; reason_code?: string };
+    try {
+      const verified = await verifyReceipt(body.receipt, { keys: async () => status?.jwk, now: this.clock.now(), roles: ['authorizer'] });
+      claims = verified.claims;
+      signature = { valid: true };
+    } catch (error) {
+      if (!(error instanceof ReceiptVerificationError)) throw error;
+      signature = { valid: false, reason_code: error.code };
+    }
+    const revocation = { status: status?.status ?? 'unknown', revoked_at: status?.revokedAt ?? null };
+    let consumption: Record<string, unknown> | undefined;
+    let reason = signature.reason_code ?? (revocation.status === 'revoked' ? 'grant_revoked' : revocation.status === 'unknown' ? 'revocation_status_unavailable' : undefined);
+    if (!reason && status?.consumedAt) reason = 'receipt_consumed';
+    if (!reason && body.action_completed === true) {
+      const consumed = await this.directory.consume(grantId);
+      if (!consumed) reason = 'revocation_status_unavailable';
+      else if (!consumed.consumed) reason = 'receipt_consumed';
+      else consumption = { acknowledged: true, grant_id: grantId, consumed_at: this.clock.now().toISOString() };
+    }
+    return {
+      valid: reason === undefined,
+      ...(reason ? { reason_code: reason } : {}),
+      signature,
+      revocation,
+      ...(consumption ? { consumption } : {}),
+      grant_id: grantId || null,
+      iss_role: claims?.iss_role ?? null,
+      claims: claims ?? null,
+    };
+  }
+
+  /** Anonymous: the receipt's header and payload, explicitly unverified. */
+  @ApiDoc({ summary: 'Decode a runtime receipt without verifying it (anonymous)', tag: 'OAP', errors: [400, 422] })
+  @Post('.well-known/svc-decode')
+  @Public()
+  @HttpCode(200)
+  decode(@Body() body: DecodeReceiptBody): Record<string, unknown> {
+    const parts = body.receipt.split('.');
+    if (parts.length !== 3) throw oapError('receipt_malformed', 'receipt is not a compact JWS', { field: 'receipt' });
+    return { verified: false, header: decodeSegment(parts[0]), payload: decodeSegment(parts[1]) };
+  }
+
+  /** Public revocation list of this region, oldest first, cursor-paginated; cached 60 s. */
+  @ApiDoc({ summary: 'Revoked grants of this region (cursor pagination, cached 60 s)', tag: 'OAP', errors: [400, 422] })
+  @Get('.well-known/oap-revocation-list')
+  @Public()
+  async revocationList(@Query() query: PageQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<Page<Record<string, unknown>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor ? decodeCursor(query.cursor, ['seq']).seq : undefined;
+    if (after !== undefined && !/^\d{1,18}$/.test(after)) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const rows: Array<{ seq: string; grant_id: string; reason: string; revoked_at: Date }> = await this.dataSource.query(
+      `SELECT seq::text AS seq, grant_id, reason, revoked_at FROM oap.revocations WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      [after ?? '0', limit + 1],
+    );
+    void reply.header('cache-control', `public, max-age=${REVOCATION_LIST_MAX_AGE_SECONDS}`);
+    return toPage(rows, limit, (r) => ({ grant_id: r.grant_id, reason: r.reason, revoked_at: r.revoked_at.toISOString() }), (r) => ({ seq: r.seq }));
+  }
+
+  /** Revokes a grant of the caller's application; Idempotency-Key optional (replays the first answer). */
+  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422] })
+  @Post('api/v1/oap/revocations')
+  async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const header = request.headers['idempotency-key'];
+    const key = header === undefined ? undefined : idempotencyKeyOf(header);
+    const scope = 'revocations';
+    if (key !== undefined) {
+      const claim = await this.idempotency.claim(principal.applicationId, scope, key, sha256Hex(canonicalJson({ ...body })));
+      if (claim.state === 'replay') {
+        void reply.status(claim.response.status).send(claim.response.body);
+        return;
+      }
+    }
+    try {
+      const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason ?? '');
+      const response = { status: created ? 201 : 200, body: { object: 'revocation', grant_id: revocation.grantId, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() } };
+      if (key !== undefined) await this.dataSource.transaction((manager) => this.idempotency.complete(manager, principal.applicationId, scope, key, response));
+      void reply.status(response.status).send(response.body);
+    } catch (error) {
+      if (key !== undefined) await this.idempotency.release(principal.applicationId, scope, key);
+      throw error;
+    }
+  }
+
+  /**
+   * Anonymous retrieval of the attestation JWT behind a receipt's overlay: 200 exactly
+   * `{format, token}`; 404 for an unknown receipt or one without overlay (one envelope); 409 when
+   * `digest` is not the overlay's claims_digest; 410 past the 90-day retention.
+   */
+  @ApiDoc({ summary: 'Attestation JWT behind a receipt overlay: 200 {format, token}, 404, 409 digest mismatch, 410 past 90 days', tag: 'OAP', errors: [400, 404, 409, 410] })
+  @Get('.well-known/oap-attestation')
+  @Public()
+  async attestation(@Query() query: AttestationQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ format: string; token: string }> {
+    const stored = await this.grants.findAttestationToken(query.jti);
+    if (!stored) throw oapError('attestation_not_found', 'No attestation for this receipt');
+    if (stored.retainUntil <= this.clock.now()) throw oapError('attestation_gone', 'The attestation is past its 90-day retention');
+    const digest = query.digest.replace(/^sha256:/, '');
+    if (digest !== stored.claimsDigest) throw oapError('attestation_digest_mismatch', 'digest does not match the receipt overlay', { field: 'digest' });
+    void reply.header('cache-control', 'private, max-age=300');
+    return { format: stored.format, token: stored.token };
+  }
+}

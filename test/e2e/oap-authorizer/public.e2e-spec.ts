@@ -1,0 +1,187 @@
+import { http } from '@svc/testing';
+import { startRegions, type TestRegions } from '../support/regions';
+import { AgentsRepository, UNDISCOVERABLE_BODY } from '@svc/oap-authorizer';
+import { bearer, createAgent, createApp, publishManifest, type TestApp } from './support';
+
+/** Spec: Capability document, Limits (capability endpoint), OAP endpoints (version), agent_metadata; issue 3 Deliver 1, 2, 8. */
+describe('agents, authorities, capability documents and /api/v1/oap/version', () => {
+  let stack: TestRegions;
+  let us: string;
+  let app: TestApp;
+  let other: TestApp;
+
+  const ip = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
+  const publish = (target: TestApp, value: boolean, mode?: string) =>
+    http('PATCH', `${us}/api/v1/applications/${target.id}`, { headers: bearer(target.token), json: { capabilities_published: value, ...(mode ? { mode } : {}) } });
+
+  beforeAll(async () => {
+    stack = await startRegions('oap_public', { regions: ['us'] });
+    us = stack.url.us;
+    app = await createApp(stack);
+    other = await createApp(stack, 'other');
+    expect((await publish(app, true)).status).toBe(200);
+  });
+  afterAll(() => stack?.close());
+
+  describe('agent identities', () => {
+    it('registers agent_<region>_<base32> with self-reported metadata (provenance integrator_self_report)', async () => {
+      const res = await http('POST', `${us}/api/v1/agents`, { headers: bearer(app.token), json: { name: 'a', agent_metadata: { agent_type: 'coding', agent_provider: 'acme' } } });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ object: 'agent', application_id: app.id, agent_metadata: { agent_type: 'coding', agent_provider: 'acme' }, agent_metadata_provenance: 'integrator_self_report' });
+      expect(res.body.id).toMatch(/^agent_us_[a-z2-7]{20}$/);
+      expect((await http('GET', `${us}/api/v1/agents/${res.body.id as string}`, { headers: bearer(app.token) })).status).toBe(200);
+      const foreign = await http('GET', `${us}/api/v1/agents/${res.body.id as string}`, { headers: bearer(other.token) });
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.reason_code).toBe('agent_not_found');
+      const list = await http<{ data: unknown[]; has_more: boolean }>('GET', `${us}/api/v1/agents?limit=1`, { headers: bearer(app.token) });
+      expect(list.body.data).toHaveLength(1);
+    });
+
+    it.each([
+      ['unknown metadata field', { name: 'a', agent_metadata: { colour: 'x' } }, 400, 'agent_credential_malformed'],
+      ['agent_type outside the taxonomy', { name: 'a', agent_metadata: { agent_type: 'robot' } }, 400, 'agent_type_outside_taxonomy'],
+      ['agent_version over 100', { name: 'a', agent_metadata: { agent_version: 'v'.repeat(101) } }, 400, 'agent_credential_malformed'],
+      ['unknown top-level field', { name: 'a', extra: 1 }, 400, 'invalid_request'],
+      ['wrong type', { name: 5 }, 400, 'invalid_request'],
+      ['empty name', { name: '' }, 422, 'validation_failed'],
+    ])('refuses %s', async (_case, json, status, code) => {
+      const res = await http('POST', `${us}/api/v1/agents`, { headers: bearer(app.token), json });
+      expect(res.status).toBe(status);
+      expect(res.body.reason_code).toBe(code);
+    });
+
+    it('refuses a manifest with bad scopes and a call without a token', async () => {
+      const agentId = await createAgent(us, app);
+      const bad = await http('POST', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: bearer(app.token), json: { scopes: [{ id: 'UPPER CASE', label: 'x' }], actions: [] } });
+      expect(bad.status).toBe(422);
+      expect((await http('POST', `${us}/api/v1/agents`, { json: { name: 'a' } })).status).toBe(401);
+    });
+  });
+
+  describe('authorities', () => {
+    it('creates an authority with any subset of the bounds and refuses bad ones', async () => {
+      const agentId = await createAgent(us, app, { manifest: true });
+      const ok = await http('POST', `${us}/api/v1/authorities`, {
+        headers: bearer(app.token),
+        json: { agent_id: agentId, principal_id: 'user_9', escalation_bounds: { quorum_type: 'threshold', threshold: 2, approvers: ['a', 'b', 'c'] }, valid_until: '2030-01-01T00:00:00Z', cooling_off_seconds: 60 },
+      });
+      expect(ok.status).toBe(201);
+      expect(ok.body).toMatchObject({ object: 'authority', status: 'active', cooling_off_seconds: 60, escalation_bounds: { quorum_type: 'threshold' } });
+      expect(ok.body.id).toMatch(/^auth_us_/);
+      expect(ok.body).not.toHaveProperty('value_bounds');
+      const cases: Array<[Record<string, unknown>, number, string]> = [
+        [{ value_bounds: { currency: 'EUR', per_action: 10 } }, 400, 'invalid_request'],
+        [{ value_bounds: { currency: 'EUR', per_action: '-1' } }, 422, 'validation_failed'],
+        [{ value_bounds: { per_action: '10' } }, 422, 'validation_failed'],
+        [{ escalation_bounds: { quorum_type: 'some', approvers: [] } }, 422, 'validation_failed'],
+        [{ escalation_bounds: { quorum_type: 'threshold', threshold: 3, approvers: ['a'] } }, 422, 'validation_failed'],
+        [{ scope_bounds: { allowed: ['x'], extra: 1 } }, 400, 'invalid_request'],
+        [{ valid_from: '2030-02-01T00:00:00Z' }, 422, 'validation_failed'],
+      ];
+      for (const [override, status, code] of cases) {
+        const res = await http('POST', `${us}/api/v1/authorities`, { headers: bearer(app.token), json: { agent_id: agentId, principal_id: 'p', valid_until: '2030-01-01T00:00:00Z', ...override } });
+        expect([JSON.stringify(override), res.status, res.body.reason_code]).toEqual([JSON.stringify(override), status, code]);
+      }
+      const foreign = await http('POST', `${us}/api/v1/authorities`, { headers: bearer(other.token), json: { agent_id: agentId, principal_id: 'p', valid_until: '2030-01-01T00:00:00Z' } });
+      expect(foreign.status).toBe(404);
+      expect((await http('GET', `${us}/api/v1/authorities/${ok.body.id as string}`, { headers: bearer(other.token) })).status).toBe(404);
+      expect((await http('POST', `${us}/api/v1/authorities/auth_us_aaaaaaaaaaaaaaaaaaaa/suspend`, { headers: bearer(app.token), json: {} })).status).toBe(404);
+    });
+  });
+
+  describe('GET /api/v1/agents/{agent_id}/capabilities', () => {
+    let agentId: string;
+    beforeAll(async () => {
+      agentId = await createAgent(us, app, { manifest: true, metadata: { agent_type: 'assistant', agent_provider: 'acme', agent_model: 'm', agent_version: '1' } });
+    });
+
+    it('serves the document with a strong ETag, public max-age=300, and 304 on If-None-Match', async () => {
+      const res = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(1) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+      const etag = res.headers.get('etag')!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+      expect(res.body).toMatchObject({
+        agent_id: agentId,
+        region: 'us',
+        version_id: expect.stringMatching(/^tpcv_us_/),
+        actions: ['pay', 'quote'],
+        bounds_supported: ['scope', 'action', 'value', 'time', 'escalation', 'reputation'],
+        oidc_a: { agent_capabilities: ['oap:payments:read', 'oap:payments:write'], projection_version: 1, agent_type: 'assistant', agent_provider: 'acme', agent_model: 'm', agent_version: '1' },
+        cache: { max_age_seconds: 300 },
+      });
+      expect((res.body.scopes as unknown[])[0]).toEqual({ id: 'payments:read', label: 'Read payments', parent: 'payments:write', custom: false, status: 'active' });
+      const cached = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(1), 'if-none-match': etag } });
+      expect(cached.status).toBe(304);
+      expect(cached.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(cached.headers.get('etag')).toBe(etag);
+      const stale = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(1), 'if-none-match': '"other"' } });
+      expect(stale.status).toBe(200);
+      await publishManifest(us, app, agentId, ['pay']);
+      const changed = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(1), 'if-none-match': etag } });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+    });
+
+    it('answers agent_id_malformed 400 with no-store', async () => {
+      const res = await http('GET', `${us}/api/v1/agents/not-an-agent/capabilities`, { headers: ip(2) });
+      expect(res.status).toBe(400);
+      expect(res.body.reason_code).toBe('agent_id_malformed');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it('answers one byte-identical 404 for the five undiscoverable cases', async () => {
+      const bodies: string[] = [];
+      const get = async (id: string) => {
+        const res = await http('GET', `${us}/api/v1/agents/${id}/capabilities`, { headers: ip(3) });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+        bodies.push(res.text);
+      };
+      await get('agent_us_aaaaaaaaaaaaaaaaaaaa'); // unknown agent
+      await get(await createAgent(us, app)); // no snapshot
+      const suppressed = await createAgent(us, app, { manifest: true });
+      const repo = stack.process.us.app.get(AgentsRepository, { strict: false });
+      await repo.transaction((m) => repo.setSuppressed(m, suppressed, true, new Date()));
+      await get(suppressed); // operator suppression
+      const unpublished = await createApp(stack, 'unpublished');
+      await get(await createAgent(us, unpublished, { manifest: true })); // capabilities_published false
+      const oversight = await createApp(stack, 'oversight');
+      expect((await publish(oversight, true, 'oversight')).status).toBe(200);
+      await get(await createAgent(us, oversight, { manifest: true })); // application not of agent type
+      expect(new Set(bodies)).toEqual(new Set([UNDISCOVERABLE_BODY]));
+      expect(bodies).toHaveLength(5);
+    });
+
+    it('limits GET to 60 per minute per IP, OPTIONS unlimited, 429 with no-store and Retry-After', async () => {
+      for (let i = 0; i < 60; i++) expect((await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(9) })).status).toBe(200);
+      const limited = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(9) });
+      expect(limited.status).toBe(429);
+      expect(limited.body.reason_code).toBe('rate_limited');
+      expect(limited.headers.get('cache-control')).toBe('no-store');
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+      for (let i = 0; i < 5; i++) expect((await http('OPTIONS', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(9), origin: 'https://x.example', 'access-control-request-method': 'GET' } })).status).toBe(204);
+      expect((await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(10) })).status).toBe(200);
+    });
+  });
+
+  describe('GET /api/v1/oap/version', () => {
+    it('lists every field of the spec', async () => {
+      const res = await http('GET', `${us}/api/v1/oap/version`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        oap_ver: '1.0',
+        supported: ['1.0'],
+        current: '1.0',
+        deprecated: [],
+        regional_issuers: { us, eu: expect.any(String), ap: expect.any(String) },
+        oap_conformance: 'conductor_full',
+        conformance_capabilities: expect.arrayContaining(['cascade_15_step']),
+        oversight_conformance: expect.any(String),
+        oversight_conformance_levels: ['oversight_basic', 'oversight_full'],
+        spec_url: expect.stringMatching(/^https:\/\//),
+      });
+      expect(Object.keys(res.body.chronicle_genesis_hashes as object).sort()).toEqual(['ap', 'eu', 'us']);
+    });
+  });
+});
