@@ -1,2 +1,14 @@
 export { WebhookDispatcherModule } from './webhook-dispatcher.module';
 export { webhookDispatcherFeature } from './webhook-dispatcher.feature';
+export { WebhookDispatcherConfig } from './webhook-dispatcher.config';
+export { WEBHOOKS_SCHEMA } from './schema';
+export { webhooksMigrations } from './migrations';
+export { webhookError } from './webhooks.errors';
+export { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE, DELIVERY_FAILED_EVENT, type SubscribableEventType } from './webhook-events';
+export { DeliveryWorker } from './deliveries/delivery-worker';
+export { DeliveriesRepository } from './deliveries/deliveries.repository';
+export { EventIntake } from './intake/event-intake';
+export { MAX_ATTEMPTS, RETRY_WAITS_MS, AUTO_DISABLE_AFTER } from './deliveries/retry-schedule';
+export { signatureHeader } from './deliveries/signature';
+export { webhookBody, type WebhookEvent } from './deliveries/webhook-body';
+export { newDeliveryId, newSubscriptionId } from './ids';

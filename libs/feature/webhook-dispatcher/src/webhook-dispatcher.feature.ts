@@ -1,10 +1,12 @@
 import type { FeatureDefinition } from '@svc/server';
+import { webhooksMigrations } from './migrations';
+import { WEBHOOKS_SCHEMA } from './schema';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 
 /** webhook-dispatcher as composed into a process. */
 export const webhookDispatcherFeature: FeatureDefinition = {
   name: 'webhook-dispatcher',
   module: WebhookDispatcherModule,
-  migrations: [],
-  outboxSchemas: [],
+  migrations: [webhooksMigrations],
+  outboxSchemas: [WEBHOOKS_SCHEMA],
 };

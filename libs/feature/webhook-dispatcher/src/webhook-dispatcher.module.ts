@@ -1,5 +1,36 @@
 import { Module } from '@nestjs/common';
+import { loadConfig } from '@svc/config';
+import { OutboxRegistry } from '@svc/server';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { DeliveryWorker } from './deliveries/delivery-worker';
+import { EventIntake } from './intake/event-intake';
+import { WEBHOOKS_SCHEMA } from './schema';
+import { SubscriptionsController } from './subscriptions/subscriptions.controller';
+import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
+import { CreateSubscription } from './subscriptions/use-cases/create-subscription.use-case';
+import { DeleteSubscription } from './subscriptions/use-cases/delete-subscription.use-case';
+import { EnableSubscription } from './subscriptions/use-cases/enable-subscription.use-case';
+import { RotateSecret } from './subscriptions/use-cases/rotate-secret.use-case';
+import { SendTestDelivery } from './subscriptions/use-cases/send-test-delivery.use-case';
+import { WEBHOOKS_OUTBOX } from './tokens';
+import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /** webhook-dispatcher: webhook subscriptions and secrets, signed delivery, retries, auto-disable, rotation. */
-@Module({})
+@Module({
+  controllers: [SubscriptionsController],
+  providers: [
+    { provide: WebhookDispatcherConfig, useFactory: () => loadConfig(WebhookDispatcherConfig, process.env) },
+    { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
+    SubscriptionsRepository,
+    DeliveriesRepository,
+    DeliveryWorker,
+    EventIntake,
+    CreateSubscription,
+    DeleteSubscription,
+    RotateSecret,
+    EnableSubscription,
+    SendTestDelivery,
+  ],
+  exports: [DeliveryWorker, DeliveriesRepository, EventIntake],
+})
 export class WebhookDispatcherModule {}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '@svc/config';
+import { KeyEncryption } from '@svc/crypto';
+import type { OutboxWriter } from '@svc/persistence';
+import { LOGGER } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { WEBHOOKS_OUTBOX } from '../tokens';
+import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
+import { DeliveriesRepository } from './deliveries.repository';
+import type { ClaimedDelivery } from './delivery';
+import { OutcomeRecorder } from './outcome-recorder';
+import { signatureHeader } from './signature';
+import { WebhookSender } from './webhook-sender';
+
+/** Largest number of deliveries one claim query leases. */
+const CLAIM_BATCH = 256;
+/** Subscriptions whose decrypted secrets are kept in memory; the cache is emptied when full. */
+const SECRET_CACHE_SIZE = 10_000;
+/** How often completed payloads past retention are purged, ms of wall time. */
+const PURGE_EVERY_MS = 10 * 60_000;
+
+/**
+ * The delivery engine of one process. The schedule lives in Postgres (`next_attempt_at`, read
+ * against the injected Clock), never in timers, so it survives restarts: the worker only polls for
+ * due rows (and is woken early by local enqueues), leases them, sends each attempt, and hands the
+ * outcome to the group-committing recorder. Several workers — in one or several processes — share
+ * one database safely (see DeliveriesRepository.claimDue).
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  /** Lease owner name: unique per process start, so a restarted process never inherits claims. */
+  readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
+  private readonly sender: WebhookSender;
+  private readonly recorder: OutcomeRecorder;
+  private running = false;
+  private inFlight = 0;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private woken = false;
+  private lastPurge = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  private readonly secretCache = new Map<string, { secretEnc: Buffer; previousEnc: Buffer; current: string; previous: string | undefined }>();
+  /** Free slots that justify a new claim while attempts are in flight. */
+  private readonly refillAt: number;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly kek: KeyEncryption,
+    private readonly clock: Clock,
+    private readonly config: WebhookDispatcherConfig,
+    @Inject(WEBHOOKS_OUTBOX) outbox: OutboxWriter,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.sender = new WebhookSender({ connections: config.WEBHOOK_CONCURRENCY });
+    this.refillAt = Math.max(1, Math.floor(config.WEBHOOK_CONCURRENCY / 2));
+    this.recorder = new OutcomeRecorder(dataSource, deliveries, outbox, clock, this.owner);
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, lets attempts in flight finish and be recorded, then closes the HTTP agent. */
+  async onApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.kick();
+    await this.loop;
+    await Promise.allSettled([...this.attempts]);
+    await this.recorder.idle();
+    await this.sender.close();
+  }
+
+  /** Looks for due deliveries now (after a local enqueue, or a test advancing its clock). */
+  kick(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
+      // Claim in sizeable batches: one claim query per half-window of completions, not one per completion.
+      const want = this.inFlight === 0 || free >= this.refillAt ? Math.min(free, CLAIM_BATCH) : 0;
+      let claimed = 0;
+      if (want > 0) {
+        try {
+          await this.purgeIfDue();
+          const now = this.clock.now();
+          const batch = await this.deliveries.claimDue(this.owner, now, new Date(now.getTime() + this.config.WEBHOOK_LEASE_SEC * 1000), want);
+          claimed = batch.length;
+          for (const delivery of batch) this.start(delivery);
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook claim failed; retrying');
+        }
+      }
+      if (!this.running) break;
+      if (claimed === want && want > 0 && failures === 0) continue;
+      if (this.woken) continue;
+      const wait = failures > 0 ? Math.min(5_000, 100 * 2 ** failures) : this.config.WEBHOOK_POLL_MS;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    this.inFlight += 1;
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) => {
+        // The lease stays; the delivery is retried when it lapses. Nothing is lost.
+        this.logger.error({ deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhook attempt not recorded');
+      })
+      .finally(() => {
+        this.inFlight -= 1;
+        this.attempts.delete(attempt);
+        if (this.config.WEBHOOK_CONCURRENCY - this.inFlight >= this.refillAt) this.kick();
+      });
+    this.attempts.add(attempt);
+  }
+
+  /**
+   * The secrets to sign with: the current one, plus the previous one until its overlap ends.
+   * Decrypted secrets are cached per subscription and checked against the envelopes just read, so a
+   * rotation (new envelopes) is picked up by the very next attempt.
+   */
+  private secretsOf(delivery: ClaimedDelivery, now: Date): string[] {
+    let cached = this.secretCache.get(delivery.subscriptionId);
+    const previousEnc = delivery.previousSecretEnc ?? Buffer.alloc(0);
+    if (!cached || !cached.secretEnc.equals(delivery.secretEnc) || !cached.previousEnc.equals(previousEnc)) {
+      if (this.secretCache.size >= SECRET_CACHE_SIZE) this.secretCache.clear();
+      cached = {
+        secretEnc: delivery.secretEnc,
+        previousEnc,
+        current: this.kek.decrypt(delivery.secretEnc, delivery.subscriptionId).toString('utf8'),
+        previous: delivery.previousSecretEnc ? this.kek.decrypt(delivery.previousSecretEnc, delivery.subscriptionId).toString('utf8') : undefined,
+      };
+      this.secretCache.set(delivery.subscriptionId, cached);
+    }
+    const overlap = cached.previous !== undefined && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > now;
+    return overlap ? [cached.current, cached.previous!] : [cached.current];
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const startedAt = this.clock.now();
+    const timestamp = Math.floor(startedAt.getTime() / 1000);
+    const t0 = performance.now();
+    const result = await this.sender.post(
+      delivery.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'svc-webhooks/1',
+        'x-svc-signature': signatureHeader(this.secretsOf(delivery, startedAt), timestamp, delivery.payload),
+        'x-svc-timestamp': String(timestamp),
+        'x-svc-event-id': delivery.eventId,
+        'x-svc-event-type': delivery.eventType,
+      },
+      delivery.payload,
+    );
+    await this.recorder.record({
+      delivery,
+      attemptNo: delivery.attempts + 1,
+      startedAt,
+      durationMs: Math.round(performance.now() - t0),
+      statusCode: result.statusCode ?? null,
+      error: result.error ?? null,
+    });
+  }
+
+  private async purgeIfDue(): Promise<void> {
+    if (Date.now() - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = Date.now();
+    const cutoff = new Date(this.clock.now().getTime() - this.config.WEBHOOK_PAYLOAD_RETENTION_DAYS * 86_400_000);
+    await this.deliveries.purgePayloads(cutoff);
+  }
+
+  /** Runs a purge now regardless of the interval; returns the payloads dropped. */
+  async purgeNow(): Promise<number> {
+    this.lastPurge = Date.now();
+    return this.deliveries.purgePayloads(new Date(this.clock.now().getTime() - this.config.WEBHOOK_PAYLOAD_RETENTION_DAYS * 86_400_000));
+  }
+}

@@ -1,0 +1,33 @@
+import { MAX_ATTEMPTS, RETRY_WAITS_MS, retryWaitMs, verdictOf } from './retry-schedule';
+
+describe('retry schedule (spec, Limits: waits 30 s, 2 m, 15 m, 1 h; 5 attempts)', () => {
+  it('waits 30 s, 2 min, 15 min and 1 h after attempts 1 to 4', () => {
+    expect(RETRY_WAITS_MS).toEqual([30_000, 120_000, 900_000, 3_600_000]);
+    expect([1, 2, 3, 4].map(retryWaitMs)).toEqual([30_000, 120_000, 900_000, 3_600_000]);
+    expect(MAX_ATTEMPTS).toBe(5);
+  });
+
+  it.each([200, 201, 204, 299])('acknowledges on %i', (status) => {
+    expect(verdictOf({ statusCode: status }, 1)).toBe('succeeded');
+    expect(verdictOf({ statusCode: status }, 5)).toBe('succeeded');
+  });
+
+  it.each([400, 401, 404, 409, 410, 422, 429, 499])('treats %i as permanent, never retried', (status) => {
+    expect(verdictOf({ statusCode: status }, 1)).toBe('rejected');
+  });
+
+  it.each([
+    ['a 500', { statusCode: 500 }],
+    ['a 503', { statusCode: 503 }],
+    ['a redirect (never followed)', { statusCode: 302 }],
+    ['a timeout', { error: 'read_timeout' }],
+    ['a network error', { error: 'connection_refused' }],
+  ])('retries %s while attempts remain, then gives up on the fifth', (_case, result) => {
+    for (const attempt of [1, 2, 3, 4]) expect(verdictOf(result, attempt)).toBe('retry');
+    expect(verdictOf(result, 5)).toBe('exhausted');
+  });
+
+  it('gives a single-attempt (test) delivery up after its only attempt', () => {
+    expect(verdictOf({ statusCode: 500 }, 1, 1)).toBe('exhausted');
+  });
+});

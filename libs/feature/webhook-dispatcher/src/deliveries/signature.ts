@@ -1,0 +1,12 @@
+import { createHmac } from 'node:crypto';
+
+/**
+ * `X-Svc-Signature` value: `v1=<hex>` where hex is HMAC-SHA256 keyed with the secret string's UTF-8
+ * bytes over `<timestamp>.<raw body>`. During the day after a rotation the previous secret still
+ * verifies, so both are sent, space separated, the current one first: `v1=<new> v1=<old>`.
+ * Receivers accept the request when any entry matches any secret they hold (@svc/sdk-webhooks).
+ */
+export function signatureHeader(secrets: readonly string[], timestampSec: number, rawBody: string): string {
+  const signed = `${timestampSec}.${rawBody}`;
+  return secrets.map((secret) => `v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(signed, 'utf8').digest('hex')}`).join(' ');
+}

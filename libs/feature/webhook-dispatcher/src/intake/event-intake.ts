@@ -1,0 +1,113 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BusConnection, type DeliveredEvent } from '@svc/bus';
+import { Clock } from '@svc/config';
+import { eventSubject } from '@svc/contracts';
+import { LOGGER } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import type { NewDelivery } from '../deliveries/delivery';
+import { DeliveryWorker } from '../deliveries/delivery-worker';
+import { MAX_ATTEMPTS } from '../deliveries/retry-schedule';
+import { webhookBody, webhookEventFromBus, type WebhookEvent } from '../deliveries/webhook-body';
+import { newDeliveryId } from '../ids';
+import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
+import { DELIVERY_FAILED_EVENT, INTAKE_SUBJECT_FILTERS, isSubscribableEventType } from '../webhook-events';
+import { BatchedConsumer } from './batched-consumer';
+
+/** Inbox consumer name of the intake (one inbox row per source event). */
+export const INTAKE_CONSUMER = 'webhook-intake';
+
+/**
+ * Turns region events into deliveries. Durable JetStream consumers (one per subject filter) read
+ * the subscribable types; each event becomes one delivery row per enabled subscription listening
+ * to it, inserted in the same transaction as the event's inbox mark (and unique on event id +
+ * subscription id), so a redelivered event never doubles a delivery and an acknowledged one is
+ * never lost. Events buffered together are written in one transaction (group commit).
+ */
+@Injectable()
+export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly consumers: BatchedConsumer[] = [];
+
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly dataSource: DataSource,
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly worker: DeliveryWorker,
+    private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const filter of INTAKE_SUBJECT_FILTERS) {
+      const consumer = new BatchedConsumer(
+        this.bus,
+        { durable: `webhook-dispatcher-${filter.replace(/[.>*]+/g, '-').replace(/-+$/, '')}`, filterSubject: eventSubject(this.bus.prefix, this.bus.region, filter) },
+        (error, events) => this.logger.error({ filter, events, err: error instanceof Error ? error.message : String(error) }, 'webhook intake batch failed; will redeliver'),
+      );
+      await consumer.start(async (events) => {
+        await this.handleBatch(events);
+      });
+      this.consumers.push(consumer);
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((c) => c.stop()));
+  }
+
+  /** Fans one bus event out to its subscribers; returns the deliveries created. */
+  handle(event: DeliveredEvent): Promise<number> {
+    return this.handleBatch([event]);
+  }
+
+  /** Fans a batch of bus events out in one transaction; returns the deliveries created. */
+  async handleBatch(events: readonly DeliveredEvent[]): Promise<number> {
+    const byId = new Map<string, WebhookEvent>();
+    for (const event of events) {
+      const webhookEvent = this.toWebhookEvent(event);
+      if (webhookEvent) byId.set(webhookEvent.id, webhookEvent);
+    }
+    if (byId.size === 0) return 0;
+    const now = this.clock.now();
+    const created = await this.dataSource.transaction(async (manager) => {
+      const fresh = new Set(await this.deliveries.markProcessed(manager, INTAKE_CONSUMER, [...byId.keys()]));
+      const todo = [...byId.values()].filter((e) => fresh.has(e.id));
+      if (todo.length === 0) return 0;
+      const subscribers = await this.subscriptions.enabledOfApplications(manager, [...new Set(todo.map((e) => e.applicationId))]);
+      const rows: NewDelivery[] = [];
+      for (const event of todo) {
+        const listening = subscribers.filter((s) => s.applicationId === event.applicationId && s.events.includes(event.type));
+        if (listening.length === 0) continue;
+        const payload = webhookBody(event);
+        for (const s of listening) {
+          rows.push({ id: newDeliveryId(), subscriptionId: s.id, applicationId: event.applicationId, eventId: event.id, eventType: event.type, isTest: false, payload, maxAttempts: MAX_ATTEMPTS });
+        }
+      }
+      return this.deliveries.enqueue(manager, rows, now);
+    });
+    if (created > 0) this.worker.kick();
+    return created;
+  }
+
+  private toWebhookEvent(event: DeliveredEvent): WebhookEvent | undefined {
+    if (!isSubscribableEventType(event.eventType)) return undefined;
+    let webhookEvent: WebhookEvent | undefined;
+    try {
+      webhookEvent = webhookEventFromBus(event.id, event.eventType, event.data);
+    } catch (error) {
+      // A payload that does not decode will never decode: skip it rather than fail (and, after
+      // max_deliver, lose) the well-formed events batched with it.
+      this.logger.error({ eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) }, 'undecodable event; no webhook');
+      return undefined;
+    }
+    if (!webhookEvent) {
+      this.logger.warn({ eventId: event.id, eventType: event.eventType }, 'event without application; no webhook');
+      return undefined;
+    }
+    // Loop guard: the failure of a `webhook.delivery_failed` delivery is audited but not fanned out again.
+    if (webhookEvent.type === DELIVERY_FAILED_EVENT && webhookEvent.data.failed_event_type === DELIVERY_FAILED_EVENT) return undefined;
+    return webhookEvent;
+  }
+}

@@ -1,0 +1,9 @@
+import type { SchemaMigrations } from '@svc/persistence';
+import { WEBHOOKS_SCHEMA } from '../schema';
+import { CreateWebhooks1795400000000 } from './1795400000000-create-webhooks';
+
+/** webhook-dispatcher's schema and its migrations, in order. */
+export const webhooksMigrations: SchemaMigrations = {
+  schema: WEBHOOKS_SCHEMA,
+  migrations: [CreateWebhooks1795400000000],
+};

@@ -1,0 +1,2 @@
+/** Postgres schema owned by webhook-dispatcher. */
+export const WEBHOOKS_SCHEMA = 'webhooks';

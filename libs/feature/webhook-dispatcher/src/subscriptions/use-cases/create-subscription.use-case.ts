@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '@svc/auth';
+import { Clock } from '@svc/config';
+import { KeyEncryption } from '@svc/crypto';
+import { newSubscriptionId } from '../../ids';
+import { WebhookDispatcherConfig } from '../../webhook-dispatcher.config';
+import { isSubscribableEventType } from '../../webhook-events';
+import { webhookError } from '../../webhooks.errors';
+import type { Subscription } from '../subscription';
+import { SubscriptionsRepository } from '../subscriptions.repository';
+import { newWebhookSecret } from '../webhook-secret';
+import { checkWebhookUrl } from '../webhook-url';
+import { ownedApplicationId } from './owned-subscription';
+
+/** Creates a subscription; its signing secret is returned here once and stored only encrypted. */
+@Injectable()
+export class CreateSubscription {
+  constructor(
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly kek: KeyEncryption,
+    private readonly clock: Clock,
+    private readonly config: WebhookDispatcherConfig,
+  ) {}
+
+  async execute(principal: Principal, applicationId: string, input: { url: string; events: readonly string[] }): Promise<{ subscription: Subscription; secret: string }> {
+    ownedApplicationId(principal, applicationId);
+    const url = checkWebhookUrl(input.url, principal.environment);
+    const unknown = input.events.find((e) => !isSubscribableEventType(e));
+    if (unknown !== undefined) throw webhookError('webhook_event_unknown', `Unknown webhook event "${unknown}"`, { field: 'events', event: unknown });
+    const events = [...new Set(input.events)];
+    const id = newSubscriptionId();
+    const secret = newWebhookSecret();
+    const now = this.clock.now();
+    const subscription: Subscription = {
+      id,
+      applicationId,
+      url,
+      events,
+      status: 'enabled',
+      disabledReason: null,
+      disabledAt: null,
+      consecutiveFailures: 0,
+      // aad = subscription id: a ciphertext copied onto another subscription's row does not decrypt.
+      secretEnc: this.kek.encrypt(Buffer.from(secret, 'utf8'), id),
+      previousSecretEnc: null,
+      previousSecretExpiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.subscriptions.transaction(async (manager) => {
+      await this.subscriptions.lockApplication(manager, applicationId);
+      if ((await this.subscriptions.countForApplication(manager, applicationId)) >= this.config.WEBHOOK_MAX_SUBSCRIPTIONS) {
+        throw webhookError('webhook_subscription_limit_reached', 'The application has the maximum number of webhook subscriptions', {
+          limit: this.config.WEBHOOK_MAX_SUBSCRIPTIONS,
+        });
+      }
+      await this.subscriptions.insert(manager, subscription);
+    });
+    return { subscription, secret };
+  }
+}

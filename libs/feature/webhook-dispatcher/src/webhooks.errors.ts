@@ -1,0 +1,16 @@
+import { defineErrors } from '@svc/errors';
+
+/** Closed list of webhook-dispatcher reason codes. */
+export const webhookError = defineErrors({
+  /** The path's application is not the caller's (answered exactly like an unknown one). */
+  application_not_found: 'not_found',
+  webhook_subscription_not_found: 'not_found',
+  /** Not an absolute http(s) URL, or it carries credentials or a fragment. */
+  webhook_url_invalid: 'unprocessable',
+  /** Production applications deliver only over HTTPS; development ones also to http://localhost. */
+  webhook_url_requires_https: 'unprocessable',
+  /** An event name outside the subscribable list; `detail.event` names it. */
+  webhook_event_unknown: 'unprocessable',
+  /** The application already has the maximum number of subscriptions. */
+  webhook_subscription_limit_reached: 'conflict',
+});
