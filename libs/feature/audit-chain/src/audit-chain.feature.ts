@@ -1,10 +1,12 @@
 import type { FeatureDefinition } from '@svc/server';
 import { AuditChainModule } from './audit-chain.module';
+import { auditMigrations } from './migrations';
+import { AUDIT_SCHEMA } from './schema';
 
 /** audit-chain as composed into a process. */
 export const auditChainFeature: FeatureDefinition = {
   name: 'audit-chain',
   module: AuditChainModule,
-  migrations: [],
-  outboxSchemas: [],
+  migrations: [auditMigrations],
+  outboxSchemas: [AUDIT_SCHEMA],
 };

@@ -1,5 +1,44 @@
 import { Module } from '@nestjs/common';
+import { Clock, PlatformConfig } from '@svc/config';
+import { SigningKeyStore } from '@svc/crypto';
+import { LOGGER, OutboxRegistry } from '@svc/server';
+import { Metrics, type Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { loadAuditChainConfig } from './audit-chain.config';
+import { AuditChainLifecycle } from './audit-chain.lifecycle';
+import { AuditChain } from './audit-chain.runtime';
+import { AuditRpcHandlers } from './audit-rpc.handlers';
+import { chainOrigin } from './chain/chain-identity';
+import { AuditController } from './http/audit.controller';
+import { WellKnownController } from './http/well-known.controller';
+import { AUDIT_SCHEMA } from './schema';
 
 /** audit-chain: the hash-chained audit trail per region, witnessed checkpoints, verification and transparency endpoints. */
-@Module({})
+@Module({
+  controllers: [AuditController, WellKnownController],
+  providers: [
+    {
+      provide: AuditChain,
+      useFactory: (dataSource: DataSource, keys: SigningKeyStore, platform: PlatformConfig, clock: Clock, outboxes: OutboxRegistry, metrics: Metrics, logger: Logger) => {
+        const appended = metrics.counter('audit_entries_appended_total', 'Entries committed to the audit chain.');
+        return new AuditChain({
+          dataSource,
+          keys,
+          config: loadAuditChainConfig(platform),
+          region: platform.REGION,
+          origin: chainOrigin(platform.PUBLIC_BASE_URL, platform.REGION),
+          clock,
+          outbox: outboxes.writer(AUDIT_SCHEMA),
+          onAppended: (count) => appended.inc(count),
+          onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'audit checkpoint round failed'),
+        });
+      },
+      inject: [DataSource, SigningKeyStore, PlatformConfig, Clock, OutboxRegistry, Metrics, LOGGER],
+    },
+    AuditRpcHandlers,
+    AuditChainLifecycle,
+  ],
+  exports: [AuditChain],
+})
 export class AuditChainModule {}
+

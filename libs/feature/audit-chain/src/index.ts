@@ -1,2 +1,16 @@
 export { AuditChainModule } from './audit-chain.module';
 export { auditChainFeature } from './audit-chain.feature';
+export { AuditChain, type AuditChainParts } from './audit-chain.runtime';
+export { AuditChainConfig, loadAuditChainConfig } from './audit-chain.config';
+export { AuditAppender, type AuditAppenderOptions } from './chain/audit-appender';
+export { AuditEntriesRepository } from './chain/audit-entries.repository';
+export type { AppendedEntry, AuditEntryInput, JsonValue, StoredEntry } from './chain/audit-entry';
+export { AUDITED_EXACT_TYPES, AUDITED_TYPE_PREFIXES, isAuditWorthy } from './chain/audit-worthy';
+export { GENESIS_ENTRY_TYPE, chainOrigin } from './chain/chain-identity';
+export { CheckpointsRepository, type StoredCheckpoint } from './checkpoints/checkpoints.repository';
+export { ChainVerifier, type ChainFailure, type ChainFailureReason } from './verification/chain-verifier';
+export { VerifyChain, type ChainVerificationResult } from './verification/verify-chain.use-case';
+export { MerkleFrontier, entryLeafHash } from './verification/merkle-frontier';
+export { auditMigrations } from './migrations';
+export { AUDIT_SCHEMA } from './schema';
+export { auditChainGenesisHash } from './genesis-hash';

@@ -1,0 +1,83 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BusConnection } from '@svc/bus';
+import { LOGGER } from '@svc/server';
+import { Metrics, Readiness, type Logger } from '@svc/telemetry';
+import { Gauge } from 'prom-client';
+import { AuditChain } from './audit-chain.runtime';
+import { AuditEventConsumer } from './consumer/audit-event-consumer';
+
+/**
+ * Boot and shutdown of the audit chain: genesis entry, the event consumer, the checkpoint timer,
+ * the witness readiness check (non-critical: a missing witness never makes the region unready,
+ * and never blocks appends) and the witness gauges on /metrics.
+ */
+@Injectable()
+export class AuditChainLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumer?: AuditEventConsumer;
+
+  constructor(
+    private readonly chain: AuditChain,
+    private readonly bus: BusConnection,
+    private readonly readiness: Readiness,
+    private readonly metrics: Metrics,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.chain.appender.ensureGenesis();
+    this.registerWitnessObservability();
+    this.consumer = new AuditEventConsumer(this.bus, this.chain.appender, this.logger);
+    await this.consumer.start();
+    this.chain.scheduler.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.chain.scheduler.stop();
+    await this.consumer?.stop();
+    await this.chain.appender.drain();
+  }
+
+  private registerWitnessObservability(): void {
+    const { chain } = this;
+    const witness = chain.witness;
+    // Without a configured witness there is nothing to report (witness-configuration says so).
+    if (witness) {
+      this.readiness.register({
+        name: 'audit_witness',
+        critical: false,
+        check: async () => {
+          const health = chain.witnessHealth;
+          return {
+            ok: health.ok,
+            detail: {
+              witness: witness.name,
+              consecutive_failures: health.consecutiveFailures,
+              last_success_at: health.lastSuccessAt?.toISOString() ?? null,
+              pending_checkpoints: await chain.checkpoints.countPending(),
+              ...(health.lastError ? { last_error: health.lastError } : {}),
+            },
+          };
+        },
+      });
+    }
+    const registry = this.metrics.registry;
+    if (!registry.getSingleMetric('audit_witness_up')) {
+      new Gauge({
+        name: 'audit_witness_up',
+        help: '1 when the last checkpoint submission to the external witness succeeded (or none failed yet), else 0; -1 without a witness.',
+        registers: [registry],
+        collect() {
+          this.set(chain.witness ? (chain.witnessHealth.ok ? 1 : 0) : -1);
+        },
+      });
+      new Gauge({
+        name: 'audit_witness_consecutive_failures',
+        help: 'Checkpoint submissions to the witness that failed in a row.',
+        registers: [registry],
+        collect() {
+          this.set(chain.witnessHealth.consecutiveFailures);
+        },
+      });
+    }
+  }
+}

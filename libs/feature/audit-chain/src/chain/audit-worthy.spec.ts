@@ -1,0 +1,23 @@
+import { isAuditWorthy } from './audit-worthy';
+
+/** Spec "What the service does" 6; issue 9 Deliver 1. */
+describe('isAuditWorthy', () => {
+  it.each([
+    'consent.granted',
+    'consent.withdrawn',
+    'approval.decided',
+    'signature.captured',
+    'grant.allowed',
+    'grant.receipt_issued',
+    'authority.updated',
+    'attestation.witnessed',
+    'escalation.opened',
+    'revocation.published',
+    'webhook.delivery_failed',
+  ])('records %s', (type) => expect(isAuditWorthy(type)).toBe(true));
+
+  it.each(['application.created', 'keys.signing_key_rotated', 'webhook.delivered', 'audit.checkpoint_signed', 'consentx.granted', '', 'webhook.delivery_failed.x'])(
+    'ignores %j',
+    (type) => expect(isAuditWorthy(type)).toBe(false),
+  );
+});

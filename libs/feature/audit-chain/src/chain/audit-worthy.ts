@@ -1,0 +1,24 @@
+/**
+ * Event type prefixes (and exact types) that become audit entries: consent decisions, approvals,
+ * signatures, grant decisions and receipts, authority changes, attestations and witness receipts,
+ * escalations, revocations, and final webhook delivery failures (spec "What the service does" 6,
+ * issue 9 Deliver 1). Selected by type string so event types added later are picked up unchanged.
+ */
+export const AUDITED_TYPE_PREFIXES = [
+  'consent.',
+  'approval.',
+  'signature.',
+  'grant.',
+  'authority.',
+  'attestation.',
+  'escalation.',
+  'revocation.',
+] as const;
+
+/** Exact event types audited outside the prefixes above. */
+export const AUDITED_EXACT_TYPES = ['webhook.delivery_failed'] as const;
+
+/** Whether an event of `type` is recorded in the audit chain. */
+export function isAuditWorthy(type: string): boolean {
+  return (AUDITED_EXACT_TYPES as readonly string[]).includes(type) || AUDITED_TYPE_PREFIXES.some((prefix) => type.startsWith(prefix));
+}

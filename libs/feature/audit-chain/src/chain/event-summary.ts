@@ -1,0 +1,53 @@
+import { fromBinary, toJson, type DescMessage } from '@bufbuild/protobuf';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { AuditEventEnvelopeSchema, EVENTS } from '@svc/contracts';
+import type { AuditEntryInput, JsonValue } from './audit-entry';
+
+/** A bus event as the chain sees it (structurally `DeliveredEvent` of @svc/bus). */
+export interface SourceEvent {
+  /** Nats-Msg-Id: the outbox id, unique per event. */
+  readonly id: string;
+  readonly eventType: string;
+  readonly data: Uint8Array;
+}
+
+/**
+ * The audit entry recording a bus event: type, event id, application, occurred_at and the
+ * payload. A known type's payload is decoded and turned to proto-JSON (without its `meta`, whose
+ * fields are lifted out); an unknown type (a newer publisher) keeps its bytes as base64, so no
+ * event is dropped for want of a schema. Carries nothing beyond what the event carries.
+ *
+ * @throws when the payload is not valid protobuf (a poison message; the consumer logs and nacks it).
+ */
+export function summariseEvent(event: SourceEvent): AuditEntryInput {
+  const envelope = fromBinary(AuditEventEnvelopeSchema, event.data);
+  const meta = envelope.meta;
+  const schema = (EVENTS as Record<string, { schema: DescMessage } | undefined>)[event.eventType]?.schema;
+  let data: JsonValue;
+  if (schema) {
+    const json = toJson(schema, fromBinary(schema, event.data)) as Record<string, JsonValue>;
+    const { meta: _meta, ...payload } = json;
+    data = { encoding: 'json', payload };
+  } else {
+    data = { encoding: 'protobuf_base64', payload: Buffer.from(event.data).toString('base64') };
+  }
+  const applicationId = meta?.applicationId || undefined;
+  const agentId = pickAgentId(data);
+  return {
+    type: event.eventType,
+    sourceEventId: event.id,
+    applicationId,
+    agentId,
+    occurredAt: meta?.occurredAt ? timestampDate(meta.occurredAt) : undefined,
+    data: { event_id: event.id, schema_version: meta?.schemaVersion ?? 0, ...(data as Record<string, JsonValue>) },
+  };
+}
+
+/** The agent an event concerns, when its decoded payload names one at top level (`agentId`). */
+function pickAgentId(data: JsonValue): string | undefined {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  const payload = data.payload;
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  const agentId = payload.agentId;
+  return typeof agentId === 'string' && agentId.length > 0 && agentId.length <= 200 ? agentId : undefined;
+}

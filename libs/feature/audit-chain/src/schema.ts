@@ -1,0 +1,2 @@
+/** Postgres schema owned by audit-chain. */
+export const AUDIT_SCHEMA = 'audit';

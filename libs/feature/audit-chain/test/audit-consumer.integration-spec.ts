@@ -1,0 +1,71 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { BusConnection, EventPublisher, ensureRegionStream } from '@svc/bus';
+import { AuditEventEnvelopeSchema, EventMetaSchema, eventSubject, regionStreamName } from '@svc/contracts';
+import { TEST_NATS_URL, createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor } from '@svc/testing';
+import { AuditEventConsumer } from '../src/consumer/audit-event-consumer';
+import { openChain, type ChainFixture } from './support/chain-fixture';
+
+function event(prefix: string, type: string, id: string) {
+  const meta = create(EventMetaSchema, { eventId: id, eventType: type, schemaVersion: 1, region: 'us', applicationId: 'tp_us_cccccccccccccccccccc', occurredAt: timestampFromDate(new Date('2026-01-02T03:04:05Z')) });
+  return { id, eventType: type, subject: eventSubject(prefix, 'us', type), data: toBinary(AuditEventEnvelopeSchema, create(AuditEventEnvelopeSchema, { meta })) };
+}
+
+/** Issue 9 Deliver 1: audit-worthy events of the region stream become entries, each once. */
+describe('audit event consumer (JetStream + Postgres)', () => {
+  const prefix = uniqueBusPrefix();
+  let bus: BusConnection;
+  let f: ChainFixture;
+  const log = { errors: [] as unknown[], error(context: Record<string, unknown>) { this.errors.push(context); } };
+
+  beforeAll(async () => {
+    f = await openChain(await createTestDatabase('audit_consumer'));
+    bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'audit-consumer-test' });
+    await ensureRegionStream(bus.jsm, prefix, 'us');
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await f?.close();
+    await deleteTestStreams(prefix);
+  });
+
+  const count = async (): Promise<number> => Number(((await f.dataSource.query('SELECT count(*) AS n FROM audit.entries')) as Array<{ n: string }>)[0]?.n);
+
+  it('appends audit-worthy types only, and a stream consumed twice appends each event once', async () => {
+    const publisher = new EventPublisher(bus);
+    await publisher.publishAll([
+      event(prefix, 'consent.test_only_granted', 'e-1'),
+      event(prefix, 'application.created', 'e-2'),
+      event(prefix, 'grant.test_only_allowed', 'e-3'),
+      event(prefix, 'webhook.delivery_failed', 'e-4'),
+      event(prefix, 'webhook.delivered', 'e-5'),
+      { id: 'e-6', eventType: 'revocation.published', subject: eventSubject(prefix, 'us', 'revocation.published'), data: new Uint8Array([0xff, 0xff]) },
+    ]);
+    const consumer = new AuditEventConsumer(bus, f.chain.appender, log);
+    await consumer.start();
+    await waitFor(async () => (await count()) === 5);
+    await consumer.stop();
+
+    // Consume the whole stream again from the start (a lost consumer, a replay): nothing is appended twice.
+    await bus.jsm.consumers.delete(regionStreamName(prefix, 'us'), 'audit-chain');
+    const replay = new AuditEventConsumer(bus, f.chain.appender, log);
+    await replay.start();
+    await waitFor(async () => ((await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_ack_pending === 0 && (await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_pending === 0));
+    await replay.stop();
+
+    const rows: Array<{ source_event_id: string; entry_type: string; application_id: string | null; canonical: string }> = await f.dataSource.query(
+      'SELECT source_event_id, entry_type, application_id, canonical FROM audit.entries WHERE idx > 0 ORDER BY source_event_id',
+    );
+    expect(rows.map((r) => [r.source_event_id, r.entry_type])).toEqual([
+      ['e-1', 'consent.test_only_granted'],
+      ['e-3', 'grant.test_only_allowed'],
+      ['e-4', 'webhook.delivery_failed'],
+      ['e-6', 'revocation.published'],
+    ]);
+    expect(rows[0]?.application_id).toBe('tp_us_cccccccccccccccccccc');
+    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({ occurred_at: '2026-01-02T03:04:05.000Z', source_event_id: 'e-1', data: { encoding: 'protobuf_base64' } });
+    expect(JSON.parse(rows[3]?.canonical ?? '{}')).toMatchObject({ data: { undecodable: true, payload: '//8=' } });
+    expect((await f.chain.verifyChain.execute()).valid).toBe(true);
+    expect(log.errors).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * svc-audit: offline verification of a region's audit chain, straight from its Postgres database
+ * (read-only: no migration, no write). Prints one JSON object on stdout.
+ *
+ *   npx svc-audit verify --region us [--from-checkpoint <sequence>] [--database-url <postgres url>]
+ *
+ * Recomputes every entry hash from genesis (or from a stored checkpoint whose Ed25519 signature
+ * verifies with the region key) and every signed checkpoint's Merkle root, and reports the first
+ * broken index. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage.
+ * The database defaults to the region's (`DATABASE_URL_TEMPLATE`, `{region}` replaced).
+ */
+import { isRegion, type Region } from '@svc/config';
+import { importEd25519PublicJwk, KEYS_SCHEMA, type Ed25519PublicJwk } from '@svc/crypto';
+import { isDomainError } from '@svc/errors';
+import type { DataSource } from 'typeorm';
+
+class UsageError extends Error {}
+
+const USAGE = 'usage: svc-audit verify --region <us|eu|ap> [--from-checkpoint <sequence>] [--database-url <postgres url>]';
+
+function parseFlags(args: readonly string[]): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const name = args[i];
+    const value = args[i + 1];
+    if (!name?.startsWith('--') || value === undefined || value.startsWith('--')) throw new UsageError(`expected --flag value, got "${name ?? ''}"`);
+    if (!['region', 'from-checkpoint', 'database-url'].includes(name.slice(2))) throw new UsageError(`unknown flag ${name}`);
+    flags[name.slice(2)] = value;
+  }
+  return flags;
+}
+
+/** Region public keys by kid, read from the platform key table (public halves only). */
+function keyResolver(dataSource: DataSource) {
+  return async (kid: string) => {
+    const rows: Array<{ public_jwk: Ed25519PublicJwk }> = await dataSource.query(`SELECT public_jwk FROM "${KEYS_SCHEMA}".signing_keys WHERE kid = $1`, [kid]);
+    const jwk = rows[0]?.public_jwk;
+    return jwk ? importEd25519PublicJwk(jwk) : undefined;
+  };
+}
+
+/**
+ * The region database, as the local stack names it (`DATABASE_URL_TEMPLATE`, `{region}` replaced;
+ * the same rule as @svc/region-stack, not imported so that the CLI does not load every service).
+ */
+function regionDatabaseUrl(region: Region): string {
+  return (process.env.DATABASE_URL_TEMPLATE ?? 'postgres://postgres@127.0.0.1:5432/svc_{region}').replace('{region}', region);
+}
+
+async function verify(flags: Record<string, string>): Promise<{ result: Record<string, unknown>; valid: boolean }> {
+  const region = flags.region;
+  if (!isRegion(region)) throw new UsageError('--region must be us, eu or ap');
+  let fromCheckpoint: number | undefined;
+  if (flags['from-checkpoint'] !== undefined) {
+    if (!/^[1-9][0-9]{0,15}$/.test(flags['from-checkpoint'])) throw new UsageError('--from-checkpoint must be a checkpoint sequence number (1, 2, ...)');
+    fromCheckpoint = Number(flags['from-checkpoint']);
+  }
+  // Loaded after the arguments are checked: a usage error answers at once.
+  const { AuditEntriesRepository, CheckpointsRepository, VerifyChain, auditChainGenesisHash } = await import('@svc/audit-chain');
+  const { createDataSource } = await import('@svc/persistence');
+  const dataSource = createDataSource({ url: flags['database-url'] ?? regionDatabaseUrl(region), poolSize: 2, applicationName: 'svc-audit' });
+  await dataSource.initialize();
+  try {
+    const entries = new AuditEntriesRepository(dataSource);
+    const outcome = await new VerifyChain(entries, new CheckpointsRepository(dataSource), keyResolver(dataSource)).execute(fromCheckpoint);
+    return {
+      valid: outcome.valid,
+      result: {
+        region,
+        valid: outcome.valid,
+        genesis_hash: await auditChainGenesisHash(dataSource),
+        verified_from_index: outcome.verifiedFromIndex,
+        verified_size: outcome.verifiedSize,
+        head_hash: outcome.headHash,
+        checkpoints_verified: outcome.checkpointsVerified,
+        first_broken_index: outcome.firstBrokenIndex,
+        reason: outcome.reason,
+        checkpoint_sequence: outcome.checkpointSequence,
+        invalid_checkpoints: outcome.invalidCheckpoints,
+      },
+    };
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command !== 'verify') throw new UsageError(command === undefined ? 'missing command' : `unknown command ${command}`);
+  const { result, valid } = await verify(parseFlags(rest));
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  return valid ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n${USAGE}\n`);
+      process.exit(2);
+    }
+    const message = isDomainError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`svc-audit: ${message}\n`);
+    process.exit(1);
+  },
+);
