@@ -14,9 +14,13 @@ describe('isAuditWorthy', () => {
     'escalation.opened',
     'revocation.published',
     'webhook.delivery_failed',
+    'flow.activated',
+    'oap.approval_requested',
+    'oap.escalation_resolved',
+    'trusted_attester.changed',
   ])('records %s', (type) => expect(isAuditWorthy(type)).toBe(true));
 
-  it.each(['application.created', 'keys.signing_key_rotated', 'webhook.delivered', 'audit.checkpoint_signed', 'consentx.granted', '', 'webhook.delivery_failed.x'])(
+  it.each(['application.created', 'oap.agent_registered', 'keys.signing_key_rotated', 'webhook.delivered', 'audit.checkpoint_signed', 'consentx.granted', '', 'webhook.delivery_failed.x'])(
     'ignores %j',
     (type) => expect(isAuditWorthy(type)).toBe(false),
   );

@@ -16,7 +16,13 @@ export const AUDITED_TYPE_PREFIXES = [
 ] as const;
 
 /** Exact event types audited outside the prefixes above. */
-export const AUDITED_EXACT_TYPES = ['webhook.delivery_failed'] as const;
+export const AUDITED_EXACT_TYPES = [
+  'webhook.delivery_failed',
+  'flow.activated',
+  'oap.approval_requested',
+  'oap.escalation_resolved',
+  'trusted_attester.changed',
+] as const;
 
 /** Whether an event of `type` is recorded in the audit chain. */
 export function isAuditWorthy(type: string): boolean {
