@@ -28,7 +28,7 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     logger: false,
     bodyLimit: 1_048_576,
     // Fastify answers 414 for longer path parameters; identifiers and tokens fit well inside this.
-    maxParamLength: 1_024,
+    routerOptions: { maxParamLength: 1_024 },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const header = req.headers['x-request-id'];
       return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
