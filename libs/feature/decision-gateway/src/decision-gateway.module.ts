@@ -9,13 +9,14 @@ import { UpdateApplication } from './applications/use-cases/update-application.u
 import { DiscoveryController } from './discovery/discovery.controller';
 import { DecisionsModule } from './decisions/decisions.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
+import { HostedModule } from './hosted/hosted.module';
 import { MeController } from './me.controller';
 import { GATEWAY_SCHEMA } from './schema';
 import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
 @Module({
-  imports: [DecisionsModule],
+  imports: [DecisionsModule, HostedModule],
   controllers: [ApplicationsController, MeController, DiscoveryController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

@@ -19,12 +19,17 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/api\/v1\/applications\/[^/]+\/consent_status(\/|$)/, service: 'consent-records' },
   { match: /^\/api\/v1\/applications\/[^/]+\/webhook_subscriptions(\/|$)/, service: 'webhook-dispatcher' },
   { match: /^\/api\/v1\/(flows|consent_records)(\/|$)/, service: 'consent-records' },
+  // Capture commit lives in consent-records although it sits under the decisions path family.
+  { match: /^\/api\/v1\/decisions\/[^/]+\/authorize$/, service: 'consent-records' },
+  { match: /^\/capture\/v1\//, service: 'consent-records' },
   { match: /^\/api\/v1\/oap\/attestations(\/|$)|^\/api\/v1\/trusted_attesters(\/|$)/, service: 'oversight-witness' },
   {
     match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|delegations)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
     service: 'oap-authorizer',
   },
   { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration)(\/|$)/, service: 'oap-authorizer' },
+  // postMessage v2 schemas and the browser SDK (hosted pages) — before the receipts rule that owns /schemas/.
+  { match: /^\/schemas\/postmessage\/|^\/cdn\//, service: 'decision-gateway' },
   { match: /^\/api\/v1\/(consent_receipts|authorization_receipts|disclosure_receipts)(\/|$)|^\/schemas\//, service: 'receipts' },
   { match: /^\/\.well-known\/(jwks\.json|did\.json)$/, service: 'receipts' },
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },

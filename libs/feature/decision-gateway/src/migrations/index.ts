@@ -2,9 +2,10 @@ import type { SchemaMigrations } from '@svc/persistence';
 import { GATEWAY_SCHEMA } from '../schema';
 import { CreateConnect1732300000000 } from './1732300000000-create-connect';
 import { CreateDecisionSessions1732400000000 } from './1732400000000-create-decision-sessions';
+import { CreateHostedPages1732500000000 } from './1732500000000-create-hosted-pages';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
   schema: GATEWAY_SCHEMA,
-  migrations: [CreateConnect1732300000000, CreateDecisionSessions1732400000000],
+  migrations: [CreateConnect1732300000000, CreateDecisionSessions1732400000000, CreateHostedPages1732500000000],
 };
