@@ -1,6 +1,6 @@
 import { defineErrors } from '@svc/errors';
 
-/** Closed list of consent-records reason codes (flows). */
+/** Closed list of consent-records reason codes (flows, records, imports, captures, status). */
 export const consentRecordsError = defineErrors({
   /** Unknown flow, malformed flow id and another application's flow answer alike. */
   flow_not_found: 'not_found',
@@ -9,4 +9,48 @@ export const consentRecordsError = defineErrors({
   flow_duplicate_key: 'unprocessable',
   /** An ISO 8601 duration field (consent_duration, retention_period) is malformed or zero. */
   flow_duration_invalid: 'unprocessable',
+  /** The flow has never been activated, so no version governs records. */
+  flow_not_active: 'conflict',
+  /** Spec, Flow: capturable in own forms only with a decision-only flow that declares a consent duration. */
+  flow_not_capturable: 'unprocessable',
+  // Refusals by name (spec, Other rules: capture refusals); detail.purpose names the purpose key.
+  /** A decision keyed by a purpose the flow's active version does not declare. */
+  purpose_not_in_flow: 'unprocessable',
+  /** A consent-mechanism purpose of the flow has no decision. */
+  consent_purpose_missing: 'unprocessable',
+  /** A consent purpose was pre-ticked (default_checked true): not a freely given consent. */
+  consent_purpose_default_checked: 'unprocessable',
+  /** A consent purpose was a condition of the form (mandatory true): not a freely given consent. */
+  consent_purpose_mandatory: 'unprocessable',
+  /** A form control marked required is mapped to a consent purpose (capture). */
+  required_field_mapped_to_consent: 'unprocessable',
+  /** A purpose is mapped to a control that cannot carry a yes/no decision (capture). */
+  field_cannot_carry_decision: 'unprocessable',
+  /** Neither subject.email nor subject.external_id was given. */
+  subject_reference_missing: 'unprocessable',
+  /** captured_at lies more than 5 minutes after the platform time. */
+  captured_at_in_future: 'unprocessable',
+  /** The idempotency key was used before with a different body. */
+  idempotency_key_reused: 'unprocessable',
+  /** Unknown record, malformed id and another application's record answer alike. */
+  record_not_found: 'not_found',
+  /** A newer record speaks for this person and flow; withdraw from that one. */
+  record_superseded: 'conflict',
+  consent_already_withdrawn: 'conflict',
+  purpose_already_withdrawn: 'conflict',
+  /** The purpose was declined in this record, so there is nothing to withdraw. */
+  purpose_not_granted: 'conflict',
+  /** The purpose is not part of this record. */
+  purpose_not_in_record: 'unprocessable',
+  /** The application in the path is not the caller's (answers like an unknown one). */
+  application_not_found: 'not_found',
+  import_not_found: 'not_found',
+  /** Unknown capture token, or one of another application. */
+  capture_not_found: 'not_found',
+  /** The capture was not committed within 24 hours; it left no record. */
+  capture_expired: 'gone',
+  /** The capture was committed already (the record id is in detail). */
+  capture_already_committed: 'conflict',
+  /** The request's Origin is not one of the application's allowed origins. */
+  origin_not_allowed: 'forbidden',
 });

@@ -1,17 +1,37 @@
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
+import { ApplicationOrigins } from './captures/application-origins';
+import { CaptureCors } from './captures/capture-cors';
+import { CapturesController } from './captures/captures.controller';
+import { CapturesRepository } from './captures/captures.repository';
+import { AuthorizeCapture } from './captures/use-cases/authorize-capture.use-case';
+import { CreateCapture } from './captures/use-cases/create-capture.use-case';
+import { SweepExpiredCaptures } from './captures/use-cases/sweep-expired-captures';
 import { FlowsController } from './flows/flows.controller';
 import { FlowsRepository } from './flows/flows.repository';
 import { FlowsRpcHandlers } from './flows/flows-rpc.handlers';
 import { ActivateFlow } from './flows/use-cases/activate-flow.use-case';
 import { CreateFlow } from './flows/use-cases/create-flow.use-case';
 import { UpdateFlow } from './flows/use-cases/update-flow.use-case';
+import { ImportsController } from './imports/imports.controller';
+import { ImportsRepository } from './imports/imports.repository';
+import { CreateImport } from './imports/use-cases/create-import.use-case';
+import { DryRunImport } from './imports/use-cases/dry-run-import.use-case';
+import { ImportWorker } from './imports/use-cases/import-worker';
+import { BatchRecordWriter } from './records/batch-record-writer';
+import { RecordBatcher } from './records/record-batcher';
+import { RecordWriter } from './records/record-writer';
+import { RecordsController } from './records/records.controller';
+import { RecordsRepository } from './records/records.repository';
+import { RecordConsent } from './records/use-cases/record-consent.use-case';
+import { WithdrawConsent } from './records/use-cases/withdraw-consent.use-case';
 import { CONSENT_RECORDS_SCHEMA } from './schema';
+import { ConsentStatusController } from './status/consent-status.controller';
 import { CONSENT_RECORDS_OUTBOX } from './tokens';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
@@ -19,7 +39,23 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
     UpdateFlow,
     ActivateFlow,
     FlowsRpcHandlers,
+    RecordsRepository,
+    RecordWriter,
+    BatchRecordWriter,
+    RecordBatcher,
+    RecordConsent,
+    WithdrawConsent,
+    ImportsRepository,
+    ImportWorker,
+    CreateImport,
+    DryRunImport,
+    ApplicationOrigins,
+    CaptureCors,
+    CapturesRepository,
+    CreateCapture,
+    AuthorizeCapture,
+    SweepExpiredCaptures,
   ],
-  exports: [FlowsRepository],
+  exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures],
 })
 export class ConsentRecordsModule {}

@@ -8,6 +8,7 @@ import { OVERSIGHT_EVENTS } from './events/oversight.events';
 import { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 import { GATEWAY_RPC } from './rpc/gateway.rpc';
 import { DECISIONS_EVENTS } from './events/decisions.events';
+import { RECORDS_EVENTS } from './events/records.events';
 import { FLOWS_RPC } from './rpc/flows.rpc';
 import { OAP_RPC } from './rpc/oap.rpc';
 import { AUDIT_RPC } from './rpc/audit.rpc';
@@ -21,6 +22,7 @@ export const EVENTS = {
   ...CONNECT_EVENTS,
   ...KEYS_EVENTS,
   ...DECISIONS_EVENTS,
+  ...RECORDS_EVENTS,
   ...OAP_EVENTS,
   ...AUDIT_EVENTS,
   ...WEBHOOKS_EVENTS,

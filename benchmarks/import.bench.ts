@@ -1,0 +1,140 @@
+/**
+ * Consent import benchmark: 100 000 rows (BENCH_IMPORT_ROWS) imported through the import job —
+ * stored in chunks from a generator (never all rows in memory), then written by the background
+ * worker in batches (one transaction per batch: group commit) with the later-record rule, the
+ * idempotency check and the outbox events of every row. Prints rows/s, peak RSS and progress,
+ * then the Record API write path (group commit) under concurrent callers, beside the primitive
+ * measured in the same run: raw single-row INSERT rate (one commit per row).
+ *
+ *   npm run bench:import        (env: BENCH_IMPORT_ROWS=100000)
+ *
+ * Uses a database and bus prefix of its own on the local Postgres and NATS, dropped at the end.
+ */
+import { performance } from 'node:perf_hooks';
+import { SystemClock } from '@svc/config';
+import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
+import { startProcess } from '@svc/server';
+import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix } from '@svc/testing';
+import { DataSource } from 'typeorm';
+import { consentRecordsFeature } from '../libs/feature/consent-records/src';
+import { CreateImport } from '../libs/feature/consent-records/src/imports/use-cases/create-import.use-case';
+import { ImportsRepository } from '../libs/feature/consent-records/src/imports/imports.repository';
+import { RecordConsent } from '../libs/feature/consent-records/src/records/use-cases/record-consent.use-case';
+import type { RecordConsentBody } from '../libs/feature/consent-records/src/records/records.dto';
+
+const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
+const CHUNK = 1_000;
+const API_SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5);
+const API_CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 200);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const mib = (n: number) => (n / 1_048_576).toFixed(0);
+
+async function* rowChunks(): AsyncIterable<unknown[]> {
+  for (let start = 0; start < ROWS; start += CHUNK) {
+    const chunk: unknown[] = [];
+    for (let i = start; i < Math.min(ROWS, start + CHUNK); i += 1) {
+      chunk.push({
+        subject: { email: `person${i}@example.com`, external_id: `p${i}` },
+        decisions: { newsletter: { decision: i % 3 === 0 ? 'declined' : 'granted', default_checked: false, mandatory: false }, offers: { decision: 'granted', default_checked: false, mandatory: false } },
+        captured_at: '2026-01-15T10:00:00.000Z',
+        idempotency_key: `bench-${i}`,
+      });
+    }
+    yield chunk;
+  }
+}
+
+/** Single-row INSERT + commit on one connection: the floor every per-row write path pays. */
+async function rawInsertRate(dataSource: DataSource): Promise<number> {
+  await dataSource.query('CREATE TABLE IF NOT EXISTS public.bench_raw (id bigserial PRIMARY KEY, payload jsonb NOT NULL)');
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < 3_000) {
+    await dataSource.query('INSERT INTO public.bench_raw (payload) VALUES ($1)', [JSON.stringify({ n, subject: 'p', decision: 'granted' })]);
+    n += 1;
+  }
+  return n / ((performance.now() - start) / 1_000);
+}
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase('bench-import');
+  const prefix = uniqueBusPrefix();
+  const running = await startProcess({
+    features: [decisionGatewayFeature, consentRecordsFeature],
+    config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test', LOG_LEVEL: 'warn' }),
+    clock: new SystemClock(),
+  });
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+  try {
+    const created = await running.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const auth = { authorization: `Bearer ${created.apiToken}` };
+    const flow = await http<{ id: string }>('POST', `${running.url}/api/v1/flows`, {
+      headers: auth,
+      json: { name: 'Bench', locale: 'en', presentation: { title: 'Bench' }, purposes: [{ key: 'newsletter', label: 'N' }, { key: 'offers', label: 'O' }], consent_duration: 'P1Y' },
+    });
+    await http('POST', `${running.url}/api/v1/flows/${flow.body.id}/activate`, { headers: auth });
+    const dataSource = running.app.get(DataSource);
+    const raw = await rawInsertRate(dataSource);
+    const rssBefore = process.memoryUsage().rss;
+
+    const principal = { kind: 'api_token' as const, applicationId: created.application.id, credentialId: 'bench', scopes: [], environment: 'development' as const, region: 'us', mode: 'conductor' };
+    const t0 = performance.now();
+    const job = await running.app.get(CreateImport).execute(principal, flow.body.id, rowChunks(), ROWS);
+    const stored = performance.now();
+    const imports = running.app.get(ImportsRepository);
+    let lastPrint = 0;
+    for (;;) {
+      const state = (await imports.find(principal.applicationId, job.id))!;
+      if (performance.now() - lastPrint > 5_000) {
+        console.log(`  progress: ${fmt(state.processed)}/${fmt(state.total)} processed (${state.status}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        lastPrint = performance.now();
+      }
+      if (state.status === 'completed') {
+        const end = performance.now();
+        const seconds = (end - stored) / 1000;
+        console.log(`import of ${fmt(ROWS)} rows (${fmt(state.created)} created, ${fmt(state.duplicates)} duplicates, ${fmt(state.failed)} failed)`);
+        console.log(`  store rows (chunks of ${CHUNK}):      ${((stored - t0) / 1000).toFixed(1)} s`);
+        console.log(`  worker, batches of 500 rows:        ${seconds.toFixed(1)} s → ${fmt(ROWS / seconds)} rows/s`);
+        console.log(`  end to end:                         ${fmt(ROWS / ((end - t0) / 1000))} rows/s`);
+        console.log(`  peak RSS: ${mib(peakRss)} MiB (before import ${mib(rssBefore)} MiB)`);
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    // Record API write path (group commit through RecordBatcher), concurrent callers, same run.
+    const recordConsent = running.app.get(RecordConsent);
+    let written = 0;
+    const apiStart = performance.now();
+    await Promise.all(
+      Array.from({ length: API_CONCURRENCY }, async (_, worker) => {
+        for (let i = 0; performance.now() - apiStart < API_SECONDS * 1000; i += 1) {
+          const body = {
+            flow_id: flow.body.id,
+            subject: { external_id: `api-${worker}-${i}` },
+            decisions: { newsletter: { decision: 'granted' }, offers: { decision: 'declined' } },
+            captured_at: new Date().toISOString(),
+            idempotency_key: `api-${worker}-${i}`,
+          } as unknown as RecordConsentBody;
+          await recordConsent.execute(principal, body);
+          written += 1;
+        }
+      }),
+    );
+    console.log(`Record API use case, group commit, ${API_CONCURRENCY} concurrent callers: ${fmt(written / ((performance.now() - apiStart) / 1000))} records/s`);
+    console.log(`primitive, same run: raw single-row INSERT (one commit per row, one connection): ${fmt(raw)} rows/s`);
+  } finally {
+    clearInterval(sampler);
+    await running.close();
+    await database.drop();
+    await deleteTestStreams(prefix);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,49 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApplicationOrigins } from './application-origins';
+
+/** The one consent-records path a browser calls cross-origin (the snippet creating a capture). */
+const CAPTURE_PATH = /^\/capture\/v1\/captures$/;
+
+/**
+ * CORS for the capture snippet (spec, Authentication rule 3): the preflight names the application
+ * by the `publishable_key` query parameter the snippet adds; an allowed origin gets
+ * `Access-Control-Allow-Origin: <origin>` (never `*`, no credentials), any other preflight 403
+ * `cors_origin_not_allowed`. The POST itself is checked again by the capture use case.
+ */
+@Injectable()
+export class CaptureCors implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly origins: ApplicationOrigins,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    fastify?.addHook('onRequest', async (request, reply) => this.handle(request, reply));
+  }
+
+  private async handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    const origin = request.headers.origin;
+    const [path = '', search = ''] = request.url.split('?', 2);
+    if (typeof origin !== 'string' || !CAPTURE_PATH.test(path)) return undefined;
+    void reply.header('vary', 'Origin');
+    const key = new URLSearchParams(search).get('publishable_key') ?? (typeof request.headers['x-publishable-key'] === 'string' ? request.headers['x-publishable-key'] : null);
+    const applicationId = key ? await this.origins.applicationOfPublishableKey(key) : undefined;
+    const allowed = applicationId !== undefined && (await this.origins.isAllowed(applicationId, origin));
+    const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+    if (!preflight) {
+      if (allowed) void reply.header('access-control-allow-origin', origin);
+      return undefined;
+    }
+    if (!allowed) return reply.code(403).type('application/json').send({ message: "This origin is not one of the application's allowed origins", reason_code: 'cors_origin_not_allowed' });
+    return reply
+      .code(204)
+      .header('access-control-allow-origin', origin)
+      .header('access-control-allow-methods', 'POST, OPTIONS')
+      .header('access-control-allow-headers', 'content-type, x-publishable-key')
+      .header('access-control-max-age', '600')
+      .send();
+  }
+}

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '@svc/auth';
+import { Clock, PlatformConfig } from '@svc/config';
+import { newRegionalId, type IdRegion } from '@svc/ids';
+import { consentRecordsError } from '../../consent-records.errors';
+import { FlowsRepository } from '../../flows/flows.repository';
+import { activeCapturableFlow } from '../../records/active-flow';
+import { ApplicationOrigins } from '../application-origins';
+import { CAPTURE_LIFETIME_MS, captureTokenDigest, decisionsFromFields, type Capture } from '../capture';
+import type { CreateCaptureBody } from '../captures.dto';
+import { CapturesRepository } from '../captures.repository';
+
+/**
+ * Stores the purposes' states the person chose in the organisation's own form, under a capture
+ * token (`cap_<region>_…`) the snippet writes into `overturo_capture_token`. Authorized by the
+ * publishable key and an allowed Origin; nothing is recorded until the organisation's server
+ * commits it (authorize), and an uncommitted capture expires after 24 h leaving no record.
+ */
+@Injectable()
+export class CreateCapture {
+  constructor(
+    private readonly flows: FlowsRepository,
+    private readonly captures: CapturesRepository,
+    private readonly origins: ApplicationOrigins,
+    private readonly clock: Clock,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  async execute(principal: Principal, origin: string | undefined, body: CreateCaptureBody): Promise<{ token: string; capture: Capture }> {
+    if (origin === undefined || !(await this.origins.isAllowed(principal.applicationId, origin))) {
+      throw consentRecordsError('origin_not_allowed', "The request's Origin is not one of the application's allowed origins", { origin: origin ?? null });
+    }
+    const flow = await activeCapturableFlow(this.flows, principal.applicationId, body.flow_id);
+    const decisions = decisionsFromFields(
+      flow.terms,
+      body.fields.map((f) => ({ purpose: f.purpose, control: f.control, checked: f.checked, default_checked: f.default_checked ?? false, required: f.required ?? false })),
+    );
+    const token = newRegionalId('capture_token', this.config.REGION as IdRegion);
+    const now = this.clock.now();
+    const capture: Capture = {
+      tokenSha256: captureTokenDigest(token),
+      applicationId: principal.applicationId,
+      flowId: flow.flowId,
+      flowVersion: flow.version,
+      origin,
+      channel: body.channel ?? 'form_capture_browser',
+      decisions,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + CAPTURE_LIFETIME_MS),
+      committedAt: null,
+      recordId: null,
+    };
+    await this.captures.insert(capture);
+    return { token, capture };
+  }
+}

@@ -1,0 +1,52 @@
+import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { isIdOf } from '@svc/ids';
+import { ApiDoc, DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '@svc/server';
+import type { FastifyReply } from 'fastify';
+import { consentRecordsError } from '../consent-records.errors';
+import { importRowView, importView } from './import';
+import { CreateImportBody, ImportRowsQuery } from './imports.dto';
+import { ImportsRepository } from './imports.repository';
+import { CreateImport } from './use-cases/create-import.use-case';
+import { DryRunImport } from './use-cases/dry-run-import.use-case';
+
+const IMPORT_RESPONSE =
+  'consent_import: id, object, application_id, flow_id, dry_run, status (queued|running|completed), counts {total, processed, pending, created, duplicates, failed}, created_at, started_at, completed_at, rows {data [{index, outcome (created|duplicate|failed|null while pending), record_id, reason_code, detail}], has_more, next_cursor}';
+
+/**
+ * Bulk import of consents collected elsewhere (channel `imported`). API token. Rows keep their
+ * `captured_at` and get `recorded_at`; processing happens in the background in batches.
+ */
+@Controller('api/v1/consent_records/imports')
+export class ImportsController {
+  constructor(
+    private readonly createImport: CreateImport,
+    private readonly dryRunImport: DryRunImport,
+    private readonly imports: ImportsRepository,
+  ) {}
+
+  /** 202 with the queued import; with `dry_run` 200 with the per-row report and nothing written. */
+  @Post()
+  @ApiDoc({ tag: 'Consent records', summary: 'Import consent records (dry_run reports what would happen and writes nothing)', response: IMPORT_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateImportBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    if (body.dry_run === true) {
+      void reply.status(200);
+      return this.dryRunImport.execute(principal, body.flow_id, body.records);
+    }
+    void reply.status(202);
+    const job = await this.createImport.execute(principal, body.flow_id, body.records, body.records.length);
+    return { ...importView(job), rows: { data: [], has_more: job.total > 0, next_cursor: null } };
+  }
+
+  /** Status, progress counts and a cursor page of per-row outcomes (filter with `outcome`). */
+  @Get(':import_id')
+  @ApiDoc({ tag: 'Consent records', summary: 'Outcome and progress of an import', response: IMPORT_RESPONSE })
+  async get(@CurrentPrincipal() principal: Principal, @Param('import_id') importId: string, @Query() query: ImportRowsQuery): Promise<Record<string, unknown>> {
+    const job = isIdOf('consent_import', importId) ? await this.imports.find(principal.applicationId, importId) : undefined;
+    if (!job) throw consentRecordsError('import_not_found', 'Import not found', { import_id: importId });
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor ? Number(decodeCursor(query.cursor, ['index']).index) : -1;
+    const rows = await this.imports.rows(job.id, limit + 1, Number.isInteger(after) ? after : -1, query.outcome);
+    return { ...importView(job), rows: toPage(rows, limit, importRowView, (r) => ({ index: r.index })) };
+  }
+}

@@ -1,0 +1,26 @@
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQuery } from '@svc/server';
+
+/** Rows per import request (the request body limit applies as well). */
+export const MAX_IMPORT_ROWS = 100_000;
+
+/**
+ * Body of POST /api/v1/consent_records/imports. Rows are validated one by one while processing,
+ * so one malformed row is reported as failed instead of refusing the whole import.
+ */
+export class CreateImportBody {
+  @IsDefined() @IsString() @MaxLength(100)
+  flow_id!: string;
+
+  @IsOptional() @IsBoolean()
+  dry_run?: boolean;
+
+  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_IMPORT_ROWS) @IsObject({ each: true })
+  records!: Array<Record<string, unknown>>;
+}
+
+/** Query of GET …/imports/:id: row pages, optionally only rows with one outcome. */
+export class ImportRowsQuery extends PageQuery {
+  @IsOptional() @IsString() @IsIn(['created', 'duplicate', 'failed', 'pending'])
+  outcome?: 'created' | 'duplicate' | 'failed' | 'pending';
+}

@@ -1,0 +1,147 @@
+import { Injectable } from '@nestjs/common';
+import { queryRows } from '@svc/persistence';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { ConsentImport, ImportRow, ImportStatus, RowOutcome } from './import';
+
+interface ImportRowRecord {
+  id: string;
+  application_id: string;
+  flow_id: string;
+  status: ImportStatus;
+  total: number;
+  processed: number;
+  created: number;
+  duplicates: number;
+  failed: number;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+const COLUMNS = 'id, application_id, flow_id, status, total, processed, created, duplicates, failed, created_at, started_at, completed_at';
+
+function toImport(row: ImportRowRecord): ConsentImport {
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    flowId: row.flow_id,
+    status: row.status,
+    total: row.total,
+    processed: row.processed,
+    created: row.created,
+    duplicates: row.duplicates,
+    failed: row.failed,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** A row's result, written back in bulk at the end of a batch. */
+export interface RowResult {
+  index: number;
+  outcome: RowOutcome;
+  recordId: string | null;
+  reasonCode: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+/** Queries of consent_records.imports and import_rows. */
+@Injectable()
+export class ImportsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async insertJob(manager: EntityManager, job: { id: string; applicationId: string; flowId: string; total: number }, at: Date): Promise<void> {
+    await manager.query(`INSERT INTO consent_records.imports (id, application_id, flow_id, status, total, created_at) VALUES ($1, $2, $3, 'queued', $4, $5)`, [
+      job.id,
+      job.applicationId,
+      job.flowId,
+      job.total,
+      at,
+    ]);
+  }
+
+  /** Stores rows `offset…offset+rows.length-1` in one statement (a jsonb array expanded in SQL). */
+  async insertRows(manager: EntityManager, importId: string, offset: number, rows: readonly unknown[]): Promise<void> {
+    await manager.query(
+      `INSERT INTO consent_records.import_rows (import_id, row_index, input)
+       SELECT $1, $2::integer + (ord - 1)::integer, value FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(value, ord)`,
+      [importId, offset, JSON.stringify(rows)],
+    );
+  }
+
+  async find(applicationId: string, id: string): Promise<ConsentImport | undefined> {
+    const rows: ImportRowRecord[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM consent_records.imports WHERE id = $1 AND application_id = $2`, [id, applicationId]);
+    return rows[0] ? toImport(rows[0]) : undefined;
+  }
+
+  /**
+   * Claims the oldest unfinished import whose lease ran out (or never existed): a worker that died
+   * mid-import leaves a lease that lapses, so another worker (or the restarted one) resumes it.
+   */
+  async claim(leaseUntil: Date, now: Date): Promise<ConsentImport | undefined> {
+    const rows = await queryRows<ImportRowRecord>(
+      this.dataSource.manager,
+      `UPDATE consent_records.imports SET status = 'running', started_at = COALESCE(started_at, $2), lease_until = $1
+       WHERE id = (SELECT id FROM consent_records.imports WHERE status <> 'completed' AND (lease_until IS NULL OR lease_until < $2)
+                   ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)
+       RETURNING ${COLUMNS}`,
+      [leaseUntil, now],
+    );
+    return rows[0] ? toImport(rows[0]) : undefined;
+  }
+
+  /** Next pending rows, locked for this batch. */
+  async pendingRows(manager: EntityManager, importId: string, limit: number): Promise<Array<{ index: number; input: unknown }>> {
+    const rows: Array<{ row_index: number; input: unknown }> = await manager.query(
+      `SELECT row_index, input FROM consent_records.import_rows WHERE import_id = $1 AND outcome IS NULL ORDER BY row_index LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [importId, limit],
+    );
+    return rows.map((r) => ({ index: r.row_index, input: r.input }));
+  }
+
+  /** Writes a batch's outcomes, adds them to the job's counts and renews the lease. */
+  async saveResults(manager: EntityManager, importId: string, results: readonly RowResult[], leaseUntil: Date): Promise<void> {
+    if (results.length === 0) return;
+    await manager.query(
+      `UPDATE consent_records.import_rows r SET outcome = x.outcome, record_id = x.record_id, reason_code = x.reason_code, detail = x.detail
+       FROM jsonb_to_recordset($2::jsonb) AS x(index integer, outcome text, record_id text, reason_code text, detail jsonb)
+       WHERE r.import_id = $1 AND r.row_index = x.index`,
+      [importId, JSON.stringify(results.map((r) => ({ index: r.index, outcome: r.outcome, record_id: r.recordId, reason_code: r.reasonCode, detail: r.detail })))],
+    );
+    const count = (o: RowOutcome) => results.filter((r) => r.outcome === o).length;
+    await manager.query(
+      `UPDATE consent_records.imports SET processed = processed + $2, created = created + $3, duplicates = duplicates + $4, failed = failed + $5, lease_until = $6 WHERE id = $1`,
+      [importId, results.length, count('created'), count('duplicate'), count('failed'), leaseUntil],
+    );
+  }
+
+  async complete(importId: string, at: Date): Promise<void> {
+    await this.dataSource.query(`UPDATE consent_records.imports SET status = 'completed', completed_at = $2, lease_until = NULL WHERE id = $1`, [importId, at]);
+  }
+
+  async rows(importId: string, limit: number, after: number, outcome?: RowOutcome | 'pending'): Promise<ImportRow[]> {
+    const rows: Array<{ row_index: number; outcome: RowOutcome | null; record_id: string | null; reason_code: string | null; detail: Record<string, unknown> | null }> =
+      await this.dataSource.query(
+        `SELECT row_index, outcome, record_id, reason_code, detail FROM consent_records.import_rows
+         WHERE import_id = $1 AND row_index > $2 AND ($3::text IS NULL OR ($3 = 'pending' AND outcome IS NULL) OR outcome = $3)
+         ORDER BY row_index LIMIT $4`,
+        [importId, after, outcome ?? null, limit],
+      );
+    return rows.map((r) => ({ index: r.row_index, outcome: r.outcome, recordId: r.record_id, reasonCode: r.reason_code, detail: r.detail }));
+  }
+
+  /** Which of `keys` are already used by records of the application, with their request digests. */
+  async existingKeys(applicationId: string, keys: readonly string[]): Promise<Map<string, { recordId: string; digest: string }>> {
+    if (keys.length === 0) return new Map();
+    const rows: Array<{ idempotency_key: string; id: string; request_digest: string }> = await this.dataSource.query(
+      `SELECT idempotency_key, id, request_digest FROM consent_records.records WHERE application_id = $1 AND idempotency_key = ANY($2)`,
+      [applicationId, keys],
+    );
+    return new Map(rows.map((r) => [r.idempotency_key, { recordId: r.id, digest: r.request_digest }]));
+  }
+}

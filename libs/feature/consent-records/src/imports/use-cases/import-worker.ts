@@ -1,0 +1,153 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '@svc/config';
+import { isDomainError } from '@svc/errors';
+import { LOGGER } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import type { EntityManager } from 'typeorm';
+import type { FlowVersion } from '../../flows/flow';
+import { FlowsRepository } from '../../flows/flows.repository';
+import { activeCapturableFlow } from '../../records/active-flow';
+import { BatchRecordWriter } from '../../records/batch-record-writer';
+import type { RecordDraft } from '../../records/record-writer';
+import type { ConsentImport } from '../import';
+import { checkImportRow } from '../import-row';
+import { ImportsRepository, type RowResult } from '../imports.repository';
+
+/** Rows written per transaction (group commit: one commit per batch, not per row). */
+export const IMPORT_BATCH_ROWS = 500;
+/** A claimed import is resumed by another worker if its lease is not renewed within this, in ms. */
+export const IMPORT_LEASE_MS = 60_000;
+/** Idle poll interval, in ms (creation wakes the worker at once). */
+export const IMPORT_POLL_MS = 1_000;
+
+/**
+ * Processes stored import rows in the background, batch by batch, each batch in one transaction
+ * with its outcomes and progress counts, so a restart resumes at the first pending row and holds
+ * at most one batch in memory. A refused row is recorded as failed and never blocks the others;
+ * if a batch hits an unexpected database error it is retried row by row.
+ */
+@Injectable()
+export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private loop?: Promise<void>;
+  private stopped = false;
+  private again = false;
+
+  constructor(
+    private readonly imports: ImportsRepository,
+    private readonly flows: FlowsRepository,
+    private readonly writer: BatchRecordWriter,
+    private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.wake();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.loop;
+  }
+
+  /** Starts a round now (or right after the current one). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.loop) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.loop = this.drain()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'import worker round failed'))
+      .finally(() => {
+        this.loop = undefined;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else this.timer = setTimeout(() => this.wake(), IMPORT_POLL_MS);
+      });
+  }
+
+  /** Processes claimable imports until none is left; returns when idle. */
+  async drain(): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const job = await this.imports.claim(this.leaseUntil(), this.clock.now());
+      if (!job) return;
+      await this.process(job);
+    }
+  }
+
+  private leaseUntil(): Date {
+    return new Date(this.clock.now().getTime() + IMPORT_LEASE_MS);
+  }
+
+  private async process(job: ConsentImport): Promise<void> {
+    let flow: FlowVersion | undefined;
+    let flowError: { reasonCode: string; detail: Record<string, unknown> } | undefined;
+    try {
+      flow = await activeCapturableFlow(this.flows, job.applicationId, job.flowId);
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      flowError = { reasonCode: error.code, detail: { message: error.message } };
+    }
+    for (;;) {
+      if (this.stopped) return;
+      const done = await this.imports.transaction(async (manager) => {
+        const rows = await this.imports.pendingRows(manager, job.id, IMPORT_BATCH_ROWS);
+        if (rows.length === 0) return true;
+        const results = flow ? await this.writeBatch(manager, job, flow, rows) : rows.map((r) => ({ index: r.index, outcome: 'failed' as const, recordId: null, ...flowError! }));
+        await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
+        return false;
+      }).catch(async (error: unknown) => {
+        this.logger.warn({ err: error, import_id: job.id }, 'import batch failed; retrying row by row');
+        await this.rowByRow(job, flow!);
+        return false;
+      });
+      if (done) break;
+    }
+    await this.imports.complete(job.id, this.clock.now());
+  }
+
+  private async writeBatch(manager: EntityManager, job: ConsentImport, flow: FlowVersion, rows: ReadonlyArray<{ index: number; input: unknown }>): Promise<RowResult[]> {
+    const now = this.clock.now();
+    const results = new Map<number, RowResult>();
+    const valid: Array<{ index: number; draft: RecordDraft }> = [];
+    for (const row of rows) {
+      const check = checkImportRow(row.input, flow, job.applicationId, now);
+      if (check.ok) valid.push({ index: row.index, draft: check.draft });
+      else results.set(row.index, { index: row.index, outcome: 'failed', recordId: null, reasonCode: check.reasonCode, detail: check.detail });
+    }
+    const written = await this.writer.writeMany(manager, valid.map((v) => v.draft), now);
+    written.forEach((result, i) => {
+      const index = valid[i]!.index;
+      results.set(
+        index,
+        result.ok
+          ? { index, outcome: result.outcome.replayed ? 'duplicate' : 'created', recordId: result.outcome.record.id, reasonCode: null, detail: null }
+          : { index, outcome: 'failed', recordId: null, reasonCode: result.error.code, detail: { message: result.error.message, ...(result.error.detail ?? {}) } },
+      );
+    });
+    return rows.map((row) => results.get(row.index)!);
+  }
+
+  /** Fallback after a batch failed in the database: one transaction per row, so one bad row stays alone. */
+  private async rowByRow(job: ConsentImport, flow: FlowVersion): Promise<void> {
+    const rows = await this.imports.transaction((manager) => this.imports.pendingRows(manager, job.id, IMPORT_BATCH_ROWS));
+    for (const row of rows) {
+      await this.imports
+        .transaction(async (manager) => {
+          const results = await this.writeBatch(manager, job, flow, [row]);
+          await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
+        })
+        .catch(async (error: unknown) => {
+          await this.imports.transaction((manager) =>
+            this.imports.saveResults(manager, job.id, [{ index: row.index, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: { message: String((error as Error).message ?? error) } }], this.leaseUntil()),
+          );
+        });
+    }
+  }
+}

@@ -1,0 +1,137 @@
+/** The spec's collection channels: where and how a consent was captured (receipt `collection_channel`). */
+export const COLLECTION_CHANNELS = [
+  'hosted',
+  'embedded',
+  'embedded_field',
+  'embedded_field_browser',
+  'form_capture',
+  'form_capture_browser',
+  'form_platform_webhook',
+  'controller_attested',
+  'imported',
+] as const;
+export type CollectionChannel = (typeof COLLECTION_CHANNELS)[number];
+
+/**
+ * Where a withdrawal was made (receipt `event_channel`): the person's own records, the link in
+ * their email, the link in their receipt, the organisation's mailing tool, a newer record from the
+ * organisation's form, the organisation or its systems, end of term, the subject sweep, unspecified.
+ */
+export const WITHDRAWAL_CHANNELS = [
+  'subject_records',
+  'email_link',
+  'receipt_link',
+  'mailing_tool',
+  'newer_record',
+  'organisation',
+  'end_of_term',
+  'subject_sweep',
+  'unspecified',
+] as const;
+export type WithdrawalChannel = (typeof WITHDRAWAL_CHANNELS)[number];
+
+/** Channels a caller may name on the withdrawal endpoint; the others are set by the platform. */
+export const API_WITHDRAWAL_CHANNELS = ['subject_records', 'email_link', 'receipt_link', 'mailing_tool', 'organisation', 'unspecified'] as const satisfies readonly WithdrawalChannel[];
+
+export type Decision = 'granted' | 'declined';
+
+/** One purpose's decision as captured: `default_checked` / `mandatory` describe the control shown. */
+export interface PurposeDecision {
+  decision: Decision;
+  default_checked: boolean;
+  mandatory: boolean;
+}
+
+/** The person a record is about, as the organisation refers to them. */
+export interface Subject {
+  email: string | null;
+  external_id: string | null;
+}
+
+/** A stored consent record: frozen once written. */
+export interface ConsentRecord {
+  id: string;
+  applicationId: string;
+  flowId: string;
+  flowVersion: number;
+  subject: Subject;
+  decisions: Record<string, PurposeDecision>;
+  noticeDigest: string | null;
+  channel: CollectionChannel;
+  capturedAt: Date;
+  recordedAt: Date;
+  /** captured_at + the flow's consent_duration; null when open-ended. */
+  expiresAt: Date | null;
+  idempotencyKey: string | null;
+  previousRecordId: string | null;
+  /** Purposes this record withdrew from its predecessor (granted there, declined here). */
+  withdrawnPurposes: string[];
+}
+
+/** A withdrawal appended to a record: `purpose` null withdraws the whole consent. */
+export interface Withdrawal {
+  recordId: string;
+  purpose: string | null;
+  channel: WithdrawalChannel;
+  withdrawnAt: Date;
+}
+
+/**
+ * Lookup keys of a person: a record is matched to earlier ones by external id or by email
+ * (case-insensitive), whichever the organisation supplied.
+ */
+export function subjectKeys(subject: Subject): string[] {
+  const keys: string[] = [];
+  if (subject.external_id !== null) keys.push(`external_id:${subject.external_id}`);
+  if (subject.email !== null) keys.push(`email:${subject.email.toLowerCase()}`);
+  return keys;
+}
+
+/** Status of one purpose of a record at `now`. */
+export type PurposeStatus = 'granted' | 'declined' | 'withdrawn' | 'expired';
+
+/** Per-purpose status of a record given its withdrawals and the time. */
+export function purposeStatuses(record: ConsentRecord, withdrawals: readonly Withdrawal[], now: Date): Array<{ purpose: string; decision: Decision; status: PurposeStatus; withdrawn_at: string | null; withdrawal_channel: string | null }> {
+  const whole = withdrawals.find((w) => w.purpose === null);
+  // jsonb does not keep key order; purposes are listed by key so answers are stable.
+  return Object.entries(record.decisions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([purpose, d]) => {
+    const own = withdrawals.find((w) => w.purpose === purpose) ?? (d.decision === 'granted' ? whole : undefined);
+    let status: PurposeStatus = d.decision;
+    if (d.decision === 'granted') {
+      if (own) status = 'withdrawn';
+      else if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) status = 'expired';
+    }
+    return { purpose, decision: d.decision, status, withdrawn_at: own?.withdrawnAt.toISOString() ?? null, withdrawal_channel: own?.channel ?? null };
+  });
+}
+
+/** Overall status of a record: superseded by a newer one, withdrawn, expired, or active. */
+export function recordStatus(record: ConsentRecord, withdrawals: readonly Withdrawal[], isHead: boolean, now: Date): 'active' | 'withdrawn' | 'expired' | 'superseded' {
+  if (!isHead) return 'superseded';
+  if (withdrawals.some((w) => w.purpose === null)) return 'withdrawn';
+  if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+/** Wire shape `consent_record`. */
+export function recordView(record: ConsentRecord, withdrawals: readonly Withdrawal[], isHead: boolean, now: Date): Record<string, unknown> {
+  return {
+    id: record.id,
+    object: 'consent_record',
+    application_id: record.applicationId,
+    flow_id: record.flowId,
+    flow_version: record.flowVersion,
+    status: recordStatus(record, withdrawals, isHead, now),
+    subject: record.subject,
+    purposes: purposeStatuses(record, withdrawals, now),
+    decisions: record.decisions,
+    notice_digest: record.noticeDigest,
+    collection_channel: record.channel,
+    captured_at: record.capturedAt.toISOString(),
+    recorded_at: record.recordedAt.toISOString(),
+    expires_at: record.expiresAt?.toISOString() ?? null,
+    idempotency_key: record.idempotencyKey,
+    previous_record_id: record.previousRecordId,
+    withdrawn_purposes: record.withdrawnPurposes,
+  };
+}

@@ -1,0 +1,58 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { Clock } from '@svc/config';
+import { isIdOf } from '@svc/ids';
+import { ApiDoc } from '@svc/server';
+import type { FastifyReply } from 'fastify';
+import { consentRecordsError } from '../consent-records.errors';
+import { recordView, type ConsentRecord } from './record';
+import { RecordConsentBody, WithdrawConsentBody } from './records.dto';
+import { RecordsRepository } from './records.repository';
+import { RecordConsent } from './use-cases/record-consent.use-case';
+import { WithdrawConsent } from './use-cases/withdraw-consent.use-case';
+
+const RECORD_RESPONSE =
+  'consent_record: id, object, application_id, flow_id, flow_version, status (active|withdrawn|expired|superseded), subject {email, external_id}, purposes [{purpose, decision, status (granted|declined|withdrawn|expired), withdrawn_at, withdrawal_channel}], decisions, notice_digest, collection_channel, captured_at, recorded_at, expires_at, idempotency_key, previous_record_id, withdrawn_purposes';
+
+/** Record API and withdrawals (API token). */
+@Controller('api/v1/consent_records')
+export class RecordsController {
+  constructor(
+    private readonly recordConsent: RecordConsent,
+    private readonly withdrawConsent: WithdrawConsent,
+    private readonly records: RecordsRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** 201 with a new record; 200 with the original one when the idempotency_key was seen with the same body. */
+  @Post()
+  @ApiDoc({ tag: 'Consent records', summary: 'Record a consent captured by the organisation (controller_attested)', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  async record(@CurrentPrincipal() principal: Principal, @Body() body: RecordConsentBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+    const outcome = await this.recordConsent.execute(principal, body);
+    void reply.status(outcome.replayed ? 200 : 201);
+    if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
+    return this.view(principal, outcome.record);
+  }
+
+  @Get(':record_id')
+  @ApiDoc({ tag: 'Consent records', summary: 'Read a consent record with its derived status', response: RECORD_RESPONSE })
+  async get(@CurrentPrincipal() principal: Principal, @Param('record_id') recordId: string): Promise<Record<string, unknown>> {
+    const found = isIdOf('consent_record', recordId) ? await this.records.find(principal.applicationId, recordId) : undefined;
+    if (!found) throw consentRecordsError('record_not_found', 'Consent record not found', { record_id: recordId });
+    return this.view(principal, found);
+  }
+
+  /** Withdraws the whole consent, or one purpose with `purpose`; `channel` says where it was made. */
+  @Post(':record_id/withdrawals')
+  @HttpCode(201)
+  @ApiDoc({ tag: 'Consent records', summary: 'Withdraw a consent or one purpose of it', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  async withdraw(@CurrentPrincipal() principal: Principal, @Param('record_id') recordId: string, @Body() body: WithdrawConsentBody): Promise<Record<string, unknown>> {
+    const record = await this.withdrawConsent.execute(principal, recordId, body.purpose, body.channel ?? 'organisation');
+    return this.view(principal, record);
+  }
+
+  private async view(principal: Principal, record: ConsentRecord): Promise<Record<string, unknown>> {
+    const [withdrawals, head] = await Promise.all([this.records.withdrawalsOf([record.id]), this.records.isHead(principal.applicationId, record)]);
+    return recordView(record, withdrawals, head, this.clock.now());
+  }
+}
