@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import { regionSegmentOf, isIdOf } from '@svc/ids';
 import { authError } from './auth.errors';
 import { CredentialResolver } from './credential-resolver';
-import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
+import { AttesterResolver } from './attester-resolver';
+import { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
 import { DelegationResolver } from './delegation-resolver';
 import type { CredentialKind, Principal } from './principal';
 import { apiTokenDigest } from './token-digest';
@@ -34,6 +35,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly credentials: CredentialResolver,
     private readonly delegations: DelegationResolver,
+    private readonly attesters: AttesterResolver,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -44,8 +46,9 @@ export class AuthGuard implements CanActivate {
     const scopes = this.reflector.getAllAndOverride<string[]>(AUTH_SCOPES, targets) ?? [];
     const request = context.switchToHttp().getRequest<AuthRequest>();
 
-    const principal = await this.authenticate(request, kinds);
-    for (const scope of scopes) {
+    const attesterPermission = this.reflector.getAllAndOverride<string>(AUTH_ATTESTER_PERMISSION, targets) ?? '';
+    const principal = await this.authenticate(request, kinds, attesterPermission);
+    for (const scope of principal.kind === 'attester_token' ? [] : scopes) {
       if (!principal.scopes.includes(scope)) {
         throw authError('insufficient_scope', `This API token lacks the scope ${scope}`, { required_scope: scope });
       }
@@ -61,12 +64,15 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
-  private async authenticate(request: AuthRequest, kinds: readonly CredentialKind[]): Promise<Principal> {
+  private async authenticate(request: AuthRequest, kinds: readonly CredentialKind[], attesterPermission: string): Promise<Principal> {
     const authorization = header(request, 'authorization');
     if (authorization !== undefined) {
       const match = /^Bearer ([\x21-\x7e]+)$/i.exec(authorization.trim());
       if (!match?.[1] || match[1].length > MAX_CREDENTIAL_LENGTH) {
         throw authError('invalid_token', 'Authorization must be "Bearer <token>"', undefined, WWW_AUTHENTICATE);
+      }
+      if (match[1].startsWith('tat_') && kinds.includes('attester_token')) {
+        return { ...(await this.attesters.resolve(apiTokenDigest(match[1]), attesterPermission)) };
       }
       const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
       if (!credential) throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);

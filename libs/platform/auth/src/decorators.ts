@@ -4,12 +4,19 @@ import type { CredentialKind, Principal } from './principal';
 export const AUTH_KINDS = 'svc:auth-kinds';
 export const AUTH_SCOPES = 'svc:auth-scopes';
 export const AUTH_PUBLIC = 'svc:auth-public';
+export const AUTH_ATTESTER_PERMISSION = 'svc:auth-attester-permission';
 
 /** Credential kinds a route accepts. Without this decorator a route accepts API tokens only. */
 export const Auth = (...kinds: CredentialKind[]): MethodDecorator & ClassDecorator => SetMetadata(AUTH_KINDS, kinds);
 
 /** API-token scopes a route requires, e.g. `@RequireScopes('audit:verify')`. */
 export const RequireScopes = (...scopes: string[]): MethodDecorator & ClassDecorator => SetMetadata(AUTH_SCOPES, scopes);
+
+/**
+ * Trusted-attester permission a route requires when called with an attester token
+ * (`Authorization: Bearer tat_…`, accepted where `@Auth(…, 'attester_token')`).
+ */
+export const RequireAttesterPermission = (permission: string): MethodDecorator & ClassDecorator => SetMetadata(AUTH_ATTESTER_PERMISSION, permission);
 
 /** Marks a route as anonymous (health, discovery, public documents). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_PUBLIC, true);

@@ -3,5 +3,6 @@ export { authError } from './auth.errors';
 export { apiTokenDigest } from './token-digest';
 export { CREDENTIAL_CACHE_MS, CredentialResolver, RpcCredentialResolver } from './credential-resolver';
 export { DelegationResolver, NoDelegationGrants } from './delegation-resolver';
-export { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireScopes } from './decorators';
+export { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireAttesterPermission, RequireScopes } from './decorators';
+export { AttesterResolver } from './attester-resolver';
 export { AuthGuard } from './auth.guard';

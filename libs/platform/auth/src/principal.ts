@@ -1,5 +1,5 @@
 /** How a caller proved who it is. */
-export type CredentialKind = 'api_token' | 'publishable_key';
+export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token';
 
 /** Scopes an API token may carry beyond its application-level access (spec, Authentication rule 5). */
 export const API_TOKEN_SCOPES = ['audit:verify', 'disclosures:write'] as const;

@@ -54,6 +54,11 @@ export class RpcServer {
 export class RpcClient {
   constructor(private readonly bus: BusConnection) {}
 
+  /** Region whose services this client calls. */
+  get region(): string {
+    return this.bus.region;
+  }
+
   async call<M extends RpcMethod>(method: M, request: RequestOf<M>, timeoutMs = 3_000): Promise<ReplyMessage<M>> {
     const spec: Method = RPC_METHODS[method];
     const subject = rpcSubject(this.bus.prefix, this.bus.region, method);

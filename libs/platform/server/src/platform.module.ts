@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
 import { BusConnection, RpcClient, RpcServer, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, SystemClock } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
@@ -86,6 +86,7 @@ export class PlatformModule {
         PlatformLifecycle,
         { provide: CredentialResolver, useClass: RpcCredentialResolver },
         { provide: DelegationResolver, useClass: NoDelegationGrants },
+        AttesterResolver,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
       exports: [KeyEncryption, SigningKeyStore, CredentialResolver, DelegationResolver, PlatformConfig, LOGGER, Clock, Metrics, Readiness, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],

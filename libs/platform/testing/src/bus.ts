@@ -1,4 +1,4 @@
-import { BusConnection, deleteStreamsWithPrefix } from '@svc/bus';
+import { connect } from 'nats';
 import { randomBase32 } from '@svc/ids';
 
 export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -8,12 +8,19 @@ export function uniqueBusPrefix(): string {
   return `t${randomBase32(10).replace(/[^a-z0-9]/g, 'a')}`;
 }
 
-/** Deletes every stream a test file created under its prefix. */
+/**
+ * Deletes every stream a test file created under its prefix. Uses nats directly (not @svc/bus)
+ * so the bus library's own tests can use this fixture without a dependency cycle.
+ */
 export async function deleteTestStreams(prefix: string): Promise<void> {
-  const bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'test-cleanup' });
+  const nc = await connect({ servers: TEST_NATS_URL, name: 'test-cleanup' });
   try {
-    await deleteStreamsWithPrefix(bus.jsm, prefix);
+    const jsm = await nc.jetstreamManager();
+    const upper = `${prefix}_`.toUpperCase();
+    for await (const stream of jsm.streams.list()) {
+      if (stream.config.name.startsWith(upper)) await jsm.streams.delete(stream.config.name);
+    }
   } finally {
-    await bus.close();
+    await nc.drain();
   }
 }

@@ -1,4 +1,4 @@
-import { dropDatabase, ensureDatabase } from '@svc/persistence';
+import { Client } from 'pg';
 import { randomBase32 } from '@svc/ids';
 
 /** Server URL (no database) of the Postgres the tests use; trust auth on 127.0.0.1 by default. */
@@ -10,6 +10,18 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+// Talks to Postgres with pg directly (not through @svc/persistence) so that the persistence
+// library's own tests can use this fixture without a dependency cycle.
+async function onServer(sql: string): Promise<void> {
+  const client = new Client({ connectionString: `${TEST_DATABASE_SERVER}/postgres` });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Creates a database of its own for one test file (`svc_test_<label>_<random>`), so files run in
  * parallel without seeing each other's rows. Call `drop()` in afterAll.
@@ -17,7 +29,6 @@ export interface TestDatabase {
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const safe = label.toLowerCase().replace(/[^a-z0-9]/g, '_').slice(0, 30);
   const name = `svc_test_${safe}_${randomBase32(8)}`;
-  const url = `${TEST_DATABASE_SERVER}/${name}`;
-  await ensureDatabase(url);
-  return { url, name, drop: () => dropDatabase(url) };
+  await onServer(`CREATE DATABASE "${name}"`);
+  return { url: `${TEST_DATABASE_SERVER}/${name}`, name, drop: () => onServer(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
+import { Auth, CurrentPrincipal, Public, RequireAttesterPermission, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
@@ -115,7 +115,13 @@ export class VerificationController {
     return toPage(rows, limit, (r) => ({ grant_id: r.grant_id, reason: r.reason, revoked_at: r.revoked_at.toISOString() }), (r) => ({ seq: r.seq }));
   }
 
-  /** Revokes a grant of the caller's application; Idempotency-Key optional (replays the first answer). */
+  /**
+   * Revokes a grant of the caller's application; Idempotency-Key optional (replays the first
+   * answer). Callers: the application's API token, or a trusted attester holding the
+   * operator-granted `revocations:trigger` permission.
+   */
+  @Auth('api_token', 'attester_token')
+  @RequireAttesterPermission('revocations:trigger')
   @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422] })
   @Post('api/v1/oap/revocations')
   async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {

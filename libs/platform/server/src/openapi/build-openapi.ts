@@ -44,7 +44,16 @@ function security(target: object, handler: object): Json[] {
   if (read<boolean>(AUTH_PUBLIC)) return [];
   const kinds = read<CredentialKind[]>(AUTH_KINDS) ?? ['api_token'];
   const scopes = read<string[]>(AUTH_SCOPES) ?? [];
-  return kinds.map((kind) => (kind === 'api_token' ? { apiToken: scopes } : { publishableKey: [] }));
+  return kinds.map((kind) => {
+    switch (kind) {
+      case 'api_token':
+        return { apiToken: scopes };
+      case 'publishable_key':
+        return { publishableKey: [] };
+      case 'attester_token':
+        return { attesterToken: [] };
+    }
+  });
 }
 
 interface RouteArg {
@@ -155,6 +164,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       securitySchemes: {
         apiToken: { type: 'http', scheme: 'bearer', description: 'Opaque API token (server-to-server only)' },
         publishableKey: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: 'pk_test_* / pk_live_*; creates consent sessions only' },
+        attesterToken: { type: 'http', scheme: 'bearer', description: 'Trusted attester token tat_<region>_…, where the route names the permission it needs' },
       },
     },
   };
