@@ -56,39 +56,6 @@ describe('verification and revocation across regions', () => {
     expect(second.body).toMatchObject({ valid: false, reason_code: 'receipt_consumed' });
   });
 
-  it('a trusted attester revokes only with the operator-granted revocations:trigger permission (spec: Authentication rule 9)', async () => {
-    const created = await http<{ trusted_attester: { id: string; token: string } }>('POST', `${us}/api/v1/trusted_attesters`, {
-      headers: bearer(app.token),
-      json: { name: 'policy-engine' },
-    });
-    expect(created.status).toBe(201);
-    const attester = created.body.trusted_attester;
-    const { grantId } = await grant();
-    const revokeAs = (token: string) => http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(token), json: { grant_id: grantId, reason: 'engine' } });
-
-    const withoutPermission = await revokeAs(attester.token);
-    expect([withoutPermission.status, withoutPermission.body.reason_code]).toEqual([403, 'insufficient_permission']);
-    const unknown = await revokeAs(`tat_us_${'A'.repeat(43)}`);
-    expect([unknown.status, unknown.body.reason_code]).toEqual([401, 'invalid_token']);
-
-    const requested = await http<{ elevation_request: { id: string } }>('POST', `${us}/api/v1/trusted_attesters/${attester.id}/elevation_requests`, {
-      headers: bearer(app.token),
-      json: { permission: 'revocations:trigger', rationale: 'the engine must revoke compromised agents' },
-    });
-    expect(requested.status).toBe(201);
-    await stack.process.us.app.get(GrantElevation).execute(requested.body.elevation_request.id, 'operator@example.com');
-
-    const suspended = await http('POST', `${us}/api/v1/trusted_attesters/${attester.id}/suspend`, { headers: bearer(app.token), json: {} });
-    expect(suspended.status).toBe(200);
-    const whileSuspended = await revokeAs(attester.token);
-    expect([whileSuspended.status, whileSuspended.body.reason_code]).toEqual([403, 'attester_suspended']);
-    await http('POST', `${us}/api/v1/trusted_attesters/${attester.id}/unsuspend`, { headers: bearer(app.token), json: {} });
-
-    const revoked = await revokeAs(attester.token);
-    expect(revoked.status).toBe(201);
-    expect(revoked.body).toMatchObject({ object: 'revocation', grant_id: grantId, reason: 'engine' });
-  });
-
   it('a revoked grant fails svc-verify in every region within 30 s; revocations are idempotent', async () => {
     const { grantId, receipt } = await grant();
     const idem = randomUUID();
@@ -211,5 +178,37 @@ describe('verification and revocation across regions', () => {
       expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: { ...bearer(app.token), 'idempotency-key': 'has space' }, json: { grant_id: grantId } })).body.reason_code).toBe('idempotency_key_invalid');
       expect((await http('POST', `${us}/api/v1/oap/revocations`, { json: { grant_id: grantId } })).status).toBe(401);
     });
+  });
+  it('a trusted attester revokes only with the operator-granted revocations:trigger permission (spec: Authentication rule 9)', async () => {
+    const created = await http<{ trusted_attester: { id: string; token: string } }>('POST', `${us}/api/v1/trusted_attesters`, {
+      headers: bearer(app.token),
+      json: { name: 'policy-engine' },
+    });
+    expect(created.status).toBe(201);
+    const attester = created.body.trusted_attester;
+    const { grantId } = await grant();
+    const revokeAs = (token: string) => http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(token), json: { grant_id: grantId, reason: 'engine' } });
+
+    const withoutPermission = await revokeAs(attester.token);
+    expect([withoutPermission.status, withoutPermission.body.reason_code]).toEqual([403, 'insufficient_permission']);
+    const unknown = await revokeAs(`tat_us_${'A'.repeat(43)}`);
+    expect([unknown.status, unknown.body.reason_code]).toEqual([401, 'invalid_token']);
+
+    const requested = await http<{ elevation_request: { id: string } }>('POST', `${us}/api/v1/trusted_attesters/${attester.id}/elevation_requests`, {
+      headers: bearer(app.token),
+      json: { permission: 'revocations:trigger', rationale: 'the engine must revoke compromised agents' },
+    });
+    expect(requested.status).toBe(201);
+    await stack.process.us.app.get(GrantElevation).execute(requested.body.elevation_request.id, 'operator@example.com');
+
+    const suspended = await http('POST', `${us}/api/v1/trusted_attesters/${attester.id}/suspend`, { headers: bearer(app.token), json: {} });
+    expect(suspended.status).toBe(200);
+    const whileSuspended = await revokeAs(attester.token);
+    expect([whileSuspended.status, whileSuspended.body.reason_code]).toEqual([403, 'attester_suspended']);
+    await http('POST', `${us}/api/v1/trusted_attesters/${attester.id}/unsuspend`, { headers: bearer(app.token), json: {} });
+
+    const revoked = await revokeAs(attester.token);
+    expect(revoked.status).toBe(201);
+    expect(revoked.body).toMatchObject({ object: 'revocation', grant_id: grantId, reason: 'engine' });
   });
 });
