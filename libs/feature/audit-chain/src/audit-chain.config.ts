@@ -1,8 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
-import { ConfigError, loadConfig, type PlatformConfig } from '@svc/config';
+import { ConfigError, intFromEnv, loadConfig, type PlatformConfig } from '@svc/config';
 
-const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 /**
  * audit-chain's own variables (validated at boot, failing with the variable's name). All optional:
@@ -20,28 +19,28 @@ export class AuditChainConfig {
   AUDIT_WITNESS_KEY?: string;
 
   /** Seconds between checkpoints; default 900 (the spec's 15 minutes). */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1)
   @Max(86_400)
   AUDIT_CHECKPOINT_INTERVAL_SECONDS = 900;
 
   /** Timeout of one witness request, ms; default 10 000. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(100)
   @Max(120_000)
   AUDIT_WITNESS_TIMEOUT_MS = 10_000;
 
   /** Largest number of entries one group commit writes; default 1 000. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1)
   @Max(10_000)
   AUDIT_APPEND_MAX_BATCH = 1_000;
 
   /** How long the writer waits for more appends before committing a non-full batch, ms; default 1. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(0)
   @Max(100)

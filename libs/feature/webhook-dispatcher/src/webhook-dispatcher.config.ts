@@ -1,26 +1,26 @@
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
+import { intFromEnv } from '@svc/config';
 
-const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
 /** Variables of webhook-dispatcher, read from the environment at boot (validated, failing by name). */
 export class WebhookDispatcherConfig {
   /** Days a completed delivery keeps its payload in the delivery log; the attempts stay. Default 30. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1)
   @Max(3650)
   WEBHOOK_PAYLOAD_RETENTION_DAYS = 30;
 
   /** Deliveries one dispatcher process keeps in flight at once. Default 128. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1)
   @Max(4096)
   WEBHOOK_CONCURRENCY = 128;
 
   /** How often an idle worker looks for due deliveries, ms (local enqueues wake it at once). Default 500. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(10)
   @Max(60_000)
@@ -31,14 +31,14 @@ export class WebhookDispatcherConfig {
    * (10 s connect + 15 s headers + 15 s body), so a live worker's claim never lapses while it sends;
    * a crashed worker's claims are retried when it lapses. Default 60.
    */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(45)
   @Max(3600)
   WEBHOOK_LEASE_SEC = 60;
 
   /** Subscriptions one application may hold. Default 20. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1)
   @Max(1000)

@@ -8,7 +8,11 @@ export function isRegion(value: unknown): value is Region {
   return typeof value === 'string' && (REGIONS as readonly string[]).includes(value);
 }
 
-const toInt = ({ value }: { value: unknown }): unknown =>
+/**
+ * class-transformer `@Transform` for integer variables: a string of digits becomes a number; anything
+ * else is left for `@IsInt` to refuse by name.
+ */
+export const intFromEnv = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
 /**
@@ -25,7 +29,7 @@ export class PlatformConfig {
   DATABASE_URL!: string;
 
   /** Connections in this process's pool. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1)
   @Max(100)
@@ -44,14 +48,14 @@ export class PlatformConfig {
   HTTP_HOST = '127.0.0.1';
 
   /** Port the HTTP server listens on; 0 picks a free port. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(0)
   @Max(65535)
   HTTP_PORT = 8080;
 
   /** Largest accepted request body, in bytes. */
-  @Transform(toInt)
+  @Transform(intFromEnv)
   @IsInt()
   @Min(1024)
   HTTP_BODY_LIMIT_BYTES = 1_048_576;
