@@ -1,3 +1,4 @@
+import { verifyReceipt } from '@svc/sdk-receipts-verify';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { FakeClock } from '@svc/config';
 import { SigningKeyStore, verifyCompactJws, type VerifiedCompactJws } from '@svc/crypto';
@@ -104,5 +105,8 @@ export async function verifyWitnessReceipt(stack: OversightStack, receipt: strin
     new Uint8Array(Buffer.from(jwk.x, 'base64url')),
   );
   if (!ok) throw new Error('tweetnacl rejected the witness receipt signature');
+  // The published receipt-verification library accepts it too, as a witness receipt only.
+  const viaLibrary = await verifyReceipt(receipt, { keys: { keys: (await keys.jwks()).keys.map((k) => ({ ...k })) }, now: stack.clock.now(), roles: ['witness'] });
+  if (viaLibrary.claims.iss_role !== 'witness') throw new Error('receipt-verification library did not see a witness receipt');
   return verified;
 }
