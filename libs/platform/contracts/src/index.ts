@@ -39,3 +39,4 @@ export { WEBHOOKS_EVENTS } from './events/webhooks.events';
 export { OVERSIGHT_EVENTS } from './events/oversight.events';
 export { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 export { RECEIPTS_RPC } from './rpc/receipts.rpc';
+export { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from './consent-vocabulary';

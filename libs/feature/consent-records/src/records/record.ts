@@ -1,37 +1,13 @@
-/** The spec's collection channels: where and how a consent was captured (receipt `collection_channel`). */
-export const COLLECTION_CHANNELS = [
-  'hosted',
-  'embedded',
-  'embedded_field',
-  'embedded_field_browser',
-  'form_capture',
-  'form_capture_browser',
-  'form_platform_webhook',
-  'controller_attested',
-  'imported',
-] as const;
-export type CollectionChannel = (typeof COLLECTION_CHANNELS)[number];
+import { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from '@svc/contracts';
 
-/**
- * Where a withdrawal was made (receipt `event_channel`): the person's own records, the link in
- * their email, the link in their receipt, the organisation's mailing tool, a newer record from the
- * organisation's form, the organisation or its systems, end of term, the subject sweep, unspecified.
- */
-export const WITHDRAWAL_CHANNELS = [
-  'subject_records',
-  'email_link',
-  'receipt_link',
-  'mailing_tool',
-  'newer_record',
-  'organisation',
-  'end_of_term',
-  'subject_sweep',
-  'unspecified',
-] as const;
-export type WithdrawalChannel = (typeof WITHDRAWAL_CHANNELS)[number];
+export { COLLECTION_CHANNELS, type CollectionChannel };
+
+/** Where a withdrawal was made: the receipt's `event_channel` vocabulary. */
+export const WITHDRAWAL_CHANNELS = EVENT_CHANNELS;
+export type WithdrawalChannel = EventChannel;
 
 /** Channels a caller may name on the withdrawal endpoint; the others are set by the platform. */
-export const API_WITHDRAWAL_CHANNELS = ['subject_records', 'email_link', 'receipt_link', 'mailing_tool', 'organisation', 'unspecified'] as const satisfies readonly WithdrawalChannel[];
+export const API_WITHDRAWAL_CHANNELS = ['own_records', 'email_link', 'receipt_link', 'mailing_tool', 'organisation', 'unspecified'] as const satisfies readonly WithdrawalChannel[];
 
 export type Decision = 'granted' | 'declined';
 

@@ -3,24 +3,13 @@
  * `schema/svc-cr-2.13.schema.json` is the normative form; these types mirror it. Optional members
  * follow the absence rule: omitted when the platform cannot state them truthfully.
  */
+import { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from '@svc/contracts';
 
 /** The three record kinds (spec, What the service does 4). */
 export const RECORD_TYPES = ['consent_record', 'notice_record', 'authorization_record'] as const;
 export type RecordType = (typeof RECORD_TYPES)[number];
 
-/** `collection_channel` values (spec, Durable receipt schema). */
-export const COLLECTION_CHANNELS = [
-  'hosted',
-  'embedded',
-  'embedded_field',
-  'embedded_field_browser',
-  'form_capture',
-  'form_capture_browser',
-  'form_platform_webhook',
-  'controller_attested',
-  'imported',
-] as const;
-export type CollectionChannel = (typeof COLLECTION_CHANNELS)[number];
+export { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel };
 
 /** Channels whose receipts carry `rendering_evidence` (and the only ones that may). */
 export const RENDERED_CHANNELS: readonly CollectionChannel[] = ['embedded_field', 'embedded_field_browser'];
@@ -131,24 +120,6 @@ export type EventState = (typeof EVENT_STATES)[number];
 export const EVENT_TYPES = ['explicit', 'implicit', 'regular'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/**
- * Where a withdrawal or objection was made (spec lists the meanings; these identifiers are ours):
- * the person's own records, the link in their email, the link in their receipt, the
- * organisation's mailing tool, a newer record from the organisation's form, the organisation or
- * its systems, end of term, the platform's subject sweep, unspecified.
- */
-export const EVENT_CHANNELS = [
-  'own_records',
-  'email_link',
-  'receipt_link',
-  'mailing_tool',
-  'newer_record',
-  'organisation',
-  'end_of_term',
-  'subject_sweep',
-  'unspecified',
-] as const;
-export type EventChannel = (typeof EVENT_CHANNELS)[number];
 
 export interface EventRow {
   event_time: string;

@@ -10,7 +10,7 @@ import { subjectKeys, type ConsentRecord, type WithdrawalChannel } from '../reco
 import { RecordsRepository } from '../records.repository';
 
 /** Channels where the person acted themselves (ConsentRevoked.revoked_by = principal). */
-const BY_PERSON: ReadonlySet<WithdrawalChannel> = new Set(['subject_records', 'email_link', 'receipt_link']);
+const BY_PERSON: ReadonlySet<WithdrawalChannel> = new Set(['own_records', 'email_link', 'receipt_link']);
 
 /**
  * Withdraws a whole consent or one purpose of the person's current record, recording the channel
