@@ -9,3 +9,4 @@ export { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, encodeCursor, toPage, type 
 export { runMain, startProcess, type FeatureDefinition, type ProcessOptions, type RunningProcess } from './start-process';
 export { buildOpenApiDocument } from './openapi/build-openapi';
 export { API_DOC, ApiDoc, type ApiDocOptions } from './openapi/api-doc.decorator';
+export { consumeEvents } from './consume-events';

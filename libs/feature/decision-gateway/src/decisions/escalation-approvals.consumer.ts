@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, DurableConsumer, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
 import { Clock } from '@svc/config';
-import { ApprovalRequestedSchema, eventSubject } from '@svc/contracts';
+import { ApprovalRequestedSchema } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
-import { LOGGER } from '@svc/server';
+import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { GATEWAY_SCHEMA } from '../schema';
@@ -38,12 +38,7 @@ export class EscalationApprovals implements OnApplicationBootstrap, OnApplicatio
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumer = new DurableConsumer(
-      this.bus,
-      { durable: CONSUMER, filterSubject: eventSubject(this.bus.prefix, this.bus.region, APPROVAL_REQUESTED_EVENT) },
-      { error: (message, context) => this.logger.error(context, message) },
-    );
-    await this.consumer.start(async (event) => {
+    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, APPROVAL_REQUESTED_EVENT, async (event) => {
       await this.handle(event);
     });
   }

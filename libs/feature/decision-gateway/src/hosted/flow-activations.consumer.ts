@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
-import { BusConnection, DurableConsumer, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
 import { Clock } from '@svc/config';
-import { FlowActivatedSchema, eventSubject } from '@svc/contracts';
+import { FlowActivatedSchema } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
-import { LOGGER } from '@svc/server';
+import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { GATEWAY_SCHEMA } from '../schema';
@@ -28,12 +28,7 @@ export class FlowActivations implements OnApplicationBootstrap, OnApplicationShu
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumer = new DurableConsumer(
-      this.bus,
-      { durable: CONSUMER, filterSubject: eventSubject(this.bus.prefix, this.bus.region, 'flow.activated') },
-      { error: (message, context) => this.logger.error(context, message) },
-    );
-    await this.consumer.start(async (event) => {
+    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'flow.activated', async (event) => {
       await this.handle(event);
     });
   }

@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection, DurableConsumer, type DeliveredEvent } from '@svc/bus';
-import { decodeEvent, eventSubject } from '@svc/contracts';
+import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { decodeEvent } from '@svc/contracts';
 import { DomainError } from '@svc/errors';
 import { processOnce } from '@svc/persistence';
-import { LOGGER } from '@svc/server';
+import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { OAP_SCHEMA } from '../schema';
@@ -37,12 +37,7 @@ export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnAppli
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumer = new DurableConsumer(
-      this.bus,
-      { durable: CONSUMER, filterSubject: eventSubject(this.bus.prefix, this.bus.region, 'approval.>') },
-      { error: (message, context) => this.logger.error(context, message) },
-    );
-    await this.consumer.start((event) => this.handle(event));
+    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'approval.>', (event) => this.handle(event));
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
-import { BusConnection, DurableConsumer, type DeliveredEvent } from '@svc/bus';
-import { ApprovalDecidedSchema, eventSubject } from '@svc/contracts';
+import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { ApprovalDecidedSchema } from '@svc/contracts';
 import { isDomainError } from '@svc/errors';
 import { isIdOf } from '@svc/ids';
 import { processOnce } from '@svc/persistence';
-import { LOGGER } from '@svc/server';
+import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { OVERSIGHT_SCHEMA } from '../schema';
@@ -39,12 +39,7 @@ export class ApprovalOutcomes implements OnApplicationBootstrap, OnApplicationSh
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    this.consumer = new DurableConsumer(
-      this.bus,
-      { durable: CONSUMER, filterSubject: eventSubject(this.bus.prefix, this.bus.region, 'approval.>') },
-      { error: (message, context) => this.logger.error(context, message) },
-    );
-    await this.consumer.start(async (event) => {
+    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'approval.>', async (event) => {
       await this.handle(event);
     });
   }
