@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
 import { sha256Hex } from '@svc/crypto';
-import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { AGENT_METADATA_LIMITS, AGENT_TYPES, type AgentMetadata } from '../../agents/agent-metadata';
 import { oapError, type OapErrorCode } from '../../oap.errors';
 import { ReplayCache } from '../../shared/replay-cache';
 import type { GrantRequest } from '../checks/cascade-step';
 import type { AttestationOverlay } from '../receipts';
+import { decodeAgentCredential, type DecodedCredential } from './agent-credential';
+import { CredentialFormatError } from './credential-format-error';
 import { JwksCache, JwksError } from './jwks-cache';
+import { KeyBindingError, verifyKeyBinding, type KeyBindingFailure } from './sd-jwt';
 import { TrustLists, type TrustedIssuer } from './trust-lists';
 
 /** The one attestation format of pipeline v1.1 (spec, agent_attestation block; Versioning 4). */
@@ -57,10 +60,11 @@ const CODES: Record<Kind, { malformed: OapErrorCode; untrusted: OapErrorCode; si
 const IDENTITY_FIELDS = ['agent_type', 'agent_model', 'agent_provider', 'agent_version', 'agent_instance_id'] as const;
 
 /**
- * Verifies `agent_credential` (OIDC-A ID token, compact JWT) and `agent_attestation`
- * (vendor-jwt-v1) against the deploy-managed trust lists, producing every reason code of the
- * spec's two error tables. Only the provider's signature is verified, not the truth of the content.
- * The `(iss, jti)` replay check runs last, so a token refused for another reason stays usable.
+ * Verifies `agent_credential` (OIDC-A ID token as a compact JWT, SD-JWT, or a JWT-secured W3C VC)
+ * and `agent_attestation` (vendor-jwt-v1) against the deploy-managed trust lists, producing every
+ * reason code of the spec's two error tables for each format. Only the provider's signature is
+ * verified, not the truth of the content. The `(iss, jti)` replay check runs last, so a token
+ * refused for another reason stays usable.
  */
 @Injectable()
 export class AgentEvidenceVerifier {
@@ -90,10 +94,14 @@ export class AgentEvidenceVerifier {
     return { format: block.format, token: block.token };
   }
 
-  /** Cheap shape check of `agent_credential` at the edge (size, three segments). */
+  /**
+   * Cheap shape check of `agent_credential` at the edge: at most 16 KB, and a compact JWT (three
+   * segments) or an SD-JWT whose first `~`-separated part is one.
+   */
   checkCredentialShape(token: string): void {
-    if (token.length === 0 || token.length > MAX_EVIDENCE_TOKEN_LENGTH || token.split('.').length !== 3) {
-      throw oapError('agent_credential_malformed', 'agent_credential must be a compact JWT of at most 16 KB', { field: 'agent_credential' });
+    const issuerJwt = token.split('~', 1)[0]!;
+    if (token.length === 0 || token.length > MAX_EVIDENCE_TOKEN_LENGTH || issuerJwt.split('.').length !== 3) {
+      throw oapError('agent_credential_malformed', 'agent_credential must be a compact JWT, SD-JWT or JWT-secured VC of at most 16 KB', { field: 'agent_credential' });
     }
   }
 
@@ -104,9 +112,22 @@ export class AgentEvidenceVerifier {
     return { attestation: await this.verifyAttestation(evidence.attestation, { agentId: request.agentId, metadata: request.metadata }) };
   }
 
-  /** OIDC-A ID token: trusted issuer and kid, signature, time, audience, metadata agreement, replay. */
+  /**
+   * `agent_credential` in any accepted format, checked as an OIDC-A ID token once read: trusted
+   * issuer and kid, signature of the issuer-signed JWT, SD-JWT key binding when present, time,
+   * audience, taxonomy, metadata agreement, replay.
+   */
   async verifyCredential(token: string, request: GrantRequest): Promise<JWTPayload> {
-    const { payload } = await this.verifyJwt('credential', token, ['iss', 'sub', 'aud', 'iat', 'exp', 'jti']);
+    if (token.length > MAX_EVIDENCE_TOKEN_LENGTH) throw oapError('agent_credential_malformed', 'agent_credential exceeds 16 KB', { field: 'agent_credential' });
+    let credential: DecodedCredential;
+    try {
+      credential = decodeAgentCredential(token);
+    } catch (error) {
+      if (error instanceof CredentialFormatError) throw oapError('agent_credential_malformed', error.message, { field: 'agent_credential', ...error.detail });
+      throw error;
+    }
+    const payload = await this.checkIssued('credential', credential.header, credential.claims, credential.signedJwt, ['iss', 'sub', 'aud', 'iat', 'exp', 'jti'], credential.format === 'id_token' ? undefined : credential.format);
+    if (credential.sdJwt?.keyBindingJwt !== undefined) await this.checkKeyBinding(credential);
     const claimedType = payload.agent_type;
     if (claimedType !== undefined && !(AGENT_TYPES as readonly unknown[]).includes(claimedType)) {
       throw oapError('agent_type_outside_taxonomy', 'The credential agent_type is outside the taxonomy', { field: 'agent_credential.agent_type', allowed: AGENT_TYPES });
@@ -153,10 +174,21 @@ export class AgentEvidenceVerifier {
     } catch {
       throw oapError(codes.malformed, `${field} is not a parseable compact JWT`, { field });
     }
+    return { payload: await this.checkIssued(kind, header, payload, token, required) };
+  }
+
+  /**
+   * The checks every format shares once its claims are read, in the order of the error tables:
+   * required claims, trusted issuer and kid, signature of `signedJwt`, iat/exp (±60 s), audience.
+   */
+  private async checkIssued(kind: Kind, header: ProtectedHeaderParameters, payload: JWTPayload, signedJwt: string, required: readonly string[], format?: string): Promise<JWTPayload> {
+    const codes = CODES[kind];
+    const field = kind === 'credential' ? 'agent_credential' : 'agent_attestation.token';
+    const formatDetail = format === undefined ? {} : { format };
     const missing = required.filter((claim) => payload[claim] === undefined);
-    if (missing.length > 0) throw oapError(codes.malformed, `${field} lacks required claims: ${missing.join(', ')}`, { field, missing_claims: missing });
+    if (missing.length > 0) throw oapError(codes.malformed, `${field} lacks required claims: ${missing.join(', ')}`, { field, missing_claims: missing, ...formatDetail });
     if (typeof payload.iss !== 'string' || typeof payload.jti !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') {
-      throw oapError(codes.malformed, `${field} has claims of the wrong type`, { field });
+      throw oapError(codes.malformed, `${field} has claims of the wrong type`, { field, ...formatDetail });
     }
     const region = this.config.REGION;
     const issuer: TrustedIssuer | undefined = kind === 'credential' ? this.trust.credentialIssuer(payload.iss, region) : this.trust.attestationProvider(payload.iss, region);
@@ -167,14 +199,36 @@ export class AgentEvidenceVerifier {
       if (kind === 'attestation') throw oapError('agent_attestation_kid_revoked', `kid ${kid} is revoked for ${payload.iss}`, { iss: payload.iss, kid });
       throw oapError(codes.untrusted, `kid ${kid} is not allowed for ${payload.iss}`, { iss: payload.iss, kid });
     }
-    await this.checkSignature(kind, token, issuer);
+    await this.checkSignature(kind, signedJwt, issuer);
     const now = this.clock.now().getTime() / 1000;
     if (!(payload.iat <= now + EVIDENCE_SKEW_SECONDS && now - EVIDENCE_SKEW_SECONDS < payload.exp)) {
       throw oapError(codes.expired, `${field} is expired or not yet valid`, { iat: payload.iat, exp: payload.exp });
     }
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!audiences.includes(this.regionalIssuer)) throw oapError(codes.audience, `${field} aud must contain ${this.regionalIssuer}`, { expected_audience: this.regionalIssuer });
-    return { payload };
+    return payload;
+  }
+
+  /** SD-JWT+KB: the holder's key-binding JWT, after the issuer signature made `cnf` trustworthy. */
+  private async checkKeyBinding(credential: DecodedCredential): Promise<void> {
+    const codes: Record<KeyBindingFailure, OapErrorCode> = {
+      malformed: 'agent_credential_malformed',
+      signature: 'agent_credential_signature_invalid',
+      expired: 'agent_credential_expired',
+      audience: 'agent_credential_audience_mismatch',
+    };
+    try {
+      await verifyKeyBinding(credential.sdJwt!, credential.claims.cnf, {
+        audience: this.regionalIssuer,
+        nowSeconds: this.clock.now().getTime() / 1000,
+        skewSeconds: EVIDENCE_SKEW_SECONDS,
+        algorithms: EVIDENCE_ALGORITHMS,
+      });
+    } catch (error) {
+      if (!(error instanceof KeyBindingError)) throw error;
+      const detail = error.failure === 'signature' ? { reason: 'key_binding_mismatch' } : error.failure === 'audience' ? { expected_audience: this.regionalIssuer } : { field: 'agent_credential' };
+      throw oapError(codes[error.failure], error.message, { ...detail, format: 'sd_jwt' });
+    }
   }
 
   private async checkSignature(kind: Kind, token: string, issuer: TrustedIssuer): Promise<void> {
