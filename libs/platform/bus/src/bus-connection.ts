@@ -43,11 +43,20 @@ export class BusConnection {
   /** True when the server answers a round trip now. */
   async isReachable(timeoutMs = 2_000): Promise<boolean> {
     if (this.nc.isClosed()) return false;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([this.nc.flush(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs))]);
+      await Promise.race([
+        this.nc.flush(),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
+        }),
+      ]);
       return true;
     } catch {
       return false;
+    } finally {
+      // A pending timer would hold the process (and a test worker) open for up to timeoutMs after shutdown.
+      clearTimeout(timer);
     }
   }
 

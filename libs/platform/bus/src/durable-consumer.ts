@@ -1,34 +1,12 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
-import { regionStreamName } from '@svc/contracts';
+import type { ConsumerMessages, JsMsg } from 'nats';
 import type { BusConnection } from './bus-connection';
-import { NANOS_PER_MS } from './streams';
+import { deliveredEventOf, openDurable, redeliveryDelayMs, type ConsumerLogger, type DeliveredEvent, type PullConsumerSettings } from './pull-consumer';
 
-export interface DeliveredEvent {
-  /** The publisher's Nats-Msg-Id: the key consumers deduplicate by. */
-  id: string;
-  subject: string;
-  eventType: string;
-  data: Uint8Array;
-  /** 1 on first delivery, higher on redelivery. */
-  deliveryCount: number;
-}
+export type { ConsumerLogger, DeliveredEvent } from './pull-consumer';
 
-export interface DurableConsumerOptions {
-  /** Durable name, unique per consuming service. */
-  durable: string;
-  /** Subject filter inside the region stream, e.g. `svc.us.evt.consent.>`. */
-  filterSubject: string;
-  /** Deliveries before JetStream gives up on a message (bounded redelivery). */
-  maxDeliver?: number;
-  /** How long a delivery may stay unacknowledged before JetStream redelivers it. */
-  ackWaitMs?: number;
-}
+export type DurableConsumerOptions = PullConsumerSettings;
 
 export type EventHandler = (event: DeliveredEvent) => Promise<void>;
-
-export interface ConsumerLogger {
-  error(message: string, context: Record<string, unknown>): void;
-}
 
 /**
  * Pull consumer with explicit acks. A handler that throws is redelivered after a backoff until
@@ -45,22 +23,7 @@ export class DurableConsumer {
   ) {}
 
   async start(handler: EventHandler): Promise<void> {
-    const stream = regionStreamName(this.bus.prefix, this.bus.region);
-    const config = {
-      durable_name: this.options.durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: this.options.filterSubject,
-      max_deliver: this.options.maxDeliver ?? 10,
-      ack_wait: (this.options.ackWaitMs ?? 30_000) * NANOS_PER_MS,
-    };
-    try {
-      await this.bus.jsm.consumers.info(stream, this.options.durable);
-      await this.bus.jsm.consumers.update(stream, this.options.durable, { max_deliver: config.max_deliver, ack_wait: config.ack_wait });
-    } catch {
-      await this.bus.jsm.consumers.add(stream, config);
-    }
-    const consumer = await this.bus.js.consumers.get(stream, this.options.durable);
+    const consumer = await openDurable(this.bus, this.options);
     this.messages = await consumer.consume({ max_messages: 256 });
     const messages = this.messages;
     this.loop = (async () => {
@@ -69,18 +32,11 @@ export class DurableConsumer {
   }
 
   private async dispatch(msg: JsMsg, handler: EventHandler): Promise<void> {
-    const event: DeliveredEvent = {
-      id: msg.headers?.get('Nats-Msg-Id') || `${msg.info.stream}:${msg.seq}`,
-      subject: msg.subject,
-      eventType: msg.headers?.get('Svc-Event-Type') ?? '',
-      data: msg.data,
-      deliveryCount: msg.info.redeliveryCount,
-    };
+    const event = deliveredEventOf(msg);
     try {
       await handler(event);
       msg.ack();
     } catch (error) {
-      const delay = Math.min(30_000, 500 * 2 ** Math.min(event.deliveryCount, 6));
       this.logger.error('event handler failed; will redeliver', {
         durable: this.options.durable,
         subject: event.subject,
@@ -88,7 +44,7 @@ export class DurableConsumer {
         deliveryCount: event.deliveryCount,
         error: error instanceof Error ? error.message : String(error),
       });
-      msg.nak(delay);
+      msg.nak(redeliveryDelayMs(event.deliveryCount));
     }
   }
 

@@ -9,3 +9,4 @@ export {
   type EventHandler,
 } from './durable-consumer';
 export { RpcClient, RpcServer } from './rpc';
+export { BatchConsumer, type BatchConsumerOptions, type BatchErrorListener, type BatchHandler, type BatchOutcomes } from './batch-consumer';

@@ -22,14 +22,20 @@ export class Readiness {
   async evaluate(timeoutMs = 2_000): Promise<{ ready: boolean; checks: Record<string, CheckResult> }> {
     const results = await Promise.all(
       this.checks.map(async (c) => {
+        let timer: NodeJS.Timeout | undefined;
         try {
           const result = await Promise.race([
             c.check(),
-            new Promise<CheckResult>((resolve) => setTimeout(() => resolve({ ok: false, detail: { error: 'timeout' } }), timeoutMs)),
+            new Promise<CheckResult>((resolve) => {
+              timer = setTimeout(() => resolve({ ok: false, detail: { error: 'timeout' } }), timeoutMs);
+            }),
           ]);
           return [c, result] as const;
         } catch (error) {
           return [c, { ok: false, detail: { error: error instanceof Error ? error.message : 'failed' } }] as const;
+        } finally {
+          // A pending timer would hold the process (and a test worker) open for up to timeoutMs after shutdown.
+          clearTimeout(timer);
         }
       }),
     );

@@ -1,6 +1,5 @@
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
-import { NANOS_PER_MS, type BusConnection } from '@svc/bus';
-import { regionEventWildcard, regionStreamName } from '@svc/contracts';
+import { BatchConsumer, type BusConnection, type DeliveredEvent } from '@svc/bus';
+import { regionEventWildcard } from '@svc/contracts';
 import type { AuditAppender } from '../chain/audit-appender';
 import type { AuditEntryInput } from '../chain/audit-entry';
 import { isAuditWorthy } from '../chain/audit-worthy';
@@ -22,81 +21,56 @@ export interface ConsumerErrorLog {
 }
 
 /**
- * Consumes the region's whole event stream (`<prefix>.<region>.evt.>`) with a durable pull
+ * Consumes the region's whole event stream (`<prefix>.<region>.evt.>`) with a durable batch
  * consumer and explicit acks, and appends the audit-worthy events (selected by type string).
  *
- * Unlike `DurableConsumer`, deliveries are handled concurrently (up to `maxInFlight`) so that
- * they meet in the appender's group commits; each is acked only after its entry committed.
- * Redelivery is harmless: the entry's source id is the event id (Nats-Msg-Id), unique in the
- * chain, so a second delivery resolves to the first entry.
+ * The events of a batch (up to `maxInFlight`) are appended concurrently so that they meet in the
+ * appender's group commits; each is acked only after its entry committed, and a failed one alone
+ * is redelivered. Redelivery is harmless: the entry's source id is the event id (Nats-Msg-Id),
+ * unique in the chain, so a second delivery resolves to the first entry. Other events are acked
+ * untouched.
  */
 export class AuditEventConsumer {
-  private messages?: ConsumerMessages;
-  private loop?: Promise<void>;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly consumer: BatchConsumer;
 
   constructor(
-    private readonly bus: BusConnection,
+    bus: BusConnection,
     private readonly appender: AuditAppender,
     private readonly log: ConsumerErrorLog,
-    private readonly options: AuditEventConsumerOptions = {},
-  ) {}
+    options: AuditEventConsumerOptions = {},
+  ) {
+    this.consumer = new BatchConsumer(
+      bus,
+      {
+        durable: options.durable ?? 'audit-chain',
+        filterSubject: regionEventWildcard(bus.prefix, bus.region),
+        // Never give up: an audit-worthy event must end up in the chain, however long Postgres is down.
+        maxDeliver: -1,
+        ackWaitMs: options.ackWaitMs ?? 30_000,
+        maxBatch: options.maxInFlight ?? 512,
+      },
+      (error, events) => {
+        for (const event of events) {
+          this.log.error(
+            { eventId: event.id, eventType: event.eventType, deliveryCount: event.deliveryCount, error: error instanceof Error ? error.message : String(error) },
+            'audit append failed; will redeliver',
+          );
+        }
+      },
+    );
+  }
 
   async start(): Promise<void> {
-    const stream = regionStreamName(this.bus.prefix, this.bus.region);
-    const durable = this.options.durable ?? 'audit-chain';
-    const ackWait = (this.options.ackWaitMs ?? 30_000) * NANOS_PER_MS;
-    try {
-      await this.bus.jsm.consumers.info(stream, durable);
-      await this.bus.jsm.consumers.update(stream, durable, { max_deliver: -1, ack_wait: ackWait });
-    } catch {
-      await this.bus.jsm.consumers.add(stream, {
-        durable_name: durable,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: regionEventWildcard(this.bus.prefix, this.bus.region),
-        // Never give up: an audit-worthy event must end up in the chain, however long Postgres is down.
-        max_deliver: -1,
-        ack_wait: ackWait,
-      });
-    }
-    const consumer = await this.bus.js.consumers.get(stream, durable);
-    const maxInFlight = this.options.maxInFlight ?? 512;
-    this.messages = await consumer.consume({ max_messages: maxInFlight });
-    const messages = this.messages;
-    this.loop = (async () => {
-      for await (const msg of messages) {
-        const eventType = msg.headers?.get('Svc-Event-Type') ?? '';
-        if (!isAuditWorthy(eventType)) {
-          msg.ack();
-          continue;
-        }
-        const work = this.handle(msg, eventType).finally(() => this.inFlight.delete(work));
-        this.inFlight.add(work);
-        if (this.inFlight.size >= maxInFlight) await Promise.race(this.inFlight);
-      }
-    })();
+    await this.consumer.start((events) => Promise.allSettled(events.map((event) => this.handle(event))));
   }
 
   async stop(): Promise<void> {
-    this.messages?.stop();
-    await this.loop?.catch(() => undefined);
-    await Promise.allSettled([...this.inFlight]);
+    await this.consumer.stop();
   }
 
-  private async handle(msg: JsMsg, eventType: string): Promise<void> {
-    const event: SourceEvent = { id: msg.headers?.get('Nats-Msg-Id') || `${msg.info.stream}:${msg.seq}`, eventType, data: msg.data };
-    try {
-      await this.appender.appendOne(toEntry(event));
-      msg.ack();
-    } catch (error) {
-      const deliveryCount = msg.info.redeliveryCount;
-      this.log.error(
-        { eventId: event.id, eventType, deliveryCount, error: error instanceof Error ? error.message : String(error) },
-        'audit append failed; will redeliver',
-      );
-      msg.nak(Math.min(30_000, 500 * 2 ** Math.min(deliveryCount, 6)));
-    }
+  private async handle(event: DeliveredEvent): Promise<void> {
+    if (!isAuditWorthy(event.eventType)) return;
+    await this.appender.appendOne(toEntry({ id: event.id, eventType: event.eventType, data: event.data }));
   }
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection, type DeliveredEvent } from '@svc/bus';
+import { BatchConsumer, BusConnection, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
 import { LOGGER } from '@svc/server';
@@ -13,7 +13,6 @@ import { webhookBody, webhookEventFromBus, type WebhookEvent } from '../deliveri
 import { newDeliveryId } from '../ids';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import { DELIVERY_FAILED_EVENT, INTAKE_SUBJECT_FILTERS, isSubscribableEventType } from '../webhook-events';
-import { BatchedConsumer } from './batched-consumer';
 
 /** Inbox consumer name of the intake (one inbox row per source event). */
 export const INTAKE_CONSUMER = 'webhook-intake';
@@ -27,7 +26,7 @@ export const INTAKE_CONSUMER = 'webhook-intake';
  */
 @Injectable()
 export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly consumers: BatchedConsumer[] = [];
+  private readonly consumers: BatchConsumer[] = [];
 
   constructor(
     private readonly bus: BusConnection,
@@ -41,10 +40,11 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
 
   async onApplicationBootstrap(): Promise<void> {
     for (const filter of INTAKE_SUBJECT_FILTERS) {
-      const consumer = new BatchedConsumer(
+      const consumer = new BatchConsumer(
         this.bus,
         { durable: `webhook-dispatcher-${filter.replace(/[.>*]+/g, '-').replace(/-+$/, '')}`, filterSubject: eventSubject(this.bus.prefix, this.bus.region, filter) },
-        (error, events) => this.logger.error({ filter, events, err: error instanceof Error ? error.message : String(error) }, 'webhook intake batch failed; will redeliver'),
+        (error, events) =>
+          this.logger.error({ filter, events: events.length, err: error instanceof Error ? error.message : String(error) }, 'webhook intake batch failed; will redeliver'),
       );
       await consumer.start(async (events) => {
         await this.handleBatch(events);
