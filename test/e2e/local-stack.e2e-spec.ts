@@ -85,6 +85,29 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     expect(posted.status).toBe(201);
   });
 
+  it('accepts a consent import over 1 MiB through the us router and still refuses other large bodies', async () => {
+    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'importer', '--environment', 'development'], { cwd: ROOT, env });
+    const headers = { authorization: `Bearer ${(JSON.parse(stdout.trim()) as { api_token: string }).api_token}` };
+    const flow = await http<{ id: string }>('POST', `${router(1)}/api/v1/flows`, {
+      headers,
+      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+    });
+    expect(flow.status).toBe(201);
+    expect((await http('POST', `${router(1)}/api/v1/flows/${flow.body.id}/activate`, { headers })).status).toBe(200);
+    const records = Array.from({ length: 6_000 }, (_, i) => ({
+      subject: { email: `person-${i}@example.com`, external_id: `ext-${i}` },
+      decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false } },
+      captured_at: '2026-01-02T03:04:05Z',
+      idempotency_key: `import-row-${i}`,
+    }));
+    const json = { flow_id: flow.body.id, dry_run: true, records };
+    expect(Buffer.byteLength(JSON.stringify(json))).toBeGreaterThan(1_048_576);
+    const imported = await http('POST', `${router(1)}/api/v1/consent_records/imports`, { headers, json });
+    expect(imported.status).toBe(200);
+    const tooLarge = await http('POST', `${router(1)}/api/v1/flows`, { headers, json: { name: 'x'.repeat(1_100_000) } });
+    expect([tooLarge.status, (tooLarge.body as { reason_code?: string }).reason_code]).toEqual([400, 'payload_too_large']);
+  });
+
   it('rotates the region key with the admin CLI', async () => {
     const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'rotate-keys', '--region', 'eu'], { cwd: ROOT, env });
     expect(JSON.parse(stdout.trim())).toEqual({ region: 'eu', active_kid: 'oap-eu-v2', previous_kid: 'oap-eu-v1' });

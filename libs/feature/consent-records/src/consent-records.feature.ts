@@ -1,5 +1,6 @@
 import type { FeatureDefinition } from '@svc/server';
 import { ConsentRecordsModule } from './consent-records.module';
+import { configureImportRoute } from './imports/import-limits';
 import { consentRecordsMigrations } from './migrations';
 import { CONSENT_RECORDS_SCHEMA } from './schema';
 
@@ -9,4 +10,5 @@ export const consentRecordsFeature: FeatureDefinition = {
   module: ConsentRecordsModule,
   migrations: [consentRecordsMigrations],
   outboxSchemas: [CONSENT_RECORDS_SCHEMA],
+  configureFastify: configureImportRoute,
 };

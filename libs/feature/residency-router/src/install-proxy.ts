@@ -3,6 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { request as undiciRequest } from 'undici';
 import { serviceForPath, type ServiceName } from './route-table';
 
+/**
+ * Largest body the router forwards (the largest any route accepts: a bulk consent import). Bodies
+ * are streamed, never buffered here, and the owning service holds each route to its own limit.
+ */
+export const PROXIED_BODY_LIMIT_BYTES = 64 * 1_048_576;
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
 
 /**
@@ -39,6 +45,6 @@ export function installProxy(fastify: FastifyInstance, upstreams: Partial<Record
     }
     return reply.send(upstream.body);
   };
-  fastify.all('/*', forward);
+  fastify.all('/*', { bodyLimit: PROXIED_BODY_LIMIT_BYTES }, forward);
   fastify.all('/', forward);
 }

@@ -4,8 +4,9 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PlatformConfig } from '@svc/config';
 import { Metrics, PinoNestLogger, type Logger } from '@svc/telemetry';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpErrorFilter } from './http-error-filter';
+import { captureRawBody } from './raw-body';
 import { LOGGER } from './tokens';
 import { strictValidationPipe } from './validation';
 
@@ -17,6 +18,8 @@ export interface HttpAppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Fastify's body limit for routes that set none of their own. */
+const SERVER_BODY_LIMIT = 1_048_576;
 
 /**
  * Creates a NestJS application on Fastify with the platform's edge: the error envelope for every
@@ -26,7 +29,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeof Object>, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: false,
-    bodyLimit: 1_048_576,
+    bodyLimit: SERVER_BODY_LIMIT,
     // Fastify answers 414 for longer path parameters; identifiers and tokens fit well inside this.
     routerOptions: { maxParamLength: 1_024 },
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
@@ -53,10 +56,11 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
   });
   fastify.addHook('preParsing', async (request) => {
     const length = Number(request.headers['content-length'] ?? 0);
-    if (length > config.HTTP_BODY_LIMIT_BYTES) {
+    if (length > bodyLimitOf(request, config.HTTP_BODY_LIMIT_BYTES)) {
       throw Object.assign(new Error('body too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
     }
   });
+  fastify.addHook('preParsing', captureRawBody);
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
@@ -67,6 +71,15 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
   });
   await options.configureFastify?.(fastify, app);
   return app;
+}
+
+/**
+ * The body limit a request is held to: the configured one, unless its route was registered with
+ * a larger `bodyLimit` of its own (e.g. a feature's bulk import, set from an onRoute hook).
+ */
+function bodyLimitOf(request: FastifyRequest, configured: number): number {
+  const own = request.routeOptions.bodyLimit;
+  return own !== undefined && own > SERVER_BODY_LIMIT ? own : configured;
 }
 
 /** Listens on the configured host and port; returns the bound base URL. */

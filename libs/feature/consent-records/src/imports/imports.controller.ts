@@ -27,7 +27,13 @@ export class ImportsController {
 
   /** 202 with the queued import; with `dry_run` 200 with the per-row report and nothing written. */
   @Post()
-  @ApiDoc({ tag: 'Consent records', summary: 'Import consent records (dry_run reports what would happen and writes nothing)', response: IMPORT_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Consent records',
+    summary: 'Import consent records (dry_run reports what would happen and writes nothing)',
+    description: 'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 400 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
+    response: IMPORT_RESPONSE,
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateImportBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     if (body.dry_run === true) {
       void reply.status(200);

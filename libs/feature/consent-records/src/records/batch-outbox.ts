@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EVENTS, EventMetaSchema, type EventType } from '@svc/contracts';
-import type { EntityManager } from 'typeorm';
-import { CONSENT_RECORDS_SCHEMA } from '../schema';
 
 type EventInit<T extends EventType> = Omit<MessageInitShape<(typeof EVENTS)[T]['schema']>, 'meta' | '$typeName'>;
 
@@ -16,12 +14,11 @@ export interface BatchEvent<T extends EventType = EventType> {
 }
 
 /**
- * Writes many events into consent_records' outbox with ONE insert and one notify, inside the
- * caller's transaction (group commit for imports). Same rows as OutboxWriter.add, so the relay
- * publishes them unchanged; OutboxWriter costs two statements per event.
+ * Encodes a batch's events into outbox rows (id, event_type, payload) — the same rows as
+ * OutboxWriter.add, so the relay publishes them unchanged — for ONE multi-row insert inside the
+ * caller's transaction instead of two statements per event.
  */
-export async function addEvents(manager: EntityManager, region: string, events: readonly BatchEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export function encodeEvents(region: string, events: readonly BatchEvent[]): { ids: string[]; types: string[]; payloads: Buffer[] } {
   const ids: string[] = [];
   const types: string[] = [];
   const payloads: Buffer[] = [];
@@ -42,6 +39,5 @@ export async function addEvents(manager: EntityManager, region: string, events: 
     types.push(event.type);
     payloads.push(Buffer.from(toBinary(spec.schema, message as never)));
   }
-  await manager.query(`INSERT INTO "${CONSENT_RECORDS_SCHEMA}".outbox (id, event_type, payload) SELECT * FROM unnest($1::uuid[], $2::text[], $3::bytea[])`, [ids, types, payloads]);
-  await manager.query('SELECT pg_notify($1, $2)', [`${CONSENT_RECORDS_SCHEMA}_outbox`, '']);
+  return { ids, types, payloads };
 }

@@ -1,17 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PlatformConfig } from '@svc/config';
-import { DomainError } from '@svc/errors';
 import { newRegionalId, type IdRegion } from '@svc/ids';
 import type { EntityManager } from 'typeorm';
 import { consentRecordsError } from '../consent-records.errors';
-import { addEvents, type BatchEvent } from './batch-outbox';
+import type { BatchEvent } from './batch-outbox';
 import { subjectKeys, type ConsentRecord, type PurposeDecision } from './record';
-import { requestDigest, type RecordDraft, type WriteOutcome } from './record-writer';
-import { RecordsRepository } from './records.repository';
+import { requestDigest, type BatchResult, type RecordDraft } from './record-write';
+import { RecordsRepository, type BatchRead, type BatchState, type BatchWritten, type NewRecord, type Statement } from './records.repository';
 
-/** Per-draft result of a batch: the write's outcome or the domain refusal of that draft alone. */
-export type BatchResult = { ok: true; outcome: WriteOutcome } | { ok: false; error: DomainError };
+export type { BatchResult } from './record-write';
 
 interface Head {
   record: ConsentRecord;
@@ -20,14 +18,57 @@ interface Head {
 }
 
 const BATCH_RANK = 1e15;
-const sortedEntries = (d: Record<string, PurposeDecision>) => Object.entries(d).sort(([a], [b]) => (a < b ? -1 : 1));
+const sortedEntries = (d: Record<string, PurposeDecision>) => Object.entries(d).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+const headKey = (applicationId: string, flowId: string, key: string) => `${applicationId}\u0000${flowId}\u0000${key}`;
+const subjectFields = (s: ConsentRecord['subject']) => ({ subjectExternalId: s.external_id ?? '', subjectEmail: s.email ?? '' });
+
+/** The newest of a person's heads (any of their keys): recorded_at, then id, like a single lookup ordered by both. */
+function newest(heads: ReadonlyArray<Head | undefined>): Head | undefined {
+  let best: Head | undefined;
+  for (const h of heads) if (h && (!best || h.rank > best.rank || (h.rank === best.rank && h.record.id > best.record.id))) best = h;
+  return best;
+}
+
+/** Purposes granted and still standing in `previous` that `decisions` decline (the later-record rule). */
+export function movedToDeclined(previous: ConsentRecord, standing: { whole: boolean; purposes: ReadonlySet<string> } | undefined, decisions: Record<string, PurposeDecision>): string[] {
+  if (standing?.whole) return [];
+  return sortedEntries(previous.decisions)
+    .filter(([p, d]) => d.decision === 'granted' && !standing?.purposes.has(p) && decisions[p]?.decision === 'declined')
+    .map(([p]) => p);
+}
+
+/** consent.recorded as published for a new record. */
+function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonly string[]): BatchEvent<'consent.recorded'> {
+  return {
+    type: 'consent.recorded',
+    init: {
+      recordId: record.id,
+      flowId: record.flowId,
+      flowVersion: record.flowVersion,
+      ...subjectFields(record.subject),
+      outcomes: sortedEntries(record.decisions).map(([purpose, d]) => ({ purpose, decision: d.decision })),
+      collectionChannel: record.channel,
+      capturedAt: timestampFromDate(record.capturedAt),
+      recordedAt: timestampFromDate(record.recordedAt),
+      previousRecordId: record.previousRecordId ?? '',
+      withdrawnPurposes: [...moved],
+      sendReceipt: draft.sendReceipt,
+      renderingEvidenceDigest: draft.renderingEvidenceDigest ?? '',
+      collectionPlatform: draft.collectionPlatform ?? '',
+      noticeDigest: record.noticeDigest ?? '',
+    },
+    applicationId: record.applicationId,
+    occurredAt: record.recordedAt,
+  };
+}
 
 /**
- * Group commit: writes many drafts with a fixed number of statements (locks, idempotency lookup,
- * heads, withdrawals, one insert per table, one outbox insert) instead of ~10 per record, with
- * the same rules as RecordWriter — idempotent replays, the later-record withdrawal rule (also
- * between drafts of the same batch, in order), head pointers, events. Runs in the caller's
- * transaction; a database error fails the whole batch (callers retry row by row).
+ * The one writer of consent records (Record API group commits, imports, capture commits through
+ * RecordWriter): idempotent replays, the later-record rule — a later record for the same person
+ * and flow is a new record that withdraws, with channel `newer_record`, the purposes that moved
+ * from granted to declined; also between drafts of one batch, in order — head pointers and events.
+ * Records are only ever inserted (frozen). Three statements per batch whatever its size (subject
+ * locks, one read, one write); a database error fails the whole batch.
  */
 @Injectable()
 export class BatchRecordWriter {
@@ -36,54 +77,47 @@ export class BatchRecordWriter {
     private readonly config: PlatformConfig,
   ) {}
 
-  async writeMany(manager: EntityManager, drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
-    if (drafts.length === 0) return [];
-    const headKey = (d: { applicationId: string; flowId: string }, key: string) => `${d.applicationId}\u0000${d.flowId}\u0000${key}`;
-    const lockKeys = [...new Set(drafts.flatMap((d) => subjectKeys(d.subject).map((k) => `consent_records:${d.applicationId}:${d.flow.flowId}:${k}`)))].sort();
-    await manager.query(`SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) s`, [lockKeys]);
+  /** Writes a batch inside the caller's transaction (capture commits, import batches): three statements. */
+  writeMany(manager: EntityManager, drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
+    if (drafts.length === 0) return Promise.resolve([]);
+    return this.records.batchInTransaction(manager, batchRead(drafts), (state) => this.plan(drafts, state, recordedAt));
+  }
 
-    const idem = drafts.filter((d) => d.idempotencyKey !== null);
-    const known = await this.records.byIdempotencyKeys(manager, idem.map((d) => d.applicationId), idem.map((d) => d.idempotencyKey!));
-    const triples = drafts.flatMap((d) => subjectKeys(d.subject).map((k) => [d.applicationId, d.flow.flowId, k] as const));
+  /** Writes a batch in a transaction of its own, committed in two round trips (the Record API's group commit). */
+  commitMany(drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
+    if (drafts.length === 0) return Promise.resolve([]);
+    return this.records.batchCommitted(batchRead(drafts), (state) => this.plan(drafts, state, recordedAt));
+  }
+
+  /** Applies the rules to a batch given what its locked read found: per-draft results and the one write statement. */
+  private plan(drafts: readonly RecordDraft[], state: BatchState, recordedAt: Date): { statement: Statement; finish: (rows: BatchWritten[]) => BatchResult[] } {
     const heads = new Map<string, Head>();
-    for (const h of await this.records.headsFor(manager, triples)) heads.set(headKey(h.record, h.subjectKey), { record: h.record, rank: h.record.recordedAt.getTime() });
+    for (const h of state.heads) heads.set(headKey(h.record.applicationId, h.record.flowId, h.subjectKey), { record: h.record, rank: h.record.recordedAt.getTime() });
     const withdrawn = new Map<string, { whole: boolean; purposes: Set<string> }>();
-    for (const w of await this.records.withdrawalsOf([...new Set([...heads.values()].map((h) => h.record.id))], manager)) {
-      const entry = withdrawn.get(w.recordId) ?? { whole: false, purposes: new Set<string>() };
-      if (w.purpose === null) entry.whole = true;
-      else entry.purposes.add(w.purpose);
-      withdrawn.set(w.recordId, entry);
-    }
+    for (const [recordId, w] of state.withdrawn) withdrawn.set(recordId, { whole: w.whole, purposes: new Set(w.purposes) });
+    const byKey = new Map(state.known.map((k) => [`${k.record.applicationId}\u0000${k.record.idempotencyKey}`, k]));
 
     const results: BatchResult[] = [];
-    const inserts: Array<ConsentRecord & { digest: string; consentDuration: string | null }> = [];
+    const inserts: NewRecord[] = [];
     const replacedBy = new Map<string, string>();
     const withdrawals: Array<{ recordId: string; purpose: string }> = [];
     const events: BatchEvent[] = [];
-    const byKey = new Map<string, { record: ConsentRecord; digest: string }>(known.map((k) => [`${k.record.applicationId}\u0000${k.record.idempotencyKey}`, k]));
 
     drafts.forEach((draft, index) => {
       const digest = requestDigest(draft);
-      if (draft.idempotencyKey !== null) {
-        const original = byKey.get(`${draft.applicationId}\u0000${draft.idempotencyKey}`);
-        if (original) {
-          results.push(
-            original.digest === digest
-              ? { ok: true, outcome: { record: original.record, replayed: true, withdrawn: [] } }
-              : { ok: false, error: consentRecordsError('idempotency_key_reused', 'This idempotency_key was used with a different request body', { idempotency_key: draft.idempotencyKey, record_id: original.record.id }) },
-          );
-          return;
-        }
+      const idemKey = `${draft.applicationId}\u0000${draft.idempotencyKey}`;
+      const original = draft.idempotencyKey !== null ? byKey.get(idemKey) : undefined;
+      if (original) {
+        results.push(
+          original.digest === digest
+            ? { ok: true, outcome: { record: original.record, replayed: true, withdrawn: [] } }
+            : { ok: false, error: consentRecordsError('idempotency_key_reused', 'This idempotency_key was used with a different request body', { idempotency_key: draft.idempotencyKey, record_id: original.record.id }) },
+        );
+        return;
       }
-      const keys = subjectKeys(draft.subject).map((k) => headKey({ applicationId: draft.applicationId, flowId: draft.flow.flowId }, k));
-      const previous = keys.map((k) => heads.get(k)).reduce<Head | undefined>((best, h) => (h && (!best || h.rank > best.rank) ? h : best), undefined)?.record;
-      const state = previous ? withdrawn.get(previous.id) : undefined;
-      const moved =
-        previous && !state?.whole
-          ? sortedEntries(previous.decisions)
-              .filter(([p, d]) => d.decision === 'granted' && !state?.purposes.has(p) && draft.decisions[p]?.decision === 'declined')
-              .map(([p]) => p)
-          : [];
+      const keys = subjectKeys(draft.subject).map((k) => headKey(draft.applicationId, draft.flow.flowId, k));
+      const previous = newest(keys.map((k) => heads.get(k)))?.record;
+      const moved = previous ? movedToDeclined(previous, withdrawn.get(previous.id), draft.decisions) : [];
       const record: ConsentRecord = {
         id: newRegionalId('consent_record', this.config.REGION as IdRegion),
         applicationId: draft.applicationId,
@@ -100,64 +134,66 @@ export class BatchRecordWriter {
         previousRecordId: previous?.id ?? null,
         withdrawnPurposes: moved,
       };
-      inserts.push({ ...record, digest, consentDuration: draft.flow.terms.consent_duration });
-      if (draft.idempotencyKey !== null) byKey.set(`${draft.applicationId}\u0000${draft.idempotencyKey}`, { record, digest });
+      inserts.push({ ...record, requestDigest: digest, consentDuration: draft.flow.terms.consent_duration });
+      if (draft.idempotencyKey !== null) byKey.set(idemKey, { record, digest });
+      const rank = BATCH_RANK + index;
       if (previous) {
         replacedBy.set(previous.id, record.id);
-        for (const [k, h] of heads) if (h.record.id === previous.id) heads.set(k, { record, rank: BATCH_RANK + index });
+        for (const [k, h] of heads) if (h.record.id === previous.id) heads.set(k, { record, rank });
         const entry = withdrawn.get(previous.id) ?? { whole: false, purposes: new Set<string>() };
         for (const p of moved) entry.purposes.add(p);
         withdrawn.set(previous.id, entry);
+        for (const purpose of moved) {
+          withdrawals.push({ recordId: previous.id, purpose });
+          events.push({
+            type: 'consent.purpose_revoked',
+            init: { recordId: previous.id, flowId: previous.flowId, flowVersion: previous.flowVersion, ...subjectFields(previous.subject), purpose, channel: 'newer_record', revokedAt: timestampFromDate(recordedAt) },
+            applicationId: draft.applicationId,
+            occurredAt: recordedAt,
+          });
+        }
       }
-      for (const k of keys) heads.set(k, { record, rank: BATCH_RANK + index });
-      const subjectFields = (s: ConsentRecord['subject']) => ({ subjectExternalId: s.external_id ?? '', subjectEmail: s.email ?? '' });
-      for (const purpose of moved) {
-        withdrawals.push({ recordId: previous!.id, purpose });
-        events.push({
-          type: 'consent.purpose_revoked',
-          init: { recordId: previous!.id, flowId: previous!.flowId, flowVersion: previous!.flowVersion, ...subjectFields(previous!.subject), purpose, channel: 'newer_record', revokedAt: timestampFromDate(recordedAt) },
-          applicationId: draft.applicationId,
-          occurredAt: recordedAt,
-        });
-      }
-      events.push({
-        type: 'consent.recorded',
-        init: {
-          recordId: record.id,
-          flowId: record.flowId,
-          flowVersion: record.flowVersion,
-          ...subjectFields(record.subject),
-          outcomes: sortedEntries(record.decisions).map(([purpose, d]) => ({ purpose, decision: d.decision })),
-          collectionChannel: record.channel,
-          capturedAt: timestampFromDate(record.capturedAt),
-          recordedAt: timestampFromDate(recordedAt),
-          previousRecordId: previous?.id ?? '',
-          withdrawnPurposes: moved,
-          sendReceipt: draft.sendReceipt,
-        },
-        applicationId: draft.applicationId,
-        occurredAt: recordedAt,
-      });
+      for (const k of keys) heads.set(k, { record, rank });
+      events.push(recordedEvent(record, draft, moved));
       results.push({ ok: true, outcome: { record, replayed: false, withdrawn: moved } });
     });
 
-    const expiries = await this.records.insertMany(manager, inserts);
-    for (const r of results) if (r.ok && !r.outcome.replayed) r.outcome.record.expiresAt = expiries.get(r.outcome.record.id) ?? null;
     const finalOf = (id: string): string => {
       let current = id;
       for (let next = replacedBy.get(current); next !== undefined; next = replacedBy.get(current)) current = next;
       return current;
     };
-    await this.records.redirectHeads(manager, [...replacedBy.keys()].map((id) => [id, finalOf(id)] as const));
     const finalHeads = new Map<string, { applicationId: string; flowId: string; key: string; recordId: string }>();
-    for (const r of results) {
-      if (!r.ok || r.outcome.replayed) continue;
-      const rec = r.outcome.record;
-      for (const key of subjectKeys(rec.subject)) finalHeads.set(headKey(rec, key), { applicationId: rec.applicationId, flowId: rec.flowId, key, recordId: finalOf(rec.id) });
+    for (const rec of inserts) {
+      for (const key of subjectKeys(rec.subject)) finalHeads.set(headKey(rec.applicationId, rec.flowId, key), { applicationId: rec.applicationId, flowId: rec.flowId, key, recordId: finalOf(rec.id) });
     }
-    await this.records.upsertHeads(manager, [...finalHeads.values()]);
-    await this.records.insertWithdrawals(manager, withdrawals, 'newer_record', recordedAt);
-    await addEvents(manager, this.config.REGION, events);
-    return results;
+    const statement = this.records.writeStatement({
+      records: inserts,
+      headMoves: [...replacedBy.keys()].map((id) => [id, finalOf(id)] as const),
+      heads: [...finalHeads.values()],
+      withdrawals,
+      withdrawnAt: recordedAt,
+      events,
+      region: this.config.REGION,
+    });
+    const finish = (written: BatchWritten[]): BatchResult[] => {
+      const expiries = new Map(written.map((w) => [w.id, w.expires_at]));
+      for (const r of results) {
+        if (!r.ok || r.outcome.replayed) continue;
+        r.outcome.record.expiresAt = expiries.get(r.outcome.record.id) ?? null;
+        if (replacedBy.has(r.outcome.record.id)) r.outcome.supersededInBatch = true;
+      }
+      return results;
+    };
+    return { statement, finish };
   }
+}
+
+function batchRead(drafts: readonly RecordDraft[]): BatchRead {
+  const triples = drafts.flatMap((d) => subjectKeys(d.subject).map((k) => [d.applicationId, d.flow.flowId, k] as const));
+  return {
+    lockKeys: [...new Set(triples.map(([a, f, k]) => `consent_records:${a}:${f}:${k}`))].sort(),
+    idempotency: drafts.filter((d) => d.idempotencyKey !== null).map((d) => [d.applicationId, d.idempotencyKey!] as const),
+    triples,
+  };
 }

@@ -31,6 +31,8 @@ export class RecordsController {
     const outcome = await this.recordConsent.execute(principal, body);
     void reply.status(outcome.replayed ? 200 : 201);
     if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
+    // A record just written is the head with no withdrawals, unless a later one of its batch replaced it.
+    if (!outcome.replayed && !outcome.supersededInBatch) return recordView(outcome.record, [], true, this.clock.now());
     return this.view(principal, outcome.record);
   }
 

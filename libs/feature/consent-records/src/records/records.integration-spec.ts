@@ -111,6 +111,20 @@ describe('Record API, status and withdrawals over HTTP', () => {
       expect((await http('GET', `${url}/api/v1/consent_records/${older}`, { headers: auth(app.token) })).body.status).toBe('superseded');
     });
 
+    it('stores values with quotes, backslashes, dollar signs and non-ASCII exactly, and finds the person again by them', async () => {
+      const subject = { email: "o'brien@example.com", external_id: `q'"\\x00 $1 \u00e9\u{1F600} {a,"b"} NULL` };
+      const first = await post(body({ subject, decisions: decisions('granted', 'granted'), idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' }));
+      expect(first.status).toBe(201);
+      expect(first.body).toMatchObject({ subject, idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' });
+      clock.advance(1_000);
+      const later = await post(body({ subject: { external_id: subject.external_id }, decisions: decisions('declined', 'granted') }));
+      expect(later.body).toMatchObject({ previous_record_id: first.body.id, withdrawn_purposes: ['newsletter'], subject: { email: null, external_id: subject.external_id } });
+      const replay = await post(body({ subject, decisions: decisions('granted', 'granted'), idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' }));
+      expect([replay.status, replay.body.id]).toEqual([200, first.body.id]);
+      const read = await http('GET', `${url}/api/v1/consent_records/${first.body.id as string}`, { headers: auth(app.token) });
+      expect(read.body).toMatchObject({ subject, status: 'superseded' });
+    });
+
     it('refuses by name: purpose not in the flow, missing, default-ticked or mandatory consent purpose', async () => {
       const cases: Array<[Json, string, string]> = [
         [{ ...decisions('granted', 'granted'), coupons: { decision: 'granted' } }, 'purpose_not_in_flow', 'coupons'],

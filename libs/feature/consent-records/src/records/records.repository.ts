@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { escapeLiteral } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { CONSENT_RECORDS_SCHEMA } from '../schema';
+import { encodeEvents, type BatchEvent } from './batch-outbox';
 import type { CollectionChannel, ConsentRecord, PurposeDecision, Withdrawal, WithdrawalChannel } from './record';
 
 interface RecordRow {
@@ -66,23 +69,8 @@ export class RecordsRepository {
     }
   }
 
-  async findByIdempotencyKey(manager: EntityManager, applicationId: string, key: string): Promise<(ConsentRecord & { requestDigest: string }) | undefined> {
-    const rows: RecordRow[] = await manager.query(`SELECT ${COLUMNS} FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`, [applicationId, key]);
-    return rows[0] ? toRecord(rows[0]) : undefined;
-  }
-
   async find(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<ConsentRecord | undefined> {
     const rows: RecordRow[] = await manager.query(`SELECT ${COLUMNS} FROM consent_records.records WHERE id = $1 AND application_id = $2`, [id, applicationId]);
-    return rows[0] ? toRecord(rows[0]) : undefined;
-  }
-
-  /** The record currently speaking for the person (any of their keys) and flow: the newest head. */
-  async currentHead(manager: EntityManager, applicationId: string, flowId: string, keys: readonly string[]): Promise<ConsentRecord | undefined> {
-    const rows: RecordRow[] = await manager.query(
-      `SELECT ${COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')} FROM consent_records.record_heads h JOIN consent_records.records r ON r.id = h.record_id
-       WHERE h.application_id = $1 AND h.flow_id = $2 AND h.subject_key = ANY($3) ORDER BY r.recorded_at DESC, r.id DESC LIMIT 1`,
-      [applicationId, flowId, keys],
-    );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
@@ -95,53 +83,12 @@ export class RecordsRepository {
     return rows.length > 0;
   }
 
-  async insert(manager: EntityManager, record: NewRecord): Promise<ConsentRecord> {
-    const rows: RecordRow[] = await manager.query(
-      `INSERT INTO consent_records.records (id, application_id, flow_id, flow_version, subject_external_id, subject_email, decisions, notice_digest,
-         collection_channel, captured_at, recorded_at, expires_at, idempotency_key, request_digest, previous_record_id, withdrawn_purposes)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $10::timestamptz + $12::interval, $13, $14, $15, $16)
-       RETURNING ${COLUMNS}`,
-      [
-        record.id,
-        record.applicationId,
-        record.flowId,
-        record.flowVersion,
-        record.subject.external_id,
-        record.subject.email,
-        JSON.stringify(record.decisions),
-        record.noticeDigest,
-        record.channel,
-        record.capturedAt,
-        record.recordedAt,
-        record.consentDuration,
-        record.idempotencyKey,
-        record.requestDigest,
-        record.previousRecordId,
-        record.withdrawnPurposes,
-      ],
-    );
-    return toRecord(rows[0]!);
-  }
-
-  /**
-   * Points the person's keys at `recordId`; every key that pointed at `previousId` moves too, so
-   * a record matched by email alone still supersedes the one filed under the external id.
-   */
-  async setHeads(manager: EntityManager, applicationId: string, flowId: string, keys: readonly string[], recordId: string, previousId: string | null): Promise<void> {
-    if (previousId !== null) {
-      await manager.query(`UPDATE consent_records.record_heads SET record_id = $2 WHERE record_id = $1`, [previousId, recordId]);
-    }
-    await manager.query(
-      `INSERT INTO consent_records.record_heads (application_id, flow_id, subject_key, record_id) SELECT $1, $2, k, $4 FROM unnest($3::text[]) AS k
-       ON CONFLICT (application_id, flow_id, subject_key) DO UPDATE SET record_id = EXCLUDED.record_id`,
-      [applicationId, flowId, keys, recordId],
-    );
-  }
-
   async withdrawalsOf(recordIds: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<Withdrawal[]> {
     if (recordIds.length === 0) return [];
     const rows: Array<{ record_id: string; purpose: string | null; channel: WithdrawalChannel; withdrawn_at: Date }> = await manager.query(
-      `SELECT record_id, purpose, channel, withdrawn_at FROM consent_records.withdrawals WHERE record_id = ANY($1) ORDER BY id`,
+      // Split by purpose IS [NOT] NULL so each half uses its partial unique index (no table scan).
+      `SELECT id, record_id, purpose, channel, withdrawn_at FROM consent_records.withdrawals WHERE record_id = ANY($1) AND purpose IS NOT NULL
+       UNION ALL SELECT id, record_id, purpose, channel, withdrawn_at FROM consent_records.withdrawals WHERE record_id = ANY($1) AND purpose IS NULL ORDER BY id`,
       [recordIds],
     );
     return rows.map((r) => ({ recordId: r.record_id, purpose: r.purpose, channel: r.channel, withdrawnAt: r.withdrawn_at }));
@@ -167,50 +114,99 @@ export class RecordsRepository {
     );
     return rows.map(toRecord);
   }
-  // ---- set-based statements of the group-commit writer (BatchRecordWriter) ----
+  // ---- set-based statements of the one record writer (BatchRecordWriter) ----
 
-  /** Records holding any of the (application, idempotency key) pairs, with their request digests. */
-  async byIdempotencyKeys(manager: EntityManager, applicationIds: readonly string[], keys: readonly string[]): Promise<Array<{ record: ConsentRecord; digest: string }>> {
-    if (keys.length === 0) return [];
-    const rows: RecordRow[] = await manager.query(
-      `SELECT ${COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')} FROM unnest($1::text[], $2::text[]) AS t(a, k)
-       JOIN consent_records.records r ON r.application_id = t.a AND r.idempotency_key = t.k AND r.idempotency_key IS NOT NULL`,
-      [applicationIds, keys],
-    );
-    return rows.map((row) => {
-      const record = toRecord(row);
-      return { record, digest: record.requestDigest };
-    });
+  /**
+   * Runs a batch's three statements — subject locks, read, write — in the caller's transaction.
+   * The read is a statement of its own so its snapshot is taken after the locks are held.
+   */
+  async batchInTransaction<T>(manager: EntityManager, read: BatchRead, write: (state: BatchState) => { statement: Statement; finish: (rows: BatchWritten[]) => T }): Promise<T> {
+    const [lock, select] = readStatements(read);
+    await manager.query(lock.sql, lock.params);
+    const state = toBatchState(await manager.query(select.sql, select.params));
+    const { statement, finish } = write(state);
+    return finish(statement.sql === '' ? [] : await manager.query(statement.sql, statement.params));
   }
 
-  /** Current heads of the given (application, flow, subject key) triples. */
-  async headsFor(manager: EntityManager, triples: ReadonlyArray<readonly [string, string, string]>): Promise<Array<{ subjectKey: string; record: ConsentRecord }>> {
-    if (triples.length === 0) return [];
-    const rows: Array<RecordRow & { subject_key: string }> = await manager.query(
-      `SELECT h.subject_key, ${COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')} FROM unnest($1::text[], $2::text[], $3::text[]) AS t(a, f, k)
-       JOIN consent_records.record_heads h ON h.application_id = t.a AND h.flow_id = t.f AND h.subject_key = t.k
-       JOIN consent_records.records r ON r.id = h.record_id`,
-      [triples.map((t) => t[0]), triples.map((t) => t[1]), triples.map((t) => t[2])],
-    );
-    return rows.map((row) => ({ subjectKey: row.subject_key, record: toRecord(row) }));
+  /**
+   * The same three statements in a transaction of its own, in TWO round trips (group commit of the
+   * Record API): `BEGIN; locks; read` then `write; COMMIT`, sent as simple-protocol scripts with
+   * their values inlined as escaped literals (statements of one script still take their snapshots
+   * one after the other). Any failure rolls back.
+   */
+  async batchCommitted<T>(read: BatchRead, write: (state: BatchState) => { statement: Statement; finish: (rows: BatchWritten[]) => T }): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    const client = (await runner.connect()) as { query(sql: string): Promise<Array<{ rows: unknown[] }> | { rows: unknown[] }> };
+    const script = async (...statements: string[]) => {
+      const results = await client.query(statements.join(';\n'));
+      return Array.isArray(results) ? results : [results];
+    };
+    let open = false;
+    try {
+      const [lock, select] = readStatements(read);
+      open = true;
+      const readResults = await script('BEGIN', inline(lock), inline(select));
+      const state = toBatchState(readResults[2]!.rows as BatchRow[]);
+      const { statement, finish } = write(state);
+      const writeResults = statement.sql === '' ? await script('COMMIT') : await script(inline(statement), 'COMMIT');
+      open = false;
+      return finish(statement.sql === '' ? [] : (writeResults[0]!.rows as BatchWritten[]));
+    } catch (error) {
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
   }
 
-  /** Inserts many records in one statement; returns each record's computed expires_at. */
-  async insertMany(manager: EntityManager, records: ReadonlyArray<ConsentRecord & { digest: string; consentDuration: string | null }>): Promise<Map<string, Date | null>> {
-    if (records.length === 0) return new Map();
-    const rows: Array<{ id: string; expires_at: Date | null }> = await manager.query(
-      `INSERT INTO consent_records.records (id, application_id, flow_id, flow_version, subject_external_id, subject_email, decisions, notice_digest,
-         collection_channel, captured_at, recorded_at, expires_at, idempotency_key, request_digest, previous_record_id, withdrawn_purposes)
-       SELECT x.id, x.application_id, x.flow_id, x.flow_version, x.subject_external_id, x.subject_email, x.decisions, x.notice_digest, x.collection_channel,
-         x.captured_at, x.recorded_at, x.captured_at + x.consent_duration::interval, x.idempotency_key, x.request_digest, x.previous_record_id,
-         ARRAY(SELECT jsonb_array_elements_text(x.withdrawn_purposes))
-       FROM jsonb_to_recordset($1::jsonb) AS x(id text, application_id text, flow_id text, flow_version integer, subject_external_id text, subject_email text,
-         decisions jsonb, notice_digest text, collection_channel text, captured_at timestamptz, recorded_at timestamptz, consent_duration text,
-         idempotency_key text, request_digest text, previous_record_id text, withdrawn_purposes jsonb)
-       RETURNING id, expires_at`,
-      [
+  /**
+   * The statement writing a batch at once: the new records, head pointers (keys of the batch
+   * upserted; other keys still pointing at a replaced record moved to its replacement), the
+   * withdrawals of the later-record rule, the outbox events and the relay's notification. Its
+   * rows are each record's expires_at (captured_at + the flow's consent_duration, computed in SQL).
+   */
+  writeStatement(batch: {
+    records: readonly NewRecord[];
+    headMoves: ReadonlyArray<readonly [string, string]>;
+    heads: ReadonlyArray<{ applicationId: string; flowId: string; key: string; recordId: string }>;
+    withdrawals: ReadonlyArray<{ recordId: string; purpose: string }>;
+    withdrawnAt: Date;
+    events: readonly BatchEvent[];
+    region: string;
+  }): Statement {
+    if (batch.records.length === 0) return { sql: '', params: [] };
+    const outbox = encodeEvents(batch.region, batch.events);
+    return {
+      sql: `WITH ins AS (
+         INSERT INTO consent_records.records (id, application_id, flow_id, flow_version, subject_external_id, subject_email, decisions, notice_digest,
+           collection_channel, captured_at, recorded_at, expires_at, idempotency_key, request_digest, previous_record_id, withdrawn_purposes)
+         SELECT x.id, x.application_id, x.flow_id, x.flow_version, x.subject_external_id, x.subject_email, x.decisions, x.notice_digest, x.collection_channel,
+           x.captured_at, x.recorded_at, x.captured_at + x.consent_duration::interval, x.idempotency_key, x.request_digest, x.previous_record_id,
+           ARRAY(SELECT jsonb_array_elements_text(x.withdrawn_purposes))
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, application_id text, flow_id text, flow_version integer, subject_external_id text, subject_email text,
+           decisions jsonb, notice_digest text, collection_channel text, captured_at timestamptz, recorded_at timestamptz, consent_duration text,
+           idempotency_key text, request_digest text, previous_record_id text, withdrawn_purposes jsonb)
+         RETURNING id, expires_at
+       ), moved AS (
+         UPDATE consent_records.record_heads h SET record_id = m.next FROM unnest($2::text[], $3::text[]) AS m(prev, next)
+         WHERE h.record_id = m.prev
+           AND NOT EXISTS (SELECT 1 FROM unnest($4::text[], $5::text[], $6::text[]) AS u(a, f, k) WHERE u.a = h.application_id AND u.f = h.flow_id AND u.k = h.subject_key)
+         RETURNING 1
+       ), heads AS (
+         INSERT INTO consent_records.record_heads (application_id, flow_id, subject_key, record_id) SELECT * FROM unnest($4::text[], $5::text[], $6::text[], $7::text[])
+         ON CONFLICT (application_id, flow_id, subject_key) DO UPDATE SET record_id = EXCLUDED.record_id
+         RETURNING 1
+       ), withdrawn AS (
+         INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at) SELECT r, p, 'newer_record', $10::timestamptz FROM unnest($8::text[], $9::text[]) AS t(r, p)
+         RETURNING 1
+       ), events AS (
+         INSERT INTO "${CONSENT_RECORDS_SCHEMA}".outbox (id, event_type, payload) SELECT * FROM unnest($11::uuid[], $12::text[], $13::bytea[])
+         RETURNING 1
+       )
+       SELECT ins.id, ins.expires_at FROM ins, (SELECT pg_notify($14::text, '')) AS notified`,
+      params: [
         JSON.stringify(
-          records.map((r) => ({
+          batch.records.map((r) => ({
             id: r.id,
             application_id: r.applicationId,
             flow_id: r.flowId,
@@ -224,39 +220,124 @@ export class RecordsRepository {
             recorded_at: r.recordedAt.toISOString(),
             consent_duration: r.consentDuration,
             idempotency_key: r.idempotencyKey,
-            request_digest: r.digest,
+            request_digest: r.requestDigest,
             previous_record_id: r.previousRecordId,
             withdrawn_purposes: r.withdrawnPurposes,
           })),
         ),
+        batch.headMoves.map((m) => m[0]),
+        batch.headMoves.map((m) => m[1]),
+        batch.heads.map((h) => h.applicationId),
+        batch.heads.map((h) => h.flowId),
+        batch.heads.map((h) => h.key),
+        batch.heads.map((h) => h.recordId),
+        batch.withdrawals.map((w) => w.recordId),
+        batch.withdrawals.map((w) => w.purpose),
+        batch.withdrawnAt,
+        outbox.ids,
+        outbox.types,
+        outbox.payloads,
+        `${CONSENT_RECORDS_SCHEMA}_outbox`,
       ],
-    );
-    return new Map(rows.map((r) => [r.id, r.expires_at]));
+    };
   }
+}
 
-  /** Moves every head pointing at an old record to the record that replaced it. */
-  async redirectHeads(manager: EntityManager, moves: ReadonlyArray<readonly [string, string]>): Promise<void> {
-    if (moves.length === 0) return;
-    await manager.query(
-      `UPDATE consent_records.record_heads h SET record_id = m.next FROM unnest($1::text[], $2::text[]) AS m(prev, next) WHERE h.record_id = m.prev`,
-      [moves.map((m) => m[0]), moves.map((m) => m[1])],
-    );
-  }
+/** One SQL statement with its positional parameters. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
 
-  async upsertHeads(manager: EntityManager, heads: ReadonlyArray<{ applicationId: string; flowId: string; key: string; recordId: string }>): Promise<void> {
-    if (heads.length === 0) return;
-    await manager.query(
-      `INSERT INTO consent_records.record_heads (application_id, flow_id, subject_key, record_id) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-       ON CONFLICT (application_id, flow_id, subject_key) DO UPDATE SET record_id = EXCLUDED.record_id`,
-      [heads.map((h) => h.applicationId), heads.map((h) => h.flowId), heads.map((h) => h.key), heads.map((h) => h.recordId)],
-    );
-  }
+/** What a batch locks and reads: advisory lock keys, (application, idempotency key) pairs, (application, flow, subject key) triples. */
+export interface BatchRead {
+  lockKeys: readonly string[];
+  idempotency: ReadonlyArray<readonly [string, string]>;
+  triples: ReadonlyArray<readonly [string, string, string]>;
+}
 
-  async insertWithdrawals(manager: EntityManager, rows: ReadonlyArray<{ recordId: string; purpose: string }>, channel: WithdrawalChannel, at: Date): Promise<void> {
-    if (rows.length === 0) return;
-    await manager.query(
-      `INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at) SELECT r, p, $3, $4 FROM unnest($1::text[], $2::text[]) AS t(r, p)`,
-      [rows.map((r) => r.recordId), rows.map((r) => r.purpose), channel, at],
-    );
+/** State of the database for a batch, read under its locks. */
+export interface BatchState {
+  known: Array<{ record: ConsentRecord; digest: string }>;
+  heads: Array<{ subjectKey: string; record: ConsentRecord }>;
+  withdrawn: Map<string, { whole: boolean; purposes: string[] }>;
+}
+
+/** A written record's computed expiry. */
+export interface BatchWritten {
+  id: string;
+  expires_at: Date | null;
+}
+
+/**
+ * Withdrawn purposes of record `r` (NULL for a whole withdrawal). Split by purpose IS [NOT] NULL
+ * so each half uses its partial unique index instead of scanning the table.
+ */
+const WITHDRAWN_PURPOSES_OF_R = `SELECT w.purpose FROM consent_records.withdrawals w WHERE w.record_id = r.id AND w.purpose IS NOT NULL
+  UNION ALL SELECT NULL FROM consent_records.withdrawals w WHERE w.record_id = r.id AND w.purpose IS NULL`;
+
+type BatchRow = RecordRow & { kind: 'known' | 'head'; subject_key: string | null; withdrawn: Array<string | null> | null };
+
+/**
+ * The advisory locks of every (application, flow, subject key) of a batch, taken in one sorted
+ * statement; then one read: records already holding the batch's idempotency keys, and the current
+ * heads with the withdrawals of their records.
+ */
+function readStatements(read: BatchRead): [Statement, Statement] {
+  const columns = COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
+  return [
+    { sql: `SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) s`, params: [read.lockKeys] },
+    {
+      sql: `SELECT 'known' AS kind, NULL::text AS subject_key, NULL::text[] AS withdrawn, ${columns}
+         FROM unnest($1::text[], $2::text[]) AS t(a, k) JOIN consent_records.records r ON r.application_id = t.a AND r.idempotency_key = t.k
+       UNION ALL
+       SELECT 'head', h.subject_key, ARRAY(${WITHDRAWN_PURPOSES_OF_R}), ${columns}
+         FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, f, k)
+         JOIN consent_records.record_heads h ON h.application_id = t.a AND h.flow_id = t.f AND h.subject_key = t.k
+         JOIN consent_records.records r ON r.id = h.record_id`,
+      params: [read.idempotency.map((i) => i[0]), read.idempotency.map((i) => i[1]), read.triples.map((t) => t[0]), read.triples.map((t) => t[1]), read.triples.map((t) => t[2])],
+    },
+  ];
+}
+
+function toBatchState(rows: readonly BatchRow[]): BatchState {
+  const state: BatchState = { known: [], heads: [], withdrawn: new Map() };
+  for (const row of rows) {
+    const record = toRecord(row);
+    if (row.kind === 'known') {
+      state.known.push({ record, digest: record.requestDigest });
+      continue;
+    }
+    state.heads.push({ subjectKey: row.subject_key!, record });
+    const purposes = row.withdrawn ?? [];
+    state.withdrawn.set(record.id, { whole: purposes.includes(null), purposes: purposes.filter((p): p is string => p !== null) });
   }
+  return state;
+}
+
+/** The text form of a parameter, as the driver would send it: arrays as array literals, dates as ISO, bytes as hex. */
+function textOf(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value)) return `\\x${value.toString('hex')}`;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) {
+    const element = (item: unknown) => {
+      const text = textOf(item);
+      return text === null ? 'NULL' : `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    };
+    return `{${value.map(element).join(',')}}`;
+  }
+  return String(value);
+}
+
+/**
+ * A statement with its parameters inlined as literals for a simple-protocol script: each value in
+ * the text form the driver sends for a parameter, quoted by the driver's own `escapeLiteral`. Every parameter
+ * of the statements above carries an explicit cast, so the types are the same.
+ */
+function inline(statement: Statement): string {
+  return statement.sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const text = textOf(statement.params[Number(n) - 1]);
+    return text === null ? 'NULL' : escapeLiteral(text);
+  });
 }

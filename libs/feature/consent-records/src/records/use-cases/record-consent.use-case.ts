@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
+import type { FlowVersion } from '../../flows/flow';
 import { FlowsRepository } from '../../flows/flows.repository';
 import { activeCapturableFlow } from '../active-flow';
 import { recordDraft } from '../record-draft';
@@ -19,6 +20,9 @@ const UNIQUE_VIOLATION = '23505';
  */
 @Injectable()
 export class RecordConsent {
+  /** Flow lookups in flight: concurrent requests for one flow share a query (nothing is kept after it answers). */
+  private readonly flowLookups = new Map<string, Promise<FlowVersion>>();
+
   constructor(
     private readonly flows: FlowsRepository,
     private readonly records: RecordsRepository,
@@ -29,7 +33,7 @@ export class RecordConsent {
 
   async execute(principal: Principal, body: RecordConsentBody): Promise<WriteOutcome> {
     const now = this.clock.now();
-    const flow = await activeCapturableFlow(this.flows, principal.applicationId, body.flow_id);
+    const flow = await this.activeFlow(principal.applicationId, body.flow_id);
     const draft = recordDraft(body, flow, principal.applicationId, 'controller_attested', now);
     try {
       return await this.batcher.submit(draft);
@@ -38,5 +42,14 @@ export class RecordConsent {
       if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
       return this.records.transaction((manager) => this.writer.write(manager, draft, this.clock.now()));
     }
+  }
+
+  private activeFlow(applicationId: string, flowId: string): Promise<FlowVersion> {
+    const key = `${applicationId}\u0000${flowId}`;
+    const inFlight = this.flowLookups.get(key);
+    if (inFlight) return inFlight;
+    const lookup = activeCapturableFlow(this.flows, applicationId, flowId).finally(() => this.flowLookups.delete(key));
+    this.flowLookups.set(key, lookup);
+    return lookup;
   }
 }
