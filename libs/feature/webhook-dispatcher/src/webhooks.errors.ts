@@ -9,6 +9,11 @@ export const webhookError = defineErrors({
   webhook_url_invalid: 'unprocessable',
   /** Production applications deliver only over HTTPS; development ones also to http://localhost. */
   webhook_url_requires_https: 'unprocessable',
+  /**
+   * The host is, or resolves to, an address webhooks may not reach (private, loopback, link-local,
+   * metadata, ...); development applications may use loopback. `detail.range` names the range.
+   */
+  webhook_url_address_refused: 'unprocessable',
   /** An event name outside the subscribable list; `detail.event` names it. */
   webhook_event_unknown: 'unprocessable',
   /** The application already has the maximum number of subscriptions. */

@@ -223,6 +223,35 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       expect(dev.body.reason_code).toBe('webhook_url_requires_https');
     });
 
+    it('refuses endpoints at non-public addresses, literal or resolved, naming the url field (loopback only for development)', async () => {
+      const prod = await createApp(proc, 'production', 'ssrf-prod');
+      const refused: Array<[string, string]> = [
+        ['https://localhost/hook', 'loopback'],
+        ['https://127.0.0.1:8443/hook', 'loopback'],
+        ['https://2130706433/hook', 'loopback'],
+        ['https://10.0.0.8/hook', 'private'],
+        ['https://192.168.10.1/hook', 'private'],
+        ['https://169.254.169.254/latest/meta-data/', 'metadata'],
+        ['https://100.64.1.1/hook', 'carrier_grade_nat'],
+        ['https://[::1]/hook', 'loopback'],
+        ['https://[::ffff:169.254.169.254]/hook', 'metadata'],
+        ['https://[fd00::5]/hook', 'unique_local'],
+        ['https://[fe80::1]/hook', 'link_local'],
+        ['https://0.0.0.0/hook', 'unspecified'],
+      ];
+      for (const [url, range] of refused) {
+        const res = await http('POST', subsUrl(prod), { headers: auth(prod), json: { url, events: ['consent.granted'] } });
+        expect({ url, status: res.status, body: res.body }).toMatchObject({ url, status: 422, body: { reason_code: 'webhook_url_address_refused', detail: { field: 'url', range } } });
+      }
+      const devRefused = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://192.168.10.1/hook', events: ['consent.granted'] } });
+      expect(devRefused.status).toBe(422);
+      expect(devRefused.body).toMatchObject({ reason_code: 'webhook_url_address_refused', detail: { field: 'url', range: 'private' } });
+      const devLoopback = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://localhost:8443/hook', events: ['consent.granted'] } });
+      expect(devLoopback.status).toBe(201);
+      const rows: Array<{ n: string }> = await db(proc).query('SELECT count(*) AS n FROM webhooks.subscriptions WHERE application_id = $1', [prod.id]);
+      expect(Number(rows[0]!.n)).toBe(0);
+    });
+
     it('accepts every spec event name plus webhook.delivery_failed, and refuses an unknown one by name', async () => {
       const other = await createApp(proc, 'development', 'names');
       const all = [
@@ -475,6 +504,27 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const log = await recorded(app, res.body.id as string, 1);
       expect(log).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null, last_error: 'connection_refused' });
       expect(log.next_attempt_at).toBe(new Date(clock.now().getTime() + 30 * SECOND).toISOString());
+    });
+
+    it('refuses at delivery time a production endpoint whose name now resolves to a non-public address: failed at once, with the reason in the log', async () => {
+      const app = await createApp(proc, 'production', 'rebound');
+      const created = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://hooks.example.com/rebound', events: ['consent.granted'] } });
+      expect(created.status).toBe(201);
+      const subscriptionId = created.body.id as string;
+      // The stored name now answers with loopback (as after a DNS change): the receiver listens there.
+      const rebound = receiver.url('/rebound').replace('http://127.0.0.1', 'https://localhost');
+      await db(proc).query('UPDATE webhooks.subscriptions SET url = $2 WHERE id = $1', [subscriptionId, rebound]);
+      const eventId = await publishConsentGranted(proc, clock, app.id);
+      const log = await waitFor(async () => {
+        const [d] = await deliveries(app, subscriptionId);
+        return d?.status === 'failed' ? d : undefined;
+      });
+      expect(log).toMatchObject({ attempt_count: 1, last_status_code: null, last_error: 'target_address_refused:loopback', next_attempt_at: null });
+      expect((log.attempts as Array<Record<string, unknown>>)[0]).toMatchObject({ number: 1, status_code: null, error: 'target_address_refused:loopback', outcome: 'failed' });
+      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({ reason: 'rejected', lastError: 'target_address_refused:loopback', attempts: 1 });
+      advance(proc, clock, 3 * 60 * MINUTE);
+      await sleep(150);
+      expect(receiver.on('/rebound')).toHaveLength(0);
     });
 
     it('never retries a 4xx: the delivery fails at once', async () => {

@@ -15,6 +15,7 @@ interface ClaimRow {
   max_attempts: number;
   created_at: Date;
   url: string;
+  environment: 'development' | 'production';
   secret_enc: Buffer;
   previous_secret_enc: Buffer | null;
   previous_secret_expires_at: Date | null;
@@ -125,7 +126,7 @@ export class DeliveriesRepository {
        FROM due, webhooks.subscriptions s
        WHERE d.id = due.id AND s.id = d.subscription_id
        RETURNING d.id, d.subscription_id, d.application_id, d.event_id, d.event_type, d.is_test, d.payload, d.attempts,
-                 d.max_attempts, d.created_at, s.url, s.secret_enc, s.previous_secret_enc, s.previous_secret_expires_at`,
+                 d.max_attempts, d.created_at, s.url, s.environment, s.secret_enc, s.previous_secret_enc, s.previous_secret_expires_at`,
       [now, owner, leaseUntil, limit],
     );
     return rows.map((r) => ({
@@ -140,6 +141,7 @@ export class DeliveriesRepository {
       maxAttempts: r.max_attempts,
       createdAt: r.created_at,
       url: r.url,
+      environment: r.environment,
       secretEnc: r.secret_enc,
       previousSecretEnc: r.previous_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at,

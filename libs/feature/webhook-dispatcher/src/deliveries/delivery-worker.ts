@@ -170,6 +170,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         'x-svc-event-type': delivery.eventType,
       },
       delivery.payload,
+      delivery.environment,
     );
     await this.recorder.record({
       delivery,

@@ -25,6 +25,8 @@ export interface ClaimedDelivery {
   maxAttempts: number;
   createdAt: Date;
   url: string;
+  /** Environment of the subscription: decides which target addresses the attempt may reach. */
+  environment: 'development' | 'production';
   secretEnc: Buffer;
   previousSecretEnc: Buffer | null;
   previousSecretExpiresAt: Date | null;

@@ -1,4 +1,4 @@
-import { MAX_ATTEMPTS, RETRY_WAITS_MS, retryWaitMs, verdictOf } from './retry-schedule';
+import { MAX_ATTEMPTS, REFUSED_TARGET_ERROR, RETRY_WAITS_MS, retryWaitMs, verdictOf } from './retry-schedule';
 
 describe('retry schedule (spec, Limits: waits 30 s, 2 m, 15 m, 1 h; 5 attempts)', () => {
   it('waits 30 s, 2 min, 15 min and 1 h after attempts 1 to 4', () => {
@@ -29,5 +29,11 @@ describe('retry schedule (spec, Limits: waits 30 s, 2 m, 15 m, 1 h; 5 attempts)'
 
   it('gives a single-attempt (test) delivery up after its only attempt', () => {
     expect(verdictOf({ statusCode: 500 }, 1, 1)).toBe('exhausted');
+  });
+
+  it('fails a delivery at once when its target address is refused (never retried, unlike other network errors)', () => {
+    expect(verdictOf({ error: `${REFUSED_TARGET_ERROR}:loopback` }, 1)).toBe('rejected');
+    expect(verdictOf({ error: `${REFUSED_TARGET_ERROR}:metadata` }, 1)).toBe('rejected');
+    expect(verdictOf({ error: 'connection_refused' }, 1)).toBe('retry');
   });
 });

@@ -7,13 +7,21 @@ export const RETRY_WAITS_MS: readonly number[] = [30_000, 2 * 60_000, 15 * 60_00
 /** Consecutive failed deliveries that disable a subscription (spec, Limits). */
 export const AUTO_DISABLE_AFTER = 5;
 
+/**
+ * Error text prefix of an attempt whose target address is not one the subscription may reach
+ * (private, loopback, metadata, ...; the range follows the colon). Permanent: retrying the same
+ * name would only be another chance for a rebinding answer.
+ */
+export const REFUSED_TARGET_ERROR = 'target_address_refused';
+
 /** What one HTTP attempt produced: a status code, or an error before any status arrived. */
 export type AttemptResult = { statusCode: number; error?: undefined } | { statusCode?: undefined; error: string };
 
 /**
  * How an attempt ends its delivery (spec, Events → Webhooks delivery rules):
  * - `succeeded`: any 2xx acknowledges.
- * - `rejected`: any 4xx is permanent, never retried (410 Gone also disables the subscription).
+ * - `rejected`: any 4xx is permanent, never retried (410 Gone also disables the subscription);
+ *   so is a target address the subscription may not reach.
  * - `retry`: 5xx, timeout, network error — and 1xx/3xx, which we never follow: a redirect is a
  *   misconfiguration the owner can fix within the retry window — while attempts remain.
  * - `exhausted`: a retryable failure on the last attempt.
@@ -25,6 +33,7 @@ export function verdictOf(result: AttemptResult, attemptNo: number, maxAttempts:
   const code = result.statusCode;
   if (code !== undefined && code >= 200 && code < 300) return 'succeeded';
   if (code !== undefined && code >= 400 && code < 500) return 'rejected';
+  if (result.error?.startsWith(`${REFUSED_TARGET_ERROR}:`)) return 'rejected';
   return attemptNo >= maxAttempts ? 'exhausted' : 'retry';
 }
 

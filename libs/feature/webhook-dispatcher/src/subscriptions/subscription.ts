@@ -6,6 +6,8 @@ export interface Subscription {
   id: string;
   applicationId: string;
   url: string;
+  /** Environment of the owning application: decides which target addresses deliveries may reach. */
+  environment: 'development' | 'production';
   events: string[];
   status: 'enabled' | 'disabled';
   disabledReason: DisabledReason | null;

@@ -7,6 +7,7 @@ interface SubscriptionRow {
   id: string;
   application_id: string;
   url: string;
+  environment: 'development' | 'production';
   events: string[];
   status: 'enabled' | 'disabled';
   disabled_reason: DisabledReason | null;
@@ -24,6 +25,7 @@ function toSubscription(row: SubscriptionRow): Subscription {
     id: row.id,
     applicationId: row.application_id,
     url: row.url,
+    environment: row.environment,
     events: row.events,
     status: row.status,
     disabledReason: row.disabled_reason,
@@ -58,9 +60,9 @@ export class SubscriptionsRepository {
 
   async insert(manager: EntityManager, s: Subscription): Promise<void> {
     await manager.query(
-      `INSERT INTO webhooks.subscriptions (id, application_id, url, events, status, consecutive_failures, secret_enc, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, 'enabled', 0, $5, $6, $6)`,
-      [s.id, s.applicationId, s.url, s.events, s.secretEnc, s.createdAt],
+      `INSERT INTO webhooks.subscriptions (id, application_id, url, environment, events, status, consecutive_failures, secret_enc, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, 'enabled', 0, $6, $7, $7)`,
+      [s.id, s.applicationId, s.url, s.environment, s.events, s.secretEnc, s.createdAt],
     );
   }
 

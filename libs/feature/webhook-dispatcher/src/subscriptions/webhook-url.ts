@@ -1,3 +1,4 @@
+import { refusedTargetOf, type ResolveAll, resolveAllWithDns } from '../targets/target-check';
 import { webhookError } from '../webhooks.errors';
 
 /** Longest accepted endpoint URL, characters. */
@@ -32,4 +33,17 @@ export function checkWebhookUrl(raw: string, environment: 'development' | 'produ
     );
   }
   return url.toString();
+}
+
+/**
+ * Refuses an endpoint whose host is, or resolves to, an address the environment may not reach
+ * (private, loopback outside development, link-local and metadata, unique-local, multicast, CGNAT,
+ * unspecified, other special-purpose ranges). `url` is a URL already normalised by
+ * checkWebhookUrl, so octal, hexadecimal and integer forms of an IPv4 host are already dotted.
+ */
+export async function checkWebhookTarget(url: string, environment: 'development' | 'production', resolveAll: ResolveAll = resolveAllWithDns): Promise<void> {
+  const refused = await refusedTargetOf(new URL(url).hostname, environment, resolveAll);
+  if (refused) {
+    throw webhookError('webhook_url_address_refused', 'url must point to a public address', { field: 'url', range: refused.range });
+  }
 }

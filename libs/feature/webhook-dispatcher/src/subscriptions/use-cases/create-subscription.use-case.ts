@@ -9,7 +9,7 @@ import { webhookError } from '../../webhooks.errors';
 import type { Subscription } from '../subscription';
 import { SubscriptionsRepository } from '../subscriptions.repository';
 import { newWebhookSecret } from '../webhook-secret';
-import { checkWebhookUrl } from '../webhook-url';
+import { checkWebhookTarget, checkWebhookUrl } from '../webhook-url';
 import { ownedApplicationId } from './owned-subscription';
 
 /** Creates a subscription; its signing secret is returned here once and stored only encrypted. */
@@ -25,6 +25,7 @@ export class CreateSubscription {
   async execute(principal: Principal, applicationId: string, input: { url: string; events: readonly string[] }): Promise<{ subscription: Subscription; secret: string }> {
     ownedApplicationId(principal, applicationId);
     const url = checkWebhookUrl(input.url, principal.environment);
+    await checkWebhookTarget(url, principal.environment);
     const unknown = input.events.find((e) => !isSubscribableEventType(e));
     if (unknown !== undefined) throw webhookError('webhook_event_unknown', `Unknown webhook event "${unknown}"`, { field: 'events', event: unknown });
     const events = [...new Set(input.events)];
@@ -35,6 +36,7 @@ export class CreateSubscription {
       id,
       applicationId,
       url,
+      environment: principal.environment,
       events,
       status: 'enabled',
       disabledReason: null,
