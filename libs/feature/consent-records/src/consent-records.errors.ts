@@ -53,4 +53,37 @@ export const consentRecordsError = defineErrors({
   capture_already_committed: 'conflict',
   /** The request's Origin is not one of the application's allowed origins. */
   origin_not_allowed: 'forbidden',
+  // Hosted form platform intake (form integrations).
+  /** Unknown, deleted or another application's form integration. */
+  form_integration_not_found: 'not_found',
+  /** A platform delivery without its signature header. */
+  form_signature_missing: 'unauthenticated',
+  /** A platform delivery whose signature does not match the integration's signing secret. */
+  form_signature_invalid: 'unauthenticated',
+  /** A signed delivery that is not a form response of the platform's shape. */
+  form_payload_invalid: 'invalid',
+  /** A delivery of another event than a submitted form response (e.g. a partial response). */
+  form_event_not_supported: 'unprocessable',
+  /** A delivery of another form than the one the integration is bound to. */
+  form_mismatch: 'unprocessable',
+  /** Channel embedded_field_browser without the rendering_digest of the field shown (capture). */
+  rendering_evidence_missing: 'unprocessable',
+  /** The rendering_digest is not the service's rendering of the flow's active version (capture). */
+  rendering_evidence_mismatch: 'unprocessable',
+  /** A rendering_digest on a channel the service did not render (the snippet's own controls). */
+  rendering_evidence_not_applicable: 'unprocessable',
+  // Mailing-audience integrations.
+  /** Unknown integration, malformed id and another application's integration answer alike. */
+  mailing_audience_not_found: 'not_found',
+  /** api_base_url is not https (development applications: http on a loopback host), or carries credentials, query or fragment. */
+  mailing_api_base_url_invalid: 'unprocessable',
+  /** A purpose is mapped twice in permissions or in tags. */
+  mailing_mapping_duplicate: 'unprocessable',
+  /** This flow is already connected to this audience (list). */
+  mailing_audience_exists: 'conflict',
+  mailing_audience_limit_reached: 'conflict',
+  /** Unknown inbound webhook path secret. */
+  mailing_webhook_not_found: 'not_found',
+  /** An inbound webhook body without the fields its type needs. */
+  mailing_webhook_malformed: 'invalid',
 });

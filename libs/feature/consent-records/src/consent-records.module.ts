@@ -6,8 +6,14 @@ import { CapturesController } from './captures/captures.controller';
 import { CapturesRepository } from './captures/captures.repository';
 import { AuthorizeCapture } from './captures/use-cases/authorize-capture.use-case';
 import { CreateCapture } from './captures/use-cases/create-capture.use-case';
+import { RenderConsentField } from './captures/use-cases/render-consent-field.use-case';
 import { SweepExpiredCaptures } from './captures/use-cases/sweep-expired-captures';
 import { FlowsController } from './flows/flows.controller';
+import { FormIntegrationsController } from './form-integrations/form-integrations.controller';
+import { FormIntegrationsRepository } from './form-integrations/form-integrations.repository';
+import { FormWebhookController } from './form-integrations/form-webhook.controller';
+import { CreateFormIntegration } from './form-integrations/use-cases/create-form-integration.use-case';
+import { ReceiveFormResponse } from './form-integrations/use-cases/receive-form-response.use-case';
 import { FlowsRepository } from './flows/flows.repository';
 import { FlowsRpcHandlers } from './flows/flows-rpc.handlers';
 import { ActivateFlow } from './flows/use-cases/activate-flow.use-case';
@@ -18,6 +24,13 @@ import { ImportsRepository } from './imports/imports.repository';
 import { CreateImport } from './imports/use-cases/create-import.use-case';
 import { DryRunImport } from './imports/use-cases/dry-run-import.use-case';
 import { ImportWorker } from './imports/use-cases/import-worker';
+import { MailingAudiencesController } from './mailing/mailing-audiences.controller';
+import { MailingAudiencesRepository } from './mailing/mailing-audiences.repository';
+import { MailingSyncWorker } from './mailing/mailing-sync-worker';
+import { MailingWebhookController } from './mailing/mailing-webhook.controller';
+import { RecordEventsConsumer } from './mailing/record-events.consumer';
+import { CreateMailingAudience } from './mailing/use-cases/create-mailing-audience.use-case';
+import { ReceiveMailingWebhook } from './mailing/use-cases/receive-mailing-webhook.use-case';
 import { BatchRecordWriter } from './records/batch-record-writer';
 import { RecordBatcher } from './records/record-batcher';
 import { RecordWriter } from './records/record-writer';
@@ -31,7 +44,7 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
@@ -54,7 +67,16 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
     CapturesRepository,
     CreateCapture,
     AuthorizeCapture,
+    RenderConsentField,
     SweepExpiredCaptures,
+    FormIntegrationsRepository,
+    CreateFormIntegration,
+    ReceiveFormResponse,
+    MailingAudiencesRepository,
+    CreateMailingAudience,
+    ReceiveMailingWebhook,
+    MailingSyncWorker,
+    RecordEventsConsumer,
   ],
   exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures],
 })

@@ -10,3 +10,4 @@ export { runMain, startProcess, type FeatureDefinition, type ProcessOptions, typ
 export { buildOpenApiDocument } from './openapi/build-openapi';
 export { API_DOC, ApiDoc, type ApiDocOptions } from './openapi/api-doc.decorator';
 export { consumeEvents } from './consume-events';
+export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CredentialResolver } from '@svc/auth';
 import { RpcClient } from '@svc/bus';
+import { consentRecordsError } from '../consent-records.errors';
 
 /**
  * Allowed origins of an application, read from decision-gateway (`gateway.get_application`),
@@ -25,6 +26,14 @@ export class ApplicationOrigins {
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(applicationId, { origins, until: Date.now() + ApplicationOrigins.CACHE_MS });
     return origins.includes(origin);
+  }
+
+  /** Refuses (403 origin_not_allowed) a browser request whose Origin is absent or not allowed. */
+  async assertAllowed(applicationId: string, origin: string | undefined): Promise<string> {
+    if (origin === undefined || !(await this.isAllowed(applicationId, origin))) {
+      throw consentRecordsError('origin_not_allowed', "The request's Origin is not one of the application's allowed origins", { origin: origin ?? null });
+    }
+    return origin;
   }
 
   /** Application of a publishable key (public), for preflights that carry no credential header. */

@@ -3,14 +3,14 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApplicationOrigins } from './application-origins';
 
-/** The one consent-records path a browser calls cross-origin (the snippet creating a capture). */
-const CAPTURE_PATH = /^\/capture\/v1\/captures$/;
+/** The consent-records paths a browser calls cross-origin: capture creation and the consent field's rendering. */
+const CAPTURE_PATH = /^\/capture\/v1\/(captures|fields\/[^/]+)$/;
 
 /**
- * CORS for the capture snippet (spec, Authentication rule 3): the preflight names the application
- * by the `publishable_key` query parameter the snippet adds; an allowed origin gets
- * `Access-Control-Allow-Origin: <origin>` (never `*`, no credentials), any other preflight 403
- * `cors_origin_not_allowed`. The POST itself is checked again by the capture use case.
+ * CORS for the capture snippet and the consent field (spec, Authentication rule 3): the
+ * preflight names the application by the `publishable_key` query parameter both scripts add; an
+ * allowed origin gets `Access-Control-Allow-Origin: <origin>` (never `*`, no credentials), any
+ * other preflight 403 `cors_origin_not_allowed`. The requests themselves are checked again by their use cases.
  */
 @Injectable()
 export class CaptureCors implements OnModuleInit {
@@ -41,7 +41,7 @@ export class CaptureCors implements OnModuleInit {
     return reply
       .code(204)
       .header('access-control-allow-origin', origin)
-      .header('access-control-allow-methods', 'POST, OPTIONS')
+      .header('access-control-allow-methods', 'GET, POST, OPTIONS')
       .header('access-control-allow-headers', 'content-type, x-publishable-key')
       .header('access-control-max-age', '600')
       .send();

@@ -38,6 +38,8 @@ export interface Capture {
   expiresAt: Date;
   committedAt: Date | null;
   recordId: string | null;
+  /** SHA-256 (hex) of the service-rendered field shown (channel embedded_field_browser only). */
+  renderingDigest: string | null;
 }
 
 /** Captures are stored by the SHA-256 of their token: a database read does not yield usable tokens. */

@@ -3,16 +3,22 @@ import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { ApiDoc } from '@svc/server';
 import type { FastifyRequest } from 'fastify';
 import { AuthorizeCaptureBody, CreateCaptureBody } from './captures.dto';
+import { CONSENT_FIELD_JS } from './field-source';
 import { CAPTURE_SNIPPET_JS } from './snippet-source';
 import { AuthorizeCapture } from './use-cases/authorize-capture.use-case';
 import { CreateCapture } from './use-cases/create-capture.use-case';
+import { RenderConsentField } from './use-cases/render-consent-field.use-case';
 
-/** Capture in an organisation's own forms: the served snippet, capture creation (browser) and commit (server). */
+/**
+ * Capture in an organisation's own forms: the served snippet and consent field, the field's
+ * rendering and capture creation (browser), and commit (server).
+ */
 @Controller()
 export class CapturesController {
   constructor(
     private readonly createCapture: CreateCapture,
     private readonly authorizeCapture: AuthorizeCapture,
+    private readonly renderConsentField: RenderConsentField,
   ) {}
 
   @Get('capture/v1/snippet.js')
@@ -22,6 +28,31 @@ export class CapturesController {
   @ApiDoc({ tag: 'Capture', summary: 'The capture snippet (plain JavaScript) binding an organisation\'s own form controls', response: 'application/javascript' })
   snippet(): string {
     return CAPTURE_SNIPPET_JS;
+  }
+
+  @Get('capture/v1/field.js')
+  @Public()
+  @Header('content-type', 'application/javascript; charset=utf-8')
+  @Header('cache-control', 'public, max-age=300')
+  @ApiDoc({ tag: 'Capture', summary: 'The consent field script (plain JavaScript) defining <svc-consent-field> for an organisation\'s own form', response: 'application/javascript' })
+  fieldScript(): string {
+    return CONSENT_FIELD_JS;
+  }
+
+  /** Browser: publishable key and an allowed Origin. The field's wording for the flow's active version. */
+  @Get('capture/v1/fields/:flow_id')
+  @Auth('publishable_key')
+  @Header('cache-control', 'no-store')
+  @ApiDoc({
+    tag: 'Capture',
+    summary: 'The service-rendered consent field of a flow: its purposes as unticked, optional checkboxes, and the rendering digest a capture carries back',
+    response: 'consent_field: object, flow_id, flow_version, locale, html, rendering_digest (SHA-256 hex of html)',
+    errors: [401, 403, 404, 409, 421, 422],
+  })
+  async field(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Param('flow_id') flowId: string): Promise<Record<string, unknown>> {
+    const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
+    const rendering = await this.renderConsentField.execute(principal, origin, flowId);
+    return { object: 'consent_field', flow_id: rendering.flowId, flow_version: rendering.flowVersion, locale: rendering.locale, html: rendering.html, rendering_digest: rendering.digest };
   }
 
   /** Browser: publishable key and an allowed Origin. 201 with the capture token (valid 24 h). */

@@ -29,6 +29,10 @@ export class CreateCaptureBody {
   @IsOptional() @IsString() @IsIn(CAPTURE_CHANNELS)
   channel?: CaptureChannel;
 
+  /** SHA-256 (hex) of the service-rendered field shown, as GET /capture/v1/fields/:flow_id returned it; channel embedded_field_browser only. */
+  @IsOptional() @IsString() @Matches(/^[0-9a-f]{64}$/)
+  rendering_digest?: string;
+
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => CapturedFieldInput)
   fields!: CapturedFieldInput[];
 }

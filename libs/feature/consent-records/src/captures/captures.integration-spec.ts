@@ -60,10 +60,12 @@ describe('captures over HTTP', () => {
     expect([again.status, again.body.reason_code, (again.body.detail as Json).record_id]).toEqual([409, 'capture_already_committed', committed.body.record_id]);
   });
 
-  it('records the service-rendered field truthfully as embedded_field_browser', async () => {
-    const token = await newCapture({ ...okBody(), channel: 'embedded_field_browser' });
-    const res = await authorize(token, { subject: { external_id: 'field-user' } });
-    expect(res.body.channel).toBe('embedded_field_browser');
+  it('lets the snippet claim the service-rendered field channel only with that rendering\'s evidence', async () => {
+    const res = await capture({ ...okBody(), channel: 'embedded_field_browser' });
+    expect([res.status, res.body.reason_code]).toEqual([422, 'rendering_evidence_missing']);
+    const rendered = await http('GET', `${url}/capture/v1/fields/${flowId}`, { headers: { 'x-publishable-key': app.pk, origin: ORIGIN } });
+    const token = await newCapture({ ...okBody(), channel: 'embedded_field_browser', rendering_digest: rendered.body.rendering_digest });
+    expect((await authorize(token, { subject: { external_id: 'field-user' } })).body.channel).toBe('embedded_field_browser');
   });
 
   it('refuses each capture problem by name', async () => {

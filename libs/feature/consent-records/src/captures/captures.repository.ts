@@ -16,6 +16,7 @@ interface CaptureRow {
   expires_at: Date;
   committed_at: Date | null;
   record_id: string | null;
+  rendering_digest: string | null;
 }
 
 function toCapture(row: CaptureRow): Capture {
@@ -31,6 +32,7 @@ function toCapture(row: CaptureRow): Capture {
     expiresAt: row.expires_at,
     committedAt: row.committed_at,
     recordId: row.record_id,
+    renderingDigest: row.rendering_digest,
   };
 }
 
@@ -45,9 +47,9 @@ export class CapturesRepository {
 
   async insert(capture: Capture): Promise<void> {
     await this.dataSource.query(
-      `INSERT INTO consent_records.captures (token_sha256, application_id, flow_id, flow_version, origin, channel, decisions, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [capture.tokenSha256, capture.applicationId, capture.flowId, capture.flowVersion, capture.origin, capture.channel, JSON.stringify(capture.decisions), capture.createdAt, capture.expiresAt],
+      `INSERT INTO consent_records.captures (token_sha256, application_id, flow_id, flow_version, origin, channel, decisions, created_at, expires_at, rendering_digest)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      [capture.tokenSha256, capture.applicationId, capture.flowId, capture.flowVersion, capture.origin, capture.channel, JSON.stringify(capture.decisions), capture.createdAt, capture.expiresAt, capture.renderingDigest],
     );
   }
 

@@ -1,3 +1,5 @@
+import { CAPTURE_BROWSER_CORE_JS } from './capture-browser-core';
+
 /**
  * The capture snippet served at GET /capture/v1/snippet.js: plain ES5-compatible JavaScript, no
  * dependencies. It binds an organisation's own form (`data-overturo-flow`, publishable key in
@@ -9,55 +11,24 @@
  * (with an empty token) and the error callbacks fire with an OverturoCaptureError carrying
  * `statusCode` (0 when unreachable) and the response `body` (spec, Other rules).
  * Callbacks: `OverturoCapture.onError(fn)` or the form attribute `data-overturo-onerror="<global fn name>"`.
+ * The token, request and failure handling are shared with the consent field (capture-browser-core).
  */
 export const CAPTURE_SNIPPET_JS = `(function () {
   'use strict';
-  var TOKEN_INPUT = 'overturo_capture_token';
-  var TIMEOUT_MS = 5000;
+${CAPTURE_BROWSER_CORE_JS}
   var script = document.currentScript;
   var base = script && script.getAttribute('data-api-base') ? script.getAttribute('data-api-base') : (script ? new URL(script.src).origin : '');
   var listeners = [];
-
-  function OverturoCaptureError(message, statusCode, body) {
-    this.name = 'OverturoCaptureError';
-    this.message = message;
-    this.statusCode = statusCode;
-    this.body = body;
-  }
-  OverturoCaptureError.prototype = Object.create(Error.prototype);
-  OverturoCaptureError.prototype.constructor = OverturoCaptureError;
 
   function controlType(el) {
     return el.tagName === 'INPUT' ? String(el.type || 'text').toLowerCase() : el.tagName.toLowerCase();
   }
 
-  function report(form, error) {
-    var named = form.getAttribute('data-overturo-onerror');
-    var callbacks = listeners.slice();
-    if (named && typeof window[named] === 'function') callbacks.push(window[named]);
-    for (var i = 0; i < callbacks.length; i++) {
-      try { callbacks[i](error, form); } catch (ignored) { /* a failing callback must not block the form */ }
-    }
-  }
-
-  function hiddenInput(form) {
-    var input = form.querySelector('input[name="' + TOKEN_INPUT + '"]');
-    if (!input) {
-      input = document.createElement('input');
-      input.type = 'hidden';
-      input.name = TOKEN_INPUT;
-      form.appendChild(input);
-    }
-    return input;
-  }
-
   function bind(form) {
     if (form.__overturoBound) return;
     form.__overturoBound = true;
-    var hidden = hiddenInput(form);
-    form.addEventListener('submit', function (event) {
-      if (form.__overturoSubmitting) return;
-      event.preventDefault();
+    captureTokenInput(form);
+    interceptSubmit(form, function (submitNow) {
       var key = form.getAttribute('data-overturo-key') || (script && script.getAttribute('data-publishable-key')) || '';
       var controls = form.querySelectorAll('[data-overturo-purpose]');
       var fields = [];
@@ -65,36 +36,8 @@ export const CAPTURE_SNIPPET_JS = `(function () {
         var el = controls[i];
         fields.push({ purpose: el.getAttribute('data-overturo-purpose'), control: controlType(el), checked: !!el.checked, default_checked: !!el.defaultChecked, required: !!el.required });
       }
-      var finished = false;
-      function submitNow() {
-        if (finished) return;
-        finished = true;
-        form.__overturoSubmitting = true;
-        HTMLFormElement.prototype.submit.call(form);
-      }
-      var controller = typeof AbortController === 'function' ? new AbortController() : null;
-      var timer = setTimeout(function () { if (controller) controller.abort(); }, TIMEOUT_MS);
-      fetch(base + '/capture/v1/captures?publishable_key=' + encodeURIComponent(key), {
-        method: 'POST',
-        mode: 'cors',
-        credentials: 'omit',
-        headers: { 'content-type': 'application/json', 'x-publishable-key': key },
-        body: JSON.stringify({ flow_id: form.getAttribute('data-overturo-flow'), channel: form.getAttribute('data-overturo-channel') || 'form_capture_browser', fields: fields }),
-        signal: controller ? controller.signal : undefined
-      }).then(function (response) {
-        return response.json().catch(function () { return null; }).then(function (body) {
-          if (!response.ok || !body || typeof body.capture_token !== 'string') {
-            throw new OverturoCaptureError((body && body.message) || ('capture refused with HTTP ' + response.status), response.status, body);
-          }
-          hidden.value = body.capture_token;
-        });
-      }).catch(function (error) {
-        hidden.value = '';
-        report(form, error instanceof OverturoCaptureError ? error : new OverturoCaptureError('capture service unreachable: ' + (error && error.message ? error.message : String(error)), 0, null));
-      }).then(function () {
-        clearTimeout(timer);
-        submitNow();
-      });
+      var payload = { flow_id: form.getAttribute('data-overturo-flow'), channel: form.getAttribute('data-overturo-channel') || 'form_capture_browser', fields: fields };
+      captureThenSubmit(form, base, key, payload, function (error) { reportCaptureError(form, error, listeners); }, submitNow);
     });
   }
 

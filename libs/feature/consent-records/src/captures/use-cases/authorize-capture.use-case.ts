@@ -20,7 +20,8 @@ export interface AuthorizedCapture {
 /**
  * Commits a capture (API token, server side): binds the person by the supplied subject, writes
  * the record under the flow version captured (channel as captured: form_capture_browser or
- * embedded_field_browser), and publishes consent.recorded (send_receipt false when suppressed).
+ * embedded_field_browser), and publishes consent.recorded (send_receipt false when suppressed;
+ * the service-rendered field's rendering digest as rendering_evidence_digest).
  * An expired capture is deleted and answers 410; a committed one 409 with its record id.
  */
 @Injectable()
@@ -44,7 +45,7 @@ export class AuthorizeCapture {
       if (!flow) throw consentRecordsError('flow_not_found', 'Flow not found', { flow_id: capture.flowId });
       const written = await this.writer.write(
         manager,
-        { applicationId: principal.applicationId, flow, subject, decisions: capture.decisions, capturedAt: capture.createdAt, noticeDigest: null, idempotencyKey: null, channel: capture.channel, sendReceipt: body.suppress_receipt !== true },
+        { applicationId: principal.applicationId, flow, subject, decisions: capture.decisions, capturedAt: capture.createdAt, noticeDigest: null, idempotencyKey: null, channel: capture.channel, sendReceipt: body.suppress_receipt !== true, renderingEvidenceDigest: capture.renderingDigest },
         now,
       );
       await this.captures.markCommitted(manager, capture.tokenSha256, written.record.id, now);

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { newRegionalId, type IdRegion } from '@svc/ids';
-import { consentRecordsError } from '../../consent-records.errors';
 import { FlowsRepository } from '../../flows/flows.repository';
 import { activeCapturableFlow } from '../../records/active-flow';
 import { ApplicationOrigins } from '../application-origins';
 import { CAPTURE_LIFETIME_MS, captureTokenDigest, decisionsFromFields, type Capture } from '../capture';
 import type { CreateCaptureBody } from '../captures.dto';
 import { CapturesRepository } from '../captures.repository';
+import { renderingEvidenceOf } from '../field-rendering';
 
 /**
  * Stores the purposes' states the person chose in the organisation's own form, under a capture
@@ -27,10 +27,11 @@ export class CreateCapture {
   ) {}
 
   async execute(principal: Principal, origin: string | undefined, body: CreateCaptureBody): Promise<{ token: string; capture: Capture }> {
-    if (origin === undefined || !(await this.origins.isAllowed(principal.applicationId, origin))) {
-      throw consentRecordsError('origin_not_allowed', "The request's Origin is not one of the application's allowed origins", { origin: origin ?? null });
-    }
+    const allowedOrigin = await this.origins.assertAllowed(principal.applicationId, origin);
     const flow = await activeCapturableFlow(this.flows, principal.applicationId, body.flow_id);
+    // Wording the person was shown first: a stale rendering explains any purpose mismatch below.
+    const channel = body.channel ?? 'form_capture_browser';
+    const renderingDigest = renderingEvidenceOf(flow, channel, body.rendering_digest);
     const decisions = decisionsFromFields(
       flow.terms,
       body.fields.map((f) => ({ purpose: f.purpose, control: f.control, checked: f.checked, default_checked: f.default_checked ?? false, required: f.required ?? false })),
@@ -42,13 +43,14 @@ export class CreateCapture {
       applicationId: principal.applicationId,
       flowId: flow.flowId,
       flowVersion: flow.version,
-      origin,
-      channel: body.channel ?? 'form_capture_browser',
+      origin: allowedOrigin,
+      channel,
       decisions,
       createdAt: now,
       expiresAt: new Date(now.getTime() + CAPTURE_LIFETIME_MS),
       committedAt: null,
       recordId: null,
+      renderingDigest,
     };
     await this.captures.insert(capture);
     return { token, capture };

@@ -1,0 +1,375 @@
+import { Writable } from 'node:stream';
+import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
+import { FakeClock } from '@svc/config';
+import { startProcess, type RunningProcess } from '@svc/server';
+import { createLogger } from '@svc/telemetry';
+import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
+import { consentRecordsFeature } from '..';
+import { FakeMailchimp, memberHash } from '../../test/fake-mailchimp';
+import { auth, decisions, type Json } from '../../test/harness';
+import { MailingSyncWorker } from './mailing-sync-worker';
+
+/**
+ * Spec: Other events (mailing-audience integration: every record event is written to the member's
+ * marketing permissions and tags; inbound unsubscribes apply only as withdrawals, after read-back;
+ * a subscription made in the mailing tool is never recorded as consent); receipt event_channel
+ * `mailing_tool`; Record API, consent status and withdrawal. Issue 6 (mailing-audience rules).
+ */
+describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
+  const API_KEY = 'f00dfeedcafe0123456789abcdef0123-us21';
+  const LIST = 'a6b5da1054';
+  const clock = new FakeClock('2026-05-01T09:00:00.000Z');
+  const logLines: string[] = [];
+  const responses: string[] = [];
+  const tool = new FakeMailchimp(API_KEY);
+  let database: TestDatabase;
+  let prefix: string;
+  let running: RunningProcess;
+  let url: string;
+  let app: { id: string; token: string };
+  let other: { id: string; token: string };
+  let flowId: string;
+  let audienceId: string;
+  let webhookPath: string;
+  let key = 0;
+
+  const call = async (method: string, path: string, options: { token?: string | null; json?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> => {
+    const token = options.token === undefined ? app.token : options.token;
+    const res = await http(method, `${url}${path}`, { headers: { ...(token ? auth(token) : {}), ...options.headers }, json: options.json, raw: options.raw });
+    responses.push(res.text);
+    return res;
+  };
+  const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
+  const inbound = (fields: Record<string, string> | string, path = webhookPath) =>
+    call('POST', path, { token: null, raw: typeof fields === 'string' ? fields : form(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const record = async (email: string, newsletter: 'granted' | 'declined', offers: 'granted' | 'declined'): Promise<string> => {
+    key += 1;
+    const res = await call('POST', '/api/v1/consent_records', {
+      json: { flow_id: flowId, subject: { email }, decisions: decisions(newsletter, offers), captured_at: '2026-04-30T12:00:00.000Z', idempotency_key: `mail-${key}` },
+    });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const syncsOf = async (recordId: string): Promise<Json[]> => {
+    const res = await call('GET', `/api/v1/mailing_audiences/${audienceId}/syncs?limit=200`);
+    return (res.body.data as Json[]).filter((s) => s.record_id === recordId);
+  };
+  const inboundEvents = async (): Promise<Json[]> => (await call('GET', `/api/v1/mailing_audiences/${audienceId}/inbound_events?limit=200`)).body.data as Json[];
+  const statusOf = async (email: string): Promise<Json[]> =>
+    (await call('GET', `/api/v1/applications/${app.id}/consent_status?subject[email]=${encodeURIComponent(email)}`)).body.purposes as Json[];
+  /** Due retries are read against the fake clock: move it past the first backoff and wake the worker. */
+  const advance = (ms: number): void => {
+    clock.advance(ms);
+    running.app.get(MailingSyncWorker).kick();
+  };
+  const createBody = (overrides: Json = {}): Json => ({
+    provider: 'mailchimp',
+    api_base_url: tool.url,
+    api_key: API_KEY,
+    list_id: LIST,
+    flow_id: flowId,
+    permissions: [
+      { purpose: 'newsletter', marketing_permission_id: 'perm_news' },
+      { purpose: 'offers', marketing_permission_id: 'perm_offers' },
+    ],
+    tags: [{ purpose: 'newsletter', granted: ['newsletter-consent'], declined: ['newsletter-no-consent'] }],
+    ...overrides,
+  });
+
+  beforeAll(async () => {
+    await tool.start();
+    database = await createTestDatabase('mailing');
+    prefix = uniqueBusPrefix();
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    running = await startProcess({
+      features: [decisionGatewayFeature, consentRecordsFeature],
+      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
+      clock,
+      logger: createLogger({ service: 'test', region: 'us', level: 'debug', destination }),
+    });
+    url = running.url;
+    const newApp = async (name: string, environment: 'development' | 'production') => {
+      const created = await running.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment }));
+      return { id: created.application.id, token: created.apiToken };
+    };
+    app = await newApp('shop', 'development');
+    other = await newApp('live shop', 'production');
+    const flow = await call('POST', '/api/v1/flows', {
+      json: {
+        name: 'Signup form',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [
+          { key: 'newsletter', label: 'Newsletter' },
+          { key: 'offers', label: 'Partner offers' },
+          { key: 'account', label: 'Account', mechanism: 'contract', required: true },
+        ],
+        consent_duration: 'P1Y',
+      },
+    });
+    flowId = flow.body.id as string;
+    expect((await call('POST', `/api/v1/flows/${flowId}/activate`)).status).toBeLessThan(300);
+    const created = await call('POST', '/api/v1/mailing_audiences', { json: createBody() });
+    expect(created.status).toBe(201);
+    audienceId = created.body.id as string;
+    webhookPath = new URL(created.body.webhook_url as string).pathname;
+  });
+
+  afterAll(async () => {
+    await running?.close();
+    await database?.drop();
+    await deleteTestStreams(prefix);
+    await tool.close();
+  });
+
+  describe('management API', () => {
+    it('creates an integration: the API key is never returned, the webhook URL with its secret only once', async () => {
+      const created = await call('POST', '/api/v1/mailing_audiences', { json: createBody({ list_id: 'b7c6eb2165' }) });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        object: 'mailing_audience',
+        application_id: app.id,
+        provider: 'mailchimp',
+        api_base_url: tool.url,
+        list_id: 'b7c6eb2165',
+        flow_id: flowId,
+        permissions: [
+          { purpose: 'newsletter', marketing_permission_id: 'perm_news' },
+          { purpose: 'offers', marketing_permission_id: 'perm_offers' },
+        ],
+        tags: [{ purpose: 'newsletter', granted: ['newsletter-consent'], declined: ['newsletter-no-consent'] }],
+      });
+      expect(created.body.id).toMatch(/^mla_us_[a-z2-7]{20}$/);
+      expect(created.body.webhook_url).toMatch(/^https:\/\/us\.example\.test\/api\/v1\/mailing_audience_webhooks\/mlwh_[0-9A-Za-z]{43}$/);
+      expect(created.body).not.toHaveProperty('api_key');
+      const read = await call('GET', `/api/v1/mailing_audiences/${created.body.id as string}`);
+      expect(read.status).toBe(200);
+      expect(read.body).not.toHaveProperty('webhook_url');
+      expect(read.body).not.toHaveProperty('api_key');
+      const list = await call('GET', '/api/v1/mailing_audiences');
+      expect((list.body.data as Json[]).map((a) => a.id)).toEqual(expect.arrayContaining([audienceId, created.body.id]));
+      expect((await call('DELETE', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(204);
+      expect((await call('GET', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(404);
+      const webhook = new URL(created.body.webhook_url as string).pathname;
+      expect((await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': 'b7c6eb2165' }, webhook)).status).toBe(404);
+    });
+
+    it('refuses missing or wrong credentials and answers another application alike an unknown integration', async () => {
+      expect((await call('GET', '/api/v1/mailing_audiences', { token: null })).status).toBe(401);
+      expect((await call('POST', '/api/v1/mailing_audiences', { token: 'not-a-token', json: createBody() })).status).toBe(401);
+      const foreign = await call('GET', `/api/v1/mailing_audiences/${audienceId}`, { token: other.token });
+      expect([foreign.status, foreign.body.reason_code]).toEqual([404, 'mailing_audience_not_found']);
+      expect((await call('DELETE', `/api/v1/mailing_audiences/${audienceId}`, { token: other.token })).status).toBe(404);
+      expect((await call('GET', `/api/v1/mailing_audiences/${audienceId}/syncs`, { token: other.token })).status).toBe(404);
+      expect((await call('GET', '/api/v1/mailing_audiences/mla_us_nope')).status).toBe(404);
+    });
+
+    it('refuses bad input by name: shape 400, rules 422, duplicates 409', async () => {
+      const cases: Array<[Json, number, string | undefined]> = [
+        [createBody({ provider: 'sendgrid' }), 422, undefined],
+        [createBody({ unknown_field: true }), 400, undefined],
+        [createBody({ permissions: [] }), 422, undefined],
+        [createBody({ api_key: undefined }), 400, undefined],
+        [createBody({ permissions: [{ purpose: 'newsletter' }] }), 400, undefined],
+        [createBody({ api_base_url: 'http://mail.example.com/3.0' }), 422, 'mailing_api_base_url_invalid'],
+        [createBody({ api_base_url: 'https://user:pw@mail.example.com/3.0' }), 422, 'mailing_api_base_url_invalid'],
+        [createBody({ api_base_url: 'not a url' }), 422, 'mailing_api_base_url_invalid'],
+        [createBody({ permissions: [{ purpose: 'coupons', marketing_permission_id: 'perm_x' }] }), 422, 'purpose_not_in_flow'],
+        [createBody({ permissions: [{ purpose: 'newsletter', marketing_permission_id: 'a' }, { purpose: 'newsletter', marketing_permission_id: 'b' }], list_id: 'dup1' }), 422, 'mailing_mapping_duplicate'],
+        [createBody({ flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa' }), 404, 'flow_not_found'],
+        [createBody(), 409, 'mailing_audience_exists'],
+      ];
+      for (const [body, status, reason] of cases) {
+        const res = await call('POST', '/api/v1/mailing_audiences', { json: body });
+        expect([res.status, reason ? res.body.reason_code : undefined]).toEqual([status, reason]);
+      }
+      const malformedJson = await call('POST', '/api/v1/mailing_audiences', { raw: '{"provider":', headers: { 'content-type': 'application/json' } });
+      expect(malformedJson.status).toBe(400);
+    });
+
+    it('allows plain http to a loopback tool only for development applications', async () => {
+      const res = await call('POST', '/api/v1/mailing_audiences', { token: other.token, json: createBody() });
+      expect([res.status, res.body.reason_code]).toEqual([422, 'mailing_api_base_url_invalid']);
+    });
+  });
+
+  describe('outbound: record events are written to the member', () => {
+    it('writes a recorded consent to the member marketing permissions and tags', async () => {
+      const recordId = await record('ada@example.com', 'granted', 'declined');
+      const [sync] = await waitFor(async () => {
+        const s = await syncsOf(recordId);
+        return s[0]?.status === 'written' ? s : undefined;
+      });
+      expect(sync).toMatchObject({
+        object: 'mailing_sync',
+        event_type: 'consent.recorded',
+        email: 'ada@example.com',
+        status: 'written',
+        attempts: 1,
+        last_error: null,
+        permissions: [
+          { marketing_permission_id: 'perm_news', enabled: true },
+          { marketing_permission_id: 'perm_offers', enabled: false },
+        ],
+        tags: [
+          { name: 'newsletter-no-consent', status: 'inactive' },
+          { name: 'newsletter-consent', status: 'active' },
+        ],
+      });
+      const member = tool.member(LIST, 'ada@example.com');
+      expect(member?.marketing_permissions).toEqual([
+        { marketing_permission_id: 'perm_news', enabled: true },
+        { marketing_permission_id: 'perm_offers', enabled: false },
+      ]);
+      expect(member?.tags.get('newsletter-consent')).toBe('active');
+      expect(member?.status).toBe('subscribed');
+      const put = tool.requestsTo('ada@example.com').find((r) => r.method === 'PUT');
+      expect(put?.path).toBe(`/lists/${LIST}/members/${memberHash('ADA@example.com ')}`);
+      expect(put?.body).toMatchObject({ email_address: 'ada@example.com', status_if_new: 'subscribed' });
+    });
+
+    it('disables the permission when the purpose is withdrawn', async () => {
+      const recordId = await record('grace@example.com', 'granted', 'granted');
+      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
+      const withdrawn = await call('POST', `/api/v1/consent_records/${recordId}/withdrawals`, { json: { purpose: 'newsletter' } });
+      expect(withdrawn.status).toBe(201);
+      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.event_type === 'consent.purpose_revoked' && s.status === 'written'));
+      const member = tool.member(LIST, 'grace@example.com');
+      expect(member?.marketing_permissions).toEqual([
+        { marketing_permission_id: 'perm_news', enabled: false },
+        { marketing_permission_id: 'perm_offers', enabled: true },
+      ]);
+      expect(member?.tags.get('newsletter-consent')).toBe('inactive');
+      expect(member?.tags.get('newsletter-no-consent')).toBe('active');
+    });
+
+    it('retries a write the tool answers 500 and writes it on a later attempt', async () => {
+      tool.failNext('PUT', 500);
+      const recordId = await record('linus@example.com', 'granted', 'declined');
+      const failed = await waitFor(async () => (await syncsOf(recordId)).find((s) => s.attempts === 1));
+      expect(failed).toMatchObject({ status: 'pending', last_status_code: 500, last_error: 'http_500: Internal Server Error' });
+      expect(tool.member(LIST, 'linus@example.com')).toBeUndefined();
+      advance(6_000);
+      const written = await waitFor(async () => (await syncsOf(recordId)).find((s) => s.status === 'written'));
+      expect(written).toMatchObject({ attempts: 2, last_status_code: 204, last_error: null });
+      expect(tool.member(LIST, 'linus@example.com')?.marketing_permissions).toEqual([
+        { marketing_permission_id: 'perm_news', enabled: true },
+        { marketing_permission_id: 'perm_offers', enabled: false },
+      ]);
+    });
+
+    it('gives up on a 4xx (other than 429) at once and shows it', async () => {
+      tool.failNext('PUT', 400);
+      const recordId = await record('edsger@example.com', 'granted', 'granted');
+      const failed = await waitFor(async () => (await syncsOf(recordId)).find((s) => s.status === 'failed'));
+      expect(failed).toMatchObject({ attempts: 1, last_status_code: 400, last_error: 'http_400: Invalid Resource' });
+      expect(failed?.completed_at).toEqual(expect.any(String));
+    });
+  });
+
+  describe('inbound: unsubscribe only withdraws after read-back; subscribe is never consent', () => {
+    it('withdraws the whole consent with channel mailing_tool when the read-back confirms the unsubscribe', async () => {
+      const recordId = await record('barbara@example.com', 'granted', 'granted');
+      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
+      tool.setMember(LIST, 'barbara@example.com', { status: 'unsubscribed' });
+      const res = await inbound({ type: 'unsubscribe', fired_at: '2026-05-01 09:00:00', 'data[action]': 'unsub', 'data[reason]': 'manual', 'data[email]': 'Barbara@example.com', 'data[list_id]': LIST });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true, outcome: 'queued' });
+      const event = await waitFor(async () => (await inboundEvents()).find((e) => e.email === 'Barbara@example.com' && e.status !== 'pending'));
+      expect(event).toMatchObject({ type: 'unsubscribe', status: 'withdrawn', outcome: 'consent_withdrawn', record_id: recordId });
+      expect(tool.requestsTo('barbara@example.com').some((r) => r.method === 'GET')).toBe(true);
+      const purposes = await statusOf('barbara@example.com');
+      expect(purposes.filter((p) => p.purpose !== 'account')).toEqual([
+        expect.objectContaining({ purpose: 'newsletter', status: 'withdrawn', withdrawal_channel: 'mailing_tool' }),
+        expect.objectContaining({ purpose: 'offers', status: 'withdrawn', withdrawal_channel: 'mailing_tool' }),
+      ]);
+      const read = await call('GET', `/api/v1/consent_records/${recordId}`);
+      expect(read.body.status).toBe('withdrawn');
+      // The withdrawal is itself a record event: the member's permissions are then disabled too.
+      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.event_type === 'consent.record_revoked' && s.status === 'written'));
+      expect(tool.member(LIST, 'barbara@example.com')?.marketing_permissions.every((p) => !p.enabled)).toBe(true);
+    });
+
+    it('changes nothing when the read-back shows the member still subscribed', async () => {
+      const recordId = await record('alan@example.com', 'granted', 'granted');
+      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
+      const res = await inbound({ type: 'unsubscribe', 'data[email]': 'alan@example.com', 'data[list_id]': LIST });
+      expect([res.status, res.body.outcome]).toEqual([200, 'queued']);
+      const event = await waitFor(async () => (await inboundEvents()).find((e) => e.email === 'alan@example.com' && e.status !== 'pending'));
+      expect(event).toMatchObject({ status: 'ignored', outcome: 'read_back_still_subscribed', withdrawn_purposes: [] });
+      const purposes = await statusOf('alan@example.com');
+      expect(purposes.filter((p) => p.purpose !== 'account').map((p) => p.status)).toEqual(['granted', 'granted']);
+      expect((await call('GET', `/api/v1/consent_records/${recordId}`)).body.status).toBe('active');
+    });
+
+    it('withdraws only the purpose whose mapped permission the read-back shows disabled', async () => {
+      const recordId = await record('margaret@example.com', 'granted', 'granted');
+      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
+      tool.setMember(LIST, 'margaret@example.com', {
+        status: 'subscribed',
+        marketing_permissions: [
+          { marketing_permission_id: 'perm_news', enabled: true },
+          { marketing_permission_id: 'perm_offers', enabled: false },
+        ],
+      });
+      await inbound({ type: 'unsubscribe', 'data[email]': 'margaret@example.com', 'data[list_id]': LIST });
+      const event = await waitFor(async () => (await inboundEvents()).find((e) => e.email === 'margaret@example.com' && e.status !== 'pending'));
+      expect(event).toMatchObject({ status: 'withdrawn', outcome: 'purposes_withdrawn', withdrawn_purposes: ['offers'] });
+      const purposes = await statusOf('margaret@example.com');
+      expect(purposes.filter((p) => p.purpose !== 'account').map((p) => [p.purpose, p.status, p.withdrawal_channel])).toEqual([
+        ['newsletter', 'granted', null],
+        ['offers', 'withdrawn', 'mailing_tool'],
+      ]);
+    });
+
+    it('acknowledges a subscribe made in the tool and never records it as consent', async () => {
+      const before = tool.requests.length;
+      const res = await inbound({ type: 'subscribe', fired_at: '2026-05-01 09:00:00', 'data[email]': 'newcomer@example.com', 'data[list_id]': LIST, 'data[merges][EMAIL]': 'newcomer@example.com' });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ received: true, outcome: 'ignored' });
+      const event = (await inboundEvents()).find((e) => e.email === 'newcomer@example.com');
+      expect(event).toMatchObject({ type: 'subscribe', status: 'ignored', outcome: 'subscribe_never_consent', record_id: null });
+      expect(await statusOf('newcomer@example.com')).toEqual([]);
+      expect(tool.requests.length).toBe(before);
+      expect(logLines.some((l) => l.includes('mailing inbound event ignored') && l.includes('subscribe_never_consent'))).toBe(true);
+    });
+
+    it('answers the tool URL check, 404 for an unknown secret, 400 for a malformed post, never 5xx', async () => {
+      expect((await call('GET', webhookPath, { token: null })).status).toBe(200);
+      expect((await inbound('')).status).toBe(200);
+      const unknownSecret = webhookPath.replace(/mlwh_.*/, `mlwh_${'x'.repeat(43)}`);
+      expect((await call('GET', unknownSecret, { token: null })).status).toBe(404);
+      expect((await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': LIST }, unknownSecret)).status).toBe(404);
+      expect((await inbound({ type: 'unsubscribe' }, '/api/v1/mailing_audience_webhooks/plain')).status).toBe(404);
+      const malformed: Array<Record<string, string> | string> = [
+        { type: 'unsubscribe', 'data[list_id]': LIST },
+        { type: 'unsubscribe', 'data[email]': 'not-an-email', 'data[list_id]': LIST },
+        { type: 'unsubscribe', 'data[email]': 'x@example.com' },
+        { 'data[email]': 'x@example.com', 'data[list_id]': LIST },
+        'type=unsubscribe&type=subscribe&data[email]=x@example.com&data[list_id]=' + LIST,
+      ];
+      for (const body of malformed) {
+        const res = await inbound(body);
+        expect([res.status, res.body.reason_code]).toEqual([400, 'mailing_webhook_malformed']);
+      }
+      const json = await call('POST', webhookPath, { token: null, raw: '{"type":', headers: { 'content-type': 'application/json' } });
+      expect(json.status).toBe(400);
+      const other = await inbound({ type: 'cleaned', 'data[email]': 'x@example.com', 'data[list_id]': LIST, 'data[reason]': 'hard' });
+      expect([other.status, other.body.outcome]).toEqual([200, 'ignored']);
+      const otherList = await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': 'zz99' });
+      expect([otherList.status, otherList.body.outcome]).toEqual([200, 'ignored']);
+    });
+  });
+
+  it('never shows the API key in a response or a log line', () => {
+    expect(responses.length).toBeGreaterThan(20);
+    expect(logLines.length).toBeGreaterThan(10);
+    for (const text of [...responses, ...logLines]) expect(text).not.toContain(API_KEY);
+    expect(tool.requests.every((r) => r.authorization === `Basic ${Buffer.from(`svc:${API_KEY}`).toString('base64')}`)).toBe(true);
+  });
+});

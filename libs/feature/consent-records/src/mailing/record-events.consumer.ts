@@ -1,0 +1,131 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { Clock } from '@svc/config';
+import { decodeEvent } from '@svc/contracts';
+import { processOnce } from '@svc/persistence';
+import { LOGGER, consumeEvents } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import { DataSource } from 'typeorm';
+import { CONSENT_RECORDS_SCHEMA } from '../schema';
+import { MailingAudiencesRepository, type NewMailingSync } from './mailing-audiences.repository';
+import { MailingSyncWorker } from './mailing-sync-worker';
+import { memberWrite, writtenPurposes, type PurposeState } from './member-write';
+
+/** Record events written to mailing audiences (one durable consumer each: one filter per consumer). */
+export const MAILING_RECORD_EVENTS = ['consent.recorded', 'consent.purpose_revoked', 'consent.record_revoked'] as const;
+type MailingRecordEvent = (typeof MAILING_RECORD_EVENTS)[number];
+
+/** The parts of a record event a member write needs. */
+interface RecordChange {
+  applicationId: string;
+  flowId: string;
+  recordId: string;
+  email: string;
+  occurredAt: Date;
+  /** Purpose states the event settles; undefined = every written purpose is no longer granted. */
+  states: Map<string, PurposeState> | undefined;
+}
+
+/**
+ * Turns every record event of a flow into a queued write to the member of each mailing audience
+ * bound to that flow. The queue rows commit with the inbox mark (processOnce), so an acknowledged
+ * event is never lost and a redelivered one never queues twice; the sync worker does the HTTP.
+ */
+@Injectable()
+export class RecordEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly consumers: DurableConsumer[] = [];
+
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly dataSource: DataSource,
+    private readonly audiences: MailingAudiencesRepository,
+    private readonly worker: MailingSyncWorker,
+    private readonly clock: Clock,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const type of MAILING_RECORD_EVENTS) {
+      const durable = `consent-records-mailing-${type.replace(/\./g, '-')}`;
+      this.consumers.push(await consumeEvents(this.bus, this.logger, durable, type, (event) => this.handle(type, durable, event)));
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.all(this.consumers.map((c) => c.stop()));
+  }
+
+  async handle(type: MailingRecordEvent, consumer: string, event: DeliveredEvent): Promise<void> {
+    const change = this.changeOf(type, event);
+    if (!change) return;
+    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk) events.
+    if ((await this.audiences.audiencesOfFlow(this.dataSource.manager, change.applicationId, change.flowId)).length === 0) return;
+    let queued = 0;
+    await processOnce(this.dataSource, CONSENT_RECORDS_SCHEMA, consumer, event.id, async (manager) => {
+      const audiences = await this.audiences.audiencesOfFlow(manager, change.applicationId, change.flowId);
+      const syncs: NewMailingSync[] = audiences.map((audience) => {
+        const states = change.states ?? new Map(writtenPurposes(audience.permissions, audience.tags).map((p) => [p, 'declined' as const]));
+        const write = memberWrite(states, audience.permissions, audience.tags);
+        const nothing = write.permissions.length === 0 && write.tags.length === 0;
+        const skip = !change.email ? 'subject_has_no_email' : nothing ? 'no_mapped_purpose' : null;
+        return {
+          audienceId: audience.id,
+          eventId: event.id,
+          eventType: type,
+          recordId: change.recordId,
+          email: change.email || null,
+          permissions: write.permissions,
+          tags: write.tags,
+          status: skip ? 'skipped' : 'pending',
+          occurredAt: change.occurredAt,
+          lastError: skip,
+        };
+      });
+      queued = await this.audiences.insertSyncs(manager, syncs, this.clock.now());
+    });
+    if (queued > 0) this.worker.kick();
+  }
+
+  private changeOf(type: MailingRecordEvent, event: DeliveredEvent): RecordChange | undefined {
+    let change: RecordChange | undefined;
+    try {
+      if (type === 'consent.recorded') {
+        const e = decodeEvent(type, event.data);
+        change = {
+          applicationId: e.meta?.applicationId ?? '',
+          flowId: e.flowId,
+          recordId: e.recordId,
+          email: e.subjectEmail,
+          occurredAt: e.recordedAt ? timestampDate(e.recordedAt) : this.clock.now(),
+          states: new Map(e.outcomes.map((o) => [o.purpose, o.decision === 'granted' ? 'granted' : 'declined'])),
+        };
+      } else if (type === 'consent.purpose_revoked') {
+        const e = decodeEvent(type, event.data);
+        change = {
+          applicationId: e.meta?.applicationId ?? '',
+          flowId: e.flowId,
+          recordId: e.recordId,
+          email: e.subjectEmail,
+          occurredAt: e.revokedAt ? timestampDate(e.revokedAt) : this.clock.now(),
+          states: new Map([[e.purpose, 'declined']]),
+        };
+      } else {
+        const e = decodeEvent(type, event.data);
+        change = {
+          applicationId: e.meta?.applicationId ?? '',
+          flowId: e.flowId,
+          recordId: e.recordId,
+          email: e.subjectEmail,
+          occurredAt: e.revokedAt ? timestampDate(e.revokedAt) : this.clock.now(),
+          states: undefined,
+        };
+      }
+    } catch (error) {
+      // A payload that does not decode never will: skip it rather than redeliver it forever.
+      this.logger.error({ eventId: event.id, eventType: type, err: error instanceof Error ? error.message : String(error) }, 'undecodable record event; not written to mailing audiences');
+      return undefined;
+    }
+    return change.applicationId && change.flowId ? change : undefined;
+  }
+}
