@@ -6,6 +6,6 @@ export {
   type MigrationClass,
   type SchemaMigrations,
 } from './migrations';
-export { OutboxWriter, type EventContext } from './outbox';
+export { OutboxWriter, type EventContext, type PendingEvent } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export { processOnce } from './inbox';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { sha256Base64Url } from '@svc/crypto';
-import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWK } from 'jose';
+import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWK, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { oapError } from '../oap.errors';
 import { ReplayCache } from '../shared/replay-cache';
 
@@ -14,10 +14,30 @@ export const DPOP_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'];
 /** Longest proof parsed, characters. */
 const MAX_PROOF_LENGTH = 8192;
 
+/** Most proof keys kept imported (an agent signs many proofs with one key); emptied when full. */
+const MAX_CACHED_PROOF_KEYS = 10_000;
+
+/** A proof key imported by jose's `EmbeddedJWK`, with its RFC 7638 thumbprint. */
+interface ProofKey {
+  key: KeyLike;
+  jkt: string;
+}
+
 /** What a verified proof establishes. */
 export interface VerifiedDpop {
   /** RFC 7638 thumbprint (base64url SHA-256) of the proof's public key. */
   jkt: string;
+}
+
+/** The one-time value of a proof, for a caller that records it itself (inside its own transaction). */
+export interface DpopReplayEntry {
+  value: string;
+  expiresAt: Date;
+}
+
+/** A proof whose `jti` was already used. */
+export function dpopReplayedError(): Error {
+  return oapError('dpop_proof_replayed', 'DPoP proof jti was already used');
 }
 
 /**
@@ -29,12 +49,25 @@ export interface VerifiedDpop {
  */
 @Injectable()
 export class DpopVerifier {
+  /** By the exact `alg` and `jwk` of the proof header, so a hit is the very key jose would import. */
+  private readonly proofKeys = new Map<string, ProofKey>();
+
   constructor(
     private readonly clock: Clock,
     private readonly replay: ReplayCache,
   ) {}
 
   async verify(input: { header: string | string[] | undefined; method: string; url: string; accessToken?: string }): Promise<VerifiedDpop> {
+    const { jkt, replay } = await this.verifyDeferringReplay(input);
+    if (!(await this.replay.firstUse('dpop', replay.value, replay.expiresAt, this.clock.now()))) throw dpopReplayedError();
+    return { jkt };
+  }
+
+  /**
+   * Every check of {@link verify} except recording the `jti`: the caller must record `replay` (see
+   * `ReplayCache.firstUseMany`) and refuse the request when it was already used.
+   */
+  async verifyDeferringReplay(input: { header: string | string[] | undefined; method: string; url: string; accessToken?: string }): Promise<VerifiedDpop & { replay: DpopReplayEntry }> {
     if (input.header === undefined) throw oapError('dpop_proof_missing', 'A DPoP proof header is required', undefined, { 'WWW-Authenticate': 'DPoP algs="EdDSA ES256"' });
     if (Array.isArray(input.header)) throw oapError('dpop_proof_invalid', 'Exactly one DPoP header is allowed');
     const proof = input.header;
@@ -48,9 +81,18 @@ export class DpopVerifier {
     const jwk = header.jwk as (JWK & { d?: unknown }) | undefined;
     if (!jwk || typeof jwk !== 'object' || 'd' in jwk || jwk.kty === 'oct') throw oapError('dpop_proof_invalid', 'DPoP proof must embed a public jwk');
     const now = this.clock.now();
+    const keyId = `${String(header.alg)}\u0000${JSON.stringify(jwk)}`;
+    const resolveKey: JWTVerifyGetKey = async (protectedHeader, token) => {
+      const cached = this.proofKeys.get(keyId);
+      if (cached) return cached.key;
+      const key = await EmbeddedJWK(protectedHeader, token);
+      if (this.proofKeys.size >= MAX_CACHED_PROOF_KEYS) this.proofKeys.clear();
+      this.proofKeys.set(keyId, { key, jkt: await calculateJwkThumbprint(jwk, 'sha256') });
+      return key;
+    };
     let payload: Record<string, unknown>;
     try {
-      const verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: now, clockTolerance: DPOP_IAT_WINDOW_SECONDS });
+      const verified = await jwtVerify(proof, resolveKey, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: now, clockTolerance: DPOP_IAT_WINDOW_SECONDS });
       payload = verified.payload as Record<string, unknown>;
     } catch (error) {
       const reason = error instanceof joseErrors.JOSEError ? error.code : 'invalid';
@@ -68,10 +110,8 @@ export class DpopVerifier {
     if (input.accessToken !== undefined && payload.ath !== sha256Base64Url(input.accessToken)) {
       throw oapError('dpop_proof_invalid', 'DPoP ath does not match the access token', { reason: 'ath_mismatch' });
     }
-    const jkt = await calculateJwkThumbprint(jwk, 'sha256');
-    const fresh = await this.replay.firstUse('dpop', `${jkt}.${payload.jti}`, new Date(now.getTime() + 2 * DPOP_IAT_WINDOW_SECONDS * 1000), now);
-    if (!fresh) throw oapError('dpop_proof_replayed', 'DPoP proof jti was already used');
-    return { jkt };
+    const jkt = this.proofKeys.get(keyId)?.jkt ?? (await calculateJwkThumbprint(jwk, 'sha256'));
+    return { jkt, replay: { value: `${jkt}.${payload.jti}`, expiresAt: new Date(now.getTime() + 2 * DPOP_IAT_WINDOW_SECONDS * 1000) } };
   }
 }
 

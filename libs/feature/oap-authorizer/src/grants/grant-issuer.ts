@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { newId, newRegionalId } from '@svc/ids';
-import type { OutboxWriter } from '@svc/persistence';
+import type { OutboxWriter, PendingEvent } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { randomUUID } from 'node:crypto';
 import type { Authority } from '../authorities/authority';
@@ -11,9 +11,9 @@ import { OAP_OUTBOX } from '../tokens';
 import type { GrantRequest } from './checks/cascade-step';
 import type { Grant } from './grant';
 import { grantRequestToJson } from './grant-request-json';
-import { GrantsRepository } from './grants.repository';
+import { GrantsRepository, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from './grants.repository';
 import type { VerifiedAttestation } from './evidence/agent-evidence-verifier';
-import { ReceiptSigner } from './receipts';
+import { ReceiptSigner, type SignedReceipt } from './receipts';
 
 /** How long an attestation token stays retrievable at /.well-known/oap-attestation (spec, Limits). */
 export const ATTESTATION_RETENTION_MS = 90 * 24 * 3600 * 1000;
@@ -26,10 +26,34 @@ export interface IssuedGrant {
   receiptClaims: Record<string, unknown>;
 }
 
+/** What an allowed grant is minted from. */
+export interface GrantMintInput {
+  request: GrantRequest;
+  now: Date;
+  contextHash: string;
+  attestation?: VerifiedAttestation;
+}
+
+/** A grant id, agent token and signed receipt, made before the outcome is known (no database). */
+export interface SignedGrant {
+  grantId: string;
+  agentToken: string;
+  signed: SignedReceipt;
+}
+
+/** The rows an allowed grant writes: grant, attestation token, decision and `grant.decided` event. */
+export interface GrantRows {
+  grant: GrantInsert;
+  attestation?: AttestationTokenInsert;
+  decision: DecisionRecord;
+  event: PendingEvent;
+}
+
 /**
- * Mints an allowed grant inside the caller's transaction: `ath_<region>_…` id, `ra_agent_…` token
- * (DPoP-bound to the request's jkt, stored as SHA-256), the signed authorizer receipt, the grant
- * row, the decision row and the `grant.decided` event for the audit chain.
+ * Mints allowed grants: `ath_<region>_…` id, `ra_agent_…` token (DPoP-bound to the request's jkt,
+ * stored as SHA-256), the signed authorizer receipt, the grant row, the decision row and the
+ * `grant.decided` event for the audit chain. Signing needs no database, so a batch signs before
+ * its transaction and writes the rows of all its grants together.
  */
 @Injectable()
 export class GrantIssuer {
@@ -41,10 +65,18 @@ export class GrantIssuer {
     private readonly config: PlatformConfig,
   ) {}
 
-  async issue(manager: EntityManager, input: { request: GrantRequest; authority: Authority; now: Date; contextHash: string; attestation?: VerifiedAttestation; escalationId?: string }): Promise<IssuedGrant> {
-    const { request, authority, now } = input;
+  /** Issues one grant inside the caller's transaction. */
+  async issue(manager: EntityManager, input: GrantMintInput & { authority: Authority; escalationId?: string }): Promise<IssuedGrant> {
+    const signed = await this.sign(input);
+    const { issued, rows } = this.mint(signed, { ...input, requestJson: canonicalJson(grantRequestToJson(input.request)) });
+    await this.write(manager, [rows]);
+    return issued;
+  }
+
+  /** Allocates the grant id and agent token and signs the receipt. */
+  async sign(input: GrantMintInput): Promise<SignedGrant> {
+    const { request } = input;
     const grantId = newRegionalId('oap_grant', this.config.REGION);
-    const agentToken = newId('agent_token');
     const signed = await this.receipts.signAuthorizerReceipt({
       grantId,
       applicationId: request.applicationId,
@@ -53,12 +85,19 @@ export class GrantIssuer {
       value: request.value,
       chronicleId: await this.chronicle.chronicleId(),
       contextHash: input.contextHash,
-      issuedAt: now,
+      issuedAt: input.now,
       grantValidUntil: request.validUntil,
       metadata: request.metadata,
       delegationChain: request.delegationChain,
       attestation: input.attestation?.overlay,
     });
+    return { grantId, agentToken: newId('agent_token'), signed };
+  }
+
+  /** The issued grant and its rows under `authority` (signed with the same `now`). */
+  mint(signedGrant: SignedGrant, input: GrantMintInput & { authority: Authority; requestJson: string; escalationId?: string }): { issued: IssuedGrant; rows: GrantRows } {
+    const { request, authority, now } = input;
+    const { grantId, agentToken, signed } = signedGrant;
     const grant: Grant = {
       id: grantId,
       applicationId: request.applicationId,
@@ -77,47 +116,68 @@ export class GrantIssuer {
       revokedAt: null,
       consumedAt: null,
     };
-    await this.grants.insertGrant(manager, grant, sha256Hex(agentToken), input.contextHash, canonicalJson(grantRequestToJson(request)));
-    if (input.attestation) {
-      await this.grants.insertAttestationToken(manager, {
-        receiptJti: signed.jti,
-        grantId,
-        format: input.attestation.overlay.format,
-        token: input.attestation.token,
-        claimsDigest: input.attestation.overlay.claims_digest,
-        createdAt: now,
-        retainUntil: new Date(now.getTime() + ATTESTATION_RETENTION_MS),
-      });
-    }
-    await this.grants.insertDecision(manager, {
-      id: randomUUID(),
-      applicationId: request.applicationId,
-      agentId: request.agentId,
-      authorityId: authority.id,
-      decision: 'allow',
-      denialCategory: null,
-      cascadeStep: null,
-      reasonCode: null,
-      grantId,
-      escalationId: input.escalationId ?? null,
-      contextHash: input.contextHash,
-      createdAt: now,
-    });
-    await this.outbox.add(
-      manager,
-      'grant.decided',
-      {
-        decision: 'allow',
-        grantId,
+    const rows: GrantRows = {
+      grant: { grant, tokenSha256: sha256Hex(agentToken), contextHash: input.contextHash, requestJson: input.requestJson },
+      attestation: input.attestation
+        ? {
+            receiptJti: signed.jti,
+            grantId,
+            format: input.attestation.overlay.format,
+            token: input.attestation.token,
+            claimsDigest: input.attestation.overlay.claims_digest,
+            createdAt: now,
+            retainUntil: new Date(now.getTime() + ATTESTATION_RETENTION_MS),
+          }
+        : undefined,
+      decision: {
+        id: randomUUID(),
+        applicationId: request.applicationId,
         agentId: request.agentId,
         authorityId: authority.id,
-        receiptJti: signed.jti,
-        receiptSha256: sha256Hex(signed.token),
-        escalationId: input.escalationId ?? '',
+        decision: 'allow',
+        denialCategory: null,
+        cascadeStep: null,
+        reasonCode: null,
+        grantId,
+        escalationId: input.escalationId ?? null,
         contextHash: input.contextHash,
+        createdAt: now,
       },
-      { applicationId: request.applicationId, occurredAt: now },
+      event: {
+        type: 'grant.decided',
+        init: {
+          decision: 'allow',
+          grantId,
+          agentId: request.agentId,
+          authorityId: authority.id,
+          receiptJti: signed.jti,
+          receiptSha256: sha256Hex(signed.token),
+          escalationId: input.escalationId ?? '',
+          contextHash: input.contextHash,
+        },
+        context: { applicationId: request.applicationId, occurredAt: now },
+      },
+    };
+    return { issued: { grant, agentToken, receipt: signed.token, receiptClaims: signed.claims }, rows };
+  }
+
+  /** Writes the rows of several grants: one statement per table, one outbox insert. */
+  async write(manager: EntityManager, rows: readonly GrantRows[]): Promise<void> {
+    await this.grants.insertGrants(
+      manager,
+      rows.map((row) => row.grant),
     );
-    return { grant, agentToken, receipt: signed.token, receiptClaims: signed.claims };
+    await this.grants.insertAttestationTokens(
+      manager,
+      rows.flatMap((row) => (row.attestation ? [row.attestation] : [])),
+    );
+    await this.grants.insertDecisions(
+      manager,
+      rows.map((row) => row.decision),
+    );
+    await this.outbox.addMany(
+      manager,
+      rows.map((row) => row.event),
+    );
   }
 }

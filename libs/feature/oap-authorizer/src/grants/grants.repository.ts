@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { Agent } from '../agents/agent';
+import type { AgentMetadata } from '../agents/agent-metadata';
+import type { Authority, AuthorityStatus } from '../authorities/authority';
+import type { AuthorityBounds } from '../authorities/bounds';
 import type { GrantHistory } from './checks/cascade-step';
+import type { HistoryNeeds } from './checks/history-needs';
 import type { Grant } from './grant';
 
 interface GrantRow {
@@ -62,6 +67,129 @@ export interface DecisionRecord {
   createdAt: Date;
 }
 
+/** A grant row to insert: the grant, its token digest, context hash and canonical request. */
+export interface GrantInsert {
+  grant: Omit<Grant, 'status' | 'revokedAt' | 'consumedAt'>;
+  tokenSha256: string;
+  contextHash: string;
+  requestJson: string;
+}
+
+/** An attestation JWT kept retrievable by its receipt's jti. */
+export interface AttestationTokenInsert {
+  receiptJti: string;
+  grantId: string;
+  format: string;
+  token: string;
+  claimsDigest: string;
+  createdAt: Date;
+  retainUntil: Date;
+}
+
+/** An agent with the hash of its current capability manifest (null when none). */
+export interface AgentSnapshot {
+  agent: Agent;
+  manifestSha256: string | null;
+}
+
+interface AgentSnapshotRow {
+  id: string;
+  application_id: string;
+  name: string;
+  status: 'active' | 'suspended';
+  agent_metadata: AgentMetadata | null;
+  trust_score: number;
+  vouch_count: number;
+  current_version_id: string | null;
+  suppressed: boolean;
+  created_at: Date;
+  manifest_sha256: string | null;
+}
+
+interface AuthorityRow {
+  id: string;
+  application_id: string;
+  agent_id: string;
+  principal_id: string;
+  status: AuthorityStatus;
+  bounds_json: string;
+  purposes: string[];
+  valid_from: Date;
+  valid_until: Date;
+  cooling_off_seconds: number;
+  manifest_sha256: string | null;
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+const GRANT_INSERT_COLUMNS = 'id, application_id, agent_id, authority_id, scopes, actions, amount, currency, dpop_jkt, agent_token_sha256, valid_until, receipt_jti, receipt, context_hash, created_at, request_json';
+const DECISION_INSERT_COLUMNS = 'id, application_id, agent_id, authority_id, decision, denial_category, cascade_step, reason_code, grant_id, escalation_id, context_hash, created_at';
+
+/** `VALUES ($1, …), (…)` for rows of equal width, and the flattened parameters. */
+function valuesList(rows: ReadonlyArray<readonly unknown[]>): { sql: string; params: unknown[] } {
+  const params: unknown[] = [];
+  const tuples = rows.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`);
+  return { sql: `VALUES ${tuples.join(', ')}`, params };
+}
+
+function grantValues(row: GrantInsert): unknown[] {
+  const { grant } = row;
+  return [
+    grant.id,
+    grant.applicationId,
+    grant.agentId,
+    grant.authorityId,
+    grant.scopes,
+    grant.actions,
+    grant.amount,
+    grant.currency,
+    grant.dpopJkt,
+    row.tokenSha256,
+    grant.validUntil,
+    grant.receiptJti,
+    grant.receipt,
+    row.contextHash,
+    grant.createdAt,
+    row.requestJson,
+  ];
+}
+
+function decisionValues(decision: DecisionRecord): unknown[] {
+  return [
+    decision.id,
+    decision.applicationId,
+    decision.agentId,
+    decision.authorityId,
+    decision.decision,
+    decision.denialCategory,
+    decision.cascadeStep,
+    decision.reasonCode,
+    decision.grantId,
+    decision.escalationId,
+    decision.contextHash,
+    decision.createdAt,
+  ];
+}
+
+function toAuthority(row: AuthorityRow): Authority {
+  return {
+    id: row.id,
+    applicationId: row.application_id,
+    agentId: row.agent_id,
+    principalId: row.principal_id,
+    status: row.status,
+    bounds: JSON.parse(row.bounds_json) as AuthorityBounds,
+    boundsJson: row.bounds_json,
+    purposes: row.purposes,
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    coolingOffSeconds: row.cooling_off_seconds,
+    manifestSha256: row.manifest_sha256,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
 /** Queries of grants and decisions. */
 @Injectable()
 export class GrantsRepository {
@@ -104,58 +232,158 @@ export class GrantsRepository {
     };
   }
 
-  async insertGrant(manager: EntityManager, grant: Omit<Grant, 'status' | 'revokedAt' | 'consumedAt'>, tokenSha256: string, contextHash: string, requestJson: string): Promise<void> {
-    await manager.query(
-      `INSERT INTO oap.grants (id, application_id, agent_id, authority_id, scopes, actions, amount, currency, dpop_jkt, agent_token_sha256, valid_until, receipt_jti, receipt, context_hash, created_at, request_json)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+  /** Agents of a batch with their current manifest hash, in one round trip. */
+  async agentSnapshots(agentIds: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, AgentSnapshot>> {
+    const rows: AgentSnapshotRow[] = await manager.query(
+      `SELECT a.id, a.application_id, a.name, a.status, a.agent_metadata, a.trust_score, a.vouch_count, a.current_version_id, a.suppressed, a.created_at, v.manifest_sha256
+       FROM oap.agents a LEFT JOIN oap.capability_versions v ON v.version_id = a.current_version_id WHERE a.id = ANY($1::text[])`,
+      [agentIds],
+    );
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          agent: {
+            id: row.id,
+            applicationId: row.application_id,
+            name: row.name,
+            status: row.status,
+            metadata: row.agent_metadata,
+            trustScore: row.trust_score,
+            vouchCount: row.vouch_count,
+            currentVersionId: row.current_version_id,
+            suppressed: row.suppressed,
+            createdAt: row.created_at,
+          },
+          manifestSha256: row.manifest_sha256,
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Locks and reads, in id order (no deadlock between batches), the authorities of a batch's
+   * agents that its requests may use: the named ones and, for requests naming none, the agent's
+   * non-revoked ones. The rows are current for the rest of the transaction, and grants under one
+   * authority serialise. An authority of another agent is never locked (nor usable).
+   */
+  async lockAuthorities(manager: EntityManager, batch: { named: readonly string[]; unnamedAgentIds: readonly string[]; agentIds: readonly string[] }): Promise<Authority[]> {
+    const rows: AuthorityRow[] = await manager.query(
+      `SELECT id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, revoked_at
+       FROM oap.authorities
+       WHERE agent_id = ANY($3::text[]) AND (id = ANY($1::text[]) OR (agent_id = ANY($2::text[]) AND status <> 'revoked'))
+       ORDER BY id FOR UPDATE`,
+      [batch.named, batch.unnamedAgentIds, batch.agentIds],
+    );
+    return rows.map(toAuthority);
+  }
+
+  /**
+   * The GrantHistory of several authorities in one round trip; the parts of {@link HistoryNeeds}
+   * are computed only when the authority's bounds read them (zero / empty otherwise).
+   */
+  async histories(manager: EntityManager, requests: ReadonlyArray<{ authorityId: string; currency: string | null; needs: HistoryNeeds }>, now: Date): Promise<Map<string, GrantHistory>> {
+    if (requests.length === 0) return new Map();
+    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
+    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
+    const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const column = <T>(pick: (request: (typeof requests)[number]) => T) => requests.map(pick);
+    const rows: Array<{ authority_id: string; total: number; last_minute: number; b_minute: number; b_hour: number; b_day: number; aggregate: string; recent: string[]; granted: string[] }> = await manager.query(
+      `SELECT q.authority_id,
+              CASE WHEN q.total THEN (SELECT count(*) FROM oap.grants g WHERE g.authority_id = q.authority_id) ELSE 0 END::int AS total,
+              CASE WHEN q.last_minute THEN (SELECT count(*) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.created_at > $1::timestamptz - interval '1 minute') ELSE 0 END::int AS last_minute,
+              b.b_minute, b.b_hour, b.b_day,
+              CASE WHEN q.aggregate THEN (SELECT COALESCE(sum(g.amount), 0) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.currency = q.currency) ELSE 0 END::text AS aggregate,
+              ARRAY(SELECT g.actions[1] FROM oap.grants g WHERE g.authority_id = q.authority_id ORDER BY g.created_at DESC, g.id DESC LIMIT 64) AS recent,
+              CASE WHEN q.granted THEN ARRAY(SELECT DISTINCT unnest(g.actions) FROM oap.grants g WHERE g.authority_id = q.authority_id) ELSE '{}'::text[] END AS granted
+       FROM unnest($5::text[], $6::text[], $7::bool[], $8::bool[], $9::bool[], $10::bool[], $11::bool[]) AS q(authority_id, currency, total, last_minute, buckets, aggregate, granted)
+       CROSS JOIN LATERAL (
+         SELECT count(*) FILTER (WHERE g.created_at >= $2)::int AS b_minute,
+                count(*) FILTER (WHERE g.created_at >= $3)::int AS b_hour,
+                count(*)::int AS b_day
+         FROM oap.grants g WHERE q.buckets AND g.authority_id = q.authority_id AND g.created_at >= $4
+       ) b`,
       [
-        grant.id,
-        grant.applicationId,
-        grant.agentId,
-        grant.authorityId,
-        grant.scopes,
-        grant.actions,
-        grant.amount,
-        grant.currency,
-        grant.dpopJkt,
-        tokenSha256,
-        grant.validUntil,
-        grant.receiptJti,
-        grant.receipt,
-        contextHash,
-        grant.createdAt,
-        requestJson,
+        now,
+        minute,
+        hour,
+        day,
+        column((r) => r.authorityId),
+        column((r) => r.currency),
+        column((r) => r.needs.total),
+        column((r) => r.needs.lastMinute),
+        column((r) => r.needs.buckets),
+        column((r) => r.needs.aggregate),
+        column((r) => r.needs.grantedActions),
       ],
     );
+    return new Map(
+      rows.map((row) => [
+        row.authority_id,
+        {
+          total: row.total,
+          lastMinute: row.last_minute,
+          buckets: { minute: row.b_minute, hour: row.b_hour, day: row.b_day },
+          aggregate: row.aggregate,
+          recentActions: row.recent,
+          grantedActions: new Set(row.granted),
+        },
+      ]),
+    );
+  }
+
+  /** The rows of a batch's outcomes (grants, their attestation tokens, decisions) in one statement. */
+  async insertOutcomes(manager: EntityManager, rows: { grants: readonly GrantInsert[]; attestations: readonly AttestationTokenInsert[]; decisions: readonly DecisionRecord[] }): Promise<void> {
+    const params: unknown[] = [];
+    const tuples = (values: ReadonlyArray<readonly unknown[]>) => values.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`).join(', ');
+    const inserts: string[] = [];
+    if (rows.grants.length > 0) inserts.push(`INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) VALUES ${tuples(rows.grants.map(grantValues))}`);
+    if (rows.attestations.length > 0) {
+      inserts.push(
+        `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) VALUES ${tuples(
+          rows.attestations.map((row) => [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil]),
+        )}`,
+      );
+    }
+    if (rows.decisions.length > 0) inserts.push(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`);
+    if (inserts.length === 0) return;
+    const [last, ...before] = inserts.reverse();
+    const sql = before.length === 0 ? last! : `WITH ${before.map((insert, index) => `w${index} AS (${insert})`).join(', ')} ${last!}`;
+    await manager.query(sql, params);
+  }
+
+  async insertGrant(manager: EntityManager, grant: Omit<Grant, 'status' | 'revokedAt' | 'consumedAt'>, tokenSha256: string, contextHash: string, requestJson: string): Promise<void> {
+    await this.insertGrants(manager, [{ grant, tokenSha256, contextHash, requestJson }]);
+  }
+
+  /** Several grant rows in one statement. */
+  async insertGrants(manager: EntityManager, rows: readonly GrantInsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = valuesList(rows.map(grantValues));
+    await manager.query(`INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) ${values.sql}`, values.params);
   }
 
   async insertDecision(manager: EntityManager, decision: DecisionRecord): Promise<void> {
-    await manager.query(
-      `INSERT INTO oap.decisions (id, application_id, agent_id, authority_id, decision, denial_category, cascade_step, reason_code, grant_id, escalation_id, context_hash, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        decision.id,
-        decision.applicationId,
-        decision.agentId,
-        decision.authorityId,
-        decision.decision,
-        decision.denialCategory,
-        decision.cascadeStep,
-        decision.reasonCode,
-        decision.grantId,
-        decision.escalationId,
-        decision.contextHash,
-        decision.createdAt,
-      ],
-    );
+    await this.insertDecisions(manager, [decision]);
+  }
+
+  /** Several decision rows in one statement. */
+  async insertDecisions(manager: EntityManager, decisions: readonly DecisionRecord[]): Promise<void> {
+    if (decisions.length === 0) return;
+    const values = valuesList(decisions.map(decisionValues));
+    await manager.query(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) ${values.sql}`, values.params);
   }
 
   /** Keeps an attestation JWT retrievable by its receipt's jti (the receipt never carries it). */
-  async insertAttestationToken(manager: EntityManager, row: { receiptJti: string; grantId: string; format: string; token: string; claimsDigest: string; createdAt: Date; retainUntil: Date }): Promise<void> {
-    await manager.query(
-      `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil],
-    );
+  async insertAttestationToken(manager: EntityManager, row: AttestationTokenInsert): Promise<void> {
+    await this.insertAttestationTokens(manager, [row]);
+  }
+
+  /** Several attestation tokens in one statement. */
+  async insertAttestationTokens(manager: EntityManager, rows: readonly AttestationTokenInsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values = valuesList(rows.map((row) => [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil]));
+    await manager.query(`INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) ${values.sql}`, values.params);
   }
 
   /** The attestation stored under a receipt jti. */

@@ -15,6 +15,8 @@ const FAILURE_CACHE_MS = 30_000;
 @Injectable()
 export class ChronicleDirectory {
   private cached?: { id: string; genesisHash: string | null; until: number };
+  /** The lookup under way, shared by every caller that missed the cache meanwhile. */
+  private loading?: Promise<{ id: string; genesisHash: string | null }>;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -32,8 +34,16 @@ export class ChronicleDirectory {
   }
 
   private async info(): Promise<{ id: string; genesisHash: string | null }> {
+    if (this.cached && this.cached.until > Date.now()) return this.cached;
+    this.loading ??= this.load().finally(() => {
+      this.loading = undefined;
+    });
+    // A known identity is served while it is refreshed, so granting never waits on the lookup.
+    return this.cached ?? this.loading;
+  }
+
+  private async load(): Promise<{ id: string; genesisHash: string | null }> {
     const now = Date.now();
-    if (this.cached && this.cached.until > now) return this.cached;
     try {
       const reply = await this.rpc.call('audit.get_chain_info', {}, 500);
       this.cached = { id: reply.origin || `audit-${this.config.REGION}`, genesisHash: reply.genesisHash || null, until: now + CACHE_MS };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { DomainError } from '@svc/errors';
 import { oapError } from '../oap.errors';
 
 /** How long a completed key answers with its stored response: at least 24 h (issue 3). */
@@ -18,6 +19,24 @@ export interface StoredResponse {
 
 /** Outcome of claiming a key. */
 export type IdempotencyClaim = { state: 'new' } | { state: 'replay'; response: StoredResponse };
+
+/** Outcome of claiming one key of a batch: new, a stored response, or refused (409 in flight, 422 other body). */
+export type BatchClaim = IdempotencyClaim | { state: 'refused'; error: DomainError };
+
+/** One key of a batch. */
+export interface KeyRef {
+  applicationId: string;
+  key: string;
+}
+
+interface KeyRow {
+  application_id: string;
+  key: string;
+  request_sha256: string;
+  state: string;
+  response_status: number | null;
+  response_enc: Buffer | null;
+}
 
 /** Accepted Idempotency-Key values: 1–255 visible ASCII characters (IETF draft: an sf-string). */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -73,12 +92,23 @@ export class IdempotencyStore {
     );
     const row = rows[0];
     if (!row) return this.claim(applicationId, scope, key, requestSha256);
+    return { state: 'replay', response: this.storedResponse(applicationId, scope, key, requestSha256, row) };
+  }
+
+  /** The stored response of a key someone else holds: 422 for another body, 409 while in flight. */
+  private storedResponse(
+    applicationId: string,
+    scope: string,
+    key: string,
+    requestSha256: string,
+    row: Pick<KeyRow, 'request_sha256' | 'state' | 'response_status' | 'response_enc'>,
+  ): StoredResponse {
     if (row.request_sha256 !== requestSha256) throw oapError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body', { field: 'Idempotency-Key' });
     if (row.state !== 'done' || row.response_status === null || row.response_enc === null) {
       throw oapError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed', { field: 'Idempotency-Key' }, { 'Retry-After': '1' });
     }
     const body = JSON.parse(this.kek.decrypt(row.response_enc, aad(applicationId, scope, key)).toString('utf8')) as Record<string, unknown>;
-    return { state: 'replay', response: { status: row.response_status, body } };
+    return { status: row.response_status, body };
   }
 
   /** Stores the response, inside the transaction that wrote the outcome (so both commit together). */
@@ -90,12 +120,100 @@ export class IdempotencyStore {
     );
   }
 
+  /**
+   * {@link claim} for a batch, inside the caller's transaction (so a claim exists only if the batch
+   * commits, and a crash leaves no stale in-flight key). One outcome per entry, in order; a key
+   * repeated within the batch is claimed by its first entry, later entries see it in flight (409)
+   * or with another body (422). Call {@link sweep} before the transaction, not inside it.
+   */
+  async claimMany(manager: EntityManager, scope: string, entries: ReadonlyArray<KeyRef & { requestSha256: string }>, now: Date): Promise<BatchClaim[]> {
+    if (entries.length === 0) return [];
+    const slot = (ref: KeyRef) => `${ref.applicationId}\u0000${ref.key}`;
+    const first = new Map<string, number>();
+    entries.forEach((entry, index) => {
+      if (!first.has(slot(entry))) first.set(slot(entry), index);
+    });
+    // Claimed in key order, so concurrent batches take the same keys in the same order (no deadlock).
+    const unique = [...first.values()].map((index) => entries[index]!).sort((a, b) => (slot(a) < slot(b) ? -1 : 1));
+    const claimed: KeyRef[] = await manager.query(
+      `INSERT INTO oap.idempotency_keys (application_id, scope, key, request_sha256, state, locked_until, created_at, expires_at)
+       SELECT a, $1, k, s, 'in_flight', $2, $3, $4 FROM unnest($5::text[], $6::text[], $7::text[]) AS u(a, k, s)
+       ON CONFLICT ON CONSTRAINT idempotency_keys_pk DO UPDATE
+         SET request_sha256 = EXCLUDED.request_sha256, state = 'in_flight', response_status = NULL, response_enc = NULL,
+             locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+         WHERE oap.idempotency_keys.expires_at < $3
+            OR (oap.idempotency_keys.state = 'in_flight' AND oap.idempotency_keys.locked_until < $3 AND oap.idempotency_keys.request_sha256 = EXCLUDED.request_sha256)
+       RETURNING application_id AS "applicationId", key`,
+      [
+        scope,
+        new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+        unique.map((entry) => entry.applicationId),
+        unique.map((entry) => entry.key),
+        unique.map((entry) => entry.requestSha256),
+      ],
+    );
+    const ours = new Set(claimed.map(slot));
+    const others = unique.filter((entry) => !ours.has(slot(entry)));
+    const existing = new Map<string, KeyRow>();
+    if (others.length > 0) {
+      const rows: KeyRow[] = await manager.query(
+        `SELECT k.application_id, k.key, k.request_sha256, k.state, k.response_status, k.response_enc
+         FROM oap.idempotency_keys k JOIN unnest($2::text[], $3::text[]) AS u(a, key) ON k.application_id = u.a AND k.key = u.key
+         WHERE k.scope = $1`,
+        [scope, others.map((entry) => entry.applicationId), others.map((entry) => entry.key)],
+      );
+      for (const row of rows) existing.set(slot({ applicationId: row.application_id, key: row.key }), row);
+    }
+    return entries.map((entry, index): BatchClaim => {
+      const ownsKey = ours.has(slot(entry));
+      if (ownsKey && first.get(slot(entry)) === index) return { state: 'new' };
+      const row: Pick<KeyRow, 'request_sha256' | 'state' | 'response_status' | 'response_enc'> = ownsKey
+        ? { request_sha256: entries[first.get(slot(entry))!]!.requestSha256, state: 'in_flight', response_status: null, response_enc: null }
+        : (existing.get(slot(entry)) ?? { request_sha256: entry.requestSha256, state: 'in_flight', response_status: null, response_enc: null });
+      try {
+        return { state: 'replay', response: this.storedResponse(entry.applicationId, scope, entry.key, entry.requestSha256, row) };
+      } catch (error) {
+        return { state: 'refused', error: error as DomainError };
+      }
+    });
+  }
+
+  /** {@link complete} for a batch, in one statement inside the transaction that wrote the outcomes. */
+  async completeMany(manager: EntityManager, scope: string, entries: ReadonlyArray<KeyRef & { response: StoredResponse }>): Promise<void> {
+    if (entries.length === 0) return;
+    await manager.query(
+      `UPDATE oap.idempotency_keys k SET state = 'done', response_status = u.status, response_enc = u.enc
+       FROM unnest($2::text[], $3::text[], $4::int[], $5::bytea[]) AS u(a, key, status, enc)
+       WHERE k.scope = $1 AND k.application_id = u.a AND k.key = u.key`,
+      [
+        scope,
+        entries.map((entry) => entry.applicationId),
+        entries.map((entry) => entry.key),
+        entries.map((entry) => entry.response.status),
+        entries.map((entry) => this.kek.encrypt(Buffer.from(JSON.stringify(entry.response.body), 'utf8'), aad(entry.applicationId, scope, entry.key))),
+      ],
+    );
+  }
+
+  /** {@link release} for several keys in one statement (inside `manager`'s transaction when given). */
+  async releaseMany(scope: string, entries: readonly KeyRef[], manager: EntityManager = this.dataSource.manager): Promise<void> {
+    if (entries.length === 0) return;
+    await manager.query(
+      `DELETE FROM oap.idempotency_keys k USING unnest($2::text[], $3::text[]) AS u(a, key)
+       WHERE k.scope = $1 AND k.application_id = u.a AND k.key = u.key AND k.state = 'in_flight'`,
+      [scope, entries.map((entry) => entry.applicationId), entries.map((entry) => entry.key)],
+    );
+  }
+
   /** Frees a claim after an unexpected failure, so the client may retry with the same key. */
   async release(applicationId: string, scope: string, key: string): Promise<void> {
     await this.dataSource.query(`DELETE FROM oap.idempotency_keys WHERE application_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight'`, [applicationId, scope, key]);
   }
 
-  private async sweep(now: Date): Promise<void> {
+  /** Deletes long-expired keys, at most once a minute (on its own, outside any batch's locks). */
+  async sweep(now: Date): Promise<void> {
     if (now.getTime() - this.lastSweep < 60_000) return;
     this.lastSweep = now.getTime();
     await this.dataSource.query(`DELETE FROM oap.idempotency_keys WHERE expires_at < $1`, [new Date(now.getTime() - 3600_000)]);

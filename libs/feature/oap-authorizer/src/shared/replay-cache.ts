@@ -21,10 +21,7 @@ export class ReplayCache {
    * Expired rows are swept at most once a minute.
    */
   async firstUse(kind: ReplayKind, value: string, expiresAt: Date, now: Date, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    if (now.getTime() - this.lastSweep > 60_000) {
-      this.lastSweep = now.getTime();
-      await manager.query(`DELETE FROM oap.replay_cache WHERE expires_at < $1`, [now]);
-    }
+    await this.sweep(now, manager);
     const rows: unknown[] = await manager.query(
       `INSERT INTO oap.replay_cache (kind, digest, expires_at) VALUES ($1, $2, $3)
        ON CONFLICT ON CONSTRAINT replay_cache_pk DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE oap.replay_cache.expires_at < $4
@@ -32,5 +29,37 @@ export class ReplayCache {
       [kind, sha256Hex(value), expiresAt, now],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * {@link firstUse} for several values in one statement (inside the caller's transaction): one
+   * boolean per entry, in order. A value repeated within `entries` is fresh only the first time.
+   * Call {@link sweep} before the transaction, not inside it.
+   */
+  async firstUseMany(manager: EntityManager, kind: ReplayKind, entries: ReadonlyArray<{ value: string; expiresAt: Date }>, now: Date): Promise<boolean[]> {
+    if (entries.length === 0) return [];
+    const digests = entries.map((entry) => sha256Hex(entry.value));
+    const firstIndex = new Map<string, number>();
+    digests.forEach((digest, index) => {
+      if (!firstIndex.has(digest)) firstIndex.set(digest, index);
+    });
+    // Inserted in digest order, so concurrent batches take the same keys in the same order (no deadlock).
+    const unique = [...firstIndex.values()].sort((a, b) => (digests[a]! < digests[b]! ? -1 : 1));
+    const rows: Array<{ digest: string }> = await manager.query(
+      `INSERT INTO oap.replay_cache (kind, digest, expires_at)
+       SELECT $1, d, e FROM unnest($2::text[], $3::timestamptz[]) AS u(d, e)
+       ON CONFLICT ON CONSTRAINT replay_cache_pk DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE oap.replay_cache.expires_at < $4
+       RETURNING digest`,
+      [kind, unique.map((index) => digests[index]), unique.map((index) => entries[index]!.expiresAt), now],
+    );
+    const recorded = new Set(rows.map((row) => row.digest));
+    return digests.map((digest, index) => firstIndex.get(digest) === index && recorded.has(digest));
+  }
+
+  /** Deletes expired values, at most once a minute (on its own, outside any batch's locks). */
+  async sweep(now: Date, manager: EntityManager = this.dataSource.manager): Promise<void> {
+    if (now.getTime() - this.lastSweep <= 60_000) return;
+    this.lastSweep = now.getTime();
+    await manager.query(`DELETE FROM oap.replay_cache WHERE expires_at < $1`, [now]);
   }
 }

@@ -1,0 +1,38 @@
+import { GroupCommitQueue, type JobOutcome } from './group-commit';
+
+describe('GroupCommitQueue', () => {
+  it('runs the first job at once, then everything that queued meanwhile as one batch (up to the size bound)', async () => {
+    const batches: number[][] = [];
+    let release!: () => void;
+    const firstBatchDone = new Promise<void>((resolve) => (release = resolve));
+    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
+      batches.push(jobs);
+      if (batches.length === 1) await firstBatchDone;
+      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job * 10 }));
+    }, 3);
+    const results = Promise.all([1, 2, 3, 4, 5, 6].map((job) => queue.submit(job)));
+    release();
+    expect(await results).toEqual([10, 20, 30, 40, 50, 60]);
+    expect(batches).toEqual([[1], [2, 3, 4], [5, 6]]);
+  });
+
+  it('answers each caller with its own outcome: one refused job does not fail the others', async () => {
+    const queue = new GroupCommitQueue<string, string>(async (jobs) => jobs.map((job): JobOutcome<string> => (job === 'bad' ? { ok: false, error: new Error('refused') } : { ok: true, value: job })), 10);
+    const settled = await Promise.allSettled(['a', 'bad', 'b'].map((job) => queue.submit(job)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('fails every caller of a batch whose shared commit failed, and keeps serving later batches', async () => {
+    let calls = 0;
+    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
+      calls += 1;
+      if (calls === 2) throw new Error('commit failed');
+      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+    }, 10);
+    const first = queue.submit(1);
+    const batch = [queue.submit(2), queue.submit(3)];
+    expect(await first).toBe(1);
+    for (const outcome of await Promise.allSettled(batch)) expect(outcome).toMatchObject({ status: 'rejected', reason: new Error('commit failed') });
+    expect(await queue.submit(4)).toBe(4);
+  });
+});
