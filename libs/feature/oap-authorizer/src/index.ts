@@ -18,3 +18,4 @@ export { VENDOR_JWT_FORMAT } from './grants/evidence/agent-evidence-verifier';
 export { AgentsRepository } from './agents/agents.repository';
 export { UNDISCOVERABLE_BODY } from './agents/capabilities.controller';
 export { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
+export { ExpireDueEscalations, EXPIRY_SETTLE_MS } from './escalations/use-cases/expire-due-escalations.use-case';

@@ -16,6 +16,7 @@ import { SuspendAuthority } from './authorities/use-cases/suspend-authority.use-
 import { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
 import { EscalationsController } from './escalations/escalations.controller';
 import { EscalationsRepository } from './escalations/escalations.repository';
+import { ExpireDueEscalations } from './escalations/use-cases/expire-due-escalations.use-case';
 import { RecordEscalationVote } from './escalations/use-cases/record-escalation-vote.use-case';
 import { ResolveEscalation } from './escalations/use-cases/resolve-escalation.use-case';
 import { AgentAuthenticator } from './grants/agent-authenticator';
@@ -74,6 +75,7 @@ import { VersionController } from './version.controller';
     ResolveEscalation,
     RecordEscalationVote,
     ApprovalOutcomesConsumer,
+    ExpireDueEscalations,
     RevokeGrant,
     GrantStatusDirectory,
     OapRpcHandlers,

@@ -1,3 +1,4 @@
+import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
 import { decodeEvent } from '@svc/contracts';
@@ -22,7 +23,10 @@ const OUTCOMES: Readonly<Record<string, EscalationOutcome>> = {
 /**
  * Resolves Conductor escalations from the decisions surface's aggregated `approval.*` events
  * (selected by type string; `reference` is the escalation id). Events of other producers
- * (Oversight attestations) carry other references and are skipped.
+ * (Oversight attestations) carry other references and are skipped. An outcome is judged against
+ * the approval TTL by when it was reached (the event's time, on the approval session whose deadline
+ * is that TTL); one reached at or past the TTL expires the escalation, and one arriving after the
+ * expiry sweep closed the escalation is not applied.
  */
 @Injectable()
 export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -47,14 +51,16 @@ export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnAppli
   async handle(event: DeliveredEvent): Promise<void> {
     const outcome = OUTCOMES[event.eventType];
     if (!outcome) return;
-    const decoded = decodeEvent(event.eventType, event.data) as { reference?: string } | undefined;
+    const decoded = decodeEvent(event.eventType, event.data) as { reference?: string; meta?: { occurredAt?: Timestamp } } | undefined;
     const reference = decoded?.reference ?? '';
     if (!reference.startsWith('esc_')) return;
+    // When the decisions surface reached the outcome; held against the approval TTL (same deadline as its session).
+    const decidedAt = decoded?.meta?.occurredAt ? timestampDate(decoded.meta.occurredAt) : undefined;
     await processOnce(this.dataSource, OAP_SCHEMA, CONSUMER, event.id, async (manager) => {
       const escalation = await this.escalations.find(reference, manager, true);
       if (!escalation || escalation.status !== 'pending') return;
       try {
-        await this.resolve.apply(manager, escalation, outcome, escalation.votes);
+        await this.resolve.apply(manager, escalation, outcome, escalation.votes, decidedAt);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         this.logger.warn({ escalationId: reference, code: error.code }, 'approval outcome not applied');

@@ -87,6 +87,15 @@ export class EscalationsRepository {
     );
   }
 
+  /** Ids of pending escalations whose approval TTL is at or before `cutoff`, oldest first. */
+  async pendingDueBy(cutoff: Date, limit: number): Promise<string[]> {
+    const rows: Array<{ id: string }> = await this.dataSource.query(
+      `SELECT id FROM oap.escalations WHERE status = 'pending' AND approval_ttl_at <= $1 ORDER BY approval_ttl_at LIMIT $2`,
+      [cutoff, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
   /** Hands out the sealed agent token of an approved escalation once, erasing it. */
   async takeSealedToken(id: string): Promise<Buffer | undefined> {
     const rows = await queryRows<{ token: Buffer }>(

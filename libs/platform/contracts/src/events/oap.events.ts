@@ -1,6 +1,7 @@
 import {
   AgentCapabilitiesPublishedSchema,
   AgentRegisteredSchema,
+  ApprovalExpiredSchema,
   ApprovalRequestedSchema,
   AuthorityChangedSchema,
   EscalationResolvedSchema,
@@ -20,4 +21,5 @@ export const OAP_EVENTS = {
   'grant.revoked': { schema: GrantRevokedSchema, version: 1 },
   'oap.approval_requested': { schema: ApprovalRequestedSchema, version: 1 },
   'oap.escalation_resolved': { schema: EscalationResolvedSchema, version: 1 },
+  'oap.approval_expired': { schema: ApprovalExpiredSchema, version: 1 },
 } as const;

@@ -18,8 +18,9 @@ export type EscalationOutcome = 'approved' | 'denied' | 'countered';
  * Applies an escalation's aggregated outcome — from the decisions surface's `approval.granted`
  * / `approval.denied` / `approval.countered` events (see ApprovalOutcomesConsumer) or from
  * RecordEscalationVote. Approved: the grant is issued exactly as an allow (receipt, audit event),
- * its agent token sealed until the first `GET /api/v1/oap/escalations/:id`; past the approval TTL
- * the escalation expires instead. Resolving a closed escalation again is `escalation_closed`.
+ * its agent token sealed until the first `GET /api/v1/oap/escalations/:id`; an outcome decided at
+ * or past the approval TTL expires the escalation instead. Resolving a closed escalation again is
+ * `escalation_closed`.
  */
 @Injectable()
 export class ResolveEscalation {
@@ -40,16 +41,20 @@ export class ResolveEscalation {
     });
   }
 
-  /** Applies `outcome` to a row already locked by the caller's transaction. */
-  async apply(manager: EntityManager, escalation: Escalation, outcome: EscalationOutcome, votes: Escalation['votes']): Promise<Escalation> {
+  /**
+   * Applies `outcome` to a row already locked by the caller's transaction. `decidedAt` is when the
+   * outcome was reached (the decisions surface's event time; now by default): that, not the time
+   * the outcome is processed, is held against the approval TTL, so a quorum reached before the
+   * deadline on the decisions surface counts here too.
+   */
+  async apply(manager: EntityManager, escalation: Escalation, outcome: EscalationOutcome, votes: Escalation['votes'], decidedAt?: Date): Promise<Escalation> {
     if (escalation.status !== 'pending') throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
     const now = this.clock.now();
+    if ((decidedAt ?? now) >= escalation.approvalTtlAt) return this.expire(manager, escalation, votes);
     let status: Escalation['status'] = outcome;
     let grantId: string | undefined;
     let sealed: Buffer | undefined;
-    if (now >= escalation.approvalTtlAt) {
-      status = 'expired';
-    } else if (outcome === 'approved') {
+    if (outcome === 'approved') {
       const authority = await this.authorities.find(escalation.authorityId, manager);
       if (!authority || authority.status !== 'active') {
         status = 'denied';
@@ -66,5 +71,24 @@ export class ResolveEscalation {
     await this.escalations.update(manager, escalation.id, { status, votes, grantId, agentTokenSealed: sealed, resolvedAt: now });
     await this.outbox.add(manager, 'oap.escalation_resolved', { escalationId: escalation.id, outcome: status, grantId: grantId ?? '' }, { applicationId: escalation.applicationId, occurredAt: now });
     return { ...escalation, status, votes, grantId: grantId ?? null, resolvedAt: now };
+  }
+
+  /**
+   * Closes a pending escalation (row locked by the caller) as `expired`: `oap.approval_expired`
+   * says so, and `oap.escalation_resolved` (outcome `expired`) keeps consumers of outcomes whole.
+   */
+  async expire(manager: EntityManager, escalation: Escalation, votes: Escalation['votes'] = escalation.votes): Promise<Escalation> {
+    if (escalation.status !== 'pending') throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
+    const now = this.clock.now();
+    const meta = { applicationId: escalation.applicationId, occurredAt: now };
+    await this.escalations.update(manager, escalation.id, { status: 'expired', votes, resolvedAt: now });
+    await this.outbox.add(
+      manager,
+      'oap.approval_expired',
+      { escalationId: escalation.id, agentId: escalation.agentId, authorityId: escalation.authorityId, approvalTtlAt: escalation.approvalTtlAt.toISOString() },
+      meta,
+    );
+    await this.outbox.add(manager, 'oap.escalation_resolved', { escalationId: escalation.id, outcome: 'expired', grantId: '' }, meta);
+    return { ...escalation, status: 'expired', votes, grantId: null, resolvedAt: now };
   }
 }

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/oap.proto.
  */
 export const file_svc_events_v1_oap: GenFile = /*@__PURE__*/
-  fileDesc("ChdzdmMvZXZlbnRzL3YxL29hcC5wcm90bxINc3ZjLmV2ZW50cy52MSJ3Cg9BZ2VudFJlZ2lzdGVyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGFnZW50X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhIKCmFnZW50X3R5cGUYBCABKAkigwEKGkFnZW50Q2FwYWJpbGl0aWVzUHVibGlzaGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIQCghhZ2VudF9pZBgCIAEoCRISCgp2ZXJzaW9uX2lkGAMgASgJEhcKD21hbmlmZXN0X3NoYTI1NhgEIAEoCSLWAQoQQXV0aG9yaXR5Q2hhbmdlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFAoMYXV0aG9yaXR5X2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDHByaW5jaXBhbF9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEwoLYm91bmRzX2pzb24YBiABKAkSEgoKdmFsaWRfZnJvbRgHIAEoCRITCgt2YWxpZF91bnRpbBgIIAEoCRIOCgZyZWFzb24YCSABKAkioAIKDEdyYW50RGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEAoIZGVjaXNpb24YAiABKAkSEAoIZ3JhbnRfaWQYAyABKAkSEAoIYWdlbnRfaWQYBCABKAkSFAoMYXV0aG9yaXR5X2lkGAUgASgJEhcKD2RlbmlhbF9jYXRlZ29yeRgGIAEoCRIUCgxjYXNjYWRlX3N0ZXAYByABKA0SEwoLcmVhc29uX2NvZGUYCCABKAkSEwoLcmVjZWlwdF9qdGkYCSABKAkSFgoOcmVjZWlwdF9zaGEyNTYYCiABKAkSFQoNZXNjYWxhdGlvbl9pZBgLIAEoCRIUCgxjb250ZXh0X2hhc2gYDCABKAkirgIKEUFwcHJvdmFsUmVxdWVzdGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1lc2NhbGF0aW9uX2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDGF1dGhvcml0eV9pZBgEIAEoCRIUCgxwcmluY2lwYWxfaWQYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEQoJYXBwcm92ZXJzGAcgAygJEhEKCXRocmVzaG9sZBgIIAEoDRIUCgxkZWNpc2lvbl91cmwYCSABKAkSHAoUc2Vzc2lvbl90b2tlbl9zaGEyNTYYCiABKAkSFwoPYXBwcm92YWxfdHRsX2F0GAsgASgJEhQKDHJlcXVlc3RfanNvbhgMIAEoCSJ2ChJFc2NhbGF0aW9uUmVzb2x2ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDWVzY2FsYXRpb25faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIQCghncmFudF9pZBgEIAEoCSJsCgxHcmFudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGdyYW50X2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRISCgpyZXZva2VkX2F0GAQgASgJYgZwcm90bzM", [file_svc_events_v1_meta]);
+  fileDesc("ChdzdmMvZXZlbnRzL3YxL29hcC5wcm90bxINc3ZjLmV2ZW50cy52MSJ3Cg9BZ2VudFJlZ2lzdGVyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGFnZW50X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhIKCmFnZW50X3R5cGUYBCABKAkigwEKGkFnZW50Q2FwYWJpbGl0aWVzUHVibGlzaGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIQCghhZ2VudF9pZBgCIAEoCRISCgp2ZXJzaW9uX2lkGAMgASgJEhcKD21hbmlmZXN0X3NoYTI1NhgEIAEoCSLFAgoQQXV0aG9yaXR5Q2hhbmdlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFAoMYXV0aG9yaXR5X2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDHByaW5jaXBhbF9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEwoLYm91bmRzX2pzb24YBiABKAkSEgoKdmFsaWRfZnJvbRgHIAEoCRITCgt2YWxpZF91bnRpbBgIIAEoCRIOCgZyZWFzb24YCSABKAkSEAoIcHVycG9zZXMYCiADKAkSGwoTY29vbGluZ19vZmZfc2Vjb25kcxgLIAEoDRISCgpjcmVhdGVkX2F0GAwgASgJEhIKCmFnZW50X25hbWUYDSABKAkSFgoOd2l0aGRyYXdhbF91cmwYDiABKAkioAIKDEdyYW50RGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEAoIZGVjaXNpb24YAiABKAkSEAoIZ3JhbnRfaWQYAyABKAkSEAoIYWdlbnRfaWQYBCABKAkSFAoMYXV0aG9yaXR5X2lkGAUgASgJEhcKD2RlbmlhbF9jYXRlZ29yeRgGIAEoCRIUCgxjYXNjYWRlX3N0ZXAYByABKA0SEwoLcmVhc29uX2NvZGUYCCABKAkSEwoLcmVjZWlwdF9qdGkYCSABKAkSFgoOcmVjZWlwdF9zaGEyNTYYCiABKAkSFQoNZXNjYWxhdGlvbl9pZBgLIAEoCRIUCgxjb250ZXh0X2hhc2gYDCABKAkirgIKEUFwcHJvdmFsUmVxdWVzdGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1lc2NhbGF0aW9uX2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDGF1dGhvcml0eV9pZBgEIAEoCRIUCgxwcmluY2lwYWxfaWQYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEQoJYXBwcm92ZXJzGAcgAygJEhEKCXRocmVzaG9sZBgIIAEoDRIUCgxkZWNpc2lvbl91cmwYCSABKAkSHAoUc2Vzc2lvbl90b2tlbl9zaGEyNTYYCiABKAkSFwoPYXBwcm92YWxfdHRsX2F0GAsgASgJEhQKDHJlcXVlc3RfanNvbhgMIAEoCSJ2ChJFc2NhbGF0aW9uUmVzb2x2ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDWVzY2FsYXRpb25faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIQCghncmFudF9pZBgEIAEoCSJsCgxHcmFudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGdyYW50X2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRISCgpyZXZva2VkX2F0GAQgASgJIpEBCg9BcHByb3ZhbEV4cGlyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDWVzY2FsYXRpb25faWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSFAoMYXV0aG9yaXR5X2lkGAQgASgJEhcKD2FwcHJvdmFsX3R0bF9hdBgFIAEoCWIGcHJvdG8z", [file_svc_events_v1_meta]);
 
 /**
  * An agent identity was registered under an application (oap-authorizer).
@@ -141,6 +141,41 @@ export type AuthorityChanged = Message<"svc.events.v1.AuthorityChanged"> & {
    * @generated from field: string reason = 9;
    */
   reason: string;
+
+  /**
+   * Declared purposes of use; empty when none were declared.
+   *
+   * @generated from field: repeated string purposes = 10;
+   */
+  purposes: string[];
+
+  /**
+   * Activation delay after valid_from, in seconds; 0 when there is none.
+   *
+   * @generated from field: uint32 cooling_off_seconds = 11;
+   */
+  coolingOffSeconds: number;
+
+  /**
+   * When the authority was granted (created), RFC 3339 UTC.
+   *
+   * @generated from field: string created_at = 12;
+   */
+  createdAt: string;
+
+  /**
+   * authority.created only: the agent's name as its operator registered it.
+   *
+   * @generated from field: string agent_name = 13;
+   */
+  agentName: string;
+
+  /**
+   * authority.created only: stable URL, carrying no credential, where the authority is withdrawn.
+   *
+   * @generated from field: string withdrawal_url = 14;
+   */
+  withdrawalUrl: string;
 };
 
 /**
@@ -374,4 +409,43 @@ export type GrantRevoked = Message<"svc.events.v1.GrantRevoked"> & {
  */
 export const GrantRevokedSchema: GenMessage<GrantRevoked> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_oap, 6);
+
+/**
+ * An escalation reached its approval TTL without an outcome; votes are refused from now on.
+ *
+ * @generated from message svc.events.v1.ApprovalExpired
+ */
+export type ApprovalExpired = Message<"svc.events.v1.ApprovalExpired"> & {
+  /**
+   * @generated from field: svc.events.v1.EventMeta meta = 1;
+   */
+  meta?: EventMeta | undefined;
+
+  /**
+   * @generated from field: string escalation_id = 2;
+   */
+  escalationId: string;
+
+  /**
+   * @generated from field: string agent_id = 3;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string authority_id = 4;
+   */
+  authorityId: string;
+
+  /**
+   * @generated from field: string approval_ttl_at = 5;
+   */
+  approvalTtlAt: string;
+};
+
+/**
+ * Describes the message svc.events.v1.ApprovalExpired.
+ * Use `create(ApprovalExpiredSchema)` to create a new message.
+ */
+export const ApprovalExpiredSchema: GenMessage<ApprovalExpired> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_oap, 7);
 
