@@ -2,6 +2,11 @@ import { Module } from '@nestjs/common';
 import { DisclosureReceiptsController } from './http/disclosure-receipts.controller';
 import { PublicDocumentsController } from './http/public-documents.controller';
 import { ReceiptsController } from './http/receipts.controller';
+import { ApprovalEvents } from './intake/approval-events.consumer';
+import { AuthorityEvents } from './intake/authority-events.consumer';
+import { ConsentRecordEvents } from './intake/consent-record-events.consumer';
+import { PrincipalPseudonyms } from './intake/principal-pseudonyms';
+import { ReceiptIntake } from './intake/receipt-intake';
 import { ReceiptsRpcHandlers } from './receipts-rpc.handlers';
 import { ReceiptsRepository } from './storage/receipts.repository';
 import { AppendReceiptTransition } from './use-cases/append-receipt-transition.use-case';
@@ -14,10 +19,24 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * schema, JWKS. Exports {@link FreezeReceipt} and {@link AppendReceiptTransition}: the in-process
  * API through which consent-records and oap-authorizer freeze receipts and append transitions;
  * in a separate process they call the same through `receipts.freeze` / `receipts.append_transition`.
+ * The intake consumers (`intake/`) freeze and update receipts from the events consent-records and
+ * oap-authorizer publish, so their records get receipts whichever process they run in.
  */
 @Module({
   controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController],
-  providers: [ReceiptsRepository, FreezeReceipt, AppendReceiptTransition, RenderReceipt, RecordDisclosure, ReceiptsRpcHandlers],
+  providers: [
+    ReceiptsRepository,
+    FreezeReceipt,
+    AppendReceiptTransition,
+    RenderReceipt,
+    RecordDisclosure,
+    ReceiptsRpcHandlers,
+    ReceiptIntake,
+    PrincipalPseudonyms,
+    ConsentRecordEvents,
+    AuthorityEvents,
+    ApprovalEvents,
+  ],
   exports: [FreezeReceipt, AppendReceiptTransition, RenderReceipt],
 })
 export class ReceiptsModule {}

@@ -5,7 +5,8 @@ import type { Logger } from '@svc/telemetry';
 /**
  * Starts a durable consumer of this region's events whose type matches `typePattern` (an event
  * type, or a NATS wildcard such as `approval.>`), logging handler failures before redelivery.
- * Stop the returned consumer on application shutdown.
+ * Stop the returned consumer on application shutdown. `maxDeliver` -1 keeps redelivering for
+ * consumers whose handler throws only on transient failures and must never drop an event.
  */
 export async function consumeEvents(
   bus: BusConnection,
@@ -13,10 +14,11 @@ export async function consumeEvents(
   durable: string,
   typePattern: string,
   handler: EventHandler,
+  options: { maxDeliver?: number } = {},
 ): Promise<DurableConsumer> {
   const consumer = new DurableConsumer(
     bus,
-    { durable, filterSubject: eventSubject(bus.prefix, bus.region, typePattern) },
+    { durable, filterSubject: eventSubject(bus.prefix, bus.region, typePattern), ...options },
     { error: (message, context) => logger.error(context, message) },
   );
   await consumer.start(handler);

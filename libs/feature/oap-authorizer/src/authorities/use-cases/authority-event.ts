@@ -5,8 +5,27 @@ import type { Authority } from '../authority';
 /** The four authority event types (consumed by the receipts and audit services). */
 export type AuthorityEventType = 'authority.created' | 'authority.suspended' | 'authority.resumed' | 'authority.revoked';
 
-/** Writes an authority transition into the outbox, in the caller's transaction. */
-export async function emitAuthorityEvent(outbox: OutboxWriter, manager: EntityManager, type: AuthorityEventType, authority: Authority, at: Date, reason = ''): Promise<void> {
+/** Facts only the creation knows, carried by `authority.created` for the authorization receipt. */
+export interface AuthorityGrantFacts {
+  agentName: string;
+  /** Credential-free URL where the authority is withdrawn. */
+  withdrawalUrl: string;
+}
+
+/**
+ * Writes an authority transition into the outbox, in the caller's transaction. Every event carries
+ * the authority's stored facts (bounds, window, purposes, cooling-off, creation time), so the
+ * receipts service can freeze the authorization record from `authority.created` alone.
+ */
+export async function emitAuthorityEvent(
+  outbox: OutboxWriter,
+  manager: EntityManager,
+  type: AuthorityEventType,
+  authority: Authority,
+  at: Date,
+  reason = '',
+  grant?: AuthorityGrantFacts,
+): Promise<void> {
   await outbox.add(
     manager,
     type,
@@ -19,6 +38,11 @@ export async function emitAuthorityEvent(outbox: OutboxWriter, manager: EntityMa
       validFrom: authority.validFrom.toISOString(),
       validUntil: authority.validUntil.toISOString(),
       reason,
+      purposes: authority.purposes,
+      coolingOffSeconds: authority.coolingOffSeconds,
+      createdAt: authority.createdAt.toISOString(),
+      agentName: grant?.agentName ?? '',
+      withdrawalUrl: grant?.withdrawalUrl ?? '',
     },
     { applicationId: authority.applicationId, occurredAt: at },
   );

@@ -53,7 +53,7 @@ export class CreateAuthorityCommand {
   }
 }
 
-/** Creates an authority (status active) and emits `authority.created`. */
+/** Creates an authority (status active) and emits `authority.created` (with the agent's name and the withdrawal URL). */
 @Injectable()
 export class CreateAuthority {
   constructor(
@@ -65,7 +65,7 @@ export class CreateAuthority {
   ) {}
 
   async execute(principal: Principal, command: CreateAuthorityCommand): Promise<Authority> {
-    await ownedAgent(this.agents, principal, command.agentId);
+    const agent = await ownedAgent(this.agents, principal, command.agentId);
     const now = this.clock.now();
     const validFrom = command.validFrom ?? now;
     if (command.validUntil <= validFrom) {
@@ -87,7 +87,10 @@ export class CreateAuthority {
         manifestSha256: manifest?.manifestSha256 ?? null,
         createdAt: now,
       });
-      await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now);
+      await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now, '', {
+        agentName: agent.name,
+        withdrawalUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/api/v1/authorities/${authority.id}/revoke`,
+      });
       return authority;
     });
   }

@@ -1,0 +1,84 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { fromBinary } from '@bufbuild/protobuf';
+import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { AuthorityChangedSchema, type AuthorityChanged } from '@svc/contracts';
+import { LOGGER, consumeEvents } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import type { ReceiptTransition } from '../events/transitions';
+import type { AuthorityInput } from '../record/inputs';
+import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
+import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
+import { authorityInput } from './authority-input';
+import { UnreceiptableRecord, controllerParty } from './consent-record-input';
+import { eventTime } from './event-time';
+import { PrincipalPseudonyms } from './principal-pseudonyms';
+import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
+
+const CONSUMER = 'receipts-authorities';
+
+/**
+ * Freezes an authority's `authorization_record` from oap-authorizer's `authority.created` and
+ * appends `authority.suspended` / `resumed` / `revoked` as its `authority *` events. State changes
+ * are made through the application's API, so the application is their acting entity.
+ */
+@Injectable()
+export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumer?: DurableConsumer;
+
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly rpc: RpcClient,
+    private readonly intake: ReceiptIntake,
+    private readonly pseudonyms: PrincipalPseudonyms,
+    private readonly freeze: FreezeReceipt,
+    private readonly append: AppendReceiptTransition,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'authority.>', async (event) => {
+      await this.handle(event);
+    }, RECEIPT_INTAKE_DELIVERY);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  /** Applies one authority event; false when it was seen before, refused or not an authority event. */
+  async handle(event: DeliveredEvent): Promise<boolean> {
+    const changed = fromBinary(AuthorityChangedSchema, event.data);
+    const applicationId = changed.meta?.applicationId ?? '';
+    if (!applicationId || !changed.authorityId) return false;
+    if (event.eventType === 'authority.created') return this.created(event, changed, applicationId);
+    const transition = (): ReceiptTransition => {
+      const at = eventTime(undefined, changed.meta);
+      switch (event.eventType) {
+        case 'authority.suspended':
+          return { type: 'authority_suspended', at, entity_id: applicationId };
+        case 'authority.resumed':
+          return { type: 'authority_resumed', at, entity_id: applicationId };
+        case 'authority.revoked':
+          return { type: 'authority_revoked', at, entity_id: applicationId, channel: 'organisation' };
+        default:
+          throw new UnreceiptableRecord(`${event.eventType} is not an authority transition`);
+      }
+    };
+    return this.intake.once(CONSUMER, event, (manager) => this.append.execute(applicationId, changed.authorityId, transition(), event.id, manager));
+  }
+
+  private async created(event: DeliveredEvent, changed: AuthorityChanged, applicationId: string): Promise<boolean> {
+    if (await this.intake.seen(CONSUMER, event)) return false;
+    let input: AuthorityInput;
+    try {
+      if (!changed.principalId) throw new UnreceiptableRecord('authority.created names no principal');
+      const application = await this.rpc.call('gateway.get_application', { applicationId });
+      const pseudonym = await this.pseudonyms.pseudonym(applicationId, { kind: 'principal', value: changed.principalId });
+      input = authorityInput(changed, controllerParty(applicationId, application.found ? application.name : undefined), pseudonym);
+    } catch (error) {
+      if (error instanceof UnreceiptableRecord) return this.intake.skip(CONSUMER, event, error);
+      throw error;
+    }
+    return this.intake.once(CONSUMER, event, async (manager) => (await this.freeze.execute(input, 'oap-authorizer', manager)).created);
+  }
+}

@@ -1,0 +1,126 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { fromBinary } from '@bufbuild/protobuf';
+import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { ConsentPurposeRevokedSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, type GetFlowReply } from '@svc/contracts';
+import { LOGGER, consumeEvents } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import type { ReceiptTransition } from '../events/transitions';
+import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
+import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
+import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
+import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
+import { UnreceiptableRecord, consentRecordInput, controllerParty } from './consent-record-input';
+import { eventTime } from './event-time';
+import { PrincipalPseudonyms, subjectReference } from './principal-pseudonyms';
+import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
+
+const CONSUMER = 'receipts-consent-records';
+
+/** Flow versions kept in memory: they are immutable, and an import brings many records of one version. */
+const FLOW_VERSION_CACHE_SIZE = 256;
+
+/**
+ * Freezes the receipt of every consent record consent-records writes (`consent.recorded`: Record
+ * API, imports, committed captures) and appends its withdrawals (`consent.purpose_revoked`,
+ * `consent.record_revoked`) as `consent withdrawn` events. The notice is the record's flow version,
+ * fetched with `consent_records.get_flow` (versions are immutable, so a later fetch is exact); the
+ * controller's name comes from `gateway.get_application`. Receipts therefore appear shortly after
+ * the record commits. The session-shaped `consent.*` events of decision-gateway are not records.
+ */
+@Injectable()
+export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicationShutdown {
+  private consumer?: DurableConsumer;
+  private readonly flowVersions = new Map<string, GetFlowReply>();
+
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly rpc: RpcClient,
+    private readonly intake: ReceiptIntake,
+    private readonly pseudonyms: PrincipalPseudonyms,
+    private readonly freeze: FreezeReceipt,
+    private readonly append: AppendReceiptTransition,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'consent.>', async (event) => {
+      await this.handle(event);
+    }, RECEIPT_INTAKE_DELIVERY);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.consumer?.stop();
+  }
+
+  /** Applies one event; false when it was not a record event, was seen before, or was refused. */
+  async handle(event: DeliveredEvent): Promise<boolean> {
+    switch (event.eventType) {
+      case 'consent.recorded':
+        return this.recorded(event);
+      case 'consent.purpose_revoked': {
+        const revoked = fromBinary(ConsentPurposeRevokedSchema, event.data);
+        return this.withdrawn(event, revoked.meta?.applicationId ?? '', revoked.recordId, () => ({
+          type: 'consent_withdrawn',
+          at: eventTime(revoked.revokedAt, revoked.meta),
+          purpose_id: revoked.purpose,
+          ...withdrawalActor(revoked.channel, revoked.meta?.applicationId ?? ''),
+        }));
+      }
+      case 'consent.record_revoked': {
+        const revoked = fromBinary(ConsentRecordRevokedSchema, event.data);
+        return this.withdrawn(event, revoked.meta?.applicationId ?? '', revoked.recordId, () => ({
+          type: 'consent_withdrawn',
+          at: eventTime(revoked.revokedAt, revoked.meta),
+          ...withdrawalActor(revoked.channel, revoked.meta?.applicationId ?? ''),
+        }));
+      }
+      default:
+        return false;
+    }
+  }
+
+  private async recorded(event: DeliveredEvent): Promise<boolean> {
+    const recorded = fromBinary(ConsentRecordedSchema, event.data);
+    const applicationId = recorded.meta?.applicationId ?? '';
+    if (!applicationId || !recorded.recordId) return false;
+    if (await this.intake.seen(CONSUMER, event)) return false;
+    let input: ConsentRecordInput;
+    try {
+      const flow = await this.flowVersion(applicationId, recorded.flowId, recorded.flowVersion);
+      const application = await this.rpc.call('gateway.get_application', { applicationId });
+      const reference = subjectReference({ email: recorded.subjectEmail, externalId: recorded.subjectExternalId });
+      const principal: PrincipalInput = reference ? { kind: 'identified', pii_principal_id: await this.pseudonyms.pseudonym(applicationId, reference) } : { kind: 'anonymous' };
+      input = consentRecordInput(recorded, flow, controllerParty(applicationId, application.found ? application.name : undefined), principal);
+    } catch (error) {
+      if (error instanceof UnreceiptableRecord) return this.intake.skip(CONSUMER, event, error);
+      throw error;
+    }
+    return this.intake.once(CONSUMER, event, async (manager) => (await this.freeze.execute(input, 'consent-records', manager)).created);
+  }
+
+  /** The wording of a flow version; versions never change, so a fetched one is kept. */
+  private async flowVersion(applicationId: string, flowId: string, version: number): Promise<GetFlowReply> {
+    const key = `${applicationId}:${flowId}:${version}`;
+    const cached = this.flowVersions.get(key);
+    if (cached) return cached;
+    const flow = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version });
+    if (!flow.found || flow.version !== version) throw new UnreceiptableRecord(`flow ${flowId} v${version} is unknown`);
+    if (this.flowVersions.size >= FLOW_VERSION_CACHE_SIZE) this.flowVersions.delete(this.flowVersions.keys().next().value!);
+    this.flowVersions.set(key, flow);
+    return flow;
+  }
+
+  private async withdrawn(event: DeliveredEvent, applicationId: string, recordId: string, transition: () => ReceiptTransition): Promise<boolean> {
+    if (!applicationId || !recordId) return false;
+    return this.intake.once(CONSUMER, event, (manager) => this.append.execute(applicationId, recordId, transition(), event.id, manager));
+  }
+}
+
+/**
+ * The event channel, and who acted: the organisation when it withdrew through its own systems,
+ * otherwise the person (the record's principal, the default entity). An unknown channel is omitted.
+ */
+function withdrawalActor(channel: string, applicationId: string): { channel?: EventChannel; entity_id?: string } {
+  if (!(EVENT_CHANNELS as readonly string[]).includes(channel)) return {};
+  return channel === 'organisation' ? { channel, entity_id: applicationId } : { channel: channel as EventChannel };
+}
