@@ -23,26 +23,10 @@ export class OutboxWriter {
     private readonly onEnqueued: () => void = () => undefined,
   ) {}
 
-  /** Inserts one event; returns its id (the future Nats-Msg-Id). */
+  /** Inserts one event (one round trip, with the relay's notification); returns its id (the future Nats-Msg-Id). */
   async add<T extends EventType>(manager: EntityManager, type: T, init: EventInit<T>, context: EventContext = {}): Promise<string> {
-    const id = randomUUID();
-    const spec = EVENTS[type];
-    const meta = create(EventMetaSchema, {
-      eventId: id,
-      eventType: type,
-      schemaVersion: spec.version,
-      region: this.region,
-      applicationId: context.applicationId ?? '',
-      occurredAt: timestampFromDate(context.occurredAt ?? new Date()),
-      traceId: context.traceId ?? '',
-    });
-    const message = create(spec.schema, { ...(init as object), meta } as never);
-    const payload = Buffer.from(toBinary(spec.schema, message as never));
-    await manager.query(`INSERT INTO "${this.schema}".outbox (id, event_type, payload) VALUES ($1, $2, $3)`, [id, type, payload]);
-    await manager.query('SELECT pg_notify($1, $2)', [`${this.schema}_outbox`, '']);
-    // The relay is woken when the transaction has had a chance to commit; it re-polls anyway.
-    setImmediate(this.onEnqueued);
-    return id;
+    const [id] = await this.addMany(manager, [{ type, init, context } as PendingEvent]);
+    return id!;
   }
 
   /**

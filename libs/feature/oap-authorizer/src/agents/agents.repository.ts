@@ -3,36 +3,7 @@ import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import { METADATA_PROVENANCE, type AgentMetadata } from './agent-metadata';
 import type { Agent, CapabilityScope, CapabilityVersion } from './agent';
-
-interface AgentRow {
-  id: string;
-  application_id: string;
-  name: string;
-  status: 'active' | 'suspended';
-  agent_metadata: AgentMetadata | null;
-  trust_score: number;
-  vouch_count: number;
-  current_version_id: string | null;
-  suppressed: boolean;
-  created_at: Date;
-}
-
-const AGENT_COLUMNS = 'id, application_id, name, status, agent_metadata, trust_score, vouch_count, current_version_id, suppressed, created_at';
-
-function toAgent(row: AgentRow): Agent {
-  return {
-    id: row.id,
-    applicationId: row.application_id,
-    name: row.name,
-    status: row.status,
-    metadata: row.agent_metadata,
-    trustScore: row.trust_score,
-    vouchCount: row.vouch_count,
-    currentVersionId: row.current_version_id,
-    suppressed: row.suppressed,
-    createdAt: row.created_at,
-  };
-}
+import { AGENT_COLUMNS, toAgent, type AgentRow } from './agent-row';
 
 /** Queries of agents and their capability manifest versions. */
 @Injectable()

@@ -2,44 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Authority, AuthorityStatus } from './authority';
-import type { AuthorityBounds } from './bounds';
-
-interface AuthorityRow {
-  id: string;
-  application_id: string;
-  agent_id: string;
-  principal_id: string;
-  status: AuthorityStatus;
-  bounds_json: string;
-  purposes: string[];
-  valid_from: Date;
-  valid_until: Date;
-  cooling_off_seconds: number;
-  manifest_sha256: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-}
-
-const COLUMNS = 'id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, revoked_at';
-
-function toAuthority(row: AuthorityRow): Authority {
-  return {
-    id: row.id,
-    applicationId: row.application_id,
-    agentId: row.agent_id,
-    principalId: row.principal_id,
-    status: row.status,
-    bounds: JSON.parse(row.bounds_json) as AuthorityBounds,
-    boundsJson: row.bounds_json,
-    purposes: row.purposes,
-    validFrom: row.valid_from,
-    validUntil: row.valid_until,
-    coolingOffSeconds: row.cooling_off_seconds,
-    manifestSha256: row.manifest_sha256,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
+import { AUTHORITY_COLUMNS, toAuthority, type AuthorityRow } from './authority-row';
 
 /** Queries of authorities. */
 @Injectable()
@@ -53,7 +16,7 @@ export class AuthoritiesRepository {
   async insert(manager: EntityManager, authority: Omit<Authority, 'revokedAt' | 'bounds'>): Promise<Authority> {
     const rows: AuthorityRow[] = await manager.query(
       `INSERT INTO oap.authorities (id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${COLUMNS}`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${AUTHORITY_COLUMNS}`,
       [
         authority.id,
         authority.applicationId,
@@ -73,14 +36,14 @@ export class AuthoritiesRepository {
   }
 
   async find(id: string, manager: EntityManager = this.dataSource.manager): Promise<Authority | undefined> {
-    const rows: AuthorityRow[] = await manager.query(`SELECT ${COLUMNS} FROM oap.authorities WHERE id = $1`, [id]);
+    const rows: AuthorityRow[] = await manager.query(`SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE id = $1`, [id]);
     return rows[0] ? toAuthority(rows[0]) : undefined;
   }
 
   /** Non-revoked authorities of an agent, newest first (at most `limit`). */
   async currentForAgent(agentId: string, limit = 2): Promise<Authority[]> {
     const rows: AuthorityRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status <> 'revoked' ORDER BY created_at DESC, id DESC LIMIT $2`,
+      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status <> 'revoked' ORDER BY created_at DESC, id DESC LIMIT $2`,
       [agentId, limit],
     );
     return rows.map(toAuthority);
@@ -88,7 +51,7 @@ export class AuthoritiesRepository {
 
   async list(applicationId: string, limit: number, after?: { createdAt: string; id: string }): Promise<Authority[]> {
     const rows: AuthorityRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM oap.authorities WHERE application_id = $1
+      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE application_id = $1
          AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3))
        ORDER BY created_at, id LIMIT $4`,
       [applicationId, after?.createdAt ?? null, after?.id ?? '', limit],
@@ -101,7 +64,7 @@ export class AuthoritiesRepository {
     const rows = await queryRows<AuthorityRow>(
       manager,
       `UPDATE oap.authorities SET status = $3, updated_at = $4, revoked_at = CASE WHEN $3 = 'revoked' THEN $4 ELSE revoked_at END
-       WHERE id = $1 AND status = ANY($2::text[]) RETURNING ${COLUMNS}`,
+       WHERE id = $1 AND status = ANY($2::text[]) RETURNING ${AUTHORITY_COLUMNS}`,
       [id, from, to, at],
     );
     return rows[0] ? toAuthority(rows[0]) : undefined;

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Agent } from '../agents/agent';
-import type { AgentMetadata } from '../agents/agent-metadata';
-import type { Authority, AuthorityStatus } from '../authorities/authority';
-import type { AuthorityBounds } from '../authorities/bounds';
+import { AGENT_COLUMNS, toAgent, type AgentRow } from '../agents/agent-row';
+import type { Authority } from '../authorities/authority';
+import { AUTHORITY_COLUMNS, toAuthority, type AuthorityRow } from '../authorities/authority-row';
 import type { GrantHistory } from './checks/cascade-step';
 import type { HistoryNeeds } from './checks/history-needs';
 import type { Grant } from './grant';
@@ -92,35 +92,7 @@ export interface AgentSnapshot {
   manifestSha256: string | null;
 }
 
-interface AgentSnapshotRow {
-  id: string;
-  application_id: string;
-  name: string;
-  status: 'active' | 'suspended';
-  agent_metadata: AgentMetadata | null;
-  trust_score: number;
-  vouch_count: number;
-  current_version_id: string | null;
-  suppressed: boolean;
-  created_at: Date;
-  manifest_sha256: string | null;
-}
-
-interface AuthorityRow {
-  id: string;
-  application_id: string;
-  agent_id: string;
-  principal_id: string;
-  status: AuthorityStatus;
-  bounds_json: string;
-  purposes: string[];
-  valid_from: Date;
-  valid_until: Date;
-  cooling_off_seconds: number;
-  manifest_sha256: string | null;
-  created_at: Date;
-  revoked_at: Date | null;
-}
+type AgentSnapshotRow = AgentRow & { manifest_sha256: string | null };
 
 const GRANT_INSERT_COLUMNS = 'id, application_id, agent_id, authority_id, scopes, actions, amount, currency, dpop_jkt, agent_token_sha256, valid_until, receipt_jti, receipt, context_hash, created_at, request_json';
 const DECISION_INSERT_COLUMNS = 'id, application_id, agent_id, authority_id, decision, denial_category, cascade_step, reason_code, grant_id, escalation_id, context_hash, created_at';
@@ -171,24 +143,6 @@ function decisionValues(decision: DecisionRecord): unknown[] {
   ];
 }
 
-function toAuthority(row: AuthorityRow): Authority {
-  return {
-    id: row.id,
-    applicationId: row.application_id,
-    agentId: row.agent_id,
-    principalId: row.principal_id,
-    status: row.status,
-    bounds: JSON.parse(row.bounds_json) as AuthorityBounds,
-    boundsJson: row.bounds_json,
-    purposes: row.purposes,
-    validFrom: row.valid_from,
-    validUntil: row.valid_until,
-    coolingOffSeconds: row.cooling_off_seconds,
-    manifestSha256: row.manifest_sha256,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-  };
-}
 
 /** Queries of grants and decisions. */
 @Injectable()
@@ -235,7 +189,7 @@ export class GrantsRepository {
   /** Agents of a batch with their current manifest hash, in one round trip. */
   async agentSnapshots(agentIds: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, AgentSnapshot>> {
     const rows: AgentSnapshotRow[] = await manager.query(
-      `SELECT a.id, a.application_id, a.name, a.status, a.agent_metadata, a.trust_score, a.vouch_count, a.current_version_id, a.suppressed, a.created_at, v.manifest_sha256
+      `SELECT ${prefixed('a', AGENT_COLUMNS)}, v.manifest_sha256
        FROM oap.agents a LEFT JOIN oap.capability_versions v ON v.version_id = a.current_version_id WHERE a.id = ANY($1::text[])`,
       [agentIds],
     );
@@ -243,18 +197,7 @@ export class GrantsRepository {
       rows.map((row) => [
         row.id,
         {
-          agent: {
-            id: row.id,
-            applicationId: row.application_id,
-            name: row.name,
-            status: row.status,
-            metadata: row.agent_metadata,
-            trustScore: row.trust_score,
-            vouchCount: row.vouch_count,
-            currentVersionId: row.current_version_id,
-            suppressed: row.suppressed,
-            createdAt: row.created_at,
-          },
+          agent: toAgent(row),
           manifestSha256: row.manifest_sha256,
         },
       ]),
@@ -269,7 +212,7 @@ export class GrantsRepository {
    */
   async lockAuthorities(manager: EntityManager, batch: { named: readonly string[]; unnamedAgentIds: readonly string[]; agentIds: readonly string[] }): Promise<Authority[]> {
     const rows: AuthorityRow[] = await manager.query(
-      `SELECT id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, revoked_at
+      `SELECT ${AUTHORITY_COLUMNS}
        FROM oap.authorities
        WHERE agent_id = ANY($3::text[]) AND (id = ANY($1::text[]) OR (agent_id = ANY($2::text[]) AND status <> 'revoked'))
        ORDER BY id FOR UPDATE`,
@@ -441,4 +384,9 @@ export class GrantsRepository {
     const rows: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM oap.decisions WHERE agent_id = $1`, [agentId]);
     return rows[0]?.n ?? 0;
   }
+}
+
+/** `a.id, a.name, …`: a column list qualified with a table alias. */
+function prefixed(alias: string, columns: string): string {
+  return columns.split(', ').map((column) => `${alias}.${column}`).join(', ');
 }
