@@ -35,4 +35,45 @@ describe('GroupCommitQueue', () => {
     for (const outcome of await Promise.allSettled(batch)) expect(outcome).toMatchObject({ status: 'rejected', reason: new Error('commit failed') });
     expect(await queue.submit(4)).toBe(4);
   });
+
+  it('runs a batch again when its failure is retryable (a deadlock victim), up to the attempt limit', async () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    let calls = 0;
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        calls += 1;
+        if (calls < 3) throw deadlock;
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job * 10 }));
+      },
+      10,
+      { retryable: (error) => (error as { code?: string }).code === '40P01', maxAttempts: 3 },
+    );
+    expect(await queue.submit(7)).toBe(70);
+    expect(calls).toBe(3);
+    calls = 0;
+    const always = new GroupCommitQueue<number, number>(
+      async () => {
+        calls += 1;
+        throw deadlock;
+      },
+      10,
+      { retryable: () => true, maxAttempts: 2 },
+    );
+    await expect(always.submit(1)).rejects.toBe(deadlock);
+    expect(calls).toBe(2);
+  });
+
+  it('does not run a batch again when its failure is not retryable', async () => {
+    let calls = 0;
+    const queue = new GroupCommitQueue<number, number>(
+      async () => {
+        calls += 1;
+        throw new Error('constraint violated');
+      },
+      10,
+      { retryable: (error) => (error as { code?: string }).code === '40P01', maxAttempts: 3 },
+    );
+    await expect(queue.submit(1)).rejects.toThrow('constraint violated');
+    expect(calls).toBe(1);
+  });
 });

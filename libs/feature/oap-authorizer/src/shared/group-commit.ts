@@ -6,7 +6,9 @@ export type JobOutcome<R> = { ok: true; value: R } | { ok: false; error: unknown
  * `maxBatch`) and hands it to `run`, which commits the whole batch at once and returns one outcome
  * per job. While a batch runs, the next one gathers, so the batch size follows the load with no
  * timer. Each caller is answered only after its batch settled; when `run` throws (the shared
- * commit failed), every caller of that batch gets the error.
+ * commit failed), every caller of that batch gets the error, unless `retryable` says the failure
+ * left nothing behind and may pass on a second try (a deadlock victim): then the batch runs again,
+ * up to `maxAttempts` times in all.
  */
 export class GroupCommitQueue<J, R> {
   private readonly queue: Array<{ job: J; resolve: (value: R) => void; reject: (error: unknown) => void }> = [];
@@ -15,6 +17,7 @@ export class GroupCommitQueue<J, R> {
   constructor(
     private readonly run: (jobs: J[]) => Promise<Array<JobOutcome<R>>>,
     private readonly maxBatch: number,
+    private readonly retry: { retryable: (error: unknown) => boolean; maxAttempts: number } = { retryable: () => false, maxAttempts: 1 },
   ) {}
 
   submit(job: J): Promise<R> {
@@ -30,7 +33,7 @@ export class GroupCommitQueue<J, R> {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
         try {
-          const outcomes = await this.run(batch.map((entry) => entry.job));
+          const outcomes = await this.runWithRetry(batch.map((entry) => entry.job));
           batch.forEach((entry, index) => {
             const outcome = outcomes[index];
             if (!outcome) entry.reject(new Error('group commit returned no outcome for a job'));
@@ -43,6 +46,16 @@ export class GroupCommitQueue<J, R> {
       }
     } finally {
       this.writing = false;
+    }
+  }
+
+  private async runWithRetry(jobs: J[]): Promise<Array<JobOutcome<R>>> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.run(jobs);
+      } catch (error) {
+        if (attempt >= this.retry.maxAttempts || !this.retry.retryable(error)) throw error;
+      }
     }
   }
 }

@@ -25,6 +25,16 @@ import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
 import { GrantsRepository, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
 
+/**
+ * Postgres aborted the batch's transaction as a deadlock victim or a serialization failure: the
+ * whole transaction rolled back, so running the batch again is safe (crossing duplicate keys
+ * between writers or replicas can cause this).
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
 /** Idempotency scope of `POST /api/v1/grants`. */
 export const GRANTS_IDEMPOTENCY_SCOPE = 'grants';
 
@@ -92,7 +102,7 @@ interface BatchWrites {
  */
 @Injectable()
 export class RequestGrant {
-  private readonly writers = Array.from({ length: GRANT_WRITERS }, () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), MAX_GRANT_BATCH));
+  private readonly writers = Array.from({ length: GRANT_WRITERS }, () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), MAX_GRANT_BATCH, { retryable: isTransactionConflict, maxAttempts: 3 }));
 
   constructor(
     private readonly grants: GrantsRepository,
