@@ -77,6 +77,8 @@ export const consentRecordsError = defineErrors({
   mailing_audience_not_found: 'not_found',
   /** api_base_url is not https (development applications: http on a loopback host), or carries credentials, query or fragment. */
   mailing_api_base_url_invalid: 'unprocessable',
+  /** api_base_url's host is, or resolves to, an address the application may not reach (private, loopback outside development, metadata, ...; detail.range names it). */
+  mailing_api_base_url_address_refused: 'unprocessable',
   /** A purpose is mapped twice in permissions or in tags. */
   mailing_mapping_duplicate: 'unprocessable',
   /** This flow is already connected to this audience (list). */

@@ -1,4 +1,4 @@
-import type { ResolveAll } from '../src/targets/target-check';
+import type { ResolveAll } from '@svc/egress';
 import { WebhookSender } from '../src/deliveries/webhook-sender';
 import { LoopbackReceiver } from './loopback-receiver';
 

@@ -1,24 +1,9 @@
-import { Agent, request } from 'undici';
+import { EgressClient, isRefusedTargetError, type EgressEnvironment } from '@svc/egress';
 import { subscriberHash } from './mailing-audience';
 import type { PermissionWrite, TagWrite } from './member-write';
 
-/** Connect timeout of a call to the tool, ms. */
-const CONNECT_TIMEOUT_MS = 10_000;
-/** Read timeout (response headers, then each body chunk), ms. */
-const READ_TIMEOUT_MS = 15_000;
 /** Largest response body read; members are small documents. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
-
-const ERROR_TEXT: Readonly<Record<string, string>> = {
-  UND_ERR_CONNECT_TIMEOUT: 'connect_timeout',
-  UND_ERR_HEADERS_TIMEOUT: 'read_timeout',
-  UND_ERR_BODY_TIMEOUT: 'read_timeout',
-  ECONNREFUSED: 'connection_refused',
-  ECONNRESET: 'connection_reset',
-  ENOTFOUND: 'dns_not_found',
-  EAI_AGAIN: 'dns_unavailable',
-  UND_ERR_SOCKET: 'connection_closed',
-};
 
 /** The outcome of one call: a status (with the parsed JSON body, if any), or a short network error text. */
 export type CallResult = { statusCode: number; body: unknown; retryAfterSec?: number } | { error: string };
@@ -28,6 +13,8 @@ export interface MailchimpTarget {
   apiBaseUrl: string;
   apiKey: string;
   listId: string;
+  /** The integration's application environment: which addresses its calls may reach. */
+  environment: EgressEnvironment;
 }
 
 /** A member as read back from the tool (only what the read-back needs). */
@@ -37,12 +24,14 @@ export interface MemberReadBack {
 }
 
 /**
- * Calls Mailchimp's Marketing API (v3) with undici: add-or-update a list member (keyed by the MD5
- * of the lower-cased email), change its tags, read it back. HTTP Basic authentication with the API
- * key as password. Never follows redirects and never throws.
+ * Calls Mailchimp's Marketing API (v3) through the guarded egress client: add-or-update a list
+ * member (keyed by the MD5 of the lower-cased email), change its tags, read it back. HTTP Basic
+ * authentication with the API key as password. Every connection is checked against the
+ * integration's environment (a refused address is the error `target_address_refused:<range>`).
+ * Never follows redirects and never throws.
  */
 export class MailchimpClient {
-  private readonly agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS }, headersTimeout: READ_TIMEOUT_MS, bodyTimeout: READ_TIMEOUT_MS, keepAliveTimeout: 4_000 });
+  private readonly client = new EgressClient({ maxResponseBytes: MAX_RESPONSE_BYTES, responseBody: 'text' });
 
   /** PUT /lists/{list_id}/members/{hash}: the member's marketing permissions; creates the member when new. */
   upsertMember(target: MailchimpTarget, email: string, permissions: readonly PermissionWrite[], statusIfNew: 'subscribed' | 'unsubscribed'): Promise<CallResult> {
@@ -59,8 +48,8 @@ export class MailchimpClient {
     return this.call(target, 'GET', this.memberPath(target, email));
   }
 
-  async close(): Promise<void> {
-    await this.agent.close().catch(() => undefined);
+  close(): Promise<void> {
+    return this.client.close();
   }
 
   private memberPath(target: MailchimpTarget, email: string): string {
@@ -73,15 +62,16 @@ export class MailchimpClient {
       accept: 'application/json',
     };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    try {
-      const response = await request(`${target.apiBaseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), dispatcher: this.agent });
-      const text = await readLimited(response.body);
-      const retryAfter = Number(response.headers['retry-after']);
-      return { statusCode: response.statusCode, body: parseJson(text), ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSec: retryAfter } : {}) };
-    } catch (error) {
-      const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code ?? '';
-      return { error: ERROR_TEXT[code] ?? (code ? `network_error:${code}` : 'network_error') };
-    }
+    const result = await this.client.send({
+      method,
+      url: `${target.apiBaseUrl}${path}`,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      environment: target.environment,
+    });
+    if ('error' in result) return { error: result.error };
+    const retryAfter = Number(result.headers['retry-after']);
+    return { statusCode: result.statusCode, body: parseJson(result.body), ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSec: retryAfter } : {}) };
   }
 }
 
@@ -99,25 +89,16 @@ export function memberReadBack(body: unknown): MemberReadBack | undefined {
   return { status, permissions: parsed };
 }
 
+/** Whether the call never reached the tool because its address is refused for the environment (permanent). */
+export function targetRefused(result: CallResult): boolean {
+  return 'error' in result && isRefusedTargetError(result.error);
+}
+
 /** A short text for a failed call: `http_<status>` plus the problem title Mailchimp answers with. */
 export function callErrorText(result: CallResult): string {
   if ('error' in result) return result.error;
   const title = typeof result.body === 'object' && result.body !== null ? (result.body as { title?: unknown }).title : undefined;
   return `http_${result.statusCode}${typeof title === 'string' ? `: ${title.slice(0, 200)}` : ''}`;
-}
-
-async function readLimited(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      body.destroy?.();
-      break;
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { refusedTargetOf, resolveAllWithDns, type EgressEnvironment, type ResolveAll } from '@svc/egress';
 import { randomBase32, randomBase62, type IdRegion } from '@svc/ids';
 import { consentRecordsError } from '../consent-records.errors';
 
@@ -93,6 +94,18 @@ export function checkApiBaseUrl(raw: string, environment: 'development' | 'produ
     );
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+/**
+ * Refuses an API base URL (already checked by checkApiBaseUrl) whose host is, or resolves to, an
+ * address the environment may not reach: the API key would be sent there, and the service would
+ * call into its own network. Every call checks again before it connects.
+ */
+export async function checkApiBaseUrlTarget(url: string, environment: EgressEnvironment, resolveAll: ResolveAll = resolveAllWithDns): Promise<void> {
+  const refused = await refusedTargetOf(new URL(url).hostname, environment, resolveAll);
+  if (refused) {
+    throw consentRecordsError('mailing_api_base_url_address_refused', 'api_base_url must point to a public address', { field: 'api_base_url', range: refused.range });
+  }
 }
 
 /** What the API shows of an integration: never the API key, never the webhook secret. */

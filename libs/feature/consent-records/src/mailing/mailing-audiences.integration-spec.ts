@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { FakeClock } from '@svc/config';
 import { startProcess, type RunningProcess } from '@svc/server';
+import { DataSource } from 'typeorm';
 import { createLogger } from '@svc/telemetry';
 import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
 import { consentRecordsFeature } from '..';
@@ -195,6 +196,62 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     it('allows plain http to a loopback tool only for development applications', async () => {
       const res = await call('POST', '/api/v1/mailing_audiences', { token: other.token, json: createBody() });
       expect([res.status, res.body.reason_code]).toEqual([422, 'mailing_api_base_url_invalid']);
+    });
+  });
+
+  describe('address policy: the API key is only ever sent to an address the application may reach', () => {
+    it('refuses at creation an api_base_url whose host is, or resolves to, a non-public address, naming the range', async () => {
+      const cases: Array<[string, string, string]> = [
+        [other.token, 'https://169.254.169.254/3.0', 'metadata'],
+        [other.token, 'https://10.0.0.5/3.0', 'private'],
+        [other.token, 'https://[fd00:ec2::254]/3.0', 'metadata'],
+        [other.token, 'https://[::ffff:a9fe:a9fe]/3.0', 'metadata'],
+        [other.token, 'https://0x7f.1/3.0', 'loopback'],
+        [other.token, 'https://localhost/3.0', 'loopback'],
+        [app.token, 'https://192.168.1.20/3.0', 'private'],
+        [app.token, 'http://[::1]:9/3.0', 'ok'],
+      ];
+      for (const [token, apiBaseUrl, range] of cases) {
+        const res = await call('POST', '/api/v1/mailing_audiences', { token, json: createBody({ api_base_url: apiBaseUrl, list_id: 'policy1' }) });
+        if (range === 'ok') {
+          expect(res.status).toBe(201);
+          expect((await call('DELETE', `/api/v1/mailing_audiences/${res.body.id as string}`)).status).toBe(204);
+        } else expect([apiBaseUrl, res.status, res.body.reason_code, res.body.detail]).toEqual([apiBaseUrl, 422, 'mailing_api_base_url_address_refused', { field: 'api_base_url', range }]);
+      }
+    });
+
+    it('checks every call again: a production integration whose address turns out loopback fails its write and read-back permanently, nothing sent or withdrawn', async () => {
+      const flow = await call('POST', '/api/v1/flows', {
+        token: other.token,
+        json: { name: 'Live signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }, { key: 'offers', label: 'Offers' }], consent_duration: 'P1Y' },
+      });
+      const liveFlow = flow.body.id as string;
+      expect((await call('POST', `/api/v1/flows/${liveFlow}/activate`, { token: other.token })).status).toBeLessThan(300);
+      const created = await call('POST', '/api/v1/mailing_audiences', { token: other.token, json: createBody({ flow_id: liveFlow, api_base_url: 'https://93.184.216.34/3.0', tags: [] }) });
+      expect(created.status).toBe(201);
+      const liveAudience = created.body.id as string;
+      // As if the tool's name were rebound to loopback after creation: the stored URL now points at the local stand-in.
+      await running.app.get(DataSource).query('UPDATE consent_records.mailing_audiences SET api_base_url = $1 WHERE id = $2', [tool.url, liveAudience]);
+      const recorded = await call('POST', '/api/v1/consent_records', {
+        token: other.token,
+        json: { flow_id: liveFlow, subject: { email: 'rebound@example.com' }, decisions: decisions('granted', 'granted'), captured_at: '2026-04-30T12:00:00.000Z', idempotency_key: 'live-1' },
+      });
+      expect(recorded.status).toBe(201);
+      const failed = await waitFor(async () => {
+        const res = await call('GET', `/api/v1/mailing_audiences/${liveAudience}/syncs?limit=200`, { token: other.token });
+        return (res.body.data as Json[]).find((s) => s.record_id === recorded.body.id && s.status === 'failed');
+      });
+      expect(failed).toMatchObject({ attempts: 1, last_status_code: null, last_error: 'target_address_refused:loopback' });
+      const unsubscribed = await inbound({ type: 'unsubscribe', 'data[email]': 'rebound@example.com', 'data[list_id]': LIST }, new URL(created.body.webhook_url as string).pathname);
+      expect([unsubscribed.status, unsubscribed.body.outcome]).toEqual([200, 'queued']);
+      const readBack = await waitFor(async () => {
+        const res = await call('GET', `/api/v1/mailing_audiences/${liveAudience}/inbound_events?limit=200`, { token: other.token });
+        return (res.body.data as Json[]).find((e) => e.email === 'rebound@example.com' && e.status !== 'pending');
+      });
+      expect(readBack).toMatchObject({ status: 'failed', outcome: 'target_address_refused', withdrawn_purposes: [] });
+      expect(tool.requestsTo('rebound@example.com')).toEqual([]);
+      const purposes = (await call('GET', `/api/v1/applications/${other.id}/consent_status?subject[email]=rebound%40example.com`, { token: other.token })).body.purposes as Json[];
+      expect(purposes.map((p) => p.status)).toEqual(['granted', 'granted']);
     });
   });
 

@@ -3,10 +3,10 @@ import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { DomainError } from '@svc/errors';
-import { LOGGER } from '@svc/server';
+import { LOGGER, PollingLoop } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { WithdrawConsent } from '../records/use-cases/withdraw-consent.use-case';
-import { MailchimpClient, callErrorText, memberReadBack, type CallResult, type MailchimpTarget } from './mailchimp-client';
+import { MailchimpClient, callErrorText, memberReadBack, targetRefused, type CallResult, type MailchimpTarget } from './mailchimp-client';
 import type { MailingAudience } from './mailing-audience';
 import { MailingAudiencesRepository, type Claimed, type MailingInboundEvent, type MailingSync } from './mailing-audiences.repository';
 
@@ -28,8 +28,10 @@ type InboundOutcome =
 /** Error codes of the withdrawal use case meaning "nothing (more) to withdraw here". */
 const NOTHING_TO_WITHDRAW = new Set(['consent_already_withdrawn', 'purpose_already_withdrawn', 'purpose_not_granted', 'purpose_not_in_record', 'record_superseded', 'record_not_found']);
 
+/** 5xx, 429, timeouts and network errors are retried; a refused target address never is. */
 function retryable(result: CallResult): boolean {
-  return 'error' in result || result.statusCode === 429 || result.statusCode >= 500;
+  if ('error' in result) return !targetRefused(result);
+  return result.statusCode === 429 || result.statusCode >= 500;
 }
 
 function succeeded(result: CallResult): boolean {
@@ -45,10 +47,11 @@ function succeeded(result: CallResult): boolean {
 @Injectable()
 export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly client = new MailchimpClient();
-  private running = false;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  private woken = false;
+  private readonly loop = new PollingLoop({
+    round: async () => ((await this.runOnce()) ? 'busy' : 'idle'),
+    pollMs: POLL_MS,
+    onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'mailing sync round failed; retrying'),
+  });
 
   constructor(
     private readonly repository: MailingAudiencesRepository,
@@ -60,47 +63,17 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.kick();
-    await this.loop;
+    await this.loop.stop();
     await this.client.close();
   }
 
   /** Looks for due work now (after a new item, or a test advancing its clock). */
   kick(): void {
-    this.woken = true;
-    this.wake?.();
-  }
-
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      let busy = false;
-      try {
-        busy = await this.runOnce();
-        failures = 0;
-      } catch (error) {
-        failures += 1;
-        this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'mailing sync round failed; retrying');
-      }
-      if (!this.running) break;
-      if ((busy && failures === 0) || this.woken) continue;
-      const wait = failures > 0 ? Math.min(5_000, 100 * 2 ** failures) : POLL_MS;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+    this.loop.kick();
   }
 
   /** One round: claims and handles due writes, then due inbound events. True when it found work. */
@@ -127,7 +100,7 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
 
   private target(audience: MailingAudience): MailchimpTarget {
     // aad = integration id: a ciphertext copied onto another integration's row does not decrypt.
-    return { apiBaseUrl: audience.apiBaseUrl, apiKey: this.kek.decrypt(audience.apiKeyEnc, audience.id).toString('utf8'), listId: audience.listId };
+    return { apiBaseUrl: audience.apiBaseUrl, apiKey: this.kek.decrypt(audience.apiKeyEnc, audience.id).toString('utf8'), listId: audience.listId, environment: audience.environment };
   }
 
   private async write({ item, audience }: Claimed<MailingSync>): Promise<void> {
@@ -192,6 +165,7 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
   private async decide(item: MailingInboundEvent, audience: MailingAudience): Promise<InboundOutcome> {
     const email = item.email ?? '';
     const result = await this.client.getMember(this.target(audience), email);
+    if (targetRefused(result)) return { status: 'failed', outcome: 'target_address_refused', statusCode: null, error: callErrorText(result) };
     if ('error' in result || retryable(result)) return { retry: result };
     if (!succeeded(result)) {
       if (result.statusCode === 404) return { status: 'ignored', outcome: 'member_not_in_tool', recordId: null, withdrawn: [] };

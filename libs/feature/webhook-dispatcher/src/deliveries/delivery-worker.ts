@@ -5,7 +5,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import type { OutboxWriter } from '@svc/persistence';
-import { LOGGER } from '@svc/server';
+import { LOGGER, PollingLoop, type PollRound } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_OUTBOX } from '../tokens';
@@ -36,11 +36,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly sender: WebhookSender;
   private readonly recorder: OutcomeRecorder;
-  private running = false;
+  private readonly loop: PollingLoop;
   private inFlight = 0;
-  private loop?: Promise<void>;
-  private wake?: () => void;
-  private woken = false;
   private lastPurge = 0;
   private readonly attempts = new Set<Promise<void>>();
   private readonly secretCache = new Map<string, { secretEnc: Buffer; previousEnc: Buffer; current: string; previous: string | undefined }>();
@@ -59,18 +56,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.sender = new WebhookSender({ connections: config.WEBHOOK_CONCURRENCY });
     this.refillAt = Math.max(1, Math.floor(config.WEBHOOK_CONCURRENCY / 2));
     this.recorder = new OutcomeRecorder(dataSource, deliveries, outbox, clock, this.owner);
+    this.loop = new PollingLoop({
+      round: () => this.claimRound(),
+      pollMs: config.WEBHOOK_POLL_MS,
+      onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook claim failed; retrying'),
+    });
   }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops claiming, lets attempts in flight finish and be recorded, then closes the HTTP agent. */
   async onApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.kick();
-    await this.loop;
+    await this.loop.stop();
     await Promise.allSettled([...this.attempts]);
     await this.recorder.idle();
     await this.sender.close();
@@ -78,44 +77,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   /** Looks for due deliveries now (after a local enqueue, or a test advancing its clock). */
   kick(): void {
-    this.woken = true;
-    this.wake?.();
+    this.loop.kick();
   }
 
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
-      // Claim in sizeable batches: one claim query per half-window of completions, not one per completion.
-      const want = this.inFlight === 0 || free >= this.refillAt ? Math.min(free, CLAIM_BATCH) : 0;
-      let claimed = 0;
-      if (want > 0) {
-        try {
-          await this.purgeIfDue();
-          const now = this.clock.now();
-          const batch = await this.deliveries.claimDue(this.owner, now, new Date(now.getTime() + this.config.WEBHOOK_LEASE_SEC * 1000), want);
-          claimed = batch.length;
-          for (const delivery of batch) this.start(delivery);
-          failures = 0;
-        } catch (error) {
-          failures += 1;
-          this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook claim failed; retrying');
-        }
-      }
-      if (!this.running) break;
-      if (claimed === want && want > 0 && failures === 0) continue;
-      if (this.woken) continue;
-      const wait = failures > 0 ? Math.min(5_000, 100 * 2 ** failures) : this.config.WEBHOOK_POLL_MS;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+  /** Claims as many due deliveries as there is room for; busy when the claim was filled. */
+  private async claimRound(): Promise<PollRound> {
+    const free = this.config.WEBHOOK_CONCURRENCY - this.inFlight;
+    // Claim in sizeable batches: one claim query per half-window of completions, not one per completion.
+    const want = this.inFlight === 0 || free >= this.refillAt ? Math.min(free, CLAIM_BATCH) : 0;
+    if (want <= 0) return 'saturated';
+    await this.purgeIfDue();
+    const now = this.clock.now();
+    const batch = await this.deliveries.claimDue(this.owner, now, new Date(now.getTime() + this.config.WEBHOOK_LEASE_SEC * 1000), want);
+    for (const delivery of batch) this.start(delivery);
+    return batch.length === want ? 'busy' : 'idle';
   }
 
   private start(delivery: ClaimedDelivery): void {

@@ -1,3 +1,5 @@
+import { isRefusedTargetError, REFUSED_TARGET_ERROR } from '@svc/egress';
+
 /** Attempts a delivery gets in all (spec, Limits: 5 attempts). */
 export const MAX_ATTEMPTS = 5;
 
@@ -7,12 +9,8 @@ export const RETRY_WAITS_MS: readonly number[] = [30_000, 2 * 60_000, 15 * 60_00
 /** Consecutive failed deliveries that disable a subscription (spec, Limits). */
 export const AUTO_DISABLE_AFTER = 5;
 
-/**
- * Error text prefix of an attempt whose target address is not one the subscription may reach
- * (private, loopback, metadata, ...; the range follows the colon). Permanent: retrying the same
- * name would only be another chance for a rebinding answer.
- */
-export const REFUSED_TARGET_ERROR = 'target_address_refused';
+/** Error text prefix of an attempt whose target address the subscription may not reach (permanent). */
+export { REFUSED_TARGET_ERROR };
 
 /** What one HTTP attempt produced: a status code, or an error before any status arrived. */
 export type AttemptResult = { statusCode: number; error?: undefined } | { statusCode?: undefined; error: string };
@@ -33,7 +31,7 @@ export function verdictOf(result: AttemptResult, attemptNo: number, maxAttempts:
   const code = result.statusCode;
   if (code !== undefined && code >= 200 && code < 300) return 'succeeded';
   if (code !== undefined && code >= 400 && code < 500) return 'rejected';
-  if (result.error?.startsWith(`${REFUSED_TARGET_ERROR}:`)) return 'rejected';
+  if (isRefusedTargetError(result.error)) return 'rejected';
   return attemptNo >= maxAttempts ? 'exhausted' : 'retry';
 }
 

@@ -1,5 +1,5 @@
 import { DomainError } from '@svc/errors';
-import type { ResolveAll } from '../targets/target-check';
+import type { ResolveAll } from '@svc/egress';
 import { checkWebhookTarget, checkWebhookUrl } from './webhook-url';
 
 function codeOf(run: () => unknown): string {

@@ -1,4 +1,4 @@
-import { refusedTargetOf, type ResolveAll, resolveAllWithDns } from '../targets/target-check';
+import { refusedTargetOf, type ResolveAll, resolveAllWithDns } from '@svc/egress';
 import { webhookError } from '../webhooks.errors';
 
 /** Longest accepted endpoint URL, characters. */

@@ -5,7 +5,7 @@ import { KeyEncryption } from '@svc/crypto';
 import { isIdOf, type IdRegion } from '@svc/ids';
 import { consentRecordsError } from '../../consent-records.errors';
 import { FlowsRepository } from '../../flows/flows.repository';
-import { checkApiBaseUrl, newMailingAudienceId, newWebhookPathSecret, webhookSecretDigest, type MailingAudience } from '../mailing-audience';
+import { checkApiBaseUrl, checkApiBaseUrlTarget, newMailingAudienceId, newWebhookPathSecret, webhookSecretDigest, type MailingAudience } from '../mailing-audience';
 import { MailingAudiencesRepository } from '../mailing-audiences.repository';
 import type { CreateMailingAudienceBody } from '../mailing-audiences.dto';
 
@@ -29,6 +29,7 @@ export class CreateMailingAudience {
 
   async execute(principal: Principal, body: CreateMailingAudienceBody): Promise<{ audience: MailingAudience; webhookSecret: string }> {
     const apiBaseUrl = checkApiBaseUrl(body.api_base_url, principal.environment);
+    await checkApiBaseUrlTarget(apiBaseUrl, principal.environment);
     const latest = isIdOf('flow', body.flow_id) ? await this.flows.find(principal.applicationId, body.flow_id) : undefined;
     if (!latest) throw consentRecordsError('flow_not_found', 'Flow not found', { flow_id: body.flow_id });
     if (latest.activeVersion === null) throw consentRecordsError('flow_not_active', 'The flow is a draft; activate it before connecting a mailing audience', { flow_id: body.flow_id });

@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Which webhook targets an application may reach: development applications may also use loopback receivers. */
-export type TargetEnvironment = 'development' | 'production';
+/** Which targets an application's outbound calls may reach: development applications may also use loopback. */
+export type EgressEnvironment = 'development' | 'production';
 
-/** Why an address is refused as a webhook target; `metadata` is the cloud instance-metadata address. */
+/** Why an address is refused as an outbound target; `metadata` is the cloud instance-metadata address. */
 export type RefusedRange =
   | 'unspecified'
   | 'loopback'
@@ -39,7 +39,7 @@ const IPV6_RANGE_NAMES: Readonly<Record<string, RefusedRange>> = {
 };
 
 /**
- * The range that makes `address` unfit as a webhook target, or undefined when it is a public
+ * The range that makes `address` unfit as an outbound target, or undefined when it is a public
  * unicast address. Deny by default: every special-purpose range (documentation, benchmarking,
  * 6to4, Teredo, ...) is refused, not only the well-known private ones. IPv4-mapped and NAT64
  * (64:ff9b::/96) IPv6 addresses are judged by the IPv4 address they carry.
@@ -65,11 +65,11 @@ export function refusedRangeOf(address: string): RefusedRange | undefined {
 }
 
 /**
- * Why `address` may not receive this environment's webhooks, or undefined when it may. Development
- * applications may deliver to loopback (a receiver on the developer's own machine); nothing else
- * non-public is ever allowed.
+ * Why `address` may not be called for this environment, or undefined when it may. Development
+ * applications may reach loopback (a receiver or stand-in on the developer's own machine); nothing
+ * else non-public is ever allowed.
  */
-export function refusalOf(address: string, environment: TargetEnvironment): RefusedRange | undefined {
+export function refusalOf(address: string, environment: EgressEnvironment): RefusedRange | undefined {
   const range = refusedRangeOf(address);
   if (range === 'loopback' && environment === 'development') return undefined;
   return range;

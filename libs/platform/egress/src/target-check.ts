@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { refusalOf, type RefusedRange, type TargetEnvironment } from './address-policy';
+import { refusalOf, type EgressEnvironment, type RefusedRange } from './address-policy';
 
 /** Resolves a host name to all its addresses (node:dns lookup, or a stand-in in tests). */
 export type ResolveAll = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
@@ -8,9 +8,9 @@ export type ResolveAll = (hostname: string, options: LookupAllOptions, callback:
 export const resolveAllWithDns: ResolveAll = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
 /** Code of the error a guarded connection fails with when its target address is refused. */
-export const TARGET_REFUSED_CODE = 'ERR_WEBHOOK_TARGET_REFUSED';
+export const TARGET_REFUSED_CODE = 'ERR_EGRESS_TARGET_REFUSED';
 
-/** A webhook target address outside what the environment may reach. */
+/** A target address outside what the environment may reach. */
 export class TargetRefusedError extends Error {
   readonly code = TARGET_REFUSED_CODE;
 
@@ -18,7 +18,7 @@ export class TargetRefusedError extends Error {
     readonly address: string,
     readonly range: RefusedRange,
   ) {
-    super(`webhook target ${address} is ${range}`);
+    super(`target ${address} is ${range}`);
     this.name = 'TargetRefusedError';
   }
 }
@@ -29,7 +29,7 @@ export function bareHost(hostname: string): string {
 }
 
 /** The first refused address among `addresses`, with its range. */
-export function firstRefused(addresses: readonly string[], environment: TargetEnvironment): TargetRefusedError | undefined {
+export function firstRefused(addresses: readonly string[], environment: EgressEnvironment): TargetRefusedError | undefined {
   for (const address of addresses) {
     const range = refusalOf(address, environment);
     if (range) return new TargetRefusedError(address, range);
@@ -43,7 +43,7 @@ export function firstRefused(addresses: readonly string[], environment: TargetEn
  * it checked — the socket connects to one of those, so a DNS answer that changes between the check
  * and the connect (rebinding) cannot slip a private address in.
  */
-export function guardedLookup(environment: TargetEnvironment, resolveAll: ResolveAll = resolveAllWithDns): LookupFunction {
+export function guardedLookup(environment: EgressEnvironment, resolveAll: ResolveAll = resolveAllWithDns): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, { all: true, family: options.family, hints: options.hints }, (error, addresses) => {
       if (error) {
@@ -66,11 +66,12 @@ export function guardedLookup(environment: TargetEnvironment, resolveAll: Resolv
 }
 
 /**
- * Creation-time check of an endpoint URL's host: a literal address is judged as is; a name is
- * resolved and refused when any of its addresses is. A name that does not resolve (yet) is
- * accepted — every delivery checks again before it connects.
+ * Configuration-time check of a URL's host: a literal address is judged as is; a name is resolved
+ * and refused when any of its addresses is. A name that does not resolve (yet) is accepted — every
+ * call through a guarded agent checks again before it connects. `hostname` comes from a parsed
+ * URL, so octal, hexadecimal and integer forms of an IPv4 host are already dotted.
  */
-export async function refusedTargetOf(hostname: string, environment: TargetEnvironment, resolveAll: ResolveAll = resolveAllWithDns, timeoutMs = 2_000): Promise<TargetRefusedError | undefined> {
+export async function refusedTargetOf(hostname: string, environment: EgressEnvironment, resolveAll: ResolveAll = resolveAllWithDns, timeoutMs = 2_000): Promise<TargetRefusedError | undefined> {
   const host = bareHost(hostname);
   if (isIP(host) !== 0) return firstRefused([host], environment);
   const addresses = await new Promise<string[]>((resolve) => {
@@ -81,4 +82,11 @@ export async function refusedTargetOf(hostname: string, environment: TargetEnvir
     });
   });
   return firstRefused(addresses, environment);
+}
+
+/** The refusal carried by an error a guarded connection failed with (undici may wrap it as `cause`). */
+export function targetRefusalIn(error: unknown): TargetRefusedError | undefined {
+  if (error instanceof TargetRefusedError) return error;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause instanceof TargetRefusedError ? cause : undefined;
 }

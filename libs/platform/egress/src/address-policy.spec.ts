@@ -1,6 +1,6 @@
 import { refusalOf, refusedRangeOf } from './address-policy';
 
-describe('webhook target address policy', () => {
+describe('outbound target address policy', () => {
   it.each([
     ['0.0.0.0', 'unspecified'],
     ['0.1.2.3', 'unspecified'],
