@@ -39,6 +39,7 @@ import { RecordsRepository } from './records/records.repository';
 import { RecordConsent } from './records/use-cases/record-consent.use-case';
 import { WithdrawConsent } from './records/use-cases/withdraw-consent.use-case';
 import { CONSENT_RECORDS_SCHEMA } from './schema';
+import { SessionDecisionsConsumer } from './sessions/session-decisions.consumer';
 import { ConsentStatusController } from './status/consent-status.controller';
 import { CONSENT_RECORDS_OUTBOX } from './tokens';
 
@@ -77,6 +78,7 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
     ReceiveMailingWebhook,
     MailingSyncWorker,
     RecordEventsConsumer,
+    SessionDecisionsConsumer,
   ],
   exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures],
 })

@@ -56,6 +56,7 @@ function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonl
       renderingEvidenceDigest: draft.renderingEvidenceDigest ?? '',
       collectionPlatform: draft.collectionPlatform ?? '',
       noticeDigest: record.noticeDigest ?? '',
+      deliveryMode: draft.deliveryMode ?? '',
     },
     applicationId: record.applicationId,
     occurredAt: record.recordedAt,

@@ -19,6 +19,8 @@ export interface RecordDraft {
   renderingEvidenceDigest?: string | null;
   /** The hosted form platform that collected the consent (channel form_platform_webhook), e.g. typeform. */
   collectionPlatform?: string | null;
+  /** How a decision session was presented, receipt vocabulary (channels hosted and embedded only). */
+  deliveryMode?: 'redirect' | 'embed' | 'popup' | 'link' | null;
 }
 
 /** What a write did: `replayed` when the idempotency key returned the original record. */

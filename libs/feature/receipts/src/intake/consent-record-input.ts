@@ -5,6 +5,8 @@ import { noticeHash } from '../record/notice-hash';
 import { COLLECTION_CHANNELS, LAWFUL_BASES, RENDERED_CHANNELS, type CollectionChannel, type LawfulBasis } from '../record/receipt-document';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** `extensions.delivery_mode` values; consent.recorded carries one for decision-session records. */
+const DELIVERY_MODES = ['redirect', 'embed', 'popup', 'link'] as const;
 
 /** Why a `consent.recorded` event cannot become a truthful receipt (logged, then skipped). */
 export class UnreceiptableRecord extends Error {}
@@ -71,6 +73,7 @@ function collectionFacts(event: ConsentRecorded, notice: NoticeContent, captured
     recorded_at: iso(event.recordedAt),
   };
   if (event.collectionPlatform) facts.collection_platform = event.collectionPlatform;
+  if ((DELIVERY_MODES as readonly string[]).includes(event.deliveryMode)) facts.delivery_mode = event.deliveryMode as (typeof DELIVERY_MODES)[number];
   const rendered = event.renderingEvidenceDigest.toLowerCase();
   if (channel && RENDERED_CHANNELS.includes(channel) && SHA256_HEX.test(rendered)) facts.rendering_evidence = { digest: rendered };
   const presented = digestHex(event.noticeDigest);

@@ -89,6 +89,7 @@ export class AdvanceConsent {
         userIdentifier: updated.principalId ?? '',
         purposes: updated.purposes,
         fulfilledAt: timestampFromDate(now),
+        deliveryMode: updated.deliveryMode,
       },
       { applicationId: updated.applicationId, occurredAt: now },
     );
@@ -112,6 +113,7 @@ export class AdvanceConsent {
         flowVersion: updated.flowVersion ?? 0,
         userIdentifier: updated.principalId ?? '',
         declinedAt: timestampFromDate(now),
+        deliveryMode: updated.deliveryMode,
       },
       { applicationId: updated.applicationId, occurredAt: now },
     );
