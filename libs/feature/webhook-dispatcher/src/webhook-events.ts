@@ -33,6 +33,7 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
 
 /**
  * Subject suffixes the intake consumes, one durable consumer each. Together they cover every
- * subscribable type; types under a wildcard that are not subscribable are acknowledged and skipped.
+ * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
+ * other types under a wildcard are acknowledged and skipped.
  */
 export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', DELIVERY_FAILED_EVENT] as const;

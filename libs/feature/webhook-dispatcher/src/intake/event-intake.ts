@@ -9,20 +9,22 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import type { NewDelivery } from '../deliveries/delivery';
 import { DeliveryWorker } from '../deliveries/delivery-worker';
 import { MAX_ATTEMPTS } from '../deliveries/retry-schedule';
-import { webhookBody, webhookEventFromBus, type WebhookEvent } from '../deliveries/webhook-body';
+import { webhookBody, type WebhookEvent } from '../deliveries/webhook-body';
 import { newDeliveryId } from '../ids';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
-import { DELIVERY_FAILED_EVENT, INTAKE_SUBJECT_FILTERS, isSubscribableEventType } from '../webhook-events';
+import { INTAKE_SUBJECT_FILTERS } from '../webhook-events';
+import { webhookFor, type WebhookMapping } from './webhook-mapping';
 
 /** Inbox consumer name of the intake (one inbox row per source event). */
 export const INTAKE_CONSUMER = 'webhook-intake';
 
 /**
  * Turns region events into deliveries. Durable JetStream consumers (one per subject filter) read
- * the subscribable types; each event becomes one delivery row per enabled subscription listening
- * to it, inserted in the same transaction as the event's inbox mark (and unique on event id +
- * subscription id), so a redelivered event never doubles a delivery and an acknowledged one is
- * never lost. Events buffered together are written in one transaction (group commit).
+ * the subscribable types and the renamed record events (`webhookFor`); each event becomes one
+ * delivery row per enabled subscription listening to its webhook name, inserted in the same
+ * transaction as the event's inbox mark (and unique on event id + subscription id), so a
+ * redelivered event never doubles a delivery and an acknowledged one is never lost. Events
+ * buffered together are written in one transaction (group commit).
  */
 @Injectable()
 export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -92,22 +94,17 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private toWebhookEvent(event: DeliveredEvent): WebhookEvent | undefined {
-    if (!isSubscribableEventType(event.eventType)) return undefined;
-    let webhookEvent: WebhookEvent | undefined;
+    let mapping: WebhookMapping;
     try {
-      webhookEvent = webhookEventFromBus(event.id, event.eventType, event.data);
+      mapping = webhookFor(event.id, event.eventType, event.data);
     } catch (error) {
       // A payload that does not decode will never decode: skip it rather than fail (and, after
       // max_deliver, lose) the well-formed events batched with it.
       this.logger.error({ eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) }, 'undecodable event; no webhook');
       return undefined;
     }
-    if (!webhookEvent) {
-      this.logger.warn({ eventId: event.id, eventType: event.eventType }, 'event without application; no webhook');
-      return undefined;
-    }
-    // Loop guard: the failure of a `webhook.delivery_failed` delivery is audited but not fanned out again.
-    if (webhookEvent.type === DELIVERY_FAILED_EVENT && webhookEvent.data.failed_event_type === DELIVERY_FAILED_EVENT) return undefined;
-    return webhookEvent;
+    if ('webhook' in mapping) return mapping.webhook;
+    if (mapping.skipped === 'no_application') this.logger.warn({ eventId: event.id, eventType: event.eventType }, 'event without application; no webhook');
+    return undefined;
   }
 }

@@ -9,13 +9,11 @@ import { CONSENT_RECORDS_OUTBOX } from '../../tokens';
 import { subjectKeys, type ConsentRecord, type WithdrawalChannel } from '../record';
 import { RecordsRepository } from '../records.repository';
 
-/** Channels where the person acted themselves (ConsentRevoked.revoked_by = principal). */
-const BY_PERSON: ReadonlySet<WithdrawalChannel> = new Set(['own_records', 'email_link', 'receipt_link']);
-
 /**
  * Withdraws a whole consent or one purpose of the person's current record, recording the channel
  * where it was made. The record itself stays frozen: the withdrawal is appended and the status
- * derived. Publishes `consent.purpose_revoked`, or `consent.record_revoked` plus `consent.revoked`.
+ * derived. Publishes `consent.purpose_revoked` or `consent.record_revoked` (webhook-dispatcher
+ * delivers the latter as the `consent.revoked` webhook).
  */
 @Injectable()
 export class WithdrawConsent {
@@ -60,19 +58,6 @@ export class WithdrawConsent {
         manager,
         'consent.record_revoked',
         { recordId: found.id, flowId: found.flowId, flowVersion: found.flowVersion, ...subject, purposes: standing, channel, revokedAt: timestampFromDate(now) },
-        context,
-      );
-      await this.outbox.add(
-        manager,
-        'consent.revoked',
-        {
-          sessionToken: '',
-          flowId: found.flowId,
-          flowVersion: found.flowVersion,
-          userIdentifier: found.subject.external_id ?? found.subject.email ?? '',
-          revokedAt: timestampFromDate(now),
-          revokedBy: BY_PERSON.has(channel) ? 'principal' : 'application',
-        },
         context,
       );
       return found;

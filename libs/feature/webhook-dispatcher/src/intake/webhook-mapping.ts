@@ -1,0 +1,107 @@
+import { webhookEventFromBus, type WebhookEvent } from '../deliveries/webhook-body';
+import { DELIVERY_FAILED_EVENT, isSubscribableEventType } from '../webhook-events';
+
+/** Bus events published under a name of their own, fanned out under a webhook name (see `webhookFor`). */
+export const RENAMED_BUS_EVENT_TYPES = ['consent.recorded', 'consent.record_revoked'] as const;
+
+/**
+ * Record channels of decision sessions: the session already publishes its own `consent.granted` /
+ * `consent.denied` (decision-gateway), so its record must not fire the webhook a second time.
+ */
+export const SESSION_RECORD_CHANNELS: ReadonlySet<string> = new Set(['hosted', 'embedded']);
+
+/** Why a bus event yields no webhook. */
+export type WebhookSkipReason =
+  /** Not subscribable and not renamed. */
+  | 'not_subscribable'
+  /** No envelope or no application to deliver to. */
+  | 'no_application'
+  /** A record of a decision session, whose own session event is the webhook. */
+  | 'session_record'
+  /** A session-shaped `consent.revoked` without a session, as record withdrawals of earlier releases published beside `consent.record_revoked` (the webhook). */
+  | 'record_withdrawal_echo'
+  /** The failure of a `webhook.delivery_failed` delivery: audited, not fanned out again. */
+  | 'delivery_failed_loop';
+
+export type WebhookMapping = { webhook: WebhookEvent } | { skipped: WebhookSkipReason };
+
+interface PurposeOutcomeJson {
+  purpose: string;
+  decision: string;
+}
+
+/** The subject reference as the organisation supplied it: only the members it gave. */
+function subjectReference(data: Record<string, unknown>): { email?: string; external_id?: string } {
+  const subject: { email?: string; external_id?: string } = {};
+  if (data.subject_email) subject.email = data.subject_email as string;
+  if (data.subject_external_id) subject.external_id = data.subject_external_id as string;
+  return subject;
+}
+
+/** `consent.recorded` → `consent.granted` (a purpose granted) or `consent.denied` (none granted). */
+function recordedWebhook(recorded: WebhookEvent): WebhookMapping {
+  const data = recorded.data;
+  if (SESSION_RECORD_CHANNELS.has(data.collection_channel as string)) return { skipped: 'session_record' };
+  const purposes = ((data.outcomes as PurposeOutcomeJson[] | undefined) ?? []).map(({ purpose, decision }) => ({ purpose, decision }));
+  const withdrawn = (data.withdrawn_purposes as string[] | undefined) ?? [];
+  return {
+    webhook: {
+      ...recorded,
+      type: purposes.some((p) => p.decision === 'granted') ? 'consent.granted' : 'consent.denied',
+      data: {
+        record_id: data.record_id,
+        flow_id: data.flow_id,
+        flow_version: data.flow_version,
+        subject: subjectReference(data),
+        purposes,
+        collection_channel: data.collection_channel,
+        captured_at: data.captured_at,
+        recorded_at: data.recorded_at,
+        ...(data.previous_record_id ? { previous_record_id: data.previous_record_id } : {}),
+        ...(withdrawn.length > 0 ? { withdrawn_purposes: withdrawn } : {}),
+      },
+    },
+  };
+}
+
+/** `consent.record_revoked` → `consent.revoked`, with the record and the purposes granted until then. */
+function recordRevokedWebhook(revoked: WebhookEvent): WebhookMapping {
+  const data = revoked.data;
+  return {
+    webhook: {
+      ...revoked,
+      type: 'consent.revoked',
+      data: {
+        record_id: data.record_id,
+        flow_id: data.flow_id,
+        flow_version: data.flow_version,
+        subject: subjectReference(data),
+        purposes: (data.purposes as string[] | undefined) ?? [],
+        channel: data.channel,
+        revoked_at: data.revoked_at,
+      },
+    },
+  };
+}
+
+/**
+ * What a bus event becomes for subscribers. Subscribable types go out under their own name;
+ * consent-records' `consent.recorded` and `consent.record_revoked` go out as `consent.granted` /
+ * `consent.denied` and `consent.revoked`. The webhook keeps the bus event's id (X-Svc-Event-ID and
+ * inbox key), so a redelivered bus event maps to the very same webhook. Throws when the payload
+ * does not decode.
+ */
+export function webhookFor(busEventId: string, eventType: string, payload: Uint8Array): WebhookMapping {
+  const renamed = (RENAMED_BUS_EVENT_TYPES as readonly string[]).includes(eventType);
+  if (!renamed && !isSubscribableEventType(eventType)) return { skipped: 'not_subscribable' };
+  const event = webhookEventFromBus(busEventId, eventType, payload);
+  if (!event) return { skipped: 'no_application' };
+  if (eventType === 'consent.recorded') return recordedWebhook(event);
+  if (eventType === 'consent.record_revoked') return recordRevokedWebhook(event);
+  // Earlier releases published a session-shaped consent.revoked without a session token beside
+  // each record withdrawal; such events may still be in the stream after an upgrade. Consent
+  // sessions always have a token.
+  if (eventType === 'consent.revoked' && !event.data.session_token) return { skipped: 'record_withdrawal_echo' };
+  if (eventType === DELIVERY_FAILED_EVENT && event.data.failed_event_type === DELIVERY_FAILED_EVENT) return { skipped: 'delivery_failed_loop' };
+  return { webhook: event };
+}
