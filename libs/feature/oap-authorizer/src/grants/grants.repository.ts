@@ -143,6 +143,49 @@ function decisionValues(decision: DecisionRecord): unknown[] {
   ];
 }
 
+/** How many recent actions a GrantHistory carries. */
+export const RECENT_ACTIONS = 64;
+
+/** What an authority's grants added up to so far (oap.authority_usage), read with its lock. */
+export interface AuthorityUsage {
+  /** Grants ever inserted under the authority (revoked ones included). */
+  total: number;
+  /** Exact decimal sums of granted amounts by currency. */
+  amounts: Readonly<Record<string, string>>;
+  grantedActions: readonly string[];
+}
+
+/** A locked authority and its running usage. */
+export interface LockedAuthority {
+  authority: Authority;
+  usage: AuthorityUsage;
+}
+
+/**
+ * The grant insert (VALUES `tuples`, which take `seq` in order) and the upserts of its authorities'
+ * usage from the inserted rows: one row per authority and per (authority, currency), so no row is
+ * updated twice by one statement.
+ */
+function grantWrites(tuples: string): string[] {
+  return [
+    `INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) VALUES ${tuples} RETURNING authority_id, actions, amount, currency`,
+    `INSERT INTO oap.authority_usage AS u (authority_id, total_grants, granted_actions)
+     SELECT n.authority_id, count(*), ARRAY(SELECT DISTINCT action FROM w0 g CROSS JOIN LATERAL unnest(g.actions) AS action WHERE g.authority_id = n.authority_id ORDER BY action)
+     FROM w0 n GROUP BY n.authority_id
+     ON CONFLICT (authority_id) DO UPDATE SET
+       total_grants = u.total_grants + excluded.total_grants,
+       granted_actions = CASE WHEN excluded.granted_actions <@ u.granted_actions THEN u.granted_actions
+                              ELSE ARRAY(SELECT DISTINCT action FROM unnest(u.granted_actions || excluded.granted_actions) AS action ORDER BY action) END`,
+    `INSERT INTO oap.authority_usage_amounts AS m (authority_id, currency, amount)
+     SELECT authority_id, currency, sum(amount) FROM w0 WHERE amount IS NOT NULL AND currency IS NOT NULL GROUP BY authority_id, currency
+     ON CONFLICT (authority_id, currency) DO UPDATE SET amount = m.amount + excluded.amount`,
+  ];
+}
+
+/** Data-modifying statements as one: `WITH w0 AS (…), w1 AS (…) SELECT 1` (the grant insert, if any, is w0). */
+function asOneStatement(writes: readonly string[]): string {
+  return `WITH ${writes.map((write, index) => `w${index} AS (${write})`).join(', ')} SELECT 1`;
+}
 
 /** Queries of grants and decisions. */
 @Injectable()
@@ -156,34 +199,6 @@ export class GrantsRepository {
   /** Locks the authority row for the rest of the transaction: grants under one authority serialise. */
   async lockAuthority(manager: EntityManager, authorityId: string): Promise<void> {
     await manager.query(`SELECT id FROM oap.authorities WHERE id = $1 FOR UPDATE`, [authorityId]);
-  }
-
-  /** What was granted under the authority (see GrantHistory), in one round trip. */
-  async history(manager: EntityManager, authorityId: string, currency: string | null, now: Date): Promise<GrantHistory> {
-    const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-    const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
-    const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const rows: Array<{ total: number; last_minute: number; b_minute: number; b_hour: number; b_day: number; aggregate: string; recent: string[]; granted: string[] }> = await manager.query(
-      `SELECT count(*)::int AS total,
-              count(*) FILTER (WHERE created_at > $2::timestamptz - interval '1 minute')::int AS last_minute,
-              count(*) FILTER (WHERE created_at >= $3)::int AS b_minute,
-              count(*) FILTER (WHERE created_at >= $4)::int AS b_hour,
-              count(*) FILTER (WHERE created_at >= $5)::int AS b_day,
-              COALESCE(sum(amount) FILTER (WHERE currency = $6), 0)::text AS aggregate,
-              ARRAY(SELECT g2.actions[1] FROM oap.grants g2 WHERE g2.authority_id = $1 ORDER BY g2.created_at DESC, g2.id DESC LIMIT 64) AS recent,
-              ARRAY(SELECT DISTINCT unnest(g3.actions) FROM oap.grants g3 WHERE g3.authority_id = $1) AS granted
-       FROM oap.grants WHERE authority_id = $1`,
-      [authorityId, now, minute, hour, day, currency],
-    );
-    const row = rows[0]!;
-    return {
-      total: row.total,
-      lastMinute: row.last_minute,
-      buckets: { minute: row.b_minute, hour: row.b_hour, day: row.b_day },
-      aggregate: row.aggregate,
-      recentActions: row.recent,
-      grantedActions: new Set(row.granted),
-    };
   }
 
   /** Agents of a batch with their current manifest hash, in one round trip. */
@@ -207,103 +222,106 @@ export class GrantsRepository {
   /**
    * Locks and reads, in id order (no deadlock between batches), the authorities of a batch's
    * agents that its requests may use: the named ones and, for requests naming none, the agent's
-   * non-revoked ones. The rows are current for the rest of the transaction, and grants under one
-   * authority serialise. An authority of another agent is never locked (nor usable).
+   * non-revoked ones, each with its running usage. The rows are current for the rest of the
+   * transaction, and grants under one authority serialise. An authority of another agent is never
+   * locked (nor usable).
    */
-  async lockAuthorities(manager: EntityManager, batch: { named: readonly string[]; unnamedAgentIds: readonly string[]; agentIds: readonly string[] }): Promise<Authority[]> {
-    const rows: AuthorityRow[] = await manager.query(
-      `SELECT ${AUTHORITY_COLUMNS}
-       FROM oap.authorities
-       WHERE agent_id = ANY($3::text[]) AND (id = ANY($1::text[]) OR (agent_id = ANY($2::text[]) AND status <> 'revoked'))
-       ORDER BY id FOR UPDATE`,
+  async lockAuthorities(manager: EntityManager, batch: { named: readonly string[]; unnamedAgentIds: readonly string[]; agentIds: readonly string[] }): Promise<LockedAuthority[]> {
+    const rows: Array<AuthorityRow & { usage_total: string | null; usage_actions: string[] | null; usage_amounts: Record<string, string> | null }> = await manager.query(
+      `SELECT ${prefixed('a', AUTHORITY_COLUMNS)},
+              (SELECT u.total_grants FROM oap.authority_usage u WHERE u.authority_id = a.id) AS usage_total,
+              (SELECT u.granted_actions FROM oap.authority_usage u WHERE u.authority_id = a.id) AS usage_actions,
+              (SELECT jsonb_object_agg(m.currency, m.amount::text) FROM oap.authority_usage_amounts m WHERE m.authority_id = a.id) AS usage_amounts
+       FROM oap.authorities a
+       WHERE a.agent_id = ANY($3::text[]) AND (a.id = ANY($1::text[]) OR (a.agent_id = ANY($2::text[]) AND a.status <> 'revoked'))
+       ORDER BY a.id FOR UPDATE OF a`,
       [batch.named, batch.unnamedAgentIds, batch.agentIds],
     );
-    return rows.map(toAuthority);
+    return rows.map((row) => ({
+      authority: toAuthority(row),
+      usage: { total: Number(row.usage_total ?? 0), grantedActions: row.usage_actions ?? [], amounts: row.usage_amounts ?? {} },
+    }));
   }
 
   /**
-   * The GrantHistory of several authorities in one round trip; the parts of {@link HistoryNeeds}
-   * are computed only when the authority's bounds read them (zero / empty otherwise).
+   * The GrantHistory of several locked authorities in one round trip: the running usage read with
+   * the lock, and the recent grants (windows, recent actions) through the (authority_id,
+   * created_at) and (authority_id, seq) indexes. The windows of {@link HistoryNeeds} are counted
+   * only when the authority's bounds read them (zero otherwise).
    */
-  async histories(manager: EntityManager, requests: ReadonlyArray<{ authorityId: string; currency: string | null; needs: HistoryNeeds }>, now: Date): Promise<Map<string, GrantHistory>> {
+  async histories(
+    manager: EntityManager,
+    requests: ReadonlyArray<{ authorityId: string; currency: string | null; usage: AuthorityUsage; needs: HistoryNeeds }>,
+    now: Date,
+  ): Promise<Map<string, GrantHistory>> {
     if (requests.length === 0) return new Map();
     const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
     const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
     const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
     const column = <T>(pick: (request: (typeof requests)[number]) => T) => requests.map(pick);
-    const rows: Array<{ authority_id: string; total: number; last_minute: number; b_minute: number; b_hour: number; b_day: number; aggregate: string; recent: string[]; granted: string[] }> = await manager.query(
+    const rows: Array<{ authority_id: string; last_minute: number; b_minute: number; b_hour: number; b_day: number; recent: string[] }> = await manager.query(
       `SELECT q.authority_id,
-              CASE WHEN q.total THEN (SELECT count(*) FROM oap.grants g WHERE g.authority_id = q.authority_id) ELSE 0 END::int AS total,
               CASE WHEN q.last_minute THEN (SELECT count(*) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.created_at > $1::timestamptz - interval '1 minute') ELSE 0 END::int AS last_minute,
               b.b_minute, b.b_hour, b.b_day,
-              CASE WHEN q.aggregate THEN (SELECT COALESCE(sum(g.amount), 0) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.currency = q.currency) ELSE 0 END::text AS aggregate,
-              ARRAY(SELECT g.actions[1] FROM oap.grants g WHERE g.authority_id = q.authority_id ORDER BY g.created_at DESC, g.id DESC LIMIT 64) AS recent,
-              CASE WHEN q.granted THEN ARRAY(SELECT DISTINCT unnest(g.actions) FROM oap.grants g WHERE g.authority_id = q.authority_id) ELSE '{}'::text[] END AS granted
-       FROM unnest($5::text[], $6::text[], $7::bool[], $8::bool[], $9::bool[], $10::bool[], $11::bool[]) AS q(authority_id, currency, total, last_minute, buckets, aggregate, granted)
+              ARRAY(SELECT g.actions[1] FROM oap.grants g WHERE g.authority_id = q.authority_id ORDER BY g.seq DESC LIMIT ${RECENT_ACTIONS}) AS recent
+       FROM unnest($5::text[], $6::bool[], $7::bool[]) AS q(authority_id, last_minute, buckets)
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE g.created_at >= $2)::int AS b_minute,
                 count(*) FILTER (WHERE g.created_at >= $3)::int AS b_hour,
                 count(*)::int AS b_day
          FROM oap.grants g WHERE q.buckets AND g.authority_id = q.authority_id AND g.created_at >= $4
        ) b`,
-      [
-        now,
-        minute,
-        hour,
-        day,
-        column((r) => r.authorityId),
-        column((r) => r.currency),
-        column((r) => r.needs.total),
-        column((r) => r.needs.lastMinute),
-        column((r) => r.needs.buckets),
-        column((r) => r.needs.aggregate),
-        column((r) => r.needs.grantedActions),
-      ],
+      [now, minute, hour, day, column((r) => r.authorityId), column((r) => r.needs.lastMinute), column((r) => r.needs.buckets)],
     );
+    const byId = new Map(requests.map((request) => [request.authorityId, request]));
     return new Map(
-      rows.map((row) => [
-        row.authority_id,
-        {
-          total: row.total,
-          lastMinute: row.last_minute,
-          buckets: { minute: row.b_minute, hour: row.b_hour, day: row.b_day },
-          aggregate: row.aggregate,
-          recentActions: row.recent,
-          grantedActions: new Set(row.granted),
-        },
-      ]),
+      rows.map((row) => {
+        const { usage, currency } = byId.get(row.authority_id)!;
+        return [
+          row.authority_id,
+          {
+            total: usage.total,
+            lastMinute: row.last_minute,
+            buckets: { minute: row.b_minute, hour: row.b_hour, day: row.b_day },
+            aggregate: currency === null ? '0' : (usage.amounts[currency] ?? '0'),
+            recentActions: row.recent,
+            grantedActions: new Set(usage.grantedActions),
+          },
+        ];
+      }),
     );
   }
 
-  /** The rows of a batch's outcomes (grants, their attestation tokens, decisions) in one statement. */
+  /**
+   * The rows of a batch's outcomes (grants with their authorities' usage, attestation tokens,
+   * decisions) in one statement. Grants take `seq` in array order (arrival order).
+   */
   async insertOutcomes(manager: EntityManager, rows: { grants: readonly GrantInsert[]; attestations: readonly AttestationTokenInsert[]; decisions: readonly DecisionRecord[] }): Promise<void> {
     const params: unknown[] = [];
     const tuples = (values: ReadonlyArray<readonly unknown[]>) => values.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`).join(', ');
-    const inserts: string[] = [];
-    if (rows.grants.length > 0) inserts.push(`INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) VALUES ${tuples(rows.grants.map(grantValues))}`);
+    const writes: string[] = [];
+    if (rows.grants.length > 0) writes.push(...grantWrites(tuples(rows.grants.map(grantValues))));
     if (rows.attestations.length > 0) {
-      inserts.push(
+      writes.push(
         `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) VALUES ${tuples(
           rows.attestations.map((row) => [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil]),
         )}`,
       );
     }
-    if (rows.decisions.length > 0) inserts.push(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`);
-    if (inserts.length === 0) return;
-    const [last, ...before] = inserts.reverse();
-    const sql = before.length === 0 ? last! : `WITH ${before.map((insert, index) => `w${index} AS (${insert})`).join(', ')} ${last!}`;
-    await manager.query(sql, params);
+    if (rows.decisions.length > 0) writes.push(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`);
+    if (writes.length === 0) return;
+    await manager.query(asOneStatement(writes), params);
   }
 
   async insertGrant(manager: EntityManager, grant: Omit<Grant, 'status' | 'revokedAt' | 'consumedAt'>, tokenSha256: string, contextHash: string, requestJson: string): Promise<void> {
     await this.insertGrants(manager, [{ grant, tokenSha256, contextHash, requestJson }]);
   }
 
-  /** Several grant rows in one statement. */
+  /** Several grant rows, with their authorities' usage, in one statement. */
   async insertGrants(manager: EntityManager, rows: readonly GrantInsert[]): Promise<void> {
     if (rows.length === 0) return;
     const values = valuesList(rows.map(grantValues));
-    await manager.query(`INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) ${values.sql}`, values.params);
+    await manager.query(asOneStatement(grantWrites(values.sql.replace(/^VALUES /, ''))), values.params);
   }
 
   async insertDecision(manager: EntityManager, decision: DecisionRecord): Promise<void> {

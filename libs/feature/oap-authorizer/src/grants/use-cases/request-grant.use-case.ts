@@ -23,7 +23,7 @@ import { dpopReplayedError, type DpopReplayEntry } from '../dpop';
 import type { VerifiedAttestation } from '../evidence/agent-evidence-verifier';
 import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
-import { GrantsRepository, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
+import { GrantsRepository, RECENT_ACTIONS, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
 
 /**
  * Postgres aborted the batch's transaction as a deadlock victim or a serialization failure: the
@@ -50,9 +50,6 @@ export const MAX_GRANT_BATCH = 256;
  * trips overlap the next batch's work.
  */
 export const GRANT_WRITERS = 2;
-
-/** How many recent actions a GrantHistory carries. */
-const RECENT_ACTIONS = 64;
 
 const NO_HISTORY: GrantHistory = { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', recentActions: [], grantedActions: new Set() };
 
@@ -179,11 +176,13 @@ export class RequestGrant {
       const live = jobs.flatMap((_, index) => (outcomes[index] ? [] : [index]));
       if (live.length > 0) {
         const agents = await agentsRead;
-        const authorities = await this.grants.lockAuthorities(manager, {
+        const locked = await this.grants.lockAuthorities(manager, {
           named: unique(live.flatMap((index) => (jobs[index]!.options.authorityId === undefined ? [] : [jobs[index]!.options.authorityId!]))),
           unnamedAgentIds: unique(live.flatMap((index) => (jobs[index]!.options.authorityId === undefined ? [jobs[index]!.request.agentId] : []))),
           agentIds: unique(live.map((index) => jobs[index]!.request.agentId)),
         });
+        const authorities = locked.map((row) => row.authority);
+        const usages = new Map(locked.map((row) => [row.authority.id, row.usage]));
         const selected = new Map<number, Authority | undefined | DomainError>();
         for (const index of live) {
           try {
@@ -195,7 +194,12 @@ export class RequestGrant {
         const used = unique([...selected.values()].flatMap((authority) => (authority && !(authority instanceof DomainError) ? [authority] : [])));
         const histories = await this.grants.histories(
           manager,
-          used.map((authority) => ({ authorityId: authority.id, currency: authority.bounds.value_bounds?.currency ?? null, needs: historyNeeds(authority.bounds) })),
+          used.map((authority) => ({
+            authorityId: authority.id,
+            currency: authority.bounds.value_bounds?.currency ?? null,
+            usage: usages.get(authority.id)!,
+            needs: historyNeeds(authority.bounds),
+          })),
           now,
         );
         for (const index of live) {
