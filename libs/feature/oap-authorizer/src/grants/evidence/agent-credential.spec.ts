@@ -25,9 +25,9 @@ async function sdJwt(disclosures: string[] = [MODEL, TYPE, JTI], extra: Record<s
   return `${issued}~${disclosures.map((d) => `${d}~`).join('')}`;
 }
 
-function formatError(run: () => unknown): CredentialFormatError {
+async function formatError(run: () => Promise<unknown>): Promise<CredentialFormatError> {
   try {
-    run();
+    await run();
   } catch (error) {
     if (error instanceof CredentialFormatError) return error;
     throw error;
@@ -39,47 +39,47 @@ describe('agent_credential formats', () => {
   describe('OIDC-A ID token (compact JWT)', () => {
     it('passes the signed claims through unchanged', async () => {
       const token = await sign({ ...BASE, sub: 'agent_us_a', jti: 'j', agent_model: 'm-1' }, { alg: 'EdDSA', kid: 'k1', typ: 'JWT' });
-      const decoded = decodeAgentCredential(token);
+      const decoded = await decodeAgentCredential(token);
       expect(decoded).toMatchObject({ format: 'id_token', signedJwt: token, claims: { iss: 'https://idp.example', agent_model: 'm-1' } });
     });
 
-    it('refuses an unparseable JWT', () => {
-      expect(formatError(() => decodeAgentCredential('a.b.c')).detail).toEqual({ format: 'id_token' });
+    it('refuses an unparseable JWT', async () => {
+      expect((await formatError(() => decodeAgentCredential('a.b.c'))).detail).toEqual({ format: 'id_token' });
     });
   });
 
   describe('SD-JWT', () => {
     it('verifies every disclosure digest and rebuilds the claims without _sd and _sd_alg', async () => {
       const token = await sdJwt();
-      const decoded = decodeAgentCredential(token);
+      const decoded = await decodeAgentCredential(token);
       expect(decoded.format).toBe('sd_jwt');
       expect(decoded.signedJwt).toBe(token.split('~')[0]);
       expect(decoded.claims).toEqual({ ...BASE, sub: 'agent_us_a', agent_model: 'm-1', agent_type: 'assistant', jti: 'jti-1' });
     });
 
     it('leaves undisclosed claims and decoy digests out', async () => {
-      const decoded = decodeAgentCredential(await sdJwt([MODEL], {}, [sdDigest(MODEL), sdDigest(TYPE), sdDigest('decoy')]));
+      const decoded = await decodeAgentCredential(await sdJwt([MODEL], {}, [sdDigest(MODEL), sdDigest(TYPE), sdDigest('decoy')]));
       expect(decoded.claims).toEqual({ ...BASE, sub: 'agent_us_a', agent_model: 'm-1' });
     });
 
     it('rebuilds nested objects and array elements', async () => {
       const city = disclose('s4', 'city', 'Paris');
       const element = disclose('s5', 'pay');
-      const decoded = decodeAgentCredential(await sdJwt([city, element], { place: { _sd: [sdDigest(city)] }, actions: ['quote', { '...': sdDigest(element) }, { '...': sdDigest('undisclosed') }] }, []));
+      const decoded = await decodeAgentCredential(await sdJwt([city, element], { place: { _sd: [sdDigest(city)] }, actions: ['quote', { '...': sdDigest(element) }, { '...': sdDigest('undisclosed') }] }, []));
       expect(decoded.claims).toMatchObject({ place: { city: 'Paris' }, actions: ['quote', 'pay'] });
     });
 
     it('refuses a tampered disclosure: its digest is not in the signed payload', async () => {
       const tampered = disclose('salt-1', 'agent_model', 'm-evil');
       const token = (await sdJwt()).replace(MODEL, tampered);
-      const refused = formatError(() => decodeAgentCredential(token));
+      const refused = await formatError(() => decodeAgentCredential(token));
       expect(refused.message).toMatch(/not in the signed payload/);
       expect(refused.detail).toEqual({ format: 'sd_jwt', disclosure_digest: sdDigest(tampered) });
     });
 
     it('refuses a disclosure whose digest the issuer never listed', async () => {
       const token = await sdJwt([MODEL, TYPE, JTI], {}, [sdDigest(MODEL), sdDigest(JTI)]);
-      expect(formatError(() => decodeAgentCredential(token)).detail).toMatchObject({ disclosure_digest: sdDigest(TYPE) });
+      expect((await formatError(() => decodeAgentCredential(token))).detail).toMatchObject({ disclosure_digest: sdDigest(TYPE) });
     });
 
     it.each([
@@ -92,9 +92,15 @@ describe('agent_credential formats', () => {
       ['a disclosure that is not JSON', () => sdJwt(['bm90IGpzb24'], {}, [sdDigest('bm90IGpzb24')]), /not base64url JSON/],
       ['a disclosure of the wrong arity', () => sdJwt([disclose('s')], {}, [sdDigest(disclose('s'))]), /\[salt, name, value\]/],
       ['_sd that is not an array', () => sdJwt([], { _sd: 'x' }), /_sd must be an array/],
+      // The checks below are made here because @sd-jwt/core would accept these credentials.
+      ['an object-property disclosure answering an array-element digest', () => sdJwt([MODEL], { list: [{ '...': sdDigest(MODEL) }] }, []), /object-property/],
+      ['an array-element digest object with other keys', () => sdJwt([disclose('s', 'x')], { list: [{ '...': sdDigest(disclose('s', 'x')), y: 1 }] }, []), /other keys/],
+      ['a disclosure of __proto__', () => sdJwt([disclose('s', '__proto__', { iss: 'x' })], {}, [sdDigest(disclose('s', '__proto__', { iss: 'x' }))]), /may not disclose __proto__/],
+      ['a digest that is not a base64url SHA-256 digest', () => sdJwt([], { list: [{ '...': 'constructor' }] }, []), /base64url SHA-256/],
+      ['a non-string _sd_alg', () => sdJwt(undefined, { _sd_alg: 256 }), /_sd_alg/],
     ])('refuses %s', async (_name, build, message) => {
       const token = await build();
-      expect(formatError(() => decodeAgentCredential(token)).message).toMatch(message);
+      expect((await formatError(() => decodeAgentCredential(token))).message).toMatch(message);
     });
 
     it.each([
@@ -103,7 +109,7 @@ describe('agent_credential formats', () => {
       ['an issuer part that is not a JWT', async () => `abc~${MODEL}~`],
     ])('refuses %s as malformed', async (_name, build) => {
       const token = await build();
-      expect(formatError(() => decodeAgentCredential(token)).detail).toMatchObject({ format: 'sd_jwt' });
+      expect((await formatError(() => decodeAgentCredential(token))).detail).toMatchObject({ format: 'sd_jwt' });
     });
   });
 
@@ -115,7 +121,7 @@ describe('agent_credential formats', () => {
     }
     const options = { audience: US, nowSeconds: NOW, skewSeconds: 60, algorithms: ['EdDSA', 'ES256'] };
     async function failure(token: string): Promise<string> {
-      const decoded = decodeAgentCredential(token);
+      const decoded = await decodeAgentCredential(token);
       try {
         await verifyKeyBinding(decoded.sdJwt!, decoded.claims.cnf, options);
       } catch (error) {
@@ -144,6 +150,14 @@ describe('agent_credential formats', () => {
       expect(await failure(`${withoutCnf}${kbJwt}`)).toBe('malformed');
     });
 
+    it('refuses a key-binding JWT with a non-string nonce or without a signature (alg none) as malformed', async () => {
+      expect(await failure(await bound({ nonce: 7 }))).toBe('malformed');
+      const presented = await sdJwt(undefined, { cnf: { jwk: await exportJWK(holderKey.publicKey) } });
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const unsigned = `${part({ alg: 'none', typ: 'kb+jwt' })}.${part({ iat: NOW, aud: US, nonce: 'n', sd_hash: sdDigest(presented) })}.`;
+      expect(await failure(`${presented}${unsigned}`)).toBe('malformed');
+    });
+
     it('refuses a stale key-binding JWT and one for another audience', async () => {
       expect(await failure(await bound({ iat: NOW - 120 }))).toBe('expired');
       expect(await failure(await bound({ aud: 'https://elsewhere.example' }))).toBe('audience');
@@ -159,7 +173,7 @@ describe('agent_credential formats', () => {
         { '@context': [V2], type: ['VerifiableCredential', 'AgentCredential'], id: 'urn:uuid:1', issuer: { id: 'https://idp.example' }, validFrom: '2026-03-04T10:00:00Z', validUntil: '2026-03-04T11:00:00Z', credentialSubject: subject, aud: US },
         { alg: 'EdDSA', kid: 'k1', typ: 'vc+jwt', cty: 'vc' },
       );
-      const decoded = decodeAgentCredential(token);
+      const decoded = await decodeAgentCredential(token);
       expect(decoded.format).toBe('vc');
       expect(decoded.claims).toEqual({ iss: 'https://idp.example', sub: 'agent_us_a', jti: 'urn:uuid:1', aud: US, iat: NOW - 1800, exp: NOW + 1800, agent_type: 'assistant', agent_model: 'm-1' });
     });
@@ -169,21 +183,21 @@ describe('agent_credential formats', () => {
         { iss: 'https://idp.example', sub: 'agent_us_a', jti: 'j-1', aud: [US], nbf: NOW - 60, iat: NOW - 120, exp: NOW + 600, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: 'VerifiableCredential', credentialSubject: subject, expirationDate: '2026-03-04T10:35:00Z' } },
         { alg: 'EdDSA', kid: 'k1', typ: 'JWT' },
       );
-      expect(decodeAgentCredential(token).claims).toMatchObject({ iss: 'https://idp.example', sub: 'agent_us_a', jti: 'j-1', iat: NOW - 60, exp: NOW + 300, agent_model: 'm-1' });
+      expect((await decodeAgentCredential(token)).claims).toMatchObject({ iss: 'https://idp.example', sub: 'agent_us_a', jti: 'j-1', iat: NOW - 60, exp: NOW + 300, agent_model: 'm-1' });
     });
 
     it('recognises application/vc+jwt and a VC secured as an SD-JWT', async () => {
       const vc = { '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: { id: 'agent_us_a' }, aud: US, iat: NOW, exp: NOW + 60, jti: 'j' };
-      expect(decodeAgentCredential(await sign(vc, { alg: 'EdDSA', typ: 'application/vc+jwt' })).format).toBe('vc');
+      expect((await decodeAgentCredential(await sign(vc, { alg: 'EdDSA', typ: 'application/vc+jwt' }))).format).toBe('vc');
       const model = disclose('s', 'agent_model', 'm-1');
       const sd = await sign({ ...vc, credentialSubject: { id: 'agent_us_a', _sd: [sdDigest(model)] } }, { alg: 'EdDSA', typ: 'vc+sd-jwt' });
-      const decoded = decodeAgentCredential(`${sd}~${model}~`);
+      const decoded = await decodeAgentCredential(`${sd}~${model}~`);
       expect(decoded).toMatchObject({ format: 'sd_jwt', claims: { iss: 'https://idp.example', sub: 'agent_us_a', agent_model: 'm-1' } });
     });
 
     it('leaves unmapped claims absent for the required-claims check', async () => {
       const token = await sign({ '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: {} }, { alg: 'EdDSA', typ: 'vc+jwt' });
-      expect(decodeAgentCredential(token).claims).toEqual({ iss: 'https://idp.example' });
+      expect((await decodeAgentCredential(token)).claims).toEqual({ iss: 'https://idp.example' });
     });
 
     it.each([
@@ -196,7 +210,7 @@ describe('agent_credential formats', () => {
       ['an exp that is not a NumericDate', { exp: '2026' }, /exp/],
     ])('refuses a credential where %s', async (_name, override, message) => {
       const token = await sign({ '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: subject, aud: US, ...override }, { alg: 'EdDSA', typ: 'vc+jwt' });
-      expect(formatError(() => decodeAgentCredential(token)).message).toMatch(message);
+      expect((await formatError(() => decodeAgentCredential(token))).message).toMatch(message);
     });
   });
 });

@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
 import { CredentialFormatError } from './credential-format-error';
-import { isSdJwt, reconstructSdJwtClaims, splitSdJwt, type SdJwtParts } from './sd-jwt';
+import { decodeSdJwt, isSdJwt, splitSdJwt, type DecodedSdJwt } from './sd-jwt';
 import { claimsOfVerifiableCredential, vcSecuringOf } from './vc-jwt';
 
 /** The accepted `agent_credential` formats (spec, OAP grant request). */
@@ -14,8 +14,8 @@ export interface DecodedCredential {
   signedJwt: string;
   /** ID-token claims: as signed, rebuilt from SD-JWT disclosures, or mapped from a VC. */
   claims: JWTPayload;
-  /** The SD-JWT parts, for key binding. */
-  sdJwt?: SdJwtParts;
+  /** The SD-JWT as decoded, for key binding. */
+  sdJwt?: DecodedSdJwt;
 }
 
 function decodeCompact(jwt: string, format: CredentialFormat): { header: ProtectedHeaderParameters; payload: JWTPayload } {
@@ -32,14 +32,15 @@ function decodeCompact(jwt: string, format: CredentialFormat): { header: Protect
  * or a W3C VC secured as a JWT (VC-JOSE `vc+jwt`, or JWT-VC with a `vc` claim; also a VC-JOSE
  * SD-JWT). No signature is checked here; every failure is a {@link CredentialFormatError}.
  */
-export function decodeAgentCredential(token: string): DecodedCredential {
+export async function decodeAgentCredential(token: string): Promise<DecodedCredential> {
   if (isSdJwt(token)) {
-    const sdJwt = splitSdJwt(token);
-    const { header, payload } = decodeCompact(sdJwt.issuerJwt, 'sd_jwt');
-    const disclosed = reconstructSdJwtClaims(payload, sdJwt.disclosures) as JWTPayload;
+    const parts = splitSdJwt(token);
+    const { header, payload } = decodeCompact(parts.issuerJwt, 'sd_jwt');
+    const { sdJwt, claims: rebuilt } = await decodeSdJwt(parts, payload);
+    const disclosed = rebuilt as JWTPayload;
     const securing = vcSecuringOf(header, disclosed);
     const claims = securing ? { ...claimsOfVerifiableCredential(securing, disclosed), ...(disclosed.cnf ? { cnf: disclosed.cnf } : {}) } : disclosed;
-    return { format: 'sd_jwt', header, signedJwt: sdJwt.issuerJwt, claims, sdJwt };
+    return { format: 'sd_jwt', header, signedJwt: parts.issuerJwt, claims, sdJwt };
   }
   const { header, payload } = decodeCompact(token, 'id_token');
   const securing = vcSecuringOf(header, payload);

@@ -121,7 +121,7 @@ export class AgentEvidenceVerifier {
     if (token.length > MAX_EVIDENCE_TOKEN_LENGTH) throw oapError('agent_credential_malformed', 'agent_credential exceeds 16 KB', { field: 'agent_credential' });
     let credential: DecodedCredential;
     try {
-      credential = decodeAgentCredential(token);
+      credential = await decodeAgentCredential(token);
     } catch (error) {
       if (error instanceof CredentialFormatError) throw oapError('agent_credential_malformed', error.message, { field: 'agent_credential', ...error.detail });
       throw error;
