@@ -18,6 +18,7 @@ import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEnc
 import { SignJWT, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { Pool } from 'undici';
 import type { KeyObject } from 'node:crypto';
+import { runClosedLoop, statusLine } from './support/closed-loop';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -126,25 +127,9 @@ async function main(): Promise<void> {
       return { status: res.statusCode, ms: performance.now() - started };
     };
     for (let i = 0; i < CONCURRENCY * 2; i += 1) await fire();
-    const latencies: number[] = [];
-    const statuses = new Map<number, number>();
-    const deadline = performance.now() + SECONDS * 1_000;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < deadline) {
-          const { status, ms } = await fire();
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          if (status === 201) latencies.push(ms);
-        }
-      }),
-    );
-    const elapsed = (performance.now() - start) / 1_000;
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
-    const rate = latencies.length / elapsed;
+    const { rate, percentile: pct, statuses } = await runClosedLoop({ concurrency: CONCURRENCY, seconds: SECONDS, successStatus: 201, fire });
     console.log(`grants bench: ${SECONDS}s, concurrency ${CONCURRENCY}, ${AGENTS} agents/authorities, DB pool ${POOL}`);
-    console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s}=${n}`).join(' ')}`);
+    console.log(`  statuses: ${statusLine(statuses)}`);
     console.log(`  allowed grants/s:         ${fmt(rate)}   (p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms)`);
     console.log(`  raw Ed25519 signs/s:      ${fmt(signs)}   (node:crypto, one core, same run)`);
     console.log(`  ratio grants/signs:       ${(rate / signs).toFixed(3)}`);

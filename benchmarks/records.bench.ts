@@ -21,6 +21,7 @@ import { startProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
+import { runClosedLoop, statusLine } from './support/closed-loop';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -103,25 +104,9 @@ async function main(): Promise<void> {
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
       while (next < PEOPLE) await fire();
     }));
-    const latencies: number[] = [];
-    const statuses = new Map<number, number>();
-    const deadline = performance.now() + SECONDS * 1_000;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < deadline) {
-          const { status, ms } = await fire();
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          if (status === 201) latencies.push(ms);
-        }
-      }),
-    );
-    const elapsed = (performance.now() - start) / 1_000;
-    latencies.sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
-    const rate = latencies.length / elapsed;
+    const { rate, percentile: pct, statuses } = await runClosedLoop({ concurrency: CONCURRENCY, seconds: SECONDS, successStatus: 201, fire });
     console.log(`records bench: ${SECONDS}s, concurrency ${CONCURRENCY}, ${fmt(PEOPLE)} people (later records), DB pool ${POOL}, services: ${SERVICES?.join(', ') ?? 'all (monolithic region)'}`);
-    console.log(`  statuses: ${[...statuses].map(([s, n]) => `${s}=${n}`).join(' ')}`);
+    console.log(`  statuses: ${statusLine(statuses)}`);
     console.log(`  record writes/s (201):         ${fmt(rate)}   (p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms)`);
     console.log(`  raw single-row INSERT/s:       ${fmt(raw)}   (one commit per row, one connection, same run)`);
     console.log(`  ratio records/raw inserts:     ${(rate / raw).toFixed(2)}`);
