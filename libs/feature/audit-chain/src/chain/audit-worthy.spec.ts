@@ -17,6 +17,7 @@ describe('isAuditWorthy', () => {
     'flow.activated',
     'oap.approval_requested',
     'oap.escalation_resolved',
+    'oap.approval_expired',
     'trusted_attester.changed',
   ])('records %s', (type) => expect(isAuditWorthy(type)).toBe(true));
 

@@ -21,6 +21,7 @@ export const AUDITED_EXACT_TYPES = [
   'flow.activated',
   'oap.approval_requested',
   'oap.escalation_resolved',
+  'oap.approval_expired',
   'trusted_attester.changed',
 ] as const;
 
