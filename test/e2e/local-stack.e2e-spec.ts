@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
@@ -9,6 +10,31 @@ const ROOT = join(__dirname, '..', '..');
 const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
 const run = promisify(execFile);
 
+/** Offsets from the port base that the launcher binds: routers +1..+3, services +100..+310. */
+const PORT_OFFSETS = [1, 2, 3, ...Array.from({ length: 211 }, (_, i) => 100 + i)];
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port base whose whole block is free, below the kernel's ephemeral range (32768 and up), so
+ * the outgoing connections and port-0 listeners of test files running alongside cannot take a
+ * port between this check and the launcher binding it.
+ */
+async function freePortBase(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await Promise.all(PORT_OFFSETS.map((offset) => canBind(base + offset)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error('no free block of ports below the ephemeral range');
+}
+
 /**
  * Issue "Foundation", Done when: the local stack starts three regions whose routers answer
  * /readyz, the admin CLI prints an application, /api/v1/me answers 200 with its token and 401
@@ -17,23 +43,25 @@ const run = promisify(execFile);
 describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mode', (mode) => {
   const tag = randomBase32(6);
   const prefix = uniqueBusPrefix();
-  const portBase = 20_000 + Math.floor(Math.random() * 20_000);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL_TEMPLATE: `${TEST_DATABASE_SERVER}/svc_stack_${tag}_{region}`,
-    NATS_URL: TEST_NATS_URL,
-    BUS_PREFIX: prefix,
-    KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
-    SVC_ROUTER_PORT_BASE: String(portBase),
-    SVC_SERVICE_PORT_BASE: String(portBase + 100),
-    SVC_READY_TIMEOUT_MS: '240000',
-    LOG_LEVEL: 'warn',
-  };
+  let portBase = 0;
+  let env: NodeJS.ProcessEnv = {};
   const router = (offset: 1 | 2 | 3) => `http://127.0.0.1:${portBase + offset}`;
   let stack: ChildProcess;
   let output = '';
 
   beforeAll(async () => {
+    portBase = await freePortBase();
+    env = {
+      ...process.env,
+      DATABASE_URL_TEMPLATE: `${TEST_DATABASE_SERVER}/svc_stack_${tag}_{region}`,
+      NATS_URL: TEST_NATS_URL,
+      BUS_PREFIX: prefix,
+      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
+      SVC_ROUTER_PORT_BASE: String(portBase),
+      SVC_SERVICE_PORT_BASE: String(portBase + 100),
+      SVC_READY_TIMEOUT_MS: '240000',
+      LOG_LEVEL: 'warn',
+    };
     stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), mode], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     stack.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     stack.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
