@@ -9,3 +9,4 @@ export {
 export { OutboxWriter, type EventContext, type PendingEvent } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export { processOnce } from './inbox';
+export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';

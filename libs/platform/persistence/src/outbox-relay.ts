@@ -2,6 +2,7 @@ import { eventSubject } from '@svc/contracts';
 import type { EventPublisher } from '@svc/bus';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { PollingLoop } from './polling-loop';
 
 export interface OutboxRelayOptions {
   schema: string;
@@ -30,16 +31,22 @@ interface OutboxRow {
  * consumers' inboxes) drop as duplicates. Nothing committed is lost.
  */
 export class OutboxRelay {
-  private running = false;
-  private wake?: () => void;
-  private loop?: Promise<void>;
+  private started = false;
   private listener?: Client;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly publisher: EventPublisher,
     private readonly options: OutboxRelayOptions,
-  ) {}
+  ) {
+    this.loop = new PollingLoop({
+      round: async () => ((await this.runOnce()) > 0 ? 'busy' : 'idle'),
+      pollMs: options.idlePollMs ?? 1_000,
+      onError: (error) =>
+        options.logger?.error('outbox relay batch failed; retrying', { schema: options.schema, error: error instanceof Error ? error.message : String(error) }),
+    });
+  }
 
   /** Publishes one batch; returns how many rows it published. */
   async runOnce(): Promise<number> {
@@ -79,51 +86,22 @@ export class OutboxRelay {
 
   /** Wakes the loop now (called after a local enqueue). */
   kick(): void {
-    this.wake?.();
+    this.loop.kick();
   }
 
   async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+    if (this.started) return;
+    this.started = true;
     this.listener = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-listener` });
     this.listener.on('error', () => undefined);
     await this.listener.connect();
     this.listener.on('notification', () => this.kick());
     await this.listener.query(`LISTEN "${this.options.schema}_outbox"`);
-    this.loop = this.run();
-  }
-
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      let published = 0;
-      try {
-        published = await this.runOnce();
-        failures = 0;
-      } catch (error) {
-        failures += 1;
-        this.options.logger?.error('outbox relay batch failed; retrying', {
-          schema: this.options.schema,
-          error: error instanceof Error ? error.message : String(error),
-        });
-      }
-      if (published > 0 && failures === 0) continue;
-      const wait = failures > 0 ? Math.min(5_000, 100 * 2 ** failures) : (this.options.idlePollMs ?? 1_000);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wake = undefined;
-    }
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.kick();
-    await this.loop;
+    await this.loop.stop();
     await this.listener?.end().catch(() => undefined);
   }
 }
