@@ -1,7 +1,6 @@
 import type {
-  AgentDisclosure,
-  CollectionChannel,
   EventChannel,
+  ExtensionsSection,
   LawfulBasis,
   PartyRole,
   PartyType,
@@ -85,28 +84,11 @@ export interface ProcessingFacts {
   impact_assessment?: string;
 }
 
-/** Extension facts shared by consent and notice records. */
-export interface CollectionFacts {
-  collection_mechanism?: string;
-  delivery_mode?: 'redirect' | 'embed' | 'popup' | 'link';
-  scopes?: string[];
-  sensitive?: boolean;
-  consent_flow_id?: string;
-  accountability_record?: string;
-  agent_disclosures?: AgentDisclosure[];
-  collection_channel?: CollectionChannel;
-  collection_platform?: string;
-  /** Hash of the wording actually presented when it differs from the notice (drift), if known. */
-  wording_drift?: { detected: boolean; presented_hash?: string };
-  /** When the organisation captured it (imports keep the original time). */
-  captured_at?: string;
-  /** When the platform recorded it. */
-  recorded_at?: string;
-  /** Purpose keys attested by the organisation rather than read by the person. */
-  presentation_attested?: string[];
-  /** Only for `embedded_field` / `embedded_field_browser`: digest of what the field rendered. */
-  rendering_evidence?: { digest: string; pointer?: string; rendered_at?: string };
-}
+/**
+ * Extension facts shared by consent and notice records: the schema's extensions without the
+ * authorization-only ones and without `signature_evidence` (a consent record states it apart).
+ */
+export type CollectionFacts = Omit<ExtensionsSection, 'grant_integrity' | 'delegation_chain_root' | 'capability_manifest' | 'signature_evidence'>;
 
 /** One purpose decision of a consent record. Declined purposes never reach the receipt's purposes. */
 export interface PurposeDecisionInput {
@@ -198,16 +180,7 @@ export interface AuthorityInput {
   granted_at: string;
   parties: PartyInput[];
   processing: ProcessingFacts;
-  extensions?: {
-    scopes?: string[];
-    sensitive?: boolean;
-    accountability_record?: string;
-    grant_integrity?: { content_sha256: string; key_versions: string[] };
-    delegation_chain_root?: string;
-    capability_manifest?: { version: string; sha256: string };
-    captured_at?: string;
-    recorded_at?: string;
-  };
+  extensions?: Pick<ExtensionsSection, 'scopes' | 'sensitive' | 'accountability_record' | 'grant_integrity' | 'delegation_chain_root' | 'capability_manifest' | 'captured_at' | 'recorded_at'>;
 }
 
 /** Anything a receipt can be frozen from. */
