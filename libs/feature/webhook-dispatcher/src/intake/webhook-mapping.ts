@@ -18,7 +18,7 @@ export type WebhookSkipReason =
   | 'no_application'
   /** A record of a decision session, whose own session event is the webhook. */
   | 'session_record'
-  /** A session-shaped `consent.revoked` without a session, as record withdrawals of earlier releases published beside `consent.record_revoked` (the webhook). */
+  /** A session-shaped `consent.revoked` without a session token: not a consent session's (record withdrawals fire `consent.revoked` from `consent.record_revoked`). */
   | 'record_withdrawal_echo'
   /** The failure of a `webhook.delivery_failed` delivery: audited, not fanned out again. */
   | 'delivery_failed_loop';
@@ -98,9 +98,7 @@ export function webhookFor(busEventId: string, eventType: string, payload: Uint8
   if (!event) return { skipped: 'no_application' };
   if (eventType === 'consent.recorded') return recordedWebhook(event);
   if (eventType === 'consent.record_revoked') return recordRevokedWebhook(event);
-  // Earlier releases published a session-shaped consent.revoked without a session token beside
-  // each record withdrawal; such events may still be in the stream after an upgrade. Consent
-  // sessions always have a token.
+  // Consent sessions always have a token; a tokenless consent.revoked names no session to revoke.
   if (eventType === 'consent.revoked' && !event.data.session_token) return { skipped: 'record_withdrawal_echo' };
   if (eventType === DELIVERY_FAILED_EVENT && event.data.failed_event_type === DELIVERY_FAILED_EVENT) return { skipped: 'delivery_failed_loop' };
   return { webhook: event };
