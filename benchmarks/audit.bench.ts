@@ -19,11 +19,11 @@ import { canonicalEntry } from '../libs/feature/audit-chain/src/chain/audit-entr
 import { AuditEntriesRepository } from '../libs/feature/audit-chain/src/chain/audit-entries.repository';
 import { CheckpointsRepository } from '../libs/feature/audit-chain/src/checkpoints/checkpoints.repository';
 import { VerifyChain } from '../libs/feature/audit-chain/src/verification/verify-chain.use-case';
+import { fmt } from './support/report';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2_000);
 const MAX_BATCH = Number(process.env.AUDIT_APPEND_MAX_BATCH ?? 1_000);
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 let counter = 0;
 /** A realistic entry: a consent decision summary of ~400 bytes canonical. */

@@ -19,12 +19,12 @@ import { SignJWT, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { Pool } from 'undici';
 import type { KeyObject } from 'node:crypto';
 import { runClosedLoop, statusLine } from './support/closed-loop';
+import { fmt } from './support/report';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 64);
 const POOL = process.env.BENCH_POOL ?? '16';
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** Raw Ed25519 signatures per second on one core (node:crypto), the primitive every grant pays at least once. */
 function ed25519SignRate(): number {

@@ -24,11 +24,11 @@ import { consentRecordsFeature } from '../libs/feature/consent-records/src';
 import { ImportsRepository } from '../libs/feature/consent-records/src/imports/imports.repository';
 import { RecordConsent } from '../libs/feature/consent-records/src/records/use-cases/record-consent.use-case';
 import type { RecordConsentBody } from '../libs/feature/consent-records/src/records/records.dto';
+import { fmt, rawInsertRate } from './support/report';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
 const API_SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5);
 const API_CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 200);
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const mib = (n: number) => (n / 1_048_576).toFixed(0);
 
 const row = (i: number) => ({
@@ -49,18 +49,6 @@ function* importBody(flowId: string): Generator<Buffer> {
     }
   }
   yield Buffer.from(`${text}]}`);
-}
-
-/** Single-row INSERT + commit on one connection: the floor every per-row write path pays. */
-async function rawInsertRate(dataSource: DataSource): Promise<number> {
-  await dataSource.query('CREATE TABLE IF NOT EXISTS public.bench_raw (id bigserial PRIMARY KEY, payload jsonb NOT NULL)');
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < 3_000) {
-    await dataSource.query('INSERT INTO public.bench_raw (payload) VALUES ($1)', [JSON.stringify({ n, subject: 'p', decision: 'granted' })]);
-    n += 1;
-  }
-  return n / ((performance.now() - start) / 1_000);
 }
 
 async function main(): Promise<void> {

@@ -22,6 +22,7 @@ import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEnc
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
 import { runClosedLoop, statusLine } from './support/closed-loop';
+import { fmt, rawInsertRate } from './support/report';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
@@ -29,19 +30,6 @@ const POOL = process.env.BENCH_POOL ?? '16';
 const PEOPLE = Number(process.env.BENCH_PEOPLE ?? 5_000);
 /** Services of the region to run (comma separated feature names); default all, as a monolithic region. */
 const SERVICES = process.env.BENCH_SERVICES?.split(',');
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
-
-/** Single-row INSERT + commit on one connection: the floor every per-row write path pays. */
-async function rawInsertRate(dataSource: DataSource): Promise<number> {
-  await dataSource.query('CREATE TABLE IF NOT EXISTS public.bench_raw (id bigserial PRIMARY KEY, payload jsonb NOT NULL)');
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < 3_000) {
-    await dataSource.query('INSERT INTO public.bench_raw (payload) VALUES ($1)', [JSON.stringify({ n, subject: 'p', decision: 'granted' })]);
-    n += 1;
-  }
-  return n / ((performance.now() - start) / 1_000);
-}
 
 async function main(): Promise<void> {
   const database = await createTestDatabase('bench_records');

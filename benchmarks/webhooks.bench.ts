@@ -21,6 +21,7 @@ import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefi
 import { Agent, request } from 'undici';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository, DeliveryWorker, newDeliveryId, webhookDispatcherFeature } from '../libs/feature/webhook-dispatcher/src';
+import { fmt } from './support/report';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
 const RATE = Number(process.env.BENCH_RATE ?? 500);
@@ -65,7 +66,6 @@ async function startReceiver(): Promise<ChildReceiver> {
   return receiver;
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
@@ -231,7 +231,6 @@ async function main(): Promise<void> {
     await waitAll(EVENTS);
     const intakeRate = EVENTS / ((performance.now() - intakeStart) / 1_000);
     const intakeLatencies = [...latencies];
-
 
     const lines = [
       `webhook deliveries (Postgres schedule, lease claim, HMAC, undici POST, group-committed outcome), ${SUBSCRIPTIONS} subscriptions, concurrency ${CONCURRENCY}:`,
