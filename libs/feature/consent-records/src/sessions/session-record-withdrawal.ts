@@ -1,8 +1,8 @@
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { OutboxWriter } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { subjectKeys, type ConsentRecord, type WithdrawalChannel } from '../records/record';
 import type { RecordsRepository } from '../records/records.repository';
+import { withdrawWholeRecord } from '../records/whole-withdrawal';
 
 /** What withdrawing a session's record did; anything but `withdrawn` left the records as they were. */
 export type SessionWithdrawalOutcome = 'withdrawn' | 'superseded' | 'already_withdrawn';
@@ -14,11 +14,10 @@ export async function sessionRecord(records: RecordsRepository, manager: EntityM
 }
 
 /**
- * Withdraws a session's record wholly, as WithdrawConsent does, but publishes only the record-shaped
- * `consent.record_revoked` (receipts, mailing audiences): decision-gateway already published the
- * session-shaped `consent.revoked` for this withdrawal, and a second one would notify the
- * application twice. A record that a later one replaced no longer speaks for the person and is
- * left as it is (later-record rule).
+ * Withdraws a session's record wholly, as WithdrawConsent does, for the session's own
+ * `consent.revoked`. A record that a later one replaced no longer speaks for the person and is
+ * left as it is (later-record rule), and a repeated revocation changes nothing: neither is an error
+ * here, unlike on the API.
  */
 export async function withdrawSessionRecord(
   records: RecordsRepository,
@@ -32,25 +31,6 @@ export async function withdrawSessionRecord(
   if (!(await records.isHead(record.applicationId, record, manager))) return 'superseded';
   const withdrawals = await records.withdrawalsOf([record.id], manager);
   if (withdrawals.some((w) => w.purpose === null)) return 'already_withdrawn';
-  const standing = Object.entries(record.decisions)
-    .filter(([key, d]) => d.decision === 'granted' && !withdrawals.some((w) => w.purpose === key))
-    .map(([key]) => key)
-    .sort();
-  await records.insertWithdrawal(manager, { recordId: record.id, purpose: null, channel, withdrawnAt });
-  await outbox.add(
-    manager,
-    'consent.record_revoked',
-    {
-      recordId: record.id,
-      flowId: record.flowId,
-      flowVersion: record.flowVersion,
-      subjectExternalId: record.subject.external_id ?? '',
-      subjectEmail: record.subject.email ?? '',
-      purposes: standing,
-      channel,
-      revokedAt: timestampFromDate(withdrawnAt),
-    },
-    { applicationId: record.applicationId, occurredAt: withdrawnAt },
-  );
+  await withdrawWholeRecord(records, outbox, manager, record, withdrawals, channel, withdrawnAt);
   return 'withdrawn';
 }

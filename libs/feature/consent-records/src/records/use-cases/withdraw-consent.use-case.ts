@@ -8,6 +8,7 @@ import { consentRecordsError } from '../../consent-records.errors';
 import { CONSENT_RECORDS_OUTBOX } from '../../tokens';
 import { subjectKeys, type ConsentRecord, type WithdrawalChannel } from '../record';
 import { RecordsRepository } from '../records.repository';
+import { withdrawWholeRecord } from '../whole-withdrawal';
 
 /**
  * Withdraws a whole consent or one purpose of the person's current record, recording the channel
@@ -50,16 +51,7 @@ export class WithdrawConsent {
         );
         return found;
       }
-      const standing = Object.entries(found.decisions)
-        .filter(([key, d]) => d.decision === 'granted' && !withdrawals.some((w) => w.purpose === key))
-        .map(([key]) => key);
-      await this.records.insertWithdrawal(manager, { recordId: found.id, purpose: null, channel, withdrawnAt: now });
-      await this.outbox.add(
-        manager,
-        'consent.record_revoked',
-        { recordId: found.id, flowId: found.flowId, flowVersion: found.flowVersion, ...subject, purposes: standing, channel, revokedAt: timestampFromDate(now) },
-        context,
-      );
+      await withdrawWholeRecord(this.records, this.outbox, manager, found, withdrawals, channel, now);
       return found;
     });
   }
