@@ -1,4 +1,5 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 
 /** Rows per import request; more answer 400 payload_too_large (so does a body over the route's 64 MiB limit, see import-limits). */
@@ -9,7 +10,7 @@ export const MAX_IMPORT_ROWS = 100_000;
  * so one malformed row is reported as failed instead of refusing the whole import.
  */
 export class CreateImportBody {
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   @IsOptional() @IsBoolean()

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsIn, IsISO8601, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { API_WITHDRAWAL_CHANNELS } from './record';
 
 /** The person a record is about: at least one of `email` and `external_id` (checked in the domain). */
@@ -33,7 +34,7 @@ export class RecordFields {
 
 /** Body of POST /api/v1/consent_records (Record API). */
 export class RecordConsentBody extends RecordFields {
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 }
 

@@ -17,6 +17,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import {
@@ -48,7 +49,7 @@ export class QuorumInput {
 /** Fields of a consent session shared by POST /api/v1/decisions and the consent_sessions alias. */
 export class ConsentSessionBody {
   /** `flw_<region>_…`; must be an active flow of the caller's application. */
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   /** embed | popup | redirect | direct; default `redirect`. */
@@ -74,7 +75,7 @@ export class CreateDecisionBody {
   kind!: DecisionKind;
 
   /** Required for consent; optional context for the other kinds. */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional() @IsIdOf('flow')
   flow_id?: string;
 
   @IsOptional() @IsString() @IsIn(DELIVERY_MODES)
@@ -160,7 +161,7 @@ export class InboxQueryDto extends PageQuery {
   @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
   trigger_type?: TriggerType;
 
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional() @IsIdOf('application')
   application_id?: string;
 
   /** `deadline` (ascending, default) or `newest` (created_at descending). */

@@ -16,6 +16,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { DECIMAL_PATTERN } from '../shared/decimal';
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}(:\*)?$/;
@@ -87,7 +88,7 @@ class JurisdictionBoundsBody {
 
 /** `POST /api/v1/authorities`: any subset of the eight bounds; absent means not configured. */
 export class CreateAuthorityBody {
-  @IsString() @MaxLength(64) agent_id!: string;
+  @IsIdOf('agent') agent_id!: string;
   @IsString() @MinLength(1) @MaxLength(200) principal_id!: string;
   @IsOptional() @ValidateNested() @Type(() => ScopeBoundsBody) scope_bounds?: ScopeBoundsBody;
   @IsOptional() @ValidateNested() @Type(() => ActionBoundsBody) action_bounds?: ActionBoundsBody;

@@ -1,4 +1,5 @@
 import { IsBoolean, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 
 /** `POST /.well-known/svc-verify`. */
 export class VerifyReceiptBody {
@@ -13,7 +14,7 @@ export class DecodeReceiptBody {
 
 /** `POST /api/v1/oap/revocations`. */
 export class RevokeGrantBody {
-  @IsString() @MaxLength(64) grant_id!: string;
+  @IsIdOf('oap_grant') grant_id!: string;
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
 }
 
