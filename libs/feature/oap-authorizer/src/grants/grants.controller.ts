@@ -6,7 +6,7 @@ import { canonicalJson, sha256Hex } from '@svc/crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseAgentMetadata } from '../agents/agent-metadata';
 import { oapError } from '../oap.errors';
-import { idempotencyKeyOf } from '../shared/idempotency-store';
+import { idempotencyKeyOf, replayHeaders } from '../shared/idempotency-store';
 import { AgentAuthenticator } from './agent-authenticator';
 import type { GrantRequest } from './checks/cascade-step';
 import { DpopVerifier } from './dpop';
@@ -66,7 +66,7 @@ export class GrantsController {
           ? undefined
           : async () => this.evidence.verify(grantRequest, { credential: body.agent_credential, attestation: attestationBlock }),
     });
-    void reply.status(response.status).header('cache-control', 'no-store').send(response.body);
+    void reply.status(response.status).headers({ 'cache-control': 'no-store', ...replayHeaders(response) }).send(response.body);
   }
 
   /**
@@ -83,7 +83,7 @@ export class GrantsController {
     const key = idempotencyKeyOf(request.headers['idempotency-key'], { uuidV4: true });
     const block = this.evidence.parseAttestationBlock(body.agent_attestation);
     const response = await this.refresh.execute(grant, block, key, sha256Hex(canonicalJson({ agent_attestation: block })));
-    void reply.status(response.status).header('cache-control', 'no-store').send(response.body);
+    void reply.status(response.status).headers({ 'cache-control': 'no-store', ...replayHeaders(response) }).send(response.body);
   }
 
   /** The grant as its agent sees it: DPoP-bound agent token, the URL's grant must be the token's. */
