@@ -74,11 +74,27 @@ describe('id fields of requests are checked at the edge', () => {
     expect([inbox.status, inbox.body]).toEqual([422, expect.objectContaining(refusedNaming('application_id'))]);
   });
 
+  it('refuses malformed authority, agent and grant ids in the path with 422 naming the parameter', async () => {
+    const authority = await http('GET', `${us}/api/v1/authorities/auth_us_x`, { headers: bearer(app.token) });
+    expect([authority.status, authority.body]).toEqual([422, expect.objectContaining(refusedNaming('authority_id'))]);
+    const suspend = await http('POST', `${us}/api/v1/authorities/nope/suspend`, { headers: bearer(app.token), json: {} });
+    expect([suspend.status, suspend.body]).toEqual([422, expect.objectContaining(refusedNaming('authority_id'))]);
+    const agent = await http('GET', `${us}/api/v1/agents/agent_us_%00`, { headers: bearer(app.token) });
+    expect([agent.status, agent.body]).toEqual([422, expect.objectContaining(refusedNaming('agent_id'))]);
+    const refresh = await http('POST', `${us}/api/v1/grants/ath_us_short/attestation`, { headers: { 'idempotency-key': randomUUID() }, json: { agent_attestation: {} } });
+    expect([refresh.status, refresh.body]).toEqual([422, expect.objectContaining(refusedNaming('grant_id'))]);
+    const known = await http('GET', `${us}/api/v1/agents/${agentId}`, { headers: bearer(app.token) });
+    expect(known.status).toBe(200);
+  });
+
   it('publishes the id patterns in the OpenAPI document', async () => {
     const document = await http('GET', `${us}/.well-known/openapi`);
     const schemas = (document.body.components as { schemas: unknown }).schemas as Record<string, { properties: Record<string, { pattern?: string }> }>;
     expect(schemas.GrantRequestBody!.properties.agent_id!.pattern).toBe('^agent_(us|eu|ap|dev)_[a-z2-7]{20}$');
     expect(schemas.GrantRequestBody!.properties.authority_id!.pattern).toBe('^auth_(us|eu|ap|dev)_[a-z2-7]{20}$');
     expect(schemas.RecordConsentBody!.properties.flow_id!.pattern).toBe('^flw_(us|eu|ap|dev)_[a-z2-7]{20}$');
+    const paths = document.body.paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema: { pattern?: string } }> }>>;
+    const parameter = paths['/api/v1/authorities/{authority_id}']!.get!.parameters!.find((p) => p.name === 'authority_id');
+    expect(parameter?.schema.pattern).toBe('^auth_(us|eu|ap|dev)_[a-z2-7]{20}$');
   });
 });

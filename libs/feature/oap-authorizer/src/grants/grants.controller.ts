@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Param, Req, Res, Post, UseFilters } from '@nestjs/common';
-import { ApiDoc } from '@svc/server';
+import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
+import { ApiDoc, IdParam } from '@svc/server';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
@@ -77,7 +77,7 @@ export class GrantsController {
   @ApiDoc({ summary: 'Refresh the agent attestation of the grant (DPoP-bound agent token, Idempotency-Key UUIDv4)', tag: 'OAP', errors: [400, 401, 409, 410, 421] })
   @Post(':grant_id/attestation')
   @Public()
-  async refreshAttestation(@Param('grant_id') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async refreshAttestation(@IdParam('grant_id', 'oap_grant') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     this.refresh.assertHomeRegion(grantId);
     const grant = await this.agentAuth.authenticate(request, grantId);
     const key = idempotencyKeyOf(request.headers['idempotency-key'], { uuidV4: true });
@@ -90,7 +90,7 @@ export class GrantsController {
   @ApiDoc({ summary: 'The grant, for its agent (DPoP-bound agent token)', tag: 'OAP', errors: [401, 410] })
   @Get(':grant_id')
   @Public()
-  async get(@Param('grant_id') grantId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
+  async get(@IdParam('grant_id', 'oap_grant') grantId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
     return grantView(await this.agentAuth.authenticate(request, grantId));
   }
 }
