@@ -83,6 +83,7 @@ export class EscalationApprovals implements OnApplicationBootstrap, OnApplicatio
           deliveryMode: 'direct',
           embedOrigin: null,
           principalId: request.principalId || null,
+          principalBinding: request.principalId ? 'authority' : null,
           triggerType: 'escalation',
           reference: request.escalationId || null,
           quorumType,
