@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { queryRows } from '@svc/persistence';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { tokenDigest } from './session-token';
@@ -39,7 +40,8 @@ export class PrincipalAssertionsRepository {
 
   /** Marks the assertion used and returns what it binds; undefined when unknown, another application's, expired or used. */
   async consume(manager: EntityManager, sha256: string, applicationId: string, now: Date): Promise<AssertedPrincipal | undefined> {
-    const rows: Array<{ principal_id: string; flow_id: string | null }> = await manager.query(
+    const rows = await queryRows<{ principal_id: string; flow_id: string | null }>(
+      manager,
       `UPDATE gateway.principal_assertions SET used_at = $3
        WHERE assertion_sha256 = $1 AND application_id = $2 AND used_at IS NULL AND expires_at > $3
        RETURNING principal_id, flow_id`,
