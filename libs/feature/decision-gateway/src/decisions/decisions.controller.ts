@@ -70,7 +70,7 @@ export class DecisionsController {
   @Get(':session_token')
   @ApiDoc({ tag: 'Decisions', summary: 'Read a session (server side)', response: 'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, principal_binding, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged' })
   async get(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
-    return sessionView(await this.read.execute(sessionDigest(token), principal.applicationId));
+    return sessionView(await this.read.executeByToken(token, principal.applicationId));
   }
 
   /** Trades the exchange_token once for the decision outcome. */
@@ -109,7 +109,7 @@ export class DecisionsController {
   @ApiDoc({ tag: 'Decision page', summary: 'Session state for the hosted decision page, authorized by the session token', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions' })
   @Public()
   async state(@Param('session_token') token: string): Promise<Record<string, unknown>> {
-    return pageView(await this.read.execute(sessionDigest(token)));
+    return pageView(await this.read.executeByToken(token));
   }
 
   /**
@@ -122,8 +122,8 @@ export class DecisionsController {
   @Public()
   @HttpCode(200)
   async transition(@Param('session_token') token: string, @Body() body: TransitionBody): Promise<Record<string, unknown>> {
-    const digest = sessionDigest(token);
-    const session = await this.read.execute(digest);
+    const session = await this.read.executeByToken(token);
+    const digest = session.tokenSha256;
     const votes = session.kind !== 'consent';
     const result =
       !votes && isConsentAction(body.action)
