@@ -1,9 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { fromBinary } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
 import { Clock } from '@svc/config';
-import { ApprovalRequestedSchema } from '@svc/contracts';
+import { ApprovalRequestedSchema, decodeSealedEvent } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -49,7 +48,7 @@ export class EscalationApprovals implements OnApplicationBootstrap, OnApplicatio
 
   /** Creates the session for one approval request; returns false when it was skipped or seen before. */
   async handle(event: DeliveredEvent): Promise<boolean> {
-    const request = fromBinary(ApprovalRequestedSchema, event.data);
+    const request = decodeSealedEvent(ApprovalRequestedSchema, event.data, this.bus.personalData);
     const applicationId = request.meta?.applicationId ?? '';
     if (!/^[0-9a-f]{64}$/.test(request.sessionTokenSha256) || !applicationId) {
       this.logger.warn({ eventId: event.id }, 'approval request without session token digest or application; ignored');
