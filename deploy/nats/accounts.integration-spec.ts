@@ -3,7 +3,6 @@
  * own JetStream directory): anonymous clients are refused, a region's credentials read nothing of
  * another region, and the cross-region request/reply the code relies on still answers.
  */
-import { join } from 'node:path';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BusConnection, DurableConsumer, EventPublisher, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
@@ -20,9 +19,9 @@ import {
 } from '@svc/contracts';
 import { waitFor } from '@svc/testing';
 import { connect, type Subscription } from 'nats';
-import { randomPassword, startNatsServer, type NatsServerProcess } from './nats-server-process';
+import { ACCOUNTS_CONFIG, randomPassword } from './nats-server-binary';
+import { startNatsServer, type NatsServerProcess } from './nats-server-process';
 
-const CONFIG = join(__dirname, 'accounts.conf');
 const PREFIX = 'svc';
 
 /** How a subscription ends: a message, or the server's refusal. */
@@ -44,7 +43,7 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
   const buses = {} as Record<Region, BusConnection>;
 
   beforeAll(async () => {
-    server = await startNatsServer(CONFIG, Object.fromEntries(REGIONS.map((region) => [`NATS_${region.toUpperCase()}_PASSWORD`, passwords[region]])));
+    server = await startNatsServer(ACCOUNTS_CONFIG, Object.fromEntries(REGIONS.map((region) => [`NATS_${region.toUpperCase()}_PASSWORD`, passwords[region]])));
     for (const region of REGIONS) {
       buses[region] = await BusConnection.connect({
         url: server.url,

@@ -1,24 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { connect } from 'nats';
 import { freePort } from '@svc/testing';
-
-/** The nats-server binary: NATS_SERVER_BIN, else the first `nats-server` on PATH. Throws when there is none. */
-export function natsServerBinary(): string {
-  const candidates = process.env.NATS_SERVER_BIN ? [process.env.NATS_SERVER_BIN] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server'));
-  for (const candidate of candidates) {
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // next candidate
-    }
-  }
-  throw new Error('nats-server binary not found: install nats-server (2.9+) on PATH or set NATS_SERVER_BIN to its path');
-}
+import { natsServerBinary } from './nats-server-binary';
 
 /** A nats-server of the test's own, on a free loopback port, with a config file and a JetStream directory of its own. */
 export interface NatsServerProcess {
@@ -70,12 +56,4 @@ export async function startNatsServer(configFile: string, env: Record<string, st
     }
   }
   return { url, env, stop };
-}
-
-/**
- * A random account password. nats-server parses an environment value referenced from its config as
- * a config token, so the value starts with a letter and holds only letters and digits.
- */
-export function randomPassword(): string {
-  return `p${randomBytes(16).toString('hex')}`;
 }
