@@ -68,7 +68,10 @@ describe('encodeEvent / decodeSealedEvent', () => {
 
   it('keeps sealed fields out of the bytes and restores them with the region key', () => {
     const us = PersonalDataSeal.fromKeyEncryptionKey(kek(), 'us');
-    const bytes = encodeEvent(ConsentRecordedSchema, recorded(), us);
+    const message = recorded();
+    const bytes = encodeEvent(ConsentRecordedSchema, message, us);
+    // The caller's message is left as it was.
+    expect(message).toMatchObject({ subjectEmail: 'ada@example.com', subjectExternalId: 'ada-1815', sealedPersonalData: new Uint8Array(0) });
     const text = Buffer.from(bytes).toString('latin1');
     expect(text).not.toContain('ada@example.com');
     expect(text).not.toContain('ada-1815');

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { clearField, clone, fromBinary, getOption, isFieldSet, toBinary, type DescField, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import { clearField, create, fromBinary, getOption, isFieldSet, toBinary, type DescField, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
 import { PersonalData, personal_data } from './gen/svc/options/v1/personal_data_pb';
 
 /** The bytes field of an event message that carries its sealed fields. */
@@ -91,11 +91,20 @@ export function encodeEvent<S extends DescMessage>(schema: S, message: MessageSh
   const carried = fields.filter((f) => isFieldSet(message, f));
   if (carried.length === 0) return toBinary(schema, message);
   if (!seal) throw new Error(`${schema.typeName} carries personal data and no bus key is configured to seal it`);
-  const personal = clone(schema, message);
-  const inClear = clone(schema, message);
-  for (const field of schema.fields) clearField(fields.includes(field) ? inClear : personal, field);
-  (inClear as Record<string, unknown>)[sealedBytesField(schema).localName] = seal.seal(toBinary(schema, personal), message as EventHeader);
-  return toBinary(schema, inClear);
+  // The sealed fields alone form the plaintext; the message is encoded without them, then restored.
+  const source = message as Record<string, unknown>;
+  const personal = create(schema) as Record<string, unknown>;
+  for (const field of carried) personal[field.localName] = source[field.localName];
+  const sealedField = sealedBytesField(schema);
+  const envelope = seal.seal(toBinary(schema, personal as MessageShape<S>), message as EventHeader);
+  try {
+    for (const field of carried) clearField(message, field);
+    source[sealedField.localName] = envelope;
+    return toBinary(schema, message);
+  } finally {
+    for (const field of carried) source[field.localName] = personal[field.localName];
+    clearField(message, sealedField);
+  }
 }
 
 /**
