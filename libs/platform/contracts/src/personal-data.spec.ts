@@ -56,7 +56,7 @@ describe('personal data inventory of bus events', () => {
     const sealedNames = (schema: DescMessage) => sealedFieldsOf(schema).map((f) => f.name);
     expect(sealedNames(EVENTS['consent.recorded'].schema)).toEqual(['subject_external_id', 'subject_email']);
     expect(sealedNames(EVENTS['consent.granted'].schema)).toEqual(['user_identifier']);
-    expect(sealedNames(EVENTS['oap.approval_requested'].schema)).toEqual(['principal_id', 'approvers', 'request_json']);
+    expect(sealedNames(EVENTS['oap.approval_requested'].schema)).toEqual(['principal_id', 'approvers', 'request_json', 'proposal_json']);
     expect(sealedNames(EVENTS['authority.created'].schema)).toEqual(['principal_id', 'reason']);
   });
 });
