@@ -31,6 +31,7 @@ import {
   type QuorumType,
   type TriggerType,
 } from './decision';
+import { RoutedBy } from '@svc/ids';
 
 /** Printable identifier chosen by the application (principal, participant, reference). */
 const EXTERNAL_ID = /^[\x21-\x7e]{1,200}$/;
@@ -46,6 +47,7 @@ export class QuorumInput {
 }
 
 /** Fields of a consent session shared by POST /api/v1/decisions and the consent_sessions alias. */
+@RoutedBy('flow_id')
 export class ConsentSessionBody {
   /** `flw_<region>_…`; must be an active flow of the caller's application. */
   @IsDefined() @IsString() @MaxLength(100)
@@ -69,6 +71,7 @@ export class ConsentSessionBody {
 }
 
 /** Body of POST /api/v1/decisions (kind consent | approval | signature_request). */
+@RoutedBy('flow_id')
 export class CreateDecisionBody {
   @IsDefined() @IsString() @IsIn(DECISION_KINDS)
   kind!: DecisionKind;

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { Clock, PlatformConfig } from '@svc/config';
+import { Clock, PlatformConfig, homeRegionOf, isRegion } from '@svc/config';
+import { WrongRegionError } from '@svc/errors';
 import { parseId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
 import { GrantsRepository } from '../../grants/grants.repository';
@@ -33,8 +34,8 @@ export class RevokeGrant {
 
   async execute(principal: Principal, grantId: string, reasonCode: RevocationReasonCode, reason: string): Promise<{ revocation: Revocation; created: boolean }> {
     const parsed = parseId(grantId);
-    if (parsed?.kind === 'oap_grant' && parsed.region !== this.config.REGION) {
-      throw oapError('grant_region_mismatch', `Grant ${grantId} is homed in region ${parsed.region}`, { home_region: parsed.region });
+    if (parsed?.kind === 'oap_grant' && isRegion(parsed.region) && parsed.region !== this.config.REGION) {
+      throw new WrongRegionError(homeRegionOf(this.config, parsed.region), 'grant_region_mismatch');
     }
     const existing = await this.grants.find(grantId);
     if (!existing || existing.applicationId !== principal.applicationId) throw oapError('grant_not_found', 'Grant not found', { grant_id: grantId });
