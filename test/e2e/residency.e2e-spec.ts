@@ -55,6 +55,7 @@ describe('residency across two regions: every us identifier sent to eu answers 4
   it.each([
     ['POST /api/v1/decisions (flow_id)', '/api/v1/decisions', () => ({ kind: 'consent', flow_id: usFlowId })],
     ['POST /api/v1/consent_sessions (flow_id)', '/api/v1/consent_sessions', () => ({ flow_id: usFlowId })],
+    ['POST /api/v1/decisions/principal_assertions (flow_id)', '/api/v1/decisions/principal_assertions', () => ({ principal_id: 'user_1', flow_id: usFlowId })],
     ['POST /api/v1/consent_records (flow_id)', '/api/v1/consent_records', () => ({ flow_id: usFlowId, subject: { email: 'a@example.com' }, purposes: [] })],
     ['POST /api/v1/consent_records/imports (flow_id)', '/api/v1/consent_records/imports', () => ({ flow_id: usFlowId, records: [] })],
     ['POST /api/v1/disclosure_receipts (flow_id)', '/api/v1/disclosure_receipts', () => ({ flow_id: usFlowId })],

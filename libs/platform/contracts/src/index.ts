@@ -40,3 +40,4 @@ export { OVERSIGHT_EVENTS } from './events/oversight.events';
 export { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 export { RECEIPTS_RPC } from './rpc/receipts.rpc';
 export { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from './consent-vocabulary';
+export { ESCALATION_TRIGGER_BOUNDS, parseApprovalProposal, type ApprovalProposal, type EscalationTrigger } from './approval-proposal';
