@@ -66,7 +66,7 @@ describe('consent cannot be forged with the publishable key', () => {
         const type = msg.headers?.get('Svc-Event-Type') ?? '';
         if (type !== 'consent.granted' && type !== 'consent.denied') continue;
         const delivered = { id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: type, data: msg.data, deliveryCount: 1 };
-        events.push({ type, payload: decodeEvent(type, msg.data) as unknown as Json, delivered });
+        events.push({ type, payload: decodeEvent(type, msg.data, bus.personalData) as unknown as Json, delivered });
       }
     })();
     const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Forgery target', environment: 'development' }));

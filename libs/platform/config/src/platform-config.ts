@@ -39,6 +39,25 @@ export class PlatformConfig {
   @Matches(/^nats:\/\/\S+$/, { message: 'NATS_URL must be a nats:// URL' })
   NATS_URL = 'nats://127.0.0.1:4222';
 
+  /** Bus user of this region's account (with NATS_PASSWORD); the bus is anonymous when no credential is set. */
+  @IsOptional()
+  @IsString()
+  NATS_USER?: string;
+
+  @IsOptional()
+  @IsString()
+  NATS_PASSWORD?: string;
+
+  /** Bus token, instead of a user and password. */
+  @IsOptional()
+  @IsString()
+  NATS_TOKEN?: string;
+
+  /** Path of a NATS credentials file (JWT and NKey seed), instead of a user and password. */
+  @IsOptional()
+  @IsString()
+  NATS_CREDS?: string;
+
   /** Prefix of every subject and stream name; tests use their own to stay isolated. */
   @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'BUS_PREFIX must be 1-16 lowercase letters or digits' })
   BUS_PREFIX = 'svc';

@@ -88,15 +88,15 @@ export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnAppli
   private parse(event: DeliveredEvent): SessionEvent | undefined {
     switch (event.eventType) {
       case 'consent.granted': {
-        const e = decodeEvent('consent.granted', event.data);
+        const e = decodeEvent('consent.granted', event.data, this.bus.personalData);
         return { kind: 'decided', decision: { ...common(e), grantedPurposes: e.purposes, decidedAt: this.timeOf(e.fulfilledAt, e.meta), deliveryMode: e.deliveryMode, principalBinding: e.principalBinding } };
       }
       case 'consent.denied': {
-        const e = decodeEvent('consent.denied', event.data);
+        const e = decodeEvent('consent.denied', event.data, this.bus.personalData);
         return { kind: 'decided', decision: { ...common(e), grantedPurposes: [], decidedAt: this.timeOf(e.declinedAt, e.meta), deliveryMode: e.deliveryMode, principalBinding: e.principalBinding } };
       }
       case 'consent.revoked': {
-        const e = decodeEvent('consent.revoked', event.data);
+        const e = decodeEvent('consent.revoked', event.data, this.bus.personalData);
         // consent-records publishes consent.revoked itself, without a session, for its own withdrawals.
         if (!e.sessionToken) return undefined;
         return { kind: 'revoked', revocation: { ...common(e), channel: revocationChannel(e.revokedBy), revokedAt: this.timeOf(e.revokedAt, e.meta) } };

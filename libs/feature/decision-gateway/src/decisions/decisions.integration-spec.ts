@@ -100,7 +100,7 @@ describe('decision sessions over HTTP', () => {
     void (async () => {
       for await (const msg of subscription) {
         const type = msg.headers?.get('Svc-Event-Type') ?? '';
-        events.push({ type, payload: decodeEvent(type, msg.data) as Json });
+        events.push({ type, payload: decodeEvent(type, msg.data, bus.personalData) as Json });
       }
     })();
   });

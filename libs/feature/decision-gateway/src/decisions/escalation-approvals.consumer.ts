@@ -1,9 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { fromBinary } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
-import { ApprovalRequestedSchema, parseApprovalProposal, type ApprovalRequested } from '@svc/contracts';
+import { ApprovalRequestedSchema, decodeSealedEvent, parseApprovalProposal, type ApprovalRequested } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -56,7 +55,7 @@ export class EscalationApprovals implements OnApplicationBootstrap, OnApplicatio
 
   /** Creates the session for one approval request; returns false when it was skipped or seen before. */
   async handle(event: DeliveredEvent): Promise<boolean> {
-    const request = fromBinary(ApprovalRequestedSchema, event.data);
+    const request = decodeSealedEvent(ApprovalRequestedSchema, event.data, this.bus.personalData);
     if (!isOpenable(request)) {
       this.logger.warn({ eventId: event.id }, 'approval request without session token digest or application; ignored');
       return false;
