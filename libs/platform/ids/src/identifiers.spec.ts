@@ -73,7 +73,7 @@ describe('identifiers (spec: Identifiers table)', () => {
         if (name === 'node_modules' || name === 'gen') continue;
         if (statSync(path).isDirectory()) visit(path);
         else if (name.endsWith('.ts') && !name.endsWith('spec.ts')) {
-          for (const match of readFileSync(path, 'utf8').matchAll(/`([a-z]+)_\$\{[^}`]*region[^}`]*\}_/gi)) minted.add(match[1]!);
+          for (const match of readFileSync(path, 'utf8').matchAll(/`([a-z]+)_\$\{[^}`]*(?:region|REGION)[^}`]*\}_/g)) minted.add(match[1]!);
         }
       }
     };
