@@ -96,6 +96,16 @@ export class PlatformConfig {
   })
   REGION_URLS = 'us=http://127.0.0.1:8081,eu=http://127.0.0.1:8082,ap=http://127.0.0.1:8083';
 
+  /**
+   * Comma-separated `region=country` pairs (ISO 3166-1 alpha-2) naming the country each region's
+   * data lives in, as wrong-region answers report it (`home_country`); unnamed regions keep
+   * {@link DEFAULT_REGION_COUNTRIES}.
+   */
+  @Matches(/^[a-z]{2}=[A-Z]{2}(,[a-z]{2}=[A-Z]{2})*$/, {
+    message: 'REGION_COUNTRIES must be region=CC pairs (ISO 3166-1 alpha-2) separated by commas',
+  })
+  REGION_COUNTRIES = 'us=US,eu=DE,ap=SG';
+
   /** pino level. */
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
@@ -108,6 +118,25 @@ export class PlatformConfig {
   /** Name reported in logs, metrics and traces. */
   @IsString()
   SERVICE_NAME = 'svc';
+}
+
+/** Where each region's data lives by default: the country of its datacentre (ISO 3166-1 alpha-2). */
+export const DEFAULT_REGION_COUNTRIES: Readonly<Record<Region, string>> = { us: 'US', eu: 'DE', ap: 'SG' };
+
+/** The residency table: REGION_COUNTRIES over {@link DEFAULT_REGION_COUNTRIES}. */
+export function regionCountries(config: Pick<PlatformConfig, 'REGION_COUNTRIES'>): Record<Region, string> {
+  const result: Record<Region, string> = { ...DEFAULT_REGION_COUNTRIES };
+  for (const pair of config.REGION_COUNTRIES.split(',')) {
+    const [region, country] = pair.split('=', 2);
+    if (isRegion(region) && country && /^[A-Z]{2}$/.test(country)) result[region] = country;
+  }
+  return result;
+}
+
+/** A region as a wrong-region answer names it: the region, its country and its router's URL. */
+export function homeRegionOf(config: Pick<PlatformConfig, 'REGION_COUNTRIES' | 'REGION_URLS'>, region: Region): { region: Region; country: string; url?: string } {
+  const url = regionUrls(config)[region];
+  return { region, country: regionCountries(config)[region], ...(url ? { url } : {}) };
 }
 
 /** Parses REGION_URLS into a map. */

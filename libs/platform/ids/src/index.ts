@@ -16,3 +16,4 @@ export {
   type ParsedId,
 } from './identifiers';
 export { IsIdOf, idShape } from './is-id-of';
+export { RoutedBy, routedFieldsOf } from './routed-by';

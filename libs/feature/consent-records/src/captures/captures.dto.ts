@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObje
 import { IsIdOf } from '@svc/ids';
 import { SubjectInput } from '../records/records.dto';
 import { CAPTURE_CHANNELS, type CaptureChannel } from './capture';
+import { RoutedBy } from '@svc/ids';
 
 /** One bound control as the snippet (or the rendered field) saw it at submission. */
 export class CapturedFieldInput {
@@ -23,6 +24,7 @@ export class CapturedFieldInput {
 }
 
 /** Body of POST /capture/v1/captures (publishable key, allowed Origin). */
+@RoutedBy('flow_id')
 export class CreateCaptureBody {
   @IsDefined() @IsIdOf('flow')
   flow_id!: string;

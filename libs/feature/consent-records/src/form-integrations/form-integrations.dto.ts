@@ -3,6 +3,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObje
 import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { FORM_PLATFORMS, type FormPlatform } from './form-integration';
+import { RoutedBy } from '@svc/ids';
 
 const FIELD_REF = /^[^\s]{1,255}$/;
 
@@ -40,6 +41,7 @@ export class SubjectMappingInput {
 }
 
 /** Body of POST /api/v1/consent_records/form_integrations. */
+@RoutedBy('flow_id')
 export class CreateFormIntegrationBody {
   @IsDefined() @IsString() @IsIn(FORM_PLATFORMS)
   platform!: FormPlatform;

@@ -33,6 +33,7 @@ import {
   type QuorumType,
   type TriggerType,
 } from './decision';
+import { RoutedBy } from '@svc/ids';
 
 /** Printable identifier chosen by the application (principal, participant, reference). */
 const EXTERNAL_ID = /^[\x21-\x7e]{1,200}$/;
@@ -48,6 +49,7 @@ export class QuorumInput {
 }
 
 /** Fields of a consent session shared by POST /api/v1/decisions and the consent_sessions alias. */
+@RoutedBy('flow_id')
 export class ConsentSessionBody {
   /** `flw_<region>_…`; must be an active flow of the caller's application. */
   @IsDefined() @IsIdOf('flow')
@@ -79,6 +81,7 @@ export class ConsentSessionBody {
 }
 
 /** Body of POST /api/v1/decisions (kind consent | approval | signature_request). */
+@RoutedBy('flow_id')
 export class CreateDecisionBody {
   @IsDefined() @IsString() @IsIn(DECISION_KINDS)
   kind!: DecisionKind;
@@ -155,6 +158,7 @@ export class TransitionBody {
 }
 
 /** Body of POST /api/v1/decisions/principal_assertions (API token). */
+@RoutedBy('flow_id')
 export class CreatePrincipalAssertionBody {
   /** The application's identifier of the person its server has authenticated. */
   @IsDefined() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })

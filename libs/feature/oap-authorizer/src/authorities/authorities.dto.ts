@@ -19,6 +19,7 @@ import {
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IsIdOf } from '@svc/ids';
 import { DECIMAL_PATTERN } from '../shared/decimal';
+import { RoutedBy } from '@svc/ids';
 
 /** OpenAPI of a bound: never empty (spec: absence is never unlimited, and neither is `{}`). */
 const BOUND_SCHEMA = {
@@ -102,6 +103,7 @@ class JurisdictionBoundsBody {
 }
 
 /** `POST /api/v1/authorities`: any subset of the eight bounds; absent means not configured. */
+@RoutedBy('agent_id')
 export class CreateAuthorityBody {
   @IsIdOf('agent') agent_id!: string;
   @IsString() @MinLength(1) @MaxLength(200) principal_id!: string;
