@@ -64,6 +64,7 @@ describe('parsing a JSON request body', () => {
   it('refuses prototype-pollution keys', () => {
     expect(refusal(() => parse('{"a":{"__proto__":{"admin":true}}}')).code).toBe('malformed_json');
     expect(refusal(() => parse('{"constructor":{"prototype":{"admin":true}}}')).code).toBe('malformed_json');
+    expect(refusal(() => parse('{"a":{"\\u005f_proto__":{"admin":true}}}')).code).toBe('malformed_json');
   });
 
   it('refuses a declared charset other than UTF-8', () => {

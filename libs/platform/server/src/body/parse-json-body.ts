@@ -3,6 +3,8 @@ import { checkJsonShape, DEFAULT_JSON_LIMITS, type JsonLimits } from './json-lim
 import { refuseUnstorableStrings } from './unstorable-strings';
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** A \\u0000 or \\uD800–\\uDFFF escape (possibly a false alarm, e.g. an escaped backslash before it). */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 /** Refuses a declared charset other than UTF-8 (RFC 8259: JSON exchanged between systems is UTF-8). */
@@ -35,8 +37,11 @@ export function parseJsonBody(bytes: Buffer, limits: JsonLimits = DEFAULT_JSON_L
   } catch {
     throw commonError('malformed_json', 'Request body is not valid JSON');
   }
-  refusePrototypeKeys(value);
-  refuseUnstorableStrings(value);
+  // Walk the parsed value only when the text could hold what the walks look for: U+0000 and lone
+  // surrogates can only arrive as \u escapes (raw ones are not JSON or not UTF-8).
+  const escapes = text.includes('\\u');
+  if (escapes || text.includes('__proto__') || text.includes('constructor')) refusePrototypeKeys(value);
+  if (escapes && UNSTORABLE_ESCAPE.test(text)) refuseUnstorableStrings(value);
   return value;
 }
 
