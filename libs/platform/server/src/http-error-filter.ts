@@ -111,6 +111,8 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   if (reply.sent) return;
   for (const [name, value] of Object.entries(mapped.headers ?? {})) void reply.header(name, value);
+  // The rest of an oversized body is never read: close the socket rather than keep a half-sent upload alive.
+  if (mapped.status === 413) void reply.header('connection', 'close');
   void reply.header('cache-control', 'no-store').status(mapped.status).send(mapped.envelope);
 }
 
