@@ -57,7 +57,9 @@ describe('bad input over HTTP answers 4xx with the envelope, never 5xx', () => {
     });
 
     it('answers 400 naming the parameter to U+0000 in a query string', async () => {
-      expect(answer(await http('GET', `${us}/api/v1/flows?cursor=a%00b`, { headers: auth() }), true)).toEqual([400, 'invalid_request', 'cursor']);
+      const routes = `${us}/api/v1/oap/attestations/agent_class_routes`;
+      expect(answer(await http('GET', `${routes}?agent_class=a%00b`, { headers: auth() }), true)).toEqual([400, 'invalid_request', 'agent_class']);
+      expect(answer(await http('DELETE', `${routes}?agent_class=a%00b`, { headers: auth() }), true)).toEqual([400, 'invalid_request', 'agent_class']);
     });
 
     it('answers 400 malformed_json to bytes that are not UTF-8, and stores nothing', async () => {
