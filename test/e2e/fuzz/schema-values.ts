@@ -52,7 +52,7 @@ export function valueOf(schema: Schema, components: Record<string, Schema>, dept
   if (alternatives?.length) return fc.oneof(...alternatives.map((s) => valueOf(s, components, depth)));
   if (schema.allOf?.length) return valueOf(schema.allOf[0]!, components, depth);
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  switch (type) {
+  switch (type ?? 'object') {
     case 'string':
       return stringArbitrary(schema);
     case 'integer':

@@ -1,12 +1,11 @@
 import { validationError } from '@svc/errors';
 
-/** U+0000, or a UTF-16 surrogate without its pair: neither can be stored as Postgres text or jsonb. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** A UTF-16 surrogate without its pair: like U+0000, Postgres text and jsonb cannot store it. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function problemOf(text: string): string | undefined {
-  const match = UNSTORABLE.exec(text);
-  if (!match) return undefined;
-  return match[0] === '\u0000' ? 'contains U+0000' : 'contains an unpaired UTF-16 surrogate';
+  if (text.includes('\u0000')) return 'contains U+0000';
+  return LONE_SURROGATE.test(text) ? 'contains an unpaired UTF-16 surrogate' : undefined;
 }
 
 function fieldPath(parent: string, key: string): string {
