@@ -86,6 +86,12 @@ describe('bad input over HTTP answers 4xx with the envelope, never 5xx', () => {
       expect(answer(await post(`/api/v1/trusted_attesters/${attester.id}/rotate`, '{"overlap_seconds":null}'), true)).toEqual([400, 'invalid_request', 'overlap_seconds']);
     });
 
+    it('refuses null inside nested bounds, naming the field (value_bounds.per_action: null made every grant of the authority 500)', async () => {
+      const body = (bounds: Record<string, unknown>) => JSON.stringify({ agent_id: agentId, principal_id: 'user_2', purposes: ['shopping'], valid_until: '2027-06-01T00:00:00Z', ...bounds });
+      expect(answer(await post('/api/v1/authorities', body({ value_bounds: { currency: 'EUR', per_action: null } })), true)).toEqual([400, 'invalid_request', 'value_bounds.per_action']);
+      expect(answer(await post('/api/v1/authorities', body({ time_bounds: null })), true)).toEqual([400, 'invalid_request', 'time_bounds']);
+    });
+
     it('refuses agent_credential: null on a grant request, naming the field', async () => {
       const grant = await requestGrant(us, app, key, grantBody(agentId, key, { agent_credential: null }), { now: new Date() });
       expect(answer(grant, true)).toEqual([400, 'invalid_request', 'agent_credential']);

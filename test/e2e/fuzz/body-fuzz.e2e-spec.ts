@@ -70,6 +70,10 @@ describe('fuzzing every body-taking operation', () => {
     publishableKey = created.publishableKey;
     const app = { id: created.application.id, token: apiToken };
     agentKey = await newAgentKey();
+    // Grants get an agent of their own with one authority, so that fuzzing the authorities routes
+    // (which creates, suspends and revokes authorities) leaves grant requests reaching the cascade.
+    const grantAgentId = await createAgent(us, app, { manifest: true });
+    await createAuthority(us, app, grantAgentId);
     const agentId = await createAgent(us, app, { manifest: true });
     const authorityId = await createAuthority(us, app, agentId);
     const auth = { authorization: `Bearer ${apiToken}` };
@@ -89,7 +93,7 @@ describe('fuzzing every body-taking operation', () => {
       flow_id: flow.body.id as string,
     });
     Object.assign(seeds, {
-      'POST /api/v1/grants': () => grantBody(agentId, agentKey, { valid_until: new Date(Date.now() + 3_600_000).toISOString() }),
+      'POST /api/v1/grants': () => grantBody(grantAgentId, agentKey, { valid_until: new Date(Date.now() + 3_600_000).toISOString() }),
       'POST /api/v1/authorities': () => ({ agent_id: agentId, principal_id: 'user_1', scope_bounds: { allowed: ['payments:*'] }, action_bounds: { allowed: ['pay'] }, value_bounds: { currency: 'EUR', per_action: '100.00', aggregate: '1000' }, purposes: ['shopping'], valid_until: '2027-06-01T00:00:00Z' }),
       'POST /api/v1/flows': () => flowBody,
       'POST /api/v1/applications/{application_id}/api_tokens': () => ({ name: 'fuzz token', scopes: ['consent:write'] }),
