@@ -6,8 +6,8 @@ import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey
 /**
  * A bound is an object of its declared shape holding at least one constraint or an explicit
  * `unrestricted: true`: absence is never unlimited, and neither is an empty or wrongly shaped
- * bound. Creation refuses one with 422 naming the field; one already stored fails closed at its
- * cascade step. Spec: Authority bounds.
+ * bound. Creation refuses one naming the field (422; a null is refused by the platform-wide null
+ * rule, 400); one already stored fails closed at its cascade step. Spec: Authority bounds.
  */
 describe('authority bounds must be enforceable', () => {
   const clock = new FakeClock('2026-03-04T10:30:00.000Z');
@@ -38,14 +38,11 @@ describe('authority bounds must be enforceable', () => {
   it.each([
     ['time_bounds', {}],
     ['time_bounds', []],
-    ['time_bounds', null],
     ['time_bounds', { unrestricted: false }],
     ['reputation_bounds', {}],
     ['reputation_bounds', []],
-    ['reputation_bounds', null],
     ['oap_sequence_bounds', {}],
     ['oap_sequence_bounds', []],
-    ['oap_sequence_bounds', null],
     ['scope_bounds', {}],
     ['jurisdiction_bounds', []],
   ])('refuses %s = %j with 422 naming the field', async (field, value) => {
@@ -54,9 +51,21 @@ describe('authority bounds must be enforceable', () => {
     expect(res.body).toMatchObject({ reason_code: 'validation_failed', detail: { field } });
   });
 
-  it('refuses value_bounds.per_action: null at creation, naming the field', async () => {
-    const res = await createWith({ value_bounds: { currency: 'EUR', per_action: null } });
-    expect([res.status, res.body.detail]).toEqual([422, expect.objectContaining({ field: 'value_bounds.per_action' })]);
+  it.each([
+    ['time_bounds', { time_bounds: null }],
+    ['reputation_bounds', { reputation_bounds: null }],
+    ['oap_sequence_bounds', { oap_sequence_bounds: null }],
+    ['value_bounds.per_action', { value_bounds: { currency: 'EUR', per_action: null } }],
+  ])('refuses null for %s at creation (the platform-wide null rule: 400 naming the field)', async (field, overrides) => {
+    const res = await createWith(overrides);
+    expect([res.status, res.body]).toEqual([400, expect.objectContaining({ reason_code: 'invalid_request', detail: expect.objectContaining({ field }) })]);
+  });
+
+  it('refuses a wrongly typed constraint at creation, naming the field', async () => {
+    const res = await createWith({ value_bounds: { currency: 'EUR', per_action: 12 } });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.detail).toMatchObject({ field: 'value_bounds.per_action' });
   });
 
   it('accepts an explicit unrestricted: true, which lets grants through its step', async () => {

@@ -24,7 +24,7 @@ import { RoutedBy } from '@svc/ids';
 /** OpenAPI of a bound: never empty (spec: absence is never unlimited, and neither is `{}`). */
 const BOUND_SCHEMA = {
   minProperties: 1,
-  description: 'At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}`, arrays and null are refused (422).',
+  description: 'At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400).',
 };
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}(:\*)?$/;
@@ -68,7 +68,7 @@ class TimeBoundsBody {
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
-@JSONSchema({ description: 'When to ask the principal(s) and the quorum that decides. `{}`, arrays and null are refused (422).' })
+@JSONSchema({ description: 'When to ask the principal(s) and the quorum that decides. `{}` and arrays are refused (422), null (400).' })
 class EscalationBoundsBody {
   @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'amount_over must be a decimal string' }) amount_over?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) actions?: string[];
