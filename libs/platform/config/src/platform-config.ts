@@ -77,6 +77,16 @@ export class PlatformConfig {
   })
   REGION_URLS = 'us=http://127.0.0.1:8081,eu=http://127.0.0.1:8082,ap=http://127.0.0.1:8083';
 
+  /**
+   * Seconds a known credential's last answer may still be served after its 5-second cache when its
+   * owner cannot be asked (bus outage); 0 turns it off. Bounded: never unlimited, at most an hour.
+   */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(0)
+  @Max(3_600)
+  CREDENTIAL_STALE_IF_ERROR_SECONDS = 300;
+
   /** pino level. */
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

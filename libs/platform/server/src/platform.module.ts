@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, RpcClient, RpcServer, ensureRegionStream } from '@svc/bus';
+import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, SystemClock } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
 import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
@@ -70,8 +70,10 @@ export class PlatformModule {
             return bus;
           },
         },
-        { provide: RpcServer, useFactory: (bus: BusConnection) => new RpcServer(bus), inject: [BusConnection] },
-        { provide: RpcClient, useFactory: (bus: BusConnection) => new RpcClient(bus), inject: [BusConnection] },
+        // Handlers of the services composed in this process are called directly, not over the bus.
+        { provide: LocalRpcHandlers, useValue: new LocalRpcHandlers() },
+        { provide: RpcServer, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcServer(bus, local), inject: [BusConnection, LocalRpcHandlers] },
+        { provide: RpcClient, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcClient(bus, local), inject: [BusConnection, LocalRpcHandlers] },
         {
           provide: OutboxRegistry,
           useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
@@ -84,7 +86,12 @@ export class PlatformModule {
           inject: [DataSource, KeyEncryption, Clock],
         },
         PlatformLifecycle,
-        { provide: CredentialResolver, useClass: RpcCredentialResolver },
+        {
+          provide: CredentialResolver,
+          useFactory: (rpc: RpcClient, bus: BusConnection) =>
+            new RpcCredentialResolver(rpc, bus, { staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_SECONDS * 1_000 }),
+          inject: [RpcClient, BusConnection],
+        },
         { provide: DelegationResolver, useClass: NoDelegationGrants },
         AttesterResolver,
         { provide: APP_GUARD, useClass: AuthGuard },
