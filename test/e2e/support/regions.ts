@@ -14,7 +14,15 @@ export interface TestRegions {
  * Boots the three regions in monolithic mode inside the test process, each on its own database
  * and all on a bus prefix of their own, as `npm start` would (but on free ports).
  */
-export async function startRegions(label: string, options: { clock?: Clock; regions?: readonly Region[] } = {}): Promise<TestRegions> {
+export async function startRegions(
+  label: string,
+  options: {
+    clock?: Clock;
+    regions?: readonly Region[];
+    /** NATS the regions connect to (e.g. a proxy the test controls); the shared test server by default. */
+    natsUrl?: string;
+  } = {},
+): Promise<TestRegions> {
   const regions = options.regions ?? REGIONS;
   const prefix = uniqueBusPrefix();
   const kek = testKeyEncryptionKey();
@@ -36,6 +44,7 @@ export async function startRegions(label: string, options: { clock?: Clock; regi
         REGION_URLS: regionUrls,
         PUBLIC_BASE_URL: `http://127.0.0.1:${ports[region]}`,
         SERVICE_NAME: `e2e-${region}`,
+        ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
       }),
       { clock: options.clock },
     );
