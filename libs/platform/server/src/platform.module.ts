@@ -8,6 +8,7 @@ import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
 import { createDataSource, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
+import type { BootTeardown } from './boot-teardown';
 import { HealthController } from './health.controller';
 import { OutboxRegistry } from './outbox-registry';
 import { LOGGER } from './tokens';
@@ -21,6 +22,8 @@ export interface PlatformOptions {
   /** Overrides the wall clock (tests). */
   clock?: Clock;
   logger?: Logger;
+  /** Receives the release of the database pool and the bus connection as soon as each is open. */
+  teardown?: BootTeardown;
 }
 
 /**
@@ -53,6 +56,7 @@ export class PlatformModule {
               applicationName: `${config.SERVICE_NAME}-${config.REGION}`,
             });
             await dataSource.initialize();
+            options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
             for (const set of [keysMigrations, ...options.migrations]) await runMigrations(dataSource, set);
             return dataSource;
           },
@@ -66,6 +70,7 @@ export class PlatformModule {
               region: config.REGION,
               name: `${config.SERVICE_NAME}-${config.REGION}`,
             });
+            options.teardown?.add('nats', () => bus.close());
             await ensureRegionStream(bus.jsm, bus.prefix, bus.region);
             return bus;
           },
