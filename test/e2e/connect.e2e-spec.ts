@@ -80,7 +80,8 @@ describe('Connect basics through the us router', () => {
       expect(res.body).toEqual({
         message: expect.stringContaining('eu'),
         reason_code: 'wrong_region',
-        detail: { home_region: 'eu', home_region_url: stack.url.eu },
+        home_country: 'DE',
+        detail: { home_region: 'eu', home_country: 'DE', home_region_url: stack.url.eu },
       });
     });
 

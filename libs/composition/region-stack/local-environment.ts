@@ -47,6 +47,15 @@ export function configuredKeyEncryptionKey(): string | undefined {
   return readFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 'utf8').trim() || undefined;
 }
 
+/**
+ * The region's bus credentials in the local stack: its account user (deploy/nats/accounts.conf)
+ * when `NATS_<REGION>_PASSWORD` is set, none otherwise (a bus without accounts).
+ */
+function regionBusCredentials(region: Region): Record<string, string> {
+  const password = process.env[`NATS_${region.toUpperCase()}_PASSWORD`];
+  return password ? { NATS_USER: `svc-${region}`, NATS_PASSWORD: password } : {};
+}
+
 /** Environment of a region's processes in the local stack. */
 export function regionEnvironment(region: Region, extra: Record<string, string> = {}): Record<string, string> {
   const base = Number(process.env.SVC_ROUTER_PORT_BASE ?? 8080);
@@ -56,6 +65,7 @@ export function regionEnvironment(region: Region, extra: Record<string, string> 
     DATABASE_URL: regionDatabaseUrl(region),
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     BUS_PREFIX: process.env.BUS_PREFIX ?? 'svc',
+    ...regionBusCredentials(region),
     KEY_ENCRYPTION_KEY: localKeyEncryptionKey(),
     PUBLIC_BASE_URL: `http://127.0.0.1:${routerPort(region, base)}`,
     REGION_URLS: regionUrls,

@@ -102,6 +102,23 @@ describe('POST /api/v1/oap/attestations', () => {
       expect(replay.body.attestation).toEqual({ ...(first.body.attestation as object), idempotent_replay: true });
     });
 
+    it('answers 50 concurrent identical submissions with one witnessed row and 49 replays of its receipt', async () => {
+      const body = attestationBody(app.id, { agent_class: freshClass(), sequence_number: 1 });
+      const answers = await Promise.all(Array.from({ length: 50 }, () => submit(stack, engine.token, body)));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toEqual([...Array<number>(49).fill(200), 201]);
+      const created = answers.find((a) => a.status === 201);
+      for (const replay of answers.filter((a) => a.status === 200)) {
+        expect(replay.body.receipt).toBe(created?.body.receipt);
+        expect(replay.body.attestation).toMatchObject({ id: (created?.body.attestation as { id: string }).id, idempotent_replay: true });
+      }
+      const rows: Array<{ count: string }> = await stack.dataSource.query(
+        `SELECT count(*) AS count FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`,
+        [app.id, body.attestation_id],
+      );
+      expect(Number(rows[0]?.count)).toBe(1);
+    });
+
     it('treats touchpoint_id as application_id for the replay comparison', async () => {
       const body = attestationBody(app.id, { agent_class: freshClass() });
       const first = await submit(stack, engine.token, body);

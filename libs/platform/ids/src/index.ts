@@ -14,3 +14,4 @@ export {
   type IdRegion,
   type ParsedId,
 } from './identifiers';
+export { RoutedBy, routedFieldsOf } from './routed-by';

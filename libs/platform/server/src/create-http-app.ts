@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { PlatformConfig } from '@svc/config';
 import { Metrics, PinoNestLogger, type Logger } from '@svc/telemetry';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HomeRegionPipe } from './home-region.pipe';
 import { HttpErrorFilter } from './http-error-filter';
 import { captureRawBody } from './raw-body';
 import { LOGGER } from './tokens';
@@ -45,7 +46,7 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
   const metrics = app.get(Metrics);
   app.useLogger(new PinoNestLogger(logger));
   app.useGlobalFilters(new HttpErrorFilter(logger));
-  app.useGlobalPipes(strictValidationPipe());
+  app.useGlobalPipes(new HomeRegionPipe(config), strictValidationPipe());
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();

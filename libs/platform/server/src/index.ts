@@ -5,6 +5,7 @@ export { OutboxRegistry } from './outbox-registry';
 export { PlatformLifecycle, PlatformModule, type PlatformOptions } from './platform.module';
 export { LOGGER } from './tokens';
 export { strictValidationPipe } from './validation';
+export { HomeRegionPipe } from './home-region.pipe';
 export { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, encodeCursor, toPage, type Page } from './pagination';
 export { runMain, startProcess, type FeatureDefinition, type ProcessOptions, type RunningProcess } from './start-process';
 export { buildOpenApiDocument } from './openapi/build-openapi';

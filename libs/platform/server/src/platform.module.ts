@@ -1,9 +1,9 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, ensureRegionStream } from '@svc/bus';
+import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, SystemClock } from '@svc/config';
-import { eventSubject } from '@svc/contracts';
+import { PersonalDataSeal, eventSubject } from '@svc/contracts';
 import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
 import { createDataSource, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
@@ -69,6 +69,8 @@ export class PlatformModule {
               prefix: config.BUS_PREFIX,
               region: config.REGION,
               name: `${config.SERVICE_NAME}-${config.REGION}`,
+              credentials: busCredentialsFrom(config),
+              personalData: PersonalDataSeal.fromKeyEncryptionKey(config.KEY_ENCRYPTION_KEY, config.REGION),
             });
             options.teardown?.add('nats', () => bus.close());
             await ensureRegionStream(bus.jsm, bus.prefix, bus.region);

@@ -260,6 +260,12 @@ export interface CreateSessionOptions {
   deliveryMode?: DeliveryMode;
   /** Default: this page's origin. */
   embedOrigin?: string;
+  /**
+   * Who the person is: a `pas_…` value the application's server obtained with its API token
+   * (POST /api/v1/decisions/principal_assertions). Without it the session is unbound and its
+   * decision is recorded for nobody. The browser can never name the person itself.
+   */
+  principalAssertion?: string;
   baseUrl?: string;
 }
 
@@ -269,7 +275,13 @@ export async function createSession(options: CreateSessionOptions): Promise<{ se
   const response = await fetch(`${base}/api/v1/decisions?publishable_key=${encodeURIComponent(options.publishableKey)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-publishable-key': options.publishableKey },
-    body: JSON.stringify({ kind: 'consent', flow_id: options.flowId, delivery_mode: options.deliveryMode ?? 'embed', embed_origin: options.embedOrigin ?? window.location.origin }),
+    body: JSON.stringify({
+      kind: 'consent',
+      flow_id: options.flowId,
+      delivery_mode: options.deliveryMode ?? 'embed',
+      embed_origin: options.embedOrigin ?? window.location.origin,
+      ...(options.principalAssertion !== undefined ? { principal_assertion: options.principalAssertion } : {}),
+    }),
   });
   const text = await response.text();
   let body: unknown = null;

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { SubjectInput } from '../records/records.dto';
 import { CAPTURE_CHANNELS, type CaptureChannel } from './capture';
+import { RoutedBy } from '@svc/ids';
 
 /** One bound control as the snippet (or the rendered field) saw it at submission. */
 export class CapturedFieldInput {
@@ -22,6 +23,7 @@ export class CapturedFieldInput {
 }
 
 /** Body of POST /capture/v1/captures (publishable key, allowed Origin). */
+@RoutedBy('flow_id')
 export class CreateCaptureBody {
   @IsDefined() @IsString() @MaxLength(100)
   flow_id!: string;

@@ -2,6 +2,7 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { PageQuery } from '@svc/server';
 import { FORM_PLATFORMS, type FormPlatform } from './form-integration';
+import { RoutedBy } from '@svc/ids';
 
 const FIELD_REF = /^[^\s]{1,255}$/;
 
@@ -39,6 +40,7 @@ export class SubjectMappingInput {
 }
 
 /** Body of POST /api/v1/consent_records/form_integrations. */
+@RoutedBy('flow_id')
 export class CreateFormIntegrationBody {
   @IsDefined() @IsString() @IsIn(FORM_PLATFORMS)
   platform!: FormPlatform;

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { MAILING_PROVIDERS, MAX_API_BASE_URL_LENGTH } from './mailing-audience';
+import { RoutedBy } from '@svc/ids';
 
 /** Most purposes one integration maps (permissions or tags). */
 export const MAX_MAPPED_PURPOSES = 50;
@@ -31,6 +32,7 @@ export class PurposeTagsInput {
 }
 
 /** Body of POST /api/v1/mailing_audiences. */
+@RoutedBy('flow_id')
 export class CreateMailingAudienceBody {
   @IsDefined() @IsString() @IsIn(MAILING_PROVIDERS)
   provider!: (typeof MAILING_PROVIDERS)[number];

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsIn, IsISO8601, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { API_WITHDRAWAL_CHANNELS } from './record';
+import { RoutedBy } from '@svc/ids';
 
 /** The person a record is about: at least one of `email` and `external_id` (checked in the domain). */
 export class SubjectInput {
@@ -32,6 +33,7 @@ export class RecordFields {
 }
 
 /** Body of POST /api/v1/consent_records (Record API). */
+@RoutedBy('flow_id')
 export class RecordConsentBody extends RecordFields {
   @IsDefined() @IsString() @MaxLength(100)
   flow_id!: string;

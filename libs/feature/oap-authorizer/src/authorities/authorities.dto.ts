@@ -17,6 +17,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { DECIMAL_PATTERN } from '../shared/decimal';
+import { RoutedBy } from '@svc/ids';
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}(:\*)?$/;
 const NAME_MESSAGE = 'each entry must be 1-128 of A-Z a-z 0-9 _ . : - /, optionally ending in :*';
@@ -86,6 +87,7 @@ class JurisdictionBoundsBody {
 }
 
 /** `POST /api/v1/authorities`: any subset of the eight bounds; absent means not configured. */
+@RoutedBy('agent_id')
 export class CreateAuthorityBody {
   @IsString() @MaxLength(64) agent_id!: string;
   @IsString() @MinLength(1) @MaxLength(200) principal_id!: string;

@@ -14,6 +14,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { DECIMAL_PATTERN } from '../shared/decimal';
+import { RoutedBy } from '@svc/ids';
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}$/;
 
@@ -45,6 +46,7 @@ export class DelegationHopBody {
  * `authority_id` (which authority, when the agent holds several), `purpose`, `jurisdiction` and
  * `delegation_chain` (steps 11 and 14).
  */
+@RoutedBy('agent_id', 'authority_id')
 export class GrantRequestBody {
   @IsString() @MaxLength(64) agent_id!: string;
   @IsString() @Matches(/^[A-Za-z0-9_-]{43}$/, { message: 'agent_dpop_jkt must be a base64url SHA-256 thumbprint (43 characters)' }) agent_dpop_jkt!: string;

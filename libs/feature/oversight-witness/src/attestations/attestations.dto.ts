@@ -9,6 +9,7 @@ import {
   ATTESTATION_DECISIONS, LEGAL_BASES, MAX_ACTION_CLASS_LENGTH, MAX_AGENT_CLASS_LENGTH, MAX_ATTESTATION_ID_LENGTH, MAX_CONTEXT_BYTES,
   type AttestationDecision, type LegalBasis,
 } from './attestation';
+import { RoutedBy } from '@svc/ids';
 
 /** Application id shape (`tp_<region>_<base32(20)>`). */
 export const APPLICATION_ID_PATTERN = /^tp_(us|eu|ap|dev)_[a-z2-7]{20}$/;
@@ -38,6 +39,7 @@ function MaxCanonicalBytes(maxBytes: number, options?: ValidationOptions): Prope
  * type, unknown field) answer 400 `invalid_request`; rule errors (length, enum, format, range,
  * size) answer 422 `validation_failed`; both name the field.
  */
+@RoutedBy('application_id', 'touchpoint_id')
 export class SubmitAttestationBody {
   /** Idempotency key chosen by the engine, 1–64 printable ASCII characters. */
   @IsDefined() @IsString() @MinLength(1) @MaxLength(MAX_ATTESTATION_ID_LENGTH)

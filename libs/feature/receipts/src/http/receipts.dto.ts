@@ -1,4 +1,5 @@
 import { IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { RoutedBy } from '@svc/ids';
 
 /** Query of the receipt GET routes: `flavor` only (other parameters are refused). */
 export class ReceiptQuery {
@@ -16,6 +17,7 @@ const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0
  * Body of `POST /api/v1/disclosure_receipts` (spec, Disclosure receipt): a closed payload. Any
  * other member — in particular one claiming platform delivery — is refused (400 invalid_request).
  */
+@RoutedBy('flow_id', 'agent_id')
 export class DisclosureReceiptBody {
   /** The flow whose notice was disclosed (`flw_<region>_…`). */
   @IsDefined()

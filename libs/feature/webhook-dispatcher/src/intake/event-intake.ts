@@ -96,7 +96,7 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
   private toWebhookEvent(event: DeliveredEvent): WebhookEvent | undefined {
     let mapping: WebhookMapping;
     try {
-      mapping = webhookFor(event.id, event.eventType, event.data);
+      mapping = webhookFor(event.id, event.eventType, event.data, this.bus.personalData);
     } catch (error) {
       // A payload that does not decode will never decode: skip it rather than fail (and, after
       // max_deliver, lose) the well-formed events batched with it.

@@ -25,7 +25,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or invalid credentials',
   403: 'Authenticated but not permitted',
   404: 'Unknown, or not accessible to this caller',
-  421: 'Homed in another region (`detail.home_region`); the resource is never returned',
+  421: 'Homed in another region (`home_country`, ISO 3166-1 alpha-2; `detail.home_region`); the resource is never returned',
   422: 'A value breaks a rule (`detail.field` names it)',
 };
 

@@ -7,6 +7,8 @@ import { newApprovalSessionToken } from '@svc/ids';
 import type { OutboxWriter, PendingEvent } from '@svc/persistence';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { Authority } from '../../authorities/authority';
+import type { Agent } from '../../agents/agent';
+import { approvalProposalOf } from '../../escalations/approval-proposal';
 import { approvalsNeeded, newEscalationId, type Escalation } from '../../escalations/escalation';
 import { EscalationsRepository } from '../../escalations/escalations.repository';
 import { oapError } from '../../oap.errors';
@@ -306,7 +308,7 @@ export class RequestGrant {
         },
       };
     }
-    if (decision.decision === 'escalate' && authority) return this.escalate(manager, writes, { request, authority, contextHash, requestJson: input.requestJson, now });
+    if (decision.decision === 'escalate' && authority) return this.escalate(manager, writes, { request, authority, agent: agent.agent, contextHash, requestJson: input.requestJson, now });
     const denial = decision.decision === 'deny' ? decision : { step: 3, category: 'authorization_denied' as const, reason: 'authority_not_found', message: 'No authority covers this agent' };
     recordDecision(writes, { request, authority, contextHash, now }, { decision: 'deny', denialCategory: denial.category, cascadeStep: denial.step, reasonCode: denial.reason });
     return {
@@ -318,7 +320,7 @@ export class RequestGrant {
   private async escalate(
     manager: EntityManager,
     writes: BatchWrites,
-    input: { request: GrantRequest; authority: Authority; contextHash: string; requestJson: string; now: Date },
+    input: { request: GrantRequest; authority: Authority; agent: Agent; contextHash: string; requestJson: string; now: Date },
   ): Promise<StoredResponse> {
     const { request, authority, now } = input;
     const bounds = authority.bounds.escalation_bounds!;
@@ -341,7 +343,8 @@ export class RequestGrant {
       resolvedAt: null,
     };
     const decisionUrl = `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/decisions/${sessionToken}`;
-    await this.escalations.insert(manager, escalation, sha256Hex(sessionToken));
+    const proposalJson = JSON.stringify(approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }));
+    await this.escalations.insert(manager, escalation, sha256Hex(sessionToken), proposalJson);
     writes.events.push({
       type: 'oap.approval_requested',
       init: {
@@ -356,6 +359,7 @@ export class RequestGrant {
         sessionTokenSha256: sha256Hex(sessionToken),
         approvalTtlAt: escalation.approvalTtlAt.toISOString(),
         requestJson: escalation.requestJson,
+        proposalJson,
       },
       context: { applicationId: request.applicationId, occurredAt: now },
     });
