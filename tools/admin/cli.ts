@@ -9,9 +9,9 @@ import { SystemClock, isRegion, type PlatformConfig, type Region } from '@svc/co
 import { ApplicationsRepository, CreateApplication, CreateApplicationCommand, GATEWAY_SCHEMA, gatewayMigrations } from '@svc/decision-gateway';
 import { DomainError } from '@svc/errors';
 import { OutboxWriter, createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { regionDatabaseUrl } from '@svc/region-stack';
+import { configuredKeyEncryptionKey, regionDatabaseUrl } from '@svc/region-stack';
 import type { DataSource } from 'typeorm';
-import { rotateKeys } from './rotate-keys';
+import { RotationRefused, missingKeyEncryptionKeyMessage, rotateKeys } from './rotate-keys';
 
 class UsageError extends Error {}
 
@@ -74,7 +74,10 @@ async function main(argv: readonly string[]): Promise<void> {
       break;
     case 'rotate-keys': {
       const region = regionFlag(flags);
-      result = await withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region));
+      const keyEncryptionKey = configuredKeyEncryptionKey();
+      // Checked before touching the database, which must not even be created for a refused rotation.
+      if (!keyEncryptionKey) throw new RotationRefused(missingKeyEncryptionKeyMessage());
+      result = await withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region, keyEncryptionKey));
       break;
     }
     case undefined:

@@ -57,6 +57,9 @@ function fastifyParseError(error: HttpException): { status: number; code: string
   return undefined;
 }
 
+/** `Retry-After` of a 503 that sets none of its own: dependencies (bus, database) usually return within seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
+
 export interface MappedError {
   status: number;
   envelope: ErrorEnvelope;
@@ -110,6 +113,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     logger.error({ err: error, request_id: request.id, method: request.method, url: request.routeOptions?.url }, 'request failed');
   }
   if (reply.sent) return;
+  if (mapped.status === 503) void reply.header('retry-after', SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS);
   for (const [name, value] of Object.entries(mapped.headers ?? {})) void reply.header(name, value);
   // The rest of an oversized body is never read: close the socket rather than keep a half-sent upload alive.
   if (mapped.status === 413) void reply.header('connection', 'close');
