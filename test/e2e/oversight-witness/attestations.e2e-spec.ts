@@ -98,6 +98,8 @@ describe('POST /api/v1/oap/attestations', () => {
       stack.clock.advance(5_000);
       const replay = await submit(stack, engine.token, body);
       expect(replay.status).toBe(200);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body.receipt).toBe(first.body.receipt);
       expect(replay.body.attestation).toEqual({ ...(first.body.attestation as object), idempotent_replay: true });
     });

@@ -14,3 +14,4 @@ export { buildOpenApiDocument } from './openapi/build-openapi';
 export { API_DOC, ApiDoc, type ApiDocOptions } from './openapi/api-doc.decorator';
 export { consumeEvents } from './consume-events';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
+export { IdParam, IdPipe } from './id-param';

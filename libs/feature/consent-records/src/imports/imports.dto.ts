@@ -1,4 +1,5 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { RoutedBy } from '@svc/ids';
 
@@ -11,7 +12,7 @@ export const MAX_IMPORT_ROWS = 100_000;
  */
 @RoutedBy('flow_id')
 export class CreateImportBody {
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   @IsOptional() @IsBoolean()

@@ -153,7 +153,7 @@ describe('Record API, status and withdrawals over HTTP', () => {
         [openEnded, 422, 'flow_not_capturable'],
         [foreign, 404, 'flow_not_found'],
         ['flw_us_aaaaaaaaaaaaaaaaaaaa', 404, 'flow_not_found'],
-        ['nope', 404, 'flow_not_found'],
+        ['nope', 422, 'validation_failed'],
       ];
       for (const [id, code, reason] of cases) {
         const res = await post(body({ flow_id: id }));

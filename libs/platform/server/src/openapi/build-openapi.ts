@@ -69,6 +69,13 @@ function security(target: object, handler: object): Json[] {
 interface RouteArg {
   index: number;
   data?: string;
+  pipes?: unknown[];
+}
+
+/** The schema of a path parameter: its identifier pattern when a pipe checks one. */
+function pathParameterSchema(arg: RouteArg): Json {
+  const pattern = (arg.pipes ?? []).map((pipe) => (pipe as { pattern?: unknown }).pattern).find((p): p is string => typeof p === 'string');
+  return pattern === undefined ? { type: 'string' } : { type: 'string', pattern };
 }
 
 /**
@@ -104,7 +111,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
         const kind = Number(key.split(':')[0]);
         const type = paramTypes[arg.index];
         if (kind === RouteParamtypes.PARAM && arg.data) {
-          parameters.push({ name: arg.data, in: 'path', required: true, schema: { type: 'string' } });
+          parameters.push({ name: arg.data, in: 'path', required: true, schema: pathParameterSchema(arg) });
         } else if (kind === RouteParamtypes.QUERY && type && schemas[type.name]) {
           const schema = schemas[type.name]!;
           const required = new Set((schema.required as string[] | undefined) ?? []);
