@@ -14,7 +14,6 @@ const { join, resolve } = require('node:path');
 const ts = require('typescript');
 
 const ROOT = join(__dirname, '..');
-const STAGE = join(ROOT, 'dist', 'sdk');
 
 /** Each package: its folder, its entry, the compiler settings of its runtime, and what an import must expose. */
 const PACKAGES = [
@@ -52,11 +51,11 @@ function addJsExtensions(folder) {
   }
 }
 
-/** Compiles one package into dist/sdk/<name>/ with its package.json and README; returns that folder. */
-function build(pkg) {
+/** Compiles one package into <stageRoot>/<name>/ with its package.json and README; returns that folder. */
+function build(pkg, stageRoot) {
   const source = join(ROOT, pkg.dir);
   const manifest = JSON.parse(readFileSync(join(source, 'package.json'), 'utf8'));
-  const stage = join(STAGE, pkg.dir.split('/').pop());
+  const stage = join(stageRoot, pkg.dir.split('/').pop());
   rmSync(stage, { recursive: true, force: true });
   const outDir = join(stage, 'dist');
   const program = ts.createProgram(
@@ -125,7 +124,7 @@ function main(argv) {
   mkdirSync(out, { recursive: true });
   const packed = [];
   for (const pkg of PACKAGES) {
-    const { stage, manifest } = build(pkg);
+    const { stage, manifest } = build(pkg, join(out, 'stage'));
     const [info] = JSON.parse(npm(['pack', stage, '--pack-destination', out, '--json', '--silent'], ROOT));
     log(`packed ${manifest.name}@${manifest.version}: ${info.filename} (${info.files.length} files, ${info.size} B)`);
     packed.push({ name: manifest.name, version: manifest.version, tarball: join(out, info.filename), files: info.files.map((f) => f.path).sort(), exports: pkg.exports });
