@@ -10,7 +10,7 @@
 const { execFileSync } = require('node:child_process');
 const { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } = require('node:fs');
 const { tmpdir } = require('node:os');
-const { join, resolve } = require('node:path');
+const { join, relative, resolve } = require('node:path');
 const ts = require('typescript');
 
 const ROOT = join(__dirname, '..');
@@ -35,16 +35,37 @@ const PACKAGES = [
     options: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, lib: ['lib.es2022.d.ts'], types: ['node'] },
     exports: ['verifyReceipt', 'ReceiptVerificationError', 'ISS_ROLES'],
   },
+  {
+    dir: 'libs/sdk/audit-verify',
+    entries: ['src/index.ts'],
+    options: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ES2022, lib: ['lib.es2022.d.ts'], types: ['node'] },
+    // Compiled into the package (dependency-free, node:crypto only) rather than published apart.
+    inline: { '@svc/merkle': 'libs/platform/merkle/src/index.ts' },
+    exports: ['verifyInclusionProof', 'verifyConsistencyProof', 'AuditProofError'],
+  },
 ];
 
 const log = (message) => process.stderr.write(`${message}\n`);
 
-/** Node's ES module loader needs file extensions on relative specifiers; TypeScript sources omit them. */
-function addJsExtensions(folder) {
-  for (const name of readdirSync(folder)) {
-    if (!/\.(js|d\.ts)$/.test(name)) continue;
-    const file = join(folder, name);
-    const text = readFileSync(file, 'utf8').replace(/(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]+?)\2/g, (whole, prefix, quote, specifier) =>
+/**
+ * Node's ES module loader needs file extensions on relative specifiers (TypeScript sources omit
+ * them), and an inlined workspace library is imported by its relative path in the package.
+ */
+function rewriteSpecifiers(folder, outDir, inline) {
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const file = join(folder, entry.name);
+    if (entry.isDirectory()) {
+      rewriteSpecifiers(file, outDir, inline);
+      continue;
+    }
+    if (!/\.(js|d\.ts)$/.test(entry.name)) continue;
+    let text = readFileSync(file, 'utf8');
+    for (const [alias, target] of Object.entries(inline)) {
+      const compiled = join(outDir, relative(join(ROOT, 'libs'), join(ROOT, target))).replace(/\.ts$/, '.js');
+      const specifier = relative(folder, compiled).replace(/^(?!\.)/, './');
+      text = text.split(`'${alias}'`).join(`'${specifier}'`);
+    }
+    text = text.replace(/(\bfrom\s*|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]+?)\2/g, (whole, prefix, quote, specifier) =>
       /\.(m?js|json)$/.test(specifier) ? whole : `${prefix}${quote}${specifier}.js${quote}`,
     );
     writeFileSync(file, text);
@@ -67,9 +88,10 @@ function build(pkg, stageRoot) {
       declaration: true,
       removeComments: false,
       skipLibCheck: true,
-      rootDir: join(source, 'src'),
+      rootDir: pkg.inline ? join(ROOT, 'libs') : join(source, 'src'),
       outDir,
       typeRoots: [join(ROOT, 'node_modules', '@types')],
+      paths: Object.fromEntries(Object.entries(pkg.inline ?? {}).map(([alias, target]) => [alias, [join(ROOT, target)]])),
     },
   );
   const emitted = program.emit();
@@ -77,7 +99,7 @@ function build(pkg, stageRoot) {
   if (diagnostics.length > 0 || emitted.emitSkipped) {
     throw new Error(`${manifest.name} does not compile:\n${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n')}`);
   }
-  addJsExtensions(outDir);
+  rewriteSpecifiers(outDir, outDir, pkg.inline ?? {});
   copyFileSync(join(source, 'package.json'), join(stage, 'package.json'));
   copyFileSync(join(source, 'README.md'), join(stage, 'README.md'));
   return { stage, manifest };
@@ -92,9 +114,11 @@ function typeCheckConsumer(consumer) {
       "import { verifyWebhook, type VerifiedWebhook } from '@svc-sdk/webhooks';",
       "import { verifyReceipt, type VerifiedReceipt } from '@svc-sdk/receipts-verify';",
       "import { isSvcEnvelope, type SvcEnvelope } from '@svc-sdk/browser';",
+      "import { verifyInclusionProof, type VerifiedInclusion, type InclusionProofResponse } from '@svc-sdk/audit-verify';",
       "export const webhook: (body: string) => VerifiedWebhook = (body) => verifyWebhook({ rawBody: body, headers: {}, secrets: ['whsec_x'] });",
       "export const receipt: (jws: string) => Promise<VerifiedReceipt> = (jws) => verifyReceipt(jws, { keys: { keys: [] } });",
       'export const envelope = (value: unknown): SvcEnvelope | undefined => (isSvcEnvelope(value) ? value : undefined);',
+      "export const inclusion = (proof: InclusionProofResponse): VerifiedInclusion => verifyInclusionProof(proof, { verifierKey: 'k' });",
       '',
     ].join('\n'),
   );
@@ -111,7 +135,7 @@ function typeCheckConsumer(consumer) {
   });
   const errors = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
   if (errors.length > 0) throw new Error(`the packages' types do not check in a TypeScript consumer:\n${errors.join('\n')}`);
-  log('type-checked a TypeScript consumer of the 3 packages');
+  log(`type-checked a TypeScript consumer of the ${PACKAGES.length} packages`);
 }
 
 function npm(args, cwd) {
