@@ -50,10 +50,14 @@ function compiledSource(filename) {
   }
   const { transformSync } = require('@swc/core');
   const { code } = transformSync(readFileSync(filename, 'utf8'), swcOptions(filename));
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const partial = `${cached}.${process.pid}.tmp`;
-  writeFileSync(partial, code);
-  renameSync(partial, cached);
+  try {
+    mkdirSync(CACHE_DIR, { recursive: true });
+    const partial = `${cached}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, cached);
+  } catch {
+    // A read-only installation still runs, compiling each time.
+  }
   return code;
 }
 
