@@ -2,9 +2,9 @@ import { SystemClock, isRegion, type PlatformConfig, type Region } from '@svc/co
 import { ApplicationsRepository, CreateApplication, CreateApplicationCommand, GATEWAY_SCHEMA, gatewayMigrations } from '@svc/decision-gateway';
 import { DomainError } from '@svc/errors';
 import { OutboxWriter, createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { regionDatabaseUrl } from '@svc/region-stack';
+import { configuredKeyEncryptionKey, regionDatabaseUrl } from '@svc/region-stack';
 import type { DataSource } from 'typeorm';
-import { rotateKeys } from './rotate-keys';
+import { RotationRefused, missingKeyEncryptionKeyMessage, rotateKeys } from './rotate-keys';
 
 /** A wrong invocation (exit 2 with the usage), as opposed to a failed command (exit 1). */
 export class UsageError extends Error {}
@@ -50,5 +50,8 @@ export async function createApplication(flags: Readonly<Record<string, string>>)
 
 export async function rotateRegionKeys(flags: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
   const region = regionFlag(flags);
-  return withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region));
+  const keyEncryptionKey = configuredKeyEncryptionKey();
+  // Checked before touching the database, which must not even be created for a refused rotation.
+  if (!keyEncryptionKey) throw new RotationRefused(missingKeyEncryptionKeyMessage());
+  return withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region, keyEncryptionKey));
 }

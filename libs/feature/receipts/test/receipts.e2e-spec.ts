@@ -320,7 +320,7 @@ describe('receipts over HTTP', () => {
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('malformed_json');
       const oversized = await post({ ...body(), padding: 'x'.repeat(1_100_000) });
-      expect(oversized.status).toBe(400);
+      expect(oversized.status).toBe(413);
       expect(oversized.body.reason_code).toBe('payload_too_large');
       expect((await http('POST', `${us}/api/v1/disclosure_receipts`, { json: body() })).status).toBe(401);
       const publishable = await http('POST', `${us}/api/v1/disclosure_receipts`, { headers: { 'x-publishable-key': app.publishableKey }, json: body() });

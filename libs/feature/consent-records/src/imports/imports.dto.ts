@@ -2,7 +2,7 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObje
 import { PageQuery } from '@svc/server';
 import { RoutedBy } from '@svc/ids';
 
-/** Rows per import request; more answer 400 payload_too_large (so does a body over the route's 64 MiB limit, see import-limits). */
+/** Rows per import request; more answer 413 payload_too_large (so does a body over the route's 64 MiB limit, see import-limits). */
 export const MAX_IMPORT_ROWS = 100_000;
 
 /**

@@ -192,7 +192,7 @@ describe('decision sessions over HTTP', () => {
       const malformed = await http('POST', `${url}/api/v1/decisions`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"kind"' });
       expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
       const huge = await mint({ kind: 'approval', principal_id: 'a', proposal: { blob: 'x'.repeat(1_100_000) } });
-      expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+      expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
       const none = await http('POST', `${url}/api/v1/decisions`, { json: { kind: 'consent', flow_id: flows.standard } });
       expect([none.status, none.body.reason_code]).toEqual([401, 'unauthenticated']);
     });
