@@ -3,8 +3,8 @@
 // tools (`npm run -s admin`, `svc-audit`, `svc-receipt`) whose start-up must stay well under a second.
 //
 // Each .ts module is compiled once by SWC (decorator metadata on, @svc/* aliases rewritten to
-// relative paths) into node_modules/.cache/svc-compiled/, keyed by its path, size and mtime; later
-// runs load the compiled file and never start the compiler. Modules keep their source path, so
+// relative paths) into node_modules/.cache/svc-compiled/, keyed by its path, size and mtime and by
+// the toolchain (SWC version, aliases); later runs load the compiled file and never start the compiler. Modules keep their source path, so
 // `__dirname` and relative requires mean what they mean in the source. `npm run build:cli`
 // compiles the tools ahead of time; a fresh clone compiles on its first run instead.
 'use strict';
@@ -17,6 +17,17 @@ const ROOT = join(__dirname, '..');
 const CACHE_DIR = process.env.SVC_COMPILE_CACHE_DIR || join(ROOT, 'node_modules', '.cache', 'svc-compiled');
 /** Bump when the compiler options below change: every cached module is then recompiled. */
 const OPTIONS_VERSION = '1';
+
+let toolchainFingerprint;
+/** The options version, the path aliases (compiled into relative requires) and the SWC version. */
+function toolchain() {
+  if (toolchainFingerprint === undefined) {
+    const aliases = readFileSync(join(ROOT, 'tsconfig.base.json'), 'utf8');
+    const swcVersion = JSON.parse(readFileSync(require.resolve('@swc/core/package.json'), 'utf8')).version;
+    toolchainFingerprint = `${OPTIONS_VERSION}\0${swcVersion}\0${aliases}`;
+  }
+  return toolchainFingerprint;
+}
 
 let compilerOptions;
 function swcOptions(filename) {
@@ -41,7 +52,7 @@ function swcOptions(filename) {
 
 function compiledSource(filename) {
   const stat = statSync(filename);
-  const key = createHash('sha256').update(`${OPTIONS_VERSION}\0${filename}\0${stat.size}\0${stat.mtimeMs}`).digest('hex');
+  const key = createHash('sha256').update(`${toolchain()}\0${filename}\0${stat.size}\0${stat.mtimeMs}`).digest('hex');
   const cached = join(CACHE_DIR, `${key}.js`);
   try {
     return readFileSync(cached, 'utf8');
