@@ -21,6 +21,8 @@ interface OutboxRow {
   id: string;
   event_type: string;
   payload: Buffer;
+  trace_parent: string | null;
+  trace_state: string | null;
 }
 
 /**
@@ -28,7 +30,8 @@ interface OutboxRow {
  * claimed with FOR UPDATE SKIP LOCKED inside a transaction that marks them published only after
  * every publish is acknowledged: a crash before that leaves them unpublished for the next run,
  * and a crash after publishing but before the mark republishes ids the stream (and then the
- * consumers' inboxes) drop as duplicates. Nothing committed is lost.
+ * consumers' inboxes) drop as duplicates. Nothing committed is lost. Each event is published
+ * under the trace context stored with its row, so its consumers join the writer's trace.
  */
 export class OutboxRelay {
   private started = false;
@@ -56,7 +59,7 @@ export class OutboxRelay {
     try {
       await runner.startTransaction();
       const rows: OutboxRow[] = await runner.query(
-        `SELECT id, event_type, payload FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, event_type, payload, trace_parent, trace_state FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.options.batchSize ?? 256],
       );
       if (rows.length === 0) {
@@ -71,6 +74,7 @@ export class OutboxRelay {
           eventType: row.event_type,
           subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
           data: new Uint8Array(row.payload),
+          trace: row.trace_parent ? { traceparent: row.trace_parent, ...(row.trace_state ? { tracestate: row.trace_state } : {}) } : undefined,
         })),
       );
       await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);

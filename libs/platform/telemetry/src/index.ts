@@ -3,3 +3,18 @@ export { PinoNestLogger } from './nest-logger';
 export { Metrics } from './metrics';
 export { startTracing } from './tracing';
 export { Readiness, type CheckResult, type ReadinessCheck } from './readiness';
+export {
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
+  SpanKind,
+  activeTraceId,
+  contextWithRemoteParent,
+  inSpan,
+  recordFailure,
+  spanContextOf,
+  startSpan,
+  traceCarrierOf,
+  traceIdOf,
+  type SpanRunOptions,
+  type TraceCarrier,
+} from './trace-context';

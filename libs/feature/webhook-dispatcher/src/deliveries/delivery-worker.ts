@@ -6,7 +6,8 @@ import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { PollingLoop, type OutboxWriter, type PollRound } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { SpanKind, contextWithRemoteParent, inSpan, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_OUTBOX } from '../tokens';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
@@ -95,7 +96,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   private start(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
-    const attempt = this.attempt(delivery)
+    const attempt = this.attemptInSpan(delivery)
       .catch((error: unknown) => {
         // The lease stays; the delivery is retried when it lapses. Nothing is lost.
         this.logger.error({ deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhook attempt not recorded');
@@ -128,6 +129,19 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     }
     const overlap = cached.previous !== undefined && delivery.previousSecretExpiresAt !== null && delivery.previousSecretExpiresAt > now;
     return overlap ? [cached.current, cached.previous!] : [cached.current];
+  }
+
+  /** An attempt (the outbound call and its recording) as a client span under the delivered event's trace. */
+  private attemptInSpan(delivery: ClaimedDelivery): Promise<void> {
+    return inSpan(
+      `webhook ${delivery.eventType} deliver`,
+      {
+        kind: SpanKind.CLIENT,
+        parent: contextWithRemoteParent(delivery.trace, ROOT_CONTEXT),
+        attributes: { 'webhook.delivery_id': delivery.id, 'webhook.event_id': delivery.eventId, 'webhook.attempt': delivery.attempts + 1 },
+      },
+      () => this.attempt(delivery),
+    );
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {

@@ -1,3 +1,5 @@
+import type { TraceCarrier } from '@svc/telemetry';
+
 /** A delivery to enqueue: one event to one subscription. */
 export interface NewDelivery {
   id: string;
@@ -9,6 +11,8 @@ export interface NewDelivery {
   /** The exact JSON body every attempt sends. */
   payload: string;
   maxAttempts: number;
+  /** Trace of the event delivered; the active one (e.g. a test delivery's request) when absent. */
+  trace?: TraceCarrier;
 }
 
 /** A due delivery leased to one worker, with what it needs to send the next attempt. */
@@ -30,6 +34,8 @@ export interface ClaimedDelivery {
   secretEnc: Buffer;
   previousSecretEnc: Buffer | null;
   previousSecretExpiresAt: Date | null;
+  /** Trace the attempts join (the delivered event's). */
+  trace?: TraceCarrier;
 }
 
 /** What one attempt produced, ready to be recorded. */
