@@ -104,8 +104,12 @@ describe('traces across the bus', () => {
       return done ? all : undefined;
     }, 20_000);
 
+    // The group commit that wrote the record and its outbox row, then the relay publishing the row.
+    const commit = spans.find((s) => s.name === 'consent_records record commit');
+    expect(parentOf(commit!)).toBe(request.spanContext().spanId);
+    expect(spans.map((s) => s.name)).toContain('outbox relay consent_records');
     const published = spans.find((s) => s.kind === SpanKind.PRODUCER && s.name === 'consent.recorded publish');
-    expect(published).toBeDefined();
+    expect(parentOf(published!)).toBe(request.spanContext().spanId);
     const receipt = spans.find(consumed((g) => g === 'receipts-consent-records'));
     const audit = spans.find(consumed((g) => g === 'audit-chain'));
     const intake = spans.find(consumed((g) => g.startsWith('webhook-dispatcher')));

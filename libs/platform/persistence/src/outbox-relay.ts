@@ -1,5 +1,6 @@
 import { eventSubject } from '@svc/contracts';
-import type { EventPublisher } from '@svc/bus';
+import type { EventPublisher, OutgoingEvent } from '@svc/bus';
+import { inBatchSpan } from '@svc/telemetry';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { PollingLoop } from './polling-loop';
@@ -67,18 +68,19 @@ export class OutboxRelay {
         return 0;
       }
       const ids = rows.map((row) => row.id);
-      await this.options.onClaimed?.(ids);
-      await this.publisher.publishAll(
-        rows.map((row) => ({
-          id: row.id,
-          eventType: row.event_type,
-          subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
-          data: new Uint8Array(row.payload),
-          trace: row.trace_parent ? { traceparent: row.trace_parent, ...(row.trace_state ? { tracestate: row.trace_state } : {}) } : undefined,
-        })),
-      );
-      await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-      await runner.commitTransaction();
+      const events: OutgoingEvent[] = rows.map((row) => ({
+        id: row.id,
+        eventType: row.event_type,
+        subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
+        data: new Uint8Array(row.payload),
+        trace: row.trace_parent ? { traceparent: row.trace_parent, ...(row.trace_state ? { tracestate: row.trace_state } : {}) } : undefined,
+      }));
+      await inBatchSpan(`outbox relay ${schema}`, events.map((e) => e.trace), { 'db.system.name': 'postgresql', 'messaging.batch.message_count': rows.length }, async () => {
+        await this.options.onClaimed?.(ids);
+        await this.publisher.publishAll(events);
+        await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+        await runner.commitTransaction();
+      });
       return rows.length;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);

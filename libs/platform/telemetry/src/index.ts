@@ -9,6 +9,7 @@ export {
   SpanKind,
   activeTraceId,
   contextWithRemoteParent,
+  inBatchSpan,
   inSpan,
   recordFailure,
   spanContextOf,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { commitIsolatingFailures, isTransactionConflict, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import { traceCarrierOf, type Logger } from '@svc/telemetry';
+import { inBatchSpan, traceCarrierOf, type Logger } from '@svc/telemetry';
 import { BatchRecordWriter } from './batch-record-writer';
 import type { RecordDraft, WriteOutcome } from './record-write';
 
@@ -52,7 +52,10 @@ export class RecordBatcher {
   private async flush(): Promise<void> {
     this.inFlight += 1;
     try {
-      while (this.queue.length > 0) await this.commit(this.queue.splice(0, RECORD_BATCH_MAX));
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, RECORD_BATCH_MAX);
+        await inBatchSpan('consent_records record commit', batch.map((p) => p.draft.trace), { 'db.system.name': 'postgresql', 'db.operation.batch.size': batch.length }, () => this.commit(batch));
+      }
     } finally {
       this.inFlight -= 1;
     }
