@@ -3,9 +3,9 @@ import { RPC_METHODS, rpcSubject, type RpcError, type RpcMethod } from '@svc/con
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { DomainError, type ErrorKind } from '@svc/errors';
 import { SpanKind, contextWithRemoteParent, inSpan } from '@svc/telemetry';
-import { headers as natsHeaders, type Subscription } from 'nats';
+import type { Subscription } from 'nats';
 import type { BusConnection } from './bus-connection';
-import { injectTrace, messagingAttributes, traceOfHeaders } from './trace-headers';
+import { messagingAttributes, traceHeaders, traceOfHeaders } from './trace-headers';
 
 type Method = (typeof RPC_METHODS)[RpcMethod];
 type RequestOf<M extends RpcMethod> = MessageInitShape<(typeof RPC_METHODS)[M]['request']>;
@@ -118,9 +118,7 @@ export class RpcClient {
     const spec: Method = RPC_METHODS[method];
     let data: Uint8Array;
     try {
-      const h = natsHeaders();
-      injectTrace(h);
-      const msg = await this.bus.nc.request(subject, toBinary(spec.request, create(spec.request, request as never)), { timeout: timeoutMs, headers: h });
+      const msg = await this.bus.nc.request(subject, toBinary(spec.request, create(spec.request, request as never)), { timeout: timeoutMs, headers: traceHeaders() });
       data = msg.data;
     } catch (error) {
       throw new DomainError('unavailable', 'service_unavailable', `Upstream ${method} did not answer`, {

@@ -1,11 +1,18 @@
 import { TRACEPARENT_HEADER, TRACESTATE_HEADER, traceCarrierOf, type TraceCarrier } from '@svc/telemetry';
-import type { MsgHdrs } from 'nats';
+import { headers as natsHeaders, type MsgHdrs } from 'nats';
 
 /** Sets `traceparent`/`tracestate` from the carrier, or from the active span; nothing outside a trace. */
 export function injectTrace(headers: MsgHdrs, carrier: TraceCarrier | undefined = traceCarrierOf()): void {
   if (!carrier) return;
   headers.set(TRACEPARENT_HEADER, carrier.traceparent);
   if (carrier.tracestate) headers.set(TRACESTATE_HEADER, carrier.tracestate);
+}
+
+/** Fresh message headers carrying the active trace (empty outside a trace), for a raw request or publish. */
+export function traceHeaders(): MsgHdrs {
+  const h = natsHeaders();
+  injectTrace(h);
+  return h;
 }
 
 /** The trace context a message carries in its headers, if any. */
