@@ -4,7 +4,7 @@ import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { validationError } from '@svc/errors';
 import { newApprovalSessionToken, newRegionalId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
-import { Metrics } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics } from '@svc/telemetry';
 import type { EntityManager } from 'typeorm';
 import type { TrustedAttester } from '../../attesters/attester';
 import { oversightError } from '../../oversight.errors';
@@ -111,7 +111,7 @@ export class SubmitAttestation {
       const witnessed = await this.attestations.transaction((manager) => this.witness(manager, attester, command, requestSha256, now));
       if (witnessed.idempotentReplay) return witnessed;
       this.metrics
-        .counter('oversight_attestations_witnessed_total', 'Attestations witnessed (replays excluded), by submitted decision and sequence gap.', ['decision', 'sequence_gap'])
+        .counterOf(BUSINESS_METRICS.attestationsWitnessed)
         .inc({ decision: command.decision, sequence_gap: String(witnessed.attestation.sequenceGap) });
       return witnessed;
     } catch (error) {
