@@ -8,21 +8,27 @@ import type { DataSource } from 'typeorm';
 export const OUTBOX_COUNT_CAP = 10_000;
 
 interface OutboxBacklog {
+  schema: string;
   unpublished: number;
   oldestCreatedAt: Date | null;
 }
 
 /**
- * The backlog of one outbox: both reads use the partial index of unpublished rows (`seq` where
- * `published_at IS NULL`), so a healthy relay costs two index probes; a relay that is behind costs
- * at most {@link OUTBOX_COUNT_CAP} index entries for the count.
+ * The backlog of each outbox, in one statement (one pooled connection per scrape): both reads of
+ * a schema use the partial index of unpublished rows (`seq` where `published_at IS NULL`), so a
+ * healthy relay costs two index probes; a relay that is behind costs at most
+ * {@link OUTBOX_COUNT_CAP} index entries for the count.
  */
-export async function outboxBacklog(dataSource: DataSource, schema: string): Promise<OutboxBacklog> {
-  const rows: Array<{ unpublished: string; oldest: Date | null }> = await dataSource.query(
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM "${schema}".outbox WHERE published_at IS NULL LIMIT ${OUTBOX_COUNT_CAP}) capped) AS unpublished,
-            (SELECT created_at FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT 1) AS oldest`,
+export async function outboxBacklogs(dataSource: DataSource, schemas: readonly string[]): Promise<OutboxBacklog[]> {
+  if (schemas.length === 0) return [];
+  const perSchema = schemas.map(
+    (schema, i) =>
+      `SELECT $${i + 1}::text AS schema,
+              (SELECT count(*) FROM (SELECT 1 FROM "${schema}".outbox WHERE published_at IS NULL LIMIT ${OUTBOX_COUNT_CAP}) capped) AS unpublished,
+              (SELECT created_at FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT 1) AS oldest`,
   );
-  return { unpublished: Number(rows[0]?.unpublished ?? 0), oldestCreatedAt: rows[0]?.oldest ?? null };
+  const rows: Array<{ schema: string; unpublished: string; oldest: Date | null }> = await dataSource.query(perSchema.join(' UNION ALL '), [...schemas]);
+  return rows.map((row) => ({ schema: row.schema, unpublished: Number(row.unpublished), oldestCreatedAt: row.oldest }));
 }
 
 /**
@@ -31,7 +37,7 @@ export async function outboxBacklog(dataSource: DataSource, schema: string): Pro
  */
 export function registerPlatformGauges(metrics: Metrics, sources: { dataSource: DataSource; bus: BusConnection; clock: Clock; outboxSchemas: readonly string[] }): void {
   const { dataSource, bus, clock, outboxSchemas } = sources;
-  const backlogs = () => Promise.all(outboxSchemas.map(async (schema) => ({ schema, ...(await outboxBacklog(dataSource, schema)) })));
+  const backlogs = () => outboxBacklogs(dataSource, outboxSchemas);
   metrics.gaugeOf(BUSINESS_METRICS.outboxUnpublished, async (set) => {
     for (const { schema, unpublished } of await backlogs()) set(unpublished, { schema });
   });
