@@ -171,7 +171,8 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         previous_secret_expires_at: null,
       });
       expect(res.body.id).toMatch(/^whsub_[a-z2-7]{20}$/);
-      expect(res.body.secret).toMatch(/^whsec_[0-9A-Za-z]{43}$/);
+      expect(res.body.secret).toMatch(/^whsec_[0-9A-Za-z+/]{43}=$/);
+      expect(res.body.signature_formats).toEqual(['svc']);
       const got = await http('GET', `${subsUrl(app)}/${res.body.id as string}`, { headers: auth(app) });
       expect(got.status).toBe(200);
       expect(got.body).not.toHaveProperty('secret');
@@ -340,6 +341,9 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       ['a relative url', { url: '/hook', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
       ['a url with credentials', { url: 'https://u:p@hooks.example.com/', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
       ['a non-http url', { url: 'ftp://hooks.example.com/', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
+      ['null signature_formats', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: null }, 400, 'invalid_request', 'signature_formats'],
+      ['signature_formats without svc', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['standard_webhooks'] }, 422, 'validation_failed', 'signature_formats'],
+      ['an unknown signature format', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['svc', 'jws'] }, 422, 'validation_failed', 'signature_formats'],
     ])('refuses a create with %s', async (_case, body, status, code, field) => {
       const res = await http('POST', subsUrl(app), { headers: auth(app), json: body });
       expect(res.status).toBe(status);
