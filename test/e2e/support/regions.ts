@@ -1,6 +1,7 @@
 import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
 import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 
 export interface TestRegions {
@@ -14,7 +15,7 @@ export interface TestRegions {
  * Boots the three regions in monolithic mode inside the test process, each on its own database
  * and all on a bus prefix of their own, as `npm start` would (but on free ports).
  */
-export async function startRegions(label: string, options: { clock?: Clock; regions?: readonly Region[] } = {}): Promise<TestRegions> {
+export async function startRegions(label: string, options: { clock?: Clock; regions?: readonly Region[]; logger?: Logger } = {}): Promise<TestRegions> {
   const regions = options.regions ?? REGIONS;
   const prefix = uniqueBusPrefix();
   const kek = testKeyEncryptionKey();
@@ -37,7 +38,7 @@ export async function startRegions(label: string, options: { clock?: Clock; regi
         PUBLIC_BASE_URL: `http://127.0.0.1:${ports[region]}`,
         SERVICE_NAME: `e2e-${region}`,
       }),
-      { clock: options.clock },
+      { clock: options.clock, logger: options.logger },
     );
     url[region] = `http://127.0.0.1:${ports[region]}`;
   }
