@@ -1,5 +1,44 @@
 import pino from 'pino';
 
+/** What stands in for a censored value. */
+export const CENSOR = '[redacted]';
+
+/** Credentials, which travel in these headers and fields. */
+const CREDENTIAL_FIELDS = [
+  'authorization',
+  'cookie',
+  'set-cookie',
+  'dpop',
+  'x-api-key',
+  'x-publishable-key',
+  'api_token',
+  'apiToken',
+  'api_key',
+  'token',
+  'session_token',
+  'sessionToken',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'secret',
+  'signing_secret',
+  'webhook_secret',
+  'client_secret',
+  'password',
+  'private_key',
+  'authorization_code',
+  'code_verifier',
+  'device_code',
+  'user_code',
+];
+/** People's contact data and the organisation's identifiers of them. */
+const PERSONAL_FIELDS = ['email', 'subject_email', 'subjectEmail', 'subject_external_id', 'subjectExternalId', 'external_id', 'user_identifier', 'principal_id'];
+/** Request bodies and SQL bind values: they carry all of the above. */
+const CONTENT_FIELDS = ['body', 'parameters'];
+
+/** Field names censored wherever they appear in a logged object (the SQLSTATE `code` is not one). */
+export const REDACTED_FIELDS: ReadonlySet<string> = new Set([...CREDENTIAL_FIELDS, ...PERSONAL_FIELDS, ...CONTENT_FIELDS]);
+
 /**
  * Fields of database errors that carry the values of a statement: TypeORM's `parameters` (every
  * bind value: emails, external ids, encrypted secret bytes), the driver error it wraps, and pg's
@@ -17,6 +56,8 @@ const FAILING_ROW = /Failing row contains \(.*\)/g;
 
 /** Removes emails and values Postgres quotes back from free text (messages, stacks). */
 export function scrubText(text: string): string {
+  // Most strings (routes, ids, statuses) hold none of the patterns: skip the replacements.
+  if (!text.includes('@') && !text.includes('"') && !text.includes('Key (') && !text.includes('Failing row')) return text;
   return text
     .replace(QUOTED_INPUT, '$1 "[redacted]"')
     .replace(KEY_VALUE, 'Key ($1)=([redacted])$2')
@@ -28,6 +69,7 @@ const MAX_CAUSE_DEPTH = 5;
 
 function scrubSerialized(serialized: Record<string, unknown>, depth: number): Record<string, unknown> {
   for (const field of VALUE_CARRYING_ERROR_FIELDS) delete serialized[field];
+  for (const key of Object.keys(serialized)) if (REDACTED_FIELDS.has(key)) serialized[key] = CENSOR;
   if (typeof serialized.message === 'string') serialized.message = scrubText(serialized.message);
   if (typeof serialized.stack === 'string') serialized.stack = scrubText(serialized.stack);
   if (serialized.cause !== undefined) serialized.cause = depth < MAX_CAUSE_DEPTH ? serializeError(serialized.cause, depth + 1) : '[cause omitted]';
@@ -56,13 +98,15 @@ export function serializeError(error: unknown, depth = 0): unknown {
 const MAX_SCRUB_DEPTH = 6;
 
 /**
- * A last line of defence over every logged object: string values anywhere in plain objects and
- * arrays lose emails and quoted inputs. Errors are left to {@link serializeError}.
+ * Every logged object on its way out: a field named in REDACTED_FIELDS is censored at any depth,
+ * and string values lose emails and quoted inputs. Errors are left to {@link serializeError}.
  */
 export function scrubLogObject(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubText(value);
   if (value === null || typeof value !== 'object' || value instanceof Error || Buffer.isBuffer(value) || depth >= MAX_SCRUB_DEPTH) return value;
   if (Array.isArray(value)) return value.map((item: unknown) => scrubLogObject(item, depth + 1));
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [key, scrubLogObject(item, depth + 1)]));
+  const scrubbed: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) scrubbed[key] = REDACTED_FIELDS.has(key) ? CENSOR : scrubLogObject(item, depth + 1);
+  return scrubbed;
 }
