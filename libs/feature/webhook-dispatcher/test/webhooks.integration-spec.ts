@@ -3,6 +3,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, EventPublisher } from '@svc/bus';
 import { FakeClock, type PlatformConfig } from '@svc/config';
+import { KeyEncryption } from '@svc/crypto';
 import { ConsentGrantedSchema, EventMetaSchema, WebhookDeliveryFailedSchema, eventSubject } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { WebhookVerificationError, verifyWebhook } from '@svc/sdk-webhooks';
@@ -662,6 +663,28 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         reason = (error as WebhookVerificationError).reason;
       }
       expect(reason).toBe('signature_mismatch');
+    });
+
+    it('has a subscription on a secret minted before the base64 form rotate before opting into Standard Webhooks, then signs webhook-signature with the new secret only', async () => {
+      const app = await createApp(proc, 'development', 'legacy');
+      const sub = await subscribe(app, '/legacy');
+      const legacy = `whsec_${'a1B2c3D4e5'.repeat(4)}xyz`;
+      await db(proc).query('UPDATE webhooks.subscriptions SET secret_enc = $2 WHERE id = $1', [sub.id, proc.app.get(KeyEncryption).encrypt(Buffer.from(legacy, 'utf8'), sub.id)]);
+      const optIn = { signature_formats: ['svc', 'standard_webhooks'] };
+      const refused = await http('PATCH', `${subsUrl(app)}/${sub.id}`, { headers: auth(app), json: optIn });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ reason_code: 'webhook_secret_rotation_required', detail: { field: 'signature_formats' } });
+      expect((await subscription(app, sub.id)).signature_formats).toEqual(['svc']);
+
+      const fresh = (await http('POST', `${subsUrl(app)}/${sub.id}/rotate_secret`, { headers: auth(app) })).body.secret as string;
+      expect((await http('PATCH', `${subsUrl(app)}/${sub.id}`, { headers: auth(app), json: optIn })).status).toBe(200);
+      await publishConsentGranted(proc, clock, app.id);
+      const [request] = await received('/legacy', 1);
+      expect(request!.headers['x-svc-signature']).toBe(`v1=${hmac(fresh, request!)} v1=${hmac(legacy, request!)}`);
+      const signedContent = `${String(request!.headers['webhook-id'])}.${String(request!.headers['webhook-timestamp'])}.${request!.rawBody}`;
+      const key = Buffer.from(fresh.slice('whsec_'.length), 'base64');
+      expect(request!.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(signedContent).digest('base64')}`);
+      expect(request!.headers['webhook-id']).toBe(request!.headers['x-svc-event-id']);
     });
 
     it('keeps payloads for the configured retention, then drops them from the log (attempts stay)', async () => {
