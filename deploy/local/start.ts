@@ -16,7 +16,7 @@ import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus'
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { ALL_FEATURES, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, natsServerBinary, randomPassword } from '../nats/nats-server-binary';
+import { ACCOUNTS_CONFIG, natsServerBinary, randomPassword } from './nats-server-binary';
 
 type Mode = 'monolithic' | 'distributed';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { freePort } from '@svc/testing';
-import { natsServerBinary } from './nats-server-binary';
+import { natsServerBinary } from '../local/nats-server-binary';
 
 /** A nats-server of the test's own, on a free loopback port, with a config file and a JetStream directory of its own. */
 export interface NatsServerProcess {

@@ -3,8 +3,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Region } from '@svc/config';
 
-/** Folder (ignored by git) holding the local stack's generated key-encryption key and logs. */
-export const LOCAL_STATE_DIR = join(__dirname, '..', '..', '..', '.local');
+/**
+ * Folder (ignored by git) holding the local stack's generated key-encryption key and logs:
+ * `SVC_LOCAL_STATE_DIR` when set, otherwise `.local/` at the repository root.
+ */
+export const LOCAL_STATE_DIR = process.env.SVC_LOCAL_STATE_DIR ?? join(__dirname, '..', '..', '..', '.local');
+
+/** File of the local stack's generated key-encryption key. */
+export const LOCAL_KEY_ENCRYPTION_KEY_FILE = join(LOCAL_STATE_DIR, 'key-encryption-key');
 
 /** Region → router port of the local stack: us 8081, eu 8082, ap 8083 (base 8080 by default). */
 export function routerPort(region: Region, base = Number(process.env.SVC_ROUTER_PORT_BASE ?? 8080)): number {
@@ -22,14 +28,23 @@ export function regionDatabaseUrl(region: Region): string {
  * once into `.local/` (never committed). Production always sets the variable from its secret store.
  */
 export function localKeyEncryptionKey(): string {
+  const configured = configuredKeyEncryptionKey();
+  if (configured) return configured;
+  mkdirSync(LOCAL_STATE_DIR, { recursive: true });
+  writeFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, randomBytes(32).toString('base64'), { mode: 0o600 });
+  chmodSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 0o600);
+  return readFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 'utf8').trim();
+}
+
+/**
+ * The key-encryption key already in use: KEY_ENCRYPTION_KEY when set, otherwise the one the local
+ * stack generated into `.local/`; undefined when there is neither. Never generates one, for tools
+ * that must work with the existing keys (a fresh key could not decrypt them).
+ */
+export function configuredKeyEncryptionKey(): string | undefined {
   if (process.env.KEY_ENCRYPTION_KEY) return process.env.KEY_ENCRYPTION_KEY;
-  const file = join(LOCAL_STATE_DIR, 'key-encryption-key');
-  if (!existsSync(file)) {
-    mkdirSync(LOCAL_STATE_DIR, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  return readFileSync(file, 'utf8').trim();
+  if (!existsSync(LOCAL_KEY_ENCRYPTION_KEY_FILE)) return undefined;
+  return readFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 'utf8').trim() || undefined;
 }
 
 /**

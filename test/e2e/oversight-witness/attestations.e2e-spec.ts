@@ -98,6 +98,8 @@ describe('POST /api/v1/oap/attestations', () => {
       stack.clock.advance(5_000);
       const replay = await submit(stack, engine.token, body);
       expect(replay.status).toBe(200);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body.receipt).toBe(first.body.receipt);
       expect(replay.body.attestation).toEqual({ ...(first.body.attestation as object), idempotent_replay: true });
     });
@@ -285,7 +287,7 @@ describe('POST /api/v1/oap/attestations', () => {
       expect((await http('POST', url, { headers, raw: '{"attestation_id":' })).body).toMatchObject({ reason_code: 'malformed_json' });
       expect((await http('POST', url, { headers, raw: '[1,2]' })).status).toBe(400);
       const huge = await http('POST', url, { headers, raw: JSON.stringify(attestationBody(app.id, { context: { blob: 'x'.repeat(1_100_000) } })) });
-      expect(huge.status).toBe(400);
+      expect(huge.status).toBe(413);
       expect(huge.body).toMatchObject({ reason_code: 'payload_too_large' });
     });
   });

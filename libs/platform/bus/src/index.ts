@@ -8,5 +8,5 @@ export {
   type DurableConsumerOptions,
   type EventHandler,
 } from './durable-consumer';
-export { RpcClient, RpcServer } from './rpc';
+export { LocalRpcHandlers, RpcClient, RpcServer } from './rpc';
 export { BatchConsumer, type BatchConsumerOptions, type BatchErrorListener, type BatchHandler, type BatchOutcomes } from './batch-consumer';

@@ -106,6 +106,16 @@ export class PlatformConfig {
   })
   REGION_COUNTRIES = 'us=US,eu=DE,ap=SG';
 
+  /**
+   * Seconds a known credential's last answer may still be served after its 5-second cache when its
+   * owner cannot be asked (bus outage); 0 turns it off. Bounded: never unlimited, at most an hour.
+   */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(0)
+  @Max(3_600)
+  CREDENTIAL_STALE_IF_ERROR_SECONDS = 300;
+
   /** pino level. */
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';

@@ -99,6 +99,16 @@ export function parseId(value: string): ParsedId | undefined {
   return undefined;
 }
 
+/**
+ * The whole-string pattern of identifiers of `kind` (what {@link isIdOf} accepts), e.g.
+ * `^agent_(us|eu|ap|dev)_[a-z2-7]{20}$`: for validation and for the OpenAPI document.
+ */
+export function idPattern(kind: IdKind): RegExp {
+  const format = ID_FORMATS[kind];
+  const body = format.body.source.replace(/^\^/, '').replace(/\$$/, '');
+  return new RegExp(format.regional ? `^${format.prefix}_(${ID_REGIONS.join('|')})_${body}$` : `^${format.prefix}_${body}$`);
+}
+
 /** True when `value` is a well-formed identifier of `kind`. */
 export function isIdOf(kind: IdKind, value: unknown): value is string {
   return typeof value === 'string' && parseId(value)?.kind === kind;

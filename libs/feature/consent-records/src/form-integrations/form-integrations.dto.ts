@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { FORM_PLATFORMS, type FormPlatform } from './form-integration';
 import { RoutedBy } from '@svc/ids';
@@ -45,7 +46,7 @@ export class CreateFormIntegrationBody {
   @IsDefined() @IsString() @IsIn(FORM_PLATFORMS)
   platform!: FormPlatform;
 
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   /** The platform's form id; deliveries of other forms are refused. Optional. */

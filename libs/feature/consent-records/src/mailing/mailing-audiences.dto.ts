@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { MAILING_PROVIDERS, MAX_API_BASE_URL_LENGTH } from './mailing-audience';
 import { RoutedBy } from '@svc/ids';
 
@@ -49,7 +50,7 @@ export class CreateMailingAudienceBody {
   @IsDefined() @IsString() @MinLength(1) @MaxLength(100) @Matches(/^[A-Za-z0-9_-]+$/)
   list_id!: string;
 
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_MAPPED_PURPOSES) @ValidateNested({ each: true }) @Type(() => PermissionMappingInput)

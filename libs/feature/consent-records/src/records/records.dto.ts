@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsIn, IsISO8601, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { API_WITHDRAWAL_CHANNELS } from './record';
 import { RoutedBy } from '@svc/ids';
 
@@ -35,7 +36,7 @@ export class RecordFields {
 /** Body of POST /api/v1/consent_records (Record API). */
 @RoutedBy('flow_id')
 export class RecordConsentBody extends RecordFields {
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 }
 

@@ -17,6 +17,7 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { MAX_ASSERTION_TTL_SECONDS, PRINCIPAL_ASSERTION } from './principal-assertions';
@@ -51,7 +52,7 @@ export class QuorumInput {
 @RoutedBy('flow_id')
 export class ConsentSessionBody {
   /** `flw_<region>_…`; must be an active flow of the caller's application. */
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   /** embed | popup | redirect | direct; default `redirect`. */
@@ -86,7 +87,7 @@ export class CreateDecisionBody {
   kind!: DecisionKind;
 
   /** Required for consent; optional context for the other kinds. */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional() @IsIdOf('flow')
   flow_id?: string;
 
   @IsOptional() @IsString() @IsIn(DELIVERY_MODES)
@@ -196,7 +197,7 @@ export class InboxQueryDto extends PageQuery {
   @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
   trigger_type?: TriggerType;
 
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional() @IsIdOf('application')
   application_id?: string;
 
   /** `deadline` (ascending, default) or `newest` (created_at descending). */

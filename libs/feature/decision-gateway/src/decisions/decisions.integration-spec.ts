@@ -141,15 +141,17 @@ describe('decision sessions over HTTP', () => {
       expect(Object.keys(signature.body)).toEqual(expect.arrayContaining(['session_token', 'decision_url', 'embed_url', 'deadline', 'kind', 'status']));
     });
 
-    it('refuses a draft flow (409 flow_not_active), an unknown or foreign flow (404) and a consent without flow (422)', async () => {
+    it('refuses a draft flow (409 flow_not_active), an unknown or foreign flow (404), a malformed flow id and a consent without flow (422)', async () => {
       const draft = await mint({ kind: 'consent', flow_id: flows.draft });
       expect(draft.status).toBe(409);
       expect(draft.body.reason_code).toBe('flow_not_active');
-      for (const flowId of [flows.foreign, 'flw_us_abcdefghijklmnopqrst', 'garbage']) {
+      for (const flowId of [flows.foreign, 'flw_us_abcdefghijklmnopqrst']) {
         const res = await mint({ kind: 'consent', flow_id: flowId });
         expect(res.status).toBe(404);
         expect(res.body.reason_code).toBe('flow_not_found');
       }
+      const malformed = await mint({ kind: 'consent', flow_id: 'garbage' });
+      expect([malformed.status, malformed.body]).toEqual([422, expect.objectContaining({ reason_code: 'validation_failed', detail: expect.objectContaining({ field: 'flow_id' }) })]);
       const none = await mint({ kind: 'consent' });
       expect(none.status).toBe(422);
       expect(none.body.reason_code).toBe('flow_required');
@@ -192,7 +194,7 @@ describe('decision sessions over HTTP', () => {
       const malformed = await http('POST', `${url}/api/v1/decisions`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"kind"' });
       expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
       const huge = await mint({ kind: 'approval', principal_id: 'a', proposal: { blob: 'x'.repeat(1_100_000) } });
-      expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+      expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
       const none = await http('POST', `${url}/api/v1/decisions`, { json: { kind: 'consent', flow_id: flows.standard } });
       expect([none.status, none.body.reason_code]).toEqual([401, 'unauthenticated']);
     });

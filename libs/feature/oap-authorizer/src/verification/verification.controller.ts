@@ -8,7 +8,7 @@ import { ReceiptVerificationError, verifyReceipt } from '@svc/sdk-receipts-verif
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrantsRepository } from '../grants/grants.repository';
 import { oapError } from '../oap.errors';
-import { IdempotencyStore, idempotencyKeyOf } from '../shared/idempotency-store';
+import { IdempotencyStore, idempotencyKeyOf, replayHeaders } from '../shared/idempotency-store';
 import { GrantStatusDirectory } from './grant-status';
 import { RevokeGrant } from './use-cases/revoke-grant.use-case';
 import { AttestationQuery, DecodeReceiptBody, RevokeGrantBody, VerifyReceiptBody } from './verification.dto';
@@ -147,7 +147,7 @@ export class VerificationController {
     if (key !== undefined) {
       const claim = await this.idempotency.claim(principal.applicationId, scope, key, sha256Hex(canonicalJson({ ...body })));
       if (claim.state === 'replay') {
-        void reply.status(claim.response.status).send(claim.response.body);
+        void reply.status(claim.response.status).headers(replayHeaders(claim.response)).send(claim.response.body);
         return;
       }
     }

@@ -1,4 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { REVOCATION_REASON_CODES, type RevocationReasonCode } from './revocation-reason';
 
 /** `POST /.well-known/svc-verify`. */
@@ -14,7 +15,7 @@ export class DecodeReceiptBody {
 
 /** `POST /api/v1/oap/revocations`. */
 export class RevokeGrantBody {
-  @IsString() @MaxLength(64) grant_id!: string;
+  @IsIdOf('oap_grant') grant_id!: string;
   /** Published on the anonymous revocation list; `unspecified` when absent. */
   @IsOptional() @IsIn(REVOCATION_REASON_CODES) reason_code?: RevocationReasonCode;
   /** Free text for the application's own records; never published. */

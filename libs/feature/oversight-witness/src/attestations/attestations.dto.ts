@@ -4,15 +4,13 @@ import {
 } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { canonicalJson } from '@svc/crypto';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import {
   ATTESTATION_DECISIONS, LEGAL_BASES, MAX_ACTION_CLASS_LENGTH, MAX_AGENT_CLASS_LENGTH, MAX_ATTESTATION_ID_LENGTH, MAX_CONTEXT_BYTES,
   type AttestationDecision, type LegalBasis,
 } from './attestation';
 import { RoutedBy } from '@svc/ids';
-
-/** Application id shape (`tp_<region>_<base32(20)>`). */
-export const APPLICATION_ID_PATTERN = /^tp_(us|eu|ap|dev)_[a-z2-7]{20}$/;
 
 /** Refuses a value whose RFC 8785 canonical JSON exceeds `maxBytes` UTF-8 bytes (or has none). */
 function MaxCanonicalBytes(maxBytes: number, options?: ValidationOptions): PropertyDecorator {
@@ -48,11 +46,11 @@ export class SubmitAttestationBody {
 
   /** Required unless the legacy alias `touchpoint_id` is sent. */
   @ValidateIf((o: SubmitAttestationBody) => o.touchpoint_id === undefined || o.application_id !== undefined)
-  @IsDefined() @IsString() @Matches(APPLICATION_ID_PATTERN, { message: 'application_id must be an application id (tp_<region>_…)' })
+  @IsDefined() @IsIdOf('application')
   application_id?: string;
 
   /** Legacy alias of `application_id`; when both are sent they must be equal. */
-  @IsOptional() @IsString() @Matches(APPLICATION_ID_PATTERN, { message: 'touchpoint_id must be an application id (tp_<region>_…)' })
+  @IsOptional() @IsIdOf('application')
   touchpoint_id?: string;
 
   @IsDefined() @IsString() @MinLength(1) @MaxLength(MAX_AGENT_CLASS_LENGTH)

@@ -1,5 +1,5 @@
 import { IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { RoutedBy } from '@svc/ids';
+import { IsIdOf, RoutedBy } from '@svc/ids';
 
 /** Query of the receipt GET routes: `flavor` only (other parameters are refused). */
 export class ReceiptQuery {
@@ -21,16 +21,12 @@ const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0
 export class DisclosureReceiptBody {
   /** The flow whose notice was disclosed (`flw_<region>_…`). */
   @IsDefined()
-  @IsString()
-  @MaxLength(128)
-  @Matches(/^flw_(us|eu|ap|dev)_[a-z2-7]{20}$/, { message: 'flow_id must be a flow id (flw_<region>_…)' })
+  @IsIdOf('flow')
   flow_id!: string;
 
   /** The agent that disclosed it (`agent_<region>_…`). */
   @IsDefined()
-  @IsString()
-  @MaxLength(128)
-  @Matches(/^agent_(us|eu|ap|dev)_[a-z2-7]{20}$/, { message: 'agent_id must be an agent id (agent_<region>_…)' })
+  @IsIdOf('agent')
   agent_id!: string;
 
   /** RFC 3339 timestamp with offset; at most a minute ahead of the platform clock. */

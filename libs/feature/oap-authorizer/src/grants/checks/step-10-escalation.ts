@@ -26,6 +26,7 @@ export const step10Escalation: CascadeStep = {
   step: 10,
   name: 'escalation_bounds',
   category: 'intent_denied',
+  bounds: ['escalation_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.escalation_bounds;
     if (!bounds) return pass;

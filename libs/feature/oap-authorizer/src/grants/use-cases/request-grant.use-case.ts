@@ -4,7 +4,7 @@ import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError, HTTP_STATUS_BY_KIND } from '@svc/errors';
 import { newApprovalSessionToken } from '@svc/ids';
-import type { OutboxWriter, PendingEvent } from '@svc/persistence';
+import { GroupCommitQueue, isTransactionConflict, type JobOutcome, type OutboxWriter, type PendingEvent } from '@svc/persistence';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { Authority } from '../../authorities/authority';
 import type { Agent } from '../../agents/agent';
@@ -14,7 +14,6 @@ import { EscalationsRepository } from '../../escalations/escalations.repository'
 import { oapError } from '../../oap.errors';
 import { OAP_VERSION } from '../../schema';
 import { addDecimal } from '../../shared/decimal';
-import { GroupCommitQueue, type JobOutcome } from '../../shared/group-commit';
 import { IdempotencyStore, type KeyRef, type StoredResponse } from '../../shared/idempotency-store';
 import { ReplayCache } from '../../shared/replay-cache';
 import { OAP_OUTBOX } from '../../tokens';
@@ -26,16 +25,6 @@ import type { VerifiedAttestation } from '../evidence/agent-evidence-verifier';
 import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
 import { GrantsRepository, RECENT_ACTIONS, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
-
-/**
- * Postgres aborted the batch's transaction as a deadlock victim or a serialization failure: the
- * whole transaction rolled back, so running the batch again is safe (crossing duplicate keys
- * between writers or replicas can cause this).
- */
-export function isTransactionConflict(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-}
 
 /** Idempotency scope of `POST /api/v1/grants`. */
 export const GRANTS_IDEMPOTENCY_SCOPE = 'grants';
@@ -95,8 +84,10 @@ interface BatchWrites {
  * steps 3–15 for each request in arrival order while updating the in-memory history (so a later
  * request sees the grants allowed before it), writes every grant, decision, event and stored
  * response with one statement per table, commits, and only then answers each caller. Receipts are
- * signed before the transaction. A request refused by validation fails alone; a database failure
- * fails the batch's callers, whose claims vanish with the rollback. Allow → 201 with the grant;
+ * signed before the transaction. A request refused by validation fails alone; a deadlock or
+ * serialization failure runs the batch again; any other database failure rolls the batch back
+ * (claims included) and its requests are decided again one by one, so only a request that cannot
+ * be committed fails and the other applications' requests are answered normally. Allow → 201 with the grant;
  * deny → 403 with `denial_category` and `cascade_step`; escalate → 202 with the approval session.
  */
 @Injectable()

@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** The region accounts file every nats-server of the platform loads. */
-export const ACCOUNTS_CONFIG = join(__dirname, 'accounts.conf');
+export const ACCOUNTS_CONFIG = join(__dirname, '..', 'nats', 'accounts.conf');
 
 /** The nats-server binary: NATS_SERVER_BIN, else the first `nats-server` on PATH. Throws when there is none. */
 export function natsServerBinary(): string {
