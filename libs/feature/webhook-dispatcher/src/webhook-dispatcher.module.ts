@@ -9,6 +9,7 @@ import { SubscriptionsController } from './subscriptions/subscriptions.controlle
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 import { SubscriptionsGauge } from './subscriptions/subscriptions-gauge';
 import { CreateSubscription } from './subscriptions/use-cases/create-subscription.use-case';
+import { UpdateSubscription } from './subscriptions/use-cases/update-subscription.use-case';
 import { DeleteSubscription } from './subscriptions/use-cases/delete-subscription.use-case';
 import { EnableSubscription } from './subscriptions/use-cases/enable-subscription.use-case';
 import { RotateSecret } from './subscriptions/use-cases/rotate-secret.use-case';
@@ -28,6 +29,7 @@ import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
     DeliveryWorker,
     EventIntake,
     CreateSubscription,
+    UpdateSubscription,
     DeleteSubscription,
     RotateSecret,
     EnableSubscription,
