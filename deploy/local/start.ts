@@ -21,8 +21,7 @@ import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus'
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, randomPassword } from '../nats/nats-server-binary';
-import { NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, shareWithPostgresUser, startEmbeddedPostgres } from './local-servers';
+import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres } from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 
