@@ -109,6 +109,12 @@ describe('step 15 — drift detection', () => {
       expect(verdict(context(['catalog:export'], recent))).toEqual({ outcome: 'pass' });
     });
 
+    it(`counts exactly ${PURPOSE_DRIFT_WINDOW - 1} past grants and this request`, () => {
+      // 10 off-purpose of the 19 most recent, plus this one: 11 of 20. Older on-purpose grants do not dilute it.
+      const recent = [...repeat('catalog:export', 10), ...repeat('pay', 9), 'pay', 'pay'];
+      expect(verdict(context(['catalog:export'], recent))).toMatchObject({ outcome: 'deny', reason: 'purpose_drift', message: "11 of the last 20 grants fall outside the authority's declared purpose actions" });
+    });
+
     it('declares nothing to drift from with wildcards only or unrestricted actions', () => {
       expect(verdict(context(['catalog:export'], repeat('catalog:export', 30), { allowed: ['catalog:*'] }))).toEqual({ outcome: 'pass' });
       expect(verdict(context(['wire'], repeat('wire', 30), { unrestricted: true }))).toEqual({ outcome: 'pass' });
