@@ -31,6 +31,7 @@ export default {
     'libs/sdk/receipts-verify/src/verify-receipt.ts',
     'libs/feature/receipts/src/record/build-*.ts',
     'libs/feature/receipts/src/record/notice-hash.ts',
+    '!libs/feature/receipts/src/record/*.spec.ts',
     'libs/feature/webhook-dispatcher/src/deliveries/retry-schedule.ts',
     'libs/feature/webhook-dispatcher/src/deliveries/signature.ts',
     'libs/platform/merkle/src/merkle.ts',
