@@ -47,6 +47,9 @@ describe('step 8 — time window', () => {
       expect(verdict(bounds, '2026-03-04T12:00:00.000Z', '2026-03-04T12:30:00.000Z')).toEqual(OUTSIDE_AFTER);
       expect(verdict(bounds, '2026-03-04T13:00:00.000Z')).toEqual(OUTSIDE_AFTER);
     });
+    it('denies at not_after on its own, not only through valid_until', () => {
+      expect(verdict(bounds, '2026-03-04T12:00:00.000Z', '2026-03-04T12:00:00.000Z')).toEqual(OUTSIDE_AFTER);
+    });
     it('denies a requested valid_until a millisecond beyond not_after', () => {
       expect(verdict(bounds, '2026-03-04T10:00:00.000Z', '2026-03-04T12:00:00.001Z')).toEqual(OUTSIDE_AFTER);
     });

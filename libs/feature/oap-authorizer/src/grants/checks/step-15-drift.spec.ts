@@ -64,7 +64,7 @@ const verdict = (ctx: CascadeContext) => step15Drift.check(ctx);
 describe('step 15 — drift detection', () => {
   describe('capability manifest', () => {
     it('denies capability_drift when the manifest changed, before looking at the mix', () => {
-      expect(verdict(context(['pay'], [], SHOPPING, 'm2'))).toMatchObject({ outcome: 'deny', reason: 'capability_drift' });
+      expect(verdict(context(['pay'], [], SHOPPING, 'm2'))).toEqual({ outcome: 'deny', reason: 'capability_drift', message: "The agent's capability manifest changed since the authority was granted" });
       expect(verdict(context(['pay'], [], SHOPPING, null))).toMatchObject({ outcome: 'deny', reason: 'capability_drift' });
     });
   });
