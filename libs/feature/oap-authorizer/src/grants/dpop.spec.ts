@@ -84,6 +84,16 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
     expect(second.replay.value).toBe(`${first.jkt}.jti-second-001`);
   });
 
+  it('keeps the keys of different agents apart when one verifier checks both', async () => {
+    const { dpop } = verifier();
+    const other = await signer();
+    const first = await dpop.verifyDeferringReplay({ header: await proof(key), method: 'POST', url: URL });
+    const second = await dpop.verifyDeferringReplay({ header: await proof(other), method: 'POST', url: URL });
+    expect(first.jkt).toBe(await calculateJwkThumbprint(key.jwk, 'sha256'));
+    expect(second.jkt).toBe(await calculateJwkThumbprint(other.jwk, 'sha256'));
+    expect(second.jkt).not.toBe(first.jkt);
+  });
+
   describe('the DPoP header', () => {
     it('is required, and the refusal names the accepted algorithms', async () => {
       expect(await refusal(undefined)).toEqual({ code: 'dpop_proof_missing', message: 'A DPoP proof header is required', reason: undefined, headers: { 'WWW-Authenticate': 'DPoP algs="EdDSA ES256"' } });
@@ -138,6 +148,9 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
       await expect(dpop.verifyDeferringReplay({ header: await proof(key, { htu: 'HTTPS://US.Example.com:443/api/v1/grants' }), method: 'POST', url: `${URL}?x=1#f` })).resolves.toBeDefined();
       expect(await refusal(await proof(key, { htu: 'https://us.example.com/api/v1/Grants' }))).toEqual({ code: 'dpop_proof_invalid', message: 'DPoP htu does not match the request URL', reason: 'htu_mismatch', headers: undefined });
       expect(await refusal(await proof(key, { htu: 'https://eu.example.com/api/v1/grants' }))).toMatchObject({ reason: 'htu_mismatch' });
+    });
+    it('must be a string, even against a request URL that does not parse', async () => {
+      expect(await refusal(await proof(key, { htu: 42 }), { url: 'not a url' })).toMatchObject({ reason: 'htu_mismatch' });
     });
     it('must be a string', async () => {
       expect(await refusal(await proof(key, { htu: 42 }))).toMatchObject({ reason: 'htu_mismatch' });
