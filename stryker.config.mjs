@@ -1,6 +1,27 @@
 // Mutation testing of the code that decides, signs and proves: `npm run test:mutation`.
 // Not part of `npm test`. One file at a time: `npm run test:mutation -- --mutate <file>`.
-// Equivalent mutants are disabled where they occur, with a `// Stryker disable next-line … : reason` comment.
+// Equivalent mutants are disabled where a comment can single them out (`// Stryker disable next-line
+// <mutator>: reason` in signature.ts, retry-schedule.ts, notice-hash.ts). Where a disable comment
+// would also hide killable mutants of the same line, they stay in the report as survivors and are
+// listed here instead, each with why no test can tell them apart from the original:
+//
+// grants/checks
+//   step-08:17, step-08:18, step-09:12, step-09:13, step-10:19, step-12:13, step-13:16, step-13:17
+//     `<bound> !== undefined && …` → `true && …`: comparing with an absent bound (undefined, or the
+//     Invalid Date it makes) is false anyway; the guard only narrows the type.
+//   step-08:18 `now >= not_after` → `false` / `>`: unreachable in the cascade, where step 3 already
+//     guarantees valid_until > now, so the valid_until clause denies the same requests.
+//     (A unit test calls the step directly with valid_until = now and kills them.)
+//   step-13:30 `index > 0` → `index >= 0`: the first ordered action has no predecessors and
+//     `[].every(…)` is true.
+//   step-08:30 `buckets ?? []` → `["Stryker was here"]`: a bucket with no period reads an undefined
+//     count, and `NaN > undefined` is false.
+//   step-06:12, step-10:20, step-10:21, step-11:23 `?? []` → `["Stryker was here"]`: only a request
+//     naming that literal string could tell.
+// grants/dpop.ts (the imported-key cache changes speed and memory, never a verdict)
+//   :87 `if (cached)` → `false`; :89 the cache-size check and clear; :113 `?.jkt ?? …` → `&&` / `.jkt`
+//   (the cache always holds the key jwtVerify just resolved) and its `'sha256'` (never reached).
+//   :98 `'invalid'` for a non-jose error: jwtVerify and EmbeddedJWK only throw jose errors.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'jest',

@@ -3,9 +3,10 @@ import { consentInput, authorityInput } from '../../test/receipt-fixtures';
 import { testSigningKey } from '../../test/signing-fixtures';
 import { buildReceipt } from '../record/build-receipt';
 import { signReceipt } from '../flavors/signed';
+import type { ReceiptInput } from '../record/inputs';
 import { verifySignedReceipt } from './verify-signed-receipt';
 
-async function signed(input = consentInput(), kid = 'oap-us-v1'): Promise<{ receipt: { record: Record<string, unknown>; signature: { jws: string } }; jwks: { keys: Array<Record<string, unknown>> } }> {
+async function signed(input: ReceiptInput = consentInput(), kid = 'oap-us-v1'): Promise<{ receipt: { record: Record<string, unknown>; signature: { jws: string } }; jwks: { keys: Array<Record<string, unknown>> } }> {
   const { key, jwks } = testSigningKey(kid);
   const receipt = await signReceipt(buildReceipt(input), key, 'https://us.example/.well-known/jwks.json');
   return { receipt: JSON.parse(JSON.stringify(receipt)) as never, jwks };
