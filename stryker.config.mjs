@@ -22,6 +22,16 @@
 //   :87 `if (cached)` → `false`; :89 the cache-size check and clear; :113 `?.jkt ?? …` → `&&` / `.jkt`
 //   (the cache always holds the key jwtVerify just resolved) and its `'sha256'` (never reached).
 //   :98 `'invalid'` for a non-jose error: jwtVerify and EmbeddedJWK only throw jose errors.
+// receipts/src/verification/verify-signed-receipt.ts
+//   :46 `'invalid'` (a failed validation always has a problem), :52-53 the canonical-form catch (a
+//   record that passed the schema always canonicalises), :59 `detail?.kid` / `?? ''` (jws_unknown_kid
+//   always carries its kid), :60 `isDomainError(error)` → `true` (verifyDetachedJws only throws
+//   domain errors), :75 the `kid` type check (a key without a string kid can never be looked up).
+// sdk/receipts-verify/src/verify-receipt.ts
+//   :85 `typeof jwk.x !== 'string'` → `false` and its message (createPublicKey refuses the same keys
+//   and the error is replaced), :91 `'ascii'` → `''` (base64url text is ASCII, so utf8 gives the same
+//   bytes), :92 `signature.length !== 64` → `false` (Ed25519 verification fails any other length),
+//   :96 `typeof iss_role !== 'string'` → `false` (`includes` never finds a non-string among the roles).
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'jest',

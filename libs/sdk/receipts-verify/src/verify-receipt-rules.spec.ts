@@ -41,6 +41,7 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
     expect(await refusal(token(), { roles: ['witness'] })).toEqual({ code: 'iss_role_unknown', message: 'iss_role authorizer is not accepted' });
     await expect(accept(token({ ...GOOD, iss_role: 'witness' }), { roles: ['witness'] })).resolves.toBeDefined();
     expect(await refusal(token({ ...GOOD, iss_role: 7 }))).toEqual({ code: 'iss_role_unknown', message: 'iss_role 7 is not accepted' });
+    expect(await refusal(token({ ...GOOD, iss_role: ['witness'] }), { roles: ['witness'] })).toEqual({ code: 'iss_role_unknown', message: 'iss_role witness is not accepted' });
     expect(await refusal(token({ ...GOOD, iss_role: undefined }))).toEqual({ code: 'iss_role_missing', message: 'Receipt has no iss_role' });
   });
 
@@ -52,7 +53,7 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
       expect(await refusal('a'.repeat(16_384))).toEqual({ code: 'receipt_malformed', message: 'Receipt is not a compact JWS' });
     });
 
-    it.each(['a.b', 'a.b.c.d', 'a..c', 'a.b+.c', `${b64(HEADER)}.${b64(GOOD)}.sig=`])('refuses %s as not a compact JWS', async (receipt) => {
+    it.each(['a.b', 'a.b.c.d', 'a..c', 'a.b+.c', 'a.+b.c', `${b64(HEADER)}.${b64(GOOD)}.sig=`])('refuses %s as not a compact JWS', async (receipt) => {
       expect(await refusal(receipt)).toEqual({ code: 'receipt_malformed', message: 'Receipt is not a compact JWS' });
     });
 
@@ -62,6 +63,11 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
       ['null', null],
     ])('refuses a header that is %s', async (_name, header) => {
       expect(await refusal(`${b64(header)}.${b64(GOOD)}.c2ln`)).toEqual({ code: 'receipt_malformed', message: 'Receipt header is not a JSON object' });
+    });
+
+    it('refuses a header that is a JSON string or number', async () => {
+      expect(await refusal(`${b64('"EdDSA"')}.${b64(GOOD)}.c2ln`)).toEqual({ code: 'receipt_malformed', message: 'Receipt header is not a JSON object' });
+      expect(await refusal(`${b64('42')}.${b64(GOOD)}.c2ln`)).toEqual({ code: 'receipt_malformed', message: 'Receipt header is not a JSON object' });
     });
 
     it('refuses a signed payload that is not a JSON object', async () => {
@@ -86,6 +92,7 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
       const mismatch = { code: 'type_mismatch', message: 'Receipt typ must be oap+jwt' };
       expect(await refusal(token(GOOD, { ...HEADER, typ: 'jwt' }))).toEqual(mismatch);
       expect(await refusal(token(GOOD, { ...HEADER, typ: 'xapplication/oap+jwt' }))).toEqual(mismatch);
+      expect(await refusal(token(GOOD, { ...HEADER, typ: 'oapapplication/+jwt' }))).toEqual(mismatch);
       expect(await refusal(token(GOOD, { alg: 'EdDSA', kid: 'oap-us-v1' }))).toEqual(mismatch);
     });
 
@@ -110,6 +117,7 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
       ['another key type', { kty: 'EC', crv: 'Ed25519', x: jwk.x }],
       ['another curve', { kty: 'OKP', crv: 'X25519', x: jwk.x }],
       ['no public key', { kty: 'OKP', crv: 'Ed25519' }],
+      ['a public key that is not a string', { kty: 'OKP', crv: 'Ed25519', x: [...Buffer.from(jwk.x, 'base64url')] }],
       ['a public key of the wrong length', { kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }],
     ])('refuses a key with %s', async (_name, key) => {
       expect(await refusal(token(), { keys: { keys: [{ ...key, kid: 'oap-us-v1' } as ReceiptJwk] } })).toEqual({ code: 'unknown_kid', message: 'kid oap-us-v1 is not an Ed25519 public key' });

@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { signDetachedJws } from '@svc/crypto';
 import { consentInput, authorityInput } from '../../test/receipt-fixtures';
 import { testSigningKey } from '../../test/signing-fixtures';
 import { buildReceipt } from '../record/build-receipt';
+import { canonicalReceiptBytes } from '../flavors/canonical';
 import { signReceipt } from '../flavors/signed';
 import type { ReceiptInput } from '../record/inputs';
 import { verifySignedReceipt } from './verify-signed-receipt';
@@ -71,6 +73,14 @@ describe('verifySignedReceipt', () => {
   it('refuses a signature key that is not in the JWKS, naming its kid', async () => {
     const { receipt } = await signed(undefined, 'oap-us-v7');
     await expect(verifySignedReceipt(text(receipt), text(testSigningKey('oap-us-v1').jwks))).resolves.toEqual({ ok: false, failure: 'unknown_kid', message: 'signature key oap-us-v7 is not in the JWKS' });
+  });
+
+  it('refuses a signature by the right key made for another JWS type', async () => {
+    const { key, jwks } = testSigningKey();
+    const document = buildReceipt(consentInput());
+    const jws = await signDetachedJws(key, canonicalReceiptBytes(document), { typ: 'JWT' });
+    const result = await verifySignedReceipt(text({ record: document, signature: { jws } }), text(jwks));
+    expect(result).toMatchObject({ ok: false, failure: 'bad_signature' });
   });
 
   it('refuses a signature by another key under the same kid, and a garbled jws', async () => {
