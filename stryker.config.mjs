@@ -27,6 +27,12 @@
 //   record that passed the schema always canonicalises), :59 `detail?.kid` / `?? ''` (jws_unknown_kid
 //   always carries its kid), :60 `isDomainError(error)` → `true` (verifyDetachedJws only throws
 //   domain errors), :76 the `kid` type check (a key without a string kid can never be looked up).
+// receipts/src/record
+//   build-authorization-record:16 `validFrom && validUntil && …` → `true && …` / `(validFrom || validUntil) && …`:
+//     without valid_from, `validUntil <= undefined` is false anyway.
+//   build-consent-record:22, build-notice-record:20 `kind === 'identified' ? id : undefined` → `true ? id …`:
+//     an anonymous principal has no id, so the field is undefined either way.
+//   notice-hash `a.name < b.name` → `<=`: purpose names are unique within a notice, so no two compare equal.
 // sdk/receipts-verify/src/verify-receipt.ts
 //   :85 `typeof jwk.x !== 'string'` → `false` and its message (createPublicKey refuses the same keys
 //   and the error is replaced), :91 `'ascii'` → `''` (base64url text is ASCII, so utf8 gives the same

@@ -28,7 +28,7 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
       expect(isoTime('2026-01-01T10:00:00+02:00', 'given_at')).toBe('2026-01-01T08:00:00.000Z');
       expect(isoTime('2026-01-01T10:00:00Z', 'given_at')).toBe('2026-01-01T10:00:00.000Z');
     });
-    it.each(['yesterday', '2026-01-01', 'x2026-01-01T10:00:00Z', 'Jan 1 2026 10:00', '2026-13-45T99:00:00Z', '2026-1-01T10:00:00Z'])('refuses %s', (value) => {
+    it.each(['yesterday', '2026-01-01', 'x2026-01-01T10:00:00Z', 'Jan 1 2026 10:00', '2026-13-45T99:00:00Z', '2026-1-01T10:00:00Z', '+002026-01-01T10:00:00Z', '-002026-01-01T10:00:00Z'])('refuses %s', (value) => {
       expect(refusal(() => isoTime(value, 'shown_at'))).toEqual({ code: 'receipt_input_invalid', field: 'shown_at', message: 'shown_at must be an ISO 8601 timestamp' });
     });
   });

@@ -85,6 +85,12 @@ describe('consent record', () => {
     expect(explicit.event).toEqual([{ event_time: '2026-01-01T10:00:00.000Z', entity_id: 'subj_9f2c', event_type: 'explicit', event_state: 'notice acknowledged' }]);
   });
 
+  it('refuses an unparseable decision time, given or declined, naming given_at', () => {
+    expect(refusal(() => buildConsentRecord(consentInput({ given_at: 'today' })))).toMatchObject({ field: 'given_at', message: 'given_at must be an ISO 8601 timestamp' });
+    const declined = consentInput({ given_at: 'today', decisions: [{ purpose_id: 'ads', label: 'Ads', decision: 'declined' }] });
+    expect(refusal(() => buildConsentRecord(declined))).toMatchObject({ field: 'given_at', message: 'given_at must be an ISO 8601 timestamp' });
+  });
+
   it('writes the anonymous record id as the acting entity of consent given', () => {
     expect(buildConsentRecord(anonymousConsentInput()).event[0]).toMatchObject({ entity_id: 'crec_us_bbbbbbbbbbbbbbbbbbbb', event_state: 'consent given' });
     expect(buildConsentRecord(anonymousConsentInput()).record).not.toHaveProperty('pii_principal_id');
