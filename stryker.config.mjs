@@ -26,7 +26,7 @@
 //   :46 `'invalid'` (a failed validation always has a problem), :52-53 the canonical-form catch (a
 //   record that passed the schema always canonicalises), :59 `detail?.kid` / `?? ''` (jws_unknown_kid
 //   always carries its kid), :60 `isDomainError(error)` → `true` (verifyDetachedJws only throws
-//   domain errors), :76 the `kid` type check (a key without a string kid can never be looked up).
+//   domain errors), :75 the `kid` type check (a key without a string kid can never be looked up).
 // receipts/src/record
 //   build-authorization-record:16 `validFrom && validUntil && …` → `true && …` / `(validFrom || validUntil) && …`:
 //     without valid_from, `validUntil <= undefined` is false anyway.

@@ -66,9 +66,8 @@ function parseJwks(text: string): Map<string, KeyObject> | undefined {
   let jwks: unknown;
   try {
     jwks = JSON.parse(text);
-    // Stryker disable next-line BlockStatement: without the early return jwks stays undefined, which the shape check below refuses alike
   } catch {
-    return undefined;
+    // Not JSON: jwks stays undefined and is refused below like any other non-JWKS.
   }
   if (!isObject(jwks) || !Array.isArray(jwks.keys)) return undefined;
   const keys = new Map<string, KeyObject>();
