@@ -17,7 +17,9 @@ const swc = [
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
+  // ESM-only client libraries used by tests are compiled to CommonJS like our own sources.
+  transform: { '^.+\\.ts$': swc, '/node_modules/dpop/.+\\.js$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!dpop/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
   setupFiles: ['reflect-metadata'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

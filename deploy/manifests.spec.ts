@@ -361,6 +361,118 @@ describe('helm/svc', () => {
   });
 });
 
+// ---------------------------------------------------------------- NATS region accounts
+
+const ACCOUNTS_FILE = 'deploy/nats/accounts.conf';
+const ACCOUNTS_TEXT = read(ACCOUNTS_FILE);
+const BUS_PREFIX = 'svc';
+
+interface RegionAccount {
+  user?: string;
+  passwordVariable?: string;
+  publish: string[];
+  subscribe: string[];
+  exports: string[];
+  imports: Array<{ account: string; subject: string }>;
+}
+
+const quotedList = (text: string | undefined): string[] => [...(text ?? '').matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
+
+/** The account block of a region in accounts.conf, read as text (the file is NATS config syntax). */
+function regionAccount(region: Region): RegionAccount {
+  const upper = region.toUpperCase();
+  const start = ACCOUNTS_TEXT.search(new RegExp(`^ {2}${upper}: \\{$`, 'm'));
+  if (start < 0) throw new Error(`${ACCOUNTS_FILE} has no account ${upper}`);
+  const rest = ACCOUNTS_TEXT.slice(start + 1);
+  const end = rest.search(/^ {2}[A-Z]+: \{$|^\}$/m);
+  const block = rest.slice(0, end < 0 ? undefined : end);
+  return {
+    user: /^\s+user: (\S+)$/m.exec(block)?.[1],
+    passwordVariable: /^\s+password: \$(\S+)$/m.exec(block)?.[1],
+    publish: quotedList(/publish: \{ allow: \[([^\]]*)\] \}/.exec(block)?.[1]),
+    subscribe: quotedList(/subscribe: \{ allow: \[([^\]]*)\] \}/.exec(block)?.[1]),
+    exports: [...block.matchAll(/\{ service: "([^"]+)" \}/g)].map((match) => match[1]!),
+    imports: [...block.matchAll(/\{ service: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({ account: match[1]!, subject: match[2]! })),
+  };
+}
+
+/** Every .ts source file (not a test) under a folder. */
+const sourcesUnder = (dir: string): string[] => filesUnder(dir).filter((path) => path.endsWith('.ts') && !/\.(spec|integration-spec|e2e-spec)\.ts$/.test(path));
+
+/** Request/reply methods the code asks of another region (through RegionRpc, the one cross-region caller). */
+const CROSS_REGION_METHODS = [
+  ...new Set(sourcesUnder('libs').flatMap((path) => [...read(path).matchAll(/\bregionRpc\.call\(\s*[^,]+,\s*'([a-z_]+\.[a-z_]+)'/gi)].map((match) => match[1]!))),
+].sort();
+
+const crossRegionSubject = (region: Region, method: string): string => `${BUS_PREFIX}.${region}.rpc.${method}`;
+
+describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
+  it('finds the cross-region requests of the code, all of them through RegionRpc', () => {
+    expect(CROSS_REGION_METHODS).toEqual(['audit.get_chain_info', 'oap.consume_grant', 'oap.grant_status']);
+    // A subject built for a region other than the process's own is built only in RegionRpc.
+    const foreign = sourcesUnder('libs').filter((path) => path !== 'libs/platform/contracts/src/subjects.ts').flatMap((path) =>
+      [...read(path).matchAll(/rpcSubject\(([^,]+),\s*([^,]+),/g)]
+        .filter((match) => !/^(this\.)?(bus|options)\.region$|^this\.bus\.region$/.test(match[2]!.trim()))
+        .map(() => path),
+    );
+    expect(foreign).toEqual(['libs/feature/oap-authorizer/src/shared/region-rpc.ts']);
+  });
+
+  it.each(REGIONS)('gives %s one user whose password comes from the environment and whose subjects stay in its region', (region) => {
+    const account = regionAccount(region);
+    expect(account.user).toBe(`svc-${region}`);
+    expect(account.passwordVariable).toBe(`NATS_${region.toUpperCase()}_PASSWORD`);
+    const others = REGIONS.filter((r) => r !== region);
+    expect(account.subscribe.sort()).toEqual([`${BUS_PREFIX}.${region}.>`, '_INBOX.>'].sort());
+    expect(account.publish.sort()).toEqual(
+      [`${BUS_PREFIX}.${region}.>`, '_INBOX.>', '$JS.API.>', '$JS.ACK.>', ...others.flatMap((other) => CROSS_REGION_METHODS.map((method) => crossRegionSubject(other, method)))].sort(),
+    );
+    // No default user for clients without credentials: anonymous connections are refused.
+    expect(ACCOUNTS_TEXT).not.toMatch(/^\s*no_auth_user/m);
+  });
+
+  it.each(REGIONS)('exports exactly the cross-region methods of %s and imports those of the other regions', (region) => {
+    const account = regionAccount(region);
+    expect(account.exports.sort()).toEqual(CROSS_REGION_METHODS.map((method) => crossRegionSubject(region, method)).sort());
+    const expectedImports = REGIONS.filter((r) => r !== region).flatMap((other) => CROSS_REGION_METHODS.map((method) => ({ account: other.toUpperCase(), subject: crossRegionSubject(other, method) })));
+    const key = (i: { account: string; subject: string }): string => `${i.account} ${i.subject}`;
+    expect(account.imports.map(key).sort()).toEqual(expectedImports.map(key).sort());
+  });
+
+  it('runs the compose NATS with the accounts file and every account password from the environment', () => {
+    const nats = compose.services.nats as ComposeService & { environment?: Record<string, string> };
+    expect(commandText(nats).split(/\s+/)).toEqual(expect.arrayContaining(['-c', '/etc/nats/accounts.conf', '-js']));
+    const mount = nats.configs?.find((config) => config.target === '/etc/nats/accounts.conf');
+    expect(compose.configs?.[mount!.source]?.file).toBe(`./${ACCOUNTS_FILE}`);
+    for (const region of REGIONS) {
+      const variable = `NATS_${region.toUpperCase()}_PASSWORD`;
+      expect(String(nats.environment?.[variable])).toMatch(new RegExp(`^\\$\\{${variable}:\\?[^}]*\\}$`));
+    }
+  });
+
+  describe.each(REGIONS.flatMap((region) => APPS.map((app) => [region, app] as const)))('compose %s %s', (region, app) => {
+    it("connects as its region's user, on the accounts' bus prefix", () => {
+      const variables = env(region, app);
+      expect(variables.NATS_USER).toBe(regionAccount(region).user);
+      expect(variables.NATS_PASSWORD).toMatch(new RegExp(`^\\$\\{NATS_${region.toUpperCase()}_PASSWORD:\\?[^}]*\\}$`));
+      expect(variables.BUS_PREFIX).toBe(BUS_PREFIX);
+    });
+  });
+
+  it.each(REGIONS)("gives every Deployment of the %s release its region's user, and the password from a Secret", (region) => {
+    const values = regional[region] as Values & { config?: { natsUser?: string } };
+    expect(values.config?.natsUser).toBe(regionAccount(region).user);
+    expect(values.secrets?.natsPassword?.existingSecret).toMatch(new RegExp(`^[a-z0-9-]*${region}[a-z0-9-]*$`));
+    expect(defaults.secrets?.natsPassword?.key).toBe('NATS_PASSWORD');
+    expect(defaults.config?.busPrefix).toBe(BUS_PREFIX);
+    expect(template('configmap.yaml')).toMatch(/NATS_USER: \{\{ required "[^"]+" \.Values\.config\.natsUser \| quote \}\}/);
+    expect(template('deployment.yaml')).toMatch(
+      /- name: NATS_PASSWORD\s+valueFrom:\s+secretKeyRef:\s+name: \{\{ required "[^"]+" \$\.Values\.secrets\.natsPassword\.existingSecret \}\}\s+key: \{\{ \$\.Values\.secrets\.natsPassword\.key \}\}/,
+    );
+    expect(template('configmap.yaml')).not.toMatch(/NATS_PASSWORD:/);
+  });
+});
+
 // ---------------------------------------------------------------- no secrets anywhere
 
 describe('secrets', () => {

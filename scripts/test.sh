@@ -24,6 +24,15 @@ npx eslint --max-warnings 0 .
 step "type-check"
 npx tsc -p tsconfig.json --noEmit
 
+step "command-line tools: compile once, then --help answers from compiled JavaScript"
+npm run -s build:cli
+for cli in "tools/svc-receipt/svc-receipt.js" "tools/svc-audit/bin.js" "scripts/run-compiled.js tools/admin/cli.ts"; do
+  node $cli --help >/dev/null || { echo "$cli --help did not exit 0"; exit 1; }
+done
+
+step "SDK packages: build, npm pack, install the tarballs and import them from plain Node"
+node scripts/pack-sdk.js --out "$results/sdk" >/dev/null
+
 step "unit tests"
 npx jest --selectProjects unit --json --outputFile="$results/unit.json"
 

@@ -3,14 +3,20 @@
  * `npm run start:distributed` (one process per service per region, behind each region's router).
  * Creates the region databases, applies migrations, creates the streams, starts the processes,
  * and prints the router URLs once every router answers /readyz. Ctrl-C stops everything.
+ *
+ * Without NATS_URL it also runs its own nats-server with the region accounts of
+ * deploy/nats/accounts.conf (port SVC_NATS_PORT, default 4223; passwords generated once into
+ * `.local/`), so each region's processes see only their region's subjects, as in production.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'nats';
 import { join } from 'node:path';
-import { BusConnection, ensureRegionStream } from '@svc/bus';
+import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { ALL_FEATURES, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
+import { ACCOUNTS_CONFIG, natsServerBinary, randomPassword } from './nats-server-binary';
 
 type Mode = 'monolithic' | 'distributed';
 
@@ -37,7 +43,7 @@ async function prepareRegion(region: Region): Promise<void> {
     await dataSource.destroy();
   }
   const env = regionEnvironment(region);
-  const bus = await BusConnection.connect({ url: env.NATS_URL!, prefix: env.BUS_PREFIX!, region, name: `stack-${region}` });
+  const bus = await BusConnection.connect({ url: env.NATS_URL!, prefix: env.BUS_PREFIX!, region, name: `stack-${region}`, credentials: busCredentialsFrom(env) });
   try {
     await ensureRegionStream(bus.jsm, bus.prefix, region);
   } finally {
@@ -45,16 +51,61 @@ async function prepareRegion(region: Region): Promise<void> {
   }
 }
 
+/** The local region account passwords, generated once into `.local/` (never committed). */
+function localNatsPasswords(): Record<Region, string> {
+  const file = join(LOCAL_STATE_DIR, 'nats-passwords.json');
+  if (!existsSync(file)) {
+    mkdirSync(LOCAL_STATE_DIR, { recursive: true });
+    writeFileSync(file, JSON.stringify(Object.fromEntries(REGIONS.map((region) => [region, randomPassword()]))), { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as Record<Region, string>;
+}
+
+/**
+ * Runs the stack's own nats-server with the region accounts, unless NATS_URL names a bus to use;
+ * the region processes then connect as their region's user (`regionEnvironment`).
+ */
+async function startLocalNats(): Promise<void> {
+  if (process.env.NATS_URL) return;
+  const port = Number(process.env.SVC_NATS_PORT ?? 4223);
+  const passwords = localNatsPasswords();
+  for (const region of REGIONS) process.env[`NATS_${region.toUpperCase()}_PASSWORD`] = passwords[region];
+  const storeDir = join(LOCAL_STATE_DIR, 'nats');
+  mkdirSync(storeDir, { recursive: true });
+  start('nats', spawn(natsServerBinary(), ['-c', ACCOUNTS_CONFIG, '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] }), false);
+  const url = `nats://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      await (await connect({ servers: url, user: 'svc-us', pass: passwords.us, reconnect: false, timeout: 1_000 })).close();
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`nats-server did not accept the us account on ${url}: ${error instanceof Error ? error.message : String(error)} (log: .local/logs/nats.log)`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  process.env.NATS_URL = url;
+  log(`NATS with region accounts on ${url}`);
+}
+
 function launch(name: string, entry: string, env: Record<string, string>): void {
+  start(name, spawn(process.execPath, [RUN_TS, entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/**
+ * Logs a child to `.local/logs/<name>.log` (echoing its non-JSON stderr lines unless `echo` is
+ * false) and stops the stack when it exits on its own.
+ */
+function start(name: string, child: ChildProcess, echo = true): void {
   const logDir = join(LOCAL_STATE_DIR, 'logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [RUN_TS, entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.pipe(logFile);
   child.stderr?.pipe(logFile);
   child.stderr?.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
-    if (!text.startsWith('{')) process.stderr.write(`[${name}] ${text}`);
+    if (echo && !text.startsWith('{')) process.stderr.write(`[${name}] ${text}`);
   });
   child.on('exit', (code, signal) => {
     if (stopping) return;
@@ -126,6 +177,7 @@ async function main(): Promise<void> {
   if (mode !== 'monolithic' && mode !== 'distributed') throw new Error(`unknown mode ${mode}`);
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
+  await startLocalNats();
   log(`Preparing databases, migrations and streams for ${REGIONS.join(', ')}…`);
   for (const region of REGIONS) await prepareRegion(region);
   log(`Starting the ${mode} stack…`);

@@ -80,7 +80,8 @@ describe('Connect basics through the us router', () => {
       expect(res.body).toEqual({
         message: expect.stringContaining('eu'),
         reason_code: 'wrong_region',
-        detail: { home_region: 'eu', home_region_url: stack.url.eu },
+        home_country: 'DE',
+        detail: { home_region: 'eu', home_country: 'DE', home_region_url: stack.url.eu },
       });
     });
 
@@ -225,8 +226,8 @@ describe('Connect basics through the us router', () => {
       ['an array body', () => http('POST', url(), { headers: auth(dev.token), json: [1, 2] }), 400, 'invalid_request'],
       ['a string body', () => http('POST', url(), { headers: auth(dev.token), json: 'https://a.example.com' }), 400, 'invalid_request'],
       ['a prototype-poisoning body', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '{"__proto__":{"x":1}}' }), 400, 'malformed_json'],
-      ['a text/plain body', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'text/plain' }, raw: 'hello' }), 400, 'unsupported_media_type'],
-      ['an oversized body', () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'x'.repeat(1_100_000) } } }), 400, 'payload_too_large'],
+      ['a text/plain body', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'text/plain' }, raw: 'hello' }), 415, 'unsupported_media_type'],
+      ['an oversized body', () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'x'.repeat(1_100_000) } } }), 413, 'payload_too_large'],
       ['no credentials', () => http('POST', url(), { json: { allowed_origin: { origin: 'https://a.example.com' } } }), 401, 'unauthenticated'],
       ['an invalid token', () => http('POST', url(), { headers: auth('wrong'), json: { allowed_origin: { origin: 'https://a.example.com' } } }), 401, 'invalid_token'],
       ['a publishable key', () => http('POST', url(), { headers: { 'x-publishable-key': dev.publishableKey }, json: { allowed_origin: { origin: 'https://a.example.com' } } }), 403, 'publishable_key_not_allowed'],

@@ -133,7 +133,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     const imported = await http('POST', `${router(1)}/api/v1/consent_records/imports`, { headers, json });
     expect(imported.status).toBe(200);
     const tooLarge = await http('POST', `${router(1)}/api/v1/flows`, { headers, json: { name: 'x'.repeat(1_100_000) } });
-    expect([tooLarge.status, (tooLarge.body as { reason_code?: string }).reason_code]).toEqual([400, 'payload_too_large']);
+    expect([tooLarge.status, (tooLarge.body as { reason_code?: string }).reason_code]).toEqual([413, 'payload_too_large']);
   });
 
   it('rotates the region key with the admin CLI', async () => {

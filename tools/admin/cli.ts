@@ -1,99 +1,75 @@
 /**
  * Admin CLI for bootstrapping a region, usable by scripts: every command prints one JSON object
- * on stdout; errors go to stderr with a non-zero exit code (2 usage, 1 failure).
+ * on stdout; messages and errors go to stderr. Exit 0 success, 1 the command failed, 2 usage
+ * (unknown command or flag, missing or malformed flag). `--help` prints the usage on stdout.
  *
- *   npm run admin -- create-application --region us --name demo --environment development [--mode conductor]
- *   npm run admin -- rotate-keys --region us
+ *   npm run -s admin -- create-application --region us --name demo --environment development [--mode conductor]
+ *   npm run -s admin -- rotate-keys --region us
+ *
+ * The command modules (and with them NestJS, TypeORM and the feature libraries) load only after
+ * the arguments are understood, so `--help` and usage errors answer at once.
  */
-import { SystemClock, isRegion, type PlatformConfig, type Region } from '@svc/config';
-import { ApplicationsRepository, CreateApplication, CreateApplicationCommand, GATEWAY_SCHEMA, gatewayMigrations } from '@svc/decision-gateway';
-import { DomainError } from '@svc/errors';
-import { OutboxWriter, createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { regionDatabaseUrl } from '@svc/region-stack';
-import type { DataSource } from 'typeorm';
-import { rotateKeys } from './rotate-keys';
-
-class UsageError extends Error {}
 
 const USAGE = `usage:
   admin create-application --region <us|eu|ap> --name <name> --environment <development|production> [--mode <conductor|oversight|hybrid>]
-  admin rotate-keys --region <us|eu|ap>`;
+  admin rotate-keys --region <us|eu|ap>
+  admin --help
 
-function parseFlags(args: readonly string[]): Record<string, string> {
+Prints one JSON object on stdout. Exit 0 success, 1 failure, 2 usage.`;
+
+/** Flags each command accepts. */
+const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  'create-application': ['region', 'name', 'environment', 'mode'],
+  'rotate-keys': ['region'],
+};
+
+const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
+
+class InvocationError extends Error {}
+
+function parseFlags(command: string, args: readonly string[]): Record<string, string> {
+  const allowed = COMMAND_FLAGS[command] ?? [];
   const flags: Record<string, string> = {};
   for (let i = 0; i < args.length; i += 2) {
     const name = args[i];
     const value = args[i + 1];
-    if (!name?.startsWith('--') || value === undefined || value.startsWith('--')) throw new UsageError(`expected --flag value, got "${name ?? ''}"`);
+    if (!name?.startsWith('--')) throw new InvocationError(`unexpected argument "${name ?? ''}"`);
+    if (!allowed.includes(name.slice(2))) throw new InvocationError(`unknown flag ${name} for ${command}`);
+    if (value === undefined || value.startsWith('--')) throw new InvocationError(`${name} needs a value`);
     flags[name.slice(2)] = value;
   }
   return flags;
 }
 
-function regionFlag(flags: Record<string, string>): Region {
-  const region = flags.region;
-  if (!isRegion(region)) throw new UsageError('--region must be us, eu or ap');
-  return region;
-}
-
-async function withRegionDatabase<T>(region: Region, work: (dataSource: DataSource) => Promise<T>): Promise<T> {
-  const url = regionDatabaseUrl(region);
-  await ensureDatabase(url);
-  const dataSource = createDataSource({ url, poolSize: 2, applicationName: 'admin-cli' });
-  await dataSource.initialize();
-  try {
-    return await work(dataSource);
-  } finally {
-    await dataSource.destroy();
+async function main(argv: readonly string[]): Promise<number> {
+  if (argv.some((arg) => HELP_ARGUMENTS.has(arg))) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
   }
-}
-
-async function createApplication(flags: Record<string, string>): Promise<Record<string, unknown>> {
-  const region = regionFlag(flags);
-  const command = CreateApplicationCommand.create({ name: flags.name, environment: flags.environment, mode: flags.mode });
-  return withRegionDatabase(region, async (dataSource) => {
-    await runMigrations(dataSource, gatewayMigrations);
-    const useCase = new CreateApplication(
-      new ApplicationsRepository(dataSource),
-      new OutboxWriter(GATEWAY_SCHEMA, region),
-      new SystemClock(),
-      { REGION: region } as PlatformConfig,
-    );
-    const created = await useCase.execute(command);
-    return { application_id: created.application.id, api_token: created.apiToken, publishable_key: created.publishableKey };
-  });
-}
-
-async function main(argv: readonly string[]): Promise<void> {
   const [command, ...rest] = argv;
-  const flags = parseFlags(rest);
-  let result: Record<string, unknown>;
-  switch (command) {
-    case 'create-application':
-      result = await createApplication(flags);
-      break;
-    case 'rotate-keys': {
-      const region = regionFlag(flags);
-      result = await withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region));
-      break;
-    }
-    case undefined:
-      throw new UsageError('missing command');
-    default:
-      throw new UsageError(`unknown command "${command}"`);
+  if (command === undefined) throw new InvocationError('missing command');
+  if (!(command in COMMAND_FLAGS)) throw new InvocationError(`unknown command "${command}"`);
+  const flags = parseFlags(command, rest);
+  const commands = await import('./commands');
+  try {
+    const result = command === 'create-application' ? await commands.createApplication(flags) : await commands.rotateRegionKeys(flags);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof commands.UsageError) throw new InvocationError(error.message);
+    process.stderr.write(`admin: ${commands.describeFailure(error)}\n`);
+    return 1;
   }
-  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\n${USAGE}\n`);
+    if (error instanceof InvocationError) {
+      process.stderr.write(`admin: ${error.message}\n${USAGE}\n`);
       process.exit(2);
     }
-    const message = error instanceof DomainError ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`admin: ${message}\n`);
+    process.stderr.write(`admin: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   },
 );

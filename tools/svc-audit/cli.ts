@@ -6,17 +6,30 @@
  *
  * Recomputes every entry hash from genesis (or from a stored checkpoint whose Ed25519 signature
  * verifies with the region key) and every signed checkpoint's Merkle root, and reports the first
- * broken index. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage.
+ * broken index. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage
+ * (printed on stderr; `--help` prints it on stdout and exits 0).
  * The database defaults to the region's (`DATABASE_URL_TEMPLATE`, `{region}` replaced).
+ *
+ * The platform libraries load only after the arguments are checked, so `--help` and usage errors
+ * answer at once.
  */
-import { isRegion, type Region } from '@svc/config';
-import { importEd25519PublicJwk, KEYS_SCHEMA, type Ed25519PublicJwk } from '@svc/crypto';
-import { isDomainError } from '@svc/errors';
+import type { Region } from '@svc/config';
+import type { Ed25519PublicJwk } from '@svc/crypto';
 import type { DataSource } from 'typeorm';
 
 class UsageError extends Error {}
 
 const USAGE = 'usage: svc-audit verify --region <us|eu|ap> [--from-checkpoint <sequence>] [--database-url <postgres url>]';
+
+const HELP = `${USAGE}
+
+Recomputes a region's audit chain from its Postgres database (read-only) and prints one JSON object
+on stdout: {"region","valid","verified_size","checkpoints_verified","first_broken_index",...}.
+The database defaults to DATABASE_URL_TEMPLATE with {region} replaced.
+
+Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage.`;
+
+const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
 
 function parseFlags(args: readonly string[]): Record<string, string> {
   const flags: Record<string, string> = {};
@@ -31,7 +44,8 @@ function parseFlags(args: readonly string[]): Record<string, string> {
 }
 
 /** Region public keys by kid, read from the platform key table (public halves only). */
-function keyResolver(dataSource: DataSource) {
+async function keyResolver(dataSource: DataSource) {
+  const { importEd25519PublicJwk, KEYS_SCHEMA } = await import('@svc/crypto');
   return async (kid: string) => {
     const rows: Array<{ public_jwk: Ed25519PublicJwk }> = await dataSource.query(`SELECT public_jwk FROM "${KEYS_SCHEMA}".signing_keys WHERE kid = $1`, [kid]);
     const jwk = rows[0]?.public_jwk;
@@ -48,6 +62,7 @@ function regionDatabaseUrl(region: Region): string {
 }
 
 async function verify(flags: Record<string, string>): Promise<{ result: Record<string, unknown>; valid: boolean }> {
+  const { isRegion } = await import('@svc/config');
   const region = flags.region;
   if (!isRegion(region)) throw new UsageError('--region must be us, eu or ap');
   let fromCheckpoint: number | undefined;
@@ -62,7 +77,7 @@ async function verify(flags: Record<string, string>): Promise<{ result: Record<s
   await dataSource.initialize();
   try {
     const entries = new AuditEntriesRepository(dataSource);
-    const outcome = await new VerifyChain(entries, new CheckpointsRepository(dataSource), keyResolver(dataSource)).execute(fromCheckpoint);
+    const outcome = await new VerifyChain(entries, new CheckpointsRepository(dataSource), await keyResolver(dataSource)).execute(fromCheckpoint);
     return {
       valid: outcome.valid,
       result: {
@@ -85,6 +100,10 @@ async function verify(flags: Record<string, string>): Promise<{ result: Record<s
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv.some((arg) => HELP_ARGUMENTS.has(arg))) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   const [command, ...rest] = argv;
   if (command !== 'verify') throw new UsageError(command === undefined ? 'missing command' : `unknown command ${command}`);
   const { result, valid } = await verify(parseFlags(rest));
@@ -99,8 +118,10 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`${error.message}\n${USAGE}\n`);
       process.exit(2);
     }
-    const message = isDomainError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`svc-audit: ${message}\n`);
-    process.exit(1);
+    void import('@svc/errors').then(({ isDomainError }) => {
+      const message = isDomainError(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+      process.stderr.write(`svc-audit: ${message}\n`);
+      process.exit(1);
+    });
   },
 );

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { buildReceipt, signReceipt, type ReceiptDocument } from '@svc/receipts';
 import { consentInput } from '../../libs/feature/receipts/test/receipt-fixtures';
 import { testSigningKey } from '../../libs/feature/receipts/test/signing-fixtures';
-import { EXIT_CODES, USAGE, runCli } from './run-verify';
+import { EXIT_CODES, HELP, USAGE, runCli } from './run-verify';
 
 /** Issue 7: `svc-receipt verify <receipt.json> --jwks <jwks.json>` exits 0 when valid, non-zero naming the failure. */
 describe('svc-receipt verify', () => {
@@ -32,8 +32,14 @@ describe('svc-receipt verify', () => {
     return runCli(['verify', receiptPath, '--jwks', jwksPath]);
   };
 
-  it('exits 0 for a valid signed receipt', async () => {
-    await expect(verify(signedText)).resolves.toEqual({ code: 0, stdout: `valid consent_record ${document.record.record_id} (kid oap-eu-v3)` });
+  it('exits 0 for a valid signed receipt, printing one JSON object', async () => {
+    const outcome = await verify(signedText);
+    expect(outcome).toEqual({ code: 0, stdout: expect.any(String) });
+    expect(JSON.parse(outcome.stdout ?? '')).toEqual({ valid: true, record_type: 'consent_record', record_id: document.record.record_id, kid: 'oap-eu-v3' });
+  });
+
+  it.each([[['--help']], [['verify', '--help']], [['-h']]])('prints the help on stdout and exits 0 for %j', async (argv) => {
+    await expect(runCli(argv)).resolves.toEqual({ code: EXIT_CODES.ok, stdout: HELP });
   });
 
   it('accepts the flags in either order', async () => {
@@ -52,6 +58,7 @@ describe('svc-receipt verify', () => {
     expect(outcome.code).toBe(code);
     expect(outcome.code).not.toBe(0);
     expect(outcome.stderr).toContain(message);
+    expect(JSON.parse(outcome.stdout ?? '')).toMatchObject({ valid: false, failure: message.replace('invalid: ', '') });
   });
 
   it.each([[[]], [['check', 'a.json']], [['verify', 'a.json']], [['verify', 'a.json', '--jwks']], [['verify', 'a.json', 'b.json', '--jwks', 'c.json']]])(

@@ -2,9 +2,9 @@
 /**
  * Offline verifier of signed svc-cr/2.13 receipts.
  *
- *   node scripts/run-ts.js tools/svc-receipt/cli.ts verify <receipt.json> --jwks <jwks.json>
+ *   npx svc-receipt verify <receipt.json> --jwks <jwks.json>    (svc-receipt --help for the usage)
  *
- * Exit 0: valid. Non-zero names the failure: 1 bad_signature, 2 usage, 3 not_a_receipt,
+ * One JSON object on stdout; messages on stderr. Exit 0: valid. Non-zero names the failure: 1 bad_signature, 2 usage, 3 not_a_receipt,
  * 4 schema_invalid, 5 unknown_kid, 6 jwks_invalid, 70 internal error.
  */
 import { runCli } from './run-verify';

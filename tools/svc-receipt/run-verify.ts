@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { verifySignedReceipt, type ReceiptVerificationFailure } from '@svc/receipts';
+import type { ReceiptVerificationFailure } from '@svc/receipts';
 
 /** Exit status per outcome: scripts can tell failures apart without parsing text. */
 export const EXIT_CODES: Record<'ok' | 'usage' | ReceiptVerificationFailure, number> = {
@@ -14,7 +14,19 @@ export const EXIT_CODES: Record<'ok' | 'usage' | ReceiptVerificationFailure, num
 
 export const USAGE = 'usage: svc-receipt verify <receipt.json> --jwks <jwks.json>';
 
-/** One line for the person at the terminal and the exit status; never throws for bad input. */
+/** The `--help` text: the usage, the output and the exit codes. */
+export const HELP = `${USAGE}
+
+Verifies a signed receipt (GET /api/v1/consent_receipts/{id}?flavor=signed) offline against a saved
+/.well-known/jwks.json. Prints one JSON object on stdout, {"valid":true,...} or {"valid":false,...};
+the reason of a failure also goes to stderr.
+
+Exit codes: 0 valid, 1 bad_signature, 2 usage, 3 not_a_receipt, 4 schema_invalid, 5 unknown_kid,
+6 jwks_invalid, 70 internal error.`;
+
+const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
+
+/** What to print and the exit status; never throws for bad input. */
 export interface CliOutcome {
   code: number;
   stdout?: string;
@@ -23,10 +35,12 @@ export interface CliOutcome {
 
 /**
  * `svc-receipt verify <receipt.json> --jwks <jwks.json>`: verifies a signed-flavor receipt
- * offline against a saved `/.well-known/jwks.json`. Prints `valid <record_id> (kid <kid>)` and
- * exits 0, or prints `invalid: <failure>: <why>` and exits with {@link EXIT_CODES}.
+ * offline against a saved `/.well-known/jwks.json`. Prints `{"valid":true,"record_type",
+ * "record_id","kid"}` and exits 0, or prints `{"valid":false,"failure","message"}` (and the
+ * failure on stderr) and exits with {@link EXIT_CODES}.
  */
 export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
+  if (argv.some((arg) => HELP_ARGUMENTS.has(arg))) return { code: EXIT_CODES.ok, stdout: HELP };
   const [command, ...rest] = argv;
   if (command !== 'verify') return { code: EXIT_CODES.usage, stderr: USAGE };
   let receiptPath: string | undefined;
@@ -36,7 +50,7 @@ export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
     if (arg === '--jwks') {
       jwksPath = rest[i + 1];
       i += 1;
-    } else if (arg !== undefined && !arg.startsWith('--') && receiptPath === undefined) {
+    } else if (arg !== undefined && !arg.startsWith('-') && receiptPath === undefined) {
       receiptPath = arg;
     } else {
       return { code: EXIT_CODES.usage, stderr: USAGE };
@@ -50,7 +64,13 @@ export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
   } catch (error) {
     return { code: EXIT_CODES.usage, stderr: `cannot read input: ${error instanceof Error ? error.message : String(error)}` };
   }
+  // Loaded once the arguments are understood: --help and usage errors answer without it.
+  const { verifySignedReceipt } = await import('@svc/receipts');
   const result = await verifySignedReceipt(receiptText, jwksText);
-  if (result.ok) return { code: EXIT_CODES.ok, stdout: `valid ${result.recordType} ${result.recordId} (kid ${result.kid})` };
-  return { code: EXIT_CODES[result.failure], stderr: `invalid: ${result.failure}: ${result.message}` };
+  if (result.ok) return { code: EXIT_CODES.ok, stdout: JSON.stringify({ valid: true, record_type: result.recordType, record_id: result.recordId, kid: result.kid }) };
+  return {
+    code: EXIT_CODES[result.failure],
+    stdout: JSON.stringify({ valid: false, failure: result.failure, message: result.message }),
+    stderr: `invalid: ${result.failure}: ${result.message}`,
+  };
 }

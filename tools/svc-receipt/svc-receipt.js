@@ -1,8 +1,6 @@
 #!/usr/bin/env node
 // `bin` entry of the offline receipt verifier (npx svc-receipt verify <receipt.json> --jwks <jwks.json>):
-// runs cli.ts through SWC with the workspace's path aliases, as scripts/run-ts.js does.
+// runs cli.ts as compiled JavaScript through scripts/run-compiled.js.
 const { join } = require('node:path');
-process.env.SWC_NODE_PROJECT = process.env.SWC_NODE_PROJECT || join(__dirname, '..', '..', 'tsconfig.json');
-require('@swc-node/register');
-require('reflect-metadata');
-require('./cli.ts');
+process.argv.splice(2, 0, join(__dirname, 'cli.ts'));
+require(join(__dirname, '..', '..', 'scripts', 'run-compiled.js'));

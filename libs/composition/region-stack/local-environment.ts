@@ -3,8 +3,14 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Region } from '@svc/config';
 
-/** Folder (ignored by git) holding the local stack's generated key-encryption key and logs. */
-export const LOCAL_STATE_DIR = join(__dirname, '..', '..', '..', '.local');
+/**
+ * Folder (ignored by git) holding the local stack's generated key-encryption key and logs:
+ * `SVC_LOCAL_STATE_DIR` when set, otherwise `.local/` at the repository root.
+ */
+export const LOCAL_STATE_DIR = process.env.SVC_LOCAL_STATE_DIR ?? join(__dirname, '..', '..', '..', '.local');
+
+/** File of the local stack's generated key-encryption key. */
+export const LOCAL_KEY_ENCRYPTION_KEY_FILE = join(LOCAL_STATE_DIR, 'key-encryption-key');
 
 /** Region → router port of the local stack: us 8081, eu 8082, ap 8083 (base 8080 by default). */
 export function routerPort(region: Region, base = Number(process.env.SVC_ROUTER_PORT_BASE ?? 8080)): number {
@@ -22,14 +28,32 @@ export function regionDatabaseUrl(region: Region): string {
  * once into `.local/` (never committed). Production always sets the variable from its secret store.
  */
 export function localKeyEncryptionKey(): string {
+  const configured = configuredKeyEncryptionKey();
+  if (configured) return configured;
+  mkdirSync(LOCAL_STATE_DIR, { recursive: true });
+  writeFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, randomBytes(32).toString('base64'), { mode: 0o600 });
+  chmodSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 0o600);
+  return readFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 'utf8').trim();
+}
+
+/**
+ * The key-encryption key already in use: KEY_ENCRYPTION_KEY when set, otherwise the one the local
+ * stack generated into `.local/`; undefined when there is neither. Never generates one, for tools
+ * that must work with the existing keys (a fresh key could not decrypt them).
+ */
+export function configuredKeyEncryptionKey(): string | undefined {
   if (process.env.KEY_ENCRYPTION_KEY) return process.env.KEY_ENCRYPTION_KEY;
-  const file = join(LOCAL_STATE_DIR, 'key-encryption-key');
-  if (!existsSync(file)) {
-    mkdirSync(LOCAL_STATE_DIR, { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600 });
-    chmodSync(file, 0o600);
-  }
-  return readFileSync(file, 'utf8').trim();
+  if (!existsSync(LOCAL_KEY_ENCRYPTION_KEY_FILE)) return undefined;
+  return readFileSync(LOCAL_KEY_ENCRYPTION_KEY_FILE, 'utf8').trim() || undefined;
+}
+
+/**
+ * The region's bus credentials in the local stack: its account user (deploy/nats/accounts.conf)
+ * when `NATS_<REGION>_PASSWORD` is set, none otherwise (a bus without accounts).
+ */
+function regionBusCredentials(region: Region): Record<string, string> {
+  const password = process.env[`NATS_${region.toUpperCase()}_PASSWORD`];
+  return password ? { NATS_USER: `svc-${region}`, NATS_PASSWORD: password } : {};
 }
 
 /** Environment of a region's processes in the local stack. */
@@ -41,6 +65,7 @@ export function regionEnvironment(region: Region, extra: Record<string, string> 
     DATABASE_URL: regionDatabaseUrl(region),
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     BUS_PREFIX: process.env.BUS_PREFIX ?? 'svc',
+    ...regionBusCredentials(region),
     KEY_ENCRYPTION_KEY: localKeyEncryptionKey(),
     PUBLIC_BASE_URL: `http://127.0.0.1:${routerPort(region, base)}`,
     REGION_URLS: regionUrls,

@@ -446,7 +446,7 @@ describe('POST /api/v1/grants through the us router', () => {
       const malformed = await http('POST', `${us}/api/v1/grants`, { headers, raw: '{"agent_id":' });
       expect(malformed.status).toBe(400);
       const oversized = await http('POST', `${us}/api/v1/grants`, { headers, raw: JSON.stringify({ agent_id: 'x'.repeat(1_100_000) }) });
-      expect(oversized.status).toBe(400);
+      expect(oversized.status).toBe(413);
       expect(oversized.body.reason_code).toBe('payload_too_large');
       const noAuth = await http('POST', `${us}/api/v1/grants`, { json: grantBody(agentId, key) });
       expect(noAuth.status).toBe(401);

@@ -99,6 +99,25 @@ describe('verification and revocation across regions', () => {
     expect((await http('GET', `${us}/.well-known/oap-revocation-list?limit=0`)).status).toBe(422);
   });
 
+  it('the revocation list publishes a reason code, never the application free-text reason', async () => {
+    const { grantId } = await grant();
+    const revoked = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers: bearer(app.token),
+      json: { grant_id: grantId, reason_code: 'key_compromise', reason: 'laptop of jane.doe@example.com stolen' },
+    });
+    expect(revoked.status).toBe(201);
+    expect(revoked.body).toMatchObject({ grant_id: grantId, reason_code: 'key_compromise', reason: 'laptop of jane.doe@example.com stolen' });
+    const plain = (await grant()).grantId;
+    await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: plain, reason: 'no code given' } });
+    const list = await http<{ data: Array<Record<string, unknown>> }>('GET', `${us}/.well-known/oap-revocation-list?limit=200`);
+    expect(list.body.data.find((entry) => entry.grant_id === grantId)).toEqual({ grant_id: grantId, reason_code: 'key_compromise', revoked_at: expect.any(String) });
+    expect(list.body.data.find((entry) => entry.grant_id === plain)).toEqual({ grant_id: plain, reason_code: 'unspecified', revoked_at: expect.any(String) });
+    expect(list.text).not.toContain('jane.doe');
+    const unknownCode = await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: (await grant()).grantId, reason_code: 'because' } });
+    expect(unknownCode.status).toBe(422);
+    expect(unknownCode.body).toMatchObject({ detail: { field: 'reason_code' } });
+  });
+
   it('svc-decode returns the payload anonymously without verifying', async () => {
     const { grantId, receipt } = await grant();
     const res = await http('POST', `${eu}/.well-known/svc-decode`, { json: { receipt } });
@@ -138,6 +157,28 @@ describe('verification and revocation across regions', () => {
       const input = `${b64({ ...header, kid: 'oap-us-v99' })}.${b64(claims)}`;
       const forged = `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`;
       expect((await verify(eu, { receipt: forged })).body).toMatchObject({ valid: false, reason_code: 'unknown_kid' });
+    });
+
+    it('a receipt signed by another key reveals nothing about the grant it names, revoked or not', async () => {
+      const active = (await grant()).grantId;
+      const revoked = (await grant()).grantId;
+      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: revoked } })).status).toBe(201);
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const forge = (grantId: string): string => {
+        const input = `${b64(header)}.${b64({ ...claims, grant_id: grantId })}`;
+        return `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`;
+      };
+      const answers = await Promise.all([active, revoked].map(async (grantId) => (await verify(eu, { receipt: forge(grantId) })).body));
+      expect(answers[0]).toEqual({
+        valid: false,
+        reason_code: 'signature_invalid',
+        signature: { valid: false, reason_code: 'signature_invalid' },
+        revocation: { status: 'not_checked', revoked_at: null },
+        grant_id: null,
+        iss_role: null,
+        claims: null,
+      });
+      expect(answers[1]).toEqual(answers[0]);
     });
 
     it('tampered payload', async () => {

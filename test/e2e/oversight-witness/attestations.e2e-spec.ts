@@ -98,8 +98,27 @@ describe('POST /api/v1/oap/attestations', () => {
       stack.clock.advance(5_000);
       const replay = await submit(stack, engine.token, body);
       expect(replay.status).toBe(200);
+      expect(first.headers.get('idempotent-replayed')).toBeNull();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.body.receipt).toBe(first.body.receipt);
       expect(replay.body.attestation).toEqual({ ...(first.body.attestation as object), idempotent_replay: true });
+    });
+
+    it('answers 50 concurrent identical submissions with one witnessed row and 49 replays of its receipt', async () => {
+      const body = attestationBody(app.id, { agent_class: freshClass(), sequence_number: 1 });
+      const answers = await Promise.all(Array.from({ length: 50 }, () => submit(stack, engine.token, body)));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).toEqual([...Array<number>(49).fill(200), 201]);
+      const created = answers.find((a) => a.status === 201);
+      for (const replay of answers.filter((a) => a.status === 200)) {
+        expect(replay.body.receipt).toBe(created?.body.receipt);
+        expect(replay.body.attestation).toMatchObject({ id: (created?.body.attestation as { id: string }).id, idempotent_replay: true });
+      }
+      const rows: Array<{ count: string }> = await stack.dataSource.query(
+        `SELECT count(*) AS count FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`,
+        [app.id, body.attestation_id],
+      );
+      expect(Number(rows[0]?.count)).toBe(1);
     });
 
     it('treats touchpoint_id as application_id for the replay comparison', async () => {
@@ -268,7 +287,7 @@ describe('POST /api/v1/oap/attestations', () => {
       expect((await http('POST', url, { headers, raw: '{"attestation_id":' })).body).toMatchObject({ reason_code: 'malformed_json' });
       expect((await http('POST', url, { headers, raw: '[1,2]' })).status).toBe(400);
       const huge = await http('POST', url, { headers, raw: JSON.stringify(attestationBody(app.id, { context: { blob: 'x'.repeat(1_100_000) } })) });
-      expect(huge.status).toBe(400);
+      expect(huge.status).toBe(413);
       expect(huge.body).toMatchObject({ reason_code: 'payload_too_large' });
     });
   });

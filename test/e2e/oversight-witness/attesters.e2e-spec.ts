@@ -77,7 +77,7 @@ describe('Trusted attesters', () => {
       expect(malformed.status).toBe(400);
       expect(malformed.body).toMatchObject({ reason_code: 'malformed_json' });
       const huge = await http('POST', base(), { headers: { ...bearer(app.token), 'content-type': 'application/json' }, raw: JSON.stringify({ name: 'x'.repeat(1_100_000) }) });
-      expect(huge.status).toBe(400);
+      expect(huge.status).toBe(413);
       expect(huge.body).toMatchObject({ reason_code: 'payload_too_large' });
     });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fromBinary } from '@bufbuild/protobuf';
-import { ApprovalRequestedSchema } from '@svc/contracts';
+import { BusConnection } from '@svc/bus';
+import { ApprovalRequestedSchema, decodeSealedEvent } from '@svc/contracts';
 import { OutboxRegistry } from '@svc/server';
 import { http, waitFor } from '@svc/testing';
 import { AttestersRepository, ResolveEscalation } from '@svc/oversight-witness';
@@ -62,7 +62,10 @@ describe('Escalated attestations', () => {
     expect(verified.payload).toMatchObject({ decision: 'escalate', sub: res.body.attestation.id, iss_role: 'witness' });
 
     const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(`SELECT payload FROM oversight.outbox WHERE event_type = 'oap.approval_requested'`);
-    const requested = rows.map((r) => fromBinary(ApprovalRequestedSchema, new Uint8Array(r.payload))).find((e) => e.escalationId === res.body.attestation.id);
+    // The principal travels sealed: absent from the bytes on the bus, present to a holder of the region key.
+    expect(rows.some((r) => r.payload.includes('user-42'))).toBe(false);
+    const personalData = stack.process.app.get(BusConnection).personalData;
+    const requested = rows.map((r) => decodeSealedEvent(ApprovalRequestedSchema, new Uint8Array(r.payload), personalData)).find((e) => e.escalationId === res.body.attestation.id);
     expect(requested).toMatchObject({
       principalId: 'user-42',
       approvers: ['user-42'],

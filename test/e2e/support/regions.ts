@@ -10,47 +10,64 @@ export interface TestRegions {
   close(): Promise<void>;
 }
 
+export interface StartRegionsOptions {
+  clock?: Clock;
+  regions?: readonly Region[];
+  /** NATS the regions connect to (e.g. a proxy the test controls); the shared test server by default. */
+  natsUrl?: string;
+  /** Bus prefix of the regions; a fresh one by default. */
+  prefix?: string;
+  /** HTTP ports of some regions; free ports by default. */
+  ports?: Partial<Record<Region, number>>;
+}
+
 /**
  * Boots the three regions in monolithic mode inside the test process, each on its own database
- * and all on a bus prefix of their own, as `npm start` would (but on free ports).
+ * and all on a bus prefix of their own, as `npm start` would (but on free ports). When a region
+ * fails to boot, everything booted so far is torn down (processes, databases, streams) before the
+ * error is rethrown, so a failed boot leaves nothing running and nothing behind.
  */
-export async function startRegions(label: string, options: { clock?: Clock; regions?: readonly Region[] } = {}): Promise<TestRegions> {
+export async function startRegions(label: string, options: StartRegionsOptions = {}): Promise<TestRegions> {
   const regions = options.regions ?? REGIONS;
-  const prefix = uniqueBusPrefix();
+  const prefix = options.prefix ?? uniqueBusPrefix();
   const kek = testKeyEncryptionKey();
-  const ports = Object.fromEntries(await Promise.all(REGIONS.map(async (r) => [r, await freePort()] as const))) as Record<Region, number>;
+  const ports = Object.fromEntries(await Promise.all(REGIONS.map(async (r) => [r, options.ports?.[r] ?? (await freePort())] as const))) as Record<Region, number>;
   const regionUrls = REGIONS.map((r) => `${r}=http://127.0.0.1:${ports[r]}`).join(',');
   const databases: TestDatabase[] = [];
   const process = {} as Record<Region, RunningProcess>;
   const url = {} as Record<Region, string>;
-  for (const region of regions) {
-    const database = await createTestDatabase(`${label}_${region}`);
-    databases.push(database);
-    process[region] = await startRegion(
-      testConfig({
-        REGION: region,
-        DATABASE_URL: database.url,
-        BUS_PREFIX: prefix,
-        HTTP_PORT: String(ports[region]),
-        KEY_ENCRYPTION_KEY: kek,
-        REGION_URLS: regionUrls,
-        PUBLIC_BASE_URL: `http://127.0.0.1:${ports[region]}`,
-        SERVICE_NAME: `e2e-${region}`,
-      }),
-      { clock: options.clock },
-    );
-    url[region] = `http://127.0.0.1:${ports[region]}`;
-  }
-  return {
-    url,
-    process,
-    prefix,
-    close: async () => {
-      for (const region of regions) await process[region]?.close();
-      for (const database of databases) await database.drop();
-      await deleteTestStreams(prefix);
-    },
+  const close = async (): Promise<void> => {
+    for (const region of regions) await process[region]?.close();
+    for (const database of databases) await database.drop();
+    await deleteTestStreams(prefix);
   };
+  try {
+    for (const region of regions) {
+      const database = await createTestDatabase(`${label}_${region}`);
+      databases.push(database);
+      process[region] = await startRegion(
+        testConfig({
+          REGION: region,
+          DATABASE_URL: database.url,
+          BUS_PREFIX: prefix,
+          HTTP_PORT: String(ports[region]),
+          KEY_ENCRYPTION_KEY: kek,
+          REGION_URLS: regionUrls,
+          PUBLIC_BASE_URL: `http://127.0.0.1:${ports[region]}`,
+          SERVICE_NAME: `e2e-${region}`,
+          ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
+        }),
+        { clock: options.clock },
+      );
+      url[region] = `http://127.0.0.1:${ports[region]}`;
+    }
+  } catch (error) {
+    await close().catch((cleanupError: unknown) => {
+      throw new AggregateError([error, cleanupError], 'region boot failed, and so did its teardown');
+    });
+    throw error;
+  }
+  return { url, process, prefix, close };
 }
 
 export { FakeClock };

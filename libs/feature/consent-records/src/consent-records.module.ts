@@ -40,6 +40,7 @@ import { RecordConsent } from './records/use-cases/record-consent.use-case';
 import { WithdrawConsent } from './records/use-cases/withdraw-consent.use-case';
 import { CONSENT_RECORDS_SCHEMA } from './schema';
 import { SessionDecisionsConsumer } from './sessions/session-decisions.consumer';
+import { SessionRecordEvidenceRepository } from './sessions/session-record-evidence';
 import { ConsentStatusController } from './status/consent-status.controller';
 import { CONSENT_RECORDS_OUTBOX } from './tokens';
 
@@ -54,6 +55,7 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
     ActivateFlow,
     FlowsRpcHandlers,
     RecordsRepository,
+    SessionRecordEvidenceRepository,
     RecordWriter,
     BatchRecordWriter,
     RecordBatcher,

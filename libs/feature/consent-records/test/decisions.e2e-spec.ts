@@ -28,11 +28,11 @@ describe('flows and decision sessions through the router', () => {
       json: { name: 'Signup', locale: 'en', presentation: { title: 'Create your account' }, purposes: [{ key: 'account', label: 'Account', mechanism: 'contract', required: true }], consent_duration: 'P1Y' },
     });
     expect(flow.status).toBe(201);
-    const draft = await http('POST', `${us}/api/v1/decisions`, { headers: { 'x-publishable-key': app.pk }, json: { kind: 'consent', flow_id: flow.body.id, embed_origin: 'http://localhost:3000' } });
+    const draft = await http('POST', `${us}/api/v1/decisions`, { headers: { 'x-publishable-key': app.pk, origin: 'http://localhost:3000' }, json: { kind: 'consent', flow_id: flow.body.id, embed_origin: 'http://localhost:3000' } });
     expect([draft.status, draft.body.reason_code]).toEqual([409, 'flow_not_active']);
     expect((await http('POST', `${us}/api/v1/flows/${flow.body.id}/activate`, { headers: auth(app.token) })).status).toBe(200);
 
-    const minted = await http('POST', `${us}/api/v1/consent_sessions`, { headers: { 'x-publishable-key': app.pk }, json: { flow_id: flow.body.id, delivery_mode: 'popup', embed_origin: 'http://localhost:3000' } });
+    const minted = await http('POST', `${us}/api/v1/consent_sessions`, { headers: { 'x-publishable-key': app.pk, origin: 'http://localhost:3000' }, json: { flow_id: flow.body.id, delivery_mode: 'popup', embed_origin: 'http://localhost:3000' } });
     expect(minted.status).toBe(201);
     expect(minted.headers.get('deprecation')).toMatch(/^@\d+$/);
     expect(minted.headers.get('sunset')).toMatch(/GMT$/);

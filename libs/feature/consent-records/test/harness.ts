@@ -42,7 +42,7 @@ export class RecordsHarness {
     void (async () => {
       for await (const msg of subscription) {
         const type = msg.headers?.get('Svc-Event-Type') ?? '';
-        this.events.push({ type, payload: decodeEvent(type, msg.data) as Json });
+        this.events.push({ type, payload: decodeEvent(type, msg.data, this.running.app.get(BusConnection).personalData) as Json });
       }
     })();
     return this;

@@ -41,11 +41,11 @@ describe('consent records of decision sessions', () => {
     }>;
 
   /** Mints a consent session, walks the standard path and completes (or declines) it. */
-  async function decide(mint: { headers: Record<string, string>; json: Json }, outcome: 'complete' | 'decline', principalAtSignIn?: string): Promise<string> {
+  async function decide(mint: { headers: Record<string, string>; json: Json }, outcome: 'complete' | 'decline'): Promise<string> {
     const minted = await http('POST', `${us}/api/v1/decisions`, { headers: mint.headers, json: { kind: 'consent', flow_id: flowId, ...mint.json } });
     expect(minted.status).toBe(201);
     const token = minted.body.session_token as string;
-    expect((await move(token, 'sign_in', principalAtSignIn ? { principal_id: principalAtSignIn } : {})).status).toBe(200);
+    expect((await move(token, 'sign_in')).status).toBe(200);
     expect((await move(token, 'start_checks')).status).toBe(200);
     expect((await move(token, 'review_terms')).status).toBe(200);
     clock.advance(1_000);
@@ -120,16 +120,19 @@ describe('consent records of decision sessions', () => {
       captured_at: '2026-06-10T09:00:01.000Z',
       idempotency_key: `session:${digest(token)}`,
       expires_at: '2027-06-10T09:00:01.000Z',
+      evidence: { principal_binding: 'api_token' },
     });
     expect(JSON.stringify(stored.body)).not.toContain(token);
     sessions.redirect = { token, recordId };
   });
 
-  it('an embedded session (principal named on the page) yields an embedded record; a popup one a hosted record', async () => {
-    const embedded = await decide({ headers: { 'x-publishable-key': app.pk }, json: { delivery_mode: 'embed', embed_origin: ORIGIN } }, 'complete', 'grace-1906');
+  it('an embedded session (person asserted by the application\'s server) yields an embedded record; a popup one a hosted record', async () => {
+    const assertion = await http('POST', `${us}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'grace-1906', flow_id: flowId } });
+    expect(assertion.status).toBe(201);
+    const embedded = await decide({ headers: { 'x-publishable-key': app.pk, origin: ORIGIN }, json: { delivery_mode: 'embed', embed_origin: ORIGIN, principal_assertion: assertion.body.principal_assertion } }, 'complete');
     const grace = await statusOnceRecorded('grace-1906');
     expect(grace.map((p) => p.status)).toEqual(['granted', 'granted']);
-    expect((await record(grace[0]!.record_id as string)).body.collection_channel).toBe('embedded');
+    expect((await record(grace[0]!.record_id as string)).body).toMatchObject({ collection_channel: 'embedded', evidence: { principal_binding: 'principal_assertion' } });
     sessions.embed = { token: embedded, recordId: grace[0]!.record_id as string };
 
     const popup = await decide({ headers: auth(app.token), json: { delivery_mode: 'popup', principal_id: 'alan-1912' } }, 'complete');
@@ -225,7 +228,7 @@ describe('consent records of decision sessions', () => {
     expect(await db.query(`SELECT count(*)::int AS n FROM consent_records.withdrawals WHERE record_id = ANY($1)`, [[firstRecord, secondRecord]])).toEqual([{ n: 0 }]);
   });
 
-  it('a session that never named its person leaves no record (a record needs a subject reference)', async () => {
+  it('a session whose person the server never bound leaves no record', async () => {
     const before = published.length;
     const token = await decide({ headers: auth(app.token), json: { delivery_mode: 'redirect' } }, 'complete');
     const granted = await waitFor(() => published.slice(before).find((e) => e.eventType === 'consent.granted' && Buffer.from(e.data).includes(Buffer.from(token))));

@@ -19,3 +19,4 @@ export { AgentsRepository } from './agents/agents.repository';
 export { UNDISCOVERABLE_BODY } from './agents/capabilities.controller';
 export { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
 export { ExpireDueEscalations, EXPIRY_SETTLE_MS } from './escalations/use-cases/expire-due-escalations.use-case';
+export { RequestGrant } from './grants/use-cases/request-grant.use-case';

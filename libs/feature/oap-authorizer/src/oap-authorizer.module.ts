@@ -14,6 +14,7 @@ import { ResumeAuthority } from './authorities/use-cases/resume-authority.use-ca
 import { RevokeAuthority } from './authorities/use-cases/revoke-authority.use-case';
 import { SuspendAuthority } from './authorities/use-cases/suspend-authority.use-case';
 import { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
+import { ApprovalRequestRpcHandlers } from './escalations/approval-request-rpc.handlers';
 import { EscalationsController } from './escalations/escalations.controller';
 import { EscalationsRepository } from './escalations/escalations.repository';
 import { ExpireDueEscalations } from './escalations/use-cases/expire-due-escalations.use-case';
@@ -79,6 +80,7 @@ import { VersionController } from './version.controller';
     RevokeGrant,
     GrantStatusDirectory,
     OapRpcHandlers,
+    ApprovalRequestRpcHandlers,
   ],
   exports: [RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
 })

@@ -1,39 +1,32 @@
+import { homeRegionOf, isRegion, type PlatformConfig } from '@svc/config';
+import { WrongRegionError } from '@svc/errors';
 import type { FastifyInstance } from 'fastify';
 import { regionVerdict } from './region-guard';
 
 const GRANT_REFRESH = /^\/api\/v1\/grants\/[^/]+\/attestation$/;
 
-export interface RegionGuardOptions {
-  region: string;
-  /** Public base URL of each region's router. */
-  regionUrls: Readonly<Record<string, string>>;
-}
+export type RegionGuardOptions = Pick<PlatformConfig, 'REGION' | 'REGION_URLS' | 'REGION_COUNTRIES'>;
 
 /**
  * Installs the residency check as the first hook of the region's ingress: a foreign identifier
- * gets 421 naming its home region (and no resource data), or 307 for a cacheable public document.
+ * gets 421 naming its home region and country (and no resource data), or 307 for a cacheable
+ * public document. Identifiers in request bodies are homed by `HomeRegionPipe` once parsed.
  */
-export function installRegionGuard(fastify: FastifyInstance, options: RegionGuardOptions): void {
+export function installRegionGuard(fastify: FastifyInstance, config: RegionGuardOptions): void {
   fastify.addHook('onRequest', async (request, reply) => {
-    const verdict = regionVerdict(request.method, request.url, options.region);
-    if (verdict.action === 'local') return;
-    const homeUrl = options.regionUrls[verdict.homeRegion];
-    if (verdict.action === 'redirect' && homeUrl) {
+    const verdict = regionVerdict(request.method, request.url, config.REGION);
+    if (verdict.action === 'local' || !isRegion(verdict.homeRegion)) return;
+    const home = homeRegionOf(config, verdict.homeRegion);
+    if (verdict.action === 'redirect' && home.url) {
       return reply
         .status(307)
-        .header('location', `${homeUrl}${request.url}`)
+        .header('location', `${home.url}${request.url}`)
         .header('cache-control', 'public, max-age=86400')
         .send();
     }
     const path = request.url.split('?', 1)[0] ?? '';
-    return reply
-      .status(421)
-      .header('cache-control', 'no-store')
-      .send({
-        message: `This resource is homed in region ${verdict.homeRegion}; send the request to that region`,
-        // The spec names its own code for an attestation refresh that reached the wrong region.
-        reason_code: GRANT_REFRESH.test(path) ? 'grant_region_mismatch' : 'wrong_region',
-        detail: { home_region: verdict.homeRegion, ...(homeUrl ? { home_region_url: homeUrl } : {}) },
-      });
+    // The spec names its own code for an attestation refresh that reached the wrong region.
+    const error = new WrongRegionError(home, GRANT_REFRESH.test(path) ? 'grant_region_mismatch' : 'wrong_region');
+    return reply.status(421).header('cache-control', 'no-store').send(error.toEnvelope());
   });
 }

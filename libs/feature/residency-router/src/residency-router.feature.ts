@@ -1,4 +1,3 @@
-import { regionUrls } from '@svc/config';
 import type { FeatureDefinition } from '@svc/server';
 import { installRegionGuard } from './install-region-guard';
 import { ResidencyRouterModule } from './residency-router.module';
@@ -12,5 +11,5 @@ export const residencyRouterFeature: FeatureDefinition = {
   module: ResidencyRouterModule,
   migrations: [],
   outboxSchemas: [],
-  configureFastify: (fastify, config) => installRegionGuard(fastify, { region: config.REGION, regionUrls: regionUrls(config) }),
+  configureFastify: (fastify, config) => installRegionGuard(fastify, config),
 };

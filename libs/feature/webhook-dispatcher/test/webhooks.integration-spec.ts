@@ -351,7 +351,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('malformed_json');
       const huge = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://hooks.example.com/x', events: ['consent.granted'], pad: 'x'.repeat(1_100_000) } });
-      expect(huge.status).toBe(400);
+      expect(huge.status).toBe(413);
       expect(huge.body.reason_code).toBe('payload_too_large');
     });
 

@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/com
 import { fromBinary } from '@bufbuild/protobuf';
 import { BusConnection, RpcClient } from '@svc/bus';
 import { ApiTokenChangedSchema, eventSubject } from '@svc/contracts';
+import { DomainError } from '@svc/errors';
 import type { Subscription } from 'nats';
 import type { ResolvedCredential } from './principal';
 
@@ -11,29 +12,56 @@ export abstract class CredentialResolver {
   abstract resolvePublishableKey(key: string): Promise<ResolvedCredential | undefined>;
 }
 
-interface CacheEntry {
-  value: ResolvedCredential;
-  expiresAt: number;
-}
-
 /** Positive answers are cached this long: a revoked token stops working within this window. */
 export const CREDENTIAL_CACHE_MS = 5_000;
 
+/** Default of `CREDENTIAL_STALE_IF_ERROR_SECONDS`. */
+export const CREDENTIAL_STALE_IF_ERROR_DEFAULT_SECONDS = 300;
+/** Upper bound of `CREDENTIAL_STALE_IF_ERROR_SECONDS`: a stale answer is never served longer. */
+export const CREDENTIAL_STALE_IF_ERROR_MAX_SECONDS = 3_600;
+
+export interface CredentialCacheOptions {
+  /**
+   * How long after its fresh window a known credential may still be served while its owner cannot
+   * be asked (bus or owner unavailable), ms. 0 disables it; it is never unlimited.
+   */
+  staleIfErrorMs: number;
+  /** Milliseconds since the epoch; the wall clock unless a test controls it. */
+  now?: () => number;
+}
+
+interface CacheEntry {
+  value: ResolvedCredential;
+  fetchedAt: number;
+  /** The last refresh failed: serve the entry at once while one refresh retries in the background. */
+  failing: boolean;
+}
+
 /**
- * Asks decision-gateway (the owner of credentials) over NATS request/reply. Only the token's
+ * Asks decision-gateway (the owner of credentials) over request/reply — in-process when it runs
+ * in the same process (the RPC client is local first), over NATS otherwise. Only the token's
  * SHA-256 digest crosses the bus. Known credentials are cached briefly and evicted as soon as a
- * revocation event arrives; unknown ones are never cached.
+ * revocation event arrives; unknown ones are never cached. When the owner cannot be asked, a known
+ * credential's last answer is served for up to `staleIfErrorMs` more (stale-while-error), so a bus
+ * outage does not turn every authenticated call into 503; a credential revoked during such an
+ * outage keeps working until the bus returns or that bound passes.
  */
 @Injectable()
 export class RpcCredentialResolver extends CredentialResolver implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, CacheEntry>();
+  private readonly refreshing = new Map<string, Promise<ResolvedCredential | undefined>>();
+  private readonly staleIfErrorMs: number;
+  private readonly now: () => number;
   private revocations?: Subscription;
 
   constructor(
     private readonly rpc: RpcClient,
     private readonly bus: BusConnection,
+    options: CredentialCacheOptions = { staleIfErrorMs: CREDENTIAL_STALE_IF_ERROR_DEFAULT_SECONDS * 1_000 },
   ) {
     super();
+    this.staleIfErrorMs = Math.min(Math.max(0, options.staleIfErrorMs), CREDENTIAL_STALE_IF_ERROR_MAX_SECONDS * 1_000);
+    this.now = options.now ?? Date.now;
   }
 
   onModuleInit(): void {
@@ -69,15 +97,40 @@ export class RpcCredentialResolver extends CredentialResolver implements OnModul
 
   private async cached(key: string, load: () => Promise<ResolvedCredential | undefined>): Promise<ResolvedCredential | undefined> {
     const hit = this.cache.get(key);
-    if (hit && hit.expiresAt > Date.now()) return hit.value;
-    const value = await load();
-    if (value) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(key, { value, expiresAt: Date.now() + CREDENTIAL_CACHE_MS });
-    } else {
-      this.cache.delete(key);
+    const now = this.now();
+    if (hit && now - hit.fetchedAt < CREDENTIAL_CACHE_MS) return hit.value;
+    const servableStale = hit && now - hit.fetchedAt < CREDENTIAL_CACHE_MS + this.staleIfErrorMs ? hit : undefined;
+    if (servableStale?.failing) {
+      // The owner did not answer last time: answer now from the cache, retry once in the background.
+      void this.refresh(key, load).catch(() => undefined);
+      return servableStale.value;
     }
-    return value;
+    try {
+      return await this.refresh(key, load);
+    } catch (error) {
+      if (!servableStale || !isOwnerUnavailable(error)) throw error;
+      servableStale.failing = true;
+      return servableStale.value;
+    }
+  }
+
+  /** One load per key at a time; stores its answer. */
+  private refresh(key: string, load: () => Promise<ResolvedCredential | undefined>): Promise<ResolvedCredential | undefined> {
+    const inFlight = this.refreshing.get(key);
+    if (inFlight) return inFlight;
+    const loading = load()
+      .then((value) => {
+        if (value) {
+          if (this.cache.size > 10_000) this.cache.clear();
+          this.cache.set(key, { value, fetchedAt: this.now(), failing: false });
+        } else {
+          this.cache.delete(key);
+        }
+        return value;
+      })
+      .finally(() => this.refreshing.delete(key));
+    this.refreshing.set(key, loading);
+    return loading;
   }
 
   private async ask(
@@ -96,4 +149,9 @@ export class RpcCredentialResolver extends CredentialResolver implements OnModul
       mode: reply.mode,
     };
   }
+}
+
+/** The owner could not give an answer (as opposed to answering "unknown" or refusing). */
+function isOwnerUnavailable(error: unknown): boolean {
+  return !(error instanceof DomainError) || error.kind === 'unavailable' || error.kind === 'internal';
 }

@@ -1,7 +1,14 @@
 export { API_TOKEN_SCOPES, type ApiTokenScope, type CredentialKind, type DelegationContext, type Principal, type ResolvedCredential } from './principal';
 export { authError } from './auth.errors';
 export { apiTokenDigest } from './token-digest';
-export { CREDENTIAL_CACHE_MS, CredentialResolver, RpcCredentialResolver } from './credential-resolver';
+export {
+  CREDENTIAL_CACHE_MS,
+  CREDENTIAL_STALE_IF_ERROR_DEFAULT_SECONDS,
+  CREDENTIAL_STALE_IF_ERROR_MAX_SECONDS,
+  CredentialResolver,
+  RpcCredentialResolver,
+  type CredentialCacheOptions,
+} from './credential-resolver';
 export { DelegationResolver, NoDelegationGrants } from './delegation-resolver';
 export { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireAttesterPermission, RequireScopes } from './decorators';
 export { AttesterResolver } from './attester-resolver';

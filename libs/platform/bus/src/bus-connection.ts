@@ -1,4 +1,6 @@
-import { connect, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import { readFileSync } from 'node:fs';
+import type { PersonalDataSeal } from '@svc/contracts';
+import { connect, credsAuthenticator, type ConnectionOptions, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
 
 export interface BusOptions {
   /** nats:// URL(s), comma separated. */
@@ -8,6 +10,37 @@ export interface BusOptions {
   region: string;
   /** Connection name shown by the NATS server's monitoring. */
   name: string;
+  /** How this process authenticates to the server; anonymous when absent. */
+  credentials?: BusCredentials;
+  /** The region's bus key: seals personal fields of published events and opens them on consumption. */
+  personalData?: PersonalDataSeal;
+}
+
+/** Bus credentials: a user and password, a token, or a NATS credentials file (JWT + NKey seed). */
+export type BusCredentials = { user: string; password: string } | { token: string } | { credsFile: string };
+
+/**
+ * The credentials named by `NATS_USER`/`NATS_PASSWORD`, `NATS_TOKEN` or `NATS_CREDS` (a file path);
+ * undefined when none is set. Throws when a user comes without a password, or when more than one
+ * kind is set, rather than connect with credentials other than the operator meant.
+ */
+export function busCredentialsFrom(env: { NATS_USER?: string; NATS_PASSWORD?: string; NATS_TOKEN?: string; NATS_CREDS?: string }): BusCredentials | undefined {
+  const kinds = [env.NATS_USER || env.NATS_PASSWORD ? 'NATS_USER/NATS_PASSWORD' : '', env.NATS_TOKEN ? 'NATS_TOKEN' : '', env.NATS_CREDS ? 'NATS_CREDS' : ''].filter(Boolean);
+  if (kinds.length > 1) throw new Error(`Bus credentials: set only one of ${kinds.join(', ')}`);
+  if (env.NATS_USER || env.NATS_PASSWORD) {
+    if (!env.NATS_USER || !env.NATS_PASSWORD) throw new Error('Bus credentials: NATS_USER and NATS_PASSWORD go together');
+    return { user: env.NATS_USER, password: env.NATS_PASSWORD };
+  }
+  if (env.NATS_TOKEN) return { token: env.NATS_TOKEN };
+  if (env.NATS_CREDS) return { credsFile: env.NATS_CREDS };
+  return undefined;
+}
+
+function authOptions(credentials: BusCredentials | undefined): Partial<ConnectionOptions> {
+  if (!credentials) return {};
+  if ('token' in credentials) return { token: credentials.token };
+  if ('credsFile' in credentials) return { authenticator: credsAuthenticator(readFileSync(credentials.credsFile)) };
+  return { user: credentials.user, pass: credentials.password };
 }
 
 /** One NATS connection per process, with its JetStream client and manager. */
@@ -27,6 +60,7 @@ export class BusConnection {
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
       timeout: 5_000,
+      ...authOptions(options.credentials),
     });
     const jsm = await nc.jetstreamManager({ timeout: 5_000 });
     return new BusConnection(nc, nc.jetstream({ timeout: 10_000 }), jsm, options);
@@ -38,6 +72,11 @@ export class BusConnection {
 
   get region(): string {
     return this.options.region;
+  }
+
+  /** The region's bus key for personal fields; undefined in a process configured without one. */
+  get personalData(): PersonalDataSeal | undefined {
+    return this.options.personalData;
   }
 
   /** True when the server answers a round trip now. */

@@ -1,4 +1,4 @@
-export { BusConnection, type BusOptions } from './bus-connection';
+export { BusConnection, busCredentialsFrom, type BusCredentials, type BusOptions } from './bus-connection';
 export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureRegionStream } from './streams';
 export { EventPublisher, type OutgoingEvent } from './event-publisher';
 export {
@@ -8,5 +8,5 @@ export {
   type DurableConsumerOptions,
   type EventHandler,
 } from './durable-consumer';
-export { RpcClient, RpcServer } from './rpc';
+export { LocalRpcHandlers, RpcClient, RpcServer } from './rpc';
 export { BatchConsumer, type BatchConsumerOptions, type BatchErrorListener, type BatchHandler, type BatchOutcomes } from './batch-consumer';

@@ -15,13 +15,41 @@ const KNOWN_KINDS: ReadonlySet<string> = new Set<ErrorKind>([
   'unprocessable', 'rate_limited', 'unavailable', 'internal',
 ]);
 
+type Handler<M extends RpcMethod> = (request: RequestMessage<M>) => Promise<ReplyInit<M>>;
+
+/**
+ * The request/reply handlers registered in this process, shared by its {@link RpcServer} and
+ * {@link RpcClient}: a method whose owner runs in the same process is called directly, so it keeps
+ * answering while the bus is down.
+ */
+export class LocalRpcHandlers {
+  private readonly handlers = new Map<RpcMethod, Handler<RpcMethod>>();
+
+  register<M extends RpcMethod>(method: M, handler: Handler<M>): void {
+    this.handlers.set(method, handler as unknown as Handler<RpcMethod>);
+  }
+
+  get<M extends RpcMethod>(method: M): Handler<M> | undefined {
+    return this.handlers.get(method) as unknown as Handler<M> | undefined;
+  }
+
+  clear(): void {
+    this.handlers.clear();
+  }
+}
+
 /** Serves request/reply methods over core NATS with a queue group per method (instances share load). */
 export class RpcServer {
   private readonly subscriptions: Subscription[] = [];
 
-  constructor(private readonly bus: BusConnection) {}
+  /** @param local where handlers are also registered for in-process callers (see {@link LocalRpcHandlers}). */
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly local?: LocalRpcHandlers,
+  ) {}
 
-  handle<M extends RpcMethod>(method: M, handler: (request: RequestMessage<M>) => Promise<ReplyInit<M>>): void {
+  handle<M extends RpcMethod>(method: M, handler: Handler<M>): void {
+    this.local?.register(method, handler);
     const spec: Method = RPC_METHODS[method];
     const subject = rpcSubject(this.bus.prefix, this.bus.region, method);
     const subscription = this.bus.nc.subscribe(subject, { queue: `rpc.${method}` });
@@ -46,13 +74,21 @@ export class RpcServer {
   }
 
   close(): void {
+    this.local?.clear();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
   }
 }
 
-/** Calls request/reply methods; a reply carrying an error is rethrown as the same DomainError. */
+/**
+ * Calls request/reply methods; a reply carrying an error is rethrown as the same DomainError.
+ * Local first: a method whose handler is registered in this process ({@link LocalRpcHandlers}) is
+ * called directly, with the same encoding round trip and the same errors as over NATS.
+ */
 export class RpcClient {
-  constructor(private readonly bus: BusConnection) {}
+  constructor(
+    private readonly bus: BusConnection,
+    private readonly local?: LocalRpcHandlers,
+  ) {}
 
   /** Region whose services this client calls. */
   get region(): string {
@@ -61,6 +97,8 @@ export class RpcClient {
 
   async call<M extends RpcMethod>(method: M, request: RequestOf<M>, timeoutMs = 3_000): Promise<ReplyMessage<M>> {
     const spec: Method = RPC_METHODS[method];
+    const handler = this.local?.get(method);
+    if (handler) return this.callLocal(method, handler, request);
     const subject = rpcSubject(this.bus.prefix, this.bus.region, method);
     let data: Uint8Array;
     try {
@@ -71,13 +109,32 @@ export class RpcClient {
         cause: error instanceof Error ? error.message : String(error),
       });
     }
-    const reply = fromBinary(spec.reply, data) as ReplyMessage<M> & { error?: RpcError };
-    const rpcError = reply.error;
-    if (rpcError && rpcError.code) {
-      const kind = (KNOWN_KINDS.has(rpcError.kind) ? rpcError.kind : 'internal') as ErrorKind;
-      const detail = rpcError.detailJson ? (JSON.parse(rpcError.detailJson) as Record<string, unknown>) : undefined;
-      throw new DomainError(kind, rpcError.code, rpcError.message, detail);
-    }
-    return reply;
+    return replyOrThrow<M>(fromBinary(spec.reply, data) as ReplyMessage<M>);
   }
+
+  private async callLocal<M extends RpcMethod>(method: M, handler: Handler<M>, request: RequestOf<M>): Promise<ReplyMessage<M>> {
+    const spec: Method = RPC_METHODS[method];
+    // The same encoding round trip as over the bus: the handler and the caller share no objects,
+    // and a message the wire could not carry fails here too.
+    const decoded = fromBinary(spec.request, toBinary(spec.request, create(spec.request, request as never))) as RequestMessage<M>;
+    let init: ReplyInit<M>;
+    try {
+      init = await handler(decoded);
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      // What a remote caller would get; the original stays attached for the caller's error log.
+      throw Object.assign(new DomainError('internal', 'internal_error', 'Internal error'), { cause: error });
+    }
+    return replyOrThrow<M>(fromBinary(spec.reply, toBinary(spec.reply, create(spec.reply, init as never))) as ReplyMessage<M>);
+  }
+}
+
+function replyOrThrow<M extends RpcMethod>(reply: ReplyMessage<M>): ReplyMessage<M> {
+  const rpcError = (reply as { error?: RpcError }).error;
+  if (rpcError && rpcError.code) {
+    const kind = (KNOWN_KINDS.has(rpcError.kind) ? rpcError.kind : 'internal') as ErrorKind;
+    const detail = rpcError.detailJson ? (JSON.parse(rpcError.detailJson) as Record<string, unknown>) : undefined;
+    throw new DomainError(kind, rpcError.code, rpcError.message, detail);
+  }
+  return reply;
 }

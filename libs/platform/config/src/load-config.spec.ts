@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from './load-config';
-import { PlatformConfig, regionUrls } from './platform-config';
+import { PlatformConfig, regionCountries, regionUrls } from './platform-config';
 
 const valid = {
   REGION: 'eu',
@@ -27,6 +27,8 @@ describe('config validated at boot', () => {
     ['HTTP_PORT', { HTTP_PORT: 'eighty' }],
     ['NATS_URL', { NATS_URL: 'http://nats' }],
     ['REGION_URLS', { REGION_URLS: 'us http://x' }],
+    ['REGION_COUNTRIES', { REGION_COUNTRIES: 'eu=Germany' }],
+    ['REGION_COUNTRIES', { REGION_COUNTRIES: 'eu=de' }],
   ])('refuses a bad or missing %s, naming it', (name, override) => {
     const env: Record<string, string | undefined> = { ...valid, ...override };
     let error: unknown;
@@ -47,6 +49,11 @@ describe('config validated at boot', () => {
     } catch (error) {
       expect((error as ConfigError).variables).toEqual(expect.arrayContaining(['REGION', 'DATABASE_URL', 'KEY_ENCRYPTION_KEY']));
     }
+  });
+
+  it('maps each region to the country its data lives in (ISO 3166-1 alpha-2), overridable per region', () => {
+    expect(regionCountries(loadConfig(PlatformConfig, valid))).toEqual({ us: 'US', eu: 'DE', ap: 'SG' });
+    expect(regionCountries(loadConfig(PlatformConfig, { ...valid, REGION_COUNTRIES: 'eu=IE' }))).toEqual({ us: 'US', eu: 'IE', ap: 'SG' });
   });
 
   it('parses REGION_URLS into a map', () => {

@@ -39,6 +39,25 @@ export class PlatformConfig {
   @Matches(/^nats:\/\/\S+$/, { message: 'NATS_URL must be a nats:// URL' })
   NATS_URL = 'nats://127.0.0.1:4222';
 
+  /** Bus user of this region's account (with NATS_PASSWORD); the bus is anonymous when no credential is set. */
+  @IsOptional()
+  @IsString()
+  NATS_USER?: string;
+
+  @IsOptional()
+  @IsString()
+  NATS_PASSWORD?: string;
+
+  /** Bus token, instead of a user and password. */
+  @IsOptional()
+  @IsString()
+  NATS_TOKEN?: string;
+
+  /** Path of a NATS credentials file (JWT and NKey seed), instead of a user and password. */
+  @IsOptional()
+  @IsString()
+  NATS_CREDS?: string;
+
   /** Prefix of every subject and stream name; tests use their own to stay isolated. */
   @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'BUS_PREFIX must be 1-16 lowercase letters or digits' })
   BUS_PREFIX = 'svc';
@@ -77,6 +96,26 @@ export class PlatformConfig {
   })
   REGION_URLS = 'us=http://127.0.0.1:8081,eu=http://127.0.0.1:8082,ap=http://127.0.0.1:8083';
 
+  /**
+   * Comma-separated `region=country` pairs (ISO 3166-1 alpha-2) naming the country each region's
+   * data lives in, as wrong-region answers report it (`home_country`); unnamed regions keep
+   * {@link DEFAULT_REGION_COUNTRIES}.
+   */
+  @Matches(/^[a-z]{2}=[A-Z]{2}(,[a-z]{2}=[A-Z]{2})*$/, {
+    message: 'REGION_COUNTRIES must be region=CC pairs (ISO 3166-1 alpha-2) separated by commas',
+  })
+  REGION_COUNTRIES = 'us=US,eu=DE,ap=SG';
+
+  /**
+   * Seconds a known credential's last answer may still be served after its 5-second cache when its
+   * owner cannot be asked (bus outage); 0 turns it off. Bounded: never unlimited, at most an hour.
+   */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(0)
+  @Max(3_600)
+  CREDENTIAL_STALE_IF_ERROR_SECONDS = 300;
+
   /** pino level. */
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
@@ -89,6 +128,25 @@ export class PlatformConfig {
   /** Name reported in logs, metrics and traces. */
   @IsString()
   SERVICE_NAME = 'svc';
+}
+
+/** Where each region's data lives by default: the country of its datacentre (ISO 3166-1 alpha-2). */
+export const DEFAULT_REGION_COUNTRIES: Readonly<Record<Region, string>> = { us: 'US', eu: 'DE', ap: 'SG' };
+
+/** The residency table: REGION_COUNTRIES over {@link DEFAULT_REGION_COUNTRIES}. */
+export function regionCountries(config: Pick<PlatformConfig, 'REGION_COUNTRIES'>): Record<Region, string> {
+  const result: Record<Region, string> = { ...DEFAULT_REGION_COUNTRIES };
+  for (const pair of config.REGION_COUNTRIES.split(',')) {
+    const [region, country] = pair.split('=', 2);
+    if (isRegion(region) && country && /^[A-Z]{2}$/.test(country)) result[region] = country;
+  }
+  return result;
+}
+
+/** A region as a wrong-region answer names it: the region, its country and its router's URL. */
+export function homeRegionOf(config: Pick<PlatformConfig, 'REGION_COUNTRIES' | 'REGION_URLS'>, region: Region): { region: Region; country: string; url?: string } {
+  const url = regionUrls(config)[region];
+  return { region, country: regionCountries(config)[region], ...(url ? { url } : {}) };
 }
 
 /** Parses REGION_URLS into a map. */

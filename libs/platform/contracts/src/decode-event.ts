@@ -1,12 +1,16 @@
-import { fromBinary } from '@bufbuild/protobuf';
+import type { fromBinary } from '@bufbuild/protobuf';
+import { decodeSealedEvent, type PersonalDataSeal } from './personal-data';
 import { EVENTS, type EventType } from './subjects';
 
-/** Decodes an event payload by its type; undefined for a type this build does not know. */
-export function decodeEvent<T extends EventType>(type: T, data: Uint8Array): ReturnType<typeof fromBinary<(typeof EVENTS)[T]['schema']>>;
-export function decodeEvent(type: string, data: Uint8Array): unknown;
-export function decodeEvent(type: string, data: Uint8Array): unknown {
+/**
+ * Decodes an event payload by its type, opening its sealed personal fields with `personalData`
+ * (without it they stay empty); undefined for a type this build does not know.
+ */
+export function decodeEvent<T extends EventType>(type: T, data: Uint8Array, personalData?: PersonalDataSeal): ReturnType<typeof fromBinary<(typeof EVENTS)[T]['schema']>>;
+export function decodeEvent(type: string, data: Uint8Array, personalData?: PersonalDataSeal): unknown;
+export function decodeEvent(type: string, data: Uint8Array, personalData?: PersonalDataSeal): unknown {
   const spec = (EVENTS as Record<string, { schema: (typeof EVENTS)[EventType]['schema'] } | undefined>)[type];
-  return spec ? fromBinary(spec.schema, data) : undefined;
+  return spec ? decodeSealedEvent(spec.schema, data, personalData) : undefined;
 }
 
 /** True when `type` names an event of this build's contracts. */

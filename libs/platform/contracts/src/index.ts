@@ -16,6 +16,7 @@ export * from './gen/svc/events/v1/webhooks_pb';
 export * from './gen/svc/events/v1/oversight_pb';
 export * from './gen/svc/rpc/v1/oversight_pb';
 export * from './gen/svc/rpc/v1/receipts_pb';
+export * from './gen/svc/options/v1/personal_data_pb';
 // Subject maps.
 export {
   EVENTS,
@@ -40,3 +41,5 @@ export { OVERSIGHT_EVENTS } from './events/oversight.events';
 export { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 export { RECEIPTS_RPC } from './rpc/receipts.rpc';
 export { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from './consent-vocabulary';
+export { ESCALATION_TRIGGER_BOUNDS, parseApprovalProposal, type ApprovalProposal, type EscalationTrigger } from './approval-proposal';
+export { PersonalDataSeal, SEALED_PERSONAL_DATA_FIELD, decodeSealedEvent, encodeEvent, personalDataOf, sealedFieldsOf } from './personal-data';

@@ -66,6 +66,12 @@ interface KeyRow {
   retired_at: Date | null;
 }
 
+interface StoredKeyRow {
+  kid: string;
+  public_jwk: Ed25519PublicJwk;
+  private_key_enc: Buffer;
+}
+
 interface KnownKey {
   info: SigningKeyInfo;
   publicKey: KeyObject;
@@ -142,10 +148,15 @@ export class SigningKeyStore {
    * JWKS and keeps verifying). `inTransaction`, when given, runs inside the same transaction after
    * the new key is written — the place to enqueue the rotation event in the outbox, so the event
    * exists if and only if the rotation committed. Clears this process's caches.
+   *
+   * Refuses (`key_decryption_failed` naming the kid, nothing written) unless this store's KEK
+   * decrypts every existing key of the region: a new active key under another KEK would leave the
+   * running processes unable to sign.
    */
   async rotate(inTransaction?: (manager: EntityManager, key: SigningKeyInfo) => Promise<void>): Promise<SigningKeyInfo> {
     const created = await this.dataSource.transaction(async (manager) => {
       await this.lockRegion(manager);
+      await this.assertDecryptable(manager);
       await manager.query(`UPDATE ${TABLE} SET status = 'retired', retired_at = now() WHERE region = $1 AND status = 'active'`, [this.region]);
       const key = await this.insertNextVersion(manager);
       if (inTransaction) await inTransaction(manager, key);
@@ -230,12 +241,31 @@ export class SigningKeyStore {
   }
 
   private async loadActiveKey(): Promise<ActiveSigningKey> {
-    const rows: Array<{ kid: string; public_jwk: Ed25519PublicJwk; private_key_enc: Buffer }> = await this.dataSource.query(
+    const rows: StoredKeyRow[] = await this.dataSource.query(
       `SELECT kid, public_jwk, private_key_enc FROM ${TABLE} WHERE region = $1 AND status = 'active'`,
       [this.region],
     );
     const row = rows[0];
     if (!row) throw cryptoError('signing_key_unavailable', `Region ${this.region} has no active signing key`, { region: this.region });
+    return { kid: row.kid, privateKey: this.decryptPrivateKey(row), publicJwk: { kty: 'OKP', crv: 'Ed25519', x: row.public_jwk.x } };
+  }
+
+  /** Decrypts every key of the region (active and retired); throws naming the first that fails. */
+  private async assertDecryptable(manager: EntityManager): Promise<void> {
+    const rows: StoredKeyRow[] = await manager.query(`SELECT kid, public_jwk, private_key_enc FROM ${TABLE} WHERE region = $1 ORDER BY version`, [
+      this.region,
+    ]);
+    for (const row of rows) {
+      try {
+        this.decryptPrivateKey(row);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw cryptoError('key_decryption_failed', `Signing key ${row.kid} cannot be decrypted with this key-encryption key: ${reason}`, { kid: row.kid });
+      }
+    }
+  }
+
+  private decryptPrivateKey(row: StoredKeyRow): KeyObject {
     const der = this.kek.decrypt(row.private_key_enc, row.kid);
     let privateKey: KeyObject;
     try {
@@ -249,7 +279,7 @@ export class SigningKeyStore {
     if (privateKey.asymmetricKeyType !== 'ed25519' || ed25519PublicJwk(privateKey).x !== row.public_jwk.x) {
       throw cryptoError('signing_key_corrupt', `Signing key ${row.kid} does not match its public key`, { kid: row.kid });
     }
-    return { kid: row.kid, privateKey, publicJwk: { kty: 'OKP', crv: 'Ed25519', x: row.public_jwk.x } };
+    return privateKey;
   }
 
   private async lockRegion(manager: EntityManager): Promise<void> {

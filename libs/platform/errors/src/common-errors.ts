@@ -4,6 +4,8 @@ import { defineErrors } from './domain-error';
 export const commonError = defineErrors({
   invalid_request: 'invalid',
   malformed_json: 'invalid',
+  json_too_deep: 'invalid',
+  json_too_many_members: 'invalid',
   payload_too_large: 'invalid',
   unsupported_media_type: 'invalid',
   validation_failed: 'unprocessable',

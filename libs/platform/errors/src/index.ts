@@ -8,3 +8,4 @@ export {
 } from './domain-error';
 export { commonError, type CommonErrorCode } from './common-errors';
 export { flattenValidationErrors, validationError, type FieldProblem } from './validation';
+export { WrongRegionError, type HomeRegion } from './wrong-region';

@@ -13,6 +13,8 @@ const STRUCTURAL_CONSTRAINTS = new Set([
   'isArray',
   'nestedValidation',
   'unknownValue',
+  'isNotNull',
+  'isWellFormedString',
 ]);
 
 export interface FieldProblem {

@@ -1,4 +1,6 @@
-import { isIdOf, newApiToken, newApprovalSessionToken, newId, newRegionalId, parseId, regionSegmentOf } from './identifiers';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ID_FORMATS, isIdOf, newApiToken, newApprovalSessionToken, newId, newRegionalId, parseId, regionSegmentOf } from './identifiers';
 
 describe('identifiers (spec: Identifiers table)', () => {
   it.each([
@@ -10,6 +12,9 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['trusted_attester_token', 'tat'],
     ['attestation', 'att'],
     ['capability_version', 'tpcv'],
+    ['escalation', 'esc'],
+    ['form_integration', 'fint'],
+    ['mailing_audience', 'mla'],
   ] as const)('%s ids carry the prefix %s and the region, and parse back to both', (kind, prefix) => {
     const id = newRegionalId(kind, 'eu');
     expect(id.startsWith(`${prefix}_eu_`)).toBe(true);
@@ -57,5 +62,24 @@ describe('identifiers (spec: Identifiers table)', () => {
     expect(regionSegmentOf('tp_eu_x')).toBe('eu');
     expect(regionSegmentOf('tp_eu_')).toBeUndefined();
     expect(regionSegmentOf('hello')).toBeUndefined();
+  });
+
+  it('registers every regional prefix the code base mints, so the router homes all of them', () => {
+    const root = join(__dirname, '..', '..', '..', '..');
+    const minted = new Set<string>();
+    const visit = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (name === 'node_modules' || name === 'gen') continue;
+        if (statSync(path).isDirectory()) visit(path);
+        else if (name.endsWith('.ts') && !name.endsWith('spec.ts')) {
+          for (const match of readFileSync(path, 'utf8').matchAll(/`([a-z]+)_\$\{[^}`]*(?:region|REGION)[^}`]*\}_/g)) minted.add(match[1]!);
+        }
+      }
+    };
+    visit(join(root, 'libs'));
+    visit(join(root, 'apps'));
+    const registered = new Set<string>(Object.values(ID_FORMATS).filter((f) => f.regional).map((f) => f.prefix));
+    expect([...minted].filter((prefix) => !registered.has(prefix))).toEqual([]);
   });
 });

@@ -23,6 +23,9 @@ export const ID_FORMATS = {
   consent_record: { prefix: 'crec', regional: true, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },
   consent_import: { prefix: 'cimp', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   capture_token: { prefix: 'cap', regional: true, random: () => randomBase64Url(32), body: /^[A-Za-z0-9_-]{43}$/ },
+  escalation: { prefix: 'esc', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  form_integration: { prefix: 'fint', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  mailing_audience: { prefix: 'mla', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   decision_session_token: { prefix: 'dts', regional: false, random: () => randomBase64Url(32), body: /^[A-Za-z0-9_-]{43}$/ },
   publishable_key_test: { prefix: 'pk_test', regional: false, random: () => randomBase62(32), body: /^[0-9A-Za-z]{32}$/ },
   publishable_key_live: { prefix: 'pk_live', regional: false, random: () => randomBase62(32), body: /^[0-9A-Za-z]{32}$/ },
@@ -94,6 +97,16 @@ export function parseId(value: string): ParsedId | undefined {
     if (value.startsWith(`${format.prefix}_`) && format.body.test(value.slice(format.prefix.length + 1))) return { kind };
   }
   return undefined;
+}
+
+/**
+ * The whole-string pattern of identifiers of `kind` (what {@link isIdOf} accepts), e.g.
+ * `^agent_(us|eu|ap|dev)_[a-z2-7]{20}$`: for validation and for the OpenAPI document.
+ */
+export function idPattern(kind: IdKind): RegExp {
+  const format = ID_FORMATS[kind];
+  const body = format.body.source.replace(/^\^/, '').replace(/\$$/, '');
+  return new RegExp(format.regional ? `^${format.prefix}_(${ID_REGIONS.join('|')})_${body}$` : `^${format.prefix}_${body}$`);
 }
 
 /** True when `value` is a well-formed identifier of `kind`. */

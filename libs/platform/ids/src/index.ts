@@ -2,6 +2,7 @@ export { randomBase32, randomBase62, randomBase64Url } from './random';
 export {
   ID_FORMATS,
   ID_REGIONS,
+  idPattern,
   isIdOf,
   newApiToken,
   newApprovalSessionToken,
@@ -14,3 +15,5 @@ export {
   type IdRegion,
   type ParsedId,
 } from './identifiers';
+export { IsIdOf, idShape } from './is-id-of';
+export { RoutedBy, routedFieldsOf } from './routed-by';

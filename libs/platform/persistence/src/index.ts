@@ -10,3 +10,11 @@ export { OutboxWriter, type EventContext, type PendingEvent } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export { processOnce } from './inbox';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';
+export {
+  commitIsolatingFailures,
+  GroupCommitQueue,
+  isTransactionConflict,
+  NO_BATCH_RETRY,
+  type BatchRetryPolicy,
+  type JobOutcome,
+} from './group-commit';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { EVENTS, EventMetaSchema, type EventType } from '@svc/contracts';
+import { EVENTS, EventMetaSchema, encodeEvent, type EventType, type PersonalDataSeal } from '@svc/contracts';
 import type { EntityManager } from 'typeorm';
 
 type EventInit<T extends EventType> = Omit<MessageInitShape<(typeof EVENTS)[T]['schema']>, 'meta' | '$typeName'>;
@@ -21,6 +21,8 @@ export class OutboxWriter {
     private readonly schema: string,
     private readonly region: string,
     private readonly onEnqueued: () => void = () => undefined,
+    /** Seals personal fields; without it, an event carrying any is refused rather than written in clear. */
+    private readonly personalData?: PersonalDataSeal,
   ) {}
 
   /** Inserts one event (one round trip, with the relay's notification); returns its id (the future Nats-Msg-Id). */
@@ -63,7 +65,7 @@ export class OutboxWriter {
       traceId: context.traceId ?? '',
     });
     const message = create(spec.schema, { ...(init as object), meta } as never);
-    return Buffer.from(toBinary(spec.schema, message as never));
+    return Buffer.from(encodeEvent(spec.schema, message as never, this.personalData));
   }
 }
 

@@ -5,7 +5,9 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { PlatformConfig } from '@svc/config';
 import { Metrics, PinoNestLogger, type Logger } from '@svc/telemetry';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpErrorFilter } from './http-error-filter';
+import { installBodyParsers } from './body/body-parsers';
+import { HomeRegionPipe } from './home-region.pipe';
+import { HttpErrorFilter, payloadTooLarge } from './http-error-filter';
 import { captureRawBody } from './raw-body';
 import { LOGGER } from './tokens';
 import { strictValidationPipe } from './validation';
@@ -39,25 +41,25 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
   });
-  const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false, bodyParser: options.bodyParser ?? true });
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false, bodyParser: false });
   const config = app.get(PlatformConfig);
   const logger = app.get<Logger>(LOGGER);
   const metrics = app.get(Metrics);
   app.useLogger(new PinoNestLogger(logger));
   app.useGlobalFilters(new HttpErrorFilter(logger));
-  app.useGlobalPipes(strictValidationPipe());
+  app.useGlobalPipes(new HomeRegionPipe(config), strictValidationPipe());
   app.enableShutdownHooks();
 
   const fastify = app.getHttpAdapter().getInstance();
-  // JSON only: a text/plain body must be refused (415 → 400), not validated as a string.
-  if (options.bodyParser ?? true) fastify.removeContentTypeParser('text/plain');
+  // The platform parses bodies itself (strict UTF-8, nesting limits, storable strings); Nest's own parsers stay off.
+  if (options.bodyParser ?? true) installBodyParsers(fastify);
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', String(request.id));
   });
   fastify.addHook('preParsing', async (request) => {
     const length = Number(request.headers['content-length'] ?? 0);
     if (length > bodyLimitOf(request, config.HTTP_BODY_LIMIT_BYTES)) {
-      throw Object.assign(new Error('body too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 });
+      throw payloadTooLarge();
     }
   });
   fastify.addHook('preParsing', captureRawBody);

@@ -2,6 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
 import { Metrics, Readiness } from '@svc/telemetry';
 import type { FastifyReply } from 'fastify';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './http-error-filter';
 
 /** Liveness, readiness and Prometheus metrics, on every app. */
 @Public()
@@ -22,6 +23,7 @@ export class HealthController {
   @Get('readyz')
   async readyz(@Res() reply: FastifyReply): Promise<void> {
     const { ready, checks } = await this.readiness.evaluate();
+    if (!ready) void reply.header('retry-after', SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS);
     await reply
       .status(ready ? 200 : 503)
       .header('cache-control', 'no-store')

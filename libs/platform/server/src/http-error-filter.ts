@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
-import { DomainError, type ErrorEnvelope, HTTP_STATUS_BY_KIND } from '@svc/errors';
+import { commonError, DomainError, type ErrorEnvelope, HTTP_STATUS_BY_KIND } from '@svc/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '@svc/telemetry';
 
@@ -23,11 +23,29 @@ const CODE_BY_STATUS: Record<number, string> = {
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', message: 'Request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', message: 'Request body is empty but declared as JSON' },
-  FST_ERR_CTP_BODY_TOO_LARGE: { status: 400, code: 'payload_too_large', message: 'Request body exceeds the size limit' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 400, code: 'unsupported_media_type', message: 'Content-Type is not supported; send application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'Request body exceeds the size limit' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Content-Type is not supported; send application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', message: 'Content-Length does not match the body' },
-  FST_ERR_CTP_INVALID_TYPE: { status: 400, code: 'unsupported_media_type', message: 'Content-Type is not supported' },
+  FST_ERR_CTP_INVALID_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Content-Type is not supported' },
 };
+
+/** Reason codes answered with a more precise status than their error kind's 400. */
+const STATUS_BY_CODE: Readonly<Record<string, number>> = { payload_too_large: 413, unsupported_media_type: 415 };
+
+/** An oversized request body: 413 payload_too_large. */
+export function payloadTooLarge(detail?: Record<string, unknown>): DomainError {
+  return commonError('payload_too_large', 'Request body exceeds the size limit', detail);
+}
+
+/**
+ * Postgres refused a value as data (SQLSTATE class 22: U+0000 in text 22021, an unstorable \u0000
+ * escape 22P05, invalid text representation 22P02, out of range 22003, …). The edge refuses such
+ * input first; this backstop keeps a value that slips through a client error, never a 500.
+ */
+function isDataException(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code;
+  return error instanceof Error && typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
+}
 
 function fastifyParseError(error: HttpException): { status: number; code: string; message: string } | undefined {
   const status = error.getStatus();
@@ -38,6 +56,9 @@ function fastifyParseError(error: HttpException): { status: number; code: string
   }
   return undefined;
 }
+
+/** `Retry-After` of a 503 that sets none of its own: dependencies (bus, database) usually return within seconds. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = '5';
 
 export interface MappedError {
   status: number;
@@ -51,7 +72,10 @@ export interface MappedError {
  */
 export function mapError(error: unknown, requestId: string): MappedError {
   if (error instanceof DomainError) {
-    return { status: HTTP_STATUS_BY_KIND[error.kind], envelope: error.toEnvelope(), headers: error.headers };
+    return { status: STATUS_BY_CODE[error.code] ?? HTTP_STATUS_BY_KIND[error.kind], envelope: error.toEnvelope(), headers: error.headers };
+  }
+  if (isDataException(error)) {
+    return { status: 400, envelope: { message: 'A value of the request cannot be stored', reason_code: 'invalid_request' } };
   }
   if (error instanceof HttpException) {
     // Nest rethrows Fastify's body-parsing errors as HttpException(message, statusCode).
@@ -89,7 +113,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     logger.error({ err: error, request_id: request.id, method: request.method, url: request.routeOptions?.url }, 'request failed');
   }
   if (reply.sent) return;
+  if (mapped.status === 503) void reply.header('retry-after', SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS);
   for (const [name, value] of Object.entries(mapped.headers ?? {})) void reply.header(name, value);
+  // The rest of an oversized body is never read: close the socket rather than keep a half-sent upload alive.
+  if (mapped.status === 413) void reply.header('connection', 'close');
   void reply.header('cache-control', 'no-store').status(mapped.status).send(mapped.envelope);
 }
 

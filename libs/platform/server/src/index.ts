@@ -1,13 +1,17 @@
 export { createHttpApp, listen, type HttpAppOptions } from './create-http-app';
-export { HttpErrorFilter, mapError, sendError, type MappedError } from './http-error-filter';
+export { HttpErrorFilter, mapError, payloadTooLarge, sendError, type MappedError } from './http-error-filter';
 export { HealthController } from './health.controller';
 export { OutboxRegistry } from './outbox-registry';
 export { PlatformLifecycle, PlatformModule, type PlatformOptions } from './platform.module';
 export { LOGGER } from './tokens';
 export { strictValidationPipe } from './validation';
+export { HomeRegionPipe } from './home-region.pipe';
+export { Nullable } from './nullable';
+export { FORM_BODY_ROUTE } from './body/body-parsers';
 export { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, encodeCursor, toPage, type Page } from './pagination';
 export { runMain, startProcess, type FeatureDefinition, type ProcessOptions, type RunningProcess } from './start-process';
 export { buildOpenApiDocument } from './openapi/build-openapi';
 export { API_DOC, ApiDoc, type ApiDocOptions } from './openapi/api-doc.decorator';
 export { consumeEvents } from './consume-events';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
+export { IdParam, IdPipe } from './id-param';

@@ -1,13 +1,14 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, RpcClient, RpcServer, ensureRegionStream } from '@svc/bus';
+import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, SystemClock } from '@svc/config';
-import { eventSubject } from '@svc/contracts';
+import { PersonalDataSeal, eventSubject } from '@svc/contracts';
 import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
 import { createDataSource, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
+import type { BootTeardown } from './boot-teardown';
 import { HealthController } from './health.controller';
 import { OutboxRegistry } from './outbox-registry';
 import { LOGGER } from './tokens';
@@ -21,6 +22,8 @@ export interface PlatformOptions {
   /** Overrides the wall clock (tests). */
   clock?: Clock;
   logger?: Logger;
+  /** Receives the release of the database pool and the bus connection as soon as each is open. */
+  teardown?: BootTeardown;
 }
 
 /**
@@ -53,6 +56,7 @@ export class PlatformModule {
               applicationName: `${config.SERVICE_NAME}-${config.REGION}`,
             });
             await dataSource.initialize();
+            options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
             for (const set of [keysMigrations, ...options.migrations]) await runMigrations(dataSource, set);
             return dataSource;
           },
@@ -65,13 +69,18 @@ export class PlatformModule {
               prefix: config.BUS_PREFIX,
               region: config.REGION,
               name: `${config.SERVICE_NAME}-${config.REGION}`,
+              credentials: busCredentialsFrom(config),
+              personalData: PersonalDataSeal.fromKeyEncryptionKey(config.KEY_ENCRYPTION_KEY, config.REGION),
             });
+            options.teardown?.add('nats', () => bus.close());
             await ensureRegionStream(bus.jsm, bus.prefix, bus.region);
             return bus;
           },
         },
-        { provide: RpcServer, useFactory: (bus: BusConnection) => new RpcServer(bus), inject: [BusConnection] },
-        { provide: RpcClient, useFactory: (bus: BusConnection) => new RpcClient(bus), inject: [BusConnection] },
+        // Handlers of the services composed in this process are called directly, not over the bus.
+        { provide: LocalRpcHandlers, useValue: new LocalRpcHandlers() },
+        { provide: RpcServer, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcServer(bus, local), inject: [BusConnection, LocalRpcHandlers] },
+        { provide: RpcClient, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcClient(bus, local), inject: [BusConnection, LocalRpcHandlers] },
         {
           provide: OutboxRegistry,
           useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
@@ -84,7 +93,12 @@ export class PlatformModule {
           inject: [DataSource, KeyEncryption, Clock],
         },
         PlatformLifecycle,
-        { provide: CredentialResolver, useClass: RpcCredentialResolver },
+        {
+          provide: CredentialResolver,
+          useFactory: (rpc: RpcClient, bus: BusConnection) =>
+            new RpcCredentialResolver(rpc, bus, { staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_SECONDS * 1_000 }),
+          inject: [RpcClient, BusConnection],
+        },
         { provide: DelegationResolver, useClass: NoDelegationGrants },
         AttesterResolver,
         { provide: APP_GUARD, useClass: AuthGuard },

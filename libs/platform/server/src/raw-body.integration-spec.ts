@@ -57,7 +57,7 @@ describe('per-route raw body capture', () => {
 
   it('still applies the body limit and JSON errors on a raw-body route', async () => {
     const huge = await post('raw', JSON.stringify({ x: 'x'.repeat(1_100_000) }));
-    expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+    expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
     const malformed = await post('raw', '{');
     expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
   });

@@ -4,6 +4,7 @@ import { ConfigError, type Clock, type PlatformConfig } from '@svc/config';
 import type { SchemaMigrations } from '@svc/persistence';
 import { startTracing, type Logger } from '@svc/telemetry';
 import type { FastifyInstance } from 'fastify';
+import { BootTeardown } from './boot-teardown';
 import { createHttpApp, listen } from './create-http-app';
 import { PlatformModule } from './platform.module';
 
@@ -41,6 +42,7 @@ export interface RunningProcess {
 export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
   const { config } = options;
   const stopTracing = startTracing({ serviceName: config.SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const teardown = new BootTeardown();
 
   @Module({
     imports: [
@@ -50,28 +52,41 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
         logger: options.logger,
         migrations: options.features.flatMap((f) => f.migrations),
         outboxSchemas: [...new Set(options.features.flatMap((f) => f.outboxSchemas))],
+        teardown,
       }),
       ...options.features.map((f) => f.module),
     ],
   })
   class ProcessRootModule {}
 
-  const app = await createHttpApp(ProcessRootModule, {
-    bodyParser: options.bodyParser,
-    configureFastify: async (fastify) => {
-      await options.configureFastify?.(fastify, config);
-      for (const feature of options.features) await feature.configureFastify?.(fastify, config);
-    },
-  });
-  const url = await listen(app, config);
-  return {
-    app,
-    url,
-    close: async () => {
-      await app.close();
-      await stopTracing();
-    },
-  };
+  let app: NestFastifyApplication | undefined;
+  try {
+    app = await createHttpApp(ProcessRootModule, {
+      bodyParser: options.bodyParser,
+      configureFastify: async (fastify) => {
+        await options.configureFastify?.(fastify, config);
+        for (const feature of options.features) await feature.configureFastify?.(fastify, config);
+      },
+    });
+    const url = await listen(app, config);
+    const running = app;
+    return {
+      app: running,
+      url,
+      close: async () => {
+        await running.close();
+        await stopTracing();
+      },
+    };
+  } catch (error) {
+    // A failed boot releases whatever it reached: the application's shutdown hooks stop the
+    // loops, relays and consumers that started; the teardown closes pools and connections opened
+    // before the application existed (or that a failed hook left open).
+    await app?.close().catch(() => undefined);
+    await teardown.run();
+    await stopTracing().catch(() => undefined);
+    throw error;
+  }
 }
 
 /**

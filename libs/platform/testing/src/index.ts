@@ -3,3 +3,4 @@ export { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix } from './bus';
 export { testConfig, testKeyEncryptionKey } from './config';
 export { freePort, http, waitFor, type HttpResult } from './http';
 export { FakeClock } from '@svc/config';
+export { TcpProxy } from './tcp-proxy';

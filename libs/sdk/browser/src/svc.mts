@@ -260,6 +260,12 @@ export interface CreateSessionOptions {
   deliveryMode?: DeliveryMode;
   /** Default: this page's origin. */
   embedOrigin?: string;
+  /**
+   * Who the person is: a `pas_…` value the application's server obtained with its API token
+   * (POST /api/v1/decisions/principal_assertions). Without it the session is unbound and its
+   * decision is recorded for nobody. The browser can never name the person itself.
+   */
+  principalAssertion?: string;
   baseUrl?: string;
 }
 
@@ -269,7 +275,13 @@ export async function createSession(options: CreateSessionOptions): Promise<{ se
   const response = await fetch(`${base}/api/v1/decisions?publishable_key=${encodeURIComponent(options.publishableKey)}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-publishable-key': options.publishableKey },
-    body: JSON.stringify({ kind: 'consent', flow_id: options.flowId, delivery_mode: options.deliveryMode ?? 'embed', embed_origin: options.embedOrigin ?? window.location.origin }),
+    body: JSON.stringify({
+      kind: 'consent',
+      flow_id: options.flowId,
+      delivery_mode: options.deliveryMode ?? 'embed',
+      embed_origin: options.embedOrigin ?? window.location.origin,
+      ...(options.principalAssertion !== undefined ? { principal_assertion: options.principalAssertion } : {}),
+    }),
   });
   const text = await response.text();
   let body: unknown = null;
@@ -286,13 +298,22 @@ export async function createSession(options: CreateSessionOptions): Promise<{ se
 }
 
 /**
+ * Base class of the custom element. A server (Node, an SSR framework) has no `HTMLElement`: there the
+ * SDK still imports (for its types, `isSvcEnvelope` or `createSession`) and the element is never
+ * defined, so nothing touches the DOM at import time.
+ */
+const ElementBase: typeof HTMLElement = typeof HTMLElement === 'undefined' ? (class {} as unknown as typeof HTMLElement) : HTMLElement;
+
+/**
  * `<svc-decision token="dts_…" base-url="https://…">`: embeds the decision and re-dispatches each
  * verified message on the element as a CustomEvent named after its type (`detail` = envelope),
- * bubbling and composed. Changing `token` re-embeds.
+ * bubbling and composed. Changing `token` or `base-url` re-embeds; anything else keeps the frame.
  */
-export class SvcDecisionElement extends HTMLElement {
+export class SvcDecisionElement extends ElementBase {
   static readonly observedAttributes = ['token', 'base-url'];
   private handle: DecisionHandle | null = null;
+  /** The token and base URL of the embedded frame, so the same attributes never embed twice. */
+  private mountedFor: string | null = null;
 
   connectedCallback(): void {
     this.mount();
@@ -301,8 +322,13 @@ export class SvcDecisionElement extends HTMLElement {
   disconnectedCallback(): void {
     this.handle?.close();
     this.handle = null;
+    this.mountedFor = null;
   }
 
+  /**
+   * When an element already in the page is upgraded, the browser calls this for each attribute and
+   * then connectedCallback: both reach mount(), which embeds only once for the same attributes.
+   */
   attributeChangedCallback(): void {
     if (this.isConnected) this.mount();
   }
@@ -313,18 +339,23 @@ export class SvcDecisionElement extends HTMLElement {
   }
 
   private mount(): void {
+    const token = this.getAttribute('token');
+    const baseUrl = this.getAttribute('base-url') ?? undefined;
+    const wanted = token ? `${token} ${baseUrl ?? ''}` : null;
+    if (wanted !== null && wanted === this.mountedFor) return;
     this.handle?.close();
     this.handle = null;
-    const token = this.getAttribute('token');
-    if (!token) return;
+    this.mountedFor = null;
+    if (!token || wanted === null) return;
     try {
-      const handle = open({ token, mode: 'embed', baseUrl: this.getAttribute('base-url') ?? undefined, container: this });
+      const handle = open({ token, mode: 'embed', baseUrl, container: this });
       for (const type of MESSAGE_TYPES) {
         handle.addEventListener(type, (event) => {
           this.dispatchEvent(new CustomEvent(type, { detail: (event as CustomEvent<SvcEnvelope>).detail, bubbles: true, composed: true }));
         });
       }
       this.handle = handle;
+      this.mountedFor = wanted;
     } catch (error) {
       this.dispatchEvent(new CustomEvent('svc:sdk-error', { detail: error, bubbles: true, composed: true }));
     }

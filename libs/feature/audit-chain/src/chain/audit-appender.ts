@@ -1,5 +1,6 @@
 import { GENESIS_PREVIOUS_HASH, chainHash } from '@svc/merkle';
 import { newId } from '@svc/ids';
+import { commitIsolatingFailures, type JobOutcome } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import { auditError } from '../audit.errors';
 import { AuditEntriesRepository, type ChainHead, type NewEntryRow } from './audit-entries.repository';
@@ -158,14 +159,23 @@ export class AuditAppender {
   private async writeLoop(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, this.maxBatch);
-      try {
-        const settle = (await this.fastPath(batch)) ?? (await this.checkedPath(batch));
-        for (const done of settle.callbacks) done();
-        if (settle.written > 0) this.options.onCommitted?.(settle.written);
-      } catch (error) {
-        this.head = undefined;
-        for (const pending of batch) pending.reject(error);
-      }
+      const outcomes = await commitIsolatingFailures(batch, (pending) => this.writeBatch(pending));
+      outcomes.forEach((outcome, index) => (outcome.ok ? batch[index]!.resolve(outcome.value) : batch[index]!.reject(outcome.error)));
+    }
+  }
+
+  /**
+   * Writes one batch by the fast or the checked path. A batch the database refuses is written
+   * again entry by entry by the caller, so only an entry that cannot be stored fails.
+   */
+  private async writeBatch(batch: Pending[]): Promise<Array<JobOutcome<AppendedEntry>>> {
+    try {
+      const settled = (await this.fastPath(batch)) ?? (await this.checkedPath(batch));
+      if (settled.written > 0) this.options.onCommitted?.(settled.written);
+      return settled.entries.map((entry) => ({ ok: true, value: entry }));
+    } catch (error) {
+      this.head = undefined;
+      throw error;
     }
   }
 
@@ -182,7 +192,7 @@ export class AuditAppender {
     }
     this.head = plan.head;
     this.stats.fastPathCommits += 1;
-    return { callbacks: plan.callbacks, written: plan.rows.length };
+    return { entries: plan.entries, written: plan.rows.length };
   }
 
   /**
@@ -214,7 +224,7 @@ export class AuditAppender {
     if (!plan) throw new Error('checked append did not run');
     this.head = plan.head;
     this.stats.checkedPathCommits += 1;
-    return { callbacks: plan.callbacks, written: plan.rows.length };
+    return { entries: plan.entries, written: plan.rows.length };
   }
 
   /**
@@ -223,7 +233,7 @@ export class AuditAppender {
    */
   private link(batch: readonly Pending[], head: ChainHead, recorded: ReadonlyMap<string, { id: string; index: number; hash: string }>): Plan {
     const rows: NewEntryRow[] = [];
-    const callbacks: Array<() => void> = [];
+    const entries: AppendedEntry[] = [];
     const claimed = new Map<string, AppendedEntry>();
     let previous = head.hash;
     let index = head.index + 1;
@@ -231,8 +241,7 @@ export class AuditAppender {
       const sourceId = pending.input.sourceEventId;
       const earlier = sourceId === undefined ? undefined : recorded.get(sourceId) ?? claimed.get(sourceId);
       if (earlier) {
-        const duplicate: AppendedEntry = { id: earlier.id, index: earlier.index, hash: earlier.hash, duplicate: true };
-        callbacks.push(() => pending.resolve(duplicate));
+        entries.push({ id: earlier.id, index: earlier.index, hash: earlier.hash, duplicate: true });
         continue;
       }
       const hash = chainHash(previous, pending.canonical);
@@ -250,11 +259,11 @@ export class AuditAppender {
       });
       const appended: AppendedEntry = { id: pending.id, index, hash, duplicate: false };
       if (sourceId !== undefined) claimed.set(sourceId, appended);
-      callbacks.push(() => pending.resolve(appended));
+      entries.push(appended);
       previous = hash;
       index += 1;
     }
-    return { rows, callbacks, head: { index: index - 1, hash: previous } };
+    return { rows, entries, head: { index: index - 1, hash: previous } };
   }
 
   private genesisRow(): NewEntryRow {
@@ -277,15 +286,15 @@ export class AuditAppender {
   }
 }
 
-/** Rows to insert, the callbacks that answer their callers after commit, and the new head. */
+/** Rows to insert, the entry that answers each input of the batch (in order) after commit, and the new head. */
 interface Plan {
   readonly rows: NewEntryRow[];
-  readonly callbacks: Array<() => void>;
+  readonly entries: AppendedEntry[];
   readonly head: ChainHead;
 }
 
 interface Settlement {
-  readonly callbacks: ReadonlyArray<() => void>;
+  readonly entries: readonly AppendedEntry[];
   readonly written: number;
 }
 

@@ -124,7 +124,7 @@ describe('captures over HTTP', () => {
     const malformed = await http('POST', `${url}/capture/v1/captures`, { headers: { 'x-publishable-key': app.pk, origin: ORIGIN, 'content-type': 'application/json' }, raw: '{' });
     expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
     const huge = await capture({ ...okBody(), flow_id: 'x'.repeat(1_100_000) });
-    expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+    expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
   });
 
   it('refuses bad commits: unknown or foreign token, wrong auth, bad body', async () => {

@@ -122,7 +122,7 @@ describe('service-rendered consent field over HTTP', () => {
 
   it('answers bad requests with 4xx: malformed, unknown flow, foreign origin, wrong key', async () => {
     expect(refusal(await rendering('not-a-flow'))).toEqual([404, 'flow_not_found']);
-    expect(refusal(await rendering('%00%3Cscript%3E'))).toEqual([404, 'flow_not_found']);
+    expect(refusal(await rendering('%00%3Cscript%3E'))).toEqual([400, 'invalid_request']);
     expect((await rendering('x'.repeat(5000))).status).toBe(414);
     expect(refusal(await rendering('x'.repeat(90)))).toEqual([404, 'flow_not_found']);
     expect(refusal(await rendering('flw_us_zzzzzzzzzzzzzzzzzzzz'))).toEqual([404, 'flow_not_found']);

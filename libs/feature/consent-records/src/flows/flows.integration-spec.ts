@@ -195,7 +195,7 @@ describe('flows (consent-records) over HTTP', () => {
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('malformed_json');
       const huge = await http('POST', `${url}/api/v1/flows`, { headers: auth(token), json: { ...body, purpose_of_use: 'x'.repeat(1_100_000) } });
-      expect(huge.status).toBe(400);
+      expect(huge.status).toBe(413);
       expect(huge.body.reason_code).toBe('payload_too_large');
       const flow = await createFlow();
       const patch = await http('PATCH', `${url}/api/v1/flows/${flow.id}`, { headers: auth(token), json: { locale: 7 } });

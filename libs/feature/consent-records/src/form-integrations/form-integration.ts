@@ -1,4 +1,4 @@
-import { ID_REGIONS, randomBase32, randomBase62, type IdRegion } from '@svc/ids';
+import { isIdOf, newRegionalId, randomBase62, type IdRegion } from '@svc/ids';
 
 /** Hosted form platforms whose signed webhooks can be taken in (closed list). */
 export const FORM_PLATFORMS = ['typeform'] as const;
@@ -37,17 +37,13 @@ export interface FormIntegration {
   createdAt: Date;
 }
 
-const ID_PREFIX = 'fint';
-const ID_BODY = /^[a-z2-7]{20}$/;
-
 /** `fint_<region>_<base32>`: an unguessable integration id (it is part of the webhook URL). */
 export function newFormIntegrationId(region: IdRegion): string {
-  return `${ID_PREFIX}_${region}_${randomBase32(20)}`;
+  return newRegionalId('form_integration', region);
 }
 
 export function isFormIntegrationId(value: string): boolean {
-  const [prefix, region, body, ...rest] = value.split('_');
-  return prefix === ID_PREFIX && rest.length === 0 && (ID_REGIONS as readonly string[]).includes(region ?? '') && ID_BODY.test(body ?? '');
+  return isIdOf('form_integration', value);
 }
 
 /** A fresh signing secret (~256 bits) to paste into the platform's webhook settings; shown once. */

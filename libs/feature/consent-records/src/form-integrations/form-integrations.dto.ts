@@ -1,7 +1,9 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { FORM_PLATFORMS, type FormPlatform } from './form-integration';
+import { RoutedBy } from '@svc/ids';
 
 const FIELD_REF = /^[^\s]{1,255}$/;
 
@@ -39,11 +41,12 @@ export class SubjectMappingInput {
 }
 
 /** Body of POST /api/v1/consent_records/form_integrations. */
+@RoutedBy('flow_id')
 export class CreateFormIntegrationBody {
   @IsDefined() @IsString() @IsIn(FORM_PLATFORMS)
   platform!: FormPlatform;
 
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   /** The platform's form id; deliveries of other forms are refused. Optional. */

@@ -195,7 +195,7 @@ describe('hosted form platform integrations (Typeform signed webhook intake)', (
       [deliver(webhook, '{"event_type": "form_response",', secret), 400, 'malformed_json'],
       [deliver(webhook, JSON.stringify({ event_type: 'form_response', form_response: { token: 'x' } }), secret), 400, 'form_payload_invalid'],
       [deliver(webhook, JSON.stringify([1, 2]), secret), 400, 'form_payload_invalid'],
-      [deliver(webhook, JSON.stringify({ ...typeformBody('resp-huge'), padding: 'x'.repeat(1_100_000) }), secret), 400, 'payload_too_large'],
+      [deliver(webhook, JSON.stringify({ ...typeformBody('resp-huge'), padding: 'x'.repeat(1_100_000) }), secret), 413, 'payload_too_large'],
       [deliver(`${url}/capture/v1/form_integrations/fint_us_aaaaaaaaaaaaaaaaaaaa/webhook`, raw, secret), 404, 'form_integration_not_found'],
       [deliver(`${url}/capture/v1/form_integrations/not-an-id/webhook`, raw, secret), 404, 'form_integration_not_found'],
       [deliver(webhook, JSON.stringify(typeformBody('resp-partial', { eventType: 'form_response_partial' })), secret), 422, 'form_event_not_supported'],

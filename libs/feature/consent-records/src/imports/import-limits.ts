@@ -7,7 +7,7 @@ export const IMPORTS_PATH = '/api/v1/consent_records/imports';
 export const IMPORT_BODY_LIMIT_BYTES = 64 * 1_048_576;
 
 function tooLarge(reply: FastifyReply, message: string, detail: Record<string, unknown>): FastifyReply {
-  return reply.header('cache-control', 'no-store').header('connection', 'close').status(400).send({ message, reason_code: 'payload_too_large', detail });
+  return reply.header('cache-control', 'no-store').header('connection', 'close').status(413).send({ message, reason_code: 'payload_too_large', detail });
 }
 
 /** Refuses a declared body over the import limit before a byte of it is read. */
@@ -38,7 +38,7 @@ const hooks = <T>(existing: T | T[] | undefined, added: T): T[] => [...(existing
 /**
  * Gives POST /api/v1/consent_records/imports its own limits, leaving every other route at the
  * platform's: a 64 MiB body (Fastify's route bodyLimit, also honoured by the platform's early
- * Content-Length check) and MAX_IMPORT_ROWS rows, each exceeded answering 400 payload_too_large like any oversized body (the spec lists no 413)
+ * Content-Length check) and MAX_IMPORT_ROWS rows, each exceeded answering 413 payload_too_large like any oversized body
  * with the limit in the message and detail. Rows are stored in chunks and processed in batches,
  * so only the parsed request is held at once.
  */

@@ -30,7 +30,7 @@ export class ImportsController {
   @ApiDoc({
     tag: 'Consent records',
     summary: 'Import consent records (dry_run reports what would happen and writes nothing)',
-    description: 'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 400 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
+    description: 'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
     response: IMPORT_RESPONSE,
     errors: [400, 401, 403, 404, 409, 421, 422],
   })

@@ -1,15 +1,18 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
+import { RoutedBy } from '@svc/ids';
 
-/** Rows per import request; more answer 400 payload_too_large (so does a body over the route's 64 MiB limit, see import-limits). */
+/** Rows per import request; more answer 413 payload_too_large (so does a body over the route's 64 MiB limit, see import-limits). */
 export const MAX_IMPORT_ROWS = 100_000;
 
 /**
  * Body of POST /api/v1/consent_records/imports. Rows are validated one by one while processing,
  * so one malformed row is reported as failed instead of refusing the whole import.
  */
+@RoutedBy('flow_id')
 export class CreateImportBody {
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   @IsOptional() @IsBoolean()

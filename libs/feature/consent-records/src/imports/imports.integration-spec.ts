@@ -148,24 +148,24 @@ describe('consent record imports over HTTP', () => {
 
     it('keeps the 1 MiB limit on other routes', async () => {
       const record = await http('POST', `${url}/api/v1/consent_records`, { headers: auth(app.token), json: { flow_id: flowId, ...row(1), notice_digest: 'x'.repeat(1_100_000) } });
-      expect([record.status, record.body.reason_code]).toEqual([400, 'payload_too_large']);
+      expect([record.status, record.body.reason_code]).toEqual([413, 'payload_too_large']);
     });
 
-    it('answers 400 payload_too_large naming the limit for a body over 64 MiB, and stores nothing', async () => {
+    it('answers 413 payload_too_large naming the limit for a body over 64 MiB, and stores nothing', async () => {
       const imports = await count('imports');
       const raw = `{"flow_id":"${flowId}","records":[{"subject":{"external_id":"${'x'.repeat(64 * 1_048_576)}"}}]}`;
       const res = await http('POST', `${url}/api/v1/consent_records/imports`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(413);
       expect(res.body).toMatchObject({ reason_code: 'payload_too_large', detail: { limit_bytes: 67_108_864 } });
       expect(res.body.message).toMatch(/64 MiB/);
       expect(await count('imports')).toBe(imports);
     });
 
-    it('answers 400 payload_too_large naming the limit for more than 100,000 rows, dry run or not', async () => {
+    it('answers 413 payload_too_large naming the limit for more than 100,000 rows, dry run or not', async () => {
       const imports = await count('imports');
       for (const dryRun of [false, true]) {
         const res = await create({ flow_id: flowId, dry_run: dryRun, records: Array.from({ length: 100_001 }, () => ({})) });
-        expect(res.status).toBe(400);
+        expect(res.status).toBe(413);
         expect(res.body).toMatchObject({ reason_code: 'payload_too_large', detail: { field: 'records', limit_rows: 100_000, rows: 100_001 } });
         expect(res.body.message).toMatch(/at most 100,000 rows/);
       }

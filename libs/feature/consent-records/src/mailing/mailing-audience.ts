@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { refusedTargetOf, resolveAllWithDns, type EgressEnvironment, type ResolveAll } from '@svc/egress';
-import { randomBase32, randomBase62, type IdRegion } from '@svc/ids';
+import { isIdOf, newRegionalId, randomBase62, type IdRegion } from '@svc/ids';
 import { consentRecordsError } from '../consent-records.errors';
 
 /** Mailing tools an audience can live in (closed list). */
@@ -43,11 +43,11 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** `mla_<region>_<base32>`: the integration's id. */
 export function newMailingAudienceId(region: IdRegion): string {
-  return `mla_${region}_${randomBase32(20)}`;
+  return newRegionalId('mailing_audience', region);
 }
 
 export function isMailingAudienceId(value: string): boolean {
-  return /^mla_(us|eu|ap|dev)_[a-z2-7]{20}$/.test(value);
+  return isIdOf('mailing_audience', value);
 }
 
 /** The path of the inbound webhook, relative to the public base URL. */

@@ -1,6 +1,8 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { MAILING_PROVIDERS, MAX_API_BASE_URL_LENGTH } from './mailing-audience';
+import { RoutedBy } from '@svc/ids';
 
 /** Most purposes one integration maps (permissions or tags). */
 export const MAX_MAPPED_PURPOSES = 50;
@@ -31,6 +33,7 @@ export class PurposeTagsInput {
 }
 
 /** Body of POST /api/v1/mailing_audiences. */
+@RoutedBy('flow_id')
 export class CreateMailingAudienceBody {
   @IsDefined() @IsString() @IsIn(MAILING_PROVIDERS)
   provider!: (typeof MAILING_PROVIDERS)[number];
@@ -47,7 +50,7 @@ export class CreateMailingAudienceBody {
   @IsDefined() @IsString() @MinLength(1) @MaxLength(100) @Matches(/^[A-Za-z0-9_-]+$/)
   list_id!: string;
 
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_MAPPED_PURPOSES) @ValidateNested({ each: true }) @Type(() => PermissionMappingInput)

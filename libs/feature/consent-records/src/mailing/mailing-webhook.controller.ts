@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { Public } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, FORM_BODY_ROUTE } from '@svc/server';
 import { MAILING_WEBHOOK_PATH } from './mailing-audience';
 import { ReceiveMailingWebhook, type InboundReceipt } from './use-cases/receive-mailing-webhook.use-case';
 
@@ -22,6 +23,7 @@ export class MailingWebhookController {
   }
 
   @Post(':secret')
+  @RouteConfig(FORM_BODY_ROUTE)
   @HttpCode(200)
   @ApiDoc({
     tag: 'Mailing audiences',

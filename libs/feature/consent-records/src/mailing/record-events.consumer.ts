@@ -91,7 +91,7 @@ export class RecordEventsConsumer implements OnApplicationBootstrap, OnApplicati
     let change: RecordChange | undefined;
     try {
       if (type === 'consent.recorded') {
-        const e = decodeEvent(type, event.data);
+        const e = decodeEvent(type, event.data, this.bus.personalData);
         change = {
           applicationId: e.meta?.applicationId ?? '',
           flowId: e.flowId,
@@ -101,7 +101,7 @@ export class RecordEventsConsumer implements OnApplicationBootstrap, OnApplicati
           states: new Map(e.outcomes.map((o) => [o.purpose, o.decision === 'granted' ? 'granted' : 'declined'])),
         };
       } else if (type === 'consent.purpose_revoked') {
-        const e = decodeEvent(type, event.data);
+        const e = decodeEvent(type, event.data, this.bus.personalData);
         change = {
           applicationId: e.meta?.applicationId ?? '',
           flowId: e.flowId,
@@ -111,7 +111,7 @@ export class RecordEventsConsumer implements OnApplicationBootstrap, OnApplicati
           states: new Map([[e.purpose, 'declined']]),
         };
       } else {
-        const e = decodeEvent(type, event.data);
+        const e = decodeEvent(type, event.data, this.bus.personalData);
         change = {
           applicationId: e.meta?.applicationId ?? '',
           flowId: e.flowId,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { EVENTS, EventMetaSchema, type EventType } from '@svc/contracts';
+import { EVENTS, EventMetaSchema, encodeEvent, type EventType, type PersonalDataSeal } from '@svc/contracts';
 
 type EventInit<T extends EventType> = Omit<MessageInitShape<(typeof EVENTS)[T]['schema']>, 'meta' | '$typeName'>;
 
@@ -16,9 +16,10 @@ export interface BatchEvent<T extends EventType = EventType> {
 /**
  * Encodes a batch's events into outbox rows (id, event_type, payload) — the same rows as
  * OutboxWriter.add, so the relay publishes them unchanged — for ONE multi-row insert inside the
- * caller's transaction instead of two statements per event.
+ * caller's transaction instead of two statements per event. Personal fields are sealed as
+ * OutboxWriter seals them.
  */
-export function encodeEvents(region: string, events: readonly BatchEvent[]): { ids: string[]; types: string[]; payloads: Buffer[] } {
+export function encodeEvents(region: string, events: readonly BatchEvent[], personalData: PersonalDataSeal | undefined): { ids: string[]; types: string[]; payloads: Buffer[] } {
   const ids: string[] = [];
   const types: string[] = [];
   const payloads: Buffer[] = [];
@@ -37,7 +38,7 @@ export function encodeEvents(region: string, events: readonly BatchEvent[]): { i
     const message = create(spec.schema, { ...(event.init as object), meta } as never);
     ids.push(id);
     types.push(event.type);
-    payloads.push(Buffer.from(toBinary(spec.schema, message as never)));
+    payloads.push(Buffer.from(encodeEvent(spec.schema, message as never, personalData)));
   }
   return { ids, types, payloads };
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { BusConnection } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
 import { newRegionalId, type IdRegion } from '@svc/ids';
 import type { EntityManager } from 'typeorm';
@@ -76,6 +77,7 @@ export class BatchRecordWriter {
   constructor(
     private readonly records: RecordsRepository,
     private readonly config: PlatformConfig,
+    private readonly bus: BusConnection,
   ) {}
 
   /** Writes a batch inside the caller's transaction (capture commits, import batches): three statements. */
@@ -176,6 +178,7 @@ export class BatchRecordWriter {
       withdrawnAt: recordedAt,
       events,
       region: this.config.REGION,
+      personalData: this.bus.personalData,
     });
     const finish = (written: BatchWritten[]): BatchResult[] => {
       const expiries = new Map(written.map((w) => [w.id, w.expires_at]));

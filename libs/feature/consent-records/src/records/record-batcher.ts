@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
+import { commitIsolatingFailures, isTransactionConflict, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { BatchRecordWriter } from './batch-record-writer';
@@ -24,9 +25,9 @@ interface Pending {
  * arrive while commits are in flight wait and are then written together in ONE transaction by
  * BatchRecordWriter (three statements, two round trips per batch) — no timer, so a lone request is
  * committed at once and batches grow with load. Up to RECORD_COMMITS_IN_FLIGHT batches commit
- * concurrently. `recorded_at` is the platform time of the commit. If a batch fails in the
- * database (e.g. two first uses of one idempotency key racing in two commits), each draft is
- * retried alone so one cannot fail the others.
+ * concurrently. `recorded_at` is the platform time of the commit. A deadlock runs the batch again;
+ * any other database failure (e.g. two first uses of one idempotency key racing in two commits)
+ * commits each draft alone so one cannot fail the others.
  */
 @Injectable()
 export class RecordBatcher {
@@ -57,13 +58,13 @@ export class RecordBatcher {
 
   private async commit(batch: readonly Pending[]): Promise<void> {
     const now = this.clock.now();
-    try {
-      const results = await this.writer.commitMany(batch.map((p) => p.draft), now);
-      results.forEach((result, i) => (result.ok ? batch[i]!.resolve(result.outcome) : batch[i]!.reject(result.error)));
-    } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
-      this.logger.warn({ err: error, size: batch.length }, 'record batch failed; committing its records one by one');
-      for (const pending of batch) await this.commit([pending]);
-    }
+    const outcomes = await commitIsolatingFailures(
+      batch.map((p) => p.draft),
+      async (drafts): Promise<Array<JobOutcome<WriteOutcome>>> =>
+        (await this.writer.commitMany(drafts, now)).map((result) => (result.ok ? { ok: true, value: result.outcome } : { ok: false, error: result.error })),
+      { retryable: isTransactionConflict, maxAttempts: 3 },
+      (error, size) => this.logger.warn({ err: error, size }, 'record batch failed; committing its records one by one'),
+    );
+    outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
   }
 }

@@ -89,8 +89,13 @@ export function recordStatus(record: ConsentRecord, withdrawals: readonly Withdr
   return 'active';
 }
 
-/** Wire shape `consent_record`. */
-export function recordView(record: ConsentRecord, withdrawals: readonly Withdrawal[], isHead: boolean, now: Date): Record<string, unknown> {
+/** Evidence kept beside a record: for a decision session's record, how the server bound the person. */
+export interface RecordEvidence {
+  principal_binding: string;
+}
+
+/** Wire shape `consent_record`; `evidence` is null for records that have none. */
+export function recordView(record: ConsentRecord, withdrawals: readonly Withdrawal[], isHead: boolean, now: Date, evidence: RecordEvidence | null = null): Record<string, unknown> {
   return {
     id: record.id,
     object: 'consent_record',
@@ -109,5 +114,6 @@ export function recordView(record: ConsentRecord, withdrawals: readonly Withdraw
     idempotency_key: record.idempotencyKey,
     previous_record_id: record.previousRecordId,
     withdrawn_purposes: record.withdrawnPurposes,
+    evidence,
   };
 }

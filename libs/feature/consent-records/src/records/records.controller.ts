@@ -7,12 +7,13 @@ import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
 import { recordView, type ConsentRecord } from './record';
 import { RecordConsentBody, WithdrawConsentBody } from './records.dto';
+import { SessionRecordEvidenceRepository } from '../sessions/session-record-evidence';
 import { RecordsRepository } from './records.repository';
 import { RecordConsent } from './use-cases/record-consent.use-case';
 import { WithdrawConsent } from './use-cases/withdraw-consent.use-case';
 
 const RECORD_RESPONSE =
-  'consent_record: id, object, application_id, flow_id, flow_version, status (active|withdrawn|expired|superseded), subject {email, external_id}, purposes [{purpose, decision, status (granted|declined|withdrawn|expired), withdrawn_at, withdrawal_channel}], decisions, notice_digest, collection_channel, captured_at, recorded_at, expires_at, idempotency_key, previous_record_id, withdrawn_purposes';
+  'consent_record: id, object, application_id, flow_id, flow_version, status (active|withdrawn|expired|superseded), subject {email, external_id}, purposes [{purpose, decision, status (granted|declined|withdrawn|expired), withdrawn_at, withdrawal_channel}], decisions, notice_digest, collection_channel, captured_at, recorded_at, expires_at, idempotency_key, previous_record_id, withdrawn_purposes, evidence (decision-session records: {principal_binding: api_token | principal_assertion | hosted_sign_in}; null otherwise)';
 
 /** Record API and withdrawals (API token). */
 @Controller('api/v1/consent_records')
@@ -21,6 +22,7 @@ export class RecordsController {
     private readonly recordConsent: RecordConsent,
     private readonly withdrawConsent: WithdrawConsent,
     private readonly records: RecordsRepository,
+    private readonly evidence: SessionRecordEvidenceRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -54,7 +56,7 @@ export class RecordsController {
   }
 
   private async view(principal: Principal, record: ConsentRecord): Promise<Record<string, unknown>> {
-    const [withdrawals, head] = await Promise.all([this.records.withdrawalsOf([record.id]), this.records.isHead(principal.applicationId, record)]);
-    return recordView(record, withdrawals, head, this.clock.now());
+    const [withdrawals, head, evidence] = await Promise.all([this.records.withdrawalsOf([record.id]), this.records.isHead(principal.applicationId, record), this.evidence.find(record.id)]);
+    return recordView(record, withdrawals, head, this.clock.now(), evidence);
   }
 }

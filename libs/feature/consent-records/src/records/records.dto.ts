@@ -1,6 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsEmail, IsIn, IsISO8601, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { API_WITHDRAWAL_CHANNELS } from './record';
+import { RoutedBy } from '@svc/ids';
 
 /** The person a record is about: at least one of `email` and `external_id` (checked in the domain). */
 export class SubjectInput {
@@ -32,8 +34,9 @@ export class RecordFields {
 }
 
 /** Body of POST /api/v1/consent_records (Record API). */
+@RoutedBy('flow_id')
 export class RecordConsentBody extends RecordFields {
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 }
 

@@ -153,7 +153,7 @@ describe('Record API, status and withdrawals over HTTP', () => {
         [openEnded, 422, 'flow_not_capturable'],
         [foreign, 404, 'flow_not_found'],
         ['flw_us_aaaaaaaaaaaaaaaaaaaa', 404, 'flow_not_found'],
-        ['nope', 404, 'flow_not_found'],
+        ['nope', 422, 'validation_failed'],
       ];
       for (const [id, code, reason] of cases) {
         const res = await post(body({ flow_id: id }));
@@ -171,7 +171,7 @@ describe('Record API, status and withdrawals over HTTP', () => {
       const malformed = await http('POST', `${url}/api/v1/consent_records`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"flow_id":' });
       expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
       const huge = await post(body({ notice_digest: 'a'.repeat(1_100_000) }));
-      expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+      expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
       const unknown = await post(body({ colour: 'red' }));
       expect([unknown.status, unknown.body.reason_code, (unknown.body.detail as Json).field]).toEqual([400, 'invalid_request', 'colour']);
       const nestedUnknown = await post(body({ decisions: { ...decisions('granted', 'granted'), offers: { decision: 'granted', colour: 'red' } } }));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { escapeLiteral } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { PersonalDataSeal } from '@svc/contracts';
 import { CONSENT_RECORDS_SCHEMA } from '../schema';
 import { encodeEvents, type BatchEvent } from './batch-outbox';
 import type { CollectionChannel, ConsentRecord, PurposeDecision, Withdrawal, WithdrawalChannel } from './record';
@@ -173,9 +174,10 @@ export class RecordsRepository {
     withdrawnAt: Date;
     events: readonly BatchEvent[];
     region: string;
+    personalData: PersonalDataSeal | undefined;
   }): Statement {
     if (batch.records.length === 0) return { sql: '', params: [] };
-    const outbox = encodeEvents(batch.region, batch.events);
+    const outbox = encodeEvents(batch.region, batch.events, batch.personalData);
     return {
       sql: `WITH ins AS (
          INSERT INTO consent_records.records (id, application_id, flow_id, flow_version, subject_external_id, subject_email, decisions, notice_digest,

@@ -14,6 +14,7 @@ import { RecordsRepository } from '../records/records.repository';
 import { CONSENT_RECORDS_SCHEMA } from '../schema';
 import { CONSENT_RECORDS_OUTBOX } from '../tokens';
 import { revocationChannel, sessionIdempotencyKey, sessionRecordDraft, type SessionDecision } from './session-record';
+import { isBoundPrincipal, SessionRecordEvidenceRepository } from './session-record-evidence';
 import { sessionRecord, withdrawSessionRecord } from './session-record-withdrawal';
 
 const CONSUMER = 'consent-records-sessions';
@@ -36,8 +37,11 @@ const REVOCATION_ATTEMPTS = 5;
  *   session token>`; every purpose of the version the grant does not list is declined.
  * - consent.revoked (with a session token) → the session's record withdrawn wholly, channel
  *   `own_records` (revoked by the person) or `organisation` (by the application).
- * A session that never named its person gets no record: a record needs a subject reference.
- * Each event is applied once (inbox, in the transaction of the write).
+ * Only a session whose person the server bound (`principal_binding` api_token, principal_assertion
+ * or hosted_sign_in) gets a record, with that binding as its evidence; an unbound session (a
+ * publishable-key session without an assertion, or an event of an older producer without a
+ * binding) is nobody's consent and gets none. Each event is applied once (inbox, in the
+ * transaction of the write).
  */
 @Injectable()
 export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -49,6 +53,7 @@ export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnAppli
     private readonly flows: FlowsRepository,
     private readonly records: RecordsRepository,
     private readonly writer: BatchRecordWriter,
+    private readonly evidence: SessionRecordEvidenceRepository,
     @Inject(CONSENT_RECORDS_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -83,15 +88,15 @@ export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnAppli
   private parse(event: DeliveredEvent): SessionEvent | undefined {
     switch (event.eventType) {
       case 'consent.granted': {
-        const e = decodeEvent('consent.granted', event.data);
-        return { kind: 'decided', decision: { ...common(e), grantedPurposes: e.purposes, decidedAt: this.timeOf(e.fulfilledAt, e.meta), deliveryMode: e.deliveryMode } };
+        const e = decodeEvent('consent.granted', event.data, this.bus.personalData);
+        return { kind: 'decided', decision: { ...common(e), grantedPurposes: e.purposes, decidedAt: this.timeOf(e.fulfilledAt, e.meta), deliveryMode: e.deliveryMode, principalBinding: e.principalBinding } };
       }
       case 'consent.denied': {
-        const e = decodeEvent('consent.denied', event.data);
-        return { kind: 'decided', decision: { ...common(e), grantedPurposes: [], decidedAt: this.timeOf(e.declinedAt, e.meta), deliveryMode: e.deliveryMode } };
+        const e = decodeEvent('consent.denied', event.data, this.bus.personalData);
+        return { kind: 'decided', decision: { ...common(e), grantedPurposes: [], decidedAt: this.timeOf(e.declinedAt, e.meta), deliveryMode: e.deliveryMode, principalBinding: e.principalBinding } };
       }
       case 'consent.revoked': {
-        const e = decodeEvent('consent.revoked', event.data);
+        const e = decodeEvent('consent.revoked', event.data, this.bus.personalData);
         // consent-records publishes consent.revoked itself, without a session, for its own withdrawals.
         if (!e.sessionToken) return undefined;
         return { kind: 'revoked', revocation: { ...common(e), channel: revocationChannel(e.revokedBy), revokedAt: this.timeOf(e.revokedAt, e.meta) } };
@@ -113,8 +118,9 @@ export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnAppli
       this.logger.warn(context, 'session decision without application, session or flow; no consent record');
       return false;
     }
-    if (!decision.userIdentifier) {
-      this.logger.info(context, 'session decision without a user identifier; no consent record (a record needs a subject reference)');
+    const binding = decision.principalBinding;
+    if (!decision.userIdentifier || !isBoundPrincipal(binding)) {
+      this.logger.info({ ...context, principalBinding: binding || 'none' }, 'session decision whose person the server did not bind; no consent record');
       return false;
     }
     let written = false;
@@ -130,6 +136,7 @@ export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnAppli
         return;
       }
       written = !result!.outcome.replayed;
+      if (written) await this.evidence.insert(manager, result!.outcome.record.id, binding);
     });
     return written;
   }

@@ -13,6 +13,7 @@ const decision = {
   grantedPurposes: ['newsletter', 'account'],
   decidedAt: new Date('2026-05-01T12:00:00.000Z'),
   deliveryMode: 'embed',
+  principalBinding: 'api_token',
 };
 const granted = { decision: 'granted', default_checked: false, mandatory: false };
 const declined = { decision: 'declined', default_checked: false, mandatory: false };

@@ -16,6 +16,8 @@ export interface SessionDecision {
   decidedAt: Date;
   /** As the session has it: embed | popup | redirect | direct. */
   deliveryMode: string;
+  /** How the server bound the person (api_token | principal_assertion | hosted_sign_in), `unbound`, or empty from an older producer. */
+  principalBinding: string;
 }
 
 /** The receipt's `delivery_mode` vocabulary. */

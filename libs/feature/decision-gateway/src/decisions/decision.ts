@@ -37,6 +37,17 @@ export const MAX_TTL_SECONDS = 2_592_000;
 /** Consent token lifetime (spec, Limits): 5 minutes, single use. */
 export const CONSENT_TOKEN_TTL_MS = 5 * 60_000;
 
+/**
+ * How the person of a session was bound, always by the server: the application's API token named
+ * them at mint (`api_token`), the application's server obtained a single-use principal assertion
+ * its page passed on the publishable-key mint (`principal_assertion`), an escalation named the
+ * authority's principal (`authority`), or the person signed in on the hosted page
+ * (`hosted_sign_in`, see principal-binding.ts). A session without one is unbound: its outcome is
+ * delivered but it is nobody's consent.
+ */
+export const PRINCIPAL_BINDINGS = ['api_token', 'principal_assertion', 'authority', 'hosted_sign_in'] as const;
+export type PrincipalBinding = (typeof PRINCIPAL_BINDINGS)[number];
+
 /** Which API family minted a session; tokens are shared between the two (spec, Versioning 3). */
 export type CreatedVia = 'decisions' | 'consent_sessions' | 'escalation';
 
@@ -57,6 +68,8 @@ export interface DecisionSession {
   deliveryMode: DeliveryMode;
   embedOrigin: string | null;
   principalId: string | null;
+  /** How `principalId` was bound; null while (or when) the session is unbound. */
+  principalBinding: PrincipalBinding | null;
   triggerType: TriggerType | null;
   reference: string | null;
   quorumType: QuorumType | null;

@@ -45,6 +45,7 @@ export function sessionView(session: DecisionSession): Record<string, unknown> {
     consent_path: session.consentPath,
     purposes: session.purposes,
     principal_id: session.principalId,
+    principal_binding: session.principalBinding ?? 'unbound',
     trigger_type: session.triggerType,
     reference: session.reference,
     quorum: session.quorumType ? { type: session.quorumType, required: session.quorumRequired, participants: session.participants } : null,

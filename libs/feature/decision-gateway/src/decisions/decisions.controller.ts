@@ -1,15 +1,16 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { ApiDoc } from '@svc/server';
 import type { ConsentAction } from './consent-transitions';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { mintedView, pageView, sessionView } from './decision.views';
-import { CreateDecisionBody, ExchangeBody, TransitionBody, VerifyConsentTokenBody } from './decisions.dto';
+import { CreateDecisionBody, CreatePrincipalAssertionBody, ExchangeBody, TransitionBody, VerifyConsentTokenBody } from './decisions.dto';
 import { sessionDigest } from './session-token';
 import { AdvanceConsent } from './use-cases/advance-consent.use-case';
 import { CastVote } from './use-cases/cast-vote.use-case';
 import { CreateDecisionSession } from './use-cases/create-decision-session.use-case';
 import { ExchangeDecision } from './use-cases/exchange-decision.use-case';
+import { IssuePrincipalAssertion } from './use-cases/issue-principal-assertion.use-case';
 import { ReadDecisionSession } from './use-cases/read-decision-session.use-case';
 import { RevokeConsent } from './use-cases/revoke-consent.use-case';
 import { VerifyConsentToken, type ConsentTokenVerdict } from './use-cases/verify-consent-token.use-case';
@@ -34,15 +35,28 @@ export class DecisionsController {
     private readonly exchange: ExchangeDecision,
     private readonly revoke: RevokeConsent,
     private readonly verify: VerifyConsentToken,
+    private readonly assertions: IssuePrincipalAssertion,
   ) {}
 
   /** 201 with the kind-uniform session body. */
   @Post()
   @Auth('api_token', 'publishable_key')
   @ApiDoc({ tag: 'Decisions', summary: 'Mint a decision session (consent | approval | signature_request)', response: 'decision_session: object, session_token (dts_…), kind, status, decision_url, embed_url (consent; null otherwise), deadline, delivery_mode, flow_id, flow_version, created_at; approval_ttl_at on approvals', errors: [400, 401, 403, 404, 409, 421, 422] })
-  async mint(@CurrentPrincipal() principal: Principal, @Body() body: CreateDecisionBody): Promise<Record<string, unknown>> {
-    const { session, sessionToken } = await this.create.execute(principal, body, 'decisions');
+  async mint(@CurrentPrincipal() principal: Principal, @Body() body: CreateDecisionBody, @Headers('origin') origin: string | undefined): Promise<Record<string, unknown>> {
+    const { session, sessionToken } = await this.create.execute(principal, body, 'decisions', origin);
     return mintedView(session, sessionToken);
+  }
+
+  /**
+   * The application's server states who the person on its page is; the page passes the returned
+   * assertion as `principal_assertion` on its publishable-key mint (single use, short-lived).
+   */
+  @Post('principal_assertions')
+  @Auth('api_token')
+  @ApiDoc({ tag: 'Decisions', summary: 'Issue a single-use principal assertion for a publishable-key consent session (server side)', response: 'principal_assertion: object, principal_assertion (pas_…; single use), principal_id, flow_id (null: any flow), expires_at', errors: [400, 401, 403, 421, 422] })
+  async issuePrincipalAssertion(@CurrentPrincipal() principal: Principal, @Body() body: CreatePrincipalAssertionBody): Promise<Record<string, unknown>> {
+    const issued = await this.assertions.execute(principal, body);
+    return { object: 'principal_assertion', principal_assertion: issued.principalAssertion, principal_id: issued.principalId, flow_id: issued.flowId, expires_at: issued.expiresAt.toISOString() };
   }
 
   /** Consent token verification: first one of a fulfilled token is valid and clears it. */
@@ -54,14 +68,14 @@ export class DecisionsController {
   }
 
   @Get(':session_token')
-  @ApiDoc({ tag: 'Decisions', summary: 'Read a session (server side)', response: 'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged' })
+  @ApiDoc({ tag: 'Decisions', summary: 'Read a session (server side)', response: 'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, principal_binding, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged' })
   async get(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
-    return sessionView(await this.read.execute(sessionDigest(token), principal.applicationId));
+    return sessionView(await this.read.executeByToken(token, principal.applicationId));
   }
 
   /** Trades the exchange_token once for the decision outcome. */
   @Post(':session_token/exchange')
-  @ApiDoc({ tag: 'Decisions', summary: 'Exchange the exchange_token for the outcome, once', response: 'decision_outcome: session_token, kind, status, outcome, flow_id, flow_version, purposes, principal_id, reference, counter_proposal, completed_at', errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({ tag: 'Decisions', summary: 'Exchange the exchange_token for the outcome, once', response: 'decision_outcome: session_token, kind, status, outcome, flow_id, flow_version, purposes, principal_id, principal_binding (api_token | principal_assertion | authority | hosted_sign_in | unbound), reference, counter_proposal, completed_at', errors: [400, 401, 403, 404, 409, 421, 422] })
   @HttpCode(200)
   async exchangeToken(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string, @Body() body: ExchangeBody): Promise<Record<string, unknown>> {
     const session = await this.exchange.execute(principal, sessionDigest(token), body.exchange_token);
@@ -75,6 +89,7 @@ export class DecisionsController {
       flow_version: session.flowVersion,
       purposes: session.kind === 'consent' && session.outcome === 'granted' ? session.purposes : [],
       principal_id: session.principalId,
+      principal_binding: session.principalBinding ?? 'unbound',
       reference: session.reference,
       counter_proposal: session.counterProposal,
       completed_at: session.completedAt?.toISOString() ?? null,
@@ -94,7 +109,7 @@ export class DecisionsController {
   @ApiDoc({ tag: 'Decision page', summary: 'Session state for the hosted decision page, authorized by the session token', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions' })
   @Public()
   async state(@Param('session_token') token: string): Promise<Record<string, unknown>> {
-    return pageView(await this.read.execute(sessionDigest(token)));
+    return pageView(await this.read.executeByToken(token));
   }
 
   /**
@@ -107,8 +122,8 @@ export class DecisionsController {
   @Public()
   @HttpCode(200)
   async transition(@Param('session_token') token: string, @Body() body: TransitionBody): Promise<Record<string, unknown>> {
-    const digest = sessionDigest(token);
-    const session = await this.read.execute(digest);
+    const session = await this.read.executeByToken(token);
+    const digest = session.tokenSha256;
     const votes = session.kind !== 'consent';
     const result =
       !votes && isConsentAction(body.action)

@@ -17,8 +17,10 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { CONSENT_ACTIONS } from './consent-transitions';
+import { MAX_ASSERTION_TTL_SECONDS, PRINCIPAL_ASSERTION } from './principal-assertions';
 import {
   DECISION_KINDS,
   DELIVERY_MODES,
@@ -31,6 +33,7 @@ import {
   type QuorumType,
   type TriggerType,
 } from './decision';
+import { RoutedBy } from '@svc/ids';
 
 /** Printable identifier chosen by the application (principal, participant, reference). */
 const EXTERNAL_ID = /^[\x21-\x7e]{1,200}$/;
@@ -46,9 +49,10 @@ export class QuorumInput {
 }
 
 /** Fields of a consent session shared by POST /api/v1/decisions and the consent_sessions alias. */
+@RoutedBy('flow_id')
 export class ConsentSessionBody {
   /** `flw_<region>_…`; must be an active flow of the caller's application. */
-  @IsDefined() @IsString() @MaxLength(100)
+  @IsDefined() @IsIdOf('flow')
   flow_id!: string;
 
   /** embed | popup | redirect | direct; default `redirect`. */
@@ -59,9 +63,17 @@ export class ConsentSessionBody {
   @IsOptional() @IsString() @MaxLength(2048)
   embed_origin?: string;
 
-  /** The application's identifier of the person deciding (shown as the user identifier in events; keys the inbox). */
+  /**
+   * The application's identifier of the person deciding (the user identifier in events; keys the
+   * inbox). API token only: a publishable key is refused with 422, its page passes a
+   * `principal_assertion` instead.
+   */
   @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
   principal_id?: string;
+
+  /** `pas_…` from POST /api/v1/decisions/principal_assertions: binds the person once; issued only to the application's server (API token). */
+  @IsOptional() @IsString() @Matches(PRINCIPAL_ASSERTION, { message: 'principal_assertion must be a pas_… value from POST /api/v1/decisions/principal_assertions' })
+  principal_assertion?: string;
 
   /** Seconds until the deadline (30 s to 30 days); default 900 for consent, 86400 for approval, 604800 for signature. */
   @IsOptional() @IsInt() @Min(MIN_TTL_SECONDS) @Max(MAX_TTL_SECONDS)
@@ -69,12 +81,13 @@ export class ConsentSessionBody {
 }
 
 /** Body of POST /api/v1/decisions (kind consent | approval | signature_request). */
+@RoutedBy('flow_id')
 export class CreateDecisionBody {
   @IsDefined() @IsString() @IsIn(DECISION_KINDS)
   kind!: DecisionKind;
 
   /** Required for consent; optional context for the other kinds. */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional() @IsIdOf('flow')
   flow_id?: string;
 
   @IsOptional() @IsString() @IsIn(DELIVERY_MODES)
@@ -83,8 +96,13 @@ export class CreateDecisionBody {
   @IsOptional() @IsString() @MaxLength(2048)
   embed_origin?: string;
 
+  /** API token only (see ConsentSessionBody.principal_id). */
   @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
   principal_id?: string;
+
+  /** Consent: a `pas_…` principal assertion binding the person (see ConsentSessionBody.principal_assertion). */
+  @IsOptional() @IsString() @Matches(PRINCIPAL_ASSERTION, { message: 'principal_assertion must be a pas_… value from POST /api/v1/decisions/principal_assertions' })
+  principal_assertion?: string;
 
   @IsOptional() @IsInt() @Min(MIN_TTL_SECONDS) @Max(MAX_TTL_SECONDS)
   ttl_seconds?: number;
@@ -119,9 +137,12 @@ export class TransitionBody {
   @IsDefined() @IsString() @IsIn(SESSION_ACTIONS)
   action!: SessionAction;
 
-  /** sign_in: the person's identifier when the session was minted without one. */
-  @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
-  principal_id?: string;
+  /**
+   * Never accepted (422 principal_not_settable): the page cannot name or change the person, only
+   * the server binds it. Declared so the refusal names the field.
+   */
+  @IsOptional()
+  principal_id?: unknown;
 
   /** approve / deny / counter / sign / decline on a multi-participant session: who answers. */
   @IsOptional() @IsString() @Matches(EXTERNAL_ID, { message: 'participant_id must be 1 to 200 printable ASCII characters' })
@@ -134,6 +155,22 @@ export class TransitionBody {
   /** counter: the counter proposal (required then). */
   @IsOptional() @IsObject()
   counter_proposal?: Record<string, unknown>;
+}
+
+/** Body of POST /api/v1/decisions/principal_assertions (API token). */
+@RoutedBy('flow_id')
+export class CreatePrincipalAssertionBody {
+  /** The application's identifier of the person its server has authenticated. */
+  @IsDefined() @IsString() @Matches(EXTERNAL_ID, { message: 'principal_id must be 1 to 200 printable ASCII characters' })
+  principal_id!: string;
+
+  /** Restricts the assertion to consent sessions of this flow. */
+  @IsOptional() @IsString() @MaxLength(100)
+  flow_id?: string;
+
+  /** Seconds the assertion stays usable (30 to 600); default 120. */
+  @IsOptional() @IsInt() @Min(MIN_TTL_SECONDS) @Max(MAX_ASSERTION_TTL_SECONDS)
+  ttl_seconds?: number;
 }
 
 /** Body of POST /api/v1/decisions/:session_token/exchange. */
@@ -160,7 +197,7 @@ export class InboxQueryDto extends PageQuery {
   @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
   trigger_type?: TriggerType;
 
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional() @IsIdOf('application')
   application_id?: string;
 
   /** `deadline` (ascending, default) or `newest` (created_at descending). */

@@ -17,6 +17,16 @@ export const decisionError = defineErrors({
   /** embed_origin missing (publishable key) or absent from the application's allowed origins. */
   embed_origin_not_allowed: 'forbidden',
   embed_origin_invalid: 'unprocessable',
+  /** A publishable-key mint whose Origin header is absent or not an allowed origin (spec, Authentication rule 3). */
+  origin_not_allowed: 'forbidden',
+  /** A publishable-key mint naming the person: only the server binds the person (spec, Authentication rule 2). */
+  principal_not_allowed_for_publishable_key: 'unprocessable',
+  /** The principal assertion is unknown, another application's, expired, already used, or for another flow. */
+  principal_assertion_invalid: 'forbidden',
+  /** principal_id and principal_assertion name the person twice. */
+  principal_conflict: 'unprocessable',
+  /** The decision page tried to set the person; only the server binds it. */
+  principal_not_settable: 'unprocessable',
   /** A field that does not apply to the session's kind or action. */
   field_not_applicable: 'unprocessable',
   quorum_invalid: 'unprocessable',
@@ -24,8 +34,6 @@ export const decisionError = defineErrors({
   /** The acting approver or signer is not one of the session's participants. */
   participant_not_allowed: 'forbidden',
   participant_required: 'unprocessable',
-  /** The person signing in is not the principal the application minted the session for. */
-  principal_mismatch: 'forbidden',
   already_voted: 'conflict',
   exchange_token_invalid: 'forbidden',
   exchange_not_ready: 'conflict',

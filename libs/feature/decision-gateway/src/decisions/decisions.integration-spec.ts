@@ -33,7 +33,7 @@ describe('decision sessions over HTTP', () => {
   let flows: { standard: string; informed: string; draft: string; foreign: string };
   const events: Array<{ type: string; payload: Json }> = [];
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
-  const pkHeader = (k: string) => ({ 'x-publishable-key': k });
+  const pkHeader = (k: string, origin: string = ORIGIN) => ({ 'x-publishable-key': k, origin });
 
   async function newApp(name: string) {
     const created = await running.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
@@ -100,7 +100,7 @@ describe('decision sessions over HTTP', () => {
     void (async () => {
       for await (const msg of subscription) {
         const type = msg.headers?.get('Svc-Event-Type') ?? '';
-        events.push({ type, payload: decodeEvent(type, msg.data) as Json });
+        events.push({ type, payload: decodeEvent(type, msg.data, bus.personalData) as Json });
       }
     })();
   });
@@ -141,15 +141,17 @@ describe('decision sessions over HTTP', () => {
       expect(Object.keys(signature.body)).toEqual(expect.arrayContaining(['session_token', 'decision_url', 'embed_url', 'deadline', 'kind', 'status']));
     });
 
-    it('refuses a draft flow (409 flow_not_active), an unknown or foreign flow (404) and a consent without flow (422)', async () => {
+    it('refuses a draft flow (409 flow_not_active), an unknown or foreign flow (404), a malformed flow id and a consent without flow (422)', async () => {
       const draft = await mint({ kind: 'consent', flow_id: flows.draft });
       expect(draft.status).toBe(409);
       expect(draft.body.reason_code).toBe('flow_not_active');
-      for (const flowId of [flows.foreign, 'flw_us_abcdefghijklmnopqrst', 'garbage']) {
+      for (const flowId of [flows.foreign, 'flw_us_abcdefghijklmnopqrst']) {
         const res = await mint({ kind: 'consent', flow_id: flowId });
         expect(res.status).toBe(404);
         expect(res.body.reason_code).toBe('flow_not_found');
       }
+      const malformed = await mint({ kind: 'consent', flow_id: 'garbage' });
+      expect([malformed.status, malformed.body]).toEqual([422, expect.objectContaining({ reason_code: 'validation_failed', detail: expect.objectContaining({ field: 'flow_id' }) })]);
       const none = await mint({ kind: 'consent' });
       expect(none.status).toBe(422);
       expect(none.body.reason_code).toBe('flow_required');
@@ -192,7 +194,7 @@ describe('decision sessions over HTTP', () => {
       const malformed = await http('POST', `${url}/api/v1/decisions`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"kind"' });
       expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
       const huge = await mint({ kind: 'approval', principal_id: 'a', proposal: { blob: 'x'.repeat(1_100_000) } });
-      expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+      expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
       const none = await http('POST', `${url}/api/v1/decisions`, { json: { kind: 'consent', flow_id: flows.standard } });
       expect([none.status, none.body.reason_code]).toEqual([401, 'unauthenticated']);
     });
@@ -221,6 +223,54 @@ describe('decision sessions over HTTP', () => {
       expect([viaToken.status, viaToken.body.reason_code]).toEqual([403, 'embed_origin_not_allowed']);
     });
 
+    it('refuses a mint whose Origin header is absent or not an allowed origin with 403 origin_not_allowed', async () => {
+      const body = { kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN };
+      const refusals = [
+        await mint(body, { 'x-publishable-key': app.pk }),
+        await mint(body, pkHeader(app.pk, 'https://evil.example')),
+        await mint(body, pkHeader(app.pk, 'null')),
+        await mint(body, pkHeader(app.pk, `${ORIGIN}/path`)),
+        await http('POST', `${url}/api/v1/consent_sessions`, { headers: { 'x-publishable-key': app.pk }, json: { flow_id: flows.standard, embed_origin: ORIGIN } }),
+      ];
+      expect(refusals.map((r) => [r.status, r.body.reason_code])).toEqual(Array(5).fill([403, 'origin_not_allowed']));
+      // Server-side calls (API token) are not browser calls: no Origin needed.
+      expect((await mint(body)).status).toBe(201);
+    });
+
+    it('refuses a mint naming the person with 422 naming principal_id', async () => {
+      const res = await mint({ kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN, principal_id: 'victim-42' }, pkHeader(app.pk));
+      expect([res.status, res.body.reason_code, (res.body.detail as Json).field]).toEqual([422, 'principal_not_allowed_for_publishable_key', 'principal_id']);
+      expect(res.body.message).toContain('principal_id');
+    });
+
+    it('binds the person from a single-use principal assertion issued to the application\'s server', async () => {
+      const issued = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'user-77', flow_id: flows.standard } });
+      expect(issued.status).toBe(201);
+      expect(issued.body).toMatchObject({ object: 'principal_assertion', principal_id: 'user-77', flow_id: flows.standard, expires_at: new Date(clock.now().getTime() + 120_000).toISOString() });
+      const assertion = issued.body.principal_assertion as string;
+      expect(assertion).toMatch(/^pas_[A-Za-z0-9_-]{43}$/);
+      const body = { kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN, principal_assertion: assertion };
+      const minted = await mint(body, pkHeader(app.pk));
+      expect([minted.status, minted.body.reason_code]).toEqual([201, undefined]);
+      const view = await http('GET', `${url}/api/v1/decisions/${minted.body.session_token}`, { headers: auth(app.token) });
+      expect(view.body).toMatchObject({ principal_id: 'user-77', principal_binding: 'principal_assertion' });
+      // Single use; another application's key, a publishable key asking for one, an expired one: refused.
+      const replay = await mint(body, pkHeader(app.pk));
+      expect([replay.status, replay.body.reason_code, (replay.body.detail as Json).field]).toEqual([403, 'principal_assertion_invalid', 'principal_assertion']);
+      const byKey = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: pkHeader(app.pk), json: { principal_id: 'user-77' } });
+      expect([byKey.status, byKey.body.reason_code]).toEqual([403, 'publishable_key_not_allowed']);
+      const foreign = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(other.token), json: { principal_id: 'user-77' } });
+      const crossed = await mint({ ...body, principal_assertion: foreign.body.principal_assertion }, pkHeader(app.pk));
+      expect([crossed.status, crossed.body.reason_code]).toEqual([403, 'principal_assertion_invalid']);
+      const otherFlow = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'user-77', flow_id: flows.informed } });
+      expect((await mint({ ...body, principal_assertion: otherFlow.body.principal_assertion }, pkHeader(app.pk))).body.reason_code).toBe('principal_assertion_invalid');
+      const late = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'user-77', ttl_seconds: 30 } });
+      clock.advance(30_000);
+      expect((await mint({ ...body, principal_assertion: late.body.principal_assertion }, pkHeader(app.pk))).body.reason_code).toBe('principal_assertion_invalid');
+      const both = await mint({ kind: 'consent', flow_id: flows.standard, principal_id: 'a', principal_assertion: late.body.principal_assertion });
+      expect([both.status, both.body.reason_code]).toEqual([422, 'principal_conflict']);
+    });
+
     it('refuses reading anything with 403 publishable_key_not_allowed, and an unknown key with 401', async () => {
       const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard });
       const reads: Array<[string, string, Json?]> = [
@@ -243,12 +293,12 @@ describe('decision sessions over HTTP', () => {
 
   describe('consent: standard and informed-consent paths, consent token, exchange, revocation', () => {
     it('walks the standard path pending → authenticating → verifying → reviewing → fulfilled', async () => {
-      const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard });
+      const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard, principal_id: 'user-42' });
       const state = await http('GET', `${url}/api/v1/decisions/${token}/state`);
       expect(state.status).toBe(200);
       expect(state.body).toMatchObject({ kind: 'consent', status: 'pending', consent_path: 'standard', allowed_actions: ['sign_in', 'decline'] });
       const statuses: string[] = [];
-      for (const step of [{ action: 'sign_in', principal_id: 'user-42' }, { action: 'start_checks' }, { action: 'review_terms' }]) {
+      for (const step of [{ action: 'sign_in' }, { action: 'start_checks' }, { action: 'review_terms' }]) {
         const res = await move(token, step);
         expect(res.status).toBe(200);
         statuses.push(res.body.status as string);
@@ -261,7 +311,7 @@ describe('decision sessions over HTTP', () => {
       expect(done.body.exchange_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
       const granted = await waitFor(() => eventsOf('consent.granted', token)[0]);
-      expect(granted.payload).toMatchObject({ flowId: flows.standard, flowVersion: 1, consentToken: done.body.consent_token, userIdentifier: 'user-42', purposes: ['newsletter', 'offers'] });
+      expect(granted.payload).toMatchObject({ flowId: flows.standard, flowVersion: 1, consentToken: done.body.consent_token, userIdentifier: 'user-42', principalBinding: 'api_token', purposes: ['newsletter', 'offers'] });
       expect((granted.payload.meta as Json).applicationId).toBe(app.id);
 
       // Verify once: valid and cleared; again: expired.
@@ -273,7 +323,7 @@ describe('decision sessions over HTTP', () => {
       // Exchange once, server-side.
       const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
       expect(exchanged.status).toBe(200);
-      expect(exchanged.body).toMatchObject({ object: 'decision_outcome', session_token: token, kind: 'consent', status: 'fulfilled', outcome: 'granted', flow_id: flows.standard, flow_version: 1, principal_id: 'user-42', purposes: ['newsletter', 'offers'] });
+      expect(exchanged.body).toMatchObject({ object: 'decision_outcome', session_token: token, kind: 'consent', status: 'fulfilled', outcome: 'granted', flow_id: flows.standard, flow_version: 1, principal_id: 'user-42', principal_binding: 'api_token', purposes: ['newsletter', 'offers'] });
       const replay = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
       expect([replay.status, replay.body.reason_code]).toEqual([409, 'exchange_token_used']);
 
@@ -290,8 +340,10 @@ describe('decision sessions over HTTP', () => {
     it('walks the informed-consent path pending → informed → evidenced → fulfilled, and the person may revoke', async () => {
       const { token } = await mintOk({ kind: 'consent', flow_id: flows.informed, principal_id: 'user-7' });
       expect((await move(token, { action: 'sign_in' })).body.reason_code).toBe('transition_not_allowed');
-      const impostor = await move(token, { action: 'present_disclosures', principal_id: 'user-8' });
-      expect([impostor.status, impostor.body.reason_code]).toEqual([403, 'principal_mismatch']);
+      for (const principal_id of ['user-8', 'user-7']) {
+        const named = await move(token, { action: 'present_disclosures', principal_id });
+        expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([422, 'principal_not_settable', 'principal_id']);
+      }
       const informed = await move(token, { action: 'present_disclosures' });
       expect(informed.body).toMatchObject({ status: 'informed', allowed_actions: ['capture_evidence', 'decline'] });
       const evidenced = await move(token, { action: 'capture_evidence', evidence: { type: 'comprehension_check', passed: true } });

@@ -9,11 +9,13 @@ import { DeprecatedAliasHeaders } from './deprecated-alias.interceptor';
 import { EscalationApprovals } from './escalation-approvals.consumer';
 import { FlowLookup } from './flow-lookup';
 import { InboxController } from './inbox.controller';
+import { PrincipalAssertionsRepository } from './principal-assertions';
 import { AdvanceConsent } from './use-cases/advance-consent.use-case';
 import { CastVote } from './use-cases/cast-vote.use-case';
 import { CreateDecisionSession } from './use-cases/create-decision-session.use-case';
 import { ExchangeDecision } from './use-cases/exchange-decision.use-case';
 import { ExpireDueSessions } from './use-cases/expire-due-sessions.use-case';
+import { IssuePrincipalAssertion } from './use-cases/issue-principal-assertion.use-case';
 import { ReadDecisionSession } from './use-cases/read-decision-session.use-case';
 import { RevokeConsent } from './use-cases/revoke-consent.use-case';
 import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
@@ -29,6 +31,8 @@ import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     DecisionsRepository,
     FlowLookup,
+    PrincipalAssertionsRepository,
+    IssuePrincipalAssertion,
     DeprecatedAliasHeaders,
     CreateDecisionSession,
     ReadDecisionSession,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { CreatedVia, DecisionKind, DecisionSession, DeliveryMode, QuorumType, SessionStatus, TriggerType } from './decision';
+import type { CreatedVia, DecisionKind, DecisionSession, DeliveryMode, PrincipalBinding, QuorumType, SessionStatus, TriggerType } from './decision';
 import type { Tally, Vote } from './quorum';
 
 interface SessionRow {
@@ -18,6 +18,7 @@ interface SessionRow {
   delivery_mode: DeliveryMode;
   embed_origin: string | null;
   principal_id: string | null;
+  principal_binding: PrincipalBinding | null;
   trigger_type: TriggerType | null;
   reference: string | null;
   quorum_type: QuorumType | null;
@@ -51,6 +52,7 @@ function toSession(r: SessionRow): DecisionSession {
     deliveryMode: r.delivery_mode,
     embedOrigin: r.embed_origin,
     principalId: r.principal_id,
+    principalBinding: r.principal_binding,
     triggerType: r.trigger_type,
     reference: r.reference,
     quorumType: r.quorum_type,
@@ -77,7 +79,6 @@ export type NewSession = Omit<DecisionSession, 'outcome' | 'createdAt' | 'update
 export interface SessionPatch {
   status?: SessionStatus;
   outcome?: string;
-  principalId?: string;
   counterProposal?: Record<string, unknown>;
   evidence?: Record<string, unknown>;
   exchangeTokenSha256?: string;
@@ -121,13 +122,13 @@ export class DecisionsRepository {
     const rows: unknown[] = await manager.query(
       `INSERT INTO gateway.decision_sessions (token_sha256, session_token, application_id, kind, status, flow_id, flow_version, consent_path, purposes,
          delivery_mode, embed_origin, principal_id, trigger_type, reference, quorum_type, quorum_required, participants, proposal, decision_url, deadline,
-         created_via, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22)
+         created_via, created_at, updated_at, principal_binding)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
        ON CONFLICT (token_sha256) DO NOTHING RETURNING token_sha256`,
       [
         s.tokenSha256, s.sessionToken, s.applicationId, s.kind, s.status, s.flowId, s.flowVersion, s.consentPath, s.purposes,
         s.deliveryMode, s.embedOrigin, s.principalId, s.triggerType, s.reference, s.quorumType, s.quorumRequired, s.participants,
-        s.proposal === null ? null : JSON.stringify(s.proposal), s.decisionUrl, s.deadline, s.createdVia, at,
+        s.proposal === null ? null : JSON.stringify(s.proposal), s.decisionUrl, s.deadline, s.createdVia, at, s.principalBinding,
       ],
     );
     return rows.length > 0;
@@ -148,18 +149,16 @@ export class DecisionsRepository {
       manager,
       `UPDATE gateway.decision_sessions SET
          status = COALESCE($2, status),
-         principal_id = COALESCE($3, principal_id),
-         counter_proposal = COALESCE($4::jsonb, counter_proposal),
-         evidence = COALESCE($5::jsonb, evidence),
-         exchange_token_sha256 = COALESCE($6, exchange_token_sha256),
-         completed_at = COALESCE($7, completed_at),
-         outcome = COALESCE($9, outcome),
-         updated_at = $8
+         counter_proposal = COALESCE($3::jsonb, counter_proposal),
+         evidence = COALESCE($4::jsonb, evidence),
+         exchange_token_sha256 = COALESCE($5, exchange_token_sha256),
+         completed_at = COALESCE($6, completed_at),
+         outcome = COALESCE($8, outcome),
+         updated_at = $7
        WHERE token_sha256 = $1 RETURNING *`,
       [
         tokenSha256,
         patch.status ?? null,
-        patch.principalId ?? null,
         patch.counterProposal ? JSON.stringify(patch.counterProposal) : null,
         patch.evidence ? JSON.stringify(patch.evidence) : null,
         patch.exchangeTokenSha256 ?? null,

@@ -17,3 +17,8 @@ export function sessionDigest(token: string): string {
   if (!SESSION_TOKEN.test(token)) throw decisionError('session_not_found', 'Decision session not found');
   return tokenDigest(token);
 }
+
+/** The bare 43-character form: tokens oap-authorizer mints for escalations (those minted here carry `dts_`). */
+export function isEscalationToken(token: string): boolean {
+  return SESSION_TOKEN.test(token) && !token.startsWith('dts_');
+}

@@ -132,7 +132,7 @@ export class HostedPagesController {
   /** The session of a page, or null for a malformed or unknown token (a 404 page, never 5xx). */
   private async session(token: string): Promise<DecisionSession | null> {
     try {
-      return await this.read.execute(sessionDigest(token));
+      return await this.read.executeByToken(token);
     } catch (error) {
       if (isDomainError(error) && error.kind === 'not_found') return null;
       throw error;

@@ -1,4 +1,6 @@
+import { parseApprovalProposal } from '@svc/contracts';
 import type { DecisionSession } from '../decisions/decision';
+import { escalatedGrantBody, escapeHtml, utc } from './approval-proposal-view';
 import { FRAME_SCRIPT } from './frame-script';
 import { dictionary, type Dictionary } from './i18n';
 import { PAGE_STYLES } from './page-styles';
@@ -36,10 +38,7 @@ export interface PageModel {
   nonce: string;
 }
 
-/** HTML-escapes text for element content and double-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-}
+export { escapeHtml };
 
 /** JSON for a `<script type="application/json">` block: `<` escaped so no `</script>` can close it. */
 function jsonBlock(value: unknown): string {
@@ -80,9 +79,15 @@ function consentBody(model: PageModel, t: Dictionary): string {
   return `${disclosures}<section aria-labelledby="svc-purposes-h"><h2 id="svc-purposes-h">${escapeHtml(t.purposes)}</h2><ul class="purposes">${purposes.join('')}</ul>${policy}</section>`;
 }
 
+/**
+ * An escalated grant shows the proposal of the contract (every detail); an approval minted through
+ * the API shows its free-form `{ action | actions, bounds }`.
+ */
 function approvalBody(model: PageModel, t: Dictionary): string {
+  const escalated = parseApprovalProposal(model.session.proposal);
+  if (escalated) return escalatedGrantBody(escalated, t);
   const proposal = model.session.proposal ?? {};
-  const action = proposal['action'];
+  const action = proposal['action'] ?? proposal['actions'];
   const bounds = proposal['bounds'];
   const trigger = model.session.triggerType;
   return [
@@ -136,7 +141,7 @@ export function renderDecisionPage(model: PageModel): string {
 <main id="svc-main" aria-busy="false">
 ${model.applicationName ? `<p class="brand">${escapeHtml(model.applicationName)}</p>` : ''}
 <h1 id="svc-title" tabindex="-1">${escapeHtml(title)}</h1>
-<p class="deadline">${escapeHtml(t.deadline)} <time datetime="${session.deadline.toISOString()}">${escapeHtml(session.deadline.toISOString().replace('T', ' ').slice(0, 16))} UTC</time></p>
+<p class="deadline">${escapeHtml(t.deadline)} <time data-detail="deadline" datetime="${session.deadline.toISOString()}">${escapeHtml(utc(session.deadline.toISOString()))}</time></p>
 ${body}
 <h2 id="svc-progress" tabindex="-1"></h2>
 <div id="svc-actions" role="group" aria-labelledby="svc-title"></div>

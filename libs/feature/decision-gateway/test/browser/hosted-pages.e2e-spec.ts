@@ -420,7 +420,7 @@ describe('hosted decision pages in Chromium', () => {
         const malformed = await http('POST', `${gateway}/decisions/${token}/postmessage_drops`, { headers: { 'content-type': 'application/json' }, raw: '{"reason"' });
         expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
         const huge = await http('POST', `${gateway}/decisions/${token}/postmessage_drops`, { json: { reason: 'x'.repeat(1_100_000), count: 1 } });
-        expect([huge.status, huge.body.reason_code]).toEqual([400, 'payload_too_large']);
+        expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
         const unknown = await http('POST', `${gateway}/decisions/${WELL_FORMED_UNKNOWN}/postmessage_drops`, { json: { reason: 'origin_missing', count: 1 } });
         expect([unknown.status, unknown.body.reason_code]).toEqual([404, 'session_not_found']);
       });

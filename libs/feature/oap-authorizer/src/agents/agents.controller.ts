@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
 import { agentView } from './agent';
 import { PublishCapabilitiesBody, RegisterAgentBody } from './agents.dto';
 import { AgentsRepository } from './agents.repository';
@@ -34,13 +34,13 @@ export class AgentsController {
 
   @ApiDoc({ summary: 'An agent of the application', tag: 'OAP', errors: [401, 404] })
   @Get(':agent_id')
-  async get(@CurrentPrincipal() principal: Principal, @Param('agent_id') agentId: string): Promise<Record<string, unknown>> {
+  async get(@CurrentPrincipal() principal: Principal, @IdParam('agent_id', 'agent') agentId: string): Promise<Record<string, unknown>> {
     return agentView(await ownedAgent(this.agents, principal, agentId));
   }
 
   @ApiDoc({ summary: 'Publish a new capability manifest version (tpcv_<region>_…)', tag: 'OAP', errors: [400, 401, 404, 422] })
   @Post(':agent_id/capabilities')
-  async publish(@CurrentPrincipal() principal: Principal, @Param('agent_id') agentId: string, @Body() body: PublishCapabilitiesBody): Promise<Record<string, unknown>> {
+  async publish(@CurrentPrincipal() principal: Principal, @IdParam('agent_id', 'agent') agentId: string, @Body() body: PublishCapabilitiesBody): Promise<Record<string, unknown>> {
     const version = await this.publishCapabilities.execute(principal, agentId, {
       scopes: body.scopes.map((s) => ({ id: s.id, label: s.label, parent: s.parent ?? null, custom: s.custom ?? false, status: s.status ?? 'active' })),
       actions: body.actions,

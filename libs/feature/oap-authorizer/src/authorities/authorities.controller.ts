@@ -1,6 +1,6 @@
-import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
 import { oapError } from '../oap.errors';
 import { AuthorityTransitionBody, CreateAuthorityBody } from './authorities.dto';
 import { AuthoritiesRepository } from './authorities.repository';
@@ -49,7 +49,7 @@ export class AuthoritiesController {
 
   @ApiDoc({ summary: 'An authority of the application', tag: 'OAP', errors: [401, 404] })
   @Get(':authority_id')
-  async get(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string): Promise<Record<string, unknown>> {
+  async get(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string): Promise<Record<string, unknown>> {
     const authority = await this.authorities.find(id);
     if (!authority || authority.applicationId !== principal.applicationId) throw oapError('authority_not_found', 'Authority not found', { authority_id: id });
     return authorityView(authority);
@@ -57,19 +57,19 @@ export class AuthoritiesController {
 
   @ApiDoc({ summary: 'Suspend an active authority (authority.suspended)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/suspend')
-  async suspend(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+  async suspend(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.suspendAuthority.execute(principal, id, body.reason));
   }
 
   @ApiDoc({ summary: 'Resume a suspended authority (authority.resumed)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/resume')
-  async resume(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+  async resume(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.resumeAuthority.execute(principal, id, body.reason));
   }
 
   @ApiDoc({ summary: 'Revoke an authority for good (authority.revoked)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/revoke')
-  async revoke(@CurrentPrincipal() principal: Principal, @Param('authority_id') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+  async revoke(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.revokeAuthority.execute(principal, id, body.reason));
   }
 }

@@ -16,17 +16,28 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import { IsIdOf } from '@svc/ids';
 import { DECIMAL_PATTERN } from '../shared/decimal';
+import { RoutedBy } from '@svc/ids';
+
+/** OpenAPI of a bound: never empty (spec: absence is never unlimited, and neither is `{}`). */
+const BOUND_SCHEMA = {
+  minProperties: 1,
+  description: 'At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400).',
+};
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}(:\*)?$/;
 const NAME_MESSAGE = 'each entry must be 1-128 of A-Z a-z 0-9 _ . : - /, optionally ending in :*';
 
+@JSONSchema(BOUND_SCHEMA)
 class ScopeBoundsBody {
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) allowed?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) denied?: string[];
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
+@JSONSchema(BOUND_SCHEMA)
 class ActionBoundsBody {
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) allowed?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) prohibited?: string[];
@@ -34,6 +45,7 @@ class ActionBoundsBody {
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
+@JSONSchema(BOUND_SCHEMA)
 class ValueBoundsBody {
   @IsOptional() @IsString() @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code' }) currency?: string;
   @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'per_action must be a decimal string' }) per_action?: string;
@@ -46,6 +58,7 @@ class TimeBucketBody {
   @IsInt() @Min(1) @Max(1_000_000) max!: number;
 }
 
+@JSONSchema(BOUND_SCHEMA)
 class TimeBoundsBody {
   @IsOptional() @IsISO8601({ strict: true }) not_before?: string;
   @IsOptional() @IsISO8601({ strict: true }) not_after?: string;
@@ -55,6 +68,7 @@ class TimeBoundsBody {
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
+@JSONSchema({ description: 'When to ask the principal(s) and the quorum that decides. `{}` and arrays are refused (422), null (400).' })
 class EscalationBoundsBody {
   @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'amount_over must be a decimal string' }) amount_over?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) actions?: string[];
@@ -66,12 +80,14 @@ class EscalationBoundsBody {
   @IsOptional() @IsInt() @Min(60) @Max(7 * 24 * 3600) approval_ttl_seconds?: number;
 }
 
+@JSONSchema(BOUND_SCHEMA)
 class ReputationBoundsBody {
   @IsOptional() @IsInt() @Min(0) @Max(100) min_trust_score?: number;
   @IsOptional() @IsInt() @Min(0) @Max(1_000_000) min_vouch_count?: number;
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
+@JSONSchema(BOUND_SCHEMA)
 class SequenceBoundsBody {
   @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) ordering?: string[];
   @IsOptional() @IsInt() @Min(1) @Max(1_000_000) max_per_minute?: number;
@@ -80,14 +96,16 @@ class SequenceBoundsBody {
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
+@JSONSchema(BOUND_SCHEMA)
 class JurisdictionBoundsBody {
   @IsOptional() @IsArray() @ArrayMaxSize(250) @IsString({ each: true }) @Matches(/^[A-Z]{2}$/, { each: true, message: 'each jurisdiction must be ISO 3166-1 alpha-2' }) allowed?: string[];
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
 /** `POST /api/v1/authorities`: any subset of the eight bounds; absent means not configured. */
+@RoutedBy('agent_id')
 export class CreateAuthorityBody {
-  @IsString() @MaxLength(64) agent_id!: string;
+  @IsIdOf('agent') agent_id!: string;
   @IsString() @MinLength(1) @MaxLength(200) principal_id!: string;
   @IsOptional() @ValidateNested() @Type(() => ScopeBoundsBody) scope_bounds?: ScopeBoundsBody;
   @IsOptional() @ValidateNested() @Type(() => ActionBoundsBody) action_bounds?: ActionBoundsBody;

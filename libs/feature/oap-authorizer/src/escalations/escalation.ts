@@ -1,4 +1,4 @@
-import { randomBase32 } from '@svc/ids';
+import { newRegionalId, type IdRegion } from '@svc/ids';
 
 /** Outcome states of an escalation. */
 export type EscalationStatus = 'pending' | 'approved' | 'denied' | 'countered' | 'expired';
@@ -25,9 +25,9 @@ export interface Escalation {
   resolvedAt: Date | null;
 }
 
-/** `esc_<region>_<base32>`: regional like every OAP identifier. */
-export function newEscalationId(region: string): string {
-  return `esc_${region}_${randomBase32(20)}`;
+/** `esc_<region>_<base32>`: regional like every OAP identifier, so the router homes it. */
+export function newEscalationId(region: IdRegion): string {
+  return newRegionalId('escalation', region);
 }
 
 /** Approvals a quorum needs: all of them, a strict majority, or the configured threshold. */

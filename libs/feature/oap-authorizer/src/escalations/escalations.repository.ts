@@ -52,10 +52,11 @@ export class EscalationsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insert(manager: EntityManager, escalation: Escalation, sessionTokenSha256: string): Promise<void> {
+  /** `proposalJson`: what the approvers are shown (contracts ApprovalProposal). */
+  async insert(manager: EntityManager, escalation: Escalation, sessionTokenSha256: string, proposalJson: string): Promise<void> {
     await manager.query(
-      `INSERT INTO oap.escalations (id, application_id, agent_id, authority_id, principal_id, status, quorum_type, approvers, threshold, votes, session_token_sha256, approval_ttl_at, request_json, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      `INSERT INTO oap.escalations (id, application_id, agent_id, authority_id, principal_id, status, quorum_type, approvers, threshold, votes, session_token_sha256, approval_ttl_at, request_json, created_at, proposal_json)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
       [
         escalation.id,
         escalation.applicationId,
@@ -71,8 +72,18 @@ export class EscalationsRepository {
         escalation.approvalTtlAt,
         escalation.requestJson,
         escalation.createdAt,
+        proposalJson,
       ],
     );
+  }
+
+  /** The escalation whose approval session token has this SHA-256, with what its approvers are shown. */
+  async findBySessionDigest(sessionTokenSha256: string): Promise<{ escalation: Escalation; proposalJson: string } | undefined> {
+    const rows: Array<EscalationRow & { proposal_json: string | null }> = await this.dataSource.query(
+      `SELECT ${COLUMNS}, proposal_json FROM oap.escalations WHERE session_token_sha256 = $1`,
+      [sessionTokenSha256],
+    );
+    return rows[0] ? { escalation: toEscalation(rows[0]), proposalJson: rows[0].proposal_json ?? '' } : undefined;
   }
 
   async find(id: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<Escalation | undefined> {

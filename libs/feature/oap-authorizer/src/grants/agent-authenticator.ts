@@ -4,6 +4,7 @@ import { sha256Hex } from '@svc/crypto';
 import type { FastifyRequest } from 'fastify';
 import { oapError } from '../oap.errors';
 import { DpopVerifier } from './dpop';
+import { DPOP_CHALLENGE } from './jws-algorithms';
 import type { Grant } from './grant';
 import { GrantsRepository } from './grants.repository';
 
@@ -27,7 +28,7 @@ export class AgentAuthenticator {
     const authorization = request.headers.authorization;
     const match = /^(DPoP|Bearer) (\S+)$/i.exec(authorization ?? '');
     if (!match?.[2] || !AGENT_TOKEN.test(match[2])) {
-      throw oapError('agent_token_invalid', 'Authorization must be "DPoP ra_agent_…"', undefined, { 'WWW-Authenticate': 'DPoP algs="EdDSA ES256"' });
+      throw oapError('agent_token_invalid', 'Authorization must be "DPoP ra_agent_…"', undefined, { 'WWW-Authenticate': DPOP_CHALLENGE });
     }
     const token = match[2];
     const path = request.url.split('?', 1)[0] ?? '/';

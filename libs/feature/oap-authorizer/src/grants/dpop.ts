@@ -3,13 +3,14 @@ import { Clock } from '@svc/config';
 import { sha256Base64Url } from '@svc/crypto';
 import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWK, type JWTVerifyGetKey, type KeyLike } from 'jose';
 import { oapError } from '../oap.errors';
+import { DPOP_CHALLENGE, INCOMING_JWS_ALGORITHMS } from './jws-algorithms';
 import { ReplayCache } from '../shared/replay-cache';
 
 /** Accepted age (and future skew) of a DPoP proof's `iat`, seconds (RFC 9449 §11.1 leaves it to us). */
 export const DPOP_IAT_WINDOW_SECONDS = 60;
 
 /** Signature algorithms accepted for DPoP proofs: asymmetric only (RFC 9449 §4.2). */
-export const DPOP_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256'];
+export const DPOP_ALGORITHMS = INCOMING_JWS_ALGORITHMS;
 
 /** Longest proof parsed, characters. */
 const MAX_PROOF_LENGTH = 8192;
@@ -68,7 +69,7 @@ export class DpopVerifier {
    * `ReplayCache.firstUseMany`) and refuse the request when it was already used.
    */
   async verifyDeferringReplay(input: { header: string | string[] | undefined; method: string; url: string; accessToken?: string }): Promise<VerifiedDpop & { replay: DpopReplayEntry }> {
-    if (input.header === undefined) throw oapError('dpop_proof_missing', 'A DPoP proof header is required', undefined, { 'WWW-Authenticate': 'DPoP algs="EdDSA ES256"' });
+    if (input.header === undefined) throw oapError('dpop_proof_missing', 'A DPoP proof header is required', undefined, { 'WWW-Authenticate': DPOP_CHALLENGE });
     if (Array.isArray(input.header)) throw oapError('dpop_proof_invalid', 'Exactly one DPoP header is allowed');
     const proof = input.header;
     if (proof.length > MAX_PROOF_LENGTH) throw oapError('dpop_proof_invalid', 'DPoP proof is too long');

@@ -1,12 +1,12 @@
-import { Body, Controller, Get, Param, Req, Res, Post, UseFilters } from '@nestjs/common';
-import { ApiDoc } from '@svc/server';
+import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
+import { ApiDoc, IdParam } from '@svc/server';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseAgentMetadata } from '../agents/agent-metadata';
 import { oapError } from '../oap.errors';
-import { idempotencyKeyOf } from '../shared/idempotency-store';
+import { idempotencyKeyOf, replayHeaders } from '../shared/idempotency-store';
 import { AgentAuthenticator } from './agent-authenticator';
 import type { GrantRequest } from './checks/cascade-step';
 import { DpopVerifier } from './dpop';
@@ -66,7 +66,7 @@ export class GrantsController {
           ? undefined
           : async () => this.evidence.verify(grantRequest, { credential: body.agent_credential, attestation: attestationBlock }),
     });
-    void reply.status(response.status).header('cache-control', 'no-store').send(response.body);
+    void reply.status(response.status).headers({ 'cache-control': 'no-store', ...replayHeaders(response) }).send(response.body);
   }
 
   /**
@@ -77,20 +77,20 @@ export class GrantsController {
   @ApiDoc({ summary: 'Refresh the agent attestation of the grant (DPoP-bound agent token, Idempotency-Key UUIDv4)', tag: 'OAP', errors: [400, 401, 409, 410, 421] })
   @Post(':grant_id/attestation')
   @Public()
-  async refreshAttestation(@Param('grant_id') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async refreshAttestation(@IdParam('grant_id', 'oap_grant') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     this.refresh.assertHomeRegion(grantId);
     const grant = await this.agentAuth.authenticate(request, grantId);
     const key = idempotencyKeyOf(request.headers['idempotency-key'], { uuidV4: true });
     const block = this.evidence.parseAttestationBlock(body.agent_attestation);
     const response = await this.refresh.execute(grant, block, key, sha256Hex(canonicalJson({ agent_attestation: block })));
-    void reply.status(response.status).header('cache-control', 'no-store').send(response.body);
+    void reply.status(response.status).headers({ 'cache-control': 'no-store', ...replayHeaders(response) }).send(response.body);
   }
 
   /** The grant as its agent sees it: DPoP-bound agent token, the URL's grant must be the token's. */
   @ApiDoc({ summary: 'The grant, for its agent (DPoP-bound agent token)', tag: 'OAP', errors: [401, 410] })
   @Get(':grant_id')
   @Public()
-  async get(@Param('grant_id') grantId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
+  async get(@IdParam('grant_id', 'oap_grant') grantId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
     return grantView(await this.agentAuth.authenticate(request, grantId));
   }
 }

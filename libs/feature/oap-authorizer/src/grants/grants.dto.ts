@@ -13,7 +13,9 @@ import {
   MinLength,
   ValidateNested,
 } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
 import { DECIMAL_PATTERN } from '../shared/decimal';
+import { RoutedBy } from '@svc/ids';
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}$/;
 
@@ -45,8 +47,9 @@ export class DelegationHopBody {
  * `authority_id` (which authority, when the agent holds several), `purpose`, `jurisdiction` and
  * `delegation_chain` (steps 11 and 14).
  */
+@RoutedBy('agent_id', 'authority_id')
 export class GrantRequestBody {
-  @IsString() @MaxLength(64) agent_id!: string;
+  @IsIdOf('agent') agent_id!: string;
   @IsString() @Matches(/^[A-Za-z0-9_-]{43}$/, { message: 'agent_dpop_jkt must be a base64url SHA-256 thumbprint (43 characters)' }) agent_dpop_jkt!: string;
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @Matches(NAME, { each: true, message: 'each scope must be 1-128 of A-Z a-z 0-9 _ . : - /' }) scope!: string[];
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(20) @IsString({ each: true }) @Matches(NAME, { each: true, message: 'each action must be 1-128 of A-Z a-z 0-9 _ . : - /' }) actions!: string[];
@@ -56,7 +59,7 @@ export class GrantRequestBody {
   @IsOptional() @IsString() agent_credential?: string;
   @IsOptional() @IsObject() agent_metadata?: Record<string, unknown>;
   @IsOptional() @IsObject() agent_attestation?: Record<string, unknown>;
-  @IsOptional() @IsString() @MaxLength(64) authority_id?: string;
+  @IsOptional() @IsIdOf('authority') authority_id?: string;
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) purpose?: string;
   @IsOptional() @IsString() @Matches(/^[A-Z]{2}$/, { message: 'jurisdiction must be ISO 3166-1 alpha-2' }) jurisdiction?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(16) @ValidateNested({ each: true }) @Type(() => DelegationHopBody) delegation_chain?: DelegationHopBody[];

@@ -8,13 +8,25 @@ import { oapError } from '../oap.errors';
 /** How long a completed key answers with its stored response: at least 24 h (issue 3). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3600 * 1000;
 
-/** How long an in-flight claim blocks duplicates before a crashed holder's claim may be taken over. */
-export const IDEMPOTENCY_LOCK_MS = 60_000;
+/**
+ * How long an in-flight claim blocks duplicates before a crashed holder's claim may be taken over
+ * (at most 30 s: a client retrying after a crash is not locked out for longer).
+ */
+export const IDEMPOTENCY_LOCK_MS = 30_000;
 
-/** A stored response. */
+/** Response header marking an answer that is the stored response of an earlier request. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+
+/** A stored response; `replayed` (never stored) when it answers a repeated request. */
 export interface StoredResponse {
   status: number;
   body: Record<string, unknown>;
+  replayed?: true;
+}
+
+/** Headers of an answer: `Idempotent-Replayed: true` when it replays a stored response. */
+export function replayHeaders(response: StoredResponse): Record<string, string> {
+  return response.replayed ? { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } : {};
 }
 
 /** Outcome of claiming a key. */
@@ -108,7 +120,7 @@ export class IdempotencyStore {
       throw oapError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed', { field: 'Idempotency-Key' }, { 'Retry-After': '1' });
     }
     const body = JSON.parse(this.kek.decrypt(row.response_enc, aad(applicationId, scope, key)).toString('utf8')) as Record<string, unknown>;
-    return { status: row.response_status, body };
+    return { status: row.response_status, body, replayed: true };
   }
 
   /** Stores the response, inside the transaction that wrote the outcome (so both commit together). */

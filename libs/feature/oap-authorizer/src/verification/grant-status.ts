@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PlatformConfig } from '@svc/config';
+import { PlatformConfig, isRegion } from '@svc/config';
 import { SigningKeyStore } from '@svc/crypto';
 import { parseId } from '@svc/ids';
 import type { ReceiptJwk } from '@svc/sdk-receipts-verify';
@@ -14,6 +14,12 @@ export interface GrantStatus {
   revokedAt: string | null;
   consumedAt: string | null;
 }
+
+/** A region's signing key id, `oap-<region>-v<N>` (spec, receipt header). */
+const SIGNING_KID = /^oap-([a-z]{2})-v[0-9]{1,9}$/;
+
+/** A verification key by kid: found, absent, or its home region could not be asked. */
+export type SigningKeyLookup = { jwk: ReceiptJwk } | { jwk: undefined; unavailable: boolean };
 
 /**
  * Answers "is this grant revoked, and what is key `kid`?" for svc-verify in any region: locally
@@ -32,9 +38,11 @@ export class GrantStatusDirectory {
     private readonly clock: Clock,
   ) {}
 
-  /** Local answer (also what the RPC handler serves). */
+  private readonly foreignKeys = new Map<string, ReceiptJwk>();
+
+  /** Local answer (also what the RPC handler serves); an empty grant id asks for the key alone. */
   async local(grantId: string, kid: string): Promise<GrantStatus & { jwk?: ReceiptJwk }> {
-    const grant = await this.grants.find(grantId);
+    const grant = grantId ? await this.grants.find(grantId) : undefined;
     const jwk = kid ? await this.localJwk(kid) : undefined;
     if (!grant) return { found: false, status: 'unknown', revokedAt: null, consumedAt: null, jwk };
     return { found: true, status: grant.status, revokedAt: grant.revokedAt?.toISOString() ?? null, consumedAt: grant.consumedAt?.toISOString() ?? null, jwk };
@@ -52,6 +60,29 @@ export class GrantStatusDirectory {
       consumedAt: reply.consumedAt || null,
       jwk: reply.jwkJson ? (JSON.parse(reply.jwkJson) as ReceiptJwk) : undefined,
     };
+  }
+
+  /**
+   * The public key `kid` names, from the region the kid names (its own region signs every
+   * receipt), without naming any grant: svc-verify checks a signature before it learns anything
+   * about the grant the payload claims. Another region is asked over `oap.grant_status` with an
+   * empty grant id. Found keys are kept: a kid never names another key.
+   */
+  async signingKey(kid: string): Promise<SigningKeyLookup> {
+    const region = SIGNING_KID.exec(kid)?.[1];
+    if (!region || !isRegion(region)) return { jwk: undefined, unavailable: false };
+    const known = this.foreignKeys.get(kid);
+    if (known) return { jwk: known };
+    if (region === this.config.REGION) {
+      const jwk = await this.localJwk(kid);
+      return jwk ? { jwk } : { jwk: undefined, unavailable: false };
+    }
+    const reply = await this.regionRpc.call(region, 'oap.grant_status', { grantId: '', kid });
+    if (!reply || reply.error?.code) return { jwk: undefined, unavailable: true };
+    if (!reply.jwkJson) return { jwk: undefined, unavailable: false };
+    const jwk = JSON.parse(reply.jwkJson) as ReceiptJwk;
+    this.foreignKeys.set(kid, jwk);
+    return { jwk };
   }
 
   /** One-shot consumption in the grant's home region; undefined when it could not be reached. */

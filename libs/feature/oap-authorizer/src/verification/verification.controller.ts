@@ -8,7 +8,7 @@ import { ReceiptVerificationError, verifyReceipt } from '@svc/sdk-receipts-verif
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrantsRepository } from '../grants/grants.repository';
 import { oapError } from '../oap.errors';
-import { IdempotencyStore, idempotencyKeyOf } from '../shared/idempotency-store';
+import { IdempotencyStore, idempotencyKeyOf, replayHeaders } from '../shared/idempotency-store';
 import { GrantStatusDirectory } from './grant-status';
 import { RevokeGrant } from './use-cases/revoke-grant.use-case';
 import { AttestationQuery, DecodeReceiptBody, RevokeGrantBody, VerifyReceiptBody } from './verification.dto';
@@ -51,24 +51,40 @@ export class VerificationController {
   async verify(@Body() body: VerifyReceiptBody): Promise<Record<string, unknown>> {
     const parts = body.receipt.split('.');
     if (parts.length !== 3) throw oapError('receipt_malformed', 'receipt is not a compact JWS', { field: 'receipt' });
-    const header = decodeSegment(parts[0]);
-    const unverified = decodeSegment(parts[1]);
-    const grantId = typeof unverified.grant_id === 'string' ? unverified.grant_id : '';
-    const kid = typeof header.kid === 'string' ? header.kid : '';
-    const status = grantId ? await this.directory.status(grantId, kid) : undefined;
-    let claims: Record<string, unknown> | undefined;
-    let signature: { valid: boolean; reason_code?: string };
+    decodeSegment(parts[0]);
+    decodeSegment(parts[1]);
+    // The signature first: the grant a forged payload names is never looked up, so a forgery
+    // learns nothing about it and causes no call to its home region.
+    let keyUnavailable = false;
+    let claims: Record<string, unknown>;
     try {
-      const verified = await verifyReceipt(body.receipt, { keys: async () => status?.jwk, now: this.clock.now(), roles: ['authorizer'] });
+      const verified = await verifyReceipt(body.receipt, {
+        keys: async (kid) => {
+          const lookup = await this.directory.signingKey(kid);
+          keyUnavailable = lookup.jwk === undefined && lookup.unavailable;
+          return lookup.jwk;
+        },
+        now: this.clock.now(),
+        roles: ['authorizer'],
+      });
       claims = verified.claims;
-      signature = { valid: true };
     } catch (error) {
       if (!(error instanceof ReceiptVerificationError)) throw error;
-      signature = { valid: false, reason_code: error.code };
+      return {
+        valid: false,
+        reason_code: keyUnavailable ? 'revocation_status_unavailable' : error.code,
+        signature: { valid: false, reason_code: error.code },
+        revocation: { status: 'not_checked', revoked_at: null },
+        grant_id: null,
+        iss_role: null,
+        claims: null,
+      };
     }
+    const grantId = typeof claims.grant_id === 'string' ? claims.grant_id : '';
+    const status = grantId ? await this.directory.status(grantId, '') : undefined;
     const revocation = { status: status?.status ?? 'unknown', revoked_at: status?.revokedAt ?? null };
     let consumption: Record<string, unknown> | undefined;
-    let reason = signature.reason_code ?? (revocation.status === 'revoked' ? 'grant_revoked' : revocation.status === 'unknown' ? 'revocation_status_unavailable' : undefined);
+    let reason = revocation.status === 'revoked' ? 'grant_revoked' : revocation.status === 'unknown' ? 'revocation_status_unavailable' : undefined;
     if (!reason && status?.consumedAt) reason = 'receipt_consumed';
     if (!reason && body.action_completed === true) {
       const consumed = await this.directory.consume(grantId);
@@ -79,12 +95,12 @@ export class VerificationController {
     return {
       valid: reason === undefined,
       ...(reason ? { reason_code: reason } : {}),
-      signature,
+      signature: { valid: true },
       revocation,
       ...(consumption ? { consumption } : {}),
       grant_id: grantId || null,
-      iss_role: claims?.iss_role ?? null,
-      claims: claims ?? null,
+      iss_role: claims.iss_role ?? null,
+      claims,
     };
   }
 
@@ -107,12 +123,12 @@ export class VerificationController {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['seq']).seq : undefined;
     if (after !== undefined && !/^\d{1,18}$/.test(after)) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
-    const rows: Array<{ seq: string; grant_id: string; reason: string; revoked_at: Date }> = await this.dataSource.query(
-      `SELECT seq::text AS seq, grant_id, reason, revoked_at FROM oap.revocations WHERE seq > $1 ORDER BY seq LIMIT $2`,
+    const rows: Array<{ seq: string; grant_id: string; reason_code: string; revoked_at: Date }> = await this.dataSource.query(
+      `SELECT seq::text AS seq, grant_id, reason_code, revoked_at FROM oap.revocations WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [after ?? '0', limit + 1],
     );
     void reply.header('cache-control', `public, max-age=${REVOCATION_LIST_MAX_AGE_SECONDS}`);
-    return toPage(rows, limit, (r) => ({ grant_id: r.grant_id, reason: r.reason, revoked_at: r.revoked_at.toISOString() }), (r) => ({ seq: r.seq }));
+    return toPage(rows, limit, (r) => ({ grant_id: r.grant_id, reason_code: r.reason_code, revoked_at: r.revoked_at.toISOString() }), (r) => ({ seq: r.seq }));
   }
 
   /**
@@ -131,13 +147,16 @@ export class VerificationController {
     if (key !== undefined) {
       const claim = await this.idempotency.claim(principal.applicationId, scope, key, sha256Hex(canonicalJson({ ...body })));
       if (claim.state === 'replay') {
-        void reply.status(claim.response.status).send(claim.response.body);
+        void reply.status(claim.response.status).headers(replayHeaders(claim.response)).send(claim.response.body);
         return;
       }
     }
     try {
-      const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason ?? '');
-      const response = { status: created ? 201 : 200, body: { object: 'revocation', grant_id: revocation.grantId, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() } };
+      const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason_code ?? 'unspecified', body.reason ?? '');
+      const response = {
+        status: created ? 201 : 200,
+        body: { object: 'revocation', grant_id: revocation.grantId, reason_code: revocation.reasonCode, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() },
+      };
       if (key !== undefined) await this.dataSource.transaction((manager) => this.idempotency.complete(manager, principal.applicationId, scope, key, response));
       void reply.status(response.status).send(response.body);
     } catch (error) {

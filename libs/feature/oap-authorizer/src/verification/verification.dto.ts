@@ -1,4 +1,6 @@
-import { IsBoolean, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsIdOf } from '@svc/ids';
+import { REVOCATION_REASON_CODES, type RevocationReasonCode } from './revocation-reason';
 
 /** `POST /.well-known/svc-verify`. */
 export class VerifyReceiptBody {
@@ -13,7 +15,10 @@ export class DecodeReceiptBody {
 
 /** `POST /api/v1/oap/revocations`. */
 export class RevokeGrantBody {
-  @IsString() @MaxLength(64) grant_id!: string;
+  @IsIdOf('oap_grant') grant_id!: string;
+  /** Published on the anonymous revocation list; `unspecified` when absent. */
+  @IsOptional() @IsIn(REVOCATION_REASON_CODES) reason_code?: RevocationReasonCode;
+  /** Free text for the application's own records; never published. */
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
 }
 

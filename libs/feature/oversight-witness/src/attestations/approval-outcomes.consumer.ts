@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { fromBinary } from '@bufbuild/protobuf';
 import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { ApprovalDecidedSchema } from '@svc/contracts';
+import { ApprovalDecidedSchema, decodeSealedEvent } from '@svc/contracts';
 import { isDomainError } from '@svc/errors';
 import { isIdOf } from '@svc/ids';
 import { processOnce } from '@svc/persistence';
@@ -52,7 +51,7 @@ export class ApprovalOutcomes implements OnApplicationBootstrap, OnApplicationSh
   async handle(event: DeliveredEvent): Promise<boolean> {
     const outcome = APPROVAL_OUTCOME_EVENTS[event.eventType];
     if (!outcome) return false;
-    const decided = fromBinary(ApprovalDecidedSchema, event.data);
+    const decided = decodeSealedEvent(ApprovalDecidedSchema, event.data, this.bus.personalData);
     if (!isIdOf('attestation', decided.reference)) return false;
     const applicationId = decided.meta?.applicationId ?? '';
     let resolved = false;

@@ -62,6 +62,7 @@ export class AttestationsController {
   ): Promise<Record<string, unknown>> {
     const result = await this.submitAttestation.execute(caller.attester, toCommand(body));
     void reply.status(result.idempotentReplay ? 200 : 201);
+    if (result.idempotentReplay) void reply.header('idempotent-replayed', 'true');
     const escalation = escalationView(result.attestation, result.escalation);
     return {
       attestation: attestationView(result.attestation, result.idempotentReplay),

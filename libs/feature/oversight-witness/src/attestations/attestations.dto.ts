@@ -4,14 +4,13 @@ import {
 } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { canonicalJson } from '@svc/crypto';
+import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import {
   ATTESTATION_DECISIONS, LEGAL_BASES, MAX_ACTION_CLASS_LENGTH, MAX_AGENT_CLASS_LENGTH, MAX_ATTESTATION_ID_LENGTH, MAX_CONTEXT_BYTES,
   type AttestationDecision, type LegalBasis,
 } from './attestation';
-
-/** Application id shape (`tp_<region>_<base32(20)>`). */
-export const APPLICATION_ID_PATTERN = /^tp_(us|eu|ap|dev)_[a-z2-7]{20}$/;
+import { RoutedBy } from '@svc/ids';
 
 /** Refuses a value whose RFC 8785 canonical JSON exceeds `maxBytes` UTF-8 bytes (or has none). */
 function MaxCanonicalBytes(maxBytes: number, options?: ValidationOptions): PropertyDecorator {
@@ -38,6 +37,7 @@ function MaxCanonicalBytes(maxBytes: number, options?: ValidationOptions): Prope
  * type, unknown field) answer 400 `invalid_request`; rule errors (length, enum, format, range,
  * size) answer 422 `validation_failed`; both name the field.
  */
+@RoutedBy('application_id', 'touchpoint_id')
 export class SubmitAttestationBody {
   /** Idempotency key chosen by the engine, 1–64 printable ASCII characters. */
   @IsDefined() @IsString() @MinLength(1) @MaxLength(MAX_ATTESTATION_ID_LENGTH)
@@ -46,11 +46,11 @@ export class SubmitAttestationBody {
 
   /** Required unless the legacy alias `touchpoint_id` is sent. */
   @ValidateIf((o: SubmitAttestationBody) => o.touchpoint_id === undefined || o.application_id !== undefined)
-  @IsDefined() @IsString() @Matches(APPLICATION_ID_PATTERN, { message: 'application_id must be an application id (tp_<region>_…)' })
+  @IsDefined() @IsIdOf('application')
   application_id?: string;
 
   /** Legacy alias of `application_id`; when both are sent they must be equal. */
-  @IsOptional() @IsString() @Matches(APPLICATION_ID_PATTERN, { message: 'touchpoint_id must be an application id (tp_<region>_…)' })
+  @IsOptional() @IsIdOf('application')
   touchpoint_id?: string;
 
   @IsDefined() @IsString() @MinLength(1) @MaxLength(MAX_AGENT_CLASS_LENGTH)

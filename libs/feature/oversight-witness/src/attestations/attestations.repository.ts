@@ -107,8 +107,8 @@ export class AttestationsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async findByKey(applicationId: string, attestationKey: string): Promise<StoredAttestation | undefined> {
-    const rows: Row[] = await this.dataSource.query(`SELECT * FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`, [
+  async findByKey(applicationId: string, attestationKey: string, manager?: EntityManager): Promise<StoredAttestation | undefined> {
+    const rows: Row[] = await (manager ?? this.dataSource.manager).query(`SELECT * FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`, [
       applicationId,
       attestationKey,
     ]);

@@ -1,4 +1,5 @@
 import { IsDefined, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsIdOf, RoutedBy } from '@svc/ids';
 
 /** Query of the receipt GET routes: `flavor` only (other parameters are refused). */
 export class ReceiptQuery {
@@ -16,19 +17,16 @@ const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0
  * Body of `POST /api/v1/disclosure_receipts` (spec, Disclosure receipt): a closed payload. Any
  * other member — in particular one claiming platform delivery — is refused (400 invalid_request).
  */
+@RoutedBy('flow_id', 'agent_id')
 export class DisclosureReceiptBody {
   /** The flow whose notice was disclosed (`flw_<region>_…`). */
   @IsDefined()
-  @IsString()
-  @MaxLength(128)
-  @Matches(/^flw_(us|eu|ap|dev)_[a-z2-7]{20}$/, { message: 'flow_id must be a flow id (flw_<region>_…)' })
+  @IsIdOf('flow')
   flow_id!: string;
 
   /** The agent that disclosed it (`agent_<region>_…`). */
   @IsDefined()
-  @IsString()
-  @MaxLength(128)
-  @Matches(/^agent_(us|eu|ap|dev)_[a-z2-7]{20}$/, { message: 'agent_id must be an agent id (agent_<region>_…)' })
+  @IsIdOf('agent')
   agent_id!: string;
 
   /** RFC 3339 timestamp with offset; at most a minute ahead of the platform clock. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
 import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { ApprovalRequestedSchema, EscalationResolvedSchema } from '@svc/contracts';
+import { ApprovalRequestedSchema, EscalationResolvedSchema, decodeSealedEvent } from '@svc/contracts';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { EntityManager } from 'typeorm';
@@ -52,7 +52,7 @@ export class ApprovalEvents implements OnApplicationBootstrap, OnApplicationShut
   /** Applies one event; false when it was not an authority approval, was seen before, or was refused. */
   async handle(event: DeliveredEvent): Promise<boolean> {
     if (event.eventType === 'oap.approval_requested') {
-      const requested = fromBinary(ApprovalRequestedSchema, event.data);
+      const requested = decodeSealedEvent(ApprovalRequestedSchema, event.data, this.bus.personalData);
       const applicationId = requested.meta?.applicationId ?? '';
       if (!applicationId || !requested.authorityId || !requested.escalationId) return false;
       return this.intake.once(CONSUMER, event, async (manager) => {

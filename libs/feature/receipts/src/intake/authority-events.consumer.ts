@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { fromBinary } from '@bufbuild/protobuf';
 import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { AuthorityChangedSchema, type AuthorityChanged } from '@svc/contracts';
+import { AuthorityChangedSchema, decodeSealedEvent, type AuthorityChanged } from '@svc/contracts';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { ReceiptTransition } from '../events/transitions';
@@ -47,7 +46,7 @@ export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShu
 
   /** Applies one authority event; false when it was seen before, refused or not an authority event. */
   async handle(event: DeliveredEvent): Promise<boolean> {
-    const changed = fromBinary(AuthorityChangedSchema, event.data);
+    const changed = decodeSealedEvent(AuthorityChangedSchema, event.data, this.bus.personalData);
     const applicationId = changed.meta?.applicationId ?? '';
     if (!applicationId || !changed.authorityId) return false;
     if (event.eventType === 'authority.created') return this.created(event, changed, applicationId);

@@ -1,7 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { fromBinary } from '@bufbuild/protobuf';
 import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { ConsentPurposeRevokedSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, type GetFlowReply } from '@svc/contracts';
+import { ConsentPurposeRevokedSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type GetFlowReply } from '@svc/contracts';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { ReceiptTransition } from '../events/transitions';
@@ -58,7 +57,7 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
       case 'consent.recorded':
         return this.recorded(event);
       case 'consent.purpose_revoked': {
-        const revoked = fromBinary(ConsentPurposeRevokedSchema, event.data);
+        const revoked = decodeSealedEvent(ConsentPurposeRevokedSchema, event.data, this.bus.personalData);
         return this.withdrawn(event, revoked.meta?.applicationId ?? '', revoked.recordId, () => ({
           type: 'consent_withdrawn',
           at: eventTime(revoked.revokedAt, revoked.meta),
@@ -67,7 +66,7 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
         }));
       }
       case 'consent.record_revoked': {
-        const revoked = fromBinary(ConsentRecordRevokedSchema, event.data);
+        const revoked = decodeSealedEvent(ConsentRecordRevokedSchema, event.data, this.bus.personalData);
         return this.withdrawn(event, revoked.meta?.applicationId ?? '', revoked.recordId, () => ({
           type: 'consent_withdrawn',
           at: eventTime(revoked.revokedAt, revoked.meta),
@@ -80,7 +79,7 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
   }
 
   private async recorded(event: DeliveredEvent): Promise<boolean> {
-    const recorded = fromBinary(ConsentRecordedSchema, event.data);
+    const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
     const applicationId = recorded.meta?.applicationId ?? '';
     if (!applicationId || !recorded.recordId) return false;
     if (await this.intake.seen(CONSUMER, event)) return false;

@@ -1,5 +1,5 @@
 import type { Clock } from '@svc/config';
-import type { OutboxWriter } from '@svc/persistence';
+import { commitIsolatingFailures, isTransactionConflict, type OutboxWriter } from '@svc/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DeliveriesRepository } from './deliveries.repository';
 import type { AttemptOutcome } from './delivery';
@@ -16,8 +16,10 @@ interface Pending {
  * written wait for the next one, which writes them all (successes and retries in one statement
  * each, failures one by one), so the commit rate, not the attempt rate, bounds throughput.
  * Each caller's promise settles after its outcome's commit. Within one group, successes are applied
- * before failures. A delivery whose lease was lost (it lapsed and another worker took it) is not
- * written: the other worker's attempt is the one that counts.
+ * before failures. A group the database refuses for any reason but a deadlock (which runs it
+ * again) is written again outcome by outcome, so only an outcome that cannot be stored fails. A
+ * delivery whose lease was lost (it lapsed and another worker took it) is not written: the other
+ * worker's attempt is the one that counts.
  */
 export class OutcomeRecorder {
   private queue: Pending[] = [];
@@ -49,18 +51,21 @@ export class OutcomeRecorder {
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      try {
-        await this.dataSource.transaction(async (manager) => {
-          // Asynchronous commit: a Postgres crash can forget the last few milliseconds of outcomes,
-          // and then those attempts are simply made again with the same X-Svc-Event-ID (at least
-          // once, never lost). It spares a WAL flush wait per group on the hottest write path.
-          await manager.query('SET LOCAL synchronous_commit = off');
-          await this.write(manager, batch.map((p) => p.outcome));
-        });
-        for (const p of batch) p.resolve();
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-      }
+      const outcomes = await commitIsolatingFailures(
+        batch.map((p) => p.outcome),
+        async (attempts) => {
+          await this.dataSource.transaction(async (manager) => {
+            // Asynchronous commit: a Postgres crash can forget the last few milliseconds of outcomes,
+            // and then those attempts are simply made again with the same X-Svc-Event-ID (at least
+            // once, never lost). It spares a WAL flush wait per group on the hottest write path.
+            await manager.query('SET LOCAL synchronous_commit = off');
+            await this.write(manager, attempts);
+          });
+          return attempts.map(() => ({ ok: true as const, value: undefined }));
+        },
+        { retryable: isTransactionConflict, maxAttempts: 3 },
+      );
+      outcomes.forEach((outcome, index) => (outcome.ok ? batch[index]!.resolve() : batch[index]!.reject(outcome.error)));
     }
   }
 

@@ -1,7 +1,7 @@
 import { fromBinary, toJson, type DescMessage } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { EVENTS, EventMetaSchema, isEventType, type EventMeta } from '@svc/contracts';
+import { EVENTS, EventMetaSchema, SEALED_PERSONAL_DATA_FIELD, decodeSealedEvent, isEventType, type EventMeta, type PersonalDataSeal } from '@svc/contracts';
 
 /** One event as applications see it; the source of every delivery's body. */
 export interface WebhookEvent {
@@ -43,17 +43,20 @@ function metaOnly(payload: Uint8Array): EventMeta | undefined {
 /**
  * Turns a bus event into a webhook event. A type this build's contracts know is decoded in full;
  * an unknown one (a newer producer) still yields its envelope with empty `data`, so nothing
- * subscribed is dropped. Undefined when the payload has no usable envelope or no application.
+ * subscribed is dropped. Sealed personal fields are opened with the region's bus key, so the body
+ * carries them as the event's own fields. Undefined when the payload has no usable envelope or no
+ * application.
  */
-export function webhookEventFromBus(busEventId: string, eventType: string, payload: Uint8Array): WebhookEvent | undefined {
+export function webhookEventFromBus(busEventId: string, eventType: string, payload: Uint8Array, personalData?: PersonalDataSeal): WebhookEvent | undefined {
   let meta: EventMeta | undefined;
   let data: Record<string, unknown> = {};
   if (isEventType(eventType)) {
     const schema = EVENTS[eventType].schema as DescMessage;
-    const message = fromBinary(schema, payload) as { meta?: EventMeta };
+    const message = decodeSealedEvent(schema, payload, personalData) as { meta?: EventMeta };
     meta = message.meta;
     const json = toJson(schema, message as never, { useProtoFieldName: true, alwaysEmitImplicit: true }) as Record<string, unknown>;
     delete json.meta;
+    delete json[SEALED_PERSONAL_DATA_FIELD];
     data = json;
   } else {
     meta = metaOnly(payload);

@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BatchConsumer, BusConnection, type DeliveredEvent } from '@svc/bus';
+import { BatchConsumer, BusConnection, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
+import { commitIsolatingFailures, isTransactionConflict } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
@@ -48,9 +49,7 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
         (error, events) =>
           this.logger.error({ filter, events: events.length, err: error instanceof Error ? error.message : String(error) }, 'webhook intake batch failed; will redeliver'),
       );
-      await consumer.start(async (events) => {
-        await this.handleBatch(events);
-      });
+      await consumer.start((events) => this.handleIsolatingFailures(events));
       this.consumers.push(consumer);
     }
   }
@@ -62,6 +61,23 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
   /** Fans one bus event out to its subscribers; returns the deliveries created. */
   handle(event: DeliveredEvent): Promise<number> {
     return this.handleBatch([event]);
+  }
+
+  /**
+   * The consumer's handler: the batch in one transaction; when the database refuses it (a deadlock
+   * runs it again), each event in a transaction of its own, so only an event that cannot be
+   * written is redelivered and the others are acknowledged.
+   */
+  private async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
+    const outcomes = await commitIsolatingFailures(
+      events,
+      async (batch) => {
+        await this.handleBatch(batch);
+        return batch.map(() => ({ ok: true as const, value: undefined }));
+      },
+      { retryable: isTransactionConflict, maxAttempts: 3 },
+    );
+    return outcomes.map((outcome): PromiseSettledResult<unknown> => (outcome.ok ? { status: 'fulfilled', value: undefined } : { status: 'rejected', reason: outcome.error }));
   }
 
   /** Fans a batch of bus events out in one transaction; returns the deliveries created. */
@@ -96,7 +112,7 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
   private toWebhookEvent(event: DeliveredEvent): WebhookEvent | undefined {
     let mapping: WebhookMapping;
     try {
-      mapping = webhookFor(event.id, event.eventType, event.data);
+      mapping = webhookFor(event.id, event.eventType, event.data, this.bus.personalData);
     } catch (error) {
       // A payload that does not decode will never decode: skip it rather than fail (and, after
       // max_deliver, lose) the well-formed events batched with it.

@@ -1,3 +1,4 @@
+import type { PersonalDataSeal } from '@svc/contracts';
 import { webhookEventFromBus, type WebhookEvent } from '../deliveries/webhook-body';
 import { DELIVERY_FAILED_EVENT, isSubscribableEventType } from '../webhook-events';
 
@@ -89,12 +90,12 @@ function recordRevokedWebhook(revoked: WebhookEvent): WebhookMapping {
  * consent-records' `consent.recorded` and `consent.record_revoked` go out as `consent.granted` /
  * `consent.denied` and `consent.revoked`. The webhook keeps the bus event's id (X-Svc-Event-ID and
  * inbox key), so a redelivered bus event maps to the very same webhook. Throws when the payload
- * does not decode.
+ * does not decode or its sealed fields do not open.
  */
-export function webhookFor(busEventId: string, eventType: string, payload: Uint8Array): WebhookMapping {
+export function webhookFor(busEventId: string, eventType: string, payload: Uint8Array, personalData?: PersonalDataSeal): WebhookMapping {
   const renamed = (RENAMED_BUS_EVENT_TYPES as readonly string[]).includes(eventType);
   if (!renamed && !isSubscribableEventType(eventType)) return { skipped: 'not_subscribable' };
-  const event = webhookEventFromBus(busEventId, eventType, payload);
+  const event = webhookEventFromBus(busEventId, eventType, payload, personalData);
   if (!event) return { skipped: 'no_application' };
   if (eventType === 'consent.recorded') return recordedWebhook(event);
   if (eventType === 'consent.record_revoked') return recordRevokedWebhook(event);

@@ -1,7 +1,15 @@
-import { ConsumeGrantReplySchema, ConsumeGrantRequestSchema, GrantStatusReplySchema, GrantStatusRequestSchema } from '../gen/svc/rpc/v1/oap_pb';
+import {
+  ConsumeGrantReplySchema,
+  ConsumeGrantRequestSchema,
+  GetApprovalRequestReplySchema,
+  GetApprovalRequestRequestSchema,
+  GrantStatusReplySchema,
+  GrantStatusRequestSchema,
+} from '../gen/svc/rpc/v1/oap_pb';
 
 /** Request/reply methods served by oap-authorizer (called across regions by svc-verify). */
 export const OAP_RPC = {
   'oap.grant_status': { request: GrantStatusRequestSchema, reply: GrantStatusReplySchema },
   'oap.consume_grant': { request: ConsumeGrantRequestSchema, reply: ConsumeGrantReplySchema },
+  'oap.get_approval_request': { request: GetApprovalRequestRequestSchema, reply: GetApprovalRequestReplySchema },
 } as const;

@@ -21,13 +21,23 @@ const HTTP_METHODS: Partial<Record<RequestMethod, string>> = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed JSON, unknown field, wrong type or oversized body (`detail.field` names the field)',
+  400: 'Malformed JSON (not UTF-8, nested deeper than 32 levels, an object of more than 1,000 members), unknown field, wrong type, `null` for a non-nullable field, or a string holding U+0000 or an unpaired surrogate (`detail.field` names the field)',
   401: 'Missing or invalid credentials',
   403: 'Authenticated but not permitted',
   404: 'Unknown, or not accessible to this caller',
-  421: 'Homed in another region (`detail.home_region`); the resource is never returned',
+  421: 'Homed in another region (`home_country`, ISO 3166-1 alpha-2; `detail.home_region`); the resource is never returned',
+  413: 'Request body over the size limit (`payload_too_large`)',
+  415: 'Body sent without `Content-Type: application/json` (`unsupported_media_type`)',
   422: 'A value breaks a rule (`detail.field` names it)',
 };
+
+/** Every operation taking a body can answer these, whatever else it documents. */
+const BODY_ERRORS = [413, 415];
+
+function errorCodes(documented: readonly number[] | undefined, authenticated: boolean, takesBody: boolean): number[] {
+  const codes = documented ?? [400, ...(authenticated ? [401, 403] : []), 404, 421, ...(takesBody ? [...BODY_ERRORS, 422] : [])];
+  return [...new Set([...codes, ...(takesBody ? BODY_ERRORS : [])])];
+}
 
 function joinPath(...parts: string[]): string {
   const path = `/${parts.map((p) => p.replace(/^\/|\/$/g, '')).filter(Boolean).join('/')}`;
@@ -59,6 +69,13 @@ function security(target: object, handler: object): Json[] {
 interface RouteArg {
   index: number;
   data?: string;
+  pipes?: unknown[];
+}
+
+/** The schema of a path parameter: its identifier pattern when a pipe checks one. */
+function pathParameterSchema(arg: RouteArg): Json {
+  const pattern = (arg.pipes ?? []).map((pipe) => (pipe as { pattern?: unknown }).pattern).find((p): p is string => typeof p === 'string');
+  return pattern === undefined ? { type: 'string' } : { type: 'string', pattern };
 }
 
 /**
@@ -94,7 +111,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
         const kind = Number(key.split(':')[0]);
         const type = paramTypes[arg.index];
         if (kind === RouteParamtypes.PARAM && arg.data) {
-          parameters.push({ name: arg.data, in: 'path', required: true, schema: { type: 'string' } });
+          parameters.push({ name: arg.data, in: 'path', required: true, schema: pathParameterSchema(arg) });
         } else if (kind === RouteParamtypes.QUERY && type && schemas[type.name]) {
           const schema = schemas[type.name]!;
           const required = new Set((schema.required as string[] | undefined) ?? []);
@@ -109,7 +126,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       const sec = security(controller, handler);
       const status = String((Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'post' ? 201 : 200));
       const responses: Json = { [status]: { description: doc.response ?? 'Success' } };
-      for (const code of doc.errors ?? [400, ...(sec.length ? [401, 403] : []), 404, 421, ...(requestBody ? [422] : [])]) {
+      for (const code of errorCodes(doc.errors, sec.length > 0, requestBody !== undefined)) {
         responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
       }
       for (const routePath of asArray(routePaths)) {

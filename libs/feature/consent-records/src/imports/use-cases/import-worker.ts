@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { isDomainError } from '@svc/errors';
+import { commitIsolatingFailures, isTransactionConflict, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { EntityManager } from 'typeorm';
@@ -24,7 +25,8 @@ export const IMPORT_POLL_MS = 1_000;
  * Processes stored import rows in the background, batch by batch, each batch in one transaction
  * with its outcomes and progress counts, so a restart resumes at the first pending row and holds
  * at most one batch in memory. A refused row is recorded as failed and never blocks the others;
- * if a batch hits an unexpected database error it is retried row by row.
+ * a batch the database refuses (a deadlock runs it again) is written again row by row, and a row
+ * that cannot be written alone is recorded as failed (`internal_error`).
  */
 @Injectable()
 export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -96,18 +98,24 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
     }
     for (;;) {
       if (this.stopped) return;
-      const done = await this.imports.transaction(async (manager) => {
-        const rows = await this.imports.pendingRows(manager, job.id, IMPORT_BATCH_ROWS);
-        if (rows.length === 0) return true;
-        const results = flow ? await this.writeBatch(manager, job, flow, rows) : rows.map((r) => ({ index: r.index, outcome: 'failed' as const, recordId: null, ...flowError! }));
-        await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
-        return false;
-      }).catch(async (error: unknown) => {
-        this.logger.warn({ err: error, import_id: job.id }, 'import batch failed; retrying row by row');
-        await this.rowByRow(job, flow!);
-        return false;
+      const rows = await this.imports.transaction((manager) => this.imports.pendingRows(manager, job.id, IMPORT_BATCH_ROWS));
+      if (rows.length === 0) break;
+      const outcomes = await commitIsolatingFailures(
+        rows,
+        (batch) =>
+          this.imports.transaction(async (manager): Promise<Array<JobOutcome<RowResult>>> => {
+            const results = flow ? await this.writeBatch(manager, job, flow, batch) : batch.map((r) => ({ index: r.index, outcome: 'failed' as const, recordId: null, ...flowError! }));
+            await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
+            return results.map((result) => ({ ok: true, value: result }));
+          }),
+        { retryable: isTransactionConflict, maxAttempts: 3 },
+        (error, size) => this.logger.warn({ err: error, import_id: job.id, size }, 'import batch failed; writing its rows one by one'),
+      );
+      const failed = rows.flatMap((row, i): RowResult[] => {
+        const outcome = outcomes[i]!;
+        return outcome.ok ? [] : [{ index: row.index, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: { message: String((outcome.error as Error).message ?? outcome.error) } }];
       });
-      if (done) break;
+      if (failed.length > 0) await this.imports.transaction((manager) => this.imports.saveResults(manager, job.id, failed, this.leaseUntil()));
     }
     await this.imports.complete(job.id, this.clock.now());
   }
@@ -132,22 +140,5 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
     });
     return rows.map((row) => results.get(row.index)!);
-  }
-
-  /** Fallback after a batch failed in the database: one transaction per row, so one bad row stays alone. */
-  private async rowByRow(job: ConsentImport, flow: FlowVersion): Promise<void> {
-    const rows = await this.imports.transaction((manager) => this.imports.pendingRows(manager, job.id, IMPORT_BATCH_ROWS));
-    for (const row of rows) {
-      await this.imports
-        .transaction(async (manager) => {
-          const results = await this.writeBatch(manager, job, flow, [row]);
-          await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
-        })
-        .catch(async (error: unknown) => {
-          await this.imports.transaction((manager) =>
-            this.imports.saveResults(manager, job.id, [{ index: row.index, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: { message: String((error as Error).message ?? error) } }], this.leaseUntil()),
-          );
-        });
-    }
   }
 }

@@ -13,6 +13,11 @@ import { DecisionsRepository } from '../decisions.repository';
 import { onLockedSession } from '../session-transaction';
 import { revokeFulfilledConsent } from './revoke-consent.use-case';
 
+/** The event's `principal_binding`: how the server bound the person, or `unbound`. */
+function principalBindingOf(session: DecisionSession): string {
+  return session.principalId !== null && session.principalBinding !== null ? session.principalBinding : 'unbound';
+}
+
 /** What a consent move returns to the decision page (and through it, the host page). */
 export interface ConsentMoveResult {
   session: DecisionSession;
@@ -26,7 +31,9 @@ export interface ConsentMoveResult {
  * Moves a consent session along the spec's transition table (standard or informed-consent path),
  * authorized by the session token. A move the table does not have is refused with
  * transition_not_allowed and nothing is written. `complete` issues the consent token and
- * publishes consent.granted; `decline` publishes consent.denied; `revoke` consent.revoked.
+ * publishes consent.granted; `decline` publishes consent.denied; `revoke` consent.revoked. The
+ * page never names the person (`principal_id` is refused): the events carry the person the server
+ * bound and how (`principal_binding`), or `unbound`, for which no consent record is written.
  */
 @Injectable()
 export class AdvanceConsent {
@@ -51,24 +58,23 @@ export class AdvanceConsent {
       if (body.evidence !== undefined && body.action !== 'capture_evidence') {
         throw decisionError('field_not_applicable', 'evidence applies to capture_evidence only', { field: 'evidence', action: body.action });
       }
-      if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
-      if (session.principalId !== null && body.principal_id !== undefined && body.principal_id !== session.principalId) {
-        throw decisionError('principal_mismatch', 'This session was minted for another principal', { field: 'principal_id' });
+      if (body.principal_id !== undefined) {
+        throw decisionError('principal_not_settable', 'The decision page cannot name or change the person; the application binds it server-side', { field: 'principal_id' });
       }
-      const principalId = session.principalId === null ? body.principal_id : undefined;
-      if (to === 'fulfilled') return this.fulfil(manager, session, principalId, now);
-      if (body.action === 'decline') return this.decline(manager, session, principalId, now);
-      return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, principalId, evidence: body.evidence }, now) };
+      if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
+      if (to === 'fulfilled') return this.fulfil(manager, session, now);
+      if (body.action === 'decline') return this.decline(manager, session, now);
+      return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, evidence: body.evidence }, now) };
     });
   }
 
-  private async fulfil(manager: EntityManager, session: DecisionSession, principalId: string | undefined, now: Date): Promise<ConsentMoveResult> {
+  private async fulfil(manager: EntityManager, session: DecisionSession, now: Date): Promise<ConsentMoveResult> {
     const consent = mintConsentToken();
     const exchange = mintExchangeToken();
     const updated = await this.sessions.update(
       manager,
       session.tokenSha256,
-      { status: 'fulfilled', outcome: 'granted', principalId, exchangeTokenSha256: exchange.sha256, completedAt: now },
+      { status: 'fulfilled', outcome: 'granted', exchangeTokenSha256: exchange.sha256, completedAt: now },
       now,
     );
     await this.sessions.insertConsentToken(manager, {
@@ -90,18 +96,19 @@ export class AdvanceConsent {
         purposes: updated.purposes,
         fulfilledAt: timestampFromDate(now),
         deliveryMode: updated.deliveryMode,
+        principalBinding: principalBindingOf(updated),
       },
       { applicationId: updated.applicationId, occurredAt: now },
     );
     return { session: updated, consentToken: consent.token, exchangeToken: exchange.token };
   }
 
-  private async decline(manager: EntityManager, session: DecisionSession, principalId: string | undefined, now: Date): Promise<ConsentMoveResult> {
+  private async decline(manager: EntityManager, session: DecisionSession, now: Date): Promise<ConsentMoveResult> {
     const exchange = mintExchangeToken();
     const updated = await this.sessions.update(
       manager,
       session.tokenSha256,
-      { status: 'expired', outcome: 'declined', principalId, exchangeTokenSha256: exchange.sha256, completedAt: now },
+      { status: 'expired', outcome: 'declined', exchangeTokenSha256: exchange.sha256, completedAt: now },
       now,
     );
     await this.outbox.add(
@@ -114,6 +121,7 @@ export class AdvanceConsent {
         userIdentifier: updated.principalId ?? '',
         declinedAt: timestampFromDate(now),
         deliveryMode: updated.deliveryMode,
+        principalBinding: principalBindingOf(updated),
       },
       { applicationId: updated.applicationId, occurredAt: now },
     );

@@ -2,16 +2,24 @@ import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { newId } from '@svc/ids';
-import { DEFAULT_TTL_SECONDS, type CreatedVia, type DecisionSession, type DeliveryMode, type QuorumType } from '../decision';
+import type { EntityManager } from 'typeorm';
+import { DEFAULT_TTL_SECONDS, type CreatedVia, type DecisionSession, type DeliveryMode, type PrincipalBinding, type QuorumType } from '../decision';
 import type { CreateDecisionBody } from '../decisions.dto';
 import { decisionError } from '../decisions.errors';
 import { DecisionsRepository } from '../decisions.repository';
 import { FlowLookup, type GoverningFlow } from '../flow-lookup';
+import { PrincipalAssertionsRepository } from '../principal-assertions';
 import { requiredVotes } from '../quorum';
 import { tokenDigest } from '../session-token';
 
 /** Fields that only approval and signing sessions carry. */
 const VOTE_ONLY_FIELDS = ['trigger_type', 'reference', 'proposal', 'participants', 'quorum'] as const;
+
+/** The person of a new session and how the server bound it (null: unbound). */
+interface BoundPrincipal {
+  principalId: string | null;
+  principalBinding: PrincipalBinding | null;
+}
 
 /**
  * Parses an embed origin the way allowed origins are stored (scheme + host + optional port);
@@ -33,24 +41,42 @@ function embedOriginOf(input: string): string {
 
 /**
  * Mints a decision session (POST /api/v1/decisions and the deprecated consent_sessions alias).
- * API tokens may mint any kind; a publishable key only consent sessions, and then only for an
- * embed_origin registered in the application's allowed origins (spec, Authentication rules 2–3).
- * A consent session binds the flow's active version; a draft flow refuses.
+ * API tokens may mint any kind; a publishable key only consent sessions, from a browser whose
+ * `Origin` is one of the application's allowed origins, for an embed_origin that is one too
+ * (spec, Authentication rules 2–3). A consent session binds the flow's active version; a draft
+ * flow refuses.
+ *
+ * The person is bound by the server only: an API token may name `principal_id` (binding
+ * `api_token`); a publishable key never may (422) and instead passes a single-use
+ * `principal_assertion` its application's server obtained (binding `principal_assertion`).
+ * Otherwise the session is unbound and its decision is nobody's consent.
  */
 @Injectable()
 export class CreateDecisionSession {
   constructor(
     private readonly sessions: DecisionsRepository,
     private readonly flows: FlowLookup,
+    private readonly assertions: PrincipalAssertionsRepository,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(principal: Principal, body: CreateDecisionBody, via: CreatedVia): Promise<{ session: DecisionSession; sessionToken: string }> {
+  /** `requestOrigin` is the request's Origin header: required, and allowed, with a publishable key. */
+  async execute(principal: Principal, body: CreateDecisionBody, via: CreatedVia, requestOrigin?: string): Promise<{ session: DecisionSession; sessionToken: string }> {
     const browser = principal.kind === 'publishable_key';
     if (browser && body.kind !== 'consent') {
       throw decisionError('kind_not_allowed_for_publishable_key', 'A publishable key can only create consent sessions; use an API token server-side', { kind: body.kind });
     }
+    if (browser && body.principal_id !== undefined) {
+      throw decisionError('principal_not_allowed_for_publishable_key', 'principal_id cannot be set with a publishable key: name the person server-side (API token) or pass a principal_assertion', { field: 'principal_id' });
+    }
+    if (body.principal_id !== undefined && body.principal_assertion !== undefined) {
+      throw decisionError('principal_conflict', 'Name the person with principal_id or principal_assertion, not both', { field: 'principal_assertion' });
+    }
+    if (body.kind !== 'consent' && body.principal_assertion !== undefined) {
+      throw decisionError('field_not_applicable', 'principal_assertion applies to consent sessions', { field: 'principal_assertion', kind: body.kind });
+    }
+    if (browser) await this.checkRequestOrigin(principal, requestOrigin);
     const embedOrigin = await this.checkedEmbedOrigin(principal, body.embed_origin, browser);
 
     let flow: GoverningFlow | undefined;
@@ -87,6 +113,7 @@ export class CreateDecisionSession {
     const deliveryMode: DeliveryMode = body.delivery_mode ?? (body.kind !== 'consent' ? 'direct' : embedOrigin ? 'embed' : 'redirect');
     const tokenSha256 = tokenDigest(sessionToken);
     const session = await this.sessions.transaction(async (manager) => {
+      const bound = await this.boundPrincipal(manager, principal, body, now);
       await this.sessions.insert(
         manager,
         {
@@ -101,7 +128,7 @@ export class CreateDecisionSession {
           purposes: flow?.purposes ?? [],
           deliveryMode,
           embedOrigin,
-          principalId: body.principal_id ?? null,
+          ...bound,
           triggerType: body.trigger_type ?? null,
           reference: body.reference ?? null,
           quorumType,
@@ -117,6 +144,33 @@ export class CreateDecisionSession {
       return (await this.sessions.find(tokenSha256, { manager }))!;
     });
     return { session, sessionToken };
+  }
+
+  /** Who the session is for: named by the API token, asserted by the application's server, or nobody yet. */
+  private async boundPrincipal(manager: EntityManager, principal: Principal, body: CreateDecisionBody, now: Date): Promise<BoundPrincipal> {
+    if (body.principal_id !== undefined) return { principalId: body.principal_id, principalBinding: 'api_token' };
+    if (body.principal_assertion === undefined) return { principalId: null, principalBinding: null };
+    const asserted = await this.assertions.consume(manager, tokenDigest(body.principal_assertion), principal.applicationId, now);
+    if (!asserted || (asserted.flowId !== null && asserted.flowId !== body.flow_id)) {
+      throw decisionError('principal_assertion_invalid', 'principal_assertion is unknown, expired, already used, or issued for another flow', { field: 'principal_assertion' });
+    }
+    return { principalId: asserted.principalId, principalBinding: 'principal_assertion' };
+  }
+
+  /** A browser call must come from one of the application's allowed origins (spec, Authentication rule 3). */
+  private async checkRequestOrigin(principal: Principal, requestOrigin: string | undefined): Promise<void> {
+    if (requestOrigin === undefined || requestOrigin === '') {
+      throw decisionError('origin_not_allowed', 'A publishable key is accepted only from a browser page on one of the application\'s allowed origins (Origin header missing)', { header: 'origin' });
+    }
+    let origin: string | undefined;
+    try {
+      origin = new URL(requestOrigin).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined || origin !== requestOrigin || !(await this.sessions.isAllowedOrigin(principal.applicationId, origin))) {
+      throw decisionError('origin_not_allowed', 'The Origin of this request is not one of the application\'s allowed origins', { header: 'origin', origin: requestOrigin.slice(0, 200) });
+    }
   }
 
   private async checkedEmbedOrigin(principal: Principal, input: string | undefined, browser: boolean): Promise<string | null> {

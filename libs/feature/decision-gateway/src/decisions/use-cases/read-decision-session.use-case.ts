@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
+import { isDomainError } from '@svc/errors';
 import type { OutboxWriter } from '@svc/persistence';
 import { GATEWAY_OUTBOX } from '../../tokens';
 import type { DecisionSession } from '../decision';
 import { DecisionsRepository } from '../decisions.repository';
+import { EscalationApprovals } from '../escalation-approvals.consumer';
 import { onLockedSession } from '../session-transaction';
+import { isEscalationToken, sessionDigest } from '../session-token';
 
 /** Reads a session as it stands now: a passed deadline is applied first, so reads never show a stale `pending`. */
 @Injectable()
@@ -13,10 +16,27 @@ export class ReadDecisionSession {
     private readonly sessions: DecisionsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly escalations: EscalationApprovals,
   ) {}
 
   /** `applicationId` scopes the read (API token); undefined reads by session token alone (decision page). */
   execute(tokenSha256: string, applicationId?: string): Promise<DecisionSession> {
     return onLockedSession(this.sessions, this.outbox, { tokenSha256, applicationId, now: this.clock.now(), refuseExpired: false }, async (_manager, session) => session);
+  }
+
+  /**
+   * As {@link execute}, by the token itself. An escalation's token (the bare form oap-authorizer
+   * mints) may reach here before its oap.approval_requested event: its approval session is then
+   * opened on demand, so a decision_url answers as soon as the grant response handed it out.
+   */
+  async executeByToken(token: string, applicationId?: string): Promise<DecisionSession> {
+    const digest = sessionDigest(token);
+    try {
+      return await this.execute(digest, applicationId);
+    } catch (error) {
+      if (!isDomainError(error) || error.kind !== 'not_found' || !isEscalationToken(token)) throw error;
+      if (!(await this.escalations.openOnDemand(digest, token))) throw error;
+      return this.execute(digest, applicationId);
+    }
   }
 }

@@ -9,6 +9,7 @@ import { AgentsRepository } from '../../agents/agents.repository';
 import { ownedAgent } from '../../agents/use-cases/owned-agent';
 import { OAP_OUTBOX } from '../../tokens';
 import type { Authority } from '../authority';
+import { boundDefect } from '../bound-shape';
 import { BOUND_KEYS, type AuthorityBounds } from '../bounds';
 import { AuthoritiesRepository } from '../authorities.repository';
 import { emitAuthorityEvent } from './authority-event';
@@ -38,6 +39,10 @@ export class CreateAuthorityCommand {
     const validUntil = new Date(input.validUntil);
     if (validFrom && validUntil <= validFrom) {
       throw new DomainError('unprocessable', 'validation_failed', 'valid_until must be after valid_from', { field: 'valid_until' });
+    }
+    for (const key of BOUND_KEYS) {
+      const defect = input.bounds[key] === undefined ? undefined : boundDefect(key, input.bounds[key]);
+      if (defect) throw new DomainError('unprocessable', 'validation_failed', defect.message, { field: defect.field, fields: [defect.field] });
     }
     const escalation = input.bounds.escalation_bounds;
     if (escalation?.quorum_type === 'threshold' && (escalation.threshold === undefined || escalation.threshold > escalation.approvers.length)) {

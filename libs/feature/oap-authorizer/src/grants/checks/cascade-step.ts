@@ -1,6 +1,7 @@
 import type { Agent } from '../../agents/agent';
 import type { AgentMetadata } from '../../agents/agent-metadata';
 import type { Authority } from '../../authorities/authority';
+import type { BoundKey } from '../../authorities/bound-shape';
 
 /**
  * Denial categories of the spec's cascade table. Steps 6 and 12 are reserved by the spec under the
@@ -76,6 +77,8 @@ export interface CascadeStep {
   step: number;
   name: string;
   category: DenialCategory;
+  /** The bounds the step enforces: one stored in a shape it cannot enforce denies here (fail closed). */
+  bounds?: readonly BoundKey[];
   check(context: CascadeContext): StepResult;
 }
 

@@ -238,3 +238,26 @@ describe('OAP 15-step cascade (spec: Cascade denial categories)', () => {
     });
   });
 });
+
+describe('bounds stored in a shape the cascade cannot enforce fail closed (spec: absence is never unlimited)', () => {
+  it.each([
+    ['time_bounds', {}, 8],
+    ['time_bounds', [], 8],
+    ['reputation_bounds', {}, 9],
+    ['reputation_bounds', [], 9],
+    ['oap_sequence_bounds', {}, 13],
+    ['oap_sequence_bounds', [], 13],
+    ['value_bounds', { currency: 'EUR', per_action: null }, 7],
+    ['scope_bounds', { allowed: null }, 4],
+    ['time_bounds', { unrestricted: false }, 8],
+    ['jurisdiction_bounds', null, 11],
+  ])('denies with bounds_invalid at its step when %s is stored as %j', (key, stored, step) => {
+    const bounds = { ...FULL_BOUNDS, [key]: stored } as unknown as AuthorityBounds;
+    expect(denial(context({ authority: authority({}, bounds) }))).toMatchObject({ step, reason: 'bounds_invalid' });
+  });
+
+  it('still lets an explicit unrestricted: true through', () => {
+    const bounds = { ...FULL_BOUNDS, time_bounds: { unrestricted: true }, reputation_bounds: { unrestricted: true }, oap_sequence_bounds: { unrestricted: true } };
+    expect(runCascade(context({ authority: authority({}, bounds) })).decision).not.toBe('deny');
+  });
+});

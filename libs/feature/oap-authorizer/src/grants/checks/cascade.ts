@@ -1,4 +1,5 @@
-import type { CascadeContext, CascadeStep, DenialCategory } from './cascade-step';
+import { boundDefect } from '../../authorities/bound-shape';
+import type { CascadeContext, CascadeStep, DenialCategory, StepResult } from './cascade-step';
 import { step03GrantActive } from './step-03-grant-active';
 import { step04ScopeAllowed } from './step-04-scope-allowed';
 import { step05ActionAllowed } from './step-05-action-allowed';
@@ -44,9 +45,25 @@ export type CascadeDecision =
 export function runCascade(context: CascadeContext, steps: readonly CascadeStep[] = CASCADE_STEPS): CascadeDecision {
   let escalateAt: number | undefined;
   for (const step of steps) {
-    const result = step.check(context);
+    const result = unenforceableBound(step, context) ?? step.check(context);
     if (result.outcome === 'deny') return { decision: 'deny', step: step.step, category: step.category, reason: result.reason, message: result.message };
     if (result.outcome === 'escalate') escalateAt ??= step.step;
   }
   return escalateAt === undefined ? { decision: 'allow' } : { decision: 'escalate', step: escalateAt };
+}
+
+/**
+ * A bound of the step stored in a shape it cannot enforce (an empty object, an array, a null or
+ * wrongly typed constraint, written before creation refused them): the step denies with
+ * `bounds_invalid` rather than reading it as unlimited or failing the request.
+ */
+function unenforceableBound(step: CascadeStep, context: CascadeContext): StepResult | undefined {
+  const bounds = context.authority?.bounds as Record<string, unknown> | undefined;
+  for (const key of step.bounds ?? []) {
+    const value = bounds?.[key];
+    if (value === undefined) continue;
+    const defect = boundDefect(key, value);
+    if (defect) return { outcome: 'deny', reason: 'bounds_invalid', message: `The authority's ${defect.message}` };
+  }
+  return undefined;
 }

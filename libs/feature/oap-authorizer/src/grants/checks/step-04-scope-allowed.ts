@@ -5,6 +5,7 @@ export const step04ScopeAllowed: CascadeStep = {
   step: 4,
   name: 'scope_allowed',
   category: 'authorization_denied',
+  bounds: ['scope_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.scope_bounds;
     if (!bounds) return deny('scope_bounds_not_configured', 'The authority configures no scope bounds');

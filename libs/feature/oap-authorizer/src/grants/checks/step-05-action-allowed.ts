@@ -5,6 +5,7 @@ export const step05ActionAllowed: CascadeStep = {
   step: 5,
   name: 'action_allowed',
   category: 'authorization_denied',
+  bounds: ['action_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.action_bounds;
     if (!bounds) return deny('action_bounds_not_configured', 'The authority configures no action bounds');

@@ -8,6 +8,7 @@ export const step06ActionNotProhibited: CascadeStep = {
   step: 6,
   name: 'action_not_prohibited',
   category: 'action_not_prohibited',
+  bounds: ['action_bounds'],
   check(context) {
     const prohibited = authorityOf(context).bounds.action_bounds?.prohibited ?? [];
     for (const action of context.request.actions) {

@@ -10,6 +10,7 @@ export const step07ValueBounds: CascadeStep = {
   step: 7,
   name: 'value_bounds',
   category: 'intent_denied',
+  bounds: ['value_bounds'],
   check(context) {
     const value = context.request.value;
     if (!value) return pass;

@@ -9,6 +9,7 @@ export const step08TimeWindow: CascadeStep = {
   step: 8,
   name: 'time_window',
   category: 'intent_denied',
+  bounds: ['time_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.time_bounds;
     if (!bounds) return deny('time_bounds_not_configured', 'The authority configures no time bounds');

@@ -5,6 +5,7 @@ export const step09Reputation: CascadeStep = {
   step: 9,
   name: 'reputation_threshold',
   category: 'intent_denied',
+  bounds: ['reputation_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.reputation_bounds;
     if (!bounds) return deny('reputation_bounds_not_configured', 'The authority configures no reputation bounds');

@@ -9,6 +9,7 @@ export const step11Purpose: CascadeStep = {
   step: 11,
   name: 'purpose_compatible',
   category: 'intent_denied',
+  bounds: ['jurisdiction_bounds'],
   check(context) {
     const authority = authorityOf(context);
     const purpose = context.request.purpose ?? context.request.metadata?.delegation_purpose;

@@ -8,6 +8,7 @@ export const step12MaxActions: CascadeStep = {
   step: 12,
   name: 'max_actions',
   category: 'max_actions',
+  bounds: ['action_bounds'],
   check(context) {
     const max = authorityOf(context).bounds.action_bounds?.max_actions;
     if (max !== undefined && context.history.total + 1 > max) return deny('max_actions_reached', `The authority allows at most ${max} grants`);

@@ -8,6 +8,7 @@ export const step13Sequence: CascadeStep = {
   step: 13,
   name: 'sequence_bounds',
   category: 'trajectory_denied',
+  bounds: ['oap_sequence_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.oap_sequence_bounds;
     if (!bounds) return deny('sequence_bounds_not_configured', 'The authority configures no sequence bounds');

@@ -19,6 +19,7 @@ export const step14ContinuationDepth: CascadeStep = {
   step: 14,
   name: 'continuation_depth',
   category: 'trajectory_denied',
+  bounds: ['oap_sequence_bounds'],
   check(context) {
     const chain = context.request.delegationChain;
     if (chain.length === 0) return pass;

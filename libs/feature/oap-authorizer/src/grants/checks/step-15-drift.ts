@@ -43,6 +43,7 @@ export const step15Drift: CascadeStep = {
   step: 15,
   name: 'drift_detection',
   category: 'trajectory_denied',
+  bounds: ['action_bounds'],
   check(context) {
     const authority = authorityOf(context);
     if (authority.manifestSha256 !== context.currentManifestSha256) return deny('capability_drift', "The agent's capability manifest changed since the authority was granted");

@@ -29,19 +29,19 @@ interface Claims {
   agent_model?: string;
 }
 
-type Issue = (claims: Claims, key: KeyObject, kid: string) => Promise<string>;
+type Issue = (claims: Claims, key: KeyObject, kid: string, alg?: string) => Promise<string>;
 
 const disclose = (...parts: unknown[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
 
 /** SD-JWT with agent_type and agent_model selectively disclosed. */
-const sdJwt: Issue = async ({ agent_type, agent_model, ...plain }, key, kid) => {
+const sdJwt: Issue = async ({ agent_type, agent_model, ...plain }, key, kid, alg = 'EdDSA') => {
   const disclosures = [agent_type !== undefined ? disclose(randomUUID(), 'agent_type', agent_type) : undefined, agent_model !== undefined ? disclose(randomUUID(), 'agent_model', agent_model) : undefined].filter((d): d is string => d !== undefined);
-  const issued = await new SignJWT({ ...plain, _sd_alg: 'sha-256', _sd: disclosures.map(sdDigest) }).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'dc+sd-jwt' }).sign(key);
+  const issued = await new SignJWT({ ...plain, _sd_alg: 'sha-256', _sd: disclosures.map(sdDigest) }).setProtectedHeader({ alg, kid, typ: 'dc+sd-jwt' }).sign(key);
   return `${issued}~${disclosures.map((d) => `${d}~`).join('')}`;
 };
 
 /** VC-JOSE: the payload is the credential; validity as validFrom/validUntil. */
-const vcJose: Issue = async ({ iss, sub, iat, exp, jti, aud, agent_type, agent_model }, key, kid) => {
+const vcJose: Issue = async ({ iss, sub, iat, exp, jti, aud, agent_type, agent_model }, key, kid, alg = 'EdDSA') => {
   const credential: Record<string, unknown> = {
     '@context': [V2],
     type: ['VerifiableCredential', 'AgentCredential'],
@@ -52,13 +52,13 @@ const vcJose: Issue = async ({ iss, sub, iat, exp, jti, aud, agent_type, agent_m
     validUntil: exp === undefined ? undefined : new Date(exp * 1000).toISOString(),
     aud,
   };
-  return new SignJWT(JSON.parse(JSON.stringify(credential)) as Record<string, unknown>).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'vc+jwt', cty: 'vc' }).sign(key);
+  return new SignJWT(JSON.parse(JSON.stringify(credential)) as Record<string, unknown>).setProtectedHeader({ alg, kid, typ: 'vc+jwt', cty: 'vc' }).sign(key);
 };
 
 /** JWT-VC (VC Data Model 1.1 JWT encoding): registered claims outside, the credential in `vc`. */
-const jwtVc: Issue = async ({ agent_type, agent_model, sub, ...registered }, key, kid) =>
+const jwtVc: Issue = async ({ agent_type, agent_model, sub, ...registered }, key, kid, alg = 'EdDSA') =>
   new SignJWT({ ...registered, sub, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { id: sub, agent_type, agent_model } } })
-    .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT' })
+    .setProtectedHeader({ alg, kid, typ: 'JWT' })
     .sign(key);
 
 describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres replay cache, loopback JWKS)', () => {
@@ -133,6 +133,12 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
       await expect(verifier.verifyCredential(await credential({ jti }), request)).resolves.toMatchObject({ iss: 'https://idp.example', sub: 'agent_us_a', jti, agent_model: 'm-1' });
     });
 
+    it('accepts the fully-specified alg Ed25519 (RFC 9864) as it accepts EdDSA', async () => {
+      const jti = randomUUID();
+      await expect(verifier.verifyCredential(await issue(claims({ jti }), idpKey.privateKey, 'k1', 'Ed25519'), request)).resolves.toMatchObject({ jti });
+      expect(await refusal(await issue(claims(), rogueKey.privateKey, 'k1', 'Ed25519'))).toMatchObject({ code: 'agent_credential_signature_invalid', detail: { reason: 'signature_mismatch' } });
+    });
+
     it('agent_credential_malformed (400) when a required claim is missing', async () => {
       expect(await refusal(await credential({ jti: undefined }))).toMatchObject({ code: 'agent_credential_malformed', kind: 'invalid', detail: { missing_claims: ['jti'] } });
     });
@@ -195,6 +201,13 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
       await expect(verifier.verifyCredential(await bind(holder.privateKey, await sdJwt(claims, idpKey.privateKey, 'k1')), request)).resolves.toBeDefined();
       const wrongHolder = await bind(rogueKey.privateKey, await sdJwt({ ...claims, jti: randomUUID() }, idpKey.privateKey, 'k1'));
       expect(await refusal(wrongHolder)).toMatchObject({ code: 'agent_credential_signature_invalid', detail: { reason: 'key_binding_mismatch', format: 'sd_jwt' } });
+    });
+
+    it('verifies a key-binding JWT signed with alg Ed25519 (RFC 9864)', async () => {
+      const holder = generateKeyPairSync('ed25519');
+      const presented = await sdJwt({ ...base(), cnf: { jwk: await exportJWK(holder.publicKey) } } as Claims, idpKey.privateKey, 'k1', 'Ed25519');
+      const kbJwt = await new SignJWT({ iat: T(), aud: US, nonce: randomUUID(), sd_hash: sdDigest(presented) }).setProtectedHeader({ alg: 'Ed25519', typ: 'kb+jwt' }).sign(holder.privateKey);
+      await expect(verifier.verifyCredential(`${presented}${kbJwt}`, request)).resolves.toBeDefined();
     });
 
     it('refuses an SD-JWT issuer JWT signed with HS256 as an unsupported algorithm', async () => {

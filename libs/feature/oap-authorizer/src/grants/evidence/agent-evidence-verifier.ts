@@ -6,6 +6,7 @@ import { AGENT_METADATA_LIMITS, AGENT_TYPES, type AgentMetadata } from '../../ag
 import { oapError, type OapErrorCode } from '../../oap.errors';
 import { ReplayCache } from '../../shared/replay-cache';
 import type { GrantRequest } from '../checks/cascade-step';
+import { INCOMING_JWS_ALGORITHMS } from '../jws-algorithms';
 import type { AttestationOverlay } from '../receipts';
 import { decodeAgentCredential, type DecodedCredential } from './agent-credential';
 import { CredentialFormatError } from './credential-format-error';
@@ -20,7 +21,7 @@ export const MAX_EVIDENCE_TOKEN_LENGTH = 16 * 1024;
 /** Clock skew allowed on iat/exp, seconds (spec, Limits). */
 export const EVIDENCE_SKEW_SECONDS = 60;
 /** Asymmetric algorithms accepted from credential issuers and attestation providers. */
-const EVIDENCE_ALGORITHMS = ['EdDSA', 'ES256', 'ES384', 'RS256', 'PS256'];
+const EVIDENCE_ALGORITHMS = INCOMING_JWS_ALGORITHMS;
 
 /** An `agent_attestation` block after its shape check. */
 export interface AttestationBlock {

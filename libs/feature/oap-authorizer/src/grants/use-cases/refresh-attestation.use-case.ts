@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, PlatformConfig } from '@svc/config';
-import { DomainError, HTTP_STATUS_BY_KIND } from '@svc/errors';
+import { Clock, PlatformConfig, homeRegionOf, isRegion } from '@svc/config';
+import { DomainError, HTTP_STATUS_BY_KIND, WrongRegionError } from '@svc/errors';
 import { parseId } from '@svc/ids';
 import { decodeJwt } from 'jose';
-import { oapError } from '../../oap.errors';
 import { IdempotencyStore, type StoredResponse } from '../../shared/idempotency-store';
 import { ChronicleDirectory } from '../../shared/chronicle';
 import { AgentEvidenceVerifier, type AttestationBlock } from '../evidence/agent-evidence-verifier';
@@ -34,8 +33,8 @@ export class RefreshAttestation {
   /** Refuses a grant id of another region before anything else is looked at. */
   assertHomeRegion(grantId: string): void {
     const parsed = parseId(grantId);
-    if (parsed?.kind === 'oap_grant' && parsed.region !== this.config.REGION) {
-      throw oapError('grant_region_mismatch', `Grant ${grantId} is homed in region ${parsed.region}`, { home_region: parsed.region });
+    if (parsed?.kind === 'oap_grant' && isRegion(parsed.region) && parsed.region !== this.config.REGION) {
+      throw new WrongRegionError(homeRegionOf(this.config, parsed.region), 'grant_region_mismatch');
     }
   }
 

@@ -4,15 +4,16 @@ import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError, HTTP_STATUS_BY_KIND } from '@svc/errors';
 import { newApprovalSessionToken } from '@svc/ids';
-import type { OutboxWriter, PendingEvent } from '@svc/persistence';
+import { GroupCommitQueue, isTransactionConflict, type JobOutcome, type OutboxWriter, type PendingEvent } from '@svc/persistence';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { Authority } from '../../authorities/authority';
+import type { Agent } from '../../agents/agent';
+import { approvalProposalOf } from '../../escalations/approval-proposal';
 import { approvalsNeeded, newEscalationId, type Escalation } from '../../escalations/escalation';
 import { EscalationsRepository } from '../../escalations/escalations.repository';
 import { oapError } from '../../oap.errors';
 import { OAP_VERSION } from '../../schema';
 import { addDecimal } from '../../shared/decimal';
-import { GroupCommitQueue, type JobOutcome } from '../../shared/group-commit';
 import { IdempotencyStore, type KeyRef, type StoredResponse } from '../../shared/idempotency-store';
 import { ReplayCache } from '../../shared/replay-cache';
 import { OAP_OUTBOX } from '../../tokens';
@@ -24,16 +25,6 @@ import type { VerifiedAttestation } from '../evidence/agent-evidence-verifier';
 import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
 import { GrantsRepository, RECENT_ACTIONS, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
-
-/**
- * Postgres aborted the batch's transaction as a deadlock victim or a serialization failure: the
- * whole transaction rolled back, so running the batch again is safe (crossing duplicate keys
- * between writers or replicas can cause this).
- */
-export function isTransactionConflict(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '40P01' || code === '40001';
-}
 
 /** Idempotency scope of `POST /api/v1/grants`. */
 export const GRANTS_IDEMPOTENCY_SCOPE = 'grants';
@@ -93,8 +84,10 @@ interface BatchWrites {
  * steps 3–15 for each request in arrival order while updating the in-memory history (so a later
  * request sees the grants allowed before it), writes every grant, decision, event and stored
  * response with one statement per table, commits, and only then answers each caller. Receipts are
- * signed before the transaction. A request refused by validation fails alone; a database failure
- * fails the batch's callers, whose claims vanish with the rollback. Allow → 201 with the grant;
+ * signed before the transaction. A request refused by validation fails alone; a deadlock or
+ * serialization failure runs the batch again; any other database failure rolls the batch back
+ * (claims included) and its requests are decided again one by one, so only a request that cannot
+ * be committed fails and the other applications' requests are answered normally. Allow → 201 with the grant;
  * deny → 403 with `denial_category` and `cascade_step`; escalate → 202 with the approval session.
  */
 @Injectable()
@@ -306,7 +299,7 @@ export class RequestGrant {
         },
       };
     }
-    if (decision.decision === 'escalate' && authority) return this.escalate(manager, writes, { request, authority, contextHash, requestJson: input.requestJson, now });
+    if (decision.decision === 'escalate' && authority) return this.escalate(manager, writes, { request, authority, agent: agent.agent, contextHash, requestJson: input.requestJson, now });
     const denial = decision.decision === 'deny' ? decision : { step: 3, category: 'authorization_denied' as const, reason: 'authority_not_found', message: 'No authority covers this agent' };
     recordDecision(writes, { request, authority, contextHash, now }, { decision: 'deny', denialCategory: denial.category, cascadeStep: denial.step, reasonCode: denial.reason });
     return {
@@ -318,7 +311,7 @@ export class RequestGrant {
   private async escalate(
     manager: EntityManager,
     writes: BatchWrites,
-    input: { request: GrantRequest; authority: Authority; contextHash: string; requestJson: string; now: Date },
+    input: { request: GrantRequest; authority: Authority; agent: Agent; contextHash: string; requestJson: string; now: Date },
   ): Promise<StoredResponse> {
     const { request, authority, now } = input;
     const bounds = authority.bounds.escalation_bounds!;
@@ -341,7 +334,8 @@ export class RequestGrant {
       resolvedAt: null,
     };
     const decisionUrl = `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/decisions/${sessionToken}`;
-    await this.escalations.insert(manager, escalation, sha256Hex(sessionToken));
+    const proposalJson = JSON.stringify(approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }));
+    await this.escalations.insert(manager, escalation, sha256Hex(sessionToken), proposalJson);
     writes.events.push({
       type: 'oap.approval_requested',
       init: {
@@ -356,6 +350,7 @@ export class RequestGrant {
         sessionTokenSha256: sha256Hex(sessionToken),
         approvalTtlAt: escalation.approvalTtlAt.toISOString(),
         requestJson: escalation.requestJson,
+        proposalJson,
       },
       context: { applicationId: request.applicationId, occurredAt: now },
     });

@@ -1,15 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { Clock, PlatformConfig } from '@svc/config';
+import { Clock, PlatformConfig, homeRegionOf, isRegion } from '@svc/config';
+import { WrongRegionError } from '@svc/errors';
 import { parseId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
 import { GrantsRepository } from '../../grants/grants.repository';
 import { oapError } from '../../oap.errors';
 import { OAP_OUTBOX } from '../../tokens';
+import type { RevocationReasonCode } from '../revocation-reason';
 
 /** A revocation as listed and answered. */
 export interface Revocation {
   grantId: string;
+  reasonCode: RevocationReasonCode;
   reason: string;
   revokedAt: Date;
 }
@@ -29,10 +32,10 @@ export class RevokeGrant {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(principal: Principal, grantId: string, reason: string): Promise<{ revocation: Revocation; created: boolean }> {
+  async execute(principal: Principal, grantId: string, reasonCode: RevocationReasonCode, reason: string): Promise<{ revocation: Revocation; created: boolean }> {
     const parsed = parseId(grantId);
-    if (parsed?.kind === 'oap_grant' && parsed.region !== this.config.REGION) {
-      throw oapError('grant_region_mismatch', `Grant ${grantId} is homed in region ${parsed.region}`, { home_region: parsed.region });
+    if (parsed?.kind === 'oap_grant' && isRegion(parsed.region) && parsed.region !== this.config.REGION) {
+      throw new WrongRegionError(homeRegionOf(this.config, parsed.region), 'grant_region_mismatch');
     }
     const existing = await this.grants.find(grantId);
     if (!existing || existing.applicationId !== principal.applicationId) throw oapError('grant_not_found', 'Grant not found', { grant_id: grantId });
@@ -41,12 +44,21 @@ export class RevokeGrant {
       const result = await this.grants.revoke(manager, grantId, now);
       if (!result) throw oapError('grant_not_found', 'Grant not found', { grant_id: grantId });
       if (!result.changed) {
-        const rows: Array<{ reason: string; revoked_at: Date }> = await manager.query(`SELECT reason, revoked_at FROM oap.revocations WHERE grant_id = $1`, [grantId]);
-        return { revocation: { grantId, reason: rows[0]?.reason ?? '', revokedAt: rows[0]?.revoked_at ?? result.grant.revokedAt ?? now }, created: false };
+        const rows: Array<{ reason_code: RevocationReasonCode; reason: string; revoked_at: Date }> = await manager.query(
+          `SELECT reason_code, reason, revoked_at FROM oap.revocations WHERE grant_id = $1`,
+          [grantId],
+        );
+        return { revocation: { grantId, reasonCode: rows[0]?.reason_code ?? 'unspecified', reason: rows[0]?.reason ?? '', revokedAt: rows[0]?.revoked_at ?? result.grant.revokedAt ?? now }, created: false };
       }
-      await manager.query(`INSERT INTO oap.revocations (grant_id, application_id, reason, revoked_at) VALUES ($1, $2, $3, $4)`, [grantId, principal.applicationId, reason, now]);
+      await manager.query(`INSERT INTO oap.revocations (grant_id, application_id, reason_code, reason, revoked_at) VALUES ($1, $2, $3, $4, $5)`, [
+        grantId,
+        principal.applicationId,
+        reasonCode,
+        reason,
+        now,
+      ]);
       await this.outbox.add(manager, 'grant.revoked', { grantId, reason, revokedAt: now.toISOString() }, { applicationId: principal.applicationId, occurredAt: now });
-      return { revocation: { grantId, reason, revokedAt: now }, created: true };
+      return { revocation: { grantId, reasonCode, reason, revokedAt: now }, created: true };
     });
   }
 }

@@ -109,6 +109,7 @@ export class SubmitAttestation {
     }
     try {
       const witnessed = await this.attestations.transaction((manager) => this.witness(manager, attester, command, requestSha256, now));
+      if (witnessed.idempotentReplay) return witnessed;
       this.metrics
         .counter('oversight_attestations_witnessed_total', 'Attestations witnessed (replays excluded), by submitted decision and sequence gap.', ['decision', 'sequence_gap'])
         .inc({ decision: command.decision, sequence_gap: String(witnessed.attestation.sequenceGap) });
@@ -134,6 +135,10 @@ export class SubmitAttestation {
 
   private async witness(manager: EntityManager, attester: TrustedAttester, command: AttestationCommand, requestSha256: string, now: Date): Promise<SubmittedAttestation> {
     const last = await this.attestations.lockSequence(manager, command.applicationId, command.agentClass, now);
+    // A concurrent submission of the same key may have committed while this one waited for the
+    // sequence lock: it is a replay, not a reordered decision stream.
+    const committed = await this.attestations.findByKey(command.applicationId, command.attestationKey, manager);
+    if (committed) return this.replay(committed, requestSha256);
     if (last !== null && command.sequenceNumber <= last) {
       throw oversightError('sequence_number_not_monotonic', `sequence_number must exceed ${last}, the highest accepted for this agent_class`, {
         field: 'sequence_number',

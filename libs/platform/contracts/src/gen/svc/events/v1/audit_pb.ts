@@ -6,13 +6,14 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/events/v1/audit.proto.
  */
 export const file_svc_events_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChlzdmMvZXZlbnRzL3YxL2F1ZGl0LnByb3RvEg1zdmMuZXZlbnRzLnYxIpoBChVBdWRpdENoZWNrcG9pbnRTaWduZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCHNlcXVlbmNlGAIgASgEEg4KBm9yaWdpbhgDIAEoCRIRCgl0cmVlX3NpemUYBCABKAQSEQoJcm9vdF9oYXNoGAUgASgJEhEKCWhlYWRfaGFzaBgGIAEoCSKIAQoXQXVkaXRDaGVja3BvaW50Q29zaWduZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCHNlcXVlbmNlGAIgASgEEhQKDHdpdG5lc3NfbmFtZRgDIAEoCRIdChVjb3NpZ25hdHVyZV90aW1lc3RhbXAYBCABKAQiPAoSQXVkaXRFdmVudEVudmVsb3BlEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YWIGcHJvdG8z", [file_svc_events_v1_meta]);
+  fileDesc("ChlzdmMvZXZlbnRzL3YxL2F1ZGl0LnByb3RvEg1zdmMuZXZlbnRzLnYxIpoBChVBdWRpdENoZWNrcG9pbnRTaWduZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCHNlcXVlbmNlGAIgASgEEg4KBm9yaWdpbhgDIAEoCRIRCgl0cmVlX3NpemUYBCABKAQSEQoJcm9vdF9oYXNoGAUgASgJEhEKCWhlYWRfaGFzaBgGIAEoCSKOAQoXQXVkaXRDaGVja3BvaW50Q29zaWduZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCHNlcXVlbmNlGAIgASgEEhoKDHdpdG5lc3NfbmFtZRgDIAEoCUIEwIwZAhIdChVjb3NpZ25hdHVyZV90aW1lc3RhbXAYBCABKAQiPAoSQXVkaXRFdmVudEVudmVsb3BlEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YWIGcHJvdG8z", [file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * A checkpoint of a region's audit chain was signed with the region key (C2SP signed note).

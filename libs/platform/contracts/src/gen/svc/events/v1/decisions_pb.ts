@@ -8,13 +8,14 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/events/v1/decisions.proto.
  */
 export const file_svc_events_v1_decisions: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zdmMvZXZlbnRzL3YxL2RlY2lzaW9ucy5wcm90bxINc3ZjLmV2ZW50cy52MSKTAQoNRmxvd0FjdGl2YXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESDwoHZmxvd19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SHgoWY2FwdHVyYWJsZV9pbl9vd25fZm9ybRgFIAEoCCKBAgoOQ29uc2VudEdyYW50ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFQoNY29uc2VudF90b2tlbhgFIAEoCRIXCg91c2VyX2lkZW50aWZpZXIYBiABKAkSEAoIcHVycG9zZXMYByADKAkSMAoMZnVsZmlsbGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxpdmVyeV9tb2RlGAkgASgJItYBCg1Db25zZW50RGVuaWVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEhcKD3VzZXJfaWRlbnRpZmllchgFIAEoCRIvCgtkZWNsaW5lZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZGVsaXZlcnlfbW9kZRgHIAEoCSLTAQoOQ29uc2VudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFwoPdXNlcl9pZGVudGlmaWVyGAUgASgJEi4KCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJldm9rZWRfYnkYByABKAkizAIKD0FwcHJvdmFsRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSFAoMcHJpbmNpcGFsX2lkGAQgASgJEhQKDHRyaWdnZXJfdHlwZRgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhMKC3F1b3J1bV90eXBlGAcgASgJEhAKCHJlcXVpcmVkGAggASgNEhEKCWFwcHJvdmFscxgJIAEoDRIPCgdkZW5pYWxzGAogASgNEhAKCGNvdW50ZXJzGAsgASgNEh0KFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgMIAEoCRIuCgpkZWNpZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCK5AgoQU2lnbmF0dXJlRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSFAoMcHJpbmNpcGFsX2lkGAQgASgJEg8KB291dGNvbWUYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEAoIcmVxdWlyZWQYByABKA0SEgoKc2lnbmF0dXJlcxgIIAEoDRIQCghkZWNsaW5lcxgJIAEoDRIQCghjb3VudGVycxgKIAEoDRIdChVjb3VudGVyX3Byb3Bvc2FsX2pzb24YCyABKAkSLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBiBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_events_v1_meta]);
+  fileDesc("Ch1zdmMvZXZlbnRzL3YxL2RlY2lzaW9ucy5wcm90bxINc3ZjLmV2ZW50cy52MSKTAQoNRmxvd0FjdGl2YXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESDwoHZmxvd19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SHgoWY2FwdHVyYWJsZV9pbl9vd25fZm9ybRgFIAEoCCLGAgoOQ29uc2VudEdyYW50ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFQoNY29uc2VudF90b2tlbhgFIAEoCRIdCg91c2VyX2lkZW50aWZpZXIYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSMAoMZnVsZmlsbGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxpdmVyeV9tb2RlGAkgASgJEh8KEXByaW5jaXBhbF9iaW5kaW5nGAogASgJQgTAjBkCEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIpsCCg1Db25zZW50RGVuaWVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEh0KD3VzZXJfaWRlbnRpZmllchgFIAEoCUIEwIwZARIvCgtkZWNsaW5lZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZGVsaXZlcnlfbW9kZRgHIAEoCRIfChFwcmluY2lwYWxfYmluZGluZxgIIAEoCUIEwIwZAhIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCL3AQoOQ29uc2VudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SHQoPdXNlcl9pZGVudGlmaWVyGAUgASgJQgTAjBkBEi4KCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJldm9rZWRfYnkYByABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi9gIKD0FwcHJvdmFsRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEhQKDHRyaWdnZXJfdHlwZRgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhMKC3F1b3J1bV90eXBlGAcgASgJEhAKCHJlcXVpcmVkGAggASgNEhEKCWFwcHJvdmFscxgJIAEoDRIPCgdkZW5pYWxzGAogASgNEhAKCGNvdW50ZXJzGAsgASgNEiMKFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgMIAEoCUIEwIwZARIuCgpkZWNpZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCLjAgoQU2lnbmF0dXJlRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEg8KB291dGNvbWUYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEAoIcmVxdWlyZWQYByABKA0SEgoKc2lnbmF0dXJlcxgIIAEoDRIQCghkZWNsaW5lcxgJIAEoDRIQCghjb3VudGVycxgKIAEoDRIjChVjb3VudGVyX3Byb3Bvc2FsX2pzb24YCyABKAlCBMCMGQESLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAxiBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * flow.activated: a flow version became the active version (consent-records). Its terms are
@@ -117,6 +118,21 @@ export type ConsentGranted = Message<"svc.events.v1.ConsentGranted"> & {
    * @generated from field: string delivery_mode = 9;
    */
   deliveryMode: string;
+
+  /**
+   * How the server bound the person: api_token | principal_assertion | hosted_sign_in, or
+   * unbound (nobody's consent: no consent record is written). Empty from older producers.
+   *
+   * @generated from field: string principal_binding = 10;
+   */
+  principalBinding: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -168,6 +184,20 @@ export type ConsentDenied = Message<"svc.events.v1.ConsentDenied"> & {
    * @generated from field: string delivery_mode = 7;
    */
   deliveryMode: string;
+
+  /**
+   * As ConsentGranted.principal_binding.
+   *
+   * @generated from field: string principal_binding = 8;
+   */
+  principalBinding: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -219,6 +249,13 @@ export type ConsentRevoked = Message<"svc.events.v1.ConsentRevoked"> & {
    * @generated from field: string revoked_by = 7;
    */
   revokedBy: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -303,6 +340,13 @@ export type ApprovalDecided = Message<"svc.events.v1.ApprovalDecided"> & {
    * @generated from field: google.protobuf.Timestamp decided_at = 13;
    */
   decidedAt?: Timestamp | undefined;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -380,6 +424,13 @@ export type SignatureDecided = Message<"svc.events.v1.SignatureDecided"> & {
    * @generated from field: google.protobuf.Timestamp decided_at = 12;
    */
   decidedAt?: Timestamp | undefined;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**

@@ -6,13 +6,14 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/events/v1/oap.proto.
  */
 export const file_svc_events_v1_oap: GenFile = /*@__PURE__*/
-  fileDesc("ChdzdmMvZXZlbnRzL3YxL29hcC5wcm90bxINc3ZjLmV2ZW50cy52MSJ3Cg9BZ2VudFJlZ2lzdGVyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGFnZW50X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhIKCmFnZW50X3R5cGUYBCABKAkigwEKGkFnZW50Q2FwYWJpbGl0aWVzUHVibGlzaGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIQCghhZ2VudF9pZBgCIAEoCRISCgp2ZXJzaW9uX2lkGAMgASgJEhcKD21hbmlmZXN0X3NoYTI1NhgEIAEoCSLFAgoQQXV0aG9yaXR5Q2hhbmdlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFAoMYXV0aG9yaXR5X2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDHByaW5jaXBhbF9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEwoLYm91bmRzX2pzb24YBiABKAkSEgoKdmFsaWRfZnJvbRgHIAEoCRITCgt2YWxpZF91bnRpbBgIIAEoCRIOCgZyZWFzb24YCSABKAkSEAoIcHVycG9zZXMYCiADKAkSGwoTY29vbGluZ19vZmZfc2Vjb25kcxgLIAEoDRISCgpjcmVhdGVkX2F0GAwgASgJEhIKCmFnZW50X25hbWUYDSABKAkSFgoOd2l0aGRyYXdhbF91cmwYDiABKAkioAIKDEdyYW50RGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEAoIZGVjaXNpb24YAiABKAkSEAoIZ3JhbnRfaWQYAyABKAkSEAoIYWdlbnRfaWQYBCABKAkSFAoMYXV0aG9yaXR5X2lkGAUgASgJEhcKD2RlbmlhbF9jYXRlZ29yeRgGIAEoCRIUCgxjYXNjYWRlX3N0ZXAYByABKA0SEwoLcmVhc29uX2NvZGUYCCABKAkSEwoLcmVjZWlwdF9qdGkYCSABKAkSFgoOcmVjZWlwdF9zaGEyNTYYCiABKAkSFQoNZXNjYWxhdGlvbl9pZBgLIAEoCRIUCgxjb250ZXh0X2hhc2gYDCABKAkirgIKEUFwcHJvdmFsUmVxdWVzdGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1lc2NhbGF0aW9uX2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDGF1dGhvcml0eV9pZBgEIAEoCRIUCgxwcmluY2lwYWxfaWQYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEQoJYXBwcm92ZXJzGAcgAygJEhEKCXRocmVzaG9sZBgIIAEoDRIUCgxkZWNpc2lvbl91cmwYCSABKAkSHAoUc2Vzc2lvbl90b2tlbl9zaGEyNTYYCiABKAkSFwoPYXBwcm92YWxfdHRsX2F0GAsgASgJEhQKDHJlcXVlc3RfanNvbhgMIAEoCSJ2ChJFc2NhbGF0aW9uUmVzb2x2ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDWVzY2FsYXRpb25faWQYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIQCghncmFudF9pZBgEIAEoCSJsCgxHcmFudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGdyYW50X2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCRISCgpyZXZva2VkX2F0GAQgASgJIpEBCg9BcHByb3ZhbEV4cGlyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDWVzY2FsYXRpb25faWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSFAoMYXV0aG9yaXR5X2lkGAQgASgJEhcKD2FwcHJvdmFsX3R0bF9hdBgFIAEoCWIGcHJvdG8z", [file_svc_events_v1_meta]);
+  fileDesc("ChdzdmMvZXZlbnRzL3YxL29hcC5wcm90bxINc3ZjLmV2ZW50cy52MSJ3Cg9BZ2VudFJlZ2lzdGVyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGFnZW50X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhIKCmFnZW50X3R5cGUYBCABKAkigwEKGkFnZW50Q2FwYWJpbGl0aWVzUHVibGlzaGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIQCghhZ2VudF9pZBgCIAEoCRISCgp2ZXJzaW9uX2lkGAMgASgJEhcKD21hbmlmZXN0X3NoYTI1NhgEIAEoCSL1AgoQQXV0aG9yaXR5Q2hhbmdlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFAoMYXV0aG9yaXR5X2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhoKDHByaW5jaXBhbF9pZBgEIAEoCUIEwIwZARIOCgZzdGF0dXMYBSABKAkSEwoLYm91bmRzX2pzb24YBiABKAkSEgoKdmFsaWRfZnJvbRgHIAEoCRITCgt2YWxpZF91bnRpbBgIIAEoCRIUCgZyZWFzb24YCSABKAlCBMCMGQESEAoIcHVycG9zZXMYCiADKAkSGwoTY29vbGluZ19vZmZfc2Vjb25kcxgLIAEoDRISCgpjcmVhdGVkX2F0GAwgASgJEhgKCmFnZW50X25hbWUYDSABKAlCBMCMGQISFgoOd2l0aGRyYXdhbF91cmwYDiABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwipgIKDEdyYW50RGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEAoIZGVjaXNpb24YAiABKAkSEAoIZ3JhbnRfaWQYAyABKAkSEAoIYWdlbnRfaWQYBCABKAkSFAoMYXV0aG9yaXR5X2lkGAUgASgJEhcKD2RlbmlhbF9jYXRlZ29yeRgGIAEoCRIUCgxjYXNjYWRlX3N0ZXAYByABKA0SGQoLcmVhc29uX2NvZGUYCCABKAlCBMCMGQISEwoLcmVjZWlwdF9qdGkYCSABKAkSFgoOcmVjZWlwdF9zaGEyNTYYCiABKAkSFQoNZXNjYWxhdGlvbl9pZBgLIAEoCRIUCgxjb250ZXh0X2hhc2gYDCABKAki+wIKEUFwcHJvdmFsUmVxdWVzdGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1lc2NhbGF0aW9uX2lkGAIgASgJEhAKCGFnZW50X2lkGAMgASgJEhQKDGF1dGhvcml0eV9pZBgEIAEoCRIaCgxwcmluY2lwYWxfaWQYBSABKAlCBMCMGQESEwoLcXVvcnVtX3R5cGUYBiABKAkSFwoJYXBwcm92ZXJzGAcgAygJQgTAjBkBEhEKCXRocmVzaG9sZBgIIAEoDRIUCgxkZWNpc2lvbl91cmwYCSABKAkSHAoUc2Vzc2lvbl90b2tlbl9zaGEyNTYYCiABKAkSFwoPYXBwcm92YWxfdHRsX2F0GAsgASgJEhoKDHJlcXVlc3RfanNvbhgMIAEoCUIEwIwZARIbCg1wcm9wb3NhbF9qc29uGA0gASgJQgTAjBkBEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMInYKEkVzY2FsYXRpb25SZXNvbHZlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNZXNjYWxhdGlvbl9pZBgCIAEoCRIPCgdvdXRjb21lGAMgASgJEhAKCGdyYW50X2lkGAQgASgJIpABCgxHcmFudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhAKCGdyYW50X2lkGAIgASgJEhQKBnJlYXNvbhgDIAEoCUIEwIwZARISCgpyZXZva2VkX2F0GAQgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIpEBCg9BcHByb3ZhbEV4cGlyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDWVzY2FsYXRpb25faWQYAiABKAkSEAoIYWdlbnRfaWQYAyABKAkSFAoMYXV0aG9yaXR5X2lkGAQgASgJEhcKD2FwcHJvdmFsX3R0bF9hdBgFIAEoCWIGcHJvdG8z", [file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * An agent identity was registered under an application (oap-authorizer).
@@ -176,6 +177,13 @@ export type AuthorityChanged = Message<"svc.events.v1.AuthorityChanged"> & {
    * @generated from field: string withdrawal_url = 14;
    */
   withdrawalUrl: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -333,6 +341,22 @@ export type ApprovalRequested = Message<"svc.events.v1.ApprovalRequested"> & {
    * @generated from field: string request_json = 12;
    */
   requestJson: string;
+
+  /**
+   * JSON of what the approvers are shown (contracts ApprovalProposal): the agent and its
+   * provider, actions, scope, amount and currency, context, the bound that triggered, deadline.
+   * Sealed: its context names the person the agent acts for.
+   *
+   * @generated from field: string proposal_json = 13;
+   */
+  proposalJson: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -401,6 +425,13 @@ export type GrantRevoked = Message<"svc.events.v1.GrantRevoked"> & {
    * @generated from field: string revoked_at = 4;
    */
   revokedAt: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**

@@ -8,13 +8,14 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/events/v1/records.proto.
  */
 export const file_svc_events_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSKSBAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SGwoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCRIVCg1zdWJqZWN0X2VtYWlsGAYgASgJEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJIv8BChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIbChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJEhUKDXN1YmplY3RfZW1haWwYBiABKAkSDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIv8BChRDb25zZW50UmVjb3JkUmV2b2tlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEhsKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAkSFQoNc3ViamVjdF9lbWFpbBgGIAEoCRIQCghwdXJwb3NlcxgHIAMoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta]);
+  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSK8BAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChRDb25zZW50UmVjb3JkUmV2b2tlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * One purpose's outcome in a consent record.
@@ -156,6 +157,13 @@ export type ConsentRecorded = Message<"svc.events.v1.ConsentRecorded"> & {
    * @generated from field: string delivery_mode = 17;
    */
   deliveryMode: string;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -218,6 +226,13 @@ export type ConsentPurposeRevoked = Message<"svc.events.v1.ConsentPurposeRevoked
    * @generated from field: google.protobuf.Timestamp revoked_at = 9;
    */
   revokedAt?: Timestamp | undefined;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**
@@ -280,6 +295,13 @@ export type ConsentRecordRevoked = Message<"svc.events.v1.ConsentRecordRevoked">
    * @generated from field: google.protobuf.Timestamp revoked_at = 9;
    */
   revokedAt?: Timestamp | undefined;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
 };
 
 /**

@@ -6,13 +6,14 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/events/v1/webhooks.proto.
  */
 export const file_svc_events_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvZXZlbnRzL3YxL3dlYmhvb2tzLnByb3RvEg1zdmMuZXZlbnRzLnYxIp0CChVXZWJob29rRGVsaXZlcnlGYWlsZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKD3N1YnNjcmlwdGlvbl9pZBgCIAEoCRITCgtkZWxpdmVyeV9pZBgDIAEoCRIXCg9mYWlsZWRfZXZlbnRfaWQYBCABKAkSGQoRZmFpbGVkX2V2ZW50X3R5cGUYBSABKAkSCwoDdXJsGAYgASgJEhAKCGF0dGVtcHRzGAcgASgNEhgKEGxhc3Rfc3RhdHVzX2NvZGUYCCABKA0SEgoKbGFzdF9lcnJvchgJIAEoCRIOCgZyZWFzb24YCiABKAkSHQoVc3Vic2NyaXB0aW9uX2Rpc2FibGVkGAsgASgIYgZwcm90bzM", [file_svc_events_v1_meta]);
+  fileDesc("ChxzdmMvZXZlbnRzL3YxL3dlYmhvb2tzLnByb3RvEg1zdmMuZXZlbnRzLnYxIq8CChVXZWJob29rRGVsaXZlcnlGYWlsZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKD3N1YnNjcmlwdGlvbl9pZBgCIAEoCRITCgtkZWxpdmVyeV9pZBgDIAEoCRIXCg9mYWlsZWRfZXZlbnRfaWQYBCABKAkSGQoRZmFpbGVkX2V2ZW50X3R5cGUYBSABKAkSEQoDdXJsGAYgASgJQgTAjBkCEhAKCGF0dGVtcHRzGAcgASgNEhgKEGxhc3Rfc3RhdHVzX2NvZGUYCCABKA0SGAoKbGFzdF9lcnJvchgJIAEoCUIEwIwZAhIUCgZyZWFzb24YCiABKAlCBMCMGQISHQoVc3Vic2NyaXB0aW9uX2Rpc2FibGVkGAsgASgIYgZwcm90bzM", [file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * A webhook delivery (one event to one subscribed endpoint) failed for good: its five attempts were

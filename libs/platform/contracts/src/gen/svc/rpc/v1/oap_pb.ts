@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { ApprovalRequested } from "../../events/v1/oap_pb";
+import { file_svc_events_v1_oap } from "../../events/v1/oap_pb";
 import type { RpcError } from "./errors_pb";
 import { file_svc_rpc_v1_errors } from "./errors_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/oap.proto.
  */
 export const file_svc_rpc_v1_oap: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdmMvcnBjL3YxL29hcC5wcm90bxIKc3ZjLnJwYy52MSIzChJHcmFudFN0YXR1c1JlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkSCwoDa2lkGAIgASgJIpEBChBHcmFudFN0YXR1c1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIOCgZzdGF0dXMYAyABKAkSEgoKcmV2b2tlZF9hdBgEIAEoCRIQCghqd2tfanNvbhgFIAEoCRITCgtjb25zdW1lZF9hdBgGIAEoCSInChNDb25zdW1lR3JhbnRSZXF1ZXN0EhAKCGdyYW50X2lkGAEgASgJIlkKEUNvbnN1bWVHcmFudFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIQCghjb25zdW1lZBgDIAEoCGIGcHJvdG8z", [file_svc_rpc_v1_errors]);
+  fileDesc("ChRzdmMvcnBjL3YxL29hcC5wcm90bxIKc3ZjLnJwYy52MSIzChJHcmFudFN0YXR1c1JlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkSCwoDa2lkGAIgASgJIpEBChBHcmFudFN0YXR1c1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIOCgZzdGF0dXMYAyABKAkSEgoKcmV2b2tlZF9hdBgEIAEoCRIQCghqd2tfanNvbhgFIAEoCRITCgtjb25zdW1lZF9hdBgGIAEoCSInChNDb25zdW1lR3JhbnRSZXF1ZXN0EhAKCGdyYW50X2lkGAEgASgJIlkKEUNvbnN1bWVHcmFudFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIQCghjb25zdW1lZBgDIAEoCCI5ChlHZXRBcHByb3ZhbFJlcXVlc3RSZXF1ZXN0EhwKFHNlc3Npb25fdG9rZW5fc2hhMjU2GAEgASgJIoABChdHZXRBcHByb3ZhbFJlcXVlc3RSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgSMQoHcmVxdWVzdBgDIAEoCzIgLnN2Yy5ldmVudHMudjEuQXBwcm92YWxSZXF1ZXN0ZWRiBnByb3RvMw", [file_svc_events_v1_oap, file_svc_rpc_v1_errors]);
 
 /**
  * Asks a grant's home region (oap-authorizer) for the grant's current revocation status. Used by
@@ -139,4 +141,54 @@ export type ConsumeGrantReply = Message<"svc.rpc.v1.ConsumeGrantReply"> & {
  */
 export const ConsumeGrantReplySchema: GenMessage<ConsumeGrantReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_oap, 3);
+
+/**
+ * The approval request of an escalation, by the SHA-256 of its approval session token: lets
+ * decision-gateway open the approval session at once when the page is requested before the
+ * oap.approval_requested event arrives, so a decision_url works as soon as it is handed out.
+ *
+ * @generated from message svc.rpc.v1.GetApprovalRequestRequest
+ */
+export type GetApprovalRequestRequest = Message<"svc.rpc.v1.GetApprovalRequestRequest"> & {
+  /**
+   * @generated from field: string session_token_sha256 = 1;
+   */
+  sessionTokenSha256: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.GetApprovalRequestRequest.
+ * Use `create(GetApprovalRequestRequestSchema)` to create a new message.
+ */
+export const GetApprovalRequestRequestSchema: GenMessage<GetApprovalRequestRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 4);
+
+/**
+ * @generated from message svc.rpc.v1.GetApprovalRequestReply
+ */
+export type GetApprovalRequestReply = Message<"svc.rpc.v1.GetApprovalRequestReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: bool found = 2;
+   */
+  found: boolean;
+
+  /**
+   * As published in oap.approval_requested (decision_url left empty: the token is not stored).
+   *
+   * @generated from field: svc.events.v1.ApprovalRequested request = 3;
+   */
+  request?: ApprovalRequested | undefined;
+};
+
+/**
+ * Describes the message svc.rpc.v1.GetApprovalRequestReply.
+ * Use `create(GetApprovalRequestReplySchema)` to create a new message.
+ */
+export const GetApprovalRequestReplySchema: GenMessage<GetApprovalRequestReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 5);
 

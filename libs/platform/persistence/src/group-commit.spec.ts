@@ -1,4 +1,4 @@
-import { GroupCommitQueue, type JobOutcome } from './group-commit';
+import { commitIsolatingFailures, GroupCommitQueue, isTransactionConflict, NO_BATCH_RETRY, type JobOutcome } from './group-commit';
 
 describe('GroupCommitQueue', () => {
   it('runs the first job at once, then everything that queued meanwhile as one batch (up to the size bound)', async () => {
@@ -22,18 +22,54 @@ describe('GroupCommitQueue', () => {
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 
-  it('fails every caller of a batch whose shared commit failed, and keeps serving later batches', async () => {
-    let calls = 0;
-    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
-      calls += 1;
-      if (calls === 2) throw new Error('commit failed');
-      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-    }, 10);
+  it('re-runs a batch whose shared commit failed one job at a time, so only the job that cannot commit fails', async () => {
+    const commits: number[][] = [];
+    let release!: () => void;
+    const firstBatchDone = new Promise<void>((resolve) => (release = resolve));
+    const splits: number[] = [];
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        commits.push(jobs);
+        if (commits.length === 1) await firstBatchDone;
+        if (jobs.includes(13)) throw new Error('invalid byte sequence');
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      10,
+      NO_BATCH_RETRY,
+      (_error, size) => splits.push(size),
+    );
     const first = queue.submit(1);
-    const batch = [queue.submit(2), queue.submit(3)];
+    const batch = [2, 13, 3].map((job) => queue.submit(job));
+    release();
     expect(await first).toBe(1);
-    for (const outcome of await Promise.allSettled(batch)) expect(outcome).toMatchObject({ status: 'rejected', reason: new Error('commit failed') });
+    const settled = await Promise.allSettled(batch);
+    expect(settled).toEqual([
+      { status: 'fulfilled', value: 2 },
+      { status: 'rejected', reason: new Error('invalid byte sequence') },
+      { status: 'fulfilled', value: 3 },
+    ]);
+    expect(commits).toEqual([[1], [2, 13, 3], [2], [13], [3]]);
+    expect(splits).toEqual([3]);
     expect(await queue.submit(4)).toBe(4);
+  });
+
+  it('keeps re-running a batch on retryable conflicts without splitting it while attempts remain', async () => {
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const commits: number[][] = [];
+    const outcomes = await commitIsolatingFailures<number, number>(
+      [1, 2],
+      async (jobs) => {
+        commits.push(jobs);
+        if (commits.length < 3) throw deadlock;
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { retryable: isTransactionConflict, maxAttempts: 3 },
+    );
+    expect(outcomes).toEqual([
+      { ok: true, value: 1 },
+      { ok: true, value: 2 },
+    ]);
+    expect(commits).toEqual([[1, 2], [1, 2], [1, 2]]);
   });
 
   it('runs a batch again when its failure is retryable (a deadlock victim), up to the attempt limit', async () => {

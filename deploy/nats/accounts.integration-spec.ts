@@ -1,0 +1,138 @@
+/**
+ * The region accounts of deploy/nats/accounts.conf on a nats-server of this test's own (free port,
+ * own JetStream directory): anonymous clients are refused, a region's credentials read nothing of
+ * another region, and the cross-region request/reply the code relies on still answers.
+ */
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { BusConnection, DurableConsumer, EventPublisher, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
+import { REGIONS, type Region } from '@svc/config';
+import {
+  ConsumeGrantReplySchema,
+  ConsumeGrantRequestSchema,
+  GetAuditChainInfoReplySchema,
+  GetAuditChainInfoRequestSchema,
+  GrantStatusReplySchema,
+  GrantStatusRequestSchema,
+  ResolveCredentialRequestSchema,
+  regionStreamName,
+  rpcSubject,
+} from '@svc/contracts';
+import { waitFor } from '@svc/testing';
+import { connect, type Subscription } from 'nats';
+import { ACCOUNTS_CONFIG, randomPassword } from '../local/nats-server-binary';
+import { startNatsServer, type NatsServerProcess } from './nats-server-process';
+
+const PREFIX = 'svc';
+
+/** How a subscription ends: a message, or the server's refusal. */
+async function firstOutcome(subscription: Subscription, timeoutMs: number): Promise<string> {
+  const timer = setTimeout(() => subscription.unsubscribe(), timeoutMs);
+  try {
+    for await (const message of subscription) return `received ${message.subject}`;
+    return 'nothing';
+  } catch (error) {
+    return String((error as { code?: string }).code);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
+  let server: NatsServerProcess;
+  const passwords = Object.fromEntries(REGIONS.map((region) => [region, randomPassword()])) as Record<Region, string>;
+  const buses = {} as Record<Region, BusConnection>;
+
+  beforeAll(async () => {
+    server = await startNatsServer(ACCOUNTS_CONFIG, Object.fromEntries(REGIONS.map((region) => [`NATS_${region.toUpperCase()}_PASSWORD`, passwords[region]])));
+    for (const region of REGIONS) {
+      buses[region] = await BusConnection.connect({
+        url: server.url,
+        prefix: PREFIX,
+        region,
+        name: `accounts-test-${region}`,
+        credentials: busCredentialsFrom({ NATS_USER: `svc-${region}`, NATS_PASSWORD: passwords[region] }),
+      });
+      await ensureRegionStream(buses[region].jsm, PREFIX, region);
+    }
+  });
+
+  afterAll(async () => {
+    for (const bus of Object.values(buses)) await bus.close();
+    await server?.stop();
+  });
+
+  it('refuses anonymous clients and wrong passwords, so nobody unauthenticated can subscribe to svc.us.evt.>', async () => {
+    await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
+    await expect(connect({ servers: server.url, reconnect: false, user: 'svc-us', pass: passwords.eu })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
+  });
+
+  it("gives region us nothing of region eu's events: no subscription, no stream, no publishing into it", async () => {
+    await new EventPublisher(buses.eu).publish({ id: 'eu-evt-1', eventType: 'consent.recorded', subject: `${PREFIX}.eu.evt.consent.recorded`, data: Buffer.from('ada@example.com') });
+    expect((await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'eu'))).state.messages).toBe(1);
+
+    expect(await firstOutcome(buses.us.nc.subscribe(`${PREFIX}.eu.evt.>`), 2_000)).toBe('PERMISSIONS_VIOLATION');
+    expect(await firstOutcome(buses.us.nc.subscribe('>'), 2_000)).toBe('PERMISSIONS_VIOLATION');
+    // The eu stream does not exist in the us account's JetStream.
+    await expect(buses.us.jsm.streams.info(regionStreamName(PREFIX, 'eu'))).rejects.toThrow(/stream not found/);
+    await expect(buses.us.js.publish(`${PREFIX}.eu.evt.consent.recorded`, Buffer.from('forged'))).rejects.toThrow();
+    expect((await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'eu'))).state.messages).toBe(1);
+
+  });
+
+  it('lets a region publish and consume its own events with durable consumers under its credentials', async () => {
+    const seen: string[] = [];
+    const consumer = new DurableConsumer(buses.us, { durable: 'accounts-test', filterSubject: `${PREFIX}.us.evt.consent.>` }, { error: () => undefined });
+    await consumer.start(async (event) => {
+      seen.push(event.id);
+    });
+    try {
+      await new EventPublisher(buses.us).publish({ id: 'us-evt-1', eventType: 'consent.recorded', subject: `${PREFIX}.us.evt.consent.recorded`, data: Buffer.from('x') });
+      await waitFor(() => seen.includes('us-evt-1'));
+    } finally {
+      await consumer.stop();
+    }
+    const info = await buses.us.jsm.consumers.info(regionStreamName(PREFIX, 'us'), 'accounts-test');
+    expect(info.num_ack_pending).toBe(0);
+  });
+
+  it('answers the cross-region requests the code makes: grant status, grant consumption, chain info', async () => {
+    const eu = new RpcServer(buses.eu);
+    const ap = new RpcServer(buses.ap);
+    eu.handle('oap.grant_status', async (request) => ({ found: true, status: 'revoked', revokedAt: `for ${request.grantId}` }));
+    ap.handle('oap.consume_grant', async () => ({ found: true, consumed: true }));
+    ap.handle('audit.get_chain_info', async () => ({ genesisHash: 'ab'.repeat(32) }));
+    try {
+      await buses.eu.nc.flush();
+      await buses.ap.nc.flush();
+      const status = await buses.us.nc.request(rpcSubject(PREFIX, 'eu', 'oap.grant_status'), toBinary(GrantStatusRequestSchema, create(GrantStatusRequestSchema, { grantId: 'gnt_eu_1' })), { timeout: 2_000 });
+      expect(fromBinary(GrantStatusReplySchema, status.data)).toMatchObject({ found: true, status: 'revoked', revokedAt: 'for gnt_eu_1' });
+      const consumed = await buses.eu.nc.request(rpcSubject(PREFIX, 'ap', 'oap.consume_grant'), toBinary(ConsumeGrantRequestSchema, create(ConsumeGrantRequestSchema, { grantId: 'gnt_ap_1' })), { timeout: 2_000 });
+      expect(fromBinary(ConsumeGrantReplySchema, consumed.data)).toMatchObject({ found: true, consumed: true });
+      const chain = await buses.us.nc.request(rpcSubject(PREFIX, 'ap', 'audit.get_chain_info'), toBinary(GetAuditChainInfoRequestSchema, create(GetAuditChainInfoRequestSchema, {})), { timeout: 2_000 });
+      expect(fromBinary(GetAuditChainInfoReplySchema, chain.data).genesisHash).toBe('ab'.repeat(32));
+    } finally {
+      eu.close();
+      ap.close();
+    }
+  });
+
+  it("refuses a region's request to another region's internal methods", async () => {
+    const eu = new RpcServer(buses.eu);
+    let asked = 0;
+    eu.handle('gateway.resolve_credential', async () => {
+      asked += 1;
+      return {};
+    });
+    try {
+      await buses.eu.nc.flush();
+      const request = toBinary(ResolveCredentialRequestSchema, create(ResolveCredentialRequestSchema, {}));
+      await expect(buses.us.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 1_000 })).rejects.toThrow();
+      expect(asked).toBe(0);
+      // Within eu the same method answers.
+      await expect(buses.eu.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 2_000 })).resolves.toBeDefined();
+      expect(asked).toBe(1);
+    } finally {
+      eu.close();
+    }
+  });
+});

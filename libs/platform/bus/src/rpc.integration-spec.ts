@@ -1,0 +1,73 @@
+import { DomainError } from '@svc/errors';
+import { TEST_NATS_URL, TcpProxy, uniqueBusPrefix } from '@svc/testing';
+import { BusConnection } from './bus-connection';
+import { LocalRpcHandlers, RpcClient, RpcServer } from './rpc';
+
+const APPLICATION = { found: true, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+
+/**
+ * Issue 14 item 8: a method whose owner runs in the same process keeps answering while the bus
+ * is down, with the same replies and errors as over NATS; other processes still reach it over NATS.
+ */
+describe('request/reply, local first (real NATS behind a proxy the test cuts)', () => {
+  const prefix = uniqueBusPrefix();
+  let proxy: TcpProxy;
+  let bus: BusConnection;
+  let remote: BusConnection;
+  let server: RpcServer;
+  const local = new LocalRpcHandlers();
+
+  beforeAll(async () => {
+    proxy = await TcpProxy.start(TEST_NATS_URL);
+    bus = await BusConnection.connect({ url: proxy.url('nats'), prefix, region: 'us', name: 'rpc-local-test' });
+    remote = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'rpc-remote-test' });
+    server = new RpcServer(bus, local);
+    server.handle('gateway.get_application', async (request) => {
+      if (request.applicationId === 'refused') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'refused' });
+      if (request.applicationId === 'crash') throw new Error('database exploded');
+      return { ...APPLICATION, applicationId: request.applicationId };
+    });
+    await bus.nc.flush();
+  });
+
+  afterAll(async () => {
+    server?.close();
+    proxy?.restore();
+    await bus?.close();
+    await remote?.close();
+    await proxy?.close();
+  });
+
+  it('is answered over NATS for another process', async () => {
+    await expect(new RpcClient(remote).call('gateway.get_application', { applicationId: 'tp_us_remote' })).resolves.toMatchObject({ found: true, applicationId: 'tp_us_remote' });
+  });
+
+  describe('while the bus is cut', () => {
+    beforeAll(() => proxy.cut());
+    afterAll(() => proxy.restore());
+
+    it('answers an in-process caller directly, with a reply decoded as from the wire', async () => {
+      const reply = await new RpcClient(bus, local).call('gateway.get_application', { applicationId: 'tp_us_local' });
+      expect(reply).toMatchObject({ found: true, applicationId: 'tp_us_local', allowedOrigins: [] });
+      expect(reply.$typeName).toBe('svc.rpc.v1.GetApplicationReply');
+    });
+
+    it('rethrows a domain error as the same error, and anything else as internal_error, as a remote caller sees them', async () => {
+      const client = new RpcClient(bus, local);
+      await expect(client.call('gateway.get_application', { applicationId: 'refused' })).rejects.toMatchObject({ kind: 'forbidden', code: 'not_yours', detail: { application_id: 'refused' } });
+      await expect(client.call('gateway.get_application', { applicationId: 'crash' })).rejects.toMatchObject({ kind: 'internal', code: 'internal_error', message: 'Internal error' });
+    });
+
+    it('still fails with service_unavailable for a caller without the handler in its process', async () => {
+      await expect(new RpcClient(bus).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+    });
+  });
+
+  it('forgets local handlers when the server closes', async () => {
+    const own = new LocalRpcHandlers();
+    const closing = new RpcServer(bus, own);
+    closing.handle('consent_records.get_flow', async () => ({}));
+    closing.close();
+    expect(own.get('consent_records.get_flow')).toBeUndefined();
+  });
+});

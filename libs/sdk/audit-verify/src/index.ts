@@ -1,0 +1,12 @@
+export {
+  AuditProofError,
+  verifyConsistencyProof,
+  verifyInclusionProof,
+  type AuditCheckpointResponse,
+  type AuditProofFailure,
+  type ConsistencyProofResponse,
+  type InclusionProofResponse,
+  type VerifiedConsistency,
+  type VerifiedInclusion,
+  type VerifyAuditProofOptions,
+} from './verify-audit-proof';
