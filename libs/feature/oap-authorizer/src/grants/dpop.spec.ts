@@ -70,7 +70,7 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
   });
 
   it('accepts every asymmetric algorithm it lists, and only those', async () => {
-    expect(DPOP_ALGORITHMS).toEqual(['EdDSA', 'ES256', 'ES384', 'PS256', 'RS256']);
+    expect(DPOP_ALGORITHMS).toEqual(['Ed25519', 'EdDSA', 'ES256', 'ES384', 'PS256', 'RS256']);
     const es256 = await signer('ES256');
     const { dpop } = verifier();
     await expect(dpop.verifyDeferringReplay({ header: await proof(es256), method: 'POST', url: URL })).resolves.toMatchObject({ jkt: await calculateJwkThumbprint(es256.jwk, 'sha256') });
@@ -96,7 +96,7 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
 
   describe('the DPoP header', () => {
     it('is required, and the refusal names the accepted algorithms', async () => {
-      expect(await refusal(undefined)).toEqual({ code: 'dpop_proof_missing', message: 'A DPoP proof header is required', reason: undefined, headers: { 'WWW-Authenticate': 'DPoP algs="EdDSA ES256"' } });
+      expect(await refusal(undefined)).toEqual({ code: 'dpop_proof_missing', message: 'A DPoP proof header is required', reason: undefined, headers: { 'WWW-Authenticate': 'DPoP algs="Ed25519 EdDSA ES256 ES384 PS256 RS256"' } });
     });
     it('must be a single header', async () => {
       expect(await refusal([await proof(key), await proof(key)])).toMatchObject({ code: 'dpop_proof_invalid', message: 'Exactly one DPoP header is allowed' });

@@ -1,7 +1,7 @@
 import { PASS, context, denied, request, run } from '../../../test/cascade-fixtures';
 import type { EscalationBounds } from '../../authorities/bounds';
 import type { GrantRequest } from './cascade-step';
-import { step10Escalation } from './step-10-escalation';
+import { escalationTriggers, step10Escalation } from './step-10-escalation';
 
 const ESCALATE = { outcome: 'escalate', reason: 'escalation_required' };
 const bounds = (trigger: Partial<EscalationBounds>, approvers = ['user_1', 'user_2']): EscalationBounds => ({ quorum_type: 'all', approvers, ...trigger });
@@ -57,5 +57,24 @@ describe('step 10 — escalation bounds', () => {
     );
     expect(verdict(bounds({ actions: ['refund'] }, []), { actions: ['pay'] })).toEqual(PASS);
     expect(verdict(bounds({ always: true }, ['user_1']))).toEqual(ESCALATE);
+  });
+});
+
+describe('escalationTriggers (what the principal is shown)', () => {
+  it('lists every trigger the request hits, in bound order, with what matched', () => {
+    const all = bounds({ always: true, amount_over: '80', actions: ['refund', 'wire:*'], scopes: ['payments:admin', 'profile:*'] });
+    expect(escalationTriggers(all, { value: { amount: '90.50', currency: 'EUR' }, actions: ['pay', 'wire:out', 'refund'], scopes: ['profile:read', 'payments:write'] })).toEqual([
+      { bound: 'always' },
+      { bound: 'amount_over', limit: '80', amount: '90.50', currency: 'EUR' },
+      { bound: 'actions', matched: ['wire:out', 'refund'] },
+      { bound: 'scopes', matched: ['profile:read'] },
+    ]);
+  });
+
+  it('lists nothing for a request inside every trigger, or without escalation lists', () => {
+    const all = bounds({ always: false, amount_over: '80', actions: ['refund'], scopes: ['payments:admin'] });
+    expect(escalationTriggers(all, { value: { amount: '80', currency: 'EUR' }, actions: ['pay'], scopes: ['payments:write'] })).toEqual([]);
+    expect(escalationTriggers(bounds({ amount_over: '80' }), { actions: ['pay'], scopes: ['payments:write'] })).toEqual([]);
+    expect(escalationTriggers(bounds({}), { value: { amount: '1', currency: 'EUR' }, actions: ['pay'], scopes: ['payments:write'] })).toEqual([]);
   });
 });
