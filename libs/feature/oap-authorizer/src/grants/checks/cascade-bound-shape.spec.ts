@@ -44,5 +44,6 @@ describe('each cascade step fails closed on its own malformed bound', () => {
 
   it('leaves the missing authority to step 3', () => {
     expect(runCascade(context({}, { authority: undefined }), [CASCADE_STEPS[0]!])).toMatchObject({ decision: 'deny', step: 3, reason: 'authority_not_found' });
+    expect(() => runCascade(context({}, { authority: undefined }), [CASCADE_STEPS[1]!])).toThrow('cascade step ran without an authority; step 3 must run first');
   });
 });
