@@ -6,22 +6,20 @@
 // listed here instead, each with why no test can tell them apart from the original:
 //
 // grants/checks
-//   step-08:17, step-08:18, step-09:12, step-09:13, step-10:19, step-12:13, step-13:16, step-13:17
+//   step-08:18, step-08:19, step-09:13, step-09:14, step-12:14, step-13:17, step-13:18
 //     `<bound> !== undefined && …` → `true && …`: comparing with an absent bound (undefined, or the
 //     Invalid Date it makes) is false anyway; the guard only narrows the type.
-//   step-08:18 `now >= not_after` → `false` / `>`: unreachable in the cascade, where step 3 already
-//     guarantees valid_until > now, so the valid_until clause denies the same requests.
-//     (A unit test calls the step directly with valid_until = now and kills them.)
-//   step-13:30 `index > 0` → `index >= 0`: the first ordered action has no predecessors and
+//   step-13:31 `index > 0` → `index >= 0`: the first ordered action has no predecessors and
 //     `[].every(…)` is true.
-//   step-08:30 `buckets ?? []` → `["Stryker was here"]`: a bucket with no period reads an undefined
+//   step-08:31 `buckets ?? []` → `["Stryker was here"]`: a bucket with no period reads an undefined
 //     count, and `NaN > undefined` is false.
-//   step-06:12, step-10:20, step-10:21, step-11:23 `?? []` → `["Stryker was here"]`: only a request
+//   cascade:62 `step.bounds ?? []` → `["Stryker was here"]`: no authority holds a bound of that name.
+//   step-06:13, step-10:13, step-10:15, step-11:24 `?? []` → `["Stryker was here"]`: only a request
 //     naming that literal string could tell.
 // grants/dpop.ts (the imported-key cache changes speed and memory, never a verdict)
-//   :87 `if (cached)` → `false`; :89 the cache-size check and clear; :113 `?.jkt ?? …` → `&&` / `.jkt`
+//   :88 `if (cached)` → `false`; :90 the cache-size check and clear; :114 `?.jkt ?? …` → `&&` / `.jkt`
 //   (the cache always holds the key jwtVerify just resolved) and its `'sha256'` (never reached).
-//   :98 `'invalid'` for a non-jose error: jwtVerify and EmbeddedJWK only throw jose errors.
+//   :99 `'invalid'` for a non-jose error: jwtVerify and EmbeddedJWK only throw jose errors.
 // receipts/src/verification/verify-signed-receipt.ts
 //   :46 `'invalid'` (a failed validation always has a problem), :52-53 the canonical-form catch (a
 //   record that passed the schema always canonicalises), :59 `detail?.kid` / `?? ''` (jws_unknown_kid
