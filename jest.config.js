@@ -23,6 +23,7 @@ const common = {
   moduleNameMapper: pathsToModuleNameMapper(),
   setupFiles: ['reflect-metadata'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stryker-tmp/'],
+  modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
 };
 
 module.exports = {
