@@ -94,8 +94,8 @@ export async function dropOutboxAndInbox(runner: QueryRunner, schema: string): P
  */
 export function outboxTraceContextMigrations(schema: string): SchemaMigrations {
   assertIdentifier(schema);
-  class OutboxTraceContext1796200000000 implements MigrationInterface {
-    name = 'OutboxTraceContext1796200000000';
+  class OutboxTraceContext1797800000000 implements MigrationInterface {
+    name = 'OutboxTraceContext1797800000000';
 
     async up(runner: QueryRunner): Promise<void> {
       await runner.query(`ALTER TABLE IF EXISTS "${schema}".outbox ADD COLUMN IF NOT EXISTS trace_parent text, ADD COLUMN IF NOT EXISTS trace_state text`);
@@ -105,5 +105,5 @@ export function outboxTraceContextMigrations(schema: string): SchemaMigrations {
       await runner.query(`ALTER TABLE IF EXISTS "${schema}".outbox DROP COLUMN IF EXISTS trace_parent, DROP COLUMN IF EXISTS trace_state`);
     }
   }
-  return { schema, migrations: [OutboxTraceContext1796200000000] };
+  return { schema, migrations: [OutboxTraceContext1797800000000] };
 }

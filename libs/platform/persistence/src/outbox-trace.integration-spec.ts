@@ -103,12 +103,12 @@ describe('outbox trace context', () => {
 
   it('brings an outbox created before trace context existed up to date, keeping its pending rows', async () => {
     await runMigrations(dataSource, { schema: LEGACY_SCHEMA, migrations: [CreateLegacyOutbox1] });
-    expect(await runMigrations(dataSource, outboxTraceContextMigrations(LEGACY_SCHEMA))).toEqual(['OutboxTraceContext1796200000000']);
+    expect(await runMigrations(dataSource, outboxTraceContextMigrations(LEGACY_SCHEMA))).toEqual(['OutboxTraceContext1797800000000']);
     const rows = await dataSource.query(`SELECT id, trace_parent, trace_state FROM ${LEGACY_SCHEMA}.outbox`);
     expect(rows).toEqual([{ id: '00000000-0000-4000-8000-000000000001', trace_parent: null, trace_state: null }]);
     // A schema whose outbox already has the columns, or that has no outbox, is left as it is.
-    expect(await runMigrations(dataSource, outboxTraceContextMigrations(SCHEMA))).toEqual(['OutboxTraceContext1796200000000']);
+    expect(await runMigrations(dataSource, outboxTraceContextMigrations(SCHEMA))).toEqual(['OutboxTraceContext1797800000000']);
     await dataSource.query('CREATE SCHEMA IF NOT EXISTS trace_no_outbox');
-    await expect(runMigrations(dataSource, outboxTraceContextMigrations('trace_no_outbox'))).resolves.toEqual(['OutboxTraceContext1796200000000']);
+    await expect(runMigrations(dataSource, outboxTraceContextMigrations('trace_no_outbox'))).resolves.toEqual(['OutboxTraceContext1797800000000']);
   });
 });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { traceCarrierOf } from '@svc/telemetry';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { SignatureFormat } from '../subscriptions/signature-formats';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryLogEntry, NewDelivery } from './delivery';
 
 interface ClaimRow {
@@ -22,6 +23,7 @@ interface ClaimRow {
   previous_secret_expires_at: Date | null;
   trace_parent: string | null;
   trace_state: string | null;
+  signature_formats: SignatureFormat[];
 }
 
 interface DeliveryRow {
@@ -134,7 +136,7 @@ export class DeliveriesRepository {
        WHERE d.id = due.id AND s.id = d.subscription_id
        RETURNING d.id, d.subscription_id, d.application_id, d.event_id, d.event_type, d.is_test, d.payload, d.attempts,
                  d.max_attempts, d.created_at, s.url, s.environment, s.secret_enc, s.previous_secret_enc, s.previous_secret_expires_at,
-                 d.trace_parent, d.trace_state`,
+                 s.signature_formats, d.trace_parent, d.trace_state`,
       [now, owner, leaseUntil, limit],
     );
     return rows.map((r) => ({
@@ -153,6 +155,7 @@ export class DeliveriesRepository {
       secretEnc: r.secret_enc,
       previousSecretEnc: r.previous_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at,
+      signatureFormats: r.signature_formats,
       trace: r.trace_parent ? { traceparent: r.trace_parent, ...(r.trace_state ? { tracestate: r.trace_state } : {}) } : undefined,
     }));
   }

@@ -7,14 +7,15 @@ import { KeyEncryption } from '@svc/crypto';
 import { PollingLoop, type OutboxWriter, type PollRound } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import { SpanKind, contextWithRemoteParent, inSpan, type Logger } from '@svc/telemetry';
+import { Metrics, SpanKind, contextWithRemoteParent, inSpan, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_OUTBOX } from '../tokens';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { ClaimedDelivery } from './delivery';
+import { DeliveryMetrics } from './delivery-metrics';
 import { OutcomeRecorder } from './outcome-recorder';
-import { signatureHeader } from './signature';
+import { deliveryHeaders } from './delivery-headers';
 import { WebhookSender } from './webhook-sender';
 
 /** Largest number of deliveries one claim query leases. */
@@ -37,6 +38,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly sender: WebhookSender;
   private readonly recorder: OutcomeRecorder;
+  private readonly metrics: DeliveryMetrics;
   private readonly loop: PollingLoop;
   private inFlight = 0;
   private lastPurge = 0;
@@ -53,7 +55,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly config: WebhookDispatcherConfig,
     @Inject(WEBHOOKS_OUTBOX) outbox: OutboxWriter,
     @Inject(LOGGER) private readonly logger: Logger,
+    metrics: Metrics,
   ) {
+    this.metrics = new DeliveryMetrics(metrics);
     this.sender = new WebhookSender({ connections: config.WEBHOOK_CONCURRENCY });
     this.refillAt = Math.max(1, Math.floor(config.WEBHOOK_CONCURRENCY / 2));
     this.recorder = new OutcomeRecorder(dataSource, deliveries, outbox, clock, this.owner);
@@ -150,22 +154,24 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const t0 = performance.now();
     const result = await this.sender.post(
       delivery.url,
-      {
-        'content-type': 'application/json',
-        'user-agent': 'svc-webhooks/1',
-        'x-svc-signature': signatureHeader(this.secretsOf(delivery, startedAt), timestamp, delivery.payload),
-        'x-svc-timestamp': String(timestamp),
-        'x-svc-event-id': delivery.eventId,
-        'x-svc-event-type': delivery.eventType,
-      },
+      deliveryHeaders({
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        secrets: this.secretsOf(delivery, startedAt),
+        timestampSec: timestamp,
+        payload: delivery.payload,
+        signatureFormats: delivery.signatureFormats,
+      }),
       delivery.payload,
       delivery.environment,
     );
+    const durationMs = performance.now() - t0;
+    this.metrics.observe(result, durationMs);
     await this.recorder.record({
       delivery,
       attemptNo: delivery.attempts + 1,
       startedAt,
-      durationMs: Math.round(performance.now() - t0),
+      durationMs: Math.round(durationMs),
       statusCode: result.statusCode ?? null,
       error: result.error ?? null,
     });

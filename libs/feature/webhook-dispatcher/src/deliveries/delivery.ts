@@ -1,4 +1,5 @@
 import type { TraceCarrier } from '@svc/telemetry';
+import type { SignatureFormat } from '../subscriptions/signature-formats';
 
 /** A delivery to enqueue: one event to one subscription. */
 export interface NewDelivery {
@@ -34,6 +35,8 @@ export interface ClaimedDelivery {
   secretEnc: Buffer;
   previousSecretEnc: Buffer | null;
   previousSecretExpiresAt: Date | null;
+  /** Signature header sets the subscription asked for (`svc` always among them). */
+  signatureFormats: readonly SignatureFormat[];
   /** Trace the attempts join (the delivered event's). */
   trace?: TraceCarrier;
 }
