@@ -124,6 +124,7 @@ describe('traces across the bus', () => {
     const delivery = spans.find((s) => s.kind === SpanKind.CLIENT && s.name === 'webhook consent.granted deliver');
     expect(delivery).toBeDefined();
     expect(parentOf(delivery!)).toBe(intake!.spanContext().spanId);
+    expect(delivery!.attributes['http.response.status_code']).toBe(200);
   });
 });
 

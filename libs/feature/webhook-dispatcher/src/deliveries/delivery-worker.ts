@@ -6,7 +6,7 @@ import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { PollingLoop, type OutboxWriter, type PollRound } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { Metrics, SpanKind, contextWithRemoteParent, inSpan, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_OUTBOX } from '../tokens';
@@ -144,11 +144,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         parent: contextWithRemoteParent(delivery.trace, ROOT_CONTEXT),
         attributes: { 'webhook.delivery_id': delivery.id, 'webhook.event_id': delivery.eventId, 'webhook.attempt': delivery.attempts + 1 },
       },
-      () => this.attempt(delivery),
+      (span) => this.attempt(delivery, span),
     );
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery, span?: Span): Promise<void> {
     const startedAt = this.clock.now();
     const timestamp = Math.floor(startedAt.getTime() / 1000);
     const t0 = performance.now();
@@ -167,6 +167,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     );
     const durationMs = performance.now() - t0;
     this.metrics.observe(result, durationMs);
+    // The status code only: an error text may name the customer's host.
+    if (result.statusCode !== undefined) span?.setAttribute('http.response.status_code', result.statusCode);
+    if (result.statusCode === undefined || result.statusCode < 200 || result.statusCode >= 300) span?.setStatus({ code: SpanStatusCode.ERROR });
     await this.recorder.record({
       delivery,
       attemptNo: delivery.attempts + 1,
