@@ -1,6 +1,7 @@
+import { recordFailure } from '@svc/telemetry';
 import type { ConsumerMessages, JsMsg } from 'nats';
 import type { BusConnection } from './bus-connection';
-import { deliveredEventOf, openDurable, redeliveryDelayMs, type DeliveredEvent, type PullConsumerSettings } from './pull-consumer';
+import { deliveredEventOf, openDurable, redeliveryDelayMs, startProcessSpan, type DeliveredEvent, type PullConsumerSettings } from './pull-consumer';
 
 export interface BatchConsumerOptions extends PullConsumerSettings {
   /** Most events handed to the handler at once. Default 256. */
@@ -28,7 +29,9 @@ export type BatchErrorListener = (error: unknown, events: readonly DeliveredEven
  * once — so a handler can write a batch in one transaction (group commit), or handle its events
  * concurrently. Each event is acked only after the handler succeeded with it; a failed one is
  * nak'ed with a backoff and redelivered until `maxDeliver`, so the handler must be idempotent.
- * JetStream's max_ack_pending bounds how many messages wait unacknowledged.
+ * JetStream's max_ack_pending bounds how many messages wait unacknowledged. Each event gets a
+ * consumer span, a child of its publisher's, that ends at its ack or nak; the event's `trace`
+ * names it, for work the handler hands on.
  */
 export class BatchConsumer {
   private messages?: ConsumerMessages;
@@ -67,6 +70,7 @@ export class BatchConsumer {
 
   private async dispatch(batch: JsMsg[], handler: BatchHandler): Promise<void> {
     const events = batch.map(deliveredEventOf);
+    const spans = events.map((event) => startProcessSpan(event, this.options.durable));
     let outcomes: BatchOutcomes | void;
     try {
       outcomes = await handler(events);
@@ -75,6 +79,10 @@ export class BatchConsumer {
       // The batch comes back together, after the backoff its most redelivered event has earned.
       const delay = redeliveryDelayMs(Math.max(...events.map((e) => e.deliveryCount)));
       for (const msg of batch) msg.nak(delay);
+      for (const span of spans) {
+        recordFailure(span, error);
+        span.end();
+      }
       return;
     }
     batch.forEach((msg, i) => {
@@ -82,9 +90,11 @@ export class BatchConsumer {
       if (outcome?.status === 'rejected') {
         this.onError(outcome.reason, [events[i]!]);
         msg.nak(redeliveryDelayMs(events[i]!.deliveryCount));
+        recordFailure(spans[i]!, outcome.reason);
       } else {
         msg.ack();
       }
+      spans[i]!.end();
     });
   }
 

@@ -1,6 +1,8 @@
+import { ROOT_CONTEXT, context, trace } from '@opentelemetry/api';
+import { recordFailure } from '@svc/telemetry';
 import type { ConsumerMessages, JsMsg } from 'nats';
 import type { BusConnection } from './bus-connection';
-import { deliveredEventOf, openDurable, redeliveryDelayMs, type ConsumerLogger, type DeliveredEvent, type PullConsumerSettings } from './pull-consumer';
+import { deliveredEventOf, openDurable, redeliveryDelayMs, startProcessSpan, type ConsumerLogger, type DeliveredEvent, type PullConsumerSettings } from './pull-consumer';
 
 export type { ConsumerLogger, DeliveredEvent } from './pull-consumer';
 
@@ -11,6 +13,7 @@ export type EventHandler = (event: DeliveredEvent) => Promise<void>;
 /**
  * Pull consumer with explicit acks. A handler that throws is redelivered after a backoff until
  * `maxDeliver`; the handler must therefore be idempotent (the persistence inbox makes it so).
+ * The handler runs inside a consumer span that is a child of the publisher's span.
  */
 export class DurableConsumer {
   private messages?: ConsumerMessages;
@@ -33,10 +36,12 @@ export class DurableConsumer {
 
   private async dispatch(msg: JsMsg, handler: EventHandler): Promise<void> {
     const event = deliveredEventOf(msg);
+    const span = startProcessSpan(event, this.options.durable);
     try {
-      await handler(event);
+      await context.with(trace.setSpan(ROOT_CONTEXT, span), () => handler(event));
       msg.ack();
     } catch (error) {
+      recordFailure(span, error);
       this.logger.error('event handler failed; will redeliver', {
         durable: this.options.durable,
         subject: event.subject,
@@ -45,6 +50,8 @@ export class DurableConsumer {
         error: error instanceof Error ? error.message : String(error),
       });
       msg.nak(redeliveryDelayMs(event.deliveryCount));
+    } finally {
+      span.end();
     }
   }
 

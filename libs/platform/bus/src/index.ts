@@ -1,6 +1,7 @@
 export { BusConnection, busCredentialsFrom, type BusCredentials, type BusOptions } from './bus-connection';
 export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureRegionStream } from './streams';
 export { EventPublisher, type OutgoingEvent } from './event-publisher';
+export { injectTrace, traceHeaders, traceOfHeaders } from './trace-headers';
 export {
   DurableConsumer,
   type ConsumerLogger,

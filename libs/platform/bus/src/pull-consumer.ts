@@ -1,7 +1,10 @@
 import { AckPolicy, DeliverPolicy, type Consumer, type JsMsg } from 'nats';
 import { regionStreamName } from '@svc/contracts';
+import { ROOT_CONTEXT, trace, type Span } from '@opentelemetry/api';
+import { SpanKind, contextWithRemoteParent, startSpan, traceCarrierOf, type TraceCarrier } from '@svc/telemetry';
 import type { BusConnection } from './bus-connection';
 import { NANOS_PER_MS } from './streams';
+import { messagingAttributes, traceOfHeaders } from './trace-headers';
 
 export interface DeliveredEvent {
   /** The publisher's Nats-Msg-Id: the key consumers deduplicate by. */
@@ -11,6 +14,12 @@ export interface DeliveredEvent {
   data: Uint8Array;
   /** 1 on first delivery, higher on redelivery. */
   deliveryCount: number;
+  /**
+   * Trace to continue this event's work under: the consumer's span for it (a child of the
+   * publisher's), or the publisher's context when no tracer is registered. Store it with work
+   * done later (e.g. a webhook delivery) so that work joins the same trace.
+   */
+  trace?: TraceCarrier;
 }
 
 /** Where consumers report handler failures. */
@@ -63,8 +72,24 @@ export function deliveredEventOf(msg: JsMsg): DeliveredEvent {
     eventType: msg.headers?.get('Svc-Event-Type') ?? '',
     data: msg.data,
     deliveryCount: msg.info.redeliveryCount,
+    trace: traceOfHeaders(msg.headers),
   };
 }
+
+/**
+ * Opens the consumer span of one delivered event, as a child of the span that published it, and
+ * points the event's `trace` at it. The caller ends the span once the event is acked or nak'ed.
+ */
+export function startProcessSpan(event: DeliveredEvent, durable: string): Span {
+  const span = startSpan(`${event.eventType || event.subject} process`, {
+    kind: SpanKind.CONSUMER,
+    parent: contextWithRemoteParent(event.trace, ROOT_CONTEXT),
+    attributes: { ...messagingAttributes(event.subject, event.id), 'messaging.consumer.group.name': durable, 'messaging.message.delivery_count': event.deliveryCount },
+  });
+  if (span.isRecording()) event.trace = traceCarrierOf(trace.setSpan(ROOT_CONTEXT, span)) ?? event.trace;
+  return span;
+}
+
 
 /** Backoff before redelivering a failed delivery: 1 s, 2 s, 4 s ... up to 30 s. */
 export function redeliveryDelayMs(deliveryCount: number): number {

@@ -1,8 +1,11 @@
 import { create, fromBinary, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { RPC_METHODS, rpcSubject, type RpcError, type RpcMethod } from '@svc/contracts';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { DomainError, type ErrorKind } from '@svc/errors';
+import { SpanKind, contextWithRemoteParent, inSpan } from '@svc/telemetry';
 import type { Subscription } from 'nats';
 import type { BusConnection } from './bus-connection';
+import { messagingAttributes, traceHeaders, traceOfHeaders } from './trace-headers';
 
 type Method = (typeof RPC_METHODS)[RpcMethod];
 type RequestOf<M extends RpcMethod> = MessageInitShape<(typeof RPC_METHODS)[M]['request']>;
@@ -38,7 +41,11 @@ export class LocalRpcHandlers {
   }
 }
 
-/** Serves request/reply methods over core NATS with a queue group per method (instances share load). */
+/**
+ * Serves request/reply methods over core NATS with a queue group per method (instances share
+ * load). Each request is handled in a server span, a child of the caller's span named by the
+ * request's `traceparent` header.
+ */
 export class RpcServer {
   private readonly subscriptions: Subscription[] = [];
 
@@ -59,7 +66,9 @@ export class RpcServer {
         let reply: Uint8Array;
         try {
           const request = fromBinary(spec.request, msg.data) as RequestMessage<M>;
-          const init = await handler(request);
+          const init = await inSpan(`${method} handle`, { kind: SpanKind.SERVER, parent: contextWithRemoteParent(traceOfHeaders(msg.headers), ROOT_CONTEXT), attributes: rpcAttributes(method, subject) }, () =>
+            handler(request),
+          );
           reply = toBinary(spec.reply, create(spec.reply, init as never));
         } catch (error) {
           const rpcError: Partial<RpcError> =
@@ -82,7 +91,9 @@ export class RpcServer {
 /**
  * Calls request/reply methods; a reply carrying an error is rethrown as the same DomainError.
  * Local first: a method whose handler is registered in this process ({@link LocalRpcHandlers}) is
- * called directly, with the same encoding round trip and the same errors as over NATS.
+ * called directly, with the same encoding round trip and the same errors as over NATS. Either way
+ * the call is a client span whose context the handler continues (over NATS, in the request's
+ * `traceparent` header).
  */
 export class RpcClient {
   constructor(
@@ -96,13 +107,18 @@ export class RpcClient {
   }
 
   async call<M extends RpcMethod>(method: M, request: RequestOf<M>, timeoutMs = 3_000): Promise<ReplyMessage<M>> {
-    const spec: Method = RPC_METHODS[method];
-    const handler = this.local?.get(method);
-    if (handler) return this.callLocal(method, handler, request);
     const subject = rpcSubject(this.bus.prefix, this.bus.region, method);
+    const handler = this.local?.get(method);
+    return inSpan(`${method} call`, { kind: SpanKind.CLIENT, attributes: { ...rpcAttributes(method, subject), 'rpc.local': handler !== undefined } }, () =>
+      handler ? this.callLocal(method, handler, request) : this.callRemote(method, subject, request, timeoutMs),
+    );
+  }
+
+  private async callRemote<M extends RpcMethod>(method: M, subject: string, request: RequestOf<M>, timeoutMs: number): Promise<ReplyMessage<M>> {
+    const spec: Method = RPC_METHODS[method];
     let data: Uint8Array;
     try {
-      const msg = await this.bus.nc.request(subject, toBinary(spec.request, create(spec.request, request as never)), { timeout: timeoutMs });
+      const msg = await this.bus.nc.request(subject, toBinary(spec.request, create(spec.request, request as never)), { timeout: timeoutMs, headers: traceHeaders() });
       data = msg.data;
     } catch (error) {
       throw new DomainError('unavailable', 'service_unavailable', `Upstream ${method} did not answer`, {
@@ -119,7 +135,7 @@ export class RpcClient {
     const decoded = fromBinary(spec.request, toBinary(spec.request, create(spec.request, request as never))) as RequestMessage<M>;
     let init: ReplyInit<M>;
     try {
-      init = await handler(decoded);
+      init = await inSpan(`${method} handle`, { kind: SpanKind.SERVER, attributes: { 'rpc.system': 'nats', 'rpc.method': method, 'rpc.local': true } }, () => handler(decoded));
     } catch (error) {
       if (error instanceof DomainError) throw error;
       // What a remote caller would get; the original stays attached for the caller's error log.
@@ -127,6 +143,10 @@ export class RpcClient {
     }
     return replyOrThrow<M>(fromBinary(spec.reply, toBinary(spec.reply, create(spec.reply, init as never))) as ReplyMessage<M>);
   }
+}
+
+function rpcAttributes(method: string, subject: string): Record<string, string> {
+  return { ...messagingAttributes(subject), 'rpc.system': 'nats', 'rpc.method': method };
 }
 
 function replyOrThrow<M extends RpcMethod>(reply: ReplyMessage<M>): ReplyMessage<M> {

@@ -2,6 +2,7 @@ export { createDataSource, dropDatabase, ensureDatabase, queryRows, type DataSou
 export {
   createOutboxAndInbox,
   dropOutboxAndInbox,
+  outboxTraceContextMigrations,
   runMigrations,
   type MigrationClass,
   type SchemaMigrations,

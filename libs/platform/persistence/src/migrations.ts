@@ -54,7 +54,8 @@ export async function runMigrations(dataSource: DataSource, set: SchemaMigration
 
 /**
  * DDL of a service's transactional outbox and consumer inbox, for its first migration.
- * The outbox `seq` orders publication; `id` is the event id and the JetStream Nats-Msg-Id.
+ * The outbox `seq` orders publication; `id` is the event id and the JetStream Nats-Msg-Id;
+ * `trace_parent`/`trace_state` hold the W3C trace context of the request that wrote the row.
  */
 export async function createOutboxAndInbox(runner: QueryRunner, schema: string): Promise<void> {
   assertIdentifier(schema);
@@ -66,6 +67,8 @@ export async function createOutboxAndInbox(runner: QueryRunner, schema: string):
       payload bytea NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
       published_at timestamptz,
+      trace_parent text,
+      trace_state text,
       CONSTRAINT "${schema}_outbox_id_unique" UNIQUE (id)
     )`);
   await runner.query(`CREATE INDEX "${schema}_outbox_unpublished_idx" ON "${schema}".outbox (seq) WHERE published_at IS NULL`);
@@ -82,4 +85,25 @@ export async function dropOutboxAndInbox(runner: QueryRunner, schema: string): P
   assertIdentifier(schema);
   await runner.query(`DROP TABLE IF EXISTS "${schema}".inbox`);
   await runner.query(`DROP TABLE IF EXISTS "${schema}".outbox`);
+}
+
+/**
+ * Brings an outbox created before trace context was stored up to date (the columns
+ * {@link createOutboxAndInbox} now creates). Applied by the platform to every schema after the
+ * schema's own migrations; a schema without an outbox is left alone.
+ */
+export function outboxTraceContextMigrations(schema: string): SchemaMigrations {
+  assertIdentifier(schema);
+  class OutboxTraceContext1797800000000 implements MigrationInterface {
+    name = 'OutboxTraceContext1797800000000';
+
+    async up(runner: QueryRunner): Promise<void> {
+      await runner.query(`ALTER TABLE IF EXISTS "${schema}".outbox ADD COLUMN IF NOT EXISTS trace_parent text, ADD COLUMN IF NOT EXISTS trace_state text`);
+    }
+
+    async down(runner: QueryRunner): Promise<void> {
+      await runner.query(`ALTER TABLE IF EXISTS "${schema}".outbox DROP COLUMN IF EXISTS trace_parent, DROP COLUMN IF EXISTS trace_state`);
+    }
+  }
+  return { schema, migrations: [OutboxTraceContext1797800000000] };
 }

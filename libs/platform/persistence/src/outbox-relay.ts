@@ -1,5 +1,6 @@
 import { eventSubject } from '@svc/contracts';
-import type { EventPublisher } from '@svc/bus';
+import type { EventPublisher, OutgoingEvent } from '@svc/bus';
+import { inBatchSpan } from '@svc/telemetry';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { PollingLoop } from './polling-loop';
@@ -21,6 +22,8 @@ interface OutboxRow {
   id: string;
   event_type: string;
   payload: Buffer;
+  trace_parent: string | null;
+  trace_state: string | null;
 }
 
 /**
@@ -28,7 +31,8 @@ interface OutboxRow {
  * claimed with FOR UPDATE SKIP LOCKED inside a transaction that marks them published only after
  * every publish is acknowledged: a crash before that leaves them unpublished for the next run,
  * and a crash after publishing but before the mark republishes ids the stream (and then the
- * consumers' inboxes) drop as duplicates. Nothing committed is lost.
+ * consumers' inboxes) drop as duplicates. Nothing committed is lost. Each event is published
+ * under the trace context stored with its row, so its consumers join the writer's trace.
  */
 export class OutboxRelay {
   private started = false;
@@ -56,7 +60,7 @@ export class OutboxRelay {
     try {
       await runner.startTransaction();
       const rows: OutboxRow[] = await runner.query(
-        `SELECT id, event_type, payload FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT id, event_type, payload, trace_parent, trace_state FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [this.options.batchSize ?? 256],
       );
       if (rows.length === 0) {
@@ -64,17 +68,19 @@ export class OutboxRelay {
         return 0;
       }
       const ids = rows.map((row) => row.id);
-      await this.options.onClaimed?.(ids);
-      await this.publisher.publishAll(
-        rows.map((row) => ({
-          id: row.id,
-          eventType: row.event_type,
-          subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
-          data: new Uint8Array(row.payload),
-        })),
-      );
-      await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-      await runner.commitTransaction();
+      const events: OutgoingEvent[] = rows.map((row) => ({
+        id: row.id,
+        eventType: row.event_type,
+        subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
+        data: new Uint8Array(row.payload),
+        trace: row.trace_parent ? { traceparent: row.trace_parent, ...(row.trace_state ? { tracestate: row.trace_state } : {}) } : undefined,
+      }));
+      await inBatchSpan(`outbox relay ${schema}`, events.map((e) => e.trace), { 'db.system.name': 'postgresql', 'messaging.batch.message_count': rows.length }, async () => {
+        await this.options.onClaimed?.(ids);
+        await this.publisher.publishAll(events);
+        await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+        await runner.commitTransaction();
+      });
       return rows.length;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);

@@ -2,19 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EVENTS, EventMetaSchema, encodeEvent, type EventType, type PersonalDataSeal } from '@svc/contracts';
+import { traceCarrierOf, traceIdOf, type TraceCarrier } from '@svc/telemetry';
 import type { EntityManager } from 'typeorm';
 
 type EventInit<T extends EventType> = Omit<MessageInitShape<(typeof EVENTS)[T]['schema']>, 'meta' | '$typeName'>;
 
 export interface EventContext {
   applicationId?: string;
-  traceId?: string;
+  /** Trace the event continues; the active span's (the request writing it) by default. */
+  trace?: TraceCarrier;
   occurredAt?: Date;
 }
 
 /**
  * Writes events into a service's outbox inside the caller's transaction, so the business row and
- * its event commit (or roll back) together. The relay publishes them after commit.
+ * its event commit (or roll back) together. The relay publishes them after commit, under the
+ * trace context stored with each row (and named by the event's `meta.trace_id`).
  */
 export class OutboxWriter {
   constructor(
@@ -40,20 +43,26 @@ export class OutboxWriter {
     const ids: string[] = [];
     const params: unknown[] = [];
     const rows: string[] = [];
+    const active = traceCarrierOf();
     for (const event of events) {
       const id = randomUUID();
+      const trace = event.context?.trace ?? active;
       ids.push(id);
-      params.push(id, event.type, this.encode(id, event.type, event.init, event.context ?? {}));
-      rows.push(`($${params.length - 2}, $${params.length - 1}, $${params.length})`);
+      params.push(id, event.type, this.encode(id, event.type, event.init, event.context ?? {}, trace), trace?.traceparent ?? null, trace?.tracestate ?? null);
+      const n = params.length;
+      rows.push(`($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`);
     }
     params.push(`${this.schema}_outbox`);
     // One round trip: the insert runs as a data-modifying CTE beside the notification.
-    await manager.query(`WITH inserted AS (INSERT INTO "${this.schema}".outbox (id, event_type, payload) VALUES ${rows.join(', ')}) SELECT pg_notify($${params.length}, '')`, params);
+    await manager.query(
+      `WITH inserted AS (INSERT INTO "${this.schema}".outbox (id, event_type, payload, trace_parent, trace_state) VALUES ${rows.join(', ')}) SELECT pg_notify($${params.length}, '')`,
+      params,
+    );
     setImmediate(this.onEnqueued);
     return ids;
   }
 
-  private encode(id: string, type: EventType, init: unknown, context: EventContext): Buffer {
+  private encode(id: string, type: EventType, init: unknown, context: EventContext, trace: TraceCarrier | undefined): Buffer {
     const spec = EVENTS[type];
     const meta = create(EventMetaSchema, {
       eventId: id,
@@ -62,7 +71,7 @@ export class OutboxWriter {
       region: this.region,
       applicationId: context.applicationId ?? '',
       occurredAt: timestampFromDate(context.occurredAt ?? new Date()),
-      traceId: context.traceId ?? '',
+      traceId: traceIdOf(trace),
     });
     const message = create(spec.schema, { ...(init as object), meta } as never);
     return Buffer.from(encodeEvent(spec.schema, message as never, this.personalData));

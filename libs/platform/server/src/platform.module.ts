@@ -5,7 +5,7 @@ import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFr
 import { Clock, PlatformConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
 import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
-import { createDataSource, runMigrations, type SchemaMigrations } from '@svc/persistence';
+import { createDataSource, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
@@ -58,7 +58,9 @@ export class PlatformModule {
             });
             await dataSource.initialize();
             options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
-            for (const set of [keysMigrations, ...options.migrations]) await runMigrations(dataSource, set);
+            const sets = [keysMigrations, ...options.migrations];
+            for (const set of sets) await runMigrations(dataSource, set);
+            for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(dataSource, outboxTraceContextMigrations(schema));
             return dataSource;
           },
         },

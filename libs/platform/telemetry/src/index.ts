@@ -5,3 +5,19 @@ export { Metrics, type GaugeReader } from './metrics';
 export { BUSINESS_METRICS, HTTP_METRIC_NAMES, sampleNamesOf, type MetricDefinition } from './business-metrics';
 export { startTracing } from './tracing';
 export { Readiness, type CheckResult, type ReadinessCheck } from './readiness';
+export {
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
+  SpanKind,
+  activeTraceId,
+  contextWithRemoteParent,
+  inBatchSpan,
+  inSpan,
+  recordFailure,
+  spanContextOf,
+  startSpan,
+  traceCarrierOf,
+  traceIdOf,
+  type SpanRunOptions,
+  type TraceCarrier,
+} from './trace-context';

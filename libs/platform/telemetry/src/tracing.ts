@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
@@ -14,5 +15,11 @@ export function startTracing(options: { serviceName: string; endpoint?: string }
     instrumentations: [new HttpInstrumentation()],
   });
   sdk.start();
+  // The HTTP instrumentation patches `http`/`https` as Node's loader hands them out; by now the
+  // server libraries have loaded them, so have them handed out once more (the patch is in place on
+  // the shared modules; without this no request span exists and traces start at the outbox).
+  const nodeRequire = createRequire(__filename);
+  nodeRequire('http');
+  nodeRequire('https');
   return () => sdk.shutdown();
 }

@@ -61,6 +61,7 @@ function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonl
     },
     applicationId: record.applicationId,
     occurredAt: record.recordedAt,
+    trace: draft.trace,
   };
 }
 
@@ -153,6 +154,7 @@ export class BatchRecordWriter {
             init: { recordId: previous.id, flowId: previous.flowId, flowVersion: previous.flowVersion, ...subjectFields(previous.subject), purpose, channel: 'newer_record', revokedAt: timestampFromDate(recordedAt) },
             applicationId: draft.applicationId,
             occurredAt: recordedAt,
+            trace: draft.trace,
           });
         }
       }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { commitIsolatingFailures, isTransactionConflict, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
+import { inBatchSpan, traceCarrierOf, type Logger } from '@svc/telemetry';
 import { BatchRecordWriter } from './batch-record-writer';
 import type { RecordDraft, WriteOutcome } from './record-write';
 
@@ -42,7 +42,9 @@ export class RecordBatcher {
 
   submit(draft: RecordDraft): Promise<WriteOutcome> {
     return new Promise<WriteOutcome>((resolve, reject) => {
-      this.queue.push({ draft, resolve, reject });
+      // The commit runs in whichever request's context started it: keep each draft's own trace.
+      const trace = draft.trace ?? traceCarrierOf();
+      this.queue.push({ draft: trace ? { ...draft, trace } : draft, resolve, reject });
       if (this.inFlight < RECORD_COMMITS_IN_FLIGHT) void this.flush();
     });
   }
@@ -50,7 +52,10 @@ export class RecordBatcher {
   private async flush(): Promise<void> {
     this.inFlight += 1;
     try {
-      while (this.queue.length > 0) await this.commit(this.queue.splice(0, RECORD_BATCH_MAX));
+      while (this.queue.length > 0) {
+        const batch = this.queue.splice(0, RECORD_BATCH_MAX);
+        await inBatchSpan('consent_records record commit', batch.map((p) => p.draft.trace), { 'db.system.name': 'postgresql', 'db.operation.batch.size': batch.length }, () => this.commit(batch));
+      }
     } finally {
       this.inFlight -= 1;
     }

@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import type { DomainError } from '@svc/errors';
+import type { TraceCarrier } from '@svc/telemetry';
 import type { FlowVersion } from '../flows/flow';
 import type { CollectionChannel, ConsentRecord, PurposeDecision, Subject } from './record';
 
@@ -21,6 +22,8 @@ export interface RecordDraft {
   collectionPlatform?: string | null;
   /** How a decision session was presented, receipt vocabulary (channels hosted and embedded only). */
   deliveryMode?: 'redirect' | 'embed' | 'popup' | 'link' | null;
+  /** Trace of the request that asked for the record; its events continue it. */
+  trace?: TraceCarrier;
 }
 
 /** What a write did: `replayed` when the idempotency key returned the original record. */

@@ -202,7 +202,8 @@ export class RecordsRepository {
          INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at) SELECT r, p, 'newer_record', $10::timestamptz FROM unnest($8::text[], $9::text[]) AS t(r, p)
          RETURNING 1
        ), events AS (
-         INSERT INTO "${CONSENT_RECORDS_SCHEMA}".outbox (id, event_type, payload) SELECT * FROM unnest($11::uuid[], $12::text[], $13::bytea[])
+         INSERT INTO "${CONSENT_RECORDS_SCHEMA}".outbox (id, event_type, payload, trace_parent, trace_state)
+           SELECT * FROM unnest($11::uuid[], $12::text[], $13::bytea[], $15::text[], $16::text[])
          RETURNING 1
        )
        SELECT ins.id, ins.expires_at FROM ins, (SELECT pg_notify($14::text, '')) AS notified`,
@@ -240,6 +241,8 @@ export class RecordsRepository {
         outbox.types,
         outbox.payloads,
         `${CONSENT_RECORDS_SCHEMA}_outbox`,
+        outbox.traceParents,
+        outbox.traceStates,
       ],
     };
   }

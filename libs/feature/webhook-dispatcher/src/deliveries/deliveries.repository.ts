@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
+import { traceCarrierOf } from '@svc/telemetry';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { SignatureFormat } from '../subscriptions/signature-formats';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryLogEntry, NewDelivery } from './delivery';
@@ -20,6 +21,8 @@ interface ClaimRow {
   secret_enc: Buffer;
   previous_secret_enc: Buffer | null;
   previous_secret_expires_at: Date | null;
+  trace_parent: string | null;
+  trace_state: string | null;
   signature_formats: SignatureFormat[];
 }
 
@@ -80,12 +83,14 @@ export class DeliveriesRepository {
   /** Inserts deliveries due at `now`; an (event, subscription) pair already present is skipped. */
   async enqueue(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
     if (deliveries.length === 0) return 0;
+    const active = traceCarrierOf();
+    const traces = deliveries.map((d) => d.trace ?? active);
     const rows = await queryRows(
       manager,
-      `INSERT INTO webhooks.deliveries (id, subscription_id, application_id, event_id, event_type, is_test, payload, max_attempts, next_attempt_at, created_at)
-       SELECT id, subscription_id, application_id, event_id, event_type, is_test, payload, max_attempts, $9, $9
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::int[])
-         AS t(id, subscription_id, application_id, event_id, event_type, is_test, payload, max_attempts)
+      `INSERT INTO webhooks.deliveries (id, subscription_id, application_id, event_id, event_type, is_test, payload, max_attempts, next_attempt_at, created_at, trace_parent, trace_state)
+       SELECT id, subscription_id, application_id, event_id, event_type, is_test, payload, max_attempts, $9, $9, trace_parent, trace_state
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::int[], $10::text[], $11::text[])
+         AS t(id, subscription_id, application_id, event_id, event_type, is_test, payload, max_attempts, trace_parent, trace_state)
        ON CONFLICT ON CONSTRAINT deliveries_event_subscription_unique DO NOTHING
        RETURNING id`,
       [
@@ -98,6 +103,8 @@ export class DeliveriesRepository {
         deliveries.map((d) => d.payload),
         deliveries.map((d) => d.maxAttempts),
         now,
+        traces.map((t) => t?.traceparent ?? null),
+        traces.map((t) => t?.tracestate ?? null),
       ],
     );
     return rows.length;
@@ -129,7 +136,7 @@ export class DeliveriesRepository {
        WHERE d.id = due.id AND s.id = d.subscription_id
        RETURNING d.id, d.subscription_id, d.application_id, d.event_id, d.event_type, d.is_test, d.payload, d.attempts,
                  d.max_attempts, d.created_at, s.url, s.environment, s.secret_enc, s.previous_secret_enc, s.previous_secret_expires_at,
-                 s.signature_formats`,
+                 s.signature_formats, d.trace_parent, d.trace_state`,
       [now, owner, leaseUntil, limit],
     );
     return rows.map((r) => ({
@@ -149,6 +156,7 @@ export class DeliveriesRepository {
       previousSecretEnc: r.previous_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at,
       signatureFormats: r.signature_formats,
+      trace: r.trace_parent ? { traceparent: r.trace_parent, ...(r.trace_state ? { tracestate: r.trace_state } : {}) } : undefined,
     }));
   }
 

@@ -6,7 +6,8 @@ import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { PollingLoop, type OutboxWriter, type PollRound } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import { Metrics, type Logger } from '@svc/telemetry';
+import { ROOT_CONTEXT, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { Metrics, SpanKind, contextWithRemoteParent, inSpan, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_OUTBOX } from '../tokens';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
@@ -99,7 +100,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
 
   private start(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
-    const attempt = this.attempt(delivery)
+    const attempt = this.attemptInSpan(delivery)
       .catch((error: unknown) => {
         // The lease stays; the delivery is retried when it lapses. Nothing is lost.
         this.logger.error({ deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhook attempt not recorded');
@@ -134,7 +135,20 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     return overlap ? [cached.current, cached.previous!] : [cached.current];
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** An attempt (the outbound call and its recording) as a client span under the delivered event's trace. */
+  private attemptInSpan(delivery: ClaimedDelivery): Promise<void> {
+    return inSpan(
+      `webhook ${delivery.eventType} deliver`,
+      {
+        kind: SpanKind.CLIENT,
+        parent: contextWithRemoteParent(delivery.trace, ROOT_CONTEXT),
+        attributes: { 'webhook.delivery_id': delivery.id, 'webhook.event_id': delivery.eventId, 'webhook.attempt': delivery.attempts + 1 },
+      },
+      (span) => this.attempt(delivery, span),
+    );
+  }
+
+  private async attempt(delivery: ClaimedDelivery, span?: Span): Promise<void> {
     const startedAt = this.clock.now();
     const timestamp = Math.floor(startedAt.getTime() / 1000);
     const t0 = performance.now();
@@ -153,6 +167,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     );
     const durationMs = performance.now() - t0;
     this.metrics.observe(result, durationMs);
+    // The status code only: an error text may name the customer's host.
+    if (result.statusCode !== undefined) span?.setAttribute('http.response.status_code', result.statusCode);
+    if (result.statusCode === undefined || result.statusCode < 200 || result.statusCode >= 300) span?.setStatus({ code: SpanStatusCode.ERROR });
     await this.recorder.record({
       delivery,
       attemptNo: delivery.attempts + 1,

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@svc/telemetry';
 import type { SignatureFormat } from '../subscriptions/signature-formats';
 
 /** A delivery to enqueue: one event to one subscription. */
@@ -11,6 +12,8 @@ export interface NewDelivery {
   /** The exact JSON body every attempt sends. */
   payload: string;
   maxAttempts: number;
+  /** Trace of the event delivered; the active one (e.g. a test delivery's request) when absent. */
+  trace?: TraceCarrier;
 }
 
 /** A due delivery leased to one worker, with what it needs to send the next attempt. */
@@ -34,6 +37,8 @@ export interface ClaimedDelivery {
   previousSecretExpiresAt: Date | null;
   /** Signature header sets the subscription asked for (`svc` always among them). */
   signatureFormats: readonly SignatureFormat[];
+  /** Trace the attempts join (the delivered event's). */
+  trace?: TraceCarrier;
 }
 
 /** What one attempt produced, ready to be recorded. */

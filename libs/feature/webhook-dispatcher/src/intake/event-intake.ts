@@ -4,7 +4,7 @@ import { Clock } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
 import { commitIsolatingFailures, isTransactionConflict } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
+import type { Logger, TraceCarrier } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import type { NewDelivery } from '../deliveries/delivery';
@@ -83,9 +83,11 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
   /** Fans a batch of bus events out in one transaction; returns the deliveries created. */
   async handleBatch(events: readonly DeliveredEvent[]): Promise<number> {
     const byId = new Map<string, WebhookEvent>();
+    const traces = new Map<string, TraceCarrier | undefined>();
     for (const event of events) {
       const webhookEvent = this.toWebhookEvent(event);
       if (webhookEvent) byId.set(webhookEvent.id, webhookEvent);
+      if (webhookEvent) traces.set(webhookEvent.id, event.trace);
     }
     if (byId.size === 0) return 0;
     const now = this.clock.now();
@@ -100,7 +102,7 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
         if (listening.length === 0) continue;
         const payload = webhookBody(event);
         for (const s of listening) {
-          rows.push({ id: newDeliveryId(), subscriptionId: s.id, applicationId: event.applicationId, eventId: event.id, eventType: event.type, isTest: false, payload, maxAttempts: MAX_ATTEMPTS });
+          rows.push({ id: newDeliveryId(), subscriptionId: s.id, applicationId: event.applicationId, eventId: event.id, eventType: event.type, isTest: false, payload, maxAttempts: MAX_ATTEMPTS, trace: traces.get(event.id) });
         }
       }
       return this.deliveries.enqueue(manager, rows, now);
