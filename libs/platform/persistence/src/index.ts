@@ -15,6 +15,8 @@ export {
   GroupCommitQueue,
   isTransactionConflict,
   NO_BATCH_RETRY,
+  RETRY_TRANSACTION_CONFLICTS,
   type BatchRetryPolicy,
+  type GroupCommitOptions,
   type JobOutcome,
 } from './group-commit';
