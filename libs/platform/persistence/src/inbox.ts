@@ -13,12 +13,21 @@ export async function processOnce(
   work: (manager: EntityManager) => Promise<void>,
 ): Promise<boolean> {
   return dataSource.transaction(async (manager) => {
-    const inserted: unknown[] = await manager.query(
-      `INSERT INTO "${schema}".inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`,
-      [consumer, messageId],
-    );
-    if (inserted.length === 0) return false;
+    if ((await markProcessed(manager, schema, consumer, [messageId])).length === 0) return false;
     await work(manager);
     return true;
   });
+}
+
+/**
+ * Marks a batch of messages as processed by `consumer` in the schema's inbox, inside the caller's
+ * transaction, with one statement; returns the ids not seen before (the only ones to act on).
+ */
+export async function markProcessed(manager: EntityManager, schema: string, consumer: string, messageIds: readonly string[]): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  const rows: Array<{ message_id: string }> = await manager.query(
+    `INSERT INTO "${schema}".inbox (consumer, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
+    [consumer, messageIds],
+  );
+  return rows.map((row) => row.message_id);
 }

@@ -6,9 +6,9 @@ export {
   type MigrationClass,
   type SchemaMigrations,
 } from './migrations';
-export { OutboxWriter, type EventContext, type PendingEvent } from './outbox';
+export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-export { processOnce } from './inbox';
+export { markProcessed, processOnce } from './inbox';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';
 export {
   commitIsolatingFailures,

@@ -2,6 +2,7 @@ import { eventSubject } from '@svc/contracts';
 import type { EventPublisher } from '@svc/bus';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { outboxChannel } from './outbox';
 import { PollingLoop } from './polling-loop';
 
 export interface OutboxRelayOptions {
@@ -96,7 +97,7 @@ export class OutboxRelay {
     this.listener.on('error', () => undefined);
     await this.listener.connect();
     this.listener.on('notification', () => this.kick());
-    await this.listener.query(`LISTEN "${this.options.schema}_outbox"`);
+    await this.listener.query(`LISTEN "${outboxChannel(this.options.schema)}"`);
     this.loop.start();
   }
 

@@ -37,20 +37,36 @@ export class OutboxWriter {
    */
   async addMany(manager: EntityManager, events: ReadonlyArray<PendingEvent>): Promise<string[]> {
     if (events.length === 0) return [];
+    const { ids, insert, notify, params } = this.batchInsert(events, 1);
+    // One round trip: the insert runs as a data-modifying CTE beside the notification.
+    await manager.query(`WITH inserted AS (${insert}) ${notify}`, params);
+    setImmediate(this.onEnqueued);
+    return ids;
+  }
+
+  /**
+   * Several events as parts of the caller's own statement (a hot write path that commits its rows
+   * and their events in one round trip): an INSERT for a data-modifying CTE and the relay's
+   * notification, with their parameters numbered from `firstParam`. Every parameter carries an
+   * explicit cast, so the parts also run with their values inlined as literals.
+   */
+  batchInsert(events: ReadonlyArray<PendingEvent>, firstParam: number): OutboxInsert {
     const ids: string[] = [];
-    const params: unknown[] = [];
-    const rows: string[] = [];
+    const types: string[] = [];
+    const payloads: Buffer[] = [];
     for (const event of events) {
       const id = randomUUID();
       ids.push(id);
-      params.push(id, event.type, this.encode(id, event.type, event.init, event.context ?? {}));
-      rows.push(`($${params.length - 2}, $${params.length - 1}, $${params.length})`);
+      types.push(event.type);
+      payloads.push(this.encode(id, event.type, event.init, event.context ?? {}));
     }
-    params.push(`${this.schema}_outbox`);
-    // One round trip: the insert runs as a data-modifying CTE beside the notification.
-    await manager.query(`WITH inserted AS (INSERT INTO "${this.schema}".outbox (id, event_type, payload) VALUES ${rows.join(', ')}) SELECT pg_notify($${params.length}, '')`, params);
-    setImmediate(this.onEnqueued);
-    return ids;
+    const [idsParam, typesParam, payloadsParam, channelParam] = [0, 1, 2, 3].map((offset) => `$${firstParam + offset}`);
+    return {
+      ids,
+      insert: `INSERT INTO "${this.schema}".outbox (id, event_type, payload) SELECT * FROM unnest(${idsParam}::uuid[], ${typesParam}::text[], ${payloadsParam}::bytea[])`,
+      notify: `SELECT pg_notify(${channelParam}::text, '')`,
+      params: [ids, types, payloads, outboxChannel(this.schema)],
+    };
   }
 
   private encode(id: string, type: EventType, init: unknown, context: EventContext): Buffer {
@@ -67,6 +83,23 @@ export class OutboxWriter {
     const message = create(spec.schema, { ...(init as object), meta } as never);
     return Buffer.from(encodeEvent(spec.schema, message as never, this.personalData));
   }
+}
+
+/** Outbox rows of a batch as parts of a larger statement; see {@link OutboxWriter.batchInsert}. */
+export interface OutboxInsert {
+  /** The events' ids (their future Nats-Msg-Id), in order. */
+  readonly ids: string[];
+  /** The multi-row INSERT into the outbox, for a WITH clause. */
+  readonly insert: string;
+  /** `SELECT pg_notify(...)`, which wakes the relay once the statement commits. */
+  readonly notify: string;
+  /** The parameters of both parts, in order from `firstParam`. */
+  readonly params: unknown[];
+}
+
+/** The NOTIFY channel on which a schema's outbox relay listens. */
+export function outboxChannel(schema: string): string {
+  return `${schema}_outbox`;
 }
 
 /** One event of {@link OutboxWriter.addMany}: its type, fields and context. */
