@@ -1,6 +1,7 @@
 import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
 import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 
 export interface TestRegions {
@@ -19,6 +20,8 @@ export interface StartRegionsOptions {
   prefix?: string;
   /** HTTP ports of some regions; free ports by default. */
   ports?: Partial<Record<Region, number>>;
+  /** Logger of every region (e.g. one writing to a stream the test reads); JSON on stdout by default. */
+  logger?: Logger;
 }
 
 /**
@@ -57,7 +60,7 @@ export async function startRegions(label: string, options: StartRegionsOptions =
           SERVICE_NAME: `e2e-${region}`,
           ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
         }),
-        { clock: options.clock },
+        { clock: options.clock, logger: options.logger },
       );
       url[region] = `http://127.0.0.1:${ports[region]}`;
     }

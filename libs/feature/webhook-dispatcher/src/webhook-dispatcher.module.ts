@@ -8,6 +8,7 @@ import { WEBHOOKS_SCHEMA } from './schema';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 import { CreateSubscription } from './subscriptions/use-cases/create-subscription.use-case';
+import { UpdateSubscription } from './subscriptions/use-cases/update-subscription.use-case';
 import { DeleteSubscription } from './subscriptions/use-cases/delete-subscription.use-case';
 import { EnableSubscription } from './subscriptions/use-cases/enable-subscription.use-case';
 import { RotateSecret } from './subscriptions/use-cases/rotate-secret.use-case';
@@ -26,6 +27,7 @@ import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
     DeliveryWorker,
     EventIntake,
     CreateSubscription,
+    UpdateSubscription,
     DeleteSubscription,
     RotateSecret,
     EnableSubscription,

@@ -16,6 +16,11 @@ export const webhookError = defineErrors({
   webhook_url_address_refused: 'unprocessable',
   /** An event name outside the subscribable list; `detail.event` names it. */
   webhook_event_unknown: 'unprocessable',
+  /**
+   * Standard Webhooks was asked for while the current secret predates the base64 `whsec_` form the
+   * Standard Webhooks libraries decode; rotate the secret first.
+   */
+  webhook_secret_rotation_required: 'conflict',
   /** The application already has the maximum number of subscriptions. */
   webhook_subscription_limit_reached: 'conflict',
 });

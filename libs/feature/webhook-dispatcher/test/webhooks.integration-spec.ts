@@ -3,6 +3,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, EventPublisher } from '@svc/bus';
 import { FakeClock, type PlatformConfig } from '@svc/config';
+import { KeyEncryption } from '@svc/crypto';
 import { ConsentGrantedSchema, EventMetaSchema, WebhookDeliveryFailedSchema, eventSubject } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { WebhookVerificationError, verifyWebhook } from '@svc/sdk-webhooks';
@@ -171,7 +172,8 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         previous_secret_expires_at: null,
       });
       expect(res.body.id).toMatch(/^whsub_[a-z2-7]{20}$/);
-      expect(res.body.secret).toMatch(/^whsec_[0-9A-Za-z]{43}$/);
+      expect(res.body.secret).toMatch(/^whsec_[0-9A-Za-z+/]{43}=$/);
+      expect(res.body.signature_formats).toEqual(['svc']);
       const got = await http('GET', `${subsUrl(app)}/${res.body.id as string}`, { headers: auth(app) });
       expect(got.status).toBe(200);
       expect(got.body).not.toHaveProperty('secret');
@@ -340,6 +342,9 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       ['a relative url', { url: '/hook', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
       ['a url with credentials', { url: 'https://u:p@hooks.example.com/', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
       ['a non-http url', { url: 'ftp://hooks.example.com/', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
+      ['null signature_formats', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: null }, 400, 'invalid_request', 'signature_formats'],
+      ['signature_formats without svc', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['standard_webhooks'] }, 422, 'validation_failed', 'signature_formats'],
+      ['an unknown signature format', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['svc', 'jws'] }, 422, 'validation_failed', 'signature_formats'],
     ])('refuses a create with %s', async (_case, body, status, code, field) => {
       const res = await http('POST', subsUrl(app), { headers: auth(app), json: body });
       expect(res.status).toBe(status);
@@ -658,6 +663,28 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         reason = (error as WebhookVerificationError).reason;
       }
       expect(reason).toBe('signature_mismatch');
+    });
+
+    it('has a subscription on a secret minted before the base64 form rotate before opting into Standard Webhooks, then signs webhook-signature with the new secret only', async () => {
+      const app = await createApp(proc, 'development', 'legacy');
+      const sub = await subscribe(app, '/legacy');
+      const legacy = `whsec_${'a1B2c3D4e5'.repeat(4)}xyz`;
+      await db(proc).query('UPDATE webhooks.subscriptions SET secret_enc = $2 WHERE id = $1', [sub.id, proc.app.get(KeyEncryption).encrypt(Buffer.from(legacy, 'utf8'), sub.id)]);
+      const optIn = { signature_formats: ['svc', 'standard_webhooks'] };
+      const refused = await http('PATCH', `${subsUrl(app)}/${sub.id}`, { headers: auth(app), json: optIn });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ reason_code: 'webhook_secret_rotation_required', detail: { field: 'signature_formats' } });
+      expect((await subscription(app, sub.id)).signature_formats).toEqual(['svc']);
+
+      const fresh = (await http('POST', `${subsUrl(app)}/${sub.id}/rotate_secret`, { headers: auth(app) })).body.secret as string;
+      expect((await http('PATCH', `${subsUrl(app)}/${sub.id}`, { headers: auth(app), json: optIn })).status).toBe(200);
+      await publishConsentGranted(proc, clock, app.id);
+      const [request] = await received('/legacy', 1);
+      expect(request!.headers['x-svc-signature']).toBe(`v1=${hmac(fresh, request!)} v1=${hmac(legacy, request!)}`);
+      const signedContent = `${String(request!.headers['webhook-id'])}.${String(request!.headers['webhook-timestamp'])}.${request!.rawBody}`;
+      const key = Buffer.from(fresh.slice('whsec_'.length), 'base64');
+      expect(request!.headers['webhook-signature']).toBe(`v1,${createHmac('sha256', key).update(signedContent).digest('base64')}`);
+      expect(request!.headers['webhook-id']).toBe(request!.headers['x-svc-event-id']);
     });
 
     it('keeps payloads for the configured retention, then drops them from the log (attempts stay)', async () => {

@@ -1,4 +1,5 @@
 export { createLogger, REDACTED_PATHS, type Logger, type LoggerOptions } from './logger';
+export { REDACTED_FIELDS, serializeError } from './log-scrubbing';
 export { PinoNestLogger } from './nest-logger';
 export { Metrics } from './metrics';
 export { startTracing } from './tracing';

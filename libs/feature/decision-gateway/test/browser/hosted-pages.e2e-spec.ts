@@ -308,7 +308,7 @@ describe('hosted decision pages in Chromium', () => {
     const ok = (await page.evaluate(`window.__tryCreate(${JSON.stringify(app.publishableKey)}, ${JSON.stringify(standardFlow)})`)) as { ok: boolean; token: string };
     expect(ok.ok).toBe(true);
     expect(ok.token).toMatch(/^dts_/);
-    const failed = (await page.evaluate(`window.__tryCreate(${JSON.stringify(app.publishableKey)}, 'flw_us_doesnotexist000000')`)) as Record<string, unknown>;
+    const failed = (await page.evaluate(`window.__tryCreate(${JSON.stringify(app.publishableKey)}, 'flw_us_doesnotexistaaaaaaaa')`)) as Record<string, unknown>;
     expect(failed).toMatchObject({ ok: false, isSvcError: true, name: 'SvcError', statusCode: 404, body: { reason_code: 'flow_not_found' } });
     await page.close();
   });

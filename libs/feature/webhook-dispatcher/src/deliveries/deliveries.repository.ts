@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { SignatureFormat } from '../subscriptions/signature-formats';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryLogEntry, NewDelivery } from './delivery';
 
 interface ClaimRow {
@@ -19,6 +20,7 @@ interface ClaimRow {
   secret_enc: Buffer;
   previous_secret_enc: Buffer | null;
   previous_secret_expires_at: Date | null;
+  signature_formats: SignatureFormat[];
 }
 
 interface DeliveryRow {
@@ -113,7 +115,8 @@ export class DeliveriesRepository {
        FROM due, webhooks.subscriptions s
        WHERE d.id = due.id AND s.id = d.subscription_id
        RETURNING d.id, d.subscription_id, d.application_id, d.event_id, d.event_type, d.is_test, d.payload, d.attempts,
-                 d.max_attempts, d.created_at, s.url, s.environment, s.secret_enc, s.previous_secret_enc, s.previous_secret_expires_at`,
+                 d.max_attempts, d.created_at, s.url, s.environment, s.secret_enc, s.previous_secret_enc, s.previous_secret_expires_at,
+                 s.signature_formats`,
       [now, owner, leaseUntil, limit],
     );
     return rows.map((r) => ({
@@ -132,6 +135,7 @@ export class DeliveriesRepository {
       secretEnc: r.secret_enc,
       previousSecretEnc: r.previous_secret_enc,
       previousSecretExpiresAt: r.previous_secret_expires_at,
+      signatureFormats: r.signature_formats,
     }));
   }
 

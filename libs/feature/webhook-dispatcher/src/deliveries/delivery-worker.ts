@@ -13,7 +13,7 @@ import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { ClaimedDelivery } from './delivery';
 import { OutcomeRecorder } from './outcome-recorder';
-import { signatureHeader } from './signature';
+import { deliveryHeaders } from './delivery-headers';
 import { WebhookSender } from './webhook-sender';
 
 /** Largest number of deliveries one claim query leases. */
@@ -136,14 +136,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const t0 = performance.now();
     const result = await this.sender.post(
       delivery.url,
-      {
-        'content-type': 'application/json',
-        'user-agent': 'svc-webhooks/1',
-        'x-svc-signature': signatureHeader(this.secretsOf(delivery, startedAt), timestamp, delivery.payload),
-        'x-svc-timestamp': String(timestamp),
-        'x-svc-event-id': delivery.eventId,
-        'x-svc-event-type': delivery.eventType,
-      },
+      deliveryHeaders({
+        eventId: delivery.eventId,
+        eventType: delivery.eventType,
+        secrets: this.secretsOf(delivery, startedAt),
+        timestampSec: timestamp,
+        payload: delivery.payload,
+        signatureFormats: delivery.signatureFormats,
+      }),
       delivery.payload,
       delivery.environment,
     );

@@ -1,3 +1,5 @@
+import type { SignatureFormat } from '../subscriptions/signature-formats';
+
 /** A delivery to enqueue: one event to one subscription. */
 export interface NewDelivery {
   id: string;
@@ -30,6 +32,8 @@ export interface ClaimedDelivery {
   secretEnc: Buffer;
   previousSecretEnc: Buffer | null;
   previousSecretExpiresAt: Date | null;
+  /** Signature header sets the subscription asked for (`svc` always among them). */
+  signatureFormats: readonly SignatureFormat[];
 }
 
 /** What one attempt produced, ready to be recorded. */

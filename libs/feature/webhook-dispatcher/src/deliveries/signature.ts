@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { standardWebhooksKey } from '../subscriptions/webhook-secret';
 
 /**
  * `X-Svc-Signature` value: `v1=<hex>` where hex is HMAC-SHA256 keyed with the secret string's UTF-8
@@ -9,4 +10,19 @@ import { createHmac } from 'node:crypto';
 export function signatureHeader(secrets: readonly string[], timestampSec: number, rawBody: string): string {
   const signed = `${timestampSec}.${rawBody}`;
   return secrets.map((secret) => `v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(signed, 'utf8').digest('hex')}`).join(' ');
+}
+
+/**
+ * Standard Webhooks `webhook-signature` value: `v1,<base64>` per secret, space separated, the current
+ * one first, where base64 is HMAC-SHA256 keyed with the secret's base64-decoded part after `whsec_`,
+ * over `<webhook-id>.<timestamp>.<raw body>`. Secrets without a Standard Webhooks key (minted before
+ * the base64 form) are skipped; undefined when none has one.
+ */
+export function standardWebhooksSignatureHeader(secrets: readonly string[], messageId: string, timestampSec: number, rawBody: string): string | undefined {
+  const signed = `${messageId}.${timestampSec}.${rawBody}`;
+  const signatures = secrets
+    .map(standardWebhooksKey)
+    .filter((key): key is Buffer => key !== undefined)
+    .map((key) => `v1,${createHmac('sha256', key).update(signed, 'utf8').digest('base64')}`);
+  return signatures.length > 0 ? signatures.join(' ') : undefined;
 }

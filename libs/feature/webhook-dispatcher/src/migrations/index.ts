@@ -2,9 +2,10 @@ import type { SchemaMigrations } from '@svc/persistence';
 import { WEBHOOKS_SCHEMA } from '../schema';
 import { CreateWebhooks1795400000000 } from './1795400000000-create-webhooks';
 import { AddSubscriptionEnvironment1796100000000 } from './1796100000000-add-subscription-environment';
+import { AddSubscriptionSignatureFormats1796800000000 } from './1796800000000-add-subscription-signature-formats';
 
 /** webhook-dispatcher's schema and its migrations, in order. */
 export const webhooksMigrations: SchemaMigrations = {
   schema: WEBHOOKS_SCHEMA,
-  migrations: [CreateWebhooks1795400000000, AddSubscriptionEnvironment1796100000000],
+  migrations: [CreateWebhooks1795400000000, AddSubscriptionEnvironment1796100000000, AddSubscriptionSignatureFormats1796800000000],
 };

@@ -1,3 +1,5 @@
+import type { SignatureFormat } from './signature-formats';
+
 /** Why a subscription was disabled automatically. */
 export type DisabledReason = 'endpoint_gone' | 'consecutive_failures';
 
@@ -9,6 +11,8 @@ export interface Subscription {
   /** Environment of the owning application: decides which target addresses deliveries may reach. */
   environment: 'development' | 'production';
   events: string[];
+  /** Signature header sets sent with each delivery; `svc` always among them. */
+  signatureFormats: SignatureFormat[];
   status: 'enabled' | 'disabled';
   disabledReason: DisabledReason | null;
   disabledAt: Date | null;
@@ -32,6 +36,7 @@ export function subscriptionView(s: Subscription, now: Date): Record<string, unk
     application_id: s.applicationId,
     url: s.url,
     events: s.events,
+    signature_formats: s.signatureFormats,
     status: s.status,
     disabled_reason: s.disabledReason,
     disabled_at: s.disabledAt?.toISOString() ?? null,

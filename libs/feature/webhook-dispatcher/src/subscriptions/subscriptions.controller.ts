@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { deliveryView } from '../deliveries/delivery';
 import { subscriptionView } from './subscription';
-import { CreateSubscriptionBody } from './subscriptions.dto';
+import { CreateSubscriptionBody, UpdateSubscriptionBody } from './subscriptions.dto';
 import { SubscriptionsRepository } from './subscriptions.repository';
 import { CreateSubscription } from './use-cases/create-subscription.use-case';
 import { DeleteSubscription } from './use-cases/delete-subscription.use-case';
@@ -13,6 +13,7 @@ import { EnableSubscription } from './use-cases/enable-subscription.use-case';
 import { ownedApplicationId, ownedSubscription } from './use-cases/owned-subscription';
 import { RotateSecret } from './use-cases/rotate-secret.use-case';
 import { SendTestDelivery } from './use-cases/send-test-delivery.use-case';
+import { UpdateSubscription } from './use-cases/update-subscription.use-case';
 
 /**
  * Webhook subscriptions of an application (API token of that application):
@@ -24,6 +25,7 @@ export class SubscriptionsController {
     private readonly subscriptions: SubscriptionsRepository,
     private readonly deliveries: DeliveriesRepository,
     private readonly createSubscription: CreateSubscription,
+    private readonly updateSubscription: UpdateSubscription,
     private readonly deleteSubscription: DeleteSubscription,
     private readonly rotateSecret: RotateSecret,
     private readonly enableSubscription: EnableSubscription,
@@ -32,10 +34,10 @@ export class SubscriptionsController {
   ) {}
 
   /** 201; `secret` (`whsec_…`) is in this response only. */
-  @ApiDoc({ tag: 'Webhooks', summary: 'Create a webhook subscription (url, events); https only for production applications', response: 'Subscription: id (whsub_…), object, application_id, url, events, status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at, plus secret (whsec_…, shown only here)', errors: [400, 401, 403, 404, 409, 422] })
+  @ApiDoc({ tag: 'Webhooks', summary: 'Create a webhook subscription (url, events, optional signature_formats: ["svc"] by default, ["svc", "standard_webhooks"] adds webhook-id, webhook-timestamp and webhook-signature); https only for production applications', response: 'Subscription: id (whsub_…), object, application_id, url, events, signature_formats (svc|standard_webhooks), status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at, plus secret (whsec_…, shown only here)', errors: [400, 401, 403, 404, 409, 422] })
   @Post()
   async create(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Body() body: CreateSubscriptionBody): Promise<Record<string, unknown>> {
-    const { subscription, secret } = await this.createSubscription.execute(principal, applicationId, { url: body.url, events: body.events });
+    const { subscription, secret } = await this.createSubscription.execute(principal, applicationId, { url: body.url, events: body.events, signatureFormats: body.signature_formats });
     return { ...subscriptionView(subscription, this.clock.now()), secret };
   }
 
@@ -50,10 +52,22 @@ export class SubscriptionsController {
     return toPage(rows, limit, (s) => subscriptionView(s, now), (s) => ({ created_at: s.createdAt.toISOString(), id: s.id }));
   }
 
-  @ApiDoc({ tag: 'Webhooks', summary: 'Read a webhook subscription', response: 'Subscription: id (whsub_…), object, application_id, url, events, status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at' })
+  @ApiDoc({ tag: 'Webhooks', summary: 'Read a webhook subscription', response: 'Subscription: id (whsub_…), object, application_id, url, events, signature_formats (svc|standard_webhooks), status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at' })
   @Get(':subscription_id')
   async get(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Param('subscription_id') id: string): Promise<Record<string, unknown>> {
     return subscriptionView(await ownedSubscription(this.subscriptions, principal, applicationId, id), this.clock.now());
+  }
+
+  /** 200; the signature formats apply from the next attempt on. */
+  @ApiDoc({ tag: 'Webhooks', summary: 'Choose the signature headers of a subscription: signature_formats ["svc"] or ["svc", "standard_webhooks"] (Standard Webhooks needs a base64 whsec_ secret: 409 webhook_secret_rotation_required for an older one)', response: 'Subscription: id (whsub_…), object, application_id, url, events, signature_formats (svc|standard_webhooks), status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at', errors: [400, 401, 403, 404, 409] })
+  @Patch(':subscription_id')
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') applicationId: string,
+    @Param('subscription_id') id: string,
+    @Body() body: UpdateSubscriptionBody,
+  ): Promise<Record<string, unknown>> {
+    return subscriptionView(await this.updateSubscription.execute(principal, applicationId, id, { signatureFormats: body.signature_formats }), this.clock.now());
   }
 
   /** 204; pending deliveries and the delivery log go with it. */
@@ -65,7 +79,7 @@ export class SubscriptionsController {
   }
 
   /** 200; the new `secret` is in this response only; the previous one keeps signing for a day. */
-  @ApiDoc({ tag: 'Webhooks', summary: 'Rotate the signing secret; the previous one keeps signing for 1 day (X-Svc-Signature: v1=<new> v1=<old>)', response: 'Subscription: id (whsub_…), object, application_id, url, events, status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at, plus the new secret (shown only here)' })
+  @ApiDoc({ tag: 'Webhooks', summary: 'Rotate the signing secret; the previous one keeps signing for 1 day (X-Svc-Signature: v1=<new> v1=<old>; webhook-signature: v1,<new> v1,<old>)', response: 'Subscription: id (whsub_…), object, application_id, url, events, signature_formats (svc|standard_webhooks), status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at, plus the new secret (shown only here)' })
   @Post(':subscription_id/rotate_secret')
   @HttpCode(200)
   async rotate(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Param('subscription_id') id: string): Promise<Record<string, unknown>> {
@@ -74,7 +88,7 @@ export class SubscriptionsController {
   }
 
   /** 200; re-enables a disabled subscription and clears its failure count. */
-  @ApiDoc({ tag: 'Webhooks', summary: 'Re-enable a disabled subscription and clear its failure count', response: 'Subscription: id (whsub_…), object, application_id, url, events, status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at' })
+  @ApiDoc({ tag: 'Webhooks', summary: 'Re-enable a disabled subscription and clear its failure count', response: 'Subscription: id (whsub_…), object, application_id, url, events, signature_formats (svc|standard_webhooks), status (enabled|disabled), disabled_reason (endpoint_gone|consecutive_failures|null), disabled_at, consecutive_failures, previous_secret_expires_at, created_at, updated_at' })
   @Post(':subscription_id/enable')
   @HttpCode(200)
   async enable(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Param('subscription_id') id: string): Promise<Record<string, unknown>> {

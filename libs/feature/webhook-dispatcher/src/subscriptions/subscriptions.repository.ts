@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { SignatureFormat } from './signature-formats';
 import type { DisabledReason, Subscription } from './subscription';
 
 interface SubscriptionRow {
@@ -9,6 +10,7 @@ interface SubscriptionRow {
   url: string;
   environment: 'development' | 'production';
   events: string[];
+  signature_formats: SignatureFormat[];
   status: 'enabled' | 'disabled';
   disabled_reason: DisabledReason | null;
   disabled_at: Date | null;
@@ -27,6 +29,7 @@ function toSubscription(row: SubscriptionRow): Subscription {
     url: row.url,
     environment: row.environment,
     events: row.events,
+    signatureFormats: row.signature_formats,
     status: row.status,
     disabledReason: row.disabled_reason,
     disabledAt: row.disabled_at,
@@ -60,9 +63,9 @@ export class SubscriptionsRepository {
 
   async insert(manager: EntityManager, s: Subscription): Promise<void> {
     await manager.query(
-      `INSERT INTO webhooks.subscriptions (id, application_id, url, environment, events, status, consecutive_failures, secret_enc, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, 'enabled', 0, $6, $7, $7)`,
-      [s.id, s.applicationId, s.url, s.environment, s.events, s.secretEnc, s.createdAt],
+      `INSERT INTO webhooks.subscriptions (id, application_id, url, environment, events, signature_formats, status, consecutive_failures, secret_enc, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'enabled', 0, $7, $8, $8)`,
+      [s.id, s.applicationId, s.url, s.environment, s.events, s.signatureFormats, s.secretEnc, s.createdAt],
     );
   }
 
@@ -109,6 +112,16 @@ export class SubscriptionsRepository {
       `UPDATE webhooks.subscriptions SET secret_enc = $2, previous_secret_enc = $3, previous_secret_expires_at = $4, updated_at = $5
        WHERE id = $1 RETURNING *`,
       [id, secretEnc, previousEnc, previousExpiresAt, now],
+    );
+    return toSubscription(rows[0]!);
+  }
+
+  /** Replaces the subscription's signature formats. */
+  async updateSignatureFormats(manager: EntityManager, id: string, signatureFormats: readonly SignatureFormat[], now: Date): Promise<Subscription> {
+    const rows = await queryRows<SubscriptionRow>(
+      manager,
+      'UPDATE webhooks.subscriptions SET signature_formats = $2, updated_at = $3 WHERE id = $1 RETURNING *',
+      [id, signatureFormats, now],
     );
     return toSubscription(rows[0]!);
   }

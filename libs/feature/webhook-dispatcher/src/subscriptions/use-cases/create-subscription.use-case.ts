@@ -6,6 +6,7 @@ import { newSubscriptionId } from '../../ids';
 import { WebhookDispatcherConfig } from '../../webhook-dispatcher.config';
 import { isSubscribableEventType } from '../../webhook-events';
 import { webhookError } from '../../webhooks.errors';
+import { DEFAULT_SIGNATURE_FORMATS, normalizeSignatureFormats } from '../signature-formats';
 import type { Subscription } from '../subscription';
 import { SubscriptionsRepository } from '../subscriptions.repository';
 import { newWebhookSecret } from '../webhook-secret';
@@ -22,7 +23,7 @@ export class CreateSubscription {
     private readonly config: WebhookDispatcherConfig,
   ) {}
 
-  async execute(principal: Principal, applicationId: string, input: { url: string; events: readonly string[] }): Promise<{ subscription: Subscription; secret: string }> {
+  async execute(principal: Principal, applicationId: string, input: { url: string; events: readonly string[]; signatureFormats?: readonly string[] }): Promise<{ subscription: Subscription; secret: string }> {
     ownedApplicationId(principal, applicationId);
     const url = checkWebhookUrl(input.url, principal.environment);
     await checkWebhookTarget(url, principal.environment);
@@ -38,6 +39,7 @@ export class CreateSubscription {
       url,
       environment: principal.environment,
       events,
+      signatureFormats: normalizeSignatureFormats(input.signatureFormats ?? DEFAULT_SIGNATURE_FORMATS),
       status: 'enabled',
       disabledReason: null,
       disabledAt: null,
