@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { queryRows } from './data-source';
 
 /**
  * Runs `work` at most once per (consumer, message id): the inbox row and the work's writes commit
@@ -25,7 +26,8 @@ export async function processOnce(
  */
 export async function markProcessed(manager: EntityManager, schema: string, consumer: string, messageIds: readonly string[]): Promise<string[]> {
   if (messageIds.length === 0) return [];
-  const rows: Array<{ message_id: string }> = await manager.query(
+  const rows = await queryRows<{ message_id: string }>(
+    manager,
     `INSERT INTO "${schema}".inbox (consumer, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
     [consumer, messageIds],
   );
