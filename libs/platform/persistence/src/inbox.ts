@@ -33,3 +33,9 @@ export async function markProcessed(manager: EntityManager, schema: string, cons
   );
   return rows.map((row) => row.message_id);
 }
+
+/** True when `consumer` already processed the message (a check before costly work; the mark itself is {@link processOnce}). */
+export async function wasProcessed(queryable: { query(sql: string, parameters?: unknown[]): Promise<unknown> }, schema: string, consumer: string, messageId: string): Promise<boolean> {
+  const rows = await queryRows(queryable, `SELECT 1 FROM "${schema}".inbox WHERE consumer = $1 AND message_id = $2`, [consumer, messageId]);
+  return rows.length > 0;
+}

@@ -8,7 +8,7 @@ export {
 } from './migrations';
 export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-export { markProcessed, processOnce } from './inbox';
+export { markProcessed, processOnce, wasProcessed } from './inbox';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';
 export {
   commitIsolatingFailures,

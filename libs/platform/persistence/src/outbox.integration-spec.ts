@@ -6,7 +6,7 @@ import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource } from './data-source';
-import { markProcessed, processOnce } from './inbox';
+import { markProcessed, processOnce, wasProcessed } from './inbox';
 import { createOutboxAndInbox, runMigrations } from './migrations';
 import { OutboxWriter } from './outbox';
 import { OutboxRelay } from './outbox-relay';
@@ -164,6 +164,9 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
     const fresh = await dataSource.transaction((manager) => markProcessed(manager, SCHEMA, 'batch-inbox', ['b-1', 'b-2', 'b-3']));
     expect(fresh.sort()).toEqual(['b-2', 'b-3']);
     expect(await dataSource.transaction((manager) => markProcessed(manager, SCHEMA, 'batch-inbox', ['b-2', 'b-3']))).toEqual([]);
+    expect(await wasProcessed(dataSource, SCHEMA, 'batch-inbox', 'b-2')).toBe(true);
+    expect(await wasProcessed(dataSource, SCHEMA, 'batch-inbox', 'b-4')).toBe(false);
+    expect(await wasProcessed(dataSource, SCHEMA, 'other-consumer', 'b-2')).toBe(false);
   });
 
   it('events written as part of a caller\'s own statement commit with its rows and wake a started relay', async () => {
