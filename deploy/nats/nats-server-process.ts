@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { freePort } from '@svc/testing';
-import { natsServerBinary } from '../local/nats-server-binary';
+import { NATS_SERVER_MISSING, findNatsServer } from '../local/local-servers';
 
 /** A nats-server of the test's own, on a free loopback port, with a config file and a JetStream directory of its own. */
 export interface NatsServerProcess {
@@ -16,7 +16,8 @@ export interface NatsServerProcess {
 
 /** Starts `nats-server -c <configFile> -js` with `env` and waits until it accepts connections. */
 export async function startNatsServer(configFile: string, env: Record<string, string>): Promise<NatsServerProcess> {
-  const binary = natsServerBinary();
+  const binary = findNatsServer();
+  if (!binary) throw new Error(NATS_SERVER_MISSING);
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'nats-js-'));
   const output: string[] = [];

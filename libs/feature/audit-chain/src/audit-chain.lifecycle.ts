@@ -1,15 +1,15 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusConnection } from '@svc/bus';
+import { Clock } from '@svc/config';
 import { LOGGER } from '@svc/server';
-import { Metrics, Readiness, type Logger } from '@svc/telemetry';
-import { Gauge } from 'prom-client';
+import { BUSINESS_METRICS, Metrics, Readiness, type Logger } from '@svc/telemetry';
 import { AuditChain } from './audit-chain.runtime';
 import { AuditEventConsumer } from './consumer/audit-event-consumer';
 
 /**
  * Boot and shutdown of the audit chain: genesis entry, the event consumer, the checkpoint timer,
  * the witness readiness check (non-critical: a missing witness never makes the region unready,
- * and never blocks appends) and the witness gauges on /metrics.
+ * and never blocks appends) and the witness and checkpoint gauges on /metrics.
  */
 @Injectable()
 export class AuditChainLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -20,6 +20,7 @@ export class AuditChainLifecycle implements OnApplicationBootstrap, OnApplicatio
     private readonly bus: BusConnection,
     private readonly readiness: Readiness,
     private readonly metrics: Metrics,
+    private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -60,24 +61,14 @@ export class AuditChainLifecycle implements OnApplicationBootstrap, OnApplicatio
         },
       });
     }
-    const registry = this.metrics.registry;
-    if (!registry.getSingleMetric('audit_witness_up')) {
-      new Gauge({
-        name: 'audit_witness_up',
-        help: '1 when the last checkpoint submission to the external witness succeeded (or none failed yet), else 0; -1 without a witness.',
-        registers: [registry],
-        collect() {
-          this.set(chain.witness ? (chain.witnessHealth.ok ? 1 : 0) : -1);
-        },
-      });
-      new Gauge({
-        name: 'audit_witness_consecutive_failures',
-        help: 'Checkpoint submissions to the witness that failed in a row.',
-        registers: [registry],
-        collect() {
-          this.set(chain.witnessHealth.consecutiveFailures);
-        },
-      });
-    }
+    this.metrics.gaugeOf(BUSINESS_METRICS.auditWitnessUp, (set) => set(chain.witness ? (chain.witnessHealth.ok ? 1 : 0) : -1));
+    this.metrics.gaugeOf(BUSINESS_METRICS.auditWitnessFailures, (set) => set(chain.witnessHealth.consecutiveFailures));
+    const ageOf = (at: Date | undefined): number => (at ? Math.max(0, (this.clock.now().getTime() - at.getTime()) / 1000) : 0);
+    this.metrics.gaugeOf(BUSINESS_METRICS.auditCheckpointAge, async (set) => set(ageOf((await chain.checkpoints.milestones()).latest)));
+    this.metrics.gaugeOf(BUSINESS_METRICS.auditWitnessedCheckpointAge, async (set) => {
+      if (!chain.witness) return set(-1);
+      const { latestCosigned, first } = await chain.checkpoints.milestones();
+      set(ageOf(latestCosigned ?? first));
+    });
   }
 }

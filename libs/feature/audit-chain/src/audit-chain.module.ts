@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
 import { SigningKeyStore } from '@svc/crypto';
 import { LOGGER, OutboxRegistry } from '@svc/server';
-import { Metrics, type Logger } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { loadAuditChainConfig } from './audit-chain.config';
 import { AuditChainLifecycle } from './audit-chain.lifecycle';
@@ -20,7 +20,7 @@ import { AUDIT_SCHEMA } from './schema';
     {
       provide: AuditChain,
       useFactory: (dataSource: DataSource, keys: SigningKeyStore, platform: PlatformConfig, clock: Clock, outboxes: OutboxRegistry, metrics: Metrics, logger: Logger) => {
-        const appended = metrics.counter('audit_entries_appended_total', 'Entries committed to the audit chain.');
+        const appended = metrics.counterOf(BUSINESS_METRICS.auditEntriesAppended);
         return new AuditChain({
           dataSource,
           keys,

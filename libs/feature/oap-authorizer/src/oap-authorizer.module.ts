@@ -16,6 +16,7 @@ import { SuspendAuthority } from './authorities/use-cases/suspend-authority.use-
 import { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
 import { ApprovalRequestRpcHandlers } from './escalations/approval-request-rpc.handlers';
 import { EscalationsController } from './escalations/escalations.controller';
+import { EscalationsGauge } from './escalations/escalations-gauge';
 import { EscalationsRepository } from './escalations/escalations.repository';
 import { ExpireDueEscalations } from './escalations/use-cases/expire-due-escalations.use-case';
 import { RecordEscalationVote } from './escalations/use-cases/record-escalation-vote.use-case';
@@ -52,6 +53,7 @@ import { VersionController } from './version.controller';
     AuthoritiesRepository,
     GrantsRepository,
     EscalationsRepository,
+    EscalationsGauge,
     RegisterAgent,
     PublishCapabilities,
     RecordAgentReputation,

@@ -7,6 +7,7 @@ import { EventIntake } from './intake/event-intake';
 import { WEBHOOKS_SCHEMA } from './schema';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
+import { SubscriptionsGauge } from './subscriptions/subscriptions-gauge';
 import { CreateSubscription } from './subscriptions/use-cases/create-subscription.use-case';
 import { UpdateSubscription } from './subscriptions/use-cases/update-subscription.use-case';
 import { DeleteSubscription } from './subscriptions/use-cases/delete-subscription.use-case';
@@ -23,6 +24,7 @@ import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
     { provide: WebhookDispatcherConfig, useFactory: () => loadConfig(WebhookDispatcherConfig, process.env) },
     { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
     SubscriptionsRepository,
+    SubscriptionsGauge,
     DeliveriesRepository,
     DeliveryWorker,
     EventIntake,

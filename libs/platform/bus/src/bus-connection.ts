@@ -45,6 +45,9 @@ function authOptions(credentials: BusCredentials | undefined): Partial<Connectio
 
 /** One NATS connection per process, with its JetStream client and manager. */
 export class BusConnection {
+  /** Durable consumers this process opened on the region stream (their lag is on /metrics). */
+  readonly durables = new Set<string>();
+
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,

@@ -51,6 +51,7 @@ export async function openDurable(bus: BusConnection, settings: PullConsumerSett
       ack_wait: ackWait,
     });
   }
+  bus.durables.add(settings.durable);
   return bus.js.consumers.get(stream, settings.durable);
 }
 

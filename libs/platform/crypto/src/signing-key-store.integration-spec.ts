@@ -8,7 +8,7 @@ import { KeyEncryption } from './key-encryption';
 import { CreateSigningKeys1795377354475, keysMigrations } from './keys.migrations';
 import { SigningKeyStore } from './signing-key-store';
 
-const url = `postgres://postgres@127.0.0.1:5432/svc_test_crypto_${randomBytes(6).toString('hex')}`;
+const url = `${process.env.TEST_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432'}/svc_test_crypto_${randomBytes(6).toString('hex')}`;
 const kekBase64 = randomBytes(32).toString('base64');
 const kek = new KeyEncryption(kekBase64);
 

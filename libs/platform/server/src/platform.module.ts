@@ -11,6 +11,7 @@ import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
 import { HealthController } from './health.controller';
 import { OutboxRegistry } from './outbox-registry';
+import { registerPlatformGauges } from './platform-gauges';
 import { LOGGER } from './tokens';
 
 export interface PlatformOptions {
@@ -119,6 +120,8 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     private readonly rpcServer: RpcServer,
     private readonly outboxes: OutboxRegistry,
     private readonly keys: SigningKeyStore,
+    private readonly metrics: Metrics,
+    private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -139,6 +142,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
       for await (const _ of rotations) this.keys.reload();
     })();
     await this.outboxes.startAll(this.options.outboxSchemas);
+    registerPlatformGauges(this.metrics, { dataSource: this.dataSource, bus: this.bus, clock: this.clock, outboxSchemas: this.options.outboxSchemas });
   }
 
   async onApplicationShutdown(): Promise<void> {

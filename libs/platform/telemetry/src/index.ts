@@ -1,6 +1,7 @@
 export { createLogger, REDACTED_PATHS, type Logger, type LoggerOptions } from './logger';
 export { REDACTED_FIELDS, serializeError } from './log-scrubbing';
 export { PinoNestLogger } from './nest-logger';
-export { Metrics } from './metrics';
+export { Metrics, type GaugeReader } from './metrics';
+export { BUSINESS_METRICS, HTTP_METRIC_NAMES, sampleNamesOf, type MetricDefinition } from './business-metrics';
 export { startTracing } from './tracing';
 export { Readiness, type CheckResult, type ReadinessCheck } from './readiness';

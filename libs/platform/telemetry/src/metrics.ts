@@ -1,4 +1,8 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { MetricDefinition } from './business-metrics';
+
+/** Reads a gauge's current values at scrape time; `set` is called once per series observed. */
+export type GaugeReader<L extends string> = (set: (value: number, labels?: Partial<Record<L, string>>) => void) => Promise<void> | void;
 
 /** Process-wide Prometheus registry with HTTP metrics; services add their own instruments to it. */
 export class Metrics {
@@ -29,6 +33,53 @@ export class Metrics {
     const existing = this.registry.getSingleMetric(name);
     if (existing) return existing as Counter<L>;
     return new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
+  }
+
+  /** The counter of a business metric definition, registered on first use. */
+  counterOf<L extends string>(definition: MetricDefinition<L>): Counter<L> {
+    return this.counter(definition.name, definition.help, definition.labelNames);
+  }
+
+  /** The histogram of a business metric definition, registered on first use. */
+  histogramOf<L extends string>(definition: MetricDefinition<L>): Histogram<L> {
+    const existing = this.registry.getSingleMetric(definition.name);
+    if (existing) return existing as Histogram<L>;
+    return new Histogram({
+      name: definition.name,
+      help: definition.help,
+      labelNames: [...definition.labelNames],
+      ...(definition.buckets ? { buckets: [...definition.buckets] } : {}),
+      registers: [this.registry],
+    });
+  }
+
+  /**
+   * A gauge computed at scrape time by `read`; registered once per process (a second call keeps the
+   * first reader). Series are rebuilt on every scrape, so a label value no longer read disappears.
+   * A reader that throws keeps the previous scrape's samples rather than failing the scrape.
+   */
+  gaugeOf<L extends string>(definition: MetricDefinition<L>, read: GaugeReader<L>): Gauge<L> {
+    const existing = this.registry.getSingleMetric(definition.name);
+    if (existing) return existing as Gauge<L>;
+    return new Gauge({
+      name: definition.name,
+      help: definition.help,
+      labelNames: [...definition.labelNames],
+      registers: [this.registry],
+      async collect() {
+        const samples: Array<{ value: number; labels?: Partial<Record<L, string>> }> = [];
+        try {
+          await read((value, labels) => samples.push({ value, labels }));
+        } catch {
+          return;
+        }
+        this.reset();
+        for (const { value, labels } of samples) {
+          if (labels) this.set(labels, value);
+          else this.set(value);
+        }
+      },
+    });
   }
 
   async render(): Promise<{ contentType: string; body: string }> {

@@ -125,6 +125,21 @@ export class CheckpointsRepository {
     return checkpoint.witnessNextAttemptAt && checkpoint.witnessNextAttemptAt > now ? undefined : checkpoint;
   }
 
+  /**
+   * Creation times of the newest checkpoint, the newest cosigned one and the first one, in one
+   * round trip of primary-key reads; the cosigned lookup walks back only over the checkpoints made
+   * since the last cosignature.
+   */
+  async milestones(): Promise<{ latest?: Date; latestCosigned?: Date; first?: Date }> {
+    const rows: Array<{ latest: Date | null; latest_cosigned: Date | null; first: Date | null }> = await this.dataSource.query(
+      `SELECT (SELECT created_at FROM ${TABLE} ORDER BY seq DESC LIMIT 1) AS latest,
+              (SELECT created_at FROM ${TABLE} WHERE witness_status = 'cosigned' ORDER BY seq DESC LIMIT 1) AS latest_cosigned,
+              (SELECT created_at FROM ${TABLE} ORDER BY seq LIMIT 1) AS first`,
+    );
+    const row = rows[0];
+    return { latest: row?.latest ?? undefined, latestCosigned: row?.latest_cosigned ?? undefined, first: row?.first ?? undefined };
+  }
+
   async countPending(): Promise<number> {
     const rows: Array<{ count: string }> = await this.dataSource.query(`SELECT count(*) AS count FROM ${TABLE} WHERE witness_status = 'pending'`);
     return Number(rows[0]?.count ?? 0);

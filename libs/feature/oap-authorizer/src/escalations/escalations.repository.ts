@@ -107,6 +107,12 @@ export class EscalationsRepository {
     return rows.map((r) => r.id);
   }
 
+  /** Escalations still waiting for their approvers (reads only the partial index of pending rows). */
+  async countOpen(): Promise<number> {
+    const rows: Array<{ open: string }> = await this.dataSource.query(`SELECT count(*) AS open FROM oap.escalations WHERE status = 'pending'`);
+    return Number(rows[0]?.open ?? 0);
+  }
+
   /** Hands out the sealed agent token of an approved escalation once, erasing it. */
   async takeSealedToken(id: string): Promise<Buffer | undefined> {
     const rows = await queryRows<{ token: Buffer }>(

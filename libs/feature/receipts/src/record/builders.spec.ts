@@ -15,11 +15,12 @@ function expectValid(document: ReceiptDocument): void {
 describe('receipt builders', () => {
   describe('record section', () => {
     it.each([
-      ['identified consent', buildConsentRecord(consentInput())],
-      ['anonymous consent', buildConsentRecord(anonymousConsentInput())],
-      ['notice', buildNoticeRecord(noticeInput())],
-      ['authorization', buildAuthorizationRecord(authorityInput())],
-    ])('%s: schema_version, conforms_to ISO/IEC TS 27560:2023, record_id, record_type; validates', (_name, document) => {
+      ['identified consent', () => buildConsentRecord(consentInput())],
+      ['anonymous consent', () => buildConsentRecord(anonymousConsentInput())],
+      ['notice', () => buildNoticeRecord(noticeInput())],
+      ['authorization', () => buildAuthorizationRecord(authorityInput())],
+    ])('%s: schema_version, conforms_to ISO/IEC TS 27560:2023, record_id, record_type; validates', (_name, build) => {
+      const document = build();
       expect(document.record).toMatchObject({ schema_version: 'svc-cr/2.13', conforms_to: 'ISO/IEC TS 27560:2023' });
       expect(document.record.record_id).toEqual(expect.any(String));
       expectValid(document);

@@ -67,7 +67,7 @@ function parseJwks(text: string): Map<string, KeyObject> | undefined {
   try {
     jwks = JSON.parse(text);
   } catch {
-    return undefined;
+    // Not JSON: jwks stays undefined and is refused below like any other non-JWKS.
   }
   if (!isObject(jwks) || !Array.isArray(jwks.keys)) return undefined;
   const keys = new Map<string, KeyObject>();

@@ -6,12 +6,13 @@ import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { PollingLoop, type OutboxWriter, type PollRound } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
+import { Metrics, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_OUTBOX } from '../tokens';
 import { WebhookDispatcherConfig } from '../webhook-dispatcher.config';
 import { DeliveriesRepository } from './deliveries.repository';
 import type { ClaimedDelivery } from './delivery';
+import { DeliveryMetrics } from './delivery-metrics';
 import { OutcomeRecorder } from './outcome-recorder';
 import { deliveryHeaders } from './delivery-headers';
 import { WebhookSender } from './webhook-sender';
@@ -36,6 +37,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   readonly owner = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly sender: WebhookSender;
   private readonly recorder: OutcomeRecorder;
+  private readonly metrics: DeliveryMetrics;
   private readonly loop: PollingLoop;
   private inFlight = 0;
   private lastPurge = 0;
@@ -52,7 +54,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     private readonly config: WebhookDispatcherConfig,
     @Inject(WEBHOOKS_OUTBOX) outbox: OutboxWriter,
     @Inject(LOGGER) private readonly logger: Logger,
+    metrics: Metrics,
   ) {
+    this.metrics = new DeliveryMetrics(metrics);
     this.sender = new WebhookSender({ connections: config.WEBHOOK_CONCURRENCY });
     this.refillAt = Math.max(1, Math.floor(config.WEBHOOK_CONCURRENCY / 2));
     this.recorder = new OutcomeRecorder(dataSource, deliveries, outbox, clock, this.owner);
@@ -147,11 +151,13 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       delivery.payload,
       delivery.environment,
     );
+    const durationMs = performance.now() - t0;
+    this.metrics.observe(result, durationMs);
     await this.recorder.record({
       delivery,
       attemptNo: delivery.attempts + 1,
       startedAt,
-      durationMs: Math.round(performance.now() - t0),
+      durationMs: Math.round(durationMs),
       statusCode: result.statusCode ?? null,
       error: result.error ?? null,
     });

@@ -27,6 +27,23 @@ describe('retry schedule (spec, Limits: waits 30 s, 2 m, 15 m, 1 h; 5 attempts)'
     expect(verdictOf(result, 5)).toBe('exhausted');
   });
 
+  it.each([100, 101, 199, 300, 301, 399])('never counts informational or redirect status %i as delivered: retried', (status) => {
+    expect(verdictOf({ statusCode: status }, 1)).toBe('retry');
+    expect(verdictOf({ statusCode: status }, 5)).toBe('exhausted');
+  });
+
+  it('counts the last attempt as exhausted and every earlier one as retryable, for any attempt budget', () => {
+    expect(verdictOf({ statusCode: 500 }, 2, 3)).toBe('retry');
+    expect(verdictOf({ statusCode: 500 }, 3, 3)).toBe('exhausted');
+    expect(verdictOf({ statusCode: 500 }, 6)).toBe('exhausted');
+  });
+
+  it('keeps waiting 1 h after attempts beyond the fourth, and has no wait before the first', () => {
+    expect(retryWaitMs(5)).toBe(3_600_000);
+    expect(retryWaitMs(9)).toBe(3_600_000);
+    expect(() => retryWaitMs(0)).toThrow(new RangeError('no retry wait after attempt 0'));
+  });
+
   it('gives a single-attempt (test) delivery up after its only attempt', () => {
     expect(verdictOf({ statusCode: 500 }, 1, 1)).toBe('exhausted');
   });

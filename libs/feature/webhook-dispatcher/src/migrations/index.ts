@@ -3,9 +3,10 @@ import { WEBHOOKS_SCHEMA } from '../schema';
 import { CreateWebhooks1795400000000 } from './1795400000000-create-webhooks';
 import { AddSubscriptionEnvironment1796100000000 } from './1796100000000-add-subscription-environment';
 import { AddSubscriptionSignatureFormats1796800000000 } from './1796800000000-add-subscription-signature-formats';
+import { IndexDisabledSubscriptions1797700000000 } from './1797700000000-index-disabled-subscriptions';
 
 /** webhook-dispatcher's schema and its migrations, in order. */
 export const webhooksMigrations: SchemaMigrations = {
   schema: WEBHOOKS_SCHEMA,
-  migrations: [CreateWebhooks1795400000000, AddSubscriptionEnvironment1796100000000, AddSubscriptionSignatureFormats1796800000000],
+  migrations: [CreateWebhooks1795400000000, AddSubscriptionEnvironment1796100000000, AddSubscriptionSignatureFormats1796800000000, IndexDisabledSubscriptions1797700000000],
 };

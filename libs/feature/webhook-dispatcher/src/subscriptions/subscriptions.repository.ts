@@ -69,6 +69,12 @@ export class SubscriptionsRepository {
     );
   }
 
+  /** Subscriptions disabled and not re-enabled (reads only the partial index of disabled rows). */
+  async countDisabled(): Promise<number> {
+    const rows: Array<{ disabled: string }> = await this.dataSource.query(`SELECT count(*) AS disabled FROM webhooks.subscriptions WHERE status = 'disabled'`);
+    return Number(rows[0]?.disabled ?? 0);
+  }
+
   /** The application's subscription, or undefined (also for another application's id). */
   async find(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<Subscription | undefined> {
     const rows: SubscriptionRow[] = await manager.query(

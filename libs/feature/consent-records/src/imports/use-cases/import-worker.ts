@@ -3,7 +3,8 @@ import { Clock } from '@svc/config';
 import { isDomainError } from '@svc/errors';
 import { commitIsolatingFailures, RETRY_TRANSACTION_CONFLICTS, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics, type Logger } from '@svc/telemetry';
+import type { Counter } from 'prom-client';
 import type { EntityManager } from 'typeorm';
 import type { FlowVersion } from '../../flows/flow';
 import { FlowsRepository } from '../../flows/flows.repository';
@@ -34,6 +35,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
   private loop?: Promise<void>;
   private stopped = false;
   private again = false;
+  private readonly rowsCounted: Counter<'outcome'>;
 
   constructor(
     private readonly imports: ImportsRepository,
@@ -41,7 +43,10 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly writer: BatchRecordWriter,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.rowsCounted = metrics.counterOf(BUSINESS_METRICS.importRows);
+  }
 
   onApplicationBootstrap(): void {
     this.wake();
@@ -116,6 +121,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
         return outcome.ok ? [] : [{ index: row.index, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: { message: String((outcome.error as Error).message ?? outcome.error) } }];
       });
       if (failed.length > 0) await this.imports.transaction((manager) => this.imports.saveResults(manager, job.id, failed, this.leaseUntil()));
+      for (const outcome of outcomes) this.rowsCounted.inc({ outcome: outcome.ok ? outcome.value.outcome : 'failed' });
     }
     await this.imports.complete(job.id, this.clock.now());
   }

@@ -64,7 +64,7 @@ const verdict = (ctx: CascadeContext) => step15Drift.check(ctx);
 describe('step 15 — drift detection', () => {
   describe('capability manifest', () => {
     it('denies capability_drift when the manifest changed, before looking at the mix', () => {
-      expect(verdict(context(['pay'], [], SHOPPING, 'm2'))).toMatchObject({ outcome: 'deny', reason: 'capability_drift' });
+      expect(verdict(context(['pay'], [], SHOPPING, 'm2'))).toEqual({ outcome: 'deny', reason: 'capability_drift', message: "The agent's capability manifest changed since the authority was granted" });
       expect(verdict(context(['pay'], [], SHOPPING, null))).toMatchObject({ outcome: 'deny', reason: 'capability_drift' });
     });
   });
@@ -107,6 +107,12 @@ describe('step 15 — drift detection', () => {
     it(`only looks at the last ${PURPOSE_DRIFT_WINDOW} grants`, () => {
       const recent = [...repeat('pay', PURPOSE_DRIFT_WINDOW - 1), ...repeat('catalog:export', 40)];
       expect(verdict(context(['catalog:export'], recent))).toEqual({ outcome: 'pass' });
+    });
+
+    it(`counts exactly ${PURPOSE_DRIFT_WINDOW - 1} past grants and this request`, () => {
+      // 10 off-purpose of the 19 most recent, plus this one: 11 of 20. Older on-purpose grants do not dilute it.
+      const recent = [...repeat('catalog:export', 10), ...repeat('pay', 9), 'pay', 'pay'];
+      expect(verdict(context(['catalog:export'], recent))).toMatchObject({ outcome: 'deny', reason: 'purpose_drift', message: "11 of the last 20 grants fall outside the authority's declared purpose actions" });
     });
 
     it('declares nothing to drift from with wildcards only or unrestricted actions', () => {

@@ -5,6 +5,8 @@ import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError, HTTP_STATUS_BY_KIND } from '@svc/errors';
 import { newApprovalSessionToken } from '@svc/ids';
 import { GroupCommitQueue, type JobOutcome, type OutboxWriter, type PendingEvent } from '@svc/persistence';
+import { BUSINESS_METRICS, Metrics } from '@svc/telemetry';
+import type { Counter } from 'prom-client';
 import { QueryFailedError, type EntityManager } from 'typeorm';
 import type { Authority } from '../../authorities/authority';
 import type { Agent } from '../../agents/agent';
@@ -93,6 +95,7 @@ interface BatchWrites {
 @Injectable()
 export class RequestGrant {
   private readonly writers = Array.from({ length: GRANT_WRITERS }, () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), { maxBatch: MAX_GRANT_BATCH }));
+  private readonly decisionsCounted: Counter<'outcome' | 'cascade_step'>;
 
   constructor(
     private readonly grants: GrantsRepository,
@@ -103,7 +106,10 @@ export class RequestGrant {
     @Inject(OAP_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.decisionsCounted = metrics.counterOf(BUSINESS_METRICS.grantDecisions);
+  }
 
   async execute(request: GrantRequest, options: RequestGrantOptions): Promise<StoredResponse> {
     if (!options.prepare) return this.writerOf(request).submit({ request, options, claimed: false });
@@ -224,6 +230,8 @@ export class RequestGrant {
       await this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, writes.completions);
       await this.idempotency.releaseMany(GRANTS_IDEMPOTENCY_SCOPE, writes.releases, manager);
     });
+    // Counted once committed: a batch run again after a conflict counts only its committed run.
+    for (const decision of writes.decisions) this.decisionsCounted.inc({ outcome: decision.decision, cascade_step: decision.cascadeStep === null ? 'none' : String(decision.cascadeStep) });
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('grant request left undecided') });
   }
 

@@ -4,7 +4,8 @@ import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { validationError } from '@svc/errors';
 import { newApprovalSessionToken, newRegionalId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
-import { Metrics } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics } from '@svc/telemetry';
+import type { Counter } from 'prom-client';
 import type { EntityManager } from 'typeorm';
 import type { TrustedAttester } from '../../attesters/attester';
 import { oversightError } from '../../oversight.errors';
@@ -65,6 +66,8 @@ export interface SubmittedAttestation {
  */
 @Injectable()
 export class SubmitAttestation {
+  private readonly witnessedCounted: Counter<'decision' | 'sequence_gap'>;
+
   constructor(
     private readonly attestations: AttestationsRepository,
     private readonly routes: ResolveAgentClassRoute,
@@ -72,8 +75,10 @@ export class SubmitAttestation {
     @Inject(OVERSIGHT_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
-    private readonly metrics: Metrics,
-  ) {}
+    metrics: Metrics,
+  ) {
+    this.witnessedCounted = metrics.counterOf(BUSINESS_METRICS.attestationsWitnessed);
+  }
 
   async execute(attester: TrustedAttester, command: AttestationCommand): Promise<SubmittedAttestation> {
     if (command.applicationId !== attester.applicationId || (attester.scopeApplicationId !== null && command.applicationId !== attester.scopeApplicationId)) {
@@ -110,9 +115,7 @@ export class SubmitAttestation {
     try {
       const witnessed = await this.attestations.transaction((manager) => this.witness(manager, attester, command, requestSha256, now));
       if (witnessed.idempotentReplay) return witnessed;
-      this.metrics
-        .counter('oversight_attestations_witnessed_total', 'Attestations witnessed (replays excluded), by submitted decision and sequence gap.', ['decision', 'sequence_gap'])
-        .inc({ decision: command.decision, sequence_gap: String(witnessed.attestation.sequenceGap) });
+      this.witnessedCounted.inc({ decision: command.decision, sequence_gap: String(witnessed.attestation.sequenceGap) });
       return witnessed;
     } catch (error) {
       // A concurrent submission of the same key won the insert: answer as its replay.
