@@ -29,7 +29,7 @@ describe('group commit against real Postgres', () => {
 
   it('commits every valid job of a batch that Postgres refused because of one poison value, and fails only that one', async () => {
     const batches: string[][] = [];
-    const queue = new GroupCommitQueue<string, string>(insertBatch(batches), 64, { retryable: isTransactionConflict, maxAttempts: 3 });
+    const queue = new GroupCommitQueue<string, string>(insertBatch(batches), { maxBatch: 64, retry: { retryable: isTransactionConflict, maxAttempts: 3 } });
     const ids = Array.from({ length: 30 }, (_, index) => (index % 10 === 3 ? `poison-${index}-\u0000` : `valid-${index}`));
     const settled = await Promise.allSettled(ids.map((id) => queue.submit(id)));
 
@@ -46,7 +46,7 @@ describe('group commit against real Postgres', () => {
   it('answers a job whose row already exists with its own error while the rest of its batch commits', async () => {
     await dataSource.query(`INSERT INTO things (id, tenant) VALUES ('taken', 'other')`);
     const batches: string[][] = [];
-    const queue = new GroupCommitQueue<string, string>(insertBatch(batches), 64);
+    const queue = new GroupCommitQueue<string, string>(insertBatch(batches), { maxBatch: 64 });
     const settled = await Promise.allSettled(['fresh-a', 'taken', 'fresh-b'].map((id) => queue.submit(id)));
     expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((settled[1] as PromiseRejectedResult).reason).toMatchObject({ code: '23505' });

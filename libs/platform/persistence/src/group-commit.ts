@@ -19,6 +19,9 @@ export function isTransactionConflict(error: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
+/** The platform's rule for a shared commit: a deadlock victim or serialization failure runs again, three tries in all. */
+export const RETRY_TRANSACTION_CONFLICTS: BatchRetryPolicy = { retryable: isTransactionConflict, maxAttempts: 3 };
+
 /**
  * Commits `jobs` with ONE call of `commit` and answers one outcome per job, never throwing. A
  * retryable failure runs the batch again (up to `policy.maxAttempts`). Any other failure of a
@@ -29,7 +32,7 @@ export function isTransactionConflict(error: unknown): boolean {
 export async function commitIsolatingFailures<J, R>(
   jobs: readonly J[],
   commit: (jobs: J[]) => Promise<Array<JobOutcome<R>>>,
-  policy: BatchRetryPolicy = NO_BATCH_RETRY,
+  policy: BatchRetryPolicy = RETRY_TRANSACTION_CONFLICTS,
   onSplit?: (error: unknown, size: number) => void,
 ): Promise<Array<JobOutcome<R>>> {
   if (jobs.length === 0) return [];
@@ -55,51 +58,108 @@ async function commitWithRetry<J, R>(jobs: J[], commit: (jobs: J[]) => Promise<A
   }
 }
 
+/** Bounds and failure rules of a {@link GroupCommitQueue}. */
+export interface GroupCommitOptions {
+  /** Most jobs one commit takes. */
+  readonly maxBatch: number;
+  /**
+   * How long a batch smaller than `maxBatch` waits for company when no commit is running, ms.
+   * 0 (the default): a lone job is committed at once and batches grow only with load.
+   */
+  readonly windowMs?: number;
+  /** Commits running at once (default 1). One commit's round trips then overlap the next one's. */
+  readonly maxInFlight?: number;
+  /** Which failures run a batch again (default: transaction conflicts, three tries). */
+  readonly retry?: BatchRetryPolicy;
+  /** Told before a failed batch is committed job by job. */
+  readonly onSplit?: (error: unknown, size: number) => void;
+}
+
+interface Queued<J, R> {
+  job: J;
+  resolve: (value: R) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
- * Group commit: concurrent callers queue jobs; one writer takes everything queued (up to
+ * Group commit: concurrent callers queue jobs; a writer takes everything queued (up to
  * `maxBatch`) and hands it to `commit`, which commits the whole batch at once and returns one
- * outcome per job. While a batch runs, the next one gathers, so the batch size follows the load
- * with no timer. Each caller is answered only after its batch settled. A failed batch is handled by
- * {@link commitIsolatingFailures}: retryable conflicts run it again, any other failure re-runs its
- * jobs one by one so one bad job cannot fail the others.
+ * outcome per job. While a batch runs, the next one gathers, so the batch size follows the load;
+ * `windowMs` optionally lets a lone job wait briefly for company, and up to `maxInFlight` writers
+ * commit at once. Each caller is answered only after its batch settled. A failed batch is handled
+ * by {@link commitIsolatingFailures}: retryable conflicts run it again, any other failure re-runs
+ * its jobs one by one so one bad job cannot fail the others.
  */
 export class GroupCommitQueue<J, R> {
-  private readonly queue: Array<{ job: J; resolve: (value: R) => void; reject: (error: unknown) => void }> = [];
-  private writing = false;
+  private readonly queue: Array<Queued<J, R>> = [];
+  private readonly writers = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private readonly maxBatch: number;
+  private readonly windowMs: number;
+  private readonly maxInFlight: number;
 
   constructor(
     private readonly commit: (jobs: J[]) => Promise<Array<JobOutcome<R>>>,
-    private readonly maxBatch: number,
-    private readonly retry: BatchRetryPolicy = NO_BATCH_RETRY,
-    private readonly onSplit?: (error: unknown, size: number) => void,
-  ) {}
-
-  submit(job: J): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      this.queue.push({ job, resolve, reject });
-      if (!this.writing) void this.drain();
-    });
+    private readonly options: GroupCommitOptions,
+  ) {
+    this.maxBatch = options.maxBatch;
+    this.windowMs = options.windowMs ?? 0;
+    this.maxInFlight = options.maxInFlight ?? 1;
   }
 
-  private async drain(): Promise<void> {
-    this.writing = true;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        const outcomes = await commitIsolatingFailures(
-          batch.map((entry) => entry.job),
-          this.commit,
-          this.retry,
-          this.onSplit,
-        );
-        batch.forEach((entry, index) => {
-          const outcome = outcomes[index]!;
-          if (outcome.ok) entry.resolve(outcome.value);
-          else entry.reject(outcome.error);
-        });
-      }
-    } finally {
-      this.writing = false;
+  submit(job: J): Promise<R> {
+    const [answer] = this.submitAll([job]);
+    return answer!;
+  }
+
+  /** Queues several jobs at once (so they can share a commit); one promise per job, in order. */
+  submitAll(jobs: readonly J[]): Array<Promise<R>> {
+    const answers = jobs.map((job) => new Promise<R>((resolve, reject) => this.queue.push({ job, resolve, reject })));
+    this.schedule();
+    return answers;
+  }
+
+  /** Resolves once everything queued so far has been committed or failed (for shutdown). */
+  async idle(): Promise<void> {
+    while (this.queue.length > 0 || this.writers.size > 0) {
+      if (this.writers.size === 0) this.startWriter();
+      await Promise.all([...this.writers]);
+    }
+  }
+
+  private schedule(): void {
+    if (this.writers.size >= this.maxInFlight) return; // a running writer takes the queue when its commit is done
+    if (this.windowMs === 0 || this.queue.length >= this.maxBatch || this.writers.size > 0) this.startWriter();
+    else this.timer ??= setTimeout(() => this.startWriter(), this.windowMs);
+  }
+
+  private startWriter(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.queue.length === 0 || this.writers.size >= this.maxInFlight) return;
+    const writer: Promise<void> = this.write().finally(() => {
+      this.writers.delete(writer);
+      if (this.queue.length > 0) this.schedule();
+    });
+    this.writers.add(writer);
+  }
+
+  private async write(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      const outcomes = await commitIsolatingFailures(
+        batch.map((entry) => entry.job),
+        this.commit,
+        this.options.retry,
+        this.options.onSplit,
+      );
+      batch.forEach((entry, index) => {
+        const outcome = outcomes[index]!;
+        if (outcome.ok) entry.resolve(outcome.value);
+        else entry.reject(outcome.error);
+      });
     }
   }
 }

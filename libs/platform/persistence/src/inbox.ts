@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { queryRows } from './data-source';
 
 /**
  * Runs `work` at most once per (consumer, message id): the inbox row and the work's writes commit
@@ -13,12 +14,28 @@ export async function processOnce(
   work: (manager: EntityManager) => Promise<void>,
 ): Promise<boolean> {
   return dataSource.transaction(async (manager) => {
-    const inserted: unknown[] = await manager.query(
-      `INSERT INTO "${schema}".inbox (consumer, message_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING message_id`,
-      [consumer, messageId],
-    );
-    if (inserted.length === 0) return false;
+    if ((await markProcessed(manager, schema, consumer, [messageId])).length === 0) return false;
     await work(manager);
     return true;
   });
+}
+
+/**
+ * Marks a batch of messages as processed by `consumer` in the schema's inbox, inside the caller's
+ * transaction, with one statement; returns the ids not seen before (the only ones to act on).
+ */
+export async function markProcessed(manager: EntityManager, schema: string, consumer: string, messageIds: readonly string[]): Promise<string[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await queryRows<{ message_id: string }>(
+    manager,
+    `INSERT INTO "${schema}".inbox (consumer, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
+    [consumer, messageIds],
+  );
+  return rows.map((row) => row.message_id);
+}
+
+/** True when `consumer` already processed the message (a check before costly work; the mark itself is {@link processOnce}). */
+export async function wasProcessed(queryable: { query(sql: string, parameters?: unknown[]): Promise<unknown> }, schema: string, consumer: string, messageId: string): Promise<boolean> {
+  const rows = await queryRows(queryable, `SELECT 1 FROM "${schema}".inbox WHERE consumer = $1 AND message_id = $2`, [consumer, messageId]);
+  return rows.length > 0;
 }

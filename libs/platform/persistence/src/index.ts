@@ -7,15 +7,17 @@ export {
   type MigrationClass,
   type SchemaMigrations,
 } from './migrations';
-export { OutboxWriter, type EventContext, type PendingEvent } from './outbox';
+export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-export { processOnce } from './inbox';
+export { markProcessed, processOnce, wasProcessed } from './inbox';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';
 export {
   commitIsolatingFailures,
   GroupCommitQueue,
   isTransactionConflict,
   NO_BATCH_RETRY,
+  RETRY_TRANSACTION_CONFLICTS,
   type BatchRetryPolicy,
+  type GroupCommitOptions,
   type JobOutcome,
 } from './group-commit';

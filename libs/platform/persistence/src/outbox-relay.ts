@@ -3,6 +3,7 @@ import type { EventPublisher, OutgoingEvent } from '@svc/bus';
 import { inBatchSpan } from '@svc/telemetry';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { outboxChannel } from './outbox';
 import { PollingLoop } from './polling-loop';
 
 export interface OutboxRelayOptions {
@@ -102,7 +103,7 @@ export class OutboxRelay {
     this.listener.on('error', () => undefined);
     await this.listener.connect();
     this.listener.on('notification', () => this.kick());
-    await this.listener.query(`LISTEN "${this.options.schema}_outbox"`);
+    await this.listener.query(`LISTEN "${outboxChannel(this.options.schema)}"`);
     this.loop.start();
   }
 

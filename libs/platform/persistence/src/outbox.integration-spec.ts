@@ -6,7 +6,7 @@ import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createDataSource } from './data-source';
-import { processOnce } from './inbox';
+import { markProcessed, processOnce, wasProcessed } from './inbox';
 import { createOutboxAndInbox, runMigrations } from './migrations';
 import { OutboxWriter } from './outbox';
 import { OutboxRelay } from './outbox-relay';
@@ -157,6 +157,38 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
       }),
     ).rejects.toThrow('handler failed');
     expect(await processOnce(dataSource, SCHEMA, 'inbox-test', 'm-2', async () => undefined)).toBe(true);
+  });
+
+  it('marks a batch in the inbox with one call and answers only the ids not seen before', async () => {
+    await processOnce(dataSource, SCHEMA, 'batch-inbox', 'b-1', async () => undefined);
+    const fresh = await dataSource.transaction((manager) => markProcessed(manager, SCHEMA, 'batch-inbox', ['b-1', 'b-2', 'b-3']));
+    expect(fresh.sort()).toEqual(['b-2', 'b-3']);
+    expect(await dataSource.transaction((manager) => markProcessed(manager, SCHEMA, 'batch-inbox', ['b-2', 'b-3']))).toEqual([]);
+    expect(await wasProcessed(dataSource, SCHEMA, 'batch-inbox', 'b-2')).toBe(true);
+    expect(await wasProcessed(dataSource, SCHEMA, 'batch-inbox', 'b-4')).toBe(false);
+    expect(await wasProcessed(dataSource, SCHEMA, 'other-consumer', 'b-2')).toBe(false);
+  });
+
+  it('events written as part of a caller\'s own statement commit with its rows and wake a started relay', async () => {
+    const running = relay();
+    await running.start();
+    try {
+      const events = writer.batchInsert(
+        ['batch1', 'batch2'].map((id) => ({ type: 'application.created' as const, init: { applicationId: id, name: id, environment: 'development' as const, mode: 'conductor' as const }, context: { applicationId: id } })),
+        2,
+      );
+      await dataSource.query(
+        `WITH thing AS (INSERT INTO relay_test.things (id) VALUES ($1::text) RETURNING 1), events AS (${events.insert} RETURNING 1) SELECT 1 FROM thing, (${events.notify}) AS notified`,
+        ['batch-thing', ...events.params],
+      );
+      const published = await waitFor(() => {
+        const found = events.ids.map((id) => received.find((e) => e.id === id));
+        return found.every((e) => e !== undefined) ? found : undefined;
+      }, 3_000);
+      expect(published.map((e) => fromBinary(ApplicationCreatedSchema, e!.data).meta?.applicationId)).toEqual(['batch1', 'batch2']);
+    } finally {
+      await running.stop();
+    }
   });
 
   it('a started relay publishes promptly after commit without being asked', async () => {

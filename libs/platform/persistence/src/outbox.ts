@@ -40,26 +40,42 @@ export class OutboxWriter {
    */
   async addMany(manager: EntityManager, events: ReadonlyArray<PendingEvent>): Promise<string[]> {
     if (events.length === 0) return [];
+    const { ids, insert, notify, params } = this.batchInsert(events, 1);
+    // One round trip: the insert runs as a data-modifying CTE beside the notification.
+    await manager.query(`WITH inserted AS (${insert}) ${notify}`, params);
+    setImmediate(this.onEnqueued);
+    return ids;
+  }
+
+  /**
+   * Several events as parts of the caller's own statement (a hot write path that commits its rows
+   * and their events in one round trip): an INSERT for a data-modifying CTE and the relay's
+   * notification, with their parameters numbered from `firstParam`. Every parameter carries an
+   * explicit cast, so the parts also run with their values inlined as literals.
+   */
+  batchInsert(events: ReadonlyArray<PendingEvent>, firstParam: number): OutboxInsert {
     const ids: string[] = [];
-    const params: unknown[] = [];
-    const rows: string[] = [];
+    const types: string[] = [];
+    const payloads: Buffer[] = [];
+    const traceParents: Array<string | null> = [];
+    const traceStates: Array<string | null> = [];
     const active = traceCarrierOf();
     for (const event of events) {
       const id = randomUUID();
       const trace = event.context?.trace ?? active;
       ids.push(id);
-      params.push(id, event.type, this.encode(id, event.type, event.init, event.context ?? {}, trace), trace?.traceparent ?? null, trace?.tracestate ?? null);
-      const n = params.length;
-      rows.push(`($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`);
+      types.push(event.type);
+      payloads.push(this.encode(id, event.type, event.init, event.context ?? {}, trace));
+      traceParents.push(trace?.traceparent ?? null);
+      traceStates.push(trace?.tracestate ?? null);
     }
-    params.push(`${this.schema}_outbox`);
-    // One round trip: the insert runs as a data-modifying CTE beside the notification.
-    await manager.query(
-      `WITH inserted AS (INSERT INTO "${this.schema}".outbox (id, event_type, payload, trace_parent, trace_state) VALUES ${rows.join(', ')}) SELECT pg_notify($${params.length}, '')`,
-      params,
-    );
-    setImmediate(this.onEnqueued);
-    return ids;
+    const [idsParam, typesParam, payloadsParam, parentsParam, statesParam, channelParam] = [0, 1, 2, 3, 4, 5].map((offset) => `$${firstParam + offset}`);
+    return {
+      ids,
+      insert: `INSERT INTO "${this.schema}".outbox (id, event_type, payload, trace_parent, trace_state) SELECT * FROM unnest(${idsParam}::uuid[], ${typesParam}::text[], ${payloadsParam}::bytea[], ${parentsParam}::text[], ${statesParam}::text[])`,
+      notify: `SELECT pg_notify(${channelParam}::text, '')`,
+      params: [ids, types, payloads, traceParents, traceStates, outboxChannel(this.schema)],
+    };
   }
 
   private encode(id: string, type: EventType, init: unknown, context: EventContext, trace: TraceCarrier | undefined): Buffer {
@@ -76,6 +92,23 @@ export class OutboxWriter {
     const message = create(spec.schema, { ...(init as object), meta } as never);
     return Buffer.from(encodeEvent(spec.schema, message as never, this.personalData));
   }
+}
+
+/** Outbox rows of a batch as parts of a larger statement; see {@link OutboxWriter.batchInsert}. */
+export interface OutboxInsert {
+  /** The events' ids (their future Nats-Msg-Id), in order. */
+  readonly ids: string[];
+  /** The multi-row INSERT into the outbox, for a WITH clause. */
+  readonly insert: string;
+  /** `SELECT pg_notify(...)`, which wakes the relay once the statement commits. */
+  readonly notify: string;
+  /** The parameters of both parts, in order from `firstParam`. */
+  readonly params: unknown[];
+}
+
+/** The NOTIFY channel on which a schema's outbox relay listens. */
+export function outboxChannel(schema: string): string {
+  return `${schema}_outbox`;
 }
 
 /** One event of {@link OutboxWriter.addMany}: its type, fields and context. */

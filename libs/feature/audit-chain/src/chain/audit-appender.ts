@@ -1,6 +1,6 @@
 import { GENESIS_PREVIOUS_HASH, chainHash } from '@svc/merkle';
 import { newId } from '@svc/ids';
-import { commitIsolatingFailures, type JobOutcome } from '@svc/persistence';
+import { GroupCommitQueue, type JobOutcome } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import { auditError } from '../audit.errors';
 import { AuditEntriesRepository, type ChainHead, type NewEntryRow } from './audit-entries.repository';
@@ -29,8 +29,6 @@ interface Pending {
   readonly id: string;
   readonly recordedAt: Date;
   readonly canonical: string;
-  resolve(entry: AppendedEntry): void;
-  reject(error: unknown): void;
 }
 
 const MAX_TYPE_LENGTH = 200;
@@ -63,11 +61,7 @@ const MAX_CHECKED_ATTEMPTS = 8;
  */
 export class AuditAppender {
   private readonly entries: AuditEntriesRepository;
-  private readonly maxBatch: number;
-  private readonly windowMs: number;
-  private queue: Pending[] = [];
-  private writing?: Promise<void>;
-  private timer?: NodeJS.Timeout;
+  private readonly queue: GroupCommitQueue<Pending, AppendedEntry>;
   /** The head after this writer's last commit; undefined when unknown or possibly stale. */
   private head?: ChainHead;
   /** Batches committed by each path since construction (for metrics and the benchmark). */
@@ -78,8 +72,8 @@ export class AuditAppender {
     private readonly options: AuditAppenderOptions,
   ) {
     this.entries = new AuditEntriesRepository(dataSource);
-    this.maxBatch = options.maxBatch ?? 1_000;
-    this.windowMs = options.windowMs ?? 1;
+    // One writer: the fast path relies on the head of this writer's own last commit.
+    this.queue = new GroupCommitQueue((batch) => this.writeBatch(batch), { maxBatch: options.maxBatch ?? 1_000, windowMs: options.windowMs ?? 1 });
   }
 
   /**
@@ -102,9 +96,7 @@ export class AuditAppender {
       }
       return { input, id, recordedAt, canonical };
     });
-    const promises = prepared.map((p) => new Promise<AppendedEntry>((resolve, reject) => this.queue.push({ ...p, resolve, reject })));
-    this.schedule();
-    return Promise.all(promises);
+    return Promise.all(this.queue.submitAll(prepared));
   }
 
   /** Appends one entry; see {@link append}. */
@@ -128,45 +120,13 @@ export class AuditAppender {
   }
 
   /** Resolves when every queued append has been written (for shutdown). */
-  async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.writing) {
-      if (!this.writing) this.flushNow();
-      await this.writing;
-    }
-  }
-
-  private schedule(): void {
-    if (this.writing) return; // the running writer picks the queue up when its commit is done
-    if (this.queue.length >= this.maxBatch || this.windowMs === 0) {
-      this.flushNow();
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => this.flushNow(), this.windowMs);
-    }
-  }
-
-  private flushNow(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-    }
-    if (this.writing || this.queue.length === 0) return;
-    this.writing = this.writeLoop().finally(() => {
-      this.writing = undefined;
-      if (this.queue.length > 0) this.schedule();
-    });
-  }
-
-  private async writeLoop(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
-      const outcomes = await commitIsolatingFailures(batch, (pending) => this.writeBatch(pending));
-      outcomes.forEach((outcome, index) => (outcome.ok ? batch[index]!.resolve(outcome.value) : batch[index]!.reject(outcome.error)));
-    }
+  drain(): Promise<void> {
+    return this.queue.idle();
   }
 
   /**
    * Writes one batch by the fast or the checked path. A batch the database refuses is written
-   * again entry by entry by the caller, so only an entry that cannot be stored fails.
+   * again entry by entry by the queue, so only an entry that cannot be stored fails.
    */
   private async writeBatch(batch: Pending[]): Promise<Array<JobOutcome<AppendedEntry>>> {
     try {

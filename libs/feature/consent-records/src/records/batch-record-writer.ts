@@ -1,11 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
 import { newRegionalId, type IdRegion } from '@svc/ids';
+import type { OutboxWriter, PendingEvent } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { consentRecordsError } from '../consent-records.errors';
-import type { BatchEvent } from './batch-outbox';
+import { CONSENT_RECORDS_OUTBOX } from '../tokens';
 import { subjectKeys, type ConsentRecord, type PurposeDecision } from './record';
 import { requestDigest, type BatchResult, type RecordDraft } from './record-write';
 import { RecordsRepository, type BatchRead, type BatchState, type BatchWritten, type NewRecord, type Statement } from './records.repository';
@@ -39,7 +39,7 @@ export function movedToDeclined(previous: ConsentRecord, standing: { whole: bool
 }
 
 /** consent.recorded as published for a new record. */
-function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonly string[]): BatchEvent<'consent.recorded'> {
+function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonly string[]): PendingEvent {
   return {
     type: 'consent.recorded',
     init: {
@@ -59,9 +59,7 @@ function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonl
       noticeDigest: record.noticeDigest ?? '',
       deliveryMode: draft.deliveryMode ?? '',
     },
-    applicationId: record.applicationId,
-    occurredAt: record.recordedAt,
-    trace: draft.trace,
+    context: { applicationId: record.applicationId, occurredAt: record.recordedAt, trace: draft.trace },
   };
 }
 
@@ -78,7 +76,7 @@ export class BatchRecordWriter {
   constructor(
     private readonly records: RecordsRepository,
     private readonly config: PlatformConfig,
-    private readonly bus: BusConnection,
+    @Inject(CONSENT_RECORDS_OUTBOX) private readonly outbox: OutboxWriter,
   ) {}
 
   /** Writes a batch inside the caller's transaction (capture commits, import batches): three statements. */
@@ -105,7 +103,7 @@ export class BatchRecordWriter {
     const inserts: NewRecord[] = [];
     const replacedBy = new Map<string, string>();
     const withdrawals: Array<{ recordId: string; purpose: string }> = [];
-    const events: BatchEvent[] = [];
+    const events: PendingEvent[] = [];
 
     drafts.forEach((draft, index) => {
       const digest = requestDigest(draft);
@@ -152,9 +150,7 @@ export class BatchRecordWriter {
           events.push({
             type: 'consent.purpose_revoked',
             init: { recordId: previous.id, flowId: previous.flowId, flowVersion: previous.flowVersion, ...subjectFields(previous.subject), purpose, channel: 'newer_record', revokedAt: timestampFromDate(recordedAt) },
-            applicationId: draft.applicationId,
-            occurredAt: recordedAt,
-            trace: draft.trace,
+            context: { applicationId: draft.applicationId, occurredAt: recordedAt, trace: draft.trace },
           });
         }
       }
@@ -178,9 +174,7 @@ export class BatchRecordWriter {
       heads: [...finalHeads.values()],
       withdrawals,
       withdrawnAt: recordedAt,
-      events,
-      region: this.config.REGION,
-      personalData: this.bus.personalData,
+      events: this.outbox.batchInsert(events, 11),
     });
     const finish = (written: BatchWritten[]): BatchResult[] => {
       const expiries = new Map(written.map((w) => [w.id, w.expires_at]));

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
-import { commitIsolatingFailures, isTransactionConflict, type JobOutcome } from '@svc/persistence';
+import { GroupCommitQueue, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import { inBatchSpan, traceCarrierOf, type Logger } from '@svc/telemetry';
 import { BatchRecordWriter } from './batch-record-writer';
@@ -14,12 +14,6 @@ export const RECORD_BATCH_MAX = 256;
  */
 export const RECORD_COMMITS_IN_FLIGHT = 2;
 
-interface Pending {
-  draft: RecordDraft;
-  resolve: (outcome: WriteOutcome) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * Group commit for the Record API (architecture: hot write paths commit in groups). Requests that
  * arrive while commits are in flight wait and are then written together in ONE transaction by
@@ -31,45 +25,25 @@ interface Pending {
  */
 @Injectable()
 export class RecordBatcher {
-  private queue: Pending[] = [];
-  private inFlight = 0;
+  private readonly queue: GroupCommitQueue<RecordDraft, WriteOutcome>;
 
-  constructor(
-    private readonly writer: BatchRecordWriter,
-    private readonly clock: Clock,
-    @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  constructor(writer: BatchRecordWriter, clock: Clock, @Inject(LOGGER) logger: Logger) {
+    this.queue = new GroupCommitQueue(
+      (drafts): Promise<Array<JobOutcome<WriteOutcome>>> =>
+        inBatchSpan('consent_records record commit', drafts.map((draft) => draft.trace), { 'db.system.name': 'postgresql', 'db.operation.batch.size': drafts.length }, async () =>
+          (await writer.commitMany(drafts, clock.now())).map((result) => (result.ok ? { ok: true, value: result.outcome } : { ok: false, error: result.error })),
+        ),
+      {
+        maxBatch: RECORD_BATCH_MAX,
+        maxInFlight: RECORD_COMMITS_IN_FLIGHT,
+        onSplit: (error, size) => logger.warn({ err: error, size }, 'record batch failed; committing its records one by one'),
+      },
+    );
+  }
 
   submit(draft: RecordDraft): Promise<WriteOutcome> {
-    return new Promise<WriteOutcome>((resolve, reject) => {
-      // The commit runs in whichever request's context started it: keep each draft's own trace.
-      const trace = draft.trace ?? traceCarrierOf();
-      this.queue.push({ draft: trace ? { ...draft, trace } : draft, resolve, reject });
-      if (this.inFlight < RECORD_COMMITS_IN_FLIGHT) void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.inFlight += 1;
-    try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, RECORD_BATCH_MAX);
-        await inBatchSpan('consent_records record commit', batch.map((p) => p.draft.trace), { 'db.system.name': 'postgresql', 'db.operation.batch.size': batch.length }, () => this.commit(batch));
-      }
-    } finally {
-      this.inFlight -= 1;
-    }
-  }
-
-  private async commit(batch: readonly Pending[]): Promise<void> {
-    const now = this.clock.now();
-    const outcomes = await commitIsolatingFailures(
-      batch.map((p) => p.draft),
-      async (drafts): Promise<Array<JobOutcome<WriteOutcome>>> =>
-        (await this.writer.commitMany(drafts, now)).map((result) => (result.ok ? { ok: true, value: result.outcome } : { ok: false, error: result.error })),
-      { retryable: isTransactionConflict, maxAttempts: 3 },
-      (error, size) => this.logger.warn({ err: error, size }, 'record batch failed; committing its records one by one'),
-    );
-    outcomes.forEach((outcome, i) => (outcome.ok ? batch[i]!.resolve(outcome.value) : batch[i]!.reject(outcome.error)));
+    // The commit runs in whichever request's context started it: keep each draft's own trace.
+    const trace = draft.trace ?? traceCarrierOf();
+    return this.queue.submit(trace ? { ...draft, trace } : draft);
   }
 }

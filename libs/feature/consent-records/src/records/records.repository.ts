@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { escapeLiteral } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { PersonalDataSeal } from '@svc/contracts';
-import { CONSENT_RECORDS_SCHEMA } from '../schema';
-import { encodeEvents, type BatchEvent } from './batch-outbox';
+import type { OutboxInsert } from '@svc/persistence';
 import type { CollectionChannel, ConsentRecord, PurposeDecision, Withdrawal, WithdrawalChannel } from './record';
 
 interface RecordRow {
@@ -172,12 +170,10 @@ export class RecordsRepository {
     heads: ReadonlyArray<{ applicationId: string; flowId: string; key: string; recordId: string }>;
     withdrawals: ReadonlyArray<{ recordId: string; purpose: string }>;
     withdrawnAt: Date;
-    events: readonly BatchEvent[];
-    region: string;
-    personalData: PersonalDataSeal | undefined;
+    /** The batch's events, numbered from parameter $11. */
+    events: OutboxInsert;
   }): Statement {
     if (batch.records.length === 0) return { sql: '', params: [] };
-    const outbox = encodeEvents(batch.region, batch.events, batch.personalData);
     return {
       sql: `WITH ins AS (
          INSERT INTO consent_records.records (id, application_id, flow_id, flow_version, subject_external_id, subject_email, decisions, notice_digest,
@@ -202,11 +198,10 @@ export class RecordsRepository {
          INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at) SELECT r, p, 'newer_record', $10::timestamptz FROM unnest($8::text[], $9::text[]) AS t(r, p)
          RETURNING 1
        ), events AS (
-         INSERT INTO "${CONSENT_RECORDS_SCHEMA}".outbox (id, event_type, payload, trace_parent, trace_state)
-           SELECT * FROM unnest($11::uuid[], $12::text[], $13::bytea[], $15::text[], $16::text[])
+         ${batch.events.insert}
          RETURNING 1
        )
-       SELECT ins.id, ins.expires_at FROM ins, (SELECT pg_notify($14::text, '')) AS notified`,
+       SELECT ins.id, ins.expires_at FROM ins, (${batch.events.notify}) AS notified`,
       params: [
         JSON.stringify(
           batch.records.map((r) => ({
@@ -237,12 +232,7 @@ export class RecordsRepository {
         batch.withdrawals.map((w) => w.recordId),
         batch.withdrawals.map((w) => w.purpose),
         batch.withdrawnAt,
-        outbox.ids,
-        outbox.types,
-        outbox.payloads,
-        `${CONSENT_RECORDS_SCHEMA}_outbox`,
-        outbox.traceParents,
-        outbox.traceStates,
+        ...batch.events.params,
       ],
     };
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DeliveredEvent } from '@svc/bus';
 import { isDomainError } from '@svc/errors';
-import { processOnce } from '@svc/persistence';
+import { processOnce, wasProcessed } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -39,9 +39,8 @@ export class ReceiptIntake {
   ) {}
 
   /** True when `consumer` already processed the event (saves upstream calls on redelivery). */
-  async seen(consumer: string, event: DeliveredEvent): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM "${RECEIPTS_SCHEMA}".inbox WHERE consumer = $1 AND message_id = $2`, [consumer, event.id]);
-    return rows.length > 0;
+  seen(consumer: string, event: DeliveredEvent): Promise<boolean> {
+    return wasProcessed(this.dataSource, RECEIPTS_SCHEMA, consumer, event.id);
   }
 
   /**

@@ -67,19 +67,6 @@ export interface FailedDeliveryRow {
 export class DeliveriesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * Records source events as processed by `consumer` in the schema's inbox, inside the caller's
-   * transaction; returns the ids not seen before (the only ones to act on).
-   */
-  async markProcessed(manager: EntityManager, consumer: string, messageIds: readonly string[]): Promise<string[]> {
-    const rows = await queryRows<{ message_id: string }>(
-      manager,
-      `INSERT INTO webhooks.inbox (consumer, message_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING RETURNING message_id`,
-      [consumer, messageIds],
-    );
-    return rows.map((r) => r.message_id);
-  }
-
   /** Inserts deliveries due at `now`; an (event, subscription) pair already present is skipped. */
   async enqueue(manager: EntityManager, deliveries: readonly NewDelivery[], now: Date): Promise<number> {
     if (deliveries.length === 0) return 0;

@@ -1,15 +1,15 @@
 import type { Clock } from '@svc/config';
-import { commitIsolatingFailures, isTransactionConflict, type OutboxWriter } from '@svc/persistence';
+import { GroupCommitQueue, type JobOutcome, type OutboxWriter } from '@svc/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DeliveriesRepository } from './deliveries.repository';
 import type { AttemptOutcome } from './delivery';
 import { AUTO_DISABLE_AFTER, retryWaitMs, verdictOf } from './retry-schedule';
 
-interface Pending {
-  outcome: AttemptOutcome;
-  resolve: () => void;
-  reject: (error: unknown) => void;
-}
+/**
+ * Most outcomes one transaction writes. A group holds at most one outcome per attempt in flight
+ * (WEBHOOK_CONCURRENCY), so this only bounds a misconfigured worker.
+ */
+export const OUTCOME_BATCH_MAX = 1_024;
 
 /**
  * Records attempt outcomes with group commit: outcomes that finish while a transaction is being
@@ -22,8 +22,7 @@ interface Pending {
  * worker's attempt is the one that counts.
  */
 export class OutcomeRecorder {
-  private queue: Pending[] = [];
-  private running?: Promise<void>;
+  private readonly queue: GroupCommitQueue<AttemptOutcome, void>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -31,42 +30,28 @@ export class OutcomeRecorder {
     private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly owner: string,
-  ) {}
+  ) {
+    this.queue = new GroupCommitQueue((attempts) => this.commit(attempts), { maxBatch: OUTCOME_BATCH_MAX });
+  }
 
   record(outcome: AttemptOutcome): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ outcome, resolve, reject });
-      this.running ??= this.drain().finally(() => {
-        this.running = undefined;
-      });
-    });
+    return this.queue.submit(outcome);
   }
 
   /** Resolves when everything queued so far is written (or failed). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.queue.idle();
   }
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      const outcomes = await commitIsolatingFailures(
-        batch.map((p) => p.outcome),
-        async (attempts) => {
-          await this.dataSource.transaction(async (manager) => {
-            // Asynchronous commit: a Postgres crash can forget the last few milliseconds of outcomes,
-            // and then those attempts are simply made again with the same X-Svc-Event-ID (at least
-            // once, never lost). It spares a WAL flush wait per group on the hottest write path.
-            await manager.query('SET LOCAL synchronous_commit = off');
-            await this.write(manager, attempts);
-          });
-          return attempts.map(() => ({ ok: true as const, value: undefined }));
-        },
-        { retryable: isTransactionConflict, maxAttempts: 3 },
-      );
-      outcomes.forEach((outcome, index) => (outcome.ok ? batch[index]!.resolve() : batch[index]!.reject(outcome.error)));
-    }
+  private async commit(attempts: readonly AttemptOutcome[]): Promise<Array<JobOutcome<void>>> {
+    await this.dataSource.transaction(async (manager) => {
+      // Asynchronous commit: a Postgres crash can forget the last few milliseconds of outcomes,
+      // and then those attempts are simply made again with the same X-Svc-Event-ID (at least
+      // once, never lost). It spares a WAL flush wait per group on the hottest write path.
+      await manager.query('SET LOCAL synchronous_commit = off');
+      await this.write(manager, attempts);
+    });
+    return attempts.map(() => ({ ok: true, value: undefined }));
   }
 
   private async write(manager: EntityManager, outcomes: readonly AttemptOutcome[]): Promise<void> {

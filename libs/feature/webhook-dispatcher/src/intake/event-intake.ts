@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { BatchConsumer, BusConnection, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
-import { commitIsolatingFailures, isTransactionConflict } from '@svc/persistence';
+import { commitIsolatingFailures, markProcessed } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger, TraceCarrier } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
@@ -12,6 +12,7 @@ import { DeliveryWorker } from '../deliveries/delivery-worker';
 import { MAX_ATTEMPTS } from '../deliveries/retry-schedule';
 import { webhookBody, type WebhookEvent } from '../deliveries/webhook-body';
 import { newDeliveryId } from '../ids';
+import { WEBHOOKS_SCHEMA } from '../schema';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import { INTAKE_SUBJECT_FILTERS } from '../webhook-events';
 import { webhookFor, type WebhookMapping } from './webhook-mapping';
@@ -75,7 +76,6 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
         await this.handleBatch(batch);
         return batch.map(() => ({ ok: true as const, value: undefined }));
       },
-      { retryable: isTransactionConflict, maxAttempts: 3 },
     );
     return outcomes.map((outcome): PromiseSettledResult<unknown> => (outcome.ok ? { status: 'fulfilled', value: undefined } : { status: 'rejected', reason: outcome.error }));
   }
@@ -92,7 +92,7 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
     if (byId.size === 0) return 0;
     const now = this.clock.now();
     const created = await this.dataSource.transaction(async (manager) => {
-      const fresh = new Set(await this.deliveries.markProcessed(manager, INTAKE_CONSUMER, [...byId.keys()]));
+      const fresh = new Set(await markProcessed(manager, WEBHOOKS_SCHEMA, INTAKE_CONSUMER, [...byId.keys()]));
       const todo = [...byId.values()].filter((e) => fresh.has(e.id));
       if (todo.length === 0) return 0;
       const subscribers = await this.subscriptions.enabledOfApplications(manager, [...new Set(todo.map((e) => e.applicationId))]);

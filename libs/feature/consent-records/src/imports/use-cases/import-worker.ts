@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { isDomainError } from '@svc/errors';
-import { commitIsolatingFailures, isTransactionConflict, type JobOutcome } from '@svc/persistence';
+import { commitIsolatingFailures, RETRY_TRANSACTION_CONFLICTS, type JobOutcome } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import { BUSINESS_METRICS, Metrics, type Logger } from '@svc/telemetry';
 import type { Counter } from 'prom-client';
@@ -113,7 +113,7 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
             await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
             return results.map((result) => ({ ok: true, value: result }));
           }),
-        { retryable: isTransactionConflict, maxAttempts: 3 },
+        RETRY_TRANSACTION_CONFLICTS,
         (error, size) => this.logger.warn({ err: error, import_id: job.id, size }, 'import batch failed; writing its rows one by one'),
       );
       const failed = rows.flatMap((row, i): RowResult[] => {

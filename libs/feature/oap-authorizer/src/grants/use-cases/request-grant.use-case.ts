@@ -4,7 +4,7 @@ import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError, HTTP_STATUS_BY_KIND } from '@svc/errors';
 import { newApprovalSessionToken } from '@svc/ids';
-import { GroupCommitQueue, isTransactionConflict, type JobOutcome, type OutboxWriter, type PendingEvent } from '@svc/persistence';
+import { GroupCommitQueue, type JobOutcome, type OutboxWriter, type PendingEvent } from '@svc/persistence';
 import { BUSINESS_METRICS, Metrics } from '@svc/telemetry';
 import type { Counter } from 'prom-client';
 import { QueryFailedError, type EntityManager } from 'typeorm';
@@ -94,7 +94,7 @@ interface BatchWrites {
  */
 @Injectable()
 export class RequestGrant {
-  private readonly writers = Array.from({ length: GRANT_WRITERS }, () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), MAX_GRANT_BATCH, { retryable: isTransactionConflict, maxAttempts: 3 }));
+  private readonly writers = Array.from({ length: GRANT_WRITERS }, () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), { maxBatch: MAX_GRANT_BATCH }));
   private readonly decisionsCounted: Counter<'outcome' | 'cascade_step'>;
 
   constructor(
