@@ -28,7 +28,7 @@ export class RecordsController {
 
   /** 201 with a new record; 200 with the original one when the idempotency_key was seen with the same body. */
   @Post()
-  @ApiDoc({ tag: 'Consent records', summary: 'Record a consent captured by the organisation (controller_attested)', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({ tag: 'Consent records', summary: 'Record a consent captured by the organisation (controller_attested)', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422], replays: true, alsoAnswers: [200] })
   async record(@CurrentPrincipal() principal: Principal, @Body() body: RecordConsentBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const outcome = await this.recordConsent.execute(principal, body);
     void reply.status(outcome.replayed ? 200 : 201);

@@ -138,7 +138,7 @@ export class VerificationController {
    */
   @Auth('api_token', 'attester_token')
   @RequireAttesterPermission('revocations:trigger')
-  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422] })
+  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422], headers: ['Idempotency-Key'], replays: true })
   @Post('api/v1/oap/revocations')
   async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const header = request.headers['idempotency-key'];
