@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
+import { ApplicationResponse } from './application.response';
 import type { FastifyReply } from 'fastify';
 import { gatewayError } from '../gateway.errors';
 import { applicationView } from './application';
@@ -35,12 +36,14 @@ export class ApplicationsController {
   ) {}
 
   @Get()
+  @ApiResponseOf(ApplicationResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string): Promise<Record<string, unknown>> {
     const app = await ownedApplication(this.applications, principal, id);
     return applicationView(app, await this.applications.currentPublishableKey(app.id));
   }
 
   @Patch()
+  @ApiResponseOf(ApplicationResponse)
   async update(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Body() body: UpdateApplicationBody): Promise<Record<string, unknown>> {
     const app = await this.updateApplication.execute(principal, id, {
       name: body.name,

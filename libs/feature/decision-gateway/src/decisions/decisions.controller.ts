@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { DecisionSessionCreatedResponse, DecisionSessionResponse } from './decision.responses';
 import type { ConsentAction } from './consent-transitions';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { mintedView, pageView, sessionView } from './decision.views';
@@ -42,6 +43,7 @@ export class DecisionsController {
   @Post()
   @Auth('api_token', 'publishable_key')
   @ApiDoc({ tag: 'Decisions', summary: 'Mint a decision session (consent | approval | signature_request)', response: 'decision_session: object, session_token (dts_…), kind, status, decision_url, embed_url (consent; null otherwise), deadline, delivery_mode, flow_id, flow_version, created_at; approval_ttl_at on approvals', errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiResponseOf(DecisionSessionCreatedResponse)
   async mint(@CurrentPrincipal() principal: Principal, @Body() body: CreateDecisionBody, @Headers('origin') origin: string | undefined): Promise<Record<string, unknown>> {
     const { session, sessionToken } = await this.create.execute(principal, body, 'decisions', origin);
     return mintedView(session, sessionToken);
@@ -69,6 +71,7 @@ export class DecisionsController {
 
   @Get(':session_token')
   @ApiDoc({ tag: 'Decisions', summary: 'Read a session (server side)', response: 'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, principal_binding, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged' })
+  @ApiResponseOf(DecisionSessionResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
     return sessionView(await this.read.executeByToken(token, principal.applicationId));
   }
@@ -100,6 +103,7 @@ export class DecisionsController {
   @Post(':session_token/revoke')
   @ApiDoc({ tag: 'Decisions', summary: 'Record a withdrawal of a fulfilled consent (consent.revoked)', response: 'decision_session', errors: [400, 401, 403, 404, 409, 421] })
   @HttpCode(200)
+  @ApiResponseOf(DecisionSessionResponse)
   async revokeConsent(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
     return sessionView(await this.revoke.execute(principal, sessionDigest(token)));
   }

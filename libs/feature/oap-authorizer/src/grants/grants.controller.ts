@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
-import { ApiDoc, IdParam } from '@svc/server';
+import { ApiDoc, IdParam, ApiResponseOf } from '@svc/server';
+import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
@@ -90,6 +91,7 @@ export class GrantsController {
   @ApiDoc({ summary: 'The grant, for its agent (DPoP-bound agent token)', tag: 'OAP', errors: [401, 410], headers: ['DPoP'], agentToken: true })
   @Get(':grant_id')
   @Public()
+  @ApiResponseOf(GrantResponse)
   async get(@IdParam('grant_id', 'oap_grant') grantId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
     return grantView(await this.agentAuth.authenticate(request, grantId));
   }

@@ -143,6 +143,8 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
   const paths: Record<string, Record<string, Json>> = {};
   const usedSchemas = new Set<string>();
   const operationIds = new Set<string>();
+  // Response bodies may gain fields in a compatible release, so clients must not refuse unknown ones.
+  const responseSchemas = new Set<string>();
 
   for (const controller of controllers) {
     const base = asArray(Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined);
@@ -182,7 +184,10 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       const status = (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'post' ? 201 : 200);
       const declared = Reflect.getMetadata(API_RESPONSE_OF, handler) as (ApiResponseOfOptions & { type: Type<unknown> }) | undefined;
       const bodySchema = successSchema(declared, schemas);
-      if (declared) usedSchemas.add(declared.type.name);
+      if (declared) {
+        usedSchemas.add(declared.type.name);
+        responseSchemas.add(declared.type.name);
+      }
       const headers = successHeaders(doc);
       const responses: Json = {};
       for (const code of [status, ...(doc.alsoAnswers ?? [])]) {
@@ -237,7 +242,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       },
     },
   };
-  for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: false }) as Json;
+  for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: responseSchemas.has(name) }) as Json;
 
   const sortedPaths: Record<string, Record<string, Json>> = {};
   for (const path of Object.keys(paths).sort()) sortedPaths[path] = paths[path]!;
