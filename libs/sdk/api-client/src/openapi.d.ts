@@ -1826,6 +1826,22 @@ export interface components {
         AddAllowedOriginBody: {
             allowed_origin: components["schemas"]["AllowedOriginInput"];
         };
+        AgentResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "agent";
+            application_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            agent_metadata: Record<string, never> | null;
+            /** @enum {string|null} */
+            agent_metadata_provenance: "integrator_self_report" | null;
+            capability_version_id: string | null;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AllowedOriginInput: {
             origin: string;
         };
@@ -1885,6 +1901,41 @@ export interface components {
             checked: boolean;
             default_checked?: boolean;
             required?: boolean;
+        };
+        ConsentRecordPurposeResponse: {
+            purpose: string;
+            /** @enum {string} */
+            decision: "granted" | "declined";
+            /** @enum {string} */
+            status: "granted" | "declined" | "withdrawn" | "expired";
+            withdrawn_at: string | null;
+            withdrawal_channel: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentRecordResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "consent_record";
+            application_id: string;
+            flow_id: string;
+            flow_version: number;
+            /** @enum {string} */
+            status: "active" | "withdrawn" | "expired" | "superseded";
+            subject: Record<string, never>;
+            purposes: components["schemas"]["ConsentRecordPurposeResponse"][];
+            decisions: Record<string, never>;
+            notice_digest: string | null;
+            collection_channel: string;
+            captured_at: string;
+            recorded_at: string;
+            expires_at: string | null;
+            idempotency_key: string | null;
+            previous_record_id: string | null;
+            withdrawn_purposes: string[];
+            evidence: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
         };
         ConsentSessionBody: {
             flow_id: string;
@@ -2074,6 +2125,26 @@ export interface components {
             approvers: string[];
             threshold?: number;
             approval_ttl_seconds?: number;
+        };
+        EscalationResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "escalation";
+            agent_id: string;
+            authority_id: string;
+            status: string;
+            /** @enum {string} */
+            quorum_type: "all" | "majority" | "threshold";
+            approvers: string[];
+            approvals_needed: number;
+            votes: Record<string, never>;
+            approval_ttl_at: string;
+            request: Record<string, never>;
+            grant_id: string | null;
+            created_at: string;
+            resolved_at: string | null;
+        } & {
+            [key: string]: unknown;
         };
         ExchangeBody: {
             exchange_token: string;
@@ -2835,7 +2906,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -2864,7 +2941,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AgentResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -2893,7 +2972,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AgentResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
@@ -4087,7 +4168,9 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConsentRecordResponse"];
+                };
             };
             /** @description consent_record: id, object, application_id, flow_id, flow_version, status (active|withdrawn|expired|superseded), subject {email, external_id}, purposes [{purpose, decision, status (granted|declined|withdrawn|expired), withdrawn_at, withdrawal_channel}], decisions, notice_digest, collection_channel, captured_at, recorded_at, expires_at, idempotency_key, previous_record_id, withdrawn_purposes, evidence (decision-session records: {principal_binding: api_token | principal_assertion | hosted_sign_in}; null otherwise) */
             201: {
@@ -4095,7 +4178,9 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConsentRecordResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4352,7 +4437,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConsentRecordResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4385,7 +4472,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConsentRecordResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5602,7 +5691,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["EscalationResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];

@@ -223,14 +223,19 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
     }
   }
 
-  // Keep only the schemas reachable from request bodies (and their nested references).
-  const reachable = new Set<string>();
-  const visit = (name: string): void => {
-    if (reachable.has(name) || !schemas[name]) return;
-    reachable.add(name);
-    for (const match of JSON.stringify(schemas[name]).matchAll(/#\/components\/schemas\/([A-Za-z0-9_]+)/g)) visit(match[1]!);
+  // Keep only the schemas reachable from request and response bodies (and their nested references).
+  const reachableFrom = (roots: Iterable<string>): Set<string> => {
+    const reachable = new Set<string>();
+    const visit = (name: string): void => {
+      if (reachable.has(name) || !schemas[name]) return;
+      reachable.add(name);
+      for (const match of JSON.stringify(schemas[name]).matchAll(/#\/components\/schemas\/([A-Za-z0-9_]+)/g)) visit(match[1]!);
+    };
+    for (const root of roots) visit(root);
+    return reachable;
   };
-  usedSchemas.forEach(visit);
+  const reachable = reachableFrom(usedSchemas);
+  const inRequests = reachableFrom([...usedSchemas].filter((name) => !responseSchemas.has(name)));
   const componentSchemas: Record<string, Json> = {
     ErrorEnvelope: {
       type: 'object',
@@ -242,7 +247,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       },
     },
   };
-  for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: responseSchemas.has(name) }) as Json;
+  for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: !inRequests.has(name) }) as Json;
 
   const sortedPaths: Record<string, Record<string, Json>> = {};
   for (const path of Object.keys(paths).sort()) sortedPaths[path] = paths[path]!;
