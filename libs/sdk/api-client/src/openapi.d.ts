@@ -2185,6 +2185,35 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        GrantAllowedResponse: {
+            /** @enum {string} */
+            decision: "allow";
+            grant_id: string;
+            agent_token: string;
+            /** @enum {string} */
+            token_type: "DPoP";
+            grant_attestation: string;
+            iss: string;
+            oap_ver: string;
+            valid_until: string;
+        } & {
+            [key: string]: unknown;
+        };
+        GrantEscalatedResponse: {
+            /** @enum {string} */
+            decision: "escalate";
+            escalation_id: string;
+            escalation_url: string;
+            decision_url: string;
+            session_token: string;
+            approval_ttl_at: string;
+            /** @enum {string} */
+            quorum_type: "all" | "majority" | "threshold";
+            approvals_needed: number;
+            cascade_step: number;
+        } & {
+            [key: string]: unknown;
+        };
         GrantRequestBody: {
             agent_id: string;
             agent_dpop_jkt: string;
@@ -5090,7 +5119,9 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GrantAllowedResponse"];
+                };
             };
             /** @description Success */
             202: {
@@ -5098,7 +5129,9 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["GrantEscalatedResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
 import { ApiDoc, IdParam, ApiResponseOf } from '@svc/server';
+import { GrantAllowedResponse, GrantEscalatedResponse } from './grant-decision.responses';
 import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
@@ -37,6 +38,8 @@ export class GrantsController {
 
   @ApiDoc({ summary: 'OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)', tag: 'OAP', errors: [400, 401, 403, 404, 409, 422], headers: ['Idempotency-Key', 'DPoP'], replays: true, alsoAnswers: [202] })
   @Post()
+  @ApiResponseOf(GrantAllowedResponse, { status: 201 })
+  @ApiResponseOf(GrantEscalatedResponse, { status: 202 })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: GrantRequestBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const metadata = body.agent_metadata === undefined ? undefined : parseAgentMetadata(body.agent_metadata);
     const attestationBlock = body.agent_attestation === undefined ? undefined : this.evidence.parseAttestationBlock(body.agent_attestation);

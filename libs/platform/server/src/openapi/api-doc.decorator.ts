@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { SetMetadata, type Type } from '@nestjs/common';
 
 export const API_DOC = 'svc:api-doc';
@@ -36,11 +37,21 @@ export interface ApiResponseOfOptions {
   isArray?: boolean;
   /** The body is a page `{data: [class], has_more, next_cursor}`. */
   page?: boolean;
+  /** The success status this body answers with, when the route answers several with different bodies. */
+  status?: number;
 }
+
+/** One `@ApiResponseOf` of a route, as the document generator reads it. */
+export type DeclaredResponse = ApiResponseOfOptions & { type: Type<unknown> };
 
 /**
  * Declares the body of a route's success response by the class its view produces, so the
  * OpenAPI document (and the typed client generated from it) describe what is answered.
  */
-export const ApiResponseOf = (type: Type<unknown>, options: ApiResponseOfOptions = {}): MethodDecorator =>
-  SetMetadata(API_RESPONSE_OF, { type, ...options });
+export const ApiResponseOf =
+  (type: Type<unknown>, options: ApiResponseOfOptions = {}): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const declared = (Reflect.getMetadata(API_RESPONSE_OF, descriptor.value as object) as DeclaredResponse[] | undefined) ?? [];
+    Reflect.defineMetadata(API_RESPONSE_OF, [...declared, { type, ...options }], descriptor.value as object);
+    return descriptor;
+  };

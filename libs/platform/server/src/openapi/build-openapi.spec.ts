@@ -13,6 +13,10 @@ class NoteView {
   @IsString() title!: string;
 }
 
+class NoteQueuedView {
+  @IsString() queue_position!: string;
+}
+
 class AttestBody {
   @IsObject() @ValidateNested() context!: object;
   @IsDateString() due!: string;
@@ -22,8 +26,9 @@ class AttestBody {
 @Auth('api_token')
 class SecuredNotesController {
   @Post()
-  @ApiDoc({ headers: ['Idempotency-Key'], replays: true, alsoAnswers: [202], errors: [400, 409] })
-  @ApiResponseOf(NoteView)
+  @ApiDoc({ headers: ['Idempotency-Key'], replays: true, errors: [400, 409] })
+  @ApiResponseOf(NoteView, { status: 201 })
+  @ApiResponseOf(NoteQueuedView, { status: 202 })
   create(@Body() body: AttestBody): unknown {
     return body;
   }
@@ -148,7 +153,7 @@ describe('the OpenAPI document tools accept', () => {
     expect(document.paths['/api/v1/notes/{note_id}/preview']!.options!.parameters).toContainEqual({ $ref: '#/components/parameters/DPoP' });
     expect(document.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
     expect(create.responses['201']!.headers).toEqual({ 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } });
-    expect(create.responses['202']).toEqual(create.responses['201']);
+    expect(create.responses['202']!.headers).toEqual(create.responses['201']!.headers);
   });
 
   it('marks a deprecated alias and its Deprecation and Sunset headers', () => {
@@ -169,6 +174,14 @@ describe('the OpenAPI document tools accept', () => {
     expect(document.paths['/api/v1/notes/{note_id}']!.get!.responses['200']!.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/NoteView' } } });
     expect(document.paths['/api/v1/notes']!.get!.responses['200']!.content).toMatchObject({ 'application/json': { schema: { properties: { data: { items: { $ref: '#/components/schemas/NoteView' } } } } } });
     expect(document.components.schemas.NoteView).toMatchObject({ required: ['id', 'title'] });
+  });
+
+  it('describes each success status with its own body, open to added fields while request bodies stay closed', () => {
+    const create = document.paths['/api/v1/notes']!.post!;
+    expect(create.responses['201']!.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/NoteView' } } });
+    expect(create.responses['202']!.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/NoteQueuedView' } } });
+    expect(document.components.schemas.NoteView).toMatchObject({ additionalProperties: true });
+    expect(document.components.schemas.AttestBody).toMatchObject({ additionalProperties: false });
   });
 
   it('uses the DPoP-bound agent token scheme where the route authenticates one', () => {

@@ -7,7 +7,7 @@ import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { API_DOC, API_RESPONSE_OF, type ApiDocOptions, type ApiResponseOfOptions } from './api-doc.decorator';
+import { API_DOC, API_RESPONSE_OF, type ApiDocOptions, type DeclaredResponse } from './api-doc.decorator';
 import { COMPONENT_HEADERS, COMPONENT_PARAMETERS, SECURITY_SCHEMES, successHeaders, summaryOf, tidySchema, uniqueOperationId } from './openapi-parts';
 
 type Json = Record<string, unknown>;
@@ -82,7 +82,7 @@ function usedOnly(components: Record<string, Json>, section: string, referrers: 
 }
 
 /** The schema of a success body declared with `@ApiResponseOf`. */
-function successSchema(declared: (ApiResponseOfOptions & { type: Type<unknown> }) | undefined, schemas: Record<string, Json>): Json | undefined {
+function successSchema(declared: DeclaredResponse | undefined, schemas: Record<string, Json>): Json | undefined {
   if (!declared || !schemas[declared.type.name]) return undefined;
   const item = { $ref: `#/components/schemas/${declared.type.name}` };
   if (declared.page) {
@@ -182,15 +182,16 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
       if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
       const status = (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'post' ? 201 : 200);
-      const declared = Reflect.getMetadata(API_RESPONSE_OF, handler) as (ApiResponseOfOptions & { type: Type<unknown> }) | undefined;
-      const bodySchema = successSchema(declared, schemas);
-      if (declared) {
-        usedSchemas.add(declared.type.name);
-        responseSchemas.add(declared.type.name);
+      const declared = (Reflect.getMetadata(API_RESPONSE_OF, handler) as DeclaredResponse[] | undefined) ?? [];
+      for (const { type } of declared) {
+        usedSchemas.add(type.name);
+        responseSchemas.add(type.name);
       }
       const headers = successHeaders(doc);
       const responses: Json = {};
-      for (const code of [status, ...(doc.alsoAnswers ?? [])]) {
+      const successStatuses = [...new Set([status, ...(doc.alsoAnswers ?? []), ...declared.flatMap((d) => (d.status === undefined ? [] : [d.status]))])];
+      for (const code of successStatuses) {
+        const bodySchema = successSchema(declared.find((d) => d.status === code) ?? declared.find((d) => d.status === undefined), schemas);
         responses[String(code)] = {
           description: doc.response ?? 'Success',
           ...(headers ? { headers } : {}),
