@@ -2185,6 +2185,22 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        FormIntegrationResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "form_integration";
+            application_id: string;
+            platform: string;
+            flow_id: string;
+            form_id: string | null;
+            purposes: unknown[];
+            subject: Record<string, never>;
+            webhook_url: string;
+            created_at: string;
+            signing_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
         GrantAllowedResponse: {
             /** @enum {string} */
             decision: "allow";
@@ -2435,6 +2451,37 @@ export interface components {
         VerifyReceiptBody: {
             receipt: string;
             action_completed?: boolean;
+        };
+        WebhookDeliveryAttemptResponse: {
+            number: number;
+            started_at: string;
+            latency_ms: number;
+            status_code: number | null;
+            error: string | null;
+            outcome: string;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookDeliveryResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            event_id: string;
+            event_type: string;
+            test: boolean;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempt_count: number;
+            max_attempts: number;
+            next_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+            created_at: string;
+            completed_at: string | null;
+            payload: unknown;
+            attempts: components["schemas"]["WebhookDeliveryAttemptResponse"][];
+        } & {
+            [key: string]: unknown;
         };
         WebhookSubscriptionResponse: {
             id: string;
@@ -3618,7 +3665,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeliveryResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3712,7 +3765,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4243,7 +4298,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FormIntegrationResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4274,7 +4335,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FormIntegrationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4307,7 +4370,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["FormIntegrationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
+import { WebhookDeliveryResponse } from '../deliveries/delivery.response';
 import { WebhookSubscriptionResponse } from './subscription.response';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { deliveryView } from '../deliveries/delivery';
@@ -106,6 +107,7 @@ export class SubscriptionsController {
   @ApiDoc({ tag: 'Webhooks', summary: 'Queue a signed webhook.test delivery (one attempt; never counts toward auto-disable)', response: 'Delivery: id (whdel_…), object, event_id (X-Svc-Event-ID), event_type, test, status (pending|succeeded|failed), attempt_count, max_attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, payload (null after retention), attempts [{number, started_at, latency_ms, status_code, error, outcome (succeeded|retry|failed)}]' })
   @Post(':subscription_id/test')
   @HttpCode(202)
+  @ApiResponseOf(WebhookDeliveryResponse)
   async test(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Param('subscription_id') id: string): Promise<Record<string, unknown>> {
     const d = await this.sendTestDelivery.execute(principal, applicationId, id);
     return deliveryView({
@@ -129,6 +131,7 @@ export class SubscriptionsController {
   /** The delivery log, newest first, each delivery with all its attempts (at most five). */
   @ApiDoc({ tag: 'Webhooks', summary: 'Delivery log of a subscription, newest first', response: 'Page of Delivery: id (whdel_…), object, event_id (X-Svc-Event-ID), event_type, test, status (pending|succeeded|failed), attempt_count, max_attempts, next_attempt_at, last_status_code, last_error, created_at, completed_at, payload (null after retention), attempts [{number, started_at, latency_ms, status_code, error, outcome (succeeded|retry|failed)}]' })
   @Get(':subscription_id/deliveries')
+  @ApiResponseOf(WebhookDeliveryResponse, { page: true })
   async log(
     @CurrentPrincipal() principal: Principal,
     @Param('application_id') applicationId: string,
