@@ -1902,6 +1902,23 @@ export interface components {
             default_checked?: boolean;
             required?: boolean;
         };
+        ConsentImportResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "consent_import";
+            application_id: string;
+            flow_id: string;
+            dry_run: boolean;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed";
+            counts: Record<string, never>;
+            created_at: string;
+            started_at: string | null;
+            completed_at: string | null;
+            rows: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         ConsentRecordPurposeResponse: {
             purpose: string;
             /** @enum {string} */
@@ -2270,6 +2287,16 @@ export interface components {
         };
         HumanRegisterBody: {
             displayed_to_principal: boolean;
+        };
+        IdentityResponse: {
+            /** @enum {string} */
+            object: "identity";
+            credential: Record<string, never>;
+            application: components["schemas"]["ApplicationResponse"];
+            region: string;
+            acting_for?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
         };
         IssueApiTokenBody: {
             name: string;
@@ -4461,11 +4488,20 @@ export interface operations {
         };
         responses: {
             /** @description consent_import: id, object, application_id, flow_id, dry_run, status (queued|running|completed), counts {total, processed, pending, created, duplicates, failed}, created_at, started_at, completed_at, rows {data [{index, outcome (created|duplicate|failed|null while pending), record_id, reason_code, detail}], has_more, next_cursor} */
-            201: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description consent_import: id, object, application_id, flow_id, dry_run, status (queued|running|completed), counts {total, processed, pending, created, duplicates, failed}, created_at, started_at, completed_at, rows {data [{index, outcome (created|duplicate|failed|null while pending), record_id, reason_code, detail}], has_more, next_cursor} */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsentImportResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4502,7 +4538,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConsentImportResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5558,7 +5596,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["IdentityResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

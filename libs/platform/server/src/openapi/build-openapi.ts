@@ -181,7 +181,8 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       const sec = doc.agentToken ? [{ agentToken: [] }] : security(controller, handler);
       for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
       if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
-      const status = (Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'post' ? 201 : 200);
+      const fixedStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
+      const status = fixedStatus ?? (verb === 'post' ? 201 : 200);
       const declared = (Reflect.getMetadata(API_RESPONSE_OF, handler) as DeclaredResponse[] | undefined) ?? [];
       for (const { type } of declared) {
         usedSchemas.add(type.name);
@@ -189,7 +190,10 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       }
       const headers = successHeaders(doc);
       const responses: Json = {};
-      const successStatuses = [...new Set([status, ...(doc.alsoAnswers ?? []), ...declared.flatMap((d) => (d.status === undefined ? [] : [d.status]))])];
+      const declaredStatuses = declared.flatMap((d) => (d.status === undefined ? [] : [d.status]));
+      // A handler that sets its status itself answers the statuses its declared bodies name, not Nest's default.
+      const ownStatuses = fixedStatus === undefined && declared.length > 0 && declaredStatuses.length === declared.length;
+      const successStatuses = [...new Set([...(ownStatuses ? [] : [status]), ...declaredStatuses, ...(doc.alsoAnswers ?? [])])].sort((a, b) => a - b);
       for (const code of successStatuses) {
         const bodySchema = successSchema(declared.find((d) => d.status === code) ?? declared.find((d) => d.status === undefined), schemas);
         responses[String(code)] = {
