@@ -1861,6 +1861,54 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuditCheckpointResponse: {
+            /** @enum {string} */
+            object: "audit_checkpoint";
+            sequence: number;
+            origin: string;
+            tree_size: number;
+            root_hash: string;
+            head_hash: string;
+            created_at: string;
+            kid: string;
+            verifier_key: string;
+            signed_note: string;
+            witness: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditRecordResponse: {
+            /** @enum {string} */
+            object: "audit_record";
+            id: string;
+            index: number;
+            type: string;
+            application_id: string | null;
+            created_at: string;
+            previous_hash: string;
+            hash: string;
+            canonical: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditVerificationResponse: {
+            /** @enum {string} */
+            object: "audit_verification";
+            region: string;
+            origin: string;
+            valid: boolean;
+            genesis_hash: string | null;
+            verified_from_index: number;
+            verified_size: number;
+            head_hash: string;
+            checkpoints_verified: number;
+            first_broken_index: number | null;
+            reason: string | null;
+            checkpoint_sequence: number | null;
+            invalid_checkpoints: number[];
+        } & {
+            [key: string]: unknown;
+        };
         AuthorityResponse: {
             id: string;
             /** @enum {string} */
@@ -3818,7 +3866,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditCheckpointResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3842,7 +3896,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditCheckpointResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3892,7 +3948,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditRecordResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3921,7 +3983,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditRecordResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3981,7 +4045,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AuditVerificationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
