@@ -2355,6 +2355,22 @@ export interface components {
             allowed?: string[];
             unrestricted?: boolean;
         };
+        MailingAudienceResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mailing_audience";
+            application_id: string;
+            provider: string;
+            api_base_url: string;
+            list_id: string;
+            flow_id: string;
+            permissions: unknown[];
+            tags: unknown[];
+            created_at: string;
+            webhook_url?: string;
+        } & {
+            [key: string]: unknown;
+        };
         PermissionMappingInput: {
             purpose: string;
             marketing_permission_id: string;
@@ -2486,6 +2502,31 @@ export interface components {
             participant_id?: string;
             evidence?: Record<string, never>;
             counter_proposal?: Record<string, never>;
+        };
+        TrustedAttesterEnvelopeResponse: {
+            trusted_attester: components["schemas"]["TrustedAttesterResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        TrustedAttesterResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "trusted_attester";
+            application_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "suspended" | "destroyed";
+            permissions: string[];
+            scoped_application_id: string | null;
+            previous_token_expires_at: string | null;
+            created_at: string;
+            rotated_at: string | null;
+            suspended_at: string | null;
+            destroyed_at: string | null;
+            liveness: Record<string, never>;
+            token?: string;
+        } & {
+            [key: string]: unknown;
         };
         UpdateApplicationBody: {
             name?: string;
@@ -5479,7 +5520,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailingAudienceResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5510,7 +5557,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MailingAudienceResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5542,7 +5591,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MailingAudienceResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5980,7 +6031,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TrustedAttesterResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6011,7 +6068,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6070,7 +6129,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
@@ -6096,7 +6157,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
@@ -6163,7 +6226,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6194,7 +6259,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
@@ -6221,7 +6288,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
