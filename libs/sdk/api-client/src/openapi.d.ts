@@ -1842,8 +1842,36 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AllowedOriginEnvelopeResponse: {
+            allowed_origin: components["schemas"]["AllowedOriginResponse"];
+        } & {
+            [key: string]: unknown;
+        };
         AllowedOriginInput: {
             origin: string;
+        };
+        AllowedOriginResponse: {
+            origin: string;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ApiTokenEnvelopeResponse: {
+            api_token: components["schemas"]["ApiTokenResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        ApiTokenResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "api_token";
+            name: string;
+            scopes: string[];
+            created_at: string;
+            revoked_at: string | null;
+            token?: string;
+        } & {
+            [key: string]: unknown;
         };
         ApplicationResponse: {
             id: string;
@@ -3375,7 +3403,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AllowedOriginResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3404,11 +3438,22 @@ export interface operations {
         };
         responses: {
             /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AllowedOriginEnvelopeResponse"];
+                };
+            };
+            /** @description Success */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AllowedOriginEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3474,7 +3519,13 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApiTokenResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3507,7 +3558,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiTokenEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3540,7 +3593,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ApiTokenEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
