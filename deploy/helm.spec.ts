@@ -129,3 +129,87 @@ describe('helm/svc network policies', () => {
     expect(ranges?.ipv6).toEqual(expect.arrayContaining(['fc00::/7', 'fe80::/10', '::1/128']));
   });
 });
+
+describe('helm/svc migration Job', () => {
+  const job = template('migrations-job.yaml');
+  const values = defaults as Values & { migrations?: { enabled?: boolean; backoffLimit?: number; activeDeadlineSeconds?: number } };
+
+  it('runs the image’s migrate entry point before install and before every upgrade', () => {
+    expect(values.migrations).toMatchObject({ enabled: true });
+    expect(values.migrations?.backoffLimit).toBeGreaterThan(0);
+    expect(values.migrations?.activeDeadlineSeconds).toBeGreaterThan(0);
+    expect(job).toMatch(/kind: Job/);
+    expect(job).toMatch(/helm\.sh\/hook: \{\{ if \.Values\.postgres\.cloudNativePG\.enabled \}\}post-install,pre-upgrade\{\{ else \}\}pre-install,pre-upgrade\{\{ end \}\}/);
+    expect(job).toMatch(/helm\.sh\/hook-delete-policy: before-hook-creation,hook-succeeded/);
+    expect(job).toMatch(/helm\.sh\/hook-weight: "-?\d+"/);
+    expect(job).toMatch(/backoffLimit: \{\{ \.Values\.migrations\.backoffLimit \| int \}\}/);
+    expect(job).toMatch(/restartPolicy: Never/);
+    // The entry point exists in the sources the image compiles (tsconfig.build.json includes deploy/).
+    const entry = /command: \["node", "scripts\/run-dist\.js", "dist\/(deploy\/migrate\/main)\.js"\]/.exec(job)?.[1];
+    expect(entry).toBe('deploy/migrate/main');
+    expect(existsSync(join(ROOT, `${entry}.ts`))).toBe(true);
+    expect((JSON.parse(read('tsconfig.build.json')) as { include: string[] }).include).toContain('deploy/**/*.ts');
+    expect(read('Dockerfile')).toMatch(/^COPY deploy \.\/deploy$/m);
+  });
+
+  it('takes DATABASE_URL from the Secret (the ConfigMap does not exist yet before install) and runs locked down', () => {
+    expect(job).toMatch(
+      /- name: DATABASE_URL\s+valueFrom:\s+secretKeyRef:\s+name: \{\{ required "[^"]+" \.Values\.secrets\.databaseUrl\.existingSecret \}\}\s+key: \{\{ \.Values\.secrets\.databaseUrl\.key \}\}/,
+    );
+    expect(job).not.toContain('configMapRef');
+    expect(job).toContain('toYaml .Values.securityContext');
+    expect(job).toContain('toYaml .Values.podSecurityContext');
+    expect(job).toContain('automountServiceAccountToken: false');
+    // Its pods carry the release labels, so the egress policy (Postgres, DNS) applies to them on upgrade.
+    expect(job).toMatch(/template:\s+metadata:\s+labels:\s+\{\{- include "svc\.labels" \$ctx \| nindent 8 \}\}/);
+  });
+});
+
+describe('helm/svc public Ingress', () => {
+  const ingress = template('ingress.yaml');
+  const paths = (defaults as Values & { ingress?: { paths?: string[] } }).ingress?.paths ?? [];
+  const routed = (path: string): boolean => paths.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+
+  /** First path segments of the router's route table (`^\/api`, `^\/\.well-known`, `^\/(decisions|…)`). */
+  const routeTable = read('libs/feature/residency-router/src/route-table.ts');
+  const publicPrefixes = [
+    ...new Set(
+      [...routeTable.matchAll(/\^\\\/(?:\(([a-z0-9_|]+)\)|(\\\.)?([a-z0-9_-]+))/g)].flatMap((match) =>
+        match[1] ? match[1].split('|').map((segment) => `/${segment}`) : [`/${match[2] ? '.' : ''}${match[3]}`],
+      ),
+    ),
+  ].sort();
+
+  it('routes every path family the router serves', () => {
+    expect(publicPrefixes).toEqual(expect.arrayContaining(['/api', '/.well-known', '/decisions', '/capture']));
+    for (const prefix of publicPrefixes) expect({ prefix, routed: routed(prefix) }).toEqual({ prefix, routed: true });
+    expect(ingress).toMatch(/\{\{- range \$\.Values\.ingress\.paths \}\}\s+- path: \{\{ \. \| quote \}\}\s+pathType: Prefix/);
+  });
+
+  it('never routes /metrics, /readyz or /healthz, nor everything under /', () => {
+    for (const path of ['/metrics', '/readyz', '/healthz']) expect({ path, routed: routed(path) }).toEqual({ path, routed: false });
+    expect(paths).not.toContain('/');
+    expect(ingress).not.toMatch(/path: \/\s*$/m);
+    for (const values of Object.values(regional)) expect((values as { ingress?: { paths?: unknown } }).ingress?.paths).toBeUndefined();
+  });
+});
+
+describe('helm/svc ServiceMonitor and PodDisruptionBudgets', () => {
+  const values = defaults as Values & { serviceMonitor?: { enabled?: boolean }; podDisruptionBudget?: { enabled?: boolean } };
+
+  it('scrapes /metrics of every app through the Services when enabled (off by default)', () => {
+    expect(values.serviceMonitor?.enabled).toBe(false);
+    const monitor = template('servicemonitor.yaml');
+    expect(monitor).toMatch(/\{\{- if \.Values\.serviceMonitor\.enabled \}\}/);
+    expect(monitor).toMatch(/apiVersion: monitoring\.coreos\.com\/v1\s+kind: ServiceMonitor/);
+    expect(monitor).toMatch(/selector:\s+matchLabels:\s+\{\{- include "svc\.releaseSelector" \. \| nindent 6 \}\}/);
+    expect(monitor).toMatch(/endpoints:\s+- port: http\s+path: \/metrics/);
+    // The Services carry the labels the selector names.
+    expect(template('service.yaml')).toMatch(/labels:\s+\{\{- include "svc\.labels" \$ctx \| nindent 4 \}\}/);
+  });
+
+  it('keeps a PodDisruptionBudget per app', () => {
+    expect(values.podDisruptionBudget?.enabled).toBe(true);
+    expect(template('pdb.yaml')).toMatch(/range \$name, \$svc := \.Values\.services[\s\S]*kind: PodDisruptionBudget/);
+  });
+});
