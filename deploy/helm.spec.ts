@@ -6,6 +6,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { REGIONS, type Region } from '@svc/config';
 
@@ -211,5 +212,152 @@ describe('helm/svc ServiceMonitor and PodDisruptionBudgets', () => {
   it('keeps a PodDisruptionBudget per app', () => {
     expect(values.podDisruptionBudget?.enabled).toBe(true);
     expect(template('pdb.yaml')).toMatch(/range \$name, \$svc := \.Values\.services[\s\S]*kind: PodDisruptionBudget/);
+  });
+});
+
+// ---------------------------------------------------------------- per-service environment
+
+/** Variables an app reads: PlatformConfig's, the router's, and its feature library's config classes. */
+function variablesReadBy(app: string): Set<string> {
+  const declared = (path: string): string[] => [...read(path).matchAll(/^\s*([A-Z][A-Z0-9_]*)[!?]?\s*[:=]/gm)].map((match) => match[1]!);
+  const sources = ['libs/platform/config/src/platform-config.ts', ...(app === 'residency-router' ? ['apps/residency-router/src/router-config.ts'] : [])];
+  const featureSrc = `libs/feature/${app}/src`;
+  if (existsSync(join(ROOT, featureSrc))) sources.push(...filesUnder(featureSrc).filter((path) => /\.config\.ts$/.test(path)));
+  return new Set(sources.flatMap(declared));
+}
+
+/** Variables the chart sets itself (ConfigMap keys and Deployment `env` entries). */
+const CHART_VARIABLES = [
+  ...[...template('configmap.yaml').matchAll(/^ {2}([A-Z][A-Z0-9_]*): /gm)].map((match) => match[1]!),
+  ...[...template('deployment.yaml').matchAll(/- name: ([A-Z][A-Z0-9_]*)$/gm)].map((match) => match[1]!),
+].sort();
+
+describe('helm/svc per-service environment', () => {
+  const deployment = template('deployment.yaml');
+
+  it('adds each app’s own variables, single Secret keys and whole Secrets or ConfigMaps', () => {
+    expect(deployment).toMatch(/\{\{- range \$variable, \$value := \$svc\.env \}\}\s+- name: \{\{ \$variable \}\}\s+value: \{\{ \$value \| toString \| quote \}\}/);
+    expect(deployment).toMatch(
+      /\{\{- range \$variable, \$ref := \$svc\.secretEnv \}\}\s+- name: \{\{ \$variable \}\}\s+valueFrom:\s+secretKeyRef:\s+name: \{\{ \$ref\.secretName \}\}\s+key: \{\{ \$ref\.key \}\}/,
+    );
+    // After the chart's ConfigMap, so an app's own source cannot be shadowed by the shared one.
+    expect(deployment).toMatch(/envFrom:\s+- configMapRef:\s+name: \{\{ include "svc\.fullname" \$ \}\}-env\s+\{\{- with \$svc\.envFrom \}\}\s+\{\{- toYaml \. \| nindent 12 \}\}/);
+  });
+
+  it('only sets variables the app reads, never one the chart sets', () => {
+    expect(CHART_VARIABLES).toEqual(expect.arrayContaining(['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REGION', 'SERVICE_NAME', 'SERVICE_URLS']));
+    const schema = JSON.parse(read(`${CHART}/values.schema.json`)) as { definitions: { variableName: { not: { enum: string[] } } } };
+    expect(schema.definitions.variableName.not.enum.sort()).toEqual([...new Set(CHART_VARIABLES)].sort());
+    for (const values of [defaults, ...Object.values(regional)]) {
+      for (const [app, service] of Object.entries(values.services ?? {})) {
+        const known = variablesReadBy(app);
+        const names = [...Object.keys(service.env ?? {}), ...Object.keys((service as { secretEnv?: object }).secretEnv ?? {})];
+        for (const name of names) expect({ app, name, read: known.has(name) }).toEqual({ app, name, read: true });
+      }
+    }
+    expect([...variablesReadBy('audit-chain')]).toEqual(expect.arrayContaining(['AUDIT_WITNESS_URL', 'AUDIT_WITNESS_KEY', 'DATABASE_URL']));
+  });
+});
+
+// ---------------------------------------------------------------- values schema
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+const isMap = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Helm's coalescing of a values file over the chart's: maps merge key by key, anything else replaces, null deletes. */
+function helmMerge(base: Json, override: Json): Json {
+  if (!isMap(base) || !isMap(override)) return override;
+  const result: { [key: string]: Json } = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    if (value === null) delete result[key];
+    else result[key] = key in base ? helmMerge(base[key]!, value) : value;
+  }
+  return result;
+}
+
+const schemaText = read(`${CHART}/values.schema.json`);
+const schema = JSON.parse(schemaText) as Record<string, unknown>;
+// Helm validates with a draft-07 validator; ajv's default class is draft-07. Strict mode also rejects
+// unknown keywords in the schema itself (a misspelt `additionalProperties` would silently allow anything).
+const validateValues = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, strictRequired: false }).compile(schema);
+const errorsOf = (values: Json): string[] =>
+  validateValues(values) ? [] : (validateValues.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+const defaultsJson = parse(read(`${CHART}/values.yaml`)) as Json;
+const regionValues = (region: Region): Json => helmMerge(defaultsJson, parse(read(`${CHART}/values-${region}.yaml`)) as Json);
+
+/** Every leaf path of a values tree (maps descended, lists and scalars are leaves). */
+function leafPaths(value: Json, prefix = ''): string[] {
+  if (!isMap(value) || Object.keys(value).length === 0) return [prefix];
+  return Object.entries(value).flatMap(([key, child]) => leafPaths(child, prefix ? `${prefix}.${key}` : key));
+}
+
+describe('helm/svc values.schema.json', () => {
+  it('is a draft-07 schema closed at the top', () => {
+    expect(schema.$schema).toBe('http://json-schema.org/draft-07/schema#');
+    expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('accepts the chart defaults', () => {
+    expect(errorsOf(defaultsJson)).toEqual([]);
+  });
+
+  it.each(REGIONS)('accepts values-%s merged over the defaults', (region) => {
+    expect(errorsOf(regionValues(region))).toEqual([]);
+  });
+
+  it('describes every value of values.yaml (no value passes unchecked through an open object)', () => {
+    const described = (path: string): boolean => {
+      let node = schema as { properties?: Record<string, unknown>; additionalProperties?: unknown; $ref?: string; type?: unknown };
+      for (const key of path.split('.')) {
+        if (node.$ref) node = (schema.definitions as Record<string, typeof node>)[node.$ref.replace('#/definitions/', '')]!;
+        const next = node.properties?.[key] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined);
+        if (!next) return node.type === 'object' && node.additionalProperties === undefined; // a Kubernetes object passed through
+        node = next as typeof node;
+      }
+      return true;
+    };
+    for (const path of leafPaths(defaultsJson)) expect({ path, described: described(path) }).toEqual({ path, described: true });
+  });
+
+  it.each(REGIONS)('rejects an unknown or misspelt key in values-%s', (region) => {
+    const values = regionValues(region) as { [key: string]: Json };
+    for (const typo of [
+      { regoin: region },
+      { config: { natsURL: 'nats://nats:4222' } },
+      { secrets: { databaseUrl: { existingSecret: 'x', key: 'DATABASE_URL', value: 'postgres://literal' } } },
+      { networkPolicy: { enable: true } },
+      { services: { 'audit-chain': { environment: { AUDIT_WITNESS_URL: 'https://w.example' } } } },
+      { ingress: { tls: { secret: 'x' } } },
+    ] as Json[]) {
+      expect({ typo, errors: errorsOf(helmMerge(values, typo)).length > 0 }).toEqual({ typo, errors: true });
+    }
+  });
+
+  it('rejects values the templates cannot use', () => {
+    const values = regionValues('eu');
+    const invalid: Json[] = [
+      { region: 'moon' },
+      { services: { 'audit-chain': { env: { DATABASE_URL: 'postgres://elsewhere' } } } }, // the chart sets it
+      { services: { 'audit-chain': { env: { 'lower-case': 'x' } } } },
+      { services: { 'audit-chain': { secretEnv: { AUDIT_WITNESS_KEY: { secretName: 'w' } } } } },
+      { services: { 'audit-chain': { envFrom: [{ secretRef: {} }] } } },
+      { ingress: { paths: ['/metrics'] } },
+      { networkPolicy: { postgres: { to: [{ podSelectr: {} }] } } },
+      { serviceMonitor: { interval: 'often' } },
+    ];
+    for (const change of invalid) expect({ change, rejected: errorsOf(helmMerge(values, change)).length > 0 }).toEqual({ change, rejected: true });
+  });
+
+  it('accepts a witness URL, its key from a Secret, and a whole Secret for one app', () => {
+    const values = helmMerge(regionValues('us'), {
+      services: {
+        'audit-chain': {
+          env: { AUDIT_WITNESS_URL: 'https://witness.example.net', AUDIT_CHECKPOINT_INTERVAL_SECONDS: 900 },
+          secretEnv: { AUDIT_WITNESS_KEY: { secretName: 'svc-us-witness', key: 'AUDIT_WITNESS_KEY' } },
+          envFrom: [{ secretRef: { name: 'svc-us-audit-extra' } }],
+        },
+      },
+    });
+    expect(errorsOf(values)).toEqual([]);
   });
 });
