@@ -361,3 +361,58 @@ describe('helm/svc values.schema.json', () => {
     expect(errorsOf(values)).toEqual([]);
   });
 });
+
+// ---------------------------------------------------------------- Postgres and NATS engines
+
+describe('helm/svc CloudNativePG Cluster (postgres.cloudNativePG)', () => {
+  const cluster = template('postgres-cluster.yaml');
+  const cnpg = (defaults as { postgres?: { cloudNativePG?: Record<string, unknown> } }).postgres?.cloudNativePG ?? {};
+
+  it('is off by default, so an existing Postgres keeps working through secrets.databaseUrl', () => {
+    expect(cnpg.enabled).toBe(false);
+    expect(cluster).toMatch(/^\{\{- if \.Values\.postgres\.cloudNativePG\.enabled \}\}/m);
+  });
+
+  it('runs a replicated Cluster with the region database when enabled', () => {
+    expect(cnpg.instances).toBe(3);
+    expect(String(cnpg.imageName)).toMatch(/^ghcr\.io\/cloudnative-pg\/postgresql:15(\.|$)/);
+    expect(cluster).toMatch(/apiVersion: postgresql\.cnpg\.io\/v1\s+kind: Cluster/);
+    expect(cluster).toMatch(/name: \{\{ include "svc\.postgresClusterName" \. \}\}/);
+    expect(cluster).toMatch(/instances: \{\{ \$pg\.instances \| int \}\}/);
+    expect(cluster).toMatch(/bootstrap:\s+initdb:\s+database: \{\{ \$pg\.database \| default \(printf "svc_%s" \(include "svc\.region" \.\)\) \}\}/);
+    expect(cluster).toMatch(/enablePodAntiAffinity: true/);
+  });
+});
+
+describe('helm/nats: values for the official NATS chart', () => {
+  const nats = parse(read('helm/nats/values.yaml')) as {
+    config?: { cluster?: { enabled?: boolean; replicas?: number }; jetstream?: { enabled?: boolean; fileStore?: { pvc?: { enabled?: boolean; size?: string } } }; merge?: Record<string, string> };
+    container?: { env?: Record<string, { valueFrom?: { secretKeyRef?: { name?: string; key?: string } } }> };
+    podDisruptionBudget?: { enabled?: boolean };
+  };
+  const text = read('helm/nats/values.yaml');
+
+  it('runs a 3-node cluster with JetStream on persistent volumes', () => {
+    expect(nats.config?.cluster).toMatchObject({ enabled: true, replicas: 3 });
+    expect(nats.config?.jetstream?.enabled).toBe(true);
+    expect(nats.config?.jetstream?.fileStore?.pvc).toMatchObject({ enabled: true });
+    expect(nats.podDisruptionBudget?.enabled).toBe(true);
+  });
+
+  it('loads the region accounts file and gives the server every password it reads from a Secret', () => {
+    expect(Object.values(nats.config?.merge ?? {})).toContain('accounts.conf');
+    expect(text).toContain("--set-file 'configMap.merge.data.accounts\\.conf=deploy/nats/accounts.conf'");
+    const variables = [...read('deploy/nats/accounts.conf').matchAll(/password: \$([A-Z_]+)/g)].map((match) => match[1]!).sort();
+    expect(variables).toEqual(REGIONS.map((region) => `NATS_${region.toUpperCase()}_PASSWORD`).sort());
+    expect(Object.keys(nats.container?.env ?? {}).sort()).toEqual(variables);
+    for (const variable of variables) expect(nats.container?.env?.[variable]?.valueFrom?.secretKeyRef?.key).toBe(variable);
+  });
+
+  it('is where the svc releases look for NATS by default', () => {
+    expect(text).toMatch(/helm upgrade --install nats nats\/nats -n nats /);
+    expect((defaults as { config?: { natsUrl?: string } }).config?.natsUrl).toBe('nats://nats.nats.svc.cluster.local:4222');
+    expect(defaults.networkPolicy?.nats?.to).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'nats' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } },
+    ]);
+  });
+});
