@@ -3,6 +3,7 @@
  * in helm/svc. The app list comes from the apps/ folder and the required variables from the config
  * classes' source, so adding an app or a required variable fails here until the manifests follow.
  * Helm templates are Go templates: they are checked as text; values files are parsed as YAML.
+ * Network policies, the migration Job, the Ingress paths and the values schema: deploy/helm.spec.ts.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -256,7 +257,12 @@ describe('helm/svc', () => {
   it('is a v2 chart with every template', () => {
     expect(chart.apiVersion).toBe('v2');
     expect(chart.name).toBe('svc');
-    for (const name of ['_helpers.tpl', 'configmap.yaml', 'deployment.yaml', 'service.yaml', 'ingress.yaml', 'pdb.yaml']) {
+    const templates = [
+      '_helpers.tpl', 'configmap.yaml', 'deployment.yaml', 'service.yaml', 'ingress.yaml', 'pdb.yaml',
+      'networkpolicy.yaml', 'migrations-job.yaml', 'servicemonitor.yaml', 'postgres-cluster.yaml',
+    ];
+    expect(existsSync(join(ROOT, CHART, 'values.schema.json'))).toBe(true);
+    for (const name of templates) {
       expect(existsSync(join(ROOT, CHART, 'templates', name))).toBe(true);
     }
   });

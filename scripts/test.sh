@@ -70,7 +70,8 @@ npx jest --selectProjects e2e --maxWorkers=2 --json --outputFile="$results/e2e.j
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0;
-  for (const f of fs.readdirSync(process.argv[1])) {
+  // Only the jest reports of the tiers: the folder also holds the test server settings and the packed SDKs.
+  for (const f of fs.readdirSync(process.argv[1]).filter((name) => /^(unit|integration|e2e)\.json$/.test(name))) {
     const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
     passed += r.numPassedTests; failed += r.numFailedTests;
   }

@@ -46,3 +46,14 @@ except the router itself, built from the same names as the Services in service.y
 {{- end -}}
 {{- join "," $pairs -}}
 {{- end -}}
+
+{{/* Labels every pod of this release carries (Deployments and the migration Job): the same-release selector. */}}
+{{- define "svc.releaseSelector" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/part-of: svc
+{{- end -}}
+
+{{/* Name of the CloudNativePG Cluster of this release (postgres.cloudNativePG). */}}
+{{- define "svc.postgresClusterName" -}}
+{{- .Values.postgres.cloudNativePG.name | default (printf "%s-postgres" (include "svc.fullname" .)) -}}
+{{- end -}}

@@ -1,10 +1,8 @@
-import type { Agent } from '../../agents/agent';
+import { AGENT, NOW, authority as fixtureAuthority, request as fixtureRequest } from '../../../test/cascade-fixtures';
 import type { Authority } from '../../authorities/authority';
 import type { AuthorityBounds } from '../../authorities/bounds';
 import { CASCADE_STEPS, runCascade } from './cascade';
 import type { CascadeContext, DelegationHop, GrantHistory, GrantRequest } from './cascade-step';
-
-const NOW = new Date('2026-03-04T10:30:00.000Z'); // a Wednesday
 
 const FULL_BOUNDS: AuthorityBounds = {
   scope_bounds: { allowed: ['payments:*', 'profile:read'], denied: ['payments:admin'] },
@@ -17,38 +15,10 @@ const FULL_BOUNDS: AuthorityBounds = {
   escalation_bounds: { amount_over: '80', quorum_type: 'all', approvers: ['user_1'] },
 };
 
+/** The fixture authority with the full bounds above unless a test names others. */
 function authority(overrides: Partial<Authority> = {}, bounds: AuthorityBounds = FULL_BOUNDS): Authority {
-  return {
-    id: 'auth_us_aaaaaaaaaaaaaaaaaaaa',
-    applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
-    agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
-    principalId: 'user_1',
-    status: 'active',
-    bounds,
-    boundsJson: JSON.stringify(bounds),
-    purposes: ['shopping'],
-    validFrom: new Date('2026-03-01T00:00:00Z'),
-    validUntil: new Date('2026-04-01T00:00:00Z'),
-    coolingOffSeconds: 0,
-    manifestSha256: 'm1',
-    createdAt: new Date('2026-03-01T00:00:00Z'),
-    revokedAt: null,
-    ...overrides,
-  };
+  return fixtureAuthority(bounds, overrides);
 }
-
-const AGENT: Agent = {
-  id: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
-  applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
-  name: 'a',
-  status: 'active',
-  metadata: null,
-  trustScore: 80,
-  vouchCount: 3,
-  currentVersionId: null,
-  suppressed: false,
-  createdAt: NOW,
-};
 
 const EMPTY_HISTORY: GrantHistory = {
   total: 0,
@@ -60,17 +30,7 @@ const EMPTY_HISTORY: GrantHistory = {
 };
 
 function request(overrides: Partial<GrantRequest> = {}): GrantRequest {
-  return {
-    applicationId: AGENT.applicationId,
-    agentId: AGENT.id,
-    dpopJkt: 'jkt',
-    scopes: ['payments:write'],
-    actions: ['pay'],
-    validUntil: new Date('2026-03-04T11:00:00Z'),
-    value: { amount: '25.50', currency: 'EUR' },
-    delegationChain: [],
-    ...overrides,
-  };
+  return fixtureRequest({ value: { amount: '25.50', currency: 'EUR' }, ...overrides });
 }
 
 function context(overrides: Partial<CascadeContext> = {}): CascadeContext {

@@ -1,44 +1,13 @@
-import type { Agent } from '../../agents/agent';
+import { AGENT, NOW, authority as fixtureAuthority } from '../../../test/cascade-fixtures';
 import type { Authority } from '../../authorities/authority';
 import type { ActionBounds } from '../../authorities/bounds';
 import { runCascade } from './cascade';
 import type { CascadeContext, GrantHistory } from './cascade-step';
 import { PURPOSE_DRIFT_MIN_GRANTS, PURPOSE_DRIFT_WINDOW, purposeActions, step15Drift } from './step-15-drift';
 
-const NOW = new Date('2026-03-04T10:30:00.000Z');
-
 function authority(actionBounds: ActionBounds | undefined, manifestSha256: string | null = 'm1'): Authority {
-  const bounds = actionBounds ? { action_bounds: actionBounds } : {};
-  return {
-    id: 'auth_us_aaaaaaaaaaaaaaaaaaaa',
-    applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
-    agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
-    principalId: 'user_1',
-    status: 'active',
-    bounds,
-    boundsJson: JSON.stringify(bounds),
-    purposes: ['shopping'],
-    validFrom: new Date('2026-03-01T00:00:00Z'),
-    validUntil: new Date('2026-04-01T00:00:00Z'),
-    coolingOffSeconds: 0,
-    manifestSha256,
-    createdAt: new Date('2026-03-01T00:00:00Z'),
-    revokedAt: null,
-  };
+  return fixtureAuthority(actionBounds ? { action_bounds: actionBounds } : {}, { manifestSha256 });
 }
-
-const AGENT: Agent = {
-  id: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
-  applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
-  name: 'a',
-  status: 'active',
-  metadata: null,
-  trustScore: 80,
-  vouchCount: 3,
-  currentVersionId: null,
-  suppressed: false,
-  createdAt: NOW,
-};
 
 function history(recentActions: string[]): GrantHistory {
   return { total: recentActions.length, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', recentActions, grantedActions: new Set(recentActions) };
