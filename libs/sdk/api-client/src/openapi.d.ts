@@ -2039,6 +2039,12 @@ export interface components {
             principal_assertion?: string;
             ttl_seconds?: number;
         };
+        ConsentTokenVerdictResponse: {
+            valid: boolean;
+            status: string;
+        } & {
+            [key: string]: unknown;
+        };
         CreateAttesterBody: {
             name: string;
             permissions?: ("attestations:submit" | "attestations:heartbeat" | "escalations:create")[];
@@ -2133,6 +2139,25 @@ export interface components {
             url: string;
             events: string[];
             signature_formats?: ("svc" | "standard_webhooks")[];
+        };
+        DecisionOutcomeResponse: {
+            /** @enum {string} */
+            object: "decision_outcome";
+            session_token: string;
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            outcome: string | null;
+            flow_id: string | null;
+            flow_version: number | null;
+            purposes: string[];
+            principal_id: string | null;
+            principal_binding: string;
+            reference: string | null;
+            counter_proposal: Record<string, never> | null;
+            completed_at: string | null;
+        } & {
+            [key: string]: unknown;
         };
         DecisionSessionCreatedResponse: {
             /** @enum {string} */
@@ -2402,6 +2427,16 @@ export interface components {
         PermissionMappingInput: {
             purpose: string;
             marketing_permission_id: string;
+        };
+        PrincipalAssertionResponse: {
+            /** @enum {string} */
+            object: "principal_assertion";
+            principal_assertion: string;
+            principal_id: string;
+            flow_id: string | null;
+            expires_at: string;
+        } & {
+            [key: string]: unknown;
         };
         PublishCapabilitiesBody: {
             scopes: components["schemas"]["CapabilityScopeBody"][];
@@ -4880,7 +4915,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ConsentTokenVerdictResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4914,7 +4951,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["PrincipalAssertionResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5018,7 +5057,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["DecisionOutcomeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

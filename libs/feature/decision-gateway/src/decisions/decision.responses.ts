@@ -47,3 +47,40 @@ export class DecisionSessionResponse {
   @IsString() @Nullable() completed_at!: string | null;
   @IsBoolean() exchanged!: boolean;
 }
+
+/** The answer of POST /api/v1/decisions/principal_assertions. */
+export class PrincipalAssertionResponse {
+  @IsIn(['principal_assertion']) object!: 'principal_assertion';
+  /** `pas_…`, single use. */
+  @IsString() principal_assertion!: string;
+  @IsString() principal_id!: string;
+  /** Null: valid for any flow. */
+  @IsString() @Nullable() flow_id!: string | null;
+  @IsString() expires_at!: string;
+}
+
+/** The answer of POST /api/v1/decisions/consent_tokens/verify. */
+export class ConsentTokenVerdictResponse {
+  /** True for the first verification of a fulfilled token, which clears it. */
+  @IsBoolean() valid!: boolean;
+  @IsString() status!: string;
+}
+
+/** The answer of POST /api/v1/decisions/{session_token}/exchange: the outcome, once. */
+export class DecisionOutcomeResponse {
+  @IsIn(['decision_outcome']) object!: 'decision_outcome';
+  @IsString() session_token!: string;
+  @IsIn([...DECISION_KINDS]) kind!: DecisionKind;
+  @IsString() status!: string;
+  @IsString() @Nullable() outcome!: string | null;
+  @IsString() @Nullable() flow_id!: string | null;
+  @IsInt() @Nullable() flow_version!: number | null;
+  /** The granted purposes of a granted consent; empty otherwise. */
+  @IsString({ each: true }) purposes!: string[];
+  @IsString() @Nullable() principal_id!: string | null;
+  /** `api_token`, `principal_assertion`, `authority`, `hosted_sign_in` or `unbound`. */
+  @IsString() principal_binding!: string;
+  @IsString() @Nullable() reference!: string | null;
+  @IsObject() @Nullable() counter_proposal!: Record<string, unknown> | null;
+  @IsString() @Nullable() completed_at!: string | null;
+}

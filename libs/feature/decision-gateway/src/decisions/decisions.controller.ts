@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
-import { DecisionSessionCreatedResponse, DecisionSessionResponse } from './decision.responses';
+import { ConsentTokenVerdictResponse, DecisionOutcomeResponse, DecisionSessionCreatedResponse, DecisionSessionResponse, PrincipalAssertionResponse } from './decision.responses';
 import type { ConsentAction } from './consent-transitions';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { mintedView, pageView, sessionView } from './decision.views';
@@ -56,17 +56,19 @@ export class DecisionsController {
   @Post('principal_assertions')
   @Auth('api_token')
   @ApiDoc({ tag: 'Decisions', summary: 'Issue a single-use principal assertion for a publishable-key consent session (server side)', response: 'principal_assertion: object, principal_assertion (pas_…; single use), principal_id, flow_id (null: any flow), expires_at', errors: [400, 401, 403, 421, 422] })
+  @ApiResponseOf(PrincipalAssertionResponse)
   async issuePrincipalAssertion(@CurrentPrincipal() principal: Principal, @Body() body: CreatePrincipalAssertionBody): Promise<Record<string, unknown>> {
     const issued = await this.assertions.execute(principal, body);
-    return { object: 'principal_assertion', principal_assertion: issued.principalAssertion, principal_id: issued.principalId, flow_id: issued.flowId, expires_at: issued.expiresAt.toISOString() };
+    return { object: 'principal_assertion', principal_assertion: issued.principalAssertion, principal_id: issued.principalId, flow_id: issued.flowId, expires_at: issued.expiresAt.toISOString() } satisfies PrincipalAssertionResponse;
   }
 
   /** Consent token verification: first one of a fulfilled token is valid and clears it. */
   @Post('consent_tokens/verify')
   @ApiDoc({ tag: 'Decisions', summary: 'Verify a consent token (single use, 5 minutes)', response: 'valid (boolean), status (fulfilled | expired | revoked)' })
   @HttpCode(200)
+  @ApiResponseOf(ConsentTokenVerdictResponse)
   async verifyConsentToken(@CurrentPrincipal() principal: Principal, @Body() body: VerifyConsentTokenBody): Promise<ConsentTokenVerdict> {
-    return this.verify.execute(principal, body.consent_token);
+    return (await this.verify.execute(principal, body.consent_token)) satisfies ConsentTokenVerdictResponse;
   }
 
   @Get(':session_token')
@@ -80,6 +82,7 @@ export class DecisionsController {
   @Post(':session_token/exchange')
   @ApiDoc({ tag: 'Decisions', summary: 'Exchange the exchange_token for the outcome, once', response: 'decision_outcome: session_token, kind, status, outcome, flow_id, flow_version, purposes, principal_id, principal_binding (api_token | principal_assertion | authority | hosted_sign_in | unbound), reference, counter_proposal, completed_at', errors: [400, 401, 403, 404, 409, 421, 422] })
   @HttpCode(200)
+  @ApiResponseOf(DecisionOutcomeResponse)
   async exchangeToken(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string, @Body() body: ExchangeBody): Promise<Record<string, unknown>> {
     const session = await this.exchange.execute(principal, sessionDigest(token), body.exchange_token);
     return {
@@ -96,7 +99,7 @@ export class DecisionsController {
       reference: session.reference,
       counter_proposal: session.counterProposal,
       completed_at: session.completedAt?.toISOString() ?? null,
-    };
+    } satisfies DecisionOutcomeResponse;
   }
 
   /** The application records a withdrawal: fulfilled → revoked, consent.revoked. */
