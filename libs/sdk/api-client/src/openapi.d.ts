@@ -1889,6 +1889,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AttestationRefreshedResponse: {
+            grant_id: string;
+            grant_attestation: string;
+            agent_attestation: unknown;
+            retained_until: string;
+        } & {
+            [key: string]: unknown;
+        };
         AuditCheckpointResponse: {
             /** @enum {string} */
             object: "audit_checkpoint";
@@ -2488,6 +2496,16 @@ export interface components {
         RequestedValueBody: {
             amount_per_action: string;
             currency: string;
+        };
+        RevocationResponse: {
+            /** @enum {string} */
+            object: "revocation";
+            grant_id: string;
+            reason_code: string;
+            reason: string;
+            revoked_at: string;
+        } & {
+            [key: string]: unknown;
         };
         RevokeGrantBody: {
             grant_id: string;
@@ -5499,12 +5517,14 @@ export interface operations {
         };
         responses: {
             /** @description Success */
-            201: {
+            200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["AttestationRefreshedResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6070,12 +6090,24 @@ export interface operations {
         };
         responses: {
             /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationResponse"];
+                };
+            };
+            /** @description Success */
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["RevocationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];

@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsString } from 'class-validator';
+import { Allow, IsIn, IsInt, IsString } from 'class-validator';
 
 /** 201 of POST /api/v1/grants: the grant is allowed and its DPoP-bound agent token issued. */
 export class GrantAllowedResponse {
@@ -26,4 +26,22 @@ export class GrantEscalatedResponse {
   @IsIn(['all', 'majority', 'threshold']) quorum_type!: 'all' | 'majority' | 'threshold';
   @IsInt() approvals_needed!: number;
   @IsInt() cascade_step!: number;
+}
+
+/** 200 of POST /api/v1/grants/{grant_id}/attestation: the grant's receipt re-signed with the new attestation. */
+export class AttestationRefreshedResponse {
+  @IsString() grant_id!: string;
+  @IsString() grant_attestation!: string;
+  /** The attestation overlay the new receipt carries. */
+  @Allow() agent_attestation!: unknown;
+  @IsString() retained_until!: string;
+}
+
+/** 201 (new) or 200 (already revoked) of POST /api/v1/oap/revocations. */
+export class RevocationResponse {
+  @IsIn(['revocation']) object!: 'revocation';
+  @IsString() grant_id!: string;
+  @IsString() reason_code!: string;
+  @IsString() reason!: string;
+  @IsString() revoked_at!: string;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
 import { ApiDoc, IdParam, ApiResponseOf } from '@svc/server';
-import { GrantAllowedResponse, GrantEscalatedResponse } from './grant-decision.responses';
+import { AttestationRefreshedResponse, GrantAllowedResponse, GrantEscalatedResponse } from './grant-decision.responses';
 import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
@@ -81,6 +81,7 @@ export class GrantsController {
   @ApiDoc({ summary: 'Refresh the agent attestation of the grant (DPoP-bound agent token, Idempotency-Key UUIDv4)', tag: 'OAP', errors: [400, 401, 409, 410, 421], headers: ['Idempotency-Key', 'DPoP'], replays: true, agentToken: true })
   @Post(':grant_id/attestation')
   @Public()
+  @ApiResponseOf(AttestationRefreshedResponse, { status: 200 })
   async refreshAttestation(@IdParam('grant_id', 'oap_grant') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     this.refresh.assertHomeRegion(grantId);
     const grant = await this.agentAuth.authenticate(request, grantId);
