@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The README's test command: lint (with Nx module boundaries), type-check, contract drift, then the
-# unit, integration (real Postgres and NATS) and end-to-end tiers. Uses TEST_DATABASE_SERVER and
-# TEST_NATS_URL (default 127.0.0.1:5432 and :4222) when they answer; otherwise it runs PostgreSQL
-# from embedded-postgres and nats-server itself for the run (deploy/local/test-servers.ts).
+# The README's test command: contract drift, the API document's Redocly lint and typed-client
+# drift, lint (with Nx module boundaries), type-check, then the unit, integration (real Postgres
+# and NATS) and end-to-end tiers. Uses TEST_DATABASE_SERVER and TEST_NATS_URL (default
+# 127.0.0.1:5432 and :4222) when they answer; otherwise it runs PostgreSQL from embedded-postgres
+# and nats-server itself for the run (deploy/local/test-servers.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true
@@ -33,6 +34,12 @@ npx buf generate
 if git rev-parse --git-dir >/dev/null 2>&1; then
   git diff --exit-code -- libs/platform/contracts/src/gen || { echo "generated contracts differ from proto/: run npm run contracts and commit"; exit 1; }
 fi
+
+step "API document: Redocly lint (0 errors) and the typed client's types without drift"
+REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx redocly lint --format=summary
+cp libs/sdk/api-client/src/openapi.d.ts "$results/openapi.d.ts"
+npx openapi-typescript >/dev/null
+cmp -s "$results/openapi.d.ts" libs/sdk/api-client/src/openapi.d.ts || { echo "libs/sdk/api-client/src/openapi.d.ts differs from the OpenAPI document: run npm run openapi and commit"; exit 1; }
 
 step "lint"
 npx nx reset >/dev/null

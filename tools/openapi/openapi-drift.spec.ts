@@ -16,4 +16,14 @@ describe('published OpenAPI document', () => {
     expect(document.paths['/healthz']?.get?.security).toEqual([]);
     expect(document.paths['/api/v1/me']?.get?.security).toEqual([{ apiToken: [] }]);
   });
+
+  it('resolves every $ref and gives every operation a unique id and a summary', () => {
+    const document = regionOpenApiDocument() as { paths: Record<string, Record<string, { operationId: string; summary?: string }>>; components: Record<string, Record<string, unknown>> };
+    const refs = [...JSON.stringify(document).matchAll(/"\$ref":"#\/components\/([A-Za-z]+)\/([A-Za-z0-9_]+)"/g)];
+    const broken = refs.filter(([, section, name]) => document.components[section!]?.[name!] === undefined).map(([ref]) => ref);
+    expect(broken).toEqual([]);
+    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
+    expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
+    expect(operations.filter((operation) => !operation.summary)).toEqual([]);
+  });
 });

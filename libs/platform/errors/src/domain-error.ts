@@ -55,6 +55,13 @@ export class DomainError<Code extends string = string> extends Error {
   }
 }
 
+const declaredReasonCodes = new Map<string, ErrorKind>();
+
+/** Every reason code declared by a loaded domain, with its kind (the API document lists them per status). */
+export function reasonCodesByKind(): ReadonlyMap<string, ErrorKind> {
+  return declaredReasonCodes;
+}
+
 /**
  * Declares a domain's closed list of reason codes with their kinds, and returns a typed factory:
  * `const grantError = defineErrors({ agent_credential_replayed: 'conflict' });`
@@ -62,6 +69,7 @@ export class DomainError<Code extends string = string> extends Error {
  */
 export function defineErrors<const Table extends Record<string, ErrorKind>>(table: Table) {
   type Code = Extract<keyof Table, string>;
+  for (const [code, kind] of Object.entries(table)) declaredReasonCodes.set(code, kind);
   const factory = (
     code: Code,
     message: string,

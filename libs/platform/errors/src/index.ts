@@ -3,6 +3,7 @@ export {
   HTTP_STATUS_BY_KIND,
   defineErrors,
   isDomainError,
+  reasonCodesByKind,
   type ErrorEnvelope,
   type ErrorKind,
 } from './domain-error';

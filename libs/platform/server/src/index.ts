@@ -11,7 +11,7 @@ export { FORM_BODY_ROUTE } from './body/body-parsers';
 export { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, encodeCursor, toPage, type Page } from './pagination';
 export { runMain, startProcess, type FeatureDefinition, type ProcessOptions, type RunningProcess } from './start-process';
 export { buildOpenApiDocument } from './openapi/build-openapi';
-export { API_DOC, ApiDoc, type ApiDocOptions } from './openapi/api-doc.decorator';
+export { API_DOC, API_RESPONSE_OF, ApiDoc, ApiResponseOf, type ApiDocOptions, type ApiResponseOfOptions, type DocumentedRequestHeader } from './openapi/api-doc.decorator';
 export { consumeEvents } from './consume-events';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
 export { IdParam, IdPipe } from './id-param';

@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { CurrentPrincipal, Public, RequireScopes, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { AuditCheckpointResponse, AuditRecordResponse, AuditVerificationResponse } from './audit.responses';
 import { auditError } from '../audit.errors';
 import { AuditChain } from '../audit-chain.runtime';
 import { buildConsistencyProof, buildInclusionProof, ownEntry } from '../proofs/build-proofs';
@@ -25,6 +26,7 @@ export class AuditController {
 
   @Get('verify')
   @RequireScopes('audit:verify')
+  @ApiResponseOf(AuditVerificationResponse)
   async verify(@Query() query: VerifyQuery): Promise<Record<string, unknown>> {
     const result = await this.chain.verifyChain.execute(query.from_checkpoint);
     return verificationView(this.chain.region, this.chain.origin, await this.chain.genesisHash(), result);
@@ -32,6 +34,7 @@ export class AuditController {
 
   @Get('entries')
   @RequireScopes('audit:verify')
+  @ApiResponseOf(AuditRecordResponse, { page: true })
   async listEntries(@CurrentPrincipal() principal: Principal, @Query() query: EntriesQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['index']).index) : -1;
@@ -42,6 +45,7 @@ export class AuditController {
 
   @Get('entries/:id')
   @RequireScopes('audit:verify')
+  @ApiResponseOf(AuditRecordResponse)
   async getEntry(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<Record<string, unknown>> {
     return entryView(await ownEntry(this.chain.entries, principal.applicationId, id));
   }
@@ -66,6 +70,7 @@ export class AuditController {
 
   @Public()
   @Get('checkpoints')
+  @ApiResponseOf(AuditCheckpointResponse, { page: true })
   async listCheckpoints(@Query() query: CheckpointsQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const before = query.cursor ? Number(decodeCursor(query.cursor, ['sequence']).sequence) : undefined;
@@ -79,6 +84,7 @@ export class AuditController {
   /** `:sequence` is a checkpoint number (1, 2, ...) or `latest`. */
   @Public()
   @Get('checkpoints/:sequence')
+  @ApiResponseOf(AuditCheckpointResponse)
   async getCheckpoint(@Param('sequence') sequence: string): Promise<Record<string, unknown>> {
     let checkpoint;
     if (sequence === 'latest') {

@@ -1,6 +1,7 @@
 import type { StoredEntry } from '../chain/audit-entry';
 import type { StoredCheckpoint } from '../checkpoints/checkpoints.repository';
 import type { ChainVerificationResult } from '../verification/verify-chain.use-case';
+import type { AuditCheckpointResponse, AuditRecordResponse, AuditVerificationResponse } from './audit.responses';
 
 const hexToBase64 = (hex: string): string => Buffer.from(hex, 'hex').toString('base64');
 
@@ -19,7 +20,7 @@ export function entryView(entry: StoredEntry): Record<string, unknown> {
     previous_hash: entry.previousHash,
     hash: entry.hash,
     canonical: entry.canonical,
-  };
+  } satisfies AuditRecordResponse;
 }
 
 /** A checkpoint as served (public: sizes, hashes and signatures only). Merkle values are base64, as in the note. */
@@ -42,7 +43,7 @@ export function checkpointView(checkpoint: StoredCheckpoint): Record<string, unk
       cosignature_timestamp: checkpoint.cosignatureTimestamp,
       attempts: checkpoint.witnessAttempts,
     },
-  };
+  } satisfies AuditCheckpointResponse;
 }
 
 /** A verification result as served. */
@@ -61,5 +62,5 @@ export function verificationView(region: string, origin: string, genesisHash: st
     reason: result.reason,
     checkpoint_sequence: result.checkpointSequence,
     invalid_checkpoints: result.invalidCheckpoints,
-  };
+  } satisfies AuditVerificationResponse;
 }

@@ -1,3 +1,5 @@
+import type { FlowResponse } from './flow.response';
+
 /** Lawful-basis mechanisms a flow purpose may declare (GDPR Art. 6(1) bases). */
 export const PURPOSE_MECHANISMS = ['consent', 'contract', 'legal_obligation', 'vital_interest', 'public_task', 'legitimate_interest'] as const;
 export type PurposeMechanism = (typeof PURPOSE_MECHANISMS)[number];
@@ -102,5 +104,5 @@ export function flowView(flow: FlowVersion, publicBaseUrl: string): Record<strin
     created_at: flow.createdAt.toISOString(),
     updated_at: flow.updatedAt.toISOString(),
     activated_at: flow.activatedAt?.toISOString() ?? null,
-  };
+  } satisfies FlowResponse;
 }

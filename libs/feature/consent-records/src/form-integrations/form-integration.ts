@@ -1,4 +1,5 @@
 import { isIdOf, newRegionalId, randomBase62, type IdRegion } from '@svc/ids';
+import type { FormIntegrationResponse } from './form-integration.response';
 
 /** Hosted form platforms whose signed webhooks can be taken in (closed list). */
 export const FORM_PLATFORMS = ['typeform'] as const;
@@ -69,5 +70,5 @@ export function formIntegrationView(integration: FormIntegration, publicBaseUrl:
     subject: integration.subject,
     webhook_url: webhookUrlOf(publicBaseUrl, integration.id),
     created_at: integration.createdAt.toISOString(),
-  };
+  } satisfies FormIntegrationResponse;
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
-import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
+import { FormIntegrationResponse } from './form-integration.response';
 import { consentRecordsError } from '../consent-records.errors';
 import { formIntegrationView, isFormIntegrationId, type FormIntegration } from './form-integration';
 import { CreateFormIntegrationBody, FormIntakesQuery } from './form-integrations.dto';
@@ -37,6 +38,7 @@ export class FormIntegrationsController {
   /** 201 with the integration, its webhook URL and its signing secret (shown only here). */
   @Post()
   @ApiDoc({ tag: 'Capture', summary: 'Connect a hosted form platform\'s form to a flow (signed webhook intake)', response: INTEGRATION_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiResponseOf(FormIntegrationResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateFormIntegrationBody): Promise<Record<string, unknown>> {
     const { integration, secret } = await this.createIntegration.execute(principal, body);
     return { ...formIntegrationView(integration, this.config.PUBLIC_BASE_URL), signing_secret: secret };
@@ -44,6 +46,7 @@ export class FormIntegrationsController {
 
   @Get()
   @ApiDoc({ tag: 'Capture', summary: 'List form integrations (newest first)', response: `page of ${INTEGRATION_RESPONSE}` })
+  @ApiResponseOf(FormIntegrationResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -53,6 +56,7 @@ export class FormIntegrationsController {
 
   @Get(':integration_id')
   @ApiDoc({ tag: 'Capture', summary: 'Read a form integration', response: INTEGRATION_RESPONSE })
+  @ApiResponseOf(FormIntegrationResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('integration_id') id: string): Promise<Record<string, unknown>> {
     return formIntegrationView(await this.owned(principal, id), this.config.PUBLIC_BASE_URL);
   }

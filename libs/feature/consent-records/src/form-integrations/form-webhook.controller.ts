@@ -25,6 +25,7 @@ export class FormWebhookController {
       'Body: the platform\'s JSON as sent (Typeform: event_type, form_response {form_id, token, submitted_at, definition.fields[], answers[], hidden}). Header Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the integration\'s signing secret>. Idempotent on form_response.token.',
     response: 'status (recorded), record_id, collection_channel (form_platform_webhook), collection_platform',
     errors: [400, 401, 404, 422],
+    replays: true,
   })
   async webhook(@Param('integration_id') integrationId: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const signature = request.headers['typeform-signature'];

@@ -1,3 +1,5 @@
+import type { ConsentImportResponse } from './import.response';
+
 /** Lifecycle of an import job: rows are stored first, then a worker processes them in batches. */
 export const IMPORT_STATUSES = ['queued', 'running', 'completed'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
@@ -48,5 +50,5 @@ export function importView(job: ConsentImport): Record<string, unknown> {
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     completed_at: job.completedAt?.toISOString() ?? null,
-  };
+  } satisfies Omit<ConsentImportResponse, 'rows'>;
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { isIdOf } from '@svc/ids';
-import { ApiDoc, DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '@svc/server';
+import { ConsentImportResponse } from './import.response';
 import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
 import { importRowView, importView } from './import';
@@ -33,7 +34,9 @@ export class ImportsController {
     description: 'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
     response: IMPORT_RESPONSE,
     errors: [400, 401, 403, 404, 409, 421, 422],
+    alsoAnswers: [200],
   })
+  @ApiResponseOf(ConsentImportResponse, { status: 202 })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateImportBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     if (body.dry_run === true) {
       void reply.status(200);
@@ -47,6 +50,7 @@ export class ImportsController {
   /** Status, progress counts and a cursor page of per-row outcomes (filter with `outcome`). */
   @Get(':import_id')
   @ApiDoc({ tag: 'Consent records', summary: 'Outcome and progress of an import', response: IMPORT_RESPONSE })
+  @ApiResponseOf(ConsentImportResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('import_id') importId: string, @Query() query: ImportRowsQuery): Promise<Record<string, unknown>> {
     const job = isIdOf('consent_import', importId) ? await this.imports.find(principal.applicationId, importId) : undefined;
     if (!job) throw consentRecordsError('import_not_found', 'Import not found', { import_id: importId });

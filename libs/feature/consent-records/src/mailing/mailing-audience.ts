@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { refusedTargetOf, resolveAllWithDns, type EgressEnvironment, type ResolveAll } from '@svc/egress';
 import { isIdOf, newRegionalId, randomBase62, type IdRegion } from '@svc/ids';
 import { consentRecordsError } from '../consent-records.errors';
+import type { MailingAudienceResponse } from './mailing-audience.response';
 
 /** Mailing tools an audience can live in (closed list). */
 export const MAILING_PROVIDERS = ['mailchimp'] as const;
@@ -121,5 +122,5 @@ export function mailingAudienceView(audience: MailingAudience): Record<string, u
     permissions: audience.permissions,
     tags: audience.tags,
     created_at: audience.createdAt.toISOString(),
-  };
+  } satisfies MailingAudienceResponse;
 }

@@ -2,7 +2,8 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { DomainError } from '@svc/errors';
-import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { MailingAudienceResponse } from './mailing-audience.response';
 import { consentRecordsError } from '../consent-records.errors';
 import { MAILING_WEBHOOK_PATH, isMailingAudienceId, mailingAudienceView, type MailingAudience } from './mailing-audience';
 import { MailingAudiencesRepository, type MailingInboundEvent, type MailingSync } from './mailing-audiences.repository';
@@ -31,6 +32,7 @@ export class MailingAudiencesController {
   /** 201; `webhook_url` (with its path secret) is in this response only. */
   @Post()
   @ApiDoc({ tag: 'Mailing audiences', summary: 'Connect a flow to a mailing-tool audience (API key stored encrypted)', response: `${AUDIENCE_RESPONSE}, plus webhook_url (shown only here)`, errors: [400, 401, 403, 404, 409, 422] })
+  @ApiResponseOf(MailingAudienceResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateMailingAudienceBody): Promise<Record<string, unknown>> {
     const { audience, webhookSecret } = await this.createAudience.execute(principal, body);
     return { ...mailingAudienceView(audience), webhook_url: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/${MAILING_WEBHOOK_PATH}/${webhookSecret}` };
@@ -38,6 +40,7 @@ export class MailingAudiencesController {
 
   @Get()
   @ApiDoc({ tag: 'Mailing audiences', summary: 'List mailing-audience integrations', response: `Page of ${AUDIENCE_RESPONSE}: data, has_more, next_cursor` })
+  @ApiResponseOf(MailingAudienceResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -47,6 +50,7 @@ export class MailingAudiencesController {
 
   @Get(':audience_id')
   @ApiDoc({ tag: 'Mailing audiences', summary: 'Read a mailing-audience integration', response: AUDIENCE_RESPONSE })
+  @ApiResponseOf(MailingAudienceResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string): Promise<Record<string, unknown>> {
     return mailingAudienceView(await this.owned(principal, id));
   }

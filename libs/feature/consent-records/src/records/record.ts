@@ -1,4 +1,5 @@
 import { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from '@svc/contracts';
+import type { ConsentRecordResponse } from './record.response';
 
 export { COLLECTION_CHANNELS, type CollectionChannel };
 
@@ -115,5 +116,5 @@ export function recordView(record: ConsentRecord, withdrawals: readonly Withdraw
     previous_record_id: record.previousRecordId,
     withdrawn_purposes: record.withdrawnPurposes,
     evidence,
-  };
+  } satisfies ConsentRecordResponse;
 }

@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/commo
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { isIdOf } from '@svc/ids';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ConsentRecordResponse } from './record.response';
 import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
 import { recordView, type ConsentRecord } from './record';
@@ -28,7 +29,8 @@ export class RecordsController {
 
   /** 201 with a new record; 200 with the original one when the idempotency_key was seen with the same body. */
   @Post()
-  @ApiDoc({ tag: 'Consent records', summary: 'Record a consent captured by the organisation (controller_attested)', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({ tag: 'Consent records', summary: 'Record a consent captured by the organisation (controller_attested)', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422], replays: true, alsoAnswers: [200] })
+  @ApiResponseOf(ConsentRecordResponse)
   async record(@CurrentPrincipal() principal: Principal, @Body() body: RecordConsentBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
     const outcome = await this.recordConsent.execute(principal, body);
     void reply.status(outcome.replayed ? 200 : 201);
@@ -40,6 +42,7 @@ export class RecordsController {
 
   @Get(':record_id')
   @ApiDoc({ tag: 'Consent records', summary: 'Read a consent record with its derived status', response: RECORD_RESPONSE })
+  @ApiResponseOf(ConsentRecordResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('record_id') recordId: string): Promise<Record<string, unknown>> {
     const found = isIdOf('consent_record', recordId) ? await this.records.find(principal.applicationId, recordId) : undefined;
     if (!found) throw consentRecordsError('record_not_found', 'Consent record not found', { record_id: recordId });
@@ -50,6 +53,7 @@ export class RecordsController {
   @Post(':record_id/withdrawals')
   @HttpCode(201)
   @ApiDoc({ tag: 'Consent records', summary: 'Withdraw a consent or one purpose of it', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiResponseOf(ConsentRecordResponse)
   async withdraw(@CurrentPrincipal() principal: Principal, @Param('record_id') recordId: string, @Body() body: WithdrawConsentBody): Promise<Record<string, unknown>> {
     const record = await this.withdrawConsent.execute(principal, recordId, body.purpose, body.channel ?? 'organisation');
     return this.view(principal, record);

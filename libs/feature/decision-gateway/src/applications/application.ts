@@ -1,3 +1,5 @@
+import type { ApplicationResponse } from './application.response';
+
 /** Application modes (spec: Application `mode`). */
 export const APPLICATION_MODES = ['conductor', 'oversight', 'hybrid'] as const;
 export type ApplicationMode = (typeof APPLICATION_MODES)[number];
@@ -29,5 +31,5 @@ export function applicationView(app: Application, publishableKey?: string): Reco
     capabilities_published: app.capabilitiesPublished,
     region: app.region,
     ...(publishableKey ? { publishable_key: publishableKey } : {}),
-  };
+  } satisfies ApplicationResponse;
 }

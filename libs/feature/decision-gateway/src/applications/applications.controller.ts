@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
+import { AllowedOriginEnvelopeResponse, AllowedOriginResponse, ApiTokenEnvelopeResponse, ApiTokenResponse, ApplicationResponse } from './application.response';
 import type { FastifyReply } from 'fastify';
 import { gatewayError } from '../gateway.errors';
 import { applicationView } from './application';
@@ -20,7 +21,7 @@ function tokenView(record: ApiTokenRecord): Record<string, unknown> {
     scopes: record.scopes,
     created_at: record.createdAt.toISOString(),
     revoked_at: record.revokedAt?.toISOString() ?? null,
-  };
+  } satisfies ApiTokenResponse;
 }
 
 /** Connect surface: an application, its allowed origins and its API tokens. */
@@ -35,12 +36,14 @@ export class ApplicationsController {
   ) {}
 
   @Get()
+  @ApiResponseOf(ApplicationResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string): Promise<Record<string, unknown>> {
     const app = await ownedApplication(this.applications, principal, id);
     return applicationView(app, await this.applications.currentPublishableKey(app.id));
   }
 
   @Patch()
+  @ApiResponseOf(ApplicationResponse)
   async update(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Body() body: UpdateApplicationBody): Promise<Record<string, unknown>> {
     const app = await this.updateApplication.execute(principal, id, {
       name: body.name,
@@ -52,6 +55,8 @@ export class ApplicationsController {
 
   /** 201 when the origin is new, 200 when it was already registered (idempotent retry). */
   @Post('allowed_origins')
+  @ApiResponseOf(AllowedOriginEnvelopeResponse, { status: 201 })
+  @ApiResponseOf(AllowedOriginEnvelopeResponse, { status: 200 })
   async addOrigin(
     @CurrentPrincipal() principal: Principal,
     @Param('application_id') id: string,
@@ -64,6 +69,7 @@ export class ApplicationsController {
   }
 
   @Get('allowed_origins')
+  @ApiResponseOf(AllowedOriginResponse, { page: true })
   async listOrigins(
     @CurrentPrincipal() principal: Principal,
     @Param('application_id') id: string,
@@ -87,12 +93,14 @@ export class ApplicationsController {
 
   /** The token is in this response only; it is stored as a SHA-256 digest. */
   @Post('api_tokens')
+  @ApiResponseOf(ApiTokenEnvelopeResponse)
   async issueToken(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Body() body: IssueApiTokenBody): Promise<Record<string, unknown>> {
     const { token, record } = await this.issueApiToken.execute(principal, id, body.name, body.scopes);
     return { api_token: { ...tokenView(record), token } };
   }
 
   @Get('api_tokens')
+  @ApiResponseOf(ApiTokenResponse, { page: true })
   async listTokens(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     await ownedApplication(this.applications, principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
@@ -102,6 +110,7 @@ export class ApplicationsController {
   }
 
   @Delete('api_tokens/:api_token_id')
+  @ApiResponseOf(ApiTokenEnvelopeResponse)
   async revokeToken(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('api_token_id') tokenId: string): Promise<Record<string, unknown>> {
     return { api_token: tokenView(await this.revokeApiToken.execute(principal, id, tokenId)) };
   }

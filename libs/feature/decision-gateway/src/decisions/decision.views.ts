@@ -1,5 +1,6 @@
 import { allowedConsentActions } from './consent-transitions';
 import type { ConsentStatus, DecisionSession } from './decision';
+import type { DecisionSessionCreatedResponse, DecisionSessionResponse } from './decision.responses';
 
 function embedUrl(session: DecisionSession): string | null {
   return session.kind === 'consent' ? `${session.decisionUrl}/embed` : null;
@@ -24,7 +25,7 @@ export function mintedView(session: DecisionSession, sessionToken: string): Reco
     flow_version: session.flowVersion,
     created_at: session.createdAt.toISOString(),
     ...(session.kind === 'approval' ? { approval_ttl_at: session.deadline.toISOString() } : {}),
-  };
+  } satisfies DecisionSessionCreatedResponse;
 }
 
 /** Server-side view (API token): everything the application may know about its session. */
@@ -54,7 +55,7 @@ export function sessionView(session: DecisionSession): Record<string, unknown> {
     created_at: session.createdAt.toISOString(),
     completed_at: session.completedAt?.toISOString() ?? null,
     exchanged: session.exchangedAt !== null,
-  };
+  } satisfies DecisionSessionResponse;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ConsentTokenVerdictResponse, DecisionOutcomeResponse, DecisionSessionCreatedResponse, DecisionSessionResponse, PrincipalAssertionResponse } from './decision.responses';
 import type { ConsentAction } from './consent-transitions';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { mintedView, pageView, sessionView } from './decision.views';
@@ -42,6 +43,7 @@ export class DecisionsController {
   @Post()
   @Auth('api_token', 'publishable_key')
   @ApiDoc({ tag: 'Decisions', summary: 'Mint a decision session (consent | approval | signature_request)', response: 'decision_session: object, session_token (dts_…), kind, status, decision_url, embed_url (consent; null otherwise), deadline, delivery_mode, flow_id, flow_version, created_at; approval_ttl_at on approvals', errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiResponseOf(DecisionSessionCreatedResponse)
   async mint(@CurrentPrincipal() principal: Principal, @Body() body: CreateDecisionBody, @Headers('origin') origin: string | undefined): Promise<Record<string, unknown>> {
     const { session, sessionToken } = await this.create.execute(principal, body, 'decisions', origin);
     return mintedView(session, sessionToken);
@@ -54,21 +56,24 @@ export class DecisionsController {
   @Post('principal_assertions')
   @Auth('api_token')
   @ApiDoc({ tag: 'Decisions', summary: 'Issue a single-use principal assertion for a publishable-key consent session (server side)', response: 'principal_assertion: object, principal_assertion (pas_…; single use), principal_id, flow_id (null: any flow), expires_at', errors: [400, 401, 403, 421, 422] })
+  @ApiResponseOf(PrincipalAssertionResponse)
   async issuePrincipalAssertion(@CurrentPrincipal() principal: Principal, @Body() body: CreatePrincipalAssertionBody): Promise<Record<string, unknown>> {
     const issued = await this.assertions.execute(principal, body);
-    return { object: 'principal_assertion', principal_assertion: issued.principalAssertion, principal_id: issued.principalId, flow_id: issued.flowId, expires_at: issued.expiresAt.toISOString() };
+    return { object: 'principal_assertion', principal_assertion: issued.principalAssertion, principal_id: issued.principalId, flow_id: issued.flowId, expires_at: issued.expiresAt.toISOString() } satisfies PrincipalAssertionResponse;
   }
 
   /** Consent token verification: first one of a fulfilled token is valid and clears it. */
   @Post('consent_tokens/verify')
   @ApiDoc({ tag: 'Decisions', summary: 'Verify a consent token (single use, 5 minutes)', response: 'valid (boolean), status (fulfilled | expired | revoked)' })
   @HttpCode(200)
+  @ApiResponseOf(ConsentTokenVerdictResponse)
   async verifyConsentToken(@CurrentPrincipal() principal: Principal, @Body() body: VerifyConsentTokenBody): Promise<ConsentTokenVerdict> {
-    return this.verify.execute(principal, body.consent_token);
+    return (await this.verify.execute(principal, body.consent_token)) satisfies ConsentTokenVerdictResponse;
   }
 
   @Get(':session_token')
   @ApiDoc({ tag: 'Decisions', summary: 'Read a session (server side)', response: 'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, principal_binding, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged' })
+  @ApiResponseOf(DecisionSessionResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
     return sessionView(await this.read.executeByToken(token, principal.applicationId));
   }
@@ -77,6 +82,7 @@ export class DecisionsController {
   @Post(':session_token/exchange')
   @ApiDoc({ tag: 'Decisions', summary: 'Exchange the exchange_token for the outcome, once', response: 'decision_outcome: session_token, kind, status, outcome, flow_id, flow_version, purposes, principal_id, principal_binding (api_token | principal_assertion | authority | hosted_sign_in | unbound), reference, counter_proposal, completed_at', errors: [400, 401, 403, 404, 409, 421, 422] })
   @HttpCode(200)
+  @ApiResponseOf(DecisionOutcomeResponse)
   async exchangeToken(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string, @Body() body: ExchangeBody): Promise<Record<string, unknown>> {
     const session = await this.exchange.execute(principal, sessionDigest(token), body.exchange_token);
     return {
@@ -93,13 +99,14 @@ export class DecisionsController {
       reference: session.reference,
       counter_proposal: session.counterProposal,
       completed_at: session.completedAt?.toISOString() ?? null,
-    };
+    } satisfies DecisionOutcomeResponse;
   }
 
   /** The application records a withdrawal: fulfilled → revoked, consent.revoked. */
   @Post(':session_token/revoke')
   @ApiDoc({ tag: 'Decisions', summary: 'Record a withdrawal of a fulfilled consent (consent.revoked)', response: 'decision_session', errors: [400, 401, 403, 404, 409, 421] })
   @HttpCode(200)
+  @ApiResponseOf(DecisionSessionResponse)
   async revokeConsent(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
     return sessionView(await this.revoke.execute(principal, sessionDigest(token)));
   }

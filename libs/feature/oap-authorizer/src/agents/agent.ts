@@ -1,4 +1,5 @@
 import type { AgentMetadata } from './agent-metadata';
+import type { AgentResponse } from './agent.response';
 
 /** An agent identity registered under an application (`agent_<region>_<base32>`). */
 export interface Agent {
@@ -48,5 +49,5 @@ export function agentView(agent: Agent): Record<string, unknown> {
     agent_metadata_provenance: agent.metadata ? 'integrator_self_report' : null,
     capability_version_id: agent.currentVersionId,
     created_at: agent.createdAt.toISOString(),
-  };
+  } satisfies AgentResponse;
 }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
+import { AgentResponse } from './agent.response';
 import { agentView } from './agent';
 import { PublishCapabilitiesBody, RegisterAgentBody } from './agents.dto';
 import { AgentsRepository } from './agents.repository';
@@ -19,12 +20,14 @@ export class AgentsController {
 
   @ApiDoc({ summary: 'Register an agent identity (agent_<region>_…) with optional self-reported agent_metadata', tag: 'OAP', errors: [400, 401, 422] })
   @Post()
+  @ApiResponseOf(AgentResponse)
   async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterAgentBody): Promise<Record<string, unknown>> {
     return agentView(await this.registerAgent.execute(principal.applicationId, body.name, body.agent_metadata));
   }
 
   @ApiDoc({ summary: 'List the agents of the application (cursor pagination)', tag: 'OAP', errors: [400, 401, 422] })
   @Get()
+  @ApiResponseOf(AgentResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -34,6 +37,7 @@ export class AgentsController {
 
   @ApiDoc({ summary: 'An agent of the application', tag: 'OAP', errors: [401, 404] })
   @Get(':agent_id')
+  @ApiResponseOf(AgentResponse)
   async get(@CurrentPrincipal() principal: Principal, @IdParam('agent_id', 'agent') agentId: string): Promise<Record<string, unknown>> {
     return agentView(await ownedAgent(this.agents, principal, agentId));
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
+import { AuthorityResponse } from './authority.response';
 import { oapError } from '../oap.errors';
 import { AuthorityTransitionBody, CreateAuthorityBody } from './authorities.dto';
 import { AuthoritiesRepository } from './authorities.repository';
@@ -24,6 +25,7 @@ export class AuthoritiesController {
 
   @ApiDoc({ summary: 'Create an authority: a standing delegation to an agent with any subset of the eight bounds', tag: 'OAP', errors: [400, 401, 404, 422] })
   @Post()
+  @ApiResponseOf(AuthorityResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateAuthorityBody): Promise<Record<string, unknown>> {
     const { agent_id, principal_id, purposes, valid_from, valid_until, cooling_off_seconds, ...bounds } = body;
     const command = CreateAuthorityCommand.create({
@@ -40,6 +42,7 @@ export class AuthoritiesController {
 
   @ApiDoc({ summary: 'List the authorities of the application (cursor pagination)', tag: 'OAP', errors: [400, 401, 422] })
   @Get()
+  @ApiResponseOf(AuthorityResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -49,6 +52,7 @@ export class AuthoritiesController {
 
   @ApiDoc({ summary: 'An authority of the application', tag: 'OAP', errors: [401, 404] })
   @Get(':authority_id')
+  @ApiResponseOf(AuthorityResponse)
   async get(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string): Promise<Record<string, unknown>> {
     const authority = await this.authorities.find(id);
     if (!authority || authority.applicationId !== principal.applicationId) throw oapError('authority_not_found', 'Authority not found', { authority_id: id });
@@ -57,18 +61,21 @@ export class AuthoritiesController {
 
   @ApiDoc({ summary: 'Suspend an active authority (authority.suspended)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/suspend')
+  @ApiResponseOf(AuthorityResponse)
   async suspend(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.suspendAuthority.execute(principal, id, body.reason));
   }
 
   @ApiDoc({ summary: 'Resume a suspended authority (authority.resumed)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/resume')
+  @ApiResponseOf(AuthorityResponse)
   async resume(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.resumeAuthority.execute(principal, id, body.reason));
   }
 
   @ApiDoc({ summary: 'Revoke an authority for good (authority.revoked)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/revoke')
+  @ApiResponseOf(AuthorityResponse)
   async revoke(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.revokeAuthority.execute(principal, id, body.reason));
   }

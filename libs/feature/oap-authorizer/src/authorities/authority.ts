@@ -1,4 +1,5 @@
 import type { AuthorityBounds } from './bounds';
+import type { AuthorityResponse } from './authority.response';
 
 /** Lifecycle of an authority: active ⇄ suspended, either → revoked (final). */
 export type AuthorityStatus = 'active' | 'suspended' | 'revoked';
@@ -42,5 +43,5 @@ export function authorityView(authority: Authority): Record<string, unknown> {
     manifest_sha256: authority.manifestSha256,
     created_at: authority.createdAt.toISOString(),
     revoked_at: authority.revokedAt?.toISOString() ?? null,
-  };
+  } satisfies AuthorityResponse;
 }

@@ -1,4 +1,5 @@
 import { newRegionalId, type IdRegion } from '@svc/ids';
+import type { EscalationResponse } from './escalation.response';
 
 /** Outcome states of an escalation. */
 export type EscalationStatus = 'pending' | 'approved' | 'denied' | 'countered' | 'expired';
@@ -67,5 +68,5 @@ export function escalationView(escalation: Escalation): Record<string, unknown> 
     grant_id: escalation.grantId,
     created_at: escalation.createdAt.toISOString(),
     resolved_at: escalation.resolvedAt?.toISOString() ?? null,
-  };
+  } satisfies EscalationResponse;
 }

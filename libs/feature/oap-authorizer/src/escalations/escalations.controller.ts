@@ -1,5 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { EscalationResponse } from './escalation.response';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { KeyEncryption } from '@svc/crypto';
 import { oapError } from '../oap.errors';
@@ -21,6 +22,7 @@ export class EscalationsController {
    */
   @ApiDoc({ summary: 'An escalation and its outcome; after approval the first read carries the agent token', tag: 'OAP', errors: [401, 404] })
   @Get(':escalation_id')
+  @ApiResponseOf(EscalationResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('escalation_id') id: string): Promise<Record<string, unknown>> {
     const escalation = await this.escalations.find(id);
     if (!escalation || escalation.applicationId !== principal.applicationId) throw oapError('escalation_not_found', 'Escalation not found', { escalation_id: id });

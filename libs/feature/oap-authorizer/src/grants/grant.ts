@@ -1,3 +1,5 @@
+import type { GrantResponse } from './grant.response';
+
 /** An allowed grant: what the agent token authorises, bound to the agent's DPoP key. */
 export interface Grant {
   id: string;
@@ -33,5 +35,5 @@ export function grantView(grant: Grant): Record<string, unknown> {
     status: grant.status,
     created_at: grant.createdAt.toISOString(),
     revoked_at: grant.revokedAt?.toISOString() ?? null,
-  };
+  } satisfies GrantResponse;
 }

@@ -1,5 +1,7 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
-import { ApiDoc, IdParam } from '@svc/server';
+import { ApiDoc, IdParam, ApiResponseOf } from '@svc/server';
+import { AttestationRefreshedResponse, GrantAllowedResponse, GrantEscalatedResponse } from './grant-decision.responses';
+import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
@@ -34,8 +36,10 @@ export class GrantsController {
     private readonly config: PlatformConfig,
   ) {}
 
-  @ApiDoc({ summary: 'OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)', tag: 'OAP', errors: [400, 401, 403, 404, 409, 422] })
+  @ApiDoc({ summary: 'OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)', tag: 'OAP', errors: [400, 401, 403, 404, 409, 422], headers: ['Idempotency-Key', 'DPoP'], replays: true, alsoAnswers: [202] })
   @Post()
+  @ApiResponseOf(GrantAllowedResponse, { status: 201 })
+  @ApiResponseOf(GrantEscalatedResponse, { status: 202 })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: GrantRequestBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const metadata = body.agent_metadata === undefined ? undefined : parseAgentMetadata(body.agent_metadata);
     const attestationBlock = body.agent_attestation === undefined ? undefined : this.evidence.parseAttestationBlock(body.agent_attestation);
@@ -74,9 +78,10 @@ export class GrantsController {
    * `{agent_attestation}`; answers the new receipt. A grant of another region is 421
    * `grant_region_mismatch` before anything is looked up.
    */
-  @ApiDoc({ summary: 'Refresh the agent attestation of the grant (DPoP-bound agent token, Idempotency-Key UUIDv4)', tag: 'OAP', errors: [400, 401, 409, 410, 421] })
+  @ApiDoc({ summary: 'Refresh the agent attestation of the grant (DPoP-bound agent token, Idempotency-Key UUIDv4)', tag: 'OAP', errors: [400, 401, 409, 410, 421], headers: ['Idempotency-Key', 'DPoP'], replays: true, agentToken: true })
   @Post(':grant_id/attestation')
   @Public()
+  @ApiResponseOf(AttestationRefreshedResponse, { status: 200 })
   async refreshAttestation(@IdParam('grant_id', 'oap_grant') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     this.refresh.assertHomeRegion(grantId);
     const grant = await this.agentAuth.authenticate(request, grantId);
@@ -87,9 +92,10 @@ export class GrantsController {
   }
 
   /** The grant as its agent sees it: DPoP-bound agent token, the URL's grant must be the token's. */
-  @ApiDoc({ summary: 'The grant, for its agent (DPoP-bound agent token)', tag: 'OAP', errors: [401, 410] })
+  @ApiDoc({ summary: 'The grant, for its agent (DPoP-bound agent token)', tag: 'OAP', errors: [401, 410], headers: ['DPoP'], agentToken: true })
   @Get(':grant_id')
   @Public()
+  @ApiResponseOf(GrantResponse)
   async get(@IdParam('grant_id', 'oap_grant') grantId: string, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
     return grantView(await this.agentAuth.authenticate(request, grantId));
   }

@@ -3,7 +3,8 @@ import { Auth, CurrentPrincipal, Public, RequireAttesterPermission, type Princip
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
-import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc } from '@svc/server';
+import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
+import { RevocationResponse } from '../grants/grant-decision.responses';
 import { ReceiptVerificationError, verifyReceipt } from '@svc/sdk-receipts-verify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GrantsRepository } from '../grants/grants.repository';
@@ -138,8 +139,10 @@ export class VerificationController {
    */
   @Auth('api_token', 'attester_token')
   @RequireAttesterPermission('revocations:trigger')
-  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422] })
+  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422], headers: ['Idempotency-Key'], replays: true })
   @Post('api/v1/oap/revocations')
+  @ApiResponseOf(RevocationResponse, { status: 201 })
+  @ApiResponseOf(RevocationResponse, { status: 200 })
   async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const header = request.headers['idempotency-key'];
     const key = header === undefined ? undefined : idempotencyKeyOf(header);
@@ -155,7 +158,7 @@ export class VerificationController {
       const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason_code ?? 'unspecified', body.reason ?? '');
       const response = {
         status: created ? 201 : 200,
-        body: { object: 'revocation', grant_id: revocation.grantId, reason_code: revocation.reasonCode, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() },
+        body: { object: 'revocation', grant_id: revocation.grantId, reason_code: revocation.reasonCode, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() } satisfies RevocationResponse,
       };
       if (key !== undefined) await this.dataSource.transaction((manager) => this.idempotency.complete(manager, principal.applicationId, scope, key, response));
       void reply.status(response.status).send(response.body);

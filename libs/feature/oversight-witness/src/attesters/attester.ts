@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { newRegionalId, type IdRegion } from '@svc/ids';
+import type { TrustedAttesterResponse } from './attester.response';
 
 /** Trusted attester permissions (spec, Authentication rule 9). */
 export const ATTESTER_PERMISSIONS = ['attestations:submit', 'attestations:heartbeat', 'escalations:create', 'revocations:trigger'] as const;
@@ -72,7 +73,7 @@ export function attesterView(attester: TrustedAttester, now: Date, silentAfterSe
     suspended_at: attester.suspendedAt?.toISOString() ?? null,
     destroyed_at: attester.destroyedAt?.toISOString() ?? null,
     liveness: livenessView(attester, now, silentAfterSeconds),
-  };
+  } satisfies TrustedAttesterResponse;
 }
 
 /** Last heartbeat and the `silent` flag (no heartbeat, or the last one older than the threshold). */

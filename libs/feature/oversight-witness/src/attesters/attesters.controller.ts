@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
-import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import { TrustedAttesterEnvelopeResponse, TrustedAttesterResponse } from './attester.response';
 import { oversightError } from '../oversight.errors';
 import { attesterView, type TrustedAttester } from './attester';
 import { ATTESTER_ID_PATTERN, CreateAttesterBody, refuseBodyFields, RequestElevationBody, RotateAttesterBody } from './attesters.dto';
@@ -56,6 +57,7 @@ export class AttestersController {
   /** 201; the only response that carries the token (besides rotate). */
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Create a trusted attester (API token); the tat_ token is shown only here', response: 'Trusted attester: id (tatr_…), object, application_id, name, status (active|suspended|destroyed), permissions, scoped_application_id, previous_token_expires_at, created_at, rotated_at, suspended_at, destroyed_at, liveness {last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}, plus token (tat_<region>_<base64url(32)>)', errors: [400, 401, 422] })
   @Post()
+  @ApiResponseOf(TrustedAttesterEnvelopeResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateAttesterBody): Promise<Record<string, unknown>> {
     const { attester, token } = await this.createAttester.execute({
       applicationId: principal.applicationId,
@@ -68,6 +70,7 @@ export class AttestersController {
 
   @ApiDoc({ tag: 'OAP Oversight', summary: 'List the application\'s trusted attesters', response: 'Page of trusted attesters' })
   @Get()
+  @ApiResponseOf(TrustedAttesterResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -87,6 +90,7 @@ export class AttestersController {
 
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Read a trusted attester', response: 'Trusted attester: id (tatr_…), object, application_id, name, status (active|suspended|destroyed), permissions, scoped_application_id, previous_token_expires_at, created_at, rotated_at, suspended_at, destroyed_at, liveness {last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}', errors: [401, 404] })
   @Get(':attester_id')
+  @ApiResponseOf(TrustedAttesterEnvelopeResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string): Promise<Record<string, unknown>> {
     const attester = await this.attesters.transaction((m) => this.attesters.findOwned(m, principal.applicationId, checkedId(id)));
     if (!attester) throw oversightError('attester_not_found', 'Trusted attester not found', { attester_id: id });
@@ -97,6 +101,7 @@ export class AttestersController {
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Rotate the token: new token in the current slot, the old one valid for overlap_seconds (default 86400)', response: 'Trusted attester: id (tatr_…), object, application_id, name, status (active|suspended|destroyed), permissions, scoped_application_id, previous_token_expires_at, created_at, rotated_at, suspended_at, destroyed_at, liveness {last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}, plus the new token', errors: [400, 401, 404, 410, 422] })
   @Post(':attester_id/rotate')
   @HttpCode(200)
+  @ApiResponseOf(TrustedAttesterEnvelopeResponse)
   async rotate(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string, @Body() body: RotateAttesterBody): Promise<Record<string, unknown>> {
     const { attester, token } = await this.rotateAttester.execute(principal.applicationId, checkedId(id), body.overlap_seconds);
     return { trusted_attester: { ...this.view(attester), token } };
@@ -105,6 +110,7 @@ export class AttestersController {
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Suspend: the attester then gets 403 attester_suspended (distinct from 401 invalid_token)', response: 'Trusted attester', errors: [401, 404, 410] })
   @Post(':attester_id/suspend')
   @HttpCode(200)
+  @ApiResponseOf(TrustedAttesterEnvelopeResponse)
   async suspend(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string, @Body() body: unknown): Promise<Record<string, unknown>> {
     refuseBodyFields(body);
     return { trusted_attester: this.view(await this.suspendAttester.execute(principal.applicationId, checkedId(id))) };
@@ -113,6 +119,7 @@ export class AttestersController {
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Reverse a suspension', response: 'Trusted attester', errors: [401, 404, 410] })
   @Post(':attester_id/unsuspend')
   @HttpCode(200)
+  @ApiResponseOf(TrustedAttesterEnvelopeResponse)
   async unsuspend(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string, @Body() body: unknown): Promise<Record<string, unknown>> {
     refuseBodyFields(body);
     return { trusted_attester: this.view(await this.unsuspendAttester.execute(principal.applicationId, checkedId(id))) };
@@ -121,6 +128,7 @@ export class AttestersController {
   /** Permanent; both token slots are cleared. */
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Destroy permanently; both token slots cleared', response: 'Trusted attester (status destroyed)', errors: [401, 404, 410] })
   @Delete(':attester_id')
+  @ApiResponseOf(TrustedAttesterEnvelopeResponse)
   async destroy(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string): Promise<Record<string, unknown>> {
     return { trusted_attester: this.view(await this.destroyAttester.execute(principal.applicationId, checkedId(id))) };
   }

@@ -1,5 +1,6 @@
 import type { TraceCarrier } from '@svc/telemetry';
 import type { SignatureFormat } from '../subscriptions/signature-formats';
+import type { WebhookDeliveryResponse } from './delivery.response';
 
 /** A delivery to enqueue: one event to one subscription. */
 export interface NewDelivery {
@@ -94,5 +95,5 @@ export function deliveryView(d: DeliveryLogEntry): Record<string, unknown> {
       error: a.error,
       outcome: a.outcome,
     })),
-  };
+  } satisfies WebhookDeliveryResponse;
 }

@@ -1,4 +1,5 @@
 import type { SignatureFormat } from './signature-formats';
+import type { WebhookSubscriptionResponse } from './subscription.response';
 
 /** Why a subscription was disabled automatically. */
 export type DisabledReason = 'endpoint_gone' | 'consecutive_failures';
@@ -44,5 +45,5 @@ export function subscriptionView(s: Subscription, now: Date): Record<string, unk
     previous_secret_expires_at: previousActive ? s.previousSecretExpiresAt!.toISOString() : null,
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
-  };
+  } satisfies WebhookSubscriptionResponse;
 }

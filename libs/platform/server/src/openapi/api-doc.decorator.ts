@@ -1,6 +1,11 @@
-import { SetMetadata } from '@nestjs/common';
+import 'reflect-metadata';
+import { SetMetadata, type Type } from '@nestjs/common';
 
 export const API_DOC = 'svc:api-doc';
+export const API_RESPONSE_OF = 'svc:api-response-of';
+
+/** Request headers an operation reads, declared once under `components.parameters`. */
+export type DocumentedRequestHeader = 'Idempotency-Key' | 'DPoP';
 
 /** Extra documentation of a route for the OpenAPI document. */
 export interface ApiDocOptions {
@@ -11,7 +16,42 @@ export interface ApiDocOptions {
   response?: string;
   /** Error statuses the route can answer; defaults are derived from auth and body. */
   errors?: number[];
+  /** Request headers the route reads (`Idempotency-Key`, `DPoP`). */
+  headers?: DocumentedRequestHeader[];
+  /** Answers may replay a stored response, marked `Idempotent-Replayed: true`. */
+  replays?: boolean;
+  /** The route authenticates a DPoP-bound agent token itself (`Authorization: DPoP ra_agent_…` plus a proof). */
+  agentToken?: boolean;
+  /** A deprecated alias: every answer carries `Deprecation`, `Sunset` and a successor `Link`. */
+  deprecated?: boolean;
+  /** Further success statuses, e.g. 202 for an escalated grant, answered with the same body. */
+  alsoAnswers?: number[];
 }
 
 /** Documents a route in the OpenAPI document (paths, bodies and security are derived anyway). */
 export const ApiDoc = (options: ApiDocOptions): MethodDecorator => SetMetadata(API_DOC, options);
+
+/** What a success response carries: a class whose class-validator decorators describe its fields. */
+export interface ApiResponseOfOptions {
+  /** The body is an array of the class. */
+  isArray?: boolean;
+  /** The body is a page `{data: [class], has_more, next_cursor}`. */
+  page?: boolean;
+  /** The success status this body answers with, when the route answers several with different bodies. */
+  status?: number;
+}
+
+/** One `@ApiResponseOf` of a route, as the document generator reads it. */
+export type DeclaredResponse = ApiResponseOfOptions & { type: Type<unknown> };
+
+/**
+ * Declares the body of a route's success response by the class its view produces, so the
+ * OpenAPI document (and the typed client generated from it) describe what is answered.
+ */
+export const ApiResponseOf =
+  (type: Type<unknown>, options: ApiResponseOfOptions = {}): MethodDecorator =>
+  (_target, _key, descriptor) => {
+    const declared = (Reflect.getMetadata(API_RESPONSE_OF, descriptor.value as object) as DeclaredResponse[] | undefined) ?? [];
+    Reflect.defineMetadata(API_RESPONSE_OF, [...declared, { type, ...options }], descriptor.value as object);
+    return descriptor;
+  };

@@ -3,10 +3,12 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
+import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { API_DOC, type ApiDocOptions } from './api-doc.decorator';
+import { API_DOC, API_RESPONSE_OF, type ApiDocOptions, type DeclaredResponse } from './api-doc.decorator';
+import { COMPONENT_HEADERS, COMPONENT_PARAMETERS, SECURITY_SCHEMES, successHeaders, summaryOf, tidySchema, uniqueOperationId } from './openapi-parts';
 
 type Json = Record<string, unknown>;
 
@@ -29,14 +31,64 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body over the size limit (`payload_too_large`)',
   415: 'Body sent without `Content-Type: application/json` (`unsupported_media_type`)',
   422: 'A value breaks a rule (`detail.field` names it)',
+  409: 'Conflicts with the current state (a reused Idempotency-Key with another body, a replayed proof, a duplicate)',
+  410: 'No longer available (revoked, expired or deleted)',
+  429: 'Too many requests; retry after `Retry-After` seconds',
+  500: 'Unexpected failure (`internal_error`)',
+  503: 'A dependency (database, bus) is unavailable; retry after `Retry-After` seconds',
 };
+
+/** Statuses whose answers carry `Retry-After`. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 /** Every operation taking a body can answer these, whatever else it documents. */
 const BODY_ERRORS = [413, 415];
 
 function errorCodes(documented: readonly number[] | undefined, authenticated: boolean, takesBody: boolean): number[] {
   const codes = documented ?? [400, ...(authenticated ? [401, 403] : []), 404, 421, ...(takesBody ? [...BODY_ERRORS, 422] : [])];
-  return [...new Set([...codes, ...(takesBody ? BODY_ERRORS : [])])];
+  const withClientError = codes.some((code) => code >= 400 && code < 500) ? codes : [...codes, 404];
+  return [...new Set([...withClientError, ...(takesBody ? BODY_ERRORS : []), 503])].sort((a, b) => a - b);
+}
+
+/** One shared response per error status: the envelope, with the reason codes of that status listed. */
+function errorResponses(): Record<string, Json> {
+  const codesByStatus = new Map<number, string[]>();
+  for (const [code, kind] of reasonCodesByKind()) {
+    const status = HTTP_STATUS_BY_KIND[kind];
+    codesByStatus.set(status, [...(codesByStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<string, Json> = {};
+  for (const [status, description] of Object.entries(ERROR_DESCRIPTIONS).sort(([a], [b]) => Number(a) - Number(b))) {
+    const codes = [...new Set(codesByStatus.get(Number(status)) ?? [])].sort();
+    responses[`Error${status}`] = {
+      description,
+      ...(RETRY_AFTER_STATUSES.has(Number(status)) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+      content: {
+        'application/json': {
+          schema: codes.length
+            ? { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { reason_code: { type: 'string', enum: codes } } }] }
+            : { $ref: '#/components/schemas/ErrorEnvelope' },
+        },
+      },
+    };
+  }
+  return responses;
+}
+
+/** The components of a section that the document refers to. */
+function usedOnly(components: Record<string, Json>, section: string, referrers: unknown): Record<string, Json> {
+  const text = JSON.stringify(referrers);
+  return Object.fromEntries(Object.entries(components).filter(([name]) => text.includes(`"#/components/${section}/${name}"`)));
+}
+
+/** The schema of a success body declared with `@ApiResponseOf`. */
+function successSchema(declared: DeclaredResponse | undefined, schemas: Record<string, Json>): Json | undefined {
+  if (!declared || !schemas[declared.type.name]) return undefined;
+  const item = { $ref: `#/components/schemas/${declared.type.name}` };
+  if (declared.page) {
+    return { type: 'object', required: ['data', 'has_more', 'next_cursor'], properties: { data: { type: 'array', items: item }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } };
+  }
+  return declared.isArray ? { type: 'array', items: item } : item;
 }
 
 function joinPath(...parts: string[]): string {
@@ -90,6 +142,9 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
   }) as Record<string, Json>;
   const paths: Record<string, Record<string, Json>> = {};
   const usedSchemas = new Set<string>();
+  const operationIds = new Set<string>();
+  // Response bodies may gain fields in a compatible release, so clients must not refuse unknown ones.
+  const responseSchemas = new Set<string>();
 
   for (const controller of controllers) {
     const base = asArray(Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined);
@@ -116,29 +171,54 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
           const schema = schemas[type.name]!;
           const required = new Set((schema.required as string[] | undefined) ?? []);
           for (const [property, propertySchema] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
-            parameters.push({ name: property, in: 'query', required: required.has(property), schema: propertySchema });
+            parameters.push({ name: property, in: 'query', required: required.has(property), schema: tidySchema(propertySchema) });
           }
         } else if (kind === RouteParamtypes.BODY && type && schemas[type.name]) {
           usedSchemas.add(type.name);
           requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${type.name}` } } } };
         }
       }
-      const sec = security(controller, handler);
-      const status = String((Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined) ?? (verb === 'post' ? 201 : 200));
-      const responses: Json = { [status]: { description: doc.response ?? 'Success' } };
+      const sec = doc.agentToken ? [{ agentToken: [] }] : security(controller, handler);
+      for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
+      if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
+      const fixedStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
+      const status = fixedStatus ?? (verb === 'post' ? 201 : 200);
+      const declared = (Reflect.getMetadata(API_RESPONSE_OF, handler) as DeclaredResponse[] | undefined) ?? [];
+      for (const { type } of declared) {
+        usedSchemas.add(type.name);
+        responseSchemas.add(type.name);
+      }
+      const headers = successHeaders(doc);
+      const responses: Json = {};
+      const declaredStatuses = declared.flatMap((d) => (d.status === undefined ? [] : [d.status]));
+      // A handler that sets its status itself answers the statuses its declared bodies name, not Nest's default.
+      const ownStatuses = fixedStatus === undefined && declared.length > 0 && declaredStatuses.length === declared.length;
+      const successStatuses = [...new Set([...(ownStatuses ? [] : [status]), ...declaredStatuses, ...(doc.alsoAnswers ?? [])])].sort((a, b) => a - b);
+      for (const code of successStatuses) {
+        const bodySchema = successSchema(declared.find((d) => d.status === code) ?? declared.find((d) => d.status === undefined), schemas);
+        responses[String(code)] = {
+          description: doc.response ?? 'Success',
+          ...(headers ? { headers } : {}),
+          ...(bodySchema && code !== 204 ? { content: { 'application/json': { schema: bodySchema } } } : {}),
+        };
+      }
       for (const code of errorCodes(doc.errors, sec.length > 0, requestBody !== undefined)) {
-        responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+        responses[String(code)] = ERROR_DESCRIPTIONS[code] ? { $ref: `#/components/responses/Error${code}` } : { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
       }
       for (const routePath of asArray(routePaths)) {
         for (const basePath of base) {
           const path = joinPath(basePath, routePath);
+          const declaredPathNames = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
+          const templateParameters = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => !declaredPathNames.has(n)).map((n) => ({ name: n, in: 'path', required: true, schema: { type: 'string' } }));
+          const operationParameters = [...parameters, ...templateParameters];
           paths[path] ??= {};
           paths[path][verb] = {
-            operationId: `${controller.name.replace(/Controller$/, '')}_${name}`,
-            ...(doc.summary ? { summary: doc.summary } : {}),
+            operationId: uniqueOperationId(operationIds, `${controller.name.replace(/Controller$/, '')}_${name}`, path),
+            summary: doc.summary ?? summaryOf(name, controller.name),
             ...(doc.description ? { description: doc.description } : {}),
+            ...(doc.deprecated ? { deprecated: true } : {}),
             tags: [doc.tag ?? controller.name.replace(/Controller$/, '')],
-            ...(parameters.length ? { parameters } : {}),
+            ...(operationParameters.length ? { parameters: operationParameters } : {}),
             ...(requestBody ? { requestBody } : {}),
             security: sec,
             responses,
@@ -148,14 +228,19 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
     }
   }
 
-  // Keep only the schemas reachable from request bodies (and their nested references).
-  const reachable = new Set<string>();
-  const visit = (name: string): void => {
-    if (reachable.has(name) || !schemas[name]) return;
-    reachable.add(name);
-    for (const match of JSON.stringify(schemas[name]).matchAll(/#\/components\/schemas\/([A-Za-z0-9_]+)/g)) visit(match[1]!);
+  // Keep only the schemas reachable from request and response bodies (and their nested references).
+  const reachableFrom = (roots: Iterable<string>): Set<string> => {
+    const reachable = new Set<string>();
+    const visit = (name: string): void => {
+      if (reachable.has(name) || !schemas[name]) return;
+      reachable.add(name);
+      for (const match of JSON.stringify(schemas[name]).matchAll(/#\/components\/schemas\/([A-Za-z0-9_]+)/g)) visit(match[1]!);
+    };
+    for (const root of roots) visit(root);
+    return reachable;
   };
-  usedSchemas.forEach(visit);
+  const reachable = reachableFrom(usedSchemas);
+  const inRequests = reachableFrom([...usedSchemas].filter((name) => !responseSchemas.has(name)));
   const componentSchemas: Record<string, Json> = {
     ErrorEnvelope: {
       type: 'object',
@@ -167,22 +252,21 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       },
     },
   };
-  for (const name of [...reachable].sort()) componentSchemas[name] = { ...schemas[name], additionalProperties: false };
+  for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: !inRequests.has(name) }) as Json;
 
   const sortedPaths: Record<string, Record<string, Json>> = {};
   for (const path of Object.keys(paths).sort()) sortedPaths[path] = paths[path]!;
   return {
     openapi: '3.1.0',
-    info,
+    info: { license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' }, ...info },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:8081' } } }],
     paths: sortedPaths,
     components: {
       schemas: componentSchemas,
-      securitySchemes: {
-        apiToken: { type: 'http', scheme: 'bearer', description: 'Opaque API token (server-to-server only)' },
-        publishableKey: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: 'pk_test_* / pk_live_*; creates consent sessions only' },
-        attesterToken: { type: 'http', scheme: 'bearer', description: 'Trusted attester token tat_<region>_…, where the route names the permission it needs' },
-      },
+      responses: usedOnly(errorResponses(), 'responses', sortedPaths),
+      parameters: COMPONENT_PARAMETERS,
+      headers: usedOnly(COMPONENT_HEADERS, 'headers', { sortedPaths, errors: errorResponses() }),
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

@@ -7,6 +7,7 @@ import { IdempotencyStore, type StoredResponse } from '../../shared/idempotency-
 import { ChronicleDirectory } from '../../shared/chronicle';
 import { AgentEvidenceVerifier, type AttestationBlock } from '../evidence/agent-evidence-verifier';
 import { ATTESTATION_RETENTION_MS } from '../grant-issuer';
+import type { AttestationRefreshedResponse } from '../grant-decision.responses';
 import type { Grant } from '../grant';
 import { grantRequestFromJson } from '../grant-request-json';
 import { GrantsRepository } from '../grants.repository';
@@ -68,7 +69,7 @@ export class RefreshAttestation {
           grant_attestation: signed.token,
           agent_attestation: verified.overlay,
           retained_until: new Date(now.getTime() + ATTESTATION_RETENTION_MS).toISOString(),
-        },
+        } satisfies AttestationRefreshedResponse,
       };
       await this.grants.transaction(async (manager) => {
         await this.grants.insertAttestationToken(manager, {

@@ -27,6 +27,7 @@ import type { VerifiedAttestation } from '../evidence/agent-evidence-verifier';
 import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
 import { GrantsRepository, RECENT_ACTIONS, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
+import type { GrantAllowedResponse, GrantEscalatedResponse } from '../grant-decision.responses';
 
 /** Idempotency scope of `POST /api/v1/grants`. */
 export const GRANTS_IDEMPOTENCY_SCOPE = 'grants';
@@ -304,7 +305,7 @@ export class RequestGrant {
           iss: issued.receiptClaims.iss,
           oap_ver: OAP_VERSION,
           valid_until: request.validUntil.toISOString(),
-        },
+        } satisfies GrantAllowedResponse,
       };
     }
     if (decision.decision === 'escalate' && authority) return this.escalate(manager, writes, { request, authority, agent: agent.agent, contextHash, requestJson: input.requestJson, now });
@@ -375,7 +376,7 @@ export class RequestGrant {
         quorum_type: escalation.quorumType,
         approvals_needed: escalation.threshold,
         cascade_step: 10,
-      },
+      } satisfies GrantEscalatedResponse,
     };
   }
 }

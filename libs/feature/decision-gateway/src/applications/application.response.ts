@@ -1,0 +1,46 @@
+import { Nullable } from '@svc/server';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { APPLICATION_MODES, ENVIRONMENTS, type ApplicationMode, type Environment } from './application';
+
+/** The wire shape of `applicationView`, published in the OpenAPI document. */
+export class ApplicationResponse {
+  @IsString() id!: string;
+  @IsIn(['application']) object!: 'application';
+  @IsString() name!: string;
+  @IsIn([...ENVIRONMENTS]) environment!: Environment;
+  @IsString() created_at!: string;
+  @IsIn([...APPLICATION_MODES]) mode!: ApplicationMode;
+  @IsBoolean() capabilities_published!: boolean;
+  @IsString() region!: string;
+  /** The current publishable key, where the answer includes it. */
+  @IsOptional() @IsString() publishable_key?: string;
+}
+
+/** An API token as listed (`tokenView`); its secret appears once, in the answer of issue. */
+export class ApiTokenResponse {
+  @IsString() id!: string;
+  @IsIn(['api_token']) object!: 'api_token';
+  @IsString() name!: string;
+  @IsString({ each: true }) scopes!: string[];
+  @IsString() created_at!: string;
+  @IsString() @Nullable() revoked_at!: string | null;
+  /** The token itself: only in the answer of issue. */
+  @IsOptional() @IsString() token?: string;
+}
+
+/** The answers of issue and revoke: `{api_token}`. */
+export class ApiTokenEnvelopeResponse {
+  @ValidateNested() @Type(() => ApiTokenResponse) api_token!: ApiTokenResponse;
+}
+
+/** An allowed origin of the application. */
+export class AllowedOriginResponse {
+  @IsString() origin!: string;
+  @IsString() created_at!: string;
+}
+
+/** The answer of adding an allowed origin: `{allowed_origin}`. */
+export class AllowedOriginEnvelopeResponse {
+  @ValidateNested() @Type(() => AllowedOriginResponse) allowed_origin!: AllowedOriginResponse;
+}

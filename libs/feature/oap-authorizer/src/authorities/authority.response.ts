@@ -1,0 +1,20 @@
+import { Nullable } from '@svc/server';
+import { IsIn, IsInt, IsString } from 'class-validator';
+import type { AuthorityStatus } from './authority';
+
+/** The wire shape of `authorityView` (its bounds fields are spread in beside these), published in the OpenAPI document. */
+export class AuthorityResponse {
+  @IsString() id!: string;
+  @IsIn(['authority']) object!: 'authority';
+  @IsString() application_id!: string;
+  @IsString() agent_id!: string;
+  @IsString() principal_id!: string;
+  @IsIn(['active', 'suspended', 'revoked']) status!: AuthorityStatus;
+  @IsString({ each: true }) purposes!: string[];
+  @IsString() valid_from!: string;
+  @IsString() valid_until!: string;
+  @IsInt() cooling_off_seconds!: number;
+  @IsString() @Nullable() manifest_sha256!: string | null;
+  @IsString() created_at!: string;
+  @IsString() @Nullable() revoked_at!: string | null;
+}

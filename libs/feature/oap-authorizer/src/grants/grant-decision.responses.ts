@@ -1,0 +1,47 @@
+import { Allow, IsIn, IsInt, IsString } from 'class-validator';
+
+/** 201 of POST /api/v1/grants: the grant is allowed and its DPoP-bound agent token issued. */
+export class GrantAllowedResponse {
+  @IsIn(['allow']) decision!: 'allow';
+  @IsString() grant_id!: string;
+  /** `ra_agent_…`, usable only with DPoP proofs of the agent key. */
+  @IsString() agent_token!: string;
+  @IsIn(['DPoP']) token_type!: 'DPoP';
+  /** The signed runtime receipt (JWT) of the grant. */
+  @IsString() grant_attestation!: string;
+  /** The receipt's issuer; typed loosely because it is read back from the receipt's claims. */
+  @IsString() iss!: unknown;
+  @IsString() oap_ver!: string;
+  @IsString() valid_until!: string;
+}
+
+/** 202 of POST /api/v1/grants: the request waits for human approvers. */
+export class GrantEscalatedResponse {
+  @IsIn(['escalate']) decision!: 'escalate';
+  @IsString() escalation_id!: string;
+  @IsString() escalation_url!: string;
+  @IsString() decision_url!: string;
+  @IsString() session_token!: string;
+  @IsString() approval_ttl_at!: string;
+  @IsIn(['all', 'majority', 'threshold']) quorum_type!: 'all' | 'majority' | 'threshold';
+  @IsInt() approvals_needed!: number;
+  @IsInt() cascade_step!: number;
+}
+
+/** 200 of POST /api/v1/grants/{grant_id}/attestation: the grant's receipt re-signed with the new attestation. */
+export class AttestationRefreshedResponse {
+  @IsString() grant_id!: string;
+  @IsString() grant_attestation!: string;
+  /** The attestation overlay the new receipt carries. */
+  @Allow() agent_attestation!: unknown;
+  @IsString() retained_until!: string;
+}
+
+/** 201 (new) or 200 (already revoked) of POST /api/v1/oap/revocations. */
+export class RevocationResponse {
+  @IsIn(['revocation']) object!: 'revocation';
+  @IsString() grant_id!: string;
+  @IsString() reason_code!: string;
+  @IsString() reason!: string;
+  @IsString() revoked_at!: string;
+}

@@ -1,0 +1,88 @@
+import type { ApiDocOptions } from './api-doc.decorator';
+
+type Json = Record<string, unknown>;
+
+/** Request headers declared once and referenced by the operations that read them. */
+export const COMPONENT_PARAMETERS: Record<string, Json> = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'Makes a retry safe: the same key with the same body replays the first answer (`Idempotent-Replayed: true`); with another body it is 409',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  },
+  DPoP: {
+    name: 'DPoP',
+    in: 'header',
+    required: true,
+    description: 'DPoP proof JWT (RFC 9449) signed with the agent key, bound to this method and URL (and to the agent token by `ath` when one is presented)',
+    schema: { type: 'string' },
+  },
+  DelegationGrantId: {
+    name: 'X-Delegation-Grant-Id',
+    in: 'header',
+    required: false,
+    description: "A delegation grant id: the caller acts as the grant's delegate in the principal's context",
+    schema: { type: 'string' },
+  },
+};
+
+/** Response headers declared once and referenced by the responses that carry them. */
+export const COMPONENT_HEADERS: Record<string, Json> = {
+  RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  IdempotentReplayed: { description: '`true` when the answer replays the stored response of an earlier request with the same key', schema: { type: 'string', enum: ['true'] } },
+  Deprecation: { description: 'When this route was deprecated (RFC 9745, `@<epoch seconds>`)', schema: { type: 'string' } },
+  Sunset: { description: 'When this route stops answering (RFC 8594, HTTP-date)', schema: { type: 'string' } },
+  Link: { description: 'The successor of this route (`rel="successor-version"`)', schema: { type: 'string' } },
+};
+
+export const SECURITY_SCHEMES: Record<string, Json> = {
+  apiToken: { type: 'http', scheme: 'bearer', description: 'Opaque API token (server-to-server only)' },
+  publishableKey: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: 'pk_test_* / pk_live_*; creates consent sessions only' },
+  attesterToken: { type: 'http', scheme: 'bearer', description: 'Trusted attester token tat_<region>_…, where the route names the permission it needs' },
+  agentToken: { type: 'http', scheme: 'DPoP', description: 'DPoP-bound agent token (`Authorization: DPoP ra_agent_…`) presented with a `DPoP` proof header made with the agent key (RFC 9449)' },
+};
+
+/** Headers of a success response the route's options promise. */
+export function successHeaders(doc: ApiDocOptions): Json | undefined {
+  const headers: Json = {
+    ...(doc.replays ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+    ...(doc.deprecated
+      ? { Deprecation: { $ref: '#/components/headers/Deprecation' }, Sunset: { $ref: '#/components/headers/Sunset' }, Link: { $ref: '#/components/headers/Link' } }
+      : {}),
+  };
+  return Object.keys(headers).length ? headers : undefined;
+}
+
+/** A summary for a route that has none: its handler and controller names in words. */
+export function summaryOf(handlerName: string, controllerName: string): string {
+  const words = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  const action = words(handlerName);
+  return `${action.charAt(0).toUpperCase()}${action.slice(1)} (${words(controllerName.replace(/Controller$/, ''))})`;
+}
+
+/** The operation id, suffixed with the path when another route already uses it. */
+export function uniqueOperationId(used: Set<string>, candidate: string, path: string): string {
+  let id = candidate;
+  if (used.has(id)) id = `${candidate}_${path.replace(/[{}]/g, '').split('/').filter(Boolean).join('_')}`;
+  used.add(id);
+  return id;
+}
+
+/**
+ * Repairs what class-validator-jsonschema emits but OpenAPI tools refuse: a `$ref` to the plain
+ * `Object` of a nested untyped field (an open object), and `oneOf` of string formats that every
+ * string matches both of (`anyOf` says what is meant).
+ */
+export function tidySchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(tidySchema);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const entries = Object.entries(schema as Json);
+  if ((schema as Json).$ref === '#/components/schemas/Object') return { type: 'object', additionalProperties: true };
+  const tidied: Json = {};
+  for (const [key, value] of entries) {
+    const formatsOnly = key === 'oneOf' && Array.isArray(value) && value.every((branch) => typeof branch === 'object' && branch !== null && 'format' in branch && !('$ref' in branch));
+    tidied[formatsOnly ? 'anyOf' : key] = tidySchema(value);
+  }
+  return tidied;
+}
