@@ -8,24 +8,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { REGIONS, type Region } from '@svc/config';
-import { ChartRenderer } from './helm-template';
+import { ChartRenderer, helmMerge, type Json } from './helm-template';
 
 const ROOT = join(__dirname, '..');
 const CHART_DIR = join(ROOT, 'helm/svc');
 const chartMeta = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { name: string; version: string; appVersion: string };
 const renderer = new ChartRenderer(CHART_DIR, chartMeta.name);
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-const isMap = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
-function helmMerge(base: Json, override: Json): Json {
-  if (!isMap(base) || !isMap(override)) return override;
-  const result: { [key: string]: Json } = { ...base };
-  for (const [key, value] of Object.entries(override)) {
-    if (value === null) delete result[key];
-    else result[key] = key in base ? helmMerge(base[key]!, value) : value;
-  }
-  return result;
-}
 
 const valuesFile = (name: string): Json => parse(readFileSync(join(CHART_DIR, name), 'utf8')) as Json;
 const regionValues = (region: Region, extra: Json = {}): Json => helmMerge(helmMerge(valuesFile('values.yaml'), valuesFile(`values-${region}.yaml`)), extra);

@@ -61,6 +61,22 @@ type Node = TextNode | ActionNode | BranchNode;
 
 export class TemplateError extends Error {}
 
+/** A parsed values document. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+export const isMap = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Helm's coalescing of a values file over the chart's: maps merge key by key, anything else replaces, null deletes. */
+export function helmMerge(base: Json, override: Json): Json {
+  if (!isMap(base) || !isMap(override)) return override;
+  const result: { [key: string]: Json } = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    if (value === null) delete result[key];
+    else result[key] = key in base ? helmMerge(base[key]!, value) : value;
+  }
+  return result;
+}
+
 // ---------------------------------------------------------------- parsing
 
 interface Token {

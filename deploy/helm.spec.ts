@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Ajv from 'ajv';
 import { parse } from 'yaml';
 import { REGIONS, type Region } from '@svc/config';
+import { helmMerge, isMap, type Json } from './helm-template';
 
 const ROOT = join(__dirname, '..');
 const CHART = 'helm/svc';
@@ -260,20 +261,6 @@ describe('helm/svc per-service environment', () => {
 });
 
 // ---------------------------------------------------------------- values schema
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-const isMap = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Helm's coalescing of a values file over the chart's: maps merge key by key, anything else replaces, null deletes. */
-function helmMerge(base: Json, override: Json): Json {
-  if (!isMap(base) || !isMap(override)) return override;
-  const result: { [key: string]: Json } = { ...base };
-  for (const [key, value] of Object.entries(override)) {
-    if (value === null) delete result[key];
-    else result[key] = key in base ? helmMerge(base[key]!, value) : value;
-  }
-  return result;
-}
 
 const schemaText = read(`${CHART}/values.schema.json`);
 const schema = JSON.parse(schemaText) as Record<string, unknown>;
