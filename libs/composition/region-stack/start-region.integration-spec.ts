@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:net';
-import { connect } from 'nats';
 import { Client } from 'pg';
-import { TEST_DATABASE_SERVER, TEST_NATS_URL, createTestDatabase, deleteTestStreams, freePort, testConfig, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import { TEST_DATABASE_SERVER, createTestDatabase, deleteTestStreams, freePort, testStreams, testConfig, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
 import { startRegion } from './start-region';
 
 /** Kinds of handle a leaked pool, bus connection, listener or polling loop keeps open. */
@@ -23,19 +22,6 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
 
 async function sessionsOn(database: TestDatabase): Promise<number> {
   return onServer(async (client) => (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database.name])).rows[0]?.n ?? -1);
-}
-
-async function streamsWithPrefix(prefix: string): Promise<string[]> {
-  const nc = await connect({ servers: TEST_NATS_URL, name: 'boot-failure-test' });
-  try {
-    const names: string[] = [];
-    for await (const stream of (await nc.jetstreamManager()).streams.list()) {
-      if (stream.config.name.startsWith(`${prefix.toUpperCase()}_`)) names.push(stream.config.name);
-    }
-    return names;
-  } finally {
-    await nc.close();
-  }
 }
 
 /** Database sessions left once a closing pool has had time to end them. */
@@ -80,7 +66,7 @@ describe('a region whose boot fails part of the way', () => {
       const baseline = openHandles();
       await expect(startRegion(config(port))).rejects.toThrow(/EADDRINUSE/);
       // The boot had reached its stream and migrated its database before failing.
-      expect(await streamsWithPrefix(prefix)).toEqual([`${prefix.toUpperCase()}_US_EVENTS`]);
+      expect(await testStreams(prefix)).toEqual([`${prefix.toUpperCase()}_US_EVENTS`]);
       expect(await handlesBackTo(baseline)).toBeLessThanOrEqual(baseline);
       expect(await sessionsAfterSettling(database)).toBe(0);
     } finally {
@@ -96,7 +82,7 @@ describe('a region whose boot fails part of the way', () => {
     await setup.end();
     const baseline = openHandles();
     await expect(startRegion(config(0))).rejects.toThrow(/Migration .* of schema audit failed/);
-    expect(await streamsWithPrefix(prefix)).toEqual([`${prefix.toUpperCase()}_US_EVENTS`]);
+    expect(await testStreams(prefix)).toEqual([`${prefix.toUpperCase()}_US_EVENTS`]);
     expect(await handlesBackTo(baseline)).toBeLessThanOrEqual(baseline);
     expect(await sessionsAfterSettling(database)).toBe(0);
   }, 60_000);

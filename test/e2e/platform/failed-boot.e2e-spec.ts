@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:net';
 import { randomBase32 } from '@svc/ids';
-import { connect } from 'nats';
 import { Client } from 'pg';
-import { TEST_DATABASE_SERVER, TEST_NATS_URL, freePort, uniqueBusPrefix } from '@svc/testing';
+import { TEST_DATABASE_SERVER, freePort, testStreams, uniqueBusPrefix } from '@svc/testing';
 import { startRegions } from '../support/regions';
 
 /** Kinds of handle a leaked pool, bus connection, listener or polling loop keeps open. */
@@ -16,19 +15,6 @@ async function databasesNamed(prefix: string): Promise<string[]> {
     return (await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`])).rows.map((row) => row.datname);
   } finally {
     await client.end();
-  }
-}
-
-async function streamsWithPrefix(prefix: string): Promise<string[]> {
-  const nc = await connect({ servers: TEST_NATS_URL, name: 'failed-boot-test' });
-  try {
-    const names: string[] = [];
-    for await (const stream of (await nc.jetstreamManager()).streams.list()) {
-      if (stream.config.name.startsWith(`${prefix.toUpperCase()}_`)) names.push(stream.config.name);
-    }
-    return names;
-  } finally {
-    await nc.close();
   }
 }
 
@@ -49,7 +35,7 @@ describe('test regions whose boot fails part of the way', () => {
       // us boots completely; eu migrates its database and opens its stream, then cannot listen.
       await expect(startRegions(label, { regions: ['us', 'eu'], prefix, ports: { eu: port } })).rejects.toThrow(/EADDRINUSE/);
       expect(await databasesNamed(`svc_test_${label}_`)).toEqual([]);
-      expect(await streamsWithPrefix(prefix)).toEqual([]);
+      expect(await testStreams(prefix)).toEqual([]);
       const deadline = Date.now() + 10_000;
       while (openHandles() > baseline && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(openHandles()).toBeLessThanOrEqual(baseline);

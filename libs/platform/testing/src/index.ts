@@ -1,5 +1,5 @@
 export { TEST_DATABASE_SERVER, createTestDatabase, type TestDatabase } from './databases';
-export { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix } from './bus';
+export { TEST_NATS_URL, deleteTestStreams, testStreams, uniqueBusPrefix } from './bus';
 export { testConfig, testKeyEncryptionKey } from './config';
 export { freePort, http, waitFor, type HttpResult } from './http';
 export { FakeClock } from '@svc/config';
