@@ -165,3 +165,13 @@ export function shareWithPostgresUser(dir: string): void {
   mkdirSync(dir, { recursive: true });
   if (runAsIds()) chmodSync(dir, 0o755);
 }
+
+/** Stops a child with `signal` and resolves once it exited; SIGKILL after 10 s if it did not. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill(signal);
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+  });
+}

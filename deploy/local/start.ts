@@ -21,7 +21,7 @@ import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus'
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres } from './local-servers';
+import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres, stopChild } from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 
@@ -203,17 +203,7 @@ async function waitReady(url: string): Promise<void> {
 }
 
 function stopAll(started: typeof children): Promise<void[]> {
-  return Promise.all(
-    started.map(
-      ({ name, child }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill(name === 'postgres' ? 'SIGINT' : 'SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-        }),
-    ),
-  );
+  return Promise.all(started.map(({ name, child }) => stopChild(child, name === 'postgres' ? 'SIGINT' : 'SIGTERM')));
 }
 
 async function shutdown(code: number): Promise<void> {

@@ -10,7 +10,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, startEmbeddedPostgres } from './local-servers';
+import { NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, startEmbeddedPostgres, stopChild } from './local-servers';
 
 const configuredDatabase = process.env.TEST_DATABASE_SERVER ?? 'postgres://postgres@127.0.0.1:5432';
 const configuredNats = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -71,17 +71,7 @@ async function natsServer(): Promise<string> {
 }
 
 async function stop(code: number): Promise<never> {
-  await Promise.all(
-    started.map(
-      ({ child, signal }) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill(signal);
-          setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-        }),
-    ),
-  );
+  await Promise.all(started.map(({ child, signal }) => stopChild(child, signal)));
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   process.exit(code);
 }
