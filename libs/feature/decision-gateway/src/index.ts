@@ -24,3 +24,6 @@ export { CreateDecisionSession } from './decisions/use-cases/create-decision-ses
 export { ExpireDueSessions } from './decisions/use-cases/expire-due-sessions.use-case';
 export { EscalationApprovals, APPROVAL_REQUESTED_EVENT } from './decisions/escalation-approvals.consumer';
 export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decisions/deprecated-alias.interceptor';
+export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/register-oauth-client.use-case';
+export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.repository';
+export { OidcProviderHost } from './oauth/oidc-provider.host';

@@ -34,3 +34,4 @@ export {
   type SigningKeyStatus,
   type SigningKeyStoreOptions,
 } from './signing-key-store';
+export { JOSE_KEY_ALGORITHMS, JoseKeyStore, type JoseKeyAlgorithm, type PrivateSigningJwk, type PublicSigningJwk } from './jose-key-store';

@@ -1,0 +1,267 @@
+import { hkdfSync } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { PlatformConfig } from '@svc/config';
+import { JoseKeyStore, KeyEncryption, SigningKeyStore, type PrivateSigningJwk } from '@svc/crypto';
+import { LOGGER } from '@svc/server';
+import type { Logger } from '@svc/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { Provider } from 'oidc-provider';
+import { DataSource } from 'typeorm';
+import { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions } from '../people/person-sessions.port';
+import { Interactions } from './interactions';
+import { OAuthConfig } from './oauth.config';
+import { OAuthClientsRepository } from './oauth-clients.repository';
+import { escapeHtml, page, pageHeaders, pageLocale, strings } from './oauth-pages';
+import { OAUTH_SCOPES } from './oauth-scopes';
+import { PostgresOidcAdapter, sweepExpiredOAuthRows } from './oidc-adapter';
+
+/** OAP versions this region serves (discovery's `oap_protocol_versions_supported`). */
+export const OAP_PROTOCOL_VERSIONS = ['1.0'] as const;
+
+/** The provider's endpoints, all under `/oauth` (PAR also at `/oauth2/par`). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  pushed_authorization_request: '/oauth/par',
+  jwks: '/oauth/jwks',
+  userinfo: '/oauth/userinfo',
+  revocation: '/oauth/revoke',
+  introspection: '/oauth/introspect',
+  end_session: '/oauth/logout',
+  device_authorization: '/oauth/device_authorization',
+  code_verification: '/oauth/device',
+} as const;
+
+const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(confirm|abort))?$/;
+const SWEEP_INTERVAL_MS = 60_000;
+
+type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The region's OpenID provider (oidc-provider, a Koa app) mounted on the Fastify adapter through
+ * its Node request handler. The routes are registered with an `onRequest` hook that hands the raw
+ * request over before Fastify's body parsing runs, so the platform's JSON-only parsers never see
+ * (or consume) the provider's form bodies. Issuer: the region's PUBLIC_BASE_URL.
+ */
+@Injectable()
+export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
+  private provider?: Provider;
+  private handler?: NodeHandler;
+  private interactions?: Interactions;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: PlatformConfig,
+    private readonly oauthConfig: OAuthConfig,
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly dataSource: DataSource,
+    private readonly kek: KeyEncryption,
+    private readonly signingKeys: SigningKeyStore,
+    private readonly clients: OAuthClientsRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Optional() @Inject(PERSON_SESSIONS) private readonly sessions: PersonSessions | null,
+    @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
+  ) {}
+
+  /** The provider (after module init). */
+  get oidc(): Provider {
+    if (!this.provider) throw new Error('The OpenID provider is not started');
+    return this.provider;
+  }
+
+  async onModuleInit(): Promise<void> {
+    const provider = new Provider(this.config.PUBLIC_BASE_URL.replace(/\/$/, ''), await this.configuration());
+    // Behind the region's ingress (TLS terminated upstream): trust X-Forwarded-Proto for cookie flags.
+    provider.proxy = true;
+    provider.on('server_error', (_ctx: unknown, error: unknown) => {
+      this.logger.error({ err_name: error instanceof Error ? error.name : 'unknown' }, 'oauth server error');
+    });
+    this.provider = provider;
+    this.handler = provider.callback();
+    this.interactions = new Interactions(provider, this.sessions);
+    this.mount(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+    this.sweeper = setInterval(() => {
+      sweepExpiredOAuthRows(this.dataSource).catch(() => undefined);
+    }, SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+
+  private mount(fastify: FastifyInstance): void {
+    const onRequest = (request: { raw: IncomingMessage }, reply: { raw: ServerResponse; hijack(): void }, done: () => void): void => {
+      reply.hijack();
+      void this.dispatch(request.raw, reply.raw);
+      done();
+    };
+    const methods: Array<'GET' | 'POST' | 'OPTIONS'> = ['GET', 'POST', 'OPTIONS'];
+    const noop = async (): Promise<void> => undefined;
+    for (const url of ['/oauth/*', '/oauth2/par', '/.well-known/openid-configuration']) {
+      fastify.route({ method: methods, url, onRequest, handler: noop });
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === '/oauth2/par') req.url = `/oauth/par${url.search}`;
+      const interaction = INTERACTION.exec(url.pathname);
+      if (interaction?.[1]) {
+        await this.interactions?.handle(req, res, interaction[1], interaction[2]);
+        return;
+      }
+      this.handler?.(req, res);
+    } catch (error) {
+      this.logger.error({ err_name: error instanceof Error ? error.name : 'unknown' }, 'oauth request failed');
+      if (!res.headersSent) {
+        res.statusCode = 500;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ error: 'server_error' }));
+      }
+    }
+  }
+
+  private async signingJwks(): Promise<PrivateSigningJwk[]> {
+    const jose = new JoseKeyStore(this.dataSource, this.config.REGION, this.kek);
+    await jose.ensureActiveKeys();
+    const rsaAndEc = await jose.activePrivateJwks();
+    await this.signingKeys.ensureActiveKey();
+    const ed = await this.signingKeys.activeKey();
+    const edJwk = { ...(ed.privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: ed.kid, alg: 'EdDSA', use: 'sig' as const };
+    // RS256 first: the default ID token algorithm signs with the first key of its type.
+    return [...rsaAndEc.sort((a) => (a.alg === 'RS256' ? -1 : 1)), edJwk];
+  }
+
+  private async configuration(): Promise<Record<string, unknown>> {
+    const ttl = this.oauthConfig;
+    const cookieKey = Buffer.from(hkdfSync('sha256', Buffer.from(this.config.KEY_ENCRYPTION_KEY, 'base64'), this.config.REGION, 'oauth cookies', 32)).toString('base64url');
+    const directory = this.directory;
+    return {
+      adapter: (name: string) => new PostgresOidcAdapter(name, this.dataSource, this.clients),
+      jwks: { keys: await this.signingJwks() },
+      cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
+      routes: OAUTH_ROUTES,
+      scopes: [...OAUTH_SCOPES],
+      claims: { openid: ['sub'], profile: ['name', 'locale', 'zoneinfo'], email: ['email', 'email_verified'] },
+      responseTypes: ['code'],
+      clientAuthMethods: ['client_secret_basic', 'private_key_jwt', 'none'],
+      allowOmittingSingleRegisteredRedirectUri: false,
+      extraClientMetadata: { properties: ['application_id'] },
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'RS256', token_endpoint_auth_method: 'client_secret_basic' },
+      enabledJWA: { idTokenSigningAlgValues: ['RS256', 'ES256', 'EdDSA'], dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
+      pkce: { required: () => true },
+      rotateRefreshToken: true,
+      issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }, code: { scopes: Set<string> }) =>
+        client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+      ttl: {
+        AccessToken: ttl.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+        AuthorizationCode: ttl.OAUTH_CODE_TTL_SECONDS,
+        DeviceCode: ttl.OAUTH_DEVICE_CODE_TTL_SECONDS,
+        PushedAuthorizationRequest: ttl.OAUTH_PAR_TTL_SECONDS,
+        RefreshToken: ttl.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+        Grant: ttl.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+        IdToken: 3_600,
+        Interaction: 3_600,
+        Session: 1_209_600,
+      },
+      discovery: { oap_protocol_versions_supported: [...OAP_PROTOCOL_VERSIONS] },
+      features: {
+        devInteractions: { enabled: false },
+        pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: true, allowUnregisteredRedirectUris: false },
+        dPoP: { enabled: true },
+        revocation: { enabled: true },
+        introspection: { enabled: true },
+        userinfo: { enabled: true },
+        rpInitiatedLogout: { enabled: true, logoutSource: renderLogout, postLogoutSuccessSource: renderLoggedOut },
+        deviceFlow: { enabled: true, userCodeInputSource: renderUserCodeInput, userCodeConfirmSource: renderUserCodeConfirm, successSource: renderDeviceSuccess },
+      },
+      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/oauth/interaction/${interaction.uid}` },
+      findAccount: async (_ctx: unknown, sub: string) => {
+        const person = directory ? await directory.findById(sub) : null;
+        if (!person) return undefined;
+        return {
+          accountId: sub,
+          claims: async () => ({
+            sub,
+            name: person.displayName,
+            locale: person.locale,
+            zoneinfo: person.timeZone,
+            email: person.email,
+            email_verified: person.emailVerified,
+          }),
+        };
+      },
+      renderError: async (ctx: KoaContext, out: { error?: string }) => {
+        const locale = pageLocale(ctx.get('accept-language'));
+        const t = strings(locale);
+        const rendered = page(locale, t.error_title, `<p>${escapeHtml(t.error_text)}</p><p><code>${escapeHtml(out.error ?? 'invalid_request')}</code></p>`);
+        ctx.set(pageHeaders(rendered.nonce));
+        ctx.type = 'html';
+        ctx.body = rendered.html;
+      },
+    };
+  }
+}
+
+/** The part of Koa's context the rendering hooks use. */
+interface KoaContext {
+  get(name: string): string;
+  set(headers: Record<string, string>): void;
+  type: string;
+  body: unknown;
+  oidc?: { client?: { clientName?: string } };
+}
+
+function localeOf(ctx: KoaContext): string {
+  return pageLocale(ctx.get('accept-language'));
+}
+
+function send(ctx: KoaContext, title: string, body: string, formTargets: readonly string[] = []): void {
+  const rendered = page(localeOf(ctx), title, body);
+  ctx.set(pageHeaders(rendered.nonce, formTargets));
+  ctx.type = 'html';
+  ctx.body = rendered.html;
+}
+
+async function renderLogout(ctx: KoaContext, form: string): Promise<void> {
+  const t = strings(localeOf(ctx));
+  send(
+    ctx,
+    t.logout_title,
+    `<p>${escapeHtml(t.logout_intro)}</p>${form}<div id="svc-actions"><button class="primary" type="submit" form="op.logoutForm" value="yes" name="logout">${escapeHtml(t.logout_yes)}</button><button class="secondary" type="submit" form="op.logoutForm">${escapeHtml(t.logout_no)}</button></div>`,
+    ['*'],
+  );
+}
+
+async function renderLoggedOut(ctx: KoaContext): Promise<void> {
+  const t = strings(localeOf(ctx));
+  send(ctx, t.logout_title, `<p>${escapeHtml(t.logout_done)}</p>`);
+}
+
+async function renderUserCodeInput(ctx: KoaContext, form: string, _out: unknown, error: unknown): Promise<void> {
+  const t = strings(localeOf(ctx));
+  const message = error ? `<p role="alert">${escapeHtml(t.device_wrong)}</p>` : '';
+  send(
+    ctx,
+    t.device_title,
+    `<p>${escapeHtml(t.device_intro)}</p>${message}${form}<div id="svc-actions"><label for="svc-user-code">${escapeHtml(t.device_code_label)}</label><input id="svc-user-code" type="text" name="user_code" form="op.deviceInputForm" autocomplete="off" autocapitalize="characters" required><button class="primary" type="submit" form="op.deviceInputForm">${escapeHtml(t.device_submit)}</button></div>`,
+  );
+}
+
+async function renderUserCodeConfirm(ctx: KoaContext, form: string, client: { clientName?: string }): Promise<void> {
+  const t = strings(localeOf(ctx));
+  send(
+    ctx,
+    t.device_title,
+    `<p>${escapeHtml(t.device_confirm.replace('{client}', client.clientName ?? ''))}</p>${form}<div id="svc-actions"><button class="primary" type="submit" form="op.deviceConfirmForm">${escapeHtml(t.device_submit)}</button><button class="secondary" type="submit" form="op.deviceConfirmForm" value="yes" name="abort">${escapeHtml(t.deny)}</button></div>`,
+  );
+}
+
+async function renderDeviceSuccess(ctx: KoaContext): Promise<void> {
+  const t = strings(localeOf(ctx));
+  send(ctx, t.device_title, `<p>${escapeHtml(t.device_done)}</p>`);
+}
