@@ -27,3 +27,4 @@ export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decis
 export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/register-oauth-client.use-case';
 export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.repository';
 export { OidcProviderHost } from './oauth/oidc-provider.host';
+export { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions, type SignedInPerson } from './people/person-sessions.port';

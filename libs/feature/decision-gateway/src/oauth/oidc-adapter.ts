@@ -65,12 +65,13 @@ export class PostgresOidcAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
-    const rows: Array<{ grant_id: string | null }> = await this.dataSource.query(
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const [, updated] = (await this.dataSource.query(
       `UPDATE ${MODELS} m SET consumed_at = now(), payload = m.payload || jsonb_build_object('consumed', extract(epoch from now())::bigint)
        WHERE m.model = $1 AND m.id = $2 AND m.consumed_at IS NULL AND ${LIVE} RETURNING m.grant_id`,
       [this.model, id],
-    );
-    if (rows.length === 1) return;
+    )) as [unknown, number];
+    if (updated === 1) return;
     if (REVOKE_ON_RACE.has(this.model)) {
       const [row] = (await this.dataSource.query(`SELECT grant_id FROM ${MODELS} WHERE model = $1 AND id = $2`, [this.model, id])) as Array<{
         grant_id: string | null;
@@ -78,7 +79,7 @@ export class PostgresOidcAdapter implements Adapter {
       if (row?.grant_id) await this.revokeByGrantId(row.grant_id);
       throw new errors.InvalidGrant('grant source already consumed');
     }
-    throw new errors.InvalidGrant('refresh token already used');
+    if (this.model === 'RefreshToken') throw new errors.InvalidGrant('refresh token already used');
   }
 
   async destroy(id: string): Promise<void> {

@@ -146,7 +146,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
       cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
       routes: OAUTH_ROUTES,
       scopes: [...OAUTH_SCOPES],
-      claims: { openid: ['sub'], profile: ['name', 'locale', 'zoneinfo'], email: ['email', 'email_verified'] },
+      claims: { amr: null, auth_time: null, openid: ['sub'], profile: ['name', 'locale', 'zoneinfo'], email: ['email', 'email_verified'] },
       responseTypes: ['code'],
       clientAuthMethods: ['client_secret_basic', 'private_key_jwt', 'none'],
       allowOmittingSingleRegisteredRedirectUri: false,

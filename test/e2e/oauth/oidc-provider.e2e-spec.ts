@@ -1,0 +1,252 @@
+import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { http } from '@svc/testing';
+import * as oidc from 'openid-client';
+import { DataSource } from 'typeorm';
+import { CookieJar, TEST_PEOPLE, TEST_SIGN_IN_PATH, startOAuthRegion, type OAuthRegion } from './support';
+
+const REDIRECT = 'http://127.0.0.1:5555/callback';
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+/** Spec: Authentication rules 4–5, "OAuth and discovery"; openid-client as a real relying party. */
+describe('OpenID provider', () => {
+  let region: OAuthRegion;
+  let app: { id: string; token: string };
+  let confidential: { clientId: string; secret: string; config: oidc.Configuration };
+  const personId = 'usr_us_abcdefghijklmnopqrst';
+
+  const auth = () => ({ authorization: `Bearer ${app.token}` });
+
+  async function registerClient(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const res = await http('POST', `${region.url}/api/v1/applications/${app.id}/oauth_clients`, { headers: auth(), json: body });
+    expect(res.status).toBe(201);
+    return res.body;
+  }
+
+  /** Follows the provider's redirects as the person's browser until the client's redirect URI; consents when asked. */
+  async function browse(start: string, jar: CookieJar): Promise<string> {
+    let url = start;
+    for (let hop = 0; hop < 12; hop++) {
+      if (url.startsWith(REDIRECT)) return url;
+      const res = await fetch(new URL(url, region.url), { redirect: 'manual', headers: { cookie: jar.header() } });
+      jar.store(res);
+      const location = res.headers.get('location');
+      if (location) {
+        url = location;
+        continue;
+      }
+      const html = await res.text();
+      const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
+      if (res.status !== 200 || !action) throw new Error(`unexpected ${res.status} at ${new URL(url, region.url).pathname}`);
+      const post = await fetch(new URL(action, region.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      jar.store(post);
+      url = post.headers.get('location') ?? '';
+    }
+    throw new Error('too many redirects');
+  }
+
+  async function signedInJar(): Promise<CookieJar> {
+    const jar = new CookieJar();
+    jar.set('test_person', personId);
+    return jar;
+  }
+
+  async function codeFlow(config: oidc.Configuration, scope = 'openid profile email offline_access', options: { DPoP?: oidc.DPoPHandle } = {}) {
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = await oidc.buildAuthorizationUrlWithPAR(
+      config,
+      { redirect_uri: REDIRECT, scope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, prompt: 'consent' },
+      options,
+    );
+    const callback = await browse(url.href, await signedInJar());
+    return { callback: new URL(callback), verifier, state };
+  }
+
+  beforeAll(async () => {
+    region = await startOAuthRegion('oidc');
+    const created = await region.process.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
+    app = { id: created.application.id, token: created.apiToken };
+    TEST_PEOPLE.set(personId, {
+      personId,
+      email: 'ada@example.com',
+      emailVerified: true,
+      displayName: 'Ada Lovelace',
+      locale: 'en-GB',
+      timeZone: 'Europe/London',
+      homeCountry: 'US',
+      authenticatedAt: new Date(Date.now() - 5_000),
+      methods: ['otp'],
+    });
+    const body = await registerClient({ name: 'Demo RP', redirect_uris: [REDIRECT], post_logout_redirect_uris: ['http://127.0.0.1:5555/bye'] });
+    const clientId = body.client_id as string;
+    const secret = body.client_secret as string;
+    confidential = { clientId, secret, config: await oidc.discovery(new URL(region.url), clientId, undefined, oidc.ClientSecretBasic(secret), insecure) };
+  });
+  afterAll(() => region?.close());
+
+  describe('discovery', () => {
+    it('publishes the region issuer, PAR required, S256 only, and the OAP versions', async () => {
+      const res = await http('GET', `${region.url}/.well-known/openid-configuration`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        issuer: region.url,
+        authorization_endpoint: `${region.url}/oauth/authorize`,
+        token_endpoint: `${region.url}/oauth/token`,
+        pushed_authorization_request_endpoint: `${region.url}/oauth/par`,
+        require_pushed_authorization_requests: true,
+        code_challenge_methods_supported: ['S256'],
+        authorization_response_iss_parameter_supported: true,
+        oap_protocol_versions_supported: ['1.0'],
+      });
+      expect(res.body.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'ES256', 'EdDSA']));
+      expect(res.body.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access', 'audit:verify', 'disclosures:write']));
+    });
+
+    it('serves the key store keys (RSA, P-256, Ed25519) in one kid family, public halves only', async () => {
+      const res = await http<{ keys: Array<Record<string, unknown>> }>('GET', `${region.url}/oauth/jwks`);
+      expect(res.status).toBe(200);
+      expect(res.body.keys.map((k) => k.kid).sort()).toEqual(['oap-us-es256-v1', 'oap-us-rs256-v1', 'oap-us-v1']);
+      for (const key of res.body.keys) expect(key).not.toHaveProperty('d');
+    });
+  });
+
+  describe('authorization code with PAR and PKCE', () => {
+    it('signs the person in through the people port, with iss in the response, an RS256 ID token and userinfo', async () => {
+      const { callback, verifier, state } = await codeFlow(confidential.config);
+      expect(callback.searchParams.get('error_description') ?? '').toBe('');
+      expect(callback.searchParams.get('iss')).toBe(region.url);
+      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state }).catch((e: { error?: string; error_description?: string }) => {
+        throw new Error(`${e.error}: ${e.error_description}`);
+      });
+      const claims = tokens.claims();
+      expect(claims).toMatchObject({ sub: personId, iss: region.url, aud: confidential.clientId });
+      expect(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'RS256', kid: 'oap-us-rs256-v1' });
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+      const info = await oidc.fetchUserInfo(confidential.config, tokens.access_token, personId);
+      expect(info).toMatchObject({ sub: personId, name: 'Ada Lovelace', email: 'ada@example.com', email_verified: true, zoneinfo: 'Europe/London' });
+    });
+
+    it('sends a browser without a signed-in person to the people sign-in page, returning to the interaction', async () => {
+      const config = confidential.config;
+      const verifier = oidc.randomPKCECodeVerifier();
+      const url = await oidc.buildAuthorizationUrlWithPAR(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const jar = new CookieJar();
+      const first = await fetch(url, { redirect: 'manual' });
+      jar.store(first);
+      const interaction = first.headers.get('location') ?? '';
+      expect(interaction).toMatch(/^\/oauth\/interaction\/[A-Za-z0-9_-]+$/);
+      const login = await fetch(new URL(interaction, region.url), { redirect: 'manual', headers: { cookie: jar.header() } });
+      expect(login.status).toBe(303);
+      expect(login.headers.get('location')).toBe(`${TEST_SIGN_IN_PATH}?return_to=${encodeURIComponent(interaction)}`);
+    });
+
+    it('redeems a code once: 10 concurrent redemptions give exactly 1 token set, and its tokens are revoked', async () => {
+      const { callback, verifier } = await codeFlow(confidential.config, 'openid');
+      const code = callback.searchParams.get('code') ?? '';
+      const basic = `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`;
+      const redeem = () =>
+        fetch(`${region.url}/oauth/token`, {
+          method: 'POST',
+          headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }),
+        }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
+      const answers = await Promise.all(Array.from({ length: 10 }, redeem));
+      const won = answers.filter((a) => a.status === 200);
+      expect(won).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 400).every((a) => a.body.error === 'invalid_grant')).toBe(true);
+      const introspection = await fetch(`${region.url}/oauth/introspect`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: won[0]!.body.access_token! }),
+      });
+      expect(await introspection.json()).toEqual({ active: false });
+    });
+
+    it('refuses authorize without PAR', async () => {
+      const query = new URLSearchParams({ client_id: confidential.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
+      const res = await fetch(`${region.url}/oauth/authorize?${query}`, { redirect: 'manual' });
+      const location = res.headers.get('location') ?? '';
+      expect(location.includes('code=')).toBe(false);
+      expect(res.status === 400 || /error=invalid_request/.test(location)).toBe(true);
+    });
+
+    async function par(fields: Record<string, string>, clientId = confidential.clientId, secret = confidential.secret) {
+      const res = await fetch(`${region.url}/oauth/par`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...fields }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, string> };
+    }
+
+    it('refuses plain PKCE and a redirect URI off by one character', async () => {
+      expect((await par({ code_challenge_method: 'plain', code_challenge: 'x'.repeat(43) })).body.error).toBe('invalid_request');
+      const offByOne = await par({ redirect_uri: `${REDIRECT}x` });
+      expect(offByOne.status).toBe(400);
+      expect(`${offByOne.body.error}: ${offByOne.body.error_description}`).toMatch(/^invalid_(redirect_uri|request): .*redirect_uri/);
+      const offByOneShorter = await par({ redirect_uri: REDIRECT.slice(0, -1) });
+      expect(`${offByOneShorter.body.error}: ${offByOneShorter.body.error_description}`).toMatch(/^invalid_(redirect_uri|request): .*redirect_uri/);
+    });
+
+    it('refuses an expired request_uri and the request_uri of another client', async () => {
+      const other = await registerClient({ name: 'Other RP', redirect_uris: [REDIRECT] });
+      const pushed = await par({});
+      expect(pushed.status).toBe(201);
+      const foreign = await fetch(`${region.url}/oauth/authorize?${new URLSearchParams({ client_id: other.client_id as string, request_uri: pushed.body.request_uri! })}`, { redirect: 'manual' });
+      expect(foreign.headers.get('location') ?? '').not.toMatch(/^\/oauth\/interaction\//);
+      expect(foreign.status === 400 || /error=/.test(foreign.headers.get('location') ?? '')).toBe(true);
+
+      const expiring = await par({});
+      await region.process.app.get(DataSource).query(`UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second' WHERE model = 'PushedAuthorizationRequest'`);
+      const expired = await fetch(`${region.url}/oauth/authorize?${new URLSearchParams({ client_id: confidential.clientId, request_uri: expiring.body.request_uri! })}`, { redirect: 'manual' });
+      expect(expired.headers.get('location') ?? '').not.toMatch(/^\/oauth\/interaction\//);
+      expect(expired.status === 400 || /error=invalid_request_uri/.test(expired.headers.get('location') ?? '')).toBe(true);
+    });
+
+    it('accepts the pushed request at /oauth2/par too', async () => {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const res = await fetch(`${region.url}/oauth2/par`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ response_type: 'code', client_id: confidential.clientId, redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }),
+      });
+      expect(res.status).toBe(201);
+      expect(await res.json()).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: expect.any(Number) });
+    });
+  });
+  describe('refresh tokens (rotation)', () => {
+    async function tokensWithRefresh() {
+      const { callback, verifier, state } = await codeFlow(confidential.config);
+      return oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+    }
+    const refresh = (token: string) =>
+      fetch(`${region.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
+
+    it('rotates on every use through openid-client', async () => {
+      const first = await tokensWithRefresh();
+      const second = await oidc.refreshTokenGrant(confidential.config, first.refresh_token!);
+      expect(second.refresh_token).toEqual(expect.any(String));
+      expect(second.refresh_token).not.toBe(first.refresh_token);
+    });
+
+    it('gives exactly one success to a concurrent double refresh', async () => {
+      const first = await tokensWithRefresh();
+      const answers = await Promise.all([refresh(first.refresh_token!), refresh(first.refresh_token!)]);
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 400).map((a) => a.body.error)).toEqual(['invalid_grant']);
+    });
+
+    it('revokes the whole family when a rotated token is used again', async () => {
+      const first = await tokensWithRefresh();
+      const rotated = await refresh(first.refresh_token!);
+      expect(rotated.status).toBe(200);
+      const reuse = await refresh(first.refresh_token!);
+      expect(reuse.body.error).toBe('invalid_grant');
+      expect((await refresh(rotated.body.refresh_token!)).body.error).toBe('invalid_grant');
+    });
+  });
+});
