@@ -1,4 +1,4 @@
-import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 
 const MODELS = 'gateway.oauth_models';
@@ -37,6 +37,8 @@ export class PostgresOidcAdapter implements Adapter {
     private readonly model: string,
     private readonly dataSource: DataSource,
     private readonly clients: ClientSource,
+    /** oidc-provider's `errors.InvalidGrant` (answered 400 `invalid_grant`). */
+    private readonly invalidGrant: new (detail: string) => Error,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
@@ -77,9 +79,9 @@ export class PostgresOidcAdapter implements Adapter {
         grant_id: string | null;
       }>;
       if (row?.grant_id) await this.revokeByGrantId(row.grant_id);
-      throw new errors.InvalidGrant('grant source already consumed');
+      throw new this.invalidGrant('grant source already consumed');
     }
-    if (this.model === 'RefreshToken') throw new errors.InvalidGrant('refresh token already used');
+    if (this.model === 'RefreshToken') throw new this.invalidGrant('refresh token already used');
   }
 
   async destroy(id: string): Promise<void> {

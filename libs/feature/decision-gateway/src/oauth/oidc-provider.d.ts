@@ -70,7 +70,7 @@ declare module 'oidc-provider' {
   }
 
   export const errors: {
-    InvalidGrant: new (description?: string) => Error;
+    InvalidGrant: new (detail: string) => Error;
     OIDCProviderError: new (status: number, message: string) => Error;
   };
 }

@@ -7,7 +7,7 @@ import { JoseKeyStore, KeyEncryption, SigningKeyStore, type PrivateSigningJwk } 
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { FastifyInstance } from 'fastify';
-import { Provider } from 'oidc-provider';
+import type { Provider } from 'oidc-provider';
 import { DataSource } from 'typeorm';
 import { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions } from '../people/person-sessions.port';
 import { Interactions } from './interactions';
@@ -72,7 +72,9 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    const provider = new Provider(this.config.PUBLIC_BASE_URL.replace(/\/$/, ''), await this.configuration());
+    // Loaded here, not at import: processes that never serve OAuth (the admin CLI) do not load it.
+    const oidc = await import('oidc-provider');
+    const provider = new oidc.Provider(this.config.PUBLIC_BASE_URL.replace(/\/$/, ''), await this.configuration(oidc.errors.InvalidGrant));
     // Behind the region's ingress (TLS terminated upstream): trust X-Forwarded-Proto for cookie flags.
     provider.proxy = true;
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
@@ -136,12 +138,12 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     return [...rsaAndEc.sort((a) => (a.alg === 'RS256' ? -1 : 1)), edJwk];
   }
 
-  private async configuration(): Promise<Record<string, unknown>> {
+  private async configuration(invalidGrant: new (detail: string) => Error): Promise<Record<string, unknown>> {
     const ttl = this.oauthConfig;
     const cookieKey = Buffer.from(hkdfSync('sha256', Buffer.from(this.config.KEY_ENCRYPTION_KEY, 'base64'), this.config.REGION, 'oauth cookies', 32)).toString('base64url');
     const directory = this.directory;
     return {
-      adapter: (name: string) => new PostgresOidcAdapter(name, this.dataSource, this.clients),
+      adapter: (name: string) => new PostgresOidcAdapter(name, this.dataSource, this.clients, invalidGrant),
       jwks: { keys: await this.signingJwks() },
       cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
       routes: OAUTH_ROUTES,
