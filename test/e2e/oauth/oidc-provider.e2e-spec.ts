@@ -58,8 +58,9 @@ describe('OpenID provider', () => {
       { redirect_uri: REDIRECT, scope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, prompt: 'consent' },
       options,
     );
-    const callback = await browse(url.href, await signedInJar());
-    return { callback: new URL(callback), verifier, state };
+    const jar = await signedInJar();
+    const callback = await browse(url.href, jar);
+    return { callback: new URL(callback), verifier, state, jar };
   }
 
   beforeAll(async () => {
@@ -247,6 +248,189 @@ describe('OpenID provider', () => {
       const reuse = await refresh(first.refresh_token!);
       expect(reuse.body.error).toBe('invalid_grant');
       expect((await refresh(rotated.body.refresh_token!)).body.error).toBe('invalid_grant');
+    });
+  });
+  describe('public clients with DPoP-bound tokens (RFC 9449)', () => {
+    it('binds the tokens to the DPoP key on token, userinfo, refresh, introspection and revocation', async () => {
+      const spa = await registerClient({ name: 'SPA', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+      expect(spa).not.toHaveProperty('client_secret');
+      const config = await oidc.discovery(new URL(region.url), spa.client_id as string, undefined, oidc.None(), insecure);
+      const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
+      const { callback, verifier, state } = await codeFlow(config, 'openid profile offline_access', { DPoP: dpop });
+      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP: dpop });
+      expect(tokens.token_type.toLowerCase()).toBe('dpop');
+      expect(await oidc.fetchUserInfo(config, tokens.access_token, personId, { DPoP: dpop })).toMatchObject({ sub: personId, name: 'Ada Lovelace' });
+
+      // Without a proof the bound token is refused, as a DPoP or a Bearer token.
+      for (const scheme of ['DPoP', 'Bearer']) {
+        const bare = await fetch(`${region.url}/oauth/userinfo`, { headers: { authorization: `${scheme} ${tokens.access_token}` } });
+        expect([400, 401]).toContain(bare.status);
+        expect(bare.headers.get('www-authenticate') ?? '').toMatch(/error="invalid_(token|request)"/);
+      }
+      // A refresh without the key's proof fails; with it, the new tokens stay bound.
+      const unbound = await fetch(`${region.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: spa.client_id as string }),
+      });
+      expect(unbound.status).toBe(400);
+      const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP: dpop });
+      expect(refreshed.token_type.toLowerCase()).toBe('dpop');
+
+      const introspected = await oidc.tokenIntrospection(config, refreshed.access_token);
+      expect(introspected).toMatchObject({ active: true, client_id: spa.client_id, sub: personId, token_type: 'DPoP', cnf: { jkt: expect.any(String) } });
+      // Another application's client cannot introspect it.
+      expect(await oidc.tokenIntrospection(confidential.config, refreshed.access_token)).toEqual({ active: false });
+
+      await oidc.tokenRevocation(config, refreshed.access_token);
+      await expect(oidc.fetchUserInfo(config, refreshed.access_token, personId, { DPoP: dpop })).rejects.toThrow();
+    });
+  });
+
+  describe('RP-initiated logout', () => {
+    it('ends the session after the confirmation and returns to the registered post-logout URI', async () => {
+      const { callback, verifier, state, jar } = await codeFlow(confidential.config, 'openid');
+      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const endSession = oidc.buildEndSessionUrl(confidential.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:5555/bye', state: 'bye-state' });
+      const pageRes = await fetch(endSession, { headers: { cookie: jar.header() }, redirect: 'manual' });
+      jar.store(pageRes);
+      expect(pageRes.status).toBe(200);
+      const html = await pageRes.text();
+      const action = /id="op.logoutForm" method="post" action="([^"]+)"/.exec(html)?.[1] ?? '';
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+      const confirm = await fetch(new URL(action, region.url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ xsrf, logout: 'yes' }),
+      });
+      expect(confirm.status).toBe(303);
+      expect(confirm.headers.get('location')).toBe('http://127.0.0.1:5555/bye?state=bye-state');
+    });
+
+    it('refuses a post-logout URI that was not registered', async () => {
+      const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
+      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const endSession = oidc.buildEndSessionUrl(confidential.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:5555/byex' });
+      const res = await fetch(endSession, { redirect: 'manual' });
+      expect(res.status).toBe(400);
+    });
+  });
+
+  describe('OAuth clients under an application', () => {
+    it('lists, reads and deletes clients; the secret appears only at registration', async () => {
+      const created = await registerClient({ name: 'Listed', redirect_uris: ['https://rp.example.com/cb'], id_token_signed_response_alg: 'EdDSA', scopes: ['openid', 'email'] });
+      expect(created).toMatchObject({ object: 'oauth_client', application_id: app.id, token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'EdDSA', scopes: ['openid', 'email'] });
+      const got = await http('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() });
+      expect(got.status).toBe(200);
+      expect(got.body).not.toHaveProperty('client_secret');
+      const list = await http<{ data: Array<Record<string, unknown>> }>('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients?limit=200`, { headers: auth() });
+      expect(list.body.data.map((c) => c.client_id)).toContain(created.client_id);
+      expect(list.body.data.some((c) => 'client_secret' in c)).toBe(false);
+      expect((await http('DELETE', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() })).status).toBe(204);
+      expect((await http('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() })).status).toBe(404);
+    });
+
+    it.each([
+      [{ name: 'x', redirect_uris: ['http://rp.example.com/cb'] }, 'redirect_uris[0]'],
+      [{ name: 'x', redirect_uris: ['https://rp.example.com/cb#frag'] }, 'redirect_uris[0]'],
+      [{ name: 'x', redirect_uris: ['not a url'] }, 'redirect_uris[0]'],
+      [{ name: 'x', redirect_uris: ['https://rp.example.com/cb'], token_endpoint_auth_method: 'private_key_jwt' }, 'jwks'],
+      [{ name: 'x', redirect_uris: ['https://rp.example.com/cb'], scopes: ['email'] }, 'scopes'],
+    ])('refuses %j with 422 naming %s', async (body, field) => {
+      const res = await http('POST', `${region.url}/api/v1/applications/${app.id}/oauth_clients`, { headers: auth(), json: body });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject({ reason_code: 'oauth_client_invalid', detail: { field } });
+    });
+
+    it('deleting a client revokes the tokens it holds', async () => {
+      const doomed = await registerClient({ name: 'Doomed', redirect_uris: [REDIRECT] });
+      const config = await oidc.discovery(new URL(region.url), doomed.client_id as string, undefined, oidc.ClientSecretBasic(doomed.client_secret as string), insecure);
+      const { callback, verifier, state } = await codeFlow(config, 'openid');
+      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      await http('DELETE', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${doomed.client_id as string}`, { headers: auth() });
+      const info = await fetch(`${region.url}/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(info.status).toBe(401);
+    });
+  });
+
+  describe('device authorization grant (RFC 8628)', () => {
+    let device: { clientId: string; secret: string; config: oidc.Configuration };
+    const poll = (deviceCode: string) =>
+      fetch(`${region.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${device.clientId}:${device.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode }),
+      }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
+
+    async function devicePage(jar: CookieJar, method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
+      const res = await fetch(new URL(path, region.url), {
+        method,
+        redirect: 'manual',
+        headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        ...(form ? { body: new URLSearchParams(form) } : {}),
+      });
+      jar.store(res);
+      return { status: res.status, location: res.headers.get('location'), html: await res.text() };
+    }
+    const xsrfOf = (html: string) => /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+    beforeAll(async () => {
+      const body = await registerClient({ name: 'TV app', redirect_uris: [REDIRECT], grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] });
+      device = {
+        clientId: body.client_id as string,
+        secret: body.client_secret as string,
+        config: await oidc.discovery(new URL(region.url), body.client_id as string, undefined, oidc.ClientSecretBasic(body.client_secret as string), insecure),
+      };
+    });
+
+    it('connects a device through the hosted user-code page; a device polling too fast hears slow_down', async () => {
+      const started = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid profile' });
+      expect(started.verification_uri).toBe(`${region.url}/oauth/device`);
+      expect((await poll(started.device_code)).body.error).toBe('authorization_pending');
+      expect((await poll(started.device_code)).body.error).toBe('slow_down');
+
+      const jar = await signedInJar();
+      const input = await devicePage(jar, 'GET', '/oauth/device');
+      expect(input.status).toBe(200);
+      expect(input.html).toContain('<label for="svc-user-code">');
+      const confirmPage = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(input.html), user_code: started.user_code });
+      expect(confirmPage.status).toBe(200);
+      let step = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(confirmPage.html), user_code: started.user_code, confirm: 'yes' });
+      for (let hop = 0; hop < 10 && step.status !== 200; hop++) step = await devicePage(jar, 'GET', step.location ?? '');
+      const consent = /<form method="post" action="([^"]+\/confirm)"/.exec(step.html)?.[1];
+      expect(consent).toBeDefined();
+      step = await devicePage(jar, 'POST', consent!, {});
+      for (let hop = 0; hop < 10 && step.status !== 200; hop++) step = await devicePage(jar, 'GET', step.location ?? '');
+      expect(step.html).toContain('Your device is connected');
+
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
+      const granted = await poll(started.device_code);
+      expect(granted.status).toBe(200);
+      expect(granted.body).toMatchObject({ token_type: 'Bearer', id_token: expect.any(String), access_token: expect.any(String) });
+    }, 30_000);
+
+    it('answers expired_token for a device code past its lifetime', async () => {
+      const started = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid' });
+      await region.process.app.get(DataSource).query(
+        `UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second', payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch from now())::int - 1))
+          WHERE model = 'DeviceCode' AND payload->>'userCode' = $1`,
+        [started.user_code.replace(/-/g, '')],
+      );
+      expect((await poll(started.device_code)).body.error).toBe('expired_token');
+    });
+
+    it('refuses the user-code page after 5 wrong codes from one address', async () => {
+      const jar = await signedInJar();
+      let form = await devicePage(jar, 'GET', '/oauth/device');
+      for (let attempt = 1; attempt <= 5; attempt++) {
+        form = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(form.html), user_code: 'BCDF-GHJK' });
+        expect(form.status).toBe(200);
+        expect(form.html).toContain('That code is not valid');
+      }
+      const locked = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(form.html), user_code: 'BCDF-GHJK' });
+      expect(locked.status).toBe(429);
+      expect((await devicePage(jar, 'GET', '/oauth/device')).status).toBe(429);
     });
   });
 });

@@ -12,6 +12,13 @@ const REVOKE_ON_RACE = new Set(['AuthorizationCode', 'DeviceCode', 'BackchannelA
 /** Live rows only: not expired, and not of a revoked grant. */
 const LIVE = `(m.expires_at IS NULL OR m.expires_at > now())
   AND NOT EXISTS (SELECT 1 FROM ${REVOKED} r WHERE r.grant_id = m.grant_id)`;
+/**
+ * Device codes stay readable for a while past their expiry so a polling device is told
+ * `expired_token` (the provider checks the payload's `exp` itself) instead of `invalid_grant`.
+ */
+const EXPIRED_GRACE = "interval '10 minutes'";
+const LIVE_OR_RECENTLY_EXPIRED = `(m.expires_at IS NULL OR m.expires_at > now() - ${EXPIRED_GRACE})
+  AND NOT EXISTS (SELECT 1 FROM ${REVOKED} r WHERE r.grant_id = m.grant_id)`;
 
 /** Reads the OAuth clients registered under applications (see OAuthClientsRepository). */
 export interface ClientSource {
@@ -21,8 +28,8 @@ export interface ClientSource {
 /**
  * oidc-provider's storage in Postgres (`gateway.oauth_models`), one instance per model name.
  *
- * - Expiry-aware: a row past its `expires_at` is never returned; expired rows are swept by
- *   {@link sweepExpiredOAuthRows}.
+ * - Expiry-aware: a row past its `expires_at` is never returned (device codes: for 10 minutes
+ *   more, so the device hears `expired_token`); expired rows are swept by {@link sweepExpiredOAuthRows}.
  * - `consume` is one conditional UPDATE: of concurrent redemptions exactly one marks the row; the
  *   others fail with `invalid_grant`. For codes (authorization, device) a lost race revokes the
  *   grant, so the tokens the winner got are revoked too (RFC 6749 §4.1.2: a code used twice). For
@@ -96,7 +103,8 @@ export class PostgresOidcAdapter implements Adapter {
   }
 
   private async one(where: string, parameters: unknown[]): Promise<AdapterPayload | undefined> {
-    const rows: Array<{ payload: AdapterPayload }> = await this.dataSource.query(`SELECT m.payload FROM ${MODELS} m WHERE ${where} AND ${LIVE}`, parameters);
+    const live = this.model === 'DeviceCode' ? LIVE_OR_RECENTLY_EXPIRED : LIVE;
+    const rows: Array<{ payload: AdapterPayload }> = await this.dataSource.query(`SELECT m.payload FROM ${MODELS} m WHERE ${where} AND ${live}`, parameters);
     return rows[0]?.payload;
   }
 }
@@ -104,7 +112,7 @@ export class PostgresOidcAdapter implements Adapter {
 /** Deletes up to `limit` expired rows and forgotten revocations; returns how many rows went. */
 export async function sweepExpiredOAuthRows(dataSource: DataSource, limit = 1_000): Promise<number> {
   const [, deleted] = (await dataSource.query(
-    `DELETE FROM ${MODELS} WHERE ctid IN (SELECT ctid FROM ${MODELS} WHERE expires_at <= now() LIMIT $1)`,
+    `DELETE FROM ${MODELS} WHERE ctid IN (SELECT ctid FROM ${MODELS} WHERE expires_at <= now() - ${EXPIRED_GRACE} LIMIT $1)`,
     [limit],
   )) as [unknown, number];
   await dataSource.query(`DELETE FROM ${REVOKED} WHERE expires_at <= now()`);

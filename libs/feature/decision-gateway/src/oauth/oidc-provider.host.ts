@@ -10,10 +10,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Provider } from 'oidc-provider';
 import { DataSource } from 'typeorm';
 import { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions } from '../people/person-sessions.port';
+import { DeviceGuards } from './device-guards';
 import { Interactions } from './interactions';
 import { OAuthConfig } from './oauth.config';
 import { OAuthClientsRepository } from './oauth-clients.repository';
-import { escapeHtml, page, pageHeaders, pageLocale, strings } from './oauth-pages';
+import { escapeHtml, page, pageHeaders, pageLocale, sendPage, strings } from './oauth-pages';
 import { OAUTH_SCOPES } from './oauth-scopes';
 import { PostgresOidcAdapter, sweepExpiredOAuthRows } from './oidc-adapter';
 
@@ -36,6 +37,11 @@ export const OAUTH_ROUTES = {
 
 const INTERACTION = /^\/oauth\/interaction\/([A-Za-z0-9_-]{1,64})(?:\/(confirm|abort))?$/;
 const SWEEP_INTERVAL_MS = 60_000;
+/** RFC 8628 §3.2: the default polling interval (the provider announces none). */
+const DEVICE_POLL_INTERVAL_SECONDS = 5;
+/** Largest token request body read ahead of the provider (forms of a few fields). */
+const MAX_TOKEN_BODY_BYTES = 65_536;
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -51,6 +57,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
   private handler?: NodeHandler;
   private interactions?: Interactions;
   private sweeper?: NodeJS.Timeout;
+  private readonly guards: DeviceGuards;
 
   constructor(
     private readonly config: PlatformConfig,
@@ -63,7 +70,13 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     @Optional() @Inject(PERSON_SESSIONS) private readonly sessions: PersonSessions | null,
     @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
-  ) {}
+  ) {
+    this.guards = new DeviceGuards(dataSource, {
+      intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS,
+      maxWrong: oauthConfig.OAUTH_DEVICE_MAX_WRONG_CODES,
+      windowSeconds: oauthConfig.OAUTH_DEVICE_CODE_TTL_SECONDS,
+    });
+  }
 
   /** The provider (after module init). */
   get oidc(): Provider {
@@ -116,6 +129,13 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
         await this.interactions?.handle(req, res, interaction[1], interaction[2]);
         return;
       }
+      if (url.pathname === OAUTH_ROUTES.token && req.method === 'POST' && (await this.slowDown(req, res))) return;
+      if (url.pathname === OAUTH_ROUTES.code_verification && (await this.guards.locked(addressOf(req)))) {
+        const locale = pageLocale(header(req, 'accept-language'));
+        const t = strings(locale);
+        sendPage(res, 429, page(locale, t.device_title, `<p role="alert">${escapeHtml(t.device_locked)}</p>`));
+        return;
+      }
       this.handler?.(req, res);
     } catch (error) {
       this.logger.error({ err_name: error instanceof Error ? error.name : 'unknown' }, 'oauth request failed');
@@ -125,6 +145,31 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
         res.end(JSON.stringify({ error: 'server_error' }));
       }
     }
+  }
+
+  /**
+   * Reads the token request's form ahead of the provider (which then takes it from `req.body`) to
+   * answer a device polling too fast with `slow_down`. True when the answer was sent here.
+   */
+  private async slowDown(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_TOKEN_BODY_BYTES) {
+        oauthJson(res, 413, { error: 'invalid_request', error_description: 'request body too large' });
+        return true;
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const body = Buffer.concat(chunks);
+    (req as IncomingMessage & { body?: Buffer }).body = body;
+    const form = new URLSearchParams(body.toString('utf8'));
+    const deviceCode = form.get('device_code');
+    if (form.get('grant_type') !== DEVICE_CODE_GRANT || !deviceCode) return false;
+    if (!(await this.guards.pollTooSoon(deviceCode))) return false;
+    oauthJson(res, 400, { error: 'slow_down', error_description: 'you are polling too quickly; wait 5 seconds more between polls' });
+    return true;
   }
 
   private async signingJwks(): Promise<PrivateSigningJwk[]> {
@@ -175,11 +220,17 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
         devInteractions: { enabled: false },
         pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: true, allowUnregisteredRedirectUris: false },
         dPoP: { enabled: true },
-        revocation: { enabled: true },
-        introspection: { enabled: true },
+        // A client introspects and revokes only its own tokens: never another application's.
+        revocation: { enabled: true, allowedPolicy: ownTokenOnly },
+        introspection: { enabled: true, allowedPolicy: ownTokenOnly },
         userinfo: { enabled: true },
         rpInitiatedLogout: { enabled: true, logoutSource: renderLogout, postLogoutSuccessSource: renderLoggedOut },
-        deviceFlow: { enabled: true, userCodeInputSource: renderUserCodeInput, userCodeConfirmSource: renderUserCodeConfirm, successSource: renderDeviceSuccess },
+        deviceFlow: {
+          enabled: true,
+          userCodeInputSource: async (ctx: KoaContext & { req: IncomingMessage }, form: string, out: unknown, error: unknown) => {
+            if (error instanceof Error && error.constructor.name === 'NotFoundError') await this.guards.wrongCode(addressOf(ctx.req));
+            await renderUserCodeInput(ctx, form, out, error);
+          }, userCodeConfirmSource: renderUserCodeConfirm, successSource: renderDeviceSuccess },
       },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/oauth/interaction/${interaction.uid}` },
       findAccount: async (_ctx: unknown, sub: string) => {
@@ -207,6 +258,27 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
       },
     };
   }
+}
+
+async function ownTokenOnly(_ctx: unknown, client: { clientId: string }, token: { clientId?: string }): Promise<boolean> {
+  return token.clientId === client.clientId;
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The peer address (the ingress in front, in a deployment that has one). */
+function addressOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+function oauthJson(res: ServerResponse, status: number, body: Record<string, string>): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('cache-control', 'no-store');
+  res.end(JSON.stringify(body));
 }
 
 /** The part of Koa's context the rendering hooks use. */
@@ -247,10 +319,15 @@ async function renderLoggedOut(ctx: KoaContext): Promise<void> {
 async function renderUserCodeInput(ctx: KoaContext, form: string, _out: unknown, error: unknown): Promise<void> {
   const t = strings(localeOf(ctx));
   const message = error ? `<p role="alert">${escapeHtml(t.device_wrong)}</p>` : '';
+  // The provider's form carries the xsrf field and the code input; the input gets a label and loses its inline handler.
+  const labelled = form
+    .replace(/ onfocus="[^"]*"/, '')
+    .replace(/placeholder="Enter code"/, `id="svc-user-code" placeholder="${escapeHtml(t.device_code_label)}"`)
+    .replace('<input type="hidden" name="xsrf"', `<label for="svc-user-code">${escapeHtml(t.device_code_label)}</label><input type="hidden" name="xsrf"`);
   send(
     ctx,
     t.device_title,
-    `<p>${escapeHtml(t.device_intro)}</p>${message}${form}<div id="svc-actions"><label for="svc-user-code">${escapeHtml(t.device_code_label)}</label><input id="svc-user-code" type="text" name="user_code" form="op.deviceInputForm" autocomplete="off" autocapitalize="characters" required><button class="primary" type="submit" form="op.deviceInputForm">${escapeHtml(t.device_submit)}</button></div>`,
+    `<p>${escapeHtml(t.device_intro)}</p>${message}${labelled}<div id="svc-actions"><button class="primary" type="submit" form="op.deviceInputForm">${escapeHtml(t.device_submit)}</button></div>`,
   );
 }
 
