@@ -354,6 +354,37 @@ describe('OpenID provider', () => {
     });
   });
 
+  describe('GET /api/v1/me', () => {
+    it("answers for a person's access token: the person, their home country and the client's application", async () => {
+      const { callback, verifier, state } = await codeFlow(confidential.config, 'openid profile email');
+      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const res = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        object: 'identity',
+        credential: { type: 'access_token', id: confidential.clientId, scopes: ['openid', 'profile', 'email'] },
+        application: { id: app.id },
+        region: 'us',
+        person: { id: personId, display_name: 'Ada Lovelace', email: 'ada@example.com', locale: 'en-GB', time_zone: 'Europe/London', home_country: 'US' },
+        home_country: 'US',
+      });
+    });
+
+    it('keeps answering for an API token, and refuses a revoked access token', async () => {
+      const api = await http('GET', `${region.url}/api/v1/me`, { headers: auth() });
+      expect(api.status).toBe(200);
+      expect(api.body).toMatchObject({ credential: { type: 'api_token' }, application: { id: app.id } });
+      expect(api.body).not.toHaveProperty('person');
+
+      const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
+      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      await oidc.tokenRevocation(confidential.config, tokens.access_token);
+      const revoked = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(revoked.status).toBe(401);
+      expect(revoked.body.reason_code).toBe('invalid_token');
+    });
+  });
+
   describe('device authorization grant (RFC 8628)', () => {
     let device: { clientId: string; secret: string; config: oidc.Configuration };
     const poll = (deviceCode: string) =>

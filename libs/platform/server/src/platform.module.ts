@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
 import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
@@ -104,9 +104,10 @@ export class PlatformModule {
         },
         { provide: DelegationResolver, useClass: NoDelegationGrants },
         AttesterResolver,
+        AccessTokenResolver,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
-      exports: [KeyEncryption, SigningKeyStore, CredentialResolver, DelegationResolver, PlatformConfig, LOGGER, Clock, Metrics, Readiness, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
+      exports: [KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, PlatformConfig, LOGGER, Clock, Metrics, Readiness, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
     };
   }
 }

@@ -2442,6 +2442,8 @@ export interface components {
             credential: Record<string, never>;
             application: components["schemas"]["ApplicationResponse"];
             region: string;
+            person?: Record<string, never>;
+            home_country?: string | null;
             acting_for?: Record<string, never>;
         } & {
             [key: string]: unknown;

@@ -2,6 +2,7 @@ import { hkdfSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { AccessTokenResolver, type ResolvedCredential } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { JoseKeyStore, KeyEncryption, SigningKeyStore, type PrivateSigningJwk } from '@svc/crypto';
 import { LOGGER } from '@svc/server';
@@ -9,6 +10,7 @@ import type { Logger } from '@svc/telemetry';
 import type { FastifyInstance } from 'fastify';
 import type { Provider } from 'oidc-provider';
 import { DataSource } from 'typeorm';
+import { ApplicationsRepository } from '../applications/applications.repository';
 import { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions } from '../people/person-sessions.port';
 import { DeviceGuards } from './device-guards';
 import { Interactions } from './interactions';
@@ -67,6 +69,8 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     private readonly kek: KeyEncryption,
     private readonly signingKeys: SigningKeyStore,
     private readonly clients: OAuthClientsRepository,
+    private readonly applications: ApplicationsRepository,
+    private readonly accessTokens: AccessTokenResolver,
     @Inject(LOGGER) private readonly logger: Logger,
     @Optional() @Inject(PERSON_SESSIONS) private readonly sessions: PersonSessions | null,
     @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
@@ -97,6 +101,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     this.handler = provider.callback();
     this.interactions = new Interactions(provider, this.sessions);
     this.mount(this.adapterHost.httpAdapter.getInstance<FastifyInstance>());
+    this.accessTokens.register({ verify: (token) => this.verifyAccessToken(token) });
     this.sweeper = setInterval(() => {
       sweepExpiredOAuthRows(this.dataSource).catch(() => undefined);
     }, SWEEP_INTERVAL_MS);
@@ -145,6 +150,30 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
         res.end(JSON.stringify({ error: 'server_error' }));
       }
     }
+  }
+
+  /**
+   * A person's access token as the platform's guard sees it: the person, the client's application,
+   * the granted scopes. A DPoP-bound token is refused here (its proof is checked only by the
+   * provider's own endpoints), as is anything unknown, expired or revoked.
+   */
+  private async verifyAccessToken(token: string): Promise<ResolvedCredential | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
+    const accessToken = await this.oidc.AccessToken.find(token);
+    if (!accessToken || accessToken.isExpired || accessToken.jkt) return null;
+    const client = await this.clients.metadataOf(accessToken.clientId);
+    const application = typeof client?.application_id === 'string' ? await this.applications.findApplication(client.application_id) : undefined;
+    if (!application) return null;
+    return {
+      kind: 'access_token',
+      applicationId: application.id,
+      credentialId: accessToken.clientId,
+      scopes: (accessToken.scope ?? '').split(' ').filter(Boolean),
+      environment: application.environment,
+      region: this.config.REGION,
+      mode: application.mode,
+      personId: accessToken.accountId,
+    };
   }
 
   /**
