@@ -15,6 +15,13 @@ describe('OpenID provider', () => {
   const personId = 'usr_us_abcdefghijklmnopqrst';
 
   const auth = () => ({ authorization: `Bearer ${app.token}` });
+  /** Every code, token and secret the tests saw: none may reach a log line. */
+  const secrets: string[] = [];
+  async function grantTokens(...args: Parameters<typeof oidc.authorizationCodeGrant>) {
+    const tokens = await oidc.authorizationCodeGrant(...args);
+    secrets.push(...[tokens.access_token, tokens.refresh_token, tokens.id_token].filter((t): t is string => typeof t === 'string'));
+    return tokens;
+  }
 
   async function registerClient(body: Record<string, unknown>): Promise<Record<string, unknown>> {
     const res = await http('POST', `${region.url}/api/v1/applications/${app.id}/oauth_clients`, { headers: auth(), json: body });
@@ -60,6 +67,7 @@ describe('OpenID provider', () => {
     );
     const jar = await signedInJar();
     const callback = await browse(url.href, jar);
+    secrets.push(new URL(callback).searchParams.get('code') ?? '', verifier);
     return { callback: new URL(callback), verifier, state, jar };
   }
 
@@ -81,6 +89,7 @@ describe('OpenID provider', () => {
     const body = await registerClient({ name: 'Demo RP', redirect_uris: [REDIRECT], post_logout_redirect_uris: ['http://127.0.0.1:5555/bye'] });
     const clientId = body.client_id as string;
     const secret = body.client_secret as string;
+    secrets.push(secret);
     confidential = { clientId, secret, config: await oidc.discovery(new URL(region.url), clientId, undefined, oidc.ClientSecretBasic(secret), insecure) };
   });
   afterAll(() => region?.close());
@@ -116,11 +125,12 @@ describe('OpenID provider', () => {
       const { callback, verifier, state } = await codeFlow(confidential.config);
       expect(callback.searchParams.get('error_description') ?? '').toBe('');
       expect(callback.searchParams.get('iss')).toBe(region.url);
-      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state }).catch((e: { error?: string; error_description?: string }) => {
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state }).catch((e: { error?: string; error_description?: string }) => {
         throw new Error(`${e.error}: ${e.error_description}`);
       });
       const claims = tokens.claims();
-      expect(claims).toMatchObject({ sub: personId, iss: region.url, aud: confidential.clientId });
+      expect(claims).toMatchObject({ sub: personId, iss: region.url, aud: confidential.clientId, amr: ['otp'] });
+      expect(claims?.auth_time).toBeGreaterThan(0);
       expect(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'RS256', kid: 'oap-us-rs256-v1' });
       expect(tokens.refresh_token).toEqual(expect.any(String));
       const info = await oidc.fetchUserInfo(confidential.config, tokens.access_token, personId);
@@ -257,7 +267,7 @@ describe('OpenID provider', () => {
       const config = await oidc.discovery(new URL(region.url), spa.client_id as string, undefined, oidc.None(), insecure);
       const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
       const { callback, verifier, state } = await codeFlow(config, 'openid profile offline_access', { DPoP: dpop });
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP: dpop });
+      const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP: dpop });
       expect(tokens.token_type.toLowerCase()).toBe('dpop');
       expect(await oidc.fetchUserInfo(config, tokens.access_token, personId, { DPoP: dpop })).toMatchObject({ sub: personId, name: 'Ada Lovelace' });
 
@@ -290,7 +300,7 @@ describe('OpenID provider', () => {
   describe('RP-initiated logout', () => {
     it('ends the session after the confirmation and returns to the registered post-logout URI', async () => {
       const { callback, verifier, state, jar } = await codeFlow(confidential.config, 'openid');
-      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       const endSession = oidc.buildEndSessionUrl(confidential.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:5555/bye', state: 'bye-state' });
       const pageRes = await fetch(endSession, { headers: { cookie: jar.header() }, redirect: 'manual' });
       jar.store(pageRes);
@@ -310,7 +320,7 @@ describe('OpenID provider', () => {
 
     it('refuses a post-logout URI that was not registered', async () => {
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
-      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       const endSession = oidc.buildEndSessionUrl(confidential.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:5555/byex' });
       const res = await fetch(endSession, { redirect: 'manual' });
       expect(res.status).toBe(400);
@@ -347,7 +357,7 @@ describe('OpenID provider', () => {
       const doomed = await registerClient({ name: 'Doomed', redirect_uris: [REDIRECT] });
       const config = await oidc.discovery(new URL(region.url), doomed.client_id as string, undefined, oidc.ClientSecretBasic(doomed.client_secret as string), insecure);
       const { callback, verifier, state } = await codeFlow(config, 'openid');
-      const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       await http('DELETE', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${doomed.client_id as string}`, { headers: auth() });
       const info = await fetch(`${region.url}/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
       expect(info.status).toBe(401);
@@ -357,7 +367,7 @@ describe('OpenID provider', () => {
   describe('GET /api/v1/me', () => {
     it("answers for a person's access token: the person, their home country and the client's application", async () => {
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid profile email');
-      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       const res = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
@@ -377,7 +387,7 @@ describe('OpenID provider', () => {
       expect(api.body).not.toHaveProperty('person');
 
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
-      const tokens = await oidc.authorizationCodeGrant(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       await oidc.tokenRevocation(confidential.config, tokens.access_token);
       const revoked = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
       expect(revoked.status).toBe(401);
@@ -417,6 +427,7 @@ describe('OpenID provider', () => {
 
     it('connects a device through the hosted user-code page; a device polling too fast hears slow_down', async () => {
       const started = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid profile' });
+      secrets.push(started.device_code, started.user_code);
       expect(started.verification_uri).toBe(`${region.url}/oauth/device`);
       expect((await poll(started.device_code)).body.error).toBe('authorization_pending');
       expect((await poll(started.device_code)).body.error).toBe('slow_down');
@@ -463,5 +474,14 @@ describe('OpenID provider', () => {
       expect(locked.status).toBe(429);
       expect((await devicePage(jar, 'GET', '/oauth/device')).status).toBe(429);
     });
+  });
+
+  it('writes no code, token or client secret to any log line', () => {
+    expect(region.logLines.length).toBeGreaterThan(0);
+    const values = secrets.filter((value) => value.length >= 8);
+    expect(values.length).toBeGreaterThan(20);
+    for (const line of region.logLines) {
+      for (const value of values) expect(line.includes(value)).toBe(false);
+    }
   });
 });

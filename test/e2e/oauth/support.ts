@@ -4,6 +4,8 @@ import { ALL_FEATURES } from '@svc/region-stack';
 import { startProcess, type FeatureDefinition, type RunningProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import type { IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
+import { createLogger } from '@svc/telemetry';
 
 /**
  * A stand-in of the people feature's port for these tests only: a person is "signed in" on a
@@ -46,6 +48,8 @@ const testPeopleFeature: FeatureDefinition = { name: 'test-people', module: Test
 
 export interface OAuthRegion {
   url: string;
+  /** Every log line the region wrote (debug and up). */
+  logLines: string[];
   process: RunningProcess;
   close(): Promise<void>;
 }
@@ -56,6 +60,13 @@ export async function startOAuthRegion(label: string): Promise<OAuthRegion> {
   const port = await freePort();
   const database = await createTestDatabase(`${label}_us`);
   const url = `http://127.0.0.1:${port}`;
+  const logLines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+      done();
+    },
+  });
   try {
     const running = await startProcess({
       features: [...ALL_FEATURES, testPeopleFeature],
@@ -69,9 +80,11 @@ export async function startOAuthRegion(label: string): Promise<OAuthRegion> {
         PUBLIC_BASE_URL: url,
         SERVICE_NAME: 'e2e-oauth-us',
       }),
+      logger: createLogger({ service: 'e2e-oauth', region: 'us', level: 'debug', destination }),
     });
     return {
       url,
+      logLines,
       process: running,
       close: async () => {
         await running.close();

@@ -222,7 +222,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
       cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
       routes: OAUTH_ROUTES,
       scopes: [...OAUTH_SCOPES],
-      claims: { amr: null, auth_time: null, openid: ['sub'], profile: ['name', 'locale', 'zoneinfo'], email: ['email', 'email_verified'] },
+      claims: { openid: ['sub', 'amr', 'auth_time'], profile: ['name', 'locale', 'zoneinfo'], email: ['email', 'email_verified'] },
       responseTypes: ['code'],
       clientAuthMethods: ['client_secret_basic', 'private_key_jwt', 'none'],
       allowOmittingSingleRegisteredRedirectUri: false,
@@ -298,9 +298,19 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The peer address (the ingress in front, in a deployment that has one). */
+/** Peers whose X-Forwarded-For is believed: the region's router or an ingress on a private network. */
+const PROXY_PEER = /^(127\.|10\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|::1$|::ffff:127\.|::ffff:10\.|::ffff:192\.168\.|f[cd][0-9a-f]{2}:)/i;
+
+/**
+ * The browser's address: the last X-Forwarded-For entry when the peer is our router or a private
+ * ingress (the router overwrites the header with the address it saw), else the peer itself, so a
+ * client talking to the process directly cannot choose the address it is counted under.
+ */
 function addressOf(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
+  const peer = req.socket.remoteAddress ?? 'unknown';
+  const forwarded = header(req, 'x-forwarded-for');
+  if (!forwarded || !PROXY_PEER.test(peer)) return peer;
+  return forwarded.split(',').pop()?.trim() || peer;
 }
 
 function oauthJson(res: ServerResponse, status: number, body: Record<string, string>): void {
