@@ -24,6 +24,8 @@ export const peopleError = defineErrors({
   person_link_not_found: 'not_found',
   /** The subject reference is already linked to another person by this application. */
   person_link_conflict: 'conflict',
+  /** The person signed in is not the person the application bound the decision to. */
+  principal_mismatch: 'forbidden',
   /** A browser request from another origin (cross-site request forgery guard). */
   origin_not_allowed: 'forbidden',
 });

@@ -4,7 +4,10 @@ import { OutboxRegistry } from '@svc/server';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { GATEWAY_SCHEMA } from '../schema';
 import { GATEWAY_OUTBOX } from '../tokens';
+import { HOSTED_SIGN_IN } from '../decisions/principal-binding';
+import { PeopleHostedSignIn } from './hosted-sign-in.adapter';
 import { PeopleMailer } from './mailer';
+import { PersonNotices } from './person-notices';
 import { PeopleConfig, loadPeopleConfig } from './people.config';
 import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
@@ -39,7 +42,10 @@ import { PersonLinks } from './use-cases/person-links.use-case';
     Passkeys,
     PersonLinks,
     SignInFailureReports,
+    PeopleHostedSignIn,
+    PersonNotices,
+    { provide: HOSTED_SIGN_IN, useExisting: PeopleHostedSignIn },
   ],
-  exports: [PERSON_SESSIONS, PERSON_DIRECTORY, PersonSessionsService, PeopleRepository],
+  exports: [PERSON_SESSIONS, PERSON_DIRECTORY, HOSTED_SIGN_IN, PersonSessionsService, PeopleRepository, PeopleHostedSignIn, PersonNotices],
 })
 export class PeopleModule {}
