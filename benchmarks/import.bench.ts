@@ -17,7 +17,7 @@ import { Readable } from 'node:stream';
 import { SystemClock } from '@svc/config';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { startProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
 import { consentRecordsFeature } from '../libs/feature/consent-records/src';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const prefix = uniqueBusPrefix();
   const running = await startProcess({
     features: [decisionGatewayFeature, consentRecordsFeature],
-    config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test', LOG_LEVEL: 'warn' }),
+    env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test', LOG_LEVEL: 'warn' }),
     clock: new SystemClock(),
   });
   let peakRss = process.memoryUsage().rss;

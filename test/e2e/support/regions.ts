@@ -2,7 +2,7 @@ import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 
 export interface TestRegions {
   url: Record<Region, string>;
@@ -49,7 +49,7 @@ export async function startRegions(label: string, options: StartRegionsOptions =
       const database = await createTestDatabase(`${label}_${region}`);
       databases.push(database);
       process[region] = await startRegion(
-        testConfig({
+        testEnv({
           REGION: region,
           DATABASE_URL: database.url,
           BUS_PREFIX: prefix,

@@ -1,7 +1,7 @@
 export { AuditChainModule } from './audit-chain.module';
 export { auditChainFeature } from './audit-chain.feature';
 export { AuditChain, type AuditChainParts } from './audit-chain.runtime';
-export { AuditChainConfig, loadAuditChainConfig } from './audit-chain.config';
+export { AuditChainConfig } from './audit-chain.config';
 export { AuditAppender, type AuditAppenderOptions } from './chain/audit-appender';
 export { AuditEntriesRepository } from './chain/audit-entries.repository';
 export type { AppendedEntry, AuditEntryInput, JsonValue, StoredEntry } from './chain/audit-entry';

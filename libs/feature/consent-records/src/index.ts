@@ -17,3 +17,4 @@ export {
 } from './flows/flow';
 export { FlowsRepository } from './flows/flows.repository';
 export { CreateFlowBody, UpdateFlowBody } from './flows/flows.dto';
+export { ConsentRecordsConfig } from './consent-records.config';

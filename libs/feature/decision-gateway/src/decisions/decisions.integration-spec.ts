@@ -7,7 +7,7 @@ import { ApprovalRequestedSchema, EventMetaSchema, decodeEvent, eventSubject } f
 import { consentRecordsFeature } from '@svc/consent-records';
 import { newApprovalSessionToken } from '@svc/ids';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
 import { CreateApplication, CreateApplicationCommand } from '../applications/use-cases/create-application.use-case';
 import { decisionGatewayFeature } from '../decision-gateway.feature';
 import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './deprecated-alias.interceptor';
@@ -81,7 +81,7 @@ describe('decision sessions over HTTP', () => {
     prefix = uniqueBusPrefix();
     running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: BASE }),
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: BASE }),
       clock,
     });
     url = running.url;

@@ -65,7 +65,7 @@ export class ReceiptSigner {
 
   /** The regional issuer URI (`{region_url}`), the receipts' `iss`. */
   get issuer(): string {
-    return this.config.PUBLIC_BASE_URL.replace(/\/$/, '');
+    return this.config.publicBaseUrl;
   }
 
   async signAuthorizerReceipt(input: AuthorizerReceiptInput): Promise<SignedReceipt> {

@@ -67,7 +67,7 @@ export class WitnessReceiptSigner {
 
   /** The regional issuer URI, the receipts' `iss`. */
   get issuer(): string {
-    return this.config.PUBLIC_BASE_URL.replace(/\/$/, '');
+    return this.config.publicBaseUrl;
   }
 
   async sign(input: WitnessReceiptInput): Promise<SignedWitnessReceipt> {
