@@ -1,7 +1,8 @@
 import { verifyReceipt } from '@svc/sdk-receipts-verify';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { FakeClock } from '@svc/config';
-import { SigningKeyStore, verifyCompactJws, type VerifiedCompactJws } from '@svc/crypto';
+import { verifyCompactJws, type VerifiedCompactJws } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { startProcess, type RunningProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type HttpResult, type TestDatabase } from '@svc/testing';
 import nacl from 'tweetnacl';

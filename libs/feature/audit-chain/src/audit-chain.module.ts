@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { Clock } from '@svc/config';
-import { SigningKeyStore } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { LOGGER, OutboxRegistry } from '@svc/server';
 import { BUSINESS_METRICS, Metrics, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';

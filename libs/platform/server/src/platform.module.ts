@@ -4,7 +4,8 @@ import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, No
 import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
-import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
+import { KeyEncryption } from '@svc/crypto';
+import { SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { createDataSource, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FakeClock, loadConfig } from '@svc/config';
-import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
+import { KeyEncryption } from '@svc/crypto';
+import { SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { createDataSource, runMigrations } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import { AuditChain } from '../../src/audit-chain.runtime';

@@ -1,6 +1,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { PlatformConfig } from '@svc/config';
-import { ed25519PublicJwk, type SigningKeyStore } from '@svc/crypto';
+import { ed25519PublicJwk } from '@svc/crypto';
+import { type SigningKeyStore } from '@svc/key-store';
 import { MAX_RECEIPT_BYTES, ReceiptSigner, type AuthorizerReceiptInput } from './receipts';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');

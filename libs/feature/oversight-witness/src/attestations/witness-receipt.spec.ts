@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { PlatformConfig } from '@svc/config';
-import { canonicalJson, verifyCompactJws, type SigningKeyStore } from '@svc/crypto';
+import { canonicalJson, verifyCompactJws } from '@svc/crypto';
+import { type SigningKeyStore } from '@svc/key-store';
 import nacl from 'tweetnacl';
 import { canonicalAttestationRequest, needsHuman, type AttestationCommand } from './attestation';
 import { MAX_WITNESS_RECEIPT_BYTES, WitnessReceiptSigner, policyClaims } from './witness-receipt';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PlatformConfig } from '@svc/config';
-import { SigningKeyStore, signCompactJws } from '@svc/crypto';
+import { signCompactJws } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { newId } from '@svc/ids';
 import { OAP_VERSION, OVERSIGHT_CONFORMANCE } from '../schema';
 

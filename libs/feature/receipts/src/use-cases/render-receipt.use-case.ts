@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
-import { SigningKeyStore, canonicalJson } from '@svc/crypto';
+import { canonicalJson } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { projectReceipt, type ReceiptStatus } from '../events/project-events';
 import { canonicalReceiptBytes } from '../flavors/canonical';
 import { dpvReceipt } from '../flavors/dpv';
