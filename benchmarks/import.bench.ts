@@ -20,10 +20,7 @@ import { startProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
-import { consentRecordsFeature } from '../libs/feature/consent-records/src';
-import { ImportsRepository } from '../libs/feature/consent-records/src/imports/imports.repository';
-import { RecordConsent } from '../libs/feature/consent-records/src/records/use-cases/record-consent.use-case';
-import type { RecordConsentBody } from '../libs/feature/consent-records/src/records/records.dto';
+import { ImportsRepository, RecordConsent, consentRecordsFeature, type RecordConsentBody } from '@svc/consent-records';
 import { fmt, rawInsertRate } from './support/report';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);

@@ -20,7 +20,7 @@ import { startProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
 import { Agent, request } from 'undici';
 import { DataSource } from 'typeorm';
-import { DeliveriesRepository, DeliveryWorker, newDeliveryId, webhookDispatcherFeature } from '../libs/feature/webhook-dispatcher/src';
+import { DeliveriesRepository, DeliveryWorker, newDeliveryId, webhookDispatcherFeature } from '@svc/webhook-dispatcher';
 import { fmt } from './support/report';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);

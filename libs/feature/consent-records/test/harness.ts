@@ -1,4 +1,3 @@
-/* eslint-disable @nx/enforce-module-boundaries -- test-only support of this lib's *.integration-spec and *.e2e-spec files, which have the same exemption in eslint.config.mjs */
 import { BusConnection } from '@svc/bus';
 import type { FakeClock } from '@svc/config';
 import { decodeEvent } from '@svc/contracts';

@@ -25,3 +25,4 @@ export { ExpireDueSessions } from './decisions/use-cases/expire-due-sessions.use
 export { EscalationApprovals, APPROVAL_REQUESTED_EVENT } from './decisions/escalation-approvals.consumer';
 export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decisions/deprecated-alias.interceptor';
 export { DecisionGatewayConfig } from './decision-gateway.config';
+export { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from './hosted/postmessage-schemas';

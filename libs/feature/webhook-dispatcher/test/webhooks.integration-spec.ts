@@ -8,10 +8,9 @@ import { ConsentGrantedSchema, EventMetaSchema, WebhookDeliveryFailedSchema, eve
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { WebhookVerificationError, verifyWebhook } from '@svc/sdk-webhooks';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase, LoopbackReceiver, type ReceivedWebhook } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository, DeliveryWorker, EventIntake, newDeliveryId, webhookDispatcherFeature } from '../src';
-import { LoopbackReceiver, type ReceivedWebhook } from './loopback-receiver';
 
 /** An application of the test, with its API token. */
 interface TestApp {

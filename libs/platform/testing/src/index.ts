@@ -4,3 +4,4 @@ export { TEST_CHROMIUM_PATH, testConfig, testEnv, testKeyEncryptionKey } from '.
 export { freePort, http, waitFor, type HttpResult } from './http';
 export { FakeClock } from '@svc/config';
 export { TcpProxy } from './tcp-proxy';
+export { LoopbackReceiver, type ReceivedWebhook, type Responder } from './loopback-receiver';

@@ -86,3 +86,13 @@ export function livenessView(attester: TrustedAttester, now: Date, silentAfterSe
     silent: attester.status === 'active' && (last === null || now.getTime() - last.getTime() > silentAfterSeconds * 1000),
   };
 }
+
+/** How a presented token matched: the current slot, or the previous one inside its overlap. */
+export type TokenSlot = 'current' | 'previous';
+
+/** The authenticated trusted attester of a request. */
+export interface AttesterPrincipal {
+  attester: TrustedAttester;
+  /** Which token slot matched; `previous` means the caller still uses a rotated-out token. */
+  slot: TokenSlot;
+}

@@ -2,7 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { chromium, type Browser } from 'playwright-core';
 import { TEST_CHROMIUM_PATH } from '@svc/testing';
-import { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from '../../src/hosted/postmessage-schemas';
+import { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from '@svc/decision-gateway';
 
 /** One message as a host page recorded it. */
 export interface Received {

@@ -5,13 +5,10 @@ import { BusConnection, EventPublisher } from '@svc/bus';
 import { FakeClock } from '@svc/config';
 import { ApprovalRequestedSchema, EventMetaSchema, decodeEvent, eventSubject } from '@svc/contracts';
 import { consentRecordsFeature } from '@svc/consent-records';
+import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET, CreateApplication, CreateApplicationCommand, ExpireDueSessions, decisionGatewayFeature } from '@svc/decision-gateway';
 import { newApprovalSessionToken } from '@svc/ids';
 import { startProcess, type RunningProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
-import { CreateApplication, CreateApplicationCommand } from '../applications/use-cases/create-application.use-case';
-import { decisionGatewayFeature } from '../decision-gateway.feature';
-import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './deprecated-alias.interceptor';
-import { ExpireDueSessions } from './use-cases/expire-due-sessions.use-case';
 
 type Json = Record<string, unknown>;
 const BASE = 'https://us.example.test';
