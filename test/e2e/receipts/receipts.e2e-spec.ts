@@ -19,7 +19,7 @@ import {
 } from '@svc/receipts';
 import { anonymousConsentInput, authorityInput, consentInput, flipOneByte, naclVerify } from '@svc/receipts/testing';
 
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(__dirname, '../../..');
 const canonical = (value: unknown): string => canonicalize(value) as string;
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
