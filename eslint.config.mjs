@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import local from './tools/lint/no-import-cycle.mjs';
 
 /*
  * Module boundaries (Nx tags in each project.json), enforced on production code, tests and
@@ -55,12 +56,12 @@ function boundaries({ tests }) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.nx/**', 'libs/platform/contracts/src/gen/**', 'coverage/**', 'test-output/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['node_modules/**', 'dist/**', '.nx/**', 'libs/platform/contracts/src/gen/**', 'coverage/**', 'test-output/**', 'tools/lint/fixtures/**', '**/*.js', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
-    plugins: { '@nx': nx },
+    plugins: { '@nx': nx, local },
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
@@ -71,6 +72,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       '@nx/enforce-module-boundaries': boundaries({ tests: false }),
+      'local/no-import-cycle': 'error',
     },
   },
   {

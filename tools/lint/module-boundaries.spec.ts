@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 interface Linted {
@@ -26,6 +27,7 @@ const FIXTURES = {
   importCycle: { filePath: 'libs/platform/auth/src/boundary-fixture.ts', code: "import { startProcess } from '@svc/server';\nexport const used = startProcess;\n" },
   pureImportsInfrastructure: { filePath: 'libs/platform/merkle/src/boundary-fixture.ts', code: "import { guardedAgent } from '@svc/egress';\nexport const used = guardedAgent;\n" },
   sdkImportsInternal: { filePath: 'libs/sdk/webhooks/src/boundary-fixture.ts', code: "import { defineErrors } from '@svc/errors';\nexport const used = defineErrors;\n" },
+  fileCycle: { filePath: 'tools/lint/fixtures/cycle/first.ts', code: readFileSync(join(ROOT, 'tools/lint/fixtures/cycle/first.ts'), 'utf8') },
   featureImportsFeature: { filePath: 'libs/feature/receipts/src/boundary-fixture.ts', code: "import { CreateApplication } from '@svc/decision-gateway';\nexport const used = CreateApplication;\n" },
 } as const;
 
@@ -70,6 +72,10 @@ describe('module boundaries in lint (the repository ESLint configuration on fixt
 
   it('fails an import that closes a cycle between projects', () => {
     expect(linted.importCycle.join('\n')).toMatch(/enforce-module-boundaries: Circular dependency between "platform-auth" and "platform-server" detected/);
+  });
+
+  it('fails an import that closes a cycle between files, type-only imports included', () => {
+    expect(linted.fileCycle).toEqual(['local/no-import-cycle: Import cycle: tools/lint/fixtures/cycle/first.ts -> tools/lint/fixtures/cycle/second.ts -> tools/lint/fixtures/cycle/first.ts']);
   });
 
   it('fails pure platform code that uses infrastructure, an SDK that uses internal code, and a feature that uses another', () => {
