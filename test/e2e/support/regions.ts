@@ -22,6 +22,8 @@ export interface StartRegionsOptions {
   ports?: Partial<Record<Region, number>>;
   /** Logger of every region (e.g. one writing to a stream the test reads); JSON on stdout by default. */
   logger?: Logger;
+  /** Further variables of every region's process, e.g. a feature's own (`OAP_TRUST_LISTS`). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function startRegions(label: string, options: StartRegionsOptions =
           PUBLIC_BASE_URL: `http://127.0.0.1:${ports[region]}`,
           SERVICE_NAME: `e2e-${region}`,
           ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
+          ...options.env,
         }),
         { clock: options.clock, logger: options.logger },
       );
