@@ -2,7 +2,8 @@ export { DecisionGatewayModule } from './decision-gateway.module';
 export { GATEWAY_SCHEMA } from './schema';
 export { gatewayMigrations } from './migrations';
 export { gatewayError } from './gateway.errors';
-export { APPLICATION_MODES, ENVIRONMENTS, applicationView, type Application, type ApplicationMode, type Environment } from './applications/application';
+export { APPLICATION_MODES, ENVIRONMENTS, type Application, type ApplicationMode, type Environment } from './applications/application';
+export { applicationView } from './applications/application.response';
 export { ApplicationsRepository } from './applications/applications.repository';
 export { CreateApplication, CreateApplicationCommand, type CreatedApplication } from './applications/use-cases/create-application.use-case';
 export { canonicalOrigin } from './applications/origin';
@@ -26,3 +27,5 @@ export { EscalationApprovals, APPROVAL_REQUESTED_EVENT } from './decisions/escal
 export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decisions/deprecated-alias.interceptor';
 export { PeopleModule } from './people/people.module';
 export { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions, type SignedInPerson } from './people/person-sessions.port';
+export { DecisionGatewayConfig } from './decision-gateway.config';
+export { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from './hosted/postmessage-schemas';

@@ -1,7 +1,7 @@
 import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { APPLICATION_MODES, ENVIRONMENTS, type ApplicationMode, type Environment } from './application';
+import { APPLICATION_MODES, ENVIRONMENTS, type Application, type ApplicationMode, type Environment } from './application';
 
 /** The wire shape of `applicationView`, published in the OpenAPI document. */
 export class ApplicationResponse {
@@ -43,4 +43,19 @@ export class AllowedOriginResponse {
 /** The answer of adding an allowed origin: `{allowed_origin}`. */
 export class AllowedOriginEnvelopeResponse {
   @ValidateNested() @Type(() => AllowedOriginResponse) allowed_origin!: AllowedOriginResponse;
+}
+
+/** The application's wire shape: the spec's generic resource fields plus its settings. */
+export function applicationView(app: Application, publishableKey?: string): Record<string, unknown> {
+  return {
+    id: app.id,
+    object: 'application',
+    name: app.name,
+    environment: app.environment,
+    created_at: app.createdAt.toISOString(),
+    mode: app.mode,
+    capabilities_published: app.capabilitiesPublished,
+    region: app.region,
+    ...(publishableKey ? { publishable_key: publishableKey } : {}),
+  } satisfies ApplicationResponse;
 }

@@ -4,7 +4,7 @@ import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiRespo
 import { AllowedOriginEnvelopeResponse, AllowedOriginResponse, ApiTokenEnvelopeResponse, ApiTokenResponse, ApplicationResponse } from './application.response';
 import type { FastifyReply } from 'fastify';
 import { gatewayError } from '../gateway.errors';
-import { applicationView } from './application';
+import { applicationView } from './application.response';
 import { AddAllowedOriginBody, IssueApiTokenBody, RemoveAllowedOriginQuery, UpdateApplicationBody } from './applications.dto';
 import { ApplicationsRepository, type ApiTokenRecord } from './applications.repository';
 import { canonicalOrigin } from './origin';

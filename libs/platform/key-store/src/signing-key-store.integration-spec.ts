@@ -2,9 +2,7 @@ import { createPrivateKey, randomBytes } from 'node:crypto';
 import { isDomainError } from '@svc/errors';
 import { createDataSource, dropDatabase, ensureDatabase, runMigrations } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
-import { ed25519PublicJwk } from './ed25519';
-import { signCompactJws, verifyCompactJws } from './jws';
-import { KeyEncryption } from './key-encryption';
+import { KeyEncryption, ed25519PublicJwk, signCompactJws, verifyCompactJws } from '@svc/crypto';
 import { CreateSigningKeys1795377354475, keysMigrations } from './keys.migrations';
 import { SigningKeyStore } from './signing-key-store';
 

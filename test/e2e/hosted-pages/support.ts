@@ -1,7 +1,8 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { chromium, type Browser } from 'playwright-core';
-import { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from '../../src/hosted/postmessage-schemas';
+import { TEST_CHROMIUM_PATH } from '@svc/testing';
+import { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from '@svc/decision-gateway';
 
 /** One message as a host page recorded it. */
 export interface Received {
@@ -16,7 +17,7 @@ export interface Received {
  */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
+    executablePath: TEST_CHROMIUM_PATH,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--test-third-party-cookie-phaseout'],
   });
 }

@@ -1,8 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { cryptoError } from './crypto.errors';
-import { ed25519PublicJwk, generateEd25519KeyPair, importEd25519PublicJwk, type Ed25519PublicJwk } from './ed25519';
-import type { KeyEncryption } from './key-encryption';
+import { cryptoError, ed25519PublicJwk, generateEd25519KeyPair, importEd25519PublicJwk, type ActiveSigningKey, type Ed25519PublicJwk, type KeyEncryption, type SigningJwk } from '@svc/crypto';
 import { KEYS_SCHEMA } from './keys.migrations';
 
 /** Lifecycle state of a signing key: `active` signs (one per region); `retired` only verifies. */
@@ -23,19 +21,7 @@ export interface SigningKeyInfo {
   retiredAt: Date | null;
 }
 
-/** The key new signatures are made with. */
-export interface ActiveSigningKey {
-  kid: string;
-  privateKey: KeyObject;
-  publicJwk: Ed25519PublicJwk;
-}
 
-/** One JWKS entry (RFC 7517 §4, RFC 8037 §2): public members only, never `d`. */
-export interface SigningJwk extends Ed25519PublicJwk {
-  kid: string;
-  alg: 'EdDSA';
-  use: 'sig';
-}
 
 /** Tuning of {@link SigningKeyStore}; every member is optional. */
 export interface SigningKeyStoreOptions {

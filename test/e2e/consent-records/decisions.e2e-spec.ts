@@ -1,6 +1,6 @@
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http, waitFor } from '@svc/testing';
-import { FakeClock, startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
+import { FakeClock, startRegions, type TestRegions } from '../support/regions';
 
 /**
  * Spec: Decision session, Consent token, Versioning 2–3, residency. Issue 4 end to end: every

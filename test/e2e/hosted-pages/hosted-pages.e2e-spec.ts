@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http, waitFor } from '@svc/testing';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { FakeClock, startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
+import { FakeClock, startRegions, type TestRegions } from '../support/regions';
 import { startHostSite, type HostSite } from './host-pages';
 import { launchChromium, publishedValidators, type Received } from './support';
 
-const SCREENSHOTS = join(__dirname, '../../../../../test-output/screenshots');
+const SCREENSHOTS = join(__dirname, '../../../test-output/screenshots');
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /**

@@ -6,12 +6,10 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { ResolveEscalation } from '@svc/oap-authorizer';
 import { http, waitFor, type HttpResult } from '@svc/testing';
 import { DataSource } from 'typeorm';
-import { createAgent, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey } from '../../../../test/e2e/oap-authorizer/support';
-import { FakeClock, startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
-import type { ReceiptDocument } from '../src';
-import { AuthorityEvents } from '../src/intake/authority-events.consumer';
-import { ConsentRecordEvents } from '../src/intake/consent-record-events.consumer';
-import { flipOneByte, naclVerify } from './signing-fixtures';
+import { createAgent, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey } from '../oap-authorizer/support';
+import { FakeClock, startRegions, type TestRegions } from '../support/regions';
+import { AuthorityEvents, ConsentRecordEvents, type ReceiptDocument } from '@svc/receipts';
+import { flipOneByte, naclVerify } from '@svc/receipts/testing';
 
 type Json = Record<string, unknown>;
 type Jwks = { keys: Array<Record<string, string>> };

@@ -1,7 +1,7 @@
 import { http } from '@svc/testing';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { codeFor, startMailDev, type MailDev } from '../../../../../test/e2e/support/mail';
-import { startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
+import { codeFor, startMailDev, type MailDev } from '../support/mail';
+import { startRegions, type TestRegions } from '../support/regions';
 import { launchChromium } from './support';
 
 /**

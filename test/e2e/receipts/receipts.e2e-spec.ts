@@ -7,7 +7,7 @@ import { RpcClient } from '@svc/bus';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http } from '@svc/testing';
 import { DataSource } from 'typeorm';
-import { startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
+import { startRegions, type TestRegions } from '../support/regions';
 import {
   AppendReceiptTransition,
   FreezeReceipt,
@@ -16,11 +16,10 @@ import {
   validateReceiptDocument,
   verifySignedReceipt,
   type ReceiptDocument,
-} from '../src';
-import { anonymousConsentInput, authorityInput, consentInput } from './receipt-fixtures';
-import { flipOneByte, naclVerify } from './signing-fixtures';
+} from '@svc/receipts';
+import { anonymousConsentInput, authorityInput, consentInput, flipOneByte, naclVerify } from '@svc/receipts/testing';
 
-const ROOT = resolve(__dirname, '../../../..');
+const ROOT = resolve(__dirname, '../../..');
 const canonical = (value: unknown): string => canonicalize(value) as string;
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

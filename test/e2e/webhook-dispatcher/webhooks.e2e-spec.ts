@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { verifyWebhook } from '@svc/sdk-webhooks';
 import { http, waitFor } from '@svc/testing';
-import { startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
+import { startRegions, type TestRegions } from '../support/regions';
 
 /** Issue 8 through the region's public router (monolithic mode): subscribe, test delivery, log. */
 describe('webhooks through the us router', () => {

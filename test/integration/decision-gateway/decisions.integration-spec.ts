@@ -5,13 +5,10 @@ import { BusConnection, EventPublisher } from '@svc/bus';
 import { FakeClock } from '@svc/config';
 import { ApprovalRequestedSchema, EventMetaSchema, decodeEvent, eventSubject } from '@svc/contracts';
 import { consentRecordsFeature } from '@svc/consent-records';
+import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET, CreateApplication, CreateApplicationCommand, ExpireDueSessions, decisionGatewayFeature } from '@svc/decision-gateway';
 import { newApprovalSessionToken } from '@svc/ids';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
-import { CreateApplication, CreateApplicationCommand } from '../applications/use-cases/create-application.use-case';
-import { decisionGatewayFeature } from '../decision-gateway.feature';
-import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './deprecated-alias.interceptor';
-import { ExpireDueSessions } from './use-cases/expire-due-sessions.use-case';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
 
 type Json = Record<string, unknown>;
 const BASE = 'https://us.example.test';
@@ -81,7 +78,7 @@ describe('decision sessions over HTTP', () => {
     prefix = uniqueBusPrefix();
     running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: BASE }),
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: BASE }),
       clock,
     });
     url = running.url;

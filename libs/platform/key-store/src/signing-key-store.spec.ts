@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isDomainError } from '@svc/errors';
 import type { DataSource } from 'typeorm';
-import { generateEd25519KeyPair } from './ed25519';
-import { KeyEncryption } from './key-encryption';
+import { KeyEncryption, generateEd25519KeyPair } from '@svc/crypto';
 import { SigningKeyStore } from './signing-key-store';
 
 const kek = new KeyEncryption(randomBytes(32).toString('base64'));

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { verifyWebhook } from '@svc/sdk-webhooks';
-import { http, waitFor } from '@svc/testing';
+import { http, waitFor, LoopbackReceiver, type ReceivedWebhook } from '@svc/testing';
 import { Webhook } from 'standardwebhooks';
-import { startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
-import { LoopbackReceiver, type ReceivedWebhook } from './loopback-receiver';
+import { startRegions, type TestRegions } from '../support/regions';
 
 jest.setTimeout(120_000);
 

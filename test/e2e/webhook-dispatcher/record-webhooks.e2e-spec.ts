@@ -3,10 +3,9 @@ import { BusConnection, type DeliveredEvent } from '@svc/bus';
 import { ConsentRecordedSchema } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { verifyWebhook } from '@svc/sdk-webhooks';
-import { http, waitFor } from '@svc/testing';
-import { startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
-import { EventIntake } from '../src';
-import { LoopbackReceiver, type ReceivedWebhook } from './loopback-receiver';
+import { http, waitFor, LoopbackReceiver, type ReceivedWebhook } from '@svc/testing';
+import { startRegions, type TestRegions } from '../support/regions';
+import { EventIntake } from '@svc/webhook-dispatcher';
 
 type Decision = 'granted' | 'declined';
 

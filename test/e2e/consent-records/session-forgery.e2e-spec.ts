@@ -4,8 +4,8 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { http, waitFor, type HttpResult } from '@svc/testing';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { FakeClock, startRegions, type TestRegions } from '../../../../test/e2e/support/regions';
-import { SessionDecisionsConsumer } from '../src/sessions/session-decisions.consumer';
+import { FakeClock, startRegions, type TestRegions } from '../support/regions';
+import { SessionDecisionsConsumer } from '@svc/consent-records';
 
 type Json = Record<string, unknown>;
 
