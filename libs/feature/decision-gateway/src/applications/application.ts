@@ -15,6 +15,10 @@ export interface Application {
   mode: ApplicationMode;
   capabilitiesPublished: boolean;
   region: string;
+  /** Logo of the hosted pages: absolute https URL, or null. */
+  logoUrl: string | null;
+  /** Brand colour of the hosted pages: `#rrggbb`, or null. */
+  brandColor: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -30,6 +34,8 @@ export function applicationView(app: Application, publishableKey?: string): Reco
     mode: app.mode,
     capabilities_published: app.capabilitiesPublished,
     region: app.region,
+    logo_url: app.logoUrl,
+    brand_color: app.brandColor,
     ...(publishableKey ? { publishable_key: publishableKey } : {}),
   } satisfies ApplicationResponse;
 }
