@@ -83,6 +83,8 @@ export interface SessionPatch {
   evidence?: Record<string, unknown>;
   exchangeTokenSha256?: string;
   completedAt?: Date;
+  /** Consent fulfilled with a choice: the purpose keys granted (a subset of those shown). */
+  purposes?: string[];
 }
 
 /** Inbox filters (spec, What the service does 9). */
@@ -154,6 +156,7 @@ export class DecisionsRepository {
          exchange_token_sha256 = COALESCE($5, exchange_token_sha256),
          completed_at = COALESCE($6, completed_at),
          outcome = COALESCE($8, outcome),
+         purposes = COALESCE($9::text[], purposes),
          updated_at = $7
        WHERE token_sha256 = $1 RETURNING *`,
       [
@@ -165,6 +168,7 @@ export class DecisionsRepository {
         patch.completedAt ?? null,
         at,
         patch.outcome ?? null,
+        patch.purposes ?? null,
       ],
     );
     return toSession(rows[0]!);
