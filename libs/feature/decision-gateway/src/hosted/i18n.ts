@@ -495,8 +495,10 @@ export function acceptedLanguages(header: string | string[] | null | undefined):
       if (!/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/.test(tag)) return;
       let q = 1;
       for (const param of params) {
+        if (!/^\s*q\s*=/.test(param)) continue;
         const m = /^\s*q\s*=\s*([01](\.\d{0,3})?)\s*$/.exec(param);
-        if (m) q = Math.min(1, Number(m[1]));
+        if (!m) return;
+        q = Math.min(1, Number(m[1]));
       }
       if (q > 0) ranges.push({ tag, q, at });
     });
