@@ -31,7 +31,7 @@ export const FRAME_SCRIPT = String.raw`(function () {
   var dropTimer = null;
   var skipDrops = cfg.ready_drop_counted ? 1 : 0;
   var quiet = false;
-  var granted = null;
+  var granted = cfg.granted || null;
   var purposes = cfg.purposes || [];
   var $ = function (id) { return document.getElementById(id); };
 
@@ -337,7 +337,12 @@ export const FRAME_SCRIPT = String.raw`(function () {
   }
 
   emit('svc:ready', { kind: cfg.envelope_kind, session_token: cfg.session_token, deadline_at: cfg.deadline, branding: cfg.branding, mode: cfg.mode, locale: cfg.locale });
-  if (state.outcome) { ended = true; setBusy(false); announce(format('status_done', { outcome: t['outcome_' + state.outcome] || state.outcome })); }
+  if (state.outcome) {
+    ended = true;
+    setBusy(false);
+    var grantedLabels = state.outcome === 'granted' && granted ? labelsOf(granted) : [];
+    announce(grantedLabels.length ? format('status_done_purposes', { names: listOf(grantedLabels) }) : format('status_done', { outcome: t['outcome_' + state.outcome] || state.outcome }));
+  }
   else { announce(''); emit('svc:state', statePayload(null, state.status)); }
   render();
   if (typeof ResizeObserver === 'function') new ResizeObserver(measure).observe(document.documentElement);

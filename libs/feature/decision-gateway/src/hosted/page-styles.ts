@@ -25,6 +25,8 @@ ul.purposes li{margin:.25rem 0}
 .tag{display:inline-block;font-size:.75rem;padding:0 .4rem;border-radius:4px;background:#e8ebef;margin-left:.25rem}
 .intro{color:#4a5360;margin:.25rem 0 .75rem}
 fieldset.choices{border:0;margin:0;padding:0;min-width:0}
+fieldset.choices legend{padding:0}
+.purpose input:disabled+label{cursor:default}
 .purpose{display:grid;grid-template-columns:auto 1fr;gap:.25rem .75rem;align-items:start;padding:.75rem 0;border-top:1px solid #e3e6ea}
 .purpose:last-child{border-bottom:1px solid #e3e6ea}
 .purpose label{font-weight:600;cursor:pointer;min-height:28px}

@@ -103,8 +103,11 @@ function flowLang(flow: FlowPresentation | null): string {
  * pre-ticked), and a fixed row, marked as such, for a purpose the flow requires on another
  * lawful basis. The page script sends the ticked keys with `complete`.
  */
-function purposeRows(flow: FlowPresentation, t: Dictionary): string {
+function purposeRows(flow: FlowPresentation, t: Dictionary, session: DecisionSession): string {
   const lang = flowLang(flow);
+  // A decided session shows the answer recorded (read-only); an open one starts with nothing ticked.
+  const decided = session.completedAt !== null && session.completedAt !== undefined;
+  const granted = new Set(decided && session.outcome === 'granted' ? session.purposes : []);
   return flow.purposes
     .map((p, i) => {
       const id = `svc-purpose-${i}`;
@@ -113,7 +116,8 @@ function purposeRows(flow: FlowPresentation, t: Dictionary): string {
       if (isFixedPurpose(p)) {
         return `<div class="purpose fixed" data-purpose="${escapeHtml(p.key)}" data-fixed="true"><span class="mark" aria-hidden="true">✓</span><span${lang}><strong>${label}</strong></span><p class="fixed-note">${escapeHtml(t.always_active)}</p>${desc}</div>`;
       }
-      return `<div class="purpose"><input type="checkbox" id="${id}" name="purpose" value="${escapeHtml(p.key)}"${desc ? ` aria-describedby="${id}-d"` : ''}><label for="${id}"${lang}>${label}</label>${desc}</div>`;
+      const state = decided ? `${granted.has(p.key) ? ' checked' : ''} disabled` : '';
+      return `<div class="purpose"><input type="checkbox" id="${id}" name="purpose" value="${escapeHtml(p.key)}"${state}${desc ? ` aria-describedby="${id}-d"` : ''}><label for="${id}"${lang}>${label}</label>${desc}</div>`;
     })
     .join('');
 }
@@ -128,7 +132,7 @@ function consentBody(model: PageModel, t: Dictionary): string {
       ? `<section aria-labelledby="svc-disclosures-h"><h2 id="svc-disclosures-h">${escapeHtml(t.disclosures)}</h2><p>${escapeHtml(t.disclosures_intro)}</p>${description}</section>`
       : description;
   const purposes = flow && flow.purposes.length
-    ? `<fieldset class="choices" id="svc-purposes" aria-describedby="svc-purposes-intro"><legend><h2 id="svc-purposes-h">${escapeHtml(t.purposes)}</h2></legend><p class="intro" id="svc-purposes-intro">${escapeHtml(t.purposes_intro)}</p>${purposeRows(flow, t)}</fieldset>`
+    ? `<fieldset class="choices" id="svc-purposes" aria-describedby="svc-purposes-intro"><legend><h2 id="svc-purposes-h">${escapeHtml(t.purposes)}</h2></legend><p class="intro" id="svc-purposes-intro">${escapeHtml(t.purposes_intro)}</p>${purposeRows(flow, t, model.session)}</fieldset>`
     : '';
   return `${disclosures}<section aria-labelledby="svc-purposes-h">${purposes}${policy}</section>`;
 }
@@ -196,6 +200,7 @@ export function renderDecisionPage(model: PageModel): string {
     branding: { name: branding.name, logo_url: branding.logoUrl },
     one_screen: isOneScreen(model),
     date_options: DATE_OPTIONS,
+    granted: session.kind === 'consent' && session.outcome === 'granted' ? session.purposes : null,
     purposes: (model.flow?.purposes ?? []).map((p) => ({ key: p.key, label: p.label || p.key, fixed: isFixedPurpose(p) })),
     strings: t,
   };
