@@ -429,7 +429,7 @@ describe('hosted decision pages in Chromium', () => {
     expect(written).not.toMatch(/\d{4}-\d\d-\d\dT/);
     const hour = Number(tokyo.slice(0, 2));
     const minutes = tokyo.slice(3);
-    expect([written, new RegExp(`(^|\\D)(0?${hour}|${hour % 12 || 12})\\D{1,4}${minutes}(\\D|$)`).test(written)]).toEqual([written, true]);
+    expect([written, new RegExp(`(^|\\D)0?(${hour}|${hour % 12 || 12})\\D{1,4}${minutes}(\\D|$)`).test(written)]).toEqual([written, true]);
     for (const [label, viewport] of VIEWPORTS) {
       await page.setViewportSize(viewport);
       await page.screenshot({ path: join(SCREENSHOTS, `consent-${language}-${label}.png`), fullPage: true });
