@@ -190,15 +190,16 @@ export const FRAME_SCRIPT = String.raw`(function () {
     actions.className = '';
     if (isChoiceStep(allowed) && purposes.length) {
       var free = purposes.some(function (p) { return !p.fixed; });
-      var modes = free ? ['accept_all', 'reject_all', 'save_choices'] : ['accept_all', 'reject_all'];
+      // Only purposes fixed by the flow: nothing to choose between, so agree or decline.
+      var modes = free ? ['accept_all', 'reject_all', 'save_choices'] : ['complete', 'decline'];
       actions.className = free ? 'choice-row' : 'choice-row two';
       modes.forEach(function (mode) {
         var b = document.createElement('button');
         b.type = 'button';
         b.id = 'svc-action-' + mode;
         b.className = 'choice';
-        b.textContent = t[CHOICES[mode]];
-        b.addEventListener('click', function () { choose(mode); });
+        b.textContent = t[CHOICES[mode] || LABELS[mode]];
+        b.addEventListener('click', function () { if (mode === 'decline') decide({ action: 'decline' }); else choose(mode === 'complete' ? 'accept_all' : mode); });
         actions.appendChild(b);
       });
       return;

@@ -45,6 +45,7 @@ describe('hosted decision pages in Chromium', () => {
   let choiceFlow: string;
   let consentOnlyFlow: string;
   let checksFlow: string;
+  let fixedOnlyFlow: string;
   let axeContext: BrowserContext;
 
   async function createFlow(body: Record<string, unknown>, activate = true): Promise<string> {
@@ -135,6 +136,7 @@ describe('hosted decision pages in Chromium', () => {
     });
     consentOnlyFlow = await createFlow({ ...flow, name: 'Consent only', purposes: consentPurposes.slice(0, 2) });
     checksFlow = await createFlow({ ...flow, name: 'With checks', requirements: ['identity_verification'] });
+    fixedOnlyFlow = await createFlow({ ...flow, name: 'Contract only', purposes: [flow.purposes[1]] });
     check = await publishedValidators(gateway);
     browser = await launchChromium();
     context = await browser.newContext();
@@ -393,6 +395,22 @@ describe('hosted decision pages in Chromium', () => {
     for (const action of ['sign_in', 'start_checks', 'review_terms']) await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action } });
     const empty = await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action: 'complete', purposes: [] } });
     expect([empty.status, empty.body.reason_code]).toEqual([422, 'no_purpose_granted']);
+  });
+
+  it('a flow whose only purposes are fixed offers agree and decline, equally prominent', async () => {
+    const token = await mint({ kind: 'consent', flow_id: fixedOnlyFlow, principal_id: 'fixed-1' });
+    const page = await context.newPage();
+    await page.goto(`${gateway}/decisions/${token}`);
+    await page.waitForSelector('#svc-action-complete');
+    await expect(page.locator('#svc-actions button').evaluateAll((els) => els.map((e) => [e.id, e.className]))).resolves.toEqual([
+      ['svc-action-complete', 'choice'],
+      ['svc-action-decline', 'choice'],
+    ]);
+    await expect(page.locator('#svc-purposes input[type=checkbox]').count()).resolves.toBe(0);
+    await page.click('#svc-action-complete');
+    await page.waitForSelector('text=Thank you');
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['service'] });
+    await page.close();
   });
 
   it('a flow with checks keeps its steps; the choice comes at the last one', async () => {
