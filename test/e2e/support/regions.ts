@@ -22,6 +22,10 @@ export interface StartRegionsOptions {
   ports?: Partial<Record<Region, number>>;
   /** Logger of every region (e.g. one writing to a stream the test reads); JSON on stdout by default. */
   logger?: Logger;
+  /** Further configuration of every region (e.g. SMTP_URL). */
+  env?: Record<string, string>;
+  /** PUBLIC_BASE_URL host of every region (e.g. `localhost`, which WebAuthn accepts as an RP ID); 127.0.0.1 by default. */
+  publicHost?: string;
 }
 
 /**
@@ -56,9 +60,10 @@ export async function startRegions(label: string, options: StartRegionsOptions =
           HTTP_PORT: String(ports[region]),
           KEY_ENCRYPTION_KEY: kek,
           REGION_URLS: regionUrls,
-          PUBLIC_BASE_URL: `http://127.0.0.1:${ports[region]}`,
+          PUBLIC_BASE_URL: `http://${options.publicHost ?? '127.0.0.1'}:${ports[region]}`,
           SERVICE_NAME: `e2e-${region}`,
           ...(options.natsUrl ? { NATS_URL: options.natsUrl } : {}),
+          ...options.env,
         }),
         { clock: options.clock, logger: options.logger },
       );

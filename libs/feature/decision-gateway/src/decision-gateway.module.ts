@@ -11,12 +11,13 @@ import { DecisionsModule } from './decisions/decisions.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { HostedModule } from './hosted/hosted.module';
 import { MeController } from './me.controller';
+import { PeopleModule } from './people/people.module';
 import { GATEWAY_SCHEMA } from './schema';
 import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
 @Module({
-  imports: [DecisionsModule, HostedModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule],
   controllers: [ApplicationsController, MeController, DiscoveryController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
@@ -28,6 +29,6 @@ import { GATEWAY_OUTBOX } from './tokens';
     RevokeApiToken,
     GatewayRpcHandlers,
   ],
-  exports: [CreateApplication, ApplicationsRepository],
+  exports: [CreateApplication, ApplicationsRepository, PeopleModule],
 })
 export class DecisionGatewayModule {}

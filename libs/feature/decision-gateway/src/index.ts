@@ -24,3 +24,5 @@ export { CreateDecisionSession } from './decisions/use-cases/create-decision-ses
 export { ExpireDueSessions } from './decisions/use-cases/expire-due-sessions.use-case';
 export { EscalationApprovals, APPROVAL_REQUESTED_EVENT } from './decisions/escalation-approvals.consumer';
 export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decisions/deprecated-alias.interceptor';
+export { PeopleModule } from './people/people.module';
+export { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions, type SignedInPerson } from './people/person-sessions.port';

@@ -83,6 +83,8 @@ export interface SessionPatch {
   evidence?: Record<string, unknown>;
   exchangeTokenSha256?: string;
   completedAt?: Date;
+  /** Binds the person (only ever set on an unbound session, by the hosted sign-in). */
+  principal?: { id: string; binding: PrincipalBinding };
   /** Consent fulfilled with a choice: the purpose keys granted (a subset of those shown). */
   purposes?: string[];
 }
@@ -156,7 +158,9 @@ export class DecisionsRepository {
          exchange_token_sha256 = COALESCE($5, exchange_token_sha256),
          completed_at = COALESCE($6, completed_at),
          outcome = COALESCE($8, outcome),
-         purposes = COALESCE($9::text[], purposes),
+         principal_id = COALESCE($9, principal_id),
+         principal_binding = COALESCE($10, principal_binding),
+         purposes = COALESCE($11::text[], purposes),
          updated_at = $7
        WHERE token_sha256 = $1 RETURNING *`,
       [
@@ -168,6 +172,8 @@ export class DecisionsRepository {
         patch.completedAt ?? null,
         at,
         patch.outcome ?? null,
+        patch.principal?.id ?? null,
+        patch.principal?.binding ?? null,
         patch.purposes ?? null,
       ],
     );

@@ -279,6 +279,7 @@ export const FRAME_SCRIPT = String.raw`(function () {
         setBusy(false);
         if (r.res.ok) { apply(r.json); return; }
         if (r.res.status === 410) { expire(); return; }
+        if (r.json.reason_code === 'sign_in_required' && r.json.detail && r.json.detail.sign_in_url && window.top === window) { window.location.assign(r.json.detail.sign_in_url); return; }
         fail(r.json.reason_code || 'http_' + r.res.status, r.json.message || '', r.res.status === 404);
       })
       .catch(function (e) { setBusy(false); fail('network_error', String(e && e.message || e), false); });

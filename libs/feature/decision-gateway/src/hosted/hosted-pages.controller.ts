@@ -10,6 +10,7 @@ import { pageView } from '../decisions/decision.views';
 import type { CreateDecisionBody } from '../decisions/decisions.dto';
 import { sessionDigest } from '../decisions/session-token';
 import { CreateDecisionSession } from '../decisions/use-cases/create-decision-session.use-case';
+import { PersonNotices } from '../people/person-notices';
 import { ReadDecisionSession } from '../decisions/use-cases/read-decision-session.use-case';
 import { AllowedOrigins } from './allowed-origins';
 import { FlowPresentations } from './flow-presentation';
@@ -39,6 +40,7 @@ export class HostedPagesController {
     private readonly applications: ApplicationsRepository,
     private readonly hosted: HostedRepository,
     private readonly clock: Clock,
+    private readonly personNotices: PersonNotices,
   ) {}
 
   /**
@@ -165,12 +167,14 @@ export class HostedPagesController {
   ): Promise<PageModel> {
     const flow = await this.flowOf(session);
     const application = await this.applications.findApplication(session.applicationId);
+    const locale = negotiateLocale(acceptLanguage, flow?.locale);
     return {
+      personNotice: await this.personNotices.forSession(session, locale),
       session,
       sessionToken: token,
       state: pageView(session),
       flow,
-      locale: negotiateLocale(acceptLanguage, flow?.locale),
+      locale,
       applicationName: application?.name ?? null,
       branding: { name: application?.name ?? null, logoUrl: application?.logoUrl ?? null, brandColor: application?.brandColor ?? null },
       serverNow: this.clock.now(),

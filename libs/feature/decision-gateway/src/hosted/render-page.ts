@@ -53,6 +53,8 @@ export interface PageModel {
   redirectUri: string | null;
   serverNow: Date;
   nonce: string;
+  /** Shown when the session is for a person with an account: their name and a request to confirm (people feature's wording). */
+  personNotice?: string | null;
 }
 
 export { escapeHtml };
@@ -218,6 +220,7 @@ export function renderDecisionPage(model: PageModel): string {
 ${brandLine(branding, t)}
 <h1 id="svc-title" tabindex="-1"${titleLang}>${escapeHtml(title)}</h1>
 <p class="deadline">${escapeHtml(t.deadline)} ${timeElement(session.deadline.toISOString(), model.locale, 'deadline')}</p>
+${model.personNotice ? `<p id="svc-person">${escapeHtml(model.personNotice)}</p>` : ''}
 ${body}
 <h2 id="svc-progress" tabindex="-1"></h2>
 <div id="svc-actions" role="group" aria-labelledby="svc-title"></div>

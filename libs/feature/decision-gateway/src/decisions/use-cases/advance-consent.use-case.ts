@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Clock } from '@svc/config';
 import type { OutboxWriter } from '@svc/persistence';
@@ -11,6 +11,7 @@ import type { TransitionBody } from '../decisions.dto';
 import { decisionError } from '../decisions.errors';
 import { DecisionsRepository } from '../decisions.repository';
 import { FlowLookup } from '../flow-lookup';
+import { HOSTED_SIGN_IN, type HostedSignIn } from '../principal-binding';
 import { onLockedSession } from '../session-transaction';
 import { revokeFulfilledConsent } from './revoke-consent.use-case';
 
@@ -43,9 +44,16 @@ export class AdvanceConsent {
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly flows: FlowLookup,
+    @Optional() @Inject(HOSTED_SIGN_IN) private readonly hostedSignIn?: HostedSignIn,
   ) {}
 
-  async execute(tokenSha256: string, body: TransitionBody & { action: ConsentAction }): Promise<ConsentMoveResult> {
+  /**
+   * `proof` is what the page's request carries of a sign-in (the request itself, for the sign-in
+   * cookie); with a {@link HostedSignIn} adapter, `sign_in` binds an unbound session to the person
+   * it proves (`hosted_sign_in`), and the adapter refuses the move when the flow requires a sign-in
+   * that is missing or a bound person's sign-in that does not match.
+   */
+  async execute(tokenSha256: string, body: TransitionBody & { action: ConsentAction }, proof: Readonly<Record<string, unknown>> = {}): Promise<ConsentMoveResult> {
     const now = this.clock.now();
     return onLockedSession(this.sessions, this.outbox, { tokenSha256, now, refuseExpired: body.action !== 'revoke' }, async (manager, session) => {
       const from = session.status as ConsentStatus;
@@ -69,6 +77,12 @@ export class AdvanceConsent {
       if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
       if (to === 'fulfilled') return this.fulfil(manager, session, now, body.purposes === undefined ? session.purposes : await this.chosenPurposes(session, body.purposes));
       if (body.action === 'decline') return this.decline(manager, session, now);
+      if (body.action === 'sign_in' && this.hostedSignIn) {
+        const signedIn = await this.hostedSignIn.signedInPrincipal(session, proof);
+        if (signedIn !== null && session.principalBinding === null) {
+          return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, principal: { id: signedIn, binding: 'hosted_sign_in' } }, now) };
+        }
+      }
       return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, evidence: body.evidence }, now) };
     });
   }
