@@ -98,5 +98,6 @@ describe('consent page', () => {
     expect(isOneScreen({ session: session({ principalId: null }), flow })).toBe(false);
     expect(isOneScreen({ session: session(), flow: { ...flow, requirements: ['identity_verification'] } })).toBe(false);
     expect(isOneScreen({ session: session({ consentPath: 'informed' }), flow })).toBe(false);
+    expect(isOneScreen({ session: session(), flow, personNotice: 'Ada, please sign in to confirm it is you.' })).toBe(false);
   });
 });

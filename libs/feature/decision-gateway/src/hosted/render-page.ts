@@ -87,12 +87,14 @@ export function isFixedPurpose(p: { required: boolean; mechanism?: string }): bo
 
 /**
  * A consent page shows the standard path on one screen when there is nothing else to do: no
- * check to run and the person already bound by the application's server. The page then walks
+ * check to run, the person already bound by the application's server and not asked to sign in
+ * to confirm it is them. The page then walks
  * the spec's steps for the person on their one choice (see frame-script).
  */
-export function isOneScreen(model: Pick<PageModel, 'session' | 'flow'>): boolean {
+export function isOneScreen(model: Pick<PageModel, 'session' | 'flow' | 'personNotice'>): boolean {
   const { session, flow } = model;
-  return session.kind === 'consent' && (session.consentPath ?? 'standard') === 'standard' && (flow?.requirements ?? []).length === 0 && session.principalId !== null;
+  // A person notice means the person still has to sign in to confirm it is them: a step to do.
+  return session.kind === 'consent' && (session.consentPath ?? 'standard') === 'standard' && (flow?.requirements ?? []).length === 0 && session.principalId !== null && !model.personNotice;
 }
 
 /** `lang` for text the application wrote in the flow's locale (empty when unknown). */

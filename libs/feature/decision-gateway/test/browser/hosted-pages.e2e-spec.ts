@@ -135,7 +135,7 @@ describe('hosted decision pages in Chromium', () => {
       purposes: [...consentPurposes, { key: 'service', label: 'Running your account', description: 'Needed to provide the service you signed up for', mechanism: 'contract', required: true }],
     });
     consentOnlyFlow = await createFlow({ ...flow, name: 'Consent only', purposes: consentPurposes.slice(0, 2) });
-    checksFlow = await createFlow({ ...flow, name: 'With checks', requirements: ['identity_verification'] });
+    checksFlow = await createFlow({ ...flow, name: 'With checks', requirements: ['data_collection'] });
     fixedOnlyFlow = await createFlow({ ...flow, name: 'Contract only', purposes: [flow.purposes[1]] });
     check = await publishedValidators(gateway);
     browser = await launchChromium();
