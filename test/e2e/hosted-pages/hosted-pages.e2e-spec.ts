@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http, waitFor } from '@svc/testing';
@@ -8,7 +8,22 @@ import { startHostSite, type HostSite } from './host-pages';
 import { launchChromium, publishedValidators, type Received } from './support';
 
 const SCREENSHOTS = join(__dirname, '../../../test-output/screenshots');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+const LOGO_URL = 'https://brand.acme.example/logo.svg';
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="40" height="40" rx="8" fill="#0f766e"/><path d="M10 30 L20 10 L30 30 Z" fill="#fff"/><text x="48" y="27" font-family="sans-serif" font-size="18" font-weight="700" fill="#0f766e">Acme</text></svg>';
+const VIEWPORTS = [
+  ['desktop', { width: 1280, height: 800 }],
+  ['mobile', { width: 390, height: 844 }],
+] as const;
+const LANGUAGES = ['en', 'fr', 'de', 'es', 'pt', 'ja'] as const;
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
 
 /**
  * Issue 5 in real headless Chromium: hosted pages, embed / element / popup / redirect, postMessage
@@ -27,6 +42,11 @@ describe('hosted decision pages in Chromium', () => {
   let standardFlow: string;
   let informedFlow: string;
   let draftFlow: string;
+  let choiceFlow: string;
+  let consentOnlyFlow: string;
+  let checksFlow: string;
+  let fixedOnlyFlow: string;
+  let axeContext: BrowserContext;
 
   async function createFlow(body: Record<string, unknown>, activate = true): Promise<string> {
     const created = await http('POST', `${gateway}/api/v1/flows`, { headers: auth(app.token), json: body });
@@ -52,10 +72,25 @@ describe('hosted decision pages in Chromium', () => {
     return line ? Number(line.split(' ').pop()) : 0;
   }
 
-  async function clickThroughStandard(frame: { locator(selector: string): { click(): Promise<void> } }): Promise<void> {
-    for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
-      await frame.locator(`#svc-action-${action}`).click();
-    }
+  /** A flow with nothing to check, the person bound: one screen, one click. */
+  async function acceptOnOneScreen(frame: { locator(selector: string): { click(): Promise<void> } }): Promise<void> {
+    await frame.locator('#svc-action-accept_all').click();
+  }
+
+  /** Serves the application's logo at its https URL (no network in the tests). */
+  async function serveLogo(target: BrowserContext): Promise<void> {
+    await target.route(`${LOGO_URL}*`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
+  }
+
+  /** axe-core's violations on a page (all rules axe runs by default, best practices included). */
+  async function axeViolations(page: Page): Promise<AxeViolation[]> {
+    await page.addScriptTag({ content: AXE_SOURCE });
+    const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: AxeViolation[] };
+    return result.violations;
+  }
+
+  function describeViolations(violations: AxeViolation[]): string[] {
+    return violations.map((v) => `${v.id} (${v.impact ?? 'n/a'}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
   }
 
   beforeAll(async () => {
@@ -66,6 +101,8 @@ describe('hosted decision pages in Chromium', () => {
     host = await startHostSite(gateway);
     stranger = await startHostSite(gateway);
     expect((await http('POST', `${gateway}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: host.origin } } })).status).toBe(201);
+    const branded = await http('PATCH', `${gateway}/api/v1/applications/${app.id}`, { headers: auth(app.token), json: { logo_url: LOGO_URL, brand_color: '#0F766E' } });
+    expect([branded.status, branded.body.logo_url, branded.body.brand_color]).toEqual([200, LOGO_URL, '#0f766e']);
     const flow = {
       name: 'Newsletter',
       locale: 'en-GB',
@@ -86,13 +123,32 @@ describe('hosted decision pages in Chromium', () => {
     standardFlow = await createFlow(flow);
     informedFlow = await createFlow({ ...flow, name: 'Étude clinique', locale: 'fr-FR', consent_path: 'informed', presentation: { title: 'Participation à une étude', description: 'Les risques et bénéfices de l’étude' } });
     draftFlow = await createFlow({ ...flow, name: 'Draft' }, false);
+    const consentPurposes = [
+      { key: 'newsletter', label: 'Newsletter', description: 'A monthly email about new services', mechanism: 'consent', required: false },
+      { key: 'offers', label: 'Partner offers', description: 'Offers from selected partners, by email', mechanism: 'consent', required: false },
+      { key: 'analytics', label: 'Usage analytics', description: 'How you use the app, to improve it', mechanism: 'consent', required: false },
+    ];
+    choiceFlow = await createFlow({
+      ...flow,
+      name: 'Choices',
+      presentation: { title: 'Your privacy choices', description: 'Choose what Acme Health may do with your data. You can change your mind at any time.' },
+      purposes: [...consentPurposes, { key: 'service', label: 'Running your account', description: 'Needed to provide the service you signed up for', mechanism: 'contract', required: true }],
+    });
+    consentOnlyFlow = await createFlow({ ...flow, name: 'Consent only', purposes: consentPurposes.slice(0, 2) });
+    checksFlow = await createFlow({ ...flow, name: 'With checks', requirements: ['data_collection'] });
+    fixedOnlyFlow = await createFlow({ ...flow, name: 'Contract only', purposes: [flow.purposes[1]] });
     check = await publishedValidators(gateway);
     browser = await launchChromium();
     context = await browser.newContext();
+    await serveLogo(context);
+    // axe is injected as a script: only this context bypasses the pages' CSP to let it in.
+    axeContext = await browser.newContext({ bypassCSP: true });
+    await serveLogo(axeContext);
     mkdirSync(SCREENSHOTS, { recursive: true });
   }, 120_000);
 
   afterAll(async () => {
+    await axeContext?.close();
     await context?.close();
     await browser?.close();
     await host?.close();
@@ -111,7 +167,7 @@ describe('hosted decision pages in Chromium', () => {
     expect(headers['x-frame-options']).toBeUndefined();
     expect(headers['set-cookie']).toBeUndefined();
     const frame = page.frameLocator('#frame');
-    await clickThroughStandard(frame);
+    await acceptOnOneScreen(frame);
     await waitFor(async () => (await messages(page)).some((m) => m.data.type === 'svc:complete'), 10_000);
     const received = await messages(page);
     for (const m of received) {
@@ -141,9 +197,10 @@ describe('hosted decision pages in Chromium', () => {
     await page.close();
   });
 
-  it('runs the informed-consent path in <svc-decision> (French flow: disclosures, evidence step) and re-dispatches verified events on the element', async () => {
+  it('runs the informed-consent path in <svc-decision> (French browser: disclosures, evidence step) and re-dispatches verified events on the element', async () => {
     const token = await mint({ kind: 'consent', flow_id: informedFlow, delivery_mode: 'embed', principal_id: 'user-2' });
-    const page = await context.newPage();
+    const french = await browser.newContext({ locale: 'fr-FR' });
+    const page = await french.newPage();
     await page.goto(`${host.origin}/element?token=${token}`);
     const frame = page.frameLocator('svc-decision iframe');
     await expect(frame.locator('html').getAttribute('lang')).resolves.toBe('fr');
@@ -152,17 +209,18 @@ describe('hosted decision pages in Chromium', () => {
     await expect(frame.locator('#svc-status').textContent()).resolves.toContain("J'ai lu");
     await frame.locator('label[for="svc-evidence"]').click();
     await frame.locator('#svc-action-capture_evidence').click();
-    await frame.locator('#svc-action-complete').click();
+    await frame.locator('#svc-action-accept_all').click();
     await waitFor(async () => (await messages(page)).some((m) => m.data.type === 'svc:complete'), 10_000);
     const received = await messages(page);
     received.forEach((m) => check(m.data));
     expect(received[0]?.data.type).toBe('svc:ready');
-    expect(received[0]?.data.payload).toMatchObject({ kind: 'consent', locale: 'fr', session_token: token, branding: { name: 'Acme Health' } });
+    expect(received[0]?.data.payload).toMatchObject({ kind: 'consent', locale: 'fr', session_token: token, branding: { name: 'Acme Health', logo_url: LOGO_URL } });
     expect(received.filter((m) => m.data.type === 'svc:state').map((m) => m.data.payload.to)).toEqual(['pending', 'informed', 'evidenced', 'fulfilled']);
     expect(received.find((m) => m.data.type === 'svc:complete')?.data.payload.outcome).toBe('granted');
     const session = await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) });
     expect(session.body.status).toBe('fulfilled');
     await page.close();
+    await french.close();
   });
 
   it('svc:cancel from the host declines the session; the frame answers svc:cancel and svc:complete declined', async () => {
@@ -187,7 +245,7 @@ describe('hosted decision pages in Chromium', () => {
     await page.waitForFunction('window.__ready === true');
     const [popup] = await Promise.all([page.waitForEvent('popup'), page.click('#go')]);
     await popup.waitForLoadState();
-    await clickThroughStandard(popup);
+    await acceptOnOneScreen(popup);
     await waitFor(async () => (await messages(page)).some((m) => m.data.type === 'svc:complete'), 10_000);
     const received = await messages(page);
     received.forEach((m) => check(m.data));
@@ -203,15 +261,16 @@ describe('hosted decision pages in Chromium', () => {
     await page.goto(`${host.origin}/redirect?token=${granted}`);
     await page.waitForFunction('window.__ready === true');
     await Promise.all([page.waitForURL(`${gateway}/decisions/**`), page.click('#go')]);
-    await clickThroughStandard(page);
+    await acceptOnOneScreen(page);
     await page.waitForURL(`${host.origin}/done`);
     expect(page.url()).toBe(`${host.origin}/done`);
 
-    const declined = await mint({ kind: 'consent', flow_id: standardFlow, delivery_mode: 'redirect', principal_id: 'user-6' });
+    // Rejecting every purpose of a flow that fixes none is a decline.
+    const declined = await mint({ kind: 'consent', flow_id: consentOnlyFlow, delivery_mode: 'redirect', principal_id: 'user-6' });
     await page.goto(`${host.origin}/redirect?token=${declined}`);
     await page.waitForFunction('window.__ready === true');
     await Promise.all([page.waitForURL(`${gateway}/decisions/**`), page.click('#go')]);
-    await page.click('#svc-action-decline');
+    await page.click('#svc-action-reject_all');
     await page.waitForURL(`${host.origin}/done?error=access_denied`);
     expect(page.url()).toBe(`${host.origin}/done?error=access_denied`);
     await page.close();
@@ -255,26 +314,205 @@ describe('hosted decision pages in Chromium', () => {
     await page.close();
   }, 30_000);
 
-  it('saves screenshots of the consent, approval and signing pages at desktop and mobile widths', async () => {
-    const pages = {
-      consent: await mint({ kind: 'consent', flow_id: standardFlow, principal_id: 'user-9' }),
-      'consent-informed-fr': await mint({ kind: 'consent', flow_id: informedFlow, principal_id: 'user-10' }),
-      approval: await mint({ kind: 'approval', principal_id: 'ops-1', trigger_type: 'value', reference: 'esc_123', proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR', payee: 'ACME Ltd', valid_until: '2026-11-23T10:00:00Z' } } }),
-      signing: await mint({ kind: 'signature_request', principal_id: 'signer-1', proposal: { title: 'Master services agreement', version: '3.1', digest: 'sha256:9f2c…' } }),
+  it('records exactly the purposes chosen: none pre-ticked, one ticked, the fixed one kept (page → session → event → consent record)', async () => {
+    const token = await mint({ kind: 'consent', flow_id: choiceFlow, delivery_mode: 'embed', principal_id: 'chooser-1' });
+    const page = await context.newPage();
+    await page.goto(`${host.origin}/raw?token=${token}`);
+    const frame = page.frameLocator('#frame');
+    await frame.locator('#svc-action-save_choices').waitFor();
+    // Every consent purpose is its own unticked control; the contract purpose is fixed, marked as such.
+    const boxes = frame.locator('#svc-purposes input[type=checkbox]');
+    await expect(boxes.count()).resolves.toBe(3);
+    await expect(boxes.evaluateAll((els) => els.map((e) => [(e as unknown as { value: string }).value, (e as unknown as { checked: boolean }).checked]))).resolves.toEqual([
+      ['newsletter', false],
+      ['offers', false],
+      ['analytics', false],
+    ]);
+    await expect(frame.locator('[data-purpose="service"][data-fixed="true"]').textContent()).resolves.toContain('Always active');
+    // Accept all and Reject all are equally prominent: same size, same colours, same weight, one row.
+    const looks = await frame.locator('#svc-actions button').evaluateAll((els) =>
+      els.map((e) => {
+        const r = e.getBoundingClientRect();
+        const c = (globalThis as unknown as { getComputedStyle(el: unknown): Record<'backgroundColor' | 'color' | 'fontWeight' | 'fontSize' | 'borderColor', string> }).getComputedStyle(e);
+        return { id: e.id, width: Math.round(r.width), height: Math.round(r.height), top: Math.round(r.top), bg: c.backgroundColor, color: c.color, weight: c.fontWeight, size: c.fontSize, border: c.borderColor };
+      }),
+    );
+    expect(looks.map((l) => l.id)).toEqual(['svc-action-accept_all', 'svc-action-reject_all', 'svc-action-save_choices']);
+    const [accept, reject] = looks as [(typeof looks)[number], (typeof looks)[number]];
+    expect({ ...reject, id: accept.id }).toEqual(accept);
+    // One screen: no step counter, no Continue button.
+    await expect(frame.locator('#svc-progress').textContent()).resolves.toBe('');
+    await frame.locator('label[for="svc-purpose-1"]').click();
+    await frame.locator('#svc-action-save_choices').click();
+    await waitFor(async () => (await messages(page)).some((m) => m.data.type === 'svc:complete'), 10_000);
+    await expect(frame.locator('#svc-status').textContent()).resolves.toBe('Thank you. You agreed to: Partner offers and Running your account.');
+    const complete = (await messages(page)).find((m) => m.data.type === 'svc:complete')!.data;
+    const exchanged = await http('POST', `${gateway}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: complete.payload.exchange_token } });
+    expect(exchanged.body).toMatchObject({ outcome: 'granted', purposes: ['offers', 'service'] });
+    // consent-records writes the record from consent.granted: exactly the chosen purposes granted.
+    const statusUrl = `${gateway}/api/v1/applications/${app.id}/consent_status?subject[external_id]=chooser-1`;
+    const status = await waitFor(async () => {
+      const res = await http<{ purposes: Array<{ purpose: string; status: string; flow_id: string }> }>('GET', statusUrl, { headers: auth(app.token) });
+      return res.body.purposes?.length === 4 ? res.body : undefined;
+    }, 15_000);
+    expect(status.purposes.map((p) => [p.purpose, p.status, p.flow_id])).toEqual(
+      expect.arrayContaining([
+        ['newsletter', 'declined', choiceFlow],
+        ['offers', 'granted', choiceFlow],
+        ['analytics', 'declined', choiceFlow],
+        ['service', 'granted', choiceFlow],
+      ]),
+    );
+    await page.close();
+  });
+
+  it('Reject all keeps only the fixed purpose; the API refuses unknown, missing-fixed and empty choices by name', async () => {
+    const token = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'chooser-2' });
+    const page = await context.newPage();
+    await page.goto(`${gateway}/decisions/${token}`);
+    await page.click('#svc-action-reject_all');
+    await page.waitForSelector('text=Thank you');
+    await expect(page.locator('#svc-purposes input:checked').count()).resolves.toBe(0);
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['service'] });
+    await page.close();
+
+    const api = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'chooser-3' });
+    const move = (json: Record<string, unknown>) => http('POST', `${gateway}/api/v1/decisions/${api}/transitions`, { json });
+    for (const action of ['sign_in', 'start_checks', 'review_terms']) expect((await move({ action })).status).toBe(200);
+    for (const [purposes, reason] of [
+      [['offers', 'coupons', 'service'], 'purpose_not_in_flow'],
+      [['offers'], 'required_purpose_missing'],
+    ] as const) {
+      const res = await move({ action: 'complete', purposes });
+      expect([res.status, res.body.reason_code, (res.body.detail as Record<string, unknown> | undefined)?.field ?? res.body.field]).toEqual([422, reason, 'purposes']);
+    }
+    const unique = await move({ action: 'complete', purposes: ['offers', 'offers', 'service'] });
+    expect(unique.status).toBe(422);
+    const fresh = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'chooser-5' });
+    const elsewhere = await http('POST', `${gateway}/api/v1/decisions/${fresh}/transitions`, { json: { action: 'sign_in', purposes: ['offers'] } });
+    expect([elsewhere.status, elsewhere.body.reason_code]).toEqual([422, 'field_not_applicable']);
+    const onlyConsent = await mint({ kind: 'consent', flow_id: consentOnlyFlow, principal_id: 'chooser-4' });
+    for (const action of ['sign_in', 'start_checks', 'review_terms']) await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action } });
+    const empty = await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action: 'complete', purposes: [] } });
+    expect([empty.status, empty.body.reason_code]).toEqual([422, 'no_purpose_granted']);
+  });
+
+  it('a flow whose only purposes are fixed offers agree and decline, equally prominent', async () => {
+    const token = await mint({ kind: 'consent', flow_id: fixedOnlyFlow, principal_id: 'fixed-1' });
+    const page = await context.newPage();
+    await page.goto(`${gateway}/decisions/${token}`);
+    await page.waitForSelector('#svc-action-complete');
+    await expect(page.locator('#svc-actions button').evaluateAll((els) => els.map((e) => [e.id, e.className]))).resolves.toEqual([
+      ['svc-action-complete', 'choice'],
+      ['svc-action-decline', 'choice'],
+    ]);
+    await expect(page.locator('#svc-purposes input[type=checkbox]').count()).resolves.toBe(0);
+    await page.click('#svc-action-complete');
+    await page.waitForSelector('text=Thank you');
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['service'] });
+    await page.close();
+  });
+
+  it('a flow with checks keeps its steps; the choice comes at the last one', async () => {
+    const token = await mint({ kind: 'consent', flow_id: checksFlow, principal_id: 'stepper-1' });
+    const page = await context.newPage();
+    await page.goto(`${gateway}/decisions/${token}`);
+    await expect(page.locator('#svc-progress').textContent()).resolves.toBe('Step 1 of 4');
+    for (const action of ['sign_in', 'start_checks', 'review_terms']) await page.click(`#svc-action-${action}`);
+    await page.locator('label[for="svc-purpose-0"]').click();
+    await page.click('#svc-action-save_choices');
+    await page.waitForSelector('text=Thank you');
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['newsletter', 'service'] });
+    await page.close();
+  });
+
+  it.each(LANGUAGES)('negotiates %s from Accept-Language (lang and dir set) and writes the deadline in the browser time zone', async (language) => {
+    const tag = { en: 'en-US', fr: 'fr-CA', de: 'de-DE', es: 'es-ES', pt: 'pt-BR', ja: 'ja-JP' }[language];
+    const minted = await http('POST', `${gateway}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'consent', flow_id: choiceFlow, principal_id: `lang-${language}` } });
+    const localized = await browser.newContext({ locale: tag, timezoneId: 'Asia/Tokyo', bypassCSP: true });
+    await serveLogo(localized);
+    const page = await localized.newPage();
+    const response = await page.goto(`${gateway}/decisions/${minted.body.session_token as string}`);
+    expect(response?.headers()['content-language']).toBe(language);
+    await page.waitForSelector('#svc-action-accept_all');
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe(language);
+    await expect(page.locator('html').getAttribute('dir')).resolves.toBe('ltr');
+    // The flow's own wording keeps the flow's language.
+    await expect(page.locator('h1').getAttribute('lang')).resolves.toBe('en-GB');
+    const deadline = new Date(minted.body.deadline as string);
+    const tokyo = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'Asia/Tokyo' }).format(deadline);
+    const written = (await page.locator('[data-detail="deadline"]').textContent()) ?? '';
+    // Not the server's UTC rendering and not an ISO stamp: Tokyo's wall-clock time (an offset such as "UTC+9" may name the zone).
+    expect(written).not.toMatch(/UTC(?![+−-]\d)/);
+    expect(written).not.toMatch(/\d{4}-\d\d-\d\dT/);
+    const hour = Number(tokyo.slice(0, 2));
+    const minutes = tokyo.slice(3);
+    expect([written, new RegExp(`(^|\\D)0?(${hour}|${hour % 12 || 12})\\D{1,4}${minutes}(\\D|$)`).test(written)]).toEqual([written, true]);
+    for (const [label, viewport] of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: join(SCREENSHOTS, `consent-${language}-${label}.png`), fullPage: true });
+    }
+    expect(describeViolations(await axeViolations(page))).toEqual([]);
+    await page.close();
+    await localized.close();
+  });
+
+  it('screenshots every hosted page at desktop (1280×800) and mobile (390×844) width, with 0 axe-core violations on each', async () => {
+    const escalated = {
+      object: 'approval_proposal',
+      escalation_id: 'esc_us_aaaaaaaaaaaaaaaaaaaa',
+      agent: { id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', name: 'Treasury assistant', provider: 'Acme AI', model: 'acme-2' },
+      actions: ['payments:transfer'],
+      scope: ['payments:write'],
+      value: { amount: '2500.00', currency: 'EUR' },
+      context: { purpose: 'supplier invoice 4711', jurisdiction: 'FR', counterparty: 'https://bank.example', on_behalf_of: 'cfo-ada' },
+      triggers: [{ bound: 'amount_over', limit: '1000', amount: '2500.00', currency: 'EUR' }],
+      grant_valid_until: '2026-11-23T10:00:00.000Z',
+      deadline: '2026-11-22T11:00:00.000Z',
     };
-    for (const [name, token] of Object.entries(pages)) {
-      for (const [label, width] of [['desktop', 1280], ['mobile', 390]] as const) {
+    const done = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-done' });
+    const pages: Array<[string, string, string]> = [
+      ['consent', `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-1' })}`, '#svc-action-accept_all'],
+      ['consent-steps', `/decisions/${await mint({ kind: 'consent', flow_id: checksFlow, principal_id: 'shot-2' })}`, '#svc-action-sign_in'],
+      ['consent-informed', `/decisions/${await mint({ kind: 'consent', flow_id: informedFlow, principal_id: 'shot-3' })}`, '#svc-action-present_disclosures'],
+      ['consent-embed', `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-4', delivery_mode: 'embed' })}/embed`, '#svc-action-accept_all'],
+      ['consent-done', `/decisions/${done}`, '#svc-status'],
+      ['approval', `/decisions/${await mint({ kind: 'approval', principal_id: 'ops-1', trigger_type: 'value', reference: 'esc_123', proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR', payee: 'ACME Ltd', valid_until: '2026-11-23T10:00:00Z' } } })}`, '#svc-action-approve'],
+      ['approval-escalated', `/decisions/${await mint({ kind: 'approval', principal_id: 'ops-2', trigger_type: 'escalation', proposal: escalated })}`, '#svc-action-approve'],
+      ['signing', `/decisions/${await mint({ kind: 'signature_request', principal_id: 'signer-1', proposal: { title: 'Master services agreement', version: '3.1', digest: 'sha256:9f2c…' } })}`, '#svc-action-sign'],
+      ['error-not-found', `/decisions/dts_${'A'.repeat(43)}`, 'h1'],
+      ['error-redirect', `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-5' })}?redirect_uri=${encodeURIComponent('https://evil.example/back')}`, 'h1'],
+    ];
+    const finished = await context.newPage();
+    await finished.goto(`${gateway}${pages[4]![1]}`);
+    await finished.click('#svc-action-accept_all');
+    await finished.waitForSelector('text=Thank you');
+    await finished.close();
+    const checked: string[] = [];
+    for (const [name, path, ready] of pages) {
+      for (const [label, viewport] of VIEWPORTS) {
         const page = await context.newPage();
-        await page.setViewportSize({ width, height: 900 });
-        await page.goto(`${gateway}/decisions/${token}`);
-        await page.waitForSelector('#svc-actions button');
-        const path = join(SCREENSHOTS, `${name}-${label}.png`);
-        await page.screenshot({ path, fullPage: true });
+        await page.setViewportSize(viewport);
+        const response = await page.goto(`${gateway}${path}`);
+        await page.waitForSelector(ready);
+        if (name.startsWith('consent')) {
+          // The logo loads under the CSP: its https origin is the one image source added.
+          expect(response?.headers()['content-security-policy']).toContain("img-src 'self' data: https://brand.acme.example;");
+          await page.waitForFunction('document.querySelector(".brand img") && document.querySelector(".brand img").naturalWidth > 0');
+        }
+        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
         await page.close();
       }
+      const audited = await axeContext.newPage();
+      await audited.goto(`${gateway}${path}`);
+      await audited.waitForSelector(ready);
+      expect([name, describeViolations(await axeViolations(audited))]).toEqual([name, []]);
+      checked.push(name);
+      await audited.close();
     }
+    expect(checked).toHaveLength(pages.length);
     const approval = await context.newPage();
-    await approval.goto(`${gateway}/decisions/${pages.approval}`);
+    await approval.goto(`${gateway}${pages[5]![1]}`);
     await expect(approval.locator('#svc-action-approve').isVisible()).resolves.toBe(true);
     await expect(approval.locator('main').textContent()).resolves.toContain('payments:transfer');
     await approval.locator('#svc-action-counter').click();
@@ -282,22 +520,25 @@ describe('hosted decision pages in Chromium', () => {
     await approval.locator('#svc-counter-submit').click();
     await approval.waitForSelector('text=countered');
     await approval.close();
-  });
+  }, 120_000);
 
-  it('keyboard only: Tab reaches the primary action and Enter performs it; the status region is aria-live', async () => {
-    const token = await mint({ kind: 'consent', flow_id: standardFlow, principal_id: 'user-11' });
+  it('keyboard only: Tab reaches each purpose and the choices, Space ticks, Enter confirms; the status region is aria-live', async () => {
+    const token = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'user-11' });
     const page = await context.newPage();
     await page.goto(`${gateway}/decisions/${token}`);
-    await page.waitForSelector('#svc-action-sign_in');
+    await page.waitForSelector('#svc-action-save_choices');
     await expect(page.locator('#svc-status').getAttribute('aria-live')).resolves.toBe('polite');
-    for (let i = 0; i < 5; i += 1) {
+    const reached: string[] = [];
+    for (let i = 0; i < 10 && !reached.includes('svc-action-save_choices'); i += 1) {
       await page.keyboard.press('Tab');
-      if ((await page.evaluate('document.activeElement && document.activeElement.id')) === 'svc-action-sign_in') break;
+      const id = (await page.evaluate('document.activeElement && document.activeElement.id')) as string;
+      reached.push(id);
+      if (id === 'svc-purpose-2') await page.keyboard.press('Space');
     }
-    await expect(page.evaluate('document.activeElement.id')).resolves.toBe('svc-action-sign_in');
+    expect(reached.filter((id) => id.startsWith('svc-'))).toEqual(['svc-purpose-0', 'svc-purpose-1', 'svc-purpose-2', 'svc-action-accept_all', 'svc-action-reject_all', 'svc-action-save_choices']);
     await page.keyboard.press('Enter');
-    await page.waitForSelector('#svc-action-start_checks');
-    await expect(page.evaluate('document.activeElement.id')).resolves.toBe('svc-progress');
+    await page.waitForSelector('text=Thank you');
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['analytics', 'service'] });
     await page.close();
   });
 
@@ -391,6 +632,40 @@ describe('hosted decision pages in Chromium', () => {
       const token = await mint({ kind: 'consent', flow_id: standardFlow, principal_id: 'edge-5' });
       const done = encodeURIComponent(`${host.origin}/done`);
       expect((await http('GET', `${gateway}/decisions/${token}?redirect_uri=${done}&redirect_uri=${done}`)).status).toBe(400);
+    });
+
+    it('branding: PATCH validates logo_url (https only) and brand_color (hex) by name, any hex colour is accepted (text adapts), null clears', async () => {
+      const other = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Branding', environment: 'development' }));
+      const patch = (json: Record<string, unknown>) => http('PATCH', `${gateway}/api/v1/applications/${other.application.id}`, { headers: auth(other.apiToken), json });
+      for (const [json, field] of [
+        [{ logo_url: 'http://brand.example/logo.png' }, 'logo_url'],
+        [{ logo_url: 'https://user:pw@brand.example/logo.png' }, 'logo_url'],
+        [{ logo_url: 'javascript:alert(1)' }, 'logo_url'],
+        [{ logo_url: `https://brand.example/${'a'.repeat(2100)}` }, 'logo_url'],
+        [{ brand_color: 'teal' }, 'brand_color'],
+        [{ brand_color: '#12345' }, 'brand_color'],
+      ] as const) {
+        const res = await patch(json);
+        expect([json, res.status, res.body.reason_code, (res.body.detail as Record<string, unknown>).field]).toEqual([json, 422, 'validation_failed', field]);
+      }
+      expect((await patch({ brand_color: 7 })).status).toBe(400);
+      const yellow = await patch({ brand_color: '#FD0', logo_url: 'https://cdn.brand.example/l.png' });
+      expect([yellow.status, yellow.body.brand_color, yellow.body.logo_url]).toEqual([200, '#ffdd00', 'https://cdn.brand.example/l.png']);
+      const token = await http('POST', `${gateway}/api/v1/decisions`, { headers: auth(other.apiToken), json: { kind: 'approval', principal_id: 'p-1', proposal: { action: 'x' } } });
+      const page = await http('GET', `${gateway}/decisions/${token.body.session_token as string}`);
+      expect(page.text).toContain('--brand:#ffdd00;--on-brand:#000000');
+      expect(page.headers.get('content-security-policy')).toContain("img-src 'self' data: https://cdn.brand.example;");
+      const cleared = await patch({ brand_color: null, logo_url: null });
+      expect([cleared.body.brand_color, cleared.body.logo_url, cleared.body.name]).toEqual([null, null, 'Branding']);
+      const plain = await http('GET', `${gateway}/decisions/${token.body.session_token as string}`);
+      expect(plain.headers.get('content-security-policy')).toContain("img-src 'self' data:;");
+    });
+
+    it('localizes the error pages from Accept-Language', async () => {
+      const res = await http('GET', `${gateway}/decisions/dts_${'A'.repeat(43)}`, { headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
+      expect([res.status, res.headers.get('content-language')]).toEqual([404, 'de']);
+      expect(res.text).toContain('<html lang="de" dir="ltr">');
+      expect(res.text).toContain('Nicht gefunden');
     });
 
     describe('POST /decisions/:session_token/postmessage_drops', () => {

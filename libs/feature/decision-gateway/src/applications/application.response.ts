@@ -13,6 +13,10 @@ export class ApplicationResponse {
   @IsIn([...APPLICATION_MODES]) mode!: ApplicationMode;
   @IsBoolean() capabilities_published!: boolean;
   @IsString() region!: string;
+  /** Logo shown on the hosted pages: an absolute https URL, or null. */
+  @IsString() @Nullable() logo_url!: string | null;
+  /** Brand colour of the hosted pages (`#rrggbb`), or null; text drawn on it is chosen for contrast. */
+  @IsString() @Nullable() brand_color!: string | null;
   /** The current publishable key, where the answer includes it. */
   @IsOptional() @IsString() publishable_key?: string;
 }
@@ -56,6 +60,8 @@ export function applicationView(app: Application, publishableKey?: string): Reco
     mode: app.mode,
     capabilities_published: app.capabilitiesPublished,
     region: app.region,
+    logo_url: app.logoUrl,
+    brand_color: app.brandColor,
     ...(publishableKey ? { publishable_key: publishableKey } : {}),
   } satisfies ApplicationResponse;
 }

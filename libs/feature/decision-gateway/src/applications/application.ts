@@ -14,6 +14,10 @@ export interface Application {
   mode: ApplicationMode;
   capabilitiesPublished: boolean;
   region: string;
+  /** Logo of the hosted pages: absolute https URL, or null. */
+  logoUrl: string | null;
+  /** Brand colour of the hosted pages: `#rrggbb`, or null. */
+  brandColor: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

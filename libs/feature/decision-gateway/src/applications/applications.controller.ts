@@ -49,6 +49,8 @@ export class ApplicationsController {
       name: body.name,
       mode: body.mode,
       capabilitiesPublished: body.capabilities_published,
+      logoUrl: body.logo_url,
+      brandColor: body.brand_color,
     });
     return applicationView(app, await this.applications.currentPublishableKey(app.id));
   }
