@@ -2,7 +2,7 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { http } from '@svc/testing';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { CookieJar, TEST_PEOPLE, TEST_SIGN_IN_PATH, startOAuthRegion, type OAuthRegion } from './support';
+import { CookieJar, signUp, startOAuthRegion, type OAuthRegion } from './support';
 
 const REDIRECT = 'http://127.0.0.1:5555/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
@@ -12,7 +12,8 @@ describe('OpenID provider', () => {
   let region: OAuthRegion;
   let app: { id: string; token: string };
   let confidential: { clientId: string; secret: string; config: oidc.Configuration };
-  const personId = 'usr_us_abcdefghijklmnopqrst';
+  let personId: string;
+  let personCookie: string;
 
   const auth = () => ({ authorization: `Bearer ${app.token}` });
   /** Every code, token and secret the tests saw: none may reach a log line. */
@@ -53,7 +54,7 @@ describe('OpenID provider', () => {
 
   async function signedInJar(): Promise<CookieJar> {
     const jar = new CookieJar();
-    jar.set('test_person', personId);
+    jar.add(personCookie);
     return jar;
   }
 
@@ -73,19 +74,12 @@ describe('OpenID provider', () => {
 
   beforeAll(async () => {
     region = await startOAuthRegion('oidc');
-    const created = await region.process.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
+    const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
-    TEST_PEOPLE.set(personId, {
-      personId,
-      email: 'ada@example.com',
-      emailVerified: true,
-      displayName: 'Ada Lovelace',
-      locale: 'en-GB',
-      timeZone: 'Europe/London',
-      homeCountry: 'US',
-      authenticatedAt: new Date(Date.now() - 5_000),
-      methods: ['otp'],
-    });
+    const person = await signUp(region, { email: 'ada@example.test', name: 'Ada Lovelace', locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
+    personId = person.personId;
+    personCookie = person.cookie;
+    secrets.push(person.cookie.split('=')[1] ?? '');
     const body = await registerClient({ name: 'Demo RP', redirect_uris: [REDIRECT], post_logout_redirect_uris: ['http://127.0.0.1:5555/bye'] });
     const clientId = body.client_id as string;
     const secret = body.client_secret as string;
@@ -120,6 +114,10 @@ describe('OpenID provider', () => {
     });
   });
 
+  it('signs the person up through the people feature (email code from the SMTP sink)', () => {
+    expect(personId).toMatch(/^usr_us_[a-z2-7]{20}$/);
+  });
+
   describe('authorization code with PAR and PKCE', () => {
     it('signs the person in through the people port, with iss in the response, an RS256 ID token and userinfo', async () => {
       const { callback, verifier, state } = await codeFlow(confidential.config);
@@ -134,7 +132,7 @@ describe('OpenID provider', () => {
       expect(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'RS256', kid: 'oap-us-rs256-v1' });
       expect(tokens.refresh_token).toEqual(expect.any(String));
       const info = await oidc.fetchUserInfo(confidential.config, tokens.access_token, personId);
-      expect(info).toMatchObject({ sub: personId, name: 'Ada Lovelace', email: 'ada@example.com', email_verified: true, zoneinfo: 'Europe/London' });
+      expect(info).toMatchObject({ sub: personId, name: 'Ada Lovelace', email: 'ada@example.test', email_verified: true, zoneinfo: 'Europe/London' });
     });
 
     it('sends a browser without a signed-in person to the people sign-in page, returning to the interaction', async () => {
@@ -148,7 +146,7 @@ describe('OpenID provider', () => {
       expect(interaction).toMatch(/^\/oauth\/interaction\/[A-Za-z0-9_-]+$/);
       const login = await fetch(new URL(interaction, region.url), { redirect: 'manual', headers: { cookie: jar.header() } });
       expect(login.status).toBe(303);
-      expect(login.headers.get('location')).toBe(`${TEST_SIGN_IN_PATH}?return_to=${encodeURIComponent(interaction)}`);
+      expect(login.headers.get('location')).toBe(`/people/sign-in?return_to=${encodeURIComponent(interaction)}`);
     });
 
     it('redeems a code once: 10 concurrent redemptions give exactly 1 token set, and its tokens are revoked', async () => {
@@ -208,7 +206,7 @@ describe('OpenID provider', () => {
       expect(foreign.status === 400 || /error=/.test(foreign.headers.get('location') ?? '')).toBe(true);
 
       const expiring = await par({});
-      await region.process.app.get(DataSource).query(`UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second' WHERE model = 'PushedAuthorizationRequest'`);
+      await region.stack.process.us.app.get(DataSource).query(`UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second' WHERE model = 'PushedAuthorizationRequest'`);
       const expired = await fetch(`${region.url}/oauth/authorize?${new URLSearchParams({ client_id: confidential.clientId, request_uri: expiring.body.request_uri! })}`, { redirect: 'manual' });
       expect(expired.headers.get('location') ?? '').not.toMatch(/^\/oauth\/interaction\//);
       expect(expired.status === 400 || /error=invalid_request_uri/.test(expired.headers.get('location') ?? '')).toBe(true);
@@ -375,7 +373,7 @@ describe('OpenID provider', () => {
         credential: { type: 'access_token', id: confidential.clientId, scopes: ['openid', 'profile', 'email'] },
         application: { id: app.id },
         region: 'us',
-        person: { id: personId, display_name: 'Ada Lovelace', email: 'ada@example.com', locale: 'en-GB', time_zone: 'Europe/London', home_country: 'US' },
+        person: { id: personId, display_name: 'Ada Lovelace', email: 'ada@example.test', locale: 'en-GB', time_zone: 'Europe/London', home_country: 'US' },
         home_country: 'US',
       });
     });
@@ -454,7 +452,7 @@ describe('OpenID provider', () => {
 
     it('answers expired_token for a device code past its lifetime', async () => {
       const started = await oidc.initiateDeviceAuthorization(device.config, { scope: 'openid' });
-      await region.process.app.get(DataSource).query(
+      await region.stack.process.us.app.get(DataSource).query(
         `UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second', payload = jsonb_set(payload, '{exp}', to_jsonb(extract(epoch from now())::int - 1))
           WHERE model = 'DeviceCode' AND payload->>'userCode' = $1`,
         [started.user_code.replace(/-/g, '')],

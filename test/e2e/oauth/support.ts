@@ -1,65 +1,20 @@
-import { Global, Module } from '@nestjs/common';
-import { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions, type SignedInPerson } from '@svc/decision-gateway';
-import { ALL_FEATURES } from '@svc/region-stack';
-import { startProcess, type FeatureDefinition, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
-import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { createLogger } from '@svc/telemetry';
-
-/**
- * A stand-in of the people feature's port for these tests only: a person is "signed in" on a
- * request that carries the cookie `test_person=<person id>` of a person the test registered.
- */
-export const TEST_PEOPLE = new Map<string, SignedInPerson>();
-export const TEST_SIGN_IN_PATH = '/test-sign-in';
-
-class CookiePersonSessions implements PersonSessions, PersonDirectory {
-  async fromRequest(request: IncomingMessage): Promise<SignedInPerson | null> {
-    const match = /(?:^|;\s*)test_person=([^;]+)/.exec(request.headers.cookie ?? '');
-    return (match?.[1] && TEST_PEOPLE.get(decodeURIComponent(match[1]))) || null;
-  }
-
-  signInPath(returnTo: string): string {
-    return `${TEST_SIGN_IN_PATH}?return_to=${encodeURIComponent(returnTo)}`;
-  }
-
-  async findById(personId: string): Promise<Omit<SignedInPerson, 'authenticatedAt' | 'methods'> | null> {
-    const person = TEST_PEOPLE.get(personId);
-    if (!person) return null;
-    const { authenticatedAt: _at, methods: _methods, ...rest } = person;
-    return rest;
-  }
-}
-
-const sessions = new CookiePersonSessions();
-
-@Global()
-@Module({
-  providers: [
-    { provide: PERSON_SESSIONS, useValue: sessions },
-    { provide: PERSON_DIRECTORY, useValue: sessions },
-  ],
-  exports: [PERSON_SESSIONS, PERSON_DIRECTORY],
-})
-class TestPeopleModule {}
-
-const testPeopleFeature: FeatureDefinition = { name: 'test-people', module: TestPeopleModule, migrations: [], outboxSchemas: [] };
+import { http } from '@svc/testing';
+import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
+import { startRegions, type TestRegions } from '../support/regions';
 
 export interface OAuthRegion {
   url: string;
+  stack: TestRegions;
+  mail: MailDev;
   /** Every log line the region wrote (debug and up). */
   logLines: string[];
-  process: RunningProcess;
   close(): Promise<void>;
 }
 
-/** Boots the us region in monolithic mode with the test people port, on its own database and bus prefix. */
+/** Boots the us region (monolithic) with a real SMTP sink for sign-in codes, capturing its log lines. */
 export async function startOAuthRegion(label: string): Promise<OAuthRegion> {
-  const prefix = uniqueBusPrefix();
-  const port = await freePort();
-  const database = await createTestDatabase(`${label}_us`);
-  const url = `http://127.0.0.1:${port}`;
   const logLines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -67,44 +22,52 @@ export async function startOAuthRegion(label: string): Promise<OAuthRegion> {
       done();
     },
   });
+  const mail = await startMailDev();
   try {
-    const running = await startProcess({
-      features: [...ALL_FEATURES, testPeopleFeature],
-      config: testConfig({
-        REGION: 'us',
-        DATABASE_URL: database.url,
-        BUS_PREFIX: prefix,
-        HTTP_PORT: String(port),
-        KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
-        REGION_URLS: `us=${url},eu=http://127.0.0.1:9,ap=http://127.0.0.1:9`,
-        PUBLIC_BASE_URL: url,
-        SERVICE_NAME: 'e2e-oauth-us',
-      }),
+    const stack = await startRegions(label, {
+      regions: ['us'],
       logger: createLogger({ service: 'e2e-oauth', region: 'us', level: 'debug', destination }),
+      env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' },
     });
     return {
-      url,
+      url: stack.url.us,
+      stack,
+      mail,
       logLines,
-      process: running,
       close: async () => {
-        await running.close();
-        await database.drop();
-        await deleteTestStreams(prefix);
+        await stack.close();
+        await mail.stop();
       },
     };
   } catch (error) {
-    await database.drop();
-    await deleteTestStreams(prefix);
+    await mail.stop();
     throw error;
   }
+}
+
+/**
+ * Signs a person up through the people feature (email code read from the SMTP sink); returns the
+ * person id and the browser's sign-in cookie (`name=value`).
+ */
+export async function signUp(region: OAuthRegion, person: { email: string; name: string; locale: string; timeZone: string; homeCountry: string }): Promise<{ personId: string; cookie: string }> {
+  const start = await http('POST', `${region.url}/people/email_codes`, {
+    json: { purpose: 'sign_up', email: person.email, display_name: person.name, home_country: person.homeCountry, locale: person.locale, time_zone: person.timeZone, return_to: '/people/account' },
+  });
+  if (start.status !== 202) throw new Error(`sign-up start answered ${start.status}`);
+  const code = await codeFor(region.mail, person.email, (await mailsTo(region.mail, person.email)).length || 1);
+  const verified = await http('POST', `${region.url}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
+  if (verified.status !== 200) throw new Error(`sign-up verify answered ${verified.status}`);
+  return { personId: (verified.body.person as { id: string }).id, cookie: (verified.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
 }
 
 /** A minimal cookie jar for driving the provider's redirects with fetch. */
 export class CookieJar {
   private readonly cookies = new Map<string, string>();
 
-  set(name: string, value: string): void {
-    this.cookies.set(name, value);
+  /** Adds a `name=value` pair. */
+  add(pair: string): void {
+    const separator = pair.indexOf('=');
+    if (separator > 0) this.cookies.set(pair.slice(0, separator), pair.slice(separator + 1));
   }
 
   store(response: Response): void {
@@ -114,7 +77,7 @@ export class CookieJar {
       if (!pair || separator < 1) continue;
       const name = pair.slice(0, separator).trim();
       const value = pair.slice(separator + 1).trim();
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || /max-age=0/i.test(line) || value === '') this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
   }

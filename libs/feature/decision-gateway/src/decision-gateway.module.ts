@@ -11,7 +11,9 @@ import { DecisionsModule } from './decisions/decisions.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { HostedModule } from './hosted/hosted.module';
 import { MeController } from './me.controller';
-import { loadOAuthConfig, OAuthConfig } from './oauth/oauth.config';
+import { PeopleModule } from './people/people.module';
+import { DecisionGatewayConfig } from './decision-gateway.config';
+import { OAuthConfig } from './oauth/oauth.config';
 import { OAuthClientsController } from './oauth/oauth-clients.controller';
 import { OAuthClientsRepository } from './oauth/oauth-clients.repository';
 import { OidcProviderHost } from './oauth/oidc-provider.host';
@@ -21,7 +23,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule],
   controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
@@ -32,11 +34,11 @@ import { GATEWAY_OUTBOX } from './tokens';
     IssueApiToken,
     RevokeApiToken,
     GatewayRpcHandlers,
-    { provide: OAuthConfig, useFactory: () => loadOAuthConfig() },
+    { provide: OAuthConfig, useExisting: DecisionGatewayConfig },
     OAuthClientsRepository,
     RegisterOAuthClient,
     OidcProviderHost,
   ],
-  exports: [CreateApplication, ApplicationsRepository, RegisterOAuthClient, OAuthClientsRepository, OidcProviderHost],
+  exports: [CreateApplication, ApplicationsRepository, PeopleModule, RegisterOAuthClient, OAuthClientsRepository, OidcProviderHost],
 })
 export class DecisionGatewayModule {}

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Optional } from '@nestjs/common';
 import { Auth, CurrentPrincipal, type Principal } from '@svc/auth';
 import { ApiResponseOf } from '@svc/server';
-import { applicationView } from './applications/application';
+import { applicationView } from './applications/application.response';
 import { ApplicationsRepository } from './applications/applications.repository';
 import { ownedApplication } from './applications/use-cases/owned-application';
 import { IdentityResponse } from './me.response';

@@ -1,12 +1,12 @@
-import { loadConfig } from '@svc/config';
+import { PlatformConfig } from '@svc/config';
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 
 /**
- * The OpenID provider's own settings (environment variables, all optional). Validated with
- * class-validator like the platform's; the issuer is the region's PUBLIC_BASE_URL.
+ * The OpenID provider's own variables (all optional), validated at boot with every feature's
+ * (decision-gateway's config class extends this one); the issuer is the region's PUBLIC_BASE_URL.
  */
-export class OAuthConfig {
+export class OAuthConfig extends PlatformConfig {
   /** Lifetime of access tokens, seconds (default 10 minutes). */
   @Type(() => Number) @IsInt() @Min(60) @Max(86_400) OAUTH_ACCESS_TOKEN_TTL_SECONDS = 600;
   /** Lifetime of a refresh token family from its first issue, seconds (default 14 days). */
@@ -19,9 +19,4 @@ export class OAuthConfig {
   @Type(() => Number) @IsInt() @Min(60) @Max(3_600) OAUTH_DEVICE_CODE_TTL_SECONDS = 600;
   /** Wrong user codes one browser may enter on the device page before it is refused (default 5). */
   @Type(() => Number) @IsInt() @Min(1) @Max(20) OAUTH_DEVICE_MAX_WRONG_CODES = 5;
-}
-
-/** Reads {@link OAuthConfig} from the environment; throws `ConfigError` naming every bad variable. */
-export function loadOAuthConfig(env: NodeJS.ProcessEnv = process.env): OAuthConfig {
-  return loadConfig(OAuthConfig, env);
 }

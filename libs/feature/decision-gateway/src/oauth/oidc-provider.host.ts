@@ -4,7 +4,8 @@ import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModule
 import { HttpAdapterHost } from '@nestjs/core';
 import { AccessTokenResolver, type ResolvedCredential } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
-import { JoseKeyStore, KeyEncryption, SigningKeyStore, type PrivateSigningJwk } from '@svc/crypto';
+import { KeyEncryption } from '@svc/crypto';
+import { JoseKeyStore, SigningKeyStore, type PrivateSigningJwk } from '@svc/key-store';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -91,7 +92,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     // Loaded here, not at import: processes that never serve OAuth (the admin CLI) do not load it.
     const oidc = await import('oidc-provider');
-    const provider = new oidc.Provider(this.config.PUBLIC_BASE_URL.replace(/\/$/, ''), await this.configuration(oidc.errors.InvalidGrant));
+    const provider = new oidc.Provider(this.config.publicBaseUrl, await this.configuration(oidc.errors.InvalidGrant));
     // Behind the region's ingress (TLS terminated upstream): trust X-Forwarded-Proto for cookie flags.
     provider.proxy = true;
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
@@ -209,7 +210,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     const ed = await this.signingKeys.activeKey();
     const edJwk = { ...(ed.privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: ed.kid, alg: 'EdDSA', use: 'sig' as const };
     // RS256 first: the default ID token algorithm signs with the first key of its type.
-    return [...rsaAndEc.sort((a) => (a.alg === 'RS256' ? -1 : 1)), edJwk];
+    return [...rsaAndEc.sort((a: PrivateSigningJwk) => (a.alg === 'RS256' ? -1 : 1)), edJwk];
   }
 
   private async configuration(invalidGrant: new (detail: string) => Error): Promise<Record<string, unknown>> {
