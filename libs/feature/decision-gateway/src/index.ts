@@ -29,3 +29,6 @@ export { PeopleModule } from './people/people.module';
 export { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions, type SignedInPerson } from './people/person-sessions.port';
 export { DecisionGatewayConfig } from './decision-gateway.config';
 export { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from './hosted/postmessage-schemas';
+export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/register-oauth-client.use-case';
+export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.repository';
+export { OidcProviderHost } from './oauth/oidc-provider.host';

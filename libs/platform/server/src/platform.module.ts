@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
 import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
@@ -71,7 +71,7 @@ export class PlatformModule {
         { provide: 'PLATFORM_OPTIONS', useValue: options },
         ...infrastructureProviders(config, logger, options),
       ],
-      exports: [...coreExports, KeyEncryption, SigningKeyStore, CredentialResolver, DelegationResolver, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
+      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
     };
   }
 }
@@ -135,6 +135,7 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     },
     { provide: DelegationResolver, useClass: NoDelegationGrants },
     AttesterResolver,
+    AccessTokenResolver,
     { provide: APP_GUARD, useClass: AuthGuard },
   ];
 }
