@@ -1805,7 +1805,246 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "approval.countered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An approver countered an escalated agent request with other bounds */
+        post: operations["webhook_approval_countered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approvers denied an escalated agent request */
+        post: operations["webhook_approval_denied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approvers granted an escalated agent request */
+        post: operations["webhook_approval_granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A person granted no purpose */
+        post: operations["webhook_consent_denied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A person granted at least one purpose (a decision session, or a consent recorded through the API or a capture) */
+        post: operations["webhook_consent_granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.purpose_revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One purpose of a consent was withdrawn */
+        post: operations["webhook_consent_purpose_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A consent was withdrawn (a session revoked, or a recorded consent withdrawn) */
+        post: operations["webhook_consent_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "flow.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A flow version became the active one */
+        post: operations["webhook_flow_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.countered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request was answered with a counter-proposal */
+        post: operations["webhook_signature_countered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request was declined */
+        post: operations["webhook_signature_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request expired unsigned */
+        post: operations["webhook_signature_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request was signed */
+        post: operations["webhook_signature_signed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.delivery_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A delivery failed for good after its last attempt */
+        post: operations["webhook_webhook_delivery_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test delivery requested through the API (never subscribable) */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorEnvelope: {
@@ -2035,6 +2274,31 @@ export interface components {
             previous_record_id: string | null;
             withdrawn_purposes: string[];
             evidence: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentRecordRevokedWebhookData: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject: components["schemas"]["WebhookSubjectReference"];
+            purposes: string[];
+            channel: string;
+            revoked_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentRecordWebhookData: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject: components["schemas"]["WebhookSubjectReference"];
+            purposes: components["schemas"]["WebhookPurposeOutcome"][];
+            collection_channel: string;
+            captured_at: string;
+            recorded_at: string;
+            previous_record_id?: string;
+            withdrawn_purposes?: string[];
         } & {
             [key: string]: unknown;
         };
@@ -2341,6 +2605,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        GrantDeniedResponse: {
+            message: string;
+            reason_code: string;
+            /** @enum {string} */
+            decision: "deny";
+            /** @enum {string} */
+            denial_category: "authorization_denied" | "action_not_prohibited" | "intent_denied" | "max_actions" | "trajectory_denied";
+            cascade_step: number;
+        } & {
+            [key: string]: unknown;
+        };
         GrantEscalatedResponse: {
             /** @enum {string} */
             decision: "escalate";
@@ -2562,6 +2837,12 @@ export interface components {
             };
             requires_human_approval?: boolean;
         };
+        TestWebhookData: {
+            subscription_id: string;
+            message: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         TimeBoundsBody: {
             not_before?: string;
@@ -2680,6 +2961,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        WebhookPurposeOutcome: {
+            purpose: string;
+            /** @enum {string} */
+            decision: "granted" | "denied";
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookSubjectReference: {
+            email?: string;
+            external_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
         WebhookSubscriptionResponse: {
             id: string;
             /** @enum {string} */
@@ -2704,6 +2998,111 @@ export interface components {
             purpose?: string;
             /** @enum {string} */
             channel?: "own_records" | "email_link" | "receipt_link" | "mailing_tool" | "organisation" | "unspecified";
+        };
+        ProtoSvcEventsV1ApprovalDecided: {
+            session_token: string;
+            reference: string;
+            principal_id: string;
+            trigger_type: string;
+            outcome: string;
+            quorum_type: string;
+            required: number;
+            approvals: number;
+            denials: number;
+            counters: number;
+            counter_proposal_json: string;
+            /** Format: date-time */
+            decided_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentDenied: {
+            session_token: string;
+            flow_id: string;
+            flow_version: number;
+            user_identifier: string;
+            /** Format: date-time */
+            declined_at?: string;
+            delivery_mode: string;
+            principal_binding: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentGranted: {
+            session_token: string;
+            flow_id: string;
+            flow_version: number;
+            consent_token: string;
+            user_identifier: string;
+            purposes: string[];
+            /** Format: date-time */
+            fulfilled_at?: string;
+            delivery_mode: string;
+            principal_binding: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentPurposeRevoked: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject_external_id: string;
+            subject_email: string;
+            purpose: string;
+            channel: string;
+            /** Format: date-time */
+            revoked_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentRevoked: {
+            session_token: string;
+            flow_id: string;
+            flow_version: number;
+            user_identifier: string;
+            /** Format: date-time */
+            revoked_at?: string;
+            revoked_by: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1FlowActivated: {
+            flow_id: string;
+            version: number;
+            previous_version: number;
+            capturable_in_own_form: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1SignatureDecided: {
+            session_token: string;
+            reference: string;
+            principal_id: string;
+            outcome: string;
+            quorum_type: string;
+            required: number;
+            signatures: number;
+            declines: number;
+            counters: number;
+            counter_proposal_json: string;
+            /** Format: date-time */
+            decided_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1WebhookDeliveryFailed: {
+            subscription_id: string;
+            delivery_id: string;
+            failed_event_id: string;
+            failed_event_type: string;
+            url: string;
+            attempts: number;
+            last_status_code: number;
+            last_error: string;
+            reason: string;
+            subscription_disabled: boolean;
+        } & {
+            [key: string]: unknown;
         };
     };
     responses: {
@@ -2855,6 +3254,20 @@ export interface components {
         DPoP: string;
         /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
         DelegationGrantId: string;
+        /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+        WebhookSvcSignature: string;
+        /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+        WebhookSvcTimestamp: string;
+        /** @description The event's id, the same on every retry: deduplicate on it */
+        WebhookSvcEventId: string;
+        /** @description The event type (the body's `event`) */
+        WebhookSvcEventType: string;
+        /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+        StandardWebhookId: string;
+        /** @description Standard Webhooks: Unix seconds of the attempt */
+        StandardWebhookTimestamp: string;
+        /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+        StandardWebhookSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -5459,7 +5872,15 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
+            /** @description Authenticated but not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantDeniedResponse"];
+                };
+            };
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -6472,7 +6893,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/javascript": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -6547,7 +6970,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/javascript": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -6813,6 +7238,748 @@ export interface operations {
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
+        };
+    };
+    webhook_approval_countered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "approval.countered";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ApprovalDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_approval_denied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "approval.denied";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ApprovalDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_approval_granted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "approval.granted";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ApprovalDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_denied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "consent.denied";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentDenied"] | components["schemas"]["ConsentRecordWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_granted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "consent.granted";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentGranted"] | components["schemas"]["ConsentRecordWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_purpose_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "consent.purpose_revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentPurposeRevoked"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "consent.revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentRevoked"] | components["schemas"]["ConsentRecordRevokedWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_flow_activated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "flow.activated";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1FlowActivated"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_countered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "signature.countered";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "signature.declined";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "signature.expired";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_signed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "signature.signed";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_delivery_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "webhook.delivery_failed";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1WebhookDeliveryFailed"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    event: "webhook.test";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["TestWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
