@@ -2606,12 +2606,18 @@ export interface components {
             [key: string]: unknown;
         };
         GrantDeniedResponse: {
+            /** @example Amount exceeds the per-action ceiling of 100.00 */
             message: string;
+            /** @example value_exceeds_per_action */
             reason_code: string;
             /** @enum {string} */
             decision: "deny";
-            /** @enum {string} */
+            /**
+             * @example intent_denied
+             * @enum {string}
+             */
             denial_category: "authorization_denied" | "action_not_prohibited" | "intent_denied" | "max_actions" | "trajectory_denied";
+            /** @example 7 */
             cascade_step: number;
         } & {
             [key: string]: unknown;
@@ -3112,6 +3118,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent attestation audience mismatch",
+                 *       "reason_code": "agent_attestation_audience_mismatch",
+                 *       "detail": {
+                 *         "field": "name"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_attestation_audience_mismatch" | "agent_attestation_expired" | "agent_attestation_identity_mismatch" | "agent_attestation_kid_revoked" | "agent_attestation_malformed" | "agent_attestation_signature_invalid" | "agent_attestation_untrusted_provider" | "agent_credential_audience_mismatch" | "agent_credential_expired" | "agent_credential_malformed" | "agent_credential_signature_invalid" | "agent_id_malformed" | "agent_metadata_mismatch" | "agent_type_outside_taxonomy" | "audit_entry_invalid" | "canonical_json_unrepresentable" | "delegation_grant_invalid" | "form_payload_invalid" | "idempotency_key_invalid" | "idempotency_key_missing" | "invalid_request" | "json_too_deep" | "json_too_many_members" | "mailing_webhook_malformed" | "malformed_json" | "payload_too_large" | "receipt_input_invalid" | "receipt_malformed" | "redirect_uri_not_allowed" | "unknown_flavor" | "unsupported_media_type" | "untrusted_agent_credential_issuer";
@@ -3124,6 +3139,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent token grant mismatch",
+                 *       "reason_code": "agent_token_grant_mismatch",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "unauthenticated";
@@ -3136,6 +3158,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: application not permitted",
+                 *       "reason_code": "application_not_permitted",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "publishable_key_not_allowed";
@@ -3148,6 +3177,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent not discoverable",
+                 *       "reason_code": "agent_not_discoverable",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
@@ -3160,6 +3196,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent attestation replayed",
+                 *       "reason_code": "agent_attestation_replayed",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
@@ -3172,6 +3215,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: attestation gone",
+                 *       "reason_code": "attestation_gone",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "grant_revoked" | "session_expired";
@@ -3184,6 +3234,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: invalid request",
+                 *       "reason_code": "invalid_request",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3193,6 +3250,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: invalid request",
+                 *       "reason_code": "invalid_request",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3202,6 +3266,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: grant region mismatch",
+                 *       "reason_code": "grant_region_mismatch",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "grant_region_mismatch" | "wrong_region";
@@ -3214,6 +3285,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: allowed origin invalid",
+                 *       "reason_code": "allowed_origin_invalid",
+                 *       "detail": {
+                 *         "field": "name"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "not_signable" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
@@ -3227,6 +3307,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: rate limited",
+                 *       "reason_code": "rate_limited",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "rate_limited";
@@ -3240,6 +3327,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: authzen pdp unreachable",
+                 *       "reason_code": "authzen_pdp_unreachable",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "service_unavailable" | "signing_key_unavailable";
@@ -3405,6 +3499,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "receipt": "receipt"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DecodeReceiptBody"];
             };
         };
@@ -3435,6 +3534,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "receipt": "receipt",
+                 *       "action_completed": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyReceiptBody"];
             };
         };
@@ -3459,6 +3564,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3483,7 +3589,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example version */
                 version: string;
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3508,6 +3616,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3554,6 +3663,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -3593,6 +3703,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agent",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "status": "active",
+                     *           "agent_metadata": {},
+                     *           "agent_metadata_provenance": "integrator_self_report",
+                     *           "capability_version_id": "capability version id",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AgentResponse"][];
                         has_more: boolean;
@@ -3618,6 +3747,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "agent_metadata": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterAgentBody"];
             };
         };
@@ -3628,6 +3763,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agent",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "status": "active",
+                     *       "agent_metadata": {},
+                     *       "agent_metadata_provenance": "integrator_self_report",
+                     *       "capability_version_id": "capability version id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentResponse"];
                 };
             };
@@ -3647,6 +3795,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example agent_eu_axzaotszoq6bs3k547e3 */
                 agent_id: string;
             };
             cookie?: never;
@@ -3659,6 +3808,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agent",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "status": "active",
+                     *       "agent_metadata": {},
+                     *       "agent_metadata_provenance": "integrator_self_report",
+                     *       "capability_version_id": "capability version id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentResponse"];
                 };
             };
@@ -3672,6 +3834,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3699,12 +3862,29 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example agent_eu_axzaotszoq6bs3k547e3 */
                 agent_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         {
+                 *           "id": "id",
+                 *           "label": "label",
+                 *           "parent": "parent",
+                 *           "custom": true,
+                 *           "status": "active"
+                 *         }
+                 *       ],
+                 *       "actions": [
+                 *         "action"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PublishCapabilitiesBody"];
             };
         };
@@ -3730,6 +3910,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3755,6 +3936,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3767,6 +3949,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "application",
+                     *       "name": "name",
+                     *       "environment": "development",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "mode": "conductor",
+                     *       "capabilities_published": true,
+                     *       "region": "region",
+                     *       "publishable_key": "publishable key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationResponse"];
                 };
             };
@@ -3786,12 +3981,20 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "mode": "conductor",
+                 *       "capabilities_published": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateApplicationBody"];
             };
         };
@@ -3802,6 +4005,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "application",
+                     *       "name": "name",
+                     *       "environment": "development",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "mode": "conductor",
+                     *       "capabilities_published": true,
+                     *       "region": "region",
+                     *       "publishable_key": "publishable key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationResponse"];
                 };
             };
@@ -3827,6 +4043,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3858,6 +4075,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3870,6 +4088,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "origin": "origin",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllowedOriginResponse"][];
                         has_more: boolean;
@@ -3893,12 +4123,20 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "allowed_origin": {
+                 *         "origin": "origin"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddAllowedOriginBody"];
             };
         };
@@ -3909,6 +4147,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "allowed_origin": {
+                     *         "origin": "origin",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AllowedOriginEnvelopeResponse"];
                 };
             };
@@ -3918,6 +4164,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "allowed_origin": {
+                     *         "origin": "origin",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AllowedOriginEnvelopeResponse"];
                 };
             };
@@ -3942,6 +4196,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3974,6 +4229,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3986,6 +4242,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "api_token",
+                     *           "name": "name",
+                     *           "scopes": [
+                     *             "scope"
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "token": "token"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiTokenResponse"][];
                         has_more: boolean;
@@ -4009,12 +4284,21 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "scopes": [
+                 *         "audit:verify"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["IssueApiTokenBody"];
             };
         };
@@ -4025,6 +4309,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_token": {
+                     *         "id": "id",
+                     *         "object": "api_token",
+                     *         "name": "name",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiTokenEnvelopeResponse"];
                 };
             };
@@ -4047,7 +4346,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example api token id */
                 api_token_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4060,6 +4361,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_token": {
+                     *         "id": "id",
+                     *         "object": "api_token",
+                     *         "name": "name",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiTokenEnvelopeResponse"];
                 };
             };
@@ -4082,6 +4398,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4114,6 +4431,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4126,6 +4444,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "webhook_subscription",
+                     *           "application_id": "application id",
+                     *           "url": "https://shop.example.com/hooks/consent",
+                     *           "events": [
+                     *             "event"
+                     *           ],
+                     *           "signature_formats": [
+                     *             "signature format"
+                     *           ],
+                     *           "status": "enabled",
+                     *           "disabled_reason": "disabled reason",
+                     *           "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *           "consecutive_failures": 1,
+                     *           "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z",
+                     *           "secret": "secret"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookSubscriptionResponse"][];
                         has_more: boolean;
@@ -4149,12 +4495,24 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/consent",
+                 *       "events": [
+                 *         "event"
+                 *       ],
+                 *       "signature_formats": [
+                 *         "svc"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSubscriptionBody"];
             };
         };
@@ -4165,6 +4523,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4187,7 +4567,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4200,6 +4582,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4219,7 +4623,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4249,13 +4655,22 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signature_formats": [
+                 *         "svc"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSubscriptionBody"];
             };
         };
@@ -4266,6 +4681,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4290,7 +4727,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4303,6 +4742,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "webhook_delivery",
+                     *           "event_id": "event id",
+                     *           "event_type": "event type",
+                     *           "test": true,
+                     *           "status": "pending",
+                     *           "attempt_count": 1,
+                     *           "max_attempts": 1,
+                     *           "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_status_code": 1,
+                     *           "last_error": "last error",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z",
+                     *           "payload": {},
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "started_at": "2026-11-25T09:30:00.000Z",
+                     *               "latency_ms": 1,
+                     *               "status_code": 1,
+                     *               "error": "error",
+                     *               "outcome": "outcome"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryResponse"][];
                         has_more: boolean;
@@ -4326,7 +4799,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4339,6 +4814,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4358,7 +4855,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4371,6 +4870,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4390,7 +4911,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4403,6 +4926,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_delivery",
+                     *       "event_id": "event id",
+                     *       "event_type": "event type",
+                     *       "test": true,
+                     *       "status": "pending",
+                     *       "attempt_count": 1,
+                     *       "max_attempts": 1,
+                     *       "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *       "last_status_code": 1,
+                     *       "last_error": "last error",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "payload": {},
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "started_at": "2026-11-25T09:30:00.000Z",
+                     *           "latency_ms": 1,
+                     *           "status_code": 1,
+                     *           "error": "error",
+                     *           "outcome": "outcome"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
@@ -4429,6 +4980,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "audit_checkpoint",
+                     *           "sequence": 1,
+                     *           "origin": "origin",
+                     *           "tree_size": 1,
+                     *           "root_hash": "root hash",
+                     *           "head_hash": "head hash",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "kid": "kid",
+                     *           "verifier_key": "verifier key",
+                     *           "signed_note": "signed note",
+                     *           "witness": {}
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AuditCheckpointResponse"][];
                         has_more: boolean;
@@ -4447,6 +5019,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example sequence */
                 sequence: string;
             };
             cookie?: never;
@@ -4459,6 +5032,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_checkpoint",
+                     *       "sequence": 1,
+                     *       "origin": "origin",
+                     *       "tree_size": 1,
+                     *       "root_hash": "root hash",
+                     *       "head_hash": "head hash",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "kid": "kid",
+                     *       "verifier_key": "verifier key",
+                     *       "signed_note": "signed note",
+                     *       "witness": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditCheckpointResponse"];
                 };
             };
@@ -4511,6 +5099,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "audit_record",
+                     *           "id": "id",
+                     *           "index": 1,
+                     *           "type": "type",
+                     *           "application_id": "application id",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "previous_hash": "previous hash",
+                     *           "hash": "hash",
+                     *           "canonical": "canonical"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AuditRecordResponse"][];
                         has_more: boolean;
@@ -4534,6 +5141,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example id */
                 id: string;
             };
             cookie?: never;
@@ -4546,6 +5154,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_record",
+                     *       "id": "id",
+                     *       "index": 1,
+                     *       "type": "type",
+                     *       "application_id": "application id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "previous_hash": "previous hash",
+                     *       "hash": "hash",
+                     *       "canonical": "canonical"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditRecordResponse"];
                 };
             };
@@ -4567,6 +5188,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example id */
                 id: string;
             };
             cookie?: never;
@@ -4608,6 +5230,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_verification",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "valid": true,
+                     *       "genesis_hash": "genesis hash",
+                     *       "verified_from_index": 1,
+                     *       "verified_size": 1,
+                     *       "head_hash": "head hash",
+                     *       "checkpoints_verified": 1,
+                     *       "first_broken_index": 1,
+                     *       "reason": "reason",
+                     *       "checkpoint_sequence": 1,
+                     *       "invalid_checkpoints": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditVerificationResponse"];
                 };
             };
@@ -4640,6 +5281,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "authority",
+                     *           "application_id": "application id",
+                     *           "agent_id": "agent id",
+                     *           "principal_id": "principal id",
+                     *           "status": "active",
+                     *           "purposes": [
+                     *             "purpose"
+                     *           ],
+                     *           "valid_from": "valid from",
+                     *           "valid_until": "2026-11-25T09:30:00.000Z",
+                     *           "cooling_off_seconds": 1,
+                     *           "manifest_sha256": "manifest sha256",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AuthorityResponse"][];
                         has_more: boolean;
@@ -4665,6 +5331,97 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "principal_id": "principal id",
+                 *       "scope_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "denied": [
+                 *           "denied"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "action_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "prohibited": [
+                 *           "prohibited"
+                 *         ],
+                 *         "max_actions": 1,
+                 *         "unrestricted": true
+                 *       },
+                 *       "value_bounds": {
+                 *         "currency": "EUR",
+                 *         "per_action": "49.90",
+                 *         "aggregate": "49.90",
+                 *         "unrestricted": true
+                 *       },
+                 *       "time_bounds": {
+                 *         "not_before": "2026-11-25T09:30:00.000Z",
+                 *         "not_after": "2026-11-25T09:30:00.000Z",
+                 *         "hours_utc": [
+                 *           0,
+                 *           0
+                 *         ],
+                 *         "days": [
+                 *           1
+                 *         ],
+                 *         "buckets": [
+                 *           {
+                 *             "period": "minute",
+                 *             "max": 1
+                 *           }
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "escalation_bounds": {
+                 *         "amount_over": "49.90",
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "scopes": [
+                 *           "scope"
+                 *         ],
+                 *         "always": true,
+                 *         "quorum_type": "all",
+                 *         "approvers": [
+                 *           "approver"
+                 *         ],
+                 *         "threshold": 1,
+                 *         "approval_ttl_seconds": 60
+                 *       },
+                 *       "reputation_bounds": {
+                 *         "min_trust_score": 0,
+                 *         "min_vouch_count": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "oap_sequence_bounds": {
+                 *         "ordering": [
+                 *           "ordering"
+                 *         ],
+                 *         "max_per_minute": 1,
+                 *         "max_repetitions": 1,
+                 *         "max_continuation_depth": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "jurisdiction_bounds": {
+                 *         "allowed": [
+                 *           "FR"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ],
+                 *       "valid_from": "2026-11-25T09:30:00.000Z",
+                 *       "valid_until": "2026-11-25T09:30:00.000Z",
+                 *       "cooling_off_seconds": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAuthorityBody"];
             };
         };
@@ -4675,6 +5432,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -4695,6 +5471,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
@@ -4707,6 +5484,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -4723,12 +5519,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorityTransitionBody"];
             };
         };
@@ -4739,6 +5541,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -4759,12 +5580,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorityTransitionBody"];
             };
         };
@@ -4775,6 +5602,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -4795,12 +5641,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorityTransitionBody"];
             };
         };
@@ -4811,6 +5663,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -4833,6 +5704,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example id */
                 id: string;
             };
             cookie?: never;
@@ -4864,6 +5736,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example record id */
                 record_id: string;
             };
             cookie?: never;
@@ -4897,6 +5770,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "subject": {
+                 *         "email": "ada@example.com",
+                 *         "external_id": "external id"
+                 *       },
+                 *       "decisions": {},
+                 *       "captured_at": "2026-11-25T09:30:00.000Z",
+                 *       "idempotency_key": "idempotency key",
+                 *       "notice_digest": "ref"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RecordConsentBody"];
             };
         };
@@ -4908,6 +5794,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -4918,6 +5836,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -4954,6 +5904,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "form_integration",
+                     *           "application_id": "application id",
+                     *           "platform": "platform",
+                     *           "flow_id": "flow id",
+                     *           "form_id": "form id",
+                     *           "purposes": [
+                     *             {}
+                     *           ],
+                     *           "subject": {},
+                     *           "webhook_url": "https://shop.example.com/hooks/consent",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "signing_secret": "signing secret"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FormIntegrationResponse"][];
                         has_more: boolean;
@@ -4981,6 +5954,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "platform": "typeform",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "form_id": "-_-__z--5661",
+                 *       "purposes": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "field_ref": "!~onstr",
+                 *           "field_type": "field_type",
+                 *           "required": true,
+                 *           "default_checked": true
+                 *         }
+                 *       ],
+                 *       "subject": {
+                 *         "email_field_ref": "!~onstr",
+                 *         "external_id_field_ref": "!~onstr"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFormIntegrationBody"];
             };
         };
@@ -4991,6 +5984,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "form_integration",
+                     *       "application_id": "application id",
+                     *       "platform": "platform",
+                     *       "flow_id": "flow id",
+                     *       "form_id": "form id",
+                     *       "purposes": [
+                     *         {}
+                     *       ],
+                     *       "subject": {},
+                     *       "webhook_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "signing_secret": "signing secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FormIntegrationResponse"];
                 };
             };
@@ -5014,6 +6024,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -5026,6 +6037,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "form_integration",
+                     *       "application_id": "application id",
+                     *       "platform": "platform",
+                     *       "flow_id": "flow id",
+                     *       "form_id": "form id",
+                     *       "purposes": [
+                     *         {}
+                     *       ],
+                     *       "subject": {},
+                     *       "webhook_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "signing_secret": "signing secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FormIntegrationResponse"];
                 };
             };
@@ -5045,6 +6073,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -5078,6 +6107,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -5111,6 +6141,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "dry_run": true,
+                 *       "records": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateImportBody"];
             };
         };
@@ -5128,6 +6167,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_import",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "dry_run": true,
+                     *       "status": "queued",
+                     *       "counts": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rows": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentImportResponse"];
                 };
             };
@@ -5155,6 +6209,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example import id */
                 import_id: string;
             };
             cookie?: never;
@@ -5167,6 +6222,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_import",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "dry_run": true,
+                     *       "status": "queued",
+                     *       "counts": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rows": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentImportResponse"];
                 };
             };
@@ -5186,6 +6256,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example record id */
                 record_id: string;
             };
             cookie?: never;
@@ -5198,6 +6269,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -5217,12 +6320,19 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example record id */
                 record_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "purpose": "purpose",
+                 *       "channel": "own_records"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WithdrawConsentBody"];
             };
         };
@@ -5233,6 +6343,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -5260,6 +6402,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "delivery_mode": "embed",
+                 *       "embed_origin": "embed origin",
+                 *       "principal_id": "HXq{",
+                 *       "principal_assertion": "pas_1-q1_6W_8--e-B-z_-aB-__-1E2a2JM010b-_-_02_-",
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConsentSessionBody"];
             };
         };
@@ -5273,6 +6425,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionCreatedResponse"];
                 };
             };
@@ -5300,6 +6468,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "consent",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "delivery_mode": "embed",
+                 *       "embed_origin": "embed origin",
+                 *       "principal_id": "HXq{",
+                 *       "principal_assertion": "pas_1-q1_6W_8--e-B-z_-aB-__-1E2a2JM010b-_-_02_-",
+                 *       "ttl_seconds": 30,
+                 *       "trigger_type": "scope",
+                 *       "reference": "reference",
+                 *       "proposal": {},
+                 *       "participants": [
+                 *         "participant"
+                 *       ],
+                 *       "quorum": {
+                 *         "type": "all",
+                 *         "threshold": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDecisionBody"];
             };
         };
@@ -5310,6 +6499,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionCreatedResponse"];
                 };
             };
@@ -5337,6 +6542,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "consent_token": "consent token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyConsentTokenBody"];
             };
         };
@@ -5347,6 +6557,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "status": "status"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentTokenVerdictResponse"];
                 };
             };
@@ -5373,6 +6589,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "principal_id": "HXq{",
+                 *       "flow_id": "flow id",
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePrincipalAssertionBody"];
             };
         };
@@ -5383,6 +6606,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "principal_assertion",
+                     *       "principal_assertion": "principal assertion",
+                     *       "principal_id": "principal id",
+                     *       "flow_id": "flow id",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PrincipalAssertionResponse"];
                 };
             };
@@ -5404,12 +6636,22 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example capture token */
                 capture_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "email": "ada@example.com",
+                 *         "external_id": "external id"
+                 *       },
+                 *       "suppress_receipt": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorizeCaptureBody"];
             };
         };
@@ -5442,6 +6684,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -5454,6 +6697,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "embed_origin": "embed origin",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "principal_id": "principal id",
+                     *       "principal_binding": "principal binding",
+                     *       "trigger_type": "trigger type",
+                     *       "reference": "reference",
+                     *       "quorum": {},
+                     *       "proposal": {},
+                     *       "counter_proposal": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "exchanged": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionResponse"];
                 };
             };
@@ -5473,12 +6746,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "exchange_token": "exchange token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExchangeBody"];
             };
         };
@@ -5489,6 +6768,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_outcome",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "principal_id": "principal id",
+                     *       "principal_binding": "principal binding",
+                     *       "reference": "reference",
+                     *       "counter_proposal": {},
+                     *       "completed_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionOutcomeResponse"];
                 };
             };
@@ -5512,6 +6810,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -5524,6 +6823,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "embed_origin": "embed origin",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "principal_id": "principal id",
+                     *       "principal_binding": "principal binding",
+                     *       "trigger_type": "trigger type",
+                     *       "reference": "reference",
+                     *       "quorum": {},
+                     *       "proposal": {},
+                     *       "counter_proposal": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "exchanged": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionResponse"];
                 };
             };
@@ -5541,6 +6870,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -5565,12 +6895,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "sign_in",
+                 *       "principal_id": {},
+                 *       "participant_id": "HXq{",
+                 *       "evidence": {},
+                 *       "counter_proposal": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransitionBody"];
             };
         };
@@ -5605,6 +6945,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "disclosed_at": "2026-11-25T09:30:00.000Z",
+                 *       "locale": "en"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisclosureReceiptBody"];
             };
         };
@@ -5647,6 +6995,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "flow",
+                     *           "application_id": "application id",
+                     *           "status": "draft",
+                     *           "version": 1,
+                     *           "version_status": "version status",
+                     *           "active_version": 1,
+                     *           "latest_version": 1,
+                     *           "capturable_in_own_form": true,
+                     *           "flow_url": "https://shop.example.com/hooks/consent",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z",
+                     *           "activated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FlowResponse"][];
                         has_more: boolean;
@@ -5674,6 +7045,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "locale": "en",
+                 *       "presentation": {
+                 *         "title": "title",
+                 *         "description": "description"
+                 *       },
+                 *       "purposes": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "description": "description",
+                 *           "mechanism": "consent",
+                 *           "required": true
+                 *         }
+                 *       ],
+                 *       "purpose_of_use": "purpose of use",
+                 *       "retention_period": "P1Y",
+                 *       "revocation_policy": "any_time",
+                 *       "consent_path": "standard",
+                 *       "requirements": [
+                 *         "identity_verification"
+                 *       ],
+                 *       "consent_duration": "P1Y",
+                 *       "policy_url": "https://shop.example.com/hooks/consent",
+                 *       "data_fields": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFlowBody"];
             };
         };
@@ -5684,6 +7090,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -5706,6 +7129,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -5718,6 +7142,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -5737,12 +7178,48 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "locale": "en",
+                 *       "presentation": {
+                 *         "title": "title",
+                 *         "description": "description"
+                 *       },
+                 *       "purposes": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "description": "description",
+                 *           "mechanism": "consent",
+                 *           "required": true
+                 *         }
+                 *       ],
+                 *       "purpose_of_use": "purpose of use",
+                 *       "retention_period": "P1Y",
+                 *       "revocation_policy": "any_time",
+                 *       "consent_path": "standard",
+                 *       "requirements": [
+                 *         "identity_verification"
+                 *       ],
+                 *       "consent_duration": "P1Y",
+                 *       "policy_url": "https://shop.example.com/hooks/consent",
+                 *       "data_fields": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateFlowBody"];
             };
         };
@@ -5753,6 +7230,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -5775,6 +7269,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -5787,6 +7282,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -5806,7 +7318,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example version */
                 version: string;
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -5819,6 +7333,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -5846,6 +7377,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "agent_dpop_jkt": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "scope": [
+                 *         "scope"
+                 *       ],
+                 *       "actions": [
+                 *         "action"
+                 *       ],
+                 *       "valid_until": "2026-11-25T09:30:00.000Z",
+                 *       "value_bounds": {
+                 *         "amount_per_action": "49.90",
+                 *         "currency": "EUR"
+                 *       },
+                 *       "human_register": {
+                 *         "displayed_to_principal": true
+                 *       },
+                 *       "agent_credential": "agent credential",
+                 *       "agent_metadata": {},
+                 *       "agent_attestation": {},
+                 *       "authority_id": "auth_eu_fuu6nbj3otxn4tvxhcwk",
+                 *       "purpose": "purpose",
+                 *       "jurisdiction": "FR",
+                 *       "delegation_chain": [
+                 *         {
+                 *           "iss": "iss",
+                 *           "sub": "sub",
+                 *           "aud": "aud",
+                 *           "delegated_at": "2026-11-25T09:30:00.000Z",
+                 *           "scope": "scope",
+                 *           "purpose": "purpose",
+                 *           "jti": "jti"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["GrantRequestBody"];
             };
         };
@@ -5857,6 +7425,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "decision": "allow",
+                     *       "grant_id": "grant id",
+                     *       "agent_token": "agent token",
+                     *       "token_type": "DPoP",
+                     *       "grant_attestation": "grant attestation",
+                     *       "iss": "iss",
+                     *       "oap_ver": "oap ver",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantAllowedResponse"];
                 };
             };
@@ -5867,6 +7447,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "decision": "escalate",
+                     *       "escalation_id": "escalation id",
+                     *       "escalation_url": "https://shop.example.com/hooks/consent",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "session_token": "session token",
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *       "quorum_type": "all",
+                     *       "approvals_needed": 1,
+                     *       "cascade_step": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantEscalatedResponse"];
                 };
             };
@@ -5878,6 +7471,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Amount exceeds the per-action ceiling of 100.00",
+                     *       "reason_code": "value_exceeds_per_action",
+                     *       "decision": "deny",
+                     *       "denial_category": "intent_denied",
+                     *       "cascade_step": 7
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantDeniedResponse"];
                 };
             };
@@ -5897,6 +7499,7 @@ export interface operations {
                 DPoP: components["parameters"]["DPoP"];
             };
             path: {
+                /** @example ath_eu_yxfhslje5kadzjpgpsfczb7s */
                 grant_id: string;
             };
             cookie?: never;
@@ -5909,6 +7512,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "grant",
+                     *       "agent_id": "agent id",
+                     *       "authority_id": "authority id",
+                     *       "scope": [
+                     *         "scope"
+                     *       ],
+                     *       "actions": [
+                     *         "action"
+                     *       ],
+                     *       "value": {},
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantResponse"];
                 };
             };
@@ -5927,12 +7549,18 @@ export interface operations {
                 DPoP: components["parameters"]["DPoP"];
             };
             path: {
+                /** @example ath_eu_yxfhslje5kadzjpgpsfczb7s */
                 grant_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_attestation": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshAttestationBody"];
             };
         };
@@ -5944,6 +7572,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "grant_id": "grant id",
+                     *       "grant_attestation": "grant attestation",
+                     *       "agent_attestation": {},
+                     *       "retained_until": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AttestationRefreshedResponse"];
                 };
             };
@@ -5997,6 +7633,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example secret */
                 secret: string;
             };
             cookie?: never;
@@ -6019,6 +7656,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example secret */
                 secret: string;
             };
             cookie?: never;
@@ -6058,6 +7696,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mailing_audience",
+                     *           "application_id": "application id",
+                     *           "provider": "provider",
+                     *           "api_base_url": "https://shop.example.com/hooks/consent",
+                     *           "list_id": "list id",
+                     *           "flow_id": "flow id",
+                     *           "permissions": [
+                     *             {}
+                     *           ],
+                     *           "tags": [
+                     *             {}
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "webhook_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["MailingAudienceResponse"][];
                         has_more: boolean;
@@ -6085,6 +7748,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "mailchimp",
+                 *       "api_base_url": "https://shop.example.com/hooks/consent",
+                 *       "api_key": "+M!,!AIoYx4",
+                 *       "list_id": "-_-__z--5661",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "permissions": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "marketing_permission_id": "-_-__z--5661"
+                 *         }
+                 *       ],
+                 *       "tags": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "granted": [
+                 *             "granted"
+                 *           ],
+                 *           "declined": [
+                 *             "declined"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMailingAudienceBody"];
             };
         };
@@ -6095,6 +7784,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mailing_audience",
+                     *       "application_id": "application id",
+                     *       "provider": "provider",
+                     *       "api_base_url": "https://shop.example.com/hooks/consent",
+                     *       "list_id": "list id",
+                     *       "flow_id": "flow id",
+                     *       "permissions": [
+                     *         {}
+                     *       ],
+                     *       "tags": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "webhook_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingAudienceResponse"];
                 };
             };
@@ -6117,6 +7825,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6129,6 +7838,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mailing_audience",
+                     *       "application_id": "application id",
+                     *       "provider": "provider",
+                     *       "api_base_url": "https://shop.example.com/hooks/consent",
+                     *       "list_id": "list id",
+                     *       "flow_id": "flow id",
+                     *       "permissions": [
+                     *         {}
+                     *       ],
+                     *       "tags": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "webhook_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingAudienceResponse"];
                 };
             };
@@ -6148,6 +7876,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6180,6 +7909,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6212,6 +7942,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6251,6 +7982,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity",
+                     *       "credential": {},
+                     *       "application": {
+                     *         "id": "id",
+                     *         "object": "application",
+                     *         "name": "name",
+                     *         "environment": "development",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "mode": "conductor",
+                     *         "capabilities_published": true,
+                     *         "region": "region",
+                     *         "publishable_key": "publishable key"
+                     *       },
+                     *       "region": "region",
+                     *       "acting_for": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityResponse"];
                 };
             };
@@ -6271,6 +8021,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "attestation_id": "+M!,!AIoYx4",
+                 *       "application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "touchpoint_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "agent_class": "agent class",
+                 *       "action_class": "action class",
+                 *       "decision": "allow",
+                 *       "decided_at": "2026-11-25T09:30:00.000Z",
+                 *       "sequence_number": 1,
+                 *       "legal_basis": "consent",
+                 *       "evidence_digest": "F2C7a78ecE8DeeC3bD02A1efAF3c4aD3eDDFEbC2EB0AEab0ccBC3911beD03dFf",
+                 *       "context": {},
+                 *       "requires_human_approval": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitAttestationBody"];
             };
         };
@@ -6335,6 +8101,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_class": "agent class",
+                 *       "route": "conductor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetAgentClassRouteBody"];
             };
         };
@@ -6420,6 +8192,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "ok",
+                 *       "engine_version": "engine version"
+                 *     }
+                 */
                 "application/json": components["schemas"]["HeartbeatBody"];
             };
         };
@@ -6445,6 +8223,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example attestation id */
                 attestation_id: string;
             };
             cookie?: never;
@@ -6472,6 +8251,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example escalation id */
                 escalation_id: string;
             };
             cookie?: never;
@@ -6484,6 +8264,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "escalation",
+                     *       "agent_id": "agent id",
+                     *       "authority_id": "authority id",
+                     *       "status": "status",
+                     *       "quorum_type": "all",
+                     *       "approvers": [
+                     *         "approver"
+                     *       ],
+                     *       "approvals_needed": 1,
+                     *       "votes": {},
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *       "request": {},
+                     *       "grant_id": "grant id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "resolved_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EscalationResponse"];
                 };
             };
@@ -6506,6 +8306,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_id": "ath_eu_yxfhslje5kadzjpgpsfczb7s",
+                 *       "reason_code": "unspecified",
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RevokeGrantBody"];
             };
         };
@@ -6517,6 +8324,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "revocation",
+                     *       "grant_id": "grant id",
+                     *       "reason_code": "reason code",
+                     *       "reason": "reason",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevocationResponse"];
                 };
             };
@@ -6527,6 +8343,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "revocation",
+                     *       "grant_id": "grant id",
+                     *       "reason_code": "reason code",
+                     *       "reason": "reason",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevocationResponse"];
                 };
             };
@@ -6581,6 +8406,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "trusted_attester",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "status": "active",
+                     *           "permissions": [
+                     *             "permission"
+                     *           ],
+                     *           "scoped_application_id": "scoped application id",
+                     *           "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *           "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *           "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *           "liveness": {},
+                     *           "token": "token"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TrustedAttesterResponse"][];
                         has_more: boolean;
@@ -6608,6 +8459,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "permissions": [
+                 *         "attestations:submit"
+                 *       ],
+                 *       "scoped_to_application": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAttesterBody"];
             };
         };
@@ -6618,6 +8478,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {},
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -6667,6 +8549,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -6679,6 +8562,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {},
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -6695,6 +8600,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -6707,6 +8613,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {},
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -6724,12 +8652,19 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "permission": "revocations:trigger",
+                 *       "rationale": "rationale example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestElevationBody"];
             };
         };
@@ -6760,12 +8695,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateAttesterBody"];
             };
         };
@@ -6776,6 +8717,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {},
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -6797,6 +8760,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -6809,6 +8773,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {},
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -6826,6 +8812,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -6838,6 +8825,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {},
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -6856,6 +8865,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "channel": "form_capture_browser",
+                 *       "rendering_digest": "76f62ff8ca970f63a07a87263acce8cdffe07bacc41ad0b707d77788c861e499",
+                 *       "fields": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "control": "control",
+                 *           "checked": true,
+                 *           "default_checked": true,
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCaptureBody"];
             };
         };
@@ -6894,6 +8919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example /* script *\/ */
                     "application/javascript": string;
                 };
             };
@@ -6908,6 +8934,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -6935,6 +8962,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -6971,6 +8999,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example /* script *\/ */
                     "application/javascript": string;
                 };
             };
@@ -7007,6 +9036,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -7030,6 +9060,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -7052,12 +9083,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "origin_missing",
+                 *       "count": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["DropReportBody"];
             };
         };
@@ -7183,6 +9221,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example file */
                 file: string;
             };
             cookie?: never;
@@ -7264,6 +9303,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "approval.countered",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "trigger_type": "trigger type",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "approvals": 1,
+                 *         "denials": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "approval.countered";
@@ -7317,6 +9378,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "approval.denied",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "trigger_type": "trigger type",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "approvals": 1,
+                 *         "denials": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "approval.denied";
@@ -7370,6 +9453,28 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "approval.granted",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "trigger_type": "trigger type",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "approvals": 1,
+                 *         "denials": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "approval.granted";
@@ -7423,6 +9528,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "consent.denied",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "user_identifier": "user identifier",
+                 *         "declined_at": "2026-11-25T09:30:00.000Z",
+                 *         "delivery_mode": "delivery mode",
+                 *         "principal_binding": "principal binding"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "consent.denied";
@@ -7476,6 +9598,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "consent.granted",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "consent_token": "consent token",
+                 *         "user_identifier": "user identifier",
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "fulfilled_at": "2026-11-25T09:30:00.000Z",
+                 *         "delivery_mode": "delivery mode",
+                 *         "principal_binding": "principal binding"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "consent.granted";
@@ -7529,6 +9672,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "consent.purpose_revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "record_id": "record id",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "subject_external_id": "subject external id",
+                 *         "subject_email": "subject email",
+                 *         "purpose": "purpose",
+                 *         "channel": "channel",
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "consent.purpose_revoked";
@@ -7582,6 +9743,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "consent.revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "user_identifier": "user identifier",
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                 *         "revoked_by": "revoked by"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "consent.revoked";
@@ -7635,6 +9812,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "flow.activated",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "flow_id": "flow id",
+                 *         "version": 1,
+                 *         "previous_version": 1,
+                 *         "capturable_in_own_form": true
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "flow.activated";
@@ -7688,6 +9879,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "signature.countered",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "signature.countered";
@@ -7741,6 +9953,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "signature.declined",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "signature.declined";
@@ -7794,6 +10027,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "signature.expired",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "signature.expired";
@@ -7847,6 +10101,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "signature.signed",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "signature.signed";
@@ -7900,6 +10175,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.delivery_failed",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "subscription_id": "subscription id",
+                 *         "delivery_id": "delivery id",
+                 *         "failed_event_id": "failed event id",
+                 *         "failed_event_type": "failed event type",
+                 *         "url": "https://shop.example.com/hooks/consent",
+                 *         "attempts": 1,
+                 *         "last_status_code": 1,
+                 *         "last_error": "last error",
+                 *         "reason": "reason",
+                 *         "subscription_disabled": true
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "webhook.delivery_failed";
@@ -7953,6 +10248,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.test",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "subscription_id": "subscription id",
+                 *         "message": "message"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "webhook.test";

@@ -1,4 +1,5 @@
 import { Allow, IsIn, IsInt, IsString, Min } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import type { DenialCategory } from './checks/cascade-step';
 
 /** Every denial category of the cascade (a new one fails the type-check here until listed). */
@@ -40,12 +41,12 @@ export class GrantEscalatedResponse {
  * `reason_code`, with the decision, the denial category and the cascade step that denied it.
  */
 export class GrantDeniedResponse {
-  @IsString() message!: string;
-  /** The denying step's reason, e.g. `scope_not_granted`, `value_exceeds_bound`, `authority_not_found`. */
-  @IsString() reason_code!: string;
+  @IsString() @JSONSchema({ examples: ['Amount exceeds the per-action ceiling of 100.00'] }) message!: string;
+  /** The denying step's reason, e.g. `value_exceeds_per_action`, `authority_not_found`. */
+  @IsString() @JSONSchema({ examples: ['value_exceeds_per_action'] }) reason_code!: string;
   @IsIn(['deny']) decision!: 'deny';
-  @IsIn([...DENIAL_CATEGORIES]) denial_category!: DenialCategory;
-  @IsInt() @Min(1) cascade_step!: number;
+  @IsIn([...DENIAL_CATEGORIES]) @JSONSchema({ examples: ['intent_denied'] }) denial_category!: DenialCategory;
+  @IsInt() @Min(1) @JSONSchema({ examples: [7] }) cascade_step!: number;
 }
 
 /** 200 of POST /api/v1/grants/{grant_id}/attestation: the grant's receipt re-signed with the new attestation. */
