@@ -131,6 +131,8 @@ export function exampleOf(schema: Schema | undefined, components: Record<string,
       for (const [property, propertySchema] of Object.entries(schema.properties ?? {})) out[property] = exampleOf(propertySchema, components, property, depth + 1);
       return out;
     }
+    case 'null':
+    case undefined:
     default:
       return {};
   }

@@ -33,7 +33,11 @@ function scalarSchema(scalar: ScalarType): Json {
     case ScalarType.SINT64:
       // 64-bit integers are strings in protobuf JSON.
       return { type: 'string', pattern: '^-?[0-9]+$' };
-    default:
+    case ScalarType.INT32:
+    case ScalarType.UINT32:
+    case ScalarType.SINT32:
+    case ScalarType.FIXED32:
+    case ScalarType.SFIXED32:
       return { type: 'integer' };
   }
 }
