@@ -2065,6 +2065,21 @@ export interface components {
         AddAllowedOriginBody: {
             allowed_origin: components["schemas"]["AllowedOriginInput"];
         };
+        AgentClassRouteEnvelopeResponse: {
+            agent_class_route: components["schemas"]["AgentClassRouteResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        AgentClassRouteResponse: {
+            /** @enum {string} */
+            object: "agent_class_route";
+            agent_class: string;
+            /** @enum {string} */
+            route: "conductor" | "oversight";
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AgentResponse: {
             id: string;
             /** @enum {string} */
@@ -2128,11 +2143,89 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AttestationDetailResponse: {
+            application_id: string;
+            attester_id: string;
+            agent_class: string;
+            action_class: string;
+            decided_at: string;
+            legal_basis: string;
+            evidence_digest: string;
+            context: unknown;
+            requires_human_approval: boolean;
+            resolved_at: string | null;
+            counter_proposal: unknown;
+            id: string;
+            /** @enum {string} */
+            object: "attestation";
+            attestation_id: string;
+            received_at: string;
+            sequence_number: number;
+            sequence_gap: boolean;
+            expected_sequence_number: number | null;
+            /** @enum {string} */
+            decision: "allow" | "deny" | "escalate";
+            /** @enum {string} */
+            status: "witnessed" | "pending_approval" | "approved" | "denied" | "countered";
+            idempotent_replay: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationEscalationResponse: {
+            /** @enum {string} */
+            status: "witnessed" | "pending_approval" | "approved" | "denied" | "countered";
+            approval_ttl_at: string;
+            decision_url?: string;
+            session_token?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationReadResponse: {
+            attestation: components["schemas"]["AttestationDetailResponse"];
+            receipt: string;
+            resolution_receipt: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         AttestationRefreshedResponse: {
             grant_id: string;
             grant_attestation: string;
             agent_attestation: unknown;
             retained_until: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "attestation";
+            attestation_id: string;
+            received_at: string;
+            sequence_number: number;
+            sequence_gap: boolean;
+            expected_sequence_number: number | null;
+            /** @enum {string} */
+            decision: "allow" | "deny" | "escalate";
+            /** @enum {string} */
+            status: "witnessed" | "pending_approval" | "approved" | "denied" | "countered";
+            idempotent_replay: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationTokenResponse: {
+            format: string;
+            token: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttesterLivenessResponse: {
+            attester_id: string;
+            name: string;
+            status: string;
+            last_heartbeat_at: string | null;
+            last_heartbeat: unknown;
+            silent_after_seconds: number;
+            silent: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2210,6 +2303,35 @@ export interface components {
             subject: components["schemas"]["SubjectInput"];
             suppress_receipt?: boolean;
         };
+        CapabilityCacheResponse: {
+            max_age_seconds: number;
+            version_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityDocumentResponse: {
+            agent_id: string;
+            region: string;
+            version_id: string;
+            published_at: string;
+            scopes: components["schemas"]["CapabilityScopeResponse"][];
+            actions: unknown;
+            bounds_supported: string[];
+            oidc_a: components["schemas"]["CapabilityOidcAResponse"];
+            cache: components["schemas"]["CapabilityCacheResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityOidcAResponse: {
+            agent_capabilities: string[];
+            projection_version: number;
+            agent_type: string | null;
+            agent_provider: string | null;
+            agent_model: string | null;
+            agent_version: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         CapabilityScopeBody: {
             id: string;
             label: string;
@@ -2217,6 +2339,25 @@ export interface components {
             custom?: boolean;
             /** @enum {string} */
             status?: "active" | "deprecated";
+        };
+        CapabilityScopeResponse: {
+            id: string;
+            label: string;
+            parent: string | null;
+            custom: boolean;
+            status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityVersionResponse: {
+            /** @enum {string} */
+            object: "capability_version";
+            agent_id: string;
+            version_id: string;
+            manifest_sha256: string;
+            published_at: string;
+        } & {
+            [key: string]: unknown;
         };
         CapturedFieldInput: {
             purpose: string;
@@ -2314,6 +2455,14 @@ export interface components {
         ConsentTokenVerdictResponse: {
             valid: boolean;
             status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CounterProposalResponse: {
+            attestation: string;
+            attestation_id: string;
+            counter_proposal: unknown;
+            countered_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2484,6 +2633,14 @@ export interface components {
         DecodeReceiptBody: {
             receipt: string;
         };
+        DecodeReceiptResponse: {
+            /** @enum {boolean} */
+            verified: false;
+            header: Record<string, never>;
+            payload: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         DelegationHopBody: {
             iss: string;
             sub: string;
@@ -2503,6 +2660,25 @@ export interface components {
             /** @enum {string} */
             reason: "origin_missing";
             count: number;
+        };
+        ElevationRequestEnvelopeResponse: {
+            elevation_request: components["schemas"]["ElevationRequestResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        ElevationRequestResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "elevation_request";
+            attester_id: string;
+            permission: string;
+            rationale: string;
+            /** @enum {string} */
+            status: "pending" | "granted" | "rejected";
+            created_at: string;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description When to ask the principal(s) and the quorum that decides. `{}` and arrays are refused (422), null (400). */
         EscalationBoundsBody: {
@@ -2675,6 +2851,18 @@ export interface components {
             status?: "ok" | "degraded";
             engine_version?: string;
         };
+        HeartbeatRecordedResponse: {
+            attester_id: string;
+            received_at: string | null;
+            status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        HeartbeatResponse: {
+            heartbeat: components["schemas"]["HeartbeatRecordedResponse"];
+        } & {
+            [key: string]: unknown;
+        };
         HumanRegisterBody: {
             displayed_to_principal: boolean;
         };
@@ -2697,6 +2885,14 @@ export interface components {
             allowed?: string[];
             unrestricted?: boolean;
         };
+        LivenessResponse: {
+            last_heartbeat_at: string | null;
+            last_heartbeat: unknown;
+            silent_after_seconds: number;
+            silent: boolean;
+        } & {
+            [key: string]: unknown;
+        };
         MailingAudienceResponse: {
             id: string;
             /** @enum {string} */
@@ -2710,6 +2906,21 @@ export interface components {
             tags: unknown[];
             created_at: string;
             webhook_url?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        OapVersionResponse: {
+            oap_ver: string;
+            supported: string[];
+            current: string;
+            deprecated: string[];
+            regional_issuers: Record<string, never>;
+            chronicle_genesis_hashes: Record<string, never>;
+            oap_conformance: string;
+            conformance_capabilities: string[];
+            oversight_conformance: string;
+            oversight_conformance_levels: string[];
+            spec_url: string;
         } & {
             [key: string]: unknown;
         };
@@ -2748,6 +2959,25 @@ export interface components {
             type: "all" | "majority" | "threshold";
             threshold?: number;
         };
+        ReceiptConsumptionResponse: {
+            acknowledged: boolean;
+            grant_id: string;
+            consumed_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptRevocationCheckResponse: {
+            status: string;
+            revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptSignatureCheckResponse: {
+            valid: boolean;
+            reason_code?: string;
+        } & {
+            [key: string]: unknown;
+        };
         RecordConsentBody: {
             flow_id: string;
             subject: components["schemas"]["SubjectInput"];
@@ -2777,6 +3007,24 @@ export interface components {
         RequestedValueBody: {
             amount_per_action: string;
             currency: string;
+        };
+        ResolvedAgentClassRouteResponse: {
+            /** @enum {string} */
+            object: "agent_class_route";
+            agent_class: string;
+            mode: string;
+            /** @enum {string} */
+            route: "conductor" | "oversight";
+            configured: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        RevocationListEntryResponse: {
+            grant_id: string;
+            reason_code: string;
+            revoked_at: string;
+        } & {
+            [key: string]: unknown;
         };
         RevocationResponse: {
             /** @enum {string} */
@@ -2843,6 +3091,14 @@ export interface components {
             };
             requires_human_approval?: boolean;
         };
+        SubmittedAttestationResponse: {
+            attestation: components["schemas"]["AttestationResponse"];
+            receipt: string;
+            escalation?: components["schemas"]["AttestationEscalationResponse"];
+            counter_proposals?: components["schemas"]["CounterProposalResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
         TestWebhookData: {
             subscription_id: string;
             message: string;
@@ -2891,7 +3147,7 @@ export interface components {
             rotated_at: string | null;
             suspended_at: string | null;
             destroyed_at: string | null;
-            liveness: Record<string, never>;
+            liveness: components["schemas"]["LivenessResponse"];
             token?: string;
         } & {
             [key: string]: unknown;
@@ -2935,6 +3191,18 @@ export interface components {
         VerifyReceiptBody: {
             receipt: string;
             action_completed?: boolean;
+        };
+        VerifyReceiptResponse: {
+            valid: boolean;
+            reason_code?: string;
+            signature: components["schemas"]["ReceiptSignatureCheckResponse"];
+            revocation: components["schemas"]["ReceiptRevocationCheckResponse"];
+            consumption?: components["schemas"]["ReceiptConsumptionResponse"];
+            grant_id: string | null;
+            iss_role: unknown;
+            claims: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
         };
         WebhookDeliveryAttemptResponse: {
             number: number;
@@ -3437,7 +3705,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "format": "format",
+                     *       "token": "token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttestationTokenResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3463,7 +3739,26 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "grant_id": "grant id",
+                     *           "reason_code": "reason code",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevocationListEntryResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             422: components["responses"]["Error422"];
@@ -3513,7 +3808,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "verified": false,
+                     *       "header": {},
+                     *       "payload": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecodeReceiptResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             413: components["responses"]["Error413"];
@@ -3549,7 +3853,31 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "reason_code": "reason code",
+                     *       "signature": {
+                     *         "valid": true,
+                     *         "reason_code": "reason code"
+                     *       },
+                     *       "revocation": {
+                     *         "status": "status",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "consumption": {
+                     *         "acknowledged": true,
+                     *         "grant_id": "grant id",
+                     *         "consumed_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "grant_id": "grant id",
+                     *       "iss_role": {},
+                     *       "claims": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VerifyReceiptResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3846,6 +4174,50 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    /**
+                     * @example {
+                     *       "agent_id": "agent id",
+                     *       "region": "region",
+                     *       "version_id": "version id",
+                     *       "published_at": "2026-11-25T09:30:00.000Z",
+                     *       "scopes": [
+                     *         {
+                     *           "id": "id",
+                     *           "label": "label",
+                     *           "parent": "parent",
+                     *           "custom": true,
+                     *           "status": "status"
+                     *         }
+                     *       ],
+                     *       "actions": {},
+                     *       "bounds_supported": [
+                     *         "bounds supported"
+                     *       ],
+                     *       "oidc_a": {
+                     *         "agent_capabilities": [
+                     *           "agent capabilitie"
+                     *         ],
+                     *         "projection_version": 1,
+                     *         "agent_type": "agent type",
+                     *         "agent_provider": "agent provider",
+                     *         "agent_model": "agent model",
+                     *         "agent_version": "agent version"
+                     *       },
+                     *       "cache": {
+                     *         "max_age_seconds": 1,
+                     *         "version_id": "version id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CapabilityDocumentResponse"];
+                };
+            };
+            /** @description Success */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
             };
             400: components["responses"]["Error400"];
@@ -3894,7 +4266,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "capability_version",
+                     *       "agent_id": "agent id",
+                     *       "version_id": "version id",
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "published_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CapabilityVersionResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3918,7 +4301,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Success */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8042,11 +8425,84 @@ export interface operations {
         };
         responses: {
             /** @description attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "id": "id",
+                     *         "object": "attestation",
+                     *         "attestation_id": "attestation id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "sequence_number": 1,
+                     *         "sequence_gap": true,
+                     *         "expected_sequence_number": 1,
+                     *         "decision": "allow",
+                     *         "status": "witnessed",
+                     *         "idempotent_replay": true
+                     *       },
+                     *       "receipt": "receipt",
+                     *       "escalation": {
+                     *         "status": "witnessed",
+                     *         "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *         "decision_url": "https://shop.example.com/hooks/consent",
+                     *         "session_token": "session token"
+                     *       },
+                     *       "counter_proposals": [
+                     *         {
+                     *           "attestation": "attestation",
+                     *           "attestation_id": "attestation id",
+                     *           "counter_proposal": {},
+                     *           "countered_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmittedAttestationResponse"];
+                };
+            };
+            /** @description attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "id": "id",
+                     *         "object": "attestation",
+                     *         "attestation_id": "attestation id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "sequence_number": 1,
+                     *         "sequence_gap": true,
+                     *         "expected_sequence_number": 1,
+                     *         "decision": "allow",
+                     *         "status": "witnessed",
+                     *         "idempotent_replay": true
+                     *       },
+                     *       "receipt": "receipt",
+                     *       "escalation": {
+                     *         "status": "witnessed",
+                     *         "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *         "decision_url": "https://shop.example.com/hooks/consent",
+                     *         "session_token": "session token"
+                     *       },
+                     *       "counter_proposals": [
+                     *         {
+                     *           "attestation": "attestation",
+                     *           "attestation_id": "attestation id",
+                     *           "counter_proposal": {},
+                     *           "countered_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmittedAttestationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8079,7 +8535,22 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "agent_class_route",
+                     *       "agent_class": "agent class",
+                     *       "mode": "mode",
+                     *       "route": "conductor",
+                     *       "configured": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResolvedAgentClassRouteResponse"] | {
+                        data: components["schemas"]["AgentClassRouteResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8116,7 +8587,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "agent_class_route": {
+                     *         "object": "agent_class_route",
+                     *         "agent_class": "agent class",
+                     *         "route": "conductor",
+                     *         "updated_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentClassRouteEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8173,7 +8656,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attester_id": "attester id",
+                     *           "name": "name",
+                     *           "status": "status",
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AttesterLivenessResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8207,7 +8713,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "heartbeat": {
+                     *         "attester_id": "attester id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "status": "status"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HeartbeatResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8235,7 +8752,38 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "application_id": "application id",
+                     *         "attester_id": "attester id",
+                     *         "agent_class": "agent class",
+                     *         "action_class": "action class",
+                     *         "decided_at": "2026-11-25T09:30:00.000Z",
+                     *         "legal_basis": "legal basis",
+                     *         "evidence_digest": "evidence digest",
+                     *         "context": {},
+                     *         "requires_human_approval": true,
+                     *         "resolved_at": "2026-11-25T09:30:00.000Z",
+                     *         "counter_proposal": {},
+                     *         "id": "id",
+                     *         "object": "attestation",
+                     *         "attestation_id": "attestation id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "sequence_number": 1,
+                     *         "sequence_gap": true,
+                     *         "expected_sequence_number": 1,
+                     *         "decision": "allow",
+                     *         "status": "witnessed",
+                     *         "idempotent_replay": true
+                     *       },
+                     *       "receipt": "receipt",
+                     *       "resolution_receipt": "resolution receipt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttestationReadResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -8379,7 +8927,32 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "oap_ver": "oap ver",
+                     *       "supported": [
+                     *         "supported"
+                     *       ],
+                     *       "current": "current",
+                     *       "deprecated": [
+                     *         "deprecated"
+                     *       ],
+                     *       "regional_issuers": {},
+                     *       "chronicle_genesis_hashes": {},
+                     *       "oap_conformance": "oap conformance",
+                     *       "conformance_capabilities": [
+                     *         "conformance capabilitie"
+                     *       ],
+                     *       "oversight_conformance": "oversight conformance",
+                     *       "oversight_conformance_levels": [
+                     *         "oversight conformance level"
+                     *       ],
+                     *       "spec_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OapVersionResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -8424,7 +8997,12 @@ export interface operations {
                      *           "rotated_at": "2026-11-25T09:30:00.000Z",
                      *           "suspended_at": "2026-11-25T09:30:00.000Z",
                      *           "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *           "liveness": {},
+                     *           "liveness": {
+                     *             "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *             "last_heartbeat": {},
+                     *             "silent_after_seconds": 1,
+                     *             "silent": true
+                     *           },
                      *           "token": "token"
                      *         }
                      *       ],
@@ -8495,7 +9073,12 @@ export interface operations {
                      *         "rotated_at": "2026-11-25T09:30:00.000Z",
                      *         "suspended_at": "2026-11-25T09:30:00.000Z",
                      *         "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *         "liveness": {},
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
                      *         "token": "token"
                      *       }
                      *     }
@@ -8531,7 +9114,31 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "elevation_request",
+                     *           "attester_id": "attester id",
+                     *           "permission": "permission",
+                     *           "rationale": "rationale",
+                     *           "status": "pending",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ElevationRequestResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8579,7 +9186,12 @@ export interface operations {
                      *         "rotated_at": "2026-11-25T09:30:00.000Z",
                      *         "suspended_at": "2026-11-25T09:30:00.000Z",
                      *         "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *         "liveness": {},
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
                      *         "token": "token"
                      *       }
                      *     }
@@ -8630,7 +9242,12 @@ export interface operations {
                      *         "rotated_at": "2026-11-25T09:30:00.000Z",
                      *         "suspended_at": "2026-11-25T09:30:00.000Z",
                      *         "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *         "liveness": {},
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
                      *         "token": "token"
                      *       }
                      *     }
@@ -8674,7 +9291,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "elevation_request": {
+                     *         "id": "id",
+                     *         "object": "elevation_request",
+                     *         "attester_id": "attester id",
+                     *         "permission": "permission",
+                     *         "rationale": "rationale",
+                     *         "status": "pending",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "decided_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ElevationRequestEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8734,7 +9367,12 @@ export interface operations {
                      *         "rotated_at": "2026-11-25T09:30:00.000Z",
                      *         "suspended_at": "2026-11-25T09:30:00.000Z",
                      *         "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *         "liveness": {},
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
                      *         "token": "token"
                      *       }
                      *     }
@@ -8790,7 +9428,12 @@ export interface operations {
                      *         "rotated_at": "2026-11-25T09:30:00.000Z",
                      *         "suspended_at": "2026-11-25T09:30:00.000Z",
                      *         "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *         "liveness": {},
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
                      *         "token": "token"
                      *       }
                      *     }
@@ -8842,7 +9485,12 @@ export interface operations {
                      *         "rotated_at": "2026-11-25T09:30:00.000Z",
                      *         "suspended_at": "2026-11-25T09:30:00.000Z",
                      *         "destroyed_at": "2026-11-25T09:30:00.000Z",
-                     *         "liveness": {},
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
                      *         "token": "token"
                      *       }
                      *     }

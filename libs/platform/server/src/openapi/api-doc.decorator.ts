@@ -24,7 +24,9 @@ export interface ApiDocOptions {
   agentToken?: boolean;
   /** A deprecated alias: every answer carries `Deprecation`, `Sunset` and a successor `Link`. */
   deprecated?: boolean;
-  /** Further success statuses, e.g. 202 for an escalated grant, answered with the same body. */
+  /** The success status of a route that sets it on the reply itself (e.g. 204 of a preflight). */
+  status?: number;
+  /** Further success statuses, e.g. 202 for an escalated grant, answered with the same body (none for 204 and 304). */
   alsoAnswers?: number[];
   /**
    * Media type of the success body when it is not `application/json` and the route does not set

@@ -211,7 +211,7 @@ export function buildOpenApiDocument(
       for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
       if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
       const fixedStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
-      const status = fixedStatus ?? (verb === 'post' ? 201 : 200);
+      const status = fixedStatus ?? doc.status ?? (verb === 'post' ? 201 : 200);
       const allDeclared = (Reflect.getMetadata(API_RESPONSE_OF, handler) as DeclaredResponse[] | undefined) ?? [];
       // Bodies of 4xx statuses replace the envelope of that status; the rest are success bodies.
       const declared = allDeclared.filter((d) => d.status === undefined || d.status < 400);
@@ -228,13 +228,16 @@ export function buildOpenApiDocument(
       const successStatuses = [...new Set([...(ownStatuses ? [] : [status]), ...declaredStatuses, ...(doc.alsoAnswers ?? [])])].sort((a, b) => a - b);
       const mediaType = successMediaType(doc, handler);
       for (const code of successStatuses) {
-        const bodySchema = successSchema(declared.find((d) => d.status === code) ?? declared.find((d) => d.status === undefined), schemas);
+        // Several bodies for one status (e.g. a page, or one item when a query names it) are alternatives.
+        const forStatus = declared.filter((d) => d.status === code);
+        const candidates = (forStatus.length ? forStatus : declared.filter((d) => d.status === undefined)).map((d) => successSchema(d, schemas)).filter((x): x is Json => x !== undefined);
+        const bodySchema = candidates.length > 1 ? { anyOf: candidates } : candidates[0];
         // A body that is not JSON (a page, a script, a metrics text, a JWT) is a string of its media type.
         const schema = isJsonMediaType(mediaType) ? bodySchema : { type: 'string' };
         responses[String(code)] = {
           description: doc.response ?? 'Success',
           ...(headers ? { headers } : {}),
-          ...(schema && code !== 204 ? { content: { [mediaType]: { schema } } } : {}),
+          ...(schema && code !== 204 && code !== 304 ? { content: { [mediaType]: { schema } } } : {}),
         };
       }
       for (const code of errorCodes(doc.errors, sec.length > 0, requestBody !== undefined)) {
