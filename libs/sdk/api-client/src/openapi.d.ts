@@ -2245,6 +2245,32 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuditConsistencyProofResponse: {
+            /** @enum {string} */
+            object: "audit_consistency_proof";
+            algorithm: string;
+            from: components["schemas"]["AuditCheckpointResponse"];
+            to: components["schemas"]["AuditCheckpointResponse"];
+            old_size: number;
+            new_size: number;
+            proof: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        AuditInclusionProofResponse: {
+            /** @enum {string} */
+            object: "audit_inclusion_proof";
+            algorithm: string;
+            entry: components["schemas"]["AuditRecordResponse"];
+            leaf_index: number;
+            leaf_hash: string;
+            tree_size: number;
+            root_hash: string;
+            proof: string[];
+            checkpoint: components["schemas"]["AuditCheckpointResponse"];
+        } & {
+            [key: string]: unknown;
+        };
         AuditRecordResponse: {
             /** @enum {string} */
             object: "audit_record";
@@ -2256,6 +2282,21 @@ export interface components {
             previous_hash: string;
             hash: string;
             canonical: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditTransparencyResponse: {
+            /** @enum {string} */
+            object: "audit_transparency";
+            application_id?: string;
+            agent_id?: string;
+            region: string;
+            origin: string;
+            entry_count: number;
+            first_index: number;
+            last_index: number;
+            checkpoints: components["schemas"]["AuditCheckpointResponse"][];
+            verification: Record<string, never>;
         } & {
             [key: string]: unknown;
         };
@@ -2359,12 +2400,57 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CaptureAuthorizedResponse: {
+            /** @enum {string} */
+            status: "committed";
+            record_id: string;
+            channel: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CaptureResponse: {
+            capture_token: string;
+            /** @enum {string} */
+            object: "capture";
+            flow_id: string;
+            flow_version: number;
+            channel: string;
+            expires_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         CapturedFieldInput: {
             purpose: string;
             control: string;
             checked: boolean;
             default_checked?: boolean;
             required?: boolean;
+        };
+        ConsentFieldResponse: {
+            /** @enum {string} */
+            object: "consent_field";
+            flow_id: string;
+            flow_version: number;
+            locale: string;
+            html: string;
+            rendering_digest: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentImportDryRunResponse: {
+            id: unknown | null;
+            /** @enum {string} */
+            object: "consent_import";
+            application_id: string;
+            flow_id: string;
+            /** @enum {boolean} */
+            dry_run: true;
+            /** @enum {string} */
+            status: "completed";
+            counts: Record<string, never>;
+            rows: components["schemas"]["DryRunRowResponse"][];
+        } & {
+            [key: string]: unknown;
         };
         ConsentImportResponse: {
             id: string;
@@ -2451,6 +2537,21 @@ export interface components {
             principal_id?: string;
             principal_assertion?: string;
             ttl_seconds?: number;
+        };
+        ConsentStatusResponse: {
+            /** @enum {string} */
+            object: "consent_status";
+            application_id: string;
+            subject: components["schemas"]["ConsentStatusSubjectResponse"];
+            purposes: components["schemas"]["PurposeStatusResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentStatusSubjectResponse: {
+            external_id?: string;
+            email?: string;
+        } & {
+            [key: string]: unknown;
         };
         ConsentTokenVerdictResponse: {
             valid: boolean;
@@ -2656,10 +2757,39 @@ export interface components {
             disclosed_at: string;
             locale: string;
         };
+        DisclosureReceiptEnvelopeResponse: {
+            disclosure_receipt: components["schemas"]["DisclosureReceiptResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        DisclosureReceiptResponse: {
+            record_id: string;
+            /** @enum {string} */
+            object: "disclosure_receipt";
+            /** @enum {string} */
+            record_type: "notice_record";
+            status: string;
+            /** @enum {string} */
+            provenance: "operator_declared";
+            receipt_url: string;
+            receipt: components["schemas"]["ReceiptDocumentResponse"];
+        } & {
+            [key: string]: unknown;
+        };
         DropReportBody: {
             /** @enum {string} */
             reason: "origin_missing";
             count: number;
+        };
+        DryRunRowResponse: {
+            index: number;
+            /** @enum {string} */
+            outcome: "would_create" | "duplicate" | "failed";
+            record_id: string | null;
+            reason_code: string | null;
+            detail: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
         };
         ElevationRequestEnvelopeResponse: {
             elevation_request: components["schemas"]["ElevationRequestResponse"];
@@ -2751,6 +2881,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        FormIntakeResponse: {
+            /** @enum {string} */
+            object: "form_intake";
+            response_token: string;
+            /** @enum {string} */
+            outcome: "recorded" | "refused";
+            record_id: string | null;
+            reason_code: string | null;
+            detail: Record<string, never> | null;
+            received_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         FormIntegrationResponse: {
             id: string;
             /** @enum {string} */
@@ -2764,6 +2907,16 @@ export interface components {
             webhook_url: string;
             created_at: string;
             signing_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        FormWebhookRecordedResponse: {
+            /** @enum {string} */
+            status: "recorded";
+            record_id: string;
+            /** @enum {string} */
+            collection_channel: "form_platform_webhook";
+            collection_platform: string;
         } & {
             [key: string]: unknown;
         };
@@ -2876,6 +3029,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        InboundReceiptResponse: {
+            /** @enum {boolean} */
+            received: true;
+            /** @enum {string} */
+            outcome: "queued" | "ignored" | "validated";
+        } & {
+            [key: string]: unknown;
+        };
         IssueApiTokenBody: {
             name: string;
             scopes?: ("audit:verify" | "disclosures:write")[];
@@ -2885,11 +3046,23 @@ export interface components {
             allowed?: string[];
             unrestricted?: boolean;
         };
+        JwksResponse: {
+            keys: components["schemas"]["SigningJwkResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
         LivenessResponse: {
             last_heartbeat_at: string | null;
             last_heartbeat: unknown;
             silent_after_seconds: number;
             silent: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        LogKeyResponse: {
+            kid: string;
+            status: string;
+            verifier_key: string;
         } & {
             [key: string]: unknown;
         };
@@ -2906,6 +3079,47 @@ export interface components {
             tags: unknown[];
             created_at: string;
             webhook_url?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        MailingInboundEventResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mailing_inbound_event";
+            type: string;
+            email: string | null;
+            list_id: string | null;
+            fired_at: string | null;
+            status: string;
+            outcome: string | null;
+            record_id: string | null;
+            withdrawn_purposes: string[];
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            received_at: string;
+            completed_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        MailingSyncResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mailing_sync";
+            event_id: string;
+            event_type: string;
+            record_id: string;
+            email: string | null;
+            status: string;
+            permissions: unknown;
+            tags: unknown;
+            attempts: number;
+            next_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+            occurred_at: string;
+            created_at: string;
+            completed_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2949,6 +3163,22 @@ export interface components {
             required?: boolean;
             default_checked?: boolean;
         };
+        PurposeStatusResponse: {
+            flow_id: string;
+            flow_version: number;
+            purpose: string;
+            decision: string;
+            /** @enum {string} */
+            status: "granted" | "declined" | "withdrawn" | "expired";
+            withdrawn_at: string | null;
+            withdrawal_channel: string | null;
+            record_id: string;
+            record_status: string;
+            captured_at: string;
+            recorded_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         PurposeTagsInput: {
             purpose: string;
             granted?: string[];
@@ -2966,9 +3196,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ReceiptDocumentResponse: {
+            record: Record<string, never>;
+            pii_processing: Record<string, never>;
+            party_identification: Record<string, never>[];
+            authority?: Record<string, never>;
+            event: Record<string, never>[];
+            extensions?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         ReceiptRevocationCheckResponse: {
             status: string;
             revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptSchemaResponse: {
+            $schema: string;
+            $id: string;
+            title: string;
+            properties: unknown;
+            $defs: unknown;
         } & {
             [key: string]: unknown;
         };
@@ -3063,6 +3312,20 @@ export interface components {
             agent_class: string;
             /** @enum {string} */
             route: "conductor" | "oversight";
+        };
+        SigningJwkResponse: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            x: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
+        } & {
+            [key: string]: unknown;
         };
         SubjectInput: {
             /** Format: email */
@@ -3272,6 +3535,30 @@ export interface components {
             purpose?: string;
             /** @enum {string} */
             channel?: "own_records" | "email_link" | "receipt_link" | "mailing_tool" | "organisation" | "unspecified";
+        };
+        WitnessConfigurationResponse: {
+            /** @enum {string} */
+            object: "witness_configuration";
+            region: string;
+            origin: string;
+            genesis_hash: string | null;
+            checkpoint_interval_seconds: number;
+            log_keys: components["schemas"]["LogKeyResponse"][];
+            witnesses: components["schemas"]["WitnessResponse"][];
+            latest_checkpoint: components["schemas"]["AuditCheckpointResponse"] | null;
+            verification: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        WitnessResponse: {
+            name: string;
+            url: string | null;
+            verifier_key: string;
+            /** @enum {string} */
+            status: "ok" | "unreachable";
+            last_success_at: string | null;
+        } & {
+            [key: string]: unknown;
         };
         ProtoSvcEventsV1ApprovalDecided: {
             session_token: string;
@@ -3682,7 +3969,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "x",
+                     *           "kid": "kid",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/jwk-set+json": components["schemas"]["JwksResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -3904,7 +4207,37 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_transparency",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "entry_count": 1,
+                     *       "first_index": 1,
+                     *       "last_index": 1,
+                     *       "checkpoints": [
+                     *         {
+                     *           "object": "audit_checkpoint",
+                     *           "sequence": 1,
+                     *           "origin": "origin",
+                     *           "tree_size": 1,
+                     *           "root_hash": "root hash",
+                     *           "head_hash": "head hash",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "kid": "kid",
+                     *           "verifier_key": "verifier key",
+                     *           "signed_note": "signed note",
+                     *           "witness": {}
+                     *         }
+                     *       ],
+                     *       "verification": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditTransparencyResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3956,7 +4289,37 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_transparency",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "entry_count": 1,
+                     *       "first_index": 1,
+                     *       "last_index": 1,
+                     *       "checkpoints": [
+                     *         {
+                     *           "object": "audit_checkpoint",
+                     *           "sequence": 1,
+                     *           "origin": "origin",
+                     *           "tree_size": 1,
+                     *           "root_hash": "root hash",
+                     *           "head_hash": "head hash",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "kid": "kid",
+                     *           "verifier_key": "verifier key",
+                     *           "signed_note": "signed note",
+                     *           "witness": {}
+                     *         }
+                     *       ],
+                     *       "verification": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditTransparencyResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3978,7 +4341,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "witness_configuration",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "genesis_hash": "genesis hash",
+                     *       "checkpoint_interval_seconds": 1,
+                     *       "log_keys": [
+                     *         {
+                     *           "kid": "kid",
+                     *           "status": "status",
+                     *           "verifier_key": "verifier key"
+                     *         }
+                     *       ],
+                     *       "witnesses": [
+                     *         {
+                     *           "name": "name",
+                     *           "url": "https://shop.example.com/hooks/consent",
+                     *           "verifier_key": "verifier key",
+                     *           "status": "ok",
+                     *           "last_success_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "latest_checkpoint": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       },
+                     *       "verification": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WitnessConfigurationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -4793,7 +5197,34 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "consent_status",
+                     *       "application_id": "application id",
+                     *       "subject": {
+                     *         "external_id": "external id",
+                     *         "email": "ada@example.com"
+                     *       },
+                     *       "purposes": [
+                     *         {
+                     *           "flow_id": "flow id",
+                     *           "flow_version": 1,
+                     *           "purpose": "purpose",
+                     *           "decision": "decision",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "record_id": "record id",
+                     *           "record_status": "record status",
+                     *           "captured_at": "2026-11-25T09:30:00.000Z",
+                     *           "recorded_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentStatusResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5456,7 +5887,46 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_consistency_proof",
+                     *       "algorithm": "algorithm",
+                     *       "from": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       },
+                     *       "to": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       },
+                     *       "old_size": 1,
+                     *       "new_size": 1,
+                     *       "proof": [
+                     *         "proof"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditConsistencyProofResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -5583,7 +6053,46 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_inclusion_proof",
+                     *       "algorithm": "algorithm",
+                     *       "entry": {
+                     *         "object": "audit_record",
+                     *         "id": "id",
+                     *         "index": 1,
+                     *         "type": "type",
+                     *         "application_id": "application id",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "previous_hash": "previous hash",
+                     *         "hash": "hash",
+                     *         "canonical": "canonical"
+                     *       },
+                     *       "leaf_index": 1,
+                     *       "leaf_hash": "leaf hash",
+                     *       "tree_size": 1,
+                     *       "root_hash": "root hash",
+                     *       "proof": [
+                     *         "proof"
+                     *       ],
+                     *       "checkpoint": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditInclusionProofResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6099,7 +6608,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "record": {},
+                     *       "pii_processing": {},
+                     *       "party_identification": [
+                     *         {}
+                     *       ],
+                     *       "authority": {},
+                     *       "event": [
+                     *         {}
+                     *       ],
+                     *       "extensions": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptDocumentResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6131,7 +6656,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "record": {},
+                     *       "pii_processing": {},
+                     *       "party_identification": [
+                     *         {}
+                     *       ],
+                     *       "authority": {},
+                     *       "event": [
+                     *         {}
+                     *       ],
+                     *       "extensions": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptDocumentResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6502,7 +7043,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "form_intake",
+                     *           "response_token": "response token",
+                     *           "outcome": "recorded",
+                     *           "record_id": "record id",
+                     *           "reason_code": "reason code",
+                     *           "detail": {},
+                     *           "received_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["FormIntakeResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6542,7 +7106,29 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": {},
+                     *       "object": "consent_import",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "dry_run": true,
+                     *       "status": "completed",
+                     *       "counts": {},
+                     *       "rows": [
+                     *         {
+                     *           "index": 1,
+                     *           "outcome": "would_create",
+                     *           "record_id": "record id",
+                     *           "reason_code": "reason code",
+                     *           "detail": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentImportDryRunResponse"];
+                };
             };
             /** @description consent_import: id, object, application_id, flow_id, dry_run, status (queued|running|completed), counts {total, processed, pending, created, duplicates, failed}, created_at, started_at, completed_at, rows {data [{index, outcome (created|duplicate|failed|null while pending), record_id, reason_code, detail}], has_more, next_cursor} */
             202: {
@@ -7044,7 +7630,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "committed",
+                     *       "record_id": "record id",
+                     *       "channel": "channel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaptureAuthorizedResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7345,7 +7940,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "disclosure_receipt": {
+                     *         "record_id": "record id",
+                     *         "object": "disclosure_receipt",
+                     *         "record_type": "notice_record",
+                     *         "status": "status",
+                     *         "provenance": "operator_declared",
+                     *         "receipt_url": "https://shop.example.com/hooks/consent",
+                     *         "receipt": {
+                     *           "record": {},
+                     *           "pii_processing": {},
+                     *           "party_identification": [
+                     *             {}
+                     *           ],
+                     *           "authority": {},
+                     *           "event": [
+                     *             {}
+                     *           ],
+                     *           "extensions": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisclosureReceiptEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8028,7 +8649,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "queued"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReceiptResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -8051,7 +8680,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "queued"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReceiptResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -8304,7 +8941,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mailing_inbound_event",
+                     *           "type": "type",
+                     *           "email": "ada@example.com",
+                     *           "list_id": "list id",
+                     *           "fired_at": "2026-11-25T09:30:00.000Z",
+                     *           "status": "status",
+                     *           "outcome": "outcome",
+                     *           "record_id": "record id",
+                     *           "withdrawn_purposes": [
+                     *             "withdrawn purpose"
+                     *           ],
+                     *           "attempts": 1,
+                     *           "last_status_code": 1,
+                     *           "last_error": "last error",
+                     *           "received_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MailingInboundEventResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -8337,7 +9007,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mailing_sync",
+                     *           "event_id": "event id",
+                     *           "event_type": "event type",
+                     *           "record_id": "record id",
+                     *           "email": "ada@example.com",
+                     *           "status": "status",
+                     *           "permissions": {},
+                     *           "tags": {},
+                     *           "attempts": 1,
+                     *           "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_status_code": 1,
+                     *           "last_error": "last error",
+                     *           "occurred_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MailingSyncResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -9538,7 +10240,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "capture_token": "capture token",
+                     *       "object": "capture",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "channel": "channel",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaptureResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -9594,7 +10308,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "consent_field",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "locale": "locale",
+                     *       "html": "html",
+                     *       "rendering_digest": "rendering digest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentFieldResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -9623,7 +10349,17 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "recorded",
+                     *       "record_id": "record id",
+                     *       "collection_channel": "form_platform_webhook",
+                     *       "collection_platform": "collection platform"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormWebhookRecordedResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -9901,6 +10637,24 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    /**
+                     * @example {
+                     *       "$schema": "$schema",
+                     *       "$id": "$id",
+                     *       "title": "title",
+                     *       "properties": {},
+                     *       "$defs": {}
+                     *     }
+                     */
+                    "application/schema+json": components["schemas"]["ReceiptSchemaResponse"];
+                };
+            };
+            /** @description Success */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
             };
             404: components["responses"]["Error404"];
@@ -9918,6 +10672,24 @@ export interface operations {
         responses: {
             /** @description Success */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "$schema": "$schema",
+                     *       "$id": "$id",
+                     *       "title": "title",
+                     *       "properties": {},
+                     *       "$defs": {}
+                     *     }
+                     */
+                    "application/schema+json": components["schemas"]["ReceiptSchemaResponse"];
+                };
+            };
+            /** @description Success */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
