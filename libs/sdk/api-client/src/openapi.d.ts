@@ -1692,7 +1692,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Healthz (health) */
+        /** Liveness: the process is up */
         get: operations["Health_healthz"];
         put?: never;
         post?: never;
@@ -1726,7 +1726,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Render (health) */
+        /** Prometheus metrics (text exposition format); not routed by the public ingress */
         get: operations["Health_render"];
         put?: never;
         post?: never;
@@ -1743,7 +1743,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readyz (health) */
+        /** Readiness: Postgres, NATS and module checks; 503 with Retry-After when one fails */
         get: operations["Health_readyz"];
         put?: never;
         post?: never;
@@ -2110,6 +2110,11 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ApiCatalogResponse: {
+            linkset: components["schemas"]["LinksetEntryResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
         ApiTokenEnvelopeResponse: {
             api_token: components["schemas"]["ApiTokenResponse"];
         } & {
@@ -2438,7 +2443,7 @@ export interface components {
             [key: string]: unknown;
         };
         ConsentImportDryRunResponse: {
-            id: unknown | null;
+            id: null;
             /** @enum {string} */
             object: "consent_import";
             application_id: string;
@@ -2681,6 +2686,26 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        DecisionPageStateResponse: {
+            /** @enum {string} */
+            object: "decision_page_state";
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            outcome: string | null;
+            deadline: string;
+            /** @enum {string} */
+            delivery_mode: "embed" | "popup" | "redirect" | "direct";
+            flow_id: string | null;
+            flow_version: number | null;
+            consent_path: string | null;
+            trigger_type: string | null;
+            proposal: Record<string, never> | null;
+            quorum: Record<string, never> | null;
+            allowed_actions: string[];
+        } & {
+            [key: string]: unknown;
+        };
         DecisionSessionCreatedResponse: {
             /** @enum {string} */
             object: "decision_session";
@@ -2728,6 +2753,28 @@ export interface components {
             created_at: string;
             completed_at: string | null;
             exchanged: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        DecisionTransitionResponse: {
+            consent_token?: string;
+            exchange_token?: string;
+            /** @enum {string} */
+            object: "decision_page_state";
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            outcome: string | null;
+            deadline: string;
+            /** @enum {string} */
+            delivery_mode: "embed" | "popup" | "redirect" | "direct";
+            flow_id: string | null;
+            flow_version: number | null;
+            consent_path: string | null;
+            trigger_type: string | null;
+            proposal: Record<string, never> | null;
+            quorum: Record<string, never> | null;
+            allowed_actions: string[];
         } & {
             [key: string]: unknown;
         };
@@ -2999,6 +3046,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        HealthResponse: {
+            /** @enum {string} */
+            status: "ok";
+        } & {
+            [key: string]: unknown;
+        };
         HeartbeatBody: {
             /** @enum {string} */
             status?: "ok" | "degraded";
@@ -3037,6 +3090,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        InboxRowResponse: {
+            session_token: string;
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            application_id: string;
+            trigger_type: string | null;
+            flow_id: string | null;
+            reference: string | null;
+            deadline: string;
+            created_at: string;
+            decision_url: string;
+        } & {
+            [key: string]: unknown;
+        };
         IssueApiTokenBody: {
             name: string;
             scopes?: ("audit:verify" | "disclosures:write")[];
@@ -3048,6 +3116,19 @@ export interface components {
         };
         JwksResponse: {
             keys: components["schemas"]["SigningJwkResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        LinkTargetResponse: {
+            href: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        LinksetEntryResponse: {
+            anchor: string;
+            "service-desc": components["schemas"]["LinkTargetResponse"][];
+            "service-doc": components["schemas"]["LinkTargetResponse"][];
         } & {
             [key: string]: unknown;
         };
@@ -3138,6 +3219,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OpenApiDocumentResponse: {
+            /** @enum {string} */
+            openapi: "3.1.0";
+            info: Record<string, never>;
+            servers: Record<string, never>[];
+            paths: Record<string, never>;
+            webhooks?: Record<string, never>;
+            components: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         PermissionMappingInput: {
             purpose: string;
             marketing_permission_id: string;
@@ -3188,6 +3280,13 @@ export interface components {
             /** @enum {string} */
             type: "all" | "majority" | "threshold";
             threshold?: number;
+        };
+        ReadinessResponse: {
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            checks: Record<string, never>;
+        } & {
+            [key: string]: unknown;
         };
         ReceiptConsumptionResponse: {
             acknowledged: boolean;
@@ -3949,7 +4048,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "linkset": [
+                     *         {
+                     *           "anchor": "anchor",
+                     *           "service-desc": [
+                     *             {
+                     *               "href": "href",
+                     *               "type": "type"
+                     *             }
+                     *           ],
+                     *           "service-doc": [
+                     *             {
+                     *               "href": "href",
+                     *               "type": "type"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/linkset+json": components["schemas"]["ApiCatalogResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -4082,7 +4204,21 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {},
+                     *       "servers": [
+                     *         {}
+                     *       ],
+                     *       "paths": {},
+                     *       "webhooks": {},
+                     *       "components": {}
+                     *     }
+                     */
+                    "application/vnd.oai.openapi+json": components["schemas"]["OpenApiDocumentResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -7860,7 +7996,28 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_page_state",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "trigger_type": "trigger type",
+                     *       "proposal": {},
+                     *       "quorum": {},
+                     *       "allowed_actions": [
+                     *         "allowed action"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecisionPageStateResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -7898,7 +8055,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_token": "consent token",
+                     *       "exchange_token": "exchange token",
+                     *       "object": "decision_page_state",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "trigger_type": "trigger type",
+                     *       "proposal": {},
+                     *       "quorum": {},
+                     *       "allowed_actions": [
+                     *         "allowed action"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecisionTransitionResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -8622,7 +8802,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_token": "session token",
+                     *           "kind": "consent",
+                     *           "status": "status",
+                     *           "application_id": "application id",
+                     *           "trigger_type": "trigger type",
+                     *           "flow_id": "flow id",
+                     *           "reference": "reference",
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decision_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboxRowResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -10513,11 +10719,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthResponse"];
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
@@ -10546,7 +10757,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_token": "session token",
+                     *           "kind": "consent",
+                     *           "status": "status",
+                     *           "application_id": "application id",
+                     *           "trigger_type": "trigger type",
+                     *           "flow_id": "flow id",
+                     *           "reference": "reference",
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decision_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboxRowResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -10570,11 +10807,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example # HELP http_requests_total Requests answered
+                     *     # TYPE http_requests_total counter
+                     */
+                    "text/plain": string;
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
@@ -10592,12 +10833,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
-            503: components["responses"]["Error503"];
+            /** @description A dependency (database, bus) is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
         };
     };
     HostedAssets_schema: {

@@ -1,6 +1,7 @@
 import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IMPORT_STATUSES, type ImportStatus } from './import';
 
 /** The wire shape of `importView` (`consent_import`), published in the OpenAPI document. */
@@ -31,7 +32,8 @@ export class DryRunRowResponse {
 
 /** 200 of POST /api/v1/consent_records/imports with `dry_run: true`: the per-row report, nothing written. */
 export class ConsentImportDryRunResponse {
-  @IsIn([null]) @Nullable() id!: null;
+  /** A dry run creates no import. */
+  @Allow() @JSONSchema({ type: 'null' }) id!: null;
   @IsIn(['consent_import']) object!: 'consent_import';
   @IsString() application_id!: string;
   @IsString() flow_id!: string;

@@ -1,7 +1,15 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
-import { ConsentTokenVerdictResponse, DecisionOutcomeResponse, DecisionSessionCreatedResponse, DecisionSessionResponse, PrincipalAssertionResponse } from './decision.responses';
+import {
+  ConsentTokenVerdictResponse,
+  DecisionOutcomeResponse,
+  DecisionPageStateResponse,
+  DecisionSessionCreatedResponse,
+  DecisionSessionResponse,
+  DecisionTransitionResponse,
+  PrincipalAssertionResponse,
+} from './decision.responses';
 import type { ConsentAction } from './consent-transitions';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { mintedView, pageView, sessionView } from './decision.views';
@@ -115,6 +123,7 @@ export class DecisionsController {
   @Get(':session_token/state')
   @ApiDoc({ tag: 'Decision page', summary: 'Session state for the hosted decision page, authorized by the session token', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions' })
   @Public()
+  @ApiResponseOf(DecisionPageStateResponse)
   async state(@Param('session_token') token: string): Promise<Record<string, unknown>> {
     return pageView(await this.read.executeByToken(token));
   }
@@ -128,6 +137,7 @@ export class DecisionsController {
   @ApiDoc({ tag: 'Decision page', summary: 'One move of the session (authorized by the session token)', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions; plus exchange_token when the decision completes and consent_token on fulfilled', errors: [400, 404, 409, 410, 421, 422] })
   @Public()
   @HttpCode(200)
+  @ApiResponseOf(DecisionTransitionResponse)
   async transition(@Param('session_token') token: string, @Body() body: TransitionBody): Promise<Record<string, unknown>> {
     const session = await this.read.executeByToken(token);
     const digest = session.tokenSha256;
@@ -140,6 +150,6 @@ export class DecisionsController {
       ...pageView(result.session),
       ...('consentToken' in result && result.consentToken ? { consent_token: result.consentToken } : {}),
       ...(result.exchangeToken ? { exchange_token: result.exchangeToken } : {}),
-    };
+    } satisfies Omit<DecisionTransitionResponse, keyof DecisionPageStateResponse>;
   }
 }

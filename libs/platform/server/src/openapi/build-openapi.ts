@@ -244,7 +244,11 @@ export function buildOpenApiDocument(
         const refusal = refusals.find((d) => d.status === code);
         const refusalSchema = successSchema(refusal, schemas);
         responses[String(code)] = refusalSchema
-          ? { description: ERROR_DESCRIPTIONS[code] ?? 'Refused', content: { 'application/json': { schema: refusalSchema } } }
+          ? {
+              description: ERROR_DESCRIPTIONS[code] ?? 'Refused',
+              ...(RETRY_AFTER_STATUSES.has(code) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+              content: { 'application/json': { schema: refusalSchema } },
+            }
           : ERROR_DESCRIPTIONS[code]
             ? { $ref: `#/components/responses/Error${code}` }
             : { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
