@@ -132,6 +132,7 @@ export function exampleOf(schema: Schema | undefined, components: Record<string,
       return out;
     }
     case 'null':
+      return null;
     case undefined:
     default:
       return {};

@@ -7245,7 +7245,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": {},
+                     *       "id": null,
                      *       "object": "consent_import",
                      *       "application_id": "application id",
                      *       "flow_id": "flow id",
