@@ -17,12 +17,12 @@ wait_for() { for _ in $(seq 120); do if "$@"; then return 0; fi; sleep 0.5; done
 # 1. An application in eu: its API token is printed once.
 npm run -s admin -- create-application --region eu --name "Quick start shop" --environment development > $Q/app.json
 APP_ID=$(pick application_id < $Q/app.json); AUTH="Authorization: Bearer $(pick api_token < $Q/app.json)"
-api() { curl -sS --fail-with-body -H "$AUTH" -H 'content-type: application/json' "$@"; }
+api() { local out; if out=$(curl -sS --fail-with-body -H "$AUTH" -H 'content-type: application/json' "$@"); then echo "$out"; else echo "$out" >&2; return 1; fi; }
 
 # 2. A flow with one purpose, activated.
 FLOW_ID=$(api "$BASE/api/v1/flows" -d '{"name":"Newsletter","locale":"en","presentation":{"title":"Stay in touch"},
   "purposes":[{"key":"newsletter","label":"Our monthly newsletter"}],"consent_duration":"P1Y"}' | pick id)
-api -X POST "$BASE/api/v1/flows/$FLOW_ID/activate" > /dev/null
+api "$BASE/api/v1/flows/$FLOW_ID/activate" -d '{}' > /dev/null
 
 # 3. A tiny webhook receiver on this machine, subscribed to consent.granted.
 node -e 'require("http").createServer((q,r)=>{let b="";q.on("data",d=>b+=d).on("end",()=>{require("fs").appendFileSync(process.argv[2],b+"\n");r.end()})}).listen(process.argv[1])' "$HOOK_PORT" $Q/webhooks.jsonl &
@@ -50,7 +50,9 @@ AGENT_ID=$(api "$BASE/api/v1/agents" -d '{"name":"Shopping assistant"}' | pick i
 api "$BASE/api/v1/agents/$AGENT_ID/capabilities" -d '{"scopes":[{"id":"payments:write","label":"Make payments"}],"actions":["pay"]}' > /dev/null
 api "$BASE/api/v1/authorities" -d "{\"agent_id\":\"$AGENT_ID\",\"principal_id\":\"person-1\",\"purposes\":[\"shopping\"],
   \"valid_until\":\"$(node -p 'new Date(Date.now()+864e5).toISOString()')\",\"scope_bounds\":{\"allowed\":[\"payments:*\"]},
-  \"action_bounds\":{\"allowed\":[\"pay\"]},\"value_bounds\":{\"currency\":\"EUR\",\"per_action\":\"50.00\",\"aggregate\":\"200\"}}" > $Q/authority.json
+  \"action_bounds\":{\"allowed\":[\"pay\"]},\"value_bounds\":{\"currency\":\"EUR\",\"per_action\":\"50.00\",\"aggregate\":\"200\"},
+  \"time_bounds\":{\"hours_utc\":[0,24]},\"reputation_bounds\":{\"min_trust_score\":0},
+  \"oap_sequence_bounds\":{\"max_per_minute\":60,\"max_continuation_depth\":2}}" > $Q/authority.json
 JKT=$(node scripts/quickstart-agent.js keygen $Q/agent-key.json)
 api "$BASE/api/v1/grants" -H "DPoP: $(node scripts/quickstart-agent.js proof $Q/agent-key.json POST "$BASE/api/v1/grants")" \
   -H "Idempotency-Key: $(node -p 'crypto.randomUUID()')" -d "{\"agent_id\":\"$AGENT_ID\",\"agent_dpop_jkt\":\"$JKT\",
