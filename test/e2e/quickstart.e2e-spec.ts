@@ -65,7 +65,7 @@ function output(child: ChildProcess): { text: () => string; waitFor: (pattern: R
 
 /**
  * The README's quick start, run as a newcomer runs it: `npm start`'s launcher brings up the three
- * regions, then scripts/quickstart.sh (the README's block, see scripts/quickstart.spec.ts) creates
+ * regions, then scripts/quickstart.sh (the README's block, see test/quickstart/readme-block.spec.ts) creates
  * an application, a flow, a consent session, a webhook receiver, verifies the receipt offline and
  * gets an agent's first grant with DPoP. The test plays the person in the browser: it makes the
  * moves the hosted page makes (POST …/transitions with the session token alone).
