@@ -103,7 +103,9 @@ describe('the README quick start against a started stack', () => {
     if (stack && stack.exitCode === null) {
       const exited = new Promise((resolve) => stack!.once('exit', resolve));
       stack.kill('SIGINT');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 20_000)))]);
+      clearTimeout(timer);
       if (stack.exitCode === null) stack.kill('SIGKILL');
     }
     for (const region of ['us', 'eu', 'ap']) await dropDatabase(`${TEST_DATABASE_SERVER}/svc_quick_${tag}_${region}`).catch(() => undefined);
