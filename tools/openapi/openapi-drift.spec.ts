@@ -15,7 +15,7 @@ describe('published OpenAPI document', () => {
     expect(addOrigin?.requestBody).toEqual({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/AddAllowedOriginBody' } } } });
     expect(document.components.schemas.AddAllowedOriginBody).toMatchObject({ additionalProperties: false, required: ['allowed_origin'] });
     expect(document.paths['/healthz']?.get?.security).toEqual([]);
-    expect(document.paths['/api/v1/me']?.get?.security).toEqual([{ apiToken: [] }]);
+    expect(document.paths['/api/v1/me']?.get?.security).toEqual([{ apiToken: [] }, { accessToken: [] }]);
   });
 
   it('resolves every $ref and gives every operation a unique id and a summary', () => {

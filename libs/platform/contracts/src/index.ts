@@ -1,6 +1,7 @@
 // Generated messages (buf generate; never edited by hand), one line per proto file.
 export * from './gen/svc/events/v1/meta_pb';
 export * from './gen/svc/events/v1/connect_pb';
+export * from './gen/svc/events/v1/people_pb';
 export * from './gen/svc/events/v1/keys_pb';
 export * from './gen/svc/events/v1/decisions_pb';
 export * from './gen/svc/events/v1/records_pb';

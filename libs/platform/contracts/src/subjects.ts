@@ -1,5 +1,6 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { CONNECT_EVENTS } from './events/connect.events';
+import { PEOPLE_EVENTS } from './events/people.events';
 import { KEYS_EVENTS } from './events/keys.events';
 import { OAP_EVENTS } from './events/oap.events';
 import { AUDIT_EVENTS } from './events/audit.events';
@@ -20,6 +21,7 @@ import { RECEIPTS_RPC } from './rpc/receipts.rpc';
  */
 export const EVENTS = {
   ...CONNECT_EVENTS,
+  ...PEOPLE_EVENTS,
   ...KEYS_EVENTS,
   ...DECISIONS_EVENTS,
   ...RECORDS_EVENTS,

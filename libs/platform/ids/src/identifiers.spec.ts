@@ -15,6 +15,9 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['escalation', 'esc'],
     ['form_integration', 'fint'],
     ['mailing_audience', 'mla'],
+    ['person', 'usr'],
+    ['person_link', 'plk'],
+    ['oauth_client', 'oac'],
   ] as const)('%s ids carry the prefix %s and the region, and parse back to both', (kind, prefix) => {
     const id = newRegionalId(kind, 'eu');
     expect(id.startsWith(`${prefix}_eu_`)).toBe(true);

@@ -368,6 +368,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/applications/{application_id}/oauth_clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List (oauth clients) */
+        get: operations["OAuthClients_list"];
+        put?: never;
+        /** Create (oauth clients) */
+        post: operations["OAuthClients_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/oauth_clients/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get (oauth clients) */
+        get: operations["OAuthClients_get"];
+        put?: never;
+        post?: never;
+        /** Remove (oauth clients) */
+        delete: operations["OAuthClients_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/person_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's person links, oldest first; query person_id, limit, cursor */
+        get: operations["PersonLinks_list"];
+        put?: never;
+        /** Link a subject reference (external_id or email) of the application to a person */
+        post: operations["PersonLinks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/person_links/{person_link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a person link */
+        delete: operations["PersonLinks_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/applications/{application_id}/webhook_subscriptions": {
         parameters: {
             query?: never;
@@ -1018,7 +1089,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One move of the session (authorized by the session token) */
+        /** One move of the session (authorized by the session token); sign_in binds the person signed in on this browser */
         post: operations["Decisions_transition"];
         delete?: never;
         options?: never;
@@ -1736,6 +1807,245 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/people/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted account page (HTML): profile, passkeys, application links; 303 to sign-in when signed out */
+        get: operations["People_accountPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/assets/webauthn.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** WebAuthn browser library of the people pages (script, SRI-pinned) */
+        get: operations["People_webauthn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/email_codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a one-time code to sign in or sign up */
+        post: operations["People_startEmailCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/email_codes/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify an email code; signs the browser in (Set-Cookie) */
+        post: operations["People_verifyEmailCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/links/{person_link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an application's link to the signed-in person */
+        delete: operations["People_removeLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person, their passkeys and application links */
+        get: operations["People_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's passkeys */
+        get: operations["People_listPasskeys"];
+        put?: never;
+        /** Add a passkey: the WebAuthn registration response (signed in) */
+        post: operations["People_addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/authentication_options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WebAuthn request options to sign in with a passkey (discoverable credential) */
+        post: operations["People_authenticationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/registration_options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WebAuthn creation options to add a passkey (signed in) */
+        post: operations["People_registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/sign_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey: the WebAuthn authentication response (Set-Cookie) */
+        post: operations["People_passkeySignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/{passkey_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the signed-in person's passkeys */
+        delete: operations["People_removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted sign-in page (HTML): passkey or email code; query return_to (same-origin path) */
+        get: operations["People_signInPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted sign-up page (HTML): name, email, home country; query return_to, country */
+        get: operations["People_signUpPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/sign_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign this browser out */
+        post: operations["People_signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -2055,6 +2365,14 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        AccountResponse: {
+            person: components["schemas"]["PersonResponse"];
+            passkeys: components["schemas"]["PasskeyResponse"][];
+            links: components["schemas"]["OwnLinkResponse"][];
+            passkey_count: number;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ActionBoundsBody: {
             allowed?: string[];
@@ -2144,6 +2462,8 @@ export interface components {
             mode: "conductor" | "oversight" | "hybrid";
             capabilities_published: boolean;
             region: string;
+            logo_url: string | null;
+            brand_color: string | null;
             publishable_key?: string;
         } & {
             [key: string]: unknown;
@@ -2431,6 +2751,9 @@ export interface components {
             default_checked?: boolean;
             required?: boolean;
         };
+        ClientJwksInput: {
+            keys: Record<string, never>[];
+        };
         ConsentFieldResponse: {
             /** @enum {string} */
             object: "consent_field";
@@ -2657,6 +2980,10 @@ export interface components {
             permissions: components["schemas"]["PermissionMappingInput"][];
             tags?: components["schemas"]["PurposeTagsInput"][];
         };
+        CreatePersonLinkBody: {
+            person_id: string;
+            subject: components["schemas"]["SubjectReferenceInput"];
+        };
         CreatePrincipalAssertionBody: {
             principal_id: string;
             flow_id?: string;
@@ -2854,6 +3181,12 @@ export interface components {
             status: "pending" | "granted" | "rejected";
             created_at: string;
             decided_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        EmailCodeChallengeResponse: {
+            challenge_id: string;
+            expires_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -3078,6 +3411,8 @@ export interface components {
             credential: Record<string, never>;
             application: components["schemas"]["ApplicationResponse"];
             region: string;
+            person?: Record<string, never>;
+            home_country?: string | null;
             acting_for?: Record<string, never>;
         } & {
             [key: string]: unknown;
@@ -3204,6 +3539,26 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OAuthClientResponse: {
+            client_id: string;
+            /** @enum {string} */
+            object: "oauth_client";
+            application_id: string;
+            name: string;
+            redirect_uris: string[];
+            post_logout_redirect_uris: string[];
+            /** @enum {string} */
+            token_endpoint_auth_method: "client_secret_basic" | "private_key_jwt" | "none";
+            grant_types: string[];
+            scopes: string[];
+            /** @enum {string} */
+            id_token_signed_response_alg: "RS256" | "ES256" | "EdDSA";
+            jwks: Record<string, never> | null;
+            created_at: string;
+            client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
         OapVersionResponse: {
             oap_ver: string;
             supported: string[];
@@ -3230,9 +3585,80 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OwnLinkResponse: {
+            application_name: string;
+            id: string;
+            /** @enum {string} */
+            object: "person_link";
+            application_id: string;
+            person_id: string;
+            subject: components["schemas"]["SubjectReferenceResponse"];
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyCeremonyBody: {
+            challenge_id: string;
+            credential: components["schemas"]["WebAuthnResponseInput"];
+        };
+        PasskeyEnvelopeResponse: {
+            passkey: components["schemas"]["PasskeyResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyOptionsBody: {
+            return_to?: string;
+        };
+        PasskeyOptionsResponse: {
+            challenge_id: string;
+            options: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "passkey";
+            device_type: string;
+            backed_up: boolean;
+            created_at: string;
+            last_used_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         PermissionMappingInput: {
             purpose: string;
             marketing_permission_id: string;
+        };
+        PersonLinkEnvelopeResponse: {
+            person_link: components["schemas"]["PersonLinkResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        PersonLinkResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "person_link";
+            application_id: string;
+            person_id: string;
+            subject: components["schemas"]["SubjectReferenceResponse"];
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PersonResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "person";
+            email: string;
+            email_verified: boolean;
+            display_name: string;
+            locale: string;
+            time_zone: string;
+            home_country: string;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
         };
         PrincipalAssertionResponse: {
             /** @enum {string} */
@@ -3341,6 +3767,18 @@ export interface components {
             name: string;
             agent_metadata?: Record<string, never>;
         };
+        RegisterOAuthClientBody: {
+            name: string;
+            redirect_uris: string[];
+            post_logout_redirect_uris?: string[];
+            /** @enum {string} */
+            token_endpoint_auth_method?: "client_secret_basic" | "private_key_jwt" | "none";
+            jwks?: components["schemas"]["ClientJwksInput"];
+            grant_types?: ("authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code")[];
+            scopes?: ("openid" | "profile" | "email" | "offline_access" | "audit:verify" | "disclosures:write")[];
+            /** @enum {string} */
+            id_token_signed_response_alg?: "RS256" | "ES256" | "EdDSA";
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ReputationBoundsBody: {
             min_trust_score?: number;
@@ -3412,6 +3850,12 @@ export interface components {
             /** @enum {string} */
             route: "conductor" | "oversight";
         };
+        SignedInResponse: {
+            person: components["schemas"]["PersonResponse"];
+            return_to: string;
+        } & {
+            [key: string]: unknown;
+        };
         SigningJwkResponse: {
             /** @enum {string} */
             kty: "OKP";
@@ -3426,6 +3870,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        StartEmailCodeBody: {
+            /** @enum {string} */
+            purpose: "sign_in" | "sign_up";
+            /** Format: email */
+            email: string;
+            return_to?: string;
+            display_name?: string;
+            home_country?: string;
+            locale?: string;
+            time_zone?: string;
+        };
         SubjectInput: {
             /** Format: email */
             email?: string;
@@ -3434,6 +3889,18 @@ export interface components {
         SubjectMappingInput: {
             email_field_ref: string;
             external_id_field_ref?: string;
+        };
+        SubjectReferenceInput: {
+            external_id?: string;
+            /** Format: email */
+            email?: string;
+        };
+        SubjectReferenceResponse: {
+            /** @enum {string} */
+            kind: "external_id" | "email";
+            value: string;
+        } & {
+            [key: string]: unknown;
         };
         SubmitAttestationBody: {
             attestation_id: string;
@@ -3488,6 +3955,7 @@ export interface components {
             participant_id?: string;
             evidence?: Record<string, never>;
             counter_proposal?: Record<string, never>;
+            purposes?: string[];
         };
         TrustedAttesterEnvelopeResponse: {
             trusted_attester: components["schemas"]["TrustedAttesterResponse"];
@@ -3519,6 +3987,8 @@ export interface components {
             /** @enum {string} */
             mode?: "conductor" | "oversight" | "hybrid";
             capabilities_published?: boolean;
+            logo_url?: string | null;
+            brand_color?: string | null;
         };
         UpdateFlowBody: {
             name?: string;
@@ -3550,6 +4020,10 @@ export interface components {
         VerifyConsentTokenBody: {
             consent_token: string;
         };
+        VerifyEmailCodeBody: {
+            challenge_id: string;
+            code: string;
+        };
         VerifyReceiptBody: {
             receipt: string;
             action_completed?: boolean;
@@ -3565,6 +4039,15 @@ export interface components {
             claims: Record<string, never> | null;
         } & {
             [key: string]: unknown;
+        };
+        WebAuthnResponseInput: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: "public-key";
+            response: Record<string, never>;
+            clientExtensionResults?: Record<string, never>;
+            authenticatorAttachment?: string;
         };
         WebhookDeliveryAttemptResponse: {
             number: number;
@@ -3802,7 +4285,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "unauthenticated";
+                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
                 };
             };
         };
@@ -3821,7 +4304,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -3840,7 +4323,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -3859,7 +4342,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -3878,7 +4361,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "grant_revoked" | "session_expired";
+                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "session_expired";
                 };
             };
         };
@@ -3950,7 +4433,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "not_signable" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -3970,7 +4453,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "rate_limited";
+                    reason_code?: "rate_limited" | "sign_in_rate_limited";
                 };
             };
         };
@@ -3990,7 +4473,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "service_unavailable" | "signing_key_unavailable";
+                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signing_key_unavailable";
                 };
             };
         };
@@ -4882,6 +5365,8 @@ export interface operations {
                      *       "mode": "conductor",
                      *       "capabilities_published": true,
                      *       "region": "region",
+                     *       "logo_url": "https://shop.example.com/hooks/consent",
+                     *       "brand_color": "brand color",
                      *       "publishable_key": "publishable key"
                      *     }
                      */
@@ -4915,7 +5400,9 @@ export interface operations {
                  * @example {
                  *       "name": "name",
                  *       "mode": "conductor",
-                 *       "capabilities_published": true
+                 *       "capabilities_published": true,
+                 *       "logo_url": "https://shop.example.com/hooks/consent",
+                 *       "brand_color": "brand color"
                  *     }
                  */
                 "application/json": components["schemas"]["UpdateApplicationBody"];
@@ -4938,6 +5425,8 @@ export interface operations {
                      *       "mode": "conductor",
                      *       "capabilities_published": true,
                      *       "region": "region",
+                     *       "logo_url": "https://shop.example.com/hooks/consent",
+                     *       "brand_color": "brand color",
                      *       "publishable_key": "publishable key"
                      *     }
                      */
@@ -5367,6 +5856,445 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClients_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "client_id": "client id",
+                     *           "object": "oauth_client",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "redirect_uris": [
+                     *             "redirect uri"
+                     *           ],
+                     *           "post_logout_redirect_uris": [
+                     *             "post logout redirect uri"
+                     *           ],
+                     *           "token_endpoint_auth_method": "client_secret_basic",
+                     *           "grant_types": [
+                     *             "grant type"
+                     *           ],
+                     *           "scopes": [
+                     *             "scope"
+                     *           ],
+                     *           "id_token_signed_response_alg": "RS256",
+                     *           "jwks": {},
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "client_secret": "client secret"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OAuthClientResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClients_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "redirect_uris": [
+                 *         "redirect uri"
+                 *       ],
+                 *       "post_logout_redirect_uris": [
+                 *         "post logout redirect uri"
+                 *       ],
+                 *       "token_endpoint_auth_method": "client_secret_basic",
+                 *       "jwks": {
+                 *         "keys": [
+                 *           {}
+                 *         ]
+                 *       },
+                 *       "grant_types": [
+                 *         "authorization_code"
+                 *       ],
+                 *       "scopes": [
+                 *         "openid"
+                 *       ],
+                 *       "id_token_signed_response_alg": "RS256"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterOAuthClientBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "client id",
+                     *       "object": "oauth_client",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "redirect_uris": [
+                     *         "redirect uri"
+                     *       ],
+                     *       "post_logout_redirect_uris": [
+                     *         "post logout redirect uri"
+                     *       ],
+                     *       "token_endpoint_auth_method": "client_secret_basic",
+                     *       "grant_types": [
+                     *         "grant type"
+                     *       ],
+                     *       "scopes": [
+                     *         "scope"
+                     *       ],
+                     *       "id_token_signed_response_alg": "RS256",
+                     *       "jwks": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "client_secret": "client secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthClientResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClients_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example client id */
+                client_id: string;
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "client_id": "client id",
+                     *       "object": "oauth_client",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "redirect_uris": [
+                     *         "redirect uri"
+                     *       ],
+                     *       "post_logout_redirect_uris": [
+                     *         "post logout redirect uri"
+                     *       ],
+                     *       "token_endpoint_auth_method": "client_secret_basic",
+                     *       "grant_types": [
+                     *         "grant type"
+                     *       ],
+                     *       "scopes": [
+                     *         "scope"
+                     *       ],
+                     *       "id_token_signed_response_alg": "RS256",
+                     *       "jwks": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "client_secret": "client secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OAuthClientResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OAuthClients_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example client id */
+                client_id: string;
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PersonLinks_list: {
+        parameters: {
+            query?: {
+                person_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PersonLinkResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PersonLinks_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "person_id": "usr_wanb_733yacdk4bbd33dw2b34",
+                 *       "subject": {
+                 *         "external_id": "external id",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePersonLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "person_link": {
+                     *         "id": "id",
+                     *         "object": "person_link",
+                     *         "application_id": "application id",
+                     *         "person_id": "person id",
+                     *         "subject": {
+                     *           "kind": "external_id",
+                     *           "value": "value"
+                     *         },
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
+                };
+            };
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "person_link": {
+                     *         "id": "id",
+                     *         "object": "person_link",
+                     *         "application_id": "application id",
+                     *         "person_id": "person id",
+                     *         "subject": {
+                     *           "kind": "external_id",
+                     *           "value": "value"
+                     *         },
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PersonLinks_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example person link id */
+                person_link_id: string;
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "person_link": {
+                     *         "id": "id",
+                     *         "object": "person_link",
+                     *         "application_id": "application id",
+                     *         "person_id": "person id",
+                     *         "subject": {
+                     *           "kind": "external_id",
+                     *           "value": "value"
+                     *         },
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
@@ -8043,7 +8971,10 @@ export interface operations {
                  *       "principal_id": {},
                  *       "participant_id": "HXq{",
                  *       "evidence": {},
-                 *       "counter_proposal": {}
+                 *       "counter_proposal": {},
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["TransitionBody"];
@@ -8081,6 +9012,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             410: components["responses"]["Error410"];
@@ -9286,9 +10219,13 @@ export interface operations {
                      *         "mode": "conductor",
                      *         "capabilities_published": true,
                      *         "region": "region",
+                     *         "logo_url": "https://shop.example.com/hooks/consent",
+                     *         "brand_color": "brand color",
                      *         "publishable_key": "publishable key"
                      *       },
                      *       "region": "region",
+                     *       "person": {},
+                     *       "home_country": "home country",
                      *       "acting_for": {}
                      *     }
                      */
@@ -10816,6 +11753,549 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_accountPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_webauthn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/javascript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_startEmailCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purpose": "sign_in",
+                 *       "email": "ada@example.com",
+                 *       "return_to": "return to",
+                 *       "display_name": "display name",
+                 *       "home_country": "FR",
+                 *       "locale": "DuQ",
+                 *       "time_zone": "d/e1_-"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StartEmailCodeBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge_id": "challenge id",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EmailCodeChallengeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_verifyEmailCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challenge_id": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "code": "548800"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyEmailCodeBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "return_to": "return to"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignedInResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_removeLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example person link id */
+                person_link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": [
+                     *         {
+                     *           "application_name": "application name",
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "passkey_count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "passkey": {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["PasskeyEnvelopeResponse"][];
+                };
+            };
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challenge_id": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "credential": {
+                 *         "id": "id",
+                 *         "rawId": "rawId",
+                 *         "type": "public-key",
+                 *         "response": {},
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "authenticatorAttachment"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyCeremonyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "passkey": {
+                     *         "id": "id",
+                     *         "object": "passkey",
+                     *         "device_type": "device type",
+                     *         "backed_up": true,
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_authenticationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_to": "return to"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyOptionsBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge_id": "challenge id",
+                     *       "options": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyOptionsResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_registrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "challenge_id": "challenge id",
+                     *       "options": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PasskeyOptionsResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_passkeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challenge_id": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "credential": {
+                 *         "id": "id",
+                 *         "rawId": "rawId",
+                 *         "type": "public-key",
+                 *         "response": {},
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "authenticatorAttachment"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyCeremonyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "return_to": "return to"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SignedInResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example passkey id */
+                passkey_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_signInPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_signUpPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Error403"];
             503: components["responses"]["Error503"];
         };
     };

@@ -19,6 +19,8 @@ describe('isAuditWorthy', () => {
     'oap.escalation_resolved',
     'oap.approval_expired',
     'trusted_attester.changed',
+    'person.created',
+    'person.sign_in_failures',
   ])('records %s', (type) => expect(isAuditWorthy(type)).toBe(true));
 
   it.each(['application.created', 'oap.agent_registered', 'keys.signing_key_rotated', 'webhook.delivered', 'audit.checkpoint_signed', 'consentx.granted', '', 'webhook.delivery_failed.x'])(

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
+import type { FastifyRequest } from 'fastify';
 import {
   ConsentTokenVerdictResponse,
   DecisionOutcomeResponse,
@@ -134,17 +135,17 @@ export class DecisionsController {
    * decline, counter. The completing move returns `exchange_token` (and `consent_token` on fulfil).
    */
   @Post(':session_token/transitions')
-  @ApiDoc({ tag: 'Decision page', summary: 'One move of the session (authorized by the session token)', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions; plus exchange_token when the decision completes and consent_token on fulfilled', errors: [400, 404, 409, 410, 421, 422] })
+  @ApiDoc({ tag: 'Decision page', summary: 'One move of the session (authorized by the session token); sign_in binds the person signed in on this browser', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions; plus exchange_token when the decision completes and consent_token on fulfilled', errors: [400, 401, 403, 404, 409, 410, 421, 422] })
   @Public()
   @HttpCode(200)
   @ApiResponseOf(DecisionTransitionResponse)
-  async transition(@Param('session_token') token: string, @Body() body: TransitionBody): Promise<Record<string, unknown>> {
+  async transition(@Param('session_token') token: string, @Body() body: TransitionBody, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
     const session = await this.read.executeByToken(token);
     const digest = session.tokenSha256;
     const votes = session.kind !== 'consent';
     const result =
       !votes && isConsentAction(body.action)
-        ? await this.advanceConsent.execute(digest, { ...body, action: body.action })
+        ? await this.advanceConsent.execute(digest, { ...body, action: body.action }, { request: request.raw })
         : await this.castVote.execute(digest, body);
     return {
       ...pageView(result.session),

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
+import { PeopleModule } from '../people/people.module';
 import { GATEWAY_SCHEMA } from '../schema';
 import { GATEWAY_OUTBOX } from '../tokens';
 import { ConsentSessionsController } from './consent-sessions.controller';
@@ -26,6 +27,7 @@ import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
  * approval sessions of escalations.
  */
 @Module({
+  imports: [PeopleModule],
   controllers: [DecisionsController, ConsentSessionsController, InboxController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

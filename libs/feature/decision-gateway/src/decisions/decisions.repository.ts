@@ -83,6 +83,10 @@ export interface SessionPatch {
   evidence?: Record<string, unknown>;
   exchangeTokenSha256?: string;
   completedAt?: Date;
+  /** Binds the person (only ever set on an unbound session, by the hosted sign-in). */
+  principal?: { id: string; binding: PrincipalBinding };
+  /** Consent fulfilled with a choice: the purpose keys granted (a subset of those shown). */
+  purposes?: string[];
 }
 
 /** Inbox filters (spec, What the service does 9). */
@@ -154,6 +158,9 @@ export class DecisionsRepository {
          exchange_token_sha256 = COALESCE($5, exchange_token_sha256),
          completed_at = COALESCE($6, completed_at),
          outcome = COALESCE($8, outcome),
+         principal_id = COALESCE($9, principal_id),
+         principal_binding = COALESCE($10, principal_binding),
+         purposes = COALESCE($11::text[], purposes),
          updated_at = $7
        WHERE token_sha256 = $1 RETURNING *`,
       [
@@ -165,6 +172,9 @@ export class DecisionsRepository {
         patch.completedAt ?? null,
         at,
         patch.outcome ?? null,
+        patch.principal?.id ?? null,
+        patch.principal?.binding ?? null,
+        patch.purposes ?? null,
       ],
     );
     return toSession(rows[0]!);

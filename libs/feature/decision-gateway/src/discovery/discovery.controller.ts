@@ -17,7 +17,7 @@ export class DiscoveryController {
   @ApiDoc({ summary: 'This API as an OpenAPI 3.1 document', errors: [] })
   @ApiResponseOf(OpenApiDocumentResponse)
   openapi(): unknown {
-    return { ...openApiDocument, servers: [{ url: this.config.PUBLIC_BASE_URL }] };
+    return { ...openApiDocument, servers: [{ url: this.config.publicBaseUrl }] };
   }
 
   @Get('api-catalog')
@@ -26,7 +26,7 @@ export class DiscoveryController {
   @ApiDoc({ summary: 'RFC 9727 API catalog (a linkset pointing at the OpenAPI document)', errors: [] })
   @ApiResponseOf(ApiCatalogResponse)
   apiCatalog(): ApiCatalogResponse {
-    const base = this.config.PUBLIC_BASE_URL;
+    const base = this.config.publicBaseUrl;
     return {
       linkset: [
         {

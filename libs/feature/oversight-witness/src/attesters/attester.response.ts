@@ -2,7 +2,7 @@ import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
 import { IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { LivenessResponse } from '../attestations/attestation.response';
-import type { AttesterStatus } from './attester';
+import { DEFAULT_SILENT_AFTER_SECONDS, livenessView, type AttesterStatus, type TrustedAttester } from './attester';
 
 /** The wire shape of `attesterView` (`trusted_attester`), published in the OpenAPI document. */
 export class TrustedAttesterResponse {
@@ -44,4 +44,24 @@ export class ElevationRequestResponse {
 /** 201 of POST …/{attester_id}/elevation_requests: `{elevation_request}`. */
 export class ElevationRequestEnvelopeResponse {
   @ValidateNested() @Type(() => ElevationRequestResponse) elevation_request!: ElevationRequestResponse;
+}
+
+/** The attester's wire shape; `now` decides whether the previous slot is still live and the engine silent. */
+export function attesterView(attester: TrustedAttester, now: Date, silentAfterSeconds = DEFAULT_SILENT_AFTER_SECONDS): Record<string, unknown> {
+  const overlapLive = attester.previousTokenExpiresAt !== null && attester.previousTokenExpiresAt.getTime() > now.getTime();
+  return {
+    id: attester.id,
+    object: 'trusted_attester',
+    application_id: attester.applicationId,
+    name: attester.name,
+    status: attester.status,
+    permissions: attester.permissions,
+    scoped_application_id: attester.scopeApplicationId,
+    previous_token_expires_at: overlapLive ? attester.previousTokenExpiresAt?.toISOString() : null,
+    created_at: attester.createdAt.toISOString(),
+    rotated_at: attester.rotatedAt?.toISOString() ?? null,
+    suspended_at: attester.suspendedAt?.toISOString() ?? null,
+    destroyed_at: attester.destroyedAt?.toISOString() ?? null,
+    liveness: livenessView(attester, now, silentAfterSeconds),
+  } satisfies TrustedAttesterResponse;
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Clock } from '@svc/config';
 import type { OutboxWriter } from '@svc/persistence';
@@ -10,6 +10,8 @@ import { mintConsentToken, mintExchangeToken } from '../decision-tokens';
 import type { TransitionBody } from '../decisions.dto';
 import { decisionError } from '../decisions.errors';
 import { DecisionsRepository } from '../decisions.repository';
+import { FlowLookup } from '../flow-lookup';
+import { HOSTED_SIGN_IN, type HostedSignIn } from '../principal-binding';
 import { onLockedSession } from '../session-transaction';
 import { revokeFulfilledConsent } from './revoke-consent.use-case';
 
@@ -41,9 +43,17 @@ export class AdvanceConsent {
     private readonly sessions: DecisionsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly flows: FlowLookup,
+    @Optional() @Inject(HOSTED_SIGN_IN) private readonly hostedSignIn?: HostedSignIn,
   ) {}
 
-  async execute(tokenSha256: string, body: TransitionBody & { action: ConsentAction }): Promise<ConsentMoveResult> {
+  /**
+   * `proof` is what the page's request carries of a sign-in (the request itself, for the sign-in
+   * cookie); with a {@link HostedSignIn} adapter, `sign_in` binds an unbound session to the person
+   * it proves (`hosted_sign_in`), and the adapter refuses the move when the flow requires a sign-in
+   * that is missing or a bound person's sign-in that does not match.
+   */
+  async execute(tokenSha256: string, body: TransitionBody & { action: ConsentAction }, proof: Readonly<Record<string, unknown>> = {}): Promise<ConsentMoveResult> {
     const now = this.clock.now();
     return onLockedSession(this.sessions, this.outbox, { tokenSha256, now, refuseExpired: body.action !== 'revoke' }, async (manager, session) => {
       const from = session.status as ConsentStatus;
@@ -61,20 +71,45 @@ export class AdvanceConsent {
       if (body.principal_id !== undefined) {
         throw decisionError('principal_not_settable', 'The decision page cannot name or change the person; the application binds it server-side', { field: 'principal_id' });
       }
+      if (body.purposes !== undefined && body.action !== 'complete') {
+        throw decisionError('field_not_applicable', 'purposes applies to complete only', { field: 'purposes', action: body.action });
+      }
       if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
-      if (to === 'fulfilled') return this.fulfil(manager, session, now);
+      if (to === 'fulfilled') return this.fulfil(manager, session, now, body.purposes === undefined ? session.purposes : await this.chosenPurposes(session, body.purposes));
       if (body.action === 'decline') return this.decline(manager, session, now);
+      if (body.action === 'sign_in' && this.hostedSignIn) {
+        const signedIn = await this.hostedSignIn.signedInPrincipal(session, proof);
+        if (signedIn !== null && session.principalBinding === null) {
+          return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, principal: { id: signedIn, binding: 'hosted_sign_in' } }, now) };
+        }
+      }
       return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, evidence: body.evidence }, now) };
     });
   }
 
-  private async fulfil(manager: EntityManager, session: DecisionSession, now: Date): Promise<ConsentMoveResult> {
+  /**
+   * The purposes a person granted by choosing: each a purpose the session showed, including every
+   * purpose the flow fixes on another lawful basis, and at least one (refusing all is a decline).
+   */
+  private async chosenPurposes(session: DecisionSession, chosen: readonly string[]): Promise<string[]> {
+    const shown = new Set(session.purposes);
+    const unknown = chosen.find((key) => !shown.has(key));
+    if (unknown !== undefined) throw decisionError('purpose_not_in_flow', `"${unknown}" is not a purpose of this session's flow version`, { field: 'purposes', purpose: unknown });
+    const fixed = session.flowId ? await this.flows.fixedPurposes(session.applicationId, session.flowId, session.flowVersion ?? 0) : [];
+    const missing = fixed.find((key) => !chosen.includes(key));
+    if (missing !== undefined) throw decisionError('required_purpose_missing', `"${missing}" is required by the flow and must be listed`, { field: 'purposes', purpose: missing });
+    if (chosen.length === 0) throw decisionError('no_purpose_granted', 'purposes is empty: refusing every purpose is the decline action', { field: 'purposes' });
+    // Kept in the order the flow shows them.
+    return session.purposes.filter((key) => chosen.includes(key));
+  }
+
+  private async fulfil(manager: EntityManager, session: DecisionSession, now: Date, granted: string[]): Promise<ConsentMoveResult> {
     const consent = mintConsentToken();
     const exchange = mintExchangeToken();
     const updated = await this.sessions.update(
       manager,
       session.tokenSha256,
-      { status: 'fulfilled', outcome: 'granted', exchangeTokenSha256: exchange.sha256, completedAt: now },
+      { status: 'fulfilled', outcome: 'granted', exchangeTokenSha256: exchange.sha256, completedAt: now, purposes: granted },
       now,
     );
     await this.sessions.insertConsentToken(manager, {

@@ -1,0 +1,63 @@
+import { PlatformConfig, REGIONS, intFromEnv, loadConfig, regionCountries, type Region } from '@svc/config';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+/**
+ * Variables of people and sign-in. Read from the process's configuration (values a process was
+ * started with win over the environment), validated here so the feature stays self-contained.
+ */
+export class PeopleConfig {
+  /**
+   * SMTP server the one-time codes are sent through, e.g. `smtp://127.0.0.1:1025` or
+   * `smtps://user:pass@mail.example.com:465`. Without it no code can be sent: email sign-in and
+   * sign-up answer 503 `mail_unavailable`.
+   */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/\S+$/, { message: 'SMTP_URL must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  /** Sender of the code emails (RFC 5322 address, optionally with a display name). */
+  @IsString()
+  @MaxLength(320)
+  MAIL_FROM = 'Sign-in <no-reply@localhost>';
+
+  /**
+   * Home countries (ISO 3166-1 alpha-2) a person may choose, as `CC=region` pairs, added to the
+   * residency table (each region's own country from REGION_COUNTRIES is always included).
+   */
+  @IsOptional()
+  @Matches(/^[A-Z]{2}=[a-z]{2}(,[A-Z]{2}=[a-z]{2})*$/, { message: 'PERSON_COUNTRIES must be CC=region pairs separated by commas' })
+  PERSON_COUNTRIES?: string;
+
+  /** Lifetime of a one-time email code. */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(60)
+  @Max(3_600)
+  EMAIL_CODE_TTL_SECONDS = 600;
+
+  /** Lifetime of a browser sign-in (absolute, from the sign-in). */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(300)
+  @Max(2_592_000)
+  PERSON_SESSION_TTL_SECONDS = 1_209_600;
+}
+
+/** The people configuration of a process: its own start values over the environment. */
+export function loadPeopleConfig(platform: PlatformConfig, env: NodeJS.ProcessEnv = process.env): PeopleConfig {
+  const own: Record<string, string> = {};
+  for (const [key, value] of Object.entries(platform)) if (typeof value === 'string') own[key] = value;
+  return loadConfig(PeopleConfig, { ...env, ...own });
+}
+
+/** Country → region of every home country a person may choose. */
+export function personCountries(platform: Pick<PlatformConfig, 'REGION_COUNTRIES'>, people: Pick<PeopleConfig, 'PERSON_COUNTRIES'>): ReadonlyMap<string, Region> {
+  const result = new Map<string, Region>();
+  for (const [region, country] of Object.entries(regionCountries(platform)) as Array<[Region, string]>) result.set(country, region);
+  for (const pair of people.PERSON_COUNTRIES?.split(',') ?? []) {
+    const [country, region] = pair.split('=', 2) as [string, string];
+    if ((REGIONS as readonly string[]).includes(region)) result.set(country, region as Region);
+  }
+  return result;
+}

@@ -1,0 +1,51 @@
+import { Module } from '@nestjs/common';
+import { PlatformConfig } from '@svc/config';
+import { OutboxRegistry } from '@svc/server';
+import { ApplicationsRepository } from '../applications/applications.repository';
+import { GATEWAY_SCHEMA } from '../schema';
+import { GATEWAY_OUTBOX } from '../tokens';
+import { HOSTED_SIGN_IN } from '../decisions/principal-binding';
+import { PeopleHostedSignIn } from './hosted-sign-in.adapter';
+import { PeopleMailer } from './mailer';
+import { PersonNotices } from './person-notices';
+import { PeopleConfig, loadPeopleConfig } from './people.config';
+import { PeopleController } from './people.controller';
+import { PeopleRepository } from './people.repository';
+import { PersonLinksController } from './person-links.controller';
+import { PERSON_DIRECTORY, PERSON_SESSIONS } from './person-sessions.port';
+import { PersonSessionsService } from './person-sessions.service';
+import { SignInFailureReports } from './sign-in-failure-reports';
+import { SignInThrottle } from './sign-in-throttle';
+import { StartEmailCode, VerifyEmailCode } from './use-cases/email-codes.use-case';
+import { Passkeys } from './use-cases/passkeys.use-case';
+import { PersonLinks } from './use-cases/person-links.use-case';
+
+/**
+ * People homed in this region: accounts, email-code and passkey sign-in, the browser's sign-in
+ * cookie, application links. Provides the {@link PERSON_SESSIONS} and {@link PERSON_DIRECTORY}
+ * ports to the rest of decision-gateway.
+ */
+@Module({
+  controllers: [PeopleController, PersonLinksController],
+  providers: [
+    { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
+    { provide: PeopleConfig, useFactory: (platform: PlatformConfig) => loadPeopleConfig(platform), inject: [PlatformConfig] },
+    ApplicationsRepository,
+    PeopleRepository,
+    PeopleMailer,
+    SignInThrottle,
+    PersonSessionsService,
+    { provide: PERSON_SESSIONS, useExisting: PersonSessionsService },
+    { provide: PERSON_DIRECTORY, useExisting: PersonSessionsService },
+    StartEmailCode,
+    VerifyEmailCode,
+    Passkeys,
+    PersonLinks,
+    SignInFailureReports,
+    PeopleHostedSignIn,
+    PersonNotices,
+    { provide: HOSTED_SIGN_IN, useExisting: PeopleHostedSignIn },
+  ],
+  exports: [PERSON_SESSIONS, PERSON_DIRECTORY, HOSTED_SIGN_IN, PersonSessionsService, PeopleRepository, PeopleHostedSignIn, PersonNotices],
+})
+export class PeopleModule {}
