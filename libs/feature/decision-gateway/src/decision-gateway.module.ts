@@ -18,7 +18,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
 @Module({
   imports: [DecisionsModule, HostedModule, PeopleModule],
-  controllers: [ApplicationsController, MeController, DiscoveryController],
+  controllers: [ApplicationsController, MeController, DiscoveryController, GatewayRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
@@ -27,7 +27,6 @@ import { GATEWAY_OUTBOX } from './tokens';
     AddAllowedOrigin,
     IssueApiToken,
     RevokeApiToken,
-    GatewayRpcHandlers,
   ],
   exports: [CreateApplication, ApplicationsRepository, PeopleModule],
 })
