@@ -12,6 +12,7 @@ class ApplicationHandlers {
   @RpcHandler('gateway.get_application')
   async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
     if (request.applicationId === 'boom') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'boom' });
+    if (request.applicationId === 'absent') return { found: false };
     return { found: true, applicationId: request.applicationId, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
   }
 }
@@ -93,6 +94,8 @@ describe('bus: region streams, durable consumers, request/reply (real NATS)', ()
       const client = rpcClientOf(bus);
       const reply = await client.call('gateway.get_application', { applicationId: 'tp_us_x' });
       expect(reply).toMatchObject({ found: true, applicationId: 'tp_us_x' });
+      // A reply whose fields all hold their defaults is zero bytes on the wire: still an answer.
+      await expect(client.call('gateway.get_application', { applicationId: 'absent' })).resolves.toMatchObject({ found: false });
       await expect(client.call('gateway.get_application', { applicationId: 'boom' })).rejects.toMatchObject({
         kind: 'forbidden',
         code: 'not_yours',

@@ -1,6 +1,6 @@
 import { Catch, Module, UseFilters, applyDecorators, type ArgumentsHost, type Provider, type RpcExceptionFilter, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ClientNats, MessagePattern, NatsContext, ServerNats, type MicroserviceOptions, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { ClientNats, MessagePattern, NatsContext, ServerNats, type MicroserviceOptions, type PacketId, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { create, fromBinary, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { RPC_METHODS, rpcSubject, type RpcError, type RpcMethod } from '@svc/contracts';
@@ -191,7 +191,6 @@ export class BusRpcClient extends ClientNats {
   ) {
     super({
       serializer: { serialize: (packet: ReadPacket<Uint8Array>) => ({ data: packet.data, headers: traceHeaders() }) },
-      deserializer: { deserialize: (value: Uint8Array) => ({ response: value, isDisposed: true }) },
     });
   }
 
@@ -204,6 +203,21 @@ export class BusRpcClient extends ClientNats {
   /** The connection belongs to the process. */
   override async close(): Promise<void> {
     this.natsClient = null;
+  }
+
+  /**
+   * A reply is the protobuf bytes as they came, which may be none at all (a reply whose fields all
+   * hold their defaults, e.g. `found: false`): only the server's 503 status means nobody listens.
+   */
+  override createSubscriptionHandler(packet: ReadPacket & PacketId, callback: (packet: WritePacket) => unknown): (error: string | Error | undefined, natsMsg: Record<string, unknown>) => Promise<unknown> {
+    return async (error, raw) => {
+      const natsMsg = raw as unknown as Msg;
+      if (error) return callback({ err: error, isDisposed: true });
+      if (natsMsg.headers?.hasError && natsMsg.headers.code === 503) {
+        return callback({ err: new Error(`no responders on ${this.normalizePattern(packet.pattern)}`), isDisposed: true });
+      }
+      return callback({ response: natsMsg.data, isDisposed: true });
+    };
   }
 
   protected override normalizePattern(pattern: unknown): string {
