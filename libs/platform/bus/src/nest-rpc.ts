@@ -185,9 +185,15 @@ export class BusRpcServer extends ServerNats {
  * directly instead of crossing NATS, so the call keeps answering while the bus is down.
  */
 export class BusRpcClient extends ClientNats {
+  /**
+   * @param server this process's request/reply server: its handlers answer calls in process.
+   * @param region whose methods this client calls; the bus's own by default (another region's
+   * methods are always asked over NATS).
+   */
   constructor(
     private readonly bus: BusConnection,
     private readonly server?: BusRpcServer,
+    readonly region: string = bus.region,
   ) {
     super({
       serializer: { serialize: (packet: ReadPacket<Uint8Array>) => ({ data: packet.data, headers: traceHeaders() }) },
@@ -221,7 +227,7 @@ export class BusRpcClient extends ClientNats {
   }
 
   protected override normalizePattern(pattern: unknown): string {
-    return isRpcMethod(pattern) ? rpcSubject(this.bus.prefix, this.bus.region, pattern) : super.normalizePattern(pattern as string);
+    return isRpcMethod(pattern) ? rpcSubject(this.bus.prefix, this.region, pattern) : super.normalizePattern(pattern as string);
   }
 
   protected override publish(packet: ReadPacket<Uint8Array>, callback: (packet: WritePacket) => void): () => void {
@@ -259,9 +265,14 @@ export class BusRpcClient extends ClientNats {
     }
   }
 
-  /** The in-process handler of a method, if any. */
+  /** The in-process handler of a method, if any (only for the process's own region). */
   localHandler(method: RpcMethod): NestHandler | undefined {
-    return this.server?.localHandler(method);
+    return this.region === this.bus.region ? this.server?.localHandler(method) : undefined;
+  }
+
+  /** A client of the same connection for another region's methods. */
+  forRegion(region: string): BusRpcClient {
+    return new BusRpcClient(this.bus, this.server, region);
   }
 }
 
@@ -272,18 +283,38 @@ export class BusRpcClient extends ClientNats {
  * time (or the bus refuses) as `unavailable`. The call is a `<method> call` client span.
  */
 export class RpcClient {
-  constructor(private readonly client: BusRpcClient, private readonly bus: BusConnection) {}
+  private readonly regions = new Map<string, RpcClient>();
+
+  constructor(
+    private readonly client: BusRpcClient,
+    private readonly bus: BusConnection,
+  ) {}
 
   /** Region whose services this client calls. */
   get region(): string {
-    return this.bus.region;
+    return this.client.region;
+  }
+
+  /**
+   * The client of another region's methods on the same connection (every region's processes
+   * share one NATS, or gateways joining them, with region-prefixed subjects).
+   */
+  inRegion(region: string): RpcClient {
+    if (region === this.client.region) return this;
+    let client = this.regions.get(region);
+    if (!client) {
+      client = new RpcClient(this.client.forRegion(region), this.bus);
+      this.regions.set(region, client);
+    }
+    return client;
   }
 
   async call<M extends RpcMethod>(method: M, request: RpcRequestInit<M>, timeoutMs = RPC_TIMEOUT_MS): Promise<RpcReply<M>> {
     const spec = RPC_METHODS[method];
-    const subject = rpcSubject(this.bus.prefix, this.bus.region, method);
+    const subject = rpcSubject(this.bus.prefix, this.client.region, method);
     const handler = this.client.localHandler(method);
-    return inSpan(`${method} call`, { kind: SpanKind.CLIENT, attributes: { ...rpcAttributes(method, subject), 'rpc.local': handler !== undefined } }, async () => {
+    const attributes = { ...rpcAttributes(method, subject), 'rpc.local': handler !== undefined, 'cloud.region': this.client.region };
+    return inSpan(`${method} call`, { kind: SpanKind.CLIENT, attributes }, async () => {
       const bytes = toBinary(spec.request, create(spec.request, request as never));
       let data: Uint8Array;
       try {
