@@ -154,12 +154,20 @@ export class BusRpcServer extends ServerNats {
     };
   }
 
-  /** Stops answering; the connection belongs to the process (closed with the platform). */
+  /**
+   * Stops answering other processes; the connection belongs to the process (closed with the
+   * platform). In-process callers keep reaching the handlers until {@link release}: Nest closes
+   * microservices before the shutdown hooks that stop this process's consumers, which may still
+   * be calling them.
+   */
   override async close(): Promise<void> {
     for (const subscription of this.busSubscriptions.splice(0)) {
       if (!this.bus.nc.isClosed()) subscription.unsubscribe();
     }
-    // In-process callers no longer reach a closed server's handlers either.
+  }
+
+  /** Forgets the handlers: in-process callers no longer reach them either. */
+  release(): void {
     this.messageHandlers.clear();
   }
 
@@ -360,7 +368,14 @@ export async function serveRpc(bus: BusConnection, controllers: Type[], provider
   const server = new BusRpcServer(bus);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(RpcServiceModule, { strategy: server, logger: false });
   await app.listen();
-  return { server, client: new RpcClient(new BusRpcClient(bus, server), bus), close: () => app.close() };
+  return {
+    server,
+    client: new RpcClient(new BusRpcClient(bus, server), bus),
+    close: async () => {
+      await app.close();
+      server.release();
+    },
+  };
 }
 
 /** A typed client of the bus; its calls cross NATS unless `server` (this process's) has the handler. */

@@ -148,6 +148,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     private readonly readiness: Readiness,
     private readonly dataSource: DataSource,
     private readonly bus: BusConnection,
+    private readonly rpcServer: BusRpcServer,
     private readonly outboxes: OutboxRegistry,
     private readonly keys: SigningKeyStore,
     private readonly metrics: Metrics,
@@ -177,6 +178,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     await this.outboxes.stopAll();
+    this.rpcServer.release();
     await this.bus.close();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
