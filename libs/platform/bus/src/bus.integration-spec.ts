@@ -17,6 +17,14 @@ class ApplicationHandlers {
   }
 }
 
+@Controller()
+class EuApplicationHandlers {
+  @RpcHandler('gateway.get_application')
+  async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
+    return { found: true, applicationId: request.applicationId, name: 'eu' };
+  }
+}
+
 describe('bus: region streams, durable consumers, request/reply (real NATS)', () => {
   const prefix = uniqueBusPrefix();
   let bus: BusConnection;
@@ -112,6 +120,20 @@ describe('bus: region streams, durable consumers, request/reply (real NATS)', ()
       await expect(rpcClientOf(other).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable', kind: 'unavailable' });
     } finally {
       await service.close();
+    }
+  });
+
+  it("asks another region's server over NATS, never this process's handler of the same method", async () => {
+    const usService = await serveRpc(bus, [ApplicationHandlers]);
+    const euService = await serveRpc(other, [EuApplicationHandlers]);
+    try {
+      await expect(euService.client.inRegion('us').call('gateway.get_application', { applicationId: 'tp_us_y' })).resolves.toMatchObject({ found: true, name: 'n' });
+      await expect(euService.client.call('gateway.get_application', { applicationId: 'tp_eu_y' })).resolves.toMatchObject({ found: true, name: 'eu' });
+      await euService.close();
+      await expect(usService.client.inRegion('eu').call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      await usService.close();
+      await euService.close();
     }
   });
 });

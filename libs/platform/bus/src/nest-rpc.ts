@@ -239,7 +239,7 @@ export class BusRpcClient extends ClientNats {
   }
 
   protected override publish(packet: ReadPacket<Uint8Array>, callback: (packet: WritePacket) => void): () => void {
-    const handler = isRpcMethod(packet.pattern) ? this.server?.localHandler(packet.pattern) : undefined;
+    const handler = isRpcMethod(packet.pattern) ? this.localHandler(packet.pattern) : undefined;
     if (!handler) return super.publish(packet, callback);
     let cancelled = false;
     void this.callLocal(handler, packet.pattern as RpcMethod, packet.data).then(
