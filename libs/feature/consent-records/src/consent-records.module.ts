@@ -46,14 +46,13 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, FlowsRpcHandlers],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
     CreateFlow,
     UpdateFlow,
     ActivateFlow,
-    FlowsRpcHandlers,
     RecordsRepository,
     SessionRecordEvidenceRepository,
     RecordWriter,

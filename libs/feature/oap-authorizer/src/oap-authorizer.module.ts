@@ -46,7 +46,7 @@ import { VersionController } from './version.controller';
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
-  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController],
+  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController, OapRpcHandlers, ApprovalRequestRpcHandlers],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,
@@ -81,8 +81,6 @@ import { VersionController } from './version.controller';
     ExpireDueEscalations,
     RevokeGrant,
     GrantStatusDirectory,
-    OapRpcHandlers,
-    ApprovalRequestRpcHandlers,
   ],
   exports: [RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
 })
