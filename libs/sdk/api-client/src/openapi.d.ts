@@ -908,6 +908,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cross_border/consent_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials) */
+        post: operations["Directory_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -2436,6 +2453,26 @@ export interface components {
             events: string[];
             signature_formats?: ("svc" | "standard_webhooks")[];
         };
+        CrossBorderStatusBody: {
+            application_id: string;
+            purpose: string;
+            subject: components["schemas"]["DirectorySubjectInput"];
+        };
+        CrossBorderStatusResponse: {
+            /** @enum {string} */
+            object: "cross_border_status";
+            subject_ref: string;
+            application_id: string;
+            purpose: string;
+            /** @enum {string} */
+            status: "active" | "inactive" | "unknown";
+            active_count: number;
+            initials: string;
+            home_country: string | null;
+            as_of: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         DecisionOutcomeResponse: {
             /** @enum {string} */
             object: "decision_outcome";
@@ -2516,6 +2553,11 @@ export interface components {
             scope: string;
             purpose: string;
             jti: string;
+        };
+        DirectorySubjectInput: {
+            external_id?: string;
+            /** Format: email */
+            email?: string;
         };
         DisclosureReceiptBody: {
             flow_id: string;
@@ -3253,7 +3295,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signing_key_unavailable";
+                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "directory_unavailable" | "mail_unavailable" | "service_unavailable" | "signing_key_unavailable";
                 };
             };
         };
@@ -5394,6 +5436,39 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Directory_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CrossBorderStatusBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CrossBorderStatusResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
