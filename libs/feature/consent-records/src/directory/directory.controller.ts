@@ -28,7 +28,7 @@ export class DirectoryController {
   @Post('consent_status')
   @HttpCode(200)
   @ApiResponseOf(CrossBorderStatusResponse)
-  @ApiDoc({ tag: 'Cross-border', summary: 'Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials)', errors: [400, 401, 422, 503] })
+  @ApiDoc({ tag: 'Cross-border', summary: 'Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials)', errors: [400, 401, 404, 422] })
   async status(@Body() body: CrossBorderStatusBody): Promise<CrossBorderStatusResponse> {
     if (!this.key) throw consentRecordsError('directory_unavailable', 'The cross-border directory is not configured in this deployment');
     const reference = referenceOf(body.subject);
