@@ -254,6 +254,19 @@ describe('a person\'s resources are written only in the person\'s home region', 
     expect(refused / foreign.length).toBeGreaterThan(0.9);
     expect(Object.keys(before).length).toBeGreaterThan(30);
     expect(after).toEqual(before);
+    // The footprint does see a write: a flow of the region's own application, activated, adds its row and event.
+    const flow = await fetch(`${base}/api/v1/flows`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.apiToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'control', locale: 'en', presentation: { title: 'Control' }, purposes: [{ key: 'news', label: 'News' }] }),
+    });
+    expect(flow.status).toBe(201);
+    const { id: flowId } = (await flow.json()) as { id: string };
+    const activated = await fetch(`${base}/api/v1/flows/${flowId}/activate`, { method: 'POST', headers: { authorization: `Bearer ${credentials.apiToken}` } });
+    expect(activated.status).toBe(200);
+    const written = await settled();
+    expect(written['consent_records.flows']).toBe(after['consent_records.flows']! + 1);
+    expect(written['stream messages']).toBeGreaterThan(after['stream messages']!);
   }, 300_000);
 
   it('never refuses the region\'s own people as misdirected, and answers them without a 5xx', async () => {
