@@ -944,6 +944,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cross_border/consent_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials) */
+        post: operations["Directory_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -2994,6 +3011,26 @@ export interface components {
             events: string[];
             signature_formats?: ("svc" | "standard_webhooks")[];
         };
+        CrossBorderStatusBody: {
+            application_id: string;
+            purpose: string;
+            subject: components["schemas"]["DirectorySubjectInput"];
+        };
+        CrossBorderStatusResponse: {
+            /** @enum {string} */
+            object: "cross_border_status";
+            subject_ref: string;
+            application_id: string;
+            purpose: string;
+            /** @enum {string} */
+            status: "active" | "inactive" | "unknown";
+            active_count: number;
+            initials: string;
+            home_country: string | null;
+            as_of: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         DecisionOutcomeResponse: {
             /** @enum {string} */
             object: "decision_outcome";
@@ -3124,6 +3161,11 @@ export interface components {
             scope: string;
             purpose: string;
             jti: string;
+        };
+        DirectorySubjectInput: {
+            external_id?: string;
+            /** Format: email */
+            email?: string;
         };
         DisclosureReceiptBody: {
             flow_id: string;
@@ -4323,7 +4365,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -8485,6 +8527,63 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Directory_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "purpose": "purpose",
+                 *       "subject": {
+                 *         "external_id": "external id",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CrossBorderStatusBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "cross_border_status",
+                     *       "subject_ref": "subject ref",
+                     *       "application_id": "application id",
+                     *       "purpose": "purpose",
+                     *       "status": "active",
+                     *       "active_count": 1,
+                     *       "initials": "initials",
+                     *       "home_country": "home country",
+                     *       "as_of": "as of"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CrossBorderStatusResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
