@@ -368,6 +368,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/applications/{application_id}/person_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's person links, oldest first; query person_id, limit, cursor */
+        get: operations["PersonLinks_list"];
+        put?: never;
+        /** Link a subject reference (external_id or email) of the application to a person */
+        post: operations["PersonLinks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/person_links/{person_link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a person link */
+        delete: operations["PersonLinks_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/applications/{application_id}/webhook_subscriptions": {
         parameters: {
             query?: never;
@@ -1018,7 +1053,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One move of the session (authorized by the session token) */
+        /** One move of the session (authorized by the session token); sign_in binds the person signed in on this browser */
         post: operations["Decisions_transition"];
         delete?: never;
         options?: never;
@@ -1736,6 +1771,245 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/people/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted account page (HTML): profile, passkeys, application links; 303 to sign-in when signed out */
+        get: operations["People_accountPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/assets/webauthn.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** WebAuthn browser library of the people pages (script, SRI-pinned) */
+        get: operations["People_webauthn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/email_codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Email a one-time code to sign in or sign up */
+        post: operations["People_startEmailCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/email_codes/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify an email code; signs the browser in (Set-Cookie) */
+        post: operations["People_verifyEmailCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/links/{person_link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an application's link to the signed-in person */
+        delete: operations["People_removeLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person, their passkeys and application links */
+        get: operations["People_me"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's passkeys */
+        get: operations["People_listPasskeys"];
+        put?: never;
+        /** Add a passkey: the WebAuthn registration response (signed in) */
+        post: operations["People_addPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/authentication_options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WebAuthn request options to sign in with a passkey (discoverable credential) */
+        post: operations["People_authenticationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/registration_options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** WebAuthn creation options to add a passkey (signed in) */
+        post: operations["People_registrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/sign_in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey: the WebAuthn authentication response (Set-Cookie) */
+        post: operations["People_passkeySignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/passkeys/{passkey_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the signed-in person's passkeys */
+        delete: operations["People_removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted sign-in page (HTML): passkey or email code; query return_to (same-origin path) */
+        get: operations["People_signInPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/sign-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted sign-up page (HTML): name, email, home country; query return_to, country */
+        get: operations["People_signUpPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/sign_out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign this browser out */
+        post: operations["People_signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -1815,6 +2089,14 @@ export interface components {
             detail?: {
                 [key: string]: unknown;
             };
+        };
+        AccountResponse: {
+            person: components["schemas"]["PersonResponse"];
+            passkeys: components["schemas"]["PasskeyResponse"][];
+            links: components["schemas"]["OwnLinkResponse"][];
+            passkey_count: number;
+        } & {
+            [key: string]: unknown;
         };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ActionBoundsBody: {
@@ -2138,6 +2420,10 @@ export interface components {
             permissions: components["schemas"]["PermissionMappingInput"][];
             tags?: components["schemas"]["PurposeTagsInput"][];
         };
+        CreatePersonLinkBody: {
+            person_id: string;
+            subject: components["schemas"]["SubjectReferenceInput"];
+        };
         CreatePrincipalAssertionBody: {
             principal_id: string;
             flow_id?: string;
@@ -2239,6 +2525,12 @@ export interface components {
             /** @enum {string} */
             reason: "origin_missing";
             count: number;
+        };
+        EmailCodeChallengeResponse: {
+            challenge_id: string;
+            expires_at: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description When to ask the principal(s) and the quorum that decides. `{}` and arrays are refused (422), null (400). */
         EscalationBoundsBody: {
@@ -2432,9 +2724,80 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OwnLinkResponse: {
+            application_name: string;
+            id: string;
+            /** @enum {string} */
+            object: "person_link";
+            application_id: string;
+            person_id: string;
+            subject: components["schemas"]["SubjectReferenceResponse"];
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyCeremonyBody: {
+            challenge_id: string;
+            credential: components["schemas"]["WebAuthnResponseInput"];
+        };
+        PasskeyEnvelopeResponse: {
+            passkey: components["schemas"]["PasskeyResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyOptionsBody: {
+            return_to?: string;
+        };
+        PasskeyOptionsResponse: {
+            challenge_id: string;
+            options: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        PasskeyResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "passkey";
+            device_type: string;
+            backed_up: boolean;
+            created_at: string;
+            last_used_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         PermissionMappingInput: {
             purpose: string;
             marketing_permission_id: string;
+        };
+        PersonLinkEnvelopeResponse: {
+            person_link: components["schemas"]["PersonLinkResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        PersonLinkResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "person_link";
+            application_id: string;
+            person_id: string;
+            subject: components["schemas"]["SubjectReferenceResponse"];
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PersonResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "person";
+            email: string;
+            email_verified: boolean;
+            display_name: string;
+            locale: string;
+            time_zone: string;
+            home_country: string;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
         };
         PrincipalAssertionResponse: {
             /** @enum {string} */
@@ -2535,6 +2898,23 @@ export interface components {
             /** @enum {string} */
             route: "conductor" | "oversight";
         };
+        SignedInResponse: {
+            person: components["schemas"]["PersonResponse"];
+            return_to: string;
+        } & {
+            [key: string]: unknown;
+        };
+        StartEmailCodeBody: {
+            /** @enum {string} */
+            purpose: "sign_in" | "sign_up";
+            /** Format: email */
+            email: string;
+            return_to?: string;
+            display_name?: string;
+            home_country?: string;
+            locale?: string;
+            time_zone?: string;
+        };
         SubjectInput: {
             /** Format: email */
             email?: string;
@@ -2543,6 +2923,18 @@ export interface components {
         SubjectMappingInput: {
             email_field_ref: string;
             external_id_field_ref?: string;
+        };
+        SubjectReferenceInput: {
+            external_id?: string;
+            /** Format: email */
+            email?: string;
+        };
+        SubjectReferenceResponse: {
+            /** @enum {string} */
+            kind: "external_id" | "email";
+            value: string;
+        } & {
+            [key: string]: unknown;
         };
         SubmitAttestationBody: {
             attestation_id: string;
@@ -2645,9 +3037,22 @@ export interface components {
         VerifyConsentTokenBody: {
             consent_token: string;
         };
+        VerifyEmailCodeBody: {
+            challenge_id: string;
+            code: string;
+        };
         VerifyReceiptBody: {
             receipt: string;
             action_completed?: boolean;
+        };
+        WebAuthnResponseInput: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: "public-key";
+            response: Record<string, never>;
+            clientExtensionResults?: Record<string, never>;
+            authenticatorAttachment?: string;
         };
         WebhookDeliveryAttemptResponse: {
             number: number;
@@ -2727,7 +3132,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "unauthenticated";
+                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
                 };
             };
         };
@@ -2739,7 +3144,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -2751,7 +3156,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -2763,7 +3168,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -2775,7 +3180,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "grant_revoked" | "session_expired";
+                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "session_expired";
                 };
             };
         };
@@ -2817,7 +3222,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "not_signable" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "not_signable" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -2830,7 +3235,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "rate_limited";
+                    reason_code?: "rate_limited" | "sign_in_rate_limited";
                 };
             };
         };
@@ -2843,7 +3248,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "service_unavailable" | "signing_key_unavailable";
+                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signing_key_unavailable";
                 };
             };
         };
@@ -3687,6 +4092,119 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PersonLinks_list: {
+        parameters: {
+            query?: {
+                person_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PersonLinkResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PersonLinks_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePersonLinkBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
+                };
+            };
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PersonLinks_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                person_link_id: string;
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
@@ -5170,6 +5688,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             410: components["responses"]["Error410"];
@@ -6728,6 +7248,383 @@ export interface operations {
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_accountPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_webauthn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/javascript */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_startEmailCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartEmailCodeBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailCodeChallengeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_verifyEmailCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyEmailCodeBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedInResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_removeLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                person_link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelopeResponse"][];
+                };
+            };
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_addPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCeremonyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_authenticationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyOptionsBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptionsResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_registrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyOptionsResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_passkeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyCeremonyBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedInResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passkey_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_signInPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_signUpPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/html */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    People_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description 204 */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            403: components["responses"]["Error403"];
             503: components["responses"]["Error503"];
         };
     };
