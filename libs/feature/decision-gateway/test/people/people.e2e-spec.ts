@@ -1,10 +1,13 @@
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { http } from '@svc/testing';
+import { http, waitFor } from '@svc/testing';
+import { DataSource } from 'typeorm';
+import { SignInFailureReports } from '../../src/people/sign-in-failure-reports';
 import { codeFor, mailsTo, startMailDev, type MailDev } from '../../../../../test/e2e/support/mail';
-import { startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
+import { FakeClock, startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
 
 /** Person accounts and email-code sign-in over HTTP, with codes read from a real SMTP sink. */
 describe('people: sign-up and sign-in by email code', () => {
+  const clock = new FakeClock('2026-11-25T10:00:00.000Z');
   let mail: MailDev;
   let stack: TestRegions;
   let us: string;
@@ -26,7 +29,7 @@ describe('people: sign-up and sign-in by email code', () => {
 
   beforeAll(async () => {
     mail = await startMailDev();
-    stack = await startRegions('people', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+    stack = await startRegions('people', { clock, regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
     us = stack.url.us;
   });
 
@@ -159,5 +162,21 @@ describe('people: sign-up and sign-in by email code', () => {
     expect((await http('DELETE', `${us}/people/links/${links[0]!.id}`, { headers: { cookie } })).status).toBe(204);
     const after = await http('GET', path, { headers: auth });
     expect((after.body.data as unknown[]).length).toBe(1);
+  });
+
+  it('records people events in the audit chain, sign-in failures as one aggregate per window, with no email or code', async () => {
+    const db = stack.process.us.app.get(DataSource);
+    const entries = async (type: string): Promise<Array<{ canonical: string }>> => db.query(`SELECT canonical FROM audit.entries WHERE entry_type = $1 ORDER BY idx`, [type]);
+    await waitFor(async () => (await entries('person.created')).length >= 4 && (await entries('person.email_verified')).length >= 4);
+    clock.advance(16 * 60_000);
+    await stack.process.us.app.get(SignInFailureReports).reportClosedWindows();
+    const failures = await waitFor(async () => {
+      const rows = await entries('person.sign_in_failures');
+      return rows.length ? rows : undefined;
+    });
+    const invalid = failures.map((r) => JSON.parse(r.canonical) as Record<string, unknown>).find((e) => JSON.stringify(e).includes('code_invalid'));
+    expect(JSON.stringify(invalid)).toMatch(/"failures":5\b/);
+    const all = (await db.query(`SELECT canonical FROM audit.entries WHERE entry_type LIKE 'person.%'`)) as Array<{ canonical: string }>;
+    for (const row of all) expect(row.canonical).not.toMatch(/@example\.test|\b\d{6}\b/);
   });
 });
