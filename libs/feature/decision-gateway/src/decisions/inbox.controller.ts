@@ -11,8 +11,7 @@ import { DecisionsRepository } from './decisions.repository';
  * approval decisions, filterable by kind, trigger type and application, sorted by deadline
  * (ascending, default) or newest first, cursor-paginated. The principal is the application's
  * identifier of a person (`principal_id`: a session's principal or one of its approvers); the API
- * token scopes the list to its application. `GET /inbox` answers the same JSON; the rendered page
- * and end-user sign-in come with the hosted pages.
+ * token scopes the list to its application. `GET /inbox` is the signed-in person's page (people).
  */
 @Controller()
 export class InboxController {
@@ -21,7 +20,7 @@ export class InboxController {
     private readonly clock: Clock,
   ) {}
 
-  @Get(['api/v1/inbox', 'inbox'])
+  @Get('api/v1/inbox')
   @ApiDoc({ tag: 'Inbox', summary: 'Pending consent and approval decisions of one principal', response: 'Page of rows: session_token, kind, status, application_id, trigger_type, flow_id, reference, deadline, created_at, decision_url' })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: InboxQueryDto): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;

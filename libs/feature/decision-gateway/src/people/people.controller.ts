@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
@@ -29,10 +26,8 @@ import { PersonSessionsService } from './person-sessions.service';
 import { StartEmailCode, VerifyEmailCode } from './use-cases/email-codes.use-case';
 import { Passkeys } from './use-cases/passkeys.use-case';
 import { PersonLinks } from './use-cases/person-links.use-case';
+import { WEBAUTHN_BUNDLE, WEBAUTHN_INTEGRITY } from './webauthn-asset';
 
-/** The WebAuthn browser library, served from this origin with its SRI digest. */
-const WEBAUTHN_BUNDLE = readFileSync(join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
-const WEBAUTHN_INTEGRITY = `sha384-${createHash('sha384').update(WEBAUTHN_BUNDLE).digest('base64')}`;
 
 type QueryValue = string | string[] | undefined;
 
