@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { http } from '@svc/testing';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { codeFor, startMailDev, type MailDev } from '../../../../../test/e2e/support/mail';
@@ -6,9 +7,19 @@ import { launchChromium } from './support';
 
 /**
  * In headless Chromium: sign up with an email code read from MailDev, add a passkey held by a CDP
- * virtual authenticator, sign out, and sign in again with the passkey alone. The region's public
- * origin is http://localhost:<port> (WebAuthn refuses an IP address as the relying party).
+ * virtual authenticator, sign out, sign in again with the passkey alone, see the inbox page and
+ * remove the passkey; axe-core finds no violation on any page. The region's public origin is
+ * http://localhost:<port> (WebAuthn refuses an IP address as the relying party).
  */
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's violations on the current page (injected through DevTools, so the page's CSP stays on). */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE);
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; nodes: unknown[] }> };
+  return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
+}
+
 describe('people pages in Chromium: email code, then a passkey', () => {
   let mail: MailDev;
   let stack: TestRegions;
@@ -48,6 +59,7 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     });
 
     await page.goto(`${origin}/people/sign-up`);
+    expect(await axeViolations(page)).toEqual([]);
     await page.fill('#people-name-input', 'Katherine Johnson');
     await page.fill('#people-email-input', 'katherine@example.test');
     await page.selectOption('#people-country-input', 'US');
@@ -57,6 +69,7 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     await Promise.all([page.waitForURL(`${origin}/people/account`), page.click('#people-code button[type=submit]')]);
     expect(await page.textContent('#people-signed-in')).toContain('Katherine Johnson');
     expect(await page.textContent('#people-passkeys')).toContain('no passkey');
+    expect(await axeViolations(page)).toEqual([]);
 
     const [cookie] = await context.cookies(origin);
     expect(cookie).toMatchObject({ name: 'svc_person', httpOnly: true, sameSite: 'Lax' });
@@ -68,6 +81,7 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     expect(credentials[0]!.isResidentCredential).toBe(true);
 
     await Promise.all([page.waitForURL(`${origin}/people/sign-in`), page.click('#people-sign-out')]);
+    expect(await axeViolations(page)).toEqual([]);
     expect(await context.cookies(origin)).toHaveLength(0);
     const signedOut = await http('GET', `${origin}/people/account`);
     expect(signedOut.status).toBe(303);
@@ -78,6 +92,16 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     expect(me.person.email).toBe('katherine@example.test');
     expect(me.passkeys).toHaveLength(1);
     expect(me.passkeys[0]!.last_used_at).not.toBeNull();
+
+    await page.goto(`${origin}/inbox`);
+    expect(await page.textContent('#people-inbox')).toContain('Nothing is waiting for you.');
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Removing the passkey from the account page leaves none.
+    await page.goto(`${origin}/people/account`);
+    await Promise.all([page.waitForURL(`${origin}/people/account`), page.click('[data-remove-passkey]')]);
+    await page.waitForSelector('p#people-passkeys');
+    expect(await page.evaluate(async () => ((await (await fetch('/people/passkeys')).json()) as unknown[]).length)).toBe(0);
     expect(errors).toEqual([]);
   });
 });
