@@ -151,6 +151,10 @@ describe('people: sign-up and sign-in by email code', () => {
     const foreign = await http('POST', path, { headers: auth, json: { person_id: 'usr_eu_aaaaaaaaaaaaaaaaaaaa', subject: { external_id: 'cust-43' } } });
     expect(foreign.status).toBe(421);
     expect(foreign.body.home_country).toBe('DE');
+    const foreignLink = await http('DELETE', `${path}/plk_eu_aaaaaaaaaaaaaaaaaaaa`, { headers: auth });
+    expect([foreignLink.status, foreignLink.body.home_country]).toEqual([421, 'DE']);
+    const foreignOwnLink = await http('DELETE', `${us}/people/links/plk_ap_aaaaaaaaaaaaaaaaaaaa`, { headers: { cookie } });
+    expect([foreignOwnLink.status, foreignOwnLink.body.home_country]).toEqual([421, 'SG']);
     const page1 = await http('GET', `${path}?limit=1`, { headers: auth });
     expect(page1.status).toBe(200);
     expect(page1.body).toMatchObject({ has_more: true });
