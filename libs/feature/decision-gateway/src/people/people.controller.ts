@@ -20,7 +20,7 @@ import {
   personLinkView,
   personView,
 } from './people.responses';
-import { safeReturnTo } from './person';
+import { clientAddress, safeReturnTo } from './person';
 import type { SignedInPerson } from './person-sessions.port';
 import { PersonSessionsService } from './person-sessions.service';
 import { StartEmailCode, VerifyEmailCode } from './use-cases/email-codes.use-case';
@@ -123,7 +123,7 @@ export class PeopleController {
           ? { signUp: { display_name: body.display_name!.trim(), home_country: body.home_country!, locale: body.locale ?? 'en', time_zone: timeZone } }
           : {}),
       },
-      request.ip,
+      clientAddress(request),
     );
     return { challenge_id: challengeId, expires_at: expiresAt.toISOString() };
   }
@@ -135,7 +135,7 @@ export class PeopleController {
   @ApiDoc({ tag: 'People', summary: 'Verify an email code; signs the browser in (Set-Cookie)', errors: [400, 401, 403, 410, 415, 429] })
   async verifyEmailCode(@Req() request: FastifyRequest, @Body() body: VerifyEmailCodeBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
     this.assertSameOrigin(request);
-    const result = await this.verifyCode.execute(body.challenge_id, body.code, request.ip);
+    const result = await this.verifyCode.execute(body.challenge_id, body.code, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
   }
@@ -224,7 +224,7 @@ export class PeopleController {
   @ApiDoc({ tag: 'People', summary: 'Sign in with a passkey: the WebAuthn authentication response (Set-Cookie)', errors: [400, 401, 403, 415, 429] })
   async passkeySignIn(@Req() request: FastifyRequest, @Body() body: PasskeyCeremonyBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
     this.assertSameOrigin(request);
-    const result = await this.passkeys.signIn(body.challenge_id, body.credential as unknown as Record<string, unknown> & { id: string }, request.ip);
+    const result = await this.passkeys.signIn(body.challenge_id, body.credential as unknown as Record<string, unknown> & { id: string }, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
   }

@@ -119,6 +119,16 @@ describe('people: sign-up and sign-in by email code', () => {
     expect(Number(retryAfter)).toBeGreaterThan(0);
   });
 
+  it('limits code emails per client address across addresses: the 21st answers 429', async () => {
+    const headers = { 'x-forwarded-for': '203.0.113.9' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i += 1) statuses.push((await http('POST', `${us}/people/email_codes`, { headers, json: { purpose: 'sign_in', email: `spray${i}@example.test` } })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 202)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // Another client is not affected.
+    expect((await http('POST', `${us}/people/email_codes`, { headers: { 'x-forwarded-for': '203.0.113.10' }, json: { purpose: 'sign_in', email: 'spray0@example.test' } })).status).toBe(202);
+  });
+
   it('sends a sign-up whose home country lives in another region there (421 with home_country)', async () => {
     const res = await http('POST', `${us}/people/email_codes`, { headers: client(), json: { purpose: 'sign_up', email: 'lise@example.test', display_name: 'Lise Meitner', home_country: 'DE' } });
     expect(res.status).toBe(421);
