@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { http } from '@svc/testing';
+import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { http, waitFor } from '@svc/testing';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { codeFor, startMailDev, type MailDev } from '../../../../../test/e2e/support/mail';
 import { startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
@@ -103,5 +104,43 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     await page.waitForSelector('p#people-passkeys');
     expect(await page.evaluate(async () => ((await (await fetch('/people/passkeys')).json()) as unknown[]).length)).toBe(0);
     expect(errors).toEqual([]);
+  });
+
+  it('completes a consent that requires sign-in: the inbox lists it, the page sends a signed-out person to sign in and back', async () => {
+    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Insurance', environment: 'development' }));
+    const auth = { authorization: `Bearer ${created.apiToken}` };
+    const flow = await http('POST', `${origin}/api/v1/flows`, {
+      headers: auth,
+      json: { name: 'Claims', locale: 'en', presentation: { title: 'Share your claim history' }, purposes: [{ key: 'claims', label: 'Claim history', mechanism: 'consent' }], requirements: ['identity_verification'], consent_duration: 'P1Y' },
+    });
+    const flowId = flow.body.id as string;
+    expect((await http('POST', `${origin}/api/v1/flows/${flowId}/activate`, { headers: auth })).status).toBe(200);
+    const me = await page.evaluate(async () => (await (await fetch('/people/me')).json()) as { person: { id: string } });
+    expect((await http('POST', `${origin}/api/v1/applications/${created.application.id}/person_links`, { headers: auth, json: { person_id: me.person.id, subject: { external_id: 'policy-1' } } })).status).toBe(201);
+    const minted = await http('POST', `${origin}/api/v1/decisions`, { headers: auth, json: { kind: 'consent', flow_id: flowId, principal_id: 'policy-1' } });
+    const token = minted.body.session_token as string;
+
+    // The signed-in person finds it in their inbox and opens it.
+    await page.goto(`${origin}/inbox`);
+    await Promise.all([page.waitForURL(`${origin}/decisions/${token}`), page.click('#people-inbox a.open')]);
+    expect(await page.textContent('#svc-person')).toContain('This decision is for Katherine Johnson');
+
+    // Signed out (a fresh browser), the sign-in step sends the person to sign in, then back.
+    const fresh = await browser.newContext({ locale: 'en-GB' });
+    const other = await fresh.newPage();
+    await other.goto(`${origin}/decisions/${token}`);
+    await Promise.all([other.waitForURL(/\/people\/sign-in\?return_to=/), other.click('#svc-action-sign_in')]);
+    await other.fill('#people-email-input', 'katherine@example.test');
+    await other.click('#people-email button[type=submit]');
+    await other.waitForSelector('#people-code:not([hidden])');
+    await other.fill('#people-code-input', await codeFor(mail, 'katherine@example.test', 2));
+    await Promise.all([other.waitForURL(`${origin}/decisions/${token}`), other.click('#people-code button[type=submit]')]);
+    for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) await other.click(`#svc-action-${action}`);
+    await waitFor(async () => (await http('GET', `${origin}/api/v1/decisions/${token}/state`)).body.status === 'fulfilled');
+    await fresh.close();
+
+    // Decided, it leaves the inbox.
+    await page.goto(`${origin}/inbox`);
+    expect(await page.textContent('#people-inbox')).toContain('Nothing is waiting for you.');
   });
 });
