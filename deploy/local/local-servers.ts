@@ -186,16 +186,18 @@ export interface MailDev {
 }
 
 /**
- * Starts MailDev (the `maildev` package) as a child process on 127.0.0.1, its SMTP and web ports
- * given or free ones, keeping its mails in a temporary folder removed when it stops. Resolves once
- * its web inbox answers.
+ * Starts MailDev (the `maildev` package) in a child process on 127.0.0.1, its SMTP and web ports
+ * given or free ones, keeping its mails in a temporary folder removed when it stops. The child
+ * exits by itself when this process goes away, even killed (its stdin is a pipe from here).
+ * Resolves once its web inbox answers.
  */
 export async function startMailDev(ports: { smtp?: number; web?: number } = {}): Promise<MailDev> {
   const smtp = ports.smtp ?? (await freeTcpPort());
   const web = ports.web ?? (await freeTcpPort());
   const mailDirectory = mkdtempSync(join(tmpdir(), 'maildev-'));
-  const binary = join(dirname(require.resolve('maildev/package.json')), 'bin', 'maildev');
-  const child = spawn(process.execPath, [binary, '--smtp', String(smtp), '--web', String(web), '--ip', '127.0.0.1', '--mail-directory', mailDirectory, '--silent'], { stdio: 'ignore' });
+  const config = { smtp, web, ip: '127.0.0.1', mailDirectory, silent: true };
+  const program = `process.stdin.on('end', () => process.exit(0)); process.stdin.on('data', () => undefined); require(${JSON.stringify(require.resolve('maildev'))})(${JSON.stringify(config)}).listen();`;
+  const child = spawn(process.execPath, ['-e', program], { stdio: ['pipe', 'ignore', 'ignore'] });
   const webUrl = `http://127.0.0.1:${web}`;
   const stop = async (): Promise<void> => {
     await stopChild(child, 'SIGTERM');
@@ -215,6 +217,15 @@ export async function startMailDev(ports: { smtp?: number; web?: number } = {}):
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { smtpUrl: `smtp://127.0.0.1:${smtp}`, webUrl, child, stop };
+}
+
+/** True when nothing listens on `port` of 127.0.0.1. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createTcpServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 function freeTcpPort(): Promise<number> {
