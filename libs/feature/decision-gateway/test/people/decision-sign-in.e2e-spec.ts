@@ -144,6 +144,13 @@ describe('decision sessions that require the person to sign in', () => {
     expect([...second.text.matchAll(/class="open" href="[^"]*\/decisions\/([^"]+)"/g)].map((m) => m[1])).toEqual([consent]);
     expect(second.text).not.toMatch(/cursor=/);
 
+    // The application's JSON inbox lists a person through the references it linked to them.
+    const api = await http<{ data: Array<{ session_token: string }> }>('GET', `${us}/api/v1/inbox?principal_id=${ruth.personId}`, { headers: auth(app.token) });
+    expect(api.body.data.map((r) => r.session_token)).toEqual([approvalToken, consent]);
+    const stranger = await signUp('stranger@example.test', 'Not Linked');
+    const none = await http<{ data: unknown[] }>('GET', `${us}/api/v1/inbox?principal_id=${stranger.personId}`, { headers: auth(app.token) });
+    expect(none.body.data).toEqual([]);
+
     const bad = await http('GET', `${us}/inbox?kind=signature_request`, { headers: { cookie: ruth.cookie } });
     expect(bad.status).toBe(422);
   });
