@@ -18,8 +18,8 @@ const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
   // ESM-only client libraries used by tests are compiled to CommonJS like our own sources.
-  transform: { '^.+\\.ts$': swc, '/node_modules/dpop/.+\\.js$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!dpop/)'],
+  transform: { '^.+\\.ts$': swc, '/node_modules/(dpop|oidc-provider|openid-client|oauth4webapi|jose)/.+\\.js$': swc },
+  transformIgnorePatterns: ['/node_modules/(?!(dpop|oidc-provider|openid-client|oauth4webapi|jose)/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
   setupFiles: ['reflect-metadata'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stryker-tmp/'],

@@ -14,11 +14,7 @@ import { newId, randomBase32 } from '@svc/ids';
 import { GENESIS_PREVIOUS_HASH, chainHash } from '@svc/merkle';
 import { createDataSource, dropDatabase, ensureDatabase, runMigrations } from '@svc/persistence';
 import { TEST_DATABASE_SERVER } from '@svc/testing';
-import { AuditAppender, auditMigrations, type AuditEntryInput } from '../libs/feature/audit-chain/src';
-import { canonicalEntry } from '../libs/feature/audit-chain/src/chain/audit-entry';
-import { AuditEntriesRepository } from '../libs/feature/audit-chain/src/chain/audit-entries.repository';
-import { CheckpointsRepository } from '../libs/feature/audit-chain/src/checkpoints/checkpoints.repository';
-import { VerifyChain } from '../libs/feature/audit-chain/src/verification/verify-chain.use-case';
+import { AuditAppender, AuditEntriesRepository, CheckpointsRepository, VerifyChain, auditMigrations, canonicalEntry, type AuditEntryInput } from '@svc/audit-chain';
 import { fmt } from './support/report';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);

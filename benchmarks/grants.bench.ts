@@ -14,7 +14,7 @@ import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { startRegion } from '@svc/region-stack';
-import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import { SignJWT, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { Pool } from 'undici';
 import type { KeyObject } from 'node:crypto';
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const region = await startRegion(
-    testConfig({
+    testEnv({
       REGION: 'us',
       DATABASE_URL: database.url,
       BUS_PREFIX: prefix,

@@ -17,13 +17,10 @@ import { Readable } from 'node:stream';
 import { SystemClock } from '@svc/config';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { startProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
-import { consentRecordsFeature } from '../libs/feature/consent-records/src';
-import { ImportsRepository } from '../libs/feature/consent-records/src/imports/imports.repository';
-import { RecordConsent } from '../libs/feature/consent-records/src/records/use-cases/record-consent.use-case';
-import type { RecordConsentBody } from '../libs/feature/consent-records/src/records/records.dto';
+import { ImportsRepository, RecordConsent, consentRecordsFeature, type RecordConsentBody } from '@svc/consent-records';
 import { fmt, rawInsertRate } from './support/report';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
@@ -56,7 +53,7 @@ async function main(): Promise<void> {
   const prefix = uniqueBusPrefix();
   const running = await startProcess({
     features: [decisionGatewayFeature, consentRecordsFeature],
-    config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test', LOG_LEVEL: 'warn' }),
+    env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test', LOG_LEVEL: 'warn' }),
     clock: new SystemClock(),
   });
   let peakRss = process.memoryUsage().rss;

@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { ALL_FEATURES } from '@svc/region-stack';
 import { startProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
 import { runClosedLoop, statusLine } from './support/closed-loop';
@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const region = await startProcess({
     features: SERVICES ? ALL_FEATURES.filter((f) => SERVICES.includes(f.name)) : ALL_FEATURES,
-    config: testConfig({
+    env: testEnv({
       REGION: 'us',
       DATABASE_URL: database.url,
       BUS_PREFIX: prefix,

@@ -17,10 +17,10 @@ import { SystemClock } from '@svc/config';
 import { ConsentGrantedSchema, EventMetaSchema, eventSubject } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { startProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
 import { Agent, request } from 'undici';
 import { DataSource } from 'typeorm';
-import { DeliveriesRepository, DeliveryWorker, newDeliveryId, webhookDispatcherFeature } from '../libs/feature/webhook-dispatcher/src';
+import { DeliveriesRepository, DeliveryWorker, newDeliveryId, webhookDispatcherFeature } from '@svc/webhook-dispatcher';
 import { fmt } from './support/report';
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000);
@@ -102,12 +102,11 @@ async function undiciRate(url: string, body: string, seconds: number): Promise<n
 }
 
 async function main(): Promise<void> {
-  process.env.WEBHOOK_CONCURRENCY = String(CONCURRENCY);
   const database = await createTestDatabase('bench_webhooks');
   const prefix = uniqueBusPrefix();
   const receiver = await startReceiver();
-  const config = testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, DATABASE_POOL_SIZE: '10' });
-  const proc = await startProcess({ features: [decisionGatewayFeature, webhookDispatcherFeature], config, clock: new SystemClock() });
+  const env = testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, DATABASE_POOL_SIZE: '10', WEBHOOK_CONCURRENCY: String(CONCURRENCY) });
+  const proc = await startProcess({ features: [decisionGatewayFeature, webhookDispatcherFeature], env, clock: new SystemClock() });
   try {
     const app = await proc.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const subscriptionIds: string[] = [];

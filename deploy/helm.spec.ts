@@ -221,7 +221,7 @@ describe('helm/svc ServiceMonitor and PodDisruptionBudgets', () => {
 /** Variables an app reads: PlatformConfig's, the router's, and its feature library's config classes. */
 function variablesReadBy(app: string): Set<string> {
   const declared = (path: string): string[] => [...read(path).matchAll(/^\s*([A-Z][A-Z0-9_]*)[!?]?\s*[:=]/gm)].map((match) => match[1]!);
-  const sources = ['libs/platform/config/src/platform-config.ts', ...(app === 'residency-router' ? ['apps/residency-router/src/router-config.ts'] : [])];
+  const sources = ['libs/platform/config/src/platform-config.ts', ...(app === 'residency-router' ? ['libs/feature/residency-router/src/residency-router.config.ts'] : [])];
   const featureSrc = `libs/feature/${app}/src`;
   if (existsSync(join(ROOT, featureSrc))) sources.push(...filesUnder(featureSrc).filter((path) => /\.config\.ts$/.test(path)));
   return new Set(sources.flatMap(declared));

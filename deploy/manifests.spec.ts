@@ -23,7 +23,7 @@ const ROUTER = 'residency-router';
 const SERVICES = APPS.filter((app) => app !== ROUTER);
 
 const PLATFORM_CONFIG = read('libs/platform/config/src/platform-config.ts');
-const ROUTER_CONFIG = read('apps/residency-router/src/router-config.ts');
+const ROUTER_CONFIG = read('libs/feature/residency-router/src/residency-router.config.ts');
 
 /** Properties declared `NAME!:` (required, no default) in a config class source. */
 function requiredInSource(source: string): string[] {
@@ -37,7 +37,7 @@ function declaredInSource(source: string): string[] {
 
 /** Required by PlatformConfig (every app) — kept in sync with the source by a test below. */
 const PLATFORM_REQUIRED = ['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REGION'];
-/** Required by RouterConfig on top of PlatformConfig. */
+/** Required by the router's proxy (ResidencyProxyConfig). */
 const ROUTER_REQUIRED = ['SERVICE_URLS'];
 /** Variables with a local-stack default that production must set explicitly. */
 const PRODUCTION_REQUIRED = ['HTTP_HOST', 'HTTP_PORT', 'NATS_URL', 'PUBLIC_BASE_URL', 'REGION_URLS', 'SERVICE_NAME'];

@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, portFree, startEmbeddedPostgres, startMailDev, stopChild } from './local-servers';
+import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort, startMailDev } from '@svc/region-stack';
+import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, portFree, startEmbeddedPostgres, stopChild } from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 

@@ -1,4 +1,4 @@
-import { keysMigrations } from '@svc/crypto';
+import { keysMigrations } from '@svc/key-store';
 import { createDataSource, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { ALL_FEATURES } from '@svc/region-stack';
 

@@ -3,9 +3,8 @@ import { Writable } from 'node:stream';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { LOGGER } from '@svc/server';
 import { createLogger, type Logger } from '@svc/telemetry';
-import { http, waitFor } from '@svc/testing';
+import { http, waitFor, LoopbackReceiver } from '@svc/testing';
 import { DataSource } from 'typeorm';
-import { LoopbackReceiver } from '../../libs/feature/webhook-dispatcher/test/loopback-receiver';
 import { codeFor, startMailDev, type MailDev } from './support/mail';
 import { startRegions, type TestRegions } from './support/regions';
 

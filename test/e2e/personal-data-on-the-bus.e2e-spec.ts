@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { TEST_NATS_URL, http, waitFor } from '@svc/testing';
+import { TEST_NATS_URL, http, waitFor, LoopbackReceiver } from '@svc/testing';
 import { connect, type NatsConnection, type Subscription } from 'nats';
-import { LoopbackReceiver } from '../../libs/feature/webhook-dispatcher/test/loopback-receiver';
 import { startRegions, type TestRegions } from './support/regions';
 
 type Json = Record<string, unknown>;

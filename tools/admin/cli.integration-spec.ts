@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, testKeyEncryptionKey, type TestDatabase } from '@svc/testing';
 
 const ROOT = join(__dirname, '..', '..');
 // The first run compiles the tools into the cache; later runs start in well under a second.
@@ -49,5 +49,24 @@ describe('admin CLI', () => {
     const run = admin(['create-application', '--region', 'us', '--environment', 'development'], { DATABASE_URL_TEMPLATE: database.url });
     expect(run).toMatchObject({ code: 1, stdout: '' });
     expect(run.stderr).toContain('validation_failed');
+  });
+
+  it('create-oauth-client registers a client under the application and prints its secret once', () => {
+    const created = JSON.parse(admin(['create-application', '--region', 'us', '--name', 'oauth cli', '--environment', 'development'], { DATABASE_URL_TEMPLATE: database.url }).stdout) as { application_id: string };
+    const env = { DATABASE_URL_TEMPLATE: database.url, KEY_ENCRYPTION_KEY: testKeyEncryptionKey() };
+    const run = admin(['create-oauth-client', '--region', 'us', '--application', created.application_id, '--name', 'CLI RP', '--redirect-uris', 'http://127.0.0.1:5555/cb'], env);
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(run.stdout)).toEqual({
+      client_id: expect.stringMatching(/^oac_us_[a-z2-7]{20}$/),
+      application_id: created.application_id,
+      redirect_uris: ['http://127.0.0.1:5555/cb'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['authorization_code', 'refresh_token'],
+      scopes: ['openid', 'profile', 'email', 'offline_access'],
+      client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    });
+    const refused = admin(['create-oauth-client', '--region', 'us', '--application', created.application_id, '--name', 'x', '--redirect-uris', 'http://example.com/cb'], env);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toContain('oauth_client_invalid: redirect_uris[0]');
   });
 });

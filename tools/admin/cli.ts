@@ -5,6 +5,7 @@
  *
  *   npm run -s admin -- create-application --region us --name demo --environment development [--mode conductor]
  *   npm run -s admin -- rotate-keys --region us
+ *   npm run -s admin -- create-oauth-client --region us --application tp_us_… --name "My app" --redirect-uris https://app.example.com/callback
  *
  * The command modules (and with them NestJS, TypeORM and the feature libraries) load only after
  * the arguments are understood, so `--help` and usage errors answer at once.
@@ -13,6 +14,9 @@
 const USAGE = `usage:
   admin create-application --region <us|eu|ap> --name <name> --environment <development|production> [--mode <conductor|oversight|hybrid>]
   admin rotate-keys --region <us|eu|ap>
+  admin create-oauth-client --region <us|eu|ap> --application <application id> --name <name> --redirect-uris <uri[,uri…]>
+        [--auth <client_secret_basic|private_key_jwt|none>] [--grant-types <type[,type…]>] [--scopes <scope[,scope…]>]
+        [--post-logout-redirect-uris <uri[,uri…]>] [--id-token-alg <RS256|ES256|EdDSA>]
   admin --help
 
 Prints one JSON object on stdout. Exit 0 success, 1 failure, 2 usage.`;
@@ -21,6 +25,7 @@ Prints one JSON object on stdout. Exit 0 success, 1 failure, 2 usage.`;
 const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   'create-application': ['region', 'name', 'environment', 'mode'],
   'rotate-keys': ['region'],
+  'create-oauth-client': ['region', 'application', 'name', 'redirect-uris', 'auth', 'grant-types', 'scopes', 'post-logout-redirect-uris', 'id-token-alg'],
 };
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
@@ -52,7 +57,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const flags = parseFlags(command, rest);
   const commands = await import('./commands');
   try {
-    const result = command === 'create-application' ? await commands.createApplication(flags) : await commands.rotateRegionKeys(flags);
+    const result =
+      command === 'create-application'
+        ? await commands.createApplication(flags)
+        : command === 'create-oauth-client'
+          ? await commands.createOAuthClient(flags)
+          : await commands.rotateRegionKeys(flags);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -1,5 +1,16 @@
 import { SystemClock, isRegion, type PlatformConfig, type Region } from '@svc/config';
-import { ApplicationsRepository, CreateApplication, CreateApplicationCommand, GATEWAY_SCHEMA, gatewayMigrations } from '@svc/decision-gateway';
+import { KeyEncryption } from '@svc/crypto';
+import {
+  ApplicationsRepository,
+  CreateApplication,
+  CreateApplicationCommand,
+  GATEWAY_SCHEMA,
+  OAuthClientsRepository,
+  RegisterOAuthClient,
+  gatewayError,
+  gatewayMigrations,
+  type RegisterOAuthClientCommand,
+} from '@svc/decision-gateway';
 import { DomainError } from '@svc/errors';
 import { OutboxWriter, createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { configuredKeyEncryptionKey, regionDatabaseUrl } from '@svc/region-stack';
@@ -54,4 +65,54 @@ export async function rotateRegionKeys(flags: Readonly<Record<string, string>>):
   // Checked before touching the database, which must not even be created for a refused rotation.
   if (!keyEncryptionKey) throw new RotationRefused(missingKeyEncryptionKeyMessage());
   return withRegionDatabase(region, (dataSource) => rotateKeys(dataSource, region, keyEncryptionKey));
+}
+
+function listFlag(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+const AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'none'] as const;
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
+const ID_TOKEN_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${flag} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+/** Registers an OAuth client under an application; prints the client (and its secret, once). */
+export async function createOAuthClient(flags: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
+  const region = regionFlag(flags);
+  for (const required of ['application', 'name', 'redirect-uris']) if (!flags[required]) throw new UsageError(`--${required} is required`);
+  const keyEncryptionKey = configuredKeyEncryptionKey();
+  if (!keyEncryptionKey) throw new UsageError('KEY_ENCRYPTION_KEY (or the local key file) is needed to store the client secret');
+  const grantTypes = listFlag(flags['grant-types'])?.map((type) => oneOf('grant-types', type, GRANT_TYPES) as (typeof GRANT_TYPES)[number]);
+  return withRegionDatabase(region, async (dataSource) => {
+    await runMigrations(dataSource, gatewayMigrations);
+    const application = await new ApplicationsRepository(dataSource).findApplication(flags.application ?? '');
+    if (!application) throw gatewayError('application_not_found', 'Application not found', { application_id: flags.application });
+    const command: RegisterOAuthClientCommand = {
+      applicationId: application.id,
+      environment: application.environment,
+      region: application.region,
+      name: flags.name ?? '',
+      redirectUris: listFlag(flags['redirect-uris']) ?? [],
+      postLogoutRedirectUris: listFlag(flags['post-logout-redirect-uris']),
+      tokenEndpointAuthMethod: oneOf('auth', flags.auth, AUTH_METHODS),
+      grantTypes,
+      scopes: listFlag(flags.scopes),
+      idTokenSignedResponseAlg: oneOf('id-token-alg', flags['id-token-alg'], ID_TOKEN_ALGS),
+    };
+    const { client, secret } = await new RegisterOAuthClient(new OAuthClientsRepository(dataSource, new KeyEncryption(keyEncryptionKey))).execute(command);
+    return {
+      client_id: client.clientId,
+      application_id: client.applicationId,
+      redirect_uris: client.redirectUris,
+      token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+      grant_types: client.grantTypes,
+      scopes: client.scopes,
+      ...(secret === null ? {} : { client_secret: secret }),
+    };
+  });
 }

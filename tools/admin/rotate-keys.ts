@@ -1,5 +1,6 @@
 import type { Region } from '@svc/config';
-import { KEYS_SCHEMA, KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
+import { KeyEncryption } from '@svc/crypto';
+import { KEYS_SCHEMA, SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { OutboxWriter, runMigrations } from '@svc/persistence';
 import { LOCAL_KEY_ENCRYPTION_KEY_FILE } from '@svc/region-stack';
 import type { DataSource } from 'typeorm';

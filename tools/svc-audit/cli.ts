@@ -45,7 +45,8 @@ function parseFlags(args: readonly string[]): Record<string, string> {
 
 /** Region public keys by kid, read from the platform key table (public halves only). */
 async function keyResolver(dataSource: DataSource) {
-  const { importEd25519PublicJwk, KEYS_SCHEMA } = await import('@svc/crypto');
+  const { importEd25519PublicJwk } = await import('@svc/crypto');
+  const { KEYS_SCHEMA } = await import('@svc/key-store');
   return async (kid: string) => {
     const rows: Array<{ public_jwk: Ed25519PublicJwk }> = await dataSource.query(`SELECT public_jwk FROM "${KEYS_SCHEMA}".signing_keys WHERE kid = $1`, [kid]);
     const jwk = rows[0]?.public_jwk;

@@ -1,9 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildReceipt, signReceipt, type ReceiptDocument } from '@svc/receipts';
-import { consentInput } from '../../libs/feature/receipts/test/receipt-fixtures';
-import { testSigningKey } from '../../libs/feature/receipts/test/signing-fixtures';
+import type { ReceiptDocument } from '@svc/receipts';
 import { EXIT_CODES, HELP, USAGE, runCli } from './run-verify';
 
 /** Issue 7: `svc-receipt verify <receipt.json> --jwks <jwks.json>` exits 0 when valid, non-zero naming the failure. */
@@ -14,13 +12,18 @@ describe('svc-receipt verify', () => {
   let document: ReceiptDocument;
   let signedText: string;
   let jwks: { keys: Array<Record<string, string>> };
+  let otherJwks: { keys: Array<Record<string, string>> };
 
   beforeAll(async () => {
+    // Loaded as the CLI loads receipts: lazily.
+    const { buildReceipt, signReceipt } = await import('@svc/receipts');
+    const { consentInput, testSigningKey } = await import('@svc/receipts/testing');
     dir = mkdtempSync(join(tmpdir(), 'svc-receipt-cli-'));
     receiptPath = join(dir, 'receipt.json');
     jwksPath = join(dir, 'jwks.json');
     const signing = testSigningKey('oap-eu-v3');
     jwks = signing.jwks;
+    otherJwks = testSigningKey('oap-eu-v9').jwks;
     document = buildReceipt(consentInput());
     signedText = JSON.stringify(await signReceipt(document, signing.key, 'https://eu.example/.well-known/jwks.json'), null, 2);
   });
@@ -49,7 +52,7 @@ describe('svc-receipt verify', () => {
 
   it.each([
     ['bad signature (one flipped byte)', () => verify(signedText.replace('"Marketing emails"', '"Marketing emailz"')), EXIT_CODES.bad_signature, 'invalid: bad_signature'],
-    ['unknown kid', () => verify(signedText, testSigningKey('oap-eu-v9').jwks), EXIT_CODES.unknown_kid, 'invalid: unknown_kid'],
+    ['unknown kid', () => verify(signedText, otherJwks), EXIT_CODES.unknown_kid, 'invalid: unknown_kid'],
     ['not a receipt', () => verify('{"hello":"world"}'), EXIT_CODES.not_a_receipt, 'invalid: not_a_receipt'],
     ['schema invalid', () => verify(signedText.replace('"ISO/IEC TS 27560:2023"', '"ISO/IEC 27001"')), EXIT_CODES.schema_invalid, 'invalid: schema_invalid'],
     ['a JWKS that is not one', () => verify(signedText, '"nope"'), EXIT_CODES.jwks_invalid, 'invalid: jwks_invalid'],

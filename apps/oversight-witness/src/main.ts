@@ -1,5 +1,4 @@
-import { PlatformConfig, loadConfig } from '@svc/config';
 import { oversightWitnessFeature } from '@svc/oversight-witness';
 import { runMain, startProcess } from '@svc/server';
 
-runMain(() => startProcess({ features: [oversightWitnessFeature], config: loadConfig(PlatformConfig, { SERVICE_NAME: 'oversight-witness', ...process.env }) }));
+runMain(() => startProcess({ features: [oversightWitnessFeature], env: { SERVICE_NAME: 'oversight-witness', ...process.env } }));

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:net';
 import { Client } from 'pg';
-import { TEST_DATABASE_SERVER, createTestDatabase, deleteTestStreams, freePort, testStreams, testConfig, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import { TEST_DATABASE_SERVER, createTestDatabase, deleteTestStreams, freePort, testStreams, testEnv, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
 import { startRegion } from './start-region';
 
 /** Kinds of handle a leaked pool, bus connection, listener or polling loop keeps open. */
@@ -56,7 +56,7 @@ describe('a region whose boot fails part of the way', () => {
     await deleteTestStreams(prefix);
   });
 
-  const config = (httpPort: number) => testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, HTTP_PORT: String(httpPort), SERVICE_NAME: 'boot-failure' });
+  const config = (httpPort: number) => testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, HTTP_PORT: String(httpPort), SERVICE_NAME: 'boot-failure' });
 
   it('releases its database sessions, bus connection and loops when its HTTP port is taken after everything else started', async () => {
     const port = await freePort();

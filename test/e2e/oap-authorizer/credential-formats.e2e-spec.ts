@@ -21,7 +21,6 @@ describe('agent_credential as SD-JWT and as a JWT-secured W3C VC', () => {
   let app: TestApp;
   let key: AgentKey;
   let agentId: string;
-  const savedTrust = process.env.OAP_TRUST_LISTS;
 
   /** SD-JWT: agent_type and agent_model are selectively disclosed, the rest signed in the clear. */
   async function sdJwt(overrides: Record<string, unknown> = {}, signer: KeyObject = idpKey.privateKey, kid = 'k1'): Promise<{ token: string; disclosures: string[]; issued: string }> {
@@ -65,7 +64,7 @@ describe('agent_credential as SD-JWT and as a JWT-secured W3C VC', () => {
     });
     await new Promise<void>((resolve) => jwksServer.listen(port, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${port}`;
-    process.env.OAP_TRUST_LISTS = JSON.stringify({
+    const trustLists = JSON.stringify({
       agent_credential_issuers: [
         { iss: 'https://idp.example', jwks_uri: `${base}/idp`, kids: ['k1'] },
         { iss: 'https://idp-down.example', jwks_uri: `http://127.0.0.1:${closedPort}/jwks` },
@@ -73,7 +72,7 @@ describe('agent_credential as SD-JWT and as a JWT-secured W3C VC', () => {
       ],
       attestation_providers: [],
     });
-    stack = await startRegions('oap_cred_formats', { clock, regions: ['us'] });
+    stack = await startRegions('oap_cred_formats', { clock, regions: ['us'], env: { OAP_TRUST_LISTS: trustLists } });
     us = stack.url.us;
     app = await createApp(stack);
     key = await newAgentKey();
@@ -83,8 +82,6 @@ describe('agent_credential as SD-JWT and as a JWT-secured W3C VC', () => {
   afterAll(async () => {
     await stack?.close();
     await new Promise((resolve) => jwksServer?.close(resolve));
-    if (savedTrust === undefined) delete process.env.OAP_TRUST_LISTS;
-    else process.env.OAP_TRUST_LISTS = savedTrust;
   });
 
   async function expectError(res: { status: number; body: Record<string, unknown> }, status: number, code: string, detail?: Record<string, unknown>) {

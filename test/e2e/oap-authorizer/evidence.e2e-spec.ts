@@ -20,7 +20,6 @@ describe('agent credentials and attestations against deploy-managed trust lists'
   let app: TestApp;
   let key: AgentKey;
   let agentId: string;
-  const savedTrust = process.env.OAP_TRUST_LISTS;
 
   async function jwt(privateKey: KeyObject, kid: string, claims: Record<string, unknown>, alg = 'EdDSA'): Promise<string> {
     return new SignJWT(claims).setProtectedHeader({ alg, kid, typ: 'JWT' }).sign(privateKey);
@@ -47,7 +46,7 @@ describe('agent credentials and attestations against deploy-managed trust lists'
     });
     await new Promise<void>((resolve) => jwksServer.listen(port, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${port}`;
-    process.env.OAP_TRUST_LISTS = JSON.stringify({
+    const trustLists = JSON.stringify({
       agent_credential_issuers: [
         { iss: 'https://idp.example', jwks_uri: `${base}/idp`, kids: ['k1'] },
         { iss: 'https://idp-down.example', jwks_uri: `http://127.0.0.1:${closedPort}/jwks` },
@@ -57,7 +56,7 @@ describe('agent credentials and attestations against deploy-managed trust lists'
       ],
       attestation_providers: [{ iss: 'https://vendor.example', jwks_uri: `${base}/vendor`, kids: ['v1', 'v2'], revoked_kids: ['v2'] }],
     });
-    stack = await startRegions('oap_evidence', { clock, regions: ['us'] });
+    stack = await startRegions('oap_evidence', { clock, regions: ['us'], env: { OAP_TRUST_LISTS: trustLists } });
     us = stack.url.us;
     app = await createApp(stack);
     key = await newAgentKey();
@@ -67,8 +66,6 @@ describe('agent credentials and attestations against deploy-managed trust lists'
   afterAll(async () => {
     await stack?.close();
     await new Promise((resolve) => jwksServer?.close(resolve));
-    if (savedTrust === undefined) delete process.env.OAP_TRUST_LISTS;
-    else process.env.OAP_TRUST_LISTS = savedTrust;
   });
 
   async function expectError(res: { status: number; body: Record<string, unknown> }, status: number, code: string, detail?: Record<string, unknown>) {

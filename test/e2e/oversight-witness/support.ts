@@ -1,9 +1,10 @@
 import { verifyReceipt } from '@svc/sdk-receipts-verify';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { FakeClock } from '@svc/config';
-import { SigningKeyStore, verifyCompactJws, type VerifiedCompactJws } from '@svc/crypto';
+import { verifyCompactJws, type VerifiedCompactJws } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, type HttpResult, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type HttpResult, type TestDatabase } from '@svc/testing';
 import nacl from 'tweetnacl';
 import { DataSource } from 'typeorm';
 import { oversightWitnessFeature } from '@svc/oversight-witness';
@@ -23,7 +24,7 @@ export async function startOversightStack(label: string): Promise<OversightStack
   const clock = new FakeClock('2026-03-01T10:00:00.000Z');
   const process = await startProcess({
     features: [decisionGatewayFeature, oversightWitnessFeature],
-    config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.svc.example' }),
+    env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.svc.example' }),
     clock,
   });
   return {

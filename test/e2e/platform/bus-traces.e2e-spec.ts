@@ -5,8 +5,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { http, waitFor } from '@svc/testing';
-import { LoopbackReceiver } from '../../../libs/feature/webhook-dispatcher/test/loopback-receiver';
+import { http, waitFor, LoopbackReceiver } from '@svc/testing';
 import { startRegions, type TestRegions } from '../support/regions';
 
 type Json = Record<string, unknown>;

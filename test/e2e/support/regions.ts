@@ -2,7 +2,7 @@ import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import { createTestDatabase, deleteTestStreams, freePort, testConfig, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 
 export interface TestRegions {
   url: Record<Region, string>;
@@ -22,7 +22,7 @@ export interface StartRegionsOptions {
   ports?: Partial<Record<Region, number>>;
   /** Logger of every region (e.g. one writing to a stream the test reads); JSON on stdout by default. */
   logger?: Logger;
-  /** Further configuration of every region (e.g. SMTP_URL). */
+  /** Further variables of every region's process, e.g. SMTP_URL or a feature's own (`OAP_TRUST_LISTS`). */
   env?: Record<string, string>;
   /** PUBLIC_BASE_URL host of every region (e.g. `localhost`, which WebAuthn accepts as an RP ID); 127.0.0.1 by default. */
   publicHost?: string;
@@ -53,7 +53,7 @@ export async function startRegions(label: string, options: StartRegionsOptions =
       const database = await createTestDatabase(`${label}_${region}`);
       databases.push(database);
       process[region] = await startRegion(
-        testConfig({
+        testEnv({
           REGION: region,
           DATABASE_URL: database.url,
           BUS_PREFIX: prefix,

@@ -1,20 +1,26 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsUrl, Matches, Max, Min } from 'class-validator';
-import { ConfigError, intFromEnv, loadConfig, type PlatformConfig } from '@svc/config';
+import { IsDefined, IsInt, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { PlatformConfig, intFromEnv } from '@svc/config';
 
+/** A URL without a key would send checkpoints whose cosignatures could never be verified: both or neither. */
+const witnessConfigured = (config: AuditChainConfig): boolean => config.AUDIT_WITNESS_URL !== undefined || config.AUDIT_WITNESS_KEY !== undefined;
+const TOGETHER = { message: 'AUDIT_WITNESS_URL and AUDIT_WITNESS_KEY are set together' };
 
 /**
- * audit-chain's own variables (validated at boot, failing with the variable's name). All optional:
- * without a witness, checkpoints are still made and signed, just not cosigned.
+ * audit-chain's variables (validated at boot with every feature's, failing with the variable's
+ * name). Its own are all optional: without a witness, checkpoints are still made and signed, just
+ * not cosigned.
  */
-export class AuditChainConfig {
+export class AuditChainConfig extends PlatformConfig {
   /** Base URL of the external C2SP tlog-witness (its submission prefix); `/add-checkpoint` is appended. */
-  @IsOptional()
+  @ValidateIf(witnessConfigured)
+  @IsDefined(TOGETHER)
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   AUDIT_WITNESS_URL?: string;
 
   /** The witness's cosignature/v1 verifier key, `<name>+<hex key id>+<base64(0x04 || key)>`. */
-  @IsOptional()
+  @ValidateIf(witnessConfigured)
+  @IsDefined(TOGETHER)
   @Matches(/^[^+\s]+\+[0-9a-fA-F]{8}\+[A-Za-z0-9+/]+=*$/, { message: 'AUDIT_WITNESS_KEY must be a verifier key <name>+<key id>+<base64 key>' })
   AUDIT_WITNESS_KEY?: string;
 
@@ -45,34 +51,4 @@ export class AuditChainConfig {
   @Min(0)
   @Max(100)
   AUDIT_APPEND_WINDOW_MS = 1;
-}
-
-const KEYS = [
-  'AUDIT_WITNESS_URL',
-  'AUDIT_WITNESS_KEY',
-  'AUDIT_CHECKPOINT_INTERVAL_SECONDS',
-  'AUDIT_WITNESS_TIMEOUT_MS',
-  'AUDIT_APPEND_MAX_BATCH',
-  'AUDIT_APPEND_WINDOW_MS',
-] as const;
-
-/**
- * Reads {@link AuditChainConfig} from the process's loaded configuration (which keeps every
- * variable it was given, so tests pass these through `testConfig`), falling back to the
- * environment. Throws `ConfigError` naming a bad variable.
- */
-export function loadAuditChainConfig(platform: PlatformConfig, env: NodeJS.ProcessEnv = process.env): AuditChainConfig {
-  const source = platform as unknown as Record<string, unknown>;
-  const values: Record<string, string> = {};
-  for (const key of KEYS) {
-    const value = source[key] ?? env[key];
-    if (value !== undefined && value !== '') values[key] = String(value);
-  }
-  const config = loadConfig(AuditChainConfig, values);
-  // A URL without a key would send checkpoints whose cosignatures could never be verified.
-  if ((config.AUDIT_WITNESS_URL === undefined) !== (config.AUDIT_WITNESS_KEY === undefined)) {
-    const missing = config.AUDIT_WITNESS_URL === undefined ? 'AUDIT_WITNESS_URL' : 'AUDIT_WITNESS_KEY';
-    throw new ConfigError([missing], `${missing}: AUDIT_WITNESS_URL and AUDIT_WITNESS_KEY are set together`);
-  }
-  return config;
 }

@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { AuditChainConfig } from './audit-chain.config';
 import { AuditChainModule } from './audit-chain.module';
 import { auditMigrations } from './migrations';
 import { AUDIT_SCHEMA } from './schema';
@@ -7,6 +8,7 @@ import { AUDIT_SCHEMA } from './schema';
 export const auditChainFeature: FeatureDefinition = {
   name: 'audit-chain',
   module: AuditChainModule,
+  config: AuditChainConfig,
   migrations: [auditMigrations],
   outboxSchemas: [AUDIT_SCHEMA],
 };

@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { Clock, PlatformConfig } from '@svc/config';
-import { SigningKeyStore } from '@svc/crypto';
+import { Clock } from '@svc/config';
+import { SigningKeyStore } from '@svc/key-store';
 import { LOGGER, OutboxRegistry } from '@svc/server';
 import { BUSINESS_METRICS, Metrics, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
-import { loadAuditChainConfig } from './audit-chain.config';
+import { AuditChainConfig } from './audit-chain.config';
 import { AuditChainLifecycle } from './audit-chain.lifecycle';
 import { AuditChain } from './audit-chain.runtime';
 import { AuditRpcHandlers } from './audit-rpc.handlers';
@@ -19,21 +19,21 @@ import { AUDIT_SCHEMA } from './schema';
   providers: [
     {
       provide: AuditChain,
-      useFactory: (dataSource: DataSource, keys: SigningKeyStore, platform: PlatformConfig, clock: Clock, outboxes: OutboxRegistry, metrics: Metrics, logger: Logger) => {
+      useFactory: (dataSource: DataSource, keys: SigningKeyStore, config: AuditChainConfig, clock: Clock, outboxes: OutboxRegistry, metrics: Metrics, logger: Logger) => {
         const appended = metrics.counterOf(BUSINESS_METRICS.auditEntriesAppended);
         return new AuditChain({
           dataSource,
           keys,
-          config: loadAuditChainConfig(platform),
-          region: platform.REGION,
-          origin: chainOrigin(platform.PUBLIC_BASE_URL, platform.REGION),
+          config,
+          region: config.REGION,
+          origin: chainOrigin(config.publicBaseUrl, config.REGION),
           clock,
           outbox: outboxes.writer(AUDIT_SCHEMA),
           onAppended: (count) => appended.inc(count),
           onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'audit checkpoint round failed'),
         });
       },
-      inject: [DataSource, SigningKeyStore, PlatformConfig, Clock, OutboxRegistry, Metrics, LOGGER],
+      inject: [DataSource, SigningKeyStore, AuditChainConfig, Clock, OutboxRegistry, Metrics, LOGGER],
     },
     AuditRpcHandlers,
     AuditChainLifecycle,

@@ -1,4 +1,4 @@
-import type { SigningKeyStore } from '@svc/crypto';
+import type { SigningKeyStore } from '@svc/key-store';
 import type { OutboxWriter } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import type { AuditChainConfig } from './audit-chain.config';

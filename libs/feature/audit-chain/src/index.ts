@@ -1,10 +1,10 @@
 export { AuditChainModule } from './audit-chain.module';
 export { auditChainFeature } from './audit-chain.feature';
 export { AuditChain, type AuditChainParts } from './audit-chain.runtime';
-export { AuditChainConfig, loadAuditChainConfig } from './audit-chain.config';
+export { AuditChainConfig } from './audit-chain.config';
 export { AuditAppender, type AuditAppenderOptions } from './chain/audit-appender';
 export { AuditEntriesRepository } from './chain/audit-entries.repository';
-export type { AppendedEntry, AuditEntryInput, JsonValue, StoredEntry } from './chain/audit-entry';
+export { canonicalEntry, type AppendedEntry, type AuditEntryInput, type JsonValue, type StoredEntry } from './chain/audit-entry';
 export { AUDITED_EXACT_TYPES, AUDITED_TYPE_PREFIXES, isAuditWorthy } from './chain/audit-worthy';
 export { GENESIS_ENTRY_TYPE, chainOrigin } from './chain/chain-identity';
 export { CheckpointsRepository, type StoredCheckpoint } from './checkpoints/checkpoints.repository';

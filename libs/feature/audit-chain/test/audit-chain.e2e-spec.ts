@@ -3,7 +3,7 @@ import { FakeClock } from '@svc/config';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { openCheckpoint, parseVerifierKey, verifyConsistency, verifyCosignature, verifyInclusion } from '@svc/merkle';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 import { auditChainFeature } from '../src/audit-chain.feature';
 import { AuditChain } from '../src/audit-chain.runtime';
 import { parseWitnessKey } from '../src/checkpoints/tlog-witness';
@@ -32,7 +32,7 @@ describe('audit-chain over HTTP', () => {
     witness = await startLoopbackWitness('witness.test/e2e', () => clock.now().getTime());
     running = await startProcess({
       features: [decisionGatewayFeature, auditChainFeature],
-      config: testConfig({
+      env: testEnv({
         REGION: 'us',
         DATABASE_URL: database.url,
         BUS_PREFIX: prefix,

@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { ConsentRecordsConfig } from './consent-records.config';
 import { ConsentRecordsModule } from './consent-records.module';
 import { configureImportRoute } from './imports/import-limits';
 import { consentRecordsMigrations } from './migrations';
@@ -8,6 +9,7 @@ import { CONSENT_RECORDS_SCHEMA } from './schema';
 export const consentRecordsFeature: FeatureDefinition = {
   name: 'consent-records',
   module: ConsentRecordsModule,
+  config: ConsentRecordsConfig,
   migrations: [consentRecordsMigrations],
   outboxSchemas: [CONSENT_RECORDS_SCHEMA],
   configureFastify: configureImportRoute,

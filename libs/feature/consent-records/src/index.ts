@@ -17,3 +17,8 @@ export {
 } from './flows/flow';
 export { FlowsRepository } from './flows/flows.repository';
 export { CreateFlowBody, UpdateFlowBody } from './flows/flows.dto';
+export { ConsentRecordsConfig } from './consent-records.config';
+export { SessionDecisionsConsumer } from './sessions/session-decisions.consumer';
+export { ImportsRepository } from './imports/imports.repository';
+export { RecordConsent } from './records/use-cases/record-consent.use-case';
+export { RecordConsentBody } from './records/records.dto';

@@ -1,10 +1,9 @@
-/* eslint-disable @nx/enforce-module-boundaries -- test-only support of this lib's *.integration-spec and *.e2e-spec files, which have the same exemption in eslint.config.mjs */
 import { BusConnection } from '@svc/bus';
 import type { FakeClock } from '@svc/config';
 import { decodeEvent } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 import { consentRecordsFeature } from '../src';
 
 export type Json = Record<string, unknown>;
@@ -34,7 +33,7 @@ export class RecordsHarness {
     this.prefix = uniqueBusPrefix();
     this.running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      config: testConfig({ REGION: 'us', DATABASE_URL: this.database.url, BUS_PREFIX: this.prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
+      env: testEnv({ REGION: 'us', DATABASE_URL: this.database.url, BUS_PREFIX: this.prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
       clock: this.clock,
     });
     this.url = this.running.url;

@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { DecisionGatewayConfig } from './decision-gateway.config';
 import { DecisionGatewayModule } from './decision-gateway.module';
 import { gatewayMigrations } from './migrations';
 import { GATEWAY_SCHEMA } from './schema';
@@ -7,6 +8,7 @@ import { GATEWAY_SCHEMA } from './schema';
 export const decisionGatewayFeature: FeatureDefinition = {
   name: 'decision-gateway',
   module: DecisionGatewayModule,
+  config: DecisionGatewayConfig,
   migrations: [gatewayMigrations],
   outboxSchemas: [GATEWAY_SCHEMA],
 };

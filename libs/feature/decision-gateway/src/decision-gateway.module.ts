@@ -12,13 +12,19 @@ import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { HostedModule } from './hosted/hosted.module';
 import { MeController } from './me.controller';
 import { PeopleModule } from './people/people.module';
+import { DecisionGatewayConfig } from './decision-gateway.config';
+import { OAuthConfig } from './oauth/oauth.config';
+import { OAuthClientsController } from './oauth/oauth-clients.controller';
+import { OAuthClientsRepository } from './oauth/oauth-clients.repository';
+import { OidcProviderHost } from './oauth/oidc-provider.host';
+import { RegisterOAuthClient } from './oauth/register-oauth-client.use-case';
 import { GATEWAY_SCHEMA } from './schema';
 import { GATEWAY_OUTBOX } from './tokens';
 
-/** decision-gateway: applications, credentials, allowed origins, /api/v1/me. */
+/** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
   imports: [DecisionsModule, HostedModule, PeopleModule],
-  controllers: [ApplicationsController, MeController, DiscoveryController],
+  controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
@@ -28,7 +34,11 @@ import { GATEWAY_OUTBOX } from './tokens';
     IssueApiToken,
     RevokeApiToken,
     GatewayRpcHandlers,
+    { provide: OAuthConfig, useExisting: DecisionGatewayConfig },
+    OAuthClientsRepository,
+    RegisterOAuthClient,
+    OidcProviderHost,
   ],
-  exports: [CreateApplication, ApplicationsRepository, PeopleModule],
+  exports: [CreateApplication, ApplicationsRepository, PeopleModule, RegisterOAuthClient, OAuthClientsRepository, OidcProviderHost],
 })
 export class DecisionGatewayModule {}

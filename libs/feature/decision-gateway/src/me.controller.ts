@@ -1,26 +1,48 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, Inject, Optional } from '@nestjs/common';
 import { Auth, CurrentPrincipal, type Principal } from '@svc/auth';
 import { ApiResponseOf } from '@svc/server';
-import { applicationView } from './applications/application';
+import { applicationView } from './applications/application.response';
 import { ApplicationsRepository } from './applications/applications.repository';
 import { ownedApplication } from './applications/use-cases/owned-application';
 import { IdentityResponse } from './me.response';
+import { PERSON_DIRECTORY, type PersonDirectory } from './people/person-sessions.port';
 
-/** GET /api/v1/me: who the presented credential is, and in whose context it acts. */
+/**
+ * GET /api/v1/me: who the presented credential is, and in whose context it acts. For a person's
+ * OAuth access token: the person (from the people directory), their home country, and the
+ * application of the client the token was issued to.
+ */
 @Controller('api/v1/me')
 export class MeController {
-  constructor(private readonly applications: ApplicationsRepository) {}
+  constructor(
+    private readonly applications: ApplicationsRepository,
+    @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
+  ) {}
 
   @Get()
-  @Auth('api_token')
+  @Auth('api_token', 'access_token')
   @ApiResponseOf(IdentityResponse)
   async me(@CurrentPrincipal() principal: Principal): Promise<Record<string, unknown>> {
     const app = await ownedApplication(this.applications, principal, principal.applicationId);
+    const person = principal.personId && this.directory ? await this.directory.findById(principal.personId) : null;
     return {
       object: 'identity',
       credential: { type: principal.kind, id: principal.credentialId, scopes: principal.scopes },
       application: applicationView(app),
       region: principal.region,
+      ...(principal.personId
+        ? {
+            person: {
+              id: principal.personId,
+              display_name: person?.displayName ?? null,
+              email: person && principal.scopes.includes('email') ? person.email : null,
+              locale: person?.locale ?? null,
+              time_zone: person?.timeZone ?? null,
+              home_country: person?.homeCountry ?? null,
+            },
+            home_country: person?.homeCountry ?? null,
+          }
+        : {}),
       ...(principal.delegation
         ? { acting_for: { principal_id: principal.delegation.principalId, delegation_grant_id: principal.delegation.grantId } }
         : {}),

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { Nullable } from '@svc/server';
 import { ApplicationResponse } from './applications/application.response';
 
 /** The answer of GET /api/v1/me, published in the OpenAPI document. */
@@ -9,6 +10,20 @@ export class IdentityResponse {
   @IsObject() credential!: { type: string; id: string; scopes: readonly string[] };
   @ValidateNested() @Type(() => ApplicationResponse) application!: Record<string, unknown>;
   @IsString() region!: string;
+  /**
+   * For a person's access token: `{id, display_name, email (with the email scope), locale,
+   * time_zone, home_country}` (null members when the people directory does not know them).
+   */
+  @IsOptional() @IsObject() person?: {
+    id: string;
+    display_name: string | null;
+    email: string | null;
+    locale: string | null;
+    time_zone: string | null;
+    home_country: string | null;
+  };
+  /** For a person's access token: the person's home country (ISO 3166-1 alpha-2). */
+  @IsOptional() @IsString() @Nullable() home_country?: string | null;
   /** With X-Delegation-Grant-Id: `{principal_id, delegation_grant_id}`. */
   @IsOptional() @IsObject() acting_for?: { principal_id: string; delegation_grant_id: string };
 }

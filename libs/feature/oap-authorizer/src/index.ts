@@ -20,3 +20,4 @@ export { UNDISCOVERABLE_BODY } from './agents/capabilities.controller';
 export { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
 export { ExpireDueEscalations, EXPIRY_SETTLE_MS } from './escalations/use-cases/expire-due-escalations.use-case';
 export { RequestGrant } from './grants/use-cases/request-grant.use-case';
+export { OapAuthorizerConfig } from './oap-authorizer.config';

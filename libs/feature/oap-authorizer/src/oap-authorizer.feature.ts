@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { OapAuthorizerConfig } from './oap-authorizer.config';
 import { oapMigrations } from './migrations';
 import { OapAuthorizerModule } from './oap-authorizer.module';
 import { OAP_SCHEMA } from './schema';
@@ -7,6 +8,7 @@ import { OAP_SCHEMA } from './schema';
 export const oapAuthorizerFeature: FeatureDefinition = {
   name: 'oap-authorizer',
   module: OapAuthorizerModule,
+  config: OapAuthorizerConfig,
   migrations: [oapMigrations],
   outboxSchemas: [OAP_SCHEMA],
 };

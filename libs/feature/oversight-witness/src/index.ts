@@ -23,3 +23,4 @@ export {
   AUTHZEN_EVALUATION_PATH, AuthZenAttestationAdapter, authZenEvidenceDigest,
   type AuthZenAttestationRequest, type AuthZenAttestationResult, type AuthZenEvaluationRequest,
 } from './authzen/authzen-attestation.adapter';
+export { OversightWitnessConfig } from './oversight-witness.config';

@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { OversightWitnessConfig } from './oversight-witness.config';
 import { oversightMigrations } from './migrations';
 import { OversightWitnessModule } from './oversight-witness.module';
 import { OVERSIGHT_SCHEMA } from './schema';
@@ -7,6 +8,7 @@ import { OVERSIGHT_SCHEMA } from './schema';
 export const oversightWitnessFeature: FeatureDefinition = {
   name: 'oversight-witness',
   module: OversightWitnessModule,
+  config: OversightWitnessConfig,
   migrations: [oversightMigrations],
   outboxSchemas: [OVERSIGHT_SCHEMA],
 };

@@ -32,3 +32,6 @@ export { FreezeReceipt, type FrozenReceiptRef } from './use-cases/freeze-receipt
 export { AppendReceiptTransition } from './use-cases/append-receipt-transition.use-case';
 export { RenderReceipt, type RenderedReceipt } from './use-cases/render-receipt.use-case';
 export { ReceiptsRepository, type FrozenReceipt, type ReceiptSource } from './storage/receipts.repository';
+export { ReceiptsConfig } from './receipts.config';
+export { AuthorityEvents } from './intake/authority-events.consumer';
+export { ConsentRecordEvents } from './intake/consent-record-events.consumer';

@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { ReceiptsConfig } from './receipts.config';
 import { ReceiptsModule } from './receipts.module';
 import { receiptsMigrations } from './storage/migrations';
 
@@ -6,6 +7,7 @@ import { receiptsMigrations } from './storage/migrations';
 export const receiptsFeature: FeatureDefinition = {
   name: 'receipts',
   module: ReceiptsModule,
+  config: ReceiptsConfig,
   migrations: [receiptsMigrations],
   outboxSchemas: ['keys'],
 };

@@ -3,4 +3,5 @@ export { ROUTE_TABLE, SERVICE_NAMES, parseServiceUrls, serviceForPath, type Serv
 export { regionVerdict, type RegionVerdict } from './region-guard';
 export { installRegionGuard, type RegionGuardOptions } from './install-region-guard';
 export { installProxy } from './install-proxy';
-export { residencyRouterFeature } from './residency-router.feature';
+export { residencyProxyFeature, residencyRouterFeature } from './residency-router.feature';
+export { ResidencyProxyConfig } from './residency-router.config';

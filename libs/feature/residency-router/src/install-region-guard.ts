@@ -1,11 +1,11 @@
-import { homeRegionOf, isRegion, type PlatformConfig } from '@svc/config';
+import { homeRegionOf, isRegion, type ProcessConfig } from '@svc/config';
 import { WrongRegionError } from '@svc/errors';
 import type { FastifyInstance } from 'fastify';
 import { regionVerdict } from './region-guard';
 
 const GRANT_REFRESH = /^\/api\/v1\/grants\/[^/]+\/attestation$/;
 
-export type RegionGuardOptions = Pick<PlatformConfig, 'REGION' | 'REGION_URLS' | 'REGION_COUNTRIES'>;
+export type RegionGuardOptions = Pick<ProcessConfig, 'REGION' | 'REGION_URLS' | 'REGION_COUNTRIES'>;
 
 /**
  * Installs the residency check as the first hook of the region's ingress: a foreign identifier

@@ -26,6 +26,11 @@ describe('residency verdict (spec: Authentication rule 11; architecture: Regions
 describe('route table', () => {
   it.each([
     ['/api/v1/me', 'decision-gateway'],
+    ['/oauth/par', 'decision-gateway'],
+    ['/oauth2/par', 'decision-gateway'],
+    ['/oauth/interaction/abc', 'decision-gateway'],
+    ['/oauth/device', 'decision-gateway'],
+    ['/.well-known/openid-configuration', 'decision-gateway'],
     ['/api/v1/applications/tp_us_x/allowed_origins', 'decision-gateway'],
     ['/api/v1/applications/tp_us_x/consent_status', 'consent-records'],
     ['/api/v1/applications/tp_us_x/webhook_subscriptions', 'webhook-dispatcher'],

@@ -1,10 +1,10 @@
 import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { intFromEnv } from '@svc/config';
+import { PlatformConfig, intFromEnv } from '@svc/config';
 
 
-/** Variables of webhook-dispatcher, read from the environment at boot (validated, failing by name). */
-export class WebhookDispatcherConfig {
+/** Variables of webhook-dispatcher (validated at boot with every feature's, failing by name). */
+export class WebhookDispatcherConfig extends PlatformConfig {
   /** Days a completed delivery keeps its payload in the delivery log; the attempts stay. Default 30. */
   @Transform(intFromEnv)
   @IsInt()

@@ -1,4 +1,5 @@
 import type { FeatureDefinition } from '@svc/server';
+import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 import { webhooksMigrations } from './migrations';
 import { WEBHOOKS_SCHEMA } from './schema';
 import { WebhookDispatcherModule } from './webhook-dispatcher.module';
@@ -7,6 +8,7 @@ import { WebhookDispatcherModule } from './webhook-dispatcher.module';
 export const webhookDispatcherFeature: FeatureDefinition = {
   name: 'webhook-dispatcher',
   module: WebhookDispatcherModule,
+  config: WebhookDispatcherConfig,
   migrations: [webhooksMigrations],
   outboxSchemas: [WEBHOOKS_SCHEMA],
 };

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { loadConfig } from '@svc/config';
 import { OutboxRegistry } from '@svc/server';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { DeliveryWorker } from './deliveries/delivery-worker';
@@ -15,13 +14,11 @@ import { EnableSubscription } from './subscriptions/use-cases/enable-subscriptio
 import { RotateSecret } from './subscriptions/use-cases/rotate-secret.use-case';
 import { SendTestDelivery } from './subscriptions/use-cases/send-test-delivery.use-case';
 import { WEBHOOKS_OUTBOX } from './tokens';
-import { WebhookDispatcherConfig } from './webhook-dispatcher.config';
 
 /** webhook-dispatcher: webhook subscriptions and secrets, signed delivery, retries, auto-disable, rotation. */
 @Module({
   controllers: [SubscriptionsController],
   providers: [
-    { provide: WebhookDispatcherConfig, useFactory: () => loadConfig(WebhookDispatcherConfig, process.env) },
     { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
     SubscriptionsRepository,
     SubscriptionsGauge,

@@ -1,6 +1,6 @@
 import type { ResolveAll } from '@svc/egress';
 import { WebhookSender } from '../src/deliveries/webhook-sender';
-import { LoopbackReceiver } from './loopback-receiver';
+import { LoopbackReceiver } from '@svc/testing';
 
 /**
  * The sender's connection guard against a real loopback receiver, with host names answered by a

@@ -2,16 +2,15 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, EventPublisher } from '@svc/bus';
-import { FakeClock, type PlatformConfig } from '@svc/config';
+import { FakeClock, type Environment } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { ConsentGrantedSchema, EventMetaSchema, WebhookDeliveryFailedSchema, eventSubject } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { WebhookVerificationError, verifyWebhook } from '@svc/sdk-webhooks';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase, LoopbackReceiver, type ReceivedWebhook } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository, DeliveryWorker, EventIntake, newDeliveryId, webhookDispatcherFeature } from '../src';
-import { LoopbackReceiver, type ReceivedWebhook } from './loopback-receiver';
 
 /** An application of the test, with its API token. */
 interface TestApp {
@@ -24,8 +23,8 @@ interface TestApp {
  * Boots a dispatcher process (webhook-dispatcher with decision-gateway, which answers the API-token
  * lookups) on the given database and bus prefix, driven by the given clock.
  */
-async function startDispatcher(config: PlatformConfig, clock: FakeClock): Promise<RunningProcess> {
-  return startProcess({ features: [decisionGatewayFeature, webhookDispatcherFeature], config, clock });
+async function startDispatcher(env: Environment, clock: FakeClock): Promise<RunningProcess> {
+  return startProcess({ features: [decisionGatewayFeature, webhookDispatcherFeature], env, clock });
 }
 
 async function createApp(process: RunningProcess, environment: 'development' | 'production', name = 'hooks'): Promise<TestApp> {
@@ -83,7 +82,7 @@ const MINUTE = 60 * SECOND;
 describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock', () => {
   let database: TestDatabase;
   let prefix: string;
-  let config: PlatformConfig;
+  let env: Environment;
   let clock: FakeClock;
   let proc: RunningProcess;
   let base: string;
@@ -127,14 +126,12 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
   }
 
   beforeAll(async () => {
-    process.env.WEBHOOK_POLL_MS = '20';
-    process.env.WEBHOOK_MAX_SUBSCRIPTIONS = '3';
     database = await createTestDatabase('webhooks');
     prefix = uniqueBusPrefix();
     clock = new FakeClock('2026-11-22T12:00:00.000Z');
-    config = testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, KEY_ENCRYPTION_KEY: testKeyEncryptionKey() });
+    env = testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, KEY_ENCRYPTION_KEY: testKeyEncryptionKey(), WEBHOOK_POLL_MS: '20', WEBHOOK_MAX_SUBSCRIPTIONS: '3' });
     await receiver.start();
-    proc = await startDispatcher(config, clock);
+    proc = await startDispatcher(env, clock);
     base = proc.url;
     const bus = proc.app.get(BusConnection);
     const sub = bus.nc.subscribe(eventSubject(prefix, 'us', 'webhook.delivery_failed'));
@@ -148,8 +145,6 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
     await receiver.close();
     await database?.drop();
     await deleteTestStreams(prefix);
-    delete process.env.WEBHOOK_POLL_MS;
-    delete process.env.WEBHOOK_MAX_SUBSCRIPTIONS;
   });
 
   describe('subscriptions API', () => {
@@ -738,7 +733,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const pending = await recorded(app, sub.id, 1);
       expect(pending).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: 500 });
       await proc.close();
-      proc = await startDispatcher(config, clock);
+      proc = await startDispatcher(env, clock);
       base = proc.url;
       advance(proc, clock, 30 * SECOND);
       const [first, second] = await received('/restart', 2);
@@ -752,7 +747,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
     });
 
     it('lets two dispatcher instances share one database without ever sending the same attempt twice', async () => {
-      const second = await startDispatcher(config, clock);
+      const second = await startDispatcher(env, clock);
       try {
         const app = await createApp(proc, 'development', 'pair');
         const sub = await subscribe(app, '/pair');

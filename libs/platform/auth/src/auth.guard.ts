@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { regionSegmentOf, isIdOf } from '@svc/ids';
 import { authError } from './auth.errors';
 import { CredentialResolver } from './credential-resolver';
+import { AccessTokenResolver } from './access-token-resolver';
 import { AttesterResolver } from './attester-resolver';
 import { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
 import { DelegationResolver } from './delegation-resolver';
@@ -26,7 +27,8 @@ function header(request: AuthRequest, name: string): string | undefined {
 
 /**
  * Authenticates every route unless it is @Public: API tokens (Authorization: Bearer, looked up
- * by SHA-256 digest) by default, publishable keys (X-Publishable-Key) only where a route allows
+ * by SHA-256 digest) by default, publishable keys (X-Publishable-Key) and people's OAuth access
+ * tokens (Authorization: Bearer, asked of the process's OpenID provider) only where a route allows
  * them. Then checks required scopes and the X-Delegation-Grant-Id hook.
  */
 @Injectable()
@@ -36,6 +38,7 @@ export class AuthGuard implements CanActivate {
     private readonly credentials: CredentialResolver,
     private readonly delegations: DelegationResolver,
     private readonly attesters: AttesterResolver,
+    private readonly accessTokens: AccessTokenResolver,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -75,6 +78,10 @@ export class AuthGuard implements CanActivate {
         return { ...(await this.attesters.resolve(apiTokenDigest(match[1]), attesterPermission)) };
       }
       const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
+      if (!credential && kinds.includes('access_token')) {
+        const person = await this.accessTokens.resolve(match[1]);
+        if (person) return { ...person, scopes: [...person.scopes] };
+      }
       if (!credential) throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);
       if (!kinds.includes('api_token')) {
         throw authError('invalid_token', 'This route does not accept an API token', undefined, WWW_AUTHENTICATE);

@@ -13,3 +13,4 @@ export { DelegationResolver, NoDelegationGrants } from './delegation-resolver';
 export { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireAttesterPermission, RequireScopes } from './decorators';
 export { AttesterResolver } from './attester-resolver';
 export { AuthGuard } from './auth.guard';
+export { AccessTokenResolver, type AccessTokenVerifier } from './access-token-resolver';

@@ -1,5 +1,5 @@
 /** How a caller proved who it is. */
-export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token';
+export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token' | 'access_token';
 
 /** Scopes an API token may carry beyond its application-level access (spec, Authentication rule 5). */
 export const API_TOKEN_SCOPES = ['audit:verify', 'disclosures:write'] as const;
@@ -15,6 +15,8 @@ export interface ResolvedCredential {
   environment: 'development' | 'production';
   region: string;
   mode: string;
+  /** For a person's OAuth access token (`access_token`): the person (`usr_…`) it was issued for. */
+  personId?: string;
 }
 
 /** A delegate acting in a principal's context (X-Delegation-Grant-Id). */

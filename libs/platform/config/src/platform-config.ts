@@ -16,14 +16,77 @@ export const intFromEnv = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
 /**
- * Variables every service reads. Apps extend this class with their own variables.
- * Defaults suit the local stack; production sets every URL explicitly.
+ * Variables every process reads, whatever it runs: its region, its HTTP listener, the public URLs
+ * of the regions, logging and tracing. A process whose features store nothing and use no bus (the
+ * residency router alone) needs only these.
  */
-export class PlatformConfig {
+export class ProcessConfig {
   /** Region this process serves: us, eu or ap. Required. */
   @IsIn(REGIONS)
   REGION!: Region;
 
+  /** Interface the HTTP server binds. */
+  @IsString()
+  HTTP_HOST = '127.0.0.1';
+
+  /** Port the HTTP server listens on; 0 picks a free port. */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  HTTP_PORT = 8080;
+
+  /** Largest accepted request body, in bytes. */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(1024)
+  HTTP_BODY_LIMIT_BYTES = 1_048_576;
+
+  /** Public base URL of this region's API (router), used in links the service returns. */
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_BASE_URL = 'http://127.0.0.1:8081';
+
+  /** Comma-separated `region=url` pairs of every region's public router, for redirects. */
+  @Matches(/^([a-z]{2}=https?:\/\/[^,\s]+)(,[a-z]{2}=https?:\/\/[^,\s]+)*$/, {
+    message: 'REGION_URLS must be region=url pairs separated by commas',
+  })
+  REGION_URLS = 'us=http://127.0.0.1:8081,eu=http://127.0.0.1:8082,ap=http://127.0.0.1:8083';
+
+  /**
+   * Comma-separated `region=country` pairs (ISO 3166-1 alpha-2) naming the country each region's
+   * data lives in, as wrong-region answers report it (`home_country`); unnamed regions keep
+   * {@link DEFAULT_REGION_COUNTRIES}.
+   */
+  @Matches(/^[a-z]{2}=[A-Z]{2}(,[a-z]{2}=[A-Z]{2})*$/, {
+    message: 'REGION_COUNTRIES must be region=CC pairs (ISO 3166-1 alpha-2) separated by commas',
+  })
+  REGION_COUNTRIES = 'us=US,eu=DE,ap=SG';
+
+  /** pino level. */
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL = 'info';
+
+  /** When set, traces are exported over OTLP/HTTP to this endpoint. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  /** Name reported in logs, metrics and traces. */
+  @IsString()
+  SERVICE_NAME = 'svc';
+
+  /** PUBLIC_BASE_URL without a trailing slash: links are this followed by a path. */
+  get publicBaseUrl(): string {
+    return this.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  }
+}
+
+/**
+ * Variables of a process whose features keep data or use the bus: the region database, the
+ * key-encryption key of its signing keys and bus seal, and the NATS bus. Feature config classes
+ * that need them extend this class. Defaults suit the local stack; production sets every URL explicitly.
+ */
+export class PlatformConfig extends ProcessConfig {
   /** Postgres connection URL of this region's database. */
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL!: string;
@@ -62,49 +125,12 @@ export class PlatformConfig {
   @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'BUS_PREFIX must be 1-16 lowercase letters or digits' })
   BUS_PREFIX = 'svc';
 
-  /** Interface the HTTP server binds. */
-  @IsString()
-  HTTP_HOST = '127.0.0.1';
-
-  /** Port the HTTP server listens on; 0 picks a free port. */
-  @Transform(intFromEnv)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
-  HTTP_PORT = 8080;
-
-  /** Largest accepted request body, in bytes. */
-  @Transform(intFromEnv)
-  @IsInt()
-  @Min(1024)
-  HTTP_BODY_LIMIT_BYTES = 1_048_576;
-
-  /** Public base URL of this region's API (router), used in links the service returns. */
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  PUBLIC_BASE_URL = 'http://127.0.0.1:8081';
-
   /**
    * Base64 of the 32-byte key-encryption key protecting signing keys at rest. Required: without it
    * no signing key can be read or created.
    */
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'KEY_ENCRYPTION_KEY must be base64 of exactly 32 bytes' })
   KEY_ENCRYPTION_KEY!: string;
-
-  /** Comma-separated `region=url` pairs of every region's public router, for redirects. */
-  @Matches(/^([a-z]{2}=https?:\/\/[^,\s]+)(,[a-z]{2}=https?:\/\/[^,\s]+)*$/, {
-    message: 'REGION_URLS must be region=url pairs separated by commas',
-  })
-  REGION_URLS = 'us=http://127.0.0.1:8081,eu=http://127.0.0.1:8082,ap=http://127.0.0.1:8083';
-
-  /**
-   * Comma-separated `region=country` pairs (ISO 3166-1 alpha-2) naming the country each region's
-   * data lives in, as wrong-region answers report it (`home_country`); unnamed regions keep
-   * {@link DEFAULT_REGION_COUNTRIES}.
-   */
-  @Matches(/^[a-z]{2}=[A-Z]{2}(,[a-z]{2}=[A-Z]{2})*$/, {
-    message: 'REGION_COUNTRIES must be region=CC pairs (ISO 3166-1 alpha-2) separated by commas',
-  })
-  REGION_COUNTRIES = 'us=US,eu=DE,ap=SG';
 
   /**
    * Seconds a known credential's last answer may still be served after its 5-second cache when its
@@ -115,19 +141,6 @@ export class PlatformConfig {
   @Min(0)
   @Max(3_600)
   CREDENTIAL_STALE_IF_ERROR_SECONDS = 300;
-
-  /** pino level. */
-  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
-  LOG_LEVEL = 'info';
-
-  /** When set, traces are exported over OTLP/HTTP to this endpoint. */
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
-
-  /** Name reported in logs, metrics and traces. */
-  @IsString()
-  SERVICE_NAME = 'svc';
 }
 
 /** Where each region's data lives by default: the country of its datacentre (ISO 3166-1 alpha-2). */

@@ -9,7 +9,6 @@ export {
   type Ed25519PublicJwk,
 } from './ed25519';
 export { KEY_ENVELOPE_VERSION, KeyEncryption } from './key-encryption';
-export { CreateSigningKeys1795377354475, KEYS_SCHEMA, keysMigrations } from './keys.migrations';
 export {
   DEFAULT_CLOCK_TOLERANCE_SEC,
   JWS_ALGORITHM,
@@ -26,11 +25,4 @@ export {
   type VerifyCompactJwsOptions,
 } from './jws';
 export { jwsError, type JwsErrorCode } from './jws.errors';
-export {
-  SigningKeyStore,
-  type ActiveSigningKey,
-  type SigningJwk,
-  type SigningKeyInfo,
-  type SigningKeyStatus,
-  type SigningKeyStoreOptions,
-} from './signing-key-store';
+export type { ActiveSigningKey, SigningJwk } from './signing-key';

@@ -5,7 +5,7 @@ import nacl from 'tweetnacl';
 import { canonicalJson } from './canonical-json';
 import { generateEd25519KeyPair } from './ed25519';
 import { signCompactJws, signDetachedJws, verifyCompactJws, verifyDetachedJws } from './jws';
-import type { ActiveSigningKey } from './signing-key-store';
+import type { ActiveSigningKey } from './signing-key';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const NOW_SEC = NOW.getTime() / 1000;

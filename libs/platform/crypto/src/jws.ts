@@ -2,7 +2,7 @@ import { type KeyObject } from 'node:crypto';
 import { CompactSign, FlattenedSign, errors as joseErrors, flattenedVerify } from 'jose';
 import { canonicalJson } from './canonical-json';
 import { jwsError } from './jws.errors';
-import type { ActiveSigningKey } from './signing-key-store';
+import type { ActiveSigningKey } from './signing-key';
 
 /** The only JWS algorithm signed or accepted (RFC 8037 §3.1, Ed25519 keys only). */
 export const JWS_ALGORITHM = 'EdDSA';

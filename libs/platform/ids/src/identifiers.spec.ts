@@ -17,6 +17,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['mailing_audience', 'mla'],
     ['person', 'usr'],
     ['person_link', 'plk'],
+    ['oauth_client', 'oac'],
   ] as const)('%s ids carry the prefix %s and the region, and parse back to both', (kind, prefix) => {
     const id = newRegionalId(kind, 'eu');
     expect(id.startsWith(`${prefix}_eu_`)).toBe(true);

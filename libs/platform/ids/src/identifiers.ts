@@ -28,6 +28,7 @@ export const ID_FORMATS = {
   mailing_audience: { prefix: 'mla', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   person: { prefix: 'usr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   person_link: { prefix: 'plk', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  oauth_client: { prefix: 'oac', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   decision_session_token: { prefix: 'dts', regional: false, random: () => randomBase64Url(32), body: /^[A-Za-z0-9_-]{43}$/ },
   publishable_key_test: { prefix: 'pk_test', regional: false, random: () => randomBase62(32), body: /^[0-9A-Za-z]{32}$/ },
   publishable_key_live: { prefix: 'pk_live', regional: false, random: () => randomBase62(32), body: /^[0-9A-Za-z]{32}$/ },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type INestApplication, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PlatformConfig } from '@svc/config';
+import { ProcessConfig } from '@svc/config';
 import { Metrics, PinoNestLogger, type Logger } from '@svc/telemetry';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { installBodyParsers } from './body/body-parsers';
@@ -42,7 +42,7 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     onConstructorPoisoning: 'error',
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false, bodyParser: false });
-  const config = app.get(PlatformConfig);
+  const config = app.get(ProcessConfig);
   const logger = app.get<Logger>(LOGGER);
   const metrics = app.get(Metrics);
   app.useLogger(new PinoNestLogger(logger));
@@ -85,7 +85,7 @@ function bodyLimitOf(request: FastifyRequest, configured: number): number {
 }
 
 /** Listens on the configured host and port; returns the bound base URL. */
-export async function listen(app: INestApplication, config: PlatformConfig): Promise<string> {
+export async function listen(app: INestApplication, config: ProcessConfig): Promise<string> {
   await app.listen(config.HTTP_PORT, config.HTTP_HOST);
   const url = await app.getUrl();
   return url.replace('[::1]', '127.0.0.1');

@@ -1,5 +1,5 @@
 import type { ArgumentMetadata, PipeTransform } from '@nestjs/common';
-import { homeRegionOf, isRegion, type PlatformConfig, type Region } from '@svc/config';
+import { homeRegionOf, isRegion, type ProcessConfig, type Region } from '@svc/config';
 import { WrongRegionError } from '@svc/errors';
 import { regionSegmentOf, routedFieldsOf } from '@svc/ids';
 
@@ -10,7 +10,7 @@ import { regionSegmentOf, routedFieldsOf } from '@svc/ids';
  * region never answers 404 from its own empty tables. Runs first of the global pipes.
  */
 export class HomeRegionPipe implements PipeTransform {
-  constructor(private readonly config: PlatformConfig) {}
+  constructor(private readonly config: ProcessConfig) {}
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const fields = routedFieldsOf(metadata.metatype);

@@ -1,21 +1,24 @@
-import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
 import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
-import { Clock, PlatformConfig, SystemClock } from '@svc/config';
+import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
-import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
+import { KeyEncryption } from '@svc/crypto';
+import { SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { createDataSource, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
+import type { ProcessConfiguration } from './feature-definition';
 import { HealthController } from './health.controller';
 import { OutboxRegistry } from './outbox-registry';
 import { registerPlatformGauges } from './platform-gauges';
 import { LOGGER } from './tokens';
 
 export interface PlatformOptions {
-  config: PlatformConfig;
+  /** The validated configuration of the process and of each of its features. */
+  configuration: ProcessConfiguration;
   /** Schemas (with migrations) of the services composed in this process, applied at boot. */
   migrations: readonly SchemaMigrations[];
   /** Schemas whose outbox this process relays to the bus. */
@@ -28,87 +31,113 @@ export interface PlatformOptions {
 }
 
 /**
- * Infrastructure shared by every service of a process: config, logger, metrics, readiness, the
- * region database (migrated at boot), the NATS bus with the region stream, RPC and outbox relays.
- * Boot fails when Postgres or NATS cannot be reached: a service never starts without them.
+ * Infrastructure shared by every service of a process: config, logger, metrics, readiness and, when
+ * a feature of the process needs them, the region database (migrated at boot), the NATS bus with the
+ * region stream, RPC and outbox relays. Boot fails when Postgres or NATS cannot be reached: a
+ * service that needs them never starts without them.
  */
 @Global()
 @Module({})
 export class PlatformModule {
   static forRoot(options: PlatformOptions): DynamicModule {
-    const { config } = options;
+    const { configuration } = options;
+    const config = configuration.process;
     const logger = options.logger ?? createLogger({ service: config.SERVICE_NAME, region: config.REGION, level: config.LOG_LEVEL });
+    // One provider per config class: the process's (ProcessConfig, and PlatformConfig when it has
+    // infrastructure) and each feature's own, so a feature injects its typed variables.
+    const configProviders = [
+      ...configuration.configs.entries().map(([configClass, instance]) => ({ provide: configClass, useValue: instance })),
+      { provide: ProcessConfig, useValue: config },
+    ];
+    const core = [
+      ...configProviders,
+      { provide: LOGGER, useValue: logger },
+      { provide: Clock, useValue: options.clock ?? new SystemClock() },
+      { provide: Metrics, useValue: new Metrics({ service: config.SERVICE_NAME, region: config.REGION }) },
+      { provide: Readiness, useValue: new Readiness() },
+    ];
+    const coreExports = [...new Set(configProviders.map((p) => p.provide)), LOGGER, Clock, Metrics, Readiness];
+    if (!configuration.infrastructure) {
+      // A process that stores nothing and uses no bus (the residency router alone): no database,
+      // no bus, no credentials to check; health and metrics only.
+      return { module: PlatformModule, controllers: [HealthController], providers: core, exports: coreExports };
+    }
+    if (!(config instanceof PlatformConfig)) throw new Error('a process with infrastructure is configured with PlatformConfig');
     return {
       module: PlatformModule,
       controllers: [HealthController],
       providers: [
-        { provide: PlatformConfig, useValue: config },
-        { provide: LOGGER, useValue: logger },
-        { provide: Clock, useValue: options.clock ?? new SystemClock() },
-        { provide: Metrics, useValue: new Metrics({ service: config.SERVICE_NAME, region: config.REGION }) },
-        { provide: Readiness, useValue: new Readiness() },
+        ...core,
         { provide: 'PLATFORM_OPTIONS', useValue: options },
-        {
-          provide: DataSource,
-          useFactory: async () => {
-            const dataSource = createDataSource({
-              url: config.DATABASE_URL,
-              poolSize: config.DATABASE_POOL_SIZE,
-              applicationName: `${config.SERVICE_NAME}-${config.REGION}`,
-            });
-            await dataSource.initialize();
-            options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
-            const sets = [keysMigrations, ...options.migrations];
-            for (const set of sets) await runMigrations(dataSource, set);
-            for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(dataSource, outboxTraceContextMigrations(schema));
-            return dataSource;
-          },
-        },
-        {
-          provide: BusConnection,
-          useFactory: async () => {
-            const bus = await BusConnection.connect({
-              url: config.NATS_URL,
-              prefix: config.BUS_PREFIX,
-              region: config.REGION,
-              name: `${config.SERVICE_NAME}-${config.REGION}`,
-              credentials: busCredentialsFrom(config),
-              personalData: PersonalDataSeal.fromKeyEncryptionKey(config.KEY_ENCRYPTION_KEY, config.REGION),
-            });
-            options.teardown?.add('nats', () => bus.close());
-            await ensureRegionStream(bus.jsm, bus.prefix, bus.region);
-            return bus;
-          },
-        },
-        // Handlers of the services composed in this process are called directly, not over the bus.
-        { provide: LocalRpcHandlers, useValue: new LocalRpcHandlers() },
-        { provide: RpcServer, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcServer(bus, local), inject: [BusConnection, LocalRpcHandlers] },
-        { provide: RpcClient, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcClient(bus, local), inject: [BusConnection, LocalRpcHandlers] },
-        {
-          provide: OutboxRegistry,
-          useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
-          inject: [DataSource, BusConnection],
-        },
-        { provide: KeyEncryption, useFactory: () => new KeyEncryption(config.KEY_ENCRYPTION_KEY) },
-        {
-          provide: SigningKeyStore,
-          useFactory: (dataSource: DataSource, kek: KeyEncryption, clock: Clock) => new SigningKeyStore(dataSource, config.REGION, kek, { clock }),
-          inject: [DataSource, KeyEncryption, Clock],
-        },
-        PlatformLifecycle,
-        {
-          provide: CredentialResolver,
-          useFactory: (rpc: RpcClient, bus: BusConnection) =>
-            new RpcCredentialResolver(rpc, bus, { staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_SECONDS * 1_000 }),
-          inject: [RpcClient, BusConnection],
-        },
-        { provide: DelegationResolver, useClass: NoDelegationGrants },
-        AttesterResolver,
-        { provide: APP_GUARD, useClass: AuthGuard },
+        ...infrastructureProviders(config, logger, options),
       ],
-      exports: [KeyEncryption, SigningKeyStore, CredentialResolver, DelegationResolver, PlatformConfig, LOGGER, Clock, Metrics, Readiness, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
+      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
     };
   }
+}
+
+/** The region database (migrated at boot), the bus with the region stream, RPC, outbox relays, signing keys and the auth guard. */
+function infrastructureProviders(config: PlatformConfig, logger: Logger, options: PlatformOptions): Provider[] {
+  return [
+    {
+      provide: DataSource,
+      useFactory: async () => {
+        const dataSource = createDataSource({
+          url: config.DATABASE_URL,
+          poolSize: config.DATABASE_POOL_SIZE,
+          applicationName: `${config.SERVICE_NAME}-${config.REGION}`,
+        });
+        await dataSource.initialize();
+        options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
+        const sets = [keysMigrations, ...options.migrations];
+        for (const set of sets) await runMigrations(dataSource, set);
+        for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(dataSource, outboxTraceContextMigrations(schema));
+        return dataSource;
+      },
+    },
+    {
+      provide: BusConnection,
+      useFactory: async () => {
+        const bus = await BusConnection.connect({
+          url: config.NATS_URL,
+          prefix: config.BUS_PREFIX,
+          region: config.REGION,
+          name: `${config.SERVICE_NAME}-${config.REGION}`,
+          credentials: busCredentialsFrom(config),
+          personalData: PersonalDataSeal.fromKeyEncryptionKey(config.KEY_ENCRYPTION_KEY, config.REGION),
+        });
+        options.teardown?.add('nats', () => bus.close());
+        await ensureRegionStream(bus.jsm, bus.prefix, bus.region);
+        return bus;
+      },
+    },
+    // Handlers of the services composed in this process are called directly, not over the bus.
+    { provide: LocalRpcHandlers, useValue: new LocalRpcHandlers() },
+    { provide: RpcServer, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcServer(bus, local), inject: [BusConnection, LocalRpcHandlers] },
+    { provide: RpcClient, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcClient(bus, local), inject: [BusConnection, LocalRpcHandlers] },
+    {
+      provide: OutboxRegistry,
+      useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
+      inject: [DataSource, BusConnection],
+    },
+    { provide: KeyEncryption, useFactory: () => new KeyEncryption(config.KEY_ENCRYPTION_KEY) },
+    {
+      provide: SigningKeyStore,
+      useFactory: (dataSource: DataSource, kek: KeyEncryption, clock: Clock) => new SigningKeyStore(dataSource, config.REGION, kek, { clock }),
+      inject: [DataSource, KeyEncryption, Clock],
+    },
+    PlatformLifecycle,
+    {
+      provide: CredentialResolver,
+      useFactory: (rpc: RpcClient, bus: BusConnection) =>
+        new RpcCredentialResolver(rpc, bus, { staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_SECONDS * 1_000 }),
+      inject: [RpcClient, BusConnection],
+    },
+    { provide: DelegationResolver, useClass: NoDelegationGrants },
+    AttesterResolver,
+    AccessTokenResolver,
+    { provide: APP_GUARD, useClass: AuthGuard },
+  ];
 }
 
 /** Starts relays once every module is initialised, and tears infrastructure down in reverse. */

@@ -1,7 +1,8 @@
+import { PlatformConfig } from '@svc/config';
 import { Controller, HttpCode, Module, Post, Req } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { Public } from '@svc/auth';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 import type { FastifyRequest } from 'fastify';
 import { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
 import { startProcess, type RunningProcess } from './start-process';
@@ -37,8 +38,8 @@ describe('per-route raw body capture', () => {
     database = await createTestDatabase('raw_body');
     prefix = uniqueBusPrefix();
     running = await startProcess({
-      features: [{ name: 'echo', module: EchoModule, migrations: [], outboxSchemas: [] }],
-      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix }),
+      features: [{ name: 'echo', module: EchoModule, config: PlatformConfig, migrations: [], outboxSchemas: [] }],
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix }),
     });
   });
   afterAll(async () => {

@@ -1,32 +1,20 @@
-import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigError, type Clock, type PlatformConfig } from '@svc/config';
-import type { SchemaMigrations } from '@svc/persistence';
+import { ConfigError, type Clock, type Environment } from '@svc/config';
 import { startTracing, type Logger } from '@svc/telemetry';
-import type { FastifyInstance } from 'fastify';
 import { BootTeardown } from './boot-teardown';
 import { createHttpApp, listen } from './create-http-app';
+import { loadProcessConfiguration, type FeatureDefinition } from './feature-definition';
 import { PlatformModule } from './platform.module';
-
-/** What a feature library contributes to a process: its module, schemas and HTTP hooks. */
-export interface FeatureDefinition {
-  name: string;
-  module: Type<unknown> | DynamicModule;
-  migrations: readonly SchemaMigrations[];
-  /** Schemas whose outbox this feature writes to; their relays run in the process. */
-  outboxSchemas: readonly string[];
-  configureFastify?: (fastify: FastifyInstance, config: PlatformConfig) => void | Promise<void>;
-}
 
 export interface ProcessOptions {
   features: readonly FeatureDefinition[];
-  config: PlatformConfig;
+  /** The process's environment variables; every feature's are read from it. */
+  env: Environment;
   clock?: Clock;
   logger?: Logger;
   /** False leaves request bodies unparsed, for a proxying ingress. */
   bodyParser?: boolean;
-  /** Hooks installed before any feature's, e.g. the residency guard of an ingress. */
-  configureFastify?: (fastify: FastifyInstance, config: PlatformConfig) => void | Promise<void>;
 }
 
 export interface RunningProcess {
@@ -40,14 +28,15 @@ export interface RunningProcess {
  * (monolithic mode). Same modules, same bus, same database either way.
  */
 export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
-  const { config } = options;
+  const configuration = loadProcessConfiguration(options.features, options.env);
+  const config = configuration.process;
   const stopTracing = startTracing({ serviceName: config.SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const teardown = new BootTeardown();
 
   @Module({
     imports: [
       PlatformModule.forRoot({
-        config,
+        configuration,
         clock: options.clock,
         logger: options.logger,
         migrations: options.features.flatMap((f) => f.migrations),
@@ -64,8 +53,7 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
     app = await createHttpApp(ProcessRootModule, {
       bodyParser: options.bodyParser,
       configureFastify: async (fastify) => {
-        await options.configureFastify?.(fastify, config);
-        for (const feature of options.features) await feature.configureFastify?.(fastify, config);
+        for (const feature of options.features) await feature.configureFastify?.(fastify, configuration.configs.get(feature.config));
       },
     });
     const url = await listen(app, config);

@@ -1,4 +1,4 @@
-import type { SigningKeyStore } from '@svc/crypto';
+import type { SigningKeyStore } from '@svc/key-store';
 import { ed25519PublicKeyRaw, merkleRootFromHashes, signNote, verifierKeyString } from '@svc/merkle';
 import type { OutboxWriter } from '@svc/persistence';
 import type { DataSource } from 'typeorm';

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { Public } from '@svc/auth';
-import { SigningKeyStore } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { isIdOf } from '@svc/ids';
 import { verifierKeyString } from '@svc/merkle';
 import { auditError } from '../audit.errors';

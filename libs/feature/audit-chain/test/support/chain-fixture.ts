@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FakeClock, loadConfig } from '@svc/config';
-import { KeyEncryption, SigningKeyStore, keysMigrations } from '@svc/crypto';
+import { KeyEncryption } from '@svc/crypto';
+import { SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { createDataSource, runMigrations } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import { AuditChain } from '../../src/audit-chain.runtime';
@@ -29,13 +30,14 @@ export async function openChain(database: FixtureDatabase, variables: Record<str
   await dataSource.initialize();
   await runMigrations(dataSource, keysMigrations);
   await runMigrations(dataSource, auditMigrations);
-  const keys = new SigningKeyStore(dataSource, 'us', new KeyEncryption(randomBytes(32).toString('base64')), { clock });
+  const keyEncryptionKey = randomBytes(32).toString('base64');
+  const keys = new SigningKeyStore(dataSource, 'us', new KeyEncryption(keyEncryptionKey), { clock });
   await keys.ensureActiveKey();
   const errors: unknown[] = [];
   const chain = new AuditChain({
     dataSource,
     keys,
-    config: loadConfig(AuditChainConfig, variables),
+    config: loadConfig(AuditChainConfig, { REGION: 'us', DATABASE_URL: database.url, KEY_ENCRYPTION_KEY: keyEncryptionKey, ...variables }),
     region: 'us',
     origin: chainOrigin('https://api.test.example', 'us'),
     clock,

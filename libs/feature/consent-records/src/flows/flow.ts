@@ -85,8 +85,9 @@ export function capturableInOwnForm(terms: Pick<FlowTerms, 'requirements' | 'con
 }
 
 /** The flow's wire shape (a version of it), published in the OpenAPI document as `Flow`. */
+/** `publicBaseUrl`: the config's, without a trailing slash. */
 export function flowView(flow: FlowVersion, publicBaseUrl: string): Record<string, unknown> {
-  const base = publicBaseUrl.replace(/\/$/, '');
+  const base = publicBaseUrl;
   return {
     id: flow.flowId,
     object: 'flow',

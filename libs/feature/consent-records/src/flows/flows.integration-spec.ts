@@ -3,7 +3,7 @@ import { FakeClock } from '@svc/config';
 import { decodeEvent } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
 import { consentRecordsFeature } from '../consent-records.feature';
 
 /** Spec: Resources — Flow; States — Flow; Events — flow.activated. Issue 4, Deliver 1. */
@@ -41,7 +41,7 @@ describe('flows (consent-records) over HTTP', () => {
     prefix = uniqueBusPrefix();
     running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
       clock: new FakeClock('2026-03-01T10:00:00.000Z'),
     });
     url = running.url;

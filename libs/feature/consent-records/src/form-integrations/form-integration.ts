@@ -52,9 +52,9 @@ export function newFormSigningSecret(): string {
   return `fisec_${randomBase62(43)}`;
 }
 
-/** Where the platform posts its deliveries. */
+/** Where the platform posts its deliveries (`publicBaseUrl`: the config's, without a trailing slash). */
 export function webhookUrlOf(publicBaseUrl: string, id: string): string {
-  return `${publicBaseUrl.replace(/\/$/, '')}/capture/v1/form_integrations/${id}/webhook`;
+  return `${publicBaseUrl}/capture/v1/form_integrations/${id}/webhook`;
 }
 
 /** Wire shape `form_integration` (never the secret). */

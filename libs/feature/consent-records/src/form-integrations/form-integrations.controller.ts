@@ -41,7 +41,7 @@ export class FormIntegrationsController {
   @ApiResponseOf(FormIntegrationResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateFormIntegrationBody): Promise<Record<string, unknown>> {
     const { integration, secret } = await this.createIntegration.execute(principal, body);
-    return { ...formIntegrationView(integration, this.config.PUBLIC_BASE_URL), signing_secret: secret };
+    return { ...formIntegrationView(integration, this.config.publicBaseUrl), signing_secret: secret };
   }
 
   @Get()
@@ -51,14 +51,14 @@ export class FormIntegrationsController {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
     const rows = await this.integrations.list(principal.applicationId, limit + 1, after ? { createdAt: new Date(after.created_at), id: after.id } : undefined);
-    return toPage(rows, limit, (i) => formIntegrationView(i, this.config.PUBLIC_BASE_URL), (i) => ({ created_at: i.createdAt.toISOString(), id: i.id }));
+    return toPage(rows, limit, (i) => formIntegrationView(i, this.config.publicBaseUrl), (i) => ({ created_at: i.createdAt.toISOString(), id: i.id }));
   }
 
   @Get(':integration_id')
   @ApiDoc({ tag: 'Capture', summary: 'Read a form integration', response: INTEGRATION_RESPONSE })
   @ApiResponseOf(FormIntegrationResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('integration_id') id: string): Promise<Record<string, unknown>> {
-    return formIntegrationView(await this.owned(principal, id), this.config.PUBLIC_BASE_URL);
+    return formIntegrationView(await this.owned(principal, id), this.config.publicBaseUrl);
   }
 
   /** 204; later deliveries answer 404, on which Typeform disables its webhook. */

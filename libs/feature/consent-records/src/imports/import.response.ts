@@ -1,6 +1,6 @@
 import { Nullable } from '@svc/server';
 import { IsBoolean, IsIn, IsObject, IsString } from 'class-validator';
-import { IMPORT_STATUSES, type ImportStatus } from './import';
+import { IMPORT_STATUSES, type ConsentImport, type ImportRow, type ImportStatus } from './import';
 
 /** The wire shape of `importView` (`consent_import`), published in the OpenAPI document. */
 export class ConsentImportResponse {
@@ -17,4 +17,25 @@ export class ConsentImportResponse {
   @IsString() @Nullable() completed_at!: string | null;
   /** A page of per-row outcomes `{data: [{index, outcome, record_id, reason_code, detail}], has_more, next_cursor}`. */
   @IsObject() rows!: object;
+}
+
+/** Wire shape `consent_import` (without rows). */
+export function importView(job: ConsentImport): Record<string, unknown> {
+  return {
+    id: job.id,
+    object: 'consent_import',
+    application_id: job.applicationId,
+    flow_id: job.flowId,
+    dry_run: false,
+    status: job.status,
+    counts: { total: job.total, processed: job.processed, pending: job.total - job.processed, created: job.created, duplicates: job.duplicates, failed: job.failed },
+    created_at: job.createdAt.toISOString(),
+    started_at: job.startedAt?.toISOString() ?? null,
+    completed_at: job.completedAt?.toISOString() ?? null,
+  } satisfies Omit<ConsentImportResponse, 'rows'>;
+}
+
+/** Wire shape of a row outcome (`outcome` null while pending). */
+export function importRowView(row: ImportRow): Record<string, unknown> {
+  return { index: row.index, outcome: row.outcome, record_id: row.recordId, reason_code: row.reasonCode, detail: row.detail };
 }

@@ -5,7 +5,7 @@ import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '
 import { ConsentImportResponse } from './import.response';
 import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
-import { importRowView, importView } from './import';
+import { importRowView, importView } from './import.response';
 import { CreateImportBody, ImportRowsQuery } from './imports.dto';
 import { ImportsRepository } from './imports.repository';
 import { CreateImport } from './use-cases/create-import.use-case';

@@ -35,7 +35,7 @@ export class MailingAudiencesController {
   @ApiResponseOf(MailingAudienceResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateMailingAudienceBody): Promise<Record<string, unknown>> {
     const { audience, webhookSecret } = await this.createAudience.execute(principal, body);
-    return { ...mailingAudienceView(audience), webhook_url: `${this.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/${MAILING_WEBHOOK_PATH}/${webhookSecret}` };
+    return { ...mailingAudienceView(audience), webhook_url: `${this.config.publicBaseUrl}/${MAILING_WEBHOOK_PATH}/${webhookSecret}` };
   }
 
   @Get()

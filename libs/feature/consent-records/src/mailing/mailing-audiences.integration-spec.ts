@@ -4,7 +4,7 @@ import { FakeClock } from '@svc/config';
 import { startProcess, type RunningProcess } from '@svc/server';
 import { DataSource } from 'typeorm';
 import { createLogger } from '@svc/telemetry';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
 import { consentRecordsFeature } from '..';
 import { FakeMailchimp, memberHash } from '../../test/fake-mailchimp';
 import { auth, decisions, type Json } from '../../test/harness';
@@ -89,7 +89,7 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     });
     running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
       clock,
       logger: createLogger({ service: 'test', region: 'us', level: 'debug', destination }),
     });

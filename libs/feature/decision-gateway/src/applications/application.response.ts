@@ -1,7 +1,7 @@
 import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { APPLICATION_MODES, ENVIRONMENTS, type ApplicationMode, type Environment } from './application';
+import { APPLICATION_MODES, ENVIRONMENTS, type Application, type ApplicationMode, type Environment } from './application';
 
 /** The wire shape of `applicationView`, published in the OpenAPI document. */
 export class ApplicationResponse {
@@ -13,6 +13,10 @@ export class ApplicationResponse {
   @IsIn([...APPLICATION_MODES]) mode!: ApplicationMode;
   @IsBoolean() capabilities_published!: boolean;
   @IsString() region!: string;
+  /** Logo shown on the hosted pages: an absolute https URL, or null. */
+  @IsString() @Nullable() logo_url!: string | null;
+  /** Brand colour of the hosted pages (`#rrggbb`), or null; text drawn on it is chosen for contrast. */
+  @IsString() @Nullable() brand_color!: string | null;
   /** The current publishable key, where the answer includes it. */
   @IsOptional() @IsString() publishable_key?: string;
 }
@@ -43,4 +47,21 @@ export class AllowedOriginResponse {
 /** The answer of adding an allowed origin: `{allowed_origin}`. */
 export class AllowedOriginEnvelopeResponse {
   @ValidateNested() @Type(() => AllowedOriginResponse) allowed_origin!: AllowedOriginResponse;
+}
+
+/** The application's wire shape: the spec's generic resource fields plus its settings. */
+export function applicationView(app: Application, publishableKey?: string): Record<string, unknown> {
+  return {
+    id: app.id,
+    object: 'application',
+    name: app.name,
+    environment: app.environment,
+    created_at: app.createdAt.toISOString(),
+    mode: app.mode,
+    capabilities_published: app.capabilitiesPublished,
+    region: app.region,
+    logo_url: app.logoUrl,
+    brand_color: app.brandColor,
+    ...(publishableKey ? { publishable_key: publishableKey } : {}),
+  } satisfies ApplicationResponse;
 }

@@ -1,4 +1,3 @@
-import type { ApplicationResponse } from './application.response';
 
 /** Application modes (spec: Application `mode`). */
 export const APPLICATION_MODES = ['conductor', 'oversight', 'hybrid'] as const;
@@ -15,21 +14,11 @@ export interface Application {
   mode: ApplicationMode;
   capabilitiesPublished: boolean;
   region: string;
+  /** Logo of the hosted pages: absolute https URL, or null. */
+  logoUrl: string | null;
+  /** Brand colour of the hosted pages: `#rrggbb`, or null. */
+  brandColor: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** The application's wire shape: the spec's generic resource fields plus its settings. */
-export function applicationView(app: Application, publishableKey?: string): Record<string, unknown> {
-  return {
-    id: app.id,
-    object: 'application',
-    name: app.name,
-    environment: app.environment,
-    created_at: app.createdAt.toISOString(),
-    mode: app.mode,
-    capabilities_published: app.capabilitiesPublished,
-    region: app.region,
-    ...(publishableKey ? { publishable_key: publishableKey } : {}),
-  } satisfies ApplicationResponse;
-}

@@ -4,7 +4,7 @@ import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiRespo
 import { AllowedOriginEnvelopeResponse, AllowedOriginResponse, ApiTokenEnvelopeResponse, ApiTokenResponse, ApplicationResponse } from './application.response';
 import type { FastifyReply } from 'fastify';
 import { gatewayError } from '../gateway.errors';
-import { applicationView } from './application';
+import { applicationView } from './application.response';
 import { AddAllowedOriginBody, IssueApiTokenBody, RemoveAllowedOriginQuery, UpdateApplicationBody } from './applications.dto';
 import { ApplicationsRepository, type ApiTokenRecord } from './applications.repository';
 import { canonicalOrigin } from './origin';
@@ -49,6 +49,8 @@ export class ApplicationsController {
       name: body.name,
       mode: body.mode,
       capabilitiesPublished: body.capabilities_published,
+      logoUrl: body.logo_url,
+      brandColor: body.brand_color,
     });
     return applicationView(app, await this.applications.currentPublishableKey(app.id));
   }

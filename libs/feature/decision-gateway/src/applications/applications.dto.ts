@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { API_TOKEN_SCOPES } from '@svc/auth';
+import { Nullable } from '@svc/server';
 import { APPLICATION_MODES, type ApplicationMode } from './application';
 
 export class AllowedOriginInput {
@@ -44,6 +45,20 @@ export class UpdateApplicationBody {
   @IsOptional()
   @IsBoolean()
   capabilities_published?: boolean;
+
+  /** Logo of the hosted pages: an absolute https URL (at most 2048 characters); null removes it. */
+  @IsOptional()
+  @Nullable()
+  @IsString()
+  @MaxLength(4096)
+  logo_url?: string | null;
+
+  /** Brand colour of the hosted pages, `#rrggbb` or `#rgb`; null removes it. */
+  @IsOptional()
+  @Nullable()
+  @IsString()
+  @MaxLength(16)
+  brand_color?: string | null;
 }
 
 /** Body of POST /api/v1/applications/:application_id/api_tokens. */

@@ -10,8 +10,19 @@ interface ApplicationRow {
   mode: ApplicationMode;
   capabilities_published: boolean;
   region: string;
+  logo_url: string | null;
+  brand_color: string | null;
   created_at: Date;
   updated_at: Date;
+}
+
+/** A change to an application; for logoUrl and brandColor, undefined keeps the value and null clears it. */
+export interface ApplicationPatch {
+  name?: string;
+  mode?: ApplicationMode;
+  capabilitiesPublished?: boolean;
+  logoUrl?: string | null;
+  brandColor?: string | null;
 }
 
 export interface ApiTokenRecord {
@@ -37,12 +48,14 @@ function toApplication(row: ApplicationRow): Application {
     mode: row.mode,
     capabilitiesPublished: row.capabilities_published,
     region: row.region,
+    logoUrl: row.logo_url,
+    brandColor: row.brand_color,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
 
-const APP_COLUMNS = 'a.id, a.name, a.environment, a.mode, a.capabilities_published, a.region, a.created_at, a.updated_at';
+const APP_COLUMNS = 'a.id, a.name, a.environment, a.mode, a.capabilities_published, a.region, a.logo_url, a.brand_color, a.created_at, a.updated_at';
 
 /** Queries of the gateway schema: applications, credentials, allowed origins. */
 @Injectable()
@@ -55,9 +68,9 @@ export class ApplicationsRepository {
 
   async insertApplication(manager: EntityManager, app: Omit<Application, 'createdAt' | 'updatedAt'>, at: Date): Promise<Application> {
     const rows: ApplicationRow[] = await manager.query(
-      `INSERT INTO gateway.applications AS a (id, name, environment, mode, capabilities_published, region, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $7) RETURNING ${APP_COLUMNS}`,
-      [app.id, app.name, app.environment, app.mode, app.capabilitiesPublished, app.region, at],
+      `INSERT INTO gateway.applications AS a (id, name, environment, mode, capabilities_published, region, logo_url, brand_color, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $8, $9, $7, $7) RETURNING ${APP_COLUMNS}`,
+      [app.id, app.name, app.environment, app.mode, app.capabilitiesPublished, app.region, at, app.logoUrl, app.brandColor],
     );
     return toApplication(rows[0]!);
   }
@@ -70,18 +83,31 @@ export class ApplicationsRepository {
   async updateApplication(
     manager: EntityManager,
     id: string,
-    patch: { name?: string; mode?: ApplicationMode; capabilitiesPublished?: boolean },
+    patch: ApplicationPatch,
     at: Date,
   ): Promise<Application | undefined> {
+    // logo_url / brand_color: undefined keeps the value, null clears it.
     const rows = await queryRows<ApplicationRow>(
       manager,
       `UPDATE gateway.applications AS a SET
          name = COALESCE($2, a.name),
          mode = COALESCE($3, a.mode),
          capabilities_published = COALESCE($4, a.capabilities_published),
+         logo_url = CASE WHEN $6::boolean THEN $7::text ELSE a.logo_url END,
+         brand_color = CASE WHEN $8::boolean THEN $9::text ELSE a.brand_color END,
          updated_at = $5
        WHERE a.id = $1 RETURNING ${APP_COLUMNS}`,
-      [id, patch.name ?? null, patch.mode ?? null, patch.capabilitiesPublished ?? null, at],
+      [
+        id,
+        patch.name ?? null,
+        patch.mode ?? null,
+        patch.capabilitiesPublished ?? null,
+        at,
+        patch.logoUrl !== undefined,
+        patch.logoUrl ?? null,
+        patch.brandColor !== undefined,
+        patch.brandColor ?? null,
+      ],
     );
     return rows[0] ? toApplication(rows[0]) : undefined;
   }

@@ -155,6 +155,14 @@ export class TransitionBody {
   /** counter: the counter proposal (required then). */
   @IsOptional() @IsObject()
   counter_proposal?: Record<string, unknown>;
+
+  /**
+   * complete (consent): the purpose keys the person agreed to, each chosen on its own; every
+   * other purpose of the flow version is recorded as declined. Must include the purposes the
+   * flow requires on another lawful basis than consent. Omitted: every purpose shown.
+   */
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @MaxLength(100, { each: true })
+  purposes?: string[];
 }
 
 /** Body of POST /api/v1/decisions/principal_assertions (API token). */

@@ -39,4 +39,10 @@ export const decisionError = defineErrors({
   exchange_not_ready: 'conflict',
   exchange_token_used: 'conflict',
   consent_token_not_found: 'not_found',
+  /** complete named a purpose the session's flow version does not show. */
+  purpose_not_in_flow: 'unprocessable',
+  /** complete left out a purpose the flow requires on a lawful basis other than consent. */
+  required_purpose_missing: 'unprocessable',
+  /** complete granted nothing: refusing every purpose is a decline. */
+  no_purpose_granted: 'unprocessable',
 });

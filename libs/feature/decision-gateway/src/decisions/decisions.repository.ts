@@ -85,6 +85,8 @@ export interface SessionPatch {
   completedAt?: Date;
   /** Binds the person (only ever set on an unbound session, by the hosted sign-in). */
   principal?: { id: string; binding: PrincipalBinding };
+  /** Consent fulfilled with a choice: the purpose keys granted (a subset of those shown). */
+  purposes?: string[];
 }
 
 /** Inbox filters (spec, What the service does 9). */
@@ -159,6 +161,7 @@ export class DecisionsRepository {
          outcome = COALESCE($8, outcome),
          principal_id = COALESCE($9, principal_id),
          principal_binding = COALESCE($10, principal_binding),
+         purposes = COALESCE($11::text[], purposes),
          updated_at = $7
        WHERE token_sha256 = $1 RETURNING *`,
       [
@@ -172,6 +175,7 @@ export class DecisionsRepository {
         patch.outcome ?? null,
         patch.principal?.id ?? null,
         patch.principal?.binding ?? null,
+        patch.purposes ?? null,
       ],
     );
     return toSession(rows[0]!);

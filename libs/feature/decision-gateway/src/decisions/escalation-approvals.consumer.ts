@@ -83,7 +83,7 @@ export class EscalationApprovals implements OnApplicationBootstrap, OnApplicatio
     }
     const request = reply.found ? reply.request : undefined;
     if (!request || !isOpenable(request) || request.sessionTokenSha256 !== tokenSha256) return false;
-    const decisionUrl = `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/decisions/${sessionToken}`;
+    const decisionUrl = `${this.config.publicBaseUrl}/decisions/${sessionToken}`;
     await this.dataSource.transaction((manager) => this.open(manager, request, decisionUrl));
     return true;
   }

@@ -31,4 +31,15 @@ export class FlowLookup {
       purposes: reply.purposes.map((p) => p.key),
     };
   }
+
+  /**
+   * Purposes of a flow version that are not the person's choice: required and on a lawful basis
+   * other than consent (contract, legal obligation…). A consent purpose is never a condition
+   * (spec, Other rules: a mandatory consent purpose is refused), so it stays a free choice.
+   */
+  async fixedPurposes(applicationId: string, flowId: string, version: number): Promise<string[]> {
+    const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version });
+    if (!reply.found) throw decisionError('flow_not_found', 'Flow not found', { flow_id: flowId });
+    return reply.purposes.filter((p) => p.required && p.mechanism !== 'consent').map((p) => p.key);
+  }
 }

@@ -15,7 +15,7 @@ export class DiscoveryController {
   @Header('cache-control', 'public, max-age=300')
   @ApiDoc({ summary: 'This API as an OpenAPI 3.1 document', errors: [] })
   openapi(): unknown {
-    return { ...openApiDocument, servers: [{ url: this.config.PUBLIC_BASE_URL }] };
+    return { ...openApiDocument, servers: [{ url: this.config.publicBaseUrl }] };
   }
 
   @Get('api-catalog')
@@ -23,7 +23,7 @@ export class DiscoveryController {
   @Header('cache-control', 'public, max-age=300')
   @ApiDoc({ summary: 'RFC 9727 API catalog (a linkset pointing at the OpenAPI document)', errors: [] })
   apiCatalog(): unknown {
-    const base = this.config.PUBLIC_BASE_URL;
+    const base = this.config.publicBaseUrl;
     return {
       linkset: [
         {

@@ -58,8 +58,11 @@ describe('the hosted approval page of an escalated grant', () => {
     expect(details(html, 'scope')).toEqual(['payments:write']);
     expect(details(html, 'value')).toEqual(['2500.00 EUR']);
     expect(['purpose', 'counterparty', 'on_behalf_of', 'jurisdiction'].map((d) => details(html, d))).toEqual([['supplier invoice 4711'], ['https://bank.example'], ['cfo-ada'], ['FR']]);
-    expect(details(html, 'grant_valid_until')).toEqual(['2026-11-23 10:00 UTC']);
-    expect(details(html, 'deadline')).toEqual(['2026-11-22 10:00 UTC']);
+    // Rendered in the page's language and named as UTC; the page script rewrites it in the browser's zone.
+    expect(details(html, 'grant_valid_until')).toEqual(['November 23, 2026 at 10:00 AM UTC']);
+    expect(details(html, 'deadline')[0]).toMatch(/^November 22, 2026 at \d\d:\d\d [AP]M UTC$/);
+    expect(html).toContain('datetime="2026-11-23T10:00:00.000Z"');
+    expect(html).not.toMatch(/>\d{4}-\d\d-\d\d[ T]\d\d:\d\d/);
   });
 
   it('says in words which bound triggered the escalation', () => {

@@ -1,14 +1,9 @@
 import type { ApprovalProposal, EscalationTrigger } from '@svc/contracts';
-import type { Dictionary } from './i18n';
+import { timeElement } from './dates';
+import { escapeHtml } from './html';
+import { fill, type Dictionary } from './i18n';
 
-/** HTML-escapes text for element content and double-quoted attributes. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
-}
-
-function fill(template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, key: string) => values[key] ?? whole);
-}
+export { escapeHtml };
 
 /** The escalation bound that made the request need approval, in words. */
 export function triggerInWords(trigger: EscalationTrigger, t: Dictionary): string {
@@ -40,7 +35,7 @@ function row(id: string, term: string, value: string | null, t: Dictionary): str
  * The body of the approval page of an escalated grant: every detail of the proposal, so the
  * person knows what they approve. Every value is escaped (it comes from the agent's request).
  */
-export function escalatedGrantBody(proposal: ApprovalProposal, t: Dictionary): string {
+export function escalatedGrantBody(proposal: ApprovalProposal, t: Dictionary, locale = 'en'): string {
   const { agent, value, context } = proposal;
   const contextRows = [
     context.purpose !== null ? row('purpose', t.purpose, context.purpose, t) : '',
@@ -55,11 +50,6 @@ export function escalatedGrantBody(proposal: ApprovalProposal, t: Dictionary): s
     section('amount', t.amount, `<p data-detail="value">${escapeHtml(value ? `${value.amount} ${value.currency}` : t.no_amount)}</p>`),
     contextRows ? section('context', t.context, `<dl>${contextRows}</dl>`) : '',
     section('trigger', t.trigger, list('triggers', proposal.triggers.map((trigger) => triggerInWords(trigger, t)))),
-    section('validity', t.grant_valid_until, `<p><time data-detail="grant_valid_until" datetime="${escapeHtml(proposal.grant_valid_until)}">${escapeHtml(utc(proposal.grant_valid_until))}</time></p>`),
+    section('validity', t.grant_valid_until, `<p>${timeElement(proposal.grant_valid_until, locale, 'grant_valid_until')}</p>`),
   ].join('');
-}
-
-/** `2026-11-23T10:00:00.000Z` → `2026-11-23 10:00 UTC`. */
-export function utc(iso: string): string {
-  return `${iso.replace('T', ' ').slice(0, 16)} UTC`;
 }

@@ -30,7 +30,30 @@ export const FRAME_SCRIPT = String.raw`(function () {
   var dropped = 0;
   var dropTimer = null;
   var skipDrops = cfg.ready_drop_counted ? 1 : 0;
+  var quiet = false;
+  var granted = cfg.granted || null;
+  var purposes = cfg.purposes || [];
   var $ = function (id) { return document.getElementById(id); };
+
+  function dateLocales() {
+    var langs = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+    for (var i = 0; i < langs.length; i++) {
+      if (langs[i] && String(langs[i]).toLowerCase().split('-')[0] === cfg.locale) return [langs[i], cfg.locale];
+    }
+    return [cfg.locale];
+  }
+  function localizeTimes() {
+    var fmt;
+    try { fmt = new Intl.DateTimeFormat(dateLocales(), cfg.date_options); } catch (e) { return; }
+    var times = document.querySelectorAll('time[data-format="datetime"]');
+    for (var i = 0; i < times.length; i++) {
+      var at = new Date(times[i].getAttribute('datetime'));
+      if (!isNaN(at.getTime())) times[i].textContent = fmt.format(at);
+    }
+  }
+  function listOf(items) {
+    try { return new Intl.ListFormat(cfg.locale, { type: 'conjunction' }).format(items); } catch (e) { return items.join(', '); }
+  }
 
   function now() { return new Date(serverNow + (performance.now() - t0)); }
   function uuid() {
@@ -79,13 +102,65 @@ export const FRAME_SCRIPT = String.raw`(function () {
 
   function announce(text) { $('svc-status').textContent = text; }
   function setBusy(busy) {
-    var buttons = document.querySelectorAll('#svc-actions button, #svc-actions input, #svc-actions textarea');
+    var buttons = document.querySelectorAll('#svc-actions button, #svc-actions input, #svc-actions textarea, #svc-purposes input');
     for (var i = 0; i < buttons.length; i++) buttons[i].disabled = busy || ended;
     $('svc-main').setAttribute('aria-busy', busy ? 'true' : 'false');
   }
 
   var LABELS = { sign_in: 'step_sign_in', start_checks: 'step_start_checks', review_terms: 'step_review_terms', present_disclosures: 'ack_disclosures', capture_evidence: 'evidence_submit', complete: 'agree', decline: 'decline', approve: 'approve', deny: 'deny', counter: 'counter', sign: 'sign' };
   var SECONDARY = { decline: true, deny: true, counter: true };
+  var CHAIN = { pending: 'sign_in', authenticating: 'start_checks', verifying: 'review_terms' };
+  var CHOICES = { accept_all: 'accept_all', reject_all: 'reject_all', save_choices: 'save_choices' };
+
+  function boxes() { return document.querySelectorAll('#svc-purposes input[name="purpose"]'); }
+  function fixedKeys() { return purposes.filter(function (p) { return p.fixed; }).map(function (p) { return p.key; }); }
+  function chosenKeys(mode) {
+    var list = boxes();
+    var keys = {};
+    for (var i = 0; i < list.length; i++) {
+      if (mode === 'accept_all') list[i].checked = true;
+      if (mode === 'reject_all') list[i].checked = false;
+      if (list[i].checked) keys[list[i].value] = true;
+    }
+    fixedKeys().forEach(function (k) { keys[k] = true; });
+    return purposes.filter(function (p) { return keys[p.key]; }).map(function (p) { return p.key; });
+  }
+  function labelsOf(keys) {
+    return purposes.filter(function (p) { return keys.indexOf(p.key) >= 0; }).map(function (p) { return p.label; });
+  }
+
+  /** The consent step where the person chooses: complete is allowed, or a one-screen page still before it. */
+  function isChoiceStep(allowed) {
+    if (cfg.envelope_kind !== 'consent') return false;
+    if (allowed.indexOf('complete') >= 0) return true;
+    return !!(cfg.one_screen && CHAIN[state.status] && allowed.indexOf(CHAIN[state.status]) >= 0);
+  }
+
+  /** Sends the final move; on a one-screen page first walks the remaining standard steps, quietly. */
+  function decide(final) {
+    if (final.action === 'decline') return move(final);
+    quiet = true;
+    function next() {
+      var step = CHAIN[state.status];
+      if (cfg.one_screen && step && state.allowed_actions.indexOf(step) >= 0) {
+        var before = state.status;
+        return move({ action: step }).then(function () {
+          if (state.status !== before && !ended) return next();
+          quiet = false;
+          if (!ended) render();
+        });
+      }
+      quiet = false;
+      return move(final);
+    }
+    return next();
+  }
+  function choose(mode) {
+    var keys = chosenKeys(mode);
+    if (keys.length === 0) return decide({ action: 'decline' });
+    granted = keys;
+    return decide({ action: 'complete', purposes: keys });
+  }
 
   function button(action, onClick) {
     var b = document.createElement('button');
@@ -101,7 +176,7 @@ export const FRAME_SCRIPT = String.raw`(function () {
     var actions = $('svc-actions');
     actions.textContent = '';
     var progress = $('svc-progress');
-    if (cfg.envelope_kind === 'consent' && !ended) {
+    if (cfg.envelope_kind === 'consent' && !ended && !cfg.one_screen) {
       var steps = STEPS[cfg.consent_path] || STEPS.standard;
       var index = steps.indexOf(state.status);
       progress.textContent = index < 0 ? '' : format('step', { n: index + 1, total: steps.length });
@@ -112,6 +187,23 @@ export const FRAME_SCRIPT = String.raw`(function () {
     if (evidence) evidence.hidden = state.status !== 'informed';
     if (ended) return;
     var allowed = (state.allowed_actions || []).filter(function (a) { return LABELS[a]; });
+    actions.className = '';
+    if (isChoiceStep(allowed) && purposes.length) {
+      var free = purposes.some(function (p) { return !p.fixed; });
+      // Only purposes fixed by the flow: nothing to choose between, so agree or decline.
+      var modes = free ? ['accept_all', 'reject_all', 'save_choices'] : ['complete', 'decline'];
+      actions.className = free ? 'choice-row' : 'choice-row two';
+      modes.forEach(function (mode) {
+        var b = document.createElement('button');
+        b.type = 'button';
+        b.id = 'svc-action-' + mode;
+        b.className = 'choice';
+        b.textContent = t[CHOICES[mode] || LABELS[mode]];
+        b.addEventListener('click', function () { if (mode === 'decline') decide({ action: 'decline' }); else choose(mode === 'complete' ? 'accept_all' : mode); });
+        actions.appendChild(b);
+      });
+      return;
+    }
     allowed.forEach(function (action) {
       if (action === 'capture_evidence') {
         var wrap = document.createElement('div');
@@ -143,8 +235,10 @@ export const FRAME_SCRIPT = String.raw`(function () {
 
   function finish(body) {
     ended = true;
+    setBusy(false);
     var outcome = body.outcome || body.status;
-    announce(body.status === 'expired' && outcome === 'expired' ? t.status_expired : format('status_done', { outcome: t['outcome_' + outcome] || outcome }));
+    var labels = outcome === 'granted' && granted ? labelsOf(granted) : [];
+    announce(body.status === 'expired' && outcome === 'expired' ? t.status_expired : labels.length ? format('status_done_purposes', { names: listOf(labels) }) : format('status_done', { outcome: t['outcome_' + outcome] || outcome }));
     $('svc-counter').hidden = true;
     render();
     if (outcome === 'expired') return;
@@ -161,6 +255,7 @@ export const FRAME_SCRIPT = String.raw`(function () {
     state = body;
     if (from !== body.status) emit('svc:state', statePayload(from, body.status));
     if (body.outcome) { finish(body); return; }
+    if (quiet) return;
     announce('');
     render();
     var heading = $('svc-progress');
@@ -236,6 +331,7 @@ export const FRAME_SCRIPT = String.raw`(function () {
     move({ action: 'counter', counter_proposal: { note: text } });
   });
 
+  localizeTimes();
   var lastHeight = -1;
   function measure() {
     var height = Math.ceil(document.documentElement.getBoundingClientRect().height);
@@ -243,7 +339,12 @@ export const FRAME_SCRIPT = String.raw`(function () {
   }
 
   emit('svc:ready', { kind: cfg.envelope_kind, session_token: cfg.session_token, deadline_at: cfg.deadline, branding: cfg.branding, mode: cfg.mode, locale: cfg.locale });
-  if (state.outcome) { ended = true; announce(format('status_done', { outcome: t['outcome_' + state.outcome] || state.outcome })); }
+  if (state.outcome) {
+    ended = true;
+    setBusy(false);
+    var grantedLabels = state.outcome === 'granted' && granted ? labelsOf(granted) : [];
+    announce(grantedLabels.length ? format('status_done_purposes', { names: listOf(grantedLabels) }) : format('status_done', { outcome: t['outcome_' + state.outcome] || state.outcome }));
+  }
   else { announce(''); emit('svc:state', statePayload(null, state.status)); }
   render();
   if (typeof ResizeObserver === 'function') new ResizeObserver(measure).observe(document.documentElement);

@@ -16,10 +16,10 @@ import { AllowedOrigins } from './allowed-origins';
 import { FlowPresentations } from './flow-presentation';
 import { DropReportBody } from './hosted.dto';
 import { HostedRepository } from './hosted.repository';
-import { resolveLocale } from './i18n';
-import { contentSecurityPolicy, newNonce, sendHtml } from './page-security';
+import { negotiateLocale } from './i18n';
+import { contentSecurityPolicy, imageOrigin, newNonce, sendHtml } from './page-security';
 import { PostMessageDrops } from './postmessage-drops';
-import { renderDecisionPage, renderErrorPage, type FlowPresentation, type PageModel } from './render-page';
+import { renderDecisionPage, renderErrorPage, type ErrorPageKind, type FlowPresentation, type PageModel } from './render-page';
 
 /** Query parameters are read one by one: a repeated parameter arrives as an array and is refused. */
 type QueryValue = string | string[] | undefined;
@@ -50,24 +50,30 @@ export class HostedPagesController {
   @Get('decisions/:session_token')
   @Public()
   @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page (HTML); query origin (popup opener), redirect_uri (redirect mode)', response: 'text/html', errors: [400, 404] })
-  async page(@Param('session_token') token: string, @Query('origin') origin: QueryValue, @Query('redirect_uri') redirectUri: QueryValue, @Res() reply: FastifyReply): Promise<FastifyReply> {
+  async page(
+    @Param('session_token') token: string,
+    @Query('origin') origin: QueryValue,
+    @Query('redirect_uri') redirectUri: QueryValue,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const nonce = newNonce();
     const session = await this.session(token);
-    if (!session) return sendHtml(reply, 404, renderErrorPage('en', nonce), contentSecurityPolicy(nonce, []));
+    if (!session) return errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
     const allowed = await this.origins.list(session.applicationId);
     let checkedRedirect: string | null = null;
     if (redirectUri !== undefined) {
       checkedRedirect = AllowedOrigins.redirectUri(redirectUri, allowed);
-      if (!checkedRedirect) return sendHtml(reply, 400, renderErrorPage('en', nonce, 'redirect_uri_not_allowed', 'redirect_uri must be an absolute URL without query on one of the application\'s allowed origins.'), contentSecurityPolicy(nonce, []));
+      if (!checkedRedirect) return errorPage(reply, 400, acceptLanguage, null, nonce, 'redirect_uri_not_allowed');
     }
-    const model = await this.model(session, token, nonce, {
+    const model = await this.model(session, token, nonce, acceptLanguage, {
       variant: 'full',
       target: origin !== undefined ? 'opener' : 'none',
       parentOrigin: origin !== undefined ? AllowedOrigins.match(origin, allowed) : null,
       readyDropCounted: false,
       redirectUri: checkedRedirect,
     });
-    return sendHtml(reply, 200, renderDecisionPage(model), contentSecurityPolicy(nonce, []));
+    return sendHtml(reply, 200, renderDecisionPage(model), pagePolicy(model, nonce, []), model.locale);
   }
 
   /**
@@ -79,16 +85,22 @@ export class HostedPagesController {
   @Get('decisions/:session_token/embed')
   @Public()
   @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page for an iframe (HTML); query origin = the embedding origin', response: 'text/html', errors: [404] })
-  async embed(@Param('session_token') token: string, @Query('origin') origin: QueryValue, @Headers('referer') referer: string | undefined, @Res() reply: FastifyReply): Promise<FastifyReply> {
+  async embed(
+    @Param('session_token') token: string,
+    @Query('origin') origin: QueryValue,
+    @Headers('referer') referer: string | undefined,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const nonce = newNonce();
     const session = await this.session(token);
-    if (!session) return sendHtml(reply, 404, renderErrorPage('en', nonce), contentSecurityPolicy(nonce, []));
+    if (!session) return errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
     const allowed = await this.origins.list(session.applicationId);
     const candidate = origin ?? session.embedOrigin ?? refererOrigin(referer);
     const parentOrigin = AllowedOrigins.match(candidate, allowed);
     if (!parentOrigin) this.drops.record('origin_missing');
-    const model = await this.model(session, token, nonce, { variant: 'embed', target: 'parent', parentOrigin, readyDropCounted: !parentOrigin, redirectUri: null });
-    return sendHtml(reply, 200, renderDecisionPage(model), contentSecurityPolicy(nonce, allowed));
+    const model = await this.model(session, token, nonce, acceptLanguage, { variant: 'embed', target: 'parent', parentOrigin, readyDropCounted: !parentOrigin, redirectUri: null });
+    return sendHtml(reply, 200, renderDecisionPage(model), pagePolicy(model, nonce, allowed), model.locale);
   }
 
   /** The frame's report of messages it dropped for want of an allowed target origin. */
@@ -109,9 +121,14 @@ export class HostedPagesController {
   @Get('accord/:flow_id')
   @Public()
   @ApiDoc({ tag: 'Decision page', summary: 'Hosted flow page: opens a consent session and redirects to /decisions/:session_token; query redirect_uri', response: '303 to the decision page', errors: [400, 404] })
-  async accord(@Param('flow_id') flowId: string, @Query('redirect_uri') redirectUri: QueryValue, @Res() reply: FastifyReply): Promise<FastifyReply> {
+  async accord(
+    @Param('flow_id') flowId: string,
+    @Query('redirect_uri') redirectUri: QueryValue,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const nonce = newNonce();
-    const notFound = () => sendHtml(reply, 404, renderErrorPage('en', nonce), contentSecurityPolicy(nonce, []));
+    const notFound = () => errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
     if (!/^flw_[a-z]+_[A-Za-z0-9_-]{1,80}$/.test(flowId)) return notFound();
     const applicationId = await this.hosted.flowApplication(flowId);
     const application = applicationId ? await this.applications.findApplication(applicationId) : undefined;
@@ -121,7 +138,7 @@ export class HostedPagesController {
     let checkedRedirect: string | null = null;
     if (redirectUri !== undefined) {
       checkedRedirect = AllowedOrigins.redirectUri(redirectUri, await this.origins.list(application.id));
-      if (!checkedRedirect) return sendHtml(reply, 400, renderErrorPage(resolveLocale(flow.locale), nonce, 'redirect_uri_not_allowed', 'redirect_uri must be an absolute URL without query on one of the application\'s allowed origins.'), contentSecurityPolicy(nonce, []));
+      if (!checkedRedirect) return errorPage(reply, 400, acceptLanguage, flow.locale, nonce, 'redirect_uri_not_allowed');
     }
     // The page acts for the application the way its own server would when minting.
     const principal: Principal = { kind: 'api_token', applicationId: application.id, credentialId: 'hosted_flow_page', scopes: [], environment: application.environment, region: application.region, mode: application.mode };
@@ -145,11 +162,12 @@ export class HostedPagesController {
     session: DecisionSession,
     token: string,
     nonce: string,
+    acceptLanguage: string | undefined,
     delivery: Pick<PageModel, 'variant' | 'target' | 'parentOrigin' | 'readyDropCounted' | 'redirectUri'>,
   ): Promise<PageModel> {
     const flow = await this.flowOf(session);
     const application = await this.applications.findApplication(session.applicationId);
-    const locale = resolveLocale(flow?.locale);
+    const locale = negotiateLocale(acceptLanguage, flow?.locale);
     return {
       personNotice: await this.personNotices.forSession(session, locale),
       session,
@@ -158,6 +176,7 @@ export class HostedPagesController {
       flow,
       locale,
       applicationName: application?.name ?? null,
+      branding: { name: application?.name ?? null, logoUrl: application?.logoUrl ?? null, brandColor: application?.brandColor ?? null },
       serverNow: this.clock.now(),
       nonce,
       ...delivery,
@@ -174,6 +193,18 @@ export class HostedPagesController {
       return null;
     }
   }
+}
+
+/** The page's CSP: the application's logo origin (https, validated when set) is the one image source added. */
+function pagePolicy(model: PageModel, nonce: string, frameAncestors: readonly string[]): string {
+  const logo = imageOrigin(model.branding?.logoUrl);
+  return contentSecurityPolicy(nonce, frameAncestors, { imageOrigins: logo ? [logo] : [] });
+}
+
+/** An error page in the browser's language (then the flow's, then English). */
+function errorPage(reply: FastifyReply, status: number, acceptLanguage: string | undefined, flowLocale: string | null, nonce: string, kind: ErrorPageKind): FastifyReply {
+  const locale = negotiateLocale(acceptLanguage, flowLocale);
+  return sendHtml(reply, status, renderErrorPage(locale, nonce, kind), contentSecurityPolicy(nonce, []), locale);
 }
 
 function refererOrigin(referer: string | undefined): string | undefined {

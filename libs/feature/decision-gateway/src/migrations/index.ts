@@ -5,9 +5,19 @@ import { CreateDecisionSessions1732400000000 } from './1732400000000-create-deci
 import { CreateHostedPages1732500000000 } from './1732500000000-create-hosted-pages';
 import { AddPrincipalBinding1732600000000 } from './1732600000000-add-principal-binding';
 import { CreatePeople1732700000000 } from './1732700000000-create-people';
+import { AddApplicationBranding1732710000000 } from './1732710000000-add-application-branding';
+import { CreateOAuth1732800000000 } from './1732800000000-create-oauth';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
   schema: GATEWAY_SCHEMA,
-  migrations: [CreateConnect1732300000000, CreateDecisionSessions1732400000000, CreateHostedPages1732500000000, AddPrincipalBinding1732600000000, CreatePeople1732700000000],
+  migrations: [
+    CreateConnect1732300000000,
+    CreateDecisionSessions1732400000000,
+    CreateHostedPages1732500000000,
+    AddPrincipalBinding1732600000000,
+    CreatePeople1732700000000,
+    AddApplicationBranding1732710000000,
+    CreateOAuth1732800000000,
+  ],
 };

@@ -5,7 +5,7 @@ import { AuthorityResponse } from './authority.response';
 import { oapError } from '../oap.errors';
 import { AuthorityTransitionBody, CreateAuthorityBody } from './authorities.dto';
 import { AuthoritiesRepository } from './authorities.repository';
-import { authorityView } from './authority';
+import { authorityView } from './authority.response';
 import type { AuthorityBounds } from './bounds';
 import { CreateAuthority, CreateAuthorityCommand } from './use-cases/create-authority.use-case';
 import { ResumeAuthority } from './use-cases/resume-authority.use-case';

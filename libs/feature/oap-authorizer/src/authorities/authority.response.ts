@@ -1,6 +1,6 @@
 import { Nullable } from '@svc/server';
 import { IsIn, IsInt, IsString } from 'class-validator';
-import type { AuthorityStatus } from './authority';
+import type { Authority, AuthorityStatus } from './authority';
 
 /** The wire shape of `authorityView` (its bounds fields are spread in beside these), published in the OpenAPI document. */
 export class AuthorityResponse {
@@ -17,4 +17,24 @@ export class AuthorityResponse {
   @IsString() @Nullable() manifest_sha256!: string | null;
   @IsString() created_at!: string;
   @IsString() @Nullable() revoked_at!: string | null;
+}
+
+/** The API view of an authority. */
+export function authorityView(authority: Authority): Record<string, unknown> {
+  return {
+    id: authority.id,
+    object: 'authority',
+    application_id: authority.applicationId,
+    agent_id: authority.agentId,
+    principal_id: authority.principalId,
+    status: authority.status,
+    ...authority.bounds,
+    purposes: authority.purposes,
+    valid_from: authority.validFrom.toISOString(),
+    valid_until: authority.validUntil.toISOString(),
+    cooling_off_seconds: authority.coolingOffSeconds,
+    manifest_sha256: authority.manifestSha256,
+    created_at: authority.createdAt.toISOString(),
+    revoked_at: authority.revokedAt?.toISOString() ?? null,
+  } satisfies AuthorityResponse;
 }

@@ -1,5 +1,4 @@
 import type { AuthorityBounds } from './bounds';
-import type { AuthorityResponse } from './authority.response';
 
 /** Lifecycle of an authority: active ⇄ suspended, either → revoked (final). */
 export type AuthorityStatus = 'active' | 'suspended' | 'revoked';
@@ -26,22 +25,3 @@ export interface Authority {
   revokedAt: Date | null;
 }
 
-/** The API view of an authority. */
-export function authorityView(authority: Authority): Record<string, unknown> {
-  return {
-    id: authority.id,
-    object: 'authority',
-    application_id: authority.applicationId,
-    agent_id: authority.agentId,
-    principal_id: authority.principalId,
-    status: authority.status,
-    ...authority.bounds,
-    purposes: authority.purposes,
-    valid_from: authority.validFrom.toISOString(),
-    valid_until: authority.validUntil.toISOString(),
-    cooling_off_seconds: authority.coolingOffSeconds,
-    manifest_sha256: authority.manifestSha256,
-    created_at: authority.createdAt.toISOString(),
-    revoked_at: authority.revokedAt?.toISOString() ?? null,
-  } satisfies AuthorityResponse;
-}

@@ -45,7 +45,7 @@ export class GrantsController {
     const attestationBlock = body.agent_attestation === undefined ? undefined : this.evidence.parseAttestationBlock(body.agent_attestation);
     if (body.agent_credential !== undefined) this.evidence.checkCredentialShape(body.agent_credential);
     const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
-    const proof = await this.dpop.verifyDeferringReplay({ header: request.headers.dpop, method: 'POST', url: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/api/v1/grants` });
+    const proof = await this.dpop.verifyDeferringReplay({ header: request.headers.dpop, method: 'POST', url: `${this.config.publicBaseUrl}/api/v1/grants` });
     if (proof.jkt !== body.agent_dpop_jkt) throw oapError('agent_token_grant_mismatch', 'The DPoP proof key is not agent_dpop_jkt', { reason: 'dpop_key_mismatch' });
     const grantRequest: GrantRequest = {
       applicationId: principal.applicationId,

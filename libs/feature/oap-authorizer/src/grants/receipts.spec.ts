@@ -1,11 +1,12 @@
 import { generateKeyPairSync, verify } from 'node:crypto';
-import type { PlatformConfig } from '@svc/config';
-import { ed25519PublicJwk, type SigningKeyStore } from '@svc/crypto';
+import { PlatformConfig } from '@svc/config';
+import { ed25519PublicJwk } from '@svc/crypto';
+import { type SigningKeyStore } from '@svc/key-store';
 import { MAX_RECEIPT_BYTES, ReceiptSigner, type AuthorizerReceiptInput } from './receipts';
 
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
 const keys = { activeKey: async () => ({ kid: 'oap-us-v1', privateKey, publicJwk: ed25519PublicJwk(publicKey) }) } as unknown as SigningKeyStore;
-const signer = new ReceiptSigner(keys, { PUBLIC_BASE_URL: 'https://us.example/' } as PlatformConfig);
+const signer = new ReceiptSigner(keys, Object.assign(new PlatformConfig(), { PUBLIC_BASE_URL: 'https://us.example/' }));
 const NOW = new Date('2026-03-04T10:30:00Z');
 
 function input(overrides: Partial<AuthorizerReceiptInput> = {}): AuthorizerReceiptInput {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { PlatformConfig } from '@svc/config';
-import { SigningKeyStore, canonicalJson, sha256Hex, signCompactJws } from '@svc/crypto';
+import { canonicalJson, sha256Hex, signCompactJws } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import type { AgentMetadata } from '../agents/agent-metadata';
 import { OAP_CONFORMANCE, OAP_VERSION } from '../schema';
 import type { DelegationHop } from './checks/cascade-step';
@@ -65,7 +66,7 @@ export class ReceiptSigner {
 
   /** The regional issuer URI (`{region_url}`), the receipts' `iss`. */
   get issuer(): string {
-    return this.config.PUBLIC_BASE_URL.replace(/\/$/, '');
+    return this.config.publicBaseUrl;
   }
 
   async signAuthorizerReceipt(input: AuthorizerReceiptInput): Promise<SignedReceipt> {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PlatformConfig, isRegion } from '@svc/config';
-import { SigningKeyStore } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { parseId } from '@svc/ids';
 import type { ReceiptJwk } from '@svc/sdk-receipts-verify';
 import { Clock } from '@svc/config';

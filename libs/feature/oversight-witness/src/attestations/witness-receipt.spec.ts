@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import type { PlatformConfig } from '@svc/config';
-import { canonicalJson, verifyCompactJws, type SigningKeyStore } from '@svc/crypto';
+import { PlatformConfig } from '@svc/config';
+import { canonicalJson, verifyCompactJws } from '@svc/crypto';
+import { type SigningKeyStore } from '@svc/key-store';
 import nacl from 'tweetnacl';
 import { canonicalAttestationRequest, needsHuman, type AttestationCommand } from './attestation';
 import { MAX_WITNESS_RECEIPT_BYTES, WitnessReceiptSigner, policyClaims } from './witness-receipt';
@@ -10,7 +11,7 @@ const JWK = { kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcD
 const privateKey = createPrivateKey({ key: JWK, format: 'jwk' });
 const publicKey = createPublicKey(privateKey);
 const keys = { activeKey: async () => ({ kid: 'oap-us-v3', privateKey, publicJwk: { kty: 'OKP', crv: 'Ed25519', x: JWK.x } }) } as unknown as SigningKeyStore;
-const config = { PUBLIC_BASE_URL: 'https://us.svc.example/' } as PlatformConfig;
+const config = Object.assign(new PlatformConfig(), { PUBLIC_BASE_URL: 'https://us.svc.example/' });
 
 const command: AttestationCommand = {
   attestationKey: 'eng-1',

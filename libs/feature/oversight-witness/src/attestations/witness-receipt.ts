@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PlatformConfig } from '@svc/config';
-import { SigningKeyStore, signCompactJws } from '@svc/crypto';
+import { signCompactJws } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { newId } from '@svc/ids';
 import { OAP_VERSION, OVERSIGHT_CONFORMANCE } from '../schema';
 
@@ -67,7 +68,7 @@ export class WitnessReceiptSigner {
 
   /** The regional issuer URI, the receipts' `iss`. */
   get issuer(): string {
-    return this.config.PUBLIC_BASE_URL.replace(/\/$/, '');
+    return this.config.publicBaseUrl;
   }
 
   async sign(input: WitnessReceiptInput): Promise<SignedWitnessReceipt> {

@@ -3,19 +3,14 @@ import { Reflector } from '@nestjs/core';
 import { Public } from '@svc/auth';
 import { isIdOf } from '@svc/ids';
 import { oversightError } from '../oversight.errors';
-import { attesterTokenDigest, type AttesterPermission, type TrustedAttester } from './attester';
-import type { TokenSlot } from './attesters.repository';
+import { attesterTokenDigest, type AttesterPermission, type AttesterPrincipal } from './attester';
 import { AuthenticateAttester } from './use-cases/authenticate-attester.use-case';
 
 const ATTESTER_PERMISSION = 'svc:attester-permission';
+export type { AttesterPrincipal } from './attester';
+
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="svc", error="invalid_token"' };
 
-/** The authenticated trusted attester of a request. */
-export interface AttesterPrincipal {
-  attester: TrustedAttester;
-  /** Which token slot matched; `previous` means the caller still uses a rotated-out token. */
-  slot: TokenSlot;
-}
 
 interface AttesterRequest {
   headers: Record<string, string | string[] | undefined>;

@@ -1,4 +1,5 @@
-import { attesterTokenDigest, attesterView, livenessView, newAttesterToken, type TrustedAttester } from './attester';
+import { attesterTokenDigest, livenessView, newAttesterToken, type TrustedAttester } from './attester';
+import { attesterView } from './attester.response';
 
 const base: TrustedAttester = {
   id: 'tatr_us_aaaaaaaaaaaaaaaaaaaa',

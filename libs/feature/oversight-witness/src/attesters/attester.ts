@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { newRegionalId, type IdRegion } from '@svc/ids';
-import type { TrustedAttesterResponse } from './attester.response';
 
 /** Trusted attester permissions (spec, Authentication rule 9). */
 export const ATTESTER_PERMISSIONS = ['attestations:submit', 'attestations:heartbeat', 'escalations:create', 'revocations:trigger'] as const;
@@ -56,26 +55,6 @@ export function attesterTokenDigest(token: string): string {
 /** Default silence threshold of heartbeats, seconds: an engine quiet for longer is flagged `silent`. */
 export const DEFAULT_SILENT_AFTER_SECONDS = 300;
 
-/** The attester's wire shape; `now` decides whether the previous slot is still live and the engine silent. */
-export function attesterView(attester: TrustedAttester, now: Date, silentAfterSeconds = DEFAULT_SILENT_AFTER_SECONDS): Record<string, unknown> {
-  const overlapLive = attester.previousTokenExpiresAt !== null && attester.previousTokenExpiresAt.getTime() > now.getTime();
-  return {
-    id: attester.id,
-    object: 'trusted_attester',
-    application_id: attester.applicationId,
-    name: attester.name,
-    status: attester.status,
-    permissions: attester.permissions,
-    scoped_application_id: attester.scopeApplicationId,
-    previous_token_expires_at: overlapLive ? attester.previousTokenExpiresAt?.toISOString() : null,
-    created_at: attester.createdAt.toISOString(),
-    rotated_at: attester.rotatedAt?.toISOString() ?? null,
-    suspended_at: attester.suspendedAt?.toISOString() ?? null,
-    destroyed_at: attester.destroyedAt?.toISOString() ?? null,
-    liveness: livenessView(attester, now, silentAfterSeconds),
-  } satisfies TrustedAttesterResponse;
-}
-
 /** Last heartbeat and the `silent` flag (no heartbeat, or the last one older than the threshold). */
 export function livenessView(attester: TrustedAttester, now: Date, silentAfterSeconds: number): Record<string, unknown> {
   const last = attester.lastHeartbeatAt;
@@ -85,4 +64,14 @@ export function livenessView(attester: TrustedAttester, now: Date, silentAfterSe
     silent_after_seconds: silentAfterSeconds,
     silent: attester.status === 'active' && (last === null || now.getTime() - last.getTime() > silentAfterSeconds * 1000),
   };
+}
+
+/** How a presented token matched: the current slot, or the previous one inside its overlap. */
+export type TokenSlot = 'current' | 'previous';
+
+/** The authenticated trusted attester of a request. */
+export interface AttesterPrincipal {
+  attester: TrustedAttester;
+  /** Which token slot matched; `previous` means the caller still uses a rotated-out token. */
+  slot: TokenSlot;
 }

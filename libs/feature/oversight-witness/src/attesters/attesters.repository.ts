@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { AttesterPermission, AttesterStatus, TrustedAttester } from './attester';
+import type { AttesterPermission, AttesterStatus, TokenSlot, TrustedAttester } from './attester';
+
+export type { TokenSlot } from './attester';
 
 interface AttesterRow {
   id: string;
@@ -45,8 +47,6 @@ interface ElevationRow {
   decided_by: string | null;
 }
 
-/** How a presented token matched: the current slot, or the previous one inside its overlap. */
-export type TokenSlot = 'current' | 'previous';
 
 const COLUMNS = `id, application_id, name, permissions, scope_application_id, status, previous_token_expires_at, created_at, updated_at,
   rotated_at, suspended_at, destroyed_at, last_heartbeat_at, last_heartbeat`;

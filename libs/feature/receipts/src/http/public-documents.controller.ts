@@ -1,6 +1,7 @@
 import { Controller, Get, Header, Headers, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
-import { SigningKeyStore, type SigningJwk } from '@svc/crypto';
+import { type SigningJwk } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { ApiDoc } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { RECEIPT_SCHEMA_ID_PATH, RECEIPT_SCHEMA_MEDIA_TYPE, RECEIPT_SCHEMA_PATH, receiptSchemaBytes, receiptSchemaEtag } from '../schema/published-schema';

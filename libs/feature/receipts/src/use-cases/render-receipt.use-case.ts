@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
-import { SigningKeyStore, canonicalJson } from '@svc/crypto';
+import { canonicalJson } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
 import { projectReceipt, type ReceiptStatus } from '../events/project-events';
 import { canonicalReceiptBytes } from '../flavors/canonical';
 import { dpvReceipt } from '../flavors/dpv';
@@ -51,7 +52,7 @@ export class RenderReceipt {
       case 'dpv':
         return { ...base, contentType: FLAVOR_MEDIA_TYPES.dpv, body: Buffer.from(canonicalJson(dpvReceipt(projection.document, projection.status)), 'utf8') };
       case 'signed': {
-        const jwksUri = `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/.well-known/jwks.json`;
+        const jwksUri = `${this.config.publicBaseUrl}/.well-known/jwks.json`;
         const signed = await signReceipt(projection.document, await this.keys.activeKey(), jwksUri);
         return { ...base, contentType: FLAVOR_MEDIA_TYPES.signed, body: Buffer.from(canonicalJson(signed), 'utf8') };
       }

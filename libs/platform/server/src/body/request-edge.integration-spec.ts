@@ -1,7 +1,8 @@
+import { PlatformConfig } from '@svc/config';
 import { Body, Controller, Get, HttpCode, Module, Post, Query } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { Public } from '@svc/auth';
-import { createTestDatabase, deleteTestStreams, http, testConfig, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Nullable } from '../nullable';
@@ -59,8 +60,8 @@ describe('the request edge', () => {
     database = await createTestDatabase('request_edge');
     prefix = uniqueBusPrefix();
     running = await startProcess({
-      features: [{ name: 'edge', module: EdgeModule, migrations: [], outboxSchemas: [] }],
-      config: testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix }),
+      features: [{ name: 'edge', module: EdgeModule, config: PlatformConfig, migrations: [], outboxSchemas: [] }],
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix }),
     });
   });
   afterAll(async () => {

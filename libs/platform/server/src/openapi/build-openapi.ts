@@ -114,6 +114,8 @@ function security(target: object, handler: object): Json[] {
         return { publishableKey: [] };
       case 'attester_token':
         return { attesterToken: [] };
+      case 'access_token':
+        return { accessToken: [] };
     }
   });
 }

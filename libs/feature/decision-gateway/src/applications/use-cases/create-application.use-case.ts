@@ -7,6 +7,7 @@ import type { OutboxWriter } from '@svc/persistence';
 import { GATEWAY_OUTBOX } from '../../tokens';
 import { APPLICATION_MODES, ENVIRONMENTS, type Application, type ApplicationMode, type Environment } from '../application';
 import { ApplicationsRepository } from '../applications.repository';
+import { parseBrandColor, parseLogoUrl } from '../branding';
 
 /** A validated request to register an application; cannot be built invalid. */
 export class CreateApplicationCommand {
@@ -14,9 +15,11 @@ export class CreateApplicationCommand {
     readonly name: string,
     readonly environment: Environment,
     readonly mode: ApplicationMode,
+    readonly logoUrl: string | null,
+    readonly brandColor: string | null,
   ) {}
 
-  static create(input: { name: unknown; environment: unknown; mode?: unknown }): CreateApplicationCommand {
+  static create(input: { name: unknown; environment: unknown; mode?: unknown; logoUrl?: unknown; brandColor?: unknown }): CreateApplicationCommand {
     if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > 200) {
       throw new DomainError('unprocessable', 'validation_failed', 'name must be 1 to 200 characters', { field: 'name' });
     }
@@ -27,7 +30,12 @@ export class CreateApplicationCommand {
     if (!(APPLICATION_MODES as readonly unknown[]).includes(mode)) {
       throw new DomainError('unprocessable', 'validation_failed', `mode must be one of ${APPLICATION_MODES.join(', ')}`, { field: 'mode' });
     }
-    return new CreateApplicationCommand(input.name.trim(), input.environment as Environment, mode as ApplicationMode);
+    for (const [field, value] of [['logo_url', input.logoUrl], ['brand_color', input.brandColor]] as const) {
+      if (value !== undefined && value !== null && typeof value !== 'string') throw new DomainError('unprocessable', 'validation_failed', `${field} must be a string`, { field });
+    }
+    const logoUrl = parseLogoUrl((input.logoUrl as string | null | undefined) ?? null);
+    const brandColor = parseBrandColor((input.brandColor as string | null | undefined) ?? null);
+    return new CreateApplicationCommand(input.name.trim(), input.environment as Environment, mode as ApplicationMode, logoUrl, brandColor);
   }
 }
 
@@ -64,6 +72,8 @@ export class CreateApplication {
           mode: command.mode,
           capabilitiesPublished: false,
           region: this.config.REGION,
+          logoUrl: command.logoUrl,
+          brandColor: command.brandColor,
         },
         now,
       );

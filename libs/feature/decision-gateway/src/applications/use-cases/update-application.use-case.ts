@@ -4,11 +4,12 @@ import { Clock } from '@svc/config';
 import type { OutboxWriter } from '@svc/persistence';
 import { gatewayError } from '../../gateway.errors';
 import { GATEWAY_OUTBOX } from '../../tokens';
-import type { Application, ApplicationMode } from '../application';
-import { ApplicationsRepository } from '../applications.repository';
+import type { Application } from '../application';
+import { ApplicationsRepository, type ApplicationPatch } from '../applications.repository';
+import { parseBrandColor, parseLogoUrl } from '../branding';
 import { ownedApplication } from './owned-application';
 
-/** Changes an application's name, mode or capability publication. */
+/** Changes an application's name, mode, capability publication or branding (logo URL, brand colour). */
 @Injectable()
 export class UpdateApplication {
   constructor(
@@ -20,9 +21,14 @@ export class UpdateApplication {
   async execute(
     principal: Principal,
     applicationId: string,
-    patch: { name?: string; mode?: ApplicationMode; capabilitiesPublished?: boolean },
+    input: ApplicationPatch,
   ): Promise<Application> {
     await ownedApplication(this.applications, principal, applicationId);
+    const patch: ApplicationPatch = {
+      ...input,
+      logoUrl: input.logoUrl === undefined ? undefined : parseLogoUrl(input.logoUrl),
+      brandColor: input.brandColor === undefined ? undefined : parseBrandColor(input.brandColor),
+    };
     const now = this.clock.now();
     return this.applications.transaction(async (manager) => {
       const updated = await this.applications.updateApplication(manager, applicationId, patch, now);

@@ -10,6 +10,7 @@ import { mintConsentToken, mintExchangeToken } from '../decision-tokens';
 import type { TransitionBody } from '../decisions.dto';
 import { decisionError } from '../decisions.errors';
 import { DecisionsRepository } from '../decisions.repository';
+import { FlowLookup } from '../flow-lookup';
 import { HOSTED_SIGN_IN, type HostedSignIn } from '../principal-binding';
 import { onLockedSession } from '../session-transaction';
 import { revokeFulfilledConsent } from './revoke-consent.use-case';
@@ -42,6 +43,7 @@ export class AdvanceConsent {
     private readonly sessions: DecisionsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly flows: FlowLookup,
     @Optional() @Inject(HOSTED_SIGN_IN) private readonly hostedSignIn?: HostedSignIn,
   ) {}
 
@@ -69,8 +71,11 @@ export class AdvanceConsent {
       if (body.principal_id !== undefined) {
         throw decisionError('principal_not_settable', 'The decision page cannot name or change the person; the application binds it server-side', { field: 'principal_id' });
       }
+      if (body.purposes !== undefined && body.action !== 'complete') {
+        throw decisionError('field_not_applicable', 'purposes applies to complete only', { field: 'purposes', action: body.action });
+      }
       if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
-      if (to === 'fulfilled') return this.fulfil(manager, session, now);
+      if (to === 'fulfilled') return this.fulfil(manager, session, now, body.purposes === undefined ? session.purposes : await this.chosenPurposes(session, body.purposes));
       if (body.action === 'decline') return this.decline(manager, session, now);
       if (body.action === 'sign_in' && this.hostedSignIn) {
         const signedIn = await this.hostedSignIn.signedInPrincipal(session, proof);
@@ -82,13 +87,29 @@ export class AdvanceConsent {
     });
   }
 
-  private async fulfil(manager: EntityManager, session: DecisionSession, now: Date): Promise<ConsentMoveResult> {
+  /**
+   * The purposes a person granted by choosing: each a purpose the session showed, including every
+   * purpose the flow fixes on another lawful basis, and at least one (refusing all is a decline).
+   */
+  private async chosenPurposes(session: DecisionSession, chosen: readonly string[]): Promise<string[]> {
+    const shown = new Set(session.purposes);
+    const unknown = chosen.find((key) => !shown.has(key));
+    if (unknown !== undefined) throw decisionError('purpose_not_in_flow', `"${unknown}" is not a purpose of this session's flow version`, { field: 'purposes', purpose: unknown });
+    const fixed = session.flowId ? await this.flows.fixedPurposes(session.applicationId, session.flowId, session.flowVersion ?? 0) : [];
+    const missing = fixed.find((key) => !chosen.includes(key));
+    if (missing !== undefined) throw decisionError('required_purpose_missing', `"${missing}" is required by the flow and must be listed`, { field: 'purposes', purpose: missing });
+    if (chosen.length === 0) throw decisionError('no_purpose_granted', 'purposes is empty: refusing every purpose is the decline action', { field: 'purposes' });
+    // Kept in the order the flow shows them.
+    return session.purposes.filter((key) => chosen.includes(key));
+  }
+
+  private async fulfil(manager: EntityManager, session: DecisionSession, now: Date, granted: string[]): Promise<ConsentMoveResult> {
     const consent = mintConsentToken();
     const exchange = mintExchangeToken();
     const updated = await this.sessions.update(
       manager,
       session.tokenSha256,
-      { status: 'fulfilled', outcome: 'granted', exchangeTokenSha256: exchange.sha256, completedAt: now },
+      { status: 'fulfilled', outcome: 'granted', exchangeTokenSha256: exchange.sha256, completedAt: now, purposes: granted },
       now,
     );
     await this.sessions.insertConsentToken(manager, {

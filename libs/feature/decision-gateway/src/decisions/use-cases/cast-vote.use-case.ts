@@ -52,6 +52,7 @@ export class CastVote {
       if (body.principal_id !== undefined || body.evidence !== undefined) {
         throw decisionError('field_not_applicable', 'principal_id and evidence apply to consent sessions', { action: body.action });
       }
+      if (body.purposes !== undefined) throw decisionError('field_not_applicable', 'purposes applies to completing a consent session', { field: 'purposes', action: body.action });
       if (vote === 'counter' && body.counter_proposal === undefined) throw decisionError('counter_proposal_required', 'counter needs a counter_proposal object', { field: 'counter_proposal' });
       if (vote !== 'counter' && body.counter_proposal !== undefined) {
         throw decisionError('field_not_applicable', 'counter_proposal applies to counter only', { field: 'counter_proposal', action: body.action });

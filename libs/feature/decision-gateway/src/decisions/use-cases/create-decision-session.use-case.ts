@@ -135,7 +135,7 @@ export class CreateDecisionSession {
           quorumRequired,
           participants,
           proposal: body.proposal ?? null,
-          decisionUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/decisions/${sessionToken}`,
+          decisionUrl: `${this.config.publicBaseUrl}/decisions/${sessionToken}`,
           deadline: new Date(now.getTime() + (body.ttl_seconds ?? DEFAULT_TTL_SECONDS[body.kind]) * 1000),
           createdVia: via,
         },

@@ -94,7 +94,7 @@ export class CreateAuthority {
       });
       await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now, '', {
         agentName: agent.name,
-        withdrawalUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/api/v1/authorities/${authority.id}/revoke`,
+        withdrawalUrl: `${this.config.publicBaseUrl}/api/v1/authorities/${authority.id}/revoke`,
       });
       return authority;
     });

@@ -1,9 +1,10 @@
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { FakeClock } from '@svc/config';
+import { FakeClock, loadConfig } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { createDataSource, runMigrations } from '@svc/persistence';
-import { createTestDatabase, freePort, testConfig, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, freePort, testEnv, type TestDatabase } from '@svc/testing';
+import { OapAuthorizerConfig } from '../../oap-authorizer.config';
 import { SignJWT, exportJWK } from 'jose';
 import type { DataSource } from 'typeorm';
 import { oapMigrations } from '../../migrations';
@@ -70,7 +71,6 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
   let dataSource: DataSource;
   let jwksServer: Server;
   let verifier: AgentEvidenceVerifier;
-  const savedTrust = process.env.OAP_TRUST_LISTS;
   const request: GrantRequest = {
     applicationId: 'tp_us_a',
     agentId: 'agent_us_a',
@@ -92,22 +92,20 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
     const jwk = { ...(await exportJWK(idpKey.publicKey)), kid: 'k1' };
     jwksServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
     await new Promise<void>((resolve) => jwksServer.listen(port, '127.0.0.1', resolve));
-    process.env.OAP_TRUST_LISTS = JSON.stringify({
+    const trustLists = JSON.stringify({
       agent_credential_issuers: [
         { iss: 'https://idp.example', jwks_uri: `http://127.0.0.1:${port}/jwks`, kids: ['k1'] },
         { iss: 'https://idp-down.example', jwks_uri: `http://127.0.0.1:${closedPort}/jwks` },
       ],
     });
-    const config = testConfig({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: 'unused', PUBLIC_BASE_URL: US });
-    verifier = new AgentEvidenceVerifier(new TrustLists(), new JwksCache(), new ReplayCache(dataSource), clock, config);
+    const config = loadConfig(OapAuthorizerConfig, testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: 'unused', PUBLIC_BASE_URL: US, OAP_TRUST_LISTS: trustLists }));
+    verifier = new AgentEvidenceVerifier(new TrustLists(config), new JwksCache(), new ReplayCache(dataSource), clock, config);
   });
 
   afterAll(async () => {
     await dataSource?.destroy();
     await database?.drop();
     await new Promise((resolve) => jwksServer?.close(resolve));
-    if (savedTrust === undefined) delete process.env.OAP_TRUST_LISTS;
-    else process.env.OAP_TRUST_LISTS = savedTrust;
   });
 
   async function refusal(token: string): Promise<{ code: string; kind: string; detail?: Record<string, unknown> }> {

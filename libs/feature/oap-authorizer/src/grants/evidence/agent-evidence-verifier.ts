@@ -79,7 +79,7 @@ export class AgentEvidenceVerifier {
 
   /** The regional issuer URI a credential's or attestation's `aud` must contain. */
   get regionalIssuer(): string {
-    return this.config.PUBLIC_BASE_URL.replace(/\/$/, '');
+    return this.config.publicBaseUrl;
   }
 
   /** Shape of an `agent_attestation` block: exactly `format` and `token` (≤ 16 KB). */

@@ -342,7 +342,7 @@ export class RequestGrant {
       createdAt: now,
       resolvedAt: null,
     };
-    const decisionUrl = `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/decisions/${sessionToken}`;
+    const decisionUrl = `${this.config.publicBaseUrl}/decisions/${sessionToken}`;
     const proposalJson = JSON.stringify(approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }));
     await this.escalations.insert(manager, escalation, sha256Hex(sessionToken), proposalJson);
     writes.events.push({
@@ -369,7 +369,7 @@ export class RequestGrant {
       body: {
         decision: 'escalate',
         escalation_id: escalation.id,
-        escalation_url: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/api/v1/oap/escalations/${escalation.id}`,
+        escalation_url: `${this.config.publicBaseUrl}/api/v1/oap/escalations/${escalation.id}`,
         decision_url: decisionUrl,
         session_token: sessionToken,
         approval_ttl_at: escalation.approvalTtlAt.toISOString(),

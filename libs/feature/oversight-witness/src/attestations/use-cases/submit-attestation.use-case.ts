@@ -204,7 +204,7 @@ export class SubmitAttestation {
     const sessionToken = newApprovalSessionToken();
     return {
       sessionToken,
-      decisionUrl: `${this.config.PUBLIC_BASE_URL.replace(/\/$/, '')}/decisions/${sessionToken}`,
+      decisionUrl: `${this.config.publicBaseUrl}/decisions/${sessionToken}`,
       approvalTtlAt: new Date(now.getTime() + APPROVAL_TTL_SECONDS * 1000),
     };
   }

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { oversightError } from '../../oversight.errors';
-import type { AttesterPermission } from '../attester';
+import type { AttesterPermission, AttesterPrincipal } from '../attester';
 import { AttestersRepository } from '../attesters.repository';
-import type { AttesterPrincipal } from '../attester-auth.guard';
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="svc", error="invalid_token"' };
 
