@@ -135,7 +135,7 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     await other.waitForSelector('#people-code:not([hidden])');
     await other.fill('#people-code-input', await codeFor(mail, 'katherine@example.test', 2));
     await Promise.all([other.waitForURL(`${origin}/decisions/${token}`), other.click('#people-code button[type=submit]')]);
-    for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) await other.click(`#svc-action-${action}`);
+    for (const action of ['sign_in', 'start_checks', 'review_terms', 'accept_all']) await other.click(`#svc-action-${action}`);
     await waitFor(async () => (await http('GET', `${origin}/api/v1/decisions/${token}/state`)).body.status === 'fulfilled');
     await fresh.close();
 
