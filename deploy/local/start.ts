@@ -14,7 +14,8 @@
  * servers answer, on ports of its own (5442, 4232, routers 8091-8093) with data in `.local/embedded/`.
  *
  * Mail: unless SMTP_URL is set, it runs MailDev (SMTP on SVC_MAILDEV_SMTP_PORT, default 1025; web
- * inbox on SVC_MAILDEV_WEB_PORT, default 1080) and the regions send their sign-in codes there.
+ * inbox on SVC_MAILDEV_WEB_PORT, default 1080; free ports when those are taken) and the regions
+ * send their sign-in codes there.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,8 +24,8 @@ import { join } from 'node:path';
 import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
-import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, startEmbeddedPostgres, startMailDev, stopChild } from './local-servers';
+import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort, startMailDev } from '@svc/region-stack';
+import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, portFree, startEmbeddedPostgres, stopChild } from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 
@@ -116,7 +117,10 @@ async function needsOwnNats(): Promise<boolean> {
 /** Runs MailDev as the SMTP sink unless SMTP_URL names a mail server; prints its web inbox. */
 async function startLocalMail(): Promise<void> {
   if (process.env.SMTP_URL) return;
-  const mail = await startMailDev({ smtp: Number(process.env.SVC_MAILDEV_SMTP_PORT ?? 1025), web: Number(process.env.SVC_MAILDEV_WEB_PORT ?? 1080) });
+  // Its usual ports, or free ones when something else holds them (unless they were asked for).
+  const wanted = async (variable: string, usual: number): Promise<number | undefined> =>
+    process.env[variable] ? Number(process.env[variable]) : (await portFree(usual)) ? usual : undefined;
+  const mail = await startMailDev({ smtp: await wanted('SVC_MAILDEV_SMTP_PORT', 1025), web: await wanted('SVC_MAILDEV_WEB_PORT', 1080) });
   children.push({ name: 'maildev', child: mail.child, server: true });
   mail.child.on('exit', (code, signal) => {
     if (stopping) return;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
-import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
+import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix, waitFor } from '@svc/testing';
 
 const ROOT = join(__dirname, '..', '..');
 const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
@@ -61,6 +61,8 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
       SVC_SERVICE_PORT_BASE: String(portBase + 100),
       SVC_READY_TIMEOUT_MS: '240000',
       LOG_LEVEL: 'warn',
+      // The launcher's own SMTP sink, whatever the test runner has configured.
+      SMTP_URL: '',
     };
     stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), mode], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     stack.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -148,12 +150,28 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     });
   });
 
+  it('runs MailDev, prints its inbox, and a sign-up code sent through the us router lands there', async () => {
+    const inbox = /Mail inbox \(MailDev\): (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    expect(inbox).toBeDefined();
+    const email = `newcomer.${tag}@example.test`;
+    const started = await http('POST', `${router(1)}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: 'Newcomer', home_country: 'US' } });
+    expect(started.status).toBe(202);
+    const mails = await waitFor(async () => {
+      const all = (await (await fetch(`${inbox!}/email`)).json()) as Array<{ subject: string; to: Array<{ address: string }> }>;
+      const mine = all.filter((m) => m.to.some((to) => to.address === email));
+      return mine.length ? mine : undefined;
+    });
+    expect(mails[0]!.subject).toMatch(/\b\d{6}\b/);
+  });
+
   it('stops every process cleanly on Ctrl-C', async () => {
     const exited = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
     stack.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(output).toContain('Stopped.');
     await expect(http('GET', `${router(1)}/healthz`)).rejects.toThrow();
+    const inbox = /Mail inbox \(MailDev\): (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    await expect(fetch(`${inbox!}/healthz`)).rejects.toThrow();
   }, 60_000);
 });
 

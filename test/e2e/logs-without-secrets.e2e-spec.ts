@@ -5,6 +5,7 @@ import { LOGGER } from '@svc/server';
 import { createLogger, type Logger } from '@svc/telemetry';
 import { http, waitFor, LoopbackReceiver } from '@svc/testing';
 import { DataSource } from 'typeorm';
+import { codeFor, startMailDev, type MailDev } from './support/mail';
 import { startRegions, type TestRegions } from './support/regions';
 
 type Json = Record<string, unknown>;
@@ -21,6 +22,7 @@ const EMAIL_PATTERN = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
  * is captured; then no line may contain a marker, an email address or a serialised Buffer.
  */
 describe('logs without secrets or personal data', () => {
+  let mail: MailDev;
   let stack: TestRegions;
   let us: string;
   const lines: string[] = [];
@@ -40,13 +42,15 @@ describe('logs without secrets or personal data', () => {
       },
     });
     const logger: Logger = createLogger({ service: 'log-scan', region: 'us', level: 'debug', destination });
-    stack = await startRegions('log_scan', { regions: ['us'], logger });
+    mail = await startMailDev();
+    stack = await startRegions('log_scan', { regions: ['us'], logger, env: { SMTP_URL: mail.smtpUrl } });
     us = stack.url.us;
   });
 
   afterAll(async () => {
     await stack?.close();
     await receiver.close();
+    await mail?.stop();
   });
 
   it('writes no marker value, email address or buffer bytes to any log line', async () => {
@@ -98,6 +102,25 @@ describe('logs without secrets or personal data', () => {
       expect((await http('POST', `${us}/api/v1/decisions/${markers.sessionToken}/transitions`, { json: { action } })).status).toBe(200);
     }
 
+    // A person signs up by email code (one wrong try first), links to the application and signs out.
+    const personEmail = `log.person.${unique}@example.com`;
+    markers.personEmail = personEmail;
+    const started = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email: personEmail, display_name: `Log Person ${unique}`, home_country: 'US' } });
+    expect(started.status).toBe(202);
+    markers.challengeId = started.body.challenge_id as string;
+    const code = await codeFor(mail, personEmail, 1);
+    const wrongCode = code === '000000' ? '111111' : '000000';
+    expect((await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: markers.challengeId, code: wrongCode } })).status).toBe(401);
+    const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: markers.challengeId, code } });
+    expect(verified.status).toBe(200);
+    const cookie = (verified.headers.get('set-cookie') ?? '').split(';')[0]!;
+    markers.cookie = cookie.split('=')[1]!;
+    const personId = (verified.body.person as { id: string }).id;
+    expect((await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: auth, json: { person_id: personId, subject: { email: personEmail } } })).status).toBe(201);
+    expect((await http('POST', `${us}/people/sign_out`, { headers: { cookie } })).status).toBe(204);
+    // Six digits also occur inside timestamps; the code counts only as a number of its own.
+    const codeAlone = new RegExp(`(?<![0-9])(${code}|${wrongCode})(?![0-9])`);
+
     // A write that fails inside Postgres with the person's values as bind parameters: this test's own
     // database refuses one external id, so the Record API's insert of it hits a check violation.
     const refusedExternalId = `${externalId}-refused`;
@@ -140,6 +163,7 @@ describe('logs without secrets or personal data', () => {
     );
     const emails = lines.flatMap((line) => line.match(EMAIL_PATTERN) ?? []);
     const buffers = lines.filter((line) => line.includes('"type":"Buffer"'));
-    expect({ occurrences, emails, buffers }).toEqual({ occurrences: [], emails: [], buffers: [] });
+    const codes = lines.filter((line) => codeAlone.test(line));
+    expect({ occurrences, emails, buffers, codes }).toEqual({ occurrences: [], emails: [], buffers: [], codes: [] });
   });
 });

@@ -4,6 +4,7 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { regionOpenApiDocument } from '@svc/region-stack';
 import { http } from '@svc/testing';
 import { createAgent, createAuthority, dpopProof, grantBody, newAgentKey, type AgentKey } from '../oap-authorizer/support';
+import { startMailDev, type MailDev } from '../support/mail';
 import { startRegions, type TestRegions } from '../support/regions';
 import { mutatedRequests, type FuzzRequest } from './mutations';
 import { valueOf, type Schema } from './schema-values';
@@ -53,6 +54,7 @@ async function inPool<T>(items: readonly T[], size: number, run: (item: T) => Pr
  * 5xx and every 4xx carries the error envelope.
  */
 describe('fuzzing every body-taking operation', () => {
+  let mail: MailDev;
   let stack: TestRegions;
   let us: string;
   let apiToken: string;
@@ -63,7 +65,9 @@ describe('fuzzing every body-taking operation', () => {
   const seeds: Record<string, () => unknown> = {};
 
   beforeAll(async () => {
-    stack = await startRegions('fuzz', { regions: ['us'] });
+    // Sign-in codes go to a real SMTP sink, as in every configured deployment.
+    mail = await startMailDev();
+    stack = await startRegions('fuzz', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl } });
     us = stack.url.us;
     const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'fuzz', environment: 'development' }));
     apiToken = created.apiToken;
@@ -100,7 +104,10 @@ describe('fuzzing every body-taking operation', () => {
       'POST /api/v1/trusted_attesters/{attester_id}/rotate': () => ({ overlap_seconds: 60 }),
     });
   });
-  afterAll(() => stack?.close());
+  afterAll(async () => {
+    await stack?.close();
+    await mail?.stop();
+  });
 
   async function send(operation: Operation, request: FuzzRequest): Promise<{ status: number; body: unknown; text: string }> {
     const url = `${us}${operation.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => pathValues[name] ?? `${name.replace(/_id$|_token$/, '')}_us_aaaaaaaaaaaaaaaaaaaaaaaa`)}`;

@@ -1,4 +1,4 @@
-import { startMailDev, type MailDev } from '../../../deploy/local/local-servers';
+import { startMailDev, type MailDev } from '@svc/region-stack';
 
 export { startMailDev, type MailDev };
 

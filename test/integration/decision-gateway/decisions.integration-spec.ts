@@ -276,7 +276,6 @@ describe('decision sessions over HTTP', () => {
         ['POST', `/api/v1/decisions/${token}/revoke`],
         ['POST', '/api/v1/decisions/consent_tokens/verify', { consent_token: 'x' }],
         ['GET', '/api/v1/inbox?principal_id=user-1'],
-        ['GET', '/inbox?principal_id=user-1'],
         ['GET', '/api/v1/flows'],
       ];
       for (const [method, path, json] of reads) {
@@ -612,8 +611,9 @@ describe('decision sessions over HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.map((r) => r.session_token)).toEqual([tokens.value, tokens.scope, tokens.consent]);
       expect(res.body.data[0]).toMatchObject({ kind: 'approval', trigger_type: 'value', application_id: app.id, decision_url: `${BASE}/decisions/${tokens.value}` });
-      const twin = await inbox('', '/inbox');
-      expect(twin.body).toEqual(res.body);
+      // `/inbox` is the signed-in person's page, not this JSON: signed out, it sends the browser to sign in.
+      const page = await http('GET', `${url}/inbox`, { headers: auth(app.token) });
+      expect([page.status, page.headers.get('location')]).toEqual([303, '/people/sign-in?return_to=%2Finbox']);
     });
 
     it('sorts newest first, filters by kind, trigger type and application, and paginates without loss', async () => {

@@ -1797,8 +1797,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Pending consent and approval decisions of one principal */
-        get: operations["Inbox_list_inbox"];
+        /** The signed-in person's inbox page (HTML); query kind, trigger_type, application_id, sort (deadline | newest), limit, cursor; 303 to sign-in when signed out */
+        get: operations["PersonInbox_page"];
         put?: never;
         post?: never;
         delete?: never;
@@ -11768,10 +11768,9 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
-    Inbox_list_inbox: {
+    PersonInbox_page: {
         parameters: {
-            query: {
-                principal_id: string;
+            query?: {
                 kind?: "consent" | "approval";
                 trigger_type?: "scope" | "action" | "value" | "time" | "escalation" | "reputation";
                 application_id?: string;
@@ -11779,53 +11778,20 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
             };
-            header?: {
-                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
-                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Page of rows: session_token, kind, status, application_id, trigger_type, flow_id, reference, deadline, created_at, decision_url */
+            /** @description text/html */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "session_token": "session token",
-                     *           "kind": "consent",
-                     *           "status": "status",
-                     *           "application_id": "application id",
-                     *           "trigger_type": "trigger type",
-                     *           "flow_id": "flow id",
-                     *           "reference": "reference",
-                     *           "deadline": "deadline",
-                     *           "created_at": "2026-11-25T09:30:00.000Z",
-                     *           "decision_url": "https://shop.example.com/hooks/consent"
-                     *         }
-                     *       ],
-                     *       "has_more": true,
-                     *       "next_cursor": "next cursor"
-                     *     }
-                     */
-                    "application/json": {
-                        data: components["schemas"]["InboxRowResponse"][];
-                        has_more: boolean;
-                        next_cursor: string | null;
-                    };
-                };
+                content?: never;
             };
-            400: components["responses"]["Error400"];
-            401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
-            404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };

@@ -92,7 +92,8 @@ export interface SessionPatch {
 /** Inbox filters (spec, What the service does 9). */
 export interface InboxQuery {
   applicationId: string;
-  principalId: string;
+  /** The application's identifiers of the person (one, or a person's linked references). */
+  principalIds: string[];
   kind?: 'consent' | 'approval';
   triggerType?: TriggerType;
   sort: 'deadline' | 'newest';
@@ -260,15 +261,15 @@ export class DecisionsRepository {
     const rows: SessionRow[] = await this.dataSource.query(
       `SELECT * FROM gateway.decision_sessions
        WHERE completed_at IS NULL AND deadline > $1 AND application_id = $2
-         AND (principal_id = $3 OR $3 = ANY (participants))
-         AND NOT EXISTS (SELECT 1 FROM gateway.decision_votes v WHERE v.token_sha256 = decision_sessions.token_sha256 AND v.participant_id = $3)
+         AND (principal_id = ANY ($3::text[]) OR participants && $3::text[])
+         AND NOT EXISTS (SELECT 1 FROM gateway.decision_votes v WHERE v.token_sha256 = decision_sessions.token_sha256 AND v.participant_id = ANY ($3::text[]))
          AND kind IN ('consent', 'approval')
          AND ($4::text IS NULL OR kind = $4)
          AND ($5::text IS NULL OR trigger_type = $5)
          ${keyset}
        ORDER BY ${position} ${newest ? 'DESC' : 'ASC'}, token_sha256 ${newest ? 'DESC' : 'ASC'}
        LIMIT ${q.after ? '$8' : '$6'}`,
-      [q.now, q.applicationId, q.principalId, q.kind ?? null, q.triggerType ?? null, ...(q.after ? [q.after.at, q.after.token] : []), q.limit],
+      [q.now, q.applicationId, q.principalIds, q.kind ?? null, q.triggerType ?? null, ...(q.after ? [q.after.at, q.after.token] : []), q.limit],
     );
     return rows.map(toSession);
   }

@@ -6,23 +6,26 @@ import { InboxRowResponse } from './decision.responses';
 import { inboxRowView } from './decision.views';
 import { InboxQueryDto } from './decisions.dto';
 import { DecisionsRepository } from './decisions.repository';
+import { PeopleRepository } from '../people/people.repository';
 
 /**
  * The unified inbox (spec, What the service does 9): one principal's pending consent and
  * approval decisions, filterable by kind, trigger type and application, sorted by deadline
  * (ascending, default) or newest first, cursor-paginated. The principal is the application's
  * identifier of a person (`principal_id`: a session's principal or one of its approvers); the API
- * token scopes the list to its application. `GET /inbox` answers the same JSON; the rendered page
- * and end-user sign-in come with the hosted pages.
+ * token scopes the list to its application. A person's id (`usr_…`) lists the sessions of the
+ * references the application linked to that person, and nothing for a person it has no link to.
+ * `GET /inbox` is the signed-in person's page (people).
  */
 @Controller()
 export class InboxController {
   constructor(
     private readonly sessions: DecisionsRepository,
     private readonly clock: Clock,
+    private readonly people: PeopleRepository,
   ) {}
 
-  @Get(['api/v1/inbox', 'inbox'])
+  @Get('api/v1/inbox')
   @ApiDoc({ tag: 'Inbox', summary: 'Pending consent and approval decisions of one principal', response: 'Page of rows: session_token, kind, status, application_id, trigger_type, flow_id, reference, deadline, created_at, decision_url' })
   @ApiResponseOf(InboxRowResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: InboxQueryDto): Promise<Page<InboxRowResponse>> {
@@ -31,9 +34,17 @@ export class InboxController {
     // Another application's id answers like an unknown one: nothing pending there for this caller.
     if (query.application_id !== undefined && query.application_id !== principal.applicationId) return { data: [], has_more: false, next_cursor: null };
     const after = query.cursor ? decodeCursor(query.cursor, ['at', 't']) : undefined;
+    // A person (`usr_…`) is listed through the references this application linked to them, and
+    // through sessions naming them; a person the application has no link to has nothing here.
+    let principalIds = [query.principal_id];
+    if (/^usr_[a-z]+_[a-z2-7]{20}$/.test(query.principal_id)) {
+      const links = await this.people.listLinksOfApplication(principal.applicationId, 201, undefined, query.principal_id);
+      if (links.length === 0) return { data: [], has_more: false, next_cursor: null };
+      principalIds = [query.principal_id, ...links.filter((l) => l.subjectKind === 'external_id').map((l) => l.subjectValue)];
+    }
     const rows = await this.sessions.inbox({
       applicationId: principal.applicationId,
-      principalId: query.principal_id,
+      principalIds,
       kind: query.kind,
       triggerType: query.trigger_type,
       sort,

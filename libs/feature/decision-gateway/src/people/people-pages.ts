@@ -132,6 +132,7 @@ export function renderAccountPage(model: AccountPageModel): string {
     model,
     peopleText(l, 'account_title'),
     `<p id="people-signed-in">${escapeHtml(peopleText(l, 'signed_in_as', { name: model.person.displayName }))}</p>
+<p><a id="people-inbox-link" href="/inbox">${escapeHtml(peopleText(l, 'inbox_link'))}</a></p>
 <h2>${escapeHtml(peopleText(l, 'profile_heading'))}</h2>
 <dl><dt>${escapeHtml(peopleText(l, 'email_label'))}</dt><dd>${escapeHtml(model.person.email)}</dd><dt>${escapeHtml(peopleText(l, 'home_country'))}</dt><dd>${escapeHtml(country)}</dd></dl>
 <h2>${escapeHtml(peopleText(l, 'passkeys_heading'))}</h2>
@@ -142,6 +143,42 @@ ${links}
 <p class="alt"><button type="button" id="people-sign-out" class="secondary">${escapeHtml(peopleText(l, 'sign_out'))}</button></p>`,
     'account',
   );
+}
+
+export interface InboxPageModel extends PeoplePageModel {
+  rows: ReadonlyArray<{ kind: 'consent' | 'approval'; applicationId: string; applicationName: string; triggerType: string | null; reference: string | null; deadline: Date; decisionUrl: string }>;
+  filters: { kind?: string; trigger_type?: string; application_id?: string; sort?: string };
+  nextCursor: string | null;
+  timeZone: string;
+}
+
+/** `GET /inbox`: the signed-in person's pending decisions, filter and sort links, next page. */
+export function renderInboxPage(model: InboxPageModel): string {
+  const l = model.locale;
+  const link = (change: Record<string, string | undefined>, label: string, current: boolean): string => {
+    const merged: Record<string, string | undefined> = { ...model.filters, ...change };
+    const query = Object.entries(merged)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+      .join('&');
+    return `<a href="/inbox${query ? `?${query}` : ''}"${current ? ' aria-current="page"' : ''}>${escapeHtml(label)}</a>`;
+  };
+  const f = model.filters;
+  const when = new Intl.DateTimeFormat(l, { dateStyle: 'medium', timeStyle: 'short', timeZone: model.timeZone });
+  const kinds = [link({ kind: undefined, trigger_type: undefined }, peopleText(l, 'filter_all'), !f.kind), link({ kind: 'consent', trigger_type: undefined }, peopleText(l, 'kind_consent'), f.kind === 'consent'), link({ kind: 'approval' }, peopleText(l, 'kind_approval'), f.kind === 'approval')].join(' · ');
+  const triggers = f.kind === 'approval' ? `<p id="people-triggers">${['scope', 'action', 'value', 'time', 'escalation', 'reputation'].map((t) => link({ trigger_type: t }, t, f.trigger_type === t)).join(' · ')}</p>` : '';
+  const sorts = [link({ sort: undefined }, peopleText(l, 'sort_deadline'), f.sort !== 'newest'), link({ sort: 'newest' }, peopleText(l, 'sort_newest'), f.sort === 'newest')].join(' · ');
+  const apps = f.application_id ? `<p>${link({ application_id: undefined }, peopleText(l, 'all_applications'), false)}</p>` : '';
+  const rows = model.rows.length
+    ? `<ul class="items" id="people-inbox">${model.rows
+        .map(
+          (r) =>
+            `<li><span>${link({ application_id: r.applicationId }, r.applicationName, false)} · ${escapeHtml(peopleText(l, r.kind === 'consent' ? 'kind_consent' : 'kind_approval'))}${r.triggerType ? ` · ${escapeHtml(peopleText(l, 'trigger_label'))}: ${escapeHtml(r.triggerType)}` : ''}${r.reference ? ` · ${escapeHtml(r.reference)}` : ''}<br><small>${escapeHtml(peopleText(l, 'deadline_label'))} <time datetime="${r.deadline.toISOString()}">${escapeHtml(when.format(r.deadline))}</time></small></span><a class="open" href="${escapeHtml(r.decisionUrl)}">${escapeHtml(peopleText(l, 'open_decision'))}</a></li>`,
+        )
+        .join('')}</ul>`
+    : `<p id="people-inbox">${escapeHtml(peopleText(l, 'inbox_empty'))}</p>`;
+  const next = model.nextCursor ? `<p>${link({ cursor: model.nextCursor }, peopleText(l, 'next_page'), false)}</p>` : '';
+  return layout(model, peopleText(l, 'inbox_title'), `<nav aria-label="${escapeHtml(peopleText(l, 'inbox_title'))}"><p>${kinds}</p>${triggers}<p>${sorts}</p>${apps}</nav>${rows}${next}`, 'inbox');
 }
 
 /**

@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
@@ -23,16 +20,14 @@ import {
   personLinkView,
   personView,
 } from './people.responses';
-import { safeReturnTo } from './person';
+import { clientAddress, safeReturnTo } from './person';
 import type { SignedInPerson } from './person-sessions.port';
 import { PersonSessionsService } from './person-sessions.service';
 import { StartEmailCode, VerifyEmailCode } from './use-cases/email-codes.use-case';
 import { Passkeys } from './use-cases/passkeys.use-case';
 import { PersonLinks } from './use-cases/person-links.use-case';
+import { WEBAUTHN_BUNDLE, WEBAUTHN_INTEGRITY } from './webauthn-asset';
 
-/** The WebAuthn browser library, served from this origin with its SRI digest. */
-const WEBAUTHN_BUNDLE = readFileSync(join(dirname(require.resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
-const WEBAUTHN_INTEGRITY = `sha384-${createHash('sha384').update(WEBAUTHN_BUNDLE).digest('base64')}`;
 
 type QueryValue = string | string[] | undefined;
 
@@ -128,7 +123,7 @@ export class PeopleController {
           ? { signUp: { display_name: body.display_name!.trim(), home_country: body.home_country!, locale: body.locale ?? 'en', time_zone: timeZone } }
           : {}),
       },
-      request.ip,
+      clientAddress(request),
     );
     return { challenge_id: challengeId, expires_at: expiresAt.toISOString() };
   }
@@ -140,7 +135,7 @@ export class PeopleController {
   @ApiDoc({ tag: 'People', summary: 'Verify an email code; signs the browser in (Set-Cookie)', errors: [400, 401, 403, 410, 415, 429] })
   async verifyEmailCode(@Req() request: FastifyRequest, @Body() body: VerifyEmailCodeBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
     this.assertSameOrigin(request);
-    const result = await this.verifyCode.execute(body.challenge_id, body.code, request.ip);
+    const result = await this.verifyCode.execute(body.challenge_id, body.code, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
   }
@@ -229,7 +224,7 @@ export class PeopleController {
   @ApiDoc({ tag: 'People', summary: 'Sign in with a passkey: the WebAuthn authentication response (Set-Cookie)', errors: [400, 401, 403, 415, 429] })
   async passkeySignIn(@Req() request: FastifyRequest, @Body() body: PasskeyCeremonyBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
     this.assertSameOrigin(request);
-    const result = await this.passkeys.signIn(body.challenge_id, body.credential as unknown as Record<string, unknown> & { id: string }, request.ip);
+    const result = await this.passkeys.signIn(body.challenge_id, body.credential as unknown as Record<string, unknown> & { id: string }, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
   }

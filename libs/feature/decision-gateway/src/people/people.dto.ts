@@ -1,7 +1,9 @@
 import { RoutedBy } from '@svc/ids';
 import { PageQuery } from '@svc/server';
 import { Type } from 'class-transformer';
+import { IsIdOf } from '@svc/ids';
 import { IsDefined, IsEmail, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { TRIGGER_TYPES } from '../decisions/decision';
 
 /** Body of POST /people/email_codes: ask for a one-time code (sign-up fields only to sign up). */
 export class StartEmailCodeBody {
@@ -112,4 +114,20 @@ export class ListPersonLinksQuery extends PageQuery {
   @IsOptional()
   @Matches(/^usr_[a-z]+_[a-z2-7]{20}$/, { message: 'person_id must be a usr_ identifier' })
   person_id?: string;
+}
+
+/** Query of the person's inbox page `GET /inbox` (spec, What the service does 9). */
+export class PersonInboxQuery extends PageQuery {
+  @IsOptional() @IsString() @IsIn(['consent', 'approval'])
+  kind?: 'consent' | 'approval';
+
+  @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
+  trigger_type?: string;
+
+  @IsOptional() @IsIdOf('application')
+  application_id?: string;
+
+  /** `deadline` (ascending, default) or `newest` (created_at descending). */
+  @IsOptional() @IsString() @IsIn(['deadline', 'newest'])
+  sort?: 'deadline' | 'newest';
 }

@@ -11,6 +11,7 @@ import { PersonNotices } from './person-notices';
 import { PeopleConfig, loadPeopleConfig } from './people.config';
 import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
+import { PersonInboxController } from './person-inbox.controller';
 import { PersonLinksController } from './person-links.controller';
 import { PERSON_DIRECTORY, PERSON_SESSIONS } from './person-sessions.port';
 import { PersonSessionsService } from './person-sessions.service';
@@ -26,7 +27,7 @@ import { PersonLinks } from './use-cases/person-links.use-case';
  * ports to the rest of decision-gateway.
  */
 @Module({
-  controllers: [PeopleController, PersonLinksController],
+  controllers: [PeopleController, PersonLinksController, PersonInboxController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     { provide: PeopleConfig, useFactory: (platform: PlatformConfig) => loadPeopleConfig(platform), inject: [PlatformConfig] },

@@ -126,6 +126,30 @@ function toLink(row: LinkRow): PersonLink {
   };
 }
 
+export interface PersonInboxQuery {
+  personId: string;
+  now: Date;
+  kind?: 'consent' | 'approval';
+  triggerType?: string;
+  applicationId?: string;
+  sort: 'deadline' | 'newest';
+  after?: { at: string; token: string };
+  limit: number;
+}
+
+export interface PersonInboxRow {
+  token_sha256: string;
+  kind: 'consent' | 'approval';
+  status: string;
+  application_id: string;
+  application_name: string;
+  trigger_type: string | null;
+  reference: string | null;
+  deadline: Date;
+  created_at: Date;
+  decision_url: string;
+}
+
 /** Queries of people, their codes, sessions, passkeys, throttles and links (gateway schema). */
 @Injectable()
 export class PeopleRepository {
@@ -387,5 +411,34 @@ export class PeopleRepository {
       [applicationId, subjectKind, subjectValue],
     );
     return rows[0] ? toPerson(rows[0]) : undefined;
+  }
+
+  /**
+   * The person's pending consent and approval decisions across applications: sessions naming the
+   * person (`usr_…`, as principal or participant) or a subject reference an application linked to
+   * them, not yet decided by them, before their deadline.
+   */
+  async personInbox(q: PersonInboxQuery): Promise<PersonInboxRow[]> {
+    const newest = q.sort === 'newest';
+    const position = newest ? 's.created_at' : 's.deadline';
+    const keyset = q.after ? `AND (${position}, s.token_sha256) ${newest ? '<' : '>'} ($6::timestamptz, $7)` : '';
+    return queryRows<PersonInboxRow>(
+      this.dataSource,
+      `WITH refs AS (SELECT application_id, subject_value FROM gateway.person_links WHERE person_id = $2 AND subject_kind = 'external_id')
+       SELECT s.token_sha256, s.kind, s.status, s.application_id, a.name AS application_name, s.trigger_type, s.reference, s.deadline, s.created_at, s.decision_url
+       FROM gateway.decision_sessions s JOIN gateway.applications a ON a.id = s.application_id
+       WHERE s.completed_at IS NULL AND s.deadline > $1 AND s.kind IN ('consent', 'approval')
+         AND (s.principal_id = $2 OR $2 = ANY (s.participants)
+              OR EXISTS (SELECT 1 FROM refs r WHERE r.application_id = s.application_id AND (r.subject_value = s.principal_id OR r.subject_value = ANY (s.participants))))
+         AND NOT EXISTS (SELECT 1 FROM gateway.decision_votes v WHERE v.token_sha256 = s.token_sha256
+              AND (v.participant_id = $2 OR v.participant_id IN (SELECT r.subject_value FROM refs r WHERE r.application_id = s.application_id)))
+         AND ($3::text IS NULL OR s.kind = $3)
+         AND ($4::text IS NULL OR s.trigger_type = $4)
+         AND ($5::text IS NULL OR s.application_id = $5)
+         ${keyset}
+       ORDER BY ${position} ${newest ? 'DESC' : 'ASC'}, s.token_sha256 ${newest ? 'DESC' : 'ASC'}
+       LIMIT ${q.after ? '$8' : '$6'}`,
+      [q.now, q.personId, q.kind ?? null, q.triggerType ?? null, q.applicationId ?? null, ...(q.after ? [q.after.at, q.after.token] : []), q.limit],
+    );
   }
 }

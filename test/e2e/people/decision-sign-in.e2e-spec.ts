@@ -1,7 +1,7 @@
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http, waitFor } from '@svc/testing';
-import { codeFor, mailsTo, startMailDev, type MailDev } from '../../../../../test/e2e/support/mail';
-import { startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
+import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
+import { startRegions, type TestRegions } from '../support/regions';
 
 type Json = Record<string, unknown>;
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -112,5 +112,46 @@ describe('decision sessions that require the person to sign in', () => {
     const token = await mint({ principal_id: 'cust-unlinked' });
     const page = await http('GET', `${us}/decisions/${token}`);
     expect(page.text).not.toContain('svc-person');
+  });
+
+  it('lists the signed-in person\'s pending decisions on /inbox, with filters, sorting and pages linking to each decision', async () => {
+    const ruth = await signUp('ruth@example.test', 'Ruth Teitelbaum');
+    expect((await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: auth(app.token), json: { person_id: ruth.personId, subject: { external_id: 'cust-9' } } })).status).toBe(201);
+    const consent = await mint({ principal_id: 'cust-9', ttl_seconds: 3000 });
+    const approval = await http('POST', `${us}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'approval', participants: ['cust-9', 'other-approver'], quorum: { type: 'all' }, trigger_type: 'value', ttl_seconds: 1000 } });
+    expect(approval.status).toBe(201);
+    const approvalToken = approval.body.session_token as string;
+    const unrelated = await mint({ principal_id: 'cust-unrelated' });
+
+    const signedOut = await http('GET', `${us}/inbox?kind=consent`);
+    expect([signedOut.status, signedOut.headers.get('location')]).toEqual([303, `/people/sign-in?return_to=${encodeURIComponent('/inbox?kind=consent')}`]);
+
+    const page = await http('GET', `${us}/inbox`, { headers: { cookie: ruth.cookie } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
+    const links = [...page.text.matchAll(/class="open" href="[^"]*\/decisions\/([^"]+)"/g)].map((m) => m[1]);
+    expect(links).toEqual([approvalToken, consent]);
+    expect(page.text).not.toContain(unrelated);
+    expect(page.text).toContain('Acme Bank');
+
+    const approvals = await http('GET', `${us}/inbox?kind=approval&trigger_type=value`, { headers: { cookie: ruth.cookie } });
+    expect([...approvals.text.matchAll(/\/decisions\/(dts_[A-Za-z0-9_-]+)"/g)].map((m) => m[1])).toEqual([approvalToken]);
+    const newest = await http('GET', `${us}/inbox?sort=newest&limit=1`, { headers: { cookie: ruth.cookie } });
+    expect([...newest.text.matchAll(/class="open" href="[^"]*\/decisions\/([^"]+)"/g)].map((m) => m[1])).toEqual([approvalToken]);
+    const more = /href="(\/inbox\?[^"]*cursor=[^"]+)"/.exec(newest.text)?.[1]?.replace(/&amp;/g, '&');
+    expect(more).toBeDefined();
+    const second = await http('GET', `${us}${more!}`, { headers: { cookie: ruth.cookie } });
+    expect([...second.text.matchAll(/class="open" href="[^"]*\/decisions\/([^"]+)"/g)].map((m) => m[1])).toEqual([consent]);
+    expect(second.text).not.toMatch(/cursor=/);
+
+    // The application's JSON inbox lists a person through the references it linked to them.
+    const api = await http<{ data: Array<{ session_token: string }> }>('GET', `${us}/api/v1/inbox?principal_id=${ruth.personId}`, { headers: auth(app.token) });
+    expect(api.body.data.map((r) => r.session_token)).toEqual([approvalToken, consent]);
+    const stranger = await signUp('stranger@example.test', 'Not Linked');
+    const none = await http<{ data: unknown[] }>('GET', `${us}/api/v1/inbox?principal_id=${stranger.personId}`, { headers: auth(app.token) });
+    expect(none.body.data).toEqual([]);
+
+    const bad = await http('GET', `${us}/inbox?kind=signature_request`, { headers: { cookie: ruth.cookie } });
+    expect(bad.status).toBe(422);
   });
 });

@@ -1,10 +1,12 @@
-import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { http } from '@svc/testing';
-import { codeFor, mailsTo, startMailDev, type MailDev } from '../../../../../test/e2e/support/mail';
-import { startRegions, type TestRegions } from '../../../../../test/e2e/support/regions';
+import { CreateApplication, CreateApplicationCommand, SignInFailureReports } from '@svc/decision-gateway';
+import { http, waitFor } from '@svc/testing';
+import { DataSource } from 'typeorm';
+import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
+import { FakeClock, startRegions, type TestRegions } from '../support/regions';
 
 /** Person accounts and email-code sign-in over HTTP, with codes read from a real SMTP sink. */
 describe('people: sign-up and sign-in by email code', () => {
+  const clock = new FakeClock('2026-11-25T10:00:00.000Z');
   let mail: MailDev;
   let stack: TestRegions;
   let us: string;
@@ -26,7 +28,7 @@ describe('people: sign-up and sign-in by email code', () => {
 
   beforeAll(async () => {
     mail = await startMailDev();
-    stack = await startRegions('people', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+    stack = await startRegions('people', { clock, regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
     us = stack.url.us;
   });
 
@@ -116,6 +118,16 @@ describe('people: sign-up and sign-in by email code', () => {
     expect(Number(retryAfter)).toBeGreaterThan(0);
   });
 
+  it('limits code emails per client address across addresses: the 21st answers 429', async () => {
+    const headers = { 'x-forwarded-for': '203.0.113.9' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i += 1) statuses.push((await http('POST', `${us}/people/email_codes`, { headers, json: { purpose: 'sign_in', email: `spray${i}@example.test` } })).status);
+    expect(statuses.slice(0, 20).every((s) => s === 202)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // Another client is not affected.
+    expect((await http('POST', `${us}/people/email_codes`, { headers: { 'x-forwarded-for': '203.0.113.10' }, json: { purpose: 'sign_in', email: 'spray0@example.test' } })).status).toBe(202);
+  });
+
   it('sends a sign-up whose home country lives in another region there (421 with home_country)', async () => {
     const res = await http('POST', `${us}/people/email_codes`, { headers: client(), json: { purpose: 'sign_up', email: 'lise@example.test', display_name: 'Lise Meitner', home_country: 'DE' } });
     expect(res.status).toBe(421);
@@ -148,6 +160,10 @@ describe('people: sign-up and sign-in by email code', () => {
     const foreign = await http('POST', path, { headers: auth, json: { person_id: 'usr_eu_aaaaaaaaaaaaaaaaaaaa', subject: { external_id: 'cust-43' } } });
     expect(foreign.status).toBe(421);
     expect(foreign.body.home_country).toBe('DE');
+    const foreignLink = await http('DELETE', `${path}/plk_eu_aaaaaaaaaaaaaaaaaaaa`, { headers: auth });
+    expect([foreignLink.status, foreignLink.body.home_country]).toEqual([421, 'DE']);
+    const foreignOwnLink = await http('DELETE', `${us}/people/links/plk_ap_aaaaaaaaaaaaaaaaaaaa`, { headers: { cookie } });
+    expect([foreignOwnLink.status, foreignOwnLink.body.home_country]).toEqual([421, 'SG']);
     const page1 = await http('GET', `${path}?limit=1`, { headers: auth });
     expect(page1.status).toBe(200);
     expect(page1.body).toMatchObject({ has_more: true });
@@ -159,5 +175,21 @@ describe('people: sign-up and sign-in by email code', () => {
     expect((await http('DELETE', `${us}/people/links/${links[0]!.id}`, { headers: { cookie } })).status).toBe(204);
     const after = await http('GET', path, { headers: auth });
     expect((after.body.data as unknown[]).length).toBe(1);
+  });
+
+  it('records people events in the audit chain, sign-in failures as one aggregate per window, with no email or code', async () => {
+    const db = stack.process.us.app.get(DataSource);
+    const entries = async (type: string): Promise<Array<{ canonical: string }>> => db.query(`SELECT canonical FROM audit.entries WHERE entry_type = $1 ORDER BY idx`, [type]);
+    await waitFor(async () => (await entries('person.created')).length >= 4 && (await entries('person.email_verified')).length >= 4);
+    clock.advance(16 * 60_000);
+    await stack.process.us.app.get(SignInFailureReports).reportClosedWindows();
+    const failures = await waitFor(async () => {
+      const rows = await entries('person.sign_in_failures');
+      return rows.length ? rows : undefined;
+    });
+    const invalid = failures.map((r) => JSON.parse(r.canonical) as Record<string, unknown>).find((e) => JSON.stringify(e).includes('code_invalid'));
+    expect(JSON.stringify(invalid)).toMatch(/"failures":5\b/);
+    const all = (await db.query(`SELECT canonical FROM audit.entries WHERE entry_type LIKE 'person.%'`)) as Array<{ canonical: string }>;
+    for (const row of all) expect(row.canonical).not.toMatch(/@example\.test|\b\d{6}\b/);
   });
 });
