@@ -1,12 +1,13 @@
-import { PlatformConfig, REGIONS, intFromEnv, loadConfig, regionCountries, type Region } from '@svc/config';
+import { REGIONS, intFromEnv, regionCountries, type PlatformConfig, type Region } from '@svc/config';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { OAuthConfig } from '../oauth/oauth.config';
 
 /**
- * Variables of people and sign-in. Read from the process's configuration (values a process was
- * started with win over the environment), validated here so the feature stays self-contained.
+ * Variables of people and sign-in, validated at boot with every feature's (decision-gateway's config
+ * class extends this one, which extends the OpenID provider's).
  */
-export class PeopleConfig {
+export class PeopleConfig extends OAuthConfig {
   /**
    * SMTP server the one-time codes are sent through, e.g. `smtp://127.0.0.1:1025` or
    * `smtps://user:pass@mail.example.com:465`. Without it no code can be sent: email sign-in and
@@ -42,13 +43,6 @@ export class PeopleConfig {
   @Min(300)
   @Max(2_592_000)
   PERSON_SESSION_TTL_SECONDS = 1_209_600;
-}
-
-/** The people configuration of a process: its own start values over the environment. */
-export function loadPeopleConfig(platform: PlatformConfig, env: NodeJS.ProcessEnv = process.env): PeopleConfig {
-  const own: Record<string, string> = {};
-  for (const [key, value] of Object.entries(platform)) if (typeof value === 'string') own[key] = value;
-  return loadConfig(PeopleConfig, { ...env, ...own });
 }
 
 /** Country → region of every home country a person may choose. */

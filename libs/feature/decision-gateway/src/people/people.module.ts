@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { PlatformConfig } from '@svc/config';
 import { OutboxRegistry } from '@svc/server';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { GATEWAY_SCHEMA } from '../schema';
@@ -8,7 +7,8 @@ import { HOSTED_SIGN_IN } from '../decisions/principal-binding';
 import { PeopleHostedSignIn } from './hosted-sign-in.adapter';
 import { PeopleMailer } from './mailer';
 import { PersonNotices } from './person-notices';
-import { PeopleConfig, loadPeopleConfig } from './people.config';
+import { DecisionGatewayConfig } from '../decision-gateway.config';
+import { PeopleConfig } from './people.config';
 import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
 import { PersonInboxController } from './person-inbox.controller';
@@ -30,7 +30,7 @@ import { PersonLinks } from './use-cases/person-links.use-case';
   controllers: [PeopleController, PersonLinksController, PersonInboxController],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
-    { provide: PeopleConfig, useFactory: (platform: PlatformConfig) => loadPeopleConfig(platform), inject: [PlatformConfig] },
+    { provide: PeopleConfig, useExisting: DecisionGatewayConfig },
     ApplicationsRepository,
     PeopleRepository,
     PeopleMailer,

@@ -72,7 +72,7 @@ export class StartEmailCode {
       const minutes = Math.round(this.config.EMAIL_CODE_TTL_SECONDS / 60);
       await this.mailer.send({ to: email, subject: peopleText(locale, 'mail_subject', { code }), text: peopleText(locale, 'mail_body', { code, minutes }) });
     } else {
-      const url = `${this.platform.PUBLIC_BASE_URL.replace(/\/$/, '')}/people/sign-up`;
+      const url = `${this.platform.publicBaseUrl}/people/sign-up`;
       await this.mailer.send({ to: email, subject: peopleText(locale, 'mail_no_account_subject'), text: peopleText(locale, 'mail_no_account_body', { url }) });
     }
     return { challengeId, expiresAt };
