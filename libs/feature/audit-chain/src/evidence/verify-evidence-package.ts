@@ -1,6 +1,17 @@
 import { importEd25519PublicJwk, verifyCompactJws, type SigningJwk } from '@svc/crypto';
 import { chainHash, ed25519NoteVerifier, leafHash, openCheckpoint, openNote, parseVerifierKey, verifyInclusion } from '@svc/merkle';
-import { EVIDENCE_PACKAGE_TYP, type EvidencePackageContent } from './evidence-package';
+
+/** `typ` of an evidence package JWS (signed by residency-router's transfer register). */
+export const EVIDENCE_PACKAGE_TYP = 'svc-evidence+jws';
+
+/** The parts of an evidence package's content the verifier reads. */
+interface EvidencePackageContent {
+  readonly kind: string;
+  readonly region: string;
+  readonly transfers: Array<Record<string, unknown>>;
+  readonly audit: { checkpoint: Record<string, unknown>; proofs: Array<Record<string, unknown>> } | null;
+  readonly jwks: { keys: SigningJwk[] };
+}
 
 /** Outcome of an offline verification. */
 export interface EvidenceVerification {
