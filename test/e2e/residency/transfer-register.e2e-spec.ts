@@ -129,7 +129,10 @@ describe('transfer register, residency posture and evidence packages (eu region)
     const byComponent = Object.fromEntries(res.body.components.map((c) => [c.component, [c.status, c.country]]));
     expect(byComponent).toEqual({ database: ['verified', 'DE'], bus: ['verified', 'DE'], backups: ['declared', 'DE'], log_sink: ['violated', 'US'], telemetry: ['verified', 'DE'] });
     const contact = res.body.data.find((row) => row.data_category === 'contact_data');
-    expect(contact).toMatchObject({ storage_locations: ['DE'], processing_locations: ['DE', 'US'], status: 'declared' });
+    // Stored at home; processed where recorded crossings went (US by SCCs, BR by a derogation).
+    expect(contact).toMatchObject({ storage_locations: ['DE'], processing_locations: ['BR', 'DE', 'US'], status: 'declared' });
+    expect(res.body.data.find((row) => row.data_category === 'delegation_grants')).toMatchObject({ processing_locations: ['DE', 'JP'] });
+    expect(res.body.data.find((row) => row.data_category === 'audit_entries')).toMatchObject({ processing_locations: ['DE'] });
   });
 
   it('signs an evidence package that verifies offline with the CLI, and fails on any changed byte', async () => {
