@@ -7,6 +7,8 @@ import { EVIDENCE_PACKAGE_TYP as VERIFIER_TYP, verifyEvidencePackage } from '@sv
 import { RpcClient } from '@svc/bus';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import type { SigningJwk } from '@svc/crypto';
+import { FreezeReceipt } from '@svc/receipts';
+import { consentInput } from '@svc/receipts/testing';
 import { EVIDENCE_PACKAGE_TYP } from '@svc/residency-router';
 import { http } from '@svc/testing';
 import { startRegions, type TestRegions } from '../support/regions';
@@ -46,6 +48,7 @@ describe('transfer register, residency posture and evidence packages (eu region)
   let token: string;
   let applicationId: string;
   let dir: string;
+  const recordId = 'crec_eu_residencyregisteraaaaaaa';
   const auth = () => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
@@ -55,6 +58,7 @@ describe('transfer register, residency posture and evidence packages (eu region)
     token = created.apiToken;
     applicationId = created.application.id;
     dir = await mkdtemp(join(tmpdir(), 'evidence-'));
+    await stack.process.eu.app.get(FreezeReceipt).execute(consentInput({ record_id: recordId, application_id: applicationId, processing: {} }), 'consent-records');
   });
   afterAll(async () => {
     await stack?.close();
@@ -73,16 +77,28 @@ describe('transfer register, residency posture and evidence packages (eu region)
     expect(list.body.data).toEqual([]);
   });
 
+  it('a receipt states where it is stored (the region\'s country) and no processing location before any crossing', async () => {
+    const receipt = await http<{ pii_processing: Record<string, unknown> }>('GET', `${eu}/api/v1/consent_receipts/${recordId}`, { headers: auth() });
+    expect(receipt.status).toBe(200);
+    expect(receipt.body.pii_processing.storage_locations).toEqual(['DE']);
+    expect(receipt.body.pii_processing).not.toHaveProperty('processing_locations');
+    expect(receipt.body.pii_processing.jurisdiction).toBe('unspecified');
+  });
+
   it('records a support operator crossing before it happens, with the adequacy verdict and its audit entry', async () => {
-    const res = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('ticket-1') });
+    const res = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('ticket-1', { record_ids: [recordId] }) });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ object: 'transfer', from_country: 'DE', to_country: 'US', lawful_basis: 'standard_contractual_clauses', adequacy_verdict: 'partial', adequacy_table_version: '2025-07-01' });
     const entry = await http<{ type: string; canonical: string }>('GET', `${eu}/api/v1/audit/entries/${res.body.audit_entry_id}`, { headers: auth() });
     expect(entry.status).toBe(200);
     expect(entry.body.type).toBe('residency.transfer_recorded');
     expect(JSON.parse(entry.body.canonical).data).toMatchObject({ transfer_id: res.body.id, to_country: 'US', lawful_basis: 'standard_contractual_clauses' });
-    const again = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('ticket-1') });
+    const again = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('ticket-1', { record_ids: [recordId] }) });
     expect(again.body.id).toBe(res.body.id);
+    // The receipt whose data crossed now names the destination with its recorded basis.
+    const receipt = await http<{ pii_processing: Record<string, unknown> }>('GET', `${eu}/api/v1/consent_receipts/${recordId}`, { headers: auth() });
+    expect(receipt.body.pii_processing.processing_locations).toEqual([{ country: 'US', transfer_basis: 'standard_contractual_clauses', transfer_register_id: res.body.id }]);
+    expect(receipt.body.pii_processing.storage_locations).toEqual(['DE']);
   });
 
   it('records a crossing other services declare over the bus (residency.record_transfer)', async () => {

@@ -4,6 +4,7 @@ import { canonicalJson, sha256Hex } from '@svc/crypto';
 import type { EntityManager } from 'typeorm';
 import { buildReceipt } from '../record/build-receipt';
 import type { ReceiptInput } from '../record/inputs';
+import type { ReceiptDocument } from '../record/receipt-document';
 import { receiptsError } from '../receipts.errors';
 import { validateReceiptDocument } from '../schema/published-schema';
 import { ReceiptsRepository, type ReceiptSource } from '../storage/receipts.repository';
@@ -15,6 +16,8 @@ export interface FrozenReceiptRef {
   documentSha256: string;
   /** False when the identical receipt was already frozen (an idempotent retry). */
   created: boolean;
+  /** The frozen document. */
+  document: ReceiptDocument;
 }
 
 /**
@@ -59,12 +62,12 @@ export class FreezeReceipt {
         source,
         frozenAt: this.clock.now(),
       });
-      if (created) return { recordId: input.record_id, documentSha256: sha256, created: true };
+      if (created) return { recordId: input.record_id, documentSha256: sha256, created: true, document };
       const existing = await this.receipts.find(input.application_id, input.record_id, tx);
       if (existing?.documentSha256 !== sha256) {
         throw receiptsError('receipt_already_frozen', 'A different receipt is already frozen under this record id', { record_id: input.record_id });
       }
-      return { recordId: input.record_id, documentSha256: sha256, created: false };
+      return { recordId: input.record_id, documentSha256: sha256, created: false, document };
     };
     return manager ? work(manager) : this.receipts.transaction(work);
   }
@@ -72,9 +75,9 @@ export class FreezeReceipt {
 
 /**
  * The record is stored in this region's database only: its country (the residency table,
- * `REGION_COUNTRIES`) is the receipt's `storage_locations` unless the input states them.
+ * `REGION_COUNTRIES`) is the receipt's `storage_locations`, whatever the input says — the
+ * platform knows where it stores, a caller does not.
  */
 function withStorageLocation(input: ReceiptInput, country: string): ReceiptInput {
-  if (input.processing.storage_locations?.length) return input;
   return { ...input, processing: { ...input.processing, storage_locations: [country] } } as ReceiptInput;
 }

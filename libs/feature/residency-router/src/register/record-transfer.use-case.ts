@@ -17,7 +17,13 @@ export interface TransferInput {
   readonly derogationArticle?: string;
   readonly transferCase: string;
   readonly reference: string;
+  /** Receipts whose data crosses; each is told (a `transfer_recorded` transition). */
+  readonly recordIds?: readonly string[];
 }
+
+/** Most receipts one crossing names. */
+export const MAX_TRANSFER_RECORDS = 100;
+const RECORD_ID = /^[a-z]{2,8}_[a-z]{2,3}_[a-z2-7]{20,24}$/;
 
 const has = (list: readonly string[], value: string | undefined): boolean => value !== undefined && list.includes(value);
 
@@ -57,6 +63,7 @@ export class RecordTransfer {
       derogation_article: input.derogationArticle ?? null,
       adequacy_verdict: adequacy.verdict,
       adequacy_table_version: ADEQUACY_TABLE.version,
+      record_ids: [...(input.recordIds ?? [])],
       recorded_at: recordedAt.toISOString(),
     };
     const entry = await this.rpc.call('audit.append_entry', {
@@ -65,7 +72,7 @@ export class RecordTransfer {
       sourceEventId: `transfer:${input.applicationId}:${input.reference}`,
       dataJson: canonicalJson(fact),
     });
-    return this.transfers.insert({
+    const row = await this.transfers.insert({
       id,
       applicationId: input.applicationId,
       reference: input.reference,
@@ -80,9 +87,16 @@ export class RecordTransfer {
       adequacyVerdict: adequacy.verdict,
       adequacyDecision: adequacy.decision,
       adequacyTableVersion: ADEQUACY_TABLE.version,
+      recordIds: [...(input.recordIds ?? [])],
       auditEntryId: entry.id,
       recordedAt,
     });
+    // Each receipt whose data crosses states the destination and basis (receipts owns the document).
+    for (const recordId of row.recordIds) {
+      const transition = { type: 'transfer_recorded', at: row.recordedAt.toISOString(), country: row.toCountry, transfer_basis: row.lawfulBasis, transfer_register_id: row.id };
+      await this.rpc.call('receipts.append_transition', { applicationId: row.applicationId, recordId, transitionJson: JSON.stringify(transition), idempotencyKey: `transfer:${row.id}:${recordId}` });
+    }
+    return row;
   }
 
   private check(input: TransferInput): void {
@@ -96,6 +110,10 @@ export class RecordTransfer {
     if (!input.purpose || input.purpose.length > 200) throw residencyError('invalid_request', 'purpose must be 1-200 characters', { field: 'purpose' });
     if (!has(TRANSFER_CASES, input.transferCase)) throw residencyError('invalid_request', `transfer_case must be one of ${TRANSFER_CASES.join(', ')}`, { field: 'transfer_case' });
     if (!input.reference || input.reference.length > 200) throw residencyError('invalid_request', 'reference must be 1-200 characters', { field: 'reference' });
+    const records = input.recordIds ?? [];
+    if (records.length > MAX_TRANSFER_RECORDS || !records.every((id) => RECORD_ID.test(id)) || new Set(records).size !== records.length) {
+      throw residencyError('invalid_request', `record_ids must be up to ${MAX_TRANSFER_RECORDS} distinct receipt record ids`, { field: 'record_ids' });
+    }
     if (!input.lawfulBasis) throw residencyError('lawful_basis_required', 'A crossing without a lawful basis is refused', { field: 'lawful_basis' });
     if (!has(LAWFUL_BASES, input.lawfulBasis)) throw residencyError('lawful_basis_invalid', `lawful_basis must be one of ${LAWFUL_BASES.join(', ')}`, { field: 'lawful_basis' });
     if (input.lawfulBasis === 'derogation' && !has(DEROGATION_ARTICLES, input.derogationArticle)) {

@@ -35,6 +35,9 @@ export class RecordTransferBody {
   @IsDefined() @IsIn(TRANSFER_CASES) transfer_case!: string;
   /** The caller's reference of the crossing; the same reference records it once. */
   @IsDefined() @IsString() @MinLength(1) @MaxLength(200) @Matches(/^[\x21-\x7e]+$/, { message: 'reference must be printable ASCII without spaces' }) reference!: string;
+
+  /** Receipts (record ids) whose data crosses: each receipt then lists the destination in its processing_locations. */
+  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @Matches(/^[a-z]{2,8}_[a-z]{2,3}_[a-z2-7]{20,24}$/, { each: true, message: 'record_ids must hold receipt record ids' }) record_ids?: string[];
 }
 
 /** Body of the evidence-package routes: the period covered (`from` inclusive, `to` exclusive, at most 366 days). */

@@ -21,6 +21,8 @@ export class TransferResponse {
   @IsString() @Nullable() adequacy_decision!: string | null;
   @IsString() adequacy_table_version!: string;
   @IsString() reference!: string;
+  /** Receipts whose data crosses. */
+  @IsArray() @IsString({ each: true }) record_ids!: string[];
   @IsString() recorded_at!: string;
   /** The audit chain entry recording this crossing. */
   @IsString() audit_entry_id!: string;

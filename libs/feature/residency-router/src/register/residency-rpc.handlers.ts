@@ -22,6 +22,7 @@ export class ResidencyRpcHandlers implements OnModuleInit {
         derogationArticle: request.derogationArticle || undefined,
         transferCase: request.transferCase,
         reference: request.reference,
+        recordIds: request.recordIds,
       });
       return { transferId: row.id, auditEntryId: row.auditEntryId, adequacyVerdict: row.adequacyVerdict, adequacyTableVersion: row.adequacyTableVersion };
     });

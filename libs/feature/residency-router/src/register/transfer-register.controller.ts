@@ -55,6 +55,7 @@ export class TransferRegisterController {
       derogationArticle: body.derogation_article,
       transferCase: body.transfer_case,
       reference: body.reference,
+      recordIds: body.record_ids,
     });
     return transferView(row);
   }

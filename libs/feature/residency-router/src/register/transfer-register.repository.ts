@@ -17,6 +17,8 @@ export interface TransferRow {
   readonly adequacyVerdict: string;
   readonly adequacyDecision: string | null;
   readonly adequacyTableVersion: string;
+  /** Receipts whose data crosses (their processing_locations state it). */
+  readonly recordIds: readonly string[];
   readonly auditEntryId: string;
   readonly recordedAt: Date;
 }
@@ -32,7 +34,7 @@ export interface TransferFilter {
 }
 
 const COLUMNS = `seq, id, application_id, reference, transfer_case, data_categories, from_country, to_country, recipient, purpose,
-  lawful_basis, derogation_article, adequacy_verdict, adequacy_decision, adequacy_table_version, audit_entry_id, recorded_at`;
+  lawful_basis, derogation_article, adequacy_verdict, adequacy_decision, adequacy_table_version, record_ids, audit_entry_id, recorded_at`;
 
 type Row = Record<string, unknown>;
 
@@ -53,6 +55,7 @@ function toTransfer(row: Row): TransferRow {
     adequacyVerdict: row.adequacy_verdict as string,
     adequacyDecision: (row.adequacy_decision as string | null) ?? null,
     adequacyTableVersion: row.adequacy_table_version as string,
+    recordIds: (row.record_ids as string[] | null) ?? [],
     auditEntryId: row.audit_entry_id as string,
     recordedAt: new Date(row.recorded_at as string),
   };
@@ -66,12 +69,12 @@ export class TransferRegisterRepository {
   async insert(row: Omit<TransferRow, 'seq'>): Promise<TransferRow> {
     const inserted: Row[] = await this.dataSource.query(
       `INSERT INTO residency.transfers (id, application_id, reference, transfer_case, data_categories, from_country, to_country, recipient, purpose,
-         lawful_basis, derogation_article, adequacy_verdict, adequacy_decision, adequacy_table_version, audit_entry_id, recorded_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         lawful_basis, derogation_article, adequacy_verdict, adequacy_decision, adequacy_table_version, audit_entry_id, recorded_at, record_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (application_id, reference) DO NOTHING
        RETURNING ${COLUMNS}`,
       [row.id, row.applicationId, row.reference, row.transferCase, row.dataCategories, row.fromCountry, row.toCountry, row.recipient, row.purpose,
-        row.lawfulBasis, row.derogationArticle, row.adequacyVerdict, row.adequacyDecision, row.adequacyTableVersion, row.auditEntryId, row.recordedAt.toISOString()],
+        row.lawfulBasis, row.derogationArticle, row.adequacyVerdict, row.adequacyDecision, row.adequacyTableVersion, row.auditEntryId, row.recordedAt.toISOString(), row.recordIds],
     );
     if (inserted[0]) return toTransfer(inserted[0]);
     const existing: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM residency.transfers WHERE application_id = $1 AND reference = $2`, [row.applicationId, row.reference]);

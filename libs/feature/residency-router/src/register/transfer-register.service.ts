@@ -32,6 +32,7 @@ export function transferView(row: TransferRow): Record<string, unknown> {
     adequacy_decision: row.adequacyDecision,
     adequacy_table_version: row.adequacyTableVersion,
     reference: row.reference,
+    record_ids: [...row.recordIds],
     recorded_at: row.recordedAt.toISOString(),
     audit_entry_id: row.auditEntryId,
   };

@@ -22,6 +22,7 @@ export class CreateTransferRegister1795700000000 implements MigrationInterface {
         adequacy_verdict text NOT NULL,
         adequacy_decision text,
         adequacy_table_version text NOT NULL,
+        record_ids text[] NOT NULL DEFAULT '{}',
         audit_entry_id text NOT NULL,
         recorded_at timestamptz NOT NULL,
         CONSTRAINT transfers_pk PRIMARY KEY (seq),

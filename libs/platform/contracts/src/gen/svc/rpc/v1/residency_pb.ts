@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/residency.proto.
  */
 export const file_svc_rpc_v1_residency: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvcnBjL3YxL3Jlc2lkZW5jeS5wcm90bxIKc3ZjLnJwYy52MSLcAQoVUmVjb3JkVHJhbnNmZXJSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEhcKD2RhdGFfY2F0ZWdvcmllcxgCIAMoCRISCgp0b19jb3VudHJ5GAMgASgJEhEKCXJlY2lwaWVudBgEIAEoCRIPCgdwdXJwb3NlGAUgASgJEhQKDGxhd2Z1bF9iYXNpcxgGIAEoCRIaChJkZXJvZ2F0aW9uX2FydGljbGUYByABKAkSFQoNdHJhbnNmZXJfY2FzZRgIIAEoCRIRCglyZWZlcmVuY2UYCSABKAkioQEKE1JlY29yZFRyYW5zZmVyUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEhMKC3RyYW5zZmVyX2lkGAIgASgJEhYKDmF1ZGl0X2VudHJ5X2lkGAMgASgJEhgKEGFkZXF1YWN5X3ZlcmRpY3QYBCABKAkSHgoWYWRlcXVhY3lfdGFibGVfdmVyc2lvbhgFIAEoCWIGcHJvdG8z", [file_svc_rpc_v1_errors]);
+  fileDesc("ChpzdmMvcnBjL3YxL3Jlc2lkZW5jeS5wcm90bxIKc3ZjLnJwYy52MSLwAQoVUmVjb3JkVHJhbnNmZXJSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEhcKD2RhdGFfY2F0ZWdvcmllcxgCIAMoCRISCgp0b19jb3VudHJ5GAMgASgJEhEKCXJlY2lwaWVudBgEIAEoCRIPCgdwdXJwb3NlGAUgASgJEhQKDGxhd2Z1bF9iYXNpcxgGIAEoCRIaChJkZXJvZ2F0aW9uX2FydGljbGUYByABKAkSFQoNdHJhbnNmZXJfY2FzZRgIIAEoCRIRCglyZWZlcmVuY2UYCSABKAkSEgoKcmVjb3JkX2lkcxgKIAMoCSKhAQoTUmVjb3JkVHJhbnNmZXJSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISEwoLdHJhbnNmZXJfaWQYAiABKAkSFgoOYXVkaXRfZW50cnlfaWQYAyABKAkSGAoQYWRlcXVhY3lfdmVyZGljdBgEIAEoCRIeChZhZGVxdWFjeV90YWJsZV92ZXJzaW9uGAUgASgJYgZwcm90bzM", [file_svc_rpc_v1_errors]);
 
 /**
  * residency.record_transfer: writes a crossing of personal data to the region's transfer
@@ -83,6 +83,14 @@ export type RecordTransferRequest = Message<"svc.rpc.v1.RecordTransferRequest"> 
    * @generated from field: string reference = 9;
    */
   reference: string;
+
+  /**
+   * Receipts (record ids) whose data crosses: each gets the destination and basis in its
+   * processing_locations. Empty when the crossing concerns no receipt.
+   *
+   * @generated from field: repeated string record_ids = 10;
+   */
+  recordIds: string[];
 };
 
 /**
