@@ -2936,6 +2936,7 @@ export interface components {
             /** @enum {string} */
             transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
             reference: string;
+            record_ids?: string[];
         };
         RefreshAttestationBody: {
             agent_attestation: Record<string, never>;
@@ -3097,6 +3098,7 @@ export interface components {
             adequacy_decision: string | null;
             adequacy_table_version: string;
             reference: string;
+            record_ids: string[];
             recorded_at: string;
             audit_entry_id: string;
         } & {
