@@ -9,7 +9,7 @@ import { RecordTransfer, type TransferInput } from './record-transfer.use-case';
 import { ResidencyRegisterConfig } from './residency-register.config';
 import { residencyError } from './residency.errors';
 import { computePosture, type ResidencyPosture } from './residency-posture';
-import { TransferRegisterRepository, type TransferFilter, type TransferRow } from './transfer-register.repository';
+import { TransferRegisterRepository, type TransferRow } from './transfer-register.repository';
 
 /** Most crossings one evidence package holds. */
 export const MAX_PACKAGE_TRANSFERS = 1_000;
