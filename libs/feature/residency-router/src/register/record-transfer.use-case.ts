@@ -30,8 +30,11 @@ const has = (list: readonly string[], value: string | undefined): boolean => val
 /**
  * Records a crossing of personal data before it happens: checks its lawful basis against the
  * adequacy table, appends it to the audit chain (`audit.append_entry`, idempotent by the
- * crossing's reference) and writes it to the register with the audit entry id. The caller moves
- * the data only once this resolves; a refusal leaves nothing recorded.
+ * crossing's reference) and writes it to the register with the audit entry id, then tells each
+ * named receipt (`receipts.append_transition`, `transfer_recorded`). The caller moves the data only
+ * once this resolves; a refusal of the basis leaves nothing recorded. An unknown receipt id fails
+ * after the crossing is recorded (it was declared, so it stays); retrying with the same reference
+ * records nothing twice.
  * @throws DomainError `lawful_basis_required` / `lawful_basis_invalid` (422, `detail.field`),
  *   `invalid_request` (400, `detail.field`).
  */
