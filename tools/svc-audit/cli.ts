@@ -3,10 +3,15 @@
  * (read-only: no migration, no write). Prints one JSON object on stdout.
  *
  *   npx svc-audit verify --region us [--from-checkpoint <sequence>] [--database-url <postgres url>]
+ *   npx svc-audit verify-evidence --package <file> [--jwks <file>] [--witness-key <verifier key>]
  *
  * Recomputes every entry hash from genesis (or from a stored checkpoint whose Ed25519 signature
  * verifies with the region key) and every signed checkpoint's Merkle root, and reports the first
- * broken index. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage
+ * broken index. `verify-evidence` checks an evidence package (the compact JWS of
+ * `POST /api/v1/transfer_register/evidence_package` or `/residency_posture/evidence_package`)
+ * offline, with no network: its signature (with the region JWKS file given, else the keys it
+ * embeds), every audit inclusion proof against its signed checkpoint, the witness cosignature when
+ * a witness key is given, and that every crossing is the one its audit entry records. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage
  * (printed on stderr; `--help` prints it on stdout and exits 0).
  * The database defaults to the region's (`DATABASE_URL_TEMPLATE`, `{region}` replaced).
  *
@@ -19,7 +24,8 @@ import type { DataSource } from 'typeorm';
 
 class UsageError extends Error {}
 
-const USAGE = 'usage: svc-audit verify --region <us|eu|ap> [--from-checkpoint <sequence>] [--database-url <postgres url>]';
+const USAGE = `usage: svc-audit verify --region <us|eu|ap> [--from-checkpoint <sequence>] [--database-url <postgres url>]
+       svc-audit verify-evidence --package <file> [--jwks <file>] [--witness-key <verifier key>]`;
 
 const HELP = `${USAGE}
 
@@ -27,17 +33,21 @@ Recomputes a region's audit chain from its Postgres database (read-only) and pri
 on stdout: {"region","valid","verified_size","checkpoints_verified","first_broken_index",...}.
 The database defaults to DATABASE_URL_TEMPLATE with {region} replaced.
 
-Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage.`;
+verify-evidence reads an evidence package (a compact JWS file) and verifies it offline: signature,
+audit inclusion proofs, checkpoint signature, optional witness cosignature; it prints
+{"valid","kind","region","transfers","proofs_verified","witnessed","failures",...}.
+
+Exit codes: 0 the chain (or package) verifies, 1 it does not (or cannot be read), 2 usage.`;
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
 
-function parseFlags(args: readonly string[]): Record<string, string> {
+function parseFlags(args: readonly string[], allowed: readonly string[] = ['region', 'from-checkpoint', 'database-url']): Record<string, string> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < args.length; i += 2) {
     const name = args[i];
     const value = args[i + 1];
     if (!name?.startsWith('--') || value === undefined || value.startsWith('--')) throw new UsageError(`expected --flag value, got "${name ?? ''}"`);
-    if (!['region', 'from-checkpoint', 'database-url'].includes(name.slice(2))) throw new UsageError(`unknown flag ${name}`);
+    if (!allowed.includes(name.slice(2))) throw new UsageError(`unknown flag ${name}`);
     flags[name.slice(2)] = value;
   }
   return flags;
@@ -100,14 +110,24 @@ async function verify(flags: Record<string, string>): Promise<{ result: Record<s
   }
 }
 
+async function verifyEvidence(flags: Record<string, string>): Promise<{ result: Record<string, unknown>; valid: boolean }> {
+  if (!flags.package) throw new UsageError('--package <file> is required');
+  const { readFile } = await import('node:fs/promises');
+  const jws = (await readFile(flags.package, 'utf8')).trim();
+  const trustedJwks = flags.jwks ? (JSON.parse(await readFile(flags.jwks, 'utf8')) as { keys: import('@svc/crypto').SigningJwk[] }) : undefined;
+  const { verifyEvidencePackage } = await import('@svc/audit-chain');
+  const outcome = await verifyEvidencePackage(jws, { trustedJwks, witnessKey: flags['witness-key'] });
+  return { valid: outcome.valid, result: { ...outcome } };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   if (argv.some((arg) => HELP_ARGUMENTS.has(arg))) {
     process.stdout.write(`${HELP}\n`);
     return 0;
   }
   const [command, ...rest] = argv;
-  if (command !== 'verify') throw new UsageError(command === undefined ? 'missing command' : `unknown command ${command}`);
-  const { result, valid } = await verify(parseFlags(rest));
+  if (command !== 'verify' && command !== 'verify-evidence') throw new UsageError(command === undefined ? 'missing command' : `unknown command ${command}`);
+  const { result, valid } = command === 'verify' ? await verify(parseFlags(rest)) : await verifyEvidence(parseFlags(rest, ['package', 'jwks', 'witness-key']));
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return valid ? 0 : 1;
 }

@@ -4,7 +4,7 @@ import { decisionGatewayFeature } from '@svc/decision-gateway';
 import { oapAuthorizerFeature } from '@svc/oap-authorizer';
 import { oversightWitnessFeature } from '@svc/oversight-witness';
 import { receiptsFeature } from '@svc/receipts';
-import { residencyRouterFeature } from '@svc/residency-router';
+import { residencyRegisterFeature, residencyRouterFeature } from '@svc/residency-router';
 import type { FeatureDefinition } from '@svc/server';
 import { webhookDispatcherFeature } from '@svc/webhook-dispatcher';
 
@@ -18,4 +18,5 @@ export const ALL_FEATURES: readonly FeatureDefinition[] = [
   receiptsFeature,
   webhookDispatcherFeature,
   auditChainFeature,
+  residencyRegisterFeature,
 ];

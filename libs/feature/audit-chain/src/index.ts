@@ -14,3 +14,5 @@ export { MerkleFrontier, entryLeafHash } from './verification/merkle-frontier';
 export { auditMigrations } from './migrations';
 export { AUDIT_SCHEMA } from './schema';
 export { auditChainGenesisHash } from './genesis-hash';
+export { EVIDENCE_PACKAGE_TYP, verifyEvidencePackage, type EvidenceVerification } from './evidence/verify-evidence-package';
+export { MAX_EVIDENCE_ENTRIES, evidenceProofs } from './proofs/evidence-proofs';

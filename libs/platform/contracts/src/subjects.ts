@@ -15,6 +15,7 @@ import { FLOWS_RPC } from './rpc/flows.rpc';
 import { OAP_RPC } from './rpc/oap.rpc';
 import { AUDIT_RPC } from './rpc/audit.rpc';
 import { RECEIPTS_RPC } from './rpc/receipts.rpc';
+import { RESIDENCY_RPC } from './rpc/residency.rpc';
 
 /**
  * Every bus event type, mapped to its protobuf message and schema version. The event type is the
@@ -46,6 +47,7 @@ export const RPC_METHODS = {
   ...AUDIT_RPC,
   ...OVERSIGHT_RPC,
   ...RECEIPTS_RPC,
+  ...RESIDENCY_RPC,
 } as const satisfies Record<string, { request: DescMessage; reply: DescMessage }>;
 
 export type RpcMethod = keyof typeof RPC_METHODS;

@@ -1496,6 +1496,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/residency_posture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per country and data category: where it is stored and processed, with an assurance status */
+        get: operations["TransferRegister_posture"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/residency_posture/evidence_package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signed proof of residency for a period */
+        post: operations["TransferRegister_postureEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transfer_register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Cross-border transfers of the application, each with lawful basis and adequacy verdict */
+        get: operations["TransferRegister_list"];
+        put?: never;
+        /** Record a crossing before it happens (refused without a lawful basis) */
+        post: operations["TransferRegister_recordTransfer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/transfer_register/evidence_package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Signed, independently verifiable evidence package of the transfer register for a period */
+        post: operations["TransferRegister_transferEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trusted_attesters": {
         parameters: {
             query?: never;
@@ -3264,6 +3333,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        EvidencePackageResponse: {
+            /** @enum {string} */
+            object: "evidence_package";
+            /** @enum {string} */
+            kind: "transfer_register" | "residency_posture";
+            kid: string;
+            package: string;
+            content: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        EvidencePeriodBody: {
+            from: string;
+            to: string;
+        };
         ExchangeBody: {
             exchange_token: string;
         };
@@ -3802,6 +3886,20 @@ export interface components {
             idempotency_key?: string;
             notice_digest?: string;
         };
+        RecordTransferBody: {
+            data_categories: ("identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials")[];
+            to_country: string;
+            recipient: string;
+            purpose: string;
+            /** @enum {string} */
+            lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+            /** @enum {string} */
+            derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
+            /** @enum {string} */
+            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
+            reference: string;
+            record_ids?: string[];
+        };
         RefreshAttestationBody: {
             agent_attestation: Record<string, never>;
         };
@@ -3835,6 +3933,17 @@ export interface components {
         RequestedValueBody: {
             amount_per_action: string;
             currency: string;
+        };
+        ResidencyPostureResponse: {
+            /** @enum {string} */
+            object: "residency_posture";
+            region: string;
+            country: string;
+            generated_at: string;
+            components: Record<string, never>[];
+            data: Record<string, never>[];
+        } & {
+            [key: string]: unknown;
         };
         ResolvedAgentClassRouteResponse: {
             /** @enum {string} */
@@ -3989,6 +4098,31 @@ export interface components {
             /** @enum {string} */
             period: "minute" | "hour" | "day";
             max: number;
+        };
+        TransferResponse: {
+            /** @enum {string} */
+            object: "transfer";
+            id: string;
+            /** @enum {string} */
+            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
+            data_categories: ("identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials")[];
+            from_country: string;
+            to_country: string;
+            recipient: string;
+            purpose: string;
+            /** @enum {string} */
+            lawful_basis: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+            derogation_article: string | null;
+            /** @enum {string} */
+            adequacy_verdict: "eea" | "adequate" | "partial" | "not_adequate";
+            adequacy_decision: string | null;
+            adequacy_table_version: string;
+            reference: string;
+            record_ids: string[];
+            recorded_at: string;
+            audit_entry_id: string;
+        } & {
+            [key: string]: unknown;
         };
         TransitionBody: {
             /** @enum {string} */
@@ -4308,7 +4442,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_audience_mismatch" | "agent_attestation_expired" | "agent_attestation_identity_mismatch" | "agent_attestation_kid_revoked" | "agent_attestation_malformed" | "agent_attestation_signature_invalid" | "agent_attestation_untrusted_provider" | "agent_credential_audience_mismatch" | "agent_credential_expired" | "agent_credential_malformed" | "agent_credential_signature_invalid" | "agent_id_malformed" | "agent_metadata_mismatch" | "agent_type_outside_taxonomy" | "audit_entry_invalid" | "canonical_json_unrepresentable" | "delegation_grant_invalid" | "form_payload_invalid" | "idempotency_key_invalid" | "idempotency_key_missing" | "invalid_request" | "json_too_deep" | "json_too_many_members" | "mailing_webhook_malformed" | "malformed_json" | "payload_too_large" | "receipt_input_invalid" | "receipt_malformed" | "redirect_uri_not_allowed" | "unknown_flavor" | "unsupported_media_type" | "untrusted_agent_credential_issuer";
+                    reason_code?: "agent_attestation_audience_mismatch" | "agent_attestation_expired" | "agent_attestation_identity_mismatch" | "agent_attestation_kid_revoked" | "agent_attestation_malformed" | "agent_attestation_signature_invalid" | "agent_attestation_untrusted_provider" | "agent_credential_audience_mismatch" | "agent_credential_expired" | "agent_credential_malformed" | "agent_credential_signature_invalid" | "agent_id_malformed" | "agent_metadata_mismatch" | "agent_type_outside_taxonomy" | "audit_entry_invalid" | "canonical_json_unrepresentable" | "delegation_grant_invalid" | "form_payload_invalid" | "idempotency_key_invalid" | "idempotency_key_missing" | "invalid_request" | "json_too_deep" | "json_too_many_members" | "mailing_webhook_malformed" | "malformed_json" | "payload_too_large" | "period_invalid" | "receipt_input_invalid" | "receipt_malformed" | "redirect_uri_not_allowed" | "unknown_flavor" | "unsupported_media_type" | "untrusted_agent_credential_issuer";
                 };
             };
         };
@@ -4365,7 +4499,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -4475,7 +4609,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -10899,6 +11033,291 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TransferRegister_posture: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "residency_posture",
+                     *       "region": "region",
+                     *       "country": "country",
+                     *       "generated_at": "2026-11-25T09:30:00.000Z",
+                     *       "components": [
+                     *         {}
+                     *       ],
+                     *       "data": [
+                     *         {}
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResidencyPostureResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TransferRegister_postureEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-25T09:30:00.000Z",
+                 *       "to": "2026-11-25T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EvidencePeriodBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "evidence_package",
+                     *       "kind": "transfer_register",
+                     *       "kid": "kid",
+                     *       "package": "package",
+                     *       "content": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvidencePackageResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TransferRegister_list: {
+        parameters: {
+            query?: {
+                to_country?: string;
+                data_category?: "identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials";
+                lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+                transfer_case?: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
+                from?: string;
+                to?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "transfer",
+                     *           "id": "id",
+                     *           "transfer_case": "delegate_in_other_region",
+                     *           "data_categories": [
+                     *             "identifiers"
+                     *           ],
+                     *           "from_country": "from country",
+                     *           "to_country": "to country",
+                     *           "recipient": "recipient",
+                     *           "purpose": "purpose",
+                     *           "lawful_basis": "adequacy_decision",
+                     *           "derogation_article": "derogation article",
+                     *           "adequacy_verdict": "eea",
+                     *           "adequacy_decision": "adequacy decision",
+                     *           "adequacy_table_version": "adequacy table version",
+                     *           "reference": "reference",
+                     *           "record_ids": [
+                     *             "record id"
+                     *           ],
+                     *           "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *           "audit_entry_id": "audit entry id"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TransferResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TransferRegister_recordTransfer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "data_categories": [
+                 *         "identifiers"
+                 *       ],
+                 *       "to_country": "FR",
+                 *       "recipient": "recipient",
+                 *       "purpose": "purpose",
+                 *       "lawful_basis": "adequacy_decision",
+                 *       "derogation_article": "49(1)(a)",
+                 *       "transfer_case": "delegate_in_other_region",
+                 *       "reference": "reference",
+                 *       "record_ids": [
+                 *         "iu_ef_2c442aad43c6w2wd5d22"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecordTransferBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "transfer",
+                     *       "id": "id",
+                     *       "transfer_case": "delegate_in_other_region",
+                     *       "data_categories": [
+                     *         "identifiers"
+                     *       ],
+                     *       "from_country": "from country",
+                     *       "to_country": "to country",
+                     *       "recipient": "recipient",
+                     *       "purpose": "purpose",
+                     *       "lawful_basis": "adequacy_decision",
+                     *       "derogation_article": "derogation article",
+                     *       "adequacy_verdict": "eea",
+                     *       "adequacy_decision": "adequacy decision",
+                     *       "adequacy_table_version": "adequacy table version",
+                     *       "reference": "reference",
+                     *       "record_ids": [
+                     *         "record id"
+                     *       ],
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "audit_entry_id": "audit entry id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TransferRegister_transferEvidence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-25T09:30:00.000Z",
+                 *       "to": "2026-11-25T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EvidencePeriodBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "evidence_package",
+                     *       "kind": "transfer_register",
+                     *       "kid": "kid",
+                     *       "package": "package",
+                     *       "content": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvidencePackageResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };

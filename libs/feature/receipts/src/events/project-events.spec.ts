@@ -162,3 +162,41 @@ describe('event projection', () => {
     expect(addIsoDuration(at('2026-01-01T00:00:00Z'), 'one year')).toBeUndefined();
   });
 });
+
+/** Issue 18 item 8: receipts say where — processing locations only where a recorded transfer exists. */
+describe('processing locations from recorded transfers', () => {
+  const frozen = buildConsentRecord(consentInput({ processing: { storage_locations: ['DE'] } }));
+  const transfer = (country: string, basis: string, id: string, when = '2026-02-01T00:00:00Z'): ReceiptTransition => ({
+    type: 'transfer_recorded',
+    at: when,
+    country,
+    transfer_basis: basis,
+    transfer_register_id: id,
+  });
+
+  it('omits processing_locations while no transfer is recorded (absence rule) and keeps storage_locations', () => {
+    const projection = projectReceipt(frozen, [], at('2026-03-01T00:00:00Z'));
+    expect(projection.document.pii_processing.storage_locations).toEqual(['DE']);
+    expect(projection.document.pii_processing).not.toHaveProperty('processing_locations');
+  });
+
+  it('lists each recorded crossing once with its basis and register id, adds no event row, and stays schema-valid', () => {
+    const projection = projectReceipt(
+      frozen,
+      [transfer('US', 'standard_contractual_clauses', 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa'), transfer('US', 'standard_contractual_clauses', 'xfr_bbbbbbbbbbbbbbbbbbbbbbbb'), transfer('JP', 'adequacy_decision', 'xfr_cccccccccccccccccccccccc')],
+      at('2026-03-01T00:00:00Z'),
+    );
+    expect(projection.document.pii_processing.processing_locations).toEqual([
+      { country: 'US', transfer_basis: 'standard_contractual_clauses', transfer_register_id: 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa' },
+      { country: 'JP', transfer_basis: 'adequacy_decision', transfer_register_id: 'xfr_cccccccccccccccccccccccc' },
+    ]);
+    expect(projection.document.event).toEqual(frozen.event);
+    expect(projection.status).toBe('active');
+    expect(validateReceiptDocument(projection.document).valid).toBe(true);
+  });
+
+  it('does not state a crossing recorded after the rendering time', () => {
+    const projection = projectReceipt(frozen, [transfer('US', 'standard_contractual_clauses', 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa', '2026-04-01T00:00:00Z')], at('2026-03-01T00:00:00Z'));
+    expect(projection.document.pii_processing).not.toHaveProperty('processing_locations');
+  });
+});

@@ -1,6 +1,8 @@
 import type { EventRow, EventState, ReceiptDocument } from '../record/receipt-document';
 import { addIsoDuration } from './iso-duration';
-import type { ReceiptTransition } from './transitions';
+import type { ReceiptTransition, TransferTransition } from './transitions';
+
+type EventTransition = Exclude<ReceiptTransition, TransferTransition>;
 
 /** Receipt status derived from the event projection. */
 export type ReceiptStatus =
@@ -28,7 +30,7 @@ export interface ReceiptProjection {
   withdrawnPurposes: string[];
 }
 
-const STATE_BY_TRANSITION: Record<ReceiptTransition['type'], EventState> = {
+const STATE_BY_TRANSITION: Record<EventTransition['type'], EventState> = {
   consent_withdrawn: 'consent withdrawn',
   objection_recorded: 'objection recorded',
   consent_expired: 'consent expired',
@@ -48,7 +50,7 @@ function defaultEntity(document: ReceiptDocument): string {
   return document.record.pii_principal_id ?? document.record.record_id;
 }
 
-function rowOf(document: ReceiptDocument, transition: ReceiptTransition): EventRow {
+function rowOf(document: ReceiptDocument, transition: EventTransition): EventRow {
   const base = { event_time: new Date(transition.at).toISOString(), event_state: STATE_BY_TRANSITION[transition.type] };
   const entity = 'entity_id' in transition && transition.entity_id ? transition.entity_id : defaultEntity(document);
   switch (transition.type) {
@@ -94,7 +96,8 @@ const byTime = (a: EventRow, b: EventRow): number => (a.event_time < b.event_tim
  */
 export function projectReceipt(frozen: ReceiptDocument, transitions: readonly ReceiptTransition[], now: Date): ReceiptProjection {
   const nowIso = now.toISOString();
-  const appended = transitions.map((t) => rowOf(frozen, t)).filter((row) => row.event_time <= nowIso);
+  const eventTransitions = transitions.filter((t): t is EventTransition => t.type !== 'transfer_recorded');
+  const appended = eventTransitions.map((t) => rowOf(frozen, t)).filter((row) => row.event_time <= nowIso);
   const type = frozen.record.record_type;
   if (type === 'consent_record') appended.push(...derivedConsentExpiry(frozen, appended, nowIso));
   if (type === 'authorization_record') appended.push(...derivedAuthorityExpiry(frozen, appended, nowIso));
@@ -105,8 +108,25 @@ export function projectReceipt(frozen: ReceiptDocument, transitions: readonly Re
   }
   const document: ReceiptDocument = structuredClone(frozen);
   document.event = [...document.event, ...rows];
+  const locations = processingLocations(frozen, transitions, nowIso);
+  if (locations.length > 0) document.pii_processing.processing_locations = locations;
   const withdrawnPurposes = [...new Set(rows.filter((r) => r.event_state === 'consent withdrawn' && r.purpose_id).map((r) => r.purpose_id as string))];
   return { document, status: deriveStatus(document, withdrawnPurposes, nowIso), withdrawnPurposes };
+}
+
+/**
+ * Processing locations: the frozen ones plus one per recorded crossing (country, basis and
+ * register id), each country and basis once. Empty when no lawful transfer was recorded, so the
+ * field stays absent (absence rule).
+ */
+function processingLocations(frozen: ReceiptDocument, transitions: readonly ReceiptTransition[], nowIso: string): NonNullable<ReceiptDocument['pii_processing']['processing_locations']> {
+  const result = [...(frozen.pii_processing.processing_locations ?? [])];
+  for (const transition of transitions) {
+    if (transition.type !== 'transfer_recorded' || new Date(transition.at).toISOString() > nowIso) continue;
+    if (result.some((l) => l.country === transition.country && l.transfer_basis === transition.transfer_basis)) continue;
+    result.push({ country: transition.country, transfer_basis: transition.transfer_basis, transfer_register_id: transition.transfer_register_id });
+  }
+  return result;
 }
 
 function derivedConsentExpiry(frozen: ReceiptDocument, appended: readonly EventRow[], nowIso: string): EventRow[] {

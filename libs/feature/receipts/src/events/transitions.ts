@@ -17,14 +17,31 @@ export type ReceiptTransition =
   /** An expiry recorded by the owner; expiry at `valid_until` is derived, not stored. */
   | { type: 'authority_expired'; at: string }
   | { type: 'authority_exercised'; at: string; occurrences?: number; entity_id?: string }
-  | { type: 'approval_requested' | 'approval_granted' | 'approval_denied' | 'approval_countered'; at: string; approval_id: string; entity_id?: string };
+  | { type: 'approval_requested' | 'approval_granted' | 'approval_denied' | 'approval_countered'; at: string; approval_id: string; entity_id?: string }
+  | TransferTransition;
+
+/**
+ * A crossing of the record's data recorded in the region's transfer register (before it
+ * happened): not an event row, it adds the country and its lawful basis to
+ * `pii_processing.processing_locations` (which exists only when such a recorded basis exists).
+ */
+export interface TransferTransition {
+  type: 'transfer_recorded';
+  at: string;
+  /** ISO 3166-1 alpha-2 destination. */
+  country: string;
+  /** The register's lawful basis, e.g. `standard_contractual_clauses`. */
+  transfer_basis: string;
+  /** The register entry (`xfr_…`). */
+  transfer_register_id: string;
+}
 
 export type ReceiptTransitionType = ReceiptTransition['type'];
 
 /** Transition types per record type: anything else is refused when appended. */
 export const TRANSITIONS_BY_RECORD_TYPE = {
-  consent_record: ['consent_withdrawn', 'objection_recorded', 'consent_expired'],
-  notice_record: ['objection_recorded'],
+  consent_record: ['consent_withdrawn', 'objection_recorded', 'consent_expired', 'transfer_recorded'],
+  notice_record: ['objection_recorded', 'transfer_recorded'],
   authorization_record: [
     'authority_suspended',
     'authority_resumed',
@@ -35,5 +52,6 @@ export const TRANSITIONS_BY_RECORD_TYPE = {
     'approval_granted',
     'approval_denied',
     'approval_countered',
+    'transfer_recorded',
   ],
 } as const satisfies Record<string, readonly ReceiptTransitionType[]>;

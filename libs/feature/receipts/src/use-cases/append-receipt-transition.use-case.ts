@@ -44,6 +44,11 @@ export class AppendReceiptTransition {
       if ('approval_id' in transition && !transition.approval_id) {
         throw receiptsError('receipt_input_invalid', 'approval_id is required on approval transitions', { field: 'approval_id' });
       }
+      if (transition.type === 'transfer_recorded') {
+        if (!/^[A-Z]{2}$/.test(transition.country ?? '')) throw receiptsError('receipt_input_invalid', 'country must be an ISO 3166-1 alpha-2 code', { field: 'country' });
+        if (!/^[a-z][a-z0-9_]{0,63}$/.test(transition.transfer_basis ?? '')) throw receiptsError('receipt_input_invalid', 'transfer_basis must be an identifier', { field: 'transfer_basis' });
+        if (!/^xfr_[a-z2-7]{24}$/.test(transition.transfer_register_id ?? '')) throw receiptsError('receipt_input_invalid', 'transfer_register_id must be a transfer register id', { field: 'transfer_register_id' });
+      }
       const normalised = { ...transition, at: new Date(transition.at).toISOString() } as ReceiptTransition;
       const canonical = canonicalJson(normalised);
       return this.receipts.appendTransition(tx, recordId, normalised, canonical, idempotencyKey ?? sha256Hex(canonical));

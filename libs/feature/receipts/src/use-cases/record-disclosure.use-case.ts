@@ -4,7 +4,6 @@ import { RpcClient } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
 import { newRegionalId } from '@svc/ids';
 import { projectReceipt, type ReceiptStatus } from '../events/project-events';
-import { buildNoticeRecord } from '../record/build-notice-record';
 import type { NoticeContent, NoticeRecordInput } from '../record/inputs';
 import { noticeHash } from '../record/notice-hash';
 import { LAWFUL_BASES, type LawfulBasis, type ReceiptDocument } from '../record/receipt-document';
@@ -96,7 +95,7 @@ export class RecordDisclosure {
       },
     };
     const frozen = await this.freeze.execute(input, 'disclosure');
-    const projection = projectReceipt(buildNoticeRecord(input), await this.receipts.transitions(frozen.recordId), now);
+    const projection = projectReceipt(frozen.document, await this.receipts.transitions(frozen.recordId), now);
     return { recordId: frozen.recordId, status: projection.status, document: projection.document };
   }
 

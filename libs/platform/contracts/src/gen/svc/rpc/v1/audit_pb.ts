@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/audit.proto.
  */
 export const file_svc_rpc_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChZzdmMvcnBjL3YxL2F1ZGl0LnByb3RvEgpzdmMucnBjLnYxIhoKGEdldEF1ZGl0Q2hhaW5JbmZvUmVxdWVzdCKBAQoWR2V0QXVkaXRDaGFpbkluZm9SZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDgoGcmVnaW9uGAIgASgJEhQKDGdlbmVzaXNfaGFzaBgDIAEoCRIOCgZvcmlnaW4YBCABKAkSDAoEc2l6ZRgFIAEoBGIGcHJvdG8z", [file_svc_rpc_v1_errors]);
+  fileDesc("ChZzdmMvcnBjL3YxL2F1ZGl0LnByb3RvEgpzdmMucnBjLnYxIhoKGEdldEF1ZGl0Q2hhaW5JbmZvUmVxdWVzdCKBAQoWR2V0QXVkaXRDaGFpbkluZm9SZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDgoGcmVnaW9uGAIgASgJEhQKDGdlbmVzaXNfaGFzaBgDIAEoCRIOCgZvcmlnaW4YBCABKAkSDAoEc2l6ZRgFIAEoBCJrChdBcHBlbmRBdWRpdEVudHJ5UmVxdWVzdBIMCgR0eXBlGAEgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAIgASgJEhcKD3NvdXJjZV9ldmVudF9pZBgDIAEoCRIRCglkYXRhX2pzb24YBCABKAkiZQoVQXBwZW5kQXVkaXRFbnRyeVJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIKCgJpZBgCIAEoCRINCgVpbmRleBgDIAEoBBIMCgRoYXNoGAQgASgJIjMKHkdldEF1ZGl0SW5jbHVzaW9uUHJvb2ZzUmVxdWVzdBIRCgllbnRyeV9pZHMYASADKAkiWgocR2V0QXVkaXRJbmNsdXNpb25Qcm9vZnNSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISFQoNZXZpZGVuY2VfanNvbhgCIAEoCWIGcHJvdG8z", [file_svc_rpc_v1_errors]);
 
 /**
  * audit.get_chain_info: the region's audit chain identity (for /api/v1/oap/version
@@ -72,4 +72,127 @@ export type GetAuditChainInfoReply = Message<"svc.rpc.v1.GetAuditChainInfoReply"
  */
 export const GetAuditChainInfoReplySchema: GenMessage<GetAuditChainInfoReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_audit, 1);
+
+/**
+ * audit.append_entry: appends one fact to the region's chain now and answers its entry (used by
+ * the transfer register, which records each crossing before it happens). Idempotent by
+ * source_event_id.
+ *
+ * @generated from message svc.rpc.v1.AppendAuditEntryRequest
+ */
+export type AppendAuditEntryRequest = Message<"svc.rpc.v1.AppendAuditEntryRequest"> & {
+  /**
+   * Dotted type, e.g. `residency.transfer_recorded`.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * Owning application (`tp_<region>_…`), empty when none.
+   *
+   * @generated from field: string application_id = 2;
+   */
+  applicationId: string;
+
+  /**
+   * Unique id of the fact's source (a repeat returns the first entry).
+   *
+   * @generated from field: string source_event_id = 3;
+   */
+  sourceEventId: string;
+
+  /**
+   * The fact as a JSON object (canonicalised by the chain).
+   *
+   * @generated from field: string data_json = 4;
+   */
+  dataJson: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.AppendAuditEntryRequest.
+ * Use `create(AppendAuditEntryRequestSchema)` to create a new message.
+ */
+export const AppendAuditEntryRequestSchema: GenMessage<AppendAuditEntryRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_audit, 2);
+
+/**
+ * @generated from message svc.rpc.v1.AppendAuditEntryReply
+ */
+export type AppendAuditEntryReply = Message<"svc.rpc.v1.AppendAuditEntryReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: uint64 index = 3;
+   */
+  index: bigint;
+
+  /**
+   * Lower-case hex SHA-256 chain hash of the entry.
+   *
+   * @generated from field: string hash = 4;
+   */
+  hash: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.AppendAuditEntryReply.
+ * Use `create(AppendAuditEntryReplySchema)` to create a new message.
+ */
+export const AppendAuditEntryReplySchema: GenMessage<AppendAuditEntryReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_audit, 3);
+
+/**
+ * audit.get_inclusion_proofs: RFC 9162 inclusion proofs of entries in one signed checkpoint that
+ * covers them all (a witness-cosigned one when there is one; a checkpoint is made at once when
+ * none covers them yet).
+ *
+ * @generated from message svc.rpc.v1.GetAuditInclusionProofsRequest
+ */
+export type GetAuditInclusionProofsRequest = Message<"svc.rpc.v1.GetAuditInclusionProofsRequest"> & {
+  /**
+   * @generated from field: repeated string entry_ids = 1;
+   */
+  entryIds: string[];
+};
+
+/**
+ * Describes the message svc.rpc.v1.GetAuditInclusionProofsRequest.
+ * Use `create(GetAuditInclusionProofsRequestSchema)` to create a new message.
+ */
+export const GetAuditInclusionProofsRequestSchema: GenMessage<GetAuditInclusionProofsRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_audit, 4);
+
+/**
+ * @generated from message svc.rpc.v1.GetAuditInclusionProofsReply
+ */
+export type GetAuditInclusionProofsReply = Message<"svc.rpc.v1.GetAuditInclusionProofsReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * JSON: {checkpoint: <audit checkpoint view>, proofs: [{entry, leaf_index, leaf_hash, proof}]}.
+   *
+   * @generated from field: string evidence_json = 2;
+   */
+  evidenceJson: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.GetAuditInclusionProofsReply.
+ * Use `create(GetAuditInclusionProofsReplySchema)` to create a new message.
+ */
+export const GetAuditInclusionProofsReplySchema: GenMessage<GetAuditInclusionProofsReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_audit, 5);
 

@@ -1,0 +1,2 @@
+/** Postgres schema owned by the transfer register (residency-router). */
+export const RESIDENCY_SCHEMA = 'residency';
