@@ -43,6 +43,8 @@ import { OapRpcHandlers } from './verification/oap-rpc.handlers';
 import { RevokeGrant } from './verification/use-cases/revoke-grant.use-case';
 import { VerificationController } from './verification/verification.controller';
 import { VersionController } from './version.controller';
+import { MintAgentToken } from './token-exchange/mint-agent-token.use-case';
+import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.handlers';
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
@@ -78,6 +80,8 @@ import { VersionController } from './version.controller';
     ResolveEscalation,
     RecordEscalationVote,
     ApprovalOutcomesConsumer,
+    MintAgentToken,
+    TokenExchangeRpcHandlers,
     ExpireDueEscalations,
     RevokeGrant,
     GrantStatusDirectory,
