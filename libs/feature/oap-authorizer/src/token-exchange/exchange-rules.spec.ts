@@ -19,7 +19,7 @@ describe('token exchange rules', () => {
           const allowed = scopeBounds !== undefined && (scopeBounds.unrestricted === true || (scopeBounds.allowed ?? []).some((p) => matchesName(p, granted)));
           const denied = (scopeBounds?.denied ?? []).some((p) => matchesName(p, granted));
           const wasRequested = requested === undefined || requested.includes(granted);
-          if (!inSubject || !allowed || denied || !wasRequested) escalations += 1;
+          if (!inSubject || !allowed || denied || !wasRequested || granted.includes('*')) escalations += 1;
         }
         return true;
       }),

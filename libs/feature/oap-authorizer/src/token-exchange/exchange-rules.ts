@@ -17,7 +17,8 @@ export interface ActClaim {
  * The scope of an exchanged token: every requested scope (all of the subject's when none is
  * requested) that the subject holds exactly AND the authority allows (and does not deny). A scope
  * the subject does not hold literally is never issued, so the result is always a subset of the
- * subject's scope and of the authority's bounds: wildcards of the bounds only narrow.
+ * subject's scope and of the authority's bounds: wildcards of the bounds only narrow, and a
+ * wildcard is never issued.
  */
 export function exchangeScope(input: { requested: readonly string[] | undefined; subject: readonly string[]; bounds: ScopeBounds | undefined }): string[] {
   const { bounds } = input;
@@ -26,7 +27,8 @@ export function exchangeScope(input: { requested: readonly string[] | undefined;
   const wanted = input.requested ?? input.subject;
   const issued: string[] = [];
   for (const scope of new Set(wanted)) {
-    if (!subject.has(scope)) continue;
+    // A wildcard is a pattern of the bounds, never a scope a token carries.
+    if (scope.includes('*') || !subject.has(scope)) continue;
     if (bounds.denied?.some((pattern) => matchesName(pattern, scope))) continue;
     if (!bounds.unrestricted && !bounds.allowed?.some((pattern) => matchesName(pattern, scope))) continue;
     issued.push(scope);
