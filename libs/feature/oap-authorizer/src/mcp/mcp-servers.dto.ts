@@ -12,7 +12,7 @@ export class ToolValueBody {
 
 export class ToolMappingBody {
   /** The upstream tool's name. */
-  @IsString() @Matches(/^[A-Za-z0-9_.\-]{1,128}$/, { message: 'must be 1-128 of A-Z a-z 0-9 _ . -' }) name!: string;
+  @IsString() @Matches(/^[A-Za-z0-9_.-]{1,128}$/, { message: 'must be 1-128 of A-Z a-z 0-9 _ . -' }) name!: string;
   @IsString() @Matches(NAME, { message: NAME_MESSAGE }) action!: string;
   @IsString() @Matches(NAME, { message: NAME_MESSAGE }) scope!: string;
   @IsOptional() @ValidateNested() @Type(() => ToolValueBody) value?: ToolValueBody;
