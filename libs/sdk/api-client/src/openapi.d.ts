@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/mcp-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the MCP gateway is, its protocol revision and how an agent gets its token */
+        get: operations["McpServers_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oap-attestation": {
         parameters: {
             query?: never;
@@ -64,6 +81,23 @@ export interface paths {
         };
         /** Revoked grants of this region (cursor pagination, cached 60 s) */
         get: operations["Verification_revocationList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp/v1/agent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth protected-resource metadata (RFC 9728) of the MCP gateway */
+        get: operations["McpServers_protectedResource"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1334,6 +1368,23 @@ export interface paths {
         get: operations["MailingAudiences_syncs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp_servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register an upstream MCP server (Streamable HTTP) and map each of its tools to an OAP action, scope and value argument */
+        post: operations["McpServers_register"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2767,6 +2818,30 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        McpConfigurationResponse: {
+            mcp_endpoint: string;
+            transports_supported: string[];
+            protocol_version: string;
+            protocol_versions_supported: string[];
+            protected_resource_metadata: string;
+            authorization_server: string;
+            token_exchange_endpoint: string;
+            token_types_supported: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        McpServerResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mcp_server";
+            application_id: string;
+            name: string;
+            url: string;
+            tools: components["schemas"]["ToolMappingResponse"][];
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         OAuthClientResponse: {
             client_id: string;
             /** @enum {string} */
@@ -2872,6 +2947,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProtectedResourceMetadataResponse: {
+            resource: string;
+            authorization_servers: string[];
+            scopes_supported: string[];
+            bearer_methods_supported: string[];
+            dpop_signing_alg_values_supported: string[];
+            /** @enum {boolean} */
+            dpop_bound_access_tokens_required: true;
+            resource_name: string;
+        } & {
+            [key: string]: unknown;
+        };
         PublishCapabilitiesBody: {
             scopes: components["schemas"]["CapabilityScopeBody"][];
             actions: string[];
@@ -2908,6 +2995,12 @@ export interface components {
             name: string;
             agent_metadata?: Record<string, never>;
         };
+        RegisterMcpServerBody: {
+            name: string;
+            /** Format: url */
+            url: string;
+            tools: components["schemas"]["ToolMappingBody"][];
+        };
         RegisterOAuthClientBody: {
             name: string;
             redirect_uris: string[];
@@ -2915,7 +3008,7 @@ export interface components {
             /** @enum {string} */
             token_endpoint_auth_method?: "client_secret_basic" | "private_key_jwt" | "none";
             jwks?: components["schemas"]["ClientJwksInput"];
-            grant_types?: ("authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code")[];
+            grant_types?: ("authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange")[];
             scopes?: ("openid" | "profile" | "email" | "offline_access" | "audit:verify" | "disclosures:write")[];
             /** @enum {string} */
             id_token_signed_response_alg?: "RS256" | "ES256" | "EdDSA";
@@ -3042,6 +3135,30 @@ export interface components {
             /** @enum {string} */
             period: "minute" | "hour" | "day";
             max: number;
+        };
+        ToolMappingBody: {
+            name: string;
+            action: string;
+            scope: string;
+            value?: components["schemas"]["ToolValueBody"];
+        };
+        ToolMappingResponse: {
+            name: string;
+            action: string;
+            scope: string;
+            value: components["schemas"]["ToolValueResponse"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ToolValueBody: {
+            amount_argument: string;
+            currency: string;
+        };
+        ToolValueResponse: {
+            amount_argument: string;
+            currency: string;
+        } & {
+            [key: string]: unknown;
         };
         TransitionBody: {
             /** @enum {string} */
@@ -3246,7 +3363,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -3396,6 +3513,28 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    McpServers_configuration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpConfigurationResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Verification_attestation: {
         parameters: {
             query: {
@@ -3443,6 +3582,28 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    McpServers_protectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectedResourceMetadataResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
@@ -6545,6 +6706,40 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    McpServers_register: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterMcpServerBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
