@@ -38,6 +38,7 @@ describe('token exchange: a person access token for a DPoP-bound agent token', (
     expect(res.body).toMatchObject({ access_token: expect.stringMatching(/^ra_agent_[A-Za-z0-9_-]{43}$/), token_type: 'DPoP', issued_token_type: ACCESS_TOKEN_TYPE, scope: 'calendar:read payments:write' });
     expect(res.body.expires_in).toBeGreaterThan(0);
     expect(res.body.expires_in).toBeLessThanOrEqual(600);
+    expect(res.body.act).toEqual({ sub: world.agentId });
   });
 
   it('serves the same grant at the provider token endpoint, announced in discovery', async () => {

@@ -94,6 +94,8 @@ export function tokenExchangeGrant(deps: TokenExchangeDependencies): (ctx: Excha
       token_type: 'DPoP',
       expires_in: Number(reply.expiresIn),
       scope: reply.scope,
+      // RFC 8693 §4.1: who acts for the subject (the agent, over the subject's own chain).
+      act: reply.actJson ? (JSON.parse(reply.actJson) as unknown) : undefined,
     };
   };
 }
