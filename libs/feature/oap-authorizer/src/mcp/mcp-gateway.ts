@@ -154,7 +154,8 @@ export class McpGateway implements OnModuleInit {
       for (const mapping of server.tools) {
         if (tools.has(mapping.name)) continue;
         if (!grant.scopes.includes(mapping.scope)) continue;
-        if (!grant.actions.some((action) => matchesName(action, mapping.action)) || prohibited.some((p) => matchesName(p, mapping.action))) continue;
+        const actionAllowed = authority.bounds.action_bounds?.unrestricted === true || grant.actions.some((action) => matchesName(action, mapping.action));
+        if (!actionAllowed || prohibited.some((p) => matchesName(p, mapping.action))) continue;
         tools.set(mapping.name, { server, mapping });
       }
     }
