@@ -18,6 +18,7 @@ describe('MCP gateway', () => {
   let upstream: Upstream;
   let key: KeyPair;
   let agentToken: string;
+  let personToken: string;
 
   /** The agent's fetch: `Authorization: DPoP <token>` and a fresh proof of each request. */
   const dpopFetch =
@@ -73,7 +74,7 @@ describe('MCP gateway', () => {
     const exchanged = await exchange(
       world,
       {
-        subject_token: await personAccessToken(world),
+        subject_token: (personToken = await personAccessToken(world)),
         subject_token_type: ACCESS_TOKEN_TYPE,
         actor_token: await actorToken(key, world.agentId, world.url),
         actor_token_type: JWT_TOKEN_TYPE,
@@ -149,6 +150,11 @@ describe('MCP gateway', () => {
     const other = await refusal(client.callTool({ name: 'pay', arguments: { amount: '76.00', payee: 'airline' }, _meta: { 'oap/escalation_id': data.escalation_id } }));
     expect(other.data).toMatchObject({ reason_code: 'escalation_mismatch' });
     await client.close();
+  });
+
+  it('writes neither the agent token nor the person access token to any log line', () => {
+    expect(world.logLines.length).toBeGreaterThan(0);
+    expect(world.logLines.filter((line) => line.includes(agentToken) || line.includes(personToken) || line.includes('ra_agent_'))).toEqual([]);
   });
 
   it('refuses the agent token with a proof of another key', async () => {

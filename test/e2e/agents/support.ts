@@ -4,6 +4,8 @@ import { generateKeyPair, type KeyPair } from 'dpop';
 import { SignJWT, exportJWK } from 'jose';
 import * as oidc from 'openid-client';
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createLogger } from '@svc/telemetry';
 import { CookieJar, signUp } from '../oauth/support';
 import { startMailDev, type MailDev } from '../support/mail';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
@@ -25,14 +27,24 @@ export interface AgentWorld {
   personId: string;
   personCookie: string;
   agentId: string;
+  /** Every log line the region wrote (debug and up). */
+  logLines: string[];
   close(): Promise<void>;
 }
 
 /** Boots the us region on a clock set to now (the `dpop` client signs with the real time). */
 export async function startAgentWorld(label: string): Promise<AgentWorld> {
   const clock = new FakeClock(new Date().toISOString());
+  const logLines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+      done();
+    },
+  });
   const mail = await startMailDev();
-  const stack = await startRegions(label, { clock, regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+  const logger = createLogger({ service: 'e2e-agents', region: 'us', level: 'debug', destination });
+  const stack = await startRegions(label, { clock, regions: ['us'], logger, env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
   const url = stack.url.us;
   const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'agents', environment: 'development' }));
   const app = { id: created.application.id, token: created.apiToken };
@@ -57,6 +69,7 @@ export async function startAgentWorld(label: string): Promise<AgentWorld> {
     personId: person.personId,
     personCookie: person.cookie,
     agentId: agent.body.id as string,
+    logLines,
     close: async () => {
       await stack.close();
       await mail.stop();
