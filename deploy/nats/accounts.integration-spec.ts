@@ -3,8 +3,9 @@
  * own JetStream directory): anonymous clients are refused, a region's credentials read nothing of
  * another region, and the cross-region request/reply the code relies on still answers.
  */
+import { Controller } from '@nestjs/common';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { BusConnection, DurableConsumer, EventPublisher, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
+import { BusConnection, DurableConsumer, EventPublisher, RpcHandler, busCredentialsFrom, ensureRegionStream, serveRpc, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import {
   ConsumeGrantReplySchema,
@@ -23,6 +24,38 @@ import { ACCOUNTS_CONFIG, randomPassword } from '../local/local-servers';
 import { startNatsServer, type NatsServerProcess } from './nats-server-process';
 
 const PREFIX = 'svc';
+
+@Controller()
+class EuHandlers {
+  @RpcHandler('oap.grant_status')
+  async grantStatus(request: RpcRequest<'oap.grant_status'>): Promise<RpcReplyInit<'oap.grant_status'>> {
+    return { found: true, status: 'revoked', revokedAt: `for ${request.grantId}` };
+  }
+}
+
+let credentialRequests = 0;
+
+@Controller()
+class CredentialHandlers {
+  @RpcHandler('gateway.resolve_credential')
+  async resolve(): Promise<RpcReplyInit<'gateway.resolve_credential'>> {
+    credentialRequests += 1;
+    return {};
+  }
+}
+
+@Controller()
+class ApHandlers {
+  @RpcHandler('oap.consume_grant')
+  async consumeGrant(): Promise<RpcReplyInit<'oap.consume_grant'>> {
+    return { found: true, consumed: true };
+  }
+
+  @RpcHandler('audit.get_chain_info')
+  async chainInfo(): Promise<RpcReplyInit<'audit.get_chain_info'>> {
+    return { genesisHash: 'ab'.repeat(32) };
+  }
+}
 
 /** How a subscription ends: a message, or the server's refusal. */
 async function firstOutcome(subscription: Subscription, timeoutMs: number): Promise<string> {
@@ -96,11 +129,8 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
   });
 
   it('answers the cross-region requests the code makes: grant status, grant consumption, chain info', async () => {
-    const eu = new RpcServer(buses.eu);
-    const ap = new RpcServer(buses.ap);
-    eu.handle('oap.grant_status', async (request) => ({ found: true, status: 'revoked', revokedAt: `for ${request.grantId}` }));
-    ap.handle('oap.consume_grant', async () => ({ found: true, consumed: true }));
-    ap.handle('audit.get_chain_info', async () => ({ genesisHash: 'ab'.repeat(32) }));
+    const eu = await serveRpc(buses.eu, [EuHandlers]);
+    const ap = await serveRpc(buses.ap, [ApHandlers]);
     try {
       await buses.eu.nc.flush();
       await buses.ap.nc.flush();
@@ -111,28 +141,24 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
       const chain = await buses.us.nc.request(rpcSubject(PREFIX, 'ap', 'audit.get_chain_info'), toBinary(GetAuditChainInfoRequestSchema, create(GetAuditChainInfoRequestSchema, {})), { timeout: 2_000 });
       expect(fromBinary(GetAuditChainInfoReplySchema, chain.data).genesisHash).toBe('ab'.repeat(32));
     } finally {
-      eu.close();
-      ap.close();
+      await eu.close();
+      await ap.close();
     }
   });
 
   it("refuses a region's request to another region's internal methods", async () => {
-    const eu = new RpcServer(buses.eu);
-    let asked = 0;
-    eu.handle('gateway.resolve_credential', async () => {
-      asked += 1;
-      return {};
-    });
+    const eu = await serveRpc(buses.eu, [CredentialHandlers]);
+    credentialRequests = 0;
     try {
       await buses.eu.nc.flush();
       const request = toBinary(ResolveCredentialRequestSchema, create(ResolveCredentialRequestSchema, {}));
       await expect(buses.us.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 1_000 })).rejects.toThrow();
-      expect(asked).toBe(0);
+      expect(credentialRequests).toBe(0);
       // Within eu the same method answers.
       await expect(buses.eu.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 2_000 })).resolves.toBeDefined();
-      expect(asked).toBe(1);
+      expect(credentialRequests).toBe(1);
     } finally {
-      eu.close();
+      await eu.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { HealthController, buildOpenApiDocument } from '@svc/server';
+import { WEBHOOK_DELIVERY_HEADERS, documentedWebhooks } from '@svc/webhook-dispatcher';
 import { ALL_FEATURES } from './features';
 
 type ModuleRef = Type<unknown> | DynamicModule | Promise<DynamicModule>;
@@ -24,5 +25,5 @@ export function regionOpenApiDocument(): Record<string, unknown> {
     title: 'Consent, decision and agent-authorization API',
     version: '1.0.0',
     description: 'REST API v1 of one region. Errors answer {message, reason_code, detail}; lists paginate with limit and cursor.',
-  });
+  }, { webhooks: documentedWebhooks(), webhookHeaders: WEBHOOK_DELIVERY_HEADERS });
 }

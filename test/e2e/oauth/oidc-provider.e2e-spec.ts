@@ -1,5 +1,7 @@
+import { webcrypto } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http } from '@svc/testing';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
 import { CookieJar, signUp, startOAuthRegion, type OAuthRegion } from './support';
@@ -223,6 +225,48 @@ describe('OpenID provider', () => {
       expect(await res.json()).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: expect.any(Number) });
     });
   });
+  describe('client authentication and ID token algorithms', () => {
+    async function verifiedIdToken(idToken: string) {
+      const jwks = (await http<JSONWebKeySet>('GET', `${region.url}/oauth/jwks`)).body;
+      return jwtVerify(idToken, createLocalJWKSet(jwks), { issuer: region.url });
+    }
+
+    it('authenticates a private_key_jwt client with its registered key', async () => {
+      const keyPair = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+      const publicJwk = { ...(await webcrypto.subtle.exportKey('jwk', keyPair.publicKey)), kid: 'rp-key-1', alg: 'ES256', use: 'sig' };
+      const body = await registerClient({ name: 'JWT RP', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } });
+      expect(body).not.toHaveProperty('client_secret');
+      expect(body.jwks).toEqual({ keys: [publicJwk] });
+      const config = await oidc.discovery(new URL(region.url), body.client_id as string, undefined, oidc.PrivateKeyJwt({ key: keyPair.privateKey, kid: 'rp-key-1' }), insecure);
+      const { callback, verifier, state } = await codeFlow(config, 'openid');
+      const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      expect(tokens.claims()?.sub).toBe(personId);
+      // Another key than the registered one is refused at the token endpoint.
+      const stranger = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+      const impostor = await oidc.discovery(new URL(region.url), body.client_id as string, undefined, oidc.PrivateKeyJwt({ key: stranger.privateKey, kid: 'rp-key-1' }), insecure);
+      await expect(oidc.buildAuthorizationUrlWithPAR(impostor, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })).rejects.toThrow();
+    });
+
+    it.each([
+      ['ES256', 'oap-us-es256-v1'],
+      ['EdDSA', 'oap-us-v1'],
+    ])('signs the ID token of a client registered for %s with %s, verifiable with the JWKS', async (alg, kid) => {
+      const body = await registerClient({ name: `${alg} RP`, redirect_uris: [REDIRECT], id_token_signed_response_alg: alg });
+      const config = await oidc.discovery(new URL(region.url), body.client_id as string, { id_token_signed_response_alg: alg }, oidc.ClientSecretBasic(body.client_secret as string), insecure);
+      const { callback, verifier, state } = await codeFlow(config, 'openid');
+      const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      const verified = await verifiedIdToken(tokens.id_token!);
+      expect(verified.protectedHeader).toMatchObject({ alg, kid });
+      expect(verified.payload.sub).toBe(personId);
+    });
+
+    it('signs RS256 ID tokens by default, verifiable with the JWKS', async () => {
+      const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      expect((await verifiedIdToken(tokens.id_token!)).protectedHeader).toMatchObject({ alg: 'RS256', kid: 'oap-us-rs256-v1' });
+    });
+  });
+
   describe('refresh tokens (rotation)', () => {
     async function tokensWithRefresh() {
       const { callback, verifier, state } = await codeFlow(confidential.config);

@@ -2,15 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { traceInstrumentations } from '@svc/telemetry';
 import { http, waitFor, LoopbackReceiver } from '@svc/testing';
 import { startRegions, type TestRegions } from '../support/regions';
 
 type Json = Record<string, unknown>;
 
 jest.setTimeout(120_000);
+
+const HOOK_TOKEN = randomBytes(8).toString('hex');
 
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
@@ -24,8 +26,17 @@ describe('traces across the bus', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager();
-  const httpInstrumentation = new HttpInstrumentation({ enabled: false });
-  const nodeHttp = createRequire(__filename)('node:http') as typeof import('node:http');
+  // The deployment's instrumentations, configured as startTracing configures them.
+  const instrumentations = traceInstrumentations({ enabled: false });
+  // `pg` and `pg-pool` as the stack loads them through Jest's registry (which shares node:http).
+  const loaded: Record<string, unknown> = {
+    http: createRequire(__filename)('node:http'),
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the very module objects the stack under test uses
+    pg: require('pg'),
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- as above
+    'pg-pool': require('pg-pool'),
+  };
+  const patched = [instrumentations.http, instrumentations.pg].flatMap((i) => i.getModuleDefinitions()).filter((d) => d.name in loaded);
   const receiver = new LoopbackReceiver();
   let stack: TestRegions;
   let us: string;
@@ -35,10 +46,13 @@ describe('traces across the bus', () => {
   beforeAll(async () => {
     context.setGlobalContextManager(contextManager.enable());
     trace.setGlobalTracerProvider(provider);
-    httpInstrumentation.setTracerProvider(provider);
-    // The instrumentation patches `http` when Node's loader hands the module out, which Jest's
-    // module registry bypasses: patch the (shared) module directly.
-    for (const definition of httpInstrumentation.getModuleDefinitions()) if (definition.name === 'http') definition.patch?.(nodeHttp);
+    for (const instrumentation of Object.values(instrumentations)) instrumentation.setTracerProvider(provider);
+    // The instrumentations patch `http` and `pg` when Node's loader hands the modules out, which
+    // Jest's module registry bypasses: patch the modules the stack uses directly. undici reports on
+    // diagnostics channels, which enabling subscribes to.
+    for (const definition of patched) definition.patch?.(loaded[definition.name]);
+    instrumentations.undici.setConfig({ ...instrumentations.undici.getConfig(), enabled: true });
+    instrumentations.undici.enable();
     await receiver.start();
     stack = await startRegions('bus_traces', { regions: ['us'] });
     us = stack.url.us;
@@ -59,7 +73,8 @@ describe('traces across the bus', () => {
     expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers: auth(app.token) })).status).toBe(200);
     const subscription = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, {
       headers: auth(app.token),
-      json: { url: receiver.url('/hooks'), events: ['consent.granted'] },
+      // A query string, as customer endpoints sometimes carry a token there: it must not reach a span.
+      json: { url: receiver.url(`/hooks?token=${HOOK_TOKEN}`), events: ['consent.granted'] },
     });
     expect(subscription.status).toBe(201);
   });
@@ -67,7 +82,8 @@ describe('traces across the bus', () => {
   afterAll(async () => {
     await stack?.close();
     await receiver.close();
-    for (const definition of httpInstrumentation.getModuleDefinitions()) if (definition.name === 'http') definition.unpatch?.(nodeHttp);
+    instrumentations.undici.disable();
+    for (const definition of patched) definition.unpatch?.(loaded[definition.name]);
     await provider.shutdown();
     trace.disable();
     context.disable();
@@ -87,7 +103,7 @@ describe('traces across the bus', () => {
     });
     expect(recorded.status).toBe(201);
     const recordId = recorded.body.id as string;
-    await waitFor(() => receiver.on('/hooks').find((r) => (r.body.data as Json).record_id === recordId), 20_000);
+    await waitFor(() => receiver.on(`/hooks?token=${HOOK_TOKEN}`).find((r) => (r.body.data as Json).record_id === recordId), 20_000);
     await waitFor(async () => (await http('GET', `${us}/api/v1/consent_receipts/${recordId}`, { headers: auth(app.token) })).status === 200);
 
     const request = serverSpanOf(exporter.getFinishedSpans(), 'POST', '/api/v1/consent_records');
@@ -124,6 +140,23 @@ describe('traces across the bus', () => {
     expect(delivery).toBeDefined();
     expect(parentOf(delivery!)).toBe(intake!.spanContext().spanId);
     expect(delivery!.attributes['http.response.status_code']).toBe(200);
+
+    // pg: the record's insert under the group commit, SQL text only (no bind values); the delivery's
+    // outbound call as an undici span under the delivery, its URL without the query string.
+    const queries = spans.filter((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query'));
+    expect(queries.some((s) => parentOf(s) === commit!.spanContext().spanId && /INSERT INTO/i.test(String(s.attributes['db.query.text'])))).toBe(true);
+    expect(queries.some((s) => parentOf(s) === delivery!.spanContext().spanId)).toBe(true);
+    const outbound = spans.find((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-undici' && parentOf(s) === delivery!.spanContext().spanId);
+    expect(outbound).toBeDefined();
+    expect(outbound!.kind).toBe(SpanKind.CLIENT);
+    expect(outbound!.attributes['url.full']).toBe(receiver.url('/hooks'));
+    expect(outbound!.attributes['http.response.status_code']).toBe(200);
+    // Every span of the stack (the receiver's own server spans aside: it stands for the customer).
+    const receiverPort = Number(new URL(receiver.url()).port);
+    const everyAttribute = JSON.stringify(exporter.getFinishedSpans().filter((s) => s.attributes['server.port'] !== receiverPort || s.kind !== SpanKind.SERVER).map((s) => s.attributes));
+    expect(everyAttribute).not.toContain(HOOK_TOKEN);
+    expect(everyAttribute).not.toContain(`traced-${unique}`);
+    expect(everyAttribute).not.toMatch(/db\.query\.parameter|db\.statement\.parameters/);
   });
 });
 

@@ -15,7 +15,7 @@ import { AUDIT_SCHEMA } from './schema';
 
 /** audit-chain: the hash-chained audit trail per region, witnessed checkpoints, verification and transparency endpoints. */
 @Module({
-  controllers: [AuditController, WellKnownController],
+  controllers: [AuditController, WellKnownController, AuditRpcHandlers],
   providers: [
     {
       provide: AuditChain,
@@ -35,7 +35,6 @@ import { AUDIT_SCHEMA } from './schema';
       },
       inject: [DataSource, SigningKeyStore, AuditChainConfig, Clock, OutboxRegistry, Metrics, LOGGER],
     },
-    AuditRpcHandlers,
     AuditChainLifecycle,
   ],
   exports: [AuditChain],

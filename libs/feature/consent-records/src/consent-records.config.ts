@@ -1,7 +1,17 @@
 import { PlatformConfig } from '@svc/config';
+import { IsOptional, Matches } from 'class-validator';
 
 /**
  * consent-records's variables (validated at boot with every feature's, failing by name): the platform's
  * today; a variable of its own is declared here, never read from the environment elsewhere.
  */
-export class ConsentRecordsConfig extends PlatformConfig {}
+export class ConsentRecordsConfig extends PlatformConfig {
+  /**
+   * Base64 of the 32-byte key of the cross-border directory, the same in every region of a
+   * deployment: the opaque identifier of a person in the directory is an HMAC under it. Unset, the
+   * region neither publishes to nor answers from the directory.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'DIRECTORY_KEY must be base64 of exactly 32 bytes' })
+  DIRECTORY_KEY?: string;
+}

@@ -44,6 +44,8 @@ export const consentRecordsError = defineErrors({
   purpose_not_in_record: 'unprocessable',
   /** The application in the path is not the caller's (answers like an unknown one). */
   application_not_found: 'not_found',
+  /** The deployment has no directory key, so this region neither publishes nor answers the cross-border directory (no such resource: 404). */
+  directory_unavailable: 'not_found',
   import_not_found: 'not_found',
   /** Unknown capture token, or one of another application. */
   capture_not_found: 'not_found',

@@ -43,17 +43,20 @@ import { SessionDecisionsConsumer } from './sessions/session-decisions.consumer'
 import { SessionRecordEvidenceRepository } from './sessions/session-record-evidence';
 import { ConsentStatusController } from './status/consent-status.controller';
 import { CONSENT_RECORDS_OUTBOX } from './tokens';
+import { DirectoryController } from './directory/directory.controller';
+import { DirectoryPublisher } from './directory/directory-publisher';
+import { DirectoryReplica } from './directory/directory-replica';
+import { DirectoryRepository } from './directory/directory.repository';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, FlowsRpcHandlers],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
     CreateFlow,
     UpdateFlow,
     ActivateFlow,
-    FlowsRpcHandlers,
     RecordsRepository,
     SessionRecordEvidenceRepository,
     RecordWriter,
@@ -81,6 +84,9 @@ import { CONSENT_RECORDS_OUTBOX } from './tokens';
     MailingSyncWorker,
     RecordEventsConsumer,
     SessionDecisionsConsumer,
+    DirectoryRepository,
+    DirectoryPublisher,
+    DirectoryReplica,
   ],
   exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures],
 })

@@ -24,7 +24,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
   imports: [DecisionsModule, HostedModule, PeopleModule],
-  controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController],
+  controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
@@ -33,7 +33,6 @@ import { GATEWAY_OUTBOX } from './tokens';
     AddAllowedOrigin,
     IssueApiToken,
     RevokeApiToken,
-    GatewayRpcHandlers,
     { provide: OAuthConfig, useExisting: DecisionGatewayConfig },
     OAuthClientsRepository,
     RegisterOAuthClient,

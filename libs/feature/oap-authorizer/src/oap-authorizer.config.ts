@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { PlatformConfig } from '@svc/config';
 import { IsOptional, IsString, Validate, type ValidationArguments, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
-import { parseTrustLists } from './grants/evidence/trust-list-document';
+import { parseTrustLists, type TrustListDocument } from './grants/evidence/trust-list-document';
 
 /** The trust-lists source a variable names parses (a readable file, or inline JSON) as a trust-lists document. */
 @ValidatorConstraint({ name: 'trustLists' })
@@ -9,8 +9,11 @@ class TrustListsSource implements ValidatorConstraintInterface {
   private reason = 'invalid';
 
   validate(_value: unknown, args: ValidationArguments): boolean {
+    const config = args.object as OapAuthorizerConfig;
+    // The file wins: the inline document is not read when a file is named.
+    if (args.property === 'OAP_TRUST_LISTS' && config.OAP_TRUST_LISTS_FILE) return true;
     try {
-      parseTrustLists((args.object as OapAuthorizerConfig).trustListsJson());
+      config.trustLists();
       return true;
     } catch (error) {
       this.reason = error instanceof Error ? error.message : String(error);
@@ -40,8 +43,14 @@ export class OapAuthorizerConfig extends PlatformConfig {
   @Validate(TrustListsSource)
   OAP_TRUST_LISTS?: string;
 
-  /** The trust lists' JSON text: the file's content when OAP_TRUST_LISTS_FILE is set, else OAP_TRUST_LISTS. */
-  trustListsJson(): string | undefined {
-    return this.OAP_TRUST_LISTS_FILE ? readFileSync(this.OAP_TRUST_LISTS_FILE, 'utf8') : this.OAP_TRUST_LISTS;
+  #trustLists?: TrustListDocument;
+
+  /**
+   * The trust lists: the file's document when OAP_TRUST_LISTS_FILE is set, else OAP_TRUST_LISTS's;
+   * read and parsed once, by the validation at boot.
+   */
+  trustLists(): TrustListDocument {
+    this.#trustLists ??= parseTrustLists(this.OAP_TRUST_LISTS_FILE ? readFileSync(this.OAP_TRUST_LISTS_FILE, 'utf8') : this.OAP_TRUST_LISTS);
+    return this.#trustLists;
   }
 }

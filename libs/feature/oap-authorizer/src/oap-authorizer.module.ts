@@ -51,7 +51,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
-  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController, McpServersController],
+  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, TokenExchangeRpcHandlers],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,
@@ -86,12 +86,9 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     MintAgentToken,
     McpServersRepository,
     McpGateway,
-    TokenExchangeRpcHandlers,
     ExpireDueEscalations,
     RevokeGrant,
     GrantStatusDirectory,
-    OapRpcHandlers,
-    ApprovalRequestRpcHandlers,
   ],
   exports: [RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
 })

@@ -1,9 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
 import { Public } from '@svc/auth';
 import { PlatformConfig, REGIONS, regionUrls } from '@svc/config';
 import { RegionRpc } from './shared/region-rpc';
 import { OAP_CONFORMANCE, OAP_VERSION } from './schema';
+import { OapVersionResponse } from './version.response';
 
 /** Where the OAP specification is published. */
 export const OAP_SPEC_URL = 'https://docs.svc.example/oap/1.0';
@@ -33,7 +34,8 @@ export class VersionController {
 
   @ApiDoc({ summary: 'OAP wire versions, regional issuers, chronicle genesis hashes and conformance levels', tag: 'OAP', errors: [] })
   @Get()
-  async get(): Promise<Record<string, unknown>> {
+  @ApiResponseOf(OapVersionResponse)
+  async get(): Promise<OapVersionResponse> {
     const urls = regionUrls(this.config);
     const genesis = await Promise.all(
       REGIONS.map(async (region) => {
@@ -53,6 +55,6 @@ export class VersionController {
       oversight_conformance: 'oversight_full',
       oversight_conformance_levels: ['oversight_basic', 'oversight_full'],
       spec_url: OAP_SPEC_URL,
-    };
+    } satisfies OapVersionResponse;
   }
 }

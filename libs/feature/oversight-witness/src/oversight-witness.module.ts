@@ -29,7 +29,7 @@ import { OVERSIGHT_OUTBOX } from './tokens';
 @Module({
   // The routes controller comes before the attestations controller only for readability:
   // Fastify matches the static `agent_class_routes` / `heartbeat` segments before `:attestation_id`.
-  controllers: [AttestersController, AgentClassRoutesController, AttestationsController],
+  controllers: [AttestersController, AgentClassRoutesController, AttestationsController, OversightRpcHandlers],
   providers: [
     { provide: OVERSIGHT_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OVERSIGHT_SCHEMA), inject: [OutboxRegistry] },
     AttestersRepository,
@@ -51,7 +51,6 @@ import { OVERSIGHT_OUTBOX } from './tokens';
     ResolveAgentClassRoute,
     AuthZenAttestationAdapter,
     ApprovalOutcomes,
-    OversightRpcHandlers,
   ],
   exports: [AuthenticateAttester, GrantElevation, ResolveEscalation, ResolveAgentClassRoute, AuthZenAttestationAdapter, SubmitAttestation, AttestersRepository],
 })

@@ -23,14 +23,13 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * oap-authorizer publish, so their records get receipts whichever process they run in.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController],
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,
     AppendReceiptTransition,
     RenderReceipt,
     RecordDisclosure,
-    ReceiptsRpcHandlers,
     ReceiptIntake,
     PrincipalPseudonyms,
     ConsentRecordEvents,

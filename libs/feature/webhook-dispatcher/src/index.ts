@@ -12,3 +12,4 @@ export { MAX_ATTEMPTS, RETRY_WAITS_MS, AUTO_DISABLE_AFTER } from './deliveries/r
 export { signatureHeader } from './deliveries/signature';
 export { webhookBody, type WebhookEvent } from './deliveries/webhook-body';
 export { newDeliveryId, newSubscriptionId } from './ids';
+export { documentedWebhooks, WEBHOOK_DELIVERY_HEADERS } from './webhook-documentation';

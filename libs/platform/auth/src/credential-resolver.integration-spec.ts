@@ -1,9 +1,22 @@
-import { BusConnection, RpcClient, RpcServer } from '@svc/bus';
+import { Controller } from '@nestjs/common';
+import { BusConnection, RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest, type RpcService } from '@svc/bus';
 import { TEST_NATS_URL, TcpProxy, uniqueBusPrefix, waitFor } from '@svc/testing';
 import { CREDENTIAL_CACHE_MS, RpcCredentialResolver } from './credential-resolver';
 
 const KNOWN = 'a'.repeat(64);
 const OTHER_KNOWN = 'b'.repeat(64);
+let asked = 0;
+
+@Controller()
+class CredentialOwner {
+  @RpcHandler('gateway.resolve_credential')
+  async resolve(request: RpcRequest<'gateway.resolve_credential'>): Promise<RpcReplyInit<'gateway.resolve_credential'>> {
+    asked += 1;
+    const digest = request.credential.case === 'apiTokenSha256Hex' ? request.credential.value : '';
+    if (digest !== KNOWN && digest !== OTHER_KNOWN) return { found: false };
+    return { found: true, applicationId: 'tp_us_app', credentialId: `tok_${digest.slice(0, 4)}`, scopes: ['records:write'], environment: 'development', region: 'us', mode: 'conductor' };
+  }
+}
 
 /**
  * Issue 14 item 8: when the owner of credentials cannot be asked (the bus is down), a known
@@ -14,30 +27,23 @@ describe('credential resolver: stale-while-error cache (owner in another process
   let proxy: TcpProxy;
   let ownerBus: BusConnection;
   let callerBus: BusConnection;
-  let owner: RpcServer;
-  let asked = 0;
+  let owner: RpcService;
   let clockMs = Date.parse('2026-11-25T12:00:00Z');
 
   function resolver(staleIfErrorMs: number): RpcCredentialResolver {
-    return new RpcCredentialResolver(new RpcClient(callerBus), callerBus, { staleIfErrorMs, now: () => clockMs });
+    return new RpcCredentialResolver(rpcClientOf(callerBus), callerBus, { staleIfErrorMs, now: () => clockMs });
   }
 
   beforeAll(async () => {
     proxy = await TcpProxy.start(TEST_NATS_URL);
     ownerBus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'credential-owner' });
     callerBus = await BusConnection.connect({ url: proxy.url('nats'), prefix, region: 'us', name: 'credential-caller' });
-    owner = new RpcServer(ownerBus);
-    owner.handle('gateway.resolve_credential', async (request) => {
-      asked += 1;
-      const digest = request.credential.case === 'apiTokenSha256Hex' ? request.credential.value : '';
-      if (digest !== KNOWN && digest !== OTHER_KNOWN) return { found: false };
-      return { found: true, applicationId: 'tp_us_app', credentialId: `tok_${digest.slice(0, 4)}`, scopes: ['records:write'], environment: 'development', region: 'us', mode: 'conductor' };
-    });
+    owner = await serveRpc(ownerBus, [CredentialOwner]);
     await ownerBus.nc.flush();
   });
 
   afterAll(async () => {
-    owner?.close();
+    await owner?.close();
     proxy?.restore();
     await callerBus?.close();
     await ownerBus?.close();

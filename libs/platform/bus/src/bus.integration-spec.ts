@@ -1,10 +1,29 @@
+import { Controller } from '@nestjs/common';
 import { DomainError } from '@svc/errors';
 import { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix, waitFor } from '@svc/testing';
 import { BusConnection } from './bus-connection';
 import { DurableConsumer } from './durable-consumer';
 import { EventPublisher } from './event-publisher';
-import { RpcClient, RpcServer } from './rpc';
+import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest } from './nest-rpc';
 import { ensureRegionStream } from './streams';
+
+@Controller()
+class ApplicationHandlers {
+  @RpcHandler('gateway.get_application')
+  async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
+    if (request.applicationId === 'boom') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'boom' });
+    if (request.applicationId === 'absent') return { found: false };
+    return { found: true, applicationId: request.applicationId, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+  }
+}
+
+@Controller()
+class EuApplicationHandlers {
+  @RpcHandler('gateway.get_application')
+  async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
+    return { found: true, applicationId: request.applicationId, name: 'eu' };
+  }
+}
 
 describe('bus: region streams, durable consumers, request/reply (real NATS)', () => {
   const prefix = uniqueBusPrefix();
@@ -77,32 +96,44 @@ describe('bus: region streams, durable consumers, request/reply (real NATS)', ()
   });
 
   it('answers request/reply calls and carries a domain error back as the same error', async () => {
-    const server = new RpcServer(bus);
-    server.handle('gateway.get_application', async (request) => {
-      if (request.applicationId === 'boom') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'boom' });
-      return { found: true, applicationId: request.applicationId, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
-    });
+    const service = await serveRpc(bus, [ApplicationHandlers]);
     try {
-      const client = new RpcClient(bus);
+      // Another client of the same bus, without the server: the call crosses NATS.
+      const client = rpcClientOf(bus);
       const reply = await client.call('gateway.get_application', { applicationId: 'tp_us_x' });
       expect(reply).toMatchObject({ found: true, applicationId: 'tp_us_x' });
+      // A reply whose fields all hold their defaults is zero bytes on the wire: still an answer.
+      await expect(client.call('gateway.get_application', { applicationId: 'absent' })).resolves.toMatchObject({ found: false });
       await expect(client.call('gateway.get_application', { applicationId: 'boom' })).rejects.toMatchObject({
         kind: 'forbidden',
         code: 'not_yours',
         detail: { application_id: 'boom' },
       });
     } finally {
-      server.close();
+      await service.close();
     }
   });
 
   it('keeps regions apart: a call in eu is not answered by a us server', async () => {
-    const server = new RpcServer(bus);
-    server.handle('gateway.get_application', async () => ({ found: true }));
+    const service = await serveRpc(bus, [ApplicationHandlers]);
     try {
-      await expect(new RpcClient(other).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable', kind: 'unavailable' });
+      await expect(rpcClientOf(other).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable', kind: 'unavailable' });
     } finally {
-      server.close();
+      await service.close();
+    }
+  });
+
+  it("asks another region's server over NATS, never this process's handler of the same method", async () => {
+    const usService = await serveRpc(bus, [ApplicationHandlers]);
+    const euService = await serveRpc(other, [EuApplicationHandlers]);
+    try {
+      await expect(euService.client.inRegion('us').call('gateway.get_application', { applicationId: 'tp_us_y' })).resolves.toMatchObject({ found: true, name: 'n' });
+      await expect(euService.client.call('gateway.get_application', { applicationId: 'tp_eu_y' })).resolves.toMatchObject({ found: true, name: 'eu' });
+      await euService.close();
+      await expect(usService.client.inRegion('eu').call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      await usService.close();
+      await euService.close();
     }
   });
 });

@@ -9,5 +9,19 @@ export {
   type DurableConsumerOptions,
   type EventHandler,
 } from './durable-consumer';
-export { LocalRpcHandlers, RpcClient, RpcServer } from './rpc';
+export {
+  BusRpcClient,
+  BusRpcServer,
+  RPC_TIMEOUT_MS,
+  RpcClient,
+  RpcErrorPassthrough,
+  RpcHandler,
+  rpcClientOf,
+  serveRpc,
+  type RpcService,
+  type RpcReply,
+  type RpcReplyInit,
+  type RpcRequest,
+  type RpcRequestInit,
+} from './nest-rpc';
 export { BatchConsumer, type BatchConsumerOptions, type BatchErrorListener, type BatchHandler, type BatchOutcomes } from './batch-consumer';

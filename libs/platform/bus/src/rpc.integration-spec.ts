@@ -1,9 +1,28 @@
+import { Controller } from '@nestjs/common';
 import { DomainError } from '@svc/errors';
 import { TEST_NATS_URL, TcpProxy, uniqueBusPrefix } from '@svc/testing';
 import { BusConnection } from './bus-connection';
-import { LocalRpcHandlers, RpcClient, RpcServer } from './rpc';
+import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest, type RpcService } from './nest-rpc';
 
 const APPLICATION = { found: true, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+
+@Controller()
+class ApplicationHandlers {
+  @RpcHandler('gateway.get_application')
+  async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
+    if (request.applicationId === 'refused') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'refused' });
+    if (request.applicationId === 'crash') throw new Error('database exploded');
+    return { ...APPLICATION, applicationId: request.applicationId };
+  }
+}
+
+@Controller()
+class FlowHandlers {
+  @RpcHandler('consent_records.get_flow')
+  async getFlow(): Promise<RpcReplyInit<'consent_records.get_flow'>> {
+    return {};
+  }
+}
 
 /**
  * Issue 14 item 8: a method whose owner runs in the same process keeps answering while the bus
@@ -14,24 +33,18 @@ describe('request/reply, local first (real NATS behind a proxy the test cuts)', 
   let proxy: TcpProxy;
   let bus: BusConnection;
   let remote: BusConnection;
-  let server: RpcServer;
-  const local = new LocalRpcHandlers();
+  let service: RpcService;
 
   beforeAll(async () => {
     proxy = await TcpProxy.start(TEST_NATS_URL);
     bus = await BusConnection.connect({ url: proxy.url('nats'), prefix, region: 'us', name: 'rpc-local-test' });
     remote = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'rpc-remote-test' });
-    server = new RpcServer(bus, local);
-    server.handle('gateway.get_application', async (request) => {
-      if (request.applicationId === 'refused') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'refused' });
-      if (request.applicationId === 'crash') throw new Error('database exploded');
-      return { ...APPLICATION, applicationId: request.applicationId };
-    });
+    service = await serveRpc(bus, [ApplicationHandlers]);
     await bus.nc.flush();
   });
 
   afterAll(async () => {
-    server?.close();
+    await service?.close();
     proxy?.restore();
     await bus?.close();
     await remote?.close();
@@ -39,7 +52,7 @@ describe('request/reply, local first (real NATS behind a proxy the test cuts)', 
   });
 
   it('is answered over NATS for another process', async () => {
-    await expect(new RpcClient(remote).call('gateway.get_application', { applicationId: 'tp_us_remote' })).resolves.toMatchObject({ found: true, applicationId: 'tp_us_remote' });
+    await expect(rpcClientOf(remote).call('gateway.get_application', { applicationId: 'tp_us_remote' })).resolves.toMatchObject({ found: true, applicationId: 'tp_us_remote' });
   });
 
   describe('while the bus is cut', () => {
@@ -47,27 +60,26 @@ describe('request/reply, local first (real NATS behind a proxy the test cuts)', 
     afterAll(() => proxy.restore());
 
     it('answers an in-process caller directly, with a reply decoded as from the wire', async () => {
-      const reply = await new RpcClient(bus, local).call('gateway.get_application', { applicationId: 'tp_us_local' });
+      const reply = await service.client.call('gateway.get_application', { applicationId: 'tp_us_local' });
       expect(reply).toMatchObject({ found: true, applicationId: 'tp_us_local', allowedOrigins: [] });
       expect(reply.$typeName).toBe('svc.rpc.v1.GetApplicationReply');
     });
 
     it('rethrows a domain error as the same error, and anything else as internal_error, as a remote caller sees them', async () => {
-      const client = new RpcClient(bus, local);
+      const client = service.client;
       await expect(client.call('gateway.get_application', { applicationId: 'refused' })).rejects.toMatchObject({ kind: 'forbidden', code: 'not_yours', detail: { application_id: 'refused' } });
       await expect(client.call('gateway.get_application', { applicationId: 'crash' })).rejects.toMatchObject({ kind: 'internal', code: 'internal_error', message: 'Internal error' });
     });
 
     it('still fails with service_unavailable for a caller without the handler in its process', async () => {
-      await expect(new RpcClient(bus).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      await expect(rpcClientOf(bus).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
     });
   });
 
   it('forgets local handlers when the server closes', async () => {
-    const own = new LocalRpcHandlers();
-    const closing = new RpcServer(bus, own);
-    closing.handle('consent_records.get_flow', async () => ({}));
-    closing.close();
-    expect(own.get('consent_records.get_flow')).toBeUndefined();
+    const closing = await serveRpc(bus, [FlowHandlers]);
+    expect(closing.server.localHandler('consent_records.get_flow')).toBeDefined();
+    await closing.close();
+    expect(closing.server.localHandler('consent_records.get_flow')).toBeUndefined();
   });
 });

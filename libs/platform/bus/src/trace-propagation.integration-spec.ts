@@ -1,3 +1,4 @@
+import { Controller } from '@nestjs/common';
 import { SpanKind, context, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -7,10 +8,20 @@ import { BusConnection } from './bus-connection';
 import { DurableConsumer } from './durable-consumer';
 import { EventPublisher } from './event-publisher';
 import type { DeliveredEvent } from './pull-consumer';
-import { LocalRpcHandlers, RpcClient, RpcServer } from './rpc';
+import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest, type RpcService } from './nest-rpc';
 import { ensureRegionStream } from './streams';
 
 const APPLICATION = { found: true, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+const handledIn: string[] = [];
+
+@Controller()
+class ApplicationHandlers {
+  @RpcHandler('gateway.get_application')
+  async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
+    handledIn.push(trace.getActiveSpan()?.spanContext().traceId ?? '');
+    return { ...APPLICATION, applicationId: request.applicationId };
+  }
+}
 
 /**
  * W3C trace context crosses the bus: a request or an event carries `traceparent` in its NATS
@@ -23,9 +34,7 @@ describe('trace context on the bus', () => {
   const tracer = provider.getTracer('test');
   let bus: BusConnection;
   let caller: BusConnection;
-  let server: RpcServer;
-  const local = new LocalRpcHandlers();
-  const handledIn: string[] = [];
+  let service: RpcService;
 
   /** Runs `work` inside a span of the test, as an HTTP request's span would be; returns that span. */
   async function inRequest(work: () => Promise<unknown>): Promise<Span> {
@@ -43,18 +52,14 @@ describe('trace context on the bus', () => {
     bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'trace-test' });
     caller = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'trace-test-caller' });
     await ensureRegionStream(bus.jsm, prefix, 'us');
-    server = new RpcServer(bus, local);
-    server.handle('gateway.get_application', async (request) => {
-      handledIn.push(trace.getActiveSpan()?.spanContext().traceId ?? '');
-      return { ...APPLICATION, applicationId: request.applicationId };
-    });
+    service = await serveRpc(bus, [ApplicationHandlers]);
     await bus.nc.flush();
   });
 
   afterEach(() => exporter.reset());
 
   afterAll(async () => {
-    server?.close();
+    await service?.close();
     await bus?.close();
     await caller?.close();
     await deleteTestStreams(prefix);
@@ -64,7 +69,7 @@ describe('trace context on the bus', () => {
   });
 
   it('carries a request over NATS: the handler runs in a server span under the caller\'s client span', async () => {
-    const request = await inRequest(() => new RpcClient(caller).call('gateway.get_application', { applicationId: 'tp_us_remote' }));
+    const request = await inRequest(() => rpcClientOf(caller).call('gateway.get_application', { applicationId: 'tp_us_remote' }));
     const [call] = finished('gateway.get_application call');
     const handled = await waitFor(() => finished('gateway.get_application handle')[0]);
     expect(call!.kind).toBe(SpanKind.CLIENT);
@@ -76,7 +81,7 @@ describe('trace context on the bus', () => {
   });
 
   it('keeps the trace on the in-process path', async () => {
-    const request = await inRequest(() => new RpcClient(bus, local).call('gateway.get_application', { applicationId: 'tp_us_local' }));
+    const request = await inRequest(() => service.client.call('gateway.get_application', { applicationId: 'tp_us_local' }));
     const [call] = finished('gateway.get_application call');
     const [handled] = finished('gateway.get_application handle');
     expect(call!.attributes['rpc.local']).toBe(true);

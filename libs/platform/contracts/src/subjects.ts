@@ -10,6 +10,7 @@ import { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 import { GATEWAY_RPC } from './rpc/gateway.rpc';
 import { DECISIONS_EVENTS } from './events/decisions.events';
 import { RECORDS_EVENTS } from './events/records.events';
+import { DIRECTORY_EVENTS } from './events/directory.events';
 import { FLOWS_RPC } from './rpc/flows.rpc';
 import { OAP_RPC } from './rpc/oap.rpc';
 import { AUDIT_RPC } from './rpc/audit.rpc';
@@ -25,6 +26,7 @@ export const EVENTS = {
   ...KEYS_EVENTS,
   ...DECISIONS_EVENTS,
   ...RECORDS_EVENTS,
+  ...DIRECTORY_EVENTS,
   ...OAP_EVENTS,
   ...AUDIT_EVENTS,
   ...WEBHOOKS_EVENTS,

@@ -16,4 +16,4 @@ export {
   type ParsedId,
 } from './identifiers';
 export { IsIdOf, idShape } from './is-id-of';
-export { RoutedBy, routedFieldsOf } from './routed-by';
+export { CrossBorder, RoutedBy, isCrossBorder, routedFieldsOf } from './routed-by';

@@ -23,3 +23,25 @@ export function routedFieldsOf(type: unknown): readonly string[] {
   }
   return [];
 }
+
+/** DTO classes whose person identifiers are looked up across regions rather than homed. */
+const CROSS_BORDER = new WeakSet<object>();
+
+/**
+ * Class decorator for the request DTO of a cross-border lookup (the directory): a person of
+ * another region named in its body is the question, not a write to be homed, so the person rule
+ * of `HomeRegionPipe` does not apply to it. `@RoutedBy` marks still do.
+ */
+export function CrossBorder(): ClassDecorator {
+  return (target) => {
+    CROSS_BORDER.add(target);
+  };
+}
+
+/** Whether `type` (or a class it extends) is marked {@link CrossBorder}. */
+export function isCrossBorder(type: unknown): boolean {
+  for (let current = type; typeof current === 'function'; current = Object.getPrototypeOf(current) as unknown) {
+    if (CROSS_BORDER.has(current)) return true;
+  }
+  return false;
+}

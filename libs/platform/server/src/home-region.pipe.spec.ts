@@ -1,7 +1,7 @@
 import type { ArgumentMetadata } from '@nestjs/common';
 import { loadConfig, PlatformConfig } from '@svc/config';
 import { WrongRegionError } from '@svc/errors';
-import { RoutedBy } from '@svc/ids';
+import { CrossBorder, RoutedBy } from '@svc/ids';
 import { HomeRegionPipe } from './home-region.pipe';
 
 @RoutedBy('flow_id')
@@ -65,5 +65,43 @@ describe('HomeRegionPipe: identifiers in a body home the request (spec: Authenti
     expect(refusal({ flow_id: 'flw_dev_abcdefghijklmnopqrst' }, FlowBody)).toBeUndefined();
     expect(refusal({ flow_id: 'flw_us_abcdefghijklmnopqrst' }, UnmarkedBody)).toBeUndefined();
     expect(refusal('flw_us_abcdefghijklmnopqrst', FlowBody)).toBeUndefined();
+  });
+});
+
+describe('HomeRegionPipe: a person of another region is never written here (residency per person)', () => {
+  const at = (type: ArgumentMetadata['type'], metatype?: ArgumentMetadata['metatype']): ArgumentMetadata => ({ type, metatype });
+  const refused = (value: unknown, metadata: ArgumentMetadata): WrongRegionError | undefined => {
+    try {
+      pipe.transform(value, metadata);
+      return undefined;
+    } catch (error) {
+      if (error instanceof WrongRegionError) return error;
+      throw error;
+    }
+  };
+
+  it('refuses a foreign usr_ id in any body field, nested or in arrays, marked or not', () => {
+    expect(refused({ principal_id: 'usr_us_abcdefghijklmnopqrst' }, at('body', UnmarkedBody))?.toEnvelope().home_country).toBe('US');
+    expect(refused({ subject: { external_id: 'usr_ap_abcdefghijklmnopqrst' } }, at('body'))?.home.region).toBe('ap');
+    expect(refused({ participants: [{ principal_id: 'usr_us_x' }] }, at('body'))?.home.region).toBe('us');
+    expect(refused({ metadata: { usr_us_abcdefghijklmnopqrst: true } }, at('body'))?.home.region).toBe('us');
+  });
+
+  it('refuses one in a query or path parameter too', () => {
+    expect(refused({ person_id: 'usr_us_abcdefghijklmnopqrst' }, at('query'))?.home.region).toBe('us');
+    expect(refused('usr_us_abcdefghijklmnopqrst', at('param'))?.home.region).toBe('us');
+  });
+
+  it('passes a local person, other kinds of foreign ids in unmarked fields, and text that only mentions the prefix', () => {
+    expect(refused({ principal_id: 'usr_eu_abcdefghijklmnopqrst', note: 'see usr_us_abcdefghijklmnopqrst' }, at('body'))).toBeUndefined();
+    expect(refused({ agent_id: 'agent_us_abcdefghijklmnopqrst' }, at('body', UnmarkedBody))).toBeUndefined();
+  });
+
+  it('lets a cross-border lookup name a foreign person (the question, not a write)', () => {
+    @CrossBorder()
+    class LookupBody {
+      person_id!: string;
+    }
+    expect(refused({ person_id: 'usr_us_abcdefghijklmnopqrst' }, at('body', LookupBody))).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, LocalRpcHandlers, RpcClient, RpcServer, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
+import { BusConnection, BusRpcClient, BusRpcServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
@@ -71,7 +71,7 @@ export class PlatformModule {
         { provide: 'PLATFORM_OPTIONS', useValue: options },
         ...infrastructureProviders(config, logger, options),
       ],
-      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, RpcServer, RpcClient, OutboxRegistry],
+      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, OutboxRegistry],
     };
   }
 }
@@ -111,10 +111,11 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
         return bus;
       },
     },
-    // Handlers of the services composed in this process are called directly, not over the bus.
-    { provide: LocalRpcHandlers, useValue: new LocalRpcHandlers() },
-    { provide: RpcServer, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcServer(bus, local), inject: [BusConnection, LocalRpcHandlers] },
-    { provide: RpcClient, useFactory: (bus: BusConnection, local: LocalRpcHandlers) => new RpcClient(bus, local), inject: [BusConnection, LocalRpcHandlers] },
+    // Request/reply on NestJS microservices: the server is the transport strategy the process
+    // connects (startProcess); the client calls its handlers directly when they run in this process.
+    { provide: BusRpcServer, useFactory: (bus: BusConnection) => new BusRpcServer(bus), inject: [BusConnection] },
+    { provide: BusRpcClient, useFactory: (bus: BusConnection, server: BusRpcServer) => new BusRpcClient(bus, server), inject: [BusConnection, BusRpcServer] },
+    { provide: RpcClient, useFactory: (client: BusRpcClient, bus: BusConnection) => new RpcClient(client, bus), inject: [BusRpcClient, BusConnection] },
     {
       provide: OutboxRegistry,
       useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
@@ -148,7 +149,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     private readonly readiness: Readiness,
     private readonly dataSource: DataSource,
     private readonly bus: BusConnection,
-    private readonly rpcServer: RpcServer,
+    private readonly rpcServer: BusRpcServer,
     private readonly outboxes: OutboxRegistry,
     private readonly keys: SigningKeyStore,
     private readonly metrics: Metrics,
@@ -178,7 +179,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     await this.outboxes.stopAll();
-    this.rpcServer.close();
+    this.rpcServer.release();
     await this.bus.close();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { BusRpcServer } from '@svc/bus';
 import { ConfigError, type Clock, type Environment } from '@svc/config';
 import { startTracing, type Logger } from '@svc/telemetry';
 import { BootTeardown } from './boot-teardown';
@@ -56,6 +57,14 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
         for (const feature of options.features) await feature.configureFastify?.(fastify, configuration.configs.get(feature.config));
       },
     });
+    if (configuration.infrastructure) {
+      // Request/reply handlers (`@RpcHandler` controllers) on the NATS transport strategy, over the
+      // process's bus connection; in-process callers reach them without crossing NATS.
+      // Remote requests are taken once every module is initialised (as the HTTP port is).
+      app.connectMicroservice({ strategy: app.get(BusRpcServer) });
+      await app.init();
+      await app.startAllMicroservices();
+    }
     const url = await listen(app, config);
     const running = app;
     return {

@@ -1,25 +1,32 @@
 import { createRequire } from 'node:module';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { traceInstrumentations } from './instrumentations';
+
+/**
+ * Modules the instrumentations patch when Node's loader hands them out. A process's entry point
+ * imports the server, `pg` and `undici` before the configuration (and so the OTLP endpoint) is
+ * known; asking the loader for them again once the hooks are registered patches the loaded copies
+ * in place (`http.request`, `Client.prototype.query`, `Pool.prototype.connect`). `undici` publishes
+ * its requests on diagnostics channels, which the instrumentation subscribes to whenever it loads.
+ */
+const PATCHED_ON_LOAD = ['http', 'https', 'pg', 'pg-pool'] as const;
 
 /**
  * Starts OpenTelemetry tracing when an OTLP endpoint is configured; returns a shutdown function.
- * Call before the HTTP server is created so its requests are instrumented.
+ * Call before the HTTP server is created so its requests are instrumented: incoming HTTP, pg
+ * queries (SQL text only, never bind values) and outbound undici calls (URLs without query).
  */
 export function startTracing(options: { serviceName: string; endpoint?: string }): () => Promise<void> {
   if (!options.endpoint) return async () => undefined;
+  const instrumentations = traceInstrumentations();
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     traceExporter: new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` }),
-    instrumentations: [new HttpInstrumentation()],
+    instrumentations: [instrumentations.http, instrumentations.pg, instrumentations.undici],
   });
   sdk.start();
-  // The HTTP instrumentation patches `http`/`https` as Node's loader hands them out; by now the
-  // server libraries have loaded them, so have them handed out once more (the patch is in place on
-  // the shared modules; without this no request span exists and traces start at the outbox).
   const nodeRequire = createRequire(__filename);
-  nodeRequire('http');
-  nodeRequire('https');
+  for (const name of PATCHED_ON_LOAD) nodeRequire(name);
   return () => sdk.shutdown();
 }

@@ -978,6 +978,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cross_border/consent_status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials) */
+        post: operations["Directory_status"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -1814,7 +1831,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Healthz (health) */
+        /** Liveness: the process is up */
         get: operations["Health_healthz"];
         put?: never;
         post?: never;
@@ -1848,7 +1865,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Render (health) */
+        /** Prometheus metrics (text exposition format); not routed by the public ingress */
         get: operations["Health_render"];
         put?: never;
         post?: never;
@@ -2104,7 +2121,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readyz (health) */
+        /** Readiness: Postgres, NATS and module checks; 503 with Retry-After when one fails */
         get: operations["Health_readyz"];
         put?: never;
         post?: never;
@@ -2166,7 +2183,246 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "approval.countered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An approver countered an escalated agent request with other bounds */
+        post: operations["webhook_approval_countered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approvers denied an escalated agent request */
+        post: operations["webhook_approval_denied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "approval.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approvers granted an escalated agent request */
+        post: operations["webhook_approval_granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.denied": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A person granted no purpose */
+        post: operations["webhook_consent_denied"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A person granted at least one purpose (a decision session, or a consent recorded through the API or a capture) */
+        post: operations["webhook_consent_granted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.purpose_revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One purpose of a consent was withdrawn */
+        post: operations["webhook_consent_purpose_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "consent.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A consent was withdrawn (a session revoked, or a recorded consent withdrawn) */
+        post: operations["webhook_consent_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "flow.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A flow version became the active one */
+        post: operations["webhook_flow_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.countered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request was answered with a counter-proposal */
+        post: operations["webhook_signature_countered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request was declined */
+        post: operations["webhook_signature_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request expired unsigned */
+        post: operations["webhook_signature_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "signature.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signature request was signed */
+        post: operations["webhook_signature_signed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.delivery_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A delivery failed for good after its last attempt */
+        post: operations["webhook_webhook_delivery_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test delivery requested through the API (never subscribable) */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         ErrorEnvelope: {
@@ -2195,6 +2451,21 @@ export interface components {
         AddAllowedOriginBody: {
             allowed_origin: components["schemas"]["AllowedOriginInput"];
         };
+        AgentClassRouteEnvelopeResponse: {
+            agent_class_route: components["schemas"]["AgentClassRouteResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        AgentClassRouteResponse: {
+            /** @enum {string} */
+            object: "agent_class_route";
+            agent_class: string;
+            /** @enum {string} */
+            route: "conductor" | "oversight";
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AgentResponse: {
             id: string;
             /** @enum {string} */
@@ -2222,6 +2493,11 @@ export interface components {
         AllowedOriginResponse: {
             origin: string;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ApiCatalogResponse: {
+            linkset: components["schemas"]["LinksetEntryResponse"][];
         } & {
             [key: string]: unknown;
         };
@@ -2260,11 +2536,89 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AttestationDetailResponse: {
+            application_id: string;
+            attester_id: string;
+            agent_class: string;
+            action_class: string;
+            decided_at: string;
+            legal_basis: string;
+            evidence_digest: string;
+            context: unknown;
+            requires_human_approval: boolean;
+            resolved_at: string | null;
+            counter_proposal: unknown;
+            id: string;
+            /** @enum {string} */
+            object: "attestation";
+            attestation_id: string;
+            received_at: string;
+            sequence_number: number;
+            sequence_gap: boolean;
+            expected_sequence_number: number | null;
+            /** @enum {string} */
+            decision: "allow" | "deny" | "escalate";
+            /** @enum {string} */
+            status: "witnessed" | "pending_approval" | "approved" | "denied" | "countered";
+            idempotent_replay: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationEscalationResponse: {
+            /** @enum {string} */
+            status: "witnessed" | "pending_approval" | "approved" | "denied" | "countered";
+            approval_ttl_at: string;
+            decision_url?: string;
+            session_token?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationReadResponse: {
+            attestation: components["schemas"]["AttestationDetailResponse"];
+            receipt: string;
+            resolution_receipt: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         AttestationRefreshedResponse: {
             grant_id: string;
             grant_attestation: string;
             agent_attestation: unknown;
             retained_until: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "attestation";
+            attestation_id: string;
+            received_at: string;
+            sequence_number: number;
+            sequence_gap: boolean;
+            expected_sequence_number: number | null;
+            /** @enum {string} */
+            decision: "allow" | "deny" | "escalate";
+            /** @enum {string} */
+            status: "witnessed" | "pending_approval" | "approved" | "denied" | "countered";
+            idempotent_replay: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        AttestationTokenResponse: {
+            format: string;
+            token: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AttesterLivenessResponse: {
+            attester_id: string;
+            name: string;
+            status: string;
+            last_heartbeat_at: string | null;
+            last_heartbeat: unknown;
+            silent_after_seconds: number;
+            silent: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -2284,6 +2638,32 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuditConsistencyProofResponse: {
+            /** @enum {string} */
+            object: "audit_consistency_proof";
+            algorithm: string;
+            from: components["schemas"]["AuditCheckpointResponse"];
+            to: components["schemas"]["AuditCheckpointResponse"];
+            old_size: number;
+            new_size: number;
+            proof: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        AuditInclusionProofResponse: {
+            /** @enum {string} */
+            object: "audit_inclusion_proof";
+            algorithm: string;
+            entry: components["schemas"]["AuditRecordResponse"];
+            leaf_index: number;
+            leaf_hash: string;
+            tree_size: number;
+            root_hash: string;
+            proof: string[];
+            checkpoint: components["schemas"]["AuditCheckpointResponse"];
+        } & {
+            [key: string]: unknown;
+        };
         AuditRecordResponse: {
             /** @enum {string} */
             object: "audit_record";
@@ -2295,6 +2675,21 @@ export interface components {
             previous_hash: string;
             hash: string;
             canonical: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AuditTransparencyResponse: {
+            /** @enum {string} */
+            object: "audit_transparency";
+            application_id?: string;
+            agent_id?: string;
+            region: string;
+            origin: string;
+            entry_count: number;
+            first_index: number;
+            last_index: number;
+            checkpoints: components["schemas"]["AuditCheckpointResponse"][];
+            verification: Record<string, never>;
         } & {
             [key: string]: unknown;
         };
@@ -2342,6 +2737,35 @@ export interface components {
             subject: components["schemas"]["SubjectInput"];
             suppress_receipt?: boolean;
         };
+        CapabilityCacheResponse: {
+            max_age_seconds: number;
+            version_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityDocumentResponse: {
+            agent_id: string;
+            region: string;
+            version_id: string;
+            published_at: string;
+            scopes: components["schemas"]["CapabilityScopeResponse"][];
+            actions: unknown;
+            bounds_supported: string[];
+            oidc_a: components["schemas"]["CapabilityOidcAResponse"];
+            cache: components["schemas"]["CapabilityCacheResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityOidcAResponse: {
+            agent_capabilities: string[];
+            projection_version: number;
+            agent_type: string | null;
+            agent_provider: string | null;
+            agent_model: string | null;
+            agent_version: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         CapabilityScopeBody: {
             id: string;
             label: string;
@@ -2349,6 +2773,44 @@ export interface components {
             custom?: boolean;
             /** @enum {string} */
             status?: "active" | "deprecated";
+        };
+        CapabilityScopeResponse: {
+            id: string;
+            label: string;
+            parent: string | null;
+            custom: boolean;
+            status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityVersionResponse: {
+            /** @enum {string} */
+            object: "capability_version";
+            agent_id: string;
+            version_id: string;
+            manifest_sha256: string;
+            published_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CaptureAuthorizedResponse: {
+            /** @enum {string} */
+            status: "committed";
+            record_id: string;
+            channel: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CaptureResponse: {
+            capture_token: string;
+            /** @enum {string} */
+            object: "capture";
+            flow_id: string;
+            flow_version: number;
+            channel: string;
+            expires_at: string;
+        } & {
+            [key: string]: unknown;
         };
         CapturedFieldInput: {
             purpose: string;
@@ -2359,6 +2821,32 @@ export interface components {
         };
         ClientJwksInput: {
             keys: Record<string, never>[];
+        };
+        ConsentFieldResponse: {
+            /** @enum {string} */
+            object: "consent_field";
+            flow_id: string;
+            flow_version: number;
+            locale: string;
+            html: string;
+            rendering_digest: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentImportDryRunResponse: {
+            id: null;
+            /** @enum {string} */
+            object: "consent_import";
+            application_id: string;
+            flow_id: string;
+            /** @enum {boolean} */
+            dry_run: true;
+            /** @enum {string} */
+            status: "completed";
+            counts: Record<string, never>;
+            rows: components["schemas"]["DryRunRowResponse"][];
+        } & {
+            [key: string]: unknown;
         };
         ConsentImportResponse: {
             id: string;
@@ -2412,6 +2900,31 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ConsentRecordRevokedWebhookData: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject: components["schemas"]["WebhookSubjectReference"];
+            purposes: string[];
+            channel: string;
+            revoked_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentRecordWebhookData: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject: components["schemas"]["WebhookSubjectReference"];
+            purposes: components["schemas"]["WebhookPurposeOutcome"][];
+            collection_channel: string;
+            captured_at: string;
+            recorded_at: string;
+            previous_record_id?: string;
+            withdrawn_purposes?: string[];
+        } & {
+            [key: string]: unknown;
+        };
         ConsentSessionBody: {
             flow_id: string;
             /** @enum {string} */
@@ -2421,9 +2934,32 @@ export interface components {
             principal_assertion?: string;
             ttl_seconds?: number;
         };
+        ConsentStatusResponse: {
+            /** @enum {string} */
+            object: "consent_status";
+            application_id: string;
+            subject: components["schemas"]["ConsentStatusSubjectResponse"];
+            purposes: components["schemas"]["PurposeStatusResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentStatusSubjectResponse: {
+            external_id?: string;
+            email?: string;
+        } & {
+            [key: string]: unknown;
+        };
         ConsentTokenVerdictResponse: {
             valid: boolean;
             status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CounterProposalResponse: {
+            attestation: string;
+            attestation_id: string;
+            counter_proposal: unknown;
+            countered_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2526,6 +3062,26 @@ export interface components {
             events: string[];
             signature_formats?: ("svc" | "standard_webhooks")[];
         };
+        CrossBorderStatusBody: {
+            application_id: string;
+            purpose: string;
+            subject: components["schemas"]["DirectorySubjectInput"];
+        };
+        CrossBorderStatusResponse: {
+            /** @enum {string} */
+            object: "cross_border_status";
+            subject_ref: string;
+            application_id: string;
+            purpose: string;
+            /** @enum {string} */
+            status: "active" | "inactive" | "unknown";
+            active_count: number;
+            initials: string;
+            home_country: string | null;
+            as_of: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         DecisionOutcomeResponse: {
             /** @enum {string} */
             object: "decision_outcome";
@@ -2542,6 +3098,26 @@ export interface components {
             reference: string | null;
             counter_proposal: Record<string, never> | null;
             completed_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        DecisionPageStateResponse: {
+            /** @enum {string} */
+            object: "decision_page_state";
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            outcome: string | null;
+            deadline: string;
+            /** @enum {string} */
+            delivery_mode: "embed" | "popup" | "redirect" | "direct";
+            flow_id: string | null;
+            flow_version: number | null;
+            consent_path: string | null;
+            trigger_type: string | null;
+            proposal: Record<string, never> | null;
+            quorum: Record<string, never> | null;
+            allowed_actions: string[];
         } & {
             [key: string]: unknown;
         };
@@ -2595,8 +3171,38 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        DecisionTransitionResponse: {
+            consent_token?: string;
+            exchange_token?: string;
+            /** @enum {string} */
+            object: "decision_page_state";
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            outcome: string | null;
+            deadline: string;
+            /** @enum {string} */
+            delivery_mode: "embed" | "popup" | "redirect" | "direct";
+            flow_id: string | null;
+            flow_version: number | null;
+            consent_path: string | null;
+            trigger_type: string | null;
+            proposal: Record<string, never> | null;
+            quorum: Record<string, never> | null;
+            allowed_actions: string[];
+        } & {
+            [key: string]: unknown;
+        };
         DecodeReceiptBody: {
             receipt: string;
+        };
+        DecodeReceiptResponse: {
+            /** @enum {boolean} */
+            verified: false;
+            header: Record<string, never>;
+            payload: Record<string, never>;
+        } & {
+            [key: string]: unknown;
         };
         DelegationHopBody: {
             iss: string;
@@ -2607,16 +3213,69 @@ export interface components {
             purpose: string;
             jti: string;
         };
+        DirectorySubjectInput: {
+            external_id?: string;
+            /** Format: email */
+            email?: string;
+        };
         DisclosureReceiptBody: {
             flow_id: string;
             agent_id: string;
             disclosed_at: string;
             locale: string;
         };
+        DisclosureReceiptEnvelopeResponse: {
+            disclosure_receipt: components["schemas"]["DisclosureReceiptResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        DisclosureReceiptResponse: {
+            record_id: string;
+            /** @enum {string} */
+            object: "disclosure_receipt";
+            /** @enum {string} */
+            record_type: "notice_record";
+            status: string;
+            /** @enum {string} */
+            provenance: "operator_declared";
+            receipt_url: string;
+            receipt: components["schemas"]["ReceiptDocumentResponse"];
+        } & {
+            [key: string]: unknown;
+        };
         DropReportBody: {
             /** @enum {string} */
             reason: "origin_missing";
             count: number;
+        };
+        DryRunRowResponse: {
+            index: number;
+            /** @enum {string} */
+            outcome: "would_create" | "duplicate" | "failed";
+            record_id: string | null;
+            reason_code: string | null;
+            detail: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ElevationRequestEnvelopeResponse: {
+            elevation_request: components["schemas"]["ElevationRequestResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        ElevationRequestResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "elevation_request";
+            attester_id: string;
+            permission: string;
+            rationale: string;
+            /** @enum {string} */
+            status: "pending" | "granted" | "rejected";
+            created_at: string;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
         };
         EmailCodeChallengeResponse: {
             challenge_id: string;
@@ -2695,6 +3354,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        FormIntakeResponse: {
+            /** @enum {string} */
+            object: "form_intake";
+            response_token: string;
+            /** @enum {string} */
+            outcome: "recorded" | "refused";
+            record_id: string | null;
+            reason_code: string | null;
+            detail: Record<string, never> | null;
+            received_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         FormIntegrationResponse: {
             id: string;
             /** @enum {string} */
@@ -2711,6 +3383,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        FormWebhookRecordedResponse: {
+            /** @enum {string} */
+            status: "recorded";
+            record_id: string;
+            /** @enum {string} */
+            collection_channel: "form_platform_webhook";
+            collection_platform: string;
+        } & {
+            [key: string]: unknown;
+        };
         GrantAllowedResponse: {
             /** @enum {string} */
             decision: "allow";
@@ -2722,6 +3404,23 @@ export interface components {
             iss: string;
             oap_ver: string;
             valid_until: string;
+        } & {
+            [key: string]: unknown;
+        };
+        GrantDeniedResponse: {
+            /** @example Amount exceeds the per-action ceiling of 100.00 */
+            message: string;
+            /** @example value_exceeds_per_action */
+            reason_code: string;
+            /** @enum {string} */
+            decision: "deny";
+            /**
+             * @example intent_denied
+             * @enum {string}
+             */
+            denial_category: "authorization_denied" | "action_not_prohibited" | "intent_denied" | "max_actions" | "trajectory_denied";
+            /** @example 7 */
+            cascade_step: number;
         } & {
             [key: string]: unknown;
         };
@@ -2773,10 +3472,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        HealthResponse: {
+            /** @enum {string} */
+            status: "ok";
+        } & {
+            [key: string]: unknown;
+        };
         HeartbeatBody: {
             /** @enum {string} */
             status?: "ok" | "degraded";
             engine_version?: string;
+        };
+        HeartbeatRecordedResponse: {
+            attester_id: string;
+            received_at: string | null;
+            status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        HeartbeatResponse: {
+            heartbeat: components["schemas"]["HeartbeatRecordedResponse"];
+        } & {
+            [key: string]: unknown;
         };
         HumanRegisterBody: {
             displayed_to_principal: boolean;
@@ -2793,6 +3510,29 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        InboundReceiptResponse: {
+            /** @enum {boolean} */
+            received: true;
+            /** @enum {string} */
+            outcome: "queued" | "ignored" | "validated";
+        } & {
+            [key: string]: unknown;
+        };
+        InboxRowResponse: {
+            session_token: string;
+            /** @enum {string} */
+            kind: "consent" | "approval" | "signature_request";
+            status: string;
+            application_id: string;
+            trigger_type: string | null;
+            flow_id: string | null;
+            reference: string | null;
+            deadline: string;
+            created_at: string;
+            decision_url: string;
+        } & {
+            [key: string]: unknown;
+        };
         IssueApiTokenBody: {
             name: string;
             scopes?: ("audit:verify" | "disclosures:write")[];
@@ -2801,6 +3541,39 @@ export interface components {
         JurisdictionBoundsBody: {
             allowed?: string[];
             unrestricted?: boolean;
+        };
+        JwksResponse: {
+            keys: components["schemas"]["SigningJwkResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        LinkTargetResponse: {
+            href: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        LinksetEntryResponse: {
+            anchor: string;
+            "service-desc": components["schemas"]["LinkTargetResponse"][];
+            "service-doc": components["schemas"]["LinkTargetResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        LivenessResponse: {
+            last_heartbeat_at: string | null;
+            last_heartbeat: unknown;
+            silent_after_seconds: number;
+            silent: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        LogKeyResponse: {
+            kid: string;
+            status: string;
+            verifier_key: string;
+        } & {
+            [key: string]: unknown;
         };
         MailingAudienceResponse: {
             id: string;
@@ -2815,6 +3588,47 @@ export interface components {
             tags: unknown[];
             created_at: string;
             webhook_url?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        MailingInboundEventResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mailing_inbound_event";
+            type: string;
+            email: string | null;
+            list_id: string | null;
+            fired_at: string | null;
+            status: string;
+            outcome: string | null;
+            record_id: string | null;
+            withdrawn_purposes: string[];
+            attempts: number;
+            last_status_code: number | null;
+            last_error: string | null;
+            received_at: string;
+            completed_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        MailingSyncResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mailing_sync";
+            event_id: string;
+            event_type: string;
+            record_id: string;
+            email: string | null;
+            status: string;
+            permissions: unknown;
+            tags: unknown;
+            attempts: number;
+            next_attempt_at: string | null;
+            last_status_code: number | null;
+            last_error: string | null;
+            occurred_at: string;
+            created_at: string;
+            completed_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -2859,6 +3673,32 @@ export interface components {
             jwks: Record<string, never> | null;
             created_at: string;
             client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        OapVersionResponse: {
+            oap_ver: string;
+            supported: string[];
+            current: string;
+            deprecated: string[];
+            regional_issuers: Record<string, never>;
+            chronicle_genesis_hashes: Record<string, never>;
+            oap_conformance: string;
+            conformance_capabilities: string[];
+            oversight_conformance: string;
+            oversight_conformance_levels: string[];
+            spec_url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        OpenApiDocumentResponse: {
+            /** @enum {string} */
+            openapi: "3.1.0";
+            info: Record<string, never>;
+            servers: Record<string, never>[];
+            paths: Record<string, never>;
+            webhooks?: Record<string, never>;
+            components: Record<string, never>;
         } & {
             [key: string]: unknown;
         };
@@ -2970,6 +3810,22 @@ export interface components {
             required?: boolean;
             default_checked?: boolean;
         };
+        PurposeStatusResponse: {
+            flow_id: string;
+            flow_version: number;
+            purpose: string;
+            decision: string;
+            /** @enum {string} */
+            status: "granted" | "declined" | "withdrawn" | "expired";
+            withdrawn_at: string | null;
+            withdrawal_channel: string | null;
+            record_id: string;
+            record_status: string;
+            captured_at: string;
+            recorded_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         PurposeTagsInput: {
             purpose: string;
             granted?: string[];
@@ -2979,6 +3835,51 @@ export interface components {
             /** @enum {string} */
             type: "all" | "majority" | "threshold";
             threshold?: number;
+        };
+        ReadinessResponse: {
+            /** @enum {string} */
+            status: "ok" | "unavailable";
+            checks: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptConsumptionResponse: {
+            acknowledged: boolean;
+            grant_id: string;
+            consumed_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptDocumentResponse: {
+            record: Record<string, never>;
+            pii_processing: Record<string, never>;
+            party_identification: Record<string, never>[];
+            authority?: Record<string, never>;
+            event: Record<string, never>[];
+            extensions?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptRevocationCheckResponse: {
+            status: string;
+            revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptSchemaResponse: {
+            $schema: string;
+            $id: string;
+            title: string;
+            properties: unknown;
+            $defs: unknown;
+        } & {
+            [key: string]: unknown;
+        };
+        ReceiptSignatureCheckResponse: {
+            valid: boolean;
+            reason_code?: string;
+        } & {
+            [key: string]: unknown;
         };
         RecordConsentBody: {
             flow_id: string;
@@ -3028,6 +3929,24 @@ export interface components {
             amount_per_action: string;
             currency: string;
         };
+        ResolvedAgentClassRouteResponse: {
+            /** @enum {string} */
+            object: "agent_class_route";
+            agent_class: string;
+            mode: string;
+            /** @enum {string} */
+            route: "conductor" | "oversight";
+            configured: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        RevocationListEntryResponse: {
+            grant_id: string;
+            reason_code: string;
+            revoked_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         RevocationResponse: {
             /** @enum {string} */
             object: "revocation";
@@ -3069,6 +3988,20 @@ export interface components {
         SignedInResponse: {
             person: components["schemas"]["PersonResponse"];
             return_to: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SigningJwkResponse: {
+            /** @enum {string} */
+            kty: "OKP";
+            /** @enum {string} */
+            crv: "Ed25519";
+            x: string;
+            kid: string;
+            /** @enum {string} */
+            alg: "EdDSA";
+            /** @enum {string} */
+            use: "sig";
         } & {
             [key: string]: unknown;
         };
@@ -3121,6 +4054,20 @@ export interface components {
                 [key: string]: unknown;
             };
             requires_human_approval?: boolean;
+        };
+        SubmittedAttestationResponse: {
+            attestation: components["schemas"]["AttestationResponse"];
+            receipt: string;
+            escalation?: components["schemas"]["AttestationEscalationResponse"];
+            counter_proposals?: components["schemas"]["CounterProposalResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        TestWebhookData: {
+            subscription_id: string;
+            message: string;
+        } & {
+            [key: string]: unknown;
         };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         TimeBoundsBody: {
@@ -3189,7 +4136,7 @@ export interface components {
             rotated_at: string | null;
             suspended_at: string | null;
             destroyed_at: string | null;
-            liveness: Record<string, never>;
+            liveness: components["schemas"]["LivenessResponse"];
             token?: string;
         } & {
             [key: string]: unknown;
@@ -3240,6 +4187,18 @@ export interface components {
             receipt: string;
             action_completed?: boolean;
         };
+        VerifyReceiptResponse: {
+            valid: boolean;
+            reason_code?: string;
+            signature: components["schemas"]["ReceiptSignatureCheckResponse"];
+            revocation: components["schemas"]["ReceiptRevocationCheckResponse"];
+            consumption?: components["schemas"]["ReceiptConsumptionResponse"];
+            grant_id: string | null;
+            iss_role: unknown;
+            claims: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
+        };
         WebAuthnResponseInput: {
             id: string;
             rawId: string;
@@ -3280,6 +4239,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        WebhookPurposeOutcome: {
+            purpose: string;
+            /** @enum {string} */
+            decision: "granted" | "denied";
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookSubjectReference: {
+            email?: string;
+            external_id?: string;
+        } & {
+            [key: string]: unknown;
+        };
         WebhookSubscriptionResponse: {
             id: string;
             /** @enum {string} */
@@ -3305,6 +4277,135 @@ export interface components {
             /** @enum {string} */
             channel?: "own_records" | "email_link" | "receipt_link" | "mailing_tool" | "organisation" | "unspecified";
         };
+        WitnessConfigurationResponse: {
+            /** @enum {string} */
+            object: "witness_configuration";
+            region: string;
+            origin: string;
+            genesis_hash: string | null;
+            checkpoint_interval_seconds: number;
+            log_keys: components["schemas"]["LogKeyResponse"][];
+            witnesses: components["schemas"]["WitnessResponse"][];
+            latest_checkpoint: components["schemas"]["AuditCheckpointResponse"] | null;
+            verification: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        WitnessResponse: {
+            name: string;
+            url: string | null;
+            verifier_key: string;
+            /** @enum {string} */
+            status: "ok" | "unreachable";
+            last_success_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ApprovalDecided: {
+            session_token: string;
+            reference: string;
+            principal_id: string;
+            trigger_type: string;
+            outcome: string;
+            quorum_type: string;
+            required: number;
+            approvals: number;
+            denials: number;
+            counters: number;
+            counter_proposal_json: string;
+            /** Format: date-time */
+            decided_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentDenied: {
+            session_token: string;
+            flow_id: string;
+            flow_version: number;
+            user_identifier: string;
+            /** Format: date-time */
+            declined_at?: string;
+            delivery_mode: string;
+            principal_binding: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentGranted: {
+            session_token: string;
+            flow_id: string;
+            flow_version: number;
+            consent_token: string;
+            user_identifier: string;
+            purposes: string[];
+            /** Format: date-time */
+            fulfilled_at?: string;
+            delivery_mode: string;
+            principal_binding: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentPurposeRevoked: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject_external_id: string;
+            subject_email: string;
+            purpose: string;
+            channel: string;
+            /** Format: date-time */
+            revoked_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ConsentRevoked: {
+            session_token: string;
+            flow_id: string;
+            flow_version: number;
+            user_identifier: string;
+            /** Format: date-time */
+            revoked_at?: string;
+            revoked_by: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1FlowActivated: {
+            flow_id: string;
+            version: number;
+            previous_version: number;
+            capturable_in_own_form: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1SignatureDecided: {
+            session_token: string;
+            reference: string;
+            principal_id: string;
+            outcome: string;
+            quorum_type: string;
+            required: number;
+            signatures: number;
+            declines: number;
+            counters: number;
+            counter_proposal_json: string;
+            /** Format: date-time */
+            decided_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1WebhookDeliveryFailed: {
+            subscription_id: string;
+            delivery_id: string;
+            failed_event_id: string;
+            failed_event_type: string;
+            url: string;
+            attempts: number;
+            last_status_code: number;
+            last_error: string;
+            reason: string;
+            subscription_disabled: boolean;
+        } & {
+            [key: string]: unknown;
+        };
     };
     responses: {
         /** @description Malformed JSON (not UTF-8, nested deeper than 32 levels, an object of more than 1,000 members), unknown field, wrong type, `null` for a non-nullable field, or a string holding U+0000 or an unpaired surrogate (`detail.field` names the field) */
@@ -3313,6 +4414,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent attestation audience mismatch",
+                 *       "reason_code": "agent_attestation_audience_mismatch",
+                 *       "detail": {
+                 *         "field": "name"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_attestation_audience_mismatch" | "agent_attestation_expired" | "agent_attestation_identity_mismatch" | "agent_attestation_kid_revoked" | "agent_attestation_malformed" | "agent_attestation_signature_invalid" | "agent_attestation_untrusted_provider" | "agent_credential_audience_mismatch" | "agent_credential_expired" | "agent_credential_malformed" | "agent_credential_signature_invalid" | "agent_id_malformed" | "agent_metadata_mismatch" | "agent_type_outside_taxonomy" | "audit_entry_invalid" | "canonical_json_unrepresentable" | "delegation_grant_invalid" | "form_payload_invalid" | "idempotency_key_invalid" | "idempotency_key_missing" | "invalid_request" | "json_too_deep" | "json_too_many_members" | "mailing_webhook_malformed" | "malformed_json" | "payload_too_large" | "receipt_input_invalid" | "receipt_malformed" | "redirect_uri_not_allowed" | "unknown_flavor" | "unsupported_media_type" | "untrusted_agent_credential_issuer";
@@ -3325,6 +4435,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent token grant mismatch",
+                 *       "reason_code": "agent_token_grant_mismatch",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
@@ -3337,6 +4454,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: application not permitted",
+                 *       "reason_code": "application_not_permitted",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
@@ -3349,9 +4473,16 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent not discoverable",
+                 *       "reason_code": "agent_not_discoverable",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -3361,6 +4492,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: agent attestation replayed",
+                 *       "reason_code": "agent_attestation_replayed",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
@@ -3373,6 +4511,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: attestation gone",
+                 *       "reason_code": "attestation_gone",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "session_expired";
@@ -3385,6 +4530,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: invalid request",
+                 *       "reason_code": "invalid_request",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3394,6 +4546,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: invalid request",
+                 *       "reason_code": "invalid_request",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3403,6 +4562,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: grant region mismatch",
+                 *       "reason_code": "grant_region_mismatch",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "grant_region_mismatch" | "wrong_region";
@@ -3415,6 +4581,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: allowed origin invalid",
+                 *       "reason_code": "allowed_origin_invalid",
+                 *       "detail": {
+                 *         "field": "name"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
@@ -3428,6 +4603,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: rate limited",
+                 *       "reason_code": "rate_limited",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "rate_limited" | "sign_in_rate_limited";
@@ -3441,6 +4623,13 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "message": "Refused: authzen pdp unreachable",
+                 *       "reason_code": "authzen_pdp_unreachable",
+                 *       "detail": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
                     reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signing_key_unavailable";
@@ -3455,6 +4644,20 @@ export interface components {
         DPoP: string;
         /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
         DelegationGrantId: string;
+        /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+        WebhookSvcSignature: string;
+        /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+        WebhookSvcTimestamp: string;
+        /** @description The event's id, the same on every retry: deduplicate on it */
+        WebhookSvcEventId: string;
+        /** @description The event type (the body's `event`) */
+        WebhookSvcEventType: string;
+        /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+        StandardWebhookId: string;
+        /** @description Standard Webhooks: Unix seconds of the attempt */
+        StandardWebhookTimestamp: string;
+        /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+        StandardWebhookSignature: string;
     };
     requestBodies: never;
     headers: {
@@ -3487,7 +4690,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "linkset": [
+                     *         {
+                     *           "anchor": "anchor",
+                     *           "service-desc": [
+                     *             {
+                     *               "href": "href",
+                     *               "type": "type"
+                     *             }
+                     *           ],
+                     *           "service-doc": [
+                     *             {
+                     *               "href": "href",
+                     *               "type": "type"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/linkset+json": components["schemas"]["ApiCatalogResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -3507,7 +4733,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "x",
+                     *           "kid": "kid",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/jwk-set+json": components["schemas"]["JwksResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -3528,6 +4770,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "mcp_endpoint": "mcp endpoint",
+                     *       "transports_supported": [
+                     *         "transports supported"
+                     *       ],
+                     *       "protocol_version": "protocol version",
+                     *       "protocol_versions_supported": [
+                     *         "protocol versions supported"
+                     *       ],
+                     *       "protected_resource_metadata": "protected resource metadata",
+                     *       "authorization_server": "authorization server",
+                     *       "token_exchange_endpoint": "token exchange endpoint",
+                     *       "token_types_supported": [
+                     *         "token types supported"
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["McpConfigurationResponse"];
                 };
             };
@@ -3552,7 +4812,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "format": "format",
+                     *       "token": "token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttestationTokenResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3578,7 +4846,26 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "grant_id": "grant id",
+                     *           "reason_code": "reason code",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["RevocationListEntryResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             422: components["responses"]["Error422"];
@@ -3600,6 +4887,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "resource",
+                     *       "authorization_servers": [
+                     *         "authorization server"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "scopes supported"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "bearer methods supported"
+                     *       ],
+                     *       "dpop_signing_alg_values_supported": [
+                     *         "dpop signing alg values supported"
+                     *       ],
+                     *       "dpop_bound_access_tokens_required": true,
+                     *       "resource_name": "resource name"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProtectedResourceMetadataResponse"];
                 };
             };
@@ -3621,7 +4927,21 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {},
+                     *       "servers": [
+                     *         {}
+                     *       ],
+                     *       "paths": {},
+                     *       "webhooks": {},
+                     *       "components": {}
+                     *     }
+                     */
+                    "application/vnd.oai.openapi+json": components["schemas"]["OpenApiDocumentResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -3636,6 +4956,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "receipt": "receipt"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DecodeReceiptBody"];
             };
         };
@@ -3645,7 +4970,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "verified": false,
+                     *       "header": {},
+                     *       "payload": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecodeReceiptResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             413: components["responses"]["Error413"];
@@ -3666,6 +5000,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "receipt": "receipt",
+                 *       "action_completed": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyReceiptBody"];
             };
         };
@@ -3675,7 +5015,31 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "reason_code": "reason code",
+                     *       "signature": {
+                     *         "valid": true,
+                     *         "reason_code": "reason code"
+                     *       },
+                     *       "revocation": {
+                     *         "status": "status",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "consumption": {
+                     *         "acknowledged": true,
+                     *         "grant_id": "grant id",
+                     *         "consumed_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "grant_id": "grant id",
+                     *       "iss_role": {},
+                     *       "claims": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VerifyReceiptResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3690,6 +5054,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3701,7 +5066,37 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_transparency",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "entry_count": 1,
+                     *       "first_index": 1,
+                     *       "last_index": 1,
+                     *       "checkpoints": [
+                     *         {
+                     *           "object": "audit_checkpoint",
+                     *           "sequence": 1,
+                     *           "origin": "origin",
+                     *           "tree_size": 1,
+                     *           "root_hash": "root hash",
+                     *           "head_hash": "head hash",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "kid": "kid",
+                     *           "verifier_key": "verifier key",
+                     *           "signed_note": "signed note",
+                     *           "witness": {}
+                     *         }
+                     *       ],
+                     *       "verification": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditTransparencyResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3714,7 +5109,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example version */
                 version: string;
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3739,6 +5136,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3750,7 +5148,37 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_transparency",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "entry_count": 1,
+                     *       "first_index": 1,
+                     *       "last_index": 1,
+                     *       "checkpoints": [
+                     *         {
+                     *           "object": "audit_checkpoint",
+                     *           "sequence": 1,
+                     *           "origin": "origin",
+                     *           "tree_size": 1,
+                     *           "root_hash": "root hash",
+                     *           "head_hash": "head hash",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "kid": "kid",
+                     *           "verifier_key": "verifier key",
+                     *           "signed_note": "signed note",
+                     *           "witness": {}
+                     *         }
+                     *       ],
+                     *       "verification": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditTransparencyResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3772,7 +5200,48 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "witness_configuration",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "genesis_hash": "genesis hash",
+                     *       "checkpoint_interval_seconds": 1,
+                     *       "log_keys": [
+                     *         {
+                     *           "kid": "kid",
+                     *           "status": "status",
+                     *           "verifier_key": "verifier key"
+                     *         }
+                     *       ],
+                     *       "witnesses": [
+                     *         {
+                     *           "name": "name",
+                     *           "url": "https://shop.example.com/hooks/consent",
+                     *           "verifier_key": "verifier key",
+                     *           "status": "ok",
+                     *           "last_success_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "latest_checkpoint": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       },
+                     *       "verification": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WitnessConfigurationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -3785,6 +5254,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -3824,6 +5294,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agent",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "status": "active",
+                     *           "agent_metadata": {},
+                     *           "agent_metadata_provenance": "integrator_self_report",
+                     *           "capability_version_id": "capability version id",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AgentResponse"][];
                         has_more: boolean;
@@ -3849,6 +5338,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "agent_metadata": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterAgentBody"];
             };
         };
@@ -3859,6 +5354,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agent",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "status": "active",
+                     *       "agent_metadata": {},
+                     *       "agent_metadata_provenance": "integrator_self_report",
+                     *       "capability_version_id": "capability version id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentResponse"];
                 };
             };
@@ -3878,6 +5386,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example agent_eu_axzaotszoq6bs3k547e3 */
                 agent_id: string;
             };
             cookie?: never;
@@ -3890,6 +5399,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agent",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "status": "active",
+                     *       "agent_metadata": {},
+                     *       "agent_metadata_provenance": "integrator_self_report",
+                     *       "capability_version_id": "capability version id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AgentResponse"];
                 };
             };
@@ -3903,6 +5425,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3911,6 +5434,50 @@ export interface operations {
         responses: {
             /** @description Success */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "agent_id": "agent id",
+                     *       "region": "region",
+                     *       "version_id": "version id",
+                     *       "published_at": "2026-11-25T09:30:00.000Z",
+                     *       "scopes": [
+                     *         {
+                     *           "id": "id",
+                     *           "label": "label",
+                     *           "parent": "parent",
+                     *           "custom": true,
+                     *           "status": "status"
+                     *         }
+                     *       ],
+                     *       "actions": {},
+                     *       "bounds_supported": [
+                     *         "bounds supported"
+                     *       ],
+                     *       "oidc_a": {
+                     *         "agent_capabilities": [
+                     *           "agent capabilitie"
+                     *         ],
+                     *         "projection_version": 1,
+                     *         "agent_type": "agent type",
+                     *         "agent_provider": "agent provider",
+                     *         "agent_model": "agent model",
+                     *         "agent_version": "agent version"
+                     *       },
+                     *       "cache": {
+                     *         "max_age_seconds": 1,
+                     *         "version_id": "version id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CapabilityDocumentResponse"];
+                };
+            };
+            /** @description Success */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3930,12 +5497,29 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example agent_eu_axzaotszoq6bs3k547e3 */
                 agent_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scopes": [
+                 *         {
+                 *           "id": "id",
+                 *           "label": "label",
+                 *           "parent": "parent",
+                 *           "custom": true,
+                 *           "status": "active"
+                 *         }
+                 *       ],
+                 *       "actions": [
+                 *         "action"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PublishCapabilitiesBody"];
             };
         };
@@ -3945,7 +5529,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "capability_version",
+                     *       "agent_id": "agent id",
+                     *       "version_id": "version id",
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "published_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CapabilityVersionResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -3961,6 +5556,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example agent id */
                 agent_id: string;
             };
             cookie?: never;
@@ -3968,7 +5564,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Success */
-            200: {
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3986,6 +5582,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -3998,6 +5595,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "application",
+                     *       "name": "name",
+                     *       "environment": "development",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "mode": "conductor",
+                     *       "capabilities_published": true,
+                     *       "region": "region",
+                     *       "logo_url": "https://shop.example.com/hooks/consent",
+                     *       "brand_color": "brand color",
+                     *       "publishable_key": "publishable key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationResponse"];
                 };
             };
@@ -4017,12 +5629,22 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "mode": "conductor",
+                 *       "capabilities_published": true,
+                 *       "logo_url": "https://shop.example.com/hooks/consent",
+                 *       "brand_color": "brand color"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateApplicationBody"];
             };
         };
@@ -4033,6 +5655,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "application",
+                     *       "name": "name",
+                     *       "environment": "development",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "mode": "conductor",
+                     *       "capabilities_published": true,
+                     *       "region": "region",
+                     *       "logo_url": "https://shop.example.com/hooks/consent",
+                     *       "brand_color": "brand color",
+                     *       "publishable_key": "publishable key"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApplicationResponse"];
                 };
             };
@@ -4058,6 +5695,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4089,6 +5727,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4101,6 +5740,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "origin": "origin",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AllowedOriginResponse"][];
                         has_more: boolean;
@@ -4124,12 +5775,20 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "allowed_origin": {
+                 *         "origin": "origin"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddAllowedOriginBody"];
             };
         };
@@ -4140,6 +5799,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "allowed_origin": {
+                     *         "origin": "origin",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AllowedOriginEnvelopeResponse"];
                 };
             };
@@ -4149,6 +5816,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "allowed_origin": {
+                     *         "origin": "origin",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AllowedOriginEnvelopeResponse"];
                 };
             };
@@ -4173,6 +5848,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4205,6 +5881,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4217,6 +5894,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "api_token",
+                     *           "name": "name",
+                     *           "scopes": [
+                     *             "scope"
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "token": "token"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiTokenResponse"][];
                         has_more: boolean;
@@ -4240,12 +5936,21 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "scopes": [
+                 *         "audit:verify"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["IssueApiTokenBody"];
             };
         };
@@ -4256,6 +5961,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_token": {
+                     *         "id": "id",
+                     *         "object": "api_token",
+                     *         "name": "name",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiTokenEnvelopeResponse"];
                 };
             };
@@ -4278,7 +5998,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example api token id */
                 api_token_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4291,6 +6013,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_token": {
+                     *         "id": "id",
+                     *         "object": "api_token",
+                     *         "name": "name",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiTokenEnvelopeResponse"];
                 };
             };
@@ -4313,6 +6050,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4324,7 +6062,34 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "consent_status",
+                     *       "application_id": "application id",
+                     *       "subject": {
+                     *         "external_id": "external id",
+                     *         "email": "ada@example.com"
+                     *       },
+                     *       "purposes": [
+                     *         {
+                     *           "flow_id": "flow id",
+                     *           "flow_version": 1,
+                     *           "purpose": "purpose",
+                     *           "decision": "decision",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "record_id": "record id",
+                     *           "record_status": "record status",
+                     *           "captured_at": "2026-11-25T09:30:00.000Z",
+                     *           "recorded_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentStatusResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -4345,6 +6110,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4357,6 +6123,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "client_id": "client id",
+                     *           "object": "oauth_client",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "redirect_uris": [
+                     *             "redirect uri"
+                     *           ],
+                     *           "post_logout_redirect_uris": [
+                     *             "post logout redirect uri"
+                     *           ],
+                     *           "token_endpoint_auth_method": "client_secret_basic",
+                     *           "grant_types": [
+                     *             "grant type"
+                     *           ],
+                     *           "scopes": [
+                     *             "scope"
+                     *           ],
+                     *           "id_token_signed_response_alg": "RS256",
+                     *           "jwks": {},
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "client_secret": "client secret"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OAuthClientResponse"][];
                         has_more: boolean;
@@ -4380,12 +6177,37 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "redirect_uris": [
+                 *         "redirect uri"
+                 *       ],
+                 *       "post_logout_redirect_uris": [
+                 *         "post logout redirect uri"
+                 *       ],
+                 *       "token_endpoint_auth_method": "client_secret_basic",
+                 *       "jwks": {
+                 *         "keys": [
+                 *           {}
+                 *         ]
+                 *       },
+                 *       "grant_types": [
+                 *         "authorization_code"
+                 *       ],
+                 *       "scopes": [
+                 *         "openid"
+                 *       ],
+                 *       "id_token_signed_response_alg": "RS256"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterOAuthClientBody"];
             };
         };
@@ -4396,6 +6218,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "client id",
+                     *       "object": "oauth_client",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "redirect_uris": [
+                     *         "redirect uri"
+                     *       ],
+                     *       "post_logout_redirect_uris": [
+                     *         "post logout redirect uri"
+                     *       ],
+                     *       "token_endpoint_auth_method": "client_secret_basic",
+                     *       "grant_types": [
+                     *         "grant type"
+                     *       ],
+                     *       "scopes": [
+                     *         "scope"
+                     *       ],
+                     *       "id_token_signed_response_alg": "RS256",
+                     *       "jwks": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "client_secret": "client secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClientResponse"];
                 };
             };
@@ -4418,7 +6265,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example client id */
                 client_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4431,6 +6280,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "client id",
+                     *       "object": "oauth_client",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "redirect_uris": [
+                     *         "redirect uri"
+                     *       ],
+                     *       "post_logout_redirect_uris": [
+                     *         "post logout redirect uri"
+                     *       ],
+                     *       "token_endpoint_auth_method": "client_secret_basic",
+                     *       "grant_types": [
+                     *         "grant type"
+                     *       ],
+                     *       "scopes": [
+                     *         "scope"
+                     *       ],
+                     *       "id_token_signed_response_alg": "RS256",
+                     *       "jwks": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "client_secret": "client secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClientResponse"];
                 };
             };
@@ -4450,7 +6324,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example client id */
                 client_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4484,6 +6360,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4496,6 +6373,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PersonLinkResponse"][];
                         has_more: boolean;
@@ -4517,12 +6413,22 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "person_id": "usr_wanb_733yacdk4bbd33dw2b34",
+                 *       "subject": {
+                 *         "external_id": "external id",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePersonLinkBody"];
             };
         };
@@ -4533,6 +6439,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "person_link": {
+                     *         "id": "id",
+                     *         "object": "person_link",
+                     *         "application_id": "application id",
+                     *         "person_id": "person id",
+                     *         "subject": {
+                     *           "kind": "external_id",
+                     *           "value": "value"
+                     *         },
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
                 };
             };
@@ -4542,6 +6463,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "person_link": {
+                     *         "id": "id",
+                     *         "object": "person_link",
+                     *         "application_id": "application id",
+                     *         "person_id": "person id",
+                     *         "subject": {
+                     *           "kind": "external_id",
+                     *           "value": "value"
+                     *         },
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
                 };
             };
@@ -4564,7 +6500,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example person link id */
                 person_link_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4577,6 +6515,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "person_link": {
+                     *         "id": "id",
+                     *         "object": "person_link",
+                     *         "application_id": "application id",
+                     *         "person_id": "person id",
+                     *         "subject": {
+                     *           "kind": "external_id",
+                     *           "value": "value"
+                     *         },
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PersonLinkEnvelopeResponse"];
                 };
             };
@@ -4596,6 +6549,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4608,6 +6562,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "webhook_subscription",
+                     *           "application_id": "application id",
+                     *           "url": "https://shop.example.com/hooks/consent",
+                     *           "events": [
+                     *             "event"
+                     *           ],
+                     *           "signature_formats": [
+                     *             "signature format"
+                     *           ],
+                     *           "status": "enabled",
+                     *           "disabled_reason": "disabled reason",
+                     *           "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *           "consecutive_failures": 1,
+                     *           "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z",
+                     *           "secret": "secret"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookSubscriptionResponse"][];
                         has_more: boolean;
@@ -4631,12 +6613,24 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/consent",
+                 *       "events": [
+                 *         "event"
+                 *       ],
+                 *       "signature_formats": [
+                 *         "svc"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateSubscriptionBody"];
             };
         };
@@ -4647,6 +6641,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4669,7 +6685,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4682,6 +6700,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4701,7 +6741,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4731,13 +6773,22 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signature_formats": [
+                 *         "svc"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateSubscriptionBody"];
             };
         };
@@ -4748,6 +6799,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4772,7 +6845,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4785,6 +6860,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "webhook_delivery",
+                     *           "event_id": "event id",
+                     *           "event_type": "event type",
+                     *           "test": true,
+                     *           "status": "pending",
+                     *           "attempt_count": 1,
+                     *           "max_attempts": 1,
+                     *           "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_status_code": 1,
+                     *           "last_error": "last error",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z",
+                     *           "payload": {},
+                     *           "attempts": [
+                     *             {
+                     *               "number": 1,
+                     *               "started_at": "2026-11-25T09:30:00.000Z",
+                     *               "latency_ms": 1,
+                     *               "status_code": 1,
+                     *               "error": "error",
+                     *               "outcome": "outcome"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryResponse"][];
                         has_more: boolean;
@@ -4808,7 +6917,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4821,6 +6932,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4840,7 +6973,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4853,6 +6988,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_subscription",
+                     *       "application_id": "application id",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "events": [
+                     *         "event"
+                     *       ],
+                     *       "signature_formats": [
+                     *         "signature format"
+                     *       ],
+                     *       "status": "enabled",
+                     *       "disabled_reason": "disabled reason",
+                     *       "disabled_at": "2026-11-25T09:30:00.000Z",
+                     *       "consecutive_failures": 1,
+                     *       "previous_secret_expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscriptionResponse"];
                 };
             };
@@ -4872,7 +7029,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example subscription id */
                 subscription_id: string;
+                /** @example application id */
                 application_id: string;
             };
             cookie?: never;
@@ -4885,6 +7044,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "webhook_delivery",
+                     *       "event_id": "event id",
+                     *       "event_type": "event type",
+                     *       "test": true,
+                     *       "status": "pending",
+                     *       "attempt_count": 1,
+                     *       "max_attempts": 1,
+                     *       "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *       "last_status_code": 1,
+                     *       "last_error": "last error",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "payload": {},
+                     *       "attempts": [
+                     *         {
+                     *           "number": 1,
+                     *           "started_at": "2026-11-25T09:30:00.000Z",
+                     *           "latency_ms": 1,
+                     *           "status_code": 1,
+                     *           "error": "error",
+                     *           "outcome": "outcome"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryResponse"];
                 };
             };
@@ -4911,6 +7098,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "audit_checkpoint",
+                     *           "sequence": 1,
+                     *           "origin": "origin",
+                     *           "tree_size": 1,
+                     *           "root_hash": "root hash",
+                     *           "head_hash": "head hash",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "kid": "kid",
+                     *           "verifier_key": "verifier key",
+                     *           "signed_note": "signed note",
+                     *           "witness": {}
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AuditCheckpointResponse"][];
                         has_more: boolean;
@@ -4929,6 +7137,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example sequence */
                 sequence: string;
             };
             cookie?: never;
@@ -4941,6 +7150,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_checkpoint",
+                     *       "sequence": 1,
+                     *       "origin": "origin",
+                     *       "tree_size": 1,
+                     *       "root_hash": "root hash",
+                     *       "head_hash": "head hash",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "kid": "kid",
+                     *       "verifier_key": "verifier key",
+                     *       "signed_note": "signed note",
+                     *       "witness": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditCheckpointResponse"];
                 };
             };
@@ -4967,7 +7191,46 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_consistency_proof",
+                     *       "algorithm": "algorithm",
+                     *       "from": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       },
+                     *       "to": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       },
+                     *       "old_size": 1,
+                     *       "new_size": 1,
+                     *       "proof": [
+                     *         "proof"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditConsistencyProofResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -4993,6 +7256,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "audit_record",
+                     *           "id": "id",
+                     *           "index": 1,
+                     *           "type": "type",
+                     *           "application_id": "application id",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "previous_hash": "previous hash",
+                     *           "hash": "hash",
+                     *           "canonical": "canonical"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AuditRecordResponse"][];
                         has_more: boolean;
@@ -5016,6 +7298,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example id */
                 id: string;
             };
             cookie?: never;
@@ -5028,6 +7311,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_record",
+                     *       "id": "id",
+                     *       "index": 1,
+                     *       "type": "type",
+                     *       "application_id": "application id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "previous_hash": "previous hash",
+                     *       "hash": "hash",
+                     *       "canonical": "canonical"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditRecordResponse"];
                 };
             };
@@ -5049,6 +7345,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example id */
                 id: string;
             };
             cookie?: never;
@@ -5060,7 +7357,46 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_inclusion_proof",
+                     *       "algorithm": "algorithm",
+                     *       "entry": {
+                     *         "object": "audit_record",
+                     *         "id": "id",
+                     *         "index": 1,
+                     *         "type": "type",
+                     *         "application_id": "application id",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "previous_hash": "previous hash",
+                     *         "hash": "hash",
+                     *         "canonical": "canonical"
+                     *       },
+                     *       "leaf_index": 1,
+                     *       "leaf_hash": "leaf hash",
+                     *       "tree_size": 1,
+                     *       "root_hash": "root hash",
+                     *       "proof": [
+                     *         "proof"
+                     *       ],
+                     *       "checkpoint": {
+                     *         "object": "audit_checkpoint",
+                     *         "sequence": 1,
+                     *         "origin": "origin",
+                     *         "tree_size": 1,
+                     *         "root_hash": "root hash",
+                     *         "head_hash": "head hash",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "kid": "kid",
+                     *         "verifier_key": "verifier key",
+                     *         "signed_note": "signed note",
+                     *         "witness": {}
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditInclusionProofResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5090,6 +7426,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "audit_verification",
+                     *       "region": "region",
+                     *       "origin": "origin",
+                     *       "valid": true,
+                     *       "genesis_hash": "genesis hash",
+                     *       "verified_from_index": 1,
+                     *       "verified_size": 1,
+                     *       "head_hash": "head hash",
+                     *       "checkpoints_verified": 1,
+                     *       "first_broken_index": 1,
+                     *       "reason": "reason",
+                     *       "checkpoint_sequence": 1,
+                     *       "invalid_checkpoints": [
+                     *         1
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuditVerificationResponse"];
                 };
             };
@@ -5122,6 +7477,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "authority",
+                     *           "application_id": "application id",
+                     *           "agent_id": "agent id",
+                     *           "principal_id": "principal id",
+                     *           "status": "active",
+                     *           "purposes": [
+                     *             "purpose"
+                     *           ],
+                     *           "valid_from": "valid from",
+                     *           "valid_until": "2026-11-25T09:30:00.000Z",
+                     *           "cooling_off_seconds": 1,
+                     *           "manifest_sha256": "manifest sha256",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AuthorityResponse"][];
                         has_more: boolean;
@@ -5147,6 +7527,97 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "principal_id": "principal id",
+                 *       "scope_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "denied": [
+                 *           "denied"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "action_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "prohibited": [
+                 *           "prohibited"
+                 *         ],
+                 *         "max_actions": 1,
+                 *         "unrestricted": true
+                 *       },
+                 *       "value_bounds": {
+                 *         "currency": "EUR",
+                 *         "per_action": "49.90",
+                 *         "aggregate": "49.90",
+                 *         "unrestricted": true
+                 *       },
+                 *       "time_bounds": {
+                 *         "not_before": "2026-11-25T09:30:00.000Z",
+                 *         "not_after": "2026-11-25T09:30:00.000Z",
+                 *         "hours_utc": [
+                 *           0,
+                 *           0
+                 *         ],
+                 *         "days": [
+                 *           1
+                 *         ],
+                 *         "buckets": [
+                 *           {
+                 *             "period": "minute",
+                 *             "max": 1
+                 *           }
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "escalation_bounds": {
+                 *         "amount_over": "49.90",
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "scopes": [
+                 *           "scope"
+                 *         ],
+                 *         "always": true,
+                 *         "quorum_type": "all",
+                 *         "approvers": [
+                 *           "approver"
+                 *         ],
+                 *         "threshold": 1,
+                 *         "approval_ttl_seconds": 60
+                 *       },
+                 *       "reputation_bounds": {
+                 *         "min_trust_score": 0,
+                 *         "min_vouch_count": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "oap_sequence_bounds": {
+                 *         "ordering": [
+                 *           "ordering"
+                 *         ],
+                 *         "max_per_minute": 1,
+                 *         "max_repetitions": 1,
+                 *         "max_continuation_depth": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "jurisdiction_bounds": {
+                 *         "allowed": [
+                 *           "FR"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ],
+                 *       "valid_from": "2026-11-25T09:30:00.000Z",
+                 *       "valid_until": "2026-11-25T09:30:00.000Z",
+                 *       "cooling_off_seconds": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAuthorityBody"];
             };
         };
@@ -5157,6 +7628,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -5177,6 +7667,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
@@ -5189,6 +7680,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -5205,12 +7715,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorityTransitionBody"];
             };
         };
@@ -5221,6 +7737,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -5241,12 +7776,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorityTransitionBody"];
             };
         };
@@ -5257,6 +7798,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -5277,12 +7837,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example auth_eu_fuu6nbj3otxn4tvxhcwk */
                 authority_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorityTransitionBody"];
             };
         };
@@ -5293,6 +7859,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "active",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorityResponse"];
                 };
             };
@@ -5315,6 +7900,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example id */
                 id: string;
             };
             cookie?: never;
@@ -5326,7 +7912,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "record": {},
+                     *       "pii_processing": {},
+                     *       "party_identification": [
+                     *         {}
+                     *       ],
+                     *       "authority": {},
+                     *       "event": [
+                     *         {}
+                     *       ],
+                     *       "extensions": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptDocumentResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5346,6 +7948,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example record id */
                 record_id: string;
             };
             cookie?: never;
@@ -5357,7 +7960,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "record": {},
+                     *       "pii_processing": {},
+                     *       "party_identification": [
+                     *         {}
+                     *       ],
+                     *       "authority": {},
+                     *       "event": [
+                     *         {}
+                     *       ],
+                     *       "extensions": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptDocumentResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5379,6 +7998,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "subject": {
+                 *         "email": "ada@example.com",
+                 *         "external_id": "external id"
+                 *       },
+                 *       "decisions": {},
+                 *       "captured_at": "2026-11-25T09:30:00.000Z",
+                 *       "idempotency_key": "idempotency key",
+                 *       "notice_digest": "ref"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RecordConsentBody"];
             };
         };
@@ -5390,6 +8022,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -5400,6 +8064,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -5436,6 +8132,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "form_integration",
+                     *           "application_id": "application id",
+                     *           "platform": "platform",
+                     *           "flow_id": "flow id",
+                     *           "form_id": "form id",
+                     *           "purposes": [
+                     *             {}
+                     *           ],
+                     *           "subject": {},
+                     *           "webhook_url": "https://shop.example.com/hooks/consent",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "signing_secret": "signing secret"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FormIntegrationResponse"][];
                         has_more: boolean;
@@ -5463,6 +8182,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "platform": "typeform",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "form_id": "-_-__z--5661",
+                 *       "purposes": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "field_ref": "!~onstr",
+                 *           "field_type": "field_type",
+                 *           "required": true,
+                 *           "default_checked": true
+                 *         }
+                 *       ],
+                 *       "subject": {
+                 *         "email_field_ref": "!~onstr",
+                 *         "external_id_field_ref": "!~onstr"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFormIntegrationBody"];
             };
         };
@@ -5473,6 +8212,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "form_integration",
+                     *       "application_id": "application id",
+                     *       "platform": "platform",
+                     *       "flow_id": "flow id",
+                     *       "form_id": "form id",
+                     *       "purposes": [
+                     *         {}
+                     *       ],
+                     *       "subject": {},
+                     *       "webhook_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "signing_secret": "signing secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FormIntegrationResponse"];
                 };
             };
@@ -5496,6 +8252,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -5508,6 +8265,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "form_integration",
+                     *       "application_id": "application id",
+                     *       "platform": "platform",
+                     *       "flow_id": "flow id",
+                     *       "form_id": "form id",
+                     *       "purposes": [
+                     *         {}
+                     *       ],
+                     *       "subject": {},
+                     *       "webhook_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "signing_secret": "signing secret"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FormIntegrationResponse"];
                 };
             };
@@ -5527,6 +8301,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -5560,6 +8335,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -5571,7 +8347,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "form_intake",
+                     *           "response_token": "response token",
+                     *           "outcome": "recorded",
+                     *           "record_id": "record id",
+                     *           "reason_code": "reason code",
+                     *           "detail": {},
+                     *           "received_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["FormIntakeResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5593,6 +8392,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "dry_run": true,
+                 *       "records": [
+                 *         {}
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateImportBody"];
             };
         };
@@ -5602,7 +8410,29 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": null,
+                     *       "object": "consent_import",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "dry_run": true,
+                     *       "status": "completed",
+                     *       "counts": {},
+                     *       "rows": [
+                     *         {
+                     *           "index": 1,
+                     *           "outcome": "would_create",
+                     *           "record_id": "record id",
+                     *           "reason_code": "reason code",
+                     *           "detail": {}
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentImportDryRunResponse"];
+                };
             };
             /** @description consent_import: id, object, application_id, flow_id, dry_run, status (queued|running|completed), counts {total, processed, pending, created, duplicates, failed}, created_at, started_at, completed_at, rows {data [{index, outcome (created|duplicate|failed|null while pending), record_id, reason_code, detail}], has_more, next_cursor} */
             202: {
@@ -5610,6 +8440,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_import",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "dry_run": true,
+                     *       "status": "queued",
+                     *       "counts": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rows": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentImportResponse"];
                 };
             };
@@ -5637,6 +8482,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example import id */
                 import_id: string;
             };
             cookie?: never;
@@ -5649,6 +8495,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_import",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "dry_run": true,
+                     *       "status": "queued",
+                     *       "counts": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rows": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentImportResponse"];
                 };
             };
@@ -5668,6 +8529,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example record id */
                 record_id: string;
             };
             cookie?: never;
@@ -5680,6 +8542,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -5699,12 +8593,19 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example record id */
                 record_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "purpose": "purpose",
+                 *       "channel": "own_records"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WithdrawConsentBody"];
             };
         };
@@ -5715,6 +8616,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "consent_record",
+                     *       "application_id": "application id",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "status": "active",
+                     *       "subject": {},
+                     *       "purposes": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "decision": "granted",
+                     *           "status": "granted",
+                     *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *           "withdrawal_channel": "withdrawal channel"
+                     *         }
+                     *       ],
+                     *       "decisions": {},
+                     *       "notice_digest": "notice digest",
+                     *       "collection_channel": "collection channel",
+                     *       "captured_at": "2026-11-25T09:30:00.000Z",
+                     *       "recorded_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "idempotency_key": "idempotency key",
+                     *       "previous_record_id": "previous record id",
+                     *       "withdrawn_purposes": [
+                     *         "withdrawn purpose"
+                     *       ],
+                     *       "evidence": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentRecordResponse"];
                 };
             };
@@ -5742,6 +8675,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "delivery_mode": "embed",
+                 *       "embed_origin": "embed origin",
+                 *       "principal_id": "HXq{",
+                 *       "principal_assertion": "pas_1-q1_6W_8--e-B-z_-aB-__-1E2a2JM010b-_-_02_-",
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["ConsentSessionBody"];
             };
         };
@@ -5755,6 +8698,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionCreatedResponse"];
                 };
             };
@@ -5766,6 +8725,63 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Directory_status: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "purpose": "purpose",
+                 *       "subject": {
+                 *         "external_id": "external id",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CrossBorderStatusBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "cross_border_status",
+                     *       "subject_ref": "subject ref",
+                     *       "application_id": "application id",
+                     *       "purpose": "purpose",
+                     *       "status": "active",
+                     *       "active_count": 1,
+                     *       "initials": "initials",
+                     *       "home_country": "home country",
+                     *       "as_of": "as of"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CrossBorderStatusResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
@@ -5782,6 +8798,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "consent",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "delivery_mode": "embed",
+                 *       "embed_origin": "embed origin",
+                 *       "principal_id": "HXq{",
+                 *       "principal_assertion": "pas_1-q1_6W_8--e-B-z_-aB-__-1E2a2JM010b-_-_02_-",
+                 *       "ttl_seconds": 30,
+                 *       "trigger_type": "scope",
+                 *       "reference": "reference",
+                 *       "proposal": {},
+                 *       "participants": [
+                 *         "participant"
+                 *       ],
+                 *       "quorum": {
+                 *         "type": "all",
+                 *         "threshold": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateDecisionBody"];
             };
         };
@@ -5792,6 +8829,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionCreatedResponse"];
                 };
             };
@@ -5819,6 +8872,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "consent_token": "consent token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyConsentTokenBody"];
             };
         };
@@ -5829,6 +8887,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "valid": true,
+                     *       "status": "status"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ConsentTokenVerdictResponse"];
                 };
             };
@@ -5855,6 +8919,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "principal_id": "HXq{",
+                 *       "flow_id": "flow id",
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePrincipalAssertionBody"];
             };
         };
@@ -5865,6 +8936,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "principal_assertion",
+                     *       "principal_assertion": "principal assertion",
+                     *       "principal_id": "principal id",
+                     *       "flow_id": "flow id",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PrincipalAssertionResponse"];
                 };
             };
@@ -5886,12 +8966,22 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example capture token */
                 capture_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "subject": {
+                 *         "email": "ada@example.com",
+                 *         "external_id": "external id"
+                 *       },
+                 *       "suppress_receipt": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthorizeCaptureBody"];
             };
         };
@@ -5901,7 +8991,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "committed",
+                     *       "record_id": "record id",
+                     *       "channel": "channel"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaptureAuthorizedResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -5924,6 +9023,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -5936,6 +9036,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "embed_origin": "embed origin",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "principal_id": "principal id",
+                     *       "principal_binding": "principal binding",
+                     *       "trigger_type": "trigger type",
+                     *       "reference": "reference",
+                     *       "quorum": {},
+                     *       "proposal": {},
+                     *       "counter_proposal": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "exchanged": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionResponse"];
                 };
             };
@@ -5955,12 +9085,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "exchange_token": "exchange token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ExchangeBody"];
             };
         };
@@ -5971,6 +9107,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_outcome",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "principal_id": "principal id",
+                     *       "principal_binding": "principal binding",
+                     *       "reference": "reference",
+                     *       "counter_proposal": {},
+                     *       "completed_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionOutcomeResponse"];
                 };
             };
@@ -5994,6 +9149,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -6006,6 +9162,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_session",
+                     *       "session_token": "session token",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "embed_url": "https://shop.example.com/hooks/consent",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "embed_origin": "embed origin",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "principal_id": "principal id",
+                     *       "principal_binding": "principal binding",
+                     *       "trigger_type": "trigger type",
+                     *       "reference": "reference",
+                     *       "quorum": {},
+                     *       "proposal": {},
+                     *       "counter_proposal": {},
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "exchanged": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["DecisionSessionResponse"];
                 };
             };
@@ -6023,6 +9209,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -6034,7 +9221,28 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "decision_page_state",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "trigger_type": "trigger type",
+                     *       "proposal": {},
+                     *       "quorum": {},
+                     *       "allowed_actions": [
+                     *         "allowed action"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecisionPageStateResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -6047,12 +9255,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "sign_in",
+                 *       "principal_id": {},
+                 *       "participant_id": "HXq{",
+                 *       "evidence": {},
+                 *       "counter_proposal": {},
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TransitionBody"];
             };
         };
@@ -6062,7 +9283,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "consent_token": "consent token",
+                     *       "exchange_token": "exchange token",
+                     *       "object": "decision_page_state",
+                     *       "kind": "consent",
+                     *       "status": "status",
+                     *       "outcome": "outcome",
+                     *       "deadline": "deadline",
+                     *       "delivery_mode": "embed",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "consent_path": "consent path",
+                     *       "trigger_type": "trigger type",
+                     *       "proposal": {},
+                     *       "quorum": {},
+                     *       "allowed_actions": [
+                     *         "allowed action"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DecisionTransitionResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6089,6 +9333,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "disclosed_at": "2026-11-25T09:30:00.000Z",
+                 *       "locale": "en"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DisclosureReceiptBody"];
             };
         };
@@ -6098,7 +9350,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "disclosure_receipt": {
+                     *         "record_id": "record id",
+                     *         "object": "disclosure_receipt",
+                     *         "record_type": "notice_record",
+                     *         "status": "status",
+                     *         "provenance": "operator_declared",
+                     *         "receipt_url": "https://shop.example.com/hooks/consent",
+                     *         "receipt": {
+                     *           "record": {},
+                     *           "pii_processing": {},
+                     *           "party_identification": [
+                     *             {}
+                     *           ],
+                     *           "authority": {},
+                     *           "event": [
+                     *             {}
+                     *           ],
+                     *           "extensions": {}
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisclosureReceiptEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6131,6 +9409,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "flow",
+                     *           "application_id": "application id",
+                     *           "status": "draft",
+                     *           "version": 1,
+                     *           "version_status": "version status",
+                     *           "active_version": 1,
+                     *           "latest_version": 1,
+                     *           "capturable_in_own_form": true,
+                     *           "flow_url": "https://shop.example.com/hooks/consent",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z",
+                     *           "activated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["FlowResponse"][];
                         has_more: boolean;
@@ -6158,6 +9459,41 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "locale": "en",
+                 *       "presentation": {
+                 *         "title": "title",
+                 *         "description": "description"
+                 *       },
+                 *       "purposes": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "description": "description",
+                 *           "mechanism": "consent",
+                 *           "required": true
+                 *         }
+                 *       ],
+                 *       "purpose_of_use": "purpose of use",
+                 *       "retention_period": "P1Y",
+                 *       "revocation_policy": "any_time",
+                 *       "consent_path": "standard",
+                 *       "requirements": [
+                 *         "identity_verification"
+                 *       ],
+                 *       "consent_duration": "P1Y",
+                 *       "policy_url": "https://shop.example.com/hooks/consent",
+                 *       "data_fields": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateFlowBody"];
             };
         };
@@ -6168,6 +9504,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -6190,6 +9543,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -6202,6 +9556,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -6221,12 +9592,48 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "locale": "en",
+                 *       "presentation": {
+                 *         "title": "title",
+                 *         "description": "description"
+                 *       },
+                 *       "purposes": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "description": "description",
+                 *           "mechanism": "consent",
+                 *           "required": true
+                 *         }
+                 *       ],
+                 *       "purpose_of_use": "purpose of use",
+                 *       "retention_period": "P1Y",
+                 *       "revocation_policy": "any_time",
+                 *       "consent_path": "standard",
+                 *       "requirements": [
+                 *         "identity_verification"
+                 *       ],
+                 *       "consent_duration": "P1Y",
+                 *       "policy_url": "https://shop.example.com/hooks/consent",
+                 *       "data_fields": [
+                 *         {
+                 *           "key": "key",
+                 *           "label": "label",
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateFlowBody"];
             };
         };
@@ -6237,6 +9644,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -6259,6 +9683,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -6271,6 +9696,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -6290,7 +9732,9 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example version */
                 version: string;
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -6303,6 +9747,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "flow",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "version status",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "capturable_in_own_form": true,
+                     *       "flow_url": "https://shop.example.com/hooks/consent",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["FlowResponse"];
                 };
             };
@@ -6330,6 +9791,43 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "agent_dpop_jkt": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "scope": [
+                 *         "scope"
+                 *       ],
+                 *       "actions": [
+                 *         "action"
+                 *       ],
+                 *       "valid_until": "2026-11-25T09:30:00.000Z",
+                 *       "value_bounds": {
+                 *         "amount_per_action": "49.90",
+                 *         "currency": "EUR"
+                 *       },
+                 *       "human_register": {
+                 *         "displayed_to_principal": true
+                 *       },
+                 *       "agent_credential": "agent credential",
+                 *       "agent_metadata": {},
+                 *       "agent_attestation": {},
+                 *       "authority_id": "auth_eu_fuu6nbj3otxn4tvxhcwk",
+                 *       "purpose": "purpose",
+                 *       "jurisdiction": "FR",
+                 *       "delegation_chain": [
+                 *         {
+                 *           "iss": "iss",
+                 *           "sub": "sub",
+                 *           "aud": "aud",
+                 *           "delegated_at": "2026-11-25T09:30:00.000Z",
+                 *           "scope": "scope",
+                 *           "purpose": "purpose",
+                 *           "jti": "jti"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["GrantRequestBody"];
             };
         };
@@ -6341,6 +9839,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "decision": "allow",
+                     *       "grant_id": "grant id",
+                     *       "agent_token": "agent token",
+                     *       "token_type": "DPoP",
+                     *       "grant_attestation": "grant attestation",
+                     *       "iss": "iss",
+                     *       "oap_ver": "oap ver",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantAllowedResponse"];
                 };
             };
@@ -6351,12 +9861,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "decision": "escalate",
+                     *       "escalation_id": "escalation id",
+                     *       "escalation_url": "https://shop.example.com/hooks/consent",
+                     *       "decision_url": "https://shop.example.com/hooks/consent",
+                     *       "session_token": "session token",
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *       "quorum_type": "all",
+                     *       "approvals_needed": 1,
+                     *       "cascade_step": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantEscalatedResponse"];
                 };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
-            403: components["responses"]["Error403"];
+            /** @description Authenticated but not permitted */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Amount exceeds the per-action ceiling of 100.00",
+                     *       "reason_code": "value_exceeds_per_action",
+                     *       "decision": "deny",
+                     *       "denial_category": "intent_denied",
+                     *       "cascade_step": 7
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GrantDeniedResponse"];
+                };
+            };
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
@@ -6373,6 +9913,7 @@ export interface operations {
                 DPoP: components["parameters"]["DPoP"];
             };
             path: {
+                /** @example ath_eu_yxfhslje5kadzjpgpsfczb7s */
                 grant_id: string;
             };
             cookie?: never;
@@ -6385,6 +9926,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "grant",
+                     *       "agent_id": "agent id",
+                     *       "authority_id": "authority id",
+                     *       "scope": [
+                     *         "scope"
+                     *       ],
+                     *       "actions": [
+                     *         "action"
+                     *       ],
+                     *       "value": {},
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["GrantResponse"];
                 };
             };
@@ -6403,12 +9963,18 @@ export interface operations {
                 DPoP: components["parameters"]["DPoP"];
             };
             path: {
+                /** @example ath_eu_yxfhslje5kadzjpgpsfczb7s */
                 grant_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_attestation": {}
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshAttestationBody"];
             };
         };
@@ -6420,6 +9986,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "grant_id": "grant id",
+                     *       "grant_attestation": "grant attestation",
+                     *       "agent_attestation": {},
+                     *       "retained_until": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["AttestationRefreshedResponse"];
                 };
             };
@@ -6458,7 +10032,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_token": "session token",
+                     *           "kind": "consent",
+                     *           "status": "status",
+                     *           "application_id": "application id",
+                     *           "trigger_type": "trigger type",
+                     *           "flow_id": "flow id",
+                     *           "reference": "reference",
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decision_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboxRowResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6473,6 +10073,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example secret */
                 secret: string;
             };
             cookie?: never;
@@ -6484,7 +10085,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "queued"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReceiptResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -6495,6 +10104,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example secret */
                 secret: string;
             };
             cookie?: never;
@@ -6506,7 +10116,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "outcome": "queued"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundReceiptResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -6534,6 +10152,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mailing_audience",
+                     *           "application_id": "application id",
+                     *           "provider": "provider",
+                     *           "api_base_url": "https://shop.example.com/hooks/consent",
+                     *           "list_id": "list id",
+                     *           "flow_id": "flow id",
+                     *           "permissions": [
+                     *             {}
+                     *           ],
+                     *           "tags": [
+                     *             {}
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "webhook_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["MailingAudienceResponse"][];
                         has_more: boolean;
@@ -6561,6 +10204,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "mailchimp",
+                 *       "api_base_url": "https://shop.example.com/hooks/consent",
+                 *       "api_key": "+M!,!AIoYx4",
+                 *       "list_id": "-_-__z--5661",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "permissions": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "marketing_permission_id": "-_-__z--5661"
+                 *         }
+                 *       ],
+                 *       "tags": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "granted": [
+                 *             "granted"
+                 *           ],
+                 *           "declined": [
+                 *             "declined"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMailingAudienceBody"];
             };
         };
@@ -6571,6 +10240,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mailing_audience",
+                     *       "application_id": "application id",
+                     *       "provider": "provider",
+                     *       "api_base_url": "https://shop.example.com/hooks/consent",
+                     *       "list_id": "list id",
+                     *       "flow_id": "flow id",
+                     *       "permissions": [
+                     *         {}
+                     *       ],
+                     *       "tags": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "webhook_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingAudienceResponse"];
                 };
             };
@@ -6593,6 +10281,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6605,6 +10294,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mailing_audience",
+                     *       "application_id": "application id",
+                     *       "provider": "provider",
+                     *       "api_base_url": "https://shop.example.com/hooks/consent",
+                     *       "list_id": "list id",
+                     *       "flow_id": "flow id",
+                     *       "permissions": [
+                     *         {}
+                     *       ],
+                     *       "tags": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "webhook_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
                     "application/json": components["schemas"]["MailingAudienceResponse"];
                 };
             };
@@ -6624,6 +10332,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6656,6 +10365,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6667,7 +10377,40 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mailing_inbound_event",
+                     *           "type": "type",
+                     *           "email": "ada@example.com",
+                     *           "list_id": "list id",
+                     *           "fired_at": "2026-11-25T09:30:00.000Z",
+                     *           "status": "status",
+                     *           "outcome": "outcome",
+                     *           "record_id": "record id",
+                     *           "withdrawn_purposes": [
+                     *             "withdrawn purpose"
+                     *           ],
+                     *           "attempts": 1,
+                     *           "last_status_code": 1,
+                     *           "last_error": "last error",
+                     *           "received_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MailingInboundEventResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6688,6 +10431,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example audience id */
                 audience_id: string;
             };
             cookie?: never;
@@ -6699,7 +10443,39 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mailing_sync",
+                     *           "event_id": "event id",
+                     *           "event_type": "event type",
+                     *           "record_id": "record id",
+                     *           "email": "ada@example.com",
+                     *           "status": "status",
+                     *           "permissions": {},
+                     *           "tags": {},
+                     *           "attempts": 1,
+                     *           "next_attempt_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_status_code": 1,
+                     *           "last_error": "last error",
+                     *           "occurred_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["MailingSyncResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6721,6 +10497,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "url": "https://shop.example.com/hooks/consent",
+                 *       "tools": [
+                 *         {
+                 *           "name": "name",
+                 *           "action": "action",
+                 *           "scope": "scope",
+                 *           "value": {
+                 *             "amount_argument": "w",
+                 *             "currency": "EUR"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterMcpServerBody"];
             };
         };
@@ -6731,6 +10524,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mcp_server",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "tools": [
+                     *         {
+                     *           "name": "name",
+                     *           "action": "action",
+                     *           "scope": "scope",
+                     *           "value": {
+                     *             "amount_argument": "amount argument",
+                     *             "currency": "currency"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["McpServerResponse"];
                 };
             };
@@ -6761,6 +10575,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "identity",
+                     *       "credential": {},
+                     *       "application": {
+                     *         "id": "id",
+                     *         "object": "application",
+                     *         "name": "name",
+                     *         "environment": "development",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "mode": "conductor",
+                     *         "capabilities_published": true,
+                     *         "region": "region",
+                     *         "logo_url": "https://shop.example.com/hooks/consent",
+                     *         "brand_color": "brand color",
+                     *         "publishable_key": "publishable key"
+                     *       },
+                     *       "region": "region",
+                     *       "person": {},
+                     *       "home_country": "home country",
+                     *       "acting_for": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["IdentityResponse"];
                 };
             };
@@ -6781,16 +10618,105 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "attestation_id": "+M!,!AIoYx4",
+                 *       "application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "touchpoint_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "agent_class": "agent class",
+                 *       "action_class": "action class",
+                 *       "decision": "allow",
+                 *       "decided_at": "2026-11-25T09:30:00.000Z",
+                 *       "sequence_number": 1,
+                 *       "legal_basis": "consent",
+                 *       "evidence_digest": "F2C7a78ecE8DeeC3bD02A1efAF3c4aD3eDDFEbC2EB0AEab0ccBC3911beD03dFf",
+                 *       "context": {},
+                 *       "requires_human_approval": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubmitAttestationBody"];
             };
         };
         responses: {
             /** @description attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "id": "id",
+                     *         "object": "attestation",
+                     *         "attestation_id": "attestation id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "sequence_number": 1,
+                     *         "sequence_gap": true,
+                     *         "expected_sequence_number": 1,
+                     *         "decision": "allow",
+                     *         "status": "witnessed",
+                     *         "idempotent_replay": true
+                     *       },
+                     *       "receipt": "receipt",
+                     *       "escalation": {
+                     *         "status": "witnessed",
+                     *         "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *         "decision_url": "https://shop.example.com/hooks/consent",
+                     *         "session_token": "session token"
+                     *       },
+                     *       "counter_proposals": [
+                     *         {
+                     *           "attestation": "attestation",
+                     *           "attestation_id": "attestation id",
+                     *           "counter_proposal": {},
+                     *           "countered_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmittedAttestationResponse"];
+                };
+            };
+            /** @description attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "id": "id",
+                     *         "object": "attestation",
+                     *         "attestation_id": "attestation id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "sequence_number": 1,
+                     *         "sequence_gap": true,
+                     *         "expected_sequence_number": 1,
+                     *         "decision": "allow",
+                     *         "status": "witnessed",
+                     *         "idempotent_replay": true
+                     *       },
+                     *       "receipt": "receipt",
+                     *       "escalation": {
+                     *         "status": "witnessed",
+                     *         "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *         "decision_url": "https://shop.example.com/hooks/consent",
+                     *         "session_token": "session token"
+                     *       },
+                     *       "counter_proposals": [
+                     *         {
+                     *           "attestation": "attestation",
+                     *           "attestation_id": "attestation id",
+                     *           "counter_proposal": {},
+                     *           "countered_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SubmittedAttestationResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6823,7 +10749,22 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "agent_class_route",
+                     *       "agent_class": "agent class",
+                     *       "mode": "mode",
+                     *       "route": "conductor",
+                     *       "configured": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ResolvedAgentClassRouteResponse"] | {
+                        data: components["schemas"]["AgentClassRouteResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6845,6 +10786,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agent_class": "agent class",
+                 *       "route": "conductor"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetAgentClassRouteBody"];
             };
         };
@@ -6854,7 +10801,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "agent_class_route": {
+                     *         "object": "agent_class_route",
+                     *         "agent_class": "agent class",
+                     *         "route": "conductor",
+                     *         "updated_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentClassRouteEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6911,7 +10870,30 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "attester_id": "attester id",
+                     *           "name": "name",
+                     *           "status": "status",
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AttesterLivenessResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6930,6 +10912,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "ok",
+                 *       "engine_version": "engine version"
+                 *     }
+                 */
                 "application/json": components["schemas"]["HeartbeatBody"];
             };
         };
@@ -6939,7 +10927,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "heartbeat": {
+                     *         "attester_id": "attester id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "status": "status"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HeartbeatResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -6955,6 +10954,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example attestation id */
                 attestation_id: string;
             };
             cookie?: never;
@@ -6966,7 +10966,38 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "attestation": {
+                     *         "application_id": "application id",
+                     *         "attester_id": "attester id",
+                     *         "agent_class": "agent class",
+                     *         "action_class": "action class",
+                     *         "decided_at": "2026-11-25T09:30:00.000Z",
+                     *         "legal_basis": "legal basis",
+                     *         "evidence_digest": "evidence digest",
+                     *         "context": {},
+                     *         "requires_human_approval": true,
+                     *         "resolved_at": "2026-11-25T09:30:00.000Z",
+                     *         "counter_proposal": {},
+                     *         "id": "id",
+                     *         "object": "attestation",
+                     *         "attestation_id": "attestation id",
+                     *         "received_at": "2026-11-25T09:30:00.000Z",
+                     *         "sequence_number": 1,
+                     *         "sequence_gap": true,
+                     *         "expected_sequence_number": 1,
+                     *         "decision": "allow",
+                     *         "status": "witnessed",
+                     *         "idempotent_replay": true
+                     *       },
+                     *       "receipt": "receipt",
+                     *       "resolution_receipt": "resolution receipt"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AttestationReadResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -6982,6 +11013,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example escalation id */
                 escalation_id: string;
             };
             cookie?: never;
@@ -6994,6 +11026,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "escalation",
+                     *       "agent_id": "agent id",
+                     *       "authority_id": "authority id",
+                     *       "status": "status",
+                     *       "quorum_type": "all",
+                     *       "approvers": [
+                     *         "approver"
+                     *       ],
+                     *       "approvals_needed": 1,
+                     *       "votes": {},
+                     *       "approval_ttl_at": "2026-11-25T09:30:00.000Z",
+                     *       "request": {},
+                     *       "grant_id": "grant id",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "resolved_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EscalationResponse"];
                 };
             };
@@ -7016,6 +11068,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_id": "ath_eu_yxfhslje5kadzjpgpsfczb7s",
+                 *       "reason_code": "unspecified",
+                 *       "reason": "reason"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RevokeGrantBody"];
             };
         };
@@ -7027,6 +11086,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "revocation",
+                     *       "grant_id": "grant id",
+                     *       "reason_code": "reason code",
+                     *       "reason": "reason",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevocationResponse"];
                 };
             };
@@ -7037,6 +11105,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "revocation",
+                     *       "grant_id": "grant id",
+                     *       "reason_code": "reason code",
+                     *       "reason": "reason",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RevocationResponse"];
                 };
             };
@@ -7064,7 +11141,32 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "oap_ver": "oap ver",
+                     *       "supported": [
+                     *         "supported"
+                     *       ],
+                     *       "current": "current",
+                     *       "deprecated": [
+                     *         "deprecated"
+                     *       ],
+                     *       "regional_issuers": {},
+                     *       "chronicle_genesis_hashes": {},
+                     *       "oap_conformance": "oap conformance",
+                     *       "conformance_capabilities": [
+                     *         "conformance capabilitie"
+                     *       ],
+                     *       "oversight_conformance": "oversight conformance",
+                     *       "oversight_conformance_levels": [
+                     *         "oversight conformance level"
+                     *       ],
+                     *       "spec_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OapVersionResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -7091,6 +11193,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "trusted_attester",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "status": "active",
+                     *           "permissions": [
+                     *             "permission"
+                     *           ],
+                     *           "scoped_application_id": "scoped application id",
+                     *           "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *           "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *           "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *           "liveness": {
+                     *             "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *             "last_heartbeat": {},
+                     *             "silent_after_seconds": 1,
+                     *             "silent": true
+                     *           },
+                     *           "token": "token"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TrustedAttesterResponse"][];
                         has_more: boolean;
@@ -7118,6 +11251,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "permissions": [
+                 *         "attestations:submit"
+                 *       ],
+                 *       "scoped_to_application": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAttesterBody"];
             };
         };
@@ -7128,6 +11270,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -7159,7 +11328,31 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "elevation_request",
+                     *           "attester_id": "attester id",
+                     *           "permission": "permission",
+                     *           "rationale": "rationale",
+                     *           "status": "pending",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ElevationRequestResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7177,6 +11370,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -7189,6 +11383,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -7205,6 +11426,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -7217,6 +11439,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -7234,12 +11483,19 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "permission": "revocations:trigger",
+                 *       "rationale": "rationale example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RequestElevationBody"];
             };
         };
@@ -7249,7 +11505,23 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "elevation_request": {
+                     *         "id": "id",
+                     *         "object": "elevation_request",
+                     *         "attester_id": "attester id",
+                     *         "permission": "permission",
+                     *         "rationale": "rationale",
+                     *         "status": "pending",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "decided_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ElevationRequestEnvelopeResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7270,12 +11542,18 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "overlap_seconds": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["RotateAttesterBody"];
             };
         };
@@ -7286,6 +11564,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -7307,6 +11612,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -7319,6 +11625,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -7336,6 +11669,7 @@ export interface operations {
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
             };
             path: {
+                /** @example attester id */
                 attester_id: string;
             };
             cookie?: never;
@@ -7348,6 +11682,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "trusted_attester": {
+                     *         "id": "id",
+                     *         "object": "trusted_attester",
+                     *         "application_id": "application id",
+                     *         "name": "name",
+                     *         "status": "active",
+                     *         "permissions": [
+                     *           "permission"
+                     *         ],
+                     *         "scoped_application_id": "scoped application id",
+                     *         "previous_token_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "rotated_at": "2026-11-25T09:30:00.000Z",
+                     *         "suspended_at": "2026-11-25T09:30:00.000Z",
+                     *         "destroyed_at": "2026-11-25T09:30:00.000Z",
+                     *         "liveness": {
+                     *           "last_heartbeat_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_heartbeat": {},
+                     *           "silent_after_seconds": 1,
+                     *           "silent": true
+                     *         },
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["TrustedAttesterEnvelopeResponse"];
                 };
             };
@@ -7366,6 +11727,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "channel": "form_capture_browser",
+                 *       "rendering_digest": "76f62ff8ca970f63a07a87263acce8cdffe07bacc41ad0b707d77788c861e499",
+                 *       "fields": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "control": "control",
+                 *           "checked": true,
+                 *           "default_checked": true,
+                 *           "required": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCaptureBody"];
             };
         };
@@ -7375,7 +11752,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "capture_token": "capture token",
+                     *       "object": "capture",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "channel": "channel",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CaptureResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7403,7 +11792,10 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example /* script *\/ */
+                    "application/javascript": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -7416,6 +11808,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example flow id */
                 flow_id: string;
             };
             cookie?: never;
@@ -7427,7 +11820,19 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "consent_field",
+                     *       "flow_id": "flow id",
+                     *       "flow_version": 1,
+                     *       "locale": "locale",
+                     *       "html": "html",
+                     *       "rendering_digest": "rendering digest"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentFieldResponse"];
+                };
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
@@ -7443,6 +11848,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example integration id */
                 integration_id: string;
             };
             cookie?: never;
@@ -7455,7 +11861,17 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "recorded",
+                     *       "record_id": "record id",
+                     *       "collection_channel": "form_platform_webhook",
+                     *       "collection_platform": "collection platform"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FormWebhookRecordedResponse"];
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7478,7 +11894,10 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example /* script *\/ */
+                    "application/javascript": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -7513,6 +11932,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -7536,6 +11956,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
@@ -7558,12 +11979,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example session token */
                 session_token: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "origin_missing",
+                 *       "count": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["DropReportBody"];
             };
         };
@@ -7597,11 +12025,16 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthResponse"];
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7630,7 +12063,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "session_token": "session token",
+                     *           "kind": "consent",
+                     *           "status": "status",
+                     *           "application_id": "application id",
+                     *           "trigger_type": "trigger type",
+                     *           "flow_id": "flow id",
+                     *           "reference": "reference",
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decision_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["InboxRowResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -7654,11 +12113,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example # HELP http_requests_total Requests answered
+                     *     # TYPE http_requests_total counter
+                     */
+                    "text/plain": string;
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
@@ -7715,6 +12178,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "purpose": "sign_in",
+                 *       "email": "ada@example.com",
+                 *       "return_to": "return to",
+                 *       "display_name": "display name",
+                 *       "home_country": "FR",
+                 *       "locale": "DuQ",
+                 *       "time_zone": "d/e1_-"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StartEmailCodeBody"];
             };
         };
@@ -7725,6 +12199,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challenge_id": "challenge id",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EmailCodeChallengeResponse"];
                 };
             };
@@ -7747,6 +12227,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "challenge_id": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "code": "548800"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VerifyEmailCodeBody"];
             };
         };
@@ -7757,6 +12243,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "return_to": "return to"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SignedInResponse"];
                 };
             };
@@ -7775,6 +12277,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example person link id */
                 person_link_id: string;
             };
             cookie?: never;
@@ -7809,6 +12312,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": [
+                     *         {
+                     *           "application_name": "application name",
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "passkey_count": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["AccountResponse"];
                 };
             };
@@ -7831,6 +12374,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "passkey": {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["PasskeyEnvelopeResponse"][];
                 };
             };
@@ -7847,6 +12404,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "challenge_id": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "credential": {
+                 *         "id": "id",
+                 *         "rawId": "rawId",
+                 *         "type": "public-key",
+                 *         "response": {},
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "authenticatorAttachment"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasskeyCeremonyBody"];
             };
         };
@@ -7857,6 +12427,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "passkey": {
+                     *         "id": "id",
+                     *         "object": "passkey",
+                     *         "device_type": "device type",
+                     *         "backed_up": true,
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["PasskeyEnvelopeResponse"];
                 };
             };
@@ -7877,6 +12459,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "return_to": "return to"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasskeyOptionsBody"];
             };
         };
@@ -7887,6 +12474,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challenge_id": "challenge id",
+                     *       "options": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["PasskeyOptionsResponse"];
                 };
             };
@@ -7912,6 +12505,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challenge_id": "challenge id",
+                     *       "options": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["PasskeyOptionsResponse"];
                 };
             };
@@ -7929,6 +12528,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "challenge_id": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "credential": {
+                 *         "id": "id",
+                 *         "rawId": "rawId",
+                 *         "type": "public-key",
+                 *         "response": {},
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "authenticatorAttachment"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PasskeyCeremonyBody"];
             };
         };
@@ -7939,6 +12551,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "return_to": "return to"
+                     *     }
+                     */
                     "application/json": components["schemas"]["SignedInResponse"];
                 };
             };
@@ -7956,6 +12584,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example passkey id */
                 passkey_id: string;
             };
             cookie?: never;
@@ -8053,12 +12682,33 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
-            503: components["responses"]["Error503"];
+            /** @description A dependency (database, bus) is unavailable; retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "checks": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReadinessResponse"];
+                };
+            };
         };
     };
     HostedAssets_schema: {
@@ -8066,6 +12716,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example file */
                 file: string;
             };
             cookie?: never;
@@ -8097,6 +12748,24 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    /**
+                     * @example {
+                     *       "$schema": "$schema",
+                     *       "$id": "$id",
+                     *       "title": "title",
+                     *       "properties": {},
+                     *       "$defs": {}
+                     *     }
+                     */
+                    "application/schema+json": components["schemas"]["ReceiptSchemaResponse"];
+                };
+            };
+            /** @description Success */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
             };
             404: components["responses"]["Error404"];
@@ -8117,10 +12786,1038 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    /**
+                     * @example {
+                     *       "$schema": "$schema",
+                     *       "$id": "$id",
+                     *       "title": "title",
+                     *       "properties": {},
+                     *       "$defs": {}
+                     *     }
+                     */
+                    "application/schema+json": components["schemas"]["ReceiptSchemaResponse"];
+                };
+            };
+            /** @description Success */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
+        };
+    };
+    webhook_approval_countered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "approval.countered",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "trigger_type": "trigger type",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "approvals": 1,
+                 *         "denials": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "approval.countered";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ApprovalDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_approval_denied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "approval.denied",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "trigger_type": "trigger type",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "approvals": 1,
+                 *         "denials": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "approval.denied";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ApprovalDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_approval_granted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "approval.granted",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "trigger_type": "trigger type",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "approvals": 1,
+                 *         "denials": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "approval.granted";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ApprovalDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_denied: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "consent.denied",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "user_identifier": "user identifier",
+                 *         "declined_at": "2026-11-25T09:30:00.000Z",
+                 *         "delivery_mode": "delivery mode",
+                 *         "principal_binding": "principal binding"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "consent.denied";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentDenied"] | components["schemas"]["ConsentRecordWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_granted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "consent.granted",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "consent_token": "consent token",
+                 *         "user_identifier": "user identifier",
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "fulfilled_at": "2026-11-25T09:30:00.000Z",
+                 *         "delivery_mode": "delivery mode",
+                 *         "principal_binding": "principal binding"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "consent.granted";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentGranted"] | components["schemas"]["ConsentRecordWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_purpose_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "consent.purpose_revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "record_id": "record id",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "subject_external_id": "subject external id",
+                 *         "subject_email": "subject email",
+                 *         "purpose": "purpose",
+                 *         "channel": "channel",
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "consent.purpose_revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentPurposeRevoked"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "consent.revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "user_identifier": "user identifier",
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                 *         "revoked_by": "revoked by"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "consent.revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentRevoked"] | components["schemas"]["ConsentRecordRevokedWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_flow_activated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "flow.activated",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "flow_id": "flow id",
+                 *         "version": 1,
+                 *         "previous_version": 1,
+                 *         "capturable_in_own_form": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "flow.activated";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1FlowActivated"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_countered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "signature.countered",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "signature.countered";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "signature.declined",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "signature.declined";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "signature.expired",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "signature.expired";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_signature_signed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "signature.signed",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "session_token": "session token",
+                 *         "reference": "reference",
+                 *         "principal_id": "principal id",
+                 *         "outcome": "outcome",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "counter_proposal_json": "counter proposal json",
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "signature.signed";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1SignatureDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_delivery_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.delivery_failed",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "subscription_id": "subscription id",
+                 *         "delivery_id": "delivery id",
+                 *         "failed_event_id": "failed event id",
+                 *         "failed_event_type": "failed event type",
+                 *         "url": "https://shop.example.com/hooks/consent",
+                 *         "attempts": 1,
+                 *         "last_status_code": 1,
+                 *         "last_error": "last error",
+                 *         "reason": "reason",
+                 *         "subscription_disabled": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "webhook.delivery_failed";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1WebhookDeliveryFailed"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "webhook.test",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "subscription_id": "subscription id",
+                 *         "message": "message"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "webhook.test";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["TestWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

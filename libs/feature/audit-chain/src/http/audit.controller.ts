@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { CurrentPrincipal, Public, RequireScopes, type Principal } from '@svc/auth';
 import { ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
-import { AuditCheckpointResponse, AuditRecordResponse, AuditVerificationResponse } from './audit.responses';
+import { AuditCheckpointResponse, AuditConsistencyProofResponse, AuditInclusionProofResponse, AuditRecordResponse, AuditVerificationResponse } from './audit.responses';
 import { auditError } from '../audit.errors';
 import { AuditChain } from '../audit-chain.runtime';
 import { buildConsistencyProof, buildInclusionProof, ownEntry } from '../proofs/build-proofs';
@@ -35,7 +35,7 @@ export class AuditController {
   @Get('entries')
   @RequireScopes('audit:verify')
   @ApiResponseOf(AuditRecordResponse, { page: true })
-  async listEntries(@CurrentPrincipal() principal: Principal, @Query() query: EntriesQuery): Promise<Page<Record<string, unknown>>> {
+  async listEntries(@CurrentPrincipal() principal: Principal, @Query() query: EntriesQuery): Promise<Page<AuditRecordResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['index']).index) : -1;
     if (!Number.isSafeInteger(after) || after < -1) throw auditError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
@@ -46,13 +46,14 @@ export class AuditController {
   @Get('entries/:id')
   @RequireScopes('audit:verify')
   @ApiResponseOf(AuditRecordResponse)
-  async getEntry(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<Record<string, unknown>> {
+  async getEntry(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<AuditRecordResponse> {
     return entryView(await ownEntry(this.chain.entries, principal.applicationId, id));
   }
 
   @Get('entries/:id/inclusion_proof')
   @RequireScopes('audit:verify')
-  async inclusionProof(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: InclusionProofQuery): Promise<Record<string, unknown>> {
+  @ApiResponseOf(AuditInclusionProofResponse)
+  async inclusionProof(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: InclusionProofQuery): Promise<AuditInclusionProofResponse> {
     const entry = await ownEntry(this.chain.entries, principal.applicationId, id);
     const proof = await buildInclusionProof(this.chain.checkpoints, this.chain.leaves, entry, query.checkpoint);
     return {
@@ -71,7 +72,7 @@ export class AuditController {
   @Public()
   @Get('checkpoints')
   @ApiResponseOf(AuditCheckpointResponse, { page: true })
-  async listCheckpoints(@Query() query: CheckpointsQuery): Promise<Page<Record<string, unknown>>> {
+  async listCheckpoints(@Query() query: CheckpointsQuery): Promise<Page<AuditCheckpointResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const before = query.cursor ? Number(decodeCursor(query.cursor, ['sequence']).sequence) : undefined;
     if (before !== undefined && (!Number.isSafeInteger(before) || before < 1)) {
@@ -85,7 +86,7 @@ export class AuditController {
   @Public()
   @Get('checkpoints/:sequence')
   @ApiResponseOf(AuditCheckpointResponse)
-  async getCheckpoint(@Param('sequence') sequence: string): Promise<Record<string, unknown>> {
+  async getCheckpoint(@Param('sequence') sequence: string): Promise<AuditCheckpointResponse> {
     let checkpoint;
     if (sequence === 'latest') {
       checkpoint = await this.chain.checkpoints.latest();
@@ -101,7 +102,8 @@ export class AuditController {
 
   @Public()
   @Get('consistency_proof')
-  async consistencyProof(@Query() query: ConsistencyProofQuery): Promise<Record<string, unknown>> {
+  @ApiResponseOf(AuditConsistencyProofResponse)
+  async consistencyProof(@Query() query: ConsistencyProofQuery): Promise<AuditConsistencyProofResponse> {
     const proof = await buildConsistencyProof(this.chain.checkpoints, this.chain.leaves, query.from, query.to);
     return {
       object: 'audit_consistency_proof',

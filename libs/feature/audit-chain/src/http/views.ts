@@ -9,7 +9,7 @@ const hexToBase64 = (hex: string): string => Buffer.from(hex, 'hex').toString('b
  * An entry as served: `canonical` is the exact text its hash covers, so anyone can recompute
  * `hash = SHA-256(bytes(previous_hash) || UTF-8(canonical))`.
  */
-export function entryView(entry: StoredEntry): Record<string, unknown> {
+export function entryView(entry: StoredEntry): AuditRecordResponse {
   return {
     object: 'audit_record',
     id: entry.id,
@@ -24,7 +24,7 @@ export function entryView(entry: StoredEntry): Record<string, unknown> {
 }
 
 /** A checkpoint as served (public: sizes, hashes and signatures only). Merkle values are base64, as in the note. */
-export function checkpointView(checkpoint: StoredCheckpoint): Record<string, unknown> {
+export function checkpointView(checkpoint: StoredCheckpoint): AuditCheckpointResponse {
   return {
     object: 'audit_checkpoint',
     sequence: checkpoint.sequence,

@@ -3,8 +3,10 @@ import { Public } from '@svc/auth';
 import { SigningKeyStore } from '@svc/key-store';
 import { isIdOf } from '@svc/ids';
 import { verifierKeyString } from '@svc/merkle';
+import { ApiResponseOf } from '@svc/server';
 import { auditError } from '../audit.errors';
 import { AuditChain } from '../audit-chain.runtime';
+import { AuditTransparencyResponse, WitnessConfigurationResponse } from './audit.responses';
 import { checkpointView } from './views';
 
 /** Checkpoints listed on a transparency page. */
@@ -39,7 +41,8 @@ export class WellKnownController {
   ) {}
 
   @Get('witness-configuration')
-  async witnessConfiguration(): Promise<Record<string, unknown>> {
+  @ApiResponseOf(WitnessConfigurationResponse)
+  async witnessConfiguration(): Promise<WitnessConfigurationResponse> {
     const keys = await this.keys.list();
     const logKeys = keys.map((key) => ({
       kid: key.kid,
@@ -73,7 +76,8 @@ export class WellKnownController {
   }
 
   @Get('transparency/:application_id')
-  async application(@Param('application_id') applicationId: string): Promise<Record<string, unknown>> {
+  @ApiResponseOf(AuditTransparencyResponse)
+  async application(@Param('application_id') applicationId: string): Promise<AuditTransparencyResponse> {
     if (!isIdOf('application', applicationId)) throw auditError('application_not_found', 'Application not found', { application_id: applicationId });
     const summary = await this.chain.entries.subjectSummary('application_id', applicationId);
     if (!summary) throw auditError('application_not_found', 'Application not found', { application_id: applicationId });
@@ -81,7 +85,8 @@ export class WellKnownController {
   }
 
   @Get('transparency/agents/:agent_id')
-  async agent(@Param('agent_id') agentId: string): Promise<Record<string, unknown>> {
+  @ApiResponseOf(AuditTransparencyResponse)
+  async agent(@Param('agent_id') agentId: string): Promise<AuditTransparencyResponse> {
     if (!isIdOf('agent', agentId)) throw auditError('agent_not_found', 'Agent not found', { agent_id: agentId });
     const summary = await this.chain.entries.subjectSummary('agent_id', agentId);
     if (!summary) throw auditError('agent_not_found', 'Agent not found', { agent_id: agentId });
@@ -94,7 +99,7 @@ export class WellKnownController {
     throw auditError('manifest_not_found', 'Manifest not found', { agent_id: agentId, version });
   }
 
-  private async page(summary: { count: number; first: number; last: number }): Promise<Record<string, unknown>> {
+  private async page(summary: { count: number; first: number; last: number }): Promise<Omit<AuditTransparencyResponse, 'object' | 'application_id' | 'agent_id'>> {
     const checkpoints = await this.chain.checkpoints.listCovering(summary.first + 1, TRANSPARENCY_CHECKPOINTS);
     return {
       region: this.chain.region,

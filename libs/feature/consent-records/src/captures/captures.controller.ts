@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Header, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { CaptureAuthorizedResponse, CaptureResponse, ConsentFieldResponse } from './capture.response';
 import type { FastifyRequest } from 'fastify';
 import { AuthorizeCaptureBody, CreateCaptureBody } from './captures.dto';
 import { CONSENT_FIELD_JS } from './field-source';
@@ -49,7 +50,8 @@ export class CapturesController {
     response: 'consent_field: object, flow_id, flow_version, locale, html, rendering_digest (SHA-256 hex of html)',
     errors: [401, 403, 404, 409, 421, 422],
   })
-  async field(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Param('flow_id') flowId: string): Promise<Record<string, unknown>> {
+  @ApiResponseOf(ConsentFieldResponse)
+  async field(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Param('flow_id') flowId: string): Promise<ConsentFieldResponse> {
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
     const rendering = await this.renderConsentField.execute(principal, origin, flowId);
     return { object: 'consent_field', flow_id: rendering.flowId, flow_version: rendering.flowVersion, locale: rendering.locale, html: rendering.html, rendering_digest: rendering.digest };
@@ -59,7 +61,8 @@ export class CapturesController {
   @Post('capture/v1/captures')
   @Auth('publishable_key')
   @ApiDoc({ tag: 'Capture', summary: 'Store the purposes\' states of a form submission under a capture token', response: 'capture: capture_token, object, flow_id, flow_version, channel, expires_at', errors: [400, 401, 403, 404, 409, 421, 422] })
-  async create(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Body() body: CreateCaptureBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(CaptureResponse)
+  async create(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Body() body: CreateCaptureBody): Promise<CaptureResponse> {
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
     const { token, capture } = await this.createCapture.execute(principal, origin, body);
     return { capture_token: token, object: 'capture', flow_id: capture.flowId, flow_version: capture.flowVersion, channel: capture.channel, expires_at: capture.expiresAt.toISOString() };
@@ -69,7 +72,8 @@ export class CapturesController {
   @Post('api/v1/decisions/:capture_token/authorize')
   @HttpCode(200)
   @ApiDoc({ tag: 'Capture', summary: 'Commit a capture (binds the person, writes the record)', response: 'status (committed), record_id, channel', errors: [400, 401, 403, 404, 409, 410, 421, 422] })
-  async authorize(@CurrentPrincipal() principal: Principal, @Param('capture_token') token: string, @Body() body: AuthorizeCaptureBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(CaptureAuthorizedResponse)
+  async authorize(@CurrentPrincipal() principal: Principal, @Param('capture_token') token: string, @Body() body: AuthorizeCaptureBody): Promise<CaptureAuthorizedResponse> {
     const result = await this.authorizeCapture.execute(principal, token, body);
     return { status: result.status, record_id: result.recordId, channel: result.channel };
   }

@@ -20,3 +20,22 @@ export class FormIntegrationResponse {
   /** The signing secret: only in the answer of create. */
   @IsOptional() @IsString() signing_secret?: string;
 }
+
+/** `intakeView` (`form_intake`): one response delivered to a form integration, recorded or refused. */
+export class FormIntakeResponse {
+  @IsIn(['form_intake']) object!: 'form_intake';
+  @IsString() response_token!: string;
+  @IsIn(['recorded', 'refused']) outcome!: 'recorded' | 'refused';
+  @IsString() @Nullable() record_id!: string | null;
+  @IsString() @Nullable() reason_code!: string | null;
+  @IsObject() @Nullable() detail!: Record<string, unknown> | null;
+  @IsString() received_at!: string;
+}
+
+/** 200 of the form platform's webhook: the response was recorded. */
+export class FormWebhookRecordedResponse {
+  @IsIn(['recorded']) status!: 'recorded';
+  @IsString() record_id!: string;
+  @IsIn(['form_platform_webhook']) collection_channel!: 'form_platform_webhook';
+  @IsString() collection_platform!: string;
+}

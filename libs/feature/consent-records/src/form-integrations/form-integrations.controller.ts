@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
-import { FormIntegrationResponse } from './form-integration.response';
+import { FormIntakeResponse, FormIntegrationResponse } from './form-integration.response';
 import { consentRecordsError } from '../consent-records.errors';
 import { formIntegrationView, isFormIntegrationId, type FormIntegration } from './form-integration';
 import { CreateFormIntegrationBody, FormIntakesQuery } from './form-integrations.dto';
@@ -13,7 +13,7 @@ const INTEGRATION_RESPONSE =
   'form_integration: id, object, application_id, platform (typeform), flow_id, form_id, purposes [{purpose, field_ref, field_type, required, default_checked}], subject {email_field_ref, external_id_field_ref}, webhook_url, created_at; on creation also signing_secret (shown once)';
 const INTAKE_RESPONSE = 'page of form_intake: response_token, outcome (recorded|refused), record_id, reason_code, detail, received_at; newest first';
 
-function intakeView(intake: FormIntake): Record<string, unknown> {
+function intakeView(intake: FormIntake): FormIntakeResponse {
   return {
     object: 'form_intake',
     response_token: intake.responseToken,
@@ -73,7 +73,8 @@ export class FormIntegrationsController {
   /** What became of each delivered response: the record it made, or the named refusal. */
   @Get(':integration_id/intakes')
   @ApiDoc({ tag: 'Capture', summary: 'Responses delivered to a form integration, recorded or refused', response: INTAKE_RESPONSE })
-  async intakes(@CurrentPrincipal() principal: Principal, @Param('integration_id') id: string, @Query() query: FormIntakesQuery): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(FormIntakeResponse, { page: true })
+  async intakes(@CurrentPrincipal() principal: Principal, @Param('integration_id') id: string, @Query() query: FormIntakesQuery): Promise<Page<FormIntakeResponse>> {
     const integration = await this.owned(principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['received_at', 'token']) : undefined;

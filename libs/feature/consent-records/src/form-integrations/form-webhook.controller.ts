@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { Public } from '@svc/auth';
-import { ApiDoc, RAW_BODY_ROUTE, rawBodyOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, RAW_BODY_ROUTE, rawBodyOf } from '@svc/server';
+import { FormWebhookRecordedResponse } from './form-integration.response';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ReceiveFormResponse } from './use-cases/receive-form-response.use-case';
 
@@ -27,7 +28,8 @@ export class FormWebhookController {
     errors: [400, 401, 404, 422],
     replays: true,
   })
-  async webhook(@Param('integration_id') integrationId: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+  @ApiResponseOf(FormWebhookRecordedResponse)
+  async webhook(@Param('integration_id') integrationId: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<FormWebhookRecordedResponse> {
     const signature = request.headers['typeform-signature'];
     const outcome = await this.receive.execute({
       integrationId,

@@ -1,5 +1,7 @@
 import { Nullable } from '@svc/server';
-import { IsBoolean, IsIn, IsObject, IsString } from 'class-validator';
+import { Type } from 'class-transformer';
+import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { IMPORT_STATUSES, type ConsentImport, type ImportRow, type ImportStatus } from './import';
 
 /** The wire shape of `importView` (`consent_import`), published in the OpenAPI document. */
@@ -17,6 +19,29 @@ export class ConsentImportResponse {
   @IsString() @Nullable() completed_at!: string | null;
   /** A page of per-row outcomes `{data: [{index, outcome, record_id, reason_code, detail}], has_more, next_cursor}`. */
   @IsObject() rows!: object;
+}
+
+/** One row of a dry run: what importing it would do. */
+export class DryRunRowResponse {
+  @IsInt() index!: number;
+  @IsIn(['would_create', 'duplicate', 'failed']) outcome!: string;
+  @IsString() @Nullable() record_id!: string | null;
+  @IsString() @Nullable() reason_code!: string | null;
+  @IsObject() @Nullable() detail!: object | null;
+}
+
+/** 200 of POST /api/v1/consent_records/imports with `dry_run: true`: the per-row report, nothing written. */
+export class ConsentImportDryRunResponse {
+  /** A dry run creates no import. */
+  @Allow() @JSONSchema({ type: 'null' }) id!: null;
+  @IsIn(['consent_import']) object!: 'consent_import';
+  @IsString() application_id!: string;
+  @IsString() flow_id!: string;
+  @IsIn([true]) dry_run!: true;
+  @IsIn(['completed']) status!: 'completed';
+  /** `{total, would_create, duplicates, failed}`. */
+  @IsObject() counts!: Record<string, number>;
+  @ValidateNested({ each: true }) @Type(() => DryRunRowResponse) rows!: DryRunRowResponse[];
 }
 
 /** Wire shape `consent_import` (without rows). */

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { isIdOf } from '@svc/ids';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '@svc/server';
-import { ConsentImportResponse } from './import.response';
+import { ConsentImportDryRunResponse, ConsentImportResponse } from './import.response';
 import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
 import { importRowView, importView } from './import.response';
@@ -37,7 +37,8 @@ export class ImportsController {
     alsoAnswers: [200],
   })
   @ApiResponseOf(ConsentImportResponse, { status: 202 })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateImportBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+  @ApiResponseOf(ConsentImportDryRunResponse, { status: 200 })
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateImportBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown> | ConsentImportDryRunResponse> {
     if (body.dry_run === true) {
       void reply.status(200);
       return this.dryRunImport.execute(principal, body.flow_id, body.records);

@@ -3,7 +3,7 @@ import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
-import { MailingAudienceResponse } from './mailing-audience.response';
+import { MailingAudienceResponse, MailingInboundEventResponse, MailingSyncResponse } from './mailing-audience.response';
 import { consentRecordsError } from '../consent-records.errors';
 import { MAILING_WEBHOOK_PATH, isMailingAudienceId, mailingAudienceView, type MailingAudience } from './mailing-audience';
 import { MailingAudiencesRepository, type MailingInboundEvent, type MailingSync } from './mailing-audiences.repository';
@@ -65,7 +65,8 @@ export class MailingAudiencesController {
 
   @Get(':audience_id/syncs')
   @ApiDoc({ tag: 'Mailing audiences', summary: 'Member writes of record events: what was written, when, the last error', response: SYNC_RESPONSE })
-  async syncs(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(MailingSyncResponse, { page: true })
+  async syncs(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string, @Query() query: PageQuery): Promise<Page<MailingSyncResponse>> {
     const audience = await this.owned(principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const before = query.cursor ? decodeCursor(query.cursor, ['id']).id : undefined;
@@ -76,7 +77,8 @@ export class MailingAudiencesController {
 
   @Get(':audience_id/inbound_events')
   @ApiDoc({ tag: 'Mailing audiences', summary: 'Events the mailing tool posted and what came of them (withdrawn, ignored)', response: INBOUND_RESPONSE })
-  async inbound(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(MailingInboundEventResponse, { page: true })
+  async inbound(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string, @Query() query: PageQuery): Promise<Page<MailingInboundEventResponse>> {
     const audience = await this.owned(principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const before = query.cursor ? decodeCursor(query.cursor, ['id']).id : undefined;
@@ -100,7 +102,7 @@ function invalidCursor(): Error {
   return new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
 }
 
-function syncView(s: MailingSync): Record<string, unknown> {
+function syncView(s: MailingSync): MailingSyncResponse {
   return {
     id: s.id,
     object: 'mailing_sync',
@@ -121,7 +123,7 @@ function syncView(s: MailingSync): Record<string, unknown> {
   };
 }
 
-function inboundView(e: MailingInboundEvent): Record<string, unknown> {
+function inboundView(e: MailingInboundEvent): MailingInboundEventResponse {
   return {
     id: e.id,
     object: 'mailing_inbound_event',

@@ -1,9 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { Public } from '@svc/auth';
-import { ApiDoc, FORM_BODY_ROUTE } from '@svc/server';
+import { ApiDoc, ApiResponseOf, FORM_BODY_ROUTE } from '@svc/server';
+import { InboundReceiptResponse } from './mailing-audience.response';
 import { MAILING_WEBHOOK_PATH } from './mailing-audience';
-import { ReceiveMailingWebhook, type InboundReceipt } from './use-cases/receive-mailing-webhook.use-case';
+import { ReceiveMailingWebhook } from './use-cases/receive-mailing-webhook.use-case';
 
 /**
  * The mailing tool's inbound webhook. Its posts are unsigned, so the path secret (shown once when
@@ -17,7 +18,8 @@ export class MailingWebhookController {
   /** Mailchimp validates a webhook URL with a GET before saving it. */
   @Get(':secret')
   @ApiDoc({ tag: 'Mailing audiences', summary: "The mailing tool's URL check of the inbound webhook", response: 'received: true, outcome: validated', errors: [404] })
-  async validate(@Param('secret') secret: string): Promise<InboundReceipt> {
+  @ApiResponseOf(InboundReceiptResponse)
+  async validate(@Param('secret') secret: string): Promise<InboundReceiptResponse> {
     await this.receive.audienceOf(secret);
     return { received: true, outcome: 'validated' };
   }
@@ -31,7 +33,8 @@ export class MailingWebhookController {
     response: 'received: true, outcome (queued|ignored|validated)',
     errors: [400, 404],
   })
-  async post(@Param('secret') secret: string, @Body() body: unknown): Promise<InboundReceipt> {
+  @ApiResponseOf(InboundReceiptResponse)
+  async post(@Param('secret') secret: string, @Body() body: unknown): Promise<InboundReceiptResponse> {
     return this.receive.execute(secret, body);
   }
 }

@@ -2,7 +2,8 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ConsentStatusResponse } from './consent-status.response';
 import { consentRecordsError } from '../consent-records.errors';
 import { purposeStatuses, recordStatus } from '../records/record';
 import { RecordsRepository } from '../records/records.repository';
@@ -26,7 +27,8 @@ export class ConsentStatusController {
     summary: 'Per-purpose consent status of a person (query subject[external_id] or subject[email])',
     response: 'consent_status: object, application_id, subject {external_id|email}, purposes [{flow_id, flow_version, purpose, decision, status (granted|declined|withdrawn|expired), record_id, captured_at, recorded_at, withdrawn_at, withdrawal_channel}]',
   })
-  async status(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Query() query: ConsentStatusQuery): Promise<Record<string, unknown>> {
+  @ApiResponseOf(ConsentStatusResponse)
+  async status(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Query() query: ConsentStatusQuery): Promise<ConsentStatusResponse> {
     if (applicationId !== principal.applicationId) throw consentRecordsError('application_not_found', 'Application not found', { application_id: applicationId });
     const externalId = query['subject[external_id]'];
     const email = query['subject[email]'];

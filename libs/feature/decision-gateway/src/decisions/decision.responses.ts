@@ -84,3 +84,43 @@ export class DecisionOutcomeResponse {
   @IsObject() @Nullable() counter_proposal!: Record<string, unknown> | null;
   @IsString() @Nullable() completed_at!: string | null;
 }
+
+/** `pageView` (`decision_page_state`): what the hosted decision page reads with the session token alone. */
+export class DecisionPageStateResponse {
+  @IsIn(['decision_page_state']) object!: 'decision_page_state';
+  @IsIn([...DECISION_KINDS]) kind!: DecisionKind;
+  @IsString() status!: string;
+  @IsString() @Nullable() outcome!: string | null;
+  @IsString() deadline!: string;
+  @IsIn([...DELIVERY_MODES]) delivery_mode!: DeliveryMode;
+  @IsString() @Nullable() flow_id!: string | null;
+  @IsInt() @Nullable() flow_version!: number | null;
+  @IsString() @Nullable() consent_path!: string | null;
+  @IsString() @Nullable() trigger_type!: string | null;
+  @IsObject() @Nullable() proposal!: Record<string, unknown> | null;
+  /** `{type, required, participants}` of approvals; null otherwise. */
+  @IsObject() @Nullable() quorum!: { type: string; required: number | null; participants: number } | null;
+  @IsString({ each: true }) allowed_actions!: readonly string[];
+}
+
+/** 200 of a decision page move: the new state, plus the tokens a completing move hands out. */
+export class DecisionTransitionResponse extends DecisionPageStateResponse {
+  /** On a fulfilled consent: the single-use consent token (5 minutes). */
+  @IsOptional() @IsString() consent_token?: unknown;
+  /** When the decision completes: exchanged once by the application's server for the outcome. */
+  @IsOptional() @IsString() exchange_token?: string;
+}
+
+/** `inboxRowView`: a pending decision of a principal. */
+export class InboxRowResponse {
+  @IsString() session_token!: string | null;
+  @IsIn([...DECISION_KINDS]) kind!: DecisionKind;
+  @IsString() status!: string;
+  @IsString() application_id!: string;
+  @IsString() @Nullable() trigger_type!: string | null;
+  @IsString() @Nullable() flow_id!: string | null;
+  @IsString() @Nullable() reference!: string | null;
+  @IsString() deadline!: string;
+  @IsString() created_at!: string;
+  @IsString() decision_url!: string;
+}

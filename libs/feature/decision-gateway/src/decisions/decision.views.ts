@@ -1,3 +1,4 @@
+import type { DecisionPageStateResponse, InboxRowResponse } from './decision.responses';
 import { allowedConsentActions } from './consent-transitions';
 import type { ConsentStatus, DecisionSession } from './decision';
 import type { DecisionSessionCreatedResponse, DecisionSessionResponse } from './decision.responses';
@@ -84,11 +85,11 @@ export function pageView(session: DecisionSession): Record<string, unknown> {
             ? ['approve', 'deny', 'counter']
             : ['sign', 'decline', 'counter']
           : [],
-  };
+  } satisfies DecisionPageStateResponse;
 }
 
 /** One inbox row; links to the unified decision page (spec, What the service does 9). */
-export function inboxRowView(session: DecisionSession): Record<string, unknown> {
+export function inboxRowView(session: DecisionSession): InboxRowResponse {
   return {
     session_token: session.sessionToken,
     kind: session.kind,

@@ -2,7 +2,15 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Post, Req } from '@nes
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
 import type { FastifyRequest } from 'fastify';
-import { ConsentTokenVerdictResponse, DecisionOutcomeResponse, DecisionSessionCreatedResponse, DecisionSessionResponse, PrincipalAssertionResponse } from './decision.responses';
+import {
+  ConsentTokenVerdictResponse,
+  DecisionOutcomeResponse,
+  DecisionPageStateResponse,
+  DecisionSessionCreatedResponse,
+  DecisionSessionResponse,
+  DecisionTransitionResponse,
+  PrincipalAssertionResponse,
+} from './decision.responses';
 import type { ConsentAction } from './consent-transitions';
 import { CONSENT_ACTIONS } from './consent-transitions';
 import { mintedView, pageView, sessionView } from './decision.views';
@@ -116,6 +124,7 @@ export class DecisionsController {
   @Get(':session_token/state')
   @ApiDoc({ tag: 'Decision page', summary: 'Session state for the hosted decision page, authorized by the session token', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions' })
   @Public()
+  @ApiResponseOf(DecisionPageStateResponse)
   async state(@Param('session_token') token: string): Promise<Record<string, unknown>> {
     return pageView(await this.read.executeByToken(token));
   }
@@ -129,6 +138,7 @@ export class DecisionsController {
   @ApiDoc({ tag: 'Decision page', summary: 'One move of the session (authorized by the session token); sign_in binds the person signed in on this browser', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions; plus exchange_token when the decision completes and consent_token on fulfilled', errors: [400, 401, 403, 404, 409, 410, 421, 422] })
   @Public()
   @HttpCode(200)
+  @ApiResponseOf(DecisionTransitionResponse)
   async transition(@Param('session_token') token: string, @Body() body: TransitionBody, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
     const session = await this.read.executeByToken(token);
     const digest = session.tokenSha256;
@@ -141,6 +151,6 @@ export class DecisionsController {
       ...pageView(result.session),
       ...('consentToken' in result && result.consentToken ? { consent_token: result.consentToken } : {}),
       ...(result.exchangeToken ? { exchange_token: result.exchangeToken } : {}),
-    };
+    } satisfies Omit<DecisionTransitionResponse, keyof DecisionPageStateResponse>;
   }
 }

@@ -1,7 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
-import { ApiDoc, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { InboxRowResponse } from './decision.responses';
 import { inboxRowView } from './decision.views';
 import { InboxQueryDto } from './decisions.dto';
 import { DecisionsRepository } from './decisions.repository';
@@ -23,7 +24,8 @@ export class InboxController {
 
   @Get(['api/v1/inbox', 'inbox'])
   @ApiDoc({ tag: 'Inbox', summary: 'Pending consent and approval decisions of one principal', response: 'Page of rows: session_token, kind, status, application_id, trigger_type, flow_id, reference, deadline, created_at, decision_url' })
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: InboxQueryDto): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(InboxRowResponse, { page: true })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: InboxQueryDto): Promise<Page<InboxRowResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const sort = query.sort ?? 'deadline';
     // Another application's id answers like an unknown one: nothing pending there for this caller.

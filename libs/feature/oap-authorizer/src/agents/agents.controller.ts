@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
-import { AgentResponse } from './agent.response';
+import { AgentResponse, CapabilityVersionResponse } from './agent.response';
 import { agentView } from './agent';
 import { PublishCapabilitiesBody, RegisterAgentBody } from './agents.dto';
 import { AgentsRepository } from './agents.repository';
@@ -44,11 +44,12 @@ export class AgentsController {
 
   @ApiDoc({ summary: 'Publish a new capability manifest version (tpcv_<region>_…)', tag: 'OAP', errors: [400, 401, 404, 422] })
   @Post(':agent_id/capabilities')
-  async publish(@CurrentPrincipal() principal: Principal, @IdParam('agent_id', 'agent') agentId: string, @Body() body: PublishCapabilitiesBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(CapabilityVersionResponse)
+  async publish(@CurrentPrincipal() principal: Principal, @IdParam('agent_id', 'agent') agentId: string, @Body() body: PublishCapabilitiesBody): Promise<CapabilityVersionResponse> {
     const version = await this.publishCapabilities.execute(principal, agentId, {
       scopes: body.scopes.map((s) => ({ id: s.id, label: s.label, parent: s.parent ?? null, custom: s.custom ?? false, status: s.status ?? 'active' })),
       actions: body.actions,
     });
-    return { object: 'capability_version', agent_id: agentId, version_id: version.versionId, manifest_sha256: version.manifestSha256, published_at: version.publishedAt.toISOString() };
+    return { object: 'capability_version', agent_id: agentId, version_id: version.versionId, manifest_sha256: version.manifestSha256, published_at: version.publishedAt.toISOString() } satisfies CapabilityVersionResponse;
   }
 }

@@ -1,5 +1,6 @@
 import { Controller, Get, Options, Param, Req, Res } from '@nestjs/common';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { CapabilityDocumentResponse } from './agent.response';
 import { Public } from '@svc/auth';
 import { RpcClient } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
@@ -32,7 +33,7 @@ export class CapabilitiesController {
   ) {}
 
   /** CORS preflight: never rate limited. */
-  @ApiDoc({ summary: 'CORS preflight of the capability document (not rate limited)', tag: 'OAP', errors: [] })
+  @ApiDoc({ summary: 'CORS preflight of the capability document (not rate limited)', tag: 'OAP', errors: [], status: 204 })
   @Options()
   preflight(@Res() reply: FastifyReply): void {
     void reply
@@ -44,8 +45,9 @@ export class CapabilitiesController {
       .send();
   }
 
-  @ApiDoc({ summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP', tag: 'OAP', errors: [400, 404, 429] })
+  @ApiDoc({ summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP', tag: 'OAP', errors: [400, 404, 429], alsoAnswers: [304] })
   @Get()
+  @ApiResponseOf(CapabilityDocumentResponse)
   async get(@Param('agent_id') agentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const retryAfter = this.limiter.hit(clientIp(request));
     if (retryAfter !== undefined) {
@@ -82,7 +84,7 @@ export class CapabilitiesController {
     return version ? { agent, version } : undefined;
   }
 
-  private document(agent: Agent, version: CapabilityVersion): Record<string, unknown> {
+  private document(agent: Agent, version: CapabilityVersion): CapabilityDocumentResponse {
     return {
       agent_id: agent.id,
       region: this.config.REGION,

@@ -1,4 +1,12 @@
-import { Allow, IsIn, IsInt, IsString } from 'class-validator';
+import { Allow, IsIn, IsInt, IsString, Min } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
+import type { DenialCategory } from './checks/cascade-step';
+
+/** Every denial category of the cascade (a new one fails the type-check here until listed). */
+const DENIAL_CATEGORIES = ['authorization_denied', 'action_not_prohibited', 'intent_denied', 'max_actions', 'trajectory_denied'] as const satisfies readonly DenialCategory[];
+type AllListed<T extends readonly string[]> = Exclude<DenialCategory, T[number]> extends never ? true : never;
+const everyCategoryListed: AllListed<typeof DENIAL_CATEGORIES> = true;
+void everyCategoryListed;
 
 /** 201 of POST /api/v1/grants: the grant is allowed and its DPoP-bound agent token issued. */
 export class GrantAllowedResponse {
@@ -26,6 +34,19 @@ export class GrantEscalatedResponse {
   @IsIn(['all', 'majority', 'threshold']) quorum_type!: 'all' | 'majority' | 'threshold';
   @IsInt() approvals_needed!: number;
   @IsInt() cascade_step!: number;
+}
+
+/**
+ * 403 of POST /api/v1/grants: the cascade denied the request. The error envelope's `message` and
+ * `reason_code`, with the decision, the denial category and the cascade step that denied it.
+ */
+export class GrantDeniedResponse {
+  @IsString() @JSONSchema({ examples: ['Amount exceeds the per-action ceiling of 100.00'] }) message!: string;
+  /** The denying step's reason, e.g. `value_exceeds_per_action`, `authority_not_found`. */
+  @IsString() @JSONSchema({ examples: ['value_exceeds_per_action'] }) reason_code!: string;
+  @IsIn(['deny']) decision!: 'deny';
+  @IsIn([...DENIAL_CATEGORIES]) @JSONSchema({ examples: ['intent_denied'] }) denial_category!: DenialCategory;
+  @IsInt() @Min(1) @JSONSchema({ examples: [7] }) cascade_step!: number;
 }
 
 /** 200 of POST /api/v1/grants/{grant_id}/attestation: the grant's receipt re-signed with the new attestation. */

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
 import { ApiDoc, IdParam, ApiResponseOf } from '@svc/server';
-import { AttestationRefreshedResponse, GrantAllowedResponse, GrantEscalatedResponse } from './grant-decision.responses';
+import { AttestationRefreshedResponse, GrantAllowedResponse, GrantDeniedResponse, GrantEscalatedResponse } from './grant-decision.responses';
 import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
@@ -40,6 +40,7 @@ export class GrantsController {
   @Post()
   @ApiResponseOf(GrantAllowedResponse, { status: 201 })
   @ApiResponseOf(GrantEscalatedResponse, { status: 202 })
+  @ApiResponseOf(GrantDeniedResponse, { status: 403 })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: GrantRequestBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const metadata = body.agent_metadata === undefined ? undefined : parseAgentMetadata(body.agent_metadata);
     const attestationBlock = body.agent_attestation === undefined ? undefined : this.evidence.parseAttestationBlock(body.agent_attestation);

@@ -3,6 +3,13 @@ import { Auth, CurrentPrincipal, Public, RequireAttesterPermission, type Princip
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
+import {
+  AttestationTokenResponse,
+  DecodeReceiptResponse,
+  RevocationListEntryResponse,
+  VerifyReceiptResponse,
+  type ReceiptConsumptionResponse,
+} from './verification.response';
 import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
 import { RevocationResponse } from '../grants/grant-decision.responses';
 import { ReceiptVerificationError, verifyReceipt } from '@svc/sdk-receipts-verify';
@@ -49,7 +56,8 @@ export class VerificationController {
   @ApiDoc({ summary: 'Counterparty verification of a runtime receipt: signature, current revocation status, one-shot consumption', tag: 'OAP', errors: [400, 401, 422] })
   @Post('.well-known/svc-verify')
   @HttpCode(200)
-  async verify(@Body() body: VerifyReceiptBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(VerifyReceiptResponse)
+  async verify(@Body() body: VerifyReceiptBody): Promise<VerifyReceiptResponse> {
     const parts = body.receipt.split('.');
     if (parts.length !== 3) throw oapError('receipt_malformed', 'receipt is not a compact JWS', { field: 'receipt' });
     decodeSegment(parts[0]);
@@ -84,7 +92,7 @@ export class VerificationController {
     const grantId = typeof claims.grant_id === 'string' ? claims.grant_id : '';
     const status = grantId ? await this.directory.status(grantId, '') : undefined;
     const revocation = { status: status?.status ?? 'unknown', revoked_at: status?.revokedAt ?? null };
-    let consumption: Record<string, unknown> | undefined;
+    let consumption: ReceiptConsumptionResponse | undefined;
     let reason = revocation.status === 'revoked' ? 'grant_revoked' : revocation.status === 'unknown' ? 'revocation_status_unavailable' : undefined;
     if (!reason && status?.consumedAt) reason = 'receipt_consumed';
     if (!reason && body.action_completed === true) {
@@ -110,17 +118,19 @@ export class VerificationController {
   @Post('.well-known/svc-decode')
   @Public()
   @HttpCode(200)
-  decode(@Body() body: DecodeReceiptBody): Record<string, unknown> {
+  @ApiResponseOf(DecodeReceiptResponse)
+  decode(@Body() body: DecodeReceiptBody): DecodeReceiptResponse {
     const parts = body.receipt.split('.');
     if (parts.length !== 3) throw oapError('receipt_malformed', 'receipt is not a compact JWS', { field: 'receipt' });
-    return { verified: false, header: decodeSegment(parts[0]), payload: decodeSegment(parts[1]) };
+    return { verified: false, header: decodeSegment(parts[0]), payload: decodeSegment(parts[1]) } satisfies DecodeReceiptResponse;
   }
 
   /** Public revocation list of this region, oldest first, cursor-paginated; cached 60 s. */
   @ApiDoc({ summary: 'Revoked grants of this region (cursor pagination, cached 60 s)', tag: 'OAP', errors: [400, 422] })
   @Get('.well-known/oap-revocation-list')
   @Public()
-  async revocationList(@Query() query: PageQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(RevocationListEntryResponse, { page: true })
+  async revocationList(@Query() query: PageQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<Page<RevocationListEntryResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['seq']).seq : undefined;
     if (after !== undefined && !/^\d{1,18}$/.test(after)) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
@@ -176,7 +186,8 @@ export class VerificationController {
   @ApiDoc({ summary: 'Attestation JWT behind a receipt overlay: 200 {format, token}, 404, 409 digest mismatch, 410 past 90 days', tag: 'OAP', errors: [400, 404, 409, 410] })
   @Get('.well-known/oap-attestation')
   @Public()
-  async attestation(@Query() query: AttestationQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ format: string; token: string }> {
+  @ApiResponseOf(AttestationTokenResponse)
+  async attestation(@Query() query: AttestationQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<AttestationTokenResponse> {
     const stored = await this.grants.findAttestationToken(query.jti);
     if (!stored) throw oapError('attestation_not_found', 'No attestation for this receipt');
     if (stored.retainUntil <= this.clock.now()) throw oapError('attestation_gone', 'The attestation is past its 90-day retention');

@@ -1,8 +1,9 @@
+import type { AttestationEscalationResponse, AttestationReadResponse, AttestationResponse, CounterProposalResponse } from './attestation.response';
 import type { StoredAttestation } from './attestations.repository';
 import type { DeliveredCounter, OpenedEscalation } from './use-cases/submit-attestation.use-case';
 
 /** The spec's `attestation` object plus the sequence flag and lifecycle status. */
-export function attestationView(a: StoredAttestation, idempotentReplay: boolean): Record<string, unknown> {
+export function attestationView(a: StoredAttestation, idempotentReplay: boolean): AttestationResponse {
   return {
     id: a.id,
     object: 'attestation',
@@ -18,7 +19,7 @@ export function attestationView(a: StoredAttestation, idempotentReplay: boolean)
 }
 
 /** Escalation block: the approval session's URL and token appear only in the first response. */
-export function escalationView(a: StoredAttestation, opened: OpenedEscalation | undefined): Record<string, unknown> | undefined {
+export function escalationView(a: StoredAttestation, opened: OpenedEscalation | undefined): AttestationEscalationResponse | undefined {
   if (a.approvalTtlAt === null) return undefined;
   return {
     status: a.status,
@@ -27,7 +28,7 @@ export function escalationView(a: StoredAttestation, opened: OpenedEscalation | 
   };
 }
 
-export function counterView(c: DeliveredCounter): Record<string, unknown> {
+export function counterView(c: DeliveredCounter): CounterProposalResponse {
   return {
     attestation: c.attestationId,
     attestation_id: c.attestationKey,
@@ -37,7 +38,7 @@ export function counterView(c: DeliveredCounter): Record<string, unknown> {
 }
 
 /** Full record for `GET /api/v1/oap/attestations/:id` (both receipts, counter-proposal). */
-export function attestationDetailView(a: StoredAttestation): Record<string, unknown> {
+export function attestationDetailView(a: StoredAttestation): AttestationReadResponse {
   return {
     attestation: {
       ...attestationView(a, false),

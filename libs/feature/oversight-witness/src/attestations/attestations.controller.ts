@@ -3,7 +3,7 @@ import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { validationError } from '@svc/errors';
 import { isIdOf } from '@svc/ids';
-import { ApiDoc, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { livenessView } from '../attesters/attester';
 import { AttesterRoute, CurrentAttester, type AttesterPrincipal } from '../attesters/attester-auth.guard';
@@ -12,6 +12,7 @@ import { RecordHeartbeat } from '../heartbeats/record-heartbeat.use-case';
 import { oversightError } from '../oversight.errors';
 import { DEFAULT_SILENT_AFTER_SECONDS } from '../attesters/attester';
 import type { AttestationCommand } from './attestation';
+import { AttestationReadResponse, AttesterLivenessResponse, HeartbeatResponse, SubmittedAttestationResponse } from './attestation.response';
 import { attestationDetailView, attestationView, counterView, escalationView } from './attestation.views';
 import { HeartbeatBody, LivenessQuery, SubmitAttestationBody } from './attestations.dto';
 import { AttestationsRepository } from './attestations.repository';
@@ -55,11 +56,13 @@ export class AttestationsController {
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Submit an attestation (trusted attester token, attestations:submit; escalations:create to escalate). Replay of attestation_id: 200 with the original receipt; same id, different body: 409 attestation_id_reused; lower or repeated sequence_number: 409 sequence_number_not_monotonic', response: 'attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class', errors: [400, 401, 403, 409, 422] })
   @Post()
   @AttesterRoute('attestations:submit')
+  @ApiResponseOf(SubmittedAttestationResponse, { status: 201 })
+  @ApiResponseOf(SubmittedAttestationResponse, { status: 200 })
   async submit(
     @CurrentAttester() caller: AttesterPrincipal,
     @Body() body: SubmitAttestationBody,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Record<string, unknown>> {
+  ): Promise<SubmittedAttestationResponse> {
     const result = await this.submitAttestation.execute(caller.attester, toCommand(body));
     void reply.status(result.idempotentReplay ? 200 : 201);
     if (result.idempotentReplay) void reply.header('idempotent-replayed', 'true');
@@ -77,7 +80,8 @@ export class AttestationsController {
   @Post('heartbeat')
   @HttpCode(200)
   @AttesterRoute('attestations:heartbeat')
-  async heartbeat(@CurrentAttester() caller: AttesterPrincipal, @Body() body: HeartbeatBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(HeartbeatResponse)
+  async heartbeat(@CurrentAttester() caller: AttesterPrincipal, @Body() body: HeartbeatBody): Promise<HeartbeatResponse> {
     const attester = await this.recordHeartbeat.execute(caller.attester, { status: body.status, engineVersion: body.engine_version });
     return { heartbeat: { attester_id: attester.id, received_at: attester.lastHeartbeatAt?.toISOString(), status: body.status ?? 'ok' } };
   }
@@ -85,7 +89,8 @@ export class AttestationsController {
   /** API token: every attester of the application with its last heartbeat and a `silent` flag. */
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Liveness of the application\'s attesters (API token); silent when no heartbeat within silent_after_seconds (default 300)', response: 'Page of {attester_id, name, status, last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}' })
   @Get('heartbeat')
-  async liveness(@CurrentPrincipal() principal: Principal, @Query() query: LivenessQuery): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(AttesterLivenessResponse, { page: true })
+  async liveness(@CurrentPrincipal() principal: Principal, @Query() query: LivenessQuery): Promise<Page<AttesterLivenessResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const silentAfter = query.silent_after_seconds ?? DEFAULT_SILENT_AFTER_SECONDS;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -106,7 +111,8 @@ export class AttestationsController {
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Read back an attestation (trusted attester token of the same application)', response: 'attestation (all fields, resolved_at, counter_proposal), receipt, resolution_receipt', errors: [401, 403, 404] })
   @Get(':attestation_id')
   @AttesterRoute('attestations:submit')
-  async get(@CurrentAttester() caller: AttesterPrincipal, @Param('attestation_id') id: string): Promise<Record<string, unknown>> {
+  @ApiResponseOf(AttestationReadResponse)
+  async get(@CurrentAttester() caller: AttesterPrincipal, @Param('attestation_id') id: string): Promise<AttestationReadResponse> {
     const found = isIdOf('attestation', id) ? await this.attestations.transaction((m) => this.attestations.findById(m, id)) : undefined;
     if (!found || found.applicationId !== caller.attester.applicationId) {
       throw oversightError('attestation_not_found', 'Attestation not found', { attestation_id: id.slice(0, 64) });

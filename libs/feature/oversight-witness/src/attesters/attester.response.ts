@@ -1,6 +1,7 @@
 import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { LivenessResponse } from '../attestations/attestation.response';
 import { DEFAULT_SILENT_AFTER_SECONDS, livenessView, type AttesterStatus, type TrustedAttester } from './attester';
 
 /** The wire shape of `attesterView` (`trusted_attester`), published in the OpenAPI document. */
@@ -18,8 +19,7 @@ export class TrustedAttesterResponse {
   @IsString() @Nullable() rotated_at!: string | null;
   @IsString() @Nullable() suspended_at!: string | null;
   @IsString() @Nullable() destroyed_at!: string | null;
-  /** `{last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}`. */
-  @IsObject() liveness!: Record<string, unknown>;
+  @ValidateNested() @Type(() => LivenessResponse) liveness!: LivenessResponse;
   /** The attester token `tat_<region>_…`: only in the answers of create and rotate. */
   @IsOptional() @IsString() token?: string;
 }
@@ -27,6 +27,23 @@ export class TrustedAttesterResponse {
 /** The answers of the single-attester routes: `{trusted_attester}`. */
 export class TrustedAttesterEnvelopeResponse {
   @ValidateNested() @Type(() => TrustedAttesterResponse) trusted_attester!: TrustedAttesterResponse;
+}
+
+/** `elevationView` (`elevation_request`): an attester's request for `revocations:trigger`. */
+export class ElevationRequestResponse {
+  @IsString() id!: string;
+  @IsIn(['elevation_request']) object!: 'elevation_request';
+  @IsString() attester_id!: string;
+  @IsString() permission!: string;
+  @IsString() rationale!: string;
+  @IsIn(['pending', 'granted', 'rejected']) status!: string;
+  @IsString() created_at!: string;
+  @IsString() @Nullable() decided_at!: string | null;
+}
+
+/** 201 of POST …/{attester_id}/elevation_requests: `{elevation_request}`. */
+export class ElevationRequestEnvelopeResponse {
+  @ValidateNested() @Type(() => ElevationRequestResponse) elevation_request!: ElevationRequestResponse;
 }
 
 /** The attester's wire shape; `now` decides whether the previous slot is still live and the engine silent. */

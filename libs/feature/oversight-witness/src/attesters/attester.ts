@@ -1,3 +1,4 @@
+import type { LivenessResponse } from '../attestations/attestation.response';
 import { createHash } from 'node:crypto';
 import { newRegionalId, type IdRegion } from '@svc/ids';
 
@@ -56,7 +57,7 @@ export function attesterTokenDigest(token: string): string {
 export const DEFAULT_SILENT_AFTER_SECONDS = 300;
 
 /** Last heartbeat and the `silent` flag (no heartbeat, or the last one older than the threshold). */
-export function livenessView(attester: TrustedAttester, now: Date, silentAfterSeconds: number): Record<string, unknown> {
+export function livenessView(attester: TrustedAttester, now: Date, silentAfterSeconds: number): LivenessResponse {
   const last = attester.lastHeartbeatAt;
   return {
     last_heartbeat_at: last?.toISOString() ?? null,

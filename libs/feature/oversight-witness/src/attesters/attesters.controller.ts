@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
-import { TrustedAttesterEnvelopeResponse, TrustedAttesterResponse } from './attester.response';
+import { ElevationRequestEnvelopeResponse, ElevationRequestResponse, TrustedAttesterEnvelopeResponse, TrustedAttesterResponse } from './attester.response';
 import { oversightError } from '../oversight.errors';
 import { type TrustedAttester } from './attester';
 import { attesterView } from './attester.response';
@@ -15,7 +15,7 @@ import { RotateAttester } from './use-cases/rotate-attester.use-case';
 import { SuspendAttester } from './use-cases/suspend-attester.use-case';
 import { UnsuspendAttester } from './use-cases/unsuspend-attester.use-case';
 
-function elevationView(request: ElevationRequest): Record<string, unknown> {
+function elevationView(request: ElevationRequest): ElevationRequestResponse {
   return {
     id: request.id,
     object: 'elevation_request',
@@ -82,7 +82,8 @@ export class AttestersController {
   /** The application's elevation queue (pending and decided requests, oldest first). */
   @ApiDoc({ tag: 'OAP Oversight', summary: 'The application\'s elevation queue (requests for revocations:trigger)', response: 'Page of elevation_request: id, object, attester_id, permission, rationale, status (pending|granted|rejected), created_at, decided_at' })
   @Get('elevation_requests')
-  async listElevations(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  @ApiResponseOf(ElevationRequestResponse, { page: true })
+  async listElevations(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<ElevationRequestResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
     const rows = await this.attesters.listElevations(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
@@ -137,7 +138,8 @@ export class AttestersController {
   /** 201; queues the rationale for an operator. */
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Queue a rationale for an operator to grant revocations:trigger', response: 'elevation_request', errors: [400, 401, 404, 409, 410, 422] })
   @Post(':attester_id/elevation_requests')
-  async elevate(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string, @Body() body: RequestElevationBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(ElevationRequestEnvelopeResponse)
+  async elevate(@CurrentPrincipal() principal: Principal, @Param('attester_id') id: string, @Body() body: RequestElevationBody): Promise<ElevationRequestEnvelopeResponse> {
     return { elevation_request: elevationView(await this.requestElevation.execute(principal.applicationId, checkedId(id), body.permission, body.rationale)) };
   }
 }

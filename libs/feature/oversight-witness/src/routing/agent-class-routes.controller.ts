@@ -1,12 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
-import { ApiDoc, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
+import { AgentClassRouteEnvelopeResponse, AgentClassRouteResponse, ResolvedAgentClassRouteResponse } from './agent-class-route.response';
 import { AgentClassQuery, AgentClassRoutesQuery, SetAgentClassRouteBody } from './agent-class-routes.dto';
 import { AgentClassRoutesRepository, type AgentClassRouteEntry } from './agent-class-routes.repository';
 import { ResolveAgentClassRoute } from './resolve-agent-class-route.use-case';
 
-function routeView(entry: AgentClassRouteEntry): Record<string, unknown> {
+function routeView(entry: AgentClassRouteEntry): AgentClassRouteResponse {
   return { object: 'agent_class_route', agent_class: entry.agentClass, route: entry.route, updated_at: entry.updatedAt.toISOString() };
 }
 
@@ -26,10 +27,12 @@ export class AgentClassRoutesController {
 
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Hybrid routes (agent_class → conductor|oversight); with ?agent_class= the effective route of one class', response: 'Page of agent_class_route {agent_class, route, updated_at}, or {agent_class, mode, route, configured}' })
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: AgentClassRoutesQuery): Promise<Page<Record<string, unknown>> | Record<string, unknown>> {
+  @ApiResponseOf(AgentClassRouteResponse, { page: true })
+  @ApiResponseOf(ResolvedAgentClassRouteResponse)
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: AgentClassRoutesQuery): Promise<Page<AgentClassRouteResponse> | ResolvedAgentClassRouteResponse> {
     if (query.agent_class !== undefined) {
       const resolved = await this.resolveRoute.execute(principal.applicationId, query.agent_class);
-      return { object: 'agent_class_route', agent_class: query.agent_class, mode: resolved.mode, route: resolved.route, configured: resolved.configured };
+      return { object: 'agent_class_route', agent_class: query.agent_class, mode: resolved.mode, route: resolved.route, configured: resolved.configured } satisfies ResolvedAgentClassRouteResponse;
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['agent_class']).agent_class : undefined;
@@ -40,7 +43,8 @@ export class AgentClassRoutesController {
   /** Creates or replaces one class's route; 200 with it. */
   @ApiDoc({ tag: 'OAP Oversight', summary: 'Set one agent class\'s hybrid route', response: 'agent_class_route', errors: [400, 401, 422] })
   @Put()
-  async set(@CurrentPrincipal() principal: Principal, @Body() body: SetAgentClassRouteBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(AgentClassRouteEnvelopeResponse)
+  async set(@CurrentPrincipal() principal: Principal, @Body() body: SetAgentClassRouteBody): Promise<AgentClassRouteEnvelopeResponse> {
     return { agent_class_route: routeView(await this.routes.upsert(principal.applicationId, body.agent_class, body.route, this.clock.now())) };
   }
 

@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CurrentPrincipal, RequireScopes, type Principal } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
 import { RecordDisclosure } from '../use-cases/record-disclosure.use-case';
 import { DisclosureReceiptBody } from './receipts.dto';
+import { DisclosureReceiptEnvelopeResponse } from './receipts.response';
 
 /** `POST /api/v1/disclosure_receipts` (scope `disclosures:write`). */
 @Controller('api/v1/disclosure_receipts')
@@ -14,7 +15,8 @@ export class DisclosureReceiptsController {
   @HttpCode(201)
   @RequireScopes('disclosures:write')
   @ApiDoc({ tag: 'Receipts', summary: 'Record an operator-declared agent disclosure as a notice receipt', errors: [400, 401, 403, 404, 422] })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: DisclosureReceiptBody): Promise<Record<string, unknown>> {
+  @ApiResponseOf(DisclosureReceiptEnvelopeResponse)
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: DisclosureReceiptBody): Promise<DisclosureReceiptEnvelopeResponse> {
     const recorded = await this.recordDisclosure.execute(principal, {
       flowId: body.flow_id,
       agentId: body.agent_id,

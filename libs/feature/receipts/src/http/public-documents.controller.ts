@@ -1,10 +1,10 @@
 import { Controller, Get, Header, Headers, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
-import { type SigningJwk } from '@svc/crypto';
 import { SigningKeyStore } from '@svc/key-store';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { RECEIPT_SCHEMA_ID_PATH, RECEIPT_SCHEMA_MEDIA_TYPE, RECEIPT_SCHEMA_PATH, receiptSchemaBytes, receiptSchemaEtag } from '../schema/published-schema';
+import { JwksResponse, ReceiptSchemaResponse } from './receipts.response';
 
 /**
  * Anonymous documents a verifier needs offline: the region's JWKS and the receipt schema. The
@@ -21,18 +21,21 @@ export class PublicDocumentsController {
   // Rotation publishes the next key before it signs; a minute of caching keeps verifiers current.
   @Header('cache-control', 'public, max-age=60')
   @ApiDoc({ tag: 'Receipts', summary: 'The region signing keys (RFC 7517 JWKS), active and still-verifiable', errors: [] })
-  async jwks(): Promise<{ keys: SigningJwk[] }> {
+  @ApiResponseOf(JwksResponse)
+  async jwks(): Promise<JwksResponse> {
     return this.keys.jwks();
   }
 
   @Get(RECEIPT_SCHEMA_PATH.slice(1))
-  @ApiDoc({ tag: 'Receipts', summary: 'The published receipt schema svc-cr/2.13 (JSON Schema 2020-12), byte-verbatim', errors: [] })
+  @ApiDoc({ tag: 'Receipts', summary: 'The published receipt schema svc-cr/2.13 (JSON Schema 2020-12), byte-verbatim', errors: [], produces: RECEIPT_SCHEMA_MEDIA_TYPE, alsoAnswers: [304] })
+  @ApiResponseOf(ReceiptSchemaResponse)
   schema(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Buffer | undefined {
     return this.sendSchema(ifNoneMatch, reply);
   }
 
   @Get(RECEIPT_SCHEMA_ID_PATH.slice(1))
-  @ApiDoc({ tag: 'Receipts', summary: 'The receipt schema at its own identifier ($id), byte-verbatim', errors: [] })
+  @ApiDoc({ tag: 'Receipts', summary: 'The receipt schema at its own identifier ($id), byte-verbatim', errors: [], produces: RECEIPT_SCHEMA_MEDIA_TYPE, alsoAnswers: [304] })
+  @ApiResponseOf(ReceiptSchemaResponse)
   schemaAtId(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Buffer | undefined {
     return this.sendSchema(ifNoneMatch, reply);
   }

@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { CurrentPrincipal, RequireScopes, type Principal } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { parseFlavor } from '../flavors/flavor';
 import { RenderReceipt, type RenderedReceipt } from '../use-cases/render-receipt.use-case';
 import { ReceiptQuery } from './receipts.dto';
+import { ReceiptDocumentResponse } from './receipts.response';
 
 /** Response header carrying the status derived from the event projection. */
 export const RECEIPT_STATUS_HEADER = 'x-svc-receipt-status';
@@ -31,6 +32,7 @@ export class ReceiptsController {
 
   @Get('consent_receipts/:record_id')
   @ApiDoc({ tag: 'Receipts', summary: 'A consent or notice receipt (svc-cr/2.13) in the requested flavor', errors: [400, 401, 403, 404, 422] })
+  @ApiResponseOf(ReceiptDocumentResponse)
   async consentReceipt(
     @CurrentPrincipal() principal: Principal,
     @Param('record_id') recordId: string,
@@ -45,6 +47,7 @@ export class ReceiptsController {
   @Get('authorization_receipts/:id')
   @RequireScopes('audit:verify')
   @ApiDoc({ tag: 'Receipts', summary: 'The durable authorization record of an authority (svc-cr/2.13)', errors: [400, 401, 403, 404, 422] })
+  @ApiResponseOf(ReceiptDocumentResponse)
   async authorizationReceipt(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

@@ -1,6 +1,7 @@
 import type { PersonalDataSeal } from '@svc/contracts';
 import { webhookEventFromBus, type WebhookEvent } from '../deliveries/webhook-body';
 import { DELIVERY_FAILED_EVENT, isSubscribableEventType } from '../webhook-events';
+import type { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData } from './webhook-data.response';
 
 /** Bus events published under a name of their own, fanned out under a webhook name (see `webhookFor`). */
 export const RENAMED_BUS_EVENT_TYPES = ['consent.recorded', 'consent.record_revoked'] as const;
@@ -60,7 +61,7 @@ function recordedWebhook(recorded: WebhookEvent): WebhookMapping {
         recorded_at: data.recorded_at,
         ...(data.previous_record_id ? { previous_record_id: data.previous_record_id } : {}),
         ...(withdrawn.length > 0 ? { withdrawn_purposes: withdrawn } : {}),
-      },
+      } satisfies ConsentRecordWebhookData,
     },
   };
 }
@@ -80,7 +81,7 @@ function recordRevokedWebhook(revoked: WebhookEvent): WebhookMapping {
         purposes: (data.purposes as string[] | undefined) ?? [],
         channel: data.channel,
         revoked_at: data.revoked_at,
-      },
+      } satisfies ConsentRecordRevokedWebhookData,
     },
   };
 }

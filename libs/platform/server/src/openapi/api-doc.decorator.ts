@@ -24,8 +24,15 @@ export interface ApiDocOptions {
   agentToken?: boolean;
   /** A deprecated alias: every answer carries `Deprecation`, `Sunset` and a successor `Link`. */
   deprecated?: boolean;
-  /** Further success statuses, e.g. 202 for an escalated grant, answered with the same body. */
+  /** The success status of a route that sets it on the reply itself (e.g. 204 of a preflight). */
+  status?: number;
+  /** Further success statuses, e.g. 202 for an escalated grant, answered with the same body (none for 204 and 304). */
   alsoAnswers?: number[];
+  /**
+   * Media type of the success body when it is not `application/json` and the route does not set
+   * it with `@Header('content-type', …)`: `text/html`, `text/javascript`, `application/jwt`…
+   */
+  produces?: string;
 }
 
 /** Documents a route in the OpenAPI document (paths, bodies and security are derived anyway). */
@@ -37,7 +44,10 @@ export interface ApiResponseOfOptions {
   isArray?: boolean;
   /** The body is a page `{data: [class], has_more, next_cursor}`. */
   page?: boolean;
-  /** The success status this body answers with, when the route answers several with different bodies. */
+  /**
+   * The status this body answers with, when the route answers several with different bodies. A
+   * 4xx status documents a refusal whose body is not the plain error envelope (a grant's denial).
+   */
   status?: number;
 }
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { RequestMethod, type Type } from '@nestjs/common';
-import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { HEADERS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
 import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
@@ -91,6 +91,31 @@ function successSchema(declared: DeclaredResponse | undefined, schemas: Record<s
   return declared.isArray ? { type: 'array', items: item } : item;
 }
 
+/** A JSON media type (`application/json`, `application/jwk-set+json`…): its body has a schema. */
+function isJsonMediaType(mediaType: string): boolean {
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
+}
+
+/** The media type of a route's success body: `@ApiDoc({produces})`, else its `@Header('content-type')`, else JSON. */
+function successMediaType(doc: ApiDocOptions, handler: object): string {
+  if (doc.produces) return doc.produces;
+  const headers = (Reflect.getMetadata(HEADERS_METADATA, handler) as Array<{ name: string; value: string }> | undefined) ?? [];
+  const contentType = headers.find((h) => h.name.toLowerCase() === 'content-type')?.value;
+  return contentType ? contentType.split(';')[0]!.trim() : 'application/json';
+}
+
+/** A webhook the API sends: its event name, what it means and the class or schema of its body. */
+export interface DocumentedWebhook {
+  event: string;
+  summary: string;
+  /** The JSON schema of the delivery body, with `$ref`s to `components.schemas` resolved by the builder. */
+  body: Json;
+  /** Further schemas the body refers to (`#/components/schemas/<name>`), e.g. from protobuf descriptors. */
+  schemas?: Record<string, Json>;
+  /** Classes (class-validator) the body refers to by name. */
+  classes?: readonly Type<unknown>[];
+}
+
 function joinPath(...parts: string[]): string {
   const path = `/${parts.map((p) => p.replace(/^\/|\/$/g, '')).filter(Boolean).join('/')}`;
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -137,7 +162,11 @@ function pathParameterSchema(arg: RouteArg): Json {
  * request bodies and query parameters from the class-validator DTOs (so the document cannot
  * disagree with validation), security from the auth decorators, and the error envelope.
  */
-export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info: { title: string; version: string; description?: string }): Json {
+export function buildOpenApiDocument(
+  controllers: readonly Type<unknown>[],
+  info: { title: string; version: string; description?: string },
+  options: { webhooks?: readonly DocumentedWebhook[]; webhookHeaders?: Record<string, Json> } = {},
+): Json {
   const schemas = validationMetadatasToSchemas({
     refPointerPrefix: '#/components/schemas/',
     classTransformerMetadataStorage: defaultMetadataStorage,
@@ -184,9 +213,12 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
       if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
       const fixedStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
-      const status = fixedStatus ?? (verb === 'post' ? 201 : 200);
-      const declared = (Reflect.getMetadata(API_RESPONSE_OF, handler) as DeclaredResponse[] | undefined) ?? [];
-      for (const { type } of declared) {
+      const status = fixedStatus ?? doc.status ?? (verb === 'post' ? 201 : 200);
+      const allDeclared = (Reflect.getMetadata(API_RESPONSE_OF, handler) as DeclaredResponse[] | undefined) ?? [];
+      // Bodies of 4xx statuses replace the envelope of that status; the rest are success bodies.
+      const declared = allDeclared.filter((d) => d.status === undefined || d.status < 400);
+      const refusals = allDeclared.filter((d) => d.status !== undefined && d.status >= 400);
+      for (const { type } of allDeclared) {
         usedSchemas.add(type.name);
         responseSchemas.add(type.name);
       }
@@ -196,16 +228,32 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
       // A handler that sets its status itself answers the statuses its declared bodies name, not Nest's default.
       const ownStatuses = fixedStatus === undefined && declared.length > 0 && declaredStatuses.length === declared.length;
       const successStatuses = [...new Set([...(ownStatuses ? [] : [status]), ...declaredStatuses, ...(doc.alsoAnswers ?? [])])].sort((a, b) => a - b);
+      const mediaType = successMediaType(doc, handler);
       for (const code of successStatuses) {
-        const bodySchema = successSchema(declared.find((d) => d.status === code) ?? declared.find((d) => d.status === undefined), schemas);
+        // Several bodies for one status (e.g. a page, or one item when a query names it) are alternatives.
+        const forStatus = declared.filter((d) => d.status === code);
+        const candidates = (forStatus.length ? forStatus : declared.filter((d) => d.status === undefined)).map((d) => successSchema(d, schemas)).filter((x): x is Json => x !== undefined);
+        const bodySchema = candidates.length > 1 ? { anyOf: candidates } : candidates[0];
+        // A body that is not JSON (a page, a script, a metrics text, a JWT) is a string of its media type.
+        const schema = isJsonMediaType(mediaType) ? bodySchema : { type: 'string' };
         responses[String(code)] = {
           description: doc.response ?? 'Success',
           ...(headers ? { headers } : {}),
-          ...(bodySchema && code !== 204 ? { content: { 'application/json': { schema: bodySchema } } } : {}),
+          ...(schema && code !== 204 && code !== 304 ? { content: { [mediaType]: { schema } } } : {}),
         };
       }
       for (const code of errorCodes(doc.errors, sec.length > 0, requestBody !== undefined)) {
-        responses[String(code)] = ERROR_DESCRIPTIONS[code] ? { $ref: `#/components/responses/Error${code}` } : { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
+        const refusal = refusals.find((d) => d.status === code);
+        const refusalSchema = successSchema(refusal, schemas);
+        responses[String(code)] = refusalSchema
+          ? {
+              description: ERROR_DESCRIPTIONS[code] ?? 'Refused',
+              ...(RETRY_AFTER_STATUSES.has(code) ? { headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } } : {}),
+              content: { 'application/json': { schema: refusalSchema } },
+            }
+          : ERROR_DESCRIPTIONS[code]
+            ? { $ref: `#/components/responses/Error${code}` }
+            : { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
       }
       for (const routePath of asArray(routePaths)) {
         for (const basePath of base) {
@@ -228,6 +276,32 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
         }
       }
     }
+  }
+
+  // Webhooks: each event's delivery body, with the signature headers every delivery carries.
+  const webhooks: Record<string, Json> = {};
+  const webhookSchemas: Record<string, Json> = {};
+  for (const hook of [...(options.webhooks ?? [])].sort((a, b) => a.event.localeCompare(b.event))) {
+    for (const type of hook.classes ?? []) {
+      usedSchemas.add(type.name);
+      responseSchemas.add(type.name);
+    }
+    Object.assign(webhookSchemas, hook.schemas ?? {});
+    webhooks[hook.event] = {
+      post: {
+        operationId: `webhook_${hook.event.replace(/[^A-Za-z0-9]+/g, '_')}`,
+        summary: hook.summary,
+        tags: ['Webhooks'],
+        // Deliveries are authenticated by their signature headers, not by a credential scheme.
+        security: [],
+        ...(options.webhookHeaders ? { parameters: Object.keys(options.webhookHeaders).map((name) => ({ $ref: `#/components/parameters/${name}` })) } : {}),
+        requestBody: { required: true, content: { 'application/json': { schema: hook.body } } },
+        responses: {
+          '200': { description: 'Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule' },
+          '410': { description: 'The endpoint is gone: the subscription is disabled' },
+        },
+      },
+    };
   }
 
   // Keep only the schemas reachable from request and response bodies (and their nested references).
@@ -255,6 +329,7 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
     },
   };
   for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: !inRequests.has(name) }) as Json;
+  for (const name of Object.keys(webhookSchemas).sort()) componentSchemas[name] ??= webhookSchemas[name]!;
 
   const sortedPaths: Record<string, Record<string, Json>> = {};
   for (const path of Object.keys(paths).sort()) sortedPaths[path] = paths[path]!;
@@ -263,10 +338,11 @@ export function buildOpenApiDocument(controllers: readonly Type<unknown>[], info
     info: { license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' }, ...info },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:8081' } } }],
     paths: sortedPaths,
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
     components: {
       schemas: componentSchemas,
       responses: usedOnly(errorResponses(), 'responses', sortedPaths),
-      parameters: COMPONENT_PARAMETERS,
+      parameters: { ...COMPONENT_PARAMETERS, ...(options.webhookHeaders ?? {}) },
       headers: usedOnly(COMPONENT_HEADERS, 'headers', { sortedPaths, errors: errorResponses() }),
       securitySchemes: SECURITY_SCHEMES,
     },

@@ -1,3 +1,4 @@
+import type { ConsentImportDryRunResponse } from '../import.response';
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
@@ -22,7 +23,7 @@ export class DryRunImport {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Principal, flowId: string, rows: readonly unknown[]): Promise<Record<string, unknown>> {
+  async execute(principal: Principal, flowId: string, rows: readonly unknown[]): Promise<ConsentImportDryRunResponse> {
     const now = this.clock.now();
     const flow = await activeCapturableFlow(this.flows, principal.applicationId, flowId);
     const checks = rows.map((raw) => checkImportRow(raw, flow, principal.applicationId, now));

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { OapAuthorizerConfig } from '../../oap-authorizer.config';
-import { parseTrustLists, type TrustListDocument, type TrustedIssuer } from './trust-list-document';
+import type { TrustListDocument, TrustedIssuer } from './trust-list-document';
 
 export { parseTrustLists, type TrustListDocument, type TrustedIssuer } from './trust-list-document';
 
 /**
- * The trust lists of this deployment, read once at boot from `OAP_TRUST_LISTS_FILE` or
- * `OAP_TRUST_LISTS` ({@link OapAuthorizerConfig}).
+ * The trust lists of this deployment, from `OAP_TRUST_LISTS_FILE` or `OAP_TRUST_LISTS`, read and
+ * checked with every other variable before the process starts ({@link OapAuthorizerConfig}).
  */
 @Injectable()
 export class TrustLists {
   readonly document: TrustListDocument;
 
   constructor(config: OapAuthorizerConfig) {
-    this.document = parseTrustLists(config.trustListsJson());
+    this.document = config.trustLists();
   }
 
   credentialIssuer(iss: string, region: string): TrustedIssuer | undefined {

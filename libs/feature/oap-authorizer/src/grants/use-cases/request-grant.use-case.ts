@@ -27,7 +27,7 @@ import type { VerifiedAttestation } from '../evidence/agent-evidence-verifier';
 import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
 import { GrantsRepository, RECENT_ACTIONS, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
-import type { GrantAllowedResponse, GrantEscalatedResponse } from '../grant-decision.responses';
+import type { GrantAllowedResponse, GrantDeniedResponse, GrantEscalatedResponse } from '../grant-decision.responses';
 
 /** Idempotency scope of `POST /api/v1/grants`. */
 export const GRANTS_IDEMPOTENCY_SCOPE = 'grants';
@@ -313,7 +313,7 @@ export class RequestGrant {
     recordDecision(writes, { request, authority, contextHash, now }, { decision: 'deny', denialCategory: denial.category, cascadeStep: denial.step, reasonCode: denial.reason });
     return {
       status: 403,
-      body: { message: denial.message, reason_code: denial.reason, decision: 'deny', denial_category: denial.category, cascade_step: denial.step },
+      body: { message: denial.message, reason_code: denial.reason, decision: 'deny', denial_category: denial.category, cascade_step: denial.step } satisfies GrantDeniedResponse,
     };
   }
 

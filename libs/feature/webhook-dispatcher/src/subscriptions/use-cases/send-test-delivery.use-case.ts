@@ -8,6 +8,7 @@ import { DeliveryWorker } from '../../deliveries/delivery-worker';
 import { webhookBody } from '../../deliveries/webhook-body';
 import { newDeliveryId } from '../../ids';
 import { TEST_EVENT_TYPE } from '../../webhook-events';
+import type { TestWebhookData } from '../../intake/webhook-data.response';
 import { SubscriptionsRepository } from '../subscriptions.repository';
 import { ownedSubscription } from './owned-subscription';
 
@@ -41,7 +42,7 @@ export class SendTestDelivery {
         type: TEST_EVENT_TYPE,
         applicationId,
         occurredAt: now,
-        data: { subscription_id: subscription.id, message: 'Test delivery requested through the API' },
+        data: { subscription_id: subscription.id, message: 'Test delivery requested through the API' } satisfies TestWebhookData,
       }),
       maxAttempts: 1,
     };

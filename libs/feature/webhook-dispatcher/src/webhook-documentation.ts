@@ -1,0 +1,92 @@
+import type { DescMessage } from '@bufbuild/protobuf';
+import { EVENTS, SEALED_PERSONAL_DATA_FIELD, isEventType } from '@svc/contracts';
+import { protoMessageSchemas, type DocumentedWebhook } from '@svc/server';
+import { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData, TestWebhookData } from './intake/webhook-data.response';
+import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE, type SubscribableEventType } from './webhook-events';
+
+type Json = Record<string, unknown>;
+
+const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> = {
+  'consent.granted': 'A person granted at least one purpose (a decision session, or a consent recorded through the API or a capture)',
+  'consent.denied': 'A person granted no purpose',
+  'consent.revoked': 'A consent was withdrawn (a session revoked, or a recorded consent withdrawn)',
+  'consent.purpose_revoked': 'One purpose of a consent was withdrawn',
+  'approval.granted': 'Approvers granted an escalated agent request',
+  'approval.denied': 'Approvers denied an escalated agent request',
+  'approval.countered': 'An approver countered an escalated agent request with other bounds',
+  'flow.activated': 'A flow version became the active one',
+  'signature.signed': 'A signature request was signed',
+  'signature.declined': 'A signature request was declined',
+  'signature.expired': 'A signature request expired unsigned',
+  'signature.countered': 'A signature request was answered with a counter-proposal',
+  'webhook.delivery_failed': 'A delivery failed for good after its last attempt',
+  'webhook.test': 'A test delivery requested through the API (never subscribable)',
+};
+
+/** Webhooks fed by consent-records' own events as well as the session events of the same name. */
+const RECORD_SHAPES: Partial<Record<SubscribableEventType, string>> = {
+  'consent.granted': ConsentRecordWebhookData.name,
+  'consent.denied': ConsentRecordWebhookData.name,
+  'consent.revoked': ConsentRecordRevokedWebhookData.name,
+};
+
+/** Headers of every delivery: the `X-Svc-*` signature and ids, and the Standard Webhooks ones when the subscription opted in. */
+export const WEBHOOK_DELIVERY_HEADERS: Record<string, Json> = {
+  WebhookSvcSignature: {
+    name: 'X-Svc-Signature',
+    in: 'header',
+    required: true,
+    description: '`v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated',
+    schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}( v1=[0-9a-f]{64})*$' },
+  },
+  WebhookSvcTimestamp: { name: 'X-Svc-Timestamp', in: 'header', required: true, description: 'Unix seconds of the attempt; refuse deliveries older than 5 minutes', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  WebhookSvcEventId: { name: 'X-Svc-Event-ID', in: 'header', required: true, description: "The event's id, the same on every retry: deduplicate on it", schema: { type: 'string' } },
+  WebhookSvcEventType: { name: 'X-Svc-Event-Type', in: 'header', required: true, description: 'The event type (the body\'s `event`)', schema: { type: 'string' } },
+  StandardWebhookId: { name: 'webhook-id', in: 'header', required: false, description: 'Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`)', schema: { type: 'string' } },
+  StandardWebhookTimestamp: { name: 'webhook-timestamp', in: 'header', required: false, description: 'Standard Webhooks: Unix seconds of the attempt', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  StandardWebhookSignature: { name: 'webhook-signature', in: 'header', required: false, description: 'Standard Webhooks: `v1,<base64>` signatures, space separated', schema: { type: 'string' } },
+};
+
+function envelope(event: string, data: Json): Json {
+  return {
+    type: 'object',
+    required: ['event', 'id', 'created_at', 'application_id', 'data'],
+    properties: {
+      event: { type: 'string', const: event },
+      id: { type: 'string', description: 'The event id (`X-Svc-Event-ID`)' },
+      created_at: { type: 'string', format: 'date-time' },
+      application_id: { type: 'string' },
+      data,
+    },
+  };
+}
+
+/**
+ * Every webhook the dispatcher sends, for the OpenAPI document's `webhooks`: the body envelope
+ * of `webhookBody`, whose `data` is the bus event's protobuf message as JSON (the descriptors the
+ * intake decodes with), or the shape a consent record's mapping builds (classes it `satisfies`).
+ */
+export function documentedWebhooks(): DocumentedWebhook[] {
+  const hooks: DocumentedWebhook[] = [];
+  for (const event of SUBSCRIBABLE_EVENT_TYPES) {
+    const schemas: Record<string, Json> = {};
+    const branches: Json[] = [];
+    if (isEventType(event)) {
+      const proto = protoMessageSchemas(EVENTS[event].schema as DescMessage, ['meta', SEALED_PERSONAL_DATA_FIELD]);
+      Object.assign(schemas, proto.schemas);
+      branches.push({ $ref: `#/components/schemas/${proto.name}` });
+    }
+    const recordShape = RECORD_SHAPES[event];
+    if (recordShape) branches.push({ $ref: `#/components/schemas/${recordShape}` });
+    const data = branches.length === 1 ? branches[0]! : { anyOf: branches };
+    hooks.push({
+      event,
+      summary: SUMMARIES[event],
+      body: envelope(event, data),
+      schemas,
+      classes: recordShape ? [event === 'consent.revoked' ? ConsentRecordRevokedWebhookData : ConsentRecordWebhookData] : [],
+    });
+  }
+  hooks.push({ event: TEST_EVENT_TYPE, summary: SUMMARIES[TEST_EVENT_TYPE], body: envelope(TEST_EVENT_TYPE, { $ref: `#/components/schemas/${TestWebhookData.name}` }), classes: [TestWebhookData] });
+  return hooks;
+}

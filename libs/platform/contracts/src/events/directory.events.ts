@@ -1,0 +1,9 @@
+import { DirectorySubjectStatusSchema } from '../gen/svc/events/v1/directory_pb';
+
+/**
+ * The cross-border directory (consent-records): minimized status of a person, published by the
+ * person's home region and consumed by every region. Its subject is the only one other regions read.
+ */
+export const DIRECTORY_EVENTS = {
+  'directory.subject_status': { schema: DirectorySubjectStatusSchema, version: 1 },
+} as const;
