@@ -43,10 +43,15 @@ import { OapRpcHandlers } from './verification/oap-rpc.handlers';
 import { RevokeGrant } from './verification/use-cases/revoke-grant.use-case';
 import { VerificationController } from './verification/verification.controller';
 import { VersionController } from './version.controller';
+import { McpGateway } from './mcp/mcp-gateway';
+import { McpServersController } from './mcp/mcp-servers.controller';
+import { McpServersRepository } from './mcp/mcp-servers.repository';
+import { MintAgentToken } from './token-exchange/mint-agent-token.use-case';
+import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.handlers';
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
-  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController, OapRpcHandlers, ApprovalRequestRpcHandlers],
+  controllers: [CapabilitiesController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, TokenExchangeRpcHandlers],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,
@@ -78,6 +83,9 @@ import { VersionController } from './version.controller';
     ResolveEscalation,
     RecordEscalationVote,
     ApprovalOutcomesConsumer,
+    MintAgentToken,
+    McpServersRepository,
+    McpGateway,
     ExpireDueEscalations,
     RevokeGrant,
     GrantStatusDirectory,

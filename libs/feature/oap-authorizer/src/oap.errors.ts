@@ -14,6 +14,8 @@ export const oapError = defineErrors({
   authority_not_found: 'not_found',
   authority_state_conflict: 'conflict',
   authority_ambiguous: 'unprocessable',
+  // MCP gateway.
+  mcp_server_limit: 'conflict',
   // Grants, idempotency, DPoP.
   grant_not_found: 'not_found',
   idempotency_key_missing: 'invalid',

@@ -26,10 +26,10 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/capture\/v1\//, service: 'consent-records' },
   { match: /^\/api\/v1\/oap\/attestations(\/|$)|^\/api\/v1\/trusted_attesters(\/|$)/, service: 'oversight-witness' },
   {
-    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|delegations)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
+    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|delegations|mcp_servers)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
     service: 'oap-authorizer',
   },
-  { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration)(\/|$)/, service: 'oap-authorizer' },
+  { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration|oauth-protected-resource)(\/|$)/, service: 'oap-authorizer' },
   // postMessage v2 schemas and the browser SDK (hosted pages) — before the receipts rule that owns /schemas/.
   { match: /^\/schemas\/postmessage\/|^\/cdn\//, service: 'decision-gateway' },
   { match: /^\/api\/v1\/(consent_receipts|authorization_receipts|disclosure_receipts)(\/|$)|^\/schemas\//, service: 'receipts' },

@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/mcp-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the MCP gateway is, its protocol revision and how an agent gets its token */
+        get: operations["McpServers_configuration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oap-attestation": {
         parameters: {
             query?: never;
@@ -64,6 +81,23 @@ export interface paths {
         };
         /** Revoked grants of this region (cursor pagination, cached 60 s) */
         get: operations["Verification_revocationList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp/v1/agent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OAuth protected-resource metadata (RFC 9728) of the MCP gateway */
+        get: operations["McpServers_protectedResource"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1351,6 +1385,23 @@ export interface paths {
         get: operations["MailingAudiences_syncs"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp_servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Register an upstream MCP server (Streamable HTTP) and map each of its tools to an OAP action, scope and value argument */
+        post: operations["McpServers_register"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3665,6 +3716,30 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        McpConfigurationResponse: {
+            mcp_endpoint: string;
+            transports_supported: string[];
+            protocol_version: string;
+            protocol_versions_supported: string[];
+            protected_resource_metadata: string;
+            authorization_server: string;
+            token_exchange_endpoint: string;
+            token_types_supported: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        McpServerResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "mcp_server";
+            application_id: string;
+            name: string;
+            url: string;
+            tools: components["schemas"]["ToolMappingResponse"][];
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         OAuthClientResponse: {
             client_id: string;
             /** @enum {string} */
@@ -3796,6 +3871,18 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProtectedResourceMetadataResponse: {
+            resource: string;
+            authorization_servers: string[];
+            scopes_supported: string[];
+            bearer_methods_supported: string[];
+            dpop_signing_alg_values_supported: string[];
+            /** @enum {boolean} */
+            dpop_bound_access_tokens_required: true;
+            resource_name: string;
+        } & {
+            [key: string]: unknown;
+        };
         PublishCapabilitiesBody: {
             scopes: components["schemas"]["CapabilityScopeBody"][];
             actions: string[];
@@ -3907,6 +3994,12 @@ export interface components {
             name: string;
             agent_metadata?: Record<string, never>;
         };
+        RegisterMcpServerBody: {
+            name: string;
+            /** Format: url */
+            url: string;
+            tools: components["schemas"]["ToolMappingBody"][];
+        };
         RegisterOAuthClientBody: {
             name: string;
             redirect_uris: string[];
@@ -3914,7 +4007,7 @@ export interface components {
             /** @enum {string} */
             token_endpoint_auth_method?: "client_secret_basic" | "private_key_jwt" | "none";
             jwks?: components["schemas"]["ClientJwksInput"];
-            grant_types?: ("authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code")[];
+            grant_types?: ("authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange")[];
             scopes?: ("openid" | "profile" | "email" | "offline_access" | "audit:verify" | "disclosures:write")[];
             /** @enum {string} */
             id_token_signed_response_alg?: "RS256" | "ES256" | "EdDSA";
@@ -4098,6 +4191,30 @@ export interface components {
             /** @enum {string} */
             period: "minute" | "hour" | "day";
             max: number;
+        };
+        ToolMappingBody: {
+            name: string;
+            action: string;
+            scope: string;
+            value?: components["schemas"]["ToolValueBody"];
+        };
+        ToolMappingResponse: {
+            name: string;
+            action: string;
+            scope: string;
+            value: components["schemas"]["ToolValueResponse"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ToolValueBody: {
+            amount_argument: string;
+            currency: string;
+        };
+        ToolValueResponse: {
+            amount_argument: string;
+            currency: string;
+        } & {
+            [key: string]: unknown;
         };
         TransferResponse: {
             /** @enum {string} */
@@ -4518,7 +4635,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -4772,6 +4889,46 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    McpServers_configuration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "mcp_endpoint": "mcp endpoint",
+                     *       "transports_supported": [
+                     *         "transports supported"
+                     *       ],
+                     *       "protocol_version": "protocol version",
+                     *       "protocol_versions_supported": [
+                     *         "protocol versions supported"
+                     *       ],
+                     *       "protected_resource_metadata": "protected resource metadata",
+                     *       "authorization_server": "authorization server",
+                     *       "token_exchange_endpoint": "token exchange endpoint",
+                     *       "token_types_supported": [
+                     *         "token types supported"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["McpConfigurationResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Verification_attestation: {
         parameters: {
             query: {
@@ -4846,6 +5003,47 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    McpServers_protectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "resource": "resource",
+                     *       "authorization_servers": [
+                     *         "authorization server"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "scopes supported"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "bearer methods supported"
+                     *       ],
+                     *       "dpop_signing_alg_values_supported": [
+                     *         "dpop signing alg values supported"
+                     *       ],
+                     *       "dpop_bound_access_tokens_required": true,
+                     *       "resource_name": "resource name"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProtectedResourceMetadataResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
@@ -10418,6 +10616,78 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    McpServers_register: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "url": "https://shop.example.com/hooks/consent",
+                 *       "tools": [
+                 *         {
+                 *           "name": "name",
+                 *           "action": "action",
+                 *           "scope": "scope",
+                 *           "value": {
+                 *             "amount_argument": "w",
+                 *             "currency": "EUR"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterMcpServerBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mcp_server",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "tools": [
+                     *         {
+                     *           "name": "name",
+                     *           "action": "action",
+                     *           "scope": "scope",
+                     *           "value": {
+                     *             "amount_argument": "amount argument",
+                     *             "currency": "currency"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };

@@ -7,7 +7,9 @@ export const CLIENT_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'n
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-export const CLIENT_GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT] as const;
+/** RFC 8693 token exchange: a person's access token (or a delegation grant) for an agent token. */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const CLIENT_GRANT_TYPES = ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT, TOKEN_EXCHANGE_GRANT] as const;
 export type ClientGrantType = (typeof CLIENT_GRANT_TYPES)[number];
 
 /** ID token algorithms: RS256 by default (OpenID Core requires it), EdDSA and ES256 per client. */

@@ -64,6 +64,8 @@ declare module 'oidc-provider' {
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** Adds a grant type to the token endpoint; the handler answers through the Koa context. */
+    registerGrantType(name: string, handler: (ctx: never) => Promise<void>, parameters?: string[] | Set<string>): void;
     Grant: { new (properties: { accountId: string; clientId: string }): GrantInstance; find(id: string): Promise<GrantInstance | undefined> };
     Client: { find(id: string): Promise<ClientInstance | undefined> };
     AccessToken: { find(value: string): Promise<AccessTokenInstance | undefined> };
@@ -71,6 +73,9 @@ declare module 'oidc-provider' {
 
   export const errors: {
     InvalidGrant: new (detail: string) => Error;
+    InvalidRequest: new (detail: string) => Error;
+    InvalidScope: new (detail: string, scope: string) => Error;
+    InvalidDpopProof: new (detail: string) => Error;
     OIDCProviderError: new (status: number, message: string) => Error;
   };
 }

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AccessTokenResolver, type ResolvedCredential } from '@svc/auth';
+import { RpcClient } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { JoseKeyStore, SigningKeyStore, type PrivateSigningJwk } from '@svc/key-store';
@@ -18,7 +19,9 @@ import { Interactions } from './interactions';
 import { OAuthConfig } from './oauth.config';
 import { OAuthClientsRepository } from './oauth-clients.repository';
 import { escapeHtml, page, pageHeaders, pageLocale, sendPage, strings } from './oauth-pages';
-import { OAUTH_SCOPES } from './oauth-scopes';
+import { DELEGATION_SUBJECTS, type DelegationSubjects } from './delegation-subjects.port';
+import { OAUTH_SCOPES, TOKEN_EXCHANGE_GRANT } from './oauth-scopes';
+import { TOKEN_EXCHANGE_PARAMETERS, TOKEN_EXCHANGE_PATH, tokenExchangeGrant } from './token-exchange.grant';
 import { PostgresOidcAdapter, sweepExpiredOAuthRows } from './oidc-adapter';
 
 /** OAP versions this region serves (discovery's `oap_protocol_versions_supported`). */
@@ -48,6 +51,9 @@ const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Requests sent to `/oauth/token/exchange` (routed to the token endpoint): their DPoP `htu` is that path. */
+const exchangeRequests = new WeakSet<IncomingMessage>();
+
 /**
  * The region's OpenID provider (oidc-provider, a Koa app) mounted on the Fastify adapter through
  * its Node request handler. The routes are registered with an `onRequest` hook that hands the raw
@@ -75,6 +81,8 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     @Optional() @Inject(PERSON_SESSIONS) private readonly sessions: PersonSessions | null,
     @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
+    private readonly rpc: RpcClient,
+    @Optional() @Inject(DELEGATION_SUBJECTS) private readonly delegations: DelegationSubjects | null,
   ) {
     this.guards = new DeviceGuards(dataSource, {
       intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS,
@@ -98,6 +106,21 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
       this.logger.error({ err_name: error instanceof Error ? error.name : 'unknown' }, 'oauth server error');
     });
+    provider.registerGrantType(
+      TOKEN_EXCHANGE_GRANT,
+      tokenExchangeGrant({
+        rpc: this.rpc,
+        errors: oidc.errors,
+        publicBaseUrl: this.config.publicBaseUrl,
+        applicationOf: async (clientId) => {
+          const metadata = await this.clients.metadataOf(clientId);
+          return typeof metadata?.application_id === 'string' ? metadata.application_id : undefined;
+        },
+        delegations: this.delegations,
+        pathOf: (req) => (exchangeRequests.has(req) ? TOKEN_EXCHANGE_PATH : OAUTH_ROUTES.token),
+      }),
+      TOKEN_EXCHANGE_PARAMETERS,
+    );
     this.provider = provider;
     this.handler = provider.callback();
     this.interactions = new Interactions(provider, this.sessions);
@@ -130,6 +153,15 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/oauth2/par') req.url = `/oauth/par${url.search}`;
+      if (url.pathname === TOKEN_EXCHANGE_PATH) {
+        if (req.method !== 'POST') {
+          oauthJson(res, 405, { error: 'invalid_request', error_description: 'POST only' });
+          return;
+        }
+        exchangeRequests.add(req);
+        req.url = `${OAUTH_ROUTES.token}${url.search}`;
+        url.pathname = OAUTH_ROUTES.token;
+      }
       const interaction = INTERACTION.exec(url.pathname);
       if (interaction?.[1]) {
         await this.interactions?.handle(req, res, interaction[1], interaction[2]);
@@ -195,6 +227,10 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     const body = Buffer.concat(chunks);
     (req as IncomingMessage & { body?: Buffer }).body = body;
     const form = new URLSearchParams(body.toString('utf8'));
+    if (exchangeRequests.has(req) && form.get('grant_type') !== TOKEN_EXCHANGE_GRANT) {
+      oauthJson(res, 400, { error: 'unsupported_grant_type', error_description: `${TOKEN_EXCHANGE_PATH} serves grant_type ${TOKEN_EXCHANGE_GRANT} only` });
+      return true;
+    }
     const deviceCode = form.get('device_code');
     if (form.get('grant_type') !== DEVICE_CODE_GRANT || !deviceCode) return false;
     if (!(await this.guards.pollTooSoon(deviceCode))) return false;

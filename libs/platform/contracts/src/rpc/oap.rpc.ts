@@ -5,6 +5,8 @@ import {
   GetApprovalRequestRequestSchema,
   GrantStatusReplySchema,
   GrantStatusRequestSchema,
+  MintAgentTokenReplySchema,
+  MintAgentTokenRequestSchema,
 } from '../gen/svc/rpc/v1/oap_pb';
 
 /** Request/reply methods served by oap-authorizer (called across regions by svc-verify). */
@@ -12,4 +14,5 @@ export const OAP_RPC = {
   'oap.grant_status': { request: GrantStatusRequestSchema, reply: GrantStatusReplySchema },
   'oap.consume_grant': { request: ConsumeGrantRequestSchema, reply: ConsumeGrantReplySchema },
   'oap.get_approval_request': { request: GetApprovalRequestRequestSchema, reply: GetApprovalRequestReplySchema },
+  'oap.mint_agent_token': { request: MintAgentTokenRequestSchema, reply: MintAgentTokenReplySchema },
 } as const;

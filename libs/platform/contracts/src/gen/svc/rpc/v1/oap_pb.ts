@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/oap.proto.
  */
 export const file_svc_rpc_v1_oap: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdmMvcnBjL3YxL29hcC5wcm90bxIKc3ZjLnJwYy52MSIzChJHcmFudFN0YXR1c1JlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkSCwoDa2lkGAIgASgJIpEBChBHcmFudFN0YXR1c1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIOCgZzdGF0dXMYAyABKAkSEgoKcmV2b2tlZF9hdBgEIAEoCRIQCghqd2tfanNvbhgFIAEoCRITCgtjb25zdW1lZF9hdBgGIAEoCSInChNDb25zdW1lR3JhbnRSZXF1ZXN0EhAKCGdyYW50X2lkGAEgASgJIlkKEUNvbnN1bWVHcmFudFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIQCghjb25zdW1lZBgDIAEoCCI5ChlHZXRBcHByb3ZhbFJlcXVlc3RSZXF1ZXN0EhwKFHNlc3Npb25fdG9rZW5fc2hhMjU2GAEgASgJIoABChdHZXRBcHByb3ZhbFJlcXVlc3RSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgSMQoHcmVxdWVzdBgDIAEoCzIgLnN2Yy5ldmVudHMudjEuQXBwcm92YWxSZXF1ZXN0ZWRiBnByb3RvMw", [file_svc_events_v1_oap, file_svc_rpc_v1_errors]);
+  fileDesc("ChRzdmMvcnBjL3YxL29hcC5wcm90bxIKc3ZjLnJwYy52MSIzChJHcmFudFN0YXR1c1JlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkSCwoDa2lkGAIgASgJIpEBChBHcmFudFN0YXR1c1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIOCgZzdGF0dXMYAyABKAkSEgoKcmV2b2tlZF9hdBgEIAEoCRIQCghqd2tfanNvbhgFIAEoCRITCgtjb25zdW1lZF9hdBgGIAEoCSInChNDb25zdW1lR3JhbnRSZXF1ZXN0EhAKCGdyYW50X2lkGAEgASgJIlkKEUNvbnN1bWVHcmFudFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIQCghjb25zdW1lZBgDIAEoCCI5ChlHZXRBcHByb3ZhbFJlcXVlc3RSZXF1ZXN0EhwKFHNlc3Npb25fdG9rZW5fc2hhMjU2GAEgASgJIoABChdHZXRBcHByb3ZhbFJlcXVlc3RSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgSMQoHcmVxdWVzdBgDIAEoCzIgLnN2Yy5ldmVudHMudjEuQXBwcm92YWxSZXF1ZXN0ZWQioQIKFU1pbnRBZ2VudFRva2VuUmVxdWVzdBIWCg5hcHBsaWNhdGlvbl9pZBgBIAEoCRIRCglwZXJzb25faWQYAiABKAkSFAoMc3ViamVjdF9raW5kGAMgASgJEhUKDXN1YmplY3Rfc2NvcGUYBCABKAkSGgoSc3ViamVjdF9leHBpcmVzX2F0GAUgASgJEhgKEHN1YmplY3RfYWN0X2pzb24YBiABKAkSFwoPcmVxdWVzdGVkX3Njb3BlGAcgASgJEhMKC2FjdG9yX3Rva2VuGAggASgJEhIKCmRwb3BfcHJvb2YYCSABKAkSEwoLZHBvcF9tZXRob2QYCiABKAkSEAoIZHBvcF91cmwYCyABKAkSEQoJY2xpZW50X2lkGAwgASgJIsQBChNNaW50QWdlbnRUb2tlblJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchITCgthZ2VudF90b2tlbhgCIAEoCRIPCgdyZWZ1c2FsGAMgASgJEhsKE3JlZnVzYWxfZGVzY3JpcHRpb24YBCABKAkSDQoFc2NvcGUYBSABKAkSEgoKZXhwaXJlc19pbhgGIAEoAxIQCghncmFudF9pZBgHIAEoCRIQCghhY3RfanNvbhgIIAEoCWIGcHJvdG8z", [file_svc_events_v1_oap, file_svc_rpc_v1_errors]);
 
 /**
  * Asks a grant's home region (oap-authorizer) for the grant's current revocation status. Used by
@@ -191,4 +191,154 @@ export type GetApprovalRequestReply = Message<"svc.rpc.v1.GetApprovalRequestRepl
  */
 export const GetApprovalRequestReplySchema: GenMessage<GetApprovalRequestReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_oap, 5);
+
+/**
+ * Token exchange (RFC 8693): decision-gateway's OpenID provider verified the subject (a person's
+ * access token, or a delegation grant) and the client; oap-authorizer verifies the actor (the
+ * agent's DPoP proof and actor token), applies the authority's bounds and mints the agent token.
+ *
+ * @generated from message svc.rpc.v1.MintAgentTokenRequest
+ */
+export type MintAgentTokenRequest = Message<"svc.rpc.v1.MintAgentTokenRequest"> & {
+  /**
+   * @generated from field: string application_id = 1;
+   */
+  applicationId: string;
+
+  /**
+   * The person the subject token stands for (the authority's principal).
+   *
+   * @generated from field: string person_id = 2;
+   */
+  personId: string;
+
+  /**
+   * access_token or delegation_grant.
+   *
+   * @generated from field: string subject_kind = 3;
+   */
+  subjectKind: string;
+
+  /**
+   * Scopes the subject holds (space-separated); for an access token subject, empty.
+   *
+   * @generated from field: string subject_scope = 4;
+   */
+  subjectScope: string;
+
+  /**
+   * RFC 3339 expiry of the subject token.
+   *
+   * @generated from field: string subject_expires_at = 5;
+   */
+  subjectExpiresAt: string;
+
+  /**
+   * JSON of the subject's own act claim, empty when it has none.
+   *
+   * @generated from field: string subject_act_json = 6;
+   */
+  subjectActJson: string;
+
+  /**
+   * The requested scope (space-separated), empty for the subject's whole scope.
+   *
+   * @generated from field: string requested_scope = 7;
+   */
+  requestedScope: string;
+
+  /**
+   * The actor token (a JWT the agent signed with its DPoP key, sub = agent id).
+   *
+   * @generated from field: string actor_token = 8;
+   */
+  actorToken: string;
+
+  /**
+   * The DPoP proof of the exchange request, its method and URL.
+   *
+   * @generated from field: string dpop_proof = 9;
+   */
+  dpopProof: string;
+
+  /**
+   * @generated from field: string dpop_method = 10;
+   */
+  dpopMethod: string;
+
+  /**
+   * @generated from field: string dpop_url = 11;
+   */
+  dpopUrl: string;
+
+  /**
+   * The OAuth client that presented the exchange.
+   *
+   * @generated from field: string client_id = 12;
+   */
+  clientId: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.MintAgentTokenRequest.
+ * Use `create(MintAgentTokenRequestSchema)` to create a new message.
+ */
+export const MintAgentTokenRequestSchema: GenMessage<MintAgentTokenRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 6);
+
+/**
+ * @generated from message svc.rpc.v1.MintAgentTokenReply
+ */
+export type MintAgentTokenReply = Message<"svc.rpc.v1.MintAgentTokenReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * Empty when refused: `refusal` then holds the OAuth error code (invalid_grant, invalid_scope, ...).
+   *
+   * @generated from field: string agent_token = 2;
+   */
+  agentToken: string;
+
+  /**
+   * @generated from field: string refusal = 3;
+   */
+  refusal: string;
+
+  /**
+   * @generated from field: string refusal_description = 4;
+   */
+  refusalDescription: string;
+
+  /**
+   * @generated from field: string scope = 5;
+   */
+  scope: string;
+
+  /**
+   * Seconds until the token expires.
+   *
+   * @generated from field: int64 expires_in = 6;
+   */
+  expiresIn: bigint;
+
+  /**
+   * @generated from field: string grant_id = 7;
+   */
+  grantId: string;
+
+  /**
+   * @generated from field: string act_json = 8;
+   */
+  actJson: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.MintAgentTokenReply.
+ * Use `create(MintAgentTokenReplySchema)` to create a new message.
+ */
+export const MintAgentTokenReplySchema: GenMessage<MintAgentTokenReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 7);
 
