@@ -32,3 +32,6 @@ export { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type Post
 export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/register-oauth-client.use-case';
 export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.repository';
 export { OidcProviderHost } from './oauth/oidc-provider.host';
+export { DelegationsModule } from './delegations/delegations.module';
+export { DelegationGrants, type ActiveDelegation } from './delegations/delegation-grants.service';
+export { DELEGATION_TYPES, type DelegationType } from './delegations/delegation-grant';

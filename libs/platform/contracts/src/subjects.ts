@@ -1,6 +1,7 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { CONNECT_EVENTS } from './events/connect.events';
 import { PEOPLE_EVENTS } from './events/people.events';
+import { DELEGATIONS_EVENTS } from './events/delegations.events';
 import { KEYS_EVENTS } from './events/keys.events';
 import { OAP_EVENTS } from './events/oap.events';
 import { AUDIT_EVENTS } from './events/audit.events';
@@ -22,6 +23,7 @@ import { RECEIPTS_RPC } from './rpc/receipts.rpc';
 export const EVENTS = {
   ...CONNECT_EVENTS,
   ...PEOPLE_EVENTS,
+  ...DELEGATIONS_EVENTS,
   ...KEYS_EVENTS,
   ...DECISIONS_EVENTS,
   ...RECORDS_EVENTS,
