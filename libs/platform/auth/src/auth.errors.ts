@@ -16,6 +16,4 @@ export const authError = defineErrors({
   delegation_grant_not_accepted: 'forbidden',
   /** The grant does not cover this surface or action (`detail.surface`, `detail.action`). */
   delegation_grant_not_covering: 'forbidden',
-  /** Only a person's own OAuth access token can act under a delegation grant. */
-  delegation_requires_person: 'forbidden',
 });

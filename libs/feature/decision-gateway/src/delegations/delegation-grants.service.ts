@@ -137,11 +137,9 @@ export class DelegationGrantsService extends DelegationGrants {
 
   /** The auth guard's check of X-Delegation-Grant-Id: a coded 403 unless the grant covers the request. */
   async check(grantId: string, delegate: Principal, target: DelegationTarget): Promise<DelegationContext> {
-    if (delegate.kind !== 'access_token' || !delegate.personId) {
-      throw authError('delegation_requires_person', "A delegation grant is used with the delegate's own OAuth access token", { field: 'Authorization' });
-    }
     const grant = parseId(grantId)?.region === this.platform.REGION ? await this.repo.find(grantId) : undefined;
-    if (!grant || grant.delegatePersonId !== delegate.personId) {
+    // Only the delegate's own OAuth access token acts under a grant; to anyone else it does not exist.
+    if (!grant || delegate.kind !== 'access_token' || !delegate.personId || grant.delegatePersonId !== delegate.personId) {
       throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', { grant_id: grantId.slice(0, 100) });
     }
     const status = effectiveStatus(grant, this.clock.now());
