@@ -1097,6 +1097,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/delegations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's delegation grants, as principal or delegate */
+        get: operations["Delegations_list"];
+        put?: never;
+        /** Offer a delegation grant to another person (Idempotency-Key supported) */
+        post: operations["Delegations_offer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{delegation_grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A delegation grant of the caller */
+        get: operations["Delegations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{delegation_grant_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The delegate accepts an offered delegation grant (retry answers the same grant) */
+        post: operations["Delegations_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{delegation_grant_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The principal or the delegate revokes a delegation grant (retry answers the same grant) */
+        post: operations["Delegations_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/disclosure_receipts": {
         parameters: {
             query?: never;
@@ -2547,6 +2616,28 @@ export interface components {
         DecodeReceiptBody: {
             receipt: string;
         };
+        DelegationGrantResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "delegation_grant";
+            /** @enum {string} */
+            type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+            principal_person_id: string;
+            delegate_person_id: string;
+            surfaces: string[];
+            actions: ("read" | "write")[];
+            /** @enum {string} */
+            status: "offered" | "active" | "revoked" | "expired";
+            purpose: string | null;
+            evidence_reference: string | null;
+            expires_at: string;
+            created_at: string;
+            accepted_at: string | null;
+            revoked_at: string | null;
+            revoked_by: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         DelegationHopBody: {
             iss: string;
             sub: string;
@@ -2739,6 +2830,7 @@ export interface components {
             person?: Record<string, never>;
             home_country?: string | null;
             acting_for?: Record<string, never>;
+            delegate?: Record<string, never>;
         } & {
             [key: string]: unknown;
         };
@@ -2786,6 +2878,16 @@ export interface components {
             client_secret?: string;
         } & {
             [key: string]: unknown;
+        };
+        OfferDelegationBody: {
+            /** @enum {string} */
+            type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+            delegate_person_id: string;
+            surfaces: string[];
+            actions: ("read" | "write")[];
+            expires_at: string;
+            purpose?: string;
+            evidence_reference?: string;
         };
         OwnLinkResponse: {
             application_name: string;
@@ -3222,7 +3324,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -3234,7 +3336,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -3246,7 +3348,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -3300,7 +3402,7 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -5913,6 +6015,157 @@ export interface operations {
             415: components["responses"]["Error415"];
             421: components["responses"]["Error421"];
             422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_list: {
+        parameters: {
+            query?: {
+                role?: "principal" | "delegate";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DelegationGrantResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer (`Idempotent-Replayed: true`); with another body it is 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OfferDelegationBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delegation_grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delegation_grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delegation_grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
