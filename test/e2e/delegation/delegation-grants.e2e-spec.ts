@@ -1,5 +1,7 @@
 import { CreateApplication, CreateApplicationCommand, DELEGATION_TYPES, DelegationGrants } from '@svc/decision-gateway';
 import { http } from '@svc/testing';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
 import { CookieJar, signUp, startOAuthRegion, type OAuthRegion } from '../oauth/support';
@@ -21,6 +23,8 @@ describe('Delegation grants', () => {
   let principal: Person;
   let delegate: Person;
   let stranger: Person;
+  let receiver: Server;
+  const received: Array<{ event?: string; type?: string; data?: Record<string, unknown> }> = [];
 
   /** Follows the provider's redirects as the person's browser until the client's redirect URI; consents when asked. */
   async function browse(start: string, jar: CookieJar): Promise<string> {
@@ -81,6 +85,15 @@ describe('Delegation grants', () => {
   }
 
   beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as (typeof received)[number]);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     region = await startOAuthRegion('delegation');
     const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'family app', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
@@ -89,12 +102,21 @@ describe('Delegation grants', () => {
       json: { name: 'Family app', redirect_uris: [REDIRECT] },
     });
     expect(client.status).toBe(201);
+    const hook = await http('POST', `${region.url}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: { authorization: `Bearer ${app.token}` },
+      json: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['delegation.offered', 'delegation.accepted', 'delegation.revoked'] },
+    });
+    expect(hook.status).toBe(201);
     config = await oidc.discovery(new URL(region.url), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
     principal = await person('grace@example.test', 'Grace Hopper');
     delegate = await person('ada@example.test', 'Ada Lovelace');
     stranger = await person('alan@example.test', 'Alan Turing');
   });
-  afterAll(() => region?.close());
+  afterAll(async () => {
+    await region?.close();
+    receiver.closeAllConnections();
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  });
 
   describe.each(DELEGATION_TYPES.map((type) => [type]))('a %s grant', (type) => {
     let grantId: string;
@@ -229,5 +251,14 @@ describe('Delegation grants', () => {
       expect(entry.canonical).toContain(delegate.id);
     }
     expect(entries[2]!.canonical).toContain(`"changedBy":"${delegate.id}"`);
+
+    let hooks: typeof received = [];
+    for (let i = 0; i < 100 && hooks.length < 3; i++) {
+      hooks = received.filter((body) => JSON.stringify(body).includes(grantId));
+      if (hooks.length < 3) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(hooks.map((h) => h.event ?? h.type).sort()).toEqual(['delegation.accepted', 'delegation.offered', 'delegation.revoked']);
+    expect(JSON.stringify(hooks)).toContain(principal.id);
+    expect(JSON.stringify(hooks)).toContain(delegate.id);
   });
 });
