@@ -208,6 +208,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agent_identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's agent identities (cursor pagination) */
+        get: operations["AgentIdentities_list"];
+        put?: never;
+        /** Register an agent identity with its provider, model and DPoP key thumbprint */
+        post: operations["AgentIdentities_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent_identities/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent identity with its published capability manifest */
+        get: operations["AgentIdentities_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -258,6 +293,23 @@ export interface paths {
         delete?: never;
         /** CORS preflight of the capability document (not rate limited) */
         options: operations["Capabilities_preflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/application_agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agents the application runs (cursor pagination) */
+        get: operations["ApplicationAgents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -2213,6 +2265,23 @@ export interface components {
         AddAllowedOriginBody: {
             allowed_origin: components["schemas"]["AllowedOriginInput"];
         };
+        AgentIdentityResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "agent_identity";
+            application_id: string;
+            name: string;
+            provider: string | null;
+            model: string | null;
+            agent_type: string | null;
+            dpop_jkt: string | null;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            capability_manifest: components["schemas"]["CapabilityManifestResponse"] | null;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AgentResponse: {
             id: string;
             /** @enum {string} */
@@ -2257,6 +2326,20 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             token?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ApplicationAgentResponse: {
+            /** @enum {string} */
+            object: "application_agent";
+            application_id: string;
+            agent_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            capability_version_id: string | null;
+            scope_count: number;
+            created_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -2359,6 +2442,15 @@ export interface components {
         AuthorizeCaptureBody: {
             subject: components["schemas"]["SubjectInput"];
             suppress_receipt?: boolean;
+        };
+        CapabilityManifestResponse: {
+            version_id: string;
+            manifest_sha256: string;
+            scopes: string[];
+            actions: string[];
+            published_at: string;
+        } & {
+            [key: string]: unknown;
         };
         CapabilityScopeBody: {
             id: string;
@@ -3009,6 +3101,13 @@ export interface components {
         RegisterAgentBody: {
             name: string;
             agent_metadata?: Record<string, never>;
+        };
+        RegisterAgentIdentityBody: {
+            name: string;
+            provider: string;
+            model: string;
+            dpop_jkt: string;
+            agent_type?: string;
         };
         RegisterOAuthClientBody: {
             name: string;
@@ -3744,6 +3843,101 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    AgentIdentities_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AgentIdentityResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AgentIdentities_register: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterAgentIdentityBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIdentityResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AgentIdentities_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentIdentityResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Agents_list: {
         parameters: {
             query?: {
@@ -3916,6 +4110,40 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ApplicationAgents_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApplicationAgentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
