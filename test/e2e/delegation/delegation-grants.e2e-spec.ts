@@ -1,4 +1,4 @@
-import { CreateApplication, CreateApplicationCommand, DELEGATION_TYPES, DelegationGrants } from '@svc/decision-gateway';
+import { CreateApplication, CreateApplicationCommand, DELEGATION_TYPES, DelegationGrants, DelegationGrantsService } from '@svc/decision-gateway';
 import { http } from '@svc/testing';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -180,6 +180,30 @@ describe('Delegation grants', () => {
     expect(byPrincipal.body.reason_code).toBe('delegation_grant_forbidden');
     const byStranger = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(stranger) });
     expect(byStranger.status).toBe(404);
+  });
+
+  it('creates a guardian grant on operator-reviewed evidence, which the delegate still accepts before acting', async () => {
+    const service = region.stack.process.us.app.get(DelegationGrantsService);
+    const grant = await service.offerOnEvidence({
+      type: 'guardian',
+      principalPersonId: principal.id,
+      delegatePersonId: delegate.id,
+      applicationId: app.id,
+      surfaces: ['me'],
+      actions: ['read'],
+      expiresAt: new Date(Date.now() + 3_600_000),
+      purpose: null,
+      evidenceReference: 'court-order-2026-0042',
+      reviewedBy: 'operator:case-7',
+    });
+    expect(grant).toMatchObject({ status: 'offered', evidenceReference: 'court-order-2026-0042', principalPersonId: principal.id });
+    const early = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(delegate), 'x-delegation-grant-id': grant.id } });
+    expect(early.body.reason_code).toBe('delegation_grant_not_accepted');
+    await http('POST', `${region.url}/api/v1/delegations/${grant.id}/accept`, { headers: bearer(delegate) });
+    const acting = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(delegate), 'x-delegation-grant-id': grant.id } });
+    expect(acting.status).toBe(200);
+    expect(acting.body.acting_for).toMatchObject({ principal_id: principal.id, delegate_id: delegate.id, delegation_type: 'guardian' });
+    await expect(service.offerOnEvidence({ ...grant, type: 'peer' as 'guardian', principalPersonId: principal.id, delegatePersonId: delegate.id, applicationId: app.id, evidenceReference: 'x', reviewedBy: 'operator' })).rejects.toMatchObject({ code: 'delegation_grant_forbidden' });
   });
 
   it('is refused once expired', async () => {

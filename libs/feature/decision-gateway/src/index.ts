@@ -33,5 +33,5 @@ export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/re
 export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.repository';
 export { OidcProviderHost } from './oauth/oidc-provider.host';
 export { DelegationsModule } from './delegations/delegations.module';
-export { DelegationGrants, type ActiveDelegation } from './delegations/delegation-grants.service';
+export { DelegationGrants, DelegationGrantsService, type ActiveDelegation } from './delegations/delegation-grants.service';
 export { DELEGATION_TYPES, type DelegationType } from './delegations/delegation-grant';

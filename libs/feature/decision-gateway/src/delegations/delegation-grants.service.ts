@@ -86,6 +86,45 @@ export class DelegationGrantsService extends DelegationGrants {
     });
   }
 
+  /**
+   * A guardian or power-of-attorney grant created by an operator on reviewed evidence (court order,
+   * registered power of attorney): offered in the principal's name, still accepted by the
+   * delegate. The event names the reviewer as the one who made the change.
+   */
+  async offerOnEvidence(command: Omit<OfferDelegation, 'idempotencyKey' | 'type' | 'evidenceReference'> & { type: 'guardian' | 'power_of_attorney'; principalPersonId: string; applicationId: string; evidenceReference: string; reviewedBy: string }): Promise<DelegationGrant> {
+    if (command.type !== 'guardian' && command.type !== 'power_of_attorney') throw delegationError('delegation_grant_forbidden', 'Only guardian and power-of-attorney grants are created on evidence', { field: 'type' });
+    if (command.delegatePersonId === command.principalPersonId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
+    const now = this.clock.now();
+    return this.repo.transaction(async (manager) => {
+      for (const [field, id] of [['principal_person_id', command.principalPersonId], ['delegate_person_id', command.delegatePersonId]] as const) {
+        if (!(await this.repo.personExists(manager, id))) throw delegationError('delegate_not_found', 'No such person in this region', { field });
+      }
+      const { grant } = await this.repo.insert(
+        manager,
+        {
+          id: newRegionalId('delegation_grant', this.platform.REGION),
+          type: command.type,
+          principalPersonId: command.principalPersonId,
+          delegatePersonId: command.delegatePersonId,
+          applicationId: command.applicationId,
+          surfaces: [...new Set(command.surfaces)].sort(),
+          actions: [...new Set(command.actions)].sort(),
+          status: 'offered',
+          purpose: command.purpose,
+          evidenceReference: command.evidenceReference,
+          expiresAt: command.expiresAt,
+          createdAt: now,
+          acceptedAt: null,
+          revokedAt: null,
+          revokedBy: null,
+        },
+        null,
+      );
+      await this.publish(manager, 'delegation.offered', grant, command.reviewedBy, now);
+      return grant;
+    });
+  }
+
   async get(principal: Principal, id: string): Promise<DelegationGrant> {
     const personId = ownPerson(principal);
     const grant = await this.repo.find(id);

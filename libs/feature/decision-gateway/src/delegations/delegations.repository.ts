@@ -57,6 +57,11 @@ export class DelegationsRepository {
     return rows[0] ? toGrant(rows[0]) : undefined;
   }
 
+  async personExists(manager: EntityManager, personId: string): Promise<boolean> {
+    const rows = await queryRows(manager, `SELECT 1 FROM gateway.people WHERE id = $1`, [personId]);
+    return rows.length > 0;
+  }
+
   /** Inserts the grant, or answers the one created earlier under the same idempotency key (created false). */
   async insert(manager: EntityManager, grant: DelegationGrant, idempotencyKey: string | null): Promise<{ grant: DelegationGrant; created: boolean }> {
     const rows: GrantRow[] = await queryRows(
