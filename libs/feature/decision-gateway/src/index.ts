@@ -34,4 +34,5 @@ export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.
 export { OidcProviderHost } from './oauth/oidc-provider.host';
 export { DelegationsModule } from './delegations/delegations.module';
 export { DelegationGrants, DelegationGrantsService, type ActiveDelegation } from './delegations/delegation-grants.service';
+export { DelegationsRepository } from './delegations/delegations.repository';
 export { DELEGATION_TYPES, type DelegationType } from './delegations/delegation-grant';
