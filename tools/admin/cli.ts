@@ -17,6 +17,9 @@ const USAGE = `usage:
   admin create-oauth-client --region <us|eu|ap> --application <application id> --name <name> --redirect-uris <uri[,uri…]>
         [--auth <client_secret_basic|private_key_jwt|none>] [--grant-types <type[,type…]>] [--scopes <scope[,scope…]>]
         [--post-logout-redirect-uris <uri[,uri…]>] [--id-token-alg <RS256|ES256|EdDSA>]
+  admin create-delegation-grant --region <us|eu|ap> --type <guardian|power_of_attorney> --application <application id>
+        --principal <usr_…> --delegate <usr_…> --surfaces <surface[,surface…]> --actions <read[,write]>
+        --expires-at <RFC 3339> --evidence <reviewed evidence reference> --reviewer <operator reference>
   admin --help
 
 Prints one JSON object on stdout. Exit 0 success, 1 failure, 2 usage.`;
@@ -26,6 +29,7 @@ const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   'create-application': ['region', 'name', 'environment', 'mode'],
   'rotate-keys': ['region'],
   'create-oauth-client': ['region', 'application', 'name', 'redirect-uris', 'auth', 'grant-types', 'scopes', 'post-logout-redirect-uris', 'id-token-alg'],
+  'create-delegation-grant': ['region', 'type', 'application', 'principal', 'delegate', 'surfaces', 'actions', 'expires-at', 'evidence', 'reviewer'],
 };
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
@@ -62,7 +66,9 @@ async function main(argv: readonly string[]): Promise<number> {
         ? await commands.createApplication(flags)
         : command === 'create-oauth-client'
           ? await commands.createOAuthClient(flags)
-          : await commands.rotateRegionKeys(flags);
+          : command === 'create-delegation-grant'
+            ? await commands.createDelegationGrant(flags)
+            : await commands.rotateRegionKeys(flags);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

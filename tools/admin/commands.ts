@@ -4,6 +4,8 @@ import {
   ApplicationsRepository,
   CreateApplication,
   CreateApplicationCommand,
+  DelegationGrantsService,
+  DelegationsRepository,
   GATEWAY_SCHEMA,
   OAuthClientsRepository,
   RegisterOAuthClient,
@@ -114,5 +116,40 @@ export async function createOAuthClient(flags: Readonly<Record<string, string>>)
       scopes: client.scopes,
       ...(secret === null ? {} : { client_secret: secret }),
     };
+  });
+}
+
+const EVIDENCED_TYPES = ['guardian', 'power_of_attorney'] as const;
+const ACTIONS = ['read', 'write'] as const;
+
+/**
+ * An operator creates a guardian or power-of-attorney delegation grant on evidence they reviewed;
+ * the delegate still accepts it with their own access token before acting.
+ */
+export async function createDelegationGrant(flags: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
+  const region = regionFlag(flags);
+  for (const required of ['type', 'application', 'principal', 'delegate', 'surfaces', 'actions', 'expires-at', 'evidence', 'reviewer']) if (!flags[required]) throw new UsageError(`--${required} is required`);
+  const type = oneOf('type', flags.type, EVIDENCED_TYPES)!;
+  const actions = (listFlag(flags.actions) ?? []).map((action) => oneOf('actions', action, ACTIONS)!);
+  const surfaces = listFlag(flags.surfaces) ?? [];
+  if (surfaces.some((surface) => !/^[a-z][a-z_]{0,39}$/.test(surface) || surface === 'delegations')) throw new UsageError('--surfaces must be API surface names (not delegations)');
+  const expiresAt = new Date(flags['expires-at'] ?? '');
+  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) throw new UsageError('--expires-at must be a future RFC 3339 date');
+  return withRegionDatabase(region, async (dataSource) => {
+    await runMigrations(dataSource, gatewayMigrations);
+    const service = new DelegationGrantsService(new DelegationsRepository(dataSource), new OutboxWriter(GATEWAY_SCHEMA, region), new SystemClock(), { REGION: region } as PlatformConfig, null);
+    const grant = await service.offerOnEvidence({
+      type,
+      applicationId: flags.application ?? '',
+      principalPersonId: flags.principal ?? '',
+      delegatePersonId: flags.delegate ?? '',
+      surfaces,
+      actions,
+      expiresAt,
+      purpose: null,
+      evidenceReference: flags.evidence ?? '',
+      reviewedBy: flags.reviewer ?? '',
+    });
+    return { delegation_grant_id: grant.id, type: grant.type, status: grant.status, principal_person_id: grant.principalPersonId, delegate_person_id: grant.delegatePersonId, expires_at: grant.expiresAt.toISOString() };
   });
 }

@@ -8,6 +8,7 @@ import { IssueApiToken, RevokeApiToken } from './applications/use-cases/manage-a
 import { UpdateApplication } from './applications/use-cases/update-application.use-case';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { DecisionsModule } from './decisions/decisions.module';
+import { DelegationsModule } from './delegations/delegations.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { HostedModule } from './hosted/hosted.module';
 import { MeController } from './me.controller';
@@ -23,7 +24,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule, PeopleModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule],
   controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
@@ -38,6 +39,6 @@ import { GATEWAY_OUTBOX } from './tokens';
     RegisterOAuthClient,
     OidcProviderHost,
   ],
-  exports: [CreateApplication, ApplicationsRepository, PeopleModule, RegisterOAuthClient, OAuthClientsRepository, OidcProviderHost],
+  exports: [CreateApplication, ApplicationsRepository, PeopleModule, DelegationsModule, RegisterOAuthClient, OAuthClientsRepository, OidcProviderHost],
 })
 export class DecisionGatewayModule {}

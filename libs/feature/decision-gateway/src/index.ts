@@ -33,3 +33,7 @@ export { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type Post
 export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/register-oauth-client.use-case';
 export { OAuthClientsRepository, type OAuthClient } from './oauth/oauth-clients.repository';
 export { OidcProviderHost } from './oauth/oidc-provider.host';
+export { DelegationsModule } from './delegations/delegations.module';
+export { DelegationGrants, DelegationGrantsService, type ActiveDelegation } from './delegations/delegation-grants.service';
+export { DelegationsRepository } from './delegations/delegations.repository';
+export { DELEGATION_TYPES, type DelegationType } from './delegations/delegation-grant';

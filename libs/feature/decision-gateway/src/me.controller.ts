@@ -10,7 +10,8 @@ import { PERSON_DIRECTORY, type PersonDirectory } from './people/person-sessions
 /**
  * GET /api/v1/me: who the presented credential is, and in whose context it acts. For a person's
  * OAuth access token: the person (from the people directory), their home country, and the
- * application of the client the token was issued to.
+ * application of the client the token was issued to. With X-Delegation-Grant-Id: `person` is the
+ * principal (whose context the request runs in) and `delegate` the person who authenticated.
  */
 @Controller('api/v1/me')
 export class MeController {
@@ -44,8 +45,21 @@ export class MeController {
           }
         : {}),
       ...(principal.delegation
-        ? { acting_for: { principal_id: principal.delegation.principalId, delegation_grant_id: principal.delegation.grantId } }
+        ? {
+            acting_for: {
+              principal_id: principal.delegation.principalId,
+              delegate_id: principal.delegation.delegateId,
+              delegation_grant_id: principal.delegation.grantId,
+              delegation_type: principal.delegation.type,
+            },
+            delegate: await this.delegateView(principal.delegation.delegateId),
+          }
         : {}),
     } satisfies IdentityResponse;
+  }
+
+  private async delegateView(delegateId: string): Promise<{ id: string; display_name: string | null }> {
+    const delegate = this.directory ? await this.directory.findById(delegateId) : null;
+    return { id: delegateId, display_name: delegate?.displayName ?? null };
   }
 }

@@ -24,6 +24,8 @@ export class IdentityResponse {
   };
   /** For a person's access token: the person's home country (ISO 3166-1 alpha-2). */
   @IsOptional() @IsString() @Nullable() home_country?: string | null;
-  /** With X-Delegation-Grant-Id: `{principal_id, delegation_grant_id}`. */
-  @IsOptional() @IsObject() acting_for?: { principal_id: string; delegation_grant_id: string };
+  /** With X-Delegation-Grant-Id: `{principal_id, delegate_id, delegation_grant_id, delegation_type}`: D acting for P under dlg_…. */
+  @IsOptional() @IsObject() acting_for?: { principal_id: string; delegate_id: string; delegation_grant_id: string; delegation_type: string };
+  /** With X-Delegation-Grant-Id: the person who authenticated, `{id, display_name}`. */
+  @IsOptional() @IsObject() delegate?: { id: string; display_name: string | null };
 }

@@ -16,6 +16,7 @@ export const AGENT: Agent = {
   vouchCount: 3,
   currentVersionId: null,
   suppressed: false,
+  dpopJkt: null,
   createdAt: NOW,
 };
 

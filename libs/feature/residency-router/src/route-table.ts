@@ -26,7 +26,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/capture\/v1\//, service: 'consent-records' },
   { match: /^\/api\/v1\/oap\/attestations(\/|$)|^\/api\/v1\/trusted_attesters(\/|$)/, service: 'oversight-witness' },
   {
-    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|delegations|mcp_servers)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
+    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|mcp_servers)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
     service: 'oap-authorizer',
   },
   { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration|oauth-protected-resource)(\/|$)/, service: 'oap-authorizer' },
@@ -37,7 +37,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
   { match: /^\/api\/v1\/(transfer_register|residency_posture|presentations)(\/|$)/, service: 'residency-router' },
   {
-    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people)(\/|$)/,
+    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people)(\/|$)/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer|ssf-configuration)(\/|$)/, service: 'decision-gateway' },

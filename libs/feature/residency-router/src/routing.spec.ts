@@ -26,6 +26,7 @@ describe('residency verdict (spec: Authentication rule 11; architecture: Regions
 describe('route table', () => {
   it.each([
     ['/api/v1/me', 'decision-gateway'],
+    ['/api/v1/delegations/dlg_us_x/accept', 'decision-gateway'],
     ['/oauth/par', 'decision-gateway'],
     ['/oauth2/par', 'decision-gateway'],
     ['/oauth/interaction/abc', 'decision-gateway'],

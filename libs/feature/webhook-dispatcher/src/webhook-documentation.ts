@@ -19,6 +19,9 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'signature.declined': 'A signature request was declined',
   'signature.expired': 'A signature request expired unsigned',
   'signature.countered': 'A signature request was answered with a counter-proposal',
+  'delegation.offered': 'A person offered a delegation grant to another person (or an operator created one on reviewed evidence)',
+  'delegation.accepted': 'The delegate accepted a delegation grant',
+  'delegation.revoked': 'A delegation grant was revoked by the principal or the delegate',
   'webhook.delivery_failed': 'A delivery failed for good after its last attempt',
   'webhook.test': 'A test delivery requested through the API (never subscribable)',
 };

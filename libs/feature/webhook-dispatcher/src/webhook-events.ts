@@ -15,6 +15,9 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'signature.declined',
   'signature.expired',
   'signature.countered',
+  'delegation.offered',
+  'delegation.accepted',
+  'delegation.revoked',
   'webhook.delivery_failed',
 ] as const;
 
@@ -36,4 +39,4 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
  * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
  * other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', DELIVERY_FAILED_EVENT] as const;
+export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'delegation.>', DELIVERY_FAILED_EVENT] as const;

@@ -6,11 +6,13 @@ import { CredentialResolver } from './credential-resolver';
 import { AccessTokenResolver } from './access-token-resolver';
 import { AttesterResolver } from './attester-resolver';
 import { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
-import { DelegationResolver } from './delegation-resolver';
+import { DelegationResolver, delegationTargetOf } from './delegation-resolver';
 import type { CredentialKind, Principal } from './principal';
 import { apiTokenDigest } from './token-digest';
 
 interface AuthRequest {
+  method?: string;
+  url?: string;
   headers: Record<string, string | string[] | undefined>;
   principal?: Principal;
 }
@@ -61,7 +63,10 @@ export class AuthGuard implements CanActivate {
       if (!isIdOf('delegation_grant', grantId) && regionSegmentOf(grantId) === undefined) {
         throw authError('delegation_grant_invalid', 'X-Delegation-Grant-Id is not a delegation grant id', { field: 'X-Delegation-Grant-Id' });
       }
-      principal.delegation = await this.delegations.resolve(grantId, principal);
+      const delegation = await this.delegations.resolve(grantId, principal, delegationTargetOf(request.method ?? 'GET', request.url ?? '/'));
+      // The request runs in the principal's context; the delegate stays named on the delegation.
+      principal.delegation = delegation;
+      principal.personId = delegation.principalId;
     }
     request.principal = principal;
     return true;

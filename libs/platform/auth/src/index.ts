@@ -9,7 +9,7 @@ export {
   RpcCredentialResolver,
   type CredentialCacheOptions,
 } from './credential-resolver';
-export { DelegationResolver, NoDelegationGrants } from './delegation-resolver';
+export { DelegationResolver, NoDelegationGrants, delegationTargetOf, type DelegationGrantChecker, type DelegationTarget } from './delegation-resolver';
 export { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireAttesterPermission, RequireScopes } from './decorators';
 export { AttesterResolver } from './attester-resolver';
 export { AuthGuard } from './auth.guard';

@@ -22,7 +22,12 @@ export interface ResolvedCredential {
 /** A delegate acting in a principal's context (X-Delegation-Grant-Id). */
 export interface DelegationContext {
   grantId: string;
+  /** The person (`usr_…`) in whose context the request runs. */
   principalId: string;
+  /** The person (`usr_…`) who authenticated and acts for the principal. */
+  delegateId: string;
+  /** Grant type (guardian, caregiver, power_of_attorney, it_admin, peer). */
+  type: string;
 }
 
 /** The authenticated caller of a request. */

@@ -242,6 +242,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agent_identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's agent identities (cursor pagination) */
+        get: operations["AgentIdentities_list"];
+        put?: never;
+        /** Register an agent identity with its provider, model and DPoP key thumbprint */
+        post: operations["AgentIdentities_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agent_identities/{agent_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An agent identity with its published capability manifest */
+        get: operations["AgentIdentities_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agents": {
         parameters: {
             query?: never;
@@ -292,6 +327,23 @@ export interface paths {
         delete?: never;
         /** CORS preflight of the capability document (not rate limited) */
         options: operations["Capabilities_preflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/application_agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agents the application runs (cursor pagination) */
+        get: operations["ApplicationAgents_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
         head?: never;
         patch?: never;
         trace?: never;
@@ -1142,6 +1194,75 @@ export interface paths {
         put?: never;
         /** One move of the session (authorized by the session token); sign_in binds the person signed in on this browser */
         post: operations["Decisions_transition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's delegation grants, as principal or delegate */
+        get: operations["Delegations_list"];
+        put?: never;
+        /** Offer a delegation grant to another person (Idempotency-Key supported) */
+        post: operations["Delegations_offer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{delegation_grant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A delegation grant of the caller */
+        get: operations["Delegations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{delegation_grant_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The delegate accepts an offered delegation grant (retry answers the same grant) */
+        post: operations["Delegations_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/delegations/{delegation_grant_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The principal or the delegate revokes a delegation grant (retry answers the same grant) */
+        post: operations["Delegations_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2372,6 +2493,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "delegation.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The delegate accepted a delegation grant */
+        post: operations["webhook_delegation_accepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "delegation.offered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A person offered a delegation grant to another person (or an operator created one on reviewed evidence) */
+        post: operations["webhook_delegation_offered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "delegation.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A delegation grant was revoked by the principal or the delegate */
+        post: operations["webhook_delegation_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "flow.activated": {
         parameters: {
             query?: never;
@@ -2535,6 +2707,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AgentIdentityResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "agent_identity";
+            application_id: string;
+            name: string;
+            provider: string | null;
+            model: string | null;
+            agent_type: string | null;
+            dpop_jkt: string | null;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            capability_manifest: components["schemas"]["CapabilityManifestResponse"] | null;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AgentResponse: {
             id: string;
             /** @enum {string} */
@@ -2584,6 +2773,20 @@ export interface components {
             created_at: string;
             revoked_at: string | null;
             token?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ApplicationAgentResponse: {
+            /** @enum {string} */
+            object: "application_agent";
+            application_id: string;
+            agent_id: string;
+            name: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+            capability_version_id: string | null;
+            scope_count: number;
+            created_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -2822,6 +3025,15 @@ export interface components {
             bounds_supported: string[];
             oidc_a: components["schemas"]["CapabilityOidcAResponse"];
             cache: components["schemas"]["CapabilityCacheResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        CapabilityManifestResponse: {
+            version_id: string;
+            manifest_sha256: string;
+            scopes: string[];
+            actions: string[];
+            published_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -3273,6 +3485,28 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        DelegationGrantResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "delegation_grant";
+            /** @enum {string} */
+            type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+            principal_person_id: string;
+            delegate_person_id: string;
+            surfaces: string[];
+            actions: ("read" | "write")[];
+            /** @enum {string} */
+            status: "offered" | "active" | "revoked" | "expired";
+            purpose: string | null;
+            evidence_reference: string | null;
+            expires_at: string;
+            created_at: string;
+            accepted_at: string | null;
+            revoked_at: string | null;
+            revoked_by: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         DelegationHopBody: {
             iss: string;
             sub: string;
@@ -3591,6 +3825,7 @@ export interface components {
             person?: Record<string, never>;
             home_country?: string | null;
             acting_for?: Record<string, never>;
+            delegate?: Record<string, never>;
         } & {
             [key: string]: unknown;
         };
@@ -3774,6 +4009,16 @@ export interface components {
             spec_url: string;
         } & {
             [key: string]: unknown;
+        };
+        OfferDelegationBody: {
+            /** @enum {string} */
+            type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+            delegate_person_id: string;
+            surfaces: string[];
+            actions: ("read" | "write")[];
+            expires_at: string;
+            purpose?: string;
+            evidence_reference?: string;
         };
         OpenApiDocumentResponse: {
             /** @enum {string} */
@@ -3993,6 +4238,13 @@ export interface components {
         RegisterAgentBody: {
             name: string;
             agent_metadata?: Record<string, never>;
+        };
+        RegisterAgentIdentityBody: {
+            name: string;
+            provider: string;
+            model: string;
+            dpop_jkt: string;
+            agent_type?: string;
         };
         RegisterMcpServerBody: {
             name: string;
@@ -4502,6 +4754,19 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProtoSvcEventsV1DelegationGrantChanged: {
+            delegation_grant_id: string;
+            type: string;
+            principal_id: string;
+            delegate_id: string;
+            status: string;
+            surfaces: string[];
+            actions: string[];
+            expires_at: string;
+            changed_by: string;
+        } & {
+            [key: string]: unknown;
+        };
         ProtoSvcEventsV1FlowActivated: {
             flow_id: string;
             version: number;
@@ -4597,7 +4862,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_not_found" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -4616,7 +4881,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -4635,7 +4900,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -4726,7 +4991,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -5407,6 +5672,192 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    AgentIdentities_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agent_identity",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "provider": "provider",
+                     *           "model": "model",
+                     *           "agent_type": "agent type",
+                     *           "dpop_jkt": "dpop jkt",
+                     *           "status": "active",
+                     *           "capability_manifest": {
+                     *             "version_id": "version id",
+                     *             "manifest_sha256": "manifest sha256",
+                     *             "scopes": [
+                     *               "scope"
+                     *             ],
+                     *             "actions": [
+                     *               "action"
+                     *             ],
+                     *             "published_at": "2026-11-25T09:30:00.000Z"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AgentIdentityResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AgentIdentities_register: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "provider": "provider",
+                 *       "model": "model",
+                 *       "dpop_jkt": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "agent_type": "agent type"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterAgentIdentityBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agent_identity",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "provider": "provider",
+                     *       "model": "model",
+                     *       "agent_type": "agent type",
+                     *       "dpop_jkt": "dpop jkt",
+                     *       "status": "active",
+                     *       "capability_manifest": {
+                     *         "version_id": "version id",
+                     *         "manifest_sha256": "manifest sha256",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "actions": [
+                     *           "action"
+                     *         ],
+                     *         "published_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentIdentityResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AgentIdentities_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agent_eu_axzaotszoq6bs3k547e3 */
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agent_identity",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "provider": "provider",
+                     *       "model": "model",
+                     *       "agent_type": "agent type",
+                     *       "dpop_jkt": "dpop jkt",
+                     *       "status": "active",
+                     *       "capability_manifest": {
+                     *         "version_id": "version id",
+                     *         "manifest_sha256": "manifest sha256",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "actions": [
+                     *           "action"
+                     *         ],
+                     *         "published_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentIdentityResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Agents_list: {
         parameters: {
             query?: {
@@ -5705,6 +6156,58 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ApplicationAgents_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "application_agent",
+                     *           "application_id": "application id",
+                     *           "agent_id": "agent id",
+                     *           "name": "name",
+                     *           "status": "active",
+                     *           "capability_version_id": "capability version id",
+                     *           "scope_count": 1,
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApplicationAgentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
@@ -9455,6 +9958,296 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    Delegations_list: {
+        parameters: {
+            query?: {
+                role?: "principal" | "delegate";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "delegation_grant",
+                     *           "type": "guardian",
+                     *           "principal_person_id": "principal person id",
+                     *           "delegate_person_id": "delegate person id",
+                     *           "surfaces": [
+                     *             "surface"
+                     *           ],
+                     *           "actions": [
+                     *             "read"
+                     *           ],
+                     *           "status": "offered",
+                     *           "purpose": "purpose",
+                     *           "evidence_reference": "evidence reference",
+                     *           "expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_by": "revoked by"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DelegationGrantResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body replays the first answer (`Idempotent-Replayed: true`); with another body it is 409 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "guardian",
+                 *       "delegate_person_id": "usr_ca_73cyuod7c77yb43vud42",
+                 *       "surfaces": [
+                 *         "surface"
+                 *       ],
+                 *       "actions": [
+                 *         "read"
+                 *       ],
+                 *       "expires_at": "2026-11-25T09:30:00.000Z",
+                 *       "purpose": "purpose",
+                 *       "evidence_reference": "evidence reference"
+                 *     }
+                 */
+                "application/json": components["schemas"]["OfferDelegationBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "delegation_grant",
+                     *       "type": "guardian",
+                     *       "principal_person_id": "principal person id",
+                     *       "delegate_person_id": "delegate person id",
+                     *       "surfaces": [
+                     *         "surface"
+                     *       ],
+                     *       "actions": [
+                     *         "read"
+                     *       ],
+                     *       "status": "offered",
+                     *       "purpose": "purpose",
+                     *       "evidence_reference": "evidence reference",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example delegation grant id */
+                delegation_grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "delegation_grant",
+                     *       "type": "guardian",
+                     *       "principal_person_id": "principal person id",
+                     *       "delegate_person_id": "delegate person id",
+                     *       "surfaces": [
+                     *         "surface"
+                     *       ],
+                     *       "actions": [
+                     *         "read"
+                     *       ],
+                     *       "status": "offered",
+                     *       "purpose": "purpose",
+                     *       "evidence_reference": "evidence reference",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example delegation grant id */
+                delegation_grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "delegation_grant",
+                     *       "type": "guardian",
+                     *       "principal_person_id": "principal person id",
+                     *       "delegate_person_id": "delegate person id",
+                     *       "surfaces": [
+                     *         "surface"
+                     *       ],
+                     *       "actions": [
+                     *         "read"
+                     *       ],
+                     *       "status": "offered",
+                     *       "purpose": "purpose",
+                     *       "evidence_reference": "evidence reference",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Delegations_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example delegation grant id */
+                delegation_grant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "delegation_grant",
+                     *       "type": "guardian",
+                     *       "principal_person_id": "principal person id",
+                     *       "delegate_person_id": "delegate person id",
+                     *       "surfaces": [
+                     *         "surface"
+                     *       ],
+                     *       "actions": [
+                     *         "read"
+                     *       ],
+                     *       "status": "offered",
+                     *       "purpose": "purpose",
+                     *       "evidence_reference": "evidence reference",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DelegationGrantResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     DisclosureReceipts_create: {
         parameters: {
             query?: never;
@@ -10729,7 +11522,8 @@ export interface operations {
                      *       "region": "region",
                      *       "person": {},
                      *       "home_country": "home country",
-                     *       "acting_for": {}
+                     *       "acting_for": {},
+                     *       "delegate": {}
                      *     }
                      */
                     "application/json": components["schemas"]["IdentityResponse"];
@@ -13684,6 +14478,234 @@ export interface operations {
                     created_at: string;
                     application_id: string;
                     data: components["schemas"]["ProtoSvcEventsV1ConsentRevoked"] | components["schemas"]["ConsentRecordRevokedWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_delegation_accepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "delegation.accepted",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "delegation_grant_id": "delegation grant id",
+                 *         "type": "type",
+                 *         "principal_id": "principal id",
+                 *         "delegate_id": "delegate id",
+                 *         "status": "status",
+                 *         "surfaces": [
+                 *           "surface"
+                 *         ],
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "expires_at": "2026-11-25T09:30:00.000Z",
+                 *         "changed_by": "changed by"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "delegation.accepted";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DelegationGrantChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_delegation_offered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "delegation.offered",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "delegation_grant_id": "delegation grant id",
+                 *         "type": "type",
+                 *         "principal_id": "principal id",
+                 *         "delegate_id": "delegate id",
+                 *         "status": "status",
+                 *         "surfaces": [
+                 *           "surface"
+                 *         ],
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "expires_at": "2026-11-25T09:30:00.000Z",
+                 *         "changed_by": "changed by"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "delegation.offered";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DelegationGrantChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_delegation_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "delegation.revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "delegation_grant_id": "delegation grant id",
+                 *         "type": "type",
+                 *         "principal_id": "principal id",
+                 *         "delegate_id": "delegate id",
+                 *         "status": "status",
+                 *         "surfaces": [
+                 *           "surface"
+                 *         ],
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "expires_at": "2026-11-25T09:30:00.000Z",
+                 *         "changed_by": "changed by"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "delegation.revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DelegationGrantChanged"];
                 };
             };
         };

@@ -7,6 +7,7 @@ import { AddPrincipalBinding1732600000000 } from './1732600000000-add-principal-
 import { CreatePeople1732700000000 } from './1732700000000-create-people';
 import { AddApplicationBranding1732710000000 } from './1732710000000-add-application-branding';
 import { CreateOAuth1732800000000 } from './1732800000000-create-oauth';
+import { CreateDelegationGrants1732900000000 } from './1732900000000-create-delegation-grants';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -19,5 +20,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreatePeople1732700000000,
     AddApplicationBranding1732710000000,
     CreateOAuth1732800000000,
+    CreateDelegationGrants1732900000000,
   ],
 };

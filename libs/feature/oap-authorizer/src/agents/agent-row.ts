@@ -12,10 +12,11 @@ export interface AgentRow {
   vouch_count: number;
   current_version_id: string | null;
   suppressed: boolean;
+  dpop_jkt: string | null;
   created_at: Date;
 }
 
-export const AGENT_COLUMNS = 'id, application_id, name, status, agent_metadata, trust_score, vouch_count, current_version_id, suppressed, created_at';
+export const AGENT_COLUMNS = 'id, application_id, name, status, agent_metadata, trust_score, vouch_count, current_version_id, suppressed, dpop_jkt, created_at';
 
 export function toAgent(row: AgentRow): Agent {
   return {
@@ -28,6 +29,7 @@ export function toAgent(row: AgentRow): Agent {
     vouchCount: row.vouch_count,
     currentVersionId: row.current_version_id,
     suppressed: row.suppressed,
+    dpopJkt: row.dpop_jkt,
     createdAt: row.created_at,
   };
 }

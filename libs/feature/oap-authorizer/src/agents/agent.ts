@@ -14,6 +14,8 @@ export interface Agent {
   currentVersionId: string | null;
   /** Operator suppression: the capability document answers as undiscoverable. */
   suppressed: boolean;
+  /** RFC 7638 thumbprint of the agent's DPoP key, when registered. */
+  dpopJkt: string | null;
   createdAt: Date;
 }
 

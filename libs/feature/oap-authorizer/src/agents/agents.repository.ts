@@ -14,11 +14,11 @@ export class AgentsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insert(manager: EntityManager, agent: { id: string; applicationId: string; name: string; metadata: AgentMetadata | null }, at: Date): Promise<Agent> {
+  async insert(manager: EntityManager, agent: { id: string; applicationId: string; name: string; metadata: AgentMetadata | null; dpopJkt?: string | null }, at: Date): Promise<Agent> {
     const rows: AgentRow[] = await manager.query(
-      `INSERT INTO oap.agents (id, application_id, name, agent_metadata, metadata_provenance, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${AGENT_COLUMNS}`,
-      [agent.id, agent.applicationId, agent.name, agent.metadata, agent.metadata ? METADATA_PROVENANCE : null, at],
+      `INSERT INTO oap.agents (id, application_id, name, agent_metadata, metadata_provenance, created_at, updated_at, dpop_jkt)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, $7) RETURNING ${AGENT_COLUMNS}`,
+      [agent.id, agent.applicationId, agent.name, agent.metadata, agent.metadata ? METADATA_PROVENANCE : null, at, agent.dpopJkt ?? null],
     );
     return toAgent(rows[0]!);
   }

@@ -18,11 +18,11 @@ export class RegisterAgent {
   ) {}
 
   /** `metadata` is untrusted input, validated against the closed taxonomy (see parseAgentMetadata). */
-  async execute(applicationId: string, name: string, metadata: unknown): Promise<Agent> {
+  async execute(applicationId: string, name: string, metadata: unknown, dpopJkt: string | null = null): Promise<Agent> {
     const parsed = metadata === undefined ? null : parseAgentMetadata(metadata);
     const now = this.clock.now();
     return this.agents.transaction(async (manager) => {
-      const agent = await this.agents.insert(manager, { id: newRegionalId('agent', this.config.REGION), applicationId, name, metadata: parsed }, now);
+      const agent = await this.agents.insert(manager, { id: newRegionalId('agent', this.config.REGION), applicationId, name, metadata: parsed, dpopJkt }, now);
       await this.outbox.add(manager, 'oap.agent_registered', { agentId: agent.id, applicationId, agentType: parsed?.agent_type ?? '' }, { applicationId, occurredAt: now });
       return agent;
     });

@@ -1,0 +1,228 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { authError, type DelegationContext, type DelegationTarget, type Principal } from '@svc/auth';
+import { Clock, PlatformConfig } from '@svc/config';
+import { newRegionalId, parseId } from '@svc/ids';
+import type { OutboxWriter } from '@svc/persistence';
+import type { EntityManager } from 'typeorm';
+import { PERSON_DIRECTORY, type PersonDirectory } from '../people/person-sessions.port';
+import { GATEWAY_OUTBOX } from '../tokens';
+import { effectiveStatus, type DelegationAction, type DelegationGrant, type DelegationType } from './delegation-grant';
+import { delegationError } from './delegations.errors';
+import { DelegationsRepository } from './delegations.repository';
+
+/** What token exchange (and any other reader) learns of an active grant. */
+export interface ActiveDelegation {
+  principalPersonId: string;
+  surfaces: readonly string[];
+  actions: readonly string[];
+  expiresAt: Date;
+}
+
+/** The lookup other parts of the service use: the grant, when active and the delegate's. */
+export abstract class DelegationGrants {
+  abstract activeFor(grantId: string, delegatePersonId: string): Promise<ActiveDelegation | null>;
+}
+
+export interface OfferDelegation {
+  type: DelegationType;
+  delegatePersonId: string;
+  surfaces: string[];
+  actions: DelegationAction[];
+  expiresAt: Date;
+  purpose: string | null;
+  evidenceReference: string | null;
+  idempotencyKey: string | null;
+}
+
+/**
+ * Delegation grants: offered by the principal (a signed-in person's access token), accepted by the
+ * delegate, revocable by either; each change is an outbox event (`delegation.*`), recorded by the
+ * audit chain. Also checks X-Delegation-Grant-Id for the auth guard.
+ */
+@Injectable()
+export class DelegationGrantsService extends DelegationGrants {
+  constructor(
+    private readonly repo: DelegationsRepository,
+    @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
+    private readonly platform: PlatformConfig,
+    @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
+  ) {
+    super();
+  }
+
+  async offer(principal: Principal, command: OfferDelegation): Promise<{ grant: DelegationGrant; created: boolean }> {
+    const personId = ownPerson(principal);
+    if (command.delegatePersonId === personId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
+    const delegate = parseId(command.delegatePersonId)?.region === this.platform.REGION && this.directory ? await this.directory.findById(command.delegatePersonId) : null;
+    if (!delegate) throw delegationError('delegate_not_found', 'No such person in this region', { field: 'delegate_person_id' });
+    const now = this.clock.now();
+    const draft: DelegationGrant = {
+      id: newRegionalId('delegation_grant', this.platform.REGION),
+      type: command.type,
+      principalPersonId: personId,
+      delegatePersonId: command.delegatePersonId,
+      applicationId: principal.applicationId,
+      surfaces: [...new Set(command.surfaces)].sort(),
+      actions: [...new Set(command.actions)].sort(),
+      status: 'offered',
+      purpose: command.purpose,
+      evidenceReference: command.evidenceReference,
+      expiresAt: command.expiresAt,
+      createdAt: now,
+      acceptedAt: null,
+      revokedAt: null,
+      revokedBy: null,
+    };
+    return this.repo.transaction(async (manager) => {
+      const result = await this.repo.insert(manager, draft, command.idempotencyKey);
+      if (!result.created) {
+        const same = result.grant.type === draft.type && result.grant.delegatePersonId === draft.delegatePersonId && result.grant.surfaces.join() === draft.surfaces.join() && result.grant.actions.join() === draft.actions.join();
+        if (!same) throw delegationError('idempotency_key_reused', 'This Idempotency-Key was used with a different request', { field: 'Idempotency-Key' });
+        return result;
+      }
+      await this.publish(manager, 'delegation.offered', result.grant, personId, now);
+      return result;
+    });
+  }
+
+  /**
+   * A guardian or power-of-attorney grant created by an operator on reviewed evidence (court order,
+   * registered power of attorney): offered in the principal's name, still accepted by the
+   * delegate. The event names the reviewer as the one who made the change.
+   */
+  async offerOnEvidence(command: Omit<OfferDelegation, 'idempotencyKey' | 'type' | 'evidenceReference'> & { type: 'guardian' | 'power_of_attorney'; principalPersonId: string; applicationId: string; evidenceReference: string; reviewedBy: string }): Promise<DelegationGrant> {
+    if (command.type !== 'guardian' && command.type !== 'power_of_attorney') throw delegationError('delegation_grant_forbidden', 'Only guardian and power-of-attorney grants are created on evidence', { field: 'type' });
+    if (command.delegatePersonId === command.principalPersonId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
+    const now = this.clock.now();
+    return this.repo.transaction(async (manager) => {
+      for (const [field, id] of [['principal_person_id', command.principalPersonId], ['delegate_person_id', command.delegatePersonId]] as const) {
+        if (!(await this.repo.personExists(manager, id))) throw delegationError('delegate_not_found', 'No such person in this region', { field });
+      }
+      const { grant } = await this.repo.insert(
+        manager,
+        {
+          id: newRegionalId('delegation_grant', this.platform.REGION),
+          type: command.type,
+          principalPersonId: command.principalPersonId,
+          delegatePersonId: command.delegatePersonId,
+          applicationId: command.applicationId,
+          surfaces: [...new Set(command.surfaces)].sort(),
+          actions: [...new Set(command.actions)].sort(),
+          status: 'offered',
+          purpose: command.purpose,
+          evidenceReference: command.evidenceReference,
+          expiresAt: command.expiresAt,
+          createdAt: now,
+          acceptedAt: null,
+          revokedAt: null,
+          revokedBy: null,
+        },
+        null,
+      );
+      await this.publish(manager, 'delegation.offered', grant, command.reviewedBy, now);
+      return grant;
+    });
+  }
+
+  async get(principal: Principal, id: string): Promise<DelegationGrant> {
+    const personId = ownPerson(principal);
+    const grant = await this.repo.find(id);
+    if (!grant || (grant.principalPersonId !== personId && grant.delegatePersonId !== personId)) {
+      throw delegationError('delegation_grant_not_found', 'Delegation grant not found', { delegation_grant_id: id.slice(0, 100) });
+    }
+    return grant;
+  }
+
+  /** The delegate accepts an offered grant; accepting an active one again answers it unchanged. */
+  async accept(principal: Principal, id: string): Promise<DelegationGrant> {
+    const personId = ownPerson(principal);
+    const now = this.clock.now();
+    return this.repo.transaction(async (manager) => {
+      const grant = await this.locked(manager, personId, id);
+      if (grant.delegatePersonId !== personId) throw delegationError('delegation_grant_forbidden', 'Only the delegate accepts a delegation grant', { delegation_grant_id: id });
+      const status = effectiveStatus(grant, now);
+      if (status === 'active') return grant;
+      if (status !== 'offered') throw delegationError('delegation_grant_transition_not_allowed', `No accept move from ${status}`, { status, action: 'accept' });
+      const accepted = await this.repo.accept(manager, id, now);
+      await this.publish(manager, 'delegation.accepted', accepted, personId, now);
+      return accepted;
+    });
+  }
+
+  /** Either side revokes; revoking a revoked grant again answers it unchanged. */
+  async revoke(principal: Principal, id: string): Promise<DelegationGrant> {
+    const personId = ownPerson(principal);
+    const now = this.clock.now();
+    return this.repo.transaction(async (manager) => {
+      const grant = await this.locked(manager, personId, id);
+      if (grant.status === 'revoked') return grant;
+      const revoked = await this.repo.revoke(manager, id, personId, now);
+      await this.publish(manager, 'delegation.revoked', revoked, personId, now);
+      return revoked;
+    });
+  }
+
+  list(principal: Principal, role: 'principal' | 'delegate' | undefined, limit: number, after?: { createdAt: string; id: string }): Promise<DelegationGrant[]> {
+    return this.repo.listFor(ownPerson(principal), role, limit, after);
+  }
+
+  async activeFor(grantId: string, delegatePersonId: string): Promise<ActiveDelegation | null> {
+    if (parseId(grantId)?.region !== this.platform.REGION) return null;
+    const grant = await this.repo.find(grantId);
+    if (!grant || grant.delegatePersonId !== delegatePersonId || effectiveStatus(grant, this.clock.now()) !== 'active') return null;
+    return { principalPersonId: grant.principalPersonId, surfaces: grant.surfaces, actions: grant.actions, expiresAt: grant.expiresAt };
+  }
+
+  /** The auth guard's check of X-Delegation-Grant-Id: a coded 403 unless the grant covers the request. */
+  async check(grantId: string, delegate: Principal, target: DelegationTarget): Promise<DelegationContext> {
+    const grant = parseId(grantId)?.region === this.platform.REGION ? await this.repo.find(grantId) : undefined;
+    // Only the delegate's own OAuth access token acts under a grant; to anyone else it does not exist.
+    if (!grant || delegate.kind !== 'access_token' || !delegate.personId || grant.delegatePersonId !== delegate.personId) {
+      throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', { grant_id: grantId.slice(0, 100) });
+    }
+    const status = effectiveStatus(grant, this.clock.now());
+    if (status === 'revoked') throw authError('delegation_grant_revoked', 'The delegation grant was revoked', { grant_id: grant.id });
+    if (status === 'expired') throw authError('delegation_grant_expired', 'The delegation grant has expired', { grant_id: grant.id, expired_at: grant.expiresAt.toISOString() });
+    if (status === 'offered') throw authError('delegation_grant_not_accepted', 'The delegate has not accepted the delegation grant', { grant_id: grant.id });
+    if (!grant.surfaces.includes(target.surface) || !grant.actions.includes(target.action)) {
+      throw authError('delegation_grant_not_covering', 'The delegation grant does not cover this action', { grant_id: grant.id, surface: target.surface, action: target.action });
+    }
+    return { grantId: grant.id, principalId: grant.principalPersonId, delegateId: grant.delegatePersonId, type: grant.type };
+  }
+
+  private async locked(manager: EntityManager, personId: string, id: string): Promise<DelegationGrant> {
+    const grant = await this.repo.find(id, manager, true);
+    if (!grant || (grant.principalPersonId !== personId && grant.delegatePersonId !== personId)) {
+      throw delegationError('delegation_grant_not_found', 'Delegation grant not found', { delegation_grant_id: id.slice(0, 100) });
+    }
+    return grant;
+  }
+
+  private async publish(manager: EntityManager, type: 'delegation.offered' | 'delegation.accepted' | 'delegation.revoked', grant: DelegationGrant, by: string, now: Date): Promise<void> {
+    await this.outbox.add(
+      manager,
+      type,
+      {
+        delegationGrantId: grant.id,
+        type: grant.type,
+        principalId: grant.principalPersonId,
+        delegateId: grant.delegatePersonId,
+        status: grant.status,
+        surfaces: grant.surfaces,
+        actions: grant.actions,
+        expiresAt: grant.expiresAt.toISOString(),
+        changedBy: by,
+      },
+      { applicationId: grant.applicationId, occurredAt: now },
+    );
+  }
+}
+
+/** The person of a person's own access token (never under another delegation grant). */
+function ownPerson(principal: Principal): string {
+  if (principal.kind !== 'access_token' || !principal.personId || principal.delegation) {
+    throw delegationError('delegation_requires_person', "Delegation grants are managed with a person's own OAuth access token", { field: 'Authorization' });
+  }
+  return principal.personId;
+}
