@@ -2602,6 +2602,7 @@ export interface components {
             grant_id: string | null;
             created_at: string;
             resolved_at: string | null;
+            counter_proposal: Record<string, never> | null;
         } & {
             [key: string]: unknown;
         };

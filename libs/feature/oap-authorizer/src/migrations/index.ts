@@ -5,9 +5,10 @@ import { IndexPendingEscalations1796200000000 } from './1796200000000-index-pend
 import { AuthorityUsage1796900000000 } from './1796900000000-authority-usage';
 import { EscalationProposal1797000000000 } from './1797000000000-escalation-proposal';
 import { RevocationReasonCode1797300000000 } from './1797300000000-revocation-reason-code';
+import { EscalationCounterProposal1797400000000 } from './1797400000000-escalation-counter-proposal';
 
 /** oap-authorizer's schema and its migrations, in order. */
 export const oapMigrations: SchemaMigrations = {
   schema: OAP_SCHEMA,
-  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000],
+  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000, EscalationCounterProposal1797400000000],
 };

@@ -341,6 +341,7 @@ export class RequestGrant {
       grantId: null,
       createdAt: now,
       resolvedAt: null,
+      counterProposal: null,
     };
     const decisionUrl = `${this.config.publicBaseUrl}/decisions/${sessionToken}`;
     const proposalJson = JSON.stringify(approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }));
