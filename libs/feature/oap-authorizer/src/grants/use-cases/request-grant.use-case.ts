@@ -292,7 +292,7 @@ export class RequestGrant {
       writes.grants.push(rows.grant);
       if (rows.attestation) writes.attestations.push(rows.attestation);
       writes.decisions.push(rows.decision);
-      writes.events.push(rows.event);
+      writes.events.push(...rows.events);
       input.histories.set(authority.id, withGrant(history, request, authority.bounds.value_bounds?.currency ?? null));
       return {
         status: 201,
