@@ -147,8 +147,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Manifest (well known) */
-        get: operations["WellKnown_manifest"];
+        /** A published capability manifest version of an agent (anonymous) */
+        get: operations["ManifestTransparency_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2768,6 +2768,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ManifestVersionResponse: {
+            /** @enum {string} */
+            object: "capability_manifest";
+            agent_id: string;
+            version: string;
+            /** @enum {boolean} */
+            current: true | false;
+            scopes: Record<string, never>[];
+            actions: string[];
+            manifest_sha256: string;
+            published_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         OAuthClientResponse: {
             client_id: string;
             /** @enum {string} */
@@ -3549,7 +3563,7 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
-    WellKnown_manifest: {
+    ManifestTransparency_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -3566,11 +3580,11 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["ManifestVersionResponse"];
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
