@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
 import { AgentsController } from './agents/agents.controller';
 import { AgentsRepository } from './agents/agents.repository';
+import { OapCredentialsController } from './verification/oap-credentials.controller';
 import { ManifestTransparencyController } from './agents/manifest-transparency.controller';
 import { CapabilitiesController } from './agents/capabilities.controller';
 import { IpRateLimiter } from './agents/ip-rate-limiter';
@@ -47,7 +48,7 @@ import { VersionController } from './version.controller';
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
-  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController],
+  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,

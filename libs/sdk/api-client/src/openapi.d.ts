@@ -55,6 +55,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oap-credentials/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public status of the credential (runtime receipt) issued with a grant */
+        get: operations["OapCredentials_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oap-revocation-list": {
         parameters: {
             query?: never;
@@ -2802,6 +2819,26 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OapCredentialResponse: {
+            /** @enum {string} */
+            object: "oap_credential";
+            id: string;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired" | "consumed";
+            receipt_jti: string;
+            receipt_sha256: string;
+            agent_id: string;
+            scope: string[];
+            actions: string[];
+            issued_at: string;
+            valid_until: string;
+            revoked_at: string | null;
+            consumed_at: string | null;
+            verify_url: string;
+            revocation_list_url: string;
+        } & {
+            [key: string]: unknown;
+        };
         OwnLinkResponse: {
             application_name: string;
             id: string;
@@ -3434,6 +3471,30 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             410: components["responses"]["Error410"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    OapCredentials_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OapCredentialResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
