@@ -119,7 +119,7 @@ describe('POST /api/v1/grants through the us router', () => {
       expect((await http('POST', `${us}/api/v1/authorities/${authorityId}/revoke`, { headers: bearer(app.token), json: {} })).body.status).toBe('revoked');
       await expectDenial(await requestGrant(us, app, key, grantBody(agentId, key), { now: now() }), 3, 'authorization_denied');
       const types = await db.query(`SELECT event_type FROM oap.outbox WHERE event_type LIKE 'authority.%' ORDER BY seq`);
-      expect(new Set(types.map((t: { event_type: string }) => t.event_type))).toEqual(new Set(['authority.created', 'authority.suspended', 'authority.resumed', 'authority.revoked']));
+      expect(new Set(types.map((t: { event_type: string }) => t.event_type))).toEqual(new Set(['authority.created', 'authority.exercised', 'authority.suspended', 'authority.resumed', 'authority.revoked']));
     });
 
     it('step 4: scope not allowed', async () => {

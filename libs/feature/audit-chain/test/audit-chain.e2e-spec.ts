@@ -276,7 +276,6 @@ describe('audit-chain over HTTP', () => {
       ['/.well-known/transparency/not-an-id', 'application_not_found'],
       ['/.well-known/transparency/agents/agent_us_zzzzzzzzzzzzzzzzzzzz', 'agent_not_found'],
       ['/.well-known/transparency/agents/nope', 'agent_not_found'],
-      ['/.well-known/transparency/agents/agent_us_zzzzzzzzzzzzzzzzzzzz/manifests/1', 'manifest_not_found'],
     ])('answers %s with 404 %s', async (path, reason) => {
       const res = await http<Json>('GET', `${url}${path}`);
       expect(res.status).toBe(404);

@@ -3,6 +3,8 @@ import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
 import { AgentsController } from './agents/agents.controller';
 import { AgentsRepository } from './agents/agents.repository';
+import { OapCredentialsController } from './verification/oap-credentials.controller';
+import { ManifestTransparencyController } from './agents/manifest-transparency.controller';
 import { CapabilitiesController } from './agents/capabilities.controller';
 import { IpRateLimiter } from './agents/ip-rate-limiter';
 import { PublishCapabilities } from './agents/use-cases/publish-capabilities.use-case';
@@ -52,7 +54,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
-  controllers: [CapabilitiesController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, TokenExchangeRpcHandlers],
+  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, TokenExchangeRpcHandlers],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,

@@ -10,6 +10,7 @@ export const oapError = defineErrors({
   agent_id_malformed: 'invalid',
   agent_not_discoverable: 'not_found',
   agent_suspended: 'conflict',
+  manifest_not_found: 'not_found',
   // Authorities.
   authority_not_found: 'not_found',
   authority_state_conflict: 'conflict',

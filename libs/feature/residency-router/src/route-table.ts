@@ -29,6 +29,8 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
     match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|mcp_servers)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
     service: 'oap-authorizer',
   },
+  // Capability manifest versions are oap-authorizer's, under the audit log's transparency path.
+  { match: /^\/\.well-known\/transparency\/agents\/[^/]+\/manifests(\/|$)/, service: 'oap-authorizer' },
   { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration|oauth-protected-resource)(\/|$)/, service: 'oap-authorizer' },
   // postMessage v2 schemas and the browser SDK (hosted pages) — before the receipts rule that owns /schemas/.
   { match: /^\/schemas\/postmessage\/|^\/cdn\//, service: 'decision-gateway' },

@@ -72,6 +72,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oap-credentials/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public status of the credential (runtime receipt) issued with a grant */
+        get: operations["OapCredentials_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oap-revocation-list": {
         parameters: {
             query?: never;
@@ -181,8 +198,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Manifest (well known) */
-        get: operations["WellKnown_manifest"];
+        /** A published capability manifest version of an agent (anonymous) */
+        get: operations["ManifestTransparency_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3615,6 +3632,7 @@ export interface components {
             grant_id: string | null;
             created_at: string;
             resolved_at: string | null;
+            counter_proposal: Record<string, never> | null;
         } & {
             [key: string]: unknown;
         };
@@ -3951,6 +3969,20 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ManifestVersionResponse: {
+            /** @enum {string} */
+            object: "capability_manifest";
+            agent_id: string;
+            version: string;
+            /** @enum {boolean} */
+            current: true | false;
+            scopes: Record<string, never>[];
+            actions: string[];
+            manifest_sha256: string;
+            published_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         McpConfigurationResponse: {
             mcp_endpoint: string;
             transports_supported: string[];
@@ -3992,6 +4024,26 @@ export interface components {
             jwks: Record<string, never> | null;
             created_at: string;
             client_secret?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        OapCredentialResponse: {
+            /** @enum {string} */
+            object: "oap_credential";
+            id: string;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired" | "consumed";
+            receipt_jti: string;
+            receipt_sha256: string;
+            agent_id: string;
+            scope: string[];
+            actions: string[];
+            issued_at: string;
+            valid_until: string;
+            revoked_at: string | null;
+            consumed_at: string | null;
+            verify_url: string;
+            revocation_list_url: string;
         } & {
             [key: string]: unknown;
         };
@@ -5228,6 +5280,53 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    OapCredentials_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example credential id */
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "oap_credential",
+                     *       "id": "id",
+                     *       "status": "active",
+                     *       "receipt_jti": "receipt jti",
+                     *       "receipt_sha256": "receipt sha256",
+                     *       "agent_id": "agent id",
+                     *       "scope": [
+                     *         "scope"
+                     *       ],
+                     *       "actions": [
+                     *         "action"
+                     *       ],
+                     *       "issued_at": "2026-11-25T09:30:00.000Z",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "consumed_at": "2026-11-25T09:30:00.000Z",
+                     *       "verify_url": "https://shop.example.com/hooks/consent",
+                     *       "revocation_list_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OapCredentialResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Verification_revocationList: {
         parameters: {
             query?: {
@@ -5503,7 +5602,7 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
-    WellKnown_manifest: {
+    ManifestTransparency_get: {
         parameters: {
             query?: never;
             header?: never;
@@ -5522,11 +5621,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "capability_manifest",
+                     *       "agent_id": "agent id",
+                     *       "version": "version",
+                     *       "current": true,
+                     *       "scopes": [
+                     *         {}
+                     *       ],
+                     *       "actions": [
+                     *         "action"
+                     *       ],
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "published_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ManifestVersionResponse"];
+                };
             };
-            400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
-            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
@@ -11971,7 +12086,8 @@ export interface operations {
                      *       "request": {},
                      *       "grant_id": "grant id",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
-                     *       "resolved_at": "2026-11-25T09:30:00.000Z"
+                     *       "resolved_at": "2026-11-25T09:30:00.000Z",
+                     *       "counter_proposal": {}
                      *     }
                      */
                     "application/json": components["schemas"]["EscalationResponse"];

@@ -93,12 +93,6 @@ export class WellKnownController {
     return { object: 'audit_transparency', agent_id: agentId, ...(await this.page(summary)) };
   }
 
-  /** Capability manifests are published by oap-authorizer; until an agent has one, 404. */
-  @Get('transparency/agents/:agent_id/manifests/:version')
-  manifest(@Param('agent_id') agentId: string, @Param('version') version: string): never {
-    throw auditError('manifest_not_found', 'Manifest not found', { agent_id: agentId, version });
-  }
-
   private async page(summary: { count: number; first: number; last: number }): Promise<Omit<AuditTransparencyResponse, 'object' | 'application_id' | 'agent_id'>> {
     const checkpoints = await this.chain.checkpoints.listCovering(summary.first + 1, TRANSPARENCY_CHECKPOINTS);
     return {

@@ -69,4 +69,16 @@ export class AgentsRepository {
     const manifest = JSON.parse(row.manifest_json) as { scopes: CapabilityScope[]; actions: string[] };
     return { versionId: row.version_id, agentId: row.agent_id, scopes: manifest.scopes, actions: manifest.actions, manifestSha256: row.manifest_sha256, publishedAt: row.published_at };
   }
+
+  /** One published manifest version of the agent (any version, not only the current one). */
+  async findVersion(agentId: string, versionId: string): Promise<CapabilityVersion | undefined> {
+    const rows: Array<{ version_id: string; agent_id: string; manifest_json: string; manifest_sha256: string; published_at: Date }> = await this.dataSource.query(
+      `SELECT version_id, agent_id, manifest_json, manifest_sha256, published_at FROM oap.capability_versions WHERE agent_id = $1 AND version_id = $2`,
+      [agentId, versionId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const manifest = JSON.parse(row.manifest_json) as { scopes: CapabilityScope[]; actions: string[] };
+    return { versionId: row.version_id, agentId: row.agent_id, scopes: manifest.scopes, actions: manifest.actions, manifestSha256: row.manifest_sha256, publishedAt: row.published_at };
+  }
 }

@@ -1,7 +1,7 @@
-import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
+import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { decodeEvent } from '@svc/contracts';
+import { ApprovalDecidedSchema, decodeSealedEvent } from '@svc/contracts';
 import { DomainError } from '@svc/errors';
 import { processOnce } from '@svc/persistence';
 import { LOGGER, consumeEvents } from '@svc/server';
@@ -51,20 +51,31 @@ export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnAppli
   async handle(event: DeliveredEvent): Promise<void> {
     const outcome = OUTCOMES[event.eventType];
     if (!outcome) return;
-    const decoded = decodeEvent(event.eventType, event.data) as { reference?: string; meta?: { occurredAt?: Timestamp } } | undefined;
-    const reference = decoded?.reference ?? '';
+    const decoded = decodeSealedEvent(ApprovalDecidedSchema, event.data, this.bus.personalData);
+    const reference = decoded.reference;
     if (!reference.startsWith('esc_')) return;
     // When the decisions surface reached the outcome; held against the approval TTL (same deadline as its session).
-    const decidedAt = decoded?.meta?.occurredAt ? timestampDate(decoded.meta.occurredAt) : undefined;
+    const decidedAt = decoded.meta?.occurredAt ? timestampDate(decoded.meta.occurredAt) : undefined;
+    const counterProposal = outcome === 'countered' ? parseObject(decoded.counterProposalJson) : undefined;
     await processOnce(this.dataSource, OAP_SCHEMA, CONSUMER, event.id, async (manager) => {
       const escalation = await this.escalations.find(reference, manager, true);
       if (!escalation || escalation.status !== 'pending') return;
       try {
-        await this.resolve.apply(manager, escalation, outcome, escalation.votes, decidedAt);
+        await this.resolve.apply(manager, escalation, outcome, escalation.votes, decidedAt, counterProposal);
       } catch (error) {
         if (!(error instanceof DomainError)) throw error;
         this.logger.warn({ escalationId: reference, code: error.code }, 'approval outcome not applied');
       }
     });
+  }
+}
+
+/** The counter proposal as sent by the decisions surface: a JSON object, `{}` when it is not one. */
+function parseObject(json: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(json);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }

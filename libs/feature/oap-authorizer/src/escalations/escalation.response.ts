@@ -19,4 +19,6 @@ export class EscalationResponse {
   @IsString() @Nullable() grant_id!: string | null;
   @IsString() created_at!: string;
   @IsString() @Nullable() resolved_at!: string | null;
+  /** What the approver proposed instead, when the escalation was countered; null otherwise. */
+  @IsObject() @Nullable() counter_proposal!: Record<string, unknown> | null;
 }

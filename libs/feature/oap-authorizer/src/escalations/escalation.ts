@@ -24,6 +24,8 @@ export interface Escalation {
   grantId: string | null;
   createdAt: Date;
   resolvedAt: Date | null;
+  /** What the approver proposed instead (countered escalations only). */
+  counterProposal: Record<string, unknown> | null;
 }
 
 /** `esc_<region>_<base32>`: regional like every OAP identifier, so the router homes it. */
@@ -68,5 +70,6 @@ export function escalationView(escalation: Escalation): Record<string, unknown> 
     grant_id: escalation.grantId,
     created_at: escalation.createdAt.toISOString(),
     resolved_at: escalation.resolvedAt?.toISOString() ?? null,
+    counter_proposal: escalation.counterProposal,
   } satisfies EscalationResponse;
 }

@@ -19,9 +19,10 @@ interface EscalationRow {
   grant_id: string | null;
   created_at: Date;
   resolved_at: Date | null;
+  counter_proposal: Record<string, unknown> | null;
 }
 
-const COLUMNS = 'id, application_id, agent_id, authority_id, principal_id, status, quorum_type, approvers, threshold, votes, approval_ttl_at, request_json, grant_id, created_at, resolved_at';
+const COLUMNS = 'id, application_id, agent_id, authority_id, principal_id, status, quorum_type, approvers, threshold, votes, approval_ttl_at, request_json, grant_id, created_at, resolved_at, counter_proposal';
 
 function toEscalation(row: EscalationRow): Escalation {
   return {
@@ -40,6 +41,7 @@ function toEscalation(row: EscalationRow): Escalation {
     grantId: row.grant_id,
     createdAt: row.created_at,
     resolvedAt: row.resolved_at,
+    counterProposal: row.counter_proposal,
   };
 }
 
@@ -91,10 +93,15 @@ export class EscalationsRepository {
     return rows[0] ? toEscalation(rows[0]) : undefined;
   }
 
-  async update(manager: EntityManager, id: string, patch: { status: EscalationStatus; votes: Escalation['votes']; grantId?: string; agentTokenSealed?: Buffer; resolvedAt?: Date }): Promise<void> {
+  async update(
+    manager: EntityManager,
+    id: string,
+    patch: { status: EscalationStatus; votes: Escalation['votes']; grantId?: string; agentTokenSealed?: Buffer; resolvedAt?: Date; counterProposal?: Record<string, unknown> },
+  ): Promise<void> {
     await manager.query(
-      `UPDATE oap.escalations SET status = $2, votes = $3, grant_id = COALESCE($4, grant_id), agent_token_enc = COALESCE($5, agent_token_enc), resolved_at = COALESCE($6, resolved_at) WHERE id = $1`,
-      [id, patch.status, JSON.stringify(patch.votes), patch.grantId ?? null, patch.agentTokenSealed ?? null, patch.resolvedAt ?? null],
+      `UPDATE oap.escalations SET status = $2, votes = $3, grant_id = COALESCE($4, grant_id), agent_token_enc = COALESCE($5, agent_token_enc), resolved_at = COALESCE($6, resolved_at),
+         counter_proposal = COALESCE($7::jsonb, counter_proposal) WHERE id = $1`,
+      [id, patch.status, JSON.stringify(patch.votes), patch.grantId ?? null, patch.agentTokenSealed ?? null, patch.resolvedAt ?? null, patch.counterProposal ? JSON.stringify(patch.counterProposal) : null],
     );
   }
 

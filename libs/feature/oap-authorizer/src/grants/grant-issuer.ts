@@ -41,18 +41,22 @@ export interface SignedGrant {
   signed: SignedReceipt;
 }
 
-/** The rows an allowed grant writes: grant, attestation token, decision and `grant.decided` event. */
+/**
+ * The rows an allowed grant writes: grant, attestation token, decision, and its events:
+ * `grant.decided` and `authority.exercised` (the authority's `authority exercised` audit entry and
+ * receipt event).
+ */
 export interface GrantRows {
   grant: GrantInsert;
   attestation?: AttestationTokenInsert;
   decision: DecisionRecord;
-  event: PendingEvent;
+  events: PendingEvent[];
 }
 
 /**
  * Mints allowed grants: `ath_<region>_…` id, `ra_agent_…` token (DPoP-bound to the request's jkt,
- * stored as SHA-256), the signed authorizer receipt, the grant row, the decision row and the
- * `grant.decided` event for the audit chain. Signing needs no database, so a batch signs before
+ * stored as SHA-256), the signed authorizer receipt, the grant row, the decision row, the
+ * `grant.decided` event for the audit chain and the authority's `authority.exercised`. Signing needs no database, so a batch signs before
  * its transaction and writes the rows of all its grants together.
  */
 @Injectable()
@@ -143,20 +147,37 @@ export class GrantIssuer {
         contextHash: input.contextHash,
         createdAt: now,
       },
-      event: {
-        type: 'grant.decided',
-        init: {
-          decision: 'allow',
-          grantId,
-          agentId: request.agentId,
-          authorityId: authority.id,
-          receiptJti: signed.jti,
-          receiptSha256: sha256Hex(signed.token),
-          escalationId: input.escalationId ?? '',
-          contextHash: input.contextHash,
+      events: [
+        {
+          type: 'grant.decided',
+          init: {
+            decision: 'allow',
+            grantId,
+            agentId: request.agentId,
+            authorityId: authority.id,
+            receiptJti: signed.jti,
+            receiptSha256: sha256Hex(signed.token),
+            escalationId: input.escalationId ?? '',
+            contextHash: input.contextHash,
+          },
+          context: { applicationId: request.applicationId, occurredAt: now },
         },
-        context: { applicationId: request.applicationId, occurredAt: now },
-      },
+        {
+          type: 'authority.exercised',
+          init: {
+            authorityId: authority.id,
+            agentId: request.agentId,
+            status: authority.status,
+            boundsJson: authority.boundsJson,
+            validFrom: authority.validFrom.toISOString(),
+            validUntil: authority.validUntil.toISOString(),
+            purposes: authority.purposes,
+            coolingOffSeconds: authority.coolingOffSeconds,
+            createdAt: authority.createdAt.toISOString(),
+          },
+          context: { applicationId: request.applicationId, occurredAt: now },
+        },
+      ],
     };
     return { issued: { grant, agentToken, receipt: signed.token, receiptClaims: signed.claims }, rows };
   }
@@ -177,7 +198,7 @@ export class GrantIssuer {
     );
     await this.outbox.addMany(
       manager,
-      rows.map((row) => row.event),
+      rows.flatMap((row) => row.events),
     );
   }
 }

@@ -7,9 +7,10 @@ import { EscalationProposal1797000000000 } from './1797000000000-escalation-prop
 import { RevocationReasonCode1797300000000 } from './1797300000000-revocation-reason-code';
 import { McpServers1797400000000 } from './1797400000000-mcp-servers';
 import { AgentDpopKey1797400000000 } from './1797400000000-agent-dpop-key';
+import { EscalationCounterProposal1797400000000 } from './1797400000000-escalation-counter-proposal';
 
 /** oap-authorizer's schema and its migrations, in order. */
 export const oapMigrations: SchemaMigrations = {
   schema: OAP_SCHEMA,
-  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000, McpServers1797400000000, AgentDpopKey1797400000000],
+  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000, McpServers1797400000000, AgentDpopKey1797400000000, EscalationCounterProposal1797400000000],
 };

@@ -17,8 +17,9 @@ const CONSUMER = 'receipts-authorities';
 
 /**
  * Freezes an authority's `authorization_record` from oap-authorizer's `authority.created` and
- * appends `authority.suspended` / `resumed` / `revoked` as its `authority *` events. State changes
- * are made through the application's API, so the application is their acting entity.
+ * appends `authority.suspended` / `resumed` / `revoked` / `exercised` as its `authority *` events.
+ * State changes are made through the application's API, so the application is their acting entity;
+ * an exercise is the agent's.
  */
 @Injectable()
 export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -59,6 +60,9 @@ export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShu
           return { type: 'authority_resumed', at, entity_id: applicationId };
         case 'authority.revoked':
           return { type: 'authority_revoked', at, entity_id: applicationId, channel: 'organisation' };
+        case 'authority.exercised':
+          // The agent exercised it: a grant was issued under the authority.
+          return { type: 'authority_exercised', at, entity_id: changed.agentId || applicationId };
         default:
           throw new UnreceiptableRecord(`${event.eventType} is not an authority transition`);
       }

@@ -17,6 +17,8 @@ export const OAP_EVENTS = {
   'authority.suspended': { schema: AuthorityChangedSchema, version: 1 },
   'authority.resumed': { schema: AuthorityChangedSchema, version: 1 },
   'authority.revoked': { schema: AuthorityChangedSchema, version: 1 },
+  /** A grant was issued under the authority (one per exercise; no personal data). */
+  'authority.exercised': { schema: AuthorityChangedSchema, version: 1 },
   'grant.decided': { schema: GrantDecidedSchema, version: 1 },
   'grant.revoked': { schema: GrantRevokedSchema, version: 1 },
   'oap.approval_requested': { schema: ApprovalRequestedSchema, version: 1 },

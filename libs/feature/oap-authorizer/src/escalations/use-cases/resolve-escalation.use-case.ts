@@ -17,7 +17,8 @@ export type EscalationOutcome = 'approved' | 'denied' | 'countered';
 /**
  * Applies an escalation's aggregated outcome — from the decisions surface's `approval.granted`
  * / `approval.denied` / `approval.countered` events (see ApprovalOutcomesConsumer) or from
- * RecordEscalationVote. Approved: the grant is issued exactly as an allow (receipt, audit event),
+ * RecordEscalationVote. Countered: the counter proposal is kept for the agent's next read of the
+ * escalation. Approved: the grant is issued exactly as an allow (receipt, audit event),
  * its agent token sealed until the first `GET /api/v1/oap/escalations/:id`; an outcome decided at
  * or past the approval TTL expires the escalation instead. Resolving a closed escalation again is
  * `escalation_closed`.
@@ -47,7 +48,14 @@ export class ResolveEscalation {
    * the outcome is processed, is held against the approval TTL, so a quorum reached before the
    * deadline on the decisions surface counts here too.
    */
-  async apply(manager: EntityManager, escalation: Escalation, outcome: EscalationOutcome, votes: Escalation['votes'], decidedAt?: Date): Promise<Escalation> {
+  async apply(
+    manager: EntityManager,
+    escalation: Escalation,
+    outcome: EscalationOutcome,
+    votes: Escalation['votes'],
+    decidedAt?: Date,
+    counterProposal?: Record<string, unknown>,
+  ): Promise<Escalation> {
     if (escalation.status !== 'pending') throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
     const now = this.clock.now();
     if ((decidedAt ?? now) >= escalation.approvalTtlAt) return this.expire(manager, escalation, votes);
@@ -68,9 +76,10 @@ export class ResolveEscalation {
         );
       }
     }
-    await this.escalations.update(manager, escalation.id, { status, votes, grantId, agentTokenSealed: sealed, resolvedAt: now });
+    const proposal = status === 'countered' ? (counterProposal ?? {}) : undefined;
+    await this.escalations.update(manager, escalation.id, { status, votes, grantId, agentTokenSealed: sealed, resolvedAt: now, counterProposal: proposal });
     await this.outbox.add(manager, 'oap.escalation_resolved', { escalationId: escalation.id, outcome: status, grantId: grantId ?? '' }, { applicationId: escalation.applicationId, occurredAt: now });
-    return { ...escalation, status, votes, grantId: grantId ?? null, resolvedAt: now };
+    return { ...escalation, status, votes, grantId: grantId ?? null, resolvedAt: now, counterProposal: proposal ?? null };
   }
 
   /**

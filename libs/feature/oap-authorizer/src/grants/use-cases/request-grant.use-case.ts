@@ -292,7 +292,7 @@ export class RequestGrant {
       writes.grants.push(rows.grant);
       if (rows.attestation) writes.attestations.push(rows.attestation);
       writes.decisions.push(rows.decision);
-      writes.events.push(rows.event);
+      writes.events.push(...rows.events);
       input.histories.set(authority.id, withGrant(history, request, authority.bounds.value_bounds?.currency ?? null));
       return {
         status: 201,
@@ -341,6 +341,7 @@ export class RequestGrant {
       grantId: null,
       createdAt: now,
       resolvedAt: null,
+      counterProposal: null,
     };
     const decisionUrl = `${this.config.publicBaseUrl}/decisions/${sessionToken}`;
     const proposalJson = JSON.stringify(approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }));
