@@ -263,17 +263,9 @@ export class DeliveriesRepository {
 
   /** One page of a subscription's deliveries, newest first, each with its attempts; fetch limit + 1. */
   async log(subscriptionId: string, limit: number, before?: { createdAt: string; id: string }): Promise<DeliveryLogEntry[]> {
-    const deliveries: DeliveryRow[] = before
-      ? await this.dataSource.query(
-          `SELECT * FROM webhooks.deliveries WHERE subscription_id = $1 AND (created_at, id) < ($2::timestamptz, $3)
-           ORDER BY created_at DESC, id DESC LIMIT $4`,
-          [subscriptionId, before.createdAt, before.id, limit],
-        )
-      : await this.dataSource.query('SELECT * FROM webhooks.deliveries WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [subscriptionId, limit]);
-    const attempts: AttemptRow[] =
-      deliveries.length === 0
-        ? []
-        : await this.dataSource.query('SELECT * FROM webhooks.attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_no', [deliveries.map((d) => d.id)]);
+    // One snapshot for both reads: an attempt committed between them would otherwise show beside
+    // a delivery row that does not count it yet.
+    const { deliveries, attempts } = await this.dataSource.transaction('REPEATABLE READ', (manager) => this.logRows(manager, subscriptionId, limit, before));
     return deliveries.map((d) => ({
       id: d.id,
       eventId: d.event_id,
@@ -292,6 +284,26 @@ export class DeliveriesRepository {
         .filter((a) => a.delivery_id === d.id)
         .map((a) => ({ attemptNo: a.attempt_no, startedAt: a.started_at, durationMs: a.duration_ms, statusCode: a.status_code, error: a.error, outcome: a.outcome })),
     }));
+  }
+
+  private async logRows(
+    manager: EntityManager,
+    subscriptionId: string,
+    limit: number,
+    before?: { createdAt: string; id: string },
+  ): Promise<{ deliveries: DeliveryRow[]; attempts: AttemptRow[] }> {
+    const deliveries: DeliveryRow[] = before
+      ? await manager.query(
+          `SELECT * FROM webhooks.deliveries WHERE subscription_id = $1 AND (created_at, id) < ($2::timestamptz, $3)
+           ORDER BY created_at DESC, id DESC LIMIT $4`,
+          [subscriptionId, before.createdAt, before.id, limit],
+        )
+      : await manager.query('SELECT * FROM webhooks.deliveries WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [subscriptionId, limit]);
+    const attempts: AttemptRow[] =
+      deliveries.length === 0
+        ? []
+        : await manager.query('SELECT * FROM webhooks.attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_no', [deliveries.map((d) => d.id)]);
+    return { deliveries, attempts };
   }
 
   /** Drops the payload of deliveries completed before `cutoff` (retention); attempts stay. */
