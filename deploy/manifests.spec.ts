@@ -414,7 +414,7 @@ const crossRegionSubject = (region: Region, method: string): string => `${BUS_PR
 
 describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
   it('finds the cross-region requests of the code, all of them through RegionRpc', () => {
-    expect(CROSS_REGION_METHODS).toEqual(['audit.get_chain_info', 'oap.consume_grant', 'oap.grant_status']);
+    expect(CROSS_REGION_METHODS).toEqual(['audit.get_chain_info', 'gateway.find_person_home', 'oap.consume_grant', 'oap.grant_status']);
     // A subject built for a region other than the process's own is built only by the bus's Nest RPC
     // client (`RpcClient.inRegion`, which RegionRpc wraps).
     const foreign = sourcesUnder('libs').filter((path) => path !== 'libs/platform/contracts/src/subjects.ts').flatMap((path) =>

@@ -13,6 +13,7 @@ export * from './gen/svc/rpc/v1/errors_pb';
 export * from './gen/svc/rpc/v1/credentials_pb';
 export * from './gen/svc/rpc/v1/applications_pb';
 export * from './gen/svc/rpc/v1/oap_pb';
+export * from './gen/svc/rpc/v1/people_pb';
 export * from './gen/svc/events/v1/audit_pb';
 export * from './gen/svc/rpc/v1/audit_pb';
 export * from './gen/svc/events/v1/webhooks_pb';

@@ -8,6 +8,7 @@ import { CreatePeople1732700000000 } from './1732700000000-create-people';
 import { AddApplicationBranding1732710000000 } from './1732710000000-add-application-branding';
 import { CreateOAuth1732800000000 } from './1732800000000-create-oauth';
 import { CreateDelegationGrants1732900000000 } from './1732900000000-create-delegation-grants';
+import { AddPersonEmailLookup1733000000000 } from './1733000000000-add-person-email-lookup';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -21,5 +22,6 @@ export const gatewayMigrations: SchemaMigrations = {
     AddApplicationBranding1732710000000,
     CreateOAuth1732800000000,
     CreateDelegationGrants1732900000000,
+    AddPersonEmailLookup1733000000000,
   ],
 };

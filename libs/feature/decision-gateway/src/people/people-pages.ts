@@ -224,6 +224,7 @@ if (emailForm) emailForm.addEventListener('submit', function(ev){
   call('POST', '/people/email_codes', body).then(function(res){
     if (res.status === 421 && res.data && res.data.detail && res.data.detail.home_region_url) {
       say(t.wrong_region);
+      if (purpose === 'sign_in') return go(res.data.detail.home_region_url + '/people/sign-in');
       return go(res.data.detail.home_region_url + '/people/sign-up?country=' + encodeURIComponent(body.home_country));
     }
     if (res.status !== 202) return explain(res);

@@ -30,6 +30,16 @@ export class PeopleConfig extends OAuthConfig {
   @Matches(/^[A-Z]{2}=[a-z]{2}(,[A-Z]{2}=[a-z]{2})*$/, { message: 'PERSON_COUNTRIES must be CC=region pairs separated by commas' })
   PERSON_COUNTRIES?: string;
 
+  /**
+   * Base64 of the 32-byte key, the same in every region of a deployment, under which a region that
+   * finds no account for a sign-in email asks the other regions for the person's home: only an
+   * HMAC-SHA256 of the normalised email under this key crosses. Unset, no region is asked and the
+   * address gets the "no account here" note.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PEOPLE_LOOKUP_KEY must be base64 of exactly 32 bytes' })
+  PEOPLE_LOOKUP_KEY?: string;
+
   /** Lifetime of a one-time email code. */
   @Transform(intFromEnv)
   @IsInt()

@@ -11,6 +11,7 @@ import { DecisionGatewayConfig } from '../decision-gateway.config';
 import { PeopleConfig } from './people.config';
 import { PeopleController } from './people.controller';
 import { PeopleRepository } from './people.repository';
+import { GatewayRegionRpc, PersonHomeLookup, PersonHomeRpcHandlers } from './person-home-lookup';
 import { PersonInboxController } from './person-inbox.controller';
 import { PersonLinksController } from './person-links.controller';
 import { PERSON_DIRECTORY, PERSON_SESSIONS } from './person-sessions.port';
@@ -27,13 +28,15 @@ import { PersonLinks } from './use-cases/person-links.use-case';
  * ports to the rest of decision-gateway.
  */
 @Module({
-  controllers: [PeopleController, PersonLinksController, PersonInboxController],
+  controllers: [PeopleController, PersonLinksController, PersonInboxController, PersonHomeRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     { provide: PeopleConfig, useExisting: DecisionGatewayConfig },
     ApplicationsRepository,
     PeopleRepository,
     PeopleMailer,
+    GatewayRegionRpc,
+    PersonHomeLookup,
     SignInThrottle,
     PersonSessionsService,
     { provide: PERSON_SESSIONS, useExisting: PersonSessionsService },

@@ -170,13 +170,33 @@ export class PeopleRepository {
   }
 
   /** Inserts a person; undefined when the email is already taken. */
-  async insertPerson(manager: EntityManager, person: Omit<Person, 'createdAt'>, at: Date): Promise<Person | undefined> {
+  async insertPerson(manager: EntityManager, person: Omit<Person, 'createdAt'>, at: Date, emailLookupDigest: Buffer | null = null): Promise<Person | undefined> {
     const rows: PersonRow[] = await queryRows(manager, 
-      `INSERT INTO gateway.people AS p (id, email, email_verified_at, display_name, locale, time_zone, home_country, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) ON CONFLICT (email) DO NOTHING RETURNING ${PERSON_COLUMNS}`,
-      [person.id, person.email, person.emailVerifiedAt, person.displayName, person.locale, person.timeZone, person.homeCountry, at],
+      `INSERT INTO gateway.people AS p (id, email, email_verified_at, display_name, locale, time_zone, home_country, created_at, updated_at, email_lookup_digest)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) ON CONFLICT (email) DO NOTHING RETURNING ${PERSON_COLUMNS}`,
+      [person.id, person.email, person.emailVerifiedAt, person.displayName, person.locale, person.timeZone, person.homeCountry, at, emailLookupDigest],
     );
     return rows[0] ? toPerson(rows[0]) : undefined;
+  }
+
+  /** Whether a person here has this email lookup digest. */
+  async hasEmailLookupDigest(digest: Uint8Array): Promise<boolean> {
+    const rows: unknown[] = await queryRows(this.dataSource.manager, `SELECT 1 FROM gateway.people WHERE email_lookup_digest = $1 LIMIT 1`, [Buffer.from(digest)]);
+    return rows.length > 0;
+  }
+
+  /** Sets the email lookup digest of people whose email has none yet, a batch at a time; returns how many. */
+  async fillEmailLookupDigests(digestOf: (email: string) => Buffer, batch = 500): Promise<number> {
+    let filled = 0;
+    for (;;) {
+      const rows: Array<{ id: string; email: string }> = await queryRows(this.dataSource.manager, `SELECT id, email FROM gateway.people WHERE email_lookup_digest IS NULL ORDER BY id LIMIT $1`, [batch]);
+      if (rows.length === 0) return filled;
+      for (const row of rows) {
+        await queryRows(this.dataSource.manager, `UPDATE gateway.people SET email_lookup_digest = $2 WHERE id = $1 AND email = $3`, [row.id, digestOf(row.email), row.email]);
+      }
+      filled += rows.length;
+      if (rows.length < batch) return filled;
+    }
   }
 
   /** Marks the email verified; true when it was not verified before. */

@@ -1,8 +1,11 @@
 import { GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
+import { FindPersonHomeReplySchema, FindPersonHomeRequestSchema } from '../gen/svc/rpc/v1/people_pb';
 
 /** Request/reply methods served by decision-gateway. */
 export const GATEWAY_RPC = {
   'gateway.resolve_credential': { request: ResolveCredentialRequestSchema, reply: ResolveCredentialReplySchema },
   'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
+  /** Asked across regions: is a person with this email digest homed here? (only `found`). */
+  'gateway.find_person_home': { request: FindPersonHomeRequestSchema, reply: FindPersonHomeReplySchema },
 } as const;

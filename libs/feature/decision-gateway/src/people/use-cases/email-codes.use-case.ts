@@ -10,6 +10,7 @@ import { peopleError } from '../people.errors';
 import { peopleLocale, peopleText } from '../people-i18n';
 import { PeopleRepository, type SignUpProfile } from '../people.repository';
 import { MAX_CODE_ATTEMPTS, digestsEqual, emailCodeDigest, emailCodeKey, newEmailCode, newSecret, normalizeEmail, safeReturnTo, type Person } from '../person';
+import { PersonHomeLookup } from '../person-home-lookup';
 import { PersonSessionsService } from '../person-sessions.service';
 import { SignInThrottle } from '../sign-in-throttle';
 
@@ -23,8 +24,10 @@ export interface StartEmailCodeInput {
 /**
  * Sends a one-time code by email. Sign-up: the chosen home country picks the region; another
  * region's country answers 421 naming it, so the page continues there. An address that already
- * has an account gets a sign-in code; an address without one (sign-in) gets a note instead of a
- * code. The answer is the same in every case, so it never tells who has an account.
+ * has an account gets a sign-in code. A sign-in for an address without an account here asks the
+ * other regions (by keyed digest only, {@link PersonHomeLookup}): when one is the person's home,
+ * the answer is 421 naming it, so the page continues at the home region's sign-in; otherwise the
+ * address gets a note instead of a code, with the same answer as when a code is sent.
  */
 @Injectable()
 export class StartEmailCode {
@@ -34,6 +37,7 @@ export class StartEmailCode {
     private readonly people: PeopleRepository,
     private readonly mailer: PeopleMailer,
     private readonly throttle: SignInThrottle,
+    private readonly homes: PersonHomeLookup,
     private readonly clock: Clock,
     private readonly platform: PlatformConfig,
     @Inject(PeopleConfig) private readonly config: PeopleConfig,
@@ -46,6 +50,10 @@ export class StartEmailCode {
     if (input.purpose === 'sign_up') this.assertHomedHere(input.signUp);
     await this.throttle.countSend(ip, email);
     const existing = await this.people.findPersonByEmail(email);
+    if (!existing && input.purpose === 'sign_in') {
+      const home = await this.homes.homeElsewhere(email);
+      if (home) throw new WrongRegionError(homeRegionOf(this.platform, home));
+    }
     const purpose = existing ? 'sign_in' : input.purpose;
     const now = this.clock.now();
     const challengeId = newSecret();
@@ -107,6 +115,7 @@ export class VerifyEmailCode {
     private readonly people: PeopleRepository,
     private readonly sessions: PersonSessionsService,
     private readonly throttle: SignInThrottle,
+    private readonly homes: PersonHomeLookup,
     private readonly clock: Clock,
     private readonly platform: PlatformConfig,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
@@ -143,6 +152,7 @@ export class VerifyEmailCode {
             homeCountry: profile.home_country,
           },
           now,
+          this.homes.digestOf(challenge.email),
         );
         if (person) {
           created = true;
