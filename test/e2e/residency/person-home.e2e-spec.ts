@@ -231,8 +231,9 @@ describe('a person\'s resources are written only in the person\'s home region', 
         return;
       }
       if (res.status !== 421) {
-        // Only a route whose credential the probe cannot hold may refuse earlier (401), never serve.
-        const credentialFirst = res.status === 401 && (probe.operation.security.includes('agentToken') || probe.operation.security.includes('attesterToken') || probe.operation.path.startsWith('/people/'));
+        // Only a route whose credential the probe cannot hold (an agent's, an attester's, a person's
+        // own access token) may refuse earlier (401), never serve.
+        const credentialFirst = res.status === 401 && (probe.operation.security.includes('agentToken') || probe.operation.security.includes('attesterToken') || (probe.operation.security.includes('accessToken') && !probe.operation.security.includes('apiToken')) || probe.operation.path.startsWith('/people/'));
         if (!credentialFirst) wrong.push(`${name}: ${res.status} ${res.text.slice(0, 160)}`);
         return;
       }
