@@ -1,0 +1,23 @@
+import { Nullable } from '@svc/server';
+import { Allow, IsIn, IsString } from 'class-validator';
+
+/** A postMessage v2 JSON Schema (Draft 2020-12) as `/schemas/postmessage/v2/{file}` serves it. */
+export class PostMessageSchemaResponse {
+  @IsString() $schema!: string;
+  @IsString() $id!: string;
+  @IsString() title!: string;
+  @Allow() type!: unknown;
+  @Allow() properties!: unknown;
+  @Allow() required!: unknown;
+}
+
+/** The wire shape of `activityView`: one browser-surface event of an application. */
+export class ActivityEventResponse {
+  @IsString() id!: string;
+  @IsIn(['activity_event']) object!: 'activity_event';
+  @IsString() type!: string;
+  @IsString() @Nullable() origin!: string | null;
+  @IsString() @Nullable() method!: string | null;
+  @IsString() @Nullable() path!: string | null;
+  @IsString() occurred_at!: string;
+}
