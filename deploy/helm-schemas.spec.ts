@@ -1,10 +1,12 @@
 /**
  * Validates every manifest the chart renders, for each region and with its optional parts on,
  * against the Kubernetes API schemas (kubernetes-models, generated from the Kubernetes OpenAPI
- * document): types, required fields, enums and formats of each built-in kind by apiVersion/kind.
+ * document): types, required fields, enums and formats of each built-in kind by apiVersion/kind,
+ * and, by type-checking each manifest against the kind's TypeScript type, fields no kind declares.
  * Custom resources (ServiceMonitor, CloudNativePG Cluster) have no schema there and are checked
  * structurally only. Limits: deploy/README.md.
  */
+import { join } from 'node:path';
 import { REGIONS, type Region } from '@svc/config';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
@@ -20,6 +22,7 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { Role } from 'kubernetes-models/rbac.authorization.k8s.io/v1/Role';
 import { RoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/RoleBinding';
+import * as ts from 'typescript';
 import { renderChart, regionValues, type Manifest } from './helm-chart';
 
 interface Validating {
@@ -64,6 +67,37 @@ function violations(manifests: Manifest[]): string[] {
   return found;
 }
 
+/**
+ * The fields no Kubernetes type declares (a misspelt `readinesProbe`), which the schemas above let
+ * through: each manifest is type-checked as an object literal of kubernetes-models' TypeScript type
+ * of its kind, whose excess-property check is what the API server's strict field validation does.
+ */
+function unknownFields(manifests: Manifest[]): string[] {
+  const file = join(__dirname, 'rendered-manifests.generated.ts');
+  const builtIn = manifests.filter((manifest) => BUILT_IN[typeOf(manifest)]);
+  const types = [...new Set(builtIn.map(typeOf))];
+  const alias = (type: string): string => `K${types.indexOf(type)}`;
+  const lines = types.map((type) => {
+    const kind = type.slice(type.lastIndexOf('/') + 1);
+    return `import type { I${kind} as ${alias(type)} } from 'kubernetes-models/${type}';`;
+  });
+  const firstManifestLine = lines.length;
+  builtIn.forEach((manifest, index) => lines.push(`export const m${index}: ${alias(typeOf(manifest))} = ${JSON.stringify(manifest)};`));
+  const source = lines.join('\n');
+  const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, types: [], module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 };
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.readFile = (name) => (name === file ? source : readFile(name));
+  host.fileExists = (name) => name === file || fileExists(name);
+  const program = ts.createProgram([file], options, host);
+  return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : -1;
+    const manifest = builtIn[line - firstManifestLine];
+    return `${manifest ? `${manifest.kind}/${manifest.metadata.name}` : 'imports'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
+  });
+}
+
 /** The chart with the ServiceMonitor, the CloudNativePG Cluster and one app's own variables on. */
 const withOptionalParts = (region: Region): Manifest[] =>
   renderChart(
@@ -101,6 +135,10 @@ describe.each(REGIONS)('helm/svc manifests for %s against the Kubernetes API sch
     expect(violations(builtIn)).toEqual([]);
   });
 
+  it('declares no field that the Kubernetes types do not know (default values and optional parts on)', () => {
+    expect(unknownFields(variants.flatMap(([, manifests]) => manifests))).toEqual([]);
+  }, 60_000);
+
   it.each(variants)('checks custom resources (ServiceMonitor, CloudNativePG Cluster) structurally only: apiVersion, kind, metadata.name, spec (%s)', (_variant, manifests) => {
     for (const manifest of manifests.filter((candidate) => CUSTOM.has(typeOf(candidate)))) {
       expect(manifest.apiVersion).toMatch(/^[a-z0-9.-]+\.[a-z]+\/v\d+(alpha\d+|beta\d+)?$/);
@@ -123,4 +161,12 @@ describe('the schema check of the rendered manifests', () => {
     expect(message).toMatch(/containers\/0 must have required property name/);
     expect(message).toMatch(/strategy\/type must be equal to one of the allowed values/);
   });
+
+  it('reports a misspelt field with the object it is in', () => {
+    const [deployment] = renderChart(regionValues('us')).filter((manifest) => manifest.kind === 'Deployment');
+    const broken = structuredClone(deployment!);
+    broken.spec.template.spec.containers[0].readinesProbe = broken.spec.template.spec.containers[0].readinessProbe;
+    expect(violations([broken])).toEqual([]);
+    expect(unknownFields([broken])).toEqual([expect.stringMatching(/^Deployment\/svc-us-audit-chain: .*readinesProbe\W+ does not exist in type 'IContainer'/)]);
+  }, 60_000);
 });
