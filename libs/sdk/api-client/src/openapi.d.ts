@@ -4174,9 +4174,11 @@ export interface components {
             $schema: string;
             $id: string;
             title: string;
-            type: unknown;
-            properties: unknown;
-            required: unknown;
+            /** @enum {string} */
+            type: "object";
+            properties: Record<string, never>;
+            required: string[];
+            additionalProperties: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -14098,9 +14100,12 @@ export interface operations {
                      *       "$schema": "$schema",
                      *       "$id": "$id",
                      *       "title": "title",
-                     *       "type": {},
+                     *       "type": "object",
                      *       "properties": {},
-                     *       "required": {}
+                     *       "required": [
+                     *         "required"
+                     *       ],
+                     *       "additionalProperties": true
                      *     }
                      */
                     "application/schema+json": components["schemas"]["PostMessageSchemaResponse"];

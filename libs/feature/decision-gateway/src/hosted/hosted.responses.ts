@@ -1,14 +1,15 @@
 import { Nullable } from '@svc/server';
-import { Allow, IsIn, IsString } from 'class-validator';
+import { IsBoolean, IsIn, IsObject, IsString } from 'class-validator';
 
 /** A postMessage v2 JSON Schema (Draft 2020-12) as `/schemas/postmessage/v2/{file}` serves it. */
 export class PostMessageSchemaResponse {
   @IsString() $schema!: string;
   @IsString() $id!: string;
   @IsString() title!: string;
-  @Allow() type!: unknown;
-  @Allow() properties!: unknown;
-  @Allow() required!: unknown;
+  @IsIn(['object']) type!: 'object';
+  @IsObject() properties!: Record<string, unknown>;
+  @IsString({ each: true }) required!: string[];
+  @IsBoolean() additionalProperties!: boolean;
 }
 
 /** The wire shape of `activityView`: one browser-surface event of an application. */
