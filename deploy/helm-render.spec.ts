@@ -2,47 +2,11 @@
  * Renders the chart with the test renderer of deploy/helm-template.ts for every region (and with
  * its optional parts on), parses every manifest as YAML and checks how the objects fit together:
  * selectors and labels, the router's SERVICE_URLS and the Services, hooks, policies, the Ingress.
- * What it cannot check (not Helm, no Kubernetes API schemas): see deploy/README.md.
+ * The Kubernetes API schemas are checked by deploy/helm-schemas.spec.ts; limits: deploy/README.md.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
-import { REGIONS, type Region } from '@svc/config';
-import { ChartRenderer, helmMerge, type Json } from './helm-template';
-
-const ROOT = join(__dirname, '..');
-const CHART_DIR = join(ROOT, 'helm/svc');
-const chartMeta = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { name: string; version: string; appVersion: string };
-const renderer = new ChartRenderer(CHART_DIR, chartMeta.name);
-
-
-const valuesFile = (name: string): Json => parse(readFileSync(join(CHART_DIR, name), 'utf8')) as Json;
-const regionValues = (region: Region, extra: Json = {}): Json => helmMerge(helmMerge(valuesFile('values.yaml'), valuesFile(`values-${region}.yaml`)), extra);
-
-interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- Kubernetes objects of many kinds
-  data?: Record<string, string>;
-}
-
-function render(values: Json, release = 'svc-us', namespace = 'svc-us'): Manifest[] {
-  const files = renderer.renderAll({
-    Values: values as Record<string, unknown>,
-    Release: { Name: release, Namespace: namespace, Service: 'Helm', IsInstall: true, IsUpgrade: false },
-    Chart: { Name: chartMeta.name, Version: chartMeta.version, AppVersion: chartMeta.appVersion },
-  });
-  const manifests: Manifest[] = [];
-  for (const [file, text] of files) {
-    for (const document of parseAllDocuments(text)) {
-      if (document.errors.length > 0) throw new Error(`${file}: ${document.errors.map((error) => error.message).join('; ')}\n${text}`);
-      const manifest = document.toJS() as Manifest | null;
-      if (manifest !== null) manifests.push(manifest);
-    }
-  }
-  return manifests;
-}
+import { REGIONS } from '@svc/config';
+import { renderChart as render, regionValues, type Manifest } from './helm-chart';
+import { helmMerge } from './helm-template';
 
 const ofKind = (manifests: Manifest[], kind: string): Manifest[] => manifests.filter((manifest) => manifest.kind === kind);
 const matches = (selector: Record<string, string>, labels: Record<string, string> | undefined): boolean =>

@@ -27,4 +27,22 @@ describe('published OpenAPI document', () => {
     expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
     expect(operations.filter((operation) => !operation.summary)).toEqual([]);
   });
+
+  it('gives every success response with a body its media type and schema (204 and 304 carry none)', () => {
+    const document = JSON.parse(readFileSync(OPENAPI_DOCUMENT_PATH, 'utf8')) as { paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>> };
+    const bare: string[] = [];
+    let checked = 0;
+    for (const [path, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        for (const [status, response] of Object.entries(operation.responses ?? {})) {
+          if (!/^2\d\d$/.test(status) || status === '204') continue;
+          checked += 1;
+          const media = Object.values(response.content ?? {});
+          if (media.length === 0 || media.some((type) => type.schema === undefined)) bare.push(`${method.toUpperCase()} ${path} ${status}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(bare).toEqual([]);
+  });
 });

@@ -2706,6 +2706,18 @@ export interface components {
             max_actions?: number;
             unrestricted?: boolean;
         };
+        ActivityEventResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "activity_event";
+            type: string;
+            origin: string | null;
+            method: string | null;
+            path: string | null;
+            occurred_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AddAllowedOriginBody: {
             allowed_origin: components["schemas"]["AllowedOriginInput"];
         };
@@ -4155,6 +4167,18 @@ export interface components {
             time_zone: string;
             home_country: string;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PostMessageSchemaResponse: {
+            $schema: string;
+            $id: string;
+            title: string;
+            /** @enum {string} */
+            type: "object";
+            properties: Record<string, never>;
+            required: string[];
+            additionalProperties: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -5775,8 +5799,8 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description 303 to the decision page */
-            200: {
+            /** @description See Other: the decision page of the new session (`Location`) */
+            303: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6454,12 +6478,35 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description data [{id, object, type, origin, method, path, occurred_at}], has_more, next_cursor */
+            /** @description A page of activity events, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "activity_event",
+                     *           "type": "type",
+                     *           "origin": "origin",
+                     *           "method": "method",
+                     *           "path": "path",
+                     *           "occurred_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ActivityEventResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
@@ -13243,12 +13290,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/javascript */
+            /** @description The browser SDK (ES module) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example /* script *\/ */
+                    "text/javascript": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -13268,12 +13318,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The decision page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -13292,12 +13345,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The decision page for an iframe */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -13383,12 +13439,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The inbox page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
             };
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
@@ -13429,12 +13488,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The account page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -13451,12 +13513,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/javascript */
+            /** @description The WebAuthn browser library */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example /* script *\/ */
+                    "text/javascript": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -13908,12 +13973,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The sign-in page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -13930,12 +13998,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/html */
+            /** @description The sign-up page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
             };
             400: components["responses"]["Error400"];
             404: components["responses"]["Error404"];
@@ -14018,12 +14089,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description application/schema+json */
+            /** @description A JSON Schema (Draft 2020-12) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "$schema": "$schema",
+                     *       "$id": "$id",
+                     *       "title": "title",
+                     *       "type": "object",
+                     *       "properties": {},
+                     *       "required": [
+                     *         "required"
+                     *       ],
+                     *       "additionalProperties": true
+                     *     }
+                     */
+                    "application/schema+json": components["schemas"]["PostMessageSchemaResponse"];
+                };
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];

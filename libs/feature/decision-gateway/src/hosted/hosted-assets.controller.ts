@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Controller, Get, Param, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
-import { ApiDoc } from '@svc/server';
+import { ApiDoc, ApiResponseOf } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { hostedError } from './hosted.errors';
+import { PostMessageSchemaResponse } from './hosted.responses';
 import { POSTMESSAGE_SCHEMAS } from './postmessage-schemas';
 import { SVC_SDK_BUNDLE } from './sdk-bundle.generated';
 
@@ -19,7 +20,7 @@ export class HostedAssetsController {
   /** The browser SDK, one ES module (major version 1 in the path; compatible changes only). */
   @Get('cdn/v1/svc.js')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Browser SDK (ES module): open(), createSession(), <svc-decision>', response: 'text/javascript' })
+  @ApiDoc({ tag: 'Decision page', summary: 'Browser SDK (ES module): open(), createSession(), <svc-decision>', response: 'The browser SDK (ES module)', produces: 'text/javascript' })
   sdk(@Res() reply: FastifyReply): FastifyReply {
     return reply
       .header('content-type', 'text/javascript; charset=utf-8')
@@ -34,7 +35,8 @@ export class HostedAssetsController {
   /** `envelope.json`, `ready.json`, `resize.json`, `cancel.json`, `{state,complete,error,deadline}.{consent,approval}.json`. */
   @Get('schemas/postmessage/v2/:file')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'JSON Schema (Draft 2020-12) of a postMessage v2 envelope or payload', response: 'application/schema+json', errors: [404] })
+  @ApiDoc({ tag: 'Decision page', summary: 'JSON Schema (Draft 2020-12) of a postMessage v2 envelope or payload', response: 'A JSON Schema (Draft 2020-12)', produces: 'application/schema+json', errors: [404] })
+  @ApiResponseOf(PostMessageSchemaResponse)
   schema(@Param('file') file: string, @Res() reply: FastifyReply): FastifyReply {
     const name = file.endsWith('.json') ? file.slice(0, -'.json'.length) : '';
     const schema = Object.prototype.hasOwnProperty.call(POSTMESSAGE_SCHEMAS, name) ? POSTMESSAGE_SCHEMAS[name] : undefined;

@@ -49,7 +49,7 @@ export class HostedPagesController {
    */
   @Get('decisions/:session_token')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page (HTML); query origin (popup opener), redirect_uri (redirect mode)', response: 'text/html', errors: [400, 404] })
+  @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page (HTML); query origin (popup opener), redirect_uri (redirect mode)', response: 'The decision page', produces: 'text/html', errors: [400, 404] })
   async page(
     @Param('session_token') token: string,
     @Query('origin') origin: QueryValue,
@@ -84,7 +84,7 @@ export class HostedPagesController {
    */
   @Get('decisions/:session_token/embed')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page for an iframe (HTML); query origin = the embedding origin', response: 'text/html', errors: [404] })
+  @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page for an iframe (HTML); query origin = the embedding origin', response: 'The decision page for an iframe', produces: 'text/html', errors: [404] })
   async embed(
     @Param('session_token') token: string,
     @Query('origin') origin: QueryValue,
@@ -120,7 +120,7 @@ export class HostedPagesController {
    */
   @Get('accord/:flow_id')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Hosted flow page: opens a consent session and redirects to /decisions/:session_token; query redirect_uri', response: '303 to the decision page', errors: [400, 404] })
+  @ApiDoc({ tag: 'Decision page', summary: 'Hosted flow page: opens a consent session and redirects to /decisions/:session_token; query redirect_uri', response: 'See Other: the decision page of the new session (`Location`)', status: 303, errors: [400, 404] })
   async accord(
     @Param('flow_id') flowId: string,
     @Query('redirect_uri') redirectUri: QueryValue,

@@ -1,3 +1,4 @@
+import { validateSync } from 'class-validator';
 import { AllowedOrigins } from './allowed-origins';
 import { brandPalette, contrastRatio, inkOnWhite, textOn } from './brand-colours';
 import { formatInstant } from './dates';
@@ -6,6 +7,7 @@ import { contentSecurityPolicy, imageOrigin } from './page-security';
 import { brandStyles } from './page-styles';
 import { POSTMESSAGE_SCHEMAS, payloadSchemaName } from './postmessage-schemas';
 import { escapeHtml } from './render-page';
+import { PostMessageSchemaResponse } from './hosted.responses';
 
 describe('hosted pages: pure pieces', () => {
   const allowed = ['https://app.example.com', 'http://localhost:3000'];
@@ -145,5 +147,12 @@ describe('hosted pages: pure pieces', () => {
       }
     }
     expect(Object.keys(POSTMESSAGE_SCHEMAS)).toHaveLength(12);
+  });
+});
+
+describe('the documented body of a postMessage schema', () => {
+  it.each(Object.keys(POSTMESSAGE_SCHEMAS))('describes %s.json as served', (name) => {
+    const served = JSON.parse(JSON.stringify(POSTMESSAGE_SCHEMAS[name])) as Record<string, unknown>;
+    expect(validateSync(Object.assign(new PostMessageSchemaResponse(), served))).toEqual([]);
   });
 });

@@ -56,7 +56,7 @@ export class PeopleController {
 
   @Get('sign-in')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted sign-in page (HTML): passkey or email code; query return_to (same-origin path)', response: 'text/html' })
+  @ApiDoc({ tag: 'People', summary: 'Hosted sign-in page (HTML): passkey or email code; query return_to (same-origin path)', response: 'The sign-in page', produces: 'text/html' })
   signInPage(@Req() request: FastifyRequest, @Query('return_to') returnTo: QueryValue, @Res() reply: FastifyReply): FastifyReply {
     const model = this.pageModel(request, returnTo);
     return sendHtml(reply, 200, renderSignInPage(model), contentSecurityPolicy(model.nonce, []));
@@ -64,7 +64,7 @@ export class PeopleController {
 
   @Get('sign-up')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted sign-up page (HTML): name, email, home country; query return_to, country', response: 'text/html' })
+  @ApiDoc({ tag: 'People', summary: 'Hosted sign-up page (HTML): name, email, home country; query return_to, country', response: 'The sign-up page', produces: 'text/html' })
   signUpPage(@Req() request: FastifyRequest, @Query('return_to') returnTo: QueryValue, @Query('country') country: QueryValue, @Res() reply: FastifyReply): FastifyReply {
     const model = this.pageModel(request, returnTo);
     const countries = [...personCountries(this.platform, this.config).keys()];
@@ -74,7 +74,7 @@ export class PeopleController {
 
   @Get('account')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted account page (HTML): profile, passkeys, application links; 303 to sign-in when signed out', response: 'text/html' })
+  @ApiDoc({ tag: 'People', summary: 'Hosted account page (HTML): profile, passkeys, application links; 303 to sign-in when signed out', response: 'The account page', produces: 'text/html' })
   async accountPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
     if (!person) return reply.code(303).header('location', this.sessions.signInPath('/people/account')).header('cache-control', 'no-store').send();
@@ -91,7 +91,7 @@ export class PeopleController {
 
   @Get('assets/webauthn.js')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'WebAuthn browser library of the people pages (script, SRI-pinned)', response: 'text/javascript' })
+  @ApiDoc({ tag: 'People', summary: 'WebAuthn browser library of the people pages (script, SRI-pinned)', response: 'The WebAuthn browser library', produces: 'text/javascript' })
   webauthn(@Res() reply: FastifyReply): FastifyReply {
     return reply
       .header('content-type', 'text/javascript; charset=utf-8')

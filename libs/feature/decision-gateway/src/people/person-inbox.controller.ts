@@ -28,7 +28,7 @@ export class PersonInboxController {
 
   @Get('inbox')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person\'s inbox page (HTML); query kind, trigger_type, application_id, sort (deadline | newest), limit, cursor; 303 to sign-in when signed out', response: 'text/html', errors: [422] })
+  @ApiDoc({ tag: 'People', summary: 'The signed-in person\'s inbox page (HTML); query kind, trigger_type, application_id, sort (deadline | newest), limit, cursor; 303 to sign-in when signed out', response: 'The inbox page', produces: 'text/html', errors: [422] })
   async page(@Req() request: FastifyRequest, @Query() query: PersonInboxQuery, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
     if (!person) return reply.code(303).header('location', this.sessions.signInPath(request.url)).header('cache-control', 'no-store').send();
