@@ -407,7 +407,9 @@ describe('OpenID provider', () => {
   });
 
   describe('GET /api/v1/me', () => {
-    it("answers for a person's access token: the person, their home country and the client's application", async () => {
+    it("answers for a person's access token: the person, their home country, linked applications and the client's application", async () => {
+      const link = await http('POST', `${region.url}/api/v1/applications/${app.id}/person_links`, { headers: auth(), json: { person_id: personId, subject: { external_id: 'crm-ada-1' } } });
+      expect(link.status).toBe(201);
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid profile email');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       const res = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -419,6 +421,7 @@ describe('OpenID provider', () => {
         region: 'us',
         person: { id: personId, display_name: 'Ada Lovelace', email: 'ada@example.test', locale: 'en-GB', time_zone: 'Europe/London', home_country: 'US' },
         home_country: 'US',
+        linked_applications: [{ application_id: app.id, name: 'rp', linked_at: link.body.person_link.created_at }],
       });
     });
 
@@ -427,6 +430,7 @@ describe('OpenID provider', () => {
       expect(api.status).toBe(200);
       expect(api.body).toMatchObject({ credential: { type: 'api_token' }, application: { id: app.id } });
       expect(api.body).not.toHaveProperty('person');
+      expect(api.body).not.toHaveProperty('linked_applications');
 
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
