@@ -1,6 +1,6 @@
-import { webcrypto } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { http } from '@svc/testing';
+import { http, waitFor } from '@svc/testing';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
@@ -407,7 +407,9 @@ describe('OpenID provider', () => {
   });
 
   describe('GET /api/v1/me', () => {
-    it("answers for a person's access token: the person, their home country and the client's application", async () => {
+    it("answers for a person's access token: the person, their home country, linked applications and the client's application", async () => {
+      const link = await http('POST', `${region.url}/api/v1/applications/${app.id}/person_links`, { headers: auth(), json: { person_id: personId, subject: { external_id: 'crm-ada-1' } } });
+      expect(link.status).toBe(201);
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid profile email');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       const res = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
@@ -419,6 +421,7 @@ describe('OpenID provider', () => {
         region: 'us',
         person: { id: personId, display_name: 'Ada Lovelace', email: 'ada@example.test', locale: 'en-GB', time_zone: 'Europe/London', home_country: 'US' },
         home_country: 'US',
+        linked_applications: [{ application_id: app.id, name: 'rp', linked_at: (link.body.person_link as { created_at: string }).created_at }],
       });
     });
 
@@ -427,6 +430,7 @@ describe('OpenID provider', () => {
       expect(api.status).toBe(200);
       expect(api.body).toMatchObject({ credential: { type: 'api_token' }, application: { id: app.id } });
       expect(api.body).not.toHaveProperty('person');
+      expect(api.body).not.toHaveProperty('linked_applications');
 
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
@@ -515,6 +519,31 @@ describe('OpenID provider', () => {
       const locked = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(form.html), user_code: 'BCDF-GHJK' });
       expect(locked.status).toBe(429);
       expect((await devicePage(jar, 'GET', '/oauth/device')).status).toBe(429);
+    });
+  });
+
+  describe('token audit entries', () => {
+    it('records an issued and a revoked token in the audit chain by digest prefix, never the token', async () => {
+      const { callback, verifier, state } = await codeFlow(confidential.config, 'openid offline_access');
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+      await oidc.tokenRevocation(confidential.config, tokens.access_token);
+      const digest = createHash('sha256').update(tokens.access_token).digest('hex').slice(0, 16);
+      const db = region.stack.process.us.app.get(DataSource);
+      const entriesOf = async (type: string): Promise<string[]> =>
+        ((await db.query(`SELECT canonical FROM audit.entries WHERE entry_type = $1`, [type])) as Array<{ canonical: string }>).map((r) => r.canonical).filter((c) => c.includes(digest));
+      const [issued, revoked] = await waitFor(async () => {
+        const found = [await entriesOf('oauth.token_issued'), await entriesOf('oauth.token_revoked')];
+        return found.every((rows) => rows.length === 1) ? found : undefined;
+      });
+      for (const entry of [issued![0]!, revoked![0]!]) {
+        expect(entry).toContain(confidential.clientId);
+        expect(entry).toContain(personId);
+        expect(entry).toContain('access_token');
+        for (const token of [tokens.access_token, tokens.refresh_token, tokens.id_token]) expect(entry.includes(token!)).toBe(false);
+      }
+      const all = (await db.query(`SELECT canonical FROM audit.entries WHERE entry_type LIKE 'oauth.%'`)) as Array<{ canonical: string }>;
+      expect(all.some((r) => r.canonical.includes('refresh_token'))).toBe(true);
+      for (const row of all) for (const value of secrets.filter((v) => v.length >= 8)) expect(row.canonical.includes(value)).toBe(false);
     });
   });
 

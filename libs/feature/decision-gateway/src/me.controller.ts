@@ -10,7 +10,7 @@ import { PERSON_DIRECTORY, type PersonDirectory } from './people/person-sessions
 /**
  * GET /api/v1/me: who the presented credential is, and in whose context it acts. For a person's
  * OAuth access token: the person (from the people directory), their home country, and the
- * application of the client the token was issued to. With X-Delegation-Grant-Id: `person` is the
+ * application of the client the token was issued to, and the applications linked to the person. With X-Delegation-Grant-Id: `person` is the
  * principal (whose context the request runs in) and `delegate` the person who authenticated.
  */
 @Controller('api/v1/me')
@@ -42,6 +42,7 @@ export class MeController {
               home_country: person?.homeCountry ?? null,
             },
             home_country: person?.homeCountry ?? null,
+            linked_applications: await this.linkedApplications(principal.personId),
           }
         : {}),
       ...(principal.delegation
@@ -56,6 +57,11 @@ export class MeController {
           }
         : {}),
     } satisfies IdentityResponse;
+  }
+
+  private async linkedApplications(personId: string): Promise<IdentityResponse['linked_applications']> {
+    const linked = this.directory ? await this.directory.linkedApplications(personId) : [];
+    return linked.map((a) => ({ application_id: a.applicationId, name: a.name, linked_at: a.linkedAt.toISOString() }));
   }
 
   private async delegateView(delegateId: string): Promise<{ id: string; display_name: string | null }> {

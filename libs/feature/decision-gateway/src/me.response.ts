@@ -1,7 +1,15 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsIn, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Nullable } from '@svc/server';
 import { ApplicationResponse } from './applications/application.response';
+
+/** An application linked to the person (GET /api/v1/me). */
+export class LinkedApplicationResponse {
+  @IsString() application_id!: string;
+  @IsString() name!: string;
+  /** When the application first linked one of its subject references to the person. */
+  @IsString() linked_at!: string;
+}
 
 /** The answer of GET /api/v1/me, published in the OpenAPI document. */
 export class IdentityResponse {
@@ -24,6 +32,11 @@ export class IdentityResponse {
   };
   /** For a person's access token: the person's home country (ISO 3166-1 alpha-2). */
   @IsOptional() @IsString() @Nullable() home_country?: string | null;
+  /**
+   * For a person's access token: the applications that linked one of their subject references to
+   * the person, `{application_id, name, linked_at}`, first link first.
+   */
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => LinkedApplicationResponse) linked_applications?: LinkedApplicationResponse[];
   /** With X-Delegation-Grant-Id: `{principal_id, delegate_id, delegation_grant_id, delegation_type}`: D acting for P under dlg_…. */
   @IsOptional() @IsObject() acting_for?: { principal_id: string; delegate_id: string; delegation_grant_id: string; delegation_type: string };
   /** With X-Delegation-Grant-Id: the person who authenticated, `{id, display_name}`. */

@@ -2,6 +2,7 @@
 export * from './gen/svc/events/v1/meta_pb';
 export * from './gen/svc/events/v1/connect_pb';
 export * from './gen/svc/events/v1/people_pb';
+export * from './gen/svc/events/v1/oauth_pb';
 export * from './gen/svc/events/v1/delegations_pb';
 export * from './gen/svc/events/v1/keys_pb';
 export * from './gen/svc/events/v1/decisions_pb';

@@ -1,6 +1,7 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { CONNECT_EVENTS } from './events/connect.events';
 import { PEOPLE_EVENTS } from './events/people.events';
+import { OAUTH_EVENTS } from './events/oauth.events';
 import { DELEGATIONS_EVENTS } from './events/delegations.events';
 import { KEYS_EVENTS } from './events/keys.events';
 import { OAP_EVENTS } from './events/oap.events';
@@ -25,6 +26,7 @@ import { RESIDENCY_RPC } from './rpc/residency.rpc';
 export const EVENTS = {
   ...CONNECT_EVENTS,
   ...PEOPLE_EVENTS,
+  ...OAUTH_EVENTS,
   ...DELEGATIONS_EVENTS,
   ...KEYS_EVENTS,
   ...DECISIONS_EVENTS,

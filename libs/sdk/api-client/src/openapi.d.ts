@@ -3854,6 +3854,7 @@ export interface components {
             region: string;
             person?: Record<string, never>;
             home_country?: string | null;
+            linked_applications?: components["schemas"]["LinkedApplicationResponse"][];
             acting_for?: Record<string, never>;
             delegate?: Record<string, never>;
         } & {
@@ -3899,6 +3900,13 @@ export interface components {
         LinkTargetResponse: {
             href: string;
             type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        LinkedApplicationResponse: {
+            application_id: string;
+            name: string;
+            linked_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -11684,6 +11692,13 @@ export interface operations {
                      *       "region": "region",
                      *       "person": {},
                      *       "home_country": "home country",
+                     *       "linked_applications": [
+                     *         {
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "linked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
                      *       "acting_for": {},
                      *       "delegate": {}
                      *     }

@@ -21,9 +21,11 @@ describe('isAuditWorthy', () => {
     'trusted_attester.changed',
     'person.created',
     'person.sign_in_failures',
+    'oauth.token_issued',
+    'oauth.token_revoked',
   ])('records %s', (type) => expect(isAuditWorthy(type)).toBe(true));
 
-  it.each(['application.created', 'oap.agent_registered', 'keys.signing_key_rotated', 'webhook.delivered', 'audit.checkpoint_signed', 'consentx.granted', '', 'webhook.delivery_failed.x'])(
+  it.each(['application.created', 'oap.agent_registered', 'keys.signing_key_rotated', 'webhook.delivered', 'audit.checkpoint_signed', 'consentx.granted', '', 'webhook.delivery_failed.x', 'oauth.client_registered'])(
     'ignores %j',
     (type) => expect(isAuditWorthy(type)).toBe(false),
   );

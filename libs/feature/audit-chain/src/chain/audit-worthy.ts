@@ -2,7 +2,7 @@
  * Event type prefixes (and exact types) that become audit entries: consent decisions, approvals,
  * signatures, grant decisions and receipts, authority changes, attestations and witness receipts,
  * escalations, revocations, and final webhook delivery failures, people's account events (created, email verified, passkey
- * added/removed, aggregated sign-in failures), delegation grants offered, accepted and revoked (spec "What the service does" 6,
+ * added/removed, aggregated sign-in failures), delegation grants offered, accepted and revoked, OAuth tokens issued and revoked (spec "What the service does" 6,
  * issue 9 Deliver 1). Selected by type string so event types added later are picked up unchanged.
  */
 export const AUDITED_TYPE_PREFIXES = [
@@ -26,6 +26,8 @@ export const AUDITED_EXACT_TYPES = [
   'oap.escalation_resolved',
   'oap.approval_expired',
   'trusted_attester.changed',
+  'oauth.token_issued',
+  'oauth.token_revoked',
 ] as const;
 
 /** Whether an event of `type` is recorded in the audit chain. */

@@ -4,9 +4,10 @@ import { Inject, Injectable, Optional, type OnApplicationShutdown, type OnModule
 import { HttpAdapterHost } from '@nestjs/core';
 import { AccessTokenResolver, type ResolvedCredential } from '@svc/auth';
 import { RpcClient } from '@svc/bus';
-import { PlatformConfig } from '@svc/config';
+import { Clock, PlatformConfig } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { JoseKeyStore, SigningKeyStore, type PrivateSigningJwk } from '@svc/key-store';
+import type { OutboxWriter } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { FastifyInstance } from 'fastify';
@@ -23,6 +24,8 @@ import { DELEGATION_SUBJECTS, type DelegationSubjects } from './delegation-subje
 import { OAUTH_SCOPES, TOKEN_EXCHANGE_GRANT } from './oauth-scopes';
 import { TOKEN_EXCHANGE_PARAMETERS, TOKEN_EXCHANGE_PATH, tokenExchangeGrant } from './token-exchange.grant';
 import { PostgresOidcAdapter, sweepExpiredOAuthRows } from './oidc-adapter';
+import { recordTokenEvents } from './token-events';
+import { GATEWAY_OUTBOX } from '../tokens';
 
 /** OAP versions this region serves (discovery's `oap_protocol_versions_supported`). */
 export const OAP_PROTOCOL_VERSIONS = ['1.0'] as const;
@@ -83,6 +86,8 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     @Optional() @Inject(PERSON_DIRECTORY) private readonly directory: PersonDirectory | null,
     private readonly rpc: RpcClient,
     @Optional() @Inject(DELEGATION_SUBJECTS) private readonly delegations: DelegationSubjects | null,
+    @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly clock: Clock,
   ) {
     this.guards = new DeviceGuards(dataSource, {
       intervalSeconds: DEVICE_POLL_INTERVAL_SECONDS,
@@ -105,6 +110,16 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     provider.proxy = true;
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
       this.logger.error({ err_name: error instanceof Error ? error.name : 'unknown' }, 'oauth server error');
+    });
+    recordTokenEvents(provider, {
+      dataSource: this.dataSource,
+      outbox: this.outbox,
+      logger: this.logger,
+      now: () => this.clock.now(),
+      applicationOf: async (clientId) => {
+        const metadata = await this.clients.metadataOf(clientId);
+        return typeof metadata?.application_id === 'string' ? metadata.application_id : undefined;
+      },
     });
     provider.registerGrantType(
       TOKEN_EXCHANGE_GRANT,

@@ -35,6 +35,15 @@ export interface PersonSessions {
 /** Reads people by id (claims for ID tokens and `userinfo`; `GET /api/v1/me`). */
 export interface PersonDirectory {
   findById(personId: string): Promise<Omit<SignedInPerson, 'authenticatedAt' | 'methods'> | null>;
+  /** The applications that linked one of their subject references to the person, first link first. */
+  linkedApplications(personId: string): Promise<LinkedApplication[]>;
+}
+
+/** An application linked to a person: when its first link to the person was made. */
+export interface LinkedApplication {
+  readonly applicationId: string;
+  readonly name: string;
+  readonly linkedAt: Date;
 }
 
 /** Injection tokens of the two ports (provided by the people module). */

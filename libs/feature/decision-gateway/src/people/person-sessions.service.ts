@@ -4,7 +4,7 @@ import { Clock, PlatformConfig } from '@svc/config';
 import type { EntityManager } from 'typeorm';
 import { PeopleConfig } from './people.config';
 import { PeopleRepository } from './people.repository';
-import type { PersonDirectory, PersonSessions, SignedInPerson } from './person-sessions.port';
+import type { LinkedApplication, PersonDirectory, PersonSessions, SignedInPerson } from './person-sessions.port';
 import { cookieOf, directoryView, newSecret, sessionCookie, sessionCookieName, sha256Hex } from './person';
 
 /**
@@ -40,6 +40,17 @@ export class PersonSessionsService implements PersonSessions, PersonDirectory {
   async findById(personId: string): Promise<Omit<SignedInPerson, 'authenticatedAt' | 'methods'> | null> {
     const person = await this.people.findPerson(personId);
     return person ? directoryView(person) : null;
+  }
+
+  async linkedApplications(personId: string): Promise<LinkedApplication[]> {
+    const byApplication = new Map<string, LinkedApplication>();
+    for (const link of await this.people.listLinksOfPerson(personId)) {
+      // Links come oldest first: the first link of an application is when it was linked.
+      if (!byApplication.has(link.applicationId)) {
+        byApplication.set(link.applicationId, { applicationId: link.applicationId, name: link.applicationName ?? '', linkedAt: link.createdAt });
+      }
+    }
+    return [...byApplication.values()];
   }
 
   /** Starts a browser sign-in inside the caller's transaction; returns the `Set-Cookie` value. */

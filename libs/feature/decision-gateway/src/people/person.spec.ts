@@ -1,6 +1,6 @@
 import { PlatformConfig } from '@svc/config';
 import { personCountries } from './people.config';
-import { peopleLocale, peopleText } from './people-i18n';
+import { PEOPLE_LOCALES, peopleCatalogue, peopleLocale, peopleText } from './people-i18n';
 import { EMAIL_CODE_DIGITS, digestsEqual, emailCodeDigest, emailCodeKey, newEmailCode, safeReturnTo, sessionCookie } from './person';
 
 describe('email codes', () => {
@@ -54,9 +54,22 @@ describe('home countries', () => {
 describe('people strings', () => {
   it('follow the person\'s language, English by default, with placeholders filled', () => {
     expect(peopleLocale('fr-CA')).toBe('fr');
-    expect(peopleLocale('de-DE,fr;q=0.8')).toBe('fr');
-    expect(peopleLocale('de-DE')).toBe('en');
+    expect(peopleLocale('it-IT,fr;q=0.8')).toBe('fr');
+    expect(peopleLocale('it-IT')).toBe('en');
+    expect(['de-DE', 'es-MX', 'pt-BR', 'ja-JP'].map((tag) => peopleLocale(tag))).toEqual(['de', 'es', 'pt', 'ja']);
+    expect(peopleText('de', 'signed_in_as', { name: 'Ada' })).toBe('Angemeldet als Ada');
     expect(peopleText('fr', 'code_invalid', { n: 2 })).toBe('Ce code n’est pas le bon. Essais restants : 2.');
     expect(peopleText('en', 'signed_in_as', { name: 'Ada' })).toBe('Signed in as Ada');
+  });
+
+  it('have every key in each of the six languages, placeholders kept', () => {
+    const english = peopleCatalogue('en');
+    for (const locale of PEOPLE_LOCALES) {
+      const catalogue = peopleCatalogue(locale);
+      expect(Object.keys(catalogue).sort()).toEqual(Object.keys(english).sort());
+      for (const key of Object.keys(english) as Array<keyof typeof english>) {
+        expect(catalogue[key].match(/\{\w+\}/g)?.sort()).toEqual(english[key].match(/\{\w+\}/g)?.sort());
+      }
+    }
   });
 });
