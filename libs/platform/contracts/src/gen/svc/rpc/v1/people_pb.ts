@@ -15,7 +15,7 @@ export const file_svc_rpc_v1_people: GenFile = /*@__PURE__*/
   fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIYgZwcm90bzM", [file_svc_rpc_v1_errors]);
 
 /**
- * people.find_home: a region where an email sign-in found no account asks the other regions
+ * gateway.find_person_home: a region where an email sign-in found no account asks the other regions
  * whether the person is homed there. The request carries only a keyed digest of the normalised
  * email (HMAC-SHA256 under the deployment-wide PEOPLE_LOOKUP_KEY), never the address.
  *
