@@ -42,8 +42,8 @@ export class JetStreamContext extends BaseRpcContext<[string]> {
   }
 }
 
-type SingleHandler = (event: DeliveredEvent) => Promise<void>;
-type BatchHandlerMethod = (events: readonly DeliveredEvent[]) => Promise<BatchOutcomes | void>;
+type SingleHandler = (event: DeliveredEvent, context: JetStreamContext) => Promise<void>;
+type BatchHandlerMethod = (events: readonly DeliveredEvent[], context: JetStreamContext) => Promise<BatchOutcomes | void>;
 
 /**
  * Marks a controller method as the consumer of a durable (a typed `@EventPattern`): it receives
