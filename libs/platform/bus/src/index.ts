@@ -25,3 +25,12 @@ export {
   type RpcRequestInit,
 } from './nest-rpc';
 export { BatchConsumer, type BatchConsumerOptions, type BatchErrorListener, type BatchHandler, type BatchOutcomes } from './batch-consumer';
+export {
+  EventConsumer,
+  JetStreamContext,
+  JetStreamServer,
+  serveEvents,
+  type EventDelivery,
+  type EventService,
+  type EventSubscription,
+} from './nest-events';

@@ -37,6 +37,8 @@ export interface PullConsumerSettings {
   maxDeliver?: number;
   /** How long a delivery may stay unacknowledged before JetStream redelivers it, ms. Default 30 000. */
   ackWaitMs?: number;
+  /** Region whose stream the durable reads: the bus's own by default (another region's for a replica). */
+  streamRegion?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export interface PullConsumerSettings {
  * date (the filter subject of an existing consumer is left as it is), and returns it.
  */
 export async function openDurable(bus: BusConnection, settings: PullConsumerSettings): Promise<Consumer> {
-  const stream = regionStreamName(bus.prefix, bus.region);
+  const stream = regionStreamName(bus.prefix, settings.streamRegion ?? bus.region);
   const maxDeliver = settings.maxDeliver ?? 10;
   const ackWait = (settings.ackWaitMs ?? 30_000) * NANOS_PER_MS;
   try {

@@ -1,7 +1,7 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, BusRpcClient, BusRpcServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
+import { BusConnection, BusRpcClient, BusRpcServer, JetStreamServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
@@ -71,7 +71,7 @@ export class PlatformModule {
         { provide: 'PLATFORM_OPTIONS', useValue: options },
         ...infrastructureProviders(config, logger, options),
       ],
-      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, OutboxRegistry],
+      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, JetStreamServer, OutboxRegistry],
     };
   }
 }
@@ -116,6 +116,12 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     { provide: BusRpcServer, useFactory: (bus: BusConnection) => new BusRpcServer(bus), inject: [BusConnection] },
     { provide: BusRpcClient, useFactory: (bus: BusConnection, server: BusRpcServer) => new BusRpcClient(bus, server), inject: [BusConnection, BusRpcServer] },
     { provide: RpcClient, useFactory: (client: BusRpcClient, bus: BusConnection) => new RpcClient(client, bus), inject: [BusRpcClient, BusConnection] },
+    // Events on the JetStream transport strategy (`@EventConsumer` controllers), connected by startProcess.
+    {
+      provide: JetStreamServer,
+      useFactory: (bus: BusConnection) => new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) }),
+      inject: [BusConnection],
+    },
     {
       provide: OutboxRegistry,
       useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
@@ -150,6 +156,7 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     private readonly dataSource: DataSource,
     private readonly bus: BusConnection,
     private readonly rpcServer: BusRpcServer,
+    private readonly events: JetStreamServer,
     private readonly outboxes: OutboxRegistry,
     private readonly keys: SigningKeyStore,
     private readonly metrics: Metrics,
@@ -179,6 +186,9 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
 
   async onApplicationShutdown(): Promise<void> {
     await this.outboxes.stopAll();
+    // Nest closes its microservices before these hooks; closing again is harmless, and covers a
+    // failed boot whose microservices never started. Consumers stop before the handlers they call.
+    await this.events.close();
     this.rpcServer.release();
     await this.bus.close();
     if (this.dataSource.isInitialized) await this.dataSource.destroy();

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { BusRpcServer } from '@svc/bus';
+import { BusRpcServer, JetStreamServer } from '@svc/bus';
 import { ConfigError, type Clock, type Environment } from '@svc/config';
 import { startTracing, type Logger } from '@svc/telemetry';
 import { BootTeardown } from './boot-teardown';
@@ -62,6 +62,9 @@ export async function startProcess(options: ProcessOptions): Promise<RunningProc
       // process's bus connection; in-process callers reach them without crossing NATS.
       // Remote requests are taken once every module is initialised (as the HTTP port is).
       app.connectMicroservice({ strategy: app.get(BusRpcServer) });
+      // Event consumers (`@EventConsumer` controllers): each opens its durable on the JetStream
+      // transport strategy once every module is initialised, and stops before the bus is closed.
+      app.connectMicroservice({ strategy: app.get(JetStreamServer) });
       await app.init();
       await app.startAllMicroservices();
     }
