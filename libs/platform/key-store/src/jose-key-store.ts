@@ -1,7 +1,8 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { cryptoError, type KeyEncryption } from '@svc/crypto';
 import { KEYS_SCHEMA } from './keys.migrations';
+import { decryptPkcs8 } from './private-key';
 
 /** Algorithms of the region's RSA and P-256 keys (ID tokens of OpenID clients; Ed25519 stays in {@link SigningKeyStore}). */
 export const JOSE_KEY_ALGORITHMS = ['RS256', 'ES256'] as const;
@@ -95,13 +96,7 @@ export class JoseKeyStore {
   }
 
   private decrypt(row: StoredRow): KeyObject {
-    const der = this.kek.decrypt(row.private_key_enc, row.kid);
-    let privateKey: KeyObject;
-    try {
-      privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
-    } finally {
-      der.fill(0);
-    }
+    const privateKey = decryptPkcs8(this.kek, row.private_key_enc, row.kid);
     // Same threat as the Ed25519 store: a swapped public half would publish a key nobody holds.
     const derived = createPublicKey(privateKey).export({ format: 'jwk' });
     const stored = row.public_jwk;

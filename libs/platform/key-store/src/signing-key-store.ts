@@ -1,7 +1,8 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { cryptoError, ed25519PublicJwk, generateEd25519KeyPair, importEd25519PublicJwk, type ActiveSigningKey, type Ed25519PublicJwk, type KeyEncryption, type SigningJwk } from '@svc/crypto';
 import { KEYS_SCHEMA } from './keys.migrations';
+import { decryptPkcs8 } from './private-key';
 
 /** Lifecycle state of a signing key: `active` signs (one per region); `retired` only verifies. */
 export type SigningKeyStatus = 'active' | 'retired';
@@ -252,13 +253,7 @@ export class SigningKeyStore {
   }
 
   private decryptPrivateKey(row: StoredKeyRow): KeyObject {
-    const der = this.kek.decrypt(row.private_key_enc, row.kid);
-    let privateKey: KeyObject;
-    try {
-      privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
-    } finally {
-      der.fill(0);
-    }
+    const privateKey = decryptPkcs8(this.kek, row.private_key_enc, row.kid);
     // Threat: someone able to write the table swaps public_jwk (published in the JWKS) without the
     // private key; signing would then produce signatures nobody can verify, or worse, a JWKS that
     // vouches for a foreign key. Refuse to sign rather than publish inconsistent material.

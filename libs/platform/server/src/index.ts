@@ -1,6 +1,7 @@
 export { createHttpApp, listen, type HttpAppOptions } from './create-http-app';
 export { HttpErrorFilter, mapError, payloadTooLarge, sendError, type MappedError } from './http-error-filter';
 export { HealthController } from './health.controller';
+export { clientAddress } from './client-address';
 export { OutboxRegistry } from './outbox-registry';
 export { PlatformLifecycle, PlatformModule, type PlatformOptions } from './platform.module';
 export { LOGGER } from './tokens';

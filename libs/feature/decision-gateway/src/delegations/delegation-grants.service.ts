@@ -57,23 +57,7 @@ export class DelegationGrantsService extends DelegationGrants {
     const delegate = parseId(command.delegatePersonId)?.region === this.platform.REGION && this.directory ? await this.directory.findById(command.delegatePersonId) : null;
     if (!delegate) throw delegationError('delegate_not_found', 'No such person in this region', { field: 'delegate_person_id' });
     const now = this.clock.now();
-    const draft: DelegationGrant = {
-      id: newRegionalId('delegation_grant', this.platform.REGION),
-      type: command.type,
-      principalPersonId: personId,
-      delegatePersonId: command.delegatePersonId,
-      applicationId: principal.applicationId,
-      surfaces: [...new Set(command.surfaces)].sort(),
-      actions: [...new Set(command.actions)].sort(),
-      status: 'offered',
-      purpose: command.purpose,
-      evidenceReference: command.evidenceReference,
-      expiresAt: command.expiresAt,
-      createdAt: now,
-      acceptedAt: null,
-      revokedAt: null,
-      revokedBy: null,
-    };
+    const draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, now);
     return this.repo.transaction(async (manager) => {
       const result = await this.repo.insert(manager, draft, command.idempotencyKey);
       if (!result.created) {
@@ -99,30 +83,34 @@ export class DelegationGrantsService extends DelegationGrants {
       for (const [field, id] of [['principal_person_id', command.principalPersonId], ['delegate_person_id', command.delegatePersonId]] as const) {
         if (!(await this.repo.personExists(manager, id))) throw delegationError('delegate_not_found', 'No such person in this region', { field });
       }
-      const { grant } = await this.repo.insert(
-        manager,
-        {
-          id: newRegionalId('delegation_grant', this.platform.REGION),
-          type: command.type,
-          principalPersonId: command.principalPersonId,
-          delegatePersonId: command.delegatePersonId,
-          applicationId: command.applicationId,
-          surfaces: [...new Set(command.surfaces)].sort(),
-          actions: [...new Set(command.actions)].sort(),
-          status: 'offered',
-          purpose: command.purpose,
-          evidenceReference: command.evidenceReference,
-          expiresAt: command.expiresAt,
-          createdAt: now,
-          acceptedAt: null,
-          revokedAt: null,
-          revokedBy: null,
-        },
-        null,
-      );
+      const { grant } = await this.repo.insert(manager, this.offeredGrant(command, now), null);
       await this.publish(manager, 'delegation.offered', grant, command.reviewedBy, now);
       return grant;
     });
+  }
+
+  /** A new grant in state `offered`, its surfaces and actions deduplicated and sorted. */
+  private offeredGrant(
+    offer: Pick<DelegationGrant, 'type' | 'principalPersonId' | 'delegatePersonId' | 'applicationId' | 'surfaces' | 'actions' | 'purpose' | 'evidenceReference' | 'expiresAt'>,
+    now: Date,
+  ): DelegationGrant {
+    return {
+      id: newRegionalId('delegation_grant', this.platform.REGION),
+      type: offer.type,
+      principalPersonId: offer.principalPersonId,
+      delegatePersonId: offer.delegatePersonId,
+      applicationId: offer.applicationId,
+      surfaces: [...new Set(offer.surfaces)].sort(),
+      actions: [...new Set(offer.actions)].sort(),
+      status: 'offered',
+      purpose: offer.purpose,
+      evidenceReference: offer.evidenceReference,
+      expiresAt: offer.expiresAt,
+      createdAt: now,
+      acceptedAt: null,
+      revokedAt: null,
+      revokedBy: null,
+    };
   }
 
   async get(principal: Principal, id: string): Promise<DelegationGrant> {

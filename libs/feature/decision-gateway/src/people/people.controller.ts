@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, clientAddress } from '@svc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { contentSecurityPolicy, newNonce, sendHtml } from '../hosted/page-security';
 import { PeopleConfig, personCountries } from './people.config';
@@ -20,7 +20,7 @@ import {
   personLinkView,
   personView,
 } from './people.responses';
-import { clientAddress, safeReturnTo } from './person';
+import { safeReturnTo } from './person';
 import type { SignedInPerson } from './person-sessions.port';
 import { PersonSessionsService } from './person-sessions.service';
 import { StartEmailCode, VerifyEmailCode } from './use-cases/email-codes.use-case';

@@ -105,14 +105,3 @@ export function safeReturnTo(value: unknown, fallback = '/people/account'): stri
   return value;
 }
 
-/**
- * The client's address, the key of the per-client limits: the router's X-Forwarded-For when the
- * peer is the region's own router on loopback, the socket peer otherwise, so a client reaching the
- * service directly cannot choose its own key (the rule oap-authorizer's limiter applies).
- */
-export function clientAddress(request: { ip: string; headers: Record<string, string | string[] | undefined> }): string {
-  const forwarded = request.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  const loopback = request.ip === '127.0.0.1' || request.ip === '::1' || request.ip === '::ffff:127.0.0.1';
-  return loopback && first ? first.slice(0, 64) : request.ip;
-}

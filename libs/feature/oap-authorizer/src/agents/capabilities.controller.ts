@@ -1,5 +1,5 @@
 import { Controller, Get, Options, Param, Req, Res } from '@nestjs/common';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, clientAddress } from '@svc/server';
 import { CapabilityDocumentResponse } from './agent.response';
 import { Public } from '@svc/auth';
 import { RpcClient } from '@svc/bus';
@@ -9,7 +9,7 @@ import { isIdOf } from '@svc/ids';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Agent, CapabilityVersion } from './agent';
 import { AgentsRepository } from './agents.repository';
-import { IpRateLimiter, clientIp } from './ip-rate-limiter';
+import { IpRateLimiter } from './ip-rate-limiter';
 
 /** Cache lifetime of a capability document on 200 and 304, seconds (spec, Limits). */
 export const CAPABILITY_MAX_AGE_SECONDS = 300;
@@ -49,7 +49,7 @@ export class CapabilitiesController {
   @Get()
   @ApiResponseOf(CapabilityDocumentResponse)
   async get(@Param('agent_id') agentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const retryAfter = this.limiter.hit(clientIp(request));
+    const retryAfter = this.limiter.hit(clientAddress(request));
     if (retryAfter !== undefined) {
       void reply.status(429).header('cache-control', 'no-store').header('retry-after', String(retryAfter)).send({ message: 'Too many requests', reason_code: 'rate_limited' });
       return;

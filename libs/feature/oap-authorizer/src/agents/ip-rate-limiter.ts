@@ -31,13 +31,3 @@ export class IpRateLimiter {
   }
 }
 
-/**
- * Client address: the router's X-Forwarded-For when the peer is the local router (loopback), the
- * socket peer otherwise — a client reaching a service directly cannot pick its own rate-limit key.
- */
-export function clientIp(request: { ip: string; headers: Record<string, string | string[] | undefined> }): string {
-  const forwarded = request.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  const loopback = request.ip === '127.0.0.1' || request.ip === '::1' || request.ip === '::ffff:127.0.0.1';
-  return loopback && first ? first : request.ip;
-}
