@@ -2,7 +2,9 @@
 # One image for every app; the command picks the app:
 #   node scripts/run-dist.js dist/apps/<app>/src/main.js
 # Build: docker build -t svc-platform:local .
-ARG NODE_IMAGE=node:20.19-bookworm-slim
+# Node 22 LTS: the OpenID provider (oidc-provider 9) supports LTS releases from 22 on (it runs, with a
+# warning, on the 20.19+ that development machines may still have).
+ARG NODE_IMAGE=node:22-bookworm-slim
 
 # ---- deps: full install (dev dependencies are needed to build) ----
 FROM ${NODE_IMAGE} AS deps
