@@ -784,6 +784,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/authorities/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Propose an authority: stored as proposed, it becomes active only when the signed-in person grants it on the hosted page at proposal_url */
+        post: operations["Authorities_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/authorities/{authority_id}": {
         parameters: {
             query?: never;
@@ -3012,15 +3029,35 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuthorityProposalResponse: {
+            proposal_url: string;
+            id: string;
+            /** @enum {string} */
+            object: "authority";
+            application_id: string;
+            agent_id: string;
+            principal_id: string | null;
+            /** @enum {string} */
+            status: "proposed" | "declined" | "active" | "suspended" | "revoked";
+            purposes: string[];
+            valid_from: string;
+            valid_until: string;
+            cooling_off_seconds: number;
+            manifest_sha256: string | null;
+            created_at: string;
+            revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         AuthorityResponse: {
             id: string;
             /** @enum {string} */
             object: "authority";
             application_id: string;
             agent_id: string;
-            principal_id: string;
+            principal_id: string | null;
             /** @enum {string} */
-            status: "active" | "suspended" | "revoked";
+            status: "proposed" | "declined" | "active" | "suspended" | "revoked";
             purposes: string[];
             valid_from: string;
             valid_until: string;
@@ -3279,8 +3316,8 @@ export interface components {
             scoped_to_application?: boolean;
         };
         CreateAuthorityBody: {
-            agent_id: string;
             principal_id: string;
+            agent_id: string;
             scope_bounds?: components["schemas"]["ScopeBoundsBody"];
             action_bounds?: components["schemas"]["ActionBoundsBody"];
             value_bounds?: components["schemas"]["ValueBoundsBody"];
@@ -4199,6 +4236,21 @@ export interface components {
             expires_at: string;
         } & {
             [key: string]: unknown;
+        };
+        ProposeAuthorityBody: {
+            agent_id: string;
+            scope_bounds?: components["schemas"]["ScopeBoundsBody"];
+            action_bounds?: components["schemas"]["ActionBoundsBody"];
+            value_bounds?: components["schemas"]["ValueBoundsBody"];
+            time_bounds?: components["schemas"]["TimeBoundsBody"];
+            escalation_bounds?: components["schemas"]["EscalationBoundsBody"];
+            reputation_bounds?: components["schemas"]["ReputationBoundsBody"];
+            oap_sequence_bounds?: components["schemas"]["SequenceBoundsBody"];
+            jurisdiction_bounds?: components["schemas"]["JurisdictionBoundsBody"];
+            purposes?: string[];
+            valid_from?: string;
+            valid_until: string;
+            cooling_off_seconds?: number;
         };
         ProtectedResourceMetadataResponse: {
             resource: string;
@@ -8293,7 +8345,7 @@ export interface operations {
                      *           "application_id": "application id",
                      *           "agent_id": "agent id",
                      *           "principal_id": "principal id",
-                     *           "status": "active",
+                     *           "status": "proposed",
                      *           "purposes": [
                      *             "purpose"
                      *           ],
@@ -8336,8 +8388,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
                  *       "principal_id": "principal id",
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
                  *       "scope_bounds": {
                  *         "allowed": [
                  *           "allowed"
@@ -8442,7 +8494,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8455,6 +8507,150 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AuthorityResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Authorities_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "scope_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "denied": [
+                 *           "denied"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "action_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "prohibited": [
+                 *           "prohibited"
+                 *         ],
+                 *         "max_actions": 1,
+                 *         "unrestricted": true
+                 *       },
+                 *       "value_bounds": {
+                 *         "currency": "EUR",
+                 *         "per_action": "49.90",
+                 *         "aggregate": "49.90",
+                 *         "unrestricted": true
+                 *       },
+                 *       "time_bounds": {
+                 *         "not_before": "2026-11-25T09:30:00.000Z",
+                 *         "not_after": "2026-11-25T09:30:00.000Z",
+                 *         "hours_utc": [
+                 *           0,
+                 *           0
+                 *         ],
+                 *         "days": [
+                 *           1
+                 *         ],
+                 *         "buckets": [
+                 *           {
+                 *             "period": "minute",
+                 *             "max": 1
+                 *           }
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "escalation_bounds": {
+                 *         "amount_over": "49.90",
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "scopes": [
+                 *           "scope"
+                 *         ],
+                 *         "always": true,
+                 *         "quorum_type": "all",
+                 *         "approvers": [
+                 *           "approver"
+                 *         ],
+                 *         "threshold": 1,
+                 *         "approval_ttl_seconds": 60
+                 *       },
+                 *       "reputation_bounds": {
+                 *         "min_trust_score": 0,
+                 *         "min_vouch_count": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "oap_sequence_bounds": {
+                 *         "ordering": [
+                 *           "ordering"
+                 *         ],
+                 *         "max_per_minute": 1,
+                 *         "max_repetitions": 1,
+                 *         "max_continuation_depth": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "jurisdiction_bounds": {
+                 *         "allowed": [
+                 *           "FR"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ],
+                 *       "valid_from": "2026-11-25T09:30:00.000Z",
+                 *       "valid_until": "2026-11-25T09:30:00.000Z",
+                 *       "cooling_off_seconds": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeAuthorityBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "proposal_url": "https://shop.example.com/hooks/consent",
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "proposed",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorityProposalResponse"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -8494,7 +8690,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8551,7 +8747,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8612,7 +8808,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8673,7 +8869,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],

@@ -38,3 +38,8 @@ export function authorityView(authority: Authority): Record<string, unknown> {
     revoked_at: authority.revokedAt?.toISOString() ?? null,
   } satisfies AuthorityResponse;
 }
+
+/** A proposed authority and the hosted page on which the person grants or declines it. */
+export class AuthorityProposalResponse extends AuthorityResponse {
+  @IsString() proposal_url!: string;
+}
