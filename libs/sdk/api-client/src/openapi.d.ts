@@ -1892,6 +1892,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/authorities/{proposal_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted page of a proposed authority (HTML): the signed-in person grants or declines it */
+        get: operations["AuthorityProposalPage_page"];
+        put?: never;
+        /** The signed-in person grants (becoming the principal) or declines a proposed authority */
+        post: operations["AuthorityProposalPage_answer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/capture/v1/captures": {
         parameters: {
             query?: never;
@@ -3026,6 +3044,16 @@ export interface components {
             reason: string | null;
             checkpoint_sequence: number | null;
             invalid_checkpoints: number[];
+        } & {
+            [key: string]: unknown;
+        };
+        AuthorityProposalAnswerBody: {
+            /** @enum {string} */
+            answer: "grant" | "decline";
+        };
+        AuthorityProposalAnswerResponse: {
+            /** @enum {string} */
+            status: "proposed" | "declined" | "active" | "suspended" | "revoked";
         } & {
             [key: string]: unknown;
         };
@@ -5017,7 +5045,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -5036,7 +5064,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -13302,6 +13330,77 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             410: components["responses"]["Error410"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AuthorityProposalPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example proposal token */
+                proposal_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposal page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AuthorityProposalPage_answer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example proposal token */
+                proposal_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answer": "grant"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AuthorityProposalAnswerBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "proposed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorityProposalAnswerResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             503: components["responses"]["Error503"];
         };
     };
