@@ -57,7 +57,9 @@ describe('authority proposals granted by the signed-in person', () => {
     expect(pageRes.text).toContain('200.00 EUR in total');
     expect(pageRes.text).toContain('asking you above 20.00 EUR');
     const french = await http('GET', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, 'accept-language': 'fr' } });
+    expect(pageRes.text).toContain('>Grant</button>');
     expect(french.text).toContain('peut payer jusqu’à 50.00 EUR par action');
+    expect(french.text).toContain('>Accorder</button>');
 
     const forged = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant', principal_id: 'usr_forged' } });
     expect(forged.status).toBe(400);

@@ -1,5 +1,5 @@
 import { SUPPORTED_LOCALES } from './i18n';
-import { PROPOSAL_LOCALES, describeBounds } from './authority-bounds-wording';
+import { PROPOSAL_LOCALES, describeBounds, proposalPageWords } from './authority-bounds-wording';
 
 const BOUNDS = { value_bounds: { currency: 'EUR', per_action: '50.00', aggregate: '200.00' }, escalation_bounds: { amount_over: '20.00' } };
 const UNTIL = '2026-12-31T23:00:00.000Z';
@@ -29,5 +29,11 @@ describe('describeBounds', () => {
   it('says when the agent may pay nothing, or anything, and when it asks every time', () => {
     expect(describeBounds({}, UNTIL, 'en')[0]).toBe('may not pay anything');
     expect(describeBounds({ value_bounds: { unrestricted: true }, escalation_bounds: { always: true } }, UNTIL, 'de')).toEqual(['darf jeden Betrag zahlen', expect.stringMatching(/^bis /), 'fragt Sie vor jeder Aktion']);
+  });
+
+  it('words the heading and both answers in every language', () => {
+    expect(proposalPageWords('Shopper', 'en')).toEqual({ title: 'Shopper asks for your authority', grant: 'Grant', decline: 'Decline' });
+    for (const locale of PROPOSAL_LOCALES) expect(proposalPageWords('Shopper', locale).title).toContain('Shopper');
+    expect(proposalPageWords('Shopper', 'ja').grant).toBe('許可する');
   });
 });

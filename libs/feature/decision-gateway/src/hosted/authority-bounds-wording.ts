@@ -15,6 +15,9 @@ interface Wording {
   until: string;
   ask_above: string;
   ask_always: string;
+  title: string;
+  grant: string;
+  decline: string;
 }
 
 const WORDING: Readonly<Record<string, Wording>> = {
@@ -26,6 +29,9 @@ const WORDING: Readonly<Record<string, Wording>> = {
     until: 'until {date}',
     ask_above: 'asking you above {amount} {currency}',
     ask_always: 'asking you before every action',
+    title: '{agent} asks for your authority',
+    grant: 'Grant',
+    decline: 'Decline',
   },
   fr: {
     per_action: 'peut payer jusqu’à {amount} {currency} par action',
@@ -35,6 +41,9 @@ const WORDING: Readonly<Record<string, Wording>> = {
     until: 'jusqu’au {date}',
     ask_above: 'en vous demandant au-delà de {amount} {currency}',
     ask_always: 'en vous demandant avant chaque action',
+    title: '{agent} vous demande votre autorisation',
+    grant: 'Accorder',
+    decline: 'Refuser',
   },
   de: {
     per_action: 'darf bis zu {amount} {currency} pro Aktion zahlen',
@@ -44,6 +53,9 @@ const WORDING: Readonly<Record<string, Wording>> = {
     until: 'bis {date}',
     ask_above: 'fragt Sie über {amount} {currency}',
     ask_always: 'fragt Sie vor jeder Aktion',
+    title: '{agent} bittet um Ihre Vollmacht',
+    grant: 'Erteilen',
+    decline: 'Ablehnen',
   },
   es: {
     per_action: 'puede pagar hasta {amount} {currency} por acción',
@@ -53,6 +65,9 @@ const WORDING: Readonly<Record<string, Wording>> = {
     until: 'hasta el {date}',
     ask_above: 'preguntándole por encima de {amount} {currency}',
     ask_always: 'preguntándole antes de cada acción',
+    title: '{agent} le pide su autorización',
+    grant: 'Conceder',
+    decline: 'Rechazar',
   },
   pt: {
     per_action: 'pode pagar até {amount} {currency} por ação',
@@ -62,6 +77,9 @@ const WORDING: Readonly<Record<string, Wording>> = {
     until: 'até {date}',
     ask_above: 'perguntando a você acima de {amount} {currency}',
     ask_always: 'perguntando a você antes de cada ação',
+    title: '{agent} pede a sua autorização',
+    grant: 'Conceder',
+    decline: 'Recusar',
   },
   ja: {
     per_action: '1回の操作につき最大 {amount} {currency} まで支払えます',
@@ -71,6 +89,9 @@ const WORDING: Readonly<Record<string, Wording>> = {
     until: '{date} まで',
     ask_above: '{amount} {currency} を超える場合はあなたに確認します',
     ask_always: '操作のたびにあなたに確認します',
+    title: '{agent} があなたの権限を求めています',
+    grant: '許可する',
+    decline: '拒否する',
   },
 };
 
@@ -95,6 +116,12 @@ export function describeBounds(bounds: ProposedBounds, validUntil: string, local
   if (escalation?.always) phrases.push(words.ask_always);
   else if (escalation?.amount_over !== undefined) phrases.push(fill(words.ask_above, { amount: escalation.amount_over, currency }));
   return phrases;
+}
+
+/** The page's heading and its two answers in the page's language. */
+export function proposalPageWords(agent: string, locale: string): { title: string; grant: string; decline: string } {
+  const words = WORDING[resolveLocale(locale)] ?? WORDING['en']!;
+  return { title: fill(words.title, { agent }), grant: words.grant, decline: words.decline };
 }
 
 /** Every language the proposal page speaks (the hosted pages' six). */

@@ -6,7 +6,7 @@ import { sha256Hex } from '@svc/crypto';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
 import { IsIn } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { describeBounds, type ProposedBounds } from '../hosted/authority-bounds-wording';
+import { describeBounds, proposalPageWords, type ProposedBounds } from '../hosted/authority-bounds-wording';
 import { escapeHtml } from '../hosted/html';
 import { negotiateLocale } from '../hosted/i18n';
 import { contentSecurityPolicy, newNonce, sendHtml } from '../hosted/page-security';
@@ -54,15 +54,16 @@ export class AuthorityProposalPageController {
     const proposal = TOKEN.test(token) ? await this.rpc.call('oap.get_authority_proposal', { proposalTokenSha256: sha256Hex(token) }) : undefined;
     if (!proposal?.found) return sendHtml(reply, 404, page(locale, nonce, '<h1>Not found</h1>'), contentSecurityPolicy(nonce, []), locale);
     const phrases = describeBounds(JSON.parse(proposal.boundsJson) as ProposedBounds, proposal.validUntil, locale);
+    const words = proposalPageWords(proposal.agentName || proposal.agentId, locale);
     const actions =
       proposal.status === 'proposed'
-        ? `<p><button type="button" data-answer="grant">Grant</button> <button type="button" data-answer="decline">Decline</button></p>
+        ? `<p><button type="button" data-answer="grant">${escapeHtml(words.grant)}</button> <button type="button" data-answer="decline">${escapeHtml(words.decline)}</button></p>
 <script nonce="${nonce}">for (const b of document.querySelectorAll('button[data-answer]')) b.addEventListener('click', async () => {
   await fetch(location.pathname, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answer: b.dataset.answer }) });
   location.reload();
 });</script>`
         : `<p data-status="${escapeHtml(proposal.status)}">${escapeHtml(proposal.status)}</p>`;
-    const body = `<h1>${escapeHtml(proposal.agentName || proposal.agentId)}</h1>
+    const body = `<h1>${escapeHtml(words.title)}</h1>
 <ul>${phrases.map((phrase) => `<li>${escapeHtml(phrase)}</li>`).join('')}</ul>
 ${actions}`;
     return sendHtml(reply, 200, page(locale, nonce, body), contentSecurityPolicy(nonce, []), locale);
