@@ -84,9 +84,13 @@ describe('authority proposals granted by the signed-in person', () => {
     expect(answered.body).toEqual({ status: 'declined' });
     const authority = await http('GET', `${us}/api/v1/authorities/${authorityId}`, { headers: bearer(app.token) });
     expect(authority.body).toMatchObject({ status: 'declined', principal_id: null });
-    const res = await grant(agentId);
-    expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ cascade_step: 3, reason_code: 'authority_declined' });
+    const named = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: inAnHour(), authority_id: authorityId }), { now: new Date() });
+    expect(named.status).toBe(403);
+    expect(named.body).toMatchObject({ cascade_step: 3, reason_code: 'authority_declined' });
+    // Unnamed, a declined proposal is not a candidate at all (it never makes the choice ambiguous).
+    const unnamed = await grant(agentId);
+    expect(unnamed.status).toBe(403);
+    expect(unnamed.body).toMatchObject({ cascade_step: 3, reason_code: 'authority_not_found' });
   });
 
   it('refuses an answer without a sign-in or from another site', async () => {

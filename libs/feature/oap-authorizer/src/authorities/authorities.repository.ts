@@ -57,10 +57,10 @@ export class AuthoritiesRepository {
     return rows[0] ? toAuthority(rows[0]) : undefined;
   }
 
-  /** Non-revoked authorities of an agent, newest first (at most `limit`). */
+  /** Non-revoked, non-declined authorities of an agent, newest first (at most `limit`). */
   async currentForAgent(agentId: string, limit = 2): Promise<Authority[]> {
     const rows: AuthorityRow[] = await this.dataSource.query(
-      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status <> 'revoked' ORDER BY created_at DESC, id DESC LIMIT $2`,
+      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status NOT IN ('revoked', 'declined') ORDER BY created_at DESC, id DESC LIMIT $2`,
       [agentId, limit],
     );
     return rows.map(toAuthority);
