@@ -1,3 +1,4 @@
+import { AuthorityProposalRpcHandlers } from './authorities/authority-proposal-rpc.handlers';
 import { AgentIdentitiesController, ApplicationAgentsController } from './agents/agent-identities.controller';
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
@@ -54,7 +55,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
-  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, TokenExchangeRpcHandlers],
+  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, TokenExchangeRpcHandlers],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,

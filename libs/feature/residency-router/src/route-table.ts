@@ -38,8 +38,9 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/\.well-known\/(jwks\.json|did\.json)$/, service: 'receipts' },
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
   { match: /^\/api\/v1\/(transfer_register|residency_posture|presentations)(\/|$)/, service: 'residency-router' },
+  // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's).
   {
-    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people)(\/|$)/,
+    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer|ssf-configuration)(\/|$)/, service: 'decision-gateway' },

@@ -45,6 +45,8 @@ describe('route table', () => {
     ['/capture/v1/form_integrations/x/webhook', 'consent-records'],
     ['/capture/v1/fields/flw_us_x', 'consent-records'],
     ['/api/v1/grants', 'oap-authorizer'],
+    ['/api/v1/authorities/proposals', 'oap-authorizer'],
+    ['/authorities/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789_-abcde', 'decision-gateway'],
     ['/api/v1/oap/version', 'oap-authorizer'],
     ['/api/v1/mcp_servers', 'oap-authorizer'],
     ['/mcp/v1/agent', 'oap-authorizer'],

@@ -784,6 +784,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/authorities/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Propose an authority: stored as proposed, it becomes active only when the signed-in person grants it on the hosted page at proposal_url */
+        post: operations["Authorities_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/authorities/{authority_id}": {
         parameters: {
             query?: never;
@@ -1869,6 +1886,24 @@ export interface paths {
         put?: never;
         /** Reverse a suspension */
         post: operations["Attesters_unsuspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/authorities/{proposal_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Hosted page of a proposed authority (HTML): the signed-in person grants or declines it */
+        get: operations["AuthorityProposalPage_page"];
+        put?: never;
+        /** The signed-in person grants (becoming the principal) or declines a proposed authority */
+        post: operations["AuthorityProposalPage_answer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3012,15 +3047,45 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuthorityProposalAnswerBody: {
+            /** @enum {string} */
+            answer: "grant" | "decline";
+        };
+        AuthorityProposalAnswerResponse: {
+            /** @enum {string} */
+            status: "proposed" | "declined" | "active" | "suspended" | "revoked";
+        } & {
+            [key: string]: unknown;
+        };
+        AuthorityProposalResponse: {
+            proposal_url: string;
+            id: string;
+            /** @enum {string} */
+            object: "authority";
+            application_id: string;
+            agent_id: string;
+            principal_id: string | null;
+            /** @enum {string} */
+            status: "proposed" | "declined" | "active" | "suspended" | "revoked";
+            purposes: string[];
+            valid_from: string;
+            valid_until: string;
+            cooling_off_seconds: number;
+            manifest_sha256: string | null;
+            created_at: string;
+            revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         AuthorityResponse: {
             id: string;
             /** @enum {string} */
             object: "authority";
             application_id: string;
             agent_id: string;
-            principal_id: string;
+            principal_id: string | null;
             /** @enum {string} */
-            status: "active" | "suspended" | "revoked";
+            status: "proposed" | "declined" | "active" | "suspended" | "revoked";
             purposes: string[];
             valid_from: string;
             valid_until: string;
@@ -3279,8 +3344,8 @@ export interface components {
             scoped_to_application?: boolean;
         };
         CreateAuthorityBody: {
-            agent_id: string;
             principal_id: string;
+            agent_id: string;
             scope_bounds?: components["schemas"]["ScopeBoundsBody"];
             action_bounds?: components["schemas"]["ActionBoundsBody"];
             value_bounds?: components["schemas"]["ValueBoundsBody"];
@@ -4200,6 +4265,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProposeAuthorityBody: {
+            agent_id: string;
+            scope_bounds?: components["schemas"]["ScopeBoundsBody"];
+            action_bounds?: components["schemas"]["ActionBoundsBody"];
+            value_bounds?: components["schemas"]["ValueBoundsBody"];
+            time_bounds?: components["schemas"]["TimeBoundsBody"];
+            escalation_bounds?: components["schemas"]["EscalationBoundsBody"];
+            reputation_bounds?: components["schemas"]["ReputationBoundsBody"];
+            oap_sequence_bounds?: components["schemas"]["SequenceBoundsBody"];
+            jurisdiction_bounds?: components["schemas"]["JurisdictionBoundsBody"];
+            purposes?: string[];
+            valid_from?: string;
+            valid_until: string;
+            cooling_off_seconds?: number;
+        };
         ProtectedResourceMetadataResponse: {
             resource: string;
             authorization_servers: string[];
@@ -4965,7 +5045,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -4984,7 +5064,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -8293,7 +8373,7 @@ export interface operations {
                      *           "application_id": "application id",
                      *           "agent_id": "agent id",
                      *           "principal_id": "principal id",
-                     *           "status": "active",
+                     *           "status": "proposed",
                      *           "purposes": [
                      *             "purpose"
                      *           ],
@@ -8336,8 +8416,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
                  *       "principal_id": "principal id",
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
                  *       "scope_bounds": {
                  *         "allowed": [
                  *           "allowed"
@@ -8442,7 +8522,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8455,6 +8535,150 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AuthorityResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Authorities_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agent_id": "agent_eu_axzaotszoq6bs3k547e3",
+                 *       "scope_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "denied": [
+                 *           "denied"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "action_bounds": {
+                 *         "allowed": [
+                 *           "allowed"
+                 *         ],
+                 *         "prohibited": [
+                 *           "prohibited"
+                 *         ],
+                 *         "max_actions": 1,
+                 *         "unrestricted": true
+                 *       },
+                 *       "value_bounds": {
+                 *         "currency": "EUR",
+                 *         "per_action": "49.90",
+                 *         "aggregate": "49.90",
+                 *         "unrestricted": true
+                 *       },
+                 *       "time_bounds": {
+                 *         "not_before": "2026-11-25T09:30:00.000Z",
+                 *         "not_after": "2026-11-25T09:30:00.000Z",
+                 *         "hours_utc": [
+                 *           0,
+                 *           0
+                 *         ],
+                 *         "days": [
+                 *           1
+                 *         ],
+                 *         "buckets": [
+                 *           {
+                 *             "period": "minute",
+                 *             "max": 1
+                 *           }
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "escalation_bounds": {
+                 *         "amount_over": "49.90",
+                 *         "actions": [
+                 *           "action"
+                 *         ],
+                 *         "scopes": [
+                 *           "scope"
+                 *         ],
+                 *         "always": true,
+                 *         "quorum_type": "all",
+                 *         "approvers": [
+                 *           "approver"
+                 *         ],
+                 *         "threshold": 1,
+                 *         "approval_ttl_seconds": 60
+                 *       },
+                 *       "reputation_bounds": {
+                 *         "min_trust_score": 0,
+                 *         "min_vouch_count": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "oap_sequence_bounds": {
+                 *         "ordering": [
+                 *           "ordering"
+                 *         ],
+                 *         "max_per_minute": 1,
+                 *         "max_repetitions": 1,
+                 *         "max_continuation_depth": 0,
+                 *         "unrestricted": true
+                 *       },
+                 *       "jurisdiction_bounds": {
+                 *         "allowed": [
+                 *           "FR"
+                 *         ],
+                 *         "unrestricted": true
+                 *       },
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ],
+                 *       "valid_from": "2026-11-25T09:30:00.000Z",
+                 *       "valid_until": "2026-11-25T09:30:00.000Z",
+                 *       "cooling_off_seconds": 0
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeAuthorityBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "proposal_url": "https://shop.example.com/hooks/consent",
+                     *       "id": "id",
+                     *       "object": "authority",
+                     *       "application_id": "application id",
+                     *       "agent_id": "agent id",
+                     *       "principal_id": "principal id",
+                     *       "status": "proposed",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "valid_from": "valid from",
+                     *       "valid_until": "2026-11-25T09:30:00.000Z",
+                     *       "cooling_off_seconds": 1,
+                     *       "manifest_sha256": "manifest sha256",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorityProposalResponse"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -8494,7 +8718,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8551,7 +8775,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8612,7 +8836,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -8673,7 +8897,7 @@ export interface operations {
                      *       "application_id": "application id",
                      *       "agent_id": "agent id",
                      *       "principal_id": "principal id",
-                     *       "status": "active",
+                     *       "status": "proposed",
                      *       "purposes": [
                      *         "purpose"
                      *       ],
@@ -13106,6 +13330,77 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             410: components["responses"]["Error410"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AuthorityProposalPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example proposal token */
+                proposal_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposal page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AuthorityProposalPage_answer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example proposal token */
+                proposal_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answer": "grant"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AuthorityProposalAnswerBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "proposed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorityProposalAnswerResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             503: components["responses"]["Error503"];
         };
     };

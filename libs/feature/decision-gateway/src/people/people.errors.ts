@@ -28,4 +28,8 @@ export const peopleError = defineErrors({
   principal_mismatch: 'forbidden',
   /** A browser request from another origin (cross-site request forgery guard). */
   origin_not_allowed: 'forbidden',
+  /** No authority proposal has this page token. */
+  authority_proposal_not_found: 'not_found',
+  /** The authority proposal was already granted or declined. */
+  authority_proposal_settled: 'conflict',
 });

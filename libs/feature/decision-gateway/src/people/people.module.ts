@@ -4,6 +4,7 @@ import { ApplicationsRepository } from '../applications/applications.repository'
 import { GATEWAY_SCHEMA } from '../schema';
 import { GATEWAY_OUTBOX } from '../tokens';
 import { HOSTED_SIGN_IN } from '../decisions/principal-binding';
+import { AuthorityProposalPageController } from './authority-proposal-page.controller';
 import { PeopleHostedSignIn } from './hosted-sign-in.adapter';
 import { PeopleMailer } from './mailer';
 import { PersonNotices } from './person-notices';
@@ -28,7 +29,7 @@ import { PersonLinks } from './use-cases/person-links.use-case';
  * ports to the rest of decision-gateway.
  */
 @Module({
-  controllers: [PeopleController, PersonLinksController, PersonInboxController, PersonHomeRpcHandlers],
+  controllers: [AuthorityProposalPageController, PeopleController, PersonLinksController, PersonInboxController, PersonHomeRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     { provide: PeopleConfig, useExisting: DecisionGatewayConfig },

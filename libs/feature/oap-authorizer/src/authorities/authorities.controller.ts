@@ -1,9 +1,9 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
-import { AuthorityResponse } from './authority.response';
+import { AuthorityProposalResponse, AuthorityResponse } from './authority.response';
 import { oapError } from '../oap.errors';
-import { AuthorityTransitionBody, CreateAuthorityBody } from './authorities.dto';
+import { AuthorityTransitionBody, CreateAuthorityBody, ProposeAuthorityBody } from './authorities.dto';
 import { AuthoritiesRepository } from './authorities.repository';
 import { authorityView } from './authority.response';
 import type { AuthorityBounds } from './bounds';
@@ -38,6 +38,28 @@ export class AuthoritiesController {
       coolingOffSeconds: cooling_off_seconds,
     });
     return authorityView(await this.createAuthority.execute(principal, command));
+  }
+
+  @ApiDoc({
+    summary: 'Propose an authority: stored as proposed, it becomes active only when the signed-in person grants it on the hosted page at proposal_url',
+    tag: 'OAP',
+    errors: [400, 401, 404, 422],
+  })
+  @Post('proposals')
+  @ApiResponseOf(AuthorityProposalResponse)
+  async propose(@CurrentPrincipal() principal: Principal, @Body() body: ProposeAuthorityBody): Promise<Record<string, unknown>> {
+    const { agent_id, purposes, valid_from, valid_until, cooling_off_seconds, ...bounds } = body;
+    const command = CreateAuthorityCommand.create({
+      agentId: agent_id,
+      principalId: null,
+      bounds: JSON.parse(JSON.stringify(bounds)) as AuthorityBounds,
+      purposes,
+      validFrom: valid_from,
+      validUntil: valid_until,
+      coolingOffSeconds: cooling_off_seconds,
+    });
+    const { authority, proposalUrl } = await this.createAuthority.propose(principal, command);
+    return { ...authorityView(authority), proposal_url: proposalUrl };
   }
 
   @ApiDoc({ summary: 'List the authorities of the application (cursor pagination)', tag: 'OAP', errors: [400, 401, 422] })

@@ -102,11 +102,10 @@ class JurisdictionBoundsBody {
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
-/** `POST /api/v1/authorities`: any subset of the eight bounds; absent means not configured. */
+/** `POST /api/v1/authorities/proposals`: the terms the application proposes; the person who grants them becomes the principal. */
 @RoutedBy('agent_id')
-export class CreateAuthorityBody {
+export class ProposeAuthorityBody {
   @IsIdOf('agent') agent_id!: string;
-  @IsString() @MinLength(1) @MaxLength(200) principal_id!: string;
   @IsOptional() @ValidateNested() @Type(() => ScopeBoundsBody) scope_bounds?: ScopeBoundsBody;
   @IsOptional() @ValidateNested() @Type(() => ActionBoundsBody) action_bounds?: ActionBoundsBody;
   @IsOptional() @ValidateNested() @Type(() => ValueBoundsBody) value_bounds?: ValueBoundsBody;
@@ -119,6 +118,12 @@ export class CreateAuthorityBody {
   @IsOptional() @IsISO8601({ strict: true }) valid_from?: string;
   @IsISO8601({ strict: true }) valid_until!: string;
   @IsOptional() @IsInt() @Min(0) @Max(30 * 24 * 3600) cooling_off_seconds?: number;
+}
+
+/** `POST /api/v1/authorities`: any subset of the eight bounds; absent means not configured. */
+@RoutedBy('agent_id')
+export class CreateAuthorityBody extends ProposeAuthorityBody {
+  @IsString() @MinLength(1) @MaxLength(200) principal_id!: string;
 }
 
 /** Body of suspend / resume / revoke. */

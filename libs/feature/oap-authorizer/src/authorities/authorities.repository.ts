@@ -13,10 +13,10 @@ export class AuthoritiesRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insert(manager: EntityManager, authority: Omit<Authority, 'revokedAt' | 'bounds'>): Promise<Authority> {
+  async insert(manager: EntityManager, authority: Omit<Authority, 'revokedAt' | 'bounds'>, proposalTokenSha256: string | null = null): Promise<Authority> {
     const rows: AuthorityRow[] = await manager.query(
-      `INSERT INTO oap.authorities (id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING ${AUTHORITY_COLUMNS}`,
+      `INSERT INTO oap.authorities (id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, updated_at, proposal_token_sha256)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING ${AUTHORITY_COLUMNS}`,
       [
         authority.id,
         authority.applicationId,
@@ -30,6 +30,7 @@ export class AuthoritiesRepository {
         authority.coolingOffSeconds,
         authority.manifestSha256,
         authority.createdAt,
+        proposalTokenSha256,
       ],
     );
     return toAuthority(rows[0]!);
@@ -40,10 +41,26 @@ export class AuthoritiesRepository {
     return rows[0] ? toAuthority(rows[0]) : undefined;
   }
 
-  /** Non-revoked authorities of an agent, newest first (at most `limit`). */
+  /** The authority a proposal page's token (by its digest) stands for. */
+  async findByProposalToken(tokenSha256: string, manager: EntityManager = this.dataSource.manager): Promise<Authority | undefined> {
+    const rows: AuthorityRow[] = await manager.query(`SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE proposal_token_sha256 = $1`, [tokenSha256]);
+    return rows[0] ? toAuthority(rows[0]) : undefined;
+  }
+
+  /** Grants (principal set, active) or declines a still-proposed authority; undefined when it was no longer proposed. */
+  async settleProposal(manager: EntityManager, id: string, outcome: { status: 'active'; principalId: string } | { status: 'declined' }, at: Date): Promise<Authority | undefined> {
+    const rows = await queryRows<AuthorityRow>(
+      manager,
+      `UPDATE oap.authorities SET status = $2, principal_id = $3, updated_at = $4 WHERE id = $1 AND status = 'proposed' RETURNING ${AUTHORITY_COLUMNS}`,
+      [id, outcome.status, outcome.status === 'active' ? outcome.principalId : null, at],
+    );
+    return rows[0] ? toAuthority(rows[0]) : undefined;
+  }
+
+  /** Non-revoked, non-declined authorities of an agent, newest first (at most `limit`). */
   async currentForAgent(agentId: string, limit = 2): Promise<Authority[]> {
     const rows: AuthorityRow[] = await this.dataSource.query(
-      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status <> 'revoked' ORDER BY created_at DESC, id DESC LIMIT $2`,
+      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE agent_id = $1 AND status NOT IN ('revoked', 'declined') ORDER BY created_at DESC, id DESC LIMIT $2`,
       [agentId, limit],
     );
     return rows.map(toAuthority);

@@ -6,7 +6,7 @@ export interface AuthorityRow {
   id: string;
   application_id: string;
   agent_id: string;
-  principal_id: string;
+  principal_id: string | null;
   status: AuthorityStatus;
   bounds_json: string;
   purposes: string[];

@@ -1,6 +1,6 @@
 import { Nullable } from '@svc/server';
 import { IsIn, IsInt, IsString } from 'class-validator';
-import type { Authority, AuthorityStatus } from './authority';
+import { AUTHORITY_STATUSES, type Authority, type AuthorityStatus } from './authority';
 
 /** The wire shape of `authorityView` (its bounds fields are spread in beside these), published in the OpenAPI document. */
 export class AuthorityResponse {
@@ -8,8 +8,8 @@ export class AuthorityResponse {
   @IsIn(['authority']) object!: 'authority';
   @IsString() application_id!: string;
   @IsString() agent_id!: string;
-  @IsString() principal_id!: string;
-  @IsIn(['active', 'suspended', 'revoked']) status!: AuthorityStatus;
+  @IsString() @Nullable() principal_id!: string | null;
+  @IsIn(AUTHORITY_STATUSES) status!: AuthorityStatus;
   @IsString({ each: true }) purposes!: string[];
   @IsString() valid_from!: string;
   @IsString() valid_until!: string;
@@ -37,4 +37,9 @@ export function authorityView(authority: Authority): Record<string, unknown> {
     created_at: authority.createdAt.toISOString(),
     revoked_at: authority.revokedAt?.toISOString() ?? null,
   } satisfies AuthorityResponse;
+}
+
+/** A proposed authority and the hosted page on which the person grants or declines it. */
+export class AuthorityProposalResponse extends AuthorityResponse {
+  @IsString() proposal_url!: string;
 }

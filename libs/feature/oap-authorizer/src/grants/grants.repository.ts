@@ -222,7 +222,7 @@ export class GrantsRepository {
   /**
    * Locks and reads, in id order (no deadlock between batches), the authorities of a batch's
    * agents that its requests may use: the named ones and, for requests naming none, the agent's
-   * non-revoked ones, each with its running usage. The rows are current for the rest of the
+   * non-revoked, non-declined ones (a declined proposal never makes the choice ambiguous), each with its running usage. The rows are current for the rest of the
    * transaction, and grants under one authority serialise. An authority of another agent is never
    * locked (nor usable).
    */
@@ -233,7 +233,7 @@ export class GrantsRepository {
               (SELECT u.granted_actions FROM oap.authority_usage u WHERE u.authority_id = a.id) AS usage_actions,
               (SELECT jsonb_object_agg(m.currency, m.amount::text) FROM oap.authority_usage_amounts m WHERE m.authority_id = a.id) AS usage_amounts
        FROM oap.authorities a
-       WHERE a.agent_id = ANY($3::text[]) AND (a.id = ANY($1::text[]) OR (a.agent_id = ANY($2::text[]) AND a.status <> 'revoked'))
+       WHERE a.agent_id = ANY($3::text[]) AND (a.id = ANY($1::text[]) OR (a.agent_id = ANY($2::text[]) AND a.status NOT IN ('revoked', 'declined')))
        ORDER BY a.id FOR UPDATE OF a`,
       [batch.named, batch.unnamedAgentIds, batch.agentIds],
     );

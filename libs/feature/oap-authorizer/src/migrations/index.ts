@@ -8,9 +8,10 @@ import { RevocationReasonCode1797300000000 } from './1797300000000-revocation-re
 import { McpServers1797400000000 } from './1797400000000-mcp-servers';
 import { AgentDpopKey1797400000000 } from './1797400000000-agent-dpop-key';
 import { EscalationCounterProposal1797400000000 } from './1797400000000-escalation-counter-proposal';
+import { AuthorityProposal1797500000000 } from './1797500000000-authority-proposal';
 
 /** oap-authorizer's schema and its migrations, in order. */
 export const oapMigrations: SchemaMigrations = {
   schema: OAP_SCHEMA,
-  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000, McpServers1797400000000, AgentDpopKey1797400000000, EscalationCounterProposal1797400000000],
+  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000, McpServers1797400000000, AgentDpopKey1797400000000, EscalationCounterProposal1797400000000, AuthorityProposal1797500000000],
 };

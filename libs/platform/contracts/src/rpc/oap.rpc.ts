@@ -3,10 +3,14 @@ import {
   ConsumeGrantRequestSchema,
   GetApprovalRequestReplySchema,
   GetApprovalRequestRequestSchema,
+  GetAuthorityProposalReplySchema,
+  GetAuthorityProposalRequestSchema,
   GrantStatusReplySchema,
   GrantStatusRequestSchema,
   MintAgentTokenReplySchema,
   MintAgentTokenRequestSchema,
+  SettleAuthorityProposalReplySchema,
+  SettleAuthorityProposalRequestSchema,
 } from '../gen/svc/rpc/v1/oap_pb';
 
 /** Request/reply methods served by oap-authorizer (called across regions by svc-verify). */
@@ -15,4 +19,6 @@ export const OAP_RPC = {
   'oap.consume_grant': { request: ConsumeGrantRequestSchema, reply: ConsumeGrantReplySchema },
   'oap.get_approval_request': { request: GetApprovalRequestRequestSchema, reply: GetApprovalRequestReplySchema },
   'oap.mint_agent_token': { request: MintAgentTokenRequestSchema, reply: MintAgentTokenReplySchema },
+  'oap.get_authority_proposal': { request: GetAuthorityProposalRequestSchema, reply: GetAuthorityProposalReplySchema },
+  'oap.settle_authority_proposal': { request: SettleAuthorityProposalRequestSchema, reply: SettleAuthorityProposalReplySchema },
 } as const;

@@ -32,7 +32,7 @@ export async function emitAuthorityEvent(
     {
       authorityId: authority.id,
       agentId: authority.agentId,
-      principalId: authority.principalId,
+      principalId: authority.principalId ?? undefined,
       status: authority.status,
       boundsJson: authority.boundsJson,
       validFrom: authority.validFrom.toISOString(),

@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
-import { canonicalJson } from '@svc/crypto';
+import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError } from '@svc/errors';
-import { newRegionalId } from '@svc/ids';
+import { newApprovalSessionToken, newRegionalId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
 import { AgentsRepository } from '../../agents/agents.repository';
 import { ownedAgent } from '../../agents/use-cases/owned-agent';
@@ -18,7 +18,8 @@ import { emitAuthorityEvent } from './authority-event';
 export class CreateAuthorityCommand {
   private constructor(
     readonly agentId: string,
-    readonly principalId: string,
+    /** Null for a proposal: the person who grants it becomes the principal. */
+    readonly principalId: string | null,
     readonly bounds: AuthorityBounds,
     readonly purposes: string[],
     readonly validFrom: Date | undefined,
@@ -28,7 +29,7 @@ export class CreateAuthorityCommand {
 
   static create(input: {
     agentId: string;
-    principalId: string;
+    principalId: string | null;
     bounds: AuthorityBounds;
     purposes?: string[];
     validFrom?: string;
@@ -70,6 +71,21 @@ export class CreateAuthority {
   ) {}
 
   async execute(principal: Principal, command: CreateAuthorityCommand): Promise<Authority> {
+    if (command.principalId === null) throw new Error('an authority without a principal is proposed, not created');
+    return this.insert(principal, command, 'active', null);
+  }
+
+  /**
+   * Stores the authority as `proposed` with no principal and the digest of the proposal page's
+   * token; nothing is emitted until the person grants it. Returns the page's URL once.
+   */
+  async propose(principal: Principal, command: CreateAuthorityCommand): Promise<{ authority: Authority; proposalUrl: string }> {
+    const token = newApprovalSessionToken();
+    const authority = await this.insert(principal, command, 'proposed', sha256Hex(token));
+    return { authority, proposalUrl: `${this.config.publicBaseUrl}/authorities/${token}` };
+  }
+
+  private async insert(principal: Principal, command: CreateAuthorityCommand, status: 'active' | 'proposed', proposalTokenSha256: string | null): Promise<Authority> {
     const agent = await ownedAgent(this.agents, principal, command.agentId);
     const now = this.clock.now();
     const validFrom = command.validFrom ?? now;
@@ -83,7 +99,7 @@ export class CreateAuthority {
         applicationId: principal.applicationId,
         agentId: command.agentId,
         principalId: command.principalId,
-        status: 'active',
+        status,
         boundsJson: canonicalJson(command.bounds as Record<string, unknown>),
         purposes: command.purposes,
         validFrom,
@@ -91,7 +107,8 @@ export class CreateAuthority {
         coolingOffSeconds: command.coolingOffSeconds,
         manifestSha256: manifest?.manifestSha256 ?? null,
         createdAt: now,
-      });
+      }, proposalTokenSha256);
+      if (status === 'proposed') return authority;
       await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now, '', {
         agentName: agent.name,
         withdrawalUrl: `${this.config.publicBaseUrl}/api/v1/authorities/${authority.id}/revoke`,

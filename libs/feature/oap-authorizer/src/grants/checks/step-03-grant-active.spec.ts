@@ -12,6 +12,8 @@ describe('step 3 — grant exists and active', () => {
 
   it.each([
     ['no authority', { authority: undefined }, denied('authority_not_found', 'No authority covers this agent')],
+    ['a proposed authority the person never granted', { authority: authority({}, { status: 'proposed', principalId: null }) }, denied('authority_not_granted', 'The authority was proposed but the person has not granted it')],
+    ['a declined authority', { authority: authority({}, { status: 'declined', principalId: null }) }, denied('authority_declined', 'The person declined the authority')],
     ['a suspended authority', { authority: authority({}, { status: 'suspended' }) }, denied('authority_suspended', 'The authority is suspended')],
     ['a revoked authority', { authority: authority({}, { status: 'revoked' }) }, denied('authority_revoked', 'The authority is revoked')],
     ['a suspended agent', { agent: { ...AGENT, status: 'suspended' as const } }, denied('agent_suspended', 'The agent is suspended')],

@@ -11,6 +11,8 @@ export const step03GrantActive: CascadeStep = {
   category: 'authorization_denied',
   check({ authority, agent, request, now }) {
     if (!authority) return deny('authority_not_found', 'No authority covers this agent');
+    if (authority.status === 'proposed') return deny('authority_not_granted', 'The authority was proposed but the person has not granted it');
+    if (authority.status === 'declined') return deny('authority_declined', 'The person declined the authority');
     if (authority.status === 'suspended') return deny('authority_suspended', 'The authority is suspended');
     if (authority.status === 'revoked') return deny('authority_revoked', 'The authority is revoked');
     if (agent.status !== 'active') return deny('agent_suspended', 'The agent is suspended');

@@ -8,7 +8,7 @@ import { GroupCommitQueue, type JobOutcome, type OutboxWriter, type PendingEvent
 import { BUSINESS_METRICS, Metrics } from '@svc/telemetry';
 import type { Counter } from 'prom-client';
 import { QueryFailedError, type EntityManager } from 'typeorm';
-import type { Authority } from '../../authorities/authority';
+import { holderOf, type Authority } from '../../authorities/authority';
 import type { Agent } from '../../agents/agent';
 import { approvalProposalOf } from '../../escalations/approval-proposal';
 import { approvalsNeeded, newEscalationId, type Escalation } from '../../escalations/escalation';
@@ -330,7 +330,7 @@ export class RequestGrant {
       applicationId: request.applicationId,
       agentId: request.agentId,
       authorityId: authority.id,
-      principalId: authority.principalId,
+      principalId: holderOf(authority),
       status: 'pending',
       quorumType: bounds.quorum_type,
       approvers: bounds.approvers,
@@ -352,7 +352,7 @@ export class RequestGrant {
         escalationId: escalation.id,
         agentId: request.agentId,
         authorityId: authority.id,
-        principalId: authority.principalId,
+        principalId: holderOf(authority),
         quorumType: escalation.quorumType,
         approvers: escalation.approvers,
         threshold: escalation.threshold,

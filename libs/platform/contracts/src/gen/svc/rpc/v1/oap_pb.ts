@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/oap.proto.
  */
 export const file_svc_rpc_v1_oap: GenFile = /*@__PURE__*/
-  fileDesc("ChRzdmMvcnBjL3YxL29hcC5wcm90bxIKc3ZjLnJwYy52MSIzChJHcmFudFN0YXR1c1JlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkSCwoDa2lkGAIgASgJIpEBChBHcmFudFN0YXR1c1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIOCgZzdGF0dXMYAyABKAkSEgoKcmV2b2tlZF9hdBgEIAEoCRIQCghqd2tfanNvbhgFIAEoCRITCgtjb25zdW1lZF9hdBgGIAEoCSInChNDb25zdW1lR3JhbnRSZXF1ZXN0EhAKCGdyYW50X2lkGAEgASgJIlkKEUNvbnN1bWVHcmFudFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIQCghjb25zdW1lZBgDIAEoCCI5ChlHZXRBcHByb3ZhbFJlcXVlc3RSZXF1ZXN0EhwKFHNlc3Npb25fdG9rZW5fc2hhMjU2GAEgASgJIoABChdHZXRBcHByb3ZhbFJlcXVlc3RSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgSMQoHcmVxdWVzdBgDIAEoCzIgLnN2Yy5ldmVudHMudjEuQXBwcm92YWxSZXF1ZXN0ZWQioQIKFU1pbnRBZ2VudFRva2VuUmVxdWVzdBIWCg5hcHBsaWNhdGlvbl9pZBgBIAEoCRIRCglwZXJzb25faWQYAiABKAkSFAoMc3ViamVjdF9raW5kGAMgASgJEhUKDXN1YmplY3Rfc2NvcGUYBCABKAkSGgoSc3ViamVjdF9leHBpcmVzX2F0GAUgASgJEhgKEHN1YmplY3RfYWN0X2pzb24YBiABKAkSFwoPcmVxdWVzdGVkX3Njb3BlGAcgASgJEhMKC2FjdG9yX3Rva2VuGAggASgJEhIKCmRwb3BfcHJvb2YYCSABKAkSEwoLZHBvcF9tZXRob2QYCiABKAkSEAoIZHBvcF91cmwYCyABKAkSEQoJY2xpZW50X2lkGAwgASgJIsQBChNNaW50QWdlbnRUb2tlblJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchITCgthZ2VudF90b2tlbhgCIAEoCRIPCgdyZWZ1c2FsGAMgASgJEhsKE3JlZnVzYWxfZGVzY3JpcHRpb24YBCABKAkSDQoFc2NvcGUYBSABKAkSEgoKZXhwaXJlc19pbhgGIAEoAxIQCghncmFudF9pZBgHIAEoCRIQCghhY3RfanNvbhgIIAEoCWIGcHJvdG8z", [file_svc_events_v1_oap, file_svc_rpc_v1_errors]);
+  fileDesc("ChRzdmMvcnBjL3YxL29hcC5wcm90bxIKc3ZjLnJwYy52MSIzChJHcmFudFN0YXR1c1JlcXVlc3QSEAoIZ3JhbnRfaWQYASABKAkSCwoDa2lkGAIgASgJIpEBChBHcmFudFN0YXR1c1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIOCgZzdGF0dXMYAyABKAkSEgoKcmV2b2tlZF9hdBgEIAEoCRIQCghqd2tfanNvbhgFIAEoCRITCgtjb25zdW1lZF9hdBgGIAEoCSInChNDb25zdW1lR3JhbnRSZXF1ZXN0EhAKCGdyYW50X2lkGAEgASgJIlkKEUNvbnN1bWVHcmFudFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIQCghjb25zdW1lZBgDIAEoCCI5ChlHZXRBcHByb3ZhbFJlcXVlc3RSZXF1ZXN0EhwKFHNlc3Npb25fdG9rZW5fc2hhMjU2GAEgASgJIoABChdHZXRBcHByb3ZhbFJlcXVlc3RSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgSMQoHcmVxdWVzdBgDIAEoCzIgLnN2Yy5ldmVudHMudjEuQXBwcm92YWxSZXF1ZXN0ZWQioQIKFU1pbnRBZ2VudFRva2VuUmVxdWVzdBIWCg5hcHBsaWNhdGlvbl9pZBgBIAEoCRIRCglwZXJzb25faWQYAiABKAkSFAoMc3ViamVjdF9raW5kGAMgASgJEhUKDXN1YmplY3Rfc2NvcGUYBCABKAkSGgoSc3ViamVjdF9leHBpcmVzX2F0GAUgASgJEhgKEHN1YmplY3RfYWN0X2pzb24YBiABKAkSFwoPcmVxdWVzdGVkX3Njb3BlGAcgASgJEhMKC2FjdG9yX3Rva2VuGAggASgJEhIKCmRwb3BfcHJvb2YYCSABKAkSEwoLZHBvcF9tZXRob2QYCiABKAkSEAoIZHBvcF91cmwYCyABKAkSEQoJY2xpZW50X2lkGAwgASgJIsQBChNNaW50QWdlbnRUb2tlblJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchITCgthZ2VudF90b2tlbhgCIAEoCRIPCgdyZWZ1c2FsGAMgASgJEhsKE3JlZnVzYWxfZGVzY3JpcHRpb24YBCABKAkSDQoFc2NvcGUYBSABKAkSEgoKZXhwaXJlc19pbhgGIAEoAxIQCghncmFudF9pZBgHIAEoCRIQCghhY3RfanNvbhgIIAEoCSI8ChtHZXRBdXRob3JpdHlQcm9wb3NhbFJlcXVlc3QSHQoVcHJvcG9zYWxfdG9rZW5fc2hhMjU2GAEgASgJIoMCChlHZXRBdXRob3JpdHlQcm9wb3NhbFJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchINCgVmb3VuZBgCIAEoCBIUCgxhdXRob3JpdHlfaWQYAyABKAkSFgoOYXBwbGljYXRpb25faWQYBCABKAkSEAoIYWdlbnRfaWQYBSABKAkSEgoKYWdlbnRfbmFtZRgGIAEoCRIOCgZzdGF0dXMYByABKAkSEwoLYm91bmRzX2pzb24YCCABKAkSEgoKdmFsaWRfZnJvbRgJIAEoCRITCgt2YWxpZF91bnRpbBgKIAEoCRIQCghwdXJwb3NlcxgLIAMoCSJjCh5TZXR0bGVBdXRob3JpdHlQcm9wb3NhbFJlcXVlc3QSHQoVcHJvcG9zYWxfdG9rZW5fc2hhMjU2GAEgASgJEg8KB291dGNvbWUYAiABKAkSEQoJcGVyc29uX2lkGAMgASgJIngKHFNldHRsZUF1dGhvcml0eVByb3Bvc2FsUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEg4KBnN0YXR1cxgDIAEoCRIUCgxhdXRob3JpdHlfaWQYBCABKAliBnByb3RvMw", [file_svc_events_v1_oap, file_svc_rpc_v1_errors]);
 
 /**
  * Asks a grant's home region (oap-authorizer) for the grant's current revocation status. Used by
@@ -341,4 +341,161 @@ export type MintAgentTokenReply = Message<"svc.rpc.v1.MintAgentTokenReply"> & {
  */
 export const MintAgentTokenReplySchema: GenMessage<MintAgentTokenReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_oap, 7);
+
+/**
+ * An authority the application proposed, by the SHA-256 of its proposal page's token: decision-gateway
+ * renders the hosted page on which the signed-in person grants or declines it.
+ *
+ * @generated from message svc.rpc.v1.GetAuthorityProposalRequest
+ */
+export type GetAuthorityProposalRequest = Message<"svc.rpc.v1.GetAuthorityProposalRequest"> & {
+  /**
+   * @generated from field: string proposal_token_sha256 = 1;
+   */
+  proposalTokenSha256: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.GetAuthorityProposalRequest.
+ * Use `create(GetAuthorityProposalRequestSchema)` to create a new message.
+ */
+export const GetAuthorityProposalRequestSchema: GenMessage<GetAuthorityProposalRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 8);
+
+/**
+ * @generated from message svc.rpc.v1.GetAuthorityProposalReply
+ */
+export type GetAuthorityProposalReply = Message<"svc.rpc.v1.GetAuthorityProposalReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: bool found = 2;
+   */
+  found: boolean;
+
+  /**
+   * @generated from field: string authority_id = 3;
+   */
+  authorityId: string;
+
+  /**
+   * @generated from field: string application_id = 4;
+   */
+  applicationId: string;
+
+  /**
+   * @generated from field: string agent_id = 5;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: string agent_name = 6;
+   */
+  agentName: string;
+
+  /**
+   * proposed, declined, active, suspended or revoked.
+   *
+   * @generated from field: string status = 7;
+   */
+  status: string;
+
+  /**
+   * Canonical JSON of the authority's bounds.
+   *
+   * @generated from field: string bounds_json = 8;
+   */
+  boundsJson: string;
+
+  /**
+   * @generated from field: string valid_from = 9;
+   */
+  validFrom: string;
+
+  /**
+   * @generated from field: string valid_until = 10;
+   */
+  validUntil: string;
+
+  /**
+   * @generated from field: repeated string purposes = 11;
+   */
+  purposes: string[];
+};
+
+/**
+ * Describes the message svc.rpc.v1.GetAuthorityProposalReply.
+ * Use `create(GetAuthorityProposalReplySchema)` to create a new message.
+ */
+export const GetAuthorityProposalReplySchema: GenMessage<GetAuthorityProposalReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 9);
+
+/**
+ * The signed-in person's answer on the proposal page. person_id is the session's person, verified by
+ * decision-gateway; it becomes the authority's principal on grant.
+ *
+ * @generated from message svc.rpc.v1.SettleAuthorityProposalRequest
+ */
+export type SettleAuthorityProposalRequest = Message<"svc.rpc.v1.SettleAuthorityProposalRequest"> & {
+  /**
+   * @generated from field: string proposal_token_sha256 = 1;
+   */
+  proposalTokenSha256: string;
+
+  /**
+   * grant or decline.
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: string person_id = 3;
+   */
+  personId: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.SettleAuthorityProposalRequest.
+ * Use `create(SettleAuthorityProposalRequestSchema)` to create a new message.
+ */
+export const SettleAuthorityProposalRequestSchema: GenMessage<SettleAuthorityProposalRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 10);
+
+/**
+ * @generated from message svc.rpc.v1.SettleAuthorityProposalReply
+ */
+export type SettleAuthorityProposalReply = Message<"svc.rpc.v1.SettleAuthorityProposalReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: bool found = 2;
+   */
+  found: boolean;
+
+  /**
+   * The authority's status after the answer (unchanged when it was no longer proposed).
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string authority_id = 4;
+   */
+  authorityId: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.SettleAuthorityProposalReply.
+ * Use `create(SettleAuthorityProposalReplySchema)` to create a new message.
+ */
+export const SettleAuthorityProposalReplySchema: GenMessage<SettleAuthorityProposalReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oap, 11);
 
