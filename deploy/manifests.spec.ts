@@ -41,7 +41,20 @@ const PLATFORM_REQUIRED = ['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REGION'];
 const ROUTER_REQUIRED = ['SERVICE_URLS'];
 /** Variables with a local-stack default that production must set explicitly. */
 const PRODUCTION_REQUIRED = ['HTTP_HOST', 'HTTP_PORT', 'NATS_URL', 'PUBLIC_BASE_URL', 'REGION_URLS', 'SERVICE_NAME'];
-const KNOWN_VARIABLES = new Set([...declaredInSource(PLATFORM_CONFIG), ...declaredInSource(ROUTER_CONFIG)]);
+/** Every config class of every library: a manifest may set only variables some process reads. */
+function configSources(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return configSources(path);
+    return entry.name.endsWith('.config.ts') || entry.name === 'platform-config.ts' ? [read(path)] : [];
+  });
+}
+const KNOWN_VARIABLES = new Set(configSources('libs').flatMap(declaredInSource));
+/** Deployment-wide keys a feature needs in every region: taken from the environment, never a literal. */
+const FEATURE_KEYS: Record<string, string[]> = {
+  'decision-gateway': ['PEOPLE_LOOKUP_KEY'],
+  'consent-records': ['DIRECTORY_KEY'],
+};
 
 function requiredFor(app: string): string[] {
   return [...PLATFORM_REQUIRED, ...PRODUCTION_REQUIRED, ...(app === ROUTER ? ROUTER_REQUIRED : [])];
@@ -130,8 +143,16 @@ describe('docker-compose.yml', () => {
     expect(nats?.healthcheck?.test).toBeDefined();
   });
 
-  it('has exactly postgres, nats and every app in every region', () => {
-    const expected = ['nats', 'postgres', ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app)))].sort();
+  it('runs MailDev as the SMTP sink the sign-in codes go to, with its inbox on 1080', () => {
+    const maildev = compose.services.maildev;
+    expect(maildev?.image).toMatch(/^maildev\/maildev:\d+\.\d+\.\d+$/);
+    expect(maildev?.ports).toEqual(['1080:1080']);
+    expect(maildev?.healthcheck?.test).toBeDefined();
+    for (const region of REGIONS) expect(env(region, 'decision-gateway').SMTP_URL).toBe('${SMTP_URL:-smtp://maildev:1025}');
+  });
+
+  it('has exactly postgres, nats, maildev and every app in every region', () => {
+    const expected = ['maildev', 'nats', 'postgres', ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app)))].sort();
     expect(Object.keys(compose.services).sort()).toEqual(expected);
   });
 
@@ -169,6 +190,13 @@ describe('docker-compose.yml', () => {
       expect(env(region, app).KEY_ENCRYPTION_KEY).toMatch(/^\$\{KEY_ENCRYPTION_KEY(:?\?[^}]*)?\}$/);
     });
 
+    it('takes its deployment-wide keys from the environment, required, never a literal', () => {
+      const variables = env(region, app);
+      for (const name of FEATURE_KEYS[app] ?? []) {
+        expect({ name, value: variables[name] }).toEqual({ name, value: expect.stringMatching(new RegExp(`^\\$\\{${name}:\\?[^}]+\\}$`)) });
+      }
+    });
+
     it('checks /readyz and waits for healthy Postgres and NATS', () => {
       expect(JSON.stringify(service().healthcheck?.test)).toContain('/readyz');
       expect(service().depends_on?.postgres?.condition).toBe('service_healthy');
@@ -201,7 +229,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('publishes no router port twice', () => {
-    const published = Object.values(compose.services).flatMap((service) => service.ports ?? []);
+    const published = Object.entries(compose.services)
+      .filter(([name]) => name !== 'maildev')
+      .flatMap(([, service]) => service.ports ?? []);
     expect(published.sort()).toEqual(REGIONS.map((region) => `${ROUTER_PORTS[region]}:8080`).sort());
   });
 });
