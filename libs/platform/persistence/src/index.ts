@@ -8,6 +8,7 @@ export {
   type SchemaMigrations,
 } from './migrations';
 export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent } from './outbox';
+export { OutboxNotifications } from './outbox-notifications';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export { markProcessed, processOnce, wasProcessed } from './inbox';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';

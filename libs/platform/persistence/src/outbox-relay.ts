@@ -1,16 +1,16 @@
 import { eventSubject } from '@svc/contracts';
 import type { EventPublisher, OutgoingEvent } from '@svc/bus';
 import { inBatchSpan } from '@svc/telemetry';
-import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { outboxChannel } from './outbox';
+import type { OutboxNotifications } from './outbox-notifications';
 import { PollingLoop } from './polling-loop';
 
 export interface OutboxRelayOptions {
   schema: string;
   prefix: string;
   region: string;
-  databaseUrl: string;
+  /** The process's shared LISTEN connection; without it the relay wakes on `kick()` and its idle poll only. */
+  notifications?: OutboxNotifications;
   batchSize?: number;
   /** Poll interval when nothing wakes the relay, ms. */
   idlePollMs?: number;
@@ -37,7 +37,7 @@ interface OutboxRow {
  */
 export class OutboxRelay {
   private started = false;
-  private listener?: Client;
+  private unlisten?: () => Promise<void>;
   private readonly loop: PollingLoop;
 
   constructor(
@@ -99,16 +99,12 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    this.listener = new Client({ connectionString: this.options.databaseUrl, application_name: `${this.options.schema}-outbox-listener` });
-    this.listener.on('error', () => undefined);
-    await this.listener.connect();
-    this.listener.on('notification', () => this.kick());
-    await this.listener.query(`LISTEN "${outboxChannel(this.options.schema)}"`);
+    this.unlisten = await this.options.notifications?.listen(this.options.schema, () => this.kick());
     this.loop.start();
   }
 
   async stop(): Promise<void> {
     await this.loop.stop();
-    await this.listener?.end().catch(() => undefined);
+    await this.unlisten?.().catch(() => undefined);
   }
 }

@@ -86,7 +86,7 @@ describe('outbox trace context', () => {
     expect(row.trace_parent).toBe(`00-${traceId}-${request.spanContext().spanId}-01`);
 
     // The relay runs on its own, outside the request.
-    expect(await new OutboxRelay(dataSource, new EventPublisher(bus), { schema: SCHEMA, prefix, region: 'us', databaseUrl: database.url }).runOnce()).toBe(1);
+    expect(await new OutboxRelay(dataSource, new EventPublisher(bus), { schema: SCHEMA, prefix, region: 'us' }).runOnce()).toBe(1);
     const delivered = await waitFor(() => received.find((r) => r.event.id === id));
     expect(fromBinary(ApplicationCreatedSchema, delivered.event.data).meta?.traceId).toBe(traceId);
     expect(delivered.traceId).toBe(traceId);

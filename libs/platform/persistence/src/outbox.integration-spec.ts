@@ -9,6 +9,7 @@ import { createDataSource } from './data-source';
 import { markProcessed, processOnce, wasProcessed } from './inbox';
 import { createOutboxAndInbox, runMigrations } from './migrations';
 import { OutboxWriter } from './outbox';
+import { OutboxNotifications } from './outbox-notifications';
 import { OutboxRelay } from './outbox-relay';
 
 class CreateTestSchema1 implements MigrationInterface {
@@ -16,6 +17,14 @@ class CreateTestSchema1 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     await runner.query('CREATE TABLE relay_test.things (id text PRIMARY KEY)');
     await createOutboxAndInbox(runner, 'relay_test');
+  }
+  async down(): Promise<void> {}
+}
+
+class CreateSecondSchema1 implements MigrationInterface {
+  name = 'CreateSecondSchema1';
+  async up(runner: QueryRunner): Promise<void> {
+    await createOutboxAndInbox(runner, 'relay_test_b');
   }
   async down(): Promise<void> {}
 }
@@ -30,9 +39,10 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
   const prefix = uniqueBusPrefix();
   const received: DeliveredEvent[] = [];
   let consumer: DurableConsumer;
+  let notifications: OutboxNotifications;
   const writer = new OutboxWriter(SCHEMA, 'us');
   const relay = (onClaimed?: (ids: readonly string[]) => Promise<void>) =>
-    new OutboxRelay(dataSource, new EventPublisher(bus), { schema: SCHEMA, prefix, region: 'us', databaseUrl: database.url, onClaimed });
+    new OutboxRelay(dataSource, new EventPublisher(bus), { schema: SCHEMA, prefix, region: 'us', notifications, onClaimed });
 
   async function commitThing(id: string): Promise<string> {
     return dataSource.transaction(async (manager) => {
@@ -46,6 +56,7 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
     dataSource = createDataSource({ url: database.url, poolSize: 4, applicationName: 'outbox-test' });
     await dataSource.initialize();
     await runMigrations(dataSource, { schema: SCHEMA, migrations: [CreateTestSchema1] });
+    notifications = new OutboxNotifications(database.url, 'outbox-test-listener');
     bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'outbox-test' });
     await ensureRegionStream(bus.jsm, prefix, 'us');
     consumer = new DurableConsumer(bus, { durable: 'outbox-test', filterSubject: `${prefix}.us.evt.>` }, { error: () => undefined });
@@ -57,6 +68,7 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
   });
 
   afterAll(async () => {
+    await notifications?.close();
     await consumer?.stop();
     await bus?.close();
     await dataSource?.destroy();
@@ -201,6 +213,28 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
       await running.stop();
     }
   });
+
+  it('one LISTEN connection wakes the relays of every schema of the process', async () => {
+    await runMigrations(dataSource, { schema: 'relay_test_b', migrations: [CreateSecondSchema1] });
+    const otherWriter = new OutboxWriter('relay_test_b', 'us');
+    const relays = [relay(), new OutboxRelay(dataSource, new EventPublisher(bus), { schema: 'relay_test_b', prefix, region: 'us', notifications })];
+    for (const running of relays) await running.start();
+    try {
+      const listeners = await dataSource.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'outbox-test-listener'`,
+      );
+      expect(listeners[0].n).toBe(1);
+      const ids = [
+        await commitThing('shared-a'),
+        await dataSource.transaction((manager) =>
+          otherWriter.add(manager, 'application.created', { applicationId: 'shared-b', name: 'b', environment: 'development', mode: 'conductor' }, { applicationId: 'shared-b' }),
+        ),
+      ];
+      await waitFor(() => (ids.every((id) => received.some((e) => e.id === id)) ? true : undefined), 3_000);
+    } finally {
+      for (const running of relays) await running.stop();
+    }
+  });
 });
 
 describe('migrations', () => {
@@ -238,4 +272,5 @@ describe('migrations', () => {
     const half: unknown[] = await sources[0]!.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'relay_test' AND table_name = 'half'`);
     expect(half).toHaveLength(0);
   });
+
 });

@@ -1,19 +1,23 @@
 import { EventPublisher, type BusConnection } from '@svc/bus';
-import { OutboxRelay, OutboxWriter } from '@svc/persistence';
+import { OutboxNotifications, OutboxRelay, OutboxWriter } from '@svc/persistence';
 import type { Logger } from '@svc/telemetry';
 import type { DataSource } from 'typeorm';
 
-/** One outbox writer and relay per service schema in this process. */
+/** One outbox writer and relay per service schema in this process, woken through one shared LISTEN connection. */
 export class OutboxRegistry {
   private readonly relays = new Map<string, OutboxRelay>();
   private readonly writers = new Map<string, OutboxWriter>();
+  private readonly notifications: OutboxNotifications;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly bus: BusConnection,
     private readonly databaseUrl: string,
     private readonly logger: Logger,
-  ) {}
+    applicationName = 'outbox-listener',
+  ) {
+    this.notifications = new OutboxNotifications(databaseUrl, applicationName);
+  }
 
   /** The writer for a schema; its relay is created on first use and started by `startAll`. */
   writer(schema: string): OutboxWriter {
@@ -23,7 +27,7 @@ export class OutboxRegistry {
         schema,
         prefix: this.bus.prefix,
         region: this.bus.region,
-        databaseUrl: this.databaseUrl,
+        notifications: this.notifications,
         logger: { error: (message, context) => this.logger.error(context, message) },
       });
       this.relays.set(schema, relay);
@@ -40,5 +44,6 @@ export class OutboxRegistry {
 
   async stopAll(): Promise<void> {
     await Promise.all([...this.relays.values()].map((relay) => relay.stop()));
+    await this.notifications.close();
   }
 }

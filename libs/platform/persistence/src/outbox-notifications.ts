@@ -1,0 +1,70 @@
+import { Client } from 'pg';
+import { outboxChannel } from './outbox';
+
+/**
+ * One LISTEN connection per process for the outbox relays of every schema it runs. A commit's
+ * `pg_notify` on a schema's channel wakes that schema's relay at once, also when another process
+ * (a second instance, the admin CLI) wrote the rows; without a notification a relay still finds
+ * them on its idle poll. One connection rather than one per schema keeps a monolithic region
+ * process at its pool plus one connection to Postgres.
+ */
+export class OutboxNotifications {
+  private client?: Client;
+  private connecting?: Promise<Client>;
+  private readonly wakers = new Map<string, Set<() => void>>();
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly applicationName = 'outbox-listener',
+  ) {}
+
+  /** Calls `wake` on every notification of `schema`'s outbox; the returned function stops it. */
+  async listen(schema: string, wake: () => void): Promise<() => Promise<void>> {
+    const channel = outboxChannel(schema);
+    const client = await this.connection();
+    let wakers = this.wakers.get(channel);
+    if (!wakers) {
+      wakers = new Set();
+      this.wakers.set(channel, wakers);
+      await client.query(`LISTEN "${channel}"`);
+    }
+    wakers.add(wake);
+    return async () => {
+      wakers.delete(wake);
+      if (wakers.size > 0 || this.wakers.get(channel) !== wakers) return;
+      this.wakers.delete(channel);
+      if (this.wakers.size === 0) await this.close();
+      else await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+    };
+  }
+
+  /** Closes the connection; relays fall back to polling. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.connecting = undefined;
+    this.wakers.clear();
+    await client?.end().catch(() => undefined);
+  }
+
+  private connection(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= (async () => {
+      const client = new Client({ connectionString: this.databaseUrl, application_name: this.applicationName });
+      // A lost listener only costs latency: relays keep polling.
+      client.on('error', () => undefined);
+      client.on('notification', (message) => {
+        for (const wake of this.wakers.get(message.channel) ?? []) wake();
+      });
+      try {
+        await client.connect();
+      } catch (error) {
+        this.connecting = undefined;
+        throw error;
+      }
+      this.client = client;
+      return client;
+    })();
+    return this.connecting;
+  }
+}
