@@ -1,5 +1,5 @@
 import { authority, context } from '../../../test/cascade-fixtures';
-import { CASCADE_STEPS } from './cascade';
+import { BOUNDS_INVALID, CASCADE_STEPS, type CascadeReason } from './cascade';
 import { authorityOf, deny, matchesName, pass } from './cascade-step';
 
 describe('matchesName (scope and action patterns of steps 4, 5, 6 and 10)', () => {
@@ -57,3 +57,22 @@ describe('cascade step helpers', () => {
     ]);
   });
 });
+
+describe('typed cascade reasons', () => {
+  const declared = CASCADE_STEPS.flatMap((step) => step.reasons.map((reason) => ({ step: step.step, reason })));
+
+  it('every step declares its reason codes, snake_case, each naming exactly one step', () => {
+    for (const step of CASCADE_STEPS) expect({ step: step.step, count: step.reasons.length > 0 }).toEqual({ step: step.step, count: true });
+    for (const { reason } of declared) expect(reason).toMatch(/^[a-z]+(_[a-z]+)*$/);
+    const steps = new Map<string, number[]>();
+    for (const { step, reason } of declared) steps.set(reason, [...(steps.get(reason) ?? []), step]);
+    expect([...steps].filter(([, at]) => at.length > 1)).toEqual([]);
+    expect(steps.has(BOUNDS_INVALID)).toBe(false);
+  });
+
+  it('a reason code a client matches on is part of the CascadeReason type', () => {
+    const published: CascadeReason[] = ['authority_not_found', 'value_exceeds_per_action', 'escalation_required', 'capability_drift', BOUNDS_INVALID];
+    expect(published.filter((code) => code !== BOUNDS_INVALID).every((code) => declared.some((d) => d.reason === code))).toBe(true);
+  });
+});
+

@@ -66,25 +66,43 @@ export interface CascadeContext {
   history: GrantHistory;
 }
 
-/** A step's verdict. `escalate` is only returned by step 10. */
-export type StepResult =
+/** A step's verdict, with one of the step's own reason codes. `escalate` is only returned by step 10. */
+export type StepResult<Reason extends string = string> =
   | { outcome: 'pass' }
-  | { outcome: 'deny'; reason: string; message: string }
-  | { outcome: 'escalate'; reason: string };
+  | { outcome: 'deny'; reason: Reason; message: string }
+  | { outcome: 'escalate'; reason: Reason };
 
 /** One step of the 15-step cascade. */
-export interface CascadeStep {
+export interface CascadeStep<Reason extends string = string> {
   step: number;
   name: string;
   category: DenialCategory;
+  /**
+   * Every reason code the step answers with (`reason_code` of the denial, published with the
+   * step). Its check cannot return another: that is a type error.
+   */
+  reasons: readonly Reason[];
   /** The bounds the step enforces: one stored in a shape it cannot enforce denies here (fail closed). */
   bounds?: readonly BoundKey[];
-  check(context: CascadeContext): StepResult;
+  check(context: CascadeContext): StepResult<Reason>;
 }
 
+/**
+ * Declares a step: its reason codes are inferred from `reasons` only, so a check returning a code
+ * the step does not declare does not compile.
+ */
+export function cascadeStep<const Reason extends string>(
+  step: Omit<CascadeStep<Reason>, 'check'> & { check(context: CascadeContext): StepResult<NoInfer<Reason>> },
+): CascadeStep<Reason> {
+  return step;
+}
+
+/** Reason codes of a step. */
+export type ReasonOf<Step> = Step extends CascadeStep<infer Reason> ? Reason : never;
+
 /** Shorthands for step implementations. */
-export const pass: StepResult = { outcome: 'pass' };
-export function deny(reason: string, message: string): StepResult {
+export const pass = { outcome: 'pass' } as const satisfies StepResult<never>;
+export function deny<const Reason extends string>(reason: Reason, message: string): StepResult<Reason> {
   return { outcome: 'deny', reason, message };
 }
 

@@ -1,14 +1,15 @@
-import { deny, pass, type CascadeStep } from './cascade-step';
+import { deny, pass, cascadeStep } from './cascade-step';
 
 /**
  * Step 3, grant exists and active: an authority covers the agent, is active, inside its validity
  * window and past its cooling-off; the agent is active; the requested `valid_until` lies in the
  * future and within the authority.
  */
-export const step03GrantActive: CascadeStep = {
+export const step03GrantActive = cascadeStep({
   step: 3,
   name: 'grant_active',
   category: 'authorization_denied',
+  reasons: ['authority_not_found', 'authority_not_granted', 'authority_declined', 'authority_suspended', 'authority_revoked', 'agent_suspended', 'authority_not_yet_valid', 'authority_cooling_off', 'authority_expired', 'grant_validity_in_past', 'grant_validity_exceeds_authority'],
   check({ authority, agent, request, now }) {
     if (!authority) return deny('authority_not_found', 'No authority covers this agent');
     if (authority.status === 'proposed') return deny('authority_not_granted', 'The authority was proposed but the person has not granted it');
@@ -23,4 +24,4 @@ export const step03GrantActive: CascadeStep = {
     if (request.validUntil > authority.validUntil) return deny('grant_validity_exceeds_authority', 'valid_until is beyond the authority');
     return pass;
   },
-};
+});

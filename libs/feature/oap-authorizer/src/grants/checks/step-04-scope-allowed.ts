@@ -1,10 +1,11 @@
-import { authorityOf, deny, matchesName, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, matchesName, pass, cascadeStep } from './cascade-step';
 
 /** Step 4, scope allowed: every requested scope is allowed and none denied by `scope_bounds`. */
-export const step04ScopeAllowed: CascadeStep = {
+export const step04ScopeAllowed = cascadeStep({
   step: 4,
   name: 'scope_allowed',
   category: 'authorization_denied',
+  reasons: ['scope_bounds_not_configured', 'scope_denied', 'scope_not_allowed'],
   bounds: ['scope_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.scope_bounds;
@@ -15,4 +16,4 @@ export const step04ScopeAllowed: CascadeStep = {
     }
     return pass;
   },
-};
+});

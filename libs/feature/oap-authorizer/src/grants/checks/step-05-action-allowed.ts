@@ -1,10 +1,11 @@
-import { authorityOf, deny, matchesName, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, matchesName, pass, cascadeStep } from './cascade-step';
 
 /** Step 5, action allowed: every requested action is in `action_bounds.allowed`. */
-export const step05ActionAllowed: CascadeStep = {
+export const step05ActionAllowed = cascadeStep({
   step: 5,
   name: 'action_allowed',
   category: 'authorization_denied',
+  reasons: ['action_bounds_not_configured', 'action_not_allowed'],
   bounds: ['action_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.action_bounds;
@@ -15,4 +16,4 @@ export const step05ActionAllowed: CascadeStep = {
     }
     return pass;
   },
-};
+});

@@ -1,15 +1,16 @@
 import { addDecimal, compareDecimal } from '../../shared/decimal';
-import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, cascadeStep } from './cascade-step';
 
 /**
  * Step 7, value bounds: a request carrying a value needs `value_bounds` in the same currency, an
  * amount within `per_action`, and — with everything already granted — within `aggregate`. Exact
  * decimal arithmetic; no float anywhere.
  */
-export const step07ValueBounds: CascadeStep = {
+export const step07ValueBounds = cascadeStep({
   step: 7,
   name: 'value_bounds',
   category: 'intent_denied',
+  reasons: ['value_bounds_not_configured', 'currency_mismatch', 'value_exceeds_per_action', 'value_exceeds_aggregate'],
   bounds: ['value_bounds'],
   check(context) {
     const value = context.request.value;
@@ -26,4 +27,4 @@ export const step07ValueBounds: CascadeStep = {
     }
     return pass;
   },
-};
+});

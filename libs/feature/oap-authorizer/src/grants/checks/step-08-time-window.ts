@@ -1,14 +1,15 @@
-import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, cascadeStep } from './cascade-step';
 
 /**
  * Step 8, time window: now inside `time_bounds` (not_before/not_after, UTC hours, ISO weekdays),
  * the requested `valid_until` not beyond `not_after`, and each per-bucket count (current UTC
  * minute/hour/day) below its maximum.
  */
-export const step08TimeWindow: CascadeStep = {
+export const step08TimeWindow = cascadeStep({
   step: 8,
   name: 'time_window',
   category: 'intent_denied',
+  reasons: ['time_bounds_not_configured', 'outside_time_window', 'time_bucket_exhausted'],
   bounds: ['time_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.time_bounds;
@@ -33,4 +34,4 @@ export const step08TimeWindow: CascadeStep = {
     }
     return pass;
   },
-};
+});

@@ -1,10 +1,11 @@
-import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, cascadeStep } from './cascade-step';
 
 /** Step 9, reputation threshold: the agent's trust score and vouch count meet `reputation_bounds`. */
-export const step09Reputation: CascadeStep = {
+export const step09Reputation = cascadeStep({
   step: 9,
   name: 'reputation_threshold',
   category: 'intent_denied',
+  reasons: ['reputation_bounds_not_configured', 'reputation_below_threshold'],
   bounds: ['reputation_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.reputation_bounds;
@@ -14,4 +15,4 @@ export const step09Reputation: CascadeStep = {
     if (bounds.min_vouch_count !== undefined && context.agent.vouchCount < bounds.min_vouch_count) return deny('reputation_below_threshold', 'Vouch count below the minimum');
     return pass;
   },
-};
+});

@@ -1,7 +1,7 @@
 import type { EscalationTrigger } from '@svc/contracts';
 import type { EscalationBounds } from '../../authorities/bounds';
 import { compareDecimal } from '../../shared/decimal';
-import { authorityOf, deny, matchesName, pass, type CascadeStep, type GrantRequest } from './cascade-step';
+import { authorityOf, deny, matchesName, pass, cascadeStep, type GrantRequest } from './cascade-step';
 
 /** Every escalation bound the request hits (always, amount over, listed action or scope), in that order. */
 export function escalationTriggers(bounds: EscalationBounds, request: Pick<GrantRequest, 'value' | 'actions' | 'scopes'>): EscalationTrigger[] {
@@ -22,10 +22,11 @@ export function escalationTriggers(bounds: EscalationBounds, request: Pick<Grant
  * the request escalates to the principal(s); with no approver to ask it is denied. Without
  * `escalation_bounds` nothing triggers: escalation narrows authority, it never grants any.
  */
-export const step10Escalation: CascadeStep = {
+export const step10Escalation = cascadeStep({
   step: 10,
   name: 'escalation_bounds',
   category: 'intent_denied',
+  reasons: ['escalation_without_approvers', 'escalation_required'],
   bounds: ['escalation_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.escalation_bounds;
@@ -34,4 +35,4 @@ export const step10Escalation: CascadeStep = {
     if (bounds.approvers.length === 0) return deny('escalation_without_approvers', 'The request needs approval but the authority names no approver');
     return { outcome: 'escalate', reason: 'escalation_required' };
   },
-};
+});

@@ -1,14 +1,15 @@
-import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, cascadeStep } from './cascade-step';
 
 /**
  * Step 11, purpose-of-use compatible: a declared purpose (`purpose`, else
  * `agent_metadata.delegation_purpose`) must be one of the authority's purposes, and a declared
  * jurisdiction one of `jurisdiction_bounds.allowed`.
  */
-export const step11Purpose: CascadeStep = {
+export const step11Purpose = cascadeStep({
   step: 11,
   name: 'purpose_compatible',
   category: 'intent_denied',
+  reasons: ['purpose_not_declared', 'purpose_incompatible', 'jurisdiction_bounds_not_configured', 'jurisdiction_not_allowed'],
   bounds: ['jurisdiction_bounds'],
   check(context) {
     const authority = authorityOf(context);
@@ -25,4 +26,4 @@ export const step11Purpose: CascadeStep = {
     }
     return pass;
   },
-};
+});

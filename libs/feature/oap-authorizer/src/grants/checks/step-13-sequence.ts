@@ -1,13 +1,14 @@
-import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, cascadeStep } from './cascade-step';
 
 /**
  * Step 13, sequence bounds: rate (grants per rolling minute), repetition (consecutive grants of the
  * same action) and ordering (an action in `ordering` only after all its predecessors were granted).
  */
-export const step13Sequence: CascadeStep = {
+export const step13Sequence = cascadeStep({
   step: 13,
   name: 'sequence_bounds',
   category: 'trajectory_denied',
+  reasons: ['sequence_bounds_not_configured', 'sequence_rate_exceeded', 'sequence_repetition_exceeded', 'sequence_order_violated'],
   bounds: ['oap_sequence_bounds'],
   check(context) {
     const bounds = authorityOf(context).bounds.oap_sequence_bounds;
@@ -36,4 +37,4 @@ export const step13Sequence: CascadeStep = {
     }
     return pass;
   },
-};
+});

@@ -1,4 +1,4 @@
-import { authorityOf, deny, pass, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, cascadeStep } from './cascade-step';
 import { delegationChainViolation } from './delegation-chain';
 
 /**
@@ -15,10 +15,11 @@ export const DEFAULT_MAX_CONTINUATION_DEPTH = 16;
  * configured depth a chain is denied, unless the sequence bounds are `unrestricted`, which allows
  * {@link DEFAULT_MAX_CONTINUATION_DEPTH} hops; a configured depth applies even when unrestricted.
  */
-export const step14ContinuationDepth: CascadeStep = {
+export const step14ContinuationDepth = cascadeStep({
   step: 14,
   name: 'continuation_depth',
   category: 'trajectory_denied',
+  reasons: ['delegation_chain_invalid', 'continuation_depth_not_configured', 'continuation_depth_exceeded'],
   bounds: ['oap_sequence_bounds'],
   check(context) {
     const chain = context.request.delegationChain;
@@ -31,4 +32,4 @@ export const step14ContinuationDepth: CascadeStep = {
     if (chain.length > limit) return deny('continuation_depth_exceeded', `At most ${limit} delegation hops`);
     return pass;
   },
-};
+});

@@ -1,5 +1,5 @@
 import type { Authority } from '../../authorities/authority';
-import { authorityOf, deny, pass, type CascadeContext, type CascadeStep } from './cascade-step';
+import { authorityOf, deny, pass, type CascadeContext, cascadeStep } from './cascade-step';
 
 /** How many grants, this request included, the action mix is measured over. */
 export const PURPOSE_DRIFT_WINDOW = 20;
@@ -39,10 +39,11 @@ export function purposeMix(context: CascadeContext, purpose: ReadonlySet<string>
  *    passes this rule (it moves the mix back). An authority naming no exact action (wildcards
  *    only, or `unrestricted` without `allowed`) declares no purpose actions to drift from.
  */
-export const step15Drift: CascadeStep = {
+export const step15Drift = cascadeStep({
   step: 15,
   name: 'drift_detection',
   category: 'trajectory_denied',
+  reasons: ['capability_drift', 'purpose_drift'],
   bounds: ['action_bounds'],
   check(context) {
     const authority = authorityOf(context);
@@ -55,4 +56,4 @@ export const step15Drift: CascadeStep = {
     }
     return pass;
   },
-};
+});
