@@ -188,7 +188,7 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
       path: '/api/v1/transfer_register',
       body: {
         data_categories: ['contact_data'],
-        to_country: 'US',
+        to_country: 'JP',
         recipient: 'Support operations',
         purpose: 'answer a support request the person opened',
         lawful_basis: 'standard_contractual_clauses',
