@@ -22,3 +22,16 @@ export {
   type GroupCommitOptions,
   type JobOutcome,
 } from './group-commit';
+export {
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  IDEMPOTENCY_SWEEP_INTERVAL_MS,
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyStore,
+  parseIdempotencyKey,
+  type ClaimRef,
+  type IdempotencyClaim,
+  type StoredAnswer,
+} from './idempotency/idempotency-store';
+export { idempotencyError, type IdempotencyErrorCode } from './idempotency/idempotency.errors';
+export { CreateIdempotencyRequests1800000000000, IDEMPOTENCY_SCHEMA, idempotencyMigrations } from './idempotency/idempotency.migrations';

@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { installBodyParsers } from './body/body-parsers';
 import { HomeRegionPipe } from './home-region.pipe';
 import { HttpErrorFilter, payloadTooLarge } from './http-error-filter';
+import { settleIdempotentAnswer } from './idempotency/idempotency.interceptor';
 import { captureRawBody } from './raw-body';
 import { LOGGER } from './tokens';
 import { strictValidationPipe } from './validation';
@@ -63,6 +64,14 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     }
   });
   fastify.addHook('preParsing', captureRawBody);
+  // Stores the answer of a request whose Idempotency-Key was claimed before the answer leaves, so a
+  // retry that arrives after it always finds it (or frees the key of a failed request).
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    await settleIdempotentAnswer(request, reply, payload).catch((error: unknown) => {
+      logger.error({ request_id: request.id, err: error }, 'storing an idempotent answer failed; its key is freed when its lock expires');
+    });
+    return payload;
+  });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };

@@ -18,3 +18,13 @@ export { API_DOC, API_RESPONSE_OF, ApiDoc, ApiResponseOf, type ApiDocOptions, ty
 export { consumeEvents } from './consume-events';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
 export { IdParam, IdPipe } from './id-param';
+export {
+  IDEMPOTENCY_POLICY,
+  IDEMPOTENT_PATH_PREFIX,
+  IdempotencyExempt,
+  OwnIdempotency,
+  idempotencyModeOf,
+  type IdempotencyDeclaration,
+  type IdempotencyMode,
+} from './idempotency/idempotency-policy';
+export { IdempotencyInterceptor, idempotencyCallerOf, requestFingerprint, settleIdempotentAnswer } from './idempotency/idempotency.interceptor';

@@ -1,17 +1,18 @@
 import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
 import { BusConnection, BusRpcClient, BusRpcServer, JetStreamServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal, eventSubject } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
 import { SigningKeyStore, keysMigrations } from '@svc/key-store';
-import { createDataSource, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
+import { IdempotencyStore, createDataSource, idempotencyMigrations, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
 import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
 import type { ProcessConfiguration } from './feature-definition';
 import { HealthController } from './health.controller';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxRegistry } from './outbox-registry';
 import { registerPlatformGauges } from './platform-gauges';
 import { LOGGER } from './tokens';
@@ -71,7 +72,7 @@ export class PlatformModule {
         { provide: 'PLATFORM_OPTIONS', useValue: options },
         ...infrastructureProviders(config, logger, options),
       ],
-      exports: [...coreExports, KeyEncryption, SigningKeyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, JetStreamServer, OutboxRegistry],
+      exports: [...coreExports, KeyEncryption, SigningKeyStore, IdempotencyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, JetStreamServer, OutboxRegistry],
     };
   }
 }
@@ -89,7 +90,7 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
         });
         await dataSource.initialize();
         options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
-        const sets = [keysMigrations, ...options.migrations];
+        const sets = [keysMigrations, idempotencyMigrations, ...options.migrations];
         for (const set of sets) await runMigrations(dataSource, set);
         for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(dataSource, outboxTraceContextMigrations(schema));
         return dataSource;
@@ -144,6 +145,13 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     AttesterResolver,
     AccessTokenResolver,
     { provide: APP_GUARD, useClass: AuthGuard },
+    // Idempotency-Key on every changing route of the authenticated API (after the guard: keys are per caller).
+    {
+      provide: IdempotencyStore,
+      useFactory: (dataSource: DataSource, clock: Clock, kek: KeyEncryption) => new IdempotencyStore(dataSource, clock, kek),
+      inject: [DataSource, Clock, KeyEncryption],
+    },
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ];
 }
 

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { DomainError } from '@svc/errors';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, IdempotencyExempt } from '@svc/server';
 import { ConsentRecordsConfig } from '../consent-records.config';
 import { consentRecordsError } from '../consent-records.errors';
 import { referenceOf, subjectRef } from './directory';
@@ -26,6 +26,7 @@ export class DirectoryController {
   }
 
   @Post('consent_status')
+  @IdempotencyExempt('a question, not a change: a replay would answer a status that may have changed since (POST only because the body carries a personal reference)')
   @HttpCode(200)
   @ApiResponseOf(CrossBorderStatusResponse)
   @ApiDoc({ tag: 'Cross-border', summary: 'Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials)', errors: [400, 401, 404, 422] })

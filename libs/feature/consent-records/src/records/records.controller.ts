@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { isIdOf } from '@svc/ids';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, OwnIdempotency } from '@svc/server';
+import { parseIdempotencyKey } from '@svc/persistence';
+import { DomainError } from '@svc/errors';
 import { ConsentRecordResponse } from './record.response';
 import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
@@ -27,12 +29,35 @@ export class RecordsController {
     private readonly clock: Clock,
   ) {}
 
-  /** 201 with a new record; 200 with the original one when the idempotency_key was seen with the same body. */
+  /**
+   * 201 with a new record; 200 with the original one when the idempotency key was seen with the
+   * same body (422 `idempotency_key_reused` with another). The `Idempotency-Key` header is the
+   * record's `idempotency_key` (either may be sent; both must then be equal), so retries are
+   * resolved inside the record group commit, with no extra round trip.
+   */
   @Post()
-  @ApiDoc({ tag: 'Consent records', summary: 'Record a consent captured by the organisation (controller_attested)', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422], replays: true, alsoAnswers: [200] })
+  @OwnIdempotency('the record group commit resolves the key (the header or the body field idempotency_key) in the transaction that writes the record')
+  @ApiDoc({
+    tag: 'Consent records',
+    summary: 'Record a consent captured by the organisation (controller_attested)',
+    response: RECORD_RESPONSE,
+    errors: [400, 401, 403, 404, 409, 421, 422],
+    headers: ['Idempotency-Key'],
+    replays: true,
+    alsoAnswers: [200],
+  })
   @ApiResponseOf(ConsentRecordResponse)
-  async record(@CurrentPrincipal() principal: Principal, @Body() body: RecordConsentBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
-    const outcome = await this.recordConsent.execute(principal, body);
+  async record(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: RecordConsentBody,
+    @Headers('idempotency-key') header: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown>> {
+    const key = parseIdempotencyKey(header);
+    if (key !== undefined && body.idempotency_key !== undefined && body.idempotency_key !== key) {
+      throw new DomainError('unprocessable', 'validation_failed', 'The Idempotency-Key header and idempotency_key differ', { field: 'Idempotency-Key' });
+    }
+    const outcome = await this.recordConsent.execute(principal, key === undefined ? body : Object.assign(body, { idempotency_key: key }));
     void reply.status(outcome.replayed ? 200 : 201);
     if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
     // A record just written is the head with no withdrawals, unless a later one of its batch replaced it.

@@ -31,7 +31,6 @@ export interface OfferDelegation {
   expiresAt: Date;
   purpose: string | null;
   evidenceReference: string | null;
-  idempotencyKey: string | null;
 }
 
 /**
@@ -51,7 +50,7 @@ export class DelegationGrantsService extends DelegationGrants {
     super();
   }
 
-  async offer(principal: Principal, command: OfferDelegation): Promise<{ grant: DelegationGrant; created: boolean }> {
+  async offer(principal: Principal, command: OfferDelegation): Promise<DelegationGrant> {
     const personId = ownPerson(principal);
     if (command.delegatePersonId === personId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
     const delegate = parseId(command.delegatePersonId)?.region === this.platform.REGION && this.directory ? await this.directory.findById(command.delegatePersonId) : null;
@@ -59,14 +58,9 @@ export class DelegationGrantsService extends DelegationGrants {
     const now = this.clock.now();
     const draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, now);
     return this.repo.transaction(async (manager) => {
-      const result = await this.repo.insert(manager, draft, command.idempotencyKey);
-      if (!result.created) {
-        const same = result.grant.type === draft.type && result.grant.delegatePersonId === draft.delegatePersonId && result.grant.surfaces.join() === draft.surfaces.join() && result.grant.actions.join() === draft.actions.join();
-        if (!same) throw delegationError('idempotency_key_reused', 'This Idempotency-Key was used with a different request', { field: 'Idempotency-Key' });
-        return result;
-      }
-      await this.publish(manager, 'delegation.offered', result.grant, personId, now);
-      return result;
+      const grant = await this.repo.insert(manager, draft);
+      await this.publish(manager, 'delegation.offered', grant, personId, now);
+      return grant;
     });
   }
 
@@ -75,7 +69,7 @@ export class DelegationGrantsService extends DelegationGrants {
    * registered power of attorney): offered in the principal's name, still accepted by the
    * delegate. The event names the reviewer as the one who made the change.
    */
-  async offerOnEvidence(command: Omit<OfferDelegation, 'idempotencyKey' | 'type' | 'evidenceReference'> & { type: 'guardian' | 'power_of_attorney'; principalPersonId: string; applicationId: string; evidenceReference: string; reviewedBy: string }): Promise<DelegationGrant> {
+  async offerOnEvidence(command: Omit<OfferDelegation, 'type' | 'evidenceReference'> & { type: 'guardian' | 'power_of_attorney'; principalPersonId: string; applicationId: string; evidenceReference: string; reviewedBy: string }): Promise<DelegationGrant> {
     if (command.type !== 'guardian' && command.type !== 'power_of_attorney') throw delegationError('delegation_grant_forbidden', 'Only guardian and power-of-attorney grants are created on evidence', { field: 'type' });
     if (command.delegatePersonId === command.principalPersonId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
     const now = this.clock.now();
@@ -83,7 +77,7 @@ export class DelegationGrantsService extends DelegationGrants {
       for (const [field, id] of [['principal_person_id', command.principalPersonId], ['delegate_person_id', command.delegatePersonId]] as const) {
         if (!(await this.repo.personExists(manager, id))) throw delegationError('delegate_not_found', 'No such person in this region', { field });
       }
-      const { grant } = await this.repo.insert(manager, this.offeredGrant(command, now), null);
+      const grant = await this.repo.insert(manager, this.offeredGrant(command, now));
       await this.publish(manager, 'delegation.offered', grant, command.reviewedBy, now);
       return grant;
     });

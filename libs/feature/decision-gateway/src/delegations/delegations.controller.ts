@@ -1,9 +1,8 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { Auth, CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
-import type { FastifyReply } from 'fastify';
 import { DelegationGrantsService } from './delegation-grants.service';
 import { OfferDelegationBody, ListDelegationsQuery } from './delegations.dto';
 import { DelegationGrantResponse, delegationView } from './delegations.response';
@@ -23,23 +22,15 @@ export class DelegationsController {
   ) {}
 
   @Post()
-  @ApiDoc({ summary: 'Offer a delegation grant to another person (Idempotency-Key supported)', tag: 'Delegate', errors: [400, 401, 403, 409, 422], headers: ['Idempotency-Key'], replays: true })
+  @ApiDoc({ summary: 'Offer a delegation grant to another person (Idempotency-Key supported)', tag: 'Delegate', errors: [400, 401, 403, 409, 422] })
   @ApiResponseOf(DelegationGrantResponse, { status: 201 })
-  async offer(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: OfferDelegationBody,
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<DelegationGrantResponse> {
+  async offer(@CurrentPrincipal() principal: Principal, @Body() body: OfferDelegationBody): Promise<DelegationGrantResponse> {
     const now = this.clock.now();
     const expiresAt = new Date(body.expires_at);
     if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime() || expiresAt.getTime() > now.getTime() + MAX_GRANT_DAYS * 86_400_000) {
       throw new DomainError('unprocessable', 'validation_failed', 'expires_at must be in the future and at most 10 years ahead', { field: 'expires_at' });
     }
-    if (idempotencyKey !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 255)) {
-      throw new DomainError('invalid', 'validation_failed', 'Idempotency-Key must be 1 to 255 characters', { field: 'Idempotency-Key' });
-    }
-    const { grant, created } = await this.grants.offer(principal, {
+    const grant = await this.grants.offer(principal, {
       type: body.type,
       delegatePersonId: body.delegate_person_id,
       surfaces: body.surfaces,
@@ -47,9 +38,7 @@ export class DelegationsController {
       expiresAt,
       purpose: body.purpose ?? null,
       evidenceReference: body.evidence_reference ?? null,
-      idempotencyKey: idempotencyKey ?? null,
     });
-    if (!created) void reply.header('Idempotent-Replayed', 'true');
     return delegationView(grant, now);
   }
 

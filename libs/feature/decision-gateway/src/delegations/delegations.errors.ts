@@ -14,6 +14,4 @@ export const delegationError = defineErrors({
   delegation_grant_transition_not_allowed: 'conflict',
   /** Delegation grants are managed with a person's own access token, never under another grant. */
   delegation_requires_person: 'forbidden',
-  /** The same Idempotency-Key was sent with a different request. */
-  idempotency_key_reused: 'conflict',
 });

@@ -62,19 +62,16 @@ export class DelegationsRepository {
     return rows.length > 0;
   }
 
-  /** Inserts the grant, or answers the one created earlier under the same idempotency key (created false). */
-  async insert(manager: EntityManager, grant: DelegationGrant, idempotencyKey: string | null): Promise<{ grant: DelegationGrant; created: boolean }> {
+  /** Inserts the grant (retries are answered by the platform's Idempotency-Key store, before this runs). */
+  async insert(manager: EntityManager, grant: DelegationGrant): Promise<DelegationGrant> {
     const rows: GrantRow[] = await queryRows(
       manager,
-      `INSERT INTO gateway.delegation_grants (id, type, principal_person_id, delegate_person_id, application_id, surfaces, actions, status, purpose, evidence_reference, expires_at, created_at, idempotency_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-       ON CONFLICT (principal_person_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+      `INSERT INTO gateway.delegation_grants (id, type, principal_person_id, delegate_person_id, application_id, surfaces, actions, status, purpose, evidence_reference, expires_at, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        RETURNING ${COLUMNS}`,
-      [grant.id, grant.type, grant.principalPersonId, grant.delegatePersonId, grant.applicationId, grant.surfaces, grant.actions, grant.status, grant.purpose, grant.evidenceReference, grant.expiresAt, grant.createdAt, idempotencyKey],
+      [grant.id, grant.type, grant.principalPersonId, grant.delegatePersonId, grant.applicationId, grant.surfaces, grant.actions, grant.status, grant.purpose, grant.evidenceReference, grant.expiresAt, grant.createdAt],
     );
-    if (rows[0]) return { grant: toGrant(rows[0]), created: true };
-    const existing: GrantRow[] = await queryRows(manager, `SELECT ${COLUMNS} FROM gateway.delegation_grants WHERE principal_person_id = $1 AND idempotency_key = $2`, [grant.principalPersonId, idempotencyKey]);
-    return { grant: toGrant(existing[0]!), created: false };
+    return toGrant(rows[0]!);
   }
 
   async accept(manager: EntityManager, id: string, now: Date): Promise<DelegationGrant> {

@@ -9,6 +9,7 @@ import { AddApplicationBranding1732710000000 } from './1732710000000-add-applica
 import { CreateOAuth1732800000000 } from './1732800000000-create-oauth';
 import { CreateDelegationGrants1732900000000 } from './1732900000000-create-delegation-grants';
 import { AddPersonEmailLookup1733000000000 } from './1733000000000-add-person-email-lookup';
+import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-delegation-idempotency-key';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -23,5 +24,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateOAuth1732800000000,
     CreateDelegationGrants1732900000000,
     AddPersonEmailLookup1733000000000,
+    DropDelegationIdempotencyKey1800000000001,
   ],
 };

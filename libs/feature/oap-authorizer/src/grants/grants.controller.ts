@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
-import { ApiDoc, IdParam, ApiResponseOf } from '@svc/server';
+import { ApiDoc, IdParam, ApiResponseOf, OwnIdempotency } from '@svc/server';
 import { AttestationRefreshedResponse, GrantAllowedResponse, GrantDeniedResponse, GrantEscalatedResponse } from './grant-decision.responses';
 import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
@@ -38,6 +38,7 @@ export class GrantsController {
 
   @ApiDoc({ summary: 'OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)', tag: 'OAP', errors: [400, 401, 403, 404, 409, 422], headers: ['Idempotency-Key', 'DPoP'], replays: true, alsoAnswers: [202] })
   @Post()
+  @OwnIdempotency('the grant group commit claims the key and stores the answer in the transaction that writes the grant (no extra round trip); the key is required')
   @ApiResponseOf(GrantAllowedResponse, { status: 201 })
   @ApiResponseOf(GrantEscalatedResponse, { status: 202 })
   @ApiResponseOf(GrantDeniedResponse, { status: 403 })
@@ -82,6 +83,7 @@ export class GrantsController {
   @ApiDoc({ summary: 'Refresh the agent attestation of the grant (DPoP-bound agent token, Idempotency-Key UUIDv4)', tag: 'OAP', errors: [400, 401, 409, 410, 421], headers: ['Idempotency-Key', 'DPoP'], replays: true, agentToken: true })
   @Post(':grant_id/attestation')
   @Public()
+  @OwnIdempotency('authenticated by the agent token inside the handler; the key (a UUIDv4, required) is claimed per grant and the answer stored with the refreshed attestation')
   @ApiResponseOf(AttestationRefreshedResponse, { status: 200 })
   async refreshAttestation(@IdParam('grant_id', 'oap_grant') grantId: string, @Body() body: RefreshAttestationBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     this.refresh.assertHomeRegion(grantId);

@@ -1,8 +1,7 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { Auth, CurrentPrincipal, Public, RequireAttesterPermission, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
-import { canonicalJson, sha256Hex } from '@svc/crypto';
 import {
   AttestationTokenResponse,
   DecodeReceiptResponse,
@@ -13,10 +12,9 @@ import {
 import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
 import { RevocationResponse } from '../grants/grant-decision.responses';
 import { ReceiptVerificationError, verifyReceipt } from '@svc/sdk-receipts-verify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { GrantsRepository } from '../grants/grants.repository';
 import { oapError } from '../oap.errors';
-import { IdempotencyStore, idempotencyKeyOf, replayHeaders } from '../shared/idempotency-store';
 import { GrantStatusDirectory } from './grant-status';
 import { RevokeGrant } from './use-cases/revoke-grant.use-case';
 import { AttestationQuery, DecodeReceiptBody, RevokeGrantBody, VerifyReceiptBody } from './verification.dto';
@@ -42,7 +40,6 @@ export class VerificationController {
     private readonly directory: GrantStatusDirectory,
     private readonly revokeGrant: RevokeGrant,
     private readonly grants: GrantsRepository,
-    private readonly idempotency: IdempotencyStore,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
   ) {}
@@ -143,39 +140,21 @@ export class VerificationController {
   }
 
   /**
-   * Revokes a grant of the caller's application; Idempotency-Key optional (replays the first
-   * answer). Callers: the application's API token, or a trusted attester holding the
-   * operator-granted `revocations:trigger` permission.
+   * Revokes a grant of the caller's application: 201 when this call revoked it, 200 when it was
+   * already revoked. Idempotency-Key: the platform's (a retry replays the first answer). Callers:
+   * the application's API token, or a trusted attester holding the operator-granted
+   * `revocations:trigger` permission.
    */
   @Auth('api_token', 'attester_token')
   @RequireAttesterPermission('revocations:trigger')
-  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422], headers: ['Idempotency-Key'], replays: true })
+  @ApiDoc({ summary: 'Revoke a grant of the application (Idempotency-Key supported)', tag: 'OAP', errors: [400, 401, 404, 421, 422] })
   @Post('api/v1/oap/revocations')
   @ApiResponseOf(RevocationResponse, { status: 201 })
   @ApiResponseOf(RevocationResponse, { status: 200 })
-  async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const header = request.headers['idempotency-key'];
-    const key = header === undefined ? undefined : idempotencyKeyOf(header);
-    const scope = 'revocations';
-    if (key !== undefined) {
-      const claim = await this.idempotency.claim(principal.applicationId, scope, key, sha256Hex(canonicalJson({ ...body })));
-      if (claim.state === 'replay') {
-        void reply.status(claim.response.status).headers(replayHeaders(claim.response)).send(claim.response.body);
-        return;
-      }
-    }
-    try {
-      const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason_code ?? 'unspecified', body.reason ?? '');
-      const response = {
-        status: created ? 201 : 200,
-        body: { object: 'revocation', grant_id: revocation.grantId, reason_code: revocation.reasonCode, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() } satisfies RevocationResponse,
-      };
-      if (key !== undefined) await this.dataSource.transaction((manager) => this.idempotency.complete(manager, principal.applicationId, scope, key, response));
-      void reply.status(response.status).send(response.body);
-    } catch (error) {
-      if (key !== undefined) await this.idempotency.release(principal.applicationId, scope, key);
-      throw error;
-    }
+  async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<RevocationResponse> {
+    const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason_code ?? 'unspecified', body.reason ?? '');
+    void reply.status(created ? 201 : 200);
+    return { object: 'revocation', grant_id: revocation.grantId, reason_code: revocation.reasonCode, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() };
   }
 
   /**

@@ -7,6 +7,7 @@ import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { IDEMPOTENCY_POLICY, idempotencyModeOf, type IdempotencyDeclaration } from '../idempotency/idempotency-policy';
 import { API_DOC, API_RESPONSE_OF, type ApiDocOptions, type DeclaredResponse } from './api-doc.decorator';
 import { COMPONENT_HEADERS, COMPONENT_PARAMETERS, SECURITY_SCHEMES, successHeaders, summaryOf, tidySchema, uniqueOperationId } from './openapi-parts';
 
@@ -30,8 +31,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   421: 'Homed in another region (`home_country`, ISO 3166-1 alpha-2; `detail.home_region`); the resource is never returned',
   413: 'Request body over the size limit (`payload_too_large`)',
   415: 'Body sent without `Content-Type: application/json` (`unsupported_media_type`)',
-  422: 'A value breaks a rule (`detail.field` names it)',
-  409: 'Conflicts with the current state (a reused Idempotency-Key with another body, a replayed proof, a duplicate)',
+  422: 'A value breaks a rule (`detail.field` names it), or an Idempotency-Key reused with another request (`idempotency_key_reused`)',
+  409: 'Conflicts with the current state (a request with the same Idempotency-Key still in flight, a replayed proof, a duplicate)',
   410: 'No longer available (revoked, expired or deleted)',
   429: 'Too many requests; retry after `Retry-After` seconds',
   500: 'Unexpected failure (`internal_error`)',
@@ -73,6 +74,23 @@ function errorResponses(): Record<string, Json> {
     };
   }
   return responses;
+}
+
+/**
+ * The answers of an operation the platform's Idempotency-Key covers: each success may be a replay
+ * (`Idempotent-Replayed`), and 409 (in flight) and 422 (key reused) are possible.
+ */
+function withIdempotentAnswers(responses: Json): Json {
+  const out: Json = {};
+  for (const [code, response] of Object.entries(responses)) {
+    const status = Number(code);
+    if (status >= 200 && status < 300 && !('$ref' in (response as Json))) {
+      const headers = ((response as Json).headers ?? {}) as Json;
+      out[code] = { ...(response as Json), headers: { ...headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } };
+    } else out[code] = response;
+  }
+  for (const status of [409, 422]) out[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
 /** The components of a section that the document refers to. */
@@ -255,12 +273,20 @@ export function buildOpenApiDocument(
             ? { $ref: `#/components/responses/Error${code}` }
             : { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
       }
+      const isPublic = ((Reflect.getMetadata(AUTH_PUBLIC, handler) as boolean | undefined) ?? (Reflect.getMetadata(AUTH_PUBLIC, controller) as boolean | undefined)) === true;
+      const declaredIdempotency =
+        (Reflect.getMetadata(IDEMPOTENCY_POLICY, handler) as IdempotencyDeclaration | undefined) ?? (Reflect.getMetadata(IDEMPOTENCY_POLICY, controller) as IdempotencyDeclaration | undefined);
       for (const routePath of asArray(routePaths)) {
         for (const basePath of base) {
           const path = joinPath(basePath, routePath);
+          // The platform's Idempotency-Key (the interceptor's own rule): the header, the replay
+          // marker on every success, 409 while in flight and 422 for a reused key.
+          const idempotent = idempotencyModeOf(verb, path, isPublic, declaredIdempotency) === 'platform' && !(doc.headers ?? []).includes('Idempotency-Key');
+          const idempotencyParameters = idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];
+          const operationResponses = idempotent ? withIdempotentAnswers(responses) : responses;
           const declaredPathNames = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
           const templateParameters = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => !declaredPathNames.has(n)).map((n) => ({ name: n, in: 'path', required: true, schema: { type: 'string' } }));
-          const operationParameters = [...parameters, ...templateParameters];
+          const operationParameters = [...parameters, ...idempotencyParameters, ...templateParameters];
           paths[path] ??= {};
           paths[path][verb] = {
             operationId: uniqueOperationId(operationIds, `${controller.name.replace(/Controller$/, '')}_${name}`, path),
@@ -271,7 +297,7 @@ export function buildOpenApiDocument(
             ...(operationParameters.length ? { parameters: operationParameters } : {}),
             ...(requestBody ? { requestBody } : {}),
             security: sec,
-            responses,
+            responses: operationResponses,
           };
         }
       }

@@ -8,8 +8,9 @@ export const COMPONENT_PARAMETERS: Record<string, Json> = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description: 'Makes a retry safe: the same key with the same body replays the first answer (`Idempotent-Replayed: true`); with another body it is 409',
-    schema: { type: 'string', minLength: 1, maxLength: 255 },
+    description:
+      'Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
   },
   DPoP: {
     name: 'DPoP',

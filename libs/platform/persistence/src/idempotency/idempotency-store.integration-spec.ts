@@ -1,0 +1,130 @@
+import { KeyEncryption } from '@svc/crypto';
+import { createTestDatabase, FakeClock, testKeyEncryptionKey, type TestDatabase } from '@svc/testing';
+import { DataSource } from 'typeorm';
+import { runMigrations } from '../migrations';
+import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS, IDEMPOTENCY_SWEEP_INTERVAL_MS, IdempotencyStore, parseIdempotencyKey, type StoredAnswer } from './idempotency-store';
+import { idempotencyMigrations } from './idempotency.migrations';
+
+const answer: StoredAnswer = {
+  status: 201,
+  headers: { 'content-type': 'application/json; charset=utf-8', location: '/api/v1/things/thg_1' },
+  body: Buffer.from('{"id":"thg_1","secret":"sk_once"}'),
+};
+
+/** The platform Idempotency-Key store (spec: API conventions; IETF httpapi-idempotency-key-header). */
+describe('IdempotencyStore (real Postgres)', () => {
+  const clock = new FakeClock('2026-03-04T10:30:00.000Z');
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let second: DataSource;
+  let store: IdempotencyStore;
+  let otherProcess: IdempotencyStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('platform_idempotency');
+    dataSource = new DataSource({ type: 'postgres', url: database.url, poolSize: 3 });
+    second = new DataSource({ type: 'postgres', url: database.url, poolSize: 3 });
+    await Promise.all([dataSource.initialize(), second.initialize()]);
+    await runMigrations(dataSource, idempotencyMigrations);
+    const kek = new KeyEncryption(testKeyEncryptionKey());
+    store = new IdempotencyStore(dataSource, clock, kek);
+    otherProcess = new IdempotencyStore(second, clock, kek);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await second?.destroy();
+    await database?.drop();
+  });
+
+  it('replays the stored answer (status, headers, body) for the same caller, key and request', async () => {
+    const first = await store.claim('app:tp_a', 'k-replay', 'fp-1');
+    expect(first.state).toBe('new');
+    if (first.state !== 'new') return;
+    await store.complete(first.claim, answer);
+    expect(await store.claim('app:tp_a', 'k-replay', 'fp-1')).toEqual({ state: 'replay', answer });
+    expect(await otherProcess.claim('app:tp_a', 'k-replay', 'fp-1')).toEqual({ state: 'replay', answer });
+  });
+
+  it('stores answers sealed: no body byte in clear in the table', async () => {
+    const rows: Array<{ response_enc: Buffer }> = await dataSource.query(`SELECT response_enc FROM idempotency.requests WHERE response_enc IS NOT NULL`);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.response_enc.includes(Buffer.from('sk_once'))).toBe(false);
+  });
+
+  it('refuses the same key with another request with 422 idempotency_key_reused, naming the header', async () => {
+    await expect(store.claim('app:tp_a', 'k-replay', 'fp-2')).rejects.toMatchObject({ kind: 'unprocessable', code: 'idempotency_key_reused', detail: { field: 'Idempotency-Key' } });
+  });
+
+  it('scopes keys per caller: another caller with the same key runs its own request', async () => {
+    expect((await store.claim('app:tp_b', 'k-replay', 'fp-2')).state).toBe('new');
+    expect((await store.claim('person:tp_a:usr_us_1:', 'k-replay', 'fp-1')).state).toBe('new');
+  });
+
+  it('lets exactly one of two concurrent same-key requests run; the other is 409 in progress with Retry-After', async () => {
+    const outcomes = await Promise.allSettled([store.claim('app:tp_a', 'k-race', 'fp-1'), otherProcess.claim('app:tp_a', 'k-race', 'fp-1')]);
+    const ran = outcomes.filter((o) => o.status === 'fulfilled' && o.value.state === 'new');
+    const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    expect(ran).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.reason).toMatchObject({ kind: 'conflict', code: 'idempotency_key_in_progress', headers: { 'Retry-After': '1' }, detail: { field: 'Idempotency-Key' } });
+  });
+
+  it('runs a batch of 20 concurrent same-key requests exactly once; after it completes every retry replays', async () => {
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? store : otherProcess).claim('app:tp_a', 'k-many', 'fp-1')));
+    const ran = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.state === 'new' ? [o.value.claim] : []));
+    expect(ran).toHaveLength(1);
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(19);
+    await store.complete(ran[0]!, answer);
+    const retries = await Promise.all(Array.from({ length: 5 }, () => otherProcess.claim('app:tp_a', 'k-many', 'fp-1')));
+    expect(retries.every((r) => r.state === 'replay')).toBe(true);
+  });
+
+  it('reclaims the key of a crashed request once its lock (at most 30 s) expired; the late holder can no longer store', async () => {
+    expect(IDEMPOTENCY_LOCK_MS).toBeLessThanOrEqual(30_000);
+    const crashed = await store.claim('app:tp_a', 'k-crash', 'fp-1');
+    clock.advance(IDEMPOTENCY_LOCK_MS - 1);
+    await expect(store.claim('app:tp_a', 'k-crash', 'fp-1')).rejects.toMatchObject({ code: 'idempotency_key_in_progress' });
+    // Another request cannot take the stuck key with another body.
+    clock.advance(2);
+    await expect(store.claim('app:tp_a', 'k-crash', 'fp-other')).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    const retry = await otherProcess.claim('app:tp_a', 'k-crash', 'fp-1');
+    expect(retry.state).toBe('new');
+    if (crashed.state !== 'new' || retry.state !== 'new') return;
+    await store.complete(crashed.claim, { ...answer, status: 200 });
+    await otherProcess.complete(retry.claim, answer);
+    expect(await store.claim('app:tp_a', 'k-crash', 'fp-1')).toEqual({ state: 'replay', answer });
+  });
+
+  it('frees the key of a failed request so a corrected retry runs', async () => {
+    const failed = await store.claim('app:tp_a', 'k-failed', 'fp-1');
+    if (failed.state !== 'new') throw new Error('expected a new claim');
+    await store.release(failed.claim);
+    expect((await store.claim('app:tp_a', 'k-failed', 'fp-2')).state).toBe('new');
+  });
+
+  it('keeps answers 24 h; after that the key is free, and the sweeper deletes rows past retention', async () => {
+    const fresh = await store.claim('app:tp_c', 'k-old', 'fp-1');
+    if (fresh.state !== 'new') throw new Error('expected a new claim');
+    await store.complete(fresh.claim, answer);
+    expect(IDEMPOTENCY_RETENTION_MS).toBeGreaterThanOrEqual(24 * 3600 * 1000);
+    clock.advance(IDEMPOTENCY_RETENTION_MS - 1_000);
+    expect((await store.claim('app:tp_c', 'k-old', 'fp-1')).state).toBe('replay');
+    clock.advance(IDEMPOTENCY_SWEEP_INTERVAL_MS + 2_000);
+    expect(await store.sweep()).toBeGreaterThan(0);
+    const rows: unknown[] = await dataSource.query(`SELECT 1 FROM idempotency.requests WHERE caller = 'app:tp_c'`);
+    expect(rows).toHaveLength(0);
+    expect((await store.claim('app:tp_c', 'k-old', 'fp-2')).state).toBe('new');
+  });
+
+});
+
+describe('parseIdempotencyKey', () => {
+  it('accepts 1-255 visible ASCII characters and refuses anything else with 400 naming the header', () => {
+    expect(parseIdempotencyKey(undefined)).toBeUndefined();
+    expect(parseIdempotencyKey('6f1c2e1a-6c59-4c5e-9a53-1f1d2c3b4a5e')).toBe('6f1c2e1a-6c59-4c5e-9a53-1f1d2c3b4a5e');
+    expect(parseIdempotencyKey('x'.repeat(255))).toHaveLength(255);
+    for (const bad of ['', 'x'.repeat(256), 'has space', 'tab\t', 'é', ['a', 'b']]) {
+      expect(() => parseIdempotencyKey(bad)).toThrow(expect.objectContaining({ kind: 'invalid', code: 'idempotency_key_invalid', detail: { field: 'Idempotency-Key' } }));
+    }
+  });
+});

@@ -1,0 +1,142 @@
+import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
+import { RESPONSE_PASSTHROUGH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { Reflector } from '@nestjs/core';
+import { AUTH_PUBLIC, type Principal } from '@svc/auth';
+import { canonicalJson, sha256Hex } from '@svc/crypto';
+import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyStore, parseIdempotencyKey, type ClaimRef, type StoredAnswer } from '@svc/persistence';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type Observable, of } from 'rxjs';
+import { IDEMPOTENCY_POLICY, idempotencyModeOf, type IdempotencyDeclaration } from './idempotency-policy';
+
+/** Response headers stored with an answer and replayed with it (never cookies). */
+const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'deprecation', 'sunset', 'link'] as const;
+
+/** What the interceptor leaves on a request whose key it claimed, for the `onSend` hook. */
+const PENDING = Symbol('svc.idempotency.pending');
+
+interface PendingClaim {
+  store: IdempotencyStore;
+  claim: ClaimRef;
+}
+
+type IdempotentRequest = FastifyRequest & { principal?: Principal; [PENDING]?: PendingClaim };
+
+/**
+ * The scope of a caller's keys: the application of an API token, the person (and, acting for
+ * them, the delegate) at the application of an access token, the attester of an attester token.
+ * Never global, so two callers' keys never meet. A publishable key is public (any page can send
+ * it), so a replay there could hand one browser's answer to another: no scope, the header is
+ * ignored for it.
+ */
+export function idempotencyCallerOf(principal: Principal | undefined): string | undefined {
+  if (!principal) return undefined;
+  switch (principal.kind) {
+    case 'api_token':
+      return `app:${principal.applicationId}`;
+    case 'access_token':
+      return `person:${principal.applicationId}:${principal.delegation?.delegateId ?? principal.personId ?? ''}:${principal.delegation?.principalId ?? ''}`;
+    case 'attester_token':
+      return `attester:${principal.applicationId}:${principal.credentialId}`;
+    case 'publishable_key':
+      return undefined;
+  }
+}
+
+/**
+ * The canonical digest of a request: method, path with query, and the body as RFC 8785 canonical
+ * JSON (so key order and whitespace do not matter), or the SHA-256 of raw bytes.
+ */
+export function requestFingerprint(method: string, url: string, body: unknown): string {
+  const content = Buffer.isBuffer(body) ? { raw_sha256: sha256Hex(body) } : typeof body === 'string' ? { text: body } : (body ?? null);
+  return sha256Hex(canonicalJson({ method: method.toUpperCase(), url, body: content }));
+}
+
+/**
+ * `Idempotency-Key` for every changing route of the authenticated API (see `idempotencyModeOf`):
+ * runs after the auth guard (the caller is known) and before pipes and the handler. A request
+ * without the header passes untouched. With it: the key is checked (400 naming the header), then
+ * claimed in the platform store; a repeated request gets the stored answer with
+ * `Idempotent-Replayed: true` and the handler does not run; a different request with the key 422,
+ * one still in flight 409. The answer of a request that ran is stored by {@link settleIdempotentAnswer}
+ * (the `onSend` hook) before it leaves, so a retry after the answer always finds it; an answer
+ * other than 2xx frees the key instead (the request may be corrected and retried).
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly sendsItself = new WeakMap<object, boolean>();
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly store: IdempotencyStore,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    if (context.getType() !== 'http') return next.handle();
+    const request = context.switchToHttp().getRequest<IdempotentRequest>();
+    const header = request.headers['idempotency-key'];
+    if (header === undefined) return next.handle();
+    const targets = [context.getHandler(), context.getClass()];
+    const mode = idempotencyModeOf(
+      request.method,
+      request.routeOptions.url ?? request.url,
+      this.reflector.getAllAndOverride<boolean>(AUTH_PUBLIC, targets) ?? false,
+      this.reflector.getAllAndOverride<IdempotencyDeclaration>(IDEMPOTENCY_POLICY, targets),
+    );
+    if (mode !== 'platform') return next.handle();
+    const caller = idempotencyCallerOf(request.principal);
+    if (caller === undefined) return next.handle();
+    const key = parseIdempotencyKey(header)!;
+    const outcome = await this.store.claim(caller, key, requestFingerprint(request.method, request.url, request.body));
+    if (outcome.state === 'new') {
+      request[PENDING] = { store: this.store, claim: outcome.claim };
+      return next.handle();
+    }
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    void reply.status(outcome.answer.status).headers({ ...outcome.answer.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+    if (this.handlerSendsItself(context)) {
+      void reply.send(outcome.answer.body);
+      return of(undefined);
+    }
+    // Nest sends what the chain emits, with the status and headers set above.
+    return of(outcome.answer.body);
+  }
+
+  /** A handler with `@Res()` (not passthrough) sends its own answer; Nest sends nothing after it. */
+  private handlerSendsItself(context: ExecutionContext): boolean {
+    const handler = context.getHandler();
+    const known = this.sendsItself.get(handler);
+    if (known !== undefined) return known;
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {}) as Record<string, unknown>;
+    const usesResponse = Object.keys(args).some((key) => [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])));
+    const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, context.getClass(), handler.name) === true;
+    const sendsItself = usesResponse && !passthrough;
+    this.sendsItself.set(handler, sendsItself);
+    return sendsItself;
+  }
+}
+
+/**
+ * `onSend` hook of every HTTP app: stores the answer of a request whose key the interceptor
+ * claimed, before the answer leaves (a 2xx with a body that is bytes or text), or frees the key
+ * (any other status, or a streamed body that cannot be replayed). A failure to store is logged by
+ * the caller and leaves the claim to expire with its lock.
+ */
+export async function settleIdempotentAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  const pending = (request as IdempotentRequest)[PENDING];
+  if (!pending) return;
+  delete (request as IdempotentRequest)[PENDING];
+  const status = reply.statusCode;
+  const body = payload === undefined || payload === null ? Buffer.alloc(0) : typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.isBuffer(payload) ? payload : undefined;
+  if (status < 200 || status >= 300 || body === undefined) {
+    await pending.store.release(pending.claim);
+    return;
+  }
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = reply.getHeader(name);
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  const answer: StoredAnswer = { status, headers, body };
+  await pending.store.complete(pending.claim, answer);
+}

@@ -1,0 +1,327 @@
+import { randomUUID } from 'node:crypto';
+import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { regionOpenApiDocument } from '@svc/region-stack';
+import { http, type HttpResult } from '@svc/testing';
+import { PASSING_BOUNDS, bearer, createAgent, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
+import { startRegions, type TestRegions } from '../support/regions';
+
+type Json = Record<string, unknown>;
+
+interface DocumentedOperation {
+  parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
+  requestBody?: { content: Record<string, { example?: unknown }> };
+  security: Array<Record<string, string[]>>;
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+}
+
+const document = regionOpenApiDocument() as { paths: Record<string, Record<string, DocumentedOperation>> };
+
+const honoursIdempotencyKey = (operation: DocumentedOperation): boolean => (operation.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
+
+/** Every POST of the document that honours Idempotency-Key under an API token. */
+const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+  Object.entries(methods)
+    .filter(([method, operation]) => method === 'post' && honoursIdempotencyKey(operation) && operation.security.some((s) => 'apiToken' in s))
+    .map(([, operation]) => ({ name: `POST ${path}`, path, operation })),
+);
+
+/**
+ * Operations of the walk that are not driven here, and why. Each still honours the key (the
+ * document says so); what is missing is a resource only another story can make.
+ */
+const NOT_WALKED: Record<string, string> = {
+  'POST /api/v1/grants':
+    'own store inside the grant group commit (@OwnIdempotency); needs a fresh single-use DPoP proof per request: test/e2e/oap-authorizer/idempotent-replay.e2e-spec.ts and concurrent-grants.e2e-spec.ts',
+  'POST /api/v1/consent_records': 'own store inside the record group commit (@OwnIdempotency): its own case below (replays answer 200, as documented)',
+  'POST /api/v1/applications/{application_id}/person_links': 'needs a person signed up in the region (email code or passkey on the hosted pages)',
+  'POST /api/v1/decisions/{capture_token}/authorize': 'needs a capture token minted by a publishable-key capture in a browser',
+  'POST /api/v1/decisions/{session_token}/exchange': 'needs a session decided by a person on the hosted page',
+  'POST /api/v1/decisions/{session_token}/revoke': 'needs a session decided by a person on the hosted page',
+  'POST /api/v1/decisions/consent_tokens/verify': 'needs a consent token issued by a session decided by a person on the hosted page',
+  'POST /api/v1/mailing_audiences': 'checks the list with the mailing provider (Mailchimp, Brevo) over the network at creation',
+};
+
+/**
+ * Not covered by the platform's Idempotency-Key at all (the document does not offer the header);
+ * the policy is `idempotencyModeOf` in `@svc/server`.
+ */
+const EXEMPT: Record<string, string> = {
+  'POST /oauth/*, /oauth2/par': 'the OpenID provider: codes, refresh tokens and PAR request_uris have their own single-use and replay rules (RFC 6749, 9126)',
+  'POST /people/*, /authorities/{proposal_token}, /decisions/{session_token}/postmessage_drops': "hosted pages' form posts: a browser session, no API caller to scope a key by",
+  'POST /api/v1/decisions/{session_token}/transitions': 'hosted page transitions: the session token in the path is the capability, no authenticated caller',
+  'POST /api/v1/mailing_audience_webhooks/{secret}, /capture/v1/form_integrations/{integration_id}/webhook': 'webhook intakes: authenticated by a path secret or signature, deduplicated by the sender event id',
+  'POST /api/v1/oap/attestations, /api/v1/oap/attestations/heartbeat': "attestation intake: the engine's attestation_id is the spec's idempotency key (replays 200 with the original receipt)",
+  'POST /api/v1/cross_border/consent_status': '@IdempotencyExempt: a question whose answer must be current',
+  'POST /.well-known/svc-verify, /.well-known/svc-decode': 'verification questions outside /api/v1; answers must be current',
+  'POST /capture/v1/captures': 'publishable key: a public credential, so a replay could hand one browser the answer of another',
+};
+
+/**
+ * Issue 25 item 7 and the API conventions: every POST that creates or changes something honours
+ * Idempotency-Key. Generated over the OpenAPI document: for each such operation under an API
+ * token, the same key and body twice give the same status and body, the second with
+ * `Idempotent-Replayed: true`, and one resource (a list of the collection grows by one); the same
+ * key with another body is 422 `idempotency_key_reused`.
+ */
+describe('Idempotency-Key on every creating POST of the API (generated from the OpenAPI document)', () => {
+  let stack: TestRegions;
+  let us: string;
+  let app: TestApp;
+  let key: AgentKey;
+  let agentId: string;
+  let flowId: string;
+  let subscriptionId: string;
+  const auth = (): Record<string, string> => bearer(app.token);
+
+  const inAnHour = (): string => new Date(Date.now() + 3600_000).toISOString();
+  const ok = (res: HttpResult, what: string): HttpResult => {
+    if (res.status >= 300) throw new Error(`${what}: ${res.status} ${res.text}`);
+    return res;
+  };
+  const post = (path: string, json?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> =>
+    http('POST', `${us}${path}`, { headers: { ...auth(), ...headers }, ...(json === undefined ? {} : { json }) });
+
+  const flowBody = (): Json => ({ name: 'idempotent flow', locale: 'en', presentation: { title: 'News' }, purposes: [{ key: 'news', label: 'News' }], consent_duration: 'P1Y' });
+  const newFlow = async (): Promise<string> => String(ok(await post('/api/v1/flows', flowBody()), 'flow').body.id);
+  const newAttester = async (): Promise<string> =>
+    String((ok(await post('/api/v1/trusted_attesters', { name: 'engine', permissions: ['attestations:submit'] }), 'attester').body.trusted_attester as Json).id);
+  const newAuthority = async (): Promise<string> => createAuthority(us, app, agentId, { valid_until: '2027-12-31T00:00:00Z' });
+  const recordBody = (externalId: string): Json => ({
+    flow_id: flowId,
+    subject: { external_id: externalId },
+    decisions: { news: { decision: 'granted', default_checked: false, mandatory: false } },
+    captured_at: '2026-01-02T03:04:05Z',
+  });
+
+  /** The path and a valid body of each walked operation; a fresh resource where the call changes its state. */
+  const cases: Record<string, () => Promise<{ path: string; body?: Json }>> = {
+    'POST /api/v1/agent_identities': async () => ({ path: '/api/v1/agent_identities', body: { name: 'Shopper', provider: 'example-ai', model: 'example-2', dpop_jkt: (await newAgentKey()).jkt, agent_type: 'assistant' } }),
+    'POST /api/v1/agents': async () => ({ path: '/api/v1/agents', body: { name: 'shopper' } }),
+    'POST /api/v1/agents/{agent_id}/capabilities': async () => ({
+      path: `/api/v1/agents/${await createAgent(us, app)}/capabilities`,
+      body: { scopes: [{ id: 'payments:write', label: 'Make payments' }], actions: ['pay'] },
+    }),
+    'POST /api/v1/applications/{application_id}/allowed_origins': async () => ({ path: `/api/v1/applications/${app.id}/allowed_origins`, body: { allowed_origin: { origin: 'https://shop.example.com' } } }),
+    'POST /api/v1/applications/{application_id}/api_tokens': async () => ({ path: `/api/v1/applications/${app.id}/api_tokens`, body: { name: 'ci token', scopes: ['audit:verify'] } }),
+    'POST /api/v1/applications/{application_id}/oauth_clients': async () => ({
+      path: `/api/v1/applications/${app.id}/oauth_clients`,
+      body: { name: 'Demo RP', redirect_uris: ['https://rp.example.com/callback'] },
+    }),
+    'POST /api/v1/applications/{application_id}/webhook_subscriptions': async () => ({
+      path: `/api/v1/applications/${app.id}/webhook_subscriptions`,
+      body: { url: 'http://127.0.0.1:9/hooks/consent', events: ['consent.granted'] },
+    }),
+    'POST /api/v1/applications/{application_id}/webhook_subscriptions/{subscription_id}/enable': async () => ({
+      path: `/api/v1/applications/${app.id}/webhook_subscriptions/${subscriptionId}/enable`,
+    }),
+    'POST /api/v1/applications/{application_id}/webhook_subscriptions/{subscription_id}/rotate_secret': async () => ({
+      path: `/api/v1/applications/${app.id}/webhook_subscriptions/${subscriptionId}/rotate_secret`,
+    }),
+    'POST /api/v1/applications/{application_id}/webhook_subscriptions/{subscription_id}/test': async () => ({
+      path: `/api/v1/applications/${app.id}/webhook_subscriptions/${subscriptionId}/test`,
+    }),
+    'POST /api/v1/authorities': async () => ({
+      path: '/api/v1/authorities',
+      body: { agent_id: agentId, principal_id: 'user_1', ...PASSING_BOUNDS, purposes: ['shopping'], valid_until: '2027-12-31T00:00:00Z' },
+    }),
+    'POST /api/v1/authorities/proposals': async () => ({
+      path: '/api/v1/authorities/proposals',
+      body: {
+        agent_id: agentId,
+        ...PASSING_BOUNDS,
+        value_bounds: { currency: 'EUR', per_action: '50.00', aggregate: '200.00' },
+        escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] },
+        valid_until: '2027-12-31T00:00:00Z',
+      },
+    }),
+    'POST /api/v1/authorities/{authority_id}/suspend': async () => ({ path: `/api/v1/authorities/${await newAuthority()}/suspend`, body: { reason: 'paused by the person' } }),
+    'POST /api/v1/authorities/{authority_id}/resume': async () => {
+      const id = await newAuthority();
+      ok(await post(`/api/v1/authorities/${id}/suspend`, { reason: 'paused' }), 'suspend');
+      return { path: `/api/v1/authorities/${id}/resume`, body: { reason: 'resumed by the person' } };
+    },
+    'POST /api/v1/authorities/{authority_id}/revoke': async () => ({ path: `/api/v1/authorities/${await newAuthority()}/revoke`, body: { reason: 'ended by the person' } }),
+    'POST /api/v1/consent_records/form_integrations': async () => ({
+      path: '/api/v1/consent_records/form_integrations',
+      body: {
+        platform: 'typeform',
+        flow_id: flowId,
+        form_id: `form${randomUUID().slice(0, 8)}`,
+        purposes: [{ purpose: 'news', field_ref: 'news_ok', field_type: 'yes_no' }],
+        subject: { email_field_ref: 'email' },
+      },
+    }),
+    'POST /api/v1/consent_records/imports': async () => ({
+      path: '/api/v1/consent_records/imports',
+      body: {
+        flow_id: flowId,
+        records: [{ subject: { external_id: `imported-${randomUUID()}` }, decisions: { news: { decision: 'granted', default_checked: false, mandatory: false } }, captured_at: '2026-01-02T03:04:05Z' }],
+      },
+    }),
+    'POST /api/v1/consent_records/{record_id}/withdrawals': async () => {
+      const record = ok(await post('/api/v1/consent_records', recordBody(`withdrawing-${randomUUID()}`)), 'record');
+      return { path: `/api/v1/consent_records/${String(record.body.id)}/withdrawals`, body: {} };
+    },
+    'POST /api/v1/consent_sessions': async () => ({ path: '/api/v1/consent_sessions', body: { flow_id: flowId, delivery_mode: 'redirect', principal_id: 'ada-1' } }),
+    'POST /api/v1/decisions': async () => ({ path: '/api/v1/decisions', body: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: 'ada-1' } }),
+    'POST /api/v1/decisions/principal_assertions': async () => ({ path: '/api/v1/decisions/principal_assertions', body: { principal_id: 'ada-1' } }),
+    'POST /api/v1/disclosure_receipts': async () => ({
+      path: '/api/v1/disclosure_receipts',
+      body: { flow_id: flowId, agent_id: agentId, disclosed_at: new Date().toISOString(), locale: 'en' },
+    }),
+    'POST /api/v1/flows': async () => ({ path: '/api/v1/flows', body: flowBody() }),
+    'POST /api/v1/flows/{flow_id}/activate': async () => ({ path: `/api/v1/flows/${await newFlow()}/activate` }),
+    'POST /api/v1/mcp_servers': async () => ({
+      path: '/api/v1/mcp_servers',
+      body: { name: `shop-${randomUUID().slice(0, 8)}`, url: 'http://127.0.0.1:9/mcp', tools: [{ name: 'quote', action: 'quote', scope: 'payments:read' }] },
+    }),
+    'POST /api/v1/oap/revocations': async () => {
+      // An agent of its own with one authority, so the grant request names no ambiguous authority.
+      const grantAgent = await createAgent(us, app, { manifest: true });
+      await createAuthority(us, app, grantAgent, { valid_until: '2027-12-31T00:00:00Z' });
+      const grant = await requestGrant(us, app, key, grantBody(grantAgent, key, { valid_until: inAnHour(), value_bounds: { amount_per_action: '10.00', currency: 'EUR' } }), { now: new Date() });
+      ok(grant, 'grant');
+      return { path: '/api/v1/oap/revocations', body: { grant_id: String(grant.body.grant_id), reason_code: 'unspecified', reason: 'no longer needed' } };
+    },
+    'POST /api/v1/residency_posture/evidence_package': async () => ({ path: '/api/v1/residency_posture/evidence_package', body: { from: '2026-01-01T00:00:00Z', to: new Date().toISOString() } }),
+    'POST /api/v1/transfer_register': async () => ({
+      path: '/api/v1/transfer_register',
+      body: {
+        data_categories: ['contact_data'],
+        to_country: 'JP',
+        recipient: 'Support operations',
+        purpose: 'answer a support request the person opened',
+        lawful_basis: 'standard_contractual_clauses',
+        transfer_case: 'support_operator',
+        reference: `ticket-${randomUUID()}`,
+      },
+    }),
+    'POST /api/v1/transfer_register/evidence_package': async () => ({ path: '/api/v1/transfer_register/evidence_package', body: { from: '2026-01-01T00:00:00Z', to: new Date().toISOString() } }),
+    'POST /api/v1/trusted_attesters': async () => ({ path: '/api/v1/trusted_attesters', body: { name: 'engine', permissions: ['attestations:submit'] } }),
+    'POST /api/v1/trusted_attesters/{attester_id}/elevation_requests': async () => ({
+      path: `/api/v1/trusted_attesters/${await newAttester()}/elevation_requests`,
+      body: { permission: 'revocations:trigger', rationale: 'the engine revokes grants of compromised agents' },
+    }),
+    'POST /api/v1/trusted_attesters/{attester_id}/rotate': async () => ({ path: `/api/v1/trusted_attesters/${await newAttester()}/rotate`, body: { overlap_seconds: 60 } }),
+    'POST /api/v1/trusted_attesters/{attester_id}/suspend': async () => ({ path: `/api/v1/trusted_attesters/${await newAttester()}/suspend` }),
+    'POST /api/v1/trusted_attesters/{attester_id}/unsuspend': async () => {
+      const id = await newAttester();
+      ok(await post(`/api/v1/trusted_attesters/${id}/suspend`), 'suspend');
+      return { path: `/api/v1/trusted_attesters/${id}/unsuspend` };
+    },
+  };
+
+  beforeAll(async () => {
+    stack = await startRegions('idempotency', { regions: ['us'] });
+    us = stack.url.us;
+    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'idempotency', environment: 'development' }));
+    const scoped = await http('POST', `${us}/api/v1/applications/${created.application.id}/api_tokens`, {
+      headers: bearer(created.apiToken),
+      json: { name: 'all scopes', scopes: ['audit:verify', 'disclosures:write'] },
+    });
+    app = { id: created.application.id, token: String(((scoped.body as Json).api_token as Json).token) };
+    key = await newAgentKey();
+    agentId = await createAgent(us, app, { manifest: true });
+    await createAuthority(us, app, agentId, { valid_until: '2027-12-31T00:00:00Z' });
+    flowId = await newFlow();
+    ok(await post(`/api/v1/flows/${flowId}/activate`), 'activate');
+    subscriptionId = String(ok(await post(`/api/v1/applications/${app.id}/webhook_subscriptions`, { url: 'http://127.0.0.1:9/hooks', events: ['consent.granted'] }), 'subscription').body.id);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('walks every POST that honours the key under an API token: each has a case here, or a stated reason', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(40);
+    for (const { name } of operations) expect({ name, handled: name in cases || name in NOT_WALKED }).toEqual({ name, handled: true });
+    // Every documented operation says what a replay looks like, and that 409 and 422 may answer.
+    for (const { name, operation } of operations) {
+      const successes = Object.entries(operation.responses).filter(([code]) => code.startsWith('2'));
+      for (const [code, response] of successes) expect({ name, code, replayMarked: response.headers?.['Idempotent-Replayed'] !== undefined }).toEqual({ name, code, replayMarked: true });
+      expect({ name, answers: ['409', '422'].every((code) => code in operation.responses) }).toEqual({ name, answers: true });
+    }
+    expect(Object.keys(EXEMPT).length).toBeGreaterThan(0);
+  });
+
+  /** The collection the operation adds to, when the document lists it (GET on the same path). */
+  async function countOf(path: string): Promise<number | undefined> {
+    const template = Object.keys(document.paths).find((p) => new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+    if (!template || !document.paths[template]!.get) return undefined;
+    let total = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await http<{ data?: unknown[]; has_more?: boolean; next_cursor?: string | null }>('GET', `${us}${path}?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: auth() });
+      if (page.status !== 200 || !Array.isArray(page.body.data)) return undefined;
+      total += page.body.data.length;
+      cursor = page.body.has_more ? (page.body.next_cursor ?? undefined) : undefined;
+    } while (cursor);
+    return total;
+  }
+
+  const walked = operations.filter(({ name }) => name in cases);
+
+  it.each(walked.map(({ name }) => [name]))('%s: same key and body replay the first answer, once; another body with the key is 422', async (name) => {
+    const { path, body } = await cases[name]!();
+    const idempotencyKey = randomUUID();
+    const before = await countOf(path);
+    const first = await post(path, body, { 'idempotency-key': idempotencyKey });
+    expect({ name, status: first.status, text: first.status < 300 ? '' : first.text }).toEqual({ name, status: first.status, text: '' });
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await post(path, body, { 'idempotency-key': idempotencyKey });
+    expect(again.status).toBe(first.status);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+    expect(again.headers.get('location')).toBe(first.headers.get('location'));
+    if (before !== undefined) expect(await countOf(path)).toBe(before + 1);
+    const other = await post(path, { ...(body ?? {}), another_field: 'another request' }, { 'idempotency-key': idempotencyKey });
+    expect([other.status, (other.body as Json).reason_code, ((other.body as Json).detail as Json | undefined)?.field]).toEqual([422, 'idempotency_key_reused', 'Idempotency-Key']);
+  });
+
+  it('runs one of two concurrent requests with one key; the other waits its turn (409 in progress) or replays', async () => {
+    const idempotencyKey = randomUUID();
+    const body = { name: 'concurrent shopper' };
+    const before = await countOf('/api/v1/agents');
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post('/api/v1/agents', body, { 'idempotency-key': idempotencyKey })));
+    const ran = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
+    expect(ran).toHaveLength(1);
+    for (const answer of answers.filter((a) => a !== ran[0])) {
+      if (answer.status === 409) expect([(answer.body as Json).reason_code, answer.headers.get('retry-after')]).toEqual(['idempotency_key_in_progress', '1']);
+      else expect([answer.status, answer.headers.get('idempotent-replayed'), answer.text]).toEqual([201, 'true', ran[0]!.text]);
+    }
+    expect(await countOf('/api/v1/agents')).toBe((before ?? 0) + 1);
+  });
+
+  it('checks the key (400 naming the header), scopes it per application, and frees it when the request fails', async () => {
+    for (const bad of ['x'.repeat(256), 'with space', 'tab\tinside']) {
+      const res = await post('/api/v1/agents', { name: 'x' }, { 'idempotency-key': bad });
+      expect([res.status, (res.body as Json).reason_code, ((res.body as Json).detail as Json).field]).toEqual([400, 'idempotency_key_invalid', 'Idempotency-Key']);
+    }
+    const shared = randomUUID();
+    const other = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'another', environment: 'development' }));
+    const mine = await post('/api/v1/agents', { name: 'mine' }, { 'idempotency-key': shared });
+    const theirs = await http('POST', `${us}/api/v1/agents`, { headers: { ...bearer(other.apiToken), 'idempotency-key': shared }, json: { name: 'mine' } });
+    expect([mine.status, theirs.status, theirs.headers.get('idempotent-replayed')]).toEqual([201, 201, null]);
+    expect((theirs.body as Json).id).not.toBe((mine.body as Json).id);
+    // A refused request (400: unknown field) frees its key: the corrected request runs with it.
+    const failing = randomUUID();
+    const refused = await post('/api/v1/agents', { name: 'x', unknown_field: true }, { 'idempotency-key': failing });
+    expect(refused.status).toBe(400);
+    const corrected = await post('/api/v1/agents', { name: 'x' }, { 'idempotency-key': failing });
+    expect([corrected.status, corrected.headers.get('idempotent-replayed')]).toEqual([201, null]);
+  });
+
+  it('consent records: the header is the record idempotency key, resolved inside the group commit (replay 200, as documented)', async () => {
+    const idempotencyKey = randomUUID();
+    const body = recordBody('grace-1');
+    const first = await post('/api/v1/consent_records', body, { 'idempotency-key': idempotencyKey });
+    const again = await post('/api/v1/consent_records', body, { 'idempotency-key': idempotencyKey });
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 200, 'true']);
+    expect((again.body as Json).id).toBe((first.body as Json).id);
+    expect((first.body as Json).idempotency_key).toBe(idempotencyKey);
+    const changed = await post('/api/v1/consent_records', recordBody('grace-2'), { 'idempotency-key': idempotencyKey });
+    expect([changed.status, (changed.body as Json).reason_code]).toEqual([422, 'idempotency_key_reused']);
+    const mismatch = await post('/api/v1/consent_records', { ...body, idempotency_key: 'another' }, { 'idempotency-key': idempotencyKey });
+    expect([mismatch.status, ((mismatch.body as Json).detail as Json).field]).toEqual([422, 'Idempotency-Key']);
+  });
+});
