@@ -163,9 +163,10 @@ describe('the whole agent story', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: authorityId, status: 'revoked' });
     const before = upstream.calls.length;
+    // Under a revoked authority the agent may call nothing: no tool is listed, and a call is refused before any upstream.
     const after = await refusal(client.callTool({ name: 'pay', arguments: { amount: '5.00', payee: 'bakery' } }));
-    expect(after.code).toBe(-32003);
-    expect(after.data).toMatchObject({ decision: 'deny', cascade_step: 3 });
+    expect(after.message).toContain('Unknown tool');
+    expect((await client.listTools()).tools).toEqual([]);
     expect(upstream.calls.length).toBe(before);
     await client.close();
 
