@@ -145,7 +145,7 @@ describe('Shared Signals transmitter', () => {
       eu: await createApp(stack, 'counterparty-eu', 'eu'),
       ap: await stack.process.ap.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'counterparty-ap', environment: 'development' })).then((c) => ({ id: c.application.id, token: c.apiToken })),
     };
-    const granted = await requestGrant(us, app, key, grantBody(agentId, key), { now: clock.now() });
+    const granted = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: new Date(clock.now().getTime() + 3600_000).toISOString() }), { now: clock.now() });
     expect(granted.status).toBe(201);
     const grantId = granted.body.grant_id as string;
     const receipt = granted.body.grant_attestation as string;
