@@ -13,7 +13,7 @@ export class StreamDeliveryBody {
   /** The receiver's push endpoint: https (development applications also http://localhost, http://127.0.0.1). */
   @IsDefined() @IsString() @MinLength(1) @MaxLength(MAX_WEBHOOK_URL_LENGTH) endpoint_url!: string;
   /** Sent verbatim as the `Authorization` header of every push (RFC 8935 §2); stored encrypted, never shown back. */
-  @ValidateIf((body: StreamDeliveryBody) => body.authorization_header !== undefined) @IsString() @MinLength(1) @MaxLength(4096) authorization_header?: string;
+  @ValidateIf((body: StreamDeliveryBody) => body.authorization_header !== undefined) @IsString() @Matches(/^[\x21-\x7e][\x20-\x7e]*$/, { message: 'must be printable ASCII (an HTTP header value)' }) @MaxLength(4096) authorization_header?: string;
 }
 
 /** Body of `POST /api/v1/ssf/streams` (SSF 1.0 §8.1.1.1). */
