@@ -159,7 +159,8 @@ describe('MCP gateway', () => {
 
   it('lists, reads and deletes upstream servers; a deleted server\'s tools are neither listed nor callable', async () => {
     const auth = { authorization: `Bearer ${world.app.token}` };
-    const extra = await http('POST', `${world.url}/api/v1/mcp_servers`, { headers: auth, json: { name: 'quotes', url: upstream.url, tools: [{ name: 'quote_more', action: 'quote', scope: 'payments:read' }] } });
+    // A second registration of the upstream maps its `wipe` tool onto an action and scope the agent holds.
+    const extra = await http('POST', `${world.url}/api/v1/mcp_servers`, { headers: auth, json: { name: 'quotes', url: upstream.url, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read' }] } });
     expect(extra.status).toBe(201);
     const first = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1`, { headers: auth });
     expect(first.status).toBe(200);
@@ -167,15 +168,17 @@ describe('MCP gateway', () => {
     const second = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1&cursor=${first.body.next_cursor as string}`, { headers: auth });
     expect(second.body).toMatchObject({ data: [{ id: extra.body.id, name: 'quotes' }], has_more: false, next_cursor: null });
     const read = await http('GET', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth });
-    expect(read.body).toMatchObject({ id: extra.body.id, tools: [{ name: 'quote_more', action: 'quote', scope: 'payments:read', value: null }] });
+    expect(read.body).toMatchObject({ id: extra.body.id, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read', value: null }] });
 
     const client = await connect(agentToken);
-    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['pay', 'quote', 'quote_more']);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['pay', 'quote', 'wipe']);
+    await client.callTool({ name: 'wipe', arguments: {} });
+    expect(upstream.calls.at(-1)).toEqual({ name: 'wipe', args: {} });
     const removed = await http('DELETE', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth });
     expect(removed.status).toBe(204);
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['pay', 'quote']);
     const before = upstream.calls.length;
-    const gone = await refusal(client.callTool({ name: 'quote_more', arguments: { item: 'bread' } }));
+    const gone = await refusal(client.callTool({ name: 'wipe', arguments: {} }));
     expect(gone.message).toContain('Unknown tool');
     expect(upstream.calls.length).toBe(before);
     await client.close();

@@ -160,7 +160,7 @@ describe('the whole agent story', () => {
 
     // The person withdraws the authority with their own access token; the next call fails.
     const revoked = await http('POST', `${world.url}/api/v1/authorities/${authorityId}/revoke`, { headers: { authorization: `Bearer ${personToken}` }, json: { reason: 'no longer needed' } });
-    expect(revoked.status).toBe(200);
+    expect(revoked.status).toBe(201);
     expect(revoked.body).toMatchObject({ id: authorityId, status: 'revoked' });
     const before = upstream.calls.length;
     // Under a revoked authority the agent may call nothing: no tool is listed, and a call is refused before any upstream.

@@ -112,7 +112,7 @@ describe('Shared Signals transmitter', () => {
     expect((await http('POST', streams('streams'), { headers: auth(), json: { ...body, delivery: null } })).status).toBe(400);
     expect((await http('DELETE', `${streams('streams')}?stream_id=${id}`, { headers: auth() })).status).toBe(204);
     expect((await http('DELETE', `${streams('streams')}?stream_id=${id}`, { headers: auth() })).status).toBe(404);
-    expect((await http('GET', `${streams('status')}?stream_id=nope`, { headers: auth() })).status).toBe(400);
+    expect((await http('GET', `${streams('status')}?stream_id=nope`, { headers: auth() })).status).toBe(422);
     expect((await http('GET', streams('streams'))).status).toBe(401);
   });
 
@@ -182,7 +182,7 @@ describe('Shared Signals transmitter', () => {
     const [stream] = (await http<Array<{ stream_id: string }>>('GET', streams('streams'), { headers: auth() })).body;
     await http('POST', streams('status'), { headers: auth(), json: { stream_id: stream!.stream_id, status: 'paused' } });
     const revoked = await http('POST', `${us}/api/v1/authorities/${authorityId}/revoke`, { headers: auth(), json: { reason: 'done' } });
-    expect(revoked.status).toBe(200);
+    expect(revoked.status).toBe(201);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.sets.find((s) => (s.claims.sub_id as { id?: string } | undefined)?.id === authorityId)).toBeUndefined();
     await http('POST', streams('status'), { headers: auth(), json: { stream_id: stream!.stream_id, status: 'enabled' } });
