@@ -157,6 +157,38 @@ describe('MCP gateway', () => {
     expect(world.logLines.filter((line) => line.includes(agentToken) || line.includes(personToken) || line.includes('ra_agent_'))).toEqual([]);
   });
 
+  it('lists, reads and deletes upstream servers; a deleted server\'s tools are neither listed nor callable', async () => {
+    const auth = { authorization: `Bearer ${world.app.token}` };
+    // A second registration of the upstream maps its `wipe` tool onto an action and scope the agent holds.
+    const extra = await http('POST', `${world.url}/api/v1/mcp_servers`, { headers: auth, json: { name: 'quotes', url: upstream.url, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read' }] } });
+    expect(extra.status).toBe(201);
+    const first = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1`, { headers: auth });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ data: [{ object: 'mcp_server', name: 'shop' }], has_more: true });
+    const second = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1&cursor=${first.body.next_cursor as string}`, { headers: auth });
+    expect(second.body).toMatchObject({ data: [{ id: extra.body.id, name: 'quotes' }], has_more: false, next_cursor: null });
+    const read = await http('GET', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth });
+    expect(read.body).toMatchObject({ id: extra.body.id, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read', value: null }] });
+
+    const client = await connect(agentToken);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['pay', 'quote', 'wipe']);
+    await client.callTool({ name: 'wipe', arguments: {} });
+    expect(upstream.calls.at(-1)).toEqual({ name: 'wipe', args: {} });
+    const removed = await http('DELETE', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth });
+    expect(removed.status).toBe(204);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['pay', 'quote']);
+    const before = upstream.calls.length;
+    const gone = await refusal(client.callTool({ name: 'wipe', arguments: {} }));
+    expect(gone.message).toContain('Unknown tool');
+    expect(upstream.calls.length).toBe(before);
+    await client.close();
+
+    expect((await http('GET', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth })).body).toMatchObject({ reason_code: 'mcp_server_not_found' });
+    expect((await http('DELETE', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth })).status).toBe(404);
+    expect((await http('GET', `${world.url}/api/v1/mcp_servers/not-a-uuid`, { headers: auth })).status).toBe(404);
+    expect((await http('GET', `${world.url}/api/v1/mcp_servers?cursor=${Buffer.from('{"created_at":"x","id":"y"}').toString('base64url')}`, { headers: auth })).body).toMatchObject({ reason_code: 'invalid_cursor' });
+  });
+
   it('refuses the agent token with a proof of another key', async () => {
     const stranger = await agentKey();
     const error = await connect(agentToken, () => stranger).then(

@@ -17,6 +17,8 @@ export const oapError = defineErrors({
   authority_ambiguous: 'unprocessable',
   // MCP gateway.
   mcp_server_limit: 'conflict',
+  /** No upstream MCP server of the caller's application has this id (another application's answers the same). */
+  mcp_server_not_found: 'not_found',
   // Grants, idempotency, DPoP.
   grant_not_found: 'not_found',
   idempotency_key_missing: 'invalid',

@@ -18,6 +18,8 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }> = [
   { match: /^\/api\/v1\/applications\/[^/]+\/consent_status(\/|$)/, service: 'consent-records' },
   { match: /^\/api\/v1\/applications\/[^/]+\/webhook_subscriptions(\/|$)/, service: 'webhook-dispatcher' },
+  // The Shared Signals transmitter: its metadata and stream management.
+  { match: /^\/api\/v1\/ssf(\/|$)|^\/\.well-known\/ssf-configuration$/, service: 'webhook-dispatcher' },
   { match: /^\/api\/v1\/(flows|consent_records|mailing_audiences|mailing_audience_webhooks)(\/|$)/, service: 'consent-records' },
   // The cross-border directory: each region answers from its own copy of it.
   { match: /^\/api\/v1\/cross_border(\/|$)/, service: 'consent-records' },
@@ -43,7 +45,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
     match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
     service: 'decision-gateway',
   },
-  { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer|ssf-configuration)(\/|$)/, service: 'decision-gateway' },
+  { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer)(\/|$)/, service: 'decision-gateway' },
 ];
 
 /** The service owning `path` (no query string), or undefined for an unknown path. */

@@ -16,3 +16,20 @@ export function newDeliveryId(): string {
 export function isSubscriptionId(value: string): boolean {
   return SUBSCRIPTION_ID.test(value);
 }
+
+const STREAM_ID = /^ssfs_[a-z2-7]{20}$/;
+
+/** A new Shared Signals stream id: `ssfs_` + 20 base32 characters (the SSF `stream_id`). */
+export function newStreamId(): string {
+  return `ssfs_${randomBase32(20)}`;
+}
+
+/** A new SET delivery id: `ssfd_` + 24 base32 characters. */
+export function newSetDeliveryId(): string {
+  return `ssfd_${randomBase32(24)}`;
+}
+
+/** True when `value` has the shape of a stream id (anything else answers 404 unseen). */
+export function isStreamId(value: string): boolean {
+  return STREAM_ID.test(value);
+}

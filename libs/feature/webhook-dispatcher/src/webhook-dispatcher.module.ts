@@ -14,10 +14,17 @@ import { EnableSubscription } from './subscriptions/use-cases/enable-subscriptio
 import { RotateSecret } from './subscriptions/use-cases/rotate-secret.use-case';
 import { SendTestDelivery } from './subscriptions/use-cases/send-test-delivery.use-case';
 import { WEBHOOKS_OUTBOX } from './tokens';
+import { SetDeliveriesRepository } from './ssf/set-deliveries.repository';
+import { SetDeliveryWorker } from './ssf/set-delivery-worker';
+import { SetSigner } from './ssf/set-signer';
+import { SsfIntake } from './ssf/ssf-intake';
+import { SsfStreamsController } from './ssf/ssf-streams.controller';
+import { SsfStreamsRepository } from './ssf/ssf-streams.repository';
+import { SsfStreams } from './ssf/ssf-streams.service';
 
-/** webhook-dispatcher: webhook subscriptions and secrets, signed delivery, retries, auto-disable, rotation. */
+/** webhook-dispatcher: webhook subscriptions and secrets, signed delivery, retries, auto-disable, rotation; the Shared Signals transmitter. */
 @Module({
-  controllers: [SubscriptionsController],
+  controllers: [SubscriptionsController, SsfStreamsController],
   providers: [
     { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
     SubscriptionsRepository,
@@ -31,7 +38,13 @@ import { WEBHOOKS_OUTBOX } from './tokens';
     RotateSecret,
     EnableSubscription,
     SendTestDelivery,
+    SsfStreamsRepository,
+    SetDeliveriesRepository,
+    SetSigner,
+    SetDeliveryWorker,
+    SsfIntake,
+    SsfStreams,
   ],
-  exports: [DeliveryWorker, DeliveriesRepository, EventIntake],
+  exports: [DeliveryWorker, DeliveriesRepository, EventIntake, SetDeliveryWorker, SsfIntake],
 })
 export class WebhookDispatcherModule {}

@@ -22,6 +22,8 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'delegation.offered': 'A person offered a delegation grant to another person (or an operator created one on reviewed evidence)',
   'delegation.accepted': 'The delegate accepted a delegation grant',
   'delegation.revoked': 'A delegation grant was revoked by the principal or the delegate',
+  'grant.revoked': 'An OAP grant was revoked: its agent token and runtime receipt no longer hold (svc-verify answers revoked in every region)',
+  'authority.revoked': "An agent's authority was revoked: no grant is issued under it any more",
   'webhook.delivery_failed': 'A delivery failed for good after its last attempt',
   'webhook.test': 'A test delivery requested through the API (never subscribable)',
 };

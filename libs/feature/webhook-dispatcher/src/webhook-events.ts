@@ -18,6 +18,8 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'delegation.offered',
   'delegation.accepted',
   'delegation.revoked',
+  'grant.revoked',
+  'authority.revoked',
   'webhook.delivery_failed',
 ] as const;
 
@@ -39,4 +41,4 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
  * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
  * other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'delegation.>', DELIVERY_FAILED_EVENT] as const;
+export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'delegation.>', 'grant.revoked', 'authority.revoked', DELIVERY_FAILED_EVENT] as const;

@@ -23,4 +23,16 @@ export const webhookError = defineErrors({
   webhook_secret_rotation_required: 'conflict',
   /** The application already has the maximum number of subscriptions. */
   webhook_subscription_limit_reached: 'conflict',
+  /** No Shared Signals stream of the caller's application has this `stream_id` (another application's answers the same). */
+  ssf_stream_not_found: 'not_found',
+  /** The application already has the maximum number of streams. */
+  ssf_stream_limit_reached: 'conflict',
+  /** `delivery.method` is not RFC 8935 push (`urn:ietf:rfc:8935`), the one method offered. */
+  ssf_delivery_method_unsupported: 'unprocessable',
+  /** A disabled stream delivers nothing, verification events included; enable it first. */
+  ssf_stream_disabled: 'conflict',
+  /** Idempotency-Key is not 1-255 visible ASCII characters. */
+  idempotency_key_invalid: 'invalid',
+  /** The same Idempotency-Key was used with another stream configuration. */
+  idempotency_key_reused: 'unprocessable',
 });

@@ -140,6 +140,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/ssf-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Shared Signals transmitter configuration (SSF 1.0 §7.1): push delivery (RFC 8935) of CAEP session-revoked and token-claims-change SETs signed with the region key */
+        get: operations["SsfStreams_transmitter"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/svc-decode": {
         parameters: {
             query?: never;
@@ -844,7 +861,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an authority for good (authority.revoked) */
+        /** Revoke an authority for good (authority.revoked): the application with its API token, or the person who granted it with their own OAuth access token */
         post: operations["Authorities_revoke"];
         delete?: never;
         options?: never;
@@ -1553,11 +1570,30 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** List the application's upstream MCP servers, oldest first */
+        get: operations["McpServers_list"];
         put?: never;
         /** Register an upstream MCP server (Streamable HTTP) and map each of its tools to an OAP action, scope and value argument */
         post: operations["McpServers_register"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp_servers/{mcp_server_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an upstream MCP server of the application */
+        get: operations["McpServers_get"];
+        put?: never;
+        post?: never;
+        /** Delete an upstream MCP server: its tools are no longer listed or callable through the gateway */
+        delete: operations["McpServers_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1730,6 +1766,62 @@ export interface paths {
         put?: never;
         /** Signed proof of residency for a period */
         post: operations["TransferRegister_postureEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ssf/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a stream's status (SSF 1.0 §8.1.2.1): enabled, paused or disabled */
+        get: operations["SsfStreams_status"];
+        put?: never;
+        /** Set a stream's status (SSF 1.0 §8.1.2.2): paused holds SETs until enabled; disabled drops them */
+        post: operations["SsfStreams_setStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ssf/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read stream configurations (SSF 1.0 §8.1.1.2): with stream_id the one configuration, without it every stream of the application (an array) */
+        get: operations["SsfStreams_read"];
+        /** Replace a stream's receiver-supplied configuration (SSF 1.0 §8.1.1.4) */
+        put: operations["SsfStreams_replace"];
+        /** Create a Shared Signals stream (SSF 1.0 §8.1.1.1): push endpoint (https; development applications also http://localhost), optional Authorization header sent with every push, requested event types; Idempotency-Key supported */
+        post: operations["SsfStreams_create"];
+        /** Delete a stream and the SETs it has not received yet (SSF 1.0 §8.1.1.5) */
+        delete: operations["SsfStreams_remove"];
+        options?: never;
+        head?: never;
+        /** Update a stream (SSF 1.0 §8.1.1.3): the members given replace the stored ones */
+        patch: operations["SsfStreams_update"];
+        trace?: never;
+    };
+    "/api/v1/ssf/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask for a verification event (SSF 1.0 §8.1.4.2): a SET of type verification carrying state, pushed to the stream */
+        post: operations["SsfStreams_verify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2477,6 +2569,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "authority.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An agent's authority was revoked: no grant is issued under it any more */
+        post: operations["webhook_authority_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "consent.denied": {
         parameters: {
             query?: never;
@@ -2607,6 +2716,23 @@ export interface webhooks {
         put?: never;
         /** A flow version became the active one */
         post: operations["webhook_flow_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "grant.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An OAP grant was revoked: its agent token and runtime receipt no longer hold (svc-verify answers revoked in every region) */
+        post: operations["webhook_grant_revoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3099,6 +3225,11 @@ export interface components {
         AuthorityTransitionBody: {
             reason?: string;
         };
+        AuthorizationSchemeResponse: {
+            spec_urn: string;
+        } & {
+            [key: string]: unknown;
+        };
         AuthorizeCaptureBody: {
             subject: components["schemas"]["SubjectInput"];
             suppress_receipt?: boolean;
@@ -3431,6 +3562,11 @@ export interface components {
             principal_id: string;
             flow_id?: string;
             ttl_seconds?: number;
+        };
+        CreateStreamBody: {
+            delivery: components["schemas"]["StreamDeliveryBody"];
+            events_requested: string[];
+            description?: string;
         };
         CreateSubscriptionBody: {
             url: string;
@@ -4428,6 +4564,12 @@ export interface components {
             /** @enum {string} */
             id_token_signed_response_alg?: "RS256" | "ES256" | "EdDSA";
         };
+        ReplaceStreamBody: {
+            stream_id: string;
+            delivery: components["schemas"]["StreamDeliveryBody"];
+            events_requested: string[];
+            description?: string;
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ReputationBoundsBody: {
             min_trust_score?: number;
@@ -4540,6 +4682,39 @@ export interface components {
             home_country?: string;
             locale?: string;
             time_zone?: string;
+        };
+        StreamConfigurationResponse: {
+            stream_id: string;
+            iss: string;
+            aud: string;
+            delivery: components["schemas"]["StreamDeliveryResponse"];
+            events_supported: string[];
+            events_requested: string[];
+            events_delivered: string[];
+            min_verification_interval: number;
+            description?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        StreamDeliveryBody: {
+            method: string;
+            endpoint_url: string;
+            authorization_header?: string;
+        };
+        StreamDeliveryResponse: {
+            /** @enum {string} */
+            method: "urn:ietf:rfc:8935";
+            endpoint_url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        StreamStatusResponse: {
+            stream_id: string;
+            /** @enum {string} */
+            status: "enabled" | "paused" | "disabled";
+            reason?: string;
+        } & {
+            [key: string]: unknown;
         };
         SubjectInput: {
             /** Format: email */
@@ -4666,6 +4841,20 @@ export interface components {
             counter_proposal?: Record<string, never>;
             purposes?: string[];
         };
+        TransmitterConfigurationResponse: {
+            spec_version: string;
+            issuer: string;
+            jwks_uri: string;
+            delivery_methods_supported: string[];
+            configuration_endpoint: string;
+            status_endpoint: string;
+            verification_endpoint: string;
+            authorization_schemes: components["schemas"]["AuthorizationSchemeResponse"][];
+            /** @enum {string} */
+            default_subjects: "ALL" | "NONE";
+        } & {
+            [key: string]: unknown;
+        };
         TrustedAttesterEnvelopeResponse: {
             trusted_attester: components["schemas"]["TrustedAttesterResponse"];
         } & {
@@ -4716,6 +4905,18 @@ export interface components {
             policy_url?: string;
             data_fields?: components["schemas"]["FlowDataFieldInput"][];
         };
+        UpdateStreamBody: {
+            stream_id: string;
+            delivery?: components["schemas"]["StreamDeliveryBody"];
+            events_requested?: string[];
+            description?: string;
+        };
+        UpdateStreamStatusBody: {
+            stream_id: string;
+            /** @enum {string} */
+            status: "enabled" | "paused" | "disabled";
+            reason?: string;
+        };
         UpdateSubscriptionBody: {
             signature_formats: ("svc" | "standard_webhooks")[];
         };
@@ -4748,6 +4949,10 @@ export interface components {
             claims: Record<string, never> | null;
         } & {
             [key: string]: unknown;
+        };
+        VerifyStreamBody: {
+            stream_id: string;
+            state?: string;
         };
         WebAuthnResponseInput: {
             id: string;
@@ -4868,6 +5073,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProtoSvcEventsV1AuthorityChanged: {
+            authority_id: string;
+            agent_id: string;
+            principal_id: string;
+            status: string;
+            bounds_json: string;
+            valid_from: string;
+            valid_until: string;
+            reason: string;
+            purposes: string[];
+            cooling_off_seconds: number;
+            created_at: string;
+            agent_name: string;
+            withdrawal_url: string;
+        } & {
+            [key: string]: unknown;
+        };
         ProtoSvcEventsV1ConsentDenied: {
             session_token: string;
             flow_id: string;
@@ -4936,6 +5158,13 @@ export interface components {
             version: number;
             previous_version: number;
             capturable_in_own_form: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1GrantRevoked: {
+            grant_id: string;
+            reason: string;
+            revoked_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -5045,7 +5274,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -5064,7 +5293,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -5155,7 +5384,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -5551,6 +5780,47 @@ export interface operations {
                      *     }
                      */
                     "application/vnd.oai.openapi+json": components["schemas"]["OpenApiDocumentResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_transmitter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "spec_version": "spec version",
+                     *       "issuer": "issuer",
+                     *       "jwks_uri": "jwks uri",
+                     *       "delivery_methods_supported": [
+                     *         "delivery methods supported"
+                     *       ],
+                     *       "configuration_endpoint": "configuration endpoint",
+                     *       "status_endpoint": "status endpoint",
+                     *       "verification_endpoint": "verification endpoint",
+                     *       "authorization_schemes": [
+                     *         {
+                     *           "spec_urn": "spec urn"
+                     *         }
+                     *       ],
+                     *       "default_subjects": "ALL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransmitterConfigurationResponse"];
                 };
             };
             404: components["responses"]["Error404"];
@@ -11983,6 +12253,66 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    McpServers_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of McpServer: data, has_more, next_cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "mcp_server",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "url": "https://shop.example.com/hooks/consent",
+                     *           "tools": [
+                     *             {
+                     *               "name": "name",
+                     *               "action": "action",
+                     *               "scope": "scope",
+                     *               "value": {
+                     *                 "amount_argument": "amount argument",
+                     *                 "currency": "currency"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["McpServerResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
     McpServers_register: {
         parameters: {
             query?: never;
@@ -12054,6 +12384,88 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    McpServers_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example mcp server id */
+                mcp_server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "mcp_server",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "url": "https://shop.example.com/hooks/consent",
+                     *       "tools": [
+                     *         {
+                     *           "name": "name",
+                     *           "action": "action",
+                     *           "scope": "scope",
+                     *           "value": {
+                     *             "amount_argument": "amount argument",
+                     *             "currency": "currency"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["McpServerResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    McpServers_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example mcp server id */
+                mcp_server_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
@@ -12778,6 +13190,441 @@ export interface operations {
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_status: {
+        parameters: {
+            query: {
+                stream_id: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stream_id": "stream id",
+                     *       "status": "enabled",
+                     *       "reason": "reason"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StreamStatusResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_setStatus: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": "ssfs_4c4a32w5w2324laa2vw2",
+                 *       "status": "enabled",
+                 *       "reason": "reason"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateStreamStatusBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stream_id": "stream id",
+                     *       "status": "enabled",
+                     *       "reason": "reason"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StreamStatusResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_read: {
+        parameters: {
+            query?: {
+                stream_id?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "stream_id": "stream id",
+                     *         "iss": "iss",
+                     *         "aud": "aud",
+                     *         "delivery": {
+                     *           "method": "urn:ietf:rfc:8935",
+                     *           "endpoint_url": "https://shop.example.com/hooks/consent"
+                     *         },
+                     *         "events_supported": [
+                     *           "events supported"
+                     *         ],
+                     *         "events_requested": [
+                     *           "events requested"
+                     *         ],
+                     *         "events_delivered": [
+                     *           "events delivered"
+                     *         ],
+                     *         "min_verification_interval": 1,
+                     *         "description": "description"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["StreamConfigurationResponse"][];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_replace: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": "ssfs_4c4a32w5w2324laa2vw2",
+                 *       "delivery": {
+                 *         "method": "method",
+                 *         "endpoint_url": "https://shop.example.com/hooks/consent",
+                 *         "authorization_header": "authorization header"
+                 *       },
+                 *       "events_requested": [
+                 *         "events requested"
+                 *       ],
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplaceStreamBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stream_id": "stream id",
+                     *       "iss": "iss",
+                     *       "aud": "aud",
+                     *       "delivery": {
+                     *         "method": "urn:ietf:rfc:8935",
+                     *         "endpoint_url": "https://shop.example.com/hooks/consent"
+                     *       },
+                     *       "events_supported": [
+                     *         "events supported"
+                     *       ],
+                     *       "events_requested": [
+                     *         "events requested"
+                     *       ],
+                     *       "events_delivered": [
+                     *         "events delivered"
+                     *       ],
+                     *       "min_verification_interval": 1,
+                     *       "description": "description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StreamConfigurationResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "delivery": {
+                 *         "method": "method",
+                 *         "endpoint_url": "https://shop.example.com/hooks/consent",
+                 *         "authorization_header": "authorization header"
+                 *       },
+                 *       "events_requested": [
+                 *         "events requested"
+                 *       ],
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateStreamBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stream_id": "stream id",
+                     *       "iss": "iss",
+                     *       "aud": "aud",
+                     *       "delivery": {
+                     *         "method": "urn:ietf:rfc:8935",
+                     *         "endpoint_url": "https://shop.example.com/hooks/consent"
+                     *       },
+                     *       "events_supported": [
+                     *         "events supported"
+                     *       ],
+                     *       "events_requested": [
+                     *         "events requested"
+                     *       ],
+                     *       "events_delivered": [
+                     *         "events delivered"
+                     *       ],
+                     *       "min_verification_interval": 1,
+                     *       "description": "description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StreamConfigurationResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_remove: {
+        parameters: {
+            query: {
+                stream_id: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": "ssfs_4c4a32w5w2324laa2vw2",
+                 *       "delivery": {
+                 *         "method": "method",
+                 *         "endpoint_url": "https://shop.example.com/hooks/consent",
+                 *         "authorization_header": "authorization header"
+                 *       },
+                 *       "events_requested": [
+                 *         "events requested"
+                 *       ],
+                 *       "description": "description"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateStreamBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stream_id": "stream id",
+                     *       "iss": "iss",
+                     *       "aud": "aud",
+                     *       "delivery": {
+                     *         "method": "urn:ietf:rfc:8935",
+                     *         "endpoint_url": "https://shop.example.com/hooks/consent"
+                     *       },
+                     *       "events_supported": [
+                     *         "events supported"
+                     *       ],
+                     *       "events_requested": [
+                     *         "events requested"
+                     *       ],
+                     *       "events_delivered": [
+                     *         "events delivered"
+                     *       ],
+                     *       "min_verification_interval": 1,
+                     *       "description": "description"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["StreamConfigurationResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SsfStreams_verify: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stream_id": "ssfs_4c4a32w5w2324laa2vw2",
+                 *       "state": "state"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyStreamBody"];
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
@@ -14954,6 +15801,84 @@ export interface operations {
             };
         };
     };
+    webhook_authority_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "authority.revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "authority_id": "authority id",
+                 *         "agent_id": "agent id",
+                 *         "principal_id": "principal id",
+                 *         "status": "status",
+                 *         "bounds_json": "bounds json",
+                 *         "valid_from": "valid from",
+                 *         "valid_until": "2026-11-25T09:30:00.000Z",
+                 *         "reason": "reason",
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "cooling_off_seconds": 1,
+                 *         "created_at": "2026-11-25T09:30:00.000Z",
+                 *         "agent_name": "agent name",
+                 *         "withdrawal_url": "https://shop.example.com/hooks/consent"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "authority.revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AuthorityChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_consent_denied: {
         parameters: {
             query?: never;
@@ -15513,6 +16438,72 @@ export interface operations {
                     created_at: string;
                     application_id: string;
                     data: components["schemas"]["ProtoSvcEventsV1FlowActivated"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_grant_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "grant.revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "grant_id": "grant id",
+                 *         "reason": "reason",
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "grant.revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1GrantRevoked"];
                 };
             };
         };

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { Auth, CurrentPrincipal, type Principal } from '@svc/auth';
 import { DEFAULT_PAGE_SIZE, IdParam, PageQuery, decodeCursor, toPage, type Page, ApiDoc, ApiResponseOf } from '@svc/server';
 import { AuthorityProposalResponse, AuthorityResponse } from './authority.response';
 import { oapError } from '../oap.errors';
@@ -95,8 +95,9 @@ export class AuthoritiesController {
     return authorityView(await this.resumeAuthority.execute(principal, id, body.reason));
   }
 
-  @ApiDoc({ summary: 'Revoke an authority for good (authority.revoked)', tag: 'OAP', errors: [400, 401, 404, 409] })
+  @ApiDoc({ summary: 'Revoke an authority for good (authority.revoked): the application with its API token, or the person who granted it with their own OAuth access token', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/revoke')
+  @Auth('api_token', 'access_token')
   @ApiResponseOf(AuthorityResponse)
   async revoke(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
     return authorityView(await this.revokeAuthority.execute(principal, id, body.reason));

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Body, Controller, Get, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
-import { commonError } from '@svc/errors';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { DomainError, commonError } from '@svc/errors';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { oapError } from '../oap.errors';
 import { DPOP_ALGORITHMS } from '../grants/dpop';
@@ -12,6 +12,8 @@ import { McpConfigurationResponse, McpServerResponse, ProtectedResourceMetadataR
 import { RegisterMcpServerBody } from './mcp-servers.dto';
 import { MAX_MCP_SERVERS, McpServersRepository } from './mcp-servers.repository';
 import { MCP_AGENT_PATH, MCP_PROTOCOL_VERSION, PROTECTED_RESOURCE_METADATA_PATH } from './mcp-protocol';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Registration of upstream MCP servers (API token) and the gateway's discovery documents (anonymous). */
 @Controller()
@@ -42,6 +44,33 @@ export class McpServersController {
     };
     await this.servers.insert(server);
     return mcpServerView(server);
+  }
+
+  @ApiDoc({ summary: 'List the application\'s upstream MCP servers, oldest first', tag: 'OAP', response: 'Page of McpServer: data, has_more, next_cursor', errors: [400, 401] })
+  @Get('api/v1/mcp_servers')
+  @ApiResponseOf(McpServerResponse, { page: true })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
+    if (after && (!UUID.test(after.id) || Number.isNaN(Date.parse(after.created_at)))) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const rows = await this.servers.page(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    return toPage(rows, limit, mcpServerView, (server) => ({ created_at: server.createdAt.toISOString(), id: server.id }));
+  }
+
+  @ApiDoc({ summary: 'Read an upstream MCP server of the application', tag: 'OAP', errors: [401, 404] })
+  @Get('api/v1/mcp_servers/:mcp_server_id')
+  @ApiResponseOf(McpServerResponse)
+  async get(@CurrentPrincipal() principal: Principal, @Param('mcp_server_id') id: string): Promise<Record<string, unknown>> {
+    const server = UUID.test(id) ? await this.servers.find(principal.applicationId, id) : undefined;
+    if (!server) throw oapError('mcp_server_not_found', 'No such MCP server', { field: 'mcp_server_id' });
+    return mcpServerView(server);
+  }
+
+  @ApiDoc({ summary: 'Delete an upstream MCP server: its tools are no longer listed or callable through the gateway', tag: 'OAP', response: 'No content', errors: [401, 404] })
+  @Delete('api/v1/mcp_servers/:mcp_server_id')
+  @HttpCode(204)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('mcp_server_id') id: string): Promise<void> {
+    if (!UUID.test(id) || !(await this.servers.delete(principal.applicationId, id))) throw oapError('mcp_server_not_found', 'No such MCP server', { field: 'mcp_server_id' });
   }
 
   @ApiDoc({ summary: 'OAuth protected-resource metadata (RFC 9728) of the MCP gateway', tag: 'OAP', errors: [] })

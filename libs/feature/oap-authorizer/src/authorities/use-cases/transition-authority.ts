@@ -15,7 +15,10 @@ export async function transitionAuthority(
   reason: string,
 ): Promise<Authority> {
   const existing = await deps.authorities.find(authorityId);
-  if (!existing || existing.applicationId !== principal.applicationId) throw oapError('authority_not_found', 'Authority not found', { authority_id: authorityId });
+  // The application (API token) moves its authorities; a person (their own OAuth access token)
+  // only the authorities they granted. To anyone else the authority does not exist.
+  const owned = principal.kind === 'access_token' ? principal.personId !== undefined && existing?.principalId === principal.personId : existing?.applicationId === principal.applicationId;
+  if (!existing || !owned) throw oapError('authority_not_found', 'Authority not found', { authority_id: authorityId });
   const now = deps.clock.now();
   return deps.authorities.transaction(async (manager) => {
     const moved = await deps.authorities.transition(manager, authorityId, move.from, move.to, now);
