@@ -150,7 +150,7 @@ describe('a consent receipt as an SD-JWT VC, issued in us and presented in eu', 
     expect(credentialId).toMatch(/^vcr_us_[a-z2-7]{24}$/);
 
     // The independent library verifies the issuer signature (key from did.json) and the status list.
-    const verified = await (await library()).verify(credential);
+    const verified = await (await library()).verify(credential, { currentDate: seconds(clock.now()) });
     expect(verified.payload).toMatchObject({
       vct: 'urn:svc:vct:consent_receipt:1',
       iss: expect.stringMatching(/^did:web:127\.0\.0\.1%3A\d+$/),
@@ -211,7 +211,7 @@ describe('a consent receipt as an SD-JWT VC, issued in us and presented in eu', 
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(false);
     expect(res.body.checks).toContainEqual({ check: 'status', result: 'failed', reason: 'revoked' });
-    await expect((await library()).verify(credential)).rejects.toThrow();
+    await expect((await library()).verify(credential, { currentDate: seconds(clock.now()) })).rejects.toThrow();
     const listed = await http('GET', `${us}/api/v1/credentials?limit=10`, { headers: auth(issuerApp.token) });
     expect((listed.body.data as Json[])[0]).toMatchObject({ id: credentialId, status: 'revoked', revocation_reason: 'consent_withdrawn' });
   });

@@ -1,4 +1,4 @@
-import { http } from '@svc/testing';
+import { http, waitFor } from '@svc/testing';
 import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
 
@@ -95,5 +95,29 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
     expect(unknown.body.reason_code).toBe('vouch_subject_not_found');
     const past = await vouch(partner, { subject: agentId, weight: 10, reason_code: 'other', expires_at: '2026-01-01T00:00:00Z' });
     expect(past.status).toBe(422);
+  });
+
+  it('the agent\'s application, and only it, can offer a "registered agent" credential for it', async () => {
+    const offer = await waitFor(async () => {
+      const res = await http('POST', `${us}/api/v1/credentials/offers`, { headers: bearer(owner.token), json: { credential_type: 'registered_agent', agent_id: agentId } });
+      return res.status === 201 ? res : undefined;
+    });
+    expect(offer.body).toMatchObject({ credential_type: 'registered_agent', credential_offer: { credential_issuer: us, credential_configuration_ids: ['registered_agent'] } });
+    const foreign = await http('POST', `${us}/api/v1/credentials/offers`, { headers: bearer(partner.token), json: { credential_type: 'registered_agent', agent_id: agentId } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.reason_code).toBe('credential_subject_not_found');
+  });
+
+  it('stops one party from flooding: 50 vouches per voucher per UTC day, then 429', async () => {
+    const flooder = await createApp(stack, 'flooder');
+    const agents = await Promise.all(Array.from({ length: 51 }, () => createAgent(us, owner)));
+    const answers: number[] = [];
+    for (const subject of agents) answers.push((await vouch(flooder, { subject, weight: 1, reason_code: 'other', expires_at: '2026-06-01T00:00:00Z' })).status);
+    expect(answers.slice(0, 50).every((status) => status === 201)).toBe(true);
+    expect(answers[50]).toBe(429);
+    const limited = await vouch(flooder, { subject: agents[50]!, weight: 1, reason_code: 'other', expires_at: '2026-06-01T00:00:00Z' });
+    expect(limited.body.reason_code).toBe('vouch_daily_limit_reached');
+    // The next UTC day starts 13.5 hours after the test clock's 10:30.
+    expect(limited.headers.get('retry-after')).toBe(String(13.5 * 3600));
   });
 });

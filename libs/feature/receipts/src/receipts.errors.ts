@@ -24,6 +24,7 @@ export const receiptsError = defineErrors({
   // OAuth / OpenID4VCI error names).
   credential_not_found: 'not_found',
   credential_subject_inactive: 'unprocessable',
+  credential_subject_not_found: 'not_found',
   credential_offer_not_allowed: 'forbidden',
   invalid_grant: 'invalid',
   unsupported_grant_type: 'invalid',

@@ -10,6 +10,7 @@ import { VerifyPresentation } from './presentations/verify-presentation';
 import { DisclosureReceiptsController } from './http/disclosure-receipts.controller';
 import { PublicDocumentsController } from './http/public-documents.controller';
 import { ReceiptsController } from './http/receipts.controller';
+import { AgentRegistrations } from './intake/agent-registrations.consumer';
 import { ApprovalEvents } from './intake/approval-events.consumer';
 import { AuthorityEvents } from './intake/authority-events.consumer';
 import { ConsentRecordEvents } from './intake/consent-record-events.consumer';
@@ -47,6 +48,7 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
     AuthorityEvents,
     ApprovalEvents,
     CredentialsRepository,
+    AgentRegistrations,
     StatusLists,
     CredentialIssuer,
     IssuerKeys,

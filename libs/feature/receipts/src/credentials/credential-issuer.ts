@@ -95,6 +95,21 @@ export class CredentialIssuer {
     });
   }
 
+  /**
+   * An offer of a "registered agent" credential for one of the application's agents (known from
+   * `oap.agent_registered`), to be held by the agent's own key.
+   */
+  async offerRegisteredAgent(applicationId: string, agentId: string): Promise<CreatedOffer> {
+    const agent = await this.credentials.registeredAgent(applicationId, agentId);
+    if (!agent) throw receiptsError('credential_subject_not_found', 'No agent of the application with this id (registrations arrive shortly after the agent is created)', { agent_id: agentId });
+    return this.offer(applicationId, 'registered_agent', agentId, {
+      agent_id: agentId,
+      application_id: applicationId,
+      ...(agent.agentType ? { agent_type: agent.agentType } : {}),
+      registered_at: agent.registeredAt.toISOString(),
+    });
+  }
+
   private async offer(applicationId: string, credentialType: CredentialType, subjectRef: string, claims: Record<string, unknown>): Promise<CreatedOffer> {
     const now = this.clock.now();
     const code = randomBytes(32).toString('base64url');

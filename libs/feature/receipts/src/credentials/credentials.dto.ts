@@ -8,10 +8,10 @@ import { PRE_AUTHORIZED_GRANT } from './credential-issuer';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** Body of POST /api/v1/credentials/offers. */
-@RoutedBy('record_id')
+@RoutedBy('record_id', 'agent_id')
 export class CreateCredentialOfferBody {
   @IsIn(CREDENTIAL_TYPES)
-  @JSONSchema({ examples: ['consent_receipt'], description: '`consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person\'s own access token).' })
+  @JSONSchema({ examples: ['consent_receipt'], description: '`consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person\'s own access token), `registered_agent` (API token, `agent_id` of one of its agents).' })
   credential_type!: CredentialType;
 
   /** The consent record whose receipt is offered (consent_receipt only). */
@@ -20,6 +20,13 @@ export class CreateCredentialOfferBody {
   @Matches(/^crec_[a-z]{2,4}_[a-z2-7]{24}$/, { message: 'record_id must be a consent record id (crec_<region>_…)' })
   @JSONSchema({ examples: ['crec_us_abcdefghijklmnopqrstuvwx'] })
   record_id?: string;
+
+  /** The agent whose registration is offered (registered_agent only). */
+  @ValidateIf((body: CreateCredentialOfferBody) => body.credential_type === 'registered_agent')
+  @IsString()
+  @Matches(/^agent_[a-z]{2,4}_[a-z2-7]{20}$/, { message: 'agent_id must be an agent id (agent_<region>_…)' })
+  @JSONSchema({ examples: ['agent_us_abcdefghijklmnopqrst'] })
+  agent_id?: string;
 }
 
 /** Body of POST /api/v1/credentials/token (form-encoded per RFC 6749, or JSON). */

@@ -141,6 +141,25 @@ export class CredentialsRepository {
     return rows.length > 0;
   }
 
+  /** Records an agent registration once (the event may be redelivered). */
+  async recordAgent(manager: EntityManager, agent: { agentId: string; applicationId: string; agentType: string; registeredAt: Date }): Promise<boolean> {
+    const rows = await queryRows(
+      manager,
+      `INSERT INTO receipts.registered_agents (agent_id, application_id, agent_type, registered_at) VALUES ($1, $2, $3, $4) ON CONFLICT (agent_id) DO NOTHING RETURNING agent_id`,
+      [agent.agentId, agent.applicationId, agent.agentType, agent.registeredAt],
+    );
+    return rows.length > 0;
+  }
+
+  /** The application's registered agent, or undefined (unknown, or another application's). */
+  async registeredAgent(applicationId: string, agentId: string): Promise<{ agentType: string; registeredAt: Date } | undefined> {
+    const rows: Array<{ agent_type: string; registered_at: Date }> = await this.dataSource.query(
+      `SELECT agent_type, registered_at FROM receipts.registered_agents WHERE agent_id = $1 AND application_id = $2`,
+      [agentId, applicationId],
+    );
+    return rows[0] ? { agentType: rows[0].agent_type, registeredAt: rows[0].registered_at } : undefined;
+  }
+
   async insertCredential(manager: EntityManager, credential: IssuedCredential): Promise<void> {
     await manager.query(
       `INSERT INTO receipts.credentials (id, application_id, credential_type, subject_ref, holder_jkt, status_list_id, status_index, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -70,7 +70,8 @@ export class CreateVouch {
         }
         const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
         if ((await this.vouches.countSince(manager, vouch.voucherId, dayStart)) >= VOUCHES_PER_VOUCHER_PER_DAY) {
-          throw oapError('vouch_daily_limit_reached', `A voucher may create at most ${VOUCHES_PER_VOUCHER_PER_DAY} vouches per UTC day`, { limit: VOUCHES_PER_VOUCHER_PER_DAY });
+          const retryAfter = Math.ceil((dayStart.getTime() + 86_400_000 - now.getTime()) / 1000);
+          throw oapError('vouch_daily_limit_reached', `A voucher may create at most ${VOUCHES_PER_VOUCHER_PER_DAY} vouches per UTC day`, { limit: VOUCHES_PER_VOUCHER_PER_DAY }, { 'Retry-After': String(retryAfter) });
         }
         await this.vouches.retireExpiredPair(manager, vouch.voucherId, vouch.subjectId, now);
         if (!(await this.vouches.insert(manager, vouch, command.idempotencyKey, requestSha256))) {

@@ -4,7 +4,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * Verifiable credentials (Verify surface): the IETF Token Status Lists of the region, the
  * credentials issued (SD-JWT VC, never their claims: a credential is the holder's, the issuer keeps
  * only what it needs to revoke it), the pre-authorized code offers and access tokens of OpenID4VCI
- * (SHA-256 digests only), and single-use nonces for the holder's key proof.
+ * (SHA-256 digests only), single-use nonces for the holder's key proof, and the agents registered
+ * in the region (the subjects of "registered agent" credentials).
  */
 export class Credentials1805000000000 implements MigrationInterface {
   name = 'Credentials1805000000000';
@@ -59,9 +60,18 @@ export class Credentials1805000000000 implements MigrationInterface {
         expires_at timestamptz NOT NULL
       )`);
     await runner.query(`CREATE INDEX credential_nonces_expiry_idx ON receipts.credential_nonces (expires_at)`);
+    // Agents registered in the region (from oap.agent_registered): whose a "registered agent" credential may be.
+    await runner.query(`
+      CREATE TABLE receipts.registered_agents (
+        agent_id text PRIMARY KEY,
+        application_id text NOT NULL,
+        agent_type text NOT NULL,
+        registered_at timestamptz NOT NULL
+      )`);
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE receipts.registered_agents`);
     await runner.query(`DROP TABLE receipts.credential_nonces`);
     await runner.query(`DROP TABLE receipts.credential_offers`);
     await runner.query(`DROP TABLE receipts.credentials`);
