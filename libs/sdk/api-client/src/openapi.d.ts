@@ -1196,8 +1196,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Offer a credential to a person through OpenID4VCI (pre-authorized code): their consent receipt, or "verified person"
-         * @description `consent_receipt` takes the application's API token and a record in force; `verified_person` takes the person's own access token. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.
+         * Offer a credential through OpenID4VCI (pre-authorized code): a person's consent receipt, "verified person", or "registered agent"
+         * @description `consent_receipt` takes the application's API token and a record in force; `verified_person` takes the person's own access token; `registered_agent` the API token and one of the application's agents. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.
          */
         post: operations["Credentials_offer"];
         delete?: never;
@@ -3664,13 +3664,15 @@ export interface components {
         };
         CreateCredentialOfferBody: {
             /**
-             * @description `consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person's own access token).
+             * @description `consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person's own access token), `registered_agent` (API token, `agent_id` of one of its agents).
              * @example consent_receipt
              * @enum {string}
              */
             credential_type: "consent_receipt" | "verified_person" | "registered_agent";
             /** @example crec_us_abcdefghijklmnopqrstuvwx */
             record_id?: string;
+            /** @example agent_us_abcdefghijklmnopqrst */
+            agent_id?: string;
         };
         CreateDecisionBody: {
             /** @enum {string} */
@@ -5614,7 +5616,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -10619,7 +10621,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "credential_type": "consent_receipt",
-                 *       "record_id": "crec_us_abcdefghijklmnopqrstuvwx"
+                 *       "record_id": "crec_us_abcdefghijklmnopqrstuvwx",
+                 *       "agent_id": "agent_us_abcdefghijklmnopqrst"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCredentialOfferBody"];
