@@ -75,7 +75,6 @@ export class IssuerDocumentsController {
           {
             format: SD_JWT_VC_FORMAT,
             vct: CREDENTIAL_VCT[type],
-            scope: type,
             cryptographic_binding_methods_supported: ['jwk'],
             credential_signing_alg_values_supported: ['EdDSA'],
             proof_types_supported: { jwt: { proof_signing_alg_values_supported: [...PROOF_ALGORITHMS] } },
