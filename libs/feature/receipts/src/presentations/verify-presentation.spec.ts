@@ -117,4 +117,14 @@ describe('presentation checks', () => {
     statuses[3] = 1;
     expect(failure(await verifier.execute(await present(await credential()), expected))).toMatchObject({ check: 'status', reason: 'revoked' });
   });
+
+  it('fails a pathological presentation at a named check, never throws', async () => {
+    const deep = Buffer.from(`${'['.repeat(20_000)}${']'.repeat(20_000)}`).toString('base64url');
+    const sdJwt = await credential();
+    const [jwt] = sdJwt.split('~');
+    const result = await verifier.execute(`${jwt}~${deep}~`, expected);
+    expect(result.valid).toBe(false);
+    expect(failure(result)).toMatchObject({ check: 'disclosures' });
+    expect(failure(await verifier.execute('~~~', expected))).toMatchObject({ check: 'format' });
+  });
 });

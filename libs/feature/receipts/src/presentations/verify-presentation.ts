@@ -84,8 +84,11 @@ export class VerifyPresentation {
       else await this.vcJwt(presentation, result, pass);
       result.valid = true;
     } catch (error) {
-      if (!(error instanceof CheckFailed)) throw error;
-      checks.push({ check: error.check, result: 'failed', reason: error.reason });
+      // Anything else thrown while parsing attacker-controlled input (a library's parse error, a
+      // pathological nesting) fails the check under way: never a 5xx.
+      const failed = error instanceof CheckFailed ? error : new CheckFailed(PRESENTATION_CHECKS.find((name) => !checks.some((check) => check.check === name)) ?? 'format', 'malformed');
+      checks.push({ check: failed.check, result: 'failed', reason: failed.reason });
+      result.claims = {};
     }
     for (const name of PRESENTATION_CHECKS) if (!checks.some((check) => check.check === name)) checks.push({ check: name, result: 'not_run' });
     return result;
@@ -281,13 +284,17 @@ export class VerifyPresentation {
   }
 }
 
+/** Deepest nesting of claims followed (the platform's JSON depth limit). */
+const MAX_CLAIM_DEPTH = 32;
+
 /** Every digest a value references: `_sd` members and `{"...": digest}` array elements, recursively. */
-function collectDigests(value: unknown, into: Set<string>): void {
+function collectDigests(value: unknown, into: Set<string>, depth = 0): void {
+  if (depth > MAX_CLAIM_DEPTH) throw new CheckFailed('disclosures', 'claims_too_deep');
   if (Array.isArray(value)) {
     for (const element of value) {
       if (typeof element === 'object' && element !== null && !Array.isArray(element) && typeof (element as Record<string, unknown>)['...'] === 'string' && Object.keys(element).length === 1) {
         into.add((element as Record<string, string>)['...']!);
-      } else collectDigests(element, into);
+      } else collectDigests(element, into, depth + 1);
     }
     return;
   }
@@ -296,7 +303,7 @@ function collectDigests(value: unknown, into: Set<string>): void {
     if (name === '_sd' && Array.isArray(member)) {
       for (const entry of member) if (typeof entry === 'string') into.add(entry);
     } else {
-      collectDigests(member, into);
+      collectDigests(member, into, depth + 1);
     }
   }
 }
