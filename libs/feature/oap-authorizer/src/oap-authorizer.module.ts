@@ -47,6 +47,7 @@ import { OapRpcHandlers } from './verification/oap-rpc.handlers';
 import { RevokeGrant } from './verification/use-cases/revoke-grant.use-case';
 import { VerificationController } from './verification/verification.controller';
 import { VersionController } from './version.controller';
+import { VouchesModule } from './vouches/vouches.module';
 import { McpGateway } from './mcp/mcp-gateway';
 import { McpServersController } from './mcp/mcp-servers.controller';
 import { McpServersRepository } from './mcp/mcp-servers.repository';
@@ -55,6 +56,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
+  imports: [VouchesModule],
   controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, TokenExchangeRpcHandlers],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
@@ -94,6 +96,6 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     RevokeGrant,
     GrantStatusDirectory,
   ],
-  exports: [RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
+  exports: [VouchesModule, RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
 })
 export class OapAuthorizerModule {}

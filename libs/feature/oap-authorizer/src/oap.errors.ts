@@ -60,6 +60,14 @@ export const oapError = defineErrors({
   attestation_digest_mismatch: 'conflict',
   attestation_gone: 'gone',
   rate_limited: 'rate_limited',
+  // Vouches and trust scores.
+  vouch_not_found: 'not_found',
+  vouch_subject_not_found: 'not_found',
+  vouch_self_not_allowed: 'unprocessable',
+  vouch_already_active: 'conflict',
+  vouch_already_revoked: 'conflict',
+  vouch_daily_limit_reached: 'rate_limited',
+  vouch_idempotency_key_reused: 'unprocessable',
 });
 
 /** A reason code of oap-authorizer. */

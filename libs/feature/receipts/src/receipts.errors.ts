@@ -20,6 +20,19 @@ export const receiptsError = defineErrors({
   flow_not_found: 'not_found',
   flow_not_active: 'unprocessable',
   disclosed_at_in_future: 'unprocessable',
+  // Verifiable credentials (OpenID4VCI issuance; the token and credential endpoint codes are the
+  // OAuth / OpenID4VCI error names).
+  credential_not_found: 'not_found',
+  credential_subject_inactive: 'unprocessable',
+  credential_subject_not_found: 'not_found',
+  credential_offer_not_allowed: 'forbidden',
+  invalid_grant: 'invalid',
+  unsupported_grant_type: 'invalid',
+  invalid_token: 'unauthenticated',
+  invalid_proof: 'invalid',
+  invalid_nonce: 'invalid',
+  unknown_credential_configuration: 'invalid',
+  status_list_not_found: 'not_found',
 });
 
 export type ReceiptsErrorCode = (typeof receiptsError.codes)[number];

@@ -1,7 +1,16 @@
 import { Module } from '@nestjs/common';
+import { CredentialIssuer } from './credentials/credential-issuer';
+import { CredentialIssuanceController, CredentialsController } from './credentials/credentials.controller';
+import { CredentialsRepository } from './credentials/credentials.repository';
+import { IssuerDocumentsController } from './credentials/issuer-documents.controller';
+import { StatusLists } from './credentials/status-lists';
+import { IssuerKeys } from './presentations/issuer-keys';
+import { PresentationsController } from './presentations/presentations.controller';
+import { VerifyPresentation } from './presentations/verify-presentation';
 import { DisclosureReceiptsController } from './http/disclosure-receipts.controller';
 import { PublicDocumentsController } from './http/public-documents.controller';
 import { ReceiptsController } from './http/receipts.controller';
+import { AgentRegistrations } from './intake/agent-registrations.consumer';
 import { ApprovalEvents } from './intake/approval-events.consumer';
 import { AuthorityEvents } from './intake/authority-events.consumer';
 import { ConsentRecordEvents } from './intake/consent-record-events.consumer';
@@ -21,9 +30,12 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * in a separate process they call the same through `receipts.freeze` / `receipts.append_transition`.
  * The intake consumers (`intake/`) freeze and update receipts from the events consent-records and
  * oap-authorizer publish, so their records get receipts whichever process they run in.
+ * The Verify surface's credentials (`credentials/`: did:web, OpenID4VCI issuance of SD-JWT VCs,
+ * status lists) and presentation verification (`presentations/`) live here beside the receipts
+ * they attest, and withdrawals revoke them in the intake's transaction.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers],
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,
@@ -35,6 +47,12 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
     ConsentRecordEvents,
     AuthorityEvents,
     ApprovalEvents,
+    CredentialsRepository,
+    AgentRegistrations,
+    StatusLists,
+    CredentialIssuer,
+    IssuerKeys,
+    VerifyPresentation,
   ],
   exports: [FreezeReceipt, AppendReceiptTransition, RenderReceipt],
 })

@@ -28,7 +28,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/capture\/v1\//, service: 'consent-records' },
   { match: /^\/api\/v1\/oap\/attestations(\/|$)|^\/api\/v1\/trusted_attesters(\/|$)/, service: 'oversight-witness' },
   {
-    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|mcp_servers)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
+    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|mcp_servers|vouches|trust_scores)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
     service: 'oap-authorizer',
   },
   // Capability manifest versions are oap-authorizer's, under the audit log's transparency path.
@@ -37,15 +37,17 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // postMessage v2 schemas and the browser SDK (hosted pages) — before the receipts rule that owns /schemas/.
   { match: /^\/schemas\/postmessage\/|^\/cdn\//, service: 'decision-gateway' },
   { match: /^\/api\/v1\/(consent_receipts|authorization_receipts|disclosure_receipts)(\/|$)|^\/schemas\//, service: 'receipts' },
-  { match: /^\/\.well-known\/(jwks\.json|did\.json)$/, service: 'receipts' },
+  { match: /^\/\.well-known\/(jwks\.json|did\.json|openid-credential-issuer)$|^\/\.well-known\/(credential-status|oauth-authorization-server)\//, service: 'receipts' },
+  // The Verify surface's credentials and presentations (issuer, status lists, verifier).
+  { match: /^\/api\/v1\/(credentials|presentations)(\/|$)/, service: 'receipts' },
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
-  { match: /^\/api\/v1\/(transfer_register|residency_posture|presentations)(\/|$)/, service: 'residency-router' },
+  { match: /^\/api\/v1\/(transfer_register|residency_posture)(\/|$)/, service: 'residency-router' },
   // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's).
   {
     match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
     service: 'decision-gateway',
   },
-  { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer)(\/|$)/, service: 'decision-gateway' },
+  { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog)(\/|$)/, service: 'decision-gateway' },
 ];
 
 /** The service owning `path` (no query string), or undefined for an unknown path. */

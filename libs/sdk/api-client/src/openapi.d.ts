@@ -21,6 +21,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/credential-status/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An IETF Token Status List (statuslist+jwt, 1 bit per credential: 0 valid, 1 revoked), signed by the region key */
+        get: operations["IssuerDocuments_statusList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/did.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The region's did:web DID document: every signing key, active and retired, as an assertion method */
+        get: operations["IssuerDocuments_did"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/jwks.json": {
         parameters: {
             query?: never;
@@ -106,6 +140,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server/oid4vci": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** RFC 8414 metadata of the issuer's pre-authorized code server (token endpoint) */
+        get: operations["IssuerDocuments_authorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/.well-known/oauth-protected-resource/mcp/v1/agent": {
         parameters: {
             query?: never;
@@ -132,6 +183,23 @@ export interface paths {
         };
         /** This API as an OpenAPI 3.1 document */
         get: operations["Discovery_openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-credential-issuer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** OpenID4VCI credential issuer metadata: SD-JWT VC (dc+sd-jwt) configurations, endpoints */
+        get: operations["IssuerDocuments_issuerMetadata"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1081,6 +1149,131 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The credentials the application issued (cursor pagination) */
+        get: operations["Credentials_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/issuance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenID4VCI credential endpoint: an SD-JWT VC (dc+sd-jwt) bound to the key of the proof (cnf.jwk)
+         * @description Authorization: Bearer <access token of the token endpoint>. One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.
+         */
+        post: operations["CredentialIssuance_issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/nonce": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenID4VCI nonce endpoint: a fresh single-use c_nonce for the key proof */
+        post: operations["CredentialIssuance_nonce"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer a credential through OpenID4VCI (pre-authorized code): a person's consent receipt, "verified person", or "registered agent"
+         * @description `consent_receipt` takes the application's API token and a record in force; `verified_person` takes the person's own access token; `registered_agent` the API token and one of the application's agents. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.
+         */
+        post: operations["Credentials_offer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** OpenID4VCI token endpoint, pre-authorized code grant (form-encoded per RFC 6749, or JSON): an access token and a c_nonce */
+        post: operations["CredentialIssuance_token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/{credential_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A credential the application issued */
+        get: operations["Credentials_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/{credential_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a credential the application issued: its status list entry turns 1 at once (idempotent) */
+        post: operations["Credentials_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cross_border/consent_status": {
         parameters: {
             query?: never;
@@ -1738,6 +1931,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/presentations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an SD-JWT VC presentation (with key binding) or a W3C VC-JWT; the result names each check
+         * @description Checks, in order: format, issuer_trusted (the deploy-managed trust list; every region of the deployment is on it), signature (issuer key from its did:web document or JWKS), disclosures, validity_period, key_binding (KB-JWT signed by cnf.jwk, nonce, audience = `audience` or the caller's application id, sd_hash), status (IETF Token Status List). 200 whether or not `valid`.
+         */
+        post: operations["Presentations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/residency_posture": {
         parameters: {
             query?: never;
@@ -1863,6 +2076,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trust_scores/{subject}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The trust score of an agent or a person, with the formula and the inputs it used
+         * @description score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority's `reputation_bounds`.
+         */
+        get: operations["TrustScores_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trusted_attesters": {
         parameters: {
             query?: never;
@@ -1978,6 +2211,61 @@ export interface paths {
         put?: never;
         /** Reverse a suspension */
         post: operations["Attesters_unsuspend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vouches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The vouches the application made (cursor pagination), optionally for one subject */
+        get: operations["Vouches_list"];
+        put?: never;
+        /**
+         * Vouch for an agent or a person with a weight, an expiry and a reason code (Idempotency-Key supported)
+         * @description Limits: one active vouch per voucher and subject (409 `vouch_already_active`), 50 vouches per voucher per UTC day (429 `vouch_daily_limit_reached`), never for oneself (422). The subject's trust score is recomputed in the same transaction.
+         */
+        post: operations["Vouches_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vouches/{vouch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A vouch the application made */
+        get: operations["Vouches_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vouches/{vouch_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a vouch; the subject's trust score is recomputed at once */
+        post: operations["Vouches_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3230,6 +3518,14 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuthorizationServerMetadataResponse: {
+            issuer: string;
+            token_endpoint: string;
+            grant_types_supported: string[];
+            "pre-authorized_grant_anonymous_access_supported": boolean;
+        } & {
+            [key: string]: unknown;
+        };
         AuthorizeCaptureBody: {
             subject: components["schemas"]["SubjectInput"];
             suppress_receipt?: boolean;
@@ -3497,6 +3793,18 @@ export interface components {
             rendering_digest?: string;
             fields: components["schemas"]["CapturedFieldInput"][];
         };
+        CreateCredentialOfferBody: {
+            /**
+             * @description `consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person's own access token), `registered_agent` (API token, `agent_id` of one of its agents).
+             * @example consent_receipt
+             * @enum {string}
+             */
+            credential_type: "consent_receipt" | "verified_person" | "registered_agent";
+            /** @example crec_us_abcdefghijklmnopqrstuvwx */
+            record_id?: string;
+            /** @example agent_us_abcdefghijklmnopqrst */
+            agent_id?: string;
+        };
         CreateDecisionBody: {
             /** @enum {string} */
             kind: "consent" | "approval" | "signature_request";
@@ -3572,6 +3880,121 @@ export interface components {
             url: string;
             events: string[];
             signature_formats?: ("svc" | "standard_webhooks")[];
+        };
+        CreateVouchBody: {
+            /** @example agent_us_abcdefghijklmnopqrst */
+            subject: string;
+            /** @example 30 */
+            weight: number;
+            /**
+             * @example successful_transactions
+             * @enum {string}
+             */
+            reason_code: "verified_identity" | "successful_transactions" | "operator_attestation" | "security_review" | "community_endorsement" | "other";
+            /** @example 2027-01-01T00:00:00Z */
+            expires_at: string;
+        };
+        CredentialIssuanceResponse: {
+            credentials: components["schemas"]["IssuedCredentialEntryResponse"][];
+            /** @description The id the issuing application sees in /api/v1/credentials. */
+            credential_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CredentialIssuerMetadataResponse: {
+            /** @example https://us.svc.example */
+            credential_issuer: string;
+            authorization_servers: string[];
+            credential_endpoint: string;
+            nonce_endpoint: string;
+            display: Record<string, never>[];
+            /** @description Per configuration id: format dc+sd-jwt, vct, cryptographic binding (jwk), proof types (jwt: EdDSA, ES256), signing algorithm EdDSA. */
+            credential_configurations_supported: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        CredentialNonceResponse: {
+            c_nonce: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CredentialOfferObjectResponse: {
+            credential_issuer: string;
+            credential_configuration_ids: string[];
+            grants: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        CredentialOfferResponse: {
+            /** @enum {string} */
+            object: "credential_offer";
+            id: string;
+            /** @enum {string} */
+            credential_type: "consent_receipt" | "verified_person" | "registered_agent";
+            credential_offer: components["schemas"]["CredentialOfferObjectResponse"];
+            /** @description The offer by value as an `openid-credential-offer://` link (a QR code or a same-device link for the wallet). Give it only to the person: its code buys the credential once. */
+            credential_offer_uri: string;
+            expires_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CredentialProofBody: {
+            /** @enum {string} */
+            proof_type: "jwt";
+            jwt: string;
+        };
+        CredentialProofsBody: {
+            jwt: string[];
+        };
+        CredentialRequestBody: {
+            /**
+             * @example consent_receipt
+             * @enum {string}
+             */
+            credential_configuration_id?: "consent_receipt" | "verified_person" | "registered_agent";
+            proofs?: components["schemas"]["CredentialProofsBody"];
+            proof?: components["schemas"]["CredentialProofBody"];
+        };
+        CredentialResponse: {
+            /** @enum {string} */
+            object: "credential";
+            /** @example vcr_us_abcdefghijklmnopqrstuvwx */
+            id: string;
+            /** @enum {string} */
+            credential_type: "consent_receipt" | "verified_person" | "registered_agent";
+            /** @enum {string} */
+            format: "dc+sd-jwt";
+            vct: string;
+            /** @description What the credential is about: the consent record id, or the person id. */
+            subject_ref: string;
+            /** @description RFC 7638 thumbprint of the holder key (cnf.jwk). */
+            holder_jkt: string;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            status_list: components["schemas"]["StatusReferenceResponse"];
+            issued_at: string;
+            expires_at: string;
+            revoked_at: string | null;
+            revocation_reason: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        CredentialTokenBody: {
+            /** @enum {string} */
+            grant_type: "urn:ietf:params:oauth:grant-type:pre-authorized_code";
+            /** @example SplxlOBeZQQYbYS6WxSbIA */
+            "pre-authorized_code": string;
+        };
+        CredentialTokenResponse: {
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            expires_in: number;
+            c_nonce: string;
+            c_nonce_expires_in: number;
+            authorization_details: Record<string, never>[];
+        } & {
+            [key: string]: unknown;
         };
         CrossBorderStatusBody: {
             application_id: string;
@@ -3745,6 +4168,15 @@ export interface components {
             scope: string;
             purpose: string;
             jti: string;
+        };
+        DidDocumentResponse: {
+            "@context": string[];
+            /** @example did:web:us.svc.example */
+            id: string;
+            verificationMethod: components["schemas"]["VerificationMethodResponse"][];
+            assertionMethod: string[];
+        } & {
+            [key: string]: unknown;
         };
         DirectorySubjectInput: {
             external_id?: string;
@@ -4088,6 +4520,12 @@ export interface components {
             name: string;
             scopes?: ("audit:verify" | "disclosures:write")[];
         };
+        IssuedCredentialEntryResponse: {
+            /** @description The SD-JWT VC (compact: issuer JWT, then disclosures, each followed by ~). */
+            credential: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         JurisdictionBoundsBody: {
             allowed?: string[];
@@ -4391,6 +4829,33 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PresentationCheckResponse: {
+            /** @enum {string} */
+            check: "format" | "issuer_trusted" | "signature" | "disclosures" | "validity_period" | "key_binding" | "status";
+            /** @enum {string} */
+            result: "passed" | "failed" | "not_run" | "not_applicable";
+            /** @example revoked */
+            reason?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PresentationVerificationResponse: {
+            /** @enum {string} */
+            object: "presentation_verification";
+            valid: boolean;
+            /** @enum {string} */
+            format: "dc+sd-jwt" | "jwt_vc_json" | "unknown";
+            issuer: string | null;
+            issuer_region: string | null;
+            issuer_country: string | null;
+            vct: string | null;
+            /** @description The claims the holder disclosed (empty unless every check before `disclosures` passed). */
+            disclosed_claims: Record<string, never>;
+            checks: components["schemas"]["PresentationCheckResponse"][];
+            verified_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         PrincipalAssertionResponse: {
             /** @enum {string} */
             object: "principal_assertion";
@@ -4624,6 +5089,13 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        RevokeCredentialBody: {
+            /**
+             * @example superseded
+             * @enum {string}
+             */
+            reason?: "revoked_by_issuer" | "subject_request" | "superseded" | "compromised";
+        };
         RevokeGrantBody: {
             grant_id: string;
             /** @enum {string} */
@@ -4682,6 +5154,12 @@ export interface components {
             home_country?: string;
             locale?: string;
             time_zone?: string;
+        };
+        StatusReferenceResponse: {
+            idx: number;
+            uri: string;
+        } & {
+            [key: string]: unknown;
         };
         StreamConfigurationResponse: {
             stream_id: string;
@@ -4855,6 +5333,38 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TrustScoreInputsResponse: {
+            /** @example 2 */
+            vouch_count: number;
+            /** @example 60 */
+            vouch_weight_total: number;
+            /** @example 3 */
+            allowed_grants_90d: number;
+            /** @example 0 */
+            revoked_grants_90d: number;
+            /** @example 1 */
+            denials_30d: number;
+        } & {
+            [key: string]: unknown;
+        };
+        TrustScoreResponse: {
+            /** @enum {string} */
+            object: "trust_score";
+            /** @example agent_us_abcdefghijklmnopqrst */
+            subject: string;
+            /**
+             * @description Integer 0–100, of `formula` over `inputs`.
+             * @example 61
+             */
+            score: number;
+            vouch_count: number;
+            inputs: components["schemas"]["TrustScoreInputsResponse"];
+            formula: string;
+            formula_version: string;
+            computed_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         TrustedAttesterEnvelopeResponse: {
             trusted_attester: components["schemas"]["TrustedAttesterResponse"];
         } & {
@@ -4927,12 +5437,39 @@ export interface components {
             aggregate?: string;
             unrestricted?: boolean;
         };
+        VerificationMethodResponse: {
+            /** @example did:web:us.svc.example#oap-us-v1 */
+            id: string;
+            /** @enum {string} */
+            type: "JsonWebKey2020";
+            controller: string;
+            publicKeyJwk: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
         VerifyConsentTokenBody: {
             consent_token: string;
         };
         VerifyEmailCodeBody: {
             challenge_id: string;
             code: string;
+        };
+        VerifyPresentationBody: {
+            /**
+             * @description An SD-JWT VC presentation (`<issuer-jwt>~<disclosure>~…~<kb-jwt>`) or a W3C VC-JWT.
+             * @example eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJkaWQ6d2ViOnVzLnN2Yy5leGFtcGxlIn0.c2ln~WyJzYWx0IiwicHVycG9zZXMiLFtdXQ~eyJ0eXAiOiJrYitqd3QifQ.e30.c2ln
+             */
+            presentation: string;
+            /**
+             * @description The nonce the verifying application gave the wallet; the key binding JWT must carry it.
+             * @example n-0S6_WzA2Mj
+             */
+            nonce: string;
+            /**
+             * @description The audience the key binding JWT must name; the caller's application id when absent.
+             * @example tp_eu_abcdefghijklmnopqrst
+             */
+            audience?: string;
         };
         VerifyReceiptBody: {
             receipt: string;
@@ -4953,6 +5490,40 @@ export interface components {
         VerifyStreamBody: {
             stream_id: string;
             state?: string;
+        };
+        VouchResponse: {
+            /** @enum {string} */
+            object: "vouch";
+            /** @example vch_us_abcdefghijklmnopqrst */
+            id: string;
+            voucher: components["schemas"]["VoucherResponse"];
+            /** @example agent_us_abcdefghijklmnopqrst */
+            subject: string;
+            /** @enum {string} */
+            subject_type: "agent" | "person";
+            /** @example 30 */
+            weight: number;
+            /** @example successful_transactions */
+            reason_code: string;
+            /** @example 2027-01-01T00:00:00.000Z */
+            expires_at: string;
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            created_at: string;
+            revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        VoucherResponse: {
+            /**
+             * @example application
+             * @enum {string}
+             */
+            type: "application" | "person" | "attester";
+            /** @example tp_us_abcdefghijklmnopqrst */
+            id: string;
+        } & {
+            [key: string]: unknown;
         };
         WebAuthnResponseInput: {
             id: string;
@@ -5217,7 +5788,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_audience_mismatch" | "agent_attestation_expired" | "agent_attestation_identity_mismatch" | "agent_attestation_kid_revoked" | "agent_attestation_malformed" | "agent_attestation_signature_invalid" | "agent_attestation_untrusted_provider" | "agent_credential_audience_mismatch" | "agent_credential_expired" | "agent_credential_malformed" | "agent_credential_signature_invalid" | "agent_id_malformed" | "agent_metadata_mismatch" | "agent_type_outside_taxonomy" | "audit_entry_invalid" | "canonical_json_unrepresentable" | "delegation_grant_invalid" | "form_payload_invalid" | "idempotency_key_invalid" | "idempotency_key_missing" | "invalid_request" | "json_too_deep" | "json_too_many_members" | "mailing_webhook_malformed" | "malformed_json" | "payload_too_large" | "period_invalid" | "receipt_input_invalid" | "receipt_malformed" | "redirect_uri_not_allowed" | "unknown_flavor" | "unsupported_media_type" | "untrusted_agent_credential_issuer";
+                    reason_code?: "agent_attestation_audience_mismatch" | "agent_attestation_expired" | "agent_attestation_identity_mismatch" | "agent_attestation_kid_revoked" | "agent_attestation_malformed" | "agent_attestation_signature_invalid" | "agent_attestation_untrusted_provider" | "agent_credential_audience_mismatch" | "agent_credential_expired" | "agent_credential_malformed" | "agent_credential_signature_invalid" | "agent_id_malformed" | "agent_metadata_mismatch" | "agent_type_outside_taxonomy" | "audit_entry_invalid" | "canonical_json_unrepresentable" | "delegation_grant_invalid" | "form_payload_invalid" | "idempotency_key_invalid" | "idempotency_key_missing" | "invalid_grant" | "invalid_nonce" | "invalid_proof" | "invalid_request" | "json_too_deep" | "json_too_many_members" | "mailing_webhook_malformed" | "malformed_json" | "payload_too_large" | "period_invalid" | "receipt_input_invalid" | "receipt_malformed" | "redirect_uri_not_allowed" | "unknown_credential_configuration" | "unknown_flavor" | "unsupported_grant_type" | "unsupported_media_type" | "untrusted_agent_credential_issuer";
                 };
             };
         };
@@ -5255,7 +5826,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -5274,7 +5845,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -5293,7 +5864,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -5384,7 +5955,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -5404,7 +5975,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "rate_limited" | "sign_in_rate_limited";
+                    reason_code?: "rate_limited" | "sign_in_rate_limited" | "vouch_daily_limit_reached";
                 };
             };
         };
@@ -5505,6 +6076,73 @@ export interface operations {
                      *     }
                      */
                     "application/linkset+json": components["schemas"]["ApiCatalogResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    IssuerDocuments_statusList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status list token (compact JWS, typ statuslist+jwt) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "application/statuslist+jwt": string;
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    IssuerDocuments_did: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "@context": [
+                     *         "@context"
+                     *       ],
+                     *       "id": "did:web:us.svc.example",
+                     *       "verificationMethod": [
+                     *         {
+                     *           "id": "did:web:us.svc.example#oap-us-v1",
+                     *           "type": "JsonWebKey2020",
+                     *           "controller": "controller",
+                     *           "publicKeyJwk": {}
+                     *         }
+                     *       ],
+                     *       "assertionMethod": [
+                     *         "assertionMethod"
+                     *       ]
+                     *     }
+                     */
+                    "application/did+json": components["schemas"]["DidDocumentResponse"];
                 };
             };
             404: components["responses"]["Error404"];
@@ -5711,6 +6349,38 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    IssuerDocuments_authorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "issuer": "issuer",
+                     *       "token_endpoint": "token endpoint",
+                     *       "grant_types_supported": [
+                     *         "grant types supported"
+                     *       ],
+                     *       "pre-authorized_grant_anonymous_access_supported": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuthorizationServerMetadataResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     McpServers_protectedResource: {
         parameters: {
             query?: never;
@@ -5780,6 +6450,42 @@ export interface operations {
                      *     }
                      */
                     "application/vnd.oai.openapi+json": components["schemas"]["OpenApiDocumentResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    IssuerDocuments_issuerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credential_issuer": "https://us.svc.example",
+                     *       "authorization_servers": [
+                     *         "authorization server"
+                     *       ],
+                     *       "credential_endpoint": "credential endpoint",
+                     *       "nonce_endpoint": "nonce endpoint",
+                     *       "display": [
+                     *         {}
+                     *       ],
+                     *       "credential_configurations_supported": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialIssuerMetadataResponse"];
                 };
             };
             404: components["responses"]["Error404"];
@@ -10150,6 +10856,370 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    Credentials_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "credential",
+                     *           "id": "vcr_us_abcdefghijklmnopqrstuvwx",
+                     *           "credential_type": "consent_receipt",
+                     *           "format": "dc+sd-jwt",
+                     *           "vct": "vct",
+                     *           "subject_ref": "subject ref",
+                     *           "holder_jkt": "holder jkt",
+                     *           "status": "active",
+                     *           "status_list": {
+                     *             "idx": 1,
+                     *             "uri": "uri"
+                     *           },
+                     *           "issued_at": "2026-11-25T09:30:00.000Z",
+                     *           "expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "revocation_reason": "revocation reason"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CredentialResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CredentialIssuance_issue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential_configuration_id": "consent_receipt",
+                 *       "proofs": {
+                 *         "jwt": [
+                 *           "_sWU03qu.06.length"
+                 *         ]
+                 *       },
+                 *       "proof": {
+                 *         "proof_type": "jwt",
+                 *         "jwt": "_sWU03qu.06.length"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CredentialRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "credentials": [
+                     *         {
+                     *           "credential": "credential"
+                     *         }
+                     *       ],
+                     *       "credential_id": "credential id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialIssuanceResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CredentialIssuance_nonce: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "c_nonce": "c nonce"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialNonceResponse"];
+                };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Credentials_offer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credential_type": "consent_receipt",
+                 *       "record_id": "crec_us_abcdefghijklmnopqrstuvwx",
+                 *       "agent_id": "agent_us_abcdefghijklmnopqrst"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCredentialOfferBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credential_offer",
+                     *       "id": "id",
+                     *       "credential_type": "consent_receipt",
+                     *       "credential_offer": {
+                     *         "credential_issuer": "credential issuer",
+                     *         "credential_configuration_ids": [
+                     *           "credential configuration id"
+                     *         ],
+                     *         "grants": {}
+                     *       },
+                     *       "credential_offer_uri": "credential offer uri",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CredentialIssuance_token: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "grant_type": "urn:ietf:params:oauth:grant-type:pre-authorized_code",
+                 *       "pre-authorized_code": "SplxlOBeZQQYbYS6WxSbIA"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CredentialTokenBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "access token",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 1,
+                     *       "c_nonce": "c nonce",
+                     *       "c_nonce_expires_in": 1,
+                     *       "authorization_details": [
+                     *         {}
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialTokenResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Credentials_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example vcr_eu_ksj6obujvuxoyt77pr6x564l */
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credential",
+                     *       "id": "vcr_us_abcdefghijklmnopqrstuvwx",
+                     *       "credential_type": "consent_receipt",
+                     *       "format": "dc+sd-jwt",
+                     *       "vct": "vct",
+                     *       "subject_ref": "subject ref",
+                     *       "holder_jkt": "holder jkt",
+                     *       "status": "active",
+                     *       "status_list": {
+                     *         "idx": 1,
+                     *         "uri": "uri"
+                     *       },
+                     *       "issued_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revocation_reason": "revocation reason"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Credentials_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example vcr_eu_ksj6obujvuxoyt77pr6x564l */
+                credential_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "superseded"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RevokeCredentialBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "credential",
+                     *       "id": "vcr_us_abcdefghijklmnopqrstuvwx",
+                     *       "credential_type": "consent_receipt",
+                     *       "format": "dc+sd-jwt",
+                     *       "vct": "vct",
+                     *       "subject_ref": "subject ref",
+                     *       "holder_jkt": "holder jkt",
+                     *       "status": "active",
+                     *       "status_list": {
+                     *         "idx": 1,
+                     *         "uri": "uri"
+                     *       },
+                     *       "issued_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revocation_reason": "revocation reason"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CredentialResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Directory_status: {
         parameters: {
             query?: never;
@@ -13104,6 +14174,70 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    Presentations_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "presentation": "eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJkaWQ6d2ViOnVzLnN2Yy5leGFtcGxlIn0.c2ln~WyJzYWx0IiwicHVycG9zZXMiLFtdXQ~eyJ0eXAiOiJrYitqd3QifQ.e30.c2ln",
+                 *       "nonce": "n-0S6_WzA2Mj",
+                 *       "audience": "tp_eu_abcdefghijklmnopqrst"
+                 *     }
+                 */
+                "application/json": components["schemas"]["VerifyPresentationBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "presentation_verification",
+                     *       "valid": true,
+                     *       "format": "dc+sd-jwt",
+                     *       "issuer": "issuer",
+                     *       "issuer_region": "issuer region",
+                     *       "issuer_country": "issuer country",
+                     *       "vct": "vct",
+                     *       "disclosed_claims": {},
+                     *       "checks": [
+                     *         {
+                     *           "check": "format",
+                     *           "result": "passed",
+                     *           "reason": "revoked"
+                     *         }
+                     *       ],
+                     *       "verified_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PresentationVerificationResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     TransferRegister_posture: {
         parameters: {
             query?: never;
@@ -13836,6 +14970,53 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    TrustScores_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example subject */
+                subject: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "trust_score",
+                     *       "subject": "agent_us_abcdefghijklmnopqrst",
+                     *       "score": 61,
+                     *       "vouch_count": 1,
+                     *       "inputs": {
+                     *         "vouch_count": 2,
+                     *         "vouch_weight_total": 60,
+                     *         "allowed_grants_90d": 3,
+                     *         "revoked_grants_90d": 0,
+                     *         "denials_30d": 1
+                     *       },
+                     *       "formula": "formula",
+                     *       "formula_version": "formula version",
+                     *       "computed_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustScoreResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Attesters_list: {
         parameters: {
             query?: {
@@ -14404,6 +15585,231 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             410: components["responses"]["Error410"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Vouches_list: {
+        parameters: {
+            query?: {
+                subject?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "vouch",
+                     *           "id": "vch_us_abcdefghijklmnopqrst",
+                     *           "voucher": {
+                     *             "type": "application",
+                     *             "id": "tp_us_abcdefghijklmnopqrst"
+                     *           },
+                     *           "subject": "agent_us_abcdefghijklmnopqrst",
+                     *           "subject_type": "agent",
+                     *           "weight": 30,
+                     *           "reason_code": "successful_transactions",
+                     *           "expires_at": "2027-01-01T00:00:00.000Z",
+                     *           "status": "active",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["VouchResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Vouches_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "agent_us_abcdefghijklmnopqrst",
+                 *       "weight": 30,
+                 *       "reason_code": "successful_transactions",
+                 *       "expires_at": "2027-01-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateVouchBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "vouch",
+                     *       "id": "vch_us_abcdefghijklmnopqrst",
+                     *       "voucher": {
+                     *         "type": "application",
+                     *         "id": "tp_us_abcdefghijklmnopqrst"
+                     *       },
+                     *       "subject": "agent_us_abcdefghijklmnopqrst",
+                     *       "subject_type": "agent",
+                     *       "weight": 30,
+                     *       "reason_code": "successful_transactions",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VouchResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Vouches_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example vch_eu_tzfecmzvpkfkb7dtaiiu */
+                vouch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "vouch",
+                     *       "id": "vch_us_abcdefghijklmnopqrst",
+                     *       "voucher": {
+                     *         "type": "application",
+                     *         "id": "tp_us_abcdefghijklmnopqrst"
+                     *       },
+                     *       "subject": "agent_us_abcdefghijklmnopqrst",
+                     *       "subject_type": "agent",
+                     *       "weight": 30,
+                     *       "reason_code": "successful_transactions",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VouchResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Vouches_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example vch_eu_tzfecmzvpkfkb7dtaiiu */
+                vouch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "vouch",
+                     *       "id": "vch_us_abcdefghijklmnopqrst",
+                     *       "voucher": {
+                     *         "type": "application",
+                     *         "id": "tp_us_abcdefghijklmnopqrst"
+                     *       },
+                     *       "subject": "agent_us_abcdefghijklmnopqrst",
+                     *       "subject_type": "agent",
+                     *       "weight": 30,
+                     *       "reason_code": "successful_transactions",
+                     *       "expires_at": "2027-01-01T00:00:00.000Z",
+                     *       "status": "active",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["VouchResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };

@@ -6,6 +6,7 @@ import type { Logger } from '@svc/telemetry';
 import type { ReceiptTransition } from '../events/transitions';
 import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
 import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
+import { CredentialIssuer } from '../credentials/credential-issuer';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
 import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
 import { UnreceiptableRecord, consentRecordInput, controllerParty } from './consent-record-input';
@@ -21,7 +22,8 @@ const FLOW_VERSION_CACHE_SIZE = 256;
 /**
  * Freezes the receipt of every consent record consent-records writes (`consent.recorded`: Record
  * API, imports, committed captures) and appends its withdrawals (`consent.purpose_revoked`,
- * `consent.record_revoked`) as `consent withdrawn` events. The notice is the record's flow version,
+ * `consent.record_revoked`) as `consent withdrawn` events, revoking the record's consent-receipt
+ * credentials with them. The notice is the record's flow version,
  * fetched with `consent_records.get_flow` (versions are immutable, so a later fetch is exact); the
  * controller's name comes from `gateway.get_application`. Receipts therefore appear shortly after
  * the record commits. The session-shaped `consent.*` events of decision-gateway are not records.
@@ -38,6 +40,7 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
     private readonly pseudonyms: PrincipalPseudonyms,
     private readonly freeze: FreezeReceipt,
     private readonly append: AppendReceiptTransition,
+    private readonly credentials: CredentialIssuer,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -111,7 +114,12 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
 
   private async withdrawn(event: DeliveredEvent, applicationId: string, recordId: string, transition: () => ReceiptTransition): Promise<boolean> {
     if (!applicationId || !recordId) return false;
-    return this.intake.once(CONSUMER, event, (manager) => this.append.execute(applicationId, recordId, transition(), event.id, manager));
+    // The record's consent-receipt credentials are revoked (status bit set) in the same transaction.
+    return this.intake.once(CONSUMER, event, async (manager) => {
+      const appended = await this.append.execute(applicationId, recordId, transition(), event.id, manager);
+      await this.credentials.revokeForRecord(manager, applicationId, recordId);
+      return appended;
+    });
   }
 }
 

@@ -17,11 +17,11 @@ describe('step 9 — reputation threshold', () => {
 
   it('passes exactly the minimum trust score and denies one below', () => {
     expect(verdict(BOUNDS, 50, 2)).toEqual(PASS);
-    expect(verdict(BOUNDS, 49, 2)).toEqual(denied('reputation_below_threshold', 'Trust score below the minimum'));
+    expect(verdict(BOUNDS, 49, 2)).toEqual(denied('reputation_below_threshold', 'Trust score 49 is below the minimum (min_trust_score 50)'));
   });
 
   it('passes exactly the minimum vouch count and denies one below', () => {
-    expect(verdict(BOUNDS, 80, 1)).toEqual(denied('reputation_below_threshold', 'Vouch count below the minimum'));
+    expect(verdict(BOUNDS, 80, 1)).toEqual(denied('reputation_below_threshold', 'Vouch count 1 is below the minimum (min_vouch_count 2)'));
   });
 
   it('checks only the minimums that are set', () => {

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import { StatusList } from '@sd-jwt/jwt-status-list';
+import { Clock, PlatformConfig } from '@svc/config';
+import { signCompactJws } from '@svc/crypto';
+import { SigningKeyStore } from '@svc/key-store';
+import { queryRows } from '@svc/persistence';
+import { DataSource, type EntityManager } from 'typeorm';
+import { STATUS_LIST_PATH } from './issuer-identity';
+
+/** Entries per status list (16 Ki: a 2 KiB bit field before compression). */
+export const STATUS_LIST_SIZE = 16_384;
+
+/**
+ * Seconds a verifier may cache a status list token (`ttl` claim and `Cache-Control`). With the
+ * withdrawal event's delivery (about a second) this keeps a revocation visible everywhere well
+ * under the spec's revocation propagation limit of 30 s.
+ */
+export const STATUS_LIST_TTL_SECONDS = 10;
+
+/** Status values (draft-ietf-oauth-status-list §7.1). */
+export const STATUS_VALID = 0;
+export const STATUS_INVALID = 1;
+
+interface StatusListRow {
+  id: string;
+  size: number;
+  statuses: Buffer;
+  updated_at: Date;
+}
+
+/**
+ * The region's IETF Token Status Lists (draft-ietf-oauth-status-list): one bit per credential
+ * (0 valid, 1 invalid), stored as a byte per entry and served as a signed `statuslist+jwt` built at
+ * request time, so a revocation is visible from its commit on.
+ */
+@Injectable()
+export class StatusLists {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly keys: SigningKeyStore,
+    private readonly clock: Clock,
+    private readonly config: PlatformConfig,
+  ) {}
+
+  /** The public URI of a status list. */
+  uri(listId: string): string {
+    return `${this.config.publicBaseUrl}${STATUS_LIST_PATH}/${listId}`;
+  }
+
+  /**
+   * Takes the next free index of the region's current list (a new list when it is full), under the
+   * list's row lock: two issuances never share an index.
+   */
+  async allocate(manager: EntityManager): Promise<{ listId: string; index: number }> {
+    for (;;) {
+      const rows = await queryRows<{ id: string; index: number }>(
+        manager,
+        `UPDATE receipts.status_lists SET next_index = next_index + 1 WHERE id = (
+           SELECT id FROM receipts.status_lists WHERE next_index < size ORDER BY updated_at DESC, id LIMIT 1 FOR UPDATE)
+         RETURNING id, next_index - 1 AS index`,
+      );
+      if (rows[0]) return { listId: rows[0].id, index: rows[0].index };
+      const count = await queryRows<{ n: number }>(manager, `SELECT count(*)::int AS n FROM receipts.status_lists`);
+      const id = `${this.config.REGION}-${(count[0]?.n ?? 0) + 1}`;
+      await manager.query(`INSERT INTO receipts.status_lists (id, size, statuses, updated_at) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`, [
+        id,
+        STATUS_LIST_SIZE,
+        Buffer.alloc(STATUS_LIST_SIZE),
+        this.clock.now(),
+      ]);
+    }
+  }
+
+  /** Marks an entry invalid (idempotent). */
+  async invalidate(manager: EntityManager, listId: string, index: number): Promise<void> {
+    await manager.query(`UPDATE receipts.status_lists SET statuses = set_byte(statuses, $2, $3), updated_at = $4 WHERE id = $1`, [listId, index, STATUS_INVALID, this.clock.now()]);
+  }
+
+  /** The signed status list token of `listId`, or undefined when the region has no such list. */
+  async token(listId: string): Promise<string | undefined> {
+    const rows: StatusListRow[] = await this.dataSource.query(`SELECT id, size, statuses, updated_at FROM receipts.status_lists WHERE id = $1`, [listId]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const list = new StatusList([...row.statuses], 1);
+    const iat = Math.floor(this.clock.now().getTime() / 1000);
+    return signCompactJws(
+      await this.keys.activeKey(),
+      { sub: this.uri(listId), iat, exp: iat + 24 * 3600, ttl: STATUS_LIST_TTL_SECONDS, status_list: { bits: 1, lst: list.compressStatusList() } },
+      { typ: 'statuslist+jwt' },
+    );
+  }
+}
