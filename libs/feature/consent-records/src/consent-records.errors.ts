@@ -90,4 +90,12 @@ export const consentRecordsError = defineErrors({
   mailing_webhook_not_found: 'not_found',
   /** An inbound webhook body without the fields its type needs. */
   mailing_webhook_malformed: 'invalid',
+  // Data policies (Protect).
+  /** Unknown policy, malformed id and another application's policy answer alike. */
+  policy_not_found: 'not_found',
+  policy_version_not_found: 'not_found',
+  /** A flow id of flow_ids is not one of the application's flows (detail.flow_id). */
+  policy_flow_not_found: 'unprocessable',
+  /** Two rules name the same purpose and data category (detail.purpose, detail.data_category). */
+  policy_rule_duplicate: 'unprocessable',
 });
