@@ -98,4 +98,17 @@ export const consentRecordsError = defineErrors({
   policy_flow_not_found: 'unprocessable',
   /** Two rules name the same purpose and data category (detail.purpose, detail.data_category). */
   policy_rule_duplicate: 'unprocessable',
+  // Data licences and offers (Protect).
+  /** Unknown licence, malformed id and another application's licence answer alike. */
+  data_license_not_found: 'not_found',
+  /** Unknown offer, malformed id and another application's offer answer alike. */
+  data_offer_not_found: 'not_found',
+  /** A licence purpose is not a consent purpose of the flow's active version (detail.purpose). */
+  license_purpose_not_in_flow: 'unprocessable',
+  /** Proposed terms leave the licence: a purpose, data category or recipient it does not allow (detail.field, detail.value). */
+  terms_outside_license: 'unprocessable',
+  /** The move is not a trigger of the offer's current state for this side (detail.state, detail.move, detail.actor). */
+  deal_move_not_allowed: 'conflict',
+  /** The offer's expires_at has passed: it can no longer be accepted, revised or countered. */
+  offer_expired: 'gone',
 });
