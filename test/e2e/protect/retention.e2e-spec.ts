@@ -143,6 +143,7 @@ describe('retention: the sweep ends consents at the end of their term or of a po
     expect(created.body).toMatchObject({ object: 'data_policy', status: 'draft', version: 1, version_status: 'draft', active_version: null, flow_ids: [flowId] });
     expect(policyId).toMatch(/^pol_us_[a-z2-7]{20}$/);
 
+    // Captured at 2026-06-02T09:00:01Z (the first test moved the clock): offers' data may be kept until 2026-07-02T09:00:01Z.
     const recordId = await record(flowId, 'grace@example.com');
     clock.advance(31 * DAY);
     // A draft governs nothing.
@@ -157,10 +158,10 @@ describe('retention: the sweep ends consents at the end of their term or of a po
     expect(v1.body).toMatchObject({ version_status: 'active', rules: [{ retention: 'P30D' }] });
 
     const report = await sweep();
-    expect(report.expired).toEqual([expect.objectContaining({ record_id: recordId, reason: 'retention_policy', policy_id: policyId, policy_version: 1, expired_at: '2026-07-01T09:00:01.000Z' })]);
+    expect(report.expired).toEqual([expect.objectContaining({ record_id: recordId, reason: 'retention_policy', policy_id: policyId, policy_version: 1, expired_at: '2026-07-02T09:00:01.000Z' })]);
     const delivery = await waitFor(() => receiver.on('/expired').find((r) => (r.body.data as Record<string, unknown>).record_id === recordId));
     expect(delivery.body.data).toMatchObject({ reason: 'retention_policy', policy_id: policyId, policy_version: 1 });
-    expect((await http('GET', `${us}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) })).body).toMatchObject({ status: 'expired', expires_at: '2026-07-01T09:00:01.000Z' });
+    expect((await http('GET', `${us}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) })).body).toMatchObject({ status: 'expired', expires_at: '2026-07-02T09:00:01.000Z' });
   });
 
   it('refuses bad policies by name and never lets another application read one', async () => {
@@ -175,7 +176,8 @@ describe('retention: the sweep ends consents at the end of their term or of a po
     });
     expect([duplicate.status, duplicate.body.reason_code]).toEqual([422, 'policy_rule_duplicate']);
     const badDuration = await http('POST', `${us}/api/v1/policies`, { headers: auth(app.token), json: { name: 'x', rules: [{ purpose: 'offers', data_category: 'contact', retention: '30 days' }] } });
-    expect(badDuration.status).toBe(400);
+    expect(badDuration.status).toBe(422);
+    expect(JSON.stringify(badDuration.body)).toContain('retention');
 
     const mine = await http('POST', `${us}/api/v1/policies`, { headers: auth(app.token), json: { name: 'Mine', rules: [{ purpose: 'offers', data_category: 'contact', retention: 'P1D' }] } });
     const other = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Other', environment: 'development' }));

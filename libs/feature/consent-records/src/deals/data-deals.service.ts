@@ -97,7 +97,7 @@ export class DataDeals {
       if (effectiveState(offer.state, offer.expiresAt, now) === 'expired' && offer.state !== 'expired') {
         const seq = offer.moves + 1;
         const expired: DataOffer = { ...offer, state: 'expired', moves: seq, updatedAt: now };
-        await this.deals.saveMove(manager, expired, { seq, move: 'expire', actor: 'platform', from: offer.state, to: 'expired', terms: null, note: null, at: offer.expiresAt! });
+        await this.deals.saveMove(manager, expired, { seq, move: 'expire', actor: 'platform', from: offer.state, to: 'expired', terms: offer.terms, note: null, at: offer.expiresAt! });
         return { expired: true as const, offer: expired };
       }
       if (offer.state === 'expired') return { expired: true as const, offer };
@@ -113,7 +113,7 @@ export class DataDeals {
         next.acceptedAt = now;
         next.expiresAt = null;
       }
-      await this.deals.saveMove(manager, next, { seq, move, actor, from: offer.state, to, terms: move === 'counter' || move === 'revise' ? terms : null, note: note ?? null, at: now });
+      await this.deals.saveMove(manager, next, { seq, move, actor, from: offer.state, to, terms, note: note ?? null, at: now });
       return { expired: false as const, offer: next };
     });
     if (outcome.expired) throw consentRecordsError('offer_expired', 'The offer expired before this answer', { offer_id: offerId, expires_at: outcome.offer.expiresAt?.toISOString() ?? null });

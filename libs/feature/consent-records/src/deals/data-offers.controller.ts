@@ -5,9 +5,9 @@ import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPa
 import { DataDeals } from './data-deals.service';
 import type { DataOffer } from './deals.repository';
 import { DealsRepository } from './deals.repository';
-import { offerView } from './deal-views';
+import { offerSummaryView, offerView } from './deal-views';
 import { AnswerBody, ChangeTermsBody, CreateOfferBody, UseCheckBody } from './deals.dto';
-import { DataOfferResponse, DataUseCheckResponse } from './deals.responses';
+import { DataOfferResponse, DataOfferSummaryResponse, DataUseCheckResponse } from './deals.responses';
 
 const OFFER_RESPONSE =
   'data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at';
@@ -35,14 +35,14 @@ export class DataOffersController {
   }
 
   @Get()
-  @ApiDoc({ tag: 'Data deals', summary: 'List data offers', response: 'Page of data_offer: data, has_more, next_cursor' })
-  @ApiResponseOf(DataOfferResponse, { page: true })
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<DataOfferResponse>> {
+  @ApiDoc({ tag: 'Data deals', summary: 'List data offers (without their history)', response: 'Page of data_offer (no history): data, has_more, next_cursor' })
+  @ApiResponseOf(DataOfferSummaryResponse, { page: true })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<DataOfferSummaryResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
     const rows = await this.repository.listOffers(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
     const now = this.clock.now();
-    return toPage(rows, limit, (r) => offerView(r, [], now), (r) => ({ created_at: r.createdAt.toISOString(), id: r.id }));
+    return toPage(rows, limit, (r) => offerSummaryView(r, now), (r) => ({ created_at: r.createdAt.toISOString(), id: r.id }));
   }
 
   @Get(':offer_id')

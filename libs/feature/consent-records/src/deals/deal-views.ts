@@ -1,6 +1,6 @@
 import type { DealMoveRow, DataLicense, DataOffer } from './deals.repository';
 import { effectiveState } from './deal';
-import type { DataLicenseResponse, DataOfferResponse } from './deals.responses';
+import type { DataLicenseResponse, DataOfferResponse, DataOfferSummaryResponse } from './deals.responses';
 
 export function licenseView(license: DataLicense): DataLicenseResponse {
   return {
@@ -17,6 +17,13 @@ export function licenseView(license: DataLicense): DataLicenseResponse {
 
 export function offerView(offer: DataOffer, history: readonly DealMoveRow[], now: Date): DataOfferResponse {
   return {
+    ...offerSummaryView(offer, now),
+    history: history.map((m) => ({ seq: m.seq, move: m.move, actor: m.actor, from: m.from, to: m.to, terms: m.terms, note: m.note, at: m.at.toISOString() })),
+  };
+}
+
+export function offerSummaryView(offer: DataOffer, now: Date): DataOfferSummaryResponse {
+  return {
     id: offer.id,
     object: 'data_offer',
     application_id: offer.applicationId,
@@ -27,7 +34,6 @@ export function offerView(offer: DataOffer, history: readonly DealMoveRow[], now
     expires_at: offer.expiresAt?.toISOString() ?? null,
     record_id: offer.recordId,
     accepted_at: offer.acceptedAt?.toISOString() ?? null,
-    history: history.map((m) => ({ seq: m.seq, move: m.move, actor: m.actor, from: m.from, to: m.to, terms: m.terms, note: m.note, at: m.at.toISOString() })),
     created_at: offer.createdAt.toISOString(),
     updated_at: offer.updatedAt.toISOString(),
   };

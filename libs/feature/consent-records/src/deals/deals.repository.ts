@@ -37,7 +37,8 @@ export interface DealMoveRow {
   actor: DealActor | 'platform';
   from: DealState | null;
   to: DealState;
-  terms: DealTerms | null;
+  /** The terms in force after the move. */
+  terms: DealTerms;
   note: string | null;
   at: Date;
 }
@@ -153,12 +154,12 @@ export class DealsRepository {
   async insertMove(manager: EntityManager, offerId: string, move: DealMoveRow): Promise<void> {
     await manager.query(
       `INSERT INTO consent_records.data_offer_moves (offer_id, seq, move, actor, from_state, to_state, terms, note, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [offerId, move.seq, move.move, move.actor, move.from ?? '', move.to, move.terms ? JSON.stringify(move.terms) : null, move.note, move.at],
+      [offerId, move.seq, move.move, move.actor, move.from ?? '', move.to, JSON.stringify(move.terms), move.note, move.at],
     );
   }
 
   async movesOf(offerId: string): Promise<DealMoveRow[]> {
-    const rows: Array<{ seq: number; move: DealMoveRow['move']; actor: DealMoveRow['actor']; from_state: string; to_state: DealState; terms: DealTerms | null; note: string | null; at: Date }> =
+    const rows: Array<{ seq: number; move: DealMoveRow['move']; actor: DealMoveRow['actor']; from_state: string; to_state: DealState; terms: DealTerms; note: string | null; at: Date }> =
       await this.dataSource.query(`SELECT seq, move, actor, from_state, to_state, terms, note, at FROM consent_records.data_offer_moves WHERE offer_id = $1 ORDER BY seq`, [offerId]);
     return rows.map((r) => ({ seq: r.seq, move: r.move, actor: r.actor, from: r.from_state === '' ? null : (r.from_state as DealState), to: r.to_state, terms: r.terms, note: r.note, at: r.at }));
   }

@@ -47,13 +47,14 @@ export class DealMoveResponse {
   @IsIn(['application', 'person', 'platform']) actor!: string;
   @IsIn(DEAL_STATES) @Nullable() from!: DealState | null;
   @IsIn(DEAL_STATES) to!: DealState;
-  @IsObject() @ValidateNested() @Type(() => DealTermsResponse) @Nullable() terms!: DealTermsResponse | null;
+  /** The terms in force after the move. */
+  @IsObject() @ValidateNested() @Type(() => DealTermsResponse) terms!: DealTermsResponse;
   @IsString() @Nullable() note!: string | null;
   @IsString() at!: string;
 }
 
-/** `data_offer`: its state (an open offer past expires_at reads `expired`), terms and history. */
-export class DataOfferResponse {
+/** `data_offer` in a list: its state (an open offer past expires_at reads `expired`) and terms, without its history. */
+export class DataOfferSummaryResponse {
   @IsString() id!: string;
   @IsIn(['data_offer']) object!: 'data_offer';
   @IsString() application_id!: string;
@@ -65,9 +66,13 @@ export class DataOfferResponse {
   /** The consent record the acceptance wrote (its receipt: GET /api/v1/consent_receipts/:record_id). */
   @IsString() @Nullable() record_id!: string | null;
   @IsString() @Nullable() accepted_at!: string | null;
-  @IsArray() @ValidateNested({ each: true }) @Type(() => DealMoveResponse) history!: DealMoveResponse[];
   @IsString() created_at!: string;
   @IsString() updated_at!: string;
+}
+
+/** `data_offer`: the summary and the offer's history, oldest move first. */
+export class DataOfferResponse extends DataOfferSummaryResponse {
+  @IsArray() @ValidateNested({ each: true }) @Type(() => DealMoveResponse) history!: DealMoveResponse[];
 }
 
 /** `data_use_check`: whether one use of the data is covered by the accepted deal. */

@@ -58,7 +58,7 @@ export class CreateDataDeals1806000000001 implements MigrationInterface {
         actor text NOT NULL,
         from_state text NOT NULL,
         to_state text NOT NULL,
-        terms jsonb,
+        terms jsonb NOT NULL,
         note text,
         at timestamptz NOT NULL,
         CONSTRAINT data_offer_moves_pk PRIMARY KEY (offer_id, seq),
