@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { IsIdOf, RoutedBy } from '@svc/ids';
+import { Nullable } from '@svc/server';
 import { ISO_DURATION } from '../flows/flow';
 import { SubjectInput } from '../records/records.dto';
 
@@ -36,7 +37,7 @@ export class TermsChangeInput {
   duration?: string;
 
   /** null: no price; absent: unchanged. */
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => PriceInput)
+  @IsOptional() @Nullable() @IsObject() @ValidateNested() @Type(() => PriceInput)
   price?: PriceInput | null;
 
   @IsOptional() @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => RecipientInput)
@@ -63,7 +64,7 @@ export class CreateLicenseBody {
   duration!: string;
 
   /** null or absent: no price. */
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => PriceInput)
+  @IsOptional() @Nullable() @IsObject() @ValidateNested() @Type(() => PriceInput)
   price?: PriceInput | null;
 
   @IsDefined() @IsArray() @ArrayMaxSize(50) @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => RecipientInput)
