@@ -1,7 +1,10 @@
 import { FakeClock } from '@svc/config';
 import { http, waitFor } from '@svc/testing';
 import { RecordsHarness, auth, type Json, type TestApp } from '../../test/harness';
+import { subjectRef } from '../directory/directory';
 import { RetentionSweep } from './retention-sweep';
+
+const DIRECTORY_KEY = Buffer.alloc(32, 7);
 
 const DAY = 86_400_000;
 
@@ -24,7 +27,8 @@ describe('data policies and the retention sweep over HTTP', () => {
   };
 
   beforeAll(async () => {
-    await harness.start('retention');
+    // With a directory key, so the person's cross-border status follows the expiry.
+    await harness.start('retention', { DIRECTORY_KEY: DIRECTORY_KEY.toString('base64'), RETENTION_SWEEP_INTERVAL_MS: '0' });
     url = harness.url;
     app = await harness.newApp('retention');
   });
@@ -42,6 +46,10 @@ describe('data policies and the retention sweep over HTTP', () => {
     const event = await waitFor(() => harness.eventsOf('consent.expired', (p) => p.recordId === recordId)[0]);
     expect(event).toMatchObject({ reason: 'consent_duration', purposes: ['newsletter', 'offers'], subjectEmail: 'ada@example.com' });
     expect((await http('GET', `${url}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) })).body.status).toBe('expired');
+    // The directory is told the person's purposes went inactive.
+    const ref = subjectRef(DIRECTORY_KEY, app.id, { email: 'ada@example.com' });
+    const last = await waitFor(() => harness.eventsOf('directory.subject_status', (p) => p.subjectRef === ref && (p.activeCount as number) === 0)[0]);
+    expect(last).toMatchObject({ purposes: [{ purpose: 'newsletter', status: 'inactive' }, { purpose: 'offers', status: 'inactive' }] });
   });
 
   it('a withdrawn consent is never expired, and an active policy ends a consent at its retention', async () => {
@@ -60,5 +68,9 @@ describe('data policies and the retention sweep over HTTP', () => {
     const report = (await post('/api/v1/policies/retention_sweeps')).body as { expired: Json[] };
     expect(report.expired).toEqual([expect.objectContaining({ record_id: kept, reason: 'retention_policy', policy_id: policy.body.id, policy_version: 1, expired_at: new Date(start + 10 * DAY).toISOString() })]);
     expect((await http('GET', `${url}/api/v1/policies/${policy.body.id as string}/versions/1`, { headers: auth(app.token) })).body).toMatchObject({ name: 'Offers', version_status: 'active' });
+    // A policy's earlier end reaches the directory too (the flow's own term is a year away).
+    const keptRef = subjectRef(DIRECTORY_KEY, app.id, { email: 'k@example.com' });
+    await waitFor(() => harness.eventsOf('directory.subject_status', (p) => p.subjectRef === keptRef && (p.activeCount as number) === 0)[0]);
+    expect((await http('GET', `${url}/api/v1/consent_records/${kept}`, { headers: auth(app.token) })).body.status).toBe('expired');
   });
 });
