@@ -5054,7 +5054,7 @@ export interface components {
             flow_id: string;
             expired_at: string;
             /** @enum {string} */
-            reason: "consent_duration" | "retention_policy";
+            reason: "consent_duration" | "retention_policy" | "deal_term";
             policy_id: string | null;
             policy_version: number | null;
             purposes: string[];
@@ -14349,7 +14349,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy), policy_id, policy_version, purposes}] */
+            /** @description retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy|deal_term), policy_id, policy_version, purposes}] */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import { FakeClock } from '@svc/config';
 import { http, waitFor } from '@svc/testing';
 import { RecordsHarness, auth, type Json, type TestApp } from '../../test/harness';
+import { RetentionSweep } from '../policies/retention-sweep';
 
 const DAY = 86_400_000;
 
@@ -14,7 +15,7 @@ describe('data licences and offers over HTTP', () => {
   const post = (path: string, json: Json = {}) => http('POST', `${url}${path}`, { headers: auth(app.token), json });
 
   beforeAll(async () => {
-    await harness.start('deals');
+    await harness.start('deals', { RETENTION_SWEEP_INTERVAL_MS: '0' });
     url = harness.url;
     app = await harness.newApp('research');
     const flowId = await harness.flow(app.token);
@@ -57,6 +58,21 @@ describe('data licences and offers over HTTP', () => {
     expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body).toMatchObject({ allowed: false, reason_code: 'consent_withdrawn' });
     // A second acceptance is refused: the deal is closed.
     expect((await post(`/api/v1/data_offers/${offerId}/accept`, { actor: 'person' })).body.reason_code).toBe('deal_move_not_allowed');
+  });
+
+  it("the retention sweep ends the deal's consent at the end of the deal's term", async () => {
+    const offerId = (await post('/api/v1/data_offers', { license_id: licenseId, subject: { external_id: 'term' }, terms: { duration: 'P30D' } })).body.id as string;
+    await post(`/api/v1/data_offers/${offerId}/send`);
+    const accepted = await post(`/api/v1/data_offers/${offerId}/accept`, { actor: 'person' });
+    const recordId = accepted.body.record_id as string;
+    const acceptedAt = Date.parse(accepted.body.accepted_at as string);
+    clock.advance(30 * DAY - 1);
+    expect((await harness.running.app.get(RetentionSweep).execute(app.id)).expired.map((e) => e.recordId)).not.toContain(recordId);
+    clock.advance(1);
+    const report = await harness.running.app.get(RetentionSweep).execute(app.id);
+    expect(report.expired).toEqual([expect.objectContaining({ recordId, reason: 'deal_term', expiredAt: new Date(acceptedAt + 30 * DAY) })]);
+    expect((await http('GET', `${url}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) })).body.status).toBe('expired');
+    expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body).toMatchObject({ allowed: false, reason_code: 'deal_term_ended' });
   });
 
   it('an expired offer cannot be accepted', async () => {

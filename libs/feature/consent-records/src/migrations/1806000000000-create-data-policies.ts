@@ -62,7 +62,7 @@ export class CreateDataPolicies1806000000000 implements MigrationInterface {
         policy_version integer,
         purposes text[] NOT NULL,
         CONSTRAINT record_expiries_record_fk FOREIGN KEY (record_id) REFERENCES consent_records.records (id),
-        CONSTRAINT record_expiries_reason_check CHECK (reason IN ('consent_duration', 'retention_policy'))
+        CONSTRAINT record_expiries_reason_check CHECK (reason IN ('consent_duration', 'retention_policy', 'deal_term'))
       )`);
     // The sweep looks for records whose term has ended: a partial index on the end of term.
     await runner.query(`CREATE INDEX records_expires_at_idx ON consent_records.records (expires_at) WHERE expires_at IS NOT NULL`);

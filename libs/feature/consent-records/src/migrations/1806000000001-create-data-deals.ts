@@ -50,6 +50,8 @@ export class CreateDataDeals1806000000001 implements MigrationInterface {
         CONSTRAINT data_offers_accepted_check CHECK ((state = 'accepted') = (record_id IS NOT NULL))
       )`);
     await runner.query(`CREATE INDEX data_offers_application_idx ON consent_records.data_offers (application_id, created_at, id)`);
+    // The retention sweep ends a deal's consent at the end of the deal's term: looked up by record.
+    await runner.query(`CREATE UNIQUE INDEX data_offers_record_uq ON consent_records.data_offers (record_id) WHERE record_id IS NOT NULL`);
     await runner.query(`
       CREATE TABLE consent_records.data_offer_moves (
         offer_id text NOT NULL,

@@ -52,7 +52,7 @@ export class PoliciesController {
   @ApiDoc({
     tag: 'Data policies',
     summary: 'Sweep now: end the consents whose term or retention has run out',
-    response: 'retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy), policy_id, policy_version, purposes}]',
+    response: 'retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy|deal_term), policy_id, policy_version, purposes}]',
     errors: [400, 401, 403],
   })
   @ApiResponseOf(RetentionSweepResponse)

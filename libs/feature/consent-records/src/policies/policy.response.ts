@@ -34,7 +34,7 @@ export class SweptConsentResponse {
   @IsString() record_id!: string;
   @IsString() flow_id!: string;
   @IsString() expired_at!: string;
-  @IsIn(['consent_duration', 'retention_policy']) reason!: 'consent_duration' | 'retention_policy';
+  @IsIn(['consent_duration', 'retention_policy', 'deal_term']) reason!: 'consent_duration' | 'retention_policy' | 'deal_term';
   @IsString() @Nullable() policy_id!: string | null;
   @IsInt() @Nullable() policy_version!: number | null;
   @IsArray() @IsString({ each: true }) purposes!: string[];

@@ -17,7 +17,7 @@ const SWEEP_BATCH = 200;
 const MAX_BATCHES_PER_SWEEP = 50;
 
 /** Why a consent ended. */
-export type ExpiryReason = 'consent_duration' | 'retention_policy';
+export type ExpiryReason = 'consent_duration' | 'retention_policy' | 'deal_term';
 
 /** One consent a sweep ended. */
 export interface SweptConsent {
@@ -50,17 +50,19 @@ interface CandidateRow {
   policy_id: string | null;
   policy_version: number | null;
   policy_ends_at: Date | null;
+  deal_ends_at: Date | null;
 }
 
 /**
  * Records whose end has come: the record still speaks for its person (a head), is not wholly
  * withdrawn, was not ended before, and either its flow's term (`expires_at`, captured_at +
  * consent_duration) or the shortest retention of an active data policy attached to its flow,
- * for a purpose it granted, has run out. `LEAST` ignores the NULL of an open-ended term.
+ * for a purpose it granted, or the term of the accepted data deal the record is, has run out.
+ * `LEAST` ignores the NULLs of ends that do not apply.
  */
 const CANDIDATES = `
   SELECT r.id, r.application_id, r.flow_id, r.flow_version, r.subject_external_id, r.subject_email, r.decisions, r.expires_at,
-         pol.policy_id, pol.policy_version, pol.ends_at AS policy_ends_at
+         pol.policy_id, pol.policy_version, pol.ends_at AS policy_ends_at, deal.ends_at AS deal_ends_at
   FROM consent_records.records r
   LEFT JOIN LATERAL (
     SELECT v.policy_id, v.version AS policy_version, r.captured_at + (rule ->> 'retention')::interval AS ends_at
@@ -71,8 +73,11 @@ const CANDIDATES = `
     ORDER BY 3, 1
     LIMIT 1
   ) pol ON true
+  LEFT JOIN LATERAL (
+    SELECT d.accepted_at + (d.terms ->> 'duration')::interval AS ends_at FROM consent_records.data_offers d WHERE d.record_id = r.id
+  ) deal ON true
   WHERE ($2::text IS NULL OR r.application_id = $2)
-    AND LEAST(r.expires_at, pol.ends_at) <= $1
+    AND LEAST(r.expires_at, pol.ends_at, deal.ends_at) <= $1
     AND EXISTS (SELECT 1 FROM consent_records.record_heads h WHERE h.record_id = r.id)
     AND NOT EXISTS (SELECT 1 FROM consent_records.record_expiries e WHERE e.record_id = r.id)
     AND NOT EXISTS (SELECT 1 FROM consent_records.withdrawals w WHERE w.record_id = r.id AND w.purpose IS NULL)
@@ -152,9 +157,16 @@ export class RetentionSweep implements OnApplicationBootstrap, OnApplicationShut
     await this.records.lockSubject(manager, row.application_id, row.flow_id, subjectKeys(subject));
     const withdrawals = await this.records.withdrawalsOf([row.id], manager);
     if (withdrawals.some((w) => w.purpose === null)) return undefined;
-    const byPolicy = row.policy_ends_at !== null && (row.expires_at === null || row.policy_ends_at.getTime() < row.expires_at.getTime());
-    const expiredAt = byPolicy ? row.policy_ends_at! : row.expires_at!;
-    const reason: ExpiryReason = byPolicy ? 'retention_policy' : 'consent_duration';
+    // The earliest end applies; on a tie the flow's term, then the deal's, names the reason.
+    const ends: Array<[ExpiryReason, Date | null]> = [
+      ['consent_duration', row.expires_at],
+      ['deal_term', row.deal_ends_at],
+      ['retention_policy', row.policy_ends_at],
+    ];
+    const [reason, expiredAt] = ends
+      .filter((e): e is [ExpiryReason, Date] => e[1] !== null)
+      .reduce((earliest, e) => (e[1].getTime() < earliest[1].getTime() ? e : earliest));
+    const byPolicy = reason === 'retention_policy';
     const purposes = Object.entries(row.decisions)
       .filter(([key, d]) => d.decision === 'granted' && !withdrawals.some((w) => w.purpose === key))
       .map(([key]) => key)

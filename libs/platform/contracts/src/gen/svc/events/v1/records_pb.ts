@@ -357,7 +357,8 @@ export type ConsentRecordExpired = Message<"svc.events.v1.ConsentRecordExpired">
   purposes: string[];
 
   /**
-   * consent_duration (end of the flow's term) or retention_policy (a data policy's rule).
+   * consent_duration (end of the flow's term), retention_policy (a data policy's rule) or deal_term
+   * (the end of the accepted data deal the record is).
    *
    * @generated from field: string reason = 8;
    */
