@@ -1,5 +1,6 @@
-import { PlatformConfig } from '@svc/config';
-import { IsOptional, Matches } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { PlatformConfig, intFromEnv } from '@svc/config';
 
 /**
  * consent-records's variables (validated at boot with every feature's, failing by name): the platform's
@@ -14,4 +15,15 @@ export class ConsentRecordsConfig extends PlatformConfig {
   @IsOptional()
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'DIRECTORY_KEY must be base64 of exactly 32 bytes' })
   DIRECTORY_KEY?: string;
+
+  /**
+   * How often the retention sweep ends consents whose term (flow consent_duration or a data
+   * policy's retention) has run out, ms. 0 turns the background sweep off (the endpoint
+   * `POST /api/v1/policies/retention_sweeps` still sweeps on demand). Default 60 000.
+   */
+  @Transform(intFromEnv)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  RETENTION_SWEEP_INTERVAL_MS = 60_000;
 }

@@ -90,4 +90,25 @@ export const consentRecordsError = defineErrors({
   mailing_webhook_not_found: 'not_found',
   /** An inbound webhook body without the fields its type needs. */
   mailing_webhook_malformed: 'invalid',
+  // Data policies (Protect).
+  /** Unknown policy, malformed id and another application's policy answer alike. */
+  policy_not_found: 'not_found',
+  policy_version_not_found: 'not_found',
+  /** A flow id of flow_ids is not one of the application's flows (detail.flow_id). */
+  policy_flow_not_found: 'unprocessable',
+  /** Two rules name the same purpose and data category (detail.purpose, detail.data_category). */
+  policy_rule_duplicate: 'unprocessable',
+  // Data licences and offers (Protect).
+  /** Unknown licence, malformed id and another application's licence answer alike. */
+  data_license_not_found: 'not_found',
+  /** Unknown offer, malformed id and another application's offer answer alike. */
+  data_offer_not_found: 'not_found',
+  /** A licence purpose is not a consent purpose of the flow's active version (detail.purpose). */
+  license_purpose_not_in_flow: 'unprocessable',
+  /** Proposed terms leave the licence: a purpose, data category or recipient it does not allow (detail.field, detail.value). */
+  terms_outside_license: 'unprocessable',
+  /** The move is not a trigger of the offer's current state for this side (detail.state, detail.move, detail.actor). */
+  deal_move_not_allowed: 'conflict',
+  /** The offer's expires_at has passed: it can no longer be accepted, revised or countered. */
+  offer_expired: 'gone',
 });

@@ -47,10 +47,20 @@ import { DirectoryController } from './directory/directory.controller';
 import { DirectoryPublisher } from './directory/directory-publisher';
 import { DirectoryReplica } from './directory/directory-replica';
 import { DirectoryRepository } from './directory/directory.repository';
+import { DataDeals } from './deals/data-deals.service';
+import { DataLicensesController } from './deals/data-licenses.controller';
+import { DataOffersController } from './deals/data-offers.controller';
+import { DealsRepository } from './deals/deals.repository';
+import { PoliciesController } from './policies/policies.controller';
+import { PoliciesRepository } from './policies/policies.repository';
+import { RetentionSweep } from './policies/retention-sweep';
+import { ActivatePolicy } from './policies/use-cases/activate-policy.use-case';
+import { CreatePolicy } from './policies/use-cases/create-policy.use-case';
+import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, FlowsRpcHandlers],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataOffersController, FlowsRpcHandlers],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
@@ -87,7 +97,14 @@ import { DirectoryRepository } from './directory/directory.repository';
     DirectoryRepository,
     DirectoryPublisher,
     DirectoryReplica,
+    PoliciesRepository,
+    CreatePolicy,
+    UpdatePolicy,
+    ActivatePolicy,
+    RetentionSweep,
+    DealsRepository,
+    DataDeals,
   ],
-  exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures],
+  exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures, RetentionSweep],
 })
 export class ConsentRecordsModule {}

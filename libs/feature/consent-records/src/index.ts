@@ -22,3 +22,4 @@ export { SessionDecisionsConsumer } from './sessions/session-decisions.consumer'
 export { ImportsRepository } from './imports/imports.repository';
 export { RecordConsent } from './records/use-cases/record-consent.use-case';
 export { RecordConsentBody } from './records/records.dto';
+export { RetentionSweep, type RetentionSweepReport, type SweptConsent, type ExpiryReason } from './policies/retention-sweep';

@@ -28,12 +28,13 @@ export class RecordsHarness {
 
   constructor(readonly clock: FakeClock) {}
 
-  async start(label: string): Promise<this> {
+  /** Starts the process; `env` adds variables of consent-records (e.g. DIRECTORY_KEY). */
+  async start(label: string, env: Record<string, string> = {}): Promise<this> {
     this.database = await createTestDatabase(label);
     this.prefix = uniqueBusPrefix();
     this.running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      env: testEnv({ REGION: 'us', DATABASE_URL: this.database.url, BUS_PREFIX: this.prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
+      env: testEnv({ REGION: 'us', DATABASE_URL: this.database.url, BUS_PREFIX: this.prefix, PUBLIC_BASE_URL: 'https://us.example.test', ...env }),
       clock: this.clock,
     });
     this.url = this.running.url;

@@ -21,6 +21,8 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // The Shared Signals transmitter: its metadata and stream management.
   { match: /^\/api\/v1\/ssf(\/|$)|^\/\.well-known\/ssf-configuration$/, service: 'webhook-dispatcher' },
   { match: /^\/api\/v1\/(flows|consent_records|mailing_audiences|mailing_audience_webhooks)(\/|$)/, service: 'consent-records' },
+  // Protect: data policies, data subject requests, licences and offers (consent-records orchestrates them).
+  { match: /^\/api\/v1\/(policies|data_requests|data_licenses|data_offers)(\/|$)/, service: 'consent-records' },
   // The cross-border directory: each region answers from its own copy of it.
   { match: /^\/api\/v1\/cross_border(\/|$)/, service: 'consent-records' },
   // Capture commit lives in consent-records although it sits under the decisions path family.

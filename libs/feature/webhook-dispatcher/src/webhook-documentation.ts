@@ -11,6 +11,7 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'consent.denied': 'A person granted no purpose',
   'consent.revoked': 'A consent was withdrawn (a session revoked, or a recorded consent withdrawn)',
   'consent.purpose_revoked': 'One purpose of a consent was withdrawn',
+  'consent.expired': "A consent reached the end of its term or of a data policy's retention and the retention sweep ended it (data: record, purposes granted until then, reason consent_duration|retention_policy, policy, expired_at)",
   'approval.granted': 'Approvers granted an escalated agent request',
   'approval.denied': 'Approvers denied an escalated agent request',
   'approval.countered': 'An approver countered an escalated agent request with other bounds',

@@ -7,6 +7,7 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'consent.denied',
   'consent.revoked',
   'consent.purpose_revoked',
+  'consent.expired',
   'approval.granted',
   'approval.denied',
   'approval.countered',

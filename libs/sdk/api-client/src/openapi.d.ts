@@ -1291,6 +1291,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data_licenses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List data licences */
+        get: operations["DataLicenses_list"];
+        put?: never;
+        /** Publish a data licence (immutable; offers are made under it) */
+        post: operations["DataLicenses_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_licenses/{license_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a data licence */
+        get: operations["DataLicenses_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List data offers (without their history) */
+        get: operations["DataOffers_list"];
+        put?: never;
+        /** Draft an offer to one person under a licence */
+        post: operations["DataOffers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a data offer with its history */
+        get: operations["DataOffers_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept the other side's latest terms (person: offered | countered; application: user_revised → accepted); writes the deal's consent record, whose receipt follows */
+        post: operations["DataOffers_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}/counter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The party counters with other terms (offered | user_revised → countered) */
+        post: operations["DataOffers_counter"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline (person: any open state; application: user_revised → declined) */
+        post: operations["DataOffers_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}/revise": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The person's revision of the terms, relayed by the application (offered | countered → user_revised) */
+        post: operations["DataOffers_revise"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a draft offer to the person (draft → offered; open for the licence offer_window) */
+        post: operations["DataOffers_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_offers/{offer_id}/use_checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check a data use against the accepted deal */
+        post: operations["DataOffers_checkUse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -1923,6 +2095,93 @@ export interface paths {
         };
         /** OAP wire versions, regional issuers, chronicle genesis hashes and conformance levels */
         get: operations["Version_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List data policies (latest version of each) */
+        get: operations["Policies_list"];
+        put?: never;
+        /** Create a data policy (draft, version 1) */
+        post: operations["Policies_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/retention_sweeps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sweep now: end the consents whose term or retention has run out */
+        post: operations["Policies_sweepNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{policy_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a data policy (its latest version) */
+        get: operations["Policies_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a data policy: edits the draft, or opens version N+1 as a draft when the latest is active (active versions are immutable) */
+        patch: operations["Policies_update"];
+        trace?: never;
+    };
+    "/api/v1/policies/{policy_id}/activate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Activate the latest version (immutable from now; governs retention of its flows) */
+        post: operations["Policies_activate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{policy_id}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one version of a data policy */
+        get: operations["Policies_getVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2891,6 +3150,23 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "consent.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A consent reached the end of its term or of a data policy's retention and the retention sweep ended it (data: record, purposes granted until then, reason consent_duration|retention_policy, policy, expired_at) */
+        post: operations["webhook_consent_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "consent.granted": {
         parameters: {
             query?: never;
@@ -3231,6 +3507,11 @@ export interface components {
             created_at: string;
         } & {
             [key: string]: unknown;
+        };
+        AnswerBody: {
+            /** @enum {string} */
+            actor: "person" | "application";
+            note?: string;
         };
         ApiCatalogResponse: {
             linkset: components["schemas"]["LinksetEntryResponse"][];
@@ -3621,6 +3902,10 @@ export interface components {
             default_checked?: boolean;
             required?: boolean;
         };
+        ChangeTermsBody: {
+            terms: components["schemas"]["TermsChangeInput"];
+            note?: string;
+        };
         ClientJwksInput: {
             keys: Record<string, never>[];
         };
@@ -3852,6 +4137,16 @@ export interface components {
             dry_run?: boolean;
             records: Record<string, never>[];
         };
+        CreateLicenseBody: {
+            name: string;
+            flow_id: string;
+            purposes: string[];
+            data_categories: string[];
+            duration: string;
+            price?: components["schemas"]["PriceInput"];
+            recipients: components["schemas"]["RecipientInput"][];
+            offer_window?: string;
+        };
         CreateMailingAudienceBody: {
             /** @enum {string} */
             provider: "mailchimp";
@@ -3862,9 +4157,20 @@ export interface components {
             permissions: components["schemas"]["PermissionMappingInput"][];
             tags?: components["schemas"]["PurposeTagsInput"][];
         };
+        CreateOfferBody: {
+            license_id: string;
+            subject: components["schemas"]["SubjectInput"];
+            terms?: components["schemas"]["TermsChangeInput"];
+        };
         CreatePersonLinkBody: {
             person_id: string;
             subject: components["schemas"]["SubjectReferenceInput"];
+        };
+        CreatePolicyBody: {
+            name: string;
+            rules: components["schemas"]["RetentionRuleInput"][];
+            description?: string;
+            flow_ids?: string[];
         };
         CreatePrincipalAssertionBody: {
             principal_id: string;
@@ -4013,6 +4319,114 @@ export interface components {
             initials: string;
             home_country: string | null;
             as_of: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        DataLicenseResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "data_license";
+            application_id: string;
+            name: string;
+            flow_id: string;
+            terms: components["schemas"]["DealTermsResponse"];
+            offer_window: string;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        DataOfferResponse: {
+            history: components["schemas"]["DealMoveResponse"][];
+            id: string;
+            /** @enum {string} */
+            object: "data_offer";
+            application_id: string;
+            license_id: string;
+            subject: components["schemas"]["SubjectResponse"];
+            /** @enum {string} */
+            state: "draft" | "offered" | "countered" | "user_revised" | "accepted" | "declined" | "expired";
+            terms: components["schemas"]["DealTermsResponse"];
+            expires_at: string | null;
+            record_id: string | null;
+            accepted_at: string | null;
+            created_at: string;
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        DataOfferSummaryResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "data_offer";
+            application_id: string;
+            license_id: string;
+            subject: components["schemas"]["SubjectResponse"];
+            /** @enum {string} */
+            state: "draft" | "offered" | "countered" | "user_revised" | "accepted" | "declined" | "expired";
+            terms: components["schemas"]["DealTermsResponse"];
+            expires_at: string | null;
+            record_id: string | null;
+            accepted_at: string | null;
+            created_at: string;
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        DataPolicyResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "data_policy";
+            application_id: string;
+            /** @enum {string} */
+            status: "draft" | "active";
+            version: number;
+            /** @enum {string} */
+            version_status: "draft" | "active" | "superseded";
+            active_version: number | null;
+            latest_version: number;
+            name: string;
+            description: string | null;
+            rules: components["schemas"]["RetentionRuleResponse"][];
+            flow_ids: string[];
+            created_at: string;
+            updated_at: string;
+            activated_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        DataUseCheckResponse: {
+            /** @enum {string} */
+            object: "data_use_check";
+            offer_id: string;
+            allowed: boolean;
+            /** @enum {string|null} */
+            reason_code: "deal_not_accepted" | "deal_term_ended" | "consent_withdrawn" | "consent_expired" | "purpose_not_agreed" | "data_category_not_agreed" | "recipient_not_agreed" | null;
+            record_id: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        DealMoveResponse: {
+            seq: number;
+            /** @enum {string} */
+            move: "create" | "send" | "counter" | "revise" | "accept" | "decline" | "expire";
+            /** @enum {string} */
+            actor: "application" | "person" | "platform";
+            /** @enum {string|null} */
+            from: "draft" | "offered" | "countered" | "user_revised" | "accepted" | "declined" | "expired" | null;
+            /** @enum {string} */
+            to: "draft" | "offered" | "countered" | "user_revised" | "accepted" | "declined" | "expired";
+            terms: components["schemas"]["DealTermsResponse"];
+            note: string | null;
+            at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        DealTermsResponse: {
+            purposes: string[];
+            data_categories: string[];
+            duration: string;
+            price: components["schemas"]["PriceResponse"];
+            recipients: components["schemas"]["RecipientResponse"][];
         } & {
             [key: string]: unknown;
         };
@@ -4856,6 +5270,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PriceInput: {
+            amount: string;
+            currency: string;
+        };
+        PriceResponse: {
+            amount: string;
+            currency: string;
+        } & {
+            [key: string]: unknown;
+        };
         PrincipalAssertionResponse: {
             /** @enum {string} */
             object: "principal_assertion";
@@ -4975,6 +5399,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        RecipientInput: {
+            party_id: string;
+            name: string;
+        };
+        RecipientResponse: {
+            party_id: string;
+            name: string;
+        } & {
+            [key: string]: unknown;
+        };
         RecordConsentBody: {
             flow_id: string;
             subject: components["schemas"]["SubjectInput"];
@@ -5069,6 +5503,27 @@ export interface components {
             /** @enum {string} */
             route: "conductor" | "oversight";
             configured: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        RetentionRuleInput: {
+            purpose: string;
+            data_category: string;
+            retention: string;
+        };
+        RetentionRuleResponse: {
+            purpose: string;
+            data_category: string;
+            retention: string;
+        } & {
+            [key: string]: unknown;
+        };
+        RetentionSweepResponse: {
+            /** @enum {string} */
+            object: "retention_sweep";
+            swept_at: string;
+            expired_count: number;
+            expired: components["schemas"]["SweptConsentResponse"][];
         } & {
             [key: string]: unknown;
         };
@@ -5215,6 +5670,12 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        SubjectResponse: {
+            email: string | null;
+            external_id: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         SubmitAttestationBody: {
             attestation_id: string;
             application_id?: string;
@@ -5240,6 +5701,25 @@ export interface components {
             counter_proposals?: components["schemas"]["CounterProposalResponse"][];
         } & {
             [key: string]: unknown;
+        };
+        SweptConsentResponse: {
+            record_id: string;
+            flow_id: string;
+            expired_at: string;
+            /** @enum {string} */
+            reason: "consent_duration" | "retention_policy" | "deal_term";
+            policy_id: string | null;
+            policy_version: number | null;
+            purposes: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        TermsChangeInput: {
+            purposes?: string[];
+            data_categories?: string[];
+            duration?: string;
+            price?: components["schemas"]["PriceInput"];
+            recipients?: components["schemas"]["RecipientInput"][];
         };
         TestWebhookData: {
             subscription_id: string;
@@ -5415,6 +5895,12 @@ export interface components {
             policy_url?: string;
             data_fields?: components["schemas"]["FlowDataFieldInput"][];
         };
+        UpdatePolicyBody: {
+            name?: string;
+            rules?: components["schemas"]["RetentionRuleInput"][];
+            description?: string;
+            flow_ids?: string[];
+        };
         UpdateStreamBody: {
             stream_id: string;
             delivery?: components["schemas"]["StreamDeliveryBody"];
@@ -5429,6 +5915,11 @@ export interface components {
         };
         UpdateSubscriptionBody: {
             signature_formats: ("svc" | "standard_webhooks")[];
+        };
+        UseCheckBody: {
+            purpose: string;
+            data_category: string;
+            recipient?: string;
         };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ValueBoundsBody: {
@@ -5700,6 +6191,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProtoSvcEventsV1ConsentRecordExpired: {
+            record_id: string;
+            flow_id: string;
+            flow_version: number;
+            subject_external_id: string;
+            subject_email: string;
+            purposes: string[];
+            reason: string;
+            policy_id: string;
+            policy_version: number;
+            /** Format: date-time */
+            expired_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
         ProtoSvcEventsV1ConsentRevoked: {
             session_token: string;
             flow_id: string;
@@ -5845,7 +6351,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -5864,7 +6370,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -5883,7 +6389,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "session_expired";
+                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "offer_expired" | "session_expired";
                 };
             };
         };
@@ -5955,7 +6461,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -11277,6 +11783,1215 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    DataLicenses_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of data_license: data, has_more, next_cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "data_license",
+                     *           "application_id": "application id",
+                     *           "name": "name",
+                     *           "flow_id": "flow id",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "offer_window": "offer window",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DataLicenseResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataLicenses_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ],
+                 *       "data_categories": [
+                 *         "data_categorie"
+                 *       ],
+                 *       "duration": "P1Y",
+                 *       "price": {
+                 *         "amount": "0",
+                 *         "currency": "EUR"
+                 *       },
+                 *       "recipients": [
+                 *         {
+                 *           "party_id": "1",
+                 *           "name": "name"
+                 *         }
+                 *       ],
+                 *       "offer_window": "P1Y"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateLicenseBody"];
+            };
+        };
+        responses: {
+            /** @description data_license: id, object, application_id, name, flow_id, terms {purposes, data_categories, duration, price {amount, currency} | null, recipients [{party_id, name}]}, offer_window, created_at */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_license",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "flow_id": "flow id",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "offer_window": "offer window",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataLicenseResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataLicenses_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example license id */
+                license_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_license: id, object, application_id, name, flow_id, terms {purposes, data_categories, duration, price {amount, currency} | null, recipients [{party_id, name}]}, offer_window, created_at */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_license",
+                     *       "application_id": "application id",
+                     *       "name": "name",
+                     *       "flow_id": "flow id",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "offer_window": "offer window",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataLicenseResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of data_offer (no history): data, has_more, next_cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "data_offer",
+                     *           "application_id": "application id",
+                     *           "license_id": "license id",
+                     *           "subject": {
+                     *             "email": "ada@example.com",
+                     *             "external_id": "external id"
+                     *           },
+                     *           "state": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "record_id": "record id",
+                     *           "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DataOfferSummaryResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "license_id": "dlic_eu_wokzc5w4eduvq6ao4l2k",
+                 *       "subject": {
+                 *         "email": "ada@example.com",
+                 *         "external_id": "external id"
+                 *       },
+                 *       "terms": {
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "data_categories": [
+                 *           "data_categorie"
+                 *         ],
+                 *         "duration": "P1Y",
+                 *         "price": {
+                 *           "amount": "0",
+                 *           "currency": "EUR"
+                 *         },
+                 *         "recipients": [
+                 *           {
+                 *             "party_id": "1",
+                 *             "name": "name"
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateOfferBody"];
+            };
+        };
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_accept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "actor": "person",
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnswerBody"];
+            };
+        };
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_counter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "terms": {
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "data_categories": [
+                 *           "data_categorie"
+                 *         ],
+                 *         "duration": "P1Y",
+                 *         "price": {
+                 *           "amount": "0",
+                 *           "currency": "EUR"
+                 *         },
+                 *         "recipients": [
+                 *           {
+                 *             "party_id": "1",
+                 *             "name": "name"
+                 *           }
+                 *         ]
+                 *       },
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeTermsBody"];
+            };
+        };
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_decline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "actor": "person",
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnswerBody"];
+            };
+        };
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_revise: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "terms": {
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "data_categories": [
+                 *           "data_categorie"
+                 *         ],
+                 *         "duration": "P1Y",
+                 *         "price": {
+                 *           "amount": "0",
+                 *           "currency": "EUR"
+                 *         },
+                 *         "recipients": [
+                 *           {
+                 *             "party_id": "1",
+                 *             "name": "name"
+                 *           }
+                 *         ]
+                 *       },
+                 *       "note": "note"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeTermsBody"];
+            };
+        };
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_send: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_offer: id, object, application_id, license_id, subject {email, external_id}, state (draft|offered|countered|user_revised|accepted|declined|expired), terms, expires_at, record_id (the consent record of an accepted deal), accepted_at, history [{seq, move (create|send|counter|revise|accept|decline|expire), actor (application|person|platform), from, to, terms, note, at}], created_at, updated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "history": [
+                     *         {
+                     *           "seq": 1,
+                     *           "move": "create",
+                     *           "actor": "application",
+                     *           "from": "draft",
+                     *           "to": "draft",
+                     *           "terms": {
+                     *             "purposes": [
+                     *               "purpose"
+                     *             ],
+                     *             "data_categories": [
+                     *               "data categorie"
+                     *             ],
+                     *             "duration": "duration",
+                     *             "price": {
+                     *               "amount": "amount",
+                     *               "currency": "currency"
+                     *             },
+                     *             "recipients": [
+                     *               {
+                     *                 "party_id": "party id",
+                     *                 "name": "name"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "note": "note",
+                     *           "at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "id": "id",
+                     *       "object": "data_offer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "subject": {
+                     *         "email": "ada@example.com",
+                     *         "external_id": "external id"
+                     *       },
+                     *       "state": "draft",
+                     *       "terms": {
+                     *         "purposes": [
+                     *           "purpose"
+                     *         ],
+                     *         "data_categories": [
+                     *           "data categorie"
+                     *         ],
+                     *         "duration": "duration",
+                     *         "price": {
+                     *           "amount": "amount",
+                     *           "currency": "currency"
+                     *         },
+                     *         "recipients": [
+                     *           {
+                     *             "party_id": "party id",
+                     *             "name": "name"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "record_id": "record id",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataOfferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            410: components["responses"]["Error410"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataOffers_checkUse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example offer id */
+                offer_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purpose": "purpose",
+                 *       "data_category": "data_category",
+                 *       "recipient": "recipient"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UseCheckBody"];
+            };
+        };
+        responses: {
+            /** @description data_use_check: object, offer_id, allowed, reason_code (deal_not_accepted|deal_term_ended|consent_withdrawn|consent_expired|purpose_not_agreed|data_category_not_agreed|recipient_not_agreed) | null, record_id */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "data_use_check",
+                     *       "offer_id": "offer id",
+                     *       "allowed": true,
+                     *       "reason_code": "deal_not_accepted",
+                     *       "record_id": "record id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataUseCheckResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Decisions_mint: {
         parameters: {
             query?: never;
@@ -14171,6 +15886,479 @@ export interface operations {
                 };
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of data_policy: data, has_more, next_cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "data_policy",
+                     *           "application_id": "application id",
+                     *           "status": "draft",
+                     *           "version": 1,
+                     *           "version_status": "draft",
+                     *           "active_version": 1,
+                     *           "latest_version": 1,
+                     *           "name": "name",
+                     *           "description": "description",
+                     *           "rules": [
+                     *             {
+                     *               "purpose": "purpose",
+                     *               "data_category": "data category",
+                     *               "retention": "retention"
+                     *             }
+                     *           ],
+                     *           "flow_ids": [
+                     *             "flow id"
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z",
+                     *           "activated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DataPolicyResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "rules": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "data_category": "data_category",
+                 *           "retention": "P1Y"
+                 *         }
+                 *       ],
+                 *       "description": "description",
+                 *       "flow_ids": [
+                 *         "flw_eu_evzv7y6lbeydrkrxuhqc"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreatePolicyBody"];
+            };
+        };
+        responses: {
+            /** @description data_policy: id, object, application_id, status (draft|active), version, version_status (draft|active|superseded), active_version, latest_version, name, description, rules [{purpose, data_category, retention (ISO 8601 duration)}], flow_ids, created_at, updated_at, activated_at */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_policy",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "draft",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "rules": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "data_category": "data category",
+                     *           "retention": "retention"
+                     *         }
+                     *       ],
+                     *       "flow_ids": [
+                     *         "flow id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataPolicyResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_sweepNow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy|deal_term), policy_id, policy_version, purposes}] */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "retention_sweep",
+                     *       "swept_at": "2026-11-25T09:30:00.000Z",
+                     *       "expired_count": 1,
+                     *       "expired": [
+                     *         {
+                     *           "record_id": "record id",
+                     *           "flow_id": "flow id",
+                     *           "expired_at": "2026-11-25T09:30:00.000Z",
+                     *           "reason": "consent_duration",
+                     *           "policy_id": "policy id",
+                     *           "policy_version": 1,
+                     *           "purposes": [
+                     *             "purpose"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RetentionSweepResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example policy id */
+                policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_policy: id, object, application_id, status (draft|active), version, version_status (draft|active|superseded), active_version, latest_version, name, description, rules [{purpose, data_category, retention (ISO 8601 duration)}], flow_ids, created_at, updated_at, activated_at */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_policy",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "draft",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "rules": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "data_category": "data category",
+                     *           "retention": "retention"
+                     *         }
+                     *       ],
+                     *       "flow_ids": [
+                     *         "flow id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataPolicyResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example policy id */
+                policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "rules": [
+                 *         {
+                 *           "purpose": "purpose",
+                 *           "data_category": "data_category",
+                 *           "retention": "P1Y"
+                 *         }
+                 *       ],
+                 *       "description": "description",
+                 *       "flow_ids": [
+                 *         "flw_eu_evzv7y6lbeydrkrxuhqc"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdatePolicyBody"];
+            };
+        };
+        responses: {
+            /** @description data_policy: id, object, application_id, status (draft|active), version, version_status (draft|active|superseded), active_version, latest_version, name, description, rules [{purpose, data_category, retention (ISO 8601 duration)}], flow_ids, created_at, updated_at, activated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_policy",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "draft",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "rules": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "data_category": "data category",
+                     *           "retention": "retention"
+                     *         }
+                     *       ],
+                     *       "flow_ids": [
+                     *         "flow id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataPolicyResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_activate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example policy id */
+                policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_policy: id, object, application_id, status (draft|active), version, version_status (draft|active|superseded), active_version, latest_version, name, description, rules [{purpose, data_category, retention (ISO 8601 duration)}], flow_ids, created_at, updated_at, activated_at */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_policy",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "draft",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "rules": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "data_category": "data category",
+                     *           "retention": "retention"
+                     *         }
+                     *       ],
+                     *       "flow_ids": [
+                     *         "flow id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataPolicyResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Policies_getVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example version */
+                version: string;
+                /** @example policy id */
+                policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_policy: id, object, application_id, status (draft|active), version, version_status (draft|active|superseded), active_version, latest_version, name, description, rules [{purpose, data_category, retention (ISO 8601 duration)}], flow_ids, created_at, updated_at, activated_at */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_policy",
+                     *       "application_id": "application id",
+                     *       "status": "draft",
+                     *       "version": 1,
+                     *       "version_status": "draft",
+                     *       "active_version": 1,
+                     *       "latest_version": 1,
+                     *       "name": "name",
+                     *       "description": "description",
+                     *       "rules": [
+                     *         {
+                     *           "purpose": "purpose",
+                     *           "data_category": "data category",
+                     *           "retention": "retention"
+                     *         }
+                     *       ],
+                     *       "flow_ids": [
+                     *         "flow id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "activated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataPolicyResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };
@@ -17335,6 +19523,81 @@ export interface operations {
                     created_at: string;
                     application_id: string;
                     data: components["schemas"]["ProtoSvcEventsV1ConsentDenied"] | components["schemas"]["ConsentRecordWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_consent_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "consent.expired",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "record_id": "record id",
+                 *         "flow_id": "flow id",
+                 *         "flow_version": 1,
+                 *         "subject_external_id": "subject external id",
+                 *         "subject_email": "subject email",
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "reason": "reason",
+                 *         "policy_id": "policy id",
+                 *         "policy_version": 1,
+                 *         "expired_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "consent.expired";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1ConsentRecordExpired"];
                 };
             };
         };

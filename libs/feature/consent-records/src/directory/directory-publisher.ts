@@ -14,7 +14,7 @@ import { CONSENT_RECORDS_OUTBOX } from '../tokens';
 import { directoryStatus, initialsOf, referenceOf, subjectRef } from './directory';
 
 /** Record events after which a person's directory status is published again. */
-const RECORD_EVENTS = new Set(['consent.recorded', 'consent.purpose_revoked', 'consent.record_revoked']);
+const RECORD_EVENTS = new Set(['consent.recorded', 'consent.purpose_revoked', 'consent.record_revoked', 'consent.expired']);
 const DURABLE = 'consent-records-directory';
 
 /**
@@ -57,7 +57,13 @@ export class DirectoryPublisher implements OnApplicationBootstrap, OnApplication
     const reference = referenceOf(change.subject);
     if (!reference) return;
     const now = this.clock.now();
-    const heads = await this.records.headsForSubject(change.applicationId, reference);
+    // A retention sweep may have ended a record before its flow's term: the earlier end governs.
+    const heads = await Promise.all(
+      (await this.records.headsForSubject(change.applicationId, reference)).map(async (record) => {
+        const expiredAt = await this.records.expiryOf(record.id);
+        return expiredAt !== undefined && (record.expiresAt === null || expiredAt < record.expiresAt) ? { ...record, expiresAt: expiredAt } : record;
+      }),
+    );
     const withdrawals = await this.records.withdrawalsOf(heads.map((r) => r.id));
     const status = directoryStatus(heads, withdrawals, now);
     const key = this.key;
@@ -80,7 +86,7 @@ export class DirectoryPublisher implements OnApplicationBootstrap, OnApplication
 
   private changeOf(event: DeliveredEvent): { applicationId: string; subject: { external_id: string; email: string } } | undefined {
     try {
-      const type = event.eventType as 'consent.recorded' | 'consent.purpose_revoked' | 'consent.record_revoked';
+      const type = event.eventType as 'consent.recorded' | 'consent.purpose_revoked' | 'consent.record_revoked' | 'consent.expired';
       const decoded = decodeEvent(type, event.data, this.bus.personalData);
       const applicationId = decoded.meta?.applicationId ?? '';
       return applicationId ? { applicationId, subject: { external_id: decoded.subjectExternalId, email: decoded.subjectEmail } } : undefined;

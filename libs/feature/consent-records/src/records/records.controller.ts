@@ -85,7 +85,14 @@ export class RecordsController {
   }
 
   private async view(principal: Principal, record: ConsentRecord): Promise<Record<string, unknown>> {
-    const [withdrawals, head, evidence] = await Promise.all([this.records.withdrawalsOf([record.id]), this.records.isHead(principal.applicationId, record), this.evidence.find(record.id)]);
-    return recordView(record, withdrawals, head, this.clock.now(), evidence);
+    const [withdrawals, head, evidence, expiredAt] = await Promise.all([
+      this.records.withdrawalsOf([record.id]),
+      this.records.isHead(principal.applicationId, record),
+      this.evidence.find(record.id),
+      this.records.expiryOf(record.id),
+    ]);
+    // A data policy's retention can end a consent before its flow's term: the earlier end governs.
+    const ended = expiredAt !== undefined && (record.expiresAt === null || expiredAt < record.expiresAt) ? { ...record, expiresAt: expiredAt } : record;
+    return recordView(ended, withdrawals, head, this.clock.now(), evidence);
   }
 }

@@ -93,6 +93,12 @@ export class RecordsRepository {
     return rows.map((r) => ({ recordId: r.record_id, purpose: r.purpose, channel: r.channel, withdrawnAt: r.withdrawn_at }));
   }
 
+  /** When the retention sweep ended the record (term or data-policy retention), if it did. */
+  async expiryOf(recordId: string, manager: EntityManager = this.dataSource.manager): Promise<Date | undefined> {
+    const rows: Array<{ expired_at: Date }> = await manager.query(`SELECT expired_at FROM consent_records.record_expiries WHERE record_id = $1`, [recordId]);
+    return rows[0]?.expired_at;
+  }
+
   async insertWithdrawal(manager: EntityManager, withdrawal: Withdrawal): Promise<void> {
     await manager.query(`INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at) VALUES ($1, $2, $3, $4)`, [
       withdrawal.recordId,

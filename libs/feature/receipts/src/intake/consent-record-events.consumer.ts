@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { ConsentPurposeRevokedSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type GetFlowReply } from '@svc/contracts';
+import { ConsentPurposeRevokedSchema, ConsentRecordExpiredSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type GetFlowReply } from '@svc/contracts';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import type { ReceiptTransition } from '../events/transitions';
@@ -23,7 +23,8 @@ const FLOW_VERSION_CACHE_SIZE = 256;
  * Freezes the receipt of every consent record consent-records writes (`consent.recorded`: Record
  * API, imports, committed captures) and appends its withdrawals (`consent.purpose_revoked`,
  * `consent.record_revoked`) as `consent withdrawn` events, revoking the record's consent-receipt
- * credentials with them. The notice is the record's flow version,
+ * credentials with them, and their expiries (`consent.expired`, the retention sweep) as
+ * `consent expired` events. The notice is the record's flow version,
  * fetched with `consent_records.get_flow` (versions are immutable, so a later fetch is exact); the
  * controller's name comes from `gateway.get_application`. Receipts therefore appear shortly after
  * the record commits. The session-shaped `consent.*` events of decision-gateway are not records.
@@ -74,6 +75,16 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
           type: 'consent_withdrawn',
           at: eventTime(revoked.revokedAt, revoked.meta),
           ...withdrawalActor(revoked.channel, revoked.meta?.applicationId ?? ''),
+        }));
+      }
+      case 'consent.expired': {
+        // The retention sweep ended the consent (its term, or a data policy's retention): the
+        // `consent expired` event state at the end of term, which the status derives from.
+        const expired = decodeSealedEvent(ConsentRecordExpiredSchema, event.data, this.bus.personalData);
+        return this.withdrawn(event, expired.meta?.applicationId ?? '', expired.recordId, () => ({
+          type: 'consent_expired',
+          at: eventTime(expired.expiredAt, expired.meta),
+          channel: 'end_of_term',
         }));
       }
       default:

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/records.proto.
  */
 export const file_svc_events_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSK8BAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChRDb25zZW50UmVjb3JkUmV2b2tlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSK8BAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChRDb25zZW50UmVjb3JkUmV2b2tlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMItkCChRDb25zZW50UmVjb3JkRXhwaXJlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIUCgZyZWFzb24YCCABKAlCBMCMGQISEQoJcG9saWN5X2lkGAkgASgJEhYKDnBvbGljeV92ZXJzaW9uGAogASgNEi4KCmV4cGlyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * One purpose's outcome in a consent record.
@@ -310,4 +310,91 @@ export type ConsentRecordRevoked = Message<"svc.events.v1.ConsentRecordRevoked">
  */
 export const ConsentRecordRevokedSchema: GenMessage<ConsentRecordRevoked> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_records, 3);
+
+/**
+ * consent.expired: a consent record reached the end of its term (the flow's consent_duration) or
+ * of the retention a data policy attached to its flow sets for one of its granted purposes, and
+ * the retention sweep ended it. Withdrawn records never expire afterwards.
+ *
+ * @generated from message svc.events.v1.ConsentRecordExpired
+ */
+export type ConsentRecordExpired = Message<"svc.events.v1.ConsentRecordExpired"> & {
+  /**
+   * @generated from field: svc.events.v1.EventMeta meta = 1;
+   */
+  meta?: EventMeta | undefined;
+
+  /**
+   * @generated from field: string record_id = 2;
+   */
+  recordId: string;
+
+  /**
+   * @generated from field: string flow_id = 3;
+   */
+  flowId: string;
+
+  /**
+   * @generated from field: uint32 flow_version = 4;
+   */
+  flowVersion: number;
+
+  /**
+   * @generated from field: string subject_external_id = 5;
+   */
+  subjectExternalId: string;
+
+  /**
+   * @generated from field: string subject_email = 6;
+   */
+  subjectEmail: string;
+
+  /**
+   * Purposes that were granted until the expiry.
+   *
+   * @generated from field: repeated string purposes = 7;
+   */
+  purposes: string[];
+
+  /**
+   * consent_duration (end of the flow's term), retention_policy (a data policy's rule) or deal_term
+   * (the end of the accepted data deal the record is).
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * The policy and version whose rule ended it (reason retention_policy); empty otherwise.
+   *
+   * @generated from field: string policy_id = 9;
+   */
+  policyId: string;
+
+  /**
+   * @generated from field: uint32 policy_version = 10;
+   */
+  policyVersion: number;
+
+  /**
+   * When the term ended (not when the sweep ran).
+   *
+   * @generated from field: google.protobuf.Timestamp expired_at = 11;
+   */
+  expiredAt?: Timestamp | undefined;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
+};
+
+/**
+ * Describes the message svc.events.v1.ConsentRecordExpired.
+ * Use `create(ConsentRecordExpiredSchema)` to create a new message.
+ */
+export const ConsentRecordExpiredSchema: GenMessage<ConsentRecordExpired> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_records, 4);
 
