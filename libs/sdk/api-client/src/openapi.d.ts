@@ -1399,7 +1399,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step) */
+        /**
+         * OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)
+         * @description In a hybrid application the agent class (the agent identity's registered agent_type, else `unclassified`) picks the route: classes routed to `conductor` run the cascade; classes routed to `oversight` are decided by the application's OpenID AuthZEN 1.0 policy engine (PUT /api/v1/oap/attestations/policy_engine) and its answer is witnessed: 201 with `route: oversight`, `attestation_id` and `witness_receipt`, or 403 `denial_category: oversight_denied`. The oversight route fails closed: an engine timeout, error or missing configuration is a 403 `policy_engine_unavailable` / `policy_engine_not_configured` with `detail.reason`.
+         */
         post: operations["Grants_create"];
         delete?: never;
         options?: never;
@@ -1629,6 +1632,25 @@ export interface paths {
         /** Engine liveness (trusted attester token, attestations:heartbeat); body {status?: ok|degraded, engine_version?} */
         post: operations["Attestations_heartbeat"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oap/attestations/policy_engine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's policy engine */
+        get: operations["PolicyEngines_get"];
+        /** Set the application's AuthZEN 1.0 policy engine (URL, trusted attester, credential stored encrypted, timeout) */
+        put: operations["PolicyEngines_set"];
+        post?: never;
+        /** Remove the application's policy engine */
+        delete: operations["PolicyEngines_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3852,6 +3874,26 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        GrantOversightDeniedResponse: {
+            /** @example The policy engine could not decide the request */
+            message: string;
+            /**
+             * @example policy_engine_unavailable
+             * @enum {string}
+             */
+            reason_code: "policy_engine_denied" | "policy_engine_unavailable" | "policy_engine_not_configured";
+            detail?: components["schemas"]["OversightDenialDetail"];
+            /** @enum {string} */
+            decision: "deny";
+            /** @enum {string} */
+            denial_category: "oversight_denied";
+            /** @enum {string} */
+            route: "oversight";
+            attestation_id?: string;
+            witness_receipt?: string;
+        } & {
+            [key: string]: unknown;
+        };
         GrantRequestBody: {
             agent_id: string;
             agent_dpop_jkt: string;
@@ -3882,6 +3924,22 @@ export interface components {
             status: "active" | "revoked";
             created_at: string;
             revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        GrantWitnessedResponse: {
+            /** @enum {string} */
+            decision: "allow";
+            /** @enum {string} */
+            route: "oversight";
+            attestation_id: string;
+            witness_receipt: string;
+            sequence_number: number;
+            /** @example authzen:https://pdp.example.com */
+            policy_ref: string;
+            iss: string;
+            oap_ver: string;
+            valid_until: string;
         } & {
             [key: string]: unknown;
         };
@@ -4168,6 +4226,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OversightDenialDetail: {
+            /**
+             * @example timeout
+             * @enum {string}
+             */
+            reason: "timeout" | "unreachable" | "target_refused" | "invalid_response" | "witness_unavailable" | "no_engine" | "attester_inactive";
+        } & {
+            [key: string]: unknown;
+        };
         OwnLinkResponse: {
             application_name: string;
             id: string;
@@ -4240,6 +4307,31 @@ export interface components {
             time_zone: string;
             home_country: string;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PolicyEngineEnvelopeResponse: {
+            policy_engine: components["schemas"]["PolicyEngineResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        PolicyEngineResponse: {
+            /** @enum {string} */
+            object: "policy_engine";
+            /** @enum {string} */
+            protocol: "authzen-1.0";
+            /** @example https://pdp.example.com */
+            url: string;
+            /** @example https://pdp.example.com/access/v1/evaluation */
+            evaluation_url: string;
+            attester_id: string;
+            /** @enum {string} */
+            credential_type: "none" | "bearer" | "header";
+            credential_header: string | null;
+            credential_configured: boolean;
+            timeout_ms: number;
+            created_at: string;
+            updated_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -4509,6 +4601,15 @@ export interface components {
             agent_class: string;
             /** @enum {string} */
             route: "conductor" | "oversight";
+        };
+        SetPolicyEngineBody: {
+            url: string;
+            attester_id: string;
+            /** @enum {string} */
+            credential_type?: "none" | "bearer" | "header";
+            credential?: string;
+            credential_header?: string;
+            timeout_ms?: number;
         };
         SignedInResponse: {
             person: components["schemas"]["PersonResponse"];
@@ -5045,7 +5146,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "transfer_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -5155,7 +5256,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "subject_reference_missing" | "validation_failed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -11172,7 +11273,7 @@ export interface operations {
                      *       "valid_until": "2026-11-25T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["GrantAllowedResponse"];
+                    "application/json": components["schemas"]["GrantAllowedResponse"] | components["schemas"]["GrantWitnessedResponse"];
                 };
             };
             /** @description Success */
@@ -11215,7 +11316,7 @@ export interface operations {
                      *       "cascade_step": 7
                      *     }
                      */
-                    "application/json": components["schemas"]["GrantDeniedResponse"];
+                    "application/json": components["schemas"]["GrantDeniedResponse"] | components["schemas"]["GrantOversightDeniedResponse"];
                 };
             };
             404: components["responses"]["Error404"];
@@ -12275,6 +12376,133 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PolicyEngines_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description policy_engine {object, protocol (authzen-1.0), url, evaluation_url, attester_id, credential_type, credential_header, credential_configured, timeout_ms, created_at, updated_at}; never the credential */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policy_engine": {
+                     *         "object": "policy_engine",
+                     *         "protocol": "authzen-1.0",
+                     *         "url": "https://pdp.example.com",
+                     *         "evaluation_url": "https://pdp.example.com/access/v1/evaluation",
+                     *         "attester_id": "attester id",
+                     *         "credential_type": "none",
+                     *         "credential_header": "credential header",
+                     *         "credential_configured": true,
+                     *         "timeout_ms": 1,
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "updated_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyEngineEnvelopeResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PolicyEngines_set: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/consent",
+                 *       "attester_id": "attester id",
+                 *       "credential_type": "none",
+                 *       "credential": "credential",
+                 *       "credential_header": "credential header",
+                 *       "timeout_ms": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetPolicyEngineBody"];
+            };
+        };
+        responses: {
+            /** @description policy_engine {object, protocol (authzen-1.0), url, evaluation_url, attester_id, credential_type, credential_header, credential_configured, timeout_ms, created_at, updated_at}; never the credential */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policy_engine": {
+                     *         "object": "policy_engine",
+                     *         "protocol": "authzen-1.0",
+                     *         "url": "https://pdp.example.com",
+                     *         "evaluation_url": "https://pdp.example.com/access/v1/evaluation",
+                     *         "attester_id": "attester id",
+                     *         "credential_type": "none",
+                     *         "credential_header": "credential header",
+                     *         "credential_configured": true,
+                     *         "timeout_ms": 1,
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "updated_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyEngineEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PolicyEngines_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
         };
     };
