@@ -1583,6 +1583,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/consent_records/{record_id}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw one of my consent records, or one purpose of it (person access token; a delegate with X-Delegation-Grant-Id acts for the principal) */
+        post: operations["MyConsentRecords_withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oap/attestations": {
         parameters: {
             query?: never;
@@ -2756,6 +2773,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ActedByResponse: {
+            delegate_id: string;
+            principal_id: string;
+            delegation_grant_id: string;
+            /** @enum {string} */
+            delegation_type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+        } & {
+            [key: string]: unknown;
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ActionBoundsBody: {
             allowed?: string[];
@@ -3270,6 +3296,7 @@ export interface components {
             status: "granted" | "declined" | "withdrawn" | "expired";
             withdrawn_at: string | null;
             withdrawal_channel: string | null;
+            withdrawal_acted_by?: components["schemas"]["WithdrawalActedByResponse"];
         } & {
             [key: string]: unknown;
         };
@@ -3349,6 +3376,19 @@ export interface components {
         ConsentTokenVerdictResponse: {
             valid: boolean;
             status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentWithdrawalResponse: {
+            /** @enum {string} */
+            object: "consent_withdrawal";
+            record_id: string;
+            application_id: string;
+            purpose: string | null;
+            /** @enum {string} */
+            channel: "own_records";
+            withdrawn_at: string;
+            acted_by: components["schemas"]["ActedByResponse"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -4150,6 +4190,9 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        MyWithdrawalBody: {
+            purpose?: string;
+        };
         OAuthClientResponse: {
             client_id: string;
             /** @enum {string} */
@@ -4928,6 +4971,15 @@ export interface components {
             /** @enum {string} */
             channel?: "own_records" | "email_link" | "receipt_link" | "mailing_tool" | "organisation" | "unspecified";
         };
+        WithdrawalActedByResponse: {
+            delegate_id: string;
+            principal_id: string;
+            delegation_grant_id: string;
+            /** @enum {string} */
+            delegation_type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+        } & {
+            [key: string]: unknown;
+        };
         WitnessConfigurationResponse: {
             /** @enum {string} */
             object: "witness_configuration";
@@ -4949,6 +5001,14 @@ export interface components {
             /** @enum {string} */
             status: "ok" | "unreachable";
             last_success_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ActedBy: {
+            delegate_id: string;
+            principal_id: string;
+            delegation_grant_id: string;
+            delegation_type: string;
         } & {
             [key: string]: unknown;
         };
@@ -5005,6 +5065,7 @@ export interface components {
             channel: string;
             /** Format: date-time */
             revoked_at?: string;
+            acted_by?: components["schemas"]["ProtoSvcEventsV1ActedBy"];
         } & {
             [key: string]: unknown;
         };
@@ -9169,7 +9230,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -9211,7 +9278,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -9689,7 +9762,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -9763,7 +9842,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -12036,6 +12121,63 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MyConsentRecords_withdraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example record id */
+                record_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purpose": "purpose"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MyWithdrawalBody"];
+            };
+        };
+        responses: {
+            /** @description consent_withdrawal: record_id, application_id, purpose, channel (own_records), withdrawn_at, acted_by {delegate_id, principal_id, delegation_grant_id, delegation_type} or null */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "consent_withdrawal",
+                     *       "record_id": "record id",
+                     *       "application_id": "application id",
+                     *       "purpose": "purpose",
+                     *       "channel": "own_records",
+                     *       "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *       "acted_by": {
+                     *         "delegate_id": "delegate id",
+                     *         "principal_id": "principal id",
+                     *         "delegation_grant_id": "delegation grant id",
+                     *         "delegation_type": "guardian"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentWithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
@@ -15136,7 +15278,13 @@ export interface operations {
                  *         "subject_email": "subject email",
                  *         "purpose": "purpose",
                  *         "channel": "channel",
-                 *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                 *         "acted_by": {
+                 *           "delegate_id": "delegate id",
+                 *           "principal_id": "principal id",
+                 *           "delegation_grant_id": "delegation grant id",
+                 *           "delegation_type": "delegation type"
+                 *         }
                  *       }
                  *     }
                  */
