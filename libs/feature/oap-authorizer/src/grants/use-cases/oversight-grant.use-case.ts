@@ -68,12 +68,12 @@ export class OversightGrant {
 
   /**
    * The agent class of a hybrid application's request when its route is `oversight`; undefined
-   * when the cascade decides (the class is routed to conductor, or the agent is unknown here —
-   * the cascade then answers `agent_not_found`).
+   * when the cascade decides (the class is routed to conductor, or the agent is unknown here or
+   * suspended — the cascade then refuses it as it refuses any such agent).
    */
   async oversightClassOf(request: GrantRequest): Promise<string | undefined> {
     const agent = (await this.grants.agentSnapshots([request.agentId])).get(request.agentId);
-    if (!agent || agent.agent.applicationId !== request.applicationId) return undefined;
+    if (!agent || agent.agent.applicationId !== request.applicationId || agent.agent.status !== 'active') return undefined;
     const agentClass = agentClassOf(agent.agent);
     const route = await this.rpc.call('oversight.agent_class_route', { applicationId: request.applicationId, agentClass });
     return route.route === 'oversight' ? agentClass : undefined;
