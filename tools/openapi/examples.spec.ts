@@ -69,9 +69,9 @@ describe('examples of the published OpenAPI document', () => {
     expect(exampleOf({ type: 'string', pattern: '\\S', minLength: 10 }, components, 'rationale')).toHaveLength(17);
   });
 
-  it("shows the grant's 403 as its denial body, not the plain envelope", () => {
+  it("shows the grant's 403 as its denial bodies (the cascade's, a hybrid application's policy engine's), not the plain envelope", () => {
     const denied = (document.paths['/api/v1/grants']!.post!.responses as Record<string, { content: Record<string, Media> }>)['403']!.content['application/json']!;
-    expect(denied.schema).toEqual({ $ref: '#/components/schemas/GrantDeniedResponse' });
+    expect(denied.schema).toEqual({ anyOf: [{ $ref: '#/components/schemas/GrantDeniedResponse' }, { $ref: '#/components/schemas/GrantOversightDeniedResponse' }] });
     expect(denied.example).toMatchObject({ decision: 'deny', denial_category: 'intent_denied', cascade_step: 7, reason_code: 'value_exceeds_per_action' });
   });
 

@@ -42,6 +42,20 @@ describe('authority proposals granted by the signed-in person', () => {
     expect(res.body).toMatchObject({ decision: 'deny', cascade_step: 3, reason_code: 'authority_not_granted' });
   });
 
+  it('the page has the decision pages\' design in the application\'s brand: their stylesheet, its colour and name, a nonce-bound style', async () => {
+    expect((await http('PATCH', `${us}/api/v1/applications/${app.id}`, { headers: bearer(app.token), json: { brand_color: '#0F766E' } })).status).toBe(200);
+    const { token } = await propose();
+    const res = await http('GET', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, 'accept-language': 'en' } });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('border-top:6px solid var(--brand)');
+    expect(res.text).toContain(':root{--brand:#0f766e;');
+    expect(res.text).toMatch(/<p class="brand"><span>[^<]+<\/span><\/p>/);
+    expect(res.text).toContain('<button type="button" class="primary" data-answer="grant">Grant</button>');
+    expect(res.text).toMatch(/<html lang="en" dir="ltr">/);
+    const nonce = /<style nonce="([^"]+)">/.exec(res.text)?.[1];
+    expect(res.headers.get('content-security-policy')).toContain(`'nonce-${nonce}'`);
+  });
+
   it('the page sends a browser without a sign-in to the sign-in page', async () => {
     const { token } = await propose();
     const res = await http('GET', `${us}/authorities/${token}`, { redirect: 'manual' });

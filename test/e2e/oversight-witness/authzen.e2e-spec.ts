@@ -87,6 +87,7 @@ describe('AuthZEN 1.0 interop adapter', () => {
     seq += 1;
     return {
       pdpBaseUrl: pdp.url,
+      environment: 'development' as const,
       evaluation: {
         subject: { type: 'user', id: subjectId, properties: { department: 'finance' } },
         action: { name: action },

@@ -35,6 +35,7 @@ import { GrantsController } from './grants/grants.controller';
 import { GrantsRepository } from './grants/grants.repository';
 import { ReceiptSigner } from './grants/receipts';
 import { RefreshAttestation } from './grants/use-cases/refresh-attestation.use-case';
+import { OversightGrant } from './grants/use-cases/oversight-grant.use-case';
 import { RequestGrant } from './grants/use-cases/request-grant.use-case';
 import { OAP_SCHEMA } from './schema';
 import { ChronicleDirectory } from './shared/chronicle';
@@ -73,6 +74,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     ResumeAuthority,
     RevokeAuthority,
     RequestGrant,
+    OversightGrant,
     RefreshAttestation,
     GrantIssuer,
     ReceiptSigner,

@@ -20,7 +20,9 @@ export { MAX_WITNESS_RECEIPT_BYTES, WITNESS_RECEIPT_TTL_SECONDS, WITNESS_RECEIPT
 export { ResolveAgentClassRoute, type ResolvedRoute } from './routing/resolve-agent-class-route.use-case';
 export { AGENT_CLASS_ROUTES, type AgentClassRoute } from './routing/agent-class-routes.repository';
 export {
-  AUTHZEN_EVALUATION_PATH, AuthZenAttestationAdapter, authZenEvidenceDigest,
+  AUTHZEN_EVALUATION_PATH, AuthZenAttestationAdapter, authZenEvidenceDigest, authZenPolicyRef,
   type AuthZenAttestationRequest, type AuthZenAttestationResult, type AuthZenEvaluationRequest,
 } from './authzen/authzen-attestation.adapter';
 export { OversightWitnessConfig } from './oversight-witness.config';
+export { EvaluateGrant, evaluationOf, type EvaluateGrantCommand, type EvaluateGrantOutcome, type EngineUnavailableReason } from './policy-engines/evaluate-grant.use-case';
+export { POLICY_ENGINE_CREDENTIAL_TYPES, DEFAULT_POLICY_ENGINE_TIMEOUT_MS, type PolicyEngine } from './policy-engines/policy-engine';

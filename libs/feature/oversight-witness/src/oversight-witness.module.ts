@@ -22,14 +22,18 @@ import { AgentClassRoutesController } from './routing/agent-class-routes.control
 import { AgentClassRoutesRepository } from './routing/agent-class-routes.repository';
 import { OversightRpcHandlers } from './routing/oversight-rpc.handlers';
 import { ResolveAgentClassRoute } from './routing/resolve-agent-class-route.use-case';
+import { EvaluateGrant } from './policy-engines/evaluate-grant.use-case';
+import { PolicyEnginesController } from './policy-engines/policy-engines.controller';
+import { PolicyEnginesRepository } from './policy-engines/policy-engines.repository';
+import { SetPolicyEngine } from './policy-engines/set-policy-engine.use-case';
 import { OVERSIGHT_SCHEMA } from './schema';
 import { OVERSIGHT_OUTBOX } from './tokens';
 
-/** oversight-witness: trusted attesters, attestations, heartbeats, witness receipts, hybrid routing. */
+/** oversight-witness: trusted attesters, attestations, heartbeats, witness receipts, hybrid routing, the customer's policy engine. */
 @Module({
   // The routes controller comes before the attestations controller only for readability:
   // Fastify matches the static `agent_class_routes` / `heartbeat` segments before `:attestation_id`.
-  controllers: [AttestersController, AgentClassRoutesController, AttestationsController, OversightRpcHandlers],
+  controllers: [AttestersController, AgentClassRoutesController, PolicyEnginesController, AttestationsController, OversightRpcHandlers],
   providers: [
     { provide: OVERSIGHT_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OVERSIGHT_SCHEMA), inject: [OutboxRegistry] },
     AttestersRepository,
@@ -50,6 +54,9 @@ import { OVERSIGHT_OUTBOX } from './tokens';
     RecordHeartbeat,
     ResolveAgentClassRoute,
     AuthZenAttestationAdapter,
+    PolicyEnginesRepository,
+    SetPolicyEngine,
+    EvaluateGrant,
     ApprovalOutcomes,
   ],
   exports: [AuthenticateAttester, GrantElevation, ResolveEscalation, ResolveAgentClassRoute, AuthZenAttestationAdapter, SubmitAttestation, AttestersRepository],

@@ -27,6 +27,10 @@ export const oversightError = defineErrors({
   escalation_not_pending: 'conflict',
   authzen_pdp_unreachable: 'unavailable',
   authzen_response_invalid: 'unavailable',
+  policy_engine_url_invalid: 'unprocessable',
+  policy_engine_credential_invalid: 'unprocessable',
+  policy_engine_attester_invalid: 'unprocessable',
+  policy_engine_not_found: 'not_found',
 });
 
 export type OversightErrorCode = (typeof oversightError.codes)[number];

@@ -9,6 +9,9 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Read timeout of a call (response headers, then each body chunk), ms. */
 export const DEFAULT_READ_TIMEOUT_MS = 15_000;
 
+/** Error text of a call ended by its `signal` (an overall deadline passed, or the caller gave up). */
+export const ABORTED_ERROR = 'aborted';
+
 export interface EgressClientOptions {
   /** Response bytes read before the connection is dropped (the body is cut there). */
   maxResponseBytes: number;
@@ -29,6 +32,8 @@ export interface EgressRequest {
   body?: string;
   /** The calling application's environment: which addresses the call may reach. */
   environment: EgressEnvironment;
+  /** Aborts the call (e.g. `AbortSignal.timeout(ms)`: an overall deadline on top of the agent's timeouts). */
+  signal?: AbortSignal;
 }
 
 /** A response (status, headers and, for `text` clients, the bounded body) or a short error text. */
@@ -55,12 +60,13 @@ export class EgressClient {
 
   async send(call: EgressRequest): Promise<EgressResult> {
     try {
-      const response = await request(call.url, { method: call.method, headers: call.headers, body: call.body, dispatcher: this.agents[call.environment] });
+      const response = await request(call.url, { method: call.method, headers: call.headers, body: call.body, dispatcher: this.agents[call.environment], signal: call.signal });
       let body = '';
       if (this.options.responseBody === 'text') body = await readLimited(response.body, this.options.maxResponseBytes);
       else await response.body.dump({ limit: this.options.maxResponseBytes }).catch(() => undefined);
       return { statusCode: response.statusCode, headers: response.headers, body };
     } catch (error) {
+      if (call.signal?.aborted) return { error: ABORTED_ERROR };
       return { error: networkErrorText(error) };
     }
   }

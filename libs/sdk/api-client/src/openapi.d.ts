@@ -1781,7 +1781,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step) */
+        /**
+         * OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)
+         * @description In a hybrid application the agent class (the agent identity's registered agent_type, else `unclassified`) picks the route: classes routed to `conductor` run the cascade; classes routed to `oversight` are decided by the application's OpenID AuthZEN 1.0 policy engine (PUT /api/v1/oap/attestations/policy_engine) and its answer is witnessed: 201 with `route: oversight`, `attestation_id` and `witness_receipt`, or 403 `denial_category: oversight_denied`. The oversight route fails closed: an engine timeout, error or missing configuration is a 403 `policy_engine_unavailable` / `policy_engine_not_configured` with `detail.reason`.
+         */
         post: operations["Grants_create"];
         delete?: never;
         options?: never;
@@ -1981,6 +1984,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/consent_records/{record_id}/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw one of my consent records, or one purpose of it (person access token; a delegate with X-Delegation-Grant-Id acts for the principal) */
+        post: operations["MyConsentRecords_withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oap/attestations": {
         parameters: {
             query?: never;
@@ -2030,6 +2050,25 @@ export interface paths {
         /** Engine liveness (trusted attester token, attestations:heartbeat); body {status?: ok|degraded, engine_version?} */
         post: operations["Attestations_heartbeat"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/oap/attestations/policy_engine": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's policy engine */
+        get: operations["PolicyEngines_get"];
+        /** Set the application's AuthZEN 1.0 policy engine (URL, trusted attester, credential stored encrypted, timeout) */
+        put: operations["PolicyEngines_set"];
+        post?: never;
+        /** Remove the application's policy engine */
+        delete: operations["PolicyEngines_remove"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3424,6 +3463,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ActedByResponse: {
+            delegate_id: string;
+            principal_id: string;
+            delegation_grant_id: string;
+            /** @enum {string} */
+            delegation_type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+        } & {
+            [key: string]: unknown;
+        };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ActionBoundsBody: {
             allowed?: string[];
@@ -3960,6 +4008,7 @@ export interface components {
             status: "granted" | "declined" | "withdrawn" | "expired";
             withdrawn_at: string | null;
             withdrawal_channel: string | null;
+            withdrawal_acted_by?: components["schemas"]["WithdrawalActedByResponse"];
         } & {
             [key: string]: unknown;
         };
@@ -4039,6 +4088,19 @@ export interface components {
         ConsentTokenVerdictResponse: {
             valid: boolean;
             status: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConsentWithdrawalResponse: {
+            /** @enum {string} */
+            object: "consent_withdrawal";
+            record_id: string;
+            application_id: string;
+            purpose: string | null;
+            /** @enum {string} */
+            channel: "own_records";
+            withdrawn_at: string;
+            acted_by: components["schemas"]["ActedByResponse"] | null;
         } & {
             [key: string]: unknown;
         };
@@ -4834,6 +4896,26 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        GrantOversightDeniedResponse: {
+            /** @example The policy engine could not decide the request */
+            message: string;
+            /**
+             * @example policy_engine_unavailable
+             * @enum {string}
+             */
+            reason_code: "policy_engine_denied" | "policy_engine_unavailable" | "policy_engine_not_configured";
+            detail?: components["schemas"]["OversightDenialDetail"];
+            /** @enum {string} */
+            decision: "deny";
+            /** @enum {string} */
+            denial_category: "oversight_denied";
+            /** @enum {string} */
+            route: "oversight";
+            attestation_id?: string;
+            witness_receipt?: string;
+        } & {
+            [key: string]: unknown;
+        };
         GrantRequestBody: {
             agent_id: string;
             agent_dpop_jkt: string;
@@ -4864,6 +4946,22 @@ export interface components {
             status: "active" | "revoked";
             created_at: string;
             revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        GrantWitnessedResponse: {
+            /** @enum {string} */
+            decision: "allow";
+            /** @enum {string} */
+            route: "oversight";
+            attestation_id: string;
+            witness_receipt: string;
+            sequence_number: number;
+            /** @example authzen:https://pdp.example.com */
+            policy_ref: string;
+            iss: string;
+            oap_ver: string;
+            valid_until: string;
         } & {
             [key: string]: unknown;
         };
@@ -5080,6 +5178,9 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        MyWithdrawalBody: {
+            purpose?: string;
+        };
         OAuthClientResponse: {
             client_id: string;
             /** @enum {string} */
@@ -5156,6 +5257,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        OversightDenialDetail: {
+            /**
+             * @example timeout
+             * @enum {string}
+             */
+            reason: "timeout" | "unreachable" | "target_refused" | "invalid_response" | "witness_unavailable" | "no_engine" | "attester_inactive";
+        } & {
+            [key: string]: unknown;
+        };
         OwnLinkResponse: {
             application_name: string;
             id: string;
@@ -5228,6 +5338,31 @@ export interface components {
             time_zone: string;
             home_country: string;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        PolicyEngineEnvelopeResponse: {
+            policy_engine: components["schemas"]["PolicyEngineResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        PolicyEngineResponse: {
+            /** @enum {string} */
+            object: "policy_engine";
+            /** @enum {string} */
+            protocol: "authzen-1.0";
+            /** @example https://pdp.example.com */
+            url: string;
+            /** @example https://pdp.example.com/access/v1/evaluation */
+            evaluation_url: string;
+            attester_id: string;
+            /** @enum {string} */
+            credential_type: "none" | "bearer" | "header";
+            credential_header: string | null;
+            credential_configured: boolean;
+            timeout_ms: number;
+            created_at: string;
+            updated_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -5578,6 +5713,15 @@ export interface components {
             agent_class: string;
             /** @enum {string} */
             route: "conductor" | "oversight";
+        };
+        SetPolicyEngineBody: {
+            url: string;
+            attester_id: string;
+            /** @enum {string} */
+            credential_type?: "none" | "bearer" | "header";
+            credential?: string;
+            credential_header?: string;
+            timeout_ms?: number;
         };
         SignedInResponse: {
             person: components["schemas"]["PersonResponse"];
@@ -6094,6 +6238,15 @@ export interface components {
             /** @enum {string} */
             channel?: "own_records" | "email_link" | "receipt_link" | "mailing_tool" | "organisation" | "unspecified";
         };
+        WithdrawalActedByResponse: {
+            delegate_id: string;
+            principal_id: string;
+            delegation_grant_id: string;
+            /** @enum {string} */
+            delegation_type: "guardian" | "caregiver" | "power_of_attorney" | "it_admin" | "peer";
+        } & {
+            [key: string]: unknown;
+        };
         WitnessConfigurationResponse: {
             /** @enum {string} */
             object: "witness_configuration";
@@ -6115,6 +6268,14 @@ export interface components {
             /** @enum {string} */
             status: "ok" | "unreachable";
             last_success_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1ActedBy: {
+            delegate_id: string;
+            principal_id: string;
+            delegation_grant_id: string;
+            delegation_type: string;
         } & {
             [key: string]: unknown;
         };
@@ -6188,6 +6349,7 @@ export interface components {
             channel: string;
             /** Format: date-time */
             revoked_at?: string;
+            acted_by?: components["schemas"]["ProtoSvcEventsV1ActedBy"];
         } & {
             [key: string]: unknown;
         };
@@ -6351,7 +6513,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -6461,7 +6623,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -10652,7 +10814,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -10694,7 +10862,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -11184,7 +11358,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -11261,7 +11441,13 @@ export interface operations {
                      *           "decision": "granted",
                      *           "status": "granted",
                      *           "withdrawn_at": "2026-11-25T09:30:00.000Z",
-                     *           "withdrawal_channel": "withdrawal channel"
+                     *           "withdrawal_channel": "withdrawal channel",
+                     *           "withdrawal_acted_by": {
+                     *             "delegate_id": "delegate id",
+                     *             "principal_id": "principal id",
+                     *             "delegation_grant_id": "delegation grant id",
+                     *             "delegation_type": "guardian"
+                     *           }
                      *         }
                      *       ],
                      *       "decisions": {},
@@ -14396,7 +14582,7 @@ export interface operations {
                      *       "valid_until": "2026-11-25T09:30:00.000Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["GrantAllowedResponse"];
+                    "application/json": components["schemas"]["GrantAllowedResponse"] | components["schemas"]["GrantWitnessedResponse"];
                 };
             };
             /** @description Success */
@@ -14439,7 +14625,7 @@ export interface operations {
                      *       "cascade_step": 7
                      *     }
                      */
-                    "application/json": components["schemas"]["GrantDeniedResponse"];
+                    "application/json": components["schemas"]["GrantDeniedResponse"] | components["schemas"]["GrantOversightDeniedResponse"];
                 };
             };
             404: components["responses"]["Error404"];
@@ -15315,6 +15501,67 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    MyConsentRecords_withdraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example record id */
+                record_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purpose": "purpose"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MyWithdrawalBody"];
+            };
+        };
+        responses: {
+            /** @description consent_withdrawal: record_id, application_id, purpose, channel (own_records), withdrawn_at, acted_by {delegate_id, principal_id, delegation_grant_id, delegation_type} or null */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "consent_withdrawal",
+                     *       "record_id": "record id",
+                     *       "application_id": "application id",
+                     *       "purpose": "purpose",
+                     *       "channel": "own_records",
+                     *       "withdrawn_at": "2026-11-25T09:30:00.000Z",
+                     *       "acted_by": {
+                     *         "delegate_id": "delegate id",
+                     *         "principal_id": "principal id",
+                     *         "delegation_grant_id": "delegation grant id",
+                     *         "delegation_type": "guardian"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsentWithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Attestations_submit: {
         parameters: {
             query?: never;
@@ -15660,6 +15907,142 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PolicyEngines_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description policy_engine {object, protocol (authzen-1.0), url, evaluation_url, attester_id, credential_type, credential_header, credential_configured, timeout_ms, created_at, updated_at}; never the credential */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policy_engine": {
+                     *         "object": "policy_engine",
+                     *         "protocol": "authzen-1.0",
+                     *         "url": "https://pdp.example.com",
+                     *         "evaluation_url": "https://pdp.example.com/access/v1/evaluation",
+                     *         "attester_id": "attester id",
+                     *         "credential_type": "none",
+                     *         "credential_header": "credential header",
+                     *         "credential_configured": true,
+                     *         "timeout_ms": 1,
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "updated_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyEngineEnvelopeResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PolicyEngines_set: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/consent",
+                 *       "attester_id": "attester id",
+                 *       "credential_type": "none",
+                 *       "credential": "credential",
+                 *       "credential_header": "credential header",
+                 *       "timeout_ms": 100
+                 *     }
+                 */
+                "application/json": components["schemas"]["SetPolicyEngineBody"];
+            };
+        };
+        responses: {
+            /** @description policy_engine {object, protocol (authzen-1.0), url, evaluation_url, attester_id, credential_type, credential_header, credential_configured, timeout_ms, created_at, updated_at}; never the credential */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "policy_engine": {
+                     *         "object": "policy_engine",
+                     *         "protocol": "authzen-1.0",
+                     *         "url": "https://pdp.example.com",
+                     *         "evaluation_url": "https://pdp.example.com/access/v1/evaluation",
+                     *         "attester_id": "attester id",
+                     *         "credential_type": "none",
+                     *         "credential_header": "credential header",
+                     *         "credential_configured": true,
+                     *         "timeout_ms": 1,
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "updated_at": "2026-11-25T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PolicyEngineEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    PolicyEngines_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
@@ -19730,7 +20113,13 @@ export interface operations {
                  *         "subject_email": "subject email",
                  *         "purpose": "purpose",
                  *         "channel": "channel",
-                 *         "revoked_at": "2026-11-25T09:30:00.000Z"
+                 *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                 *         "acted_by": {
+                 *           "delegate_id": "delegate id",
+                 *           "principal_id": "principal id",
+                 *           "delegation_grant_id": "delegation grant id",
+                 *           "delegation_type": "delegation type"
+                 *         }
                  *       }
                  *     }
                  */

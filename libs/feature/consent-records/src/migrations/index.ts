@@ -7,11 +7,12 @@ import { CreateFormIntegrations1732760000000 } from './1732760000000-create-form
 import { CreateMailingAudiences1732800000000 } from './1732800000000-create-mailing-audiences';
 import { CreateSessionRecordEvidence1732900000000 } from './1732900000000-create-session-record-evidence';
 import { CreateDirectoryEntries1733000000000 } from './1733000000000-create-directory-entries';
+import { AddWithdrawalActedBy1803000000001 } from './1803000000001-add-withdrawal-acted-by';
 import { CreateDataPolicies1806000000000 } from './1806000000000-create-data-policies';
 import { CreateDataDeals1806000000001 } from './1806000000001-create-data-deals';
 
 /** consent-records' schema and its migrations, in order. */
 export const consentRecordsMigrations: SchemaMigrations = {
   schema: CONSENT_RECORDS_SCHEMA,
-  migrations: [CreateFlows1732400000000, CreateRecords1732500000000, AddCaptureRenderingDigest1732720000000, CreateFormIntegrations1732760000000, CreateMailingAudiences1732800000000, CreateSessionRecordEvidence1732900000000, CreateDirectoryEntries1733000000000, CreateDataPolicies1806000000000, CreateDataDeals1806000000001],
+  migrations: [CreateFlows1732400000000, CreateRecords1732500000000, AddCaptureRenderingDigest1732720000000, CreateFormIntegrations1732760000000, CreateMailingAudiences1732800000000, CreateSessionRecordEvidence1732900000000, CreateDirectoryEntries1733000000000, AddWithdrawalActedBy1803000000001, CreateDataPolicies1806000000000, CreateDataDeals1806000000001],
 };

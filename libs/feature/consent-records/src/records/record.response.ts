@@ -1,6 +1,17 @@
 import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+
+/** A delegate who withdrew for the person: "by D acting for P under dlg_…". */
+export class WithdrawalActedByResponse {
+  /** The delegate (`usr_…`) who acted. */
+  @IsString() delegate_id!: string;
+  /** The person (`usr_…`) the delegate acted for. */
+  @IsString() principal_id!: string;
+  /** The delegation grant (`dlg_<region>_…`) the delegate acted under. */
+  @IsString() delegation_grant_id!: string;
+  @IsIn(['guardian', 'caregiver', 'power_of_attorney', 'it_admin', 'peer']) delegation_type!: string;
+}
 
 /** One purpose of a consent record with its own status. */
 export class ConsentRecordPurposeResponse {
@@ -9,6 +20,8 @@ export class ConsentRecordPurposeResponse {
   @IsIn(['granted', 'declined', 'withdrawn', 'expired']) status!: string;
   @IsString() @Nullable() withdrawn_at!: string | null;
   @IsString() @Nullable() withdrawal_channel!: string | null;
+  /** Present only when a delegate withdrew for the person. */
+  @IsOptional() @ValidateNested() @Type(() => WithdrawalActedByResponse) withdrawal_acted_by?: WithdrawalActedByResponse;
 }
 
 /** The wire shape of `recordView` (`consent_record`), published in the OpenAPI document. */

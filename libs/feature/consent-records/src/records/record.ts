@@ -45,12 +45,28 @@ export interface ConsentRecord {
   withdrawnPurposes: string[];
 }
 
+/** A delegate (`usr_…`) who acted for the record's principal (`usr_…`) under a delegation grant (`dlg_…`). */
+export interface ActedBy {
+  delegateId: string;
+  principalId: string;
+  delegationGrantId: string;
+  /** guardian, caregiver, power_of_attorney, it_admin, peer. */
+  delegationType: string;
+}
+
 /** A withdrawal appended to a record: `purpose` null withdraws the whole consent. */
 export interface Withdrawal {
   recordId: string;
   purpose: string | null;
   channel: WithdrawalChannel;
   withdrawnAt: Date;
+  /** Set when a delegate withdrew for the person ("by D acting for P under dlg_…"). */
+  actedBy?: ActedBy;
+}
+
+/** The wire shape of a withdrawal's `acted_by`. */
+export function actedByView(actedBy: ActedBy): { delegate_id: string; principal_id: string; delegation_grant_id: string; delegation_type: string } {
+  return { delegate_id: actedBy.delegateId, principal_id: actedBy.principalId, delegation_grant_id: actedBy.delegationGrantId, delegation_type: actedBy.delegationType };
 }
 
 /**
@@ -68,7 +84,11 @@ export function subjectKeys(subject: Subject): string[] {
 export type PurposeStatus = 'granted' | 'declined' | 'withdrawn' | 'expired';
 
 /** Per-purpose status of a record given its withdrawals and the time. */
-export function purposeStatuses(record: ConsentRecord, withdrawals: readonly Withdrawal[], now: Date): Array<{ purpose: string; decision: Decision; status: PurposeStatus; withdrawn_at: string | null; withdrawal_channel: string | null }> {
+export function purposeStatuses(
+  record: ConsentRecord,
+  withdrawals: readonly Withdrawal[],
+  now: Date,
+): Array<{ purpose: string; decision: Decision; status: PurposeStatus; withdrawn_at: string | null; withdrawal_channel: string | null; withdrawal_acted_by?: ReturnType<typeof actedByView> }> {
   const whole = withdrawals.find((w) => w.purpose === null);
   // jsonb does not keep key order; purposes are listed by key so answers are stable.
   return Object.entries(record.decisions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([purpose, d]) => {
@@ -78,7 +98,15 @@ export function purposeStatuses(record: ConsentRecord, withdrawals: readonly Wit
       if (own) status = 'withdrawn';
       else if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) status = 'expired';
     }
-    return { purpose, decision: d.decision, status, withdrawn_at: own?.withdrawnAt.toISOString() ?? null, withdrawal_channel: own?.channel ?? null };
+    return {
+      purpose,
+      decision: d.decision,
+      status,
+      withdrawn_at: own?.withdrawnAt.toISOString() ?? null,
+      withdrawal_channel: own?.channel ?? null,
+      // Only a delegate's withdrawal names who acted, for whom and under which grant.
+      ...(own?.actedBy ? { withdrawal_acted_by: actedByView(own.actedBy) } : {}),
+    };
   });
 }
 

@@ -52,6 +52,8 @@ export interface NewRecord extends Omit<ConsentRecord, 'expiresAt'> {
   requestDigest: string;
 }
 
+const WITHDRAWAL_COLUMNS = 'id, record_id, purpose, channel, withdrawn_at, acted_by_delegate_id, acted_for_principal_id, acted_under_grant_id, acted_under_grant_type';
+
 /** Queries of consent_records.records, record_heads and withdrawals. Reads are scoped by application. */
 @Injectable()
 export class RecordsRepository {
@@ -84,13 +86,30 @@ export class RecordsRepository {
 
   async withdrawalsOf(recordIds: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<Withdrawal[]> {
     if (recordIds.length === 0) return [];
-    const rows: Array<{ record_id: string; purpose: string | null; channel: WithdrawalChannel; withdrawn_at: Date }> = await manager.query(
+    const rows: Array<{
+      record_id: string;
+      purpose: string | null;
+      channel: WithdrawalChannel;
+      withdrawn_at: Date;
+      acted_by_delegate_id: string | null;
+      acted_for_principal_id: string | null;
+      acted_under_grant_id: string | null;
+      acted_under_grant_type: string | null;
+    }> = await manager.query(
       // Split by purpose IS [NOT] NULL so each half uses its partial unique index (no table scan).
-      `SELECT id, record_id, purpose, channel, withdrawn_at FROM consent_records.withdrawals WHERE record_id = ANY($1) AND purpose IS NOT NULL
-       UNION ALL SELECT id, record_id, purpose, channel, withdrawn_at FROM consent_records.withdrawals WHERE record_id = ANY($1) AND purpose IS NULL ORDER BY id`,
+      `SELECT ${WITHDRAWAL_COLUMNS} FROM consent_records.withdrawals WHERE record_id = ANY($1) AND purpose IS NOT NULL
+       UNION ALL SELECT ${WITHDRAWAL_COLUMNS} FROM consent_records.withdrawals WHERE record_id = ANY($1) AND purpose IS NULL ORDER BY id`,
       [recordIds],
     );
-    return rows.map((r) => ({ recordId: r.record_id, purpose: r.purpose, channel: r.channel, withdrawnAt: r.withdrawn_at }));
+    return rows.map((r) => ({
+      recordId: r.record_id,
+      purpose: r.purpose,
+      channel: r.channel,
+      withdrawnAt: r.withdrawn_at,
+      ...(r.acted_by_delegate_id !== null
+        ? { actedBy: { delegateId: r.acted_by_delegate_id, principalId: r.acted_for_principal_id ?? '', delegationGrantId: r.acted_under_grant_id ?? '', delegationType: r.acted_under_grant_type ?? '' } }
+        : {}),
+    }));
   }
 
   /** When the retention sweep ended the record (term or data-policy retention), if it did. */
@@ -100,12 +119,20 @@ export class RecordsRepository {
   }
 
   async insertWithdrawal(manager: EntityManager, withdrawal: Withdrawal): Promise<void> {
-    await manager.query(`INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at) VALUES ($1, $2, $3, $4)`, [
-      withdrawal.recordId,
-      withdrawal.purpose,
-      withdrawal.channel,
-      withdrawal.withdrawnAt,
-    ]);
+    await manager.query(
+      `INSERT INTO consent_records.withdrawals (record_id, purpose, channel, withdrawn_at, acted_by_delegate_id, acted_for_principal_id, acted_under_grant_id, acted_under_grant_type)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        withdrawal.recordId,
+        withdrawal.purpose,
+        withdrawal.channel,
+        withdrawal.withdrawnAt,
+        withdrawal.actedBy?.delegateId ?? null,
+        withdrawal.actedBy?.principalId ?? null,
+        withdrawal.actedBy?.delegationGrantId ?? null,
+        withdrawal.actedBy?.delegationType ?? null,
+      ],
+    );
   }
 
   /** Head records of every flow for a person found by external id or by email (case-insensitive). */

@@ -1,7 +1,7 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { OutboxWriter } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
-import type { ConsentRecord, Withdrawal, WithdrawalChannel } from './record';
+import type { ActedBy, ConsentRecord, Withdrawal, WithdrawalChannel } from './record';
 import type { RecordsRepository } from './records.repository';
 
 /**
@@ -17,12 +17,13 @@ export async function withdrawWholeRecord(
   withdrawals: readonly Withdrawal[],
   channel: WithdrawalChannel,
   withdrawnAt: Date,
+  actedBy?: ActedBy,
 ): Promise<void> {
   const standing = Object.entries(record.decisions)
     .filter(([key, d]) => d.decision === 'granted' && !withdrawals.some((w) => w.purpose === key))
     .map(([key]) => key)
     .sort();
-  await records.insertWithdrawal(manager, { recordId: record.id, purpose: null, channel, withdrawnAt });
+  await records.insertWithdrawal(manager, { recordId: record.id, purpose: null, channel, withdrawnAt, actedBy });
   await outbox.add(
     manager,
     'consent.record_revoked',
@@ -35,6 +36,7 @@ export async function withdrawWholeRecord(
       purposes: standing,
       channel,
       revokedAt: timestampFromDate(withdrawnAt),
+      actedBy,
     },
     { applicationId: record.applicationId, occurredAt: withdrawnAt },
   );

@@ -7,9 +7,12 @@ import { ApiDoc, ApiResponseOf } from '@svc/server';
 import { IsIn } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { describeBounds, proposalPageWords, type ProposedBounds } from '../hosted/authority-bounds-wording';
+import { ApplicationsRepository } from '../applications/applications.repository';
+import { brandPalette } from '../hosted/brand-colours';
 import { escapeHtml } from '../hosted/html';
-import { negotiateLocale } from '../hosted/i18n';
-import { contentSecurityPolicy, newNonce, sendHtml } from '../hosted/page-security';
+import { negotiateLocale, textDirection } from '../hosted/i18n';
+import { contentSecurityPolicy, imageOrigin, newNonce, sendHtml } from '../hosted/page-security';
+import { PAGE_STYLES, brandStyles } from '../hosted/page-styles';
 import { peopleError } from './people.errors';
 import { PersonSessionsService } from './person-sessions.service';
 
@@ -38,6 +41,7 @@ export class AuthorityProposalPageController {
   constructor(
     private readonly sessions: PersonSessionsService,
     private readonly rpc: RpcClient,
+    private readonly applications: ApplicationsRepository,
     platform: PlatformConfig,
   ) {
     this.origin = new URL(platform.PUBLIC_BASE_URL).origin;
@@ -55,18 +59,22 @@ export class AuthorityProposalPageController {
     if (!proposal?.found) return sendHtml(reply, 404, page(locale, nonce, '<h1>Not found</h1>'), contentSecurityPolicy(nonce, []), locale);
     const phrases = describeBounds(JSON.parse(proposal.boundsJson) as ProposedBounds, proposal.validUntil, locale);
     const words = proposalPageWords(proposal.agentName || proposal.agentId, locale);
+    const application = await this.applications.findApplication(proposal.applicationId);
+    const branding: ProposalBranding = { name: application?.name ?? null, logoUrl: application?.logoUrl ?? null, brandColor: application?.brandColor ?? null };
     const actions =
       proposal.status === 'proposed'
-        ? `<p><button type="button" data-answer="grant">${escapeHtml(words.grant)}</button> <button type="button" data-answer="decline">${escapeHtml(words.decline)}</button></p>
+        ? `<div id="svc-actions" role="group" aria-labelledby="svc-title"><button type="button" class="primary" data-answer="grant">${escapeHtml(words.grant)}</button><button type="button" class="secondary" data-answer="decline">${escapeHtml(words.decline)}</button></div>
 <script nonce="${nonce}">for (const b of document.querySelectorAll('button[data-answer]')) b.addEventListener('click', async () => {
+  for (const other of document.querySelectorAll('button[data-answer]')) other.disabled = true;
   await fetch(location.pathname, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ answer: b.dataset.answer }) });
   location.reload();
 });</script>`
-        : `<p data-status="${escapeHtml(proposal.status)}">${escapeHtml(proposal.status)}</p>`;
-    const body = `<h1>${escapeHtml(words.title)}</h1>
-<ul>${phrases.map((phrase) => `<li>${escapeHtml(phrase)}</li>`).join('')}</ul>
+        : `<p id="svc-status" role="status" data-status="${escapeHtml(proposal.status)}">${escapeHtml(proposal.status)}</p>`;
+    const body = `<h1 id="svc-title">${escapeHtml(words.title)}</h1>
+<ul class="purposes">${phrases.map((phrase) => `<li>${escapeHtml(phrase)}</li>`).join('')}</ul>
 ${actions}`;
-    return sendHtml(reply, 200, page(locale, nonce, body), contentSecurityPolicy(nonce, []), locale);
+    const logo = imageOrigin(branding.logoUrl);
+    return sendHtml(reply, 200, page(locale, nonce, body, words.title, branding), contentSecurityPolicy(nonce, [], { imageOrigins: logo ? [logo] : [] }), locale);
   }
 
   @Post(':proposal_token')
@@ -95,6 +103,17 @@ ${actions}`;
   }
 }
 
-function page(locale: string, nonce: string, body: string): string {
-  return `<!doctype html><html lang="${escapeHtml(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Authority</title></head><body data-nonce="${nonce}"><main>${body}</main></body></html>`;
+/** The application's branding on the page: its name, logo (https) and colour, as on the decision pages. */
+interface ProposalBranding {
+  name: string | null;
+  logoUrl: string | null;
+  brandColor: string | null;
+}
+
+/** The page in the decision pages' design: their stylesheet, the application's colours, its logo and name. */
+function page(locale: string, nonce: string, body: string, title = 'Authority', branding?: ProposalBranding): string {
+  const name = branding?.name ? `<span>${escapeHtml(branding.name)}</span>` : '';
+  const logo = branding?.logoUrl ? `<img src="${escapeHtml(branding.logoUrl)}" alt="" height="40" referrerpolicy="no-referrer">` : '';
+  const brand = name || logo ? `<p class="brand">${logo}${name}</p>` : '';
+  return `<!doctype html><html lang="${escapeHtml(locale)}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${PAGE_STYLES}${brandStyles(brandPalette(branding?.brandColor ?? null))}</style></head><body class="full"><main id="svc-main">${brand}${body}</main></body></html>`;
 }

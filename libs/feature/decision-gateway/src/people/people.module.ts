@@ -11,6 +11,7 @@ import { PersonNotices } from './person-notices';
 import { DecisionGatewayConfig } from '../decision-gateway.config';
 import { PeopleConfig } from './people.config';
 import { PeopleController } from './people.controller';
+import { MyConsentRecordsController } from './my-consent-records.controller';
 import { PeopleRepository } from './people.repository';
 import { GatewayRegionRpc, PersonHomeLookup, PersonHomeRpcHandlers } from './person-home-lookup';
 import { PersonInboxController } from './person-inbox.controller';
@@ -29,7 +30,7 @@ import { PersonLinks } from './use-cases/person-links.use-case';
  * ports to the rest of decision-gateway.
  */
 @Module({
-  controllers: [AuthorityProposalPageController, PeopleController, PersonLinksController, PersonInboxController, PersonHomeRpcHandlers],
+  controllers: [AuthorityProposalPageController, PeopleController, PersonLinksController, PersonInboxController, MyConsentRecordsController, PersonHomeRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     { provide: PeopleConfig, useExisting: DecisionGatewayConfig },

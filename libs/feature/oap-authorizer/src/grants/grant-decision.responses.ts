@@ -1,4 +1,5 @@
-import { Allow, IsIn, IsInt, IsString, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { Allow, IsIn, IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import type { DenialCategory } from './checks/cascade-step';
 
@@ -65,4 +66,54 @@ export class RevocationResponse {
   @IsString() reason_code!: string;
   @IsString() reason!: string;
   @IsString() revoked_at!: string;
+}
+
+/**
+ * 201 of POST /api/v1/grants for an agent class a hybrid application routes to `oversight`: the
+ * application's own policy engine (OpenID AuthZEN 1.0) allowed the request, and the service
+ * witnessed its answer. No agent token is issued: the witness receipt (`iss_role` witness) is
+ * the proof of the customer's decision.
+ */
+export class GrantWitnessedResponse {
+  @IsIn(['allow']) decision!: 'allow';
+  @IsIn(['oversight']) route!: 'oversight';
+  /** The witnessed attestation (`att_<region>_…`). */
+  @IsString() attestation_id!: string;
+  /** The witness receipt (Ed25519 JWS, `iss_role` witness, `decision` allow). */
+  @IsString() witness_receipt!: string;
+  /** The attestation's sequence number within the agent class. */
+  @IsInt() @Min(1) sequence_number!: number;
+  /** `authzen:<engine origin>`. */
+  @IsString() @JSONSchema({ examples: ['authzen:https://pdp.example.com'] }) policy_ref!: string;
+  @IsString() iss!: string;
+  @IsString() oap_ver!: string;
+  @IsString() valid_until!: string;
+}
+
+/** Reason codes of a hybrid application's oversight route denying a grant request (fail closed). */
+export const OVERSIGHT_DENIAL_REASONS = ['policy_engine_denied', 'policy_engine_unavailable', 'policy_engine_not_configured'] as const;
+export type OversightDenialReason = (typeof OVERSIGHT_DENIAL_REASONS)[number];
+
+/** `detail.reason` values of `policy_engine_unavailable` / `policy_engine_not_configured`. */
+export const OVERSIGHT_UNAVAILABLE_REASONS = ['timeout', 'unreachable', 'target_refused', 'invalid_response', 'witness_unavailable', 'no_engine', 'attester_inactive'] as const;
+
+/** `detail` of an oversight denial the engine did not decide. */
+export class OversightDenialDetail {
+  @IsIn([...OVERSIGHT_UNAVAILABLE_REASONS]) @JSONSchema({ examples: ['timeout'] }) reason!: string;
+}
+
+/**
+ * 403 of POST /api/v1/grants on the oversight route: the engine denied (`policy_engine_denied`,
+ * witnessed: `attestation_id` and `witness_receipt`), or it could not decide and the request
+ * fails closed (`policy_engine_unavailable`, `policy_engine_not_configured`, with `detail.reason`).
+ */
+export class GrantOversightDeniedResponse {
+  @IsString() @JSONSchema({ examples: ['The policy engine could not decide the request'] }) message!: string;
+  @IsIn([...OVERSIGHT_DENIAL_REASONS]) @JSONSchema({ examples: ['policy_engine_unavailable'] }) reason_code!: OversightDenialReason;
+  @IsOptional() @ValidateNested() @Type(() => OversightDenialDetail) detail?: OversightDenialDetail;
+  @IsIn(['deny']) decision!: 'deny';
+  @IsIn(['oversight_denied']) denial_category!: 'oversight_denied';
+  @IsIn(['oversight']) route!: 'oversight';
+  @IsOptional() @IsString() attestation_id?: string;
+  @IsOptional() @IsString() witness_receipt?: string;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Req, Res, Post, UseFilters } from '@nestjs/common';
 import { ApiDoc, IdParam, ApiResponseOf, OwnIdempotency } from '@svc/server';
-import { AttestationRefreshedResponse, GrantAllowedResponse, GrantDeniedResponse, GrantEscalatedResponse } from './grant-decision.responses';
+import { AttestationRefreshedResponse, GrantAllowedResponse, GrantDeniedResponse, GrantEscalatedResponse, GrantOversightDeniedResponse, GrantWitnessedResponse } from './grant-decision.responses';
 import { GrantResponse } from './grant.response';
 import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
@@ -17,7 +17,8 @@ import { grantView } from './grant';
 import { GrantRequestBody, RefreshAttestationBody } from './grants.dto';
 import { AgentEvidenceVerifier } from './evidence/agent-evidence-verifier';
 import { RefreshAttestation } from './use-cases/refresh-attestation.use-case';
-import { RequestGrant } from './use-cases/request-grant.use-case';
+import { OversightGrant } from './use-cases/oversight-grant.use-case';
+import { RequestGrant, type RequestGrantOptions } from './use-cases/request-grant.use-case';
 
 /**
  * `POST /api/v1/grants`. Who authenticates: the application's API token (the integrator's server
@@ -29,6 +30,7 @@ import { RequestGrant } from './use-cases/request-grant.use-case';
 export class GrantsController {
   constructor(
     private readonly requestGrant: RequestGrant,
+    private readonly oversight: OversightGrant,
     private readonly dpop: DpopVerifier,
     private readonly agentAuth: AgentAuthenticator,
     private readonly evidence: AgentEvidenceVerifier,
@@ -36,9 +38,21 @@ export class GrantsController {
     private readonly config: PlatformConfig,
   ) {}
 
-  @ApiDoc({ summary: 'OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)', tag: 'OAP', errors: [400, 401, 403, 404, 409, 422], headers: ['Idempotency-Key', 'DPoP'], replays: true, alsoAnswers: [202] })
+  @ApiDoc({
+    summary: 'OAP grant request: API token + DPoP proof of agent_dpop_jkt, Idempotency-Key; 201 allow, 202 escalate, 403 deny (denial_category, cascade_step)',
+    description:
+      'In a hybrid application the agent class (the agent identity\'s registered agent_type, else `unclassified`) picks the route: classes routed to `conductor` run the cascade; classes routed to `oversight` are decided by the application\'s OpenID AuthZEN 1.0 policy engine (PUT /api/v1/oap/attestations/policy_engine) and its answer is witnessed: 201 with `route: oversight`, `attestation_id` and `witness_receipt`, or 403 `denial_category: oversight_denied`. The oversight route fails closed: an engine timeout, error or missing configuration is a 403 `policy_engine_unavailable` / `policy_engine_not_configured` with `detail.reason`.',
+    tag: 'OAP',
+    errors: [400, 401, 403, 404, 409, 422],
+    headers: ['Idempotency-Key', 'DPoP'],
+    replays: true,
+    alsoAnswers: [202],
+  })
   @Post()
   @OwnIdempotency('the grant group commit claims the key and stores the answer in the transaction that writes the grant (no extra round trip); the key is required')
+  // Decorators apply bottom-up: the cascade's bodies are listed first in the document (and its examples).
+  @ApiResponseOf(GrantOversightDeniedResponse, { status: 403 })
+  @ApiResponseOf(GrantWitnessedResponse, { status: 201 })
   @ApiResponseOf(GrantAllowedResponse, { status: 201 })
   @ApiResponseOf(GrantEscalatedResponse, { status: 202 })
   @ApiResponseOf(GrantDeniedResponse, { status: 403 })
@@ -62,7 +76,7 @@ export class GrantsController {
       delegationChain: (body.delegation_chain ?? []).map((h) => ({ ...h })),
       metadata,
     };
-    const response = await this.requestGrant.execute(grantRequest, {
+    const options: RequestGrantOptions = {
       idempotencyKey,
       requestSha256: sha256Hex(canonicalJson(JSON.parse(JSON.stringify(body)) as Record<string, unknown>)),
       authorityId: body.authority_id,
@@ -71,7 +85,13 @@ export class GrantsController {
         body.agent_credential === undefined && attestationBlock === undefined
           ? undefined
           : async () => this.evidence.verify(grantRequest, { credential: body.agent_credential, attestation: attestationBlock }),
-    });
+    };
+    // Hybrid mode: the agent class routed to oversight is decided by the customer's engine.
+    const oversightClass = principal.mode === 'hybrid' ? await this.oversight.oversightClassOf(grantRequest) : undefined;
+    const response =
+      oversightClass === undefined
+        ? await this.requestGrant.execute(grantRequest, options)
+        : await this.oversight.execute(grantRequest, options, { agentClass: oversightClass, environment: principal.environment });
     void reply.status(response.status).headers({ 'cache-control': 'no-store', ...replayHeaders(response) }).send(response.body);
   }
 

@@ -125,6 +125,15 @@ export class AttestationsRepository {
    * highest sequence number accepted so far (null for a new agent class). Holding the lock until
    * commit serialises concurrent attestations of one class, so monotonicity cannot be raced.
    */
+  /** The highest sequence number accepted for the agent class (0 before the first), read without a lock. */
+  async lastSequence(applicationId: string, agentClass: string): Promise<number> {
+    const rows: Array<{ last_sequence_number: string }> = await this.dataSource.query(
+      `SELECT last_sequence_number FROM oversight.agent_class_sequences WHERE application_id = $1 AND agent_class = $2`,
+      [applicationId, agentClass],
+    );
+    return Number(rows[0]?.last_sequence_number ?? 0);
+  }
+
   async lockSequence(manager: EntityManager, applicationId: string, agentClass: string, now: Date): Promise<number | null> {
     await manager.query(
       `INSERT INTO oversight.agent_class_sequences (application_id, agent_class, last_sequence_number, updated_at)

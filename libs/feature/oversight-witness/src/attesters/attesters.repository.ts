@@ -107,6 +107,11 @@ export class AttestersRepository {
     return toAttester(rows[0] as AttesterRow);
   }
 
+  /** The attester `id` of `applicationId`, read outside any transaction. */
+  find(applicationId: string, id: string): Promise<TrustedAttester | undefined> {
+    return this.findOwned(this.dataSource.manager, applicationId, id);
+  }
+
   /** The attester `id` of `applicationId`, locked for update when `manager` is in a transaction. */
   async findOwned(manager: EntityManager, applicationId: string, id: string, lock = false): Promise<TrustedAttester | undefined> {
     const rows = await queryRows<AttesterRow>(

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { Clock } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
+import { ABORTED_ERROR, EgressClient, isRefusedTargetError, type EgressEnvironment } from '@svc/egress';
 import { flattenValidationErrors, validationError } from '@svc/errors';
 import type { TrustedAttester } from '../attesters/attester';
 import type { AttestationCommand, LegalBasis } from '../attestations/attestation';
@@ -47,12 +48,19 @@ export interface AuthZenEvaluationRequest {
   context?: Record<string, unknown>;
 }
 
+/** Why a PDP call produced no answer (`detail.cause` of `authzen_pdp_unreachable`). */
+export type AuthZenUnreachableCause = 'timeout' | 'unreachable' | 'target_refused';
+
 /** What the adapter needs to evaluate one request and attest the answer. */
 export interface AuthZenAttestationRequest {
   /** The customer's PDP, e.g. `https://pdp.example.com` (the evaluation path is appended). */
   pdpBaseUrl: string;
   /** Extra headers for the PDP (e.g. its own `authorization`); never forwarded anywhere else. */
   pdpHeaders?: Record<string, string>;
+  /** The application's environment: which addresses the call may reach (egress policy). */
+  environment: EgressEnvironment;
+  /** Overall deadline of the PDP call, ms (default {@link AUTHZEN_TIMEOUT_MS}). */
+  timeoutMs?: number;
   evaluation: AuthZenEvaluationRequest;
   attestationId: string;
   applicationId: string;
@@ -76,6 +84,11 @@ export interface AuthZenAttestationResult extends SubmittedAttestation {
   evidenceDigest: string;
 }
 
+/** `policy_ref` of attestations from a PDP: `authzen:<origin>` (≤ 128 characters). */
+export function authZenPolicyRef(pdpBaseUrl: string): string {
+  return `authzen:${new URL(pdpBaseUrl).origin}`.slice(0, 128);
+}
+
 /** evidence_digest of an AuthZEN exchange: SHA-256 hex of the RFC 8785 canonical JSON of `{request, response}`. */
 export function authZenEvidenceDigest(request: AuthZenEvaluationRequest, response: Record<string, unknown>): string {
   return sha256Hex(canonicalJson({ request, response }));
@@ -88,22 +101,42 @@ export function authZenEvidenceDigest(request: AuthZenEvaluationRequest, respons
  * `evidence_digest` binds the exact request and response, and submits it through
  * {@link SubmitAttestation} (same validation, idempotency, sequence and witnessing rules).
  *
- * Failures: network error or timeout → `authzen_pdp_unreachable`; non-200, non-JSON, oversized,
- * or a `decision` that is not a boolean → `authzen_response_invalid`. Nothing is attested then: a
- * PDP that did not answer has not decided. The PDP URL comes from trusted configuration, never
- * from a request body (it is an outbound call: SSRF otherwise).
+ * Failures: network error, refused address or timeout → `authzen_pdp_unreachable` (`detail.cause`
+ * `unreachable`, `target_refused`, `timeout`); non-200, non-JSON, oversized, or a `decision` that
+ * is not a boolean → `authzen_response_invalid`. Nothing is attested then: a PDP that did not
+ * answer has not decided. The PDP URL comes from trusted configuration, never from a request body
+ * (it is an outbound call: SSRF otherwise), and the call goes through the egress policy (DNS
+ * pinned, no private targets in production, no redirects) with an overall deadline.
  */
 @Injectable()
-export class AuthZenAttestationAdapter {
+export class AuthZenAttestationAdapter implements OnModuleDestroy {
+  private readonly egress = new EgressClient({ maxResponseBytes: MAX_AUTHZEN_RESPONSE_BYTES + 1, responseBody: 'text' });
+
   constructor(
     private readonly submitAttestation: SubmitAttestation,
     private readonly clock: Clock,
   ) {}
 
+  async onModuleDestroy(): Promise<void> {
+    await this.egress.close();
+  }
+
   async execute(attester: TrustedAttester, request: AuthZenAttestationRequest): Promise<AuthZenAttestationResult> {
     const response = await this.evaluate(request);
     const decision = response.decision as boolean;
-    const evidenceDigest = authZenEvidenceDigest(request.evaluation, response);
+    return this.attest(attester, request, { decision, evidenceDigest: authZenEvidenceDigest(request.evaluation, response) });
+  }
+
+  /**
+   * Witnesses an answer already obtained from the PDP (one evaluation, or several that must all
+   * allow): `evidenceDigest` binds the exact exchanges; `extraContext` joins the attestation context.
+   */
+  async attest(
+    attester: TrustedAttester,
+    request: AuthZenAttestationRequest,
+    answer: { decision: boolean; evidenceDigest: string; extraContext?: Record<string, unknown> },
+  ): Promise<AuthZenAttestationResult> {
+    const { decision, evidenceDigest } = answer;
     const command = await this.validatedCommand({
       attestation_id: request.attestationId,
       application_id: request.applicationId,
@@ -115,12 +148,13 @@ export class AuthZenAttestationAdapter {
       legal_basis: request.legalBasis,
       evidence_digest: evidenceDigest,
       context: {
-        policy_ref: `authzen:${new URL(request.pdpBaseUrl).origin}`.slice(0, 128),
+        policy_ref: authZenPolicyRef(request.pdpBaseUrl),
         authzen: {
           subject: { type: request.evaluation.subject.type, id: request.evaluation.subject.id },
           action: { name: request.evaluation.action.name },
           resource: { type: request.evaluation.resource.type, id: request.evaluation.resource.id },
         },
+        ...answer.extraContext,
       },
       requires_human_approval: request.requiresHumanApproval ?? false,
     });
@@ -129,22 +163,22 @@ export class AuthZenAttestationAdapter {
   }
 
   /** One AuthZEN Access Evaluation call; returns the PDP's JSON object with a boolean `decision`. */
-  private async evaluate(request: AuthZenAttestationRequest): Promise<Record<string, unknown>> {
+  async evaluate(request: Pick<AuthZenAttestationRequest, 'pdpBaseUrl' | 'pdpHeaders' | 'environment' | 'timeoutMs' | 'evaluation' | 'attestationId'>): Promise<Record<string, unknown>> {
     const url = `${request.pdpBaseUrl.replace(/\/$/, '')}${AUTHZEN_EVALUATION_PATH}`;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { ...request.pdpHeaders, 'content-type': 'application/json', accept: 'application/json', 'x-request-id': request.attestationId },
-        body: JSON.stringify(request.evaluation),
-        signal: AbortSignal.timeout(AUTHZEN_TIMEOUT_MS),
-        redirect: 'error',
-      });
-    } catch (error) {
-      throw oversightError('authzen_pdp_unreachable', 'The AuthZEN PDP could not be reached', { pdp: url, cause: (error as Error).name });
+    const res = await this.egress.send({
+      method: 'POST',
+      url,
+      headers: { ...request.pdpHeaders, 'content-type': 'application/json', accept: 'application/json', 'x-request-id': request.attestationId },
+      body: JSON.stringify(request.evaluation),
+      environment: request.environment,
+      signal: AbortSignal.timeout(request.timeoutMs ?? AUTHZEN_TIMEOUT_MS),
+    });
+    if ('error' in res) {
+      const cause: AuthZenUnreachableCause = res.error === ABORTED_ERROR ? 'timeout' : isRefusedTargetError(res.error) ? 'target_refused' : 'unreachable';
+      throw oversightError('authzen_pdp_unreachable', 'The AuthZEN PDP could not be reached', { pdp: new URL(url).origin, cause });
     }
-    const text = await res.text();
-    if (res.status !== 200) throw oversightError('authzen_response_invalid', `The AuthZEN PDP answered HTTP ${res.status}`, { status: res.status });
+    const text = res.body;
+    if (res.statusCode !== 200) throw oversightError('authzen_response_invalid', `The AuthZEN PDP answered HTTP ${res.statusCode}`, { status: res.statusCode });
     if (Buffer.byteLength(text) > MAX_AUTHZEN_RESPONSE_BYTES) throw oversightError('authzen_response_invalid', 'The AuthZEN PDP response is too large');
     let body: unknown;
     try {

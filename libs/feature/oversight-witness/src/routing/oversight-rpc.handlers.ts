@@ -3,6 +3,7 @@ import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { ATTESTER_PERMISSIONS, type AttesterPermission } from '../attesters/attester';
 import { AuthenticateAttester } from '../attesters/use-cases/authenticate-attester.use-case';
 import { oversightError } from '../oversight.errors';
+import { EvaluateGrant } from '../policy-engines/evaluate-grant.use-case';
 import { ResolveAgentClassRoute } from './resolve-agent-class-route.use-case';
 
 /**
@@ -10,14 +11,40 @@ import { ResolveAgentClassRoute } from './resolve-agent-class-route.use-case';
  * `oversight.agent_class_route` — does a grant request of a hybrid application belong to the
  * cascade or to the customer's engine (unknown application: `application_not_found`);
  * `oversight.authenticate_attester` — the trusted attester behind a token digest, with the same
- * reason codes as this service's own attester routes (for /api/v1/oap/revocations, escalations).
+ * reason codes as this service's own attester routes (for /api/v1/oap/revocations, escalations);
+ * `oversight.evaluate_grant` — the customer's AuthZEN engine decides a grant request of a class
+ * routed to oversight, and its answer is witnessed (outcome `unavailable` / `not_configured` when
+ * it could not decide: the caller fails closed).
  */
 @Controller()
 export class OversightRpcHandlers {
   constructor(
     private readonly resolveRoute: ResolveAgentClassRoute,
     private readonly authenticateAttester: AuthenticateAttester,
+    private readonly evaluateGrant: EvaluateGrant,
   ) {}
+
+  @RpcHandler('oversight.evaluate_grant')
+  async evaluate(request: RpcRequest<'oversight.evaluate_grant'>): Promise<RpcReplyInit<'oversight.evaluate_grant'>> {
+    const result = await this.evaluateGrant.execute({
+      applicationId: request.applicationId,
+      environment: request.environment === 'production' ? 'production' : 'development',
+      agentClass: request.agentClass,
+      agentId: request.agentId,
+      scopes: request.scopes,
+      actions: request.actions,
+      value: request.amount === '' ? undefined : { amount: request.amount, currency: request.currency },
+      purpose: request.purpose === '' ? undefined : request.purpose,
+      jurisdiction: request.jurisdiction === '' ? undefined : request.jurisdiction,
+      validUntil: request.validUntil,
+      authorityId: request.authorityId === '' ? undefined : request.authorityId,
+      requestId: request.requestId,
+    });
+    if ('attestationId' in result) {
+      return { outcome: result.outcome, attestationId: result.attestationId, receipt: result.receipt, sequenceNumber: BigInt(result.sequenceNumber), policyRef: result.policyRef };
+    }
+    return { outcome: result.outcome, reason: result.reason, policyRef: result.policyRef };
+  }
 
   @RpcHandler('oversight.agent_class_route')
   async agentClassRoute(request: RpcRequest<'oversight.agent_class_route'>): Promise<RpcReplyInit<'oversight.agent_class_route'>> {

@@ -61,6 +61,7 @@ function rowOf(document: ReceiptDocument, transition: EventTransition): EventRow
         entity_id: entity,
         event_type: 'explicit',
         ...(transition.purpose_id ? { purpose_id: transition.purpose_id } : {}),
+        ...('acted_by' in transition && transition.acted_by ? { acted_by: { ...transition.acted_by } } : {}),
         event_channel: transition.channel ?? 'unspecified',
       };
     case 'consent_expired':

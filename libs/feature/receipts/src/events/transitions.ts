@@ -6,9 +6,18 @@ import type { EventChannel } from '../record/receipt-document';
  * the frozen document itself is never rewritten. `at` is an ISO 8601 timestamp; `entity_id` is who
  * acted (the principal, the organisation, the platform), defaulting to the record's principal.
  */
+/** A delegate who made a withdrawal for the principal: "by D acting under dlg_…" (event row `acted_by`). */
+export interface ActedByClaim {
+  /** The delegate (`usr_…`). */
+  delegate_id: string;
+  /** The delegation grant (`dlg_<region>_…`). */
+  delegation_grant_id: string;
+  delegation_type: 'guardian' | 'caregiver' | 'power_of_attorney' | 'it_admin' | 'peer';
+}
+
 export type ReceiptTransition =
-  /** Whole withdrawal, or scoped to one purpose with `purpose_id`. */
-  | { type: 'consent_withdrawn'; at: string; purpose_id?: string; channel?: EventChannel; entity_id?: string }
+  /** Whole withdrawal, or scoped to one purpose with `purpose_id`; `acted_by` when a delegate made it. */
+  | { type: 'consent_withdrawn'; at: string; purpose_id?: string; channel?: EventChannel; entity_id?: string; acted_by?: ActedByClaim }
   | { type: 'objection_recorded'; at: string; purpose_id?: string; channel?: EventChannel; entity_id?: string }
   /** An expiry recorded by the owner (e.g. a subject sweep); term-end expiry is derived, not stored. */
   | { type: 'consent_expired'; at: string; channel?: EventChannel }

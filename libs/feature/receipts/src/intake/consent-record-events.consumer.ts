@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
-import { ConsentPurposeRevokedSchema, ConsentRecordExpiredSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type GetFlowReply } from '@svc/contracts';
+import { ConsentPurposeRevokedSchema, ConsentRecordExpiredSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type ActedBy, type GetFlowReply } from '@svc/contracts';
 import { LOGGER, consumeEvents } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import type { ReceiptTransition } from '../events/transitions';
+import type { ActedByClaim, ReceiptTransition } from '../events/transitions';
 import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
 import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
 import { CredentialIssuer } from '../credentials/credential-issuer';
@@ -67,6 +67,7 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
           at: eventTime(revoked.revokedAt, revoked.meta),
           purpose_id: revoked.purpose,
           ...withdrawalActor(revoked.channel, revoked.meta?.applicationId ?? ''),
+          ...actedByClaim(revoked.actedBy),
         }));
       }
       case 'consent.record_revoked': {
@@ -75,6 +76,7 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
           type: 'consent_withdrawn',
           at: eventTime(revoked.revokedAt, revoked.meta),
           ...withdrawalActor(revoked.channel, revoked.meta?.applicationId ?? ''),
+          ...actedByClaim(revoked.actedBy),
         }));
       }
       case 'consent.expired': {
@@ -132,6 +134,15 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
       return appended;
     });
   }
+}
+
+const DELEGATION_TYPES: ReadonlyArray<ActedByClaim['delegation_type']> = ['guardian', 'caregiver', 'power_of_attorney', 'it_admin', 'peer'];
+
+/** The receipt's `acted_by` of a withdrawal a delegate made for the principal; nothing otherwise. */
+function actedByClaim(actedBy: ActedBy | undefined): { acted_by?: ActedByClaim } {
+  if (!actedBy?.delegateId || !actedBy.delegationGrantId) return {};
+  const type = DELEGATION_TYPES.find((t) => t === actedBy.delegationType);
+  return type ? { acted_by: { delegate_id: actedBy.delegateId, delegation_grant_id: actedBy.delegationGrantId, delegation_type: type } } : {};
 }
 
 /**

@@ -131,6 +131,8 @@ export interface EventRow {
   record_reference?: string;
   occurrences?: number;
   approval_id?: string;
+  /** A delegate made this withdrawal for the principal (the row's `entity_id`). */
+  acted_by?: { delegate_id: string; delegation_grant_id: string; delegation_type: string };
   event_channel?: EventChannel;
 }
 

@@ -261,8 +261,9 @@ export function buildOpenApiDocument(
         };
       }
       for (const code of errorCodes(doc.errors, sec.length > 0, requestBody !== undefined)) {
-        const refusal = refusals.find((d) => d.status === code);
-        const refusalSchema = successSchema(refusal, schemas);
+        // Several bodies for one refusal status (e.g. a cascade denial or a policy engine's) are alternatives.
+        const refusalCandidates = refusals.filter((d) => d.status === code).map((d) => successSchema(d, schemas)).filter((x): x is Json => x !== undefined);
+        const refusalSchema = refusalCandidates.length > 1 ? { anyOf: refusalCandidates } : refusalCandidates[0];
         responses[String(code)] = refusalSchema
           ? {
               description: ERROR_DESCRIPTIONS[code] ?? 'Refused',

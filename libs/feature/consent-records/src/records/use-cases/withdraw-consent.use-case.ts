@@ -6,7 +6,7 @@ import { isIdOf } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
 import { consentRecordsError } from '../../consent-records.errors';
 import { CONSENT_RECORDS_OUTBOX } from '../../tokens';
-import { subjectKeys, type ConsentRecord, type WithdrawalChannel } from '../record';
+import { subjectKeys, type ActedBy, type ConsentRecord, type WithdrawalChannel } from '../record';
 import { RecordsRepository } from '../records.repository';
 import { withdrawWholeRecord } from '../whole-withdrawal';
 
@@ -14,7 +14,9 @@ import { withdrawWholeRecord } from '../whole-withdrawal';
  * Withdraws a whole consent or one purpose of the person's current record, recording the channel
  * where it was made. The record itself stays frozen: the withdrawal is appended and the status
  * derived. Publishes `consent.purpose_revoked` or `consent.record_revoked` (webhook-dispatcher
- * delivers the latter as the `consent.revoked` webhook).
+ * delivers the latter as the `consent.revoked` webhook). A withdrawal a delegate made for the
+ * person carries `actedBy` (delegate, principal, delegation grant) in the row and both events, so
+ * the record, its receipt and the audit entry all say "by D acting for P under dlg_…".
  */
 @Injectable()
 export class WithdrawConsent {
@@ -24,7 +26,7 @@ export class WithdrawConsent {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Principal, recordId: string, purpose: string | undefined, channel: WithdrawalChannel): Promise<ConsentRecord> {
+  async execute(principal: Pick<Principal, 'applicationId'>, recordId: string, purpose: string | undefined, channel: WithdrawalChannel, actedBy?: ActedBy): Promise<ConsentRecord> {
     const now = this.clock.now();
     return this.records.transaction(async (manager) => {
       const found = isIdOf('consent_record', recordId) ? await this.records.find(principal.applicationId, recordId, manager) : undefined;
@@ -42,16 +44,16 @@ export class WithdrawConsent {
         if (!decision) throw consentRecordsError('purpose_not_in_record', `purpose "${purpose}" is not part of this record`, { purpose });
         if (decision.decision !== 'granted') throw consentRecordsError('purpose_not_granted', `purpose "${purpose}" was declined in this record`, { purpose });
         if (withdrawals.some((w) => w.purpose === purpose)) throw consentRecordsError('purpose_already_withdrawn', `purpose "${purpose}" was withdrawn already`, { purpose });
-        await this.records.insertWithdrawal(manager, { recordId: found.id, purpose, channel, withdrawnAt: now });
+        await this.records.insertWithdrawal(manager, { recordId: found.id, purpose, channel, withdrawnAt: now, actedBy });
         await this.outbox.add(
           manager,
           'consent.purpose_revoked',
-          { recordId: found.id, flowId: found.flowId, flowVersion: found.flowVersion, ...subject, purpose, channel, revokedAt: timestampFromDate(now) },
+          { recordId: found.id, flowId: found.flowId, flowVersion: found.flowVersion, ...subject, purpose, channel, revokedAt: timestampFromDate(now), actedBy },
           context,
         );
         return found;
       }
-      await withdrawWholeRecord(this.records, this.outbox, manager, found, withdrawals, channel, now);
+      await withdrawWholeRecord(this.records, this.outbox, manager, found, withdrawals, channel, now, actedBy);
       return found;
     });
   }

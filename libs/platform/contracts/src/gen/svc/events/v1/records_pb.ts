@@ -15,7 +15,45 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/records.proto.
  */
 export const file_svc_events_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSK8BAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIqkCChRDb25zZW50UmVjb3JkUmV2b2tlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMItkCChRDb25zZW50UmVjb3JkRXhwaXJlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIUCgZyZWFzb24YCCABKAlCBMCMGQISEQoJcG9saWN5X2lkGAkgASgJEhYKDnBvbGljeV92ZXJzaW9uGAogASgNEi4KCmV4cGlyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEidgoHQWN0ZWRCeRIZCgtkZWxlZ2F0ZV9pZBgBIAEoCUIEwIwZAhIaCgxwcmluY2lwYWxfaWQYAiABKAlCBMCMGQISGwoTZGVsZWdhdGlvbl9ncmFudF9pZBgDIAEoCRIXCg9kZWxlZ2F0aW9uX3R5cGUYBCABKAkiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSK8BAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMItMCChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKCGFjdGVkX2J5GAogASgLMhYuc3ZjLmV2ZW50cy52MS5BY3RlZEJ5EhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMItMCChRDb25zZW50UmVjb3JkUmV2b2tlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKCGFjdGVkX2J5GAogASgLMhYuc3ZjLmV2ZW50cy52MS5BY3RlZEJ5EhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMItkCChRDb25zZW50UmVjb3JkRXhwaXJlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESEQoJcmVjb3JkX2lkGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEiEKE3N1YmplY3RfZXh0ZXJuYWxfaWQYBSABKAlCBMCMGQESGwoNc3ViamVjdF9lbWFpbBgGIAEoCUIEwIwZARIQCghwdXJwb3NlcxgHIAMoCRIUCgZyZWFzb24YCCABKAlCBMCMGQISEQoJcG9saWN5X2lkGAkgASgJEhYKDnBvbGljeV92ZXJzaW9uGAogASgNEi4KCmV4cGlyZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+
+/**
+ * Who made a withdrawal for the person the record is about, when it was not that person: a
+ * delegate (usr_…) acting for the principal (usr_…) under a delegation grant (dlg_…). Absent when
+ * the organisation or the person themself withdrew.
+ *
+ * @generated from message svc.events.v1.ActedBy
+ */
+export type ActedBy = Message<"svc.events.v1.ActedBy"> & {
+  /**
+   * @generated from field: string delegate_id = 1;
+   */
+  delegateId: string;
+
+  /**
+   * @generated from field: string principal_id = 2;
+   */
+  principalId: string;
+
+  /**
+   * @generated from field: string delegation_grant_id = 3;
+   */
+  delegationGrantId: string;
+
+  /**
+   * guardian, caregiver, power_of_attorney, it_admin, peer.
+   *
+   * @generated from field: string delegation_type = 4;
+   */
+  delegationType: string;
+};
+
+/**
+ * Describes the message svc.events.v1.ActedBy.
+ * Use `create(ActedBySchema)` to create a new message.
+ */
+export const ActedBySchema: GenMessage<ActedBy> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_records, 0);
 
 /**
  * One purpose's outcome in a consent record.
@@ -41,7 +79,7 @@ export type PurposeOutcome = Message<"svc.events.v1.PurposeOutcome"> & {
  * Use `create(PurposeOutcomeSchema)` to create a new message.
  */
 export const PurposeOutcomeSchema: GenMessage<PurposeOutcome> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 0);
+  messageDesc(file_svc_events_v1_records, 1);
 
 /**
  * consent.recorded: a consent record was written by the Record API, an import or a committed
@@ -171,7 +209,7 @@ export type ConsentRecorded = Message<"svc.events.v1.ConsentRecorded"> & {
  * Use `create(ConsentRecordedSchema)` to create a new message.
  */
 export const ConsentRecordedSchema: GenMessage<ConsentRecorded> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 1);
+  messageDesc(file_svc_events_v1_records, 2);
 
 /**
  * consent.purpose_revoked: one purpose of a consent record was withdrawn (by the organisation's
@@ -228,6 +266,13 @@ export type ConsentPurposeRevoked = Message<"svc.events.v1.ConsentPurposeRevoked
   revokedAt?: Timestamp | undefined;
 
   /**
+   * Set when a delegate withdrew for the person.
+   *
+   * @generated from field: svc.events.v1.ActedBy acted_by = 10;
+   */
+  actedBy?: ActedBy | undefined;
+
+  /**
    * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
    *
    * @generated from field: bytes sealed_personal_data = 100;
@@ -240,7 +285,7 @@ export type ConsentPurposeRevoked = Message<"svc.events.v1.ConsentPurposeRevoked
  * Use `create(ConsentPurposeRevokedSchema)` to create a new message.
  */
 export const ConsentPurposeRevokedSchema: GenMessage<ConsentPurposeRevoked> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 2);
+  messageDesc(file_svc_events_v1_records, 3);
 
 /**
  * consent.record_revoked: a whole consent record was withdrawn. Published as well as the
@@ -297,6 +342,13 @@ export type ConsentRecordRevoked = Message<"svc.events.v1.ConsentRecordRevoked">
   revokedAt?: Timestamp | undefined;
 
   /**
+   * Set when a delegate withdrew for the person.
+   *
+   * @generated from field: svc.events.v1.ActedBy acted_by = 10;
+   */
+  actedBy?: ActedBy | undefined;
+
+  /**
    * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
    *
    * @generated from field: bytes sealed_personal_data = 100;
@@ -309,7 +361,7 @@ export type ConsentRecordRevoked = Message<"svc.events.v1.ConsentRecordRevoked">
  * Use `create(ConsentRecordRevokedSchema)` to create a new message.
  */
 export const ConsentRecordRevokedSchema: GenMessage<ConsentRecordRevoked> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 3);
+  messageDesc(file_svc_events_v1_records, 4);
 
 /**
  * consent.expired: a consent record reached the end of its term (the flow's consent_duration) or
@@ -396,5 +448,5 @@ export type ConsentRecordExpired = Message<"svc.events.v1.ConsentRecordExpired">
  * Use `create(ConsentRecordExpiredSchema)` to create a new message.
  */
 export const ConsentRecordExpiredSchema: GenMessage<ConsentRecordExpired> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 4);
+  messageDesc(file_svc_events_v1_records, 5);
 

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { RpcError } from "./errors_pb";
 import { file_svc_rpc_v1_errors } from "./errors_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/flows.proto.
  */
 export const file_svc_rpc_v1_flows: GenFile = /*@__PURE__*/
-  fileDesc("ChZzdmMvcnBjL3YxL2Zsb3dzLnByb3RvEgpzdmMucnBjLnYxIkoKDkdldEZsb3dSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEg8KB2Zsb3dfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoDSJjCgtGbG93UHVycG9zZRILCgNrZXkYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWVjaGFuaXNtGAQgASgJEhAKCHJlcXVpcmVkGAUgASgIIuUCCgxHZXRGbG93UmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEg8KB2Zsb3dfaWQYAyABKAkSDwoHdmVyc2lvbhgEIAEoDRIOCgZzdGF0dXMYBSABKAkSFgoOYWN0aXZlX3ZlcnNpb24YBiABKA0SFAoMY29uc2VudF9wYXRoGAcgASgJEhQKDHJlcXVpcmVtZW50cxgIIAMoCRIYChBjb25zZW50X2R1cmF0aW9uGAkgASgJEg4KBmxvY2FsZRgKIAEoCRINCgV0aXRsZRgLIAEoCRITCgtkZXNjcmlwdGlvbhgMIAEoCRISCgpwb2xpY3lfdXJsGA0gASgJEikKCHB1cnBvc2VzGA4gAygLMhcuc3ZjLnJwYy52MS5GbG93UHVycG9zZRIeChZjYXB0dXJhYmxlX2luX293bl9mb3JtGA8gASgIYgZwcm90bzM", [file_svc_rpc_v1_errors]);
+  fileDesc("ChZzdmMvcnBjL3YxL2Zsb3dzLnByb3RvEgpzdmMucnBjLnYxIkoKDkdldEZsb3dSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEg8KB2Zsb3dfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoDSJjCgtGbG93UHVycG9zZRILCgNrZXkYASABKAkSDQoFbGFiZWwYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEQoJbWVjaGFuaXNtGAQgASgJEhAKCHJlcXVpcmVkGAUgASgIIuUCCgxHZXRGbG93UmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEg8KB2Zsb3dfaWQYAyABKAkSDwoHdmVyc2lvbhgEIAEoDRIOCgZzdGF0dXMYBSABKAkSFgoOYWN0aXZlX3ZlcnNpb24YBiABKA0SFAoMY29uc2VudF9wYXRoGAcgASgJEhQKDHJlcXVpcmVtZW50cxgIIAMoCRIYChBjb25zZW50X2R1cmF0aW9uGAkgASgJEg4KBmxvY2FsZRgKIAEoCRINCgV0aXRsZRgLIAEoCRITCgtkZXNjcmlwdGlvbhgMIAEoCRISCgpwb2xpY3lfdXJsGA0gASgJEikKCHB1cnBvc2VzGA4gAygLMhcuc3ZjLnJwYy52MS5GbG93UHVycG9zZRIeChZjYXB0dXJhYmxlX2luX293bl9mb3JtGA8gASgIIksKDUxpbmtlZFN1YmplY3QSFgoOYXBwbGljYXRpb25faWQYASABKAkSDAoEa2luZBgCIAEoCRIUCgx2YWx1ZV9zaGEyNTYYAyABKAki2AEKGFdpdGhkcmF3Rm9yUGVyc29uUmVxdWVzdBIRCglyZWNvcmRfaWQYASABKAkSDwoHcHVycG9zZRgCIAEoCRIrCghzdWJqZWN0cxgDIAMoCzIZLnN2Yy5ycGMudjEuTGlua2VkU3ViamVjdBIZCgtkZWxlZ2F0ZV9pZBgEIAEoCUIEwIwZAhIaCgxwcmluY2lwYWxfaWQYBSABKAlCBMCMGQISGwoTZGVsZWdhdGlvbl9ncmFudF9pZBgGIAEoCRIXCg9kZWxlZ2F0aW9uX3R5cGUYByABKAkioAEKFldpdGhkcmF3Rm9yUGVyc29uUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEhEKCXJlY29yZF9pZBgCIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEg8KB2NoYW5uZWwYBSABKAkSFAoMd2l0aGRyYXduX2F0GAYgASgJYgZwcm90bzM", [file_svc_options_v1_personal_data, file_svc_rpc_v1_errors]);
 
 /**
  * Asks consent-records for a flow's governing version: decision-gateway never reads the
@@ -177,4 +178,138 @@ export type GetFlowReply = Message<"svc.rpc.v1.GetFlowReply"> & {
  */
 export const GetFlowReplySchema: GenMessage<GetFlowReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_flows, 2);
+
+/**
+ * One subject reference an application linked to a person (decision-gateway's person links).
+ *
+ * @generated from message svc.rpc.v1.LinkedSubject
+ */
+export type LinkedSubject = Message<"svc.rpc.v1.LinkedSubject"> & {
+  /**
+   * @generated from field: string application_id = 1;
+   */
+  applicationId: string;
+
+  /**
+   * external_id or email.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * SHA-256 hex of the reference (emails normalised: trimmed, lower case): the reference itself
+   * never travels.
+   *
+   * @generated from field: string value_sha256 = 3;
+   */
+  valueSha256: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.LinkedSubject.
+ * Use `create(LinkedSubjectSchema)` to create a new message.
+ */
+export const LinkedSubjectSchema: GenMessage<LinkedSubject> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_flows, 3);
+
+/**
+ * A person withdraws one of their own consent records (or one purpose of it), themself or through a
+ * delegate acting for them: decision-gateway authenticated the person (and the delegation grant)
+ * and sends the subject references linked to the person; consent-records withdraws the record
+ * only when its subject is one of them (otherwise record_not_found, revealing nothing).
+ *
+ * @generated from message svc.rpc.v1.WithdrawForPersonRequest
+ */
+export type WithdrawForPersonRequest = Message<"svc.rpc.v1.WithdrawForPersonRequest"> & {
+  /**
+   * @generated from field: string record_id = 1;
+   */
+  recordId: string;
+
+  /**
+   * Empty withdraws the whole consent.
+   *
+   * @generated from field: string purpose = 2;
+   */
+  purpose: string;
+
+  /**
+   * @generated from field: repeated svc.rpc.v1.LinkedSubject subjects = 3;
+   */
+  subjects: LinkedSubject[];
+
+  /**
+   * The delegate's usr id, empty when the person acts themself.
+   *
+   * @generated from field: string delegate_id = 4;
+   */
+  delegateId: string;
+
+  /**
+   * @generated from field: string principal_id = 5;
+   */
+  principalId: string;
+
+  /**
+   * @generated from field: string delegation_grant_id = 6;
+   */
+  delegationGrantId: string;
+
+  /**
+   * @generated from field: string delegation_type = 7;
+   */
+  delegationType: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.WithdrawForPersonRequest.
+ * Use `create(WithdrawForPersonRequestSchema)` to create a new message.
+ */
+export const WithdrawForPersonRequestSchema: GenMessage<WithdrawForPersonRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_flows, 4);
+
+/**
+ * @generated from message svc.rpc.v1.WithdrawForPersonReply
+ */
+export type WithdrawForPersonReply = Message<"svc.rpc.v1.WithdrawForPersonReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: string record_id = 2;
+   */
+  recordId: string;
+
+  /**
+   * @generated from field: string application_id = 3;
+   */
+  applicationId: string;
+
+  /**
+   * @generated from field: string purpose = 4;
+   */
+  purpose: string;
+
+  /**
+   * @generated from field: string channel = 5;
+   */
+  channel: string;
+
+  /**
+   * RFC 3339.
+   *
+   * @generated from field: string withdrawn_at = 6;
+   */
+  withdrawnAt: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.WithdrawForPersonReply.
+ * Use `create(WithdrawForPersonReplySchema)` to create a new message.
+ */
+export const WithdrawForPersonReplySchema: GenMessage<WithdrawForPersonReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_flows, 5);
 

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/oversight.proto.
  */
 export const file_svc_rpc_v1_oversight: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvcnBjL3YxL292ZXJzaWdodC5wcm90bxIKc3ZjLnJwYy52MSJFChZBZ2VudENsYXNzUm91dGVSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEhMKC2FnZW50X2NsYXNzGAIgASgJImwKFEFnZW50Q2xhc3NSb3V0ZVJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIMCgRtb2RlGAIgASgJEg0KBXJvdXRlGAMgASgJEhIKCmNvbmZpZ3VyZWQYBCABKAgiRwobQXV0aGVudGljYXRlQXR0ZXN0ZXJSZXF1ZXN0EhQKDHRva2VuX3NoYTI1NhgBIAEoCRISCgpwZXJtaXNzaW9uGAIgASgJIqABChlBdXRoZW50aWNhdGVBdHRlc3RlclJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchITCgthdHRlc3Rlcl9pZBgCIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgDIAEoCRITCgtwZXJtaXNzaW9ucxgEIAMoCRIcChRzY29wZV9hcHBsaWNhdGlvbl9pZBgFIAEoCWIGcHJvdG8z", [file_svc_rpc_v1_errors]);
+  fileDesc("ChpzdmMvcnBjL3YxL292ZXJzaWdodC5wcm90bxIKc3ZjLnJwYy52MSJFChZBZ2VudENsYXNzUm91dGVSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEhMKC2FnZW50X2NsYXNzGAIgASgJImwKFEFnZW50Q2xhc3NSb3V0ZVJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIMCgRtb2RlGAIgASgJEg0KBXJvdXRlGAMgASgJEhIKCmNvbmZpZ3VyZWQYBCABKAgiRwobQXV0aGVudGljYXRlQXR0ZXN0ZXJSZXF1ZXN0EhQKDHRva2VuX3NoYTI1NhgBIAEoCRISCgpwZXJtaXNzaW9uGAIgASgJIqABChlBdXRoZW50aWNhdGVBdHRlc3RlclJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchITCgthdHRlc3Rlcl9pZBgCIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgDIAEoCRITCgtwZXJtaXNzaW9ucxgEIAMoCRIcChRzY29wZV9hcHBsaWNhdGlvbl9pZBgFIAEoCSKTAgoURXZhbHVhdGVHcmFudFJlcXVlc3QSFgoOYXBwbGljYXRpb25faWQYASABKAkSEwoLZW52aXJvbm1lbnQYAiABKAkSEwoLYWdlbnRfY2xhc3MYAyABKAkSEAoIYWdlbnRfaWQYBCABKAkSDgoGc2NvcGVzGAUgAygJEg8KB2FjdGlvbnMYBiADKAkSDgoGYW1vdW50GAcgASgJEhAKCGN1cnJlbmN5GAggASgJEg8KB3B1cnBvc2UYCSABKAkSFAoManVyaXNkaWN0aW9uGAogASgJEhMKC3ZhbGlkX3VudGlsGAsgASgJEhQKDGF1dGhvcml0eV9pZBgMIAEoCRISCgpyZXF1ZXN0X2lkGA0gASgJIrABChJFdmFsdWF0ZUdyYW50UmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg8KB291dGNvbWUYAiABKAkSDgoGcmVhc29uGAMgASgJEhYKDmF0dGVzdGF0aW9uX2lkGAQgASgJEg8KB3JlY2VpcHQYBSABKAkSFwoPc2VxdWVuY2VfbnVtYmVyGAYgASgDEhIKCnBvbGljeV9yZWYYByABKAliBnByb3RvMw", [file_svc_rpc_v1_errors]);
 
 /**
  * Asks oversight-witness who decides an agent class of an application (Hybrid mode): the
@@ -146,4 +146,158 @@ export type AuthenticateAttesterReply = Message<"svc.rpc.v1.AuthenticateAttester
  */
 export const AuthenticateAttesterReplySchema: GenMessage<AuthenticateAttesterReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_oversight, 3);
+
+/**
+ * Asks oversight-witness to decide a grant request of an agent class routed to the customer's
+ * policy engine (Hybrid mode): it calls the application's configured OpenID AuthZEN 1.0 engine
+ * (Access Evaluation API) through the egress policy, with the configured timeout, and witnesses
+ * the answer as an attestation with a witness receipt. An engine that does not answer in time or
+ * answers nonsense has not decided: nothing is witnessed and the outcome is `unavailable`.
+ *
+ * @generated from message svc.rpc.v1.EvaluateGrantRequest
+ */
+export type EvaluateGrantRequest = Message<"svc.rpc.v1.EvaluateGrantRequest"> & {
+  /**
+   * @generated from field: string application_id = 1;
+   */
+  applicationId: string;
+
+  /**
+   * The application's environment (development or production): which addresses the call may reach.
+   *
+   * @generated from field: string environment = 2;
+   */
+  environment: string;
+
+  /**
+   * @generated from field: string agent_class = 3;
+   */
+  agentClass: string;
+
+  /**
+   * @generated from field: string agent_id = 4;
+   */
+  agentId: string;
+
+  /**
+   * @generated from field: repeated string scopes = 5;
+   */
+  scopes: string[];
+
+  /**
+   * One AuthZEN evaluation per action; every one must allow.
+   *
+   * @generated from field: repeated string actions = 6;
+   */
+  actions: string[];
+
+  /**
+   * Decimal amount per action, empty when the request names none.
+   *
+   * @generated from field: string amount = 7;
+   */
+  amount: string;
+
+  /**
+   * @generated from field: string currency = 8;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: string purpose = 9;
+   */
+  purpose: string;
+
+  /**
+   * @generated from field: string jurisdiction = 10;
+   */
+  jurisdiction: string;
+
+  /**
+   * RFC 3339.
+   *
+   * @generated from field: string valid_until = 11;
+   */
+  validUntil: string;
+
+  /**
+   * The authority named by the request, empty when none.
+   *
+   * @generated from field: string authority_id = 12;
+   */
+  authorityId: string;
+
+  /**
+   * Sent as the engine call's X-Request-ID and kept in the attestation context.
+   *
+   * @generated from field: string request_id = 13;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.EvaluateGrantRequest.
+ * Use `create(EvaluateGrantRequestSchema)` to create a new message.
+ */
+export const EvaluateGrantRequestSchema: GenMessage<EvaluateGrantRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oversight, 4);
+
+/**
+ * @generated from message svc.rpc.v1.EvaluateGrantReply
+ */
+export type EvaluateGrantReply = Message<"svc.rpc.v1.EvaluateGrantReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * allow, deny, unavailable (timeout, unreachable, refused target, invalid answer) or
+   * not_configured (no engine, or its attester is not active).
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+
+  /**
+   * For unavailable / not_configured: timeout, unreachable, target_refused, invalid_response,
+   * no_engine, attester_inactive.
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * The witnessed attestation (allow and deny only).
+   *
+   * @generated from field: string attestation_id = 4;
+   */
+  attestationId: string;
+
+  /**
+   * The witness receipt (compact JWS, iss_role witness; allow and deny only).
+   *
+   * @generated from field: string receipt = 5;
+   */
+  receipt: string;
+
+  /**
+   * @generated from field: int64 sequence_number = 6;
+   */
+  sequenceNumber: bigint;
+
+  /**
+   * `authzen:<engine origin>`.
+   *
+   * @generated from field: string policy_ref = 7;
+   */
+  policyRef: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.EvaluateGrantReply.
+ * Use `create(EvaluateGrantReplySchema)` to create a new message.
+ */
+export const EvaluateGrantReplySchema: GenMessage<EvaluateGrantReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_oversight, 5);
 
