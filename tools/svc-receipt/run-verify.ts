@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { ReceiptVerificationFailure } from '@svc/receipts';
+import type { AgreementReceiptFailure, ReceiptVerificationFailure } from '@svc/receipts';
 
 /** Exit status per outcome: scripts can tell failures apart without parsing text. */
-export const EXIT_CODES: Record<'ok' | 'usage' | ReceiptVerificationFailure, number> = {
+export const EXIT_CODES: Record<'ok' | 'usage' | ReceiptVerificationFailure | AgreementReceiptFailure, number> = {
   ok: 0,
   bad_signature: 1,
   usage: 2,
@@ -10,9 +10,13 @@ export const EXIT_CODES: Record<'ok' | 'usage' | ReceiptVerificationFailure, num
   schema_invalid: 4,
   unknown_kid: 5,
   jwks_invalid: 6,
+  not_canonical: 7,
+  inconsistent: 8,
+  document_mismatch: 9,
 };
 
-export const USAGE = 'usage: svc-receipt verify <receipt.json> --jwks <jwks.json>';
+export const USAGE =
+  'usage: svc-receipt verify <receipt.json> --jwks <jwks.json>\n       svc-receipt verify-agreement <agreement-receipt.json> --jwks <jwks.json> [--jwks <jwks.json>…] [--document <file>]';
 
 /** The `--help` text: the usage, the output and the exit codes. */
 export const HELP = `${USAGE}
@@ -21,8 +25,14 @@ Verifies a signed receipt (GET /api/v1/consent_receipts/{id}?flavor=signed) offl
 /.well-known/jwks.json. Prints one JSON object on stdout, {"valid":true,...} or {"valid":false,...};
 the reason of a failure also goes to stderr.
 
+verify-agreement verifies an agreement's receipt (GET /api/v1/agreements/{id}/receipt): the set of
+its parties' signatures, each against the JWKS of the region where the party signed (give one
+--jwks per region), the exact canonical bytes (any changed byte fails), that every signature names
+the agreement, its document digest and quorum, and that the status agrees with the signatures;
+with --document, that the document has the signed digest.
+
 Exit codes: 0 valid, 1 bad_signature, 2 usage, 3 not_a_receipt, 4 schema_invalid, 5 unknown_kid,
-6 jwks_invalid, 70 internal error.`;
+6 jwks_invalid, 7 not_canonical, 8 inconsistent, 9 document_mismatch, 70 internal error.`;
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
 
@@ -42,6 +52,7 @@ export interface CliOutcome {
 export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
   if (argv.some((arg) => HELP_ARGUMENTS.has(arg))) return { code: EXIT_CODES.ok, stdout: HELP };
   const [command, ...rest] = argv;
+  if (command === 'verify-agreement') return runVerifyAgreement(rest);
   if (command !== 'verify') return { code: EXIT_CODES.usage, stderr: USAGE };
   let receiptPath: string | undefined;
   let jwksPath: string | undefined;
@@ -68,6 +79,58 @@ export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
   const { verifySignedReceipt } = await import('@svc/receipts');
   const result = await verifySignedReceipt(receiptText, jwksText);
   if (result.ok) return { code: EXIT_CODES.ok, stdout: JSON.stringify({ valid: true, record_type: result.recordType, record_id: result.recordId, kid: result.kid }) };
+  return {
+    code: EXIT_CODES[result.failure],
+    stdout: JSON.stringify({ valid: false, failure: result.failure, message: result.message }),
+    stderr: `invalid: ${result.failure}: ${result.message}`,
+  };
+}
+
+/**
+ * `svc-receipt verify-agreement <receipt.json> --jwks <jwks.json> [--jwks …] [--document <file>]`:
+ * prints `{"valid":true,"agreement_id","status","signed","required","answers","kids"}` and exits
+ * 0, or `{"valid":false,"failure","message"}` with {@link EXIT_CODES}.
+ */
+async function runVerifyAgreement(args: readonly string[]): Promise<CliOutcome> {
+  let receiptPath: string | undefined;
+  let documentPath: string | undefined;
+  const jwksPaths: string[] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i];
+    const value = args[i + 1];
+    if (arg === '--jwks' || arg === '--document') {
+      if (value === undefined) return { code: EXIT_CODES.usage, stderr: USAGE };
+      if (arg === '--jwks') jwksPaths.push(value);
+      else if (documentPath === undefined) documentPath = value;
+      else return { code: EXIT_CODES.usage, stderr: USAGE };
+      i += 1;
+    } else if (arg !== undefined && !arg.startsWith('-') && receiptPath === undefined) {
+      receiptPath = arg;
+    } else {
+      return { code: EXIT_CODES.usage, stderr: USAGE };
+    }
+  }
+  if (!receiptPath || jwksPaths.length === 0) return { code: EXIT_CODES.usage, stderr: USAGE };
+  let receiptText: string;
+  let jwksTexts: string[];
+  let document: Buffer | undefined;
+  try {
+    [receiptText, jwksTexts, document] = await Promise.all([
+      readFile(receiptPath, 'utf8'),
+      Promise.all(jwksPaths.map((path) => readFile(path, 'utf8'))),
+      documentPath === undefined ? Promise.resolve(undefined) : readFile(documentPath),
+    ]);
+  } catch (error) {
+    return { code: EXIT_CODES.usage, stderr: `cannot read input: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const { verifyAgreementReceipt } = await import('@svc/receipts');
+  const result = await verifyAgreementReceipt(receiptText, jwksTexts, document);
+  if (result.ok) {
+    return {
+      code: EXIT_CODES.ok,
+      stdout: JSON.stringify({ valid: true, agreement_id: result.agreementId, status: result.status, signed: result.signed, required: result.required, answers: result.answers, kids: result.kids }),
+    };
+  }
   return {
     code: EXIT_CODES[result.failure],
     stdout: JSON.stringify({ valid: false, failure: result.failure, message: result.message }),

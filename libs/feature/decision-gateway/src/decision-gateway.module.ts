@@ -7,6 +7,7 @@ import { CreateApplication } from './applications/use-cases/create-application.u
 import { IssueApiToken, RevokeApiToken } from './applications/use-cases/manage-api-tokens.use-case';
 import { UpdateApplication } from './applications/use-cases/update-application.use-case';
 import { DiscoveryController } from './discovery/discovery.controller';
+import { AgreementsModule } from './agreements/agreements.module';
 import { DecisionsModule } from './decisions/decisions.module';
 import { DelegationsModule } from './delegations/delegations.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
@@ -24,7 +25,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule],
   controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

@@ -19,6 +19,12 @@ export { dpvReceipt, isPureAuthority, DPV_CONTEXT } from './flavors/dpv';
 export { RECEIPT_JWS_TYP, signReceipt, type SignedReceipt } from './flavors/signed';
 export { verifySignedReceipt, type ReceiptVerification, type ReceiptVerificationFailure } from './verification/verify-signed-receipt';
 export {
+  SIGNATURE_RECEIPT_TYP,
+  verifyAgreementReceipt,
+  type AgreementReceiptFailure,
+  type AgreementReceiptVerification,
+} from './verification/verify-agreement-receipt';
+export {
   RECEIPT_SCHEMA_ID,
   RECEIPT_SCHEMA_ID_PATH,
   RECEIPT_SCHEMA_MEDIA_TYPE,

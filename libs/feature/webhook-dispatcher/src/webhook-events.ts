@@ -16,6 +16,10 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'signature.declined',
   'signature.expired',
   'signature.countered',
+  'agreement.activated',
+  'agreement.declined',
+  'agreement.expired',
+  'agreement.withdrawn',
   'delegation.offered',
   'delegation.accepted',
   'delegation.revoked',
@@ -42,4 +46,4 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
  * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
  * other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'delegation.>', 'grant.revoked', 'authority.revoked', DELIVERY_FAILED_EVENT] as const;
+export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'delegation.>', 'grant.revoked', 'authority.revoked', DELIVERY_FAILED_EVENT] as const;

@@ -253,7 +253,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const other = await createApp(proc, 'development', 'names');
       const all = [
         'consent.granted', 'consent.denied', 'consent.revoked', 'consent.purpose_revoked', 'approval.granted', 'approval.denied', 'approval.countered',
-        'flow.activated', 'signature.signed', 'signature.declined', 'signature.expired', 'signature.countered', 'webhook.delivery_failed',
+        'flow.activated', 'signature.signed', 'signature.declined', 'signature.expired', 'signature.countered', 'agreement.activated', 'agreement.declined', 'agreement.expired', 'agreement.withdrawn', 'webhook.delivery_failed',
       ];
       const ok = await http('POST', subsUrl(other), { headers: auth(other), json: { url: 'https://hooks.example.com/', events: all } });
       expect(ok.status).toBe(201);

@@ -20,6 +20,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['oauth_client', 'oac'],
     ['vouch', 'vch'],
     ['credential', 'vcr'],
+    ['agreement', 'agr'],
   ] as const)('%s ids carry the prefix %s and the region, and parse back to both', (kind, prefix) => {
     const id = newRegionalId(kind, 'eu');
     expect(id.startsWith(`${prefix}_eu_`)).toBe(true);
@@ -35,6 +36,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['agent_token', 'ra_agent_'],
     ['witness_receipt', 'wrec_'],
     ['audit_record', 'audit_rec_'],
+    ['agreement_party', 'pty_'],
   ] as const)('%s ids start with %s and parse without a region', (kind, prefix) => {
     const id = newId(kind);
     expect(id.startsWith(prefix)).toBe(true);

@@ -433,6 +433,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region (Idempotency-Key supported) */
+        post: operations["Agreements_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agreements/{agreement_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an agreement: status, quorum, each party’s outcome and receipt */
+        get: operations["Agreements_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agreements/{agreement_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agreement’s receipt: the set of signatures, canonical JSON, verifiable offline (svc-receipt verify-agreement) */
+        get: operations["Agreements_getReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agreements/{agreement_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw an agreement before its outcome (agreement.withdrawn); later answers are refused */
+        post: operations["Agreements_withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/application_agents": {
         parameters: {
             query?: never;
@@ -2001,6 +2069,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/multi_party_agreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) (Idempotency-Key supported) */
+        post: operations["MultiPartyAgreements_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/multi_party_agreements/{agreement_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a multi-party agreement */
+        get: operations["MultiPartyAgreements_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/multi_party_agreements/{agreement_id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The multi-party agreement’s receipt (the set of signatures, canonical JSON) */
+        get: operations["MultiPartyAgreements_getReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/multi_party_agreements/{agreement_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw a multi-party agreement before its outcome */
+        post: operations["MultiPartyAgreements_withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/oap/attestations": {
         parameters: {
             query?: never;
@@ -3104,6 +3240,74 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "agreement.activated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A multi-party agreement reached its quorum of signatures and is binding (once) */
+        post: operations["webhook_agreement_activated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A multi-party agreement can no longer reach its quorum */
+        post: operations["webhook_agreement_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A multi-party agreement passed its deadline before its quorum */
+        post: operations["webhook_agreement_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The application withdrew a multi-party agreement before its outcome */
+        post: operations["webhook_agreement_withdrawn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "approval.countered": {
         parameters: {
             query?: never;
@@ -3539,6 +3743,79 @@ export interface components {
             agent_metadata_provenance: "integrator_self_report" | null;
             capability_version_id: string | null;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AgreementDocumentInput: {
+            /** @enum {string} */
+            media_type: "text/plain" | "text/markdown" | "application/pdf" | "application/json";
+            content_base64: string;
+        };
+        AgreementDocumentResponse: {
+            sha256: string;
+            media_type: string;
+            size_bytes: number;
+        } & {
+            [key: string]: unknown;
+        };
+        AgreementPartyInput: {
+            person_id: string;
+            role: string;
+        };
+        AgreementPartyResponse: {
+            id: string;
+            role: string;
+            person_id: string;
+            home_region: string;
+            decision_url: string;
+            /** @enum {string|null} */
+            outcome: "signed" | "declined" | "expired" | "countered" | null;
+            receipt_jws: string | null;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        AgreementQuorumResponse: {
+            /** @enum {string} */
+            type: "all" | "majority" | "threshold";
+            threshold: number | null;
+            required: number;
+        } & {
+            [key: string]: unknown;
+        };
+        AgreementReceiptQuorumResponse: {
+            /** @enum {string} */
+            type: "all" | "majority" | "threshold";
+            required: number;
+        } & {
+            [key: string]: unknown;
+        };
+        AgreementReceiptResponse: {
+            /** @enum {string} */
+            object: "agreement_receipt";
+            agreement_id: string;
+            document_sha256: string;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
+            quorum: components["schemas"]["AgreementReceiptQuorumResponse"];
+            signatures: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        AgreementResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "agreement";
+            title: string;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
+            document: components["schemas"]["AgreementDocumentResponse"];
+            quorum: components["schemas"]["AgreementQuorumResponse"];
+            parties: components["schemas"]["AgreementPartyResponse"][];
+            deadline: string;
+            created_at: string;
+            decided_at: string | null;
+            receipt_url: string;
         } & {
             [key: string]: unknown;
         };
@@ -4111,6 +4388,13 @@ export interface components {
             countered_at: string | null;
         } & {
             [key: string]: unknown;
+        };
+        CreateAgreementBody: {
+            title: string;
+            document: components["schemas"]["AgreementDocumentInput"];
+            parties: components["schemas"]["AgreementPartyInput"][];
+            quorum?: components["schemas"]["QuorumInput"];
+            ttl_seconds?: number;
         };
         CreateAttesterBody: {
             name: string;
@@ -5562,7 +5846,7 @@ export interface components {
             /** @enum {string} */
             derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
             /** @enum {string} */
-            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
+            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing";
             reference: string;
             record_ids?: string[];
         };
@@ -5914,7 +6198,7 @@ export interface components {
             object: "transfer";
             id: string;
             /** @enum {string} */
-            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
+            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing";
             data_categories: ("identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials")[];
             from_country: string;
             to_country: string;
@@ -6279,6 +6563,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProtoSvcEventsV1AgreementDecided: {
+            agreement_id: string;
+            status: string;
+            document_sha256: string;
+            quorum_type: string;
+            required: number;
+            signatures: number;
+            declines: number;
+            counters: number;
+            parties: number;
+            /** Format: date-time */
+            decided_at?: string;
+        } & {
+            [key: string]: unknown;
+        };
         ProtoSvcEventsV1ApprovalDecided: {
             session_token: string;
             reference: string;
@@ -6420,6 +6719,10 @@ export interface components {
             counter_proposal_json: string;
             /** Format: date-time */
             decided_at?: string;
+            agreement_id: string;
+            party_id: string;
+            receipt_jws: string;
+            document_sha256: string;
         } & {
             [key: string]: unknown;
         };
@@ -6513,7 +6816,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -6532,7 +6835,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -6623,7 +6926,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -6663,7 +6966,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signing_key_unavailable";
+                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signer_region_unavailable" | "signing_key_unavailable";
                 };
             };
         };
@@ -8039,6 +8342,279 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "title",
+                 *       "document": {
+                 *         "media_type": "text/plain",
+                 *         "content_base64": "qQ9/++"
+                 *       },
+                 *       "parties": [
+                 *         {
+                 *           "person_id": "usr_eu_l6t4plqawply7wspjxso",
+                 *           "role": "role"
+                 *         }
+                 *       ],
+                 *       "quorum": {
+                 *         "type": "all",
+                 *         "threshold": 1
+                 *       },
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAgreementBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "threshold": 1,
+                     *         "required": 1
+                     *       },
+                     *       "parties": [
+                     *         {
+                     *           "id": "id",
+                     *           "role": "role",
+                     *           "person_id": "person id",
+                     *           "home_region": "home region",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "receipt_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "threshold": 1,
+                     *         "required": 1
+                     *       },
+                     *       "parties": [
+                     *         {
+                     *           "id": "id",
+                     *           "role": "role",
+                     *           "person_id": "person id",
+                     *           "home_region": "home region",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "receipt_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_getReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement_receipt",
+                     *       "agreement_id": "agreement id",
+                     *       "document_sha256": "document sha256",
+                     *       "status": "pending",
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "required": 1
+                     *       },
+                     *       "signatures": [
+                     *         "signature"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementReceiptResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_withdraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "threshold": 1,
+                     *         "required": 1
+                     *       },
+                     *       "parties": [
+                     *         {
+                     *           "id": "id",
+                     *           "role": "role",
+                     *           "person_id": "person id",
+                     *           "home_region": "home region",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "receipt_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
@@ -15562,6 +16138,279 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    MultiPartyAgreements_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "title": "title",
+                 *       "document": {
+                 *         "media_type": "text/plain",
+                 *         "content_base64": "qQ9/++"
+                 *       },
+                 *       "parties": [
+                 *         {
+                 *           "person_id": "usr_eu_l6t4plqawply7wspjxso",
+                 *           "role": "role"
+                 *         }
+                 *       ],
+                 *       "quorum": {
+                 *         "type": "all",
+                 *         "threshold": 1
+                 *       },
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateAgreementBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "threshold": 1,
+                     *         "required": 1
+                     *       },
+                     *       "parties": [
+                     *         {
+                     *           "id": "id",
+                     *           "role": "role",
+                     *           "person_id": "person id",
+                     *           "home_region": "home region",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "receipt_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "threshold": 1,
+                     *         "required": 1
+                     *       },
+                     *       "parties": [
+                     *         {
+                     *           "id": "id",
+                     *           "role": "role",
+                     *           "person_id": "person id",
+                     *           "home_region": "home region",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "receipt_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_getReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "agreement_receipt",
+                     *       "agreement_id": "agreement id",
+                     *       "document_sha256": "document sha256",
+                     *       "status": "pending",
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "required": 1
+                     *       },
+                     *       "signatures": [
+                     *         "signature"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementReceiptResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_withdraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "quorum": {
+                     *         "type": "all",
+                     *         "threshold": 1,
+                     *         "required": 1
+                     *       },
+                     *       "parties": [
+                     *         {
+                     *           "id": "id",
+                     *           "role": "role",
+                     *           "person_id": "person id",
+                     *           "home_region": "home region",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "receipt_url": "https://shop.example.com/hooks/consent"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Attestations_submit: {
         parameters: {
             query?: never;
@@ -17343,7 +18192,7 @@ export interface operations {
                 to_country?: string;
                 data_category?: "identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials";
                 lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
-                transfer_case?: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator";
+                transfer_case?: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing";
                 from?: string;
                 to?: string;
                 limit?: number;
@@ -19553,6 +20402,298 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    webhook_agreement_activated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.activated",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.activated";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.declined",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.declined";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.expired",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.expired";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_withdrawn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.withdrawn",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.withdrawn";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     webhook_approval_countered: {
         parameters: {
             query?: never;
@@ -20623,7 +21764,11 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "counter_proposal_json": "counter proposal json",
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "agreement_id": "agreement id",
+                 *         "party_id": "party id",
+                 *         "receipt_jws": "receipt jws",
+                 *         "document_sha256": "document sha256"
                  *       }
                  *     }
                  */
@@ -20697,7 +21842,11 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "counter_proposal_json": "counter proposal json",
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "agreement_id": "agreement id",
+                 *         "party_id": "party id",
+                 *         "receipt_jws": "receipt jws",
+                 *         "document_sha256": "document sha256"
                  *       }
                  *     }
                  */
@@ -20771,7 +21920,11 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "counter_proposal_json": "counter proposal json",
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "agreement_id": "agreement id",
+                 *         "party_id": "party id",
+                 *         "receipt_jws": "receipt jws",
+                 *         "document_sha256": "document sha256"
                  *       }
                  *     }
                  */
@@ -20845,7 +21998,11 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "counter_proposal_json": "counter proposal json",
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "agreement_id": "agreement id",
+                 *         "party_id": "party id",
+                 *         "receipt_jws": "receipt jws",
+                 *         "document_sha256": "document sha256"
                  *       }
                  *     }
                  */

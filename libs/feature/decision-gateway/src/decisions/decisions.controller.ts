@@ -146,7 +146,7 @@ export class DecisionsController {
     const result =
       !votes && isConsentAction(body.action)
         ? await this.advanceConsent.execute(digest, { ...body, action: body.action }, { request: request.raw })
-        : await this.castVote.execute(digest, body);
+        : await this.castVote.execute(digest, body, { request: request.raw });
     return {
       ...pageView(result.session),
       ...('consentToken' in result && result.consentToken ? { consent_token: result.consentToken } : {}),

@@ -11,6 +11,7 @@ import { EscalationApprovals } from './escalation-approvals.consumer';
 import { FlowLookup } from './flow-lookup';
 import { InboxController } from './inbox.controller';
 import { PrincipalAssertionsRepository } from './principal-assertions';
+import { SigningOutcomes } from './signing-outcomes';
 import { AdvanceConsent } from './use-cases/advance-consent.use-case';
 import { CastVote } from './use-cases/cast-vote.use-case';
 import { CreateDecisionSession } from './use-cases/create-decision-session.use-case';
@@ -32,6 +33,7 @@ import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     DecisionsRepository,
+    SigningOutcomes,
     FlowLookup,
     PrincipalAssertionsRepository,
     IssuePrincipalAssertion,
@@ -46,6 +48,6 @@ import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
     ExpireDueSessions,
     EscalationApprovals,
   ],
-  exports: [CreateDecisionSession, ExpireDueSessions, EscalationApprovals, DecisionsRepository],
+  exports: [CreateDecisionSession, ExpireDueSessions, EscalationApprovals, DecisionsRepository, SigningOutcomes],
 })
 export class DecisionsModule {}

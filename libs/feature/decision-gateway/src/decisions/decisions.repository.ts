@@ -3,6 +3,7 @@ import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { CreatedVia, DecisionKind, DecisionSession, DeliveryMode, PrincipalBinding, QuorumType, SessionStatus, TriggerType } from './decision';
 import type { Tally, Vote } from './quorum';
+import { SigningOutcomes } from './signing-outcomes';
 
 interface SessionRow {
   token_sha256: string;
@@ -105,7 +106,11 @@ export interface InboxQuery {
 /** Queries of gateway.decision_sessions, decision_votes and consent_tokens. */
 @Injectable()
 export class DecisionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    /** Owners of signing outcomes (agreements); consulted when a signing session resolves. */
+    readonly signingOutcomes: SigningOutcomes,
+  ) {}
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);

@@ -10,6 +10,7 @@ import { CreateOAuth1732800000000 } from './1732800000000-create-oauth';
 import { CreateDelegationGrants1732900000000 } from './1732900000000-create-delegation-grants';
 import { AddPersonEmailLookup1733000000000 } from './1733000000000-add-person-email-lookup';
 import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-delegation-idempotency-key';
+import { CreateAgreements1807000000000 } from './1807000000000-create-agreements';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -25,5 +26,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateDelegationGrants1732900000000,
     AddPersonEmailLookup1733000000000,
     DropDelegationIdempotencyKey1800000000001,
+    CreateAgreements1807000000000,
   ],
 };

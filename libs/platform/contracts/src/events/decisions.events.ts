@@ -1,4 +1,5 @@
 import {
+  AgreementDecidedSchema,
   ApprovalDecidedSchema,
   ConsentDeniedSchema,
   ConsentGrantedSchema,
@@ -23,4 +24,8 @@ export const DECISIONS_EVENTS = {
   'signature.declined': { schema: SignatureDecidedSchema, version: 1 },
   'signature.expired': { schema: SignatureDecidedSchema, version: 1 },
   'signature.countered': { schema: SignatureDecidedSchema, version: 1 },
+  'agreement.activated': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.declined': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.expired': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.withdrawn': { schema: AgreementDecidedSchema, version: 1 },
 } as const;

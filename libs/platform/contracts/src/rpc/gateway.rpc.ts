@@ -1,6 +1,13 @@
 import { GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
-import { FindPersonHomeReplySchema, FindPersonHomeRequestSchema } from '../gen/svc/rpc/v1/people_pb';
+import {
+  FindPersonHomeReplySchema,
+  FindPersonHomeRequestSchema,
+  OpenAgreementSigningReplySchema,
+  OpenAgreementSigningRequestSchema,
+  RecordAgreementSignatureReplySchema,
+  RecordAgreementSignatureRequestSchema,
+} from '../gen/svc/rpc/v1/people_pb';
 
 /** Request/reply methods served by decision-gateway. */
 export const GATEWAY_RPC = {
@@ -8,4 +15,8 @@ export const GATEWAY_RPC = {
   'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
   /** Asked across regions: is a person with this email digest homed here? (only `found`). */
   'gateway.find_person_home': { request: FindPersonHomeRequestSchema, reply: FindPersonHomeReplySchema },
+  /** Asked by an agreement's home region of a signer's home region: open the signer's signing session there. */
+  'gateway.open_agreement_signing': { request: OpenAgreementSigningRequestSchema, reply: OpenAgreementSigningReplySchema },
+  /** Asked by a signer's home region of the agreement's home region: record this signing outcome (refused once decided). */
+  'gateway.record_agreement_signature': { request: RecordAgreementSignatureRequestSchema, reply: RecordAgreementSignatureReplySchema },
 } as const;

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import type { OutboxWriter } from '@svc/persistence';
 import { GATEWAY_OUTBOX } from '../../tokens';
@@ -9,6 +9,7 @@ import { decisionError } from '../decisions.errors';
 import { DecisionsRepository } from '../decisions.repository';
 import { addVoteOutcomeEvent } from '../outcome-events';
 import { aggregate, type Vote } from '../quorum';
+import { HOSTED_SIGN_IN, type HostedSignIn } from '../principal-binding';
 import { onLockedSession } from '../session-transaction';
 
 /** Answers of each voting kind, and the status each aggregated vote resolves to. */
@@ -35,9 +36,11 @@ export class CastVote {
     private readonly sessions: DecisionsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    @Optional() @Inject(HOSTED_SIGN_IN) private readonly hostedSignIn?: HostedSignIn,
   ) {}
 
-  async execute(tokenSha256: string, body: TransitionBody): Promise<VoteResult> {
+  /** `proof.request` is the page's request: an agreement's signer answers only signed in as themselves. */
+  async execute(tokenSha256: string, body: TransitionBody, proof: Readonly<Record<string, unknown>> = {}): Promise<VoteResult> {
     const now = this.clock.now();
     return onLockedSession(this.sessions, this.outbox, { tokenSha256, now, refuseExpired: true }, async (manager, session) => {
       if (session.kind === 'consent') throw decisionError('transition_not_allowed', `${body.action} does not apply to a consent session`, { action: body.action, kind: session.kind });
@@ -58,6 +61,10 @@ export class CastVote {
         throw decisionError('field_not_applicable', 'counter_proposal applies to counter only', { field: 'counter_proposal', action: body.action });
       }
       const participant = this.participantOf(session, body.participant_id);
+      if (this.sessions.signingOutcomes.requiresSignIn(session)) {
+        if (!this.hostedSignIn) throw decisionError('transition_not_allowed', 'Signing this agreement needs the signer signed in', { action: body.action });
+        await this.hostedSignIn.signedInPrincipal(session, proof);
+      }
       if (!(await this.sessions.insertVote(manager, session.tokenSha256, participant, vote, body.counter_proposal, now))) {
         throw decisionError('already_voted', `${participant} has already answered this decision`, { participant_id: participant });
       }
@@ -73,7 +80,7 @@ export class CastVote {
         { status, outcome: status, counterProposal, exchangeTokenSha256: exchange.sha256, completedAt: now },
         now,
       );
-      await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
+      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now))) await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
       return { session: resolved, exchangeToken: exchange.token };
     });
   }

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/decisions.proto.
  */
 export const file_svc_events_v1_decisions: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zdmMvZXZlbnRzL3YxL2RlY2lzaW9ucy5wcm90bxINc3ZjLmV2ZW50cy52MSKTAQoNRmxvd0FjdGl2YXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESDwoHZmxvd19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SHgoWY2FwdHVyYWJsZV9pbl9vd25fZm9ybRgFIAEoCCLGAgoOQ29uc2VudEdyYW50ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFQoNY29uc2VudF90b2tlbhgFIAEoCRIdCg91c2VyX2lkZW50aWZpZXIYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSMAoMZnVsZmlsbGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxpdmVyeV9tb2RlGAkgASgJEh8KEXByaW5jaXBhbF9iaW5kaW5nGAogASgJQgTAjBkCEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIpsCCg1Db25zZW50RGVuaWVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEh0KD3VzZXJfaWRlbnRpZmllchgFIAEoCUIEwIwZARIvCgtkZWNsaW5lZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZGVsaXZlcnlfbW9kZRgHIAEoCRIfChFwcmluY2lwYWxfYmluZGluZxgIIAEoCUIEwIwZAhIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCL3AQoOQ29uc2VudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SHQoPdXNlcl9pZGVudGlmaWVyGAUgASgJQgTAjBkBEi4KCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJldm9rZWRfYnkYByABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi9gIKD0FwcHJvdmFsRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEhQKDHRyaWdnZXJfdHlwZRgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhMKC3F1b3J1bV90eXBlGAcgASgJEhAKCHJlcXVpcmVkGAggASgNEhEKCWFwcHJvdmFscxgJIAEoDRIPCgdkZW5pYWxzGAogASgNEhAKCGNvdW50ZXJzGAsgASgNEiMKFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgMIAEoCUIEwIwZARIuCgpkZWNpZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCLjAgoQU2lnbmF0dXJlRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEg8KB291dGNvbWUYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEAoIcmVxdWlyZWQYByABKA0SEgoKc2lnbmF0dXJlcxgIIAEoDRIQCghkZWNsaW5lcxgJIAEoDRIQCghjb3VudGVycxgKIAEoDRIjChVjb3VudGVyX3Byb3Bvc2FsX2pzb24YCyABKAlCBMCMGQESLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAxiBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("Ch1zdmMvZXZlbnRzL3YxL2RlY2lzaW9ucy5wcm90bxINc3ZjLmV2ZW50cy52MSKTAQoNRmxvd0FjdGl2YXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESDwoHZmxvd19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SHgoWY2FwdHVyYWJsZV9pbl9vd25fZm9ybRgFIAEoCCLGAgoOQ29uc2VudEdyYW50ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFQoNY29uc2VudF90b2tlbhgFIAEoCRIdCg91c2VyX2lkZW50aWZpZXIYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSMAoMZnVsZmlsbGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxpdmVyeV9tb2RlGAkgASgJEh8KEXByaW5jaXBhbF9iaW5kaW5nGAogASgJQgTAjBkCEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIpsCCg1Db25zZW50RGVuaWVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEh0KD3VzZXJfaWRlbnRpZmllchgFIAEoCUIEwIwZARIvCgtkZWNsaW5lZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZGVsaXZlcnlfbW9kZRgHIAEoCRIfChFwcmluY2lwYWxfYmluZGluZxgIIAEoCUIEwIwZAhIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCL3AQoOQ29uc2VudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SHQoPdXNlcl9pZGVudGlmaWVyGAUgASgJQgTAjBkBEi4KCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJldm9rZWRfYnkYByABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi9gIKD0FwcHJvdmFsRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEhQKDHRyaWdnZXJfdHlwZRgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhMKC3F1b3J1bV90eXBlGAcgASgJEhAKCHJlcXVpcmVkGAggASgNEhEKCWFwcHJvdmFscxgJIAEoDRIPCgdkZW5pYWxzGAogASgNEhAKCGNvdW50ZXJzGAsgASgNEiMKFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgMIAEoCUIEwIwZARIuCgpkZWNpZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCK/AwoQU2lnbmF0dXJlRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEg8KB291dGNvbWUYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEAoIcmVxdWlyZWQYByABKA0SEgoKc2lnbmF0dXJlcxgIIAEoDRIQCghkZWNsaW5lcxgJIAEoDRIQCghjb3VudGVycxgKIAEoDRIjChVjb3VudGVyX3Byb3Bvc2FsX2pzb24YCyABKAlCBMCMGQESLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMYWdyZWVtZW50X2lkGA0gASgJEhAKCHBhcnR5X2lkGA4gASgJEhkKC3JlY2VpcHRfandzGA8gASgJQgTAjBkBEhcKD2RvY3VtZW50X3NoYTI1NhgQIAEoCRIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCKZAgoQQWdyZWVtZW50RGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFAoMYWdyZWVtZW50X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIXCg9kb2N1bWVudF9zaGEyNTYYBCABKAkSEwoLcXVvcnVtX3R5cGUYBSABKAkSEAoIcmVxdWlyZWQYBiABKA0SEgoKc2lnbmF0dXJlcxgHIAEoDRIQCghkZWNsaW5lcxgIIAEoDRIQCghjb3VudGVycxgJIAEoDRIPCgdwYXJ0aWVzGAogASgNEi4KCmRlY2lkZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * flow.activated: a flow version became the active version (consent-records). Its terms are
@@ -426,6 +426,35 @@ export type SignatureDecided = Message<"svc.events.v1.SignatureDecided"> & {
   decidedAt?: Timestamp | undefined;
 
   /**
+   * The agreement (`agr_<region>_…`) this signing decision belongs to; empty for a bare session.
+   *
+   * @generated from field: string agreement_id = 13;
+   */
+  agreementId: string;
+
+  /**
+   * The signer's party of the agreement (`pty_…`); empty for a bare session.
+   *
+   * @generated from field: string party_id = 14;
+   */
+  partyId: string;
+
+  /**
+   * The receipt of this outcome: a compact JWS (EdDSA, the signing region's key, typ
+   * `svc-signature+jws`) over the document digest, the signer, the outcome and its time.
+   *
+   * @generated from field: string receipt_jws = 15;
+   */
+  receiptJws: string;
+
+  /**
+   * Lowercase hex SHA-256 of the signed document's bytes; empty for a bare session.
+   *
+   * @generated from field: string document_sha256 = 16;
+   */
+  documentSha256: string;
+
+  /**
    * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
    *
    * @generated from field: bytes sealed_personal_data = 100;
@@ -439,4 +468,80 @@ export type SignatureDecided = Message<"svc.events.v1.SignatureDecided"> & {
  */
 export const SignatureDecidedSchema: GenMessage<SignatureDecided> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_decisions, 5);
+
+/**
+ * agreement.activated / agreement.declined / agreement.expired / agreement.withdrawn: a
+ * multi-party agreement reached its outcome, exactly once (decision-gateway, Agree). `activated`
+ * when the quorum of signatures is reached (binding); `declined` once the quorum can no longer be
+ * reached; `expired` at the deadline; `withdrawn` by the application before the outcome.
+ *
+ * @generated from message svc.events.v1.AgreementDecided
+ */
+export type AgreementDecided = Message<"svc.events.v1.AgreementDecided"> & {
+  /**
+   * @generated from field: svc.events.v1.EventMeta meta = 1;
+   */
+  meta?: EventMeta | undefined;
+
+  /**
+   * @generated from field: string agreement_id = 2;
+   */
+  agreementId: string;
+
+  /**
+   * activated | declined | expired | withdrawn
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string document_sha256 = 4;
+   */
+  documentSha256: string;
+
+  /**
+   * all | majority | threshold
+   *
+   * @generated from field: string quorum_type = 5;
+   */
+  quorumType: string;
+
+  /**
+   * @generated from field: uint32 required = 6;
+   */
+  required: number;
+
+  /**
+   * @generated from field: uint32 signatures = 7;
+   */
+  signatures: number;
+
+  /**
+   * @generated from field: uint32 declines = 8;
+   */
+  declines: number;
+
+  /**
+   * @generated from field: uint32 counters = 9;
+   */
+  counters: number;
+
+  /**
+   * @generated from field: uint32 parties = 10;
+   */
+  parties: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp decided_at = 11;
+   */
+  decidedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.events.v1.AgreementDecided.
+ * Use `create(AgreementDecidedSchema)` to create a new message.
+ */
+export const AgreementDecidedSchema: GenMessage<AgreementDecided> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_decisions, 6);
 

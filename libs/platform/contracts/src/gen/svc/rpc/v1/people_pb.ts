@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { RpcError } from "./errors_pb";
 import { file_svc_rpc_v1_errors } from "./errors_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/people.proto.
  */
 export const file_svc_rpc_v1_people: GenFile = /*@__PURE__*/
-  fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIYgZwcm90bzM", [file_svc_rpc_v1_errors]);
+  fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIIqECChtPcGVuQWdyZWVtZW50U2lnbmluZ1JlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhEKCXBlcnNvbl9pZBgEIAEoCRIMCgRyb2xlGAUgASgJEg0KBXRpdGxlGAYgASgJEhIKCm1lZGlhX3R5cGUYByABKAkSEAoIZG9jdW1lbnQYCCABKAwSFwoPZG9jdW1lbnRfc2hhMjU2GAkgASgJEhMKC3F1b3J1bV90eXBlGAogASgJEhAKCHJlcXVpcmVkGAsgASgNEiwKCGRlYWRsaW5lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJWChlPcGVuQWdyZWVtZW50U2lnbmluZ1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIUCgxkZWNpc2lvbl91cmwYAiABKAkivgEKH1JlY29yZEFncmVlbWVudFNpZ25hdHVyZVJlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEg8KB291dGNvbWUYAyABKAkSEwoLcmVjZWlwdF9qd3MYBCABKAkSHQoVY291bnRlcl9wcm9wb3NhbF9qc29uGAUgASgJEi4KCmRlY2lkZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl4KHVJlY29yZEFncmVlbWVudFNpZ25hdHVyZVJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIYChBhZ3JlZW1lbnRfc3RhdHVzGAIgASgJYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_rpc_v1_errors]);
 
 /**
  * gateway.find_person_home: a region where an email sign-in found no account asks the other regions
@@ -60,4 +62,178 @@ export type FindPersonHomeReply = Message<"svc.rpc.v1.FindPersonHomeReply"> & {
  */
 export const FindPersonHomeReplySchema: GenMessage<FindPersonHomeReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_people, 1);
+
+/**
+ * gateway.open_agreement_signing: the agreement's home region asks the home region of a signer
+ * homed elsewhere to open the signer's signing session there. Carries the document (its bytes are
+ * the agreement's, not the signer's data), the party and the signer's own `usr_` id, which is the
+ * answering region's identifier. Idempotent per (agreement_id, party_id).
+ *
+ * @generated from message svc.rpc.v1.OpenAgreementSigningRequest
+ */
+export type OpenAgreementSigningRequest = Message<"svc.rpc.v1.OpenAgreementSigningRequest"> & {
+  /**
+   * @generated from field: string agreement_id = 1;
+   */
+  agreementId: string;
+
+  /**
+   * @generated from field: string party_id = 2;
+   */
+  partyId: string;
+
+  /**
+   * @generated from field: string application_id = 3;
+   */
+  applicationId: string;
+
+  /**
+   * @generated from field: string person_id = 4;
+   */
+  personId: string;
+
+  /**
+   * @generated from field: string role = 5;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string title = 6;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string media_type = 7;
+   */
+  mediaType: string;
+
+  /**
+   * @generated from field: bytes document = 8;
+   */
+  document: Uint8Array;
+
+  /**
+   * @generated from field: string document_sha256 = 9;
+   */
+  documentSha256: string;
+
+  /**
+   * @generated from field: string quorum_type = 10;
+   */
+  quorumType: string;
+
+  /**
+   * @generated from field: uint32 required = 11;
+   */
+  required: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp deadline = 12;
+   */
+  deadline?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.rpc.v1.OpenAgreementSigningRequest.
+ * Use `create(OpenAgreementSigningRequestSchema)` to create a new message.
+ */
+export const OpenAgreementSigningRequestSchema: GenMessage<OpenAgreementSigningRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 2);
+
+/**
+ * @generated from message svc.rpc.v1.OpenAgreementSigningReply
+ */
+export type OpenAgreementSigningReply = Message<"svc.rpc.v1.OpenAgreementSigningReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * The signer's hosted page in their home region.
+   *
+   * @generated from field: string decision_url = 2;
+   */
+  decisionUrl: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.OpenAgreementSigningReply.
+ * Use `create(OpenAgreementSigningReplySchema)` to create a new message.
+ */
+export const OpenAgreementSigningReplySchema: GenMessage<OpenAgreementSigningReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 3);
+
+/**
+ * gateway.record_agreement_signature: the signer's home region hands the outcome of a signing
+ * decision to the agreement's home region. Only the outcome and its receipt cross (minimized
+ * status); the crossing of the signer's identifier inside the receipt is in the signer region's
+ * transfer register. The agreement's region refuses (conflict) a vote once the agreement is decided.
+ *
+ * @generated from message svc.rpc.v1.RecordAgreementSignatureRequest
+ */
+export type RecordAgreementSignatureRequest = Message<"svc.rpc.v1.RecordAgreementSignatureRequest"> & {
+  /**
+   * @generated from field: string agreement_id = 1;
+   */
+  agreementId: string;
+
+  /**
+   * @generated from field: string party_id = 2;
+   */
+  partyId: string;
+
+  /**
+   * signed | declined | countered | expired
+   *
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: string receipt_jws = 4;
+   */
+  receiptJws: string;
+
+  /**
+   * @generated from field: string counter_proposal_json = 5;
+   */
+  counterProposalJson: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp decided_at = 6;
+   */
+  decidedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.rpc.v1.RecordAgreementSignatureRequest.
+ * Use `create(RecordAgreementSignatureRequestSchema)` to create a new message.
+ */
+export const RecordAgreementSignatureRequestSchema: GenMessage<RecordAgreementSignatureRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 4);
+
+/**
+ * @generated from message svc.rpc.v1.RecordAgreementSignatureReply
+ */
+export type RecordAgreementSignatureReply = Message<"svc.rpc.v1.RecordAgreementSignatureReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * pending | partially_signed | active | declined | expired | withdrawn, after this vote.
+   *
+   * @generated from field: string agreement_status = 2;
+   */
+  agreementStatus: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.RecordAgreementSignatureReply.
+ * Use `create(RecordAgreementSignatureReplySchema)` to create a new message.
+ */
+export const RecordAgreementSignatureReplySchema: GenMessage<RecordAgreementSignatureReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 5);
 

@@ -71,7 +71,8 @@ export type RecordTransferRequest = Message<"svc.rpc.v1.RecordTransferRequest"> 
   derogationArticle: string;
 
   /**
-   * The case of the crossing: delegate_in_other_region | presentation | dsar_export | support_operator.
+   * The case of the crossing: delegate_in_other_region | presentation | dsar_export | support_operator |
+   * cross_border_signing.
    *
    * @generated from field: string transfer_case = 8;
    */

@@ -1,0 +1,25 @@
+import { defineErrors } from '@svc/errors';
+
+/** Closed list of reason codes of agreements. */
+export const agreementError = defineErrors({
+  /** No such agreement for the caller's application. */
+  agreement_not_found: 'not_found',
+  /** The agreement already reached its outcome (`detail.status`): a vote or a withdrawal comes too late. */
+  agreement_decided: 'conflict',
+  /** This party already answered (`detail.party_id`). */
+  party_already_answered: 'conflict',
+  /** A party names no person homed in its region (`detail.field`). */
+  party_not_found: 'unprocessable',
+  /** The same person appears twice among the parties (`detail.field`). */
+  party_duplicate: 'unprocessable',
+  /** A multi-party agreement needs at least two parties (`detail.field: parties`). */
+  parties_too_few: 'unprocessable',
+  /** quorum.threshold is missing with `threshold`, given with another type, or above the parties (`detail.field`). */
+  quorum_invalid: 'unprocessable',
+  /** document.content_base64 is not base64, empty, or larger than 512 KiB (`detail.field`). */
+  document_invalid: 'unprocessable',
+  /** The same Idempotency-Key was sent with a different request. */
+  idempotency_key_reused: 'conflict',
+  /** A signer's home region did not answer; nothing was created (retry). */
+  signer_region_unavailable: 'unavailable',
+});

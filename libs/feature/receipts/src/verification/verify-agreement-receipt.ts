@@ -1,0 +1,140 @@
+import { createHash, type KeyObject } from 'node:crypto';
+import { canonicalJson, importEd25519PublicJwk, verifyCompactJws } from '@svc/crypto';
+import { isDomainError } from '@svc/errors';
+import type { JWK } from 'jose';
+
+/** `typ` of one party's signing receipt (decision-gateway's agreements). */
+export const SIGNATURE_RECEIPT_TYP = 'svc-signature+jws';
+
+/** Why an agreement receipt failed offline verification. */
+export type AgreementReceiptFailure =
+  /** Not JSON, or not `{object: "agreement_receipt", …}` with exactly the receipt's fields. */
+  | 'not_a_receipt'
+  /** A JWKS file is not a JSON Web Key Set. */
+  | 'jwks_invalid'
+  /** The bytes are not the receipt's RFC 8785 canonical form: something was changed. */
+  | 'not_canonical'
+  /** A signature's key is in none of the JWKS files. */
+  | 'unknown_kid'
+  /** A signature does not verify. */
+  | 'bad_signature'
+  /** A signature is about another agreement, document or quorum, a party answers twice, or the status disagrees with the signatures. */
+  | 'inconsistent'
+  /** The document given does not have the receipt's digest. */
+  | 'document_mismatch';
+
+export type AgreementReceiptVerification =
+  | { ok: true; agreementId: string; status: string; signed: number; required: number; answers: number; kids: string[] }
+  | { ok: false; failure: AgreementReceiptFailure; message: string };
+
+const RECEIPT_FIELDS = ['agreement_id', 'document_sha256', 'object', 'quorum', 'signatures', 'status'];
+const STATUSES = ['pending', 'partially_signed', 'active', 'declined', 'expired', 'withdrawn'];
+const OUTCOMES = ['signed', 'declined', 'expired', 'countered'];
+
+const fail = (failure: AgreementReceiptFailure, message: string): AgreementReceiptVerification => ({ ok: false, failure, message });
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Verifies an agreement's receipt offline (GET /api/v1/agreements/{id}/receipt), with nothing but
+ * the receipt, the JWKS of the regions whose keys signed (an agreement's signers may sign in
+ * several regions) and optionally the document, all as untrusted input:
+ *
+ * 1. the bytes must be exactly the RFC 8785 canonical form of the receipt (`not_canonical`), so
+ *    any changed, added or removed byte — whitespace included — fails;
+ * 2. every signature is a compact EdDSA JWS of typ `svc-signature+jws` whose `kid` is in the JWKS
+ *    (`unknown_kid`) and which verifies (`bad_signature`); keys come only from the JWKS;
+ * 3. every signature names this agreement, this document digest and this quorum, each party at
+ *    most once, and the `status` agrees with the count of `signed` outcomes: `active` needs the
+ *    quorum, `pending` / `partially_signed` must be short of it (`inconsistent`);
+ * 4. with a document, its SHA-256 must be the receipt's (`document_mismatch`).
+ */
+export async function verifyAgreementReceipt(receiptText: string, jwksTexts: readonly string[], documentBytes?: Buffer): Promise<AgreementReceiptVerification> {
+  let receipt: unknown;
+  try {
+    receipt = JSON.parse(receiptText);
+  } catch {
+    return fail('not_a_receipt', 'receipt file is not JSON');
+  }
+  if (!isObject(receipt) || receipt.object !== 'agreement_receipt' || Object.keys(receipt).sort().join(',') !== RECEIPT_FIELDS.join(',')) {
+    return fail('not_a_receipt', 'not an agreement receipt: expected exactly {object: "agreement_receipt", agreement_id, document_sha256, status, quorum, signatures}');
+  }
+  const { agreement_id: agreementId, document_sha256: digest, status, quorum, signatures } = receipt;
+  if (
+    typeof agreementId !== 'string' ||
+    typeof digest !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(digest) ||
+    typeof status !== 'string' ||
+    !STATUSES.includes(status) ||
+    !isObject(quorum) ||
+    typeof quorum.type !== 'string' ||
+    typeof quorum.required !== 'number' ||
+    !Number.isInteger(quorum.required) ||
+    quorum.required < 1 ||
+    !Array.isArray(signatures) ||
+    !signatures.every((s) => typeof s === 'string')
+  ) {
+    return fail('not_a_receipt', 'agreement receipt fields have the wrong types');
+  }
+  let canonical: string;
+  try {
+    canonical = canonicalJson(receipt);
+  } catch {
+    return fail('not_a_receipt', 'receipt has no canonical JSON form');
+  }
+  if (canonical !== receiptText) return fail('not_canonical', 'receipt bytes are not its canonical JSON: the file was changed');
+  const keys = new Map<string, KeyObject>();
+  for (const text of jwksTexts) {
+    const parsed = parseJwks(text);
+    if (!parsed) return fail('jwks_invalid', 'a JWKS file is not a JSON Web Key Set of Ed25519 keys');
+    for (const [kid, key] of parsed) keys.set(kid, key);
+  }
+  const parties = new Set<string>();
+  const kids = new Set<string>();
+  let signed = 0;
+  for (const [index, jws] of (signatures as string[]).entries()) {
+    let claims: Record<string, unknown>;
+    try {
+      const verified = await verifyCompactJws(jws, async (kid) => keys.get(kid), { typ: SIGNATURE_RECEIPT_TYP, clockToleranceSec: 300 });
+      claims = verified.payload;
+      kids.add(verified.header.kid);
+    } catch (error) {
+      if (isDomainError(error) && error.code === 'jws_unknown_kid') return fail('unknown_kid', `signatures[${index}]: key ${String(error.detail?.kid ?? '')} is not in the JWKS`);
+      if (isDomainError(error)) return fail('bad_signature', `signatures[${index}] does not verify (${error.code})`);
+      throw error;
+    }
+    const claimedQuorum = claims['quorum'];
+    if (claims['agreement_id'] !== agreementId || claims['document_sha256'] !== digest) return fail('inconsistent', `signatures[${index}] is about another agreement or document`);
+    if (!isObject(claimedQuorum) || claimedQuorum.type !== quorum.type || claimedQuorum.required !== quorum.required) return fail('inconsistent', `signatures[${index}] names another quorum`);
+    if (typeof claims['party_id'] !== 'string' || parties.has(claims['party_id'])) return fail('inconsistent', `signatures[${index}] repeats a party or names none`);
+    if (typeof claims['outcome'] !== 'string' || !OUTCOMES.includes(claims['outcome'])) return fail('inconsistent', `signatures[${index}] has no signing outcome`);
+    parties.add(claims['party_id']);
+    if (claims['outcome'] === 'signed') signed += 1;
+  }
+  if (status === 'active' && signed < quorum.required) return fail('inconsistent', `status active needs ${quorum.required} signatures; the receipt holds ${signed}`);
+  if ((status === 'pending' || status === 'partially_signed') && signed >= quorum.required) return fail('inconsistent', `status ${status} with the quorum of signatures reached`);
+  if (documentBytes !== undefined && createHash('sha256').update(documentBytes).digest('hex') !== digest) return fail('document_mismatch', 'the document does not have the digest the parties signed');
+  return { ok: true, agreementId, status, signed, required: quorum.required, answers: signatures.length, kids: [...kids] };
+}
+
+function parseJwks(text: string): Map<string, KeyObject> | undefined {
+  let jwks: unknown;
+  try {
+    jwks = JSON.parse(text);
+  } catch {
+    // Not JSON: refused below like any other non-JWKS.
+  }
+  if (!isObject(jwks) || !Array.isArray(jwks.keys)) return undefined;
+  const keys = new Map<string, KeyObject>();
+  for (const jwk of jwks.keys) {
+    if (!isObject(jwk) || typeof jwk.kid !== 'string') continue;
+    try {
+      keys.set(jwk.kid, importEd25519PublicJwk(jwk as unknown as JWK));
+    } catch {
+      // Not an Ed25519 key: it cannot have signed; skip it.
+    }
+  }
+  return keys;
+}
