@@ -18,6 +18,9 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['person', 'usr'],
     ['person_link', 'plk'],
     ['oauth_client', 'oac'],
+    ['change_request', 'chg'],
+    ['clean_room', 'clr'],
+    ['evidence_package', 'evp'],
   ] as const)('%s ids carry the prefix %s and the region, and parse back to both', (kind, prefix) => {
     const id = newRegionalId(kind, 'eu');
     expect(id.startsWith(`${prefix}_eu_`)).toBe(true);

@@ -9,6 +9,7 @@ import { AddApplicationBranding1732710000000 } from './1732710000000-add-applica
 import { CreateOAuth1732800000000 } from './1732800000000-create-oauth';
 import { CreateDelegationGrants1732900000000 } from './1732900000000-create-delegation-grants';
 import { AddPersonEmailLookup1733000000000 } from './1733000000000-add-person-email-lookup';
+import { CreateComply1804000000000 } from './1804000000000-create-comply';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -23,5 +24,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateOAuth1732800000000,
     CreateDelegationGrants1732900000000,
     AddPersonEmailLookup1733000000000,
+    CreateComply1804000000000,
   ],
 };

@@ -1,4 +1,4 @@
-import { GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
+import { CheckFlowActivationReplySchema, CheckFlowActivationRequestSchema, GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
 import { FindPersonHomeReplySchema, FindPersonHomeRequestSchema } from '../gen/svc/rpc/v1/people_pb';
 
@@ -8,4 +8,6 @@ export const GATEWAY_RPC = {
   'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
   /** Asked across regions: is a person with this email digest homed here? (only `found`). */
   'gateway.find_person_home': { request: FindPersonHomeRequestSchema, reply: FindPersonHomeReplySchema },
+  /** Asked by consent-records before a flow version becomes active: governance and module rules. */
+  'gateway.check_flow_activation': { request: CheckFlowActivationRequestSchema, reply: CheckFlowActivationReplySchema },
 } as const;
