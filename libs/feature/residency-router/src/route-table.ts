@@ -38,9 +38,12 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/\.well-known\/(jwks\.json|did\.json)$/, service: 'receipts' },
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
   { match: /^\/api\/v1\/(transfer_register|residency_posture|presentations)(\/|$)/, service: 'residency-router' },
+  // Comply: clean rooms compare consented audiences (consent-records); evidence packages bundle the audit trail (audit-chain).
+  { match: /^\/api\/v1\/clean_rooms(\/|$)/, service: 'consent-records' },
+  { match: /^\/api\/v1\/evidence_packages(\/|$)/, service: 'audit-chain' },
   // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's).
   {
-    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
+    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog|openid-credential-issuer|ssf-configuration)(\/|$)/, service: 'decision-gateway' },
