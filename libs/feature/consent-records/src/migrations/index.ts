@@ -7,9 +7,10 @@ import { CreateFormIntegrations1732760000000 } from './1732760000000-create-form
 import { CreateMailingAudiences1732800000000 } from './1732800000000-create-mailing-audiences';
 import { CreateSessionRecordEvidence1732900000000 } from './1732900000000-create-session-record-evidence';
 import { CreateDirectoryEntries1733000000000 } from './1733000000000-create-directory-entries';
+import { CreateCleanRooms1804000000000 } from './1804000000000-create-clean-rooms';
 
 /** consent-records' schema and its migrations, in order. */
 export const consentRecordsMigrations: SchemaMigrations = {
   schema: CONSENT_RECORDS_SCHEMA,
-  migrations: [CreateFlows1732400000000, CreateRecords1732500000000, AddCaptureRenderingDigest1732720000000, CreateFormIntegrations1732760000000, CreateMailingAudiences1732800000000, CreateSessionRecordEvidence1732900000000, CreateDirectoryEntries1733000000000],
+  migrations: [CreateFlows1732400000000, CreateRecords1732500000000, AddCaptureRenderingDigest1732720000000, CreateFormIntegrations1732760000000, CreateMailingAudiences1732800000000, CreateSessionRecordEvidence1732900000000, CreateDirectoryEntries1733000000000, CreateCleanRooms1804000000000],
 };
