@@ -53,7 +53,7 @@ import { DirectoryRepository } from './directory/directory.repository';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [CleanRoomsController, FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, FlowsRpcHandlers],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, FlowsRpcHandlers, CleanRoomsController],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
