@@ -70,9 +70,9 @@ const CONSENTED = (application: string, purpose: string, now: string) => `
   SELECT DISTINCT lower(r.subject_email) AS who
   FROM consent_records.record_heads h JOIN consent_records.records r ON r.id = h.record_id
   WHERE h.application_id = ${application} AND r.subject_email IS NOT NULL
-    AND r.decisions -> ${purpose} ->> 'decision' = 'granted'
+    AND r.decisions -> ${purpose}::text ->> 'decision' = 'granted'
     AND (r.expires_at IS NULL OR r.expires_at > ${now})
-    AND NOT EXISTS (SELECT 1 FROM consent_records.withdrawals w WHERE w.record_id = r.id AND (w.purpose IS NULL OR w.purpose = ${purpose}))`;
+    AND NOT EXISTS (SELECT 1 FROM consent_records.withdrawals w WHERE w.record_id = r.id AND (w.purpose IS NULL OR w.purpose = ${purpose}::text))`;
 
 /** Queries of consent_records.clean_rooms and clean_room_comparisons. */
 @Injectable()
