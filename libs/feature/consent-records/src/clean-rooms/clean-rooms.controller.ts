@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { commonError } from '@svc/errors';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
-import { consentRecordsError } from '../consent-records.errors';
 import { CleanRoomComparisonResponse, CleanRoomResponse, cleanRoomView, comparisonView } from './clean-room.response';
 import { AcceptCleanRoomBody, CleanRoomQuery, ProposeCleanRoomBody } from './clean-rooms.dto';
 import type { CleanRoomStatus } from './clean-rooms.repository';
@@ -10,7 +10,7 @@ import { DEFAULT_MIN_COHORT } from './suppression';
 
 function afterSeq(cursor: string | undefined): number {
   const after = cursor ? Number(decodeCursor(cursor, ['seq']).seq) : 0;
-  if (!Number.isSafeInteger(after) || after < 0) throw consentRecordsError('clean_room_not_found', 'cursor is not a cursor of this list', { field: 'cursor' });
+  if (!Number.isSafeInteger(after) || after < 0) throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
   return after;
 }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { commonError } from '@svc/errors';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyReply } from 'fastify';
@@ -49,7 +50,7 @@ export class GovernanceController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ChangeRequestQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['seq']).seq) : 0;
-    if (!Number.isSafeInteger(after) || after < 0) throw gatewayError('change_request_not_found', 'cursor is not a cursor of this list', { field: 'cursor' });
+    if (!Number.isSafeInteger(after) || after < 0) throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const rows = await this.comply.listRequests(principal.applicationId, { status: query.status as ChangeRequestStatus | undefined, action: query.action as GovernedAction | undefined }, limit + 1, after);
     return toPage(rows, limit, changeRequestView, (row) => ({ seq: row.seq }));
   }

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, Param, Put, Query, Res } from '@nestjs/common';
+import { commonError } from '@svc/errors';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyReply } from 'fastify';
@@ -22,7 +23,7 @@ export class ModulesController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['position']).position) : -1;
-    if (!Number.isInteger(after) || after < -1 || after >= REGIMES.length) throw gatewayError('module_not_found', 'cursor is not a cursor of this list', { field: 'cursor' });
+    if (!Number.isInteger(after) || after < -1 || after >= REGIMES.length) throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const modules = (await this.comply.modules(principal.applicationId)).map((module, position) => ({ module, position })).filter((item) => item.position > after);
     return toPage(modules.slice(0, limit + 1), limit, (item) => moduleView(item.module), (item) => ({ position: item.position }));
   }
