@@ -8,10 +8,13 @@
  * Recomputes every entry hash from genesis (or from a stored checkpoint whose Ed25519 signature
  * verifies with the region key) and every signed checkpoint's Merkle root, and reports the first
  * broken index. `verify-evidence` checks an evidence package (the compact JWS of
- * `POST /api/v1/transfer_register/evidence_package` or `/residency_posture/evidence_package`)
+ * `POST /api/v1/transfer_register/evidence_package`, `/residency_posture/evidence_package` or
+ * `/api/v1/evidence_packages`)
  * offline, with no network: its signature (with the region JWKS file given, else the keys it
  * embeds), every audit inclusion proof against its signed checkpoint, the witness cosignature when
- * a witness key is given, and that every crossing is the one its audit entry records. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage
+ * a witness key is given, that every crossing is the one its audit entry records, and for an
+ * audit-period package that every receipt, withdrawal and other entry is proven and every
+ * checkpoint of the period is signed by a region key. Exit codes: 0 the chain verifies, 1 it does not (or cannot be read), 2 usage
  * (printed on stderr; `--help` prints it on stdout and exits 0).
  * The database defaults to the region's (`DATABASE_URL_TEMPLATE`, `{region}` replaced).
  *
@@ -34,8 +37,9 @@ on stdout: {"region","valid","verified_size","checkpoints_verified","first_broke
 The database defaults to DATABASE_URL_TEMPLATE with {region} replaced.
 
 verify-evidence reads an evidence package (a compact JWS file) and verifies it offline: signature,
-audit inclusion proofs, checkpoint signature, optional witness cosignature; it prints
-{"valid","kind","region","transfers","proofs_verified","witnessed","failures",...}.
+audit inclusion proofs, checkpoint signatures, optional witness cosignature, and for an audit-period
+package (POST /api/v1/evidence_packages) the indexed receipts and withdrawals; it prints
+{"valid","kind","region","transfers","proofs_verified","receipts","withdrawals","checkpoints_verified","witnessed","failures",...}.
 
 Exit codes: 0 the chain (or package) verifies, 1 it does not (or cannot be read), 2 usage.`;
 

@@ -9,13 +9,15 @@ import { AuditChainLifecycle } from './audit-chain.lifecycle';
 import { AuditChain } from './audit-chain.runtime';
 import { AuditRpcHandlers } from './audit-rpc.handlers';
 import { chainOrigin } from './chain/chain-identity';
+import { AuditEvidencePackages } from './evidence/audit-evidence-packages';
 import { AuditController } from './http/audit.controller';
+import { EvidencePackagesController } from './http/evidence-packages.controller';
 import { WellKnownController } from './http/well-known.controller';
 import { AUDIT_SCHEMA } from './schema';
 
 /** audit-chain: the hash-chained audit trail per region, witnessed checkpoints, verification and transparency endpoints. */
 @Module({
-  controllers: [AuditController, WellKnownController, AuditRpcHandlers],
+  controllers: [AuditController, WellKnownController, AuditRpcHandlers, EvidencePackagesController],
   providers: [
     {
       provide: AuditChain,
@@ -36,6 +38,7 @@ import { AUDIT_SCHEMA } from './schema';
       inject: [DataSource, SigningKeyStore, AuditChainConfig, Clock, OutboxRegistry, Metrics, LOGGER],
     },
     AuditChainLifecycle,
+    AuditEvidencePackages,
   ],
   exports: [AuditChain],
 })

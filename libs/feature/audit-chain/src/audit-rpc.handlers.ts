@@ -6,7 +6,19 @@ import type { JsonValue } from './chain/audit-entry';
 import { evidenceProofs } from './proofs/evidence-proofs';
 
 /** Types other services may append directly (`audit.append_entry`); everything else comes from events. */
-const DIRECT_APPEND_TYPES: ReadonlySet<string> = new Set(['residency.transfer_recorded']);
+const DIRECT_APPEND_TYPES: ReadonlySet<string> = new Set([
+  'residency.transfer_recorded',
+  // Comply: each step of a governed change (decision-gateway), clean rooms (consent-records).
+  'governance.change_requested',
+  'governance.change_approved',
+  'governance.change_rejected',
+  'governance.change_applied',
+  'governance.change_expired',
+  'clean_room.proposed',
+  'clean_room.accepted',
+  'clean_room.declined',
+  'clean_room.compared',
+]);
 
 /**
  * - `audit.get_chain_info`: the region chain's genesis hash, origin and size, for

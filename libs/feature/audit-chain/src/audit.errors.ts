@@ -12,4 +12,9 @@ export const auditError = defineErrors({
   checkpoint_order_invalid: 'unprocessable',
   audit_entry_invalid: 'invalid',
   invalid_request: 'invalid',
+  evidence_package_not_found: 'not_found',
+  /** The period is not a date-time range of at most 366 days (`detail.field`). */
+  period_invalid: 'invalid',
+  /** More entries in the period than one package holds; ask for a shorter period. */
+  evidence_too_large: 'unprocessable',
 });

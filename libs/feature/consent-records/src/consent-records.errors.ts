@@ -111,4 +111,13 @@ export const consentRecordsError = defineErrors({
   deal_move_not_allowed: 'conflict',
   /** The offer's expires_at has passed: it can no longer be accepted, revised or countered. */
   offer_expired: 'gone',
+  // Clean rooms.
+  clean_room_not_found: 'not_found',
+  /** The partner is not another application of this region. */
+  clean_room_partner_invalid: 'unprocessable',
+  /** The purpose is not a consent purpose of an active flow of the application. */
+  clean_room_purpose_invalid: 'unprocessable',
+  /** Only the partner accepts or declines; only an active room compares. */
+  clean_room_state_invalid: 'conflict',
+  clean_room_forbidden: 'forbidden',
 });

@@ -1,3 +1,6 @@
+import { CleanRoomsController } from './clean-rooms/clean-rooms.controller';
+import { CleanRoomsRepository } from './clean-rooms/clean-rooms.repository';
+import { CleanRooms } from './clean-rooms/clean-rooms.service';
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
 import { ApplicationOrigins } from './captures/application-origins';
@@ -61,10 +64,12 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
+    CleanRoomsRepository,
+    CleanRooms,
     CreateFlow,
     UpdateFlow,
     ActivateFlow,

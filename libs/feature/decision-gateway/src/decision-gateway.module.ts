@@ -6,6 +6,11 @@ import { AddAllowedOrigin } from './applications/use-cases/add-allowed-origin.us
 import { CreateApplication } from './applications/use-cases/create-application.use-case';
 import { IssueApiToken, RevokeApiToken } from './applications/use-cases/manage-api-tokens.use-case';
 import { UpdateApplication } from './applications/use-cases/update-application.use-case';
+import { ComplyRepository } from './comply/comply.repository';
+import { ComplyRpcHandlers } from './comply/comply-rpc.handlers';
+import { ComplyService } from './comply/comply.service';
+import { GovernanceController } from './comply/governance.controller';
+import { ModulesController } from './comply/modules.controller';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { AgreementsModule } from './agreements/agreements.module';
 import { DecisionsModule } from './decisions/decisions.module';
@@ -26,10 +31,12 @@ import { GATEWAY_OUTBOX } from './tokens';
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
   imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule],
-  controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers],
+  controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
+    ComplyRepository,
+    ComplyService,
     CreateApplication,
     UpdateApplication,
     AddAllowedOrigin,

@@ -1,11 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { ApplicationsRepository } from './applications/applications.repository';
+import { ComplyService } from './comply/comply.service';
 
 /** Answers other services' synchronous questions about credentials and applications. */
 @Controller()
 export class GatewayRpcHandlers {
-  constructor(private readonly applications: ApplicationsRepository) {}
+  constructor(
+    private readonly applications: ApplicationsRepository,
+    private readonly comply: ComplyService,
+  ) {}
 
   @RpcHandler('gateway.resolve_credential')
   async resolveCredential(request: RpcRequest<'gateway.resolve_credential'>): Promise<RpcReplyInit<'gateway.resolve_credential'>> {
@@ -36,6 +40,7 @@ export class GatewayRpcHandlers {
       mode: app.mode,
       capabilitiesPublished: app.capabilitiesPublished,
       allowedOrigins: await this.applications.allOrigins(app.id),
+      jurisdiction: await this.comply.jurisdiction(app.id),
     };
   }
 }

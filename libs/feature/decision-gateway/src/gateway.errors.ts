@@ -8,4 +8,15 @@ export const gatewayError = defineErrors({
   allowed_origin_requires_https: 'unprocessable',
   allowed_origin_not_found: 'not_found',
   last_api_token: 'conflict',
+  // Comply: modules and governance.
+  module_not_found: 'not_found',
+  module_settings_invalid: 'unprocessable',
+  module_rule_violated: 'unprocessable',
+  governance_forbidden: 'forbidden',
+  governance_policy_invalid: 'unprocessable',
+  four_eyes_same_actor: 'forbidden',
+  approval_required: 'conflict',
+  change_request_not_found: 'not_found',
+  change_request_not_pending: 'conflict',
+  change_request_invalid: 'unprocessable',
 });

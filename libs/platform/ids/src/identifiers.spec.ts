@@ -21,6 +21,9 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['vouch', 'vch'],
     ['credential', 'vcr'],
     ['agreement', 'agr'],
+    ['change_request', 'chg'],
+    ['clean_room', 'clr'],
+    ['evidence_package', 'evp'],
   ] as const)('%s ids carry the prefix %s and the region, and parse back to both', (kind, prefix) => {
     const id = newRegionalId(kind, 'eu');
     expect(id.startsWith(`${prefix}_eu_`)).toBe(true);

@@ -1039,6 +1039,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/clean_rooms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clean rooms the application is a party of, oldest first */
+        get: operations["CleanRooms_list"];
+        put?: never;
+        /** Propose a clean room to a partner application (its acceptance opens it) */
+        post: operations["CleanRooms_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clean_rooms/{clean_room_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One clean room */
+        get: operations["CleanRooms_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clean_rooms/{clean_room_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The partner accepts, naming the consent purpose its audience is drawn from */
+        post: operations["CleanRooms_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clean_rooms/{clean_room_id}/comparisons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Comparisons made in the clean room by either party, oldest first */
+        get: operations["CleanRooms_comparisons"];
+        put?: never;
+        /** Compare the consented audiences: counts only, below the minimum cohort suppressed */
+        post: operations["CleanRooms_compare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/clean_rooms/{clean_room_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The partner declines the clean room */
+        post: operations["CleanRooms_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/consent_receipts/{record_id}": {
         parameters: {
             query?: never;
@@ -1770,6 +1857,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/evidence_packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Evidence packages issued for the application, oldest first */
+        get: operations["EvidencePackages_list"];
+        put?: never;
+        /** Issue a signed evidence package for an audit period, verifiable offline */
+        post: operations["EvidencePackages_issue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/evidence_packages/{evidence_package_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One issued evidence package, the same bytes as when issued */
+        get: operations["EvidencePackages_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/flows": {
         parameters: {
             query?: never;
@@ -1834,6 +1956,93 @@ export interface paths {
         get: operations["Flows_getVersion"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/governance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The governance policy: roles per governed action and the four-eyes actions */
+        get: operations["Governance_get"];
+        /** Replace the governance policy (four-eyes on change_governance: 202 with the change request) */
+        put: operations["Governance_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/governance/change_requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Change requests of the application, oldest first (filter by status or action) */
+        get: operations["Governance_list"];
+        put?: never;
+        /** Ask a second approver ahead of a flow activation or a key rotation */
+        post: operations["Governance_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/governance/change_requests/{change_request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One change request with its steps and their audit entries */
+        get: operations["Governance_one"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/governance/change_requests/{change_request_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve as the second, different approver (module and policy changes apply at once) */
+        post: operations["Governance_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/governance/change_requests/{change_request_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a pending change request (or withdraw one's own) */
+        post: operations["Governance_reject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2063,6 +2272,41 @@ export interface paths {
         put?: never;
         /** Withdraw one of my consent records, or one purpose of it (person access token; a delegate with X-Delegation-Grant-Id acts for the principal) */
         post: operations["MyConsentRecords_withdraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/modules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every regime module of the application: enabled or not, and the rules it enforces */
+        get: operations["Modules_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/modules/{regime}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One regime module of the application */
+        get: operations["Modules_get"];
+        /** Enable, disable or tighten a regime module (four-eyes: 202 with the change request) */
+        put: operations["Modules_change"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3659,6 +3903,9 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        AcceptCleanRoomBody: {
+            purpose: string;
+        };
         AccountResponse: {
             person: components["schemas"]["PersonResponse"];
             passkeys: components["schemas"]["PasskeyResponse"][];
@@ -4006,6 +4253,22 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AuditEvidencePackageResponse: {
+            /** @enum {string} */
+            object: "evidence_package";
+            id: string;
+            /** @enum {string} */
+            kind: "audit_period";
+            period: Record<string, never>;
+            kid: string;
+            entries: number;
+            checkpoint_sequence: number | null;
+            package_sha256: string;
+            package: string;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AuditInclusionProofResponse: {
             /** @enum {string} */
             object: "audit_inclusion_proof";
@@ -4227,9 +4490,70 @@ export interface components {
             default_checked?: boolean;
             required?: boolean;
         };
+        ChangeRequestBody: {
+            /** @enum {string} */
+            action: "activate_flows" | "rotate_keys";
+            target: string;
+            version?: number;
+            reason?: string;
+        };
+        ChangeRequestResponse: {
+            /** @enum {string} */
+            object: "change_request";
+            id: string;
+            /** @enum {string} */
+            action: "activate_flows" | "change_modules" | "rotate_keys" | "change_governance";
+            target: string;
+            changes: Record<string, never>;
+            /** @enum {string} */
+            status: "pending" | "approved" | "applied" | "rejected" | "expired";
+            requested_by: string;
+            reason: string | null;
+            decided_by: string | null;
+            steps: Record<string, never>[];
+            created_at: string;
+            expires_at: string;
+            decided_at: string | null;
+            applied_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         ChangeTermsBody: {
             terms: components["schemas"]["TermsChangeInput"];
             note?: string;
+        };
+        CleanRoomComparisonResponse: {
+            /** @enum {string} */
+            object: "clean_room_comparison";
+            clean_room_id: string;
+            counts: Record<string, never>;
+            suppressed: string[];
+            min_cohort_size: number;
+            requested_by: string;
+            audit_entry_id: string;
+            computed_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CleanRoomResponse: {
+            /** @enum {string} */
+            object: "clean_room";
+            id: string;
+            name: string;
+            initiator_application_id: string;
+            partner_application_id: string;
+            initiator_purpose: string;
+            partner_purpose: string | null;
+            min_cohort_size: number;
+            /** @enum {string} */
+            status: "proposed" | "active" | "declined";
+            /** @enum {string} */
+            role: "initiator" | "partner";
+            audit_entry_ids: string[];
+            created_at: string;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
         };
         ClientJwksInput: {
             keys: Record<string, never>[];
@@ -5041,6 +5365,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        EvidencePackagePeriodBody: {
+            from: string;
+            to: string;
+        };
         EvidencePackageResponse: {
             /** @enum {string} */
             object: "evidence_package";
@@ -5133,6 +5461,29 @@ export interface components {
             collection_platform: string;
         } & {
             [key: string]: unknown;
+        };
+        GovernancePolicyBody: {
+            roles: components["schemas"]["GovernanceRolesInput"];
+            four_eyes: ("activate_flows" | "change_modules" | "rotate_keys" | "change_governance")[];
+            reason?: string;
+        };
+        GovernancePolicyResponse: {
+            /** @enum {string} */
+            object: "governance_policy";
+            application_id: string;
+            roles: Record<string, never>;
+            four_eyes: ("activate_flows" | "change_modules" | "rotate_keys" | "change_governance")[];
+            version: number;
+            updated_at: string | null;
+            audit_entry_id: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        GovernanceRolesInput: {
+            activate_flows?: string[];
+            change_modules?: string[];
+            rotate_keys?: string[];
+            change_governance?: string[];
         };
         GrantAllowedResponse: {
             /** @enum {string} */
@@ -5462,6 +5813,27 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ModuleChangeBody: {
+            enabled: boolean;
+            minimum_age?: number;
+            retention_ceiling?: string;
+            sensitive_purposes?: string[];
+            reason?: string;
+        };
+        ModuleResponse: {
+            /** @enum {string} */
+            object: "module";
+            /** @enum {string} */
+            regime: "gdpr" | "uk_gdpr" | "ccpa_cpra" | "lgpd" | "pipl";
+            name: string;
+            enabled: boolean;
+            jurisdiction: string;
+            rules: Record<string, never>;
+            citations: Record<string, never>;
+            updated_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         MyWithdrawalBody: {
             purpose?: string;
         };
@@ -5723,6 +6095,12 @@ export interface components {
             valid_from?: string;
             valid_until: string;
             cooling_off_seconds?: number;
+        };
+        ProposeCleanRoomBody: {
+            name: string;
+            partner_application_id: string;
+            purpose: string;
+            min_cohort_size?: number;
         };
         ProtectedResourceMetadataResponse: {
             resource: string;
@@ -6797,7 +7175,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -6816,7 +7194,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "checkpoint_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -6835,7 +7213,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -6926,7 +7304,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "checkpoint_invalid" | "checkpoint_order_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -11289,6 +11667,407 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    CleanRooms_list: {
+        parameters: {
+            query?: {
+                status?: "proposed" | "active" | "declined";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "clean_room",
+                     *           "id": "id",
+                     *           "name": "name",
+                     *           "initiator_application_id": "initiator application id",
+                     *           "partner_application_id": "partner application id",
+                     *           "initiator_purpose": "initiator purpose",
+                     *           "partner_purpose": "partner purpose",
+                     *           "min_cohort_size": 1,
+                     *           "status": "proposed",
+                     *           "role": "initiator",
+                     *           "audit_entry_ids": [
+                     *             "audit entry id"
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CleanRoomResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CleanRooms_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "partner_application_id": "tp_kfu_522d4ac4x75d2644dbc5",
+                 *       "purpose": "purpose",
+                 *       "min_cohort_size": 10
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeCleanRoomBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "clean_room",
+                     *       "id": "id",
+                     *       "name": "name",
+                     *       "initiator_application_id": "initiator application id",
+                     *       "partner_application_id": "partner application id",
+                     *       "initiator_purpose": "initiator purpose",
+                     *       "partner_purpose": "partner purpose",
+                     *       "min_cohort_size": 1,
+                     *       "status": "proposed",
+                     *       "role": "initiator",
+                     *       "audit_entry_ids": [
+                     *         "audit entry id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CleanRoomResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CleanRooms_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example clean room id */
+                clean_room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "clean_room",
+                     *       "id": "id",
+                     *       "name": "name",
+                     *       "initiator_application_id": "initiator application id",
+                     *       "partner_application_id": "partner application id",
+                     *       "initiator_purpose": "initiator purpose",
+                     *       "partner_purpose": "partner purpose",
+                     *       "min_cohort_size": 1,
+                     *       "status": "proposed",
+                     *       "role": "initiator",
+                     *       "audit_entry_ids": [
+                     *         "audit entry id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CleanRoomResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CleanRooms_accept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example clean room id */
+                clean_room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "purpose": "purpose"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AcceptCleanRoomBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "clean_room",
+                     *       "id": "id",
+                     *       "name": "name",
+                     *       "initiator_application_id": "initiator application id",
+                     *       "partner_application_id": "partner application id",
+                     *       "initiator_purpose": "initiator purpose",
+                     *       "partner_purpose": "partner purpose",
+                     *       "min_cohort_size": 1,
+                     *       "status": "proposed",
+                     *       "role": "initiator",
+                     *       "audit_entry_ids": [
+                     *         "audit entry id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CleanRoomResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CleanRooms_comparisons: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example clean room id */
+                clean_room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "clean_room_comparison",
+                     *           "clean_room_id": "clean room id",
+                     *           "counts": {},
+                     *           "suppressed": [
+                     *             "suppressed"
+                     *           ],
+                     *           "min_cohort_size": 1,
+                     *           "requested_by": "requested by",
+                     *           "audit_entry_id": "audit entry id",
+                     *           "computed_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CleanRoomComparisonResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CleanRooms_compare: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example clean room id */
+                clean_room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "clean_room_comparison",
+                     *       "clean_room_id": "clean room id",
+                     *       "counts": {},
+                     *       "suppressed": [
+                     *         "suppressed"
+                     *       ],
+                     *       "min_cohort_size": 1,
+                     *       "requested_by": "requested by",
+                     *       "audit_entry_id": "audit entry id",
+                     *       "computed_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CleanRoomComparisonResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    CleanRooms_decline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example clean room id */
+                clean_room_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "clean_room",
+                     *       "id": "id",
+                     *       "name": "name",
+                     *       "initiator_application_id": "initiator application id",
+                     *       "partner_application_id": "partner application id",
+                     *       "initiator_purpose": "initiator purpose",
+                     *       "partner_purpose": "partner purpose",
+                     *       "min_cohort_size": 1,
+                     *       "status": "proposed",
+                     *       "role": "initiator",
+                     *       "audit_entry_ids": [
+                     *         "audit entry id"
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CleanRoomResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Receipts_consentReceipt: {
         parameters: {
             query?: {
@@ -14682,6 +15461,162 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    EvidencePackages_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "evidence_package",
+                     *           "id": "id",
+                     *           "kind": "audit_period",
+                     *           "period": {},
+                     *           "kid": "kid",
+                     *           "entries": 1,
+                     *           "checkpoint_sequence": 1,
+                     *           "package_sha256": "package sha256",
+                     *           "package": "package",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AuditEvidencePackageResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    EvidencePackages_issue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-11-25T09:30:00.000Z",
+                 *       "to": "2026-11-25T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["EvidencePackagePeriodBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "evidence_package",
+                     *       "id": "id",
+                     *       "kind": "audit_period",
+                     *       "period": {},
+                     *       "kid": "kid",
+                     *       "entries": 1,
+                     *       "checkpoint_sequence": 1,
+                     *       "package_sha256": "package sha256",
+                     *       "package": "package",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEvidencePackageResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    EvidencePackages_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example evidence package id */
+                evidence_package_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "evidence_package",
+                     *       "id": "id",
+                     *       "kind": "audit_period",
+                     *       "period": {},
+                     *       "kid": "kid",
+                     *       "entries": 1,
+                     *       "checkpoint_sequence": 1,
+                     *       "package_sha256": "package sha256",
+                     *       "package": "package",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditEvidencePackageResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Flows_list: {
         parameters: {
             query?: {
@@ -15079,6 +16014,436 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "governance_policy",
+                     *       "application_id": "application id",
+                     *       "roles": {},
+                     *       "four_eyes": [
+                     *         "activate_flows"
+                     *       ],
+                     *       "version": 1,
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "audit_entry_id": "audit entry id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GovernancePolicyResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_put: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "roles": {
+                 *         "activate_flows": [
+                 *           "api_token_rc3232477rz4cee6cy4w"
+                 *         ],
+                 *         "change_modules": [
+                 *           "api_token_rc3232477rz4cee6cy4w"
+                 *         ],
+                 *         "rotate_keys": [
+                 *           "api_token_rc3232477rz4cee6cy4w"
+                 *         ],
+                 *         "change_governance": [
+                 *           "api_token_rc3232477rz4cee6cy4w"
+                 *         ]
+                 *       },
+                 *       "four_eyes": [
+                 *         "activate_flows"
+                 *       ],
+                 *       "reason": "reason"
+                 *     }
+                 */
+                "application/json": components["schemas"]["GovernancePolicyBody"];
+            };
+        };
+        responses: {
+            /** @description The policy (200), or the pending change request (202) */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "governance_policy",
+                     *       "application_id": "application id",
+                     *       "roles": {},
+                     *       "four_eyes": [
+                     *         "activate_flows"
+                     *       ],
+                     *       "version": 1,
+                     *       "updated_at": "2026-11-25T09:30:00.000Z",
+                     *       "audit_entry_id": "audit entry id"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GovernancePolicyResponse"];
+                };
+            };
+            /** @description The policy (200), or the pending change request (202) */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "change_request",
+                     *       "id": "id",
+                     *       "action": "activate_flows",
+                     *       "target": "target",
+                     *       "changes": {},
+                     *       "status": "pending",
+                     *       "requested_by": "requested by",
+                     *       "reason": "reason",
+                     *       "decided_by": "decided by",
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "applied_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_list: {
+        parameters: {
+            query?: {
+                status?: "pending" | "approved" | "applied" | "rejected" | "expired";
+                action?: "activate_flows" | "change_modules" | "rotate_keys" | "change_governance";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "change_request",
+                     *           "id": "id",
+                     *           "action": "activate_flows",
+                     *           "target": "target",
+                     *           "changes": {},
+                     *           "status": "pending",
+                     *           "requested_by": "requested by",
+                     *           "reason": "reason",
+                     *           "decided_by": "decided by",
+                     *           "steps": [
+                     *             {}
+                     *           ],
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z",
+                     *           "applied_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChangeRequestResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "activate_flows",
+                 *       "target": "target",
+                 *       "version": 1,
+                 *       "reason": "reason"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "change_request",
+                     *       "id": "id",
+                     *       "action": "activate_flows",
+                     *       "target": "target",
+                     *       "changes": {},
+                     *       "status": "pending",
+                     *       "requested_by": "requested by",
+                     *       "reason": "reason",
+                     *       "decided_by": "decided by",
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "applied_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_one: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example change request id */
+                change_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "change_request",
+                     *       "id": "id",
+                     *       "action": "activate_flows",
+                     *       "target": "target",
+                     *       "changes": {},
+                     *       "status": "pending",
+                     *       "requested_by": "requested by",
+                     *       "reason": "reason",
+                     *       "decided_by": "decided by",
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "applied_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_approve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example change request id */
+                change_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "change_request",
+                     *       "id": "id",
+                     *       "action": "activate_flows",
+                     *       "target": "target",
+                     *       "changes": {},
+                     *       "status": "pending",
+                     *       "requested_by": "requested by",
+                     *       "reason": "reason",
+                     *       "decided_by": "decided by",
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "applied_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Governance_reject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example change request id */
+                change_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "change_request",
+                     *       "id": "id",
+                     *       "action": "activate_flows",
+                     *       "target": "target",
+                     *       "changes": {},
+                     *       "status": "pending",
+                     *       "requested_by": "requested by",
+                     *       "reason": "reason",
+                     *       "decided_by": "decided by",
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "applied_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
@@ -16125,6 +17490,195 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ConsentWithdrawalResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Modules_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "module",
+                     *           "regime": "gdpr",
+                     *           "name": "name",
+                     *           "enabled": true,
+                     *           "jurisdiction": "jurisdiction",
+                     *           "rules": {},
+                     *           "citations": {},
+                     *           "updated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ModuleResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Modules_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example regime */
+                regime: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "module",
+                     *       "regime": "gdpr",
+                     *       "name": "name",
+                     *       "enabled": true,
+                     *       "jurisdiction": "jurisdiction",
+                     *       "rules": {},
+                     *       "citations": {},
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModuleResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Modules_change: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example regime */
+                regime: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "minimum_age": 12,
+                 *       "retention_ceiling": "P1Y",
+                 *       "sensitive_purposes": [
+                 *         "sensitive_purpose"
+                 *       ],
+                 *       "reason": "reason"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ModuleChangeBody"];
+            };
+        };
+        responses: {
+            /** @description The module (200), or the pending change request (202) when change_modules is under four-eyes */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "module",
+                     *       "regime": "gdpr",
+                     *       "name": "name",
+                     *       "enabled": true,
+                     *       "jurisdiction": "jurisdiction",
+                     *       "rules": {},
+                     *       "citations": {},
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModuleResponse"];
+                };
+            };
+            /** @description The module (200), or the pending change request (202) when change_modules is under four-eyes */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "change_request",
+                     *       "id": "id",
+                     *       "action": "activate_flows",
+                     *       "target": "target",
+                     *       "changes": {},
+                     *       "status": "pending",
+                     *       "requested_by": "requested by",
+                     *       "reason": "reason",
+                     *       "decided_by": "decided by",
+                     *       "steps": [
+                     *         {}
+                     *       ],
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "expires_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "applied_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ChangeRequestResponse"];
                 };
             };
             400: components["responses"]["Error400"];

@@ -139,6 +139,15 @@ export class AuditEntriesRepository {
     return rows.map(toEntry);
   }
 
+  /** One application's entries appended in [from, to), in chain order, at most `limit`. */
+  async forApplicationBetween(applicationId: string, from: Date, to: Date, limit: number): Promise<StoredEntry[]> {
+    const rows: EntryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM ${TABLE} WHERE application_id = $1 AND created_at >= $2 AND created_at < $3 ORDER BY idx LIMIT $4`,
+      [applicationId, from, to, limit],
+    );
+    return rows.map(toEntry);
+  }
+
   /** Number of entries and first/last index recorded for an application or agent. */
   async subjectSummary(column: 'application_id' | 'agent_id', value: string): Promise<{ count: number; first: number; last: number } | undefined> {
     const rows: Array<{ count: string; first: string | null; last: string | null }> = await this.dataSource.query(

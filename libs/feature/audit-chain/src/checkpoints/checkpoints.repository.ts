@@ -108,6 +108,15 @@ export class CheckpointsRepository {
     return rows.map(toCheckpoint);
   }
 
+  /** Checkpoints made in [from, to), oldest first, at most `limit` (an evidence package's period). */
+  async between(from: Date, to: Date, limit: number): Promise<StoredCheckpoint[]> {
+    const rows: CheckpointRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM ${TABLE} WHERE created_at >= $1 AND created_at < $2 ORDER BY seq LIMIT $3`,
+      [from, to, limit],
+    );
+    return rows.map(toCheckpoint);
+  }
+
   /** Every checkpoint, oldest first (for verification; a few per hour). */
   async all(): Promise<StoredCheckpoint[]> {
     const rows: CheckpointRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM ${TABLE} ORDER BY seq`);

@@ -1,7 +1,7 @@
 import { importEd25519PublicJwk, verifyCompactJws, type SigningJwk } from '@svc/crypto';
 import { chainHash, ed25519NoteVerifier, leafHash, openCheckpoint, openNote, parseVerifierKey, verifyInclusion } from '@svc/merkle';
 
-/** `typ` of an evidence package JWS (signed by residency-router's transfer register). */
+/** `typ` of an evidence package JWS (the transfer register's and posture's, and audit-chain's audit-period packages). */
 export const EVIDENCE_PACKAGE_TYP = 'svc-evidence+jws';
 
 /** The parts of an evidence package's content the verifier reads. */
@@ -11,6 +11,11 @@ interface EvidencePackageContent {
   readonly transfers: Array<Record<string, unknown>>;
   readonly audit: { checkpoint: Record<string, unknown>; proofs: Array<Record<string, unknown>> } | null;
   readonly jwks: { keys: SigningJwk[] };
+  /** `audit_period` packages: the proven entries indexed by what they record, and the period's checkpoints. */
+  readonly receipts?: Array<Record<string, unknown>>;
+  readonly withdrawals?: Array<Record<string, unknown>>;
+  readonly other_entries?: Array<Record<string, unknown>>;
+  readonly checkpoints?: Array<Record<string, unknown>>;
 }
 
 /** Outcome of an offline verification. */
@@ -24,6 +29,10 @@ export interface EvidenceVerification {
   readonly witnessed: boolean;
   readonly witness_verified: boolean | null;
   readonly key_source: 'trusted_jwks' | 'embedded_jwks';
+  /** `audit_period`: receipts and withdrawals indexed, and the period's checkpoints whose signature verified. */
+  readonly receipts: number;
+  readonly withdrawals: number;
+  readonly checkpoints_verified: number;
   readonly failures: string[];
 }
 
@@ -35,13 +44,15 @@ const b64 = (value: unknown): Uint8Array => Buffer.from(String(value), 'base64')
  * by `kid` (from `trustedJwks` when given, else the keys the package embeds), then every audit
  * entry's chain hash, its inclusion proof against the package's checkpoint, the checkpoint's signed
  * note with the region key, the optional witness cosignature (`witnessKey`, a C2SP verifier key),
- * and that each listed transfer is the one its audit entry records. Any changed byte of the JWS
- * fails the signature.
+ * and that each listed transfer is the one its audit entry records. An `audit_period` package
+ * (`POST /api/v1/evidence_packages`) also has every proven entry indexed once as a receipt, a
+ * withdrawal or another entry with its recorded type, and every checkpoint of the period signed by
+ * a region key. Any changed byte of the JWS fails the signature.
  */
 export async function verifyEvidencePackage(jws: string, options: { trustedJwks?: { keys: SigningJwk[] }; witnessKey?: string; now?: Date } = {}): Promise<EvidenceVerification> {
   const failures: string[] = [];
   const keySource = options.trustedJwks ? 'trusted_jwks' : 'embedded_jwks';
-  const empty = { valid: false, kind: null, region: null, transfers: 0, proofs_verified: 0, checkpoint_sequence: null, witnessed: false, witness_verified: null, key_source: keySource } as const;
+  const empty = { valid: false, kind: null, region: null, transfers: 0, proofs_verified: 0, checkpoint_sequence: null, witnessed: false, witness_verified: null, key_source: keySource, receipts: 0, withdrawals: 0, checkpoints_verified: 0 } as const;
   let content: EvidencePackageContent;
   try {
     let keys = options.trustedJwks?.keys;
@@ -64,6 +75,7 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
   let witnessVerified: boolean | null = null;
   let sequence: number | null = null;
   const recorded = new Map<string, Json>();
+  const provenTypes = new Map<string, string>();
   if (content.audit) {
     const checkpoint = content.audit.checkpoint;
     sequence = Number(checkpoint.sequence);
@@ -98,6 +110,7 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
         if (Buffer.from(leaf).toString('base64') !== item.leaf_hash) throw new Error('leaf hash differs');
         if (!root || !verifyInclusion(Number(item.leaf_index), Number(checkpoint.tree_size), leaf, (item.proof as unknown[]).map(b64), root)) throw new Error('inclusion proof does not verify');
         recorded.set(id, (JSON.parse(String(entry.canonical)) as { data: Json }).data);
+        provenTypes.set(id, String(entry.type));
         proofsVerified += 1;
       } catch (error) {
         failures.push(`entry ${id}: ${error instanceof Error ? error.message : String(error)}`);
@@ -115,6 +128,30 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
     }
     if (fact.transfer_id !== transfer.id) failures.push(`transfer ${String(transfer.id)}: audit entry records another transfer`);
   }
+  let checkpointsVerified = 0;
+  if (content.kind === 'audit_period') {
+    // Every proven entry is indexed exactly once, and every indexed one is proven with that type.
+    const indexed = [...(content.receipts ?? []), ...(content.withdrawals ?? []), ...(content.other_entries ?? [])];
+    const seen = new Set<string>();
+    for (const item of indexed) {
+      const id = String(item.audit_entry_id);
+      if (seen.has(id)) failures.push(`entry ${id}: indexed twice`);
+      seen.add(id);
+      if (!provenTypes.has(id)) failures.push(`entry ${id}: listed but not proven in the package`);
+      else if (provenTypes.get(id) !== item.type) failures.push(`entry ${id}: listed as ${String(item.type)}, recorded as ${provenTypes.get(id)}`);
+    }
+    for (const id of provenTypes.keys()) if (!seen.has(id)) failures.push(`entry ${id}: proven but not indexed`);
+    for (const checkpoint of content.checkpoints ?? []) {
+      const jwk = keys.find((key) => key.kid === checkpoint.kid);
+      try {
+        if (!jwk) throw new Error(`key ${String(checkpoint.kid)} is not among the region keys`);
+        openCheckpoint(String(checkpoint.signed_note), [ed25519NoteVerifier(String(checkpoint.origin), importEd25519PublicJwk(jwk))]);
+        checkpointsVerified += 1;
+      } catch (error) {
+        failures.push(`checkpoint ${String(checkpoint.sequence)}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
   return {
     valid: failures.length === 0,
     kind: content.kind,
@@ -125,6 +162,9 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
     witnessed,
     witness_verified: witnessVerified,
     key_source: keySource,
+    receipts: content.receipts?.length ?? 0,
+    withdrawals: content.withdrawals?.length ?? 0,
+    checkpoints_verified: checkpointsVerified,
     failures,
   };
 }

@@ -11,6 +11,7 @@ import { CreateDelegationGrants1732900000000 } from './1732900000000-create-dele
 import { AddPersonEmailLookup1733000000000 } from './1733000000000-add-person-email-lookup';
 import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-delegation-idempotency-key';
 import { CreateAgreements1807000000000 } from './1807000000000-create-agreements';
+import { CreateComply1804000000000 } from './1804000000000-create-comply';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -27,5 +28,6 @@ export const gatewayMigrations: SchemaMigrations = {
     AddPersonEmailLookup1733000000000,
     DropDelegationIdempotencyKey1800000000001,
     CreateAgreements1807000000000,
+    CreateComply1804000000000,
   ],
 };

@@ -8,7 +8,7 @@ import type { AuthorityInput } from '../record/inputs';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
 import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
 import { authorityInput } from './authority-input';
-import { UnreceiptableRecord, controllerParty } from './consent-record-input';
+import { UnreceiptableRecord, controllerParty, declaredJurisdiction } from './consent-record-input';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms } from './principal-pseudonyms';
 import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
@@ -78,6 +78,8 @@ export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShu
       const application = await this.rpc.call('gateway.get_application', { applicationId });
       const pseudonym = await this.pseudonyms.pseudonym(applicationId, { kind: 'principal', value: changed.principalId });
       input = authorityInput(changed, controllerParty(applicationId, application.found ? application.name : undefined), pseudonym);
+      const jurisdiction = declaredJurisdiction(application);
+      if (jurisdiction) input = { ...input, processing: { ...input.processing, jurisdiction } };
     } catch (error) {
       if (error instanceof UnreceiptableRecord) return this.intake.skip(CONSUMER, event, error);
       throw error;

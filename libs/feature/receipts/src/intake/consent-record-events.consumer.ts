@@ -9,7 +9,7 @@ import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
 import { CredentialIssuer } from '../credentials/credential-issuer';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
 import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
-import { UnreceiptableRecord, consentRecordInput, controllerParty } from './consent-record-input';
+import { UnreceiptableRecord, consentRecordInput, controllerParty, declaredJurisdiction } from './consent-record-input';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms, subjectReference } from './principal-pseudonyms';
 import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
@@ -106,6 +106,8 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
       const reference = subjectReference({ email: recorded.subjectEmail, externalId: recorded.subjectExternalId });
       const principal: PrincipalInput = reference ? { kind: 'identified', pii_principal_id: await this.pseudonyms.pseudonym(applicationId, reference) } : { kind: 'anonymous' };
       input = consentRecordInput(recorded, flow, controllerParty(applicationId, application.found ? application.name : undefined), principal);
+      const jurisdiction = declaredJurisdiction(application);
+      if (jurisdiction) input = { ...input, processing: { ...input.processing, jurisdiction } };
     } catch (error) {
       if (error instanceof UnreceiptableRecord) return this.intake.skip(CONSUMER, event, error);
       throw error;

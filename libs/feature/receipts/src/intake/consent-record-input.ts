@@ -22,6 +22,15 @@ export function noticeContent(flow: GetFlowReply): NoticeContent {
   };
 }
 
+/**
+ * The receipt's `jurisdiction`: what decision-gateway derives from the application's enabled
+ * regime modules (`gateway.get_application`), or absent (the document then says `unspecified`)
+ * when the application is unknown or no regime can be stated.
+ */
+export function declaredJurisdiction(application: { found: boolean; jurisdiction?: string }): string | undefined {
+  return application.found && application.jurisdiction && application.jurisdiction !== 'unspecified' ? application.jurisdiction : undefined;
+}
+
 /** The controller party: the application, by its display name when the platform knows it. */
 export function controllerParty(applicationId: string, name: string | undefined): PartyInput {
   return name

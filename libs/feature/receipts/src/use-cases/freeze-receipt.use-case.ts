@@ -28,7 +28,8 @@ export interface FrozenReceiptRef {
  * that does not validate against the published schema (`receipt_input_invalid`, a caller bug),
  * and stores its canonical bytes. `storage_locations` is the region's country (where the record
  * is stored); `processing_locations` come later, from recorded transfers (a `transfer_recorded`
- * transition), and `jurisdiction` stays `unspecified` (no per-application regime is configured).
+ * transition), and `jurisdiction` is what the caller's input states (the intake sets it from the
+ * application's enabled regime modules), `unspecified` when absent.
  * Pass the caller's `manager` to freeze inside the transaction that writes the record, so a record never exists without its receipt. Retrying with the same
  * input is harmless (`created: false`); a different document under an existing record id — or one
  * of another application — is `receipt_already_frozen` (409): a frozen record is never rewritten.

@@ -10,6 +10,7 @@ import { LAWFUL_BASES, type LawfulBasis, type ReceiptDocument } from '../record/
 import { receiptsError } from '../receipts.errors';
 import { ReceiptsRepository } from '../storage/receipts.repository';
 import { FreezeReceipt } from './freeze-receipt.use-case';
+import { declaredJurisdiction } from '../intake/consent-record-input';
 
 /** The closed payload of `POST /api/v1/disclosure_receipts` (spec, Disclosure receipt). */
 export interface DisclosureCommand {
@@ -84,7 +85,7 @@ export class RecordDisclosure {
         // The agent's name is not known to the platform: its id is what the operator declared.
         { party_id: command.agentId, party_name: command.agentId, party_role: 'agent', party_type: 'software_agent', provenance: 'declared' },
       ],
-      processing: {},
+      processing: declaredJurisdiction(application) ? { jurisdiction: declaredJurisdiction(application) } : {},
       collection: {
         collection_channel: 'controller_attested',
         consent_flow_id: flow.flowId,

@@ -1,4 +1,4 @@
-import { GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
+import { CheckFlowActivationReplySchema, CheckFlowActivationRequestSchema, GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
 import {
   FindPersonHomeReplySchema,
@@ -19,4 +19,6 @@ export const GATEWAY_RPC = {
   'gateway.open_agreement_signing': { request: OpenAgreementSigningRequestSchema, reply: OpenAgreementSigningReplySchema },
   /** Asked by a signer's home region of the agreement's home region: record this signing outcome (refused once decided). */
   'gateway.record_agreement_signature': { request: RecordAgreementSignatureRequestSchema, reply: RecordAgreementSignatureReplySchema },
+  /** Asked by consent-records before a flow version becomes active: governance and module rules. */
+  'gateway.check_flow_activation': { request: CheckFlowActivationRequestSchema, reply: CheckFlowActivationReplySchema },
 } as const;

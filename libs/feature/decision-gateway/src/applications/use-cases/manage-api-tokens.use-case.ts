@@ -5,6 +5,7 @@ import { newApiToken, newId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
 import { gatewayError } from '../../gateway.errors';
 import { GATEWAY_OUTBOX } from '../../tokens';
+import { ComplyService } from '../../comply/comply.service';
 import { ApplicationsRepository, type ApiTokenRecord } from '../applications.repository';
 import { ownedApplication } from './owned-application';
 
@@ -15,10 +16,13 @@ export class IssueApiToken {
     private readonly applications: ApplicationsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly comply: ComplyService,
   ) {}
 
   async execute(principal: Principal, applicationId: string, name: string, scopes: readonly string[] = API_TOKEN_SCOPES): Promise<{ token: string; record: ApiTokenRecord }> {
     await ownedApplication(this.applications, principal, applicationId);
+    // Governance: the rotate_keys role, and a second approver when four-eyes applies.
+    await this.comply.authorizeKeyRotation(principal);
     const now = this.clock.now();
     const token = newApiToken();
     const id = newId('api_token_record');
@@ -37,10 +41,13 @@ export class RevokeApiToken {
     private readonly applications: ApplicationsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly comply: ComplyService,
   ) {}
 
   async execute(principal: Principal, applicationId: string, tokenId: string): Promise<ApiTokenRecord> {
     await ownedApplication(this.applications, principal, applicationId);
+    // Governance: the rotate_keys role, and a second approver when four-eyes applies.
+    await this.comply.authorizeKeyRotation(principal);
     const now = this.clock.now();
     return this.applications.transaction(async (manager) => {
       const active = await this.applications.countActiveApiTokens(manager, applicationId);

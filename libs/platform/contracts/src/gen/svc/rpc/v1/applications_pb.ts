@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/applications.proto.
  */
 export const file_svc_rpc_v1_applications: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zdmMvcnBjL3YxL2FwcGxpY2F0aW9ucy5wcm90bxIKc3ZjLnJwYy52MSIvChVHZXRBcHBsaWNhdGlvblJlcXVlc3QSFgoOYXBwbGljYXRpb25faWQYASABKAkiywEKE0dldEFwcGxpY2F0aW9uUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEgwKBG5hbWUYBCABKAkSEwoLZW52aXJvbm1lbnQYBSABKAkSDAoEbW9kZRgGIAEoCRIeChZjYXBhYmlsaXRpZXNfcHVibGlzaGVkGAcgASgIEhcKD2FsbG93ZWRfb3JpZ2lucxgIIAMoCWIGcHJvdG8z", [file_svc_rpc_v1_errors]);
+  fileDesc("Ch1zdmMvcnBjL3YxL2FwcGxpY2F0aW9ucy5wcm90bxIKc3ZjLnJwYy52MSIvChVHZXRBcHBsaWNhdGlvblJlcXVlc3QSFgoOYXBwbGljYXRpb25faWQYASABKAki4QEKE0dldEFwcGxpY2F0aW9uUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEgwKBG5hbWUYBCABKAkSEwoLZW52aXJvbm1lbnQYBSABKAkSDAoEbW9kZRgGIAEoCRIeChZjYXBhYmlsaXRpZXNfcHVibGlzaGVkGAcgASgIEhcKD2FsbG93ZWRfb3JpZ2lucxgIIAMoCRIUCgxqdXJpc2RpY3Rpb24YCSABKAkifAoaQ2hlY2tGbG93QWN0aXZhdGlvblJlcXVlc3QSFgoOYXBwbGljYXRpb25faWQYASABKAkSEAoIYWN0b3JfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIPCgd2ZXJzaW9uGAQgASgNEhIKCnRlcm1zX2pzb24YBSABKAkicwoYQ2hlY2tGbG93QWN0aXZhdGlvblJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIXCg9yZWdpbWVzX2NoZWNrZWQYAiADKAkSGQoRY2hhbmdlX3JlcXVlc3RfaWQYAyABKAliBnByb3RvMw", [file_svc_rpc_v1_errors]);
 
 /**
  * Reads the settings other services need about an application.
@@ -76,6 +76,14 @@ export type GetApplicationReply = Message<"svc.rpc.v1.GetApplicationReply"> & {
    * @generated from field: repeated string allowed_origins = 8;
    */
   allowedOrigins: string[];
+
+  /**
+   * The receipt jurisdiction of the application's enabled modules (EU, GB, US-CA, BR, CN), or
+   * "unspecified" when none or several without one for the region's country.
+   *
+   * @generated from field: string jurisdiction = 9;
+   */
+  jurisdiction: string;
 };
 
 /**
@@ -84,4 +92,83 @@ export type GetApplicationReply = Message<"svc.rpc.v1.GetApplicationReply"> & {
  */
 export const GetApplicationReplySchema: GenMessage<GetApplicationReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_applications, 1);
+
+/**
+ * Asked by consent-records before a flow version becomes active: may this actor activate flows
+ * (governance roles), does the activation need a second approver (four-eyes, an approved change
+ * request), and does the version comply with every enabled module's rules. A refusal travels as
+ * the reply's error: governance_forbidden (403), approval_required (409), module_rule_violated
+ * (422, detail names regime, rule and field).
+ *
+ * @generated from message svc.rpc.v1.CheckFlowActivationRequest
+ */
+export type CheckFlowActivationRequest = Message<"svc.rpc.v1.CheckFlowActivationRequest"> & {
+  /**
+   * @generated from field: string application_id = 1;
+   */
+  applicationId: string;
+
+  /**
+   * The credential activating: an api_token_… id or a usr_… id.
+   *
+   * @generated from field: string actor_id = 2;
+   */
+  actorId: string;
+
+  /**
+   * @generated from field: string flow_id = 3;
+   */
+  flowId: string;
+
+  /**
+   * @generated from field: uint32 version = 4;
+   */
+  version: number;
+
+  /**
+   * The version's terms as the flow API shows them (purposes, data_fields, retention_period,
+   * revocation_policy, requirements).
+   *
+   * @generated from field: string terms_json = 5;
+   */
+  termsJson: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.CheckFlowActivationRequest.
+ * Use `create(CheckFlowActivationRequestSchema)` to create a new message.
+ */
+export const CheckFlowActivationRequestSchema: GenMessage<CheckFlowActivationRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_applications, 2);
+
+/**
+ * @generated from message svc.rpc.v1.CheckFlowActivationReply
+ */
+export type CheckFlowActivationReply = Message<"svc.rpc.v1.CheckFlowActivationReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * Regimes whose rules the version was checked against.
+   *
+   * @generated from field: repeated string regimes_checked = 2;
+   */
+  regimesChecked: string[];
+
+  /**
+   * The approved change request this activation carries out, when four-eyes applies.
+   *
+   * @generated from field: string change_request_id = 3;
+   */
+  changeRequestId: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.CheckFlowActivationReply.
+ * Use `create(CheckFlowActivationReplySchema)` to create a new message.
+ */
+export const CheckFlowActivationReplySchema: GenMessage<CheckFlowActivationReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_applications, 3);
 
