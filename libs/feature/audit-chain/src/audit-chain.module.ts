@@ -9,13 +9,14 @@ import { AuditChainLifecycle } from './audit-chain.lifecycle';
 import { AuditChain } from './audit-chain.runtime';
 import { AuditRpcHandlers } from './audit-rpc.handlers';
 import { chainOrigin } from './chain/chain-identity';
+import { AuditEventConsumer } from './consumer/audit-event-consumer';
 import { AuditController } from './http/audit.controller';
 import { WellKnownController } from './http/well-known.controller';
 import { AUDIT_SCHEMA } from './schema';
 
 /** audit-chain: the hash-chained audit trail per region, witnessed checkpoints, verification and transparency endpoints. */
 @Module({
-  controllers: [AuditController, WellKnownController, AuditRpcHandlers],
+  controllers: [AuditController, WellKnownController, AuditRpcHandlers, AuditEventConsumer],
   providers: [
     {
       provide: AuditChain,

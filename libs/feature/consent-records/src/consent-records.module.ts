@@ -50,7 +50,7 @@ import { DirectoryRepository } from './directory/directory.repository';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, FlowsRpcHandlers],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, FlowsRpcHandlers, RecordEventsConsumer, SessionDecisionsConsumer, DirectoryPublisher, DirectoryReplica],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
@@ -82,11 +82,7 @@ import { DirectoryRepository } from './directory/directory.repository';
     CreateMailingAudience,
     ReceiveMailingWebhook,
     MailingSyncWorker,
-    RecordEventsConsumer,
-    SessionDecisionsConsumer,
     DirectoryRepository,
-    DirectoryPublisher,
-    DirectoryReplica,
   ],
   exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures],
 })

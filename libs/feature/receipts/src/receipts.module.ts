@@ -23,7 +23,7 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * oap-authorizer publish, so their records get receipts whichever process they run in.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers],
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, ConsentRecordEvents, AuthorityEvents, ApprovalEvents],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,
@@ -32,9 +32,6 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
     RecordDisclosure,
     ReceiptIntake,
     PrincipalPseudonyms,
-    ConsentRecordEvents,
-    AuthorityEvents,
-    ApprovalEvents,
   ],
   exports: [FreezeReceipt, AppendReceiptTransition, RenderReceipt],
 })

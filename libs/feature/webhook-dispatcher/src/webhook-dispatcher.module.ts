@@ -17,14 +17,13 @@ import { WEBHOOKS_OUTBOX } from './tokens';
 
 /** webhook-dispatcher: webhook subscriptions and secrets, signed delivery, retries, auto-disable, rotation. */
 @Module({
-  controllers: [SubscriptionsController],
+  controllers: [SubscriptionsController, EventIntake],
   providers: [
     { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
     SubscriptionsRepository,
     SubscriptionsGauge,
     DeliveriesRepository,
     DeliveryWorker,
-    EventIntake,
     CreateSubscription,
     UpdateSubscription,
     DeleteSubscription,
@@ -32,6 +31,6 @@ import { WEBHOOKS_OUTBOX } from './tokens';
     EnableSubscription,
     SendTestDelivery,
   ],
-  exports: [DeliveryWorker, DeliveriesRepository, EventIntake],
+  exports: [DeliveryWorker, DeliveriesRepository],
 })
 export class WebhookDispatcherModule {}
