@@ -5,7 +5,7 @@
  */
 import { Controller } from '@nestjs/common';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { BusConnection, DurableConsumer, EventPublisher, RpcHandler, busCredentialsFrom, ensureRegionStream, serveRpc, type RpcReplyInit, type RpcRequest } from '@svc/bus';
+import { BusConnection, EventConsumer, EventPublisher, RpcHandler, busCredentialsFrom, ensureRegionStream, serveEvents, serveRpc, type DeliveredEvent, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import {
   ConsumeGrantReplySchema,
@@ -114,17 +114,21 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
 
   it('lets a region publish and consume its own events with durable consumers under its credentials', async () => {
     const seen: string[] = [];
-    const consumer = new DurableConsumer(buses.us, { durable: 'accounts-test', filterSubject: `${PREFIX}.us.evt.consent.>` }, { error: () => undefined });
-    await consumer.start(async (event) => {
-      seen.push(event.id);
-    });
+    @Controller()
+    class AccountsTestConsumer {
+      @EventConsumer({ durable: 'accounts-test', types: 'consent.>' })
+      async handle(event: DeliveredEvent): Promise<void> {
+        seen.push(event.id);
+      }
+    }
+    const consumer = await serveEvents(buses.us, [AccountsTestConsumer]);
     try {
       await new EventPublisher(buses.us).publish({ id: 'us-evt-1', eventType: 'consent.recorded', subject: `${PREFIX}.us.evt.consent.recorded`, data: Buffer.from('x') });
       await waitFor(() => seen.includes('us-evt-1'));
       // The ack follows the handler: wait for the server to have it, under the same credentials.
       await waitFor(async () => (await buses.us.jsm.consumers.info(regionStreamName(PREFIX, 'us'), 'accounts-test')).num_ack_pending === 0);
     } finally {
-      await consumer.stop();
+      await consumer.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { EscalationApprovals } from '@svc/decision-gateway';
-import { BusConnection, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, JetStreamServer, type DeliveredEvent } from '@svc/bus';
 import { http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
@@ -43,8 +43,8 @@ describe('the hosted approval page of an escalated grant', () => {
   it('answers 200 with every detail on 20 requests made right after the grant response, before the approval event is applied', async () => {
     // The decision surface has not applied oap.approval_requested yet (its consumer is held back):
     // the URL handed to the client must work all the same.
+    await stack.process.us.app.get(JetStreamServer).hold('decision-gateway-approval-requests');
     const approvals = stack.process.us.app.get(EscalationApprovals);
-    await approvals.onApplicationShutdown();
 
     const agentId = await createAgent(us, app, { manifest: true, metadata: { agent_provider: 'Acme AI', agent_model: 'shopper-7' } });
     await createAuthority(us, app, agentId, {

@@ -1,7 +1,7 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import canonicalize from 'canonicalize';
-import { BusConnection, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, JetStreamServer, type DeliveredEvent } from '@svc/bus';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { ResolveEscalation } from '@svc/oap-authorizer';
 import { http, waitFor, type HttpResult } from '@svc/testing';
@@ -131,8 +131,7 @@ describe('receipts frozen from consent records and authorities (event intake)', 
     let recordId: string;
 
     it('answers 404 receipt_not_found until the receipt is frozen; events published meanwhile are applied when the consumer runs again', async () => {
-      const consumer = stack.process.us.app.get(ConsentRecordEvents);
-      await consumer.onApplicationShutdown();
+      const release = await stack.process.us.app.get(JetStreamServer).hold('receipts-consent-records');
       try {
         recordId = await recordConsent({ email: 'Ada.Lovelace@Example.com', external_id: 'ada-1815' }, { newsletter: 'granted', research: 'granted', offers: 'declined' }, 'intake-ada-1');
         await waitFor(() => published.some((e) => e.eventType === 'consent.recorded'));
@@ -140,7 +139,7 @@ describe('receipts frozen from consent records and authorities (event intake)', 
         expect(early.status).toBe(404);
         expect(early.body).toEqual({ message: 'Receipt not found', reason_code: 'receipt_not_found', detail: { record_id: recordId } });
       } finally {
-        await consumer.onApplicationBootstrap();
+        await release();
       }
       const res = await waitFor(async () => {
         const current = await consentReceipt(recordId);

@@ -1,40 +1,31 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection } from '@svc/bus';
+import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '@svc/config';
-import { LOGGER } from '@svc/server';
-import { BUSINESS_METRICS, Metrics, Readiness, type Logger } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics, Readiness } from '@svc/telemetry';
 import { AuditChain } from './audit-chain.runtime';
-import { AuditEventConsumer } from './consumer/audit-event-consumer';
 
 /**
- * Boot and shutdown of the audit chain: genesis entry, the event consumer, the checkpoint timer,
+ * Boot and shutdown of the audit chain: genesis entry (before the event consumer starts), the checkpoint timer,
  * the witness readiness check (non-critical: a missing witness never makes the region unready,
  * and never blocks appends) and the witness and checkpoint gauges on /metrics.
  */
 @Injectable()
 export class AuditChainLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: AuditEventConsumer;
-
   constructor(
     private readonly chain: AuditChain,
-    private readonly bus: BusConnection,
     private readonly readiness: Readiness,
     private readonly metrics: Metrics,
     private readonly clock: Clock,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.chain.appender.ensureGenesis();
     this.registerWitnessObservability();
-    this.consumer = new AuditEventConsumer(this.bus, this.chain.appender, this.logger);
-    await this.consumer.start();
     this.chain.scheduler.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    // The event consumer (AuditEventConsumer, on the bus transport) has stopped before these hooks run.
     await this.chain.scheduler.stop();
-    await this.consumer?.stop();
     await this.chain.appender.drain();
   }
 

@@ -10,6 +10,7 @@ import { AuditChain } from './audit-chain.runtime';
 import { AuditRpcHandlers } from './audit-rpc.handlers';
 import { chainOrigin } from './chain/chain-identity';
 import { AuditEvidencePackages } from './evidence/audit-evidence-packages';
+import { AuditEventConsumer } from './consumer/audit-event-consumer';
 import { AuditController } from './http/audit.controller';
 import { EvidencePackagesController } from './http/evidence-packages.controller';
 import { WellKnownController } from './http/well-known.controller';
@@ -17,7 +18,7 @@ import { AUDIT_SCHEMA } from './schema';
 
 /** audit-chain: the hash-chained audit trail per region, witnessed checkpoints, verification and transparency endpoints. */
 @Module({
-  controllers: [AuditController, WellKnownController, AuditRpcHandlers, EvidencePackagesController],
+  controllers: [AuditController, WellKnownController, AuditRpcHandlers, EvidencePackagesController, AuditEventConsumer],
   providers: [
     {
       provide: AuditChain,

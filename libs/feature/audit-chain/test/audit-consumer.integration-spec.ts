@@ -1,8 +1,9 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, EventPublisher, ensureRegionStream } from '@svc/bus';
+import { BusConnection, EventPublisher, ensureRegionStream, serveEvents } from '@svc/bus';
 import { AuditEventEnvelopeSchema, EventMetaSchema, eventSubject, regionStreamName } from '@svc/contracts';
 import { TEST_NATS_URL, createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor } from '@svc/testing';
+import { AuditChain } from '../src/audit-chain.runtime';
 import { AuditEventConsumer } from '../src/consumer/audit-event-consumer';
 import { openChain, type ChainFixture } from './support/chain-fixture';
 
@@ -16,7 +17,9 @@ describe('audit event consumer (JetStream + Postgres)', () => {
   const prefix = uniqueBusPrefix();
   let bus: BusConnection;
   let f: ChainFixture;
-  const log = { errors: [] as unknown[], error(context: Record<string, unknown>) { this.errors.push(context); } };
+  const errors: unknown[] = [];
+  const log = { error: (_message: string, context: Record<string, unknown>) => errors.push(context) };
+  const serveConsumer = () => serveEvents(bus, [AuditEventConsumer], [{ provide: AuditChain, useValue: f.chain }], log);
 
   beforeAll(async () => {
     f = await openChain(await createTestDatabase('audit_consumer'));
@@ -41,17 +44,15 @@ describe('audit event consumer (JetStream + Postgres)', () => {
       event(prefix, 'webhook.delivered', 'e-5'),
       { id: 'e-6', eventType: 'revocation.published', subject: eventSubject(prefix, 'us', 'revocation.published'), data: new Uint8Array([0xff, 0xff]) },
     ]);
-    const consumer = new AuditEventConsumer(bus, f.chain.appender, log);
-    await consumer.start();
+    const consumer = await serveConsumer();
     await waitFor(async () => (await count()) === 5);
-    await consumer.stop();
+    await consumer.close();
 
     // Consume the whole stream again from the start (a lost consumer, a replay): nothing is appended twice.
     await bus.jsm.consumers.delete(regionStreamName(prefix, 'us'), 'audit-chain');
-    const replay = new AuditEventConsumer(bus, f.chain.appender, log);
-    await replay.start();
+    const replay = await serveConsumer();
     await waitFor(async () => ((await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_ack_pending === 0 && (await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_pending === 0));
-    await replay.stop();
+    await replay.close();
 
     const rows: Array<{ source_event_id: string; entry_type: string; application_id: string | null; canonical: string }> = await f.dataSource.query(
       'SELECT source_event_id, entry_type, application_id, canonical FROM audit.entries WHERE idx > 0 ORDER BY source_event_id',
@@ -66,6 +67,6 @@ describe('audit event consumer (JetStream + Postgres)', () => {
     expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({ occurred_at: '2026-01-02T03:04:05.000Z', source_event_id: 'e-1', data: { encoding: 'protobuf_base64' } });
     expect(JSON.parse(rows[3]?.canonical ?? '{}')).toMatchObject({ data: { undecodable: true, payload: '//8=' } });
     expect((await f.chain.verifyChain.execute()).valid).toBe(true);
-    expect(log.errors).toEqual([]);
+    expect(errors).toEqual([]);
   });
 });

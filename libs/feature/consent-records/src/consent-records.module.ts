@@ -64,7 +64,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, DirectoryPublisher, DirectoryReplica],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
@@ -98,11 +98,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
     CreateMailingAudience,
     ReceiveMailingWebhook,
     MailingSyncWorker,
-    RecordEventsConsumer,
-    SessionDecisionsConsumer,
     DirectoryRepository,
-    DirectoryPublisher,
-    DirectoryReplica,
     PoliciesRepository,
     CreatePolicy,
     UpdatePolicy,

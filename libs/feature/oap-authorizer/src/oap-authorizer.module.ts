@@ -58,7 +58,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
   imports: [VouchesModule],
-  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, TokenExchangeRpcHandlers],
+  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, TokenExchangeRpcHandlers, ApprovalOutcomesConsumer],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,
@@ -90,7 +90,6 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     IpRateLimiter,
     ResolveEscalation,
     RecordEscalationVote,
-    ApprovalOutcomesConsumer,
     MintAgentToken,
     McpServersRepository,
     McpGateway,

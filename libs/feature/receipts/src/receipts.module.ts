@@ -35,7 +35,7 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * they attest, and withdrawals revoke them in the intake's transaction.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController],
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController, ConsentRecordEvents, AuthorityEvents, ApprovalEvents, AgentRegistrations],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,
@@ -44,11 +44,7 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
     RecordDisclosure,
     ReceiptIntake,
     PrincipalPseudonyms,
-    ConsentRecordEvents,
-    AuthorityEvents,
-    ApprovalEvents,
     CredentialsRepository,
-    AgentRegistrations,
     StatusLists,
     CredentialIssuer,
     IssuerKeys,

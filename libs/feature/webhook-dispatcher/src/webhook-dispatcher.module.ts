@@ -24,14 +24,13 @@ import { SsfStreams } from './ssf/ssf-streams.service';
 
 /** webhook-dispatcher: webhook subscriptions and secrets, signed delivery, retries, auto-disable, rotation; the Shared Signals transmitter. */
 @Module({
-  controllers: [SubscriptionsController, SsfStreamsController],
+  controllers: [SubscriptionsController, SsfStreamsController, EventIntake, SsfIntake],
   providers: [
     { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
     SubscriptionsRepository,
     SubscriptionsGauge,
     DeliveriesRepository,
     DeliveryWorker,
-    EventIntake,
     CreateSubscription,
     UpdateSubscription,
     DeleteSubscription,
@@ -42,9 +41,8 @@ import { SsfStreams } from './ssf/ssf-streams.service';
     SetDeliveriesRepository,
     SetSigner,
     SetDeliveryWorker,
-    SsfIntake,
     SsfStreams,
   ],
-  exports: [DeliveryWorker, DeliveriesRepository, EventIntake, SetDeliveryWorker, SsfIntake],
+  exports: [DeliveryWorker, DeliveriesRepository, SetDeliveryWorker],
 })
 export class WebhookDispatcherModule {}

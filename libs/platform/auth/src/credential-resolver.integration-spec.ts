@@ -31,7 +31,7 @@ describe('credential resolver: stale-while-error cache (owner in another process
   let clockMs = Date.parse('2026-11-25T12:00:00Z');
 
   function resolver(staleIfErrorMs: number): RpcCredentialResolver {
-    return new RpcCredentialResolver(rpcClientOf(callerBus), callerBus, { staleIfErrorMs, now: () => clockMs });
+    return new RpcCredentialResolver(rpcClientOf(callerBus), { staleIfErrorMs, now: () => clockMs });
   }
 
   beforeAll(async () => {

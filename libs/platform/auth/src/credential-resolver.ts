@@ -1,9 +1,8 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Controller, Injectable } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
-import { BusConnection, RpcClient } from '@svc/bus';
-import { ApiTokenChangedSchema, eventSubject } from '@svc/contracts';
+import { EventFanout, RpcClient, type DeliveredEvent } from '@svc/bus';
+import { ApiTokenChangedSchema } from '@svc/contracts';
 import { DomainError } from '@svc/errors';
-import type { Subscription } from 'nats';
 import type { ResolvedCredential } from './principal';
 
 /** Turns a presented credential into the application it belongs to, or undefined when unknown. */
@@ -47,16 +46,14 @@ interface CacheEntry {
  * outage keeps working until the bus returns or that bound passes.
  */
 @Injectable()
-export class RpcCredentialResolver extends CredentialResolver implements OnModuleInit, OnModuleDestroy {
+export class RpcCredentialResolver extends CredentialResolver {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly refreshing = new Map<string, Promise<ResolvedCredential | undefined>>();
   private readonly staleIfErrorMs: number;
   private readonly now: () => number;
-  private revocations?: Subscription;
 
   constructor(
     private readonly rpc: RpcClient,
-    private readonly bus: BusConnection,
     options: CredentialCacheOptions = { staleIfErrorMs: CREDENTIAL_STALE_IF_ERROR_DEFAULT_SECONDS * 1_000 },
   ) {
     super();
@@ -64,23 +61,14 @@ export class RpcCredentialResolver extends CredentialResolver implements OnModul
     this.now = options.now ?? Date.now;
   }
 
-  onModuleInit(): void {
-    this.revocations = this.bus.nc.subscribe(eventSubject(this.bus.prefix, this.bus.region, 'application.api_token_changed'));
-    const subscription = this.revocations;
-    void (async () => {
-      for await (const message of subscription) {
-        try {
-          const event = fromBinary(ApiTokenChangedSchema, message.data);
-          if (event.change === 'revoked') this.evict(event.tokenId);
-        } catch {
-          this.cache.clear();
-        }
-      }
-    })();
-  }
-
-  onModuleDestroy(): void {
-    this.revocations?.unsubscribe();
+  /** Evicts a revoked token as soon as its `application.api_token_changed` arrives; an unreadable one empties the cache. */
+  apiTokenChanged(data: Uint8Array): void {
+    try {
+      const event = fromBinary(ApiTokenChangedSchema, data);
+      if (event.change === 'revoked') this.evict(event.tokenId);
+    } catch {
+      this.cache.clear();
+    }
   }
 
   private evict(credentialId: string): void {
@@ -154,4 +142,19 @@ export class RpcCredentialResolver extends CredentialResolver implements OnModul
 /** The owner could not give an answer (as opposed to answering "unknown" or refusing). */
 function isOwnerUnavailable(error: unknown): boolean {
   return !(error instanceof DomainError) || error.kind === 'unavailable' || error.kind === 'internal';
+}
+
+/**
+ * Tells the process's credential cache about token changes: every process holding a cache must
+ * hear every revocation, so this is a fan-out listener (no durable); a missed message is covered
+ * by the cache's 5 s expiry.
+ */
+@Controller()
+export class CredentialRevocations {
+  constructor(private readonly credentials: CredentialResolver) {}
+
+  @EventFanout('application.api_token_changed')
+  async apiTokenChanged(event: DeliveredEvent): Promise<void> {
+    if (this.credentials instanceof RpcCredentialResolver) this.credentials.apiTokenChanged(event.data);
+  }
 }

@@ -6,6 +6,7 @@ export {
   CREDENTIAL_STALE_IF_ERROR_DEFAULT_SECONDS,
   CREDENTIAL_STALE_IF_ERROR_MAX_SECONDS,
   CredentialResolver,
+  CredentialRevocations,
   RpcCredentialResolver,
   type CredentialCacheOptions,
 } from './credential-resolver';

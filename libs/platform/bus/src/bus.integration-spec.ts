@@ -1,8 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { DomainError } from '@svc/errors';
-import { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix, waitFor } from '@svc/testing';
+import { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix } from '@svc/testing';
 import { BusConnection } from './bus-connection';
-import { DurableConsumer } from './durable-consumer';
 import { EventPublisher } from './event-publisher';
 import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest } from './nest-rpc';
 import { ensureRegionStream } from './streams';
@@ -25,7 +24,7 @@ class EuApplicationHandlers {
   }
 }
 
-describe('bus: region streams, durable consumers, request/reply (real NATS)', () => {
+describe('bus: region streams, publish dedupe, request/reply (real NATS)', () => {
   const prefix = uniqueBusPrefix();
   let bus: BusConnection;
   let other: BusConnection;
@@ -58,41 +57,6 @@ describe('bus: region streams, durable consumers, request/reply (real NATS)', ()
     expect(first.duplicate).toBe(false);
     expect(second.duplicate).toBe(true);
     expect(second.seq).toBe(first.seq);
-  });
-
-  it('redelivers a failing message with backoff and gives up after maxDeliver (bounded redelivery)', async () => {
-    await ensureRegionStream(bus.jsm, prefix, 'us');
-    const attempts: number[] = [];
-    const consumer = new DurableConsumer(bus, { durable: 'bounded', filterSubject: `${prefix}.us.evt.test.bounded`, maxDeliver: 3, ackWaitMs: 1_000 }, { error: () => undefined });
-    await consumer.start(async (event) => {
-      attempts.push(event.deliveryCount);
-      throw new Error('always fails');
-    });
-    await new EventPublisher(bus).publish({ id: 'bounded-1', eventType: 'test.bounded', subject: `${prefix}.us.evt.test.bounded`, data: new Uint8Array([2]) });
-    await waitFor(() => attempts.length >= 3, 15_000);
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
-    await consumer.stop();
-    expect(attempts).toEqual([1, 2, 3]);
-  });
-
-  it('acknowledges a handled message so a restarted durable consumer does not see it again', async () => {
-    const seen: string[] = [];
-    const options = { durable: 'acked', filterSubject: `${prefix}.us.evt.test.acked` };
-    const first = new DurableConsumer(bus, options, { error: () => undefined });
-    await first.start(async (event) => {
-      seen.push(event.id);
-    });
-    await new EventPublisher(bus).publish({ id: 'acked-1', eventType: 'test.acked', subject: `${prefix}.us.evt.test.acked`, data: new Uint8Array([3]) });
-    await waitFor(() => seen.includes('acked-1'));
-    await first.stop();
-    const second = new DurableConsumer(bus, options, { error: () => undefined });
-    await second.start(async (event) => {
-      seen.push(event.id);
-    });
-    await new EventPublisher(bus).publish({ id: 'acked-2', eventType: 'test.acked', subject: `${prefix}.us.evt.test.acked`, data: new Uint8Array([4]) });
-    await waitFor(() => seen.includes('acked-2'));
-    await second.stop();
-    expect(seen).toEqual(['acked-1', 'acked-2']);
   });
 
   it('answers request/reply calls and carries a domain error back as the same error', async () => {

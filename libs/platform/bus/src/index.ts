@@ -3,13 +3,6 @@ export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureRegio
 export { EventPublisher, type OutgoingEvent } from './event-publisher';
 export { injectTrace, traceHeaders, traceOfHeaders } from './trace-headers';
 export {
-  DurableConsumer,
-  type ConsumerLogger,
-  type DeliveredEvent,
-  type DurableConsumerOptions,
-  type EventHandler,
-} from './durable-consumer';
-export {
   BusRpcClient,
   BusRpcServer,
   RPC_TIMEOUT_MS,
@@ -24,13 +17,24 @@ export {
   type RpcRequest,
   type RpcRequestInit,
 } from './nest-rpc';
-export { BatchConsumer, type BatchConsumerOptions, type BatchErrorListener, type BatchHandler, type BatchOutcomes } from './batch-consumer';
 export {
+  EventBatchConsumer,
   EventConsumer,
+  EventFanout,
   JetStreamContext,
   JetStreamServer,
+  redeliveryDelayMs,
   serveEvents,
+  type BatchOutcomes,
+  type ConsumerLogger,
+  type DeliveredEvent,
+  type EventBatchDelivery,
   type EventDelivery,
   type EventService,
   type EventSubscription,
+  type EventSubscriptions,
+  type EventTypeFilter,
+  type ProviderLookup,
 } from './nest-events';
+// A consumer method that needs its JetStreamContext takes `@Payload() event, @Ctx() context`.
+export { Ctx, Payload } from '@nestjs/microservices';

@@ -3,11 +3,9 @@ import { SpanKind, context, trace, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { deleteTestStreams, TEST_NATS_URL, uniqueBusPrefix, waitFor } from '@svc/testing';
-import { BatchConsumer } from './batch-consumer';
 import { BusConnection } from './bus-connection';
-import { DurableConsumer } from './durable-consumer';
 import { EventPublisher } from './event-publisher';
-import type { DeliveredEvent } from './pull-consumer';
+import { EventBatchConsumer, EventConsumer, serveEvents, type DeliveredEvent } from './nest-events';
 import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest, type RpcService } from './nest-rpc';
 import { ensureRegionStream } from './streams';
 
@@ -20,6 +18,22 @@ class ApplicationHandlers {
   async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
     handledIn.push(trace.getActiveSpan()?.spanContext().traceId ?? '');
     return { ...APPLICATION, applicationId: request.applicationId };
+  }
+}
+
+const seen: Array<{ event: DeliveredEvent; activeTraceId: string | undefined }> = [];
+const batchEvents: DeliveredEvent[] = [];
+
+@Controller()
+class TracedConsumers {
+  @EventConsumer({ durable: 'trace-single', types: '>' })
+  async single(event: DeliveredEvent): Promise<void> {
+    seen.push({ event, activeTraceId: trace.getActiveSpan()?.spanContext().traceId });
+  }
+
+  @EventBatchConsumer({ durable: 'trace-batch', types: '>' })
+  async batch(events: readonly DeliveredEvent[]): Promise<void> {
+    batchEvents.push(...events);
   }
 }
 
@@ -90,16 +104,7 @@ describe('trace context on the bus', () => {
   });
 
   it('carries an event to every consumer: each one\'s span is a child of the publish span', async () => {
-    const seen: Array<{ event: DeliveredEvent; activeTraceId: string | undefined }> = [];
-    const single = new DurableConsumer(bus, { durable: 'trace-single', filterSubject: `${prefix}.us.evt.>` }, { error: () => undefined });
-    await single.start(async (event) => {
-      seen.push({ event, activeTraceId: trace.getActiveSpan()?.spanContext().traceId });
-    });
-    const batched = new BatchConsumer(bus, { durable: 'trace-batch', filterSubject: `${prefix}.us.evt.>` }, () => undefined);
-    const batchEvents: DeliveredEvent[] = [];
-    await batched.start(async (events) => {
-      batchEvents.push(...events);
-    });
+    const consumers = await serveEvents(bus, [TracedConsumers]);
     try {
       const request = await inRequest(() =>
         new EventPublisher(bus).publish({ id: 'evt-traced-1', subject: `${prefix}.us.evt.application.created`, eventType: 'application.created', data: new Uint8Array([1]) }),
@@ -123,8 +128,7 @@ describe('trace context on the bus', () => {
       const batchSpan = processed.find((s) => s.attributes['messaging.consumer.group.name'] === 'trace-batch')!;
       expect(batchEvents[0]!.trace?.traceparent).toBe(`00-${traceId}-${batchSpan.spanContext().spanId}-01`);
     } finally {
-      await single.stop();
-      await batched.stop();
+      await consumers.close();
     }
   });
 

@@ -1,8 +1,9 @@
+import { Controller } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { BusConnection, DurableConsumer, EventPublisher, ensureRegionStream, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, EventConsumer, EventPublisher, ensureRegionStream, serveEvents, type DeliveredEvent, type EventService } from '@svc/bus';
 import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
@@ -45,7 +46,7 @@ describe('outbox trace context', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
   let bus: BusConnection;
-  let consumer: DurableConsumer;
+  let consumer: EventService;
   const received: Array<{ event: DeliveredEvent; traceId?: string }> = [];
   const writer = new OutboxWriter(SCHEMA, 'us');
 
@@ -58,14 +59,18 @@ describe('outbox trace context', () => {
     await runMigrations(dataSource, { schema: SCHEMA, migrations: [CreateTraceOutbox1] });
     bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'outbox-trace-test' });
     await ensureRegionStream(bus.jsm, prefix, 'us');
-    consumer = new DurableConsumer(bus, { durable: 'outbox-trace-test', filterSubject: `${prefix}.us.evt.>` }, { error: () => undefined });
-    await consumer.start(async (event) => {
-      received.push({ event, traceId: trace.getActiveSpan()?.spanContext().traceId });
-    });
+    @Controller()
+    class OutboxTraceConsumer {
+      @EventConsumer({ durable: 'outbox-trace-test', types: '>' })
+      async handle(event: DeliveredEvent): Promise<void> {
+        received.push({ event, traceId: trace.getActiveSpan()?.spanContext().traceId });
+      }
+    }
+    consumer = await serveEvents(bus, [OutboxTraceConsumer]);
   });
 
   afterAll(async () => {
-    await consumer?.stop();
+    await consumer?.close();
     await bus?.close();
     await dataSource?.destroy();
     await database?.drop();

@@ -1,7 +1,8 @@
+import { Controller } from '@nestjs/common';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
-import { BusConnection, DurableConsumer, EventPublisher, ensureRegionStream, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, EventConsumer, EventPublisher, ensureRegionStream, serveEvents, type DeliveredEvent, type EventService } from '@svc/bus';
 import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
@@ -38,7 +39,7 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
   let bus: BusConnection;
   const prefix = uniqueBusPrefix();
   const received: DeliveredEvent[] = [];
-  let consumer: DurableConsumer;
+  let consumer: EventService;
   let notifications: OutboxNotifications;
   const writer = new OutboxWriter(SCHEMA, 'us');
   const relay = (onClaimed?: (ids: readonly string[]) => Promise<void>) =>
@@ -59,17 +60,21 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
     notifications = new OutboxNotifications(database.url, 'outbox-test-listener');
     bus = await BusConnection.connect({ url: TEST_NATS_URL, prefix, region: 'us', name: 'outbox-test' });
     await ensureRegionStream(bus.jsm, prefix, 'us');
-    consumer = new DurableConsumer(bus, { durable: 'outbox-test', filterSubject: `${prefix}.us.evt.>` }, { error: () => undefined });
-    await consumer.start(async (event) => {
-      await processOnce(dataSource, SCHEMA, 'outbox-test', event.id, async () => {
-        received.push(event);
-      });
-    });
+    @Controller()
+    class OutboxTestConsumer {
+      @EventConsumer({ durable: 'outbox-test', types: '>' })
+      async handle(event: DeliveredEvent): Promise<void> {
+        await processOnce(dataSource, SCHEMA, 'outbox-test', event.id, async () => {
+          received.push(event);
+        });
+      }
+    }
+    consumer = await serveEvents(bus, [OutboxTestConsumer]);
   });
 
   afterAll(async () => {
     await notifications?.close();
-    await consumer?.stop();
+    await consumer?.close();
     await bus?.close();
     await dataSource?.destroy();
     await database?.drop();

@@ -15,7 +15,6 @@ export { loadProcessConfiguration, type FeatureDefinition, type ProcessConfigura
 export { buildOpenApiDocument, type DocumentedWebhook } from './openapi/build-openapi';
 export { protoMessageSchemas, protoSchemaName } from './openapi/proto-schema';
 export { API_DOC, API_RESPONSE_OF, ApiDoc, ApiResponseOf, type ApiDocOptions, type ApiResponseOfOptions, type DocumentedRequestHeader } from './openapi/api-doc.decorator';
-export { consumeEvents } from './consume-events';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
 export { IdParam, IdPipe } from './id-param';
 export {

@@ -1,9 +1,9 @@
-import { type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, BusRpcClient, BusRpcServer, JetStreamServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
+import { Controller, type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR, ModuleRef } from '@nestjs/core';
+import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, CredentialRevocations, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { BusConnection, BusRpcClient, BusRpcServer, EventFanout, JetStreamServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
-import { PersonalDataSeal, eventSubject } from '@svc/contracts';
+import { PersonalDataSeal } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
 import { SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { IdempotencyStore, createDataSource, idempotencyMigrations, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
@@ -66,7 +66,7 @@ export class PlatformModule {
     if (!(config instanceof PlatformConfig)) throw new Error('a process with infrastructure is configured with PlatformConfig');
     return {
       module: PlatformModule,
-      controllers: [HealthController],
+      controllers: [HealthController, SigningKeyRotations, CredentialRevocations],
       providers: [
         ...core,
         { provide: 'PLATFORM_OPTIONS', useValue: options },
@@ -120,8 +120,13 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     // Events on the JetStream transport strategy (`@EventConsumer` controllers), connected by startProcess.
     {
       provide: JetStreamServer,
-      useFactory: (bus: BusConnection) => new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) }),
-      inject: [BusConnection],
+      useFactory: (bus: BusConnection, modules: ModuleRef) => {
+        const server = new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) });
+        // Subscriptions decided at start (a feature's configuration switching a consumer on) read the process's providers.
+        server.resolveWith((type) => modules.get(type, { strict: false }));
+        return server;
+      },
+      inject: [BusConnection, ModuleRef],
     },
     {
       provide: OutboxRegistry,
@@ -137,9 +142,8 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     PlatformLifecycle,
     {
       provide: CredentialResolver,
-      useFactory: (rpc: RpcClient, bus: BusConnection) =>
-        new RpcCredentialResolver(rpc, bus, { staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_SECONDS * 1_000 }),
-      inject: [RpcClient, BusConnection],
+      useFactory: (rpc: RpcClient) => new RpcCredentialResolver(rpc, { staleIfErrorMs: config.CREDENTIAL_STALE_IF_ERROR_SECONDS * 1_000 }),
+      inject: [RpcClient],
     },
     { provide: DelegationResolver, useClass: NoDelegationGrants },
     AttesterResolver,
@@ -153,6 +157,20 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     },
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ];
+}
+
+/**
+ * Signing key rotations are rare and every holder of the key store must see them: a fan-out
+ * listener (no durable) suffices, and the store's cache expiry covers a missed message.
+ */
+@Controller()
+export class SigningKeyRotations {
+  constructor(private readonly keys: SigningKeyStore) {}
+
+  @EventFanout('keys.signing_key_rotated')
+  async rotated(): Promise<void> {
+    this.keys.reload();
+  }
 }
 
 /** Starts relays once every module is initialised, and tears infrastructure down in reverse. */
@@ -182,12 +200,6 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     });
     this.readiness.register({ name: 'nats', critical: true, check: async () => ({ ok: await this.bus.isReachable() }) });
     await this.keys.ensureActiveKey();
-    // Rotations are rare and every holder must see them: a plain (non-durable) subscription suffices,
-    // and the store's cache expiry covers a missed message.
-    const rotations = this.bus.nc.subscribe(eventSubject(this.bus.prefix, this.bus.region, 'keys.signing_key_rotated'));
-    void (async () => {
-      for await (const _ of rotations) this.keys.reload();
-    })();
     await this.outboxes.startAll(this.options.outboxSchemas);
     registerPlatformGauges(this.metrics, { dataSource: this.dataSource, bus: this.bus, clock: this.clock, outboxSchemas: this.options.outboxSchemas });
   }

@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
 import { Clock, regionCountries, type Region } from '@svc/config';
 import { decodeEvent } from '@svc/contracts';
 import { processOnce, type OutboxWriter } from '@svc/persistence';
-import { LOGGER, consumeEvents } from '@svc/server';
+import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { ConsentRecordsConfig } from '../consent-records.config';
@@ -24,9 +24,8 @@ const DURABLE = 'consent-records-directory';
  * inbox mark. The relay publishes it on this region's directory subject, which every region
  * consumes. Only the keyed hash, initials, per-purpose status and a count are written.
  */
-@Injectable()
-export class DirectoryPublisher implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
+@Controller()
+export class DirectoryPublisher {
   private readonly key?: Buffer;
 
   constructor(
@@ -41,15 +40,8 @@ export class DirectoryPublisher implements OnApplicationBootstrap, OnApplication
     this.key = config.DIRECTORY_KEY ? Buffer.from(config.DIRECTORY_KEY, 'base64') : undefined;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    if (!this.key) return;
-    this.consumer = await consumeEvents(this.bus, this.logger, DURABLE, 'consent.>', (event) => this.handle(event));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
+  /** Consumes only in a region configured with the directory key. */
+  @EventConsumer((lookup) => (lookup(ConsentRecordsConfig).DIRECTORY_KEY ? { durable: DURABLE, types: 'consent.>' } : []))
   async handle(event: DeliveredEvent): Promise<void> {
     if (!this.key || !RECORD_EVENTS.has(event.eventType)) return;
     const change = this.changeOf(event);

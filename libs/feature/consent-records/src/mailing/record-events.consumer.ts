@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { BusConnection, Ctx, EventConsumer, JetStreamContext, Payload, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
 import { decodeEvent } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
-import { LOGGER, consumeEvents } from '@svc/server';
+import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { CONSENT_RECORDS_SCHEMA } from '../schema';
@@ -15,6 +15,11 @@ import { memberWrite, writtenPurposes, type PurposeState } from './member-write'
 /** Record events written to mailing audiences (one durable consumer each: one filter per consumer). */
 export const MAILING_RECORD_EVENTS = ['consent.recorded', 'consent.purpose_revoked', 'consent.record_revoked'] as const;
 type MailingRecordEvent = (typeof MAILING_RECORD_EVENTS)[number];
+
+/** Durable (and inbox consumer) name of the mailing consumer of a record event type. */
+function mailingDurableOf(type: MailingRecordEvent): string {
+  return `consent-records-mailing-${type.replace(/\./g, '-')}`;
+}
 
 /** The parts of a record event a member write needs. */
 interface RecordChange {
@@ -32,10 +37,8 @@ interface RecordChange {
  * bound to that flow. The queue rows commit with the inbox mark (processOnce), so an acknowledged
  * event is never lost and a redelivered one never queues twice; the sync worker does the HTTP.
  */
-@Injectable()
-export class RecordEventsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly consumers: DurableConsumer[] = [];
-
+@Controller()
+export class RecordEventsConsumer {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -45,15 +48,11 @@ export class RecordEventsConsumer implements OnApplicationBootstrap, OnApplicati
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    for (const type of MAILING_RECORD_EVENTS) {
-      const durable = `consent-records-mailing-${type.replace(/\./g, '-')}`;
-      this.consumers.push(await consumeEvents(this.bus, this.logger, durable, type, (event) => this.handle(type, durable, event)));
-    }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.consumers.map((c) => c.stop()));
+  /** One durable per record event type (one filter each); the durable's name is its inbox consumer name too. */
+  @EventConsumer(MAILING_RECORD_EVENTS.map((type) => ({ durable: mailingDurableOf(type), types: type })))
+  async consume(@Payload() event: DeliveredEvent, @Ctx() context: JetStreamContext): Promise<void> {
+    const type = MAILING_RECORD_EVENTS.find((t) => mailingDurableOf(t) === context.getDurable());
+    if (type) await this.handle(type, context.getDurable(), event);
   }
 
   async handle(type: MailingRecordEvent, consumer: string, event: DeliveredEvent): Promise<void> {

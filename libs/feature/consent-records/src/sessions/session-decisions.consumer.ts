@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
 import { decodeEvent, type EventMeta } from '@svc/contracts';
 import { processOnce, type OutboxWriter } from '@svc/persistence';
-import { LOGGER, consumeEvents } from '@svc/server';
+import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { FlowsRepository } from '../flows/flows.repository';
@@ -43,10 +43,8 @@ const REVOCATION_ATTEMPTS = 5;
  * binding) is nobody's consent and gets none. Each event is applied once (inbox, in the
  * transaction of the write).
  */
-@Injectable()
-export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
-
+@Controller()
+export class SessionDecisionsConsumer {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -59,18 +57,11 @@ export class SessionDecisionsConsumer implements OnApplicationBootstrap, OnAppli
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    // Never dropped: the handler throws only on transient failures (and, boundedly, for a revocation that came first).
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'consent.>', async (event) => {
-      await this.handle(event);
-    }, { maxDeliver: -1 });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
-  /** Applies one event; false when it was not a session decision, was seen before, or wrote nothing. */
+  /**
+   * Applies one event; false when it was not a session decision, was seen before, or wrote nothing.
+   * Never dropped: the handler throws only on transient failures (and, boundedly, for a revocation that came first).
+   */
+  @EventConsumer({ durable: CONSUMER, types: 'consent.>' }, { maxDeliver: -1 })
   async handle(event: DeliveredEvent): Promise<boolean> {
     let parsed: SessionEvent | undefined;
     try {

@@ -7,7 +7,7 @@ import { ConsentSessionsController } from './consent-sessions.controller';
 import { DecisionsController } from './decisions.controller';
 import { DecisionsRepository } from './decisions.repository';
 import { DeprecatedAliasHeaders } from './deprecated-alias.interceptor';
-import { EscalationApprovals } from './escalation-approvals.consumer';
+import { EscalationApprovalRequests, EscalationApprovals } from './escalation-approvals.consumer';
 import { FlowLookup } from './flow-lookup';
 import { InboxController } from './inbox.controller';
 import { PrincipalAssertionsRepository } from './principal-assertions';
@@ -29,7 +29,7 @@ import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
  */
 @Module({
   imports: [PeopleModule],
-  controllers: [DecisionsController, ConsentSessionsController, InboxController],
+  controllers: [DecisionsController, ConsentSessionsController, InboxController, EscalationApprovalRequests],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     DecisionsRepository,

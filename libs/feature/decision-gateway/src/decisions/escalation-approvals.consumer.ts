@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject, Injectable } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
 import { ApprovalRequestedSchema, decodeSealedEvent, parseApprovalProposal, type ApprovalRequested } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
-import { LOGGER, consumeEvents } from '@svc/server';
+import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource, type EntityManager } from 'typeorm';
 import { GATEWAY_SCHEMA } from '../schema';
@@ -30,9 +30,7 @@ const CONSUMER = 'decision-gateway-approval-requests';
  * there (the insert is keyed by the digest).
  */
 @Injectable()
-export class EscalationApprovals implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
-
+export class EscalationApprovals {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -42,16 +40,6 @@ export class EscalationApprovals implements OnApplicationBootstrap, OnApplicatio
     private readonly config: PlatformConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, APPROVAL_REQUESTED_EVENT, async (event) => {
-      await this.handle(event);
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
 
   /** Creates the session for one approval request; returns false when it was skipped or seen before. */
   async handle(event: DeliveredEvent): Promise<boolean> {
@@ -148,5 +136,16 @@ function parseObject(json: string): Record<string, unknown> | null {
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
+  }
+}
+
+/** The consumer of `oap.approval_requested`: each escalation's event opens its approval session. */
+@Controller()
+export class EscalationApprovalRequests {
+  constructor(private readonly approvals: EscalationApprovals) {}
+
+  @EventConsumer({ durable: CONSUMER, types: APPROVAL_REQUESTED_EVENT })
+  async handle(event: DeliveredEvent): Promise<void> {
+    await this.approvals.handle(event);
   }
 }

@@ -22,7 +22,7 @@ import { PostMessageDrops } from './postmessage-drops';
  */
 @Module({
   imports: [DecisionsModule, PeopleModule],
-  controllers: [HostedPagesController, HostedAssetsController, ActivityController],
+  controllers: [HostedPagesController, HostedAssetsController, ActivityController, FlowActivations],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
@@ -32,7 +32,6 @@ import { PostMessageDrops } from './postmessage-drops';
     HostedRepository,
     PostMessageDrops,
     BrowserCors,
-    FlowActivations,
   ],
 })
 export class HostedModule {}

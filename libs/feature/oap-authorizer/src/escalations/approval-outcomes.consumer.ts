@@ -1,10 +1,10 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { Controller, Inject } from '@nestjs/common';
+import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
 import { ApprovalDecidedSchema, decodeSealedEvent } from '@svc/contracts';
 import { DomainError } from '@svc/errors';
 import { processOnce } from '@svc/persistence';
-import { LOGGER, consumeEvents } from '@svc/server';
+import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { OAP_SCHEMA } from '../schema';
@@ -28,10 +28,8 @@ const OUTCOMES: Readonly<Record<string, EscalationOutcome>> = {
  * is that TTL); one reached at or past the TTL expires the escalation, and one arriving after the
  * expiry sweep closed the escalation is not applied.
  */
-@Injectable()
-export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
-
+@Controller()
+export class ApprovalOutcomesConsumer {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -40,14 +38,7 @@ export class ApprovalOutcomesConsumer implements OnApplicationBootstrap, OnAppli
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'approval.>', (event) => this.handle(event));
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
+  @EventConsumer({ durable: CONSUMER, types: 'approval.>' })
   async handle(event: DeliveredEvent): Promise<void> {
     const outcome = OUTCOMES[event.eventType];
     if (!outcome) return;

@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { Controller, Inject } from '@nestjs/common';
+import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
 import { ApprovalDecidedSchema, decodeSealedEvent } from '@svc/contracts';
 import { isDomainError } from '@svc/errors';
 import { isIdOf } from '@svc/ids';
 import { processOnce } from '@svc/persistence';
-import { LOGGER, consumeEvents } from '@svc/server';
+import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { OVERSIGHT_SCHEMA } from '../schema';
@@ -26,10 +26,8 @@ export const APPROVAL_OUTCOME_EVENTS: Readonly<Record<string, EscalationOutcome>
  * id, which conductor escalations never use). Other approvals, unknown or already-resolved
  * attestations are skipped; the inbox makes redeliveries harmless.
  */
-@Injectable()
-export class ApprovalOutcomes implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
-
+@Controller()
+export class ApprovalOutcomes {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -37,17 +35,8 @@ export class ApprovalOutcomes implements OnApplicationBootstrap, OnApplicationSh
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'approval.>', async (event) => {
-      await this.handle(event);
-    });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
   /** Resolves the attestation an approval outcome refers to; false when the event was not ours or seen before. */
+  @EventConsumer({ durable: CONSUMER, types: 'approval.>' })
   async handle(event: DeliveredEvent): Promise<boolean> {
     const outcome = APPROVAL_OUTCOME_EVENTS[event.eventType];
     if (!outcome) return false;

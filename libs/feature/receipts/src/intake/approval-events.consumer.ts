@@ -1,9 +1,7 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
-import { BusConnection, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
 import { ApprovalRequestedSchema, EscalationResolvedSchema, decodeSealedEvent } from '@svc/contracts';
-import { LOGGER, consumeEvents } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
 import type { EntityManager } from 'typeorm';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
 import { eventTime } from './event-time';
@@ -28,28 +26,16 @@ class EscalationNotYetKnown extends Error {}
  * `oap.escalation_resolved` names only the escalation, so the authority is remembered from the
  * request. Oversight-mode escalations (no authority) and other `oap.*` events are not ours.
  */
-@Injectable()
-export class ApprovalEvents implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
-
+@Controller()
+export class ApprovalEvents {
   constructor(
     private readonly bus: BusConnection,
     private readonly intake: ReceiptIntake,
     private readonly append: AppendReceiptTransition,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'oap.>', async (event) => {
-      await this.handle(event);
-    }, RECEIPT_INTAKE_DELIVERY);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
   /** Applies one event; false when it was not an authority approval, was seen before, or was refused. */
+  @EventConsumer({ durable: CONSUMER, types: 'oap.>' }, RECEIPT_INTAKE_DELIVERY)
   async handle(event: DeliveredEvent): Promise<boolean> {
     if (event.eventType === 'oap.approval_requested') {
       const requested = decodeSealedEvent(ApprovalRequestedSchema, event.data, this.bus.personalData);

@@ -1,8 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { Controller } from '@nestjs/common';
+import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
 import { AuthorityChangedSchema, decodeSealedEvent, type AuthorityChanged } from '@svc/contracts';
-import { LOGGER, consumeEvents } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
 import type { ReceiptTransition } from '../events/transitions';
 import type { AuthorityInput } from '../record/inputs';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
@@ -21,10 +19,8 @@ const CONSUMER = 'receipts-authorities';
  * State changes are made through the application's API, so the application is their acting entity;
  * an exercise is the agent's.
  */
-@Injectable()
-export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
-
+@Controller()
+export class AuthorityEvents {
   constructor(
     private readonly bus: BusConnection,
     private readonly rpc: RpcClient,
@@ -32,20 +28,10 @@ export class AuthorityEvents implements OnApplicationBootstrap, OnApplicationShu
     private readonly pseudonyms: PrincipalPseudonyms,
     private readonly freeze: FreezeReceipt,
     private readonly append: AppendReceiptTransition,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'authority.>', async (event) => {
-      await this.handle(event);
-    }, RECEIPT_INTAKE_DELIVERY);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
   /** Applies one authority event; false when it was seen before, refused or not an authority event. */
+  @EventConsumer({ durable: CONSUMER, types: 'authority.>' }, RECEIPT_INTAKE_DELIVERY)
   async handle(event: DeliveredEvent): Promise<boolean> {
     const changed = decodeSealedEvent(AuthorityChangedSchema, event.data, this.bus.personalData);
     const applicationId = changed.meta?.applicationId ?? '';

@@ -1,8 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BusConnection, RpcClient, type DeliveredEvent, type DurableConsumer } from '@svc/bus';
+import { Controller } from '@nestjs/common';
+import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
 import { ConsentPurposeRevokedSchema, ConsentRecordExpiredSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type ActedBy, type GetFlowReply } from '@svc/contracts';
-import { LOGGER, consumeEvents } from '@svc/server';
-import type { Logger } from '@svc/telemetry';
 import type { ActedByClaim, ReceiptTransition } from '../events/transitions';
 import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
 import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
@@ -29,9 +27,8 @@ const FLOW_VERSION_CACHE_SIZE = 256;
  * controller's name comes from `gateway.get_application`. Receipts therefore appear shortly after
  * the record commits. The session-shaped `consent.*` events of decision-gateway are not records.
  */
-@Injectable()
-export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicationShutdown {
-  private consumer?: DurableConsumer;
+@Controller()
+export class ConsentRecordEvents {
   private readonly flowVersions = new Map<string, GetFlowReply>();
 
   constructor(
@@ -42,20 +39,10 @@ export class ConsentRecordEvents implements OnApplicationBootstrap, OnApplicatio
     private readonly freeze: FreezeReceipt,
     private readonly append: AppendReceiptTransition,
     private readonly credentials: CredentialIssuer,
-    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    this.consumer = await consumeEvents(this.bus, this.logger, CONSUMER, 'consent.>', async (event) => {
-      await this.handle(event);
-    }, RECEIPT_INTAKE_DELIVERY);
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await this.consumer?.stop();
-  }
-
   /** Applies one event; false when it was not a record event, was seen before, or was refused. */
+  @EventConsumer({ durable: CONSUMER, types: 'consent.>' }, RECEIPT_INTAKE_DELIVERY)
   async handle(event: DeliveredEvent): Promise<boolean> {
     switch (event.eventType) {
       case 'consent.recorded':

@@ -1,7 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BatchConsumer, BusConnection, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
+import { Controller, Inject } from '@nestjs/common';
+import { BusConnection, EventBatchConsumer, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
-import { eventSubject } from '@svc/contracts';
 import { commitIsolatingFailures, markProcessed } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger, TraceCarrier } from '@svc/telemetry';
@@ -21,17 +20,15 @@ import { webhookFor, type WebhookMapping } from './webhook-mapping';
 export const INTAKE_CONSUMER = 'webhook-intake';
 
 /**
- * Turns region events into deliveries. Durable JetStream consumers (one per subject filter) read
+ * Turns region events into deliveries. Durable JetStream batch consumers (one per subject filter) read
  * the subscribable types and the renamed record events (`webhookFor`); each event becomes one
  * delivery row per enabled subscription listening to its webhook name, inserted in the same
  * transaction as the event's inbox mark (and unique on event id + subscription id), so a
  * redelivered event never doubles a delivery and an acknowledged one is never lost. Events
  * buffered together are written in one transaction (group commit).
  */
-@Injectable()
-export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly consumers: BatchConsumer[] = [];
-
+@Controller()
+export class EventIntake {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -41,23 +38,6 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    for (const filter of INTAKE_SUBJECT_FILTERS) {
-      const consumer = new BatchConsumer(
-        this.bus,
-        { durable: `webhook-dispatcher-${filter.replace(/[.>*]+/g, '-').replace(/-+$/, '')}`, filterSubject: eventSubject(this.bus.prefix, this.bus.region, filter) },
-        (error, events) =>
-          this.logger.error({ filter, events: events.length, err: error instanceof Error ? error.message : String(error) }, 'webhook intake batch failed; will redeliver'),
-      );
-      await consumer.start((events) => this.handleIsolatingFailures(events));
-      this.consumers.push(consumer);
-    }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.consumers.map((c) => c.stop()));
-  }
 
   /** Fans one bus event out to its subscribers; returns the deliveries created. */
   handle(event: DeliveredEvent): Promise<number> {
@@ -69,7 +49,8 @@ export class EventIntake implements OnApplicationBootstrap, OnApplicationShutdow
    * runs it again), each event in a transaction of its own, so only an event that cannot be
    * written is redelivered and the others are acknowledged.
    */
-  private async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
+  @EventBatchConsumer(INTAKE_SUBJECT_FILTERS.map((filter) => ({ durable: `webhook-dispatcher-${filter.replace(/[.>*]+/g, '-').replace(/-+$/, '')}`, types: filter })))
+  async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
     const outcomes = await commitIsolatingFailures(
       events,
       async (batch) => {

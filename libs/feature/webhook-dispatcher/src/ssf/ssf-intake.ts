@@ -1,7 +1,6 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BatchConsumer, BusConnection, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
+import { Controller, Inject } from '@nestjs/common';
+import { BusConnection, EventBatchConsumer, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
-import { eventSubject } from '@svc/contracts';
 import { commitIsolatingFailures, markProcessed } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -25,10 +24,8 @@ export const SSF_INTAKE_CONSUMER = 'ssf-intake';
  * so a redelivered event never doubles a SET and an acknowledged one is never lost. The SET is
  * signed here, once, so every retry pushes the very same token.
  */
-@Injectable()
-export class SsfIntake implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly consumers: BatchConsumer[] = [];
-
+@Controller()
+export class SsfIntake {
   constructor(
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
@@ -40,23 +37,9 @@ export class SsfIntake implements OnApplicationBootstrap, OnApplicationShutdown 
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    for (const type of SSF_SOURCE_EVENTS) {
-      const consumer = new BatchConsumer(
-        this.bus,
-        { durable: `webhook-dispatcher-ssf-${type.replace(/[.>*_]+/g, '-')}`, filterSubject: eventSubject(this.bus.prefix, this.bus.region, type) },
-        (error, events) => this.logger.error({ type, events: events.length, err: error instanceof Error ? error.message : String(error) }, 'security event intake batch failed; will redeliver'),
-      );
-      await consumer.start((events) => this.handleIsolatingFailures(events));
-      this.consumers.push(consumer);
-    }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    await Promise.all(this.consumers.map((c) => c.stop()));
-  }
-
-  private async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
+  /** The durables' handler: a batch whose transaction fails is retried event by event, so one bad event fails alone. */
+  @EventBatchConsumer(SSF_SOURCE_EVENTS.map((type) => ({ durable: `webhook-dispatcher-ssf-${type.replace(/[.>*_]+/g, '-')}`, types: type })))
+  async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
     const outcomes = await commitIsolatingFailures(events, async (batch) => {
       await this.handleBatch(batch);
       return batch.map(() => ({ ok: true as const, value: undefined }));
