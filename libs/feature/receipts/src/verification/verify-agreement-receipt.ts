@@ -1,7 +1,7 @@
 import { createHash, type KeyObject } from 'node:crypto';
-import { canonicalJson, importEd25519PublicJwk, verifyCompactJws } from '@svc/crypto';
+import { canonicalJson, verifyCompactJws } from '@svc/crypto';
 import { isDomainError } from '@svc/errors';
-import type { JWK } from 'jose';
+import { parseEd25519Jwks } from './ed25519-jwks';
 
 /** `typ` of one party's signing receipt (decision-gateway's agreements). */
 export const SIGNATURE_RECEIPT_TYP = 'svc-signature+jws';
@@ -87,7 +87,7 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
   if (canonical !== receiptText) return fail('not_canonical', 'receipt bytes are not its canonical JSON: the file was changed');
   const keys = new Map<string, KeyObject>();
   for (const text of jwksTexts) {
-    const parsed = parseJwks(text);
+    const parsed = parseEd25519Jwks(text);
     if (!parsed) return fail('jwks_invalid', 'a JWKS file is not a JSON Web Key Set of Ed25519 keys');
     for (const [kid, key] of parsed) keys.set(kid, key);
   }
@@ -117,24 +117,4 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
   if ((status === 'pending' || status === 'partially_signed') && signed >= quorum.required) return fail('inconsistent', `status ${status} with the quorum of signatures reached`);
   if (documentBytes !== undefined && createHash('sha256').update(documentBytes).digest('hex') !== digest) return fail('document_mismatch', 'the document does not have the digest the parties signed');
   return { ok: true, agreementId, status, signed, required: quorum.required, answers: signatures.length, kids: [...kids] };
-}
-
-function parseJwks(text: string): Map<string, KeyObject> | undefined {
-  let jwks: unknown;
-  try {
-    jwks = JSON.parse(text);
-  } catch {
-    // Not JSON: refused below like any other non-JWKS.
-  }
-  if (!isObject(jwks) || !Array.isArray(jwks.keys)) return undefined;
-  const keys = new Map<string, KeyObject>();
-  for (const jwk of jwks.keys) {
-    if (!isObject(jwk) || typeof jwk.kid !== 'string') continue;
-    try {
-      keys.set(jwk.kid, importEd25519PublicJwk(jwk as unknown as JWK));
-    } catch {
-      // Not an Ed25519 key: it cannot have signed; skip it.
-    }
-  }
-  return keys;
 }

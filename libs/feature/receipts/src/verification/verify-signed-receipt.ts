@@ -1,11 +1,10 @@
-import type { KeyObject } from 'node:crypto';
-import { importEd25519PublicJwk, verifyDetachedJws } from '@svc/crypto';
-import type { JWK } from 'jose';
+import { verifyDetachedJws } from '@svc/crypto';
 import { isDomainError } from '@svc/errors';
 import { canonicalReceiptBytes } from '../flavors/canonical';
 import { RECEIPT_JWS_TYP } from '../flavors/signed';
 import type { ReceiptDocument } from '../record/receipt-document';
 import { validateReceiptDocument } from '../schema/published-schema';
+import { parseEd25519Jwks } from './ed25519-jwks';
 
 /** Why a signed receipt failed offline verification. */
 export type ReceiptVerificationFailure = 'not_a_receipt' | 'jwks_invalid' | 'schema_invalid' | 'unknown_kid' | 'bad_signature';
@@ -38,7 +37,7 @@ export async function verifySignedReceipt(receiptText: string, jwksText: string)
   if (!isObject(receipt) || !isObject(receipt.record) || !isObject(receipt.signature) || typeof receipt.signature.jws !== 'string') {
     return fail('not_a_receipt', 'not a signed svc-cr receipt: expected {record, signature: {jws}}');
   }
-  const keys = parseJwks(jwksText);
+  const keys = parseEd25519Jwks(jwksText);
   if (!keys) return fail('jwks_invalid', 'JWKS file is not a JSON Web Key Set of Ed25519 keys');
   const check = validateReceiptDocument(receipt.record);
   if (!check.valid) {
@@ -60,24 +59,4 @@ export async function verifySignedReceipt(receiptText: string, jwksText: string)
     if (isDomainError(error)) return fail('bad_signature', `signature does not verify (${error.code})`);
     throw error;
   }
-}
-
-function parseJwks(text: string): Map<string, KeyObject> | undefined {
-  let jwks: unknown;
-  try {
-    jwks = JSON.parse(text);
-  } catch {
-    // Not JSON: jwks stays undefined and is refused below like any other non-JWKS.
-  }
-  if (!isObject(jwks) || !Array.isArray(jwks.keys)) return undefined;
-  const keys = new Map<string, KeyObject>();
-  for (const jwk of jwks.keys) {
-    if (!isObject(jwk) || typeof jwk.kid !== 'string') continue;
-    try {
-      keys.set(jwk.kid, importEd25519PublicJwk(jwk as unknown as JWK));
-    } catch {
-      // Not an Ed25519 key: it cannot have signed a receipt; skip it.
-    }
-  }
-  return keys;
 }
