@@ -21,12 +21,13 @@ describe('authority proposals granted by the signed-in person', () => {
 
   const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
   const grant = (agentId: string) => requestGrant(us, app, key, grantBody(agentId, key, { valid_until: inAnHour(), value_bounds: { amount_per_action: '10.00', currency: 'EUR' } }), { now: new Date() });
+  const VALUE_BOUNDS = { currency: 'EUR', per_action: '50.00', per_month: '200.00', aggregate: '1000.00' };
 
-  async function propose(): Promise<{ agentId: string; authorityId: string; token: string }> {
+  async function propose(valueBounds: Record<string, string> = VALUE_BOUNDS): Promise<{ agentId: string; authorityId: string; token: string }> {
     const agentId = await createAgent(us, app, { manifest: true });
     const res = await http('POST', `${us}/api/v1/authorities/proposals`, {
       headers: bearer(app.token),
-      json: { agent_id: agentId, ...PASSING_BOUNDS, value_bounds: { currency: 'EUR', per_action: '50.00', aggregate: '200.00' }, escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] }, valid_until: '2027-12-31T00:00:00Z' },
+      json: { agent_id: agentId, ...PASSING_BOUNDS, value_bounds: valueBounds, escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] }, valid_until: '2027-12-31T00:00:00Z' },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ object: 'authority', agent_id: agentId, principal_id: null, status: 'proposed' });
@@ -68,11 +69,13 @@ describe('authority proposals granted by the signed-in person', () => {
     const pageRes = await http('GET', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, 'accept-language': 'en' } });
     expect(pageRes.status).toBe(200);
     expect(pageRes.text).toContain('may pay up to 50.00 EUR per action');
-    expect(pageRes.text).toContain('200.00 EUR in total');
+    expect(pageRes.text).toContain('200.00 EUR a month');
+    expect(pageRes.text).toContain('1000.00 EUR in total');
     expect(pageRes.text).toContain('asking you above 20.00 EUR');
     const french = await http('GET', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, 'accept-language': 'fr' } });
     expect(pageRes.text).toContain('>Grant</button>');
     expect(french.text).toContain('peut payer jusqu’à 50.00 EUR par action');
+    expect(french.text).toContain('200.00 EUR par mois');
     expect(french.text).toContain('>Accorder</button>');
 
     const forged = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant', principal_id: 'usr_forged' } });
@@ -89,6 +92,32 @@ describe('authority proposals granted by the signed-in person', () => {
     expect(allowed.body).toMatchObject({ decision: 'allow' });
     const again = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'decline' } });
     expect(again.status).toBe(409);
+  });
+
+  it("a second grant is denied at step 7 once the month's sum would pass the monthly bound", async () => {
+    const { agentId, authorityId, token } = await propose({ currency: 'EUR', per_action: '50.00', per_month: '15.00', aggregate: '1000.00' });
+    const answered = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant' } });
+    expect(answered.status).toBe(200);
+    const authority = await http('GET', `${us}/api/v1/authorities/${authorityId}`, { headers: bearer(app.token) });
+    expect(authority.body).toMatchObject({ value_bounds: { currency: 'EUR', per_action: '50.00', per_month: '15.00', aggregate: '1000.00' } });
+
+    const first = await grant(agentId);
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ decision: 'allow' });
+    const second = await grant(agentId);
+    expect(second.status).toBe(403);
+    expect(second.body).toMatchObject({ decision: 'deny', cascade_step: 7, reason_code: 'value_exceeds_monthly' });
+  });
+
+  it('refuses a monthly bound that is not a decimal string, naming the field', async () => {
+    const agentId = await createAgent(us, app, { manifest: true });
+    const res = await http('POST', `${us}/api/v1/authorities/proposals`, {
+      headers: bearer(app.token),
+      json: { agent_id: agentId, ...PASSING_BOUNDS, value_bounds: { currency: 'EUR', per_month: 200 }, valid_until: '2027-12-31T00:00:00Z' },
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body.detail).toMatchObject({ field: 'value_bounds.per_month' });
   });
 
   it('a declined proposal stays without a principal and a grant under it is denied', async () => {

@@ -41,7 +41,7 @@ export function authority(bounds: AuthorityBounds, overrides: Partial<Authority>
 }
 
 export function history(overrides: Partial<GrantHistory> = {}): GrantHistory {
-  return { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', recentActions: [], grantedActions: new Set(), ...overrides };
+  return { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', month: '0', recentActions: [], grantedActions: new Set(), ...overrides };
 }
 
 export function request(overrides: Partial<GrantRequest> = {}): GrantRequest {

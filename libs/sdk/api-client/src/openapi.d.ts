@@ -6731,6 +6731,7 @@ export interface components {
         ValueBoundsBody: {
             currency?: string;
             per_action?: string;
+            per_month?: string;
             aggregate?: string;
             unrestricted?: boolean;
         };
@@ -11120,6 +11121,7 @@ export interface operations {
                  *       "value_bounds": {
                  *         "currency": "EUR",
                  *         "per_action": "49.90",
+                 *         "per_month": "49.90",
                  *         "aggregate": "49.90",
                  *         "unrestricted": true
                  *       },
@@ -11267,6 +11269,7 @@ export interface operations {
                  *       "value_bounds": {
                  *         "currency": "EUR",
                  *         "per_action": "49.90",
+                 *         "per_month": "49.90",
                  *         "aggregate": "49.90",
                  *         "unrestricted": true
                  *       },

@@ -14,6 +14,27 @@ describe('describeBounds', () => {
     ]);
   });
 
+  it('states a monthly ceiling between the per-action and the total one', () => {
+    const monthly = { value_bounds: { currency: 'EUR', per_action: '50.00', per_month: '200.00', aggregate: '1000.00' }, escalation_bounds: { amount_over: '20.00' } };
+    expect(describeBounds(monthly, UNTIL, 'en')).toEqual([
+      'may pay up to 50.00 EUR per action',
+      '200.00 EUR a month',
+      '1000.00 EUR in total',
+      expect.stringMatching(/^until December 31, 2026/),
+      'asking you above 20.00 EUR',
+    ]);
+    const months: Record<string, string> = {
+      en: '200.00 EUR a month',
+      fr: '200.00 EUR par mois',
+      de: '200.00 EUR im Monat',
+      es: '200.00 EUR al mes',
+      pt: '200.00 EUR por mês',
+      ja: '1か月あたり 200.00 EUR まで',
+    };
+    expect(Object.keys(months).sort()).toEqual([...PROPOSAL_LOCALES].sort());
+    for (const locale of PROPOSAL_LOCALES) expect(describeBounds(monthly, UNTIL, locale)[1]).toBe(months[locale]);
+  });
+
   it('speaks every language of the hosted pages, with the amounts exactly as held', () => {
     expect([...PROPOSAL_LOCALES].sort()).toEqual([...SUPPORTED_LOCALES].sort());
     for (const locale of PROPOSAL_LOCALES) {

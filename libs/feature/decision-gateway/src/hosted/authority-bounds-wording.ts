@@ -3,12 +3,13 @@ import { fill, resolveLocale } from './i18n';
 
 /** The bounds of a proposed authority as far as the hosted proposal page words them (value, escalation, validity). */
 export interface ProposedBounds {
-  value_bounds?: { currency?: string; per_action?: string; aggregate?: string; unrestricted?: boolean };
+  value_bounds?: { currency?: string; per_action?: string; per_month?: string; aggregate?: string; unrestricted?: boolean };
   escalation_bounds?: { amount_over?: string; always?: boolean };
 }
 
 interface Wording {
   per_action: string;
+  per_month: string;
   aggregate: string;
   unlimited_value: string;
   no_payment: string;
@@ -23,6 +24,7 @@ interface Wording {
 const WORDING: Readonly<Record<string, Wording>> = {
   en: {
     per_action: 'may pay up to {amount} {currency} per action',
+    per_month: '{amount} {currency} a month',
     aggregate: '{amount} {currency} in total',
     unlimited_value: 'may pay any amount',
     no_payment: 'may not pay anything',
@@ -35,6 +37,7 @@ const WORDING: Readonly<Record<string, Wording>> = {
   },
   fr: {
     per_action: 'peut payer jusqu’à {amount} {currency} par action',
+    per_month: '{amount} {currency} par mois',
     aggregate: '{amount} {currency} au total',
     unlimited_value: 'peut payer n’importe quel montant',
     no_payment: 'ne peut rien payer',
@@ -47,6 +50,7 @@ const WORDING: Readonly<Record<string, Wording>> = {
   },
   de: {
     per_action: 'darf bis zu {amount} {currency} pro Aktion zahlen',
+    per_month: '{amount} {currency} im Monat',
     aggregate: 'insgesamt {amount} {currency}',
     unlimited_value: 'darf jeden Betrag zahlen',
     no_payment: 'darf nichts zahlen',
@@ -59,6 +63,7 @@ const WORDING: Readonly<Record<string, Wording>> = {
   },
   es: {
     per_action: 'puede pagar hasta {amount} {currency} por acción',
+    per_month: '{amount} {currency} al mes',
     aggregate: '{amount} {currency} en total',
     unlimited_value: 'puede pagar cualquier importe',
     no_payment: 'no puede pagar nada',
@@ -71,6 +76,7 @@ const WORDING: Readonly<Record<string, Wording>> = {
   },
   pt: {
     per_action: 'pode pagar até {amount} {currency} por ação',
+    per_month: '{amount} {currency} por mês',
     aggregate: '{amount} {currency} no total',
     unlimited_value: 'pode pagar qualquer valor',
     no_payment: 'não pode pagar nada',
@@ -83,6 +89,7 @@ const WORDING: Readonly<Record<string, Wording>> = {
   },
   ja: {
     per_action: '1回の操作につき最大 {amount} {currency} まで支払えます',
+    per_month: '1か月あたり {amount} {currency} まで',
     aggregate: '合計 {amount} {currency} まで',
     unlimited_value: '金額の上限なく支払えます',
     no_payment: '支払いはできません',
@@ -97,7 +104,7 @@ const WORDING: Readonly<Record<string, Wording>> = {
 
 /**
  * The bounds of a proposed authority in plain words in the page's language, one phrase per bound:
- * "may pay up to 50.00 EUR per action", "200.00 EUR in total", "until …", "asking you above 20.00 EUR".
+ * "may pay up to 50.00 EUR per action", "200.00 EUR a month", "1000.00 EUR in total", "until …", "asking you above 20.00 EUR".
  * Amounts are written as the decimal strings the authority holds, never re-rounded.
  */
 export function describeBounds(bounds: ProposedBounds, validUntil: string, locale: string): string[] {
@@ -109,6 +116,7 @@ export function describeBounds(bounds: ProposedBounds, validUntil: string, local
   else if (value.unrestricted) phrases.push(words.unlimited_value);
   else {
     if (value.per_action !== undefined) phrases.push(fill(words.per_action, { amount: value.per_action, currency }));
+    if (value.per_month !== undefined) phrases.push(fill(words.per_month, { amount: value.per_month, currency }));
     if (value.aggregate !== undefined) phrases.push(fill(words.aggregate, { amount: value.aggregate, currency }));
   }
   phrases.push(fill(words.until, { date: formatInstant(validUntil, resolveLocale(locale)) }));

@@ -49,6 +49,7 @@ class ActionBoundsBody {
 class ValueBoundsBody {
   @IsOptional() @IsString() @Matches(/^[A-Z]{3}$/, { message: 'currency must be an ISO 4217 code' }) currency?: string;
   @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'per_action must be a decimal string' }) per_action?: string;
+  @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'per_month must be a decimal string' }) per_month?: string;
   @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'aggregate must be a decimal string' }) aggregate?: string;
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }

@@ -29,7 +29,7 @@ const isQuorumType: Check = (v) => v === 'all' || v === 'majority' || v === 'thr
 const CONSTRAINTS: Record<BoundKey, Record<string, Check>> = {
   scope_bounds: { allowed: isStringList, denied: isStringList },
   action_bounds: { allowed: isStringList, prohibited: isStringList, max_actions: isInteger },
-  value_bounds: { currency: isCurrency, per_action: isDecimal, aggregate: isDecimal },
+  value_bounds: { currency: isCurrency, per_action: isDecimal, per_month: isDecimal, aggregate: isDecimal },
   time_bounds: { not_before: isTimestamp, not_after: isTimestamp, hours_utc: isHourRange, days: isIntegerList, buckets: isBucketList },
   escalation_bounds: {
     amount_over: isDecimal,

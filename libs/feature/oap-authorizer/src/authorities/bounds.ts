@@ -20,10 +20,15 @@ export interface ActionBounds {
   unrestricted?: boolean;
 }
 
-/** Per-invocation and aggregate ceilings as decimal strings, in one ISO 4217 currency. */
+/**
+ * Per-invocation, per-calendar-month (UTC) and aggregate ceilings as decimal strings, in one
+ * ISO 4217 currency.
+ */
 export interface ValueBounds {
   currency?: string;
   per_action?: string;
+  /** Most allowed in total within one UTC calendar month. */
+  per_month?: string;
   aggregate?: string;
   unrestricted?: boolean;
 }

@@ -81,10 +81,11 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
     return { total: row.total, grantedActions: row.actions, amounts: row.amounts };
   }
 
-  async function historyOf(authorityId: string): Promise<GrantHistory> {
+  async function historyOf(authorityId: string, options: { now?: Date; month?: boolean } = {}): Promise<GrantHistory> {
     return grants.transaction(async (manager) => {
       const [locked] = await grants.lockAuthorities(manager, { named: [authorityId], unnamedAgentIds: [], agentIds: ['agent_1'] });
-      const histories = await grants.histories(manager, [{ authorityId, currency: 'EUR', usage: locked!.usage, needs: { lastMinute: true, buckets: true } }], at);
+      const needs = { lastMinute: true, buckets: true, month: options.month ?? true };
+      const histories = await grants.histories(manager, [{ authorityId, currency: 'EUR', usage: locked!.usage, needs }], options.now ?? at);
       return histories.get(authorityId)!;
     });
   }
@@ -167,5 +168,29 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
     const history = await historyOf(authorityId);
     expect(history.recentActions).toEqual([...arrival].reverse());
     expect(history).toMatchObject({ total: 6, lastMinute: 6, buckets: { minute: 6, hour: 6, day: 6 } });
+  });
+
+  it("sums exactly the amounts of the current UTC calendar month in the authority's currency, the first millisecond included", async () => {
+    const authorityId = await newAuthority('agent_1');
+    const rows = [
+      [new Date('2026-02-28T23:59:59.999Z'), '10.00', 'EUR'],
+      [new Date('2026-03-01T00:00:00.000Z'), '0.25', 'EUR'],
+      [new Date('2026-03-02T08:00:00.000Z'), '7', 'USD'],
+      [at, '0.000000000000000001', 'EUR'],
+      [at, '1.5', 'EUR'],
+    ] as const;
+    const batch = rows.map(([createdAt, amount, currency]) => {
+      const row = grant(authorityId, ['pay'], { amount, currency });
+      row.grant.createdAt = createdAt;
+      return row;
+    });
+    await grants.transaction((manager) => grants.insertOutcomes(manager, { grants: batch, attestations: [], decisions: [] }));
+
+    expect(await historyOf(authorityId)).toMatchObject({ aggregate: '11.750000000000000001', month: '1.750000000000000001' });
+    // Read in April, March's grants are no longer this month's.
+    expect((await historyOf(authorityId, { now: new Date('2026-04-01T00:00:00.000Z') })).month).toBe('0');
+    // Read only when the bounds ask for it.
+    expect((await historyOf(authorityId, { month: false })).month).toBe('0');
+    expect((await historyOf(await newAuthority('agent_1'))).month).toBe('0');
   });
 });

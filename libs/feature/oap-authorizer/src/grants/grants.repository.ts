@@ -6,7 +6,7 @@ import { AGENT_COLUMNS, toAgent, type AgentRow } from '../agents/agent-row';
 import type { Authority } from '../authorities/authority';
 import { AUTHORITY_COLUMNS, toAuthority, type AuthorityRow } from '../authorities/authority-row';
 import type { GrantHistory } from './checks/cascade-step';
-import type { HistoryNeeds } from './checks/history-needs';
+import { utcMonthStart, type HistoryNeeds } from './checks/history-needs';
 import type { Grant } from './grant';
 
 interface GrantRow {
@@ -246,7 +246,8 @@ export class GrantsRepository {
   /**
    * The GrantHistory of several locked authorities in one round trip: the running usage read with
    * the lock, and the recent grants (windows, recent actions) through the (authority_id,
-   * created_at) and (authority_id, seq) indexes. The windows of {@link HistoryNeeds} are counted
+   * created_at) and (authority_id, seq) indexes, and the amounts of the current UTC calendar month
+   * in the authority's currency. The windows of {@link HistoryNeeds} are counted
    * only when the authority's bounds read them (zero otherwise).
    */
   async histories(
@@ -258,20 +259,35 @@ export class GrantsRepository {
     const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
     const hour = new Date(Math.floor(now.getTime() / 3_600_000) * 3_600_000);
     const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const month = utcMonthStart(now);
     const column = <T>(pick: (request: (typeof requests)[number]) => T) => requests.map(pick);
-    const rows: Array<{ authority_id: string; last_minute: number; b_minute: number; b_hour: number; b_day: number; recent: string[] }> = await manager.query(
+    const rows: Array<{ authority_id: string; last_minute: number; b_minute: number; b_hour: number; b_day: number; month_amount: string; recent: string[] }> = await manager.query(
       `SELECT q.authority_id,
               CASE WHEN q.last_minute THEN (SELECT count(*) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.created_at > $1::timestamptz - interval '1 minute') ELSE 0 END::int AS last_minute,
+              CASE WHEN q.month AND q.currency IS NOT NULL
+                THEN (SELECT coalesce(sum(g.amount), 0) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.created_at >= $8 AND g.currency = q.currency)
+                ELSE 0 END::text AS month_amount,
               b.b_minute, b.b_hour, b.b_day,
               ARRAY(SELECT g.actions[1] FROM oap.grants g WHERE g.authority_id = q.authority_id ORDER BY g.seq DESC LIMIT ${RECENT_ACTIONS}) AS recent
-       FROM unnest($5::text[], $6::bool[], $7::bool[]) AS q(authority_id, last_minute, buckets)
+       FROM unnest($5::text[], $6::bool[], $7::bool[], $9::bool[], $10::text[]) AS q(authority_id, last_minute, buckets, month, currency)
        CROSS JOIN LATERAL (
          SELECT count(*) FILTER (WHERE g.created_at >= $2)::int AS b_minute,
                 count(*) FILTER (WHERE g.created_at >= $3)::int AS b_hour,
                 count(*)::int AS b_day
          FROM oap.grants g WHERE q.buckets AND g.authority_id = q.authority_id AND g.created_at >= $4
        ) b`,
-      [now, minute, hour, day, column((r) => r.authorityId), column((r) => r.needs.lastMinute), column((r) => r.needs.buckets)],
+      [
+        now,
+        minute,
+        hour,
+        day,
+        column((r) => r.authorityId),
+        column((r) => r.needs.lastMinute),
+        column((r) => r.needs.buckets),
+        month,
+        column((r) => r.needs.month),
+        column((r) => r.currency),
+      ],
     );
     const byId = new Map(requests.map((request) => [request.authorityId, request]));
     return new Map(
@@ -284,6 +300,7 @@ export class GrantsRepository {
             lastMinute: row.last_minute,
             buckets: { minute: row.b_minute, hour: row.b_hour, day: row.b_day },
             aggregate: currency === null ? '0' : (usage.amounts[currency] ?? '0'),
+            month: row.month_amount,
             recentActions: row.recent,
             grantedActions: new Set(usage.grantedActions),
           },

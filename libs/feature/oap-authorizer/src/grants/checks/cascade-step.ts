@@ -48,6 +48,11 @@ export interface GrantHistory {
   buckets: Record<'minute' | 'hour' | 'day', number>;
   /** Exact decimal sum of allowed amounts in the authority's value currency. */
   aggregate: string;
+  /**
+   * Exact decimal sum of amounts allowed in the authority's value currency since the start of the
+   * current UTC calendar month ('0' unless the bounds hold `value_bounds.per_month`).
+   */
+  month: string;
   /** Actions of the most recent grants, newest first (one entry per grant, its first action). */
   recentActions: string[];
   /** Every action ever granted under the authority. */

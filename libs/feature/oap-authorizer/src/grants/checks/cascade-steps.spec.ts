@@ -25,6 +25,7 @@ const EMPTY_HISTORY: GrantHistory = {
   lastMinute: 0,
   buckets: { minute: 0, hour: 0, day: 0 },
   aggregate: '0',
+  month: '0',
   recentActions: [],
   grantedActions: new Set(['quote']),
 };

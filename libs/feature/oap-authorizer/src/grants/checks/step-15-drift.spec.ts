@@ -10,7 +10,7 @@ function authority(actionBounds: ActionBounds | undefined, manifestSha256: strin
 }
 
 function history(recentActions: string[]): GrantHistory {
-  return { total: recentActions.length, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', recentActions, grantedActions: new Set(recentActions) };
+  return { total: recentActions.length, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', month: '0', recentActions, grantedActions: new Set(recentActions) };
 }
 
 /** Shopping: pay and quote are the purpose; the catalog wildcard is latitude, not purpose. */

@@ -45,7 +45,7 @@ export const MAX_GRANT_BATCH = 256;
  */
 export const GRANT_WRITERS = 2;
 
-const NO_HISTORY: GrantHistory = { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', recentActions: [], grantedActions: new Set() };
+const NO_HISTORY: GrantHistory = { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', month: '0', recentActions: [], grantedActions: new Set() };
 
 /** Options of one grant request. */
 export interface RequestGrantOptions {
@@ -408,11 +408,13 @@ function selectAuthority(job: GrantJob, locked: readonly Authority[]): Authority
 /** The history after one more allowed grant of `request` at the batch's time. */
 function withGrant(history: GrantHistory, request: GrantRequest, currency: string | null): GrantHistory {
   const first = request.actions[0];
+  const amount = request.value && currency !== null && request.value.currency === currency ? request.value.amount : undefined;
   return {
     total: history.total + 1,
     lastMinute: history.lastMinute + 1,
     buckets: { minute: history.buckets.minute + 1, hour: history.buckets.hour + 1, day: history.buckets.day + 1 },
-    aggregate: request.value && currency !== null && request.value.currency === currency ? addDecimal(history.aggregate, request.value.amount) : history.aggregate,
+    aggregate: amount === undefined ? history.aggregate : addDecimal(history.aggregate, amount),
+    month: amount === undefined ? history.month : addDecimal(history.month, amount),
     recentActions: [...(first === undefined ? [] : [first]), ...history.recentActions].slice(0, RECENT_ACTIONS),
     grantedActions: new Set([...history.grantedActions, ...request.actions]),
   };
