@@ -2,7 +2,7 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { http, waitFor } from '@svc/testing';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { CookieJar, signUp, startOAuthRegion, type OAuthRegion } from '../oauth/support';
+import { personWithAccessToken, startOAuthRegion, type OAuthRegion } from '../oauth/support';
 
 const REDIRECT = 'http://127.0.0.1:5556/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
@@ -37,45 +37,12 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
   const api = () => ({ authorization: `Bearer ${app.token}` });
   const bearer = (p: Person) => ({ authorization: `Bearer ${p.token}` });
 
-  async function browse(start: string, jar: CookieJar): Promise<string> {
-    let url = start;
-    for (let hop = 0; hop < 12; hop++) {
-      if (url.startsWith(REDIRECT)) return url;
-      const res = await fetch(new URL(url, region.url), { redirect: 'manual', headers: { cookie: jar.header() } });
-      jar.store(res);
-      const location = res.headers.get('location');
-      if (location) {
-        url = location;
-        continue;
-      }
-      const html = await res.text();
-      const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
-      if (res.status !== 200 || !action) throw new Error(`unexpected ${res.status} at ${new URL(url, region.url).pathname}`);
-      const post = await fetch(new URL(action, region.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
-      jar.store(post);
-      url = post.headers.get('location') ?? '';
-    }
-    throw new Error('too many redirects');
-  }
-
   /** Signs the person up and runs the authorization code flow (PAR, PKCE) with openid-client for their access token. */
   async function person(email: string, name: string): Promise<Person> {
-    const signed = await signUp(region, { email, name, locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = await oidc.buildAuthorizationUrlWithPAR(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid profile',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      prompt: 'consent',
-    });
-    const jar = new CookieJar();
-    jar.add(signed.cookie);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(await browse(url.href, jar)), { pkceCodeVerifier: verifier, expectedState: state });
-    return { id: signed.personId, token: tokens.access_token };
+    const p = await personWithAccessToken(region, config, REDIRECT, { email, name });
+    return { id: p.id, token: p.token };
   }
+
 
   async function grant(type: string, actions: string[]): Promise<string> {
     const offered = await http('POST', `${region.url}/api/v1/delegations`, {

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
-import { CookieJar, signUp, startOAuthRegion, type OAuthRegion } from '../oauth/support';
+import { personWithAccessToken, startOAuthRegion, type OAuthRegion } from '../oauth/support';
 
 const REDIRECT = 'http://127.0.0.1:5556/callback';
 const insecure = { execute: [oidc.allowInsecureRequests] };
@@ -26,47 +26,11 @@ describe('Delegation grants', () => {
   let receiver: Server;
   const received: Array<{ event?: string; type?: string; data?: Record<string, unknown> }> = [];
 
-  /** Follows the provider's redirects as the person's browser until the client's redirect URI; consents when asked. */
-  async function browse(start: string, jar: CookieJar): Promise<string> {
-    let url = start;
-    for (let hop = 0; hop < 12; hop++) {
-      if (url.startsWith(REDIRECT)) return url;
-      const res = await fetch(new URL(url, region.url), { redirect: 'manual', headers: { cookie: jar.header() } });
-      jar.store(res);
-      const location = res.headers.get('location');
-      if (location) {
-        url = location;
-        continue;
-      }
-      const html = await res.text();
-      const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
-      if (res.status !== 200 || !action) throw new Error(`unexpected ${res.status} at ${new URL(url, region.url).pathname}`);
-      const post = await fetch(new URL(action, region.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
-      jar.store(post);
-      url = post.headers.get('location') ?? '';
-    }
-    throw new Error('too many redirects');
-  }
-
   /** Signs the person up and runs the authorization code flow with openid-client for their access token. */
   async function person(email: string, name: string): Promise<Person> {
-    const signed = await signUp(region, { email, name, locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = await oidc.buildAuthorizationUrlWithPAR(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid profile',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-      prompt: 'consent',
-    });
-    const jar = new CookieJar();
-    jar.add(signed.cookie);
-    const callback = await browse(url.href, jar);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
-    return { id: signed.personId, cookie: signed.cookie, token: tokens.access_token };
+    return personWithAccessToken(region, config, REDIRECT, { email, name });
   }
+
 
   const bearer = (p: Person) => ({ authorization: `Bearer ${p.token}` });
   const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();

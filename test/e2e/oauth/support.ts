@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import * as oidc from 'openid-client';
 import { createLogger } from '@svc/telemetry';
 import { http } from '@svc/testing';
 import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
@@ -86,3 +87,54 @@ export class CookieJar {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 }
+
+/**
+ * Follows the provider's redirects as the person's browser until `redirectUri`, confirming the
+ * consent page when it is shown; answers the callback URL.
+ */
+export async function browseToRedirect(baseUrl: string, start: string, jar: CookieJar, redirectUri: string): Promise<string> {
+  let url = start;
+  for (let hop = 0; hop < 12; hop++) {
+    if (url.startsWith(redirectUri)) return url;
+    const res = await fetch(new URL(url, baseUrl), { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.store(res);
+    const location = res.headers.get('location');
+    if (location) {
+      url = location;
+      continue;
+    }
+    const html = await res.text();
+    const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
+    if (res.status !== 200 || !action) throw new Error(`unexpected ${res.status} at ${new URL(url, baseUrl).pathname}`);
+    const post = await fetch(new URL(action, baseUrl), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    jar.store(post);
+    url = post.headers.get('location') ?? '';
+  }
+  throw new Error('too many redirects');
+}
+
+/** Signs a US person up and runs the authorization code flow (PAR, PKCE) with openid-client for their access token. */
+export async function personWithAccessToken(
+  region: OAuthRegion,
+  client: oidc.Configuration,
+  redirectUri: string,
+  who: { email: string; name: string },
+): Promise<{ id: string; cookie: string; token: string }> {
+  const signed = await signUp(region, { ...who, locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = await oidc.buildAuthorizationUrlWithPAR(client, {
+    redirect_uri: redirectUri,
+    scope: 'openid profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    prompt: 'consent',
+  });
+  const jar = new CookieJar();
+  jar.add(signed.cookie);
+  const callback = await browseToRedirect(region.url, url.href, jar, redirectUri);
+  const tokens = await oidc.authorizationCodeGrant(client, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
+  return { id: signed.personId, cookie: signed.cookie, token: tokens.access_token };
+}
+
