@@ -47,7 +47,9 @@ describe('receipts of standalone approval decisions', () => {
     const token = minted.body.session_token as string;
     const page = await http('GET', `${us}/decisions/${token}`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain('svc-action-approve');
+    // The page shows the proposal and drives the session through the session-token API it names.
+    expect(page.text).toContain('<p>payments:transfer</p>');
+    expect(page.text).toContain(`"api_base":"/api/v1/decisions/${token}"`);
     const state = await http('GET', `${us}/api/v1/decisions/${token}/state`);
     expect(state.body).toMatchObject({ kind: 'approval', status: 'pending' });
     const moved = await http('POST', `${us}/api/v1/decisions/${token}/transitions`, { json: action === 'counter' ? { action, counter_proposal: { amount: '2000.00 EUR' } } : { action } });
