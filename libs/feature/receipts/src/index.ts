@@ -39,5 +39,6 @@ export { AppendReceiptTransition } from './use-cases/append-receipt-transition.u
 export { RenderReceipt, type RenderedReceipt } from './use-cases/render-receipt.use-case';
 export { ReceiptsRepository, type FrozenReceipt, type ReceiptSource } from './storage/receipts.repository';
 export { ReceiptsConfig } from './receipts.config';
+export { ApprovalDecisions, approvalRecordId } from './intake/approval-decisions.consumer';
 export { AuthorityEvents } from './intake/authority-events.consumer';
 export { ConsentRecordEvents } from './intake/consent-record-events.consumer';

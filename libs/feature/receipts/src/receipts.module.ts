@@ -11,6 +11,7 @@ import { DisclosureReceiptsController } from './http/disclosure-receipts.control
 import { PublicDocumentsController } from './http/public-documents.controller';
 import { ReceiptsController } from './http/receipts.controller';
 import { AgentRegistrations } from './intake/agent-registrations.consumer';
+import { ApprovalDecisions } from './intake/approval-decisions.consumer';
 import { ApprovalEvents } from './intake/approval-events.consumer';
 import { AuthorityEvents } from './intake/authority-events.consumer';
 import { ConsentRecordEvents } from './intake/consent-record-events.consumer';
@@ -35,7 +36,7 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * they attest, and withdrawals revoke them in the intake's transaction.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController, ConsentRecordEvents, AuthorityEvents, ApprovalEvents, AgentRegistrations],
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController, ConsentRecordEvents, AuthorityEvents, ApprovalEvents, ApprovalDecisions, AgentRegistrations],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,

@@ -800,6 +800,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/approval_receipts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The durable authorization record of a completed approval decision (svc-cr/2.13), by its session token or record id */
+        get: operations["Receipts_approvalReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit/checkpoints": {
         parameters: {
             query?: never;
@@ -10645,6 +10662,54 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Receipts_approvalReceipt: {
+        parameters: {
+            query?: {
+                flavor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "record": {},
+                     *       "pii_processing": {},
+                     *       "party_identification": [
+                     *         {}
+                     *       ],
+                     *       "authority": {},
+                     *       "event": [
+                     *         {}
+                     *       ],
+                     *       "extensions": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReceiptDocumentResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };

@@ -20,7 +20,18 @@ export type ReceiptStatus =
   /** authorization: before `valid_from` (plus cooling-off). */
   | 'pending'
   | 'suspended'
-  | 'revoked';
+  | 'revoked'
+  /** approval decision (an authorization record with no standing authority): its outcome. */
+  | 'approved'
+  | 'denied'
+  | 'countered';
+
+/** Outcome statuses of an approval decision's record, by its outcome row. */
+const APPROVAL_STATUSES: Partial<Record<EventState, ReceiptStatus>> = {
+  'approval granted': 'approved',
+  'approval denied': 'denied',
+  'approval countered': 'countered',
+};
 
 /** A rendered receipt: the frozen document with appended events, and the derived status. */
 export interface ReceiptProjection {
@@ -165,6 +176,11 @@ function deriveStatus(document: ReceiptDocument, withdrawnPurposes: readonly str
       return remaining.length < granted.length ? 'partially_withdrawn' : 'active';
     }
     case 'authorization_record': {
+      // An approval decision's record: no `authority granted` row, the outcome row is the status.
+      if (!rows.some((r) => r.event_state === 'authority granted')) {
+        const outcome = rows.map((r) => APPROVAL_STATUSES[r.event_state]).find((s) => s !== undefined);
+        if (outcome) return outcome;
+      }
       let status: ReceiptStatus = 'active';
       for (const row of rows) {
         if (row.event_state === 'authority revoked') return 'revoked';

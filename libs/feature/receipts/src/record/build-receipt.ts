@@ -1,3 +1,4 @@
+import { buildApprovalRecord } from './build-approval-record';
 import { buildAuthorizationRecord } from './build-authorization-record';
 import { buildConsentRecord } from './build-consent-record';
 import { buildNoticeRecord } from './build-notice-record';
@@ -13,5 +14,7 @@ export function buildReceipt(input: ReceiptInput): ReceiptDocument {
       return buildNoticeRecord(input);
     case 'authorization_record':
       return buildAuthorizationRecord(input);
+    case 'approval_record':
+      return buildApprovalRecord(input);
   }
 }

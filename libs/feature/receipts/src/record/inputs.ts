@@ -183,8 +183,29 @@ export interface AuthorityInput {
   extensions?: Pick<ExtensionsSection, 'scopes' | 'sensitive' | 'accountability_record' | 'grant_integrity' | 'delegation_chain_root' | 'capability_manifest' | 'captured_at' | 'recorded_at'>;
 }
 
+/**
+ * A completed approval decision (a decision session of kind `approval` that is not an authority's
+ * escalation), frozen as an `authorization_record`: a person authorized, refused or countered one
+ * proposed action. It holds no bounds (none are enforced by the record) and no purposes.
+ */
+export interface ApprovalInput {
+  kind: 'approval_record';
+  /** `apr_` + the SHA-256 hex of the session token (the token itself is a capability, never written). */
+  record_id: string;
+  application_id: string;
+  /** The principal's pseudonym; absent when the session named no principal (the record is anonymous). */
+  pii_principal_id?: string;
+  language: string;
+  outcome: 'approved' | 'denied' | 'countered';
+  decided_at: string;
+  /** Credential-free URL the authority section requires (`withdrawal_method`). */
+  withdrawal_method: string;
+  parties: PartyInput[];
+  processing: ProcessingFacts;
+}
+
 /** Anything a receipt can be frozen from. */
-export type ReceiptInput = ConsentRecordInput | NoticeRecordInput | AuthorityInput;
+export type ReceiptInput = ConsentRecordInput | NoticeRecordInput | AuthorityInput | ApprovalInput;
 
 /** Re-exported for callers building transitions. */
 export type { EventChannel };

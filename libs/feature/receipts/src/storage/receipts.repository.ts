@@ -5,7 +5,7 @@ import type { ReceiptTransition } from '../events/transitions';
 import type { ReceiptDocument, RecordType } from '../record/receipt-document';
 
 /** Which service froze a receipt. */
-export type ReceiptSource = 'consent-records' | 'oap-authorizer' | 'disclosure';
+export type ReceiptSource = 'consent-records' | 'oap-authorizer' | 'disclosure' | 'decision-gateway';
 
 /** A frozen receipt row. `document` is parsed from the stored canonical text. */
 export interface FrozenReceipt {
