@@ -21,6 +21,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['vouch', 'vch'],
     ['credential', 'vcr'],
     ['agreement', 'agr'],
+    ['collaboration', 'col'],
     ['change_request', 'chg'],
     ['clean_room', 'clr'],
     ['evidence_package', 'evp'],

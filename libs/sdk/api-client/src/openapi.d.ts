@@ -440,7 +440,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The application’s agreements, oldest first, optionally of one status */
+        get: operations["Agreements_list"];
         put?: never;
         /** Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region (Idempotency-Key supported) */
         post: operations["Agreements_create"];
@@ -1137,6 +1138,161 @@ export interface paths {
         put?: never;
         /** The partner declines the clean room */
         post: operations["CleanRooms_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The collaborations the caller (an application, or a person with their access token) is invited to or a member of */
+        get: operations["Collaborations_list"];
+        put?: never;
+        /** Create a collaboration; the calling application is its owner */
+        post: operations["Collaborations_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a collaboration and the caller’s role in it (a party not in it gets 404) */
+        get: operations["Collaborations_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/agreements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The collaboration’s agreements in attachment order, each with its status and its signers’ answers */
+        get: operations["Collaborations_agreements"];
+        put?: never;
+        /** Attach one of the calling application’s agreements (owner or member) */
+        post: operations["Collaborations_attach"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The collaboration’s history: creation, invitations and their answers, revocations, attached agreements (oldest first) */
+        get: operations["Collaborations_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invite an application (application_id) or a person (person_id) as member or viewer (owner only); the invited party answers itself */
+        post: operations["Collaborations_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The collaboration’s parties and invitations, with their roles and statuses */
+        get: operations["Collaborations_members"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/members/{party_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept an invitation: by the invited application (API token) or the invited person (their access token) */
+        post: operations["Collaborations_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/members/{party_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline an invitation (by the invited party itself) */
+        post: operations["Collaborations_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/collaborations/{collaboration_id}/members/{party_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke an invitation or a membership (owner only; the owner cannot be revoked) */
+        post: operations["Collaborations_revoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2337,7 +2493,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The application’s multi-party agreements (two parties or more), oldest first, optionally of one status */
+        get: operations["MultiPartyAgreements_list"];
         put?: never;
         /** Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) (Idempotency-Key supported) */
         post: operations["MultiPartyAgreements_create"];
@@ -4156,6 +4313,9 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        AttachAgreementBody: {
+            agreement_id: string;
+        };
         AttestationDetailResponse: {
             application_id: string;
             attester_id: string;
@@ -4575,6 +4735,72 @@ export interface components {
         ClientJwksInput: {
             keys: Record<string, never>[];
         };
+        CollaborationAgreementAnswerResponse: {
+            role: string;
+            /** @enum {string|null} */
+            outcome: "signed" | "declined" | "expired" | "countered" | null;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        CollaborationAgreementResponse: {
+            /** @enum {string} */
+            object: "collaboration_agreement";
+            agreement_id: string;
+            title: string;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
+            attached_by: string;
+            attached_at: string;
+            created_at: string;
+            decided_at: string | null;
+            answers: components["schemas"]["CollaborationAgreementAnswerResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        CollaborationEventResponse: {
+            /** @enum {string} */
+            object: "collaboration_event";
+            id: string;
+            type: string;
+            actor: string;
+            subject: string | null;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CollaborationMemberResponse: {
+            /** @enum {string} */
+            object: "collaboration_member";
+            collaboration_id: string;
+            party_id: string;
+            /** @enum {string} */
+            party_type: "application" | "person";
+            /** @enum {string} */
+            role: "owner" | "member" | "viewer";
+            /** @enum {string} */
+            status: "invited" | "accepted" | "declined" | "revoked";
+            invited_by: string | null;
+            created_at: string;
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        CollaborationResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "collaboration";
+            name: string;
+            owner_application_id: string;
+            /** @enum {string} */
+            role: "owner" | "member" | "viewer";
+            /** @enum {string} */
+            membership_status: "invited" | "accepted";
+            created_at: string;
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         ConsentFieldResponse: {
             /** @enum {string} */
             object: "consent_field";
@@ -4764,6 +4990,9 @@ export interface components {
             channel?: "form_capture_browser" | "embedded_field_browser";
             rendering_digest?: string;
             fields: components["schemas"]["CapturedFieldInput"][];
+        };
+        CreateCollaborationBody: {
+            name: string;
         };
         CreateCredentialOfferBody: {
             /**
@@ -5679,6 +5908,12 @@ export interface components {
             decision_url: string;
         } & {
             [key: string]: unknown;
+        };
+        InviteBody: {
+            application_id?: string;
+            person_id?: string;
+            /** @enum {string} */
+            role: "member" | "viewer";
         };
         IssueApiTokenBody: {
             name: string;
@@ -7193,7 +7428,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -7212,7 +7447,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -7231,7 +7466,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -7322,7 +7557,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -8738,6 +8973,81 @@ export interface operations {
                 content?: never;
             };
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_list: {
+        parameters: {
+            query?: {
+                status?: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agreement",
+                     *           "title": "title",
+                     *           "status": "pending",
+                     *           "document": {
+                     *             "sha256": "sha256",
+                     *             "media_type": "media type",
+                     *             "size_bytes": 1
+                     *           },
+                     *           "quorum": {
+                     *             "type": "all",
+                     *             "threshold": 1,
+                     *             "required": 1
+                     *           },
+                     *           "parties": [
+                     *             {
+                     *               "id": "id",
+                     *               "role": "role",
+                     *               "person_id": "person id",
+                     *               "home_region": "home region",
+                     *               "decision_url": "https://shop.example.com/hooks/consent",
+                     *               "outcome": "signed",
+                     *               "receipt_jws": "receipt jws",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z",
+                     *           "receipt_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AgreementResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             503: components["responses"]["Error503"];
         };
     };
@@ -12132,6 +12442,618 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_list: {
+        parameters: {
+            query?: {
+                status?: "invited" | "accepted";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "collaboration",
+                     *           "name": "name",
+                     *           "owner_application_id": "owner application id",
+                     *           "role": "owner",
+                     *           "membership_status": "invited",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CollaborationResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateCollaborationBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "collaboration",
+                     *       "name": "name",
+                     *       "owner_application_id": "owner application id",
+                     *       "role": "owner",
+                     *       "membership_status": "invited",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "collaboration",
+                     *       "name": "name",
+                     *       "owner_application_id": "owner application id",
+                     *       "role": "owner",
+                     *       "membership_status": "invited",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_agreements: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "collaboration_agreement",
+                     *           "agreement_id": "agreement id",
+                     *           "title": "title",
+                     *           "status": "pending",
+                     *           "attached_by": "attached by",
+                     *           "attached_at": "2026-11-25T09:30:00.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z",
+                     *           "answers": [
+                     *             {
+                     *               "role": "role",
+                     *               "outcome": "signed",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CollaborationAgreementResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_attach: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "agreement_id": "agr_eu_6qrlx7jez726detckmhw"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AttachAgreementBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "collaboration_agreement",
+                     *       "agreement_id": "agreement id",
+                     *       "title": "title",
+                     *       "status": "pending",
+                     *       "attached_by": "attached by",
+                     *       "attached_at": "2026-11-25T09:30:00.000Z",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z",
+                     *       "answers": [
+                     *         {
+                     *           "role": "role",
+                     *           "outcome": "signed",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationAgreementResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_history: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "collaboration_event",
+                     *           "id": "id",
+                     *           "type": "type",
+                     *           "actor": "actor",
+                     *           "subject": "subject",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CollaborationEventResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_invite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "person_id": "usr_eu_l6t4plqawply7wspjxso",
+                 *       "role": "member"
+                 *     }
+                 */
+                "application/json": components["schemas"]["InviteBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "collaboration_member",
+                     *       "collaboration_id": "collaboration id",
+                     *       "party_id": "party id",
+                     *       "party_type": "application",
+                     *       "role": "owner",
+                     *       "status": "invited",
+                     *       "invited_by": "invited by",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationMemberResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_members: {
+        parameters: {
+            query?: {
+                status?: "invited" | "accepted" | "declined" | "revoked";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "collaboration_member",
+                     *           "collaboration_id": "collaboration id",
+                     *           "party_id": "party id",
+                     *           "party_type": "application",
+                     *           "role": "owner",
+                     *           "status": "invited",
+                     *           "invited_by": "invited by",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CollaborationMemberResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_accept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example party id */
+                party_id: string;
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "collaboration_member",
+                     *       "collaboration_id": "collaboration id",
+                     *       "party_id": "party id",
+                     *       "party_type": "application",
+                     *       "role": "owner",
+                     *       "status": "invited",
+                     *       "invited_by": "invited by",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationMemberResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_decline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example party id */
+                party_id: string;
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "collaboration_member",
+                     *       "collaboration_id": "collaboration id",
+                     *       "party_id": "party id",
+                     *       "party_type": "application",
+                     *       "role": "owner",
+                     *       "status": "invited",
+                     *       "invited_by": "invited by",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationMemberResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Collaborations_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example party id */
+                party_id: string;
+                /** @example collaboration id */
+                collaboration_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "collaboration_member",
+                     *       "collaboration_id": "collaboration id",
+                     *       "party_id": "party id",
+                     *       "party_type": "application",
+                     *       "role": "owner",
+                     *       "status": "invited",
+                     *       "invited_by": "invited by",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CollaborationMemberResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
@@ -17757,6 +18679,81 @@ export interface operations {
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_list: {
+        parameters: {
+            query?: {
+                status?: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agreement",
+                     *           "title": "title",
+                     *           "status": "pending",
+                     *           "document": {
+                     *             "sha256": "sha256",
+                     *             "media_type": "media type",
+                     *             "size_bytes": 1
+                     *           },
+                     *           "quorum": {
+                     *             "type": "all",
+                     *             "threshold": 1,
+                     *             "required": 1
+                     *           },
+                     *           "parties": [
+                     *             {
+                     *               "id": "id",
+                     *               "role": "role",
+                     *               "person_id": "person id",
+                     *               "home_region": "home region",
+                     *               "decision_url": "https://shop.example.com/hooks/consent",
+                     *               "outcome": "signed",
+                     *               "receipt_jws": "receipt jws",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z",
+                     *           "receipt_url": "https://shop.example.com/hooks/consent"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AgreementResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             503: components["responses"]["Error503"];
         };
     };

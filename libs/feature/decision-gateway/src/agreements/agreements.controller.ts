@@ -1,13 +1,13 @@
-import { Body, Controller, Get, Headers, HttpCode, Injectable, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Injectable, Param, Post, Query, Res } from '@nestjs/common';
 import { Auth, CurrentPrincipal, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson } from '@svc/crypto';
 import { DomainError } from '@svc/errors';
 import { isIdOf } from '@svc/ids';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import type { Agreement, AgreementParty } from './agreement';
-import { CreateAgreementBody } from './agreements.dto';
+import { CreateAgreementBody, ListAgreementsQuery } from './agreements.dto';
 import { agreementError } from './agreements.errors';
 import { AgreementsRepository } from './agreements.repository';
 import { AgreementReceiptResponse, AgreementResponse, agreementReceipt, agreementView } from './agreements.response';
@@ -26,6 +26,22 @@ export class AgreementReader {
     const agreement = isIdOf('agreement', id) ? await this.agreements.find(id, { applicationId }) : undefined;
     if (!agreement) throw agreementError('agreement_not_found', 'Agreement not found');
     return { agreement, parties: await this.agreements.parties(id) };
+  }
+
+  /** A page of the application's agreements (`multiParty`: those with two parties or more). */
+  async list(applicationId: string, query: ListAgreementsQuery, multiParty: boolean): Promise<Page<AgreementResponse>> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
+    if (after && Number.isNaN(Date.parse(after.created_at))) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const rows = await this.agreements.list(applicationId, { status: query.status, multiParty, limit: limit + 1, after: after ? { createdAt: after.created_at, id: after.id } : undefined });
+    const parties = await this.agreements.partiesOf(rows.map((a) => a.id));
+    const documents = await this.agreements.documentsOf(rows.map((a) => a.documentSha256));
+    return toPage(
+      rows,
+      limit,
+      (a) => agreementView(a, parties.get(a.id) ?? [], documents.get(a.documentSha256) ?? { mediaType: 'application/octet-stream', sizeBytes: 0 }, this.config.publicBaseUrl),
+      (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }),
+    );
   }
 
   async view(agreement: Agreement, parties: AgreementParty[]): Promise<AgreementResponse> {
@@ -101,6 +117,13 @@ export class AgreementsController extends AgreementRoutes {
     return this.createFor(principal, body, false, key, reply);
   }
 
+  @Get()
+  @ApiDoc({ tag: 'Agree', summary: 'The application’s agreements, oldest first, optionally of one status', errors: [400, 401, 403] })
+  @ApiResponseOf(AgreementResponse, { page: true })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListAgreementsQuery): Promise<Page<AgreementResponse>> {
+    return this.reader.list(principal.applicationId, query, false);
+  }
+
   @Get(':agreement_id')
   @ApiDoc({ tag: 'Agree', summary: 'Read an agreement: status, quorum, each party’s outcome and receipt', errors: [401, 403, 404, 421] })
   @ApiResponseOf(AgreementResponse)
@@ -148,6 +171,13 @@ export class MultiPartyAgreementsController extends AgreementRoutes {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<AgreementResponse> {
     return this.createFor(principal, body, true, key, reply);
+  }
+
+  @Get()
+  @ApiDoc({ tag: 'Agree', summary: 'The application’s multi-party agreements (two parties or more), oldest first, optionally of one status', errors: [400, 401, 403] })
+  @ApiResponseOf(AgreementResponse, { page: true })
+  async list(@CurrentPrincipal() principal: Principal, @Query() query: ListAgreementsQuery): Promise<Page<AgreementResponse>> {
+    return this.reader.list(principal.applicationId, query, true);
   }
 
   @Get(':agreement_id')

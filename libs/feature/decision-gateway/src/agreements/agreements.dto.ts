@@ -1,9 +1,10 @@
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
 import { CrossBorder, IsIdOf } from '@svc/ids';
+import { PageQuery } from '@svc/server';
 import { MAX_TTL_SECONDS, MIN_TTL_SECONDS } from '../decisions/decision';
 import { QuorumInput } from '../decisions/decisions.dto';
-import { DOCUMENT_MEDIA_TYPES } from './agreement';
+import { AGREEMENT_STATUSES, DOCUMENT_MEDIA_TYPES, type AgreementStatus } from './agreement';
 
 /** The document of an agreement: its bytes, stored once under their SHA-256. */
 export class AgreementDocumentInput {
@@ -56,4 +57,13 @@ export class CreateAgreementBody {
 export class AgreementIdParam {
   @IsDefined() @IsIdOf('agreement')
   agreement_id!: string;
+}
+
+/** Query of the agreement lists: a page, optionally of one status. */
+export class ListAgreementsQuery extends PageQuery {
+  /** pending, partially_signed, active, declined, expired or withdrawn. */
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => value)
+  @IsIn(AGREEMENT_STATUSES)
+  status?: AgreementStatus;
 }

@@ -136,6 +136,44 @@ export class AgreementsRepository {
     return rows[0] ? toAgreement(rows[0]) : undefined;
   }
 
+  /**
+   * The application's agreements, oldest first, keyset after (created_at, id); `multiParty` keeps
+   * those with two parties or more.
+   */
+  async list(applicationId: string, options: { status?: AgreementStatus; multiParty: boolean; limit: number; after?: { createdAt: string; id: string } }): Promise<Agreement[]> {
+    const params: unknown[] = [applicationId, options.limit, options.status ?? null];
+    let keyset = '';
+    if (options.after) {
+      params.push(options.after.createdAt, options.after.id);
+      keyset = ' AND (a.created_at, a.id) > ($4::timestamptz, $5)';
+    }
+    const multi = options.multiParty ? ' AND (SELECT count(*) FROM gateway.agreement_parties p WHERE p.agreement_id = a.id) >= 2' : '';
+    const rows: AgreementRow[] = await this.dataSource.query(
+      `SELECT a.* FROM gateway.agreements a WHERE a.application_id = $1 AND ($3::text IS NULL OR a.status = $3)${multi}${keyset} ORDER BY a.created_at, a.id LIMIT $2`,
+      params,
+    );
+    return rows.map(toAgreement);
+  }
+
+  /** The parties of several agreements, by agreement, in party order. */
+  async partiesOf(agreementIds: string[]): Promise<Map<string, AgreementParty[]>> {
+    const byAgreement = new Map<string, AgreementParty[]>(agreementIds.map((id) => [id, []]));
+    if (agreementIds.length === 0) return byAgreement;
+    const rows: PartyRow[] = await this.dataSource.query(`SELECT * FROM gateway.agreement_parties WHERE agreement_id = ANY($1::text[]) ORDER BY agreement_id, position`, [agreementIds]);
+    for (const row of rows) byAgreement.get(row.agreement_id)?.push(toParty(row));
+    return byAgreement;
+  }
+
+  /** Media type and size of several documents, by digest. */
+  async documentsOf(digests: string[]): Promise<Map<string, { mediaType: string; sizeBytes: number }>> {
+    if (digests.length === 0) return new Map();
+    const rows: Array<{ sha256: string; media_type: string; size_bytes: number }> = await this.dataSource.query(
+      `SELECT sha256, media_type, size_bytes FROM gateway.agreement_documents WHERE sha256 = ANY($1::text[])`,
+      [[...new Set(digests)]],
+    );
+    return new Map(rows.map((r) => [r.sha256, { mediaType: r.media_type, sizeBytes: r.size_bytes }]));
+  }
+
   async parties(agreementId: string, manager: EntityManager = this.dataSource.manager): Promise<AgreementParty[]> {
     const rows: PartyRow[] = await manager.query(`SELECT * FROM gateway.agreement_parties WHERE agreement_id = $1 ORDER BY position`, [agreementId]);
     return rows.map(toParty);

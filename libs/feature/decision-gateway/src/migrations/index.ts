@@ -12,6 +12,7 @@ import { AddPersonEmailLookup1733000000000 } from './1733000000000-add-person-em
 import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-delegation-idempotency-key';
 import { CreateAgreements1807000000000 } from './1807000000000-create-agreements';
 import { CreateComply1804000000000 } from './1804000000000-create-comply';
+import { CreateCollaborations1809000000000 } from './1809000000000-create-collaborations';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -29,5 +30,6 @@ export const gatewayMigrations: SchemaMigrations = {
     DropDelegationIdempotencyKey1800000000001,
     CreateAgreements1807000000000,
     CreateComply1804000000000,
+    CreateCollaborations1809000000000,
   ],
 };
