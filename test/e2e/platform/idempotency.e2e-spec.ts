@@ -39,6 +39,35 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/decisions/{session_token}/revoke': 'needs a session decided by a person on the hosted page',
   'POST /api/v1/decisions/consent_tokens/verify': 'needs a consent token issued by a session decided by a person on the hosted page',
   'POST /api/v1/mailing_audiences': 'checks the list with the mailing provider (Mailchimp, Brevo) over the network at creation',
+  'POST /api/v1/agreements': 'needs people signed up in the region as parties: test/e2e/agree/agreement.e2e-spec.ts',
+  'POST /api/v1/multi_party_agreements': 'needs people signed up in the region as parties: test/e2e/agree/agreement.e2e-spec.ts',
+  'POST /api/v1/agreements/{agreement_id}/withdraw': 'needs an agreement, which needs people signed up as parties',
+  'POST /api/v1/multi_party_agreements/{agreement_id}/withdraw': 'needs an agreement, which needs people signed up as parties',
+  'POST /api/v1/collaborations/{collaboration_id}/agreements': 'needs an agreement, which needs people signed up as parties',
+  'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/accept': 'answered by the invited application or person, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
+  'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/decline': 'answered by the invited application or person, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
+  'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/revoke': 'needs a member who accepted, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
+  'POST /api/v1/clean_rooms': 'needs a partner application of the region: test/e2e/comply/clean-rooms.e2e-spec.ts',
+  'POST /api/v1/clean_rooms/{clean_room_id}/accept': 'answered by the partner application: test/e2e/comply/clean-rooms.e2e-spec.ts',
+  'POST /api/v1/clean_rooms/{clean_room_id}/decline': 'answered by the partner application: test/e2e/comply/clean-rooms.e2e-spec.ts',
+  'POST /api/v1/clean_rooms/{clean_room_id}/comparisons': 'needs a clean room the partner accepted: test/e2e/comply/clean-rooms.e2e-spec.ts',
+  'POST /api/v1/governance/change_requests': 'needs a governance policy naming a second approver: test/e2e/comply/modules-governance.e2e-spec.ts',
+  'POST /api/v1/governance/change_requests/{change_request_id}/approve': 'answered by a second credential (four eyes): test/e2e/comply/modules-governance.e2e-spec.ts',
+  'POST /api/v1/governance/change_requests/{change_request_id}/reject': 'answered by a second credential (four eyes): test/e2e/comply/modules-governance.e2e-spec.ts',
+  'POST /api/v1/credentials/offers': 'needs a consent record with a receipt frozen by the receipts intake: test/e2e/verify/consent-receipt-credential.e2e-spec.ts',
+  'POST /api/v1/credentials/{credential_id}/revoke': 'needs a credential a wallet redeemed: test/e2e/verify/consent-receipt-credential.e2e-spec.ts',
+  'POST /api/v1/presentations': 'needs a presentation made by a holder of an issued credential: test/e2e/verify/consent-receipt-credential.e2e-spec.ts',
+  'POST /api/v1/data_licenses': 'needs a flow with data categories: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers': 'needs a data licence: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers/{offer_id}/send': 'needs a data licence and an offer: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers/{offer_id}/counter': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers/{offer_id}/revise': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers/{offer_id}/accept': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers/{offer_id}/decline': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_offers/{offer_id}/use_checks': 'needs an accepted deal: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/ssf/streams': 'needs a receiver answering the verification push: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
+  'POST /api/v1/ssf/status': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
+  'POST /api/v1/ssf/verify': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
 };
 
 /**
@@ -71,6 +100,7 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   let agentId: string;
   let flowId: string;
   let subscriptionId: string;
+  let partnerId: string;
   const auth = (): Record<string, string> => bearer(app.token);
 
   const inAnHour = (): string => new Date(Date.now() + 3600_000).toISOString();
@@ -86,6 +116,9 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   const newAttester = async (): Promise<string> =>
     String((ok(await post('/api/v1/trusted_attesters', { name: 'engine', permissions: ['attestations:submit'] }), 'attester').body.trusted_attester as Json).id);
   const newAuthority = async (): Promise<string> => createAuthority(us, app, agentId, { valid_until: '2027-12-31T00:00:00Z' });
+  const policyBody = (): Json => ({ name: `retention ${randomUUID().slice(0, 8)}`, rules: [{ purpose: 'news', data_category: 'contact_data', retention: 'P1Y' }], flow_ids: [flowId] });
+  const vouchBody = (subject: string): Json => ({ subject, weight: 30, reason_code: 'successful_transactions', expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+  const collaborationOf = (body: Json): unknown => body.id ?? (body.collaboration as Json | undefined)?.id;
   const recordBody = (externalId: string): Json => ({
     flow_id: flowId,
     subject: { external_id: externalId },
@@ -197,6 +230,17 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
       },
     }),
     'POST /api/v1/transfer_register/evidence_package': async () => ({ path: '/api/v1/transfer_register/evidence_package', body: { from: '2026-01-01T00:00:00Z', to: new Date().toISOString() } }),
+    'POST /api/v1/policies': async () => ({ path: '/api/v1/policies', body: policyBody() }),
+    'POST /api/v1/policies/{policy_id}/activate': async () => ({ path: `/api/v1/policies/${String(ok(await post('/api/v1/policies', policyBody()), 'policy').body.id)}/activate` }),
+    'POST /api/v1/policies/retention_sweeps': async () => ({ path: '/api/v1/policies/retention_sweeps' }),
+    'POST /api/v1/collaborations': async () => ({ path: '/api/v1/collaborations', body: { name: `space-${randomUUID().slice(0, 8)}` } }),
+    'POST /api/v1/collaborations/{collaboration_id}/invitations': async () => ({
+      path: `/api/v1/collaborations/${String(collaborationOf(ok(await post('/api/v1/collaborations', { name: 'invites' }), 'collaboration').body))}/invitations`,
+      body: { application_id: partnerId, role: 'member' },
+    }),
+    'POST /api/v1/vouches': async () => ({ path: '/api/v1/vouches', body: vouchBody(await createAgent(us, app)) }),
+    'POST /api/v1/vouches/{vouch_id}/revoke': async () => ({ path: `/api/v1/vouches/${String(ok(await post('/api/v1/vouches', vouchBody(await createAgent(us, app))), 'vouch').body.id)}/revoke` }),
+    'POST /api/v1/evidence_packages': async () => ({ path: '/api/v1/evidence_packages', body: { from: '2026-01-01T00:00:00Z', to: new Date().toISOString() } }),
     'POST /api/v1/trusted_attesters': async () => ({ path: '/api/v1/trusted_attesters', body: { name: 'engine', permissions: ['attestations:submit'] } }),
     'POST /api/v1/trusted_attesters/{attester_id}/elevation_requests': async () => ({
       path: `/api/v1/trusted_attesters/${await newAttester()}/elevation_requests`,
@@ -223,6 +267,7 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
     key = await newAgentKey();
     agentId = await createAgent(us, app, { manifest: true });
     await createAuthority(us, app, agentId, { valid_until: '2027-12-31T00:00:00Z' });
+    partnerId = (await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'partner', environment: 'development' }))).application.id;
     flowId = await newFlow();
     ok(await post(`/api/v1/flows/${flowId}/activate`), 'activate');
     subscriptionId = String(ok(await post(`/api/v1/applications/${app.id}/webhook_subscriptions`, { url: 'http://127.0.0.1:9/hooks', events: ['consent.granted'] }), 'subscription').body.id);
