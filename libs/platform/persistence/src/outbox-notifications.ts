@@ -12,6 +12,8 @@ export class OutboxNotifications {
   private client?: Client;
   private connecting?: Promise<Client>;
   private readonly wakers = new Map<string, Set<() => void>>();
+  /** LISTEN/UNLISTEN statements run one after another: a pg client takes one query at a time. */
+  private statements: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly databaseUrl: string,
@@ -26,7 +28,7 @@ export class OutboxNotifications {
     if (!wakers) {
       wakers = new Set();
       this.wakers.set(channel, wakers);
-      await client.query(`LISTEN "${channel}"`);
+      await this.serially(() => client.query(`LISTEN "${channel}"`));
     }
     wakers.add(wake);
     return async () => {
@@ -34,7 +36,7 @@ export class OutboxNotifications {
       if (wakers.size > 0 || this.wakers.get(channel) !== wakers) return;
       this.wakers.delete(channel);
       if (this.wakers.size === 0) await this.close();
-      else await client.query(`UNLISTEN "${channel}"`).catch(() => undefined);
+      else await this.serially(() => client.query(`UNLISTEN "${channel}"`)).catch(() => undefined);
     };
   }
 
@@ -45,6 +47,12 @@ export class OutboxNotifications {
     this.connecting = undefined;
     this.wakers.clear();
     await client?.end().catch(() => undefined);
+  }
+
+  private serially<T>(statement: () => Promise<T>): Promise<T> {
+    const run = this.statements.then(statement, statement);
+    this.statements = run.catch(() => undefined);
+    return run;
   }
 
   private connection(): Promise<Client> {
