@@ -1,8 +1,8 @@
 import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
-import { startRegion } from '@svc/region-stack';
+import { migrateRegion, regionMigrationFingerprint, startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabaseFrom, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 
 export interface TestRegions {
   url: Record<Region, string>;
@@ -28,6 +28,14 @@ export interface StartRegionsOptions {
   publicHost?: string;
 }
 
+/** Every region database starts as a copy of one migrated once per set of migrations. */
+const regionTemplate = {
+  fingerprint: regionMigrationFingerprint(),
+  build: async (url: string) => {
+    await migrateRegion(url);
+  },
+};
+
 /**
  * Boots the three regions in monolithic mode inside the test process, each on its own database
  * and all on a bus prefix of their own, as `npm start` would (but on free ports). When a region
@@ -50,7 +58,7 @@ export async function startRegions(label: string, options: StartRegionsOptions =
   };
   try {
     for (const region of regions) {
-      const database = await createTestDatabase(`${label}_${region}`);
+      const database = await createTestDatabaseFrom(`${label}_${region}`, regionTemplate);
       databases.push(database);
       process[region] = await startRegion(
         testEnv({
