@@ -18,6 +18,8 @@ export interface StartRegionsOptions {
   natsUrl?: string;
   /** Bus prefix of the regions; a fresh one by default. */
   prefix?: string;
+  /** The database URL a region is given, from the URL of the database made for it (e.g. through a proxy the test controls). */
+  databaseUrl?: (url: string, region: Region) => string;
   /** HTTP ports of some regions; free ports by default. */
   ports?: Partial<Record<Region, number>>;
   /** Logger of every region (e.g. one writing to a stream the test reads); JSON on stdout by default. */
@@ -63,7 +65,7 @@ export async function startRegions(label: string, options: StartRegionsOptions =
       process[region] = await startRegion(
         testEnv({
           REGION: region,
-          DATABASE_URL: database.url,
+          DATABASE_URL: options.databaseUrl?.(database.url, region) ?? database.url,
           BUS_PREFIX: prefix,
           HTTP_PORT: String(ports[region]),
           KEY_ENCRYPTION_KEY: kek,
