@@ -110,6 +110,37 @@ export class CredentialIssuer {
     });
   }
 
+  /**
+   * An offer of an authority's authorization record (an authority of the application, learnt from
+   * `authority.created`, in force): by the application (`personId` undefined), or by the person who
+   * granted it (`personId` from their access token; another person's authority is not found).
+   */
+  async offerAuthorityRecord(applicationId: string, authorityId: string, personId?: string): Promise<CreatedOffer> {
+    const authority = await this.credentials.authority(applicationId, authorityId);
+    if (!authority || (personId !== undefined && authority.principalSha256 !== sha256(personId))) {
+      throw receiptsError('credential_subject_not_found', 'No authority of the application with this id (authorities arrive shortly after they are granted)', { authority_id: authorityId });
+    }
+    const rendered = await this.render.execute(applicationId, authorityId, ['authorization_record'], 'canonical');
+    if (authority.revokedAt || rendered.status !== 'active') {
+      throw receiptsError('credential_subject_inactive', 'The authority is not in force', { authority_id: authorityId, status: authority.revokedAt ? 'revoked' : rendered.status });
+    }
+    const document = rendered.document;
+    const controller = document.party_identification.find((party) => party.party_role === 'controller');
+    const granted = document.event.find((event) => event.event_state === 'authority granted');
+    const bounds = Object.fromEntries(Object.entries(document.authority ?? {}).filter(([name]) => name.endsWith('_bounds')));
+    const claims: Record<string, unknown> = {
+      authority_id: authorityId,
+      agent_id: authority.agentId,
+      controller: { id: controller?.party_id ?? applicationId, name: controller?.party_name ?? '' },
+      bounds,
+      purposes: document.pii_processing.purposes.map((purpose) => ({ purpose_id: purpose.purpose_id, label: purpose.label })),
+      ...(document.authority?.valid_from ? { valid_from: document.authority.valid_from } : {}),
+      ...(document.authority?.valid_until ? { valid_until: document.authority.valid_until } : {}),
+      ...(granted ? { granted_at: granted.event_time } : {}),
+    };
+    return this.offer(applicationId, 'authority_record', authorityId, claims);
+  }
+
   private async offer(applicationId: string, credentialType: CredentialType, subjectRef: string, claims: Record<string, unknown>): Promise<CreatedOffer> {
     const now = this.clock.now();
     const code = randomBytes(32).toString('base64url');
@@ -200,6 +231,19 @@ export class CredentialIssuer {
    */
   async revokeForRecord(manager: EntityManager, applicationId: string, recordId: string): Promise<number> {
     const revoked = await this.credentials.revoke(manager, { applicationId, credentialType: 'consent_receipt', subjectRef: recordId }, 'consent_withdrawn', this.clock.now());
+    for (const credential of revoked) await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
+    return revoked.length;
+  }
+
+  /**
+   * Revokes every authority-record credential of an authority, in the transaction of the
+   * `authority.revoked` intake: a credential stating an authority that no longer holds must stop
+   * verifying.
+   */
+  async revokeForAuthority(manager: EntityManager, applicationId: string, authorityId: string): Promise<number> {
+    const at = this.clock.now();
+    await this.credentials.markAuthorityRevoked(manager, authorityId, at);
+    const revoked = await this.credentials.revoke(manager, { applicationId, credentialType: 'authority_record', subjectRef: authorityId }, 'authority_revoked', at);
     for (const credential of revoked) await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
     return revoked.length;
   }

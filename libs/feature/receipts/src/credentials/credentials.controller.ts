@@ -54,8 +54,8 @@ export class CredentialsController {
   @Post('offers')
   @ApiDoc({
     tag: 'Verify',
-    summary: 'Offer a credential through OpenID4VCI (pre-authorized code): a person\'s consent receipt, "verified person", or "registered agent"',
-    description: '`consent_receipt` takes the application\'s API token and a record in force; `verified_person` takes the person\'s own access token; `registered_agent` the API token and one of the application\'s agents. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.',
+    summary: 'Offer a credential through OpenID4VCI (pre-authorized code): a person\'s consent receipt or authority record, "verified person", or "registered agent"',
+    description: '`consent_receipt` takes the application\'s API token and a record in force; `verified_person` takes the person\'s own access token; `registered_agent` the API token and one of the application\'s agents; `authority_record` an authority in force (`authority_id`) and the application\'s API token or the access token of the person who granted it. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.',
     errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CredentialOfferResponse, { status: 201 })
@@ -67,6 +67,9 @@ export class CredentialsController {
     } else if (body.credential_type === 'verified_person') {
       if (principal.kind !== 'access_token' || !principal.personId) throw receiptsError('credential_offer_not_allowed', 'A verified person credential is offered to the signed-in person (their access token)', { field: 'credential_type' });
       created = await this.issuer.offerVerifiedPerson(principal.applicationId, principal.personId);
+    } else if (body.credential_type === 'authority_record') {
+      if (principal.kind === 'access_token' && !principal.personId) throw receiptsError('credential_offer_not_allowed', 'An authority record is offered by the application or the person who granted it', { field: 'credential_type' });
+      created = await this.issuer.offerAuthorityRecord(principal.applicationId, body.authority_id!, principal.kind === 'access_token' ? principal.personId : undefined);
     } else {
       if (principal.kind !== 'api_token') throw receiptsError('credential_offer_not_allowed', 'A registered agent credential is offered by the agent\'s application (API token)', { field: 'credential_type' });
       created = await this.issuer.offerRegisteredAgent(principal.applicationId, body.agent_id!);

@@ -19,6 +19,7 @@ const DISPLAY: Record<string, string> = {
   consent_receipt: 'Consent receipt',
   verified_person: 'Verified person',
   registered_agent: 'Registered agent',
+  authority_record: 'Authority record',
 };
 
 /**
