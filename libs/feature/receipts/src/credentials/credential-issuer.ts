@@ -2,6 +2,7 @@ import { createHash, randomBytes, sign } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { AccessTokenResolver } from '@svc/auth';
 import { Clock, PlatformConfig, isRegion, regionCountries } from '@svc/config';
 import { newRegionalId } from '@svc/ids';
 import { SigningKeyStore } from '@svc/key-store';
@@ -53,6 +54,7 @@ export class CredentialIssuer {
     private readonly keys: SigningKeyStore,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
+    private readonly accessTokens: AccessTokenResolver,
   ) {}
 
   /** The credential issuer identifier (OpenID4VCI §11.2.1): the region's public base URL. */
@@ -88,11 +90,15 @@ export class CredentialIssuer {
 
   /** An offer of a "verified person" credential to the person signed in with the access token. */
   async offerVerifiedPerson(applicationId: string, personId: string): Promise<CreatedOffer> {
-    return this.offer(applicationId, 'verified_person', personId, {
+    return this.offer(applicationId, 'verified_person', personId, this.verifiedPersonClaims(personId));
+  }
+
+  private verifiedPersonClaims(personId: string): Record<string, unknown> {
+    return {
       person_id: personId,
       home_country: isRegion(this.config.REGION) ? regionCountries(this.config)[this.config.REGION] : undefined,
       verified_by: this.issuerId,
-    });
+    };
   }
 
   /**
@@ -116,6 +122,10 @@ export class CredentialIssuer {
    * granted it (`personId` from their access token; another person's authority is not found).
    */
   async offerAuthorityRecord(applicationId: string, authorityId: string, personId?: string): Promise<CreatedOffer> {
+    return this.offer(applicationId, 'authority_record', authorityId, await this.authorityRecordClaims(applicationId, authorityId, personId));
+  }
+
+  private async authorityRecordClaims(applicationId: string, authorityId: string, personId?: string): Promise<Record<string, unknown>> {
     const authority = await this.credentials.authority(applicationId, authorityId);
     if (!authority || (personId !== undefined && authority.principalSha256 !== sha256(personId))) {
       throw receiptsError('credential_subject_not_found', 'No authority of the application with this id (authorities arrive shortly after they are granted)', { authority_id: authorityId });
@@ -138,7 +148,7 @@ export class CredentialIssuer {
       ...(document.authority?.valid_until ? { valid_until: document.authority.valid_until } : {}),
       ...(granted ? { granted_at: granted.event_time } : {}),
     };
-    return this.offer(applicationId, 'authority_record', authorityId, claims);
+    return claims;
   }
 
   private async offer(applicationId: string, credentialType: CredentialType, subjectRef: string, claims: Record<string, unknown>): Promise<CreatedOffer> {
@@ -186,18 +196,19 @@ export class CredentialIssuer {
     const holder = await this.holderKey(proofJwt, now);
     return this.credentials.transaction(async (manager) => {
       const offer = await this.credentials.offerByToken(manager, sha256(accessToken), now);
-      if (!offer) throw receiptsError('invalid_token', 'The access token is unknown or expired', {});
-      if (offer.issuedCredentialId) throw receiptsError('invalid_token', 'The access token was already used', {});
-      if (configurationId !== undefined && configurationId !== offer.credentialType) {
+      if (offer?.issuedCredentialId) throw receiptsError('invalid_token', 'The access token was already used', {});
+      if (offer && configurationId !== undefined && configurationId !== offer.credentialType) {
         throw receiptsError('unknown_credential_configuration', 'The access token was not issued for this credential configuration', { field: 'credential_configuration_id' });
       }
+      // Not a token of the pre-authorized code server: a person's token of the OpenID provider.
+      const source = offer ?? (await this.personGrant(accessToken, configurationId));
       if (!(await this.credentials.consumeNonce(manager, sha256(holder.nonce), now))) throw receiptsError('invalid_nonce', 'The proof nonce is unknown, expired or used', { field: 'proof' });
       const { listId, index } = await this.statusLists.allocate(manager);
       const credential: IssuedCredential = {
         id: newRegionalId('credential', this.config.REGION),
-        applicationId: offer.applicationId,
-        credentialType: offer.credentialType,
-        subjectRef: offer.subjectRef,
+        applicationId: source.applicationId,
+        credentialType: source.credentialType,
+        subjectRef: source.subjectRef,
         holderJkt: holder.jkt,
         statusListId: listId,
         statusIndex: index,
@@ -207,9 +218,39 @@ export class CredentialIssuer {
         revocationReason: null,
       };
       await this.credentials.insertCredential(manager, credential);
-      await this.credentials.markOfferIssued(manager, offer.id, credential.id);
-      return { credential: await this.sign(credential, offer.claims, holder.jwk), credentialId: credential.id };
+      if (offer) await this.credentials.markOfferIssued(manager, offer.id, credential.id);
+      return { credential: await this.sign(credential, source.claims, holder.jwk), credentialId: credential.id };
     });
+  }
+
+  /**
+   * What a person's access token of the region's OpenID provider (authorization code flow) buys:
+   * verified the way every route that accepts a person's token verifies it (the provider's own
+   * token store: unknown, expired, revoked or sender-bound tokens are refused), then one of its
+   * `openid_credential` authorization details, for the token's person only. The token may be used
+   * again within its lifetime (each request issues one credential for a fresh key proof).
+   */
+  private async personGrant(
+    accessToken: string,
+    configurationId: string | undefined,
+  ): Promise<{ applicationId: string; credentialType: CredentialType; subjectRef: string; claims: Record<string, unknown> }> {
+    const person = await this.accessTokens.resolve(accessToken);
+    if (person?.kind !== 'access_token' || !person.personId) throw receiptsError('invalid_token', 'The access token is unknown or expired', {});
+    const details = (person.authorizationDetails ?? []).filter((detail) => detail.type === 'openid_credential');
+    if (details.length === 0) throw receiptsError('insufficient_scope', 'The access token grants no credential (authorization_details of type openid_credential)', {});
+    const chosen = configurationId === undefined ? (details.length === 1 ? details[0] : undefined) : details.find((detail) => detail.credential_configuration_id === configurationId);
+    if (!chosen) {
+      throw receiptsError('unknown_credential_configuration', configurationId === undefined ? 'Name the credential_configuration_id: the access token grants several' : 'The access token was not issued for this credential configuration', { field: 'credential_configuration_id' });
+    }
+    const base = { applicationId: person.applicationId };
+    if (chosen.credential_configuration_id === 'verified_person') {
+      return { ...base, credentialType: 'verified_person', subjectRef: person.personId, claims: this.verifiedPersonClaims(person.personId) };
+    }
+    if (chosen.credential_configuration_id === 'authority_record' && typeof chosen.authority_id === 'string') {
+      const claims = await this.authorityRecordClaims(person.applicationId, chosen.authority_id, person.personId);
+      return { ...base, credentialType: 'authority_record', subjectRef: chosen.authority_id, claims };
+    }
+    throw receiptsError('unknown_credential_configuration', 'This credential configuration is not issued through the authorization code flow', { field: 'credential_configuration_id' });
   }
 
   /** Revokes a credential of the application and flips its status bit, in one transaction. */

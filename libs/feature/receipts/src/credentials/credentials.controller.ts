@@ -8,6 +8,7 @@ import { receiptsError } from '../receipts.errors';
 import { CredentialIssuer, NONCE_TTL_SECONDS, PRE_AUTHORIZED_GRANT, type CreatedOffer } from './credential-issuer';
 import { CreateCredentialOfferBody, CredentialRequestBody, CredentialTokenBody, RevokeCredentialBody } from './credentials.dto';
 import { CredentialsRepository, type IssuedCredential } from './credentials.repository';
+import { OID4VCI_AS_PATH } from './issuer-documents.controller';
 import {
   CredentialIssuanceResponse,
   CredentialNonceResponse,
@@ -77,7 +78,8 @@ export class CredentialsController {
     const credentialOffer = {
       credential_issuer: this.issuer.issuerId,
       credential_configuration_ids: [created.credentialType],
-      grants: { [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': created.preAuthorizedCode } },
+      // The issuer names two authorization servers, so the grant says which one takes the code (§4.1.1).
+      grants: { [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': created.preAuthorizedCode, authorization_server: `${this.issuer.issuerId}/${OID4VCI_AS_PATH}` } },
     };
     return {
       object: 'credential_offer',
@@ -122,7 +124,9 @@ export class CredentialsController {
 /**
  * The wallet's side of OpenID4VCI: the token endpoint of the pre-authorized code grant, the nonce
  * endpoint and the credential endpoint. Public routes: the pre-authorized code, then the access
- * token it bought, are the only credentials (never an API token of an application).
+ * token it bought, or a person's access token of the OpenID provider granted with an
+ * `openid_credential` authorization detail, are the only credentials (never an API token of an
+ * application).
  */
 @Public()
 @Controller('api/v1/credentials')
@@ -165,8 +169,8 @@ export class CredentialIssuanceController {
   @ApiDoc({
     tag: 'Verify',
     summary: 'OpenID4VCI credential endpoint: an SD-JWT VC (dc+sd-jwt) bound to the key of the proof (cnf.jwk)',
-    description: 'Authorization: Bearer <access token of the token endpoint>. One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.',
-    errors: [400, 401],
+    description: 'Authorization: Bearer <access token>: of the pre-authorized code server\'s token endpoint, or a person\'s access token of the region\'s OpenID provider granted with `authorization_details` `[{"type": "openid_credential", "credential_configuration_id": "verified_person"}]` (or `authority_record` with `authority_id`), which issues for that person only (403 `insufficient_scope` without such a detail). One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.',
+    errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CredentialIssuanceResponse)
   async issue(@Headers('authorization') authorization: string | undefined, @Body() body: CredentialRequestBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<CredentialIssuanceResponse> {

@@ -22,7 +22,7 @@ export class DidDocumentResponse {
 /** 200 of GET /.well-known/openid-credential-issuer (OpenID4VCI 1.0 §11.2). */
 export class CredentialIssuerMetadataResponse {
   @IsString() @JSONSchema({ examples: ['https://us.svc.example'] }) credential_issuer!: string;
-  @IsString({ each: true }) authorization_servers!: string[];
+  @IsString({ each: true }) @JSONSchema({ description: 'The pre-authorized code server (`{issuer}/oid4vci`) and the region\'s OpenID provider (`{issuer}`, authorization code flow with `authorization_details` of type `openid_credential`).' }) authorization_servers!: string[];
   @IsString() credential_endpoint!: string;
   @IsString() nonce_endpoint!: string;
   @Allow() @JSONSchema({ type: 'array', items: { type: 'object' } }) display!: unknown[];
