@@ -89,6 +89,9 @@ export class StatusLists {
         await manager.query(`UPDATE receipts.status_lists SET used_count = size WHERE id = $1`, [row.id]);
         continue;
       }
+      // The list this waited for filled up meanwhile (the lock's recheck drops it): another with room first.
+      const open = await queryRows(manager, `SELECT id FROM receipts.status_lists WHERE used_count < size LIMIT 1`);
+      if (open.length > 0) continue;
       const count = await queryRows<{ n: number }>(manager, `SELECT count(*)::int AS n FROM receipts.status_lists`);
       const id = `${this.config.REGION}-${(count[0]?.n ?? 0) + 1}`;
       await manager.query(
