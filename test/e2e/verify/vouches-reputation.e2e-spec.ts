@@ -65,7 +65,7 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
     const second = await vouch(auditor, { subject: agentId, weight: 30, reason_code: 'security_review', expires_at: expiresAt });
     expect(second.status).toBe(201);
     auditorVouch = second.body.id as string;
-    expect(await score()).toMatchObject({ score: 60, vouch_count: 2, inputs: { vouch_count: 2, vouch_weight_total: 60, allowed_grants_90d: 0, revoked_grants_90d: 0, denials_30d: 0 }, formula_version: '1' });
+    expect(await score()).toMatchObject({ score: 60, vouch_count: 2, inputs: { vouch_count: 2, vouch_weight_total: 60, allowed_grants_90d: 0, attestations_90d: 0, revoked_grants_90d: 0, denials_30d: 0 }, formula_version: '2' });
 
     const res = await grant();
     expect(res.status).toBe(201);

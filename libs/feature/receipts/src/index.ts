@@ -42,3 +42,4 @@ export { ReceiptsConfig } from './receipts.config';
 export { ApprovalDecisions, approvalRecordId } from './intake/approval-decisions.consumer';
 export { AuthorityEvents } from './intake/authority-events.consumer';
 export { ConsentRecordEvents } from './intake/consent-record-events.consumer';
+export { StatusLists, STATUS_LIST_SIZE, pickFreePosition } from './credentials/status-lists';

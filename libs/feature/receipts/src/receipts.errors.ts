@@ -29,6 +29,7 @@ export const receiptsError = defineErrors({
   invalid_grant: 'invalid',
   unsupported_grant_type: 'invalid',
   invalid_token: 'unauthenticated',
+  insufficient_scope: 'forbidden',
   invalid_proof: 'invalid',
   invalid_nonce: 'invalid',
   unknown_credential_configuration: 'invalid',

@@ -17,6 +17,11 @@ export interface ResolvedCredential {
   mode: string;
   /** For a person's OAuth access token (`access_token`): the person (`usr_…`) it was issued for. */
   personId?: string;
+  /**
+   * For a person's OAuth access token: the RFC 9396 authorization details granted with it (e.g.
+   * `openid_credential` for a wallet's credential request); absent when none were.
+   */
+  authorizationDetails?: ReadonlyArray<Readonly<Record<string, unknown>>>;
 }
 
 /** A delegate acting in a principal's context (X-Delegation-Grant-Id). */

@@ -1505,7 +1505,7 @@ export interface paths {
         put?: never;
         /**
          * OpenID4VCI credential endpoint: an SD-JWT VC (dc+sd-jwt) bound to the key of the proof (cnf.jwk)
-         * @description Authorization: Bearer <access token of the token endpoint>. One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.
+         * @description Authorization: Bearer <access token>: of the pre-authorized code server's token endpoint, or a person's access token of the region's OpenID provider granted with `authorization_details` `[{"type": "openid_credential", "credential_configuration_id": "verified_person"}]` (or `authority_record` with `authority_id`), which issues for that person only (403 `insufficient_scope` without such a detail). One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.
          */
         post: operations["CredentialIssuance_issue"];
         delete?: never;
@@ -1541,8 +1541,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Offer a credential through OpenID4VCI (pre-authorized code): a person's consent receipt, "verified person", or "registered agent"
-         * @description `consent_receipt` takes the application's API token and a record in force; `verified_person` takes the person's own access token; `registered_agent` the API token and one of the application's agents. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.
+         * Offer a credential through OpenID4VCI (pre-authorized code): a person's consent receipt or authority record, "verified person", or "registered agent"
+         * @description `consent_receipt` takes the application's API token and a record in force; `verified_person` takes the person's own access token; `registered_agent` the API token and one of the application's agents; `authority_record` an authority in force (`authority_id`) and the application's API token or the access token of the person who granted it. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.
          */
         post: operations["Credentials_offer"];
         delete?: never;
@@ -2937,7 +2937,7 @@ export interface paths {
         };
         /**
          * The trust score of an agent or a person, with the formula and the inputs it used
-         * @description score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority's `reputation_bounds`.
+         * @description score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) + min(20, 2 × agent attestations accepted in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority's `reputation_bounds`.
          */
         get: operations["TrustScores_get"];
         put?: never;
@@ -4996,15 +4996,17 @@ export interface components {
         };
         CreateCredentialOfferBody: {
             /**
-             * @description `consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person's own access token), `registered_agent` (API token, `agent_id` of one of its agents).
+             * @description `consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person's own access token), `registered_agent` (API token, `agent_id` of one of its agents), `authority_record` (`authority_id` of an authority in force: the application's API token, or the access token of the person who granted it).
              * @example consent_receipt
              * @enum {string}
              */
-            credential_type: "consent_receipt" | "verified_person" | "registered_agent";
+            credential_type: "consent_receipt" | "verified_person" | "registered_agent" | "authority_record";
             /** @example crec_us_abcdefghijklmnopqrstuvwx */
             record_id?: string;
             /** @example agent_us_abcdefghijklmnopqrst */
             agent_id?: string;
+            /** @example auth_us_abcdefghijklmnopqrst */
+            authority_id?: string;
         };
         CreateDecisionBody: {
             /** @enum {string} */
@@ -5126,6 +5128,7 @@ export interface components {
         CredentialIssuerMetadataResponse: {
             /** @example https://us.svc.example */
             credential_issuer: string;
+            /** @description The pre-authorized code server (`{issuer}/oid4vci`) and the region's OpenID provider (`{issuer}`, authorization code flow with `authorization_details` of type `openid_credential`). */
             authorization_servers: string[];
             credential_endpoint: string;
             nonce_endpoint: string;
@@ -5152,7 +5155,7 @@ export interface components {
             object: "credential_offer";
             id: string;
             /** @enum {string} */
-            credential_type: "consent_receipt" | "verified_person" | "registered_agent";
+            credential_type: "consent_receipt" | "verified_person" | "registered_agent" | "authority_record";
             credential_offer: components["schemas"]["CredentialOfferObjectResponse"];
             /** @description The offer by value as an `openid-credential-offer://` link (a QR code or a same-device link for the wallet). Give it only to the person: its code buys the credential once. */
             credential_offer_uri: string;
@@ -5173,7 +5176,7 @@ export interface components {
              * @example consent_receipt
              * @enum {string}
              */
-            credential_configuration_id?: "consent_receipt" | "verified_person" | "registered_agent";
+            credential_configuration_id?: "consent_receipt" | "verified_person" | "registered_agent" | "authority_record";
             proofs?: components["schemas"]["CredentialProofsBody"];
             proof?: components["schemas"]["CredentialProofBody"];
         };
@@ -5183,7 +5186,7 @@ export interface components {
             /** @example vcr_us_abcdefghijklmnopqrstuvwx */
             id: string;
             /** @enum {string} */
-            credential_type: "consent_receipt" | "verified_person" | "registered_agent";
+            credential_type: "consent_receipt" | "verified_person" | "registered_agent" | "authority_record";
             /** @enum {string} */
             format: "dc+sd-jwt";
             vct: string;
@@ -6878,6 +6881,11 @@ export interface components {
             vouch_weight_total: number;
             /** @example 3 */
             allowed_grants_90d: number;
+            /**
+             * @description Agent attestations accepted with the agent's grants in the last 90 days (0 for a person).
+             * @example 2
+             */
+            attestations_90d: number;
             /** @example 0 */
             revoked_grants_90d: number;
             /** @example 1 */
@@ -14001,8 +14009,11 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
     };
@@ -14051,7 +14062,8 @@ export interface operations {
                  * @example {
                  *       "credential_type": "consent_receipt",
                  *       "record_id": "crec_us_abcdefghijklmnopqrstuvwx",
-                 *       "agent_id": "agent_us_abcdefghijklmnopqrst"
+                 *       "agent_id": "agent_us_abcdefghijklmnopqrst",
+                 *       "authority_id": "auth_us_abcdefghijklmnopqrst"
                  *     }
                  */
                 "application/json": components["schemas"]["CreateCredentialOfferBody"];
@@ -21040,6 +21052,7 @@ export interface operations {
                      *         "vouch_count": 2,
                      *         "vouch_weight_total": 60,
                      *         "allowed_grants_90d": 3,
+                     *         "attestations_90d": 2,
                      *         "revoked_grants_90d": 0,
                      *         "denials_30d": 1
                      *       },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails, Provider } from 'oidc-provider';
 import type { PersonSessions } from '../people/person-sessions.port';
+import { OPENID_CREDENTIAL, sameCredential } from './credential-authorization';
 import { escapeHtml, fill, page, pageLocale, sendPage, strings } from './oauth-pages';
 
 /** Largest form body of an interaction page (a few hidden fields). */
@@ -64,10 +65,12 @@ export class Interactions {
       return this.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person denied the request' }, { mergeWithLastSubmission: false });
     }
     const grant = (details.grantId ? await this.provider.Grant.find(details.grantId) : undefined) ?? new this.provider.Grant({ accountId, clientId });
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>; rar?: Array<Record<string, unknown>> };
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
     for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+    // The credentials the wallet asked for (authorization_details), shown on the page and allowed here.
+    for (const detail of missing.rar ?? []) if (!grant.rar?.some((granted) => sameCredential(granted, detail))) grant.addRar(detail);
     const grantId = await grant.save();
     return this.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
@@ -76,7 +79,11 @@ export class Interactions {
     const t = strings(locale);
     const client = await this.provider.Client.find(String(details.params.client_id));
     const scopes = String(details.params.scope ?? '').split(' ').filter(Boolean);
-    const items = scopes.map((scope) => `<li>${escapeHtml((t as Record<string, string>)[`scope_${scope}`] ?? scope)}</li>`).join('');
+    const credentials = credentialsAskedFor(details.params.authorization_details);
+    const items = [
+      ...scopes.map((scope) => `<li>${escapeHtml((t as Record<string, string>)[`scope_${scope}`] ?? scope)}</li>`),
+      ...credentials.map((detail) => `<li>${escapeHtml((t as Record<string, string>)[`credential_${String(detail.credential_configuration_id)}`] ?? String(detail.credential_configuration_id))}</li>`),
+    ].join('');
     const base = `/oauth/interaction/${encodeURIComponent(details.uid)}`;
     const body = `<p>${escapeHtml(fill(t.consent_intro, { client: client?.clientName ?? '' }))}</p><ul class="purposes">${items}</ul>
 <div id="svc-actions"><form method="post" action="${base}/confirm"><button class="primary" type="submit">${escapeHtml(t.allow)}</button></form>
@@ -94,6 +101,17 @@ export class Interactions {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The `openid_credential` details of the request (already validated by the provider). */
+function credentialsAskedFor(raw: unknown): Array<Record<string, unknown>> {
+  if (typeof raw !== 'string') return [];
+  try {
+    const parsed = JSON.parse(raw) as unknown;
+    return Array.isArray(parsed) ? (parsed as Array<Record<string, unknown>>).filter((detail) => detail?.type === OPENID_CREDENTIAL) : [];
+  } catch {
+    return [];
+  }
 }
 
 function originOf(uri: string): string | undefined {

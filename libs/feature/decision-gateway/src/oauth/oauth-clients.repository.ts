@@ -3,6 +3,7 @@ import { KeyEncryption } from '@svc/crypto';
 import { DataSource } from 'typeorm';
 import type { ClientSource } from './oidc-adapter';
 import type { ClientAuthMethod, ClientGrantType, IdTokenAlgorithm } from './oauth-scopes';
+import { OPENID_CREDENTIAL } from './credential-authorization';
 
 /** An OAuth client as registered under an application (never its secret). */
 export interface OAuthClient {
@@ -121,6 +122,8 @@ export class OAuthClientsRepository implements ClientSource {
       application_id: row.application_id,
       ...row.metadata,
       response_types: row.metadata.grant_types.includes('authorization_code') ? ['code'] : [],
+      // Every client may ask the person for a credential of the region's issuer (OpenID4VCI §5.1.1).
+      authorization_details_types: [OPENID_CREDENTIAL],
       ...(row.secret_enc ? { client_secret: this.kek.decrypt(row.secret_enc, row.client_id).toString('utf8') } : {}),
       // RFC 9449 §5.2: a public client's access and refresh tokens are always sender-constrained.
       ...(publicClient ? { dpop_bound_access_tokens: true } : {}),

@@ -37,6 +37,9 @@ declare module 'oidc-provider' {
     addOIDCScope(scope: string): void;
     addOIDCClaims(claims: string[]): void;
     addResourceScope(resource: string, scope: string): void;
+    /** RFC 9396 authorization details the person consented to. */
+    addRar(detail: Record<string, unknown>): void;
+    rar?: Array<Record<string, unknown>>;
     save(): Promise<string>;
   }
 
@@ -51,6 +54,8 @@ declare module 'oidc-provider' {
     clientId: string;
     scope?: string;
     jkt?: string;
+    /** RFC 9396 authorization details granted to the token. */
+    rar?: Array<Record<string, unknown>>;
     isValid: boolean;
     isExpired: boolean;
   }
@@ -76,6 +81,8 @@ declare module 'oidc-provider' {
     InvalidRequest: new (detail: string) => Error;
     InvalidScope: new (detail: string, scope: string) => Error;
     InvalidDpopProof: new (detail: string) => Error;
+    InvalidAuthorizationDetails: new (detail: string) => Error;
+    InvalidTarget: new (detail?: string) => Error;
     OIDCProviderError: new (status: number, message: string) => Error;
   };
 }

@@ -24,6 +24,7 @@ import { DELEGATION_SUBJECTS, type DelegationSubjects } from './delegation-subje
 import { OAUTH_SCOPES, TOKEN_EXCHANGE_GRANT } from './oauth-scopes';
 import { TOKEN_EXCHANGE_PARAMETERS, TOKEN_EXCHANGE_PATH, tokenExchangeGrant } from './token-exchange.grant';
 import { PostgresOidcAdapter, sweepExpiredOAuthRows } from './oidc-adapter';
+import { credentialResourceIndicators, richAuthorizationRequests } from './credential-authorization';
 import { recordTokenEvents } from './token-events';
 import { GATEWAY_OUTBOX } from '../tokens';
 
@@ -105,7 +106,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     // Loaded here, not at import: processes that never serve OAuth (the admin CLI) do not load it.
     const oidc = await import('oidc-provider');
-    const provider = new oidc.Provider(this.config.publicBaseUrl, await this.configuration(oidc.errors.InvalidGrant));
+    const provider = new oidc.Provider(this.config.publicBaseUrl, await this.configuration(oidc.errors));
     // Behind the region's ingress (TLS terminated upstream): trust X-Forwarded-Proto for cookie flags.
     provider.proxy = true;
     provider.on('server_error', (_ctx: unknown, error: unknown) => {
@@ -221,6 +222,7 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
       region: this.config.REGION,
       mode: application.mode,
       personId: accessToken.accountId,
+      ...(accessToken.rar?.length ? { authorizationDetails: accessToken.rar.map((detail) => ({ ...detail })) } : {}),
     };
   }
 
@@ -264,7 +266,8 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     return [...rsaAndEc.sort((a: PrivateSigningJwk) => (a.alg === 'RS256' ? -1 : 1)), edJwk];
   }
 
-  private async configuration(invalidGrant: new (detail: string) => Error): Promise<Record<string, unknown>> {
+  private async configuration(errors: typeof import('oidc-provider').errors): Promise<Record<string, unknown>> {
+    const invalidGrant = errors.InvalidGrant;
     const ttl = this.oauthConfig;
     const cookieKey = Buffer.from(hkdfSync('sha256', Buffer.from(this.config.KEY_ENCRYPTION_KEY, 'base64'), this.config.REGION, 'oauth cookies', 32)).toString('base64url');
     const directory = this.directory;
@@ -304,6 +307,9 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
         // A client introspects and revokes only its own tokens: never another application's.
         revocation: { enabled: true, allowedPolicy: ownTokenOnly },
         introspection: { enabled: true, allowedPolicy: ownTokenOnly },
+        // OpenID4VCI authorization code flow: `authorization_details` of type openid_credential.
+        richAuthorizationRequests: richAuthorizationRequests(this.config.publicBaseUrl, errors.InvalidAuthorizationDetails),
+        resourceIndicators: credentialResourceIndicators(this.config.publicBaseUrl, errors.InvalidTarget),
         userinfo: { enabled: true },
         rpInitiatedLogout: { enabled: true, logoutSource: renderLogout, postLogoutSuccessSource: renderLoggedOut },
         deviceFlow: {

@@ -1,6 +1,6 @@
 import { trustScore, type TrustScoreInputs } from './trust-score';
 
-const NONE: TrustScoreInputs = { vouch_count: 0, vouch_weight_total: 0, allowed_grants_90d: 0, revoked_grants_90d: 0, denials_30d: 0 };
+const NONE: TrustScoreInputs = { vouch_count: 0, vouch_weight_total: 0, allowed_grants_90d: 0, attestations_90d: 0, revoked_grants_90d: 0, denials_30d: 0 };
 
 describe('trust score formula (Verify surface, published)', () => {
   it('is 0 with no inputs', () => {
@@ -17,5 +17,15 @@ describe('trust score formula (Verify surface, published)', () => {
     expect(trustScore({ ...NONE, vouch_weight_total: 50, revoked_grants_90d: 2 })).toBe(30);
     expect(trustScore({ ...NONE, vouch_weight_total: 70, denials_30d: 100 })).toBe(40);
     expect(trustScore({ ...NONE, vouch_weight_total: 10, revoked_grants_90d: 5 })).toBe(0);
+  });
+
+  it('adds 2 per accepted attestation, at most 20', () => {
+    expect(trustScore({ ...NONE, attestations_90d: 3 })).toBe(6);
+    expect(trustScore({ ...NONE, attestations_90d: 40 })).toBe(20);
+    expect(trustScore({ ...NONE, vouch_weight_total: 70, allowed_grants_90d: 30, attestations_90d: 10 })).toBe(100);
+  });
+
+  it('lets a revocation and denials outweigh attestations', () => {
+    expect(trustScore({ ...NONE, vouch_weight_total: 20, attestations_90d: 5, revoked_grants_90d: 1, denials_30d: 5 })).toBe(10);
   });
 });

@@ -110,7 +110,7 @@ export class TrustScoresController {
   @Get(':subject')
   @ApiDoc({
     summary: 'The trust score of an agent or a person, with the formula and the inputs it used',
-    description: 'score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority\'s `reputation_bounds`.',
+    description: 'score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) + min(20, 2 × agent attestations accepted in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority\'s `reputation_bounds`.',
     tag: 'Verify',
     errors: [400, 401],
   })

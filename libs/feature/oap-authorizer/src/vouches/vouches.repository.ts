@@ -116,6 +116,7 @@ export class VouchesRepository {
          (SELECT count(*)::int FROM oap.vouches v WHERE v.subject_id = $1 AND v.revoked_at IS NULL AND v.expires_at > $2) AS vouch_count,
          (SELECT coalesce(sum(weight), 0)::int FROM oap.vouches v WHERE v.subject_id = $1 AND v.revoked_at IS NULL AND v.expires_at > $2) AS vouch_weight_total,
          (SELECT count(*)::int FROM oap.decisions d WHERE d.agent_id = $1 AND d.decision = 'allow' AND d.created_at > $2::timestamptz - interval '90 days') AS allowed_grants_90d,
+         (SELECT count(*)::int FROM oap.attestation_tokens a JOIN oap.grants g ON g.id = a.grant_id WHERE g.agent_id = $1 AND a.created_at > $2::timestamptz - interval '90 days') AS attestations_90d,
          (SELECT count(*)::int FROM oap.revocations r JOIN oap.grants g ON g.id = r.grant_id WHERE g.agent_id = $1 AND r.revoked_at > $2::timestamptz - interval '90 days') AS revoked_grants_90d,
          (SELECT count(*)::int FROM oap.decisions d WHERE d.agent_id = $1 AND d.decision = 'deny' AND coalesce(d.cascade_step, 0) <> 9 AND d.created_at > $2::timestamptz - interval '30 days') AS denials_30d`,
       [subjectId, now],

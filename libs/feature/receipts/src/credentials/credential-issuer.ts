@@ -2,6 +2,7 @@ import { createHash, randomBytes, sign } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
 import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
+import { AccessTokenResolver } from '@svc/auth';
 import { Clock, PlatformConfig, isRegion, regionCountries } from '@svc/config';
 import { newRegionalId } from '@svc/ids';
 import { SigningKeyStore } from '@svc/key-store';
@@ -53,6 +54,7 @@ export class CredentialIssuer {
     private readonly keys: SigningKeyStore,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
+    private readonly accessTokens: AccessTokenResolver,
   ) {}
 
   /** The credential issuer identifier (OpenID4VCI §11.2.1): the region's public base URL. */
@@ -88,11 +90,15 @@ export class CredentialIssuer {
 
   /** An offer of a "verified person" credential to the person signed in with the access token. */
   async offerVerifiedPerson(applicationId: string, personId: string): Promise<CreatedOffer> {
-    return this.offer(applicationId, 'verified_person', personId, {
+    return this.offer(applicationId, 'verified_person', personId, this.verifiedPersonClaims(personId));
+  }
+
+  private verifiedPersonClaims(personId: string): Record<string, unknown> {
+    return {
       person_id: personId,
       home_country: isRegion(this.config.REGION) ? regionCountries(this.config)[this.config.REGION] : undefined,
       verified_by: this.issuerId,
-    });
+    };
   }
 
   /**
@@ -108,6 +114,41 @@ export class CredentialIssuer {
       ...(agent.agentType ? { agent_type: agent.agentType } : {}),
       registered_at: agent.registeredAt.toISOString(),
     });
+  }
+
+  /**
+   * An offer of an authority's authorization record (an authority of the application, learnt from
+   * `authority.created`, in force): by the application (`personId` undefined), or by the person who
+   * granted it (`personId` from their access token; another person's authority is not found).
+   */
+  async offerAuthorityRecord(applicationId: string, authorityId: string, personId?: string): Promise<CreatedOffer> {
+    return this.offer(applicationId, 'authority_record', authorityId, await this.authorityRecordClaims(applicationId, authorityId, personId));
+  }
+
+  private async authorityRecordClaims(applicationId: string, authorityId: string, personId?: string): Promise<Record<string, unknown>> {
+    const authority = await this.credentials.authority(applicationId, authorityId);
+    if (!authority || (personId !== undefined && authority.principalSha256 !== sha256(personId))) {
+      throw receiptsError('credential_subject_not_found', 'No authority of the application with this id (authorities arrive shortly after they are granted)', { authority_id: authorityId });
+    }
+    const rendered = await this.render.execute(applicationId, authorityId, ['authorization_record'], 'canonical');
+    if (authority.revokedAt || rendered.status !== 'active') {
+      throw receiptsError('credential_subject_inactive', 'The authority is not in force', { authority_id: authorityId, status: authority.revokedAt ? 'revoked' : rendered.status });
+    }
+    const document = rendered.document;
+    const controller = document.party_identification.find((party) => party.party_role === 'controller');
+    const granted = document.event.find((event) => event.event_state === 'authority granted');
+    const bounds = Object.fromEntries(Object.entries(document.authority ?? {}).filter(([name]) => name.endsWith('_bounds')));
+    const claims: Record<string, unknown> = {
+      authority_id: authorityId,
+      agent_id: authority.agentId,
+      controller: { id: controller?.party_id ?? applicationId, name: controller?.party_name ?? '' },
+      bounds,
+      purposes: document.pii_processing.purposes.map((purpose) => ({ purpose_id: purpose.purpose_id, label: purpose.label })),
+      ...(document.authority?.valid_from ? { valid_from: document.authority.valid_from } : {}),
+      ...(document.authority?.valid_until ? { valid_until: document.authority.valid_until } : {}),
+      ...(granted ? { granted_at: granted.event_time } : {}),
+    };
+    return claims;
   }
 
   private async offer(applicationId: string, credentialType: CredentialType, subjectRef: string, claims: Record<string, unknown>): Promise<CreatedOffer> {
@@ -155,18 +196,19 @@ export class CredentialIssuer {
     const holder = await this.holderKey(proofJwt, now);
     return this.credentials.transaction(async (manager) => {
       const offer = await this.credentials.offerByToken(manager, sha256(accessToken), now);
-      if (!offer) throw receiptsError('invalid_token', 'The access token is unknown or expired', {});
-      if (offer.issuedCredentialId) throw receiptsError('invalid_token', 'The access token was already used', {});
-      if (configurationId !== undefined && configurationId !== offer.credentialType) {
+      if (offer?.issuedCredentialId) throw receiptsError('invalid_token', 'The access token was already used', {});
+      if (offer && configurationId !== undefined && configurationId !== offer.credentialType) {
         throw receiptsError('unknown_credential_configuration', 'The access token was not issued for this credential configuration', { field: 'credential_configuration_id' });
       }
+      // Not a token of the pre-authorized code server: a person's token of the OpenID provider.
+      const source = offer ?? (await this.personGrant(accessToken, configurationId));
       if (!(await this.credentials.consumeNonce(manager, sha256(holder.nonce), now))) throw receiptsError('invalid_nonce', 'The proof nonce is unknown, expired or used', { field: 'proof' });
       const { listId, index } = await this.statusLists.allocate(manager);
       const credential: IssuedCredential = {
         id: newRegionalId('credential', this.config.REGION),
-        applicationId: offer.applicationId,
-        credentialType: offer.credentialType,
-        subjectRef: offer.subjectRef,
+        applicationId: source.applicationId,
+        credentialType: source.credentialType,
+        subjectRef: source.subjectRef,
         holderJkt: holder.jkt,
         statusListId: listId,
         statusIndex: index,
@@ -176,9 +218,39 @@ export class CredentialIssuer {
         revocationReason: null,
       };
       await this.credentials.insertCredential(manager, credential);
-      await this.credentials.markOfferIssued(manager, offer.id, credential.id);
-      return { credential: await this.sign(credential, offer.claims, holder.jwk), credentialId: credential.id };
+      if (offer) await this.credentials.markOfferIssued(manager, offer.id, credential.id);
+      return { credential: await this.sign(credential, source.claims, holder.jwk), credentialId: credential.id };
     });
+  }
+
+  /**
+   * What a person's access token of the region's OpenID provider (authorization code flow) buys:
+   * verified the way every route that accepts a person's token verifies it (the provider's own
+   * token store: unknown, expired, revoked or sender-bound tokens are refused), then one of its
+   * `openid_credential` authorization details, for the token's person only. The token may be used
+   * again within its lifetime (each request issues one credential for a fresh key proof).
+   */
+  private async personGrant(
+    accessToken: string,
+    configurationId: string | undefined,
+  ): Promise<{ applicationId: string; credentialType: CredentialType; subjectRef: string; claims: Record<string, unknown> }> {
+    const person = await this.accessTokens.resolve(accessToken);
+    if (person?.kind !== 'access_token' || !person.personId) throw receiptsError('invalid_token', 'The access token is unknown or expired', {});
+    const details = (person.authorizationDetails ?? []).filter((detail) => detail.type === 'openid_credential');
+    if (details.length === 0) throw receiptsError('insufficient_scope', 'The access token grants no credential (authorization_details of type openid_credential)', {});
+    const chosen = configurationId === undefined ? (details.length === 1 ? details[0] : undefined) : details.find((detail) => detail.credential_configuration_id === configurationId);
+    if (!chosen) {
+      throw receiptsError('unknown_credential_configuration', configurationId === undefined ? 'Name the credential_configuration_id: the access token grants several' : 'The access token was not issued for this credential configuration', { field: 'credential_configuration_id' });
+    }
+    const base = { applicationId: person.applicationId };
+    if (chosen.credential_configuration_id === 'verified_person') {
+      return { ...base, credentialType: 'verified_person', subjectRef: person.personId, claims: this.verifiedPersonClaims(person.personId) };
+    }
+    if (chosen.credential_configuration_id === 'authority_record' && typeof chosen.authority_id === 'string') {
+      const claims = await this.authorityRecordClaims(person.applicationId, chosen.authority_id, person.personId);
+      return { ...base, credentialType: 'authority_record', subjectRef: chosen.authority_id, claims };
+    }
+    throw receiptsError('unknown_credential_configuration', 'This credential configuration is not issued through the authorization code flow', { field: 'credential_configuration_id' });
   }
 
   /** Revokes a credential of the application and flips its status bit, in one transaction. */
@@ -200,6 +272,19 @@ export class CredentialIssuer {
    */
   async revokeForRecord(manager: EntityManager, applicationId: string, recordId: string): Promise<number> {
     const revoked = await this.credentials.revoke(manager, { applicationId, credentialType: 'consent_receipt', subjectRef: recordId }, 'consent_withdrawn', this.clock.now());
+    for (const credential of revoked) await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
+    return revoked.length;
+  }
+
+  /**
+   * Revokes every authority-record credential of an authority, in the transaction of the
+   * `authority.revoked` intake: a credential stating an authority that no longer holds must stop
+   * verifying.
+   */
+  async revokeForAuthority(manager: EntityManager, applicationId: string, authorityId: string): Promise<number> {
+    const at = this.clock.now();
+    await this.credentials.markAuthorityRevoked(manager, authorityId, at);
+    const revoked = await this.credentials.revoke(manager, { applicationId, credentialType: 'authority_record', subjectRef: authorityId }, 'authority_revoked', at);
     for (const credential of revoked) await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
     return revoked.length;
   }

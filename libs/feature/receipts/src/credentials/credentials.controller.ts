@@ -8,6 +8,7 @@ import { receiptsError } from '../receipts.errors';
 import { CredentialIssuer, NONCE_TTL_SECONDS, PRE_AUTHORIZED_GRANT, type CreatedOffer } from './credential-issuer';
 import { CreateCredentialOfferBody, CredentialRequestBody, CredentialTokenBody, RevokeCredentialBody } from './credentials.dto';
 import { CredentialsRepository, type IssuedCredential } from './credentials.repository';
+import { OID4VCI_AS_PATH } from './issuer-documents.controller';
 import {
   CredentialIssuanceResponse,
   CredentialNonceResponse,
@@ -54,8 +55,8 @@ export class CredentialsController {
   @Post('offers')
   @ApiDoc({
     tag: 'Verify',
-    summary: 'Offer a credential through OpenID4VCI (pre-authorized code): a person\'s consent receipt, "verified person", or "registered agent"',
-    description: '`consent_receipt` takes the application\'s API token and a record in force; `verified_person` takes the person\'s own access token; `registered_agent` the API token and one of the application\'s agents. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.',
+    summary: 'Offer a credential through OpenID4VCI (pre-authorized code): a person\'s consent receipt or authority record, "verified person", or "registered agent"',
+    description: '`consent_receipt` takes the application\'s API token and a record in force; `verified_person` takes the person\'s own access token; `registered_agent` the API token and one of the application\'s agents; `authority_record` an authority in force (`authority_id`) and the application\'s API token or the access token of the person who granted it. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.',
     errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CredentialOfferResponse, { status: 201 })
@@ -67,6 +68,9 @@ export class CredentialsController {
     } else if (body.credential_type === 'verified_person') {
       if (principal.kind !== 'access_token' || !principal.personId) throw receiptsError('credential_offer_not_allowed', 'A verified person credential is offered to the signed-in person (their access token)', { field: 'credential_type' });
       created = await this.issuer.offerVerifiedPerson(principal.applicationId, principal.personId);
+    } else if (body.credential_type === 'authority_record') {
+      if (principal.kind === 'access_token' && !principal.personId) throw receiptsError('credential_offer_not_allowed', 'An authority record is offered by the application or the person who granted it', { field: 'credential_type' });
+      created = await this.issuer.offerAuthorityRecord(principal.applicationId, body.authority_id!, principal.kind === 'access_token' ? principal.personId : undefined);
     } else {
       if (principal.kind !== 'api_token') throw receiptsError('credential_offer_not_allowed', 'A registered agent credential is offered by the agent\'s application (API token)', { field: 'credential_type' });
       created = await this.issuer.offerRegisteredAgent(principal.applicationId, body.agent_id!);
@@ -74,7 +78,8 @@ export class CredentialsController {
     const credentialOffer = {
       credential_issuer: this.issuer.issuerId,
       credential_configuration_ids: [created.credentialType],
-      grants: { [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': created.preAuthorizedCode } },
+      // The issuer names two authorization servers, so the grant says which one takes the code (§4.1.1).
+      grants: { [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': created.preAuthorizedCode, authorization_server: `${this.issuer.issuerId}/${OID4VCI_AS_PATH}` } },
     };
     return {
       object: 'credential_offer',
@@ -119,7 +124,9 @@ export class CredentialsController {
 /**
  * The wallet's side of OpenID4VCI: the token endpoint of the pre-authorized code grant, the nonce
  * endpoint and the credential endpoint. Public routes: the pre-authorized code, then the access
- * token it bought, are the only credentials (never an API token of an application).
+ * token it bought, or a person's access token of the OpenID provider granted with an
+ * `openid_credential` authorization detail, are the only credentials (never an API token of an
+ * application).
  */
 @Public()
 @Controller('api/v1/credentials')
@@ -162,8 +169,8 @@ export class CredentialIssuanceController {
   @ApiDoc({
     tag: 'Verify',
     summary: 'OpenID4VCI credential endpoint: an SD-JWT VC (dc+sd-jwt) bound to the key of the proof (cnf.jwk)',
-    description: 'Authorization: Bearer <access token of the token endpoint>. One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.',
-    errors: [400, 401],
+    description: 'Authorization: Bearer <access token>: of the pre-authorized code server\'s token endpoint, or a person\'s access token of the region\'s OpenID provider granted with `authorization_details` `[{"type": "openid_credential", "credential_configuration_id": "verified_person"}]` (or `authority_record` with `authority_id`), which issues for that person only (403 `insufficient_scope` without such a detail). One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.',
+    errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CredentialIssuanceResponse)
   async issue(@Headers('authorization') authorization: string | undefined, @Body() body: CredentialRequestBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<CredentialIssuanceResponse> {

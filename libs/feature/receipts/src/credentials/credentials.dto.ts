@@ -8,10 +8,10 @@ import { PRE_AUTHORIZED_GRANT } from './credential-issuer';
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** Body of POST /api/v1/credentials/offers. */
-@RoutedBy('record_id', 'agent_id')
+@RoutedBy('record_id', 'agent_id', 'authority_id')
 export class CreateCredentialOfferBody {
   @IsIn(CREDENTIAL_TYPES)
-  @JSONSchema({ examples: ['consent_receipt'], description: '`consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person\'s own access token), `registered_agent` (API token, `agent_id` of one of its agents).' })
+  @JSONSchema({ examples: ['consent_receipt'], description: '`consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person\'s own access token), `registered_agent` (API token, `agent_id` of one of its agents), `authority_record` (`authority_id` of an authority in force: the application\'s API token, or the access token of the person who granted it).' })
   credential_type!: CredentialType;
 
   /** The consent record whose receipt is offered (consent_receipt only). */
@@ -27,6 +27,13 @@ export class CreateCredentialOfferBody {
   @Matches(/^agent_[a-z]{2,4}_[a-z2-7]{20}$/, { message: 'agent_id must be an agent id (agent_<region>_…)' })
   @JSONSchema({ examples: ['agent_us_abcdefghijklmnopqrst'] })
   agent_id?: string;
+
+  /** The authority whose authorization record is offered (authority_record only). */
+  @ValidateIf((body: CreateCredentialOfferBody) => body.credential_type === 'authority_record')
+  @IsString()
+  @Matches(/^auth_[a-z]{2,4}_[a-z2-7]{20}$/, { message: 'authority_id must be an authority id (auth_<region>_…)' })
+  @JSONSchema({ examples: ['auth_us_abcdefghijklmnopqrst'] })
+  authority_id?: string;
 }
 
 /** Body of POST /api/v1/credentials/token (form-encoded per RFC 6749, or JSON). */

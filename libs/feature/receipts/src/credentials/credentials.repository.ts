@@ -160,6 +160,32 @@ export class CredentialsRepository {
     return rows[0] ? { agentType: rows[0].agent_type, registeredAt: rows[0].registered_at } : undefined;
   }
 
+  /** Records an authority granted in the region once (the event may be redelivered). */
+  async recordAuthority(
+    manager: EntityManager,
+    authority: { authorityId: string; applicationId: string; principalSha256: string; agentId: string; grantedAt: Date; validUntil: Date | null },
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO receipts.credential_authorities (authority_id, application_id, principal_sha256, agent_id, granted_at, valid_until) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (authority_id) DO NOTHING`,
+      [authority.authorityId, authority.applicationId, authority.principalSha256, authority.agentId, authority.grantedAt, authority.validUntil],
+    );
+  }
+
+  /** Marks an authority revoked (it stays so: a revoked authority is never resumed). */
+  async markAuthorityRevoked(manager: EntityManager, authorityId: string, at: Date): Promise<void> {
+    await manager.query(`UPDATE receipts.credential_authorities SET revoked_at = coalesce(revoked_at, $2) WHERE authority_id = $1`, [authorityId, at]);
+  }
+
+  /** The application's authority as receipts learnt it, or undefined (unknown, or another application's). */
+  async authority(applicationId: string, authorityId: string): Promise<{ principalSha256: string; agentId: string; revokedAt: Date | null } | undefined> {
+    const rows: Array<{ principal_sha256: string; agent_id: string; revoked_at: Date | null }> = await this.dataSource.query(
+      `SELECT principal_sha256, agent_id, revoked_at FROM receipts.credential_authorities WHERE authority_id = $1 AND application_id = $2`,
+      [authorityId, applicationId],
+    );
+    const row = rows[0];
+    return row ? { principalSha256: row.principal_sha256, agentId: row.agent_id, revokedAt: row.revoked_at } : undefined;
+  }
+
   async insertCredential(manager: EntityManager, credential: IssuedCredential): Promise<void> {
     await manager.query(
       `INSERT INTO receipts.credentials (id, application_id, credential_type, subject_ref, holder_jkt, status_list_id, status_index, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,

@@ -22,7 +22,7 @@ export class DidDocumentResponse {
 /** 200 of GET /.well-known/openid-credential-issuer (OpenID4VCI 1.0 §11.2). */
 export class CredentialIssuerMetadataResponse {
   @IsString() @JSONSchema({ examples: ['https://us.svc.example'] }) credential_issuer!: string;
-  @IsString({ each: true }) authorization_servers!: string[];
+  @IsString({ each: true }) @JSONSchema({ description: 'The pre-authorized code server (`{issuer}/oid4vci`) and the region\'s OpenID provider (`{issuer}`, authorization code flow with `authorization_details` of type `openid_credential`).' }) authorization_servers!: string[];
   @IsString() credential_endpoint!: string;
   @IsString() nonce_endpoint!: string;
   @Allow() @JSONSchema({ type: 'array', items: { type: 'object' } }) display!: unknown[];
@@ -48,7 +48,7 @@ export class CredentialOfferObjectResponse {
 export class CredentialOfferResponse {
   @IsIn(['credential_offer']) object!: 'credential_offer';
   @IsString() id!: string;
-  @IsIn(['consent_receipt', 'verified_person', 'registered_agent']) credential_type!: string;
+  @IsIn(['consent_receipt', 'verified_person', 'registered_agent', 'authority_record']) credential_type!: string;
   @ValidateNested() @Type(() => CredentialOfferObjectResponse) credential_offer!: CredentialOfferObjectResponse;
   @IsString() @JSONSchema({ description: 'The offer by value as an `openid-credential-offer://` link (a QR code or a same-device link for the wallet). Give it only to the person: its code buys the credential once.' }) credential_offer_uri!: string;
   @IsString() expires_at!: string;
@@ -88,7 +88,7 @@ export class StatusReferenceResponse {
 export class CredentialResponse {
   @IsIn(['credential']) object!: 'credential';
   @IsString() @JSONSchema({ examples: ['vcr_us_abcdefghijklmnopqrstuvwx'] }) id!: string;
-  @IsIn(['consent_receipt', 'verified_person', 'registered_agent']) credential_type!: string;
+  @IsIn(['consent_receipt', 'verified_person', 'registered_agent', 'authority_record']) credential_type!: string;
   @IsIn(['dc+sd-jwt']) format!: 'dc+sd-jwt';
   @IsString() vct!: string;
   @IsString() @JSONSchema({ description: 'What the credential is about: the consent record id, or the person id.' }) subject_ref!: string;

@@ -19,6 +19,7 @@ const DISPLAY: Record<string, string> = {
   consent_receipt: 'Consent receipt',
   verified_person: 'Verified person',
   registered_agent: 'Registered agent',
+  authority_record: 'Authority record',
 };
 
 /**
@@ -65,7 +66,8 @@ export class IssuerDocumentsController {
     const base = this.config.publicBaseUrl;
     return {
       credential_issuer: base,
-      authorization_servers: [`${base}/${OID4VCI_AS_PATH}`],
+      // The pre-authorized code server, then the region's OpenID provider (authorization code flow).
+      authorization_servers: [`${base}/${OID4VCI_AS_PATH}`, base],
       credential_endpoint: `${base}/api/v1/credentials/issuance`,
       nonce_endpoint: `${base}/api/v1/credentials/nonce`,
       display: [{ name: 'svc', locale: 'en' }],

@@ -20,6 +20,7 @@ export const CREDENTIAL_VCT = {
   consent_receipt: 'urn:svc:vct:consent_receipt:1',
   verified_person: 'urn:svc:vct:verified_person:1',
   registered_agent: 'urn:svc:vct:registered_agent:1',
+  authority_record: 'urn:svc:vct:authority_record:1',
 } as const;
 
 export type CredentialType = keyof typeof CREDENTIAL_VCT;

@@ -1,6 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
 import { AuthorityChangedSchema, decodeSealedEvent, type AuthorityChanged } from '@svc/contracts';
+import { sha256Hex } from '@svc/crypto';
+import { CredentialIssuer } from '../credentials/credential-issuer';
+import { CredentialsRepository } from '../credentials/credentials.repository';
 import type { ReceiptTransition } from '../events/transitions';
 import type { AuthorityInput } from '../record/inputs';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
@@ -17,7 +20,8 @@ const CONSUMER = 'receipts-authorities';
  * Freezes an authority's `authorization_record` from oap-authorizer's `authority.created` and
  * appends `authority.suspended` / `resumed` / `revoked` / `exercised` as its `authority *` events.
  * State changes are made through the application's API, so the application is their acting entity;
- * an exercise is the agent's.
+ * an exercise is the agent's. It also keeps which authorities exist and who granted them (by
+ * digest), for authority-record credentials, and revokes those credentials with the authority.
  */
 @Controller()
 export class AuthorityEvents {
@@ -28,6 +32,8 @@ export class AuthorityEvents {
     private readonly pseudonyms: PrincipalPseudonyms,
     private readonly freeze: FreezeReceipt,
     private readonly append: AppendReceiptTransition,
+    private readonly issuer: CredentialIssuer,
+    private readonly credentials: CredentialsRepository,
   ) {}
 
   /** Applies one authority event; false when it was seen before, refused or not an authority event. */
@@ -53,7 +59,12 @@ export class AuthorityEvents {
           throw new UnreceiptableRecord(`${event.eventType} is not an authority transition`);
       }
     };
-    return this.intake.once(CONSUMER, event, (manager) => this.append.execute(applicationId, changed.authorityId, transition(), event.id, manager));
+    return this.intake.once(CONSUMER, event, async (manager) => {
+      const appended = await this.append.execute(applicationId, changed.authorityId, transition(), event.id, manager);
+      // Its authority-record credentials are revoked (status bit set) in the same transaction.
+      if (event.eventType === 'authority.revoked') await this.issuer.revokeForAuthority(manager, applicationId, changed.authorityId);
+      return appended;
+    });
   }
 
   private async created(event: DeliveredEvent, changed: AuthorityChanged, applicationId: string): Promise<boolean> {
@@ -70,6 +81,24 @@ export class AuthorityEvents {
       if (error instanceof UnreceiptableRecord) return this.intake.skip(CONSUMER, event, error);
       throw error;
     }
-    return this.intake.once(CONSUMER, event, async (manager) => (await this.freeze.execute(input, 'oap-authorizer', manager)).created);
+    const principalId = changed.principalId;
+    return this.intake.once(CONSUMER, event, async (manager) => {
+      const frozen = await this.freeze.execute(input, 'oap-authorizer', manager);
+      await this.credentials.recordAuthority(manager, {
+        authorityId: changed.authorityId,
+        applicationId,
+        principalSha256: sha256Hex(principalId),
+        agentId: changed.agentId,
+        grantedAt: dateOr(changed.createdAt) ?? new Date(eventTime(undefined, changed.meta)),
+        validUntil: dateOr(changed.validUntil) ?? null,
+      });
+      return frozen.created;
+    });
   }
+}
+
+/** The date of an RFC 3339 string, or undefined when empty or unreadable. */
+function dateOr(value: string): Date | undefined {
+  const date = value ? new Date(value) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date : undefined;
 }
