@@ -25,4 +25,4 @@ export { computePosture, isPrivateHost, type ResidencyPosture } from './register
 export { signEvidencePackage, type EvidencePackageContent } from './register/evidence-package';
 export { residencyMigrations } from './register/migrations';
 export { RESIDENCY_SCHEMA } from './register/schema';
-export { DATA_CATEGORIES, LAWFUL_BASES, TRANSFER_CASES } from './register/transfer-vocabulary';
+export { DATA_CATEGORIES, LAWFUL_BASES, TRANSFER_CASES } from '@svc/contracts';
