@@ -27,9 +27,9 @@ describe('recipient keys of secure transfers', () => {
 
   it('encrypts to the key (A256GCM), naming the key and the transfer in the protected header', async () => {
     const { publicKey, privateKey } = await generateKeyPair('RSA-OAEP-256', { modulusLength: 2048 });
-    const jwk = await exportJWK(publicKey);
-    const { jwe, alg, kid } = await encryptForRecipient(jwk as Record<string, unknown>, '{"a":1}', 'dtx_us_abcdefghijklmnopqrst');
-    expect([alg, kid]).toEqual(['RSA-OAEP-256', jwkThumbprint(jwk as Record<string, unknown>)]);
+    const jwk = { ...(await exportJWK(publicKey)) } as Record<string, unknown>;
+    const { jwe, alg, kid } = await encryptForRecipient(jwk, '{"a":1}', 'dtx_us_abcdefghijklmnopqrst');
+    expect([alg, kid]).toEqual(['RSA-OAEP-256', jwkThumbprint(jwk)]);
     expect(decodeProtectedHeader(jwe)).toMatchObject({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid, svc_transfer_id: 'dtx_us_abcdefghijklmnopqrst' });
     expect(new TextDecoder().decode((await compactDecrypt(jwe, privateKey)).plaintext)).toBe('{"a":1}');
   });
