@@ -1,4 +1,5 @@
 import { Type } from 'class-transformer';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { DEROGATION_ARTICLES, LAWFUL_BASES } from '@svc/contracts';
 import { IsIdOf, RoutedBy } from '@svc/ids';
@@ -31,11 +32,11 @@ export class RecipientInput {
    * bits or more; public members only) that secure transfers encrypt to. A recipient without one
    * receives no secure transfer.
    */
-  @IsOptional() @IsObject() @IsPublicEncryptionJwk()
+  @IsOptional() @IsObject() @IsPublicEncryptionJwk() @JSONSchema({ examples: [{ kty: 'EC', crv: 'P-256', x: '8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek', y: 'lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU', kid: 'lab-2026' }] })
   public_jwk?: Record<string, unknown>;
 
   /** On a licence: ISO 3166-1 alpha-2 country the recipient receives data in; the region's country when absent. */
-  @IsOptional() @IsString() @Matches(/^[A-Z]{2}$/, { message: 'country must be an ISO 3166-1 alpha-2 code' })
+  @IsOptional() @IsString() @Matches(/^[A-Z]{2}$/, { message: 'country must be an ISO 3166-1 alpha-2 code' }) @JSONSchema({ examples: ['FR'] })
   country?: string;
 }
 
@@ -152,7 +153,7 @@ export class CreateDataTransferBody {
   data_category!: string;
 
   /** The person's data to send (JSON object, at most 64 KiB once serialised): encrypted to the recipient, never stored in clear. */
-  @IsDefined() @IsObject()
+  @IsDefined() @IsObject() @JSONSchema({ examples: [{ usage_history: [{ day: '2026-09-30', minutes: 42 }] }] })
   data!: Record<string, unknown>;
 
   /** Required when the recipient's country is not the region's: the crossing's lawful basis, written to the transfer register first. */

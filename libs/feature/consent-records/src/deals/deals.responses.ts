@@ -12,8 +12,8 @@ export class PriceResponse {
 export class RecipientResponse {
   @IsString() party_id!: string;
   @IsString() name!: string;
-  @IsOptional() @IsObject() @JSONSchema({ description: 'Licence only: the public JWK secure transfers to this recipient are encrypted to.' }) public_jwk?: Record<string, unknown>;
-  @IsOptional() @IsString() @JSONSchema({ description: 'Licence only: ISO 3166-1 alpha-2 country the recipient receives data in.' }) country?: string;
+  @IsOptional() @IsObject() @JSONSchema({ description: 'Licence only: the public JWK secure transfers to this recipient are encrypted to.', examples: [{ kty: 'EC', crv: 'P-256', x: '8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek', y: 'lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU', kid: 'lab-2026' }] }) public_jwk?: Record<string, unknown>;
+  @IsOptional() @IsString() @JSONSchema({ description: 'Licence only: ISO 3166-1 alpha-2 country the recipient receives data in.', examples: ['FR'] }) country?: string;
 }
 
 /** Terms of data use as answered. */
