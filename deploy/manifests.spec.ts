@@ -410,6 +410,8 @@ interface RegionAccount {
   subscribe: string[];
   exports: string[];
   imports: Array<{ account: string; subject: string }>;
+  streamExports: string[];
+  streamImports: Array<{ account: string; subject: string }>;
 }
 
 const quotedList = (text: string | undefined): string[] => [...(text ?? '').matchAll(/"([^"]+)"/g)].map((match) => match[1]!);
@@ -429,6 +431,8 @@ function regionAccount(region: Region): RegionAccount {
     subscribe: quotedList(/subscribe: \{ allow: \[([^\]]*)\] \}/.exec(block)?.[1]),
     exports: [...block.matchAll(/\{ service: "([^"]+)" \}/g)].map((match) => match[1]!),
     imports: [...block.matchAll(/\{ service: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({ account: match[1]!, subject: match[2]! })),
+    streamExports: [...block.matchAll(/\{ stream: "([^"]+)" \}/g)].map((match) => match[1]!),
+    streamImports: [...block.matchAll(/\{ stream: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({ account: match[1]!, subject: match[2]! })),
   };
 }
 
@@ -488,6 +492,17 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     const expectedImports = REGIONS.filter((r) => r !== region).flatMap((other) => CROSS_REGION_METHODS.map((method) => ({ account: other.toUpperCase(), subject: crossRegionSubject(other, method) })));
     const key = (i: { account: string; subject: string }): string => `${i.account} ${i.subject}`;
     expect(account.imports.map(key).sort()).toEqual(expectedImports.map(key).sort());
+  });
+
+  it.each(REGIONS)('exports only the cross-border directory subject of %s as a stream, and imports the other regions\' under the same subject', (region) => {
+    const account = regionAccount(region);
+    const directory = (r: Region): string => `${BUS_PREFIX}.${r}.evt.directory.subject_status`;
+    expect(account.streamExports).toEqual([directory(region)]);
+    expect(account.streamImports).toEqual(REGIONS.filter((r) => r !== region).map((other) => ({ account: other.toUpperCase(), subject: directory(other) })));
+  });
+
+  it('names the directory event the code replicates across regions', () => {
+    expect(read('libs/feature/consent-records/src/directory/directory-replica.ts')).toContain("export const DIRECTORY_EVENT = 'directory.subject_status' as const;");
   });
 
   it('runs the compose NATS with the accounts file and every account password from the environment', () => {

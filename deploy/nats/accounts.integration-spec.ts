@@ -5,7 +5,7 @@
  */
 import { Controller } from '@nestjs/common';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { BusConnection, EventConsumer, EventPublisher, RpcHandler, busCredentialsFrom, ensureRegionStream, serveEvents, serveRpc, type DeliveredEvent, type RpcReplyInit, type RpcRequest } from '@svc/bus';
+import { BusConnection, EventConsumer, EventPublisher, RpcHandler, busCredentialsFrom, ensureImportedStream, ensureRegionStream, serveEvents, serveRpc, type DeliveredEvent, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import {
   ConsumeGrantReplySchema,
@@ -15,6 +15,7 @@ import {
   GrantStatusReplySchema,
   GrantStatusRequestSchema,
   ResolveCredentialRequestSchema,
+  eventSubject,
   regionStreamName,
   rpcSubject,
 } from '@svc/contracts';
@@ -163,6 +164,38 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
       expect(credentialRequests).toBe(1);
     } finally {
       await eu.close();
+    }
+  });
+
+  it("carries us' cross-border directory subject into eu's account, where a durable reads it, and no other us event", async () => {
+    const directory = eventSubject(PREFIX, 'us', 'directory.subject_status');
+    // What consent-records does at boot in eu (DirectoryReplica.onModuleInit), under eu's credentials.
+    await ensureImportedStream(buses.eu.jsm, PREFIX, 'us', [directory]);
+    const seen: string[] = [];
+    @Controller()
+    class EuDirectoryReplica {
+      @EventConsumer({ durable: 'accounts-test-directory-eu-from-us', types: 'directory.subject_status', region: 'us' })
+      async handle(event: DeliveredEvent): Promise<void> {
+        seen.push(event.id);
+      }
+    }
+    const replica = await serveEvents(buses.eu, [EuDirectoryReplica]);
+    try {
+      const publisher = new EventPublisher(buses.us);
+      await publisher.publish({ id: 'us-dir-1', eventType: 'directory.subject_status', subject: directory, data: Buffer.from('status') });
+      await publisher.publish({ id: 'us-evt-2', eventType: 'consent.recorded', subject: `${PREFIX}.us.evt.consent.recorded`, data: Buffer.from('ada@example.com') });
+      await waitFor(() => seen.includes('us-dir-1'));
+      const copy = await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'us'));
+      expect(copy.config.subjects).toEqual([directory]);
+      expect(copy.state.messages).toBe(1);
+      expect(seen).toEqual(['us-dir-1']);
+      // eu still cannot subscribe to us' subjects, nor publish a directory status in us' name into us.
+      expect(await firstOutcome(buses.eu.nc.subscribe(directory), 2_000)).toBe('PERMISSIONS_VIOLATION');
+      // Made again (another boot): left as it is.
+      await ensureImportedStream(buses.eu.jsm, PREFIX, 'us', [directory]);
+      expect((await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'us'))).state.messages).toBe(1);
+    } finally {
+      await replica.close();
     }
   });
 });

@@ -1,10 +1,10 @@
-import { auditChainFeature } from '@svc/audit-chain';
+import { auditChainFeature, residencyRegisterFeature } from '@svc/audit-chain';
 import { consentRecordsFeature } from '@svc/consent-records';
 import { decisionGatewayFeature } from '@svc/decision-gateway';
 import { oapAuthorizerFeature } from '@svc/oap-authorizer';
 import { oversightWitnessFeature } from '@svc/oversight-witness';
 import { receiptsFeature } from '@svc/receipts';
-import { residencyRegisterFeature, residencyRouterFeature } from '@svc/residency-router';
+import { residencyRouterFeature } from '@svc/residency-router';
 import type { FeatureDefinition } from '@svc/server';
 import { webhookDispatcherFeature } from '@svc/webhook-dispatcher';
 

@@ -65,6 +65,7 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/data_offers/{offer_id}/accept': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
   'POST /api/v1/data_offers/{offer_id}/decline': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
   'POST /api/v1/data_offers/{offer_id}/use_checks': 'needs an accepted deal: test/e2e/protect/data-offers.e2e-spec.ts',
+  'POST /api/v1/data_licenses/{license_id}/transfers': 'needs an accepted deal and a recipient key: test/e2e/protect/secure-transfers.e2e-spec.ts',
   'POST /api/v1/ssf/streams': 'needs a receiver answering the verification push: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
   'POST /api/v1/ssf/status': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
   'POST /api/v1/ssf/verify': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',

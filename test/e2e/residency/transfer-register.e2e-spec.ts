@@ -3,13 +3,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { EVIDENCE_PACKAGE_TYP as VERIFIER_TYP, verifyEvidencePackage } from '@svc/audit-chain';
+import { EVIDENCE_PACKAGE_TYP, verifyEvidencePackage } from '@svc/audit-chain';
 import { RpcClient } from '@svc/bus';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import type { SigningJwk } from '@svc/crypto';
 import { FreezeReceipt } from '@svc/receipts';
 import { consentInput } from '@svc/receipts/testing';
-import { EVIDENCE_PACKAGE_TYP } from '@svc/residency-router';
 import { http } from '@svc/testing';
 import { startRegions, type TestRegions } from '../support/regions';
 
@@ -152,7 +151,7 @@ describe('transfer register, residency posture and evidence packages (eu region)
   });
 
   it('signs an evidence package that verifies offline with the CLI, and fails on any changed byte', async () => {
-    expect(EVIDENCE_PACKAGE_TYP).toBe(VERIFIER_TYP);
+    expect(EVIDENCE_PACKAGE_TYP).toBe('svc-evidence+jws');
     const period = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
     const res = await http<{ package: string; kid: string; content: { transfers: unknown[]; audit: { proofs: unknown[] } } }>('POST', `${eu}/api/v1/transfer_register/evidence_package`, { headers: auth(), json: period });
     expect(res.status).toBe(201);

@@ -10,6 +10,8 @@ import { FakeClock, startRegions, type TestRegions } from '../support/regions';
 type Json = Record<string, unknown>;
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+/** The lawful basis eu names for the presented data that crosses from US (a credential issued in us). */
+const BASIS = { lawful_basis: 'standard_contractual_clauses' };
 
 /**
  * Issue 22, Done when (first test), with issue 18 item 6: a person receives their consent receipt
@@ -169,9 +171,18 @@ describe('a consent receipt as an SD-JWT VC, issued in us and presented in eu', 
   it('another application in eu verifies a selective-disclosure presentation against the us published key, without asking us about it', async () => {
     const nonce = 'eu-nonce-1';
     const presentation = await present(credential, nonce, verifierApp.id);
-    const res = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce } });
+    // The presented data crosses from US to DE: refused without a lawful basis, before any check runs.
+    const refused = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce } });
+    expect([refused.status, refused.body.reason_code, (refused.body.detail as Json).field]).toEqual([422, 'lawful_basis_required', 'lawful_basis']);
+    const register = () => http<{ data: Json[] }>('GET', `${eu}/api/v1/transfer_register?transfer_case=presentation`, { headers: auth(verifierApp.token) });
+    expect((await register()).body.data).toEqual([]);
+    const res = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce, ...BASIS } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, format: 'dc+sd-jwt', issuer_region: 'us', issuer_country: 'US', vct: 'urn:svc:vct:consent_receipt:1' });
+    expect(res.body).toMatchObject({ valid: true, format: 'dc+sd-jwt', issuer_region: 'us', issuer_country: 'US', vct: 'urn:svc:vct:consent_receipt:1', transfer_id: expect.stringMatching(/^xfr_/) });
+    // Written to eu's register before the verification, as an inbound crossing with its audit entry.
+    expect((await register()).body.data).toEqual([
+      expect.objectContaining({ id: res.body.transfer_id, transfer_case: 'presentation', from_country: 'US', to_country: 'DE', lawful_basis: 'standard_contractual_clauses', data_categories: ['identifiers', 'presented_credentials'], audit_entry_id: expect.stringMatching(/^audit_rec_/) }),
+    ]);
     expect((res.body.checks as Json[]).map((check) => [check.check, check.result])).toEqual([
       ['format', 'passed'],
       ['issuer_trusted', 'passed'],
@@ -186,10 +197,10 @@ describe('a consent receipt as an SD-JWT VC, issued in us and presented in eu', 
     expect(Object.keys(disclosed).sort()).toEqual(['controller', 'purposes']);
     expect(disclosed.controller).toMatchObject({ id: issuerApp.id, name: 'Acme Ltd' });
 
-    const replayed = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce: 'another-nonce' } });
+    const replayed = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce: 'another-nonce', ...BASIS } });
     expect(replayed.body.valid).toBe(false);
     expect(replayed.body.checks).toContainEqual({ check: 'key_binding', result: 'failed', reason: 'nonce_mismatch' });
-    const elsewhere = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce, audience: 'https://other.example' } });
+    const elsewhere = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation, nonce, audience: 'https://other.example', ...BASIS } });
     expect(elsewhere.body.checks).toContainEqual({ check: 'key_binding', result: 'failed', reason: 'audience_mismatch' });
   });
 
@@ -207,7 +218,7 @@ describe('a consent receipt as an SD-JWT VC, issued in us and presented in eu', 
     expect(Date.now() - started).toBeLessThan(30_000);
 
     const nonce = 'eu-nonce-2';
-    const res = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation: await present(credential, nonce, verifierApp.id), nonce } });
+    const res = await http('POST', `${eu}/api/v1/presentations`, { headers: auth(verifierApp.token), json: { presentation: await present(credential, nonce, verifierApp.id), nonce, ...BASIS } });
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(false);
     expect(res.body.checks).toContainEqual({ check: 'status', result: 'failed', reason: 'revoked' });

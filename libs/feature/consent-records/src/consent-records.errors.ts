@@ -111,6 +111,16 @@ export const consentRecordsError = defineErrors({
   deal_move_not_allowed: 'conflict',
   /** The offer's expires_at has passed: it can no longer be accepted, revised or countered. */
   offer_expired: 'gone',
+  // Secure transfers (Protect).
+  data_transfer_not_found: 'not_found',
+  /** The offer was not made under this licence (detail.field). */
+  transfer_offer_not_under_license: 'unprocessable',
+  /** The accepted deal does not cover the transfer now (detail.reason: deal_not_accepted, deal_term_ended, consent_withdrawn, consent_expired, purpose_not_agreed, data_category_not_agreed, recipient_not_agreed). */
+  transfer_not_covered: 'unprocessable',
+  /** The licence names no public key for the recipient, so nothing can be encrypted to it (detail.recipient). */
+  recipient_key_missing: 'unprocessable',
+  /** The recipient receives the data in another country and the request names no lawful basis (detail.field). */
+  lawful_basis_required: 'unprocessable',
   // Clean rooms.
   clean_room_not_found: 'not_found',
   /** The partner is not another application of this region. */

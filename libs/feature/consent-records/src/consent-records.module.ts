@@ -52,6 +52,9 @@ import { DirectoryPublisher } from './directory/directory-publisher';
 import { DirectoryReplica } from './directory/directory-replica';
 import { DirectoryRepository } from './directory/directory.repository';
 import { DataDeals } from './deals/data-deals.service';
+import { DataTransfersController } from './deals/data-transfers.controller';
+import { DataTransfersRepository } from './deals/data-transfers.repository';
+import { SendDataTransfer } from './deals/send-data-transfer.use-case';
 import { DataLicensesController } from './deals/data-licenses.controller';
 import { DataOffersController } from './deals/data-offers.controller';
 import { DealsRepository } from './deals/deals.repository';
@@ -64,7 +67,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, DirectoryPublisher, DirectoryReplica],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataTransfersController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, DirectoryPublisher, DirectoryReplica],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
@@ -106,6 +109,8 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
     RetentionSweep,
     DealsRepository,
     DataDeals,
+    DataTransfersRepository,
+    SendDataTransfer,
   ],
   exports: [FlowsRepository, RecordConsent, CreateImport, ImportWorker, ImportsRepository, SweepExpiredCaptures, RetentionSweep],
 })

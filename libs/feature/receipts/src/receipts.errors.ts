@@ -34,6 +34,8 @@ export const receiptsError = defineErrors({
   invalid_nonce: 'invalid',
   unknown_credential_configuration: 'invalid',
   status_list_not_found: 'not_found',
+  // A credential of another region is verified only once its crossing is in the transfer register.
+  lawful_basis_required: 'unprocessable',
 });
 
 export type ReceiptsErrorCode = (typeof receiptsError.codes)[number];

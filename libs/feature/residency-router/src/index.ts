@@ -5,13 +5,3 @@ export { installRegionGuard, type RegionGuardOptions } from './install-region-gu
 export { installProxy } from './install-proxy';
 export { residencyProxyFeature, residencyRouterFeature } from './residency-router.feature';
 export { ResidencyProxyConfig } from './residency-router.config';
-export { residencyRegisterFeature } from './register/residency-register.feature';
-export { ResidencyRegisterConfig } from './register/residency-register.config';
-export { ResidencyRegisterModule } from './register/residency-register.module';
-export { TransferRegister, transferView } from './register/transfer-register.service';
-export { ADEQUACY_TABLE, adequacyOf, type AdequacyVerdict } from './register/adequacy';
-export { computePosture, isPrivateHost, type ResidencyPosture } from './register/residency-posture';
-export { EVIDENCE_PACKAGE_TYP, signEvidencePackage, type EvidencePackageContent } from './register/evidence-package';
-export { residencyMigrations } from './register/migrations';
-export { RESIDENCY_SCHEMA } from './register/schema';
-export { DATA_CATEGORIES, LAWFUL_BASES, TRANSFER_CASES } from './register/transfer-vocabulary';

@@ -43,7 +43,8 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // The Verify surface's credentials and presentations (issuer, status lists, verifier).
   { match: /^\/api\/v1\/(credentials|presentations)(\/|$)/, service: 'receipts' },
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
-  { match: /^\/api\/v1\/(transfer_register|residency_posture)(\/|$)/, service: 'residency-router' },
+  // The transfer register and residency posture: hosted by audit-chain (every crossing is an audit entry).
+  { match: /^\/api\/v1\/(transfer_register|residency_posture)(\/|$)/, service: 'audit-chain' },
   // Comply: clean rooms compare consented audiences (consent-records); evidence packages bundle the audit trail (audit-chain).
   { match: /^\/api\/v1\/clean_rooms(\/|$)/, service: 'consent-records' },
   { match: /^\/api\/v1\/evidence_packages(\/|$)/, service: 'audit-chain' },

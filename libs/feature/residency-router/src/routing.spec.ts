@@ -61,6 +61,10 @@ describe('route table', () => {
     ['/.well-known/jwks.json', 'receipts'],
     ['/schemas/receipt/v2/record.json', 'receipts'],
     ['/.well-known/witness-configuration', 'audit-chain'],
+    // The router keeps no database: the register lives beside the audit chain in both modes.
+    ['/api/v1/transfer_register', 'audit-chain'],
+    ['/api/v1/transfer_register/evidence_package', 'audit-chain'],
+    ['/api/v1/residency_posture', 'audit-chain'],
     ['/.well-known/openapi', 'decision-gateway'],
   ])('%s belongs to %s', (path, service) => {
     expect(serviceForPath(path)).toBe(service);

@@ -1,10 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { DomainError } from '@svc/errors';
+import { eventSubject, regionStreamName } from '@svc/contracts';
 import { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix } from '@svc/testing';
 import { BusConnection } from './bus-connection';
 import { EventPublisher } from './event-publisher';
 import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest } from './nest-rpc';
-import { ensureRegionStream } from './streams';
+import { ensureImportedStream, ensureRegionStream } from './streams';
 
 @Controller()
 class ApplicationHandlers {
@@ -47,6 +48,20 @@ describe('bus: region streams, publish dedupe, request/reply (real NATS)', () =>
     expect(first.config.subjects).toEqual([`${prefix}.us.evt.>`]);
     expect(eu.config.subjects).toEqual([`${prefix}.eu.evt.>`]);
     expect(first.config.duplicate_window).toBe(120_000_000_000);
+  });
+
+  it("keeps another region's imported subjects in a stream named as that region's, which the owner region widens to its whole subject space", async () => {
+    const directory = eventSubject(prefix, 'ap', 'directory.subject_status');
+    await ensureImportedStream(other.jsm, prefix, 'ap', [directory]);
+    expect((await other.jsm.streams.info(regionStreamName(prefix, 'ap'))).config.subjects).toEqual([directory]);
+    // Made again: left as it is.
+    await ensureImportedStream(other.jsm, prefix, 'ap', [directory]);
+    // In one shared account, the ap region's own boot finds the copy and widens it.
+    const own = await ensureRegionStream(bus.jsm, prefix, 'ap');
+    expect(own.config.subjects).toEqual([`${prefix}.ap.evt.>`]);
+    // And a copy asked for after the region's own stream exists changes nothing.
+    await ensureImportedStream(other.jsm, prefix, 'ap', [directory]);
+    expect((await other.jsm.streams.info(regionStreamName(prefix, 'ap'))).config.subjects).toEqual([`${prefix}.ap.evt.>`]);
   });
 
   it('drops a republished message id inside the duplicate window', async () => {

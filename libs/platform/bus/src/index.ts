@@ -1,5 +1,5 @@
 export { BusConnection, busCredentialsFrom, type BusCredentials, type BusOptions } from './bus-connection';
-export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureRegionStream } from './streams';
+export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureImportedStream, ensureRegionStream } from './streams';
 export { EventPublisher, type OutgoingEvent } from './event-publisher';
 export { injectTrace, traceHeaders, traceOfHeaders } from './trace-headers';
 export {

@@ -23,9 +23,43 @@ export async function ensureRegionStream(jsm: JetStreamManager, prefix: string, 
     await jsm.streams.info(name);
     return await jsm.streams.update(name, config);
   } catch (error) {
-    if (isNotFound(error)) return jsm.streams.add(config);
+    if (!isNotFound(error)) throw error;
+  }
+  try {
+    return await jsm.streams.add(config);
+  } catch (error) {
+    // Another region's process made a copy of this stream meanwhile (ensureImportedStream): widen it.
+    if (error instanceof Error && /already in use/i.test(error.message)) return jsm.streams.update(name, config);
     throw error;
   }
+}
+
+/**
+ * Where a region's events arrive in another account (deploy/nats/accounts.conf: each region is a
+ * NATS account, and only the cross-border directory subject is exported as a stream and imported
+ * by the other accounts): a stream of the importing account, named as the region's own stream so
+ * that durable consumers of that region (`@EventConsumer` with `region`) find it, holding only
+ * the imported subjects. When a stream of that name already exists (the region's own stream, in a
+ * deployment where every region shares one account, or a copy made before) it is left as it is:
+ * the owner region's `ensureRegionStream` widens a copy to its whole event subject space.
+ */
+export async function ensureImportedStream(jsm: JetStreamManager, prefix: string, region: string, subjects: readonly string[]): Promise<void> {
+  const name = regionStreamName(prefix, region);
+  try {
+    await jsm.streams.info(name);
+    return;
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+  await jsm.streams.add({
+    name,
+    subjects: [...subjects],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+    max_age: 7 * 24 * 60 * 60_000 * NANOS_PER_MS,
+    num_replicas: 1,
+  });
 }
 
 /** Deletes every stream whose name starts with the prefix; for test teardown. */

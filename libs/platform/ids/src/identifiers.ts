@@ -31,6 +31,7 @@ export const ID_FORMATS = {
   data_policy: { prefix: 'pol', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   data_license: { prefix: 'dlic', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   data_offer: { prefix: 'doff', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  data_transfer: { prefix: 'dtx', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   oauth_client: { prefix: 'oac', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   vouch: { prefix: 'vch', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   credential: { prefix: 'vcr', regional: true, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },

@@ -1654,6 +1654,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data_licenses/{license_id}/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the secure transfers of a data licence, oldest first */
+        get: operations["DataTransfers_list"];
+        put?: never;
+        /**
+         * Send a person's data to a recipient of the licence, encrypted to its key (JWE), with a receipt for the person
+         * @description Refused (422) unless the offer is under the licence and its accepted deal covers the purpose, data category and recipient now (`transfer_not_covered` with `detail.reason`), and the licence gives the recipient a `public_jwk` (`recipient_key_missing`). A recipient whose `country` is not the region's needs `lawful_basis` (`lawful_basis_required`): the crossing is written to `/api/v1/transfer_register` before the data is encrypted, and the deal's consent receipt lists the country in `processing_locations`.
+         */
+        post: operations["DataTransfers_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_licenses/{license_id}/transfers/{transfer_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a secure transfer */
+        get: operations["DataTransfers_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/data_offers": {
         parameters: {
             query?: never;
@@ -5008,6 +5046,27 @@ export interface components {
             /** @example auth_us_abcdefghijklmnopqrst */
             authority_id?: string;
         };
+        CreateDataTransferBody: {
+            offer_id: string;
+            recipient: string;
+            purpose: string;
+            data_category: string;
+            /**
+             * @example {
+             *       "usage_history": [
+             *         {
+             *           "day": "2026-09-30",
+             *           "minutes": 42
+             *         }
+             *       ]
+             *     }
+             */
+            data: Record<string, never>;
+            /** @enum {string} */
+            lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+            /** @enum {string} */
+            derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
+        };
         CreateDecisionBody: {
             /** @enum {string} */
             kind: "consent" | "approval" | "signature_request";
@@ -5310,6 +5369,32 @@ export interface components {
             created_at: string;
             updated_at: string;
             activated_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        DataTransferResponse: {
+            /** @example dtx_us_abcdefghijklmnopqrst */
+            id: string;
+            /** @enum {string} */
+            object: "data_transfer";
+            application_id: string;
+            license_id: string;
+            offer_id: string;
+            /** @description The consent record of the accepted deal. */
+            record_id: string;
+            recipient: components["schemas"]["RecipientResponse"];
+            purpose: string;
+            data_category: string;
+            /** @description How the data was encrypted: JWE `alg` (ECDH-ES+A256KW or RSA-OAEP-256), `enc` A256GCM, and the recipient key id (its `kid`, else its RFC 7638 thumbprint). */
+            encryption: Record<string, never>;
+            /** @description The data as a compact JWE to the recipient's key; only the recipient can read it. */
+            jwe: string;
+            /** @description SHA-256 (hex) of the data as sent (RFC 8785 canonical JSON). */
+            data_sha256: string;
+            transfer_register_id: string | null;
+            /** @description The person's transfer receipt: a compact JWS (EdDSA, typ `svc-transfer-receipt+jws`) by the region key (`/.well-known/jwks.json`) over what was sent, to whom, when, under which deal and register entry. */
+            receipt: string;
+            created_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -6313,6 +6398,11 @@ export interface components {
             disclosed_claims: Record<string, never>;
             checks: components["schemas"]["PresentationCheckResponse"][];
             verified_at: string;
+            /**
+             * @description The transfer register entry (`xfr_…`) written before a credential of another region was verified here; absent when nothing crossed.
+             * @example xfr_abcdefghijklmnopqrstuvwx
+             */
+            transfer_id?: string;
         } & {
             [key: string]: unknown;
         };
@@ -6454,10 +6544,40 @@ export interface components {
         RecipientInput: {
             party_id: string;
             name: string;
+            /**
+             * @example {
+             *       "kty": "EC",
+             *       "crv": "P-256",
+             *       "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+             *       "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+             *       "kid": "lab-2026"
+             *     }
+             */
+            public_jwk?: {
+                [key: string]: unknown;
+            };
+            /** @example FR */
+            country?: string;
         };
         RecipientResponse: {
             party_id: string;
             name: string;
+            /**
+             * @description Licence only: the public JWK secure transfers to this recipient are encrypted to.
+             * @example {
+             *       "kty": "EC",
+             *       "crv": "P-256",
+             *       "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+             *       "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+             *       "kid": "lab-2026"
+             *     }
+             */
+            public_jwk?: Record<string, never>;
+            /**
+             * @description Licence only: ISO 3166-1 alpha-2 country the recipient receives data in.
+             * @example FR
+             */
+            country?: string;
         } & {
             [key: string]: unknown;
         };
@@ -6479,7 +6599,7 @@ export interface components {
             /** @enum {string} */
             derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
             /** @enum {string} */
-            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing";
+            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing" | "licensed_recipient";
             reference: string;
             record_ids?: string[];
         };
@@ -6831,7 +6951,7 @@ export interface components {
             object: "transfer";
             id: string;
             /** @enum {string} */
-            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing";
+            transfer_case: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing" | "licensed_recipient";
             data_categories: ("identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials")[];
             from_country: string;
             to_country: string;
@@ -7028,6 +7148,18 @@ export interface components {
              * @example tp_eu_abcdefghijklmnopqrst
              */
             audience?: string;
+            /**
+             * @description Lawful basis of the crossing when the credential was issued in another region of the deployment: the presented personal data arrives here from the issuing country, and is written to the transfer register (`transfer_case` `presentation`) before it is verified. Required then (422 `lawful_basis_required`); ignored for a credential of this region or an issuer outside the deployment.
+             * @example standard_contractual_clauses
+             * @enum {string}
+             */
+            lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+            /**
+             * @description With `lawful_basis` `derogation`: the GDPR Art. 49 derogation relied on.
+             * @example 49(1)(a)
+             * @enum {string}
+             */
+            derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
         };
         VerifyReceiptBody: {
             receipt: string;
@@ -7455,7 +7587,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -7565,7 +7697,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -14371,7 +14503,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -14430,7 +14570,15 @@ export interface operations {
                  *       "recipients": [
                  *         {
                  *           "party_id": "1",
-                 *           "name": "name"
+                 *           "name": "name",
+                 *           "public_jwk": {
+                 *             "kty": "EC",
+                 *             "crv": "P-256",
+                 *             "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                 *             "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                 *             "kid": "lab-2026"
+                 *           },
+                 *           "country": "FR"
                  *         }
                  *       ],
                  *       "offer_window": "P1Y"
@@ -14469,7 +14617,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -14535,7 +14691,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -14544,6 +14708,236 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DataLicenseResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataTransfers_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example license id */
+                license_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Page of data_transfer: data, has_more, next_cursor */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "dtx_us_abcdefghijklmnopqrst",
+                     *           "object": "data_transfer",
+                     *           "application_id": "application id",
+                     *           "license_id": "license id",
+                     *           "offer_id": "offer id",
+                     *           "record_id": "record id",
+                     *           "recipient": {
+                     *             "party_id": "party id",
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
+                     *           },
+                     *           "purpose": "purpose",
+                     *           "data_category": "data category",
+                     *           "encryption": {},
+                     *           "jwe": "jwe",
+                     *           "data_sha256": "data sha256",
+                     *           "transfer_register_id": "transfer register id",
+                     *           "receipt": "receipt",
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DataTransferResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataTransfers_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example license id */
+                license_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "offer_id": "doff_eu_cmcezifoy5pm6azstao4",
+                 *       "recipient": "recipient",
+                 *       "purpose": "purpose",
+                 *       "data_category": "data_category",
+                 *       "data": {
+                 *         "usage_history": [
+                 *           {
+                 *             "day": "2026-09-30",
+                 *             "minutes": 42
+                 *           }
+                 *         ]
+                 *       },
+                 *       "lawful_basis": "adequacy_decision",
+                 *       "derogation_article": "49(1)(a)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDataTransferBody"];
+            };
+        };
+        responses: {
+            /** @description data_transfer: id, object, application_id, license_id, offer_id, record_id, recipient {party_id, name, country}, purpose, data_category, encryption {alg, enc, kid}, jwe, data_sha256, transfer_register_id | null, receipt, created_at */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dtx_us_abcdefghijklmnopqrst",
+                     *       "object": "data_transfer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "offer_id": "offer id",
+                     *       "record_id": "record id",
+                     *       "recipient": {
+                     *         "party_id": "party id",
+                     *         "name": "name",
+                     *         "public_jwk": {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *           "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *           "kid": "lab-2026"
+                     *         },
+                     *         "country": "FR"
+                     *       },
+                     *       "purpose": "purpose",
+                     *       "data_category": "data category",
+                     *       "encryption": {},
+                     *       "jwe": "jwe",
+                     *       "data_sha256": "data sha256",
+                     *       "transfer_register_id": "transfer register id",
+                     *       "receipt": "receipt",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataTransferResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataTransfers_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example transfer id */
+                transfer_id: string;
+                /** @example license id */
+                license_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description data_transfer: id, object, application_id, license_id, offer_id, record_id, recipient {party_id, name, country}, purpose, data_category, encryption {alg, enc, kid}, jwe, data_sha256, transfer_register_id | null, receipt, created_at */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "dtx_us_abcdefghijklmnopqrst",
+                     *       "object": "data_transfer",
+                     *       "application_id": "application id",
+                     *       "license_id": "license id",
+                     *       "offer_id": "offer id",
+                     *       "record_id": "record id",
+                     *       "recipient": {
+                     *         "party_id": "party id",
+                     *         "name": "name",
+                     *         "public_jwk": {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *           "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *           "kid": "lab-2026"
+                     *         },
+                     *         "country": "FR"
+                     *       },
+                     *       "purpose": "purpose",
+                     *       "data_category": "data category",
+                     *       "encryption": {},
+                     *       "jwe": "jwe",
+                     *       "data_sha256": "data sha256",
+                     *       "transfer_register_id": "transfer register id",
+                     *       "receipt": "receipt",
+                     *       "created_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataTransferResponse"];
                 };
             };
             400: components["responses"]["Error400"];
@@ -14603,7 +14997,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -14669,7 +15071,15 @@ export interface operations {
                  *         "recipients": [
                  *           {
                  *             "party_id": "1",
-                 *             "name": "name"
+                 *             "name": "name",
+                 *             "public_jwk": {
+                 *               "kty": "EC",
+                 *               "crv": "P-256",
+                 *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                 *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                 *               "kid": "lab-2026"
+                 *             },
+                 *             "country": "FR"
                  *           }
                  *         ]
                  *       }
@@ -14710,7 +15120,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -14742,7 +15160,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -14813,7 +15239,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -14845,7 +15279,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -14925,7 +15367,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -14957,7 +15407,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -15018,7 +15476,15 @@ export interface operations {
                  *         "recipients": [
                  *           {
                  *             "party_id": "1",
-                 *             "name": "name"
+                 *             "name": "name",
+                 *             "public_jwk": {
+                 *               "kty": "EC",
+                 *               "crv": "P-256",
+                 *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                 *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                 *               "kid": "lab-2026"
+                 *             },
+                 *             "country": "FR"
                  *           }
                  *         ]
                  *       },
@@ -15060,7 +15526,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -15092,7 +15566,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -15177,7 +15659,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -15209,7 +15699,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -15270,7 +15768,15 @@ export interface operations {
                  *         "recipients": [
                  *           {
                  *             "party_id": "1",
-                 *             "name": "name"
+                 *             "name": "name",
+                 *             "public_jwk": {
+                 *               "kty": "EC",
+                 *               "crv": "P-256",
+                 *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                 *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                 *               "kid": "lab-2026"
+                 *             },
+                 *             "country": "FR"
                  *           }
                  *         ]
                  *       },
@@ -15312,7 +15818,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -15344,7 +15858,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -15419,7 +15941,15 @@ export interface operations {
                      *             "recipients": [
                      *               {
                      *                 "party_id": "party id",
-                     *                 "name": "name"
+                     *                 "name": "name",
+                     *                 "public_jwk": {
+                     *                   "kty": "EC",
+                     *                   "crv": "P-256",
+                     *                   "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *                   "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *                   "kid": "lab-2026"
+                     *                 },
+                     *                 "country": "FR"
                      *               }
                      *             ]
                      *           },
@@ -15451,7 +15981,15 @@ export interface operations {
                      *         "recipients": [
                      *           {
                      *             "party_id": "party id",
-                     *             "name": "name"
+                     *             "name": "name",
+                     *             "public_jwk": {
+                     *               "kty": "EC",
+                     *               "crv": "P-256",
+                     *               "x": "8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek",
+                     *               "y": "lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU",
+                     *               "kid": "lab-2026"
+                     *             },
+                     *             "country": "FR"
                      *           }
                      *         ]
                      *       },
@@ -20243,7 +20781,9 @@ export interface operations {
                  * @example {
                  *       "presentation": "eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJkaWQ6d2ViOnVzLnN2Yy5leGFtcGxlIn0.c2ln~WyJzYWx0IiwicHVycG9zZXMiLFtdXQ~eyJ0eXAiOiJrYitqd3QifQ.e30.c2ln",
                  *       "nonce": "n-0S6_WzA2Mj",
-                 *       "audience": "tp_eu_abcdefghijklmnopqrst"
+                 *       "audience": "tp_eu_abcdefghijklmnopqrst",
+                 *       "lawful_basis": "standard_contractual_clauses",
+                 *       "derogation_article": "49(1)(a)"
                  *     }
                  */
                 "application/json": components["schemas"]["VerifyPresentationBody"];
@@ -20274,7 +20814,8 @@ export interface operations {
                      *           "reason": "revoked"
                      *         }
                      *       ],
-                     *       "verified_at": "2026-11-25T09:30:00.000Z"
+                     *       "verified_at": "2026-11-25T09:30:00.000Z",
+                     *       "transfer_id": "xfr_abcdefghijklmnopqrstuvwx"
                      *     }
                      */
                     "application/json": components["schemas"]["PresentationVerificationResponse"];
@@ -20823,7 +21364,7 @@ export interface operations {
                 to_country?: string;
                 data_category?: "identifiers" | "contact_data" | "consent_records" | "receipts" | "audit_entries" | "delegation_grants" | "agent_grants" | "decision_sessions" | "presented_credentials";
                 lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
-                transfer_case?: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing";
+                transfer_case?: "delegate_in_other_region" | "presentation" | "dsar_export" | "support_operator" | "cross_border_signing" | "licensed_recipient";
                 from?: string;
                 to?: string;
                 limit?: number;

@@ -51,7 +51,7 @@ export class DataDeals {
         data_categories: body.data_categories,
         duration: body.duration,
         price: body.price ? { amount: body.price.amount, currency: body.price.currency } : null,
-        recipients: body.recipients.map((r) => ({ party_id: r.party_id, name: r.name })),
+        recipients: body.recipients.map((r) => ({ party_id: r.party_id, name: r.name, ...(r.public_jwk ? { public_jwk: r.public_jwk } : {}), ...(r.country ? { country: r.country } : {}) })),
       },
       offerWindow: body.offer_window ?? DEFAULT_OFFER_WINDOW,
       createdAt: this.clock.now(),

@@ -53,7 +53,19 @@ export interface DealTerms {
   duration: string;
   /** null: no price. */
   price: { amount: string; currency: string } | null;
-  recipients: Array<{ party_id: string; name: string }>;
+  recipients: DealRecipient[];
+}
+
+/**
+ * A party the data goes to. On a licence it may name the public JWK personal data is encrypted to
+ * in a secure transfer, and the country it receives data in (a transfer crossing a border is
+ * written to the transfer register first).
+ */
+export interface DealRecipient {
+  party_id: string;
+  name: string;
+  public_jwk?: Record<string, unknown>;
+  country?: string;
 }
 
 /** The state an offer is in at `now`: an open offer past its `expires_at` is expired. */

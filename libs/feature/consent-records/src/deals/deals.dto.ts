@@ -1,9 +1,12 @@
 import { Type } from 'class-transformer';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { DEROGATION_ARTICLES, LAWFUL_BASES } from '@svc/contracts';
 import { IsIdOf, RoutedBy } from '@svc/ids';
 import { Nullable } from '@svc/server';
 import { ISO_DURATION } from '../flows/flow';
 import { SubjectInput } from '../records/records.dto';
+import { IsPublicEncryptionJwk } from './recipient-key';
 
 const KEY = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -23,6 +26,18 @@ export class RecipientInput {
 
   @IsDefined() @IsString() @MinLength(1) @MaxLength(200)
   name!: string;
+
+  /**
+   * On a licence: the recipient's public key (JWK: EC P-256/P-384/P-521, OKP X25519 or RSA of 2048
+   * bits or more; public members only) that secure transfers encrypt to. A recipient without one
+   * receives no secure transfer.
+   */
+  @IsOptional() @IsObject() @IsPublicEncryptionJwk() @JSONSchema({ examples: [{ kty: 'EC', crv: 'P-256', x: '8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek', y: 'lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU', kid: 'lab-2026' }] })
+  public_jwk?: Record<string, unknown>;
+
+  /** On a licence: ISO 3166-1 alpha-2 country the recipient receives data in; the region's country when absent. */
+  @IsOptional() @IsString() @Matches(/^[A-Z]{2}$/, { message: 'country must be an ISO 3166-1 alpha-2 code' }) @JSONSchema({ examples: ['FR'] })
+  country?: string;
 }
 
 /** Terms of data use, every field optional (an offer's or a move's change of the terms it starts from). */
@@ -119,4 +134,33 @@ export class UseCheckBody {
   /** The party the data would go to; absent: the application itself. */
   @IsOptional() @IsString() @MaxLength(128)
   recipient?: string;
+}
+
+/** Body of POST /api/v1/data_licenses/:license_id/transfers: send a person's data to a recipient of the licence. */
+export class CreateDataTransferBody {
+  /** The accepted offer (the person's deal) under this licence whose data is sent. */
+  @IsDefined() @IsIdOf('data_offer')
+  offer_id!: string;
+
+  /** party_id of a recipient the accepted terms name and the licence gives a public key. */
+  @IsDefined() @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/, { message: 'recipient must be a party_id' })
+  recipient!: string;
+
+  @IsDefined() @IsString() @Matches(KEY, { message: 'purpose must be a purpose key' })
+  purpose!: string;
+
+  @IsDefined() @IsString() @Matches(KEY, { message: 'data_category must be a lowercase identifier' })
+  data_category!: string;
+
+  /** The person's data to send (JSON object, at most 64 KiB once serialised): encrypted to the recipient, never stored in clear. */
+  @IsDefined() @IsObject() @JSONSchema({ examples: [{ usage_history: [{ day: '2026-09-30', minutes: 42 }] }] })
+  data!: Record<string, unknown>;
+
+  /** Required when the recipient's country is not the region's: the crossing's lawful basis, written to the transfer register first. */
+  @IsOptional() @IsIn(LAWFUL_BASES)
+  lawful_basis?: string;
+
+  /** With lawful_basis `derogation`: the GDPR Art. 49 derogation relied on. */
+  @IsOptional() @IsIn(DEROGATION_ARTICLES)
+  derogation_article?: string;
 }

@@ -1,6 +1,7 @@
 import { Nullable } from '@svc/server';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { DEAL_STATES, type DealState } from './deal';
 
 export class PriceResponse {
@@ -11,6 +12,8 @@ export class PriceResponse {
 export class RecipientResponse {
   @IsString() party_id!: string;
   @IsString() name!: string;
+  @IsOptional() @IsObject() @JSONSchema({ description: 'Licence only: the public JWK secure transfers to this recipient are encrypted to.', examples: [{ kty: 'EC', crv: 'P-256', x: '8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek', y: 'lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU', kid: 'lab-2026' }] }) public_jwk?: Record<string, unknown>;
+  @IsOptional() @IsString() @JSONSchema({ description: 'Licence only: ISO 3166-1 alpha-2 country the recipient receives data in.', examples: ['FR'] }) country?: string;
 }
 
 /** Terms of data use as answered. */
@@ -84,4 +87,24 @@ export class DataUseCheckResponse {
   @Nullable()
   reason_code!: string | null;
   @IsString() @Nullable() record_id!: string | null;
+}
+
+/** `data_transfer`: a person's data sent, encrypted, to a recipient of an accepted licence. */
+export class DataTransferResponse {
+  @IsString() @JSONSchema({ examples: ['dtx_us_abcdefghijklmnopqrst'] }) id!: string;
+  @IsIn(['data_transfer']) object!: 'data_transfer';
+  @IsString() application_id!: string;
+  @IsString() license_id!: string;
+  @IsString() offer_id!: string;
+  @IsString() @JSONSchema({ description: 'The consent record of the accepted deal.' }) record_id!: string;
+  @IsObject() @ValidateNested() @Type(() => RecipientResponse) recipient!: RecipientResponse;
+  @IsString() purpose!: string;
+  @IsString() data_category!: string;
+  @IsObject() @JSONSchema({ description: 'How the data was encrypted: JWE `alg` (ECDH-ES+A256KW or RSA-OAEP-256), `enc` A256GCM, and the recipient key id (its `kid`, else its RFC 7638 thumbprint).' })
+  encryption!: { alg: string; enc: string; kid: string };
+  @IsString() @JSONSchema({ description: 'The data as a compact JWE to the recipient\'s key; only the recipient can read it.' }) jwe!: string;
+  @IsString() @JSONSchema({ description: 'SHA-256 (hex) of the data as sent (RFC 8785 canonical JSON).' }) data_sha256!: string;
+  @IsString() @Nullable() @JSONSchema({ description: 'The transfer register entry (`xfr_…`) when the recipient is in another country; null otherwise.' }) transfer_register_id!: string | null;
+  @IsString() @JSONSchema({ description: 'The person\'s transfer receipt: a compact JWS (EdDSA, typ `svc-transfer-receipt+jws`) by the region key (`/.well-known/jwks.json`) over what was sent, to whom, when, under which deal and register entry.' }) receipt!: string;
+  @IsString() created_at!: string;
 }

@@ -1,8 +1,8 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { Ctx, EventConsumer, JetStreamContext, Payload, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, Ctx, EventConsumer, JetStreamContext, Payload, ensureImportedStream, type DeliveredEvent } from '@svc/bus';
 import { Clock, REGIONS, regionCountries, type Region } from '@svc/config';
-import { decodeEvent } from '@svc/contracts';
+import { decodeEvent, eventSubject } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -28,14 +28,34 @@ function replicaDurableOf(consumer: string, region: Region): string {
  * directory key.
  */
 @Controller()
-export class DirectoryReplica {
+export class DirectoryReplica implements OnModuleInit {
   constructor(
     private readonly dataSource: DataSource,
     private readonly entries: DirectoryRepository,
     private readonly config: ConsentRecordsConfig,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly bus: BusConnection,
   ) {}
+
+  /**
+   * With region accounts (the process connects as its region's NATS user), another region's
+   * directory subject arrives in this account through the import of deploy/nats/accounts.conf:
+   * this keeps it in a stream of this account named as that region's, where the durables below
+   * read it. Without accounts every region's stream is already visible and nothing is made.
+   */
+  async onModuleInit(): Promise<void> {
+    if (!this.config.DIRECTORY_KEY || !this.config.NATS_USER) return;
+    for (const region of REGIONS) {
+      if (region === this.config.REGION) continue;
+      try {
+        await ensureImportedStream(this.bus.jsm, this.bus.prefix, region, [eventSubject(this.bus.prefix, region, DIRECTORY_EVENT)]);
+      } catch (error) {
+        // The durable keeps retrying until the stream exists; the replica is not worth a failed boot.
+        this.logger.error({ region, err: error instanceof Error ? error.message : String(error) }, 'could not open the imported directory stream');
+      }
+    }
+  }
 
   /** Applies one region's status of a person, delivered by that region's durable. */
   @EventConsumer(

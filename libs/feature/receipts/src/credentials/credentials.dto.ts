@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
+import { DEROGATION_ARTICLES, LAWFUL_BASES } from '@svc/contracts';
 import { RoutedBy } from '@svc/ids';
 import { CREDENTIAL_TYPES, type CredentialType } from './issuer-identity';
 import { PRE_AUTHORIZED_GRANT } from './credential-issuer';
@@ -84,4 +85,18 @@ export class VerifyPresentationBody {
   @MaxLength(512)
   @JSONSchema({ description: 'The audience the key binding JWT must name; the caller\'s application id when absent.', examples: ['tp_eu_abcdefghijklmnopqrst'] })
   audience?: string;
+
+  @IsOptional()
+  @IsIn(LAWFUL_BASES)
+  @JSONSchema({
+    description:
+      'Lawful basis of the crossing when the credential was issued in another region of the deployment: the presented personal data arrives here from the issuing country, and is written to the transfer register (`transfer_case` `presentation`) before it is verified. Required then (422 `lawful_basis_required`); ignored for a credential of this region or an issuer outside the deployment.',
+    examples: ['standard_contractual_clauses'],
+  })
+  lawful_basis?: string;
+
+  @IsOptional()
+  @IsIn(DEROGATION_ARTICLES)
+  @JSONSchema({ description: 'With `lawful_basis` `derogation`: the GDPR Art. 49 derogation relied on.', examples: ['49(1)(a)'] })
+  derogation_article?: string;
 }

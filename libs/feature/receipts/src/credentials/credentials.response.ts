@@ -119,4 +119,8 @@ export class PresentationVerificationResponse {
   @IsObject() @JSONSchema({ description: 'The claims the holder disclosed (empty unless every check before `disclosures` passed).' }) disclosed_claims!: Record<string, unknown>;
   @ValidateNested({ each: true }) @Type(() => PresentationCheckResponse) checks!: PresentationCheckResponse[];
   @IsString() verified_at!: string;
+  @IsOptional()
+  @IsString()
+  @JSONSchema({ description: 'The transfer register entry (`xfr_…`) written before a credential of another region was verified here; absent when nothing crossed.', examples: ['xfr_abcdefghijklmnopqrstuvwx'] })
+  transfer_id?: string;
 }

@@ -75,6 +75,22 @@ export class VerifyPresentation {
     private readonly clock: Clock,
   ) {}
 
+  /**
+   * The deployment region whose trusted issuer names itself in the presentation (`iss`, read
+   * before any check), or undefined for an issuer outside the deployment or an unreadable token.
+   * The caller records the crossing before verifying a credential of another region.
+   */
+  issuerRegionOf(presentation: string): { region: string; country: string | undefined } | undefined {
+    try {
+      const jwt = presentation.includes('~') ? presentation.split('~')[0]! : presentation;
+      const iss = b64json(jwt.split('.')[1] ?? '').iss;
+      const issuer = typeof iss === 'string' ? this.issuers.trusted(iss) : undefined;
+      return issuer?.region ? { region: issuer.region, country: issuer.country } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async execute(presentation: string, expected: PresentationExpectation): Promise<PresentationVerification> {
     const checks: PresentationCheck[] = [];
     const result: PresentationVerification = { valid: false, format: 'unknown', issuer: null, issuerRegion: null, issuerCountry: null, vct: null, claims: {}, checks };

@@ -80,7 +80,11 @@ export function tidySchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(tidySchema);
   if (schema === null || typeof schema !== 'object') return schema;
   const entries = Object.entries(schema as Json);
-  if ((schema as Json).$ref === '#/components/schemas/Object') return { type: 'object', additionalProperties: true };
+  if ((schema as Json).$ref === '#/components/schemas/Object') {
+    // Keep what a field's own @JSONSchema said of it (a custom validator's field is emitted as such a $ref).
+    const { description, examples } = schema as Json;
+    return { type: 'object', additionalProperties: true, ...(description !== undefined ? { description } : {}), ...(examples !== undefined ? { examples } : {}) };
+  }
   const tidied: Json = {};
   for (const [key, value] of entries) {
     const formatsOnly = key === 'oneOf' && Array.isArray(value) && value.every((branch) => typeof branch === 'object' && branch !== null && 'format' in branch && !('$ref' in branch));

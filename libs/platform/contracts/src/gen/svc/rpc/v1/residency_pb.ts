@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/residency.proto.
  */
 export const file_svc_rpc_v1_residency: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvcnBjL3YxL3Jlc2lkZW5jeS5wcm90bxIKc3ZjLnJwYy52MSLwAQoVUmVjb3JkVHJhbnNmZXJSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEhcKD2RhdGFfY2F0ZWdvcmllcxgCIAMoCRISCgp0b19jb3VudHJ5GAMgASgJEhEKCXJlY2lwaWVudBgEIAEoCRIPCgdwdXJwb3NlGAUgASgJEhQKDGxhd2Z1bF9iYXNpcxgGIAEoCRIaChJkZXJvZ2F0aW9uX2FydGljbGUYByABKAkSFQoNdHJhbnNmZXJfY2FzZRgIIAEoCRIRCglyZWZlcmVuY2UYCSABKAkSEgoKcmVjb3JkX2lkcxgKIAMoCSKhAQoTUmVjb3JkVHJhbnNmZXJSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISEwoLdHJhbnNmZXJfaWQYAiABKAkSFgoOYXVkaXRfZW50cnlfaWQYAyABKAkSGAoQYWRlcXVhY3lfdmVyZGljdBgEIAEoCRIeChZhZGVxdWFjeV90YWJsZV92ZXJzaW9uGAUgASgJYgZwcm90bzM", [file_svc_rpc_v1_errors]);
+  fileDesc("ChpzdmMvcnBjL3YxL3Jlc2lkZW5jeS5wcm90bxIKc3ZjLnJwYy52MSKGAgoVUmVjb3JkVHJhbnNmZXJSZXF1ZXN0EhYKDmFwcGxpY2F0aW9uX2lkGAEgASgJEhcKD2RhdGFfY2F0ZWdvcmllcxgCIAMoCRISCgp0b19jb3VudHJ5GAMgASgJEhEKCXJlY2lwaWVudBgEIAEoCRIPCgdwdXJwb3NlGAUgASgJEhQKDGxhd2Z1bF9iYXNpcxgGIAEoCRIaChJkZXJvZ2F0aW9uX2FydGljbGUYByABKAkSFQoNdHJhbnNmZXJfY2FzZRgIIAEoCRIRCglyZWZlcmVuY2UYCSABKAkSEgoKcmVjb3JkX2lkcxgKIAMoCRIUCgxmcm9tX2NvdW50cnkYCyABKAkioQEKE1JlY29yZFRyYW5zZmVyUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEhMKC3RyYW5zZmVyX2lkGAIgASgJEhYKDmF1ZGl0X2VudHJ5X2lkGAMgASgJEhgKEGFkZXF1YWN5X3ZlcmRpY3QYBCABKAkSHgoWYWRlcXVhY3lfdGFibGVfdmVyc2lvbhgFIAEoCWIGcHJvdG8z", [file_svc_rpc_v1_errors]);
 
 /**
  * residency.record_transfer: writes a crossing of personal data to the region's transfer
@@ -72,7 +72,7 @@ export type RecordTransferRequest = Message<"svc.rpc.v1.RecordTransferRequest"> 
 
   /**
    * The case of the crossing: delegate_in_other_region | presentation | dsar_export | support_operator |
-   * cross_border_signing.
+   * cross_border_signing | licensed_recipient.
    *
    * @generated from field: string transfer_case = 8;
    */
@@ -92,6 +92,15 @@ export type RecordTransferRequest = Message<"svc.rpc.v1.RecordTransferRequest"> 
    * @generated from field: repeated string record_ids = 10;
    */
   recordIds: string[];
+
+  /**
+   * ISO 3166-1 alpha-2 country the data leaves; empty means this region's country (an outbound
+   * crossing). An inbound crossing recorded where the data arrives (a credential issued in another
+   * region presented here) names the issuing region's country, and to_country is this region's.
+   *
+   * @generated from field: string from_country = 11;
+   */
+  fromCountry: string;
 };
 
 /**

@@ -4,13 +4,19 @@ import type { RpcClient } from '@svc/bus';
 import { ADEQUACY_TABLE, adequacyOf } from './adequacy';
 import { residencyError } from './residency.errors';
 import type { TransferRegisterRepository, TransferRow } from './transfer-register.repository';
-import { DATA_CATEGORIES, DEROGATION_ARTICLES, LAWFUL_BASES, TRANSFER_CASES } from './transfer-vocabulary';
+import { DATA_CATEGORIES, DEROGATION_ARTICLES, LAWFUL_BASES, TRANSFER_CASES } from '@svc/contracts';
 
 /** A crossing about to happen, as a service (or an application) declares it. */
 export interface TransferInput {
   readonly applicationId: string;
   readonly dataCategories: readonly string[];
   readonly toCountry: string;
+  /**
+   * The country the data leaves; this region's when absent. An inbound crossing (recorded where
+   * the data arrives, e.g. a presented credential issued in another region) names the other
+   * country here and this region's as `toCountry`.
+   */
+  readonly fromCountry?: string;
   readonly recipient: string;
   readonly purpose: string;
   readonly lawfulBasis?: string;
@@ -48,6 +54,7 @@ export class RecordTransfer {
 
   async execute(input: TransferInput): Promise<TransferRow> {
     this.check(input);
+    const fromCountry = input.fromCountry ?? this.fromCountry;
     const adequacy = adequacyOf(input.toCountry);
     if (input.lawfulBasis === 'adequacy_decision' && (adequacy.verdict === 'not_adequate' || adequacy.verdict === 'eea')) {
       throw residencyError('lawful_basis_invalid', `No adequacy decision covers ${input.toCountry}; name SCCs, BCRs or a derogation`, { field: 'lawful_basis', adequacy_verdict: adequacy.verdict });
@@ -58,7 +65,7 @@ export class RecordTransfer {
       transfer_id: id,
       transfer_case: input.transferCase,
       data_categories: [...input.dataCategories],
-      from_country: this.fromCountry,
+      from_country: fromCountry,
       to_country: input.toCountry,
       recipient: input.recipient,
       purpose: input.purpose,
@@ -81,7 +88,7 @@ export class RecordTransfer {
       reference: input.reference,
       transferCase: input.transferCase,
       dataCategories: [...input.dataCategories],
-      fromCountry: this.fromCountry,
+      fromCountry,
       toCountry: input.toCountry,
       recipient: input.recipient,
       purpose: input.purpose,
@@ -108,7 +115,13 @@ export class RecordTransfer {
       throw residencyError('invalid_request', `data_categories must list one or more of ${DATA_CATEGORIES.join(', ')}`, { field: 'data_categories' });
     }
     if (!/^[A-Z]{2}$/.test(input.toCountry)) throw residencyError('invalid_request', 'to_country must be an ISO 3166-1 alpha-2 code', { field: 'to_country' });
-    if (input.toCountry === this.fromCountry) throw residencyError('invalid_request', 'to_country is the region\'s own country: nothing crosses', { field: 'to_country' });
+    if (input.fromCountry !== undefined) {
+      if (!/^[A-Z]{2}$/.test(input.fromCountry)) throw residencyError('invalid_request', 'from_country must be an ISO 3166-1 alpha-2 code', { field: 'from_country' });
+      // An inbound crossing arrives here from another country; a region records only crossings it takes part in.
+      if (input.fromCountry === this.fromCountry || input.toCountry !== this.fromCountry) {
+        throw residencyError('invalid_request', 'An inbound crossing names another country as from_country and the region\'s own as to_country', { field: 'from_country' });
+      }
+    } else if (input.toCountry === this.fromCountry) throw residencyError('invalid_request', 'to_country is the region\'s own country: nothing crosses', { field: 'to_country' });
     if (!input.recipient || input.recipient.length > 200) throw residencyError('invalid_request', 'recipient must be 1-200 characters', { field: 'recipient' });
     if (!input.purpose || input.purpose.length > 200) throw residencyError('invalid_request', 'purpose must be 1-200 characters', { field: 'purpose' });
     if (!has(TRANSFER_CASES, input.transferCase)) throw residencyError('invalid_request', `transfer_case must be one of ${TRANSFER_CASES.join(', ')}`, { field: 'transfer_case' });

@@ -13,6 +13,7 @@ export class ResidencyRpcHandlers {
       applicationId: request.applicationId,
       dataCategories: request.dataCategories,
       toCountry: request.toCountry,
+      fromCountry: request.fromCountry || undefined,
       recipient: request.recipient,
       purpose: request.purpose,
       lawfulBasis: request.lawfulBasis || undefined,

@@ -1,7 +1,5 @@
 import { signCompactJws, type ActiveSigningKey, type SigningJwk } from '@svc/crypto';
-
-/** `typ` of an evidence package JWS. */
-export const EVIDENCE_PACKAGE_TYP = 'svc-evidence+jws';
+import { EVIDENCE_PACKAGE_TYP } from '../evidence/verify-evidence-package';
 
 /** What an evidence package holds (the JWS payload); verified offline by `svc-audit verify-evidence`. */
 export interface EvidencePackageContent {

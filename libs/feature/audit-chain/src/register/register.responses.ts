@@ -1,7 +1,7 @@
 import { Nullable } from '@svc/server';
 import { IsArray, IsIn, IsObject, IsString } from 'class-validator';
 import { ADEQUACY_VERDICTS } from './adequacy';
-import { DATA_CATEGORIES, LAWFUL_BASES, TRANSFER_CASES } from './transfer-vocabulary';
+import { DATA_CATEGORIES, LAWFUL_BASES, TRANSFER_CASES } from '@svc/contracts';
 
 /** One crossing of the transfer register. */
 export class TransferResponse {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { regionCountries } from '@svc/config';
 import type { ResidencyRegisterConfig } from './residency-register.config';
-import { DATA_CATEGORIES } from './transfer-vocabulary';
+import { DATA_CATEGORIES } from '@svc/contracts';
 
 export type AssuranceStatus = 'verified' | 'declared' | 'violated';
 
