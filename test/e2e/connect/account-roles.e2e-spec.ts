@@ -160,6 +160,28 @@ describe('account roles', () => {
     expect((await call('POST', '/api/v1/applications', app.token, { name: 'x', environment: 'development' })).status).toBe(401);
   });
 
+  it('honours Idempotency-Key on account creation, members, account tokens and applications (same key and body: the stored answer, once)', async () => {
+    const replay = async (path: string, who: Person | string, json: Json): Promise<Json> => {
+      const key = `${path}-${Math.random()}`;
+      const first = await http('POST', `${url}${path}`, { headers: { ...as(who), 'idempotency-key': key }, json });
+      const again = await http('POST', `${url}${path}`, { headers: { ...as(who), 'idempotency-key': key }, json });
+      expect([path, first.status < 300, again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([path, true, first.status, 'true', first.text]);
+      const other = await http('POST', `${url}${path}`, { headers: { ...as(who), 'idempotency-key': key }, json: { ...json, name: 'another' } });
+      expect([path, other.status, other.body.reason_code]).toEqual([path, 422, 'idempotency_key_reused']);
+      return first.body;
+    };
+    const before = ((await call('GET', '/api/v1/accounts', auditor)).body.data as Json[]).length;
+    const account = await replay('/api/v1/accounts', auditor, { name: 'Auditor’s own' });
+    expect(((await call('GET', '/api/v1/accounts', auditor)).body.data as Json[]).length).toBe(before + 1);
+    const token = await replay(`/api/v1/accounts/${account.id as string}/account_tokens`, auditor, { name: 'one', role: 'admin' });
+    expect(((await call('GET', `/api/v1/accounts/${account.id as string}/account_tokens`, auditor)).body.data as Json[]).length).toBe(1);
+    const newcomer = await consolePerson(region, console, 'late@example.test', 'Lee Late');
+    await replay(`/api/v1/accounts/${account.id as string}/members`, token.token as string, { person_id: newcomer.id, role: 'developer' });
+    const created = await replay('/api/v1/applications', token.token as string, { name: 'Once', environment: 'development' });
+    const apps = (await call('GET', '/api/v1/applications', token.token as string)).body.data as Json[];
+    expect(apps.map((a) => a.id)).toEqual([(created.application as Json).id]);
+  });
+
   it('the owner transfers ownership (staying admin) and deletes the account only once it owns no application', async () => {
     const refused = await call('DELETE', `/api/v1/accounts/${accountId}`, owner);
     expect([refused.status, refused.body.reason_code]).toEqual([409, 'account_has_applications']);
