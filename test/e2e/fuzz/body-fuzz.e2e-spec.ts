@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { AccountsRepository, CreateApplication, CreateApplicationCommand, ManageAccountTokens } from '@svc/decision-gateway';
 import { regionOpenApiDocument } from '@svc/region-stack';
 import { http } from '@svc/testing';
 import { createAgent, createAuthority, dpopProof, grantBody, newAgentKey, type AgentKey } from '../oap-authorizer/support';
@@ -60,6 +60,7 @@ describe('fuzzing every body-taking operation', () => {
   let apiToken: string;
   let publishableKey: string;
   let attesterToken: string;
+  let accountToken: string;
   let agentKey: AgentKey;
   const pathValues: Record<string, string> = {};
   const seeds: Record<string, () => unknown> = {};
@@ -73,6 +74,14 @@ describe('fuzzing every body-taking operation', () => {
     apiToken = created.apiToken;
     publishableKey = created.publishableKey;
     const app = { id: created.application.id, token: apiToken };
+    // An account owning the application, and an admin account token for the account routes.
+    const accounts = stack.process.us.app.get(AccountsRepository);
+    const account = await accounts.transaction(async (manager) => {
+      const inserted = await accounts.insertAccount(manager, `acc_us_${'a'.repeat(20)}`, 'fuzz account', new Date());
+      await accounts.setApplicationAccount(manager, app.id, inserted.id);
+      return inserted;
+    });
+    accountToken = (await stack.process.us.app.get(ManageAccountTokens).issue(account.id, 'fuzz', 'admin')).token;
     agentKey = await newAgentKey();
     // Grants get an agent of their own with one authority, so that fuzzing the authorities routes
     // (which creates, suspends and revokes authorities) leaves grant requests reaching the cascade.
@@ -90,6 +99,7 @@ describe('fuzzing every body-taking operation', () => {
     const flow = await http('POST', `${us}/api/v1/flows`, { headers: auth, json: flowBody });
     expect([attester.status, flow.status]).toEqual([201, 201]);
     Object.assign(pathValues, {
+      account_id: account.id,
       application_id: app.id,
       agent_id: agentId,
       authority_id: authorityId,
@@ -117,6 +127,7 @@ describe('fuzzing every body-taking operation', () => {
     if (request.auth !== 'missing') {
       const wrong = request.auth === 'wrong';
       if (kinds.includes('apiToken')) headers.authorization = `Bearer ${wrong ? 'svc_test_wrong' : apiToken}`;
+      else if (kinds.includes('accountToken')) headers.authorization = `Bearer ${wrong ? 'acct_wrong' : accountToken}`;
       else if (kinds.includes('publishableKey')) headers['x-publishable-key'] = wrong ? 'pk_test_wrong' : publishableKey;
       else if (operation.path.startsWith('/api/v1/oap/attestations')) headers.authorization = `Bearer ${wrong ? 'tat_us_wrong' : attesterToken}`;
       if (operation.path === '/api/v1/grants') headers.dpop = await dpopProof(agentKey, 'POST', url, { now: new Date() });

@@ -119,13 +119,14 @@ export async function personWithAccessToken(
   client: oidc.Configuration,
   redirectUri: string,
   who: { email: string; name: string },
+  scope = 'openid profile',
 ): Promise<{ id: string; cookie: string; token: string }> {
   const signed = await signUp(region, { ...who, locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = await oidc.buildAuthorizationUrlWithPAR(client, {
     redirect_uri: redirectUri,
-    scope: 'openid profile',
+    scope,
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state,

@@ -69,6 +69,10 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/ssf/streams': 'needs a receiver answering the verification push: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
   'POST /api/v1/ssf/status': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
   'POST /api/v1/ssf/verify': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
+  'POST /api/v1/accounts': "a person's access token with the accounts scope, not an API token: replayed in test/e2e/connect/account-roles.e2e-spec.ts",
+  'POST /api/v1/accounts/{account_id}/members': "an account credential (member's access token or account token) and a person signed up in the region: replayed in test/e2e/connect/account-roles.e2e-spec.ts",
+  'POST /api/v1/accounts/{account_id}/account_tokens': "an account credential (member's access token or account token), not an API token: replayed in test/e2e/connect/account-roles.e2e-spec.ts",
+  'POST /api/v1/applications': "an account credential (member's access token or account token), not an API token: replayed in test/e2e/connect/account-roles.e2e-spec.ts",
 };
 
 /**
@@ -136,6 +140,8 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
       body: { scopes: [{ id: 'payments:write', label: 'Make payments' }], actions: ['pay'] },
     }),
     'POST /api/v1/applications/{application_id}/allowed_origins': async () => ({ path: `/api/v1/applications/${app.id}/allowed_origins`, body: { allowed_origin: { origin: 'https://shop.example.com' } } }),
+    'POST /api/v1/applications/{application_id}/publishable_keys': async () => ({ path: `/api/v1/applications/${app.id}/publishable_keys` }),
+    'POST /api/v1/applications/{application_id}/sandbox_reset': async () => ({ path: `/api/v1/applications/${app.id}/sandbox_reset` }),
     'POST /api/v1/applications/{application_id}/api_tokens': async () => ({ path: `/api/v1/applications/${app.id}/api_tokens`, body: { name: 'ci token', scopes: ['audit:verify'] } }),
     'POST /api/v1/applications/{application_id}/oauth_clients': async () => ({
       path: `/api/v1/applications/${app.id}/oauth_clients`,

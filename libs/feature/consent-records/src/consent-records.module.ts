@@ -43,6 +43,7 @@ import { RecordsRepository } from './records/records.repository';
 import { RecordConsent } from './records/use-cases/record-consent.use-case';
 import { WithdrawConsent } from './records/use-cases/withdraw-consent.use-case';
 import { CONSENT_RECORDS_SCHEMA } from './schema';
+import { SandboxResetConsumer } from './sandbox/sandbox-reset.consumer';
 import { SessionDecisionsConsumer } from './sessions/session-decisions.consumer';
 import { SessionRecordEvidenceRepository } from './sessions/session-record-evidence';
 import { ConsentStatusController } from './status/consent-status.controller';
@@ -67,7 +68,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataTransfersController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, DirectoryPublisher, DirectoryReplica],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataTransfersController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, SandboxResetConsumer, DirectoryPublisher, DirectoryReplica],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,

@@ -1,6 +1,16 @@
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
+import { AccountAccessHost } from './accounts/account-access';
+import { AccountApplicationsController } from './accounts/account-applications.controller';
+import { AccountsController } from './accounts/accounts.controller';
+import { AccountsRepository } from './accounts/accounts.repository';
+import { CreateAccountApplication } from './accounts/use-cases/create-account-application.use-case';
+import { ChangeAccount, CreateAccount } from './accounts/use-cases/create-account.use-case';
+import { ManageAccountTokens } from './accounts/use-cases/manage-account-tokens.use-case';
+import { ManageMembers } from './accounts/use-cases/manage-members.use-case';
 import { ApplicationsController } from './applications/applications.controller';
+import { ManagePublishableKeys } from './applications/use-cases/manage-publishable-keys.use-case';
+import { ResetSandbox } from './applications/use-cases/reset-sandbox.use-case';
 import { ApplicationsRepository } from './applications/applications.repository';
 import { AddAllowedOrigin } from './applications/use-cases/add-allowed-origin.use-case';
 import { CreateApplication } from './applications/use-cases/create-application.use-case';
@@ -32,7 +42,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
   imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule],
-  controllers: [ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
+  controllers: [AccountsController, AccountApplicationsController, ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
@@ -43,6 +53,15 @@ import { GATEWAY_OUTBOX } from './tokens';
     AddAllowedOrigin,
     IssueApiToken,
     RevokeApiToken,
+    ManagePublishableKeys,
+    ResetSandbox,
+    AccountsRepository,
+    AccountAccessHost,
+    CreateAccount,
+    ChangeAccount,
+    ManageMembers,
+    ManageAccountTokens,
+    CreateAccountApplication,
     { provide: OAuthConfig, useExisting: DecisionGatewayConfig },
     OAuthClientsRepository,
     RegisterOAuthClient,

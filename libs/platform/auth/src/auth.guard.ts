@@ -5,15 +5,17 @@ import { authError } from './auth.errors';
 import { CredentialResolver } from './credential-resolver';
 import { AccessTokenResolver } from './access-token-resolver';
 import { AttesterResolver } from './attester-resolver';
-import { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
+import { ACCOUNT_TOKEN_PREFIX, AccountAccessResolver, type AccountActor } from './account-access-resolver';
+import { AUTH_ACCOUNT_ACCESS, AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type AccountAccessRoles } from './decorators';
 import { DelegationResolver, delegationTargetOf } from './delegation-resolver';
-import type { CredentialKind, Principal } from './principal';
+import { ACCOUNTS_SCOPE, type CredentialKind, type Principal } from './principal';
 import { apiTokenDigest } from './token-digest';
 
 interface AuthRequest {
   method?: string;
   url?: string;
   headers: Record<string, string | string[] | undefined>;
+  params?: Record<string, string | undefined>;
   principal?: Principal;
 }
 
@@ -41,18 +43,28 @@ export class AuthGuard implements CanActivate {
     private readonly delegations: DelegationResolver,
     private readonly attesters: AttesterResolver,
     private readonly accessTokens: AccessTokenResolver,
+    private readonly accounts: AccountAccessResolver,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(AUTH_PUBLIC, targets)) return true;
-    const kinds = this.reflector.getAllAndOverride<CredentialKind[]>(AUTH_KINDS, targets) ?? ['api_token'];
+    const accountAccess = this.reflector.getAllAndOverride<AccountAccessRoles>(AUTH_ACCOUNT_ACCESS, targets);
+    const declared = this.reflector.getAllAndOverride<CredentialKind[]>(AUTH_KINDS, targets) ?? ['api_token'];
+    const kinds: CredentialKind[] = accountAccess ? [...new Set<CredentialKind>([...declared, 'access_token', 'account_token'])] : declared;
     const scopes = this.reflector.getAllAndOverride<string[]>(AUTH_SCOPES, targets) ?? [];
     const request = context.switchToHttp().getRequest<AuthRequest>();
 
     const attesterPermission = this.reflector.getAllAndOverride<string>(AUTH_ATTESTER_PERMISSION, targets) ?? '';
-    const principal = await this.authenticate(request, kinds, attesterPermission);
+    let principal = await this.authenticate(request, kinds, attesterPermission);
+    if (accountAccess && (principal.kind === 'account_token' || principal.kind === 'access_token')) {
+      // Account credentials act as themselves: no one acts on an account for another person.
+      if (header(request, 'x-delegation-grant-id') !== undefined) {
+        throw authError('delegation_grant_not_covering', 'Accounts and their applications are not managed under a delegation grant', { surface: 'applications' });
+      }
+      principal = await this.onApplication(request, principal, accountAccess);
+    }
     for (const scope of principal.kind === 'attester_token' ? [] : scopes) {
       if (!principal.scopes.includes(scope)) {
         throw authError('insufficient_scope', `This API token lacks the scope ${scope}`, { required_scope: scope });
@@ -72,6 +84,30 @@ export class AuthGuard implements CanActivate {
     return true;
   }
 
+  /**
+   * An account credential on an application route: the path's application, if the credential's
+   * account owns it and its role covers the request (reads vs. writes), else the owner's error.
+   */
+  private async onApplication(request: AuthRequest, principal: Principal, roles: AccountAccessRoles): Promise<Principal> {
+    const applicationId = request.params?.application_id;
+    if (applicationId === undefined) return principal;
+    const method = (request.method ?? 'GET').toUpperCase();
+    const needed = method === 'GET' || method === 'HEAD' ? roles.read : roles.write;
+    let actor: AccountActor;
+    if (principal.kind === 'account_token' && principal.account) {
+      actor = { accountTokenId: principal.credentialId, accountId: principal.account.id, role: principal.account.role };
+    } else if (principal.personId !== undefined && principal.delegation === undefined) {
+      // A person's token manages their accounts only when they granted the accounts scope.
+      if (!principal.scopes.includes(ACCOUNTS_SCOPE)) throw authError('insufficient_scope', `This access token lacks the scope ${ACCOUNTS_SCOPE}`, { required_scope: ACCOUNTS_SCOPE });
+      actor = { personId: principal.personId };
+    } else {
+      throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);
+    }
+    const resolved = await this.accounts.authorize(actor, applicationId, needed);
+    if (!resolved) throw authError('invalid_token', 'Account credentials are not accepted here', undefined, WWW_AUTHENTICATE);
+    return { ...resolved, scopes: [...resolved.scopes] };
+  }
+
   private async authenticate(request: AuthRequest, kinds: readonly CredentialKind[], attesterPermission: string): Promise<Principal> {
     const authorization = header(request, 'authorization');
     if (authorization !== undefined) {
@@ -81,6 +117,11 @@ export class AuthGuard implements CanActivate {
       }
       if (match[1].startsWith('tat_') && kinds.includes('attester_token')) {
         return { ...(await this.attesters.resolve(apiTokenDigest(match[1]), attesterPermission)) };
+      }
+      if (match[1].startsWith(ACCOUNT_TOKEN_PREFIX) && kinds.includes('account_token')) {
+        const account = await this.accounts.resolveAccountToken(apiTokenDigest(match[1]));
+        if (!account) throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);
+        return { ...account, scopes: [...account.scopes] };
       }
       const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
       if (!credential && kinds.includes('access_token')) {

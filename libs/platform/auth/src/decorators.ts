@@ -1,10 +1,19 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { CredentialKind, Principal } from './principal';
+import type { AccountRole, CredentialKind, Principal } from './principal';
 
 export const AUTH_KINDS = 'svc:auth-kinds';
 export const AUTH_SCOPES = 'svc:auth-scopes';
 export const AUTH_PUBLIC = 'svc:auth-public';
 export const AUTH_ATTESTER_PERMISSION = 'svc:auth-attester-permission';
+export const AUTH_ACCOUNT_ACCESS = 'svc:auth-account-access';
+
+/** Minimum account roles of a route that accepts account credentials, by kind of request. */
+export interface AccountAccessRoles {
+  /** GET and HEAD; default `auditor`. */
+  read: AccountRole;
+  /** Every other method; default `developer`. */
+  write: AccountRole;
+}
 
 /** Credential kinds a route accepts. Without this decorator a route accepts API tokens only. */
 export const Auth = (...kinds: CredentialKind[]): MethodDecorator & ClassDecorator => SetMetadata(AUTH_KINDS, kinds);
@@ -27,3 +36,13 @@ export const CurrentPrincipal = createParamDecorator((_data: unknown, context: E
   if (!request.principal) throw new Error('CurrentPrincipal used on a route without authentication');
   return request.principal;
 });
+
+/**
+ * Marks an application route (path parameter `application_id`) as open to account credentials
+ * besides the application's API token: an account token (`Authorization: Bearer acct_…`) or a
+ * member's OAuth access token, each only with a role covering the request (reads `auditor`,
+ * writes `developer` unless given). The guard then treats the request as the application's:
+ * `principal.applicationId` is the path's application, `principal.account` names account and role.
+ */
+export const AccountAccess = (roles: Partial<AccountAccessRoles> = {}): MethodDecorator & ClassDecorator =>
+  SetMetadata(AUTH_ACCOUNT_ACCESS, { read: roles.read ?? 'auditor', write: roles.write ?? 'developer' } satisfies AccountAccessRoles);

@@ -1,5 +1,21 @@
 /** How a caller proved who it is. */
-export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token' | 'access_token';
+export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token' | 'access_token' | 'account_token';
+
+/**
+ * Roles of a member (or an account token) in an organisation account, weakest first: `auditor`
+ * reads; `developer` also manages applications, keys, OAuth clients and webhooks; `admin` also
+ * manages members and account tokens; `owner` also deletes the account and transfers ownership.
+ */
+export const ACCOUNT_ROLES = ['auditor', 'developer', 'admin', 'owner'] as const;
+export type AccountRole = (typeof ACCOUNT_ROLES)[number];
+
+/** OAuth scope a person's access token needs to act on their organisation accounts. */
+export const ACCOUNTS_SCOPE = 'accounts';
+
+/** True when `role` includes everything `needed` may do. */
+export function roleCovers(role: AccountRole, needed: AccountRole): boolean {
+  return ACCOUNT_ROLES.indexOf(role) >= ACCOUNT_ROLES.indexOf(needed);
+}
 
 /** Scopes an API token may carry beyond its application-level access (spec, Authentication rule 5). */
 export const API_TOKEN_SCOPES = ['audit:verify', 'disclosures:write'] as const;
@@ -22,6 +38,11 @@ export interface ResolvedCredential {
    * `openid_credential` for a wallet's credential request); absent when none were.
    */
   authorizationDetails?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /**
+   * For account credentials (an account token, or a member's access token on a route that accepts
+   * account access): the organisation account acting and its role there.
+   */
+  account?: { id: string; role: AccountRole };
 }
 
 /** A delegate acting in a principal's context (X-Delegation-Grant-Id). */

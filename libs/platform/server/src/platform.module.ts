@@ -1,6 +1,6 @@
 import { Controller, type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, ModuleRef } from '@nestjs/core';
-import { AccessTokenResolver, AttesterResolver, AuthGuard, CredentialResolver, CredentialRevocations, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
+import { AccessTokenResolver, AccountAccessResolver, AttesterResolver, AuthGuard, CredentialResolver, CredentialRevocations, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
 import { BusConnection, BusRpcClient, BusRpcServer, EventFanout, JetStreamServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal } from '@svc/contracts';
@@ -73,7 +73,7 @@ export class PlatformModule {
         { provide: 'PLATFORM_OPTIONS', useValue: options },
         ...infrastructureProviders(config, logger, options),
       ],
-      exports: [...coreExports, KeyEncryption, SigningKeyStore, IdempotencyStore, AccessTokenResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, JetStreamServer, OutboxRegistry],
+      exports: [...coreExports, KeyEncryption, SigningKeyStore, IdempotencyStore, AccessTokenResolver, AccountAccessResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, JetStreamServer, OutboxRegistry],
     };
   }
 }
@@ -147,6 +147,7 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     { provide: DelegationResolver, useClass: NoDelegationGrants },
     AttesterResolver,
     AccessTokenResolver,
+    AccountAccessResolver,
     { provide: APP_GUARD, useClass: AuthGuard },
     // Idempotency-Key on every changing route of the authenticated API (after the guard: keys are per caller).
     {

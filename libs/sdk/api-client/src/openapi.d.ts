@@ -344,6 +344,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's accounts: a person's memberships, or an account token's own account */
+        get: operations["Accounts_list"];
+        put?: never;
+        /** Create an organisation account; the signed-in person becomes its owner */
+        post: operations["Accounts_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account the caller belongs to */
+        get: operations["Accounts_get"];
+        put?: never;
+        post?: never;
+        /** Delete an account (owner; only once it owns no application) */
+        delete: operations["Accounts_remove"];
+        options?: never;
+        head?: never;
+        /** Rename an account (admin) */
+        patch: operations["Accounts_rename"];
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/account_tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's tokens, without their secrets (admin) */
+        get: operations["Accounts_listTokens"];
+        put?: never;
+        /** Issue an account token with a role (admin, developer or auditor; admin); its secret is shown once */
+        post: operations["Accounts_issueToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/account_tokens/{account_token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an account token at once (admin) */
+        delete: operations["Accounts_revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's members and their roles (any member) */
+        get: operations["Accounts_listMembers"];
+        put?: never;
+        /** Add a person of this region as a member with a role (admin) */
+        post: operations["Accounts_addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{account_id}/members/{person_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (admin; never the owner) */
+        delete: operations["Accounts_removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role (admin); role owner transfers ownership (owner only; the previous owner becomes admin) */
+        patch: operations["Accounts_changeMember"];
+        trace?: never;
+    };
     "/api/v1/agent_identities": {
         parameters: {
             query?: never;
@@ -513,6 +621,24 @@ export interface paths {
         get: operations["ApplicationAgents_list"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account's applications (any member or account token); filter by environment */
+        get: operations["AccountApplications_list"];
+        put?: never;
+        /** Create an application under an account (developer): development gets tp_dev_… and pk_test_…, production pk_live_…; the first API token is shown once */
+        post: operations["AccountApplications_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -691,6 +817,58 @@ export interface paths {
         post?: never;
         /** Remove a person link */
         delete: operations["PersonLinks_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/publishable_keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The application's publishable keys (pk_test_… in development, pk_live_… in production), newest last */
+        get: operations["Applications_listPublishableKeys"];
+        put?: never;
+        /** Issue a new publishable key of the application's environment; it becomes the current one */
+        post: operations["Applications_issuePublishableKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/publishable_keys/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a publishable key (never the last active one) */
+        delete: operations["Applications_revokePublishableKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/applications/{application_id}/sandbox_reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reset a development (sandbox) application's data in every service (sessions, consent records, captures, imports); 409 on a production application */
+        post: operations["Applications_sandboxReset"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -4118,11 +4296,47 @@ export interface components {
         AcceptCleanRoomBody: {
             purpose: string;
         };
+        AccountBody: {
+            name: string;
+        };
+        AccountMemberResponse: {
+            /** @enum {string} */
+            object: "account_member";
+            account_id: string;
+            person_id: string;
+            /** @enum {string} */
+            role: "auditor" | "developer" | "admin" | "owner";
+            created_at: string;
+            updated_at: string;
+        } & {
+            [key: string]: unknown;
+        };
         AccountResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "account";
+            name: string;
+            /** @enum {string} */
+            role: "auditor" | "developer" | "admin" | "owner";
+            created_at: string;
             person: components["schemas"]["PersonResponse"];
             passkeys: components["schemas"]["PasskeyResponse"][];
             links: components["schemas"]["OwnLinkResponse"][];
             passkey_count: number;
+        } & {
+            [key: string]: unknown;
+        };
+        AccountTokenResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "account_token";
+            account_id: string;
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "developer" | "auditor";
+            created_at: string;
+            revoked_at: string | null;
+            token?: string;
         } & {
             [key: string]: unknown;
         };
@@ -4156,6 +4370,11 @@ export interface components {
         };
         AddAllowedOriginBody: {
             allowed_origin: components["schemas"]["AllowedOriginInput"];
+        };
+        AddMemberBody: {
+            person_id: string;
+            /** @enum {string} */
+            role: "auditor" | "developer" | "admin" | "owner";
         };
         AgentClassRouteEnvelopeResponse: {
             agent_class_route: components["schemas"]["AgentClassRouteResponse"];
@@ -4705,6 +4924,10 @@ export interface components {
             default_checked?: boolean;
             required?: boolean;
         };
+        ChangeMemberBody: {
+            /** @enum {string} */
+            role: "auditor" | "developer" | "admin" | "owner";
+        };
         ChangeRequestBody: {
             /** @enum {string} */
             action: "activate_flows" | "rotate_keys";
@@ -5001,6 +5224,16 @@ export interface components {
             quorum?: components["schemas"]["QuorumInput"];
             ttl_seconds?: number;
         };
+        CreateApplicationBody: {
+            account_id?: string;
+            name: string;
+            /** @enum {string} */
+            environment: "development" | "production";
+            /** @enum {string} */
+            mode?: "conductor" | "oversight" | "hybrid";
+            logo_url?: string | null;
+            brand_color?: string | null;
+        };
         CreateAttesterBody: {
             name: string;
             permissions?: ("attestations:submit" | "attestations:heartbeat" | "escalations:create")[];
@@ -5176,6 +5409,13 @@ export interface components {
             reason_code: "verified_identity" | "successful_transactions" | "operator_attestation" | "security_review" | "community_endorsement" | "other";
             /** @example 2027-01-01T00:00:00Z */
             expires_at: string;
+        };
+        CreatedApplicationResponse: {
+            application: components["schemas"]["ApplicationResponse"];
+            account_id: string;
+            api_token: components["schemas"]["ApiTokenResponse"];
+        } & {
+            [key: string]: unknown;
         };
         CredentialIssuanceResponse: {
             credentials: components["schemas"]["IssuedCredentialEntryResponse"][];
@@ -6003,6 +6243,11 @@ export interface components {
             /** @enum {string} */
             role: "member" | "viewer";
         };
+        IssueAccountTokenBody: {
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "developer" | "auditor";
+        };
         IssueApiTokenBody: {
             name: string;
             scopes?: ("audit:verify" | "disclosures:write")[];
@@ -6463,6 +6708,17 @@ export interface components {
             scopes: components["schemas"]["CapabilityScopeBody"][];
             actions: string[];
         };
+        PublishableKeyResponse: {
+            /** @enum {string} */
+            object: "publishable_key";
+            key: string;
+            /** @enum {string} */
+            environment: "development" | "production";
+            created_at: string;
+            revoked_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         PurposeMappingInput: {
             purpose: string;
             field_ref: string;
@@ -6631,7 +6887,7 @@ export interface components {
             token_endpoint_auth_method?: "client_secret_basic" | "private_key_jwt" | "none";
             jwks?: components["schemas"]["ClientJwksInput"];
             grant_types?: ("authorization_code" | "refresh_token" | "urn:ietf:params:oauth:grant-type:device_code" | "urn:ietf:params:oauth:grant-type:token-exchange")[];
-            scopes?: ("openid" | "profile" | "email" | "offline_access" | "audit:verify" | "disclosures:write")[];
+            scopes?: ("openid" | "profile" | "email" | "offline_access" | "audit:verify" | "disclosures:write" | "accounts")[];
             /** @enum {string} */
             id_token_signed_response_alg?: "RS256" | "ES256" | "EdDSA";
         };
@@ -6731,6 +6987,15 @@ export interface components {
         };
         RotateAttesterBody: {
             overlap_seconds?: number;
+        };
+        SandboxResetResponse: {
+            /** @enum {string} */
+            object: "sandbox_reset";
+            application_id: string;
+            reset_at: string;
+            sessions_deleted: number;
+        } & {
+            [key: string]: unknown;
         };
         /** @description At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400). */
         ScopeBoundsBody: {
@@ -7561,14 +7826,14 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Refused: application not permitted",
-                 *       "reason_code": "application_not_permitted",
+                 *       "message": "Refused: account credentials required",
+                 *       "reason_code": "account_credentials_required",
                  *       "detail": {}
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "account_credentials_required" | "account_role_insufficient" | "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
                 };
             };
         };
@@ -7580,14 +7845,14 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Refused: agent not discoverable",
-                 *       "reason_code": "agent_not_discoverable",
+                 *       "message": "Refused: account member not found",
+                 *       "reason_code": "account_member_not_found",
                  *       "detail": {}
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -7599,14 +7864,14 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "message": "Refused: agent attestation replayed",
-                 *       "reason_code": "agent_attestation_replayed",
+                 *       "message": "Refused: account has applications",
+                 *       "reason_code": "account_has_applications",
                  *       "detail": {}
                  *     }
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -8617,6 +8882,722 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    Accounts_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "account",
+                     *           "name": "name",
+                     *           "role": "auditor",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "person": {
+                     *             "id": "id",
+                     *             "object": "person",
+                     *             "email": "ada@example.com",
+                     *             "email_verified": true,
+                     *             "display_name": "display name",
+                     *             "locale": "locale",
+                     *             "time_zone": "time zone",
+                     *             "home_country": "home country",
+                     *             "created_at": "2026-11-25T09:30:00.000Z"
+                     *           },
+                     *           "passkeys": [
+                     *             {
+                     *               "id": "id",
+                     *               "object": "passkey",
+                     *               "device_type": "device type",
+                     *               "backed_up": true,
+                     *               "created_at": "2026-11-25T09:30:00.000Z",
+                     *               "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "links": [
+                     *             {
+                     *               "application_name": "application name",
+                     *               "id": "id",
+                     *               "object": "person_link",
+                     *               "application_id": "application id",
+                     *               "person_id": "person id",
+                     *               "subject": {
+                     *                 "kind": "external_id",
+                     *                 "value": "value"
+                     *               },
+                     *               "created_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "passkey_count": 1
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AccountResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "account",
+                     *       "name": "name",
+                     *       "role": "auditor",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": [
+                     *         {
+                     *           "application_name": "application name",
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "passkey_count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "account",
+                     *       "name": "name",
+                     *       "role": "auditor",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": [
+                     *         {
+                     *           "application_name": "application name",
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "passkey_count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_remove: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_rename: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "account",
+                     *       "name": "name",
+                     *       "role": "auditor",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "person": {
+                     *         "id": "id",
+                     *         "object": "person",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "display_name": "display name",
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "passkeys": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "passkey",
+                     *           "device_type": "device type",
+                     *           "backed_up": true,
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_used_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "links": [
+                     *         {
+                     *           "application_name": "application name",
+                     *           "id": "id",
+                     *           "object": "person_link",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "subject": {
+                     *             "kind": "external_id",
+                     *             "value": "value"
+                     *           },
+                     *           "created_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "passkey_count": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_listTokens: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "account_token",
+                     *           "account_id": "account id",
+                     *           "name": "name",
+                     *           "role": "admin",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "token": "token"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AccountTokenResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_issueToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "name",
+                 *       "role": "admin"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IssueAccountTokenBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "account_token",
+                     *       "account_id": "account id",
+                     *       "name": "name",
+                     *       "role": "admin",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "token": "token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountTokenResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_revokeToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example account token id */
+                account_token_id: string;
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "account_token",
+                     *       "account_id": "account id",
+                     *       "name": "name",
+                     *       "role": "admin",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "token": "token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountTokenResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_listMembers: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "account_member",
+                     *           "account_id": "account id",
+                     *           "person_id": "person id",
+                     *           "role": "auditor",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "updated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AccountMemberResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_addMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "person_id": "usr_eu_l6t4plqawply7wspjxso",
+                 *       "role": "auditor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AddMemberBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "account_member",
+                     *       "account_id": "account id",
+                     *       "person_id": "person id",
+                     *       "role": "auditor",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountMemberResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example person id */
+                person_id: string;
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            204: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Accounts_changeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example person id */
+                person_id: string;
+                /** @example account id */
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "auditor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeMemberBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "account_member",
+                     *       "account_id": "account id",
+                     *       "person_id": "person id",
+                     *       "role": "auditor",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AccountMemberResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     AgentIdentities_list: {
         parameters: {
             query?: {
@@ -9512,6 +10493,137 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AccountApplications_list: {
+        parameters: {
+            query?: {
+                account_id?: string;
+                environment?: "development" | "production";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "application",
+                     *           "name": "name",
+                     *           "environment": "development",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "mode": "conductor",
+                     *           "capabilities_published": true,
+                     *           "region": "region",
+                     *           "logo_url": "https://shop.example.com/hooks/consent",
+                     *           "brand_color": "brand color",
+                     *           "publishable_key": "publishable key"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApplicationResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    AccountApplications_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "account_id": "acc_eu_pqci25vqsgbkegw7ixvs",
+                 *       "name": "name",
+                 *       "environment": "development",
+                 *       "mode": "conductor",
+                 *       "logo_url": "https://shop.example.com/hooks/consent",
+                 *       "brand_color": "brand color"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateApplicationBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "application": {
+                     *         "id": "id",
+                     *         "object": "application",
+                     *         "name": "name",
+                     *         "environment": "development",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "mode": "conductor",
+                     *         "capabilities_published": true,
+                     *         "region": "region",
+                     *         "logo_url": "https://shop.example.com/hooks/consent",
+                     *         "brand_color": "brand color",
+                     *         "publishable_key": "publishable key"
+                     *       },
+                     *       "account_id": "account id",
+                     *       "api_token": {
+                     *         "id": "id",
+                     *         "object": "api_token",
+                     *         "name": "name",
+                     *         "scopes": [
+                     *           "scope"
+                     *         ],
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "token": "token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreatedApplicationResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
@@ -10538,6 +11650,192 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Applications_listPublishableKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "publishable_key",
+                     *           "key": "key",
+                     *           "environment": "development",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PublishableKeyResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Applications_issuePublishableKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "publishable_key",
+                     *       "key": "key",
+                     *       "environment": "development",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublishableKeyResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Applications_revokePublishableKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example key */
+                key: string;
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "publishable_key",
+                     *       "key": "key",
+                     *       "environment": "development",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PublishableKeyResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Applications_sandboxReset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "sandbox_reset",
+                     *       "application_id": "application id",
+                     *       "reset_at": "2026-11-25T09:30:00.000Z",
+                     *       "sessions_deleted": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SandboxResetResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
@@ -23058,6 +24356,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "id": "id",
+                     *       "object": "account",
+                     *       "name": "name",
+                     *       "role": "auditor",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "person": {
                      *         "id": "id",
                      *         "object": "person",

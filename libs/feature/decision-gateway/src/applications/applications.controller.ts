@@ -1,6 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
+import { AccountAccess, CurrentPrincipal, type Principal } from '@svc/auth';
+import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
+import { PublishableKeyResponse, SandboxResetResponse } from '../accounts/accounts.response';
+import { ManagePublishableKeys, type PublishableKeyRecord } from './use-cases/manage-publishable-keys.use-case';
+import { ResetSandbox } from './use-cases/reset-sandbox.use-case';
+import type { Environment } from './application';
 import { AllowedOriginEnvelopeResponse, AllowedOriginResponse, ApiTokenEnvelopeResponse, ApiTokenResponse, ApplicationResponse } from './application.response';
 import type { FastifyReply } from 'fastify';
 import { gatewayError } from '../gateway.errors';
@@ -24,8 +28,17 @@ function tokenView(record: ApiTokenRecord): Record<string, unknown> {
   } satisfies ApiTokenResponse;
 }
 
-/** Connect surface: an application, its allowed origins and its API tokens. */
+function publishableKeyView(record: PublishableKeyRecord, environment: Environment): PublishableKeyResponse {
+  return { object: 'publishable_key', key: record.key, environment, created_at: record.createdAt.toISOString(), revoked_at: record.revokedAt?.toISOString() ?? null };
+}
+
+/**
+ * Connect surface: an application, its allowed origins, API tokens and publishable keys, and the
+ * sandbox reset. The application's API token, or its account's credentials (an account token or a
+ * member's access token: reads need auditor, changes developer).
+ */
 @Controller('api/v1/applications/:application_id')
+@AccountAccess()
 export class ApplicationsController {
   constructor(
     private readonly applications: ApplicationsRepository,
@@ -33,6 +46,8 @@ export class ApplicationsController {
     private readonly addAllowedOrigin: AddAllowedOrigin,
     private readonly issueApiToken: IssueApiToken,
     private readonly revokeApiToken: RevokeApiToken,
+    private readonly publishableKeys: ManagePublishableKeys,
+    private readonly resetSandbox: ResetSandbox,
   ) {}
 
   @Get()
@@ -115,5 +130,44 @@ export class ApplicationsController {
   @ApiResponseOf(ApiTokenEnvelopeResponse)
   async revokeToken(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('api_token_id') tokenId: string): Promise<Record<string, unknown>> {
     return { api_token: tokenView(await this.revokeApiToken.execute(principal, id, tokenId)) };
+  }
+
+  @Get('publishable_keys')
+  @ApiDoc({ tag: 'Connect', summary: "The application's publishable keys (pk_test_… in development, pk_live_… in production), newest last", errors: [400, 401, 403, 404] })
+  @ApiResponseOf(PublishableKeyResponse, { page: true })
+  async listPublishableKeys(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Query() query: PageQuery): Promise<Page<PublishableKeyResponse>> {
+    const app = await ownedApplication(this.applications, principal, id);
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'key']) : undefined;
+    const rows = await this.applications.listPublishableKeys(id, limit + 1, after ? { createdAt: after.created_at, key: after.key } : undefined);
+    return toPage(rows, limit, (r) => publishableKeyView(r, app.environment), (r) => ({ created_at: r.createdAt.toISOString(), key: r.key }));
+  }
+
+  @Post('publishable_keys')
+  @ApiDoc({ tag: 'Connect', summary: 'Issue a new publishable key of the application\'s environment; it becomes the current one', errors: [401, 403, 404] })
+  @ApiResponseOf(PublishableKeyResponse, { status: 201 })
+  async issuePublishableKey(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string): Promise<PublishableKeyResponse> {
+    const app = await ownedApplication(this.applications, principal, id);
+    return publishableKeyView(await this.publishableKeys.issue(principal, id), app.environment);
+  }
+
+  @Delete('publishable_keys/:key')
+  @ApiDoc({ tag: 'Connect', summary: 'Revoke a publishable key (never the last active one)', errors: [401, 403, 404, 409] })
+  @ApiResponseOf(PublishableKeyResponse)
+  async revokePublishableKey(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('key') key: string): Promise<PublishableKeyResponse> {
+    const app = await ownedApplication(this.applications, principal, id);
+    return publishableKeyView(await this.publishableKeys.revoke(principal, id, key), app.environment);
+  }
+
+  @Post('sandbox_reset')
+  @ApiDoc({
+    tag: 'Connect',
+    summary: "Reset a development (sandbox) application's data in every service (sessions, consent records, captures, imports); 409 on a production application",
+    errors: [401, 403, 404, 409],
+  })
+  @ApiResponseOf(SandboxResetResponse, { status: 201 })
+  async sandboxReset(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string): Promise<SandboxResetResponse> {
+    const reset = await this.resetSandbox.execute(principal, id);
+    return { object: 'sandbox_reset', application_id: reset.applicationId, reset_at: reset.resetAt.toISOString(), sessions_deleted: reset.sessionsDeleted };
   }
 }

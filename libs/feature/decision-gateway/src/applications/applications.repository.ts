@@ -66,11 +66,11 @@ export class ApplicationsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insertApplication(manager: EntityManager, app: Omit<Application, 'createdAt' | 'updatedAt'>, at: Date): Promise<Application> {
+  async insertApplication(manager: EntityManager, app: Omit<Application, 'createdAt' | 'updatedAt'>, at: Date, accountId?: string): Promise<Application> {
     const rows: ApplicationRow[] = await manager.query(
-      `INSERT INTO gateway.applications AS a (id, name, environment, mode, capabilities_published, region, logo_url, brand_color, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $8, $9, $7, $7) RETURNING ${APP_COLUMNS}`,
-      [app.id, app.name, app.environment, app.mode, app.capabilitiesPublished, app.region, at, app.logoUrl, app.brandColor],
+      `INSERT INTO gateway.applications AS a (id, name, environment, mode, capabilities_published, region, logo_url, brand_color, created_at, updated_at, account_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $8, $9, $7, $7, $10) RETURNING ${APP_COLUMNS}`,
+      [app.id, app.name, app.environment, app.mode, app.capabilitiesPublished, app.region, at, app.logoUrl, app.brandColor, accountId ?? null],
     );
     return toApplication(rows[0]!);
   }
@@ -175,6 +175,45 @@ export class ApplicationsRepository {
       [key],
     );
     return rows[0] ? toApplication(rows[0]) : undefined;
+  }
+
+  async listPublishableKeys(applicationId: string, limit: number, after?: { createdAt: string; key: string }): Promise<Array<{ key: string; createdAt: Date; revokedAt: Date | null }>> {
+    const rows: Array<{ key: string; created_at: Date; revoked_at: Date | null }> = await this.dataSource.query(
+      `SELECT key, created_at, revoked_at FROM gateway.publishable_keys
+       WHERE application_id = $1 AND ($2::timestamptz IS NULL OR (created_at, key) > ($2::timestamptz, $3)) ORDER BY created_at, key LIMIT $4`,
+      [applicationId, after?.createdAt ?? null, after?.key ?? '', limit],
+    );
+    return rows.map((r) => ({ key: r.key, createdAt: r.created_at, revokedAt: r.revoked_at }));
+  }
+
+  async countActivePublishableKeys(manager: EntityManager, applicationId: string): Promise<number> {
+    const rows: Array<{ count: string }> = await manager.query(`SELECT count(*) AS count FROM gateway.publishable_keys WHERE application_id = $1 AND revoked_at IS NULL`, [applicationId]);
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  async revokePublishableKey(manager: EntityManager, applicationId: string, key: string, at: Date): Promise<{ key: string; createdAt: Date; revokedAt: Date | null } | undefined> {
+    const rows = await queryRows<{ key: string; created_at: Date; revoked_at: Date | null }>(
+      manager,
+      `UPDATE gateway.publishable_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE application_id = $1 AND key = $2 RETURNING key, created_at, revoked_at`,
+      [applicationId, key, at],
+    );
+    const r = rows[0];
+    return r ? { key: r.key, createdAt: r.created_at, revokedAt: r.revoked_at } : undefined;
+  }
+
+  /**
+   * Deletes a sandbox application's consent sessions created up to `before`, with their votes and
+   * consent tokens, its principal assertions and its activity; returns the sessions deleted.
+   * Approval, signing and agreement sessions belong to other services' resources and stay.
+   */
+  async deleteSandboxSessions(manager: EntityManager, applicationId: string, before: Date): Promise<number> {
+    const scope = `SELECT token_sha256 FROM gateway.decision_sessions WHERE application_id = $1 AND kind = 'consent' AND created_at <= $2`;
+    await manager.query(`DELETE FROM gateway.consent_tokens WHERE session_token_sha256 IN (${scope})`, [applicationId, before]);
+    await manager.query(`DELETE FROM gateway.decision_votes WHERE token_sha256 IN (${scope})`, [applicationId, before]);
+    const deleted = await queryRows(manager, `DELETE FROM gateway.decision_sessions WHERE token_sha256 IN (${scope}) RETURNING token_sha256`, [applicationId, before]);
+    await manager.query(`DELETE FROM gateway.principal_assertions WHERE application_id = $1`, [applicationId]);
+    await manager.query(`DELETE FROM gateway.activity_events WHERE application_id = $1`, [applicationId]);
+    return deleted.length;
   }
 
   async currentPublishableKey(applicationId: string): Promise<string | undefined> {

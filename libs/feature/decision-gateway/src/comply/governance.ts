@@ -33,12 +33,14 @@ export const OPEN_POLICY: GovernancePolicy = {
 };
 
 /**
- * Who is acting: the person of a person's access token, else the API token record. A publishable
+ * Who is acting: the person of a person's access token, else the API or account token record. A publishable
  * key names no one who could be held to a governance decision, so it is never an actor.
  */
 export function actorOf(principal: Principal): string | undefined {
   if (principal.kind === 'access_token') return principal.personId;
   if (principal.kind === 'api_token') return principal.credentialId;
+  // An account token acts under its own record id, like an API token.
+  if (principal.kind === 'account_token') return principal.credentialId;
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { AccountAccess, CurrentPrincipal, type Principal } from '@svc/auth';
 import { ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { ownedApplication } from '../applications/use-cases/owned-application';
@@ -26,8 +26,12 @@ export function oauthClientView(client: OAuthClient): OAuthClientResponse {
   } satisfies OAuthClientResponse;
 }
 
-/** OAuth clients registered under an application (API token of that application). */
+/**
+ * OAuth clients registered under an application: its API token, or its account's credentials
+ * (reads auditor, changes developer).
+ */
 @Controller('api/v1/applications/:application_id/oauth_clients')
+@AccountAccess()
 export class OAuthClientsController {
   constructor(
     private readonly applications: ApplicationsRepository,

@@ -1,5 +1,10 @@
-/** Scopes the provider issues (spec, Authentication rule 5). */
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'audit:verify', 'disclosures:write'] as const;
+/**
+ * Scopes the provider issues (spec, Authentication rule 5), plus `accounts`: a person's token acts
+ * on their organisation accounts (and those accounts' applications) only with it, so a token given
+ * to some application for sign-in never manages the person's accounts. A client asks for it only
+ * when registered with it (it is not among the defaults).
+ */
+export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'audit:verify', 'disclosures:write', 'accounts'] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 /** Client authentication at the token endpoint; `none` is a public client, whose tokens are DPoP-bound. */

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { AccountAccess, CurrentPrincipal, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { ApiDoc, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page, ApiResponseOf } from '@svc/server';
 import { WebhookDeliveryResponse } from '../deliveries/delivery.response';
@@ -18,10 +18,12 @@ import { SendTestDelivery } from './use-cases/send-test-delivery.use-case';
 import { UpdateSubscription } from './use-cases/update-subscription.use-case';
 
 /**
- * Webhook subscriptions of an application (API token of that application):
+ * Webhook subscriptions of an application (its API token, or its account's credentials with a role:
+ * reads auditor, changes developer; account credentials are resolved where decision-gateway runs):
  * create, list, get, delete, rotate the secret, re-enable, send a test delivery, read the delivery log.
  */
 @Controller('api/v1/applications/:application_id/webhook_subscriptions')
+@AccountAccess()
 export class SubscriptionsController {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,

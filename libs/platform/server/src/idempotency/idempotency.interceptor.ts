@@ -36,6 +36,8 @@ export function idempotencyCallerOf(principal: Principal | undefined): string | 
       return `app:${principal.applicationId}`;
     case 'access_token':
       return `person:${principal.applicationId}:${principal.delegation?.delegateId ?? principal.personId ?? ''}:${principal.delegation?.principalId ?? ''}`;
+    case 'account_token':
+      return `account:${principal.account?.id ?? ''}:${principal.credentialId}:${principal.applicationId}`;
     case 'attester_token':
       return `attester:${principal.applicationId}:${principal.credentialId}`;
     case 'publishable_key':

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { RequestMethod, type Type } from '@nestjs/common';
 import { HEADERS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
+import { AUTH_ACCOUNT_ACCESS, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
 import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
@@ -147,7 +147,8 @@ function security(target: object, handler: object): Json[] {
   const read = <T>(key: string): T | undefined =>
     (Reflect.getMetadata(key, handler) as T | undefined) ?? (Reflect.getMetadata(key, target) as T | undefined);
   if (read<boolean>(AUTH_PUBLIC)) return [];
-  const kinds = read<CredentialKind[]>(AUTH_KINDS) ?? ['api_token'];
+  const declared = read<CredentialKind[]>(AUTH_KINDS) ?? ['api_token'];
+  const kinds: CredentialKind[] = read<object>(AUTH_ACCOUNT_ACCESS) ? [...new Set<CredentialKind>([...declared, 'access_token', 'account_token'])] : declared;
   const scopes = read<string[]>(AUTH_SCOPES) ?? [];
   return kinds.map((kind) => {
     switch (kind) {
@@ -159,6 +160,8 @@ function security(target: object, handler: object): Json[] {
         return { attesterToken: [] };
       case 'access_token':
         return { accessToken: [] };
+      case 'account_token':
+        return { accountToken: [] };
     }
   });
 }

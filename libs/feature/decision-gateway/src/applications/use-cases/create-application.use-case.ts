@@ -57,7 +57,12 @@ export class CreateApplication {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(command: CreateApplicationCommand): Promise<CreatedApplication> {
+  /**
+   * `accountId`: the organisation account that owns the application (API creation; the admin CLI
+   * creates applications without one). `sandboxId`: a development application's id carries the
+   * `dev` segment (`tp_dev_…`, spec Identifiers) instead of the region's.
+   */
+  async execute(command: CreateApplicationCommand, options: { accountId?: string; sandboxId?: boolean } = {}): Promise<CreatedApplication> {
     const now = this.clock.now();
     const apiToken = newApiToken();
     const apiTokenId = newId('api_token_record');
@@ -66,7 +71,7 @@ export class CreateApplication {
       const created = await this.applications.insertApplication(
         manager,
         {
-          id: newRegionalId('application', this.config.REGION),
+          id: newRegionalId('application', options.sandboxId === true && command.environment === 'development' ? 'dev' : this.config.REGION),
           name: command.name,
           environment: command.environment,
           mode: command.mode,
@@ -76,6 +81,7 @@ export class CreateApplication {
           brandColor: command.brandColor,
         },
         now,
+        options.accountId,
       );
       await this.applications.insertApiToken(
         manager,

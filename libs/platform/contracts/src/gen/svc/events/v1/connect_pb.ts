@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/connect.proto.
  */
 export const file_svc_events_v1_connect: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdmMvZXZlbnRzL3YxL2Nvbm5lY3QucHJvdG8SDXN2Yy5ldmVudHMudjEiiwEKEkFwcGxpY2F0aW9uQ3JlYXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFgoOYXBwbGljYXRpb25faWQYAiABKAkSEgoEbmFtZRgDIAEoCUIEwIwZAhITCgtlbnZpcm9ubWVudBgEIAEoCRIMCgRtb2RlGAUgASgJIpYBChJBcHBsaWNhdGlvblVwZGF0ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhYKDmFwcGxpY2F0aW9uX2lkGAIgASgJEhIKBG5hbWUYAyABKAlCBMCMGQISDAoEbW9kZRgEIAEoCRIeChZjYXBhYmlsaXRpZXNfcHVibGlzaGVkGAUgASgIImQKEkFsbG93ZWRPcmlnaW5BZGRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFgoOYXBwbGljYXRpb25faWQYAiABKAkSDgoGb3JpZ2luGAMgASgJInMKD0FwaVRva2VuQ2hhbmdlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFgoOYXBwbGljYXRpb25faWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSDgoGY2hhbmdlGAQgASgJYgZwcm90bzM", [file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("ChtzdmMvZXZlbnRzL3YxL2Nvbm5lY3QucHJvdG8SDXN2Yy5ldmVudHMudjEiiwEKEkFwcGxpY2F0aW9uQ3JlYXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFgoOYXBwbGljYXRpb25faWQYAiABKAkSEgoEbmFtZRgDIAEoCUIEwIwZAhITCgtlbnZpcm9ubWVudBgEIAEoCRIMCgRtb2RlGAUgASgJIpYBChJBcHBsaWNhdGlvblVwZGF0ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhYKDmFwcGxpY2F0aW9uX2lkGAIgASgJEhIKBG5hbWUYAyABKAlCBMCMGQISDAoEbW9kZRgEIAEoCRIeChZjYXBhYmlsaXRpZXNfcHVibGlzaGVkGAUgASgIImQKEkFsbG93ZWRPcmlnaW5BZGRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFgoOYXBwbGljYXRpb25faWQYAiABKAkSDgoGb3JpZ2luGAMgASgJInMKD0FwaVRva2VuQ2hhbmdlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFgoOYXBwbGljYXRpb25faWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSDgoGY2hhbmdlGAQgASgJImsKF0FwcGxpY2F0aW9uU2FuZGJveFJlc2V0EiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIWCg5hcHBsaWNhdGlvbl9pZBgCIAEoCRIQCghyZXNldF9hdBgDIAEoCWIGcHJvdG8z", [file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * An application was registered in a region.
@@ -157,4 +157,37 @@ export type ApiTokenChanged = Message<"svc.events.v1.ApiTokenChanged"> & {
  */
 export const ApiTokenChangedSchema: GenMessage<ApiTokenChanged> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_connect, 3);
+
+/**
+ * A development (sandbox) application's data was reset: each service deletes what it keeps for
+ * the application (sessions, consent records, captures, receipts, deliveries); its settings,
+ * credentials, flows and subscriptions stay.
+ *
+ * @generated from message svc.events.v1.ApplicationSandboxReset
+ */
+export type ApplicationSandboxReset = Message<"svc.events.v1.ApplicationSandboxReset"> & {
+  /**
+   * @generated from field: svc.events.v1.EventMeta meta = 1;
+   */
+  meta?: EventMeta | undefined;
+
+  /**
+   * @generated from field: string application_id = 2;
+   */
+  applicationId: string;
+
+  /**
+   * Rows older than this instant are deleted (RFC 3339): what arrives after the reset stays.
+   *
+   * @generated from field: string reset_at = 3;
+   */
+  resetAt: string;
+};
+
+/**
+ * Describes the message svc.events.v1.ApplicationSandboxReset.
+ * Use `create(ApplicationSandboxResetSchema)` to create a new message.
+ */
+export const ApplicationSandboxResetSchema: GenMessage<ApplicationSandboxReset> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_connect, 4);
 
