@@ -90,9 +90,20 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
         });
         await dataSource.initialize();
         options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
-        const sets = [keysMigrations, idempotencyMigrations, ...options.migrations];
-        for (const set of sets) await runMigrations(dataSource, set);
-        for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(dataSource, outboxTraceContextMigrations(schema));
+        // Migrations hold a session advisory lock: behind a transaction pooler they run on a direct
+        // connection of their own (DATABASE_DIRECT_URL), closed once they are applied.
+        const direct = config.DATABASE_DIRECT_URL && config.DATABASE_DIRECT_URL !== config.DATABASE_URL;
+        const migrator = direct
+          ? createDataSource({ url: config.DATABASE_DIRECT_URL as string, poolSize: 1, applicationName: `${config.SERVICE_NAME}-${config.REGION}-migrate` })
+          : dataSource;
+        if (direct) await migrator.initialize();
+        try {
+          const sets = [keysMigrations, idempotencyMigrations, ...options.migrations];
+          for (const set of sets) await runMigrations(migrator, set);
+          for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(migrator, outboxTraceContextMigrations(schema));
+        } finally {
+          if (direct) await migrator.destroy();
+        }
         return dataSource;
       },
     },
@@ -130,7 +141,7 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     },
     {
       provide: OutboxRegistry,
-      useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
+      useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, logger),
       inject: [DataSource, BusConnection],
     },
     { provide: KeyEncryption, useFactory: () => new KeyEncryption(config.KEY_ENCRYPTION_KEY) },
