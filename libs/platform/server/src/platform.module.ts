@@ -7,7 +7,7 @@ import { PersonalDataSeal } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
 import { SigningKeyStore, keysMigrations } from '@svc/key-store';
 import { IdempotencyStore, createDataSource, idempotencyMigrations, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
-import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
 import type { ProcessConfiguration } from './feature-definition';
@@ -131,13 +131,14 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     // Events on the JetStream transport strategy (`@EventConsumer` controllers), connected by startProcess.
     {
       provide: JetStreamServer,
-      useFactory: (bus: BusConnection, modules: ModuleRef) => {
-        const server = new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) });
+      useFactory: (bus: BusConnection, modules: ModuleRef, metrics: Metrics) => {
+        const deadLetters = metrics.counterOf(BUSINESS_METRICS.deadLetters);
+        const server = new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) }, { deadLettered: (durable) => deadLetters.inc({ durable }) });
         // Subscriptions decided at start (a feature's configuration switching a consumer on) read the process's providers.
         server.resolveWith((type) => modules.get(type, { strict: false }));
         return server;
       },
-      inject: [BusConnection, ModuleRef],
+      inject: [BusConnection, ModuleRef, Metrics],
     },
     {
       provide: OutboxRegistry,
