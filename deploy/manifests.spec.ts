@@ -459,18 +459,32 @@ function regionAccount(region: Region): RegionAccount {
 /** Every .ts source file (not a test) under a folder. */
 const sourcesUnder = (dir: string): string[] => filesUnder(dir).filter((path) => path.endsWith('.ts') && !/\.(spec|integration-spec|e2e-spec)\.ts$/.test(path));
 
-/** Request/reply methods the code asks of another region (through RegionRpc, the one cross-region caller). */
+/**
+ * Request/reply methods the code asks of another region: through `RpcClient.tryCallInRegion(region, method, …)`
+ * or `RpcClient.inRegion(region).call(method, …)`, the only cross-region callers.
+ */
 const CROSS_REGION_METHODS = [
-  ...new Set(sourcesUnder('libs').flatMap((path) => [...read(path).matchAll(/\bregionRpc\.call\(\s*[^,]+,\s*'([a-z_]+\.[a-z_]+)'/gi)].map((match) => match[1]!))),
+  ...new Set(
+    sourcesUnder('libs').flatMap((path) =>
+      [...read(path).matchAll(/\b(?:tryCallInRegion\(\s*[^,]+,|inRegion\([^)]*\)\s*\.call\()\s*'([a-z_]+\.[a-z_]+)'/gi)].map((match) => match[1]!),
+    ),
+  ),
 ].sort();
 
 const crossRegionSubject = (region: Region, method: string): string => `${BUS_PREFIX}.${region}.rpc.${method}`;
 
 describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
-  it('finds the cross-region requests of the code, all of them through RegionRpc', () => {
-    expect(CROSS_REGION_METHODS).toEqual(['audit.get_chain_info', 'gateway.find_person_home', 'oap.consume_grant', 'oap.grant_status']);
+  it('finds the cross-region requests of the code, all of them through the RPC client', () => {
+    expect(CROSS_REGION_METHODS).toEqual([
+      'audit.get_chain_info',
+      'gateway.find_person_home',
+      'gateway.open_agreement_signing',
+      'gateway.record_agreement_signature',
+      'oap.consume_grant',
+      'oap.grant_status',
+    ]);
     // A subject built for a region other than the process's own is built only by the bus's Nest RPC
-    // client (`RpcClient.inRegion`, which RegionRpc wraps).
+    // client (`RpcClient.inRegion`, which `tryCallInRegion` uses).
     const foreign = sourcesUnder('libs').filter((path) => path !== 'libs/platform/contracts/src/subjects.ts').flatMap((path) =>
       [...read(path).matchAll(/rpcSubject\(([^,]+),\s*([^,]+),/g)]
         .filter((match) => !/^(this\.)?(bus|options)\.region$|^this\.bus\.region$/.test(match[2]!.trim()))

@@ -7,7 +7,7 @@
  *
  *   node scripts/run-dist.js dist/deploy/migrate/main.js
  */
-import { migrateRegion } from './migrate-region';
+import { migrateRegion } from '@svc/region-stack';
 
 async function main(): Promise<number> {
   const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;

@@ -3,8 +3,8 @@ import { TEST_NATS_URL, TcpProxy, http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { startRegions, type TestRegions } from '../support/regions';
 
-/** Longer than the 5 s credential cache, as in the probe that found the outage. */
-const OUTAGE_MS = 8_000;
+/** Issue 20 item 3: 30 s, far longer than the 5 s credential cache of the probe that found the outage. */
+const OUTAGE_MS = 30_000;
 
 /**
  * Issue 14 item 8: a bus outage longer than the credential cache must not take the API down
@@ -79,7 +79,7 @@ describe('a region whose bus goes away for longer than the credential cache', ()
     const tally: Record<number, number> = {};
     for (const { status } of during) tally[status] = (tally[status] ?? 0) + 1;
 
-    expect(during.length).toBeGreaterThanOrEqual(30);
+    expect(during.length).toBeGreaterThanOrEqual(100);
     expect(tally).toEqual({ 201: during.length });
     expect(me.status).toBe(200);
     // Every 503 says when to come back: readiness is the one that must answer 503 while the bus is away.

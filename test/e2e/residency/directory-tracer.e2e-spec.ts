@@ -71,7 +71,7 @@ describe('the cross-border directory carries no personal data', () => {
     us = stack.url.us;
     eu = stack.url.eu;
     // Everything that can cross: each region's directory subject, every request/reply subject of
-    // each region (another region's RegionRpc calls them), and the reply inboxes.
+    // each region (another region's RpcClient.tryCallInRegion calls them), and the reply inboxes.
     tap = await connect({ servers: TEST_NATS_URL, name: 'directory-tap' });
     collect(tap.subscribe(`${stack.prefix}.*.evt.directory.>`));
     collect(tap.subscribe(`${stack.prefix}.*.rpc.>`));

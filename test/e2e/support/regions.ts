@@ -1,8 +1,8 @@
 import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
-import { startRegion } from '@svc/region-stack';
+import { migrateRegion, regionMigrationFingerprint, startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabaseFrom, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
 
 export interface TestRegions {
   url: Record<Region, string>;
@@ -18,6 +18,8 @@ export interface StartRegionsOptions {
   natsUrl?: string;
   /** Bus prefix of the regions; a fresh one by default. */
   prefix?: string;
+  /** The database URL a region is given, from the URL of the database made for it (e.g. through a proxy the test controls). */
+  databaseUrl?: (url: string, region: Region) => string;
   /** HTTP ports of some regions; free ports by default. */
   ports?: Partial<Record<Region, number>>;
   /** Logger of every region (e.g. one writing to a stream the test reads); JSON on stdout by default. */
@@ -27,6 +29,14 @@ export interface StartRegionsOptions {
   /** PUBLIC_BASE_URL host of every region (e.g. `localhost`, which WebAuthn accepts as an RP ID); 127.0.0.1 by default. */
   publicHost?: string;
 }
+
+/** Every region database starts as a copy of one migrated once per set of migrations. */
+const regionTemplate = {
+  fingerprint: regionMigrationFingerprint(),
+  build: async (url: string) => {
+    await migrateRegion(url);
+  },
+};
 
 /**
  * Boots the three regions in monolithic mode inside the test process, each on its own database
@@ -50,12 +60,12 @@ export async function startRegions(label: string, options: StartRegionsOptions =
   };
   try {
     for (const region of regions) {
-      const database = await createTestDatabase(`${label}_${region}`);
+      const database = await createTestDatabaseFrom(`${label}_${region}`, regionTemplate);
       databases.push(database);
       process[region] = await startRegion(
         testEnv({
           REGION: region,
-          DATABASE_URL: database.url,
+          DATABASE_URL: options.databaseUrl?.(database.url, region) ?? database.url,
           BUS_PREFIX: prefix,
           HTTP_PORT: String(ports[region]),
           KEY_ENCRYPTION_KEY: kek,

@@ -40,7 +40,6 @@ import { RequestGrant } from './grants/use-cases/request-grant.use-case';
 import { OAP_SCHEMA } from './schema';
 import { ChronicleDirectory } from './shared/chronicle';
 import { IdempotencyStore } from './shared/idempotency-store';
-import { RegionRpc } from './shared/region-rpc';
 import { ReplayCache } from './shared/replay-cache';
 import { OAP_OUTBOX } from './tokens';
 import { GrantStatusDirectory } from './verification/grant-status';
@@ -86,7 +85,6 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     ReplayCache,
     IdempotencyStore,
     ChronicleDirectory,
-    RegionRpc,
     IpRateLimiter,
     ResolveEscalation,
     RecordEscalationVote,

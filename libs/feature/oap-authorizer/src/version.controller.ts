@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
+import { RpcClient } from '@svc/bus';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
 import { Public } from '@svc/auth';
 import { PlatformConfig, REGIONS, regionUrls } from '@svc/config';
-import { RegionRpc } from './shared/region-rpc';
 import { OAP_CONFORMANCE, OAP_VERSION } from './schema';
 import { OapVersionResponse } from './version.response';
 
@@ -29,7 +29,7 @@ export const CONFORMANCE_CAPABILITIES = [
 export class VersionController {
   constructor(
     private readonly config: PlatformConfig,
-    private readonly regionRpc: RegionRpc,
+    private readonly rpc: RpcClient,
   ) {}
 
   @ApiDoc({ summary: 'OAP wire versions, regional issuers, chronicle genesis hashes and conformance levels', tag: 'OAP', errors: [] })
@@ -39,7 +39,7 @@ export class VersionController {
     const urls = regionUrls(this.config);
     const genesis = await Promise.all(
       REGIONS.map(async (region) => {
-        const reply = await this.regionRpc.call(region, 'audit.get_chain_info', {}, 500);
+        const reply = await this.rpc.tryCallInRegion(region, 'audit.get_chain_info', {}, 500);
         return [region, reply?.genesisHash || null] as const;
       }),
     );

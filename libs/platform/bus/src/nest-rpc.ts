@@ -338,6 +338,19 @@ export class RpcClient {
       return replyOrThrow<M>(fromBinary(spec.reply, data) as RpcReply<M>);
     });
   }
+
+  /**
+   * {@link call} to another region's service that resolves undefined instead of throwing when
+   * nobody answers in time or the answer is an error: for callers that fail closed (or act as if
+   * the other region knew nothing) rather than fail the request.
+   */
+  async tryCallInRegion<M extends RpcMethod>(region: string, method: M, request: RpcRequestInit<M>, timeoutMs = RPC_TIMEOUT_MS): Promise<RpcReply<M> | undefined> {
+    try {
+      return await this.inRegion(region).call(method, request, timeoutMs);
+    } catch {
+      return undefined;
+    }
+  }
 }
 
 function replyOrThrow<M extends RpcMethod>(reply: RpcReply<M>): RpcReply<M> {

@@ -10,6 +10,7 @@ export { HomeRegionPipe } from './home-region.pipe';
 export { Nullable } from './nullable';
 export { FORM_BODY_ROUTE } from './body/body-parsers';
 export { DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, encodeCursor, toPage, type Page } from './pagination';
+export { migrateDatabase, processMigrationSets } from './migrate-database';
 export { runMain, startProcess, type ProcessOptions, type RunningProcess } from './start-process';
 export { loadProcessConfiguration, type FeatureDefinition, type ProcessConfiguration } from './feature-definition';
 export { buildOpenApiDocument, type DocumentedWebhook } from './openapi/build-openapi';

@@ -5,8 +5,8 @@ import { BusConnection, BusRpcClient, BusRpcServer, EventFanout, JetStreamServer
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
-import { SigningKeyStore, keysMigrations } from '@svc/key-store';
-import { IdempotencyStore, createDataSource, idempotencyMigrations, outboxTraceContextMigrations, runMigrations, type SchemaMigrations } from '@svc/persistence';
+import { SigningKeyStore } from '@svc/key-store';
+import { IdempotencyStore, createDataSource, type SchemaMigrations } from '@svc/persistence';
 import { BUSINESS_METRICS, Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
@@ -16,6 +16,7 @@ import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxRegistry } from './outbox-registry';
 import { registerPlatformGauges } from './platform-gauges';
 import { LOGGER } from './tokens';
+import { migrateDatabase } from './migrate-database';
 
 export interface PlatformOptions {
   /** The validated configuration of the process and of each of its features. */
@@ -98,9 +99,7 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
           : dataSource;
         if (direct) await migrator.initialize();
         try {
-          const sets = [keysMigrations, idempotencyMigrations, ...options.migrations];
-          for (const set of sets) await runMigrations(migrator, set);
-          for (const schema of new Set(sets.map((set) => set.schema))) await runMigrations(migrator, outboxTraceContextMigrations(schema));
+          await migrateDatabase(migrator, options.migrations);
         } finally {
           if (direct) await migrator.destroy();
         }

@@ -1,4 +1,4 @@
-export { TEST_DATABASE_SERVER, createTestDatabase, type TestDatabase } from './databases';
+export { TEST_DATABASE_SERVER, createTestDatabase, createTestDatabaseFrom, type DatabaseTemplate, type TestDatabase } from './databases';
 export { TEST_NATS_URL, deleteTestStreams, testStreams, uniqueBusPrefix } from './bus';
 export { TEST_CHROMIUM_PATH, testConfig, testEnv, testKeyEncryptionKey } from './config';
 export { freePort, http, waitFor, type HttpResult } from './http';

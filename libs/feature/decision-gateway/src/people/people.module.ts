@@ -13,7 +13,7 @@ import { PeopleConfig } from './people.config';
 import { PeopleController } from './people.controller';
 import { MyConsentRecordsController } from './my-consent-records.controller';
 import { PeopleRepository } from './people.repository';
-import { GatewayRegionRpc, PersonHomeLookup, PersonHomeRpcHandlers } from './person-home-lookup';
+import { PersonHomeLookup, PersonHomeRpcHandlers } from './person-home-lookup';
 import { PersonInboxController } from './person-inbox.controller';
 import { PersonLinksController } from './person-links.controller';
 import { PERSON_DIRECTORY, PERSON_SESSIONS } from './person-sessions.port';
@@ -37,7 +37,6 @@ import { PersonLinks } from './use-cases/person-links.use-case';
     ApplicationsRepository,
     PeopleRepository,
     PeopleMailer,
-    GatewayRegionRpc,
     PersonHomeLookup,
     SignInThrottle,
     PersonSessionsService,

@@ -1,21 +1,22 @@
 import { createHmac } from 'node:crypto';
+import type { RpcClient } from '@svc/bus';
 import type { PlatformConfig } from '@svc/config';
 import type { Logger } from '@svc/telemetry';
 import type { PeopleConfig } from './people.config';
 import type { PeopleRepository } from './people.repository';
-import { PersonHomeLookup, emailLookupDigest, type GatewayRegionRpc } from './person-home-lookup';
+import { PersonHomeLookup, emailLookupDigest } from './person-home-lookup';
 
 const KEY = Buffer.alloc(32, 3).toString('base64');
 
 function lookup(key: string | undefined, found: Record<string, boolean | 'silent'> = {}) {
   const asked: Array<{ region: string; digest: Uint8Array }> = [];
   const regionRpc = {
-    call: async (region: string, _method: string, request: { emailDigest: Uint8Array }) => {
+    tryCallInRegion: async (region: string, _method: string, request: { emailDigest: Uint8Array }) => {
       asked.push({ region, digest: request.emailDigest });
       const answer = found[region];
       return answer === 'silent' ? undefined : { found: answer === true };
     },
-  } as unknown as GatewayRegionRpc;
+  } as unknown as RpcClient;
   const known: Uint8Array[] = [];
   const people = { hasEmailLookupDigest: async (digest: Uint8Array) => known.some((k) => Buffer.compare(Buffer.from(k), Buffer.from(digest)) === 0) } as unknown as PeopleRepository;
   const service = new PersonHomeLookup(people, regionRpc, { REGION: 'eu' } as PlatformConfig, { PEOPLE_LOOKUP_KEY: key } as PeopleConfig, {} as Logger);

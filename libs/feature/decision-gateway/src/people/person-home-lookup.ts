@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { RpcClient, RpcHandler, type RpcReply, type RpcReplyInit, type RpcRequest, type RpcRequestInit } from '@svc/bus';
+import { RpcClient, RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { PlatformConfig, REGIONS, type Region } from '@svc/config';
-import type { RpcMethod } from '@svc/contracts';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { PeopleConfig } from './people.config';
@@ -18,24 +17,6 @@ export function emailLookupDigest(key: Buffer, email: string): Buffer {
 }
 
 /**
- * Request/reply to decision-gateway in another region ({@link RpcClient.inRegion}). Resolves
- * undefined when nobody answers in time or the answer is an error: the caller then acts as if the
- * person were homed nowhere else.
- */
-@Injectable()
-export class GatewayRegionRpc {
-  constructor(private readonly rpc: RpcClient) {}
-
-  async call<M extends RpcMethod>(region: string, method: M, request: RpcRequestInit<M>, timeoutMs = FIND_HOME_TIMEOUT_MS): Promise<RpcReply<M> | undefined> {
-    try {
-      return await this.rpc.inRegion(region).call(method, request, timeoutMs);
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-/**
  * Finds the home region of a person who signs in at a region where they have no account: the
  * other regions are asked, in parallel, with only the keyed digest of the email
  * (`gateway.find_person_home`), and answer only whether the person is homed there. Without
@@ -47,7 +28,7 @@ export class PersonHomeLookup implements OnApplicationBootstrap {
 
   constructor(
     private readonly people: PeopleRepository,
-    private readonly regionRpc: GatewayRegionRpc,
+    private readonly rpc: RpcClient,
     private readonly platform: PlatformConfig,
     @Inject(PeopleConfig) config: PeopleConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -78,7 +59,7 @@ export class PersonHomeLookup implements OnApplicationBootstrap {
     if (!digest) return undefined;
     const others = REGIONS.filter((region) => region !== this.platform.REGION);
     const answers = await Promise.all(
-      others.map(async (region) => ((await this.regionRpc.call(region, 'gateway.find_person_home', { emailDigest: digest }))?.found ? region : undefined)),
+      others.map(async (region) => ((await this.rpc.tryCallInRegion(region, 'gateway.find_person_home', { emailDigest: digest }, FIND_HOME_TIMEOUT_MS))?.found ? region : undefined)),
     );
     return answers.find((region): region is Region => region !== undefined);
   }

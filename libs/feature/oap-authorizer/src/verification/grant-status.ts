@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { RpcClient } from '@svc/bus';
 import { PlatformConfig, isRegion } from '@svc/config';
 import { SigningKeyStore } from '@svc/key-store';
 import { parseId } from '@svc/ids';
 import type { ReceiptJwk } from '@svc/sdk-receipts-verify';
 import { Clock } from '@svc/config';
 import { GrantsRepository } from '../grants/grants.repository';
-import { RegionRpc } from '../shared/region-rpc';
 
 /** A grant's status as its home region sees it now. */
 export interface GrantStatus {
@@ -33,7 +33,7 @@ export class GrantStatusDirectory {
   constructor(
     private readonly grants: GrantsRepository,
     private readonly keys: SigningKeyStore,
-    private readonly regionRpc: RegionRpc,
+    private readonly rpc: RpcClient,
     private readonly config: PlatformConfig,
     private readonly clock: Clock,
   ) {}
@@ -51,7 +51,7 @@ export class GrantStatusDirectory {
   async status(grantId: string, kid: string): Promise<GrantStatus & { jwk?: ReceiptJwk }> {
     const home = parseId(grantId)?.region;
     if (!home || home === this.config.REGION) return this.local(grantId, kid);
-    const reply = await this.regionRpc.call(home, 'oap.grant_status', { grantId, kid });
+    const reply = await this.rpc.tryCallInRegion(home, 'oap.grant_status', { grantId, kid });
     if (!reply || reply.error?.code) return { found: false, status: 'unknown', revokedAt: null, consumedAt: null };
     return {
       found: reply.found,
@@ -77,7 +77,7 @@ export class GrantStatusDirectory {
       const jwk = await this.localJwk(kid);
       return jwk ? { jwk } : { jwk: undefined, unavailable: false };
     }
-    const reply = await this.regionRpc.call(region, 'oap.grant_status', { grantId: '', kid });
+    const reply = await this.rpc.tryCallInRegion(region, 'oap.grant_status', { grantId: '', kid });
     if (!reply || reply.error?.code) return { jwk: undefined, unavailable: true };
     if (!reply.jwkJson) return { jwk: undefined, unavailable: false };
     const jwk = JSON.parse(reply.jwkJson) as ReceiptJwk;
@@ -93,7 +93,7 @@ export class GrantStatusDirectory {
       if (!grant) return { found: false, consumed: false };
       return { found: true, consumed: await this.grants.consume(grantId, this.clock.now()) };
     }
-    const reply = await this.regionRpc.call(home, 'oap.consume_grant', { grantId });
+    const reply = await this.rpc.tryCallInRegion(home, 'oap.consume_grant', { grantId });
     if (!reply || reply.error?.code) return undefined;
     return { found: reply.found, consumed: reply.consumed };
   }
