@@ -32,11 +32,11 @@
 //     an anonymous principal has no id, so the field is undefined either way.
 //   notice-hash `a.name < b.name` → `<=`: purpose names are unique within a notice, so no two compare equal.
 // platform/merkle/src/merkle.ts
-//   :176, :228 `fn !== 0` → `true` in the halving loops (never reached with fn = 0); :315 the `typeof`
-//   part of isCount (Number.isSafeInteger is false for non-numbers); :328 `x > 1` → `>=` / `true` in
+//   :177, :229 `fn !== 0` → `true` in the halving loops (never reached with fn = 0); :316 the `typeof`
+//   part of isCount (Number.isSafeInteger is false for non-numbers); :329 `x > 1` → `>=` / `true` in
 //   isPowerOfTwo (x = 1 is odd and x = 0 never arrives); :85 `oldSize < length` → `<=` / `true`
-//   (subproof of the whole tree adds nothing); :210 the empty-proof shortcut and :220, :303 the
-//   undefined guards (the length checks that follow give the same reason); :243 the 128-hash cap
+//   (subproof of the whole tree adds nothing); :211 the empty-proof shortcut and :221, :304 the
+//   undefined guards (the length checks that follow give the same reason); :244 the 128-hash cap
 //   (a longer proof fails the length walk with the same reason: no safe-integer tree needs 128).
 // sdk/receipts-verify/src/verify-receipt.ts
 //   :85 `typeof jwk.x !== 'string'` → `false` and its message (createPublicKey refuses the same keys

@@ -14,6 +14,7 @@ const MUTATION_SPECS = [
   'libs/feature/webhook-dispatcher/src/deliveries/retry-schedule.spec.ts',
   'libs/feature/webhook-dispatcher/src/deliveries/signature.spec.ts',
   'libs/platform/merkle/src/merkle*.spec.ts',
+  'libs/platform/merkle/src/transparency-dev-vectors.spec.ts',
 ];
 
 // STRYKER_SPECS (comma-separated globs) narrows a run on one file to that file's specs; static

@@ -105,6 +105,14 @@ describe.each(REGIONS)('helm/svc rendered for %s', (region) => {
     expect(container.command).toEqual(['node', 'scripts/run-dist.js', 'dist/deploy/migrate/main.js']);
     expect(container.env[0]).toEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: `svc-${region}-database`, key: 'DATABASE_URL' } } });
   });
+
+  it('gives every app the PgBouncer URL as DATABASE_URL and the direct URL as DATABASE_DIRECT_URL (LISTEN, migrations)', () => {
+    for (const deployment of ofKind(manifests, 'Deployment')) {
+      const env = deployment.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: unknown }>;
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({ secretKeyRef: { name: `svc-${region}-database-pooled`, key: 'DATABASE_URL' } });
+      expect(env.find((e) => e.name === 'DATABASE_DIRECT_URL')?.valueFrom).toEqual({ secretKeyRef: { name: `svc-${region}-database`, key: 'DATABASE_URL' } });
+    }
+  });
 });
 
 describe('helm/svc rendered with its optional parts', () => {
@@ -129,8 +137,20 @@ describe('helm/svc rendered with its optional parts', () => {
     const [cluster] = ofKind(manifests, 'Cluster');
     expect(cluster).toMatchObject({ apiVersion: 'postgresql.cnpg.io/v1', metadata: { name: 'svc-eu-postgres' }, spec: { instances: 3, bootstrap: { initdb: { database: 'svc_eu', owner: 'svc' } } } });
     const infrastructure = ofKind(manifests, 'NetworkPolicy').find((policy) => policy.metadata.name === 'svc-eu-egress-infrastructure')!;
-    expect(infrastructure.spec.egress[1].to).toEqual([{ podSelector: { matchLabels: { 'cnpg.io/cluster': 'svc-eu-postgres' } } }]);
+    expect(infrastructure.spec.egress[1].to).toEqual([
+      { podSelector: { matchLabels: { 'cnpg.io/cluster': 'svc-eu-postgres' } } },
+      { podSelector: { matchLabels: { 'cnpg.io/poolerName': 'svc-eu-postgres-pooler-rw' } } },
+    ]);
     expect(ofKind(manifests, 'Job')[0]!.metadata.annotations?.['helm.sh/hook']).toBe('post-install,pre-upgrade');
+  });
+
+  it('puts a CloudNativePG Pooler (PgBouncer, transaction pooling) in front of the Cluster', () => {
+    const [pooler] = ofKind(manifests, 'Pooler');
+    expect(pooler).toMatchObject({
+      apiVersion: 'postgresql.cnpg.io/v1',
+      metadata: { name: 'svc-eu-postgres-pooler-rw' },
+      spec: { cluster: { name: 'svc-eu-postgres' }, instances: 2, type: 'rw', pgbouncer: { poolMode: 'transaction', parameters: { default_pool_size: '20', max_client_conn: '1000' } } },
+    });
   });
 
   it('creates a ServiceMonitor selecting every Service', () => {
@@ -156,6 +176,18 @@ describe('helm/svc rendered with its optional parts', () => {
   });
 });
 
+describe('helm/svc without PgBouncer (postgres.pgbouncer.enabled false)', () => {
+  it('connects every app straight to Postgres with the one database URL', () => {
+    const manifests = render(regionValues('us', { postgres: { pgbouncer: { enabled: false } } }), 'svc-us', 'svc-us');
+    expect(ofKind(manifests, 'Pooler')).toEqual([]);
+    for (const deployment of ofKind(manifests, 'Deployment')) {
+      const env = deployment.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: unknown }>;
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({ secretKeyRef: { name: 'svc-us-database', key: 'DATABASE_URL' } });
+      expect(env.find((e) => e.name === 'DATABASE_DIRECT_URL')).toBeUndefined();
+    }
+  });
+});
+
 describe('helm/svc refuses to render', () => {
   it('without a region', () => {
     expect(() => render(helmMerge(regionValues('us'), { region: '' }))).toThrow(/region is required/);
@@ -163,5 +195,9 @@ describe('helm/svc refuses to render', () => {
 
   it('without the place of Postgres for the network policy', () => {
     expect(() => render(helmMerge(regionValues('us'), { networkPolicy: { postgres: { to: [] } } }))).toThrow(/networkPolicy\.postgres\.to is required/);
+  });
+
+  it('with PgBouncer on but no Secret holding its URL', () => {
+    expect(() => render(helmMerge(regionValues('us'), { secrets: { pooledDatabaseUrl: { existingSecret: '' } } }))).toThrow(/secrets\.pooledDatabaseUrl\.existingSecret is required/);
   });
 });

@@ -48,7 +48,7 @@ const BUILT_IN: Record<string, (manifest: Manifest) => Validating> = {
 };
 
 /** Custom resources the chart may create, whose definitions are not part of Kubernetes. */
-const CUSTOM = new Set(['monitoring.coreos.com/v1/ServiceMonitor', 'postgresql.cnpg.io/v1/Cluster']);
+const CUSTOM = new Set(['monitoring.coreos.com/v1/ServiceMonitor', 'postgresql.cnpg.io/v1/Cluster', 'postgresql.cnpg.io/v1/Pooler']);
 
 const typeOf = (manifest: Manifest): string => `${manifest.apiVersion}/${manifest.kind}`;
 

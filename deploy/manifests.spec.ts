@@ -151,8 +151,30 @@ describe('docker-compose.yml', () => {
     for (const region of REGIONS) expect(env(region, 'decision-gateway').SMTP_URL).toBe('${SMTP_URL:-smtp://maildev:1025}');
   });
 
-  it('has exactly postgres, nats, maildev and every app in every region', () => {
-    const expected = ['maildev', 'nats', 'postgres', ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app)))].sort();
+  it('puts PgBouncer in transaction pooling in front of Postgres, with a bounded server pool', () => {
+    const pgbouncer = compose.services.pgbouncer;
+    expect(pgbouncer?.image).toMatch(/^edoburu\/pgbouncer:v\d+\.\d+\.\d+(-p\d+)?$/);
+    expect(pgbouncer?.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(pgbouncer?.healthcheck?.test).toBeDefined();
+    const iniMount = pgbouncer?.configs?.find((config) => config.target === '/etc/pgbouncer/pgbouncer.ini');
+    const ini = compose.configs?.[iniMount?.source ?? '']?.content ?? '';
+    const setting = (name: string) => new RegExp(`^\\s*${name}\\s*=\\s*(.*)$`, 'm').exec(ini)?.[1]?.trim();
+    expect(setting('pool_mode')).toBe('transaction');
+    expect(setting('listen_port')).toBe('6432');
+    expect(ini).toMatch(/^\s*\* = host=postgres port=5432$/m);
+    expect(Number(setting('max_db_connections'))).toBeGreaterThan(0);
+    expect(setting('auth_type')).toBe('scram-sha-256');
+    // Server connections: PgBouncer's per database × regions, plus one direct LISTEN per process.
+    const processes = REGIONS.length * SERVICES.length;
+    const budget = REGIONS.length * Number(setting('max_db_connections')) + processes;
+    const maxConnections = Number(/max_connections=(\d+)/.exec(commandText(compose.services.postgres))?.[1]);
+    expect(budget).toBeLessThanOrEqual(maxConnections - 10);
+    const users = compose.configs?.[pgbouncer?.configs?.find((config) => config.target === '/etc/pgbouncer/userlist.txt')?.source ?? '']?.content ?? '';
+    expect(users.trim()).toBe('"svc" "${POSTGRES_PASSWORD:?set it}"');
+  });
+
+  it('has exactly postgres, pgbouncer, nats, maildev and every app in every region', () => {
+    const expected = ['maildev', 'nats', 'pgbouncer', 'postgres', ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app)))].sort();
     expect(Object.keys(compose.services).sort()).toEqual(expected);
   });
 
@@ -180,10 +202,11 @@ describe('docker-compose.yml', () => {
       expect([...pairs(variables.REGION_URLS!).keys()].sort()).toEqual([...REGIONS].sort());
     });
 
-    it("uses its own region's database", () => {
+    it("uses its own region's database through PgBouncer, and Postgres directly for LISTEN and migrations", () => {
       const url = env(region, app).DATABASE_URL!;
       expect(url).toMatch(/^postgres(ql)?:\/\//);
-      expect(url).toMatch(new RegExp(`@postgres:5432/svc_${region}$`));
+      expect(url).toMatch(new RegExp(`@pgbouncer:6432/svc_${region}$`));
+      expect(env(region, app).DATABASE_DIRECT_URL).toMatch(new RegExp(`^postgres(ql)?://[^@]+@postgres:5432/svc_${region}$`));
     });
 
     it('takes KEY_ENCRYPTION_KEY from the environment, never a literal', () => {
@@ -200,6 +223,7 @@ describe('docker-compose.yml', () => {
     it('checks /readyz and waits for healthy Postgres and NATS', () => {
       expect(JSON.stringify(service().healthcheck?.test)).toContain('/readyz');
       expect(service().depends_on?.postgres?.condition).toBe('service_healthy');
+      expect(service().depends_on?.pgbouncer?.condition).toBe('service_healthy');
       expect(service().depends_on?.nats?.condition).toBe('service_healthy');
     });
   });

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
+import { RESERVED_FOR_TOOLS, connectionBudget, poolSizes } from './connection-budget';
 import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort, startMailDev } from '@svc/region-stack';
 import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, portFree, startEmbeddedPostgres, stopChild } from './local-servers';
 
@@ -188,11 +189,16 @@ function start(name: string, child: ChildProcess, echo = true, server = false, p
   children.push({ name, child, server });
 }
 
-function startMonolithic(region: Region): void {
-  launch(`region-${region}`, join(ROOT, 'deploy', 'local', 'region-main.ts'), regionEnvironment(region, { HTTP_PORT: String(routerPort(region)), SERVICE_NAME: 'region' }));
+/** Busiest first: when the budget does not split evenly, these get the larger pools. */
+const POOL_PRIORITY = ['decision-gateway', 'consent-records', 'oap-authorizer', 'webhook-dispatcher', 'audit-chain', 'receipts', 'oversight-witness'] as const;
+
+function startMonolithic(region: Region, budget: number): void {
+  const pool = poolSizes(budget, REGIONS.length, ['region']).region ?? 1;
+  launch(`region-${region}`, join(ROOT, 'deploy', 'local', 'region-main.ts'), regionEnvironment(region, { HTTP_PORT: String(routerPort(region)), SERVICE_NAME: 'region', DATABASE_POOL_SIZE: String(pool) }));
 }
 
-function startDistributed(region: Region): void {
+function startDistributed(region: Region, budget: number): void {
+  const pools = poolSizes(budget, REGIONS.length, POOL_PRIORITY);
   const regionIndex = REGIONS.indexOf(region) + 1;
   const serviceUrls: string[] = [];
   SERVICES.forEach((service, index) => {
@@ -201,14 +207,15 @@ function startDistributed(region: Region): void {
     launch(`${region}-${service}`, join(ROOT, 'apps', service, 'src', 'main.ts'), regionEnvironment(region, {
       HTTP_PORT: String(port),
       SERVICE_NAME: service,
-      DATABASE_POOL_SIZE: '2',
+      DATABASE_POOL_SIZE: String(pools[service] ?? 1),
     }));
   });
   launch(`${region}-residency-router`, join(ROOT, 'apps', 'residency-router', 'src', 'main.ts'), regionEnvironment(region, {
     HTTP_PORT: String(routerPort(region)),
     SERVICE_NAME: 'residency-router',
     SERVICE_URLS: serviceUrls.join(','),
-    DATABASE_POOL_SIZE: '2',
+    // The router keeps no database connection.
+    DATABASE_POOL_SIZE: '1',
   }));
 }
 
@@ -259,8 +266,9 @@ async function main(): Promise<void> {
   await startLocalMail();
   log(`Preparing databases, migrations and streams for ${REGIONS.join(', ')}…`);
   for (const region of REGIONS) await prepareRegion(region);
-  log(`Starting the ${mode} stack…`);
-  for (const region of REGIONS) (mode === 'monolithic' ? startMonolithic : startDistributed)(region);
+  const budget = connectionBudget(mode);
+  log(`Starting the ${mode} stack… (Postgres connections: at most ${budget}, DATABASE_CONNECTION_BUDGET, ${RESERVED_FOR_TOOLS} of them kept for tools)`);
+  for (const region of REGIONS) (mode === 'monolithic' ? startMonolithic : startDistributed)(region, budget);
   const urls = REGIONS.map((region) => [region, `http://127.0.0.1:${routerPort(region)}`] as const);
   await Promise.all(urls.map(([, url]) => waitReady(url)));
   if (startedServers.length > 0) {

@@ -1,5 +1,6 @@
 /**
- * Applies every schema migration of one region's database (DATABASE_URL) and exits: the Helm
+ * Applies every schema migration of one region's database (DATABASE_DIRECT_URL when set, which
+ * bypasses a transaction pooler for the migrations' session advisory lock, else DATABASE_URL) and exits: the Helm
  * chart's pre-install/pre-upgrade Job runs it, so the schema is current before new pods roll out.
  * The apps apply the same migrations at boot under the same advisory locks, so this is safe to run
  * next to them. Prints one JSON object on stdout; exit 0 applied (or nothing pending), 1 failure.
@@ -9,7 +10,7 @@
 import { migrateRegion } from '@svc/region-stack';
 
 async function main(): Promise<number> {
-  const url = process.env.DATABASE_URL;
+  const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
   if (!url) {
     process.stderr.write('migrate: DATABASE_URL is required\n');
     return 1;

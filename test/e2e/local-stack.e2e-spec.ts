@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
 import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix, waitFor } from '@svc/testing';
+import { Client } from 'pg';
 
 const ROOT = join(__dirname, '..', '..');
 const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
@@ -40,8 +41,55 @@ async function freePortBase(): Promise<number> {
  * /readyz, the admin CLI prints an application, /api/v1/me answers 200 with its token and 401
  * without, a foreign-region id answers 421, and Ctrl-C stops everything cleanly. Run for both modes.
  */
+/** Issue 20 item 6: the whole local stack's Postgres connections, at their peak, stay within these. */
+const CONNECTION_LIMIT = { monolithic: 30, distributed: 60 } as const;
+
+/**
+ * Samples pg_stat_activity every 200 ms for the connections to the stack's databases, keeping the
+ * peak of the total and the count by application_name at that peak (one connection of its own, to
+ * the `postgres` database, so it never counts itself).
+ */
+class ConnectionSampler {
+  peak = 0;
+  peakByApplication: Record<string, number> = {};
+  private readonly client = new Client({ connectionString: `${TEST_DATABASE_SERVER}/postgres`, application_name: 'test-connection-sampler' });
+  private timer?: NodeJS.Timeout;
+  private busy = false;
+
+  constructor(private readonly databasePrefix: string) {}
+
+  async start(): Promise<void> {
+    await this.client.connect();
+    this.timer = setInterval(() => void this.sample(), 200);
+  }
+
+  async sample(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      const { rows } = await this.client.query<{ application_name: string; n: string }>(
+        `SELECT application_name, count(*) AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY application_name`,
+        [`${this.databasePrefix}%`],
+      );
+      const total = rows.reduce((sum, row) => sum + Number(row.n), 0);
+      if (total > this.peak) {
+        this.peak = total;
+        this.peakByApplication = Object.fromEntries(rows.map((row) => [row.application_name, Number(row.n)]));
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.client.end().catch(() => undefined);
+  }
+}
+
 describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mode', (mode) => {
   const tag = randomBase32(6);
+  const sampler = new ConnectionSampler(`svc_stack_${tag}_`);
   const prefix = uniqueBusPrefix();
   let portBase = 0;
   let env: NodeJS.ProcessEnv = {};
@@ -79,9 +127,11 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
         reject(new Error(`stack exited (${code}):\n${output}`));
       });
     });
+    await sampler.start();
   }, 300_000);
 
   afterAll(async () => {
+    await sampler.stop();
     if (stack && stack.exitCode === null) {
       stack.kill('SIGKILL');
     }
@@ -163,6 +213,18 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     });
     expect(mails[0]!.subject).toMatch(/\b\d{6}\b/);
   });
+
+  it(`keeps the whole stack within ${CONNECTION_LIMIT[mode]} Postgres connections at its peak (pg_stat_activity by application_name)`, async () => {
+    // A burst of concurrent authenticated requests on top of the imports and CLI runs above.
+    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'burst', '--environment', 'development'], { cwd: ROOT, env });
+    const headers = { authorization: `Bearer ${(JSON.parse(stdout.trim()) as { api_token: string }).api_token}` };
+    await Promise.all(Array.from({ length: 60 }, () => http('GET', `${router(1)}/api/v1/me`, { headers })));
+    await sampler.sample();
+    console.log(`connection budget (${mode}): peak ${sampler.peak} of ${CONNECTION_LIMIT[mode]} ${JSON.stringify(sampler.peakByApplication)}`);
+    expect(sampler.peak).toBeGreaterThan(0);
+    expect(sampler.peak).toBeLessThanOrEqual(CONNECTION_LIMIT[mode]);
+    expect(output).toContain(`Postgres connections: at most ${CONNECTION_LIMIT[mode]}`);
+  }, 120_000);
 
   it('stops every process cleanly on Ctrl-C', async () => {
     const exited = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));

@@ -134,6 +134,27 @@ describe('audit chain appends and verification (Postgres)', () => {
       expect((await f.chain.verifyChain.execute()).valid).toBe(true);
     });
 
+    it('an entry inserted with a valid link to its predecessor (inserted_entry at its index)', async () => {
+      const before = await snapshot(49);
+      const shift = async (from: number, by: number) => {
+        // Two steps: a unique index cannot take a one-step shift of consecutive keys.
+        await f.dataSource.query('UPDATE audit.entries SET idx = idx + 1000000 WHERE idx >= $1', [from]);
+        await f.dataSource.query('UPDATE audit.entries SET idx = idx - 1000000 + $1::bigint WHERE idx >= 1000000', [by]);
+      };
+      await shift(50, 1);
+      let result;
+      try {
+        const canonical = String(before.canonical).replace('"n":', '"forged":');
+        await put({ ...before, idx: 50, id: 'audit_rec_forged0000000000000', source_event_id: 'forged-1', previous_hash: before.hash, hash: chainHash(String(before.hash), canonical), canonical });
+        result = await f.chain.verifyChain.execute();
+      } finally {
+        await f.dataSource.query('DELETE FROM audit.entries WHERE idx = 50');
+        await shift(51, -1);
+      }
+      expect(result).toMatchObject({ valid: false, firstBrokenIndex: 50, reason: 'inserted_entry' });
+      expect((await f.chain.verifyChain.execute()).valid).toBe(true);
+    });
+
     it('the last entries deleted under a signed checkpoint (truncated), and a prefix rewrite (checkpoint_root_mismatch)', async () => {
       const checkpoint = await f.chain.createCheckpoint.execute();
       const size = checkpoint?.treeSize ?? 0;

@@ -27,6 +27,7 @@ export {
   serveEvents,
   type BatchOutcomes,
   type ConsumerLogger,
+  type DeadLetterObserver,
   type DeliveredEvent,
   type EventBatchDelivery,
   type EventDelivery,

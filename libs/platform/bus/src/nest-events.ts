@@ -2,9 +2,9 @@ import { Module, UseFilters, applyDecorators, type Provider, type Type } from '@
 import { NestFactory } from '@nestjs/core';
 import { BaseRpcContext, EventPattern, Server, type CustomTransportStrategy, type MessageHandler, type MicroserviceOptions } from '@nestjs/microservices';
 import { ROOT_CONTEXT, context, trace, type Span } from '@opentelemetry/api';
-import { eventSubject, regionStreamName, type EventType } from '@svc/contracts';
+import { deadLetterSubject, eventSubject, regionStreamName, type EventType } from '@svc/contracts';
 import { SpanKind, contextWithRemoteParent, recordFailure, startSpan, traceCarrierOf, type TraceCarrier } from '@svc/telemetry';
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg, type Msg, type MsgHdrs } from 'nats';
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, type ConsumerMessages, type JsMsg, type Msg, type MsgHdrs } from 'nats';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { BusConnection } from './bus-connection';
 import { RpcErrorPassthrough } from './nest-rpc';
@@ -91,6 +91,11 @@ export type BatchOutcomes = ReadonlyArray<PromiseSettledResult<unknown>>;
 /** Where the transport reports handler failures and dead letters. */
 export interface ConsumerLogger {
   error(message: string, context: Record<string, unknown>): void;
+}
+
+/** Told of every dead letter (the process counts them: `bus_dead_letters_total`, an alert). */
+export interface DeadLetterObserver {
+  deadLettered(durable: string): void;
 }
 
 /**
@@ -230,9 +235,13 @@ function messageOf(error: unknown): string {
  *   message headers); a batch handler gets each event's span context as `event.trace`.
  * - An event is acked only after its handler resolved (after the handler's commit), and nak'ed with
  *   a backoff when it failed.
- * - Dead letters: a failure on the last delivery `maxDeliver` allows terminates the message and
- *   logs it (durable, stream, stream sequence, event id) — it stays in the region stream for its
- *   retention, to be replayed once the cause is fixed; no later event of the durable waits for it.
+ * - Dead letters: a failure on the last delivery `maxDeliver` allows copies the event to the
+ *   dead-letter subject `<prefix>.<region>.dlq.<durable>` (kept 30 days by the region's dead-letter
+ *   stream, with its original headers plus `Svc-Dead-Letter-Durable`, `-Stream`, `-Stream-Sequence`,
+ *   `-Deliveries`, `-Error`), terminates the message, logs it and tells the
+ *   {@link DeadLetterObserver} (the `bus_dead_letters_total` counter). The event also stays in the
+ *   region stream for its retention, to be replayed once the cause is fixed; no later event of the
+ *   durable waits for it (the poison event backs off between deliveries, the others flow).
  * - Handlers must be idempotent: the persistence inbox makes them so (a redelivery after the
  *   publish dedupe window is still applied once).
  */
@@ -248,6 +257,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   constructor(
     private readonly bus: BusConnection,
     private readonly consumerLogger: ConsumerLogger,
+    private readonly deadLetters?: DeadLetterObserver,
   ) {
     super();
   }
@@ -370,7 +380,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       messages.stop();
       return;
     }
-    const delivery = new Delivery(durable, maxDeliver, new JetStreamContext([durable, region]), registered.handler, this.consumerLogger);
+    const delivery = new Delivery(durable, maxDeliver, new JetStreamContext([durable, region]), registered.handler, this.consumerLogger, this.bus, this.deadLetters);
     const done = batch > 0 ? delivery.inBatches(messages, batch) : delivery.oneByOne(messages);
     this.running.push({ stop: () => messages.stop(), done, durable: { subscription, region, registered } });
   }
@@ -406,6 +416,8 @@ class Delivery {
     private readonly context: JetStreamContext,
     private readonly handler: MessageHandler,
     private readonly logger: ConsumerLogger,
+    private readonly bus: BusConnection,
+    private readonly deadLetters: DeadLetterObserver | undefined,
   ) {}
 
   async oneByOne(messages: ConsumerMessages): Promise<void> {
@@ -436,7 +448,7 @@ class Delivery {
       msg.ack();
     } catch (error) {
       recordFailure(span, error);
-      this.fail(msg, event, error, redeliveryDelayMs(event.deliveryCount));
+      await this.fail(msg, event, error, redeliveryDelayMs(event.deliveryCount));
     } finally {
       span.end();
     }
@@ -451,35 +463,72 @@ class Delivery {
     } catch (error) {
       // The batch comes back together, after the backoff its most redelivered event has earned.
       const delay = redeliveryDelayMs(Math.max(...events.map((e) => e.deliveryCount)));
-      batch.forEach((msg, i) => {
-        recordFailure(spans[i]!, error);
-        this.fail(msg, events[i]!, error, delay);
-        spans[i]!.end();
-      });
+      await Promise.all(
+        batch.map(async (msg, i) => {
+          recordFailure(spans[i]!, error);
+          await this.fail(msg, events[i]!, error, delay);
+          spans[i]!.end();
+        }),
+      );
       return;
     }
-    batch.forEach((msg, i) => {
-      const outcome = outcomes?.[i];
-      if (outcome?.status === 'rejected') {
-        recordFailure(spans[i]!, outcome.reason);
-        this.fail(msg, events[i]!, outcome.reason, redeliveryDelayMs(events[i]!.deliveryCount));
-      } else {
-        msg.ack();
-      }
-      spans[i]!.end();
-    });
+    await Promise.all(
+      batch.map(async (msg, i) => {
+        const outcome = outcomes?.[i];
+        if (outcome?.status === 'rejected') {
+          recordFailure(spans[i]!, outcome.reason);
+          await this.fail(msg, events[i]!, outcome.reason, redeliveryDelayMs(events[i]!.deliveryCount));
+        } else {
+          msg.ack();
+        }
+        spans[i]!.end();
+      }),
+    );
+  }
+
+  private copyToDeadLetters(msg: JsMsg, event: DeliveredEvent, error: string): Promise<boolean> {
+    return copyToDeadLettersOf(this.bus, this.durable, msg, event, error);
   }
 
   /** Naks a failed delivery for redelivery, or dead-letters it when it was the last one allowed. */
-  private fail(msg: JsMsg, event: DeliveredEvent, error: unknown, delayMs: number): void {
+  private async fail(msg: JsMsg, event: DeliveredEvent, error: unknown, delayMs: number): Promise<void> {
     const details = { durable: this.durable, subject: event.subject, eventId: event.id, deliveryCount: event.deliveryCount, error: messageOf(error) };
     if (this.maxDeliver > 0 && event.deliveryCount >= this.maxDeliver) {
+      const copied = await this.copyToDeadLetters(msg, event, details.error);
       msg.term();
-      this.logger.error('event dead-lettered: its handler failed on the last delivery allowed', { ...details, stream: msg.info.stream, streamSequence: msg.seq });
+      this.deadLetters?.deadLettered(this.durable);
+      this.logger.error('event dead-lettered: its handler failed on the last delivery allowed', {
+        ...details,
+        stream: msg.info.stream,
+        streamSequence: msg.seq,
+        deadLetterSubject: deadLetterSubject(this.bus.prefix, this.bus.region, this.durable),
+        ...(copied ? {} : { deadLetterCopy: 'failed' }),
+      });
       return;
     }
     this.logger.error('event handler failed; will redeliver', details);
     msg.nak(delayMs);
+  }
+}
+
+/**
+ * Publishes a dead letter: the event's bytes and headers, plus where and why it died, on this
+ * process's region dead-letter subject (deduplicated per event and durable). False when the bus
+ * refused it (the event still stays in the region stream).
+ */
+async function copyToDeadLettersOf(bus: BusConnection, durable: string, msg: JsMsg, event: DeliveredEvent, error: string): Promise<boolean> {
+  const hdrs = natsHeaders();
+  for (const [key, values] of msg.headers ?? []) for (const value of values) hdrs.append(key, value);
+  hdrs.set('Svc-Dead-Letter-Durable', durable);
+  hdrs.set('Svc-Dead-Letter-Stream', msg.info.stream);
+  hdrs.set('Svc-Dead-Letter-Stream-Sequence', String(msg.seq));
+  hdrs.set('Svc-Dead-Letter-Deliveries', String(event.deliveryCount));
+  hdrs.set('Svc-Dead-Letter-Error', error.replace(/[\r\n]+/g, ' ').slice(0, 200));
+  try {
+    await bus.js.publish(deadLetterSubject(bus.prefix, bus.region, durable), msg.data, { headers: hdrs, msgID: `${event.id}:${durable}` });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -490,10 +539,16 @@ export interface EventService {
 }
 
 /** Serves the consumer methods of the given controllers on the bus as a standalone NestJS microservice. */
-export async function serveEvents(bus: BusConnection, controllers: Type[], providers: Provider[] = [], logger: ConsumerLogger = { error: () => undefined }): Promise<EventService> {
+export async function serveEvents(
+  bus: BusConnection,
+  controllers: Type[],
+  providers: Provider[] = [],
+  logger: ConsumerLogger = { error: () => undefined },
+  deadLetters?: DeadLetterObserver,
+): Promise<EventService> {
   @Module({ controllers, providers })
   class EventServiceModule {}
-  const server = new JetStreamServer(bus, logger);
+  const server = new JetStreamServer(bus, logger, deadLetters);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(EventServiceModule, { strategy: server, logger: false });
   server.resolveWith((type) => app.get(type, { strict: false }));
   await app.listen();

@@ -1,5 +1,5 @@
-import { RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from 'nats';
-import { regionEventWildcard, regionStreamName } from '@svc/contracts';
+import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig, type StreamInfo } from 'nats';
+import { deadLetterStreamName, deadLetterWildcard, regionEventWildcard, regionStreamName } from '@svc/contracts';
 
 /** Nanoseconds per millisecond, the unit of JetStream durations. */
 export const NANOS_PER_MS = 1_000_000;
@@ -7,18 +7,37 @@ export const NANOS_PER_MS = 1_000_000;
 /** Publish dedupe window: a republish of the same Nats-Msg-Id inside it is dropped by the server. */
 export const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
-/** Creates (or updates) the stream holding a region's events. Idempotent. */
+/** How long dead letters are kept for inspection and replay. */
+export const DEAD_LETTER_MAX_AGE_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * Creates (or updates) the stream holding a region's events, and the one keeping its dead letters
+ * (`<prefix>.<region>.dlq.<durable>`: events a durable gave up on after its last delivery).
+ * Idempotent.
+ */
 export async function ensureRegionStream(jsm: JetStreamManager, prefix: string, region: string): Promise<StreamInfo> {
-  const name = regionStreamName(prefix, region);
-  const config = {
-    name,
+  await ensureStream(jsm, {
+    name: deadLetterStreamName(prefix, region),
+    subjects: [deadLetterWildcard(prefix, region)],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
+    max_age: DEAD_LETTER_MAX_AGE_MS * NANOS_PER_MS,
+    num_replicas: 1,
+  });
+  return ensureStream(jsm, {
+    name: regionStreamName(prefix, region),
     subjects: [regionEventWildcard(prefix, region)],
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     duplicate_window: DUPLICATE_WINDOW_MS * NANOS_PER_MS,
     max_age: 7 * 24 * 60 * 60_000 * NANOS_PER_MS,
     num_replicas: 1,
-  };
+  });
+}
+
+async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }): Promise<StreamInfo> {
+  const { name } = config;
   try {
     await jsm.streams.info(name);
     return await jsm.streams.update(name, config);

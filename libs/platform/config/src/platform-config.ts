@@ -91,6 +91,15 @@ export class PlatformConfig extends ProcessConfig {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// URL' })
   DATABASE_URL!: string;
 
+  /**
+   * Direct Postgres URL of the same database, for the session-level features a transaction pooler
+   * (PgBouncer `pool_mode = transaction`) cannot carry: the outbox LISTEN connection and the
+   * migrations' session advisory lock. Unset: DATABASE_URL (no pooler in between).
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_DIRECT_URL must be a postgres:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
   /** Connections in this process's pool. */
   @Transform(intFromEnv)
   @IsInt()

@@ -75,3 +75,18 @@ export function rpcSubject(prefix: string, region: string, method: RpcMethod): s
 export function regionStreamName(prefix: string, region: string): string {
   return `${prefix}_${region}_events`.toUpperCase();
 }
+
+/** Subject of the events a durable of a region gave up on (`<prefix>.<region>.dlq.<durable>`). */
+export function deadLetterSubject(prefix: string, region: string, durable: string): string {
+  return `${prefix}.${region}.dlq.${durable}`;
+}
+
+/** Every dead-letter subject of a region. */
+export function deadLetterWildcard(prefix: string, region: string): string {
+  return `${prefix}.${region}.dlq.>`;
+}
+
+/** Name of the JetStream stream keeping a region's dead letters. */
+export function deadLetterStreamName(prefix: string, region: string): string {
+  return `${prefix}_${region}_dead_letters`.toUpperCase();
+}

@@ -236,8 +236,9 @@ describe('consistency proofs (RFC 9162 §2.1.4)', () => {
 
   it('treats equal sizes, the empty tree and shrinking trees explicitly', () => {
     const root1 = rootOf(1);
-    expect(verifyConsistency(0, 0, EMPTY_TREE_ROOT, EMPTY_TREE_ROOT, [])).toBe(true);
-    expect(verifyConsistency(0, 5, EMPTY_TREE_ROOT, rootOf(5), [])).toBe(true);
+    // A proof from the empty tree proves nothing (transparency-dev/merkle's rule).
+    expect(verifyConsistency(0, 0, EMPTY_TREE_ROOT, EMPTY_TREE_ROOT, [])).toBe(false);
+    expect(verifyConsistency(0, 5, EMPTY_TREE_ROOT, rootOf(5), [])).toBe(false);
     expect(verifyConsistency(0, 5, SOME_HASH, rootOf(5), [])).toBe(false);
     expect(verifyConsistency(0, 5, EMPTY_TREE_ROOT, rootOf(5), [EMPTY_TREE_ROOT])).toBe(false);
     expect(verifyConsistency(1, 1, root1, root1, [EMPTY_TREE_ROOT])).toBe(false);

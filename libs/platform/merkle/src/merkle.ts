@@ -123,8 +123,9 @@ export function assertInclusion(
  * `oldRoot` is a prefix of the tree of `newSize` leaves with root `newRoot`.
  *
  * Edge cases, beyond the RFC's 0 < oldSize < newSize: equal sizes need an empty proof and equal
- * roots; an old size of 0 needs an empty proof and `oldRoot` equal to {@link EMPTY_TREE_ROOT}
- * (the empty tree is a prefix of every tree); oldSize > newSize is rejected.
+ * root bytes; an old size of 0 is rejected (a proof from the empty tree proves nothing); oldSize >
+ * newSize is rejected. These are transparency-dev/merkle's rules: its proof vectors pass
+ * (`transparency-dev-vectors.spec.ts`).
  *
  * Never throws: malformed input returns `false`. Use {@link assertConsistency} for the reason.
  */
@@ -194,19 +195,19 @@ function consistencyFailure(
   newRoot: Uint8Array,
   proof: readonly Uint8Array[],
 ): MerkleFailureReason | undefined {
-  if (!isCount(oldSize) || !isCount(newSize) || oldSize > newSize) return 'invalid_tree_size';
+  // A proof from the empty tree proves nothing (transparency-dev/merkle rejects it too): callers
+  // that accept a first tree head, as a tlog-witness does for `old 0`, handle that case themselves.
+  if (!isCount(oldSize) || !isCount(newSize) || oldSize === 0 || oldSize > newSize) return 'invalid_tree_size';
+  if (oldSize === newSize) {
+    // A tree is consistent with itself: no proof, the same root bytes (as transparency-dev/merkle
+    // decides; nothing is hashed, so the root's length does not matter here).
+    if (!Array.isArray(proof) || proof.length !== 0) return 'invalid_proof_length';
+    return oldRoot instanceof Uint8Array && newRoot instanceof Uint8Array && bytesEqual(oldRoot, newRoot) ? undefined : 'root_mismatch';
+  }
   if (!isBytes(oldRoot, HASH_SIZE) || !isBytes(newRoot, HASH_SIZE)) return 'invalid_hash_length';
   const shape = proofShapeFailure(proof);
   if (shape !== undefined) return shape;
 
-  if (oldSize === newSize) {
-    if (proof.length !== 0) return 'invalid_proof_length';
-    return bytesEqual(oldRoot, newRoot) ? undefined : 'root_mismatch';
-  }
-  if (oldSize === 0) {
-    if (proof.length !== 0) return 'invalid_proof_length';
-    return bytesEqual(oldRoot, EMPTY_TREE_ROOT) ? undefined : 'root_mismatch';
-  }
   if (proof.length === 0) return 'invalid_proof_length';
 
   const path = isPowerOfTwo(oldSize) ? [oldRoot, ...proof] : [...proof];

@@ -7,7 +7,7 @@ import { PersonalDataSeal } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
 import { SigningKeyStore } from '@svc/key-store';
 import { IdempotencyStore, createDataSource, type SchemaMigrations } from '@svc/persistence';
-import { Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
+import { BUSINESS_METRICS, Metrics, Readiness, createLogger, type Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import type { BootTeardown } from './boot-teardown';
 import type { ProcessConfiguration } from './feature-definition';
@@ -91,7 +91,18 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
         });
         await dataSource.initialize();
         options.teardown?.add('postgres', () => (dataSource.isInitialized ? dataSource.destroy() : undefined));
-        await migrateDatabase(dataSource, options.migrations);
+        // Migrations hold a session advisory lock: behind a transaction pooler they run on a direct
+        // connection of their own (DATABASE_DIRECT_URL), closed once they are applied.
+        const direct = config.DATABASE_DIRECT_URL && config.DATABASE_DIRECT_URL !== config.DATABASE_URL;
+        const migrator = direct
+          ? createDataSource({ url: config.DATABASE_DIRECT_URL as string, poolSize: 1, applicationName: `${config.SERVICE_NAME}-${config.REGION}-migrate` })
+          : dataSource;
+        if (direct) await migrator.initialize();
+        try {
+          await migrateDatabase(migrator, options.migrations);
+        } finally {
+          if (direct) await migrator.destroy();
+        }
         return dataSource;
       },
     },
@@ -119,17 +130,18 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     // Events on the JetStream transport strategy (`@EventConsumer` controllers), connected by startProcess.
     {
       provide: JetStreamServer,
-      useFactory: (bus: BusConnection, modules: ModuleRef) => {
-        const server = new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) });
+      useFactory: (bus: BusConnection, modules: ModuleRef, metrics: Metrics) => {
+        const deadLetters = metrics.counterOf(BUSINESS_METRICS.deadLetters);
+        const server = new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) }, { deadLettered: (durable) => deadLetters.inc({ durable }) });
         // Subscriptions decided at start (a feature's configuration switching a consumer on) read the process's providers.
         server.resolveWith((type) => modules.get(type, { strict: false }));
         return server;
       },
-      inject: [BusConnection, ModuleRef],
+      inject: [BusConnection, ModuleRef, Metrics],
     },
     {
       provide: OutboxRegistry,
-      useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_URL, logger),
+      useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, logger),
       inject: [DataSource, BusConnection],
     },
     { provide: KeyEncryption, useFactory: () => new KeyEncryption(config.KEY_ENCRYPTION_KEY) },

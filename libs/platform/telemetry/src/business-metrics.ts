@@ -70,6 +70,12 @@ export const BUSINESS_METRICS = {
     help: 'Messages of the region stream a durable consumer of this process has not yet acknowledged (not delivered plus awaiting ack), per durable.',
     labelNames: ['durable'],
   }),
+  deadLetters: define({
+    name: 'bus_dead_letters_total',
+    type: 'counter',
+    help: 'Events a durable consumer of this process gave up on after its last delivery (max_deliver) and copied to the region dead-letter subject, per durable.',
+    labelNames: ['durable'],
+  }),
   auditEntriesAppended: define({
     name: 'audit_entries_appended_total',
     type: 'counter',

@@ -123,10 +123,10 @@ export class CheckpointsRepository {
     return rows.map(toCheckpoint);
   }
 
-  /** The newest checkpoint still waiting for the witness whose next attempt is due. */
+  /** The oldest checkpoint still waiting for the witness, if its next attempt is due (submissions keep their order). */
   async duePending(now: Date): Promise<StoredCheckpoint | undefined> {
     const rows: CheckpointRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM ${TABLE} WHERE witness_status = 'pending' ORDER BY seq DESC LIMIT 1`,
+      `SELECT ${COLUMNS} FROM ${TABLE} WHERE witness_status = 'pending' ORDER BY seq ASC LIMIT 1`,
     );
     const row = rows[0];
     if (!row) return undefined;
@@ -155,6 +155,17 @@ export class CheckpointsRepository {
   }
 
   /** Older pending checkpoints are not sent once a newer one is: the witness only needs the latest. */
+  /** Whether a checkpoint newer than `sequence` waits for the witness. */
+  async hasPendingAfter(sequence: number): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM ${TABLE} WHERE witness_status = 'pending' AND seq > $1 LIMIT 1`, [sequence]);
+    return rows.length > 0;
+  }
+
+  /** Marks one pending checkpoint superseded (the witness has cosigned a larger tree). */
+  async markSuperseded(sequence: number): Promise<void> {
+    await this.dataSource.query(`UPDATE ${TABLE} SET witness_status = 'superseded', witness_next_attempt_at = NULL WHERE seq = $1 AND witness_status = 'pending'`, [sequence]);
+  }
+
   async supersedeOlderPending(manager: EntityManager, sequence: number): Promise<void> {
     await manager.query(`UPDATE ${TABLE} SET witness_status = 'superseded', witness_next_attempt_at = NULL WHERE witness_status = 'pending' AND seq < $1`, [sequence]);
   }

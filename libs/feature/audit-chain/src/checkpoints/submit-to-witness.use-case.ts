@@ -16,20 +16,34 @@ export interface SubmitToWitnessOptions {
   readonly maxBackoffMs?: number;
 }
 
-/** What one submission round did. */
+/** What one submission round did (the last checkpoint it handled). */
 export type SubmitOutcome =
   | { readonly status: 'idle' }
-  | { readonly status: 'cosigned'; readonly sequence: number; readonly timestamp: number }
-  | { readonly status: 'failed'; readonly sequence: number; readonly error: string; readonly nextAttemptAt: Date };
+  | { readonly status: 'cosigned'; readonly sequence: number; readonly timestamp: number; readonly submitted: number }
+  | { readonly status: 'failed'; readonly sequence: number; readonly error: string; readonly nextAttemptAt: Date; readonly submitted: number };
+
+/** Most checkpoints one round submits (a long outage drains over a few rounds). */
+export const MAX_SUBMISSIONS_PER_ROUND = 50;
 
 class WitnessRefusal extends Error {}
 
+/** The witness has cosigned past this checkpoint and a newer one is pending: skip it. */
+class Superseded extends Error {}
+
 /**
- * Sends the newest pending checkpoint to the configured witness (C2SP tlog-witness
- * `add-checkpoint`) with a consistency proof from the size the witness last cosigned, verifies the
- * returned cosignature/v1 against the configured witness key before storing it, and records the
- * witness's new size. On a 409 `text/x.tlog.size` it resynchronises its idea of that size once and
- * retries. Any failure is recorded with exponential backoff; appends never wait for any of this.
+ * Sends pending checkpoints to the configured witness (C2SP tlog-witness `add-checkpoint`), oldest
+ * first: while the witness is down they queue, and once it answers again they are submitted in
+ * order, each with a consistency proof from the size the witness last cosigned. The returned
+ * cosignature/v1 is verified against the configured witness key before it is stored, with the
+ * witness's new size. Answers:
+ * - 409 `text/x.tlog.size`: resynchronise the witness size from the body and retry (once per
+ *   checkpoint); a checkpoint the witness has already gone past is marked superseded when a newer
+ *   one is pending, else refused (the witness saw a longer log than this database: a rollback);
+ * - 400, 403, 404, 422 and any other status, network errors and timeouts: the attempt fails, is
+ *   recorded on the checkpoint (`witness_last_error`) and in the witness health (`/readyz`
+ *   `audit_witness`, `/metrics`), and the same checkpoint is retried with exponential backoff;
+ *   the ones behind it wait (order is kept).
+ * Appends never wait for any of this.
  */
 export class SubmitToWitness {
   constructor(
@@ -42,22 +56,33 @@ export class SubmitToWitness {
     private readonly options: SubmitToWitnessOptions,
   ) {}
 
+  /** Submits the due pending checkpoints in order, until one fails or none is left. */
   async execute(): Promise<SubmitOutcome> {
-    const now = this.options.clock.now();
-    const checkpoint = await this.checkpoints.duePending(now);
-    if (!checkpoint) return { status: 'idle' };
-    try {
-      const timestamp = await this.submit(checkpoint);
-      this.health.recordSuccess(now);
-      return { status: 'cosigned', sequence: checkpoint.sequence, timestamp };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const delay = Math.min(this.options.maxBackoffMs ?? 900_000, (this.options.baseBackoffMs ?? 5_000) * 2 ** Math.min(checkpoint.witnessAttempts, 20));
-      const nextAttemptAt = new Date(now.getTime() + delay);
-      await this.checkpoints.markAttemptFailed(checkpoint.sequence, message, nextAttemptAt);
-      this.health.recordFailure(now, message);
-      return { status: 'failed', sequence: checkpoint.sequence, error: message, nextAttemptAt };
+    let outcome: SubmitOutcome = { status: 'idle' };
+    let submitted = 0;
+    for (let round = 0; round < MAX_SUBMISSIONS_PER_ROUND; round += 1) {
+      const now = this.options.clock.now();
+      const checkpoint = await this.checkpoints.duePending(now);
+      if (!checkpoint) break;
+      try {
+        const timestamp = await this.submit(checkpoint);
+        this.health.recordSuccess(now);
+        submitted += 1;
+        outcome = { status: 'cosigned', sequence: checkpoint.sequence, timestamp, submitted };
+      } catch (error) {
+        if (error instanceof Superseded) {
+          await this.checkpoints.markSuperseded(checkpoint.sequence);
+          continue;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        const delay = Math.min(this.options.maxBackoffMs ?? 900_000, (this.options.baseBackoffMs ?? 5_000) * 2 ** Math.min(checkpoint.witnessAttempts, 20));
+        const nextAttemptAt = new Date(now.getTime() + delay);
+        await this.checkpoints.markAttemptFailed(checkpoint.sequence, message, nextAttemptAt);
+        this.health.recordFailure(now, message);
+        return { status: 'failed', sequence: checkpoint.sequence, error: message, nextAttemptAt, submitted };
+      }
     }
+    return outcome;
   }
 
   private async submit(checkpoint: StoredCheckpoint): Promise<number> {
@@ -65,6 +90,7 @@ export class SubmitToWitness {
     let oldSize = await this.checkpoints.witnessCosignedSize(witness.name);
     for (let attempt = 0; attempt < 2; attempt += 1) {
       if (oldSize > checkpoint.treeSize) {
+        if (await this.checkpoints.hasPendingAfter(checkpoint.sequence)) throw new Superseded();
         throw new WitnessRefusal(`witness has cosigned size ${oldSize}, beyond checkpoint size ${checkpoint.treeSize}`);
       }
       const proof = oldSize === 0 || oldSize === checkpoint.treeSize ? [] : consistencyProofFromHashes(oldSize, await this.leaves.prefix(checkpoint.treeSize));

@@ -6,6 +6,8 @@ import { MerkleFrontier, entryLeafHash } from './merkle-frontier';
  * - `missing_entry`: no entry at that index (deleted), though later ones exist;
  * - `link_mismatch`: its stored previous hash is not its predecessor's hash (moved or reordered);
  * - `hash_mismatch`: its hash does not recompute from its link and canonical text (altered);
+ * - `inserted_entry`: an entry that links to its predecessor was slipped in at that index (its
+ *   successor still links to the entry before it);
  * - `malformed_entry`: its previous hash or canonical text cannot be hashed;
  * - `checkpoint_root_mismatch`: the entries under a signed checkpoint no longer give its Merkle
  *   root (a rewrite with recomputed hashes); the index is the first one no verified checkpoint
@@ -17,6 +19,7 @@ export type ChainFailureReason =
   | 'missing_entry'
   | 'link_mismatch'
   | 'hash_mismatch'
+  | 'inserted_entry'
   | 'malformed_entry'
   | 'checkpoint_root_mismatch'
   | 'truncated';
@@ -54,6 +57,10 @@ export interface VerificationStart {
 export class ChainVerifier {
   private expectedIndex: number;
   private previousHash: string;
+  /** Hash of the entry before the last verified one (to recognise an inserted entry). */
+  private beforePreviousHash: string | undefined;
+  /** The last chunk's final entry still has its checkpoints to check. */
+  private deferredCheck = false;
   private readonly frontier: MerkleFrontier;
   private readonly pending: CheckpointFact[];
   private lastVouchedSize: number;
@@ -91,6 +98,8 @@ export class ChainVerifier {
     if (first && first.index !== this.expectedIndex) {
       // The chunk starts past the expected index: that entry was deleted. (An index below it cannot
       // occur: indexes are a primary key read in order.)
+      const deferred = this.runDeferredCheck();
+      if (deferred) return deferred;
       return this.fail(this.expectedIndex, 'missing_entry');
     }
     const broken = findFirstChainBreak(entries, this.previousHash);
@@ -101,16 +110,32 @@ export class ChainVerifier {
       if (broken.reason === 'index_gap') {
         const before = entries[goodCount - 1];
         breakFailure = { index: before ? before.index + 1 : this.expectedIndex, reason: 'missing_entry' };
+      } else if (broken.reason === 'link_mismatch' && this.linksPastItsPredecessor(entries, goodCount)) {
+        // Its predecessor was inserted: report that one, and do not count it as verified (when it
+        // ended the previous chunk, its deferred checkpoint check is dropped: it would only blame
+        // the segment, not the index).
+        if (goodCount === 0) this.deferredCheck = false;
+        goodCount = Math.max(goodCount - 1, 0);
+        breakFailure = { index: broken.index - 1, reason: 'inserted_entry' };
       } else {
         breakFailure = { index: broken.index, reason: broken.reason };
       }
     }
+    const deferred = this.runDeferredCheck();
+    if (deferred) return deferred;
     for (let i = 0; i < goodCount; i += 1) {
       const entry = entries[i];
       if (!entry) break;
       this.frontier.push(entryLeafHash(entry.hash));
+      this.beforePreviousHash = this.previousHash;
       this.previousHash = entry.hash;
       this.expectedIndex = entry.index + 1;
+      if (i === entries.length - 1) {
+        // The chunk's last entry: its checkpoints are checked with the next chunk (or at finish),
+        // once it is known that the next entry does not reveal it as inserted.
+        this.deferredCheck = true;
+        continue;
+      }
       const failure = this.checkCheckpointsAt(this.frontier.size);
       if (failure) return this.fail(failure.index, failure.reason, failure.checkpointSequence);
     }
@@ -121,9 +146,33 @@ export class ChainVerifier {
   /** Call after the last chunk: a checkpoint larger than the chain means entries were cut off. */
   finish(): ChainFailure | undefined {
     if (this.failure) return this.failure;
+    const deferred = this.runDeferredCheck();
+    if (deferred) return deferred;
     const beyond = this.pending[0];
     if (beyond) return this.fail(this.expectedIndex, 'truncated', beyond.sequence);
     return undefined;
+  }
+
+  /**
+   * Whether the entry at `position` (whose link does not match its predecessor) links to the entry
+   * two places before it: the one in between was inserted. Needs a predecessor in the chain.
+   */
+  private linksPastItsPredecessor(entries: readonly ChainEntry[], position: number): boolean {
+    const entry = entries[position];
+    if (!entry || entry.index === 0) return false;
+    let twoBefore: string | undefined;
+    if (position >= 2) twoBefore = entries[position - 2]?.hash;
+    else if (position === 1) twoBefore = this.previousHash;
+    else twoBefore = this.beforePreviousHash;
+    return twoBefore !== undefined && entry.previousHash === twoBefore;
+  }
+
+  /** Checks the checkpoints ending at the previous chunk's last entry, if not done yet. */
+  private runDeferredCheck(): ChainFailure | undefined {
+    if (!this.deferredCheck) return undefined;
+    this.deferredCheck = false;
+    const failure = this.checkCheckpointsAt(this.frontier.size);
+    return failure ? this.fail(failure.index, failure.reason, failure.checkpointSequence) : undefined;
   }
 
   private checkCheckpointsAt(size: number): ChainFailure | undefined {

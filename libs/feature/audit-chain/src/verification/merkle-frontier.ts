@@ -34,6 +34,14 @@ export class MerkleFrontier {
     this.count += 1;
   }
 
+  /** An independent copy (to resume verification from a checkpoint already checked). */
+  clone(): MerkleFrontier {
+    const copy = new MerkleFrontier();
+    copy.stack.push(...this.stack.map((node) => ({ ...node })));
+    copy.count = this.count;
+    return copy;
+  }
+
   /** Root of the tree of all leaves pushed so far (the empty-tree hash for none). */
   root(): Uint8Array {
     let hash: Uint8Array | undefined;

@@ -24,6 +24,14 @@ export interface LoopbackWitness {
   readonly state: Map<string, { size: number; root: Uint8Array }>;
   /** Status of every answered request, in order. */
   readonly answers: number[];
+  /** `old` and checkpoint size of every request it cosigned, in order. */
+  readonly cosigned: Array<{ oldSize: number; size: number }>;
+  /** Answers the next requests with these (status, body, content type) instead of handling them. */
+  readonly scripted: Array<{ status: number; text: string; type?: string }>;
+  /** While true, every connection is dropped without an answer (the witness is down). */
+  offline: boolean;
+  /** Forgets a log key (requests for its origin then get 404). */
+  untrust(origin: string): void;
   /** Trusts a log key (its vkey) for its origin. */
   trust(logVerifierKey: string): void;
   close(): Promise<void>;
@@ -35,6 +43,9 @@ export async function startLoopbackWitness(name = 'witness.test/w1', now: () => 
   const trusted = new Map<string, string>();
   const state = new Map<string, { size: number; root: Uint8Array }>();
   const answers: number[] = [];
+  const cosignedLog: Array<{ oldSize: number; size: number }> = [];
+  const scripted: Array<{ status: number; text: string; type?: string }> = [];
+  const control = { offline: false };
 
   const handle = (body: string): { status: number; type?: string; text: string } => {
     const split = body.indexOf('\n\n');
@@ -71,6 +82,7 @@ export async function startLoopbackWitness(name = 'witness.test/w1', now: () => 
       return { status: 422, text: 'consistency proof does not verify\n' };
     }
     state.set(origin, { size: checkpoint.size, root: checkpoint.rootHash });
+    cosignedLog.push({ oldSize, size: checkpoint.size });
     const cosigned = cosignNote(note, { name, privateKey }, Math.floor(now() / 1000));
     const mine = cosigned.split('\n').filter((line) => line.startsWith(`${SIGNATURE_LINE_PREFIX}${name} `));
     return { status: 200, type: 'text/plain; charset=utf-8', text: mine.map((line) => `${line}\n`).join('') };
@@ -80,7 +92,11 @@ export async function startLoopbackWitness(name = 'witness.test/w1', now: () => 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const answer = req.method === 'POST' && req.url === '/add-checkpoint' ? handle(Buffer.concat(chunks).toString('utf8')) : { status: 404, text: 'not found\n' };
+      if (control.offline) {
+        req.socket.destroy();
+        return;
+      }
+      const answer = scripted.shift() ?? (req.method === 'POST' && req.url === '/add-checkpoint' ? handle(Buffer.concat(chunks).toString('utf8')) : { status: 404, text: 'not found\n' });
       answers.push(answer.status);
       res.writeHead(answer.status, { 'content-type': answer.type ?? 'text/plain; charset=utf-8' });
       res.end(answer.text);
@@ -94,6 +110,17 @@ export async function startLoopbackWitness(name = 'witness.test/w1', now: () => 
     verifierKey: verifierKeyString(name, ed25519PublicKeyRaw(privateKey), SIGNATURE_TYPE_COSIGNATURE_V1),
     state,
     answers,
+    cosigned: cosignedLog,
+    scripted,
+    get offline() {
+      return control.offline;
+    },
+    set offline(value: boolean) {
+      control.offline = value;
+    },
+    untrust: (origin) => {
+      trusted.delete(origin);
+    },
     trust: (logVerifierKey) => {
       trusted.set(parseVerifierKey(logVerifierKey).name, logVerifierKey);
     },
