@@ -1,0 +1,218 @@
+import { Writable } from 'node:stream';
+import * as oidc from 'openid-client';
+import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { verifyWebhook } from '@svc/sdk-webhooks';
+import { createLogger } from '@svc/telemetry';
+import { http, waitFor, LoopbackReceiver } from '@svc/testing';
+import { personWithAccessToken, type OAuthRegion } from '../oauth/support';
+import { startMailDev } from '../support/mail';
+import { FakeClock, startRegions } from '../support/regions';
+
+jest.setTimeout(180_000);
+
+const REDIRECT = 'http://127.0.0.1:5557/callback';
+const insecure = { execute: [oidc.allowInsecureRequests] };
+const DAY = 86_400_000;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+interface Person {
+  id: string;
+  token: string;
+}
+
+interface Hook {
+  event: string;
+  application_id: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Protect, data subject requests (issue 23, Deliver 2 and "Done when" 1). Spec: the Protect
+ * surface (`/data_requests`), GDPR Art. 12(3) (one month, one extension of up to two months with a
+ * reason), Events → Webhooks, the audit chain. The clock is a fake one that starts at the real
+ * time (the people's sign-in and OAuth run on it) and is moved forward for the deadline tests.
+ */
+describe('data subject requests', () => {
+  const clock = new FakeClock(new Date().toISOString());
+  const receiver = new LoopbackReceiver();
+  let region: OAuthRegion;
+  let us: string;
+  let app: { id: string; token: string };
+  let secret: string;
+  let config: oidc.Configuration;
+  let grace: Person;
+  let alan: Person;
+  const api = () => bearer(app.token);
+
+  const hooksOf = (requestId: string): Hook[] =>
+    receiver
+      .on('/dsar')
+      .map((r) => r.body as unknown as Hook)
+      .filter((h) => h.data.data_request_id === requestId);
+
+  beforeAll(async () => {
+    await receiver.start();
+    const logLines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logLines.push(chunk.toString('utf8'));
+        done();
+      },
+    });
+    const mail = await startMailDev();
+    const stack = await startRegions('protect_dsar', {
+      clock,
+      regions: ['us'],
+      logger: createLogger({ service: 'e2e-dsar', region: 'us', level: 'warn', destination }),
+      env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>', RETENTION_SWEEP_INTERVAL_MS: '0' },
+    });
+    region = { url: stack.url.us, stack, mail, logLines, close: async () => { await stack.close(); await mail.stop(); } };
+    us = region.url;
+    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme DSAR', environment: 'development' }));
+    app = { id: created.application.id, token: created.apiToken };
+    const sub = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: api(),
+      json: { url: receiver.url('/dsar'), events: ['data_request.received', 'data_request.in_progress', 'data_request.extended', 'data_request.completed', 'data_request.rejected'] },
+    });
+    expect(sub.status).toBe(201);
+    secret = sub.body.secret as string;
+    const client = await http('POST', `${us}/api/v1/applications/${app.id}/oauth_clients`, { headers: api(), json: { name: 'Acme', redirect_uris: [REDIRECT] } });
+    expect(client.status).toBe(201);
+    config = await oidc.discovery(new URL(us), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
+    const g = await personWithAccessToken(region, config, REDIRECT, { email: 'grace@example.test', name: 'Grace Hopper' });
+    grace = { id: g.id, token: g.token };
+    const a = await personWithAccessToken(region, config, REDIRECT, { email: 'alan@example.test', name: 'Alan Turing' });
+    alan = { id: a.id, token: a.token };
+    for (const [person, ref] of [[grace, 'crm-grace'], [alan, 'crm-alan']] as const) {
+      expect((await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: api(), json: { person_id: person.id, subject: { external_id: ref } } })).status).toBe(201);
+    }
+  });
+  afterAll(async () => {
+    await region?.close();
+    await receiver.close();
+  });
+
+  describe('the resource, its states, its clock and its webhooks', () => {
+    it('the signed-in person raises an access request: received, due in 30 days, webhook and audit entry; only they and the application see it', async () => {
+      const res = await http('POST', `${us}/api/v1/data_requests`, { headers: bearer(grace.token), json: { kind: 'access' } });
+      expect(res.status).toBe(201);
+      const receivedAt = Date.parse(res.body.received_at as string);
+      expect(res.body).toMatchObject({ object: 'data_request', application_id: app.id, person_id: grace.id, kind: 'access', status: 'received', raised_by: 'person', overdue: false, extended: false, export: null, result: {} });
+      expect(Date.parse(res.body.due_at as string) - receivedAt).toBe(30 * DAY);
+      const id = res.body.id as string;
+      expect(id).toMatch(/^dsr_us_[a-z2-7]{20}$/);
+
+      const [hook] = await waitFor(() => (hooksOf(id).length > 0 ? hooksOf(id) : undefined));
+      expect(hook).toMatchObject({ event: 'data_request.received', application_id: app.id, data: { data_request_id: id, person_id: grace.id, kind: 'access', status: 'received', raised_by: 'person' } });
+      const delivery = receiver.on('/dsar').find((r) => (r.body as unknown as Hook).data.data_request_id === id)!;
+      expect(verifyWebhook({ rawBody: delivery.rawBody, headers: delivery.headers, secrets: [secret], now: clock.now() }).eventType).toBe('data_request.received');
+
+      // Grace reads her own; Alan and unknown ids answer 404 alike.
+      expect((await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: bearer(grace.token) })).body).toMatchObject({ id, status: 'received' });
+      const other = await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: bearer(alan.token) });
+      expect(other.status).toBe(404);
+      expect(other.body.reason_code).toBe('data_request_not_found');
+      expect((await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: api() })).status).toBe(200);
+      // A person cannot raise one about someone else; the person may not start it themself.
+      const forOther = await http('POST', `${us}/api/v1/data_requests`, { headers: bearer(alan.token), json: { kind: 'access', person_id: grace.id } });
+      expect(forOther.status).toBe(422);
+      expect(forOther.body.reason_code).toBe('data_request_person_invalid');
+      expect((await http('POST', `${us}/api/v1/data_requests/${id}/start`, { headers: bearer(grace.token) })).status).toBe(401);
+
+      const entries = await waitFor(async () => {
+        const list = await http<{ data: Array<{ type: string; canonical: string }> }>('GET', `${us}/api/v1/audit/entries?limit=200`, { headers: api() });
+        const hits = list.body.data.filter((e) => e.type === 'data_request.received' && e.canonical.includes(id));
+        return hits.length > 0 ? hits : undefined;
+      });
+      expect(entries[0]!.canonical).not.toContain('grace@example.test');
+    });
+
+    it('the application raises requests for a person it linked (not for anyone else); kinds check their fields; the list is cursor-paginated', async () => {
+      const unlinkedApp = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Other', environment: 'development' }));
+      const notLinked = await http('POST', `${us}/api/v1/data_requests`, { headers: bearer(unlinkedApp.apiToken), json: { kind: 'erasure', person_id: alan.id } });
+      expect(notLinked.status).toBe(422);
+      expect(notLinked.body.reason_code).toBe('data_request_person_not_linked');
+      const noPerson = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'erasure' } });
+      expect(noPerson.body.reason_code).toBe('data_request_person_invalid');
+      const noPurposes = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'objection', person_id: alan.id } });
+      expect(noPurposes.body.reason_code).toBe('data_request_purposes_invalid');
+      const stray = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'access', person_id: alan.id, rectification: { display_name: 'A' } } });
+      expect(stray.body.reason_code).toBe('data_request_rectification_invalid');
+      const badKind = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'everything', person_id: alan.id } });
+      expect(badKind.status).toBe(422);
+
+      const ids: string[] = [];
+      for (const kind of ['portability', 'restriction', 'objection']) {
+        clock.advance(1000);
+        const res = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind, person_id: alan.id, ...(kind === 'portability' ? {} : { purposes: ['offers'] }) } });
+        expect(res.status).toBe(201);
+        expect(res.body).toMatchObject({ raised_by: 'application', person_id: alan.id, kind });
+        ids.push(res.body.id as string);
+      }
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await http<{ data: Array<{ id: string }>; next_cursor: string | null }>('GET', `${us}/api/v1/data_requests?person_id=${alan.id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { headers: api() });
+        expect(page.status).toBe(200);
+        seen.push(...page.body.data.map((r) => r.id));
+        cursor = page.body.next_cursor ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual(ids);
+      // Alan lists his own: these three, none of Grace's.
+      const own = await http<{ data: Array<{ id: string; person_id: string }> }>('GET', `${us}/api/v1/data_requests?limit=50`, { headers: bearer(alan.token) });
+      expect(own.body.data.map((r) => r.id)).toEqual(ids);
+      const filtered = await http<{ data: Array<{ id: string }> }>('GET', `${us}/api/v1/data_requests?kind=restriction&person_id=${alan.id}`, { headers: api() });
+      expect(filtered.body.data.map((r) => r.id)).toEqual([ids[1]]);
+    });
+
+    it('start, one extension with a reason (up to 60 days), rejection with a reason: each change a webhook; a final request does not move', async () => {
+      const created = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'portability', person_id: grace.id } });
+      const id = created.body.id as string;
+      const due = Date.parse(created.body.due_at as string);
+      const started = await http('POST', `${us}/api/v1/data_requests/${id}/start`, { headers: api() });
+      expect(started.status).toBe(200);
+      expect(started.body).toMatchObject({ status: 'in_progress', started_at: expect.any(String) });
+      expect((await http('POST', `${us}/api/v1/data_requests/${id}/start`, { headers: api() })).body.reason_code).toBe('data_request_not_started');
+
+      const tooLong = await http('POST', `${us}/api/v1/data_requests/${id}/extend`, { headers: api(), json: { days: 61, reason: 'many systems' } });
+      expect(tooLong.status).toBe(422);
+      const noReason = await http('POST', `${us}/api/v1/data_requests/${id}/extend`, { headers: api(), json: { days: 30 } });
+      expect(noReason.status).toBe(400);
+      const extended = await http('POST', `${us}/api/v1/data_requests/${id}/extend`, { headers: api(), json: { days: 60, reason: 'records in three archives' } });
+      expect(extended.status).toBe(200);
+      expect(extended.body).toMatchObject({ extended: true, extension_reason: 'records in three archives', status: 'in_progress' });
+      expect(Date.parse(extended.body.due_at as string) - due).toBe(60 * DAY);
+      const again = await http('POST', `${us}/api/v1/data_requests/${id}/extend`, { headers: api(), json: { days: 1, reason: 'more' } });
+      expect(again.status).toBe(409);
+      expect(again.body.reason_code).toBe('data_request_already_extended');
+
+      const rejected = await http('POST', `${us}/api/v1/data_requests/${id}/reject`, { headers: api(), json: { reason: 'manifestly unfounded' } });
+      expect(rejected.body).toMatchObject({ status: 'rejected', rejection_reason: 'manifestly unfounded' });
+      for (const move of ['start', 'complete']) {
+        const res = await http('POST', `${us}/api/v1/data_requests/${id}/${move}`, { headers: api() });
+        expect(res.status).toBe(409);
+        expect(res.body.reason_code).toBe('data_request_final');
+      }
+      const hooks = await waitFor(() => (hooksOf(id).length >= 4 ? hooksOf(id) : undefined));
+      expect(hooks.map((h) => h.event).sort()).toEqual(['data_request.extended', 'data_request.in_progress', 'data_request.received', 'data_request.rejected']);
+      const ext = hooks.find((h) => h.event === 'data_request.extended')!;
+      expect(ext.data).toMatchObject({ extended: true, status: 'in_progress' });
+      // Free text stays in the home region's table: neither reason travels in an event.
+      expect(JSON.stringify(hooks)).not.toContain('three archives');
+      expect(JSON.stringify(hooks)).not.toContain('manifestly');
+    });
+
+    it('the clock: overdue after 30 days, and an overdue request can no longer be extended', async () => {
+      const created = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'restriction', person_id: grace.id, purposes: ['newsletter'] } });
+      const id = created.body.id as string;
+      clock.advance(30 * DAY - 60_000);
+      expect((await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: api() })).body.overdue).toBe(false);
+      clock.advance(120_000);
+      expect((await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: api() })).body.overdue).toBe(true);
+      const late = await http('POST', `${us}/api/v1/data_requests/${id}/extend`, { headers: api(), json: { days: 10, reason: 'late' } });
+      expect(late.status).toBe(409);
+      expect(late.body).toMatchObject({ reason_code: 'data_request_overdue', detail: { due_at: created.body.due_at } });
+      expect((await http('GET', `${us}/api/v1/data_requests?status=received&kind=restriction&person_id=${grace.id}`, { headers: api() })).body.data).toEqual([expect.objectContaining({ id, overdue: true })]);
+    });
+  });
+});
