@@ -201,7 +201,130 @@ describe('data subject requests', () => {
       expect(JSON.stringify(hooks)).not.toContain('three archives');
       expect(JSON.stringify(hooks)).not.toContain('manifestly');
     });
+  });
 
+  describe('access and portability: every service contributes the person\'s data in their home region', () => {
+    const story: { flowId?: string; agentId?: string } = {};
+    const mine: { records: string[]; authorities: string[] } = { records: [], authorities: [] };
+    const theirs: { records: string[]; authorities: string[] } = { records: [], authorities: [] };
+
+    async function consentRecord(ref: string, key: string): Promise<string> {
+      const res = await http('POST', `${us}/api/v1/consent_records`, {
+        headers: api(),
+        json: {
+          flow_id: story.flowId,
+          subject: { external_id: ref },
+          decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false }, offers: { decision: 'granted', default_checked: false, mandatory: false } },
+          captured_at: new Date(clock.now().getTime() - 60_000).toISOString(),
+          idempotency_key: key,
+        },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    }
+
+    async function authority(principal: string): Promise<string> {
+      const res = await http('POST', `${us}/api/v1/authorities`, {
+        headers: api(),
+        json: { agent_id: story.agentId, principal_id: principal, action_bounds: { allowed: ['pay'] }, purposes: ['shopping'], valid_until: new Date(clock.now().getTime() + 300 * DAY).toISOString() },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    }
+
+    beforeAll(async () => {
+      const flow = await http('POST', `${us}/api/v1/flows`, {
+        headers: api(),
+        json: {
+          name: 'Letters',
+          locale: 'en',
+          presentation: { title: 'Stay in touch', description: 'What we send' },
+          purposes: [
+            { key: 'newsletter', label: 'Newsletter', description: 'A monthly letter' },
+            { key: 'offers', label: 'Offers', description: 'Offers from us' },
+          ],
+          consent_duration: 'P1Y',
+        },
+      });
+      expect(flow.status).toBe(201);
+      story.flowId = flow.body.id as string;
+      expect((await http('POST', `${us}/api/v1/flows/${story.flowId}/activate`, { headers: api() })).status).toBe(200);
+      const agent = await http('POST', `${us}/api/v1/agents`, { headers: api(), json: { name: 'shopper' } });
+      expect(agent.status).toBe(201);
+      story.agentId = agent.body.id as string;
+
+      mine.records.push(await consentRecord('crm-grace', 'grace-1'));
+      theirs.records.push(await consentRecord('crm-alan', 'alan-1'));
+      mine.authorities.push(await authority('crm-grace'), await authority(grace.id));
+      theirs.authorities.push(await authority('crm-alan'));
+      // A decision session the application bound to Grace's reference, and one to Alan's.
+      for (const ref of ['crm-grace', 'crm-alan']) {
+        const minted = await http('POST', `${us}/api/v1/decisions`, { headers: api(), json: { kind: 'consent', flow_id: story.flowId, principal_id: ref } });
+        expect(minted.status).toBe(201);
+      }
+      // Receipts are frozen from the events, asynchronously.
+      for (const id of [...mine.records, ...theirs.records]) {
+        await waitFor(async () => (await http('GET', `${us}/api/v1/consent_receipts/${id}`, { headers: api() })).status === 200 || undefined, 20_000);
+      }
+      for (const id of [...mine.authorities, ...theirs.authorities]) {
+        await waitFor(async () => (await http('GET', `${us}/api/v1/authorization_receipts/${id}`, { headers: api() })).status === 200 || undefined, 20_000);
+      }
+    });
+
+    it('the export holds the person\'s account, sessions, consents, authorities and receipts, and nothing of another person; the manifest hashes each part; the link expires', async () => {
+      const raised = await http('POST', `${us}/api/v1/data_requests`, { headers: bearer(grace.token), json: { kind: 'access' } });
+      const id = raised.body.id as string;
+      const done = await http('POST', `${us}/api/v1/data_requests/${id}/complete`, { headers: api() });
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({ status: 'completed', completed_at: expect.any(String) });
+      const link = done.body.export as { url: string; expires_at: string; sha256: string; parts: Array<{ name: string; sha256: string; items: number }> };
+      expect(Date.parse(link.expires_at) - clock.now().getTime()).toBe(7 * DAY);
+
+      // The person reads the same link on their own request.
+      const asGrace = await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: bearer(grace.token) });
+      expect(asGrace.body.export).toEqual(link);
+
+      const download = await http('GET', link.url.replace(/^https?:\/\/[^/]+/, us));
+      expect(download.status).toBe(200);
+      const doc = download.body as { person_id: string; manifest: { parts: Array<{ name: string; sha256: string; items: number }> }; parts: Record<string, unknown[]> };
+      expect(doc.person_id).toBe(grace.id);
+      expect(doc.manifest.parts).toEqual(link.parts);
+      // Every part's digest is the SHA-256 of its canonical JSON.
+      const { canonicalJson, sha256Hex } = await import('@svc/crypto');
+      for (const part of doc.manifest.parts) {
+        expect(sha256Hex(canonicalJson(doc.parts[part.name]))).toBe(part.sha256);
+        expect(doc.parts[part.name]).toHaveLength(part.items);
+      }
+      const count = (name: string) => doc.parts[name]!.length;
+      expect(count('decision-gateway/person')).toBe(1);
+      expect(doc.parts['decision-gateway/person']![0]).toMatchObject({ person_id: grace.id, email: 'grace@example.test', display_name: 'Grace Hopper' });
+      expect(count('decision-gateway/sign_in_sessions')).toBeGreaterThan(0);
+      expect(count('decision-gateway/decision_sessions')).toBe(1);
+      expect((doc.parts['consent-records/consent_records'] as Array<{ record_id: string }>).map((r) => r.record_id)).toEqual(mine.records);
+      expect((doc.parts['oap-authorizer/authorities'] as Array<{ authority_id: string }>).map((a) => a.authority_id).sort()).toEqual([...mine.authorities].sort());
+      expect((doc.parts['receipts/receipts'] as Array<{ record_id: string }>).map((r) => r.record_id).sort()).toEqual([...mine.records, ...mine.authorities].sort());
+      expect(count('decision-gateway/data_requests')).toBeGreaterThan(0);
+
+      // Nothing of Alan: not his ids, his reference, his email or his name.
+      const text = JSON.stringify(doc);
+      for (const other of [alan.id, 'crm-alan', 'alan@example.test', 'Alan Turing', ...theirs.records, ...theirs.authorities]) expect(text).not.toContain(other);
+
+      // A wrong token answers 404; Alan's own request exports only Alan.
+      const wrong = await http('GET', `${us}/api/v1/data_requests/${id}/export?token=${'A'.repeat(43)}`);
+      expect(wrong.status).toBe(404);
+      expect(wrong.body.reason_code).toBe('data_request_export_not_found');
+
+      const hooks = await waitFor(() => (hooksOf(id).some((h) => h.event === 'data_request.completed') ? hooksOf(id) : undefined));
+      expect(JSON.stringify(hooks)).not.toContain(link.url.split('token=')[1]!);
+
+      // After seven days the link and the export are gone.
+      clock.advance(7 * DAY + 1000);
+      expect((await http('GET', link.url.replace(/^https?:\/\/[^/]+/, us))).status).toBe(404);
+      expect((await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: api() })).body.export).toBeNull();
+    });
+  });
+
+  describe('the legal clock', () => {
     it('the clock: overdue after 30 days, and an overdue request can no longer be extended', async () => {
       const created = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'restriction', person_id: grace.id, purposes: ['newsletter'] } });
       const id = created.body.id as string;

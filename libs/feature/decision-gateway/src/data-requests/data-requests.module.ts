@@ -6,6 +6,7 @@ import { GATEWAY_OUTBOX } from '../tokens';
 import { DataRequestsController } from './data-requests.controller';
 import { DataRequestsRepository } from './data-requests.repository';
 import { DataRequestsService } from './data-requests.service';
+import { PersonDataRepository } from './person-data.repository';
 import { DataRequestExports } from './use-cases/data-request-exports';
 import { DataRequestFulfilment } from './use-cases/fulfil-data-request.use-case';
 
@@ -19,6 +20,7 @@ import { DataRequestFulfilment } from './use-cases/fulfil-data-request.use-case'
     DataRequestsService,
     DataRequestExports,
     DataRequestFulfilment,
+    PersonDataRepository,
   ],
 })
 export class DataRequestsModule {}
