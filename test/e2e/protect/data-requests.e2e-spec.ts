@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import * as oidc from 'openid-client';
+import { DataSource } from 'typeorm';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { verifyWebhook } from '@svc/sdk-webhooks';
 import { createLogger } from '@svc/telemetry';
@@ -321,6 +322,106 @@ describe('data subject requests', () => {
       clock.advance(7 * DAY + 1000);
       expect((await http('GET', link.url.replace(/^https?:\/\/[^/]+/, us))).status).toBe(404);
       expect((await http('GET', `${us}/api/v1/data_requests/${id}`, { headers: api() })).body.export).toBeNull();
+    });
+
+    it('erasure: the person\'s data is gone, the audit chain still verifies, and their old receipts no longer resolve to them', async () => {
+      const db = region.stack.process.us.app.get(DataSource);
+      const before = await http('GET', `${us}/api/v1/consent_receipts/${mine.records[0]!}`, { headers: api() });
+      const oldPseudonym = (before.body.record as { pii_principal_id: string }).pii_principal_id;
+      expect(oldPseudonym).toMatch(/^psn_/);
+      const keysOf = async () => Number(((await db.query(`SELECT count(*)::int AS n FROM receipts.subject_pseudonym_keys WHERE application_id = $1`, [app.id])) as Array<{ n: number }>)[0]!.n);
+      const keysBefore = await keysOf();
+
+      const raised = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'erasure', person_id: grace.id } });
+      expect(raised.status).toBe(201);
+      const id = raised.body.id as string;
+      const done = await http('POST', `${us}/api/v1/data_requests/${id}/complete`, { headers: api() });
+      expect(done.status).toBe(200);
+      expect(done.body).toMatchObject({ status: 'completed', result: { erased: { consent_records: 1, authorities: 2, person_links: 1, account: 1 } } });
+      expect((done.body.result as { erased: { pseudonym_keys: number } }).erased.pseudonym_keys).toBeGreaterThan(0);
+
+      // Deleted: her consent records, her account (sign-in sessions, passkeys), the link; Alan's stay.
+      expect((await http('GET', `${us}/api/v1/consent_records/${mine.records[0]!}`, { headers: api() })).status).toBe(404);
+      expect((await http('GET', `${us}/api/v1/consent_records/${theirs.records[0]!}`, { headers: api() })).status).toBe(200);
+      expect(await db.query(`SELECT 1 FROM gateway.people WHERE id = $1`, [grace.id])).toEqual([]);
+      expect(await db.query(`SELECT 1 FROM gateway.person_sessions WHERE person_id = $1`, [grace.id])).toEqual([]);
+      expect(await db.query(`SELECT 1 FROM gateway.person_links WHERE person_id = $1`, [grace.id])).toEqual([]);
+      expect(await db.query(`SELECT 1 FROM gateway.decision_sessions WHERE principal_id = 'crm-grace'`)).toEqual([]);
+      expect(await db.query(`SELECT 1 FROM gateway.people WHERE id = $1`, [alan.id])).toHaveLength(1);
+      // Kept without the person: her authorities, revoked, for the agent's accounting.
+      for (const authorityId of mine.authorities) {
+        const rows = (await db.query(`SELECT principal_id, status FROM oap.authorities WHERE id = $1`, [authorityId])) as Array<{ principal_id: string; status: string }>;
+        expect(rows).toEqual([{ principal_id: `erased:${id}`, status: 'revoked' }]);
+      }
+      // The application can no longer raise anything for her.
+      expect((await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { kind: 'access', person_id: grace.id } })).body.reason_code).toBe('data_request_person_not_linked');
+
+      // Her receipts stay, signed, but their pseudonym no longer resolves: its key is destroyed, so
+      // the same reference now yields another pseudonym, and only other people's keys remain.
+      const after = await http('GET', `${us}/api/v1/consent_receipts/${mine.records[0]!}`, { headers: api() });
+      expect(after.status).toBe(200);
+      expect((after.body.record as { pii_principal_id: string }).pii_principal_id).toBe(oldPseudonym);
+      expect(await keysOf()).toBe(keysBefore - (done.body.result as { erased: { pseudonym_keys: number } }).erased.pseudonym_keys);
+      const again = await http('POST', `${us}/api/v1/consent_records`, {
+        headers: api(),
+        json: { flow_id: story.flowId, subject: { external_id: 'crm-grace' }, decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false }, offers: { decision: 'declined', default_checked: false, mandatory: false } }, captured_at: new Date(clock.now().getTime() - 1000).toISOString(), idempotency_key: 'grace-after' },
+      });
+      expect(again.status).toBe(201);
+      const fresh = await waitFor(async () => {
+        const res = await http('GET', `${us}/api/v1/consent_receipts/${again.body.id as string}`, { headers: api() });
+        return res.status === 200 ? res : undefined;
+      }, 20_000);
+      expect((fresh.body.record as { pii_principal_id: string }).pii_principal_id).not.toBe(oldPseudonym);
+
+      // The chain still verifies, and holds neither her contact data nor her reference.
+      const verified = await http('GET', `${us}/api/v1/audit/verify`, { headers: api() });
+      expect(verified.status).toBe(200);
+      expect(verified.body).toMatchObject({ valid: true });
+      await waitFor(async () => {
+        const list = await http<{ data: Array<{ type: string; canonical: string }> }>('GET', `${us}/api/v1/audit/entries?limit=200`, { headers: api() });
+        return list.body.data.some((e) => e.type === 'data_request.completed' && e.canonical.includes(id)) || undefined;
+      });
+      const chain = (await db.query(`SELECT canonical FROM audit.entries`)) as Array<{ canonical: string }>;
+      const text = chain.map((e) => e.canonical).join('\n');
+      for (const personal of ['grace@example.test', 'Grace Hopper', 'crm-grace']) expect(text).not.toContain(personal);
+    });
+
+    it('objection is recorded as the objection recorded event state and stops the purpose; restriction marks it restricted; rectification updates contact data', async () => {
+      const db = region.stack.process.us.app.get(DataSource);
+      const recordId = theirs.records[0]!;
+      const complete = async (json: Record<string, unknown>) => {
+        const raised = await http('POST', `${us}/api/v1/data_requests`, { headers: api(), json: { person_id: alan.id, ...json } });
+        expect(raised.status).toBe(201);
+        const done = await http('POST', `${us}/api/v1/data_requests/${raised.body.id as string}/complete`, { headers: api() });
+        expect(done.status).toBe(200);
+        return done.body as { status: string; result: Record<string, unknown> };
+      };
+
+      const objected = await complete({ kind: 'objection', purposes: ['offers'] });
+      expect(objected).toMatchObject({ status: 'completed', result: { objection: { purposes: ['offers'], withdrawn: 1 } } });
+      const record = await http<{ purposes: Array<{ purpose: string; status: string; withdrawal_channel: string | null }> }>('GET', `${us}/api/v1/consent_records/${recordId}`, { headers: api() });
+      expect(record.body.purposes.find((p) => p.purpose === 'offers')).toMatchObject({ status: 'withdrawn', withdrawal_channel: 'own_records' });
+      expect(record.body.purposes.find((p) => p.purpose === 'newsletter')).toMatchObject({ status: 'granted' });
+      const receipt = await waitFor(async () => {
+        const res = await http('GET', `${us}/api/v1/consent_receipts/${recordId}`, { headers: api() });
+        return (res.body.event as Array<{ event_state: string }>).some((e) => e.event_state === 'objection recorded') ? res : undefined;
+      }, 20_000);
+      expect((receipt.body.event as Array<Record<string, unknown>>).filter((e) => e.event_state === 'objection recorded')).toEqual([
+        expect.objectContaining({ purpose_id: 'offers', event_type: 'explicit', event_channel: 'own_records' }),
+      ]);
+      expect(receipt.headers.get('x-svc-receipt-status')).toBe('partially_withdrawn');
+      // A second objection finds nothing left to stop.
+      expect((await complete({ kind: 'objection', purposes: ['offers'] })).result).toEqual({ objection: { purposes: ['offers'], withdrawn: 0 } });
+
+      const restricted = await complete({ kind: 'restriction', purposes: ['newsletter'] });
+      expect(restricted.result).toEqual({ restriction: { purposes: ['newsletter'], restricted: 1 } });
+      expect(await db.query(`SELECT purpose FROM consent_records.processing_restrictions WHERE record_id = $1`, [recordId])).toEqual([{ purpose: 'newsletter' }]);
+
+      const rectified = await complete({ kind: 'rectification', rectification: { display_name: 'Alan M. Turing', email: 'Alan.Turing@Example.test' } });
+      expect(rectified.result).toEqual({ rectification: { fields: ['email', 'display_name'] } });
+      expect(await db.query(`SELECT email, display_name, email_verified_at FROM gateway.people WHERE id = $1`, [alan.id])).toEqual([{ email: 'alan.turing@example.test', display_name: 'Alan M. Turing', email_verified_at: null }]);
+      // The rectified data is not kept on the request once applied, and never went on the bus.
+      expect(await db.query(`SELECT rectification FROM gateway.data_requests WHERE person_id = $1 AND kind = 'rectification'`, [alan.id])).toEqual([{ rectification: null }]);
     });
   });
 

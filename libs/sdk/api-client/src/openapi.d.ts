@@ -7573,6 +7573,7 @@ export interface components {
             /** Format: date-time */
             revoked_at?: string;
             acted_by?: components["schemas"]["ProtoSvcEventsV1ActedBy"];
+            objection: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -24809,7 +24810,8 @@ export interface operations {
                  *           "principal_id": "principal id",
                  *           "delegation_grant_id": "delegation grant id",
                  *           "delegation_type": "delegation type"
-                 *         }
+                 *         },
+                 *         "objection": true
                  *       }
                  *     }
                  */

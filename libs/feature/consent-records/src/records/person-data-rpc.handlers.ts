@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
+import { Clock } from '@svc/config';
 import { queryRows } from '@svc/persistence';
 import { DataSource } from 'typeorm';
 import { consentRecordsError } from '../consent-records.errors';
@@ -20,7 +21,7 @@ interface PersonRecordRow {
 }
 
 /** Tables whose rows hang off a record (foreign keys), emptied before the record on erasure. */
-const RECORD_CHILDREN = ['record_heads', 'withdrawals', 'record_expiries', 'session_record_evidence'] as const;
+const RECORD_CHILDREN = ['record_heads', 'withdrawals', 'record_expiries', 'session_record_evidence', 'processing_restrictions'] as const;
 
 /**
  * `consent_records.person_data` (decision-gateway, fulfilling a data subject request): the
@@ -31,14 +32,18 @@ const RECORD_CHILDREN = ['record_heads', 'withdrawals', 'record_expiries', 'sess
  * - `erase`: the records and the rows that hang off them are deleted (their subject email or
  *   external id is contact data); the consent receipts stay with the receipts service under a
  *   pseudonym that erasure makes unresolvable, and the audit chain keeps digests.
- * - `object`: each named purpose still granted on the person's records is withdrawn (channel
- *   `own_records`; the receipt shows `objection recorded`).
+ * - `object`: each named purpose still granted on the person's current records is withdrawn
+ *   (channel `own_records`, `consent.purpose_revoked` with `objection`: the receipt shows
+ *   `objection recorded`, the `consent.purpose_revoked` webhook fires, the audit chain records it).
+ * - `restrict`: each named purpose granted on the person's records is marked restricted
+ *   (`processing_restrictions`): kept, not processed (Art. 18).
  */
 @Controller()
 export class PersonDataRpcHandlers {
   constructor(
     private readonly dataSource: DataSource,
     private readonly withdrawConsent: WithdrawConsent,
+    private readonly clock: Clock,
   ) {}
 
   @RpcHandler('consent_records.person_data')
@@ -51,6 +56,10 @@ export class PersonDataRpcHandlers {
           recordIds.length === 0
             ? []
             : await queryRows(this.dataSource, `SELECT record_id, purpose, channel, withdrawn_at FROM consent_records.withdrawals WHERE record_id = ANY($1) ORDER BY id`, [recordIds]);
+        const restrictions: Array<{ record_id: string; purpose: string; restricted_at: Date }> =
+          recordIds.length === 0
+            ? []
+            : await queryRows(this.dataSource, `SELECT record_id, purpose, restricted_at FROM consent_records.processing_restrictions WHERE record_id = ANY($1) ORDER BY restricted_at`, [recordIds]);
         const items = records.map((r) => ({
           record_id: r.id,
           flow_id: r.flow_id,
@@ -63,6 +72,7 @@ export class PersonDataRpcHandlers {
           expires_at: r.expires_at?.toISOString() ?? null,
           previous_record_id: r.previous_record_id,
           withdrawals: withdrawals.filter((w) => w.record_id === r.id).map((w) => ({ purpose: w.purpose, channel: w.channel, withdrawn_at: w.withdrawn_at.toISOString() })),
+          restrictions: restrictions.filter((x) => x.record_id === r.id).map((x) => ({ purpose: x.purpose, restricted_at: x.restricted_at.toISOString() })),
         }));
         return { parts: [{ name: 'consent-records/consent_records', itemsJson: JSON.stringify(items) }], recordIds, authorityIds: [], affected: 0 };
       }
@@ -81,12 +91,30 @@ export class PersonDataRpcHandlers {
       case 'object': {
         let affected = 0;
         for (const r of records) {
+          if (!(await this.isHead(request.applicationId, r.id))) continue;
           const withdrawn: Array<{ purpose: string | null }> = await queryRows(this.dataSource, `SELECT purpose FROM consent_records.withdrawals WHERE record_id = $1`, [r.id]);
           if (withdrawn.some((w) => w.purpose === null)) continue;
           for (const purpose of request.purposes) {
             if (r.decisions[purpose]?.decision !== 'granted' || withdrawn.some((w) => w.purpose === purpose)) continue;
-            await this.withdrawConsent.execute({ applicationId: request.applicationId }, r.id, purpose, 'own_records');
+            await this.withdrawConsent.execute({ applicationId: request.applicationId }, r.id, purpose, 'own_records', undefined, true);
             affected += 1;
+          }
+        }
+        return { parts: [], recordIds, authorityIds: [], affected };
+      }
+      case 'restrict': {
+        // Art. 18: the purposes stay stored but are marked restricted on each of the person's records granting them.
+        let affected = 0;
+        for (const r of records) {
+          for (const purpose of request.purposes) {
+            if (r.decisions[purpose]?.decision !== 'granted') continue;
+            const inserted: unknown[] = await queryRows(
+              this.dataSource,
+              `INSERT INTO consent_records.processing_restrictions (record_id, purpose, application_id, data_request_id, restricted_at) VALUES ($1, $2, $3, $4, $5)
+               ON CONFLICT (record_id, purpose) DO NOTHING RETURNING record_id`,
+              [r.id, purpose, request.applicationId, request.dataRequestId, this.clock.now()],
+            );
+            affected += inserted.length;
           }
         }
         return { parts: [], recordIds, authorityIds: [], affected };
@@ -94,6 +122,12 @@ export class PersonDataRpcHandlers {
       default:
         throw consentRecordsError('form_payload_invalid', `Unknown person data action ${request.action.slice(0, 40)}`, { field: 'action' });
     }
+  }
+
+  /** Only the newest record of a person and flow speaks for them (older ones are superseded). */
+  private async isHead(applicationId: string, recordId: string): Promise<boolean> {
+    const rows: unknown[] = await queryRows(this.dataSource, `SELECT 1 FROM consent_records.record_heads WHERE application_id = $1 AND record_id = $2 LIMIT 1`, [applicationId, recordId]);
+    return rows.length > 0;
   }
 
   /** The application's records whose subject email (normalised) or external id has one of the linked digests. */

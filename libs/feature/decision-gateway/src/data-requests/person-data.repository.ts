@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sha256Hex } from '@svc/crypto';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
+import { dataRequestError } from './data-requests.errors';
 
 /** One named data set of decision-gateway's own part of an export. */
 export interface LocalPart {
@@ -64,6 +65,26 @@ export class PersonDataRepository {
       { name: 'decision-gateway/delegation_grants', items: delegations.map(iso) },
       { name: 'decision-gateway/data_requests', items: requests.map(iso) },
     ];
+  }
+
+  /**
+   * Rectification: the person's display name and/or email (lower-cased; the email is then
+   * unverified until the next sign-in code proves it). Returns the fields changed; the new email
+   * taken by another person answers 409 `data_request_email_taken`.
+   */
+  async rectify(manager: EntityManager, personId: string, changes: { displayName?: string; email?: string }): Promise<string[]> {
+    const fields: string[] = [];
+    if (changes.email !== undefined) {
+      const taken: unknown[] = await manager.query(`SELECT 1 FROM gateway.people WHERE email = $1 AND id <> $2`, [changes.email, personId]);
+      if (taken.length > 0) throw dataRequestError('data_request_email_taken', 'Another person of this region has this email', { field: 'rectification.email' });
+      const changed = await manager.query(`UPDATE gateway.people SET email = $2, email_verified_at = NULL, email_lookup_digest = NULL, updated_at = now() WHERE id = $1 AND email <> $2`, [personId, changes.email]);
+      if ((changed as [unknown[], number])[1] > 0) fields.push('email');
+    }
+    if (changes.displayName !== undefined) {
+      const changed = await manager.query(`UPDATE gateway.people SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name <> $2`, [personId, changes.displayName]);
+      if ((changed as [unknown[], number])[1] > 0) fields.push('display_name');
+    }
+    return fields;
   }
 
   /**

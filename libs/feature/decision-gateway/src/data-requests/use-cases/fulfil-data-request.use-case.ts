@@ -61,9 +61,22 @@ export class DataRequestFulfilment {
         const local = await this.personData.export(request.applicationId, request.personId, references);
         return { parts: [...local, ...remote], references, result: {} };
       }
-      case 'erasure':
-      case 'objection':
-      case 'restriction':
+      case 'erasure': {
+        // Each service deletes what it may and keeps what the law requires (ARCHITECTURE.md,
+        // "Erasure: what remains"); receipts last, once the records naming the person are gone.
+        const records = await this.rpc.call('consent_records.person_data', ask('erase'));
+        const authorities = await this.rpc.call('oap.person_data', ask('erase'));
+        const receipts = await this.rpc.call('receipts.person_data', ask('erase', { recordIds: records.recordIds, authorityIds: authorities.authorityIds }));
+        return { parts: [], references, result: { erased: { consent_records: records.affected, authorities: authorities.affected, pseudonym_keys: receipts.affected } } };
+      }
+      case 'objection': {
+        const objected = await this.rpc.call('consent_records.person_data', ask('object'));
+        return { parts: [], references, result: { objection: { purposes: request.purposes, withdrawn: objected.affected } } };
+      }
+      case 'restriction': {
+        const restricted = await this.rpc.call('consent_records.person_data', ask('restrict'));
+        return { parts: [], references, result: { restriction: { purposes: request.purposes, restricted: restricted.affected } } };
+      }
       case 'rectification':
         return { parts: [], references, result: {} };
     }
@@ -74,10 +87,15 @@ export class DataRequestFulfilment {
       case 'access':
       case 'portability':
         return this.exports.store(manager, request, prepared.parts, now);
-      case 'erasure':
+      case 'erasure': {
+        const local = await this.personData.erase(manager, request.applicationId, request.personId, prepared.references);
+        const erased = (prepared.result.erased ?? {}) as Record<string, number>;
+        return { erased: { ...erased, ...local } };
+      }
+      case 'rectification':
+        return { rectification: { fields: await this.personData.rectify(manager, request.personId, request.rectification ?? {}) } };
       case 'objection':
       case 'restriction':
-      case 'rectification':
         return prepared.result;
     }
   }
