@@ -19,6 +19,7 @@ import { CreateFormIntegration } from './form-integrations/use-cases/create-form
 import { ReceiveFormResponse } from './form-integrations/use-cases/receive-form-response.use-case';
 import { FlowsRepository } from './flows/flows.repository';
 import { FlowsRpcHandlers } from './flows/flows-rpc.handlers';
+import { PersonDataRpcHandlers } from './records/person-data-rpc.handlers';
 import { RecordsRpcHandlers } from './records/records-rpc.handlers';
 import { ActivateFlow } from './flows/use-cases/activate-flow.use-case';
 import { CreateFlow } from './flows/use-cases/create-flow.use-case';
@@ -68,7 +69,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
 
 /** consent-records: flows and their versions, Record API, imports, captures, consent status, withdrawals, the consent token lifecycle. */
 @Module({
-  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataTransfersController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, SandboxResetConsumer, DirectoryPublisher, DirectoryReplica],
+  controllers: [FlowsController, CapturesController, ImportsController, RecordsController, ConsentStatusController, MailingAudiencesController, MailingWebhookController, FormIntegrationsController, FormWebhookController, DirectoryController, PoliciesController, DataLicensesController, DataTransfersController, DataOffersController, FlowsRpcHandlers, RecordsRpcHandlers, PersonDataRpcHandlers, CleanRoomsController, RecordEventsConsumer, SessionDecisionsConsumer, SandboxResetConsumer, DirectoryPublisher, DirectoryReplica],
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,

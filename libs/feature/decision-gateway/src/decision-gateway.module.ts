@@ -24,6 +24,7 @@ import { ModulesController } from './comply/modules.controller';
 import { DiscoveryController } from './discovery/discovery.controller';
 import { AgreementsModule } from './agreements/agreements.module';
 import { CollaborationsModule } from './collaborations/collaborations.module';
+import { DataRequestsModule } from './data-requests/data-requests.module';
 import { DecisionsModule } from './decisions/decisions.module';
 import { DelegationsModule } from './delegations/delegations.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
@@ -41,7 +42,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule, DataRequestsModule],
   controllers: [AccountsController, AccountApplicationsController, ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

@@ -1,3 +1,4 @@
+import { PersonDataRpcHandlers } from './person-data-rpc.handlers';
 import { Module } from '@nestjs/common';
 import { CredentialIssuer } from './credentials/credential-issuer';
 import { CredentialIssuanceController, CredentialsController } from './credentials/credentials.controller';
@@ -36,7 +37,7 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * they attest, and withdrawals revoke them in the intake's transaction.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController, ConsentRecordEvents, AuthorityEvents, ApprovalEvents, ApprovalDecisions, AgentRegistrations],
+  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, PersonDataRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController, ConsentRecordEvents, AuthorityEvents, ApprovalEvents, ApprovalDecisions, AgentRegistrations],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,

@@ -22,7 +22,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/api\/v1\/ssf(\/|$)|^\/\.well-known\/ssf-configuration$/, service: 'webhook-dispatcher' },
   { match: /^\/api\/v1\/(flows|consent_records|mailing_audiences|mailing_audience_webhooks)(\/|$)/, service: 'consent-records' },
   // Protect: data policies, data subject requests, licences and offers (consent-records orchestrates them).
-  { match: /^\/api\/v1\/(policies|data_requests|data_licenses|data_offers)(\/|$)/, service: 'consent-records' },
+  { match: /^\/api\/v1\/(policies|data_licenses|data_offers)(\/|$)/, service: 'consent-records' },
   // The cross-border directory: each region answers from its own copy of it.
   { match: /^\/api\/v1\/cross_border(\/|$)/, service: 'consent-records' },
   // Capture commit lives in consent-records although it sits under the decisions path family.
@@ -50,7 +50,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/api\/v1\/evidence_packages(\/|$)/, service: 'audit-chain' },
   // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's).
   {
-    match: /^\/api\/v1\/(applications|accounts|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
+    match: /^\/api\/v1\/(applications|accounts|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|data_requests|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog)(\/|$)/, service: 'decision-gateway' },

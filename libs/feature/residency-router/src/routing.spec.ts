@@ -40,7 +40,7 @@ describe('route table', () => {
     ['/api/v1/consent_records/imports', 'consent-records'],
     ['/api/v1/flows/flw_us_x', 'consent-records'],
     ['/api/v1/policies/pol_us_x/activate', 'consent-records'],
-    ['/api/v1/data_requests', 'consent-records'],
+    ['/api/v1/data_requests', 'decision-gateway'],
     ['/api/v1/data_offers/doff_us_x/accept', 'consent-records'],
     ['/api/v1/data_licenses', 'consent-records'],
     ['/api/v1/mailing_audiences/mla_x/syncs', 'consent-records'],

@@ -29,6 +29,11 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'delegation.revoked': 'A delegation grant was revoked by the principal or the delegate',
   'grant.revoked': 'An OAP grant was revoked: its agent token and runtime receipt no longer hold (svc-verify answers revoked in every region)',
   'authority.revoked': "An agent's authority was revoked: no grant is issued under it any more",
+  'data_request.received': 'A data subject request (access, portability, rectification, erasure, objection, restriction) was received; its legal clock runs 30 days (data: request, person, kind, status, due_at)',
+  'data_request.in_progress': 'The application started working on a data subject request',
+  'data_request.extended': 'A data subject request was extended once, with a reason, by up to 60 days (GDPR Art. 12(3)); due_at is the new deadline',
+  'data_request.completed': 'A data subject request was fulfilled (an access or portability export is ready, an erasure done, an objection or restriction recorded, contact data rectified)',
+  'data_request.rejected': 'A data subject request was rejected with a reason (kept in the home region, not in the event)',
   'webhook.delivery_failed': 'A delivery failed for good after its last attempt',
   'webhook.test': 'A test delivery requested through the API (never subscribable)',
 };

@@ -25,6 +25,11 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'delegation.revoked',
   'grant.revoked',
   'authority.revoked',
+  'data_request.received',
+  'data_request.in_progress',
+  'data_request.extended',
+  'data_request.completed',
+  'data_request.rejected',
   'webhook.delivery_failed',
 ] as const;
 
@@ -46,4 +51,4 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
  * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
  * other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'delegation.>', 'grant.revoked', 'authority.revoked', DELIVERY_FAILED_EVENT] as const;
+export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'delegation.>', 'grant.revoked', 'authority.revoked', 'data_request.>', DELIVERY_FAILED_EVENT] as const;

@@ -1,6 +1,6 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import { CONNECT_EVENTS } from './events/connect.events';
-import { PEOPLE_EVENTS } from './events/people.events';
+import { DATA_REQUEST_EVENTS, PEOPLE_EVENTS } from './events/people.events';
 import { OAUTH_EVENTS } from './events/oauth.events';
 import { DELEGATIONS_EVENTS } from './events/delegations.events';
 import { KEYS_EVENTS } from './events/keys.events';
@@ -26,6 +26,7 @@ import { RESIDENCY_RPC } from './rpc/residency.rpc';
 export const EVENTS = {
   ...CONNECT_EVENTS,
   ...PEOPLE_EVENTS,
+  ...DATA_REQUEST_EVENTS,
   ...OAUTH_EVENTS,
   ...DELEGATIONS_EVENTS,
   ...KEYS_EVENTS,

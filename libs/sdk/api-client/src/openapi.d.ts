@@ -2007,6 +2007,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/data_requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's data requests, oldest first: an application's (API token; person_id filter) or the person's own (access token); status, kind, limit, cursor */
+        get: operations["DataRequests_list"];
+        put?: never;
+        /** Raise a data subject request (access, portability, rectification, erasure, objection, restriction): by the signed-in person (access token) or by the application for a person it linked (API token, person_id); due 30 days after receipt */
+        post: operations["DataRequests_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_requests/{data_request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a data request: state, deadline, extension, result and, for a completed access or portability request, its download link and manifest */
+        get: operations["DataRequests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_requests/{data_request_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fulfil and complete an open request: access/portability build the export (download link, 7 days), erasure erases, objection withdraws the named purposes, restriction marks them restricted, rectification updates the contact data */
+        post: operations["DataRequests_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_requests/{data_request_id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download a completed access or portability request's export (the link's token is the capability; 404 once expired or erased) */
+        get: operations["DataRequests_download"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_requests/{data_request_id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extend the deadline once, with a reason, by 1-60 days (GDPR Art. 12(3)); refused once overdue */
+        post: operations["DataRequests_extend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_requests/{data_request_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject an open request with the reason told to the person (Art. 12(4)) */
+        post: operations["DataRequests_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/data_requests/{data_request_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The application starts working on a received request (received → in_progress) */
+        post: operations["DataRequests_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/decisions": {
         parameters: {
             query?: never;
@@ -4095,6 +4215,91 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "data_request.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data subject request was fulfilled (an access or portability export is ready, an erasure done, an objection or restriction recorded, contact data rectified) */
+        post: operations["webhook_data_request_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_request.extended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data subject request was extended once, with a reason, by up to 60 days (GDPR Art. 12(3)); due_at is the new deadline */
+        post: operations["webhook_data_request_extended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_request.in_progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The application started working on a data subject request */
+        post: operations["webhook_data_request_in_progress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_request.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data subject request (access, portability, rectification, erasure, objection, restriction) was received; its legal clock runs 30 days (data: request, person, kind, status, due_at) */
+        post: operations["webhook_data_request_received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "data_request.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A data subject request was rejected with a reason (kept in the home region, not in the event) */
+        post: operations["webhook_data_request_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "delegation.accepted": {
         parameters: {
             query?: never;
@@ -5279,6 +5484,13 @@ export interface components {
             /** @example auth_us_abcdefghijklmnopqrst */
             authority_id?: string;
         };
+        CreateDataRequestBody: {
+            /** @enum {string} */
+            kind: "access" | "portability" | "rectification" | "erasure" | "objection" | "restriction";
+            person_id?: string;
+            purposes?: string[];
+            rectification?: components["schemas"]["RectificationInput"];
+        };
         CreateDataTransferBody: {
             offer_id: string;
             recipient: string;
@@ -5609,6 +5821,59 @@ export interface components {
             created_at: string;
             updated_at: string;
             activated_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        DataRequestExportDocumentResponse: {
+            /** @enum {string} */
+            object: "data_request_export";
+            data_request_id: string;
+            person_id: string;
+            application_id: string;
+            /** @enum {string} */
+            kind: "access" | "portability";
+            generated_at: string;
+            manifest: components["schemas"]["ExportManifestResponse"];
+            parts: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        DataRequestExportResponse: {
+            url: string;
+            expires_at: string;
+            /** @enum {string} */
+            media_type: "application/json";
+            sha256: string;
+            parts: components["schemas"]["ExportPartResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        DataRequestResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "data_request";
+            application_id: string;
+            person_id: string;
+            /** @enum {string} */
+            kind: "access" | "portability" | "rectification" | "erasure" | "objection" | "restriction";
+            /** @enum {string} */
+            status: "received" | "in_progress" | "completed" | "rejected";
+            /** @enum {string} */
+            raised_by: "person" | "application";
+            purposes: string[];
+            received_at: string;
+            due_at: string;
+            overdue: boolean;
+            extended: boolean;
+            extended_at: string | null;
+            extension_reason: string | null;
+            started_at: string | null;
+            completed_at: string | null;
+            rejected_at: string | null;
+            rejection_reason: string | null;
+            result: Record<string, never>;
+            export: components["schemas"]["DataRequestExportResponse"] | null;
+            updated_at: string;
         } & {
             [key: string]: unknown;
         };
@@ -5960,6 +6225,26 @@ export interface components {
         };
         ExchangeBody: {
             exchange_token: string;
+        };
+        ExportManifestResponse: {
+            /** @enum {string} */
+            algorithm: "sha256";
+            /** @enum {string} */
+            canonicalization: "RFC 8785";
+            parts: components["schemas"]["ExportPartResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        ExportPartResponse: {
+            name: string;
+            sha256: string;
+            items: number;
+        } & {
+            [key: string]: unknown;
+        };
+        ExtendDataRequestBody: {
+            reason: string;
+            days: number;
         };
         FlowDataFieldInput: {
             key: string;
@@ -6859,6 +7144,11 @@ export interface components {
             reference: string;
             record_ids?: string[];
         };
+        RectificationInput: {
+            display_name?: string;
+            /** Format: email */
+            email?: string;
+        };
         RefreshAttestationBody: {
             agent_attestation: Record<string, never>;
         };
@@ -6890,6 +7180,9 @@ export interface components {
             scopes?: ("openid" | "profile" | "email" | "offline_access" | "audit:verify" | "disclosures:write" | "accounts")[];
             /** @enum {string} */
             id_token_signed_response_alg?: "RS256" | "ES256" | "EdDSA";
+        };
+        RejectDataRequestBody: {
+            reason: string;
         };
         ReplaceStreamBody: {
             stream_id: string;
@@ -7685,6 +7978,7 @@ export interface components {
             /** Format: date-time */
             revoked_at?: string;
             acted_by?: components["schemas"]["ProtoSvcEventsV1ActedBy"];
+            objection: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -7711,6 +8005,23 @@ export interface components {
             /** Format: date-time */
             revoked_at?: string;
             revoked_by: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1DataRequestChanged: {
+            data_request_id: string;
+            person_id: string;
+            kind: string;
+            status: string;
+            raised_by: string;
+            /** Format: date-time */
+            received_at?: string;
+            /** Format: date-time */
+            due_at?: string;
+            extended: boolean;
+            purposes: string[];
+            /** Format: date-time */
+            changed_at?: string;
         } & {
             [key: string]: unknown;
         };
@@ -7852,7 +8163,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -7871,7 +8182,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -7962,7 +8273,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -17371,6 +17682,626 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    DataRequests_list: {
+        parameters: {
+            query?: {
+                status?: "received" | "in_progress" | "completed" | "rejected";
+                kind?: "access" | "portability" | "rectification" | "erasure" | "objection" | "restriction";
+                person_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "data_request",
+                     *           "application_id": "application id",
+                     *           "person_id": "person id",
+                     *           "kind": "access",
+                     *           "status": "received",
+                     *           "raised_by": "person",
+                     *           "purposes": [
+                     *             "purpose"
+                     *           ],
+                     *           "received_at": "2026-11-25T09:30:00.000Z",
+                     *           "due_at": "2026-11-25T09:30:00.000Z",
+                     *           "overdue": true,
+                     *           "extended": true,
+                     *           "extended_at": "2026-11-25T09:30:00.000Z",
+                     *           "extension_reason": "extension reason",
+                     *           "started_at": "2026-11-25T09:30:00.000Z",
+                     *           "completed_at": "2026-11-25T09:30:00.000Z",
+                     *           "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *           "rejection_reason": "rejection reason",
+                     *           "result": {},
+                     *           "export": {
+                     *             "url": "https://shop.example.com/hooks/consent",
+                     *             "expires_at": "2026-11-25T09:30:00.000Z",
+                     *             "media_type": "application/json",
+                     *             "sha256": "sha256",
+                     *             "parts": [
+                     *               {
+                     *                 "name": "name",
+                     *                 "sha256": "sha256",
+                     *                 "items": 1
+                     *               }
+                     *             ]
+                     *           },
+                     *           "updated_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DataRequestResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "access",
+                 *       "person_id": "usr_eu_l6t4plqawply7wspjxso",
+                 *       "purposes": [
+                 *         "purpose"
+                 *       ],
+                 *       "rectification": {
+                 *         "display_name": "display name",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDataRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_request",
+                     *       "application_id": "application id",
+                     *       "person_id": "person id",
+                     *       "kind": "access",
+                     *       "status": "received",
+                     *       "raised_by": "person",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "received_at": "2026-11-25T09:30:00.000Z",
+                     *       "due_at": "2026-11-25T09:30:00.000Z",
+                     *       "overdue": true,
+                     *       "extended": true,
+                     *       "extended_at": "2026-11-25T09:30:00.000Z",
+                     *       "extension_reason": "extension reason",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejection_reason": "rejection reason",
+                     *       "result": {},
+                     *       "export": {
+                     *         "url": "https://shop.example.com/hooks/consent",
+                     *         "expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "media_type": "application/json",
+                     *         "sha256": "sha256",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example data request id */
+                data_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_request",
+                     *       "application_id": "application id",
+                     *       "person_id": "person id",
+                     *       "kind": "access",
+                     *       "status": "received",
+                     *       "raised_by": "person",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "received_at": "2026-11-25T09:30:00.000Z",
+                     *       "due_at": "2026-11-25T09:30:00.000Z",
+                     *       "overdue": true,
+                     *       "extended": true,
+                     *       "extended_at": "2026-11-25T09:30:00.000Z",
+                     *       "extension_reason": "extension reason",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejection_reason": "rejection reason",
+                     *       "result": {},
+                     *       "export": {
+                     *         "url": "https://shop.example.com/hooks/consent",
+                     *         "expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "media_type": "application/json",
+                     *         "sha256": "sha256",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_complete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example data request id */
+                data_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_request",
+                     *       "application_id": "application id",
+                     *       "person_id": "person id",
+                     *       "kind": "access",
+                     *       "status": "received",
+                     *       "raised_by": "person",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "received_at": "2026-11-25T09:30:00.000Z",
+                     *       "due_at": "2026-11-25T09:30:00.000Z",
+                     *       "overdue": true,
+                     *       "extended": true,
+                     *       "extended_at": "2026-11-25T09:30:00.000Z",
+                     *       "extension_reason": "extension reason",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejection_reason": "rejection reason",
+                     *       "result": {},
+                     *       "export": {
+                     *         "url": "https://shop.example.com/hooks/consent",
+                     *         "expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "media_type": "application/json",
+                     *         "sha256": "sha256",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_download: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                /** @example data request id */
+                data_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "data_request_export",
+                     *       "data_request_id": "data request id",
+                     *       "person_id": "person id",
+                     *       "application_id": "application id",
+                     *       "kind": "access",
+                     *       "generated_at": "2026-11-25T09:30:00.000Z",
+                     *       "manifest": {
+                     *         "algorithm": "sha256",
+                     *         "canonicalization": "RFC 8785",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "parts": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestExportDocumentResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_extend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example data request id */
+                data_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "reason",
+                 *       "days": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExtendDataRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_request",
+                     *       "application_id": "application id",
+                     *       "person_id": "person id",
+                     *       "kind": "access",
+                     *       "status": "received",
+                     *       "raised_by": "person",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "received_at": "2026-11-25T09:30:00.000Z",
+                     *       "due_at": "2026-11-25T09:30:00.000Z",
+                     *       "overdue": true,
+                     *       "extended": true,
+                     *       "extended_at": "2026-11-25T09:30:00.000Z",
+                     *       "extension_reason": "extension reason",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejection_reason": "rejection reason",
+                     *       "result": {},
+                     *       "export": {
+                     *         "url": "https://shop.example.com/hooks/consent",
+                     *         "expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "media_type": "application/json",
+                     *         "sha256": "sha256",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_reject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example data request id */
+                data_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "reason"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RejectDataRequestBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_request",
+                     *       "application_id": "application id",
+                     *       "person_id": "person id",
+                     *       "kind": "access",
+                     *       "status": "received",
+                     *       "raised_by": "person",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "received_at": "2026-11-25T09:30:00.000Z",
+                     *       "due_at": "2026-11-25T09:30:00.000Z",
+                     *       "overdue": true,
+                     *       "extended": true,
+                     *       "extended_at": "2026-11-25T09:30:00.000Z",
+                     *       "extension_reason": "extension reason",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejection_reason": "rejection reason",
+                     *       "result": {},
+                     *       "export": {
+                     *         "url": "https://shop.example.com/hooks/consent",
+                     *         "expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "media_type": "application/json",
+                     *         "sha256": "sha256",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DataRequests_start: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example data request id */
+                data_request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "data_request",
+                     *       "application_id": "application id",
+                     *       "person_id": "person id",
+                     *       "kind": "access",
+                     *       "status": "received",
+                     *       "raised_by": "person",
+                     *       "purposes": [
+                     *         "purpose"
+                     *       ],
+                     *       "received_at": "2026-11-25T09:30:00.000Z",
+                     *       "due_at": "2026-11-25T09:30:00.000Z",
+                     *       "overdue": true,
+                     *       "extended": true,
+                     *       "extended_at": "2026-11-25T09:30:00.000Z",
+                     *       "extension_reason": "extension reason",
+                     *       "started_at": "2026-11-25T09:30:00.000Z",
+                     *       "completed_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejected_at": "2026-11-25T09:30:00.000Z",
+                     *       "rejection_reason": "rejection reason",
+                     *       "result": {},
+                     *       "export": {
+                     *         "url": "https://shop.example.com/hooks/consent",
+                     *         "expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "media_type": "application/json",
+                     *         "sha256": "sha256",
+                     *         "parts": [
+                     *           {
+                     *             "name": "name",
+                     *             "sha256": "sha256",
+                     *             "items": 1
+                     *           }
+                     *         ]
+                     *       },
+                     *       "updated_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DataRequestResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Decisions_mint: {
         parameters: {
             query?: never;
@@ -25736,7 +26667,8 @@ export interface operations {
                  *           "principal_id": "principal id",
                  *           "delegation_grant_id": "delegation grant id",
                  *           "delegation_type": "delegation type"
-                 *         }
+                 *         },
+                 *         "objection": true
                  *       }
                  *     }
                  */
@@ -25818,6 +26750,381 @@ export interface operations {
                     created_at: string;
                     application_id: string;
                     data: components["schemas"]["ProtoSvcEventsV1ConsentRevoked"] | components["schemas"]["ConsentRecordRevokedWebhookData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_data_request_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "data_request.completed",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "data_request_id": "data request id",
+                 *         "person_id": "person id",
+                 *         "kind": "kind",
+                 *         "status": "status",
+                 *         "raised_by": "raised by",
+                 *         "received_at": "2026-11-25T09:30:00.000Z",
+                 *         "due_at": "2026-11-25T09:30:00.000Z",
+                 *         "extended": true,
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "data_request.completed";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DataRequestChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_data_request_extended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "data_request.extended",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "data_request_id": "data request id",
+                 *         "person_id": "person id",
+                 *         "kind": "kind",
+                 *         "status": "status",
+                 *         "raised_by": "raised by",
+                 *         "received_at": "2026-11-25T09:30:00.000Z",
+                 *         "due_at": "2026-11-25T09:30:00.000Z",
+                 *         "extended": true,
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "data_request.extended";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DataRequestChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_data_request_in_progress: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "data_request.in_progress",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "data_request_id": "data request id",
+                 *         "person_id": "person id",
+                 *         "kind": "kind",
+                 *         "status": "status",
+                 *         "raised_by": "raised by",
+                 *         "received_at": "2026-11-25T09:30:00.000Z",
+                 *         "due_at": "2026-11-25T09:30:00.000Z",
+                 *         "extended": true,
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "data_request.in_progress";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DataRequestChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_data_request_received: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "data_request.received",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "data_request_id": "data request id",
+                 *         "person_id": "person id",
+                 *         "kind": "kind",
+                 *         "status": "status",
+                 *         "raised_by": "raised by",
+                 *         "received_at": "2026-11-25T09:30:00.000Z",
+                 *         "due_at": "2026-11-25T09:30:00.000Z",
+                 *         "extended": true,
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "data_request.received";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DataRequestChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_data_request_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "data_request.rejected",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "data_request_id": "data request id",
+                 *         "person_id": "person id",
+                 *         "kind": "kind",
+                 *         "status": "status",
+                 *         "raised_by": "raised by",
+                 *         "received_at": "2026-11-25T09:30:00.000Z",
+                 *         "due_at": "2026-11-25T09:30:00.000Z",
+                 *         "extended": true,
+                 *         "purposes": [
+                 *           "purpose"
+                 *         ],
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "data_request.rejected";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1DataRequestChanged"];
                 };
             };
         };

@@ -2,7 +2,7 @@
  * Event type prefixes (and exact types) that become audit entries: consent decisions, approvals,
  * signatures, grant decisions and receipts, authority changes, attestations and witness receipts,
  * escalations, revocations, and final webhook delivery failures, people's account events (created, email verified, passkey
- * added/removed, aggregated sign-in failures), delegation grants offered, accepted and revoked, OAuth tokens issued and revoked (spec "What the service does" 6,
+ * added/removed, aggregated sign-in failures), delegation grants offered, accepted and revoked, data subject requests received, extended, started, completed and rejected, OAuth tokens issued and revoked (spec "What the service does" 6,
  * issue 9 Deliver 1). Selected by type string so event types added later are picked up unchanged.
  */
 export const AUDITED_TYPE_PREFIXES = [
@@ -16,6 +16,7 @@ export const AUDITED_TYPE_PREFIXES = [
   'revocation.',
   'person.',
   'delegation.',
+  'data_request.',
 ] as const;
 
 /** Exact event types audited outside the prefixes above. */

@@ -1,6 +1,7 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { ApplicationCreatedSchema, AuditEventEnvelopeSchema, EventMetaSchema } from '@svc/contracts';
+import { createHash } from 'node:crypto';
+import { ApplicationCreatedSchema, AuditEventEnvelopeSchema, ConsentRecordRevokedSchema, EventMetaSchema } from '@svc/contracts';
 import { summariseEvent } from './event-summary';
 
 const occurredAt = new Date('2026-02-03T04:05:06.000Z');
@@ -23,6 +24,16 @@ describe('summariseEvent', () => {
         payload: { applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa', name: 'demo', environment: 'development', mode: 'conductor' },
       },
     });
+  });
+
+  it('keeps only the SHA-256 of the sealed personal fields, never their ciphertext', () => {
+    const sealed = Buffer.from('ciphertext of the subject email');
+    const data = toBinary(ConsentRecordRevokedSchema, create(ConsentRecordRevokedSchema, { meta: meta('consent.record_revoked'), recordId: 'crec_us_x', sealedPersonalData: sealed }));
+    const summary = summariseEvent({ id: 'evt-3', eventType: 'consent.record_revoked', data });
+    const payload = (summary.data as { payload: Record<string, unknown> }).payload;
+    expect(payload).not.toHaveProperty('sealedPersonalData');
+    expect(payload.sealedPersonalDataSha256).toBe(createHash('sha256').update(sealed).digest('hex'));
+    expect(JSON.stringify(summary)).not.toContain(sealed.toString('base64'));
   });
 
   it('keeps an unknown type (a newer publisher) as base64, still reading its meta header', () => {

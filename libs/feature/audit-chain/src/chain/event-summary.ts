@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { fromBinary, toJson, type DescMessage } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { AuditEventEnvelopeSchema, EVENTS } from '@svc/contracts';
@@ -14,7 +15,8 @@ export interface SourceEvent {
 /**
  * The audit entry recording a bus event: type, event id, application, occurred_at and the
  * payload. A known type's payload is decoded and turned to proto-JSON (without its `meta`, whose
- * fields are lifted out); an unknown type (a newer publisher) keeps its bytes as base64, so no
+ * fields are lifted out, and with its sealed personal fields replaced by the SHA-256 of their
+ * ciphertext, `sealedPersonalDataSha256`); an unknown type (a newer publisher) keeps its bytes as base64, so no
  * event is dropped for want of a schema. Carries nothing beyond what the event carries.
  *
  * @throws when the payload is not valid protobuf (a poison message; the consumer logs and nacks it).
@@ -26,7 +28,13 @@ export function summariseEvent(event: SourceEvent): AuditEntryInput {
   let data: JsonValue;
   if (schema) {
     const json = toJson(schema, fromBinary(schema, event.data)) as Record<string, JsonValue>;
-    const { meta: _meta, ...payload } = json;
+    const { meta: _meta, sealedPersonalData, ...payload } = json;
+    // The chain keeps a digest of the sealed personal fields, never their ciphertext: an entry must
+    // not hold contact data, even encrypted under a key the region keeps (a person's erasure could
+    // not reach it, and the chain cannot be rewritten). The digest still binds the entry to them.
+    if (typeof sealedPersonalData === 'string' && sealedPersonalData.length > 0) {
+      payload.sealedPersonalDataSha256 = createHash('sha256').update(Buffer.from(sealedPersonalData, 'base64')).digest('hex');
+    }
     data = { encoding: 'json', payload };
   } else {
     data = { encoding: 'protobuf_base64', payload: Buffer.from(event.data).toString('base64') };

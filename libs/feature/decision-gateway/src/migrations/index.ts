@@ -13,6 +13,7 @@ import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-
 import { CreateAgreements1807000000000 } from './1807000000000-create-agreements';
 import { CreateComply1804000000000 } from './1804000000000-create-comply';
 import { CreateCollaborations1809000000000 } from './1809000000000-create-collaborations';
+import { CreateDataRequests1812000000000 } from './1812000000000-create-data-requests';
 import { CreateAccounts1814000000000 } from './1814000000000-create-accounts';
 
 /** decision-gateway's schema and its migrations, in order. */
@@ -32,6 +33,7 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateAgreements1807000000000,
     CreateComply1804000000000,
     CreateCollaborations1809000000000,
+    CreateDataRequests1812000000000,
     CreateAccounts1814000000000,
   ],
 };

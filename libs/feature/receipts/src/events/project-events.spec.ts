@@ -72,6 +72,9 @@ describe('event projection', () => {
       const objected = projectReceipt(frozen, [{ type: 'objection_recorded', at: '2026-02-01T00:00:00Z', purpose_id: 'analytics', channel: 'own_records' }], at('2026-03-01T00:00:00Z'));
       expect(objected.document.event.at(-1)).toMatchObject({ event_state: 'objection recorded', purpose_id: 'analytics' });
       expect(validateReceiptDocument(objected.document)).toEqual({ valid: true });
+      // An objection stops the purpose as a withdrawal does (a data subject request, Art. 21).
+      expect(objected.status).toBe('partially_withdrawn');
+      expect(objected.withdrawnPurposes).toEqual(['analytics']);
     });
 
     it('never rewrites the frozen document and keeps frozen rows first', () => {

@@ -122,7 +122,8 @@ export function projectReceipt(frozen: ReceiptDocument, transitions: readonly Re
   document.event = [...document.event, ...rows];
   const locations = processingLocations(frozen, transitions, nowIso);
   if (locations.length > 0) document.pii_processing.processing_locations = locations;
-  const withdrawnPurposes = [...new Set(rows.filter((r) => r.event_state === 'consent withdrawn' && r.purpose_id).map((r) => r.purpose_id as string))];
+  // An objection to a purpose stops its processing as a withdrawal does.
+  const withdrawnPurposes = [...new Set(rows.filter((r) => (r.event_state === 'consent withdrawn' || r.event_state === 'objection recorded') && r.purpose_id).map((r) => r.purpose_id as string))];
   return { document, status: deriveStatus(document, withdrawnPurposes, nowIso), withdrawnPurposes };
 }
 

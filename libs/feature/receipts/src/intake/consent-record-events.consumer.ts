@@ -50,7 +50,8 @@ export class ConsentRecordEvents {
       case 'consent.purpose_revoked': {
         const revoked = decodeSealedEvent(ConsentPurposeRevokedSchema, event.data, this.bus.personalData);
         return this.withdrawn(event, revoked.meta?.applicationId ?? '', revoked.recordId, () => ({
-          type: 'consent_withdrawn',
+          // An objection (a data subject request) is its own event state; it ends the purpose too.
+          type: revoked.objection ? 'objection_recorded' : 'consent_withdrawn',
           at: eventTime(revoked.revokedAt, revoked.meta),
           purpose_id: revoked.purpose,
           ...withdrawalActor(revoked.channel, revoked.meta?.applicationId ?? ''),

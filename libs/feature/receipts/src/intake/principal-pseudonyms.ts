@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
@@ -21,23 +21,37 @@ export function subjectReference(subject: { email: string; externalId: string })
   return undefined;
 }
 
-/** `psn_` + base64url(HMAC-SHA256(secret, "<kind>:<value>")): stable per application, not reversible without the secret. */
+/** `psn_` + base64url(HMAC-SHA256(secret, "<kind>:<value>")): stable per person and application, not reversible without the secret. */
 export function derivePseudonym(secret: Buffer, reference: PrincipalReference): string {
   return PSEUDONYM_PREFIX + createHmac('sha256', secret).update(`${reference.kind}:${reference.value}`, 'utf8').digest('base64url');
+}
+
+const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/**
+ * The key row of a reference: SHA-256("<kind>:" + SHA-256(value)). decision-gateway sends the
+ * SHA-256 of each reference a person is linked by (emails trimmed and lower-cased), so an erasure
+ * finds the person's keys without the references crossing the bus.
+ */
+export function referenceDigest(kind: PrincipalReference['kind'], valueSha256: string): string {
+  return sha256Hex(`${kind}:${valueSha256}`);
 }
 
 /**
  * `pii_principal_id` of receipts frozen from other services' events. A receipt travels to the
  * person, the organisation and anyone they hand it to, so it never carries the raw subject
- * reference (an email is guessable: a plain hash of it could be confirmed by anyone). Instead each
- * application gets a random secret, stored encrypted under the key-encryption key, and the
- * principal id is a keyed hash of the reference: the same person (same reference) gets the same id
- * in every receipt of that application; other applications' receipts cannot be linked to it.
+ * reference (an email is guessable: a plain hash of it could be confirmed by anyone). Each person
+ * (each reference of theirs) at each application gets a random secret of its own, stored encrypted
+ * under the key-encryption key in the home region, and the principal id is a keyed hash of the
+ * reference under it: the same person gets the same id in every receipt of that application;
+ * other applications' receipts cannot be linked to it; and erasure destroys the secret
+ * (crypto-shredding, `shred`), after which no one — the platform included — can derive the id from
+ * the person's email, external id or `usr_` id again, so their old receipts no longer resolve to
+ * them while their signatures still verify. Secrets are read per use, never cached, so a shredded
+ * secret is gone from every process at once.
  */
 @Injectable()
 export class PrincipalPseudonyms {
-  private readonly secrets = new Map<string, Buffer>();
-
   constructor(
     private readonly dataSource: DataSource,
     private readonly kek: KeyEncryption,
@@ -45,25 +59,38 @@ export class PrincipalPseudonyms {
   ) {}
 
   async pseudonym(applicationId: string, reference: PrincipalReference): Promise<string> {
-    return derivePseudonym(await this.secret(applicationId), reference);
+    return derivePseudonym(await this.secret(applicationId, referenceDigest(reference.kind, sha256Hex(reference.value))), reference);
   }
 
   /**
-   * The application's secret, created on first use. Written in its own statement (not the caller's
-   * transaction): a secret must never be used, cached, and then rolled back.
+   * Destroys the pseudonym keys of the given references (kind and SHA-256 of the value) at the
+   * application; returns how many existed.
    */
-  private async secret(applicationId: string): Promise<Buffer> {
-    const cached = this.secrets.get(applicationId);
-    if (cached) return cached;
-    const aad = `principal-pseudonym:${applicationId}`;
+  async shred(applicationId: string, references: ReadonlyArray<{ kind: PrincipalReference['kind']; valueSha256: string }>): Promise<number> {
+    const digests = [...new Set(references.map((r) => referenceDigest(r.kind, r.valueSha256)))];
+    if (digests.length === 0) return 0;
+    const rows: unknown[] = await this.dataSource.query(
+      `DELETE FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = ANY($2) RETURNING reference_digest`,
+      [applicationId, digests],
+    );
+    return Array.isArray(rows[0]) ? (rows[0] as unknown[]).length : rows.length;
+  }
+
+  /**
+   * The reference's secret, created on first use. Written in its own statement (not the caller's
+   * transaction): a secret must never be used and then rolled back.
+   */
+  private async secret(applicationId: string, digest: string): Promise<Buffer> {
+    const aad = `subject-pseudonym:${applicationId}:${digest}`;
     // Concurrent first uses race on the insert; the loser reads the winner's secret.
     await this.dataSource.query(
-      `INSERT INTO receipts.principal_pseudonym_keys (application_id, secret_encrypted, created_at) VALUES ($1, $2, $3) ON CONFLICT (application_id) DO NOTHING`,
-      [applicationId, this.kek.encrypt(randomBytes(32), aad), this.clock.now()],
+      `INSERT INTO receipts.subject_pseudonym_keys (application_id, reference_digest, secret_encrypted, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (application_id, reference_digest) DO NOTHING`,
+      [applicationId, digest, this.kek.encrypt(randomBytes(32), aad), this.clock.now()],
     );
-    const rows: Array<{ secret_encrypted: Buffer }> = await this.dataSource.query(`SELECT secret_encrypted FROM receipts.principal_pseudonym_keys WHERE application_id = $1`, [applicationId]);
-    const secret = this.kek.decrypt(rows[0]!.secret_encrypted, aad);
-    this.secrets.set(applicationId, secret);
-    return secret;
+    const rows: Array<{ secret_encrypted: Buffer }> = await this.dataSource.query(
+      `SELECT secret_encrypted FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = $2`,
+      [applicationId, digest],
+    );
+    return this.kek.decrypt(rows[0]!.secret_encrypted, aad);
   }
 }

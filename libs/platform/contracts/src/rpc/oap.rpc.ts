@@ -1,3 +1,4 @@
+import { PersonDataReplySchema, PersonDataRequestSchema } from '../gen/svc/rpc/v1/person_data_pb';
 import {
   ConsumeGrantReplySchema,
   ConsumeGrantRequestSchema,
@@ -15,6 +16,8 @@ import {
 
 /** Request/reply methods served by oap-authorizer (called across regions by svc-verify). */
 export const OAP_RPC = {
+  /** A data subject request: the person's data at one application (export), or erase it, or stop named purposes. */
+  'oap.person_data': { request: PersonDataRequestSchema, reply: PersonDataReplySchema },
   'oap.grant_status': { request: GrantStatusRequestSchema, reply: GrantStatusReplySchema },
   'oap.consume_grant': { request: ConsumeGrantRequestSchema, reply: ConsumeGrantReplySchema },
   'oap.get_approval_request': { request: GetApprovalRequestRequestSchema, reply: GetApprovalRequestReplySchema },

@@ -26,7 +26,7 @@ export class WithdrawConsent {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Pick<Principal, 'applicationId'>, recordId: string, purpose: string | undefined, channel: WithdrawalChannel, actedBy?: ActedBy): Promise<ConsentRecord> {
+  async execute(principal: Pick<Principal, 'applicationId'>, recordId: string, purpose: string | undefined, channel: WithdrawalChannel, actedBy?: ActedBy, objection = false): Promise<ConsentRecord> {
     const now = this.clock.now();
     return this.records.transaction(async (manager) => {
       const found = isIdOf('consent_record', recordId) ? await this.records.find(principal.applicationId, recordId, manager) : undefined;
@@ -48,7 +48,7 @@ export class WithdrawConsent {
         await this.outbox.add(
           manager,
           'consent.purpose_revoked',
-          { recordId: found.id, flowId: found.flowId, flowVersion: found.flowVersion, ...subject, purpose, channel, revokedAt: timestampFromDate(now), actedBy },
+          { recordId: found.id, flowId: found.flowId, flowVersion: found.flowVersion, ...subject, purpose, channel, revokedAt: timestampFromDate(now), actedBy, objection },
           context,
         );
         return found;

@@ -4,6 +4,8 @@
 
 import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
 import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
@@ -13,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/people.proto.
  */
 export const file_svc_events_v1_people: GenFile = /*@__PURE__*/
-  fileDesc("ChpzdmMvZXZlbnRzL3YxL3Blb3BsZS5wcm90bxINc3ZjLmV2ZW50cy52MSJsCg1QZXJzb25DcmVhdGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIXCglwZXJzb25faWQYAiABKAlCBMCMGQISGgoMaG9tZV9jb3VudHJ5GAMgASgJQgTAjBkCIlYKE1BlcnNvbkVtYWlsVmVyaWZpZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKCXBlcnNvbl9pZBgCIAEoCUIEwIwZAiKCAQoUUGVyc29uUGFzc2tleUNoYW5nZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKCXBlcnNvbl9pZBgCIAEoCUIEwIwZAhIZChFjcmVkZW50aWFsX3NoYTI1NhgDIAEoCRIOCgZjaGFuZ2UYBCABKAkiqQEKFFBlcnNvblNpZ25JbkZhaWx1cmVzEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIZChF3aW5kb3dfc3RhcnRlZF9hdBgCIAEoCRIWCg53aW5kb3dfc2Vjb25kcxgDIAEoBRIOCgZtZXRob2QYBCABKAkSFAoGcmVhc29uGAUgASgJQgTAjBkCEhAKCGZhaWx1cmVzGAYgASgFYgZwcm90bzM", [file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("ChpzdmMvZXZlbnRzL3YxL3Blb3BsZS5wcm90bxINc3ZjLmV2ZW50cy52MSJsCg1QZXJzb25DcmVhdGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIXCglwZXJzb25faWQYAiABKAlCBMCMGQISGgoMaG9tZV9jb3VudHJ5GAMgASgJQgTAjBkCIlYKE1BlcnNvbkVtYWlsVmVyaWZpZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKCXBlcnNvbl9pZBgCIAEoCUIEwIwZAiKCAQoUUGVyc29uUGFzc2tleUNoYW5nZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKCXBlcnNvbl9pZBgCIAEoCUIEwIwZAhIZChFjcmVkZW50aWFsX3NoYTI1NhgDIAEoCRIOCgZjaGFuZ2UYBCABKAkiqQEKFFBlcnNvblNpZ25JbkZhaWx1cmVzEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIZChF3aW5kb3dfc3RhcnRlZF9hdBgCIAEoCRIWCg53aW5kb3dfc2Vjb25kcxgDIAEoBRIOCgZtZXRob2QYBCABKAkSFAoGcmVhc29uGAUgASgJQgTAjBkCEhAKCGZhaWx1cmVzGAYgASgFItACChJEYXRhUmVxdWVzdENoYW5nZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhcKD2RhdGFfcmVxdWVzdF9pZBgCIAEoCRIXCglwZXJzb25faWQYAyABKAlCBMCMGQISDAoEa2luZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEQoJcmFpc2VkX2J5GAYgASgJEi8KC3JlY2VpdmVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIqCgZkdWVfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGV4dGVuZGVkGAkgASgIEhAKCHB1cnBvc2VzGAogAygJEi4KCmNoYW5nZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * A person account was created in its home region (by a sign-up whose email code verified).
@@ -159,4 +161,89 @@ export type PersonSignInFailures = Message<"svc.events.v1.PersonSignInFailures">
  */
 export const PersonSignInFailuresSchema: GenMessage<PersonSignInFailures> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_people, 3);
+
+/**
+ * data_request.received / .in_progress / .extended / .completed / .rejected: a data subject request
+ * (GDPR Art. 15–22) changed (decision-gateway, Protect). References only: the person's opaque id,
+ * never contact data, and no free text (reasons stay in the home region's table).
+ *
+ * @generated from message svc.events.v1.DataRequestChanged
+ */
+export type DataRequestChanged = Message<"svc.events.v1.DataRequestChanged"> & {
+  /**
+   * @generated from field: svc.events.v1.EventMeta meta = 1;
+   */
+  meta?: EventMeta | undefined;
+
+  /**
+   * dsr_<region>_…
+   *
+   * @generated from field: string data_request_id = 2;
+   */
+  dataRequestId: string;
+
+  /**
+   * The person (usr_<region>_…) the request is about: an opaque identifier, no contact data.
+   *
+   * @generated from field: string person_id = 3;
+   */
+  personId: string;
+
+  /**
+   * access | portability | rectification | erasure | objection | restriction
+   *
+   * @generated from field: string kind = 4;
+   */
+  kind: string;
+
+  /**
+   * received | in_progress | completed | rejected
+   *
+   * @generated from field: string status = 5;
+   */
+  status: string;
+
+  /**
+   * person (their own access token) | application (on the person's behalf, API token + person link)
+   *
+   * @generated from field: string raised_by = 6;
+   */
+  raisedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp received_at = 7;
+   */
+  receivedAt?: Timestamp | undefined;
+
+  /**
+   * The legal deadline: received_at + 30 days, later once extended.
+   *
+   * @generated from field: google.protobuf.Timestamp due_at = 8;
+   */
+  dueAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: bool extended = 9;
+   */
+  extended: boolean;
+
+  /**
+   * The purposes an objection or restriction names.
+   *
+   * @generated from field: repeated string purposes = 10;
+   */
+  purposes: string[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 11;
+   */
+  changedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message svc.events.v1.DataRequestChanged.
+ * Use `create(DataRequestChangedSchema)` to create a new message.
+ */
+export const DataRequestChangedSchema: GenMessage<DataRequestChanged> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_people, 4);
 
