@@ -5,7 +5,7 @@ import { authError } from './auth.errors';
 import { CredentialResolver } from './credential-resolver';
 import { AccessTokenResolver } from './access-token-resolver';
 import { AttesterResolver } from './attester-resolver';
-import { AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
+import { AUTH_ATTESTER_PERMISSION, AUTH_COUNTERPARTY_SCOPE, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES } from './decorators';
 import { DelegationResolver, delegationTargetOf } from './delegation-resolver';
 import type { CredentialKind, Principal } from './principal';
 import { apiTokenDigest } from './token-digest';
@@ -30,8 +30,8 @@ function header(request: AuthRequest, name: string): string | undefined {
 /**
  * Authenticates every route unless it is @Public: API tokens (Authorization: Bearer, looked up
  * by SHA-256 digest) by default, publishable keys (X-Publishable-Key) and people's OAuth access
- * tokens (Authorization: Bearer, asked of the process's OpenID provider) only where a route allows
- * them. Then checks required scopes and the X-Delegation-Grant-Id hook.
+ * tokens (Authorization: Bearer, asked of the process's OpenID provider) and trust pairings'
+ * counterparty tokens (`ctp_…`, asked of their home region) only where a route allows them. Then checks required scopes and the X-Delegation-Grant-Id hook.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -53,6 +53,18 @@ export class AuthGuard implements CanActivate {
 
     const attesterPermission = this.reflector.getAllAndOverride<string>(AUTH_ATTESTER_PERMISSION, targets) ?? '';
     const principal = await this.authenticate(request, kinds, attesterPermission);
+    if (principal.kind === 'counterparty_token') {
+      // A pairing's token does what its pairing says, on routes that name what they need; never more.
+      const needed = this.reflector.getAllAndOverride<string>(AUTH_COUNTERPARTY_SCOPE, targets);
+      if (!needed || !principal.scopes.includes(needed)) {
+        throw authError('insufficient_scope', `This trust pairing does not allow ${needed ?? 'this route'}`, { required_scope: needed ?? null });
+      }
+      if (header(request, 'x-delegation-grant-id') !== undefined) {
+        throw authError('delegation_grant_invalid', 'A counterparty token acts for no person', { field: 'X-Delegation-Grant-Id' });
+      }
+      request.principal = principal;
+      return true;
+    }
     for (const scope of principal.kind === 'attester_token' ? [] : scopes) {
       if (!principal.scopes.includes(scope)) {
         throw authError('insufficient_scope', `This API token lacks the scope ${scope}`, { required_scope: scope });
@@ -81,6 +93,12 @@ export class AuthGuard implements CanActivate {
       }
       if (match[1].startsWith('tat_') && kinds.includes('attester_token')) {
         return { ...(await this.attesters.resolve(apiTokenDigest(match[1]), attesterPermission)) };
+      }
+      if (match[1].startsWith('ctp_') && kinds.includes('counterparty_token')) {
+        const region = regionSegmentOf(match[1]);
+        const counterparty = region && isIdOf('counterparty_token', match[1]) ? await this.credentials.resolveCounterpartyToken(apiTokenDigest(match[1]), region) : undefined;
+        if (!counterparty) throw authError('invalid_token', 'The counterparty token is not valid', undefined, WWW_AUTHENTICATE);
+        return { ...counterparty, scopes: [...counterparty.scopes] };
       }
       const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
       if (!credential && kinds.includes('access_token')) {

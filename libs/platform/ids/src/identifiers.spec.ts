@@ -22,6 +22,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['credential', 'vcr'],
     ['agreement', 'agr'],
     ['collaboration', 'col'],
+    ['trust_pairing', 'tpr'],
     ['change_request', 'chg'],
     ['clean_room', 'clr'],
     ['evidence_package', 'evp'],

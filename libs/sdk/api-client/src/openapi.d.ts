@@ -2928,6 +2928,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trust_pairings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling application's trust pairings on either side, oldest first; query status, role (issuer | counterparty), limit, cursor */
+        get: operations["TrustPairings_list"];
+        put?: never;
+        /** Propose a trust pairing: the calling application (issuer) lets a counterparty application verify its runtime receipts and/or read its consent status once it accepts */
+        post: operations["TrustPairings_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a trust pairing (either side; never its token) */
+        get: operations["TrustPairings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a proposed trust pairing (the counterparty only): it becomes active and its counterparty token (ctp_…) is returned this once */
+        post: operations["TrustPairings_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a proposed trust pairing (the counterparty only) */
+        post: operations["TrustPairings_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a proposed or active trust pairing (either side): its counterparty token is refused from this moment */
+        post: operations["TrustPairings_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trust_scores/{subject}": {
         parameters: {
             query?: never;
@@ -4079,6 +4165,14 @@ export interface components {
         };
         AcceptCleanRoomBody: {
             purpose: string;
+        };
+        AcceptedTrustPairingResponse: {
+            /** @enum {string} */
+            object: "trust_pairing_acceptance";
+            trust_pairing: components["schemas"]["TrustPairingResponse"];
+            counterparty_token: string;
+        } & {
+            [key: string]: unknown;
         };
         AccountResponse: {
             person: components["schemas"]["PersonResponse"];
@@ -6354,6 +6448,11 @@ export interface components {
             purpose: string;
             min_cohort_size?: number;
         };
+        ProposeTrustPairingBody: {
+            counterparty_application_id: string;
+            scopes: ("receipts:verify" | "consent_status:read")[];
+            name?: string;
+        };
         ProtectedResourceMetadataResponse: {
             resource: string;
             authorization_servers: string[];
@@ -6868,6 +6967,26 @@ export interface components {
             authorization_schemes: components["schemas"]["AuthorizationSchemeResponse"][];
             /** @enum {string} */
             default_subjects: "ALL" | "NONE";
+        } & {
+            [key: string]: unknown;
+        };
+        TrustPairingResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "trust_pairing";
+            name: string;
+            issuer_application_id: string;
+            counterparty_application_id: string;
+            /** @enum {string} */
+            role: "issuer" | "counterparty";
+            scopes: ("receipts:verify" | "consent_status:read")[];
+            /** @enum {string} */
+            status: "proposed" | "active" | "declined" | "revoked";
+            proposed_at: string;
+            accepted_at: string | null;
+            declined_at: string | null;
+            revoked_at: string | null;
+            revoked_by: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -7428,7 +7547,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed" | "receipt_not_paired";
                 };
             };
         };
@@ -7447,7 +7566,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -7466,7 +7585,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "trust_pairing_exists" | "trust_pairing_status" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -7557,7 +7676,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "trust_pairing_counterparty_invalid" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -8231,6 +8350,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -21005,6 +21125,346 @@ export interface operations {
             409: components["responses"]["Error409"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_list: {
+        parameters: {
+            query?: {
+                status?: "proposed" | "active" | "declined" | "revoked";
+                role?: "issuer" | "counterparty";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "trust_pairing",
+                     *           "name": "name",
+                     *           "issuer_application_id": "issuer application id",
+                     *           "counterparty_application_id": "counterparty application id",
+                     *           "role": "issuer",
+                     *           "scopes": [
+                     *             "receipts:verify"
+                     *           ],
+                     *           "status": "proposed",
+                     *           "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *           "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *           "declined_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_by": "revoked by"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrustPairingResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "counterparty_application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "scopes": [
+                 *         "receipts:verify"
+                 *       ],
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeTrustPairingBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_accept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "trust_pairing_acceptance",
+                     *       "trust_pairing": {
+                     *         "id": "id",
+                     *         "object": "trust_pairing",
+                     *         "name": "name",
+                     *         "issuer_application_id": "issuer application id",
+                     *         "counterparty_application_id": "counterparty application id",
+                     *         "role": "issuer",
+                     *         "scopes": [
+                     *           "receipts:verify"
+                     *         ],
+                     *         "status": "proposed",
+                     *         "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *         "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *         "declined_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_by": "revoked by"
+                     *       },
+                     *       "counterparty_token": "counterparty token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AcceptedTrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_decline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { RequestMethod, type Type } from '@nestjs/common';
 import { HEADERS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
+import { AUTH_COUNTERPARTY_SCOPE, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
 import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
@@ -159,6 +159,8 @@ function security(target: object, handler: object): Json[] {
         return { attesterToken: [] };
       case 'access_token':
         return { accessToken: [] };
+      case 'counterparty_token':
+        return { counterpartyToken: [read<string>(AUTH_COUNTERPARTY_SCOPE) ?? ''].filter(Boolean) };
     }
   });
 }
