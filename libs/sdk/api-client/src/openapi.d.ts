@@ -3435,6 +3435,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oap/escalations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Legacy escalation URL: 301 to /decisions/:session_token (query token or session_token); retired without a token */
+        get: operations["HostedPages_legacyEscalation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/people/account": {
         parameters: {
             query?: never;
@@ -4934,7 +4951,7 @@ export interface components {
             created_at: string;
             started_at: string | null;
             completed_at: string | null;
-            rows: Record<string, never>;
+            rows: components["schemas"]["ImportRowsPageResponse"];
         } & {
             [key: string]: unknown;
         };
@@ -5977,6 +5994,23 @@ export interface components {
             linked_applications?: components["schemas"]["LinkedApplicationResponse"][];
             acting_for?: Record<string, never>;
             delegate?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        ImportRowOutcomeResponse: {
+            index: number;
+            /** @enum {string|null} */
+            outcome: "created" | "duplicate" | "failed" | null;
+            record_id: string | null;
+            reason_code: string | null;
+            detail: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ImportRowsPageResponse: {
+            data: components["schemas"]["ImportRowOutcomeResponse"][];
+            has_more: boolean;
+            next_cursor: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -11146,7 +11180,10 @@ export interface operations {
     };
     Audit_listCheckpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11301,7 +11338,10 @@ export interface operations {
     };
     Audit_listEntries: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: {
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
@@ -13718,7 +13758,19 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "completed_at": "2026-11-25T09:30:00.000Z",
-                     *       "rows": {}
+                     *       "rows": {
+                     *         "data": [
+                     *           {
+                     *             "index": 1,
+                     *             "outcome": "created",
+                     *             "record_id": "record id",
+                     *             "reason_code": "reason code",
+                     *             "detail": {}
+                     *           }
+                     *         ],
+                     *         "has_more": true,
+                     *         "next_cursor": "next cursor"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConsentImportResponse"];
@@ -13773,7 +13825,19 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "completed_at": "2026-11-25T09:30:00.000Z",
-                     *       "rows": {}
+                     *       "rows": {
+                     *         "data": [
+                     *           {
+                     *             "index": 1,
+                     *             "outcome": "created",
+                     *             "record_id": "record id",
+                     *             "reason_code": "reason code",
+                     *             "detail": {}
+                     *           }
+                     *         ],
+                     *         "has_more": true,
+                     *         "next_cursor": "next cursor"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConsentImportResponse"];
@@ -22764,6 +22828,26 @@ export interface operations {
                      */
                     "text/plain": string;
                 };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    HostedPages_legacyEscalation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Moved Permanently: the decision page (`Location`) */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
