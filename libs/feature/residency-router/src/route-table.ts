@@ -51,7 +51,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // and the retired operator inbox URL /oap/escalations, which redirects to the decision page.
   {
     match:
-      /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|modules|governance|trust_pairings)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)|^\/oap\/escalations$/,
+      /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|modules|governance|trust_pairings|connections)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities|connections)(\/|$)|^\/oap\/escalations$/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog)(\/|$)/, service: 'decision-gateway' },

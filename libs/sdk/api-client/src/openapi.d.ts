@@ -1299,6 +1299,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications connected to the signed-in person (person access token): consents, authorities, delegations, OAuth grants; by application id; limit, cursor */
+        get: operations["Connections_list"];
+        put?: never;
+        post?: never;
+        /** Disconnect every application from the signed-in person at once */
+        delete: operations["Connections_disconnectAll"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections/{application_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One application's connection to the signed-in person (404 when nothing connects them) */
+        get: operations["Connections_get"];
+        put?: never;
+        post?: never;
+        /** Disconnect one application: withdraw its consents, revoke the authorities, delegation grants and OAuth grants (each as its own revocation: same events, so webhooks, Shared Signals and svc-verify follow) */
+        delete: operations["Connections_disconnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/consent_receipts/{record_id}": {
         parameters: {
             query?: never;
@@ -3333,6 +3369,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's connected applications page (HTML), with a disconnect button each; 303 to sign-in when signed out */
+        get: operations["ConnectionsPage_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/connections/revoke_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The signed-in person disconnects every application (same-origin JSON post of the connections page) */
+        post: operations["ConnectionsPage_revokeAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/connections/{application_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The signed-in person disconnects one application (same-origin JSON post of the connections page) */
+        post: operations["ConnectionsPage_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/decisions/{session_token}": {
         parameters: {
             query?: never;
@@ -4912,6 +4999,48 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ConnectionAuthorityResponse: {
+            authority_id: string;
+            agent_id: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionConsentResponse: {
+            record_id: string;
+            flow_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionDelegationResponse: {
+            delegation_grant_id: string;
+            /** @enum {string} */
+            role: "principal" | "delegate";
+            type: string;
+            /** @enum {string} */
+            status: "offered" | "active";
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionOAuthGrantResponse: {
+            grant_id: string;
+            client_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionResponse: {
+            /** @enum {string} */
+            object: "connection";
+            application_id: string;
+            application_name: string;
+            consents: components["schemas"]["ConnectionConsentResponse"][];
+            authorities: components["schemas"]["ConnectionAuthorityResponse"][];
+            delegations: components["schemas"]["ConnectionDelegationResponse"][];
+            oauth_grants: components["schemas"]["ConnectionOAuthGrantResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
         ConsentFieldResponse: {
             /** @enum {string} */
             object: "consent_field";
@@ -5646,6 +5775,17 @@ export interface components {
             provenance: "operator_declared";
             receipt_url: string;
             receipt: components["schemas"]["ReceiptDocumentResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        DisconnectionResponse: {
+            /** @enum {string} */
+            object: "disconnection";
+            application_id: string | null;
+            withdrawn_consents: string[];
+            revoked_authorities: string[];
+            revoked_delegations: string[];
+            revoked_oauth_grants: string[];
         } & {
             [key: string]: unknown;
         };
@@ -7600,7 +7740,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "connection_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -13207,6 +13347,239 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CollaborationMemberResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_list: {
+        parameters: {
+            query?: {
+                application_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "connection",
+                     *           "application_id": "application id",
+                     *           "application_name": "application name",
+                     *           "consents": [
+                     *             {
+                     *               "record_id": "record id",
+                     *               "flow_id": "flow id"
+                     *             }
+                     *           ],
+                     *           "authorities": [
+                     *             {
+                     *               "authority_id": "authority id",
+                     *               "agent_id": "agent id",
+                     *               "status": "active"
+                     *             }
+                     *           ],
+                     *           "delegations": [
+                     *             {
+                     *               "delegation_grant_id": "delegation grant id",
+                     *               "role": "principal",
+                     *               "type": "type",
+                     *               "status": "offered"
+                     *             }
+                     *           ],
+                     *           "oauth_grants": [
+                     *             {
+                     *               "grant_id": "grant id",
+                     *               "client_id": "client id"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ConnectionResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_disconnectAll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "connection",
+                     *       "application_id": "application id",
+                     *       "application_name": "application name",
+                     *       "consents": [
+                     *         {
+                     *           "record_id": "record id",
+                     *           "flow_id": "flow id"
+                     *         }
+                     *       ],
+                     *       "authorities": [
+                     *         {
+                     *           "authority_id": "authority id",
+                     *           "agent_id": "agent id",
+                     *           "status": "active"
+                     *         }
+                     *       ],
+                     *       "delegations": [
+                     *         {
+                     *           "delegation_grant_id": "delegation grant id",
+                     *           "role": "principal",
+                     *           "type": "type",
+                     *           "status": "offered"
+                     *         }
+                     *       ],
+                     *       "oauth_grants": [
+                     *         {
+                     *           "grant_id": "grant id",
+                     *           "client_id": "client id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConnectionResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_disconnect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
                 };
             };
             401: components["responses"]["Error401"];
@@ -22655,6 +23028,120 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ConnectionsPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ConnectionsPage_revokeAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ConnectionsPage_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
