@@ -4,6 +4,7 @@ import { http, waitFor } from '@svc/testing';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
 import { PASSING_BOUNDS, bearer, createAgent } from '../oap-authorizer/support';
+import { launchChromium } from '../hosted-pages/support';
 import { personWithAccessToken, startOAuthRegion, type OAuthRegion } from '../oauth/support';
 
 const REDIRECT = 'http://127.0.0.1:5557/callback';
@@ -199,5 +200,36 @@ describe('a signed-in person\'s connections', () => {
     expect(res.body).toMatchObject({ object: 'disconnection', application_id: null });
     expect(res.body.revoked_oauth_grants).toHaveLength(1);
     await waitFor(async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(fresh.token) })).status === 401 ? true : undefined), 30_000);
+  });
+
+  it('a person disconnects an application by clicking its button on the page, in Chromium', async () => {
+    const browserPerson = await personWithAccessToken(region, shopClient, REDIRECT, { email: 'browser@example.test', name: 'Browser' });
+    const [name, value] = browserPerson.cookie.split('=') as [string, string];
+    const browser = await launchChromium();
+    try {
+      const ctx = await browser.newContext({ locale: 'en-GB' });
+      await ctx.addCookies([{ name, value: browserPerson.cookie.slice(name.length + 1) || value, url: us }]);
+      const page = await ctx.newPage();
+      const blocked: string[] = [];
+      // Every request of the page succeeds (the browser's own favicon probe aside), CSP included.
+      page.on('response', (r) => {
+        if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) blocked.push(`${r.status()} ${r.url()}`);
+      });
+      page.on('console', (m) => {
+        if (m.type() === 'error' && /Content Security Policy|Refused/.test(m.text())) blocked.push(m.text());
+      });
+      await page.goto(`${us}/connections`);
+      expect(await page.locator('h1').textContent()).toBe('Your connected applications');
+      const button = page.locator(`button[data-revoke="${shop.id}"]`);
+      expect(await button.textContent()).toBe('Disconnect');
+      await Promise.all([page.waitForEvent('load'), button.click()]);
+      await page.waitForSelector('p#connections');
+      expect(await page.locator('p#connections').textContent()).toBe('No application is connected to you.');
+      expect(blocked).toEqual([]);
+      await ctx.close();
+    } finally {
+      await browser.close();
+    }
+    await waitFor(async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(browserPerson.token) })).status === 401 ? true : undefined), 30_000);
   });
 });
