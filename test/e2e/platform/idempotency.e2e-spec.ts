@@ -71,6 +71,8 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/data_offers/{offer_id}/decline': 'needs an offer in the deal state the move starts from: test/e2e/protect/data-offers.e2e-spec.ts',
   'POST /api/v1/data_offers/{offer_id}/use_checks': 'needs an accepted deal: test/e2e/protect/data-offers.e2e-spec.ts',
   'POST /api/v1/data_licenses/{license_id}/transfers': 'needs an accepted deal and a recipient key: test/e2e/protect/secure-transfers.e2e-spec.ts',
+  'POST /api/v1/trust_pairings/{trust_pairing_id}/accept': 'answered by the counterparty application, a second caller: test/e2e/connect/trust-pairings.e2e-spec.ts',
+  'POST /api/v1/trust_pairings/{trust_pairing_id}/decline': 'answered by the counterparty application, a second caller: test/e2e/connect/trust-pairings.e2e-spec.ts',
   'POST /api/v1/ssf/streams': 'needs a receiver answering the verification push: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
   'POST /api/v1/ssf/status': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
   'POST /api/v1/ssf/verify': 'needs a stream, which needs a receiver: test/e2e/webhook-dispatcher/shared-signals.e2e-spec.ts',
@@ -128,6 +130,8 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   const newAuthority = async (): Promise<string> => createAuthority(us, app, agentId, { valid_until: '2027-12-31T00:00:00Z' });
   const policyBody = (): Json => ({ name: `retention ${randomUUID().slice(0, 8)}`, rules: [{ purpose: 'news', data_category: 'contact_data', retention: 'P1Y' }], flow_ids: [flowId] });
   const vouchBody = (subject: string): Json => ({ subject, weight: 30, reason_code: 'successful_transactions', expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+  const newPartner = async (): Promise<string> =>
+    (await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'counterparty', environment: 'development' }))).application.id;
   const collaborationOf = (body: Json): unknown => body.id ?? (body.collaboration as Json | undefined)?.id;
   const recordBody = (externalId: string): Json => ({
     flow_id: flowId,
@@ -249,6 +253,10 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
     'POST /api/v1/collaborations/{collaboration_id}/invitations': async () => ({
       path: `/api/v1/collaborations/${String(collaborationOf(ok(await post('/api/v1/collaborations', { name: 'invites' }), 'collaboration').body))}/invitations`,
       body: { application_id: partnerId, role: 'member' },
+    }),
+    'POST /api/v1/trust_pairings': async () => ({ path: '/api/v1/trust_pairings', body: { counterparty_application_id: await newPartner(), scopes: ['receipts:verify'] } }),
+    'POST /api/v1/trust_pairings/{trust_pairing_id}/revoke': async () => ({
+      path: `/api/v1/trust_pairings/${String(ok(await post('/api/v1/trust_pairings', { counterparty_application_id: await newPartner(), scopes: ['receipts:verify'] }), 'pairing').body.id)}/revoke`,
     }),
     'POST /api/v1/vouches': async () => ({ path: '/api/v1/vouches', body: vouchBody(await createAgent(us, app)) }),
     'POST /api/v1/vouches/{vouch_id}/revoke': async () => ({ path: `/api/v1/vouches/${String(ok(await post('/api/v1/vouches', vouchBody(await createAgent(us, app))), 'vouch').body.id)}/revoke` }),

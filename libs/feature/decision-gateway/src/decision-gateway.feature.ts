@@ -1,6 +1,7 @@
 import type { FeatureDefinition } from '@svc/server';
 import { DecisionGatewayConfig } from './decision-gateway.config';
 import { DecisionGatewayModule } from './decision-gateway.module';
+import { markDeprecatedAliases } from './decisions/deprecated-alias.interceptor';
 import { gatewayMigrations } from './migrations';
 import { GATEWAY_SCHEMA } from './schema';
 
@@ -11,4 +12,5 @@ export const decisionGatewayFeature: FeatureDefinition = {
   config: DecisionGatewayConfig,
   migrations: [gatewayMigrations],
   outboxSchemas: [GATEWAY_SCHEMA],
+  configureFastify: (fastify) => markDeprecatedAliases(fastify),
 };

@@ -25,6 +25,8 @@ import { DiscoveryController } from './discovery/discovery.controller';
 import { AgreementsModule } from './agreements/agreements.module';
 import { CollaborationsModule } from './collaborations/collaborations.module';
 import { DataRequestsModule } from './data-requests/data-requests.module';
+import { TrustPairingsModule } from './trust-pairings/trust-pairings.module';
+import { ConnectionsModule } from './connections/connections.module';
 import { DecisionsModule } from './decisions/decisions.module';
 import { DelegationsModule } from './delegations/delegations.module';
 import { GatewayRpcHandlers } from './gateway-rpc.handlers';
@@ -42,7 +44,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule, DataRequestsModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule, DataRequestsModule, TrustPairingsModule, ConnectionsModule],
   controllers: [AccountsController, AccountApplicationsController, ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { ApplicationsRepository } from './applications/applications.repository';
 import { ComplyService } from './comply/comply.service';
+import { TrustPairingsRepository } from './trust-pairings/trust-pairings.repository';
 
 /** Answers other services' synchronous questions about credentials and applications. */
 @Controller()
@@ -9,6 +10,7 @@ export class GatewayRpcHandlers {
   constructor(
     private readonly applications: ApplicationsRepository,
     private readonly comply: ComplyService,
+    private readonly pairings: TrustPairingsRepository,
   ) {}
 
   @RpcHandler('gateway.resolve_credential')
@@ -24,6 +26,22 @@ export class GatewayRpcHandlers {
       const app = await this.applications.findByPublishableKey(credential.value);
       if (!app) return { found: false };
       return { found: true, applicationId: app.id, credentialId: credential.value, scopes: [], environment: app.environment, region: app.region, mode: app.mode };
+    }
+    if (credential.case === 'counterpartyTokenSha256Hex') {
+      // Only an active pairing's token: a revoked one's digest is cleared with the revocation.
+      const found = await this.pairings.findByTokenDigest(credential.value);
+      if (!found) return { found: false };
+      const { pairing } = found;
+      return {
+        found: true,
+        applicationId: pairing.issuerApplicationId,
+        credentialId: pairing.id,
+        scopes: pairing.scopes,
+        environment: found.environment,
+        region: found.region,
+        mode: found.mode,
+        counterpartyApplicationId: pairing.counterpartyApplicationId,
+      };
     }
     return { found: false };
   }

@@ -8,6 +8,8 @@ export const gatewayError = defineErrors({
   allowed_origin_requires_https: 'unprocessable',
   allowed_origin_not_found: 'not_found',
   last_api_token: 'conflict',
+  /** Nothing (consent, authority, delegation grant, OAuth grant) connects the application to the signed-in person. */
+  connection_not_found: 'not_found',
   // Comply: modules and governance.
   module_not_found: 'not_found',
   module_settings_invalid: 'unprocessable',

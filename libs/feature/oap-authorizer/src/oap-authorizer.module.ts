@@ -1,5 +1,6 @@
 import { PersonDataRpcHandlers } from './authorities/person-data-rpc.handlers';
 import { AuthorityProposalRpcHandlers } from './authorities/authority-proposal-rpc.handlers';
+import { PersonAuthoritiesRpcHandlers } from './authorities/person-authorities-rpc.handlers';
 import { AgentIdentitiesController, ApplicationAgentsController } from './agents/agent-identities.controller';
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
@@ -58,7 +59,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
   imports: [VouchesModule],
-  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, PersonDataRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, TokenExchangeRpcHandlers, ApprovalOutcomesConsumer],
+  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, PersonDataRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, PersonAuthoritiesRpcHandlers, TokenExchangeRpcHandlers, ApprovalOutcomesConsumer],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,

@@ -55,6 +55,8 @@ export const oapError = defineErrors({
   escalation_closed: 'conflict',
   escalation_vote_not_allowed: 'forbidden',
   receipt_malformed: 'invalid',
+  /** svc-verify with a counterparty token: the receipt was issued to an application other than the pairing's issuer. */
+  receipt_not_paired: 'forbidden',
   counterparty_unauthenticated: 'unauthenticated',
   attestation_not_found: 'not_found',
   attestation_digest_mismatch: 'conflict',

@@ -6,7 +6,7 @@ import { CredentialResolver } from './credential-resolver';
 import { AccessTokenResolver } from './access-token-resolver';
 import { AttesterResolver } from './attester-resolver';
 import { ACCOUNT_TOKEN_PREFIX, AccountAccessResolver, type AccountActor } from './account-access-resolver';
-import { AUTH_ACCOUNT_ACCESS, AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type AccountAccessRoles } from './decorators';
+import { AUTH_ACCOUNT_ACCESS, AUTH_ATTESTER_PERMISSION, AUTH_COUNTERPARTY_SCOPE, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type AccountAccessRoles } from './decorators';
 import { DelegationResolver, delegationTargetOf } from './delegation-resolver';
 import { ACCOUNTS_SCOPE, type CredentialKind, type Principal } from './principal';
 import { apiTokenDigest } from './token-digest';
@@ -32,8 +32,8 @@ function header(request: AuthRequest, name: string): string | undefined {
 /**
  * Authenticates every route unless it is @Public: API tokens (Authorization: Bearer, looked up
  * by SHA-256 digest) by default, publishable keys (X-Publishable-Key) and people's OAuth access
- * tokens (Authorization: Bearer, asked of the process's OpenID provider) only where a route allows
- * them. Then checks required scopes and the X-Delegation-Grant-Id hook.
+ * tokens (Authorization: Bearer, asked of the process's OpenID provider) and trust pairings'
+ * counterparty tokens (`ctp_…`, asked of their home region) only where a route allows them. Then checks required scopes and the X-Delegation-Grant-Id hook.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -64,6 +64,18 @@ export class AuthGuard implements CanActivate {
         throw authError('delegation_grant_not_covering', 'Accounts and their applications are not managed under a delegation grant', { surface: 'applications' });
       }
       principal = await this.onApplication(request, principal, accountAccess);
+    }
+    if (principal.kind === 'counterparty_token') {
+      // A pairing's token does what its pairing says, on routes that name what they need; never more.
+      const needed = this.reflector.getAllAndOverride<string>(AUTH_COUNTERPARTY_SCOPE, targets);
+      if (!needed || !principal.scopes.includes(needed)) {
+        throw authError('insufficient_scope', `This trust pairing does not allow ${needed ?? 'this route'}`, { required_scope: needed ?? null });
+      }
+      if (header(request, 'x-delegation-grant-id') !== undefined) {
+        throw authError('delegation_grant_invalid', 'A counterparty token acts for no person', { field: 'X-Delegation-Grant-Id' });
+      }
+      request.principal = principal;
+      return true;
     }
     for (const scope of principal.kind === 'attester_token' ? [] : scopes) {
       if (!principal.scopes.includes(scope)) {
@@ -122,6 +134,12 @@ export class AuthGuard implements CanActivate {
         const account = await this.accounts.resolveAccountToken(apiTokenDigest(match[1]));
         if (!account) throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);
         return { ...account, scopes: [...account.scopes] };
+      }
+      if (match[1].startsWith('ctp_') && kinds.includes('counterparty_token')) {
+        const region = regionSegmentOf(match[1]);
+        const counterparty = region && isIdOf('counterparty_token', match[1]) ? await this.credentials.resolveCounterpartyToken(apiTokenDigest(match[1]), region) : undefined;
+        if (!counterparty) throw authError('invalid_token', 'The counterparty token is not valid', undefined, WWW_AUTHENTICATE);
+        return { ...counterparty, scopes: [...counterparty.scopes] };
       }
       const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
       if (!credential && kinds.includes('access_token')) {

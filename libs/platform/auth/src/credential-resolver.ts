@@ -9,6 +9,11 @@ import type { ResolvedCredential } from './principal';
 export abstract class CredentialResolver {
   abstract resolveApiToken(sha256Hex: string): Promise<ResolvedCredential | undefined>;
   abstract resolvePublishableKey(key: string): Promise<ResolvedCredential | undefined>;
+  /**
+   * A trust pairing's counterparty token (`ctp_<region>_…`), asked of the region that issued it.
+   * Never cached: a revoked pairing's token stops working with the revocation's commit.
+   */
+  abstract resolveCounterpartyToken(sha256Hex: string, region: string): Promise<ResolvedCredential | undefined>;
 }
 
 /** Positive answers are cached this long: a revoked token stops working within this window. */
@@ -81,6 +86,21 @@ export class RpcCredentialResolver extends CredentialResolver {
 
   resolvePublishableKey(key: string): Promise<ResolvedCredential | undefined> {
     return this.cached(`p:${key}`, () => this.ask({ credential: { case: 'publishableKey', value: key } }, 'publishable_key'));
+  }
+
+  async resolveCounterpartyToken(sha256Hex: string, region: string): Promise<ResolvedCredential | undefined> {
+    const reply = await this.rpc.inRegion(region).call('gateway.resolve_credential', { credential: { case: 'counterpartyTokenSha256Hex', value: sha256Hex } });
+    if (!reply.found) return undefined;
+    return {
+      kind: 'counterparty_token',
+      applicationId: reply.applicationId,
+      credentialId: reply.credentialId,
+      scopes: reply.scopes,
+      environment: reply.environment === 'production' ? 'production' : 'development',
+      region: reply.region,
+      mode: reply.mode,
+      counterpartyApplicationId: reply.counterpartyApplicationId,
+    };
   }
 
   private async cached(key: string, load: () => Promise<ResolvedCredential | undefined>): Promise<ResolvedCredential | undefined> {

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
-import type { AccountRole, CredentialKind, Principal } from './principal';
+import type { AccountRole, CounterpartyScope, CredentialKind, Principal } from './principal';
 
 export const AUTH_KINDS = 'svc:auth-kinds';
 export const AUTH_SCOPES = 'svc:auth-scopes';
@@ -15,6 +15,8 @@ export interface AccountAccessRoles {
   write: AccountRole;
 }
 
+export const AUTH_COUNTERPARTY_SCOPE = 'svc:auth-counterparty-scope';
+
 /** Credential kinds a route accepts. Without this decorator a route accepts API tokens only. */
 export const Auth = (...kinds: CredentialKind[]): MethodDecorator & ClassDecorator => SetMetadata(AUTH_KINDS, kinds);
 
@@ -26,6 +28,12 @@ export const RequireScopes = (...scopes: string[]): MethodDecorator & ClassDecor
  * (`Authorization: Bearer tat_…`, accepted where `@Auth(…, 'attester_token')`).
  */
 export const RequireAttesterPermission = (permission: string): MethodDecorator & ClassDecorator => SetMetadata(AUTH_ATTESTER_PERMISSION, permission);
+
+/**
+ * Scope a trust pairing's counterparty token needs on a route that accepts it
+ * (`@Auth(…, 'counterparty_token')`); a route accepting such tokens must name one.
+ */
+export const RequireCounterpartyScope = (scope: CounterpartyScope): MethodDecorator & ClassDecorator => SetMetadata(AUTH_COUNTERPARTY_SCOPE, scope);
 
 /** Marks a route as anonymous (health, discovery, public documents). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_PUBLIC, true);

@@ -1,4 +1,4 @@
-export { ACCOUNT_ROLES, ACCOUNTS_SCOPE, API_TOKEN_SCOPES, roleCovers, type AccountRole, type ApiTokenScope, type CredentialKind, type DelegationContext, type Principal, type ResolvedCredential } from './principal';
+export { ACCOUNT_ROLES, ACCOUNTS_SCOPE, API_TOKEN_SCOPES, COUNTERPARTY_SCOPES, roleCovers, type AccountRole, type ApiTokenScope, type CounterpartyScope, type CredentialKind, type DelegationContext, type Principal, type ResolvedCredential } from './principal';
 export { authError } from './auth.errors';
 export { apiTokenDigest } from './token-digest';
 export {
@@ -11,7 +11,22 @@ export {
   type CredentialCacheOptions,
 } from './credential-resolver';
 export { DelegationResolver, NoDelegationGrants, delegationTargetOf, type DelegationGrantChecker, type DelegationTarget } from './delegation-resolver';
-export { AUTH_ACCOUNT_ACCESS, AccountAccess, type AccountAccessRoles, AUTH_ATTESTER_PERMISSION, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, Auth, CurrentPrincipal, Public, RequireAttesterPermission, RequireScopes } from './decorators';
+export {
+  AUTH_ACCOUNT_ACCESS,
+  AccountAccess,
+  type AccountAccessRoles,
+  AUTH_ATTESTER_PERMISSION,
+  AUTH_COUNTERPARTY_SCOPE,
+  AUTH_KINDS,
+  AUTH_PUBLIC,
+  AUTH_SCOPES,
+  Auth,
+  CurrentPrincipal,
+  Public,
+  RequireAttesterPermission,
+  RequireCounterpartyScope,
+  RequireScopes,
+} from './decorators';
 export { AttesterResolver } from './attester-resolver';
 export { AuthGuard } from './auth.guard';
 export { AccessTokenResolver, type AccessTokenVerifier } from './access-token-resolver';

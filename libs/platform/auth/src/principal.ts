@@ -1,5 +1,5 @@
 /** How a caller proved who it is. */
-export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token' | 'access_token' | 'account_token';
+export type CredentialKind = 'api_token' | 'publishable_key' | 'attester_token' | 'access_token' | 'account_token' | 'counterparty_token';
 
 /**
  * Roles of a member (or an account token) in an organisation account, weakest first: `auditor`
@@ -16,6 +16,13 @@ export const ACCOUNTS_SCOPE = 'accounts';
 export function roleCovers(role: AccountRole, needed: AccountRole): boolean {
   return ACCOUNT_ROLES.indexOf(role) >= ACCOUNT_ROLES.indexOf(needed);
 }
+
+/**
+ * What a trust pairing's counterparty token may do (`scopes` of a `counterparty_token` credential):
+ * verify the runtime receipts of the pairing's issuing application at svc-verify, read its consent status.
+ */
+export const COUNTERPARTY_SCOPES = ['receipts:verify', 'consent_status:read'] as const;
+export type CounterpartyScope = (typeof COUNTERPARTY_SCOPES)[number];
 
 /** Scopes an API token may carry beyond its application-level access (spec, Authentication rule 5). */
 export const API_TOKEN_SCOPES = ['audit:verify', 'disclosures:write'] as const;
@@ -43,6 +50,12 @@ export interface ResolvedCredential {
    * account access): the organisation account acting and its role there.
    */
   account?: { id: string; role: AccountRole };
+  /**
+   * For a trust pairing's counterparty token (`counterparty_token`): the application holding it.
+   * `applicationId` is then the pairing's issuing application, the one whose receipts it verifies
+   * and whose consent status it reads; `credentialId` is the pairing (`tpr_…`).
+   */
+  counterpartyApplicationId?: string;
 }
 
 /** A delegate acting in a principal's context (X-Delegation-Grant-Id). */

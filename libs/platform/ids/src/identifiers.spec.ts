@@ -23,6 +23,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['agreement', 'agr'],
     ['collaboration', 'col'],
     ['data_request', 'dsr'],
+    ['trust_pairing', 'tpr'],
     ['change_request', 'chg'],
     ['clean_room', 'clr'],
     ['evidence_package', 'evp'],

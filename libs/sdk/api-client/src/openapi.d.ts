@@ -1477,6 +1477,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications connected to the signed-in person (person access token): consents, authorities, delegations, OAuth grants; by application id; limit, cursor */
+        get: operations["Connections_list"];
+        put?: never;
+        post?: never;
+        /** Disconnect every application from the signed-in person at once */
+        delete: operations["Connections_disconnectAll"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connections/{application_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One application's connection to the signed-in person (404 when nothing connects them) */
+        get: operations["Connections_get"];
+        put?: never;
+        post?: never;
+        /** Disconnect one application: withdraw its consents, revoke the authorities, delegation grants and OAuth grants (each as its own revocation: same events, so webhooks, Shared Signals and svc-verify follow) */
+        delete: operations["Connections_disconnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/consent_receipts/{record_id}": {
         parameters: {
             query?: never;
@@ -3264,6 +3300,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/trust_pairings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling application's trust pairings on either side, oldest first; query status, role (issuer | counterparty), limit, cursor */
+        get: operations["TrustPairings_list"];
+        put?: never;
+        /** Propose a trust pairing: the calling application (issuer) lets a counterparty application verify its runtime receipts and/or read its consent status once it accepts */
+        post: operations["TrustPairings_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a trust pairing (either side; never its token) */
+        get: operations["TrustPairings_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Accept a proposed trust pairing (the counterparty only): it becomes active and its counterparty token (ctp_…) is returned this once */
+        post: operations["TrustPairings_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline a proposed trust pairing (the counterparty only) */
+        post: operations["TrustPairings_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/trust_pairings/{trust_pairing_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a proposed or active trust pairing (either side): its counterparty token is refused from this moment */
+        post: operations["TrustPairings_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/trust_scores/{subject}": {
         parameters: {
             query?: never;
@@ -3583,6 +3705,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's connected applications page (HTML), with a disconnect button each; 303 to sign-in when signed out */
+        get: operations["ConnectionsPage_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/connections/revoke_all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The signed-in person disconnects every application (same-origin JSON post of the connections page) */
+        post: operations["ConnectionsPage_revokeAll"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/connections/{application_id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The signed-in person disconnects one application (same-origin JSON post of the connections page) */
+        post: operations["ConnectionsPage_revoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/decisions/{session_token}": {
         parameters: {
             query?: never;
@@ -3677,6 +3850,23 @@ export interface paths {
         };
         /** Prometheus metrics (text exposition format); not routed by the public ingress */
         get: operations["Health_render"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oap/escalations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Legacy escalation URL: 301 to /decisions/:session_token (query token or session_token); retired without a token */
+        get: operations["HostedPages_legacyEscalation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4501,6 +4691,14 @@ export interface components {
         AcceptCleanRoomBody: {
             purpose: string;
         };
+        AcceptedTrustPairingResponse: {
+            /** @enum {string} */
+            object: "trust_pairing_acceptance";
+            trust_pairing: components["schemas"]["TrustPairingResponse"];
+            counterparty_token: string;
+        } & {
+            [key: string]: unknown;
+        };
         AccountBody: {
             name: string;
         };
@@ -5267,6 +5465,48 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ConnectionAuthorityResponse: {
+            authority_id: string;
+            agent_id: string;
+            /** @enum {string} */
+            status: "active" | "suspended";
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionConsentResponse: {
+            record_id: string;
+            flow_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionDelegationResponse: {
+            delegation_grant_id: string;
+            /** @enum {string} */
+            role: "principal" | "delegate";
+            type: string;
+            /** @enum {string} */
+            status: "offered" | "active";
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionOAuthGrantResponse: {
+            grant_id: string;
+            client_id: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ConnectionResponse: {
+            /** @enum {string} */
+            object: "connection";
+            application_id: string;
+            application_name: string;
+            consents: components["schemas"]["ConnectionConsentResponse"][];
+            authorities: components["schemas"]["ConnectionAuthorityResponse"][];
+            delegations: components["schemas"]["ConnectionDelegationResponse"][];
+            oauth_grants: components["schemas"]["ConnectionOAuthGrantResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
         ConsentFieldResponse: {
             /** @enum {string} */
             object: "consent_field";
@@ -5306,7 +5546,7 @@ export interface components {
             created_at: string;
             started_at: string | null;
             completed_at: string | null;
-            rows: Record<string, never>;
+            rows: components["schemas"]["ImportRowsPageResponse"];
         } & {
             [key: string]: unknown;
         };
@@ -6131,6 +6371,17 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        DisconnectionResponse: {
+            /** @enum {string} */
+            object: "disconnection";
+            application_id: string | null;
+            withdrawn_consents: string[];
+            revoked_authorities: string[];
+            revoked_delegations: string[];
+            revoked_oauth_grants: string[];
+        } & {
+            [key: string]: unknown;
+        };
         DropReportBody: {
             /** @enum {string} */
             reason: "origin_missing";
@@ -6496,6 +6747,23 @@ export interface components {
             linked_applications?: components["schemas"]["LinkedApplicationResponse"][];
             acting_for?: Record<string, never>;
             delegate?: Record<string, never>;
+        } & {
+            [key: string]: unknown;
+        };
+        ImportRowOutcomeResponse: {
+            index: number;
+            /** @enum {string|null} */
+            outcome: "created" | "duplicate" | "failed" | null;
+            record_id: string | null;
+            reason_code: string | null;
+            detail: Record<string, never> | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ImportRowsPageResponse: {
+            data: components["schemas"]["ImportRowOutcomeResponse"][];
+            has_more: boolean;
+            next_cursor: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -6976,6 +7244,11 @@ export interface components {
             partner_application_id: string;
             purpose: string;
             min_cohort_size?: number;
+        };
+        ProposeTrustPairingBody: {
+            counterparty_application_id: string;
+            scopes: ("receipts:verify" | "consent_status:read")[];
+            name?: string;
         };
         ProtectedResourceMetadataResponse: {
             resource: string;
@@ -7549,6 +7822,26 @@ export interface components {
             authorization_schemes: components["schemas"]["AuthorizationSchemeResponse"][];
             /** @enum {string} */
             default_subjects: "ALL" | "NONE";
+        } & {
+            [key: string]: unknown;
+        };
+        TrustPairingResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "trust_pairing";
+            name: string;
+            issuer_application_id: string;
+            counterparty_application_id: string;
+            /** @enum {string} */
+            role: "issuer" | "counterparty";
+            scopes: ("receipts:verify" | "consent_status:read")[];
+            /** @enum {string} */
+            status: "proposed" | "active" | "declined" | "revoked";
+            proposed_at: string;
+            accepted_at: string | null;
+            declined_at: string | null;
+            revoked_at: string | null;
+            revoked_by: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -8144,7 +8437,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_credentials_required" | "account_role_insufficient" | "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed";
+                    reason_code?: "account_credentials_required" | "account_role_insufficient" | "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed" | "receipt_not_paired";
                 };
             };
         };
@@ -8163,7 +8456,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "connection_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -8182,7 +8475,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "trust_pairing_exists" | "trust_pairing_status" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -8273,7 +8566,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "trust_pairing_counterparty_invalid" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -8947,6 +9240,7 @@ export interface operations {
             };
             400: components["responses"]["Error400"];
             401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
@@ -12775,7 +13069,10 @@ export interface operations {
     };
     Audit_listCheckpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12930,7 +13227,10 @@ export interface operations {
     };
     Audit_listEntries: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: {
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
@@ -14807,6 +15107,239 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    Connections_list: {
+        parameters: {
+            query?: {
+                application_id?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "object": "connection",
+                     *           "application_id": "application id",
+                     *           "application_name": "application name",
+                     *           "consents": [
+                     *             {
+                     *               "record_id": "record id",
+                     *               "flow_id": "flow id"
+                     *             }
+                     *           ],
+                     *           "authorities": [
+                     *             {
+                     *               "authority_id": "authority id",
+                     *               "agent_id": "agent id",
+                     *               "status": "active"
+                     *             }
+                     *           ],
+                     *           "delegations": [
+                     *             {
+                     *               "delegation_grant_id": "delegation grant id",
+                     *               "role": "principal",
+                     *               "type": "type",
+                     *               "status": "offered"
+                     *             }
+                     *           ],
+                     *           "oauth_grants": [
+                     *             {
+                     *               "grant_id": "grant id",
+                     *               "client_id": "client id"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ConnectionResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_disconnectAll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "connection",
+                     *       "application_id": "application id",
+                     *       "application_name": "application name",
+                     *       "consents": [
+                     *         {
+                     *           "record_id": "record id",
+                     *           "flow_id": "flow id"
+                     *         }
+                     *       ],
+                     *       "authorities": [
+                     *         {
+                     *           "authority_id": "authority id",
+                     *           "agent_id": "agent id",
+                     *           "status": "active"
+                     *         }
+                     *       ],
+                     *       "delegations": [
+                     *         {
+                     *           "delegation_grant_id": "delegation grant id",
+                     *           "role": "principal",
+                     *           "type": "type",
+                     *           "status": "offered"
+                     *         }
+                     *       ],
+                     *       "oauth_grants": [
+                     *         {
+                     *           "grant_id": "grant id",
+                     *           "client_id": "client id"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConnectionResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Connections_disconnect: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     Receipts_consentReceipt: {
         parameters: {
             query?: {
@@ -15347,7 +15880,19 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "completed_at": "2026-11-25T09:30:00.000Z",
-                     *       "rows": {}
+                     *       "rows": {
+                     *         "data": [
+                     *           {
+                     *             "index": 1,
+                     *             "outcome": "created",
+                     *             "record_id": "record id",
+                     *             "reason_code": "reason code",
+                     *             "detail": {}
+                     *           }
+                     *         ],
+                     *         "has_more": true,
+                     *         "next_cursor": "next cursor"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConsentImportResponse"];
@@ -15402,7 +15947,19 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "started_at": "2026-11-25T09:30:00.000Z",
                      *       "completed_at": "2026-11-25T09:30:00.000Z",
-                     *       "rows": {}
+                     *       "rows": {
+                     *         "data": [
+                     *           {
+                     *             "index": 1,
+                     *             "outcome": "created",
+                     *             "record_id": "record id",
+                     *             "reason_code": "reason code",
+                     *             "detail": {}
+                     *           }
+                     *         ],
+                     *         "has_more": true,
+                     *         "next_cursor": "next cursor"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["ConsentImportResponse"];
@@ -23791,6 +24348,346 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    TrustPairings_list: {
+        parameters: {
+            query?: {
+                status?: "proposed" | "active" | "declined" | "revoked";
+                role?: "issuer" | "counterparty";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "trust_pairing",
+                     *           "name": "name",
+                     *           "issuer_application_id": "issuer application id",
+                     *           "counterparty_application_id": "counterparty application id",
+                     *           "role": "issuer",
+                     *           "scopes": [
+                     *             "receipts:verify"
+                     *           ],
+                     *           "status": "proposed",
+                     *           "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *           "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *           "declined_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_by": "revoked by"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["TrustPairingResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "counterparty_application_id": "tp_eu_2ntrazhhqx7x5bo5v6cc",
+                 *       "scopes": [
+                 *         "receipts:verify"
+                 *       ],
+                 *       "name": "name"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeTrustPairingBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_accept: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "trust_pairing_acceptance",
+                     *       "trust_pairing": {
+                     *         "id": "id",
+                     *         "object": "trust_pairing",
+                     *         "name": "name",
+                     *         "issuer_application_id": "issuer application id",
+                     *         "counterparty_application_id": "counterparty application id",
+                     *         "role": "issuer",
+                     *         "scopes": [
+                     *           "receipts:verify"
+                     *         ],
+                     *         "status": "proposed",
+                     *         "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *         "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *         "declined_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_by": "revoked by"
+                     *       },
+                     *       "counterparty_token": "counterparty token"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AcceptedTrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_decline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    TrustPairings_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example trust pairing id */
+                trust_pairing_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "trust_pairing",
+                     *       "name": "name",
+                     *       "issuer_application_id": "issuer application id",
+                     *       "counterparty_application_id": "counterparty application id",
+                     *       "role": "issuer",
+                     *       "scopes": [
+                     *         "receipts:verify"
+                     *       ],
+                     *       "status": "proposed",
+                     *       "proposed_at": "2026-11-25T09:30:00.000Z",
+                     *       "accepted_at": "2026-11-25T09:30:00.000Z",
+                     *       "declined_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *       "revoked_by": "revoked by"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TrustPairingResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
     TrustScores_get: {
         parameters: {
             query?: never;
@@ -24919,6 +25816,120 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    ConnectionsPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ConnectionsPage_revokeAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    ConnectionsPage_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "disconnection",
+                     *       "application_id": "application id",
+                     *       "withdrawn_consents": [
+                     *         "withdrawn consent"
+                     *       ],
+                     *       "revoked_authorities": [
+                     *         "revoked authoritie"
+                     *       ],
+                     *       "revoked_delegations": [
+                     *         "revoked delegation"
+                     *       ],
+                     *       "revoked_oauth_grants": [
+                     *         "revoked oauth grant"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DisconnectionResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
     HostedPages_page: {
         parameters: {
             query?: never;
@@ -25087,6 +26098,26 @@ export interface operations {
                      */
                     "text/plain": string;
                 };
+            };
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    HostedPages_legacyEscalation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Moved Permanently: the decision page (`Location`) */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];

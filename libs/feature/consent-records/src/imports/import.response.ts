@@ -4,6 +4,22 @@ import { Allow, IsBoolean, IsIn, IsInt, IsObject, IsString, ValidateNested } fro
 import { JSONSchema } from 'class-validator-jsonschema';
 import { IMPORT_STATUSES, type ConsentImport, type ImportRow, type ImportStatus } from './import';
 
+/** One row's outcome in an import (null while pending). */
+export class ImportRowOutcomeResponse {
+  @IsInt() index!: number;
+  @IsIn(['created', 'duplicate', 'failed']) @Nullable() outcome!: string | null;
+  @IsString() @Nullable() record_id!: string | null;
+  @IsString() @Nullable() reason_code!: string | null;
+  @IsObject() @Nullable() detail!: object | null;
+}
+
+/** A cursor page of an import's row outcomes (query `limit`, `cursor`, `outcome`). */
+export class ImportRowsPageResponse {
+  @ValidateNested({ each: true }) @Type(() => ImportRowOutcomeResponse) data!: ImportRowOutcomeResponse[];
+  @IsBoolean() has_more!: boolean;
+  @IsString() @Nullable() next_cursor!: string | null;
+}
+
 /** The wire shape of `importView` (`consent_import`), published in the OpenAPI document. */
 export class ConsentImportResponse {
   @IsString() id!: string;
@@ -17,8 +33,8 @@ export class ConsentImportResponse {
   @IsString() created_at!: string;
   @IsString() @Nullable() started_at!: string | null;
   @IsString() @Nullable() completed_at!: string | null;
-  /** A page of per-row outcomes `{data: [{index, outcome, record_id, reason_code, detail}], has_more, next_cursor}`. */
-  @IsObject() rows!: object;
+  /** A page of per-row outcomes. */
+  @ValidateNested() @Type(() => ImportRowsPageResponse) rows!: ImportRowsPageResponse;
 }
 
 /** One row of a dry run: what importing it would do. */

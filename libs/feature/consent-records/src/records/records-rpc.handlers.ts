@@ -1,10 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { Clock } from '@svc/config';
+import { isDomainError } from '@svc/errors';
 import { sha256Hex } from '@svc/crypto';
 import { isIdOf } from '@svc/ids';
 import { consentRecordsError } from '../consent-records.errors';
-import type { ActedBy, ConsentRecord } from './record';
+import { recordStatus, type ActedBy, type ConsentRecord } from './record';
 import { RecordsRepository } from './records.repository';
 import { WithdrawConsent } from './use-cases/withdraw-consent.use-case';
 
@@ -57,5 +58,49 @@ export class RecordsRpcHandlers {
       channel: 'own_records',
       withdrawnAt: (withdrawal?.withdrawnAt ?? this.clock.now()).toISOString(),
     };
+  }
+
+  /** The consents in force (head records, not withdrawn or expired) of the subject references linked to a person. */
+  @RpcHandler('consent_records.person_consents')
+  async personConsents(request: RpcRequest<'consent_records.person_consents'>): Promise<RpcReplyInit<'consent_records.person_consents'>> {
+    const records = await this.inForce(request.subjects, request.applicationId);
+    return { consents: records.map((r) => ({ recordId: r.id, applicationId: r.applicationId, flowId: r.flowId })) };
+  }
+
+  /**
+   * Withdraws every consent in force of the person's linked references (of one application, or of
+   * all): each exactly as the person's own withdrawal (`own_records`, `consent.withdrawn`), so
+   * receipts, webhooks and status lists follow as they do for one.
+   */
+  @RpcHandler('consent_records.withdraw_person_consents')
+  async withdrawPersonConsents(request: RpcRequest<'consent_records.withdraw_person_consents'>): Promise<RpcReplyInit<'consent_records.withdraw_person_consents'>> {
+    const withdrawn: ConsentRecord[] = [];
+    for (const record of await this.inForce(request.subjects, request.applicationId)) {
+      try {
+        await this.withdrawConsent.execute({ applicationId: record.applicationId }, record.id, undefined, 'own_records');
+        withdrawn.push(record);
+      } catch (error) {
+        // Withdrawn or superseded meanwhile: nothing left to withdraw for that one.
+        if (!isDomainError(error) || (error.kind !== 'conflict' && error.kind !== 'not_found')) throw error;
+      }
+    }
+    return { consents: withdrawn.map((r) => ({ recordId: r.id, applicationId: r.applicationId, flowId: r.flowId })) };
+  }
+
+  private async inForce(subjects: ReadonlyArray<{ applicationId: string; kind: string; valueSha256: string }>, onlyApplicationId: string): Promise<ConsentRecord[]> {
+    const now = this.clock.now();
+    const found: ConsentRecord[] = [];
+    const applications = [...new Set(subjects.map((s) => s.applicationId))].filter((id) => onlyApplicationId === '' || id === onlyApplicationId);
+    for (const applicationId of applications.slice(0, 200)) {
+      const linked = subjects.filter((s) => s.applicationId === applicationId);
+      const digests = (kind: string) => linked.filter((s) => s.kind === kind && /^[0-9a-f]{64}$/.test(s.valueSha256)).map((s) => s.valueSha256);
+      const ids = await this.records.headIdsForSubjectDigests(applicationId, digests('external_id'), digests('email'));
+      const withdrawals = await this.records.withdrawalsOf(ids);
+      for (const id of ids) {
+        const record = await this.records.find(applicationId, id);
+        if (record && recordStatus(record, withdrawals.filter((w) => w.recordId === id), true, now) === 'active') found.push(record);
+      }
+    }
+    return found;
   }
 }

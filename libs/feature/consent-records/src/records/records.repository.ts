@@ -136,6 +136,23 @@ export class RecordsRepository {
   }
 
   /** Head records of every flow for a person found by external id or by email (case-insensitive). */
+  /**
+   * Head record ids of an application whose subject reference has one of these SHA-256 digests
+   * (external ids as given, emails as stored: lower case): a person's links travel as digests only.
+   */
+  async headIdsForSubjectDigests(applicationId: string, externalIdDigests: readonly string[], emailDigests: readonly string[]): Promise<string[]> {
+    if (externalIdDigests.length === 0 && emailDigests.length === 0) return [];
+    const rows: Array<{ record_id: string }> = await this.dataSource.query(
+      `SELECT h.record_id FROM consent_records.record_heads h
+       WHERE h.application_id = $1
+         AND ((h.subject_key LIKE 'external_id:%' AND encode(sha256(convert_to(substr(h.subject_key, 13), 'UTF8')), 'hex') = ANY($2::text[]))
+           OR (h.subject_key LIKE 'email:%' AND encode(sha256(convert_to(substr(h.subject_key, 7), 'UTF8')), 'hex') = ANY($3::text[])))
+       ORDER BY h.record_id`,
+      [applicationId, externalIdDigests, emailDigests],
+    );
+    return [...new Set(rows.map((r) => r.record_id))];
+  }
+
   async headsForSubject(applicationId: string, by: { external_id?: string; email?: string }): Promise<ConsentRecord[]> {
     const key = by.external_id !== undefined ? `external_id:${by.external_id}` : `email:${(by.email ?? '').toLowerCase()}`;
     const rows: RecordRow[] = await this.dataSource.query(

@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { CurrentPrincipal, type Principal } from '@svc/auth';
+import { Auth, CurrentPrincipal, RequireCounterpartyScope, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
@@ -12,7 +12,8 @@ import { ConsentStatusQuery } from './consent-status.dto';
 /**
  * Per-purpose consent status of one person, across the application's flows: the person's current
  * record per flow with its withdrawals and expiry applied. Another application's id answers like
- * an unknown one (404).
+ * an unknown one (404). A trust pairing's counterparty token with `consent_status:read` reads the
+ * consent status of the pairing's issuing application.
  */
 @Controller('api/v1/applications/:application_id/consent_status')
 export class ConsentStatusController {
@@ -22,6 +23,8 @@ export class ConsentStatusController {
   ) {}
 
   @Get()
+  @Auth('api_token', 'counterparty_token')
+  @RequireCounterpartyScope('consent_status:read')
   @ApiDoc({
     tag: 'Consent records',
     summary: 'Per-purpose consent status of a person (query subject[external_id] or subject[email])',

@@ -18,7 +18,7 @@ import { DelegationsRepository } from './delegations.repository';
     DelegationGrantsService,
     { provide: DelegationGrants, useExisting: DelegationGrantsService },
   ],
-  exports: [DelegationGrants],
+  exports: [DelegationGrants, DelegationGrantsService],
 })
 export class DelegationsModule implements OnModuleInit {
   constructor(

@@ -114,6 +114,32 @@ export class HostedPagesController {
   }
 
   /**
+   * The retired operator inbox URL (spec, Versioning 3): with a session token in the query
+   * (`token` or `session_token`) it answers 301 to the unified decision page during the migration
+   * window; without one it is gone (404 page). The token is only reshaped into the path, never
+   * looked up, so the redirect tells nothing about it.
+   */
+  @Get('oap/escalations')
+  @Public()
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Legacy escalation URL: 301 to /decisions/:session_token (query token or session_token); retired without a token',
+    response: 'Moved Permanently: the decision page (`Location`)',
+    status: 301,
+    errors: [404],
+  })
+  legacyEscalation(
+    @Query('token') token: QueryValue,
+    @Query('session_token') sessionToken: QueryValue,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ): FastifyReply | Promise<FastifyReply> {
+    const value = typeof token === 'string' ? token : typeof sessionToken === 'string' ? sessionToken : undefined;
+    if (value === undefined || !/^(dts_)?[A-Za-z0-9_-]{43}$/.test(value)) return errorPage(reply, 404, acceptLanguage, null, newNonce(), 'not_found');
+    return reply.code(301).header('location', `/decisions/${value}`).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+  }
+
+  /**
    * Hosted flow page: opens a consent session on the flow's active version for its application
    * and sends the browser (303) to the decision page; `redirect_uri` carries on to it. A draft or
    * unknown flow answers 404.

@@ -15,6 +15,7 @@ import { CreateComply1804000000000 } from './1804000000000-create-comply';
 import { CreateCollaborations1809000000000 } from './1809000000000-create-collaborations';
 import { CreateDataRequests1812000000000 } from './1812000000000-create-data-requests';
 import { CreateAccounts1814000000000 } from './1814000000000-create-accounts';
+import { CreateTrustPairings1816000000000 } from './1816000000000-create-trust-pairings';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -35,5 +36,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateCollaborations1809000000000,
     CreateDataRequests1812000000000,
     CreateAccounts1814000000000,
+    CreateTrustPairings1816000000000,
   ],
 };

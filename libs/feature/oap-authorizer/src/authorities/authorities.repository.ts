@@ -36,6 +36,17 @@ export class AuthoritiesRepository {
     return toAuthority(rows[0]!);
   }
 
+  /** The authorities a person granted (they are the principal), active or suspended, oldest first. */
+  async inForceForPrincipal(personId: string, applicationId: string | undefined): Promise<Authority[]> {
+    const rows: AuthorityRow[] = await this.dataSource.query(
+      `SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities
+       WHERE principal_id = $1 AND status IN ('active', 'suspended') AND ($2::text IS NULL OR application_id = $2)
+       ORDER BY created_at, id LIMIT 1000`,
+      [personId, applicationId ?? null],
+    );
+    return rows.map(toAuthority);
+  }
+
   async find(id: string, manager: EntityManager = this.dataSource.manager): Promise<Authority | undefined> {
     const rows: AuthorityRow[] = await manager.query(`SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE id = $1`, [id]);
     return rows[0] ? toAuthority(rows[0]) : undefined;

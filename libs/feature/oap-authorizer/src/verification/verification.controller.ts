@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { Auth, CurrentPrincipal, Public, RequireAttesterPermission, type Principal } from '@svc/auth';
+import { Auth, CurrentPrincipal, Public, RequireAttesterPermission, RequireCounterpartyScope, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import {
@@ -45,16 +45,19 @@ export class VerificationController {
   ) {}
 
   /**
-   * Counterparty verification (bearer: the counterparty application's API token). Answers 200
-   * with `valid` and its parts — signature validity, current revocation status asked of the
-   * grant's home region, and with `action_completed` the one-shot consumption: a single-use
-   * receipt is valid for one completed action only.
+   * Counterparty verification (bearer: a trust pairing's counterparty token with `receipts:verify`,
+   * which verifies only receipts issued to the pairing's issuing application, or an application's
+   * API token). Answers 200 with `valid` and its parts — signature validity, current revocation
+   * status asked of the grant's home region, and with `action_completed` the one-shot
+   * consumption: a single-use receipt is valid for one completed action only.
    */
-  @ApiDoc({ summary: 'Counterparty verification of a runtime receipt: signature, current revocation status, one-shot consumption', tag: 'OAP', errors: [400, 401, 422] })
+  @ApiDoc({ summary: 'Counterparty verification of a runtime receipt: signature, current revocation status, one-shot consumption', tag: 'OAP', errors: [400, 401, 403, 422] })
   @Post('.well-known/svc-verify')
+  @Auth('counterparty_token', 'api_token')
+  @RequireCounterpartyScope('receipts:verify')
   @HttpCode(200)
   @ApiResponseOf(VerifyReceiptResponse)
-  async verify(@Body() body: VerifyReceiptBody): Promise<VerifyReceiptResponse> {
+  async verify(@CurrentPrincipal() principal: Principal, @Body() body: VerifyReceiptBody): Promise<VerifyReceiptResponse> {
     const parts = body.receipt.split('.');
     if (parts.length !== 3) throw oapError('receipt_malformed', 'receipt is not a compact JWS', { field: 'receipt' });
     decodeSegment(parts[0]);
@@ -85,6 +88,11 @@ export class VerificationController {
         iss_role: null,
         claims: null,
       };
+    }
+    // A pairing covers the receipts of its issuing application (their `aud`), checked before the
+    // grant's status is asked or the receipt consumed.
+    if (principal.kind === 'counterparty_token' && claims.aud !== principal.applicationId) {
+      throw oapError('receipt_not_paired', 'This trust pairing does not cover receipts issued to that application', { trust_pairing_id: principal.credentialId });
     }
     const grantId = typeof claims.grant_id === 'string' ? claims.grant_id : '';
     const status = grantId ? await this.directory.status(grantId, '') : undefined;

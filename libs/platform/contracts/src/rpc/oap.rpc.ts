@@ -1,4 +1,5 @@
 import { PersonDataReplySchema, PersonDataRequestSchema } from '../gen/svc/rpc/v1/person_data_pb';
+import { PersonAuthoritiesReplySchema, PersonAuthoritiesRequestSchema } from '../gen/svc/rpc/v1/connections_pb';
 import {
   ConsumeGrantReplySchema,
   ConsumeGrantRequestSchema,
@@ -24,4 +25,8 @@ export const OAP_RPC = {
   'oap.mint_agent_token': { request: MintAgentTokenRequestSchema, reply: MintAgentTokenReplySchema },
   'oap.get_authority_proposal': { request: GetAuthorityProposalRequestSchema, reply: GetAuthorityProposalReplySchema },
   'oap.settle_authority_proposal': { request: SettleAuthorityProposalRequestSchema, reply: SettleAuthorityProposalReplySchema },
+  /** decision-gateway's connections: the authorities a person granted (active or suspended). */
+  'oap.person_authorities': { request: PersonAuthoritiesRequestSchema, reply: PersonAuthoritiesReplySchema },
+  /** decision-gateway's connections: revoke them (of one application, or all), each emitting `authority.revoked`. */
+  'oap.revoke_person_authorities': { request: PersonAuthoritiesRequestSchema, reply: PersonAuthoritiesReplySchema },
 } as const;

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { RequestMethod, type Type } from '@nestjs/common';
 import { HEADERS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { AUTH_ACCOUNT_ACCESS, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
+import { AUTH_ACCOUNT_ACCESS, AUTH_COUNTERPARTY_SCOPE, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type CredentialKind } from '@svc/auth';
 import { HTTP_STATUS_BY_KIND, reasonCodesByKind } from '@svc/errors';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- class-transformer exports its metadata storage only by file path
 const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as typeof import('class-transformer/types/storage');
@@ -143,6 +143,19 @@ function asArray(value: string | string[] | undefined): string[] {
   return value === undefined ? [''] : Array.isArray(value) ? value : [value];
 }
 
+/**
+ * The schema of a query class, or of its nearest ancestor with one: a class adding nothing to its
+ * parent (`class EntriesQuery extends PageQuery {}`) has no validation metadata of its own, and its
+ * parameters are the parent's.
+ */
+function inheritedSchema(schemas: Record<string, Json>, type: Type<unknown>): Json | undefined {
+  for (let current: unknown = type; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+    const schema = schemas[(current as { name: string }).name];
+    if (schema) return schema;
+  }
+  return undefined;
+}
+
 function security(target: object, handler: object): Json[] {
   const read = <T>(key: string): T | undefined =>
     (Reflect.getMetadata(key, handler) as T | undefined) ?? (Reflect.getMetadata(key, target) as T | undefined);
@@ -162,6 +175,8 @@ function security(target: object, handler: object): Json[] {
         return { accessToken: [] };
       case 'account_token':
         return { accountToken: [] };
+      case 'counterparty_token':
+        return { counterpartyToken: [read<string>(AUTH_COUNTERPARTY_SCOPE) ?? ''].filter(Boolean) };
     }
   });
 }
@@ -219,8 +234,8 @@ export function buildOpenApiDocument(
         const type = paramTypes[arg.index];
         if (kind === RouteParamtypes.PARAM && arg.data) {
           parameters.push({ name: arg.data, in: 'path', required: true, schema: pathParameterSchema(arg) });
-        } else if (kind === RouteParamtypes.QUERY && type && schemas[type.name]) {
-          const schema = schemas[type.name]!;
+        } else if (kind === RouteParamtypes.QUERY && type && inheritedSchema(schemas, type)) {
+          const schema = inheritedSchema(schemas, type)!;
           const required = new Set((schema.required as string[] | undefined) ?? []);
           for (const [property, propertySchema] of Object.entries((schema.properties ?? {}) as Record<string, Json>)) {
             parameters.push({ name: property, in: 'query', required: required.has(property), schema: tidySchema(propertySchema) });

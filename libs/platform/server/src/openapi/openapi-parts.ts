@@ -42,6 +42,11 @@ export const SECURITY_SCHEMES: Record<string, Json> = {
   publishableKey: { type: 'apiKey', in: 'header', name: 'X-Publishable-Key', description: 'pk_test_* / pk_live_*; creates consent sessions only' },
   accessToken: { type: 'http', scheme: 'bearer', description: "A person's OAuth 2.0 access token from this region's OpenID provider (not DPoP-bound ones)" },
   accountToken: { type: 'http', scheme: 'bearer', description: "An organisation account's token acct_…, acting with the role it was issued with on the account's applications" },
+  counterpartyToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Counterparty token ctp_<region>_… of an active trust pairing (/api/v1/trust_pairings): verifies the issuing application\'s receipts (receipts:verify) or reads its consent status (consent_status:read)',
+  },
   attesterToken: { type: 'http', scheme: 'bearer', description: 'Trusted attester token tat_<region>_…, where the route names the permission it needs' },
   agentToken: { type: 'http', scheme: 'DPoP', description: 'DPoP-bound agent token (`Authorization: DPoP ra_agent_…`) presented with a `DPoP` proof header made with the agent key (RFC 9449)' },
 };

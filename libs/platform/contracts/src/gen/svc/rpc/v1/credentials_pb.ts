@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/credentials.proto.
  */
 export const file_svc_rpc_v1_credentials: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdmMvcnBjL3YxL2NyZWRlbnRpYWxzLnByb3RvEgpzdmMucnBjLnYxImMKGFJlc29sdmVDcmVkZW50aWFsUmVxdWVzdBIeChRhcGlfdG9rZW5fc2hhMjU2X2hleBgBIAEoCUgAEhkKD3B1Ymxpc2hhYmxlX2tleRgCIAEoCUgAQgwKCmNyZWRlbnRpYWwivgEKFlJlc29sdmVDcmVkZW50aWFsUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhUKDWNyZWRlbnRpYWxfaWQYBCABKAkSDgoGc2NvcGVzGAUgAygJEhMKC2Vudmlyb25tZW50GAYgASgJEg4KBnJlZ2lvbhgHIAEoCRIMCgRtb2RlGAggASgJYgZwcm90bzM", [file_svc_rpc_v1_errors]);
+  fileDesc("ChxzdmMvcnBjL3YxL2NyZWRlbnRpYWxzLnByb3RvEgpzdmMucnBjLnYxIowBChhSZXNvbHZlQ3JlZGVudGlhbFJlcXVlc3QSHgoUYXBpX3Rva2VuX3NoYTI1Nl9oZXgYASABKAlIABIZCg9wdWJsaXNoYWJsZV9rZXkYAiABKAlIABInCh1jb3VudGVycGFydHlfdG9rZW5fc2hhMjU2X2hleBgDIAEoCUgAQgwKCmNyZWRlbnRpYWwi4wEKFlJlc29sdmVDcmVkZW50aWFsUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhUKDWNyZWRlbnRpYWxfaWQYBCABKAkSDgoGc2NvcGVzGAUgAygJEhMKC2Vudmlyb25tZW50GAYgASgJEg4KBnJlZ2lvbhgHIAEoCRIMCgRtb2RlGAggASgJEiMKG2NvdW50ZXJwYXJ0eV9hcHBsaWNhdGlvbl9pZBgJIAEoCWIGcHJvdG8z", [file_svc_rpc_v1_errors]);
 
 /**
  * Resolves a presented credential to the application it belongs to. Only the SHA-256 digest of
@@ -36,6 +36,14 @@ export type ResolveCredentialRequest = Message<"svc.rpc.v1.ResolveCredentialRequ
      */
     value: string;
     case: "publishableKey";
+  } | {
+    /**
+     * SHA-256 of a trust pairing's counterparty token (`ctp_<region>_…`), asked of its home region.
+     *
+     * @generated from field: string counterparty_token_sha256_hex = 3;
+     */
+    value: string;
+    case: "counterpartyTokenSha256Hex";
   } | { case: undefined; value?: undefined };
 };
 
@@ -91,6 +99,14 @@ export type ResolveCredentialReply = Message<"svc.rpc.v1.ResolveCredentialReply"
    * @generated from field: string mode = 8;
    */
   mode: string;
+
+  /**
+   * For a counterparty token: the application that holds it (the pairing's counterparty); the
+   * reply's application_id is the application whose receipts and consent status it reads.
+   *
+   * @generated from field: string counterparty_application_id = 9;
+   */
+  counterpartyApplicationId: string;
 };
 
 /**
