@@ -443,7 +443,7 @@ export interface paths {
         /** The application’s agreements, oldest first, optionally of one status */
         get: operations["Agreements_list"];
         put?: never;
-        /** Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region (Idempotency-Key supported) */
+        /** Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region */
         post: operations["Agreements_create"];
         delete?: never;
         options?: never;
@@ -2496,7 +2496,7 @@ export interface paths {
         /** The application’s multi-party agreements (two parties or more), oldest first, optionally of one status */
         get: operations["MultiPartyAgreements_list"];
         put?: never;
-        /** Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) (Idempotency-Key supported) */
+        /** Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) */
         post: operations["MultiPartyAgreements_create"];
         delete?: never;
         options?: never;
@@ -9055,10 +9055,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -18761,10 +18761,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Headers, HttpCode, Injectable, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Injectable, Param, Post, Query, Res } from '@nestjs/common';
 import { Auth, CurrentPrincipal, type Principal } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { canonicalJson } from '@svc/crypto';
@@ -50,12 +50,6 @@ export class AgreementReader {
   }
 }
 
-function checkedIdempotencyKey(key: string | undefined): string | null {
-  if (key === undefined) return null;
-  if (key.length < 1 || key.length > 255) throw new DomainError('invalid', 'validation_failed', 'Idempotency-Key must be 1 to 255 characters', { field: 'Idempotency-Key' });
-  return key;
-}
-
 /** Shared by the two path families: creates, reads, withdraws and answers the receipt. */
 abstract class AgreementRoutes {
   constructor(
@@ -64,9 +58,8 @@ abstract class AgreementRoutes {
     protected readonly withdrawer: WithdrawAgreement,
   ) {}
 
-  protected async createFor(principal: Principal, body: CreateAgreementBody, multiParty: boolean, key: string | undefined, reply: FastifyReply): Promise<AgreementResponse> {
-    const created = await this.creator.execute(principal, body, { multiParty, idempotencyKey: checkedIdempotencyKey(key) });
-    if (!created.created) void reply.header('Idempotent-Replayed', 'true');
+  protected async createFor(principal: Principal, body: CreateAgreementBody, multiParty: boolean): Promise<AgreementResponse> {
+    const created = await this.creator.execute(principal, body, { multiParty });
     return this.reader.view(created.agreement, created.parties);
   }
 
@@ -102,19 +95,12 @@ export class AgreementsController extends AgreementRoutes {
   @Post()
   @ApiDoc({
     tag: 'Agree',
-    summary: 'Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region (Idempotency-Key supported)',
-    errors: [400, 401, 403, 409, 422, 503],
-    headers: ['Idempotency-Key'],
-    replays: true,
+    summary: 'Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region',
+    errors: [400, 401, 403, 422, 503],
   })
   @ApiResponseOf(AgreementResponse, { status: 201 })
-  async create(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateAgreementBody,
-    @Headers('idempotency-key') key: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AgreementResponse> {
-    return this.createFor(principal, body, false, key, reply);
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateAgreementBody): Promise<AgreementResponse> {
+    return this.createFor(principal, body, false);
   }
 
   @Get()
@@ -158,19 +144,12 @@ export class MultiPartyAgreementsController extends AgreementRoutes {
   @Post()
   @ApiDoc({
     tag: 'Agree',
-    summary: 'Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) (Idempotency-Key supported)',
-    errors: [400, 401, 403, 409, 422, 503],
-    headers: ['Idempotency-Key'],
-    replays: true,
+    summary: 'Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold)',
+    errors: [400, 401, 403, 422, 503],
   })
   @ApiResponseOf(AgreementResponse, { status: 201 })
-  async create(
-    @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateAgreementBody,
-    @Headers('idempotency-key') key: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<AgreementResponse> {
-    return this.createFor(principal, body, true, key, reply);
+  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateAgreementBody): Promise<AgreementResponse> {
+    return this.createFor(principal, body, true);
   }
 
   @Get()

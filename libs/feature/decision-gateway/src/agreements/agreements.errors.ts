@@ -18,8 +18,6 @@ export const agreementError = defineErrors({
   quorum_invalid: 'unprocessable',
   /** document.content_base64 is not base64, empty, or larger than 512 KiB (`detail.field`). */
   document_invalid: 'unprocessable',
-  /** The same Idempotency-Key was sent with a different request. */
-  idempotency_key_reused: 'conflict',
   /** A signer's home region did not answer; nothing was created (retry). */
   signer_region_unavailable: 'unavailable',
 });

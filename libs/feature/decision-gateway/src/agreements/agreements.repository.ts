@@ -103,14 +103,12 @@ export class AgreementsRepository {
     return row ? { sha256: row.sha256, content: row.content, mediaType: row.media_type, sizeBytes: row.size_bytes } : undefined;
   }
 
-  async insertAgreement(manager: EntityManager, a: Agreement, idempotencyKey: string | null): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
-      `INSERT INTO gateway.agreements (id, application_id, title, document_sha256, quorum_type, quorum_threshold, quorum_required, status, deadline, idempotency_key, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11)
-       ON CONFLICT (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
-      [a.id, a.applicationId, a.title, a.documentSha256, a.quorumType, a.quorumThreshold, a.quorumRequired, a.status, a.deadline, idempotencyKey, a.createdAt],
+  async insertAgreement(manager: EntityManager, a: Agreement): Promise<void> {
+    await manager.query(
+      `INSERT INTO gateway.agreements (id, application_id, title, document_sha256, quorum_type, quorum_threshold, quorum_required, status, deadline, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+      [a.id, a.applicationId, a.title, a.documentSha256, a.quorumType, a.quorumThreshold, a.quorumRequired, a.status, a.deadline, a.createdAt],
     );
-    return rows.length > 0;
   }
 
   async insertParty(manager: EntityManager, p: AgreementParty): Promise<void> {
@@ -118,12 +116,6 @@ export class AgreementsRepository {
       `INSERT INTO gateway.agreement_parties (id, agreement_id, position, role, person_id, home_region, session_token_sha256, decision_url) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [p.id, p.agreementId, p.position, p.role, p.personId, p.homeRegion, p.sessionTokenSha256, p.decisionUrl],
     );
-  }
-
-  /** The agreement created earlier under this Idempotency-Key, if any. */
-  async findByIdempotencyKey(applicationId: string, key: string): Promise<Agreement | undefined> {
-    const rows: AgreementRow[] = await this.dataSource.query(`SELECT * FROM gateway.agreements WHERE application_id = $1 AND idempotency_key = $2`, [applicationId, key]);
-    return rows[0] ? toAgreement(rows[0]) : undefined;
   }
 
   /** An agreement; `applicationId` scopes it (another application's answers like an unknown one); `lock` takes its row lock. */
