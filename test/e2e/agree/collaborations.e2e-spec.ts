@@ -18,6 +18,7 @@ describe('Agree: collaborations', () => {
   let outsider: { id: string; auth: Record<string, string> };
   let alice: string;
   let bob: string;
+  const cookies = new Map<string, string>();
 
   async function signUp(email: string, name: string): Promise<string> {
     const base = stack.url.us;
@@ -28,7 +29,18 @@ describe('Agree: collaborations', () => {
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${base}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
     expect(verified.status).toBe(200);
-    return (verified.body.person as { id: string }).id;
+    const id = (verified.body.person as { id: string }).id;
+    cookies.set(id, (verified.headers.get('set-cookie') ?? '').split(';')[0] ?? '');
+    return id;
+  }
+
+  /** A signer's answer on their signing page, signed in as themselves. */
+  function sign(decisionUrl: string, personId: string) {
+    const url = new URL(decisionUrl);
+    return http('POST', `${url.origin}/api/v1/decisions/${url.pathname.split('/').pop() ?? ''}/transitions`, {
+      headers: { cookie: cookies.get(personId) ?? '', origin: url.origin },
+      json: { action: 'sign' },
+    });
   }
 
   async function application(name: string) {
@@ -129,7 +141,16 @@ describe('Agree: collaborations', () => {
       expect(list.body.data.map((a) => a.agreement_id)).toEqual([partnerAgreement, ownerAgreement]);
     }
     const history = await call<Page<{ type: string; actor: string; subject: string | null }>>('GET', `/api/v1/collaborations/${col}/history`, partner);
-    expect(history.body.data.map((e) => e.type)).toEqual(['collaboration.created', 'member.invited', 'member.accepted', 'member.invited', 'agreement.attached', 'agreement.attached']);
+    expect(history.body.data.map((e) => e.type)).toEqual([
+      'collaboration.created',
+      'member.invited',
+      'member.accepted',
+      'member.invited',
+      'agreement.created',
+      'agreement.attached',
+      'agreement.created',
+      'agreement.attached',
+    ]);
     expect(history.body.data[2]).toMatchObject({ actor: partner.id, subject: partner.id });
     const members = await call<Page<{ party_id: string; role: string; status: string }>>('GET', `/api/v1/collaborations/${col}/members`, partner);
     expect(members.body.data.map((m) => [m.party_id, m.role, m.status])).toEqual([
@@ -194,5 +215,43 @@ describe('Agree: collaborations', () => {
     // Another application's list holds none of them.
     const partnerIds = (await call<Page<{ id: string }>>('GET', '/api/v1/agreements', partner)).body.data.map((a) => a.id);
     for (const id of agreements) expect(partnerIds).not.toContain(id);
+  });
+
+  it('holds its agreements’ history: what happened before attaching, then each signature and the activation as they happen, page by page', async () => {
+    const col = (await call<{ id: string }>('POST', '/api/v1/collaborations', owner, { name: 'Signing room' })).body.id;
+    const created = await call<{ id: string; parties: Array<{ id: string; decision_url: string }> }>('POST', '/api/v1/agreements', owner, {
+      title: 'Lease',
+      document: { media_type: 'text/plain', content_base64: Buffer.from('Lease of the workshop.\n', 'utf8').toString('base64') },
+      parties: [
+        { person_id: alice, role: 'tenant' },
+        { person_id: bob, role: 'landlord' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const [aliceParty, bobParty] = created.body.parties as [{ id: string; decision_url: string }, { id: string; decision_url: string }];
+    // Alice signs before the agreement is attached; Bob after.
+    expect((await sign(aliceParty.decision_url, alice)).status).toBe(200);
+    expect((await call('POST', `/api/v1/collaborations/${col}/agreements`, owner, { agreement_id: created.body.id })).status).toBe(201);
+    expect((await sign(bobParty.decision_url, bob)).status).toBe(200);
+
+    const entries: Array<{ type: string; actor: string; subject: string | null; created_at: string }> = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: Page<{ type: string; actor: string; subject: string | null; created_at: string }> } = await call('GET', `/api/v1/collaborations/${col}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`, owner);
+      expect(page.status).toBe(200);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      entries.push(...page.body.data);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(entries.map((e) => [e.type, e.actor, e.subject])).toEqual([
+      ['collaboration.created', owner.id, null],
+      ['agreement.created', owner.id, created.body.id],
+      ['signature.signed', aliceParty.id, created.body.id],
+      ['agreement.attached', owner.id, created.body.id],
+      ['signature.signed', bobParty.id, created.body.id],
+      ['agreement.activated', created.body.id, created.body.id],
+    ]);
+    // Signers are named by their party ids, never by their person ids.
+    expect(JSON.stringify(entries)).not.toContain(alice);
   });
 });

@@ -6186,6 +6186,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PasskeyAssertionInput: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: "public-key";
+            response: Record<string, never>;
+            clientExtensionResults?: Record<string, never>;
+            authenticatorAttachment?: string;
+        };
         PasskeyCeremonyBody: {
             challenge_id: string;
             credential: components["schemas"]["WebAuthnResponseInput"];
@@ -6855,6 +6864,7 @@ export interface components {
             participant_id?: string;
             evidence?: Record<string, never>;
             counter_proposal?: Record<string, never>;
+            passkey_assertion?: components["schemas"]["PasskeyAssertionInput"];
             purposes?: string[];
         };
         TransmitterConfigurationResponse: {
@@ -7409,7 +7419,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
+                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_assertion_invalid" | "passkey_assertion_required" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
                 };
             };
         };
@@ -16027,6 +16037,14 @@ export interface operations {
                  *       "participant_id": "HXq{",
                  *       "evidence": {},
                  *       "counter_proposal": {},
+                 *       "passkey_assertion": {
+                 *         "id": "id",
+                 *         "rawId": "rawId",
+                 *         "type": "public-key",
+                 *         "response": {},
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "authenticatorAttachment"
+                 *       },
                  *       "purposes": [
                  *         "purpose"
                  *       ]

@@ -13,7 +13,7 @@ import type { DecisionSession, QuorumType } from '../decisions/decision';
 import { DecisionsRepository } from '../decisions/decisions.repository';
 import { aggregate } from '../decisions/quorum';
 import { tokenDigest } from '../decisions/session-token';
-import { SigningOutcomes, type SigningOutcomeHandler } from '../decisions/signing-outcomes';
+import { SigningOutcomes, type SignerProof, type SigningOutcomeHandler } from '../decisions/signing-outcomes';
 import { GATEWAY_OUTBOX } from '../tokens';
 import {
   OPEN_AGREEMENT_STATUSES,
@@ -24,11 +24,13 @@ import {
   type Agreement,
   type AgreementDocument,
   type AgreementStatus,
+  type PasskeyAssertion,
   type SignatureReceiptClaims,
   type SigningOutcome,
 } from './agreement';
 import { agreementError } from './agreements.errors';
 import { AgreementsRepository } from './agreements.repository';
+import { SignerPasskeys, type SignatureChallengeInput } from './signer-passkeys';
 
 /** What a signer's session shows and needs: the document, the party and the agreement's quorum. */
 export interface SigningRequest {
@@ -86,6 +88,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     private readonly config: PlatformConfig,
     private readonly clock: Clock,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly passkeys: SignerPasskeys,
   ) {}
 
   onModuleInit(): void {
@@ -142,14 +145,48 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     return PARTY_REFERENCE.test(session.reference ?? '') && (session.principalId ?? '').startsWith('usr_');
   }
 
+  /** The signature a signer's passkey signs for: this session's party of its agreement, over its document. */
+  private challengeOf(session: DecisionSession): SignatureChallengeInput | null {
+    const match = PARTY_REFERENCE.exec(session.reference ?? '');
+    const digest = (session.proposal ?? {})['document_sha256'];
+    if (!match || typeof digest !== 'string' || !session.principalId) return null;
+    return { agreement_id: match[1]!, party_id: match[2]!, document_sha256: digest, signer: session.principalId };
+  }
+
+  /**
+   * A signer who has a passkey signs with it: the assertion over this signature's challenge is
+   * verified against their registered credential and bound into the receipt. Declining and
+   * countering need the sign-in only.
+   */
+  async proveSigner(manager: EntityManager, session: DecisionSession, vote: 'yes' | 'no' | 'counter', assertion: Record<string, unknown> | undefined): Promise<SignerProof> {
+    const challenge = this.challengeOf(session);
+    if (vote !== 'yes' || !challenge) return { method: 'session' };
+    const bound = await this.passkeys.verify(manager, challenge.signer, challenge, assertion);
+    return bound ? { method: 'passkey', assertion: bound as unknown as Record<string, unknown> } : { method: 'session' };
+  }
+
+  async passkeyOptions(session: DecisionSession): Promise<Record<string, unknown> | null> {
+    const challenge = this.challengeOf(session);
+    if (!challenge) return null;
+    return (await this.passkeys.options(challenge.signer, challenge)) as unknown as Record<string, unknown> | null;
+  }
+
   /** A party's signing session resolved: sign its receipt and record it where the agreement lives. */
-  async onResolved(manager: EntityManager, session: DecisionSession, now: Date): Promise<boolean> {
+  async onResolved(manager: EntityManager, session: DecisionSession, now: Date, proof?: SignerProof): Promise<boolean> {
     const match = PARTY_REFERENCE.exec(session.reference ?? '');
     if (!match) return false;
     const [, agreementId, partyId] = match as unknown as [string, string, string];
     const outcome = session.status as SigningOutcome;
     const proposal = session.proposal ?? {};
     const counterProposal = outcome === 'countered' ? session.counterProposal : null;
+    // How the signer proved it was them; an expiry is nobody's answer.
+    const signerProof =
+      outcome === 'expired'
+        ? {}
+        : {
+            signer_authentication: proof?.method ?? 'session',
+            ...(proof?.method === 'passkey' && proof.assertion ? { passkey_assertion: proof.assertion as unknown as PasskeyAssertion } : {}),
+          };
     if (regionSegmentOf(agreementId) === this.config.REGION) {
       const agreement = await this.agreements.find(agreementId, { manager, lock: true });
       if (!agreement) throw agreementError('agreement_not_found', 'The agreement of this signing decision is gone');
@@ -167,6 +204,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         decided_at: now.toISOString(),
         quorum: { type: agreement.quorumType, required: agreement.quorumRequired },
         ...(counterProposal ? { counter_proposal: counterProposal } : {}),
+        ...signerProof,
       });
       await this.recordOutcome(manager, { agreementId, partyId, outcome, receiptJws, counterProposal, decidedAt: now }, agreement);
       return true;
@@ -183,6 +221,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       decided_at: now.toISOString(),
       quorum: this.quorumOf(proposal),
       ...(counterProposal ? { counter_proposal: counterProposal } : {}),
+      ...signerProof,
     });
     const home = regionSegmentOf(agreementId) as Region;
     await this.rpc.call('residency.record_transfer', {
@@ -267,13 +306,19 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       },
       context,
     );
+    await this.agreements.addCollaborationEvent(manager, agreement.id, `signature.${input.outcome}`, party.id, input.decidedAt);
     if (decided !== undefined) await this.addDecidedEvent(manager, updated, tally, parties.length, now);
     return status;
   }
 
-  /** Publishes `agreement.<status>` for a final status (activated, declined, expired, withdrawn). */
+  /**
+   * Publishes `agreement.<status>` for a final status (activated, declined, expired, withdrawn),
+   * and writes it into the history of the collaborations holding the agreement (actor: the
+   * application for a withdrawal, else the agreement itself: its quorum or deadline decided).
+   */
   async addDecidedEvent(manager: EntityManager, agreement: Agreement, tally: { yes: number; no: number; counter: number }, parties: number, at: Date): Promise<void> {
     const type = agreement.status === 'active' ? 'agreement.activated' : (`agreement.${agreement.status}` as 'agreement.declined' | 'agreement.expired' | 'agreement.withdrawn');
+    await this.agreements.addCollaborationEvent(manager, agreement.id, type, agreement.status === 'withdrawn' ? agreement.applicationId : agreement.id, at);
     await this.outbox.add(
       manager,
       type,

@@ -90,6 +90,33 @@ export interface SignatureReceiptClaims {
   counter_proposal?: Record<string, unknown>;
   /** Present when the signer signed in with a passkey: the sign-in methods (RFC 8176). */
   amr?: string[];
+  /**
+   * How the signer proved it was them for this answer (absent on `expired`): `passkey` (their
+   * assertion is bound in `passkey_assertion`) or `session` (signed in on the page, no passkey).
+   */
+  signer_authentication?: SignerAuthentication;
+  /** On `signed` by a signer with a passkey: their WebAuthn assertion over this signature. */
+  passkey_assertion?: PasskeyAssertion;
+}
+
+export type SignerAuthentication = 'passkey' | 'session';
+
+/**
+ * A signer's WebAuthn assertion bound into their signature. `challenge` is the signature's
+ * challenge (see `signatureChallenge`); the verifier checks `signature` over
+ * `authenticator_data || SHA-256(client_data_json)` with `public_key`, the challenge and type in
+ * the client data, and the relying party hash against the receipt's issuer host. Bytes are
+ * base64url, as the browser returns them.
+ */
+export interface PasskeyAssertion {
+  credential_id: string;
+  /** The registered credential's public key, as a JWK. */
+  public_key: Record<string, string>;
+  challenge: string;
+  authenticator_data: string;
+  client_data_json: string;
+  signature: string;
+  user_verified: boolean;
 }
 
 /** The agreement's status after a set of votes, and whether that status is final. */

@@ -18,6 +18,10 @@ export const agreementError = defineErrors({
   quorum_invalid: 'unprocessable',
   /** document.content_base64 is not base64, empty, or larger than 512 KiB (`detail.field`). */
   document_invalid: 'unprocessable',
+  /** The signer has a passkey: a signature needs their assertion over it (`detail.challenge`). */
+  passkey_assertion_required: 'unauthenticated',
+  /** The passkey assertion does not verify, or is by a credential that is not the signer's. */
+  passkey_assertion_invalid: 'unauthenticated',
   /** A signer's home region did not answer; nothing was created (retry). */
   signer_region_unavailable: 'unavailable',
 });

@@ -9,6 +9,7 @@ import { AgreementReader, AgreementsController, MultiPartyAgreementsController }
 import { AgreementsRepository } from './agreements.repository';
 import { AgreementsRpcHandlers } from './agreements-rpc.handlers';
 import { CreateAgreement } from './create-agreement.use-case';
+import { SignerPasskeys } from './signer-passkeys';
 import { WithdrawAgreement } from './withdraw-agreement.use-case';
 
 /** Agree: multi-party agreements, their signers' signing sessions, quorum and receipts, cross-border signing. */
@@ -22,6 +23,7 @@ import { WithdrawAgreement } from './withdraw-agreement.use-case';
     AgreementReader,
     CreateAgreement,
     WithdrawAgreement,
+    SignerPasskeys,
   ],
 })
 export class AgreementsModule {}

@@ -217,6 +217,18 @@ export class AgreementsRepository {
     return toAgreement(rows[0]!);
   }
 
+  /**
+   * Writes a change of the agreement into the history of every collaboration holding it, in the
+   * caller's transaction (the agreement's row lock orders it against attaching).
+   */
+  async addCollaborationEvent(manager: EntityManager, agreementId: string, type: string, actor: string, at: Date): Promise<void> {
+    await manager.query(
+      `INSERT INTO gateway.collaboration_events (collaboration_id, type, actor, subject, created_at)
+       SELECT collaboration_id, $2, $3, $1, $4 FROM gateway.collaboration_agreements WHERE agreement_id = $1 ORDER BY collaboration_id`,
+      [agreementId, type, actor, at],
+    );
+  }
+
   /** The signing session this region opened for a party of an agreement homed elsewhere. */
   async findRemoteSigning(agreementId: string, partyId: string, manager: EntityManager = this.dataSource.manager): Promise<{ sessionTokenSha256: string; decisionUrl: string } | undefined> {
     const rows: Array<{ session_token_sha256: string; decision_url: string }> = await manager.query(

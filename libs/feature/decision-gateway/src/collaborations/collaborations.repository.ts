@@ -207,10 +207,26 @@ export class CollaborationsRepository {
     return rows.length > 0;
   }
 
-  /** Whether the agreement is one of the application's own. */
-  async agreementOf(applicationId: string, agreementId: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM gateway.agreements WHERE id = $1 AND application_id = $2`, [agreementId, applicationId]);
-    return rows.length > 0;
+  /**
+   * The application's own agreement, share-locked until the transaction ends (a vote or decision
+   * on it, which writes into the histories of the collaborations holding it, waits for the
+   * attachment, so no change falls between the history written at attachment and the next).
+   */
+  async agreementOf(applicationId: string, agreementId: string, manager: EntityManager): Promise<{ createdAt: Date; status: string; decidedAt: Date | null } | undefined> {
+    const rows: Array<{ created_at: Date; status: string; decided_at: Date | null }> = await manager.query(
+      `SELECT created_at, status, decided_at FROM gateway.agreements WHERE id = $1 AND application_id = $2 FOR SHARE`,
+      [agreementId, applicationId],
+    );
+    return rows[0] ? { createdAt: rows[0].created_at, status: rows[0].status, decidedAt: rows[0].decided_at } : undefined;
+  }
+
+  /** The outcomes the agreement's parties gave so far, in the order they answered. */
+  async partyOutcomes(manager: EntityManager, agreementId: string): Promise<Array<{ partyId: string; outcome: string; decidedAt: Date }>> {
+    const rows: Array<{ id: string; outcome: string; decided_at: Date }> = await manager.query(
+      `SELECT id, outcome, decided_at FROM gateway.agreement_parties WHERE agreement_id = $1 AND outcome IS NOT NULL ORDER BY decided_at, position`,
+      [agreementId],
+    );
+    return rows.map((r) => ({ partyId: r.id, outcome: r.outcome, decidedAt: r.decided_at }));
   }
 
   async addEvent(manager: EntityManager, collaborationId: string, type: string, actor: string, subject: string | null, at: Date): Promise<void> {

@@ -29,6 +29,9 @@ export function checkedSeq(value: string): string {
  * invitation answered by the invited party itself, agreements attached by the owner or members,
  * every change written to the collaboration's history in the same transaction.
  */
+/** The history entry of an agreement's final status. */
+const DECIDED_EVENTS: Readonly<Record<string, string>> = { active: 'agreement.activated', declined: 'agreement.declined', expired: 'agreement.expired', withdrawn: 'agreement.withdrawn' };
+
 @Injectable()
 export class CollaborationsService {
   constructor(
@@ -128,12 +131,20 @@ export class CollaborationsService {
     if (!canAttach(caller)) throw collaborationError('collaboration_role_forbidden', 'A viewer cannot attach agreements', { role: caller.role });
     const now = this.clock.now();
     await this.collaborations.transaction(async (manager) => {
-      if (!(await this.collaborations.agreementOf(principal.applicationId, agreementId, manager))) {
+      const agreement = await this.collaborations.agreementOf(principal.applicationId, agreementId, manager);
+      if (!agreement) {
         throw collaborationError('collaboration_agreement_not_found', 'The agreement is not one of your application’s agreements', { field: 'agreement_id' });
       }
       if (!(await this.collaborations.attach(manager, id, agreementId, principal.applicationId, now))) {
         throw collaborationError('collaboration_agreement_attached', 'The agreement is already attached to this collaboration');
       }
+      // The agreement's history so far, at the times it happened; later changes are written as they happen.
+      await this.collaborations.addEvent(manager, id, 'agreement.created', principal.applicationId, agreementId, agreement.createdAt);
+      for (const answer of await this.collaborations.partyOutcomes(manager, agreementId)) {
+        await this.collaborations.addEvent(manager, id, `signature.${answer.outcome}`, answer.partyId, agreementId, answer.decidedAt);
+      }
+      const final = DECIDED_EVENTS[agreement.status];
+      if (final && agreement.decidedAt) await this.collaborations.addEvent(manager, id, final, agreement.status === 'withdrawn' ? principal.applicationId : agreementId, agreementId, agreement.decidedAt);
       await this.collaborations.addEvent(manager, id, 'agreement.attached', principal.applicationId, agreementId, now);
       await this.collaborations.touch(manager, id, now);
     });

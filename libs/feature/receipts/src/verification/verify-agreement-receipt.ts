@@ -1,4 +1,4 @@
-import { createHash, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { canonicalJson, verifyCompactJws } from '@svc/crypto';
 import { isDomainError } from '@svc/errors';
 import { parseEd25519Jwks } from './ed25519-jwks';
@@ -21,10 +21,12 @@ export type AgreementReceiptFailure =
   /** A signature is about another agreement, document or quorum, a party answers twice, or the status disagrees with the signatures. */
   | 'inconsistent'
   /** The document given does not have the receipt's digest. */
-  | 'document_mismatch';
+  | 'document_mismatch'
+  /** A signer's bound passkey assertion does not verify against its credential key, challenge or relying party. */
+  | 'bad_passkey_assertion';
 
 export type AgreementReceiptVerification =
-  | { ok: true; agreementId: string; status: string; signed: number; required: number; answers: number; kids: string[] }
+  | { ok: true; agreementId: string; status: string; signed: number; required: number; answers: number; kids: string[]; passkeys: number }
   | { ok: false; failure: AgreementReceiptFailure; message: string };
 
 const RECEIPT_FIELDS = ['agreement_id', 'document_sha256', 'object', 'quorum', 'signatures', 'status'];
@@ -35,6 +37,67 @@ const fail = (failure: AgreementReceiptFailure, message: string): AgreementRecei
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const b64url = (value: unknown): Buffer | null => (typeof value === 'string' && /^[A-Za-z0-9_-]*$/.test(value) ? Buffer.from(value, 'base64url') : null);
+
+/** The challenge a signer's passkey signs for one signature (decision-gateway's `signatureChallenge`). */
+export function signatureChallenge(claims: { agreement_id: unknown; party_id: unknown; document_sha256: unknown; signer: unknown }): string {
+  const canonical = canonicalJson({ agreement_id: claims.agreement_id, party_id: claims.party_id, document_sha256: claims.document_sha256, signer: claims.signer, outcome: 'signed' });
+  return createHash('sha256').update(canonical).digest('base64url');
+}
+
+/**
+ * Checks a passkey assertion bound into a signature: the challenge is the one of this signature
+ * (recomputed from the claims), the client data is a `webauthn.get` over it from the issuer's
+ * origin, the authenticator data names the issuer's host as relying party with the user present,
+ * and the signature over `authenticator_data || SHA-256(client_data_json)` verifies with the bound
+ * credential public key. Returns why not, or null.
+ */
+export function passkeyAssertionProblem(claims: Record<string, unknown>): string | null {
+  const assertion = claims['passkey_assertion'];
+  if (!isObject(assertion)) return 'passkey_assertion is not an object';
+  if (claims['outcome'] !== 'signed' || claims['signer_authentication'] !== 'passkey') return 'a passkey assertion belongs to a signed outcome by passkey';
+  const challenge = signatureChallenge(claims as Parameters<typeof signatureChallenge>[0]);
+  if (assertion['challenge'] !== challenge) return 'the assertion challenge is not this signature';
+  let origin: URL;
+  try {
+    origin = new URL(String(claims['iss']));
+  } catch {
+    return 'the signature has no issuer origin';
+  }
+  const clientDataBytes = b64url(assertion['client_data_json']);
+  const authenticatorData = b64url(assertion['authenticator_data']);
+  const signature = b64url(assertion['signature']);
+  if (!clientDataBytes || !authenticatorData || !signature || authenticatorData.length < 37) return 'the assertion bytes are not base64url';
+  let clientData: unknown;
+  try {
+    clientData = JSON.parse(clientDataBytes.toString('utf8'));
+  } catch {
+    return 'client_data_json is not JSON';
+  }
+  if (!isObject(clientData) || clientData.type !== 'webauthn.get' || clientData.challenge !== challenge || clientData.origin !== origin.origin) {
+    return 'the client data is not a webauthn.get over this signature from the issuer origin';
+  }
+  if (!authenticatorData.subarray(0, 32).equals(createHash('sha256').update(origin.hostname).digest())) return 'the authenticator data names another relying party';
+  if ((authenticatorData[32]! & 0x01) === 0) return 'the authenticator data does not show the user present';
+  const jwk = assertion['public_key'];
+  if (!isObject(jwk)) return 'the assertion has no credential public key';
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+  } catch {
+    return 'the credential public key is not a JWK';
+  }
+  const signed = Buffer.concat([authenticatorData, createHash('sha256').update(clientDataBytes).digest()]);
+  const hash = jwk.kty === 'OKP' ? null : jwk.crv === 'P-384' ? 'sha384' : jwk.crv === 'P-521' ? 'sha512' : 'sha256';
+  let valid = false;
+  try {
+    valid = verifySignature(hash, signed, jwk.kty === 'EC' ? { key, dsaEncoding: 'der' } : key, signature);
+  } catch {
+    valid = false;
+  }
+  return valid ? null : 'the assertion signature does not verify with the credential key';
 }
 
 /**
@@ -49,7 +112,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * 3. every signature names this agreement, this document digest and this quorum, each party at
  *    most once, and the `status` agrees with the count of `signed` outcomes: `active` needs the
  *    quorum, `pending` / `partially_signed` must be short of it (`inconsistent`);
- * 4. with a document, its SHA-256 must be the receipt's (`document_mismatch`).
+ * 4. with a document, its SHA-256 must be the receipt's (`document_mismatch`);
+ * 5. a signature with the signer's passkey assertion bound in (`signer_authentication: passkey`)
+ *    must carry one that verifies ({@link passkeyAssertionProblem}, `bad_passkey_assertion`).
  */
 export async function verifyAgreementReceipt(receiptText: string, jwksTexts: readonly string[], documentBytes?: Buffer): Promise<AgreementReceiptVerification> {
   let receipt: unknown;
@@ -94,6 +159,7 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
   const parties = new Set<string>();
   const kids = new Set<string>();
   let signed = 0;
+  let passkeys = 0;
   for (const [index, jws] of (signatures as string[]).entries()) {
     let claims: Record<string, unknown>;
     try {
@@ -110,11 +176,16 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
     if (!isObject(claimedQuorum) || claimedQuorum.type !== quorum.type || claimedQuorum.required !== quorum.required) return fail('inconsistent', `signatures[${index}] names another quorum`);
     if (typeof claims['party_id'] !== 'string' || parties.has(claims['party_id'])) return fail('inconsistent', `signatures[${index}] repeats a party or names none`);
     if (typeof claims['outcome'] !== 'string' || !OUTCOMES.includes(claims['outcome'])) return fail('inconsistent', `signatures[${index}] has no signing outcome`);
+    if (claims['signer_authentication'] === 'passkey' || claims['passkey_assertion'] !== undefined) {
+      const problem = passkeyAssertionProblem(claims);
+      if (problem) return fail('bad_passkey_assertion', `signatures[${index}]: ${problem}`);
+      passkeys += 1;
+    }
     parties.add(claims['party_id']);
     if (claims['outcome'] === 'signed') signed += 1;
   }
   if (status === 'active' && signed < quorum.required) return fail('inconsistent', `status active needs ${quorum.required} signatures; the receipt holds ${signed}`);
   if ((status === 'pending' || status === 'partially_signed') && signed >= quorum.required) return fail('inconsistent', `status ${status} with the quorum of signatures reached`);
   if (documentBytes !== undefined && createHash('sha256').update(documentBytes).digest('hex') !== digest) return fail('document_mismatch', 'the document does not have the digest the parties signed');
-  return { ok: true, agreementId, status, signed, required: quorum.required, answers: signatures.length, kids: [...kids] };
+  return { ok: true, agreementId, status, signed, required: quorum.required, answers: signatures.length, kids: [...kids], passkeys };
 }
