@@ -30,9 +30,10 @@ verify-agreement verifies an agreement's receipt (GET /api/v1/agreements/{id}/re
 its parties' signatures, each against the JWKS of the region where the party signed (give one
 --jwks per region), the exact canonical bytes (any changed byte fails), that every signature names
 the agreement, its document digest and quorum, and that the status agrees with the signatures;
+each amendment replaces the document in force and is adopted only by the quorum of its own votes;
 a signature that binds the signer's passkey assertion must carry one that verifies (its challenge
 is this signature, from the issuer's origin and relying party, signed by the bound credential key);
-with --document, that the document has the signed digest.
+with --document, that the document has the signed digest or that of the adopted amendment in force.
 
 Exit codes: 0 valid, 1 bad_signature, 2 usage, 3 not_a_receipt, 4 schema_invalid, 5 unknown_kid,
 6 jwks_invalid, 7 not_canonical, 8 inconsistent, 9 document_mismatch, 10 bad_passkey_assertion,
@@ -92,7 +93,7 @@ export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
 
 /**
  * `svc-receipt verify-agreement <receipt.json> --jwks <jwks.json> [--jwks …] [--document <file>]`:
- * prints `{"valid":true,"agreement_id","status","signed","required","answers","kids","passkeys"}` and exits
+ * prints `{"valid":true,"agreement_id","status","signed","required","answers","kids","passkeys","amendments","document_sha256"}` (the document in force) and exits
  * 0, or `{"valid":false,"failure","message"}` with {@link EXIT_CODES}.
  */
 async function runVerifyAgreement(args: readonly string[]): Promise<CliOutcome> {
@@ -132,7 +133,7 @@ async function runVerifyAgreement(args: readonly string[]): Promise<CliOutcome> 
   if (result.ok) {
     return {
       code: EXIT_CODES.ok,
-      stdout: JSON.stringify({ valid: true, agreement_id: result.agreementId, status: result.status, signed: result.signed, required: result.required, answers: result.answers, kids: result.kids, passkeys: result.passkeys }),
+      stdout: JSON.stringify({ valid: true, agreement_id: result.agreementId, status: result.status, signed: result.signed, required: result.required, answers: result.answers, kids: result.kids, passkeys: result.passkeys, amendments: result.amendments, document_sha256: result.documentSha256 }),
     };
   }
   return {

@@ -40,6 +40,8 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/decisions/{session_token}/revoke': 'needs a session decided by a person on the hosted page',
   'POST /api/v1/decisions/consent_tokens/verify': 'needs a consent token issued by a session decided by a person on the hosted page',
   'POST /api/v1/mailing_audiences': 'checks the list with the mailing provider (Mailchimp, Brevo) over the network at creation',
+  'POST /api/v1/agreements/{agreement_id}/amendments': 'needs an active agreement, signed by its parties on their signing pages: test/e2e/agree/agreement.e2e-spec.ts',
+  'POST /api/v1/multi_party_agreements/{agreement_id}/amendments': 'needs an active agreement, signed by its parties on their signing pages: test/e2e/agree/agreement.e2e-spec.ts',
   'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/accept': 'answered by the invited application or person, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
   'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/decline': 'answered by the invited application or person, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
   'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/revoke': 'needs a member who accepted, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',

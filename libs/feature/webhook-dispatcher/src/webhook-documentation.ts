@@ -24,6 +24,8 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'agreement.declined': 'A multi-party agreement can no longer reach its quorum',
   'agreement.expired': 'A multi-party agreement passed its deadline before its quorum',
   'agreement.withdrawn': 'The application withdrew a multi-party agreement before its outcome',
+  'agreement.amended': 'The parties adopted an amendment of an active agreement by its quorum (once): its document is now the amendment’s',
+  'agreement.amendment_rejected': 'An amendment of an active agreement can no longer reach its quorum (declined, countered or expired); the agreement keeps its document',
   'delegation.offered': 'A person offered a delegation grant to another person (or an operator created one on reviewed evidence)',
   'delegation.accepted': 'The delegate accepted a delegation grant',
   'delegation.revoked': 'A delegation grant was revoked by the principal or the delegate',

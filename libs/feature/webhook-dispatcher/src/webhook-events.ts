@@ -20,6 +20,8 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'agreement.declined',
   'agreement.expired',
   'agreement.withdrawn',
+  'agreement.amended',
+  'agreement.amendment_rejected',
   'delegation.offered',
   'delegation.accepted',
   'delegation.revoked',

@@ -36,6 +36,7 @@ export const ID_FORMATS = {
   credential: { prefix: 'vcr', regional: true, random: () => randomBase32(24), body: /^[a-z2-7]{24}$/ },
   agreement: { prefix: 'agr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   agreement_party: { prefix: 'pty', regional: false, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  agreement_amendment: { prefix: 'amd', regional: false, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   collaboration: { prefix: 'col', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   change_request: { prefix: 'chg', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   clean_room: { prefix: 'clr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },

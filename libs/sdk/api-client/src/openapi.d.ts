@@ -468,6 +468,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/agreements/{agreement_id}/amendments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The amendments of an agreement, oldest first, each with its status and its parties’ votes */
+        get: operations["Agreements_listAmendments"];
+        put?: never;
+        /** Propose an amendment of an active agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended) */
+        post: operations["Agreements_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agreements/{agreement_id}/amendments/{amendment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an amendment: its document, status and each party’s vote and receipt */
+        get: operations["Agreements_getAmendment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agreements/{agreement_id}/receipt": {
         parameters: {
             query?: never;
@@ -2521,6 +2556,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/multi_party_agreements/{agreement_id}/amendments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The amendments of an multi-party agreement, oldest first, each with its status and its parties’ votes */
+        get: operations["MultiPartyAgreements_listAmendments"];
+        put?: never;
+        /** Propose an amendment of an active multi-party agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended) */
+        post: operations["MultiPartyAgreements_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/multi_party_agreements/{agreement_id}/amendments/{amendment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an amendment: its document, status and each party’s vote and receipt */
+        get: operations["MultiPartyAgreements_getAmendment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/multi_party_agreements/{agreement_id}/receipt": {
         parameters: {
             query?: never;
@@ -3675,6 +3745,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "agreement.amended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The parties adopted an amendment of an active agreement by its quorum (once): its document is now the amendment’s */
+        post: operations["webhook_agreement_amended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.amendment_rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An amendment of an active agreement can no longer reach its quorum (declined, countered or expired); the agreement keeps its document */
+        post: operations["webhook_agreement_amendment_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "agreement.declined": {
         parameters: {
             query?: never;
@@ -4220,6 +4324,7 @@ export interface components {
             status: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
             quorum: components["schemas"]["AgreementReceiptQuorumResponse"];
             signatures: string[];
+            amendments?: components["schemas"]["AmendmentReceiptResponse"][];
         } & {
             [key: string]: unknown;
         };
@@ -4233,6 +4338,8 @@ export interface components {
             document: components["schemas"]["AgreementDocumentResponse"];
             quorum: components["schemas"]["AgreementQuorumResponse"];
             parties: components["schemas"]["AgreementPartyResponse"][];
+            current_document_sha256: string;
+            amendments: number;
             deadline: string;
             created_at: string;
             decided_at: string | null;
@@ -4251,6 +4358,45 @@ export interface components {
         AllowedOriginResponse: {
             origin: string;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AmendmentPartyResponse: {
+            party_id: string;
+            role: string;
+            decision_url: string;
+            /** @enum {string|null} */
+            outcome: "signed" | "declined" | "expired" | "countered" | null;
+            receipt_jws: string | null;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        AmendmentReceiptResponse: {
+            amendment_id: string;
+            number: number;
+            previous_document_sha256: string;
+            document_sha256: string;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "adopted" | "rejected" | "expired";
+            signatures: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        AmendmentResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "agreement_amendment";
+            agreement_id: string;
+            number: number;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "adopted" | "rejected" | "expired";
+            document: components["schemas"]["AgreementDocumentResponse"];
+            previous_document_sha256: string;
+            parties: components["schemas"]["AmendmentPartyResponse"][];
+            deadline: string;
+            created_at: string;
+            decided_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -6342,6 +6488,10 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ProposeAmendmentBody: {
+            document: components["schemas"]["AgreementDocumentInput"];
+            ttl_seconds?: number;
+        };
         ProposeAuthorityBody: {
             agent_id: string;
             scope_bounds?: components["schemas"]["ScopeBoundsBody"];
@@ -7216,6 +7366,9 @@ export interface components {
             parties: number;
             /** Format: date-time */
             decided_at?: string;
+            amendment_id: string;
+            amendment_number: number;
+            previous_document_sha256: string;
         } & {
             [key: string]: unknown;
         };
@@ -7364,6 +7517,7 @@ export interface components {
             party_id: string;
             receipt_jws: string;
             document_sha256: string;
+            amendment_id: string;
         } & {
             [key: string]: unknown;
         };
@@ -7457,7 +7611,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "amendment_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -7476,7 +7630,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "agreement_not_active" | "already_voted" | "amendment_decided" | "amendment_open" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -9038,6 +9192,8 @@ export interface operations {
                      *               "decided_at": "2026-11-25T09:30:00.000Z"
                      *             }
                      *           ],
+                     *           "current_document_sha256": "current document sha256",
+                     *           "amendments": 1,
                      *           "deadline": "deadline",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "decided_at": "2026-11-25T09:30:00.000Z",
@@ -9134,6 +9290,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -9202,6 +9360,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -9209,6 +9369,220 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_listAmendments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agreement_amendment",
+                     *           "agreement_id": "agreement id",
+                     *           "number": 1,
+                     *           "status": "pending",
+                     *           "document": {
+                     *             "sha256": "sha256",
+                     *             "media_type": "media type",
+                     *             "size_bytes": 1
+                     *           },
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "parties": [
+                     *             {
+                     *               "party_id": "party id",
+                     *               "role": "role",
+                     *               "decision_url": "https://shop.example.com/hooks/consent",
+                     *               "outcome": "signed",
+                     *               "receipt_jws": "receipt jws",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AmendmentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": {
+                 *         "media_type": "text/plain",
+                 *         "content_base64": "qQ9/++"
+                 *       },
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeAmendmentBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_getAmendment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example amendment id */
+                amendment_id: string;
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
                 };
             };
             401: components["responses"]["Error401"];
@@ -9251,6 +9625,18 @@ export interface operations {
                      *       },
                      *       "signatures": [
                      *         "signature"
+                     *       ],
+                     *       "amendments": [
+                     *         {
+                     *           "amendment_id": "amendment id",
+                     *           "number": 1,
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "document_sha256": "document sha256",
+                     *           "status": "pending",
+                     *           "signatures": [
+                     *             "signature"
+                     *           ]
+                     *         }
                      *       ]
                      *     }
                      */
@@ -9316,6 +9702,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -18752,6 +19140,8 @@ export interface operations {
                      *               "decided_at": "2026-11-25T09:30:00.000Z"
                      *             }
                      *           ],
+                     *           "current_document_sha256": "current document sha256",
+                     *           "amendments": 1,
                      *           "deadline": "deadline",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "decided_at": "2026-11-25T09:30:00.000Z",
@@ -18848,6 +19238,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -18916,6 +19308,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -18923,6 +19317,220 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_listAmendments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agreement_amendment",
+                     *           "agreement_id": "agreement id",
+                     *           "number": 1,
+                     *           "status": "pending",
+                     *           "document": {
+                     *             "sha256": "sha256",
+                     *             "media_type": "media type",
+                     *             "size_bytes": 1
+                     *           },
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "parties": [
+                     *             {
+                     *               "party_id": "party id",
+                     *               "role": "role",
+                     *               "decision_url": "https://shop.example.com/hooks/consent",
+                     *               "outcome": "signed",
+                     *               "receipt_jws": "receipt jws",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AmendmentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": {
+                 *         "media_type": "text/plain",
+                 *         "content_base64": "qQ9/++"
+                 *       },
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeAmendmentBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_getAmendment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example amendment id */
+                amendment_id: string;
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
                 };
             };
             401: components["responses"]["Error401"];
@@ -18965,6 +19573,18 @@ export interface operations {
                      *       },
                      *       "signatures": [
                      *         "signature"
+                     *       ],
+                     *       "amendments": [
+                     *         {
+                     *           "amendment_id": "amendment id",
+                     *           "number": 1,
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "document_sha256": "document sha256",
+                     *           "status": "pending",
+                     *           "signatures": [
+                     *             "signature"
+                     *           ]
+                     *         }
                      *       ]
                      *     }
                      */
@@ -19030,6 +19650,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -23079,13 +23701,168 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
                 "application/json": {
                     /** @constant */
                     event: "agreement.activated";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_amended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.amended",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.amended";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_amendment_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.amendment_rejected",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.amendment_rejected";
                     /** @description The event id (`X-Svc-Event-ID`) */
                     id: string;
                     /** Format: date-time */
@@ -23152,7 +23929,10 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
@@ -23225,7 +24005,10 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
@@ -23298,7 +24081,10 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
@@ -24405,7 +25191,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */
@@ -24483,7 +25270,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */
@@ -24561,7 +25349,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */
@@ -24639,7 +25428,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */

@@ -6,6 +6,14 @@ export const agreementError = defineErrors({
   agreement_not_found: 'not_found',
   /** The agreement already reached its outcome (`detail.status`): a vote or a withdrawal comes too late. */
   agreement_decided: 'conflict',
+  /** No such amendment of this agreement. */
+  amendment_not_found: 'not_found',
+  /** The amendment already reached its outcome (`detail.status`): a vote comes too late. */
+  amendment_decided: 'conflict',
+  /** Only an active agreement can be amended (`detail.status`). */
+  agreement_not_active: 'conflict',
+  /** Another amendment of the agreement is still open (`detail.amendment_id`). */
+  amendment_open: 'conflict',
   /** This party already answered (`detail.party_id`). */
   party_already_answered: 'conflict',
   /** A party names no person homed in its region (`detail.field`). */

@@ -73,6 +73,7 @@ export class CreateAgreement {
       createdAt: now,
       updatedAt: now,
       decidedAt: null,
+      currentDocumentSha256: null,
     };
     const parties: AgreementParty[] = body.parties.map((party, position) => ({
       id: newId('agreement_party'),
@@ -126,7 +127,8 @@ export class CreateAgreement {
     return { agreement, parties };
   }
 
-  private async openElsewhere(region: string, request: Parameters<AgreementSigning['openSession']>[1], position: number): Promise<string> {
+  /** Opens a party's signing session in the signer's home region (another one); its URL. */
+  async openElsewhere(region: string, request: Parameters<AgreementSigning['openSession']>[1], position: number): Promise<string> {
     try {
       const reply = await this.rpc.inRegion(region).call('gateway.open_agreement_signing', {
         agreementId: request.agreementId,
@@ -141,6 +143,7 @@ export class CreateAgreement {
         quorumType: request.quorumType,
         required: request.required,
         deadline: timestampFromDate(request.deadline),
+        amendmentId: request.amendmentId ?? '',
       });
       return reply.decisionUrl;
     } catch (error) {

@@ -16,11 +16,14 @@ export interface SignatureChallengeInput {
   party_id: string;
   document_sha256: string;
   signer: string;
+  /** A vote on an amendment (`amd_…`). */
+  amendment_id?: string;
 }
 
 /**
  * The challenge a signer's passkey signs for one signature: base64url of the SHA-256 of the RFC
- * 8785 canonical JSON of `{agreement_id, party_id, document_sha256, signer, outcome: "signed"}`.
+ * 8785 canonical JSON of `{agreement_id, party_id, document_sha256, signer, outcome: "signed"}`
+ * (and `amendment_id` for a vote on an amendment).
  * It is derived, not random, so an offline verifier recomputes it from the receipt's own claims;
  * it names exactly one party of one agreement over one document, which can be signed once.
  */
@@ -31,6 +34,7 @@ export function signatureChallenge(input: SignatureChallengeInput): string {
     document_sha256: input.document_sha256,
     signer: input.signer,
     outcome: 'signed',
+    ...(input.amendment_id ? { amendment_id: input.amendment_id } : {}),
   });
   return createHash('sha256').update(canonical).digest('base64url');
 }

@@ -14,6 +14,7 @@ import { CreateAgreements1807000000000 } from './1807000000000-create-agreements
 import { CreateComply1804000000000 } from './1804000000000-create-comply';
 import { CreateCollaborations1809000000000 } from './1809000000000-create-collaborations';
 import { DropAgreementIdempotencyKey1810000000000 } from './1810000000000-drop-agreement-idempotency-key';
+import { CreateAgreementAmendments1810000000001 } from './1810000000001-create-agreement-amendments';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -33,5 +34,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateComply1804000000000,
     CreateCollaborations1809000000000,
     DropAgreementIdempotencyKey1810000000000,
+    CreateAgreementAmendments1810000000001,
   ],
 };

@@ -49,6 +49,8 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
       answers: 2,
       kids: ['oap-us-v1', 'oap-eu-v1'],
       passkeys: 0,
+      documentSha256: DIGEST,
+      amendments: 0,
     });
   });
 
@@ -125,6 +127,31 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
       ['on a declined outcome', () => assertion(challenge), { outcome: 'declined' }],
     ])('refuses an assertion %s', async (_name, build, extra) => {
       await expect(verifyAgreementReceipt(await signedWith(build(), extra), jwks)).resolves.toMatchObject({ ok: false, failure: 'bad_passkey_assertion' });
+    });
+  });
+
+  describe('amendments: the chain of documents in the receipt', () => {
+    const AMENDED = createHash('sha256').update('The parties agree, amended.\n').digest('hex');
+    const AMENDMENT = 'amd_abcdefghijklmnopqrst';
+    const vote = (key: ActiveSigningKey, party: string, outcome: string, overrides: Record<string, unknown> = {}) =>
+      partyReceipt(key, party, outcome, { amendment_id: AMENDMENT, document_sha256: AMENDED, ...overrides });
+    const withAmendment = async (amendment: Record<string, unknown>) =>
+      receiptText('active', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')], {
+        amendments: [{ amendment_id: AMENDMENT, number: 1, previous_document_sha256: DIGEST, document_sha256: AMENDED, status: 'adopted', ...amendment }],
+      });
+
+    it('accepts an amendment adopted by the quorum of its own votes; the amended document is the one in force', async () => {
+      const text = await withAmendment({ signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await vote(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')] });
+      await expect(verifyAgreementReceipt(text, jwks, Buffer.from('The parties agree, amended.\n'))).resolves.toMatchObject({ ok: true, amendments: 1, documentSha256: AMENDED });
+    });
+
+    it.each([
+      ['adopted short of the quorum', async () => withAmendment({ signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await vote(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'declined')] }), 'inconsistent'],
+      ['a vote on another amendment', async () => withAmendment({ status: 'partially_signed', signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { amendment_id: 'amd_bbbbbbbbbbbbbbbbbbbb' })] }), 'inconsistent'],
+      ['a vote over the original document', async () => withAmendment({ status: 'partially_signed', signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { document_sha256: DIGEST })] }), 'inconsistent'],
+      ['a break in the chain of documents', async () => withAmendment({ status: 'rejected', previous_document_sha256: '1'.repeat(64), signatures: [] }), 'inconsistent'],
+    ])('refuses %s', async (_name, build, failure) => {
+      await expect(verifyAgreementReceipt(await build(), jwks)).resolves.toMatchObject({ ok: false, failure });
     });
   });
 });

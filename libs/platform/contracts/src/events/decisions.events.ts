@@ -28,4 +28,6 @@ export const DECISIONS_EVENTS = {
   'agreement.declined': { schema: AgreementDecidedSchema, version: 1 },
   'agreement.expired': { schema: AgreementDecidedSchema, version: 1 },
   'agreement.withdrawn': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.amended': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.amendment_rejected': { schema: AgreementDecidedSchema, version: 1 },
 } as const;
