@@ -1,5 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { http } from '@svc/testing';
+import { http, waitFor } from '@svc/testing';
 import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
 import { startRegions, type TestRegions } from '../support/regions';
 
@@ -19,6 +21,8 @@ describe('Agree: collaborations', () => {
   let alice: string;
   let bob: string;
   const cookies = new Map<string, string>();
+  let receiver: Server;
+  const hooks: Array<{ event: string; data: Record<string, unknown> }> = [];
 
   async function signUp(email: string, name: string): Promise<string> {
     const base = stack.url.us;
@@ -67,7 +71,24 @@ describe('Agree: collaborations', () => {
   beforeAll(async () => {
     mail = await startMailDev();
     stack = await startRegions('collab', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hooks.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; data: Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     owner = await application('e2e-collab-owner');
+    const subscription = await http('POST', `${stack.url.us}/api/v1/applications/${owner.id}/webhook_subscriptions`, {
+      headers: owner.auth,
+      json: {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+        events: ['collaboration.member_invited', 'collaboration.member_accepted', 'collaboration.member_declined', 'collaboration.member_revoked'],
+      },
+    });
+    expect(subscription.status).toBe(201);
     partner = await application('e2e-collab-partner');
     outsider = await application('e2e-collab-outsider');
     alice = await signUp('alice.collab@example.test', 'Alice');
@@ -77,6 +98,8 @@ describe('Agree: collaborations', () => {
   afterAll(async () => {
     await stack?.close();
     await mail?.stop();
+    receiver?.closeAllConnections();
+    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
   });
 
   it('an owner creates a collaboration, invites an application that accepts, attaches an agreement; members list it with its history; another application gets 404', async () => {
@@ -172,6 +195,20 @@ describe('Agree: collaborations', () => {
     expect((await call('POST', `/api/v1/collaborations/${col}/members/${owner.id}/revoke`, owner)).status).toBe(409);
     expect((await call('POST', `/api/v1/collaborations/${col}/members/${partner.id}/revoke`, owner)).body).toMatchObject({ status: 'revoked' });
     expect((await call('GET', `/api/v1/collaborations/${col}`, partner)).status).toBe(404);
+
+    // Every membership change reached the owner as a webhook, once, naming who made it.
+    const changes = () => hooks.filter((h) => h.data.collaboration_id === col).map((h) => [h.event, h.data.party_id, h.data.actor]);
+    await waitFor(() => changes().length >= 4, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(changes()).toHaveLength(4);
+    expect(changes()).toEqual(
+      expect.arrayContaining([
+        ['collaboration.member_invited', partner.id, owner.id],
+        ['collaboration.member_accepted', partner.id, partner.id],
+        ['collaboration.member_invited', alice, owner.id],
+        ['collaboration.member_revoked', partner.id, owner.id],
+      ]),
+    );
   });
 
   it('lists collaborations and agreements page by page with cursors, filtered by status', async () => {

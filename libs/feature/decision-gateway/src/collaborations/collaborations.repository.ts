@@ -242,8 +242,9 @@ export class CollaborationsRepository {
   /** The collaboration's history, oldest first, keyset after seq. */
   async events(collaborationId: string, limit: number, afterSeq?: string): Promise<CollaborationEvent[]> {
     const rows: Array<{ seq: string; type: string; actor: string; subject: string | null; created_at: Date }> = await this.dataSource.query(
-      `SELECT seq::text AS seq, type, actor, subject, created_at FROM gateway.collaboration_events
-       WHERE collaboration_id = $1 AND ($3::bigint IS NULL OR seq > $3::bigint) ORDER BY seq LIMIT $2`,
+      // Ordered by the bigint column, not by the text alias (which would put '10' before '9').
+      `SELECT e.seq::text AS seq, e.type, e.actor, e.subject, e.created_at FROM gateway.collaboration_events e
+       WHERE e.collaboration_id = $1 AND ($3::bigint IS NULL OR e.seq > $3::bigint) ORDER BY e.seq LIMIT $2`,
       [collaborationId, limit, afterSeq ?? null],
     );
     return rows.map((r) => ({ seq: r.seq, type: r.type, actor: r.actor, subject: r.subject, createdAt: r.created_at }));
