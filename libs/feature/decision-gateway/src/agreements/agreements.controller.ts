@@ -37,10 +37,18 @@ export class AgreementReader {
     const rows = await this.agreements.list(applicationId, { status: query.status, multiParty, limit: limit + 1, after: after ? { createdAt: after.created_at, id: after.id } : undefined });
     const parties = await this.agreements.partiesOf(rows.map((a) => a.id));
     const documents = await this.agreements.documentsOf(rows.map((a) => a.documentSha256));
+    const amendments = await this.agreements.amendmentCounts(rows.map((a) => a.id));
     return toPage(
       rows,
       limit,
-      (a) => agreementView(a, parties.get(a.id) ?? [], documents.get(a.documentSha256) ?? { mediaType: 'application/octet-stream', sizeBytes: 0 }, this.config.publicBaseUrl),
+      (a) =>
+        agreementView(
+          a,
+          parties.get(a.id) ?? [],
+          documents.get(a.documentSha256) ?? { mediaType: 'application/octet-stream', sizeBytes: 0 },
+          this.config.publicBaseUrl,
+          amendments.get(a.id) ?? 0,
+        ),
       (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }),
     );
   }

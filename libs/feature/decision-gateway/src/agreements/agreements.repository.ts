@@ -299,6 +299,16 @@ export class AgreementsRepository {
     return rows.length > 0;
   }
 
+  /** How many amendments each agreement has. */
+  async amendmentCounts(agreementIds: string[]): Promise<Map<string, number>> {
+    if (agreementIds.length === 0) return new Map();
+    const rows: Array<{ agreement_id: string; count: string }> = await this.dataSource.query(
+      `SELECT agreement_id, count(*) AS count FROM gateway.agreement_amendments WHERE agreement_id = ANY($1::text[]) GROUP BY agreement_id`,
+      [agreementIds],
+    );
+    return new Map(rows.map((r) => [r.agreement_id, Number(r.count)]));
+  }
+
   async insertAmendment(manager: EntityManager, a: Amendment): Promise<void> {
     await manager.query(
       `INSERT INTO gateway.agreement_amendments (id, agreement_id, number, document_sha256, previous_document_sha256, status, deadline, created_at, updated_at)

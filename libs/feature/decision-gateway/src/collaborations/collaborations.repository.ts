@@ -220,6 +220,30 @@ export class CollaborationsRepository {
     return rows[0] ? { createdAt: rows[0].created_at, status: rows[0].status, decidedAt: rows[0].decided_at } : undefined;
   }
 
+  /** The agreement's amendments so far: each proposal, its parties' votes and its outcome, with their times. */
+  async amendmentHistory(manager: EntityManager, agreementId: string): Promise<Array<{ type: string; actor: string; at: Date }>> {
+    const amendments: Array<{ id: string; status: string; created_at: Date; decided_at: Date | null }> = await manager.query(
+      `SELECT id, status, created_at, decided_at FROM gateway.agreement_amendments WHERE agreement_id = $1 ORDER BY number`,
+      [agreementId],
+    );
+    const votes: Array<{ party_id: string; outcome: string; decided_at: Date }> = await manager.query(
+      `SELECT ap.party_id, ap.outcome, ap.decided_at FROM gateway.agreement_amendment_parties ap JOIN gateway.agreement_amendments a ON a.id = ap.amendment_id
+       WHERE a.agreement_id = $1 AND ap.outcome IS NOT NULL ORDER BY ap.decided_at`,
+      [agreementId],
+    );
+    const application: Array<{ application_id: string }> = await manager.query(`SELECT application_id FROM gateway.agreements WHERE id = $1`, [agreementId]);
+    const owner = application[0]?.application_id ?? agreementId;
+    return [
+      ...amendments.map((a) => ({ type: 'agreement.amendment_proposed', actor: owner, at: a.created_at })),
+      ...votes.map((v) => ({ type: `signature.${v.outcome}`, actor: v.party_id, at: v.decided_at })),
+      ...amendments.flatMap((a) =>
+        a.decided_at && a.status !== 'pending' && a.status !== 'partially_signed'
+          ? [{ type: a.status === 'adopted' ? 'agreement.amended' : 'agreement.amendment_rejected', actor: agreementId, at: a.decided_at }]
+          : [],
+      ),
+    ];
+  }
+
   /** The outcomes the agreement's parties gave so far, in the order they answered. */
   async partyOutcomes(manager: EntityManager, agreementId: string): Promise<Array<{ partyId: string; outcome: string; decidedAt: Date }>> {
     const rows: Array<{ id: string; outcome: string; decided_at: Date }> = await manager.query(

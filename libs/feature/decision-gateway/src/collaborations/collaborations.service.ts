@@ -156,13 +156,15 @@ export class CollaborationsService {
       if (!(await this.collaborations.attach(manager, id, agreementId, principal.applicationId, now))) {
         throw collaborationError('collaboration_agreement_attached', 'The agreement is already attached to this collaboration');
       }
-      // The agreement's history so far, at the times it happened; later changes are written as they happen.
-      await this.collaborations.addEvent(manager, id, 'agreement.created', principal.applicationId, agreementId, agreement.createdAt);
-      for (const answer of await this.collaborations.partyOutcomes(manager, agreementId)) {
-        await this.collaborations.addEvent(manager, id, `signature.${answer.outcome}`, answer.partyId, agreementId, answer.decidedAt);
-      }
+      // The agreement's history so far, in the order it happened; later changes are written as they happen.
+      const past: Array<{ type: string; actor: string; at: Date }> = [{ type: 'agreement.created', actor: principal.applicationId, at: agreement.createdAt }];
+      for (const answer of await this.collaborations.partyOutcomes(manager, agreementId)) past.push({ type: `signature.${answer.outcome}`, actor: answer.partyId, at: answer.decidedAt });
       const final = DECIDED_EVENTS[agreement.status];
-      if (final && agreement.decidedAt) await this.collaborations.addEvent(manager, id, final, agreement.status === 'withdrawn' ? principal.applicationId : agreementId, agreementId, agreement.decidedAt);
+      if (final && agreement.decidedAt) past.push({ type: final, actor: agreement.status === 'withdrawn' ? principal.applicationId : agreementId, at: agreement.decidedAt });
+      past.push(...(await this.collaborations.amendmentHistory(manager, agreementId)));
+      // A stable sort: events of one instant keep the order above (an answer before the decision it made).
+      past.sort((a, b) => a.at.getTime() - b.at.getTime());
+      for (const event of past) await this.collaborations.addEvent(manager, id, event.type, event.actor, agreementId, event.at);
       await this.collaborations.addEvent(manager, id, 'agreement.attached', principal.applicationId, agreementId, now);
       await this.collaborations.touch(manager, id, now);
     });
