@@ -254,7 +254,7 @@ describe('Agree: collaborations', () => {
     for (const id of agreements) expect(partnerIds).not.toContain(id);
   });
 
-  it('holds its agreements’ history: what happened before attaching, then each signature and the activation as they happen, page by page', async () => {
+  it('holds its agreements’ history: what happened before attaching, then each signature, the activation and an amendment as they happen, page by page', async () => {
     const col = (await call<{ id: string }>('POST', '/api/v1/collaborations', owner, { name: 'Signing room' })).body.id;
     const created = await call<{ id: string; parties: Array<{ id: string; decision_url: string }> }>('POST', '/api/v1/agreements', owner, {
       title: 'Lease',
@@ -270,6 +270,13 @@ describe('Agree: collaborations', () => {
     expect((await sign(aliceParty.decision_url, alice)).status).toBe(200);
     expect((await call('POST', `/api/v1/collaborations/${col}/agreements`, owner, { agreement_id: created.body.id })).status).toBe(201);
     expect((await sign(bobParty.decision_url, bob)).status).toBe(200);
+    // Amended: both parties sign the new document.
+    const amendment = await call<{ id: string; parties: Array<{ decision_url: string }> }>('POST', `/api/v1/agreements/${created.body.id}/amendments`, owner, {
+      document: { media_type: 'text/plain', content_base64: Buffer.from('Lease of the workshop and the yard.\n', 'utf8').toString('base64') },
+    });
+    expect(amendment.status).toBe(201);
+    expect((await sign(amendment.body.parties[0]!.decision_url, alice)).status).toBe(200);
+    expect((await sign(amendment.body.parties[1]!.decision_url, bob)).status).toBe(200);
 
     const entries: Array<{ type: string; actor: string; subject: string | null; created_at: string }> = [];
     let cursor: string | null = null;
@@ -287,6 +294,10 @@ describe('Agree: collaborations', () => {
       ['agreement.attached', owner.id, created.body.id],
       ['signature.signed', bobParty.id, created.body.id],
       ['agreement.activated', created.body.id, created.body.id],
+      ['agreement.amendment_proposed', owner.id, created.body.id],
+      ['signature.signed', aliceParty.id, created.body.id],
+      ['signature.signed', bobParty.id, created.body.id],
+      ['agreement.amended', created.body.id, created.body.id],
     ]);
     // Signers are named by their party ids, never by their person ids.
     expect(JSON.stringify(entries)).not.toContain(alice);

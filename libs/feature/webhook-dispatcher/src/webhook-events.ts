@@ -52,4 +52,4 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
  * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
  * other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'delegation.>', 'grant.revoked', 'authority.revoked', DELIVERY_FAILED_EVENT] as const;
+export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'collaboration.>', 'delegation.>', 'grant.revoked', 'authority.revoked', DELIVERY_FAILED_EVENT] as const;
