@@ -13,6 +13,7 @@ export const EXIT_CODES: Record<'ok' | 'usage' | ReceiptVerificationFailure | Ag
   not_canonical: 7,
   inconsistent: 8,
   document_mismatch: 9,
+  bad_passkey_assertion: 10,
 };
 
 export const USAGE =
@@ -29,10 +30,14 @@ verify-agreement verifies an agreement's receipt (GET /api/v1/agreements/{id}/re
 its parties' signatures, each against the JWKS of the region where the party signed (give one
 --jwks per region), the exact canonical bytes (any changed byte fails), that every signature names
 the agreement, its document digest and quorum, and that the status agrees with the signatures;
-with --document, that the document has the signed digest.
+each amendment replaces the document in force and is adopted only by the quorum of its own votes;
+a signature that binds the signer's passkey assertion must carry one that verifies (its challenge
+is this signature, from the issuer's origin and relying party, signed by the bound credential key);
+with --document, that the document has the signed digest or that of the adopted amendment in force.
 
 Exit codes: 0 valid, 1 bad_signature, 2 usage, 3 not_a_receipt, 4 schema_invalid, 5 unknown_kid,
-6 jwks_invalid, 7 not_canonical, 8 inconsistent, 9 document_mismatch, 70 internal error.`;
+6 jwks_invalid, 7 not_canonical, 8 inconsistent, 9 document_mismatch, 10 bad_passkey_assertion,
+70 internal error.`;
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
 
@@ -88,7 +93,7 @@ export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
 
 /**
  * `svc-receipt verify-agreement <receipt.json> --jwks <jwks.json> [--jwks …] [--document <file>]`:
- * prints `{"valid":true,"agreement_id","status","signed","required","answers","kids"}` and exits
+ * prints `{"valid":true,"agreement_id","status","signed","required","answers","kids","passkeys","amendments","document_sha256"}` (the document in force) and exits
  * 0, or `{"valid":false,"failure","message"}` with {@link EXIT_CODES}.
  */
 async function runVerifyAgreement(args: readonly string[]): Promise<CliOutcome> {
@@ -128,7 +133,7 @@ async function runVerifyAgreement(args: readonly string[]): Promise<CliOutcome> 
   if (result.ok) {
     return {
       code: EXIT_CODES.ok,
-      stdout: JSON.stringify({ valid: true, agreement_id: result.agreementId, status: result.status, signed: result.signed, required: result.required, answers: result.answers, kids: result.kids }),
+      stdout: JSON.stringify({ valid: true, agreement_id: result.agreementId, status: result.status, signed: result.signed, required: result.required, answers: result.answers, kids: result.kids, passkeys: result.passkeys, amendments: result.amendments, document_sha256: result.documentSha256 }),
     };
   }
   return {

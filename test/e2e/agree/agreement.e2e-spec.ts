@@ -98,7 +98,18 @@ describe('Agree: a three-party agreement signed across regions', () => {
     const app = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'e2e-agree', environment: 'development' }));
     auth = { authorization: `Bearer ${app.apiToken}` };
     const port = (receiver.address() as AddressInfo).port;
-    const events = ['signature.signed', 'signature.declined', 'signature.expired', 'signature.countered', 'agreement.activated', 'agreement.declined', 'agreement.expired', 'agreement.withdrawn'];
+    const events = [
+      'signature.signed',
+      'signature.declined',
+      'signature.expired',
+      'signature.countered',
+      'agreement.activated',
+      'agreement.declined',
+      'agreement.expired',
+      'agreement.withdrawn',
+      'agreement.amended',
+      'agreement.amendment_rejected',
+    ];
     const sub = await http('POST', `${stack.url.us}/api/v1/applications/${app.application.id}/webhook_subscriptions`, { headers: auth, json: { url: `http://127.0.0.1:${port}/hooks`, events } });
     expect(sub.status).toBe(201);
     alice = await signUp(stack.url.us, 'alice@example.test', 'Alice', 'US');
@@ -245,4 +256,79 @@ describe('Agree: a three-party agreement signed across regions', () => {
       expect(JSON.parse(verified.stdout)).toMatchObject({ valid: true, answers: 1, signed: 0 });
     }
   }, 90_000);
+
+  it('amends an active agreement: the parties vote across regions under its quorum, it is adopted once, a late vote is refused, and the receipt chain verifies offline', async () => {
+    const agreement = await createAgreement(
+      'multi_party_agreements',
+      [
+        { person: alice, role: 'owner' },
+        { person: bob, role: 'neighbour' },
+        { person: carol, role: 'witness' },
+      ],
+      { quorum: { type: 'majority' } },
+    );
+    const amendedText = 'The parties agree to share the garden shed every weekend.\n';
+    const amendmentBody = { document: { media_type: 'text/plain', content_base64: Buffer.from(amendedText, 'utf8').toString('base64') } };
+    // Only an active agreement is amended.
+    const early = await http('POST', `${stack.url.us}/api/v1/multi_party_agreements/${agreement.id}/amendments`, { headers: auth, json: amendmentBody });
+    expect(early.status).toBe(409);
+    expect(early.body).toMatchObject({ reason_code: 'agreement_not_active', detail: { status: 'pending' } });
+    for (const [i, person] of [alice, bob].entries()) expect((await answer(agreement.parties[i]!.decision_url, person, 'sign')).status).toBe(200);
+
+    const proposed = await http<{ id: string; status: string; number: number; previous_document_sha256: string; document: { sha256: string }; parties: Array<{ party_id: string; decision_url: string }> }>(
+      'POST',
+      `${stack.url.us}/api/v1/multi_party_agreements/${agreement.id}/amendments`,
+      { headers: auth, json: amendmentBody },
+    );
+    expect(proposed.status).toBe(201);
+    const amendment = proposed.body;
+    expect(amendment).toMatchObject({ object: 'agreement_amendment', agreement_id: agreement.id, number: 1, status: 'pending' });
+    expect(amendment.parties[1]!.decision_url.startsWith(`${stack.url.eu}/decisions/`)).toBe(true);
+    const again = await http('POST', `${stack.url.us}/api/v1/agreements/${agreement.id}/amendments`, { headers: auth, json: amendmentBody });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ reason_code: 'amendment_open', detail: { amendment_id: amendment.id } });
+    // The voting page shows the amended document.
+    expect((await http('GET', amendment.parties[0]!.decision_url, { headers: { cookie: alice.cookie } })).text).toContain('every weekend');
+
+    // Alice (us) and Bob (eu) vote at the same time: adopted once; Carol's late vote is refused.
+    const votes = await Promise.all([answer(amendment.parties[0]!.decision_url, alice, 'sign'), answer(amendment.parties[1]!.decision_url, bob, 'sign')]);
+    expect(votes.map((v) => v.status)).toEqual([200, 200]);
+    const late = await answer(amendment.parties[2]!.decision_url, carol, 'sign');
+    expect(late.status).toBe(409);
+    expect(late.body).toMatchObject({ reason_code: 'amendment_decided', detail: { status: 'adopted' } });
+    const read = await http<{ status: string; current_document_sha256: string; document: { sha256: string }; amendments: number }>('GET', `${stack.url.us}/api/v1/agreements/${agreement.id}`, { headers: auth });
+    expect(read.body).toMatchObject({ status: 'active', current_document_sha256: amendment.document.sha256, document: { sha256: amendment.previous_document_sha256 }, amendments: 1 });
+    const listed = await http<{ data: Array<{ id: string; status: string; parties: Array<{ outcome: string | null; receipt_jws: string | null }> }> }>(
+      'GET',
+      `${stack.url.us}/api/v1/agreements/${agreement.id}/amendments?limit=1`,
+      { headers: auth },
+    );
+    expect(listed.body.data).toMatchObject([{ id: amendment.id, status: 'adopted', parties: [{ outcome: 'signed' }, { outcome: 'signed' }, { outcome: null }] }]);
+    expect(decodeJwt(String(listed.body.data[0]!.parties[1]!.receipt_jws))).toMatchObject({ amendment_id: amendment.id, document_sha256: amendment.document.sha256, signer: bob.personId, iss: stack.url.eu });
+
+    // Each vote an event, the adoption exactly once.
+    const amendedHooks = () => hooks.filter((h) => h.event === 'agreement.amended' && h.data.agreement_id === agreement.id);
+    await waitFor(() => amendedHooks().length === 1 && hooks.filter((h) => h.event === 'signature.signed' && h.data.amendment_id === amendment.id).length === 2, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(amendedHooks()).toHaveLength(1);
+    expect(amendedHooks()[0]!.data).toMatchObject({ amendment_id: amendment.id, status: 'amended', document_sha256: amendment.document.sha256, previous_document_sha256: amendment.previous_document_sha256 });
+
+    // The receipt shows the chain: the signatures over the original, then the amendment's votes.
+    const receipt = await http('GET', `${stack.url.us}/api/v1/agreements/${agreement.id}/receipt`, { headers: auth });
+    expect(JSON.parse(receipt.text)).toMatchObject({ status: 'active', amendments: [{ amendment_id: amendment.id, number: 1, status: 'adopted', signatures: [expect.any(String), expect.any(String)] }] });
+    const receiptPath = join(dir, 'amended.json');
+    const documentPath = join(dir, 'amended.txt');
+    writeFileSync(receiptPath, receipt.text);
+    writeFileSync(documentPath, amendedText);
+    const jwks = ['--jwks', join(dir, 'us.jwks.json'), '--jwks', join(dir, 'eu.jwks.json')];
+    const valid = await verifyOffline([receiptPath, ...jwks, '--document', documentPath]);
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true, amendments: 1, document_sha256: amendment.document.sha256 });
+    const bytes = readFileSync(receiptPath);
+    const tampered = Buffer.from(bytes);
+    const at = bytes.indexOf('"amendments"') + 40;
+    tampered[at] = tampered[at] === 0x41 ? 0x42 : 0x41;
+    writeFileSync(receiptPath, tampered);
+    expect((await verifyOffline([receiptPath, ...jwks])).code).not.toBe(0);
+  }, 120_000);
 });

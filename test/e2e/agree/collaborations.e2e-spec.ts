@@ -1,5 +1,7 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { http } from '@svc/testing';
+import { http, waitFor } from '@svc/testing';
 import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
 import { startRegions, type TestRegions } from '../support/regions';
 
@@ -18,6 +20,9 @@ describe('Agree: collaborations', () => {
   let outsider: { id: string; auth: Record<string, string> };
   let alice: string;
   let bob: string;
+  const cookies = new Map<string, string>();
+  let receiver: Server;
+  const hooks: Array<{ event: string; data: Record<string, unknown> }> = [];
 
   async function signUp(email: string, name: string): Promise<string> {
     const base = stack.url.us;
@@ -28,7 +33,18 @@ describe('Agree: collaborations', () => {
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${base}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
     expect(verified.status).toBe(200);
-    return (verified.body.person as { id: string }).id;
+    const id = (verified.body.person as { id: string }).id;
+    cookies.set(id, (verified.headers.get('set-cookie') ?? '').split(';')[0] ?? '');
+    return id;
+  }
+
+  /** A signer's answer on their signing page, signed in as themselves. */
+  function sign(decisionUrl: string, personId: string) {
+    const url = new URL(decisionUrl);
+    return http('POST', `${url.origin}/api/v1/decisions/${url.pathname.split('/').pop() ?? ''}/transitions`, {
+      headers: { cookie: cookies.get(personId) ?? '', origin: url.origin },
+      json: { action: 'sign' },
+    });
   }
 
   async function application(name: string) {
@@ -55,7 +71,24 @@ describe('Agree: collaborations', () => {
   beforeAll(async () => {
     mail = await startMailDev();
     stack = await startRegions('collab', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hooks.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; data: Record<string, unknown> });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     owner = await application('e2e-collab-owner');
+    const subscription = await http('POST', `${stack.url.us}/api/v1/applications/${owner.id}/webhook_subscriptions`, {
+      headers: owner.auth,
+      json: {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+        events: ['collaboration.member_invited', 'collaboration.member_accepted', 'collaboration.member_declined', 'collaboration.member_revoked'],
+      },
+    });
+    expect(subscription.status).toBe(201);
     partner = await application('e2e-collab-partner');
     outsider = await application('e2e-collab-outsider');
     alice = await signUp('alice.collab@example.test', 'Alice');
@@ -65,6 +98,8 @@ describe('Agree: collaborations', () => {
   afterAll(async () => {
     await stack?.close();
     await mail?.stop();
+    receiver?.closeAllConnections();
+    await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
   });
 
   it('an owner creates a collaboration, invites an application that accepts, attaches an agreement; members list it with its history; another application gets 404', async () => {
@@ -129,7 +164,16 @@ describe('Agree: collaborations', () => {
       expect(list.body.data.map((a) => a.agreement_id)).toEqual([partnerAgreement, ownerAgreement]);
     }
     const history = await call<Page<{ type: string; actor: string; subject: string | null }>>('GET', `/api/v1/collaborations/${col}/history`, partner);
-    expect(history.body.data.map((e) => e.type)).toEqual(['collaboration.created', 'member.invited', 'member.accepted', 'member.invited', 'agreement.attached', 'agreement.attached']);
+    expect(history.body.data.map((e) => e.type)).toEqual([
+      'collaboration.created',
+      'member.invited',
+      'member.accepted',
+      'member.invited',
+      'agreement.created',
+      'agreement.attached',
+      'agreement.created',
+      'agreement.attached',
+    ]);
     expect(history.body.data[2]).toMatchObject({ actor: partner.id, subject: partner.id });
     const members = await call<Page<{ party_id: string; role: string; status: string }>>('GET', `/api/v1/collaborations/${col}/members`, partner);
     expect(members.body.data.map((m) => [m.party_id, m.role, m.status])).toEqual([
@@ -151,6 +195,20 @@ describe('Agree: collaborations', () => {
     expect((await call('POST', `/api/v1/collaborations/${col}/members/${owner.id}/revoke`, owner)).status).toBe(409);
     expect((await call('POST', `/api/v1/collaborations/${col}/members/${partner.id}/revoke`, owner)).body).toMatchObject({ status: 'revoked' });
     expect((await call('GET', `/api/v1/collaborations/${col}`, partner)).status).toBe(404);
+
+    // Every membership change reached the owner as a webhook, once, naming who made it.
+    const changes = () => hooks.filter((h) => h.data.collaboration_id === col).map((h) => [h.event, h.data.party_id, h.data.actor]);
+    await waitFor(() => changes().length >= 4, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(changes()).toHaveLength(4);
+    expect(changes()).toEqual(
+      expect.arrayContaining([
+        ['collaboration.member_invited', partner.id, owner.id],
+        ['collaboration.member_accepted', partner.id, partner.id],
+        ['collaboration.member_invited', alice, owner.id],
+        ['collaboration.member_revoked', partner.id, owner.id],
+      ]),
+    );
   });
 
   it('lists collaborations and agreements page by page with cursors, filtered by status', async () => {
@@ -194,5 +252,54 @@ describe('Agree: collaborations', () => {
     // Another application's list holds none of them.
     const partnerIds = (await call<Page<{ id: string }>>('GET', '/api/v1/agreements', partner)).body.data.map((a) => a.id);
     for (const id of agreements) expect(partnerIds).not.toContain(id);
+  });
+
+  it('holds its agreements’ history: what happened before attaching, then each signature, the activation and an amendment as they happen, page by page', async () => {
+    const col = (await call<{ id: string }>('POST', '/api/v1/collaborations', owner, { name: 'Signing room' })).body.id;
+    const created = await call<{ id: string; parties: Array<{ id: string; decision_url: string }> }>('POST', '/api/v1/agreements', owner, {
+      title: 'Lease',
+      document: { media_type: 'text/plain', content_base64: Buffer.from('Lease of the workshop.\n', 'utf8').toString('base64') },
+      parties: [
+        { person_id: alice, role: 'tenant' },
+        { person_id: bob, role: 'landlord' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const [aliceParty, bobParty] = created.body.parties as [{ id: string; decision_url: string }, { id: string; decision_url: string }];
+    // Alice signs before the agreement is attached; Bob after.
+    expect((await sign(aliceParty.decision_url, alice)).status).toBe(200);
+    expect((await call('POST', `/api/v1/collaborations/${col}/agreements`, owner, { agreement_id: created.body.id })).status).toBe(201);
+    expect((await sign(bobParty.decision_url, bob)).status).toBe(200);
+    // Amended: both parties sign the new document.
+    const amendment = await call<{ id: string; parties: Array<{ decision_url: string }> }>('POST', `/api/v1/agreements/${created.body.id}/amendments`, owner, {
+      document: { media_type: 'text/plain', content_base64: Buffer.from('Lease of the workshop and the yard.\n', 'utf8').toString('base64') },
+    });
+    expect(amendment.status).toBe(201);
+    expect((await sign(amendment.body.parties[0]!.decision_url, alice)).status).toBe(200);
+    expect((await sign(amendment.body.parties[1]!.decision_url, bob)).status).toBe(200);
+
+    const entries: Array<{ type: string; actor: string; subject: string | null; created_at: string }> = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; body: Page<{ type: string; actor: string; subject: string | null; created_at: string }> } = await call('GET', `/api/v1/collaborations/${col}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`, owner);
+      expect(page.status).toBe(200);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      entries.push(...page.body.data);
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    expect(entries.map((e) => [e.type, e.actor, e.subject])).toEqual([
+      ['collaboration.created', owner.id, null],
+      ['agreement.created', owner.id, created.body.id],
+      ['signature.signed', aliceParty.id, created.body.id],
+      ['agreement.attached', owner.id, created.body.id],
+      ['signature.signed', bobParty.id, created.body.id],
+      ['agreement.activated', created.body.id, created.body.id],
+      ['agreement.amendment_proposed', owner.id, created.body.id],
+      ['signature.signed', aliceParty.id, created.body.id],
+      ['signature.signed', bobParty.id, created.body.id],
+      ['agreement.amended', created.body.id, created.body.id],
+    ]);
+    // Signers are named by their party ids, never by their person ids.
+    expect(JSON.stringify(entries)).not.toContain(alice);
   });
 });

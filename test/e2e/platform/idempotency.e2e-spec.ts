@@ -3,6 +3,7 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { regionOpenApiDocument } from '@svc/region-stack';
 import { http, type HttpResult } from '@svc/testing';
 import { PASSING_BOUNDS, bearer, createAgent, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
+import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
 import { startRegions, type TestRegions } from '../support/regions';
 
 type Json = Record<string, unknown>;
@@ -39,16 +40,13 @@ const NOT_WALKED: Record<string, string> = {
   'POST /api/v1/decisions/{session_token}/revoke': 'needs a session decided by a person on the hosted page',
   'POST /api/v1/decisions/consent_tokens/verify': 'needs a consent token issued by a session decided by a person on the hosted page',
   'POST /api/v1/mailing_audiences': 'checks the list with the mailing provider (Mailchimp, Brevo) over the network at creation',
-  'POST /api/v1/agreements': 'needs people signed up in the region as parties: test/e2e/agree/agreement.e2e-spec.ts',
-  'POST /api/v1/multi_party_agreements': 'needs people signed up in the region as parties: test/e2e/agree/agreement.e2e-spec.ts',
-  'POST /api/v1/agreements/{agreement_id}/withdraw': 'needs an agreement, which needs people signed up as parties',
-  'POST /api/v1/multi_party_agreements/{agreement_id}/withdraw': 'needs an agreement, which needs people signed up as parties',
   'POST /api/v1/data_requests': 'needs a person signed up in the region and linked to the application (or their access token): test/e2e/protect/data-requests.e2e-spec.ts',
   'POST /api/v1/data_requests/{data_request_id}/start': 'needs a data request, which needs a linked person: test/e2e/protect/data-requests.e2e-spec.ts',
   'POST /api/v1/data_requests/{data_request_id}/extend': 'needs a data request, which needs a linked person: test/e2e/protect/data-requests.e2e-spec.ts',
   'POST /api/v1/data_requests/{data_request_id}/reject': 'needs a data request, which needs a linked person: test/e2e/protect/data-requests.e2e-spec.ts',
   'POST /api/v1/data_requests/{data_request_id}/complete': 'needs a data request, which needs a linked person: test/e2e/protect/data-requests.e2e-spec.ts',
-  'POST /api/v1/collaborations/{collaboration_id}/agreements': 'needs an agreement, which needs people signed up as parties',
+  'POST /api/v1/agreements/{agreement_id}/amendments': 'needs an active agreement, signed by its parties on their signing pages: test/e2e/agree/agreement.e2e-spec.ts',
+  'POST /api/v1/multi_party_agreements/{agreement_id}/amendments': 'needs an active agreement, signed by its parties on their signing pages: test/e2e/agree/agreement.e2e-spec.ts',
   'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/accept': 'answered by the invited application or person, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
   'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/decline': 'answered by the invited application or person, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
   'POST /api/v1/collaborations/{collaboration_id}/members/{party_id}/revoke': 'needs a member who accepted, a second caller: test/e2e/agree/collaborations.e2e-spec.ts',
@@ -113,6 +111,8 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   let flowId: string;
   let subscriptionId: string;
   let partnerId: string;
+  let mail: MailDev;
+  const signers: string[] = [];
   const auth = (): Record<string, string> => bearer(app.token);
 
   const inAnHour = (): string => new Date(Date.now() + 3600_000).toISOString();
@@ -132,6 +132,13 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   const vouchBody = (subject: string): Json => ({ subject, weight: 30, reason_code: 'successful_transactions', expires_at: new Date(Date.now() + 30 * 86_400_000).toISOString() });
   const newPartner = async (): Promise<string> =>
     (await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'counterparty', environment: 'development' }))).application.id;
+  const agreementBody = (): Json => ({
+    title: 'Shared garden shed',
+    document: { media_type: 'text/plain', content_base64: Buffer.from('The parties share the shed.\n', 'utf8').toString('base64') },
+    parties: signers.map((person_id, i) => ({ person_id, role: `party_${i}` })),
+    quorum: { type: 'majority' },
+  });
+  const newAgreement = async (): Promise<string> => String(ok(await post('/api/v1/agreements', agreementBody()), 'agreement').body.id);
   const collaborationOf = (body: Json): unknown => body.id ?? (body.collaboration as Json | undefined)?.id;
   const recordBody = (externalId: string): Json => ({
     flow_id: flowId,
@@ -250,6 +257,14 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
     'POST /api/v1/policies/{policy_id}/activate': async () => ({ path: `/api/v1/policies/${String(ok(await post('/api/v1/policies', policyBody()), 'policy').body.id)}/activate` }),
     'POST /api/v1/policies/retention_sweeps': async () => ({ path: '/api/v1/policies/retention_sweeps' }),
     'POST /api/v1/collaborations': async () => ({ path: '/api/v1/collaborations', body: { name: `space-${randomUUID().slice(0, 8)}` } }),
+    'POST /api/v1/collaborations/{collaboration_id}/agreements': async () => ({
+      path: `/api/v1/collaborations/${String(collaborationOf(ok(await post('/api/v1/collaborations', { name: 'holds agreements' }), 'collaboration').body))}/agreements`,
+      body: { agreement_id: await newAgreement() },
+    }),
+    'POST /api/v1/agreements': async () => ({ path: '/api/v1/agreements', body: agreementBody() }),
+    'POST /api/v1/multi_party_agreements': async () => ({ path: '/api/v1/multi_party_agreements', body: agreementBody() }),
+    'POST /api/v1/agreements/{agreement_id}/withdraw': async () => ({ path: `/api/v1/agreements/${await newAgreement()}/withdraw` }),
+    'POST /api/v1/multi_party_agreements/{agreement_id}/withdraw': async () => ({ path: `/api/v1/multi_party_agreements/${await newAgreement()}/withdraw` }),
     'POST /api/v1/collaborations/{collaboration_id}/invitations': async () => ({
       path: `/api/v1/collaborations/${String(collaborationOf(ok(await post('/api/v1/collaborations', { name: 'invites' }), 'collaboration').body))}/invitations`,
       body: { application_id: partnerId, role: 'member' },
@@ -276,8 +291,18 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   };
 
   beforeAll(async () => {
-    stack = await startRegions('idempotency', { regions: ['us'] });
+    mail = await startMailDev();
+    stack = await startRegions('idempotency', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
     us = stack.url.us;
+    // Two people signed up in the region: the parties of the agreements the walk creates.
+    for (const email of ['ada@example.test', 'grace@example.test']) {
+      const start = await http('POST', `${us}/people/email_codes`, {
+        json: { purpose: 'sign_up', email, display_name: email.split('@')[0], home_country: 'US', locale: 'en-US', time_zone: 'UTC', return_to: '/people/account' },
+      });
+      const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
+      const verified = ok(await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: (start.body as Json).challenge_id, code } }), 'sign up');
+      signers.push(String(((verified.body as Json).person as Json).id));
+    }
     const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'idempotency', environment: 'development' }));
     const scoped = await http('POST', `${us}/api/v1/applications/${created.application.id}/api_tokens`, {
       headers: bearer(created.apiToken),
@@ -294,6 +319,7 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
   });
   afterAll(async () => {
     await stack?.close();
+    await mail?.stop();
   });
 
   it('walks every POST that honours the key under an API token: each has a case here, or a stated reason', () => {

@@ -20,6 +20,12 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
   'agreement.declined',
   'agreement.expired',
   'agreement.withdrawn',
+  'agreement.amended',
+  'agreement.amendment_rejected',
+  'collaboration.member_invited',
+  'collaboration.member_accepted',
+  'collaboration.member_declined',
+  'collaboration.member_revoked',
   'delegation.offered',
   'delegation.accepted',
   'delegation.revoked',
@@ -51,4 +57,4 @@ export function isSubscribableEventType(type: string): type is SubscribableEvent
  * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
  * other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'delegation.>', 'grant.revoked', 'authority.revoked', 'data_request.>', DELIVERY_FAILED_EVENT] as const;
+export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'collaboration.>', 'delegation.>', 'grant.revoked', 'authority.revoked', 'data_request.>', DELIVERY_FAILED_EVENT] as const;

@@ -43,6 +43,7 @@ describe('identifiers (spec: Identifiers table)', () => {
     ['witness_receipt', 'wrec_'],
     ['audit_record', 'audit_rec_'],
     ['agreement_party', 'pty_'],
+    ['agreement_amendment', 'amd_'],
   ] as const)('%s ids start with %s and parse without a region', (kind, prefix) => {
     const id = newId(kind);
     expect(id.startsWith(prefix)).toBe(true);

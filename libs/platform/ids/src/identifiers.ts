@@ -38,6 +38,7 @@ export const ID_FORMATS = {
   agreement: { prefix: 'agr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   agreement_party: { prefix: 'pty', regional: false, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   data_request: { prefix: 'dsr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  agreement_amendment: { prefix: 'amd', regional: false, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   collaboration: { prefix: 'col', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   change_request: { prefix: 'chg', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   trust_pairing: { prefix: 'tpr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },

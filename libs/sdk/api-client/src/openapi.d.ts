@@ -551,7 +551,7 @@ export interface paths {
         /** The application’s agreements, oldest first, optionally of one status */
         get: operations["Agreements_list"];
         put?: never;
-        /** Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region (Idempotency-Key supported) */
+        /** Create an agreement: a document, its parties with roles and a quorum; each signer gets a signing page in their home region */
         post: operations["Agreements_create"];
         delete?: never;
         options?: never;
@@ -568,6 +568,41 @@ export interface paths {
         };
         /** Read an agreement: status, quorum, each party’s outcome and receipt */
         get: operations["Agreements_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agreements/{agreement_id}/amendments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The amendments of an agreement, oldest first, each with its status and its parties’ votes */
+        get: operations["Agreements_listAmendments"];
+        put?: never;
+        /** Propose an amendment of an active agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended) */
+        post: operations["Agreements_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/agreements/{agreement_id}/amendments/{amendment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an amendment: its document, status and each party’s vote and receipt */
+        get: operations["Agreements_getAmendment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2868,7 +2903,7 @@ export interface paths {
         /** The application’s multi-party agreements (two parties or more), oldest first, optionally of one status */
         get: operations["MultiPartyAgreements_list"];
         put?: never;
-        /** Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) (Idempotency-Key supported) */
+        /** Create a multi-party agreement (two parties or more) with a quorum (all, majority, threshold) */
         post: operations["MultiPartyAgreements_create"];
         delete?: never;
         options?: never;
@@ -2885,6 +2920,41 @@ export interface paths {
         };
         /** Read a multi-party agreement */
         get: operations["MultiPartyAgreements_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/multi_party_agreements/{agreement_id}/amendments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The amendments of an multi-party agreement, oldest first, each with its status and its parties’ votes */
+        get: operations["MultiPartyAgreements_listAmendments"];
+        put?: never;
+        /** Propose an amendment of an active multi-party agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended) */
+        post: operations["MultiPartyAgreements_propose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/multi_party_agreements/{agreement_id}/amendments/{amendment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read an amendment: its document, status and each party’s vote and receipt */
+        get: operations["MultiPartyAgreements_getAmendment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4201,6 +4271,40 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "agreement.amended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The parties adopted an amendment of an active agreement by its quorum (once): its document is now the amendment’s */
+        post: operations["webhook_agreement_amended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "agreement.amendment_rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An amendment of an active agreement can no longer reach its quorum (declined, countered or expired); the agreement keeps its document */
+        post: operations["webhook_agreement_amendment_rejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "agreement.declined": {
         parameters: {
             query?: never;
@@ -4314,6 +4418,74 @@ export interface webhooks {
         put?: never;
         /** An agent's authority was revoked: no grant is issued under it any more */
         post: operations["webhook_authority_revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "collaboration.member_accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An invited application or person accepted its invitation into a collaboration */
+        post: operations["webhook_collaboration_member_accepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "collaboration.member_declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An invited application or person declined its invitation into a collaboration */
+        post: operations["webhook_collaboration_member_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "collaboration.member_invited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The owner invited an application or a person into a collaboration */
+        post: operations["webhook_collaboration_member_invited"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "collaboration.member_revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The owner removed an invitation or a member from a collaboration */
+        post: operations["webhook_collaboration_member_revoked"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4880,6 +5052,7 @@ export interface components {
             status: "pending" | "partially_signed" | "active" | "declined" | "expired" | "withdrawn";
             quorum: components["schemas"]["AgreementReceiptQuorumResponse"];
             signatures: string[];
+            amendments?: components["schemas"]["AmendmentReceiptResponse"][];
         } & {
             [key: string]: unknown;
         };
@@ -4893,6 +5066,8 @@ export interface components {
             document: components["schemas"]["AgreementDocumentResponse"];
             quorum: components["schemas"]["AgreementQuorumResponse"];
             parties: components["schemas"]["AgreementPartyResponse"][];
+            current_document_sha256: string;
+            amendments: number;
             deadline: string;
             created_at: string;
             decided_at: string | null;
@@ -4911,6 +5086,45 @@ export interface components {
         AllowedOriginResponse: {
             origin: string;
             created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        AmendmentPartyResponse: {
+            party_id: string;
+            role: string;
+            decision_url: string;
+            /** @enum {string|null} */
+            outcome: "signed" | "declined" | "expired" | "countered" | null;
+            receipt_jws: string | null;
+            decided_at: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        AmendmentReceiptResponse: {
+            amendment_id: string;
+            number: number;
+            previous_document_sha256: string;
+            document_sha256: string;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "adopted" | "rejected" | "expired";
+            signatures: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        AmendmentResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "agreement_amendment";
+            agreement_id: string;
+            number: number;
+            /** @enum {string} */
+            status: "pending" | "partially_signed" | "adopted" | "rejected" | "expired";
+            document: components["schemas"]["AgreementDocumentResponse"];
+            previous_document_sha256: string;
+            parties: components["schemas"]["AmendmentPartyResponse"][];
+            deadline: string;
+            created_at: string;
+            decided_at: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -7072,6 +7286,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        PasskeyAssertionInput: {
+            id: string;
+            rawId: string;
+            /** @enum {string} */
+            type: "public-key";
+            response: Record<string, never>;
+            clientExtensionResults?: Record<string, never>;
+            authenticatorAttachment?: string;
+        };
         PasskeyCeremonyBody: {
             challenge_id: string;
             credential: components["schemas"]["WebAuthnResponseInput"];
@@ -7223,6 +7446,10 @@ export interface components {
             expires_at: string;
         } & {
             [key: string]: unknown;
+        };
+        ProposeAmendmentBody: {
+            document: components["schemas"]["AgreementDocumentInput"];
+            ttl_seconds?: number;
         };
         ProposeAuthorityBody: {
             agent_id: string;
@@ -7809,6 +8036,7 @@ export interface components {
             participant_id?: string;
             evidence?: Record<string, never>;
             counter_proposal?: Record<string, never>;
+            passkey_assertion?: components["schemas"]["PasskeyAssertionInput"];
             purposes?: string[];
         };
         TransmitterConfigurationResponse: {
@@ -8197,6 +8425,9 @@ export interface components {
             parties: number;
             /** Format: date-time */
             decided_at?: string;
+            amendment_id: string;
+            amendment_number: number;
+            previous_document_sha256: string;
         } & {
             [key: string]: unknown;
         };
@@ -8231,6 +8462,18 @@ export interface components {
             created_at: string;
             agent_name: string;
             withdrawal_url: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProtoSvcEventsV1CollaborationMemberChanged: {
+            collaboration_id: string;
+            change: string;
+            party_id: string;
+            party_type: string;
+            role: string;
+            actor: string;
+            /** Format: date-time */
+            changed_at?: string;
         } & {
             [key: string]: unknown;
         };
@@ -8363,6 +8606,7 @@ export interface components {
             party_id: string;
             receipt_jws: string;
             document_sha256: string;
+            amendment_id: string;
         } & {
             [key: string]: unknown;
         };
@@ -8418,7 +8662,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
+                    reason_code?: "agent_token_grant_mismatch" | "agent_token_invalid" | "counterparty_unauthenticated" | "dpop_proof_invalid" | "dpop_proof_missing" | "dpop_proof_replayed" | "email_code_invalid" | "form_signature_invalid" | "form_signature_missing" | "invalid_token" | "jws_algorithm_not_allowed" | "jws_expired" | "jws_issued_in_future" | "jws_malformed" | "jws_not_yet_valid" | "jws_signature_invalid" | "jws_type_mismatch" | "jws_unknown_kid" | "passkey_assertion_invalid" | "passkey_assertion_required" | "passkey_invalid" | "sign_in_required" | "unauthenticated";
                 };
             };
         };
@@ -8456,7 +8700,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "connection_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "amendment_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "connection_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -8475,7 +8719,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "already_voted" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "trust_pairing_exists" | "trust_pairing_status" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "agreement_not_active" | "already_voted" | "amendment_decided" | "amendment_open" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "trust_pairing_exists" | "trust_pairing_status" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -10754,6 +10998,8 @@ export interface operations {
                      *               "decided_at": "2026-11-25T09:30:00.000Z"
                      *             }
                      *           ],
+                     *           "current_document_sha256": "current document sha256",
+                     *           "amendments": 1,
                      *           "deadline": "deadline",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "decided_at": "2026-11-25T09:30:00.000Z",
@@ -10781,10 +11027,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -10850,6 +11096,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -10918,6 +11166,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -10925,6 +11175,220 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_listAmendments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agreement_amendment",
+                     *           "agreement_id": "agreement id",
+                     *           "number": 1,
+                     *           "status": "pending",
+                     *           "document": {
+                     *             "sha256": "sha256",
+                     *             "media_type": "media type",
+                     *             "size_bytes": 1
+                     *           },
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "parties": [
+                     *             {
+                     *               "party_id": "party id",
+                     *               "role": "role",
+                     *               "decision_url": "https://shop.example.com/hooks/consent",
+                     *               "outcome": "signed",
+                     *               "receipt_jws": "receipt jws",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AmendmentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": {
+                 *         "media_type": "text/plain",
+                 *         "content_base64": "qQ9/++"
+                 *       },
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeAmendmentBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    Agreements_getAmendment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example amendment id */
+                amendment_id: string;
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
                 };
             };
             401: components["responses"]["Error401"];
@@ -10967,6 +11431,18 @@ export interface operations {
                      *       },
                      *       "signatures": [
                      *         "signature"
+                     *       ],
+                     *       "amendments": [
+                     *         {
+                     *           "amendment_id": "amendment id",
+                     *           "number": 1,
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "document_sha256": "document sha256",
+                     *           "status": "pending",
+                     *           "signatures": [
+                     *             "signature"
+                     *           ]
+                     *         }
                      *       ]
                      *     }
                      */
@@ -11032,6 +11508,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -19363,6 +19841,14 @@ export interface operations {
                  *       "participant_id": "HXq{",
                  *       "evidence": {},
                  *       "counter_proposal": {},
+                 *       "passkey_assertion": {
+                 *         "id": "id",
+                 *         "rawId": "rawId",
+                 *         "type": "public-key",
+                 *         "response": {},
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "authenticatorAttachment"
+                 *       },
                  *       "purposes": [
                  *         "purpose"
                  *       ]
@@ -22070,6 +22556,8 @@ export interface operations {
                      *               "decided_at": "2026-11-25T09:30:00.000Z"
                      *             }
                      *           ],
+                     *           "current_document_sha256": "current document sha256",
+                     *           "amendments": 1,
                      *           "deadline": "deadline",
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "decided_at": "2026-11-25T09:30:00.000Z",
@@ -22097,10 +22585,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -22166,6 +22654,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -22234,6 +22724,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -22241,6 +22733,220 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AgreementResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_listAmendments: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "agreement_amendment",
+                     *           "agreement_id": "agreement id",
+                     *           "number": 1,
+                     *           "status": "pending",
+                     *           "document": {
+                     *             "sha256": "sha256",
+                     *             "media_type": "media type",
+                     *             "size_bytes": 1
+                     *           },
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "parties": [
+                     *             {
+                     *               "party_id": "party id",
+                     *               "role": "role",
+                     *               "decision_url": "https://shop.example.com/hooks/consent",
+                     *               "outcome": "signed",
+                     *               "receipt_jws": "receipt jws",
+                     *               "decided_at": "2026-11-25T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "deadline": "deadline",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["AmendmentResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_propose: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+                /** @description Makes a retry safe. Keys are scoped to the authenticated caller (application, person, attester) and kept 24 h. The same key with the same request (method, path, canonical JSON body) replays the first successful answer (status, body, `Location`/`Content-Type`, and `Idempotent-Replayed: true`) without running it again; with another request it is 422 `idempotency_key_reused`; while the first is still running it is 409 `idempotency_key_in_progress` (`Retry-After`; the claim of a crashed request expires after 30 s). A failed (non-2xx) request frees its key. 1-255 visible ASCII characters, else 400 `idempotency_key_invalid`. Ignored for publishable keys. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": {
+                 *         "media_type": "text/plain",
+                 *         "content_base64": "qQ9/++"
+                 *       },
+                 *       "ttl_seconds": 30
+                 *     }
+                 */
+                "application/json": components["schemas"]["ProposeAmendmentBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            421: components["responses"]["Error421"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MultiPartyAgreements_getAmendment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
+                "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
+            };
+            path: {
+                /** @example amendment id */
+                amendment_id: string;
+                /** @example agreement id */
+                agreement_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id",
+                     *       "object": "agreement_amendment",
+                     *       "agreement_id": "agreement id",
+                     *       "number": 1,
+                     *       "status": "pending",
+                     *       "document": {
+                     *         "sha256": "sha256",
+                     *         "media_type": "media type",
+                     *         "size_bytes": 1
+                     *       },
+                     *       "previous_document_sha256": "previous document sha256",
+                     *       "parties": [
+                     *         {
+                     *           "party_id": "party id",
+                     *           "role": "role",
+                     *           "decision_url": "https://shop.example.com/hooks/consent",
+                     *           "outcome": "signed",
+                     *           "receipt_jws": "receipt jws",
+                     *           "decided_at": "2026-11-25T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "deadline": "deadline",
+                     *       "created_at": "2026-11-25T09:30:00.000Z",
+                     *       "decided_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AmendmentResponse"];
                 };
             };
             401: components["responses"]["Error401"];
@@ -22283,6 +22989,18 @@ export interface operations {
                      *       },
                      *       "signatures": [
                      *         "signature"
+                     *       ],
+                     *       "amendments": [
+                     *         {
+                     *           "amendment_id": "amendment id",
+                     *           "number": 1,
+                     *           "previous_document_sha256": "previous document sha256",
+                     *           "document_sha256": "document sha256",
+                     *           "status": "pending",
+                     *           "signatures": [
+                     *             "signature"
+                     *           ]
+                     *         }
                      *       ]
                      *     }
                      */
@@ -22348,6 +23066,8 @@ export interface operations {
                      *           "decided_at": "2026-11-25T09:30:00.000Z"
                      *         }
                      *       ],
+                     *       "current_document_sha256": "current document sha256",
+                     *       "amendments": 1,
                      *       "deadline": "deadline",
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "decided_at": "2026-11-25T09:30:00.000Z",
@@ -26880,13 +27600,168 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
                 "application/json": {
                     /** @constant */
                     event: "agreement.activated";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_amended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.amended",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.amended";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1AgreementDecided"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_agreement_amendment_rejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "agreement.amendment_rejected",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "agreement_id": "agreement id",
+                 *         "status": "status",
+                 *         "document_sha256": "document sha256",
+                 *         "quorum_type": "quorum type",
+                 *         "required": 1,
+                 *         "signatures": 1,
+                 *         "declines": 1,
+                 *         "counters": 1,
+                 *         "parties": 1,
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "agreement.amendment_rejected";
                     /** @description The event id (`X-Svc-Event-ID`) */
                     id: string;
                     /** Format: date-time */
@@ -26953,7 +27828,10 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
@@ -27026,7 +27904,10 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
@@ -27099,7 +27980,10 @@ export interface operations {
                  *         "declines": 1,
                  *         "counters": 1,
                  *         "parties": 1,
-                 *         "decided_at": "2026-11-25T09:30:00.000Z"
+                 *         "decided_at": "2026-11-25T09:30:00.000Z",
+                 *         "amendment_id": "amendment id",
+                 *         "amendment_number": 1,
+                 *         "previous_document_sha256": "previous document sha256"
                  *       }
                  *     }
                  */
@@ -27415,6 +28299,286 @@ export interface operations {
                     created_at: string;
                     application_id: string;
                     data: components["schemas"]["ProtoSvcEventsV1AuthorityChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_collaboration_member_accepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "collaboration.member_accepted",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "collaboration_id": "collaboration id",
+                 *         "change": "change",
+                 *         "party_id": "party id",
+                 *         "party_type": "party type",
+                 *         "role": "role",
+                 *         "actor": "actor",
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "collaboration.member_accepted";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1CollaborationMemberChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_collaboration_member_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "collaboration.member_declined",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "collaboration_id": "collaboration id",
+                 *         "change": "change",
+                 *         "party_id": "party id",
+                 *         "party_type": "party type",
+                 *         "role": "role",
+                 *         "actor": "actor",
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "collaboration.member_declined";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1CollaborationMemberChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_collaboration_member_invited: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "collaboration.member_invited",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "collaboration_id": "collaboration id",
+                 *         "change": "change",
+                 *         "party_id": "party id",
+                 *         "party_type": "party type",
+                 *         "role": "role",
+                 *         "actor": "actor",
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "collaboration.member_invited";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1CollaborationMemberChanged"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The endpoint is gone: the subscription is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_collaboration_member_revoked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
+                "X-Svc-Signature": components["parameters"]["WebhookSvcSignature"];
+                /** @description Unix seconds of the attempt; refuse deliveries older than 5 minutes */
+                "X-Svc-Timestamp": components["parameters"]["WebhookSvcTimestamp"];
+                /** @description The event's id, the same on every retry: deduplicate on it */
+                "X-Svc-Event-ID": components["parameters"]["WebhookSvcEventId"];
+                /** @description The event type (the body's `event`) */
+                "X-Svc-Event-Type": components["parameters"]["WebhookSvcEventType"];
+                /** @description Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`) */
+                "webhook-id"?: components["parameters"]["StandardWebhookId"];
+                /** @description Standard Webhooks: Unix seconds of the attempt */
+                "webhook-timestamp"?: components["parameters"]["StandardWebhookTimestamp"];
+                /** @description Standard Webhooks: `v1,<base64>` signatures, space separated */
+                "webhook-signature"?: components["parameters"]["StandardWebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "event": "collaboration.member_revoked",
+                 *       "id": "id",
+                 *       "created_at": "2026-11-25T09:30:00.000Z",
+                 *       "application_id": "application id",
+                 *       "data": {
+                 *         "collaboration_id": "collaboration id",
+                 *         "change": "change",
+                 *         "party_id": "party id",
+                 *         "party_type": "party type",
+                 *         "role": "role",
+                 *         "actor": "actor",
+                 *         "changed_at": "2026-11-25T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    event: "collaboration.member_revoked";
+                    /** @description The event id (`X-Svc-Event-ID`) */
+                    id: string;
+                    /** Format: date-time */
+                    created_at: string;
+                    application_id: string;
+                    data: components["schemas"]["ProtoSvcEventsV1CollaborationMemberChanged"];
                 };
             };
         };
@@ -28582,7 +29746,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */
@@ -28660,7 +29825,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */
@@ -28738,7 +29904,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */
@@ -28816,7 +29983,8 @@ export interface operations {
                  *         "agreement_id": "agreement id",
                  *         "party_id": "party id",
                  *         "receipt_jws": "receipt jws",
-                 *         "document_sha256": "document sha256"
+                 *         "document_sha256": "document sha256",
+                 *         "amendment_id": "amendment id"
                  *       }
                  *     }
                  */

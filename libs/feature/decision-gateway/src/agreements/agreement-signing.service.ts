@@ -13,22 +13,26 @@ import type { DecisionSession, QuorumType } from '../decisions/decision';
 import { DecisionsRepository } from '../decisions/decisions.repository';
 import { aggregate } from '../decisions/quorum';
 import { tokenDigest } from '../decisions/session-token';
-import { SigningOutcomes, type SigningOutcomeHandler } from '../decisions/signing-outcomes';
+import { SigningOutcomes, type SignerProof, type SigningOutcomeHandler } from '../decisions/signing-outcomes';
 import { GATEWAY_OUTBOX } from '../tokens';
 import {
   OPEN_AGREEMENT_STATUSES,
+  OPEN_AMENDMENT_STATUSES,
   PARTY_REFERENCE,
+  amendmentStatusAfter,
   SIGNATURE_RECEIPT_TYP,
   VOTE_OF,
   statusAfter,
   type Agreement,
   type AgreementDocument,
   type AgreementStatus,
+  type PasskeyAssertion,
   type SignatureReceiptClaims,
   type SigningOutcome,
 } from './agreement';
 import { agreementError } from './agreements.errors';
 import { AgreementsRepository } from './agreements.repository';
+import { SignerPasskeys, type SignatureChallengeInput } from './signer-passkeys';
 
 /** What a signer's session shows and needs: the document, the party and the agreement's quorum. */
 export interface SigningRequest {
@@ -42,6 +46,8 @@ export interface SigningRequest {
   quorumType: QuorumType;
   required: number;
   deadline: Date;
+  /** Set for a vote on an amendment (`amd_…`): `document` is then the amendment's. */
+  amendmentId?: string;
 }
 
 /** A signing outcome handed to the agreement's home region (from this region or the signer's). */
@@ -52,14 +58,16 @@ export interface PartyOutcome {
   receiptJws: string;
   counterProposal: Record<string, unknown> | null;
   decidedAt: Date;
+  /** Set for a vote on an amendment. */
+  amendmentId?: string;
 }
 
 /** Largest text shown inline on the signing page, in characters. */
 const SHOWN_TEXT_CHARS = 100_000;
 
 /** The application's reference of a party's signing session. */
-export function partyReference(agreementId: string, partyId: string): string {
-  return `${agreementId}/${partyId}`;
+export function partyReference(agreementId: string, partyId: string, amendmentId?: string): string {
+  return amendmentId ? `${agreementId}/${partyId}/${amendmentId}` : `${agreementId}/${partyId}`;
 }
 
 /**
@@ -86,6 +94,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     private readonly config: PlatformConfig,
     private readonly clock: Clock,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly passkeys: SignerPasskeys,
   ) {}
 
   onModuleInit(): void {
@@ -116,12 +125,13 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         principalId: request.personId,
         principalBinding: 'api_token',
         triggerType: null,
-        reference: partyReference(request.agreementId, request.partyId),
+        reference: partyReference(request.agreementId, request.partyId, request.amendmentId),
         quorumType: 'all',
         quorumRequired: 1,
         participants: [request.personId],
         proposal: {
           agreement: request.title,
+          ...(request.amendmentId ? { amendment_id: request.amendmentId } : {}),
           role: request.role,
           document_sha256: request.document.sha256,
           media_type: request.document.mediaType,
@@ -142,19 +152,56 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     return PARTY_REFERENCE.test(session.reference ?? '') && (session.principalId ?? '').startsWith('usr_');
   }
 
+  /** The signature a signer's passkey signs for: this session's party of its agreement, over its document. */
+  private challengeOf(session: DecisionSession): SignatureChallengeInput | null {
+    const match = PARTY_REFERENCE.exec(session.reference ?? '');
+    const digest = (session.proposal ?? {})['document_sha256'];
+    if (!match || typeof digest !== 'string' || !session.principalId) return null;
+    return { agreement_id: match[1]!, party_id: match[2]!, document_sha256: digest, signer: session.principalId, ...(match[3] ? { amendment_id: match[3] } : {}) };
+  }
+
+  /**
+   * A signer who has a passkey signs with it: the assertion over this signature's challenge is
+   * verified against their registered credential and bound into the receipt. Declining and
+   * countering need the sign-in only.
+   */
+  async proveSigner(manager: EntityManager, session: DecisionSession, vote: 'yes' | 'no' | 'counter', assertion: Record<string, unknown> | undefined): Promise<SignerProof> {
+    const challenge = this.challengeOf(session);
+    if (vote !== 'yes' || !challenge) return { method: 'session' };
+    const bound = await this.passkeys.verify(manager, challenge.signer, challenge, assertion);
+    return bound ? { method: 'passkey', assertion: bound as unknown as Record<string, unknown> } : { method: 'session' };
+  }
+
+  async passkeyOptions(session: DecisionSession): Promise<Record<string, unknown> | null> {
+    const challenge = this.challengeOf(session);
+    if (!challenge) return null;
+    return (await this.passkeys.options(challenge.signer, challenge)) as unknown as Record<string, unknown> | null;
+  }
+
   /** A party's signing session resolved: sign its receipt and record it where the agreement lives. */
-  async onResolved(manager: EntityManager, session: DecisionSession, now: Date): Promise<boolean> {
+  async onResolved(manager: EntityManager, session: DecisionSession, now: Date, proof?: SignerProof): Promise<boolean> {
     const match = PARTY_REFERENCE.exec(session.reference ?? '');
     if (!match) return false;
-    const [, agreementId, partyId] = match as unknown as [string, string, string];
+    const [, agreementId, partyId, amendmentId] = match as unknown as [string, string, string, string | undefined];
     const outcome = session.status as SigningOutcome;
+    const amendment = amendmentId ? { amendment_id: amendmentId } : {};
     const proposal = session.proposal ?? {};
     const counterProposal = outcome === 'countered' ? session.counterProposal : null;
+    // How the signer proved it was them; an expiry is nobody's answer.
+    const signerProof =
+      outcome === 'expired'
+        ? {}
+        : {
+            signer_authentication: proof?.method ?? 'session',
+            ...(proof?.method === 'passkey' && proof.assertion ? { passkey_assertion: proof.assertion as unknown as PasskeyAssertion } : {}),
+          };
     if (regionSegmentOf(agreementId) === this.config.REGION) {
       const agreement = await this.agreements.find(agreementId, { manager, lock: true });
       if (!agreement) throw agreementError('agreement_not_found', 'The agreement of this signing decision is gone');
+      const voted = amendmentId ? await this.agreements.findAmendment(amendmentId, manager) : undefined;
+      if (amendmentId && (!voted || voted.agreementId !== agreementId)) throw agreementError('amendment_not_found', 'The amendment of this signing decision is gone');
       // A signer who let their deadline pass after the outcome changes nothing: their session just closes.
-      if (outcome === 'expired' && !OPEN_AGREEMENT_STATUSES.includes(agreement.status)) return true;
+      if (outcome === 'expired' && (voted ? !OPEN_AMENDMENT_STATUSES.includes(voted.status) : !OPEN_AGREEMENT_STATUSES.includes(agreement.status))) return true;
       const party = (await this.agreements.parties(agreementId, manager)).find((p) => p.id === partyId);
       if (!party) throw agreementError('agreement_not_found', 'The party of this signing decision is gone');
       const receiptJws = await this.signReceipt({
@@ -162,13 +209,15 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         party_id: partyId,
         role: party.role,
         signer: party.personId,
-        document_sha256: agreement.documentSha256,
+        document_sha256: voted ? voted.documentSha256 : agreement.documentSha256,
         outcome,
         decided_at: now.toISOString(),
         quorum: { type: agreement.quorumType, required: agreement.quorumRequired },
         ...(counterProposal ? { counter_proposal: counterProposal } : {}),
+        ...amendment,
+        ...signerProof,
       });
-      await this.recordOutcome(manager, { agreementId, partyId, outcome, receiptJws, counterProposal, decidedAt: now }, agreement);
+      await this.recordOutcome(manager, { agreementId, partyId, outcome, receiptJws, counterProposal, decidedAt: now, ...(amendmentId ? { amendmentId } : {}) }, agreement);
       return true;
     }
     // The signer answered in their home region: the receipt is made here, and only it and the
@@ -183,6 +232,8 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       decided_at: now.toISOString(),
       quorum: this.quorumOf(proposal),
       ...(counterProposal ? { counter_proposal: counterProposal } : {}),
+      ...amendment,
+      ...signerProof,
     });
     const home = regionSegmentOf(agreementId) as Region;
     await this.rpc.call('residency.record_transfer', {
@@ -194,7 +245,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       lawfulBasis: 'derogation',
       derogationArticle: '49(1)(b)',
       transferCase: 'cross_border_signing',
-      reference: `agreement-signature:${partyReference(agreementId, partyId)}:${outcome}`,
+      reference: `agreement-signature:${partyReference(agreementId, partyId, amendmentId)}:${outcome}`,
       recordIds: [],
     });
     try {
@@ -205,10 +256,11 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         receiptJws,
         counterProposalJson: counterProposal ? JSON.stringify(counterProposal) : '',
         decidedAt: timestampFromDate(now),
+        amendmentId: amendmentId ?? '',
       });
     } catch (error) {
-      // An expiry after the agreement's outcome only closes the session here.
-      if (outcome === 'expired' && isDomainError(error) && error.code === 'agreement_decided') return true;
+      // An expiry after the agreement's (or amendment's) outcome only closes the session here.
+      if (outcome === 'expired' && isDomainError(error) && (error.code === 'agreement_decided' || error.code === 'amendment_decided')) return true;
       throw error;
     }
     return true;
@@ -223,6 +275,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
   async recordOutcome(manager: EntityManager, input: PartyOutcome, locked?: Agreement): Promise<AgreementStatus> {
     const agreement = locked ?? (await this.agreements.find(input.agreementId, { manager, lock: true }));
     if (!agreement) throw agreementError('agreement_not_found', 'Agreement not found');
+    if (input.amendmentId) return this.recordAmendmentOutcome(manager, { ...input, amendmentId: input.amendmentId }, agreement);
     const parties = await this.agreements.parties(agreement.id, manager);
     const party = parties.find((p) => p.id === input.partyId);
     if (!party) throw agreementError('agreement_not_found', 'Party not found');
@@ -267,13 +320,100 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       },
       context,
     );
+    await this.agreements.addCollaborationEvent(manager, agreement.id, `signature.${input.outcome}`, party.id, input.decidedAt);
     if (decided !== undefined) await this.addDecidedEvent(manager, updated, tally, parties.length, now);
     return status;
   }
 
-  /** Publishes `agreement.<status>` for a final status (activated, declined, expired, withdrawn). */
+  /**
+   * Records a party's vote on an amendment, in the agreement's home region under the agreement's
+   * row lock (the same lock as its signatures), and decides the amendment once under the
+   * agreement's quorum: `adopted` makes the amendment's document the agreement's
+   * (`agreement.amended`); `rejected` / `expired` leave it (`agreement.amendment_rejected`). A
+   * vote after the amendment's outcome is refused (409 `amendment_decided`).
+   */
+  private async recordAmendmentOutcome(manager: EntityManager, input: PartyOutcome & { amendmentId: string }, agreement: Agreement): Promise<AgreementStatus> {
+    const amendment = await this.agreements.findAmendment(input.amendmentId, manager);
+    if (!amendment || amendment.agreementId !== agreement.id) throw agreementError('amendment_not_found', 'Amendment not found');
+    const parties = await this.agreements.parties(agreement.id, manager);
+    const party = parties.find((p) => p.id === input.partyId);
+    const answer = (await this.agreements.amendmentPartiesOf([amendment.id], manager)).get(amendment.id)?.find((a) => a.partyId === input.partyId);
+    if (!party || !answer) throw agreementError('amendment_not_found', 'Party not found');
+    if (answer.outcome !== null) {
+      if (answer.outcome === input.outcome) return agreement.status;
+      throw agreementError('party_already_answered', 'This party already answered the amendment', { party_id: party.id, outcome: answer.outcome });
+    }
+    if (!OPEN_AMENDMENT_STATUSES.includes(amendment.status)) {
+      throw agreementError('amendment_decided', `The amendment is already ${amendment.status}: this answer comes too late`, { status: amendment.status });
+    }
+    this.checkReceipt(input, amendment.documentSha256);
+    if (!(await this.agreements.recordAmendmentVote(manager, amendment.id, party.id, VOTE_OF[input.outcome], input))) {
+      throw agreementError('party_already_answered', 'This party already answered the amendment', { party_id: party.id });
+    }
+    const tally = await this.agreements.amendmentTally(manager, amendment.id);
+    const decided = aggregate(tally, parties.length, agreement.quorumRequired);
+    const status = amendmentStatusAfter(tally, decided);
+    const now = this.clock.now();
+    const updated = await this.agreements.setAmendmentStatus(manager, amendment.id, status, decided !== undefined ? now : null, now);
+    await this.outbox.add(
+      manager,
+      `signature.${input.outcome}`,
+      {
+        sessionToken: '',
+        reference: partyReference(agreement.id, party.id, amendment.id),
+        principalId: party.personId,
+        outcome: input.outcome,
+        quorumType: agreement.quorumType,
+        required: agreement.quorumRequired,
+        signatures: tally.yes,
+        declines: tally.no,
+        counters: tally.counter,
+        counterProposalJson: input.counterProposal ? JSON.stringify(input.counterProposal) : '',
+        decidedAt: timestampFromDate(input.decidedAt),
+        agreementId: agreement.id,
+        partyId: party.id,
+        receiptJws: input.receiptJws,
+        documentSha256: amendment.documentSha256,
+        amendmentId: amendment.id,
+      },
+      { applicationId: agreement.applicationId, occurredAt: input.decidedAt },
+    );
+    await this.agreements.addCollaborationEvent(manager, agreement.id, `signature.${input.outcome}`, party.id, input.decidedAt);
+    if (decided === undefined) return agreement.status;
+    if (updated.status === 'adopted') await this.agreements.setCurrentDocument(manager, agreement.id, amendment.documentSha256, now);
+    const type = updated.status === 'adopted' ? 'agreement.amended' : 'agreement.amendment_rejected';
+    await this.outbox.add(
+      manager,
+      type,
+      {
+        agreementId: agreement.id,
+        status: updated.status === 'adopted' ? 'amended' : `amendment_${updated.status}`,
+        documentSha256: amendment.documentSha256,
+        quorumType: agreement.quorumType,
+        required: agreement.quorumRequired,
+        signatures: tally.yes,
+        declines: tally.no,
+        counters: tally.counter,
+        parties: parties.length,
+        decidedAt: timestampFromDate(now),
+        amendmentId: amendment.id,
+        amendmentNumber: amendment.number,
+        previousDocumentSha256: amendment.previousDocumentSha256,
+      },
+      { applicationId: agreement.applicationId, occurredAt: now },
+    );
+    await this.agreements.addCollaborationEvent(manager, agreement.id, type, agreement.id, now);
+    return agreement.status;
+  }
+
+  /**
+   * Publishes `agreement.<status>` for a final status (activated, declined, expired, withdrawn),
+   * and writes it into the history of the collaborations holding the agreement (actor: the
+   * application for a withdrawal, else the agreement itself: its quorum or deadline decided).
+   */
   async addDecidedEvent(manager: EntityManager, agreement: Agreement, tally: { yes: number; no: number; counter: number }, parties: number, at: Date): Promise<void> {
     const type = agreement.status === 'active' ? 'agreement.activated' : (`agreement.${agreement.status}` as 'agreement.declined' | 'agreement.expired' | 'agreement.withdrawn');
+    await this.agreements.addCollaborationEvent(manager, agreement.id, type, agreement.status === 'withdrawn' ? agreement.applicationId : agreement.id, at);
     await this.outbox.add(
       manager,
       type,
@@ -309,7 +449,13 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     } catch {
       throw agreementError('agreement_not_found', 'The receipt of this outcome is unreadable');
     }
-    if (claims['agreement_id'] !== input.agreementId || claims['party_id'] !== input.partyId || claims['document_sha256'] !== documentSha256 || claims['outcome'] !== input.outcome) {
+    if (
+      claims['agreement_id'] !== input.agreementId ||
+      claims['party_id'] !== input.partyId ||
+      claims['document_sha256'] !== documentSha256 ||
+      claims['outcome'] !== input.outcome ||
+      (claims['amendment_id'] ?? undefined) !== input.amendmentId
+    ) {
       throw agreementError('agreement_not_found', 'The receipt of this outcome is about another agreement, party, document or outcome');
     }
   }

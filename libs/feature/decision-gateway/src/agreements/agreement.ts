@@ -31,8 +31,49 @@ export const MAX_DOCUMENT_BYTES = 512 * 1024;
 /** `typ` of a party's receipt (one signing outcome) and of nothing else. */
 export const SIGNATURE_RECEIPT_TYP = 'svc-signature+jws';
 
-/** A session's `reference` for an agreement's party: `<agr_…>/<pty_…>`. */
-export const PARTY_REFERENCE = /^(agr_[a-z]+_[a-z2-7]{20})\/(pty_[a-z2-7]{20})$/;
+/** A session's `reference` for an agreement's party: `<agr_…>/<pty_…>`, and `/<amd_…>` for a vote on an amendment. */
+export const PARTY_REFERENCE = /^(agr_[a-z]+_[a-z2-7]{20})\/(pty_[a-z2-7]{20})(?:\/(amd_[a-z2-7]{20}))?$/;
+
+/**
+ * Amendment states: `pending` → `partially_signed` → `adopted` (the agreement's quorum of
+ * signatures: the amendment's document becomes the agreement's), or `rejected` (the quorum can
+ * no longer be reached: declines or counters) or `expired` (only deadlines passed). The last
+ * three are final; a vote after them is refused (409 `amendment_decided`).
+ */
+export const AMENDMENT_STATUSES = ['pending', 'partially_signed', 'adopted', 'rejected', 'expired'] as const;
+export type AmendmentStatus = (typeof AMENDMENT_STATUSES)[number];
+export const OPEN_AMENDMENT_STATUSES: readonly AmendmentStatus[] = ['pending', 'partially_signed'];
+
+export interface Amendment {
+  id: string;
+  agreementId: string;
+  number: number;
+  documentSha256: string;
+  previousDocumentSha256: string;
+  status: AmendmentStatus;
+  deadline: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  decidedAt: Date | null;
+}
+
+/** A party's signing session and answer on one amendment. */
+export interface AmendmentParty {
+  amendmentId: string;
+  partyId: string;
+  sessionTokenSha256: string | null;
+  decisionUrl: string;
+  outcome: SigningOutcome | null;
+  receiptJws: string | null;
+  decidedAt: Date | null;
+}
+
+/** The amendment's status after a set of votes (see {@link statusAfter}). */
+export function amendmentStatusAfter(tally: { yes: number; no: number; counter: number; expired: number }, decided: Vote | undefined): AmendmentStatus {
+  if (decided === 'yes') return 'adopted';
+  if (decided !== undefined) return tally.no === tally.expired && tally.counter === 0 ? 'expired' : 'rejected';
+  return tally.yes > 0 ? 'partially_signed' : 'pending';
+}
 
 export interface Agreement {
   id: string;
@@ -47,6 +88,8 @@ export interface Agreement {
   createdAt: Date;
   updatedAt: Date;
   decidedAt: Date | null;
+  /** The document in force: the last adopted amendment's; null while it is the original (`documentSha256`). */
+  currentDocumentSha256: string | null;
 }
 
 export interface AgreementParty {
@@ -88,8 +131,37 @@ export interface SignatureReceiptClaims {
   quorum: { type: QuorumType; required: number };
   /** Present on `countered` only: the proposed change. */
   counter_proposal?: Record<string, unknown>;
+  /** Present on a vote on an amendment (`amd_…`); `document_sha256` is then the amendment's document. */
+  amendment_id?: string;
   /** Present when the signer signed in with a passkey: the sign-in methods (RFC 8176). */
   amr?: string[];
+  /**
+   * How the signer proved it was them for this answer (absent on `expired`): `passkey` (their
+   * assertion is bound in `passkey_assertion`) or `session` (signed in on the page, no passkey).
+   */
+  signer_authentication?: SignerAuthentication;
+  /** On `signed` by a signer with a passkey: their WebAuthn assertion over this signature. */
+  passkey_assertion?: PasskeyAssertion;
+}
+
+export type SignerAuthentication = 'passkey' | 'session';
+
+/**
+ * A signer's WebAuthn assertion bound into their signature. `challenge` is the signature's
+ * challenge (see `signatureChallenge`); the verifier checks `signature` over
+ * `authenticator_data || SHA-256(client_data_json)` with `public_key`, the challenge and type in
+ * the client data, and the relying party hash against the receipt's issuer host. Bytes are
+ * base64url, as the browser returns them.
+ */
+export interface PasskeyAssertion {
+  credential_id: string;
+  /** The registered credential's public key, as a JWK. */
+  public_key: Record<string, string>;
+  challenge: string;
+  authenticator_data: string;
+  client_data_json: string;
+  signature: string;
+  user_verified: boolean;
 }
 
 /** The agreement's status after a set of votes, and whether that status is final. */

@@ -41,7 +41,8 @@ export class AgreementsRpcHandlers {
     if (sha256 !== request.documentSha256 || content.length === 0 || content.length > MAX_DOCUMENT_BYTES || !(DOCUMENT_MEDIA_TYPES as readonly string[]).includes(request.mediaType)) {
       throw agreementError('document_invalid', 'The document does not match its digest or is not signable');
     }
-    const existing = await this.agreements.findRemoteSigning(request.agreementId, request.partyId);
+    if (request.amendmentId !== '' && !isIdOf('agreement_amendment', request.amendmentId)) throw agreementError('amendment_not_found', 'Not an amendment id');
+    const existing = await this.agreements.findRemoteSigning(request.agreementId, request.partyId, request.amendmentId);
     if (existing) return { decisionUrl: existing.decisionUrl };
     const now = this.clock.now();
     const document = { sha256, content, mediaType: request.mediaType, sizeBytes: content.length };
@@ -58,8 +59,9 @@ export class AgreementsRpcHandlers {
         quorumType: request.quorumType as QuorumType,
         required: request.required,
         deadline: request.deadline ? timestampDate(request.deadline) : now,
+        ...(request.amendmentId ? { amendmentId: request.amendmentId } : {}),
       });
-      await this.agreements.insertRemoteSigning(manager, request.agreementId, request.partyId, opened.tokenSha256, opened.decisionUrl, now);
+      await this.agreements.insertRemoteSigning(manager, request.agreementId, request.partyId, opened.tokenSha256, opened.decisionUrl, now, request.amendmentId);
       return opened.decisionUrl;
     });
     return { decisionUrl };
@@ -78,6 +80,7 @@ export class AgreementsRpcHandlers {
         receiptJws: request.receiptJws,
         counterProposal: request.counterProposalJson ? (JSON.parse(request.counterProposalJson) as Record<string, unknown>) : null,
         decidedAt: request.decidedAt ? timestampDate(request.decidedAt) : this.clock.now(),
+        ...(request.amendmentId ? { amendmentId: request.amendmentId } : {}),
       }),
     );
     return { agreementStatus: status };

@@ -53,6 +53,16 @@ export class CreateAgreementBody {
   ttl_seconds?: number;
 }
 
+/** Body of POST /api/v1/agreements/:agreement_id/amendments: the new document the parties vote on. */
+export class ProposeAmendmentBody {
+  @IsDefined() @IsObject() @ValidateNested() @Type(() => AgreementDocumentInput)
+  document!: AgreementDocumentInput;
+
+  /** Seconds each party has to vote (30 s to 30 days); default 7 days. */
+  @IsOptional() @IsInt() @Min(MIN_TTL_SECONDS) @Max(MAX_TTL_SECONDS)
+  ttl_seconds?: number;
+}
+
 /** Path parameter of an agreement. */
 export class AgreementIdParam {
   @IsDefined() @IsIdOf('agreement')

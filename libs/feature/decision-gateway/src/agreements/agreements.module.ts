@@ -9,6 +9,8 @@ import { AgreementReader, AgreementsController, MultiPartyAgreementsController }
 import { AgreementsRepository } from './agreements.repository';
 import { AgreementsRpcHandlers } from './agreements-rpc.handlers';
 import { CreateAgreement } from './create-agreement.use-case';
+import { SignerPasskeys } from './signer-passkeys';
+import { ProposeAmendment } from './propose-amendment.use-case';
 import { WithdrawAgreement } from './withdraw-agreement.use-case';
 
 /** Agree: multi-party agreements, their signers' signing sessions, quorum and receipts, cross-border signing. */
@@ -22,6 +24,8 @@ import { WithdrawAgreement } from './withdraw-agreement.use-case';
     AgreementReader,
     CreateAgreement,
     WithdrawAgreement,
+    SignerPasskeys,
+    ProposeAmendment,
   ],
 })
 export class AgreementsModule {}

@@ -1,8 +1,19 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsString, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { Nullable } from '@svc/server';
 import { QUORUM_TYPES, type QuorumType } from '../decisions/decision';
-import { AGREEMENT_STATUSES, SIGNING_OUTCOMES, type Agreement, type AgreementParty, type AgreementStatus, type SigningOutcome } from './agreement';
+import {
+  AGREEMENT_STATUSES,
+  AMENDMENT_STATUSES,
+  SIGNING_OUTCOMES,
+  type Agreement,
+  type AgreementParty,
+  type AgreementStatus,
+  type Amendment,
+  type AmendmentParty,
+  type AmendmentStatus,
+  type SigningOutcome,
+} from './agreement';
 
 export class AgreementDocumentResponse {
   /** Lowercase hex SHA-256 of the document's bytes: the document's address. */
@@ -46,6 +57,10 @@ export class AgreementResponse {
   @ValidateNested() @Type(() => AgreementDocumentResponse) document!: AgreementDocumentResponse;
   @ValidateNested() @Type(() => AgreementQuorumResponse) quorum!: AgreementQuorumResponse;
   @ValidateNested({ each: true }) @Type(() => AgreementPartyResponse) parties!: AgreementPartyResponse[];
+  /** Lowercase hex SHA-256 of the document in force: the last adopted amendment's, else `document.sha256`. */
+  @IsString() current_document_sha256!: string;
+  /** Amendments proposed so far (GET …/amendments lists them). */
+  @IsInt() amendments!: number;
   @IsString() deadline!: string;
   @IsString() created_at!: string;
   /** When the outcome (active, declined, expired, withdrawn) was reached; null before. */
@@ -72,9 +87,81 @@ export class AgreementReceiptResponse {
   @ValidateNested() @Type(() => AgreementReceiptQuorumResponse) quorum!: AgreementReceiptQuorumResponse;
   /** The receipts of every answer so far, in party order; binding once `required` of them are `signed`. */
   @IsString({ each: true }) signatures!: string[];
+  /** Present once the agreement was amended: each amendment in order, with its votes' receipts (the chain of documents). */
+  @IsOptional() @ValidateNested({ each: true }) @Type(() => AmendmentReceiptResponse) amendments?: AmendmentReceiptResponse[];
 }
 
-export function agreementView(agreement: Agreement, parties: AgreementParty[], document: { mediaType: string; sizeBytes: number }, publicBaseUrl: string): AgreementResponse {
+/** One amendment in the agreement's receipt: the document it replaces, its own and every vote's receipt. */
+export class AmendmentReceiptResponse {
+  @IsString() amendment_id!: string;
+  @IsInt() number!: number;
+  @IsString() previous_document_sha256!: string;
+  @IsString() document_sha256!: string;
+  @IsIn([...AMENDMENT_STATUSES]) status!: AmendmentStatus;
+  @IsString({ each: true }) signatures!: string[];
+}
+
+export class AmendmentPartyResponse {
+  /** The agreement's party (`pty_…`). */
+  @IsString() party_id!: string;
+  @IsString() role!: string;
+  /** The party's voting page for this amendment, in their home region. */
+  @IsString() decision_url!: string;
+  @IsIn([...SIGNING_OUTCOMES]) @Nullable() outcome!: SigningOutcome | null;
+  /** The receipt of the vote (a compact JWS naming the amendment and its document). */
+  @IsString() @Nullable() receipt_jws!: string | null;
+  @IsString() @Nullable() decided_at!: string | null;
+}
+
+/** An amendment of an active agreement: a new document voted by its parties under its quorum. */
+export class AmendmentResponse {
+  /** `amd_…` */
+  @IsString() id!: string;
+  @IsIn(['agreement_amendment']) object!: 'agreement_amendment';
+  @IsString() agreement_id!: string;
+  /** 1 for the first amendment of the agreement, then 2… */
+  @IsInt() number!: number;
+  /** pending → partially_signed → adopted; or rejected, expired. */
+  @IsIn([...AMENDMENT_STATUSES]) status!: AmendmentStatus;
+  @ValidateNested() @Type(() => AgreementDocumentResponse) document!: AgreementDocumentResponse;
+  /** The document it replaces (the one in force when it was proposed). */
+  @IsString() previous_document_sha256!: string;
+  @ValidateNested({ each: true }) @Type(() => AmendmentPartyResponse) parties!: AmendmentPartyResponse[];
+  @IsString() deadline!: string;
+  @IsString() created_at!: string;
+  @IsString() @Nullable() decided_at!: string | null;
+}
+
+export function amendmentView(amendment: Amendment, answers: AmendmentParty[], parties: AgreementParty[], document: { mediaType: string; sizeBytes: number }): AmendmentResponse {
+  return {
+    id: amendment.id,
+    object: 'agreement_amendment',
+    agreement_id: amendment.agreementId,
+    number: amendment.number,
+    status: amendment.status,
+    document: { sha256: amendment.documentSha256, media_type: document.mediaType, size_bytes: document.sizeBytes },
+    previous_document_sha256: amendment.previousDocumentSha256,
+    parties: answers.map((a) => ({
+      party_id: a.partyId,
+      role: parties.find((p) => p.id === a.partyId)?.role ?? '',
+      decision_url: a.decisionUrl,
+      outcome: a.outcome,
+      receipt_jws: a.receiptJws,
+      decided_at: a.decidedAt?.toISOString() ?? null,
+    })),
+    deadline: amendment.deadline.toISOString(),
+    created_at: amendment.createdAt.toISOString(),
+    decided_at: amendment.decidedAt?.toISOString() ?? null,
+  };
+}
+
+export function agreementView(
+  agreement: Agreement,
+  parties: AgreementParty[],
+  document: { mediaType: string; sizeBytes: number },
+  publicBaseUrl: string,
+  amendments = 0,
+): AgreementResponse {
   return {
     id: agreement.id,
     object: 'agreement',
@@ -92,6 +179,8 @@ export function agreementView(agreement: Agreement, parties: AgreementParty[], d
       receipt_jws: p.receiptJws,
       decided_at: p.decidedAt?.toISOString() ?? null,
     })),
+    current_document_sha256: agreement.currentDocumentSha256 ?? agreement.documentSha256,
+    amendments,
     deadline: agreement.deadline.toISOString(),
     created_at: agreement.createdAt.toISOString(),
     decided_at: agreement.decidedAt?.toISOString() ?? null,
@@ -99,7 +188,7 @@ export function agreementView(agreement: Agreement, parties: AgreementParty[], d
   };
 }
 
-export function agreementReceipt(agreement: Agreement, parties: AgreementParty[]): AgreementReceiptResponse {
+export function agreementReceipt(agreement: Agreement, parties: AgreementParty[], amendments: Array<{ amendment: Amendment; answers: AmendmentParty[] }> = []): AgreementReceiptResponse {
   return {
     object: 'agreement_receipt',
     agreement_id: agreement.id,
@@ -107,5 +196,17 @@ export function agreementReceipt(agreement: Agreement, parties: AgreementParty[]
     status: agreement.status,
     quorum: { type: agreement.quorumType, required: agreement.quorumRequired },
     signatures: parties.flatMap((p) => (p.receiptJws ? [p.receiptJws] : [])),
+    ...(amendments.length > 0
+      ? {
+          amendments: amendments.map(({ amendment, answers }) => ({
+            amendment_id: amendment.id,
+            number: amendment.number,
+            previous_document_sha256: amendment.previousDocumentSha256,
+            document_sha256: amendment.documentSha256,
+            status: amendment.status,
+            signatures: answers.flatMap((a) => (a.receiptJws ? [a.receiptJws] : [])),
+          })),
+        }
+      : {}),
   };
 }

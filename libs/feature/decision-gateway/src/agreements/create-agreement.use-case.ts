@@ -15,11 +15,10 @@ import { AgreementsRepository } from './agreements.repository';
 import { RpcClient } from '@svc/bus';
 import { isDomainError } from '@svc/errors';
 
-/** What was created (or found again under the same Idempotency-Key). */
+/** What was created. A retry under the same Idempotency-Key is answered by the platform's store. */
 export interface CreatedAgreement {
   agreement: Agreement;
   parties: AgreementParty[];
-  created: boolean;
 }
 
 /**
@@ -40,11 +39,7 @@ export class CreateAgreement {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Principal, body: CreateAgreementBody, options: { multiParty: boolean; idempotencyKey: string | null }): Promise<CreatedAgreement> {
-    if (options.idempotencyKey !== null) {
-      const earlier = await this.agreements.findByIdempotencyKey(principal.applicationId, options.idempotencyKey);
-      if (earlier) return this.replay(earlier, body);
-    }
+  async execute(principal: Principal, body: CreateAgreementBody, options: { multiParty: boolean }): Promise<CreatedAgreement> {
     if (options.multiParty && body.parties.length < 2) throw agreementError('parties_too_few', 'A multi-party agreement needs at least two parties', { field: 'parties' });
     const seen = new Set<string>();
     body.parties.forEach((party, index) => {
@@ -78,6 +73,7 @@ export class CreateAgreement {
       createdAt: now,
       updatedAt: now,
       decidedAt: null,
+      currentDocumentSha256: null,
     };
     const parties: AgreementParty[] = body.parties.map((party, position) => ({
       id: newId('agreement_party'),
@@ -116,9 +112,9 @@ export class CreateAgreement {
       party.decisionUrl = await this.openElsewhere(party.homeRegion, request(party), party.position);
     }
 
-    const created = await this.agreements.transaction(async (manager) => {
+    await this.agreements.transaction(async (manager) => {
       await this.agreements.putDocument(manager, document, now);
-      if (!(await this.agreements.insertAgreement(manager, agreement, options.idempotencyKey))) return false;
+      await this.agreements.insertAgreement(manager, agreement);
       for (const party of parties) {
         if (party.homeRegion === this.config.REGION) {
           const opened = await this.signing.openSession(manager, request(party));
@@ -127,16 +123,12 @@ export class CreateAgreement {
         }
         await this.agreements.insertParty(manager, party);
       }
-      return true;
     });
-    if (!created && options.idempotencyKey !== null) {
-      const earlier = await this.agreements.findByIdempotencyKey(principal.applicationId, options.idempotencyKey);
-      if (earlier) return this.replay(earlier, body);
-    }
-    return { agreement, parties, created: true };
+    return { agreement, parties };
   }
 
-  private async openElsewhere(region: string, request: Parameters<AgreementSigning['openSession']>[1], position: number): Promise<string> {
+  /** Opens a party's signing session in the signer's home region (another one); its URL. */
+  async openElsewhere(region: string, request: Parameters<AgreementSigning['openSession']>[1], position: number): Promise<string> {
     try {
       const reply = await this.rpc.inRegion(region).call('gateway.open_agreement_signing', {
         agreementId: request.agreementId,
@@ -151,6 +143,7 @@ export class CreateAgreement {
         quorumType: request.quorumType,
         required: request.required,
         deadline: timestampFromDate(request.deadline),
+        amendmentId: request.amendmentId ?? '',
       });
       return reply.decisionUrl;
     } catch (error) {
@@ -158,14 +151,5 @@ export class CreateAgreement {
       if (isDomainError(error) && error.kind !== 'unavailable') throw error;
       throw agreementError('signer_region_unavailable', `The home region of parties.${position} did not answer; nothing was created`, { field: `parties.${position}.person_id`, region });
     }
-  }
-
-  /** The agreement an earlier request with this Idempotency-Key created; a different request under the key is refused. */
-  private async replay(earlier: Agreement, body: CreateAgreementBody): Promise<CreatedAgreement> {
-    const parties = await this.agreements.parties(earlier.id);
-    const digest = createHash('sha256').update(Buffer.from(body.document.content_base64, 'base64')).digest('hex');
-    const same = earlier.title === body.title && earlier.documentSha256 === digest && parties.length === body.parties.length && parties.every((p, i) => p.personId === body.parties[i]?.person_id && p.role === body.parties[i]?.role);
-    if (!same) throw agreementError('idempotency_key_reused', 'This Idempotency-Key was used with a different request', { header: 'Idempotency-Key' });
-    return { agreement: earlier, parties, created: false };
   }
 }

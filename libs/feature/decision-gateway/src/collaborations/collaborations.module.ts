@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { OutboxRegistry } from '@svc/server';
+import { GATEWAY_SCHEMA } from '../schema';
+import { GATEWAY_OUTBOX } from '../tokens';
 import { PeopleModule } from '../people/people.module';
 import { CollaborationsController } from './collaborations.controller';
 import { CollaborationsRepository } from './collaborations.repository';
@@ -8,6 +11,10 @@ import { CollaborationsService } from './collaborations.service';
 @Module({
   imports: [PeopleModule],
   controllers: [CollaborationsController],
-  providers: [CollaborationsRepository, CollaborationsService],
+  providers: [
+    { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
+    CollaborationsRepository,
+    CollaborationsService,
+  ],
 })
 export class CollaborationsModule {}

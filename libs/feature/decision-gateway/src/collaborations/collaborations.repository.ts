@@ -207,10 +207,50 @@ export class CollaborationsRepository {
     return rows.length > 0;
   }
 
-  /** Whether the agreement is one of the application's own. */
-  async agreementOf(applicationId: string, agreementId: string, manager: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM gateway.agreements WHERE id = $1 AND application_id = $2`, [agreementId, applicationId]);
-    return rows.length > 0;
+  /**
+   * The application's own agreement, share-locked until the transaction ends (a vote or decision
+   * on it, which writes into the histories of the collaborations holding it, waits for the
+   * attachment, so no change falls between the history written at attachment and the next).
+   */
+  async agreementOf(applicationId: string, agreementId: string, manager: EntityManager): Promise<{ createdAt: Date; status: string; decidedAt: Date | null } | undefined> {
+    const rows: Array<{ created_at: Date; status: string; decided_at: Date | null }> = await manager.query(
+      `SELECT created_at, status, decided_at FROM gateway.agreements WHERE id = $1 AND application_id = $2 FOR SHARE`,
+      [agreementId, applicationId],
+    );
+    return rows[0] ? { createdAt: rows[0].created_at, status: rows[0].status, decidedAt: rows[0].decided_at } : undefined;
+  }
+
+  /** The agreement's amendments so far: each proposal, its parties' votes and its outcome, with their times. */
+  async amendmentHistory(manager: EntityManager, agreementId: string): Promise<Array<{ type: string; actor: string; at: Date }>> {
+    const amendments: Array<{ id: string; status: string; created_at: Date; decided_at: Date | null }> = await manager.query(
+      `SELECT id, status, created_at, decided_at FROM gateway.agreement_amendments WHERE agreement_id = $1 ORDER BY number`,
+      [agreementId],
+    );
+    const votes: Array<{ party_id: string; outcome: string; decided_at: Date }> = await manager.query(
+      `SELECT ap.party_id, ap.outcome, ap.decided_at FROM gateway.agreement_amendment_parties ap JOIN gateway.agreement_amendments a ON a.id = ap.amendment_id
+       WHERE a.agreement_id = $1 AND ap.outcome IS NOT NULL ORDER BY ap.decided_at`,
+      [agreementId],
+    );
+    const application: Array<{ application_id: string }> = await manager.query(`SELECT application_id FROM gateway.agreements WHERE id = $1`, [agreementId]);
+    const owner = application[0]?.application_id ?? agreementId;
+    return [
+      ...amendments.map((a) => ({ type: 'agreement.amendment_proposed', actor: owner, at: a.created_at })),
+      ...votes.map((v) => ({ type: `signature.${v.outcome}`, actor: v.party_id, at: v.decided_at })),
+      ...amendments.flatMap((a) =>
+        a.decided_at && a.status !== 'pending' && a.status !== 'partially_signed'
+          ? [{ type: a.status === 'adopted' ? 'agreement.amended' : 'agreement.amendment_rejected', actor: agreementId, at: a.decided_at }]
+          : [],
+      ),
+    ];
+  }
+
+  /** The outcomes the agreement's parties gave so far, in the order they answered. */
+  async partyOutcomes(manager: EntityManager, agreementId: string): Promise<Array<{ partyId: string; outcome: string; decidedAt: Date }>> {
+    const rows: Array<{ id: string; outcome: string; decided_at: Date }> = await manager.query(
+      `SELECT id, outcome, decided_at FROM gateway.agreement_parties WHERE agreement_id = $1 AND outcome IS NOT NULL ORDER BY decided_at, position`,
+      [agreementId],
+    );
+    return rows.map((r) => ({ partyId: r.id, outcome: r.outcome, decidedAt: r.decided_at }));
   }
 
   async addEvent(manager: EntityManager, collaborationId: string, type: string, actor: string, subject: string | null, at: Date): Promise<void> {
@@ -226,8 +266,9 @@ export class CollaborationsRepository {
   /** The collaboration's history, oldest first, keyset after seq. */
   async events(collaborationId: string, limit: number, afterSeq?: string): Promise<CollaborationEvent[]> {
     const rows: Array<{ seq: string; type: string; actor: string; subject: string | null; created_at: Date }> = await this.dataSource.query(
-      `SELECT seq::text AS seq, type, actor, subject, created_at FROM gateway.collaboration_events
-       WHERE collaboration_id = $1 AND ($3::bigint IS NULL OR seq > $3::bigint) ORDER BY seq LIMIT $2`,
+      // Ordered by the bigint column, not by the text alias (which would put '10' before '9').
+      `SELECT e.seq::text AS seq, e.type, e.actor, e.subject, e.created_at FROM gateway.collaboration_events e
+       WHERE e.collaboration_id = $1 AND ($3::bigint IS NULL OR e.seq > $3::bigint) ORDER BY e.seq LIMIT $2`,
       [collaborationId, limit, afterSeq ?? null],
     );
     return rows.map((r) => ({ seq: r.seq, type: r.type, actor: r.actor, subject: r.subject, createdAt: r.created_at }));

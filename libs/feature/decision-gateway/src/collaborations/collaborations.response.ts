@@ -66,9 +66,15 @@ export class CollaborationEventResponse {
   @IsIn(['collaboration_event']) object!: 'collaboration_event';
   /** Position in the collaboration's history. */
   @IsString() id!: string;
-  /** collaboration.created, member.invited, member.accepted, member.declined, member.revoked, agreement.attached */
+  /**
+   * collaboration.created, member.invited, member.accepted, member.declined, member.revoked,
+   * agreement.attached, and the history of each attached agreement: agreement.created,
+   * signature.signed|declined|countered|expired (actor: the party, `pty_…`),
+   * agreement.activated|declined|expired|withdrawn, agreement.amendment_proposed, agreement.amended
+   * and agreement.amendment_rejected|amendment_expired|amendment_withdrawn (subject: the agreement).
+   */
   @IsString() type!: string;
-  /** The application or person who made the change. */
+  /** The application or person who made the change; a party (`pty_…`) for a signing answer; the agreement for what its quorum or deadline decided. */
   @IsString() actor!: string;
   /** The party or agreement it concerns; null for the collaboration itself. */
   @IsString() @Nullable() subject!: string | null;

@@ -1,9 +1,13 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { DomainError } from '@svc/errors';
 import { isIdOf, newRegionalId, type IdRegion } from '@svc/ids';
+import type { OutboxWriter } from '@svc/persistence';
+import type { EntityManager } from 'typeorm';
 import { PeopleRepository } from '../people/people.repository';
+import { GATEWAY_OUTBOX } from '../tokens';
 import { canAttach, canManage, canSee, mayAnswer, statusAfterMove, type Collaboration, type CollaborationMember, type InvitableRole, type MemberMove } from './collaboration';
 import { collaborationError } from './collaborations.errors';
 import { CollaborationsRepository } from './collaborations.repository';
@@ -29,6 +33,9 @@ export function checkedSeq(value: string): string {
  * invitation answered by the invited party itself, agreements attached by the owner or members,
  * every change written to the collaboration's history in the same transaction.
  */
+/** The history entry of an agreement's final status. */
+const DECIDED_EVENTS: Readonly<Record<string, string>> = { active: 'agreement.activated', declined: 'agreement.declined', expired: 'agreement.expired', withdrawn: 'agreement.withdrawn' };
+
 @Injectable()
 export class CollaborationsService {
   constructor(
@@ -36,7 +43,19 @@ export class CollaborationsService {
     private readonly people: PeopleRepository,
     private readonly config: PlatformConfig,
     private readonly clock: Clock,
+    @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
   ) {}
+
+  /** `collaboration.member_<change>` to the owner application, in the change's transaction. */
+  private async publishMemberChange(manager: EntityManager, collaboration: Collaboration, member: CollaborationMember, actor: string, at: Date): Promise<void> {
+    const change = member.status as 'invited' | 'accepted' | 'declined' | 'revoked';
+    await this.outbox.add(
+      manager,
+      `collaboration.member_${change}`,
+      { collaborationId: collaboration.id, change, partyId: member.partyId, partyType: member.partyType, role: member.role, actor, changedAt: timestampFromDate(at) },
+      { applicationId: collaboration.ownerApplicationId, occurredAt: at },
+    );
+  }
 
   async create(principal: Principal, name: string): Promise<{ collaboration: Collaboration; member: CollaborationMember }> {
     const now = this.clock.now();
@@ -68,7 +87,7 @@ export class CollaborationsService {
   }
 
   async invite(principal: Principal, id: string, invitee: { applicationId?: string; personId?: string; role: InvitableRole }): Promise<CollaborationMember> {
-    const { member: caller } = await this.visible(principal, id);
+    const { collaboration, member: caller } = await this.visible(principal, id);
     if (!canManage(caller)) throw collaborationError('collaboration_role_forbidden', 'Only the owner invites', { role: caller.role });
     if ((invitee.applicationId === undefined) === (invitee.personId === undefined)) {
       throw collaborationError('collaboration_invitee_invalid', 'Name exactly one of application_id and person_id', { field: invitee.applicationId === undefined ? 'application_id' : 'person_id' });
@@ -97,6 +116,7 @@ export class CollaborationsService {
         result = await this.collaborations.reinvite(manager, invitation);
       }
       await this.collaborations.addEvent(manager, id, 'member.invited', principal.applicationId, partyId, now);
+      await this.publishMemberChange(manager, collaboration, result, principal.applicationId, now);
       await this.collaborations.touch(manager, id, now);
       return result;
     });
@@ -104,7 +124,7 @@ export class CollaborationsService {
 
   /** accept / decline by the invited party itself; revoke by the owner (never of the owner). */
   async move(principal: Principal, id: string, partyId: string, move: MemberMove): Promise<CollaborationMember> {
-    const { member: caller } = await this.visible(principal, id);
+    const { collaboration, member: caller } = await this.visible(principal, id);
     if (move === 'revoke' && !canManage(caller)) throw collaborationError('collaboration_role_forbidden', 'Only the owner revokes', { role: caller.role });
     const now = this.clock.now();
     return this.collaborations.transaction(async (manager) => {
@@ -117,6 +137,7 @@ export class CollaborationsService {
       if (!next) throw collaborationError('collaboration_member_status', `The ${target.role === 'owner' ? 'owner' : 'membership'} cannot be ${move === 'revoke' ? 'revoked' : `${move}ed`}`, { status: target.status });
       const updated = await this.collaborations.setMemberStatus(manager, id, partyId, next, now);
       await this.collaborations.addEvent(manager, id, `member.${next}`, partyOf(principal), partyId, now);
+      await this.publishMemberChange(manager, collaboration, updated, partyOf(principal), now);
       await this.collaborations.touch(manager, id, now);
       return updated;
     });
@@ -128,12 +149,22 @@ export class CollaborationsService {
     if (!canAttach(caller)) throw collaborationError('collaboration_role_forbidden', 'A viewer cannot attach agreements', { role: caller.role });
     const now = this.clock.now();
     await this.collaborations.transaction(async (manager) => {
-      if (!(await this.collaborations.agreementOf(principal.applicationId, agreementId, manager))) {
+      const agreement = await this.collaborations.agreementOf(principal.applicationId, agreementId, manager);
+      if (!agreement) {
         throw collaborationError('collaboration_agreement_not_found', 'The agreement is not one of your application’s agreements', { field: 'agreement_id' });
       }
       if (!(await this.collaborations.attach(manager, id, agreementId, principal.applicationId, now))) {
         throw collaborationError('collaboration_agreement_attached', 'The agreement is already attached to this collaboration');
       }
+      // The agreement's history so far, in the order it happened; later changes are written as they happen.
+      const past: Array<{ type: string; actor: string; at: Date }> = [{ type: 'agreement.created', actor: principal.applicationId, at: agreement.createdAt }];
+      for (const answer of await this.collaborations.partyOutcomes(manager, agreementId)) past.push({ type: `signature.${answer.outcome}`, actor: answer.partyId, at: answer.decidedAt });
+      const final = DECIDED_EVENTS[agreement.status];
+      if (final && agreement.decidedAt) past.push({ type: final, actor: agreement.status === 'withdrawn' ? principal.applicationId : agreementId, at: agreement.decidedAt });
+      past.push(...(await this.collaborations.amendmentHistory(manager, agreementId)));
+      // A stable sort: events of one instant keep the order above (an answer before the decision it made).
+      past.sort((a, b) => a.at.getTime() - b.at.getTime());
+      for (const event of past) await this.collaborations.addEvent(manager, id, event.type, event.actor, agreementId, event.at);
       await this.collaborations.addEvent(manager, id, 'agreement.attached', principal.applicationId, agreementId, now);
       await this.collaborations.touch(manager, id, now);
     });

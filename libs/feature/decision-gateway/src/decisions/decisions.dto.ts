@@ -133,6 +133,16 @@ export const SESSION_ACTIONS = [...CONSENT_ACTIONS, 'approve', 'deny', 'counter'
 export type SessionAction = (typeof SESSION_ACTIONS)[number];
 
 /** Body of POST /api/v1/decisions/:session_token/transitions (authorized by the session token). */
+/** A WebAuthn assertion as @simplewebauthn/browser returns it (checked by the verifier). */
+export class PasskeyAssertionInput {
+  @IsDefined() @IsString() @MaxLength(1024) id!: string;
+  @IsDefined() @IsString() @MaxLength(1024) rawId!: string;
+  @IsDefined() @IsIn(['public-key']) type!: 'public-key';
+  @IsDefined() @IsObject() response!: Record<string, unknown>;
+  @IsOptional() @IsObject() clientExtensionResults?: Record<string, unknown>;
+  @IsOptional() @IsString() @MaxLength(32) authenticatorAttachment?: string;
+}
+
 export class TransitionBody {
   @IsDefined() @IsString() @IsIn(SESSION_ACTIONS)
   action!: SessionAction;
@@ -155,6 +165,13 @@ export class TransitionBody {
   /** counter: the counter proposal (required then). */
   @IsOptional() @IsObject()
   counter_proposal?: Record<string, unknown>;
+
+  /**
+   * sign (an agreement's signer who has a passkey; required then): the WebAuthn assertion over
+   * the signature's challenge, as @simplewebauthn/browser's startAuthentication returns it.
+   */
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => PasskeyAssertionInput)
+  passkey_assertion?: PasskeyAssertionInput;
 
   /**
    * complete (consent): the purpose keys the person agreed to, each chosen on its own; every

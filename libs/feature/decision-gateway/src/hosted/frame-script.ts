@@ -229,6 +229,10 @@ export const FRAME_SCRIPT = String.raw`(function () {
         }));
         return;
       }
+      if (action === 'sign' && cfg.passkey_signing) {
+        actions.appendChild(button(action, function () { signWithPasskey(); }));
+        return;
+      }
       actions.appendChild(button(action, function () { move({ action: action }); }));
     });
   }
@@ -283,6 +287,18 @@ export const FRAME_SCRIPT = String.raw`(function () {
         fail(r.json.reason_code || 'http_' + r.res.status, r.json.message || '', r.res.status === 404);
       })
       .catch(function (e) { setBusy(false); fail('network_error', String(e && e.message || e), false); });
+  }
+
+  // An agreement's signer who has a passkey signs with it: the assertion over this signature is bound into it.
+  function signWithPasskey() {
+    if (ended) return Promise.resolve();
+    var lib = window.SimpleWebAuthnBrowser;
+    if (!lib) { fail('passkey_unavailable', 'passkeys are not available on this page', false); return Promise.resolve(); }
+    setBusy(true);
+    announce(t.status_working);
+    return lib.startAuthentication({ optionsJSON: cfg.passkey_signing })
+      .then(function (assertion) { setBusy(false); return move({ action: 'sign', passkey_assertion: assertion }); })
+      .catch(function (e) { setBusy(false); fail('passkey_cancelled', String(e && e.message || e), false); });
   }
 
   function expire() {

@@ -1,3 +1,4 @@
+import { SigningOutcomes } from '../decisions/signing-outcomes';
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { Public, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
@@ -41,6 +42,7 @@ export class HostedPagesController {
     private readonly hosted: HostedRepository,
     private readonly clock: Clock,
     private readonly personNotices: PersonNotices,
+    private readonly signingOutcomes: SigningOutcomes,
   ) {}
 
   /**
@@ -196,6 +198,7 @@ export class HostedPagesController {
     const locale = negotiateLocale(acceptLanguage, flow?.locale);
     return {
       personNotice: await this.personNotices.forSession(session, locale),
+      passkeySigning: (await this.signingOutcomes.passkeyOptions(session)) as PageModel['passkeySigning'],
       session,
       sessionToken: token,
       state: pageView(session),

@@ -55,6 +55,8 @@ export interface PageModel {
   nonce: string;
   /** Shown when the session is for a person with an account: their name and a request to confirm (people feature's wording). */
   personNotice?: string | null;
+  /** An agreement's signer who has a passkey: the assertion request the page makes on sign, and the WebAuthn script's SRI digest. */
+  passkeySigning?: { options: Record<string, unknown>; integrity: string } | null;
 }
 
 export { escapeHtml };
@@ -206,8 +208,12 @@ export function renderDecisionPage(model: PageModel): string {
     date_options: DATE_OPTIONS,
     granted: session.kind === 'consent' && session.outcome === 'granted' ? session.purposes : null,
     purposes: (model.flow?.purposes ?? []).map((p) => ({ key: p.key, label: p.label || p.key, fixed: isFixedPurpose(p) })),
+    passkey_signing: model.passkeySigning ? model.passkeySigning.options : null,
     strings: t,
   };
+  const webauthn = model.passkeySigning
+    ? `<script nonce="${model.nonce}" src="/people/assets/webauthn.js" integrity="${escapeHtml(model.passkeySigning.integrity)}" crossorigin="anonymous"></script>\n`
+    : '';
   return `<!doctype html>
 <html lang="${escapeHtml(model.locale)}" dir="${textDirection(model.locale)}">
 <head>
@@ -234,7 +240,7 @@ ${body}
 <div id="svc-status" role="status" aria-live="polite">${escapeHtml(t.status_loading)}</div>
 </main>
 <script type="application/json" id="svc-config">${jsonBlock(config)}</script>
-<script nonce="${model.nonce}">${FRAME_SCRIPT}</script>
+${webauthn}<script nonce="${model.nonce}">${FRAME_SCRIPT}</script>
 </body>
 </html>`;
 }

@@ -13,6 +13,8 @@ import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-
 import { CreateAgreements1807000000000 } from './1807000000000-create-agreements';
 import { CreateComply1804000000000 } from './1804000000000-create-comply';
 import { CreateCollaborations1809000000000 } from './1809000000000-create-collaborations';
+import { DropAgreementIdempotencyKey1810000000000 } from './1810000000000-drop-agreement-idempotency-key';
+import { CreateAgreementAmendments1810000000001 } from './1810000000001-create-agreement-amendments';
 import { CreateDataRequests1812000000000 } from './1812000000000-create-data-requests';
 import { CreateAccounts1814000000000 } from './1814000000000-create-accounts';
 import { CreateTrustPairings1816000000000 } from './1816000000000-create-trust-pairings';
@@ -34,6 +36,8 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateAgreements1807000000000,
     CreateComply1804000000000,
     CreateCollaborations1809000000000,
+    DropAgreementIdempotencyKey1810000000000,
+    CreateAgreementAmendments1810000000001,
     CreateDataRequests1812000000000,
     CreateAccounts1814000000000,
     CreateTrustPairings1816000000000,

@@ -1,5 +1,6 @@
 import {
   AgreementDecidedSchema,
+  CollaborationMemberChangedSchema,
   ApprovalDecidedSchema,
   ConsentDeniedSchema,
   ConsentGrantedSchema,
@@ -28,4 +29,10 @@ export const DECISIONS_EVENTS = {
   'agreement.declined': { schema: AgreementDecidedSchema, version: 1 },
   'agreement.expired': { schema: AgreementDecidedSchema, version: 1 },
   'agreement.withdrawn': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.amended': { schema: AgreementDecidedSchema, version: 1 },
+  'agreement.amendment_rejected': { schema: AgreementDecidedSchema, version: 1 },
+  'collaboration.member_invited': { schema: CollaborationMemberChangedSchema, version: 1 },
+  'collaboration.member_accepted': { schema: CollaborationMemberChangedSchema, version: 1 },
+  'collaboration.member_declined': { schema: CollaborationMemberChangedSchema, version: 1 },
+  'collaboration.member_revoked': { schema: CollaborationMemberChangedSchema, version: 1 },
 } as const;

@@ -62,8 +62,8 @@ export class AdvanceConsent {
       if (to === undefined) {
         throw decisionError('transition_not_allowed', `No ${body.action} move from ${from} on the ${path} path`, { status: from, action: body.action, consent_path: path });
       }
-      if (body.participant_id !== undefined || body.counter_proposal !== undefined) {
-        throw decisionError('field_not_applicable', 'participant_id and counter_proposal apply to approval and signing sessions', { action: body.action });
+      if (body.participant_id !== undefined || body.counter_proposal !== undefined || body.passkey_assertion !== undefined) {
+        throw decisionError('field_not_applicable', 'participant_id, counter_proposal and passkey_assertion apply to approval and signing sessions', { action: body.action });
       }
       if (body.evidence !== undefined && body.action !== 'capture_evidence') {
         throw decisionError('field_not_applicable', 'evidence applies to capture_evidence only', { field: 'evidence', action: body.action });

@@ -11,6 +11,7 @@ import { addVoteOutcomeEvent } from '../outcome-events';
 import { aggregate, type Vote } from '../quorum';
 import { HOSTED_SIGN_IN, type HostedSignIn } from '../principal-binding';
 import { onLockedSession } from '../session-transaction';
+import type { SignerProof } from '../signing-outcomes';
 
 /** Answers of each voting kind, and the status each aggregated vote resolves to. */
 const VOTING = {
@@ -61,9 +62,16 @@ export class CastVote {
         throw decisionError('field_not_applicable', 'counter_proposal applies to counter only', { field: 'counter_proposal', action: body.action });
       }
       const participant = this.participantOf(session, body.participant_id);
+      let signer: SignerProof | undefined;
       if (this.sessions.signingOutcomes.requiresSignIn(session)) {
         if (!this.hostedSignIn) throw decisionError('transition_not_allowed', 'Signing this agreement needs the signer signed in', { action: body.action });
         await this.hostedSignIn.signedInPrincipal(session, proof);
+        if (vote !== 'yes' && body.passkey_assertion !== undefined) {
+          throw decisionError('field_not_applicable', 'passkey_assertion applies to sign only', { field: 'passkey_assertion', action: body.action });
+        }
+        signer = await this.sessions.signingOutcomes.proveSigner(manager, session, vote, body.passkey_assertion as Record<string, unknown> | undefined);
+      } else if (body.passkey_assertion !== undefined) {
+        throw decisionError('field_not_applicable', 'passkey_assertion applies to signing an agreement', { field: 'passkey_assertion', action: body.action });
       }
       if (!(await this.sessions.insertVote(manager, session.tokenSha256, participant, vote, body.counter_proposal, now))) {
         throw decisionError('already_voted', `${participant} has already answered this decision`, { participant_id: participant });
@@ -80,7 +88,7 @@ export class CastVote {
         { status, outcome: status, counterProposal, exchangeTokenSha256: exchange.sha256, completedAt: now },
         now,
       );
-      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now))) await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
+      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now, signer))) await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
       return { session: resolved, exchangeToken: exchange.token };
     });
   }

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/decisions.proto.
  */
 export const file_svc_events_v1_decisions: GenFile = /*@__PURE__*/
-  fileDesc("Ch1zdmMvZXZlbnRzL3YxL2RlY2lzaW9ucy5wcm90bxINc3ZjLmV2ZW50cy52MSKTAQoNRmxvd0FjdGl2YXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESDwoHZmxvd19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SHgoWY2FwdHVyYWJsZV9pbl9vd25fZm9ybRgFIAEoCCLGAgoOQ29uc2VudEdyYW50ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFQoNY29uc2VudF90b2tlbhgFIAEoCRIdCg91c2VyX2lkZW50aWZpZXIYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSMAoMZnVsZmlsbGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxpdmVyeV9tb2RlGAkgASgJEh8KEXByaW5jaXBhbF9iaW5kaW5nGAogASgJQgTAjBkCEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIpsCCg1Db25zZW50RGVuaWVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEh0KD3VzZXJfaWRlbnRpZmllchgFIAEoCUIEwIwZARIvCgtkZWNsaW5lZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZGVsaXZlcnlfbW9kZRgHIAEoCRIfChFwcmluY2lwYWxfYmluZGluZxgIIAEoCUIEwIwZAhIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCL3AQoOQ29uc2VudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SHQoPdXNlcl9pZGVudGlmaWVyGAUgASgJQgTAjBkBEi4KCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJldm9rZWRfYnkYByABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi9gIKD0FwcHJvdmFsRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEhQKDHRyaWdnZXJfdHlwZRgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhMKC3F1b3J1bV90eXBlGAcgASgJEhAKCHJlcXVpcmVkGAggASgNEhEKCWFwcHJvdmFscxgJIAEoDRIPCgdkZW5pYWxzGAogASgNEhAKCGNvdW50ZXJzGAsgASgNEiMKFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgMIAEoCUIEwIwZARIuCgpkZWNpZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCK/AwoQU2lnbmF0dXJlRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEg8KB291dGNvbWUYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEAoIcmVxdWlyZWQYByABKA0SEgoKc2lnbmF0dXJlcxgIIAEoDRIQCghkZWNsaW5lcxgJIAEoDRIQCghjb3VudGVycxgKIAEoDRIjChVjb3VudGVyX3Byb3Bvc2FsX2pzb24YCyABKAlCBMCMGQESLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMYWdyZWVtZW50X2lkGA0gASgJEhAKCHBhcnR5X2lkGA4gASgJEhkKC3JlY2VpcHRfandzGA8gASgJQgTAjBkBEhcKD2RvY3VtZW50X3NoYTI1NhgQIAEoCRIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCKZAgoQQWdyZWVtZW50RGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFAoMYWdyZWVtZW50X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIXCg9kb2N1bWVudF9zaGEyNTYYBCABKAkSEwoLcXVvcnVtX3R5cGUYBSABKAkSEAoIcmVxdWlyZWQYBiABKA0SEgoKc2lnbmF0dXJlcxgHIAEoDRIQCghkZWNsaW5lcxgIIAEoDRIQCghjb3VudGVycxgJIAEoDRIPCgdwYXJ0aWVzGAogASgNEi4KCmRlY2lkZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("Ch1zdmMvZXZlbnRzL3YxL2RlY2lzaW9ucy5wcm90bxINc3ZjLmV2ZW50cy52MSKTAQoNRmxvd0FjdGl2YXRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESDwoHZmxvd19pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgNEhgKEHByZXZpb3VzX3ZlcnNpb24YBCABKA0SHgoWY2FwdHVyYWJsZV9pbl9vd25fZm9ybRgFIAEoCCLGAgoOQ29uc2VudEdyYW50ZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SFQoNY29uc2VudF90b2tlbhgFIAEoCRIdCg91c2VyX2lkZW50aWZpZXIYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSMAoMZnVsZmlsbGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1kZWxpdmVyeV9tb2RlGAkgASgJEh8KEXByaW5jaXBhbF9iaW5kaW5nGAogASgJQgTAjBkCEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIpsCCg1Db25zZW50RGVuaWVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIVCg1zZXNzaW9uX3Rva2VuGAIgASgJEg8KB2Zsb3dfaWQYAyABKAkSFAoMZmxvd192ZXJzaW9uGAQgASgNEh0KD3VzZXJfaWRlbnRpZmllchgFIAEoCUIEwIwZARIvCgtkZWNsaW5lZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNZGVsaXZlcnlfbW9kZRgHIAEoCRIfChFwcmluY2lwYWxfYmluZGluZxgIIAEoCUIEwIwZAhIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCL3AQoOQ29uc2VudFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SHQoPdXNlcl9pZGVudGlmaWVyGAUgASgJQgTAjBkBEi4KCnJldm9rZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnJldm9rZWRfYnkYByABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi9gIKD0FwcHJvdmFsRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEhQKDHRyaWdnZXJfdHlwZRgFIAEoCRIPCgdvdXRjb21lGAYgASgJEhMKC3F1b3J1bV90eXBlGAcgASgJEhAKCHJlcXVpcmVkGAggASgNEhEKCWFwcHJvdmFscxgJIAEoDRIPCgdkZW5pYWxzGAogASgNEhAKCGNvdW50ZXJzGAsgASgNEiMKFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgMIAEoCUIEwIwZARIuCgpkZWNpZGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCLVAwoQU2lnbmF0dXJlRGVjaWRlZBImCgRtZXRhGAEgASgLMhguc3ZjLmV2ZW50cy52MS5FdmVudE1ldGESFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIRCglyZWZlcmVuY2UYAyABKAkSGgoMcHJpbmNpcGFsX2lkGAQgASgJQgTAjBkBEg8KB291dGNvbWUYBSABKAkSEwoLcXVvcnVtX3R5cGUYBiABKAkSEAoIcmVxdWlyZWQYByABKA0SEgoKc2lnbmF0dXJlcxgIIAEoDRIQCghkZWNsaW5lcxgJIAEoDRIQCghjb3VudGVycxgKIAEoDRIjChVjb3VudGVyX3Byb3Bvc2FsX2pzb24YCyABKAlCBMCMGQESLgoKZGVjaWRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMYWdyZWVtZW50X2lkGA0gASgJEhAKCHBhcnR5X2lkGA4gASgJEhkKC3JlY2VpcHRfandzGA8gASgJQgTAjBkBEhcKD2RvY3VtZW50X3NoYTI1NhgQIAEoCRIUCgxhbWVuZG1lbnRfaWQYESABKAkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi6wIKEEFncmVlbWVudERlY2lkZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhQKDGFncmVlbWVudF9pZBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSFwoPZG9jdW1lbnRfc2hhMjU2GAQgASgJEhMKC3F1b3J1bV90eXBlGAUgASgJEhAKCHJlcXVpcmVkGAYgASgNEhIKCnNpZ25hdHVyZXMYByABKA0SEAoIZGVjbGluZXMYCCABKA0SEAoIY291bnRlcnMYCSABKA0SDwoHcGFydGllcxgKIAEoDRIuCgpkZWNpZGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYDCABKAkSGAoQYW1lbmRtZW50X251bWJlchgNIAEoDRIgChhwcmV2aW91c19kb2N1bWVudF9zaGEyNTYYDiABKAkiiwIKGkNvbGxhYm9yYXRpb25NZW1iZXJDaGFuZ2VkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIYChBjb2xsYWJvcmF0aW9uX2lkGAIgASgJEg4KBmNoYW5nZRgDIAEoCRIWCghwYXJ0eV9pZBgEIAEoCUIEwIwZARISCgpwYXJ0eV90eXBlGAUgASgJEgwKBHJvbGUYBiABKAkSEwoFYWN0b3IYByABKAlCBMCMGQESLgoKY2hhbmdlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAxiBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * flow.activated: a flow version became the active version (consent-records). Its terms are
@@ -455,6 +455,13 @@ export type SignatureDecided = Message<"svc.events.v1.SignatureDecided"> & {
   documentSha256: string;
 
   /**
+   * The amendment (`amd_…`) this vote is on; empty for a vote on the agreement itself.
+   *
+   * @generated from field: string amendment_id = 17;
+   */
+  amendmentId: string;
+
+  /**
    * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
    *
    * @generated from field: bytes sealed_personal_data = 100;
@@ -489,7 +496,7 @@ export type AgreementDecided = Message<"svc.events.v1.AgreementDecided"> & {
   agreementId: string;
 
   /**
-   * activated | declined | expired | withdrawn
+   * activated | declined | expired | withdrawn | amended | amendment_rejected | amendment_expired
    *
    * @generated from field: string status = 3;
    */
@@ -536,6 +543,24 @@ export type AgreementDecided = Message<"svc.events.v1.AgreementDecided"> & {
    * @generated from field: google.protobuf.Timestamp decided_at = 11;
    */
   decidedAt?: Timestamp | undefined;
+
+  /**
+   * agreement.amended and agreement.amendment_rejected: the amendment (`amd_…`), its number and
+   * the document it replaces (document_sha256 is then the amendment's document).
+   *
+   * @generated from field: string amendment_id = 12;
+   */
+  amendmentId: string;
+
+  /**
+   * @generated from field: uint32 amendment_number = 13;
+   */
+  amendmentNumber: number;
+
+  /**
+   * @generated from field: string previous_document_sha256 = 14;
+   */
+  previousDocumentSha256: string;
 };
 
 /**
@@ -544,4 +569,76 @@ export type AgreementDecided = Message<"svc.events.v1.AgreementDecided"> & {
  */
 export const AgreementDecidedSchema: GenMessage<AgreementDecided> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_decisions, 6);
+
+/**
+ * collaboration.member_invited | member_accepted | member_declined | member_revoked: a change of
+ * a collaboration's membership (decision-gateway), to the collaboration's owner application.
+ *
+ * @generated from message svc.events.v1.CollaborationMemberChanged
+ */
+export type CollaborationMemberChanged = Message<"svc.events.v1.CollaborationMemberChanged"> & {
+  /**
+   * @generated from field: svc.events.v1.EventMeta meta = 1;
+   */
+  meta?: EventMeta | undefined;
+
+  /**
+   * @generated from field: string collaboration_id = 2;
+   */
+  collaborationId: string;
+
+  /**
+   * invited | accepted | declined | revoked
+   *
+   * @generated from field: string change = 3;
+   */
+  change: string;
+
+  /**
+   * The invited party: an application (`tp_…`) or a person (`usr_…`).
+   *
+   * @generated from field: string party_id = 4;
+   */
+  partyId: string;
+
+  /**
+   * application | person
+   *
+   * @generated from field: string party_type = 5;
+   */
+  partyType: string;
+
+  /**
+   * member | viewer
+   *
+   * @generated from field: string role = 6;
+   */
+  role: string;
+
+  /**
+   * Who made the change: the owner application, or the invited party itself.
+   *
+   * @generated from field: string actor = 7;
+   */
+  actor: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp changed_at = 8;
+   */
+  changedAt?: Timestamp | undefined;
+
+  /**
+   * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
+   *
+   * @generated from field: bytes sealed_personal_data = 100;
+   */
+  sealedPersonalData: Uint8Array;
+};
+
+/**
+ * Describes the message svc.events.v1.CollaborationMemberChanged.
+ * Use `create(CollaborationMemberChangedSchema)` to create a new message.
+ */
+export const CollaborationMemberChangedSchema: GenMessage<CollaborationMemberChanged> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_decisions, 7);
 

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/people.proto.
  */
 export const file_svc_rpc_v1_people: GenFile = /*@__PURE__*/
-  fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIIqECChtPcGVuQWdyZWVtZW50U2lnbmluZ1JlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhEKCXBlcnNvbl9pZBgEIAEoCRIMCgRyb2xlGAUgASgJEg0KBXRpdGxlGAYgASgJEhIKCm1lZGlhX3R5cGUYByABKAkSEAoIZG9jdW1lbnQYCCABKAwSFwoPZG9jdW1lbnRfc2hhMjU2GAkgASgJEhMKC3F1b3J1bV90eXBlGAogASgJEhAKCHJlcXVpcmVkGAsgASgNEiwKCGRlYWRsaW5lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJWChlPcGVuQWdyZWVtZW50U2lnbmluZ1JlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIUCgxkZWNpc2lvbl91cmwYAiABKAkivgEKH1JlY29yZEFncmVlbWVudFNpZ25hdHVyZVJlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEg8KB291dGNvbWUYAyABKAkSEwoLcmVjZWlwdF9qd3MYBCABKAkSHQoVY291bnRlcl9wcm9wb3NhbF9qc29uGAUgASgJEi4KCmRlY2lkZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl4KHVJlY29yZEFncmVlbWVudFNpZ25hdHVyZVJlcGx5EiMKBWVycm9yGAEgASgLMhQuc3ZjLnJwYy52MS5ScGNFcnJvchIYChBhZ3JlZW1lbnRfc3RhdHVzGAIgASgJYgZwcm90bzM", [file_google_protobuf_timestamp, file_svc_rpc_v1_errors]);
+  fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIIrcCChtPcGVuQWdyZWVtZW50U2lnbmluZ1JlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhEKCXBlcnNvbl9pZBgEIAEoCRIMCgRyb2xlGAUgASgJEg0KBXRpdGxlGAYgASgJEhIKCm1lZGlhX3R5cGUYByABKAkSEAoIZG9jdW1lbnQYCCABKAwSFwoPZG9jdW1lbnRfc2hhMjU2GAkgASgJEhMKC3F1b3J1bV90eXBlGAogASgJEhAKCHJlcXVpcmVkGAsgASgNEiwKCGRlYWRsaW5lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYDSABKAkiVgoZT3BlbkFncmVlbWVudFNpZ25pbmdSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISFAoMZGVjaXNpb25fdXJsGAIgASgJItQBCh9SZWNvcmRBZ3JlZW1lbnRTaWduYXR1cmVSZXF1ZXN0EhQKDGFncmVlbWVudF9pZBgBIAEoCRIQCghwYXJ0eV9pZBgCIAEoCRIPCgdvdXRjb21lGAMgASgJEhMKC3JlY2VpcHRfandzGAQgASgJEh0KFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgFIAEoCRIuCgpkZWNpZGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYByABKAkiXgodUmVjb3JkQWdyZWVtZW50U2lnbmF0dXJlUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEhgKEGFncmVlbWVudF9zdGF0dXMYAiABKAliBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_rpc_v1_errors]);
 
 /**
  * gateway.find_person_home: a region where an email sign-in found no account asks the other regions
@@ -131,6 +131,13 @@ export type OpenAgreementSigningRequest = Message<"svc.rpc.v1.OpenAgreementSigni
    * @generated from field: google.protobuf.Timestamp deadline = 12;
    */
   deadline?: Timestamp | undefined;
+
+  /**
+   * The amendment (`amd_…`) the signer votes on; empty for the agreement itself.
+   *
+   * @generated from field: string amendment_id = 13;
+   */
+  amendmentId: string;
 };
 
 /**
@@ -204,6 +211,13 @@ export type RecordAgreementSignatureRequest = Message<"svc.rpc.v1.RecordAgreemen
    * @generated from field: google.protobuf.Timestamp decided_at = 6;
    */
   decidedAt?: Timestamp | undefined;
+
+  /**
+   * The amendment (`amd_…`) voted on; empty for the agreement itself.
+   *
+   * @generated from field: string amendment_id = 7;
+   */
+  amendmentId: string;
 };
 
 /**
