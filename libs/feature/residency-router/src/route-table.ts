@@ -47,9 +47,10 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // Comply: clean rooms compare consented audiences (consent-records); evidence packages bundle the audit trail (audit-chain).
   { match: /^\/api\/v1\/clean_rooms(\/|$)/, service: 'consent-records' },
   { match: /^\/api\/v1\/evidence_packages(\/|$)/, service: 'audit-chain' },
-  // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's).
+  // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's)
+  // and /approvals/:approval_token (an approver's signed approval URL).
   {
-    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities)(\/|$)/,
+    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities|approvals)(\/|$)/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog)(\/|$)/, service: 'decision-gateway' },

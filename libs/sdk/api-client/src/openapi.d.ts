@@ -3124,6 +3124,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals/{approval_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Signed approval URL of an escalation's approver (HTML): the approval page until the deadline, 410 after */
+        get: operations["HostedPages_approvalLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/authorities/{proposal_token}": {
         parameters: {
             query?: never;
@@ -21850,6 +21867,33 @@ export interface operations {
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
             422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    HostedPages_approvalLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example approval token */
+                approval_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["Error404"];
+            410: components["responses"]["Error410"];
             503: components["responses"]["Error503"];
         };
     };
