@@ -50,7 +50,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's)
   // and /approvals/:approval_token (an approver's signed approval URL).
   {
-    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities|approvals)(\/|$)/,
+    match: /^\/api\/v1\/(applications|me|decisions|consent_sessions|inbox|device_links|delegations|agreements|multi_party_agreements|collaborations|modules|governance)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities|approvals)(\/|$)/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog)(\/|$)/, service: 'decision-gateway' },

@@ -13,6 +13,7 @@ import { DropDelegationIdempotencyKey1800000000001 } from './1800000000001-drop-
 import { CreateAgreements1807000000000 } from './1807000000000-create-agreements';
 import { CreateComply1804000000000 } from './1804000000000-create-comply';
 import { CreateCollaborations1809000000000 } from './1809000000000-create-collaborations';
+import { CreateDeviceLinks1815000000000 } from './1815000000000-create-device-links';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -31,5 +32,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateAgreements1807000000000,
     CreateComply1804000000000,
     CreateCollaborations1809000000000,
+    CreateDeviceLinks1815000000000,
   ],
 };

@@ -6,6 +6,8 @@ import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { ApplicationsRepository } from '../applications/applications.repository';
+import { PlatformConfig } from '@svc/config';
+import { DevicePush } from '../devices/device-push';
 import { APPROVAL_REQUESTED_EVENT, EscalationApprovals } from '../decisions/escalation-approvals.consumer';
 import { PeopleMailer } from '../people/mailer';
 import { GATEWAY_SCHEMA } from '../schema';
@@ -23,7 +25,9 @@ const CONSUMER = 'decision-gateway-escalation-notices';
  *
  * A bus consumer of `oap.approval_requested`, exactly once per event (bus inbox). It opens the
  * approval session first (idempotent with the session consumer and the page's on-demand open), so
- * a link never reaches anyone before the page it opens exists. Without SMTP nothing is sent.
+ * a link never reaches anyone before the page it opens exists. The approvers who are people also
+ * get a Web Push on their linked devices (device links). Without SMTP no email is sent; without
+ * VAPID keys no push.
  */
 @Injectable()
 export class EscalationNotices {
@@ -35,6 +39,8 @@ export class EscalationNotices {
     private readonly recipients: NotificationRecipients,
     private readonly urls: ApprovalUrls,
     private readonly applications: ApplicationsRepository,
+    private readonly push: DevicePush,
+    private readonly config: PlatformConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -42,7 +48,7 @@ export class EscalationNotices {
   async handle(event: DeliveredEvent): Promise<number> {
     const request = decodeSealedEvent(ApprovalRequestedSchema, event.data, this.bus.personalData);
     const applicationId = request.meta?.applicationId;
-    if (!applicationId || !/^[0-9a-f]{64}$/.test(request.sessionTokenSha256) || !this.mailer.configured) return 0;
+    if (!applicationId || !/^[0-9a-f]{64}$/.test(request.sessionTokenSha256) || (!this.mailer.configured && !this.push.settings.enabled)) return 0;
     const deadline = new Date(Date.parse(request.approvalTtlAt));
     if (!Number.isFinite(deadline.getTime())) return 0;
     await this.approvals.handle(event);
@@ -59,16 +65,21 @@ export class EscalationNotices {
     const approvers = request.approvers.length > 0 ? [...new Set(request.approvers)] : request.principalId ? [request.principalId] : [];
     const summary = summaryOf(request);
     let sent = 0;
+    const people: string[] = [];
     for (const approverId of approvers) {
       const recipient = await this.recipients.approver(applicationId, approverId);
       if (!recipient) continue;
+      if (recipient.personId) people.push(recipient.personId);
+      if (!this.mailer.configured) continue;
       const approvalUrl = await this.urls.sign({ escalationId: request.escalationId, approverId, sessionTokenSha256: request.sessionTokenSha256, deadline });
       const locale = notificationLocale(recipient.locale);
       const mail = renderApprovalMail(locale, { applicationName: application.name, agentName: summary.agent, action: summary.action, deadline, approvalUrl });
       await this.mailer.send({ to: recipient.email, subject: mail.subject, text: mail.text, html: mail.html, language: mail.locale });
       sent += 1;
     }
-    this.logger.info({ escalationId: request.escalationId, approvers: approvers.length, notified: sent }, 'escalation notices sent');
+    // Their linked phones hear of it by Web Push too (the inbox lists it whatever happens).
+    const pushed = await this.push.notify(people, { type: 'approval_requested', reference: request.escalationId, url: `${this.config.publicBaseUrl}/inbox` });
+    this.logger.info({ escalationId: request.escalationId, approvers: approvers.length, notified: sent, pushed }, 'escalation notices sent');
     return sent;
   }
 }

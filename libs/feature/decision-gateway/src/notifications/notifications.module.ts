@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { DecisionsModule } from '../decisions/decisions.module';
+import { DevicesModule } from '../devices/devices.module';
 import { FlowPresentations } from '../hosted/flow-presentation';
 import { PeopleModule } from '../people/people.module';
 import { ApprovalUrls } from './approval-urls';
@@ -13,7 +14,7 @@ import { NotificationRecipients } from './recipients';
  * escalation notice with a signed approval URL to each approver. Bus consumers only.
  */
 @Module({
-  imports: [DecisionsModule, PeopleModule],
+  imports: [DecisionsModule, PeopleModule, DevicesModule],
   controllers: [ReceiptEmailConsumer, EscalationNoticeConsumer],
   providers: [ApplicationsRepository, FlowPresentations, NotificationRecipients, ApprovalUrls, ReceiptEmails, EscalationNotices],
   exports: [ApprovalUrls, ReceiptEmails, EscalationNotices],

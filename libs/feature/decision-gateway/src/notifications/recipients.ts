@@ -6,6 +6,8 @@ import { PeopleRepository } from '../people/people.repository';
 
 /** Where a notification goes and in which language. */
 export interface Recipient {
+  /** The person's `usr_` id when the address is a signed-up person's; null otherwise. */
+  personId: string | null;
   email: string;
   /** The person's locale (BCP 47) when the platform knows them; null otherwise. */
   locale: string | null;
@@ -33,7 +35,7 @@ export class NotificationRecipients {
     } else {
       person = await this.people.linkedPerson(applicationId, 'external_id', approverId);
     }
-    return person ? { email: person.email, locale: person.locale } : null;
+    return person ? { personId: person.id, email: person.email, locale: person.locale } : null;
   }
 
   /** The subject of a consent record: the email supplied with it, else the person its external id is linked to. */
@@ -41,10 +43,10 @@ export class NotificationRecipients {
     const email = subject.email.trim().toLowerCase();
     if (email) {
       const person = await this.people.findPersonByEmail(email);
-      return { email, locale: person?.locale ?? null };
+      return { personId: person?.id ?? null, email, locale: person?.locale ?? null };
     }
     if (!subject.externalId) return null;
     const linked = await this.people.linkedPerson(applicationId, 'external_id', subject.externalId);
-    return linked ? { email: linked.email, locale: linked.locale } : null;
+    return linked ? { personId: linked.id, email: linked.email, locale: linked.locale } : null;
   }
 }

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { DecisionGatewayConfig } from '../decision-gateway.config';
+import { PeopleConfig } from '../people/people.config';
+import { PeopleModule } from '../people/people.module';
+import { DeviceLinksController } from './device-links.controller';
+import { DeviceLinksRepository } from './device-links.repository';
+import { DevicePush } from './device-push';
+import { DevicePushQueue } from './device-push-queue';
+
+/** Device links and Web Push to them. */
+@Module({
+  imports: [PeopleModule],
+  controllers: [DeviceLinksController],
+  providers: [{ provide: PeopleConfig, useExisting: DecisionGatewayConfig }, DeviceLinksRepository, DevicePush, DevicePushQueue],
+  exports: [DevicePush, DeviceLinksRepository, DevicePushQueue],
+})
+export class DevicesModule {}
