@@ -126,6 +126,14 @@ describe('device links and Web Push', () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain('id="device-links"');
 
+    // The phone's page: the code stays in the fragment; the page carries the VAPID key and may register a service worker.
+    const phonePage = await http('GET', `${us}/people/devices/link`);
+    expect(phonePage.status).toBe(200);
+    expect(phonePage.text).toContain(vapid.publicKey);
+    expect(phonePage.headers.get('content-security-policy')).toContain("worker-src 'self'");
+    const worker = await http('GET', `${us}/people/devices/sw.js`);
+    expect([worker.status, worker.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
+
     device = phone(push, '/push/ada-phone');
     const foreignEndpoint = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: code, subscription: { ...device.subscription, endpoint: 'https://push.evil.example/x' } } });
     expect([foreignEndpoint.status, foreignEndpoint.body.reason_code]).toEqual([422, 'push_endpoint_not_allowed']);
