@@ -48,12 +48,15 @@ describe('notifications over SMTP', () => {
   let db: DataSource;
   const published: DeliveredEvent[] = [];
 
+  let lastCookie = '';
+
   async function signUp(email: string, name: string, locale: string): Promise<string> {
     const start = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: name, home_country: 'US', locale, time_zone: 'UTC' } });
     expect(start.status).toBe(202);
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
     expect(verified.status).toBe(200);
+    lastCookie = (verified.headers.get('set-cookie') ?? '').split(';')[0]!;
     return (verified.body.person as { id: string }).id;
   }
 
@@ -166,6 +169,20 @@ describe('notifications over SMTP', () => {
       expect(await heldMailsTo(mail, 'loud@example.test')).toHaveLength(1);
       expect(await heldMailsTo(mail, 'quiet@example.test')).toEqual([]);
     });
+  });
+
+  it('without VAPID keys, device links say push is off and a phone cannot register (503), never a silent success', async () => {
+    await signUp('dora@example.test', 'Dora Phone', 'en-US');
+    const started = await http('POST', `${us}/api/v1/device_links`, { headers: { cookie: lastCookie }, json: {} });
+    expect(started.status).toBe(201);
+    expect(started.body.push).toEqual({ enabled: false, vapid_public_key: null });
+    const subscription = { endpoint: 'https://fcm.googleapis.com/fcm/send/x', keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } };
+    const registered = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: started.body.link_code, subscription } });
+    expect([registered.status, registered.body.reason_code]).toEqual([503, 'push_not_configured']);
+    const unknown = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: 'x'.repeat(43), subscription } });
+    expect([unknown.status, unknown.body.reason_code]).toEqual([410, 'link_code_invalid']);
+    const page = await http('GET', `${us}/people/devices/link`);
+    expect(page.text).toContain('"vapidPublicKey":null');
   });
 
   describe('escalation notice', () => {

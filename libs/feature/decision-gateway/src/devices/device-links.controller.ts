@@ -71,7 +71,11 @@ export class DeviceLinksController {
   @ApiResponseOf(DeviceLinkEnvelopeResponse, { status: 201 })
   @ApiDoc({ tag: 'Device links', summary: 'The phone registers its Web Push subscription with the link code it scanned (the code is the credential, single use)', errors: [400, 410, 415, 422, 503] })
   async register(@Body() body: RegisterDeviceBody): Promise<DeviceLinkEnvelopeResponse> {
-    if (!this.push.settings.enabled) throw deviceLinkError('push_not_configured', 'Web Push is not configured on this platform, so a device cannot receive requests; use the inbox');
+    if (!this.push.settings.enabled) {
+      // A code that could never register answers as such first; a live one learns that push is off.
+      if (!(await this.links.pendingCodeExists(sha256(body.link_code), this.clock.now()))) throw deviceLinkError('link_code_invalid', 'This link code is unknown, used or expired; make a new one on the inbox page');
+      throw deviceLinkError('push_not_configured', 'Web Push is not configured on this platform, so a device cannot receive requests; use the inbox');
+    }
     if (!this.push.endpointAllowed(body.subscription.endpoint)) throw deviceLinkError('push_endpoint_not_allowed', 'The subscription endpoint is not on a push service this platform sends to', { field: 'subscription.endpoint' });
     const link = await this.links.claim(sha256(body.link_code), this.clock.now(), {
       name: body.device_name ?? null,

@@ -74,6 +74,12 @@ export class DeviceLinksRepository {
     return rows[0] ? toLink(rows[0]) : undefined;
   }
 
+  /** True when a pending, unexpired link has this code. */
+  async pendingCodeExists(codeSha256: string, now: Date): Promise<boolean> {
+    const rows = await queryRows(this.dataSource, `SELECT 1 FROM gateway.device_links WHERE code_sha256 = $1 AND status = 'pending' AND code_expires_at > $2`, [codeSha256, now]);
+    return rows.length > 0;
+  }
+
   /** A person's links, oldest first (revoked ones included: the list is their history). */
   async listOfPerson(personId: string, limit: number, after?: { createdAt: string; id: string }): Promise<DeviceLink[]> {
     const rows = await queryRows<DeviceLinkRow>(
