@@ -76,6 +76,9 @@ export class DeviceLinksController {
       if (!(await this.links.pendingCodeExists(sha256(body.link_code), this.clock.now()))) throw deviceLinkError('link_code_invalid', 'This link code is unknown, used or expired; make a new one on the inbox page');
       throw deviceLinkError('push_not_configured', 'Web Push is not configured on this platform, so a device cannot receive requests; use the inbox');
     }
+    if (!/^[A-Za-z0-9_-]{86,88}={0,2}$/.test(body.subscription.keys.p256dh) || Buffer.from(body.subscription.keys.p256dh, 'base64url').length !== 65) {
+      throw deviceLinkError('push_subscription_invalid', 'subscription.keys.p256dh must be base64url of a 65-byte P-256 public key', { field: 'subscription.keys.p256dh' });
+    }
     if (!this.push.endpointAllowed(body.subscription.endpoint)) throw deviceLinkError('push_endpoint_not_allowed', 'The subscription endpoint is not on a push service this platform sends to', { field: 'subscription.endpoint' });
     const link = await this.links.claim(sha256(body.link_code), this.clock.now(), {
       name: body.device_name ?? null,

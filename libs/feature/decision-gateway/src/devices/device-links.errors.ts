@@ -8,6 +8,8 @@ export const deviceLinkError = defineErrors({
   link_code_invalid: 'gone',
   /** Web Push is not configured on this platform (no VAPID keys): a phone cannot register. */
   push_not_configured: 'unavailable',
+  /** The subscription's keys are not a P-256 public key (`p256dh`). */
+  push_subscription_invalid: 'unprocessable',
   /** The subscription's endpoint is not on one of the configured push services. */
   push_endpoint_not_allowed: 'unprocessable',
   /** The person already has the most active and pending links allowed. */
