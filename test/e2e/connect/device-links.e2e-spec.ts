@@ -55,6 +55,8 @@ describe('device links and Web Push', () => {
   let personId: string;
   let linkId: string;
   let device: ReturnType<typeof phone>;
+  /** A second person (a co-signer, and someone whose revocation attempt must fail). */
+  let other: { cookie: string; personId: string };
 
   async function signUp(email: string): Promise<{ cookie: string; personId: string }> {
     const start = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: 'Ada Lovelace', home_country: 'US', locale: 'en-US', time_zone: 'UTC' } });
@@ -167,8 +169,23 @@ describe('device links and Web Push', () => {
     expect((listed.body.data as Array<{ last_push_status: number }>)[0]!.last_push_status).toBe(201);
   });
 
+  it('a signing request reaches the linked phone too, once the agreement commits', async () => {
+    other = await signUp('grace@example.test');
+    const document = { media_type: 'text/plain', content_base64: Buffer.from('We share the shed.', 'utf8').toString('base64') };
+    const agreement = await http('POST', `${us}/api/v1/agreements`, {
+      headers: { authorization: `Bearer ${app.token}` },
+      json: { title: 'Shared garden shed', document, parties: [{ person_id: personId, role: 'owner' }, { person_id: other.personId, role: 'neighbour' }] },
+    });
+    expect(agreement.status).toBe(201);
+    const agreementId = agreement.body.id as string;
+    const received = await waitFor(() => push.received.find((p) => p.path === '/push/ada-phone' && ece.decrypt(p.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8').includes(agreementId)), 15_000);
+    const message = JSON.parse(ece.decrypt(received.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8')) as Record<string, unknown>;
+    expect(message).toEqual({ type: 'signature_requested', reference: agreementId, url: `${us}/inbox` });
+    expectVapid(received, push.origin, vapid.publicKey, clock.now());
+  });
+
   it('revoked: no more pushes to that phone (the request still reaches the inbox and the email)', async () => {
-    const other = await signUp('grace@example.test');
+
     expect((await http('DELETE', `${us}/api/v1/device_links/${linkId}`, { headers: { cookie: other.cookie } })).status).toBe(404);
     const revoked = await http('DELETE', `${us}/api/v1/device_links/${linkId}`, { headers: { cookie } });
     expect(revoked.status).toBe(200);
