@@ -3,16 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { AuditChain } from '@svc/audit-chain';
+import { AuditChain, parseWitnessKey } from '@svc/audit-chain';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { verifyCosignature } from '@svc/merkle';
 import { verifySignedReceipt } from '@svc/receipts';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
-import { LoopbackReceiver, createTestDatabase, deleteTestStreams, freePort, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import { LoopbackReceiver, createTestDatabase, deleteTestStreams, freePort, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
 import { DataSource } from 'typeorm';
-import { parseWitnessKey } from '../../../libs/feature/audit-chain/src/checkpoints/tlog-witness';
-import { startLoopbackWitness, type LoopbackWitness } from '../../../libs/feature/audit-chain/test/support/loopback-witness';
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, '../../..');

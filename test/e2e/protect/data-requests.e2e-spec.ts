@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import * as oidc from 'openid-client';
 import { DataSource } from 'typeorm';
+import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { verifyWebhook } from '@svc/sdk-webhooks';
 import { createLogger } from '@svc/telemetry';
@@ -291,7 +292,6 @@ describe('data subject requests', () => {
       expect(doc.person_id).toBe(grace.id);
       expect(doc.manifest.parts).toEqual(link.parts);
       // Every part's digest is the SHA-256 of its canonical JSON.
-      const { canonicalJson, sha256Hex } = await import('@svc/crypto');
       for (const part of doc.manifest.parts) {
         expect(sha256Hex(canonicalJson(doc.parts[part.name]))).toBe(part.sha256);
         expect(doc.parts[part.name]).toHaveLength(part.items);

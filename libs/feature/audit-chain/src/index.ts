@@ -26,3 +26,4 @@ export { signEvidencePackage, type EvidencePackageContent } from './register/evi
 export { residencyMigrations } from './register/migrations';
 export { RESIDENCY_SCHEMA } from './register/schema';
 export { DATA_CATEGORIES, LAWFUL_BASES, TRANSFER_CASES } from '@svc/contracts';
+export { parseWitnessKey } from './checkpoints/tlog-witness';

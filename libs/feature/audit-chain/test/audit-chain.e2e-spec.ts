@@ -3,13 +3,12 @@ import { FakeClock } from '@svc/config';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { openCheckpoint, parseVerifierKey, verifyConsistency, verifyCosignature, verifyInclusion } from '@svc/merkle';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
 import { auditChainFeature } from '../src/audit-chain.feature';
 import { AuditChain } from '../src/audit-chain.runtime';
 import { parseWitnessKey } from '../src/checkpoints/tlog-witness';
 import { entryLeafHash } from '../src/verification/merkle-frontier';
 import { entries } from './support/chain-fixture';
-import { startLoopbackWitness, type LoopbackWitness } from './support/loopback-witness';
 
 type Json = Record<string, unknown>;
 const b64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'base64'));

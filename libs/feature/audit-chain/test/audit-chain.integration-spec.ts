@@ -12,9 +12,8 @@ import {
 } from '@svc/merkle';
 import { buildConsistencyProof, buildInclusionProof } from '../src/proofs/build-proofs';
 import { entryLeafHash } from '../src/verification/merkle-frontier';
-import { createTestDatabase } from '@svc/testing';
+import { createTestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
 import { entries, openChain, type ChainFixture } from './support/chain-fixture';
-import { startLoopbackWitness, type LoopbackWitness } from './support/loopback-witness';
 
 const b64 = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'base64'));
 

@@ -1,11 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { signCompactJws } from '@svc/crypto';
 import { ed25519PublicKeyRaw, verifierKeyString } from '@svc/merkle';
-import { createTestDatabase } from '@svc/testing';
+import { createTestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
 import { EVIDENCE_PACKAGE_TYP, verifyEvidencePackage } from '../src/evidence/verify-evidence-package';
 import { evidenceProofs } from '../src/proofs/evidence-proofs';
 import { entries, openChain, type ChainFixture } from './support/chain-fixture';
-import { startLoopbackWitness, type LoopbackWitness } from './support/loopback-witness';
 
 /**
  * Issue 18 item 5: evidence packages prove their audit entries against a witnessed checkpoint. The

@@ -6,11 +6,10 @@
  * checkpoint is cosigned once the witness is fixed; during downtime checkpoints queue and are then
  * submitted in order.
  */
-import { ed25519PublicKeyRaw, verifierKeyString, verifyCosignature } from '@svc/merkle';
-import { createTestDatabase } from '@svc/testing';
+import { ed25519PublicKeyRaw, merkleRootFromHashes, verifierKeyString, verifyCosignature } from '@svc/merkle';
+import { createTestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
 import { parseWitnessKey } from '../src/checkpoints/tlog-witness';
 import { entries, openChain, type ChainFixture } from './support/chain-fixture';
-import { startLoopbackWitness, type LoopbackWitness } from './support/loopback-witness';
 
 const INTERVAL_MS = 15 * 60_000;
 
@@ -124,7 +123,6 @@ describe('witness client faults (C2SP tlog-witness stub on loopback)', () => {
     const [older, newer] = pending;
     // Meanwhile another instance got the newer one cosigned (the witness knows its size and root).
     const leaves = await f.chain.leaves.prefix(newer?.treeSize ?? 0);
-    const { merkleRootFromHashes } = await import('@svc/merkle');
     witness.state.set(f.chain.origin, { size: newer?.treeSize ?? 0, root: merkleRootFromHashes(leaves) });
     witness.offline = false;
     const before = witness.answers.length;

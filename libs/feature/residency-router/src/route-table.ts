@@ -49,10 +49,11 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/api\/v1\/clean_rooms(\/|$)/, service: 'consent-records' },
   { match: /^\/api\/v1\/evidence_packages(\/|$)/, service: 'audit-chain' },
   // Hosted pages, among them /authorities/:proposal_token (the API's /api/v1/authorities is oap-authorizer's),
-  // and the retired operator inbox URL /oap/escalations, which redirects to the decision page.
+  // /approvals/:approval_token (an approver's signed approval URL) and the retired operator inbox URL
+  // /oap/escalations, which redirects to the decision page.
   {
     match:
-      /^\/api\/v1\/(applications|accounts|me|decisions|consent_sessions|inbox|delegations|agreements|multi_party_agreements|collaborations|data_requests|modules|governance|trust_pairings|connections)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities|connections)(\/|$)|^\/oap\/escalations$/,
+      /^\/api\/v1\/(applications|accounts|me|decisions|consent_sessions|inbox|device_links|delegations|agreements|multi_party_agreements|collaborations|data_requests|modules|governance|trust_pairings|connections)(\/|$)|^\/(decisions|accord|inbox|oauth|oauth2|people|authorities|approvals|connections)(\/|$)|^\/oap\/escalations$/,
     service: 'decision-gateway',
   },
   { match: /^\/\.well-known\/(openid-configuration|openapi|api-catalog)(\/|$)/, service: 'decision-gateway' },

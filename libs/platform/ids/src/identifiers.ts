@@ -28,6 +28,7 @@ export const ID_FORMATS = {
   mailing_audience: { prefix: 'mla', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   person: { prefix: 'usr', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   person_link: { prefix: 'plk', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
+  device_link: { prefix: 'dvl', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   data_policy: { prefix: 'pol', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   data_license: { prefix: 'dlic', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },
   data_offer: { prefix: 'doff', regional: true, random: () => randomBase32(20), body: /^[a-z2-7]{20}$/ },

@@ -5,3 +5,4 @@ export { freePort, http, waitFor, type HttpResult } from './http';
 export { FakeClock } from '@svc/config';
 export { TcpProxy } from './tcp-proxy';
 export { LoopbackReceiver, type ReceivedWebhook, type Responder } from './loopback-receiver';
+export { startLoopbackWitness, type LoopbackWitness } from './loopback-witness';

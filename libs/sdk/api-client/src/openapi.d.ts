@@ -2420,6 +2420,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/device_links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's device links, oldest first (revoked ones included); cursor pagination, at most 200 a page */
+        get: operations["DeviceLinks_list"];
+        put?: never;
+        /** Start linking a phone (signed-in person): a pending link and its one-time link code, link URL and push settings */
+        post: operations["DeviceLinks_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device_links/registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The phone registers its Web Push subscription with the link code it scanned (the code is the credential, single use) */
+        post: operations["DeviceLinks_register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/device_links/{device_link_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of the signed-in person's device links: no push reaches it again */
+        delete: operations["DeviceLinks_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/disclosure_receipts": {
         parameters: {
             query?: never;
@@ -3652,6 +3704,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/approvals/{approval_token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Signed approval URL of an escalation's approver (HTML): the approval page until the deadline, 410 after */
+        get: operations["HostedPages_approvalLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/authorities/{proposal_token}": {
         parameters: {
             query?: never;
@@ -3971,6 +4040,40 @@ export interface paths {
         };
         /** WebAuthn browser library of the people pages (script, SRI-pinned) */
         get: operations["People_webauthn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/devices/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The phone's link page (HTML): reads the link code from the URL fragment, subscribes to Web Push and registers the subscription */
+        get: operations["DeviceLinkPage_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/people/devices/sw.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The phone's service worker (JavaScript): shows pushes as notifications */
+        get: operations["DeviceLinkPage_serviceWorker"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6546,6 +6649,37 @@ export interface components {
             purpose: string;
             jti: string;
         };
+        DeviceLinkCreatedResponse: {
+            device_link: components["schemas"]["DeviceLinkResponse"];
+            link_code: string;
+            link_url: string;
+            qr_svg: string | null;
+            push: components["schemas"]["PushSettingsResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        DeviceLinkEnvelopeResponse: {
+            device_link: components["schemas"]["DeviceLinkResponse"];
+        } & {
+            [key: string]: unknown;
+        };
+        DeviceLinkResponse: {
+            id: string;
+            /** @enum {string} */
+            object: "device_link";
+            /** @enum {string} */
+            status: "pending" | "active" | "revoked";
+            device_name: string | null;
+            push_service: string | null;
+            created_at: string;
+            link_code_expires_at: string;
+            linked_at: string | null;
+            revoked_at: string | null;
+            last_push_at: string | null;
+            last_push_status: number | null;
+        } & {
+            [key: string]: unknown;
+        };
         DidDocumentResponse: {
             "@context": string[];
             /** @example did:web:us.svc.example */
@@ -7532,6 +7666,20 @@ export interface components {
             granted?: string[];
             declined?: string[];
         };
+        PushSettingsResponse: {
+            enabled: boolean;
+            vapid_public_key: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        PushSubscriptionBody: {
+            endpoint: string;
+            keys: components["schemas"]["PushSubscriptionKeysBody"];
+        };
+        PushSubscriptionKeysBody: {
+            p256dh: string;
+            auth: string;
+        };
         QuorumInput: {
             /** @enum {string} */
             type: "all" | "majority" | "threshold";
@@ -7662,6 +7810,11 @@ export interface components {
             model: string;
             dpop_jkt: string;
             agent_type?: string;
+        };
+        RegisterDeviceBody: {
+            link_code: string;
+            device_name?: string;
+            subscription: components["schemas"]["PushSubscriptionBody"];
         };
         RegisterMcpServerBody: {
             name: string;
@@ -8700,7 +8853,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "amendment_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "connection_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
+                    reason_code?: "account_member_not_found" | "account_not_found" | "account_token_not_found" | "agent_not_discoverable" | "agent_not_found" | "agreement_not_found" | "allowed_origin_not_found" | "amendment_not_found" | "api_token_not_found" | "application_not_found" | "attestation_not_found" | "attester_not_found" | "audit_entry_not_found" | "authority_not_found" | "authority_proposal_not_found" | "capture_not_found" | "change_request_not_found" | "checkpoint_not_found" | "clean_room_not_found" | "collaboration_member_not_found" | "collaboration_not_found" | "connection_not_found" | "consent_token_not_found" | "credential_not_found" | "credential_subject_not_found" | "data_license_not_found" | "data_offer_not_found" | "data_request_export_not_found" | "data_request_not_found" | "data_transfer_not_found" | "delegation_grant_not_found" | "device_link_not_found" | "directory_unavailable" | "elevation_request_not_found" | "escalation_not_found" | "evidence_package_not_found" | "flow_not_found" | "flow_version_not_found" | "form_integration_not_found" | "grant_not_found" | "import_not_found" | "mailing_audience_not_found" | "mailing_webhook_not_found" | "manifest_not_found" | "mcp_server_not_found" | "method_not_allowed" | "module_not_found" | "not_found" | "oauth_client_not_found" | "passkey_not_found" | "person_link_not_found" | "person_not_found" | "policy_engine_not_found" | "policy_not_found" | "policy_version_not_found" | "publishable_key_not_found" | "receipt_not_found" | "record_not_found" | "route_not_found" | "schema_not_found" | "session_not_found" | "ssf_stream_not_found" | "status_list_not_found" | "transfer_not_found" | "trust_pairing_not_found" | "vouch_not_found" | "vouch_subject_not_found" | "webhook_subscription_not_found";
                 };
             };
         };
@@ -8719,7 +8872,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "agreement_not_active" | "already_voted" | "amendment_decided" | "amendment_open" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "trust_pairing_exists" | "trust_pairing_status" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
+                    reason_code?: "account_has_applications" | "account_member_exists" | "account_owner_protected" | "agent_attestation_replayed" | "agent_class_routed_to_conductor" | "agent_credential_replayed" | "agent_suspended" | "agreement_decided" | "agreement_not_active" | "already_voted" | "amendment_decided" | "amendment_open" | "application_not_in_oversight_mode" | "approval_required" | "attestation_digest_mismatch" | "attestation_id_reused" | "authority_proposal_settled" | "authority_state_conflict" | "capture_already_committed" | "change_request_not_pending" | "clean_room_state_invalid" | "collaboration_agreement_attached" | "collaboration_member_exists" | "collaboration_member_status" | "conflict" | "consent_already_withdrawn" | "data_request_already_extended" | "data_request_email_taken" | "data_request_final" | "data_request_not_started" | "data_request_overdue" | "deal_move_not_allowed" | "delegation_grant_transition_not_allowed" | "device_link_limit" | "elevation_request_not_pending" | "escalation_closed" | "escalation_not_pending" | "exchange_not_ready" | "exchange_token_used" | "idempotency_key_in_progress" | "idempotency_request_in_progress" | "last_api_token" | "last_publishable_key" | "mailing_audience_exists" | "mailing_audience_limit_reached" | "mcp_server_limit" | "party_already_answered" | "permission_already_granted" | "person_exists" | "person_link_conflict" | "purpose_already_withdrawn" | "purpose_not_granted" | "receipt_already_frozen" | "record_superseded" | "sandbox_reset_production" | "sequence_number_not_monotonic" | "ssf_stream_disabled" | "ssf_stream_limit_reached" | "transition_not_allowed" | "trust_pairing_exists" | "trust_pairing_status" | "vouch_already_active" | "vouch_already_revoked" | "webhook_secret_rotation_required" | "webhook_subscription_limit_reached";
                 };
             };
         };
@@ -8738,7 +8891,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "offer_expired" | "session_expired";
+                    reason_code?: "attestation_gone" | "attester_destroyed" | "capture_expired" | "email_code_expired" | "grant_revoked" | "link_code_invalid" | "offer_expired" | "session_expired";
                 };
             };
         };
@@ -8810,7 +8963,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "trust_pairing_counterparty_invalid" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "push_endpoint_not_allowed" | "push_subscription_invalid" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "trust_pairing_counterparty_invalid" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -8850,7 +9003,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "service_unavailable" | "signer_region_unavailable" | "signing_key_unavailable";
+                    reason_code?: "authzen_pdp_unreachable" | "authzen_response_invalid" | "mail_unavailable" | "push_not_configured" | "service_unavailable" | "signer_region_unavailable" | "signing_key_unavailable";
                 };
             };
         };
@@ -20202,6 +20355,209 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    DeviceLinks_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id",
+                     *           "object": "device_link",
+                     *           "status": "pending",
+                     *           "device_name": "device name",
+                     *           "push_service": "push service",
+                     *           "created_at": "2026-11-25T09:30:00.000Z",
+                     *           "link_code_expires_at": "2026-11-25T09:30:00.000Z",
+                     *           "linked_at": "2026-11-25T09:30:00.000Z",
+                     *           "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_push_at": "2026-11-25T09:30:00.000Z",
+                     *           "last_push_status": 1
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "next cursor"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DeviceLinkResponse"][];
+                        has_more: boolean;
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DeviceLinks_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_link": {
+                     *         "id": "id",
+                     *         "object": "device_link",
+                     *         "status": "pending",
+                     *         "device_name": "device name",
+                     *         "push_service": "push service",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "link_code_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "linked_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_push_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_push_status": 1
+                     *       },
+                     *       "link_code": "link code",
+                     *       "link_url": "https://shop.example.com/hooks/consent",
+                     *       "qr_svg": "qr svg",
+                     *       "push": {
+                     *         "enabled": true,
+                     *         "vapid_public_key": "vapid public key"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceLinkCreatedResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            409: components["responses"]["Error409"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DeviceLinks_register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "link_code": "Wi-9_-wE-a1-7_-y30-x--et3azv2DViqe_82X_YdCS",
+                 *       "device_name": "device name",
+                 *       "subscription": {
+                 *         "endpoint": "http://#c",
+                 *         "keys": {
+                 *           "p256dh": "p256dh example example example example example example example example example example",
+                 *           "auth": "T-b-2rA_-U-_7--lx_4L-=="
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegisterDeviceBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_link": {
+                     *         "id": "id",
+                     *         "object": "device_link",
+                     *         "status": "pending",
+                     *         "device_name": "device name",
+                     *         "push_service": "push service",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "link_code_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "linked_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_push_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_push_status": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceLinkEnvelopeResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            410: components["responses"]["Error410"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DeviceLinks_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example device link id */
+                device_link_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "device_link": {
+                     *         "id": "id",
+                     *         "object": "device_link",
+                     *         "status": "pending",
+                     *         "device_name": "device name",
+                     *         "push_service": "push service",
+                     *         "created_at": "2026-11-25T09:30:00.000Z",
+                     *         "link_code_expires_at": "2026-11-25T09:30:00.000Z",
+                     *         "linked_at": "2026-11-25T09:30:00.000Z",
+                     *         "revoked_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_push_at": "2026-11-25T09:30:00.000Z",
+                     *         "last_push_status": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeviceLinkEnvelopeResponse"];
+                };
+            };
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
     DisclosureReceipts_create: {
         parameters: {
             query?: never;
@@ -26253,6 +26609,33 @@ export interface operations {
             503: components["responses"]["Error503"];
         };
     };
+    HostedPages_approvalLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example approval token */
+                approval_token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The approval page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            404: components["responses"]["Error404"];
+            410: components["responses"]["Error410"];
+            503: components["responses"]["Error503"];
+        };
+    };
     AuthorityProposalPage_page: {
         parameters: {
             query?: never;
@@ -26878,6 +27261,56 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The WebAuthn browser library */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example /* script *\/ */
+                    "text/javascript": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DeviceLinkPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    DeviceLinkPage_serviceWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service worker */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -33,6 +33,7 @@ import {
 import { agreementError } from './agreements.errors';
 import { AgreementsRepository } from './agreements.repository';
 import { SignerPasskeys, type SignatureChallengeInput } from './signer-passkeys';
+import { enqueueDevicePush } from '../devices/device-push-queue';
 
 /** What a signer's session shows and needs: the document, the party and the agreement's quorum. */
 export interface SigningRequest {
@@ -145,6 +146,8 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       },
       now,
     );
+    // The signer's linked phones hear of it by Web Push once this commits (the inbox lists it anyway).
+    await enqueueDevicePush(manager, { personId: request.personId, type: 'signature_requested', reference: request.agreementId, at: now });
     return { tokenSha256, decisionUrl };
   }
 

@@ -11,6 +11,7 @@ import { pageView } from '../decisions/decision.views';
 import type { CreateDecisionBody } from '../decisions/decisions.dto';
 import { sessionDigest } from '../decisions/session-token';
 import { CreateDecisionSession } from '../decisions/use-cases/create-decision-session.use-case';
+import { ApprovalUrls } from '../notifications/approval-urls';
 import { PersonNotices } from '../people/person-notices';
 import { ReadDecisionSession } from '../decisions/use-cases/read-decision-session.use-case';
 import { AllowedOrigins } from './allowed-origins';
@@ -43,6 +44,7 @@ export class HostedPagesController {
     private readonly clock: Clock,
     private readonly personNotices: PersonNotices,
     private readonly signingOutcomes: SigningOutcomes,
+    private readonly approvalUrls: ApprovalUrls,
   ) {}
 
   /**
@@ -103,6 +105,37 @@ export class HostedPagesController {
     if (!parentOrigin) this.drops.record('origin_missing');
     const model = await this.model(session, token, nonce, acceptLanguage, { variant: 'embed', target: 'parent', parentOrigin, readyDropCounted: !parentOrigin, redirectUri: null });
     return sendHtml(reply, 200, renderDecisionPage(model), pagePolicy(model, nonce, allowed), model.locale);
+  }
+
+  /**
+   * The signed approval URL an approver received by email (spec: escalate → "signed approval URL
+   * sent"): a JWS (`iss_role` `approval_url_signer`) naming one escalation and one approver,
+   * expiring with the escalation. Until the deadline it opens the escalation's approval page; at or
+   * after it, and once the approval expired, it answers 410 with an expired page. Anything else
+   * (bad signature, another kind of token, an approver the escalation does not ask) is 404.
+   */
+  @Get('approvals/:approval_token')
+  @Public()
+  @ApiDoc({ tag: 'Decision page', summary: "Signed approval URL of an escalation's approver (HTML): the approval page until the deadline, 410 after", response: 'The approval page', produces: 'text/html', errors: [404, 410] })
+  async approvalLink(@Param('approval_token') approvalToken: string, @Headers('accept-language') acceptLanguage: string | undefined, @Res() reply: FastifyReply): Promise<FastifyReply> {
+    const nonce = newNonce();
+    const claims = await this.approvalUrls.verify(approvalToken);
+    if (claims === 'expired') return errorPage(reply, 410, acceptLanguage, null, nonce, 'link_expired');
+    if (claims === 'invalid') return errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
+    let session: DecisionSession;
+    try {
+      session = await this.read.execute(claims.sessionTokenSha256);
+    } catch (error) {
+      if (isDomainError(error) && error.kind === 'not_found') return errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
+      throw error;
+    }
+    const sessionToken = session.decisionUrl.split('/').at(-1) ?? '';
+    if (session.kind !== 'approval' || session.reference !== claims.escalationId || !session.participants.includes(claims.approverId) || !sessionToken) {
+      return errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
+    }
+    if (session.status === 'expired' || session.deadline.getTime() <= this.clock.now().getTime()) return errorPage(reply, 410, acceptLanguage, null, nonce, 'link_expired');
+    const model = await this.model(session, sessionToken, nonce, acceptLanguage, { variant: 'full', target: 'none', parentOrigin: null, readyDropCounted: false, redirectUri: null });
+    return sendHtml(reply, 200, renderDecisionPage(model), pagePolicy(model, nonce, []), model.locale);
   }
 
   /** The frame's report of messages it dropped for want of an allowed target origin. */

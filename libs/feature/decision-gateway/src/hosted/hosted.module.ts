@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { DecisionsModule } from '../decisions/decisions.module';
+import { NotificationsModule } from '../notifications/notifications.module';
 import { PeopleModule } from '../people/people.module';
 import { ReadDecisionSession } from '../decisions/use-cases/read-decision-session.use-case';
 import { GATEWAY_SCHEMA } from '../schema';
@@ -21,7 +22,7 @@ import { PostMessageDrops } from './postmessage-drops';
  * postMessage v2 schemas, the SDK bundle, CORS for browser calls and the activity log.
  */
 @Module({
-  imports: [DecisionsModule, PeopleModule],
+  imports: [DecisionsModule, PeopleModule, NotificationsModule],
   controllers: [HostedPagesController, HostedAssetsController, ActivityController, FlowActivations],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

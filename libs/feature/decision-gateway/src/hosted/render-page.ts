@@ -246,13 +246,14 @@ ${webauthn}<script nonce="${model.nonce}">${FRAME_SCRIPT}</script>
 }
 
 /** Which error page: an unknown link (404) or a redirect_uri off the allowed origins (400). */
-export type ErrorPageKind = 'not_found' | 'redirect_uri_not_allowed';
+export type ErrorPageKind = 'not_found' | 'redirect_uri_not_allowed' | 'link_expired';
 
-/** A small localized error page (404 for an unknown token or a draft flow, 400 for a bad redirect_uri). */
+/** A small localized error page (404 for an unknown token or a draft flow, 400 for a bad redirect_uri, 410 for an expired approval link). */
 export function renderErrorPage(locale: string, nonce: string, kind: ErrorPageKind = 'not_found'): string {
   const t = dictionary(locale);
-  const [heading, message] = kind === 'not_found' ? [t.not_found_title, t.not_found_text] : [t.redirect_not_allowed_title, t.redirect_not_allowed_text];
-  const code = kind === 'not_found' ? '' : `<p class="code"><code>${escapeHtml(kind)}</code></p>`;
+  const [heading, message] =
+    kind === 'not_found' ? [t.not_found_title, t.not_found_text] : kind === 'link_expired' ? [t.link_expired_title, t.link_expired_text] : [t.redirect_not_allowed_title, t.redirect_not_allowed_text];
+  const code = kind === 'redirect_uri_not_allowed' ? `<p class="code"><code>${escapeHtml(kind)}</code></p>` : '';
   return `<!doctype html>
 <html lang="${escapeHtml(locale)}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(heading)}</title><style nonce="${nonce}">${PAGE_STYLES}</style></head>

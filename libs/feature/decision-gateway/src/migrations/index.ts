@@ -18,6 +18,7 @@ import { CreateAgreementAmendments1810000000001 } from './1810000000001-create-a
 import { CreateDataRequests1812000000000 } from './1812000000000-create-data-requests';
 import { CreateAccounts1814000000000 } from './1814000000000-create-accounts';
 import { CreateTrustPairings1816000000000 } from './1816000000000-create-trust-pairings';
+import { CreateDeviceLinks1815000000000 } from './1815000000000-create-device-links';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -41,5 +42,6 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateDataRequests1812000000000,
     CreateAccounts1814000000000,
     CreateTrustPairings1816000000000,
+    CreateDeviceLinks1815000000000,
   ],
 };

@@ -178,8 +178,27 @@ export function renderInboxPage(model: InboxPageModel): string {
         .join('')}</ul>`
     : `<p id="people-inbox">${escapeHtml(peopleText(l, 'inbox_empty'))}</p>`;
   const next = model.nextCursor ? `<p>${link({ cursor: model.nextCursor }, peopleText(l, 'next_page'), false)}</p>` : '';
-  return layout(model, peopleText(l, 'inbox_title'), `<nav aria-label="${escapeHtml(peopleText(l, 'inbox_title'))}"><p>${kinds}</p>${triggers}<p>${sorts}</p>${apps}</nav>${rows}${next}`, 'inbox');
+  // Device links: a one-time link code and its URL (no QR renderer is bundled: the code and URL are shown as text).
+  const devices = `<section id="device-links"><h2>${escapeHtml(peopleText(l, 'device_links_title'))}</h2><p>${escapeHtml(peopleText(l, 'device_links_text'))}</p><button type="button" id="device-link-start">${escapeHtml(peopleText(l, 'device_links_button'))}</button><div id="device-link-result" hidden><p>${escapeHtml(peopleText(l, 'device_links_code'))}</p><p><code id="device-link-url"></code></p><p><code id="device-link-code"></code></p></div></section><script nonce="${model.nonce}">${DEVICE_LINK_SCRIPT}</script>`;
+  return layout(model, peopleText(l, 'inbox_title'), `<nav aria-label="${escapeHtml(peopleText(l, 'inbox_title'))}"><p>${kinds}</p>${triggers}<p>${sorts}</p>${apps}</nav>${rows}${next}${devices}`, 'inbox');
 }
+
+/** The inbox page's device-link button: asks for a link code (same-origin JSON call) and shows it with its URL. */
+const DEVICE_LINK_SCRIPT = `(function(){
+'use strict';
+var button = document.getElementById('device-link-start');
+if (!button) return;
+button.addEventListener('click', function(){
+  fetch('/api/v1/device_links', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' })
+    .then(function(res){ return res.json(); })
+    .then(function(data){
+      if (!data || !data.link_code) return;
+      document.getElementById('device-link-url').textContent = data.link_url;
+      document.getElementById('device-link-code').textContent = data.link_code;
+      document.getElementById('device-link-result').hidden = false;
+    });
+});
+})();`;
 
 /**
  * The pages' script (ES5-compatible, no framework): JSON calls to this origin only, WebAuthn

@@ -40,6 +40,33 @@ export class PeopleConfig extends OAuthConfig {
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'PEOPLE_LOOKUP_KEY must be base64 of exactly 32 bytes' })
   PEOPLE_LOOKUP_KEY?: string;
 
+  /**
+   * Web Push (device links): the VAPID key pair (base64url: the 65-byte uncompressed P-256 public
+   * key and the 32-byte private key, as `web-push generate-vapid-keys` prints them) and the contact
+   * (`mailto:` or `https:` URL) push services see. All three are needed: without them push is off,
+   * device links say so (`push.enabled: false`) and a phone cannot register (503 `push_not_configured`).
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{87}$/, { message: 'WEB_PUSH_VAPID_PUBLIC_KEY must be base64url of a 65-byte P-256 public key' })
+  WEB_PUSH_VAPID_PUBLIC_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{43}$/, { message: 'WEB_PUSH_VAPID_PRIVATE_KEY must be base64url of a 32-byte P-256 private key' })
+  WEB_PUSH_VAPID_PRIVATE_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^(mailto:\S+@\S+|https:\/\/\S+)$/, { message: 'WEB_PUSH_SUBJECT must be a mailto: or https: URL' })
+  WEB_PUSH_SUBJECT?: string;
+
+  /**
+   * Origins of the push services a phone's subscription may point at (comma-separated). Pushes go
+   * only there, so a subscription cannot turn the platform into a request forwarder. Default: the
+   * push services of the major browsers.
+   */
+  @IsString()
+  @Matches(/^https?:\/\/[^\s,/]+(,https?:\/\/[^\s,/]+)*$/, { message: 'WEB_PUSH_ENDPOINT_ORIGINS must be origins separated by commas' })
+  WEB_PUSH_ENDPOINT_ORIGINS = 'https://fcm.googleapis.com,https://updates.push.services.mozilla.com,https://web.push.apple.com';
+
   /** Lifetime of a one-time email code. */
   @Transform(intFromEnv)
   @IsInt()

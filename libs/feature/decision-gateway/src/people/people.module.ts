@@ -51,6 +51,6 @@ import { PersonLinks } from './use-cases/person-links.use-case';
     PersonNotices,
     { provide: HOSTED_SIGN_IN, useExisting: PeopleHostedSignIn },
   ],
-  exports: [PERSON_SESSIONS, PERSON_DIRECTORY, HOSTED_SIGN_IN, PersonSessionsService, PeopleRepository, PeopleHostedSignIn, PersonNotices],
+  exports: [PERSON_SESSIONS, PERSON_DIRECTORY, HOSTED_SIGN_IN, PersonSessionsService, PeopleRepository, PeopleHostedSignIn, PersonNotices, PeopleMailer],
 })
 export class PeopleModule {}

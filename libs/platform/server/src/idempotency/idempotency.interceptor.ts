@@ -40,6 +40,8 @@ export function idempotencyCallerOf(principal: Principal | undefined): string | 
       return `account:${principal.account?.id ?? ''}:${principal.credentialId}:${principal.applicationId}`;
     case 'attester_token':
       return `attester:${principal.applicationId}:${principal.credentialId}`;
+    case 'counterparty_token':
+      return `counterparty:${principal.counterpartyApplicationId ?? ''}:${principal.credentialId}`;
     case 'publishable_key':
       return undefined;
   }
