@@ -101,6 +101,8 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     portBase = await freePortBase();
     env = {
       ...process.env,
+      // The servers named below, even when the test run itself runs on embedded ones.
+      SVC_EMBEDDED: '',
       DATABASE_URL_TEMPLATE: `${TEST_DATABASE_SERVER}/svc_stack_${tag}_{region}`,
       NATS_URL: TEST_NATS_URL,
       BUS_PREFIX: prefix,

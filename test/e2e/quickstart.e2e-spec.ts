@@ -81,6 +81,8 @@ describe('the README quick start against a started stack', () => {
     const portBase = await freePortBase();
     env = {
       ...process.env,
+      // The servers named below, even when the test run itself runs on embedded ones.
+      SVC_EMBEDDED: '',
       DATABASE_URL_TEMPLATE: `${TEST_DATABASE_SERVER}/svc_quick_${tag}_{region}`,
       NATS_URL: TEST_NATS_URL,
       BUS_PREFIX: prefix,
