@@ -1,6 +1,7 @@
 import { http, waitFor } from '@svc/testing';
 import type * as oidc from 'openid-client';
 import { startOAuthRegion, type OAuthRegion } from '../oauth/support';
+import { mailsTo } from '../support/mail';
 import { activeFlow, bearer, consoleClient, consolePerson, createAccount, createApplication, type ApiApplication, type Json } from './support';
 
 const ORIGIN = 'http://localhost:4581';
@@ -9,10 +10,10 @@ const ORIGIN = 'http://localhost:4581';
  * Issue "Connect and the account", done-when 1: a newcomer, with nothing but the API. They sign up
  * as a person, sign in to the console with openid-client, create an organisation account and a
  * sandbox application, take its publishable key and embed a consent on their page; the consent is
- * recorded. The steps after the record (the receipt email in the SMTP sink, revoking the
- * connection from the person's connections page) are the placeholders at the end of the story.
+ * recorded, its receipt email reaches them in the SMTP sink, and they end the connection from
+ * their connections page.
  */
-describe('a newcomer, from sign-up to a recorded consent, through the API only', () => {
+describe('a newcomer, from sign-up to a recorded consent and back, through the API only', () => {
   let region: OAuthRegion;
   let console: oidc.Configuration;
 
@@ -24,7 +25,7 @@ describe('a newcomer, from sign-up to a recorded consent, through the API only',
     await region?.close();
   });
 
-  it('signs up, creates an account and a sandbox application, embeds a consent and sees it recorded', async () => {
+  it('signs up, creates an account and a sandbox application, embeds a consent, gets its receipt email and ends the connection from the connections page', async () => {
     const url = region.url;
 
     // 1. Sign up as a person and sign in to the console (authorization code, PAR, PKCE).
@@ -57,9 +58,14 @@ describe('a newcomer, from sign-up to a recorded consent, through the API only',
     // 5. A flow, from the newcomer's server with the application's API token.
     const flowId = await activeFlow(url, app.token);
 
+    // 5b. The newcomer's server links its reference of its signed-in user to the person, so the
+    //     platform knows whom the record is about (receipt email, the person's connections).
+    const subject = newcomer.id;
+    const link = await http('POST', `${url}/api/v1/applications/${app.id}/person_links`, { headers: bearer(app.token), json: { person_id: newcomer.id, subject: { external_id: subject } } });
+    expect(link.status).toBe(201);
+
     // 6. The embedded consent: the server vouches for its signed-in user, the page mints the
     //    session with the publishable key, and the user (signed in on this browser) agrees in the frame.
-    const subject = newcomer.id;
     const assertion = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: bearer(app.token), json: { principal_id: subject, flow_id: flowId } });
     expect(assertion.status).toBe(201);
     const minted = await http('POST', `${url}/api/v1/decisions`, {
@@ -85,10 +91,31 @@ describe('a newcomer, from sign-up to a recorded consent, through the API only',
     const recordId = purposes[0]!.record_id as string;
     expect(recordId).toMatch(/^crec_/);
 
-    // PLACEHOLDER receiptEmailStep: the receipt email of this record (link to the receipt and the
-    // withdrawal link) reaches the newcomer in region.mail, the SMTP sink.
+    // 8. The receipt email reaches the newcomer in the SMTP sink, with the receipt link.
+    const receiptMail = await waitFor(async () => (await mailsTo(region.mail, 'newcomer@example.test')).find((m) => /consent receipt/i.test(m.subject)), 30_000, 250);
+    expect(receiptMail.text).toContain(recordId);
 
-    // PLACEHOLDER connectionRevocationStep: the newcomer opens their connections page, sees this
-    // application, revokes the connection, and the consent status answers withdrawn within 30 s.
+    // 9. The newcomer's connections page lists the application; disconnecting it from the page
+    //    withdraws the consent, and the consent status says so within 30 s.
+    const page = await http('GET', `${url}/connections`, { headers: { cookie: newcomer.cookie } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(app.id);
+    const disconnected = await http('POST', `${url}/connections/${app.id}/revoke`, { headers: { cookie: newcomer.cookie, origin: url }, json: {} });
+    expect(disconnected.status).toBe(200);
+    expect(disconnected.body).toMatchObject({ object: 'disconnection', application_id: app.id, withdrawn_consents: [recordId] });
+    const withdrawn = await waitFor(
+      async () => {
+        const res = await http<{ purposes: Json[] }>('GET', `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${subject}`, { headers: bearer(app.token) });
+        return res.status === 200 && res.body.purposes.every((p) => p.status !== 'granted') ? res.body.purposes : undefined;
+      },
+      30_000,
+      250,
+    );
+    expect(withdrawn.length).toBeGreaterThan(0);
+    // The sandbox application no longer holds a consent of the newcomer's.
+    const after = await http<{ data: Json[] }>('GET', `${url}/api/v1/connections`, { headers: bearer(newcomer.token) });
+    expect(after.status).toBe(200);
+    const stillThere = after.body.data.find((c) => c.application_id === app.id);
+    expect(((stillThere?.consents as Json[] | undefined) ?? []).filter((c) => c.status === 'active')).toEqual([]);
   });
 });
