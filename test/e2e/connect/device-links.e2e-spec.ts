@@ -2,6 +2,7 @@ import { createECDH, createPublicKey, randomBytes, verify, type ECDH } from 'nod
 import { createRequire } from 'node:module';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { http, waitFor } from '@svc/testing';
+import { toString as qrCodeSvg } from 'qrcode';
 import webpush from 'web-push';
 import { codeFor, mailsTo, startMailDev, type MailDev } from '../support/mail';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
@@ -117,10 +118,12 @@ describe('device links and Web Push', () => {
       device_link: { object: 'device_link', status: 'pending', device_name: null, push_service: null },
       link_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       push: { enabled: true, vapid_public_key: vapid.publicKey },
-      qr_svg: null,
+      qr_svg: expect.stringMatching(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/),
     });
     const code = started.body.link_code as string;
     expect(started.body.link_url).toBe(`${us}/people/devices/link#code=${code}`);
+    // The QR code the phone scans encodes exactly the link URL.
+    expect(started.body.qr_svg).toBe(await qrCodeSvg(started.body.link_url as string, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
     linkId = (started.body.device_link as { id: string }).id;
     expect(linkId).toMatch(/^dvl_us_[a-z2-7]{20}$/);
 

@@ -6,6 +6,7 @@ import { DomainError } from '@svc/errors';
 import { newRegionalId } from '@svc/ids';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyRequest } from 'fastify';
+import { toString as qrCodeSvg } from 'qrcode';
 import { peopleError } from '../people/people.errors';
 import type { SignedInPerson } from '../people/person-sessions.port';
 import { PersonSessionsService } from '../people/person-sessions.service';
@@ -56,11 +57,13 @@ export class DeviceLinksController {
     );
     if (!link) throw deviceLinkError('device_link_limit', `At most ${MAX_DEVICE_LINKS} devices can be linked or waiting; revoke one first`);
     const settings = this.push.settings;
+    const linkUrl = `${this.config.publicBaseUrl}/people/devices/link#code=${code}`;
     return {
       device_link: deviceLinkView(link),
       link_code: code,
-      link_url: `${this.config.publicBaseUrl}/people/devices/link#code=${code}`,
-      qr_svg: null,
+      link_url: linkUrl,
+      // What the phone's camera scans on the inbox page.
+      qr_svg: await qrCodeSvg(linkUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
       push: { enabled: settings.enabled, vapid_public_key: settings.vapidPublicKey },
     };
   }

@@ -63,7 +63,7 @@ export class DeviceLinkCreatedResponse {
   @IsString() link_code!: string;
   /** The page the phone opens (the code in the fragment, never sent to a server by the browser). */
   @IsString() link_url!: string;
-  /** The link URL as a QR code (SVG), or null when this deployment renders none: show link_code and link_url then. */
+  /** The link URL as a QR code (SVG document) for the phone's camera; null is reserved for a deployment that renders none (show link_code and link_url then). */
   @IsString() @Nullable() qr_svg!: string | null;
   @ValidateNested() @Type(() => PushSettingsResponse) push!: PushSettingsResponse;
 }

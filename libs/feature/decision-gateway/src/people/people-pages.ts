@@ -178,8 +178,8 @@ export function renderInboxPage(model: InboxPageModel): string {
         .join('')}</ul>`
     : `<p id="people-inbox">${escapeHtml(peopleText(l, 'inbox_empty'))}</p>`;
   const next = model.nextCursor ? `<p>${link({ cursor: model.nextCursor }, peopleText(l, 'next_page'), false)}</p>` : '';
-  // Device links: a one-time link code and its URL (no QR renderer is bundled: the code and URL are shown as text).
-  const devices = `<section id="device-links"><h2>${escapeHtml(peopleText(l, 'device_links_title'))}</h2><p>${escapeHtml(peopleText(l, 'device_links_text'))}</p><button type="button" id="device-link-start">${escapeHtml(peopleText(l, 'device_links_button'))}</button><div id="device-link-result" hidden><p>${escapeHtml(peopleText(l, 'device_links_code'))}</p><p><code id="device-link-url"></code></p><p><code id="device-link-code"></code></p></div></section><script nonce="${model.nonce}">${DEVICE_LINK_SCRIPT}</script>`;
+  // Device links: the link URL as a QR code the phone scans, and the one-time code and URL as text.
+  const devices = `<section id="device-links"><h2>${escapeHtml(peopleText(l, 'device_links_title'))}</h2><p>${escapeHtml(peopleText(l, 'device_links_text'))}</p><button type="button" id="device-link-start">${escapeHtml(peopleText(l, 'device_links_button'))}</button><div id="device-link-result" hidden><p><img id="device-link-qr" alt="${escapeHtml(peopleText(l, 'device_links_title'))}" width="200" height="200" hidden></p><p>${escapeHtml(peopleText(l, 'device_links_code'))}</p><p><code id="device-link-url"></code></p><p><code id="device-link-code"></code></p></div></section><script nonce="${model.nonce}">${DEVICE_LINK_SCRIPT}</script>`;
   return layout(model, peopleText(l, 'inbox_title'), `<nav aria-label="${escapeHtml(peopleText(l, 'inbox_title'))}"><p>${kinds}</p>${triggers}<p>${sorts}</p>${apps}</nav>${rows}${next}${devices}`, 'inbox');
 }
 
@@ -195,6 +195,12 @@ button.addEventListener('click', function(){
       if (!data || !data.link_code) return;
       document.getElementById('device-link-url').textContent = data.link_url;
       document.getElementById('device-link-code').textContent = data.link_code;
+      if (data.qr_svg) {
+        // As an image from a data: URL, never as markup of the page.
+        var qr = document.getElementById('device-link-qr');
+        qr.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(data.qr_svg);
+        qr.hidden = false;
+      }
       document.getElementById('device-link-result').hidden = false;
     });
 });
