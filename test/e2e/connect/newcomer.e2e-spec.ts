@@ -93,7 +93,20 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
 
     // 8. The receipt email reaches the newcomer in the SMTP sink, with the receipt link.
     const receiptMail = await waitFor(async () => (await mailsTo(region.mail, 'newcomer@example.test')).find((m) => /consent receipt/i.test(m.subject)), 30_000, 250);
-    expect(receiptMail.text).toContain(recordId);
+    const receiptLink = `${url}/people/receipts/${recordId}`;
+    expect(receiptMail.text).toContain(receiptLink);
+    // The link opens the newcomer's own receipt once signed in, and asks anyone else to sign in.
+    const receiptPage = await http('GET', receiptLink, { headers: { cookie: newcomer.cookie } });
+    expect(receiptPage.status).toBe(200);
+    expect(receiptPage.text).toContain('Your consent receipt');
+    expect(receiptPage.text).toContain(recordId);
+    expect(receiptPage.text).toMatch(/<code id="receipt-digest">[0-9a-f]{64}<\/code>/);
+    expect((await http('GET', receiptLink, { redirect: 'manual' })).status).toBe(303);
+    expect((await http('GET', `${url}/people/receipts/crec_us_${'a'.repeat(24)}`, { headers: { cookie: newcomer.cookie } })).status).toBe(404);
+    const stranger = await consolePerson(region, console, 'stranger@example.test', 'Sam Stranger');
+    const notTheirs = await http('GET', receiptLink, { headers: { cookie: stranger.cookie } });
+    expect(notTheirs.status).toBe(404);
+    expect(notTheirs.text).not.toContain(recordId);
 
     // 9. The newcomer's connections page lists the application; disconnecting it from the page
     //    withdraws the consent, and the consent status says so within 30 s.

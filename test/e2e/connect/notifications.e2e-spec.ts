@@ -128,11 +128,11 @@ describe('notifications over SMTP', () => {
       const recordId = await recordConsent('reader@example.test', 'notify-reader-1');
       const receipt = await waitForMail(mail, 'reader@example.test', /consent receipt/);
       expect(receipt.subject).toBe('Your consent receipt from Acme Ltd');
-      expect(receipt.text).toContain(`${us}/api/v1/consent_receipts/${recordId}`);
+      expect(receipt.text).toContain(`${us}/people/receipts/${recordId}`);
       expect(receipt.text).toContain(`${us}/people/account`);
       expect(receipt.text).toContain('- Newsletter');
       expect(receipt.text).not.toContain('Product research');
-      expect(receipt.html).toContain(`href="${us}/api/v1/consent_receipts/${recordId}"`);
+      expect(receipt.html).toContain(`href="${us}/people/receipts/${recordId}"`);
       expect(receipt.html).toContain(`href="${us}/people/account"`);
       expect(receipt.headers['content-language']).toBe('en');
       expectNoTracking(receipt);
@@ -152,7 +152,7 @@ describe('notifications over SMTP', () => {
       const suppressedId = await commitCapture('quiet@example.test', true);
       const sentId = await commitCapture('loud@example.test', false);
       const receipt = await waitForMail(mail, 'loud@example.test', /consent receipt/);
-      expect(receipt.text).toContain(`/api/v1/consent_receipts/${sentId}`);
+      expect(receipt.text).toContain(`/people/receipts/${sentId}`);
       // The suppressed record's event was published first and is never sent (no inbox mark either); the other is marked once.
       const events = await waitFor(() => {
         const ours = published.filter((e) => e.eventType === 'consent.recorded' && [suppressedId, sentId].some((id) => Buffer.from(e.data).includes(Buffer.from(id))));

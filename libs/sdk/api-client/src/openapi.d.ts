@@ -4236,6 +4236,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/people/receipts/{record_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person's own consent receipt page (HTML; the receipt email links here): issuer, digest, history and the signed document; 303 to sign-in when signed out, 404 page for a receipt that is not theirs */
+        get: operations["MyReceiptPage_page"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/people/sign-in": {
         parameters: {
             query?: never;
@@ -27763,6 +27780,34 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    MyReceiptPage_page: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example record id */
+                record_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en">…</html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["Error400"];
+            404: components["responses"]["Error404"];
+            421: components["responses"]["Error421"];
             503: components["responses"]["Error503"];
         };
     };

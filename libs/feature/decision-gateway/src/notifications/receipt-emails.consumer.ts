@@ -23,7 +23,8 @@ const SILENT_CHANNELS = new Set(['imported']);
 /** Where the person's receipt of a record and the way back out of it are. */
 export function receiptLinks(publicBaseUrl: string, recordId: string): { receiptUrl: string; withdrawalUrl: string } {
   return {
-    receiptUrl: `${publicBaseUrl}/api/v1/consent_receipts/${encodeURIComponent(recordId)}`,
+    // The signed-in person's own receipt page.
+    receiptUrl: `${publicBaseUrl}/people/receipts/${encodeURIComponent(recordId)}`,
     // The credential-free withdrawal entry (the receipt's withdrawal_method): the person signs in and withdraws there.
     withdrawalUrl: `${publicBaseUrl}/people/account`,
   };

@@ -10,6 +10,7 @@ import { PeopleMailer } from './mailer';
 import { PersonNotices } from './person-notices';
 import { DecisionGatewayConfig } from '../decision-gateway.config';
 import { PeopleConfig } from './people.config';
+import { MyReceiptPageController } from './my-receipt-page.controller';
 import { PeopleController } from './people.controller';
 import { MyConsentRecordsController } from './my-consent-records.controller';
 import { PeopleRepository } from './people.repository';
@@ -30,7 +31,7 @@ import { PersonLinks } from './use-cases/person-links.use-case';
  * ports to the rest of decision-gateway.
  */
 @Module({
-  controllers: [AuthorityProposalPageController, PeopleController, PersonLinksController, PersonInboxController, MyConsentRecordsController, PersonHomeRpcHandlers],
+  controllers: [AuthorityProposalPageController, PeopleController, PersonLinksController, PersonInboxController, MyConsentRecordsController, MyReceiptPageController, PersonHomeRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     { provide: PeopleConfig, useExisting: DecisionGatewayConfig },
