@@ -484,7 +484,7 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
       'gateway.find_person_home',
       'gateway.open_agreement_signing',
       'gateway.record_agreement_signature',
-      'gateway.resolve_credential',
+      'gateway.resolve_counterparty_token',
       'oap.consume_grant',
       'oap.grant_status',
     ]);

@@ -66,7 +66,7 @@ describe('a region whose boot fails part of the way', () => {
       const baseline = openHandles();
       await expect(startRegion(config(port))).rejects.toThrow(/EADDRINUSE/);
       // The boot had reached its stream and migrated its database before failing.
-      expect(await testStreams(prefix)).toEqual([`${prefix.toUpperCase()}_US_EVENTS`]);
+      expect(await testStreams(prefix)).toEqual([`${prefix.toUpperCase()}_US_DEAD_LETTERS`, `${prefix.toUpperCase()}_US_EVENTS`]);
       expect(await handlesBackTo(baseline)).toBeLessThanOrEqual(baseline);
       expect(await sessionsAfterSettling(database)).toBe(0);
     } finally {
@@ -82,7 +82,7 @@ describe('a region whose boot fails part of the way', () => {
     await setup.end();
     const baseline = openHandles();
     await expect(startRegion(config(0))).rejects.toThrow(/Migration .* of schema audit failed/);
-    expect(await testStreams(prefix)).toEqual([`${prefix.toUpperCase()}_US_EVENTS`]);
+    expect(await testStreams(prefix)).toEqual([`${prefix.toUpperCase()}_US_DEAD_LETTERS`, `${prefix.toUpperCase()}_US_EVENTS`]);
     expect(await handlesBackTo(baseline)).toBeLessThanOrEqual(baseline);
     expect(await sessionsAfterSettling(database)).toBe(0);
   }, 60_000);

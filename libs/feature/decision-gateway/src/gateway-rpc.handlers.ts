@@ -27,23 +27,31 @@ export class GatewayRpcHandlers {
       if (!app) return { found: false };
       return { found: true, applicationId: app.id, credentialId: credential.value, scopes: [], environment: app.environment, region: app.region, mode: app.mode };
     }
-    if (credential.case === 'counterpartyTokenSha256Hex') {
-      // Only an active pairing's token: a revoked one's digest is cleared with the revocation.
-      const found = await this.pairings.findByTokenDigest(credential.value);
-      if (!found) return { found: false };
-      const { pairing } = found;
-      return {
-        found: true,
-        applicationId: pairing.issuerApplicationId,
-        credentialId: pairing.id,
-        scopes: pairing.scopes,
-        environment: found.environment,
-        region: found.region,
-        mode: found.mode,
-        counterpartyApplicationId: pairing.counterpartyApplicationId,
-      };
-    }
+    if (credential.case === 'counterpartyTokenSha256Hex') return this.counterpartyToken(credential.value);
     return { found: false };
+  }
+
+  /** The one credential question other regions may ask: a trust pairing's token homed here. */
+  @RpcHandler('gateway.resolve_counterparty_token')
+  async resolveCounterpartyToken(request: RpcRequest<'gateway.resolve_counterparty_token'>): Promise<RpcReplyInit<'gateway.resolve_counterparty_token'>> {
+    return request.credential.case === 'counterpartyTokenSha256Hex' ? this.counterpartyToken(request.credential.value) : { found: false };
+  }
+
+  private async counterpartyToken(sha256Hex: string): Promise<RpcReplyInit<'gateway.resolve_credential'>> {
+    // Only an active pairing's token: a revoked one's digest is cleared with the revocation.
+    const found = await this.pairings.findByTokenDigest(sha256Hex);
+    if (!found) return { found: false };
+    const { pairing } = found;
+    return {
+      found: true,
+      applicationId: pairing.issuerApplicationId,
+      credentialId: pairing.id,
+      scopes: pairing.scopes,
+      environment: found.environment,
+      region: found.region,
+      mode: found.mode,
+      counterpartyApplicationId: pairing.counterpartyApplicationId,
+    };
   }
 
   @RpcHandler('gateway.get_application')

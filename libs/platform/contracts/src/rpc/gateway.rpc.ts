@@ -12,6 +12,11 @@ import {
 /** Request/reply methods served by decision-gateway. */
 export const GATEWAY_RPC = {
   'gateway.resolve_credential': { request: ResolveCredentialRequestSchema, reply: ResolveCredentialReplySchema },
+  /**
+   * Asked across regions, of the region a counterparty token's id names: resolve that token (only
+   * the `counterparty_token_sha256_hex` case; API tokens and publishable keys stay in-region).
+   */
+  'gateway.resolve_counterparty_token': { request: ResolveCredentialRequestSchema, reply: ResolveCredentialReplySchema },
   'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
   /** Asked across regions: is a person with this email digest homed here? (only `found`). */
   'gateway.find_person_home': { request: FindPersonHomeRequestSchema, reply: FindPersonHomeReplySchema },
