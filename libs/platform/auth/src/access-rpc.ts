@@ -37,7 +37,12 @@ export function credentialOfAccessReply(reply: AccessReply): ResolvedCredential 
   };
   if (reply.personId) credential.personId = reply.personId;
   if (reply.authorizationDetailsJson) {
-    const details: unknown = JSON.parse(reply.authorizationDetailsJson);
+    let details: unknown;
+    try {
+      details = JSON.parse(reply.authorizationDetailsJson);
+    } catch {
+      return null;
+    }
     if (!Array.isArray(details) || !details.every((detail) => typeof detail === 'object' && detail !== null && !Array.isArray(detail))) return null;
     credential.authorizationDetails = details as Array<Record<string, unknown>>;
   }
