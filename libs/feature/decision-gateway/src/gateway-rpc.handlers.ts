@@ -1,4 +1,5 @@
 import { Controller } from '@nestjs/common';
+import { AccessTokenResolver, AccountAccessResolver, accessReplyOf, isAccountRole, type AccountActor } from '@svc/auth';
 import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { ApplicationsRepository } from './applications/applications.repository';
 import { ComplyService } from './comply/comply.service';
@@ -11,7 +12,37 @@ export class GatewayRpcHandlers {
     private readonly applications: ApplicationsRepository,
     private readonly comply: ComplyService,
     private readonly pairings: TrustPairingsRepository,
+    private readonly accessTokens: AccessTokenResolver,
+    private readonly accountAccess: AccountAccessResolver,
   ) {}
+
+  /** Asked within the region by processes that run no OpenID provider: only this process's own verifier answers. */
+  @RpcHandler('gateway.resolve_access_token')
+  async resolveAccessToken(request: RpcRequest<'gateway.resolve_access_token'>): Promise<RpcReplyInit<'gateway.resolve_access_token'>> {
+    const credential = await this.accessTokens.resolveLocally(request.accessToken);
+    return accessReplyOf(credential?.kind === 'access_token' ? credential : null);
+  }
+
+  @RpcHandler('gateway.resolve_account_credential')
+  async resolveAccountCredential(request: RpcRequest<'gateway.resolve_account_credential'>): Promise<RpcReplyInit<'gateway.resolve_account_credential'>> {
+    const local = this.accountAccess.local;
+    if (!local || !/^[0-9a-f]{64}$/.test(request.accountTokenSha256Hex)) return { found: false };
+    return accessReplyOf(await local.resolveAccountToken(request.accountTokenSha256Hex));
+  }
+
+  /** Throws the accounts owner's domain error (404 for an application the actor cannot see, 403 for too weak a role). */
+  @RpcHandler('gateway.authorize_account')
+  async authorizeAccount(request: RpcRequest<'gateway.authorize_account'>): Promise<RpcReplyInit<'gateway.authorize_account'>> {
+    const local = this.accountAccess.local;
+    const { actor, applicationId, needed } = request;
+    if (!local || !isAccountRole(needed)) return { found: false };
+    let accountActor: AccountActor;
+    if (actor.case === 'personId' && actor.value) accountActor = { personId: actor.value };
+    else if (actor.case === 'accountToken' && isAccountRole(actor.value.role)) {
+      accountActor = { accountTokenId: actor.value.accountTokenId, accountId: actor.value.accountId, role: actor.value.role };
+    } else return { found: false };
+    return accessReplyOf(await local.authorize(accountActor, applicationId, needed));
+  }
 
   @RpcHandler('gateway.resolve_credential')
   async resolveCredential(request: RpcRequest<'gateway.resolve_credential'>): Promise<RpcReplyInit<'gateway.resolve_credential'>> {

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { RpcClient } from '@svc/bus';
+import { credentialOfAccessReply } from './access-rpc';
 import type { ResolvedCredential } from './principal';
 
 /** Checks a person's OAuth access token (the OpenID provider of the process registers one). */
@@ -9,18 +11,33 @@ export interface AccessTokenVerifier {
 
 /**
  * Where the guard looks up OAuth access tokens on routes that accept them
- * (`@Auth(…, 'access_token')`). Empty in a process that runs no OpenID provider: such tokens are
- * then refused like any unknown bearer token.
+ * (`@Auth(…, 'access_token')`). The OpenID provider of the process registers the verifier; a
+ * process that runs none asks decision-gateway of its own region over
+ * `gateway.resolve_access_token` (never another region). Answers are not cached, so a revoked
+ * token stops working with the revocation; an owner that cannot be asked answers "unknown" (401).
  */
 @Injectable()
 export class AccessTokenResolver {
   private verifier?: AccessTokenVerifier;
+
+  constructor(@Optional() private readonly rpc?: RpcClient) {}
 
   register(verifier: AccessTokenVerifier): void {
     this.verifier = verifier;
   }
 
   async resolve(token: string): Promise<ResolvedCredential | null> {
+    if (this.verifier) return this.verifier.verify(token);
+    if (!this.rpc) return null;
+    try {
+      return credentialOfAccessReply(await this.rpc.call('gateway.resolve_access_token', { accessToken: token }));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Only the verifier registered in this process (what `gateway.resolve_access_token` answers with). */
+  async resolveLocally(token: string): Promise<ResolvedCredential | null> {
     return this.verifier ? this.verifier.verify(token) : null;
   }
 }

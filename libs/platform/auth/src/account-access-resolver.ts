@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
+import { RpcClient } from '@svc/bus';
+import { credentialOfAccessReply, ownerUnavailable } from './access-rpc';
 import type { AccountRole, ResolvedCredential } from './principal';
 
 /** Prefix of an account token's secret, so the guard knows whom to ask without a lookup. */
@@ -22,11 +24,15 @@ export interface AccountAccessVerifier {
 /**
  * Where the guard resolves account credentials (account tokens, and a member's access token on
  * routes marked `@AccountAccess`). decision-gateway registers the verifier; a process without it
- * refuses account credentials like any unknown bearer token.
+ * asks decision-gateway of its own region over `gateway.resolve_account_credential` and
+ * `gateway.authorize_account` (never another region, never cached). An owner that cannot be asked
+ * answers "unknown" (401); its domain refusals (404, 403) reach the caller as they were thrown.
  */
 @Injectable()
 export class AccountAccessResolver {
   private verifier?: AccountAccessVerifier;
+
+  constructor(@Optional() private readonly rpc?: RpcClient) {}
 
   register(verifier: AccountAccessVerifier): void {
     this.verifier = verifier;
@@ -37,10 +43,36 @@ export class AccountAccessResolver {
   }
 
   async resolveAccountToken(sha256Hex: string): Promise<ResolvedCredential | null> {
-    return this.verifier ? this.verifier.resolveAccountToken(sha256Hex) : null;
+    if (this.verifier) return this.verifier.resolveAccountToken(sha256Hex);
+    if (!this.rpc) return null;
+    try {
+      const credential = credentialOfAccessReply(await this.rpc.call('gateway.resolve_account_credential', { accountTokenSha256Hex: sha256Hex }));
+      return credential?.kind === 'account_token' ? credential : null;
+    } catch {
+      return null;
+    }
   }
 
   async authorize(actor: AccountActor, applicationId: string, needed: AccountRole): Promise<ResolvedCredential | null> {
-    return this.verifier ? this.verifier.authorize(actor, applicationId, needed) : null;
+    if (this.verifier) return this.verifier.authorize(actor, applicationId, needed);
+    if (!this.rpc) return null;
+    const request = {
+      actor: 'personId' in actor
+        ? { case: 'personId' as const, value: actor.personId }
+        : { case: 'accountToken' as const, value: { accountTokenId: actor.accountTokenId, accountId: actor.accountId, role: actor.role } },
+      applicationId,
+      needed,
+    };
+    try {
+      return credentialOfAccessReply(await this.rpc.call('gateway.authorize_account', request));
+    } catch (error) {
+      if (ownerUnavailable(error)) return null;
+      throw error;
+    }
+  }
+
+  /** Only the verifier registered in this process (what the account RPC methods answer with). */
+  get local(): AccountAccessVerifier | undefined {
+    return this.verifier;
   }
 }

@@ -30,4 +30,5 @@ export {
 export { AttesterResolver } from './attester-resolver';
 export { AuthGuard } from './auth.guard';
 export { AccessTokenResolver, type AccessTokenVerifier } from './access-token-resolver';
+export { accessReplyOf, credentialOfAccessReply, isAccountRole } from './access-rpc';
 export { ACCOUNT_TOKEN_PREFIX, AccountAccessResolver, type AccountAccessVerifier, type AccountActor } from './account-access-resolver';

@@ -11,6 +11,7 @@ export * from './gen/svc/events/v1/directory_pb';
 export * from './gen/svc/rpc/v1/flows_pb';
 export * from './gen/svc/events/v1/oap_pb';
 export * from './gen/svc/rpc/v1/errors_pb';
+export * from './gen/svc/rpc/v1/access_pb';
 export * from './gen/svc/rpc/v1/credentials_pb';
 export * from './gen/svc/rpc/v1/applications_pb';
 export * from './gen/svc/rpc/v1/oap_pb';

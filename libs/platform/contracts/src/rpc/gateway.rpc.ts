@@ -1,3 +1,4 @@
+import { AuthorizeAccountRequestSchema, ResolveAccessTokenRequestSchema, ResolveAccountCredentialRequestSchema, ResolvedAccessReplySchema } from '../gen/svc/rpc/v1/access_pb';
 import { CheckFlowActivationReplySchema, CheckFlowActivationRequestSchema, GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
 import {
@@ -17,6 +18,12 @@ export const GATEWAY_RPC = {
    * the `counterparty_token_sha256_hex` case; API tokens and publishable keys stay in-region).
    */
   'gateway.resolve_counterparty_token': { request: ResolveCredentialRequestSchema, reply: ResolveCredentialReplySchema },
+  /** Asked within the region by a process without an OpenID provider: the credential a person's access token stands for. */
+  'gateway.resolve_access_token': { request: ResolveAccessTokenRequestSchema, reply: ResolvedAccessReplySchema },
+  /** Asked within the region by a process without the accounts owner: an account token by its digest. */
+  'gateway.resolve_account_credential': { request: ResolveAccountCredentialRequestSchema, reply: ResolvedAccessReplySchema },
+  /** Asked within the region: may this account actor act on the application (the owner's 404/403 otherwise)? */
+  'gateway.authorize_account': { request: AuthorizeAccountRequestSchema, reply: ResolvedAccessReplySchema },
   'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
   /** Asked across regions: is a person with this email digest homed here? (only `found`). */
   'gateway.find_person_home': { request: FindPersonHomeRequestSchema, reply: FindPersonHomeReplySchema },
