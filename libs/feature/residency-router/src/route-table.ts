@@ -21,7 +21,7 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   // The Shared Signals transmitter: its metadata and stream management.
   { match: /^\/api\/v1\/ssf(\/|$)|^\/\.well-known\/ssf-configuration$/, service: 'webhook-dispatcher' },
   { match: /^\/api\/v1\/(flows|consent_records|mailing_audiences|mailing_audience_webhooks)(\/|$)/, service: 'consent-records' },
-  // Protect: data policies, data subject requests, licences and offers (consent-records orchestrates them).
+  // Protect: data policies, licences and offers (data subject requests are decision-gateway's, which owns people).
   { match: /^\/api\/v1\/(policies|data_licenses|data_offers)(\/|$)/, service: 'consent-records' },
   // The cross-border directory: each region answers from its own copy of it.
   { match: /^\/api\/v1\/cross_border(\/|$)/, service: 'consent-records' },
