@@ -300,13 +300,30 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     const status = statusAfter(tally, parties.length, agreement.quorumRequired, decided);
     const now = this.clock.now();
     const updated = await this.agreements.setStatus(manager, agreement.id, status, decided !== undefined ? now : null, now);
-    const context = { applicationId: agreement.applicationId, occurredAt: input.decidedAt };
+    await this.publishSignature(manager, agreement, party, input, tally, agreement.documentSha256);
+    if (decided !== undefined) await this.addDecidedEvent(manager, updated, tally, parties.length, now);
+    return status;
+  }
+
+  /**
+   * A party's answer as `signature.<outcome>` (on the agreement, or on one of its amendments) with
+   * the tally so far, and the line of the agreement's collaboration history.
+   */
+  private async publishSignature(
+    manager: EntityManager,
+    agreement: Agreement,
+    party: { id: string; personId: string },
+    input: PartyOutcome,
+    tally: { yes: number; no: number; counter: number },
+    documentSha256: string,
+    amendmentId?: string,
+  ): Promise<void> {
     await this.outbox.add(
       manager,
       `signature.${input.outcome}`,
       {
         sessionToken: '',
-        reference: partyReference(agreement.id, party.id),
+        reference: partyReference(agreement.id, party.id, amendmentId),
         principalId: party.personId,
         outcome: input.outcome,
         quorumType: agreement.quorumType,
@@ -319,13 +336,12 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         agreementId: agreement.id,
         partyId: party.id,
         receiptJws: input.receiptJws,
-        documentSha256: agreement.documentSha256,
+        documentSha256,
+        ...(amendmentId !== undefined ? { amendmentId } : {}),
       },
-      context,
+      { applicationId: agreement.applicationId, occurredAt: input.decidedAt },
     );
     await this.agreements.addCollaborationEvent(manager, agreement.id, `signature.${input.outcome}`, party.id, input.decidedAt);
-    if (decided !== undefined) await this.addDecidedEvent(manager, updated, tally, parties.length, now);
-    return status;
   }
 
   /**
@@ -358,30 +374,7 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     const status = amendmentStatusAfter(tally, decided);
     const now = this.clock.now();
     const updated = await this.agreements.setAmendmentStatus(manager, amendment.id, status, decided !== undefined ? now : null, now);
-    await this.outbox.add(
-      manager,
-      `signature.${input.outcome}`,
-      {
-        sessionToken: '',
-        reference: partyReference(agreement.id, party.id, amendment.id),
-        principalId: party.personId,
-        outcome: input.outcome,
-        quorumType: agreement.quorumType,
-        required: agreement.quorumRequired,
-        signatures: tally.yes,
-        declines: tally.no,
-        counters: tally.counter,
-        counterProposalJson: input.counterProposal ? JSON.stringify(input.counterProposal) : '',
-        decidedAt: timestampFromDate(input.decidedAt),
-        agreementId: agreement.id,
-        partyId: party.id,
-        receiptJws: input.receiptJws,
-        documentSha256: amendment.documentSha256,
-        amendmentId: amendment.id,
-      },
-      { applicationId: agreement.applicationId, occurredAt: input.decidedAt },
-    );
-    await this.agreements.addCollaborationEvent(manager, agreement.id, `signature.${input.outcome}`, party.id, input.decidedAt);
+    await this.publishSignature(manager, agreement, party, input, tally, amendment.documentSha256, amendment.id);
     if (decided === undefined) return agreement.status;
     if (updated.status === 'adopted') await this.agreements.setCurrentDocument(manager, agreement.id, amendment.documentSha256, now);
     const type = updated.status === 'adopted' ? 'agreement.amended' : 'agreement.amendment_rejected';
