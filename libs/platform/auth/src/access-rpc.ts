@@ -1,5 +1,5 @@
 import type { RpcReply, RpcReplyInit } from '@svc/bus';
-import { DomainError } from '@svc/errors';
+import { credentialOfReply } from './credential-reply';
 import { ACCOUNT_ROLES, type AccountRole, type ResolvedCredential } from './principal';
 
 type AccessReply = RpcReply<'gateway.resolve_access_token'>;
@@ -26,15 +26,7 @@ export function accessReplyOf(credential: ResolvedCredential | null): RpcReplyIn
 /** The credential a reply names, or null when not found or unreadable. */
 export function credentialOfAccessReply(reply: AccessReply): ResolvedCredential | null {
   if (!reply.found || (reply.kind !== 'access_token' && reply.kind !== 'account_token')) return null;
-  const credential: ResolvedCredential = {
-    kind: reply.kind,
-    applicationId: reply.applicationId,
-    credentialId: reply.credentialId,
-    scopes: reply.scopes,
-    environment: reply.environment === 'production' ? 'production' : 'development',
-    region: reply.region,
-    mode: reply.mode,
-  };
+  const credential = credentialOfReply(reply.kind, reply);
   if (reply.personId) credential.personId = reply.personId;
   if (reply.authorizationDetailsJson) {
     let details: unknown;
@@ -55,9 +47,4 @@ export function credentialOfAccessReply(reply: AccessReply): ResolvedCredential 
 
 export function isAccountRole(value: string): value is AccountRole {
   return (ACCOUNT_ROLES as readonly string[]).includes(value);
-}
-
-/** The owner could not give an answer (as opposed to answering "unknown" or refusing). */
-export function ownerUnavailable(error: unknown): boolean {
-  return !(error instanceof DomainError) || error.kind === 'unavailable' || error.kind === 'internal';
 }

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { RpcClient } from '@svc/bus';
-import { credentialOfAccessReply, ownerUnavailable } from './access-rpc';
+import { credentialOfAccessReply } from './access-rpc';
+import { ownerUnavailable } from './credential-reply';
 import type { AccountRole, ResolvedCredential } from './principal';
 
 /** Prefix of an account token's secret, so the guard knows whom to ask without a lookup. */

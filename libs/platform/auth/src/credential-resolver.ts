@@ -2,7 +2,7 @@ import { Controller, Injectable } from '@nestjs/common';
 import { fromBinary } from '@bufbuild/protobuf';
 import { EventFanout, RpcClient, type DeliveredEvent } from '@svc/bus';
 import { ApiTokenChangedSchema } from '@svc/contracts';
-import { DomainError } from '@svc/errors';
+import { credentialOfReply, ownerUnavailable } from './credential-reply';
 import type { ResolvedCredential } from './principal';
 
 /** Turns a presented credential into the application it belongs to, or undefined when unknown. */
@@ -91,16 +91,7 @@ export class RpcCredentialResolver extends CredentialResolver {
   async resolveCounterpartyToken(sha256Hex: string, region: string): Promise<ResolvedCredential | undefined> {
     const reply = await this.rpc.inRegion(region).call('gateway.resolve_counterparty_token', { credential: { case: 'counterpartyTokenSha256Hex', value: sha256Hex } });
     if (!reply.found) return undefined;
-    return {
-      kind: 'counterparty_token',
-      applicationId: reply.applicationId,
-      credentialId: reply.credentialId,
-      scopes: reply.scopes,
-      environment: reply.environment === 'production' ? 'production' : 'development',
-      region: reply.region,
-      mode: reply.mode,
-      counterpartyApplicationId: reply.counterpartyApplicationId,
-    };
+    return { ...credentialOfReply('counterparty_token', reply), counterpartyApplicationId: reply.counterpartyApplicationId };
   }
 
   private async cached(key: string, load: () => Promise<ResolvedCredential | undefined>): Promise<ResolvedCredential | undefined> {
@@ -116,7 +107,7 @@ export class RpcCredentialResolver extends CredentialResolver {
     try {
       return await this.refresh(key, load);
     } catch (error) {
-      if (!servableStale || !isOwnerUnavailable(error)) throw error;
+      if (!servableStale || !ownerUnavailable(error)) throw error;
       servableStale.failing = true;
       return servableStale.value;
     }
@@ -146,22 +137,8 @@ export class RpcCredentialResolver extends CredentialResolver {
     kind: ResolvedCredential['kind'],
   ): Promise<ResolvedCredential | undefined> {
     const reply = await this.rpc.call('gateway.resolve_credential', request);
-    if (!reply.found) return undefined;
-    return {
-      kind,
-      applicationId: reply.applicationId,
-      credentialId: reply.credentialId,
-      scopes: reply.scopes,
-      environment: reply.environment === 'production' ? 'production' : 'development',
-      region: reply.region,
-      mode: reply.mode,
-    };
+    return reply.found ? credentialOfReply(kind, reply) : undefined;
   }
-}
-
-/** The owner could not give an answer (as opposed to answering "unknown" or refusing). */
-function isOwnerUnavailable(error: unknown): boolean {
-  return !(error instanceof DomainError) || error.kind === 'unavailable' || error.kind === 'internal';
 }
 
 /**
