@@ -9,6 +9,7 @@ import { contentSecurityPolicy, newNonce, sendHtml } from '../hosted/page-securi
 import { peopleLocale } from '../people/people-i18n';
 import { peopleError } from '../people/people.errors';
 import { PersonSessionsService } from '../people/person-sessions.service';
+import { assertSameOrigin } from '../people/same-origin';
 import { renderConnectionsPage } from './connections-page';
 import { DisconnectionResponse, disconnectionView } from './connections.response';
 import { PersonConnections } from './use-cases/person-connections.use-case';
@@ -67,11 +68,7 @@ export class ConnectionsPageController {
 
   /** The person of the sign-in cookie, after refusing calls from other sites. */
   private async signedIn(request: FastifyRequest): Promise<{ principal: Principal; personId: string }> {
-    const origin = request.headers.origin;
-    const ownOrigins = [this.origin, `${request.protocol}://${request.headers.host ?? ''}`];
-    if ((typeof origin === 'string' && !ownOrigins.includes(origin)) || request.headers['sec-fetch-site'] === 'cross-site') {
-      throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-    }
+    assertSameOrigin(request, this.origin);
     const person = await this.sessions.fromRequest(request.raw);
     if (!person) throw peopleError('sign_in_required', 'Sign in first', { sign_in_url: this.sessions.signInPath('/connections') });
     // The person acting on their own account, as with their own access token.

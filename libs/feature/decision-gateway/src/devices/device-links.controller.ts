@@ -6,6 +6,7 @@ import { DomainError } from '@svc/errors';
 import { newRegionalId } from '@svc/ids';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyRequest } from 'fastify';
+import { assertSameOrigin } from '../people/same-origin';
 import { toString as qrCodeSvg } from 'qrcode';
 import { peopleError } from '../people/people.errors';
 import type { SignedInPerson } from '../people/person-sessions.port';
@@ -47,7 +48,7 @@ export class DeviceLinksController {
   @ApiResponseOf(DeviceLinkCreatedResponse, { status: 201 })
   @ApiDoc({ tag: 'Device links', summary: 'Start linking a phone (signed-in person): a pending link and its one-time link code, link URL and push settings', errors: [401, 403, 409] })
   async create(@Req() request: FastifyRequest): Promise<DeviceLinkCreatedResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const person = await this.signedIn(request);
     const now = this.clock.now();
     const code = randomBytes(32).toString('base64url');
@@ -113,7 +114,7 @@ export class DeviceLinksController {
   @ApiResponseOf(DeviceLinkEnvelopeResponse)
   @ApiDoc({ tag: 'Device links', summary: 'Revoke one of the signed-in person\'s device links: no push reaches it again', errors: [401, 403, 404] })
   async revoke(@Req() request: FastifyRequest, @Param('device_link_id') id: string): Promise<DeviceLinkEnvelopeResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const person = await this.signedIn(request);
     const link = /^dvl_[a-z]{2}_[a-z2-7]{20}$/.test(id) ? await this.links.revoke(person.personId, id, this.clock.now()) : undefined;
     if (!link) throw deviceLinkError('device_link_not_found', 'Device link not found', { device_link_id: id });
@@ -126,12 +127,4 @@ export class DeviceLinksController {
     return person;
   }
 
-  /** A browser call from another site is refused (Origin, else Sec-Fetch-Site). */
-  private assertSameOrigin(request: FastifyRequest): void {
-    const origin = request.headers.origin;
-    const site = request.headers['sec-fetch-site'];
-    const ownOrigins = [this.origin, `${request.protocol}://${request.headers.host ?? ''}`];
-    if (typeof origin === 'string' && origin !== 'null' && !ownOrigins.includes(origin)) throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-    if (origin === 'null' || site === 'cross-site') throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-  }
 }

@@ -6,6 +6,7 @@ import { sha256Hex } from '@svc/crypto';
 import { ApiDoc, ApiResponseOf } from '@svc/server';
 import { IsIn } from 'class-validator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { assertSameOrigin } from './same-origin';
 import { describeBounds, proposalPageWords, type ProposedBounds } from '../hosted/authority-bounds-wording';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { brandPalette } from '../hosted/brand-colours';
@@ -83,7 +84,7 @@ ${actions}`;
   @ApiResponseOf(AuthorityProposalAnswerResponse)
   @ApiDoc({ tag: 'People', summary: 'The signed-in person grants (becoming the principal) or declines a proposed authority', errors: [400, 401, 403, 404, 409] })
   async answer(@Param('proposal_token') token: string, @Req() request: FastifyRequest, @Body() body: AuthorityProposalAnswerBody): Promise<AuthorityProposalAnswerResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const person = await this.sessions.fromRequest(request.raw);
     if (!person) throw peopleError('sign_in_required', 'Sign in first', { sign_in_url: this.sessions.signInPath(`/authorities/${TOKEN.test(token) ? token : ''}`) });
     if (!TOKEN.test(token)) throw peopleError('authority_proposal_not_found', 'Authority proposal not found');
@@ -94,13 +95,6 @@ ${actions}`;
     return { status: settled.status };
   }
 
-  /** A browser call from another site is refused (Origin, else Sec-Fetch-Site). */
-  private assertSameOrigin(request: FastifyRequest): void {
-    const origin = request.headers.origin;
-    const ownOrigins = [this.origin, `${request.protocol}://${request.headers.host ?? ''}`];
-    if (typeof origin === 'string' && origin !== 'null' && !ownOrigins.includes(origin)) throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-    if (origin === 'null' || request.headers['sec-fetch-site'] === 'cross-site') throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-  }
 }
 
 /** The application's branding on the page: its name, logo (https) and colour, as on the decision pages. */

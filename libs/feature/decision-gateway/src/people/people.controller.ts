@@ -3,6 +3,7 @@ import { Public } from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { ApiDoc, ApiResponseOf, clientAddress } from '@svc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { assertSameOrigin } from './same-origin';
 import { contentSecurityPolicy, newNonce, sendHtml } from '../hosted/page-security';
 import { PeopleConfig, personCountries } from './people.config';
 import { PasskeyCeremonyBody, PasskeyOptionsBody, StartEmailCodeBody, VerifyEmailCodeBody } from './people.dto';
@@ -108,7 +109,7 @@ export class PeopleController {
   @ApiResponseOf(EmailCodeChallengeResponse, { status: 202 })
   @ApiDoc({ tag: 'People', summary: 'Email a one-time code to sign in or sign up', errors: [400, 403, 415, 421, 422, 429, 503] })
   async startEmailCode(@Req() request: FastifyRequest, @Body() body: StartEmailCodeBody): Promise<EmailCodeChallengeResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     if (body.purpose === 'sign_up') {
       if (body.display_name === undefined || body.display_name.trim() === '') throw peopleError('home_country_unsupported', 'display_name is required to sign up', { field: 'display_name' });
       if (body.home_country === undefined) throw peopleError('home_country_unsupported', 'home_country is required to sign up', { field: 'home_country' });
@@ -134,7 +135,7 @@ export class PeopleController {
   @ApiResponseOf(SignedInResponse)
   @ApiDoc({ tag: 'People', summary: 'Verify an email code; signs the browser in (Set-Cookie)', errors: [400, 401, 403, 410, 415, 429] })
   async verifyEmailCode(@Req() request: FastifyRequest, @Body() body: VerifyEmailCodeBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const result = await this.verifyCode.execute(body.challenge_id, body.code, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
@@ -145,7 +146,7 @@ export class PeopleController {
   @HttpCode(204)
   @ApiDoc({ tag: 'People', summary: 'Sign this browser out', response: '204', errors: [403] })
   async signOut(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     void reply.header('set-cookie', await this.sessions.signOut(request.raw));
   }
 
@@ -172,7 +173,7 @@ export class PeopleController {
   @ApiResponseOf(PasskeyOptionsResponse)
   @ApiDoc({ tag: 'People', summary: 'WebAuthn creation options to add a passkey (signed in)', errors: [401, 403] })
   async registrationOptions(@Req() request: FastifyRequest): Promise<PasskeyOptionsResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const { challengeId, options } = await this.passkeys.registrationOptions(await this.signedIn(request));
     return { challenge_id: challengeId, options };
   }
@@ -183,7 +184,7 @@ export class PeopleController {
   @ApiResponseOf(PasskeyEnvelopeResponse, { status: 201 })
   @ApiDoc({ tag: 'People', summary: 'Add a passkey: the WebAuthn registration response (signed in)', errors: [400, 401, 403, 415] })
   async addPasskey(@Req() request: FastifyRequest, @Body() body: PasskeyCeremonyBody): Promise<PasskeyEnvelopeResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const passkey = await this.passkeys.register(await this.signedIn(request), body.challenge_id, body.credential as unknown as Record<string, unknown>);
     return { passkey: passkeyView(passkey) };
   }
@@ -202,7 +203,7 @@ export class PeopleController {
   @HttpCode(204)
   @ApiDoc({ tag: 'People', summary: 'Remove one of the signed-in person\'s passkeys', response: '204', errors: [401, 403, 404] })
   async removePasskey(@Req() request: FastifyRequest, @Param('passkey_id') passkeyId: string): Promise<void> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     await this.passkeys.remove(await this.signedIn(request), passkeyId);
   }
 
@@ -212,7 +213,7 @@ export class PeopleController {
   @ApiResponseOf(PasskeyOptionsResponse)
   @ApiDoc({ tag: 'People', summary: 'WebAuthn request options to sign in with a passkey (discoverable credential)', errors: [400, 403, 415] })
   async authenticationOptions(@Req() request: FastifyRequest, @Body() body: PasskeyOptionsBody): Promise<PasskeyOptionsResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const { challengeId, options } = await this.passkeys.authenticationOptions(body.return_to);
     return { challenge_id: challengeId, options };
   }
@@ -223,7 +224,7 @@ export class PeopleController {
   @ApiResponseOf(SignedInResponse)
   @ApiDoc({ tag: 'People', summary: 'Sign in with a passkey: the WebAuthn authentication response (Set-Cookie)', errors: [400, 401, 403, 415, 429] })
   async passkeySignIn(@Req() request: FastifyRequest, @Body() body: PasskeyCeremonyBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     const result = await this.passkeys.signIn(body.challenge_id, body.credential as unknown as Record<string, unknown> & { id: string }, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
@@ -234,7 +235,7 @@ export class PeopleController {
   @HttpCode(204)
   @ApiDoc({ tag: 'People', summary: 'Remove an application\'s link to the signed-in person', response: '204', errors: [401, 403, 404] })
   async removeLink(@Req() request: FastifyRequest, @Param('person_link_id') linkId: string): Promise<void> {
-    this.assertSameOrigin(request);
+    assertSameOrigin(request, this.origin);
     await this.links.removeOwn((await this.signedIn(request)).personId, linkId);
   }
 
@@ -244,14 +245,6 @@ export class PeopleController {
     return person;
   }
 
-  /** A browser call from another site is refused (Origin, else Sec-Fetch-Site). */
-  private assertSameOrigin(request: FastifyRequest): void {
-    const origin = request.headers.origin;
-    const site = request.headers['sec-fetch-site'];
-    const ownOrigins = [this.origin, `${request.protocol}://${request.headers.host ?? ''}`];
-    if (typeof origin === 'string' && origin !== 'null' && !ownOrigins.includes(origin)) throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-    if (origin === 'null' || site === 'cross-site') throw peopleError('origin_not_allowed', 'Cross-origin requests are not accepted here');
-  }
 
   private pageModel(request: FastifyRequest, returnTo: QueryValue, locale?: string): PeoplePageModel {
     return {
