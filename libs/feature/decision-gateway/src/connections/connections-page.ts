@@ -1,4 +1,4 @@
-import { escapeHtml } from '../hosted/html';
+import { escapeHtml, plainPage } from '../hosted/html';
 import type { PeopleLocale } from '../people/people-i18n';
 import type { Connection } from './use-cases/person-connections.use-case';
 
@@ -27,28 +27,19 @@ export function renderConnectionsPage(model: { locale: PeopleLocale; nonce: stri
         })
         .join('')}</ul><p><button type="button" class="secondary" data-revoke="">${escapeHtml(w.revokeAll)}</button></p>`
     : `<p id="connections">${escapeHtml(w.empty)}</p>`;
-  return `<!doctype html>
-<html lang="${model.locale}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(w.title)}</title>
-<style nonce="${model.nonce}">body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}ul.items{list-style:none;padding:0}ul.items li{display:flex;justify-content:space-between;align-items:center;padding:.75rem 0;border-bottom:1px solid #ddd}button{padding:.5rem 1rem}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(w.title)}</h1>
-${rows}
-<p id="connections-status" role="status"></p>
-</main>
-<script nonce="${model.nonce}">for (const b of document.querySelectorAll('button[data-revoke]')) b.addEventListener('click', async () => {
+  return plainPage({
+    locale: model.locale,
+    nonce: model.nonce,
+    title: w.title,
+    style:
+      'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}ul.items{list-style:none;padding:0}ul.items li{display:flex;justify-content:space-between;align-items:center;padding:.75rem 0;border-bottom:1px solid #ddd}button{padding:.5rem 1rem}',
+    main: `${rows}\n<p id="connections-status" role="status"></p>`,
+    script: `for (const b of document.querySelectorAll('button[data-revoke]')) b.addEventListener('click', async () => {
   for (const other of document.querySelectorAll('button[data-revoke]')) other.disabled = true;
   const id = b.dataset.revoke;
   const res = await fetch(id ? '/connections/' + encodeURIComponent(id) + '/revoke' : '/connections/revoke_all', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' });
   document.getElementById('connections-status').textContent = res.ok ? ${JSON.stringify(w.done)} : String(res.status);
   if (res.ok) location.reload();
-});</script>
-</body>
-</html>`;
+});`,
+  });
 }

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../hosted/html';
+import { escapeHtml, plainPage } from '../hosted/html';
 import type { PeopleLocale } from './people-i18n';
 
 const WORDS = {
@@ -32,20 +32,11 @@ export function renderMyReceiptPage(model: { locale: PeopleLocale; nonce: string
         r.transitions.length ? `<h2>${escapeHtml(w.history)}</h2><ul id="receipt-history">${r.transitions.map((t) => `<li><time datetime="${escapeHtml(t.occurred_at)}">${escapeHtml(t.occurred_at)}</time> · ${escapeHtml(t.type)}</li>`).join('')}</ul>` : ''
       }<p><a href="${escapeHtml(model.withdrawalUrl)}">${escapeHtml(w.withdraw)}</a></p><h2>${escapeHtml(w.document)}</h2><pre id="receipt-document">${escapeHtml(JSON.stringify(r.document, null, 2))}</pre>`
     : `<p id="receipt-not-found">${escapeHtml(w.notFound)}</p>`;
-  return `<!doctype html>
-<html lang="${model.locale}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(w.title)}</title>
-<style nonce="${model.nonce}">body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:1rem}dt{font-weight:600}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(w.title)}</h1>
-${body}
-</main>
-</body>
-</html>`;
+  return plainPage({
+    locale: model.locale,
+    nonce: model.nonce,
+    title: w.title,
+    style: 'body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem}pre{white-space:pre-wrap;word-break:break-all;background:#f6f6f6;padding:1rem}dt{font-weight:600}',
+    main: body,
+  });
 }
