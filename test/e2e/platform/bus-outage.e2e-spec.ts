@@ -1,7 +1,7 @@
-import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { TEST_NATS_URL, TcpProxy, http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { startRegions, type TestRegions } from '../support/regions';
+import { newsletterApp, recordNewsletterConsent, type NewsletterApp, type RecordAnswer } from './outage-support';
 
 /** Issue 20 item 3: 30 s, far longer than the 5 s credential cache of the probe that found the outage. */
 const OUTAGE_MS = 30_000;
@@ -17,24 +17,10 @@ describe('a region whose bus goes away for longer than the credential cache', ()
   let stack: TestRegions;
   let us: string;
   let db: DataSource;
-  let headers: Record<string, string>;
-  let flowId: string;
+  let app: NewsletterApp;
   let sequence = 0;
 
-  async function recordConsent(): Promise<{ status: number; id?: string; retryAfter: string | null }> {
-    sequence += 1;
-    const res = await http('POST', `${us}/api/v1/consent_records`, {
-      headers,
-      json: {
-        flow_id: flowId,
-        subject: { external_id: `outage-${sequence}` },
-        decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false } },
-        captured_at: new Date(Date.now() - 60_000).toISOString(),
-        idempotency_key: `outage-${sequence}`,
-      },
-    });
-    return { status: res.status, id: res.body.id as string | undefined, retryAfter: res.headers.get('retry-after') };
-  }
+  const recordConsent = (): Promise<RecordAnswer> => recordNewsletterConsent(us, app, 'outage', ++sequence);
 
   const unpublishedEvents = async (): Promise<number> =>
     ((await db.query(`SELECT count(*)::int AS n FROM consent_records.outbox WHERE published_at IS NULL`)) as Array<{ n: number }>)[0]?.n ?? 0;
@@ -44,15 +30,7 @@ describe('a region whose bus goes away for longer than the credential cache', ()
     stack = await startRegions('bus_outage', { regions: ['us'], natsUrl: proxy.url('nats') });
     us = stack.url.us;
     db = stack.process.us.app.get(DataSource);
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Outage Ltd', environment: 'development' }));
-    headers = { authorization: `Bearer ${created.apiToken}` };
-    const flow = await http('POST', `${us}/api/v1/flows`, {
-      headers,
-      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
-    });
-    expect(flow.status).toBe(201);
-    flowId = flow.body.id as string;
-    expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers, json: {} })).status).toBeLessThan(300);
+    app = await newsletterApp(stack.process.us, us);
   });
 
   afterAll(async () => {
@@ -74,7 +52,7 @@ describe('a region whose bus goes away for longer than the credential cache', ()
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const during = await Promise.all(writes);
-    const me = await http('GET', `${us}/api/v1/me`, { headers });
+    const me = await http('GET', `${us}/api/v1/me`, { headers: app.headers });
     const readiness = await http('GET', `${us}/readyz`);
     const tally: Record<number, number> = {};
     for (const { status } of during) tally[status] = (tally[status] ?? 0) + 1;
@@ -95,7 +73,7 @@ describe('a region whose bus goes away for longer than the credential cache', ()
     await waitFor(
       async () => {
         for (const id of recordIds) {
-          if ((await http('GET', `${us}/api/v1/consent_receipts/${id}`, { headers })).status !== 200) return false;
+          if ((await http('GET', `${us}/api/v1/consent_receipts/${id}`, { headers: app.headers })).status !== 200) return false;
         }
         return true;
       },

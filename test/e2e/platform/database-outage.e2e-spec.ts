@@ -1,7 +1,7 @@
-import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { TEST_DATABASE_SERVER, TcpProxy, http, waitFor } from '@svc/testing';
 import { Client } from 'pg';
 import { startRegions, type TestRegions } from '../support/regions';
+import { newsletterApp, recordNewsletterConsent, type NewsletterApp, type RecordAnswer } from './outage-support';
 
 /** Issue 20 item 3: how long the database stays away. */
 const OUTAGE_MS = 10_000;
@@ -17,34 +17,13 @@ describe('a region whose database goes away for 10 s under steady load', () => {
   let stack: TestRegions;
   let us: string;
   let directUrl: string;
-  let headers: Record<string, string>;
-  let flowId: string;
+  let app: NewsletterApp;
   let sequence = 0;
 
-  interface Answer {
-    status: number;
-    id?: string;
-    retryAfter: string | null;
-    reasonCode?: unknown;
-  }
+  const recordConsent = (): Promise<RecordAnswer> => recordNewsletterConsent(us, app, 'db-outage', ++sequence);
 
-  async function recordConsent(): Promise<Answer> {
-    sequence += 1;
-    const res = await http('POST', `${us}/api/v1/consent_records`, {
-      headers,
-      json: {
-        flow_id: flowId,
-        subject: { external_id: `db-outage-${sequence}` },
-        decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false } },
-        captured_at: new Date(Date.now() - 60_000).toISOString(),
-        idempotency_key: `db-outage-${sequence}`,
-      },
-    });
-    return { status: res.status, id: res.body.id as string | undefined, retryAfter: res.headers.get('retry-after'), reasonCode: res.body.reason_code };
-  }
-
-  async function readFlow(): Promise<Answer> {
-    const res = await http('GET', `${us}/api/v1/flows/${flowId}`, { headers });
+  async function readFlow(): Promise<RecordAnswer> {
+    const res = await http('GET', `${us}/api/v1/flows/${app.flowId}`, { headers: app.headers });
     return { status: res.status, retryAfter: res.headers.get('retry-after'), reasonCode: res.body.reason_code };
   }
 
@@ -71,15 +50,7 @@ describe('a region whose database goes away for 10 s under steady load', () => {
       },
     });
     us = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Outage Ltd', environment: 'development' }));
-    headers = { authorization: `Bearer ${created.apiToken}` };
-    const flow = await http('POST', `${us}/api/v1/flows`, {
-      headers,
-      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
-    });
-    expect(flow.status).toBe(201);
-    flowId = flow.body.id as string;
-    expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers, json: {} })).status).toBeLessThan(300);
+    app = await newsletterApp(stack.process.us, us);
   });
 
   afterAll(async () => {
@@ -93,7 +64,7 @@ describe('a region whose database goes away for 10 s under steady load', () => {
 
     proxy.cut();
     const outageEnds = Date.now() + OUTAGE_MS;
-    const answers: Array<Promise<Answer>> = [];
+    const answers: Array<Promise<RecordAnswer>> = [];
     let readinessDuring: Awaited<ReturnType<typeof http>> | undefined;
     // A write and a read every 200 ms, whatever the previous ones are waiting for.
     while (Date.now() < outageEnds) {
