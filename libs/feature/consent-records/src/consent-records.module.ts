@@ -19,6 +19,7 @@ import { CreateFormIntegration } from './form-integrations/use-cases/create-form
 import { ReceiveFormResponse } from './form-integrations/use-cases/receive-form-response.use-case';
 import { FlowsRepository } from './flows/flows.repository';
 import { FlowsRpcHandlers } from './flows/flows-rpc.handlers';
+import { PersonDataRepository } from './records/person-data.repository';
 import { PersonDataRpcHandlers } from './records/person-data-rpc.handlers';
 import { RecordsRpcHandlers } from './records/records-rpc.handlers';
 import { ActivateFlow } from './flows/use-cases/activate-flow.use-case';
@@ -73,6 +74,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
   providers: [
     { provide: CONSENT_RECORDS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(CONSENT_RECORDS_SCHEMA), inject: [OutboxRegistry] },
     FlowsRepository,
+    PersonDataRepository,
     CleanRoomsRepository,
     CleanRooms,
     CreateFlow,
