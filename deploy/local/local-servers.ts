@@ -87,6 +87,11 @@ export interface EmbeddedPostgresOptions {
   dataDir: string;
   port: number;
   maxConnections: number;
+  /**
+   * A throwaway cluster (the test servers): no fsync, as the test containers run. Never for the
+   * stack `npm start` runs, whose data must survive a power cut.
+   */
+  throwaway?: boolean;
   /** Receives the server's output. */
   onOutput(chunk: Buffer): void;
   /** Called as soon as the server process exists, so the caller can stop it even if it never gets ready. */
@@ -134,9 +139,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       rmSync(initPasswordFile, { force: true });
     }
   }
+  const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', `max_connections=${options.maxConnections}`];
+  if (options.throwaway) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off');
   const child = spawn(
     join(bin, 'postgres'),
-    ['-D', options.dataDir, '-p', String(options.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `max_connections=${options.maxConnections}`],
+    ['-D', options.dataDir, '-p', String(options.port), ...settings.flatMap((setting) => ['-c', setting])],
     { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...owner },
   );
   options.onSpawn(child);

@@ -96,6 +96,7 @@ async function databaseServer(docker: boolean): Promise<string> {
     dataDir: join(temporaryDataDir(), 'postgres'),
     port,
     maxConnections,
+    throwaway: true,
     onOutput: () => undefined,
     onSpawn: (child) => started.push({ child, signal: 'SIGINT' }),
   });
