@@ -25,7 +25,9 @@
  * `process_resident_memory_bytes`, `nodejs_eventloop_lag_p99_seconds` — perf_hooks
  * monitorEventLoopDelay, reset at every scrape, so each scrape is the p99 of its 10 s — and the
  * platform's `outbox_unpublished_events` and `bus_consumer_lag_messages`). Uses a database and bus
- * prefix of its own on the local Postgres and NATS, dropped at the end.
+ * prefix of its own on the local Postgres and NATS, dropped at the end. Once the load stops, the
+ * backlogs must drain and every record written must have brought exactly one `consent.granted`
+ * webhook (by its event id).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -259,11 +261,18 @@ async function main(): Promise<void> {
     const soakStartEpoch = Date.now();
     const soakEnd = soakStart + MINUTES * 60_000;
     const minuteAt = (t: number): number => Math.min(MINUTES - 1, Math.floor((t - soakStart) / 60_000));
+    /** Distinct record events received since the soak started, and repeats of an event seen before. */
+    const recordEvents = new Set<string>();
+    let duplicates = 0;
     receiver.onRequest = (request: ReceivedWebhook) => {
       if (request.receivedAt < soakStartEpoch) return;
       const slot = webhookMinutes[Math.min(MINUTES - 1, Math.floor((request.receivedAt - soakStartEpoch) / 60_000))]!;
-      if (request.path === '/hooks/api') slot.api.push(request.receivedAt - Date.parse(request.body.created_at as string));
-      else slot.imports += 1;
+      if (request.path === '/hooks/api') {
+        const id = String(request.headers['x-svc-event-id']);
+        if (recordEvents.has(id)) duplicates += 1;
+        recordEvents.add(id);
+        slot.api.push(request.receivedAt - Date.parse(request.body.created_at as string));
+      } else slot.imports += 1;
     };
     const launch = (kind: RequestKind): void => {
       const startedAt = performance.now();
@@ -321,10 +330,13 @@ async function main(): Promise<void> {
     while (printed < MINUTES) await printMinute(printed++);
 
     const drain = await waitDrained(DRAIN_TIMEOUT_MS);
+    // Every record grants `offers`, so each one written in the soak owes one consent.granted webhook.
+    const recordsWritten = minuteShots.reduce((sum, m) => sum + m.records.latencies.length, 0);
+    for (const t0 = performance.now(); recordEvents.size < recordsWritten && performance.now() - t0 < DRAIN_TIMEOUT_MS; ) await sleep(500);
     out();
     out(`after the load stopped: outbox ${drain.sample.outbox}, consumer lag ${drain.sample.consumerLag}, imports running ${imports.length}; ${drain.drained ? `drained (≤ ${DRAINED_AT}) in ${drain.seconds.toFixed(0)} s` : `NOT drained within ${DRAIN_TIMEOUT_MS / 1_000} s`}`);
     out(`RSS trend minutes 2..${MINUTES}: ${ms(rssSlopeMiBPerMinute(minutes))} MiB/min`);
-    const checks = verdict(minutes, { shed, importRowsFailed, drained: drain.drained }, DEFAULT_THRESHOLDS);
+    const checks = verdict(minutes, { shed, importRowsFailed, drained: drain.drained, webhooks: { expected: recordsWritten, delivered: recordEvents.size, duplicates } }, DEFAULT_THRESHOLDS);
     out('verdict:');
     for (const check of checks) out(`  ${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}`);
     const pass = checks.every((c) => c.pass);

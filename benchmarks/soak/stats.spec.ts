@@ -17,7 +17,7 @@ function minute(n: number, p99: number, overrides: Partial<Omit<MinuteSummary, '
   };
 }
 
-const facts = { shed: 0, importRowsFailed: 0, drained: true };
+const facts = { shed: 0, importRowsFailed: 0, drained: true, webhooks: { expected: 100, delivered: 100, duplicates: 0 } };
 const failed = (checks: ReturnType<typeof verdict>) => checks.filter((c) => !c.pass).map((c) => c.name);
 
 describe('percentile', () => {
@@ -84,7 +84,7 @@ describe('verdict', () => {
   it('passes a steady run and prints each threshold', () => {
     const checks = verdict([minute(1, 20), minute(2, 25), minute(3, 34)], facts);
     expect(failed(checks)).toEqual([]);
-    expect(checks.map((c) => c.name)).toEqual(['errors', 'p99 grants', 'p99 records', 'p99 sessions', 'RSS flat', 'event-loop lag flat', 'backlog bounded']);
+    expect(checks.map((c) => c.name)).toEqual(['errors', 'p99 grants', 'p99 records', 'p99 sessions', 'RSS flat', 'event-loop lag flat', 'backlog bounded', 'webhooks delivered']);
     expect(checks.find((c) => c.name === 'p99 grants')!.detail).toBe('minute 3 34.0 ms vs minute 1 20.0 ms (limit 1.5× + 5 ms = 35.0 ms)');
   });
 
@@ -109,6 +109,12 @@ describe('verdict', () => {
     expect(failed(verdict([minute(1, 20), minute(2, 20, { outboxMax: DEFAULT_THRESHOLDS.maxOutbox + 1 }), minute(3, 20)], facts))).toEqual(['backlog bounded']);
     expect(failed(verdict([minute(1, 20, { consumerLagMax: DEFAULT_THRESHOLDS.maxConsumerLag + 1 })], facts))).toEqual(['backlog bounded']);
     expect(failed(verdict([minute(1, 20)], { ...facts, drained: false }))).toEqual(['backlog bounded']);
+  });
+
+  it('fails when a record webhook is missing or one arrived twice', () => {
+    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 101, duplicates: 0 } }))).toEqual([]);
+    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 99, duplicates: 0 } }))).toEqual(['webhooks delivered']);
+    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 100, duplicates: 1 } }))).toEqual(['webhooks delivered']);
   });
 
   it('fails without a completed minute', () => {

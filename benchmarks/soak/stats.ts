@@ -132,6 +132,8 @@ export interface RunFacts {
   importRowsFailed: number;
   /** Outbox and consumer lag back to the drain limit after the load stopped (undefined: not measured). */
   drained: boolean | undefined;
+  /** consent.granted webhooks of the soak's records: records written, distinct events received, repeats of an event. */
+  webhooks: { expected: number; delivered: number; duplicates: number };
 }
 
 export interface Check {
@@ -169,6 +171,8 @@ export function verdict(minutes: readonly MinuteSummary[], facts: RunFacts, t: T
     pass: outboxMax <= t.maxOutbox && lagMax <= t.maxConsumerLag && facts.drained !== false,
     detail: `outbox max ${outboxMax} (limit ${t.maxOutbox}), consumer lag max ${lagMax} (limit ${t.maxConsumerLag})${drained}`,
   });
+  const { expected, delivered, duplicates } = facts.webhooks;
+  checks.push({ name: 'webhooks delivered', pass: delivered >= expected && duplicates === 0, detail: `${delivered} distinct consent.granted events of ${expected} records received, ${duplicates} received twice (all, none)` });
   return checks;
 }
 
