@@ -4,7 +4,7 @@ import { ClientNats, MessagePattern, NatsContext, ServerNats, type MicroserviceO
 import { create, fromBinary, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { RPC_METHODS, rpcSubject, type RpcError, type RpcMethod } from '@svc/contracts';
-import { DomainError, type ErrorKind } from '@svc/errors';
+import { DomainError, isDependencyUnavailable, type ErrorKind } from '@svc/errors';
 import { SpanKind, contextWithRemoteParent, inSpan } from '@svc/telemetry';
 import type { Msg, MsgHdrs, Subscription } from 'nats';
 import { isObservable, lastValueFrom, throwError, timeout, type Observable } from 'rxjs';
@@ -62,11 +62,24 @@ export function RpcHandler<M extends RpcMethod>(method: M) {
   };
 }
 
-/** The reply a handler's error travels as: a DomainError's kind and code; `internal` for anything else. */
+/**
+ * The reply a handler's error travels as: a DomainError's kind and code; `unavailable` when the
+ * owner's own dependency (its database, the bus) is away, so the caller can answer 503 and be
+ * retried; `internal` for anything else.
+ */
 function rpcErrorOf(error: unknown): Partial<RpcError> {
-  return error instanceof DomainError
-    ? { kind: error.kind, code: error.code, message: error.message, detailJson: error.detail ? JSON.stringify(error.detail) : '' }
-    : { kind: 'internal', code: 'internal_error', message: 'Internal error', detailJson: '' };
+  if (error instanceof DomainError) {
+    return { kind: error.kind, code: error.code, message: error.message, detailJson: error.detail ? JSON.stringify(error.detail) : '' };
+  }
+  const failure = unknownFailure(error);
+  return { kind: failure.kind, code: failure.code, message: failure.message, detailJson: '' };
+}
+
+/** What a caller sees of an error that is not a DomainError (the original is kept only for the log). */
+function unknownFailure(error: unknown): DomainError {
+  return isDependencyUnavailable(error)
+    ? new DomainError('unavailable', 'service_unavailable', 'A dependency of the service is unavailable; retry later')
+    : new DomainError('internal', 'internal_error', 'Internal error');
 }
 
 type NestHandler = (data: unknown, ctx: NatsContext) => Promise<unknown>;
@@ -269,7 +282,7 @@ export class BusRpcClient extends ClientNats {
     } catch (error) {
       if (error instanceof DomainError) throw error;
       // What a remote caller would get; the original stays attached for the caller's error log.
-      throw Object.assign(new DomainError('internal', 'internal_error', 'Internal error'), { cause: error });
+      throw Object.assign(unknownFailure(error), { cause: error });
     }
   }
 

@@ -12,6 +12,8 @@ class ApplicationHandlers {
   async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
     if (request.applicationId === 'refused') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'refused' });
     if (request.applicationId === 'crash') throw new Error('database exploded');
+    // What node-postgres throws when the pool finds no connection in time (the database is away or saturated).
+    if (request.applicationId === 'no-database') throw new Error('timeout exceeded when trying to connect');
     return { ...APPLICATION, applicationId: request.applicationId };
   }
 }
@@ -53,6 +55,12 @@ describe('request/reply, local first (real NATS behind a proxy the test cuts)', 
 
   it('is answered over NATS for another process', async () => {
     await expect(rpcClientOf(remote).call('gateway.get_application', { applicationId: 'tp_us_remote' })).resolves.toMatchObject({ found: true, applicationId: 'tp_us_remote' });
+  });
+
+  it("answers service_unavailable, not internal_error, when the owner's database is away, in process and over NATS", async () => {
+    const unavailable = { kind: 'unavailable', code: 'service_unavailable' };
+    await expect(service.client.call('gateway.get_application', { applicationId: 'no-database' })).rejects.toMatchObject(unavailable);
+    await expect(rpcClientOf(remote).call('gateway.get_application', { applicationId: 'no-database' })).rejects.toMatchObject(unavailable);
   });
 
   describe('while the bus is cut', () => {

@@ -10,3 +10,4 @@ export {
 export { commonError, type CommonErrorCode } from './common-errors';
 export { flattenValidationErrors, validationError, type FieldProblem } from './validation';
 export { WrongRegionError, type HomeRegion } from './wrong-region';
+export { isDependencyUnavailable } from './dependency-unavailable';
