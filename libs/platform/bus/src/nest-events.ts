@@ -4,6 +4,7 @@ import { BaseRpcContext, EventPattern, Server, type CustomTransportStrategy, typ
 import { ROOT_CONTEXT, context, trace, type Span } from '@opentelemetry/api';
 import { deadLetterSubject, eventSubject, regionStreamName, type EventType } from '@svc/contracts';
 import { SpanKind, contextWithRemoteParent, recordFailure, startSpan, traceCarrierOf, type TraceCarrier } from '@svc/telemetry';
+import { faultPoint } from '@svc/config';
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, type ConsumerMessages, type JsMsg, type Msg, type MsgHdrs } from 'nats';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { BusConnection } from './bus-connection';
@@ -445,6 +446,7 @@ class Delivery {
     const span = startProcessSpan(event, this.durable);
     try {
       await context.with(trace.setSpan(ROOT_CONTEXT, span), () => settled(this.handler(event, this.context)));
+      faultPoint('consumer.after-effect');
       msg.ack();
     } catch (error) {
       recordFailure(span, error);
@@ -472,6 +474,7 @@ class Delivery {
       );
       return;
     }
+    faultPoint('consumer.after-effect');
     await Promise.all(
       batch.map(async (msg, i) => {
         const outcome = outcomes?.[i];

@@ -1,3 +1,4 @@
+import { faultPoint } from '@svc/config';
 import { eventSubject } from '@svc/contracts';
 import type { EventPublisher, OutgoingEvent } from '@svc/bus';
 import { inBatchSpan } from '@svc/telemetry';
@@ -79,6 +80,7 @@ export class OutboxRelay {
       await inBatchSpan(`outbox relay ${schema}`, events.map((e) => e.trace), { 'db.system.name': 'postgresql', 'messaging.batch.message_count': rows.length }, async () => {
         await this.options.onClaimed?.(ids);
         await this.publisher.publishAll(events);
+        faultPoint('outbox.after-publish');
         await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
         await runner.commitTransaction();
       });

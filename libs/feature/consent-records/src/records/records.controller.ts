@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
-import { Clock } from '@svc/config';
+import { Clock, faultPoint } from '@svc/config';
 import { isIdOf } from '@svc/ids';
 import { ApiDoc, ApiResponseOf, OwnIdempotency } from '@svc/server';
 import { parseIdempotencyKey } from '@svc/persistence';
@@ -58,6 +58,7 @@ export class RecordsController {
       throw new DomainError('unprocessable', 'validation_failed', 'The Idempotency-Key header and idempotency_key differ', { field: 'Idempotency-Key' });
     }
     const outcome = await this.recordConsent.execute(principal, key === undefined ? body : Object.assign(body, { idempotency_key: key }));
+    faultPoint('record.after-commit');
     void reply.status(outcome.replayed ? 200 : 201);
     if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
     // A record just written is the head with no withdrawals, unless a later one of its batch replaced it.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Clock } from '@svc/config';
+import { Clock, faultPoint } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { PollingLoop, type OutboxWriter, type PollRound } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
@@ -165,6 +165,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
       delivery.payload,
       delivery.environment,
     );
+    faultPoint('webhook.after-2xx');
     const durationMs = performance.now() - t0;
     this.metrics.observe(result, durationMs);
     // The status code only: an error text may name the customer's host.

@@ -3,6 +3,7 @@ import { RESPONSE_PASSTHROUGH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/comm
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
 import { AUTH_PUBLIC, type Principal } from '@svc/auth';
+import { faultPoint } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyStore, parseIdempotencyKey, type ClaimRef, type StoredAnswer } from '@svc/persistence';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -94,6 +95,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const outcome = await this.store.claim(caller, key, requestFingerprint(request.method, request.url, request.body));
     if (outcome.state === 'new') {
       request[PENDING] = { store: this.store, claim: outcome.claim };
+      faultPoint('idempotency.after-claim');
       return next.handle();
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { Clock, PlatformConfig } from '@svc/config';
+import { Clock, PlatformConfig, faultPoint } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError, HTTP_STATUS_BY_KIND } from '@svc/errors';
 import { newApprovalSessionToken } from '@svc/ids';
@@ -119,6 +119,7 @@ export class RequestGrant {
     if (options.dpopReplay && !(await this.replay.firstUse('dpop', options.dpopReplay.value, options.dpopReplay.expiresAt, this.clock.now()))) throw dpopReplayedError();
     const claim = await this.idempotency.claim(request.applicationId, GRANTS_IDEMPOTENCY_SCOPE, options.idempotencyKey, options.requestSha256);
     if (claim.state === 'replay') return claim.response;
+    faultPoint('idempotency.after-claim');
     let attestation: VerifiedAttestation | undefined;
     try {
       ({ attestation } = await options.prepare());
@@ -231,6 +232,7 @@ export class RequestGrant {
       await this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, writes.completions);
       await this.idempotency.releaseMany(GRANTS_IDEMPOTENCY_SCOPE, writes.releases, manager);
     });
+    faultPoint('grant.after-commit');
     // Counted once committed: a batch run again after a conflict counts only its committed run.
     for (const decision of writes.decisions) this.decisionsCounted.inc({ outcome: decision.decision, cascade_step: decision.cascadeStep === null ? 'none' : String(decision.cascadeStep) });
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('grant request left undecided') });
