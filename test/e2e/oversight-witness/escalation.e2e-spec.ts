@@ -8,7 +8,7 @@ import { attestationBody, bearer, createApp, createAttester, setMode, startOvers
 
 /**
  * Spec: "For origin attestation the three outcomes" (approve, deny, counter); Attestation request
- * `requires_human_approval`; the approval session is decision-gateway's (oap.approval_requested →
+ * `requires_human_approval`; the approval session is decision-gateway's (oversight.approval_requested →
  * decision session; approval.granted/denied/countered → back here).
  */
 describe('Escalated attestations', () => {
@@ -37,7 +37,7 @@ describe('Escalated attestations', () => {
       headers: bearer(engine.token),
     });
 
-  /** The decision page move on the session decision-gateway opened from our oap.approval_requested. */
+  /** The decision page move on the session decision-gateway opened from our oversight.approval_requested. */
   async function decide(sessionToken: string, body: Record<string, unknown>) {
     await waitFor(async () => (await http('GET', `${stack.url}/api/v1/decisions/${sessionToken}/state`)).status === 200, 15_000);
     const res = await http('POST', `${stack.url}/api/v1/decisions/${sessionToken}/transitions`, { json: body });
@@ -51,7 +51,7 @@ describe('Escalated attestations', () => {
     }, 15_000);
   }
 
-  it('opens a human approval for requires_human_approval: pending, escalate receipt, decision_url + session_token, oap.approval_requested', async () => {
+  it('opens a human approval for requires_human_approval: pending, escalate receipt, decision_url + session_token, oversight.approval_requested', async () => {
     const res = await escalate({ decision: 'allow', requires_human_approval: true });
     expect(res.body.attestation).toMatchObject({ status: 'pending_approval', decision: 'allow' });
     const { escalation } = res.body;
@@ -61,7 +61,7 @@ describe('Escalated attestations', () => {
     const verified = await verifyWitnessReceipt(stack, res.body.receipt);
     expect(verified.payload).toMatchObject({ decision: 'escalate', sub: res.body.attestation.id, iss_role: 'witness' });
 
-    const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(`SELECT payload FROM oversight.outbox WHERE event_type = 'oap.approval_requested'`);
+    const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(`SELECT payload FROM oversight.outbox WHERE event_type = 'oversight.approval_requested'`);
     // The principal travels sealed: absent from the bytes on the bus, present to a holder of the region key.
     expect(rows.some((r) => r.payload.includes('user-42'))).toBe(false);
     const personalData = stack.process.app.get(BusConnection).personalData;

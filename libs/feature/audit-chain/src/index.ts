@@ -5,7 +5,6 @@ export { AuditChainConfig } from './audit-chain.config';
 export { AuditAppender, type AuditAppenderOptions } from './chain/audit-appender';
 export { AuditEntriesRepository } from './chain/audit-entries.repository';
 export { canonicalEntry, type AppendedEntry, type AuditEntryInput, type JsonValue, type StoredEntry } from './chain/audit-entry';
-export { AUDITED_EXACT_TYPES, AUDITED_TYPE_PREFIXES, isAuditWorthy } from './chain/audit-worthy';
 export { GENESIS_ENTRY_TYPE, chainOrigin } from './chain/chain-identity';
 export { CheckpointsRepository, type StoredCheckpoint } from './checkpoints/checkpoints.repository';
 export { ChainVerifier, type ChainFailure, type ChainFailureReason } from './verification/chain-verifier';

@@ -12,7 +12,7 @@ function event(prefix: string, type: string, id: string) {
   return { id, eventType: type, subject: eventSubject(prefix, 'us', type), data: toBinary(AuditEventEnvelopeSchema, create(AuditEventEnvelopeSchema, { meta })) };
 }
 
-/** Issue 9 Deliver 1: audit-worthy events of the region stream become entries, each once. */
+/** Issue 9 Deliver 1: the events the catalogue declares audited become entries, each once. */
 describe('audit event consumer (JetStream + Postgres)', () => {
   const prefix = uniqueBusPrefix();
   let bus: BusConnection;
@@ -34,15 +34,16 @@ describe('audit event consumer (JetStream + Postgres)', () => {
 
   const count = async (): Promise<number> => Number(((await f.dataSource.query('SELECT count(*) AS n FROM audit.entries')) as Array<{ n: string }>)[0]?.n);
 
-  it('appends audit-worthy types only, and a stream consumed twice appends each event once', async () => {
+  it('appends the audited types of the catalogue only, and a stream consumed twice appends each event once', async () => {
     const publisher = new EventPublisher(bus);
     await publisher.publishAll([
-      event(prefix, 'consent.test_only_granted', 'e-1'),
+      event(prefix, 'consent.granted', 'e-1'),
       event(prefix, 'application.created', 'e-2'),
-      event(prefix, 'grant.test_only_allowed', 'e-3'),
+      event(prefix, 'grant.decided', 'e-3'),
       event(prefix, 'webhook.delivery_failed', 'e-4'),
-      event(prefix, 'webhook.delivered', 'e-5'),
-      { id: 'e-6', eventType: 'revocation.published', subject: eventSubject(prefix, 'us', 'revocation.published'), data: new Uint8Array([0xff, 0xff]) },
+      // Not in the catalogue: nothing declares it audited.
+      event(prefix, 'consent.test_only_granted', 'e-5'),
+      { id: 'e-6', eventType: 'oap.approval_expired', subject: eventSubject(prefix, 'us', 'oap.approval_expired'), data: new Uint8Array([0xff, 0xff]) },
     ]);
     const consumer = await serveConsumer();
     await waitFor(async () => (await count()) === 5);
@@ -58,13 +59,13 @@ describe('audit event consumer (JetStream + Postgres)', () => {
       'SELECT source_event_id, entry_type, application_id, canonical FROM audit.entries WHERE idx > 0 ORDER BY source_event_id',
     );
     expect(rows.map((r) => [r.source_event_id, r.entry_type])).toEqual([
-      ['e-1', 'consent.test_only_granted'],
-      ['e-3', 'grant.test_only_allowed'],
+      ['e-1', 'consent.granted'],
+      ['e-3', 'grant.decided'],
       ['e-4', 'webhook.delivery_failed'],
-      ['e-6', 'revocation.published'],
+      ['e-6', 'oap.approval_expired'],
     ]);
     expect(rows[0]?.application_id).toBe('tp_us_cccccccccccccccccccc');
-    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({ occurred_at: '2026-01-02T03:04:05.000Z', source_event_id: 'e-1', data: { encoding: 'protobuf_base64' } });
+    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({ occurred_at: '2026-01-02T03:04:05.000Z', source_event_id: 'e-1', data: { encoding: 'json' } });
     expect(JSON.parse(rows[3]?.canonical ?? '{}')).toMatchObject({ data: { undecodable: true, payload: '//8=' } });
     expect((await f.chain.verifyChain.execute()).valid).toBe(true);
     expect(errors).toEqual([]);

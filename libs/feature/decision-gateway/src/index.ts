@@ -26,7 +26,7 @@ export {
 export { decisionError } from './decisions/decisions.errors';
 export { CreateDecisionSession } from './decisions/use-cases/create-decision-session.use-case';
 export { ExpireDueSessions } from './decisions/use-cases/expire-due-sessions.use-case';
-export { EscalationApprovals, APPROVAL_REQUESTED_EVENT } from './decisions/escalation-approvals.consumer';
+export { EscalationApprovals, APPROVAL_REQUESTED_EVENTS } from './decisions/escalation-approvals.consumer';
 export { ApprovalUrls, APPROVAL_URL_SIGNER } from './notifications/approval-urls';
 export { EscalationNotices } from './notifications/escalation-notices.consumer';
 export { ReceiptEmails } from './notifications/receipt-emails.consumer';

@@ -1,5 +1,5 @@
 import type { DescMessage } from '@bufbuild/protobuf';
-import { EVENTS, SEALED_PERSONAL_DATA_FIELD, isEventType } from '@svc/contracts';
+import { EVENTS, SEALED_PERSONAL_DATA_FIELD, WEBHOOK_SOURCE_EVENT_TYPES, webhookTypesOf, type WebhookEventType, type WebhookSourceEventType } from '@svc/contracts';
 import { protoMessageSchemas, type DocumentedWebhook } from '@svc/server';
 import { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData, TestWebhookData } from './intake/webhook-data.response';
 import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE, type SubscribableEventType } from './webhook-events';
@@ -44,12 +44,18 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'webhook.test': 'A test delivery requested through the API (never subscribable)',
 };
 
-/** Webhooks fed by consent-records' own events as well as the session events of the same name. */
-const RECORD_SHAPES: Partial<Record<SubscribableEventType, string>> = {
-  'consent.granted': ConsentRecordWebhookData.name,
-  'consent.denied': ConsentRecordWebhookData.name,
-  'consent.revoked': ConsentRecordRevokedWebhookData.name,
+/**
+ * The `data` the intake's mapping builds for each bus event the catalogue delivers under another
+ * name (`webhook.as`): consent-records' record events, beside the session events of that name.
+ */
+const MAPPED_DATA: Record<Exclude<WebhookSourceEventType, WebhookEventType>, typeof ConsentRecordWebhookData | typeof ConsentRecordRevokedWebhookData> = {
+  'consent.recorded': ConsentRecordWebhookData,
+  'consent.record_revoked': ConsentRecordRevokedWebhookData,
 };
+
+function isMappedSource(type: WebhookSourceEventType): type is keyof typeof MAPPED_DATA {
+  return Object.prototype.hasOwnProperty.call(MAPPED_DATA, type);
+}
 
 /** Headers of every delivery: the `X-Svc-*` signature and ids, and the Standard Webhooks ones when the subscription opted in. */
 export const WEBHOOK_DELIVERY_HEADERS: Record<string, Json> = {
@@ -92,21 +98,20 @@ export function documentedWebhooks(): DocumentedWebhook[] {
   for (const event of SUBSCRIBABLE_EVENT_TYPES) {
     const schemas: Record<string, Json> = {};
     const branches: Json[] = [];
-    if (isEventType(event)) {
-      const proto = protoMessageSchemas(EVENTS[event].schema as DescMessage, ['meta', SEALED_PERSONAL_DATA_FIELD]);
+    const classes: Array<(typeof MAPPED_DATA)[keyof typeof MAPPED_DATA]> = [];
+    for (const source of WEBHOOK_SOURCE_EVENT_TYPES.filter((type) => webhookTypesOf(type).includes(event))) {
+      if (isMappedSource(source)) {
+        const shape = MAPPED_DATA[source];
+        if (!classes.includes(shape)) classes.push(shape);
+        continue;
+      }
+      const proto = protoMessageSchemas(EVENTS[source].schema as DescMessage, ['meta', SEALED_PERSONAL_DATA_FIELD]);
       Object.assign(schemas, proto.schemas);
       branches.push({ $ref: `#/components/schemas/${proto.name}` });
     }
-    const recordShape = RECORD_SHAPES[event];
-    if (recordShape) branches.push({ $ref: `#/components/schemas/${recordShape}` });
+    branches.push(...classes.map((shape) => ({ $ref: `#/components/schemas/${shape.name}` })));
     const data = branches.length === 1 ? branches[0]! : { anyOf: branches };
-    hooks.push({
-      event,
-      summary: SUMMARIES[event],
-      body: envelope(event, data),
-      schemas,
-      classes: recordShape ? [event === 'consent.revoked' ? ConsentRecordRevokedWebhookData : ConsentRecordWebhookData] : [],
-    });
+    hooks.push({ event, summary: SUMMARIES[event], body: envelope(event, data), schemas, classes });
   }
   hooks.push({ event: TEST_EVENT_TYPE, summary: SUMMARIES[TEST_EVENT_TYPE], body: envelope(TEST_EVENT_TYPE, { $ref: `#/components/schemas/${TestWebhookData.name}` }), classes: [TestWebhookData] });
   return hooks;

@@ -1,45 +1,14 @@
+import type { EventTypeFilter } from '@svc/bus';
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SOURCE_EVENT_TYPES, EVENT_CATALOGUE, isWebhookEventType, type EventType, type WebhookEventType } from '@svc/contracts';
+
 /**
- * Event types an application can subscribe to (spec, Events → Webhooks), plus the operational
+ * Event types an application can subscribe to (spec, Events → Webhooks): the public webhook types
+ * of the event catalogue in `@svc/contracts` (entries with `webhook`), including the operational
  * `webhook.delivery_failed` the dispatcher emits when a delivery fails for good.
  */
-export const SUBSCRIBABLE_EVENT_TYPES = [
-  'consent.granted',
-  'consent.denied',
-  'consent.revoked',
-  'consent.purpose_revoked',
-  'consent.expired',
-  'approval.granted',
-  'approval.denied',
-  'approval.countered',
-  'flow.activated',
-  'signature.signed',
-  'signature.declined',
-  'signature.expired',
-  'signature.countered',
-  'agreement.activated',
-  'agreement.declined',
-  'agreement.expired',
-  'agreement.withdrawn',
-  'agreement.amended',
-  'agreement.amendment_rejected',
-  'collaboration.member_invited',
-  'collaboration.member_accepted',
-  'collaboration.member_declined',
-  'collaboration.member_revoked',
-  'delegation.offered',
-  'delegation.accepted',
-  'delegation.revoked',
-  'grant.revoked',
-  'authority.revoked',
-  'data_request.received',
-  'data_request.in_progress',
-  'data_request.extended',
-  'data_request.completed',
-  'data_request.rejected',
-  'webhook.delivery_failed',
-] as const;
+export const SUBSCRIBABLE_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES;
 
-export type SubscribableEventType = (typeof SUBSCRIBABLE_EVENT_TYPES)[number];
+export type SubscribableEventType = WebhookEventType;
 
 /** The operational event of a delivery that failed for good. */
 export const DELIVERY_FAILED_EVENT = 'webhook.delivery_failed' satisfies SubscribableEventType;
@@ -49,12 +18,25 @@ export const TEST_EVENT_TYPE = 'webhook.test';
 
 /** True when `type` is a subscribable event name. */
 export function isSubscribableEventType(type: string): type is SubscribableEventType {
-  return (SUBSCRIBABLE_EVENT_TYPES as readonly string[]).includes(type);
+  return isWebhookEventType(type);
 }
 
 /**
- * Subject suffixes the intake consumes, one durable consumer each. Together they cover every
- * subscribable type and the renamed record events (`consent.recorded`, `consent.record_revoked`);
- * other types under a wildcard are acknowledged and skipped.
+ * Subject filters of the intake, one durable consumer each, derived from the catalogue's webhook
+ * sources: `<area>.>` for an area with several event types that all become webhooks, the exact
+ * types otherwise. Other types under a wildcard are acknowledged and skipped.
  */
-export const INTAKE_SUBJECT_FILTERS = ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'collaboration.>', 'delegation.>', 'grant.revoked', 'authority.revoked', 'data_request.>', DELIVERY_FAILED_EVENT] as const;
+export function intakeSubjectFilters(sources: readonly string[], catalogue: readonly string[]): string[] {
+  const areaOf = (type: string): string => type.slice(0, type.indexOf('.'));
+  const filters: string[] = [];
+  for (const type of sources) {
+    const area = areaOf(type);
+    const inArea = catalogue.filter((t) => areaOf(t) === area);
+    const filter = inArea.length > 1 && inArea.every((t) => sources.includes(t)) ? `${area}.>` : type;
+    if (!filters.includes(filter)) filters.push(filter);
+  }
+  return filters;
+}
+
+/** The intake's subject filters (see {@link intakeSubjectFilters}); each names its durable. */
+export const INTAKE_SUBJECT_FILTERS = intakeSubjectFilters(WEBHOOK_SOURCE_EVENT_TYPES, Object.keys(EVENT_CATALOGUE) as EventType[]) as readonly EventTypeFilter[];

@@ -38,6 +38,19 @@ export {
   type RpcMethod,
 } from './subjects';
 export { decodeEvent, isEventType } from './decode-event';
+export type { EventEntry, EventProducer } from './events/event-entry';
+export {
+  AUDITED_EVENT_TYPES,
+  EVENT_CATALOGUE,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SOURCE_EVENT_TYPES,
+  eventTypesProducedBy,
+  isAuditedEventType,
+  isWebhookEventType,
+  webhookTypesOf,
+  type WebhookEventType,
+  type WebhookSourceEventType,
+} from './events/catalogue';
 export { OAP_EVENTS } from './events/oap.events';
 export { OAP_RPC } from './rpc/oap.rpc';
 export { AUDIT_EVENTS } from './events/audit.events';

@@ -1,4 +1,5 @@
 import type { DescMessage } from '@bufbuild/protobuf';
+import type { EventEntry } from './events/event-entry';
 import { CONNECT_EVENTS } from './events/connect.events';
 import { DATA_REQUEST_EVENTS, PEOPLE_EVENTS } from './events/people.events';
 import { OAUTH_EVENTS } from './events/oauth.events';
@@ -20,7 +21,8 @@ import { RECEIPTS_RPC } from './rpc/receipts.rpc';
 import { RESIDENCY_RPC } from './rpc/residency.rpc';
 
 /**
- * Every bus event type, mapped to its protobuf message and schema version. The event type is the
+ * Every bus event type, mapped to its catalogue entry: protobuf message, schema version, producer,
+ * webhook and audit membership, meaning (see `events/event-entry.ts`). The event type is the
  * subject suffix: `<prefix>.<region>.evt.<event type>`. Each area keeps its own map in `events/`.
  */
 export const EVENTS = {
@@ -37,7 +39,7 @@ export const EVENTS = {
   ...AUDIT_EVENTS,
   ...WEBHOOKS_EVENTS,
   ...OVERSIGHT_EVENTS,
-} as const satisfies Record<string, { schema: DescMessage; version: number }>;
+} as const satisfies Record<string, EventEntry>;
 
 export type EventType = keyof typeof EVENTS;
 

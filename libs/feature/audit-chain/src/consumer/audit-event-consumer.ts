@@ -1,17 +1,18 @@
 import { Controller } from '@nestjs/common';
 import { EventBatchConsumer, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
+import { isAuditedEventType } from '@svc/contracts';
 import { AuditChain } from '../audit-chain.runtime';
 import type { AuditEntryInput } from '../chain/audit-entry';
-import { isAuditWorthy } from '../chain/audit-worthy';
 import { summariseEvent, type SourceEvent } from '../chain/event-summary';
 
 /**
  * Consumes the region's whole event stream (`<prefix>.<region>.evt.>`) with a durable batch
- * consumer and explicit acks, and appends the audit-worthy events (selected by type string).
+ * consumer and explicit acks, and appends the events the catalogue of `@svc/contracts` declares
+ * `audited` (a type this build does not know is not appended).
  *
  * The events of a batch (up to 512) are appended concurrently so that they meet in the appender's
  * group commits; each is acked only after its entry committed, and a failed one alone is
- * redelivered — never given up on (`maxDeliver` -1): an audit-worthy event must end up in the
+ * redelivered — never given up on (`maxDeliver` -1): an audited event must end up in the
  * chain, however long Postgres is down. Redelivery is harmless: the entry's source id is the
  * event id (Nats-Msg-Id), unique in the chain, so a second delivery resolves to the first entry.
  * Other events are acked untouched. The transport stops delivering before the appender drains
@@ -27,7 +28,7 @@ export class AuditEventConsumer {
   }
 
   private async handle(event: DeliveredEvent): Promise<void> {
-    if (!isAuditWorthy(event.eventType)) return;
+    if (!isAuditedEventType(event.eventType)) return;
     await this.chain.appender.appendOne(toEntry({ id: event.id, eventType: event.eventType, data: event.data }));
   }
 }

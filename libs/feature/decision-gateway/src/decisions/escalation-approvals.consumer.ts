@@ -2,7 +2,7 @@ import { Controller, Inject, Injectable } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
-import { ApprovalRequestedSchema, decodeSealedEvent, parseApprovalProposal, type ApprovalRequested } from '@svc/contracts';
+import { ApprovalRequestedSchema, decodeSealedEvent, parseApprovalProposal, type ApprovalRequested, type EventType } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -12,8 +12,19 @@ import { DEFAULT_TTL_SECONDS, QUORUM_TYPES, type QuorumType } from './decision';
 import { DecisionsRepository } from './decisions.repository';
 import { requiredVotes } from './quorum';
 
-/** Event type oap-authorizer publishes when a grant request escalates (contracts OAP_EVENTS). */
-export const APPROVAL_REQUESTED_EVENT = 'oap.approval_requested';
+/**
+ * The events asking for a human approval, one per producer (event catalogue): oap-authorizer's
+ * escalated grant request and oversight-witness's escalated attestation, one message.
+ */
+export const APPROVAL_REQUESTED_EVENTS = ['oap.approval_requested', 'oversight.approval_requested'] as const satisfies readonly EventType[];
+
+/** One durable per approval request event: `durable` for conductor mode's, `<durable>-oversight` for oversight's. */
+export function approvalRequestConsumers(durable: string): Array<{ durable: string; types: (typeof APPROVAL_REQUESTED_EVENTS)[number] }> {
+  return [
+    { durable, types: 'oap.approval_requested' },
+    { durable: `${durable}-oversight`, types: 'oversight.approval_requested' },
+  ];
+}
 const CONSUMER = 'decision-gateway-approval-requests';
 
 /**
@@ -139,12 +150,12 @@ function parseObject(json: string): Record<string, unknown> | null {
   }
 }
 
-/** The consumer of `oap.approval_requested`: each escalation's event opens its approval session. */
+/** The consumer of `oap.approval_requested` and `oversight.approval_requested`: each escalation's event opens its approval session. */
 @Controller()
 export class EscalationApprovalRequests {
   constructor(private readonly approvals: EscalationApprovals) {}
 
-  @EventConsumer({ durable: CONSUMER, types: APPROVAL_REQUESTED_EVENT })
+  @EventConsumer(approvalRequestConsumers(CONSUMER))
   async handle(event: DeliveredEvent): Promise<void> {
     await this.approvals.handle(event);
   }

@@ -8,7 +8,7 @@ import { DataSource } from 'typeorm';
 import { ApplicationsRepository } from '../applications/applications.repository';
 import { PlatformConfig } from '@svc/config';
 import { DevicePush } from '../devices/device-push';
-import { APPROVAL_REQUESTED_EVENT, EscalationApprovals } from '../decisions/escalation-approvals.consumer';
+import { EscalationApprovals, approvalRequestConsumers } from '../decisions/escalation-approvals.consumer';
 import { PeopleMailer } from '../people/mailer';
 import { GATEWAY_SCHEMA } from '../schema';
 import { ApprovalUrls } from './approval-urls';
@@ -23,8 +23,8 @@ const CONSUMER = 'decision-gateway-escalation-notices';
  * `usr_` id of this region, or a reference the application linked to a person), carrying that
  * approver's signed approval URL ({@link ApprovalUrls}), which expires with the escalation.
  *
- * A bus consumer of `oap.approval_requested`, exactly once per event (bus inbox). It opens the
- * approval session first (idempotent with the session consumer and the page's on-demand open), so
+ * A bus consumer of `oap.approval_requested` and `oversight.approval_requested`, exactly once per
+ * event (bus inbox). It opens the approval session first (idempotent with the session consumer and the page's on-demand open), so
  * a link never reaches anyone before the page it opens exists. The approvers who are people also
  * get a Web Push on their linked devices (device links). Without SMTP no email is sent; without
  * VAPID keys no push.
@@ -97,12 +97,12 @@ function summaryOf(request: ApprovalRequested): { agent: string; action: string 
   return { agent: proposal.agent.name || request.agentId, action: `${proposal.actions.join(', ') || 'act'}${value}` };
 }
 
-/** The consumer of `oap.approval_requested` that emails the approvers. */
+/** The consumer of `oap.approval_requested` and `oversight.approval_requested` that emails the approvers. */
 @Controller()
 export class EscalationNoticeConsumer {
   constructor(private readonly notices: EscalationNotices) {}
 
-  @EventConsumer({ durable: CONSUMER, types: APPROVAL_REQUESTED_EVENT })
+  @EventConsumer(approvalRequestConsumers(CONSUMER))
   async handle(event: DeliveredEvent): Promise<void> {
     await this.notices.handle(event);
   }

@@ -138,11 +138,11 @@ describe('bus events that become webhooks under another name (spec: Events → W
     });
   });
 
-  it('skips the session-shaped consent.revoked of a record withdrawal (no session token), keeps that of a session', () => {
-    const revoked = (sessionToken: string) =>
-      toBinary(ConsentRevokedSchema, create(ConsentRevokedSchema, { meta: meta('consent.revoked'), sessionToken, flowId: FLOW, flowVersion: 2, userIdentifier: 'ada-1815', revokedBy: 'application' }));
-    expect(webhookFor('bus-id', 'consent.revoked', revoked(''))).toEqual({ skipped: 'record_withdrawal_echo' });
-    expect(webhookOf(webhookFor('bus-id', 'consent.revoked', revoked('dts_abc'))).data).toMatchObject({ session_token: 'dts_abc', user_identifier: 'ada-1815' });
+  it("passes a session's consent.revoked (decision-gateway, its only producer) through under its own name", () => {
+    const revoked = toBinary(ConsentRevokedSchema, create(ConsentRevokedSchema, { meta: meta('consent.revoked'), sessionToken: 'dts_abc', flowId: FLOW, flowVersion: 2, userIdentifier: 'ada-1815', revokedBy: 'application' }));
+    const webhook = webhookOf(webhookFor('bus-id', 'consent.revoked', revoked));
+    expect(webhook.type).toBe('consent.revoked');
+    expect(webhook.data).toMatchObject({ session_token: 'dts_abc', user_identifier: 'ada-1815' });
   });
 
   it('passes consent.purpose_revoked through under its own name', () => {

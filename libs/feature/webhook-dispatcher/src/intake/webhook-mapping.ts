@@ -1,27 +1,23 @@
-import type { PersonalDataSeal } from '@svc/contracts';
+import { webhookTypesOf, type PersonalDataSeal } from '@svc/contracts';
 import { webhookEventFromBus, type WebhookEvent } from '../deliveries/webhook-body';
-import { DELIVERY_FAILED_EVENT, isSubscribableEventType } from '../webhook-events';
+import { DELIVERY_FAILED_EVENT } from '../webhook-events';
 import type { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData } from './webhook-data.response';
 
-/** Bus events published under a name of their own, fanned out under a webhook name (see `webhookFor`). */
-export const RENAMED_BUS_EVENT_TYPES = ['consent.recorded', 'consent.record_revoked'] as const;
-
 /**
- * Record channels of decision sessions: the session already publishes its own `consent.granted` /
- * `consent.denied` (decision-gateway), so its record must not fire the webhook a second time.
+ * Record channels of decision sessions: a session's decision is one fact told twice — by
+ * decision-gateway's `consent.granted` / `consent.denied` (the session's webhook) and by the record
+ * consent-records writes of it (`consent.recorded`) — so that record fires no webhook.
  */
 export const SESSION_RECORD_CHANNELS: ReadonlySet<string> = new Set(['hosted', 'embedded']);
 
 /** Why a bus event yields no webhook. */
 export type WebhookSkipReason =
-  /** Not subscribable and not renamed. */
+  /** Not a webhook in the event catalogue. */
   | 'not_subscribable'
   /** No envelope or no application to deliver to. */
   | 'no_application'
   /** A record of a decision session, whose own session event is the webhook. */
   | 'session_record'
-  /** A session-shaped `consent.revoked` without a session token: not a consent session's (record withdrawals fire `consent.revoked` from `consent.record_revoked`). */
-  | 'record_withdrawal_echo'
   /** The failure of a `webhook.delivery_failed` delivery: audited, not fanned out again. */
   | 'delivery_failed_loop';
 
@@ -87,21 +83,18 @@ function recordRevokedWebhook(revoked: WebhookEvent): WebhookMapping {
 }
 
 /**
- * What a bus event becomes for subscribers. Subscribable types go out under their own name;
- * consent-records' `consent.recorded` and `consent.record_revoked` go out as `consent.granted` /
- * `consent.denied` and `consent.revoked`. The webhook keeps the bus event's id (X-Svc-Event-ID and
+ * What a bus event becomes for subscribers, as the event catalogue (`@svc/contracts`) declares:
+ * webhook events go out under their own name; consent-records' `consent.recorded` and
+ * `consent.record_revoked` go out as `consent.granted` / `consent.denied` and `consent.revoked`. The webhook keeps the bus event's id (X-Svc-Event-ID and
  * inbox key), so a redelivered bus event maps to the very same webhook. Throws when the payload
  * does not decode or its sealed fields do not open.
  */
 export function webhookFor(busEventId: string, eventType: string, payload: Uint8Array, personalData?: PersonalDataSeal): WebhookMapping {
-  const renamed = (RENAMED_BUS_EVENT_TYPES as readonly string[]).includes(eventType);
-  if (!renamed && !isSubscribableEventType(eventType)) return { skipped: 'not_subscribable' };
+  if (webhookTypesOf(eventType).length === 0) return { skipped: 'not_subscribable' };
   const event = webhookEventFromBus(busEventId, eventType, payload, personalData);
   if (!event) return { skipped: 'no_application' };
   if (eventType === 'consent.recorded') return recordedWebhook(event);
   if (eventType === 'consent.record_revoked') return recordRevokedWebhook(event);
-  // Consent sessions always have a token; a tokenless consent.revoked names no session to revoke.
-  if (eventType === 'consent.revoked' && !event.data.session_token) return { skipped: 'record_withdrawal_echo' };
   if (eventType === DELIVERY_FAILED_EVENT && event.data.failed_event_type === DELIVERY_FAILED_EVENT) return { skipped: 'delivery_failed_loop' };
   return { webhook: event };
 }

@@ -61,7 +61,7 @@ export interface SubmittedAttestation {
  *    (n > last + 1) is accepted and flagged `sequence_gap` with `expected_sequence_number`; the
  *    first attestation of a class sets the baseline (no gap).
  * 7. The witness receipt is signed, the row stored, `attestation.witnessed` emitted; an escalation
- *    also emits `oap.approval_requested` (decision-gateway opens the approval session); pending
+ *    also emits `oversight.approval_requested` (decision-gateway opens the approval session); pending
  *    counter-proposals of the class are delivered in this response.
  */
 @Injectable()
@@ -210,7 +210,7 @@ export class SubmitAttestation {
   }
 
   /**
-   * Publishes the same `oap.approval_requested` message conductor escalations use, so
+   * Publishes `oversight.approval_requested`, the message conductor escalations use, so
    * decision-gateway opens an approval session (kind approval, trigger escalation) with the
    * attestation id as `reference`; its approval.granted/denied/countered events come back to
    * {@link ApprovalOutcomes}. Approvers: `context.approvers` (strings) or `context.principal_id`,
@@ -222,7 +222,7 @@ export class SubmitAttestation {
     const principalId = typeof context.principal_id === 'string' && context.principal_id.length <= 200 ? context.principal_id : attestation.applicationId;
     await this.outbox.add(
       manager,
-      'oap.approval_requested',
+      'oversight.approval_requested',
       {
         escalationId: attestation.id,
         agentId: '',
