@@ -2,49 +2,44 @@
  * Grant benchmark: allowed `POST /api/v1/grants` per second through the region's HTTP router
  * (monolithic region process: residency guard, auth, DPoP verification, the 15-step cascade,
  * receipt signing, the grant + decision + outbox + idempotency commit), with p50/p99 latency,
- * printed beside the raw Ed25519 signs/s of this machine measured in the same run, and the ratio.
+ * beside the primitive measured in the same run at the same concurrency: a bare Fastify route that
+ * parses the JSON body and signs a JWT with `jose`. CPU per allowed grant is split by process
+ * (server, the Postgres backends of the run's database, the load generator), with the database's
+ * commits and rows written per grant; `pg_stat_statements`' top statements when the server has the
+ * extension loaded.
  *
- *   npm run bench:grants   (env: BENCH_SECONDS=10, BENCH_CONCURRENCY=64, BENCH_AGENTS=64, BENCH_POOL=16)
+ *   npm run bench:grants   (env: BENCH_SECONDS=10, BENCH_CONCURRENCY=64, BENCH_AGENTS=64, BENCH_POOL=16,
+ *                           BENCH_CURVE=1,16,64,256 for the scaling curve instead of one concurrency,
+ *                           BENCH_PIN=0 to leave the load generator unpinned)
  *
- * DPoP proofs are signed before the timed window (each proof is single-use, iat within 60 s), so the
- * client's own signing does not compete with the server for the machine's cores. Uses a database
- * and bus prefix of its own, created and dropped by the run.
+ * The load generator is a process of its own (pinned to the last core when there are two or more;
+ * see support/load.ts); its DPoP proofs are signed before the timed window (each proof is
+ * single-use, iat within 60 s). Uses a database and bus prefix of its own, created and dropped by
+ * the run.
  */
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
+import { generateKeyPairSync } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { startRegion } from '@svc/region-stack';
 import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
-import { SignJWT, calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
+import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
-import type { KeyObject } from 'node:crypto';
-import { runClosedLoop, statusLine } from './support/closed-loop';
+import { CpuWindow } from './support/cpu';
+import { cpuText, pinningText, runLoad, statusesText, type MeasuredLoad } from './support/load';
+import { startPrimitiveRoutes } from './support/primitive-routes';
 import { fmt } from './support/report';
+import { emitRows, ratioText, type BenchRow } from './support/results';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
+const CURVE = process.env.BENCH_CURVE?.split(',').map(Number);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 64);
 const POOL = process.env.BENCH_POOL ?? '16';
-
-/** Raw Ed25519 signatures per second on one core (node:crypto), the primitive every grant pays at least once. */
-function ed25519SignRate(): number {
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const message = Buffer.alloc(600, 7);
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < 2_000) {
-    for (let i = 0; i < 200; i += 1) sign(null, message, privateKey);
-    n += 200;
-  }
-  return n / ((performance.now() - start) / 1_000);
-}
-
-interface BenchAgent {
-  id: string;
-  privateKey: KeyObject;
-  jwk: JWK;
-  jkt: string;
-}
+/** Proofs prepared per connection level: enough for this rate over the window. */
+const MAX_RATE = Number(process.env.BENCH_MAX_RATE ?? 4_000);
+const RATE_BUDGET = 3_000;
+const P99_BUDGET_MS = 25;
+const CPU_BUDGET_MS = 0.6;
 
 async function json(pool: Pool, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await pool.request({ method, path, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -52,8 +47,30 @@ async function json(pool: Pool, method: 'GET' | 'POST', path: string, headers: R
   return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
+/** The top statements of the window by total time, or why there are none. */
+async function topStatements(dataSource: DataSource, grants: number): Promise<string[]> {
+  try {
+    const rows = (await dataSource.query(
+      `SELECT calls, total_exec_time AS total, mean_exec_time AS mean, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+         ORDER BY total_exec_time DESC LIMIT 12`,
+    )) as Array<{ calls: string; total: number; mean: number; query: string }>;
+    return rows.map((r) => `${(Number(r.calls) / Math.max(1, grants)).toFixed(2).padStart(6)}/grant ${Number(r.total).toFixed(0).padStart(7)} ms total ${Number(r.mean).toFixed(3).padStart(7)} ms mean  ${r.query}`);
+  } catch (error) {
+    return [`(pg_stat_statements unavailable: ${error instanceof Error ? error.message : String(error)})`];
+  }
+}
+
+async function resetStatements(dataSource: DataSource): Promise<void> {
+  try {
+    await dataSource.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await dataSource.query('SELECT pg_stat_statements_reset()');
+  } catch {
+    // Reported by topStatements.
+  }
+}
+
 async function main(): Promise<void> {
-  const signs = ed25519SignRate();
   const database = await createTestDatabase('bench_grants');
   const prefix = uniqueBusPrefix();
   const port = await freePort();
@@ -69,18 +86,23 @@ async function main(): Promise<void> {
       REGION_URLS: `us=${base},eu=http://127.0.0.1:1,ap=http://127.0.0.1:2`,
       DATABASE_POOL_SIZE: POOL,
       SERVICE_NAME: 'bench-grants',
+      LOG_LEVEL: 'warn',
     }),
   );
-  const pool = new Pool(base, { connections: CONCURRENCY, pipelining: 1 });
+  const primitive = await startPrimitiveRoutes();
+  const setup = new Pool(base, { connections: 8, pipelining: 1 });
   try {
+    const dataSource = region.app.get(DataSource);
     const created = await region.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
-    const agents: BenchAgent[] = [];
+    const agents: Array<{ privateJwk: JWK; publicJwk: JWK }> = [];
+    const bodies: string[] = [];
+    const validUntil = new Date(Date.now() + 3_600_000).toISOString();
     for (let i = 0; i < AGENTS; i += 1) {
-      const agent = await json(pool, 'POST', '/api/v1/agents', auth, { name: `agent-${i}` });
+      const agent = await json(setup, 'POST', '/api/v1/agents', auth, { name: `agent-${i}` });
       const id = agent.body.id as string;
-      await json(pool, 'POST', `/api/v1/agents/${id}/capabilities`, auth, { scopes: [{ id: 'payments:write', label: 'Pay' }], actions: ['pay'] });
-      const authority = await json(pool, 'POST', '/api/v1/authorities', auth, {
+      await json(setup, 'POST', `/api/v1/agents/${id}/capabilities`, auth, { scopes: [{ id: 'payments:write', label: 'Pay' }], actions: ['pay'] });
+      const authority = await json(setup, 'POST', '/api/v1/authorities', auth, {
         agent_id: id,
         principal_id: 'bench-user',
         scope_bounds: { allowed: ['payments:*'] },
@@ -93,49 +115,100 @@ async function main(): Promise<void> {
       });
       if (authority.status !== 201) throw new Error(`authority setup failed: ${authority.status} ${JSON.stringify(authority.body)}`);
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-      const jwk = await exportJWK(publicKey);
-      agents.push({ id, privateKey, jwk, jkt: await calculateJwkThumbprint(jwk, 'sha256') });
-    }
-    const budget = Math.ceil(SECONDS * 6_000) + CONCURRENCY * 2;
-    const proofs: string[] = [];
-    for (let i = 0; i < budget; i += 1) {
-      const agent = agents[i % agents.length]!;
-      proofs.push(
-        await new SignJWT({ htm: 'POST', htu: `${base}/api/v1/grants`, jti: randomUUID() })
-          .setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk: agent.jwk })
-          .setIssuedAt()
-          .sign(agent.privateKey),
+      const publicJwk = await exportJWK(publicKey);
+      agents.push({ privateJwk: await exportJWK(privateKey), publicJwk });
+      bodies.push(
+        JSON.stringify({ agent_id: id, agent_dpop_jkt: await calculateJwkThumbprint(publicJwk, 'sha256'), scope: ['payments:write'], actions: ['pay'], valid_until: validUntil, value_bounds: { amount_per_action: '1.00', currency: 'EUR' } }),
       );
     }
-    const validUntil = new Date(Date.now() + 3_600_000).toISOString();
-    const bodies = agents.map((agent) =>
-      JSON.stringify({ agent_id: agent.id, agent_dpop_jkt: agent.jkt, scope: ['payments:write'], actions: ['pay'], valid_until: validUntil, value_bounds: { amount_per_action: '1.00', currency: 'EUR' } }),
-    );
-    // Warm-up: JIT, connection pool, prepared paths.
-    let next = 0;
-    const fire = async (): Promise<{ status: number; ms: number }> => {
-      const i = next++;
-      if (i >= proofs.length) throw new Error('proof budget exhausted; lower BENCH_SECONDS');
-      const started = performance.now();
-      const res = await pool.request({
-        method: 'POST',
-        path: '/api/v1/grants',
-        headers: { ...auth, 'content-type': 'application/json', dpop: proofs[i]!, 'idempotency-key': randomUUID() },
-        body: bodies[i % bodies.length],
-      });
-      await res.body.dump();
-      return { status: res.statusCode, ms: performance.now() - started };
+
+    const grantsAt = async (connections: number, statements: boolean): Promise<MeasuredLoad & { statements?: string[] }> => {
+      if (statements) await resetStatements(dataSource);
+      const budget = Math.ceil(Math.min(MAX_RATE, connections * 1_000) * SECONDS);
+      const load = await runLoad(
+        {
+          base,
+          connections,
+          seconds: SECONDS,
+          warmup: connections * 2,
+          successStatus: 201,
+          method: 'POST',
+          path: '/api/v1/grants',
+          headers: { ...auth, 'content-type': 'application/json' },
+          idempotencyKeyHeader: true,
+          dpop: { agents, htu: `${base}/api/v1/grants`, budget, bodies },
+        },
+        new CpuWindow(dataSource),
+      );
+      return statements ? { ...load, statements: await topStatements(dataSource, load.ok) } : load;
     };
-    for (let i = 0; i < CONCURRENCY * 2; i += 1) await fire();
-    const { rate, percentile: pct, statuses } = await runClosedLoop({ concurrency: CONCURRENCY, seconds: SECONDS, successStatus: 201, fire });
-    console.log(`grants bench: ${SECONDS}s, concurrency ${CONCURRENCY}, ${AGENTS} agents/authorities, DB pool ${POOL}`);
-    console.log(`  statuses: ${statusLine(statuses)}`);
-    console.log(`  allowed grants/s:         ${fmt(rate)}   (p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms)`);
-    console.log(`  raw Ed25519 signs/s:      ${fmt(signs)}   (node:crypto, one core, same run)`);
-    console.log(`  ratio grants/signs:       ${(rate / signs).toFixed(3)}`);
-    console.log(`  target:                   >= 3,000 grants/s with p99 < 25 ms`);
+
+    const levels = CURVE ?? [CONCURRENCY];
+    const main = levels.includes(CONCURRENCY) ? CONCURRENCY : levels[levels.length - 1]!;
+    const runs = new Map<number, MeasuredLoad & { statements?: string[] }>();
+    for (const level of levels) runs.set(level, await grantsAt(level, level === main));
+    const route = await runLoad({
+      base: primitive.url,
+      connections: main,
+      seconds: Math.min(SECONDS, 5),
+      warmup: main * 4,
+      successStatus: 201,
+      method: 'POST',
+      path: '/sign',
+      headers: { 'content-type': 'application/json' },
+      body: bodies[0],
+    });
+
+    console.log(`grants bench: ${SECONDS} s per level, ${AGENTS} agents/authorities, DB pool ${POOL}; ${pinningText()}`);
+    const rows: BenchRow[] = [];
+    for (const [level, run] of runs) {
+      const ratio = run.rate / route.rate;
+      console.log(`  ${String(level).padStart(3)} connections: ${fmt(run.rate)} allowed grants/s (p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms)  statuses ${statusesText(run.statuses)}${run.exhausted ? '  (proofs exhausted)' : ''}`);
+      console.log(`       ${cpuText(run.perOp)}; ${run.cpu.backends} backends`);
+      if (run.cpu.counters && run.ok > 0) {
+        const c = run.cpu.counters;
+        const per = (n: number) => (n / run.ok).toFixed(2);
+        console.log(`       per grant: ${per(c.commits)} commits, ${per(c.inserted)} rows inserted, ${per(c.updated)} updated, ${per(c.deleted)} deleted, ${per(c.fetched)} fetched`);
+      }
+      const isMain = level === main;
+      rows.push({
+        id: isMain ? `grants.${level}` : `grants.curve.${level}`,
+        work: `allowed grants, ${level} connections${isMain ? '' : ' (curve)'}`,
+        figure: run.rate,
+        unit: '/s',
+        detail: `p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`,
+        primitive: isMain ? { name: `jose-signing Fastify route, ${main} conn.`, value: route.rate, unit: '/s' } : undefined,
+        ratio: isMain ? ratio : undefined,
+        budget: isMain ? `>= 3,000/s, p99 < 25 ms` : level === 64 ? 'p99 < 25 ms' : undefined,
+        met: isMain ? run.rate >= RATE_BUDGET && run.p99 < P99_BUDGET_MS : level === 64 ? run.p99 < P99_BUDGET_MS : undefined,
+        cpu: run.perOp,
+        extra: { statuses: run.statuses, p90: run.p90, exhausted: run.exhausted, perGrant: run.cpu.counters && run.ok > 0 ? Object.fromEntries(Object.entries(run.cpu.counters).map(([k, v]) => [k, v / run.ok])) : undefined },
+      });
+    }
+    const mainRun = runs.get(main)!;
+    console.log(`  primitive, same run: jose-signing Fastify route, ${main} connections: ${fmt(route.rate)}/s (p99 ${route.p99.toFixed(1)} ms); ${cpuText(route.perOp)}`);
+    console.log(`  ratio grants/route: ${ratioText(mainRun.rate / route.rate)}; target >= 3,000 grants/s with p99 < 25 ms (>= 0.35 of the route)`);
+    const allIn = (mainRun.perOp.server ?? 0) + (mainRun.perOp.postgres ?? 0);
+    rows.push({
+      id: 'grants.cpu',
+      work: `CPU per allowed grant (server + Postgres), ${main} conn.`,
+      figure: allIn,
+      unit: 'ms',
+      primitive: route.perOp.server === undefined ? undefined : { name: 'CPU per signed answer of the route', value: route.perOp.server, unit: 'ms' },
+      ratio: route.perOp.server ? allIn / route.perOp.server : undefined,
+      budget: '<= 0.6 ms all included',
+      met: allIn <= CPU_BUDGET_MS,
+      cpu: mainRun.perOp,
+    });
+    if (mainRun.statements) {
+      console.log(`  pg_stat_statements, ${main} connections (calls per grant, total, mean):`);
+      for (const line of mainRun.statements) console.log(`    ${line}`);
+      rows[rows.findIndex((r) => r.id === `grants.${main}`)]!.extra!.statements = mainRun.statements;
+    }
+    emitRows(...rows);
   } finally {
-    await pool.close();
+    await setup.close();
+    await primitive.close();
     await region.close();
     await database.drop();
     await deleteTestStreams(prefix);

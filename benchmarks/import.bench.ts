@@ -21,7 +21,9 @@ import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix }
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
 import { ImportsRepository, RecordConsent, consentRecordsFeature, type RecordConsentBody } from '@svc/consent-records';
+import { CpuWindow } from './support/cpu';
 import { fmt, rawInsertRate } from './support/report';
+import { emitRows } from './support/results';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
 const API_SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5);
@@ -74,6 +76,8 @@ async function main(): Promise<void> {
     let bytes = 0;
     for (const piece of importBody(flow.body.id)) bytes += piece.length;
     const pool = new Pool(running.url, { connections: 1 });
+    const window = new CpuWindow(dataSource);
+    await window.start();
     const t0 = performance.now();
     const res = await pool.request({
       method: 'POST',
@@ -102,6 +106,25 @@ async function main(): Promise<void> {
         console.log(`  worker, batches of 500 rows:        ${seconds.toFixed(1)} s → ${fmt(ROWS / seconds)} rows/s`);
         console.log(`  end to end:                         ${fmt(ROWS / ((end - t0) / 1000))} rows/s`);
         console.log(`  peak RSS: ${mib(peakRss)} MiB (before import ${mib(rssBefore)} MiB)`);
+        const cpu = await window.stop();
+        const perOp = { server: cpu.serverMs / ROWS, postgres: cpu.postgresMs === undefined ? undefined : cpu.postgresMs / ROWS };
+        const total = (end - t0) / 1000;
+        emitRows(
+          {
+            id: 'import.time',
+            work: `import of ${fmt(ROWS)} rows, one request, end to end`,
+            figure: total,
+            unit: 's',
+            detail: `${fmt(ROWS / total)} rows/s; request ${((stored - t0) / 1000).toFixed(1)} s, worker ${seconds.toFixed(1)} s`,
+            primitive: { name: 'raw single-row INSERT, 1 conn.', value: raw, unit: '/s' },
+            ratio: ROWS / total / raw,
+            budget: '< 20 s',
+            met: total < 20,
+            cpu: perOp,
+            extra: { created: state.created, duplicates: state.duplicates, failed: state.failed, bytes },
+          },
+          { id: 'import.rss', work: `import of ${fmt(ROWS)} rows, peak RSS of the process`, figure: peakRss / 1_048_576, unit: 'MiB', detail: `before import ${mib(rssBefore)} MiB`, budget: '< 300 MB', met: peakRss < 300 * 1_000_000 },
+        );
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 200));

@@ -1,0 +1,121 @@
+/**
+ * One consent decision end to end, sequential: the application's server mints a consent session
+ * for a bound person (`POST /api/v1/decisions`), the page walks its four transitions (sign_in,
+ * start_checks, review_terms, complete), and the decision becomes a consent record (consent-records
+ * consumes `consent.granted` from the bus and writes the record). Latency from the mint to the
+ * record's row being visible, p50/p99 over BENCH_DECISIONS decisions one after the other, with the
+ * HTTP part (mint + four transitions) apart, through the region's HTTP router (monolithic region).
+ *
+ *   npm run bench:decision   (env: BENCH_DECISIONS=200)
+ *
+ * Uses a database and bus prefix of its own, created and dropped by the run.
+ */
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { startRegion } from '@svc/region-stack';
+import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
+import { DataSource } from 'typeorm';
+import { Pool } from 'undici';
+import { CpuWindow } from './support/cpu';
+import { emitRows } from './support/results';
+
+const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 200);
+const P99_BUDGET_MS = 50;
+
+async function main(): Promise<void> {
+  const database = await createTestDatabase('bench_decision');
+  const prefix = uniqueBusPrefix();
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const region = await startRegion(
+    testEnv({
+      REGION: 'us',
+      DATABASE_URL: database.url,
+      BUS_PREFIX: prefix,
+      HTTP_PORT: String(port),
+      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
+      PUBLIC_BASE_URL: base,
+      REGION_URLS: `us=${base},eu=http://127.0.0.1:1,ap=http://127.0.0.1:2`,
+      DATABASE_POOL_SIZE: '8',
+      SERVICE_NAME: 'bench-decision',
+      LOG_LEVEL: 'warn',
+    }),
+  );
+  const pool = new Pool(base, { connections: 1, pipelining: 1 });
+  const call = async (path: string, headers: Record<string, string>, body?: unknown) => {
+    const res = await pool.request({ method: 'POST', path, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.body.text();
+    return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  };
+  try {
+    const dataSource = region.app.get(DataSource);
+    const created = await region.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const auth = { authorization: `Bearer ${created.apiToken}` };
+    const flow = await call('/api/v1/flows', auth, {
+      name: 'Bench',
+      locale: 'en',
+      presentation: { title: 'Bench' },
+      purposes: [{ key: 'newsletter', label: 'Newsletter', mechanism: 'consent' }, { key: 'research', label: 'Research', mechanism: 'consent' }],
+      consent_duration: 'P1Y',
+    });
+    const flowId = flow.body.id as string;
+    if ((await call(`/api/v1/flows/${flowId}/activate`, auth)).status !== 200) throw new Error('flow activation failed');
+
+    const decide = async (i: number): Promise<{ http: number; total: number }> => {
+      const t0 = performance.now();
+      const minted = await call('/api/v1/decisions', auth, { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: `person-${i}` });
+      if (minted.status !== 201) throw new Error(`mint: ${minted.status} ${JSON.stringify(minted.body)}`);
+      const token = minted.body.session_token as string;
+      for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
+        const moved = await call(`/api/v1/decisions/${token}/transitions`, {}, { action });
+        if (moved.status !== 200) throw new Error(`${action}: ${moved.status} ${JSON.stringify(moved.body)}`);
+      }
+      const http = performance.now() - t0;
+      const key = `session:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
+      for (;;) {
+        const rows = (await dataSource.query('SELECT 1 FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2', [created.application.id, key])) as unknown[];
+        if (rows.length > 0) break;
+        if (performance.now() - t0 > 30_000) throw new Error(`no record for decision ${i} after 30 s`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      return { http, total: performance.now() - t0 };
+    };
+    for (let i = 0; i < 10; i += 1) await decide(-1 - i); // warm-up
+    const window = new CpuWindow(dataSource);
+    await window.start();
+    const results: Array<{ http: number; total: number }> = [];
+    for (let i = 0; i < DECISIONS; i += 1) results.push(await decide(i));
+    const cpu = await window.stop();
+    const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? NaN;
+    const totals = results.map((r) => r.total);
+    const https = results.map((r) => r.http);
+    console.log(`one consent decision end to end (mint, four transitions, record), ${DECISIONS} sequential`);
+    console.log(`  mint → record visible: p50 ${pct(totals, 50).toFixed(1)} ms, p99 ${pct(totals, 99).toFixed(1)} ms`);
+    console.log(`  HTTP part (mint + four transitions): p50 ${pct(https, 50).toFixed(1)} ms, p99 ${pct(https, 99).toFixed(1)} ms`);
+    console.log(`  target: p99 < 50 ms`);
+    emitRows({
+      id: 'decision.e2e',
+      work: 'one consent decision end to end (mint, 4 transitions, record), sequential',
+      figure: pct(totals, 99),
+      unit: 'ms',
+      detail: `p99; p50 ${pct(totals, 50).toFixed(1)} ms; HTTP part p50 ${pct(https, 50).toFixed(1)} / p99 ${pct(https, 99).toFixed(1)} ms`,
+      budget: 'p99 < 50 ms',
+      met: pct(totals, 99) < P99_BUDGET_MS,
+      cpu: { server: cpu.serverMs / DECISIONS, postgres: cpu.postgresMs === undefined ? undefined : cpu.postgresMs / DECISIONS },
+    });
+  } finally {
+    await pool.close();
+    await region.close();
+    await database.drop();
+    await deleteTestStreams(prefix);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
