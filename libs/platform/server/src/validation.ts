@@ -1,7 +1,55 @@
 import { ValidationPipe } from '@nestjs/common';
 import { flattenValidationErrors, validationError } from '@svc/errors';
-import type { ValidationError, ValidatorOptions } from 'class-validator';
+import { getMetadataStorage, type ValidationError, type ValidatorOptions } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { isNullable } from './nullable';
+
+type MetadataStorage = ReturnType<typeof getMetadataStorage>;
+
+/**
+ * class-validator looks a class's rules up on every validation (and for every nested object) by
+ * scanning every class that has rules (`instanceof` each): its cost grows with the number of DTOs
+ * in the process. The rules only change while decorators run (at load time), so the answers are
+ * kept per class and options, and forgotten whenever a rule is added. The same arrays are returned
+ * for the same class, so their grouping by property is kept too (neither is modified by the
+ * validator).
+ */
+export function memoiseValidationMetadata(storage: MetadataStorage = getMetadataStorage()): void {
+  const marked = storage as MetadataStorage & { svcMemoised?: boolean };
+  if (marked.svcMemoised) return;
+  marked.svcMemoised = true;
+  let byTarget = new Map<unknown, Map<string, ValidationMetadata[]>>();
+  let grouped = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
+  const forget = (): void => {
+    byTarget = new Map();
+    grouped = new WeakMap();
+  };
+  const addValidationMetadata = storage.addValidationMetadata.bind(storage);
+  storage.addValidationMetadata = (metadata) => {
+    forget();
+    addValidationMetadata(metadata);
+  };
+  const addConstraintMetadata = storage.addConstraintMetadata.bind(storage);
+  storage.addConstraintMetadata = (metadata) => {
+    forget();
+    addConstraintMetadata(metadata);
+  };
+  const lookup = storage.getTargetValidationMetadatas.bind(storage);
+  storage.getTargetValidationMetadatas = (targetConstructor, targetSchema, always, strictGroups, groups) => {
+    const key = `${targetSchema}\u0000${always}\u0000${strictGroups}\u0000${groups === undefined ? '' : JSON.stringify(groups)}`;
+    let forTarget = byTarget.get(targetConstructor);
+    if (!forTarget) byTarget.set(targetConstructor, (forTarget = new Map()));
+    let metadatas = forTarget.get(key);
+    if (!metadatas) forTarget.set(key, (metadatas = lookup(targetConstructor, targetSchema, always, strictGroups, groups)));
+    return metadatas;
+  };
+  const groupByPropertyName = storage.groupByPropertyName.bind(storage);
+  storage.groupByPropertyName = (metadatas) => {
+    let byProperty = grouped.get(metadatas);
+    if (!byProperty) grouped.set(metadatas, (byProperty = groupByPropertyName(metadatas)));
+    return byProperty;
+  };
+}
 
 /** A class instance made from a DTO (top level or nested), as opposed to a free-form JSON object. */
 function isDtoInstance(value: unknown): value is object {
@@ -46,6 +94,7 @@ class StrictValidationPipe extends ValidationPipe {
  * shape, 422 for a value breaking a rule).
  */
 export function strictValidationPipe(): ValidationPipe {
+  memoiseValidationMetadata();
   return new StrictValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
