@@ -13,6 +13,11 @@
  * region's subjects, as in production. `SVC_EMBEDDED=always` runs both itself even where configured
  * servers answer, on ports of its own (5442, 4232, routers 8091-8093) with data in `.local/embedded/`.
  *
+ * Instances: in distributed mode `SVC_INSTANCES` (1 to 9, default 1) runs that many processes of every
+ * service, as the Helm chart runs two replicas of each; the region's router takes them in turn, as a
+ * Kubernetes Service spreads requests over its pods, and the connection budget is shared among all
+ * of them. `SVC_REGIONS` (e.g. `us`) starts only the regions named, comma-separated; default all three.
+ *
  * Mail: unless SMTP_URL is set, it runs MailDev (SMTP on SVC_MAILDEV_SMTP_PORT, default 1025; web
  * inbox on SVC_MAILDEV_WEB_PORT, default 1080; free ports when those are taken) and the regions
  * send their sign-in codes there.
@@ -25,6 +30,7 @@ import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus'
 import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { RESERVED_FOR_TOOLS, connectionBudget, poolSizes } from './connection-budget';
+import { instancesPerService, selectedRegions } from './stack-options';
 import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort, startMailDev } from '@svc/region-stack';
 import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, portFree, startEmbeddedPostgres, stopChild } from './local-servers';
 
@@ -192,27 +198,37 @@ function start(name: string, child: ChildProcess, echo = true, server = false, p
 /** Busiest first: when the budget does not split evenly, these get the larger pools. */
 const POOL_PRIORITY = ['decision-gateway', 'consent-records', 'oap-authorizer', 'webhook-dispatcher', 'audit-chain', 'receipts', 'oversight-witness'] as const;
 
-function startMonolithic(region: Region, budget: number): void {
-  const pool = poolSizes(budget, REGIONS.length, ['region']).region ?? 1;
+function startMonolithic(region: Region, budget: number, regions: number): void {
+  const pool = poolSizes(budget, regions, ['region']).region ?? 1;
   launch(`region-${region}`, join(ROOT, 'deploy', 'local', 'region-main.ts'), regionEnvironment(region, { HTTP_PORT: String(routerPort(region)), SERVICE_NAME: 'region', DATABASE_POOL_SIZE: String(pool) }));
 }
 
-function startDistributed(region: Region, budget: number): void {
-  const pools = poolSizes(budget, REGIONS.length, POOL_PRIORITY);
+/** The name of instance `n` (1-based) of a service: the service's own name when it runs once. */
+function instanceName(service: string, n: number, instances: number): string {
+  return instances === 1 ? service : `${service}-${n}`;
+}
+
+function startDistributed(region: Region, budget: number, regions: number, instances: number): void {
+  const processes = POOL_PRIORITY.flatMap((service) => Array.from({ length: instances }, (_, n) => instanceName(service, n + 1, instances)));
+  const pools = poolSizes(budget, regions, processes);
   const regionIndex = REGIONS.indexOf(region) + 1;
   const serviceUrls: string[] = [];
   SERVICES.forEach((service, index) => {
-    const port = Number(process.env.SVC_SERVICE_PORT_BASE ?? 9000) + regionIndex * 100 + index;
-    serviceUrls.push(`${service}=http://127.0.0.1:${port}`);
-    launch(`${region}-${service}`, join(ROOT, 'apps', service, 'src', 'main.ts'), regionEnvironment(region, {
-      HTTP_PORT: String(port),
-      SERVICE_NAME: service,
-      DATABASE_POOL_SIZE: String(pools[service] ?? 1),
-    }));
+    for (let n = 0; n < instances; n += 1) {
+      const port = Number(process.env.SVC_SERVICE_PORT_BASE ?? 9000) + regionIndex * 100 + n * 10 + index;
+      const name = instanceName(service, n + 1, instances);
+      serviceUrls.push(`${service}=http://127.0.0.1:${port}`);
+      launch(`${region}-${name}`, join(ROOT, 'apps', service, 'src', 'main.ts'), regionEnvironment(region, {
+        HTTP_PORT: String(port),
+        SERVICE_NAME: service,
+        DATABASE_POOL_SIZE: String(pools[name] ?? 1),
+      }));
+    }
   });
   launch(`${region}-residency-router`, join(ROOT, 'apps', 'residency-router', 'src', 'main.ts'), regionEnvironment(region, {
     HTTP_PORT: String(routerPort(region)),
     SERVICE_NAME: 'residency-router',
+    // Every instance of a service, which the router takes in turn.
     SERVICE_URLS: serviceUrls.join(','),
     // The router keeps no database connection.
     DATABASE_POOL_SIZE: '1',
@@ -253,6 +269,9 @@ async function shutdown(code: number): Promise<void> {
 async function main(): Promise<void> {
   const mode = (process.argv[2] ?? 'monolithic') as Mode;
   if (mode !== 'monolithic' && mode !== 'distributed') throw new Error(`unknown mode ${mode}`);
+  const regions = selectedRegions();
+  const instances = instancesPerService();
+  if (mode === 'monolithic' && instances > 1) throw new Error('SVC_INSTANCES applies to the distributed mode (npm run start:distributed)');
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
   const ownNats = await needsOwnNats();
@@ -264,12 +283,16 @@ async function main(): Promise<void> {
   await startLocalPostgres();
   if (natsBinary) await startLocalNats(natsBinary);
   await startLocalMail();
-  log(`Preparing databases, migrations and streams for ${REGIONS.join(', ')}…`);
-  for (const region of REGIONS) await prepareRegion(region);
+  log(`Preparing databases, migrations and streams for ${regions.join(', ')}…`);
+  for (const region of regions) await prepareRegion(region);
   const budget = connectionBudget(mode);
-  log(`Starting the ${mode} stack… (Postgres connections: at most ${budget}, DATABASE_CONNECTION_BUDGET, ${RESERVED_FOR_TOOLS} of them kept for tools)`);
-  for (const region of REGIONS) (mode === 'monolithic' ? startMonolithic : startDistributed)(region, budget);
-  const urls = REGIONS.map((region) => [region, `http://127.0.0.1:${routerPort(region)}`] as const);
+  const each = instances > 1 ? `, ${instances} instances of every service` : '';
+  log(`Starting the ${mode} stack… (Postgres connections: at most ${budget}, DATABASE_CONNECTION_BUDGET, ${RESERVED_FOR_TOOLS} of them kept for tools${each})`);
+  for (const region of regions) {
+    if (mode === 'monolithic') startMonolithic(region, budget, regions.length);
+    else startDistributed(region, budget, regions.length, instances);
+  }
+  const urls = regions.map((region) => [region, `http://127.0.0.1:${routerPort(region)}`] as const);
   await Promise.all(urls.map(([, url]) => waitReady(url)));
   if (startedServers.length > 0) {
     log('Started here (stopped again with the stack):');

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
 import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix, waitFor } from '@svc/testing';
-import { Client } from 'pg';
+import { ConnectionSampler } from './support/connection-sampler';
 
 const ROOT = join(__dirname, '..', '..');
 const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
@@ -43,49 +43,6 @@ async function freePortBase(): Promise<number> {
  */
 /** Issue 20 item 6: the whole local stack's Postgres connections, at their peak, stay within these. */
 const CONNECTION_LIMIT = { monolithic: 30, distributed: 60 } as const;
-
-/**
- * Samples pg_stat_activity every 200 ms for the connections to the stack's databases, keeping the
- * peak of the total and the count by application_name at that peak (one connection of its own, to
- * the `postgres` database, so it never counts itself).
- */
-class ConnectionSampler {
-  peak = 0;
-  peakByApplication: Record<string, number> = {};
-  private readonly client = new Client({ connectionString: `${TEST_DATABASE_SERVER}/postgres`, application_name: 'test-connection-sampler' });
-  private timer?: NodeJS.Timeout;
-  private busy = false;
-
-  constructor(private readonly databasePrefix: string) {}
-
-  async start(): Promise<void> {
-    await this.client.connect();
-    this.timer = setInterval(() => void this.sample(), 200);
-  }
-
-  async sample(): Promise<void> {
-    if (this.busy) return;
-    this.busy = true;
-    try {
-      const { rows } = await this.client.query<{ application_name: string; n: string }>(
-        `SELECT application_name, count(*) AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY application_name`,
-        [`${this.databasePrefix}%`],
-      );
-      const total = rows.reduce((sum, row) => sum + Number(row.n), 0);
-      if (total > this.peak) {
-        this.peak = total;
-        this.peakByApplication = Object.fromEntries(rows.map((row) => [row.application_name, Number(row.n)]));
-      }
-    } finally {
-      this.busy = false;
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.client.end().catch(() => undefined);
-  }
-}
 
 describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mode', (mode) => {
   const tag = randomBase32(6);

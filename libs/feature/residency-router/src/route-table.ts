@@ -64,13 +64,19 @@ export function serviceForPath(path: string): ServiceName | undefined {
   return ROUTE_TABLE.find((route) => route.match.test(path))?.service;
 }
 
-/** Parses `name=url,name=url` into a service → base URL map, rejecting unknown names. */
-export function parseServiceUrls(value: string): Partial<Record<ServiceName, string>> {
-  const result: Partial<Record<ServiceName, string>> = {};
+/**
+ * Parses `name=url,name=url` into a service → base URLs map, rejecting unknown names. A service
+ * named more than once has several instances (as the replicas behind a Kubernetes Service), which
+ * the router takes in turn.
+ */
+export function parseServiceUrls(value: string): Partial<Record<ServiceName, string[]>> {
+  const result: Partial<Record<ServiceName, string[]>> = {};
   for (const pair of value.split(',').filter(Boolean)) {
     const [name, url] = pair.split('=', 2);
     if (!name || !url || !(SERVICE_NAMES as readonly string[]).includes(name)) throw new Error(`SERVICE_URLS entry "${pair}" is not <service>=<url>`);
-    result[name as ServiceName] = url.replace(/\/$/, '');
+    const base = url.replace(/\/$/, '');
+    const urls = (result[name as ServiceName] ??= []);
+    if (!urls.includes(base)) urls.push(base);
   }
   return result;
 }

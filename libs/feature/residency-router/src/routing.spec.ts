@@ -1,4 +1,5 @@
 import { regionVerdict } from './region-guard';
+import { roundRobin } from './install-proxy';
 import { parseServiceUrls, serviceForPath } from './route-table';
 
 describe('residency verdict (spec: Authentication rule 11; architecture: Regions and residency)', () => {
@@ -75,7 +76,22 @@ describe('route table', () => {
   });
 
   it('parses SERVICE_URLS and refuses unknown service names', () => {
-    expect(parseServiceUrls('receipts=http://r:8080/,audit-chain=http://a:8080')).toEqual({ receipts: 'http://r:8080', 'audit-chain': 'http://a:8080' });
+    expect(parseServiceUrls('receipts=http://r:8080/,audit-chain=http://a:8080')).toEqual({ receipts: ['http://r:8080'], 'audit-chain': ['http://a:8080'] });
     expect(() => parseServiceUrls('billing=http://b')).toThrow(/billing/);
+  });
+
+  it('keeps every instance of a service named more than once, once each', () => {
+    expect(parseServiceUrls('receipts=http://r1:8080,receipts=http://r2:8080/,receipts=http://r1:8080,audit-chain=http://a:8080')).toEqual({
+      receipts: ['http://r1:8080', 'http://r2:8080'],
+      'audit-chain': ['http://a:8080'],
+    });
+  });
+
+  it('takes the instances of a service in turn, each service on its own turn', () => {
+    const next = roundRobin({ receipts: ['http://r1', 'http://r2'], 'audit-chain': 'http://a', 'oap-authorizer': [] });
+    expect(Array.from({ length: 5 }, () => next('receipts'))).toEqual(['http://r1', 'http://r2', 'http://r1', 'http://r2', 'http://r1']);
+    expect([next('audit-chain'), next('audit-chain')]).toEqual(['http://a', 'http://a']);
+    expect(next('oap-authorizer')).toBeUndefined();
+    expect(next('decision-gateway')).toBeUndefined();
   });
 });
