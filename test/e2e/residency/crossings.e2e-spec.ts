@@ -97,6 +97,7 @@ describe('crossings of people: a delegate and a support operator in another regi
   });
 
   describe('a delegate homed in eu acting for a person homed in us', () => {
+    let grantId: string;
     const offer = (body: Record<string, unknown>) =>
       http('POST', `${stack.url.us}/api/v1/delegations`, {
         headers: bearer(principal.token),
@@ -121,6 +122,62 @@ describe('crossings of people: a delegate and a support operator in another regi
       expect(res.status).toBeGreaterThanOrEqual(500);
       const listed = await http<{ data: unknown[] }>('GET', `${stack.url.us}/api/v1/delegations`, { headers: bearer(principal.token) });
       expect(listed.body.data).toEqual([]);
+    });
+
+    it('keeps the grant in us and writes the crossing to the register before the grant exists', async () => {
+      const res = await offer({ lawful_basis: 'standard_contractual_clauses' });
+      expect(res.status).toBe(201);
+      grantId = res.body.id as string;
+      expect(grantId.startsWith('dlg_us_')).toBe(true);
+      expect(res.body).toMatchObject({ delegate_person_id: delegate.id, lawful_basis: 'standard_contractual_clauses', derogation_article: null });
+      const [entry, ...more] = await register('us', 'delegate_in_other_region');
+      expect(more).toEqual([]);
+      expect(entry).toMatchObject({
+        id: res.body.transfer_id,
+        transfer_case: 'delegate_in_other_region',
+        data_categories: ['identifiers', 'delegation_grants'],
+        from_country: 'US',
+        to_country: 'DE',
+        recipient: delegate.id,
+        lawful_basis: 'standard_contractual_clauses',
+        adequacy_verdict: 'eea',
+      });
+      expect(entry!.adequacy_table_version).toMatch(/\S/);
+      expect(entry!.audit_entry_id).toMatch(/\S/);
+      expect(Date.parse(entry!.recorded_at)).toBeLessThanOrEqual(Date.parse(res.body.created_at as string));
+      // Nothing of the grant is stored in the delegate's region.
+      const [row] = await stack.process.eu.app.get(DataSource).query<Array<{ n: string }>>('SELECT count(*) AS n FROM gateway.delegation_grants');
+      const n = row?.n;
+      expect(Number(n)).toBe(0);
+    });
+
+    it("lets the delegate accept in the principal's region with the token their own region issued", async () => {
+      const accepted = await http('POST', `${stack.url.us}/api/v1/delegations/${grantId}/accept`, { headers: bearer(delegate.token) });
+      expect([accepted.status, accepted.body.status]).toEqual([200, 'active']);
+    });
+
+    it('refuses an act when its crossing cannot be written, and releases nothing', async () => {
+      const res = await withRegisterDown('us', () => http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } }));
+      expect(res.status).toBeGreaterThanOrEqual(500);
+      expect(res.text).not.toContain('Grace Hopper');
+      expect((await register('us', 'delegate_in_other_region')).length).toBe(1);
+    });
+
+    it("records each act's crossing before the principal's data is released to the delegate", async () => {
+      const before = Date.now();
+      const res = await http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } });
+      const after = Date.now();
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ person: { id: principal.id, display_name: 'Grace Hopper' }, acting_for: { principal_id: principal.id, delegate_id: delegate.id, delegation_grant_id: grantId } });
+      const acts = (await register('us', 'delegate_in_other_region')).filter((t) => t.data_categories.includes('contact_data'));
+      expect(acts).toHaveLength(1);
+      expect(acts[0]).toMatchObject({ recipient: delegate.id, to_country: 'DE', lawful_basis: 'standard_contractual_clauses' });
+      expect(Date.parse(acts[0]!.recorded_at)).toBeGreaterThanOrEqual(before - 1_000);
+      expect(Date.parse(acts[0]!.recorded_at)).toBeLessThanOrEqual(after);
+      // Acting again the same day on the same surface is the same crossing.
+      const again = await http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } });
+      expect(again.status).toBe(200);
+      expect((await register('us', 'delegate_in_other_region')).length).toBe(2);
     });
 
     it('a delegate of the same region is offered as before: no basis, no crossing', async () => {

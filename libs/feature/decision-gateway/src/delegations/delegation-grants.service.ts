@@ -85,13 +85,13 @@ export class DelegationGrantsService extends DelegationGrants {
       }
       draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, now);
     } else if (isRegion(delegateRegion)) {
-      draft = await this.offerAcrossRegions(principal, personId, delegateRegion, command, now);
+      draft = await this.offerAcrossRegions(principal, personId, delegateRegion, command);
     } else {
       throw delegationError('delegate_not_found', 'No such person in this deployment', { field: 'delegate_person_id' });
     }
     return this.repo.transaction(async (manager) => {
       const grant = await this.repo.insert(manager, draft);
-      await this.publish(manager, 'delegation.offered', grant, personId, now);
+      await this.publish(manager, 'delegation.offered', grant, personId, draft.createdAt);
       return grant;
     });
   }
@@ -120,19 +120,20 @@ export class DelegationGrantsService extends DelegationGrants {
    * region; the delegate's region is asked only whether the person exists (the opaque id crosses,
    * nothing else). The crossing of the grant to the delegate (identifiers and the grant) is written
    * to this region's transfer register, with the offer's lawful basis, before the grant exists:
-   * without a basis, or with one the register refuses, nothing is stored.
+   * without a basis, or with one the register refuses, nothing is stored. The grant is created
+   * (`created_at`) once the crossing is recorded.
    * @throws DomainError `lawful_basis_required` (422, field `lawful_basis` / `derogation_article`),
    *   `delegate_not_found` (422), the register's `lawful_basis_invalid` (422), `unavailable` (503).
    */
-  private async offerAcrossRegions(principal: Principal, personId: string, region: Region, command: OfferDelegation, now: Date): Promise<DelegationGrant> {
+  private async offerAcrossRegions(principal: Principal, personId: string, region: Region, command: OfferDelegation): Promise<DelegationGrant> {
     if (!command.lawfulBasis) {
       throw delegationError('lawful_basis_required', `The delegate is homed in region ${region}: the grant and the principal's data reach them across a border, and a crossing needs a lawful basis`, { field: 'lawful_basis' });
     }
     const found = await this.bus().inRegion(region).call('gateway.check_person_homed', { personId: command.delegatePersonId });
     if (!found.found) throw delegationError('delegate_not_found', 'No such person in the delegate\'s home region', { field: 'delegate_person_id' });
-    const draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, now);
+    const draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, this.clock.now());
     const crossing = await this.recordCrossing(draft, region, command.lawfulBasis, command.derogationArticle ?? null, OFFER_CATEGORIES, 'a delegate homed in another region is granted to act for the principal: the grant naming the principal reaches them', `delegation-offer:${draft.id}`);
-    return { ...draft, transfer: { lawfulBasis: command.lawfulBasis, derogationArticle: command.derogationArticle ?? null, transferId: crossing.transferId } };
+    return { ...draft, createdAt: this.clock.now(), transfer: { lawfulBasis: command.lawfulBasis, derogationArticle: command.derogationArticle ?? null, transferId: crossing.transferId } };
   }
 
   private bus(): RpcClient {
