@@ -481,9 +481,12 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
   it('finds the cross-region requests of the code, all of them through the RPC client', () => {
     expect(CROSS_REGION_METHODS).toEqual([
       'audit.get_chain_info',
+      'gateway.check_person_homed',
       'gateway.find_person_home',
       'gateway.open_agreement_signing',
+      'gateway.read_person_for_support',
       'gateway.record_agreement_signature',
+      'gateway.resolve_access_token',
       'gateway.resolve_counterparty_token',
       'oap.consume_grant',
       'oap.grant_status',

@@ -118,10 +118,10 @@ export async function personWithAccessToken(
   region: OAuthRegion,
   client: oidc.Configuration,
   redirectUri: string,
-  who: { email: string; name: string },
+  who: { email: string; name: string; homeCountry?: string },
   scope = 'openid profile',
 ): Promise<{ id: string; cookie: string; token: string }> {
-  const signed = await signUp(region, { ...who, locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
+  const signed = await signUp(region, { locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US', ...who });
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = await oidc.buildAuthorizationUrlWithPAR(client, {

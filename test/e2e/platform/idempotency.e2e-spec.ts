@@ -91,6 +91,7 @@ const EXEMPT: Record<string, string> = {
   'POST /api/v1/mailing_audience_webhooks/{secret}, /capture/v1/form_integrations/{integration_id}/webhook': 'webhook intakes: authenticated by a path secret or signature, deduplicated by the sender event id',
   'POST /api/v1/oap/attestations, /api/v1/oap/attestations/heartbeat': "attestation intake: the engine's attestation_id is the spec's idempotency key (replays 200 with the original receipt)",
   'POST /api/v1/cross_border/consent_status': '@IdempotencyExempt: a question whose answer must be current',
+  'POST /api/v1/applications/{application_id}/support_reads': "@IdempotencyExempt: a read of a person's current profile, whose answer (another region's personal data) must not be kept in a replay store; each read is its own crossing in the transfer register",
   'POST /.well-known/svc-verify, /.well-known/svc-decode': 'verification questions outside /api/v1; answers must be current',
   'POST /capture/v1/captures': 'publishable key: a public credential, so a replay could hand one browser the answer of another',
 };

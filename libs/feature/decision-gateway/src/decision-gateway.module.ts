@@ -33,6 +33,7 @@ import { GatewayRpcHandlers } from './gateway-rpc.handlers';
 import { HostedModule } from './hosted/hosted.module';
 import { MeController } from './me.controller';
 import { PeopleModule } from './people/people.module';
+import { SupportModule } from './support/support.module';
 import { DecisionGatewayConfig } from './decision-gateway.config';
 import { OAuthConfig } from './oauth/oauth.config';
 import { OAuthClientsController } from './oauth/oauth-clients.controller';
@@ -44,7 +45,7 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule, DataRequestsModule, TrustPairingsModule, ConnectionsModule],
+  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule, DataRequestsModule, TrustPairingsModule, ConnectionsModule, SupportModule],
   controllers: [AccountsController, AccountApplicationsController, ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },

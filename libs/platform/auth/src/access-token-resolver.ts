@@ -36,6 +36,20 @@ export class AccessTokenResolver {
     }
   }
 
+  /**
+   * Asks the decision-gateway of another region (the issuer of a delegate's token, named by a
+   * delegation grant of this region): the only case where an access token leaves its region, and
+   * only to the region that issued it. Unknown (null) when that region cannot be asked.
+   */
+  async resolveInRegion(token: string, region: string): Promise<ResolvedCredential | null> {
+    if (!this.rpc) return null;
+    try {
+      return credentialOfAccessReply(await this.rpc.inRegion(region).call('gateway.resolve_access_token', { accessToken: token }));
+    } catch {
+      return null;
+    }
+  }
+
   /** Only the verifier registered in this process (what `gateway.resolve_access_token` answers with). */
   async resolveLocally(token: string): Promise<ResolvedCredential | null> {
     return this.verifier ? this.verifier.verify(token) : null;

@@ -91,6 +91,10 @@ export class AuthGuard implements CanActivate {
       // The request runs in the principal's context; the delegate stays named on the delegation.
       principal.delegation = delegation;
       principal.personId = delegation.principalId;
+      if (delegation.home) {
+        principal.applicationId = delegation.home.applicationId;
+        principal.region = delegation.home.region;
+      }
     }
     request.principal = principal;
     return true;
@@ -120,6 +124,19 @@ export class AuthGuard implements CanActivate {
     return { ...resolved, scopes: [...resolved.scopes] };
   }
 
+  /**
+   * A delegate homed in another region acts (and accepts, reads or revokes their grant) in the
+   * principal's region with their own access token, which their home region issued: when the
+   * request addresses a grant of this region (X-Delegation-Grant-Id, or the grant in the path)
+   * naming a delegate of another region, that region alone is asked about the token.
+   */
+  private async delegateOfAnotherRegion(request: AuthRequest, token: string): Promise<Principal | null> {
+    const grantId = header(request, 'x-delegation-grant-id') ?? request.params?.delegation_grant_id;
+    if (!grantId || !isIdOf('delegation_grant', grantId)) return null;
+    const region = await this.delegations.delegateRegionOf(grantId);
+    return region ? this.accessTokens.resolveInRegion(token, region) : null;
+  }
+
   private async authenticate(request: AuthRequest, kinds: readonly CredentialKind[], attesterPermission: string): Promise<Principal> {
     const authorization = header(request, 'authorization');
     if (authorization !== undefined) {
@@ -143,7 +160,7 @@ export class AuthGuard implements CanActivate {
       }
       const credential = await this.credentials.resolveApiToken(apiTokenDigest(match[1]));
       if (!credential && kinds.includes('access_token')) {
-        const person = await this.accessTokens.resolve(match[1]);
+        const person = (await this.accessTokens.resolve(match[1])) ?? (await this.delegateOfAnotherRegion(request, match[1]));
         if (person) return { ...person, scopes: [...person.scopes] };
       }
       if (!credential) throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);

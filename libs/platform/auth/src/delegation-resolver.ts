@@ -17,11 +17,18 @@ export interface DelegationGrantChecker {
    * target; otherwise throws a coded 403 (`delegation_grant_*`).
    */
   check(grantId: string, delegate: Principal, target: DelegationTarget): Promise<DelegationContext>;
+  /**
+   * The home region of the delegate a grant of this region names, when it is another region (the
+   * issuer of that delegate's access token); undefined otherwise.
+   */
+  delegateRegionOf?(grantId: string): Promise<string | undefined>;
 }
 
 /** Resolves an X-Delegation-Grant-Id presented by a delegate into the principal's context. */
 export abstract class DelegationResolver {
   abstract resolve(grantId: string, delegate: Principal, target: DelegationTarget): Promise<DelegationContext>;
+  /** The other region whose person a grant of this region names as delegate, if any. */
+  abstract delegateRegionOf(grantId: string): Promise<string | undefined>;
 }
 
 /**
@@ -39,6 +46,10 @@ export class NoDelegationGrants extends DelegationResolver {
   async resolve(grantId: string, delegate: Principal, target: DelegationTarget): Promise<DelegationContext> {
     if (!this.checker) throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', { grant_id: grantId.slice(0, 100) });
     return this.checker.check(grantId, delegate, target);
+  }
+
+  async delegateRegionOf(grantId: string): Promise<string | undefined> {
+    return this.checker?.delegateRegionOf?.(grantId);
   }
 }
 

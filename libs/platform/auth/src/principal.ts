@@ -67,6 +67,11 @@ export interface DelegationContext {
   delegateId: string;
   /** Grant type (guardian, caregiver, power_of_attorney, it_admin, peer). */
   type: string;
+  /**
+   * For a delegate homed in another region (whose token names an application of that region): the
+   * grant's application and region, in which the request then runs.
+   */
+  home?: { applicationId: string; region: string };
 }
 
 /** The authenticated caller of a request. */

@@ -909,6 +909,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/applications/{application_id}/support_reads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A support operator reads a person's profile; a person of another region needs a lawful basis, and the crossing is in the transfer register before the data is released */
+        post: operations["SupportReads_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/applications/{application_id}/webhook_subscriptions": {
         parameters: {
             query?: never;
@@ -2361,7 +2378,7 @@ export interface paths {
         /** The caller's delegation grants, as principal or delegate */
         get: operations["Delegations_list"];
         put?: never;
-        /** Offer a delegation grant to another person (Idempotency-Key supported) */
+        /** Offer a delegation grant to another person, of any region: a delegate of another region needs a lawful basis, and the crossing is in the transfer register before the grant exists (Idempotency-Key supported) */
         post: operations["Delegations_offer"];
         delete?: never;
         options?: never;
@@ -6654,6 +6671,9 @@ export interface components {
             accepted_at: string | null;
             revoked_at: string | null;
             revoked_by: string | null;
+            lawful_basis: string | null;
+            derogation_article: string | null;
+            transfer_id: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -7404,6 +7424,10 @@ export interface components {
             expires_at: string;
             purpose?: string;
             evidence_reference?: string;
+            /** @enum {string} */
+            lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+            /** @enum {string} */
+            derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
         };
         OpenApiDocumentResponse: {
             /** @enum {string} */
@@ -8108,6 +8132,49 @@ export interface components {
             receipt: string;
             escalation?: components["schemas"]["AttestationEscalationResponse"];
             counter_proposals?: components["schemas"]["CounterProposalResponse"][];
+        } & {
+            [key: string]: unknown;
+        };
+        SupportPersonResponse: {
+            id: string;
+            display_name: string;
+            email: string;
+            email_verified: boolean;
+            locale: string;
+            time_zone: string;
+            home_country: string;
+            created_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SupportReadBody: {
+            person_id: string;
+            purpose: string;
+            /** @enum {string} */
+            lawful_basis?: "adequacy_decision" | "standard_contractual_clauses" | "binding_corporate_rules" | "derogation";
+            /** @enum {string} */
+            derogation_article?: "49(1)(a)" | "49(1)(b)" | "49(1)(c)" | "49(1)(d)" | "49(1)(e)" | "49(1)(f)" | "49(1)(g)" | "49(1) second subparagraph";
+        };
+        SupportReadResponse: {
+            /** @enum {string} */
+            object: "support_read";
+            application_id: string;
+            operator: string;
+            person: components["schemas"]["SupportPersonResponse"];
+            transfer: components["schemas"]["SupportTransferResponse"] | null;
+            read_at: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SupportTransferResponse: {
+            id: string;
+            audit_entry_id: string;
+            from_country: string;
+            to_country: string;
+            lawful_basis: string;
+            derogation_article: string | null;
+            adequacy_verdict: string;
+            adequacy_table_version: string;
         } & {
             [key: string]: unknown;
         };
@@ -8851,7 +8918,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "account_credentials_required" | "account_role_insufficient" | "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed" | "receipt_not_paired";
+                    reason_code?: "account_credentials_required" | "account_role_insufficient" | "application_not_permitted" | "attester_suspended" | "clean_room_forbidden" | "collaboration_invitation_not_yours" | "collaboration_role_forbidden" | "cors_origin_not_allowed" | "credential_offer_not_allowed" | "delegation_grant_expired" | "delegation_grant_forbidden" | "delegation_grant_not_accepted" | "delegation_grant_not_covering" | "delegation_grant_revoked" | "delegation_requires_person" | "embed_origin_not_allowed" | "escalation_vote_not_allowed" | "exchange_token_invalid" | "forbidden" | "four_eyes_same_actor" | "governance_forbidden" | "insufficient_permission" | "insufficient_scope" | "kind_not_allowed_for_publishable_key" | "origin_not_allowed" | "participant_not_allowed" | "principal_assertion_invalid" | "principal_mismatch" | "publishable_key_not_allowed" | "receipt_not_paired" | "support_operator_required" | "transfer_not_recorded";
                 };
             };
         };
@@ -8980,7 +9047,7 @@ export interface components {
                  */
                 "application/json": components["schemas"]["ErrorEnvelope"] & {
                     /** @enum {string} */
-                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "push_endpoint_not_allowed" | "push_subscription_invalid" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "trust_pairing_counterparty_invalid" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
+                    reason_code?: "allowed_origin_invalid" | "allowed_origin_requires_https" | "authority_ambiguous" | "captured_at_in_future" | "change_request_invalid" | "checkpoint_invalid" | "checkpoint_order_invalid" | "clean_room_partner_invalid" | "clean_room_purpose_invalid" | "collaboration_agreement_not_found" | "collaboration_invitee_invalid" | "collaboration_invitee_not_found" | "consent_purpose_default_checked" | "consent_purpose_mandatory" | "consent_purpose_missing" | "counter_proposal_required" | "credential_subject_inactive" | "data_request_extension_invalid" | "data_request_person_invalid" | "data_request_person_not_linked" | "data_request_purposes_invalid" | "data_request_rectification_invalid" | "delegate_is_principal" | "delegate_not_found" | "disclosed_at_in_future" | "document_invalid" | "dpv_unavailable" | "embed_origin_invalid" | "entry_not_in_checkpoint" | "evidence_too_large" | "field_cannot_carry_decision" | "field_not_applicable" | "flow_duplicate_key" | "flow_duration_invalid" | "flow_not_active" | "flow_not_capturable" | "flow_required" | "form_event_not_supported" | "form_mismatch" | "governance_policy_invalid" | "home_country_unsupported" | "idempotency_key_reused" | "lawful_basis_invalid" | "lawful_basis_not_applicable" | "lawful_basis_required" | "license_purpose_not_in_flow" | "mailing_api_base_url_address_refused" | "mailing_api_base_url_invalid" | "mailing_mapping_duplicate" | "module_rule_violated" | "module_settings_invalid" | "no_purpose_granted" | "not_signable" | "oauth_client_invalid" | "participant_required" | "parties_too_few" | "party_duplicate" | "party_not_found" | "permission_not_requestable" | "policy_engine_attester_invalid" | "policy_engine_credential_invalid" | "policy_engine_url_invalid" | "policy_flow_not_found" | "policy_rule_duplicate" | "principal_conflict" | "principal_not_allowed_for_publishable_key" | "principal_not_settable" | "purpose_not_in_flow" | "purpose_not_in_record" | "push_endpoint_not_allowed" | "push_subscription_invalid" | "quorum_invalid" | "recipient_key_missing" | "rendering_evidence_mismatch" | "rendering_evidence_missing" | "rendering_evidence_not_applicable" | "required_field_mapped_to_consent" | "required_purpose_missing" | "ssf_delivery_method_unsupported" | "subject_reference_missing" | "terms_outside_license" | "transfer_not_covered" | "transfer_offer_not_under_license" | "trust_pairing_counterparty_invalid" | "validation_failed" | "vouch_idempotency_key_reused" | "vouch_self_not_allowed" | "webhook_event_unknown" | "webhook_url_address_refused" | "webhook_url_invalid" | "webhook_url_requires_https";
                 };
             };
         };
@@ -13091,6 +13158,77 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             409: components["responses"]["Error409"];
+            422: components["responses"]["Error422"];
+            503: components["responses"]["Error503"];
+        };
+    };
+    SupportReads_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example application id */
+                application_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "person_id": "usr_ca_73cyuod7c77yb43vud42",
+                 *       "purpose": "purpose",
+                 *       "lawful_basis": "adequacy_decision",
+                 *       "derogation_article": "49(1)(a)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupportReadBody"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "support_read",
+                     *       "application_id": "application id",
+                     *       "operator": "operator",
+                     *       "person": {
+                     *         "id": "id",
+                     *         "display_name": "display name",
+                     *         "email": "ada@example.com",
+                     *         "email_verified": true,
+                     *         "locale": "locale",
+                     *         "time_zone": "time zone",
+                     *         "home_country": "home country",
+                     *         "created_at": "2026-11-25T09:30:00.000Z"
+                     *       },
+                     *       "transfer": {
+                     *         "id": "id",
+                     *         "audit_entry_id": "audit entry id",
+                     *         "from_country": "from country",
+                     *         "to_country": "to country",
+                     *         "lawful_basis": "lawful basis",
+                     *         "derogation_article": "derogation article",
+                     *         "adequacy_verdict": "adequacy verdict",
+                     *         "adequacy_table_version": "adequacy table version"
+                     *       },
+                     *       "read_at": "2026-11-25T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SupportReadResponse"];
+                };
+            };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
             422: components["responses"]["Error422"];
             503: components["responses"]["Error503"];
         };
@@ -20112,7 +20250,10 @@ export interface operations {
                      *           "created_at": "2026-11-25T09:30:00.000Z",
                      *           "accepted_at": "2026-11-25T09:30:00.000Z",
                      *           "revoked_at": "2026-11-25T09:30:00.000Z",
-                     *           "revoked_by": "revoked by"
+                     *           "revoked_by": "revoked by",
+                     *           "lawful_basis": "lawful basis",
+                     *           "derogation_article": "derogation article",
+                     *           "transfer_id": "transfer id"
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -20158,7 +20299,9 @@ export interface operations {
                  *       ],
                  *       "expires_at": "2026-11-25T09:30:00.000Z",
                  *       "purpose": "purpose",
-                 *       "evidence_reference": "evidence reference"
+                 *       "evidence_reference": "evidence reference",
+                 *       "lawful_basis": "adequacy_decision",
+                 *       "derogation_article": "49(1)(a)"
                  *     }
                  */
                 "application/json": components["schemas"]["OfferDelegationBody"];
@@ -20192,7 +20335,10 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "accepted_at": "2026-11-25T09:30:00.000Z",
                      *       "revoked_at": "2026-11-25T09:30:00.000Z",
-                     *       "revoked_by": "revoked by"
+                     *       "revoked_by": "revoked by",
+                     *       "lawful_basis": "lawful basis",
+                     *       "derogation_article": "derogation article",
+                     *       "transfer_id": "transfer id"
                      *     }
                      */
                     "application/json": components["schemas"]["DelegationGrantResponse"];
@@ -20246,7 +20392,10 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "accepted_at": "2026-11-25T09:30:00.000Z",
                      *       "revoked_at": "2026-11-25T09:30:00.000Z",
-                     *       "revoked_by": "revoked by"
+                     *       "revoked_by": "revoked by",
+                     *       "lawful_basis": "lawful basis",
+                     *       "derogation_article": "derogation article",
+                     *       "transfer_id": "transfer id"
                      *     }
                      */
                     "application/json": components["schemas"]["DelegationGrantResponse"];
@@ -20302,7 +20451,10 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "accepted_at": "2026-11-25T09:30:00.000Z",
                      *       "revoked_at": "2026-11-25T09:30:00.000Z",
-                     *       "revoked_by": "revoked by"
+                     *       "revoked_by": "revoked by",
+                     *       "lawful_basis": "lawful basis",
+                     *       "derogation_article": "derogation article",
+                     *       "transfer_id": "transfer id"
                      *     }
                      */
                     "application/json": components["schemas"]["DelegationGrantResponse"];
@@ -20358,7 +20510,10 @@ export interface operations {
                      *       "created_at": "2026-11-25T09:30:00.000Z",
                      *       "accepted_at": "2026-11-25T09:30:00.000Z",
                      *       "revoked_at": "2026-11-25T09:30:00.000Z",
-                     *       "revoked_by": "revoked by"
+                     *       "revoked_by": "revoked by",
+                     *       "lawful_basis": "lawful basis",
+                     *       "derogation_article": "derogation article",
+                     *       "transfer_id": "transfer id"
                      *     }
                      */
                     "application/json": components["schemas"]["DelegationGrantResponse"];

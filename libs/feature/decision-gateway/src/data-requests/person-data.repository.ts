@@ -91,8 +91,9 @@ export class PersonDataRepository {
    * Erases the person at the application: decision sessions no longer name them (principal,
    * participant, binding evidence, counter proposal), the application's links to them go, and so
    * do their exports. When no other application links to them any more, the account goes too
-   * (sign-in sessions, passkeys, challenges and delegation grants follow by cascade; OAuth grants
-   * and tokens issued to them are deleted). Returns counts per data set.
+   * (sign-in sessions, passkeys, challenges and the delegation grants they offered follow by
+   * cascade; the grants naming them as delegate, OAuth grants and tokens issued to them are
+   * deleted). Returns counts per data set.
    */
   async erase(manager: EntityManager, applicationId: string, personId: string, references: readonly string[]): Promise<Record<string, number>> {
     const count = async (sql: string, params: unknown[]) => ((await manager.query(sql, params)) as [unknown[], number])[1];
@@ -110,6 +111,8 @@ export class PersonDataRepository {
     let oauth = 0;
     if (others.length === 0) {
       oauth = await count(`DELETE FROM gateway.oauth_models WHERE payload->>'accountId' = $1`, [personId]);
+      // Grants naming them as delegate (no foreign key: a delegate may be homed in another region).
+      await manager.query(`DELETE FROM gateway.delegation_grants WHERE delegate_person_id = $1`, [personId]);
       account = await count(`DELETE FROM gateway.people WHERE id = $1`, [personId]);
     }
     return { decision_sessions: sessions, person_links: links, exports, oauth_models: oauth, account };

@@ -14,6 +14,17 @@ export const UNDELEGABLE_SURFACES = ['delegations'] as const;
 
 export type DelegationStatus = 'offered' | 'active' | 'revoked';
 
+/**
+ * The crossing of a grant whose delegate is homed in another region: the lawful basis the offer
+ * carried and the transfer register entry the offer wrote. Each act of the delegate is recorded
+ * under the same basis.
+ */
+export interface DelegationTransfer {
+  lawfulBasis: string;
+  derogationArticle: string | null;
+  transferId: string;
+}
+
 export interface DelegationGrant {
   id: string;
   type: DelegationType;
@@ -30,6 +41,8 @@ export interface DelegationGrant {
   acceptedAt: Date | null;
   revokedAt: Date | null;
   revokedBy: string | null;
+  /** Null when the delegate is homed in the principal's region (nothing crosses). */
+  transfer: DelegationTransfer | null;
 }
 
 /** The status a reader sees: an active or offered grant past its end date reads as expired. */

@@ -22,7 +22,7 @@ export class DelegationsController {
   ) {}
 
   @Post()
-  @ApiDoc({ summary: 'Offer a delegation grant to another person (Idempotency-Key supported)', tag: 'Delegate', errors: [400, 401, 403, 409, 422] })
+  @ApiDoc({ summary: 'Offer a delegation grant to another person, of any region: a delegate of another region needs a lawful basis, and the crossing is in the transfer register before the grant exists (Idempotency-Key supported)', tag: 'Delegate', errors: [400, 401, 403, 409, 422, 503] })
   @ApiResponseOf(DelegationGrantResponse, { status: 201 })
   async offer(@CurrentPrincipal() principal: Principal, @Body() body: OfferDelegationBody): Promise<DelegationGrantResponse> {
     const now = this.clock.now();
@@ -38,6 +38,8 @@ export class DelegationsController {
       expiresAt,
       purpose: body.purpose ?? null,
       evidenceReference: body.evidence_reference ?? null,
+      ...(body.lawful_basis ? { lawfulBasis: body.lawful_basis } : {}),
+      ...(body.derogation_article ? { derogationArticle: body.derogation_article } : {}),
     });
     return delegationView(grant, now);
   }

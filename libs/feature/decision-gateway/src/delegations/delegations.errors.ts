@@ -14,4 +14,8 @@ export const delegationError = defineErrors({
   delegation_grant_transition_not_allowed: 'conflict',
   /** Delegation grants are managed with a person's own access token, never under another grant. */
   delegation_requires_person: 'forbidden',
+  /** A delegate homed in another region receives the principal's data: the offer names a lawful basis (`detail.field`). */
+  lawful_basis_required: 'unprocessable',
+  /** A lawful basis named for a delegate of the principal's own region, where nothing crosses. */
+  lawful_basis_not_applicable: 'unprocessable',
 });

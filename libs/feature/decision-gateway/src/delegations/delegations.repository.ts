@@ -19,6 +19,9 @@ interface GrantRow {
   accepted_at: Date | null;
   revoked_at: Date | null;
   revoked_by: string | null;
+  transfer_lawful_basis: string | null;
+  transfer_derogation_article: string | null;
+  transfer_id: string | null;
 }
 
 function toGrant(row: GrantRow): DelegationGrant {
@@ -38,10 +41,12 @@ function toGrant(row: GrantRow): DelegationGrant {
     acceptedAt: row.accepted_at,
     revokedAt: row.revoked_at,
     revokedBy: row.revoked_by,
+    transfer: row.transfer_lawful_basis && row.transfer_id ? { lawfulBasis: row.transfer_lawful_basis, derogationArticle: row.transfer_derogation_article, transferId: row.transfer_id } : null,
   };
 }
 
-const COLUMNS = `id, type, principal_person_id, delegate_person_id, application_id, surfaces, actions, status, purpose, evidence_reference, expires_at, created_at, accepted_at, revoked_at, revoked_by`;
+const COLUMNS = `id, type, principal_person_id, delegate_person_id, application_id, surfaces, actions, status, purpose, evidence_reference, expires_at, created_at, accepted_at, revoked_at, revoked_by,
+  transfer_lawful_basis, transfer_derogation_article, transfer_id`;
 
 /** Queries of delegation grants (gateway schema). */
 @Injectable()
@@ -66,10 +71,12 @@ export class DelegationsRepository {
   async insert(manager: EntityManager, grant: DelegationGrant): Promise<DelegationGrant> {
     const rows: GrantRow[] = await queryRows(
       manager,
-      `INSERT INTO gateway.delegation_grants (id, type, principal_person_id, delegate_person_id, application_id, surfaces, actions, status, purpose, evidence_reference, expires_at, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+      `INSERT INTO gateway.delegation_grants (id, type, principal_person_id, delegate_person_id, application_id, surfaces, actions, status, purpose, evidence_reference, expires_at, created_at,
+         transfer_lawful_basis, transfer_derogation_article, transfer_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        RETURNING ${COLUMNS}`,
-      [grant.id, grant.type, grant.principalPersonId, grant.delegatePersonId, grant.applicationId, grant.surfaces, grant.actions, grant.status, grant.purpose, grant.evidenceReference, grant.expiresAt, grant.createdAt],
+      [grant.id, grant.type, grant.principalPersonId, grant.delegatePersonId, grant.applicationId, grant.surfaces, grant.actions, grant.status, grant.purpose, grant.evidenceReference, grant.expiresAt, grant.createdAt,
+        grant.transfer?.lawfulBasis ?? null, grant.transfer?.derogationArticle ?? null, grant.transfer?.transferId ?? null],
     );
     return toGrant(rows[0]!);
   }

@@ -24,6 +24,11 @@ export class DelegationGrantResponse {
   @IsString() @Nullable() revoked_at!: string | null;
   /** The person (principal or delegate) who revoked the grant. */
   @IsString() @Nullable() revoked_by!: string | null;
+  /** For a delegate homed in another region: the lawful basis of the crossing; null when nothing crosses. */
+  @IsString() @Nullable() lawful_basis!: string | null;
+  @IsString() @Nullable() derogation_article!: string | null;
+  /** The transfer register entry (`xfr_…`) the offer wrote before the grant existed; null when nothing crosses. */
+  @IsString() @Nullable() transfer_id!: string | null;
 }
 
 export function delegationView(grant: DelegationGrant, now: Date): DelegationGrantResponse {
@@ -43,5 +48,8 @@ export function delegationView(grant: DelegationGrant, now: Date): DelegationGra
     accepted_at: grant.acceptedAt?.toISOString() ?? null,
     revoked_at: grant.revokedAt?.toISOString() ?? null,
     revoked_by: grant.revokedBy,
+    lawful_basis: grant.transfer?.lawfulBasis ?? null,
+    derogation_article: grant.transfer?.derogationArticle ?? null,
+    transfer_id: grant.transfer?.transferId ?? null,
   };
 }

@@ -19,6 +19,8 @@ import { CreateDataRequests1812000000000 } from './1812000000000-create-data-req
 import { CreateAccounts1814000000000 } from './1814000000000-create-accounts';
 import { CreateTrustPairings1816000000000 } from './1816000000000-create-trust-pairings';
 import { CreateDeviceLinks1815000000000 } from './1815000000000-create-device-links';
+import { AddDelegationTransferBasis1827000000000 } from './1827000000000-add-delegation-transfer-basis';
+import { DropDelegationDelegateFk1827000000001 } from './1827000000001-drop-delegation-delegate-fk';
 
 /** decision-gateway's schema and its migrations, in order. */
 export const gatewayMigrations: SchemaMigrations = {
@@ -43,5 +45,7 @@ export const gatewayMigrations: SchemaMigrations = {
     CreateAccounts1814000000000,
     CreateTrustPairings1816000000000,
     CreateDeviceLinks1815000000000,
+    AddDelegationTransferBasis1827000000000,
+    DropDelegationDelegateFk1827000000001,
   ],
 };

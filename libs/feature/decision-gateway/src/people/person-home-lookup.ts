@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Controller, Inject, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { RpcClient, RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { PlatformConfig, REGIONS, type Region } from '@svc/config';
+import { regionSegmentOf } from '@svc/ids';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { PeopleConfig } from './people.config';
@@ -71,10 +72,20 @@ export class PersonHomeLookup implements OnApplicationBootstrap {
   }
 }
 
-/** Answers other regions' `gateway.find_person_home`: only whether the person is homed here. */
+/** Answers other regions' `gateway.find_person_home` and `gateway.check_person_homed`: only whether the person is homed here. */
 @Controller()
 export class PersonHomeRpcHandlers {
-  constructor(private readonly lookup: PersonHomeLookup) {}
+  constructor(
+    private readonly lookup: PersonHomeLookup,
+    private readonly people: PeopleRepository,
+    private readonly platform: PlatformConfig,
+  ) {}
+
+  @RpcHandler('gateway.check_person_homed')
+  async checkPersonHomed(request: RpcRequest<'gateway.check_person_homed'>): Promise<RpcReplyInit<'gateway.check_person_homed'>> {
+    if (regionSegmentOf(request.personId) !== this.platform.REGION || !/^usr_[a-z0-9]{2,8}_[a-z2-7]{20}$/.test(request.personId)) return { found: false };
+    return { found: (await this.people.findPerson(request.personId)) !== undefined };
+  }
 
   @RpcHandler('gateway.find_person_home')
   async findPersonHome(request: RpcRequest<'gateway.find_person_home'>): Promise<RpcReplyInit<'gateway.find_person_home'>> {

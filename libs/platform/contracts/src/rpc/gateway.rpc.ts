@@ -2,11 +2,15 @@ import { AuthorizeAccountRequestSchema, ResolveAccessTokenRequestSchema, Resolve
 import { CheckFlowActivationReplySchema, CheckFlowActivationRequestSchema, GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
 import {
+  CheckPersonHomedReplySchema,
+  CheckPersonHomedRequestSchema,
   FindPersonHomeReplySchema,
   FindPersonHomeRequestSchema,
   OpenAgreementSigningReplySchema,
   OpenAgreementSigningRequestSchema,
   RecordAgreementSignatureReplySchema,
+  ReadPersonForSupportReplySchema,
+  ReadPersonForSupportRequestSchema,
   RecordAgreementSignatureRequestSchema,
 } from '../gen/svc/rpc/v1/people_pb';
 
@@ -27,6 +31,10 @@ export const GATEWAY_RPC = {
   'gateway.get_application': { request: GetApplicationRequestSchema, reply: GetApplicationReplySchema },
   /** Asked across regions: is a person with this email digest homed here? (only `found`). */
   'gateway.find_person_home': { request: FindPersonHomeRequestSchema, reply: FindPersonHomeReplySchema },
+  /** Asked across regions by the principal's region of a delegate's home region: is this person (`usr_…`) homed here? (only `found`). */
+  'gateway.check_person_homed': { request: CheckPersonHomedRequestSchema, reply: CheckPersonHomedReplySchema },
+  /** Asked by a support operator's region of the person's home region, after the crossing is in its transfer register: the person's profile. */
+  'gateway.read_person_for_support': { request: ReadPersonForSupportRequestSchema, reply: ReadPersonForSupportReplySchema },
   /** Asked by an agreement's home region of a signer's home region: open the signer's signing session there. */
   'gateway.open_agreement_signing': { request: OpenAgreementSigningRequestSchema, reply: OpenAgreementSigningReplySchema },
   /** Asked by a signer's home region of the agreement's home region: record this signing outcome (refused once decided). */

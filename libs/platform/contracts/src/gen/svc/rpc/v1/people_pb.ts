@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/rpc/v1/people.proto.
  */
 export const file_svc_rpc_v1_people: GenFile = /*@__PURE__*/
-  fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIIrcCChtPcGVuQWdyZWVtZW50U2lnbmluZ1JlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhEKCXBlcnNvbl9pZBgEIAEoCRIMCgRyb2xlGAUgASgJEg0KBXRpdGxlGAYgASgJEhIKCm1lZGlhX3R5cGUYByABKAkSEAoIZG9jdW1lbnQYCCABKAwSFwoPZG9jdW1lbnRfc2hhMjU2GAkgASgJEhMKC3F1b3J1bV90eXBlGAogASgJEhAKCHJlcXVpcmVkGAsgASgNEiwKCGRlYWRsaW5lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYDSABKAkiVgoZT3BlbkFncmVlbWVudFNpZ25pbmdSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISFAoMZGVjaXNpb25fdXJsGAIgASgJItQBCh9SZWNvcmRBZ3JlZW1lbnRTaWduYXR1cmVSZXF1ZXN0EhQKDGFncmVlbWVudF9pZBgBIAEoCRIQCghwYXJ0eV9pZBgCIAEoCRIPCgdvdXRjb21lGAMgASgJEhMKC3JlY2VpcHRfandzGAQgASgJEh0KFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgFIAEoCRIuCgpkZWNpZGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYByABKAkiXgodUmVjb3JkQWdyZWVtZW50U2lnbmF0dXJlUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEhgKEGFncmVlbWVudF9zdGF0dXMYAiABKAliBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_rpc_v1_errors]);
+  fileDesc("ChdzdmMvcnBjL3YxL3Blb3BsZS5wcm90bxIKc3ZjLnJwYy52MSItChVGaW5kUGVyc29uSG9tZVJlcXVlc3QSFAoMZW1haWxfZGlnZXN0GAEgASgMIkkKE0ZpbmRQZXJzb25Ib21lUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEg0KBWZvdW5kGAIgASgIIrcCChtPcGVuQWdyZWVtZW50U2lnbmluZ1JlcXVlc3QSFAoMYWdyZWVtZW50X2lkGAEgASgJEhAKCHBhcnR5X2lkGAIgASgJEhYKDmFwcGxpY2F0aW9uX2lkGAMgASgJEhEKCXBlcnNvbl9pZBgEIAEoCRIMCgRyb2xlGAUgASgJEg0KBXRpdGxlGAYgASgJEhIKCm1lZGlhX3R5cGUYByABKAkSEAoIZG9jdW1lbnQYCCABKAwSFwoPZG9jdW1lbnRfc2hhMjU2GAkgASgJEhMKC3F1b3J1bV90eXBlGAogASgJEhAKCHJlcXVpcmVkGAsgASgNEiwKCGRlYWRsaW5lGAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYDSABKAkiVgoZT3BlbkFncmVlbWVudFNpZ25pbmdSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISFAoMZGVjaXNpb25fdXJsGAIgASgJItQBCh9SZWNvcmRBZ3JlZW1lbnRTaWduYXR1cmVSZXF1ZXN0EhQKDGFncmVlbWVudF9pZBgBIAEoCRIQCghwYXJ0eV9pZBgCIAEoCRIPCgdvdXRjb21lGAMgASgJEhMKC3JlY2VpcHRfandzGAQgASgJEh0KFWNvdW50ZXJfcHJvcG9zYWxfanNvbhgFIAEoCRIuCgpkZWNpZGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxhbWVuZG1lbnRfaWQYByABKAkiXgodUmVjb3JkQWdyZWVtZW50U2lnbmF0dXJlUmVwbHkSIwoFZXJyb3IYASABKAsyFC5zdmMucnBjLnYxLlJwY0Vycm9yEhgKEGFncmVlbWVudF9zdGF0dXMYAiABKAkiLAoXQ2hlY2tQZXJzb25Ib21lZFJlcXVlc3QSEQoJcGVyc29uX2lkGAEgASgJIksKFUNoZWNrUGVyc29uSG9tZWRSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgiWAobUmVhZFBlcnNvbkZvclN1cHBvcnRSZXF1ZXN0EhEKCXBlcnNvbl9pZBgBIAEoCRITCgt0cmFuc2Zlcl9pZBgCIAEoCRIRCgl0b19yZWdpb24YAyABKAkiZAoZUmVhZFBlcnNvbkZvclN1cHBvcnRSZXBseRIjCgVlcnJvchgBIAEoCzIULnN2Yy5ycGMudjEuUnBjRXJyb3ISDQoFZm91bmQYAiABKAgSEwoLcGVyc29uX2pzb24YAyABKAliBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_rpc_v1_errors]);
 
 /**
  * gateway.find_person_home: a region where an email sign-in found no account asks the other regions
@@ -250,4 +250,112 @@ export type RecordAgreementSignatureReply = Message<"svc.rpc.v1.RecordAgreementS
  */
 export const RecordAgreementSignatureReplySchema: GenMessage<RecordAgreementSignatureReply> = /*@__PURE__*/
   messageDesc(file_svc_rpc_v1_people, 5);
+
+/**
+ * gateway.check_person_homed: the principal's home region asks the home region of a delegate named
+ * in a delegation offer whether that person exists there. Carries only the opaque `usr_` id; the
+ * answer is only `found`.
+ *
+ * @generated from message svc.rpc.v1.CheckPersonHomedRequest
+ */
+export type CheckPersonHomedRequest = Message<"svc.rpc.v1.CheckPersonHomedRequest"> & {
+  /**
+   * @generated from field: string person_id = 1;
+   */
+  personId: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.CheckPersonHomedRequest.
+ * Use `create(CheckPersonHomedRequestSchema)` to create a new message.
+ */
+export const CheckPersonHomedRequestSchema: GenMessage<CheckPersonHomedRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 6);
+
+/**
+ * @generated from message svc.rpc.v1.CheckPersonHomedReply
+ */
+export type CheckPersonHomedReply = Message<"svc.rpc.v1.CheckPersonHomedReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: bool found = 2;
+   */
+  found: boolean;
+};
+
+/**
+ * Describes the message svc.rpc.v1.CheckPersonHomedReply.
+ * Use `create(CheckPersonHomedReplySchema)` to create a new message.
+ */
+export const CheckPersonHomedReplySchema: GenMessage<CheckPersonHomedReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 7);
+
+/**
+ * gateway.read_person_for_support: a support operator's region asks the person's home region for
+ * the person's profile, after the operator's region wrote the crossing (an inbound crossing, case
+ * `support_operator`) to its transfer register. The request names the register entry; the person's
+ * region refuses without one.
+ *
+ * @generated from message svc.rpc.v1.ReadPersonForSupportRequest
+ */
+export type ReadPersonForSupportRequest = Message<"svc.rpc.v1.ReadPersonForSupportRequest"> & {
+  /**
+   * @generated from field: string person_id = 1;
+   */
+  personId: string;
+
+  /**
+   * The transfer register entry (`xfr_…`) of the operator's region that records this crossing.
+   *
+   * @generated from field: string transfer_id = 2;
+   */
+  transferId: string;
+
+  /**
+   * The operator's region (where the data goes).
+   *
+   * @generated from field: string to_region = 3;
+   */
+  toRegion: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.ReadPersonForSupportRequest.
+ * Use `create(ReadPersonForSupportRequestSchema)` to create a new message.
+ */
+export const ReadPersonForSupportRequestSchema: GenMessage<ReadPersonForSupportRequest> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 8);
+
+/**
+ * @generated from message svc.rpc.v1.ReadPersonForSupportReply
+ */
+export type ReadPersonForSupportReply = Message<"svc.rpc.v1.ReadPersonForSupportReply"> & {
+  /**
+   * @generated from field: svc.rpc.v1.RpcError error = 1;
+   */
+  error?: RpcError | undefined;
+
+  /**
+   * @generated from field: bool found = 2;
+   */
+  found: boolean;
+
+  /**
+   * id, display_name, email, email_verified, locale, time_zone, home_country, created_at.
+   *
+   * @generated from field: string person_json = 3;
+   */
+  personJson: string;
+};
+
+/**
+ * Describes the message svc.rpc.v1.ReadPersonForSupportReply.
+ * Use `create(ReadPersonForSupportReplySchema)` to create a new message.
+ */
+export const ReadPersonForSupportReplySchema: GenMessage<ReadPersonForSupportReply> = /*@__PURE__*/
+  messageDesc(file_svc_rpc_v1_people, 9);
 
