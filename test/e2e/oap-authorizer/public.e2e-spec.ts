@@ -1,4 +1,9 @@
-import { http } from '@svc/testing';
+import { KeyEncryption, canonicalJson, sha256Hex } from '@svc/crypto';
+import { newRegionalId } from '@svc/ids';
+import { KEYS_SCHEMA, SigningKeyStore } from '@svc/key-store';
+import { OutboxWriter } from '@svc/persistence';
+import { http, waitFor } from '@svc/testing';
+import { DataSource } from 'typeorm';
 import { startRegions, type TestRegions } from '../support/regions';
 import { AgentsRepository, UNDISCOVERABLE_BODY } from '@svc/oap-authorizer';
 import { bearer, createAgent, createApp, publishManifest, type TestApp } from './support';
@@ -162,6 +167,118 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
       for (let i = 0; i < 5; i++) expect((await http('OPTIONS', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(9), origin: 'https://x.example', 'access-control-request-method': 'GET' } })).status).toBe(204);
       expect((await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(10) })).status).toBe(200);
+    });
+  });
+
+  describe('public documents served from memory, dropped on every change', () => {
+    const capabilities = (agentId: string, n: number, etag?: string) =>
+      http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(n), ...(etag ? { 'if-none-match': etag } : {}) } });
+
+    it('answers a matching If-None-Match with 304 without reading the database', async () => {
+      const agentId = await createAgent(us, app, { manifest: true });
+      const first = await capabilities(agentId, 20);
+      expect(first.status).toBe(200);
+      const etag = first.headers.get('etag')!;
+      const repo = stack.process.us.app.get(AgentsRepository, { strict: false });
+      const find = jest.spyOn(repo, 'find');
+      const currentVersion = jest.spyOn(repo, 'currentVersion');
+      try {
+        // Once this agent's publication event has fanned out (it leaves this document in place),
+        // every conditional read is answered from memory.
+        let round = 0;
+        await waitFor(async () => {
+          const n = 100 + (round++ % 100);
+          find.mockClear();
+          currentVersion.mockClear();
+          for (let i = 0; i < 5; i++) {
+            const res = await capabilities(agentId, n, etag);
+            expect([res.status, res.headers.get('etag'), res.headers.get('cache-control'), res.headers.get('access-control-allow-origin'), res.text]).toEqual([304, etag, 'public, max-age=300', '*', '']);
+          }
+          const full = await capabilities(agentId, n, 'W/"other", "another"');
+          expect([full.status, full.headers.get('etag'), full.text]).toEqual([200, etag, first.text]);
+          expect(full.headers.get('content-type')).toBe('application/json; charset=utf-8');
+          expect((await capabilities(agentId, n, `"x", W/${etag}`)).status).toBe(304);
+          return find.mock.calls.length === 0 && currentVersion.mock.calls.length === 0;
+        }, 10_000);
+        expect(find).not.toHaveBeenCalled();
+        expect(currentVersion).not.toHaveBeenCalled();
+      } finally {
+        find.mockRestore();
+        currentVersion.mockRestore();
+      }
+    });
+
+    it('changes the ETag at once when this instance publishes a capability version', async () => {
+      const agentId = await createAgent(us, app, { manifest: true });
+      const etag = (await capabilities(agentId, 21)).headers.get('etag')!;
+      expect((await capabilities(agentId, 21, etag)).status).toBe(304);
+      await publishManifest(us, app, agentId, ['quote']);
+      const changed = await capabilities(agentId, 21, etag);
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.body.actions).toEqual(['quote']);
+    });
+
+    it('drops the document when another instance publishes a version (its event fans out)', async () => {
+      const agentId = await createAgent(us, app, { manifest: true });
+      const etag = (await capabilities(agentId, 22)).headers.get('etag')!;
+      expect((await capabilities(agentId, 22, etag)).status).toBe(304);
+      // What another instance does: the new version and its event in one transaction, relayed from the outbox.
+      const repo = stack.process.us.app.get(AgentsRepository, { strict: false });
+      const scopes = [{ id: 'payments:write', label: 'Make payments', parent: null, custom: false, status: 'active' }];
+      const manifestJson = canonicalJson({ scopes, actions: ['refund'] });
+      const version = { versionId: newRegionalId('capability_version', 'us'), agentId, scopes, actions: ['refund'], manifestSha256: sha256Hex(manifestJson), publishedAt: new Date() };
+      const outbox = new OutboxWriter('oap', 'us');
+      await repo.transaction(async (manager) => {
+        await repo.insertVersion(manager, version, manifestJson);
+        await outbox.add(manager, 'oap.capabilities_published', { agentId, versionId: version.versionId, manifestSha256: version.manifestSha256 }, { applicationId: app.id, occurredAt: version.publishedAt });
+      });
+      const changed = await waitFor(async () => {
+        const res = await capabilities(agentId, 22, etag);
+        return res.status === 200 ? res : undefined;
+      }, 10_000);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.body).toMatchObject({ version_id: version.versionId, actions: ['refund'] });
+    });
+
+    it('answers undiscoverable once the application stops publishing or leaves agent mode, and serves it again after', async () => {
+      const toggled = await createApp(stack, 'toggled');
+      expect((await publish(toggled, true)).status).toBe(200);
+      const agentId = await createAgent(us, toggled, { manifest: true });
+      const etag = (await capabilities(agentId, 23)).headers.get('etag')!;
+      expect((await capabilities(agentId, 23, etag)).status).toBe(304);
+      expect((await publish(toggled, false)).status).toBe(200);
+      const hidden = await waitFor(async () => {
+        const res = await capabilities(agentId, 23, etag);
+        return res.status === 404 ? res : undefined;
+      }, 10_000);
+      expect([hidden.text, hidden.headers.get('cache-control'), hidden.headers.get('etag')]).toEqual([UNDISCOVERABLE_BODY, 'no-store', null]);
+      expect((await publish(toggled, true)).status).toBe(200);
+      await waitFor(async () => (await capabilities(agentId, 23, etag)).status === 304, 10_000);
+      expect((await publish(toggled, true, 'oversight')).status).toBe(200);
+      await waitFor(async () => (await capabilities(agentId, 24, etag)).status === 404, 10_000);
+    });
+
+    it('serves the JWKS with a strong ETag and 304, and a new ETag once another process rotates the key', async () => {
+      const first = await http<{ keys: Array<{ kid: string }> }>('GET', `${us}/.well-known/jwks.json`);
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-type')).toBe('application/jwk-set+json; charset=utf-8');
+      expect(first.headers.get('cache-control')).toBe('public, max-age=60');
+      const etag = first.headers.get('etag')!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+      const cached = await http('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': etag } });
+      expect([cached.status, cached.headers.get('etag'), cached.headers.get('cache-control'), cached.text]).toEqual([304, etag, 'public, max-age=60', '']);
+      // What the admin CLI does from its own process: the rotation and its event in one transaction.
+      const store = new SigningKeyStore(stack.process.us.app.get(DataSource), 'us', stack.process.us.app.get(KeyEncryption));
+      const outbox = new OutboxWriter(KEYS_SCHEMA, 'us');
+      const rotated = await store.rotate((manager, key) => outbox.add(manager, 'keys.signing_key_rotated', { kid: key.kid, version: key.version }).then(() => undefined));
+      const changed = await waitFor(async () => {
+        const res = await http<{ keys: Array<{ kid: string }> }>('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': etag } });
+        return res.status === 200 ? res : undefined;
+      }, 10_000);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.body.keys.map((k) => k.kid)).toEqual([rotated.kid, ...first.body.keys.map((k) => k.kid)]);
+      expect((await http('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': changed.headers.get('etag')! } })).status).toBe(304);
     });
   });
 

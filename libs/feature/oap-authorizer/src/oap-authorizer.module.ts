@@ -10,6 +10,7 @@ import { OapCredentialsController } from './verification/oap-credentials.control
 import { ManifestTransparencyController } from './agents/manifest-transparency.controller';
 import { CapabilitiesController } from './agents/capabilities.controller';
 import { IpRateLimiter } from './agents/ip-rate-limiter';
+import { CapabilityDocumentInvalidations, CapabilityDocuments } from './agents/capability-documents';
 import { PublishCapabilities } from './agents/use-cases/publish-capabilities.use-case';
 import { RecordAgentReputation } from './agents/use-cases/record-agent-reputation.use-case';
 import { RegisterAgent } from './agents/use-cases/register-agent.use-case';
@@ -59,7 +60,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
   imports: [VouchesModule],
-  controllers: [CapabilitiesController, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, PersonDataRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, PersonAuthoritiesRpcHandlers, TokenExchangeRpcHandlers, ApprovalOutcomesConsumer],
+  controllers: [CapabilitiesController, CapabilityDocumentInvalidations, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, PersonDataRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, PersonAuthoritiesRpcHandlers, TokenExchangeRpcHandlers, ApprovalOutcomesConsumer],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,
@@ -88,6 +89,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     IdempotencyStore,
     ChronicleDirectory,
     IpRateLimiter,
+    CapabilityDocuments,
     ResolveEscalation,
     RecordEscalationVote,
     MintAgentToken,

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { cryptoError, ed25519PublicJwk, generateEd25519KeyPair, importEd25519PublicJwk, type ActiveSigningKey, type Ed25519PublicJwk, type KeyEncryption, type SigningJwk } from '@svc/crypto';
+import { cryptoError, sha256Base64Url, ed25519PublicJwk, generateEd25519KeyPair, importEd25519PublicJwk, type ActiveSigningKey, type Ed25519PublicJwk, type KeyEncryption, type SigningJwk } from '@svc/crypto';
 import { KEYS_SCHEMA } from './keys.migrations';
 import { decryptPkcs8 } from './private-key';
 
@@ -64,6 +64,12 @@ interface KnownKey {
   publicKey: KeyObject;
 }
 
+/** The JWKS as answered: its exact bytes and their strong ETag. */
+export interface SerialisedJwks {
+  body: string;
+  etag: string;
+}
+
 interface Cached<T> {
   value: Promise<T>;
   loadedAt: number;
@@ -88,6 +94,7 @@ export class SigningKeyStore {
   private readonly kidPattern: RegExp;
   private active?: Cached<ActiveSigningKey>;
   private keySet?: Cached<Map<string, KnownKey>>;
+  private jwksSerialised?: { of: Promise<Map<string, KnownKey>>; document: Promise<SerialisedJwks> };
 
   /**
    * @param region region these keys sign for (lowercase letters and digits, e.g. `us`); throws
@@ -201,6 +208,25 @@ export class SigningKeyStore {
     return {
       keys: keys.map(({ info }) => ({ kty: 'OKP', crv: 'Ed25519', x: info.publicJwk.x, kid: info.kid, alg: 'EdDSA', use: 'sig' })),
     };
+  }
+
+  /**
+   * The JWKS serialised once per loaded key set (a rotation here or its event elsewhere reloads
+   * it), with its strong ETag: the quoted base64url SHA-256 of the body.
+   */
+  async jwksDocument(): Promise<SerialisedJwks> {
+    const keySet = this.keys();
+    if (this.jwksSerialised?.of !== keySet) {
+      const document = keySet.then(() => this.jwks()).then((jwks) => {
+        const body = JSON.stringify(jwks);
+        return { body, etag: `"${sha256Base64Url(body)}"` };
+      });
+      this.jwksSerialised = { of: keySet, document };
+      void document.catch(() => {
+        if (this.jwksSerialised?.document === document) this.jwksSerialised = undefined;
+      });
+    }
+    return this.jwksSerialised.document;
   }
 
   /** Every key of the region with its public record, newest first (admin and diagnostics). */

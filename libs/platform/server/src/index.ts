@@ -17,6 +17,7 @@ export { buildOpenApiDocument, type DocumentedWebhook } from './openapi/build-op
 export { protoMessageSchemas, protoSchemaName } from './openapi/proto-schema';
 export { API_DOC, API_RESPONSE_OF, ApiDoc, ApiResponseOf, type ApiDocOptions, type ApiResponseOfOptions, type DocumentedRequestHeader } from './openapi/api-doc.decorator';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
+export { DocumentCache, cachedDocumentOf, ifNoneMatches, type CachedDocument, type DocumentCacheOptions } from './http-cache/document-cache';
 export { IdParam, IdPipe } from './id-param';
 export {
   IDEMPOTENCY_POLICY,

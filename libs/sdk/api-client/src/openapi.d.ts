@@ -62,7 +62,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The region signing keys (RFC 7517 JWKS), active and still-verifiable */
+        /** The region signing keys (RFC 7517 JWKS), active and still-verifiable: strong ETag, If-None-Match → 304 */
         get: operations["PublicDocuments_jwks"];
         put?: never;
         post?: never;
@@ -9097,6 +9097,8 @@ export interface components {
         IdempotencyKey: string;
         /** @description DPoP proof JWT (RFC 9449) signed with the agent key, bound to this method and URL (and to the agent token by `ath` when one is presented) */
         DPoP: string;
+        /** @description Entity tags of copies the client holds (RFC 9110 §13.1.2), or `*`: the answer is 304 without a body when one matches the current `ETag` */
+        IfNoneMatch: string;
         /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
         DelegationGrantId: string;
         /** @description `v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated */
@@ -9126,6 +9128,10 @@ export interface components {
         Sunset: string;
         /** @description The successor of this route (`rel="successor-version"`) */
         Link: string;
+        /** @description Strong entity tag of the current document (quoted base64url SHA-256 of its bytes); changes as soon as the document does */
+        ETag: string;
+        /** @description How long shared and private caches may keep the answer (`public, max-age=<seconds>`) */
+        CacheControl: string;
     };
     pathItems: never;
 }
@@ -9244,7 +9250,10 @@ export interface operations {
     PublicDocuments_jwks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of copies the client holds (RFC 9110 §13.1.2), or `*`: the answer is 304 without a body when one matches the current `ETag` */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9253,6 +9262,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9272,6 +9283,15 @@ export interface operations {
                      */
                     "application/jwk-set+json": components["schemas"]["JwksResponse"];
                 };
+            };
+            /** @description Success */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             404: components["responses"]["Error404"];
             503: components["responses"]["Error503"];
@@ -11028,7 +11048,10 @@ export interface operations {
     Capabilities_get: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags of copies the client holds (RFC 9110 §13.1.2), or `*`: the answer is 304 without a body when one matches the current `ETag` */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @example agent id */
                 agent_id: string;
@@ -11040,6 +11063,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11084,6 +11109,8 @@ export interface operations {
             /** @description Success */
             304: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -1,18 +1,20 @@
 import { Controller, Get, Options, Param, Req, Res } from '@nestjs/common';
-import { ApiDoc, ApiResponseOf, clientAddress } from '@svc/server';
+import { ApiDoc, ApiResponseOf, cachedDocumentOf, clientAddress, ifNoneMatches } from '@svc/server';
 import { CapabilityDocumentResponse } from './agent.response';
 import { Public } from '@svc/auth';
 import { RpcClient } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
-import { canonicalJson, sha256Base64Url } from '@svc/crypto';
+import { canonicalJson } from '@svc/crypto';
 import { isIdOf } from '@svc/ids';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Agent, CapabilityVersion } from './agent';
 import { AgentsRepository } from './agents.repository';
+import { CapabilityDocuments, type CachedCapabilityDocument } from './capability-documents';
 import { IpRateLimiter } from './ip-rate-limiter';
 
 /** Cache lifetime of a capability document on 200 and 304, seconds (spec, Limits). */
 export const CAPABILITY_MAX_AGE_SECONDS = 300;
+const CACHE_CONTROL = `public, max-age=${CAPABILITY_MAX_AGE_SECONDS}`;
 
 /**
  * The one 404 body of the five undiscoverable cases (unknown agent, application not hosting agents,
@@ -30,6 +32,7 @@ export class CapabilitiesController {
     private readonly rpc: RpcClient,
     private readonly limiter: IpRateLimiter,
     private readonly config: PlatformConfig,
+    private readonly documents: CapabilityDocuments,
   ) {}
 
   /** CORS preflight: never rate limited. */
@@ -45,7 +48,7 @@ export class CapabilitiesController {
       .send();
   }
 
-  @ApiDoc({ summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP', tag: 'OAP', errors: [400, 404, 429], alsoAnswers: [304] })
+  @ApiDoc({ summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP', tag: 'OAP', errors: [400, 404, 429], alsoAnswers: [304], conditional: true })
   @Get()
   @ApiResponseOf(CapabilityDocumentResponse)
   async get(@Param('agent_id') agentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -58,19 +61,24 @@ export class CapabilitiesController {
       void reply.status(400).header('cache-control', 'no-store').send({ message: 'agent_id is not an agent identifier', reason_code: 'agent_id_malformed', detail: { field: 'agent_id' } });
       return;
     }
-    const found = await this.discoverable(agentId);
-    if (!found) {
+    // Served from memory, computed once per change: a matching If-None-Match costs no database read.
+    const document = await this.documents.cache.load(agentId, () => this.load(agentId));
+    if (!document) {
       void reply.status(404).header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8').send(UNDISCOVERABLE_BODY);
       return;
     }
-    const body = canonicalJson(this.document(found.agent, found.version));
-    const etag = `"${sha256Base64Url(body)}"`;
-    void reply.header('etag', etag).header('cache-control', `public, max-age=${CAPABILITY_MAX_AGE_SECONDS}`).header('access-control-allow-origin', '*');
-    if (ifNoneMatch(request.headers['if-none-match'], etag)) {
+    void reply.header('etag', document.etag).header('cache-control', CACHE_CONTROL).header('access-control-allow-origin', '*');
+    if (ifNoneMatches(request.headers['if-none-match'], document.etag)) {
       void reply.status(304).send();
       return;
     }
-    void reply.status(200).header('content-type', 'application/json; charset=utf-8').send(body);
+    void reply.status(200).header('content-type', 'application/json; charset=utf-8').send(document.body);
+  }
+
+  private async load(agentId: string): Promise<CachedCapabilityDocument | undefined> {
+    const found = await this.discoverable(agentId);
+    if (!found) return undefined;
+    return { applicationId: found.agent.applicationId, versionId: found.version.versionId, ...cachedDocumentOf(canonicalJson(this.document(found.agent, found.version))) };
   }
 
   private async discoverable(agentId: string): Promise<{ agent: Agent; version: CapabilityVersion } | undefined> {
@@ -104,12 +112,4 @@ export class CapabilitiesController {
       cache: { max_age_seconds: CAPABILITY_MAX_AGE_SECONDS, version_id: version.versionId },
     };
   }
-}
-
-/** RFC 9110 §13.1.2: `*` or a list of entity tags; weak comparison suffices for If-None-Match. */
-function ifNoneMatch(header: string | string[] | undefined, etag: string): boolean {
-  const value = Array.isArray(header) ? header.join(',') : header;
-  if (!value) return false;
-  if (value.trim() === '*') return true;
-  return value.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }

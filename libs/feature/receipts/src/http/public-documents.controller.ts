@@ -1,10 +1,12 @@
-import { Controller, Get, Header, Headers, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Res } from '@nestjs/common';
 import { Public } from '@svc/auth';
 import { SigningKeyStore } from '@svc/key-store';
-import { ApiDoc, ApiResponseOf } from '@svc/server';
+import { ApiDoc, ApiResponseOf, ifNoneMatches } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { RECEIPT_SCHEMA_ID_PATH, RECEIPT_SCHEMA_MEDIA_TYPE, RECEIPT_SCHEMA_PATH, receiptSchemaBytes, receiptSchemaEtag } from '../schema/published-schema';
 import { JwksResponse, ReceiptSchemaResponse } from './receipts.response';
+
+const JWKS_MEDIA_TYPE = 'application/jwk-set+json; charset=utf-8';
 
 /**
  * Anonymous documents a verifier needs offline: the region's JWKS and the receipt schema. The
@@ -17,13 +19,18 @@ export class PublicDocumentsController {
   constructor(private readonly keys: SigningKeyStore) {}
 
   @Get('.well-known/jwks.json')
-  @Header('content-type', 'application/jwk-set+json; charset=utf-8')
-  // Rotation publishes the next key before it signs; a minute of caching keeps verifiers current.
-  @Header('cache-control', 'public, max-age=60')
-  @ApiDoc({ tag: 'Receipts', summary: 'The region signing keys (RFC 7517 JWKS), active and still-verifiable', errors: [] })
+  @ApiDoc({ tag: 'Receipts', summary: 'The region signing keys (RFC 7517 JWKS), active and still-verifiable: strong ETag, If-None-Match → 304', errors: [], produces: 'application/jwk-set+json', alsoAnswers: [304], conditional: true })
   @ApiResponseOf(JwksResponse)
-  async jwks(): Promise<JwksResponse> {
-    return this.keys.jwks();
+  async jwks(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+    // Serialised once per key set; a rotation (here, or its event in another process) changes it.
+    const document = await this.keys.jwksDocument();
+    // Rotation publishes the next key before it signs; a minute of caching keeps verifiers current.
+    void reply.header('etag', document.etag).header('cache-control', 'public, max-age=60');
+    if (ifNoneMatches(ifNoneMatch, document.etag)) {
+      void reply.status(304).send();
+      return;
+    }
+    void reply.status(200).header('content-type', JWKS_MEDIA_TYPE).send(document.body);
   }
 
   @Get(RECEIPT_SCHEMA_PATH.slice(1))

@@ -29,6 +29,11 @@ export interface ApiDocOptions {
   /** Further success statuses, e.g. 202 for an escalated grant, answered with the same body (none for 204 and 304). */
   alsoAnswers?: number[];
   /**
+   * A cacheable public document: reads `If-None-Match` and answers 304 to its current strong
+   * `ETag`; 200 and 304 carry `ETag` and `Cache-Control`.
+   */
+  conditional?: boolean;
+  /**
    * Media type of the success body when it is not `application/json` and the route does not set
    * it with `@Header('content-type', …)`: `text/html`, `text/javascript`, `application/jwt`…
    */

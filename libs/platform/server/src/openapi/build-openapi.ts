@@ -247,6 +247,7 @@ export function buildOpenApiDocument(
       }
       const sec = doc.agentToken ? [{ agentToken: [] }] : security(controller, handler);
       for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
+      if (doc.conditional) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
       if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
       const fixedStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
       const status = fixedStatus ?? doc.status ?? (verb === 'post' ? 201 : 200);

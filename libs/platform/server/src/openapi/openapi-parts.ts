@@ -19,6 +19,13 @@ export const COMPONENT_PARAMETERS: Record<string, Json> = {
     description: 'DPoP proof JWT (RFC 9449) signed with the agent key, bound to this method and URL (and to the agent token by `ath` when one is presented)',
     schema: { type: 'string' },
   },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: 'Entity tags of copies the client holds (RFC 9110 §13.1.2), or `*`: the answer is 304 without a body when one matches the current `ETag`',
+    schema: { type: 'string' },
+  },
   DelegationGrantId: {
     name: 'X-Delegation-Grant-Id',
     in: 'header',
@@ -35,6 +42,8 @@ export const COMPONENT_HEADERS: Record<string, Json> = {
   Deprecation: { description: 'When this route was deprecated (RFC 9745, `@<epoch seconds>`)', schema: { type: 'string' } },
   Sunset: { description: 'When this route stops answering (RFC 8594, HTTP-date)', schema: { type: 'string' } },
   Link: { description: 'The successor of this route (`rel="successor-version"`)', schema: { type: 'string' } },
+  ETag: { description: 'Strong entity tag of the current document (quoted base64url SHA-256 of its bytes); changes as soon as the document does', schema: { type: 'string' } },
+  CacheControl: { description: 'How long shared and private caches may keep the answer (`public, max-age=<seconds>`)', schema: { type: 'string' } },
 };
 
 export const SECURITY_SCHEMES: Record<string, Json> = {
@@ -55,6 +64,7 @@ export const SECURITY_SCHEMES: Record<string, Json> = {
 export function successHeaders(doc: ApiDocOptions): Json | undefined {
   const headers: Json = {
     ...(doc.replays ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+    ...(doc.conditional ? { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/CacheControl' } } : {}),
     ...(doc.deprecated
       ? { Deprecation: { $ref: '#/components/headers/Deprecation' }, Sunset: { $ref: '#/components/headers/Sunset' }, Link: { $ref: '#/components/headers/Link' } }
       : {}),

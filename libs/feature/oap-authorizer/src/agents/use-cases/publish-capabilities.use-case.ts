@@ -7,6 +7,7 @@ import type { OutboxWriter } from '@svc/persistence';
 import { OAP_OUTBOX } from '../../tokens';
 import type { CapabilityScope, CapabilityVersion } from '../agent';
 import { AgentsRepository } from '../agents.repository';
+import { CapabilityDocuments } from '../capability-documents';
 import { ownedAgent } from './owned-agent';
 
 /**
@@ -20,6 +21,7 @@ export class PublishCapabilities {
     @Inject(OAP_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
+    private readonly documents: CapabilityDocuments,
   ) {}
 
   async execute(principal: Principal, agentId: string, manifest: { scopes: CapabilityScope[]; actions: string[] }): Promise<CapabilityVersion> {
@@ -44,6 +46,8 @@ export class PublishCapabilities {
         { applicationId: principal.applicationId, occurredAt: version.publishedAt },
       );
     });
+    // This process's cached document goes at once; the others' on the event's fan-out.
+    this.documents.agentChanged(agentId);
     return version;
   }
 }
