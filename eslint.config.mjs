@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-plugin-prettier/recommended';
 import local from './tools/lint/no-import-cycle.mjs';
 
 /*
@@ -30,7 +31,16 @@ const LAYERS = {
   'layer:infrastructure': ['layer:pure', 'layer:infrastructure'],
   'layer:runtime': ['layer:pure', 'layer:infrastructure', 'layer:runtime'],
 };
-const SERVICES = ['decision-gateway', 'consent-records', 'oap-authorizer', 'oversight-witness', 'receipts', 'webhook-dispatcher', 'audit-chain', 'residency-router'];
+const SERVICES = [
+  'decision-gateway',
+  'consent-records',
+  'oap-authorizer',
+  'oversight-witness',
+  'receipts',
+  'webhook-dispatcher',
+  'audit-chain',
+  'residency-router',
+];
 const SCOPES = {
   'scope:shared': ['scope:shared'],
   ...Object.fromEntries(SERVICES.map((service) => [`scope:${service}`, [`scope:${service}`, 'scope:shared']])),
@@ -38,7 +48,13 @@ const SCOPES = {
 };
 
 /** Test files and their support code. */
-export const TEST_FILES = ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', 'libs/platform/testing/**/*.ts'];
+export const TEST_FILES = [
+  '**/*.spec.ts',
+  '**/*.integration-spec.ts',
+  '**/*.e2e-spec.ts',
+  '**/test/**/*.ts',
+  'libs/platform/testing/**/*.ts',
+];
 
 /**
  * Tests hold to their project's boundaries, plus: every test may use @svc/testing, and a feature's
@@ -46,7 +62,10 @@ export const TEST_FILES = ['**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e
  * internals: a relative or deep import into another project is refused everywhere).
  */
 function boundaries({ tests }) {
-  const constraint = (sourceTag, allowed) => ({ sourceTag, onlyDependOnLibsWithTags: tests ? [...new Set([...allowed, 'type:testing'])] : allowed });
+  const constraint = (sourceTag, allowed) => ({
+    sourceTag,
+    onlyDependOnLibsWithTags: tests ? [...new Set([...allowed, 'type:testing'])] : allowed,
+  });
   const types = Object.entries(TYPES).map(([tag, allowed]) =>
     constraint(tag, tests && ['type:app', 'type:composition', 'type:feature'].includes(tag) ? [...allowed, 'type:feature'] : allowed),
   );
@@ -56,7 +75,19 @@ function boundaries({ tests }) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.nx/**', 'libs/platform/contracts/src/gen/**', 'coverage/**', 'test-output/**', 'tools/lint/fixtures/**', '**/*.js', '**/*.mjs'] },
+  {
+    ignores: [
+      'node_modules/**',
+      'dist/**',
+      '.nx/**',
+      'libs/platform/contracts/src/gen/**',
+      'coverage/**',
+      'test-output/**',
+      'tools/lint/fixtures/**',
+      '**/*.js',
+      '**/*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -75,6 +106,8 @@ export default tseslint.config(
       'local/no-import-cycle': 'error',
     },
   },
+  // Formatting is Prettier's (.prettierrc.json); lint fails on a file it would change.
+  prettier,
   {
     files: TEST_FILES,
     rules: {

@@ -29,7 +29,19 @@ const common = {
 module.exports = {
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/**/*.spec.ts'] },
-    { ...common, displayName: 'integration', testMatch: ['<rootDir>/**/*.integration-spec.ts'], slowTestThreshold: 30, setupFilesAfterEnv: ['<rootDir>/scripts/jest-setup-slow.js'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/**/*.e2e-spec.ts'], slowTestThreshold: 60, setupFilesAfterEnv: ['<rootDir>/scripts/jest-setup-slow.js'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/**/*.integration-spec.ts'],
+      slowTestThreshold: 30,
+      setupFilesAfterEnv: ['<rootDir>/scripts/jest-setup-slow.js'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/**/*.e2e-spec.ts'],
+      slowTestThreshold: 60,
+      setupFilesAfterEnv: ['<rootDir>/scripts/jest-setup-slow.js'],
+    },
   ],
 };

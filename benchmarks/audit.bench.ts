@@ -14,7 +14,15 @@ import { newId, randomBase32 } from '@svc/ids';
 import { GENESIS_PREVIOUS_HASH, chainHash } from '@svc/merkle';
 import { createDataSource, dropDatabase, ensureDatabase, runMigrations } from '@svc/persistence';
 import { TEST_DATABASE_SERVER } from '@svc/testing';
-import { AuditAppender, AuditEntriesRepository, CheckpointsRepository, VerifyChain, auditMigrations, canonicalEntry, type AuditEntryInput } from '@svc/audit-chain';
+import {
+  AuditAppender,
+  AuditEntriesRepository,
+  CheckpointsRepository,
+  VerifyChain,
+  auditMigrations,
+  canonicalEntry,
+  type AuditEntryInput,
+} from '@svc/audit-chain';
 import { CpuWindow } from './support/cpu';
 import { fmt } from './support/report';
 import { emitRows } from './support/results';
@@ -36,7 +44,13 @@ function sampleEntry(): AuditEntryInput {
       event_id: `evt-${counter}`,
       schema_version: 1,
       encoding: 'json',
-      payload: { flowId: 'flw_us_abcdefghijklmnopqrst', versionId: 'tpcv_us_abcdefghijklmnopqrst', purposes: ['analytics', 'marketing'], decision: 'granted', subjectRef: 'sub_0123456789' },
+      payload: {
+        flowId: 'flw_us_abcdefghijklmnopqrst',
+        versionId: 'tpcv_us_abcdefghijklmnopqrst',
+        purposes: ['analytics', 'marketing'],
+        decision: 'granted',
+        subjectRef: 'sub_0123456789',
+      },
     },
   };
 }
@@ -76,7 +90,11 @@ async function main(): Promise<void> {
     while (performance.now() - singleStart < 3_000) {
       const entry = sampleEntry();
       const canonical = canonicalEntry(entry, newId('audit_record'), new Date());
-      await runner.query('INSERT INTO public.bench_single (id, hash, canonical) VALUES ($1, $2, $3)', [entry.sourceEventId, chainHash(GENESIS_PREVIOUS_HASH, canonical), canonical]);
+      await runner.query('INSERT INTO public.bench_single (id, hash, canonical) VALUES ($1, $2, $3)', [
+        entry.sourceEventId,
+        chainHash(GENESIS_PREVIOUS_HASH, canonical),
+        canonical,
+      ]);
       singles += 1;
     }
     const singleRate = singles / ((performance.now() - singleStart) / 1_000);
@@ -119,7 +137,9 @@ async function main(): Promise<void> {
 
     const rows = Number(((await dataSource.query('SELECT count(*) AS n FROM audit.entries')) as Array<{ n: string }>)[0]?.n);
     const verifyStart = performance.now();
-    const verification = await new VerifyChain(new AuditEntriesRepository(dataSource), new CheckpointsRepository(dataSource), () => Promise.resolve(undefined)).execute();
+    const verification = await new VerifyChain(new AuditEntriesRepository(dataSource), new CheckpointsRepository(dataSource), () =>
+      Promise.resolve(undefined),
+    ).execute();
     const verifyRate = rows / ((performance.now() - verifyStart) / 1_000);
 
     const lines = [

@@ -51,8 +51,14 @@ function runBench(name: string, options: Options, resultFile: string): Promise<n
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_RESULT_FILE: resultFile };
   if (options.seconds) env.BENCH_SECONDS = options.seconds;
   if (name === 'grants' && options.curve) env.BENCH_CURVE = env.BENCH_CURVE ?? '1,16,64,256';
-  const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...profile, join(ROOT, 'scripts', 'run-ts.js'), join(__dirname, `${name}.bench.ts`)], { cwd: ROOT, env, stdio: 'inherit' });
+  const profile = options.cpuProf
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`]
+    : [];
+  const child = spawn(process.execPath, [...profile, join(ROOT, 'scripts', 'run-ts.js'), join(__dirname, `${name}.bench.ts`)], {
+    cwd: ROOT,
+    env,
+    stdio: 'inherit',
+  });
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }
 
@@ -85,7 +91,9 @@ export function table(rows: BenchRow[]): string {
 
 function pinText(): string {
   const plan = plannedPinning();
-  return plan ? `HTTP benchmarks: server on CPU ${plan.server}, load generator on CPU ${plan.loadgen} (taskset), Postgres unpinned; the others unpinned` : 'unpinned';
+  return plan
+    ? `HTTP benchmarks: server on CPU ${plan.server}, load generator on CPU ${plan.loadgen} (taskset), Postgres unpinned; the others unpinned`
+    : 'unpinned';
 }
 
 async function main(): Promise<void> {
@@ -111,7 +119,10 @@ async function main(): Promise<void> {
   console.log(`\n${started.toISOString()}, ${machine}\n`);
   console.log(table(rows));
   if (failed.length > 0) console.log(`\nfailed: ${failed.join(', ')} (see above)`);
-  writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify({ started: started.toISOString(), machine, options, failed, rows }, null, 2)}\n`);
+  writeFileSync(
+    join(RESULTS, 'latest.json'),
+    `${JSON.stringify({ started: started.toISOString(), machine, options, failed, rows }, null, 2)}\n`,
+  );
   console.log(`\nrows written to benchmarks/results/latest.json${options.cpuProf ? '; CPU profiles in benchmarks/results/profiles/' : ''}`);
   if (failed.length > 0) process.exitCode = 1;
 }

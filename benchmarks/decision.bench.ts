@@ -44,19 +44,29 @@ async function main(): Promise<void> {
   );
   const pool = new Pool(base, { connections: 1, pipelining: 1 });
   const call = async (path: string, headers: Record<string, string>, body?: unknown) => {
-    const res = await pool.request({ method: 'POST', path, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await pool.request({
+      method: 'POST',
+      path,
+      headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await res.body.text();
     return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   };
   try {
     const dataSource = region.app.get(DataSource);
-    const created = await region.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const created = await region.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
     const flow = await call('/api/v1/flows', auth, {
       name: 'Bench',
       locale: 'en',
       presentation: { title: 'Bench' },
-      purposes: [{ key: 'newsletter', label: 'Newsletter', mechanism: 'consent' }, { key: 'research', label: 'Research', mechanism: 'consent' }],
+      purposes: [
+        { key: 'newsletter', label: 'Newsletter', mechanism: 'consent' },
+        { key: 'research', label: 'Research', mechanism: 'consent' },
+      ],
       consent_duration: 'P1Y',
     });
     const flowId = flow.body.id as string;
@@ -64,7 +74,12 @@ async function main(): Promise<void> {
 
     const decide = async (i: number): Promise<{ http: number; total: number }> => {
       const t0 = performance.now();
-      const minted = await call('/api/v1/decisions', auth, { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: `person-${i}` });
+      const minted = await call('/api/v1/decisions', auth, {
+        kind: 'consent',
+        flow_id: flowId,
+        delivery_mode: 'redirect',
+        principal_id: `person-${i}`,
+      });
       if (minted.status !== 201) throw new Error(`mint: ${minted.status} ${JSON.stringify(minted.body)}`);
       const token = minted.body.session_token as string;
       for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
@@ -74,7 +89,10 @@ async function main(): Promise<void> {
       const http = performance.now() - t0;
       const key = `session:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
       for (;;) {
-        const rows = (await dataSource.query('SELECT 1 FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2', [created.application.id, key])) as unknown[];
+        const rows = (await dataSource.query('SELECT 1 FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2', [
+          created.application.id,
+          key,
+        ])) as unknown[];
         if (rows.length > 0) break;
         if (performance.now() - t0 > 30_000) throw new Error(`no record for decision ${i} after 30 s`);
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -87,7 +105,8 @@ async function main(): Promise<void> {
     const results: Array<{ http: number; total: number }> = [];
     for (let i = 0; i < DECISIONS; i += 1) results.push(await decide(i));
     const cpu = await window.stop();
-    const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? NaN;
+    const pct = (values: number[], p: number) =>
+      [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? NaN;
     const totals = results.map((r) => r.total);
     const https = results.map((r) => r.http);
     console.log(`one consent decision end to end (mint, four transitions, record), ${DECISIONS} sequential`);

@@ -41,8 +41,19 @@ const RATE_BUDGET = 3_000;
 const P99_BUDGET_MS = 25;
 const CPU_BUDGET_MS = 0.6;
 
-async function json(pool: Pool, method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await pool.request({ method, path, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+async function json(
+  pool: Pool,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await pool.request({
+    method,
+    path,
+    headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const text = await res.body.text();
   return { status: res.statusCode, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
@@ -55,7 +66,10 @@ async function topStatements(dataSource: DataSource, grants: number): Promise<st
          FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
          ORDER BY total_exec_time DESC LIMIT 12`,
     )) as Array<{ calls: string; total: number; mean: number; query: string }>;
-    return rows.map((r) => `${(Number(r.calls) / Math.max(1, grants)).toFixed(2).padStart(6)}/grant ${Number(r.total).toFixed(0).padStart(7)} ms total ${Number(r.mean).toFixed(3).padStart(7)} ms mean  ${r.query}`);
+    return rows.map(
+      (r) =>
+        `${(Number(r.calls) / Math.max(1, grants)).toFixed(2).padStart(6)}/grant ${Number(r.total).toFixed(0).padStart(7)} ms total ${Number(r.mean).toFixed(3).padStart(7)} ms mean  ${r.query}`,
+    );
   } catch (error) {
     return [`(pg_stat_statements unavailable: ${error instanceof Error ? error.message : String(error)})`];
   }
@@ -93,7 +107,9 @@ async function main(): Promise<void> {
   const setup = new Pool(base, { connections: 8, pipelining: 1 });
   try {
     const dataSource = region.app.get(DataSource);
-    const created = await region.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const created = await region.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
     const agents: Array<{ privateJwk: JWK; publicJwk: JWK }> = [];
     const bodies: string[] = [];
@@ -101,7 +117,10 @@ async function main(): Promise<void> {
     for (let i = 0; i < AGENTS; i += 1) {
       const agent = await json(setup, 'POST', '/api/v1/agents', auth, { name: `agent-${i}` });
       const id = agent.body.id as string;
-      await json(setup, 'POST', `/api/v1/agents/${id}/capabilities`, auth, { scopes: [{ id: 'payments:write', label: 'Pay' }], actions: ['pay'] });
+      await json(setup, 'POST', `/api/v1/agents/${id}/capabilities`, auth, {
+        scopes: [{ id: 'payments:write', label: 'Pay' }],
+        actions: ['pay'],
+      });
       const authority = await json(setup, 'POST', '/api/v1/authorities', auth, {
         agent_id: id,
         principal_id: 'bench-user',
@@ -118,7 +137,14 @@ async function main(): Promise<void> {
       const publicJwk = await exportJWK(publicKey);
       agents.push({ privateJwk: await exportJWK(privateKey), publicJwk });
       bodies.push(
-        JSON.stringify({ agent_id: id, agent_dpop_jkt: await calculateJwkThumbprint(publicJwk, 'sha256'), scope: ['payments:write'], actions: ['pay'], valid_until: validUntil, value_bounds: { amount_per_action: '1.00', currency: 'EUR' } }),
+        JSON.stringify({
+          agent_id: id,
+          agent_dpop_jkt: await calculateJwkThumbprint(publicJwk, 'sha256'),
+          scope: ['payments:write'],
+          actions: ['pay'],
+          valid_until: validUntil,
+          value_bounds: { amount_per_action: '1.00', currency: 'EUR' },
+        }),
       );
     }
 
@@ -163,12 +189,16 @@ async function main(): Promise<void> {
     const rows: BenchRow[] = [];
     for (const [level, run] of runs) {
       const ratio = run.rate / route.rate;
-      console.log(`  ${String(level).padStart(3)} connections: ${fmt(run.rate)} allowed grants/s (p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms)  statuses ${statusesText(run.statuses)}${run.exhausted ? '  (proofs exhausted)' : ''}`);
+      console.log(
+        `  ${String(level).padStart(3)} connections: ${fmt(run.rate)} allowed grants/s (p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms)  statuses ${statusesText(run.statuses)}${run.exhausted ? '  (proofs exhausted)' : ''}`,
+      );
       console.log(`       ${cpuText(run.perOp)}; ${run.cpu.backends} backends`);
       if (run.cpu.counters && run.ok > 0) {
         const c = run.cpu.counters;
         const per = (n: number) => (n / run.ok).toFixed(2);
-        console.log(`       per grant: ${per(c.commits)} commits, ${per(c.inserted)} rows inserted, ${per(c.updated)} updated, ${per(c.deleted)} deleted, ${per(c.fetched)} fetched`);
+        console.log(
+          `       per grant: ${per(c.commits)} commits, ${per(c.inserted)} rows inserted, ${per(c.updated)} updated, ${per(c.deleted)} deleted, ${per(c.fetched)} fetched`,
+        );
       }
       const isMain = level === main;
       rows.push({
@@ -182,19 +212,34 @@ async function main(): Promise<void> {
         budget: isMain ? `>= 3,000/s, p99 < 25 ms` : level === 64 ? 'p99 < 25 ms' : undefined,
         met: isMain ? run.rate >= RATE_BUDGET && run.p99 < P99_BUDGET_MS : level === 64 ? run.p99 < P99_BUDGET_MS : undefined,
         cpu: run.perOp,
-        extra: { statuses: run.statuses, p90: run.p90, exhausted: run.exhausted, perGrant: run.cpu.counters && run.ok > 0 ? Object.fromEntries(Object.entries(run.cpu.counters).map(([k, v]) => [k, v / run.ok])) : undefined },
+        extra: {
+          statuses: run.statuses,
+          p90: run.p90,
+          exhausted: run.exhausted,
+          perGrant:
+            run.cpu.counters && run.ok > 0
+              ? Object.fromEntries(Object.entries(run.cpu.counters).map(([k, v]) => [k, v / run.ok]))
+              : undefined,
+        },
       });
     }
     const mainRun = runs.get(main)!;
-    console.log(`  primitive, same run: jose-signing Fastify route, ${main} connections: ${fmt(route.rate)}/s (p99 ${route.p99.toFixed(1)} ms); ${cpuText(route.perOp)}`);
-    console.log(`  ratio grants/route: ${ratioText(mainRun.rate / route.rate)}; target >= 3,000 grants/s with p99 < 25 ms (>= 0.35 of the route)`);
+    console.log(
+      `  primitive, same run: jose-signing Fastify route, ${main} connections: ${fmt(route.rate)}/s (p99 ${route.p99.toFixed(1)} ms); ${cpuText(route.perOp)}`,
+    );
+    console.log(
+      `  ratio grants/route: ${ratioText(mainRun.rate / route.rate)}; target >= 3,000 grants/s with p99 < 25 ms (>= 0.35 of the route)`,
+    );
     const allIn = (mainRun.perOp.server ?? 0) + (mainRun.perOp.postgres ?? 0);
     rows.push({
       id: 'grants.cpu',
       work: `CPU per allowed grant (server + Postgres), ${main} conn.`,
       figure: allIn,
       unit: 'ms',
-      primitive: route.perOp.server === undefined ? undefined : { name: 'CPU per signed answer of the route', value: route.perOp.server, unit: 'ms' },
+      primitive:
+        route.perOp.server === undefined
+          ? undefined
+          : { name: 'CPU per signed answer of the route', value: route.perOp.server, unit: 'ms' },
       ratio: route.perOp.server ? allIn / route.perOp.server : undefined,
       budget: '<= 0.6 ms all included',
       met: allIn <= CPU_BUDGET_MS,

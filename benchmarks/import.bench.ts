@@ -32,7 +32,10 @@ const mib = (n: number) => (n / 1_048_576).toFixed(0);
 
 const row = (i: number) => ({
   subject: { email: `person${i}@example.com`, external_id: `p${i}` },
-  decisions: { newsletter: { decision: i % 3 === 0 ? 'declined' : 'granted', default_checked: false, mandatory: false }, offers: { decision: 'granted', default_checked: false, mandatory: false } },
+  decisions: {
+    newsletter: { decision: i % 3 === 0 ? 'declined' : 'granted', default_checked: false, mandatory: false },
+    offers: { decision: 'granted', default_checked: false, mandatory: false },
+  },
   captured_at: '2026-01-15T10:00:00.000Z',
   idempotency_key: `bench-${i}`,
 });
@@ -55,24 +58,49 @@ async function main(): Promise<void> {
   const prefix = uniqueBusPrefix();
   const running = await startProcess({
     features: [decisionGatewayFeature, consentRecordsFeature],
-    env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test', LOG_LEVEL: 'warn' }),
+    env: testEnv({
+      REGION: 'us',
+      DATABASE_URL: database.url,
+      BUS_PREFIX: prefix,
+      PUBLIC_BASE_URL: 'https://us.example.test',
+      LOG_LEVEL: 'warn',
+    }),
     clock: new SystemClock(),
   });
   let peakRss = process.memoryUsage().rss;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
   try {
-    const created = await running.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const created = await running.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
     const flow = await http<{ id: string }>('POST', `${running.url}/api/v1/flows`, {
       headers: auth,
-      json: { name: 'Bench', locale: 'en', presentation: { title: 'Bench' }, purposes: [{ key: 'newsletter', label: 'N' }, { key: 'offers', label: 'O' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Bench',
+        locale: 'en',
+        presentation: { title: 'Bench' },
+        purposes: [
+          { key: 'newsletter', label: 'N' },
+          { key: 'offers', label: 'O' },
+        ],
+        consent_duration: 'P1Y',
+      },
     });
     await http('POST', `${running.url}/api/v1/flows/${flow.body.id}/activate`, { headers: auth });
     const dataSource = running.app.get(DataSource);
     const raw = await rawInsertRate(dataSource);
     const rssBefore = process.memoryUsage().rss;
 
-    const principal = { kind: 'api_token' as const, applicationId: created.application.id, credentialId: 'bench', scopes: [], environment: 'development' as const, region: 'us', mode: 'conductor' };
+    const principal = {
+      kind: 'api_token' as const,
+      applicationId: created.application.id,
+      credentialId: 'bench',
+      scopes: [],
+      environment: 'development' as const,
+      region: 'us',
+      mode: 'conductor',
+    };
     let bytes = 0;
     for (const piece of importBody(flow.body.id)) bytes += piece.length;
     const pool = new Pool(running.url, { connections: 1 });
@@ -95,14 +123,20 @@ async function main(): Promise<void> {
     for (;;) {
       const state = (await imports.find(principal.applicationId, job.id))!;
       if (performance.now() - lastPrint > 5_000) {
-        console.log(`  progress: ${fmt(state.processed)}/${fmt(state.total)} processed (${state.status}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+        console.log(
+          `  progress: ${fmt(state.processed)}/${fmt(state.total)} processed (${state.status}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        );
         lastPrint = performance.now();
       }
       if (state.status === 'completed') {
         const end = performance.now();
         const seconds = (end - stored) / 1000;
-        console.log(`import of ${fmt(ROWS)} rows (${fmt(state.created)} created, ${fmt(state.duplicates)} duplicates, ${fmt(state.failed)} failed)`);
-        console.log(`  HTTP request (${(bytes / 1_048_576).toFixed(1)} MiB, one request) → 202, rows stored: ${((stored - t0) / 1000).toFixed(1)} s`);
+        console.log(
+          `import of ${fmt(ROWS)} rows (${fmt(state.created)} created, ${fmt(state.duplicates)} duplicates, ${fmt(state.failed)} failed)`,
+        );
+        console.log(
+          `  HTTP request (${(bytes / 1_048_576).toFixed(1)} MiB, one request) → 202, rows stored: ${((stored - t0) / 1000).toFixed(1)} s`,
+        );
         console.log(`  worker, batches of 500 rows:        ${seconds.toFixed(1)} s → ${fmt(ROWS / seconds)} rows/s`);
         console.log(`  end to end:                         ${fmt(ROWS / ((end - t0) / 1000))} rows/s`);
         console.log(`  peak RSS: ${mib(peakRss)} MiB (before import ${mib(rssBefore)} MiB)`);
@@ -123,7 +157,15 @@ async function main(): Promise<void> {
             cpu: perOp,
             extra: { created: state.created, duplicates: state.duplicates, failed: state.failed, bytes },
           },
-          { id: 'import.rss', work: `import of ${fmt(ROWS)} rows, peak RSS of the process`, figure: peakRss / 1_048_576, unit: 'MiB', detail: `before import ${mib(rssBefore)} MiB`, budget: '< 300 MB', met: peakRss < 300 * 1_000_000 },
+          {
+            id: 'import.rss',
+            work: `import of ${fmt(ROWS)} rows, peak RSS of the process`,
+            figure: peakRss / 1_048_576,
+            unit: 'MiB',
+            detail: `before import ${mib(rssBefore)} MiB`,
+            budget: '< 300 MB',
+            met: peakRss < 300 * 1_000_000,
+          },
         );
         break;
       }
@@ -148,7 +190,9 @@ async function main(): Promise<void> {
         }
       }),
     );
-    console.log(`Record API use case, group commit, ${API_CONCURRENCY} concurrent callers: ${fmt(written / ((performance.now() - apiStart) / 1000))} records/s`);
+    console.log(
+      `Record API use case, group commit, ${API_CONCURRENCY} concurrent callers: ${fmt(written / ((performance.now() - apiStart) / 1000))} records/s`,
+    );
     console.log(`primitive, same run: raw single-row INSERT (one commit per row, one connection): ${fmt(raw)} rows/s`);
   } finally {
     clearInterval(sampler);

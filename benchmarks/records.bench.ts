@@ -61,18 +61,28 @@ async function main(): Promise<void> {
   const pool = new Pool(base, { connections: 4, pipelining: 1 });
   try {
     const dataSource = region.app.get(DataSource);
-    const created = await region.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const created = await region.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
     const headers = { ...auth, 'content-type': 'application/json' };
     const post = async (path: string, body?: unknown) => {
-      const res = await pool.request({ method: 'POST', path, headers: body === undefined ? auth : headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await pool.request({
+        method: 'POST',
+        path,
+        headers: body === undefined ? auth : headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
     };
     const flow = await post('/api/v1/flows', {
       name: 'Bench',
       locale: 'en',
       presentation: { title: 'Bench' },
-      purposes: [{ key: 'newsletter', label: 'Newsletter' }, { key: 'offers', label: 'Offers' }],
+      purposes: [
+        { key: 'newsletter', label: 'Newsletter' },
+        { key: 'offers', label: 'Offers' },
+      ],
       consent_duration: 'P1Y',
     });
     const flowId = flow.body.id as string;
@@ -90,13 +100,32 @@ async function main(): Promise<void> {
       idempotency_key: 'bench-__N__',
     });
     const http = await runLoad(
-      { base, connections: CONCURRENCY, seconds: SECONDS, warmup: PEOPLE, successStatus: 201, method: 'POST', path: '/api/v1/consent_records', headers, body: template, people: PEOPLE },
+      {
+        base,
+        connections: CONCURRENCY,
+        seconds: SECONDS,
+        warmup: PEOPLE,
+        successStatus: 201,
+        method: 'POST',
+        path: '/api/v1/consent_records',
+        headers,
+        body: template,
+        people: PEOPLE,
+      },
       new CpuWindow(dataSource),
     );
 
     // The same use case in process, as many concurrent callers, later records of the same people.
     const recordConsent = region.app.get(RecordConsent);
-    const principal = { kind: 'api_token' as const, applicationId: created.application.id, credentialId: 'bench', scopes: [], environment: 'development' as const, region: 'us', mode: 'conductor' };
+    const principal = {
+      kind: 'api_token' as const,
+      applicationId: created.application.id,
+      credentialId: 'bench',
+      scopes: [],
+      environment: 'development' as const,
+      region: 'us',
+      mode: 'conductor',
+    };
     const window = new CpuWindow(dataSource);
     await window.start();
     let written = 0;
@@ -120,14 +149,23 @@ async function main(): Promise<void> {
     );
     const inProcess = written / ((performance.now() - start) / 1_000);
     const inProcessCpu = await window.stop();
-    const inProcessPerOp = { server: inProcessCpu.serverMs / written, postgres: inProcessCpu.postgresMs === undefined ? undefined : inProcessCpu.postgresMs / written };
+    const inProcessPerOp = {
+      server: inProcessCpu.serverMs / written,
+      postgres: inProcessCpu.postgresMs === undefined ? undefined : inProcessCpu.postgresMs / written,
+    };
 
-    console.log(`records bench: ${SECONDS} s, ${CONCURRENCY} connections, ${fmt(PEOPLE)} people (later records), DB pool ${POOL}, services: ${SERVICES?.join(', ') ?? 'all (monolithic region)'}; ${pinningText()}`);
+    console.log(
+      `records bench: ${SECONDS} s, ${CONCURRENCY} connections, ${fmt(PEOPLE)} people (later records), DB pool ${POOL}, services: ${SERVICES?.join(', ') ?? 'all (monolithic region)'}; ${pinningText()}`,
+    );
     console.log(`  statuses: ${statusesText(http.statuses)}`);
-    console.log(`  record writes/s via HTTP (201):  ${fmt(http.rate)}   (p50 ${http.p50.toFixed(1)} ms, p99 ${http.p99.toFixed(1)} ms); ${cpuText(http.perOp)}`);
+    console.log(
+      `  record writes/s via HTTP (201):  ${fmt(http.rate)}   (p50 ${http.p50.toFixed(1)} ms, p99 ${http.p99.toFixed(1)} ms); ${cpuText(http.perOp)}`,
+    );
     console.log(`  use case in process, ${CONCURRENCY} callers: ${fmt(inProcess)}/s; ${cpuText(inProcessPerOp)}`);
     console.log(`  raw single-row INSERT/s:         ${fmt(raw)}   (one commit per row, one connection, same run)`);
-    console.log(`  ratio HTTP/in process: ${ratioText(http.rate / inProcess)}; HTTP/raw inserts: ${ratioText(http.rate / raw)}; target >= 3,000 record writes/s`);
+    console.log(
+      `  ratio HTTP/in process: ${ratioText(http.rate / inProcess)}; HTTP/raw inserts: ${ratioText(http.rate / raw)}; target >= 3,000 record writes/s`,
+    );
     emitRows(
       {
         id: `records.${CONCURRENCY}`,

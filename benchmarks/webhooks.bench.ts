@@ -85,7 +85,13 @@ function hmacRate(body: string): number {
 }
 
 async function undiciRate(url: string, body: string, seconds: number): Promise<number> {
-  const agent = new Agent({ connect: { timeout: 10_000 }, headersTimeout: 15_000, bodyTimeout: 15_000, connections: CONCURRENCY, keepAliveTimeout: 4_000 });
+  const agent = new Agent({
+    connect: { timeout: 10_000 },
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+    connections: CONCURRENCY,
+    keepAliveTimeout: 4_000,
+  });
   let done = 0;
   const deadline = performance.now() + seconds * 1_000;
   const start = performance.now();
@@ -107,10 +113,18 @@ async function main(): Promise<void> {
   const database = await createTestDatabase('bench_webhooks');
   const prefix = uniqueBusPrefix();
   const receiver = await startReceiver();
-  const env = testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, DATABASE_POOL_SIZE: '10', WEBHOOK_CONCURRENCY: String(CONCURRENCY) });
+  const env = testEnv({
+    REGION: 'us',
+    DATABASE_URL: database.url,
+    BUS_PREFIX: prefix,
+    DATABASE_POOL_SIZE: '10',
+    WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+  });
   const proc = await startProcess({ features: [decisionGatewayFeature, webhookDispatcherFeature], env, clock: new SystemClock() });
   try {
-    const app = await proc.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    const app = await proc.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
     const subscriptionIds: string[] = [];
     for (let i = 0; i < SUBSCRIPTIONS; i += 1) {
       const res = await http('POST', `${proc.url}/api/v1/applications/${app.application.id}/webhook_subscriptions`, {
@@ -122,7 +136,13 @@ async function main(): Promise<void> {
     const repo = proc.app.get(DeliveriesRepository);
     const worker = proc.app.get(DeliveryWorker);
     const dataSource = proc.app.get(DataSource);
-    const sample = JSON.stringify({ event: 'consent.granted', id: randomUUID(), created_at: new Date().toISOString(), application_id: app.application.id, data: { flow_id: 'flw_us_abcdefghijklmnopqrst', user_identifier: 'person-1', purposes: ['marketing'] } });
+    const sample = JSON.stringify({
+      event: 'consent.granted',
+      id: randomUUID(),
+      created_at: new Date().toISOString(),
+      application_id: app.application.id,
+      data: { flow_id: 'flw_us_abcdefghijklmnopqrst', user_identifier: 'person-1', purposes: ['marketing'] },
+    });
 
     const enqueuedAt = new Map<string, number>();
     const latencies: number[] = [];
@@ -208,7 +228,9 @@ async function main(): Promise<void> {
     const steadyLatencies = [...latencies];
 
     // 3. End to end through the bus: consent.granted events on JetStream → intake → delivery (1 subscriber each).
-    const single = await proc.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'bench-intake', environment: 'development' }));
+    const single = await proc.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench-intake', environment: 'development' }));
     await http('POST', `${proc.url}/api/v1/applications/${single.application.id}/webhook_subscriptions`, {
       headers: { authorization: `Bearer ${single.apiToken}` },
       json: { url: receiver.url('/bench/intake'), events: ['consent.granted'] },
@@ -223,12 +245,24 @@ async function main(): Promise<void> {
         const id = randomUUID();
         enqueuedAt.set(id, Date.now());
         const msg = create(ConsentGrantedSchema, {
-          meta: create(EventMetaSchema, { eventId: id, eventType: 'consent.granted', schemaVersion: 1, region: 'us', applicationId: single.application.id, occurredAt: timestampFromDate(new Date()) }),
+          meta: create(EventMetaSchema, {
+            eventId: id,
+            eventType: 'consent.granted',
+            schemaVersion: 1,
+            region: 'us',
+            applicationId: single.application.id,
+            occurredAt: timestampFromDate(new Date()),
+          }),
           flowId: 'flw_us_abcdefghijklmnopqrst',
           userIdentifier: 'person-1',
           purposes: ['marketing'],
         });
-        return { id, eventType: 'consent.granted', subject: eventSubject(prefix, 'us', 'consent.granted'), data: toBinary(ConsentGrantedSchema, msg) };
+        return {
+          id,
+          eventType: 'consent.granted',
+          subject: eventSubject(prefix, 'us', 'consent.granted'),
+          data: toBinary(ConsentGrantedSchema, msg),
+        };
       });
       await publisher.publishAll(batch);
     }

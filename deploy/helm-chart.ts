@@ -16,7 +16,8 @@ const renderer = new ChartRenderer(CHART_DIR, chartMeta.name);
 const valuesFile = (name: string): Json => parse(readFileSync(join(CHART_DIR, name), 'utf8')) as Json;
 
 /** values.yaml, values-<region>.yaml and `extra`, merged as `helm install -f values-<region>.yaml` does. */
-export const regionValues = (region: Region, extra: Json = {}): Json => helmMerge(helmMerge(valuesFile('values.yaml'), valuesFile(`values-${region}.yaml`)), extra);
+export const regionValues = (region: Region, extra: Json = {}): Json =>
+  helmMerge(helmMerge(valuesFile('values.yaml'), valuesFile(`values-${region}.yaml`)), extra);
 
 export interface Manifest {
   apiVersion: string;

@@ -78,20 +78,30 @@ describe.each(REGIONS)('helm/svc rendered for %s', (region) => {
 
   it('lets only the apps that call customer URLs out to the public internet', () => {
     const policies = ofKind(manifests, 'NetworkPolicy');
-    const open = policies.filter((policy) => (policy.spec.egress ?? []).some((rule: { to?: Array<{ ipBlock?: { cidr: string } }> }) => rule.to?.some((peer) => peer.ipBlock?.cidr === '0.0.0.0/0')));
-    expect(open.map((policy) => policy.metadata.name).sort()).toEqual(['consent-records', 'oap-authorizer', 'oversight-witness', 'webhook-dispatcher'].map((app) => `${release}-${app}`));
+    const open = policies.filter((policy) =>
+      (policy.spec.egress ?? []).some((rule: { to?: Array<{ ipBlock?: { cidr: string } }> }) =>
+        rule.to?.some((peer) => peer.ipBlock?.cidr === '0.0.0.0/0'),
+      ),
+    );
+    expect(open.map((policy) => policy.metadata.name).sort()).toEqual(
+      ['consent-records', 'oap-authorizer', 'oversight-witness', 'webhook-dispatcher'].map((app) => `${release}-${app}`),
+    );
     for (const policy of open) {
       const block = policy.spec.egress[0].to[0].ipBlock as { except: string[] };
       expect(block.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
     }
     const infrastructure = policies.find((policy) => policy.metadata.name === `${release}-egress-infrastructure`)!;
-    const ports = (infrastructure.spec.egress as Array<{ ports: Array<{ port: number }> }>).map((rule) => rule.ports.map((port) => port.port));
+    const ports = (infrastructure.spec.egress as Array<{ ports: Array<{ port: number }> }>).map((rule) =>
+      rule.ports.map((port) => port.port),
+    );
     expect(ports).toEqual([[53, 53], [5432], [4222], [8080]]);
   });
 
   it('routes only the public path families through the Ingress', () => {
     const [ingress] = ofKind(manifests, 'Ingress');
-    const paths = (ingress!.spec.rules[0].http.paths as Array<{ path: string; backend: { service: { name: string } } }>).map((path) => path.path);
+    const paths = (ingress!.spec.rules[0].http.paths as Array<{ path: string; backend: { service: { name: string } } }>).map(
+      (path) => path.path,
+    );
     expect(paths).toContain('/api');
     for (const hidden of ['/', '/metrics', '/readyz', '/healthz']) expect(paths).not.toContain(hidden);
     expect(ingress!.spec.rules[0].host).toBe(`${region}.api.example.com`);
@@ -99,18 +109,28 @@ describe.each(REGIONS)('helm/svc rendered for %s', (region) => {
 
   it('runs the migration Job as a pre-install/pre-upgrade hook with the database Secret', () => {
     const [job] = ofKind(manifests, 'Job');
-    expect(job!.metadata.annotations).toMatchObject({ 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded' });
+    expect(job!.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
     expect(job!.spec.backoffLimit).toBe(3);
     const container = job!.spec.template.spec.containers[0];
     expect(container.command).toEqual(['node', 'scripts/run-dist.js', 'dist/deploy/migrate/main.js']);
-    expect(container.env[0]).toEqual({ name: 'DATABASE_URL', valueFrom: { secretKeyRef: { name: `svc-${region}-database`, key: 'DATABASE_URL' } } });
+    expect(container.env[0]).toEqual({
+      name: 'DATABASE_URL',
+      valueFrom: { secretKeyRef: { name: `svc-${region}-database`, key: 'DATABASE_URL' } },
+    });
   });
 
   it('gives every app the PgBouncer URL as DATABASE_URL and the direct URL as DATABASE_DIRECT_URL (LISTEN, migrations)', () => {
     for (const deployment of ofKind(manifests, 'Deployment')) {
       const env = deployment.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: unknown }>;
-      expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({ secretKeyRef: { name: `svc-${region}-database-pooled`, key: 'DATABASE_URL' } });
-      expect(env.find((e) => e.name === 'DATABASE_DIRECT_URL')?.valueFrom).toEqual({ secretKeyRef: { name: `svc-${region}-database`, key: 'DATABASE_URL' } });
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({
+        secretKeyRef: { name: `svc-${region}-database-pooled`, key: 'DATABASE_URL' },
+      });
+      expect(env.find((e) => e.name === 'DATABASE_DIRECT_URL')?.valueFrom).toEqual({
+        secretKeyRef: { name: `svc-${region}-database`, key: 'DATABASE_URL' },
+      });
     }
   });
 });
@@ -135,7 +155,11 @@ describe('helm/svc rendered with its optional parts', () => {
 
   it('creates the CloudNativePG Cluster, lets the apps reach its pods, and migrates after install', () => {
     const [cluster] = ofKind(manifests, 'Cluster');
-    expect(cluster).toMatchObject({ apiVersion: 'postgresql.cnpg.io/v1', metadata: { name: 'svc-eu-postgres' }, spec: { instances: 3, bootstrap: { initdb: { database: 'svc_eu', owner: 'svc' } } } });
+    expect(cluster).toMatchObject({
+      apiVersion: 'postgresql.cnpg.io/v1',
+      metadata: { name: 'svc-eu-postgres' },
+      spec: { instances: 3, bootstrap: { initdb: { database: 'svc_eu', owner: 'svc' } } },
+    });
     const infrastructure = ofKind(manifests, 'NetworkPolicy').find((policy) => policy.metadata.name === 'svc-eu-egress-infrastructure')!;
     expect(infrastructure.spec.egress[1].to).toEqual([
       { podSelector: { matchLabels: { 'cnpg.io/cluster': 'svc-eu-postgres' } } },
@@ -149,7 +173,12 @@ describe('helm/svc rendered with its optional parts', () => {
     expect(pooler).toMatchObject({
       apiVersion: 'postgresql.cnpg.io/v1',
       metadata: { name: 'svc-eu-postgres-pooler-rw' },
-      spec: { cluster: { name: 'svc-eu-postgres' }, instances: 2, type: 'rw', pgbouncer: { poolMode: 'transaction', parameters: { default_pool_size: '20', max_client_conn: '1000' } } },
+      spec: {
+        cluster: { name: 'svc-eu-postgres' },
+        instances: 2,
+        type: 'rw',
+        pgbouncer: { poolMode: 'transaction', parameters: { default_pool_size: '20', max_client_conn: '1000' } },
+      },
     });
   });
 
@@ -157,7 +186,8 @@ describe('helm/svc rendered with its optional parts', () => {
     const [monitor] = ofKind(manifests, 'ServiceMonitor');
     expect(monitor!.metadata.labels?.release).toBe('prometheus');
     expect(monitor!.spec.endpoints).toEqual([{ port: 'http', path: '/metrics', interval: '30s', scrapeTimeout: '10s' }]);
-    for (const service of ofKind(manifests, 'Service')) expect(matches(monitor!.spec.selector.matchLabels, service.metadata.labels)).toBe(true);
+    for (const service of ofKind(manifests, 'Service'))
+      expect(matches(monitor!.spec.selector.matchLabels, service.metadata.labels)).toBe(true);
   });
 
   it("sets one app's own variables and Secret references, and no other app's", () => {
@@ -182,7 +212,9 @@ describe('helm/svc without PgBouncer (postgres.pgbouncer.enabled false)', () => 
     expect(ofKind(manifests, 'Pooler')).toEqual([]);
     for (const deployment of ofKind(manifests, 'Deployment')) {
       const env = deployment.spec.template.spec.containers[0].env as Array<{ name: string; valueFrom?: unknown }>;
-      expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({ secretKeyRef: { name: 'svc-us-database', key: 'DATABASE_URL' } });
+      expect(env.find((e) => e.name === 'DATABASE_URL')?.valueFrom).toEqual({
+        secretKeyRef: { name: 'svc-us-database', key: 'DATABASE_URL' },
+      });
       expect(env.find((e) => e.name === 'DATABASE_DIRECT_URL')).toBeUndefined();
     }
   });
@@ -194,10 +226,14 @@ describe('helm/svc refuses to render', () => {
   });
 
   it('without the place of Postgres for the network policy', () => {
-    expect(() => render(helmMerge(regionValues('us'), { networkPolicy: { postgres: { to: [] } } }))).toThrow(/networkPolicy\.postgres\.to is required/);
+    expect(() => render(helmMerge(regionValues('us'), { networkPolicy: { postgres: { to: [] } } }))).toThrow(
+      /networkPolicy\.postgres\.to is required/,
+    );
   });
 
   it('with PgBouncer on but no Secret holding its URL', () => {
-    expect(() => render(helmMerge(regionValues('us'), { secrets: { pooledDatabaseUrl: { existingSecret: '' } } }))).toThrow(/secrets\.pooledDatabaseUrl\.existingSecret is required/);
+    expect(() => render(helmMerge(regionValues('us'), { secrets: { pooledDatabaseUrl: { existingSecret: '' } } }))).toThrow(
+      /secrets\.pooledDatabaseUrl\.existingSecret is required/,
+    );
   });
 });

@@ -84,7 +84,14 @@ function unknownFields(manifests: Manifest[]): string[] {
   const firstManifestLine = lines.length;
   builtIn.forEach((manifest, index) => lines.push(`export const m${index}: ${alias(typeOf(manifest))} = ${JSON.stringify(manifest)};`));
   const source = lines.join('\n');
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, skipLibCheck: true, types: [], module: ts.ModuleKind.CommonJS, moduleResolution: ts.ModuleResolutionKind.Node10 };
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: [],
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+  };
   const host = ts.createCompilerHost(options);
   const readFile = host.readFile.bind(host);
   const fileExists = host.fileExists.bind(host);
@@ -92,7 +99,8 @@ function unknownFields(manifests: Manifest[]): string[] {
   host.fileExists = (name) => name === file || fileExists(name);
   const program = ts.createProgram([file], options, host);
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const line = diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : -1;
+    const line =
+      diagnostic.file && diagnostic.start !== undefined ? diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line : -1;
     const manifest = builtIn[line - firstManifestLine];
     return `${manifest ? `${manifest.kind}/${manifest.metadata.name}` : 'imports'}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ')}`;
   });
@@ -139,14 +147,17 @@ describe.each(REGIONS)('helm/svc manifests for %s against the Kubernetes API sch
     expect(unknownFields(variants.flatMap(([, manifests]) => manifests))).toEqual([]);
   }, 60_000);
 
-  it.each(variants)('checks custom resources (ServiceMonitor, CloudNativePG Cluster) structurally only: apiVersion, kind, metadata.name, spec (%s)', (_variant, manifests) => {
-    for (const manifest of manifests.filter((candidate) => CUSTOM.has(typeOf(candidate)))) {
-      expect(manifest.apiVersion).toMatch(/^[a-z0-9.-]+\.[a-z]+\/v\d+(alpha\d+|beta\d+)?$/);
-      expect(manifest.kind).toMatch(/^[A-Z][A-Za-z]+$/);
-      expect(manifest.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
-      expect(typeof manifest.spec).toBe('object');
-    }
-  });
+  it.each(variants)(
+    'checks custom resources (ServiceMonitor, CloudNativePG Cluster) structurally only: apiVersion, kind, metadata.name, spec (%s)',
+    (_variant, manifests) => {
+      for (const manifest of manifests.filter((candidate) => CUSTOM.has(typeOf(candidate)))) {
+        expect(manifest.apiVersion).toMatch(/^[a-z0-9.-]+\.[a-z]+\/v\d+(alpha\d+|beta\d+)?$/);
+        expect(manifest.kind).toMatch(/^[A-Z][A-Za-z]+$/);
+        expect(manifest.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+        expect(typeof manifest.spec).toBe('object');
+      }
+    },
+  );
 });
 
 describe('the schema check of the rendered manifests', () => {
@@ -167,6 +178,8 @@ describe('the schema check of the rendered manifests', () => {
     const broken = structuredClone(deployment!);
     broken.spec.template.spec.containers[0].readinesProbe = broken.spec.template.spec.containers[0].readinessProbe;
     expect(violations([broken])).toEqual([]);
-    expect(unknownFields([broken])).toEqual([expect.stringMatching(/^Deployment\/svc-us-audit-chain: .*readinesProbe\W+ does not exist in type 'IContainer'/)]);
+    expect(unknownFields([broken])).toEqual([
+      expect.stringMatching(/^Deployment\/svc-us-audit-chain: .*readinesProbe\W+ does not exist in type 'IContainer'/),
+    ]);
   }, 60_000);
 });

@@ -64,7 +64,8 @@ export class TemplateError extends Error {}
 /** A parsed values document. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export const isMap = (value: Json | undefined): value is { [key: string]: Json } => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isMap = (value: Json | undefined): value is { [key: string]: Json } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Helm's coalescing of a values file over the chart's: maps merge key by key, anything else replaces, null deletes. */
 export function helmMerge(base: Json, override: Json): Json {
@@ -493,7 +494,9 @@ export class ChartRenderer {
       case 'sha256sum':
         return createHash('sha256').update(string(0)).digest('hex');
       case 'toYaml':
-        return args[0] === undefined || args[0] === null ? 'null' : stringify(args[0], { sortMapEntries: true, lineWidth: 0 }).replace(/\n$/, '');
+        return args[0] === undefined || args[0] === null
+          ? 'null'
+          : stringify(args[0], { sortMapEntries: true, lineWidth: 0 }).replace(/\n$/, '');
       case 'not':
         return !truthy(args[0]);
       case 'and':

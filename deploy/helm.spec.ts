@@ -38,7 +38,10 @@ interface Values {
 }
 
 const defaults = parse(read(`${CHART}/values.yaml`)) as Values;
-const regional = Object.fromEntries(REGIONS.map((region) => [region, parse(read(`${CHART}/values-${region}.yaml`)) as Values])) as Record<Region, Values>;
+const regional = Object.fromEntries(REGIONS.map((region) => [region, parse(read(`${CHART}/values-${region}.yaml`)) as Values])) as Record<
+  Region,
+  Values
+>;
 
 function filesUnder(dir: string): string[] {
   return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -51,7 +54,9 @@ function filesUnder(dir: string): string[] {
 const EGRESS_CLIENT_USERS = readdirSync(join(ROOT, 'libs/feature'))
   .filter((name) => existsSync(join(ROOT, 'libs/feature', name, 'src')))
   .filter((name) =>
-    filesUnder(`libs/feature/${name}/src`).some((path) => path.endsWith('.ts') && !path.includes('.spec.') && read(path).includes("from '@svc/egress'")),
+    filesUnder(`libs/feature/${name}/src`).some(
+      (path) => path.endsWith('.ts') && !path.includes('.spec.') && read(path).includes("from '@svc/egress'"),
+    ),
   )
   .sort();
 
@@ -66,7 +71,9 @@ describe('helm/svc network policies', () => {
     );
     // Same-release selector: the labels every Deployment's and the migration Job's pods carry.
     const helpers = template('_helpers.tpl');
-    expect(helpers).toMatch(/define "svc\.releaseSelector"[\s\S]*?app\.kubernetes\.io\/instance: \{\{ \.Release\.Name \}\}\s+app\.kubernetes\.io\/part-of: svc/);
+    expect(helpers).toMatch(
+      /define "svc\.releaseSelector"[\s\S]*?app\.kubernetes\.io\/instance: \{\{ \.Release\.Name \}\}\s+app\.kubernetes\.io\/part-of: svc/,
+    );
     expect(helpers).toMatch(/define "svc\.labels"[\s\S]*?app\.kubernetes\.io\/part-of: svc/);
     expect(helpers).toMatch(/define "svc\.selectorLabels"[\s\S]*?app\.kubernetes\.io\/instance: \{\{ \.root\.Release\.Name \}\}/);
   });
@@ -74,10 +81,18 @@ describe('helm/svc network policies', () => {
   it('lets every app reach only DNS, Postgres, NATS and the other apps of the release', () => {
     const infrastructure = /-egress-infrastructure[\s\S]*?(?=\{\{- range \$name, \$svc)/.exec(policy)?.[0] ?? '';
     expect(infrastructure).toContain('policyTypes: [Egress]');
-    expect(infrastructure).toMatch(/# DNS\s+- to:\s+\{\{- toYaml \$np\.dns\.to \| nindent 8 \}\}\s+ports:\s+- \{ protocol: UDP, port: 53 \}\s+- \{ protocol: TCP, port: 53 \}/);
-    expect(infrastructure).toMatch(/# Postgres\s+- to:\s+\{\{- toYaml \$postgresTo \| nindent 8 \}\}\s+ports:\s+- \{ protocol: TCP, port: \{\{ \$np\.postgres\.port \| int \}\} \}/);
-    expect(infrastructure).toMatch(/# NATS\s+- to:\s+\{\{- toYaml \$np\.nats\.to \| nindent 8 \}\}\s+ports:\s+- \{ protocol: TCP, port: \{\{ \$np\.nats\.port \| int \}\} \}/);
-    expect(infrastructure).toMatch(/- to:\s+- podSelector:\s+matchLabels:\s+\{\{- include "svc\.releaseSelector" \. \| nindent 14 \}\}\s+ports:\s+- \{ protocol: TCP, port: \{\{ \.Values\.containerPort \| int \}\} \}/);
+    expect(infrastructure).toMatch(
+      /# DNS\s+- to:\s+\{\{- toYaml \$np\.dns\.to \| nindent 8 \}\}\s+ports:\s+- \{ protocol: UDP, port: 53 \}\s+- \{ protocol: TCP, port: 53 \}/,
+    );
+    expect(infrastructure).toMatch(
+      /# Postgres\s+- to:\s+\{\{- toYaml \$postgresTo \| nindent 8 \}\}\s+ports:\s+- \{ protocol: TCP, port: \{\{ \$np\.postgres\.port \| int \}\} \}/,
+    );
+    expect(infrastructure).toMatch(
+      /# NATS\s+- to:\s+\{\{- toYaml \$np\.nats\.to \| nindent 8 \}\}\s+ports:\s+- \{ protocol: TCP, port: \{\{ \$np\.nats\.port \| int \}\} \}/,
+    );
+    expect(infrastructure).toMatch(
+      /- to:\s+- podSelector:\s+matchLabels:\s+\{\{- include "svc\.releaseSelector" \. \| nindent 14 \}\}\s+ports:\s+- \{ protocol: TCP, port: \{\{ \.Values\.containerPort \| int \}\} \}/,
+    );
     // No rule without a peer list: an empty `to` would allow every destination.
     expect(policy).toContain('fail "values: networkPolicy.postgres.to is required');
     expect(policy).toContain('fail "values: networkPolicy.nats.to is required');
@@ -101,10 +116,16 @@ describe('helm/svc network policies', () => {
   it('opens the router to the public and every other app only to the apps of the release', () => {
     const perApp = /\{\{- range \$name, \$svc := \.Values\.services \}\}[\s\S]*$/.exec(policy)?.[0] ?? '';
     expect(perApp).toMatch(/podSelector:\s+matchLabels:\s+\{\{- include "svc\.selectorLabels" \$app \| nindent 6 \}\}/);
-    const [routerBranch, servicesBranch] = /\{\{- if \$svc\.router \}\}([\s\S]*?)\{\{- else \}\}([\s\S]*?)\{\{- end \}\}/.exec(perApp)!.slice(1);
+    const [routerBranch, servicesBranch] = /\{\{- if \$svc\.router \}\}([\s\S]*?)\{\{- else \}\}([\s\S]*?)\{\{- end \}\}/
+      .exec(perApp)!
+      .slice(1);
     // Router: its port, from anyone unless networkPolicy.routerIngressFrom narrows it.
-    expect(routerBranch).toMatch(/- ports:\s+- \{ protocol: TCP, port: \{\{ \$\.Values\.containerPort \| int \}\} \}\s+\{\{- with \$np\.routerIngressFrom \}\}\s+from:/);
-    expect(servicesBranch).toMatch(/- from:\s+- podSelector:\s+matchLabels:\s+\{\{- include "svc\.releaseSelector" \$ \| nindent 14 \}\}\s+ports:/);
+    expect(routerBranch).toMatch(
+      /- ports:\s+- \{ protocol: TCP, port: \{\{ \$\.Values\.containerPort \| int \}\} \}\s+\{\{- with \$np\.routerIngressFrom \}\}\s+from:/,
+    );
+    expect(servicesBranch).toMatch(
+      /- from:\s+- podSelector:\s+matchLabels:\s+\{\{- include "svc\.releaseSelector" \$ \| nindent 14 \}\}\s+ports:/,
+    );
     expect(servicesBranch).not.toMatch(/namespaceSelector|ipBlock/);
     // Scrapers only when named.
     expect(perApp).toMatch(/\{\{- with \$np\.metricsFrom \}\}\s+# Prometheus scraping \/metrics\.\s+- from:/);
@@ -122,12 +143,15 @@ describe('helm/svc network policies', () => {
     expect(defaults.services?.['residency-router']?.publicEgress).toBeUndefined();
     for (const values of Object.values(regional)) expect(values.services).toBeUndefined();
 
-    const egress = /\{\{- if \$svc\.publicEgress \}\}\s+egress:([\s\S]*?)\{\{- end \}\}\s*\{\{- end \}\}\s*\{\{- end \}\}\s*$/.exec(policy)?.[1] ?? '';
+    const egress =
+      /\{\{- if \$svc\.publicEgress \}\}\s+egress:([\s\S]*?)\{\{- end \}\}\s*\{\{- end \}\}\s*\{\{- end \}\}\s*$/.exec(policy)?.[1] ?? '';
     expect(egress).toMatch(/- ipBlock:\s+cidr: 0\.0\.0\.0\/0\s+except:\s+\{\{- toYaml \$np\.privateRanges\.ipv4 \| nindent 14 \}\}/);
     expect(egress).toMatch(/- ipBlock:\s+cidr: "::\/0"\s+except:\s+\{\{- toYaml \$np\.privateRanges\.ipv6 \| nindent 14 \}\}/);
     expect(policy).toMatch(/policyTypes: \{\{ if \$svc\.publicEgress \}\}\[Ingress, Egress\]\{\{ else \}\}\[Ingress\]\{\{ end \}\}/);
     const ranges = defaults.networkPolicy?.privateRanges;
-    expect(ranges?.ipv4).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8']));
+    expect(ranges?.ipv4).toEqual(
+      expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8']),
+    );
     expect(ranges?.ipv6).toEqual(expect.arrayContaining(['fc00::/7', 'fe80::/10', '::1/128']));
   });
 });
@@ -141,7 +165,9 @@ describe('helm/svc migration Job', () => {
     expect(values.migrations?.backoffLimit).toBeGreaterThan(0);
     expect(values.migrations?.activeDeadlineSeconds).toBeGreaterThan(0);
     expect(job).toMatch(/kind: Job/);
-    expect(job).toMatch(/helm\.sh\/hook: \{\{ if \.Values\.postgres\.cloudNativePG\.enabled \}\}post-install,pre-upgrade\{\{ else \}\}pre-install,pre-upgrade\{\{ end \}\}/);
+    expect(job).toMatch(
+      /helm\.sh\/hook: \{\{ if \.Values\.postgres\.cloudNativePG\.enabled \}\}post-install,pre-upgrade\{\{ else \}\}pre-install,pre-upgrade\{\{ end \}\}/,
+    );
     expect(job).toMatch(/helm\.sh\/hook-delete-policy: before-hook-creation,hook-succeeded/);
     expect(job).toMatch(/helm\.sh\/hook-weight: "-?\d+"/);
     expect(job).toMatch(/backoffLimit: \{\{ \.Values\.migrations\.backoffLimit \| int \}\}/);
@@ -221,7 +247,10 @@ describe('helm/svc ServiceMonitor and PodDisruptionBudgets', () => {
 /** Variables an app reads: PlatformConfig's, the router's, and its feature library's config classes. */
 function variablesReadBy(app: string): Set<string> {
   const declared = (path: string): string[] => [...read(path).matchAll(/^\s*([A-Z][A-Z0-9_]*)[!?]?\s*[:=]/gm)].map((match) => match[1]!);
-  const sources = ['libs/platform/config/src/platform-config.ts', ...(app === 'residency-router' ? ['libs/feature/residency-router/src/residency-router.config.ts'] : [])];
+  const sources = [
+    'libs/platform/config/src/platform-config.ts',
+    ...(app === 'residency-router' ? ['libs/feature/residency-router/src/residency-router.config.ts'] : []),
+  ];
   const featureSrc = `libs/feature/${app}/src`;
   if (existsSync(join(ROOT, featureSrc))) sources.push(...filesUnder(featureSrc).filter((path) => /\.config\.ts$/.test(path)));
   return new Set(sources.flatMap(declared));
@@ -237,16 +266,22 @@ describe('helm/svc per-service environment', () => {
   const deployment = template('deployment.yaml');
 
   it('adds each app’s own variables, single Secret keys and whole Secrets or ConfigMaps', () => {
-    expect(deployment).toMatch(/\{\{- range \$variable, \$value := \$svc\.env \}\}\s+- name: \{\{ \$variable \}\}\s+value: \{\{ \$value \| toString \| quote \}\}/);
+    expect(deployment).toMatch(
+      /\{\{- range \$variable, \$value := \$svc\.env \}\}\s+- name: \{\{ \$variable \}\}\s+value: \{\{ \$value \| toString \| quote \}\}/,
+    );
     expect(deployment).toMatch(
       /\{\{- range \$variable, \$ref := \$svc\.secretEnv \}\}\s+- name: \{\{ \$variable \}\}\s+valueFrom:\s+secretKeyRef:\s+name: \{\{ \$ref\.secretName \}\}\s+key: \{\{ \$ref\.key \}\}/,
     );
     // After the chart's ConfigMap, so an app's own source cannot be shadowed by the shared one.
-    expect(deployment).toMatch(/envFrom:\s+- configMapRef:\s+name: \{\{ include "svc\.fullname" \$ \}\}-env\s+\{\{- with \$svc\.envFrom \}\}\s+\{\{- toYaml \. \| nindent 12 \}\}/);
+    expect(deployment).toMatch(
+      /envFrom:\s+- configMapRef:\s+name: \{\{ include "svc\.fullname" \$ \}\}-env\s+\{\{- with \$svc\.envFrom \}\}\s+\{\{- toYaml \. \| nindent 12 \}\}/,
+    );
   });
 
   it('only sets variables the app reads, never one the chart sets', () => {
-    expect(CHART_VARIABLES).toEqual(expect.arrayContaining(['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REGION', 'SERVICE_NAME', 'SERVICE_URLS']));
+    expect(CHART_VARIABLES).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'KEY_ENCRYPTION_KEY', 'REGION', 'SERVICE_NAME', 'SERVICE_URLS']),
+    );
     const schema = JSON.parse(read(`${CHART}/values.schema.json`)) as { definitions: { variableName: { not: { enum: string[] } } } };
     expect(schema.definitions.variableName.not.enum.sort()).toEqual([...new Set(CHART_VARIABLES)].sort());
     for (const values of [defaults, ...Object.values(regional)]) {
@@ -268,7 +303,9 @@ const schema = JSON.parse(schemaText) as Record<string, unknown>;
 // unknown keywords in the schema itself (a misspelt `additionalProperties` would silently allow anything).
 const validateValues = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, strictRequired: false }).compile(schema);
 const errorsOf = (values: Json): string[] =>
-  validateValues(values) ? [] : (validateValues.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
+  validateValues(values)
+    ? []
+    : (validateValues.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''} ${JSON.stringify(error.params)}`);
 const defaultsJson = parse(read(`${CHART}/values.yaml`)) as Json;
 const regionValues = (region: Region): Json => helmMerge(defaultsJson, parse(read(`${CHART}/values-${region}.yaml`)) as Json);
 
@@ -332,7 +369,8 @@ describe('helm/svc values.schema.json', () => {
       { networkPolicy: { postgres: { to: [{ podSelectr: {} }] } } },
       { serviceMonitor: { interval: 'often' } },
     ];
-    for (const change of invalid) expect({ change, rejected: errorsOf(helmMerge(values, change)).length > 0 }).toEqual({ change, rejected: true });
+    for (const change of invalid)
+      expect({ change, rejected: errorsOf(helmMerge(values, change)).length > 0 }).toEqual({ change, rejected: true });
   });
 
   it('accepts a witness URL, its key from a Secret, and a whole Secret for one app', () => {
@@ -366,14 +404,20 @@ describe('helm/svc CloudNativePG Cluster (postgres.cloudNativePG)', () => {
     expect(cluster).toMatch(/apiVersion: postgresql\.cnpg\.io\/v1\s+kind: Cluster/);
     expect(cluster).toMatch(/name: \{\{ include "svc\.postgresClusterName" \. \}\}/);
     expect(cluster).toMatch(/instances: \{\{ \$pg\.instances \| int \}\}/);
-    expect(cluster).toMatch(/bootstrap:\s+initdb:\s+database: \{\{ \$pg\.database \| default \(printf "svc_%s" \(include "svc\.region" \.\)\) \}\}/);
+    expect(cluster).toMatch(
+      /bootstrap:\s+initdb:\s+database: \{\{ \$pg\.database \| default \(printf "svc_%s" \(include "svc\.region" \.\)\) \}\}/,
+    );
     expect(cluster).toMatch(/enablePodAntiAffinity: true/);
   });
 });
 
 describe('helm/nats: values for the official NATS chart', () => {
   const nats = parse(read('helm/nats/values.yaml')) as {
-    config?: { cluster?: { enabled?: boolean; replicas?: number }; jetstream?: { enabled?: boolean; fileStore?: { pvc?: { enabled?: boolean; size?: string } } }; merge?: Record<string, string> };
+    config?: {
+      cluster?: { enabled?: boolean; replicas?: number };
+      jetstream?: { enabled?: boolean; fileStore?: { pvc?: { enabled?: boolean; size?: string } } };
+      merge?: Record<string, string>;
+    };
     container?: { env?: Record<string, { valueFrom?: { secretKeyRef?: { name?: string; key?: string } } }> };
     podDisruptionBudget?: { enabled?: boolean };
   };
@@ -399,7 +443,10 @@ describe('helm/nats: values for the official NATS chart', () => {
     expect(text).toMatch(/helm upgrade --install nats nats\/nats -n nats /);
     expect((defaults as { config?: { natsUrl?: string } }).config?.natsUrl).toBe('nats://nats.nats.svc.cluster.local:4222');
     expect(defaults.networkPolicy?.nats?.to).toEqual([
-      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'nats' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } } },
+      {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'nats' } },
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'nats' } },
+      },
     ]);
   });
 });

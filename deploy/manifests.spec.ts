@@ -169,12 +169,19 @@ describe('docker-compose.yml', () => {
     const budget = REGIONS.length * Number(setting('max_db_connections')) + processes;
     const maxConnections = Number(/max_connections=(\d+)/.exec(commandText(compose.services.postgres))?.[1]);
     expect(budget).toBeLessThanOrEqual(maxConnections - 10);
-    const users = compose.configs?.[pgbouncer?.configs?.find((config) => config.target === '/etc/pgbouncer/userlist.txt')?.source ?? '']?.content ?? '';
+    const users =
+      compose.configs?.[pgbouncer?.configs?.find((config) => config.target === '/etc/pgbouncer/userlist.txt')?.source ?? '']?.content ?? '';
     expect(users.trim()).toBe('"svc" "${POSTGRES_PASSWORD:?set it}"');
   });
 
   it('has exactly postgres, pgbouncer, nats, maildev and every app in every region', () => {
-    const expected = ['maildev', 'nats', 'pgbouncer', 'postgres', ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app)))].sort();
+    const expected = [
+      'maildev',
+      'nats',
+      'pgbouncer',
+      'postgres',
+      ...REGIONS.flatMap((region) => APPS.map((app) => composeName(region, app))),
+    ].sort();
     expect(Object.keys(compose.services).sort()).toEqual(expected);
   });
 
@@ -297,7 +304,10 @@ interface Values {
 const CHART = 'helm/svc';
 const chart = parse(read(`${CHART}/Chart.yaml`)) as { apiVersion?: string; name?: string };
 const defaults = parse(read(`${CHART}/values.yaml`)) as Values;
-const regional = Object.fromEntries(REGIONS.map((region) => [region, parse(read(`${CHART}/values-${region}.yaml`)) as Values])) as Record<Region, Values>;
+const regional = Object.fromEntries(REGIONS.map((region) => [region, parse(read(`${CHART}/values-${region}.yaml`)) as Values])) as Record<
+  Region,
+  Values
+>;
 const template = (name: string): string => read(`${CHART}/templates/${name}`);
 
 /** Every name=value an env var gets in the templates: `- name: X` entries and ConfigMap `X:` keys. */
@@ -312,8 +322,16 @@ describe('helm/svc', () => {
     expect(chart.apiVersion).toBe('v2');
     expect(chart.name).toBe('svc');
     const templates = [
-      '_helpers.tpl', 'configmap.yaml', 'deployment.yaml', 'service.yaml', 'ingress.yaml', 'pdb.yaml',
-      'networkpolicy.yaml', 'migrations-job.yaml', 'servicemonitor.yaml', 'postgres-cluster.yaml',
+      '_helpers.tpl',
+      'configmap.yaml',
+      'deployment.yaml',
+      'service.yaml',
+      'ingress.yaml',
+      'pdb.yaml',
+      'networkpolicy.yaml',
+      'migrations-job.yaml',
+      'servicemonitor.yaml',
+      'postgres-cluster.yaml',
     ];
     expect(existsSync(join(ROOT, CHART, 'values.schema.json'))).toBe(true);
     for (const name of templates) {
@@ -364,7 +382,10 @@ describe('helm/svc', () => {
 
   it('reads KEY_ENCRYPTION_KEY and DATABASE_URL from the existing Secrets', () => {
     const deployment = template('deployment.yaml');
-    for (const [name, value] of [['KEY_ENCRYPTION_KEY', 'keyEncryptionKey'], ['DATABASE_URL', 'databaseUrl']] as const) {
+    for (const [name, value] of [
+      ['KEY_ENCRYPTION_KEY', 'keyEncryptionKey'],
+      ['DATABASE_URL', 'databaseUrl'],
+    ] as const) {
       expect(deployment).toMatch(
         new RegExp(
           `- name: ${name}\\s+valueFrom:\\s+secretKeyRef:\\s+name: \\{\\{ required "[^"]+" \\$\\.Values\\.secrets\\.${value}\\.existingSecret \\}\\}\\s+key: \\{\\{ \\$\\.Values\\.secrets\\.${value}\\.key \\}\\}`,
@@ -376,7 +397,9 @@ describe('helm/svc', () => {
 
   it("builds the router's SERVICE_URLS from the in-cluster Service names of the other apps", () => {
     const deployment = template('deployment.yaml');
-    expect(deployment).toMatch(/\{\{- if \$svc\.router \}\}\s+- name: SERVICE_URLS\s+value: \{\{ include "svc\.serviceUrls" \$ \| quote \}\}/);
+    expect(deployment).toMatch(
+      /\{\{- if \$svc\.router \}\}\s+- name: SERVICE_URLS\s+value: \{\{ include "svc\.serviceUrls" \$ \| quote \}\}/,
+    );
     const helpers = template('_helpers.tpl');
     const serviceUrls = /define "svc\.serviceUrls"([\s\S]*?)\{\{- end -\}\}\s*$/.exec(helpers)?.[1] ?? '';
     expect(serviceUrls).toContain('range $name, $svc := .Values.services');
@@ -454,14 +477,21 @@ function regionAccount(region: Region): RegionAccount {
     publish: quotedList(/publish: \{ allow: \[([^\]]*)\] \}/.exec(block)?.[1]),
     subscribe: quotedList(/subscribe: \{ allow: \[([^\]]*)\] \}/.exec(block)?.[1]),
     exports: [...block.matchAll(/\{ service: "([^"]+)" \}/g)].map((match) => match[1]!),
-    imports: [...block.matchAll(/\{ service: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({ account: match[1]!, subject: match[2]! })),
+    imports: [...block.matchAll(/\{ service: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({
+      account: match[1]!,
+      subject: match[2]!,
+    })),
     streamExports: [...block.matchAll(/\{ stream: "([^"]+)" \}/g)].map((match) => match[1]!),
-    streamImports: [...block.matchAll(/\{ stream: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({ account: match[1]!, subject: match[2]! })),
+    streamImports: [...block.matchAll(/\{ stream: \{ account: ([A-Z]+), subject: "([^"]+)" \} \}/g)].map((match) => ({
+      account: match[1]!,
+      subject: match[2]!,
+    })),
   };
 }
 
 /** Every .ts source file (not a test) under a folder. */
-const sourcesUnder = (dir: string): string[] => filesUnder(dir).filter((path) => path.endsWith('.ts') && !/\.(spec|integration-spec|e2e-spec)\.ts$/.test(path));
+const sourcesUnder = (dir: string): string[] =>
+  filesUnder(dir).filter((path) => path.endsWith('.ts') && !/\.(spec|integration-spec|e2e-spec)\.ts$/.test(path));
 
 /**
  * Request/reply methods the code asks of another region: through `RpcClient.tryCallInRegion(region, method, …)`
@@ -470,7 +500,9 @@ const sourcesUnder = (dir: string): string[] => filesUnder(dir).filter((path) =>
 const CROSS_REGION_METHODS = [
   ...new Set(
     sourcesUnder('libs').flatMap((path) =>
-      [...read(path).matchAll(/\b(?:tryCallInRegion\(\s*[^,]+,|inRegion\([^)]*\)\s*\.call\()\s*'([a-z_]+\.[a-z_]+)'/gi)].map((match) => match[1]!),
+      [...read(path).matchAll(/\b(?:tryCallInRegion\(\s*[^,]+,|inRegion\([^)]*\)\s*\.call\()\s*'([a-z_]+\.[a-z_]+)'/gi)].map(
+        (match) => match[1]!,
+      ),
     ),
   ),
 ].sort();
@@ -493,11 +525,13 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     ]);
     // A subject built for a region other than the process's own is built only by the bus's Nest RPC
     // client (`RpcClient.inRegion`, which `tryCallInRegion` uses).
-    const foreign = sourcesUnder('libs').filter((path) => path !== 'libs/platform/contracts/src/subjects.ts').flatMap((path) =>
-      [...read(path).matchAll(/rpcSubject\(([^,]+),\s*([^,]+),/g)]
-        .filter((match) => !/^(this\.)?(bus|options)\.region$|^this\.bus\.region$/.test(match[2]!.trim()))
-        .map(() => path),
-    );
+    const foreign = sourcesUnder('libs')
+      .filter((path) => path !== 'libs/platform/contracts/src/subjects.ts')
+      .flatMap((path) =>
+        [...read(path).matchAll(/rpcSubject\(([^,]+),\s*([^,]+),/g)]
+          .filter((match) => !/^(this\.)?(bus|options)\.region$|^this\.bus\.region$/.test(match[2]!.trim()))
+          .map(() => path),
+      );
     expect([...new Set(foreign)]).toEqual(['libs/platform/bus/src/nest-rpc.ts']);
   });
 
@@ -508,7 +542,13 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     const others = REGIONS.filter((r) => r !== region);
     expect(account.subscribe.sort()).toEqual([`${BUS_PREFIX}.${region}.>`, '_INBOX.>'].sort());
     expect(account.publish.sort()).toEqual(
-      [`${BUS_PREFIX}.${region}.>`, '_INBOX.>', '$JS.API.>', '$JS.ACK.>', ...others.flatMap((other) => CROSS_REGION_METHODS.map((method) => crossRegionSubject(other, method)))].sort(),
+      [
+        `${BUS_PREFIX}.${region}.>`,
+        '_INBOX.>',
+        '$JS.API.>',
+        '$JS.ACK.>',
+        ...others.flatMap((other) => CROSS_REGION_METHODS.map((method) => crossRegionSubject(other, method))),
+      ].sort(),
     );
     // No default user for clients without credentials: anonymous connections are refused.
     expect(ACCOUNTS_TEXT).not.toMatch(/^\s*no_auth_user/m);
@@ -517,20 +557,29 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
   it.each(REGIONS)('exports exactly the cross-region methods of %s and imports those of the other regions', (region) => {
     const account = regionAccount(region);
     expect(account.exports.sort()).toEqual(CROSS_REGION_METHODS.map((method) => crossRegionSubject(region, method)).sort());
-    const expectedImports = REGIONS.filter((r) => r !== region).flatMap((other) => CROSS_REGION_METHODS.map((method) => ({ account: other.toUpperCase(), subject: crossRegionSubject(other, method) })));
+    const expectedImports = REGIONS.filter((r) => r !== region).flatMap((other) =>
+      CROSS_REGION_METHODS.map((method) => ({ account: other.toUpperCase(), subject: crossRegionSubject(other, method) })),
+    );
     const key = (i: { account: string; subject: string }): string => `${i.account} ${i.subject}`;
     expect(account.imports.map(key).sort()).toEqual(expectedImports.map(key).sort());
   });
 
-  it.each(REGIONS)('exports only the cross-border directory subject of %s as a stream, and imports the other regions\' under the same subject', (region) => {
-    const account = regionAccount(region);
-    const directory = (r: Region): string => `${BUS_PREFIX}.${r}.evt.directory.subject_status`;
-    expect(account.streamExports).toEqual([directory(region)]);
-    expect(account.streamImports).toEqual(REGIONS.filter((r) => r !== region).map((other) => ({ account: other.toUpperCase(), subject: directory(other) })));
-  });
+  it.each(REGIONS)(
+    "exports only the cross-border directory subject of %s as a stream, and imports the other regions' under the same subject",
+    (region) => {
+      const account = regionAccount(region);
+      const directory = (r: Region): string => `${BUS_PREFIX}.${r}.evt.directory.subject_status`;
+      expect(account.streamExports).toEqual([directory(region)]);
+      expect(account.streamImports).toEqual(
+        REGIONS.filter((r) => r !== region).map((other) => ({ account: other.toUpperCase(), subject: directory(other) })),
+      );
+    },
+  );
 
   it('names the directory event the code replicates across regions', () => {
-    expect(read('libs/feature/consent-records/src/directory/directory-replica.ts')).toContain("export const DIRECTORY_EVENT = 'directory.subject_status' as const;");
+    expect(read('libs/feature/consent-records/src/directory/directory-replica.ts')).toContain(
+      "export const DIRECTORY_EVENT = 'directory.subject_status' as const;",
+    );
   });
 
   it('runs the compose NATS with the accounts file and every account password from the environment', () => {
@@ -570,7 +619,9 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
 // ---------------------------------------------------------------- no secrets anywhere
 
 describe('secrets', () => {
-  const files = ['docker-compose.yml', 'Dockerfile', '.dockerignore', 'deploy/README.md', ...filesUnder(CHART)].filter((path) => existsSync(join(ROOT, path)));
+  const files = ['docker-compose.yml', 'Dockerfile', '.dockerignore', 'deploy/README.md', ...filesUnder(CHART)].filter((path) =>
+    existsSync(join(ROOT, path)),
+  );
 
   it.each(files)('%s holds no literal key-encryption key', (path) => {
     const text = read(path);

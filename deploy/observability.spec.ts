@@ -25,8 +25,14 @@ interface Rule {
   annotations?: Record<string, string>;
 }
 
-const dashboard = JSON.parse(read('deploy/grafana/svc-overview.json')) as { uid: string; panels: Panel[]; templating: { list: Array<{ name: string }> } };
-const rules = (parse(read('deploy/prometheus/alerts.yml')) as { groups: Array<{ name: string; rules: Rule[] }> }).groups.flatMap((group) => group.rules);
+const dashboard = JSON.parse(read('deploy/grafana/svc-overview.json')) as {
+  uid: string;
+  panels: Panel[];
+  templating: { list: Array<{ name: string }> };
+};
+const rules = (parse(read('deploy/prometheus/alerts.yml')) as { groups: Array<{ name: string; rules: Rule[] }> }).groups.flatMap(
+  (group) => group.rules,
+);
 const panelExpressions = dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
 
 /** Every sample name Prometheus can scrape from our processes for these metrics. */
@@ -47,8 +53,24 @@ export function metricNamesIn(expression: string): string[] {
     .replace(/\{[^}]*\}/g, ' ')
     .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, ' ')
     .replace(/\[[^\]]*\]/g, ' ');
-  const keywords = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'offset', 'bool', 'and', 'or', 'unless', 'inf', 'nan']);
-  return [...stripped.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(\s*\()?/g)].filter((match) => !match[2] && !keywords.has(match[1]!.toLowerCase())).map((match) => match[1]!);
+  const keywords = new Set([
+    'by',
+    'without',
+    'on',
+    'ignoring',
+    'group_left',
+    'group_right',
+    'offset',
+    'bool',
+    'and',
+    'or',
+    'unless',
+    'inf',
+    'nan',
+  ]);
+  return [...stripped.matchAll(/\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(\s*\()?/g)]
+    .filter((match) => !match[2] && !keywords.has(match[1]!.toLowerCase()))
+    .map((match) => match[1]!);
 }
 
 /** Source files under libs/, tests excluded. */
@@ -64,7 +86,9 @@ describe('metric names in the dashboard and the alert rules', () => {
   const known = registeredSampleNames();
 
   it('finds the metric names of a PromQL expression', () => {
-    expect(metricNamesIn('histogram_quantile(0.95, sum by (le) (rate(webhook_delivery_duration_seconds_bucket{region=~"$region"}[5m])))')).toEqual(['webhook_delivery_duration_seconds_bucket']);
+    expect(
+      metricNamesIn('histogram_quantile(0.95, sum by (le) (rate(webhook_delivery_duration_seconds_bucket{region=~"$region"}[5m])))'),
+    ).toEqual(['webhook_delivery_duration_seconds_bucket']);
     expect(metricNamesIn('max by (region) (a_total) > max by (region) (a_total offset 10m)')).toEqual(['a_total', 'a_total']);
   });
 
@@ -90,7 +114,8 @@ describe('metric names in the dashboard and the alert rules', () => {
       .filter((path) => !path.includes(join('platform', 'telemetry')))
       .map((path) => readFileSync(path, 'utf8'))
       .join('\n');
-    for (const key of Object.keys(BUSINESS_METRICS)) expect(code).toMatch(new RegExp(`\\.(?:counterOf|histogramOf|gaugeOf)\\(BUSINESS_METRICS\\.${key}\\b`));
+    for (const key of Object.keys(BUSINESS_METRICS))
+      expect(code).toMatch(new RegExp(`\\.(?:counterOf|histogramOf|gaugeOf)\\(BUSINESS_METRICS\\.${key}\\b`));
   });
 });
 

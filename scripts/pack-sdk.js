@@ -20,8 +20,22 @@ const PACKAGES = [
   {
     dir: 'libs/sdk/browser',
     entries: ['src/svc.mts'],
-    options: { target: ts.ScriptTarget.ES2020, module: ts.ModuleKind.ES2020, lib: ['lib.es2020.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'], types: [] },
-    exports: ['open', 'createSession', 'configure', 'isSvcEnvelope', 'SvcError', 'SvcDecisionElement', 'DecisionHandle', 'PROTOCOL_VERSION'],
+    options: {
+      target: ts.ScriptTarget.ES2020,
+      module: ts.ModuleKind.ES2020,
+      lib: ['lib.es2020.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+      types: [],
+    },
+    exports: [
+      'open',
+      'createSession',
+      'configure',
+      'isSvcEnvelope',
+      'SvcError',
+      'SvcDecisionElement',
+      'DecisionHandle',
+      'PROTOCOL_VERSION',
+    ],
   },
   {
     dir: 'libs/sdk/webhooks',
@@ -97,7 +111,9 @@ function build(pkg, stageRoot) {
   const emitted = program.emit();
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
   if (diagnostics.length > 0 || emitted.emitSkipped) {
-    throw new Error(`${manifest.name} does not compile:\n${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n')}`);
+    throw new Error(
+      `${manifest.name} does not compile:\n${diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')).join('\n')}`,
+    );
   }
   rewriteSpecifiers(outDir, outDir, pkg.inline ?? {});
   copyFileSync(join(source, 'package.json'), join(stage, 'package.json'));
@@ -116,7 +132,7 @@ function typeCheckConsumer(consumer) {
       "import { isSvcEnvelope, type SvcEnvelope } from '@svc-sdk/browser';",
       "import { verifyInclusionProof, type VerifiedInclusion, type InclusionProofResponse } from '@svc-sdk/audit-verify';",
       "export const webhook: (body: string) => VerifiedWebhook = (body) => verifyWebhook({ rawBody: body, headers: {}, secrets: ['whsec_x'] });",
-      "export const receipt: (jws: string) => Promise<VerifiedReceipt> = (jws) => verifyReceipt(jws, { keys: { keys: [] } });",
+      'export const receipt: (jws: string) => Promise<VerifiedReceipt> = (jws) => verifyReceipt(jws, { keys: { keys: [] } });',
       'export const envelope = (value: unknown): SvcEnvelope | undefined => (isSvcEnvelope(value) ? value : undefined);',
       "export const inclusion = (proof: InclusionProofResponse): VerifiedInclusion => verifyInclusionProof(proof, { verifierKey: 'k' });",
       '',
@@ -139,7 +155,12 @@ function typeCheckConsumer(consumer) {
 }
 
 function npm(args, cwd) {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+  return execFileSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 }
 
 function main(argv) {
@@ -151,7 +172,13 @@ function main(argv) {
     const { stage, manifest } = build(pkg, join(out, 'stage'));
     const [info] = JSON.parse(npm(['pack', stage, '--pack-destination', out, '--json', '--silent'], ROOT));
     log(`packed ${manifest.name}@${manifest.version}: ${info.filename} (${info.files.length} files, ${info.size} B)`);
-    packed.push({ name: manifest.name, version: manifest.version, tarball: join(out, info.filename), files: info.files.map((f) => f.path).sort(), exports: pkg.exports });
+    packed.push({
+      name: manifest.name,
+      version: manifest.version,
+      tarball: join(out, info.filename),
+      files: info.files.map((f) => f.path).sort(),
+      exports: pkg.exports,
+    });
   }
 
   // An empty ES module project installs the tarballs (no registry needed: the packages have no dependencies).
@@ -160,7 +187,10 @@ function main(argv) {
   mkdirSync(consumer);
   writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
   npm(['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', '--silent', ...packed.map((p) => p.tarball)], consumer);
-  const checks = packed.map((p) => `{ const m = await import(${JSON.stringify(p.name)}); for (const name of ${JSON.stringify(p.exports)}) if (m[name] === undefined) throw new Error(${JSON.stringify(p.name)} + ' lacks ' + name); }`);
+  const checks = packed.map(
+    (p) =>
+      `{ const m = await import(${JSON.stringify(p.name)}); for (const name of ${JSON.stringify(p.exports)}) if (m[name] === undefined) throw new Error(${JSON.stringify(p.name)} + ' lacks ' + name); }`,
+  );
   writeFileSync(join(consumer, 'smoke.mjs'), `${checks.join('\n')}\nconsole.log('imported ${packed.length} packages');\n`);
   // Plain Node, no DOM: the browser SDK must import on a server too.
   log(execFileSync(process.execPath, ['smoke.mjs'], { cwd: consumer, encoding: 'utf8' }).trim());

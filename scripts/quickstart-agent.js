@@ -8,7 +8,11 @@ const { generateKeyPairSync, createPrivateKey, createPublicKey, createHash, rand
 const b64url = (buffer) => Buffer.from(buffer).toString('base64url');
 
 function thumbprint(jwk) {
-  return b64url(createHash('sha256').update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).digest());
+  return b64url(
+    createHash('sha256')
+      .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x }))
+      .digest(),
+  );
 }
 
 const [command, file, method, url, token] = process.argv.slice(2);
@@ -21,7 +25,13 @@ if (command === 'keygen' && file) {
   const jwk = JSON.parse(readFileSync(file, 'utf8'));
   const publicJwk = createPublicKey(createPrivateKey({ key: jwk, format: 'jwk' })).export({ format: 'jwk' });
   const header = { typ: 'dpop+jwt', alg: 'EdDSA', jwk: { kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x } };
-  const claims = { htm: method, htu: url, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...(token ? { ath: b64url(createHash('sha256').update(token).digest()) } : {}) };
+  const claims = {
+    htm: method,
+    htu: url,
+    iat: Math.floor(Date.now() / 1000),
+    jti: randomUUID(),
+    ...(token ? { ath: b64url(createHash('sha256').update(token).digest()) } : {}),
+  };
   const input = `${b64url(JSON.stringify(header))}.${b64url(JSON.stringify(claims))}`;
   const signature = sign(null, Buffer.from(input), createPrivateKey({ key: jwk, format: 'jwk' }));
   process.stdout.write(`${input}.${b64url(signature)}\n`);

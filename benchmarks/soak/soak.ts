@@ -35,13 +35,32 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestDatabase, deleteTestStreams, freePort, LoopbackReceiver, testEnv, uniqueBusPrefix, type ReceivedWebhook } from '@svc/testing';
+import {
+  createTestDatabase,
+  deleteTestStreams,
+  freePort,
+  LoopbackReceiver,
+  testEnv,
+  uniqueBusPrefix,
+  type ReceivedWebhook,
+} from '@svc/testing';
 import { Pool } from 'undici';
 import { runClosedLoop, statusLine, type Shot } from '../support/closed-loop';
 import { dpopProof, grantBody, seedGrantAgents, type GrantAgent } from '../support/grant-agents';
 import { fmt } from '../support/report';
 import type { SoakServerReady } from './server';
-import { DEFAULT_THRESHOLDS, REQUEST_KINDS, percentile, rssSlopeMiBPerMinute, serverSample, summarizeMinute, verdict, type MinuteSummary, type RequestKind, type ServerSample } from './stats';
+import {
+  DEFAULT_THRESHOLDS,
+  REQUEST_KINDS,
+  percentile,
+  rssSlopeMiBPerMinute,
+  serverSample,
+  summarizeMinute,
+  verdict,
+  type MinuteSummary,
+  type RequestKind,
+  type ServerSample,
+} from './stats';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const FRACTION = Number(process.env.SOAK_FRACTION ?? 0.5);
@@ -60,7 +79,18 @@ const SCRAPE_SECONDS = 10;
 const DRAINED_AT = 10;
 const DRAIN_TIMEOUT_MS = 180_000;
 /** The request mix, one cycle of ten. */
-const MIX: ReadonlyArray<Exclude<RequestKind, 'imports'>> = ['grants', 'records', 'grants', 'records', 'sessions', 'grants', 'records', 'grants', 'records', 'sessions'];
+const MIX: ReadonlyArray<Exclude<RequestKind, 'imports'>> = [
+  'grants',
+  'records',
+  'grants',
+  'records',
+  'sessions',
+  'grants',
+  'records',
+  'grants',
+  'records',
+  'sessions',
+];
 const EXPECTED: Record<RequestKind, number> = { grants: 201, records: 201, sessions: 201, imports: 202 };
 const RUN_TS = join(__dirname, '..', '..', 'scripts', 'run-ts.js');
 
@@ -70,7 +100,10 @@ const mib = (bytes: number): string => (bytes / 1_048_576).toFixed(1);
 
 /** Starts server.ts as a child process and waits for its applications. */
 async function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; ready: SoakServerReady }> {
-  const child = spawn(process.execPath, [RUN_TS, join(__dirname, 'server.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, [RUN_TS, join(__dirname, 'server.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const ready = await new Promise<SoakServerReady>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('the soak server did not start within 180 s')), 180_000);
     child.once('message', (message: SoakServerReady) => {
@@ -121,7 +154,13 @@ async function main(): Promise<void> {
     const connections = new Pool(base, { connections: 64, pipelining: 1 });
     pool = connections;
 
-    const send = async (method: 'GET' | 'POST', path: string, token: string, body?: string, extra: Record<string, string> = {}): Promise<{ status: number; text: string }> => {
+    const send = async (
+      method: 'GET' | 'POST',
+      path: string,
+      token: string,
+      body?: string,
+      extra: Record<string, string> = {},
+    ): Promise<{ status: number; text: string }> => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...extra };
       if (body !== undefined) headers['content-type'] = 'application/json';
       const res = await connections.request({ method, path, headers, body });
@@ -139,16 +178,33 @@ async function main(): Promise<void> {
     // Data: a flow per application, webhook subscriptions to the loopback receiver, agents with authorities.
     const flowOf = async (token: string): Promise<string> => {
       const post = postAs(token);
-      const flow = await post('/api/v1/flows', { name: 'Soak', locale: 'en', presentation: { title: 'Soak' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }, { key: 'offers', label: 'Offers' }], consent_duration: 'P1Y' });
+      const flow = await post('/api/v1/flows', {
+        name: 'Soak',
+        locale: 'en',
+        presentation: { title: 'Soak' },
+        purposes: [
+          { key: 'newsletter', label: 'Newsletter' },
+          { key: 'offers', label: 'Offers' },
+        ],
+        consent_duration: 'P1Y',
+      });
       const activated = await post(`/api/v1/flows/${flow.body.id as string}/activate`, {});
-      if (flow.status !== 201 || activated.status !== 200) throw new Error(`flow setup failed: ${flow.status}/${activated.status} ${JSON.stringify(activated.body)}`);
+      if (flow.status !== 201 || activated.status !== 200)
+        throw new Error(`flow setup failed: ${flow.status}/${activated.status} ${JSON.stringify(activated.body)}`);
       return flow.body.id as string;
     };
     const flowId = await flowOf(mixApp.apiToken);
     const importFlowId = await flowOf(importApp.apiToken);
-    for (const [app, path] of [[mixApp, '/hooks/api'], [importApp, '/hooks/imports']] as const) {
-      const subscription = await postAs(app.apiToken)(`/api/v1/applications/${app.id}/webhook_subscriptions`, { url: receiver.url(path), events: ['consent.granted'] });
-      if (subscription.status !== 201) throw new Error(`webhook subscription failed: ${subscription.status} ${JSON.stringify(subscription.body)}`);
+    for (const [app, path] of [
+      [mixApp, '/hooks/api'],
+      [importApp, '/hooks/imports'],
+    ] as const) {
+      const subscription = await postAs(app.apiToken)(`/api/v1/applications/${app.id}/webhook_subscriptions`, {
+        url: receiver.url(path),
+        events: ['consent.granted'],
+      });
+      if (subscription.status !== 201)
+        throw new Error(`webhook subscription failed: ${subscription.status} ${JSON.stringify(subscription.body)}`);
     }
     const agents: GrantAgent[] = await seedGrantAgents(postAs(mixApp.apiToken), AGENTS);
     const grantBodies = agents.map((agent) => grantBody(agent, new Date(Date.now() + 4 * 3_600_000)));
@@ -172,7 +228,12 @@ async function main(): Promise<void> {
         const i = sequence++;
         const agent = agents[i % agents.length]!;
         const proof = await dpopProof(agent, 'POST', `${base}/api/v1/grants`);
-        return timed(() => send('POST', '/api/v1/grants', mixApp.apiToken, grantBodies[i % agents.length], { dpop: proof, 'idempotency-key': `soak-${run}-${i}` }));
+        return timed(() =>
+          send('POST', '/api/v1/grants', mixApp.apiToken, grantBodies[i % agents.length], {
+            dpop: proof,
+            'idempotency-key': `soak-${run}-${i}`,
+          }),
+        );
       },
       records: () => {
         const i = sequence++;
@@ -188,7 +249,14 @@ async function main(): Promise<void> {
       },
       sessions: () => {
         const i = sequence++;
-        return timed(() => send('POST', '/api/v1/decisions', mixApp.apiToken, JSON.stringify({ kind: 'consent', flow_id: flowId, principal_id: `user-${i % PEOPLE}` })));
+        return timed(() =>
+          send(
+            'POST',
+            '/api/v1/decisions',
+            mixApp.apiToken,
+            JSON.stringify({ kind: 'consent', flow_id: flowId, principal_id: `user-${i % PEOPLE}` }),
+          ),
+        );
       },
       imports: () => {
         const i = sequence++;
@@ -200,7 +268,12 @@ async function main(): Promise<void> {
           idempotency_key: `soak-${run}-${i}-${r}`,
         }));
         return timed(async () => {
-          const res = await send('POST', '/api/v1/consent_records/imports', importApp.apiToken, JSON.stringify({ flow_id: importFlowId, records }));
+          const res = await send(
+            'POST',
+            '/api/v1/consent_records/imports',
+            importApp.apiToken,
+            JSON.stringify({ flow_id: importFlowId, records }),
+          );
           if (res.status === 202) imports.push((JSON.parse(res.text) as { id: string }).id);
           return res;
         });
@@ -234,24 +307,50 @@ async function main(): Promise<void> {
     };
 
     // Calibration: the mix in a closed loop; its rate of successes is the capacity.
-    out(`soak: ${MINUTES} min at ${FRACTION * 100}% of measured capacity; machine ${cpus().length} cores, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at start`);
-    out(`  server: one monolithic region in its own process, DB pool ${POOL}; mix per 10 requests: 4 grants (DPoP), 4 consent records, 2 consent sessions; 1 import every ${IMPORT_SECONDS} s; consent.granted webhooks to a loopback receiver`);
+    out(
+      `soak: ${MINUTES} min at ${FRACTION * 100}% of measured capacity; machine ${cpus().length} cores, load average ${loadavg()
+        .map((n) => n.toFixed(2))
+        .join(' ')} at start`,
+    );
+    out(
+      `  server: one monolithic region in its own process, DB pool ${POOL}; mix per 10 requests: 4 grants (DPoP), 4 consent records, 2 consent sessions; 1 import every ${IMPORT_SECONDS} s; consent.granted webhooks to a loopback receiver`,
+    );
     let mixIndex = 0;
     const fireMix = (): Promise<Shot> => fire[MIX[mixIndex++ % MIX.length]!]();
     const stopCalibrationImports = startImports(() => void fire.imports());
     await runClosedLoop({ concurrency: CALIBRATION_CONCURRENCY, seconds: 5, successStatus: 201, fire: fireMix });
-    const calibration = await runClosedLoop({ concurrency: CALIBRATION_CONCURRENCY, seconds: CALIBRATION_SECONDS, successStatus: 201, fire: fireMix });
+    const calibration = await runClosedLoop({
+      concurrency: CALIBRATION_CONCURRENCY,
+      seconds: CALIBRATION_SECONDS,
+      successStatus: 201,
+      fire: fireMix,
+    });
     stopCalibrationImports();
     const rate = calibration.rate * FRACTION;
     importRows = IMPORT_ROWS ?? Math.min(5_000, Math.max(10, Math.round((rate * IMPORT_SECONDS) / 4)));
-    out(`  calibration: ${CALIBRATION_SECONDS} s closed loop, ${CALIBRATION_CONCURRENCY} callers: ${fmt(calibration.rate)} requests/s (p50 ${ms(calibration.percentile(50))} ms, p99 ${ms(calibration.percentile(99))} ms; ${statusLine(calibration.statuses)})`);
+    out(
+      `  calibration: ${CALIBRATION_SECONDS} s closed loop, ${CALIBRATION_CONCURRENCY} callers: ${fmt(calibration.rate)} requests/s (p50 ${ms(calibration.percentile(50))} ms, p99 ${ms(calibration.percentile(99))} ms; ${statusLine(calibration.statuses)})`,
+    );
     const calibrationDrain = await waitDrained(DRAIN_TIMEOUT_MS);
-    out(`  calibration backlog drained: ${calibrationDrain.drained ? 'yes' : 'NO'} after ${calibrationDrain.seconds.toFixed(0)} s (outbox ${calibrationDrain.sample.outbox}, consumer lag ${calibrationDrain.sample.consumerLag})`);
-    out(`  offered: ${fmt(rate)} requests/s (${REQUEST_KINDS.filter((k) => k !== 'imports').map((k) => `${k} ${fmt((rate * MIX.filter((m) => m === k).length) / MIX.length)}/s`).join(', ')}) + 1 import of ${fmt(importRows)} rows every ${IMPORT_SECONDS} s`);
+    out(
+      `  calibration backlog drained: ${calibrationDrain.drained ? 'yes' : 'NO'} after ${calibrationDrain.seconds.toFixed(0)} s (outbox ${calibrationDrain.sample.outbox}, consumer lag ${calibrationDrain.sample.consumerLag})`,
+    );
+    out(
+      `  offered: ${fmt(rate)} requests/s (${REQUEST_KINDS.filter((k) => k !== 'imports')
+        .map((k) => `${k} ${fmt((rate * MIX.filter((m) => m === k).length) / MIX.length)}/s`)
+        .join(', ')}) + 1 import of ${fmt(importRows)} rows every ${IMPORT_SECONDS} s`,
+    );
     out();
 
     // The soak: open loop at `rate`, results counted in the minute the request started.
-    const minuteShots = Array.from({ length: MINUTES }, () => Object.fromEntries(REQUEST_KINDS.map((k) => [k, { latencies: [] as number[], errors: 0 }])) as Record<RequestKind, { latencies: number[]; errors: number }>);
+    const minuteShots = Array.from(
+      { length: MINUTES },
+      () =>
+        Object.fromEntries(REQUEST_KINDS.map((k) => [k, { latencies: [] as number[], errors: 0 }])) as Record<
+          RequestKind,
+          { latencies: number[]; errors: number }
+        >,
+    );
     const minuteSamples: ServerSample[][] = Array.from({ length: MINUTES }, () => []);
     const webhookMinutes = Array.from({ length: MINUTES }, () => ({ api: [] as number[], imports: 0 }));
     const minutes: MinuteSummary[] = [];
@@ -295,11 +394,17 @@ async function main(): Promise<void> {
       minutes.push(summary);
       for (const kind of REQUEST_KINDS) {
         const k = summary.kinds[kind];
-        out(`${String(m + 1).padStart(3)}  ${kind.padEnd(8)} ${fmt(k.requests).padStart(9)} ${String(k.errors).padStart(7)} ${ms(k.p50).padStart(9)} ${ms(k.p99).padStart(9)}`);
+        out(
+          `${String(m + 1).padStart(3)}  ${kind.padEnd(8)} ${fmt(k.requests).padStart(9)} ${String(k.errors).padStart(7)} ${ms(k.p50).padStart(9)} ${ms(k.p99).padStart(9)}`,
+        );
       }
       const hooks = webhookMinutes[m]!;
-      out(`     webhooks  ${fmt(hooks.api.length + hooks.imports)} delivered (${fmt(hooks.api.length)} of records, ${fmt(hooks.imports)} of imports); record event → receipt p50 ${ms(percentile(hooks.api, 50))} ms, p99 ${ms(percentile(hooks.api, 99))} ms`);
-      out(`     server    RSS ${mib(summary.rssBytes)} MiB, event-loop lag p99 ${ms(summary.lagP99Ms)} ms; outbox backlog max ${summary.outboxMax}, consumer lag max ${summary.consumerLagMax}; imports running ${pending}`);
+      out(
+        `     webhooks  ${fmt(hooks.api.length + hooks.imports)} delivered (${fmt(hooks.api.length)} of records, ${fmt(hooks.imports)} of imports); record event → receipt p50 ${ms(percentile(hooks.api, 50))} ms, p99 ${ms(percentile(hooks.api, 99))} ms`,
+      );
+      out(
+        `     server    RSS ${mib(summary.rssBytes)} MiB, event-loop lag p99 ${ms(summary.lagP99Ms)} ms; outbox backlog max ${summary.outboxMax}, consumer lag max ${summary.consumerLagMax}; imports running ${pending}`,
+      );
     };
     const scrapes: Array<Promise<void>> = [];
     const scrapeTimer = setInterval(() => {
@@ -332,11 +437,17 @@ async function main(): Promise<void> {
     const drain = await waitDrained(DRAIN_TIMEOUT_MS);
     // Every record grants `offers`, so each one written in the soak owes one consent.granted webhook.
     const recordsWritten = minuteShots.reduce((sum, m) => sum + m.records.latencies.length, 0);
-    for (const t0 = performance.now(); recordEvents.size < recordsWritten && performance.now() - t0 < DRAIN_TIMEOUT_MS; ) await sleep(500);
+    for (const t0 = performance.now(); recordEvents.size < recordsWritten && performance.now() - t0 < DRAIN_TIMEOUT_MS;) await sleep(500);
     out();
-    out(`after the load stopped: outbox ${drain.sample.outbox}, consumer lag ${drain.sample.consumerLag}, imports running ${imports.length}; ${drain.drained ? `drained (≤ ${DRAINED_AT}) in ${drain.seconds.toFixed(0)} s` : `NOT drained within ${DRAIN_TIMEOUT_MS / 1_000} s`}`);
+    out(
+      `after the load stopped: outbox ${drain.sample.outbox}, consumer lag ${drain.sample.consumerLag}, imports running ${imports.length}; ${drain.drained ? `drained (≤ ${DRAINED_AT}) in ${drain.seconds.toFixed(0)} s` : `NOT drained within ${DRAIN_TIMEOUT_MS / 1_000} s`}`,
+    );
     out(`RSS trend minutes 2..${MINUTES}: ${ms(rssSlopeMiBPerMinute(minutes))} MiB/min`);
-    const checks = verdict(minutes, { shed, importRowsFailed, drained: drain.drained, webhooks: { expected: recordsWritten, delivered: recordEvents.size, duplicates } }, DEFAULT_THRESHOLDS);
+    const checks = verdict(
+      minutes,
+      { shed, importRowsFailed, drained: drain.drained, webhooks: { expected: recordsWritten, delivered: recordEvents.size, duplicates } },
+      DEFAULT_THRESHOLDS,
+    );
     out('verdict:');
     for (const check of checks) out(`  ${check.pass ? 'PASS' : 'FAIL'}  ${check.name}: ${check.detail}`);
     const pass = checks.every((c) => c.pass);

@@ -1,11 +1,26 @@
-import { DEFAULT_THRESHOLDS, metricValue, percentile, rssSlopeMiBPerMinute, serverSample, summarizeMinute, verdict, type MinuteSummary, type RequestKind, type ServerSample } from './stats';
+import {
+  DEFAULT_THRESHOLDS,
+  metricValue,
+  percentile,
+  rssSlopeMiBPerMinute,
+  serverSample,
+  summarizeMinute,
+  verdict,
+  type MinuteSummary,
+  type RequestKind,
+  type ServerSample,
+} from './stats';
 
 const MiB = 1_048_576;
 
 const shots = (latencies: number[], errors = 0) => ({ latencies, errors });
 const quiet = { grants: shots([]), records: shots([]), sessions: shots([]), imports: shots([]) };
 
-function minute(n: number, p99: number, overrides: Partial<Omit<MinuteSummary, 'minute' | 'kinds'>> & { errors?: number } = {}): MinuteSummary {
+function minute(
+  n: number,
+  p99: number,
+  overrides: Partial<Omit<MinuteSummary, 'minute' | 'kinds'>> & { errors?: number } = {},
+): MinuteSummary {
   const kind = { requests: 100, errors: overrides.errors ?? 0, p50: p99 / 2, p99 };
   return {
     minute: n,
@@ -61,7 +76,12 @@ describe('metricValue and serverSample', () => {
   });
 
   it('reads a backlog as 0 when the metric has no series yet', () => {
-    expect(serverSample('process_resident_memory_bytes 1\nnodejs_eventloop_lag_p99_seconds 0.01')).toEqual({ rssBytes: 1, lagP99Ms: 10, outbox: 0, consumerLag: 0 });
+    expect(serverSample('process_resident_memory_bytes 1\nnodejs_eventloop_lag_p99_seconds 0.01')).toEqual({
+      rssBytes: 1,
+      lagP99Ms: 10,
+      outbox: 0,
+      consumerLag: 0,
+    });
   });
 });
 
@@ -73,7 +93,11 @@ describe('summarizeMinute', () => {
       { rssBytes: 120, lagP99Ms: 20, outbox: 0, consumerLag: 2 },
     ];
     const latencies = Array.from({ length: 200 }, (_, i) => i + 1);
-    const summary = summarizeMinute(3, { ...quiet, grants: shots(latencies, 2) } as Record<RequestKind, { latencies: number[]; errors: number }>, samples);
+    const summary = summarizeMinute(
+      3,
+      { ...quiet, grants: shots(latencies, 2) } as Record<RequestKind, { latencies: number[]; errors: number }>,
+      samples,
+    );
     expect(summary).toMatchObject({ minute: 3, rssBytes: 120, lagP99Ms: 20, outboxMax: 50, consumerLagMax: 9 });
     expect(summary.kinds.grants).toEqual({ requests: 202, errors: 2, p50: 100, p99: 198 });
     expect(summary.kinds.sessions).toEqual({ requests: 0, errors: 0, p50: NaN, p99: NaN });
@@ -84,7 +108,16 @@ describe('verdict', () => {
   it('passes a steady run and prints each threshold', () => {
     const checks = verdict([minute(1, 20), minute(2, 25), minute(3, 34)], facts);
     expect(failed(checks)).toEqual([]);
-    expect(checks.map((c) => c.name)).toEqual(['errors', 'p99 grants', 'p99 records', 'p99 sessions', 'RSS flat', 'event-loop lag flat', 'backlog bounded', 'webhooks delivered']);
+    expect(checks.map((c) => c.name)).toEqual([
+      'errors',
+      'p99 grants',
+      'p99 records',
+      'p99 sessions',
+      'RSS flat',
+      'event-loop lag flat',
+      'backlog bounded',
+      'webhooks delivered',
+    ]);
     expect(checks.find((c) => c.name === 'p99 grants')!.detail).toBe('minute 3 34.0 ms vs minute 1 20.0 ms (limit 1.5× + 5 ms = 35.0 ms)');
   });
 
@@ -106,15 +139,21 @@ describe('verdict', () => {
   });
 
   it('fails when a backlog passes its limit at any minute or did not drain', () => {
-    expect(failed(verdict([minute(1, 20), minute(2, 20, { outboxMax: DEFAULT_THRESHOLDS.maxOutbox + 1 }), minute(3, 20)], facts))).toEqual(['backlog bounded']);
+    expect(failed(verdict([minute(1, 20), minute(2, 20, { outboxMax: DEFAULT_THRESHOLDS.maxOutbox + 1 }), minute(3, 20)], facts))).toEqual([
+      'backlog bounded',
+    ]);
     expect(failed(verdict([minute(1, 20, { consumerLagMax: DEFAULT_THRESHOLDS.maxConsumerLag + 1 })], facts))).toEqual(['backlog bounded']);
     expect(failed(verdict([minute(1, 20)], { ...facts, drained: false }))).toEqual(['backlog bounded']);
   });
 
   it('fails when a record webhook is missing or one arrived twice', () => {
     expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 101, duplicates: 0 } }))).toEqual([]);
-    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 99, duplicates: 0 } }))).toEqual(['webhooks delivered']);
-    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 100, duplicates: 1 } }))).toEqual(['webhooks delivered']);
+    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 99, duplicates: 0 } }))).toEqual([
+      'webhooks delivered',
+    ]);
+    expect(failed(verdict([minute(1, 20)], { ...facts, webhooks: { expected: 100, delivered: 100, duplicates: 1 } }))).toEqual([
+      'webhooks delivered',
+    ]);
   });
 
   it('fails without a completed minute', () => {

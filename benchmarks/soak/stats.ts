@@ -28,7 +28,12 @@ export function metricValue(text: string, name: string, aggregate: 'sum' | 'max'
     if (line.startsWith('#') || !line.startsWith(name)) continue;
     const rest = line.slice(name.length);
     if (rest[0] !== '{' && rest[0] !== ' ') continue;
-    const value = Number(rest.slice(rest[0] === '{' ? rest.lastIndexOf('}') + 1 : 0).trim().split(' ')[0]);
+    const value = Number(
+      rest
+        .slice(rest[0] === '{' ? rest.lastIndexOf('}') + 1 : 0)
+        .trim()
+        .split(' ')[0],
+    );
     if (!Number.isFinite(value)) continue;
     result = result === undefined ? value : aggregate === 'sum' ? result + value : Math.max(result, value);
   }
@@ -79,7 +84,11 @@ export interface MinuteSummary {
 }
 
 /** Per-kind latencies (ms) and error count of a minute, and the server samples taken during it. */
-export function summarizeMinute(minute: number, shots: Record<RequestKind, { latencies: number[]; errors: number }>, samples: readonly ServerSample[]): MinuteSummary {
+export function summarizeMinute(
+  minute: number,
+  shots: Record<RequestKind, { latencies: number[]; errors: number }>,
+  samples: readonly ServerSample[],
+): MinuteSummary {
   const kinds = {} as Record<RequestKind, KindMinute>;
   for (const kind of REQUEST_KINDS) {
     const { latencies, errors } = shots[kind];
@@ -152,27 +161,48 @@ export function verdict(minutes: readonly MinuteSummary[], facts: RunFacts, t: T
   const last = minutes.at(-1)!;
   const checks: Check[] = [];
   const errors = minutes.reduce((sum, m) => sum + REQUEST_KINDS.reduce((s, k) => s + m.kinds[k].errors, 0), 0);
-  checks.push({ name: 'errors', pass: errors === 0 && facts.shed === 0 && facts.importRowsFailed === 0, detail: `${errors} failed requests, ${facts.shed} shed, ${facts.importRowsFailed} failed import rows (must all be 0)` });
+  checks.push({
+    name: 'errors',
+    pass: errors === 0 && facts.shed === 0 && facts.importRowsFailed === 0,
+    detail: `${errors} failed requests, ${facts.shed} shed, ${facts.importRowsFailed} failed import rows (must all be 0)`,
+  });
   for (const kind of t.p99Kinds) {
     const a = first.kinds[kind].p99;
     const b = last.kinds[kind].p99;
     const limit = t.p99Factor * a + t.p99SlackMs;
-    checks.push({ name: `p99 ${kind}`, pass: Number.isFinite(a) && Number.isFinite(b) && b <= limit, detail: `minute ${last.minute} ${f1(b)} ms vs minute 1 ${f1(a)} ms (limit ${t.p99Factor}× + ${t.p99SlackMs} ms = ${f1(limit)} ms)` });
+    checks.push({
+      name: `p99 ${kind}`,
+      pass: Number.isFinite(a) && Number.isFinite(b) && b <= limit,
+      detail: `minute ${last.minute} ${f1(b)} ms vs minute 1 ${f1(a)} ms (limit ${t.p99Factor}× + ${t.p99SlackMs} ms = ${f1(limit)} ms)`,
+    });
   }
   const rssLimit = first.rssBytes * (1 + t.rssGrowthFraction) + t.rssSlackBytes;
-  checks.push({ name: 'RSS flat', pass: last.rssBytes <= rssLimit, detail: `minute ${last.minute} ${mib(last.rssBytes)} vs minute 1 ${mib(first.rssBytes)} (limit +${t.rssGrowthFraction * 100}% + ${mib(t.rssSlackBytes)} = ${mib(rssLimit)})` });
+  checks.push({
+    name: 'RSS flat',
+    pass: last.rssBytes <= rssLimit,
+    detail: `minute ${last.minute} ${mib(last.rssBytes)} vs minute 1 ${mib(first.rssBytes)} (limit +${t.rssGrowthFraction * 100}% + ${mib(t.rssSlackBytes)} = ${mib(rssLimit)})`,
+  });
   const lagLimit = t.lagFactor * first.lagP99Ms + t.lagSlackMs;
-  checks.push({ name: 'event-loop lag flat', pass: last.lagP99Ms <= lagLimit, detail: `p99 minute ${last.minute} ${f1(last.lagP99Ms)} ms vs minute 1 ${f1(first.lagP99Ms)} ms (limit ${t.lagFactor}× + ${t.lagSlackMs} ms = ${f1(lagLimit)} ms)` });
+  checks.push({
+    name: 'event-loop lag flat',
+    pass: last.lagP99Ms <= lagLimit,
+    detail: `p99 minute ${last.minute} ${f1(last.lagP99Ms)} ms vs minute 1 ${f1(first.lagP99Ms)} ms (limit ${t.lagFactor}× + ${t.lagSlackMs} ms = ${f1(lagLimit)} ms)`,
+  });
   const outboxMax = Math.max(...minutes.map((m) => m.outboxMax));
   const lagMax = Math.max(...minutes.map((m) => m.consumerLagMax));
-  const drained = facts.drained === undefined ? '' : facts.drained ? '; drained after the load stopped' : '; NOT drained after the load stopped';
+  const drained =
+    facts.drained === undefined ? '' : facts.drained ? '; drained after the load stopped' : '; NOT drained after the load stopped';
   checks.push({
     name: 'backlog bounded',
     pass: outboxMax <= t.maxOutbox && lagMax <= t.maxConsumerLag && facts.drained !== false,
     detail: `outbox max ${outboxMax} (limit ${t.maxOutbox}), consumer lag max ${lagMax} (limit ${t.maxConsumerLag})${drained}`,
   });
   const { expected, delivered, duplicates } = facts.webhooks;
-  checks.push({ name: 'webhooks delivered', pass: delivered >= expected && duplicates === 0, detail: `${delivered} distinct consent.granted events of ${expected} records received, ${duplicates} received twice (all, none)` });
+  checks.push({
+    name: 'webhooks delivered',
+    pass: delivered >= expected && duplicates === 0,
+    detail: `${delivered} distinct consent.granted events of ${expected} records received, ${duplicates} received twice (all, none)`,
+  });
   return checks;
 }
 

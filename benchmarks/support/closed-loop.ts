@@ -18,7 +18,12 @@ export interface ClosedLoopResult {
  * Closed-loop load: `concurrency` callers each fire the next request as soon as the previous one
  * answered, for `seconds`. Only answers with `successStatus` count towards the rate and latencies.
  */
-export async function runClosedLoop(options: { concurrency: number; seconds: number; successStatus: number; fire: () => Promise<Shot> }): Promise<ClosedLoopResult> {
+export async function runClosedLoop(options: {
+  concurrency: number;
+  seconds: number;
+  successStatus: number;
+  fire: () => Promise<Shot>;
+}): Promise<ClosedLoopResult> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   const deadline = performance.now() + options.seconds * 1_000;

@@ -45,7 +45,13 @@ async function databaseCounters(dataSource: DataSource): Promise<DatabaseCounter
   const [row] = (await dataSource.query(
     'SELECT xact_commit AS commits, tup_inserted AS inserted, tup_updated AS updated, tup_deleted AS deleted, tup_fetched AS fetched FROM pg_stat_database WHERE datname = current_database()',
   )) as Array<Record<keyof DatabaseCounters, string>>;
-  return { commits: Number(row?.commits), inserted: Number(row?.inserted), updated: Number(row?.updated), deleted: Number(row?.deleted), fetched: Number(row?.fetched) };
+  return {
+    commits: Number(row?.commits),
+    inserted: Number(row?.inserted),
+    updated: Number(row?.updated),
+    deleted: Number(row?.deleted),
+    fetched: Number(row?.fetched),
+  };
 }
 
 /** CPU of the window, ms, split by process, and the database's counters over it. */
@@ -98,7 +104,13 @@ export class CpuWindow {
     const start = this.countersStart;
     const counters =
       start && end
-        ? { commits: end.commits - start.commits, inserted: end.inserted - start.inserted, updated: end.updated - start.updated, deleted: end.deleted - start.deleted, fetched: end.fetched - start.fetched }
+        ? {
+            commits: end.commits - start.commits,
+            inserted: end.inserted - start.inserted,
+            updated: end.updated - start.updated,
+            deleted: end.deleted - start.deleted,
+            fetched: end.fetched - start.fetched,
+          }
         : undefined;
     return { serverMs, postgresMs: readable > 0 ? postgresMs : undefined, backends: readable, counters };
   }

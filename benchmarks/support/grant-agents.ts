@@ -23,7 +23,10 @@ export async function seedGrantAgents(post: PostJson, count: number): Promise<Gr
     const agent = await post('/api/v1/agents', { name: `agent-${i}` });
     if (agent.status !== 201) throw new Error(`agent setup failed: ${agent.status} ${JSON.stringify(agent.body)}`);
     const id = agent.body.id as string;
-    const capability = await post(`/api/v1/agents/${id}/capabilities`, { scopes: [{ id: 'payments:write', label: 'Pay' }], actions: ['pay'] });
+    const capability = await post(`/api/v1/agents/${id}/capabilities`, {
+      scopes: [{ id: 'payments:write', label: 'Pay' }],
+      actions: ['pay'],
+    });
     if (capability.status >= 300) throw new Error(`capability setup failed: ${capability.status} ${JSON.stringify(capability.body)}`);
     const authority = await post('/api/v1/authorities', {
       agent_id: id,
@@ -46,10 +49,20 @@ export async function seedGrantAgents(post: PostJson, count: number): Promise<Gr
 
 /** The body of an allowed `POST /api/v1/grants` for the agent (1.00 EUR per action). */
 export function grantBody(agent: GrantAgent, validUntil: Date): string {
-  return JSON.stringify({ agent_id: agent.id, agent_dpop_jkt: agent.jkt, scope: ['payments:write'], actions: ['pay'], valid_until: validUntil.toISOString(), value_bounds: { amount_per_action: '1.00', currency: 'EUR' } });
+  return JSON.stringify({
+    agent_id: agent.id,
+    agent_dpop_jkt: agent.jkt,
+    scope: ['payments:write'],
+    actions: ['pay'],
+    valid_until: validUntil.toISOString(),
+    value_bounds: { amount_per_action: '1.00', currency: 'EUR' },
+  });
 }
 
 /** A single-use DPoP proof of the agent for `htm htu`, issued now. */
 export function dpopProof(agent: GrantAgent, htm: string, htu: string): Promise<string> {
-  return new SignJWT({ htm, htu, jti: randomUUID() }).setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk: agent.jwk }).setIssuedAt().sign(agent.privateKey);
+  return new SignJWT({ htm, htu, jti: randomUUID() })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk: agent.jwk })
+    .setIssuedAt()
+    .sign(agent.privateKey);
 }

@@ -17,12 +17,18 @@ function send(message: unknown): void {
 }
 
 async function prepareProofs(spec: NonNullable<LoadSpec['dpop']>, count: number): Promise<string[]> {
-  const keys = spec.agents.map((agent) => ({ key: createPrivateKey({ key: agent.privateJwk as JsonWebKey, format: 'jwk' }), jwk: agent.publicJwk }));
+  const keys = spec.agents.map((agent) => ({
+    key: createPrivateKey({ key: agent.privateJwk as JsonWebKey, format: 'jwk' }),
+    jwk: agent.publicJwk,
+  }));
   const proofs: string[] = [];
   for (let i = 0; i < count; i += 1) {
     const agent = keys[i % keys.length]!;
     proofs.push(
-      await new SignJWT({ htm: 'POST', htu: spec.htu, jti: randomUUID() }).setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk: agent.jwk }).setIssuedAt().sign(agent.key),
+      await new SignJWT({ htm: 'POST', htu: spec.htu, jti: randomUUID() })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'dpop+jwt', jwk: agent.jwk })
+        .setIssuedAt()
+        .sign(agent.key),
     );
   }
   return proofs;
@@ -86,7 +92,17 @@ async function main(): Promise<void> {
   const cpuMs = selfCpuMs() - cpuStart;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
-  const result: LoadResult = { ok: latencies.length, elapsed, rate: latencies.length / elapsed, p50: pct(50), p90: pct(90), p99: pct(99), statuses, cpuMs, exhausted };
+  const result: LoadResult = {
+    ok: latencies.length,
+    elapsed,
+    rate: latencies.length / elapsed,
+    p50: pct(50),
+    p90: pct(90),
+    p99: pct(99),
+    statuses,
+    cpuMs,
+    exhausted,
+  };
   send({ type: 'done', result });
   await pool.close();
 }

@@ -101,18 +101,26 @@ export async function runLoad(spec: LoadSpec, cpu: CpuWindow = new CpuWindow()):
   writeFileSync(file, JSON.stringify(spec));
   const plan = pinning();
   const args = [RUN_TS, GENERATOR, file];
-  const child = plan ? spawn('taskset', ['-c', plan.loadgen, process.execPath, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = plan
+    ? spawn('taskset', ['-c', plan.loadgen, process.execPath, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    : spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`load generator exited with ${String(code)}`))));
-    const message = (type: string) => Promise.race([exited, new Promise<{ type: string; result?: LoadResult }>((resolve) => {
-      const listener = (m: { type: string; result?: LoadResult }) => {
-        if (m.type === type) {
-          child.off('message', listener);
-          resolve(m);
-        }
-      };
-      child.on('message', listener);
-    })]);
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`load generator exited with ${String(code)}`))),
+    );
+    const message = (type: string) =>
+      Promise.race([
+        exited,
+        new Promise<{ type: string; result?: LoadResult }>((resolve) => {
+          const listener = (m: { type: string; result?: LoadResult }) => {
+            if (m.type === type) {
+              child.off('message', listener);
+              resolve(m);
+            }
+          };
+          child.on('message', listener);
+        }),
+      ]);
     await message('ready');
     await cpu.start();
     child.send({ type: 'go' });
@@ -137,5 +145,8 @@ export function statusesText(statuses: Record<string, number>): string {
 /** `0.42 server + 0.31 Postgres + 0.08 load generator`: CPU ms per operation. */
 export function cpuText(perOp: CpuPerOp): string {
   const part = (ms: number | undefined, name: string) => (ms === undefined ? undefined : `${ms.toFixed(3)} ${name}`);
-  return [part(perOp.server, 'server'), part(perOp.postgres, 'Postgres'), part(perOp.loadgen, 'load generator')].filter(Boolean).join(' + ') + ' ms CPU/op';
+  return (
+    [part(perOp.server, 'server'), part(perOp.postgres, 'Postgres'), part(perOp.loadgen, 'load generator')].filter(Boolean).join(' + ') +
+    ' ms CPU/op'
+  );
 }

@@ -20,7 +20,10 @@ export async function startPrimitiveRoutes(): Promise<{ url: string; close: () =
   const cached = JSON.stringify({ document: 'bench', version: 1 });
   app.post('/sign', async (request, reply) => {
     const body = request.body as Record<string, unknown>;
-    const token = await new SignJWT({ sub: String(body.agent_id ?? ''), scope: body.scope, jti: randomUUID() }).setProtectedHeader({ alg: 'EdDSA' }).setIssuedAt().sign(privateKey);
+    const token = await new SignJWT({ sub: String(body.agent_id ?? ''), scope: body.scope, jti: randomUUID() })
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setIssuedAt()
+      .sign(privateKey);
     return reply.status(201).send({ token });
   });
   app.get('/cached', (request, reply) => {

@@ -9,7 +9,9 @@ export async function rawInsertRate(dataSource: DataSource): Promise<number> {
   let n = 0;
   const start = performance.now();
   while (performance.now() - start < 3_000) {
-    await dataSource.query('INSERT INTO public.bench_raw (payload) VALUES ($1)', [JSON.stringify({ n, subject: 'p', decision: 'granted' })]);
+    await dataSource.query('INSERT INTO public.bench_raw (payload) VALUES ($1)', [
+      JSON.stringify({ n, subject: 'p', decision: 'granted' }),
+    ]);
     n += 1;
   }
   return n / ((performance.now() - start) / 1_000);

@@ -1,6 +1,14 @@
 import { DEFAULT_CONNECTION_BUDGET, RESERVED_FOR_TOOLS, connectionBudget, connectionCeiling, poolSizes } from './connection-budget';
 
-const SERVICES = ['decision-gateway', 'consent-records', 'oap-authorizer', 'webhook-dispatcher', 'audit-chain', 'receipts', 'oversight-witness'];
+const SERVICES = [
+  'decision-gateway',
+  'consent-records',
+  'oap-authorizer',
+  'webhook-dispatcher',
+  'audit-chain',
+  'receipts',
+  'oversight-witness',
+];
 
 describe('the local stack connection budget (DATABASE_CONNECTION_BUDGET)', () => {
   it('monolithic, 30: one process per region with a pool of 8 and its listener, 27 in all, 3 left for tools', () => {
@@ -11,7 +19,15 @@ describe('the local stack connection budget (DATABASE_CONNECTION_BUDGET)', () =>
 
   it('distributed, 60: seven processes per region, the busiest five with a pool of 2, 57 in all, 3 left for tools', () => {
     const pools = poolSizes(DEFAULT_CONNECTION_BUDGET.distributed, 3, SERVICES);
-    expect(pools).toEqual({ 'decision-gateway': 2, 'consent-records': 2, 'oap-authorizer': 2, 'webhook-dispatcher': 2, 'audit-chain': 2, receipts: 1, 'oversight-witness': 1 });
+    expect(pools).toEqual({
+      'decision-gateway': 2,
+      'consent-records': 2,
+      'oap-authorizer': 2,
+      'webhook-dispatcher': 2,
+      'audit-chain': 2,
+      receipts: 1,
+      'oversight-witness': 1,
+    });
     expect(connectionCeiling(pools, 3)).toBe(57);
   });
 

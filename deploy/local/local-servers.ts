@@ -48,7 +48,12 @@ export const NATS_SERVER_MISSING =
 
 /** The nats-server binary: NATS_SERVER_BIN, else the first on the PATH; undefined when there is none (the caller prints NATS_SERVER_MISSING). */
 export function findNatsServer(): string | undefined {
-  const candidates = process.env.NATS_SERVER_BIN ? [process.env.NATS_SERVER_BIN] : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'nats-server'));
+  const candidates = process.env.NATS_SERVER_BIN
+    ? [process.env.NATS_SERVER_BIN]
+    : (process.env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((dir) => join(dir, 'nats-server'));
   return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
@@ -130,11 +135,29 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       chownSync(initPasswordFile, owner.uid, owner.gid);
     }
     try {
-      execFileSync(join(bin, 'initdb'), ['--pgdata', options.dataDir, '--username', 'postgres', '--auth', 'scram-sha-256', '--pwfile', initPasswordFile, '--encoding', 'UTF8', '--locale', 'C', '--no-instructions'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, LC_ALL: 'C' },
-        ...owner,
-      });
+      execFileSync(
+        join(bin, 'initdb'),
+        [
+          '--pgdata',
+          options.dataDir,
+          '--username',
+          'postgres',
+          '--auth',
+          'scram-sha-256',
+          '--pwfile',
+          initPasswordFile,
+          '--encoding',
+          'UTF8',
+          '--locale',
+          'C',
+          '--no-instructions',
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, LC_ALL: 'C' },
+          ...owner,
+        },
+      );
     } finally {
       rmSync(initPasswordFile, { force: true });
     }
@@ -152,7 +175,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const serverUrl = `postgres://postgres:${password}@127.0.0.1:${options.port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`PostgreSQL exited (${child.signalCode ?? child.exitCode}) while starting on port ${options.port}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`PostgreSQL exited (${child.signalCode ?? child.exitCode}) while starting on port ${options.port}`);
     const client = new Client({ connectionString: `${serverUrl}/postgres`, connectionTimeoutMillis: 1_000 });
     try {
       await client.connect();
@@ -161,7 +185,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     } catch (error) {
       await client.end().catch(() => undefined);
       if (Date.now() > deadline) {
-        throw new Error(`PostgreSQL did not accept connections on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new Error(
+          `PostgreSQL did not accept connections on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -17,6 +17,7 @@ export function selectedRegions(env: NodeJS.ProcessEnv = process.env): Region[] 
   if (raw === undefined || raw.trim() === '') return [...REGIONS];
   const named = raw.split(',').map((name) => name.trim());
   const unknown = named.find((name) => !(REGIONS as readonly string[]).includes(name));
-  if (unknown !== undefined) throw new Error(`SVC_REGIONS must name regions among ${REGIONS.join(', ')}, separated by commas (got "${unknown}")`);
+  if (unknown !== undefined)
+    throw new Error(`SVC_REGIONS must name regions among ${REGIONS.join(', ')}, separated by commas (got "${unknown}")`);
   return REGIONS.filter((region) => named.includes(region));
 }

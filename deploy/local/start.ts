@@ -31,15 +31,42 @@ import { REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { RESERVED_FOR_TOOLS, connectionBudget, poolSizes } from './connection-budget';
 import { instancesPerService, selectedRegions } from './stack-options';
-import { ALL_FEATURES, LOCAL_DATABASE_URL_TEMPLATE_FILE, LOCAL_STATE_DIR, regionDatabaseUrl, regionEnvironment, routerPort, startMailDev } from '@svc/region-stack';
-import { ACCOUNTS_CONFIG, NATS_SERVER_MISSING, answers, embeddedForced, findNatsServer, randomPassword, shareWithPostgresUser, portFree, startEmbeddedPostgres, stopChild } from './local-servers';
+import {
+  ALL_FEATURES,
+  LOCAL_DATABASE_URL_TEMPLATE_FILE,
+  LOCAL_STATE_DIR,
+  regionDatabaseUrl,
+  regionEnvironment,
+  routerPort,
+  startMailDev,
+} from '@svc/region-stack';
+import {
+  ACCOUNTS_CONFIG,
+  NATS_SERVER_MISSING,
+  answers,
+  embeddedForced,
+  findNatsServer,
+  randomPassword,
+  shareWithPostgresUser,
+  portFree,
+  startEmbeddedPostgres,
+  stopChild,
+} from './local-servers';
 
 type Mode = 'monolithic' | 'distributed';
 
 const ROOT = join(__dirname, '..', '..');
 const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
 const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS ?? 120_000);
-const SERVICES = ['decision-gateway', 'consent-records', 'oap-authorizer', 'oversight-witness', 'receipts', 'webhook-dispatcher', 'audit-chain'] as const;
+const SERVICES = [
+  'decision-gateway',
+  'consent-records',
+  'oap-authorizer',
+  'oversight-witness',
+  'receipts',
+  'webhook-dispatcher',
+  'audit-chain',
+] as const;
 
 /** Processes the launcher started; servers stop after the processes that use them. */
 const children: Array<{ name: string; child: ChildProcess; server: boolean }> = [];
@@ -64,7 +91,13 @@ async function prepareRegion(region: Region): Promise<void> {
     await dataSource.destroy();
   }
   const env = regionEnvironment(region);
-  const bus = await BusConnection.connect({ url: env.NATS_URL!, prefix: env.BUS_PREFIX!, region, name: `stack-${region}`, credentials: busCredentialsFrom(env) });
+  const bus = await BusConnection.connect({
+    url: env.NATS_URL!,
+    prefix: env.BUS_PREFIX!,
+    region,
+    name: `stack-${region}`,
+    credentials: busCredentialsFrom(env),
+  });
   try {
     await ensureRegionStream(bus.jsm, bus.prefix, region);
   } finally {
@@ -94,7 +127,16 @@ async function startLocalNats(binary: string): Promise<void> {
   for (const region of REGIONS) process.env[`NATS_${region.toUpperCase()}_PASSWORD`] = passwords[region];
   const storeDir = join(LOCAL_STATE_DIR, 'nats');
   mkdirSync(storeDir, { recursive: true });
-  start('nats', spawn(binary, ['-c', ACCOUNTS_CONFIG, '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] }), false, true);
+  start(
+    'nats',
+    spawn(binary, ['-c', ACCOUNTS_CONFIG, '-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+      cwd: ROOT,
+      env: process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+    false,
+    true,
+  );
   const url = `nats://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
   for (;;) {
@@ -102,7 +144,10 @@ async function startLocalNats(binary: string): Promise<void> {
       await (await connect({ servers: url, user: 'svc-us', pass: passwords.us, reconnect: false, timeout: 1_000 })).close();
       break;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`nats-server did not accept the us account on ${url}: ${error instanceof Error ? error.message : String(error)} (log: .local/logs/nats.log)`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `nats-server did not accept the us account on ${url}: ${error instanceof Error ? error.message : String(error)} (log: .local/logs/nats.log)`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
@@ -196,11 +241,23 @@ function start(name: string, child: ChildProcess, echo = true, server = false, p
 }
 
 /** Busiest first: when the budget does not split evenly, these get the larger pools. */
-const POOL_PRIORITY = ['decision-gateway', 'consent-records', 'oap-authorizer', 'webhook-dispatcher', 'audit-chain', 'receipts', 'oversight-witness'] as const;
+const POOL_PRIORITY = [
+  'decision-gateway',
+  'consent-records',
+  'oap-authorizer',
+  'webhook-dispatcher',
+  'audit-chain',
+  'receipts',
+  'oversight-witness',
+] as const;
 
 function startMonolithic(region: Region, budget: number, regions: number): void {
   const pool = poolSizes(budget, regions, ['region']).region ?? 1;
-  launch(`region-${region}`, join(ROOT, 'deploy', 'local', 'region-main.ts'), regionEnvironment(region, { HTTP_PORT: String(routerPort(region)), SERVICE_NAME: 'region', DATABASE_POOL_SIZE: String(pool) }));
+  launch(
+    `region-${region}`,
+    join(ROOT, 'deploy', 'local', 'region-main.ts'),
+    regionEnvironment(region, { HTTP_PORT: String(routerPort(region)), SERVICE_NAME: 'region', DATABASE_POOL_SIZE: String(pool) }),
+  );
 }
 
 /** The name of instance `n` (1-based) of a service: the service's own name when it runs once. */
@@ -209,7 +266,9 @@ function instanceName(service: string, n: number, instances: number): string {
 }
 
 function startDistributed(region: Region, budget: number, regions: number, instances: number): void {
-  const processes = POOL_PRIORITY.flatMap((service) => Array.from({ length: instances }, (_, n) => instanceName(service, n + 1, instances)));
+  const processes = POOL_PRIORITY.flatMap((service) =>
+    Array.from({ length: instances }, (_, n) => instanceName(service, n + 1, instances)),
+  );
   const pools = poolSizes(budget, regions, processes);
   const regionIndex = REGIONS.indexOf(region) + 1;
   const serviceUrls: string[] = [];
@@ -218,21 +277,29 @@ function startDistributed(region: Region, budget: number, regions: number, insta
       const port = Number(process.env.SVC_SERVICE_PORT_BASE ?? 9000) + regionIndex * 100 + n * 10 + index;
       const name = instanceName(service, n + 1, instances);
       serviceUrls.push(`${service}=http://127.0.0.1:${port}`);
-      launch(`${region}-${name}`, join(ROOT, 'apps', service, 'src', 'main.ts'), regionEnvironment(region, {
-        HTTP_PORT: String(port),
-        SERVICE_NAME: service,
-        DATABASE_POOL_SIZE: String(pools[name] ?? 1),
-      }));
+      launch(
+        `${region}-${name}`,
+        join(ROOT, 'apps', service, 'src', 'main.ts'),
+        regionEnvironment(region, {
+          HTTP_PORT: String(port),
+          SERVICE_NAME: service,
+          DATABASE_POOL_SIZE: String(pools[name] ?? 1),
+        }),
+      );
     }
   });
-  launch(`${region}-residency-router`, join(ROOT, 'apps', 'residency-router', 'src', 'main.ts'), regionEnvironment(region, {
-    HTTP_PORT: String(routerPort(region)),
-    SERVICE_NAME: 'residency-router',
-    // Every instance of a service, which the router takes in turn.
-    SERVICE_URLS: serviceUrls.join(','),
-    // The router keeps no database connection.
-    DATABASE_POOL_SIZE: '1',
-  }));
+  launch(
+    `${region}-residency-router`,
+    join(ROOT, 'apps', 'residency-router', 'src', 'main.ts'),
+    regionEnvironment(region, {
+      HTTP_PORT: String(routerPort(region)),
+      SERVICE_NAME: 'residency-router',
+      // Every instance of a service, which the router takes in turn.
+      SERVICE_URLS: serviceUrls.join(','),
+      // The router keeps no database connection.
+      DATABASE_POOL_SIZE: '1',
+    }),
+  );
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -287,7 +354,9 @@ async function main(): Promise<void> {
   for (const region of regions) await prepareRegion(region);
   const budget = connectionBudget(mode);
   const each = instances > 1 ? `, ${instances} instances of every service` : '';
-  log(`Starting the ${mode} stack… (Postgres connections: at most ${budget}, DATABASE_CONNECTION_BUDGET, ${RESERVED_FOR_TOOLS} of them kept for tools${each})`);
+  log(
+    `Starting the ${mode} stack… (Postgres connections: at most ${budget}, DATABASE_CONNECTION_BUDGET, ${RESERVED_FOR_TOOLS} of them kept for tools${each})`,
+  );
   for (const region of regions) {
     if (mode === 'monolithic') startMonolithic(region, budget, regions.length);
     else startDistributed(region, budget, regions.length, instances);

@@ -5,7 +5,20 @@
  */
 import { Controller } from '@nestjs/common';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { BusConnection, EventConsumer, EventPublisher, RpcHandler, busCredentialsFrom, ensureImportedStream, ensureRegionStream, serveEvents, serveRpc, type DeliveredEvent, type RpcReplyInit, type RpcRequest } from '@svc/bus';
+import {
+  BusConnection,
+  EventConsumer,
+  EventPublisher,
+  RpcHandler,
+  busCredentialsFrom,
+  ensureImportedStream,
+  ensureRegionStream,
+  serveEvents,
+  serveRpc,
+  type DeliveredEvent,
+  type RpcReplyInit,
+  type RpcRequest,
+} from '@svc/bus';
 import { REGIONS, type Region } from '@svc/config';
 import {
   ConsumeGrantReplySchema,
@@ -77,7 +90,10 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
   const buses = {} as Record<Region, BusConnection>;
 
   beforeAll(async () => {
-    server = await startNatsServer(ACCOUNTS_CONFIG, Object.fromEntries(REGIONS.map((region) => [`NATS_${region.toUpperCase()}_PASSWORD`, passwords[region]])));
+    server = await startNatsServer(
+      ACCOUNTS_CONFIG,
+      Object.fromEntries(REGIONS.map((region) => [`NATS_${region.toUpperCase()}_PASSWORD`, passwords[region]])),
+    );
     for (const region of REGIONS) {
       buses[region] = await BusConnection.connect({
         url: server.url,
@@ -97,11 +113,18 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
 
   it('refuses anonymous clients and wrong passwords, so nobody unauthenticated can subscribe to svc.us.evt.>', async () => {
     await expect(connect({ servers: server.url, reconnect: false })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
-    await expect(connect({ servers: server.url, reconnect: false, user: 'svc-us', pass: passwords.eu })).rejects.toMatchObject({ code: 'AUTHORIZATION_VIOLATION' });
+    await expect(connect({ servers: server.url, reconnect: false, user: 'svc-us', pass: passwords.eu })).rejects.toMatchObject({
+      code: 'AUTHORIZATION_VIOLATION',
+    });
   });
 
   it("gives region us nothing of region eu's events: no subscription, no stream, no publishing into it", async () => {
-    await new EventPublisher(buses.eu).publish({ id: 'eu-evt-1', eventType: 'consent.recorded', subject: `${PREFIX}.eu.evt.consent.recorded`, data: Buffer.from('ada@example.com') });
+    await new EventPublisher(buses.eu).publish({
+      id: 'eu-evt-1',
+      eventType: 'consent.recorded',
+      subject: `${PREFIX}.eu.evt.consent.recorded`,
+      data: Buffer.from('ada@example.com'),
+    });
     expect((await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'eu'))).state.messages).toBe(1);
 
     expect(await firstOutcome(buses.us.nc.subscribe(`${PREFIX}.eu.evt.>`), 2_000)).toBe('PERMISSIONS_VIOLATION');
@@ -110,7 +133,6 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     await expect(buses.us.jsm.streams.info(regionStreamName(PREFIX, 'eu'))).rejects.toThrow(/stream not found/);
     await expect(buses.us.js.publish(`${PREFIX}.eu.evt.consent.recorded`, Buffer.from('forged'))).rejects.toThrow();
     expect((await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'eu'))).state.messages).toBe(1);
-
   });
 
   it('lets a region publish and consume its own events with durable consumers under its credentials', async () => {
@@ -124,7 +146,12 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     }
     const consumer = await serveEvents(buses.us, [AccountsTestConsumer]);
     try {
-      await new EventPublisher(buses.us).publish({ id: 'us-evt-1', eventType: 'consent.recorded', subject: `${PREFIX}.us.evt.consent.recorded`, data: Buffer.from('x') });
+      await new EventPublisher(buses.us).publish({
+        id: 'us-evt-1',
+        eventType: 'consent.recorded',
+        subject: `${PREFIX}.us.evt.consent.recorded`,
+        data: Buffer.from('x'),
+      });
       await waitFor(() => seen.includes('us-evt-1'));
       // The ack follows the handler: wait for the server to have it, under the same credentials.
       await waitFor(async () => (await buses.us.jsm.consumers.info(regionStreamName(PREFIX, 'us'), 'accounts-test')).num_ack_pending === 0);
@@ -139,11 +166,23 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     try {
       await buses.eu.nc.flush();
       await buses.ap.nc.flush();
-      const status = await buses.us.nc.request(rpcSubject(PREFIX, 'eu', 'oap.grant_status'), toBinary(GrantStatusRequestSchema, create(GrantStatusRequestSchema, { grantId: 'gnt_eu_1' })), { timeout: 2_000 });
+      const status = await buses.us.nc.request(
+        rpcSubject(PREFIX, 'eu', 'oap.grant_status'),
+        toBinary(GrantStatusRequestSchema, create(GrantStatusRequestSchema, { grantId: 'gnt_eu_1' })),
+        { timeout: 2_000 },
+      );
       expect(fromBinary(GrantStatusReplySchema, status.data)).toMatchObject({ found: true, status: 'revoked', revokedAt: 'for gnt_eu_1' });
-      const consumed = await buses.eu.nc.request(rpcSubject(PREFIX, 'ap', 'oap.consume_grant'), toBinary(ConsumeGrantRequestSchema, create(ConsumeGrantRequestSchema, { grantId: 'gnt_ap_1' })), { timeout: 2_000 });
+      const consumed = await buses.eu.nc.request(
+        rpcSubject(PREFIX, 'ap', 'oap.consume_grant'),
+        toBinary(ConsumeGrantRequestSchema, create(ConsumeGrantRequestSchema, { grantId: 'gnt_ap_1' })),
+        { timeout: 2_000 },
+      );
       expect(fromBinary(ConsumeGrantReplySchema, consumed.data)).toMatchObject({ found: true, consumed: true });
-      const chain = await buses.us.nc.request(rpcSubject(PREFIX, 'ap', 'audit.get_chain_info'), toBinary(GetAuditChainInfoRequestSchema, create(GetAuditChainInfoRequestSchema, {})), { timeout: 2_000 });
+      const chain = await buses.us.nc.request(
+        rpcSubject(PREFIX, 'ap', 'audit.get_chain_info'),
+        toBinary(GetAuditChainInfoRequestSchema, create(GetAuditChainInfoRequestSchema, {})),
+        { timeout: 2_000 },
+      );
       expect(fromBinary(GetAuditChainInfoReplySchema, chain.data).genesisHash).toBe('ab'.repeat(32));
     } finally {
       await eu.close();
@@ -157,10 +196,14 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     try {
       await buses.eu.nc.flush();
       const request = toBinary(ResolveCredentialRequestSchema, create(ResolveCredentialRequestSchema, {}));
-      await expect(buses.us.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 1_000 })).rejects.toThrow();
+      await expect(
+        buses.us.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 1_000 }),
+      ).rejects.toThrow();
       expect(credentialRequests).toBe(0);
       // Within eu the same method answers.
-      await expect(buses.eu.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 2_000 })).resolves.toBeDefined();
+      await expect(
+        buses.eu.nc.request(rpcSubject(PREFIX, 'eu', 'gateway.resolve_credential'), request, { timeout: 2_000 }),
+      ).resolves.toBeDefined();
       expect(credentialRequests).toBe(1);
     } finally {
       await eu.close();
@@ -183,7 +226,12 @@ describe('NATS region accounts (deploy/nats/accounts.conf)', () => {
     try {
       const publisher = new EventPublisher(buses.us);
       await publisher.publish({ id: 'us-dir-1', eventType: 'directory.subject_status', subject: directory, data: Buffer.from('status') });
-      await publisher.publish({ id: 'us-evt-2', eventType: 'consent.recorded', subject: `${PREFIX}.us.evt.consent.recorded`, data: Buffer.from('ada@example.com') });
+      await publisher.publish({
+        id: 'us-evt-2',
+        eventType: 'consent.recorded',
+        subject: `${PREFIX}.us.evt.consent.recorded`,
+        data: Buffer.from('ada@example.com'),
+      });
       await waitFor(() => seen.includes('us-dir-1'));
       const copy = await buses.eu.jsm.streams.info(regionStreamName(PREFIX, 'us'));
       expect(copy.config.subjects).toEqual([directory]);

@@ -3,7 +3,16 @@ import { createHmac, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GENESIS_PREVIOUS_HASH, chainHash, ed25519PublicKeyRaw, formatCheckpoint, inclusionProof, merkleRoot, signNote, verifierKeyString } from '@svc/merkle';
+import {
+  GENESIS_PREVIOUS_HASH,
+  chainHash,
+  ed25519PublicKeyRaw,
+  formatCheckpoint,
+  inclusionProof,
+  merkleRoot,
+  signNote,
+  verifierKeyString,
+} from '@svc/merkle';
 
 const ROOT = join(__dirname, '..', '..');
 // Three tsc builds, three `npm pack`, one offline `npm install`: slow on a loaded machine.
@@ -17,7 +26,12 @@ interface PackedPackage {
 }
 
 const manifest = (dir: string) =>
-  JSON.parse(readFileSync(join(ROOT, 'libs/sdk', dir, 'package.json'), 'utf8')) as { name: string; version: string; types: string; exports: { '.': { types: string; default: string } } };
+  JSON.parse(readFileSync(join(ROOT, 'libs/sdk', dir, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+    types: string;
+    exports: { '.': { types: string; default: string } };
+  };
 
 /** Issue 19 item 2: each libs/sdk package builds, packs, installs from its tarball and imports in plain Node. */
 describe('SDK packages (npm pack)', () => {
@@ -26,21 +40,36 @@ describe('SDK packages (npm pack)', () => {
 
   beforeAll(() => {
     out = mkdtempSync(join(tmpdir(), 'svc-sdk-pack-test-'));
-    summary = JSON.parse(execFileSync(process.execPath, ['scripts/pack-sdk.js', '--out', out], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    summary = JSON.parse(
+      execFileSync(process.execPath, ['scripts/pack-sdk.js', '--out', out], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
   });
   afterAll(() => rmSync(out, { recursive: true, force: true }));
 
-  it.each(['browser', 'webhooks', 'receipts-verify', 'audit-verify'])('%s: the tarball holds the entry, its type declarations and the README, versioned with the API', (dir) => {
-    const { name, version, types, exports } = manifest(dir);
-    const packed = summary.packages.find((p) => p.name === name);
-    const apiVersion = (JSON.parse(readFileSync(join(ROOT, 'libs/feature/decision-gateway/src/discovery/openapi.json'), 'utf8')) as { info: { version: string } }).info.version;
-    expect(name).toBe(`@svc-sdk/${dir}`);
-    expect(version).toBe(apiVersion);
-    expect(packed).toMatchObject({ version });
-    expect(types).toBe(exports['.'].types);
-    expect(packed?.files).toEqual(expect.arrayContaining(['package.json', 'README.md', exports['.'].default.slice(2), exports['.'].types.slice(2)]));
-    expect(packed?.files.filter((file) => /\.(ts|mts)$/.test(file) && !/\.d\.m?ts$/.test(file))).toEqual([]);
-  });
+  it.each(['browser', 'webhooks', 'receipts-verify', 'audit-verify'])(
+    '%s: the tarball holds the entry, its type declarations and the README, versioned with the API',
+    (dir) => {
+      const { name, version, types, exports } = manifest(dir);
+      const packed = summary.packages.find((p) => p.name === name);
+      const apiVersion = (
+        JSON.parse(readFileSync(join(ROOT, 'libs/feature/decision-gateway/src/discovery/openapi.json'), 'utf8')) as {
+          info: { version: string };
+        }
+      ).info.version;
+      expect(name).toBe(`@svc-sdk/${dir}`);
+      expect(version).toBe(apiVersion);
+      expect(packed).toMatchObject({ version });
+      expect(types).toBe(exports['.'].types);
+      expect(packed?.files).toEqual(
+        expect.arrayContaining(['package.json', 'README.md', exports['.'].default.slice(2), exports['.'].types.slice(2)]),
+      );
+      expect(packed?.files.filter((file) => /\.(ts|mts)$/.test(file) && !/\.d\.m?ts$/.test(file))).toEqual([]);
+    },
+  );
 
   /** An inclusion proof as GET /api/v1/audit/entries/{id}/inclusion_proof serves it, and the region's verifier key. */
   function auditProof(): { proof: unknown; verifierKey: string } {
@@ -59,7 +88,12 @@ describe('SDK packages (npm pack)', () => {
         leaf_index: 1,
         tree_size: 3,
         proof: inclusionProof(1, leaves).map(b64),
-        checkpoint: { sequence: 1, tree_size: 3, root_hash: b64(rootHash), signed_note: signNote(formatCheckpoint({ origin, size: 3, rootHash }), { name: origin, privateKey }) },
+        checkpoint: {
+          sequence: 1,
+          tree_size: 3,
+          root_hash: b64(rootHash),
+          signed_note: signNote(formatCheckpoint({ origin, size: 3, rootHash }), { name: origin, privateKey }),
+        },
       },
     };
   }
@@ -83,6 +117,13 @@ describe('SDK packages (npm pack)', () => {
       console.log(JSON.stringify({ event: webhook.eventId, receipt, included: inclusion.index, envelope: isSvcEnvelope({}), element: typeof SvcDecisionElement, window: typeof window }));
     `;
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: summary.consumer, encoding: 'utf8' });
-    expect(JSON.parse(output)).toEqual({ event: 'evt_1', receipt: 'algorithm_not_allowed', included: 1, envelope: false, element: 'function', window: 'undefined' });
+    expect(JSON.parse(output)).toEqual({
+      event: 'evt_1',
+      receipt: 'algorithm_not_allowed',
+      included: 1,
+      envelope: false,
+      element: 'function',
+      window: 'undefined',
+    });
   });
 });

@@ -2,7 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BUSINESS_METRICS } from '@svc/telemetry';
 import { http, waitFor } from '@svc/testing';
-import { createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './oap-authorizer/support';
+import {
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './oap-authorizer/support';
 import { startRegions, type TestRegions } from './support/regions';
 
 jest.setTimeout(120_000);
@@ -86,7 +95,13 @@ describe('business metrics on /metrics', () => {
     await createAuthority(us, app, agentId);
     const allowed = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: validUntil }), { now: new Date() });
     expect(allowed.status).toBe(201);
-    const denied = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: validUntil, value_bounds: { amount_per_action: '100.01', currency: 'EUR' } }), { now: new Date() });
+    const denied = await requestGrant(
+      us,
+      app,
+      key,
+      grantBody(agentId, key, { valid_until: validUntil, value_bounds: { amount_per_action: '100.01', currency: 'EUR' } }),
+      { now: new Date() },
+    );
     expect([denied.status, denied.body.cascade_step]).toEqual([403, 7]);
     const escalatingAgent = await createAgent(us, app, { manifest: true });
     await createAuthority(us, app, escalatingAgent, { escalation_bounds: { always: true, quorum_type: 'all', approvers: ['user_1'] } });
@@ -94,7 +109,8 @@ describe('business metrics on /metrics', () => {
     expect(escalated.status).toBe(202);
 
     const after = await scrape();
-    const moved = (labels: Record<string, string>) => (sample(after, 'oap_grant_decisions_total', labels) ?? 0) - (sample(before, 'oap_grant_decisions_total', labels) ?? 0);
+    const moved = (labels: Record<string, string>) =>
+      (sample(after, 'oap_grant_decisions_total', labels) ?? 0) - (sample(before, 'oap_grant_decisions_total', labels) ?? 0);
     expect(moved({ outcome: 'allow', cascade_step: 'none' })).toBe(1);
     expect(moved({ outcome: 'deny', cascade_step: '7' })).toBe(1);
     expect(moved({ outcome: 'escalate', cascade_step: '10' })).toBe(1);
@@ -108,13 +124,22 @@ describe('business metrics on /metrics', () => {
   it('counts a recorded consent webhook delivery by outcome with its latency, and a disabled endpoint', async () => {
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
-      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Signup',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(flow.status).toBe(201);
     const flowId = flow.body.id as string;
     expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers: auth(app.token), json: {} })).status).toBeLessThan(300);
     for (const path of ['/ok', '/gone']) {
-      const subscribed = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, { headers: auth(app.token), json: { url: receiver.url(path), events: ['consent.granted'] } });
+      const subscribed = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+        headers: auth(app.token),
+        json: { url: receiver.url(path), events: ['consent.granted'] },
+      });
       expect(subscribed.status).toBe(201);
     }
     const record = await http('POST', `${us}/api/v1/consent_records`, {
@@ -129,10 +154,17 @@ describe('business metrics on /metrics', () => {
     });
     expect(record.status).toBe(201);
 
-    const after = await waitFor(async () => {
-      const text = await scrape();
-      return sample(text, 'webhook_endpoints_disabled') === 1 && (sample(text, 'webhook_delivery_attempts_total', { outcome: 'success' }) ?? 0) >= 1 ? text : undefined;
-    }, 30_000, 200);
+    const after = await waitFor(
+      async () => {
+        const text = await scrape();
+        return sample(text, 'webhook_endpoints_disabled') === 1 &&
+          (sample(text, 'webhook_delivery_attempts_total', { outcome: 'success' }) ?? 0) >= 1
+          ? text
+          : undefined;
+      },
+      30_000,
+      200,
+    );
     expect(receiver.hits).toEqual(expect.arrayContaining(['/ok', '/gone']));
     expect(sample(before, 'webhook_endpoints_disabled')).toBe(0);
     expect(sample(after, 'webhook_delivery_attempts_total', { outcome: 'http_error' })).toBeGreaterThanOrEqual(1);
@@ -144,7 +176,13 @@ describe('business metrics on /metrics', () => {
   it('counts imported rows by outcome once the worker committed them', async () => {
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
-      json: { name: 'Import', locale: 'en', presentation: { title: 'Imported' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Import',
+        locale: 'en',
+        presentation: { title: 'Imported' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
     });
     const flowId = flow.body.id as string;
     expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers: auth(app.token), json: {} })).status).toBeLessThan(300);
@@ -154,24 +192,46 @@ describe('business metrics on /metrics', () => {
       captured_at: '2026-01-02T03:04:05Z',
       idempotency_key: `metrics-import-${i}`,
     });
-    const imported = await http('POST', `${us}/api/v1/consent_records/imports`, { headers: auth(app.token), json: { flow_id: flowId, records: [row(1), row(2), row(3, 'unknown_purpose')] } });
+    const imported = await http('POST', `${us}/api/v1/consent_records/imports`, {
+      headers: auth(app.token),
+      json: { flow_id: flowId, records: [row(1), row(2), row(3, 'unknown_purpose')] },
+    });
     expect(imported.status).toBe(202);
-    await waitFor(async () => ((await http('GET', `${us}/api/v1/consent_records/imports/${imported.body.id as string}`, { headers: auth(app.token) })).body.status === 'completed' ? true : undefined), 30_000, 200);
+    await waitFor(
+      async () =>
+        (await http('GET', `${us}/api/v1/consent_records/imports/${imported.body.id as string}`, { headers: auth(app.token) })).body
+          .status === 'completed'
+          ? true
+          : undefined,
+      30_000,
+      200,
+    );
     const after = await scrape();
-    const moved = (outcome: string) => (sample(after, 'consent_import_rows_processed_total', { outcome }) ?? 0) - (sample(before, 'consent_import_rows_processed_total', { outcome }) ?? 0);
+    const moved = (outcome: string) =>
+      (sample(after, 'consent_import_rows_processed_total', { outcome }) ?? 0) -
+      (sample(before, 'consent_import_rows_processed_total', { outcome }) ?? 0);
     expect([moved('created'), moved('failed')]).toEqual([2, 1]);
   });
 
   it('shows the audit chain appending, the outbox drained per schema and each durable consumer caught up', async () => {
-    const after = await waitFor(async () => {
-      const text = await scrape();
-      const lags = labelSets(text, 'bus_consumer_lag_messages').map((labels) => sample(text, 'bus_consumer_lag_messages', labels));
-      const unpublished = labelSets(text, 'outbox_unpublished_events').map((labels) => sample(text, 'outbox_unpublished_events', labels));
-      return lags.length > 0 && lags.every((lag) => lag === 0) && unpublished.every((count) => count === 0) ? text : undefined;
-    }, 30_000, 200);
-    expect((sample(after, 'audit_entries_appended_total') ?? 0) - (sample(before, 'audit_entries_appended_total') ?? 0)).toBeGreaterThanOrEqual(4);
-    expect(labelSets(after, 'outbox_unpublished_events').map((labels) => labels.schema)).toEqual(expect.arrayContaining(['consent_records', 'oap', 'webhooks', 'audit']));
-    for (const labels of labelSets(after, 'outbox_oldest_unpublished_age_seconds')) expect(sample(after, 'outbox_oldest_unpublished_age_seconds', labels)).toBe(0);
+    const after = await waitFor(
+      async () => {
+        const text = await scrape();
+        const lags = labelSets(text, 'bus_consumer_lag_messages').map((labels) => sample(text, 'bus_consumer_lag_messages', labels));
+        const unpublished = labelSets(text, 'outbox_unpublished_events').map((labels) => sample(text, 'outbox_unpublished_events', labels));
+        return lags.length > 0 && lags.every((lag) => lag === 0) && unpublished.every((count) => count === 0) ? text : undefined;
+      },
+      30_000,
+      200,
+    );
+    expect(
+      (sample(after, 'audit_entries_appended_total') ?? 0) - (sample(before, 'audit_entries_appended_total') ?? 0),
+    ).toBeGreaterThanOrEqual(4);
+    expect(labelSets(after, 'outbox_unpublished_events').map((labels) => labels.schema)).toEqual(
+      expect.arrayContaining(['consent_records', 'oap', 'webhooks', 'audit']),
+    );
+    for (const labels of labelSets(after, 'outbox_oldest_unpublished_age_seconds'))
+      expect(sample(after, 'outbox_oldest_unpublished_age_seconds', labels)).toBe(0);
     expect(labelSets(after, 'bus_consumer_lag_messages').length).toBeGreaterThanOrEqual(3);
     // The test region runs without an external witness.
     expect(sample(after, 'audit_last_witnessed_checkpoint_age_seconds')).toBe(-1);

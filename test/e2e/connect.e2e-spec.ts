@@ -67,7 +67,9 @@ describe('Connect basics through the us router', () => {
       const malformed = await http('GET', `${us}/api/v1/me`, { headers: { ...auth(dev.token), 'x-delegation-grant-id': 'nope' } });
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('delegation_grant_invalid');
-      const unknown = await http('GET', `${us}/api/v1/me`, { headers: { ...auth(dev.token), 'x-delegation-grant-id': 'dlg_us_abcdefghijklmnopqrst' } });
+      const unknown = await http('GET', `${us}/api/v1/me`, {
+        headers: { ...auth(dev.token), 'x-delegation-grant-id': 'dlg_us_abcdefghijklmnopqrst' },
+      });
       expect(unknown.status).toBe(403);
       expect(unknown.body.reason_code).toBe('delegation_grant_not_found');
     });
@@ -116,7 +118,10 @@ describe('Connect basics through the us router', () => {
 
   describe('POST /api/v1/applications/:application_id/allowed_origins', () => {
     const add = (app: { id: string; token: string }, origin: unknown) =>
-      http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin } } });
+      http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, {
+        headers: auth(app.token),
+        json: { allowed_origin: { origin } },
+      });
 
     it('registers an origin (201) and answers a repeat idempotently (200)', async () => {
       const first = await add(dev, 'https://shop.example.com');
@@ -127,9 +132,12 @@ describe('Connect basics through the us router', () => {
       expect(again.body).toEqual(first.body);
     });
 
-    it.each(['http://localhost:3000', 'http://127.0.0.1:5173', 'http://localhost'])('accepts %s for a development application', async (origin) => {
-      expect((await add(dev, origin)).status).toBe(201);
-    });
+    it.each(['http://localhost:3000', 'http://127.0.0.1:5173', 'http://localhost'])(
+      'accepts %s for a development application',
+      async (origin) => {
+        expect((await add(dev, origin)).status).toBe(201);
+      },
+    );
 
     it('stores the canonical origin (lowercase host, default port dropped)', async () => {
       const res = await add(dev, 'HTTPS://Docs.Example.COM:443');
@@ -181,11 +189,10 @@ describe('Connect basics through the us router', () => {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const res: { status: number; body: { data: Array<{ origin: string }>; next_cursor: string | null; has_more: boolean } } = await http(
-          'GET',
-          `${us}/api/v1/applications/${app.id}/allowed_origins?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
-          { headers: auth(app.token) },
-        );
+        const res: { status: number; body: { data: Array<{ origin: string }>; next_cursor: string | null; has_more: boolean } } =
+          await http('GET', `${us}/api/v1/applications/${app.id}/allowed_origins?limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+            headers: auth(app.token),
+          });
         expect(res.status).toBe(200);
         seen.push(...res.body.data.map((o) => o.origin));
         expect(res.body.has_more).toBe(res.body.next_cursor !== null);
@@ -207,9 +214,17 @@ describe('Connect basics through the us router', () => {
 
     it('removes an origin, and answers 404 for one not registered', async () => {
       await add(dev, 'https://gone.example.com');
-      const removed = await http('DELETE', `${us}/api/v1/applications/${dev.id}/allowed_origins?origin=${encodeURIComponent('https://gone.example.com')}`, { headers: auth(dev.token) });
+      const removed = await http(
+        'DELETE',
+        `${us}/api/v1/applications/${dev.id}/allowed_origins?origin=${encodeURIComponent('https://gone.example.com')}`,
+        { headers: auth(dev.token) },
+      );
       expect(removed.status).toBe(204);
-      const again = await http('DELETE', `${us}/api/v1/applications/${dev.id}/allowed_origins?origin=${encodeURIComponent('https://gone.example.com')}`, { headers: auth(dev.token) });
+      const again = await http(
+        'DELETE',
+        `${us}/api/v1/applications/${dev.id}/allowed_origins?origin=${encodeURIComponent('https://gone.example.com')}`,
+        { headers: auth(dev.token) },
+      );
       expect(again.status).toBe(404);
     });
   });
@@ -217,24 +232,102 @@ describe('Connect basics through the us router', () => {
   describe('bad input never yields a 5xx', () => {
     const url = () => `${us}/api/v1/applications/${dev.id}/allowed_origins`;
     const cases: Array<[string, () => Promise<{ status: number; body: Record<string, unknown> }>, number, string]> = [
-      ['malformed JSON', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '{"allowed_origin":' }), 400, 'malformed_json'],
-      ['an empty JSON body', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '' }), 400, 'malformed_json'],
-      ['an unknown top-level field', () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'https://a.example.com' }, extra: 1 } }), 400, 'invalid_request'],
-      ['an unknown nested field', () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'https://a.example.com', path: '/x' } } }), 400, 'invalid_request'],
-      ['a wrong type', () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 42 } } }), 400, 'invalid_request'],
+      [
+        'malformed JSON',
+        () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '{"allowed_origin":' }),
+        400,
+        'malformed_json',
+      ],
+      [
+        'an empty JSON body',
+        () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '' }),
+        400,
+        'malformed_json',
+      ],
+      [
+        'an unknown top-level field',
+        () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'https://a.example.com' }, extra: 1 } }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'an unknown nested field',
+        () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'https://a.example.com', path: '/x' } } }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'a wrong type',
+        () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 42 } } }),
+        400,
+        'invalid_request',
+      ],
       ['a missing field', () => http('POST', url(), { headers: auth(dev.token), json: {} }), 400, 'invalid_request'],
       ['an array body', () => http('POST', url(), { headers: auth(dev.token), json: [1, 2] }), 400, 'invalid_request'],
       ['a string body', () => http('POST', url(), { headers: auth(dev.token), json: 'https://a.example.com' }), 400, 'invalid_request'],
-      ['a prototype-poisoning body', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '{"__proto__":{"x":1}}' }), 400, 'malformed_json'],
-      ['a text/plain body', () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'text/plain' }, raw: 'hello' }), 415, 'unsupported_media_type'],
-      ['an oversized body', () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'x'.repeat(1_100_000) } } }), 413, 'payload_too_large'],
-      ['no credentials', () => http('POST', url(), { json: { allowed_origin: { origin: 'https://a.example.com' } } }), 401, 'unauthenticated'],
-      ['an invalid token', () => http('POST', url(), { headers: auth('wrong'), json: { allowed_origin: { origin: 'https://a.example.com' } } }), 401, 'invalid_token'],
-      ['a publishable key', () => http('POST', url(), { headers: { 'x-publishable-key': dev.publishableKey }, json: { allowed_origin: { origin: 'https://a.example.com' } } }), 403, 'publishable_key_not_allowed'],
+      [
+        'a prototype-poisoning body',
+        () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'application/json' }, raw: '{"__proto__":{"x":1}}' }),
+        400,
+        'malformed_json',
+      ],
+      [
+        'a text/plain body',
+        () => http('POST', url(), { headers: { ...auth(dev.token), 'content-type': 'text/plain' }, raw: 'hello' }),
+        415,
+        'unsupported_media_type',
+      ],
+      [
+        'an oversized body',
+        () => http('POST', url(), { headers: auth(dev.token), json: { allowed_origin: { origin: 'x'.repeat(1_100_000) } } }),
+        413,
+        'payload_too_large',
+      ],
+      [
+        'no credentials',
+        () => http('POST', url(), { json: { allowed_origin: { origin: 'https://a.example.com' } } }),
+        401,
+        'unauthenticated',
+      ],
+      [
+        'an invalid token',
+        () => http('POST', url(), { headers: auth('wrong'), json: { allowed_origin: { origin: 'https://a.example.com' } } }),
+        401,
+        'invalid_token',
+      ],
+      [
+        'a publishable key',
+        () =>
+          http('POST', url(), {
+            headers: { 'x-publishable-key': dev.publishableKey },
+            json: { allowed_origin: { origin: 'https://a.example.com' } },
+          }),
+        403,
+        'publishable_key_not_allowed',
+      ],
       ['an unknown route', () => http('GET', `${us}/api/v1/nothing-here`, { headers: auth(dev.token) }), 404, 'route_not_found'],
-      ['a PATCH with a wrong type', () => http('PATCH', `${us}/api/v1/applications/${dev.id}`, { headers: auth(dev.token), json: { capabilities_published: 'yes' } }), 400, 'invalid_request'],
-      ['a PATCH with an unknown mode', () => http('PATCH', `${us}/api/v1/applications/${dev.id}`, { headers: auth(dev.token), json: { mode: 'anarchy' } }), 422, 'validation_failed'],
-      ['a token request with an unknown scope', () => http('POST', `${us}/api/v1/applications/${dev.id}/api_tokens`, { headers: auth(dev.token), json: { name: 'x', scopes: ['root'] } }), 422, 'validation_failed'],
+      [
+        'a PATCH with a wrong type',
+        () => http('PATCH', `${us}/api/v1/applications/${dev.id}`, { headers: auth(dev.token), json: { capabilities_published: 'yes' } }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'a PATCH with an unknown mode',
+        () => http('PATCH', `${us}/api/v1/applications/${dev.id}`, { headers: auth(dev.token), json: { mode: 'anarchy' } }),
+        422,
+        'validation_failed',
+      ],
+      [
+        'a token request with an unknown scope',
+        () =>
+          http('POST', `${us}/api/v1/applications/${dev.id}/api_tokens`, {
+            headers: auth(dev.token),
+            json: { name: 'x', scopes: ['root'] },
+          }),
+        422,
+        'validation_failed',
+      ],
     ];
     it.each(cases)('%s is answered with its 4xx and the envelope', async (_name, call, status, code) => {
       const res = await call();
@@ -246,17 +339,25 @@ describe('Connect basics through the us router', () => {
 
   describe('applications and API tokens', () => {
     it('updates mode and capability publication', async () => {
-      const res = await http('PATCH', `${us}/api/v1/applications/${dev.id}`, { headers: auth(dev.token), json: { mode: 'hybrid', capabilities_published: true } });
+      const res = await http('PATCH', `${us}/api/v1/applications/${dev.id}`, {
+        headers: auth(dev.token),
+        json: { mode: 'hybrid', capabilities_published: true },
+      });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ mode: 'hybrid', capabilities_published: true });
     });
 
     it('issues a token shown once, lists tokens without secrets, and revokes it at once', async () => {
-      const issued = await http('POST', `${us}/api/v1/applications/${dev.id}/api_tokens`, { headers: auth(dev.token), json: { name: 'ci', scopes: ['audit:verify'] } });
+      const issued = await http('POST', `${us}/api/v1/applications/${dev.id}/api_tokens`, {
+        headers: auth(dev.token),
+        json: { name: 'ci', scopes: ['audit:verify'] },
+      });
       expect(issued.status).toBe(201);
       const token = (issued.body.api_token as { token: string; id: string }).token;
       const tokenId = (issued.body.api_token as { token: string; id: string }).id;
-      expect((await http('GET', `${us}/api/v1/me`, { headers: auth(token) })).body).toMatchObject({ credential: { id: tokenId, scopes: ['audit:verify'] } });
+      expect((await http('GET', `${us}/api/v1/me`, { headers: auth(token) })).body).toMatchObject({
+        credential: { id: tokenId, scopes: ['audit:verify'] },
+      });
       const list = await http('GET', `${us}/api/v1/applications/${dev.id}/api_tokens`, { headers: auth(dev.token) });
       expect(list.status).toBe(200);
       expect(list.text).not.toContain(token);

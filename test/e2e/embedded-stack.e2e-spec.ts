@@ -45,7 +45,8 @@ function processesUsing(dir: string): number[] {
 /** The launcher's environment without any configured server, so only what it starts itself is used. */
 function freshMachineEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn' };
-  for (const name of ['DATABASE_URL_TEMPLATE', 'NATS_URL', 'KEY_ENCRYPTION_KEY', 'NATS_SERVER_BIN', 'SVC_ROUTER_PORT_BASE']) delete env[name];
+  for (const name of ['DATABASE_URL_TEMPLATE', 'NATS_URL', 'KEY_ENCRYPTION_KEY', 'NATS_SERVER_BIN', 'SVC_ROUTER_PORT_BASE'])
+    delete env[name];
   return { ...env, ...extra };
 }
 
@@ -108,15 +109,35 @@ describe('npm start on a fresh machine (SVC_EMBEDDED=always)', () => {
 
   it('prints what it started and where its data lives, and every region answers /readyz', async () => {
     expect(output).toContain(`PostgreSQL (new cluster) on 127.0.0.1:${env.SVC_POSTGRES_PORT}, data in ${join(stateDir, 'postgres')}`);
-    expect(output).toContain(`nats-server (JetStream, region accounts) on nats://127.0.0.1:${env.SVC_NATS_PORT}, data in ${join(stateDir, 'nats')}`);
-    for (const [region, offset] of [['us', 1], ['eu', 2], ['ap', 3]] as const) {
+    expect(output).toContain(
+      `nats-server (JetStream, region accounts) on nats://127.0.0.1:${env.SVC_NATS_PORT}, data in ${join(stateDir, 'nats')}`,
+    );
+    for (const [region, offset] of [
+      ['us', 1],
+      ['eu', 2],
+      ['ap', 3],
+    ] as const) {
       expect(output).toContain(`${region}  http://127.0.0.1:${routerBase + offset}`);
       expect((await http('GET', `http://127.0.0.1:${routerBase + offset}/readyz`)).status).toBe(200);
     }
   });
 
   it('takes an authenticated write from an application the admin CLI creates on the embedded database', async () => {
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'fresh', '--environment', 'development'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        RUN_TS,
+        join(ROOT, 'tools', 'admin', 'cli.ts'),
+        'create-application',
+        '--region',
+        'us',
+        '--name',
+        'fresh',
+        '--environment',
+        'development',
+      ],
+      { cwd: ROOT, env },
+    );
     const created = JSON.parse(stdout.trim()) as { application_id: string; api_token: string };
     const router = `http://127.0.0.1:${routerBase + 1}`;
     const posted = await http('POST', `${router}/api/v1/applications/${created.application_id}/allowed_origins`, {
@@ -124,7 +145,13 @@ describe('npm start on a fresh machine (SVC_EMBEDDED=always)', () => {
       json: { allowed_origin: { origin: 'http://localhost:5173' } },
     });
     expect(posted.status).toBe(201);
-    expect((await http('POST', `${router}/api/v1/applications/${created.application_id}/allowed_origins`, { json: { allowed_origin: { origin: 'http://localhost:5174' } } })).status).toBe(401);
+    expect(
+      (
+        await http('POST', `${router}/api/v1/applications/${created.application_id}/allowed_origins`, {
+          json: { allowed_origin: { origin: 'http://localhost:5174' } },
+        })
+      ).status,
+    ).toBe(401);
   }, 60_000);
 
   it('stops PostgreSQL and nats-server with the stack, leaving no process behind', async () => {
@@ -140,13 +167,20 @@ describe('npm start without nats-server', () => {
   it('stops with one line naming the package that provides it, before starting anything', async () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'svc-no-nats-'));
     try {
-      const env = freshMachineEnvironment({ PATH: '/nonexistent', SVC_EMBEDDED: 'always', SVC_LOCAL_STATE_DIR: stateDir, SVC_POSTGRES_PORT: String(await freePort()) });
+      const env = freshMachineEnvironment({
+        PATH: '/nonexistent',
+        SVC_EMBEDDED: 'always',
+        SVC_LOCAL_STATE_DIR: stateDir,
+        SVC_POSTGRES_PORT: String(await freePort()),
+      });
       const failure = await run(process.execPath, [RUN_TS, LAUNCHER, 'monolithic'], { cwd: ROOT, env }).then(
         () => undefined,
         (error: { code: number; stdout: string; stderr: string }) => error,
       );
       expect(failure?.code).toBe(1);
-      expect(failure?.stderr.trim().split('\n')).toEqual([expect.stringContaining('install the nats-server package (Debian/Ubuntu: apt-get install nats-server)')]);
+      expect(failure?.stderr.trim().split('\n')).toEqual([
+        expect.stringContaining('install the nats-server package (Debian/Ubuntu: apt-get install nats-server)'),
+      ]);
       expect(readdirSync(stateDir)).toEqual([]);
     } finally {
       rmSync(stateDir, { recursive: true, force: true });

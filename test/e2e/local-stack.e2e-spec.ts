@@ -71,7 +71,11 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
       // The launcher's own SMTP sink, whatever the test runner has configured.
       SMTP_URL: '',
     };
-    stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), mode], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), mode], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     stack.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     stack.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
@@ -94,19 +98,38 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     if (stack && stack.exitCode === null) {
       stack.kill('SIGKILL');
     }
-    for (const region of ['us', 'eu', 'ap']) await dropDatabase(`${TEST_DATABASE_SERVER}/svc_stack_${tag}_${region}`).catch(() => undefined);
+    for (const region of ['us', 'eu', 'ap'])
+      await dropDatabase(`${TEST_DATABASE_SERVER}/svc_stack_${tag}_${region}`).catch(() => undefined);
     await deleteTestStreams(prefix);
   }, 60_000);
 
   it('prints the three router URLs once every router answers /readyz', async () => {
-    for (const [region, offset] of [['us', 1], ['eu', 2], ['ap', 3]] as const) {
+    for (const [region, offset] of [
+      ['us', 1],
+      ['eu', 2],
+      ['ap', 3],
+    ] as const) {
       expect(output).toContain(`${region}  ${router(offset)}`);
       expect((await http('GET', `${router(offset)}/readyz`)).status).toBe(200);
     }
   });
 
   it('creates an application with the admin CLI, whose token works through the us router', async () => {
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'demo', '--environment', 'development'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        RUN_TS,
+        join(ROOT, 'tools', 'admin', 'cli.ts'),
+        'create-application',
+        '--region',
+        'us',
+        '--name',
+        'demo',
+        '--environment',
+        'development',
+      ],
+      { cwd: ROOT, env },
+    );
     const created = JSON.parse(stdout.trim()) as { application_id: string; api_token: string; publishable_key: string };
     expect(created.application_id).toMatch(/^tp_us_/);
     expect(created.publishable_key).toMatch(/^pk_test_/);
@@ -114,7 +137,9 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ application: { id: created.application_id } });
     expect((await http('GET', `${router(1)}/api/v1/me`)).status).toBe(401);
-    const misdirected = await http('GET', `${router(1)}/api/v1/applications/tp_eu_abcdefghijklmnopqrst`, { headers: { authorization: `Bearer ${created.api_token}` } });
+    const misdirected = await http('GET', `${router(1)}/api/v1/applications/tp_eu_abcdefghijklmnopqrst`, {
+      headers: { authorization: `Bearer ${created.api_token}` },
+    });
     expect(misdirected.status).toBe(421);
     expect(misdirected.body).toMatchObject({ reason_code: 'wrong_region', detail: { home_region: 'eu' } });
     const posted = await http('POST', `${router(1)}/api/v1/applications/${created.application_id}/allowed_origins`, {
@@ -125,11 +150,31 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
   });
 
   it('accepts a consent import over 1 MiB through the us router and still refuses other large bodies', async () => {
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'importer', '--environment', 'development'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        RUN_TS,
+        join(ROOT, 'tools', 'admin', 'cli.ts'),
+        'create-application',
+        '--region',
+        'us',
+        '--name',
+        'importer',
+        '--environment',
+        'development',
+      ],
+      { cwd: ROOT, env },
+    );
     const headers = { authorization: `Bearer ${(JSON.parse(stdout.trim()) as { api_token: string }).api_token}` };
     const flow = await http<{ id: string }>('POST', `${router(1)}/api/v1/flows`, {
       headers,
-      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Signup',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(flow.status).toBe(201);
     expect((await http('POST', `${router(1)}/api/v1/flows/${flow.body.id}/activate`, { headers })).status).toBe(200);
@@ -148,12 +193,17 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
   });
 
   it('rotates the region key with the admin CLI', async () => {
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'rotate-keys', '--region', 'eu'], { cwd: ROOT, env });
+    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'rotate-keys', '--region', 'eu'], {
+      cwd: ROOT,
+      env,
+    });
     expect(JSON.parse(stdout.trim())).toEqual({ region: 'eu', active_kid: 'oap-eu-v2', previous_kid: 'oap-eu-v1' });
   });
 
   it('refuses bad CLI usage with exit code 2 and the usage text', async () => {
-    await expect(run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'mars'], { cwd: ROOT, env })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'mars'], { cwd: ROOT, env }),
+    ).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--region must be us, eu or ap'),
     });
@@ -163,7 +213,9 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     const inbox = /Mail inbox \(MailDev\): (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
     expect(inbox).toBeDefined();
     const email = `newcomer.${tag}@example.test`;
-    const started = await http('POST', `${router(1)}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: 'Newcomer', home_country: 'US' } });
+    const started = await http('POST', `${router(1)}/people/email_codes`, {
+      json: { purpose: 'sign_up', email, display_name: 'Newcomer', home_country: 'US' },
+    });
     expect(started.status).toBe(202);
     const mails = await waitFor(async () => {
       const all = (await (await fetch(`${inbox!}/email`)).json()) as Array<{ subject: string; to: Array<{ address: string }> }>;
@@ -175,11 +227,27 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
 
   it(`keeps the whole stack within ${CONNECTION_LIMIT[mode]} Postgres connections at its peak (pg_stat_activity by application_name)`, async () => {
     // A burst of concurrent authenticated requests on top of the imports and CLI runs above.
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'burst', '--environment', 'development'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        RUN_TS,
+        join(ROOT, 'tools', 'admin', 'cli.ts'),
+        'create-application',
+        '--region',
+        'us',
+        '--name',
+        'burst',
+        '--environment',
+        'development',
+      ],
+      { cwd: ROOT, env },
+    );
     const headers = { authorization: `Bearer ${(JSON.parse(stdout.trim()) as { api_token: string }).api_token}` };
     await Promise.all(Array.from({ length: 60 }, () => http('GET', `${router(1)}/api/v1/me`, { headers })));
     await sampler.sample();
-    console.log(`connection budget (${mode}): peak ${sampler.peak} of ${CONNECTION_LIMIT[mode]} ${JSON.stringify(sampler.peakByApplication)}`);
+    console.log(
+      `connection budget (${mode}): peak ${sampler.peak} of ${CONNECTION_LIMIT[mode]} ${JSON.stringify(sampler.peakByApplication)}`,
+    );
     expect(sampler.peak).toBeGreaterThan(0);
     expect(sampler.peak).toBeLessThanOrEqual(CONNECTION_LIMIT[mode]);
     expect(output).toContain(`Postgres connections: at most ${CONNECTION_LIMIT[mode]}`);
@@ -199,7 +267,9 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
 describe('a service with a bad configuration', () => {
   it('stops at boot with a message naming the variable', async () => {
     const env = { PATH: process.env.PATH, REGION: 'mars', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
-    await expect(run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env }),
+    ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/Invalid configuration: .*REGION.*KEY_ENCRYPTION_KEY|Invalid configuration: .*REGION/),
     });
@@ -214,7 +284,9 @@ describe('a service with a bad configuration', () => {
       HTTP_PORT: '0',
       LOG_LEVEL: 'silent',
     };
-    await expect(run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env, timeout: 60_000 })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env, timeout: 60_000 }),
+    ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('Startup failed'),
     });

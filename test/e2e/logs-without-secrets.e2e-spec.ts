@@ -37,7 +37,12 @@ describe('logs without secrets or personal data', () => {
     await receiver.start();
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+        lines.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((line) => line.length > 0),
+        );
         done();
       },
     });
@@ -54,7 +59,9 @@ describe('logs without secrets or personal data', () => {
   });
 
   it('writes no marker value, email address or buffer bytes to any log line', async () => {
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: `Log scan ${unique}`, environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: `Log scan ${unique}`, environment: 'development' }));
     const app = { id: created.application.id, token: created.apiToken };
     markers.apiToken = created.apiToken;
     markers.publishableKey = created.publishableKey;
@@ -95,7 +102,10 @@ describe('logs without secrets or personal data', () => {
     const recorded = await record({ email, external_id: externalId }, `log-${unique}-1`);
     expect(recorded.status).toBe(201);
 
-    const session = await http('POST', `${us}/api/v1/decisions`, { headers: auth, json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: principalId } });
+    const session = await http('POST', `${us}/api/v1/decisions`, {
+      headers: auth,
+      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: principalId },
+    });
     expect(session.status).toBe(201);
     markers.sessionToken = session.body.session_token as string;
     for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
@@ -105,18 +115,29 @@ describe('logs without secrets or personal data', () => {
     // A person signs up by email code (one wrong try first), links to the application and signs out.
     const personEmail = `log.person.${unique}@example.com`;
     markers.personEmail = personEmail;
-    const started = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email: personEmail, display_name: `Log Person ${unique}`, home_country: 'US' } });
+    const started = await http('POST', `${us}/people/email_codes`, {
+      json: { purpose: 'sign_up', email: personEmail, display_name: `Log Person ${unique}`, home_country: 'US' },
+    });
     expect(started.status).toBe(202);
     markers.challengeId = started.body.challenge_id as string;
     const code = await codeFor(mail, personEmail, 1);
     const wrongCode = code === '000000' ? '111111' : '000000';
-    expect((await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: markers.challengeId, code: wrongCode } })).status).toBe(401);
+    expect(
+      (await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: markers.challengeId, code: wrongCode } })).status,
+    ).toBe(401);
     const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: markers.challengeId, code } });
     expect(verified.status).toBe(200);
     const cookie = (verified.headers.get('set-cookie') ?? '').split(';')[0]!;
     markers.cookie = cookie.split('=')[1]!;
     const personId = (verified.body.person as { id: string }).id;
-    expect((await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: auth, json: { person_id: personId, subject: { email: personEmail } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, {
+          headers: auth,
+          json: { person_id: personId, subject: { email: personEmail } },
+        })
+      ).status,
+    ).toBe(201);
     expect((await http('POST', `${us}/people/sign_out`, { headers: { cookie } })).status).toBe(204);
     // Six digits also occur inside timestamps; the code counts only as a number of its own.
     const codeAlone = new RegExp(`(?<![0-9])(${code}|${wrongCode})(?![0-9])`);
@@ -126,7 +147,9 @@ describe('logs without secrets or personal data', () => {
     const refusedExternalId = `${externalId}-refused`;
     await stack.process.us.app
       .get(DataSource)
-      .query(`ALTER TABLE consent_records.records ADD CONSTRAINT log_scan_refused CHECK (subject_external_id IS DISTINCT FROM '${refusedExternalId}') NOT VALID`);
+      .query(
+        `ALTER TABLE consent_records.records ADD CONSTRAINT log_scan_refused CHECK (subject_external_id IS DISTINCT FROM '${refusedExternalId}') NOT VALID`,
+      );
     const refused = await record({ email, external_id: refusedExternalId }, `log-${unique}-2`);
     expect(refused.status).toBe(500);
     expect(refused.text).not.toContain(email);
@@ -136,19 +159,24 @@ describe('logs without secrets or personal data', () => {
     const subscriptionId = hook.body.id as string;
     const failed = await stack.process.us.app
       .get(DataSource)
-      .query(`INSERT INTO webhooks.subscriptions (id, application_id, url, events, secret_enc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`, [
-        subscriptionId,
-        app.id,
-        `https://hooks.example.com/${email}/${externalId}`,
-        ['consent.granted'],
-        Buffer.from(markers.webhookSecret, 'utf8'),
-      ])
+      .query(
+        `INSERT INTO webhooks.subscriptions (id, application_id, url, events, secret_enc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, now(), now())`,
+        [
+          subscriptionId,
+          app.id,
+          `https://hooks.example.com/${email}/${externalId}`,
+          ['consent.granted'],
+          Buffer.from(markers.webhookSecret, 'utf8'),
+        ],
+      )
       .catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: '23505' });
     stack.process.us.app.get<Logger>(LOGGER).error({ err: failed }, 'subscription write failed');
 
     await waitFor(() => receiver.on('/hook').find((r) => JSON.stringify(r.body).includes(email)));
-    await waitFor(async () => (await http('GET', `${us}/api/v1/consent_receipts/${recorded.body.id as string}`, { headers: auth })).status === 200);
+    await waitFor(
+      async () => (await http('GET', `${us}/api/v1/consent_receipts/${recorded.body.id as string}`, { headers: auth })).status === 200,
+    );
 
     const parsed = lines.map((line) => JSON.parse(line) as Json);
     expect(parsed.filter((line) => line.msg === 'request').length).toBeGreaterThan(10);

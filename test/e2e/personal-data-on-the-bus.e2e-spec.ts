@@ -36,7 +36,9 @@ describe('personal data on the bus', () => {
       json: {
         flow_id: flowId,
         subject,
-        decisions: Object.fromEntries(Object.entries(decisions).map(([purpose, decision]) => [purpose, { decision, default_checked: false, mandatory: false }])),
+        decisions: Object.fromEntries(
+          Object.entries(decisions).map(([purpose, decision]) => [purpose, { decision, default_checked: false, mandatory: false }]),
+        ),
         captured_at: new Date(Date.now() - 60_000).toISOString(),
         idempotency_key: key,
       },
@@ -63,7 +65,9 @@ describe('personal data on the bus', () => {
     collect(tap.subscribe('$JS.>'));
     await tap.flush();
 
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Bus privacy shop', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Bus privacy shop', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
@@ -82,7 +86,10 @@ describe('personal data on the bus', () => {
     flowId = flow.body.id as string;
     expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers: auth(app.token) })).status).toBe(200);
     for (const event of ['consent.granted', 'consent.purpose_revoked']) {
-      const res = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, { headers: auth(app.token), json: { url: receiver.url(`/${event}`), events: [event] } });
+      const res = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+        headers: auth(app.token),
+        json: { url: receiver.url(`/${event}`), events: [event] },
+      });
       expect(res.status).toBe(201);
     }
   });
@@ -98,9 +105,14 @@ describe('personal data on the bus', () => {
     expect(first.status).toBe(201);
     const recordId = first.body.id as string;
     // A later record of the same person declines a purpose: consent.purpose_revoked for the first.
-    expect((await record({ email, external_id: recordExternalId }, { newsletter: 'declined', research: 'granted' }, `pii-${unique}-2`)).status).toBe(201);
+    expect(
+      (await record({ email, external_id: recordExternalId }, { newsletter: 'declined', research: 'granted' }, `pii-${unique}-2`)).status,
+    ).toBe(201);
 
-    const minted = await http('POST', `${us}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: sessionPrincipal } });
+    const minted = await http('POST', `${us}/api/v1/decisions`, {
+      headers: auth(app.token),
+      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: sessionPrincipal },
+    });
     expect(minted.status).toBe(201);
     const token = minted.body.session_token as string;
     for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
@@ -113,19 +125,30 @@ describe('personal data on the bus', () => {
     expect((granted.body.data as Json).subject).toEqual({ email, external_id: recordExternalId });
     const sessionHook = await waitFor(() => receiver.on('/consent.granted').find((r) => (r.body.data as Json).session_token === token));
     expect((sessionHook.body.data as Json).user_identifier).toBe(sessionPrincipal);
-    const withdrawn = await waitFor(() => receiver.on('/consent.purpose_revoked').find((r) => (r.body.data as Json).record_id === recordId));
+    const withdrawn = await waitFor(() =>
+      receiver.on('/consent.purpose_revoked').find((r) => (r.body.data as Json).record_id === recordId),
+    );
     expect(withdrawn.body.data).toMatchObject({ subject_email: email, subject_external_id: recordExternalId, purpose: 'newsletter' });
-    await waitFor(async () => (await http('GET', `${us}/api/v1/consent_receipts/${recordId}`, { headers: auth(app.token) })).status === 200);
+    await waitFor(
+      async () => (await http('GET', `${us}/api/v1/consent_receipts/${recordId}`, { headers: auth(app.token) })).status === 200,
+    );
     await waitFor(async () => {
-      const res = await http<{ purposes: Json[] }>('GET', `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${sessionPrincipal}`, { headers: auth(app.token) });
+      const res = await http<{ purposes: Json[] }>(
+        'GET',
+        `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${sessionPrincipal}`,
+        { headers: auth(app.token) },
+      );
       return res.status === 200 && res.body.purposes.length > 0;
     });
     await tap.flush();
 
     const eventSubjects = new Set(seen.map((m) => m.subject).filter((s) => s.startsWith(`${stack.prefix}.us.evt.`)));
-    for (const type of ['consent.recorded', 'consent.purpose_revoked', 'consent.granted']) expect(eventSubjects).toContain(`${stack.prefix}.us.evt.${type}`);
+    for (const type of ['consent.recorded', 'consent.purpose_revoked', 'consent.granted'])
+      expect(eventSubjects).toContain(`${stack.prefix}.us.evt.${type}`);
     expect(seen.length).toBeGreaterThan(20);
-    const leaks = seen.filter((m) => [email, recordExternalId, sessionPrincipal].some((value) => m.bytes.includes(value))).map((m) => m.subject);
+    const leaks = seen
+      .filter((m) => [email, recordExternalId, sessionPrincipal].some((value) => m.bytes.includes(value)))
+      .map((m) => m.subject);
     expect(leaks).toEqual([]);
   });
 });

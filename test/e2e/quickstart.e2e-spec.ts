@@ -93,7 +93,11 @@ describe('the README quick start against a started stack', () => {
       LOG_LEVEL: 'warn',
     };
     eu = `http://127.0.0.1:${portBase + 2}`;
-    stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), 'monolithic'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    stack = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), 'monolithic'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const started = output(stack);
     await Promise.race([
       started.waitFor(/Ready:/),
@@ -110,19 +114,29 @@ describe('the README quick start against a started stack', () => {
       clearTimeout(timer);
       if (stack.exitCode === null) stack.kill('SIGKILL');
     }
-    for (const region of ['us', 'eu', 'ap']) await dropDatabase(`${TEST_DATABASE_SERVER}/svc_quick_${tag}_${region}`).catch(() => undefined);
+    for (const region of ['us', 'eu', 'ap'])
+      await dropDatabase(`${TEST_DATABASE_SERVER}/svc_quick_${tag}_${region}`).catch(() => undefined);
     await deleteTestStreams(prefix);
     rmSync(join(ROOT, '.quickstart'), { recursive: true, force: true });
   }, 60_000);
 
   it('runs every step of the quick start within a minute', async () => {
     const startedAt = Date.now();
-    const script = spawn('bash', [join(ROOT, 'scripts', 'quickstart.sh')], { cwd: ROOT, env: { ...env, BASE: eu, HOOK_PORT: String(await freePort()) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const script = spawn('bash', [join(ROOT, 'scripts', 'quickstart.sh')], {
+      cwd: ROOT,
+      env: { ...env, BASE: eu, HOOK_PORT: String(await freePort()) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = output(script);
     const exited = new Promise<number | null>((resolve) => script.once('exit', resolve));
 
     // The person in the browser: the hosted page's own moves, authorized by the session token alone.
-    const [, url] = await Promise.race([out.waitFor(/Open in your browser: (\S+)/), exited.then(() => { throw new Error(out.text()); })]);
+    const [, url] = await Promise.race([
+      out.waitFor(/Open in your browser: (\S+)/),
+      exited.then(() => {
+        throw new Error(out.text());
+      }),
+    ]);
     const token = new URL(url!).pathname.split('/').pop()!;
     expect((await http('GET', url!)).status).toBe(200);
     for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {

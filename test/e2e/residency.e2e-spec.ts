@@ -4,7 +4,8 @@ import { http } from '@svc/testing';
 import { startRegions, type TestRegions } from './support/regions';
 
 /** A well-formed identifier of the us region, spelled as the services mint them. */
-const usId = (prefix: 'flw' | 'agent' | 'ath' | 'esc' | 'fint' | 'mla'): string => `${prefix}_us_${randomBase32(prefix === 'ath' ? 24 : 20)}`;
+const usId = (prefix: 'flw' | 'agent' | 'ath' | 'esc' | 'fint' | 'mla'): string =>
+  `${prefix}_us_${randomBase32(prefix === 'ath' ? 24 : 20)}`;
 
 /**
  * Spec: Authentication rule 11 and Errors (a wrong-country request is an error carrying
@@ -28,7 +29,9 @@ describe('residency across two regions: every us identifier sent to eu answers 4
   beforeAll(async () => {
     stack = await startRegions('residency', { regions: ['us', 'eu'] });
     eu = stack.url.eu;
-    const euApp = await stack.process.eu.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'eu-app', environment: 'development' }));
+    const euApp = await stack.process.eu.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'eu-app', environment: 'development' }));
     euToken = euApp.apiToken;
   });
   afterAll(() => stack?.close());
@@ -55,14 +58,26 @@ describe('residency across two regions: every us identifier sent to eu answers 4
   it.each([
     ['POST /api/v1/decisions (flow_id)', '/api/v1/decisions', () => ({ kind: 'consent', flow_id: usFlowId })],
     ['POST /api/v1/consent_sessions (flow_id)', '/api/v1/consent_sessions', () => ({ flow_id: usFlowId })],
-    ['POST /api/v1/decisions/principal_assertions (flow_id)', '/api/v1/decisions/principal_assertions', () => ({ principal_id: 'user_1', flow_id: usFlowId })],
-    ['POST /api/v1/consent_records (flow_id)', '/api/v1/consent_records', () => ({ flow_id: usFlowId, subject: { email: 'a@example.com' }, purposes: [] })],
+    [
+      'POST /api/v1/decisions/principal_assertions (flow_id)',
+      '/api/v1/decisions/principal_assertions',
+      () => ({ principal_id: 'user_1', flow_id: usFlowId }),
+    ],
+    [
+      'POST /api/v1/consent_records (flow_id)',
+      '/api/v1/consent_records',
+      () => ({ flow_id: usFlowId, subject: { email: 'a@example.com' }, purposes: [] }),
+    ],
     ['POST /api/v1/consent_records/imports (flow_id)', '/api/v1/consent_records/imports', () => ({ flow_id: usFlowId, records: [] })],
     ['POST /api/v1/disclosure_receipts (flow_id)', '/api/v1/disclosure_receipts', () => ({ flow_id: usFlowId })],
     ['POST /api/v1/authorities (agent_id)', '/api/v1/authorities', () => ({ agent_id: usId('agent'), principal_id: 'user_1' })],
     ['POST /api/v1/grants (agent_id)', '/api/v1/grants', () => ({ agent_id: usId('agent') })],
     ['POST /api/v1/mailing_audiences (flow_id)', '/api/v1/mailing_audiences', () => ({ flow_id: usFlowId })],
-    ['POST /api/v1/consent_records/form_integrations (flow_id)', '/api/v1/consent_records/form_integrations', () => ({ flow_id: usFlowId })],
+    [
+      'POST /api/v1/consent_records/form_integrations (flow_id)',
+      '/api/v1/consent_records/form_integrations',
+      () => ({ flow_id: usFlowId }),
+    ],
   ])('routes a us id in the body of %s like a path id', async (_what, path, body) => {
     const res = await http('POST', `${eu}${path}`, { headers: bearer(), json: body() });
     expect(res.status).toBe(421);
@@ -72,11 +87,18 @@ describe('residency across two regions: every us identifier sent to eu answers 4
   it('refuses a revocation of a us grant at eu with grant_region_mismatch and home_country', async () => {
     const res = await http('POST', `${eu}/api/v1/oap/revocations`, { headers: bearer(), json: { grant_id: usId('ath') } });
     expect(res.status).toBe(421);
-    expect(res.body).toMatchObject({ reason_code: 'grant_region_mismatch', home_country: 'US', detail: { home_region: 'us', home_country: 'US' } });
+    expect(res.body).toMatchObject({
+      reason_code: 'grant_region_mismatch',
+      home_country: 'US',
+      detail: { home_region: 'us', home_country: 'US' },
+    });
   });
 
   it('serves a body naming a local id locally: an unknown eu flow is 404, not 421', async () => {
-    const res = await http('POST', `${eu}/api/v1/decisions`, { headers: bearer(), json: { kind: 'consent', flow_id: `flw_eu_${randomBase32(20)}` } });
+    const res = await http('POST', `${eu}/api/v1/decisions`, {
+      headers: bearer(),
+      json: { kind: 'consent', flow_id: `flw_eu_${randomBase32(20)}` },
+    });
     expect(res.status).not.toBe(421);
     expect(res.status).toBeLessThan(500);
   });

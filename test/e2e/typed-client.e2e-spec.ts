@@ -25,7 +25,13 @@ describe('the typed client generated from the OpenAPI document', () => {
 
   it('creates a flow and reads the same flow back through the typed paths', async () => {
     const created = await api.POST('/api/v1/flows', {
-      body: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+      body: {
+        name: 'Signup',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(created.response.status).toBe(201);
     const flow = created.data!;

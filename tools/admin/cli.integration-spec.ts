@@ -7,7 +7,12 @@ const ROOT = join(__dirname, '..', '..');
 jest.setTimeout(120_000);
 
 function admin(args: readonly string[], env: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, ['scripts/run-compiled.js', 'tools/admin/cli.ts', ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 100_000 });
+  const run = spawnSync(process.execPath, ['scripts/run-compiled.js', 'tools/admin/cli.ts', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 100_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -39,10 +44,16 @@ describe('admin CLI', () => {
   });
 
   it('create-application prints exactly one JSON object on stdout and nothing on stderr', () => {
-    const run = admin(['create-application', '--region', 'us', '--name', 'cli test', '--environment', 'development'], { DATABASE_URL_TEMPLATE: database.url });
+    const run = admin(['create-application', '--region', 'us', '--name', 'cli test', '--environment', 'development'], {
+      DATABASE_URL_TEMPLATE: database.url,
+    });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout.trim().split('\n')).toHaveLength(1);
-    expect(JSON.parse(run.stdout)).toEqual({ application_id: expect.stringMatching(/^tp_us_/), api_token: expect.any(String), publishable_key: expect.stringMatching(/^pk_test_/) });
+    expect(JSON.parse(run.stdout)).toEqual({
+      application_id: expect.stringMatching(/^tp_us_/),
+      api_token: expect.any(String),
+      publishable_key: expect.stringMatching(/^pk_test_/),
+    });
   });
 
   it('a failed command exits 1 with the reason on stderr and nothing on stdout', () => {
@@ -52,9 +63,26 @@ describe('admin CLI', () => {
   });
 
   it('create-oauth-client registers a client under the application and prints its secret once', () => {
-    const created = JSON.parse(admin(['create-application', '--region', 'us', '--name', 'oauth cli', '--environment', 'development'], { DATABASE_URL_TEMPLATE: database.url }).stdout) as { application_id: string };
+    const created = JSON.parse(
+      admin(['create-application', '--region', 'us', '--name', 'oauth cli', '--environment', 'development'], {
+        DATABASE_URL_TEMPLATE: database.url,
+      }).stdout,
+    ) as { application_id: string };
     const env = { DATABASE_URL_TEMPLATE: database.url, KEY_ENCRYPTION_KEY: testKeyEncryptionKey() };
-    const run = admin(['create-oauth-client', '--region', 'us', '--application', created.application_id, '--name', 'CLI RP', '--redirect-uris', 'http://127.0.0.1:5555/cb'], env);
+    const run = admin(
+      [
+        'create-oauth-client',
+        '--region',
+        'us',
+        '--application',
+        created.application_id,
+        '--name',
+        'CLI RP',
+        '--redirect-uris',
+        'http://127.0.0.1:5555/cb',
+      ],
+      env,
+    );
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toEqual({
       client_id: expect.stringMatching(/^oac_us_[a-z2-7]{20}$/),
@@ -65,7 +93,20 @@ describe('admin CLI', () => {
       scopes: ['openid', 'profile', 'email', 'offline_access'],
       client_secret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
-    const refused = admin(['create-oauth-client', '--region', 'us', '--application', created.application_id, '--name', 'x', '--redirect-uris', 'http://example.com/cb'], env);
+    const refused = admin(
+      [
+        'create-oauth-client',
+        '--region',
+        'us',
+        '--application',
+        created.application_id,
+        '--name',
+        'x',
+        '--redirect-uris',
+        'http://example.com/cb',
+      ],
+      env,
+    );
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toContain('oauth_client_invalid: redirect_uris[0]');
   });

@@ -28,8 +28,29 @@ Prints one JSON object on stdout. Exit 0 success, 1 failure, 2 usage.`;
 const COMMAND_FLAGS: Readonly<Record<string, readonly string[]>> = {
   'create-application': ['region', 'name', 'environment', 'mode'],
   'rotate-keys': ['region'],
-  'create-oauth-client': ['region', 'application', 'name', 'redirect-uris', 'auth', 'grant-types', 'scopes', 'post-logout-redirect-uris', 'id-token-alg'],
-  'create-delegation-grant': ['region', 'type', 'application', 'principal', 'delegate', 'surfaces', 'actions', 'expires-at', 'evidence', 'reviewer'],
+  'create-oauth-client': [
+    'region',
+    'application',
+    'name',
+    'redirect-uris',
+    'auth',
+    'grant-types',
+    'scopes',
+    'post-logout-redirect-uris',
+    'id-token-alg',
+  ],
+  'create-delegation-grant': [
+    'region',
+    'type',
+    'application',
+    'principal',
+    'delegate',
+    'surfaces',
+    'actions',
+    'expires-at',
+    'evidence',
+    'reviewer',
+  ],
 };
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);

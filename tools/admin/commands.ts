@@ -70,7 +70,12 @@ export async function rotateRegionKeys(flags: Readonly<Record<string, string>>):
 }
 
 function listFlag(value: string | undefined): string[] | undefined {
-  return value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean);
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
 }
 
 const AUTH_METHODS = ['client_secret_basic', 'private_key_jwt', 'none'] as const;
@@ -106,7 +111,9 @@ export async function createOAuthClient(flags: Readonly<Record<string, string>>)
       scopes: listFlag(flags.scopes),
       idTokenSignedResponseAlg: oneOf('id-token-alg', flags['id-token-alg'], ID_TOKEN_ALGS),
     };
-    const { client, secret } = await new RegisterOAuthClient(new OAuthClientsRepository(dataSource, new KeyEncryption(keyEncryptionKey))).execute(command);
+    const { client, secret } = await new RegisterOAuthClient(
+      new OAuthClientsRepository(dataSource, new KeyEncryption(keyEncryptionKey)),
+    ).execute(command);
     return {
       client_id: client.clientId,
       application_id: client.applicationId,
@@ -128,16 +135,25 @@ const ACTIONS = ['read', 'write'] as const;
  */
 export async function createDelegationGrant(flags: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
   const region = regionFlag(flags);
-  for (const required of ['type', 'application', 'principal', 'delegate', 'surfaces', 'actions', 'expires-at', 'evidence', 'reviewer']) if (!flags[required]) throw new UsageError(`--${required} is required`);
+  for (const required of ['type', 'application', 'principal', 'delegate', 'surfaces', 'actions', 'expires-at', 'evidence', 'reviewer'])
+    if (!flags[required]) throw new UsageError(`--${required} is required`);
   const type = oneOf('type', flags.type, EVIDENCED_TYPES)!;
   const actions = (listFlag(flags.actions) ?? []).map((action) => oneOf('actions', action, ACTIONS)!);
   const surfaces = listFlag(flags.surfaces) ?? [];
-  if (surfaces.some((surface) => !/^[a-z][a-z_]{0,39}$/.test(surface) || surface === 'delegations')) throw new UsageError('--surfaces must be API surface names (not delegations)');
+  if (surfaces.some((surface) => !/^[a-z][a-z_]{0,39}$/.test(surface) || surface === 'delegations'))
+    throw new UsageError('--surfaces must be API surface names (not delegations)');
   const expiresAt = new Date(flags['expires-at'] ?? '');
-  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) throw new UsageError('--expires-at must be a future RFC 3339 date');
+  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now())
+    throw new UsageError('--expires-at must be a future RFC 3339 date');
   return withRegionDatabase(region, async (dataSource) => {
     await runMigrations(dataSource, gatewayMigrations);
-    const service = new DelegationGrantsService(new DelegationsRepository(dataSource), new OutboxWriter(GATEWAY_SCHEMA, region), new SystemClock(), { REGION: region } as PlatformConfig, null);
+    const service = new DelegationGrantsService(
+      new DelegationsRepository(dataSource),
+      new OutboxWriter(GATEWAY_SCHEMA, region),
+      new SystemClock(),
+      { REGION: region } as PlatformConfig,
+      null,
+    );
     const grant = await service.offerOnEvidence({
       type,
       applicationId: flags.application ?? '',
@@ -150,6 +166,13 @@ export async function createDelegationGrant(flags: Readonly<Record<string, strin
       evidenceReference: flags.evidence ?? '',
       reviewedBy: flags.reviewer ?? '',
     });
-    return { delegation_grant_id: grant.id, type: grant.type, status: grant.status, principal_person_id: grant.principalPersonId, delegate_person_id: grant.delegatePersonId, expires_at: grant.expiresAt.toISOString() };
+    return {
+      delegation_grant_id: grant.id,
+      type: grant.type,
+      status: grant.status,
+      principal_person_id: grant.principalPersonId,
+      delegate_person_id: grant.delegatePersonId,
+      expires_at: grant.expiresAt.toISOString(),
+    };
   });
 }

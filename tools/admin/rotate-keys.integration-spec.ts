@@ -82,7 +82,9 @@ describe('admin rotate-keys', () => {
       { kid: 'oap-us-v1', status: 'retired' },
       { kid: 'oap-us-v2', status: 'active' },
     ]);
-    await expect(new SigningKeyStore(dataSource, 'us', new KeyEncryption(stackKek)).activeKey()).resolves.toMatchObject({ kid: 'oap-us-v2' });
+    await expect(new SigningKeyStore(dataSource, 'us', new KeyEncryption(stackKek)).activeKey()).resolves.toMatchObject({
+      kid: 'oap-us-v2',
+    });
   }, 60_000);
 
   it('uses the key the local stack generated into its state folder when KEY_ENCRYPTION_KEY is not set', async () => {

@@ -21,7 +21,11 @@ export function missingKeyEncryptionKeyMessage(): string {
  * JWKS). The rotation event commits with the new key; running services reload on it. Refuses
  * without a key-encryption key, and writes nothing unless that key decrypts every existing key.
  */
-export async function rotateKeys(dataSource: DataSource, region: Region, keyEncryptionKey: string | undefined): Promise<Record<string, unknown>> {
+export async function rotateKeys(
+  dataSource: DataSource,
+  region: Region,
+  keyEncryptionKey: string | undefined,
+): Promise<Record<string, unknown>> {
   if (!keyEncryptionKey) throw new RotationRefused(missingKeyEncryptionKeyMessage());
   await runMigrations(dataSource, keysMigrations);
   const store = new SigningKeyStore(dataSource, region, new KeyEncryption(keyEncryptionKey));

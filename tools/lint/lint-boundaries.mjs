@@ -22,6 +22,9 @@ const inputs = JSON.parse(readFileSync(0, 'utf8'));
 const results = [];
 for (const { filePath, code } of inputs) {
   const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
-  results.push({ filePath, messages: (result?.messages ?? []).map((m) => ({ ruleId: m.ruleId, severity: m.severity, message: m.message })) });
+  results.push({
+    filePath,
+    messages: (result?.messages ?? []).map((m) => ({ ruleId: m.ruleId, severity: m.severity, message: m.message })),
+  });
 }
 process.stdout.write(JSON.stringify(results));

@@ -69,7 +69,10 @@ function stringMatching(pattern: string, hint: string, fits: (value: string) => 
   if (pattern.startsWith('^(0|[1-9][0-9]{0,17})')) return '49.90';
   if (new RegExp(pattern).test(hint) && fits(hint)) return hint;
   try {
-    const [value] = fc.sample(fc.stringMatching(new RegExp(pattern)).filter((s) => fits(s) && s.length <= 64 && !/\s/.test(s)), { seed: seedOf(pattern), numRuns: 1 });
+    const [value] = fc.sample(
+      fc.stringMatching(new RegExp(pattern)).filter((s) => fits(s) && s.length <= 64 && !/\s/.test(s)),
+      { seed: seedOf(pattern), numRuns: 1 },
+    );
     if (value !== undefined) return value;
   } catch {
     // fast-check cannot write this pattern: fall through to a plain string.
@@ -79,11 +82,12 @@ function stringMatching(pattern: string, hint: string, fits: (value: string) => 
 
 function stringExample(schema: Schema, name: string): string {
   if (schema.format && schema.format in FIXED) return FIXED[schema.format as keyof typeof FIXED];
-  const fits = (value: string): boolean => value.length >= Math.max(1, schema.minLength ?? 0) && value.length <= (schema.maxLength ?? Infinity);
+  const fits = (value: string): boolean =>
+    value.length >= Math.max(1, schema.minLength ?? 0) && value.length <= (schema.maxLength ?? Infinity);
   let hint = name ? name.replace(/_/g, ' ') : 'text';
   while (hint.length < (schema.minLength ?? 0)) hint += ' example';
   if (schema.maxLength !== undefined) hint = hint.slice(0, schema.maxLength);
-  if (schema.pattern) return stringMatching(schema.pattern, schema.pattern.startsWith('^[a-z') ? (name || 'key') : hint, fits);
+  if (schema.pattern) return stringMatching(schema.pattern, schema.pattern.startsWith('^[a-z') ? name || 'key' : hint, fits);
   if (/(^|_)(at|until|since)$/.test(name)) return FIXED['date-time'];
   if (/url$/.test(name)) return FIXED.url;
   if (name === 'email') return FIXED.email;
@@ -107,7 +111,9 @@ export function exampleOf(schema: Schema | undefined, components: Record<string,
   if (schema.enum?.length) return schema.enum.find((v) => v !== null) ?? schema.enum[0];
   if (schema.allOf?.length) {
     const parts = schema.allOf.map((part) => exampleOf(part, components, name, depth + 1));
-    return parts.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p)) ? Object.assign({}, ...parts) : parts[parts.length - 1];
+    return parts.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p))
+      ? Object.assign({}, ...parts)
+      : parts[parts.length - 1];
   }
   const branches = schema.oneOf ?? schema.anyOf;
   // A date-time where a date would also do; otherwise the first branch that is not null.
@@ -125,10 +131,13 @@ export function exampleOf(schema: Schema | undefined, components: Record<string,
     case 'boolean':
       return true;
     case 'array':
-      return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => exampleOf(schema.items, components, name.replace(/s$/, ''), depth + 1));
+      return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () =>
+        exampleOf(schema.items, components, name.replace(/s$/, ''), depth + 1),
+      );
     case 'object': {
       const out: Json = {};
-      for (const [property, propertySchema] of Object.entries(schema.properties ?? {})) out[property] = exampleOf(propertySchema, components, property, depth + 1);
+      for (const [property, propertySchema] of Object.entries(schema.properties ?? {}))
+        out[property] = exampleOf(propertySchema, components, property, depth + 1);
       return out;
     }
     case 'null':
@@ -158,7 +167,11 @@ function mediaExample(mediaType: string, media: Json, components: Record<string,
 function errorExample(status: string, schema: Schema | undefined): Json {
   const codes = (schema?.allOf?.[1]?.properties?.reason_code?.enum ?? []) as string[];
   const reasonCode = codes[0] ?? (status === '500' ? 'internal_error' : 'invalid_request');
-  return { message: `Refused: ${reasonCode.replace(/_/g, ' ')}`, reason_code: reasonCode, detail: status === '400' || status === '422' ? { field: 'name' } : {} };
+  return {
+    message: `Refused: ${reasonCode.replace(/_/g, ' ')}`,
+    reason_code: reasonCode,
+    detail: status === '400' || status === '422' ? { field: 'name' } : {},
+  };
 }
 
 /**
@@ -175,19 +188,22 @@ export function withExamples<T extends Json>(document: T): T {
   const operations = [...Object.values(doc.paths), ...Object.values(doc.webhooks ?? {})].flatMap((methods) => Object.values(methods));
   for (const operation of operations) {
     for (const parameter of (operation.parameters ?? []) as Json[]) {
-      if (parameter.in === 'path' && parameter.example === undefined) parameter.example = exampleOf(parameter.schema as Schema, components, parameter.name as string);
+      if (parameter.in === 'path' && parameter.example === undefined)
+        parameter.example = exampleOf(parameter.schema as Schema, components, parameter.name as string);
     }
     const body = operation.requestBody as { content?: Record<string, Json> } | undefined;
     for (const [mediaType, media] of Object.entries(body?.content ?? {})) mediaExample(mediaType, media, components);
     for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, Json>)) {
       for (const [mediaType, media] of Object.entries((response.content ?? {}) as Record<string, Json>)) {
-        if (Number(status) >= 400 && (media.schema as Schema | undefined)?.$ref === '#/components/schemas/ErrorEnvelope') media.example = errorExample(status, undefined);
+        if (Number(status) >= 400 && (media.schema as Schema | undefined)?.$ref === '#/components/schemas/ErrorEnvelope')
+          media.example = errorExample(status, undefined);
         else mediaExample(mediaType, media, components);
       }
     }
   }
   for (const [name, response] of Object.entries(doc.components.responses ?? {})) {
-    for (const media of Object.values((response.content ?? {}) as Record<string, Json>)) media.example = errorExample(name.replace(/^Error/, ''), media.schema as Schema);
+    for (const media of Object.values((response.content ?? {}) as Record<string, Json>))
+      media.example = errorExample(name.replace(/^Error/, ''), media.schema as Schema);
   }
   return doc as T;
 }

@@ -45,12 +45,16 @@ Exit codes: 0 the chain (or package) verifies, 1 it does not (or cannot be read)
 
 const HELP_ARGUMENTS = new Set(['--help', '-h', 'help']);
 
-function parseFlags(args: readonly string[], allowed: readonly string[] = ['region', 'from-checkpoint', 'database-url']): Record<string, string> {
+function parseFlags(
+  args: readonly string[],
+  allowed: readonly string[] = ['region', 'from-checkpoint', 'database-url'],
+): Record<string, string> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < args.length; i += 2) {
     const name = args[i];
     const value = args[i + 1];
-    if (!name?.startsWith('--') || value === undefined || value.startsWith('--')) throw new UsageError(`expected --flag value, got "${name ?? ''}"`);
+    if (!name?.startsWith('--') || value === undefined || value.startsWith('--'))
+      throw new UsageError(`expected --flag value, got "${name ?? ''}"`);
     if (!allowed.includes(name.slice(2))) throw new UsageError(`unknown flag ${name}`);
     flags[name.slice(2)] = value;
   }
@@ -62,7 +66,10 @@ async function keyResolver(dataSource: DataSource) {
   const { importEd25519PublicJwk } = await import('@svc/crypto');
   const { KEYS_SCHEMA } = await import('@svc/key-store');
   return async (kid: string) => {
-    const rows: Array<{ public_jwk: Ed25519PublicJwk }> = await dataSource.query(`SELECT public_jwk FROM "${KEYS_SCHEMA}".signing_keys WHERE kid = $1`, [kid]);
+    const rows: Array<{ public_jwk: Ed25519PublicJwk }> = await dataSource.query(
+      `SELECT public_jwk FROM "${KEYS_SCHEMA}".signing_keys WHERE kid = $1`,
+      [kid],
+    );
     const jwk = rows[0]?.public_jwk;
     return jwk ? importEd25519PublicJwk(jwk) : undefined;
   };
@@ -82,17 +89,24 @@ async function verify(flags: Record<string, string>): Promise<{ result: Record<s
   if (!isRegion(region)) throw new UsageError('--region must be us, eu or ap');
   let fromCheckpoint: number | undefined;
   if (flags['from-checkpoint'] !== undefined) {
-    if (!/^[1-9][0-9]{0,15}$/.test(flags['from-checkpoint'])) throw new UsageError('--from-checkpoint must be a checkpoint sequence number (1, 2, ...)');
+    if (!/^[1-9][0-9]{0,15}$/.test(flags['from-checkpoint']))
+      throw new UsageError('--from-checkpoint must be a checkpoint sequence number (1, 2, ...)');
     fromCheckpoint = Number(flags['from-checkpoint']);
   }
   // Loaded after the arguments are checked: a usage error answers at once.
   const { AuditEntriesRepository, CheckpointsRepository, VerifyChain, auditChainGenesisHash } = await import('@svc/audit-chain');
   const { createDataSource } = await import('@svc/persistence');
-  const dataSource = createDataSource({ url: flags['database-url'] ?? regionDatabaseUrl(region), poolSize: 2, applicationName: 'svc-audit' });
+  const dataSource = createDataSource({
+    url: flags['database-url'] ?? regionDatabaseUrl(region),
+    poolSize: 2,
+    applicationName: 'svc-audit',
+  });
   await dataSource.initialize();
   try {
     const entries = new AuditEntriesRepository(dataSource);
-    const outcome = await new VerifyChain(entries, new CheckpointsRepository(dataSource), await keyResolver(dataSource)).execute(fromCheckpoint);
+    const outcome = await new VerifyChain(entries, new CheckpointsRepository(dataSource), await keyResolver(dataSource)).execute(
+      fromCheckpoint,
+    );
     return {
       valid: outcome.valid,
       result: {
@@ -118,7 +132,9 @@ async function verifyEvidence(flags: Record<string, string>): Promise<{ result: 
   if (!flags.package) throw new UsageError('--package <file> is required');
   const { readFile } = await import('node:fs/promises');
   const jws = (await readFile(flags.package, 'utf8')).trim();
-  const trustedJwks = flags.jwks ? (JSON.parse(await readFile(flags.jwks, 'utf8')) as { keys: import('@svc/crypto').SigningJwk[] }) : undefined;
+  const trustedJwks = flags.jwks
+    ? (JSON.parse(await readFile(flags.jwks, 'utf8')) as { keys: import('@svc/crypto').SigningJwk[] })
+    : undefined;
   const { verifyEvidencePackage } = await import('@svc/audit-chain');
   const outcome = await verifyEvidencePackage(jws, { trustedJwks, witnessKey: flags['witness-key'] });
   return { valid: outcome.valid, result: { ...outcome } };
@@ -130,8 +146,10 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const [command, ...rest] = argv;
-  if (command !== 'verify' && command !== 'verify-evidence') throw new UsageError(command === undefined ? 'missing command' : `unknown command ${command}`);
-  const { result, valid } = command === 'verify' ? await verify(parseFlags(rest)) : await verifyEvidence(parseFlags(rest, ['package', 'jwks', 'witness-key']));
+  if (command !== 'verify' && command !== 'verify-evidence')
+    throw new UsageError(command === undefined ? 'missing command' : `unknown command ${command}`);
+  const { result, valid } =
+    command === 'verify' ? await verify(parseFlags(rest)) : await verifyEvidence(parseFlags(rest, ['package', 'jwks', 'witness-key']));
   process.stdout.write(`${JSON.stringify(result)}\n`);
   return valid ? 0 : 1;
 }

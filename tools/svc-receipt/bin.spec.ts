@@ -20,9 +20,12 @@ describe.each([
     expect(child.stdout).toContain(usage);
   });
 
-  it.each([[[]], [['frobnicate']], [['verify', '--colour', 'blue']]])('%j exits 2 with the usage on stderr and nothing on stdout', (args) => {
-    const child = run(bin, args);
-    expect(child).toMatchObject({ code: 2, stdout: '' });
-    expect(child.stderr).toContain(usage);
-  });
+  it.each([[[]], [['frobnicate']], [['verify', '--colour', 'blue']]])(
+    '%j exits 2 with the usage on stderr and nothing on stdout',
+    (args) => {
+      const child = run(bin, args);
+      expect(child).toMatchObject({ code: 2, stdout: '' });
+      expect(child.stderr).toContain(usage);
+    },
+  );
 });

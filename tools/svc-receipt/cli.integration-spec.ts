@@ -38,7 +38,12 @@ describe('svc-receipt verify', () => {
   it('exits 0 for a valid signed receipt, printing one JSON object', async () => {
     const outcome = await verify(signedText);
     expect(outcome).toEqual({ code: 0, stdout: expect.any(String) });
-    expect(JSON.parse(outcome.stdout ?? '')).toEqual({ valid: true, record_type: 'consent_record', record_id: document.record.record_id, kid: 'oap-eu-v3' });
+    expect(JSON.parse(outcome.stdout ?? '')).toEqual({
+      valid: true,
+      record_type: 'consent_record',
+      record_id: document.record.record_id,
+      kid: 'oap-eu-v3',
+    });
   });
 
   it.each([[['--help']], [['verify', '--help']], [['-h']]])('prints the help on stdout and exits 0 for %j', async (argv) => {
@@ -51,10 +56,20 @@ describe('svc-receipt verify', () => {
   });
 
   it.each([
-    ['bad signature (one flipped byte)', () => verify(signedText.replace('"Marketing emails"', '"Marketing emailz"')), EXIT_CODES.bad_signature, 'invalid: bad_signature'],
+    [
+      'bad signature (one flipped byte)',
+      () => verify(signedText.replace('"Marketing emails"', '"Marketing emailz"')),
+      EXIT_CODES.bad_signature,
+      'invalid: bad_signature',
+    ],
     ['unknown kid', () => verify(signedText, otherJwks), EXIT_CODES.unknown_kid, 'invalid: unknown_kid'],
     ['not a receipt', () => verify('{"hello":"world"}'), EXIT_CODES.not_a_receipt, 'invalid: not_a_receipt'],
-    ['schema invalid', () => verify(signedText.replace('"ISO/IEC TS 27560:2023"', '"ISO/IEC 27001"')), EXIT_CODES.schema_invalid, 'invalid: schema_invalid'],
+    [
+      'schema invalid',
+      () => verify(signedText.replace('"ISO/IEC TS 27560:2023"', '"ISO/IEC 27001"')),
+      EXIT_CODES.schema_invalid,
+      'invalid: schema_invalid',
+    ],
     ['a JWKS that is not one', () => verify(signedText, '"nope"'), EXIT_CODES.jwks_invalid, 'invalid: jwks_invalid'],
   ])('exits non-zero naming the failure: %s', async (_name, run, code, message) => {
     const outcome = await run();
@@ -64,14 +79,20 @@ describe('svc-receipt verify', () => {
     expect(JSON.parse(outcome.stdout ?? '')).toMatchObject({ valid: false, failure: message.replace('invalid: ', '') });
   });
 
-  it.each([[[]], [['check', 'a.json']], [['verify', 'a.json']], [['verify', 'a.json', '--jwks']], [['verify', 'a.json', 'b.json', '--jwks', 'c.json']]])(
-    'prints the usage and exits 2 for %j',
-    async (argv) => {
-      await expect(runCli(argv)).resolves.toEqual({ code: EXIT_CODES.usage, stderr: USAGE });
-    },
-  );
+  it.each([
+    [[]],
+    [['check', 'a.json']],
+    [['verify', 'a.json']],
+    [['verify', 'a.json', '--jwks']],
+    [['verify', 'a.json', 'b.json', '--jwks', 'c.json']],
+  ])('prints the usage and exits 2 for %j', async (argv) => {
+    await expect(runCli(argv)).resolves.toEqual({ code: EXIT_CODES.usage, stderr: USAGE });
+  });
 
   it('exits 2 when a file cannot be read', async () => {
-    await expect(runCli(['verify', join(dir, 'missing.json'), '--jwks', jwksPath])).resolves.toMatchObject({ code: EXIT_CODES.usage, stderr: expect.stringContaining('cannot read input') });
+    await expect(runCli(['verify', join(dir, 'missing.json'), '--jwks', jwksPath])).resolves.toMatchObject({
+      code: EXIT_CODES.usage,
+      stderr: expect.stringContaining('cannot read input'),
+    });
   });
 });

@@ -83,7 +83,11 @@ export async function runCli(argv: readonly string[]): Promise<CliOutcome> {
   // Loaded once the arguments are understood: --help and usage errors answer without it.
   const { verifySignedReceipt } = await import('@svc/receipts');
   const result = await verifySignedReceipt(receiptText, jwksText);
-  if (result.ok) return { code: EXIT_CODES.ok, stdout: JSON.stringify({ valid: true, record_type: result.recordType, record_id: result.recordId, kid: result.kid }) };
+  if (result.ok)
+    return {
+      code: EXIT_CODES.ok,
+      stdout: JSON.stringify({ valid: true, record_type: result.recordType, record_id: result.recordId, kid: result.kid }),
+    };
   return {
     code: EXIT_CODES[result.failure],
     stdout: JSON.stringify({ valid: false, failure: result.failure, message: result.message }),
@@ -133,7 +137,18 @@ async function runVerifyAgreement(args: readonly string[]): Promise<CliOutcome> 
   if (result.ok) {
     return {
       code: EXIT_CODES.ok,
-      stdout: JSON.stringify({ valid: true, agreement_id: result.agreementId, status: result.status, signed: result.signed, required: result.required, answers: result.answers, kids: result.kids, passkeys: result.passkeys, amendments: result.amendments, document_sha256: result.documentSha256 }),
+      stdout: JSON.stringify({
+        valid: true,
+        agreement_id: result.agreementId,
+        status: result.status,
+        signed: result.signed,
+        required: result.required,
+        answers: result.answers,
+        kids: result.kids,
+        passkeys: result.passkeys,
+        amendments: result.amendments,
+        document_sha256: result.documentSha256,
+      }),
     };
   }
   return {

@@ -33,15 +33,16 @@ describe('residency-router process: only the variables it uses', () => {
       SERVICE_URLS: `decision-gateway=http://127.0.0.1:${upstreamPort}`,
       LOG_LEVEL: 'silent',
     };
-    router = spawn(process.execPath, [join(ROOT, 'scripts', 'run-ts.js'), join(ROOT, 'apps', 'residency-router', 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    router = spawn(process.execPath, [join(ROOT, 'scripts', 'run-ts.js'), join(ROOT, 'apps', 'residency-router', 'src', 'main.ts')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     router.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await waitFor(
-      async () => {
-        if (router.exitCode !== null) throw new Error(`router exited ${router.exitCode}: ${stderr}`);
-        return (await http('GET', `${base}/healthz`).catch(() => undefined))?.status === 200 || undefined;
-      },
-      60_000,
-    );
+    await waitFor(async () => {
+      if (router.exitCode !== null) throw new Error(`router exited ${router.exitCode}: ${stderr}`);
+      return (await http('GET', `${base}/healthz`).catch(() => undefined))?.status === 200 || undefined;
+    }, 60_000);
   });
 
   afterAll(async () => {

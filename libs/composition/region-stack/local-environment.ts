@@ -11,7 +11,8 @@ const EMBEDDED_FORCED = process.env.SVC_EMBEDDED === 'always';
  * of the servers it runs itself: `SVC_LOCAL_STATE_DIR` when set, otherwise `.local/` at the
  * repository root (`.local/embedded/` with `SVC_EMBEDDED=always`).
  */
-export const LOCAL_STATE_DIR = process.env.SVC_LOCAL_STATE_DIR ?? join(__dirname, '..', '..', '..', '.local', ...(EMBEDDED_FORCED ? ['embedded'] : []));
+export const LOCAL_STATE_DIR =
+  process.env.SVC_LOCAL_STATE_DIR ?? join(__dirname, '..', '..', '..', '.local', ...(EMBEDDED_FORCED ? ['embedded'] : []));
 
 /** File where the running local stack leaves the URL template of the Postgres it started itself. */
 export const LOCAL_DATABASE_URL_TEMPLATE_FILE = join(LOCAL_STATE_DIR, 'database-url-template');

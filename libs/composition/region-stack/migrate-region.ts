@@ -13,7 +13,10 @@ export async function migrateRegion(databaseUrl: string): Promise<Record<string,
   const dataSource = createDataSource({ url: databaseUrl, poolSize: 1, applicationName: 'svc-migrate' });
   await dataSource.initialize();
   try {
-    return await migrateDatabase(dataSource, ALL_FEATURES.flatMap((feature) => feature.migrations));
+    return await migrateDatabase(
+      dataSource,
+      ALL_FEATURES.flatMap((feature) => feature.migrations),
+    );
   } finally {
     await dataSource.destroy();
   }

@@ -1,6 +1,16 @@
 import { createServer, type Server } from 'node:net';
 import { Client } from 'pg';
-import { TEST_DATABASE_SERVER, createTestDatabase, deleteTestStreams, freePort, testStreams, testEnv, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import {
+  TEST_DATABASE_SERVER,
+  createTestDatabase,
+  deleteTestStreams,
+  freePort,
+  testStreams,
+  testEnv,
+  uniqueBusPrefix,
+  waitFor,
+  type TestDatabase,
+} from '@svc/testing';
 import { startRegion } from './start-region';
 
 /** Kinds of handle a leaked pool, bus connection, listener or polling loop keeps open. */
@@ -21,7 +31,11 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
 }
 
 async function sessionsOn(database: TestDatabase): Promise<number> {
-  return onServer(async (client) => (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database.name])).rows[0]?.n ?? -1);
+  return onServer(
+    async (client) =>
+      (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [database.name])).rows[0]
+        ?.n ?? -1,
+  );
 }
 
 /** Database sessions left once a closing pool has had time to end them. */
@@ -56,7 +70,8 @@ describe('a region whose boot fails part of the way', () => {
     await deleteTestStreams(prefix);
   });
 
-  const config = (httpPort: number) => testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, HTTP_PORT: String(httpPort), SERVICE_NAME: 'boot-failure' });
+  const config = (httpPort: number) =>
+    testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, HTTP_PORT: String(httpPort), SERVICE_NAME: 'boot-failure' });
 
   it('releases its database sessions, bus connection and loops when its HTTP port is taken after everything else started', async () => {
     const port = await freePort();

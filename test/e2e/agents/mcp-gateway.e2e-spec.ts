@@ -4,7 +4,17 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { RecordEscalationVote } from '@svc/oap-authorizer';
 import { http } from '@svc/testing';
 import { generateProof, type KeyPair } from 'dpop';
-import { ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE, actorToken, agentKey, exchange, grantAuthority, personAccessToken, startAgentWorld, type AgentWorld } from './support';
+import {
+  ACCESS_TOKEN_TYPE,
+  JWT_TOKEN_TYPE,
+  actorToken,
+  agentKey,
+  exchange,
+  grantAuthority,
+  personAccessToken,
+  startAgentWorld,
+  type AgentWorld,
+} from './support';
 import { startUpstream, type Upstream } from './upstream';
 
 /**
@@ -94,12 +104,26 @@ describe('MCP gateway', () => {
   it('publishes RFC 9728 metadata and the MCP configuration, and challenges a call without a token', async () => {
     const metadata = await http('GET', `${world.url}/.well-known/oauth-protected-resource/mcp/v1/agent`);
     expect(metadata.status).toBe(200);
-    expect(metadata.body).toMatchObject({ resource: `${world.url}/mcp/v1/agent`, authorization_servers: [world.url], dpop_bound_access_tokens_required: true });
+    expect(metadata.body).toMatchObject({
+      resource: `${world.url}/mcp/v1/agent`,
+      authorization_servers: [world.url],
+      dpop_bound_access_tokens_required: true,
+    });
     const configuration = await http('GET', `${world.url}/.well-known/mcp-configuration`);
-    expect(configuration.body).toMatchObject({ mcp_endpoint: `${world.url}/mcp/v1/agent`, protocol_version: '2025-11-25', token_exchange_endpoint: `${world.url}/oauth/token/exchange` });
-    const anonymous = await fetch(`${world.url}/mcp/v1/agent`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    expect(configuration.body).toMatchObject({
+      mcp_endpoint: `${world.url}/mcp/v1/agent`,
+      protocol_version: '2025-11-25',
+      token_exchange_endpoint: `${world.url}/oauth/token/exchange`,
+    });
+    const anonymous = await fetch(`${world.url}/mcp/v1/agent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    });
     expect(anonymous.status).toBe(401);
-    expect(anonymous.headers.get('www-authenticate')).toContain(`resource_metadata="${world.url}/.well-known/oauth-protected-resource/mcp/v1/agent"`);
+    expect(anonymous.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${world.url}/.well-known/oauth-protected-resource/mcp/v1/agent"`,
+    );
   });
 
   it('lists only the tools the agent may call', async () => {
@@ -147,25 +171,38 @@ describe('MCP gateway', () => {
     expect(upstream.calls.at(-1)).toEqual({ name: 'pay', args });
     const again = await refusal(client.callTool({ name: 'pay', arguments: args, _meta: { 'oap/escalation_id': data.escalation_id } }));
     expect(again.code).toBe(-32003);
-    const other = await refusal(client.callTool({ name: 'pay', arguments: { amount: '76.00', payee: 'airline' }, _meta: { 'oap/escalation_id': data.escalation_id } }));
+    const other = await refusal(
+      client.callTool({
+        name: 'pay',
+        arguments: { amount: '76.00', payee: 'airline' },
+        _meta: { 'oap/escalation_id': data.escalation_id },
+      }),
+    );
     expect(other.data).toMatchObject({ reason_code: 'escalation_mismatch' });
     await client.close();
   });
 
   it('writes neither the agent token nor the person access token to any log line', () => {
     expect(world.logLines.length).toBeGreaterThan(0);
-    expect(world.logLines.filter((line) => line.includes(agentToken) || line.includes(personToken) || line.includes('ra_agent_'))).toEqual([]);
+    expect(world.logLines.filter((line) => line.includes(agentToken) || line.includes(personToken) || line.includes('ra_agent_'))).toEqual(
+      [],
+    );
   });
 
-  it('lists, reads and deletes upstream servers; a deleted server\'s tools are neither listed nor callable', async () => {
+  it("lists, reads and deletes upstream servers; a deleted server's tools are neither listed nor callable", async () => {
     const auth = { authorization: `Bearer ${world.app.token}` };
     // A second registration of the upstream maps its `wipe` tool onto an action and scope the agent holds.
-    const extra = await http('POST', `${world.url}/api/v1/mcp_servers`, { headers: auth, json: { name: 'quotes', url: upstream.url, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read' }] } });
+    const extra = await http('POST', `${world.url}/api/v1/mcp_servers`, {
+      headers: auth,
+      json: { name: 'quotes', url: upstream.url, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read' }] },
+    });
     expect(extra.status).toBe(201);
     const first = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1`, { headers: auth });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ data: [{ object: 'mcp_server', name: 'shop' }], has_more: true });
-    const second = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1&cursor=${first.body.next_cursor as string}`, { headers: auth });
+    const second = await http('GET', `${world.url}/api/v1/mcp_servers?limit=1&cursor=${first.body.next_cursor as string}`, {
+      headers: auth,
+    });
     expect(second.body).toMatchObject({ data: [{ id: extra.body.id, name: 'quotes' }], has_more: false, next_cursor: null });
     const read = await http('GET', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth });
     expect(read.body).toMatchObject({ id: extra.body.id, tools: [{ name: 'wipe', action: 'quote', scope: 'payments:read', value: null }] });
@@ -183,10 +220,18 @@ describe('MCP gateway', () => {
     expect(upstream.calls.length).toBe(before);
     await client.close();
 
-    expect((await http('GET', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth })).body).toMatchObject({ reason_code: 'mcp_server_not_found' });
+    expect((await http('GET', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth })).body).toMatchObject({
+      reason_code: 'mcp_server_not_found',
+    });
     expect((await http('DELETE', `${world.url}/api/v1/mcp_servers/${extra.body.id as string}`, { headers: auth })).status).toBe(404);
     expect((await http('GET', `${world.url}/api/v1/mcp_servers/not-a-uuid`, { headers: auth })).status).toBe(404);
-    expect((await http('GET', `${world.url}/api/v1/mcp_servers?cursor=${Buffer.from('{"created_at":"x","id":"y"}').toString('base64url')}`, { headers: auth })).body).toMatchObject({ reason_code: 'invalid_cursor' });
+    expect(
+      (
+        await http('GET', `${world.url}/api/v1/mcp_servers?cursor=${Buffer.from('{"created_at":"x","id":"y"}').toString('base64url')}`, {
+          headers: auth,
+        })
+      ).body,
+    ).toMatchObject({ reason_code: 'invalid_cursor' });
   });
 
   it('refuses the agent token with a proof of another key', async () => {

@@ -38,17 +38,32 @@ export async function startAgentWorld(label: string): Promise<AgentWorld> {
   const logLines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line.length > 0),
+      );
       done();
     },
   });
   const mail = await startMailDev();
   const logger = createLogger({ service: 'e2e-agents', region: 'us', level: 'debug', destination });
-  const stack = await startRegions(label, { clock, regions: ['us'], logger, env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+  const stack = await startRegions(label, {
+    clock,
+    regions: ['us'],
+    logger,
+    env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' },
+  });
   const url = stack.url.us;
-  const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'agents', environment: 'development' }));
+  const created = await stack.process.us.app
+    .get(CreateApplication)
+    .execute(CreateApplicationCommand.create({ name: 'agents', environment: 'development' }));
   const app = { id: created.application.id, token: created.apiToken };
-  const person = await signUp({ url, stack, mail, logLines: [], close: async () => undefined }, { email: 'grace@example.test', name: 'Grace Hopper', locale: 'en-US', timeZone: 'America/New_York', homeCountry: 'US' });
+  const person = await signUp(
+    { url, stack, mail, logLines: [], close: async () => undefined },
+    { email: 'grace@example.test', name: 'Grace Hopper', locale: 'en-US', timeZone: 'America/New_York', homeCountry: 'US' },
+  );
   const registered = await http('POST', `${url}/api/v1/applications/${app.id}/oauth_clients`, {
     headers: { authorization: `Bearer ${app.token}` },
     json: { name: 'Agent host', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token', TOKEN_EXCHANGE] },
@@ -57,7 +72,10 @@ export async function startAgentWorld(label: string): Promise<AgentWorld> {
   const clientId = registered.body.client_id as string;
   const secret = registered.body.client_secret as string;
   const config = await oidc.discovery(new URL(url), clientId, undefined, oidc.ClientSecretBasic(secret), insecure);
-  const agent = await http('POST', `${url}/api/v1/agents`, { headers: { authorization: `Bearer ${app.token}` }, json: { name: 'assistant' } });
+  const agent = await http('POST', `${url}/api/v1/agents`, {
+    headers: { authorization: `Bearer ${app.token}` },
+    json: { name: 'assistant' },
+  });
   if (agent.status !== 201) throw new Error(`agent registration answered ${agent.status}`);
   return {
     url,
@@ -81,7 +99,12 @@ export async function startAgentWorld(label: string): Promise<AgentWorld> {
 export async function grantAuthority(world: AgentWorld, bounds: Record<string, unknown>): Promise<string> {
   const res = await http('POST', `${world.url}/api/v1/authorities`, {
     headers: { authorization: `Bearer ${world.app.token}` },
-    json: { agent_id: world.agentId, principal_id: world.personId, valid_until: new Date(Date.now() + 30 * 86_400_000).toISOString(), ...bounds },
+    json: {
+      agent_id: world.agentId,
+      principal_id: world.personId,
+      valid_until: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+      ...bounds,
+    },
   });
   if (res.status !== 201) throw new Error(`authority answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.id as string;
@@ -112,11 +135,19 @@ export async function personAccessToken(world: AgentWorld): Promise<string> {
     }
     const action = /<form method="post" action="([^"]+\/confirm)"/.exec(await res.text())?.[1];
     if (!action) throw new Error(`unexpected ${res.status} during sign-in`);
-    const post = await fetch(new URL(action, world.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const post = await fetch(new URL(action, world.url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     jar.store(post);
     next = post.headers.get('location') ?? '';
   }
-  const tokens = await oidc.authorizationCodeGrant(world.client.config, new URL(next), { pkceCodeVerifier: verifier, expectedState: state });
+  const tokens = await oidc.authorizationCodeGrant(world.client.config, new URL(next), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
   return tokens.access_token;
 }
 
@@ -138,7 +169,12 @@ export async function actorToken(key: KeyPair, agentId: string, issuer: string):
 }
 
 /** POSTs an RFC 8693 exchange with client_secret_basic and the given DPoP proof. */
-export async function exchange(world: AgentWorld, form: Record<string, string>, dpop: string, path = '/oauth/token/exchange'): Promise<{ status: number; body: Record<string, unknown> }> {
+export async function exchange(
+  world: AgentWorld,
+  form: Record<string, string>,
+  dpop: string,
+  path = '/oauth/token/exchange',
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${world.url}${path}`, {
     method: 'POST',
     headers: {

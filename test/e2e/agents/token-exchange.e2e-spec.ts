@@ -1,6 +1,16 @@
 import { generateProof } from 'dpop';
 import * as oidc from 'openid-client';
-import { ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE, actorToken, agentKey, exchange, grantAuthority, personAccessToken, startAgentWorld, type AgentWorld } from './support';
+import {
+  ACCESS_TOKEN_TYPE,
+  JWT_TOKEN_TYPE,
+  actorToken,
+  agentKey,
+  exchange,
+  grantAuthority,
+  personAccessToken,
+  startAgentWorld,
+  type AgentWorld,
+} from './support';
 
 /** Spec: Authentication rules 6–7, `/oauth/token/exchange` (RFC 8693), agent tokens DPoP-bound. */
 describe('token exchange: a person access token for a DPoP-bound agent token', () => {
@@ -19,14 +29,28 @@ describe('token exchange: a person access token for a DPoP-bound agent token', (
   afterAll(() => world?.close());
   beforeEach(() => world.clock.set(new Date().toISOString()));
 
-  async function exchangeFor(scope: string, options: { subject?: string; signer?: Awaited<ReturnType<typeof agentKey>>; prover?: Awaited<ReturnType<typeof agentKey>>; path?: string } = {}) {
+  async function exchangeFor(
+    scope: string,
+    options: {
+      subject?: string;
+      signer?: Awaited<ReturnType<typeof agentKey>>;
+      prover?: Awaited<ReturnType<typeof agentKey>>;
+      path?: string;
+    } = {},
+  ) {
     const signer = options.signer ?? (await agentKey());
     const prover = options.prover ?? signer;
     const subject = options.subject ?? (await personAccessToken(world));
     const path = options.path ?? '/oauth/token/exchange';
     return exchange(
       world,
-      { subject_token: subject, subject_token_type: ACCESS_TOKEN_TYPE, actor_token: await actorToken(signer, world.agentId, world.url), actor_token_type: JWT_TOKEN_TYPE, scope },
+      {
+        subject_token: subject,
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        actor_token: await actorToken(signer, world.agentId, world.url),
+        actor_token_type: JWT_TOKEN_TYPE,
+        scope,
+      },
       await generateProof(prover, `${world.url}${path}`, 'POST'),
       path,
     );
@@ -35,7 +59,12 @@ describe('token exchange: a person access token for a DPoP-bound agent token', (
   it('issues an ra_agent_ token, DPoP type, with the requested scope inside the authority and an expiry within the subject', async () => {
     const res = await exchangeFor('payments:write calendar:read');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ access_token: expect.stringMatching(/^ra_agent_[A-Za-z0-9_-]{43}$/), token_type: 'DPoP', issued_token_type: ACCESS_TOKEN_TYPE, scope: 'calendar:read payments:write' });
+    expect(res.body).toMatchObject({
+      access_token: expect.stringMatching(/^ra_agent_[A-Za-z0-9_-]{43}$/),
+      token_type: 'DPoP',
+      issued_token_type: ACCESS_TOKEN_TYPE,
+      scope: 'calendar:read payments:write',
+    });
     expect(res.body.expires_in).toBeGreaterThan(0);
     expect(res.body.expires_in).toBeLessThanOrEqual(600);
     expect(res.body.act).toEqual({ sub: world.agentId });
@@ -67,7 +96,13 @@ describe('token exchange: a person access token for a DPoP-bound agent token', (
     const key = await agentKey();
     const res = await exchange(
       world,
-      { subject_token: await personAccessToken(world), subject_token_type: ACCESS_TOKEN_TYPE, actor_token: await actorToken(key, world.agentId, world.url), actor_token_type: JWT_TOKEN_TYPE, scope: 'payments:write' },
+      {
+        subject_token: await personAccessToken(world),
+        subject_token_type: ACCESS_TOKEN_TYPE,
+        actor_token: await actorToken(key, world.agentId, world.url),
+        actor_token_type: JWT_TOKEN_TYPE,
+        scope: 'payments:write',
+      },
       await generateProof(key, `${world.url}/api/v1/grants`, 'POST'),
     );
     expect(res.status).toBe(400);
@@ -96,7 +131,12 @@ describe('token exchange: a person access token for a DPoP-bound agent token', (
     const key = await agentKey();
     const wrongType = await exchange(
       world,
-      { subject_token: 'dlg_us_unknown', subject_token_type: 'urn:example:unknown', actor_token: await actorToken(key, world.agentId, world.url), actor_token_type: JWT_TOKEN_TYPE },
+      {
+        subject_token: 'dlg_us_unknown',
+        subject_token_type: 'urn:example:unknown',
+        actor_token: await actorToken(key, world.agentId, world.url),
+        actor_token_type: JWT_TOKEN_TYPE,
+      },
       await generateProof(key, `${world.url}/oauth/token/exchange`, 'POST'),
     );
     expect(wrongType.status).toBe(400);

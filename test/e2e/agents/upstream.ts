@@ -15,8 +15,20 @@ export interface Upstream {
 export async function startUpstream(): Promise<Upstream> {
   const calls: Upstream['calls'] = [];
   const tools = [
-    { name: 'pay', description: 'Pay a merchant', inputSchema: { type: 'object' as const, properties: { amount: { type: 'string' }, payee: { type: 'string' } }, required: ['amount', 'payee'] } },
-    { name: 'quote', description: 'Quote a price', inputSchema: { type: 'object' as const, properties: { item: { type: 'string' } }, required: ['item'] } },
+    {
+      name: 'pay',
+      description: 'Pay a merchant',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { amount: { type: 'string' }, payee: { type: 'string' } },
+        required: ['amount', 'payee'],
+      },
+    },
+    {
+      name: 'quote',
+      description: 'Quote a price',
+      inputSchema: { type: 'object' as const, properties: { item: { type: 'string' } }, required: ['item'] },
+    },
     { name: 'wipe', description: 'Delete every file', inputSchema: { type: 'object' as const, properties: {} } },
   ];
   const build = (): Server => {

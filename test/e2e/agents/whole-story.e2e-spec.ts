@@ -5,7 +5,16 @@ import { CAEP_TOKEN_CLAIMS_CHANGE } from '@svc/webhook-dispatcher';
 import { http, waitFor } from '@svc/testing';
 import { generateProof, type KeyPair } from 'dpop';
 import { startSsfReceiver, type SsfReceiver } from '../support/ssf-receiver';
-import { ACCESS_TOKEN_TYPE, JWT_TOKEN_TYPE, actorToken, agentKey, exchange, personAccessToken, startAgentWorld, type AgentWorld } from './support';
+import {
+  ACCESS_TOKEN_TYPE,
+  JWT_TOKEN_TYPE,
+  actorToken,
+  agentKey,
+  exchange,
+  personAccessToken,
+  startAgentWorld,
+  type AgentWorld,
+} from './support';
 import { startUpstream, type Upstream } from './upstream';
 
 /** The agent's fetch: `Authorization: DPoP <token>` and a fresh proof (the `dpop` package) on each request. */
@@ -159,7 +168,10 @@ describe('the whole agent story', () => {
     expect(upstream.calls.at(-1)).toEqual({ name: 'pay', args });
 
     // The person withdraws the authority with their own access token; the next call fails.
-    const revoked = await http('POST', `${world.url}/api/v1/authorities/${authorityId}/revoke`, { headers: { authorization: `Bearer ${personToken}` }, json: { reason: 'no longer needed' } });
+    const revoked = await http('POST', `${world.url}/api/v1/authorities/${authorityId}/revoke`, {
+      headers: { authorization: `Bearer ${personToken}` },
+      json: { reason: 'no longer needed' },
+    });
     expect(revoked.status).toBe(201);
     expect(revoked.body).toMatchObject({ id: authorityId, status: 'revoked' });
     const before = upstream.calls.length;
@@ -171,9 +183,16 @@ describe('the whole agent story', () => {
     await client.close();
 
     // The application's SSF receiver holds the signed token-claims-change of the authority.
-    const set = await waitFor(() => receiver.sets.find((s) => (s.claims.sub_id as { id?: string } | undefined)?.id === authorityId), 30_000);
+    const set = await waitFor(
+      () => receiver.sets.find((s) => (s.claims.sub_id as { id?: string } | undefined)?.id === authorityId),
+      30_000,
+    );
     expect(set.header).toMatchObject({ typ: 'secevent+jwt', alg: 'EdDSA' });
-    expect(set.claims).toMatchObject({ iss: world.url, aud: world.app.id, events: { [CAEP_TOKEN_CLAIMS_CHANGE]: { claims: { oap_authority_status: 'revoked', oap_agent_id: world.agentId } } } });
+    expect(set.claims).toMatchObject({
+      iss: world.url,
+      aud: world.app.id,
+      events: { [CAEP_TOKEN_CLAIMS_CHANGE]: { claims: { oap_authority_status: 'revoked', oap_agent_id: world.agentId } } },
+    });
     expect(receiver.rejected).toEqual([]);
   });
 });

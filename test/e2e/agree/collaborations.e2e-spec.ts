@@ -27,7 +27,15 @@ describe('Agree: collaborations', () => {
   async function signUp(email: string, name: string): Promise<string> {
     const base = stack.url.us;
     const start = await http('POST', `${base}/people/email_codes`, {
-      json: { purpose: 'sign_up', email, display_name: name, home_country: 'US', locale: 'en-US', time_zone: 'UTC', return_to: '/people/account' },
+      json: {
+        purpose: 'sign_up',
+        email,
+        display_name: name,
+        home_country: 'US',
+        locale: 'en-US',
+        time_zone: 'UTC',
+        return_to: '/people/account',
+      },
     });
     expect(start.status).toBe(202);
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
@@ -48,7 +56,9 @@ describe('Agree: collaborations', () => {
   }
 
   async function application(name: string) {
-    const app = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+    const app = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
     return { id: app.application.id, auth: { authorization: `Bearer ${app.apiToken}` } };
   }
 
@@ -70,7 +80,10 @@ describe('Agree: collaborations', () => {
 
   beforeAll(async () => {
     mail = await startMailDev();
-    stack = await startRegions('collab', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+    stack = await startRegions('collab', {
+      regions: ['us'],
+      env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' },
+    });
     receiver = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -85,7 +98,12 @@ describe('Agree: collaborations', () => {
       headers: owner.auth,
       json: {
         url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
-        events: ['collaboration.member_invited', 'collaboration.member_accepted', 'collaboration.member_declined', 'collaboration.member_revoked'],
+        events: [
+          'collaboration.member_invited',
+          'collaboration.member_accepted',
+          'collaboration.member_declined',
+          'collaboration.member_revoked',
+        ],
       },
     });
     expect(subscription.status).toBe(201);
@@ -103,7 +121,9 @@ describe('Agree: collaborations', () => {
   });
 
   it('an owner creates a collaboration, invites an application that accepts, attaches an agreement; members list it with its history; another application gets 404', async () => {
-    const created = await call<{ id: string; role: string; membership_status: string }>('POST', '/api/v1/collaborations', owner, { name: 'Garden co-op' });
+    const created = await call<{ id: string; role: string; membership_status: string }>('POST', '/api/v1/collaborations', owner, {
+      name: 'Garden co-op',
+    });
     expect(created.status).toBe(201);
     expect(created.body.id).toMatch(/^col_us_[a-z2-7]{20}$/);
     expect(created.body).toMatchObject({ role: 'owner', membership_status: 'accepted', owner_application_id: owner.id });
@@ -112,11 +132,22 @@ describe('Agree: collaborations', () => {
     // Invitation of an application: it sees the collaboration as invited, and answers it itself.
     const invited = await call('POST', `/api/v1/collaborations/${col}/invitations`, owner, { application_id: partner.id, role: 'member' });
     expect(invited.status).toBe(201);
-    expect(invited.body).toMatchObject({ party_id: partner.id, party_type: 'application', role: 'member', status: 'invited', invited_by: owner.id });
-    expect((await call('POST', `/api/v1/collaborations/${col}/invitations`, owner, { application_id: partner.id, role: 'viewer' })).body).toMatchObject({
+    expect(invited.body).toMatchObject({
+      party_id: partner.id,
+      party_type: 'application',
+      role: 'member',
+      status: 'invited',
+      invited_by: owner.id,
+    });
+    expect(
+      (await call('POST', `/api/v1/collaborations/${col}/invitations`, owner, { application_id: partner.id, role: 'viewer' })).body,
+    ).toMatchObject({
       reason_code: 'collaboration_member_exists',
     });
-    expect((await call('GET', `/api/v1/collaborations/${col}`, partner)).body).toMatchObject({ role: 'member', membership_status: 'invited' });
+    expect((await call('GET', `/api/v1/collaborations/${col}`, partner)).body).toMatchObject({
+      role: 'member',
+      membership_status: 'invited',
+    });
     const ownerAnswers = await call('POST', `/api/v1/collaborations/${col}/members/${partner.id}/accept`, owner);
     expect(ownerAnswers.status).toBe(403);
     expect(ownerAnswers.body).toMatchObject({ reason_code: 'collaboration_invitation_not_yours' });
@@ -129,13 +160,21 @@ describe('Agree: collaborations', () => {
     const person = await call('POST', `/api/v1/collaborations/${col}/invitations`, owner, { person_id: alice, role: 'viewer' });
     expect(person.status).toBe(201);
     expect(person.body).toMatchObject({ party_type: 'person', status: 'invited' });
-    expect((await call('POST', `/api/v1/collaborations/${col}/members/${alice}/accept`, owner)).body).toMatchObject({ reason_code: 'collaboration_invitation_not_yours' });
+    expect((await call('POST', `/api/v1/collaborations/${col}/members/${alice}/accept`, owner)).body).toMatchObject({
+      reason_code: 'collaboration_invitation_not_yours',
+    });
 
     // Only the owner invites; exactly one invitee.
-    expect((await call('POST', `/api/v1/collaborations/${col}/invitations`, partner, { application_id: outsider.id, role: 'viewer' })).body).toMatchObject({
+    expect(
+      (await call('POST', `/api/v1/collaborations/${col}/invitations`, partner, { application_id: outsider.id, role: 'viewer' })).body,
+    ).toMatchObject({
       reason_code: 'collaboration_role_forbidden',
     });
-    const both = await call('POST', `/api/v1/collaborations/${col}/invitations`, owner, { application_id: outsider.id, person_id: bob, role: 'viewer' });
+    const both = await call('POST', `/api/v1/collaborations/${col}/invitations`, owner, {
+      application_id: outsider.id,
+      person_id: bob,
+      role: 'viewer',
+    });
     expect(both.status).toBe(422);
     expect(both.body).toMatchObject({ reason_code: 'collaboration_invitee_invalid' });
 
@@ -144,7 +183,12 @@ describe('Agree: collaborations', () => {
     const ownerAgreement = await agreementOf(owner, 'Shared shed');
     const attached = await call('POST', `/api/v1/collaborations/${col}/agreements`, partner, { agreement_id: partnerAgreement });
     expect(attached.status).toBe(201);
-    expect(attached.body).toMatchObject({ agreement_id: partnerAgreement, title: 'Shared tools', status: 'pending', attached_by: partner.id });
+    expect(attached.body).toMatchObject({
+      agreement_id: partnerAgreement,
+      title: 'Shared tools',
+      status: 'pending',
+      attached_by: partner.id,
+    });
     expect((attached.body as { answers: unknown[] }).answers).toEqual([
       { role: 'buyer', outcome: null, decided_at: null },
       { role: 'seller', outcome: null, decided_at: null },
@@ -163,7 +207,11 @@ describe('Agree: collaborations', () => {
       expect(list.status).toBe(200);
       expect(list.body.data.map((a) => a.agreement_id)).toEqual([partnerAgreement, ownerAgreement]);
     }
-    const history = await call<Page<{ type: string; actor: string; subject: string | null }>>('GET', `/api/v1/collaborations/${col}/history`, partner);
+    const history = await call<Page<{ type: string; actor: string; subject: string | null }>>(
+      'GET',
+      `/api/v1/collaborations/${col}/history`,
+      partner,
+    );
     expect(history.body.data.map((e) => e.type)).toEqual([
       'collaboration.created',
       'member.invited',
@@ -175,7 +223,11 @@ describe('Agree: collaborations', () => {
       'agreement.attached',
     ]);
     expect(history.body.data[2]).toMatchObject({ actor: partner.id, subject: partner.id });
-    const members = await call<Page<{ party_id: string; role: string; status: string }>>('GET', `/api/v1/collaborations/${col}/members`, partner);
+    const members = await call<Page<{ party_id: string; role: string; status: string }>>(
+      'GET',
+      `/api/v1/collaborations/${col}/members`,
+      partner,
+    );
     expect(members.body.data.map((m) => [m.party_id, m.role, m.status])).toEqual([
       [owner.id, 'owner', 'accepted'],
       [partner.id, 'member', 'accepted'],
@@ -193,7 +245,9 @@ describe('Agree: collaborations', () => {
 
     // Revoked, the partner loses access; the owner cannot be revoked.
     expect((await call('POST', `/api/v1/collaborations/${col}/members/${owner.id}/revoke`, owner)).status).toBe(409);
-    expect((await call('POST', `/api/v1/collaborations/${col}/members/${partner.id}/revoke`, owner)).body).toMatchObject({ status: 'revoked' });
+    expect((await call('POST', `/api/v1/collaborations/${col}/members/${partner.id}/revoke`, owner)).body).toMatchObject({
+      status: 'revoked',
+    });
     expect((await call('GET', `/api/v1/collaborations/${col}`, partner)).status).toBe(404);
 
     // Every membership change reached the owner as a webhook, once, naming who made it.
@@ -221,7 +275,11 @@ describe('Agree: collaborations', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: Page<{ id: string }> } = await call<Page<{ id: string }>>('GET', `/api/v1/collaborations?limit=2${cursor ? `&cursor=${cursor}` : ''}`, outsider);
+      const page: { body: Page<{ id: string }> } = await call<Page<{ id: string }>>(
+        'GET',
+        `/api/v1/collaborations?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        outsider,
+      );
       expect(page.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.data.map((c) => c.id));
       cursor = page.body.next_cursor;
@@ -239,7 +297,11 @@ describe('Agree: collaborations', () => {
       const listed: string[] = [];
       let next: string | null = null;
       do {
-        const page: { status: number; body: Page<{ id: string }> } = await call<Page<{ id: string }>>('GET', `/api/v1/${family}?limit=1${next ? `&cursor=${next}` : ''}`, outsider);
+        const page: { status: number; body: Page<{ id: string }> } = await call<Page<{ id: string }>>(
+          'GET',
+          `/api/v1/${family}?limit=1${next ? `&cursor=${next}` : ''}`,
+          outsider,
+        );
         expect(page.status).toBe(200);
         listed.push(...page.body.data.map((a) => a.id));
         next = page.body.next_cursor;
@@ -271,9 +333,17 @@ describe('Agree: collaborations', () => {
     expect((await call('POST', `/api/v1/collaborations/${col}/agreements`, owner, { agreement_id: created.body.id })).status).toBe(201);
     expect((await sign(bobParty.decision_url, bob)).status).toBe(200);
     // Amended: both parties sign the new document.
-    const amendment = await call<{ id: string; parties: Array<{ decision_url: string }> }>('POST', `/api/v1/agreements/${created.body.id}/amendments`, owner, {
-      document: { media_type: 'text/plain', content_base64: Buffer.from('Lease of the workshop and the yard.\n', 'utf8').toString('base64') },
-    });
+    const amendment = await call<{ id: string; parties: Array<{ decision_url: string }> }>(
+      'POST',
+      `/api/v1/agreements/${created.body.id}/amendments`,
+      owner,
+      {
+        document: {
+          media_type: 'text/plain',
+          content_base64: Buffer.from('Lease of the workshop and the yard.\n', 'utf8').toString('base64'),
+        },
+      },
+    );
     expect(amendment.status).toBe(201);
     expect((await sign(amendment.body.parties[0]!.decision_url, alice)).status).toBe(200);
     expect((await sign(amendment.body.parties[1]!.decision_url, bob)).status).toBe(200);
@@ -281,7 +351,11 @@ describe('Agree: collaborations', () => {
     const entries: Array<{ type: string; actor: string; subject: string | null; created_at: string }> = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: Page<{ type: string; actor: string; subject: string | null; created_at: string }> } = await call('GET', `/api/v1/collaborations/${col}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`, owner);
+      const page: { status: number; body: Page<{ type: string; actor: string; subject: string | null; created_at: string }> } = await call(
+        'GET',
+        `/api/v1/collaborations/${col}/history?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        owner,
+      );
       expect(page.status).toBe(200);
       expect(page.body.data.length).toBeLessThanOrEqual(2);
       entries.push(...page.body.data);

@@ -62,9 +62,15 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     mail = await startMailDev();
-    stack = await startRegions('agree_passkey', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' }, publicHost: 'localhost' });
+    stack = await startRegions('agree_passkey', {
+      regions: ['us'],
+      env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' },
+      publicHost: 'localhost',
+    });
     origin = stack.url.us.replace('127.0.0.1', 'localhost');
-    const app = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'e2e-agree-passkey', environment: 'development' }));
+    const app = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'e2e-agree-passkey', environment: 'development' }));
     auth = { authorization: `Bearer ${app.apiToken}` };
     const port = (receiver.address() as AddressInfo).port;
     const sub = await http('POST', `${origin}/api/v1/applications/${app.application.id}/webhook_subscriptions`, {
@@ -79,7 +85,14 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
     cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     }));
   }, 120_000);
 
@@ -95,18 +108,32 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
   /** Signs up by email code over HTTP (no passkey): the person id and their sign-in cookie. */
   async function signUp(email: string, name: string): Promise<{ personId: string; cookie: string }> {
     const start = await http('POST', `${origin}/people/email_codes`, {
-      json: { purpose: 'sign_up', email, display_name: name, home_country: 'US', locale: 'en-US', time_zone: 'UTC', return_to: '/people/account' },
+      json: {
+        purpose: 'sign_up',
+        email,
+        display_name: name,
+        home_country: 'US',
+        locale: 'en-US',
+        time_zone: 'UTC',
+        return_to: '/people/account',
+      },
     });
     expect(start.status).toBe(202);
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${origin}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
     expect(verified.status).toBe(200);
-    return { personId: (verified.body.person as { id: string }).id, cookie: (verified.headers.get('set-cookie') ?? '').split(';')[0] ?? '' };
+    return {
+      personId: (verified.body.person as { id: string }).id,
+      cookie: (verified.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
+    };
   }
 
   function answer(decisionUrl: string, cookie: string, body: Record<string, unknown>) {
     const url = new URL(decisionUrl);
-    return http('POST', `${url.origin}/api/v1/decisions/${url.pathname.split('/').pop() ?? ''}/transitions`, { headers: { cookie, origin: url.origin }, json: body });
+    return http('POST', `${url.origin}/api/v1/decisions/${url.pathname.split('/').pop() ?? ''}/transitions`, {
+      headers: { cookie, origin: url.origin },
+      json: body,
+    });
   }
 
   it('binds the passkey signer assertion into the signature; the receipt verifies offline with it; a signer without a passkey signs on the sign-in', async () => {
@@ -124,7 +151,9 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
     await Promise.all([page.waitForURL(`${origin}/people/account`), page.click('#people-code button[type=submit]')]);
     await page.click('#people-add-passkey');
     await page.waitForSelector('#people-passkeys [data-remove-passkey]');
-    const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as { credentials: Array<{ credentialId: string; signCount: number }> };
+    const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as {
+      credentials: Array<{ credentialId: string; signCount: number }>;
+    };
     expect(credentials).toHaveLength(1);
     const credentialId = Buffer.from(credentials[0]!.credentialId, 'base64').toString('base64url');
     const katherine = (await page.evaluate(async () => (await (await fetch('/people/me')).json()) as { person: { id: string } })).person.id;
@@ -145,16 +174,27 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
     });
     expect(created.status).toBe(201);
     const agreement = created.body as { id: string; parties: Array<{ id: string; decision_url: string }> };
-    const [katherineParty, dorothyParty] = agreement.parties as [{ id: string; decision_url: string }, { id: string; decision_url: string }];
+    const [katherineParty, dorothyParty] = agreement.parties as [
+      { id: string; decision_url: string },
+      { id: string; decision_url: string },
+    ];
     const katherineUrl = katherineParty.decision_url.replace('127.0.0.1', 'localhost');
 
     // Signed in but without her passkey assertion, Katherine's signature is refused and nothing is recorded.
     const bare = await answer(katherineUrl, katherineCookie, { action: 'sign' });
     expect(bare.status).toBe(401);
-    expect(bare.body).toMatchObject({ reason_code: 'passkey_assertion_required', detail: { field: 'passkey_assertion', challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) } });
+    expect(bare.body).toMatchObject({
+      reason_code: 'passkey_assertion_required',
+      detail: { field: 'passkey_assertion', challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+    });
     const forged = await answer(katherineUrl, katherineCookie, {
       action: 'sign',
-      passkey_assertion: { id: credentialId, rawId: credentialId, type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' } },
+      passkey_assertion: {
+        id: credentialId,
+        rawId: credentialId,
+        type: 'public-key',
+        response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+      },
     });
     expect(forged.status).toBe(401);
     expect(forged.body).toMatchObject({ reason_code: 'passkey_assertion_invalid' });
@@ -179,7 +219,11 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
     const dorothySigned = await answer(dorothyParty.decision_url, dorothy.cookie, { action: 'sign' });
     expect(dorothySigned.status).toBe(200);
 
-    const read = await http<{ status: string; parties: Array<{ receipt_jws: string }> }>('GET', `${origin}/api/v1/agreements/${agreement.id}`, { headers: auth });
+    const read = await http<{ status: string; parties: Array<{ receipt_jws: string }> }>(
+      'GET',
+      `${origin}/api/v1/agreements/${agreement.id}`,
+      { headers: auth },
+    );
     expect(read.body.status).toBe('active');
     const katherineClaims = decodeJwt(read.body.parties[0]!.receipt_jws);
     expect(katherineClaims).toMatchObject({
@@ -206,8 +250,18 @@ describe('Agree: the signer passkey assertion bound into the signature', () => {
     expect(JSON.parse(verified.stdout)).toMatchObject({ valid: true, status: 'active', signed: 2, passkeys: 1 });
 
     // Each signature fired its webhook with its receipt, and the agreement was activated once.
-    await waitFor(() => hooks.filter((h) => h.event === 'signature.signed' && h.data.agreement_id === agreement.id).length === 2 && hooks.some((h) => h.event === 'agreement.activated' && h.data.agreement_id === agreement.id), 20_000);
-    expect(hooks.filter((h) => h.event === 'signature.signed' && h.data.agreement_id === agreement.id).map((h) => h.data.receipt_jws).sort()).toEqual(read.body.parties.map((p) => p.receipt_jws).sort());
+    await waitFor(
+      () =>
+        hooks.filter((h) => h.event === 'signature.signed' && h.data.agreement_id === agreement.id).length === 2 &&
+        hooks.some((h) => h.event === 'agreement.activated' && h.data.agreement_id === agreement.id),
+      20_000,
+    );
+    expect(
+      hooks
+        .filter((h) => h.event === 'signature.signed' && h.data.agreement_id === agreement.id)
+        .map((h) => h.data.receipt_jws)
+        .sort(),
+    ).toEqual(read.body.parties.map((p) => p.receipt_jws).sort());
     expect(errors).toEqual([]);
   }, 120_000);
 });

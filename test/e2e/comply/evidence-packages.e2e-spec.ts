@@ -37,19 +37,34 @@ describe('Comply: evidence packages of an audit period (us region)', () => {
   beforeAll(async () => {
     stack = await startRegions('comply_evidence', { regions: ['us'] });
     us = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'evidence-app', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'evidence-app', environment: 'development' }));
     token = created.apiToken;
-    otherToken = (await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'other-app', environment: 'development' }))).apiToken;
+    otherToken = (
+      await stack.process.us.app
+        .get(CreateApplication)
+        .execute(CreateApplicationCommand.create({ name: 'other-app', environment: 'development' }))
+    ).apiToken;
     dir = await mkdtemp(join(tmpdir(), 'audit-evidence-'));
     // A governed change, a consent record and a withdrawal: each an audit entry of the application.
     expect((await http('PUT', `${us}/api/v1/modules/ccpa_cpra`, { headers: bearer(token), json: { enabled: true } })).status).toBe(200);
     const flowId = await draftFlow(us, token, compliantFlow());
     expect((await http('POST', `${us}/api/v1/flows/${flowId}/activate`, { headers: bearer(token) })).status).toBe(200);
     const recordId = await recordConsent(us, token, flowId, 'grace@example.com', { measurement: 'granted', service: 'granted' });
-    expect((await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, { headers: bearer(token), json: { purpose: 'measurement' } })).status).toBeLessThan(300);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, {
+          headers: bearer(token),
+          json: { purpose: 'measurement' },
+        })
+      ).status,
+    ).toBeLessThan(300);
     // The chain appends events asynchronously: wait for the withdrawal to be recorded.
     await waitFor(async () => {
-      const entries = await http<{ data: Array<{ type: string }> }>('GET', `${us}/api/v1/audit/entries?limit=200`, { headers: bearer(token) });
+      const entries = await http<{ data: Array<{ type: string }> }>('GET', `${us}/api/v1/audit/entries?limit=200`, {
+        headers: bearer(token),
+      });
       return entries.body.data.some((entry) => entry.type === 'consent.purpose_revoked') || undefined;
     }, 30_000);
   }, 120_000);
@@ -115,9 +130,19 @@ describe('Comply: evidence packages of an audit period (us region)', () => {
   }, 300_000);
 
   it('refuses a reversed or over-long period naming the field', async () => {
-    const reversed = await http('POST', `${us}/api/v1/evidence_packages`, { headers: bearer(token), json: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } });
-    expect([reversed.status, reversed.body.reason_code, (reversed.body.detail as { field: string }).field]).toEqual([400, 'period_invalid', 'to']);
-    const long = await http('POST', `${us}/api/v1/evidence_packages`, { headers: bearer(token), json: { from: '2024-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' } });
+    const reversed = await http('POST', `${us}/api/v1/evidence_packages`, {
+      headers: bearer(token),
+      json: { from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+    });
+    expect([reversed.status, reversed.body.reason_code, (reversed.body.detail as { field: string }).field]).toEqual([
+      400,
+      'period_invalid',
+      'to',
+    ]);
+    const long = await http('POST', `${us}/api/v1/evidence_packages`, {
+      headers: bearer(token),
+      json: { from: '2024-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' },
+    });
     expect([long.status, (long.body.detail as { field: string }).field]).toEqual([400, 'to']);
   });
 });

@@ -27,7 +27,13 @@ export async function draftFlow(base: string, token: string, body: Record<string
 }
 
 /** Records a consent for an email at a flow: granted or declined for the purpose. */
-export async function recordConsent(base: string, token: string, flowId: string, email: string, decisions: Record<string, 'granted' | 'declined'>): Promise<string> {
+export async function recordConsent(
+  base: string,
+  token: string,
+  flowId: string,
+  email: string,
+  decisions: Record<string, 'granted' | 'declined'>,
+): Promise<string> {
   const res = await http<{ id: string }>('POST', `${base}/api/v1/consent_records`, {
     headers: bearer(token),
     json: {

@@ -28,7 +28,11 @@ describe('account access in a process without decision-gateway', () => {
     owner = await consolePerson(region, console, 'owner@example.test', 'Olive Owner');
     stranger = await consolePerson(region, console, 'stranger@example.test', 'Sam Stranger');
     const accountId = await createAccount(region.url, owner.token, 'Distributed Ltd');
-    const created = await createApplication(region.url, owner.token, { account_id: accountId, name: 'Distributed app', environment: 'development' });
+    const created = await createApplication(region.url, owner.token, {
+      account_id: accountId,
+      name: 'Distributed app',
+      environment: 'development',
+    });
     expect(created.status).toBe(201);
     app = created.app!;
     const port = await freePort();
@@ -36,7 +40,14 @@ describe('account access in a process without decision-gateway', () => {
     const databaseUrl = region.stack.process.us.app.get(PlatformConfig).DATABASE_URL;
     webhooks = await startProcess({
       features: [webhookDispatcherFeature],
-      env: testEnv({ REGION: 'us', DATABASE_URL: databaseUrl, BUS_PREFIX: region.stack.prefix, HTTP_PORT: String(port), PUBLIC_BASE_URL: webhooksUrl, SERVICE_NAME: 'webhook-dispatcher' }),
+      env: testEnv({
+        REGION: 'us',
+        DATABASE_URL: databaseUrl,
+        BUS_PREFIX: region.stack.prefix,
+        HTTP_PORT: String(port),
+        PUBLIC_BASE_URL: webhooksUrl,
+        SERVICE_NAME: 'webhook-dispatcher',
+      }),
     });
   });
 
@@ -47,7 +58,10 @@ describe('account access in a process without decision-gateway', () => {
 
   it('has no verifier of its own and resolves the person through decision-gateway of the region', async () => {
     expect(webhooks.app.get(AccountAccessResolver).available).toBe(false);
-    await expect(webhooks.app.get(AccessTokenResolver).resolve(owner.token)).resolves.toMatchObject({ kind: 'access_token', personId: owner.id });
+    await expect(webhooks.app.get(AccessTokenResolver).resolve(owner.token)).resolves.toMatchObject({
+      kind: 'access_token',
+      personId: owner.id,
+    });
     await expect(webhooks.app.get(AccessTokenResolver).resolve('x'.repeat(43))).resolves.toBeNull();
   });
 

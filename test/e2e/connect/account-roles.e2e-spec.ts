@@ -1,7 +1,16 @@
 import { http } from '@svc/testing';
 import type * as oidc from 'openid-client';
 import { personWithAccessToken, startOAuthRegion, type OAuthRegion } from '../oauth/support';
-import { CONSOLE_REDIRECT, bearer, consoleClient, consolePerson, createAccount, createApplication, type ApiApplication, type Json } from './support';
+import {
+  CONSOLE_REDIRECT,
+  bearer,
+  consoleClient,
+  consolePerson,
+  createAccount,
+  createApplication,
+  type ApiApplication,
+  type Json,
+} from './support';
 
 type Person = { id: string; token: string };
 
@@ -25,7 +34,8 @@ describe('account roles', () => {
   let app: ApiApplication;
 
   const as = (who: Person | string) => bearer(typeof who === 'string' ? who : who.token);
-  const call = (method: string, path: string, who: Person | string, json?: Json) => http(method, `${url}${path}`, { headers: as(who), ...(json === undefined ? {} : { json }) });
+  const call = (method: string, path: string, who: Person | string, json?: Json) =>
+    http(method, `${url}${path}`, { headers: as(who), ...(json === undefined ? {} : { json }) });
 
   beforeAll(async () => {
     region = await startOAuthRegion('account_roles');
@@ -37,7 +47,11 @@ describe('account roles', () => {
     auditor = await consolePerson(region, console, 'audit@example.test', 'Aude Auditor');
     stranger = await consolePerson(region, console, 'stranger@example.test', 'Sam Stranger');
     accountId = await createAccount(url, owner.token, 'Roles Ltd');
-    for (const [person, role] of [[admin, 'admin'], [developer, 'developer'], [auditor, 'auditor']] as const) {
+    for (const [person, role] of [
+      [admin, 'admin'],
+      [developer, 'developer'],
+      [auditor, 'auditor'],
+    ] as const) {
       const added = await call('POST', `/api/v1/accounts/${accountId}/members`, owner, { person_id: person.id, role });
       expect(added.status).toBe(201);
     }
@@ -89,16 +103,24 @@ describe('account roles', () => {
     const key = await call('POST', `/api/v1/applications/${app.id}/publishable_keys`, developer);
     expect([key.status, key.body.environment]).toEqual([201, 'development']);
     expect(key.body.key).toMatch(/^pk_test_/);
-    const client = await call('POST', `/api/v1/applications/${app.id}/oauth_clients`, developer, { name: 'Dev client', redirect_uris: ['http://localhost:4590/cb'] });
+    const client = await call('POST', `/api/v1/applications/${app.id}/oauth_clients`, developer, {
+      name: 'Dev client',
+      redirect_uris: ['http://localhost:4590/cb'],
+    });
     expect(client.status).toBe(201);
-    const hook = await call('POST', `/api/v1/applications/${app.id}/webhook_subscriptions`, developer, { url: 'http://127.0.0.1:9/hook', events: ['consent.granted'] });
+    const hook = await call('POST', `/api/v1/applications/${app.id}/webhook_subscriptions`, developer, {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['consent.granted'],
+    });
     expect(hook.status).toBe(201);
     const created = await createApplication(url, developer.token, { account_id: accountId, name: 'Dev app', environment: 'development' });
     expect(created.status).toBe(201);
 
     const add = await call('POST', `/api/v1/accounts/${accountId}/members`, developer, { person_id: stranger.id, role: 'auditor' });
     expect([add.status, add.body.reason_code]).toEqual([403, 'account_role_insufficient']);
-    expect((await call('POST', `/api/v1/accounts/${accountId}/account_tokens`, developer, { name: 'x', role: 'auditor' })).status).toBe(403);
+    expect((await call('POST', `/api/v1/accounts/${accountId}/account_tokens`, developer, { name: 'x', role: 'auditor' })).status).toBe(
+      403,
+    );
     expect((await call('GET', `/api/v1/accounts/${accountId}/account_tokens`, developer)).status).toBe(403);
   });
 
@@ -106,7 +128,9 @@ describe('account roles', () => {
     const added = await call('POST', `/api/v1/accounts/${accountId}/members`, admin, { person_id: stranger.id, role: 'auditor' });
     expect(added.status).toBe(201);
     expect((await call('GET', `/api/v1/applications/${app.id}`, stranger)).status).toBe(200);
-    expect((await call('PATCH', `/api/v1/accounts/${accountId}/members/${stranger.id}`, admin, { role: 'developer' })).body.role).toBe('developer');
+    expect((await call('PATCH', `/api/v1/accounts/${accountId}/members/${stranger.id}`, admin, { role: 'developer' })).body.role).toBe(
+      'developer',
+    );
     expect((await call('DELETE', `/api/v1/accounts/${accountId}/members/${stranger.id}`, admin)).status).toBe(204);
     expect((await call('GET', `/api/v1/applications/${app.id}`, stranger)).status).toBe(404);
 
@@ -116,7 +140,9 @@ describe('account roles', () => {
     expect([transfer.status, transfer.body.reason_code]).toEqual([403, 'account_role_insufficient']);
     const demote = await call('PATCH', `/api/v1/accounts/${accountId}/members/${owner.id}`, admin, { role: 'developer' });
     expect([demote.status, demote.body.reason_code]).toEqual([409, 'account_owner_protected']);
-    expect((await call('DELETE', `/api/v1/accounts/${accountId}/members/${owner.id}`, admin)).body.reason_code).toBe('account_owner_protected');
+    expect((await call('DELETE', `/api/v1/accounts/${accountId}/members/${owner.id}`, admin)).body.reason_code).toBe(
+      'account_owner_protected',
+    );
     const remove = await call('DELETE', `/api/v1/accounts/${accountId}`, admin);
     expect([remove.status, remove.body.reason_code]).toEqual([403, 'account_role_insufficient']);
     expect((await call('PATCH', `/api/v1/accounts/${accountId}`, admin, { name: 'Roles Limited' })).body.name).toBe('Roles Limited');
@@ -138,7 +164,9 @@ describe('account roles', () => {
     const listed = await call('GET', '/api/v1/applications', secret);
     expect((listed.body.data as Json[]).map((a) => a.id)).toContain(created.app!.id);
     expect((await call('POST', `/api/v1/applications/${app.id}/api_tokens`, secret, { name: 'from token' })).status).toBe(201);
-    expect((await call('POST', `/api/v1/accounts/${accountId}/members`, secret, { person_id: stranger.id, role: 'auditor' })).status).toBe(403);
+    expect((await call('POST', `/api/v1/accounts/${accountId}/members`, secret, { person_id: stranger.id, role: 'auditor' })).status).toBe(
+      403,
+    );
 
     // Another account's token sees none of this account.
     const otherAccount = await createAccount(url, stranger.token, 'Elsewhere');
@@ -165,8 +193,17 @@ describe('account roles', () => {
       const key = `${path}-${Math.random()}`;
       const first = await http('POST', `${url}${path}`, { headers: { ...as(who), 'idempotency-key': key }, json });
       const again = await http('POST', `${url}${path}`, { headers: { ...as(who), 'idempotency-key': key }, json });
-      expect([path, first.status < 300, again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([path, true, first.status, 'true', first.text]);
-      const other = await http('POST', `${url}${path}`, { headers: { ...as(who), 'idempotency-key': key }, json: { ...json, name: 'another' } });
+      expect([path, first.status < 300, again.status, again.headers.get('idempotent-replayed'), again.text]).toEqual([
+        path,
+        true,
+        first.status,
+        'true',
+        first.text,
+      ]);
+      const other = await http('POST', `${url}${path}`, {
+        headers: { ...as(who), 'idempotency-key': key },
+        json: { ...json, name: 'another' },
+      });
       expect([path, other.status, other.body.reason_code]).toEqual([path, 422, 'idempotency_key_reused']);
       return first.body;
     };
@@ -187,7 +224,9 @@ describe('account roles', () => {
     expect([refused.status, refused.body.reason_code]).toEqual([409, 'account_has_applications']);
     const transfer = await call('PATCH', `/api/v1/accounts/${accountId}/members/${admin.id}`, owner, { role: 'owner' });
     expect([transfer.status, transfer.body.role]).toEqual([200, 'owner']);
-    const members = Object.fromEntries(((await call('GET', `/api/v1/accounts/${accountId}/members`, owner)).body.data as Json[]).map((m) => [m.person_id, m.role]));
+    const members = Object.fromEntries(
+      ((await call('GET', `/api/v1/accounts/${accountId}/members`, owner)).body.data as Json[]).map((m) => [m.person_id, m.role]),
+    );
     expect([members[owner.id], members[admin.id]]).toEqual(['admin', 'owner']);
     const empty = await createAccount(url, owner.token, 'Empty');
     expect((await call('DELETE', `/api/v1/accounts/${empty}`, owner)).status).toBe(204);

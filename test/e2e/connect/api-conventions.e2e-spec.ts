@@ -1,4 +1,9 @@
-import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET, CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import {
+  CONSENT_SESSIONS_DEPRECATED_AT,
+  CONSENT_SESSIONS_SUNSET,
+  CreateApplication,
+  CreateApplicationCommand,
+} from '@svc/decision-gateway';
 import { http } from '@svc/testing';
 import { startRegions, type TestRegions } from '../support/regions';
 
@@ -10,8 +15,9 @@ type Json = Record<string, unknown>;
  * and `next_cursor`.
  */
 const NOT_PAGED: Record<string, string> = {
-  '/api/v1/ssf/streams': 'Shared Signals stream configurations: the SSF specification fixes this answer as a bare array; at most one stream per receiver audience',
-  '/people/passkeys': 'the signed-in person\'s own passkeys (WebAuthn credential list for the sign-in page), a handful per person',
+  '/api/v1/ssf/streams':
+    'Shared Signals stream configurations: the SSF specification fixes this answer as a bare array; at most one stream per receiver audience',
+  '/people/passkeys': "the signed-in person's own passkeys (WebAuthn credential list for the sign-in page), a handful per person",
   '/api/v1/residency_posture': 'a report of fixed size: one row per country and data category of the deployment, not a collection',
 };
 
@@ -27,16 +33,25 @@ describe('API conventions through the us router, across regions', () => {
     stack = await startRegions('connect_conventions', { regions: ['us', 'eu'] });
     us = stack.url.us;
     eu = stack.url.eu;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'conventions', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'conventions', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
-    const other = await stack.process.eu.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'conventions-eu', environment: 'development' }));
+    const other = await stack.process.eu.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'conventions-eu', environment: 'development' }));
     euApp = { id: other.application.id, token: other.apiToken };
   });
   afterAll(() => stack?.close());
 
   describe('the deprecated POST /api/v1/consent_sessions alias', () => {
     const expectDeprecated = (res: { status: number; headers: Headers }, status: number) => {
-      expect({ status: res.status, deprecation: res.headers.get('deprecation'), sunset: res.headers.get('sunset'), link: res.headers.get('link') }).toEqual({
+      expect({
+        status: res.status,
+        deprecation: res.headers.get('deprecation'),
+        sunset: res.headers.get('sunset'),
+        link: res.headers.get('link'),
+      }).toEqual({
         status,
         deprecation: CONSENT_SESSIONS_DEPRECATED_AT,
         sunset: CONSENT_SESSIONS_SUNSET,
@@ -48,16 +63,37 @@ describe('API conventions through the us router, across regions', () => {
     it('marks every error answer, including those given before a handler runs', async () => {
       expectDeprecated(await http('POST', url(), { json: { flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa' } }), 401);
       expectDeprecated(await http('POST', url(), { headers: { authorization: 'Bearer not-a-token' }, json: {} }), 401);
-      expectDeprecated(await http('POST', url(), { headers: { authorization: `Bearer ${app.token}`, 'content-type': 'text/plain' }, raw: 'flow_id=x' }), 415);
-      expectDeprecated(await http('POST', url(), { headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' }, raw: '{"flow_id":' }), 400);
-      expectDeprecated(await http('POST', url(), { headers: { authorization: `Bearer ${app.token}` }, json: { flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa', unknown: 1 } }), 400);
-      const missing = await http('POST', url(), { headers: { authorization: `Bearer ${app.token}` }, json: { flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa' } });
+      expectDeprecated(
+        await http('POST', url(), { headers: { authorization: `Bearer ${app.token}`, 'content-type': 'text/plain' }, raw: 'flow_id=x' }),
+        415,
+      );
+      expectDeprecated(
+        await http('POST', url(), {
+          headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+          raw: '{"flow_id":',
+        }),
+        400,
+      );
+      expectDeprecated(
+        await http('POST', url(), {
+          headers: { authorization: `Bearer ${app.token}` },
+          json: { flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa', unknown: 1 },
+        }),
+        400,
+      );
+      const missing = await http('POST', url(), {
+        headers: { authorization: `Bearer ${app.token}` },
+        json: { flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa' },
+      });
       expect(missing.status).toBeGreaterThanOrEqual(400);
       expect(missing.status).toBeLessThan(500);
       expectDeprecated(missing, missing.status);
       expectDeprecated(await http('GET', url(), { headers: { authorization: `Bearer ${app.token}` } }), 404);
       // A publishable key may use the alias; a foreign one is refused with the headers too.
-      expectDeprecated(await http('POST', url(), { headers: { 'x-publishable-key': 'pk_test_unknownunknownunknownunknown12' }, json: {} }), 401);
+      expectDeprecated(
+        await http('POST', url(), { headers: { 'x-publishable-key': 'pk_test_unknownunknownunknownunknown12' }, json: {} }),
+        401,
+      );
     });
 
     it('leaves its successor unmarked', async () => {
@@ -112,8 +148,11 @@ describe('API conventions through the us router, across regions', () => {
       };
       /** The page shapes of a response: the body itself, an alternative of it, or a property holding one (an import's `rows`). */
       const pagesIn = (schema: Json): Json[] =>
-        alternatives(schema).flatMap((s) => [s, ...Object.values((s.properties ?? {}) as Json).map(resolve)]).filter(isPage);
-      const hasArray = (schema: Json): boolean => alternatives(schema).some((s) => s.type === 'array' || resolve(((s.properties ?? {}) as Json).data).type === 'array');
+        alternatives(schema)
+          .flatMap((s) => [s, ...Object.values((s.properties ?? {}) as Json).map(resolve)])
+          .filter(isPage);
+      const hasArray = (schema: Json): boolean =>
+        alternatives(schema).some((s) => s.type === 'array' || resolve(((s.properties ?? {}) as Json).data).type === 'array');
 
       const findings: Array<{ path: string; problem: string }> = [];
       let lists = 0;
@@ -151,15 +190,20 @@ describe('API conventions through the us router, across regions', () => {
   describe('X-Request-Id on every response', () => {
     const id = 'req-5f0c2e7a-1b2c-4d5e-8f90-123456789abc';
 
-    it('echoes the caller\'s id on successes, errors and cross-region refusals, in both regions', async () => {
+    it("echoes the caller's id on successes, errors and cross-region refusals, in both regions", async () => {
       const answers = await Promise.all([
         http('GET', `${us}/api/v1/me`, { headers: { authorization: `Bearer ${app.token}`, 'x-request-id': id } }),
         http('GET', `${eu}/api/v1/me`, { headers: { authorization: `Bearer ${euApp.token}`, 'x-request-id': id } }),
         http('GET', `${us}/api/v1/me`, { headers: { 'x-request-id': id } }),
         http('GET', `${us}/api/v1/nothing_here`, { headers: { 'x-request-id': id } }),
-        http('POST', `${us}/api/v1/trust_pairings`, { headers: { authorization: `Bearer ${app.token}`, 'x-request-id': id, 'content-type': 'application/json' }, raw: '{' }),
+        http('POST', `${us}/api/v1/trust_pairings`, {
+          headers: { authorization: `Bearer ${app.token}`, 'x-request-id': id, 'content-type': 'application/json' },
+          raw: '{',
+        }),
         // A foreign regional id at the us router: 421 wrong_region, still with the request's id.
-        http('GET', `${us}/api/v1/trust_pairings/tpr_eu_aaaaaaaaaaaaaaaaaaaa`, { headers: { authorization: `Bearer ${app.token}`, 'x-request-id': id } }),
+        http('GET', `${us}/api/v1/trust_pairings/tpr_eu_aaaaaaaaaaaaaaaaaaaa`, {
+          headers: { authorization: `Bearer ${app.token}`, 'x-request-id': id },
+        }),
         http('GET', `${us}/api/v1/applications/${euApp.id}`, { headers: { authorization: `Bearer ${app.token}`, 'x-request-id': id } }),
         http('GET', `${us}/oap/escalations?token=${'c'.repeat(43)}`, { headers: { 'x-request-id': id } }),
         http('GET', `${us}/.well-known/openapi`, { headers: { 'x-request-id': id } }),

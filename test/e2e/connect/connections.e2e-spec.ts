@@ -26,7 +26,7 @@ interface ConnectionBody {
 }
 
 /** Spec: Connect surface `/connections`, Limits (revocation propagation); issue 25 item 5. */
-describe('a signed-in person\'s connections', () => {
+describe("a signed-in person's connections", () => {
   let region: OAuthRegion;
   let us: string;
   let shop: { id: string; token: string };
@@ -37,34 +37,65 @@ describe('a signed-in person\'s connections', () => {
 
   /** The events of a type a service wrote, by the application their envelope names. */
   const events = async (schema: string, type: string): Promise<Array<{ application_id: string | undefined }>> => {
-    const rows: Array<{ payload: Buffer }> = await region.stack.process.us.app.get(DataSource).query(`SELECT payload FROM ${schema}.outbox WHERE event_type = $1 ORDER BY seq`, [type]);
-    return rows.map((r) => ({ application_id: (decodeEvent(type, new Uint8Array(r.payload)) as { meta?: { applicationId?: string } }).meta?.applicationId }));
+    const rows: Array<{ payload: Buffer }> = await region.stack.process.us.app
+      .get(DataSource)
+      .query(`SELECT payload FROM ${schema}.outbox WHERE event_type = $1 ORDER BY seq`, [type]);
+    return rows.map((r) => ({
+      application_id: (decodeEvent(type, new Uint8Array(r.payload)) as { meta?: { applicationId?: string } }).meta?.applicationId,
+    }));
   };
 
   async function application(name: string): Promise<{ id: string; token: string }> {
-    const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+    const created = await region.stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
     return { id: created.application.id, token: created.apiToken };
   }
 
   async function clientOf(app: { id: string; token: string }): Promise<oidc.Configuration> {
-    const client = await http('POST', `${us}/api/v1/applications/${app.id}/oauth_clients`, { headers: bearer(app.token), json: { name: 'Client', redirect_uris: [REDIRECT] } });
+    const client = await http('POST', `${us}/api/v1/applications/${app.id}/oauth_clients`, {
+      headers: bearer(app.token),
+      json: { name: 'Client', redirect_uris: [REDIRECT] },
+    });
     expect(client.status).toBe(201);
-    return oidc.discovery(new URL(us), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
+    return oidc.discovery(
+      new URL(us),
+      client.body.client_id as string,
+      undefined,
+      oidc.ClientSecretBasic(client.body.client_secret as string),
+      insecure,
+    );
   }
 
   /** Links the person as `reference` at the application and records a granted consent for that reference. */
   async function consentAt(app: { id: string; token: string }, reference: string): Promise<string> {
-    const link = await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: bearer(app.token), json: { person_id: person.id, subject: { external_id: reference } } });
+    const link = await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, {
+      headers: bearer(app.token),
+      json: { person_id: person.id, subject: { external_id: reference } },
+    });
     expect(link.status).toBe(201);
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: bearer(app.token),
-      json: { name: 'news', locale: 'en', presentation: { title: 'News' }, purposes: [{ key: 'news', label: 'News' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'news',
+        locale: 'en',
+        presentation: { title: 'News' },
+        purposes: [{ key: 'news', label: 'News' }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(flow.status).toBe(201);
-    expect((await http('POST', `${us}/api/v1/flows/${flow.body.id as string}/activate`, { headers: bearer(app.token) })).status).toBeLessThan(300);
+    expect(
+      (await http('POST', `${us}/api/v1/flows/${flow.body.id as string}/activate`, { headers: bearer(app.token) })).status,
+    ).toBeLessThan(300);
     const record = await http('POST', `${us}/api/v1/consent_records`, {
       headers: bearer(app.token),
-      json: { flow_id: flow.body.id, subject: { external_id: reference }, decisions: { news: { decision: 'granted', default_checked: false, mandatory: false } }, captured_at: '2026-01-02T03:04:05Z' },
+      json: {
+        flow_id: flow.body.id,
+        subject: { external_id: reference },
+        decisions: { news: { decision: 'granted', default_checked: false, mandatory: false } },
+        captured_at: '2026-01-02T03:04:05Z',
+      },
     });
     expect(record.status).toBeLessThan(300);
     return (record.body.id ?? (record.body.consent_record as Record<string, string>).id) as string;
@@ -79,12 +110,18 @@ describe('a signed-in person\'s connections', () => {
     });
     expect(proposed.status).toBe(201);
     const url = String(proposed.body.proposal_url);
-    const answered = await http('POST', `${us}/authorities/${url.slice(url.lastIndexOf('/') + 1)}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant' } });
+    const answered = await http('POST', `${us}/authorities/${url.slice(url.lastIndexOf('/') + 1)}`, {
+      headers: { cookie: person.cookie, origin: us },
+      json: { answer: 'grant' },
+    });
     expect(answered.body).toEqual({ status: 'active' });
     return String(proposed.body.id);
   }
 
-  const list = () => http<{ data: ConnectionBody[]; has_more: boolean; next_cursor: string | null }>('GET', `${us}/api/v1/connections`, { headers: bearer(person.token) });
+  const list = () =>
+    http<{ data: ConnectionBody[]; has_more: boolean; next_cursor: string | null }>('GET', `${us}/api/v1/connections`, {
+      headers: bearer(person.token),
+    });
 
   beforeAll(async () => {
     region = await startOAuthRegion('connect_connections');
@@ -102,7 +139,13 @@ describe('a signed-in person\'s connections', () => {
     const authorityId = await authorityAt(shop);
     const offered = await http('POST', `${us}/api/v1/delegations`, {
       headers: bearer(person.token),
-      json: { type: 'caregiver', delegate_person_id: helper.id, surfaces: ['me'], actions: ['read'], expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      json: {
+        type: 'caregiver',
+        delegate_person_id: helper.id,
+        surfaces: ['me'],
+        actions: ['read'],
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      },
     });
     expect(offered.status).toBe(201);
     const bankRecord = await consentAt(bank, 'bank-7');
@@ -121,8 +164,14 @@ describe('a signed-in person\'s connections', () => {
     expect(byApp.get(bank.id)!.consents.map((c) => c.record_id)).toEqual([bankRecord]);
 
     // Pages of one, by application.
-    const first = await http<{ data: ConnectionBody[]; next_cursor: string }>('GET', `${us}/api/v1/connections?limit=1`, { headers: bearer(person.token) });
-    const second = await http<{ data: ConnectionBody[]; has_more: boolean }>('GET', `${us}/api/v1/connections?limit=1&cursor=${first.body.next_cursor}`, { headers: bearer(person.token) });
+    const first = await http<{ data: ConnectionBody[]; next_cursor: string }>('GET', `${us}/api/v1/connections?limit=1`, {
+      headers: bearer(person.token),
+    });
+    const second = await http<{ data: ConnectionBody[]; has_more: boolean }>(
+      'GET',
+      `${us}/api/v1/connections?limit=1&cursor=${first.body.next_cursor}`,
+      { headers: bearer(person.token) },
+    );
     expect([first.body.data[0]!.application_id, second.body.data[0]!.application_id].sort()).toEqual([shop.id, bank.id].sort());
     expect(second.body.has_more).toBe(false);
 
@@ -133,7 +182,7 @@ describe('a signed-in person\'s connections', () => {
     expect(theirs.body.data[0]!.delegations).toEqual([expect.objectContaining({ role: 'delegate' })]);
   });
 
-  it('needs the person\'s own access token', async () => {
+  it("needs the person's own access token", async () => {
     expect((await http('GET', `${us}/api/v1/connections`)).status).toBe(401);
     expect((await http('GET', `${us}/api/v1/connections`, { headers: bearer(shop.token) })).status).toBe(401);
     expect((await http('DELETE', `${us}/api/v1/connections/${shop.id}`, { headers: bearer(shop.token) })).status).toBe(401);
@@ -150,9 +199,15 @@ describe('a signed-in person\'s connections', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/script-src 'nonce-/);
     expect(page.text).toContain(`data-revoke="${shop.id}"`);
     expect(page.text).toContain(`data-revoke="${bank.id}"`);
-    const forged = await http('POST', `${us}/connections/${bank.id}/revoke`, { headers: { cookie: person.cookie, origin: 'https://evil.example' }, json: {} });
+    const forged = await http('POST', `${us}/connections/${bank.id}/revoke`, {
+      headers: { cookie: person.cookie, origin: 'https://evil.example' },
+      json: {},
+    });
     expect([forged.status, forged.body.reason_code]).toEqual([403, 'origin_not_allowed']);
-    const crossSite = await http('POST', `${us}/connections/revoke_all`, { headers: { cookie: person.cookie, 'sec-fetch-site': 'cross-site' }, json: {} });
+    const crossSite = await http('POST', `${us}/connections/revoke_all`, {
+      headers: { cookie: person.cookie, 'sec-fetch-site': 'cross-site' },
+      json: {},
+    });
     expect(crossSite.status).toBe(403);
     expect((await http('POST', `${us}/connections/${bank.id}/revoke`, { json: {} })).status).toBe(401);
     expect((await list()).body.data).toHaveLength(2);
@@ -181,7 +236,10 @@ describe('a signed-in person\'s connections', () => {
     expect(res.body.revoked_oauth_grants).toHaveLength(1);
 
     // The OAuth grant is gone: the person's access token of it no longer works.
-    await waitFor(async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(person.token) })).status === 401 ? true : undefined), 30_000);
+    await waitFor(
+      async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(person.token) })).status === 401 ? true : undefined),
+      30_000,
+    );
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(await events('oap', 'authority.revoked')).toEqual([{ application_id: shop.id }]);
     expect(await events('gateway', 'delegation.revoked')).toEqual([{ application_id: shop.id }]);
@@ -199,7 +257,10 @@ describe('a signed-in person\'s connections', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ object: 'disconnection', application_id: null });
     expect(res.body.revoked_oauth_grants).toHaveLength(1);
-    await waitFor(async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(fresh.token) })).status === 401 ? true : undefined), 30_000);
+    await waitFor(
+      async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(fresh.token) })).status === 401 ? true : undefined),
+      30_000,
+    );
   });
 
   it('a person disconnects an application by clicking its button on the page, in Chromium', async () => {
@@ -230,6 +291,9 @@ describe('a signed-in person\'s connections', () => {
     } finally {
       await browser.close();
     }
-    await waitFor(async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(browserPerson.token) })).status === 401 ? true : undefined), 30_000);
+    await waitFor(
+      async () => ((await http('GET', `${us}/api/v1/me`, { headers: bearer(browserPerson.token) })).status === 401 ? true : undefined),
+      30_000,
+    );
   });
 });

@@ -10,14 +10,26 @@ import { createAgent, createAuthority, grantBody, newAgentKey, requestGrant, typ
 import { heldMailsTo } from './notification-mail';
 import { startPushService, type PushService, type ReceivedPush } from './push-service';
 
-const ece = createRequire(__filename)('http_ece') as { decrypt(body: Buffer, params: { version: string; privateKey: ECDH; authSecret: Buffer }): Buffer };
+const ece = createRequire(__filename)('http_ece') as {
+  decrypt(body: Buffer, params: { version: string; privateKey: ECDH; authSecret: Buffer }): Buffer;
+};
 
 /** A phone's push subscription: its own P-256 key pair and auth secret, on the fake push service. */
-function phone(push: PushService, path: string): { ecdh: ECDH; auth: Buffer; subscription: { endpoint: string; keys: { p256dh: string; auth: string } } } {
+function phone(
+  push: PushService,
+  path: string,
+): { ecdh: ECDH; auth: Buffer; subscription: { endpoint: string; keys: { p256dh: string; auth: string } } } {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   const auth = randomBytes(16);
-  return { ecdh, auth, subscription: { endpoint: `${push.origin}${path}`, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') } } };
+  return {
+    ecdh,
+    auth,
+    subscription: {
+      endpoint: `${push.origin}${path}`,
+      keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') },
+    },
+  };
 }
 
 /** Checks the VAPID `Authorization: vapid t=<JWT>, k=<key>` of a push (RFC 8292): ES256 by the configured key, for the push service's origin. */
@@ -33,7 +45,12 @@ function expectVapid(push: ReceivedPush, origin: string, vapidPublicKey: string,
   expect(claims.exp).toBeGreaterThan(Math.floor(now.getTime() / 1000) - 24 * 3600);
   const raw = Buffer.from(key, 'base64url');
   const jwk = { kty: 'EC', crv: 'P-256', x: raw.subarray(1, 33).toString('base64url'), y: raw.subarray(33, 65).toString('base64url') };
-  const ok = verify('sha256', Buffer.from(`${header}.${payload}`), { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  const ok = verify(
+    'sha256',
+    Buffer.from(`${header}.${payload}`),
+    { key: createPublicKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' },
+    Buffer.from(signature, 'base64url'),
+  );
   expect(ok).toBe(true);
 }
 
@@ -60,7 +77,9 @@ describe('device links and Web Push', () => {
   let other: { cookie: string; personId: string };
 
   async function signUp(email: string): Promise<{ cookie: string; personId: string }> {
-    const start = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: 'Ada Lovelace', home_country: 'US', locale: 'en-US', time_zone: 'UTC' } });
+    const start = await http('POST', `${us}/people/email_codes`, {
+      json: { purpose: 'sign_up', email, display_name: 'Ada Lovelace', home_country: 'US', locale: 'en-US', time_zone: 'UTC' },
+    });
     expect(start.status).toBe(202);
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
@@ -70,7 +89,9 @@ describe('device links and Web Push', () => {
 
   async function escalate(approvers: string[]): Promise<string> {
     const agentId = await createAgent(us, app, { manifest: true });
-    await createAuthority(us, app, agentId, { escalation_bounds: { always: true, quorum_type: 'all', approvers, approval_ttl_seconds: 600 } });
+    await createAuthority(us, app, agentId, {
+      escalation_bounds: { always: true, quorum_type: 'all', approvers, approval_ttl_seconds: 600 },
+    });
     const grant = await requestGrant(us, app, key, grantBody(agentId, key), { now: clock.now() });
     expect(grant.status).toBe(202);
     return grant.body.escalation_id as string;
@@ -92,7 +113,9 @@ describe('device links and Web Push', () => {
       },
     });
     us = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Ltd', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme Ltd', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     key = await newAgentKey();
     ({ cookie, personId } = await signUp('ada@example.test'));
@@ -123,7 +146,9 @@ describe('device links and Web Push', () => {
     const code = started.body.link_code as string;
     expect(started.body.link_url).toBe(`${us}/people/devices/link#code=${code}`);
     // The QR code the phone scans encodes exactly the link URL.
-    expect(started.body.qr_svg).toBe(await qrCodeSvg(started.body.link_url as string, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }));
+    expect(started.body.qr_svg).toBe(
+      await qrCodeSvg(started.body.link_url as string, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
+    );
     linkId = (started.body.device_link as { id: string }).id;
     expect(linkId).toMatch(/^dvl_us_[a-z2-7]{20}$/);
 
@@ -140,13 +165,24 @@ describe('device links and Web Push', () => {
     expect([worker.status, worker.headers.get('content-type')]).toEqual([200, 'text/javascript; charset=utf-8']);
 
     device = phone(push, '/push/ada-phone');
-    const foreignEndpoint = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: code, subscription: { ...device.subscription, endpoint: 'https://push.evil.example/x' } } });
+    const foreignEndpoint = await http('POST', `${us}/api/v1/device_links/registrations`, {
+      json: { link_code: code, subscription: { ...device.subscription, endpoint: 'https://push.evil.example/x' } },
+    });
     expect([foreignEndpoint.status, foreignEndpoint.body.reason_code]).toEqual([422, 'push_endpoint_not_allowed']);
-    const registered = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: code, device_name: "Ada's phone", subscription: device.subscription } });
+    const registered = await http('POST', `${us}/api/v1/device_links/registrations`, {
+      json: { link_code: code, device_name: "Ada's phone", subscription: device.subscription },
+    });
     expect(registered.status).toBe(201);
-    expect(registered.body.device_link).toMatchObject({ id: linkId, status: 'active', device_name: "Ada's phone", push_service: push.origin });
+    expect(registered.body.device_link).toMatchObject({
+      id: linkId,
+      status: 'active',
+      device_name: "Ada's phone",
+      push_service: push.origin,
+    });
     expect(JSON.stringify(registered.body)).not.toContain(device.subscription.keys.auth);
-    const again = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: code, subscription: device.subscription } });
+    const again = await http('POST', `${us}/api/v1/device_links/registrations`, {
+      json: { link_code: code, subscription: device.subscription },
+    });
     expect([again.status, again.body.reason_code]).toEqual([410, 'link_code_invalid']);
 
     const list = await http('GET', `${us}/api/v1/device_links`, { headers: { cookie } });
@@ -163,7 +199,9 @@ describe('device links and Web Push', () => {
     expect(Number(received.headers.ttl)).toBeGreaterThan(0);
     expect(received.headers.urgency).toBe('high');
     expectVapid(received, push.origin, vapid.publicKey, clock.now());
-    const message = JSON.parse(ece.decrypt(received.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8')) as Record<string, unknown>;
+    const message = JSON.parse(
+      ece.decrypt(received.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8'),
+    ) as Record<string, unknown>;
     expect(message).toEqual({ type: 'approval_requested', reference: escalationId, url: `${us}/inbox` });
 
     const inbox = await http('GET', `${us}/inbox?kind=approval`, { headers: { cookie } });
@@ -177,18 +215,37 @@ describe('device links and Web Push', () => {
     const document = { media_type: 'text/plain', content_base64: Buffer.from('We share the shed.', 'utf8').toString('base64') };
     const agreement = await http('POST', `${us}/api/v1/agreements`, {
       headers: { authorization: `Bearer ${app.token}` },
-      json: { title: 'Shared garden shed', document, parties: [{ person_id: personId, role: 'owner' }, { person_id: other.personId, role: 'neighbour' }] },
+      json: {
+        title: 'Shared garden shed',
+        document,
+        parties: [
+          { person_id: personId, role: 'owner' },
+          { person_id: other.personId, role: 'neighbour' },
+        ],
+      },
     });
     expect(agreement.status).toBe(201);
     const agreementId = agreement.body.id as string;
-    const received = await waitFor(() => push.received.find((p) => p.path === '/push/ada-phone' && ece.decrypt(p.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8').includes(agreementId)), 15_000);
-    const message = JSON.parse(ece.decrypt(received.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8')) as Record<string, unknown>;
+    const received = await waitFor(
+      () =>
+        push.received.find(
+          (p) =>
+            p.path === '/push/ada-phone' &&
+            ece
+              .decrypt(p.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth })
+              .toString('utf8')
+              .includes(agreementId),
+        ),
+      15_000,
+    );
+    const message = JSON.parse(
+      ece.decrypt(received.body, { version: 'aes128gcm', privateKey: device.ecdh, authSecret: device.auth }).toString('utf8'),
+    ) as Record<string, unknown>;
     expect(message).toEqual({ type: 'signature_requested', reference: agreementId, url: `${us}/inbox` });
     expectVapid(received, push.origin, vapid.publicKey, clock.now());
   });
 
   it('revoked: no more pushes to that phone (the request still reaches the inbox and the email)', async () => {
-
     expect((await http('DELETE', `${us}/api/v1/device_links/${linkId}`, { headers: { cookie: other.cookie } })).status).toBe(404);
     const revoked = await http('DELETE', `${us}/api/v1/device_links/${linkId}`, { headers: { cookie } });
     expect(revoked.status).toBe(200);
@@ -197,7 +254,11 @@ describe('device links and Web Push', () => {
     const notices = (await heldMailsTo(mail, 'ada@example.test')).filter((m) => /^Approval needed/.test(m.subject)).length;
     const escalationId = await escalate([personId]);
     // The notice email is sent in the same consumer round as the pushes would be.
-    await waitFor(async () => ((await heldMailsTo(mail, 'ada@example.test')).filter((m) => /^Approval needed/.test(m.subject)).length > notices ? true : undefined), 15_000);
+    await waitFor(
+      async () =>
+        (await heldMailsTo(mail, 'ada@example.test')).filter((m) => /^Approval needed/.test(m.subject)).length > notices ? true : undefined,
+      15_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(push.received.length).toBe(before);
     expect((await http('GET', `${us}/inbox?kind=approval`, { headers: { cookie } })).text).toContain(escalationId);

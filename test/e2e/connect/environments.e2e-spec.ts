@@ -1,6 +1,15 @@
 import { http, waitFor } from '@svc/testing';
 import { startOAuthRegion, type OAuthRegion } from '../oauth/support';
-import { activeFlow, bearer, consoleClient, consolePerson, createAccount, createApplication, type ApiApplication, type Json } from './support';
+import {
+  activeFlow,
+  bearer,
+  consoleClient,
+  consolePerson,
+  createAccount,
+  createApplication,
+  type ApiApplication,
+  type Json,
+} from './support';
 
 const SANDBOX_ORIGIN = 'http://localhost:4592';
 const LIVE_ORIGIN = 'https://shop.example.test';
@@ -23,14 +32,28 @@ describe('sandbox and production environments', () => {
   const record = (app: ApiApplication, flowId: string, externalId: string) =>
     http('POST', `${url}/api/v1/consent_records`, {
       headers: bearer(app.token),
-      json: { flow_id: flowId, subject: { external_id: externalId }, decisions: { newsletter: { decision: 'granted' }, research: { decision: 'declined' } }, captured_at: new Date().toISOString() },
+      json: {
+        flow_id: flowId,
+        subject: { external_id: externalId },
+        decisions: { newsletter: { decision: 'granted' }, research: { decision: 'declined' } },
+        captured_at: new Date().toISOString(),
+      },
     });
   const mint = (pk: string, origin: string, flowId: string) =>
-    http('POST', `${url}/api/v1/decisions`, { headers: { 'x-publishable-key': pk, origin }, json: { kind: 'consent', flow_id: flowId, delivery_mode: 'embed', embed_origin: origin } });
+    http('POST', `${url}/api/v1/decisions`, {
+      headers: { 'x-publishable-key': pk, origin },
+      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'embed', embed_origin: origin },
+    });
   const capture = (pk: string, origin: string, flowId: string) =>
     http('POST', `${url}/capture/v1/captures`, {
       headers: { 'x-publishable-key': pk, origin },
-      json: { flow_id: flowId, fields: [{ purpose: 'newsletter', control: 'checkbox', checked: true, default_checked: false, required: false }, { purpose: 'research', control: 'checkbox', checked: false, default_checked: false, required: false }] },
+      json: {
+        flow_id: flowId,
+        fields: [
+          { purpose: 'newsletter', control: 'checkbox', checked: true, default_checked: false, required: false },
+          { purpose: 'research', control: 'checkbox', checked: false, default_checked: false, required: false },
+        ],
+      },
     });
 
   beforeAll(async () => {
@@ -38,12 +61,29 @@ describe('sandbox and production environments', () => {
     url = region.url;
     const owner = await consolePerson(region, await consoleClient(region), 'envs@example.test', 'Eva Envs');
     const accountId = await createAccount(url, owner.token, 'Envs Ltd');
-    const token = await http('POST', `${url}/api/v1/accounts/${accountId}/account_tokens`, { headers: bearer(owner.token), json: { name: 'deploy', role: 'developer' } });
+    const token = await http('POST', `${url}/api/v1/accounts/${accountId}/account_tokens`, {
+      headers: bearer(owner.token),
+      json: { name: 'deploy', role: 'developer' },
+    });
     const accountToken = token.body.token as string;
     sandbox = (await createApplication(url, accountToken, { name: 'Shop (sandbox)', environment: 'development' })).app!;
     live = (await createApplication(url, accountToken, { name: 'Shop', environment: 'production' })).app!;
-    expect((await http('POST', `${url}/api/v1/applications/${sandbox.id}/allowed_origins`, { headers: bearer(accountToken), json: { allowed_origin: { origin: SANDBOX_ORIGIN } } })).status).toBe(201);
-    expect((await http('POST', `${url}/api/v1/applications/${live.id}/allowed_origins`, { headers: bearer(accountToken), json: { allowed_origin: { origin: LIVE_ORIGIN } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${url}/api/v1/applications/${sandbox.id}/allowed_origins`, {
+          headers: bearer(accountToken),
+          json: { allowed_origin: { origin: SANDBOX_ORIGIN } },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await http('POST', `${url}/api/v1/applications/${live.id}/allowed_origins`, {
+          headers: bearer(accountToken),
+          json: { allowed_origin: { origin: LIVE_ORIGIN } },
+        })
+      ).status,
+    ).toBe(201);
     sandboxFlow = await activeFlow(url, sandbox.token);
     liveFlow = await activeFlow(url, live.token);
   });
@@ -63,10 +103,16 @@ describe('sandbox and production environments', () => {
 
   it('a production application accepts only HTTPS origins; the sandbox also localhost over http', async () => {
     for (const origin of ['http://localhost:4593', 'http://127.0.0.1:4593', 'http://shop.example.test']) {
-      const res = await http('POST', `${url}/api/v1/applications/${live.id}/allowed_origins`, { headers: bearer(live.token), json: { allowed_origin: { origin } } });
+      const res = await http('POST', `${url}/api/v1/applications/${live.id}/allowed_origins`, {
+        headers: bearer(live.token),
+        json: { allowed_origin: { origin } },
+      });
       expect([origin, res.status, res.body.reason_code]).toEqual([origin, 422, 'allowed_origin_requires_https']);
     }
-    const local = await http('POST', `${url}/api/v1/applications/${sandbox.id}/allowed_origins`, { headers: bearer(sandbox.token), json: { allowed_origin: { origin: 'http://127.0.0.1:4593' } } });
+    const local = await http('POST', `${url}/api/v1/applications/${sandbox.id}/allowed_origins`, {
+      headers: bearer(sandbox.token),
+      json: { allowed_origin: { origin: 'http://127.0.0.1:4593' } },
+    });
     expect(local.status).toBe(201);
     expect((await mint(live.pk, LIVE_ORIGIN, liveFlow)).status).toBe(201);
   });
@@ -94,7 +140,13 @@ describe('sandbox and production environments', () => {
 
     // Reads: the production application's records, status and settings are not the sandbox's to see.
     expect((await http('GET', `${url}/api/v1/consent_records/${liveRecordId}`, { headers: bearer(sandbox.token) })).status).toBe(404);
-    expect((await http('GET', `${url}/api/v1/applications/${live.id}/consent_status?subject[external_id]=live-1`, { headers: bearer(sandbox.token) })).status).toBe(404);
+    expect(
+      (
+        await http('GET', `${url}/api/v1/applications/${live.id}/consent_status?subject[external_id]=live-1`, {
+          headers: bearer(sandbox.token),
+        })
+      ).status,
+    ).toBe(404);
     expect((await http('GET', `${url}/api/v1/applications/${live.id}`, { headers: bearer(sandbox.token) })).status).toBe(404);
     expect((await http('GET', `${url}/api/v1/flows/${liveFlow}`, { headers: bearer(sandbox.token) })).status).toBe(404);
     const byKey = await http('GET', `${url}/api/v1/applications/${live.id}`, { headers: { 'x-publishable-key': sandbox.pk } });
@@ -121,12 +173,22 @@ describe('sandbox and production environments', () => {
     expect(reset.body).toMatchObject({ object: 'sandbox_reset', application_id: sandbox.id });
     expect(reset.body.sessions_deleted as number).toBeGreaterThanOrEqual(1);
     expect((await http('GET', `${url}/api/v1/decisions/${sessionToken}`, { headers: bearer(sandbox.token) })).status).toBe(404);
-    await waitFor(async () => ((await http('GET', `${url}/api/v1/consent_records/${doomed.body.id as string}`, { headers: bearer(sandbox.token) })).status === 404 ? true : undefined));
-    const status = await http<{ purposes: Json[] }>('GET', `${url}/api/v1/applications/${sandbox.id}/consent_status?subject[external_id]=sandbox-1`, { headers: bearer(sandbox.token) });
+    await waitFor(async () =>
+      (await http('GET', `${url}/api/v1/consent_records/${doomed.body.id as string}`, { headers: bearer(sandbox.token) })).status === 404
+        ? true
+        : undefined,
+    );
+    const status = await http<{ purposes: Json[] }>(
+      'GET',
+      `${url}/api/v1/applications/${sandbox.id}/consent_status?subject[external_id]=sandbox-1`,
+      { headers: bearer(sandbox.token) },
+    );
     expect(status.body.purposes ?? []).toEqual([]);
 
     // Production is untouched; the sandbox keeps its settings, keys and flows and records again.
-    expect((await http('GET', `${url}/api/v1/consent_records/${kept.body.id as string}`, { headers: bearer(live.token) })).status).toBe(200);
+    expect((await http('GET', `${url}/api/v1/consent_records/${kept.body.id as string}`, { headers: bearer(live.token) })).status).toBe(
+      200,
+    );
     expect((await record(sandbox, sandboxFlow, 'sandbox-2')).status).toBe(201);
     expect((await mint(sandbox.pk, SANDBOX_ORIGIN, sandboxFlow)).status).toBe(201);
   });

@@ -2,7 +2,16 @@ import { http, waitFor } from '@svc/testing';
 import type * as oidc from 'openid-client';
 import { startOAuthRegion, type OAuthRegion } from '../oauth/support';
 import { mailsTo } from '../support/mail';
-import { activeFlow, bearer, consoleClient, consolePerson, createAccount, createApplication, type ApiApplication, type Json } from './support';
+import {
+  activeFlow,
+  bearer,
+  consoleClient,
+  consolePerson,
+  createAccount,
+  createApplication,
+  type ApiApplication,
+  type Json,
+} from './support';
 
 const ORIGIN = 'http://localhost:4581';
 
@@ -39,7 +48,11 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
     expect(accounts.body.data).toEqual([expect.objectContaining({ id: accountId, role: 'owner' })]);
 
     // 3. A sandbox application: tp_dev_… with a pk_test_… key, and its first API token, shown once.
-    const created = await createApplication(url, newcomer.token, { account_id: accountId, name: 'Nadia’s shop (sandbox)', environment: 'development' });
+    const created = await createApplication(url, newcomer.token, {
+      account_id: accountId,
+      name: 'Nadia’s shop (sandbox)',
+      environment: 'development',
+    });
     expect(created.status).toBe(201);
     const app = created.app as ApiApplication;
     expect(app.id).toMatch(/^tp_dev_[a-z2-7]{20}$/);
@@ -52,7 +65,10 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
     const keys = await http('GET', `${url}/api/v1/applications/${app.id}/publishable_keys`, { headers: bearer(newcomer.token) });
     expect(keys.status).toBe(200);
     expect((keys.body.data as Json[]).map((k) => [k.key, k.environment])).toEqual([[app.pk, 'development']]);
-    const origin = await http('POST', `${url}/api/v1/applications/${app.id}/allowed_origins`, { headers: bearer(newcomer.token), json: { allowed_origin: { origin: ORIGIN } } });
+    const origin = await http('POST', `${url}/api/v1/applications/${app.id}/allowed_origins`, {
+      headers: bearer(newcomer.token),
+      json: { allowed_origin: { origin: ORIGIN } },
+    });
     expect(origin.status).toBe(201);
 
     // 5. A flow, from the newcomer's server with the application's API token.
@@ -61,27 +77,46 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
     // 5b. The newcomer's server links its reference of its signed-in user to the person, so the
     //     platform knows whom the record is about (receipt email, the person's connections).
     const subject = newcomer.id;
-    const link = await http('POST', `${url}/api/v1/applications/${app.id}/person_links`, { headers: bearer(app.token), json: { person_id: newcomer.id, subject: { external_id: subject } } });
+    const link = await http('POST', `${url}/api/v1/applications/${app.id}/person_links`, {
+      headers: bearer(app.token),
+      json: { person_id: newcomer.id, subject: { external_id: subject } },
+    });
     expect(link.status).toBe(201);
 
     // 6. The embedded consent: the server vouches for its signed-in user, the page mints the
     //    session with the publishable key, and the user (signed in on this browser) agrees in the frame.
-    const assertion = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: bearer(app.token), json: { principal_id: subject, flow_id: flowId } });
+    const assertion = await http('POST', `${url}/api/v1/decisions/principal_assertions`, {
+      headers: bearer(app.token),
+      json: { principal_id: subject, flow_id: flowId },
+    });
     expect(assertion.status).toBe(201);
     const minted = await http('POST', `${url}/api/v1/decisions`, {
       headers: { 'x-publishable-key': app.pk, origin: ORIGIN },
-      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'embed', embed_origin: ORIGIN, principal_assertion: assertion.body.principal_assertion },
+      json: {
+        kind: 'consent',
+        flow_id: flowId,
+        delivery_mode: 'embed',
+        embed_origin: ORIGIN,
+        principal_assertion: assertion.body.principal_assertion,
+      },
     });
     expect(minted.status).toBe(201);
     const sessionToken = minted.body.session_token as string;
     for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
-      const moved = await http('POST', `${url}/api/v1/decisions/${sessionToken}/transitions`, { headers: { cookie: newcomer.cookie }, json: { action } });
+      const moved = await http('POST', `${url}/api/v1/decisions/${sessionToken}/transitions`, {
+        headers: { cookie: newcomer.cookie },
+        json: { action },
+      });
       expect([action, moved.status]).toEqual([action, 200]);
     }
 
     // 7. The consent is recorded.
     const purposes = await waitFor(async () => {
-      const res = await http<{ purposes: Json[] }>('GET', `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${subject}`, { headers: bearer(app.token) });
+      const res = await http<{ purposes: Json[] }>(
+        'GET',
+        `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${subject}`,
+        { headers: bearer(app.token) },
+      );
       return res.status === 200 && res.body.purposes.length > 0 ? res.body.purposes : undefined;
     });
     expect(purposes.map((p) => [p.purpose, p.status])).toEqual([
@@ -92,7 +127,11 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
     expect(recordId).toMatch(/^crec_/);
 
     // 8. The receipt email reaches the newcomer in the SMTP sink, with the receipt link.
-    const receiptMail = await waitFor(async () => (await mailsTo(region.mail, 'newcomer@example.test')).find((m) => /consent receipt/i.test(m.subject)), 30_000, 250);
+    const receiptMail = await waitFor(
+      async () => (await mailsTo(region.mail, 'newcomer@example.test')).find((m) => /consent receipt/i.test(m.subject)),
+      30_000,
+      250,
+    );
     const receiptLink = `${url}/people/receipts/${recordId}`;
     expect(receiptMail.text).toContain(receiptLink);
     // The link opens the newcomer's own receipt once signed in, and asks anyone else to sign in.
@@ -102,7 +141,9 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
     expect(receiptPage.text).toContain(recordId);
     expect(receiptPage.text).toMatch(/<code id="receipt-digest">[0-9a-f]{64}<\/code>/);
     expect((await http('GET', receiptLink, { redirect: 'manual' })).status).toBe(303);
-    expect((await http('GET', `${url}/people/receipts/crec_us_${'a'.repeat(24)}`, { headers: { cookie: newcomer.cookie } })).status).toBe(404);
+    expect((await http('GET', `${url}/people/receipts/crec_us_${'a'.repeat(24)}`, { headers: { cookie: newcomer.cookie } })).status).toBe(
+      404,
+    );
     const stranger = await consolePerson(region, console, 'stranger@example.test', 'Sam Stranger');
     const notTheirs = await http('GET', receiptLink, { headers: { cookie: stranger.cookie } });
     expect(notTheirs.status).toBe(404);
@@ -113,12 +154,19 @@ describe('a newcomer, from sign-up to a recorded consent and back, through the A
     const page = await http('GET', `${url}/connections`, { headers: { cookie: newcomer.cookie } });
     expect(page.status).toBe(200);
     expect(page.text).toContain(app.id);
-    const disconnected = await http('POST', `${url}/connections/${app.id}/revoke`, { headers: { cookie: newcomer.cookie, origin: url }, json: {} });
+    const disconnected = await http('POST', `${url}/connections/${app.id}/revoke`, {
+      headers: { cookie: newcomer.cookie, origin: url },
+      json: {},
+    });
     expect(disconnected.status).toBe(200);
     expect(disconnected.body).toMatchObject({ object: 'disconnection', application_id: app.id, withdrawn_consents: [recordId] });
     const withdrawn = await waitFor(
       async () => {
-        const res = await http<{ purposes: Json[] }>('GET', `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${subject}`, { headers: bearer(app.token) });
+        const res = await http<{ purposes: Json[] }>(
+          'GET',
+          `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${subject}`,
+          { headers: bearer(app.token) },
+        );
         return res.status === 200 && res.body.purposes.every((p) => p.status !== 'granted') ? res.body.purposes : undefined;
       },
       30_000,

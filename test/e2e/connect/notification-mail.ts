@@ -15,7 +15,9 @@ export interface HeldMail {
 export async function heldMailsTo(mail: MailDev, address: string): Promise<HeldMail[]> {
   const res = await fetch(`${mail.webUrl}/email`);
   const all = (await res.json()) as HeldMail[];
-  return all.filter((m) => m.to.some((to) => to.address.toLowerCase() === address.toLowerCase())).sort((a, b) => a.date.localeCompare(b.date));
+  return all
+    .filter((m) => m.to.some((to) => to.address.toLowerCase() === address.toLowerCase()))
+    .sort((a, b) => a.date.localeCompare(b.date));
 }
 
 /** Waits until `address` has a mail whose subject matches `subject`, and returns it. */

@@ -51,7 +51,9 @@ describe('notifications over SMTP', () => {
   let lastCookie = '';
 
   async function signUp(email: string, name: string, locale: string): Promise<string> {
-    const start = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: name, home_country: 'US', locale, time_zone: 'UTC' } });
+    const start = await http('POST', `${us}/people/email_codes`, {
+      json: { purpose: 'sign_up', email, display_name: name, home_country: 'US', locale, time_zone: 'UTC' },
+    });
     expect(start.status).toBe(202);
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
@@ -66,7 +68,10 @@ describe('notifications over SMTP', () => {
       json: {
         flow_id: flowId,
         subject: { email },
-        decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false }, research: { decision: 'declined', default_checked: false, mandatory: false } },
+        decisions: {
+          newsletter: { decision: 'granted', default_checked: false, mandatory: false },
+          research: { decision: 'declined', default_checked: false, mandatory: false },
+        },
         captured_at: new Date(clock.now().getTime() - 60_000).toISOString(),
         idempotency_key: key,
       },
@@ -76,28 +81,59 @@ describe('notifications over SMTP', () => {
   }
 
   async function commitCapture(email: string, suppress: boolean): Promise<string> {
-    const field = (purpose: string, checked: boolean) => ({ purpose, control: 'checkbox', checked, default_checked: false, required: false });
-    const capture = await http('POST', `${us}/capture/v1/captures`, { headers: { 'x-publishable-key': app.pk, origin: ORIGIN }, json: { flow_id: flowId, fields: [field('newsletter', true), field('research', false)] } });
+    const field = (purpose: string, checked: boolean) => ({
+      purpose,
+      control: 'checkbox',
+      checked,
+      default_checked: false,
+      required: false,
+    });
+    const capture = await http('POST', `${us}/capture/v1/captures`, {
+      headers: { 'x-publishable-key': app.pk, origin: ORIGIN },
+      json: { flow_id: flowId, fields: [field('newsletter', true), field('research', false)] },
+    });
     expect(capture.status).toBe(201);
-    const committed = await http('POST', `${us}/api/v1/decisions/${capture.body.capture_token as string}/authorize`, { headers: auth(app.token), json: { subject: { email }, suppress_receipt: suppress } });
+    const committed = await http('POST', `${us}/api/v1/decisions/${capture.body.capture_token as string}/authorize`, {
+      headers: auth(app.token),
+      json: { subject: { email }, suppress_receipt: suppress },
+    });
     expect(committed.status).toBe(200);
     return committed.body.record_id as string;
   }
 
   beforeAll(async () => {
     mail = await startMailDev();
-    stack = await startRegions('notifications', { clock, regions: ['us'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Notices <no-reply@example.test>' } });
+    stack = await startRegions('notifications', {
+      clock,
+      regions: ['us'],
+      env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Notices <no-reply@example.test>' },
+    });
     us = stack.url.us;
     db = stack.process.us.app.get(DataSource);
     const subscription = stack.process.us.app.get(BusConnection).nc.subscribe(`${stack.prefix}.us.evt.>`);
     void (async () => {
       for await (const msg of subscription) {
-        published.push({ id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: msg.headers?.get('Svc-Event-Type') ?? '', data: msg.data, deliveryCount: 1 });
+        published.push({
+          id: msg.headers?.get('Nats-Msg-Id') ?? '',
+          subject: msg.subject,
+          eventType: msg.headers?.get('Svc-Event-Type') ?? '',
+          data: msg.data,
+          deliveryCount: 1,
+        });
       }
     })();
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Ltd', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme Ltd', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken, pk: created.publishableKey };
-    expect((await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: ORIGIN } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, {
+          headers: auth(app.token),
+          json: { allowed_origin: { origin: ORIGIN } },
+        })
+      ).status,
+    ).toBe(201);
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
       json: {
@@ -155,11 +191,16 @@ describe('notifications over SMTP', () => {
       expect(receipt.text).toContain(`/people/receipts/${sentId}`);
       // The suppressed record's event was published first and is never sent (no inbox mark either); the other is marked once.
       const events = await waitFor(() => {
-        const ours = published.filter((e) => e.eventType === 'consent.recorded' && [suppressedId, sentId].some((id) => Buffer.from(e.data).includes(Buffer.from(id))));
+        const ours = published.filter(
+          (e) => e.eventType === 'consent.recorded' && [suppressedId, sentId].some((id) => Buffer.from(e.data).includes(Buffer.from(id))),
+        );
         return ours.length === 2 ? ours : undefined;
       });
       await waitFor(async () => {
-        const [row] = await db.query(`SELECT count(*)::int AS n FROM gateway.inbox WHERE consumer = 'decision-gateway-receipt-emails' AND message_id = ANY($1::text[])`, [events.map((e) => e.id)]);
+        const [row] = await db.query(
+          `SELECT count(*)::int AS n FROM gateway.inbox WHERE consumer = 'decision-gateway-receipt-emails' AND message_id = ANY($1::text[])`,
+          [events.map((e) => e.id)],
+        );
         return row.n === 1 ? true : undefined;
       });
       expect(await heldMailsTo(mail, 'quiet@example.test')).toEqual([]);
@@ -177,7 +218,9 @@ describe('notifications over SMTP', () => {
     expect(started.status).toBe(201);
     expect(started.body.push).toEqual({ enabled: false, vapid_public_key: null });
     const subscription = { endpoint: 'https://fcm.googleapis.com/fcm/send/x', keys: { p256dh: 'B'.repeat(87), auth: 'A'.repeat(22) } };
-    const registered = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: started.body.link_code, subscription } });
+    const registered = await http('POST', `${us}/api/v1/device_links/registrations`, {
+      json: { link_code: started.body.link_code, subscription },
+    });
     expect([registered.status, registered.body.reason_code]).toEqual([503, 'push_not_configured']);
     const unknown = await http('POST', `${us}/api/v1/device_links/registrations`, { json: { link_code: 'x'.repeat(43), subscription } });
     expect([unknown.status, unknown.body.reason_code]).toEqual([410, 'link_code_invalid']);
@@ -193,12 +236,22 @@ describe('notifications over SMTP', () => {
 
     it('emails each reachable approver a signed approval URL (JWS, iss_role approval_url_signer, exp = the deadline)', async () => {
       const adaId = await signUp('ada@example.test', 'Ada Lovelace', 'en-US');
-      const linked = await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: auth(app.token), json: { person_id: adaId, subject: { external_id: 'approver-ada' } } });
+      const linked = await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, {
+        headers: auth(app.token),
+        json: { person_id: adaId, subject: { external_id: 'approver-ada' } },
+      });
       expect(linked.status).toBe(201);
       const claudeId = await signUp('claude@example.test', 'Claude Bernard', 'fr-FR');
 
       const agentId = await createAgent(us, app, { manifest: true });
-      await createAuthority(us, app, agentId, { escalation_bounds: { always: true, quorum_type: 'majority', approvers: ['approver-ada', claudeId, 'nobody-known'], approval_ttl_seconds: TTL_SECONDS } });
+      await createAuthority(us, app, agentId, {
+        escalation_bounds: {
+          always: true,
+          quorum_type: 'majority',
+          approvers: ['approver-ada', claudeId, 'nobody-known'],
+          approval_ttl_seconds: TTL_SECONDS,
+        },
+      });
       const grant = await requestGrant(us, app, key, grantBody(agentId, key), { now: clock.now() });
       expect(grant.status).toBe(202);
       escalationId = grant.body.escalation_id as string;
@@ -214,12 +267,26 @@ describe('notifications over SMTP', () => {
 
       const url = approvalUrlOf(notice, us);
       const [header, payload] = url.split('/').at(-1)!.split('.') as [string, string, string];
-      expect(decodeSegment(header)).toMatchObject({ alg: 'EdDSA', typ: 'oap-approval-url+jwt', kid: expect.stringMatching(/^oap-us-v\d+$/) });
+      expect(decodeSegment(header)).toMatchObject({
+        alg: 'EdDSA',
+        typ: 'oap-approval-url+jwt',
+        kid: expect.stringMatching(/^oap-us-v\d+$/),
+      });
       const claims = decodeSegment(payload);
-      expect(claims).toMatchObject({ iss: us, iss_role: 'approval_url_signer', sub: 'approver-ada', purpose: 'escalation_approval', escalation_id: escalationId, exp: Math.floor(Date.parse(deadline) / 1000) });
+      expect(claims).toMatchObject({
+        iss: us,
+        iss_role: 'approval_url_signer',
+        sub: 'approver-ada',
+        purpose: 'escalation_approval',
+        escalation_id: escalationId,
+        exp: Math.floor(Date.parse(deadline) / 1000),
+      });
       // The session token itself never travels in the link.
       expect(JSON.stringify(claims)).not.toContain(grant.body.session_token as string);
-      expect(decodeSegment(approvalUrlOf(frenchNotice, us).split('/').at(-1)!.split('.')[1]!)).toMatchObject({ sub: claudeId, escalation_id: escalationId });
+      expect(decodeSegment(approvalUrlOf(frenchNotice, us).split('/').at(-1)!.split('.')[1]!)).toMatchObject({
+        sub: claudeId,
+        escalation_id: escalationId,
+      });
     });
 
     it('the signed URL opens the approval page of that escalation', async () => {
@@ -231,7 +298,9 @@ describe('notifications over SMTP', () => {
     });
 
     it('exactly once: a redelivered event sends nothing again', async () => {
-      const event = published.find((e) => e.eventType === 'oap.approval_requested' && Buffer.from(e.data).includes(Buffer.from(escalationId)))!;
+      const event = published.find(
+        (e) => e.eventType === 'oap.approval_requested' && Buffer.from(e.data).includes(Buffer.from(escalationId)),
+      )!;
       expect(event).toBeDefined();
       expect(await stack.process.us.app.get(EscalationNotices).handle({ ...event, deliveryCount: 2 })).toBe(0);
       expect((await heldMailsTo(mail, 'ada@example.test')).filter((m) => /^Approval needed/.test(m.subject))).toHaveLength(1);

@@ -17,17 +17,30 @@ export const bearer = (token: string): Record<string, string> => ({ authorizatio
  * through the API.
  */
 export async function consoleClient(region: OAuthRegion): Promise<oidc.Configuration> {
-  const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Console', environment: 'development' }));
+  const created = await region.stack.process.us.app
+    .get(CreateApplication)
+    .execute(CreateApplicationCommand.create({ name: 'Console', environment: 'development' }));
   const client = await http('POST', `${region.url}/api/v1/applications/${created.application.id}/oauth_clients`, {
     headers: bearer(created.apiToken),
     json: { name: 'Console', redirect_uris: [CONSOLE_REDIRECT], scopes: ['openid', 'profile', 'email', 'accounts'] },
   });
   if (client.status !== 201) throw new Error(`console client answered ${client.status}: ${JSON.stringify(client.body)}`);
-  return oidc.discovery(new URL(region.url), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
+  return oidc.discovery(
+    new URL(region.url),
+    client.body.client_id as string,
+    undefined,
+    oidc.ClientSecretBasic(client.body.client_secret as string),
+    insecure,
+  );
 }
 
 /** A person signed up and signed in to the console with the `accounts` scope (and their browser's sign-in cookie). */
-export async function consolePerson(region: OAuthRegion, config: oidc.Configuration, email: string, name: string): Promise<{ id: string; token: string; cookie: string }> {
+export async function consolePerson(
+  region: OAuthRegion,
+  config: oidc.Configuration,
+  email: string,
+  name: string,
+): Promise<{ id: string; token: string; cookie: string }> {
   return personWithAccessToken(region, config, CONSOLE_REDIRECT, { email, name }, 'openid profile accounts');
 }
 
@@ -52,7 +65,12 @@ export async function createApplication(url: string, credential: string, body: J
   const application = res.body.application as Json;
   const apiToken = res.body.api_token as Json;
   return Object.assign(res, {
-    app: { id: application.id as string, token: apiToken.token as string, pk: application.publishable_key as string, environment: application.environment as string },
+    app: {
+      id: application.id as string,
+      token: apiToken.token as string,
+      pk: application.publishable_key as string,
+      environment: application.environment as string,
+    },
   });
 }
 

@@ -2,7 +2,17 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { http } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from '../oap-authorizer/support';
 
 interface Pairing {
   id: string;
@@ -26,11 +36,17 @@ describe('trust pairings and counterparty tokens', () => {
   let key: AgentKey;
   let agentId: string;
 
-  const propose = (by: TestApp, json: Record<string, unknown>) => http<Pairing>('POST', `${us}/api/v1/trust_pairings`, { headers: bearer(by.token), json });
+  const propose = (by: TestApp, json: Record<string, unknown>) =>
+    http<Pairing>('POST', `${us}/api/v1/trust_pairings`, { headers: bearer(by.token), json });
   const move = (by: TestApp, id: string, what: 'accept' | 'decline' | 'revoke') =>
-    http<Pairing & { trust_pairing: Pairing; counterparty_token: string }>('POST', `${us}/api/v1/trust_pairings/${id}/${what}`, { headers: bearer(by.token) });
+    http<Pairing & { trust_pairing: Pairing; counterparty_token: string }>('POST', `${us}/api/v1/trust_pairings/${id}/${what}`, {
+      headers: bearer(by.token),
+    });
   const verify = (base: string, token: string, receipt: string, actionCompleted?: boolean) =>
-    http('POST', `${base}/.well-known/svc-verify`, { headers: bearer(token), json: { receipt, ...(actionCompleted === undefined ? {} : { action_completed: actionCompleted }) } });
+    http('POST', `${base}/.well-known/svc-verify`, {
+      headers: bearer(token),
+      json: { receipt, ...(actionCompleted === undefined ? {} : { action_completed: actionCompleted }) },
+    });
   const consentStatus = (token: string, applicationId: string) =>
     http('GET', `${us}/api/v1/applications/${applicationId}/consent_status?subject[external_id]=customer-1`, { headers: bearer(token) });
 
@@ -62,9 +78,19 @@ describe('trust pairings and counterparty tokens', () => {
   afterAll(() => stack?.close());
 
   it('pairs with mutual acceptance: proposed by the issuer, seen by both sides, answered only by the counterparty, once', async () => {
-    const proposed = await propose(issuer, { counterparty_application_id: counterparty.id, scopes: ['receipts:verify'], name: 'checkout verification' });
+    const proposed = await propose(issuer, {
+      counterparty_application_id: counterparty.id,
+      scopes: ['receipts:verify'],
+      name: 'checkout verification',
+    });
     expect(proposed.status).toBe(201);
-    expect(proposed.body).toMatchObject({ object: 'trust_pairing', status: 'proposed', role: 'issuer', scopes: ['receipts:verify'], name: 'checkout verification' });
+    expect(proposed.body).toMatchObject({
+      object: 'trust_pairing',
+      status: 'proposed',
+      role: 'issuer',
+      scopes: ['receipts:verify'],
+      name: 'checkout verification',
+    });
     expect(proposed.body.id).toMatch(/^tpr_us_[a-z2-7]{20}$/);
     expect(JSON.stringify(proposed.body)).not.toMatch(/ctp_/);
 
@@ -72,7 +98,11 @@ describe('trust pairings and counterparty tokens', () => {
     expect(duplicate.status).toBe(409);
     expect(duplicate.body).toMatchObject({ reason_code: 'trust_pairing_exists' });
 
-    const seen = await http<{ data: Pairing[]; has_more: boolean; next_cursor: string | null }>('GET', `${us}/api/v1/trust_pairings?role=counterparty&status=proposed`, { headers: bearer(counterparty.token) });
+    const seen = await http<{ data: Pairing[]; has_more: boolean; next_cursor: string | null }>(
+      'GET',
+      `${us}/api/v1/trust_pairings?role=counterparty&status=proposed`,
+      { headers: bearer(counterparty.token) },
+    );
     expect(seen.status).toBe(200);
     expect(seen.body.data.map((p) => [p.id, p.role])).toEqual([[proposed.body.id, 'counterparty']]);
 
@@ -88,7 +118,9 @@ describe('trust pairings and counterparty tokens', () => {
   });
 
   it('refuses a counterparty that is the issuer itself, unknown, or of another environment', async () => {
-    const production = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'live', environment: 'production' }));
+    const production = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'live', environment: 'production' }));
     for (const id of [issuer.id, 'tp_us_aaaaaaaaaaaaaaaaaaaa', production.application.id]) {
       const res = await propose(issuer, { counterparty_application_id: id, scopes: ['receipts:verify'] });
       expect(res.status).toBe(422);
@@ -101,17 +133,24 @@ describe('trust pairings and counterparty tokens', () => {
 
   it('the accepted pairing issues a counterparty token once, stored only as its digest', async () => {
     const { pairing, token } = await activePairing(['receipts:verify', 'consent_status:read']);
-    expect(pairing).toMatchObject({ status: 'active', role: 'counterparty', issuer_application_id: issuer.id, counterparty_application_id: counterparty.id });
+    expect(pairing).toMatchObject({
+      status: 'active',
+      role: 'counterparty',
+      issuer_application_id: issuer.id,
+      counterparty_application_id: counterparty.id,
+    });
     expect(token).toMatch(/^ctp_us_[A-Za-z0-9_-]{43}$/);
     const read = await http('GET', `${us}/api/v1/trust_pairings/${pairing.id}`, { headers: bearer(issuer.token) });
     expect(JSON.stringify(read.body)).not.toContain(token);
-    const stored = await stack.process.us.app.get(DataSource).query(`SELECT token_sha256 FROM gateway.trust_pairings WHERE id = $1`, [pairing.id]);
+    const stored = await stack.process.us.app
+      .get(DataSource)
+      .query(`SELECT token_sha256 FROM gateway.trust_pairings WHERE id = $1`, [pairing.id]);
     expect(stored[0].token_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(token.slice(7));
     await move(issuer, pairing.id, 'revoke');
   });
 
-  it('svc-verify accepts the token in every region for the issuer\'s receipts, and refuses other applications\' receipts', async () => {
+  it("svc-verify accepts the token in every region for the issuer's receipts, and refuses other applications' receipts", async () => {
     const { pairing, token } = await activePairing(['receipts:verify']);
     const receipt = await receiptOf(issuer, agentId);
     for (const base of [us, eu]) {
@@ -126,7 +165,10 @@ describe('trust pairings and counterparty tokens', () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ reason_code: 'receipt_not_paired' });
     // The refused call consumed nothing: the stranger's own check still consumes once.
-    const own = await http('POST', `${us}/.well-known/svc-verify`, { headers: bearer(stranger.token), json: { receipt: foreign, action_completed: true } });
+    const own = await http('POST', `${us}/.well-known/svc-verify`, {
+      headers: bearer(stranger.token),
+      json: { receipt: foreign, action_completed: true },
+    });
     expect(own.body).toMatchObject({ valid: true, consumption: { acknowledged: true } });
 
     // receipts:verify only: the consent status stays closed to it.
@@ -136,7 +178,7 @@ describe('trust pairings and counterparty tokens', () => {
     await move(issuer, pairing.id, 'revoke');
   });
 
-  it('reads the issuer\'s consent status with consent_status:read, and nothing else', async () => {
+  it("reads the issuer's consent status with consent_status:read, and nothing else", async () => {
     const { pairing, token } = await activePairing(['consent_status:read']);
     const status = await consentStatus(token, issuer.id);
     expect(status.status).toBe(200);
@@ -155,7 +197,7 @@ describe('trust pairings and counterparty tokens', () => {
     await move(counterparty, pairing.id, 'revoke');
   });
 
-  it('a revoked pairing\'s token stops working at once, in every region', async () => {
+  it("a revoked pairing's token stops working at once, in every region", async () => {
     const { pairing, token } = await activePairing(['receipts:verify', 'consent_status:read']);
     const receipt = await receiptOf(issuer, agentId);
     expect((await verify(eu, token, receipt)).status).toBe(200);
@@ -179,11 +221,17 @@ describe('trust pairings and counterparty tokens', () => {
   });
 
   it('lists with cursor pagination', async () => {
-    const page1 = await http<{ data: Pairing[]; has_more: boolean; next_cursor: string | null }>('GET', `${us}/api/v1/trust_pairings?limit=2`, { headers: bearer(issuer.token) });
+    const page1 = await http<{ data: Pairing[]; has_more: boolean; next_cursor: string | null }>(
+      'GET',
+      `${us}/api/v1/trust_pairings?limit=2`,
+      { headers: bearer(issuer.token) },
+    );
     expect(page1.status).toBe(200);
     expect(page1.body.data).toHaveLength(2);
     expect(page1.body.has_more).toBe(true);
-    const page2 = await http<{ data: Pairing[] }>('GET', `${us}/api/v1/trust_pairings?limit=2&cursor=${page1.body.next_cursor}`, { headers: bearer(issuer.token) });
+    const page2 = await http<{ data: Pairing[] }>('GET', `${us}/api/v1/trust_pairings?limit=2&cursor=${page1.body.next_cursor}`, {
+      headers: bearer(issuer.token),
+    });
     expect(page2.body.data[0]!.id).not.toBe(page1.body.data[1]!.id);
     expect((await http('GET', `${us}/api/v1/trust_pairings?limit=201`, { headers: bearer(issuer.token) })).status).toBe(422);
   });

@@ -30,12 +30,22 @@ describe('consent cannot be forged with the publishable key', () => {
   const events: Array<{ type: string; payload: Json; delivered: DeliveredEvent }> = [];
 
   const browser = (origin: string | null = ORIGIN) => ({ 'x-publishable-key': app.pk, ...(origin !== null ? { origin } : {}) });
-  const mint = (headers: Record<string, string>, json: Json) => http('POST', `${us}/api/v1/decisions`, { headers, json: { kind: 'consent', flow_id: flowId, delivery_mode: 'embed', embed_origin: ORIGIN, ...json } });
+  const mint = (headers: Record<string, string>, json: Json) =>
+    http('POST', `${us}/api/v1/decisions`, {
+      headers,
+      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'embed', embed_origin: ORIGIN, ...json },
+    });
   const move = (token: string, json: Json) => http('POST', `${us}/api/v1/decisions/${token}/transitions`, { json });
-  const status = (externalId: string) => http<{ purposes: Json[] }>('GET', `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${externalId}`, { headers: auth(app.token) });
+  const status = (externalId: string) =>
+    http<{ purposes: Json[] }>('GET', `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${externalId}`, {
+      headers: auth(app.token),
+    });
   const statuses = async (externalId: string) => (await status(externalId)).body.purposes.map((p) => [p.purpose, p.status]);
   const recordsOf = async (token: string): Promise<unknown[]> =>
-    db.query(`SELECT id FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`, [app.id, `session:${digest(token)}`]);
+    db.query(`SELECT id FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`, [
+      app.id,
+      `session:${digest(token)}`,
+    ]);
   const sessionEvent = (type: string, token: string) => events.find((e) => e.type === type && e.payload.sessionToken === token);
 
   /** The standard path to the end, as the probe drove it without a browser. */
@@ -65,13 +75,28 @@ describe('consent cannot be forged with the publishable key', () => {
       for await (const msg of subscription) {
         const type = msg.headers?.get('Svc-Event-Type') ?? '';
         if (type !== 'consent.granted' && type !== 'consent.denied') continue;
-        const delivered = { id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: type, data: msg.data, deliveryCount: 1 };
+        const delivered = {
+          id: msg.headers?.get('Nats-Msg-Id') ?? '',
+          subject: msg.subject,
+          eventType: type,
+          data: msg.data,
+          deliveryCount: 1,
+        };
         events.push({ type, payload: decodeEvent(type, msg.data, bus.personalData) as unknown as Json, delivered });
       }
     })();
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Forgery target', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Forgery target', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken, pk: created.publishableKey };
-    expect((await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: ORIGIN } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, {
+          headers: auth(app.token),
+          json: { allowed_origin: { origin: ORIGIN } },
+        })
+      ).status,
+    ).toBe(201);
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
       json: {
@@ -91,14 +116,21 @@ describe('consent cannot be forged with the publishable key', () => {
   });
   afterAll(() => stack?.close());
 
-  it('refuses the probe\'s mint: principal_id with a publishable key (422 naming it), a foreign or missing Origin (403)', async () => {
+  it("refuses the probe's mint: principal_id with a publishable key (422 naming it), a foreign or missing Origin (403)", async () => {
     const named = await mint(browser(), { principal_id: 'victim-42' });
-    expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([422, 'principal_not_allowed_for_publishable_key', 'principal_id']);
+    expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([
+      422,
+      'principal_not_allowed_for_publishable_key',
+      'principal_id',
+    ]);
     const evil = await mint(browser('https://evil.example'), {});
     expect([evil.status, evil.body.reason_code]).toEqual([403, 'origin_not_allowed']);
     const noOrigin = await mint(browser(null), {});
     expect([noOrigin.status, noOrigin.body.reason_code]).toEqual([403, 'origin_not_allowed']);
-    const alias = await http('POST', `${us}/api/v1/consent_sessions`, { headers: browser(null), json: { flow_id: flowId, embed_origin: ORIGIN, principal_id: 'victim-42' } });
+    const alias = await http('POST', `${us}/api/v1/consent_sessions`, {
+      headers: browser(null),
+      json: { flow_id: flowId, embed_origin: ORIGIN, principal_id: 'victim-42' },
+    });
     expect([alias.status, alias.body.reason_code]).toEqual([422, 'principal_not_allowed_for_publishable_key']);
   });
 
@@ -107,14 +139,21 @@ describe('consent cannot be forged with the publishable key', () => {
     expect(minted.status).toBe(201);
     const token = minted.body.session_token as string;
     const named = await move(token, { action: 'sign_in', principal_id: 'victim-42' });
-    expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([422, 'principal_not_settable', 'principal_id']);
+    expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([
+      422,
+      'principal_not_settable',
+      'principal_id',
+    ]);
     const done = await walk(token);
     expect(done.body).toMatchObject({ status: 'fulfilled', outcome: 'granted' });
 
     // The outcome is still delivered to the application, marked unbound.
     const granted = await waitFor(() => sessionEvent('consent.granted', token));
     expect(granted.payload).toMatchObject({ userIdentifier: '', principalBinding: 'unbound' });
-    const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
+    const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, {
+      headers: auth(app.token),
+      json: { exchange_token: done.body.exchange_token },
+    });
     expect(exchanged.body).toMatchObject({ outcome: 'granted', principal_id: null, principal_binding: 'unbound' });
 
     expect(await intake('consent.granted', token)).toBe(false);
@@ -122,7 +161,7 @@ describe('consent cannot be forged with the publishable key', () => {
     expect(await statuses('victim-42')).toEqual([]);
   });
 
-  it('a forged session cannot flip a person\'s recorded refusal', async () => {
+  it("a forged session cannot flip a person's recorded refusal", async () => {
     const refused = await http('POST', `${us}/api/v1/consent_records`, {
       headers: auth(app.token),
       json: {
@@ -152,8 +191,11 @@ describe('consent cannot be forged with the publishable key', () => {
     ]);
   });
 
-  it('legit: the application\'s server names the person (API token) or asserts them for its page; the records say how', async () => {
-    const server = await http('POST', `${us}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: 'ada-1' } });
+  it("legit: the application's server names the person (API token) or asserts them for its page; the records say how", async () => {
+    const server = await http('POST', `${us}/api/v1/decisions`, {
+      headers: auth(app.token),
+      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: 'ada-1' },
+    });
     expect(server.status).toBe(201);
     await walk(server.body.session_token as string);
     const ada = await waitFor(async () => {
@@ -165,19 +207,29 @@ describe('consent cannot be forged with the publishable key', () => {
     expect(adaRecord.body).toMatchObject({ subject: { external_id: 'ada-1' }, evidence: { principal_binding: 'api_token' } });
 
     // bob-1 himself, on the application's page, changes his mind: his server asserts him.
-    const assertion = await http('POST', `${us}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'bob-1', flow_id: flowId } });
+    const assertion = await http('POST', `${us}/api/v1/decisions/principal_assertions`, {
+      headers: auth(app.token),
+      json: { principal_id: 'bob-1', flow_id: flowId },
+    });
     expect(assertion.status).toBe(201);
     const page = await mint(browser(), { principal_assertion: assertion.body.principal_assertion });
     expect(page.status).toBe(201);
     const token = page.body.session_token as string;
     await walk(token);
-    expect((await waitFor(() => sessionEvent('consent.granted', token))).payload).toMatchObject({ userIdentifier: 'bob-1', principalBinding: 'principal_assertion' });
+    expect((await waitFor(() => sessionEvent('consent.granted', token))).payload).toMatchObject({
+      userIdentifier: 'bob-1',
+      principalBinding: 'principal_assertion',
+    });
     const bob = await waitFor(async () => {
       const res = await status('bob-1');
       return res.body.purposes.every((p) => p.status === 'granted') ? res.body.purposes : undefined;
     });
     const bobRecord = await http('GET', `${us}/api/v1/consent_records/${bob[0]!.record_id as string}`, { headers: auth(app.token) });
-    expect(bobRecord.body).toMatchObject({ collection_channel: 'embedded', subject: { external_id: 'bob-1' }, evidence: { principal_binding: 'principal_assertion' } });
+    expect(bobRecord.body).toMatchObject({
+      collection_channel: 'embedded',
+      subject: { external_id: 'bob-1' },
+      evidence: { principal_binding: 'principal_assertion' },
+    });
 
     // The assertion was single use: the page cannot start a second session for bob-1 with it.
     const replay = await mint(browser(), { principal_assertion: assertion.body.principal_assertion });

@@ -30,19 +30,29 @@ describe('consent records of decision sessions', () => {
   const published: DeliveredEvent[] = [];
   const sessions: Record<string, { token: string; recordId: string }> = {};
 
-  const status = (externalId: string) => http<{ purposes: Json[] }>('GET', `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${externalId}`, { headers: auth(app.token) });
+  const status = (externalId: string) =>
+    http<{ purposes: Json[] }>('GET', `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${externalId}`, {
+      headers: auth(app.token),
+    });
   const record = (id: string) => http('GET', `${us}/api/v1/consent_records/${id}`, { headers: auth(app.token) });
   const receipt = (id: string) => http('GET', `${us}/api/v1/consent_receipts/${id}`, { headers: auth(app.token) });
-  const move = (token: string, action: string, extra: Json = {}) => http('POST', `${us}/api/v1/decisions/${token}/transitions`, { json: { action, ...extra } });
+  const move = (token: string, action: string, extra: Json = {}) =>
+    http('POST', `${us}/api/v1/decisions/${token}/transitions`, { json: { action, ...extra } });
   const sessionRecordRows = async (token: string) =>
-    (await db.query(`SELECT id, collection_channel, idempotency_key FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`, [app.id, `session:${digest(token)}`])) as Array<{
+    (await db.query(
+      `SELECT id, collection_channel, idempotency_key FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`,
+      [app.id, `session:${digest(token)}`],
+    )) as Array<{
       id: string;
       collection_channel: string;
     }>;
 
   /** Mints a consent session, walks the standard path and completes (or declines) it. */
   async function decide(mint: { headers: Record<string, string>; json: Json }, outcome: 'complete' | 'decline'): Promise<string> {
-    const minted = await http('POST', `${us}/api/v1/decisions`, { headers: mint.headers, json: { kind: 'consent', flow_id: flowId, ...mint.json } });
+    const minted = await http('POST', `${us}/api/v1/decisions`, {
+      headers: mint.headers,
+      json: { kind: 'consent', flow_id: flowId, ...mint.json },
+    });
     expect(minted.status).toBe(201);
     const token = minted.body.session_token as string;
     expect((await move(token, 'sign_in')).status).toBe(200);
@@ -78,12 +88,27 @@ describe('consent records of decision sessions', () => {
     const subscription = bus.nc.subscribe(`${stack.prefix}.us.evt.>`);
     void (async () => {
       for await (const msg of subscription) {
-        published.push({ id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: msg.headers?.get('Svc-Event-Type') ?? '', data: msg.data, deliveryCount: 1 });
+        published.push({
+          id: msg.headers?.get('Nats-Msg-Id') ?? '',
+          subject: msg.subject,
+          eventType: msg.headers?.get('Svc-Event-Type') ?? '',
+          data: msg.data,
+          deliveryCount: 1,
+        });
       }
     })();
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Session shop', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Session shop', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken, pk: created.publishableKey };
-    expect((await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: ORIGIN } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, {
+          headers: auth(app.token),
+          json: { allowed_origin: { origin: ORIGIN } },
+        })
+      ).status,
+    ).toBe(201);
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
       json: {
@@ -126,13 +151,25 @@ describe('consent records of decision sessions', () => {
     sessions.redirect = { token, recordId };
   });
 
-  it('an embedded session (person asserted by the application\'s server) yields an embedded record; a popup one a hosted record', async () => {
-    const assertion = await http('POST', `${us}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'grace-1906', flow_id: flowId } });
+  it("an embedded session (person asserted by the application's server) yields an embedded record; a popup one a hosted record", async () => {
+    const assertion = await http('POST', `${us}/api/v1/decisions/principal_assertions`, {
+      headers: auth(app.token),
+      json: { principal_id: 'grace-1906', flow_id: flowId },
+    });
     expect(assertion.status).toBe(201);
-    const embedded = await decide({ headers: { 'x-publishable-key': app.pk, origin: ORIGIN }, json: { delivery_mode: 'embed', embed_origin: ORIGIN, principal_assertion: assertion.body.principal_assertion } }, 'complete');
+    const embedded = await decide(
+      {
+        headers: { 'x-publishable-key': app.pk, origin: ORIGIN },
+        json: { delivery_mode: 'embed', embed_origin: ORIGIN, principal_assertion: assertion.body.principal_assertion },
+      },
+      'complete',
+    );
     const grace = await statusOnceRecorded('grace-1906');
     expect(grace.map((p) => p.status)).toEqual(['granted', 'granted']);
-    expect((await record(grace[0]!.record_id as string)).body).toMatchObject({ collection_channel: 'embedded', evidence: { principal_binding: 'principal_assertion' } });
+    expect((await record(grace[0]!.record_id as string)).body).toMatchObject({
+      collection_channel: 'embedded',
+      evidence: { principal_binding: 'principal_assertion' },
+    });
     sessions.embed = { token: embedded, recordId: grace[0]!.record_id as string };
 
     const popup = await decide({ headers: auth(app.token), json: { delivery_mode: 'popup', principal_id: 'alan-1912' } }, 'complete');
@@ -152,14 +189,24 @@ describe('consent records of decision sessions', () => {
     sessions.declined = { token, recordId: purposes[0]!.record_id as string };
   });
 
-  it('each record gets a receipt with collection_channel hosted or embedded and the session\'s delivery_mode', async () => {
-    const expected = { redirect: ['hosted', 'redirect'], embed: ['embedded', 'embed'], popup: ['hosted', 'popup'], declined: ['hosted', 'popup'] } as const;
+  it("each record gets a receipt with collection_channel hosted or embedded and the session's delivery_mode", async () => {
+    const expected = {
+      redirect: ['hosted', 'redirect'],
+      embed: ['embedded', 'embed'],
+      popup: ['hosted', 'popup'],
+      declined: ['hosted', 'popup'],
+    } as const;
     for (const [name, [channel, mode]] of Object.entries(expected)) {
       const res = await frozenReceipt(sessions[name]!.recordId);
       const document = res.body as unknown as ReceiptDocument;
       expect([name, document.extensions]).toEqual([
         name,
-        expect.objectContaining({ collection_channel: channel, delivery_mode: mode, consent_flow_id: flowId, captured_at: expect.any(String) }),
+        expect.objectContaining({
+          collection_channel: channel,
+          delivery_mode: mode,
+          consent_flow_id: flowId,
+          captured_at: expect.any(String),
+        }),
       ]);
     }
     const granted = (await receipt(sessions.redirect!.recordId)).body as unknown as ReceiptDocument;
@@ -183,7 +230,10 @@ describe('consent records of decision sessions', () => {
       ['research', 'organisation', '2026-06-10T09:01:04.000Z', 'withdrawn'],
     ]);
     const adaReceipt = await frozenReceipt(sessions.redirect!.recordId, (res) => res.headers.get('x-svc-receipt-status') === 'withdrawn');
-    expect((adaReceipt.body as unknown as ReceiptDocument).event.at(-1)).toMatchObject({ event_state: 'consent withdrawn', event_channel: 'organisation' });
+    expect((adaReceipt.body as unknown as ReceiptDocument).event.at(-1)).toMatchObject({
+      event_state: 'consent withdrawn',
+      event_channel: 'organisation',
+    });
 
     expect((await move(sessions.embed!.token, 'revoke')).status).toBe(200);
     const grace = await waitFor(async () => {
@@ -196,9 +246,26 @@ describe('consent records of decision sessions', () => {
   it('redelivery of the session events creates nothing twice', async () => {
     const consumer = stack.process.us.app.get(SessionDecisionsConsumer);
     const tokens = Object.values(sessions).map((s) => s.token);
-    const ours = published.filter((e) => ['consent.granted', 'consent.denied', 'consent.revoked'].includes(e.eventType) && tokens.some((t) => Buffer.from(e.data).includes(Buffer.from(t))));
-    expect(ours.map((e) => e.eventType).sort()).toEqual(['consent.denied', 'consent.granted', 'consent.granted', 'consent.granted', 'consent.revoked', 'consent.revoked']);
-    const count = async () => (await db.query(`SELECT (SELECT count(*) FROM consent_records.records WHERE application_id = $1)::int AS records, (SELECT count(*) FROM consent_records.withdrawals)::int AS withdrawals`, [app.id]))[0];
+    const ours = published.filter(
+      (e) =>
+        ['consent.granted', 'consent.denied', 'consent.revoked'].includes(e.eventType) &&
+        tokens.some((t) => Buffer.from(e.data).includes(Buffer.from(t))),
+    );
+    expect(ours.map((e) => e.eventType).sort()).toEqual([
+      'consent.denied',
+      'consent.granted',
+      'consent.granted',
+      'consent.granted',
+      'consent.revoked',
+      'consent.revoked',
+    ]);
+    const count = async () =>
+      (
+        await db.query(
+          `SELECT (SELECT count(*) FROM consent_records.records WHERE application_id = $1)::int AS records, (SELECT count(*) FROM consent_records.withdrawals)::int AS withdrawals`,
+          [app.id],
+        )
+      )[0];
     const before = await count();
     expect(before).toEqual({ records: 4, withdrawals: 2 });
     for (const event of ours) expect(await consumer.handle({ ...event, deliveryCount: 2 })).toBe(false);
@@ -211,7 +278,11 @@ describe('consent records of decision sessions', () => {
     const firstRecord = (await statusOnceRecorded('mary-1867'))[0]!.record_id as string;
     const second = await decide({ headers: auth(app.token), json: { delivery_mode: 'embed', principal_id: 'mary-1867' } }, 'complete');
     const secondRecord = await waitFor(async () => (await sessionRecordRows(second))[0]?.id);
-    expect((await record(secondRecord)).body).toMatchObject({ previous_record_id: firstRecord, collection_channel: 'embedded', status: 'active' });
+    expect((await record(secondRecord)).body).toMatchObject({
+      previous_record_id: firstRecord,
+      collection_channel: 'embedded',
+      status: 'active',
+    });
     expect((await record(firstRecord)).body.status).toBe('superseded');
     const before = published.length;
     expect((await http('POST', `${us}/api/v1/decisions/${first}/revoke`, { headers: auth(app.token) })).status).toBe(200);
@@ -219,19 +290,30 @@ describe('consent records of decision sessions', () => {
     const consumer = stack.process.us.app.get(SessionDecisionsConsumer);
     // Applied by the running consumer (or now): either way the later record keeps speaking for her.
     await consumer.handle({ ...revoked, deliveryCount: 2 });
-    await waitFor(async () => (await db.query(`SELECT 1 FROM consent_records.inbox WHERE consumer = 'consent-records-sessions' AND message_id = $1`, [revoked.id])).length === 1);
+    await waitFor(
+      async () =>
+        (
+          await db.query(`SELECT 1 FROM consent_records.inbox WHERE consumer = 'consent-records-sessions' AND message_id = $1`, [
+            revoked.id,
+          ])
+        ).length === 1,
+    );
     const mary = (await status('mary-1867')).body.purposes;
     expect(mary.map((p) => [p.record_id, p.status])).toEqual([
       [secondRecord, 'granted'],
       [secondRecord, 'granted'],
     ]);
-    expect(await db.query(`SELECT count(*)::int AS n FROM consent_records.withdrawals WHERE record_id = ANY($1)`, [[firstRecord, secondRecord]])).toEqual([{ n: 0 }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM consent_records.withdrawals WHERE record_id = ANY($1)`, [[firstRecord, secondRecord]]),
+    ).toEqual([{ n: 0 }]);
   });
 
   it('a session whose person the server never bound leaves no record', async () => {
     const before = published.length;
     const token = await decide({ headers: auth(app.token), json: { delivery_mode: 'redirect' } }, 'complete');
-    const granted = await waitFor(() => published.slice(before).find((e) => e.eventType === 'consent.granted' && Buffer.from(e.data).includes(Buffer.from(token))));
+    const granted = await waitFor(() =>
+      published.slice(before).find((e) => e.eventType === 'consent.granted' && Buffer.from(e.data).includes(Buffer.from(token))),
+    );
     const consumer = stack.process.us.app.get(SessionDecisionsConsumer);
     expect(await consumer.handle({ ...granted, deliveryCount: 2 })).toBe(false);
     expect(await sessionRecordRows(token)).toEqual([]);

@@ -43,14 +43,21 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
     return { id: p.id, token: p.token };
   }
 
-
   async function grant(type: string, actions: string[]): Promise<string> {
     const offered = await http('POST', `${region.url}/api/v1/delegations`, {
       headers: bearer(principal),
-      json: { type, delegate_person_id: delegate.id, surfaces: ['me'], actions, expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+      json: {
+        type,
+        delegate_person_id: delegate.id,
+        surfaces: ['me'],
+        actions,
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+      },
     });
     expect(offered.status).toBe(201);
-    expect((await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(delegate) })).status).toBe(200);
+    expect(
+      (await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(delegate) })).status,
+    ).toBe(200);
     return offered.body.id as string;
   }
 
@@ -61,7 +68,10 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
       json: {
         flow_id: flowId,
         subject: { external_id: 'crm-grace-1' },
-        decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false }, offers: { decision: 'granted', default_checked: false, mandatory: false } },
+        decisions: {
+          newsletter: { decision: 'granted', default_checked: false, mandatory: false },
+          offers: { decision: 'granted', default_checked: false, mandatory: false },
+        },
         captured_at: new Date(Date.now() - 60_000).toISOString(),
         idempotency_key: key,
       },
@@ -97,11 +107,22 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
   beforeAll(async () => {
     region = await startOAuthRegion('acted_by');
     db = region.stack.process.us.app.get(DataSource);
-    const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'family app', environment: 'development' }));
+    const created = await region.stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'family app', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
-    const client = await http('POST', `${region.url}/api/v1/applications/${app.id}/oauth_clients`, { headers: api(), json: { name: 'Family app', redirect_uris: [REDIRECT] } });
+    const client = await http('POST', `${region.url}/api/v1/applications/${app.id}/oauth_clients`, {
+      headers: api(),
+      json: { name: 'Family app', redirect_uris: [REDIRECT] },
+    });
     expect(client.status).toBe(201);
-    config = await oidc.discovery(new URL(region.url), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
+    config = await oidc.discovery(
+      new URL(region.url),
+      client.body.client_id as string,
+      undefined,
+      oidc.ClientSecretBasic(client.body.client_secret as string),
+      insecure,
+    );
     principal = await person('grace@example.test', 'Grace Hopper');
     delegate = await person('ada@example.test', 'Ada Lovelace');
     stranger = await person('alan@example.test', 'Alan Turing');
@@ -122,7 +143,14 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
     flowId = flow.body.id as string;
     expect((await http('POST', `${region.url}/api/v1/flows/${flowId}/activate`, { headers: api() })).status).toBe(200);
     // The application links its CRM id to the principal: the records about that id are hers.
-    expect((await http('POST', `${region.url}/api/v1/applications/${app.id}/person_links`, { headers: api(), json: { person_id: principal.id, subject: { external_id: 'crm-grace-1' } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${region.url}/api/v1/applications/${app.id}/person_links`, {
+          headers: api(),
+          json: { person_id: principal.id, subject: { external_id: 'crm-grace-1' } },
+        })
+      ).status,
+    ).toBe(201);
   });
   afterAll(() => region?.close());
 
@@ -132,18 +160,39 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
     const res = await withdraw(delegate, recordId, { purpose: 'offers' }, { 'x-delegation-grant-id': grantId });
     expect(res.status).toBe(201);
     const actedBy = { delegate_id: delegate.id, principal_id: principal.id, delegation_grant_id: grantId, delegation_type: 'caregiver' };
-    expect(res.body).toEqual({ object: 'consent_withdrawal', record_id: recordId, application_id: app.id, purpose: 'offers', channel: 'own_records', withdrawn_at: expect.any(String), acted_by: actedBy });
+    expect(res.body).toEqual({
+      object: 'consent_withdrawal',
+      record_id: recordId,
+      application_id: app.id,
+      purpose: 'offers',
+      channel: 'own_records',
+      withdrawn_at: expect.any(String),
+      acted_by: actedBy,
+    });
 
     // The record (as the organisation reads it).
-    const read = await http<{ purposes: Array<Record<string, unknown>> }>('GET', `${region.url}/api/v1/consent_records/${recordId}`, { headers: api() });
+    const read = await http<{ purposes: Array<Record<string, unknown>> }>('GET', `${region.url}/api/v1/consent_records/${recordId}`, {
+      headers: api(),
+    });
     expect(read.body.purposes).toEqual([
       { purpose: 'newsletter', decision: 'granted', status: 'granted', withdrawn_at: null, withdrawal_channel: null },
-      { purpose: 'offers', decision: 'granted', status: 'withdrawn', withdrawn_at: res.body.withdrawn_at, withdrawal_channel: 'own_records', withdrawal_acted_by: actedBy },
+      {
+        purpose: 'offers',
+        decision: 'granted',
+        status: 'withdrawn',
+        withdrawn_at: res.body.withdrawn_at,
+        withdrawal_channel: 'own_records',
+        withdrawal_acted_by: actedBy,
+      },
     ]);
 
     // The receipt: the withdrawal row's entity is the principal, acted_by the delegate under the grant.
     const [row] = await receiptRows(recordId, 'consent withdrawn');
-    expect(row).toMatchObject({ purpose_id: 'offers', event_channel: 'own_records', acted_by: { delegate_id: delegate.id, delegation_grant_id: grantId, delegation_type: 'caregiver' } });
+    expect(row).toMatchObject({
+      purpose_id: 'offers',
+      event_channel: 'own_records',
+      acted_by: { delegate_id: delegate.id, delegation_grant_id: grantId, delegation_type: 'caregiver' },
+    });
     expect(row!.entity_id).not.toBe(delegate.id);
 
     // The audit entry of the withdrawal.
@@ -163,7 +212,7 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
     expect(row!.event_channel).toBe('own_records');
   });
 
-  it('refuses a delegate outside the grant (read only), a stranger with the grant id, and another person\'s record without a grant', async () => {
+  it("refuses a delegate outside the grant (read only), a stranger with the grant id, and another person's record without a grant", async () => {
     const readOnly = await grant('peer', ['read']);
     const recordId = await record('acted-by-3');
     const outside = await withdraw(delegate, recordId, { purpose: 'offers' }, { 'x-delegation-grant-id': readOnly });
@@ -176,7 +225,9 @@ describe('a delegate withdraws consent for the principal: acted_by in the record
     expect(own.status).toBe(404);
     expect(own.body.reason_code).toBe('record_not_found');
     // An API token is not a person.
-    expect((await http('POST', `${region.url}/api/v1/me/consent_records/${recordId}/withdrawals`, { headers: api(), json: {} })).status).toBe(401);
+    expect(
+      (await http('POST', `${region.url}/api/v1/me/consent_records/${recordId}/withdrawals`, { headers: api(), json: {} })).status,
+    ).toBe(401);
     const unchanged = await http<{ status: string }>('GET', `${region.url}/api/v1/consent_records/${recordId}`, { headers: api() });
     expect(unchanged.body.status).toBe('active');
   });

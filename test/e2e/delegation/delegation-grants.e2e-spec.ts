@@ -1,4 +1,10 @@
-import { CreateApplication, CreateApplicationCommand, DELEGATION_TYPES, DelegationGrants, DelegationGrantsService } from '@svc/decision-gateway';
+import {
+  CreateApplication,
+  CreateApplicationCommand,
+  DELEGATION_TYPES,
+  DelegationGrants,
+  DelegationGrantsService,
+} from '@svc/decision-gateway';
 import { http } from '@svc/testing';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -31,7 +37,6 @@ describe('Delegation grants', () => {
     return personWithAccessToken(region, config, REDIRECT, { email, name });
   }
 
-
   const bearer = (p: Person) => ({ authorization: `Bearer ${p.token}` });
   const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
 
@@ -42,7 +47,9 @@ describe('Delegation grants', () => {
   async function activeGrant(type: string, surfaces = ['me'], actions = ['read']): Promise<string> {
     const offered = await offer(principal, { type, delegate_person_id: delegate.id, surfaces, actions, expires_at: inFuture(3_600_000) });
     expect(offered.status).toBe(201);
-    const accepted = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(delegate) });
+    const accepted = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, {
+      headers: bearer(delegate),
+    });
     expect(accepted.status).toBe(200);
     expect(accepted.body.status).toBe('active');
     return offered.body.id as string;
@@ -59,7 +66,9 @@ describe('Delegation grants', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     region = await startOAuthRegion('delegation');
-    const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'family app', environment: 'development' }));
+    const created = await region.stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'family app', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     const client = await http('POST', `${region.url}/api/v1/applications/${app.id}/oauth_clients`, {
       headers: { authorization: `Bearer ${app.token}` },
@@ -68,10 +77,19 @@ describe('Delegation grants', () => {
     expect(client.status).toBe(201);
     const hook = await http('POST', `${region.url}/api/v1/applications/${app.id}/webhook_subscriptions`, {
       headers: { authorization: `Bearer ${app.token}` },
-      json: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, events: ['delegation.offered', 'delegation.accepted', 'delegation.revoked'] },
+      json: {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        events: ['delegation.offered', 'delegation.accepted', 'delegation.revoked'],
+      },
     });
     expect(hook.status).toBe(201);
-    config = await oidc.discovery(new URL(region.url), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
+    config = await oidc.discovery(
+      new URL(region.url),
+      client.body.client_id as string,
+      undefined,
+      oidc.ClientSecretBasic(client.body.client_secret as string),
+      insecure,
+    );
     principal = await person('grace@example.test', 'Grace Hopper');
     delegate = await person('ada@example.test', 'Ada Lovelace');
     stranger = await person('alan@example.test', 'Alan Turing');
@@ -101,15 +119,23 @@ describe('Delegation grants', () => {
 
     it('is refused outside the grant, and to anyone but the delegate', async () => {
       // The grant covers reading `me`; the delegations surface is never delegable.
-      const outside = await http('GET', `${region.url}/api/v1/delegations`, { headers: { ...bearer(delegate), 'x-delegation-grant-id': grantId } });
+      const outside = await http('GET', `${region.url}/api/v1/delegations`, {
+        headers: { ...bearer(delegate), 'x-delegation-grant-id': grantId },
+      });
       expect(outside.status).toBe(403);
       expect(outside.body.reason_code).toBe('delegation_grant_not_covering');
-      const notTheirs = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(stranger), 'x-delegation-grant-id': grantId } });
+      const notTheirs = await http('GET', `${region.url}/api/v1/me`, {
+        headers: { ...bearer(stranger), 'x-delegation-grant-id': grantId },
+      });
       expect(notTheirs.status).toBe(403);
       expect(notTheirs.body.reason_code).toBe('delegation_grant_not_found');
-      const byPrincipal = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(principal), 'x-delegation-grant-id': grantId } });
+      const byPrincipal = await http('GET', `${region.url}/api/v1/me`, {
+        headers: { ...bearer(principal), 'x-delegation-grant-id': grantId },
+      });
       expect(byPrincipal.status).toBe(403);
-      const apiToken = await http('GET', `${region.url}/api/v1/me`, { headers: { authorization: `Bearer ${app.token}`, 'x-delegation-grant-id': grantId } });
+      const apiToken = await http('GET', `${region.url}/api/v1/me`, {
+        headers: { authorization: `Bearer ${app.token}`, 'x-delegation-grant-id': grantId },
+      });
       expect(apiToken.status).toBe(403);
       expect(apiToken.body.reason_code).toBe('delegation_grant_not_found');
     });
@@ -132,17 +158,34 @@ describe('Delegation grants', () => {
   });
 
   it('is refused before the delegate accepts, and only the delegate accepts', async () => {
-    const offered = await offer(principal, { type: 'peer', delegate_person_id: delegate.id, surfaces: ['me'], actions: ['read'], expires_at: inFuture(3_600_000) });
+    const offered = await offer(principal, {
+      type: 'peer',
+      delegate_person_id: delegate.id,
+      surfaces: ['me'],
+      actions: ['read'],
+      expires_at: inFuture(3_600_000),
+    });
     expect(offered.status).toBe(201);
-    expect(offered.body).toMatchObject({ object: 'delegation_grant', status: 'offered', principal_person_id: principal.id, delegate_person_id: delegate.id });
+    expect(offered.body).toMatchObject({
+      object: 'delegation_grant',
+      status: 'offered',
+      principal_person_id: principal.id,
+      delegate_person_id: delegate.id,
+    });
     expect(offered.body.id).toMatch(/^dlg_us_[a-z2-7]{20}$/);
-    const early = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(delegate), 'x-delegation-grant-id': offered.body.id as string } });
+    const early = await http('GET', `${region.url}/api/v1/me`, {
+      headers: { ...bearer(delegate), 'x-delegation-grant-id': offered.body.id as string },
+    });
     expect(early.status).toBe(403);
     expect(early.body.reason_code).toBe('delegation_grant_not_accepted');
-    const byPrincipal = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(principal) });
+    const byPrincipal = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, {
+      headers: bearer(principal),
+    });
     expect(byPrincipal.status).toBe(403);
     expect(byPrincipal.body.reason_code).toBe('delegation_grant_forbidden');
-    const byStranger = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(stranger) });
+    const byStranger = await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, {
+      headers: bearer(stranger),
+    });
     expect(byStranger.status).toBe(404);
   });
 
@@ -167,21 +210,46 @@ describe('Delegation grants', () => {
     const acting = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(delegate), 'x-delegation-grant-id': grant.id } });
     expect(acting.status).toBe(200);
     expect(acting.body.acting_for).toMatchObject({ principal_id: principal.id, delegate_id: delegate.id, delegation_type: 'guardian' });
-    await expect(service.offerOnEvidence({ ...grant, type: 'peer' as 'guardian', principalPersonId: principal.id, delegatePersonId: delegate.id, applicationId: app.id, evidenceReference: 'x', reviewedBy: 'operator' })).rejects.toMatchObject({ code: 'delegation_grant_forbidden' });
+    await expect(
+      service.offerOnEvidence({
+        ...grant,
+        type: 'peer' as 'guardian',
+        principalPersonId: principal.id,
+        delegatePersonId: delegate.id,
+        applicationId: app.id,
+        evidenceReference: 'x',
+        reviewedBy: 'operator',
+      }),
+    ).rejects.toMatchObject({ code: 'delegation_grant_forbidden' });
   });
 
   it('is refused once expired', async () => {
-    const offered = await offer(principal, { type: 'caregiver', delegate_person_id: delegate.id, surfaces: ['me'], actions: ['read'], expires_at: inFuture(2_500) });
+    const offered = await offer(principal, {
+      type: 'caregiver',
+      delegate_person_id: delegate.id,
+      surfaces: ['me'],
+      actions: ['read'],
+      expires_at: inFuture(2_500),
+    });
     expect(offered.status).toBe(201);
     await http('POST', `${region.url}/api/v1/delegations/${offered.body.id as string}/accept`, { headers: bearer(delegate) });
     await new Promise((resolve) => setTimeout(resolve, 2_700));
-    const res = await http('GET', `${region.url}/api/v1/me`, { headers: { ...bearer(delegate), 'x-delegation-grant-id': offered.body.id as string } });
+    const res = await http('GET', `${region.url}/api/v1/me`, {
+      headers: { ...bearer(delegate), 'x-delegation-grant-id': offered.body.id as string },
+    });
     expect(res.status).toBe(403);
     expect(res.body.reason_code).toBe('delegation_grant_expired');
   });
 
   it('answers a retried offer with the same grant (Idempotency-Key) and validates fields by name', async () => {
-    const body = { type: 'guardian', delegate_person_id: delegate.id, surfaces: ['me', 'decisions'], actions: ['read', 'write'], expires_at: inFuture(86_400_000), evidence_reference: 'court-order-2026-17' };
+    const body = {
+      type: 'guardian',
+      delegate_person_id: delegate.id,
+      surfaces: ['me', 'decisions'],
+      actions: ['read', 'write'],
+      expires_at: inFuture(86_400_000),
+      evidence_reference: 'court-order-2026-17',
+    };
     const first = await offer(principal, body, { 'idempotency-key': 'offer-1' });
     const retry = await offer(principal, body, { 'idempotency-key': 'offer-1' });
     expect(first.status).toBe(201);
@@ -200,7 +268,10 @@ describe('Delegation grants', () => {
     const managing = await offer(principal, { ...body, surfaces: ['delegations'] });
     expect(managing.status).toBe(422);
     expect(JSON.stringify(managing.body)).toContain('surfaces');
-    const byApiToken = await http('POST', `${region.url}/api/v1/delegations`, { headers: { authorization: `Bearer ${app.token}` }, json: body });
+    const byApiToken = await http('POST', `${region.url}/api/v1/delegations`, {
+      headers: { authorization: `Bearer ${app.token}` },
+      json: body,
+    });
     expect(byApiToken.status).toBe(401);
   });
 
@@ -208,9 +279,16 @@ describe('Delegation grants', () => {
     const pages: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await http('GET', `${region.url}/api/v1/delegations?role=delegate&limit=2${cursor ? `&cursor=${cursor}` : ''}`, { headers: bearer(delegate) });
+      const res = await http('GET', `${region.url}/api/v1/delegations?role=delegate&limit=2${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: bearer(delegate),
+      });
       expect(res.status).toBe(200);
-      pages.push(...(res.body.data as Array<{ id: string; delegate_person_id: string }>).map((g) => { expect(g.delegate_person_id).toBe(delegate.id); return g.id; }));
+      pages.push(
+        ...(res.body.data as Array<{ id: string; delegate_person_id: string }>).map((g) => {
+          expect(g.delegate_person_id).toBe(delegate.id);
+          return g.id;
+        }),
+      );
       cursor = res.body.next_cursor as string | null;
     } while (cursor);
     expect(new Set(pages).size).toBe(pages.length);
@@ -222,7 +300,11 @@ describe('Delegation grants', () => {
   it('records each change in the audit chain naming both people, and answers the lookup for token exchange', async () => {
     const grantId = await activeGrant('it_admin');
     const lookup = region.stack.process.us.app.get(DelegationGrants);
-    await expect(lookup.activeFor(grantId, delegate.id)).resolves.toMatchObject({ principalPersonId: principal.id, surfaces: ['me'], actions: ['read'] });
+    await expect(lookup.activeFor(grantId, delegate.id)).resolves.toMatchObject({
+      principalPersonId: principal.id,
+      surfaces: ['me'],
+      actions: ['read'],
+    });
     await expect(lookup.activeFor(grantId, stranger.id)).resolves.toBeNull();
     await http('POST', `${region.url}/api/v1/delegations/${grantId}/revoke`, { headers: bearer(delegate) });
     await expect(lookup.activeFor(grantId, delegate.id)).resolves.toBeNull();
@@ -230,7 +312,10 @@ describe('Delegation grants', () => {
     const dataSource = region.stack.process.us.app.get(DataSource);
     let entries: Array<{ entry_type: string; canonical: string }> = [];
     for (let i = 0; i < 100 && entries.length < 3; i++) {
-      entries = await dataSource.query(`SELECT entry_type, canonical FROM audit.entries WHERE canonical LIKE '%' || $1 || '%' ORDER BY idx`, [grantId]);
+      entries = await dataSource.query(
+        `SELECT entry_type, canonical FROM audit.entries WHERE canonical LIKE '%' || $1 || '%' ORDER BY idx`,
+        [grantId],
+      );
       if (entries.length < 3) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(entries.map((e) => e.entry_type)).toEqual(['delegation.offered', 'delegation.accepted', 'delegation.revoked']);

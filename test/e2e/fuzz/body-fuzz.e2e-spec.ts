@@ -21,11 +21,22 @@ interface Operation {
   security: Array<Record<string, string[]>>;
 }
 
-const document = regionOpenApiDocument() as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { $ref: string } }> }; security: Operation['security'] }>>; components: { schemas: Record<string, Schema> } };
+const document = regionOpenApiDocument() as {
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema: { $ref: string } }> }; security: Operation['security'] }>
+  >;
+  components: { schemas: Record<string, Schema> };
+};
 const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
   Object.entries(methods)
     .filter(([, op]) => op.requestBody !== undefined)
-    .map(([method, op]) => ({ method: method.toUpperCase(), path, schema: op.requestBody!.content['application/json']!.schema.$ref.split('/').pop()!, security: op.security })),
+    .map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path,
+      schema: op.requestBody!.content['application/json']!.schema.$ref.split('/').pop()!,
+      security: op.security,
+    })),
 );
 
 interface Failure {
@@ -42,9 +53,11 @@ function isEnvelope(body: unknown): boolean {
 
 async function inPool<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await run(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await run(items[next++]!);
+    }),
+  );
 }
 
 /**
@@ -70,7 +83,9 @@ describe('fuzzing every body-taking operation', () => {
     mail = await startMailDev();
     stack = await startRegions('fuzz', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl } });
     us = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'fuzz', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'fuzz', environment: 'development' }));
     apiToken = created.apiToken;
     publishableKey = created.publishableKey;
     const app = { id: created.application.id, token: apiToken };
@@ -108,12 +123,23 @@ describe('fuzzing every body-taking operation', () => {
     });
     Object.assign(seeds, {
       'POST /api/v1/grants': () => grantBody(grantAgentId, agentKey, { valid_until: new Date(Date.now() + 3_600_000).toISOString() }),
-      'POST /api/v1/authorities': () => ({ agent_id: agentId, principal_id: 'user_1', scope_bounds: { allowed: ['payments:*'] }, action_bounds: { allowed: ['pay'] }, value_bounds: { currency: 'EUR', per_action: '100.00', aggregate: '1000' }, purposes: ['shopping'], valid_until: '2027-06-01T00:00:00Z' }),
+      'POST /api/v1/authorities': () => ({
+        agent_id: agentId,
+        principal_id: 'user_1',
+        scope_bounds: { allowed: ['payments:*'] },
+        action_bounds: { allowed: ['pay'] },
+        value_bounds: { currency: 'EUR', per_action: '100.00', aggregate: '1000' },
+        purposes: ['shopping'],
+        valid_until: '2027-06-01T00:00:00Z',
+      }),
       'POST /api/v1/flows': () => flowBody,
       'POST /api/v1/applications/{application_id}/api_tokens': () => ({ name: 'fuzz token', scopes: ['consent:write'] }),
       'POST /api/v1/trusted_attesters/{attester_id}/rotate': () => ({ overlap_seconds: 60 }),
       // A person of the region (another region's person needs that region up, which this stack is not: 503).
-      'POST /api/v1/applications/{application_id}/support_reads': () => ({ person_id: `usr_us_${'a'.repeat(20)}`, purpose: 'fuzz support case' }),
+      'POST /api/v1/applications/{application_id}/support_reads': () => ({
+        person_id: `usr_us_${'a'.repeat(20)}`,
+        purpose: 'fuzz support case',
+      }),
     });
   });
   afterAll(async () => {
@@ -131,7 +157,8 @@ describe('fuzzing every body-taking operation', () => {
       if (kinds.includes('apiToken')) headers.authorization = `Bearer ${wrong ? 'svc_test_wrong' : apiToken}`;
       else if (kinds.includes('accountToken')) headers.authorization = `Bearer ${wrong ? 'acct_wrong' : accountToken}`;
       else if (kinds.includes('publishableKey')) headers['x-publishable-key'] = wrong ? 'pk_test_wrong' : publishableKey;
-      else if (operation.path.startsWith('/api/v1/oap/attestations')) headers.authorization = `Bearer ${wrong ? 'tat_us_wrong' : attesterToken}`;
+      else if (operation.path.startsWith('/api/v1/oap/attestations'))
+        headers.authorization = `Bearer ${wrong ? 'tat_us_wrong' : attesterToken}`;
       if (operation.path === '/api/v1/grants') headers.dpop = await dpopProof(agentKey, 'POST', url, { now: new Date() });
     }
     // Without a Content-Type header, fetch must not add its own text/plain one: send bytes.
@@ -151,17 +178,23 @@ describe('fuzzing every body-taking operation', () => {
     expect(operations.length).toBeGreaterThanOrEqual(37);
   });
 
-  it.each(operations.map((op, index) => [`${op.method} ${op.path}`, op, index] as const))('%s: no 5xx, every 4xx an envelope', async (name, operation, index) => {
-    const seed = seeds[name] ? fc.constant(null).map(() => seeds[name]!()) : valueOf({ $ref: `#/components/schemas/${operation.schema}` }, document.components.schemas);
-    const requests = fc.sample(mutatedRequests(seed), { seed: SEED + index, numRuns: REQUESTS_PER_OPERATION });
-    const failures: Failure[] = [];
-    await inPool(requests, CONCURRENCY, async (request) => {
-      const res = await send(operation, request);
-      if (res.status >= 500 || (res.status >= 400 && !isEnvelope(res.body))) {
-        failures.push({ operation: name, kind: request.kind, status: res.status, body: res.text.slice(0, 300) });
-      }
-    });
-    expect(requests.length).toBeGreaterThanOrEqual(100);
-    expect(failures).toEqual([]);
-  }, 300_000);
+  it.each(operations.map((op, index) => [`${op.method} ${op.path}`, op, index] as const))(
+    '%s: no 5xx, every 4xx an envelope',
+    async (name, operation, index) => {
+      const seed = seeds[name]
+        ? fc.constant(null).map(() => seeds[name]!())
+        : valueOf({ $ref: `#/components/schemas/${operation.schema}` }, document.components.schemas);
+      const requests = fc.sample(mutatedRequests(seed), { seed: SEED + index, numRuns: REQUESTS_PER_OPERATION });
+      const failures: Failure[] = [];
+      await inPool(requests, CONCURRENCY, async (request) => {
+        const res = await send(operation, request);
+        if (res.status >= 500 || (res.status >= 400 && !isEnvelope(res.body))) {
+          failures.push({ operation: name, kind: request.kind, status: res.status, body: res.text.slice(0, 300) });
+        }
+      });
+      expect(requests.length).toBeGreaterThanOrEqual(100);
+      expect(failures).toEqual([]);
+    },
+    300_000,
+  );
 });

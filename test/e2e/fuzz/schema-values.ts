@@ -23,7 +23,10 @@ export interface Schema {
 const MAX_NESTING = 4;
 
 function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc
+      .date({ min: new Date('2026-01-01T00:00:00Z'), max: new Date('2027-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   if (schema.format === 'uri' || schema.format === 'url') return fc.constantFrom('https://example.com/a', 'https://app.example.org/hook');
   if (schema.format === 'email') return fc.constantFrom('a@example.com', 'b.c@example.org');
   if (schema.pattern) {
@@ -62,7 +65,9 @@ export function valueOf(schema: Schema, components: Record<string, Schema>, dept
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return depth < MAX_NESTING ? fc.array(valueOf(schema.items ?? { type: 'string' }, components, depth + 1), { minLength: schema.minItems ?? 1, maxLength: 3 }) : fc.constant([]);
+      return depth < MAX_NESTING
+        ? fc.array(valueOf(schema.items ?? { type: 'string' }, components, depth + 1), { minLength: schema.minItems ?? 1, maxLength: 3 })
+        : fc.constant([]);
     default:
       if (schema.properties && depth < MAX_NESTING) {
         const members = Object.fromEntries(Object.entries(schema.properties).map(([name, s]) => [name, valueOf(s, components, depth + 1)]));

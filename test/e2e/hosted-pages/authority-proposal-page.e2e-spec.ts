@@ -27,8 +27,16 @@ describe('the hosted authority proposal page in Chromium', () => {
     region = await startOAuthRegion('authority_page');
     us = region.url;
     app = await createApp(region.stack, 'Acme Pay');
-    expect((await http('PATCH', `${us}/api/v1/applications/${app.id}`, { headers: bearer(app.token), json: { brand_color: '#0F766E' } })).status).toBe(200);
-    person = await signUp(region, { email: 'grantor@example.test', name: 'Grantor', locale: 'en-US', timeZone: 'America/New_York', homeCountry: 'US' });
+    expect(
+      (await http('PATCH', `${us}/api/v1/applications/${app.id}`, { headers: bearer(app.token), json: { brand_color: '#0F766E' } })).status,
+    ).toBe(200);
+    person = await signUp(region, {
+      email: 'grantor@example.test',
+      name: 'Grantor',
+      locale: 'en-US',
+      timeZone: 'America/New_York',
+      homeCountry: 'US',
+    });
     browser = await launchChromium();
     // axe is injected as a script: only this context bypasses the page's CSP to let it in.
     context = await browser.newContext({ bypassCSP: true });
@@ -45,7 +53,13 @@ describe('the hosted authority proposal page in Chromium', () => {
     const agentId = await createAgent(us, app, { manifest: true });
     const res = await http('POST', `${us}/api/v1/authorities/proposals`, {
       headers: bearer(app.token),
-      json: { agent_id: agentId, ...PASSING_BOUNDS, value_bounds: { currency: 'EUR', per_action: '50.00', aggregate: '200.00' }, escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] }, valid_until: '2027-12-31T00:00:00Z' },
+      json: {
+        agent_id: agentId,
+        ...PASSING_BOUNDS,
+        value_bounds: { currency: 'EUR', per_action: '50.00', aggregate: '200.00' },
+        escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] },
+        valid_until: '2027-12-31T00:00:00Z',
+      },
     });
     expect(res.status).toBe(201);
     return { authorityId: String(res.body.id), url: String(res.body.proposal_url) };
@@ -54,22 +68,42 @@ describe('the hosted authority proposal page in Chromium', () => {
   async function violations(page: Page): Promise<string[]> {
     await page.addScriptTag({ content: AXE_SOURCE });
     const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: AxeViolation[] };
-    return result.violations.map((v) => `${v.id} (${v.impact ?? 'n/a'}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+    return result.violations.map(
+      (v) => `${v.id} (${v.impact ?? 'n/a'}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
+    );
   }
 
   it('shows the bounds in plain words in the brand colour, with 0 axe-core violations at desktop and mobile width, and grants on click', async () => {
     const { authorityId, url } = await propose();
     const page = await context.newPage();
-    for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ]) {
       await page.setViewportSize(viewport);
       const response = await page.goto(url);
       expect(response?.status()).toBe(200);
       expect(await page.locator('h1').textContent()).toContain('asks for your authority');
       expect(await page.locator('.brand').textContent()).toBe('Acme Pay');
-      expect(await page.locator('li').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('may pay up to 50.00 EUR per action')]));
+      expect(await page.locator('li').allTextContents()).toEqual(
+        expect.arrayContaining([expect.stringContaining('may pay up to 50.00 EUR per action')]),
+      );
       // The decision pages' stylesheet with the application's colour: the top rule and the primary button.
-      expect(await page.locator('main').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el).borderTopColor)).toBe('rgb(15, 118, 110)');
-      expect(await page.locator('button.primary').evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el).backgroundColor)).toBe('rgb(15, 118, 110)');
+      expect(
+        await page
+          .locator('main')
+          .evaluate(
+            (el) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el).borderTopColor,
+          ),
+      ).toBe('rgb(15, 118, 110)');
+      expect(
+        await page
+          .locator('button.primary')
+          .evaluate(
+            (el) =>
+              (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el).backgroundColor,
+          ),
+      ).toBe('rgb(15, 118, 110)');
       expect(await page.locator('button.primary').evaluate((el) => el.getBoundingClientRect().height)).toBeGreaterThanOrEqual(44);
       expect(await violations(page)).toEqual([]);
     }

@@ -28,16 +28,21 @@ export async function startHostSite(gateway: string): Promise<HostSite> {
     let html: string;
     switch (url.pathname) {
       case '/raw':
-        html = page('raw', `<script>${RECORDER}
+        html = page(
+          'raw',
+          `<script>${RECORDER}
 window.addEventListener('message', function (e) { record(e.origin, e.data); });
 var f = document.createElement('iframe'); f.id = 'frame'; f.style.width = '100%'; f.style.height = '600px';
 f.src = ${JSON.stringify(`${gateway}/decisions/`)} + ${JSON.stringify(token)} + '/embed?origin=' + encodeURIComponent(location.origin);
 document.body.appendChild(f);
 window.__cancel = function () { f.contentWindow.postMessage({ type: 'svc:cancel', kind: 'consent', version: 2, payload: { reason: 'host_closed', cancelled_by: 'host' }, ts: new Date().toISOString(), message_id: crypto.randomUUID() }, ${JSON.stringify(gateway)}); };
-</script>`);
+</script>`,
+        );
         break;
       case '/element':
-        html = page('element', `<script>${RECORDER}</script>
+        html = page(
+          'element',
+          `<script>${RECORDER}</script>
 <svc-decision id="el" token="${token}" base-url="${gateway}"></svc-decision>
 <script type="module">
 import { SvcError } from ${JSON.stringify(sdk)};
@@ -46,10 +51,13 @@ const el = document.getElementById('el');
 for (const t of ['svc:ready','svc:state','svc:complete','svc:cancel','svc:error','svc:resize','svc:deadline']) el.addEventListener(t, (e) => record(${JSON.stringify(gateway)}, e.detail));
 window.__raw = [];
 window.addEventListener('message', (e) => window.__raw.push(e.origin));
-</script>`);
+</script>`,
+        );
         break;
       case '/popup':
-        html = page('popup', `<script>${RECORDER}</script><button id="go">Decide</button>
+        html = page(
+          'popup',
+          `<script>${RECORDER}</script><button id="go">Decide</button>
 <script type="module">
 import { open, MESSAGE_TYPES } from ${JSON.stringify(sdk)};
 document.getElementById('go').addEventListener('click', () => {
@@ -57,25 +65,32 @@ document.getElementById('go').addEventListener('click', () => {
   for (const t of MESSAGE_TYPES) handle.on(t, (m) => record(${JSON.stringify(gateway)}, m));
 });
 window.__ready = true;
-</script>`);
+</script>`,
+        );
         break;
       case '/redirect':
-        html = page('redirect', `<button id="go">Decide</button>
+        html = page(
+          'redirect',
+          `<button id="go">Decide</button>
 <script type="module">
 import { open } from ${JSON.stringify(sdk)};
 document.getElementById('go').addEventListener('click', () => open({ token: ${JSON.stringify(token)}, mode: 'redirect', baseUrl: ${JSON.stringify(gateway)}, redirectUri: location.origin + '/done' }));
 window.__ready = true;
-</script>`);
+</script>`,
+        );
         break;
       case '/sdk-errors':
-        html = page('sdk-errors', `<script type="module">
+        html = page(
+          'sdk-errors',
+          `<script type="module">
 import { createSession, SvcError } from ${JSON.stringify(sdk)};
 window.__tryCreate = async (publishableKey, flowId) => {
   try { const s = await createSession({ publishableKey, flowId, baseUrl: ${JSON.stringify(gateway)} }); return { ok: true, token: s.session_token }; }
   catch (e) { return { ok: false, isSvcError: e instanceof SvcError, statusCode: e.statusCode, body: e.body, name: e.name, message: String(e.message) }; }
 };
 window.__ready = true;
-</script>`);
+</script>`,
+        );
         break;
       case '/done':
         html = page('done', '<p id="done">back on the host</p>');

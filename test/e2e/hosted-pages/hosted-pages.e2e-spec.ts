@@ -11,7 +11,8 @@ const SCREENSHOTS = join(__dirname, '../../../test-output/screenshots');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 const LOGO_URL = 'https://brand.acme.example/logo.svg';
-const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="40" height="40" rx="8" fill="#0f766e"/><path d="M10 30 L20 10 L30 30 Z" fill="#fff"/><text x="48" y="27" font-family="sans-serif" font-size="18" font-weight="700" fill="#0f766e">Acme</text></svg>';
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><rect width="40" height="40" rx="8" fill="#0f766e"/><path d="M10 30 L20 10 L30 30 Z" fill="#fff"/><text x="48" y="27" font-family="sans-serif" font-size="18" font-weight="700" fill="#0f766e">Acme</text></svg>';
 const VIEWPORTS = [
   ['desktop', { width: 1280, height: 800 }],
   ['mobile', { width: 390, height: 844 }],
@@ -68,7 +69,9 @@ describe('hosted decision pages in Chromium', () => {
 
   async function dropped(): Promise<number> {
     const res = await fetch(`${gateway}/metrics`);
-    const line = (await res.text()).split('\n').find((l) => l.startsWith('trust_surface_postmessage_dropped_total{') && l.includes('reason="origin_missing"'));
+    const line = (await res.text())
+      .split('\n')
+      .find((l) => l.startsWith('trust_surface_postmessage_dropped_total{') && l.includes('reason="origin_missing"'));
     return line ? Number(line.split(' ').pop()) : 0;
   }
 
@@ -96,12 +99,24 @@ describe('hosted decision pages in Chromium', () => {
   beforeAll(async () => {
     stack = await startRegions('hosted_pages', { clock, regions: ['us'] });
     gateway = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Health', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme Health', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken, publishableKey: created.publishableKey };
     host = await startHostSite(gateway);
     stranger = await startHostSite(gateway);
-    expect((await http('POST', `${gateway}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: host.origin } } })).status).toBe(201);
-    const branded = await http('PATCH', `${gateway}/api/v1/applications/${app.id}`, { headers: auth(app.token), json: { logo_url: LOGO_URL, brand_color: '#0F766E' } });
+    expect(
+      (
+        await http('POST', `${gateway}/api/v1/applications/${app.id}/allowed_origins`, {
+          headers: auth(app.token),
+          json: { allowed_origin: { origin: host.origin } },
+        })
+      ).status,
+    ).toBe(201);
+    const branded = await http('PATCH', `${gateway}/api/v1/applications/${app.id}`, {
+      headers: auth(app.token),
+      json: { logo_url: LOGO_URL, brand_color: '#0F766E' },
+    });
     expect([branded.status, branded.body.logo_url, branded.body.brand_color]).toEqual([200, LOGO_URL, '#0f766e']);
     const flow = {
       name: 'Newsletter',
@@ -121,18 +136,48 @@ describe('hosted decision pages in Chromium', () => {
       consent_duration: 'P1Y',
     };
     standardFlow = await createFlow(flow);
-    informedFlow = await createFlow({ ...flow, name: 'Étude clinique', locale: 'fr-FR', consent_path: 'informed', presentation: { title: 'Participation à une étude', description: 'Les risques et bénéfices de l’étude' } });
+    informedFlow = await createFlow({
+      ...flow,
+      name: 'Étude clinique',
+      locale: 'fr-FR',
+      consent_path: 'informed',
+      presentation: { title: 'Participation à une étude', description: 'Les risques et bénéfices de l’étude' },
+    });
     draftFlow = await createFlow({ ...flow, name: 'Draft' }, false);
     const consentPurposes = [
       { key: 'newsletter', label: 'Newsletter', description: 'A monthly email about new services', mechanism: 'consent', required: false },
-      { key: 'offers', label: 'Partner offers', description: 'Offers from selected partners, by email', mechanism: 'consent', required: false },
-      { key: 'analytics', label: 'Usage analytics', description: 'How you use the app, to improve it', mechanism: 'consent', required: false },
+      {
+        key: 'offers',
+        label: 'Partner offers',
+        description: 'Offers from selected partners, by email',
+        mechanism: 'consent',
+        required: false,
+      },
+      {
+        key: 'analytics',
+        label: 'Usage analytics',
+        description: 'How you use the app, to improve it',
+        mechanism: 'consent',
+        required: false,
+      },
     ];
     choiceFlow = await createFlow({
       ...flow,
       name: 'Choices',
-      presentation: { title: 'Your privacy choices', description: 'Choose what Acme Health may do with your data. You can change your mind at any time.' },
-      purposes: [...consentPurposes, { key: 'service', label: 'Running your account', description: 'Needed to provide the service you signed up for', mechanism: 'contract', required: true }],
+      presentation: {
+        title: 'Your privacy choices',
+        description: 'Choose what Acme Health may do with your data. You can change your mind at any time.',
+      },
+      purposes: [
+        ...consentPurposes,
+        {
+          key: 'service',
+          label: 'Running your account',
+          description: 'Needed to provide the service you signed up for',
+          mechanism: 'contract',
+          required: true,
+        },
+      ],
     });
     consentOnlyFlow = await createFlow({ ...flow, name: 'Consent only', purposes: consentPurposes.slice(0, 2) });
     checksFlow = await createFlow({ ...flow, name: 'With checks', requirements: ['data_collection'] });
@@ -179,7 +224,9 @@ describe('hosted decision pages in Chromium', () => {
     const types = received.map((m) => m.data.type).filter((t) => t !== 'svc:resize');
     expect(types[0]).toBe('svc:ready');
     expect(received.some((m) => m.data.type === 'svc:resize')).toBe(true);
-    const states = received.filter((m) => m.data.type === 'svc:state').map((m) => [m.data.payload.from, m.data.payload.to, m.data.payload.step_index]);
+    const states = received
+      .filter((m) => m.data.type === 'svc:state')
+      .map((m) => [m.data.payload.from, m.data.payload.to, m.data.payload.step_index]);
     expect(states).toEqual([
       [null, 'pending', 0],
       ['pending', 'authenticating', 1],
@@ -191,7 +238,10 @@ describe('hosted decision pages in Chromium', () => {
     expect(complete.payload.outcome).toBe('granted');
     expect(new Set(received.map((m) => m.data.message_id)).size).toBe(received.length);
     // The complete event is a prompt to verify server-side: the exchange token proves it.
-    const exchanged = await http('POST', `${gateway}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: complete.payload.exchange_token } });
+    const exchanged = await http('POST', `${gateway}/api/v1/decisions/${token}/exchange`, {
+      headers: auth(app.token),
+      json: { exchange_token: complete.payload.exchange_token },
+    });
     expect(exchanged.body).toMatchObject({ status: 'fulfilled', outcome: 'granted' });
     expect(await context.cookies()).toEqual([]);
     await page.close();
@@ -214,8 +264,18 @@ describe('hosted decision pages in Chromium', () => {
     const received = await messages(page);
     received.forEach((m) => check(m.data));
     expect(received[0]?.data.type).toBe('svc:ready');
-    expect(received[0]?.data.payload).toMatchObject({ kind: 'consent', locale: 'fr', session_token: token, branding: { name: 'Acme Health', logo_url: LOGO_URL } });
-    expect(received.filter((m) => m.data.type === 'svc:state').map((m) => m.data.payload.to)).toEqual(['pending', 'informed', 'evidenced', 'fulfilled']);
+    expect(received[0]?.data.payload).toMatchObject({
+      kind: 'consent',
+      locale: 'fr',
+      session_token: token,
+      branding: { name: 'Acme Health', logo_url: LOGO_URL },
+    });
+    expect(received.filter((m) => m.data.type === 'svc:state').map((m) => m.data.payload.to)).toEqual([
+      'pending',
+      'informed',
+      'evidenced',
+      'fulfilled',
+    ]);
     expect(received.find((m) => m.data.type === 'svc:complete')?.data.payload.outcome).toBe('granted');
     const session = await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) });
     expect(session.body.status).toBe('fulfilled');
@@ -234,7 +294,10 @@ describe('hosted decision pages in Chromium', () => {
     received.forEach((m) => check(m.data));
     expect(received.find((m) => m.data.type === 'svc:cancel')?.data.payload).toEqual({ reason: 'host_closed', cancelled_by: 'host' });
     expect(received.find((m) => m.data.type === 'svc:complete')?.data.payload.outcome).toBe('declined');
-    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ status: 'expired', outcome: 'declined' });
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({
+      status: 'expired',
+      outcome: 'declined',
+    });
     await page.close();
   });
 
@@ -286,7 +349,9 @@ describe('hosted decision pages in Chromium', () => {
     // A popup opened by a stranger renders (top level), but posts nothing: it drops and reports.
     const [popup] = await Promise.all([
       page.waitForEvent('popup'),
-      page.evaluate(`void window.open(${JSON.stringify(`${gateway}/decisions/${token}?origin=${encodeURIComponent(stranger.origin)}`)}, 'p')`),
+      page.evaluate(
+        `void window.open(${JSON.stringify(`${gateway}/decisions/${token}?origin=${encodeURIComponent(stranger.origin)}`)}, 'p')`,
+      ),
     ]);
     await waitFor(async () => (await dropped()) > afterFrame, 10_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -300,7 +365,10 @@ describe('hosted decision pages in Chromium', () => {
     clock.advance(24_000);
     const page = await context.newPage();
     await page.goto(`${host.origin}/raw?token=${token}`);
-    await waitFor(async () => (await messages(page)).some((m) => m.data.type === 'svc:deadline' && m.data.payload.level === 'expired'), 15_000);
+    await waitFor(
+      async () => (await messages(page)).some((m) => m.data.type === 'svc:deadline' && m.data.payload.level === 'expired'),
+      15_000,
+    );
     const ticks = (await messages(page)).filter((m) => m.data.type === 'svc:deadline');
     ticks.forEach((m) => check(m.data));
     expect(ticks.map((m) => [m.data.payload.remaining_seconds, m.data.payload.level])).toEqual([
@@ -323,7 +391,11 @@ describe('hosted decision pages in Chromium', () => {
     // Every consent purpose is its own unticked control; the contract purpose is fixed, marked as such.
     const boxes = frame.locator('#svc-purposes input[type=checkbox]');
     await expect(boxes.count()).resolves.toBe(3);
-    await expect(boxes.evaluateAll((els) => els.map((e) => [(e as unknown as { value: string }).value, (e as unknown as { checked: boolean }).checked]))).resolves.toEqual([
+    await expect(
+      boxes.evaluateAll((els) =>
+        els.map((e) => [(e as unknown as { value: string }).value, (e as unknown as { checked: boolean }).checked]),
+      ),
+    ).resolves.toEqual([
       ['newsletter', false],
       ['offers', false],
       ['analytics', false],
@@ -333,8 +405,22 @@ describe('hosted decision pages in Chromium', () => {
     const looks = await frame.locator('#svc-actions button').evaluateAll((els) =>
       els.map((e) => {
         const r = e.getBoundingClientRect();
-        const c = (globalThis as unknown as { getComputedStyle(el: unknown): Record<'backgroundColor' | 'color' | 'fontWeight' | 'fontSize' | 'borderColor', string> }).getComputedStyle(e);
-        return { id: e.id, width: Math.round(r.width), height: Math.round(r.height), top: Math.round(r.top), bg: c.backgroundColor, color: c.color, weight: c.fontWeight, size: c.fontSize, border: c.borderColor };
+        const c = (
+          globalThis as unknown as {
+            getComputedStyle(el: unknown): Record<'backgroundColor' | 'color' | 'fontWeight' | 'fontSize' | 'borderColor', string>;
+          }
+        ).getComputedStyle(e);
+        return {
+          id: e.id,
+          width: Math.round(r.width),
+          height: Math.round(r.height),
+          top: Math.round(r.top),
+          bg: c.backgroundColor,
+          color: c.color,
+          weight: c.fontWeight,
+          size: c.fontSize,
+          border: c.borderColor,
+        };
       }),
     );
     expect(looks.map((l) => l.id)).toEqual(['svc-action-accept_all', 'svc-action-reject_all', 'svc-action-save_choices']);
@@ -345,14 +431,21 @@ describe('hosted decision pages in Chromium', () => {
     await frame.locator('label[for="svc-purpose-1"]').click();
     await frame.locator('#svc-action-save_choices').click();
     await waitFor(async () => (await messages(page)).some((m) => m.data.type === 'svc:complete'), 10_000);
-    await expect(frame.locator('#svc-status').textContent()).resolves.toBe('Thank you. You agreed to: Partner offers and Running your account.');
+    await expect(frame.locator('#svc-status').textContent()).resolves.toBe(
+      'Thank you. You agreed to: Partner offers and Running your account.',
+    );
     const complete = (await messages(page)).find((m) => m.data.type === 'svc:complete')!.data;
-    const exchanged = await http('POST', `${gateway}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: complete.payload.exchange_token } });
+    const exchanged = await http('POST', `${gateway}/api/v1/decisions/${token}/exchange`, {
+      headers: auth(app.token),
+      json: { exchange_token: complete.payload.exchange_token },
+    });
     expect(exchanged.body).toMatchObject({ outcome: 'granted', purposes: ['offers', 'service'] });
     // consent-records writes the record from consent.granted: exactly the chosen purposes granted.
     const statusUrl = `${gateway}/api/v1/applications/${app.id}/consent_status?subject[external_id]=chooser-1`;
     const status = await waitFor(async () => {
-      const res = await http<{ purposes: Array<{ purpose: string; status: string; flow_id: string }> }>('GET', statusUrl, { headers: auth(app.token) });
+      const res = await http<{ purposes: Array<{ purpose: string; status: string; flow_id: string }> }>('GET', statusUrl, {
+        headers: auth(app.token),
+      });
       return res.body.purposes?.length === 4 ? res.body : undefined;
     }, 15_000);
     expect(status.purposes.map((p) => [p.purpose, p.status, p.flow_id])).toEqual(
@@ -373,7 +466,10 @@ describe('hosted decision pages in Chromium', () => {
     await page.click('#svc-action-reject_all');
     await page.waitForSelector('text=Thank you');
     await expect(page.locator('#svc-purposes input:checked').count()).resolves.toBe(0);
-    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['service'] });
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({
+      outcome: 'granted',
+      purposes: ['service'],
+    });
     await page.close();
 
     const api = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'chooser-3' });
@@ -384,16 +480,23 @@ describe('hosted decision pages in Chromium', () => {
       [['offers'], 'required_purpose_missing'],
     ] as const) {
       const res = await move({ action: 'complete', purposes });
-      expect([res.status, res.body.reason_code, (res.body.detail as Record<string, unknown> | undefined)?.field ?? res.body.field]).toEqual([422, reason, 'purposes']);
+      expect([res.status, res.body.reason_code, (res.body.detail as Record<string, unknown> | undefined)?.field ?? res.body.field]).toEqual(
+        [422, reason, 'purposes'],
+      );
     }
     const unique = await move({ action: 'complete', purposes: ['offers', 'offers', 'service'] });
     expect(unique.status).toBe(422);
     const fresh = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'chooser-5' });
-    const elsewhere = await http('POST', `${gateway}/api/v1/decisions/${fresh}/transitions`, { json: { action: 'sign_in', purposes: ['offers'] } });
+    const elsewhere = await http('POST', `${gateway}/api/v1/decisions/${fresh}/transitions`, {
+      json: { action: 'sign_in', purposes: ['offers'] },
+    });
     expect([elsewhere.status, elsewhere.body.reason_code]).toEqual([422, 'field_not_applicable']);
     const onlyConsent = await mint({ kind: 'consent', flow_id: consentOnlyFlow, principal_id: 'chooser-4' });
-    for (const action of ['sign_in', 'start_checks', 'review_terms']) await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action } });
-    const empty = await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action: 'complete', purposes: [] } });
+    for (const action of ['sign_in', 'start_checks', 'review_terms'])
+      await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, { json: { action } });
+    const empty = await http('POST', `${gateway}/api/v1/decisions/${onlyConsent}/transitions`, {
+      json: { action: 'complete', purposes: [] },
+    });
     expect([empty.status, empty.body.reason_code]).toEqual([422, 'no_purpose_granted']);
   });
 
@@ -409,7 +512,10 @@ describe('hosted decision pages in Chromium', () => {
     await expect(page.locator('#svc-purposes input[type=checkbox]').count()).resolves.toBe(0);
     await page.click('#svc-action-complete');
     await page.waitForSelector('text=Thank you');
-    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['service'] });
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({
+      outcome: 'granted',
+      purposes: ['service'],
+    });
     await page.close();
   });
 
@@ -422,40 +528,57 @@ describe('hosted decision pages in Chromium', () => {
     await page.locator('label[for="svc-purpose-0"]').click();
     await page.click('#svc-action-save_choices');
     await page.waitForSelector('text=Thank you');
-    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['newsletter', 'service'] });
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({
+      outcome: 'granted',
+      purposes: ['newsletter', 'service'],
+    });
     await page.close();
   });
 
-  it.each(LANGUAGES)('negotiates %s from Accept-Language (lang and dir set) and writes the deadline in the browser time zone', async (language) => {
-    const tag = { en: 'en-US', fr: 'fr-CA', de: 'de-DE', es: 'es-ES', pt: 'pt-BR', ja: 'ja-JP' }[language];
-    const minted = await http('POST', `${gateway}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'consent', flow_id: choiceFlow, principal_id: `lang-${language}` } });
-    const localized = await browser.newContext({ locale: tag, timezoneId: 'Asia/Tokyo', bypassCSP: true });
-    await serveLogo(localized);
-    const page = await localized.newPage();
-    const response = await page.goto(`${gateway}/decisions/${minted.body.session_token as string}`);
-    expect(response?.headers()['content-language']).toBe(language);
-    await page.waitForSelector('#svc-action-accept_all');
-    await expect(page.locator('html').getAttribute('lang')).resolves.toBe(language);
-    await expect(page.locator('html').getAttribute('dir')).resolves.toBe('ltr');
-    // The flow's own wording keeps the flow's language.
-    await expect(page.locator('h1').getAttribute('lang')).resolves.toBe('en-GB');
-    const deadline = new Date(minted.body.deadline as string);
-    const tokyo = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'Asia/Tokyo' }).format(deadline);
-    const written = (await page.locator('[data-detail="deadline"]').textContent()) ?? '';
-    // Not the server's UTC rendering and not an ISO stamp: Tokyo's wall-clock time (an offset such as "UTC+9" may name the zone).
-    expect(written).not.toMatch(/UTC(?![+−-]\d)/);
-    expect(written).not.toMatch(/\d{4}-\d\d-\d\dT/);
-    const hour = Number(tokyo.slice(0, 2));
-    const minutes = tokyo.slice(3);
-    expect([written, new RegExp(`(^|\\D)0?(${hour}|${hour % 12 || 12})\\D{1,4}${minutes}(\\D|$)`).test(written)]).toEqual([written, true]);
-    for (const [label, viewport] of VIEWPORTS) {
-      await page.setViewportSize(viewport);
-      await page.screenshot({ path: join(SCREENSHOTS, `consent-${language}-${label}.png`), fullPage: true });
-    }
-    expect(describeViolations(await axeViolations(page))).toEqual([]);
-    await page.close();
-    await localized.close();
-  });
+  it.each(LANGUAGES)(
+    'negotiates %s from Accept-Language (lang and dir set) and writes the deadline in the browser time zone',
+    async (language) => {
+      const tag = { en: 'en-US', fr: 'fr-CA', de: 'de-DE', es: 'es-ES', pt: 'pt-BR', ja: 'ja-JP' }[language];
+      const minted = await http('POST', `${gateway}/api/v1/decisions`, {
+        headers: auth(app.token),
+        json: { kind: 'consent', flow_id: choiceFlow, principal_id: `lang-${language}` },
+      });
+      const localized = await browser.newContext({ locale: tag, timezoneId: 'Asia/Tokyo', bypassCSP: true });
+      await serveLogo(localized);
+      const page = await localized.newPage();
+      const response = await page.goto(`${gateway}/decisions/${minted.body.session_token as string}`);
+      expect(response?.headers()['content-language']).toBe(language);
+      await page.waitForSelector('#svc-action-accept_all');
+      await expect(page.locator('html').getAttribute('lang')).resolves.toBe(language);
+      await expect(page.locator('html').getAttribute('dir')).resolves.toBe('ltr');
+      // The flow's own wording keeps the flow's language.
+      await expect(page.locator('h1').getAttribute('lang')).resolves.toBe('en-GB');
+      const deadline = new Date(minted.body.deadline as string);
+      const tokyo = new Intl.DateTimeFormat('en-GB', {
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+        timeZone: 'Asia/Tokyo',
+      }).format(deadline);
+      const written = (await page.locator('[data-detail="deadline"]').textContent()) ?? '';
+      // Not the server's UTC rendering and not an ISO stamp: Tokyo's wall-clock time (an offset such as "UTC+9" may name the zone).
+      expect(written).not.toMatch(/UTC(?![+−-]\d)/);
+      expect(written).not.toMatch(/\d{4}-\d\d-\d\dT/);
+      const hour = Number(tokyo.slice(0, 2));
+      const minutes = tokyo.slice(3);
+      expect([written, new RegExp(`(^|\\D)0?(${hour}|${hour % 12 || 12})\\D{1,4}${minutes}(\\D|$)`).test(written)]).toEqual([
+        written,
+        true,
+      ]);
+      for (const [label, viewport] of VIEWPORTS) {
+        await page.setViewportSize(viewport);
+        await page.screenshot({ path: join(SCREENSHOTS, `consent-${language}-${label}.png`), fullPage: true });
+      }
+      expect(describeViolations(await axeViolations(page))).toEqual([]);
+      await page.close();
+      await localized.close();
+    },
+  );
 
   it('screenshots every hosted page at desktop (1280×800) and mobile (390×844) width, with 0 axe-core violations on each', async () => {
     const escalated = {
@@ -473,15 +596,43 @@ describe('hosted decision pages in Chromium', () => {
     const done = await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-done' });
     const pages: Array<[string, string, string]> = [
       ['consent', `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-1' })}`, '#svc-action-accept_all'],
-      ['consent-steps', `/decisions/${await mint({ kind: 'consent', flow_id: checksFlow, principal_id: 'shot-2' })}`, '#svc-action-sign_in'],
-      ['consent-informed', `/decisions/${await mint({ kind: 'consent', flow_id: informedFlow, principal_id: 'shot-3' })}`, '#svc-action-present_disclosures'],
-      ['consent-embed', `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-4', delivery_mode: 'embed' })}/embed`, '#svc-action-accept_all'],
+      [
+        'consent-steps',
+        `/decisions/${await mint({ kind: 'consent', flow_id: checksFlow, principal_id: 'shot-2' })}`,
+        '#svc-action-sign_in',
+      ],
+      [
+        'consent-informed',
+        `/decisions/${await mint({ kind: 'consent', flow_id: informedFlow, principal_id: 'shot-3' })}`,
+        '#svc-action-present_disclosures',
+      ],
+      [
+        'consent-embed',
+        `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-4', delivery_mode: 'embed' })}/embed`,
+        '#svc-action-accept_all',
+      ],
       ['consent-done', `/decisions/${done}`, '#svc-status'],
-      ['approval', `/decisions/${await mint({ kind: 'approval', principal_id: 'ops-1', trigger_type: 'value', reference: 'esc_123', proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR', payee: 'ACME Ltd', valid_until: '2026-11-23T10:00:00Z' } } })}`, '#svc-action-approve'],
-      ['approval-escalated', `/decisions/${await mint({ kind: 'approval', principal_id: 'ops-2', trigger_type: 'escalation', proposal: escalated })}`, '#svc-action-approve'],
-      ['signing', `/decisions/${await mint({ kind: 'signature_request', principal_id: 'signer-1', proposal: { title: 'Master services agreement', version: '3.1', digest: 'sha256:9f2c…' } })}`, '#svc-action-sign'],
+      [
+        'approval',
+        `/decisions/${await mint({ kind: 'approval', principal_id: 'ops-1', trigger_type: 'value', reference: 'esc_123', proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR', payee: 'ACME Ltd', valid_until: '2026-11-23T10:00:00Z' } } })}`,
+        '#svc-action-approve',
+      ],
+      [
+        'approval-escalated',
+        `/decisions/${await mint({ kind: 'approval', principal_id: 'ops-2', trigger_type: 'escalation', proposal: escalated })}`,
+        '#svc-action-approve',
+      ],
+      [
+        'signing',
+        `/decisions/${await mint({ kind: 'signature_request', principal_id: 'signer-1', proposal: { title: 'Master services agreement', version: '3.1', digest: 'sha256:9f2c…' } })}`,
+        '#svc-action-sign',
+      ],
       ['error-not-found', `/decisions/dts_${'A'.repeat(43)}`, 'h1'],
-      ['error-redirect', `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-5' })}?redirect_uri=${encodeURIComponent('https://evil.example/back')}`, 'h1'],
+      [
+        'error-redirect',
+        `/decisions/${await mint({ kind: 'consent', flow_id: choiceFlow, principal_id: 'shot-5' })}?redirect_uri=${encodeURIComponent('https://evil.example/back')}`,
+        'h1',
+      ],
     ];
     const finished = await context.newPage();
     await finished.goto(`${gateway}${pages[4]![1]}`);
@@ -535,10 +686,20 @@ describe('hosted decision pages in Chromium', () => {
       reached.push(id);
       if (id === 'svc-purpose-2') await page.keyboard.press('Space');
     }
-    expect(reached.filter((id) => id.startsWith('svc-'))).toEqual(['svc-purpose-0', 'svc-purpose-1', 'svc-purpose-2', 'svc-action-accept_all', 'svc-action-reject_all', 'svc-action-save_choices']);
+    expect(reached.filter((id) => id.startsWith('svc-'))).toEqual([
+      'svc-purpose-0',
+      'svc-purpose-1',
+      'svc-purpose-2',
+      'svc-action-accept_all',
+      'svc-action-reject_all',
+      'svc-action-save_choices',
+    ]);
     await page.keyboard.press('Enter');
     await page.waitForSelector('text=Thank you');
-    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({ outcome: 'granted', purposes: ['analytics', 'service'] });
+    expect((await http('GET', `${gateway}/api/v1/decisions/${token}`, { headers: auth(app.token) })).body).toMatchObject({
+      outcome: 'granted',
+      purposes: ['analytics', 'service'],
+    });
     await page.close();
   });
 
@@ -546,11 +707,22 @@ describe('hosted decision pages in Chromium', () => {
     const page = await context.newPage();
     await page.goto(`${host.origin}/sdk-errors`);
     await page.waitForFunction('window.__ready === true');
-    const ok = (await page.evaluate(`window.__tryCreate(${JSON.stringify(app.publishableKey)}, ${JSON.stringify(standardFlow)})`)) as { ok: boolean; token: string };
+    const ok = (await page.evaluate(`window.__tryCreate(${JSON.stringify(app.publishableKey)}, ${JSON.stringify(standardFlow)})`)) as {
+      ok: boolean;
+      token: string;
+    };
     expect(ok.ok).toBe(true);
     expect(ok.token).toMatch(/^dts_/);
-    const failed = (await page.evaluate(`window.__tryCreate(${JSON.stringify(app.publishableKey)}, 'flw_us_doesnotexistaaaaaaaa')`)) as Record<string, unknown>;
-    expect(failed).toMatchObject({ ok: false, isSvcError: true, name: 'SvcError', statusCode: 404, body: { reason_code: 'flow_not_found' } });
+    const failed = (await page.evaluate(
+      `window.__tryCreate(${JSON.stringify(app.publishableKey)}, 'flw_us_doesnotexistaaaaaaaa')`,
+    )) as Record<string, unknown>;
+    expect(failed).toMatchObject({
+      ok: false,
+      isSvcError: true,
+      name: 'SvcError',
+      statusCode: 404,
+      body: { reason_code: 'flow_not_found' },
+    });
     await page.close();
   });
 
@@ -563,13 +735,20 @@ describe('hosted decision pages in Chromium', () => {
     expect(new URL(location, gateway).searchParams.get('redirect_uri')).toBe(`${host.origin}/done`);
     expect((await http('GET', `${gateway}/accord/${draftFlow}`)).status).toBe(404);
     expect((await http('GET', `${gateway}/accord/flw_us_unknown0000000000`)).status).toBe(404);
-    expect((await http('GET', `${gateway}/accord/${standardFlow}?redirect_uri=${encodeURIComponent('https://evil.example/x')}`)).status).toBe(400);
+    expect(
+      (await http('GET', `${gateway}/accord/${standardFlow}?redirect_uri=${encodeURIComponent('https://evil.example/x')}`)).status,
+    ).toBe(400);
   });
   describe('HTTP edges of the hosted surface (no browser)', () => {
     const WELL_FORMED_UNKNOWN = `dts_${'A'.repeat(43)}`;
 
     it('answers a 404 HTML page for an unknown or malformed session token, never 5xx', async () => {
-      for (const path of [`/decisions/${WELL_FORMED_UNKNOWN}`, '/decisions/not-a-token', `/decisions/${WELL_FORMED_UNKNOWN}/embed`, `/decisions/${'x'.repeat(300)}/embed`]) {
+      for (const path of [
+        `/decisions/${WELL_FORMED_UNKNOWN}`,
+        '/decisions/not-a-token',
+        `/decisions/${WELL_FORMED_UNKNOWN}/embed`,
+        `/decisions/${'x'.repeat(300)}/embed`,
+      ]) {
         const res = await http('GET', `${gateway}${path}`);
         expect([path, res.status]).toEqual([path, 404]);
         expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -607,7 +786,11 @@ describe('hosted decision pages in Chromium', () => {
     });
 
     it('escapes untrusted text: a proposal cannot inject markup or close the config block', async () => {
-      const token = await mint({ kind: 'approval', principal_id: 'edge-3', proposal: { action: '</script><script>alert(1)</script>', bounds: { '<b>k</b>': '<img src=x onerror=alert(1)>' } } });
+      const token = await mint({
+        kind: 'approval',
+        principal_id: 'edge-3',
+        proposal: { action: '</script><script>alert(1)</script>', bounds: { '<b>k</b>': '<img src=x onerror=alert(1)>' } },
+      });
       const res = await http('GET', `${gateway}/decisions/${token}`);
       expect(res.status).toBe(200);
       expect(res.text).not.toContain('<script>alert(1)');
@@ -635,8 +818,11 @@ describe('hosted decision pages in Chromium', () => {
     });
 
     it('branding: PATCH validates logo_url (https only) and brand_color (hex) by name, any hex colour is accepted (text adapts), null clears', async () => {
-      const other = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Branding', environment: 'development' }));
-      const patch = (json: Record<string, unknown>) => http('PATCH', `${gateway}/api/v1/applications/${other.application.id}`, { headers: auth(other.apiToken), json });
+      const other = await stack.process.us.app
+        .get(CreateApplication)
+        .execute(CreateApplicationCommand.create({ name: 'Branding', environment: 'development' }));
+      const patch = (json: Record<string, unknown>) =>
+        http('PATCH', `${gateway}/api/v1/applications/${other.application.id}`, { headers: auth(other.apiToken), json });
       for (const [json, field] of [
         [{ logo_url: 'http://brand.example/logo.png' }, 'logo_url'],
         [{ logo_url: 'https://user:pw@brand.example/logo.png' }, 'logo_url'],
@@ -646,12 +832,20 @@ describe('hosted decision pages in Chromium', () => {
         [{ brand_color: '#12345' }, 'brand_color'],
       ] as const) {
         const res = await patch(json);
-        expect([json, res.status, res.body.reason_code, (res.body.detail as Record<string, unknown>).field]).toEqual([json, 422, 'validation_failed', field]);
+        expect([json, res.status, res.body.reason_code, (res.body.detail as Record<string, unknown>).field]).toEqual([
+          json,
+          422,
+          'validation_failed',
+          field,
+        ]);
       }
       expect((await patch({ brand_color: 7 })).status).toBe(400);
       const yellow = await patch({ brand_color: '#FD0', logo_url: 'https://cdn.brand.example/l.png' });
       expect([yellow.status, yellow.body.brand_color, yellow.body.logo_url]).toEqual([200, '#ffdd00', 'https://cdn.brand.example/l.png']);
-      const token = await http('POST', `${gateway}/api/v1/decisions`, { headers: auth(other.apiToken), json: { kind: 'approval', principal_id: 'p-1', proposal: { action: 'x' } } });
+      const token = await http('POST', `${gateway}/api/v1/decisions`, {
+        headers: auth(other.apiToken),
+        json: { kind: 'approval', principal_id: 'p-1', proposal: { action: 'x' } },
+      });
       const page = await http('GET', `${gateway}/decisions/${token.body.session_token as string}`);
       expect(page.text).toContain('--brand:#ffdd00;--on-brand:#000000');
       expect(page.headers.get('content-security-policy')).toContain("img-src 'self' data: https://cdn.brand.example;");
@@ -662,7 +856,9 @@ describe('hosted decision pages in Chromium', () => {
     });
 
     it('localizes the error pages from Accept-Language', async () => {
-      const res = await http('GET', `${gateway}/decisions/dts_${'A'.repeat(43)}`, { headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' } });
+      const res = await http('GET', `${gateway}/decisions/dts_${'A'.repeat(43)}`, {
+        headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' },
+      });
       expect([res.status, res.headers.get('content-language')]).toEqual([404, 'de']);
       expect(res.text).toContain('<html lang="de" dir="ltr">');
       expect(res.text).toContain('Nicht gefunden');
@@ -692,18 +888,27 @@ describe('hosted decision pages in Chromium', () => {
 
       it('answers 400 for malformed JSON and an oversized body, 404 for an unknown session', async () => {
         const token = await mint({ kind: 'consent', flow_id: standardFlow, principal_id: 'edge-8' });
-        const malformed = await http('POST', `${gateway}/decisions/${token}/postmessage_drops`, { headers: { 'content-type': 'application/json' }, raw: '{"reason"' });
+        const malformed = await http('POST', `${gateway}/decisions/${token}/postmessage_drops`, {
+          headers: { 'content-type': 'application/json' },
+          raw: '{"reason"',
+        });
         expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
-        const huge = await http('POST', `${gateway}/decisions/${token}/postmessage_drops`, { json: { reason: 'x'.repeat(1_100_000), count: 1 } });
+        const huge = await http('POST', `${gateway}/decisions/${token}/postmessage_drops`, {
+          json: { reason: 'x'.repeat(1_100_000), count: 1 },
+        });
         expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
-        const unknown = await http('POST', `${gateway}/decisions/${WELL_FORMED_UNKNOWN}/postmessage_drops`, { json: { reason: 'origin_missing', count: 1 } });
+        const unknown = await http('POST', `${gateway}/decisions/${WELL_FORMED_UNKNOWN}/postmessage_drops`, {
+          json: { reason: 'origin_missing', count: 1 },
+        });
         expect([unknown.status, unknown.body.reason_code]).toEqual([404, 'session_not_found']);
       });
     });
 
     describe('CORS and the cors.preflight_denied activity event', () => {
       const preflight = (path: string, origin: string) =>
-        http('OPTIONS', `${gateway}${path}`, { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-publishable-key' } });
+        http('OPTIONS', `${gateway}${path}`, {
+          headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-publishable-key' },
+        });
 
       it('allows a registered origin (204, its own origin echoed, never *) and refuses others with 403 cors_origin_not_allowed', async () => {
         const ok = await preflight(`/api/v1/decisions?publishable_key=${app.publishableKey}`, host.origin);
@@ -731,18 +936,34 @@ describe('hosted decision pages in Chromium', () => {
         await preflight(`/api/v1/decisions?publishable_key=${app.publishableKey}`, stranger.origin);
         const token = await mint({ kind: 'consent', flow_id: standardFlow, principal_id: 'edge-10' });
         await preflight(`/api/v1/decisions/${token}/state`, stranger.origin);
-        const res = await http<{ data: Array<Record<string, unknown>>; has_more: boolean; next_cursor: string | null }>('GET', `${gateway}/api/v1/applications/${app.id}/activity?limit=1`, { headers: auth(app.token) });
+        const res = await http<{ data: Array<Record<string, unknown>>; has_more: boolean; next_cursor: string | null }>(
+          'GET',
+          `${gateway}/api/v1/applications/${app.id}/activity?limit=1`,
+          { headers: auth(app.token) },
+        );
         expect(res.status).toBe(200);
         expect(res.body.data).toHaveLength(1);
-        expect(res.body.data[0]).toMatchObject({ object: 'activity_event', type: 'cors.preflight_denied', origin: stranger.origin, method: 'OPTIONS', path: '/api/v1/decisions/:session_token/state' });
+        expect(res.body.data[0]).toMatchObject({
+          object: 'activity_event',
+          type: 'cors.preflight_denied',
+          origin: stranger.origin,
+          method: 'OPTIONS',
+          path: '/api/v1/decisions/:session_token/state',
+        });
         expect(JSON.stringify(res.body)).not.toContain(token);
         expect(res.body.has_more).toBe(true);
-        const next = await http<{ data: Array<Record<string, unknown>> }>('GET', `${gateway}/api/v1/applications/${app.id}/activity?limit=1&cursor=${res.body.next_cursor}`, { headers: auth(app.token) });
+        const next = await http<{ data: Array<Record<string, unknown>> }>(
+          'GET',
+          `${gateway}/api/v1/applications/${app.id}/activity?limit=1&cursor=${res.body.next_cursor}`,
+          { headers: auth(app.token) },
+        );
         expect(next.body.data[0]).toMatchObject({ type: 'cors.preflight_denied', path: '/api/v1/decisions' });
       });
 
       it('answers the activity list with the exact 4xx for wrong auth, another application, and bad queries', async () => {
-        const other = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Other', environment: 'development' }));
+        const other = await stack.process.us.app
+          .get(CreateApplication)
+          .execute(CreateApplicationCommand.create({ name: 'Other', environment: 'development' }));
         const url = `${gateway}/api/v1/applications/${app.id}/activity`;
         const none = await http('GET', url);
         expect([none.status, none.body.reason_code]).toEqual([401, 'unauthenticated']);
@@ -750,7 +971,9 @@ describe('hosted decision pages in Chromium', () => {
         expect(pk.status).toBe(403);
         const foreign = await http('GET', url, { headers: auth(other.apiToken) });
         expect([foreign.status, foreign.body.reason_code]).toEqual([404, 'application_not_found']);
-        const unknownId = await http('GET', `${gateway}/api/v1/applications/${other.application.id}x/activity`, { headers: auth(other.apiToken) });
+        const unknownId = await http('GET', `${gateway}/api/v1/applications/${other.application.id}x/activity`, {
+          headers: auth(other.apiToken),
+        });
         expect(unknownId.status).toBe(404);
         const badLimit = await http('GET', `${url}?limit=0`, { headers: auth(app.token) });
         expect([badLimit.status, badLimit.body.reason_code]).toEqual([422, 'validation_failed']);
@@ -764,7 +987,10 @@ describe('hosted decision pages in Chromium', () => {
     it('serves the schemas at stable URLs (404 schema_not_found otherwise) and the SDK as a cross-origin ES module', async () => {
       const envelope = await http('GET', `${gateway}/schemas/postmessage/v2/envelope.json`);
       expect(envelope.headers.get('content-type')).toMatch(/^application\/schema\+json/);
-      expect(envelope.body).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: '/schemas/postmessage/v2/envelope.json' });
+      expect(envelope.body).toMatchObject({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: '/schemas/postmessage/v2/envelope.json',
+      });
       for (const file of ['nope.json', 'envelope', '__proto__.json', 'constructor.json']) {
         const res = await http('GET', `${gateway}/schemas/postmessage/v2/${file}`);
         expect([file, res.status, res.body.reason_code]).toEqual([file, 404, 'schema_not_found']);

@@ -17,7 +17,9 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** axe-core's violations on the current page (injected through DevTools, so the page's CSP stays on). */
 async function axeViolations(page: Page): Promise<string[]> {
   await page.evaluate(AXE);
-  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: Array<{ id: string; nodes: unknown[] }> };
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+    violations: Array<{ id: string; nodes: unknown[] }>;
+  };
   return result.violations.map((v) => `${v.id} (${v.nodes.length})`);
 }
 
@@ -41,7 +43,14 @@ describe('people pages in Chromium: email code, then a passkey', () => {
     cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     ({ authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     }));
   });
 
@@ -77,7 +86,9 @@ describe('people pages in Chromium: email code, then a passkey', () => {
 
     await page.click('#people-add-passkey');
     await page.waitForSelector('#people-passkeys [data-remove-passkey]');
-    const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as { credentials: Array<{ isResidentCredential: boolean }> };
+    const { credentials } = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as {
+      credentials: Array<{ isResidentCredential: boolean }>;
+    };
     expect(credentials).toHaveLength(1);
     expect(credentials[0]!.isResidentCredential).toBe(true);
 
@@ -89,7 +100,10 @@ describe('people pages in Chromium: email code, then a passkey', () => {
 
     await Promise.all([page.waitForURL(`${origin}/people/account`), page.click('#people-passkey')]);
     expect(await page.textContent('#people-signed-in')).toContain('Katherine Johnson');
-    const me = await page.evaluate(async () => (await fetch('/people/me')).json() as Promise<{ person: { email: string }; passkeys: Array<{ last_used_at: string | null }> }>);
+    const me = await page.evaluate(
+      async () =>
+        (await fetch('/people/me')).json() as Promise<{ person: { email: string }; passkeys: Array<{ last_used_at: string | null }> }>,
+    );
     expect(me.person.email).toBe('katherine@example.test');
     expect(me.passkeys).toHaveLength(1);
     expect(me.passkeys[0]!.last_used_at).not.toBeNull();
@@ -107,17 +121,36 @@ describe('people pages in Chromium: email code, then a passkey', () => {
   });
 
   it('completes a consent that requires sign-in: the inbox lists it, the page sends a signed-out person to sign in and back', async () => {
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Insurance', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme Insurance', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
     const flow = await http('POST', `${origin}/api/v1/flows`, {
       headers: auth,
-      json: { name: 'Claims', locale: 'en', presentation: { title: 'Share your claim history' }, purposes: [{ key: 'claims', label: 'Claim history', mechanism: 'consent' }], requirements: ['identity_verification'], consent_duration: 'P1Y' },
+      json: {
+        name: 'Claims',
+        locale: 'en',
+        presentation: { title: 'Share your claim history' },
+        purposes: [{ key: 'claims', label: 'Claim history', mechanism: 'consent' }],
+        requirements: ['identity_verification'],
+        consent_duration: 'P1Y',
+      },
     });
     const flowId = flow.body.id as string;
     expect((await http('POST', `${origin}/api/v1/flows/${flowId}/activate`, { headers: auth })).status).toBe(200);
     const me = await page.evaluate(async () => (await (await fetch('/people/me')).json()) as { person: { id: string } });
-    expect((await http('POST', `${origin}/api/v1/applications/${created.application.id}/person_links`, { headers: auth, json: { person_id: me.person.id, subject: { external_id: 'policy-1' } } })).status).toBe(201);
-    const minted = await http('POST', `${origin}/api/v1/decisions`, { headers: auth, json: { kind: 'consent', flow_id: flowId, principal_id: 'policy-1' } });
+    expect(
+      (
+        await http('POST', `${origin}/api/v1/applications/${created.application.id}/person_links`, {
+          headers: auth,
+          json: { person_id: me.person.id, subject: { external_id: 'policy-1' } },
+        })
+      ).status,
+    ).toBe(201);
+    const minted = await http('POST', `${origin}/api/v1/decisions`, {
+      headers: auth,
+      json: { kind: 'consent', flow_id: flowId, principal_id: 'policy-1' },
+    });
     const token = minted.body.session_token as string;
 
     // The signed-in person finds it in their inbox and opens it.

@@ -18,7 +18,17 @@ export interface Received {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: TEST_CHROMIUM_PATH,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--test-third-party-cookie-phaseout'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--test-third-party-cookie-phaseout',
+    ],
   });
 }
 
@@ -48,6 +58,7 @@ export async function publishedValidators(gateway: string): Promise<(message: Re
     const envelope = validator('envelope');
     if (!envelope(message)) throw new Error(`envelope invalid: ${JSON.stringify(envelope.errors)} in ${JSON.stringify(message)}`);
     const payload = validator(payloadSchemaName(message.type, message.kind));
-    if (!payload(message.payload)) throw new Error(`${message.type} payload invalid: ${JSON.stringify(payload.errors)} in ${JSON.stringify(message)}`);
+    if (!payload(message.payload))
+      throw new Error(`${message.type} payload invalid: ${JSON.stringify(payload.errors)} in ${JSON.stringify(message)}`);
   };
 }

@@ -8,7 +8,13 @@ import { createAgent, createApp, createAuthority, grantBody, newAgentKey, reques
 /** The text of every element carrying `data-detail="<name>"` (the page marks each detail so). */
 function details(html: string, name: string): string[] {
   const pattern = new RegExp(`<([a-z]+)[^>]*data-detail="${name}"[^>]*>([\\s\\S]*?)</\\1>`, 'g');
-  return [...html.matchAll(pattern)].map((m) => m[2]!.replace(/\s*<[^>]+>\s*/g, '|').replace(/\|+/g, '|').replace(/^\||\|$/g, '').replace(/&#39;/g, "'"));
+  return [...html.matchAll(pattern)].map((m) =>
+    m[2]!
+      .replace(/\s*<[^>]+>\s*/g, '|')
+      .replace(/\|+/g, '|')
+      .replace(/^\||\|$/g, '')
+      .replace(/&#39;/g, "'"),
+  );
 }
 
 /**
@@ -34,7 +40,13 @@ describe('the hosted approval page of an escalated grant', () => {
     const subscription = stack.process.us.app.get(BusConnection).nc.subscribe(`${stack.prefix}.us.evt.oap.approval_requested`);
     void (async () => {
       for await (const msg of subscription) {
-        approvalEvents.push({ id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: 'oap.approval_requested', data: msg.data, deliveryCount: 1 });
+        approvalEvents.push({
+          id: msg.headers?.get('Nats-Msg-Id') ?? '',
+          subject: msg.subject,
+          eventType: 'oap.approval_requested',
+          data: msg.data,
+          deliveryCount: 1,
+        });
       }
     })();
   });
@@ -50,7 +62,9 @@ describe('the hosted approval page of an escalated grant', () => {
     await createAuthority(us, app, agentId, {
       escalation_bounds: { amount_over: '20.00', actions: ['pay'], quorum_type: 'all', approvers: ['user_1'], approval_ttl_seconds: 3600 },
     });
-    const grant = await requestGrant(us, app, key, grantBody(agentId, key, { purpose: 'shopping', jurisdiction: 'FR' }), { now: clock.now() });
+    const grant = await requestGrant(us, app, key, grantBody(agentId, key, { purpose: 'shopping', jurisdiction: 'FR' }), {
+      now: clock.now(),
+    });
     expect(grant.status).toBe(202);
     const url = grant.body.decision_url as string;
     const pages = await Promise.all(Array.from({ length: 20 }, () => http('GET', url)));
@@ -65,7 +79,9 @@ describe('the hosted approval page of an escalated grant', () => {
     expect(details(html, 'value')).toEqual(['25.50 EUR']);
     expect(details(html, 'purpose')).toEqual(['shopping']);
     expect(details(html, 'jurisdiction')).toEqual(['FR']);
-    expect(details(html, 'triggers')).toEqual(['The amount, 25.50 EUR, is above 20.00 EUR: larger amounts need approval.|These actions need approval: pay.']);
+    expect(details(html, 'triggers')).toEqual([
+      'The amount, 25.50 EUR, is above 20.00 EUR: larger amounts need approval.|These actions need approval: pay.',
+    ]);
     // Rendered in the page's language and named as UTC; the page script rewrites it in the browser's zone.
     expect(details(html, 'grant_valid_until')).toEqual(['March 4, 2026 at 12:00 PM UTC']);
     expect(details(html, 'deadline')).toHaveLength(1);
@@ -75,10 +91,19 @@ describe('the hosted approval page of an escalated grant', () => {
     // The page's own API answers too, and the event arriving afterwards opens nothing twice.
     const token = url.split('/').at(-1)!;
     const state = await http('GET', `${us}/api/v1/decisions/${token}/state`);
-    expect(state.body).toMatchObject({ kind: 'approval', status: 'pending', trigger_type: 'escalation', allowed_actions: ['approve', 'deny', 'counter'] });
-    const event = await waitFor(() => approvalEvents.find((e) => Buffer.from(e.data).includes(Buffer.from(grant.body.escalation_id as string))));
+    expect(state.body).toMatchObject({
+      kind: 'approval',
+      status: 'pending',
+      trigger_type: 'escalation',
+      allowed_actions: ['approve', 'deny', 'counter'],
+    });
+    const event = await waitFor(() =>
+      approvalEvents.find((e) => Buffer.from(e.data).includes(Buffer.from(grant.body.escalation_id as string))),
+    );
     expect(await approvals.handle(event)).toBe(false);
-    expect(await db.query(`SELECT count(*)::int AS n FROM gateway.decision_sessions WHERE reference = $1`, [grant.body.escalation_id])).toEqual([{ n: 1 }]);
+    expect(
+      await db.query(`SELECT count(*)::int AS n FROM gateway.decision_sessions WHERE reference = $1`, [grant.body.escalation_id]),
+    ).toEqual([{ n: 1 }]);
   });
 
   it('still answers 404 for a token no escalation has', async () => {

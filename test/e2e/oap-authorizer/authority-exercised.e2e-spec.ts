@@ -2,7 +2,17 @@ import type { ReceiptDocument } from '@svc/receipts';
 import { http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * Spec: receipt event states ("authority exercised"); issue 17 item 7: each exercise of an

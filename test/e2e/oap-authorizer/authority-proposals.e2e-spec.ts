@@ -1,6 +1,16 @@
 import { http } from '@svc/testing';
 import { signUp, startOAuthRegion, type OAuthRegion } from '../oauth/support';
-import { PASSING_BOUNDS, bearer, createAgent, createApp, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  PASSING_BOUNDS,
+  bearer,
+  createAgent,
+  createApp,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /** Issue 17 item 2: the application proposes an authority; the signed-in person grants or declines it on the hosted page. */
 describe('authority proposals granted by the signed-in person', () => {
@@ -15,19 +25,40 @@ describe('authority proposals granted by the signed-in person', () => {
     us = region.url;
     app = await createApp(region.stack);
     key = await newAgentKey();
-    person = await signUp(region, { email: 'grantor@example.test', name: 'Grantor', locale: 'en-US', timeZone: 'America/New_York', homeCountry: 'US' });
+    person = await signUp(region, {
+      email: 'grantor@example.test',
+      name: 'Grantor',
+      locale: 'en-US',
+      timeZone: 'America/New_York',
+      homeCountry: 'US',
+    });
   });
   afterAll(() => region?.close());
 
   const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
-  const grant = (agentId: string) => requestGrant(us, app, key, grantBody(agentId, key, { valid_until: inAnHour(), value_bounds: { amount_per_action: '10.00', currency: 'EUR' } }), { now: new Date() });
+  const grant = (agentId: string) =>
+    requestGrant(
+      us,
+      app,
+      key,
+      grantBody(agentId, key, { valid_until: inAnHour(), value_bounds: { amount_per_action: '10.00', currency: 'EUR' } }),
+      { now: new Date() },
+    );
   const VALUE_BOUNDS = { currency: 'EUR', per_action: '50.00', per_month: '200.00', aggregate: '1000.00' };
 
-  async function propose(valueBounds: Record<string, string> = VALUE_BOUNDS): Promise<{ agentId: string; authorityId: string; token: string }> {
+  async function propose(
+    valueBounds: Record<string, string> = VALUE_BOUNDS,
+  ): Promise<{ agentId: string; authorityId: string; token: string }> {
     const agentId = await createAgent(us, app, { manifest: true });
     const res = await http('POST', `${us}/api/v1/authorities/proposals`, {
       headers: bearer(app.token),
-      json: { agent_id: agentId, ...PASSING_BOUNDS, value_bounds: valueBounds, escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] }, valid_until: '2027-12-31T00:00:00Z' },
+      json: {
+        agent_id: agentId,
+        ...PASSING_BOUNDS,
+        value_bounds: valueBounds,
+        escalation_bounds: { amount_over: '20.00', quorum_type: 'all', approvers: [] },
+        valid_until: '2027-12-31T00:00:00Z',
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ object: 'authority', agent_id: agentId, principal_id: null, status: 'proposed' });
@@ -43,8 +74,10 @@ describe('authority proposals granted by the signed-in person', () => {
     expect(res.body).toMatchObject({ decision: 'deny', cascade_step: 3, reason_code: 'authority_not_granted' });
   });
 
-  it('the page has the decision pages\' design in the application\'s brand: their stylesheet, its colour and name, a nonce-bound style', async () => {
-    expect((await http('PATCH', `${us}/api/v1/applications/${app.id}`, { headers: bearer(app.token), json: { brand_color: '#0F766E' } })).status).toBe(200);
+  it("the page has the decision pages' design in the application's brand: their stylesheet, its colour and name, a nonce-bound style", async () => {
+    expect(
+      (await http('PATCH', `${us}/api/v1/applications/${app.id}`, { headers: bearer(app.token), json: { brand_color: '#0F766E' } })).status,
+    ).toBe(200);
     const { token } = await propose();
     const res = await http('GET', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, 'accept-language': 'en' } });
     expect(res.status).toBe(200);
@@ -78,9 +111,15 @@ describe('authority proposals granted by the signed-in person', () => {
     expect(french.text).toContain('200.00 EUR par mois');
     expect(french.text).toContain('>Accorder</button>');
 
-    const forged = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant', principal_id: 'usr_forged' } });
+    const forged = await http('POST', `${us}/authorities/${token}`, {
+      headers: { cookie: person.cookie, origin: us },
+      json: { answer: 'grant', principal_id: 'usr_forged' },
+    });
     expect(forged.status).toBe(400);
-    const answered = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant' } });
+    const answered = await http('POST', `${us}/authorities/${token}`, {
+      headers: { cookie: person.cookie, origin: us },
+      json: { answer: 'grant' },
+    });
     expect(answered.status).toBe(200);
     expect(answered.body).toEqual({ status: 'active' });
     const authority = await http('GET', `${us}/api/v1/authorities/${authorityId}`, { headers: bearer(app.token) });
@@ -90,16 +129,29 @@ describe('authority proposals granted by the signed-in person', () => {
     const allowed = await grant(agentId);
     expect(allowed.status).toBe(201);
     expect(allowed.body).toMatchObject({ decision: 'allow' });
-    const again = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'decline' } });
+    const again = await http('POST', `${us}/authorities/${token}`, {
+      headers: { cookie: person.cookie, origin: us },
+      json: { answer: 'decline' },
+    });
     expect(again.status).toBe(409);
   });
 
   it("a second grant is denied at step 7 once the month's sum would pass the monthly bound", async () => {
-    const { agentId, authorityId, token } = await propose({ currency: 'EUR', per_action: '50.00', per_month: '15.00', aggregate: '1000.00' });
-    const answered = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'grant' } });
+    const { agentId, authorityId, token } = await propose({
+      currency: 'EUR',
+      per_action: '50.00',
+      per_month: '15.00',
+      aggregate: '1000.00',
+    });
+    const answered = await http('POST', `${us}/authorities/${token}`, {
+      headers: { cookie: person.cookie, origin: us },
+      json: { answer: 'grant' },
+    });
     expect(answered.status).toBe(200);
     const authority = await http('GET', `${us}/api/v1/authorities/${authorityId}`, { headers: bearer(app.token) });
-    expect(authority.body).toMatchObject({ value_bounds: { currency: 'EUR', per_action: '50.00', per_month: '15.00', aggregate: '1000.00' } });
+    expect(authority.body).toMatchObject({
+      value_bounds: { currency: 'EUR', per_action: '50.00', per_month: '15.00', aggregate: '1000.00' },
+    });
 
     const first = await grant(agentId);
     expect(first.status).toBe(201);
@@ -113,7 +165,12 @@ describe('authority proposals granted by the signed-in person', () => {
     const agentId = await createAgent(us, app, { manifest: true });
     const res = await http('POST', `${us}/api/v1/authorities/proposals`, {
       headers: bearer(app.token),
-      json: { agent_id: agentId, ...PASSING_BOUNDS, value_bounds: { currency: 'EUR', per_month: 200 }, valid_until: '2027-12-31T00:00:00Z' },
+      json: {
+        agent_id: agentId,
+        ...PASSING_BOUNDS,
+        value_bounds: { currency: 'EUR', per_month: 200 },
+        valid_until: '2027-12-31T00:00:00Z',
+      },
     });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
@@ -122,12 +179,17 @@ describe('authority proposals granted by the signed-in person', () => {
 
   it('a declined proposal stays without a principal and a grant under it is denied', async () => {
     const { agentId, authorityId, token } = await propose();
-    const answered = await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: us }, json: { answer: 'decline' } });
+    const answered = await http('POST', `${us}/authorities/${token}`, {
+      headers: { cookie: person.cookie, origin: us },
+      json: { answer: 'decline' },
+    });
     expect(answered.status).toBe(200);
     expect(answered.body).toEqual({ status: 'declined' });
     const authority = await http('GET', `${us}/api/v1/authorities/${authorityId}`, { headers: bearer(app.token) });
     expect(authority.body).toMatchObject({ status: 'declined', principal_id: null });
-    const named = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: inAnHour(), authority_id: authorityId }), { now: new Date() });
+    const named = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: inAnHour(), authority_id: authorityId }), {
+      now: new Date(),
+    });
     expect(named.status).toBe(403);
     expect(named.body).toMatchObject({ cascade_step: 3, reason_code: 'authority_declined' });
     // Unnamed, a declined proposal is not a candidate at all (it never makes the choice ambiguous).
@@ -139,6 +201,13 @@ describe('authority proposals granted by the signed-in person', () => {
   it('refuses an answer without a sign-in or from another site', async () => {
     const { token } = await propose();
     expect((await http('POST', `${us}/authorities/${token}`, { json: { answer: 'grant' } })).status).toBe(401);
-    expect((await http('POST', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, origin: 'https://evil.example' }, json: { answer: 'grant' } })).status).toBe(403);
+    expect(
+      (
+        await http('POST', `${us}/authorities/${token}`, {
+          headers: { cookie: person.cookie, origin: 'https://evil.example' },
+          json: { answer: 'grant' },
+        })
+      ).status,
+    ).toBe(403);
   });
 });

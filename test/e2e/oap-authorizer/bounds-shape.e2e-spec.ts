@@ -1,7 +1,18 @@
 import { DataSource } from 'typeorm';
 import { http } from '@svc/testing';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, PASSING_BOUNDS, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  PASSING_BOUNDS,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * A bound is an object of its declared shape holding at least one constraint or an explicit
@@ -31,7 +42,14 @@ describe('authority bounds must be enforceable', () => {
   const createWith = (overrides: Record<string, unknown>) =>
     http('POST', `${us}/api/v1/authorities`, {
       headers: bearer(app.token),
-      json: { agent_id: agentId, principal_id: 'user_1', ...PASSING_BOUNDS, purposes: ['shopping'], valid_until: '2027-01-01T00:00:00Z', ...overrides },
+      json: {
+        agent_id: agentId,
+        principal_id: 'user_1',
+        ...PASSING_BOUNDS,
+        purposes: ['shopping'],
+        valid_until: '2027-01-01T00:00:00Z',
+        ...overrides,
+      },
     });
   const validUntil = () => new Date(clock.now().getTime() + 3600_000).toISOString();
 
@@ -58,7 +76,10 @@ describe('authority bounds must be enforceable', () => {
     ['value_bounds.per_action', { value_bounds: { currency: 'EUR', per_action: null } }],
   ])('refuses null for %s at creation (the platform-wide null rule: 400 naming the field)', async (field, overrides) => {
     const res = await createWith(overrides);
-    expect([res.status, res.body]).toEqual([400, expect.objectContaining({ reason_code: 'invalid_request', detail: expect.objectContaining({ field }) })]);
+    expect([res.status, res.body]).toEqual([
+      400,
+      expect.objectContaining({ reason_code: 'invalid_request', detail: expect.objectContaining({ field }) }),
+    ]);
   });
 
   it('refuses a wrongly typed constraint at creation, naming the field', async () => {
@@ -96,9 +117,16 @@ describe('authority bounds must be enforceable', () => {
   ])('a stored %s of %j fails closed: 403 bounds_invalid at step %i, never allow, never 500', async (bound, stored, step) => {
     const agent = await createAgent(us, app, { manifest: true });
     const authorityId = await createAuthority(us, app, agent);
-    const [row] = (await db.query('SELECT bounds_json FROM oap.authorities WHERE id = $1', [authorityId])) as Array<{ bounds_json: string }>;
-    await db.query('UPDATE oap.authorities SET bounds_json = $2 WHERE id = $1', [authorityId, JSON.stringify({ ...JSON.parse(row!.bounds_json), [bound]: stored })]);
-    const answers = await Promise.all([0, 1, 2].map(() => requestGrant(us, app, key, grantBody(agent, key, { valid_until: validUntil() }), { now: clock.now() })));
+    const [row] = (await db.query('SELECT bounds_json FROM oap.authorities WHERE id = $1', [authorityId])) as Array<{
+      bounds_json: string;
+    }>;
+    await db.query('UPDATE oap.authorities SET bounds_json = $2 WHERE id = $1', [
+      authorityId,
+      JSON.stringify({ ...JSON.parse(row!.bounds_json), [bound]: stored }),
+    ]);
+    const answers = await Promise.all(
+      [0, 1, 2].map(() => requestGrant(us, app, key, grantBody(agent, key, { valid_until: validUntil() }), { now: clock.now() })),
+    );
     for (const res of answers) {
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ decision: 'deny', cascade_step: step, reason_code: 'bounds_invalid' });

@@ -2,7 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { decodeEvent } from '@svc/contracts';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { createAgent, createApp, createAuthority, dpopProof, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  createAgent,
+  createApp,
+  createAuthority,
+  dpopProof,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * Concurrent grant requests are decided together (group commit): what a caller relies on must hold
@@ -34,26 +44,43 @@ describe('POST /api/v1/grants under concurrency', () => {
   }
 
   async function decidedEvents(authorityId: string): Promise<Array<{ decision: string; grantId: string }>> {
-    const rows: Array<{ payload: Buffer }> = await db.query(`SELECT payload FROM oap.outbox WHERE event_type = 'grant.decided' ORDER BY seq`);
+    const rows: Array<{ payload: Buffer }> = await db.query(
+      `SELECT payload FROM oap.outbox WHERE event_type = 'grant.decided' ORDER BY seq`,
+    );
     return rows.map((row) => decodeEvent('grant.decided', row.payload)).filter((event) => event.authorityId === authorityId);
   }
 
   it('never lets the allowed amounts exceed the aggregate bound, however many requests race', async () => {
     const agentId = await createAgent(us, app, { manifest: true });
-    const authorityId = await createAuthority(us, app, agentId, { value_bounds: { currency: 'EUR', per_action: '100', aggregate: '100.00' } });
+    const authorityId = await createAuthority(us, app, agentId, {
+      value_bounds: { currency: 'EUR', per_action: '100', aggregate: '100.00' },
+    });
     const body = grantBody(agentId, key, { valid_until: validUntil(), value_bounds: { amount_per_action: '12.50', currency: 'EUR' } });
     const results = await Promise.all((await proofs(40)).map((proof) => requestGrant(us, app, key, body, { now: now(), proof })));
     const allowed = results.filter((r) => r.status === 201);
     const denied = results.filter((r) => r.status === 403);
     expect(allowed).toHaveLength(8);
     expect(denied).toHaveLength(32);
-    for (const res of denied) expect(res.body).toMatchObject({ decision: 'deny', cascade_step: 7, denial_category: 'intent_denied', reason_code: 'value_exceeds_aggregate' });
-    const [sum] = await db.query(`SELECT count(*)::int AS n, sum(amount)::text AS total FROM oap.grants WHERE authority_id = $1`, [authorityId]);
+    for (const res of denied)
+      expect(res.body).toMatchObject({
+        decision: 'deny',
+        cascade_step: 7,
+        denial_category: 'intent_denied',
+        reason_code: 'value_exceeds_aggregate',
+      });
+    const [sum] = await db.query(`SELECT count(*)::int AS n, sum(amount)::text AS total FROM oap.grants WHERE authority_id = $1`, [
+      authorityId,
+    ]);
     expect(sum).toEqual({ n: 8, total: '100.00' });
     const [decisions] = await db.query(`SELECT count(*)::int AS n FROM oap.decisions WHERE authority_id = $1`, [authorityId]);
     expect(decisions.n).toBe(40);
     const events = await decidedEvents(authorityId);
-    expect(events.filter((event) => event.decision === 'allow').map((event) => event.grantId).sort()).toEqual(allowed.map((r) => r.body.grant_id as string).sort());
+    expect(
+      events
+        .filter((event) => event.decision === 'allow')
+        .map((event) => event.grantId)
+        .sort(),
+    ).toEqual(allowed.map((r) => r.body.grant_id as string).sort());
     expect(events.filter((event) => event.decision === 'deny')).toHaveLength(32);
   });
 
@@ -63,12 +90,18 @@ describe('POST /api/v1/grants under concurrency', () => {
     const body = grantBody(agentId, key, { valid_until: validUntil() });
     const results = await Promise.all((await proofs(30)).map((proof) => requestGrant(us, app, key, body, { now: now(), proof })));
     expect(results.filter((r) => r.status === 201)).toHaveLength(5);
-    for (const res of results.filter((r) => r.status !== 201)) expect(res.body).toMatchObject({ cascade_step: 8, reason_code: 'time_bucket_exhausted' });
+    for (const res of results.filter((r) => r.status !== 201))
+      expect(res.body).toMatchObject({ cascade_step: 8, reason_code: 'time_bucket_exhausted' });
     const rated = await createAgent(us, app, { manifest: true });
     await createAuthority(us, app, rated, { oap_sequence_bounds: { max_per_minute: 3, max_continuation_depth: 2 } });
-    const rateResults = await Promise.all((await proofs(20)).map((proof) => requestGrant(us, app, key, grantBody(rated, key, { valid_until: validUntil() }), { now: now(), proof })));
+    const rateResults = await Promise.all(
+      (await proofs(20)).map((proof) =>
+        requestGrant(us, app, key, grantBody(rated, key, { valid_until: validUntil() }), { now: now(), proof }),
+      ),
+    );
     expect(rateResults.filter((r) => r.status === 201)).toHaveLength(3);
-    for (const res of rateResults.filter((r) => r.status !== 201)) expect(res.body).toMatchObject({ cascade_step: 13, reason_code: 'sequence_rate_exceeded' });
+    for (const res of rateResults.filter((r) => r.status !== 201))
+      expect(res.body).toMatchObject({ cascade_step: 13, reason_code: 'sequence_rate_exceeded' });
     const [grants] = await db.query(`SELECT count(*)::int AS n FROM oap.grants WHERE authority_id = $1`, [authorityId]);
     expect(grants.n).toBe(5);
   });
@@ -88,14 +121,18 @@ describe('POST /api/v1/grants under concurrency', () => {
     const created = duplicates.filter((r) => r.status === 201);
     expect(duplicates.every((r) => r.status === 201 || r.status === 409)).toBe(true);
     expect(new Set(created.map((r) => r.body.grant_id)).size).toBe(1);
-    for (const conflict of duplicates.filter((r) => r.status === 409)) expect(conflict.body.reason_code).toBe('idempotency_request_in_progress');
+    for (const conflict of duplicates.filter((r) => r.status === 409))
+      expect(conflict.body.reason_code).toBe('idempotency_request_in_progress');
     for (const res of changed) expect([422, 409]).toContain(res.status);
     expect(changed.filter((r) => r.status === 422).every((r) => r.body.reason_code === 'idempotency_key_reused')).toBe(true);
     expect(distinct.map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 201));
     const replay = await requestGrant(us, app, key, body, { now: now(), idempotencyKey: idem });
     expect(replay.status).toBe(201);
     expect(replay.body.grant_id).toBe(created[0]?.body.grant_id ?? replay.body.grant_id);
-    const [grants] = await db.query(`SELECT count(*)::int AS n, count(DISTINCT receipt_jti)::int AS receipts FROM oap.grants WHERE authority_id = $1`, [authorityId]);
+    const [grants] = await db.query(
+      `SELECT count(*)::int AS n, count(DISTINCT receipt_jti)::int AS receipts FROM oap.grants WHERE authority_id = $1`,
+      [authorityId],
+    );
     expect(grants).toEqual({ n: 11, receipts: 11 });
     expect(await decidedEvents(authorityId)).toHaveLength(11);
   });

@@ -54,7 +54,9 @@ describe('DPoP proofs of a standard client signing with alg Ed25519 (RFC 9864)',
 
     const token = granted.body.agent_token as string;
     const url = `${us}/api/v1/grants/${granted.body.grant_id as string}`;
-    const read = await http('GET', url, { headers: { authorization: `DPoP ${token}`, dpop: await generateProof(keyPair, url, 'GET', undefined, token) } });
+    const read = await http('GET', url, {
+      headers: { authorization: `DPoP ${token}`, dpop: await generateProof(keyPair, url, 'GET', undefined, token) },
+    });
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id: granted.body.grant_id, status: 'active' });
   });

@@ -1,6 +1,16 @@
 import { http, waitFor } from '@svc/testing';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * Spec: OAP escalations (approve, deny, counter); issue 17 item 7: the counter proposal of a
@@ -21,9 +31,10 @@ describe('a countered escalation', () => {
   });
   afterAll(() => stack?.close());
 
-  const read = async (id: string) => http<Record<string, unknown>>('GET', `${us}/api/v1/oap/escalations/${id}`, { headers: bearer(app.token) });
+  const read = async (id: string) =>
+    http<Record<string, unknown>>('GET', `${us}/api/v1/oap/escalations/${id}`, { headers: bearer(app.token) });
 
-  it('carries the approver\'s counter proposal to the agent, after the approver counters on the decision surface', async () => {
+  it("carries the approver's counter proposal to the agent, after the approver counters on the decision surface", async () => {
     const agentId = await createAgent(us, app, { manifest: true });
     await createAuthority(us, app, agentId, {
       escalation_bounds: { amount_over: '20.00', actions: ['pay'], quorum_type: 'all', approvers: ['user_1'], approval_ttl_seconds: 3600 },
@@ -37,7 +48,9 @@ describe('a countered escalation', () => {
     expect(pending.body).toMatchObject({ id, status: 'pending', counter_proposal: null });
 
     await waitFor(async () => (await http('GET', `${us}/api/v1/decisions/${token}/state`)).status === 200, 15_000);
-    const moved = await http('POST', `${us}/api/v1/decisions/${token}/transitions`, { json: { action: 'counter', counter_proposal: { amount: '20.00', currency: 'EUR' } } });
+    const moved = await http('POST', `${us}/api/v1/decisions/${token}/transitions`, {
+      json: { action: 'counter', counter_proposal: { amount: '20.00', currency: 'EUR' } },
+    });
     expect(moved.status).toBe(200);
 
     const countered = await waitFor(async () => {

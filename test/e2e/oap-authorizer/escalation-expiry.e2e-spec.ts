@@ -7,7 +7,17 @@ import { ApprovalOutcomesConsumer, EXPIRY_SETTLE_MS, ExpireDueEscalations, Recor
 import { http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 const TTL_SECONDS = 120;
 
@@ -33,13 +43,16 @@ describe('approval expiry of OAP escalations', () => {
 
   async function openEscalation(approvers = ['user_1']): Promise<{ id: string; ttlAt: string }> {
     const agentId = await createAgent(us, app, { manifest: true });
-    await createAuthority(us, app, agentId, { escalation_bounds: { always: true, quorum_type: 'all', approvers, approval_ttl_seconds: TTL_SECONDS } });
+    await createAuthority(us, app, agentId, {
+      escalation_bounds: { always: true, quorum_type: 'all', approvers, approval_ttl_seconds: TTL_SECONDS },
+    });
     const res = await requestGrant(us, app, key, grantBody(agentId, key), { now: clock.now() });
     expect(res.status).toBe(202);
     return { id: res.body.escalation_id as string, ttlAt: res.body.approval_ttl_at as string };
   }
 
-  const escalation = async (id: string): Promise<Record<string, unknown>> => (await http('GET', `${us}/api/v1/oap/escalations/${id}`, { headers: bearer(app.token) })).body;
+  const escalation = async (id: string): Promise<Record<string, unknown>> =>
+    (await http('GET', `${us}/api/v1/oap/escalations/${id}`, { headers: bearer(app.token) })).body;
   const sweep = (): Promise<number> => stack.process.us.app.get(ExpireDueEscalations).execute();
 
   async function voteError(id: string): Promise<unknown> {
@@ -52,8 +65,18 @@ describe('approval expiry of OAP escalations', () => {
   }
 
   function approvalEvent(id: string, decidedAt: Date): Parameters<ApprovalOutcomesConsumer['handle']>[0] {
-    const meta = create(EventMetaSchema, { eventId: randomUUID(), eventType: 'approval.granted', schemaVersion: 1, region: 'us', applicationId: app.id, occurredAt: timestampFromDate(decidedAt) });
-    const data = toBinary(ApprovalDecidedSchema, create(ApprovalDecidedSchema, { meta, reference: id, outcome: 'approved', quorumType: 'all', required: 1, approvals: 1 }));
+    const meta = create(EventMetaSchema, {
+      eventId: randomUUID(),
+      eventType: 'approval.granted',
+      schemaVersion: 1,
+      region: 'us',
+      applicationId: app.id,
+      occurredAt: timestampFromDate(decidedAt),
+    });
+    const data = toBinary(
+      ApprovalDecidedSchema,
+      create(ApprovalDecidedSchema, { meta, reference: id, outcome: 'approved', quorumType: 'all', required: 1, approvals: 1 }),
+    );
     return { id: meta.eventId, subject: '', eventType: 'approval.granted', data, deliveryCount: 1 };
   }
 
@@ -63,7 +86,10 @@ describe('approval expiry of OAP escalations', () => {
 
     // The decisions surface opened the approval session with the very same deadline.
     const session = await waitFor(async () => {
-      const rows: Array<{ deadline: Date; status: string }> = await db.query(`SELECT deadline, status FROM gateway.decision_sessions WHERE reference = $1`, [id]);
+      const rows: Array<{ deadline: Date; status: string }> = await db.query(
+        `SELECT deadline, status FROM gateway.decision_sessions WHERE reference = $1`,
+        [id],
+      );
       return rows[0];
     });
     expect(session.deadline.toISOString()).toBe(ttlAt);
@@ -81,8 +107,12 @@ describe('approval expiry of OAP escalations', () => {
     const rows: Array<{ payload: Buffer }> = await db.query(`SELECT payload FROM oap.outbox WHERE event_type = 'oap.approval_expired'`);
     const published = rows.map((r) => decodeEvent('oap.approval_expired', new Uint8Array(r.payload))).find((e) => e.escalationId === id);
     expect(published).toMatchObject({ escalationId: id, approvalTtlAt: ttlAt, meta: { applicationId: app.id } });
-    const resolved: Array<{ payload: Buffer }> = await db.query(`SELECT payload FROM oap.outbox WHERE event_type = 'oap.escalation_resolved'`);
-    expect(resolved.map((r) => decodeEvent('oap.escalation_resolved', new Uint8Array(r.payload))).find((e) => e.escalationId === id)).toMatchObject({ outcome: 'expired' });
+    const resolved: Array<{ payload: Buffer }> = await db.query(
+      `SELECT payload FROM oap.outbox WHERE event_type = 'oap.escalation_resolved'`,
+    );
+    expect(
+      resolved.map((r) => decodeEvent('oap.escalation_resolved', new Uint8Array(r.payload))).find((e) => e.escalationId === id),
+    ).toMatchObject({ outcome: 'expired' });
 
     expect(await voteError(id)).toEqual({ code: 'escalation_closed', detail: { status: 'expired' } });
     await stack.process.us.app.get(ApprovalOutcomesConsumer).handle(approvalEvent(id, clock.now()));

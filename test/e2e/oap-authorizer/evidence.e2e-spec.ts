@@ -3,7 +3,17 @@ import { createServer, type Server } from 'node:http';
 import { freePort, http } from '@svc/testing';
 import { SignJWT, exportJWK } from 'jose';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { createAgent, createApp, createAuthority, dpopProof, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  createAgent,
+  createApp,
+  createAuthority,
+  dpopProof,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 const FORMAT = 'urn:svc:agent_attestation:vendor-jwt-v1';
 
@@ -25,10 +35,32 @@ describe('agent credentials and attestations against deploy-managed trust lists'
     return new SignJWT(claims).setProtectedHeader({ alg, kid, typ: 'JWT' }).sign(privateKey);
   }
   const credential = (overrides: Record<string, unknown> = {}, signer = idpKey.privateKey, kid = 'k1') =>
-    jwt(signer, kid, { iss: 'https://idp.example', sub: agentId, aud: [us], iat: T(), exp: T() + 600, jti: randomUUID(), agent_type: 'assistant', agent_model: 'm-1', ...overrides });
+    jwt(signer, kid, {
+      iss: 'https://idp.example',
+      sub: agentId,
+      aud: [us],
+      iat: T(),
+      exp: T() + 600,
+      jti: randomUUID(),
+      agent_type: 'assistant',
+      agent_model: 'm-1',
+      ...overrides,
+    });
   const attestation = (overrides: Record<string, unknown> = {}, signer = vendorKey.privateKey, kid = 'v1') =>
-    jwt(signer, kid, { iss: 'https://vendor.example', sub: agentId, aud: us, iat: T(), exp: T() + 600, jti: randomUUID(), agent_model: 'm-1', ...overrides });
-  const grant = (body: Record<string, unknown>) => requestGrant(us, app, key, grantBody(agentId, key, { agent_metadata: { agent_type: 'assistant', agent_model: 'm-1' }, ...body }), { now: clock.now() });
+    jwt(signer, kid, {
+      iss: 'https://vendor.example',
+      sub: agentId,
+      aud: us,
+      iat: T(),
+      exp: T() + 600,
+      jti: randomUUID(),
+      agent_model: 'm-1',
+      ...overrides,
+    });
+  const grant = (body: Record<string, unknown>) =>
+    requestGrant(us, app, key, grantBody(agentId, key, { agent_metadata: { agent_type: 'assistant', agent_model: 'm-1' }, ...body }), {
+      now: clock.now(),
+    });
 
   beforeAll(async () => {
     const port = await freePort();
@@ -40,7 +72,8 @@ describe('agent credentials and attestations against deploy-managed trust lists'
     ];
     jwksServer = createServer((req, res) => {
       if (req.url === '/idp') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [idpJwk] }));
-      if (req.url === '/vendor') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: vendorJwks }));
+      if (req.url === '/vendor')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: vendorJwks }));
       if (req.url === '/bad') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": "nope"');
       return res.writeHead(500).end();
     });
@@ -68,7 +101,12 @@ describe('agent credentials and attestations against deploy-managed trust lists'
     await new Promise((resolve) => jwksServer?.close(resolve));
   });
 
-  async function expectError(res: { status: number; body: Record<string, unknown> }, status: number, code: string, detail?: Record<string, unknown>) {
+  async function expectError(
+    res: { status: number; body: Record<string, unknown> },
+    status: number,
+    code: string,
+    detail?: Record<string, unknown>,
+  ) {
     expect({ status: res.status, code: res.body.reason_code }).toEqual({ status, code });
     if (detail) expect(res.body.detail).toMatchObject(detail);
   }
@@ -80,31 +118,76 @@ describe('agent credentials and attestations against deploy-managed trust lists'
 
     it('agent_credential_malformed: unparseable, missing claims, over 16 KB', async () => {
       await expectError(await grant({ agent_credential: 'a.b.c' }), 400, 'agent_credential_malformed');
-      await expectError(await grant({ agent_credential: await credential({ jti: undefined }) }), 400, 'agent_credential_malformed', { missing_claims: ['jti'] });
+      await expectError(await grant({ agent_credential: await credential({ jti: undefined }) }), 400, 'agent_credential_malformed', {
+        missing_claims: ['jti'],
+      });
       await expectError(await grant({ agent_credential: `${'a'.repeat(16 * 1024)}.b.c` }), 400, 'agent_credential_malformed');
     });
 
     it('untrusted_agent_credential_issuer: unknown iss, kid not allowed, issuer of another region', async () => {
-      await expectError(await grant({ agent_credential: await credential({ iss: 'https://evil.example' }) }), 400, 'untrusted_agent_credential_issuer');
-      await expectError(await grant({ agent_credential: await credential({}, idpKey.privateKey, 'k9') }), 400, 'untrusted_agent_credential_issuer');
-      await expectError(await grant({ agent_credential: await credential({ iss: 'https://idp-eu.example' }) }), 400, 'untrusted_agent_credential_issuer');
+      await expectError(
+        await grant({ agent_credential: await credential({ iss: 'https://evil.example' }) }),
+        400,
+        'untrusted_agent_credential_issuer',
+      );
+      await expectError(
+        await grant({ agent_credential: await credential({}, idpKey.privateKey, 'k9') }),
+        400,
+        'untrusted_agent_credential_issuer',
+      );
+      await expectError(
+        await grant({ agent_credential: await credential({ iss: 'https://idp-eu.example' }) }),
+        400,
+        'untrusted_agent_credential_issuer',
+      );
     });
 
     it('agent_credential_signature_invalid with detail.reason for each JWKS failure, and a wrong key', async () => {
-      await expectError(await grant({ agent_credential: await credential({ iss: 'https://idp-down.example' }) }), 400, 'agent_credential_signature_invalid', { reason: 'jwks_unreachable' });
-      await expectError(await grant({ agent_credential: await credential({ iss: 'https://idp-500.example' }) }), 400, 'agent_credential_signature_invalid', { reason: 'jwks_fetch_failed' });
-      await expectError(await grant({ agent_credential: await credential({ iss: 'https://idp-bad.example' }) }), 400, 'agent_credential_signature_invalid', { reason: 'jwks_malformed' });
-      await expectError(await grant({ agent_credential: await credential({}, rogueKey.privateKey) }), 400, 'agent_credential_signature_invalid');
+      await expectError(
+        await grant({ agent_credential: await credential({ iss: 'https://idp-down.example' }) }),
+        400,
+        'agent_credential_signature_invalid',
+        { reason: 'jwks_unreachable' },
+      );
+      await expectError(
+        await grant({ agent_credential: await credential({ iss: 'https://idp-500.example' }) }),
+        400,
+        'agent_credential_signature_invalid',
+        { reason: 'jwks_fetch_failed' },
+      );
+      await expectError(
+        await grant({ agent_credential: await credential({ iss: 'https://idp-bad.example' }) }),
+        400,
+        'agent_credential_signature_invalid',
+        { reason: 'jwks_malformed' },
+      );
+      await expectError(
+        await grant({ agent_credential: await credential({}, rogueKey.privateKey) }),
+        400,
+        'agent_credential_signature_invalid',
+      );
     });
 
     it('agent_credential_expired outside iat ≤ now < exp (±60 s)', async () => {
-      await expectError(await grant({ agent_credential: await credential({ iat: T() - 700, exp: T() - 61 }) }), 400, 'agent_credential_expired');
-      await expectError(await grant({ agent_credential: await credential({ iat: T() + 120, exp: T() + 600 }) }), 400, 'agent_credential_expired');
+      await expectError(
+        await grant({ agent_credential: await credential({ iat: T() - 700, exp: T() - 61 }) }),
+        400,
+        'agent_credential_expired',
+      );
+      await expectError(
+        await grant({ agent_credential: await credential({ iat: T() + 120, exp: T() + 600 }) }),
+        400,
+        'agent_credential_expired',
+      );
       expect((await grant({ agent_credential: await credential({ iat: T() + 30 }) })).status).toBe(201);
     });
 
     it('agent_credential_audience_mismatch', async () => {
-      await expectError(await grant({ agent_credential: await credential({ aud: 'https://elsewhere.example' }) }), 400, 'agent_credential_audience_mismatch');
+      await expectError(
+        await grant({ agent_credential: await credential({ aud: 'https://elsewhere.example' }) }),
+        400,
+        'agent_credential_audience_mismatch',
+      );
     });
 
     it('agent_credential_replayed (409) for the same (iss, jti)', async () => {
@@ -114,7 +197,12 @@ describe('agent credentials and attestations against deploy-managed trust lists'
     });
 
     it('agent_metadata_mismatch lists disagreeing_fields; agent_type_outside_taxonomy from the token', async () => {
-      await expectError(await grant({ agent_credential: await credential({ agent_model: 'm-2', agent_type: 'coding' }) }), 400, 'agent_metadata_mismatch', { disagreeing_fields: ['agent_type', 'agent_model'] });
+      await expectError(
+        await grant({ agent_credential: await credential({ agent_model: 'm-2', agent_type: 'coding' }) }),
+        400,
+        'agent_metadata_mismatch',
+        { disagreeing_fields: ['agent_type', 'agent_model'] },
+      );
       await expectError(await grant({ agent_credential: await credential({ agent_type: 'robot' }) }), 400, 'agent_type_outside_taxonomy');
     });
   });
@@ -138,7 +226,9 @@ describe('agent credentials and attestations against deploy-managed trust lists'
       expect((await http('GET', `${us}/.well-known/oap-attestation?jti=${jti}&digest=${'0'.repeat(64)}`)).status).toBe(409);
       const unknown = await http('GET', `${us}/.well-known/oap-attestation?jti=${randomUUID()}&digest=${digest}`);
       const plain = await grant({});
-      const plainJti = (JSON.parse(Buffer.from((plain.body.grant_attestation as string).split('.')[1]!, 'base64url').toString()) as { jti: string }).jti;
+      const plainJti = (
+        JSON.parse(Buffer.from((plain.body.grant_attestation as string).split('.')[1]!, 'base64url').toString()) as { jti: string }
+      ).jti;
       const noOverlay = await http('GET', `${us}/.well-known/oap-attestation?jti=${plainJti}&digest=${digest}`);
       expect([unknown.status, noOverlay.status]).toEqual([404, 404]);
       expect(noOverlay.text).toBe(unknown.text);
@@ -148,24 +238,76 @@ describe('agent credentials and attestations against deploy-managed trust lists'
     it('omits the overlay once the attestation has expired (within the skew)', async () => {
       const res = await grant({ agent_attestation: { format: FORMAT, token: await attestation({ iat: T() - 600, exp: T() - 30 }) } });
       expect(res.status).toBe(201);
-      const claims = JSON.parse(Buffer.from((res.body.grant_attestation as string).split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+      const claims = JSON.parse(Buffer.from((res.body.grant_attestation as string).split('.')[1]!, 'base64url').toString()) as Record<
+        string,
+        unknown
+      >;
       expect(claims).not.toHaveProperty('agent_attestation');
     });
 
     it('every attestation reason code with its status', async () => {
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation(), extra: 1 } }), 400, 'agent_attestation_malformed');
-      await expectError(await grant({ agent_attestation: { format: 'urn:other', token: await attestation() } }), 400, 'agent_attestation_malformed');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({ aud: undefined }) } }), 400, 'agent_attestation_malformed');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: 'x'.repeat(16 * 1024 + 1) } }), 400, 'agent_attestation_malformed');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({ iss: 'https://evil.example' }) } }), 400, 'agent_attestation_untrusted_provider');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({}, vendorKey.privateKey, 'v7') } }), 400, 'agent_attestation_untrusted_provider');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({}, vendorKey.privateKey, 'v2') } }), 400, 'agent_attestation_kid_revoked');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({}, rogueKey.privateKey) } }), 400, 'agent_attestation_signature_invalid');
-      const hs = await new SignJWT({ iss: 'https://vendor.example', aud: us, iat: T(), exp: T() + 60, jti: randomUUID() }).setProtectedHeader({ alg: 'HS256', kid: 'v1' }).sign(Buffer.alloc(32, 1));
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: hs } }), 400, 'agent_attestation_signature_invalid', { reason: 'unsupported_alg' });
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({ iat: T() - 900, exp: T() - 120 }) } }), 400, 'agent_attestation_expired');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({ aud: 'https://elsewhere.example' }) } }), 400, 'agent_attestation_audience_mismatch');
-      await expectError(await grant({ agent_attestation: { format: FORMAT, token: await attestation({ sub: 'agent_us_bbbbbbbbbbbbbbbbbbbb' }) } }), 400, 'agent_attestation_identity_mismatch', { disagreeing_fields: ['sub'] });
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation(), extra: 1 } }),
+        400,
+        'agent_attestation_malformed',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: 'urn:other', token: await attestation() } }),
+        400,
+        'agent_attestation_malformed',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({ aud: undefined }) } }),
+        400,
+        'agent_attestation_malformed',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: 'x'.repeat(16 * 1024 + 1) } }),
+        400,
+        'agent_attestation_malformed',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({ iss: 'https://evil.example' }) } }),
+        400,
+        'agent_attestation_untrusted_provider',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({}, vendorKey.privateKey, 'v7') } }),
+        400,
+        'agent_attestation_untrusted_provider',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({}, vendorKey.privateKey, 'v2') } }),
+        400,
+        'agent_attestation_kid_revoked',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({}, rogueKey.privateKey) } }),
+        400,
+        'agent_attestation_signature_invalid',
+      );
+      const hs = await new SignJWT({ iss: 'https://vendor.example', aud: us, iat: T(), exp: T() + 60, jti: randomUUID() })
+        .setProtectedHeader({ alg: 'HS256', kid: 'v1' })
+        .sign(Buffer.alloc(32, 1));
+      await expectError(await grant({ agent_attestation: { format: FORMAT, token: hs } }), 400, 'agent_attestation_signature_invalid', {
+        reason: 'unsupported_alg',
+      });
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({ iat: T() - 900, exp: T() - 120 }) } }),
+        400,
+        'agent_attestation_expired',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({ aud: 'https://elsewhere.example' }) } }),
+        400,
+        'agent_attestation_audience_mismatch',
+      );
+      await expectError(
+        await grant({ agent_attestation: { format: FORMAT, token: await attestation({ sub: 'agent_us_bbbbbbbbbbbbbbbbbbbb' }) } }),
+        400,
+        'agent_attestation_identity_mismatch',
+        { disagreeing_fields: ['sub'] },
+      );
       const token = await attestation();
       expect((await grant({ agent_attestation: { format: FORMAT, token } })).status).toBe(201);
       await expectError(await grant({ agent_attestation: { format: FORMAT, token } }), 409, 'agent_attestation_replayed');
@@ -177,7 +319,14 @@ describe('agent credentials and attestations against deploy-managed trust lists'
       const agentToken = created.body.agent_token as string;
       const url = `${us}/api/v1/grants/${grantId}/attestation`;
       const call = async (body: unknown, idem: string, k = key) =>
-        http('POST', url, { headers: { authorization: `DPoP ${agentToken}`, dpop: await dpopProof(k, 'POST', url, { now: clock.now(), accessToken: agentToken }), 'idempotency-key': idem }, json: body });
+        http('POST', url, {
+          headers: {
+            authorization: `DPoP ${agentToken}`,
+            dpop: await dpopProof(k, 'POST', url, { now: clock.now(), accessToken: agentToken }),
+            'idempotency-key': idem,
+          },
+          json: body,
+        });
       const idem = randomUUID();
       const fresh = { agent_attestation: { format: FORMAT, token: await attestation() } };
       const refreshed = await call(fresh, idem);
@@ -186,18 +335,31 @@ describe('agent credentials and attestations against deploy-managed trust lists'
       expect(refreshed.body.grant_attestation).not.toBe(created.body.grant_attestation);
       expect((await call(fresh, idem)).body).toEqual(refreshed.body);
       await expectError(await call(fresh, 'not-a-uuid'), 400, 'idempotency_key_invalid');
-      await expectError(await call({ agent_attestation: { format: FORMAT, token: await attestation({ agent_model: 'm-9' }) } }, randomUUID()), 400, 'agent_attestation_identity_mismatch', { disagreeing_fields: ['agent_model'] });
+      await expectError(
+        await call({ agent_attestation: { format: FORMAT, token: await attestation({ agent_model: 'm-9' }) } }, randomUUID()),
+        400,
+        'agent_attestation_identity_mismatch',
+        { disagreeing_fields: ['agent_model'] },
+      );
       await expectError(await call(fresh, randomUUID(), await newAgentKey()), 401, 'agent_token_grant_mismatch');
-      const foreign = await http('POST', `${us}/api/v1/grants/ath_eu_aaaaaaaaaaaaaaaaaaaaaaaa/attestation`, { headers: { 'idempotency-key': randomUUID() }, json: fresh });
+      const foreign = await http('POST', `${us}/api/v1/grants/ath_eu_aaaaaaaaaaaaaaaaaaaaaaaa/attestation`, {
+        headers: { 'idempotency-key': randomUUID() },
+        json: fresh,
+      });
       expect(foreign.status).toBe(421);
     });
 
     it('answers 410 past the 90-day retention', async () => {
       const token = await attestation();
       const res = await grant({ agent_attestation: { format: FORMAT, token } });
-      const jti = (JSON.parse(Buffer.from((res.body.grant_attestation as string).split('.')[1]!, 'base64url').toString()) as { jti: string }).jti;
+      const jti = (
+        JSON.parse(Buffer.from((res.body.grant_attestation as string).split('.')[1]!, 'base64url').toString()) as { jti: string }
+      ).jti;
       clock.advance(91 * 24 * 3600_000);
-      const gone = await http('GET', `${us}/.well-known/oap-attestation?jti=${jti}&digest=${createHash('sha256').update(token).digest('hex')}`);
+      const gone = await http(
+        'GET',
+        `${us}/.well-known/oap-attestation?jti=${jti}&digest=${createHash('sha256').update(token).digest('hex')}`,
+      );
       expect(gone.status).toBe(410);
       expect(gone.body.reason_code).toBe('attestation_gone');
     });

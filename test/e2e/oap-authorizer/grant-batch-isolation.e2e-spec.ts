@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { RequestGrant } from '@svc/oap-authorizer';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { createAgent, createApp, createAuthority, dpopProof, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  createAgent,
+  createApp,
+  createAuthority,
+  dpopProof,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * Grant requests of all applications share group commits. A request whose value Postgres refuses
@@ -51,10 +61,21 @@ describe('POST /api/v1/grants: one poisoned request in a group commit', () => {
     const validStatuses: number[] = [];
     const poisonOutcomes: Array<'rejected' | 'fulfilled'> = [];
     for (let round = 0; round < 5; round += 1) {
-      const proofs = await Promise.all(victims.flatMap(() => [0, 1, 2, 3].map(() => dpopProof(key, 'POST', `${us}/api/v1/grants`, { now: clock.now() }))));
-      const valid = victims.flatMap((victim, v) => [0, 1, 2, 3].map((i) => requestGrant(us, victim.app, key, grantBody(victim.agentId, key, { valid_until: validUntil() }), { now: clock.now(), proof: proofs[v * 4 + i] })));
+      const proofs = await Promise.all(
+        victims.flatMap(() => [0, 1, 2, 3].map(() => dpopProof(key, 'POST', `${us}/api/v1/grants`, { now: clock.now() }))),
+      );
+      const valid = victims.flatMap((victim, v) =>
+        [0, 1, 2, 3].map((i) =>
+          requestGrant(us, victim.app, key, grantBody(victim.agentId, key, { valid_until: validUntil() }), {
+            now: clock.now(),
+            proof: proofs[v * 4 + i],
+          }),
+        ),
+      );
       // Poisoned requests keep arriving while the valid ones are decided, on both writers.
-      const poisoned = Array.from({ length: 12 }, (_, index) => new Promise((resolve) => setTimeout(resolve, index * 3)).then(() => poison(round, index)));
+      const poisoned = Array.from({ length: 12 }, (_, index) =>
+        new Promise((resolve) => setTimeout(resolve, index * 3)).then(() => poison(round, index)),
+      );
       const [answers, attacks] = await Promise.all([Promise.all(valid), Promise.allSettled(poisoned)]);
       validStatuses.push(...answers.map((answer) => answer.status));
       poisonOutcomes.push(...attacks.map((attack) => attack.status));

@@ -10,7 +10,12 @@ import { bearer, createAgent, createAuthority, grantBody, newAgentKey, requestGr
 
 interface EngineCall {
   headers: IncomingMessage['headers'];
-  body: { subject: { type: string; id: string; properties?: Record<string, unknown> }; action: { name: string }; resource: { type: string; id: string; properties?: Record<string, unknown> }; context?: Record<string, unknown> };
+  body: {
+    subject: { type: string; id: string; properties?: Record<string, unknown> };
+    action: { name: string };
+    resource: { type: string; id: string; properties?: Record<string, unknown> };
+    context?: Record<string, unknown>;
+  };
 }
 
 /**
@@ -18,7 +23,9 @@ interface EngineCall {
  * answers `{decision}` — it permits `pay` up to 50.00 and nothing else, and requires its own bearer
  * token. `mode.delayMs` makes it slow (to pass the configured timeout), `mode.status` makes it fail.
  */
-function startEngine(secret: string): Promise<{ url: string; calls: EngineCall[]; mode: { delayMs?: number; status?: number }; close(): Promise<void> }> {
+function startEngine(
+  secret: string,
+): Promise<{ url: string; calls: EngineCall[]; mode: { delayMs?: number; status?: number }; close(): Promise<void> }> {
   const calls: EngineCall[] = [];
   const mode: { delayMs?: number; status?: number } = {};
   const server: Server = createServer((req, res) => {
@@ -88,24 +95,35 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
   let db: DataSource;
 
   const engineUrl = () => `${us}/api/v1/oap/attestations/policy_engine`;
-  const attestations = async (): Promise<number> => Number(((await db.query(`SELECT count(*) AS n FROM oversight.attestations`)) as Array<{ n: string }>)[0]!.n);
+  const attestations = async (): Promise<number> =>
+    Number(((await db.query(`SELECT count(*) AS n FROM oversight.attestations`)) as Array<{ n: string }>)[0]!.n);
 
   beforeAll(async () => {
     stack = await startRegions('oap_hybrid', { clock, regions: ['us'] });
     us = stack.url.us;
     db = stack.process.us.app.get(DataSource);
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'hybrid', environment: 'development', mode: 'hybrid' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'hybrid', environment: 'development', mode: 'hybrid' }));
     app = { id: created.application.id, token: created.apiToken };
-    const second = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'other', environment: 'development', mode: 'hybrid' }));
+    const second = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'other', environment: 'development', mode: 'hybrid' }));
     other = { id: second.application.id, token: second.apiToken };
     key = await newAgentKey();
     engine = await startEngine(secret);
-    const attester = await http<{ trusted_attester: { id: string; token: string } }>('POST', `${us}/api/v1/trusted_attesters`, { headers: bearer(app.token), json: { name: 'customer engine' } });
+    const attester = await http<{ trusted_attester: { id: string; token: string } }>('POST', `${us}/api/v1/trusted_attesters`, {
+      headers: bearer(app.token),
+      json: { name: 'customer engine' },
+    });
     expect(attester.status).toBe(201);
     attesterId = attester.body.trusted_attester.id;
     attesterToken = attester.body.trusted_attester.token;
     // The autonomous class goes to the customer's engine; every other class stays with the cascade.
-    const route = await http('PUT', `${us}/api/v1/oap/attestations/agent_class_routes`, { headers: bearer(app.token), json: { agent_class: 'autonomous', route: 'oversight' } });
+    const route = await http('PUT', `${us}/api/v1/oap/attestations/agent_class_routes`, {
+      headers: bearer(app.token),
+      json: { agent_class: 'autonomous', route: 'oversight' },
+    });
     expect(route.status).toBe(200);
     autonomousAgent = await createAgent(us, app, { manifest: true, metadata: { agent_type: 'autonomous' } });
     assistantAgent = await createAgent(us, app, { manifest: true, metadata: { agent_type: 'assistant' } });
@@ -117,11 +135,17 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
   });
 
   const ask = (agentId: string, amount: string, options: { idempotencyKey?: string } = {}): Promise<HttpResult> =>
-    requestGrant(us, app, key, grantBody(agentId, key, { value_bounds: { amount_per_action: amount, currency: 'EUR' } }), { now: clock.now(), ...options });
+    requestGrant(us, app, key, grantBody(agentId, key, { value_bounds: { amount_per_action: amount, currency: 'EUR' } }), {
+      now: clock.now(),
+      ...options,
+    });
 
   describe('configuring the engine (PUT/GET/DELETE /api/v1/oap/attestations/policy_engine)', () => {
     it('stores the engine with its credential encrypted and never shows the credential back', async () => {
-      const put = await http('PUT', engineUrl(), { headers: bearer(app.token), json: { url: engine.url, attester_id: attesterId, credential_type: 'bearer', credential: secret, timeout_ms: 300 } });
+      const put = await http('PUT', engineUrl(), {
+        headers: bearer(app.token),
+        json: { url: engine.url, attester_id: attesterId, credential_type: 'bearer', credential: secret, timeout_ms: 300 },
+      });
       expect(put.status).toBe(200);
       expect(put.body).toEqual({
         policy_engine: {
@@ -141,7 +165,10 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
       expect(put.text).not.toContain(secret);
       const read = await http('GET', engineUrl(), { headers: bearer(app.token) });
       expect(read.body).toEqual(put.body);
-      const rows: Array<{ credential_enc: Buffer }> = await db.query(`SELECT credential_enc FROM oversight.policy_engines WHERE application_id = $1`, [app.id]);
+      const rows: Array<{ credential_enc: Buffer }> = await db.query(
+        `SELECT credential_enc FROM oversight.policy_engines WHERE application_id = $1`,
+        [app.id],
+      );
       expect(rows[0]!.credential_enc.toString('latin1')).not.toContain(secret);
       expect((await http('GET', engineUrl(), { headers: bearer(other.token) })).status).toBe(404);
     });
@@ -153,17 +180,25 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
       ['bearer without credential (a missing field: 400)', { credential_type: 'bearer' }, 400, 'credential'],
       ['a credential without a type', { credential: 'x' }, 422, 'credential'],
       ['header type without header name (a missing field: 400)', { credential_type: 'header', credential: 'x' }, 400, 'credential_header'],
-      ['a reserved header name', { credential_type: 'header', credential: 'x', credential_header: 'content-type' }, 422, 'credential_header'],
+      [
+        'a reserved header name',
+        { credential_type: 'header', credential: 'x', credential_header: 'content-type' },
+        422,
+        'credential_header',
+      ],
       ['a timeout below 100 ms', { timeout_ms: 50 }, 422, 'timeout_ms'],
       ['an unknown attester', { attester_id: 'tatr_us_unknown' }, 422, 'attester_id'],
       ['an unknown field', { weight: 1 }, 400, 'weight'],
     ])('refuses %s, naming the field', async (_case, override, status, field) => {
-      const res = await http('PUT', engineUrl(), { headers: bearer(other.token), json: { url: engine.url, attester_id: attesterId, ...override } });
+      const res = await http('PUT', engineUrl(), {
+        headers: bearer(other.token),
+        json: { url: engine.url, attester_id: attesterId, ...override },
+      });
       expect(res.status).toBe(status);
       expect(res.body).toMatchObject({ detail: { field } });
     });
 
-    it('refuses another application\'s attester and answers 401 without an API token', async () => {
+    it("refuses another application's attester and answers 401 without an API token", async () => {
       const res = await http('PUT', engineUrl(), { headers: bearer(other.token), json: { url: engine.url, attester_id: attesterId } });
       expect(res.body).toMatchObject({ reason_code: 'policy_engine_attester_invalid', detail: { field: 'attester_id' } });
       expect((await http('GET', engineUrl())).status).toBe(401);
@@ -201,10 +236,18 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
         resource: { properties: { scopes: ['payments:write'], value: { amount: '25.50', currency: 'EUR' } } },
       });
       const claims = await verifiedClaims(us, res.body.witness_receipt as string);
-      expect(claims).toMatchObject({ iss_role: 'witness', decision: 'allow', sub: res.body.attestation_id, policy_ref: `authzen:${engine.url}`, attestation_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+      expect(claims).toMatchObject({
+        iss_role: 'witness',
+        decision: 'allow',
+        sub: res.body.attestation_id,
+        policy_ref: `authzen:${engine.url}`,
+        attestation_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      });
       expect(claims.jti).toMatch(/^wrec_/);
       // The engine's own view of the attestation: witnessed in the name of its trusted attester.
-      const read = await http('GET', `${us}/api/v1/oap/attestations/${res.body.attestation_id as string}`, { headers: bearer(attesterToken) });
+      const read = await http('GET', `${us}/api/v1/oap/attestations/${res.body.attestation_id as string}`, {
+        headers: bearer(attesterToken),
+      });
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ attestation: { agent_class: 'autonomous', action_class: 'pay', decision: 'allow' } });
     });
@@ -221,7 +264,11 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
         attestation_id: expect.stringMatching(/^att_us_/),
         witness_receipt: expect.any(String),
       });
-      expect(await verifiedClaims(us, res.body.witness_receipt as string)).toMatchObject({ iss_role: 'witness', decision: 'deny', sub: res.body.attestation_id });
+      expect(await verifiedClaims(us, res.body.witness_receipt as string)).toMatchObject({
+        iss_role: 'witness',
+        decision: 'deny',
+        sub: res.body.attestation_id,
+      });
     });
 
     it('engine timeout: fails closed (403 policy_engine_unavailable, reason timeout) within the timeout, nothing witnessed', async () => {
@@ -254,7 +301,11 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
       const res = await ask(autonomousAgent, '10.00');
       engine.mode.status = undefined;
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ reason_code: 'policy_engine_unavailable', detail: { reason: 'invalid_response' }, denial_category: 'oversight_denied' });
+      expect(res.body).toMatchObject({
+        reason_code: 'policy_engine_unavailable',
+        detail: { reason: 'invalid_response' },
+        denial_category: 'oversight_denied',
+      });
     });
 
     it('replays the stored answer for the same Idempotency-Key without asking the engine again', async () => {
@@ -272,7 +323,12 @@ describe('hybrid application: POST /api/v1/grants routed by agent class, oversig
       expect((await http('DELETE', engineUrl(), { headers: bearer(app.token) })).status).toBe(204);
       const res = await ask(autonomousAgent, '10.00');
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ reason_code: 'policy_engine_not_configured', detail: { reason: 'no_engine' }, decision: 'deny', denial_category: 'oversight_denied' });
+      expect(res.body).toMatchObject({
+        reason_code: 'policy_engine_not_configured',
+        detail: { reason: 'no_engine' },
+        decision: 'deny',
+        denial_category: 'oversight_denied',
+      });
       expect((await http('DELETE', engineUrl(), { headers: bearer(app.token) })).status).toBe(404);
     });
   });

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { http } from '@svc/testing';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * Every id field of a request body or query is checked against the identifier registry at the
@@ -35,7 +45,9 @@ describe('id fields of requests are checked at the edge', () => {
     ['agent_id', 'agent_zz_aaaaaaaaaaaaaaaaaaaa'],
     ['authority_id', 'auth_us_aaaa'],
   ])('POST /api/v1/grants refuses %s %j with 422 naming the field', async (field, value) => {
-    const res = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: validUntil(), [field]: value }), { now: clock.now() });
+    const res = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: validUntil(), [field]: value }), {
+      now: clock.now(),
+    });
     expect(res.status).toBe(422);
     expect(res.body).toMatchObject(refusedNaming(field));
   });
@@ -54,7 +66,10 @@ describe('id fields of requests are checked at the edge', () => {
       json: { agent_id: 'agent_1', principal_id: 'user_1', scope_bounds: { allowed: ['payments:*'] }, valid_until: '2027-01-01T00:00:00Z' },
     });
     expect([authority.status, authority.body]).toEqual([422, expect.objectContaining(refusedNaming('agent_id'))]);
-    const revocation = await http('POST', `${us}/api/v1/oap/revocations`, { headers: { ...bearer(app.token), 'idempotency-key': randomUUID() }, json: { grant_id: 'ath_us_1' } });
+    const revocation = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers: { ...bearer(app.token), 'idempotency-key': randomUUID() },
+      json: { grant_id: 'ath_us_1' },
+    });
     expect([revocation.status, revocation.body]).toEqual([422, expect.objectContaining(refusedNaming('grant_id'))]);
   });
 
@@ -81,7 +96,10 @@ describe('id fields of requests are checked at the edge', () => {
     expect([suspend.status, suspend.body]).toEqual([422, expect.objectContaining(refusedNaming('authority_id'))]);
     const agent = await http('GET', `${us}/api/v1/agents/agent_us_short`, { headers: bearer(app.token) });
     expect([agent.status, agent.body]).toEqual([422, expect.objectContaining(refusedNaming('agent_id'))]);
-    const refresh = await http('POST', `${us}/api/v1/grants/ath_us_short/attestation`, { headers: { 'idempotency-key': randomUUID() }, json: { agent_attestation: {} } });
+    const refresh = await http('POST', `${us}/api/v1/grants/ath_us_short/attestation`, {
+      headers: { 'idempotency-key': randomUUID() },
+      json: { agent_attestation: {} },
+    });
     expect([refresh.status, refresh.body]).toEqual([422, expect.objectContaining(refusedNaming('grant_id'))]);
     const known = await http('GET', `${us}/api/v1/agents/${agentId}`, { headers: bearer(app.token) });
     expect(known.status).toBe(200);
@@ -89,11 +107,17 @@ describe('id fields of requests are checked at the edge', () => {
 
   it('publishes the id patterns in the OpenAPI document', async () => {
     const document = await http('GET', `${us}/.well-known/openapi`);
-    const schemas = (document.body.components as { schemas: unknown }).schemas as Record<string, { properties: Record<string, { pattern?: string }> }>;
+    const schemas = (document.body.components as { schemas: unknown }).schemas as Record<
+      string,
+      { properties: Record<string, { pattern?: string }> }
+    >;
     expect(schemas.GrantRequestBody!.properties.agent_id!.pattern).toBe('^agent_(us|eu|ap|dev)_[a-z2-7]{20}$');
     expect(schemas.GrantRequestBody!.properties.authority_id!.pattern).toBe('^auth_(us|eu|ap|dev)_[a-z2-7]{20}$');
     expect(schemas.RecordConsentBody!.properties.flow_id!.pattern).toBe('^flw_(us|eu|ap|dev)_[a-z2-7]{20}$');
-    const paths = document.body.paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema: { pattern?: string } }> }>>;
+    const paths = document.body.paths as Record<
+      string,
+      Record<string, { parameters?: Array<{ name: string; schema: { pattern?: string } }> }>
+    >;
     const parameter = paths['/api/v1/authorities/{authority_id}']!.get!.parameters!.find((p) => p.name === 'authority_id');
     expect(parameter?.schema.pattern).toBe('^auth_(us|eu|ap|dev)_[a-z2-7]{20}$');
   });

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { http } from '@svc/testing';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * A response replayed for a repeated Idempotency-Key carries `Idempotent-Replayed: true` (IETF
@@ -40,15 +50,31 @@ describe('Idempotent-Replayed on replays of grants and revocations', () => {
     const refusal = await requestGrant(us, app, key, denied, { now: clock.now(), idempotencyKey: deniedKey });
     expect([refusal.status, refusal.headers.get('idempotent-replayed')]).toEqual([403, null]);
     const refusalReplay = await requestGrant(us, app, key, denied, { now: clock.now(), idempotencyKey: deniedKey });
-    expect([refusalReplay.status, refusalReplay.body, refusalReplay.headers.get('idempotent-replayed')]).toEqual([403, refusal.body, 'true']);
+    expect([refusalReplay.status, refusalReplay.body, refusalReplay.headers.get('idempotent-replayed')]).toEqual([
+      403,
+      refusal.body,
+      'true',
+    ]);
   });
 
   it('POST /api/v1/oap/revocations: the replay carries the header', async () => {
-    const granted = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: new Date(clock.now().getTime() + 3600_000).toISOString() }), { now: clock.now() });
+    const granted = await requestGrant(
+      us,
+      app,
+      key,
+      grantBody(agentId, key, { valid_until: new Date(clock.now().getTime() + 3600_000).toISOString() }),
+      { now: clock.now() },
+    );
     const headers = { ...bearer(app.token), 'idempotency-key': randomUUID() };
-    const first = await http('POST', `${us}/api/v1/oap/revocations`, { headers, json: { grant_id: granted.body.grant_id, reason: 'compromised' } });
+    const first = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers,
+      json: { grant_id: granted.body.grant_id, reason: 'compromised' },
+    });
     expect([first.status, first.headers.get('idempotent-replayed')]).toEqual([201, null]);
-    const replay = await http('POST', `${us}/api/v1/oap/revocations`, { headers, json: { grant_id: granted.body.grant_id, reason: 'compromised' } });
+    const replay = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers,
+      json: { grant_id: granted.body.grant_id, reason: 'compromised' },
+    });
     expect([replay.status, replay.body, replay.headers.get('idempotent-replayed')]).toEqual([201, first.body, 'true']);
   });
 });

@@ -19,7 +19,8 @@ describe('published capability manifest versions', () => {
   });
   afterAll(() => stack?.close());
 
-  const manifest = (agentId: string, version: string) => http<Record<string, unknown>>('GET', `${us}/.well-known/transparency/agents/${agentId}/manifests/${version}`);
+  const manifest = (agentId: string, version: string) =>
+    http<Record<string, unknown>>('GET', `${us}/.well-known/transparency/agents/${agentId}/manifests/${version}`);
 
   it('serves each version anonymously, the earlier one too, and marks the current one', async () => {
     const agentId = await createAgent(us, app);
@@ -43,10 +44,15 @@ describe('published capability manifest versions', () => {
       published_at: first.published_at,
     });
     const now = await manifest(agentId, second.version_id as string);
-    expect(now.body).toMatchObject({ version: second.version_id, current: true, actions: ['pay', 'quote'], manifest_sha256: second.manifest_sha256 });
+    expect(now.body).toMatchObject({
+      version: second.version_id,
+      current: true,
+      actions: ['pay', 'quote'],
+      manifest_sha256: second.manifest_sha256,
+    });
   });
 
-  it('answers the same 404 for an unknown version, another agent\'s version and malformed identifiers', async () => {
+  it("answers the same 404 for an unknown version, another agent's version and malformed identifiers", async () => {
     const a = await createAgent(us, app);
     const b = await createAgent(us, app);
     const version = (await publishManifest(us, app, a)).body.version_id as string;

@@ -1,7 +1,17 @@
 import { createHash } from 'node:crypto';
 import { http } from '@svc/testing';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /**
  * Spec: well-known `/.well-known/oap-credentials/:id`; issue 17 item 8: the public status of the

@@ -17,7 +17,10 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
 
   const ip = (n: number) => ({ 'x-forwarded-for': `203.0.113.${n}` });
   const publish = (target: TestApp, value: boolean, mode?: string) =>
-    http('PATCH', `${us}/api/v1/applications/${target.id}`, { headers: bearer(target.token), json: { capabilities_published: value, ...(mode ? { mode } : {}) } });
+    http('PATCH', `${us}/api/v1/applications/${target.id}`, {
+      headers: bearer(target.token),
+      json: { capabilities_published: value, ...(mode ? { mode } : {}) },
+    });
 
   beforeAll(async () => {
     stack = await startRegions('oap_public', { regions: ['us'] });
@@ -30,9 +33,17 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
 
   describe('agent identities', () => {
     it('registers agent_<region>_<base32> with self-reported metadata (provenance integrator_self_report)', async () => {
-      const res = await http('POST', `${us}/api/v1/agents`, { headers: bearer(app.token), json: { name: 'a', agent_metadata: { agent_type: 'coding', agent_provider: 'acme' } } });
+      const res = await http('POST', `${us}/api/v1/agents`, {
+        headers: bearer(app.token),
+        json: { name: 'a', agent_metadata: { agent_type: 'coding', agent_provider: 'acme' } },
+      });
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ object: 'agent', application_id: app.id, agent_metadata: { agent_type: 'coding', agent_provider: 'acme' }, agent_metadata_provenance: 'integrator_self_report' });
+      expect(res.body).toMatchObject({
+        object: 'agent',
+        application_id: app.id,
+        agent_metadata: { agent_type: 'coding', agent_provider: 'acme' },
+        agent_metadata_provenance: 'integrator_self_report',
+      });
       expect(res.body.id).toMatch(/^agent_us_[a-z2-7]{20}$/);
       expect((await http('GET', `${us}/api/v1/agents/${res.body.id as string}`, { headers: bearer(app.token) })).status).toBe(200);
       const foreign = await http('GET', `${us}/api/v1/agents/${res.body.id as string}`, { headers: bearer(other.token) });
@@ -57,7 +68,10 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
 
     it('refuses a manifest with bad scopes and a call without a token', async () => {
       const agentId = await createAgent(us, app);
-      const bad = await http('POST', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: bearer(app.token), json: { scopes: [{ id: 'UPPER CASE', label: 'x' }], actions: [] } });
+      const bad = await http('POST', `${us}/api/v1/agents/${agentId}/capabilities`, {
+        headers: bearer(app.token),
+        json: { scopes: [{ id: 'UPPER CASE', label: 'x' }], actions: [] },
+      });
       expect(bad.status).toBe(422);
       expect((await http('POST', `${us}/api/v1/agents`, { json: { name: 'a' } })).status).toBe(401);
     });
@@ -68,10 +82,21 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
       const agentId = await createAgent(us, app, { manifest: true });
       const ok = await http('POST', `${us}/api/v1/authorities`, {
         headers: bearer(app.token),
-        json: { agent_id: agentId, principal_id: 'user_9', escalation_bounds: { quorum_type: 'threshold', threshold: 2, approvers: ['a', 'b', 'c'] }, valid_until: '2030-01-01T00:00:00Z', cooling_off_seconds: 60 },
+        json: {
+          agent_id: agentId,
+          principal_id: 'user_9',
+          escalation_bounds: { quorum_type: 'threshold', threshold: 2, approvers: ['a', 'b', 'c'] },
+          valid_until: '2030-01-01T00:00:00Z',
+          cooling_off_seconds: 60,
+        },
       });
       expect(ok.status).toBe(201);
-      expect(ok.body).toMatchObject({ object: 'authority', status: 'active', cooling_off_seconds: 60, escalation_bounds: { quorum_type: 'threshold' } });
+      expect(ok.body).toMatchObject({
+        object: 'authority',
+        status: 'active',
+        cooling_off_seconds: 60,
+        escalation_bounds: { quorum_type: 'threshold' },
+      });
       expect(ok.body.id).toMatch(/^auth_us_/);
       expect(ok.body).not.toHaveProperty('value_bounds');
       const cases: Array<[Record<string, unknown>, number, string]> = [
@@ -84,20 +109,32 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
         [{ valid_from: '2030-02-01T00:00:00Z' }, 422, 'validation_failed'],
       ];
       for (const [override, status, code] of cases) {
-        const res = await http('POST', `${us}/api/v1/authorities`, { headers: bearer(app.token), json: { agent_id: agentId, principal_id: 'p', valid_until: '2030-01-01T00:00:00Z', ...override } });
+        const res = await http('POST', `${us}/api/v1/authorities`, {
+          headers: bearer(app.token),
+          json: { agent_id: agentId, principal_id: 'p', valid_until: '2030-01-01T00:00:00Z', ...override },
+        });
         expect([JSON.stringify(override), res.status, res.body.reason_code]).toEqual([JSON.stringify(override), status, code]);
       }
-      const foreign = await http('POST', `${us}/api/v1/authorities`, { headers: bearer(other.token), json: { agent_id: agentId, principal_id: 'p', valid_until: '2030-01-01T00:00:00Z' } });
+      const foreign = await http('POST', `${us}/api/v1/authorities`, {
+        headers: bearer(other.token),
+        json: { agent_id: agentId, principal_id: 'p', valid_until: '2030-01-01T00:00:00Z' },
+      });
       expect(foreign.status).toBe(404);
       expect((await http('GET', `${us}/api/v1/authorities/${ok.body.id as string}`, { headers: bearer(other.token) })).status).toBe(404);
-      expect((await http('POST', `${us}/api/v1/authorities/auth_us_aaaaaaaaaaaaaaaaaaaa/suspend`, { headers: bearer(app.token), json: {} })).status).toBe(404);
+      expect(
+        (await http('POST', `${us}/api/v1/authorities/auth_us_aaaaaaaaaaaaaaaaaaaa/suspend`, { headers: bearer(app.token), json: {} }))
+          .status,
+      ).toBe(404);
     });
   });
 
   describe('GET /api/v1/agents/{agent_id}/capabilities', () => {
     let agentId: string;
     beforeAll(async () => {
-      agentId = await createAgent(us, app, { manifest: true, metadata: { agent_type: 'assistant', agent_provider: 'acme', agent_model: 'm', agent_version: '1' } });
+      agentId = await createAgent(us, app, {
+        manifest: true,
+        metadata: { agent_type: 'assistant', agent_provider: 'acme', agent_model: 'm', agent_version: '1' },
+      });
     });
 
     it('serves the document with a strong ETag, public max-age=300, and 304 on If-None-Match', async () => {
@@ -112,10 +149,23 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
         version_id: expect.stringMatching(/^tpcv_us_/),
         actions: ['pay', 'quote'],
         bounds_supported: ['scope', 'action', 'value', 'time', 'escalation', 'reputation'],
-        oidc_a: { agent_capabilities: ['oap:payments:read', 'oap:payments:write'], projection_version: 1, agent_type: 'assistant', agent_provider: 'acme', agent_model: 'm', agent_version: '1' },
+        oidc_a: {
+          agent_capabilities: ['oap:payments:read', 'oap:payments:write'],
+          projection_version: 1,
+          agent_type: 'assistant',
+          agent_provider: 'acme',
+          agent_model: 'm',
+          agent_version: '1',
+        },
         cache: { max_age_seconds: 300 },
       });
-      expect((res.body.scopes as unknown[])[0]).toEqual({ id: 'payments:read', label: 'Read payments', parent: 'payments:write', custom: false, status: 'active' });
+      expect((res.body.scopes as unknown[])[0]).toEqual({
+        id: 'payments:read',
+        label: 'Read payments',
+        parent: 'payments:write',
+        custom: false,
+        status: 'active',
+      });
       const cached = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(1), 'if-none-match': etag } });
       expect(cached.status).toBe(304);
       expect(cached.headers.get('cache-control')).toBe('public, max-age=300');
@@ -159,13 +209,21 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
     });
 
     it('limits GET to 60 per minute per IP, OPTIONS unlimited, 429 with no-store and Retry-After', async () => {
-      for (let i = 0; i < 60; i++) expect((await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(9) })).status).toBe(200);
+      for (let i = 0; i < 60; i++)
+        expect((await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(9) })).status).toBe(200);
       const limited = await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(9) });
       expect(limited.status).toBe(429);
       expect(limited.body.reason_code).toBe('rate_limited');
       expect(limited.headers.get('cache-control')).toBe('no-store');
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-      for (let i = 0; i < 5; i++) expect((await http('OPTIONS', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(9), origin: 'https://x.example', 'access-control-request-method': 'GET' } })).status).toBe(204);
+      for (let i = 0; i < 5; i++)
+        expect(
+          (
+            await http('OPTIONS', `${us}/api/v1/agents/${agentId}/capabilities`, {
+              headers: { ...ip(9), origin: 'https://x.example', 'access-control-request-method': 'GET' },
+            })
+          ).status,
+        ).toBe(204);
       expect((await http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(10) })).status).toBe(200);
     });
   });
@@ -192,7 +250,13 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
           currentVersion.mockClear();
           for (let i = 0; i < 5; i++) {
             const res = await capabilities(agentId, n, etag);
-            expect([res.status, res.headers.get('etag'), res.headers.get('cache-control'), res.headers.get('access-control-allow-origin'), res.text]).toEqual([304, etag, 'public, max-age=300', '*', '']);
+            expect([
+              res.status,
+              res.headers.get('etag'),
+              res.headers.get('cache-control'),
+              res.headers.get('access-control-allow-origin'),
+              res.text,
+            ]).toEqual([304, etag, 'public, max-age=300', '*', '']);
           }
           const full = await capabilities(agentId, n, 'W/"other", "another"');
           expect([full.status, full.headers.get('etag'), full.text]).toEqual([200, etag, first.text]);
@@ -227,11 +291,23 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
       const repo = stack.process.us.app.get(AgentsRepository, { strict: false });
       const scopes = [{ id: 'payments:write', label: 'Make payments', parent: null, custom: false, status: 'active' }];
       const manifestJson = canonicalJson({ scopes, actions: ['refund'] });
-      const version = { versionId: newRegionalId('capability_version', 'us'), agentId, scopes, actions: ['refund'], manifestSha256: sha256Hex(manifestJson), publishedAt: new Date() };
+      const version = {
+        versionId: newRegionalId('capability_version', 'us'),
+        agentId,
+        scopes,
+        actions: ['refund'],
+        manifestSha256: sha256Hex(manifestJson),
+        publishedAt: new Date(),
+      };
       const outbox = new OutboxWriter('oap', 'us');
       await repo.transaction(async (manager) => {
         await repo.insertVersion(manager, version, manifestJson);
-        await outbox.add(manager, 'oap.capabilities_published', { agentId, versionId: version.versionId, manifestSha256: version.manifestSha256 }, { applicationId: app.id, occurredAt: version.publishedAt });
+        await outbox.add(
+          manager,
+          'oap.capabilities_published',
+          { agentId, versionId: version.versionId, manifestSha256: version.manifestSha256 },
+          { applicationId: app.id, occurredAt: version.publishedAt },
+        );
       });
       const changed = await waitFor(async () => {
         const res = await capabilities(agentId, 22, etag);
@@ -252,7 +328,11 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
         const res = await capabilities(agentId, 23, etag);
         return res.status === 404 ? res : undefined;
       }, 10_000);
-      expect([hidden.text, hidden.headers.get('cache-control'), hidden.headers.get('etag')]).toEqual([UNDISCOVERABLE_BODY, 'no-store', null]);
+      expect([hidden.text, hidden.headers.get('cache-control'), hidden.headers.get('etag')]).toEqual([
+        UNDISCOVERABLE_BODY,
+        'no-store',
+        null,
+      ]);
       expect((await publish(toggled, true)).status).toBe(200);
       await waitFor(async () => (await capabilities(agentId, 23, etag)).status === 304, 10_000);
       expect((await publish(toggled, true, 'oversight')).status).toBe(200);
@@ -267,18 +347,29 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
       const etag = first.headers.get('etag')!;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
       const cached = await http('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': etag } });
-      expect([cached.status, cached.headers.get('etag'), cached.headers.get('cache-control'), cached.text]).toEqual([304, etag, 'public, max-age=60', '']);
+      expect([cached.status, cached.headers.get('etag'), cached.headers.get('cache-control'), cached.text]).toEqual([
+        304,
+        etag,
+        'public, max-age=60',
+        '',
+      ]);
       // What the admin CLI does from its own process: the rotation and its event in one transaction.
       const store = new SigningKeyStore(stack.process.us.app.get(DataSource), 'us', stack.process.us.app.get(KeyEncryption));
       const outbox = new OutboxWriter(KEYS_SCHEMA, 'us');
-      const rotated = await store.rotate((manager, key) => outbox.add(manager, 'keys.signing_key_rotated', { kid: key.kid, version: key.version }).then(() => undefined));
+      const rotated = await store.rotate((manager, key) =>
+        outbox.add(manager, 'keys.signing_key_rotated', { kid: key.kid, version: key.version }).then(() => undefined),
+      );
       const changed = await waitFor(async () => {
-        const res = await http<{ keys: Array<{ kid: string }> }>('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': etag } });
+        const res = await http<{ keys: Array<{ kid: string }> }>('GET', `${us}/.well-known/jwks.json`, {
+          headers: { 'if-none-match': etag },
+        });
         return res.status === 200 ? res : undefined;
       }, 10_000);
       expect(changed.headers.get('etag')).not.toBe(etag);
       expect(changed.body.keys.map((k) => k.kid)).toEqual([rotated.kid, ...first.body.keys.map((k) => k.kid)]);
-      expect((await http('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': changed.headers.get('etag')! } })).status).toBe(304);
+      expect(
+        (await http('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': changed.headers.get('etag')! } })).status,
+      ).toBe(304);
     });
   });
 

@@ -1,5 +1,15 @@
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { PASSING_BOUNDS, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  PASSING_BOUNDS,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 /** Spec: Cascade denial categories (step 15 drift, trajectory_denied); architecture brief, Interpretations (Drift). */
 describe('step 15: the action mix leaving the declared purpose', () => {
@@ -20,20 +30,39 @@ describe('step 15: the action mix leaving the declared purpose', () => {
   /** Shopping names pay and quote; the catalog wildcard is allowed latitude, not the purpose. */
   async function shoppingAgent(actionBounds: Record<string, unknown>): Promise<string> {
     const agentId = await createAgent(us, app, { manifest: true });
-    await createAuthority(us, app, agentId, { action_bounds: actionBounds, value_bounds: { ...PASSING_BOUNDS.value_bounds, aggregate: '100000' } });
+    await createAuthority(us, app, agentId, {
+      action_bounds: actionBounds,
+      value_bounds: { ...PASSING_BOUNDS.value_bounds, aggregate: '100000' },
+    });
     return agentId;
   }
-  const grant = (agentId: string, actions: string[]) => requestGrant(us, app, key, grantBody(agentId, key, { actions }), { now: clock.now() });
+  const grant = (agentId: string, actions: string[]) =>
+    requestGrant(us, app, key, grantBody(agentId, key, { actions }), { now: clock.now() });
 
   it('denies purpose_drift (403, trajectory_denied, step 15) once more than half of the last grants are off-purpose, and still allows on-purpose requests', async () => {
     const agentId = await shoppingAgent({ allowed: ['pay', 'quote', 'catalog:*'] });
-    for (const actions of [['pay'], ['quote'], ['catalog:export'], ['catalog:export'], ['catalog:export'], ['pay'], ['catalog:export'], ['catalog:export'], ['catalog:export']]) {
+    for (const actions of [
+      ['pay'],
+      ['quote'],
+      ['catalog:export'],
+      ['catalog:export'],
+      ['catalog:export'],
+      ['pay'],
+      ['catalog:export'],
+      ['catalog:export'],
+      ['catalog:export'],
+    ]) {
       expect((await grant(agentId, actions)).status).toBe(201);
     }
     // Counting this request: 7 of 10 grants are off-purpose.
     const drifted = await grant(agentId, ['catalog:export']);
     expect(drifted.status).toBe(403);
-    expect(drifted.body).toMatchObject({ decision: 'deny', reason_code: 'purpose_drift', denial_category: 'trajectory_denied', cascade_step: 15 });
+    expect(drifted.body).toMatchObject({
+      decision: 'deny',
+      reason_code: 'purpose_drift',
+      denial_category: 'trajectory_denied',
+      cascade_step: 15,
+    });
     expect((await grant(agentId, ['pay'])).status).toBe(201);
   });
 

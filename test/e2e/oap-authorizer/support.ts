@@ -39,7 +39,9 @@ export interface TestApp {
 }
 
 export async function createApp(stack: TestRegions, name = 'oap', region: 'us' | 'eu' = 'us'): Promise<TestApp> {
-  const created = await stack.process[region].app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+  const created = await stack.process[region].app
+    .get(CreateApplication)
+    .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
   return { id: created.application.id, token: created.apiToken };
 }
 
@@ -57,8 +59,15 @@ export const PASSING_BOUNDS = {
 };
 
 /** Registers an agent (optionally publishing a manifest) under the app. */
-export async function createAgent(base: string, app: TestApp, options: { metadata?: Record<string, unknown>; manifest?: boolean } = {}): Promise<string> {
-  const res = await http('POST', `${base}/api/v1/agents`, { headers: bearer(app.token), json: { name: 'shopper', ...(options.metadata ? { agent_metadata: options.metadata } : {}) } });
+export async function createAgent(
+  base: string,
+  app: TestApp,
+  options: { metadata?: Record<string, unknown>; manifest?: boolean } = {},
+): Promise<string> {
+  const res = await http('POST', `${base}/api/v1/agents`, {
+    headers: bearer(app.token),
+    json: { name: 'shopper', ...(options.metadata ? { agent_metadata: options.metadata } : {}) },
+  });
   if (res.status !== 201) throw new Error(`agent registration failed: ${res.status} ${res.text}`);
   const agentId = res.body.id as string;
   if (options.manifest) await publishManifest(base, app, agentId);
@@ -68,16 +77,34 @@ export async function createAgent(base: string, app: TestApp, options: { metadat
 export async function publishManifest(base: string, app: TestApp, agentId: string, actions = ['pay', 'quote']): Promise<HttpResult> {
   const res = await http('POST', `${base}/api/v1/agents/${agentId}/capabilities`, {
     headers: bearer(app.token),
-    json: { scopes: [{ id: 'payments:write', label: 'Make payments' }, { id: 'payments:read', label: 'Read payments', parent: 'payments:write' }], actions },
+    json: {
+      scopes: [
+        { id: 'payments:write', label: 'Make payments' },
+        { id: 'payments:read', label: 'Read payments', parent: 'payments:write' },
+      ],
+      actions,
+    },
   });
   if (res.status !== 201) throw new Error(`manifest failed: ${res.status} ${res.text}`);
   return res;
 }
 
-export async function createAuthority(base: string, app: TestApp, agentId: string, overrides: Record<string, unknown> = {}): Promise<string> {
+export async function createAuthority(
+  base: string,
+  app: TestApp,
+  agentId: string,
+  overrides: Record<string, unknown> = {},
+): Promise<string> {
   const res = await http('POST', `${base}/api/v1/authorities`, {
     headers: bearer(app.token),
-    json: { agent_id: agentId, principal_id: 'user_1', ...PASSING_BOUNDS, purposes: ['shopping'], valid_until: '2027-01-01T00:00:00Z', ...overrides },
+    json: {
+      agent_id: agentId,
+      principal_id: 'user_1',
+      ...PASSING_BOUNDS,
+      purposes: ['shopping'],
+      valid_until: '2027-01-01T00:00:00Z',
+      ...overrides,
+    },
   });
   if (res.status !== 201) throw new Error(`authority failed: ${res.status} ${res.text}`);
   return res.body.id as string;

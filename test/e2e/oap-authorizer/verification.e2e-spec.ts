@@ -3,7 +3,17 @@ import { http, waitFor } from '@svc/testing';
 import { GrantElevation } from '@svc/oversight-witness';
 import { DataSource } from 'typeorm';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from './support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from './support';
 
 const b64 = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
@@ -21,7 +31,8 @@ describe('verification and revocation across regions', () => {
 
   const now = () => clock.now();
   // API tokens are regional: a counterparty verifies with a token of the region it calls.
-  const verify = (base: string, json: unknown, token = base === us ? counterpartyUs.token : counterparty.token) => http('POST', `${base}/.well-known/svc-verify`, { headers: bearer(token), json });
+  const verify = (base: string, json: unknown, token = base === us ? counterpartyUs.token : counterparty.token) =>
+    http('POST', `${base}/.well-known/svc-verify`, { headers: bearer(token), json });
   async function grant(): Promise<{ grantId: string; receipt: string }> {
     const res = await requestGrant(us, app, key, grantBody(agentId, key), { now: now() });
     expect(res.status).toBe(201);
@@ -45,7 +56,13 @@ describe('verification and revocation across regions', () => {
     const { grantId, receipt } = await grant();
     const res = await verify(eu, { receipt });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ valid: true, signature: { valid: true }, revocation: { status: 'active', revoked_at: null }, grant_id: grantId, iss_role: 'authorizer' });
+    expect(res.body).toMatchObject({
+      valid: true,
+      signature: { valid: true },
+      revocation: { status: 'active', revoked_at: null },
+      grant_id: grantId,
+      iss_role: 'authorizer',
+    });
   });
 
   it('one-shot consumption when action_completed is true', async () => {
@@ -59,13 +76,22 @@ describe('verification and revocation across regions', () => {
   it('a revoked grant fails svc-verify in every region within 30 s; revocations are idempotent', async () => {
     const { grantId, receipt } = await grant();
     const idem = randomUUID();
-    const revoked = await http('POST', `${us}/api/v1/oap/revocations`, { headers: { ...bearer(app.token), 'idempotency-key': idem }, json: { grant_id: grantId, reason: 'compromised' } });
+    const revoked = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers: { ...bearer(app.token), 'idempotency-key': idem },
+      json: { grant_id: grantId, reason: 'compromised' },
+    });
     expect(revoked.status).toBe(201);
     expect(revoked.body).toMatchObject({ object: 'revocation', grant_id: grantId, reason: 'compromised' });
-    const replay = await http('POST', `${us}/api/v1/oap/revocations`, { headers: { ...bearer(app.token), 'idempotency-key': idem }, json: { grant_id: grantId, reason: 'compromised' } });
+    const replay = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers: { ...bearer(app.token), 'idempotency-key': idem },
+      json: { grant_id: grantId, reason: 'compromised' },
+    });
     expect(replay.status).toBe(201);
     expect(replay.body).toEqual(revoked.body);
-    const reused = await http('POST', `${us}/api/v1/oap/revocations`, { headers: { ...bearer(app.token), 'idempotency-key': idem }, json: { grant_id: grantId, reason: 'other' } });
+    const reused = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers: { ...bearer(app.token), 'idempotency-key': idem },
+      json: { grant_id: grantId, reason: 'other' },
+    });
     expect(reused.status).toBe(422);
     const again = await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: grantId } });
     expect(again.status).toBe(200);
@@ -75,22 +101,35 @@ describe('verification and revocation across regions', () => {
         const r = await verify(base, { receipt });
         return r.body.valid === false ? r : undefined;
       }, 30_000);
-      expect(res.body).toMatchObject({ valid: false, reason_code: 'grant_revoked', signature: { valid: true }, revocation: { status: 'revoked' } });
+      expect(res.body).toMatchObject({
+        valid: false,
+        reason_code: 'grant_revoked',
+        signature: { valid: true },
+        revocation: { status: 'revoked' },
+      });
     }
     expect(Date.now() - started).toBeLessThan(30_000);
-    const events = await stack.process.us.app.get(DataSource).query(`SELECT count(*)::int AS n FROM oap.outbox WHERE event_type = 'grant.revoked'`);
+    const events = await stack.process.us.app
+      .get(DataSource)
+      .query(`SELECT count(*)::int AS n FROM oap.outbox WHERE event_type = 'grant.revoked'`);
     expect(events[0].n).toBe(1);
   });
 
   it('lists revocations with cursor pagination and a 60 s cache', async () => {
     const { grantId } = await grant();
     await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: grantId } });
-    const first = await http<{ data: Array<{ grant_id: string }>; has_more: boolean; next_cursor: string | null }>('GET', `${us}/.well-known/oap-revocation-list?limit=1`);
+    const first = await http<{ data: Array<{ grant_id: string }>; has_more: boolean; next_cursor: string | null }>(
+      'GET',
+      `${us}/.well-known/oap-revocation-list?limit=1`,
+    );
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('public, max-age=60');
     expect(first.body.data).toHaveLength(1);
     expect(first.body.has_more).toBe(true);
-    const second = await http<{ data: Array<{ grant_id: string }>; has_more: boolean }>('GET', `${us}/.well-known/oap-revocation-list?limit=1&cursor=${first.body.next_cursor as string}`);
+    const second = await http<{ data: Array<{ grant_id: string }>; has_more: boolean }>(
+      'GET',
+      `${us}/.well-known/oap-revocation-list?limit=1&cursor=${first.body.next_cursor as string}`,
+    );
     expect(second.body.data[0]!.grant_id).toBe(grantId);
     expect(second.body.has_more).toBe(false);
     const bad = await http('GET', `${us}/.well-known/oap-revocation-list?cursor=garbage`);
@@ -106,14 +145,29 @@ describe('verification and revocation across regions', () => {
       json: { grant_id: grantId, reason_code: 'key_compromise', reason: 'laptop of jane.doe@example.com stolen' },
     });
     expect(revoked.status).toBe(201);
-    expect(revoked.body).toMatchObject({ grant_id: grantId, reason_code: 'key_compromise', reason: 'laptop of jane.doe@example.com stolen' });
+    expect(revoked.body).toMatchObject({
+      grant_id: grantId,
+      reason_code: 'key_compromise',
+      reason: 'laptop of jane.doe@example.com stolen',
+    });
     const plain = (await grant()).grantId;
     await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: plain, reason: 'no code given' } });
     const list = await http<{ data: Array<Record<string, unknown>> }>('GET', `${us}/.well-known/oap-revocation-list?limit=200`);
-    expect(list.body.data.find((entry) => entry.grant_id === grantId)).toEqual({ grant_id: grantId, reason_code: 'key_compromise', revoked_at: expect.any(String) });
-    expect(list.body.data.find((entry) => entry.grant_id === plain)).toEqual({ grant_id: plain, reason_code: 'unspecified', revoked_at: expect.any(String) });
+    expect(list.body.data.find((entry) => entry.grant_id === grantId)).toEqual({
+      grant_id: grantId,
+      reason_code: 'key_compromise',
+      revoked_at: expect.any(String),
+    });
+    expect(list.body.data.find((entry) => entry.grant_id === plain)).toEqual({
+      grant_id: plain,
+      reason_code: 'unspecified',
+      revoked_at: expect.any(String),
+    });
     expect(list.text).not.toContain('jane.doe');
-    const unknownCode = await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: (await grant()).grantId, reason_code: 'because' } });
+    const unknownCode = await http('POST', `${us}/api/v1/oap/revocations`, {
+      headers: bearer(app.token),
+      json: { grant_id: (await grant()).grantId, reason_code: 'because' },
+    });
     expect(unknownCode.status).toBe(422);
     expect(unknownCode.body).toMatchObject({ detail: { field: 'reason_code' } });
   });
@@ -122,7 +176,11 @@ describe('verification and revocation across regions', () => {
     const { grantId, receipt } = await grant();
     const res = await http('POST', `${eu}/.well-known/svc-decode`, { json: { receipt } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ verified: false, header: { alg: 'EdDSA', typ: 'oap+jwt' }, payload: { grant_id: grantId, iss_role: 'authorizer' } });
+    expect(res.body).toMatchObject({
+      verified: false,
+      header: { alg: 'EdDSA', typ: 'oap+jwt' },
+      payload: { grant_id: grantId, iss_role: 'authorizer' },
+    });
     const bad = await http('POST', `${eu}/.well-known/svc-decode`, { json: { receipt: 'a.b' } });
     expect(bad.status).toBe(400);
     expect(bad.body.reason_code).toBe('receipt_malformed');
@@ -162,7 +220,9 @@ describe('verification and revocation across regions', () => {
     it('a receipt signed by another key reveals nothing about the grant it names, revoked or not', async () => {
       const active = (await grant()).grantId;
       const revoked = (await grant()).grantId;
-      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: revoked } })).status).toBe(201);
+      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: revoked } })).status).toBe(
+        201,
+      );
       const { privateKey } = generateKeyPairSync('ed25519');
       const forge = (grantId: string): string => {
         const input = `${b64(header)}.${b64({ ...claims, grant_id: grantId })}`;
@@ -183,7 +243,10 @@ describe('verification and revocation across regions', () => {
 
     it('tampered payload', async () => {
       const [h, , s] = receipt.split('.');
-      expect((await verify(eu, { receipt: `${h}.${b64({ ...claims, value: '99.00' })}.${s}` })).body).toMatchObject({ valid: false, reason_code: 'signature_invalid' });
+      expect((await verify(eu, { receipt: `${h}.${b64({ ...claims, value: '99.00' })}.${s}` })).body).toMatchObject({
+        valid: false,
+        reason_code: 'signature_invalid',
+      });
     });
 
     it('expired, and iat in the future', async () => {
@@ -212,11 +275,29 @@ describe('verification and revocation across regions', () => {
     it('revocations: unknown or foreign grant 404, foreign region 421, bad body 400, bad key 400', async () => {
       const { grantId } = await grant();
       const foreign = await createApp(stack, 'foreign');
-      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(foreign.token), json: { grant_id: grantId } })).status).toBe(404);
-      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: 'ath_us_aaaaaaaaaaaaaaaaaaaaaaaa' } })).body.reason_code).toBe('grant_not_found');
-      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: grantId, extra: 1 } })).status).toBe(400);
+      expect(
+        (await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(foreign.token), json: { grant_id: grantId } })).status,
+      ).toBe(404);
+      expect(
+        (
+          await http('POST', `${us}/api/v1/oap/revocations`, {
+            headers: bearer(app.token),
+            json: { grant_id: 'ath_us_aaaaaaaaaaaaaaaaaaaaaaaa' },
+          })
+        ).body.reason_code,
+      ).toBe('grant_not_found');
+      expect(
+        (await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: { grant_id: grantId, extra: 1 } })).status,
+      ).toBe(400);
       expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(app.token), json: {} })).status).toBe(400);
-      expect((await http('POST', `${us}/api/v1/oap/revocations`, { headers: { ...bearer(app.token), 'idempotency-key': 'has space' }, json: { grant_id: grantId } })).body.reason_code).toBe('idempotency_key_invalid');
+      expect(
+        (
+          await http('POST', `${us}/api/v1/oap/revocations`, {
+            headers: { ...bearer(app.token), 'idempotency-key': 'has space' },
+            json: { grant_id: grantId },
+          })
+        ).body.reason_code,
+      ).toBe('idempotency_key_invalid');
       expect((await http('POST', `${us}/api/v1/oap/revocations`, { json: { grant_id: grantId } })).status).toBe(401);
     });
   });
@@ -228,17 +309,22 @@ describe('verification and revocation across regions', () => {
     expect(created.status).toBe(201);
     const attester = created.body.trusted_attester;
     const { grantId } = await grant();
-    const revokeAs = (token: string) => http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(token), json: { grant_id: grantId, reason: 'engine' } });
+    const revokeAs = (token: string) =>
+      http('POST', `${us}/api/v1/oap/revocations`, { headers: bearer(token), json: { grant_id: grantId, reason: 'engine' } });
 
     const withoutPermission = await revokeAs(attester.token);
     expect([withoutPermission.status, withoutPermission.body.reason_code]).toEqual([403, 'insufficient_permission']);
     const unknown = await revokeAs(`tat_us_${'A'.repeat(43)}`);
     expect([unknown.status, unknown.body.reason_code]).toEqual([401, 'invalid_token']);
 
-    const requested = await http<{ elevation_request: { id: string } }>('POST', `${us}/api/v1/trusted_attesters/${attester.id}/elevation_requests`, {
-      headers: bearer(app.token),
-      json: { permission: 'revocations:trigger', rationale: 'the engine must revoke compromised agents' },
-    });
+    const requested = await http<{ elevation_request: { id: string } }>(
+      'POST',
+      `${us}/api/v1/trusted_attesters/${attester.id}/elevation_requests`,
+      {
+        headers: bearer(app.token),
+        json: { permission: 'revocations:trigger', rationale: 'the engine must revoke compromised agents' },
+      },
+    );
     expect(requested.status).toBe(201);
     await stack.process.us.app.get(GrantElevation).execute(requested.body.elevation_request.id, 'operator@example.com');
 

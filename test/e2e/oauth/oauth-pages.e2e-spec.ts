@@ -52,16 +52,39 @@ describe('OpenID provider pages in Chromium', () => {
   beforeAll(async () => {
     region = await startOAuthRegion('oauth_pages');
     browser = await launchChromium();
-    const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
+    const created = await region.stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
     const auth = { authorization: `Bearer ${created.apiToken}` };
-    const client = await http('POST', `${region.url}/api/v1/applications/${created.application.id}/oauth_clients`, { headers: auth, json: { name: 'Demo RP', redirect_uris: [REDIRECT] } });
-    config = await oidc.discovery(new URL(region.url), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), { execute: [oidc.allowInsecureRequests] });
+    const client = await http('POST', `${region.url}/api/v1/applications/${created.application.id}/oauth_clients`, {
+      headers: auth,
+      json: { name: 'Demo RP', redirect_uris: [REDIRECT] },
+    });
+    config = await oidc.discovery(
+      new URL(region.url),
+      client.body.client_id as string,
+      undefined,
+      oidc.ClientSecretBasic(client.body.client_secret as string),
+      { execute: [oidc.allowInsecureRequests] },
+    );
     const device = await http('POST', `${region.url}/api/v1/applications/${created.application.id}/oauth_clients`, {
       headers: auth,
       json: { name: 'TV app', redirect_uris: [REDIRECT], grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] },
     });
-    deviceConfig = await oidc.discovery(new URL(region.url), device.body.client_id as string, undefined, oidc.ClientSecretBasic(device.body.client_secret as string), { execute: [oidc.allowInsecureRequests] });
-    const person = await signUp(region, { email: 'grace@example.test', name: 'Grace Hopper', locale: 'en-US', timeZone: 'America/New_York', homeCountry: 'US' });
+    deviceConfig = await oidc.discovery(
+      new URL(region.url),
+      device.body.client_id as string,
+      undefined,
+      oidc.ClientSecretBasic(device.body.client_secret as string),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    const person = await signUp(region, {
+      email: 'grace@example.test',
+      name: 'Grace Hopper',
+      locale: 'en-US',
+      timeZone: 'America/New_York',
+      homeCountry: 'US',
+    });
     const [name, value] = person.cookie.split('=') as [string, string];
     personCookie = { name, value };
   });

@@ -47,7 +47,12 @@ describe('OpenID provider', () => {
       const html = await res.text();
       const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
       if (res.status !== 200 || !action) throw new Error(`unexpected ${res.status} at ${new URL(url, region.url).pathname}`);
-      const post = await fetch(new URL(action, region.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      const post = await fetch(new URL(action, region.url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
       jar.store(post);
       url = post.headers.get('location') ?? '';
     }
@@ -60,12 +65,23 @@ describe('OpenID provider', () => {
     return jar;
   }
 
-  async function codeFlow(config: oidc.Configuration, scope = 'openid profile email offline_access', options: { DPoP?: oidc.DPoPHandle } = {}) {
+  async function codeFlow(
+    config: oidc.Configuration,
+    scope = 'openid profile email offline_access',
+    options: { DPoP?: oidc.DPoPHandle } = {},
+  ) {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = await oidc.buildAuthorizationUrlWithPAR(
       config,
-      { redirect_uri: REDIRECT, scope, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, prompt: 'consent' },
+      {
+        redirect_uri: REDIRECT,
+        scope,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        state,
+        prompt: 'consent',
+      },
       options,
     );
     const jar = await signedInJar();
@@ -76,17 +92,33 @@ describe('OpenID provider', () => {
 
   beforeAll(async () => {
     region = await startOAuthRegion('oidc');
-    const created = await region.stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
+    const created = await region.stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'rp', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
-    const person = await signUp(region, { email: 'ada@example.test', name: 'Ada Lovelace', locale: 'en-GB', timeZone: 'Europe/London', homeCountry: 'US' });
+    const person = await signUp(region, {
+      email: 'ada@example.test',
+      name: 'Ada Lovelace',
+      locale: 'en-GB',
+      timeZone: 'Europe/London',
+      homeCountry: 'US',
+    });
     personId = person.personId;
     personCookie = person.cookie;
     secrets.push(person.cookie.split('=')[1] ?? '');
-    const body = await registerClient({ name: 'Demo RP', redirect_uris: [REDIRECT], post_logout_redirect_uris: ['http://127.0.0.1:5555/bye'] });
+    const body = await registerClient({
+      name: 'Demo RP',
+      redirect_uris: [REDIRECT],
+      post_logout_redirect_uris: ['http://127.0.0.1:5555/bye'],
+    });
     const clientId = body.client_id as string;
     const secret = body.client_secret as string;
     secrets.push(secret);
-    confidential = { clientId, secret, config: await oidc.discovery(new URL(region.url), clientId, undefined, oidc.ClientSecretBasic(secret), insecure) };
+    confidential = {
+      clientId,
+      secret,
+      config: await oidc.discovery(new URL(region.url), clientId, undefined, oidc.ClientSecretBasic(secret), insecure),
+    };
   });
   afterAll(() => region?.close());
 
@@ -105,7 +137,9 @@ describe('OpenID provider', () => {
         oap_protocol_versions_supported: ['1.0'],
       });
       expect(res.body.id_token_signing_alg_values_supported).toEqual(expect.arrayContaining(['RS256', 'ES256', 'EdDSA']));
-      expect(res.body.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email', 'offline_access', 'audit:verify', 'disclosures:write']));
+      expect(res.body.scopes_supported).toEqual(
+        expect.arrayContaining(['openid', 'profile', 'email', 'offline_access', 'audit:verify', 'disclosures:write']),
+      );
     });
 
     it('serves the key store keys (RSA, P-256, Ed25519) in one kid family, public halves only', async () => {
@@ -125,22 +159,38 @@ describe('OpenID provider', () => {
       const { callback, verifier, state } = await codeFlow(confidential.config);
       expect(callback.searchParams.get('error_description') ?? '').toBe('');
       expect(callback.searchParams.get('iss')).toBe(region.url);
-      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state }).catch((e: { error?: string; error_description?: string }) => {
-        throw new Error(`${e.error}: ${e.error_description}`);
-      });
+      const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state }).catch(
+        (e: { error?: string; error_description?: string }) => {
+          throw new Error(`${e.error}: ${e.error_description}`);
+        },
+      );
       const claims = tokens.claims();
       expect(claims).toMatchObject({ sub: personId, iss: region.url, aud: confidential.clientId, amr: ['otp'] });
       expect(claims?.auth_time).toBeGreaterThan(0);
-      expect(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg: 'RS256', kid: 'oap-us-rs256-v1' });
+      expect(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString())).toMatchObject({
+        alg: 'RS256',
+        kid: 'oap-us-rs256-v1',
+      });
       expect(tokens.refresh_token).toEqual(expect.any(String));
       const info = await oidc.fetchUserInfo(confidential.config, tokens.access_token, personId);
-      expect(info).toMatchObject({ sub: personId, name: 'Ada Lovelace', email: 'ada@example.test', email_verified: true, zoneinfo: 'Europe/London' });
+      expect(info).toMatchObject({
+        sub: personId,
+        name: 'Ada Lovelace',
+        email: 'ada@example.test',
+        email_verified: true,
+        zoneinfo: 'Europe/London',
+      });
     });
 
     it('sends a browser without a signed-in person to the people sign-in page, returning to the interaction', async () => {
       const config = confidential.config;
       const verifier = oidc.randomPKCECodeVerifier();
-      const url = await oidc.buildAuthorizationUrlWithPAR(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+      const url = await oidc.buildAuthorizationUrlWithPAR(config, {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
       const jar = new CookieJar();
       const first = await fetch(url, { redirect: 'manual' });
       jar.store(first);
@@ -174,7 +224,14 @@ describe('OpenID provider', () => {
     });
 
     it('refuses authorize without PAR', async () => {
-      const query = new URLSearchParams({ client_id: confidential.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' });
+      const query = new URLSearchParams({
+        client_id: confidential.clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      });
       const res = await fetch(`${region.url}/oauth/authorize?${query}`, { redirect: 'manual' });
       const location = res.headers.get('location') ?? '';
       expect(location.includes('code=')).toBe(false);
@@ -184,8 +241,19 @@ describe('OpenID provider', () => {
     async function par(fields: Record<string, string>, clientId = confidential.clientId, secret = confidential.secret) {
       const res = await fetch(`${region.url}/oauth/par`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...fields }),
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          response_type: 'code',
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          scope: 'openid',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+          ...fields,
+        }),
       });
       return { status: res.status, body: (await res.json()) as Record<string, string> };
     }
@@ -196,20 +264,30 @@ describe('OpenID provider', () => {
       expect(offByOne.status).toBe(400);
       expect(`${offByOne.body.error}: ${offByOne.body.error_description}`).toMatch(/^invalid_(redirect_uri|request): .*redirect_uri/);
       const offByOneShorter = await par({ redirect_uri: REDIRECT.slice(0, -1) });
-      expect(`${offByOneShorter.body.error}: ${offByOneShorter.body.error_description}`).toMatch(/^invalid_(redirect_uri|request): .*redirect_uri/);
+      expect(`${offByOneShorter.body.error}: ${offByOneShorter.body.error_description}`).toMatch(
+        /^invalid_(redirect_uri|request): .*redirect_uri/,
+      );
     });
 
     it('refuses an expired request_uri and the request_uri of another client', async () => {
       const other = await registerClient({ name: 'Other RP', redirect_uris: [REDIRECT] });
       const pushed = await par({});
       expect(pushed.status).toBe(201);
-      const foreign = await fetch(`${region.url}/oauth/authorize?${new URLSearchParams({ client_id: other.client_id as string, request_uri: pushed.body.request_uri! })}`, { redirect: 'manual' });
+      const foreign = await fetch(
+        `${region.url}/oauth/authorize?${new URLSearchParams({ client_id: other.client_id as string, request_uri: pushed.body.request_uri! })}`,
+        { redirect: 'manual' },
+      );
       expect(foreign.headers.get('location') ?? '').not.toMatch(/^\/oauth\/interaction\//);
       expect(foreign.status === 400 || /error=/.test(foreign.headers.get('location') ?? '')).toBe(true);
 
       const expiring = await par({});
-      await region.stack.process.us.app.get(DataSource).query(`UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second' WHERE model = 'PushedAuthorizationRequest'`);
-      const expired = await fetch(`${region.url}/oauth/authorize?${new URLSearchParams({ client_id: confidential.clientId, request_uri: expiring.body.request_uri! })}`, { redirect: 'manual' });
+      await region.stack.process.us.app
+        .get(DataSource)
+        .query(`UPDATE gateway.oauth_models SET expires_at = now() - interval '1 second' WHERE model = 'PushedAuthorizationRequest'`);
+      const expired = await fetch(
+        `${region.url}/oauth/authorize?${new URLSearchParams({ client_id: confidential.clientId, request_uri: expiring.body.request_uri! })}`,
+        { redirect: 'manual' },
+      );
       expect(expired.headers.get('location') ?? '').not.toMatch(/^\/oauth\/interaction\//);
       expect(expired.status === 400 || /error=invalid_request_uri/.test(expired.headers.get('location') ?? '')).toBe(true);
     });
@@ -218,11 +296,24 @@ describe('OpenID provider', () => {
       const verifier = oidc.randomPKCECodeVerifier();
       const res = await fetch(`${region.url}/oauth2/par`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ response_type: 'code', client_id: confidential.clientId, redirect_uri: REDIRECT, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' }),
+        headers: {
+          authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams({
+          response_type: 'code',
+          client_id: confidential.clientId,
+          redirect_uri: REDIRECT,
+          scope: 'openid',
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+        }),
       });
       expect(res.status).toBe(201);
-      expect(await res.json()).toMatchObject({ request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/), expires_in: expect.any(Number) });
+      expect(await res.json()).toMatchObject({
+        request_uri: expect.stringMatching(/^urn:ietf:params:oauth:request_uri:/),
+        expires_in: expect.any(Number),
+      });
     });
   });
   describe('client authentication and ID token algorithms', () => {
@@ -232,19 +323,49 @@ describe('OpenID provider', () => {
     }
 
     it('authenticates a private_key_jwt client with its registered key', async () => {
-      const keyPair = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+      const keyPair = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
       const publicJwk = { ...(await webcrypto.subtle.exportKey('jwk', keyPair.publicKey)), kid: 'rp-key-1', alg: 'ES256', use: 'sig' };
-      const body = await registerClient({ name: 'JWT RP', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [publicJwk] } });
+      const body = await registerClient({
+        name: 'JWT RP',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [publicJwk] },
+      });
       expect(body).not.toHaveProperty('client_secret');
       expect(body.jwks).toEqual({ keys: [publicJwk] });
-      const config = await oidc.discovery(new URL(region.url), body.client_id as string, undefined, oidc.PrivateKeyJwt({ key: keyPair.privateKey, kid: 'rp-key-1' }), insecure);
+      const config = await oidc.discovery(
+        new URL(region.url),
+        body.client_id as string,
+        undefined,
+        oidc.PrivateKeyJwt({ key: keyPair.privateKey, kid: 'rp-key-1' }),
+        insecure,
+      );
       const { callback, verifier, state } = await codeFlow(config, 'openid');
       const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       expect(tokens.claims()?.sub).toBe(personId);
       // Another key than the registered one is refused at the token endpoint.
-      const stranger = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-      const impostor = await oidc.discovery(new URL(region.url), body.client_id as string, undefined, oidc.PrivateKeyJwt({ key: stranger.privateKey, kid: 'rp-key-1' }), insecure);
-      await expect(oidc.buildAuthorizationUrlWithPAR(impostor, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })).rejects.toThrow();
+      const stranger = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+        'sign',
+        'verify',
+      ])) as webcrypto.CryptoKeyPair;
+      const impostor = await oidc.discovery(
+        new URL(region.url),
+        body.client_id as string,
+        undefined,
+        oidc.PrivateKeyJwt({ key: stranger.privateKey, kid: 'rp-key-1' }),
+        insecure,
+      );
+      await expect(
+        oidc.buildAuthorizationUrlWithPAR(impostor, {
+          redirect_uri: REDIRECT,
+          scope: 'openid',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        }),
+      ).rejects.toThrow();
     });
 
     it.each([
@@ -252,7 +373,13 @@ describe('OpenID provider', () => {
       ['EdDSA', 'oap-us-v1'],
     ])('signs the ID token of a client registered for %s with %s, verifiable with the JWKS', async (alg, kid) => {
       const body = await registerClient({ name: `${alg} RP`, redirect_uris: [REDIRECT], id_token_signed_response_alg: alg });
-      const config = await oidc.discovery(new URL(region.url), body.client_id as string, { id_token_signed_response_alg: alg }, oidc.ClientSecretBasic(body.client_secret as string), insecure);
+      const config = await oidc.discovery(
+        new URL(region.url),
+        body.client_id as string,
+        { id_token_signed_response_alg: alg },
+        oidc.ClientSecretBasic(body.client_secret as string),
+        insecure,
+      );
       const { callback, verifier, state } = await codeFlow(config, 'openid');
       const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       const verified = await verifiedIdToken(tokens.id_token!);
@@ -275,7 +402,10 @@ describe('OpenID provider', () => {
     const refresh = (token: string) =>
       fetch(`${region.url}/oauth/token`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${confidential.clientId}:${confidential.secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
 
@@ -311,7 +441,10 @@ describe('OpenID provider', () => {
       const { callback, verifier, state } = await codeFlow(config, 'openid profile offline_access', { DPoP: dpop });
       const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, { DPoP: dpop });
       expect(tokens.token_type.toLowerCase()).toBe('dpop');
-      expect(await oidc.fetchUserInfo(config, tokens.access_token, personId, { DPoP: dpop })).toMatchObject({ sub: personId, name: 'Ada Lovelace' });
+      expect(await oidc.fetchUserInfo(config, tokens.access_token, personId, { DPoP: dpop })).toMatchObject({
+        sub: personId,
+        name: 'Ada Lovelace',
+      });
 
       // Without a proof the bound token is refused, as a DPoP or a Bearer token.
       for (const scheme of ['DPoP', 'Bearer']) {
@@ -323,14 +456,24 @@ describe('OpenID provider', () => {
       const unbound = await fetch(`${region.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: spa.client_id as string }),
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token!,
+          client_id: spa.client_id as string,
+        }),
       });
       expect(unbound.status).toBe(400);
       const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP: dpop });
       expect(refreshed.token_type.toLowerCase()).toBe('dpop');
 
       const introspected = await oidc.tokenIntrospection(config, refreshed.access_token);
-      expect(introspected).toMatchObject({ active: true, client_id: spa.client_id, sub: personId, token_type: 'DPoP', cnf: { jkt: expect.any(String) } });
+      expect(introspected).toMatchObject({
+        active: true,
+        client_id: spa.client_id,
+        sub: personId,
+        token_type: 'DPoP',
+        cnf: { jkt: expect.any(String) },
+      });
       // Another application's client cannot introspect it.
       expect(await oidc.tokenIntrospection(confidential.config, refreshed.access_token)).toEqual({ active: false });
 
@@ -343,7 +486,11 @@ describe('OpenID provider', () => {
     it('ends the session after the confirmation and returns to the registered post-logout URI', async () => {
       const { callback, verifier, state, jar } = await codeFlow(confidential.config, 'openid');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
-      const endSession = oidc.buildEndSessionUrl(confidential.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:5555/bye', state: 'bye-state' });
+      const endSession = oidc.buildEndSessionUrl(confidential.config, {
+        id_token_hint: tokens.id_token!,
+        post_logout_redirect_uri: 'http://127.0.0.1:5555/bye',
+        state: 'bye-state',
+      });
       const pageRes = await fetch(endSession, { headers: { cookie: jar.header() }, redirect: 'manual' });
       jar.store(pageRes);
       expect(pageRes.status).toBe(200);
@@ -363,7 +510,10 @@ describe('OpenID provider', () => {
     it('refuses a post-logout URI that was not registered', async () => {
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
-      const endSession = oidc.buildEndSessionUrl(confidential.config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'http://127.0.0.1:5555/byex' });
+      const endSession = oidc.buildEndSessionUrl(confidential.config, {
+        id_token_hint: tokens.id_token!,
+        post_logout_redirect_uri: 'http://127.0.0.1:5555/byex',
+      });
       const res = await fetch(endSession, { redirect: 'manual' });
       expect(res.status).toBe(400);
     });
@@ -371,16 +521,42 @@ describe('OpenID provider', () => {
 
   describe('OAuth clients under an application', () => {
     it('lists, reads and deletes clients; the secret appears only at registration', async () => {
-      const created = await registerClient({ name: 'Listed', redirect_uris: ['https://rp.example.com/cb'], id_token_signed_response_alg: 'EdDSA', scopes: ['openid', 'email'] });
-      expect(created).toMatchObject({ object: 'oauth_client', application_id: app.id, token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'EdDSA', scopes: ['openid', 'email'] });
-      const got = await http('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() });
+      const created = await registerClient({
+        name: 'Listed',
+        redirect_uris: ['https://rp.example.com/cb'],
+        id_token_signed_response_alg: 'EdDSA',
+        scopes: ['openid', 'email'],
+      });
+      expect(created).toMatchObject({
+        object: 'oauth_client',
+        application_id: app.id,
+        token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'EdDSA',
+        scopes: ['openid', 'email'],
+      });
+      const got = await http('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, {
+        headers: auth(),
+      });
       expect(got.status).toBe(200);
       expect(got.body).not.toHaveProperty('client_secret');
-      const list = await http<{ data: Array<Record<string, unknown>> }>('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients?limit=200`, { headers: auth() });
+      const list = await http<{ data: Array<Record<string, unknown>> }>(
+        'GET',
+        `${region.url}/api/v1/applications/${app.id}/oauth_clients?limit=200`,
+        { headers: auth() },
+      );
       expect(list.body.data.map((c) => c.client_id)).toContain(created.client_id);
       expect(list.body.data.some((c) => 'client_secret' in c)).toBe(false);
-      expect((await http('DELETE', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() })).status).toBe(204);
-      expect((await http('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() })).status).toBe(404);
+      expect(
+        (
+          await http('DELETE', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, {
+            headers: auth(),
+          })
+        ).status,
+      ).toBe(204);
+      expect(
+        (await http('GET', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${created.client_id as string}`, { headers: auth() }))
+          .status,
+      ).toBe(404);
     });
 
     it.each([
@@ -397,7 +573,13 @@ describe('OpenID provider', () => {
 
     it('deleting a client revokes the tokens it holds', async () => {
       const doomed = await registerClient({ name: 'Doomed', redirect_uris: [REDIRECT] });
-      const config = await oidc.discovery(new URL(region.url), doomed.client_id as string, undefined, oidc.ClientSecretBasic(doomed.client_secret as string), insecure);
+      const config = await oidc.discovery(
+        new URL(region.url),
+        doomed.client_id as string,
+        undefined,
+        oidc.ClientSecretBasic(doomed.client_secret as string),
+        insecure,
+      );
       const { callback, verifier, state } = await codeFlow(config, 'openid');
       const tokens = await grantTokens(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
       await http('DELETE', `${region.url}/api/v1/applications/${app.id}/oauth_clients/${doomed.client_id as string}`, { headers: auth() });
@@ -408,7 +590,10 @@ describe('OpenID provider', () => {
 
   describe('GET /api/v1/me', () => {
     it("answers for a person's access token: the person, their home country, linked applications and the client's application", async () => {
-      const link = await http('POST', `${region.url}/api/v1/applications/${app.id}/person_links`, { headers: auth(), json: { person_id: personId, subject: { external_id: 'crm-ada-1' } } });
+      const link = await http('POST', `${region.url}/api/v1/applications/${app.id}/person_links`, {
+        headers: auth(),
+        json: { person_id: personId, subject: { external_id: 'crm-ada-1' } },
+      });
       expect(link.status).toBe(201);
       const { callback, verifier, state } = await codeFlow(confidential.config, 'openid profile email');
       const tokens = await grantTokens(confidential.config, callback, { pkceCodeVerifier: verifier, expectedState: state });
@@ -419,9 +604,18 @@ describe('OpenID provider', () => {
         credential: { type: 'access_token', id: confidential.clientId, scopes: ['openid', 'profile', 'email'] },
         application: { id: app.id },
         region: 'us',
-        person: { id: personId, display_name: 'Ada Lovelace', email: 'ada@example.test', locale: 'en-GB', time_zone: 'Europe/London', home_country: 'US' },
+        person: {
+          id: personId,
+          display_name: 'Ada Lovelace',
+          email: 'ada@example.test',
+          locale: 'en-GB',
+          time_zone: 'Europe/London',
+          home_country: 'US',
+        },
         home_country: 'US',
-        linked_applications: [{ application_id: app.id, name: 'rp', linked_at: (link.body.person_link as { created_at: string }).created_at }],
+        linked_applications: [
+          { application_id: app.id, name: 'rp', linked_at: (link.body.person_link as { created_at: string }).created_at },
+        ],
       });
     });
 
@@ -446,7 +640,10 @@ describe('OpenID provider', () => {
     const poll = (deviceCode: string) =>
       fetch(`${region.url}/oauth/token`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${device.clientId}:${device.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${device.clientId}:${device.secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:device_code', device_code: deviceCode }),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }));
 
@@ -463,11 +660,21 @@ describe('OpenID provider', () => {
     const xsrfOf = (html: string) => /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
     beforeAll(async () => {
-      const body = await registerClient({ name: 'TV app', redirect_uris: [REDIRECT], grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] });
+      const body = await registerClient({
+        name: 'TV app',
+        redirect_uris: [REDIRECT],
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+      });
       device = {
         clientId: body.client_id as string,
         secret: body.client_secret as string,
-        config: await oidc.discovery(new URL(region.url), body.client_id as string, undefined, oidc.ClientSecretBasic(body.client_secret as string), insecure),
+        config: await oidc.discovery(
+          new URL(region.url),
+          body.client_id as string,
+          undefined,
+          oidc.ClientSecretBasic(body.client_secret as string),
+          insecure,
+        ),
       };
     });
 
@@ -484,7 +691,11 @@ describe('OpenID provider', () => {
       expect(input.html).toContain('<label for="svc-user-code">');
       const confirmPage = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(input.html), user_code: started.user_code });
       expect(confirmPage.status).toBe(200);
-      let step = await devicePage(jar, 'POST', '/oauth/device', { xsrf: xsrfOf(confirmPage.html), user_code: started.user_code, confirm: 'yes' });
+      let step = await devicePage(jar, 'POST', '/oauth/device', {
+        xsrf: xsrfOf(confirmPage.html),
+        user_code: started.user_code,
+        confirm: 'yes',
+      });
       for (let hop = 0; hop < 10 && step.status !== 200; hop++) step = await devicePage(jar, 'GET', step.location ?? '');
       const consent = /<form method="post" action="([^"]+\/confirm)"/.exec(step.html)?.[1];
       expect(consent).toBeDefined();
@@ -530,7 +741,9 @@ describe('OpenID provider', () => {
       const digest = createHash('sha256').update(tokens.access_token).digest('hex').slice(0, 16);
       const db = region.stack.process.us.app.get(DataSource);
       const entriesOf = async (type: string): Promise<string[]> =>
-        ((await db.query(`SELECT canonical FROM audit.entries WHERE entry_type = $1`, [type])) as Array<{ canonical: string }>).map((r) => r.canonical).filter((c) => c.includes(digest));
+        ((await db.query(`SELECT canonical FROM audit.entries WHERE entry_type = $1`, [type])) as Array<{ canonical: string }>)
+          .map((r) => r.canonical)
+          .filter((c) => c.includes(digest));
       const [issued, revoked] = await waitFor(async () => {
         const found = [await entriesOf('oauth.token_issued'), await entriesOf('oauth.token_revoked')];
         return found.every((rows) => rows.length === 1) ? found : undefined;

@@ -19,7 +19,12 @@ export async function startOAuthRegion(label: string): Promise<OAuthRegion> {
   const logLines: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line.length > 0),
+      );
       done();
     },
   });
@@ -50,9 +55,20 @@ export async function startOAuthRegion(label: string): Promise<OAuthRegion> {
  * Signs a person up through the people feature (email code read from the SMTP sink); returns the
  * person id and the browser's sign-in cookie (`name=value`).
  */
-export async function signUp(region: OAuthRegion, person: { email: string; name: string; locale: string; timeZone: string; homeCountry: string }): Promise<{ personId: string; cookie: string }> {
+export async function signUp(
+  region: OAuthRegion,
+  person: { email: string; name: string; locale: string; timeZone: string; homeCountry: string },
+): Promise<{ personId: string; cookie: string }> {
   const start = await http('POST', `${region.url}/people/email_codes`, {
-    json: { purpose: 'sign_up', email: person.email, display_name: person.name, home_country: person.homeCountry, locale: person.locale, time_zone: person.timeZone, return_to: '/people/account' },
+    json: {
+      purpose: 'sign_up',
+      email: person.email,
+      display_name: person.name,
+      home_country: person.homeCountry,
+      locale: person.locale,
+      time_zone: person.timeZone,
+      return_to: '/people/account',
+    },
   });
   if (start.status !== 202) throw new Error(`sign-up start answered ${start.status}`);
   const code = await codeFor(region.mail, person.email, (await mailsTo(region.mail, person.email)).length || 1);
@@ -106,7 +122,12 @@ export async function browseToRedirect(baseUrl: string, start: string, jar: Cook
     const html = await res.text();
     const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
     if (res.status !== 200 || !action) throw new Error(`unexpected ${res.status} at ${new URL(url, baseUrl).pathname}`);
-    const post = await fetch(new URL(action, baseUrl), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+    const post = await fetch(new URL(action, baseUrl), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     jar.store(post);
     url = post.headers.get('location') ?? '';
   }
@@ -138,4 +159,3 @@ export async function personWithAccessToken(
   const tokens = await oidc.authorizationCodeGrant(client, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
   return { id: signed.personId, cookie: signed.cookie, token: tokens.access_token };
 }
-

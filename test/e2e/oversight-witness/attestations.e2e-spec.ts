@@ -3,7 +3,17 @@ import { RpcClient } from '@svc/bus';
 import { AttestationWitnessedSchema } from '@svc/contracts';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { http } from '@svc/testing';
-import { attestationBody, bearer, createApp, createAttester, setMode, startOversightStack, submit, verifyWitnessReceipt, type OversightStack } from './support';
+import {
+  attestationBody,
+  bearer,
+  createApp,
+  createAttester,
+  setMode,
+  startOversightStack,
+  submit,
+  verifyWitnessReceipt,
+  type OversightStack,
+} from './support';
 
 /** Spec: Attestation request (every field and limit), Runtime receipts (witness column), heartbeat, Hybrid mode. */
 describe('POST /api/v1/oap/attestations', () => {
@@ -27,7 +37,11 @@ describe('POST /api/v1/oap/attestations', () => {
 
   describe('witnessing', () => {
     it('answers 201 with the attestation and a witness receipt verifiable by two Ed25519 implementations, under 2 KB', async () => {
-      const body = attestationBody(app.id, { agent_class: freshClass(), sequence_number: 1, context: { policy_ref: 'rego://payments', policy_version: 'v42' } });
+      const body = attestationBody(app.id, {
+        agent_class: freshClass(),
+        sequence_number: 1,
+        context: { policy_ref: 'rego://payments', policy_version: 'v42' },
+      });
       const res = await submit(stack, engine.token, body);
       expect(res.status).toBe(201);
       const attestation = res.body.attestation as Record<string, unknown>;
@@ -66,7 +80,11 @@ describe('POST /api/v1/oap/attestations', () => {
     });
 
     it('uses the attester id as policy_ref when the context names no policy', async () => {
-      const res = await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), decision: 'deny', context: undefined }));
+      const res = await submit(
+        stack,
+        engine.token,
+        attestationBody(app.id, { agent_class: freshClass(), decision: 'deny', context: undefined }),
+      );
       expect(res.status).toBe(201);
       const verified = await verifyWitnessReceipt(stack, res.body.receipt as string);
       expect(verified.payload).toMatchObject({ decision: 'deny', policy_ref: engine.id, policy_version: null });
@@ -76,7 +94,9 @@ describe('POST /api/v1/oap/attestations', () => {
       const res = await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), sequence_number: 7 }));
       expect(res.status).toBe(201);
       const id = (res.body.attestation as { id: string }).id;
-      const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(`SELECT payload FROM oversight.outbox WHERE event_type = 'attestation.witnessed'`);
+      const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(
+        `SELECT payload FROM oversight.outbox WHERE event_type = 'attestation.witnessed'`,
+      );
       const events = rows.map((r) => fromBinary(AttestationWitnessedSchema, new Uint8Array(r.payload)));
       const event = events.find((e) => e.attestationId === id);
       expect(event).toMatchObject({
@@ -142,8 +162,12 @@ describe('POST /api/v1/oap/attestations', () => {
     it('keys idempotency per application: another application may reuse the same attestation_id', async () => {
       const otherEngine = await createAttester(stack, other);
       const key = `shared-key-${Date.now()}`;
-      expect((await submit(stack, engine.token, attestationBody(app.id, { attestation_id: key, agent_class: freshClass() }))).status).toBe(201);
-      expect((await submit(stack, otherEngine.token, attestationBody(other.id, { attestation_id: key, agent_class: freshClass() }))).status).toBe(201);
+      expect((await submit(stack, engine.token, attestationBody(app.id, { attestation_id: key, agent_class: freshClass() }))).status).toBe(
+        201,
+      );
+      expect(
+        (await submit(stack, otherEngine.token, attestationBody(other.id, { attestation_id: key, agent_class: freshClass() }))).status,
+      ).toBe(201);
     });
   });
 
@@ -159,13 +183,19 @@ describe('POST /api/v1/oap/attestations', () => {
       const read = await http('GET', `${stack.url}/api/v1/oap/attestations/${id}`, { headers: bearer(engine.token) });
       expect(read.status).toBe(200);
       expect(read.body).toMatchObject({ attestation: { id, sequence_gap: true, expected_sequence_number: 2, agent_class: agentClass } });
-      const rows: Array<{ sequence_gap: boolean }> = await stack.dataSource.query(`SELECT sequence_gap FROM oversight.attestations WHERE id = $1`, [id]);
+      const rows: Array<{ sequence_gap: boolean }> = await stack.dataSource.query(
+        `SELECT sequence_gap FROM oversight.attestations WHERE id = $1`,
+        [id],
+      );
       expect(rows[0]?.sequence_gap).toBe(true);
 
       for (const n of [3, 4]) {
         const res = await submit(stack, engine.token, attestationBody(app.id, { agent_class: agentClass, sequence_number: n }));
         expect(res.status).toBe(409);
-        expect(res.body).toMatchObject({ reason_code: 'sequence_number_not_monotonic', detail: { field: 'sequence_number', last_sequence_number: 4 } });
+        expect(res.body).toMatchObject({
+          reason_code: 'sequence_number_not_monotonic',
+          detail: { field: 'sequence_number', last_sequence_number: 4 },
+        });
       }
       const five = await submit(stack, engine.token, attestationBody(app.id, { agent_class: agentClass, sequence_number: 5 }));
       expect(five.body.attestation).toMatchObject({ sequence_number: 5, sequence_gap: false, expected_sequence_number: null });
@@ -184,7 +214,17 @@ describe('POST /api/v1/oap/attestations', () => {
   });
 
   describe('validation (400 shape, 422 rule; the field is named)', () => {
-    const required = ['attestation_id', 'application_id', 'agent_class', 'action_class', 'decision', 'decided_at', 'sequence_number', 'legal_basis', 'evidence_digest'];
+    const required = [
+      'attestation_id',
+      'application_id',
+      'agent_class',
+      'action_class',
+      'decision',
+      'decided_at',
+      'sequence_number',
+      'legal_basis',
+      'evidence_digest',
+    ];
     it.each(required)('refuses a body without %s: 400 invalid_request', async (field) => {
       const body = attestationBody(app.id, { agent_class: freshClass() });
       delete body[field];
@@ -236,20 +276,34 @@ describe('POST /api/v1/oap/attestations', () => {
     it('accepts a context of exactly 4 KiB of canonical JSON and refuses one byte more', async () => {
       const fill = (n: number) => ({ k: 'x'.repeat(n - canonicalJson({ k: '' }).length) });
       expect(canonicalJson(fill(4096)).length).toBe(4096);
-      expect((await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), context: fill(4096) }))).status).toBe(201);
+      expect((await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), context: fill(4096) }))).status).toBe(
+        201,
+      );
       const res = await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), context: fill(4097) }));
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ reason_code: 'validation_failed', detail: { field: 'context' } });
     });
 
     it('accepts the limits exactly: attestation_id 64, agent_class 128, action_class 64 characters', async () => {
-      const res = await submit(stack, engine.token, attestationBody(app.id, { attestation_id: 'i'.repeat(64), agent_class: `${freshClass()}${'c'.repeat(100)}`.slice(0, 128), action_class: 'a'.repeat(64) }));
+      const res = await submit(
+        stack,
+        engine.token,
+        attestationBody(app.id, {
+          attestation_id: 'i'.repeat(64),
+          agent_class: `${freshClass()}${'c'.repeat(100)}`.slice(0, 128),
+          action_class: 'a'.repeat(64),
+        }),
+      );
       expect(res.status).toBe(201);
     });
 
     it('accepts every legal_basis and RFC 3339 offsets', async () => {
       for (const legal of ['consent', 'contract', 'legal_obligation', 'vital_interests', 'public_task', 'legitimate_interests']) {
-        const res = await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), legal_basis: legal, decided_at: '2026-03-01T11:59:30+02:00' }));
+        const res = await submit(
+          stack,
+          engine.token,
+          attestationBody(app.id, { agent_class: freshClass(), legal_basis: legal, decided_at: '2026-03-01T11:59:30+02:00' }),
+        );
         expect(res.status).toBe(201);
       }
     });
@@ -260,7 +314,9 @@ describe('POST /api/v1/oap/attestations', () => {
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject({ reason_code: 'validation_failed', detail: { field: 'decided_at' } });
       const near = new Date(stack.clock.now().getTime() + 60_000).toISOString();
-      expect((await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), decided_at: near }))).status).toBe(201);
+      expect((await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass(), decided_at: near }))).status).toBe(
+        201,
+      );
     });
 
     it('refuses application_id and touchpoint_id that disagree: 422 naming touchpoint_id', async () => {
@@ -286,7 +342,10 @@ describe('POST /api/v1/oap/attestations', () => {
       const url = `${stack.url}/api/v1/oap/attestations`;
       expect((await http('POST', url, { headers, raw: '{"attestation_id":' })).body).toMatchObject({ reason_code: 'malformed_json' });
       expect((await http('POST', url, { headers, raw: '[1,2]' })).status).toBe(400);
-      const huge = await http('POST', url, { headers, raw: JSON.stringify(attestationBody(app.id, { context: { blob: 'x'.repeat(1_100_000) } })) });
+      const huge = await http('POST', url, {
+        headers,
+        raw: JSON.stringify(attestationBody(app.id, { context: { blob: 'x'.repeat(1_100_000) } })),
+      });
       expect(huge.status).toBe(413);
       expect(huge.body).toMatchObject({ reason_code: 'payload_too_large' });
     });
@@ -300,7 +359,8 @@ describe('POST /api/v1/oap/attestations', () => {
       ['a malformed attester token', 'Bearer tat_us_short', 'invalid_token'],
       ['a Basic header', 'Basic dXNlcjpwYXNz', 'invalid_token'],
     ])('answers 401 for %s', async (_case, header, reason) => {
-      const headers: Record<string, string> = header === undefined ? {} : { authorization: header === 'API' ? `Bearer ${app.token}` : header };
+      const headers: Record<string, string> =
+        header === undefined ? {} : { authorization: header === 'API' ? `Bearer ${app.token}` : header };
       const res = await http('POST', `${stack.url}/api/v1/oap/attestations`, { headers, json: attestationBody(app.id) });
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ reason_code: reason });
@@ -315,7 +375,11 @@ describe('POST /api/v1/oap/attestations', () => {
       const otherEngine = await createAttester(stack, other);
       const mine = await submit(stack, engine.token, attestationBody(app.id, { agent_class: freshClass() }));
       const id = (mine.body.attestation as { id: string }).id;
-      for (const [token, target] of [[otherEngine.token, id], [engine.token, 'att_us_nope'], [engine.token, `att_us_${'a'.repeat(24)}`]] as const) {
+      for (const [token, target] of [
+        [otherEngine.token, id],
+        [engine.token, 'att_us_nope'],
+        [engine.token, `att_us_${'a'.repeat(24)}`],
+      ] as const) {
         const res = await http('GET', `${stack.url}/api/v1/oap/attestations/${target}`, { headers: bearer(token) });
         expect(res.status).toBe(404);
         expect(res.body).toMatchObject({ reason_code: 'attestation_not_found' });
@@ -351,18 +415,33 @@ describe('POST /api/v1/oap/attestations', () => {
       for (const agentClass of ['booking-agent', 'unconfigured-agent']) {
         const res = await submit(stack, hybridEngine.token, attestationBody(hybrid.id, { agent_class: agentClass }));
         expect(res.status).toBe(409);
-        expect(res.body).toMatchObject({ reason_code: 'agent_class_routed_to_conductor', detail: { field: 'agent_class', agent_class: agentClass } });
+        expect(res.body).toMatchObject({
+          reason_code: 'agent_class_routed_to_conductor',
+          detail: { field: 'agent_class', agent_class: agentClass },
+        });
       }
 
       const rpc = stack.process.app.get(RpcClient);
       const toOversight = await rpc.call('oversight.agent_class_route', { applicationId: hybrid.id, agentClass: 'refunds-agent' });
-      expect({ mode: toOversight.mode, route: toOversight.route, configured: toOversight.configured }).toEqual({ mode: 'hybrid', route: 'oversight', configured: true });
+      expect({ mode: toOversight.mode, route: toOversight.route, configured: toOversight.configured }).toEqual({
+        mode: 'hybrid',
+        route: 'oversight',
+        configured: true,
+      });
       const toConductor = await rpc.call('oversight.agent_class_route', { applicationId: hybrid.id, agentClass: 'unconfigured-agent' });
       expect({ route: toConductor.route, configured: toConductor.configured }).toEqual({ route: 'conductor', configured: false });
-      await expect(rpc.call('oversight.agent_class_route', { applicationId: `tp_us_${'z'.repeat(20)}`, agentClass: 'x' })).rejects.toMatchObject({ code: 'application_not_found' });
+      await expect(
+        rpc.call('oversight.agent_class_route', { applicationId: `tp_us_${'z'.repeat(20)}`, agentClass: 'x' }),
+      ).rejects.toMatchObject({ code: 'application_not_found' });
 
       const effective = await http('GET', `${routes}?agent_class=booking-agent`, { headers: bearer(hybrid.token) });
-      expect(effective.body).toEqual({ object: 'agent_class_route', agent_class: 'booking-agent', mode: 'hybrid', route: 'conductor', configured: true });
+      expect(effective.body).toEqual({
+        object: 'agent_class_route',
+        agent_class: 'booking-agent',
+        mode: 'hybrid',
+        route: 'conductor',
+        configured: true,
+      });
       const list = await http<{ data: Array<{ agent_class: string }> }>('GET', routes, { headers: bearer(hybrid.token) });
       expect(list.body.data.map((r) => r.agent_class)).toEqual(['booking-agent', 'refunds-agent']);
       expect((await http<{ data: unknown[] }>('GET', routes, { headers: bearer(other.token) })).body.data).toEqual([]);
@@ -390,7 +469,13 @@ describe('POST /api/v1/oap/attestations', () => {
       const url = `${stack.url}/api/v1/oap/attestations/agent_class_routes`;
       expect((await http('GET', url)).status).toBe(401);
       expect((await http('PUT', url, { headers: bearer(engine.token), json: { agent_class: 'a', route: 'oversight' } })).status).toBe(401);
-      for (const [query, status] of [['limit=0', 422], ['limit=x', 400], ['cursor=zz', 400], ['agent_class=' + 'c'.repeat(129), 422], ['other=1', 400]] as const) {
+      for (const [query, status] of [
+        ['limit=0', 422],
+        ['limit=x', 400],
+        ['cursor=zz', 400],
+        ['agent_class=' + 'c'.repeat(129), 422],
+        ['other=1', 400],
+      ] as const) {
         expect((await http('GET', `${url}?${query}`, { headers: bearer(app.token) })).status).toBe(status);
       }
       const missing = await http('DELETE', url, { headers: bearer(app.token) });
@@ -402,19 +487,36 @@ describe('POST /api/v1/oap/attestations', () => {
   describe('heartbeat', () => {
     it('records liveness per attester and flags a silent engine after the threshold', async () => {
       const hbEngine = await createAttester(stack, other, { name: 'hb-engine' });
-      const list = () => http<{ data: Array<Record<string, unknown>> }>('GET', `${stack.url}/api/v1/oap/attestations/heartbeat`, { headers: bearer(other.token) });
+      const list = () =>
+        http<{ data: Array<Record<string, unknown>> }>('GET', `${stack.url}/api/v1/oap/attestations/heartbeat`, {
+          headers: bearer(other.token),
+        });
       const before = (await list()).body.data.find((a) => a.attester_id === hbEngine.id);
       expect(before).toMatchObject({ last_heartbeat_at: null, silent: true });
 
-      const res = await http('POST', `${stack.url}/api/v1/oap/attestations/heartbeat`, { headers: bearer(hbEngine.token), json: { status: 'degraded', engine_version: 'opa-0.70' } });
+      const res = await http('POST', `${stack.url}/api/v1/oap/attestations/heartbeat`, {
+        headers: bearer(hbEngine.token),
+        json: { status: 'degraded', engine_version: 'opa-0.70' },
+      });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ heartbeat: { attester_id: hbEngine.id, received_at: stack.clock.now().toISOString(), status: 'degraded' } });
+      expect(res.body).toEqual({
+        heartbeat: { attester_id: hbEngine.id, received_at: stack.clock.now().toISOString(), status: 'degraded' },
+      });
       const fresh = (await list()).body.data.find((a) => a.attester_id === hbEngine.id);
-      expect(fresh).toMatchObject({ last_heartbeat_at: stack.clock.now().toISOString(), last_heartbeat: { status: 'degraded', engine_version: 'opa-0.70' }, silent: false, silent_after_seconds: 300 });
+      expect(fresh).toMatchObject({
+        last_heartbeat_at: stack.clock.now().toISOString(),
+        last_heartbeat: { status: 'degraded', engine_version: 'opa-0.70' },
+        silent: false,
+        silent_after_seconds: 300,
+      });
 
       stack.clock.advance(301_000);
       expect((await list()).body.data.find((a) => a.attester_id === hbEngine.id)).toMatchObject({ silent: true });
-      const lenient = await http<{ data: Array<Record<string, unknown>> }>('GET', `${stack.url}/api/v1/oap/attestations/heartbeat?silent_after_seconds=600`, { headers: bearer(other.token) });
+      const lenient = await http<{ data: Array<Record<string, unknown>> }>(
+        'GET',
+        `${stack.url}/api/v1/oap/attestations/heartbeat?silent_after_seconds=600`,
+        { headers: bearer(other.token) },
+      );
       expect(lenient.body.data.find((a) => a.attester_id === hbEngine.id)).toMatchObject({ silent: false, silent_after_seconds: 600 });
       const attesterView = await http('GET', `${stack.url}/api/v1/trusted_attesters/${hbEngine.id}`, { headers: bearer(other.token) });
       expect(attesterView.body).toMatchObject({ trusted_attester: { liveness: { silent: true } } });
@@ -432,10 +534,19 @@ describe('POST /api/v1/oap/attestations', () => {
     });
 
     it('answers 401 to heartbeats without a valid attester token and to the liveness list without an API token', async () => {
-      expect((await http('POST', `${stack.url}/api/v1/oap/attestations/heartbeat`, { json: {} })).body).toMatchObject({ reason_code: 'unauthenticated' });
-      expect((await http('POST', `${stack.url}/api/v1/oap/attestations/heartbeat`, { headers: bearer(app.token), json: {} })).body).toMatchObject({ reason_code: 'invalid_token' });
+      expect((await http('POST', `${stack.url}/api/v1/oap/attestations/heartbeat`, { json: {} })).body).toMatchObject({
+        reason_code: 'unauthenticated',
+      });
+      expect(
+        (await http('POST', `${stack.url}/api/v1/oap/attestations/heartbeat`, { headers: bearer(app.token), json: {} })).body,
+      ).toMatchObject({ reason_code: 'invalid_token' });
       expect((await http('GET', `${stack.url}/api/v1/oap/attestations/heartbeat`, { headers: bearer(engine.token) })).status).toBe(401);
-      for (const [q, status] of [['silent_after_seconds=5', 422], ['silent_after_seconds=abc', 400], ['limit=500', 422], ['colour=red', 400]] as const) {
+      for (const [q, status] of [
+        ['silent_after_seconds=5', 422],
+        ['silent_after_seconds=abc', 400],
+        ['limit=500', 422],
+        ['colour=red', 400],
+      ] as const) {
         const res = await http('GET', `${stack.url}/api/v1/oap/attestations/heartbeat?${q}`, { headers: bearer(app.token) });
         expect(res.status).toBe(status);
       }

@@ -22,7 +22,10 @@ describe('Trusted attesters', () => {
 
   describe('create', () => {
     it('answers 201 with a tat_<region>_<base64url(32)> token shown once and stored only as its SHA-256', async () => {
-      const res = await http<{ trusted_attester: Record<string, unknown> }>('POST', base(), { headers: bearer(app.token), json: { name: 'opa-prod' } });
+      const res = await http<{ trusted_attester: Record<string, unknown> }>('POST', base(), {
+        headers: bearer(app.token),
+        json: { name: 'opa-prod' },
+      });
       expect(res.status).toBe(201);
       const attester = res.body.trusted_attester;
       expect(attester).toMatchObject({
@@ -38,7 +41,9 @@ describe('Trusted attesters', () => {
       expect(token).toMatch(/^tat_us_[A-Za-z0-9_-]{43}$/);
       expect(attester.id).toMatch(/^tatr_us_[a-z2-7]{20}$/);
 
-      const rows: Array<Record<string, unknown>> = await stack.dataSource.query(`SELECT * FROM oversight.trusted_attesters WHERE id = $1`, [attester.id]);
+      const rows: Array<Record<string, unknown>> = await stack.dataSource.query(`SELECT * FROM oversight.trusted_attesters WHERE id = $1`, [
+        attester.id,
+      ]);
       expect(rows[0]?.token_digest).toBe(createHash('sha256').update(token).digest('hex'));
       expect(JSON.stringify(rows)).not.toContain(token);
 
@@ -62,10 +67,22 @@ describe('Trusted attesters', () => {
       ['a name of the wrong type', { name: 7 }, 400, 'invalid_request', 'name'],
       ['an empty name', { name: '' }, 422, 'validation_failed', 'name'],
       ['a 201-character name', { name: 'n'.repeat(201) }, 422, 'validation_failed', 'name'],
-      ['the operator-gated revocations:trigger', { name: 'x', permissions: ['revocations:trigger'] }, 422, 'validation_failed', 'permissions'],
+      [
+        'the operator-gated revocations:trigger',
+        { name: 'x', permissions: ['revocations:trigger'] },
+        422,
+        'validation_failed',
+        'permissions',
+      ],
       ['an unknown permission', { name: 'x', permissions: ['grants:create'] }, 422, 'validation_failed', 'permissions'],
       ['permissions of the wrong type', { name: 'x', permissions: 'attestations:submit' }, 400, 'invalid_request', 'permissions'],
-      ['scoped_to_application of the wrong type', { name: 'x', scoped_to_application: 'yes' }, 400, 'invalid_request', 'scoped_to_application'],
+      [
+        'scoped_to_application of the wrong type',
+        { name: 'x', scoped_to_application: 'yes' },
+        400,
+        'invalid_request',
+        'scoped_to_application',
+      ],
     ])('refuses %s', async (_case, body, status, reason, field) => {
       const res = await http('POST', base(), { headers: bearer(app.token), json: body });
       expect(res.status).toBe(status);
@@ -73,10 +90,16 @@ describe('Trusted attesters', () => {
     });
 
     it('refuses malformed JSON and an oversized body with 400', async () => {
-      const malformed = await http('POST', base(), { headers: { ...bearer(app.token), 'content-type': 'application/json' }, raw: '{"name":' });
+      const malformed = await http('POST', base(), {
+        headers: { ...bearer(app.token), 'content-type': 'application/json' },
+        raw: '{"name":',
+      });
       expect(malformed.status).toBe(400);
       expect(malformed.body).toMatchObject({ reason_code: 'malformed_json' });
-      const huge = await http('POST', base(), { headers: { ...bearer(app.token), 'content-type': 'application/json' }, raw: JSON.stringify({ name: 'x'.repeat(1_100_000) }) });
+      const huge = await http('POST', base(), {
+        headers: { ...bearer(app.token), 'content-type': 'application/json' },
+        raw: JSON.stringify({ name: 'x'.repeat(1_100_000) }),
+      });
       expect(huge.status).toBe(413);
       expect(huge.body).toMatchObject({ reason_code: 'payload_too_large' });
     });
@@ -95,7 +118,10 @@ describe('Trusted attesters', () => {
   describe('rotate', () => {
     it('keeps the old token working for the default 24 h overlap and refuses it afterwards', async () => {
       const attester = await createAttester(stack, app);
-      const res = await http<{ trusted_attester: Record<string, unknown> }>('POST', `${base()}/${attester.id}/rotate`, { headers: bearer(app.token), json: {} });
+      const res = await http<{ trusted_attester: Record<string, unknown> }>('POST', `${base()}/${attester.id}/rotate`, {
+        headers: bearer(app.token),
+        json: {},
+      });
       expect(res.status).toBe(200);
       const fresh = res.body.trusted_attester.token as string;
       expect(fresh).toMatch(/^tat_us_[A-Za-z0-9_-]{43}$/);
@@ -115,7 +141,10 @@ describe('Trusted attesters', () => {
 
     it('honours a configured overlap (overlap_seconds) and 0 ends the old token at once', async () => {
       const attester = await createAttester(stack, app);
-      const rotated = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, { headers: bearer(app.token), json: { overlap_seconds: 60 } });
+      const rotated = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, {
+        headers: bearer(app.token),
+        json: { overlap_seconds: 60 },
+      });
       expect(rotated.status).toBe(200);
       stack.clock.advance(59_000);
       expect((await heartbeat(attester.token)).status).toBe(200);
@@ -123,15 +152,24 @@ describe('Trusted attesters', () => {
       expect((await heartbeat(attester.token)).status).toBe(401);
 
       const second = rotated.body.trusted_attester.token;
-      const again = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, { headers: bearer(app.token), json: { overlap_seconds: 0 } });
+      const again = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, {
+        headers: bearer(app.token),
+        json: { overlap_seconds: 0 },
+      });
       expect((await heartbeat(second)).status).toBe(401);
       expect((await heartbeat(again.body.trusted_attester.token)).status).toBe(200);
     });
 
     it('drops the oldest token when rotating during an overlap: at most two tokens work', async () => {
       const attester = await createAttester(stack, app);
-      const r1 = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, { headers: bearer(app.token), json: {} });
-      const r2 = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, { headers: bearer(app.token), json: {} });
+      const r1 = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, {
+        headers: bearer(app.token),
+        json: {},
+      });
+      const r2 = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, {
+        headers: bearer(app.token),
+        json: {},
+      });
       expect((await heartbeat(attester.token)).status).toBe(401);
       expect((await heartbeat(r1.body.trusted_attester.token)).status).toBe(200);
       expect((await heartbeat(r2.body.trusted_attester.token)).status).toBe(200);
@@ -181,7 +219,10 @@ describe('Trusted attesters', () => {
   describe('destroy', () => {
     it('clears both token slots permanently: every token is 401, later lifecycle calls 410', async () => {
       const attester = await createAttester(stack, app);
-      const rotated = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, { headers: bearer(app.token), json: {} });
+      const rotated = await http<{ trusted_attester: { token: string } }>('POST', `${base()}/${attester.id}/rotate`, {
+        headers: bearer(app.token),
+        json: {},
+      });
       const destroyed = await http('DELETE', `${base()}/${attester.id}`, { headers: bearer(app.token) });
       expect(destroyed.status).toBe(200);
       expect(destroyed.body).toMatchObject({ trusted_attester: { status: 'destroyed', destroyed_at: stack.clock.now().toISOString() } });
@@ -205,7 +246,7 @@ describe('Trusted attesters', () => {
   });
 
   describe('ownership', () => {
-    it.each(['GET', 'DELETE'])('answers %s of another application\'s attester exactly like an unknown id (404)', async (method) => {
+    it.each(['GET', 'DELETE'])("answers %s of another application's attester exactly like an unknown id (404)", async (method) => {
       const attester = await createAttester(stack, app);
       const foreign = await http(method, `${base()}/${attester.id}`, { headers: bearer(other.token) });
       const unknown = await http(method, `${base()}/tatr_us_${'a'.repeat(20)}`, { headers: bearer(other.token) });
@@ -215,28 +256,44 @@ describe('Trusted attesters', () => {
       expect(unknown.body).toMatchObject({ reason_code: 'attester_not_found' });
     });
 
-    it.each(['rotate', 'suspend', 'unsuspend', 'elevation_requests'])('answers POST %s on a foreign or malformed id with 404', async (action) => {
-      const attester = await createAttester(stack, app);
-      const body = action === 'elevation_requests' ? { permission: 'revocations:trigger', rationale: 'needs to revoke grants' } : {};
-      for (const id of [attester.id, 'not-an-id']) {
-        const res = await http('POST', `${base()}/${id}/${action}`, { headers: bearer(id === 'not-an-id' ? app.token : other.token), json: body });
-        expect(res.status).toBe(404);
-        expect(res.body).toMatchObject({ reason_code: 'attester_not_found' });
-      }
-    });
+    it.each(['rotate', 'suspend', 'unsuspend', 'elevation_requests'])(
+      'answers POST %s on a foreign or malformed id with 404',
+      async (action) => {
+        const attester = await createAttester(stack, app);
+        const body = action === 'elevation_requests' ? { permission: 'revocations:trigger', rationale: 'needs to revoke grants' } : {};
+        for (const id of [attester.id, 'not-an-id']) {
+          const res = await http('POST', `${base()}/${id}/${action}`, {
+            headers: bearer(id === 'not-an-id' ? app.token : other.token),
+            json: body,
+          });
+          expect(res.status).toBe(404);
+          expect(res.body).toMatchObject({ reason_code: 'attester_not_found' });
+        }
+      },
+    );
 
-    it('lists only the calling application\'s attesters, paginated by cursor', async () => {
-      const mine = await http<{ data: Array<{ application_id: string }>; has_more: boolean; next_cursor: string | null }>('GET', `${base()}?limit=2`, { headers: bearer(app.token) });
+    it("lists only the calling application's attesters, paginated by cursor", async () => {
+      const mine = await http<{ data: Array<{ application_id: string }>; has_more: boolean; next_cursor: string | null }>(
+        'GET',
+        `${base()}?limit=2`,
+        { headers: bearer(app.token) },
+      );
       expect(mine.status).toBe(200);
       expect(mine.body.data).toHaveLength(2);
       expect(mine.body.has_more).toBe(true);
-      const next = await http<{ data: Array<{ application_id: string }> }>('GET', `${base()}?limit=2&cursor=${mine.body.next_cursor as string}`, { headers: bearer(app.token) });
+      const next = await http<{ data: Array<{ application_id: string }> }>(
+        'GET',
+        `${base()}?limit=2&cursor=${mine.body.next_cursor as string}`,
+        { headers: bearer(app.token) },
+      );
       expect(next.status).toBe(200);
       expect(next.body.data.every((a) => a.application_id === app.id)).toBe(true);
       const theirs = await http<{ data: unknown[] }>('GET', base(), { headers: bearer(other.token) });
       expect(theirs.body.data).toEqual([]);
       expect((await http('GET', `${base()}?limit=0`, { headers: bearer(app.token) })).status).toBe(422);
-      expect((await http('GET', `${base()}?cursor=garbage`, { headers: bearer(app.token) })).body).toMatchObject({ reason_code: 'invalid_cursor' });
+      expect((await http('GET', `${base()}?cursor=garbage`, { headers: bearer(app.token) })).body).toMatchObject({
+        reason_code: 'invalid_cursor',
+      });
     });
   });
 
@@ -248,20 +305,33 @@ describe('Trusted attesters', () => {
         json: { permission: 'revocations:trigger', rationale: 'Our engine detects compromised agents and must revoke their grants.' },
       });
       expect(res.status).toBe(201);
-      expect(res.body.elevation_request).toMatchObject({ object: 'elevation_request', attester_id: attester.id, permission: 'revocations:trigger', status: 'pending' });
-      const queue = await http<{ data: Array<{ id: string; status: string }> }>('GET', `${base()}/elevation_requests`, { headers: bearer(app.token) });
+      expect(res.body.elevation_request).toMatchObject({
+        object: 'elevation_request',
+        attester_id: attester.id,
+        permission: 'revocations:trigger',
+        status: 'pending',
+      });
+      const queue = await http<{ data: Array<{ id: string; status: string }> }>('GET', `${base()}/elevation_requests`, {
+        headers: bearer(app.token),
+      });
       expect(queue.status).toBe(200);
       expect(queue.body.data).toContainEqual(expect.objectContaining({ id: res.body.elevation_request.id, status: 'pending' }));
-      expect((await http<{ data: unknown[] }>('GET', `${base()}/elevation_requests`, { headers: bearer(other.token) })).body.data).toEqual([]);
+      expect((await http<{ data: unknown[] }>('GET', `${base()}/elevation_requests`, { headers: bearer(other.token) })).body.data).toEqual(
+        [],
+      );
 
       const unchanged = await http('GET', `${base()}/${attester.id}`, { headers: bearer(app.token) });
-      expect(unchanged.body).toMatchObject({ trusted_attester: { permissions: ['attestations:submit', 'attestations:heartbeat', 'escalations:create'] } });
+      expect(unchanged.body).toMatchObject({
+        trusted_attester: { permissions: ['attestations:submit', 'attestations:heartbeat', 'escalations:create'] },
+      });
 
       const granted = await stack.process.app.get(GrantElevation).execute(res.body.elevation_request.id, 'operator:alice');
       expect(granted.status).toBe('granted');
       const after = await http('GET', `${base()}/${attester.id}`, { headers: bearer(app.token) });
       expect(after.body).toMatchObject({ trusted_attester: { permissions: expect.arrayContaining(['revocations:trigger']) } });
-      await expect(stack.process.app.get(GrantElevation).execute(res.body.elevation_request.id, 'operator:alice')).rejects.toMatchObject({ code: 'elevation_request_not_pending' });
+      await expect(stack.process.app.get(GrantElevation).execute(res.body.elevation_request.id, 'operator:alice')).rejects.toMatchObject({
+        code: 'elevation_request_not_pending',
+      });
 
       const again = await http('POST', `${base()}/${attester.id}/elevation_requests`, {
         headers: bearer(app.token),
@@ -285,14 +355,17 @@ describe('Trusted attesters', () => {
   });
 
   describe('permissions checked per call', () => {
-    it('answers 403 insufficient_permission when the attester lacks the route\'s permission', async () => {
+    it("answers 403 insufficient_permission when the attester lacks the route's permission", async () => {
       const submitOnly = await createAttester(stack, app, { name: 'submit-only', permissions: ['attestations:submit'] });
       const hb = await heartbeat(submitOnly.token);
       expect(hb.status).toBe(403);
       expect(hb.body).toMatchObject({ reason_code: 'insufficient_permission', detail: { required_permission: 'attestations:heartbeat' } });
       const escalate = await submit(stack, submitOnly.token, attestationBody(app.id, { decision: 'escalate', agent_class: 'perm-check' }));
       expect(escalate.status).toBe(403);
-      expect(escalate.body).toMatchObject({ reason_code: 'insufficient_permission', detail: { required_permission: 'escalations:create' } });
+      expect(escalate.body).toMatchObject({
+        reason_code: 'insufficient_permission',
+        detail: { required_permission: 'escalations:create' },
+      });
 
       const heartbeatOnly = await createAttester(stack, app, { name: 'hb-only', permissions: ['attestations:heartbeat'] });
       const attest = await submit(stack, heartbeatOnly.token, attestationBody(app.id));
@@ -315,7 +388,11 @@ describe('Trusted attesters', () => {
     ];
     it.each(routes)('%s %s answers 401 without a token, with an attester token and with an unknown token', async (method, path, body) => {
       const attester = await createAttester(stack, app);
-      for (const [headers, reason] of [[{}, 'unauthenticated'], [bearer(attester.token), 'invalid_token'], [bearer('no-such-token'), 'invalid_token']] as const) {
+      for (const [headers, reason] of [
+        [{}, 'unauthenticated'],
+        [bearer(attester.token), 'invalid_token'],
+        [bearer('no-such-token'), 'invalid_token'],
+      ] as const) {
         const res = await http(method, `${base()}${path(attester.id)}`, { headers, json: body });
         expect(res.status).toBe(401);
         expect(res.body).toMatchObject({ reason_code: reason });
@@ -335,7 +412,7 @@ describe('Trusted attesters', () => {
     });
   });
 
-  describe('RPC oversight.authenticate_attester (for oap-authorizer\'s attester routes)', () => {
+  describe("RPC oversight.authenticate_attester (for oap-authorizer's attester routes)", () => {
     it('resolves a token digest to its attester and answers the same reason codes as the HTTP routes', async () => {
       const rpc = stack.process.app.get(RpcClient);
       const attester = await createAttester(stack, app, { name: 'rpc', scoped_to_application: true });
@@ -347,14 +424,24 @@ describe('Trusted attesters', () => {
         scope: app.id,
         permissions: ['attestations:submit', 'attestations:heartbeat'],
       });
-      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: digest, permission: 'revocations:trigger' })).rejects.toMatchObject({
+      await expect(
+        rpc.call('oversight.authenticate_attester', { tokenSha256: digest, permission: 'revocations:trigger' }),
+      ).rejects.toMatchObject({
         code: 'insufficient_permission',
         kind: 'forbidden',
       });
-      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: 'f'.repeat(64), permission: '' })).rejects.toMatchObject({ code: 'invalid_token', kind: 'unauthenticated' });
-      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: 'not-hex', permission: '' })).rejects.toMatchObject({ code: 'invalid_token' });
+      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: 'f'.repeat(64), permission: '' })).rejects.toMatchObject({
+        code: 'invalid_token',
+        kind: 'unauthenticated',
+      });
+      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: 'not-hex', permission: '' })).rejects.toMatchObject({
+        code: 'invalid_token',
+      });
       await http('POST', `${base()}/${attester.id}/suspend`, { headers: bearer(app.token) });
-      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: digest, permission: '' })).rejects.toMatchObject({ code: 'attester_suspended', kind: 'forbidden' });
+      await expect(rpc.call('oversight.authenticate_attester', { tokenSha256: digest, permission: '' })).rejects.toMatchObject({
+        code: 'attester_suspended',
+        kind: 'forbidden',
+      });
     });
   });
 });

@@ -11,7 +11,12 @@ import { bearer, createApp, createAttester, setMode, startOversightStack, verify
  * for any subject, and `can_pay` only for subject id `alice`). Anything else is 404/400, like a
  * real PDP would refuse it.
  */
-function startPdp(): Promise<{ url: string; seen: Array<{ headers: IncomingMessage['headers']; body: AuthZenEvaluationRequest }>; mode: { fail?: number; garbage?: boolean }; close(): Promise<void> }> {
+function startPdp(): Promise<{
+  url: string;
+  seen: Array<{ headers: IncomingMessage['headers']; body: AuthZenEvaluationRequest }>;
+  mode: { fail?: number; garbage?: boolean };
+  close(): Promise<void>;
+}> {
   const seen: Array<{ headers: IncomingMessage['headers']; body: AuthZenEvaluationRequest }> = [];
   const mode: { fail?: number; garbage?: boolean } = {};
   const server: Server = createServer((req, res) => {
@@ -43,7 +48,9 @@ function startPdp(): Promise<{ url: string; seen: Array<{ headers: IncomingMessa
       }
       seen.push({ headers: req.headers, body });
       const decision = body.action.name === 'can_read' || (body.action.name === 'can_pay' && body.subject.id === 'alice');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ decision, context: { reason_admin: { en: decision ? 'policy permits' : 'not allowed' } } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ decision, context: { reason_admin: { en: decision ? 'policy permits' : 'not allowed' } } }));
     });
   });
   return new Promise((resolve) => {
@@ -113,12 +120,25 @@ describe('AuthZEN 1.0 interop adapter', () => {
     const response = { decision: true, context: { reason_admin: { en: 'policy permits' } } };
     expect(result.pdpDecision).toBe(true);
     expect(result.evidenceDigest).toBe(sha256Hex(canonicalJson({ request: input.evaluation, response })));
-    expect(result.attestation).toMatchObject({ decision: 'allow', status: 'witnessed', actionClass: 'can_pay', evidenceDigest: result.evidenceDigest, sequenceNumber: seq });
+    expect(result.attestation).toMatchObject({
+      decision: 'allow',
+      status: 'witnessed',
+      actionClass: 'can_pay',
+      evidenceDigest: result.evidenceDigest,
+      sequenceNumber: seq,
+    });
 
     const verified = await verifyWitnessReceipt(stack, result.attestation.receipt);
-    expect(verified.payload).toMatchObject({ decision: 'allow', iss_role: 'witness', sub: result.attestation.id, policy_ref: `authzen:${pdp.url}` });
+    expect(verified.payload).toMatchObject({
+      decision: 'allow',
+      iss_role: 'witness',
+      sub: result.attestation.id,
+      policy_ref: `authzen:${pdp.url}`,
+    });
     const read = await http('GET', `${stack.url}/api/v1/oap/attestations/${result.attestation.id}`, { headers: bearer(engineToken) });
-    expect(read.body).toMatchObject({ attestation: { evidence_digest: result.evidenceDigest, context: { authzen: { subject: { type: 'user', id: 'alice' } } } } });
+    expect(read.body).toMatchObject({
+      attestation: { evidence_digest: result.evidenceDigest, context: { authzen: { subject: { type: 'user', id: 'alice' } } } },
+    });
   });
 
   it('turns decision false into a witnessed deny', async () => {
@@ -137,19 +157,28 @@ describe('AuthZEN 1.0 interop adapter', () => {
     const retry = await adapter.execute(await attester(), input);
     expect(retry.idempotentReplay).toBe(true);
     expect(retry.attestation.receipt).toBe(first.attestation.receipt);
-    await expect(adapter.execute(await attester(), { ...input, decidedAt: undefined })).rejects.toMatchObject({ code: 'attestation_id_reused' });
+    await expect(adapter.execute(await attester(), { ...input, decidedAt: undefined })).rejects.toMatchObject({
+      code: 'attestation_id_reused',
+    });
   });
 
   it('attests nothing when the PDP fails: non-200 and non-boolean decisions are authzen_response_invalid, an unreachable PDP authzen_pdp_unreachable', async () => {
     const adapter = stack.process.app.get(AuthZenAttestationAdapter);
     const before: Array<{ n: string }> = await stack.dataSource.query(`SELECT count(*) AS n FROM oversight.attestations`);
     pdp.mode.fail = 500;
-    await expect(adapter.execute(await attester(), request('alice', 'can_pay'))).rejects.toMatchObject({ code: 'authzen_response_invalid', kind: 'unavailable' });
+    await expect(adapter.execute(await attester(), request('alice', 'can_pay'))).rejects.toMatchObject({
+      code: 'authzen_response_invalid',
+      kind: 'unavailable',
+    });
     pdp.mode.fail = undefined;
     pdp.mode.garbage = true;
-    await expect(adapter.execute(await attester(), request('alice', 'can_pay'))).rejects.toMatchObject({ code: 'authzen_response_invalid' });
+    await expect(adapter.execute(await attester(), request('alice', 'can_pay'))).rejects.toMatchObject({
+      code: 'authzen_response_invalid',
+    });
     pdp.mode.garbage = false;
-    await expect(adapter.execute(await attester(), request('alice', 'can_pay', { pdpBaseUrl: 'http://127.0.0.1:1' }))).rejects.toMatchObject({ code: 'authzen_pdp_unreachable' });
+    await expect(
+      adapter.execute(await attester(), request('alice', 'can_pay', { pdpBaseUrl: 'http://127.0.0.1:1' })),
+    ).rejects.toMatchObject({ code: 'authzen_pdp_unreachable' });
     const after: Array<{ n: string }> = await stack.dataSource.query(`SELECT count(*) AS n FROM oversight.attestations`);
     expect(after[0]?.n).toBe(before[0]?.n);
   });
@@ -160,6 +189,9 @@ describe('AuthZEN 1.0 interop adapter', () => {
       code: 'validation_failed',
       detail: expect.objectContaining({ field: 'agent_class' }),
     });
-    await expect(adapter.execute(await attester(), request('alice', 'x'.repeat(65)))).rejects.toMatchObject({ code: 'validation_failed', detail: expect.objectContaining({ field: 'action_class' }) });
+    await expect(adapter.execute(await attester(), request('alice', 'x'.repeat(65)))).rejects.toMatchObject({
+      code: 'validation_failed',
+      detail: expect.objectContaining({ field: 'action_class' }),
+    });
   });
 });

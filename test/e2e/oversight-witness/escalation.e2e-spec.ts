@@ -4,7 +4,17 @@ import { ApprovalRequestedSchema, decodeSealedEvent } from '@svc/contracts';
 import { OutboxRegistry } from '@svc/server';
 import { http, waitFor } from '@svc/testing';
 import { AttestersRepository, ResolveEscalation } from '@svc/oversight-witness';
-import { attestationBody, bearer, createApp, createAttester, setMode, startOversightStack, submit, verifyWitnessReceipt, type OversightStack } from './support';
+import {
+  attestationBody,
+  bearer,
+  createApp,
+  createAttester,
+  setMode,
+  startOversightStack,
+  submit,
+  verifyWitnessReceipt,
+  type OversightStack,
+} from './support';
 
 /**
  * Spec: "For origin attestation the three outcomes" (approve, deny, counter); Attestation request
@@ -27,15 +37,29 @@ describe('Escalated attestations', () => {
 
   async function escalate(overrides: Record<string, unknown> = {}) {
     seq += 1;
-    const res = await submit(stack, engine.token, attestationBody(app.id, { agent_class: 'wire-agent', sequence_number: seq, context: { principal_id: 'user-42' }, ...overrides }));
+    const res = await submit(
+      stack,
+      engine.token,
+      attestationBody(app.id, { agent_class: 'wire-agent', sequence_number: seq, context: { principal_id: 'user-42' }, ...overrides }),
+    );
     expect(res.status).toBe(201);
-    return res as typeof res & { body: { attestation: { id: string; status: string }; receipt: string; escalation: { decision_url: string; session_token: string; approval_ttl_at: string } } };
+    return res as typeof res & {
+      body: {
+        attestation: { id: string; status: string };
+        receipt: string;
+        escalation: { decision_url: string; session_token: string; approval_ttl_at: string };
+      };
+    };
   }
 
   const readAttestation = (id: string) =>
-    http<{ attestation: Record<string, unknown>; receipt: string; resolution_receipt: string | null }>('GET', `${stack.url}/api/v1/oap/attestations/${id}`, {
-      headers: bearer(engine.token),
-    });
+    http<{ attestation: Record<string, unknown>; receipt: string; resolution_receipt: string | null }>(
+      'GET',
+      `${stack.url}/api/v1/oap/attestations/${id}`,
+      {
+        headers: bearer(engine.token),
+      },
+    );
 
   /** The decision page move on the session decision-gateway opened from our oversight.approval_requested. */
   async function decide(sessionToken: string, body: Record<string, unknown>) {
@@ -61,11 +85,15 @@ describe('Escalated attestations', () => {
     const verified = await verifyWitnessReceipt(stack, res.body.receipt);
     expect(verified.payload).toMatchObject({ decision: 'escalate', sub: res.body.attestation.id, iss_role: 'witness' });
 
-    const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(`SELECT payload FROM oversight.outbox WHERE event_type = 'oversight.approval_requested'`);
+    const rows: Array<{ payload: Buffer }> = await stack.dataSource.query(
+      `SELECT payload FROM oversight.outbox WHERE event_type = 'oversight.approval_requested'`,
+    );
     // The principal travels sealed: absent from the bytes on the bus, present to a holder of the region key.
     expect(rows.some((r) => r.payload.includes('user-42'))).toBe(false);
     const personalData = stack.process.app.get(BusConnection).personalData;
-    const requested = rows.map((r) => decodeSealedEvent(ApprovalRequestedSchema, new Uint8Array(r.payload), personalData)).find((e) => e.escalationId === res.body.attestation.id);
+    const requested = rows
+      .map((r) => decodeSealedEvent(ApprovalRequestedSchema, new Uint8Array(r.payload), personalData))
+      .find((e) => e.escalationId === res.body.attestation.id);
     expect(requested).toMatchObject({
       principalId: 'user-42',
       approvers: ['user-42'],
@@ -75,7 +103,12 @@ describe('Escalated attestations', () => {
       meta: { applicationId: app.id },
     });
     const request = JSON.parse(requested?.requestJson ?? '{}') as Record<string, unknown>;
-    expect(request).toMatchObject({ kind: 'oversight_attestation', attestation_id: res.body.attestation.id, agent_class: 'wire-agent', context: { principal_id: 'user-42' } });
+    expect(request).toMatchObject({
+      kind: 'oversight_attestation',
+      attestation_id: res.body.attestation.id,
+      agent_class: 'wire-agent',
+      context: { principal_id: 'user-42' },
+    });
   });
 
   it('approve: the attestation completes as approved with a second witnessed receipt', async () => {
@@ -87,9 +120,23 @@ describe('Escalated attestations', () => {
     expect(verified.payload).toMatchObject({ decision: 'approved', sub: res.body.attestation.id, iss_role: 'witness' });
     expect(Buffer.byteLength(done.resolution_receipt as string)).toBeLessThan(2048);
 
-    const replay = await submit(stack, engine.token, attestationBody(app.id, { agent_class: 'wire-agent', sequence_number: seq, context: { principal_id: 'user-42' }, decision: 'escalate', attestation_id: done.attestation.attestation_id }));
+    const replay = await submit(
+      stack,
+      engine.token,
+      attestationBody(app.id, {
+        agent_class: 'wire-agent',
+        sequence_number: seq,
+        context: { principal_id: 'user-42' },
+        decision: 'escalate',
+        attestation_id: done.attestation.attestation_id,
+      }),
+    );
     expect(replay.status).toBe(200);
-    expect(replay.body).toMatchObject({ attestation: { idempotent_replay: true, status: 'approved' }, receipt: res.body.receipt, escalation: { status: 'approved' } });
+    expect(replay.body).toMatchObject({
+      attestation: { idempotent_replay: true, status: 'approved' },
+      receipt: res.body.receipt,
+      escalation: { status: 'approved' },
+    });
     expect(replay.body).not.toHaveProperty('escalation.session_token');
   });
 
@@ -114,7 +161,12 @@ describe('Escalated attestations', () => {
     const next = await submit(stack, engine.token, attestationBody(app.id, { agent_class: 'wire-agent', sequence_number: seq }));
     expect(next.status).toBe(201);
     expect(next.body.counter_proposals).toEqual([
-      { attestation: res.body.attestation.id, attestation_id: done.attestation.attestation_id, counter_proposal: { amount: '50.00', currency: 'EUR' }, countered_at: expect.any(String) },
+      {
+        attestation: res.body.attestation.id,
+        attestation_id: done.attestation.attestation_id,
+        counter_proposal: { amount: '50.00', currency: 'EUR' },
+        countered_at: expect.any(String),
+      },
     ]);
     seq += 1;
     const after = await submit(stack, engine.token, attestationBody(app.id, { agent_class: 'wire-agent', sequence_number: seq }));
@@ -125,8 +177,18 @@ describe('Escalated attestations', () => {
     const res = await escalate({ decision: 'escalate' });
     const gatewayOutbox = stack.process.app.get(OutboxRegistry).writer('gateway');
     await stack.dataSource.transaction(async (manager) => {
-      await gatewayOutbox.add(manager, 'approval.granted', { reference: 'esc_not_ours', outcome: 'approved', sessionToken: '' }, { applicationId: app.id });
-      await gatewayOutbox.add(manager, 'approval.denied', { reference: res.body.attestation.id, outcome: 'denied', sessionToken: '' }, { applicationId: app.id });
+      await gatewayOutbox.add(
+        manager,
+        'approval.granted',
+        { reference: 'esc_not_ours', outcome: 'approved', sessionToken: '' },
+        { applicationId: app.id },
+      );
+      await gatewayOutbox.add(
+        manager,
+        'approval.denied',
+        { reference: res.body.attestation.id, outcome: 'denied', sessionToken: '' },
+        { applicationId: app.id },
+      );
     });
     const done = await resolved(res.body.attestation.id, 'denied');
     expect(done.resolution_receipt).toEqual(expect.any(String));
@@ -137,12 +199,18 @@ describe('Escalated attestations', () => {
       const resolve = stack.process.app.get(ResolveEscalation);
       const pending = await escalate({ decision: 'escalate' });
       await resolve.execute({ applicationId: app.id, attestationId: pending.body.attestation.id, outcome: 'approved' });
-      await expect(resolve.execute({ applicationId: app.id, attestationId: pending.body.attestation.id, outcome: 'denied' })).rejects.toMatchObject({ code: 'escalation_not_pending' });
+      await expect(
+        resolve.execute({ applicationId: app.id, attestationId: pending.body.attestation.id, outcome: 'denied' }),
+      ).rejects.toMatchObject({ code: 'escalation_not_pending' });
       const another = await escalate({ decision: 'escalate' });
-      await expect(resolve.execute({ applicationId: `tp_us_${'b'.repeat(20)}`, attestationId: another.body.attestation.id, outcome: 'approved' })).rejects.toMatchObject({ code: 'attestation_not_found' });
+      await expect(
+        resolve.execute({ applicationId: `tp_us_${'b'.repeat(20)}`, attestationId: another.body.attestation.id, outcome: 'approved' }),
+      ).rejects.toMatchObject({ code: 'attestation_not_found' });
       seq += 1;
       const plain = await submit(stack, engine.token, attestationBody(app.id, { agent_class: 'wire-agent', sequence_number: seq }));
-      await expect(resolve.execute({ applicationId: app.id, attestationId: (plain.body.attestation as { id: string }).id, outcome: 'approved' })).rejects.toMatchObject({ code: 'escalation_not_pending' });
+      await expect(
+        resolve.execute({ applicationId: app.id, attestationId: (plain.body.attestation as { id: string }).id, outcome: 'approved' }),
+      ).rejects.toMatchObject({ code: 'escalation_not_pending' });
     });
   });
 

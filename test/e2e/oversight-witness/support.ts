@@ -44,12 +44,18 @@ export const bearer = (token: string): Record<string, string> => ({ authorizatio
 
 /** Creates an application and returns its id and API token. */
 export async function createApp(stack: OversightStack, name = 'oversight-app'): Promise<{ id: string; token: string }> {
-  const created = await stack.process.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+  const created = await stack.process.app
+    .get(CreateApplication)
+    .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
   return { id: created.application.id, token: created.apiToken };
 }
 
 /** Sets the application's OAP mode through the gateway's public API. */
-export async function setMode(stack: OversightStack, app: { id: string; token: string }, mode: 'conductor' | 'oversight' | 'hybrid'): Promise<void> {
+export async function setMode(
+  stack: OversightStack,
+  app: { id: string; token: string },
+  mode: 'conductor' | 'oversight' | 'hybrid',
+): Promise<void> {
   const res = await http('PATCH', `${stack.url}/api/v1/applications/${app.id}`, { headers: bearer(app.token), json: { mode } });
   if (res.status !== 200) throw new Error(`PATCH mode answered ${res.status}: ${res.text}`);
 }
@@ -60,9 +66,16 @@ export async function createAttester(
   app: { token: string },
   body: Record<string, unknown> = { name: 'engine', permissions: ['attestations:submit', 'attestations:heartbeat', 'escalations:create'] },
 ): Promise<{ id: string; token: string; body: Record<string, unknown> }> {
-  const res = await http<{ trusted_attester: { id: string; token: string } }>('POST', `${stack.url}/api/v1/trusted_attesters`, { headers: bearer(app.token), json: body });
+  const res = await http<{ trusted_attester: { id: string; token: string } }>('POST', `${stack.url}/api/v1/trusted_attesters`, {
+    headers: bearer(app.token),
+    json: body,
+  });
   if (res.status !== 201) throw new Error(`create attester answered ${res.status}: ${res.text}`);
-  return { id: res.body.trusted_attester.id, token: res.body.trusted_attester.token, body: res.body.trusted_attester as unknown as Record<string, unknown> };
+  return {
+    id: res.body.trusted_attester.id,
+    token: res.body.trusted_attester.token,
+    body: res.body.trusted_attester as unknown as Record<string, unknown>,
+  };
 }
 
 let evidenceCounter = 0;
@@ -107,7 +120,11 @@ export async function verifyWitnessReceipt(stack: OversightStack, receipt: strin
   );
   if (!ok) throw new Error('tweetnacl rejected the witness receipt signature');
   // The published receipt-verification library accepts it too, as a witness receipt only.
-  const viaLibrary = await verifyReceipt(receipt, { keys: { keys: (await keys.jwks()).keys.map((k) => ({ ...k })) }, now: stack.clock.now(), roles: ['witness'] });
+  const viaLibrary = await verifyReceipt(receipt, {
+    keys: { keys: (await keys.jwks()).keys.map((k) => ({ ...k })) },
+    now: stack.clock.now(),
+    roles: ['witness'],
+  });
   if (viaLibrary.claims.iss_role !== 'witness') throw new Error('receipt-verification library did not see a witness receipt');
   return verified;
 }

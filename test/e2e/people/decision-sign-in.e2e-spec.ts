@@ -20,7 +20,9 @@ describe('decision sessions that require the person to sign in', () => {
   let signInFlow: string;
 
   async function signUp(email: string, name: string): Promise<{ cookie: string; personId: string }> {
-    const start = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: name, home_country: 'US' } });
+    const start = await http('POST', `${us}/people/email_codes`, {
+      json: { purpose: 'sign_up', email, display_name: name, home_country: 'US' },
+    });
     expect(start.status).toBe(202);
     const code = await codeFor(mail, email, (await mailsTo(mail, email)).length || 1);
     const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code } });
@@ -29,17 +31,23 @@ describe('decision sessions that require the person to sign in', () => {
   }
 
   const mint = async (json: Json = {}): Promise<string> => {
-    const res = await http('POST', `${us}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'consent', flow_id: signInFlow, ...json } });
+    const res = await http('POST', `${us}/api/v1/decisions`, {
+      headers: auth(app.token),
+      json: { kind: 'consent', flow_id: signInFlow, ...json },
+    });
     expect(res.status).toBe(201);
     return res.body.session_token as string;
   };
-  const move = (token: string, action: string, cookie?: string) => http('POST', `${us}/api/v1/decisions/${token}/transitions`, { headers: cookie ? { cookie } : {}, json: { action } });
+  const move = (token: string, action: string, cookie?: string) =>
+    http('POST', `${us}/api/v1/decisions/${token}/transitions`, { headers: cookie ? { cookie } : {}, json: { action } });
 
   beforeAll(async () => {
     mail = await startMailDev();
     stack = await startRegions('people_decisions', { regions: ['us'], env: { SMTP_URL: mail.smtpUrl } });
     us = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Bank', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme Bank', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
@@ -77,11 +85,18 @@ describe('decision sessions that require the person to sign in', () => {
     for (const action of ['start_checks', 'review_terms']) expect((await move(token, action, cookie)).status).toBe(200);
     const done = await move(token, 'complete', cookie);
     expect(done.body).toMatchObject({ status: 'fulfilled', outcome: 'granted' });
-    const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
+    const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, {
+      headers: auth(app.token),
+      json: { exchange_token: done.body.exchange_token },
+    });
     expect(exchanged.body).toMatchObject({ principal_id: personId, principal_binding: 'hosted_sign_in' });
 
     const status = await waitFor(async () => {
-      const res = await http<{ purposes: Json[] }>('GET', `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${personId}`, { headers: auth(app.token) });
+      const res = await http<{ purposes: Json[] }>(
+        'GET',
+        `${us}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${personId}`,
+        { headers: auth(app.token) },
+      );
       return res.body.purposes?.length ? res.body.purposes : undefined;
     });
     expect(status.map((p) => [p.purpose, p.status])).toEqual([['statements', 'granted']]);
@@ -90,7 +105,14 @@ describe('decision sessions that require the person to sign in', () => {
   it('names the linked person on the page of a server-bound session and accepts only their sign-in', async () => {
     const mary = await signUp('mary@example.test', 'Mary Jackson');
     const other = await signUp('someone@example.test', 'Someone Else');
-    expect((await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: auth(app.token), json: { person_id: mary.personId, subject: { external_id: 'cust-7' } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, {
+          headers: auth(app.token),
+          json: { person_id: mary.personId, subject: { external_id: 'cust-7' } },
+        })
+      ).status,
+    ).toBe(201);
     const token = await mint({ principal_id: 'cust-7' });
 
     const page = await http('GET', `${us}/decisions/${token}`);
@@ -104,7 +126,10 @@ describe('decision sessions that require the person to sign in', () => {
     expect(right.body.status).toBe('authenticating');
     for (const action of ['start_checks', 'review_terms']) await move(token, action, mary.cookie);
     const done = await move(token, 'complete', mary.cookie);
-    const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
+    const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, {
+      headers: auth(app.token),
+      json: { exchange_token: done.body.exchange_token },
+    });
     expect(exchanged.body).toMatchObject({ principal_id: 'cust-7', principal_binding: 'api_token' });
   });
 
@@ -114,17 +139,36 @@ describe('decision sessions that require the person to sign in', () => {
     expect(page.text).not.toContain('svc-person');
   });
 
-  it('lists the signed-in person\'s pending decisions on /inbox, with filters, sorting and pages linking to each decision', async () => {
+  it("lists the signed-in person's pending decisions on /inbox, with filters, sorting and pages linking to each decision", async () => {
     const ruth = await signUp('ruth@example.test', 'Ruth Teitelbaum');
-    expect((await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, { headers: auth(app.token), json: { person_id: ruth.personId, subject: { external_id: 'cust-9' } } })).status).toBe(201);
+    expect(
+      (
+        await http('POST', `${us}/api/v1/applications/${app.id}/person_links`, {
+          headers: auth(app.token),
+          json: { person_id: ruth.personId, subject: { external_id: 'cust-9' } },
+        })
+      ).status,
+    ).toBe(201);
     const consent = await mint({ principal_id: 'cust-9', ttl_seconds: 3000 });
-    const approval = await http('POST', `${us}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'approval', participants: ['cust-9', 'other-approver'], quorum: { type: 'all' }, trigger_type: 'value', ttl_seconds: 1000 } });
+    const approval = await http('POST', `${us}/api/v1/decisions`, {
+      headers: auth(app.token),
+      json: {
+        kind: 'approval',
+        participants: ['cust-9', 'other-approver'],
+        quorum: { type: 'all' },
+        trigger_type: 'value',
+        ttl_seconds: 1000,
+      },
+    });
     expect(approval.status).toBe(201);
     const approvalToken = approval.body.session_token as string;
     const unrelated = await mint({ principal_id: 'cust-unrelated' });
 
     const signedOut = await http('GET', `${us}/inbox?kind=consent`);
-    expect([signedOut.status, signedOut.headers.get('location')]).toEqual([303, `/people/sign-in?return_to=${encodeURIComponent('/inbox?kind=consent')}`]);
+    expect([signedOut.status, signedOut.headers.get('location')]).toEqual([
+      303,
+      `/people/sign-in?return_to=${encodeURIComponent('/inbox?kind=consent')}`,
+    ]);
 
     const page = await http('GET', `${us}/inbox`, { headers: { cookie: ruth.cookie } });
     expect(page.status).toBe(200);
@@ -145,10 +189,14 @@ describe('decision sessions that require the person to sign in', () => {
     expect(second.text).not.toMatch(/cursor=/);
 
     // The application's JSON inbox lists a person through the references it linked to them.
-    const api = await http<{ data: Array<{ session_token: string }> }>('GET', `${us}/api/v1/inbox?principal_id=${ruth.personId}`, { headers: auth(app.token) });
+    const api = await http<{ data: Array<{ session_token: string }> }>('GET', `${us}/api/v1/inbox?principal_id=${ruth.personId}`, {
+      headers: auth(app.token),
+    });
     expect(api.body.data.map((r) => r.session_token)).toEqual([approvalToken, consent]);
     const stranger = await signUp('stranger@example.test', 'Not Linked');
-    const none = await http<{ data: unknown[] }>('GET', `${us}/api/v1/inbox?principal_id=${stranger.personId}`, { headers: auth(app.token) });
+    const none = await http<{ data: unknown[] }>('GET', `${us}/api/v1/inbox?principal_id=${stranger.personId}`, {
+      headers: auth(app.token),
+    });
     expect(none.body.data).toEqual([]);
 
     const bad = await http('GET', `${us}/inbox?kind=signature_request`, { headers: { cookie: ruth.cookie } });

@@ -37,7 +37,12 @@ describe('people: sign-in at the wrong region', () => {
   beforeAll(async () => {
     const destination = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.length > 0));
+        lines.push(
+          ...chunk
+            .toString('utf8')
+            .split('\n')
+            .filter((line) => line.length > 0),
+        );
         done();
       },
     });
@@ -52,12 +57,17 @@ describe('people: sign-in at the wrong region', () => {
     eu = stack.url.eu;
     tap = await connect({ servers: TEST_NATS_URL, name: 'home-sign-in-tap' });
     void (async () => {
-      for await (const msg of tap.subscribe(`${stack.prefix}.*.rpc.gateway.find_person_home`)) onBus.push({ subject: msg.subject, bytes: Buffer.from(msg.data) });
+      for await (const msg of tap.subscribe(`${stack.prefix}.*.rpc.gateway.find_person_home`))
+        onBus.push({ subject: msg.subject, bytes: Buffer.from(msg.data) });
     })();
     await tap.flush();
-    const start = await http('POST', `${us}/people/email_codes`, { json: { purpose: 'sign_up', email, display_name: 'Rosalind Franklin', home_country: 'US' } });
+    const start = await http('POST', `${us}/people/email_codes`, {
+      json: { purpose: 'sign_up', email, display_name: 'Rosalind Franklin', home_country: 'US' },
+    });
     expect(start.status).toBe(202);
-    const verified = await http('POST', `${us}/people/email_codes/verify`, { json: { challenge_id: start.body.challenge_id, code: await codeFor(mail, email, 1) } });
+    const verified = await http('POST', `${us}/people/email_codes/verify`, {
+      json: { challenge_id: start.body.challenge_id, code: await codeFor(mail, email, 1) },
+    });
     expect(verified.status).toBe(200);
   });
 
@@ -91,7 +101,7 @@ describe('people: sign-in at the wrong region', () => {
     expect(mails[0]!.text).toContain(`${eu}/people/sign-up`);
   });
 
-  it('sends the browser from the sign-in page to the home region\'s sign-in page, without the email in the address', async () => {
+  it("sends the browser from the sign-in page to the home region's sign-in page, without the email in the address", async () => {
     browser = await launchChromium();
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${eu}/people/sign-in`);

@@ -9,7 +9,20 @@ import { verifyCosignature } from '@svc/merkle';
 import { verifySignedReceipt } from '@svc/receipts';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
-import { LoopbackReceiver, createTestDatabase, deleteTestStreams, freePort, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
+import {
+  LoopbackReceiver,
+  createTestDatabase,
+  deleteTestStreams,
+  freePort,
+  http,
+  testEnv,
+  testKeyEncryptionKey,
+  uniqueBusPrefix,
+  waitFor,
+  type TestDatabase,
+  startLoopbackWitness,
+  type LoopbackWitness,
+} from '@svc/testing';
 import { DataSource } from 'typeorm';
 
 const run = promisify(execFile);
@@ -90,7 +103,8 @@ describe('backup and restore of one region (pg_dump / pg_restore)', () => {
   async function auditCaughtUp(): Promise<void> {
     const db = region?.app.get(DataSource);
     await waitFor(async () => {
-      const rows: Array<{ n: string }> = (await db?.query(`SELECT count(*) AS n FROM audit.entries WHERE entry_type = 'consent.recorded'`)) ?? [];
+      const rows: Array<{ n: string }> =
+        (await db?.query(`SELECT count(*) AS n FROM audit.entries WHERE entry_type = 'consent.recorded'`)) ?? [];
       return Number(rows[0]?.n) >= recordIds.length;
     }, 30_000);
   }
@@ -103,7 +117,9 @@ describe('backup and restore of one region (pg_dump / pg_restore)', () => {
     await start(source);
     const config = (await http<Json>('GET', `${url}/.well-known/witness-configuration`)).body;
     witness.trust(String((config.log_keys as Json[])[0]?.verifier_key));
-    const created = await region!.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Backup', environment: 'development' }));
+    const created = await region!.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Backup', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     const flow = await http<Json>('POST', `${url}/api/v1/flows`, {
       headers: auth(app.token),
@@ -119,7 +135,10 @@ describe('backup and restore of one region (pg_dump / pg_restore)', () => {
     expect(flow.status).toBe(201);
     flowId = String(flow.body.id);
     expect((await http('POST', `${url}/api/v1/flows/${flowId}/activate`, { headers: auth(app.token), json: {} })).status).toBeLessThan(300);
-    const sub = await http<Json>('POST', `${url}/api/v1/applications/${app.id}/webhook_subscriptions`, { headers: auth(app.token), json: { url: receiver.url('/hook'), events: ['consent.granted'] } });
+    const sub = await http<Json>('POST', `${url}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: auth(app.token),
+      json: { url: receiver.url('/hook'), events: ['consent.granted'] },
+    });
     expect(sub.status).toBe(201);
   });
 
@@ -183,7 +202,9 @@ describe('backup and restore of one region (pg_dump / pg_restore)', () => {
     const verification = await http<Json>('GET', `${url}/api/v1/audit/verify`, { headers: auth(app.token) });
     expect(verification.body).toMatchObject({ valid: true, first_broken_index: null, invalid_checkpoints: [] });
     expect(Number(verification.body.verified_size)).toBeGreaterThan(witnessed.treeSize);
-    const fromWitnessed = await http<Json>('GET', `${url}/api/v1/audit/verify?from_checkpoint=${witnessed.sequence}`, { headers: auth(app.token) });
+    const fromWitnessed = await http<Json>('GET', `${url}/api/v1/audit/verify?from_checkpoint=${witnessed.sequence}`, {
+      headers: auth(app.token),
+    });
     expect(fromWitnessed.body).toMatchObject({ valid: true, verified_from_index: witnessed.treeSize });
     const chain = region!.app.get(AuditChain);
     const cosigned = await chain.checkpoints.bySequence(witnessed.sequence);
@@ -197,7 +218,11 @@ describe('backup and restore of one region (pg_dump / pg_restore)', () => {
     expect(witness.cosigned.slice(answered)).toEqual([{ oldSize: witnessed.treeSize, size: expect.any(Number) }]);
     expect(await chain.checkpoints.latest()).toMatchObject({ witnessStatus: 'cosigned' });
     // And the offline tool agrees, straight from the restored database.
-    const cli = await run(process.execPath, ['scripts/run-ts.js', 'tools/svc-audit/cli.ts', 'verify', '--region', 'us', '--database-url', restored.url], { cwd: ROOT });
+    const cli = await run(
+      process.execPath,
+      ['scripts/run-ts.js', 'tools/svc-audit/cli.ts', 'verify', '--region', 'us', '--database-url', restored.url],
+      { cwd: ROOT },
+    );
     expect(JSON.parse(cli.stdout)).toMatchObject({ valid: true, first_broken_index: null });
   });
 

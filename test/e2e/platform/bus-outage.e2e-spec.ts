@@ -23,7 +23,8 @@ describe('a region whose bus goes away for longer than the credential cache', ()
   const recordConsent = (): Promise<RecordAnswer> => recordNewsletterConsent(us, app, 'outage', ++sequence);
 
   const unpublishedEvents = async (): Promise<number> =>
-    ((await db.query(`SELECT count(*)::int AS n FROM consent_records.outbox WHERE published_at IS NULL`)) as Array<{ n: number }>)[0]?.n ?? 0;
+    ((await db.query(`SELECT count(*)::int AS n FROM consent_records.outbox WHERE published_at IS NULL`)) as Array<{ n: number }>)[0]?.n ??
+    0;
 
   beforeAll(async () => {
     proxy = await TcpProxy.start(TEST_NATS_URL);

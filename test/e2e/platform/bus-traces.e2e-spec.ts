@@ -56,7 +56,9 @@ describe('traces across the bus', () => {
     await receiver.start();
     stack = await startRegions('bus_traces', { regions: ['us'] });
     us = stack.url.us;
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Traced shop', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Traced shop', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
@@ -104,7 +106,9 @@ describe('traces across the bus', () => {
     expect(recorded.status).toBe(201);
     const recordId = recorded.body.id as string;
     await waitFor(() => receiver.on(`/hooks?token=${HOOK_TOKEN}`).find((r) => (r.body.data as Json).record_id === recordId), 20_000);
-    await waitFor(async () => (await http('GET', `${us}/api/v1/consent_receipts/${recordId}`, { headers: auth(app.token) })).status === 200);
+    await waitFor(
+      async () => (await http('GET', `${us}/api/v1/consent_receipts/${recordId}`, { headers: auth(app.token) })).status === 200,
+    );
 
     const request = serverSpanOf(exporter.getFinishedSpans(), 'POST', '/api/v1/consent_records');
     const traceId = request.spanContext().traceId;
@@ -115,7 +119,8 @@ describe('traces across the bus', () => {
     // Each span ends after its work: wait until the audit entry and the delivery have been acknowledged.
     const spans = await waitFor(() => {
       const all = inTrace();
-      const done = all.some(consumed((g) => g === 'audit-chain')) && all.some((s) => s.kind === SpanKind.CLIENT && s.name.startsWith('webhook '));
+      const done =
+        all.some(consumed((g) => g === 'audit-chain')) && all.some((s) => s.kind === SpanKind.CLIENT && s.name.startsWith('webhook '));
       return done ? all : undefined;
     }, 20_000);
 
@@ -134,7 +139,9 @@ describe('traces across the bus', () => {
       expect(consumer!.attributes['messaging.message.id']).toBe(published!.attributes['messaging.message.id']);
     }
     // The receipt's work (its calls for the flow's wording and the application's name) nests under its consumer span.
-    const receiptCalls = spans.filter((s) => s.kind === SpanKind.CLIENT && parentOf(s) === receipt!.spanContext().spanId).map((s) => s.name);
+    const receiptCalls = spans
+      .filter((s) => s.kind === SpanKind.CLIENT && parentOf(s) === receipt!.spanContext().spanId)
+      .map((s) => s.name);
     expect(receiptCalls).toEqual(expect.arrayContaining(['consent_records.get_flow call', 'gateway.get_application call']));
     const delivery = spans.find((s) => s.kind === SpanKind.CLIENT && s.name === 'webhook consent.granted deliver');
     expect(delivery).toBeDefined();
@@ -143,17 +150,28 @@ describe('traces across the bus', () => {
 
     // pg: the record's insert under the group commit, SQL text only (no bind values); the delivery's
     // outbound call as an undici span under the delivery, its URL without the query string.
-    const queries = spans.filter((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query'));
-    expect(queries.some((s) => parentOf(s) === commit!.spanContext().spanId && /INSERT INTO/i.test(String(s.attributes['db.query.text'])))).toBe(true);
+    const queries = spans.filter(
+      (s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-pg' && s.name.startsWith('pg.query'),
+    );
+    expect(
+      queries.some((s) => parentOf(s) === commit!.spanContext().spanId && /INSERT INTO/i.test(String(s.attributes['db.query.text']))),
+    ).toBe(true);
     expect(queries.some((s) => parentOf(s) === delivery!.spanContext().spanId)).toBe(true);
-    const outbound = spans.find((s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-undici' && parentOf(s) === delivery!.spanContext().spanId);
+    const outbound = spans.find(
+      (s) => s.instrumentationScope.name === '@opentelemetry/instrumentation-undici' && parentOf(s) === delivery!.spanContext().spanId,
+    );
     expect(outbound).toBeDefined();
     expect(outbound!.kind).toBe(SpanKind.CLIENT);
     expect(outbound!.attributes['url.full']).toBe(receiver.url('/hooks'));
     expect(outbound!.attributes['http.response.status_code']).toBe(200);
     // Every span of the stack (the receiver's own server spans aside: it stands for the customer).
     const receiverPort = Number(new URL(receiver.url()).port);
-    const everyAttribute = JSON.stringify(exporter.getFinishedSpans().filter((s) => s.attributes['server.port'] !== receiverPort || s.kind !== SpanKind.SERVER).map((s) => s.attributes));
+    const everyAttribute = JSON.stringify(
+      exporter
+        .getFinishedSpans()
+        .filter((s) => s.attributes['server.port'] !== receiverPort || s.kind !== SpanKind.SERVER)
+        .map((s) => s.attributes),
+    );
     expect(everyAttribute).not.toContain(HOOK_TOKEN);
     expect(everyAttribute).not.toContain(`traced-${unique}`);
     expect(everyAttribute).not.toMatch(/db\.query\.parameter|db\.statement\.parameters/);

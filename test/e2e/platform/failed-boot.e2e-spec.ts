@@ -12,7 +12,9 @@ async function databasesNamed(prefix: string): Promise<string[]> {
   const client = new Client({ connectionString: `${TEST_DATABASE_SERVER}/postgres` });
   await client.connect();
   try {
-    return (await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`])).rows.map((row) => row.datname);
+    return (await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname LIKE $1', [`${prefix}%`])).rows.map(
+      (row) => row.datname,
+    );
   } finally {
     await client.end();
   }

@@ -9,11 +9,19 @@ export interface NewsletterApp {
 }
 
 export async function newsletterApp(region: RunningProcess, url: string): Promise<NewsletterApp> {
-  const created = await region.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Outage Ltd', environment: 'development' }));
+  const created = await region.app
+    .get(CreateApplication)
+    .execute(CreateApplicationCommand.create({ name: 'Outage Ltd', environment: 'development' }));
   const headers = { authorization: `Bearer ${created.apiToken}` };
   const flow = await http('POST', `${url}/api/v1/flows`, {
     headers,
-    json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+    json: {
+      name: 'Signup',
+      locale: 'en',
+      presentation: { title: 'Stay in touch' },
+      purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+      consent_duration: 'P1Y',
+    },
   });
   expect(flow.status).toBe(201);
   const flowId = flow.body.id as string;
@@ -41,5 +49,10 @@ export async function recordNewsletterConsent(url: string, app: NewsletterApp, l
       idempotency_key: `${label}-${n}`,
     },
   });
-  return { status: res.status, id: res.body.id as string | undefined, retryAfter: res.headers.get('retry-after'), reasonCode: res.body.reason_code };
+  return {
+    status: res.status,
+    id: res.body.id as string | undefined,
+    retryAfter: res.headers.get('retry-after'),
+    reasonCode: res.body.reason_code,
+  };
 }

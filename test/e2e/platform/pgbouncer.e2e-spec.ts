@@ -6,7 +6,18 @@ import { AuditChain } from '@svc/audit-chain';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
-import { LoopbackReceiver, TEST_DATABASE_SERVER, createTestDatabase, deleteTestStreams, freePort, http, testEnv, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
+import {
+  LoopbackReceiver,
+  TEST_DATABASE_SERVER,
+  createTestDatabase,
+  deleteTestStreams,
+  freePort,
+  http,
+  testEnv,
+  uniqueBusPrefix,
+  waitFor,
+  type TestDatabase,
+} from '@svc/testing';
 import { Client } from 'pg';
 
 type Json = Record<string, unknown>;
@@ -70,7 +81,9 @@ describe('a region behind PgBouncer in transaction pooling', () => {
     bouncer = spawn(PGBOUNCER, [...asUser, join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'ignore', 'pipe'] });
     bouncer.stderr?.on('data', (chunk: Buffer) => (bouncerLog += chunk.toString()));
     await waitFor(async () => {
-      const probe = new Client({ connectionString: `postgres://${server.username}${server.password ? `:${server.password}` : ''}@127.0.0.1:${bouncerPort}/${database.name}` });
+      const probe = new Client({
+        connectionString: `postgres://${server.username}${server.password ? `:${server.password}` : ''}@127.0.0.1:${bouncerPort}/${database.name}`,
+      });
       try {
         await probe.connect();
         await probe.query('SELECT 1');
@@ -127,15 +140,28 @@ describe('a region behind PgBouncer in transaction pooling', () => {
   });
 
   it('boots, records consents concurrently, delivers their webhooks once and appends them to a verifying audit chain', async () => {
-    const created = await region!.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Pooled', environment: 'development' }));
+    const created = await region!.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Pooled', environment: 'development' }));
     const token = created.apiToken;
     const flow = await http<Json>('POST', `${url}/api/v1/flows`, {
       headers: auth(token),
-      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Signup',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(flow.status).toBe(201);
-    expect((await http('POST', `${url}/api/v1/flows/${String(flow.body.id)}/activate`, { headers: auth(token), json: {} })).status).toBeLessThan(300);
-    const sub = await http('POST', `${url}/api/v1/applications/${created.application.id}/webhook_subscriptions`, { headers: auth(token), json: { url: receiver.url('/hook'), events: ['consent.granted'] } });
+    expect(
+      (await http('POST', `${url}/api/v1/flows/${String(flow.body.id)}/activate`, { headers: auth(token), json: {} })).status,
+    ).toBeLessThan(300);
+    const sub = await http('POST', `${url}/api/v1/applications/${created.application.id}/webhook_subscriptions`, {
+      headers: auth(token),
+      json: { url: receiver.url('/hook'), events: ['consent.granted'] },
+    });
     expect(sub.status).toBe(201);
     const ids = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {

@@ -7,9 +7,28 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
-import { LoopbackReceiver, TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type HttpResult } from '@svc/testing';
+import {
+  LoopbackReceiver,
+  TEST_DATABASE_SERVER,
+  TEST_NATS_URL,
+  deleteTestStreams,
+  http,
+  testKeyEncryptionKey,
+  uniqueBusPrefix,
+  waitFor,
+  type HttpResult,
+} from '@svc/testing';
 import { Client } from 'pg';
-import { createAgent, createAuthority, dpopProof, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
+import {
+  createAgent,
+  createAuthority,
+  dpopProof,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from '../oap-authorizer/support';
 import { ConnectionSampler } from '../support/connection-sampler';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -17,7 +36,15 @@ const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
 const run = promisify(execFile);
 
 /** The services in the launcher's order: instance n (0-based) of service i listens on service base + 100 + n × 10 + i (region us). */
-const SERVICES = ['decision-gateway', 'consent-records', 'oap-authorizer', 'oversight-witness', 'receipts', 'webhook-dispatcher', 'audit-chain'] as const;
+const SERVICES = [
+  'decision-gateway',
+  'consent-records',
+  'oap-authorizer',
+  'oversight-witness',
+  'receipts',
+  'webhook-dispatcher',
+  'audit-chain',
+] as const;
 type Service = (typeof SERVICES)[number];
 const INSTANCES = 2;
 const CHECKPOINT_INTERVAL_SECONDS = 2;
@@ -86,7 +113,11 @@ describe('the distributed stack with two instances of every service (region us)'
 
   /** Requests each instance of `service` has answered on one route. */
   async function served(service: Service, method: string, route: string): Promise<number[]> {
-    return Promise.all(Array.from({ length: INSTANCES }, async (_, n) => requestsServed((await http('GET', `${instance(service, n)}/metrics`)).text, method, route)));
+    return Promise.all(
+      Array.from({ length: INSTANCES }, async (_, n) =>
+        requestsServed((await http('GET', `${instance(service, n)}/metrics`)).text, method, route),
+      ),
+    );
   }
 
   /** Runs `burst` and expects every instance of `service` to have answered some of its requests on `route`. */
@@ -123,7 +154,11 @@ describe('the distributed stack with two instances of every service (region us)'
     };
     base = `http://127.0.0.1:${portBase + 1}`;
     const started = Date.now();
-    const child = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), 'distributed'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), 'distributed'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     stack = child;
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -147,7 +182,21 @@ describe('the distributed stack with two instances of every service (region us)'
     await sampler.start();
     await db.connect();
     dbConnected = true;
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'us', '--name', 'two-instances', '--environment', 'development'], { cwd: ROOT, env });
+    const { stdout } = await run(
+      process.execPath,
+      [
+        RUN_TS,
+        join(ROOT, 'tools', 'admin', 'cli.ts'),
+        'create-application',
+        '--region',
+        'us',
+        '--name',
+        'two-instances',
+        '--environment',
+        'development',
+      ],
+      { cwd: ROOT, env },
+    );
     const created = JSON.parse(stdout.trim()) as { application_id: string; api_token: string };
     app = { id: created.application_id, token: created.api_token };
     key = await newAgentKey();
@@ -176,7 +225,9 @@ describe('the distributed stack with two instances of every service (region us)'
     for (const service of SERVICES) {
       for (let n = 0; n < INSTANCES; n += 1) expect((await http('GET', `${instance(service, n)}/readyz`)).status).toBe(200);
     }
-    const me = await spread('decision-gateway', 'GET', '/api/v1/me', () => Promise.all(Array.from({ length: 4 }, () => http('GET', `${base}/api/v1/me`, { headers: auth() }))));
+    const me = await spread('decision-gateway', 'GET', '/api/v1/me', () =>
+      Promise.all(Array.from({ length: 4 }, () => http('GET', `${base}/api/v1/me`, { headers: auth() }))),
+    );
     expect(me.map((res) => res.status)).toEqual([200, 200, 200, 200]);
   });
 
@@ -184,15 +235,23 @@ describe('the distributed stack with two instances of every service (region us)'
     const idempotencyKey = randomUUID();
     const name = `concurrent shopper ${tag}`;
     const answers = await spread('oap-authorizer', 'POST', '/api/v1/agents', () =>
-      Promise.all(Array.from({ length: 8 }, () => http('POST', `${base}/api/v1/agents`, { headers: { ...auth(), 'idempotency-key': idempotencyKey }, json: { name } }))),
+      Promise.all(
+        Array.from({ length: 8 }, () =>
+          http('POST', `${base}/api/v1/agents`, { headers: { ...auth(), 'idempotency-key': idempotencyKey }, json: { name } }),
+        ),
+      ),
     );
     const ran = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
     expect(ran).toHaveLength(1);
     for (const answer of answers.filter((a) => a !== ran[0])) {
-      if (answer.status === 409) expect([answer.body.reason_code, answer.headers.get('retry-after')]).toEqual(['idempotency_key_in_progress', '1']);
+      if (answer.status === 409)
+        expect([answer.body.reason_code, answer.headers.get('retry-after')]).toEqual(['idempotency_key_in_progress', '1']);
       else expect([answer.status, answer.headers.get('idempotent-replayed'), answer.text]).toEqual([201, 'true', ran[0]!.text]);
     }
-    const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM oap.agents WHERE application_id = $1 AND name = $2`, [app.id, name]);
+    const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM oap.agents WHERE application_id = $1 AND name = $2`, [
+      app.id,
+      name,
+    ]);
     expect(rows.rows[0]!.n).toBe(1);
   });
 
@@ -200,7 +259,8 @@ describe('the distributed stack with two instances of every service (region us)'
     const agentId = await createAgent(base, app, { manifest: true });
     const authorityId = await createAuthority(base, app, agentId);
     const body = grantBody(agentId, key, { valid_until: new Date(Date.now() + 3_600_000).toISOString() });
-    const proofs = () => Promise.all(Array.from({ length: 30 }, () => dpopProof(key, 'POST', `${base}/api/v1/grants`, { now: new Date() })));
+    const proofs = () =>
+      Promise.all(Array.from({ length: 30 }, () => dpopProof(key, 'POST', `${base}/api/v1/grants`, { now: new Date() })));
     const idempotencyKey = randomUUID();
     const all = await proofs();
     const [duplicates, distinct] = await spread('oap-authorizer', 'POST', '/api/v1/grants', () =>
@@ -213,22 +273,29 @@ describe('the distributed stack with two instances of every service (region us)'
     expect(duplicates.every((r) => r.status === 201 || r.status === 409)).toBe(true);
     expect(created.length).toBeGreaterThan(0);
     expect(new Set(created.map((r) => r.body.grant_id)).size).toBe(1);
-    for (const conflict of duplicates.filter((r) => r.status === 409)) expect(conflict.body.reason_code).toBe('idempotency_request_in_progress');
+    for (const conflict of duplicates.filter((r) => r.status === 409))
+      expect(conflict.body.reason_code).toBe('idempotency_request_in_progress');
     expect(distinct.map((r) => r.status)).toEqual(Array.from({ length: 10 }, () => 201));
     const replay = await requestGrant(base, app, key, body, { now: new Date(), idempotencyKey });
     expect([replay.status, replay.body.grant_id]).toEqual([201, created[0]!.body.grant_id]);
-    const grants = await db.query<{ n: number; receipts: number }>(`SELECT count(*)::int AS n, count(DISTINCT receipt_jti)::int AS receipts FROM oap.grants WHERE authority_id = $1`, [authorityId]);
+    const grants = await db.query<{ n: number; receipts: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT receipt_jti)::int AS receipts FROM oap.grants WHERE authority_id = $1`,
+      [authorityId],
+    );
     expect(grants.rows[0]).toEqual({ n: 11, receipts: 11 });
 
     const [proof] = await proofs();
-    const replayed = await spread('oap-authorizer', 'POST', '/api/v1/grants', () => Promise.all(Array.from({ length: 6 }, () => requestGrant(base, app, key, body, { now: new Date(), proof }))));
+    const replayed = await spread('oap-authorizer', 'POST', '/api/v1/grants', () =>
+      Promise.all(Array.from({ length: 6 }, () => requestGrant(base, app, key, body, { now: new Date(), proof }))),
+    );
     expect(replayed.map((r) => r.status).sort()).toEqual([201, 401, 401, 401, 401, 401]);
     for (const res of replayed.filter((r) => r.status === 401)) expect(res.body.reason_code).toBe('dpop_proof_replayed');
   });
 
   describe('attestations (oversight-witness)', () => {
     let engine: { token: string };
-    const submit = (body: Record<string, unknown>): Promise<HttpResult> => http('POST', `${base}/api/v1/oap/attestations`, { headers: { authorization: `Bearer ${engine.token}` }, json: body });
+    const submit = (body: Record<string, unknown>): Promise<HttpResult> =>
+      http('POST', `${base}/api/v1/oap/attestations`, { headers: { authorization: `Bearer ${engine.token}` }, json: body });
     const attestation = (agentClass: string, sequence: number, id = `eng-${tag}-${agentClass}-${sequence}`) => ({
       attestation_id: id,
       application_id: app.id,
@@ -246,14 +313,19 @@ describe('the distributed stack with two instances of every service (region us)'
     beforeAll(async () => {
       const mode = await http('PATCH', `${base}/api/v1/applications/${app.id}`, { headers: auth(), json: { mode: 'oversight' } });
       expect(mode.status).toBe(200);
-      const attester = await http('POST', `${base}/api/v1/trusted_attesters`, { headers: auth(), json: { name: 'engine', permissions: ['attestations:submit', 'attestations:heartbeat', 'escalations:create'] } });
+      const attester = await http('POST', `${base}/api/v1/trusted_attesters`, {
+        headers: auth(),
+        json: { name: 'engine', permissions: ['attestations:submit', 'attestations:heartbeat', 'escalations:create'] },
+      });
       expect(attester.status).toBe(201);
       engine = { token: (attester.body.trusted_attester as { token: string }).token };
     });
 
     it('answers concurrent identical submissions with one witnessed row; every other answer replays its receipt, at once or on retry', async () => {
       const body = attestation('identical', 1);
-      const answers = await spread('oversight-witness', 'POST', '/api/v1/oap/attestations', () => Promise.all(Array.from({ length: 12 }, () => submit(body))));
+      const answers = await spread('oversight-witness', 'POST', '/api/v1/oap/attestations', () =>
+        Promise.all(Array.from({ length: 12 }, () => submit(body))),
+      );
       // A request that waited its pool's acquire timeout sheds with 503 and Retry-After; its retry replays.
       const shed = answers.filter((a) => a.status === 503);
       for (const answer of shed) expect(answer.headers.get('retry-after')).not.toBeNull();
@@ -263,7 +335,10 @@ describe('the distributed stack with two instances of every service (region us)'
       expect(settled.map((a) => a.status).sort()).toEqual([...Array<number>(11).fill(200), 201]);
       const created = settled.find((a) => a.status === 201)!;
       for (const replay of settled.filter((a) => a.status === 200)) expect(replay.body.receipt).toBe(created.body.receipt);
-      const rows = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`, [app.id, body.attestation_id]);
+      const rows = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`,
+        [app.id, body.attestation_id],
+      );
       expect(rows.rows[0]!.n).toBe(1);
     });
 
@@ -271,10 +346,15 @@ describe('the distributed stack with two instances of every service (region us)'
       await spread('oversight-witness', 'POST', '/api/v1/oap/attestations', async () => {
         for (let sequence = 1; sequence <= 8; sequence += 1) {
           const res = await submit(attestation('in-turn', sequence));
-          expect([res.status, res.body.attestation]).toEqual([201, expect.objectContaining({ sequence_number: sequence, sequence_gap: false })]);
+          expect([res.status, res.body.attestation]).toEqual([
+            201,
+            expect.objectContaining({ sequence_number: sequence, sequence_gap: false }),
+          ]);
         }
       });
-      const racing = await spread('oversight-witness', 'POST', '/api/v1/oap/attestations', () => Promise.all(Array.from({ length: 24 }, (_, i) => submit(attestation('racing', i + 1)))));
+      const racing = await spread('oversight-witness', 'POST', '/api/v1/oap/attestations', () =>
+        Promise.all(Array.from({ length: 24 }, (_, i) => submit(attestation('racing', i + 1)))),
+      );
       const accepted = racing
         .filter((res) => res.status === 201)
         .map((res) => res.body.attestation as { sequence_number: number; sequence_gap: boolean; expected_sequence_number: number | null })
@@ -288,9 +368,14 @@ describe('the distributed stack with two instances of every service (region us)'
         if (i === 0) return;
         const previous = accepted[i - 1]!.sequence_number;
         expect(current.sequence_number).toBeGreaterThan(previous);
-        expect([current.sequence_gap, current.expected_sequence_number]).toEqual(current.sequence_number === previous + 1 ? [false, null] : [true, previous + 1]);
+        expect([current.sequence_gap, current.expected_sequence_number]).toEqual(
+          current.sequence_number === previous + 1 ? [false, null] : [true, previous + 1],
+        );
       });
-      const stored = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM oversight.attestations WHERE application_id = $1 AND agent_class = 'racing'`, [app.id]);
+      const stored = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM oversight.attestations WHERE application_id = $1 AND agent_class = 'racing'`,
+        [app.id],
+      );
       expect(stored.rows[0]!.n).toBe(accepted.length);
     });
   });
@@ -306,7 +391,9 @@ describe('the distributed stack with two instances of every service (region us)'
       reference: `two-instances-${i}`,
     });
     const recorded = await spread('audit-chain', 'POST', '/api/v1/transfer_register', () =>
-      Promise.all(Array.from({ length: 20 }, (_, i) => http('POST', `${base}/api/v1/transfer_register`, { headers: auth(), json: crossing(i) }))),
+      Promise.all(
+        Array.from({ length: 20 }, (_, i) => http('POST', `${base}/api/v1/transfer_register`, { headers: auth(), json: crossing(i) })),
+      ),
     );
     expect(recorded.map((res) => res.status)).toEqual(Array.from({ length: 20 }, () => 201));
     const entryIds = recorded.map((res) => res.body.audit_entry_id as string);
@@ -322,11 +409,20 @@ describe('the distributed stack with two instances of every service (region us)'
   it('webhooks: consent records written through both consent-records instances reach the subscriber once each, from two webhook-dispatcher instances', async () => {
     const flow = await http('POST', `${base}/api/v1/flows`, {
       headers: auth(),
-      json: { name: 'Signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Signup',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(flow.status).toBe(201);
     expect((await http('POST', `${base}/api/v1/flows/${flow.body.id}/activate`, { headers: auth() })).status).toBe(200);
-    const subscribed = await http('POST', `${base}/api/v1/applications/${app.id}/webhook_subscriptions`, { headers: auth(), json: { url: receiver.url('/granted'), events: ['consent.granted'] } });
+    const subscribed = await http('POST', `${base}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: auth(),
+      json: { url: receiver.url('/granted'), events: ['consent.granted'] },
+    });
     expect(subscribed.status).toBe(201);
     const records = await spread('consent-records', 'POST', '/api/v1/consent_records', () =>
       Promise.all(
@@ -357,8 +453,14 @@ describe('the distributed stack with two instances of every service (region us)'
 
   it(`checkpoints: both audit-chain instances schedule them every ${CHECKPOINT_INTERVAL_SECONDS} s, and exactly one is made per interval`, async () => {
     // Long enough after boot for several intervals, whatever the order the tests above took.
-    await waitFor(async () => ((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit.checkpoints`)).rows[0]!.n >= 4 ? true : undefined), 30_000, 500);
-    const { rows } = await db.query<{ seq: string; created_at: Date; tree_size: string }>(`SELECT seq, created_at, tree_size FROM audit.checkpoints ORDER BY seq`);
+    await waitFor(
+      async () => ((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit.checkpoints`)).rows[0]!.n >= 4 ? true : undefined),
+      30_000,
+      500,
+    );
+    const { rows } = await db.query<{ seq: string; created_at: Date; tree_size: string }>(
+      `SELECT seq, created_at, tree_size FROM audit.checkpoints ORDER BY seq`,
+    );
     const gaps = rows.slice(1).map((row, i) => row.created_at.getTime() - rows[i]!.created_at.getTime());
     console.log(`two instances: ${rows.length} checkpoints, gaps ${Math.min(...gaps)}–${Math.max(...gaps)} ms`);
     expect(rows.map((row) => Number(row.seq))).toEqual(rows.map((_row, i) => i + 1));

@@ -33,7 +33,9 @@ describe('receipts of standalone approval decisions', () => {
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
 
   async function createApp(name: string) {
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
     return { id: created.application.id, token: created.apiToken };
   }
 
@@ -41,7 +43,13 @@ describe('receipts of standalone approval decisions', () => {
   async function decideOnPage(principal: string, action: 'approve' | 'deny' | 'counter'): Promise<string> {
     const minted = await http('POST', `${us}/api/v1/decisions`, {
       headers: auth(app.token),
-      json: { kind: 'approval', principal_id: principal, trigger_type: 'value', reference: 'payout-77', proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR' } } },
+      json: {
+        kind: 'approval',
+        principal_id: principal,
+        trigger_type: 'value',
+        reference: 'payout-77',
+        proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR' } },
+      },
     });
     expect(minted.status).toBe(201);
     const token = minted.body.session_token as string;
@@ -52,12 +60,15 @@ describe('receipts of standalone approval decisions', () => {
     expect(page.text).toContain(`"api_base":"/api/v1/decisions/${token}"`);
     const state = await http('GET', `${us}/api/v1/decisions/${token}/state`);
     expect(state.body).toMatchObject({ kind: 'approval', status: 'pending' });
-    const moved = await http('POST', `${us}/api/v1/decisions/${token}/transitions`, { json: action === 'counter' ? { action, counter_proposal: { amount: '2000.00 EUR' } } : { action } });
+    const moved = await http('POST', `${us}/api/v1/decisions/${token}/transitions`, {
+      json: action === 'counter' ? { action, counter_proposal: { amount: '2000.00 EUR' } } : { action },
+    });
     expect(moved.status).toBe(200);
     return token;
   }
 
-  const receipt = (id: string, query = '', token = app.token) => http('GET', `${us}/api/v1/approval_receipts/${id}${query}`, { headers: auth(token) });
+  const receipt = (id: string, query = '', token = app.token) =>
+    http('GET', `${us}/api/v1/approval_receipts/${id}${query}`, { headers: auth(token) });
   const frozen = (id: string, query = ''): Promise<HttpResult> =>
     waitFor(async () => {
       const res = await receipt(id, query);
@@ -96,8 +107,17 @@ describe('receipts of standalone approval decisions', () => {
     expect(document.record.pii_principal_id).toMatch(/^psn_/);
     expect(JSON.stringify(document)).not.toContain(token);
     expect(JSON.stringify(document)).not.toContain('ops-approver');
-    expect(document.party_identification).toEqual([expect.objectContaining({ party_id: app.id, party_name: 'Acme Payments', party_role: 'controller' })]);
-    expect(document.event).toEqual([expect.objectContaining({ event_state: 'approval granted', approval_id: recordId, entity_id: document.record.pii_principal_id, event_type: 'explicit' })]);
+    expect(document.party_identification).toEqual([
+      expect.objectContaining({ party_id: app.id, party_name: 'Acme Payments', party_role: 'controller' }),
+    ]);
+    expect(document.event).toEqual([
+      expect.objectContaining({
+        event_state: 'approval granted',
+        approval_id: recordId,
+        entity_id: document.record.pii_principal_id,
+        event_type: 'explicit',
+      }),
+    ]);
     expect(await verifyOffline(signed.text, 'approved')).toBe(0);
     expect(await verifyOffline(signed.text.replace('approval granted', 'approval denied'), 'tampered')).toBe(1);
 
@@ -111,7 +131,9 @@ describe('receipts of standalone approval decisions', () => {
   it('gives a denied decision a receipt stating the denial, and a countered one the counter', async () => {
     const denied = await frozen(await decideOnPage('ops-denier', 'deny'), '?flavor=signed');
     expect(denied.headers.get('x-svc-receipt-status')).toBe('denied');
-    expect((denied.body as { record: ReceiptDocument }).record.event).toEqual([expect.objectContaining({ event_state: 'approval denied' })]);
+    expect((denied.body as { record: ReceiptDocument }).record.event).toEqual([
+      expect.objectContaining({ event_state: 'approval denied' }),
+    ]);
     expect(await verifyOffline(denied.text, 'denied')).toBe(0);
 
     const countered = await frozen(await decideOnPage('ops-counter', 'counter'));
@@ -120,7 +142,10 @@ describe('receipts of standalone approval decisions', () => {
   });
 
   it('has no receipt while the decision is open, and refuses other flavors and ids like the other receipt routes', async () => {
-    const minted = await http('POST', `${us}/api/v1/decisions`, { headers: auth(app.token), json: { kind: 'approval', principal_id: 'ops-open', trigger_type: 'value' } });
+    const minted = await http('POST', `${us}/api/v1/decisions`, {
+      headers: auth(app.token),
+      json: { kind: 'approval', principal_id: 'ops-open', trigger_type: 'value' },
+    });
     const open = await receipt(minted.body.session_token as string);
     expect([open.status, open.body.reason_code]).toEqual([404, 'receipt_not_found']);
     const unknown = await receipt('not-a-token');

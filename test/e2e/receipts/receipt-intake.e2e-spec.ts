@@ -36,8 +36,10 @@ describe('receipts frozen from consent records and authorities (event intake)', 
   /** Every event published in the region, as a consumer receives it (for redelivery). */
   const published: DeliveredEvent[] = [];
 
-  const consentReceipt = (id: string, query = '') => http('GET', `${us}/api/v1/consent_receipts/${id}${query}`, { headers: auth(app.token) });
-  const authorizationReceipt = (id: string, query = '') => http('GET', `${us}/api/v1/authorization_receipts/${id}${query}`, { headers: auth(app.token) });
+  const consentReceipt = (id: string, query = '') =>
+    http('GET', `${us}/api/v1/consent_receipts/${id}${query}`, { headers: auth(app.token) });
+  const authorizationReceipt = (id: string, query = '') =>
+    http('GET', `${us}/api/v1/authorization_receipts/${id}${query}`, { headers: auth(app.token) });
   const eventStates = (res: HttpResult) => (res.body as unknown as ReceiptDocument).event.map((e) => e.event_state);
   const receiptRows = async (recordId: string) => {
     const [frozen] = await db.query(`SELECT count(*)::int AS n FROM receipts.frozen_receipts WHERE record_id = $1`, [recordId]);
@@ -76,7 +78,9 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       json: {
         flow_id: flowId,
         subject,
-        decisions: Object.fromEntries(Object.entries(decisions).map(([purpose, decision]) => [purpose, { decision, default_checked: false, mandatory: false }])),
+        decisions: Object.fromEntries(
+          Object.entries(decisions).map(([purpose, decision]) => [purpose, { decision, default_checked: false, mandatory: false }]),
+        ),
         captured_at: new Date(clock.now().getTime() - 60_000).toISOString(),
         idempotency_key: key,
       },
@@ -93,12 +97,23 @@ describe('receipts frozen from consent records and authorities (event intake)', 
     const subscription = bus.nc.subscribe(`${stack.prefix}.us.evt.>`);
     void (async () => {
       for await (const msg of subscription) {
-        published.push({ id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: msg.headers?.get('Svc-Event-Type') ?? '', data: msg.data, deliveryCount: 1 });
+        published.push({
+          id: msg.headers?.get('Nats-Msg-Id') ?? '',
+          subject: msg.subject,
+          eventType: msg.headers?.get('Svc-Event-Type') ?? '',
+          data: msg.data,
+          deliveryCount: 1,
+        });
       }
     })();
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme Ltd', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme Ltd', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken, pk: created.publishableKey };
-    const origin = await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: ORIGIN } } });
+    const origin = await http('POST', `${us}/api/v1/applications/${app.id}/allowed_origins`, {
+      headers: auth(app.token),
+      json: { allowed_origin: { origin: ORIGIN } },
+    });
     expect(origin.status).toBe(201);
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
@@ -133,7 +148,11 @@ describe('receipts frozen from consent records and authorities (event intake)', 
     it('answers 404 receipt_not_found until the receipt is frozen; events published meanwhile are applied when the consumer runs again', async () => {
       const release = await stack.process.us.app.get(JetStreamServer).hold('receipts-consent-records');
       try {
-        recordId = await recordConsent({ email: 'Ada.Lovelace@Example.com', external_id: 'ada-1815' }, { newsletter: 'granted', research: 'granted', offers: 'declined' }, 'intake-ada-1');
+        recordId = await recordConsent(
+          { email: 'Ada.Lovelace@Example.com', external_id: 'ada-1815' },
+          { newsletter: 'granted', research: 'granted', offers: 'declined' },
+          'intake-ada-1',
+        );
         await waitFor(() => published.some((e) => e.eventType === 'consent.recorded'));
         const early = await consentReceipt(recordId);
         expect(early.status).toBe(404);
@@ -170,9 +189,17 @@ describe('receipts frozen from consent records and authorities (event intake)', 
           { purpose_id: 'research', label: 'Product research', lawful_basis: 'consent' },
         ],
       });
-      expect(document.party_identification).toEqual([{ party_id: app.id, party_name: 'Acme Ltd', party_role: 'controller', party_type: 'organization', provenance: 'display_name' }]);
+      expect(document.party_identification).toEqual([
+        { party_id: app.id, party_name: 'Acme Ltd', party_role: 'controller', party_type: 'organization', provenance: 'display_name' },
+      ]);
       expect(document.event).toEqual([
-        { event_time: '2026-03-04T10:29:00.000Z', validity_duration: 'P1Y', entity_id: document.record.pii_principal_id, event_type: 'explicit', event_state: 'consent given' },
+        {
+          event_time: '2026-03-04T10:29:00.000Z',
+          validity_duration: 'P1Y',
+          entity_id: document.record.pii_principal_id,
+          event_type: 'explicit',
+          event_state: 'consent given',
+        },
       ]);
       expect(document.extensions).toEqual({
         collection_channel: 'controller_attested',
@@ -185,7 +212,11 @@ describe('receipts frozen from consent records and authorities (event intake)', 
 
     it('the same person (same email, any case) keeps one pseudonym; a later record refers to its predecessor', async () => {
       clock.advance(1_000);
-      const laterId = await recordConsent({ email: 'ada.lovelace@example.com' }, { newsletter: 'granted', research: 'granted', offers: 'granted' }, 'intake-ada-2');
+      const laterId = await recordConsent(
+        { email: 'ada.lovelace@example.com' },
+        { newsletter: 'granted', research: 'granted', offers: 'granted' },
+        'intake-ada-2',
+      );
       const later = await waitFor(async () => {
         const current = await consentReceipt(laterId);
         return current.status === 200 ? (current.body as unknown as ReceiptDocument) : undefined;
@@ -193,7 +224,11 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       const first = (await consentReceipt(recordId)).body as unknown as ReceiptDocument;
       expect(later.record.pii_principal_id).toBe(first.record.pii_principal_id);
       expect(later.event[0]).toMatchObject({ event_state: 'consent given', record_reference: recordId });
-      const stranger = await recordConsent({ email: 'grace@example.com' }, { newsletter: 'granted', research: 'declined', offers: 'declined' }, 'intake-grace-1');
+      const stranger = await recordConsent(
+        { email: 'grace@example.com' },
+        { newsletter: 'granted', research: 'declined', offers: 'declined' },
+        'intake-grace-1',
+      );
       const strangers = await waitFor(async () => {
         const current = await consentReceipt(stranger);
         return current.status === 200 ? (current.body as unknown as ReceiptDocument) : undefined;
@@ -204,7 +239,10 @@ describe('receipts frozen from consent records and authorities (event intake)', 
 
     it('a purpose withdrawal, then the whole withdrawal, appear as consent withdrawn events with their channel; the derived status follows', async () => {
       clock.advance(1_000);
-      const one = await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, { headers: auth(app.token), json: { purpose: 'newsletter', channel: 'receipt_link' } });
+      const one = await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, {
+        headers: auth(app.token),
+        json: { purpose: 'newsletter', channel: 'receipt_link' },
+      });
       expect(one.status).toBe(201);
       const partial = await waitFor(async () => {
         const current = await consentReceipt(recordId);
@@ -220,7 +258,10 @@ describe('receipts frozen from consent records and authorities (event intake)', 
         event_channel: 'receipt_link',
       });
       clock.advance(1_000);
-      const whole = await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, { headers: auth(app.token), json: { channel: 'organisation' } });
+      const whole = await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, {
+        headers: auth(app.token),
+        json: { channel: 'organisation' },
+      });
       expect(whole.status).toBe(201);
       const withdrawn = await waitFor(async () => {
         const current = await consentReceipt(recordId);
@@ -241,14 +282,23 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       expect(before).toEqual({ frozen: 1, transitions: 2 });
       for (const event of ours) expect(await consumer.handle({ ...event, deliveryCount: 2 })).toBe(false);
       expect(await receiptRows(recordId)).toEqual(before);
-      const inbox = await db.query(`SELECT count(*)::int AS n FROM receipts.inbox WHERE consumer = 'receipts-consent-records' AND message_id = ANY($1::text[])`, [ours.map((e) => e.id)]);
+      const inbox = await db.query(
+        `SELECT count(*)::int AS n FROM receipts.inbox WHERE consumer = 'receipts-consent-records' AND message_id = ANY($1::text[])`,
+        [ours.map((e) => e.id)],
+      );
       expect(inbox[0].n).toBe(3);
     });
   });
 
   describe('captured consent', () => {
     it('a committed capture yields a receipt with collection_channel form_capture_browser', async () => {
-      const field = (purpose: string, checked: boolean) => ({ purpose, control: 'checkbox', checked, default_checked: false, required: false });
+      const field = (purpose: string, checked: boolean) => ({
+        purpose,
+        control: 'checkbox',
+        checked,
+        default_checked: false,
+        required: false,
+      });
       const capture = await http('POST', `${us}/capture/v1/captures`, {
         headers: { 'x-publishable-key': app.pk, origin: ORIGIN },
         json: { flow_id: flowId, fields: [field('newsletter', true), field('research', false), field('offers', false)] },
@@ -313,17 +363,31 @@ describe('receipts frozen from consent records and authorities (event intake)', 
         withdrawal_method: `${us}/api/v1/authorities/${authorityId}/revoke`,
       });
       expect(document.authority).not.toHaveProperty('oap_sequence_bounds');
-      expect(document.event).toEqual([{ event_time: '2026-03-04T10:30:05.000Z', entity_id: document.record.pii_principal_id, event_type: 'explicit', event_state: 'authority granted' }]);
+      expect(document.event).toEqual([
+        {
+          event_time: '2026-03-04T10:30:05.000Z',
+          entity_id: document.record.pii_principal_id,
+          event_type: 'explicit',
+          event_state: 'authority granted',
+        },
+      ]);
       await expectEveryFlavor(authorizationReceipt, authorityId);
-      const unscoped = await http('POST', `${us}/api/v1/applications/${app.id}/api_tokens`, { headers: auth(app.token), json: { name: 'no scopes', scopes: [] } });
-      const forbidden = await http('GET', `${us}/api/v1/authorization_receipts/${authorityId}`, { headers: auth((unscoped.body.api_token as { token: string }).token) });
+      const unscoped = await http('POST', `${us}/api/v1/applications/${app.id}/api_tokens`, {
+        headers: auth(app.token),
+        json: { name: 'no scopes', scopes: [] },
+      });
+      const forbidden = await http('GET', `${us}/api/v1/authorization_receipts/${authorityId}`, {
+        headers: auth((unscoped.body.api_token as { token: string }).token),
+      });
       expect([forbidden.status, forbidden.body.reason_code]).toEqual([403, 'insufficient_scope']);
     });
 
     it('an escalation and its outcome appear as approval events with the escalation id', async () => {
       clock.advance(61_000);
       const agentId = ((await authorizationReceipt(authorityId)).body as unknown as ReceiptDocument).party_identification[1]!.party_id;
-      const escalated = await requestGrant(us, { id: app.id, token: app.token }, agentKey, grantBody(agentId, agentKey), { now: clock.now() });
+      const escalated = await requestGrant(us, { id: app.id, token: app.token }, agentKey, grantBody(agentId, agentKey), {
+        now: clock.now(),
+      });
       expect(escalated.status).toBe(202);
       const escalationId = escalated.body.escalation_id as string;
       await waitFor(async () => eventStates(await authorizationReceipt(authorityId)).includes('approval requested'));
@@ -335,8 +399,20 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       });
       const events = (res.body as unknown as ReceiptDocument).event;
       expect(events.slice(1)).toEqual([
-        { event_time: '2026-03-04T10:31:06.000Z', entity_id: agentId, event_type: 'explicit', event_state: 'approval requested', approval_id: escalationId },
-        { event_time: '2026-03-04T10:31:07.000Z', entity_id: events[0]!.entity_id, event_type: 'explicit', event_state: 'approval denied', approval_id: escalationId },
+        {
+          event_time: '2026-03-04T10:31:06.000Z',
+          entity_id: agentId,
+          event_type: 'explicit',
+          event_state: 'approval requested',
+          approval_id: escalationId,
+        },
+        {
+          event_time: '2026-03-04T10:31:07.000Z',
+          entity_id: events[0]!.entity_id,
+          event_type: 'explicit',
+          event_state: 'approval denied',
+          approval_id: escalationId,
+        },
       ]);
       expect(res.headers.get('x-svc-receipt-status')).toBe('active');
       expectSchemaValid(res.body);
@@ -355,7 +431,14 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       await step('suspend', 'suspended');
       await step('resume', 'active');
       const revoked = await step('revoke', 'revoked');
-      expect(eventStates(revoked)).toEqual(['authority granted', 'approval requested', 'approval denied', 'authority suspended', 'authority resumed', 'authority revoked']);
+      expect(eventStates(revoked)).toEqual([
+        'authority granted',
+        'approval requested',
+        'approval denied',
+        'authority suspended',
+        'authority resumed',
+        'authority revoked',
+      ]);
       expect((revoked.body as unknown as ReceiptDocument).event.at(-1)).toEqual({
         event_time: '2026-03-04T10:31:10.000Z',
         entity_id: app.id,

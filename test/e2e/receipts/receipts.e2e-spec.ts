@@ -48,7 +48,9 @@ describe('receipts over HTTP', () => {
   };
 
   async function createApp(name: string) {
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
     return { id: created.application.id, token: created.apiToken, publishableKey: created.publishableKey };
   }
 
@@ -60,7 +62,9 @@ describe('receipts over HTTP', () => {
         locale: 'en-GB',
         presentation: { title: 'Our assistant is an AI', description: 'You are talking to an automated agent.' },
         policy_url: 'https://acme.example/privacy',
-        purposes: [{ key: 'support', label: 'Customer support', description: 'Answer your questions', mechanism: 'contract', required: true }],
+        purposes: [
+          { key: 'support', label: 'Customer support', description: 'Answer your questions', mechanism: 'contract', required: true },
+        ],
         consent_duration: 'P1Y',
       },
     });
@@ -76,14 +80,26 @@ describe('receipts over HTTP', () => {
     us = stack.url.us;
     app = await createApp('Acme Ltd');
     other = await createApp('Other Ltd');
-    const issued = await http('POST', `${us}/api/v1/applications/${app.id}/api_tokens`, { headers: auth(app.token), json: { name: 'no scopes', scopes: [] } });
+    const issued = await http('POST', `${us}/api/v1/applications/${app.id}/api_tokens`, {
+      headers: auth(app.token),
+      json: { name: 'no scopes', scopes: [] },
+    });
     expect(issued.status).toBe(201);
     unscoped = (issued.body.api_token as { token: string }).token;
     const freeze = stack.process.us.app.get(FreezeReceipt);
-    await freeze.execute(consentInput({ record_id: ids.consent, application_id: app.id, given_at: new Date(Date.now() - 86_400_000).toISOString() }), 'consent-records');
+    await freeze.execute(
+      consentInput({ record_id: ids.consent, application_id: app.id, given_at: new Date(Date.now() - 86_400_000).toISOString() }),
+      'consent-records',
+    );
     await freeze.execute(anonymousConsentInput({ record_id: ids.anonymous, application_id: app.id }), 'consent-records');
-    await freeze.execute(authorityInput({ record_id: ids.authority, application_id: app.id, valid_until: '2099-01-01T00:00:00Z' }), 'oap-authorizer');
-    await freeze.execute(authorityInput({ record_id: ids.pureAuthority, application_id: app.id, purposes: [], valid_until: '2026-02-01T00:00:00Z' }), 'oap-authorizer');
+    await freeze.execute(
+      authorityInput({ record_id: ids.authority, application_id: app.id, valid_until: '2099-01-01T00:00:00Z' }),
+      'oap-authorizer',
+    );
+    await freeze.execute(
+      authorityInput({ record_id: ids.pureAuthority, application_id: app.id, purposes: [], valid_until: '2026-02-01T00:00:00Z' }),
+      'oap-authorizer',
+    );
     await freeze.execute(consentInput({ record_id: ids.otherConsent, application_id: other.id }), 'consent-records');
     tmp = mkdtempSync(join(tmpdir(), 'svc-receipt-'));
   });
@@ -97,7 +113,9 @@ describe('receipts over HTTP', () => {
       const res = await http('GET', `${us}/.well-known/jwks.json`);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/jwk-set\+json/);
-      expect(res.body).toEqual({ keys: [{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: 'oap-us-v1', alg: 'EdDSA', use: 'sig' }] });
+      expect(res.body).toEqual({
+        keys: [{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: 'oap-us-v1', alg: 'EdDSA', use: 'sig' }],
+      });
     });
 
     it.each([['/schemas/receipt/v2/record.json'], [RECEIPT_SCHEMA_ID_PATH]])('serves the schema byte-verbatim at %s', async (path) => {
@@ -113,9 +131,13 @@ describe('receipts over HTTP', () => {
   });
 
   describe('GET /api/v1/consent_receipts/:record_id', () => {
-    const get = (id: string, token = app.token, query = '') => http('GET', `${us}/api/v1/consent_receipts/${id}${query}`, { headers: auth(token) });
+    const get = (id: string, token = app.token, query = '') =>
+      http('GET', `${us}/api/v1/consent_receipts/${id}${query}`, { headers: auth(token) });
 
-    it.each([['identified', 'consent'], ['anonymous', 'anonymous']] as const)('canonical (default): the %s record as RFC 8785 bytes, schema-valid', async (_name, key) => {
+    it.each([
+      ['identified', 'consent'],
+      ['anonymous', 'anonymous'],
+    ] as const)('canonical (default): the %s record as RFC 8785 bytes, schema-valid', async (_name, key) => {
       const res = await get(ids[key]);
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -130,7 +152,11 @@ describe('receipts over HTTP', () => {
       const res = await get(ids.consent, app.token, '?flavor=dpv');
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toBe('application/ld+json; charset=utf-8');
-      expect(res.body).toMatchObject({ '@type': 'dpv:ConsentRecord', 'dct:conformsTo': 'ISO/IEC TS 27560:2023', 'dpv:hasConsentStatus': { '@id': 'dpv:ConsentGiven' } });
+      expect(res.body).toMatchObject({
+        '@type': 'dpv:ConsentRecord',
+        'dct:conformsTo': 'ISO/IEC TS 27560:2023',
+        'dpv:hasConsentStatus': { '@id': 'dpv:ConsentGiven' },
+      });
       expect(validateReceiptDocument(res.body.record)).toEqual({ valid: true });
     });
 
@@ -161,7 +187,12 @@ describe('receipts over HTTP', () => {
 
     it('status follows appended transitions; the frozen part is unchanged', async () => {
       const before = await get(ids.consent);
-      await stack.process.us.app.get(AppendReceiptTransition).execute(app.id, ids.consent, { type: 'consent_withdrawn', at: new Date(Date.now() - 1000).toISOString(), purpose_id: 'marketing', channel: 'receipt_link' });
+      await stack.process.us.app.get(AppendReceiptTransition).execute(app.id, ids.consent, {
+        type: 'consent_withdrawn',
+        at: new Date(Date.now() - 1000).toISOString(),
+        purpose_id: 'marketing',
+        channel: 'receipt_link',
+      });
       const after = await get(ids.consent);
       expect(after.headers.get('x-svc-receipt-status')).toBe('partially_withdrawn');
       const events = (after.body as unknown as ReceiptDocument).event;
@@ -170,15 +201,19 @@ describe('receipts over HTTP', () => {
       expect(validateReceiptDocument(after.body)).toEqual({ valid: true });
     });
 
-    it('answers 404 receipt_not_found for another application\'s receipt, an unknown id, a malformed id and an authorization record', async () => {
+    it("answers 404 receipt_not_found for another application's receipt, an unknown id, a malformed id and an authorization record", async () => {
       for (const id of [ids.otherConsent, 'crec_us_doesnotexistaaaaaaaa', 'bad%20id', 'x'.repeat(100), ids.authority]) {
         const res = await get(id);
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ message: 'Receipt not found', reason_code: 'receipt_not_found', detail: { record_id: expect.any(String) } });
+        expect(res.body).toEqual({
+          message: 'Receipt not found',
+          reason_code: 'receipt_not_found',
+          detail: { record_id: expect.any(String) },
+        });
       }
     });
 
-    it('answers an over-long id (beyond the router\'s 100-character parameter limit) with a 4xx, never 5xx', async () => {
+    it("answers an over-long id (beyond the router's 100-character parameter limit) with a 4xx, never 5xx", async () => {
       const res = await get('x'.repeat(600));
       expect(res.status).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
@@ -193,20 +228,26 @@ describe('receipts over HTTP', () => {
       const anonymousCall = await http('GET', `${us}/api/v1/consent_receipts/${ids.consent}`);
       expect(anonymousCall.status).toBe(401);
       expect((await get(ids.consent, 'not-a-token')).body.reason_code).toBe('invalid_token');
-      const publishable = await http('GET', `${us}/api/v1/consent_receipts/${ids.consent}`, { headers: { 'x-publishable-key': app.publishableKey } });
+      const publishable = await http('GET', `${us}/api/v1/consent_receipts/${ids.consent}`, {
+        headers: { 'x-publishable-key': app.publishableKey },
+      });
       expect(publishable.status).toBe(403);
       expect(publishable.body.reason_code).toBe('publishable_key_not_allowed');
     });
   });
 
   describe('GET /api/v1/authorization_receipts/:id (scope audit:verify)', () => {
-    const get = (id: string, token = app.token, query = '') => http('GET', `${us}/api/v1/authorization_receipts/${id}${query}`, { headers: auth(token) });
+    const get = (id: string, token = app.token, query = '') =>
+      http('GET', `${us}/api/v1/authorization_receipts/${id}${query}`, { headers: auth(token) });
 
     it('serves canonical, dpv and signed flavors of an authorization record', async () => {
       const canonicalRes = await get(ids.authority);
       expect(canonicalRes.status).toBe(200);
       expect(validateReceiptDocument(canonicalRes.body)).toEqual({ valid: true });
-      expect(canonicalRes.body).toMatchObject({ record: { record_type: 'authorization_record', record_id: ids.authority }, authority: { valid_until: '2099-01-01T00:00:00.000Z' } });
+      expect(canonicalRes.body).toMatchObject({
+        record: { record_type: 'authorization_record', record_id: ids.authority },
+        authority: { valid_until: '2099-01-01T00:00:00.000Z' },
+      });
       expect(canonicalRes.headers.get('x-svc-receipt-status')).toBe('active');
       const dpv = await get(ids.authority, app.token, '?flavor=dpv');
       expect(dpv.status).toBe(200);
@@ -231,11 +272,17 @@ describe('receipts over HTTP', () => {
     it('answers 403 insufficient_scope to a token without audit:verify', async () => {
       const res = await get(ids.authority, unscoped);
       expect(res.status).toBe(403);
-      expect(res.body).toEqual({ message: expect.any(String), reason_code: 'insufficient_scope', detail: { required_scope: 'audit:verify' } });
+      expect(res.body).toEqual({
+        message: expect.any(String),
+        reason_code: 'insufficient_scope',
+        detail: { required_scope: 'audit:verify' },
+      });
     });
 
-    it('answers 404 for another application\'s authority and for a consent record id, 400 for an unknown flavor', async () => {
-      const foreign = await stack.process.us.app.get(FreezeReceipt).execute(authorityInput({ record_id: 'auth_us_e2eforeignaaaaaaaaa', application_id: other.id }), 'oap-authorizer');
+    it("answers 404 for another application's authority and for a consent record id, 400 for an unknown flavor", async () => {
+      const foreign = await stack.process.us.app
+        .get(FreezeReceipt)
+        .execute(authorityInput({ record_id: 'auth_us_e2eforeignaaaaaaaaa', application_id: other.id }), 'oap-authorizer');
       expect(foreign.created).toBe(true);
       expect((await get('auth_us_e2eforeignaaaaaaaaa')).status).toBe(404);
       expect((await get(ids.consent)).status).toBe(404);
@@ -246,7 +293,13 @@ describe('receipts over HTTP', () => {
   describe('POST /api/v1/disclosure_receipts (scope disclosures:write)', () => {
     let flowId: string;
     const agentId = 'agent_us_abcdefghijklmnopqrst';
-    const body = (overrides: Record<string, unknown> = {}) => ({ flow_id: flowId, agent_id: agentId, disclosed_at: new Date(Date.now() - 60_000).toISOString(), locale: 'en-GB', ...overrides });
+    const body = (overrides: Record<string, unknown> = {}) => ({
+      flow_id: flowId,
+      agent_id: agentId,
+      disclosed_at: new Date(Date.now() - 60_000).toISOString(),
+      locale: 'en-GB',
+      ...overrides,
+    });
     const post = (json: unknown, token = app.token) => http('POST', `${us}/api/v1/disclosure_receipts`, { headers: auth(token), json });
 
     beforeAll(async () => {
@@ -264,14 +317,23 @@ describe('receipts over HTTP', () => {
       expect(receipt.receipt.extensions).toMatchObject({
         collection_channel: 'controller_attested',
         consent_flow_id: flowId,
-        agent_disclosures: [{ agent_id: agentId, flow_id: flowId, provenance: 'operator_declared', notice_hash: receipt.receipt.pii_processing.privacy_notice!.hash }],
+        agent_disclosures: [
+          {
+            agent_id: agentId,
+            flow_id: flowId,
+            provenance: 'operator_declared',
+            notice_hash: receipt.receipt.pii_processing.privacy_notice!.hash,
+          },
+        ],
       });
       expect(receipt.receipt.party_identification[0]).toMatchObject({ party_id: app.id, party_name: 'Acme Ltd', party_role: 'controller' });
       const read = await http('GET', `${us}/api/v1/consent_receipts/${receipt.record_id}`, { headers: auth(app.token) });
       expect(read.status).toBe(200);
       expect(read.body).toEqual(receipt.receipt);
       const signed = await http('GET', `${us}/api/v1/consent_receipts/${receipt.record_id}?flavor=signed`, { headers: auth(app.token) });
-      await expect(verifySignedReceipt(signed.text, (await http('GET', `${us}/.well-known/jwks.json`)).text)).resolves.toMatchObject({ ok: true });
+      await expect(verifySignedReceipt(signed.text, (await http('GET', `${us}/.well-known/jwks.json`)).text)).resolves.toMatchObject({
+        ok: true,
+      });
       const dpv = await http('GET', `${us}/api/v1/consent_receipts/${receipt.record_id}?flavor=dpv`, { headers: auth(app.token) });
       expect(dpv.status).toBe(200);
       expect(validateReceiptDocument(dpv.body.record)).toEqual({ valid: true });
@@ -302,7 +364,7 @@ describe('receipts over HTTP', () => {
       expect(res.body.reason_code).toBe(code);
     });
 
-    it('answers another application\'s flow as unknown (404) and a draft flow with 422 flow_not_active', async () => {
+    it("answers another application's flow as unknown (404) and a draft flow with 422 flow_not_active", async () => {
       const foreignFlow = await createActiveFlow(other.token);
       expect((await post(body({ flow_id: foreignFlow }))).body.reason_code).toBe('flow_not_found');
       const draft = await http('POST', `${us}/api/v1/flows`, {
@@ -315,14 +377,20 @@ describe('receipts over HTTP', () => {
     });
 
     it('refuses malformed JSON, an oversized body, a missing token and a token without disclosures:write', async () => {
-      const malformed = await http('POST', `${us}/api/v1/disclosure_receipts`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"flow_id":' });
+      const malformed = await http('POST', `${us}/api/v1/disclosure_receipts`, {
+        headers: { ...auth(app.token), 'content-type': 'application/json' },
+        raw: '{"flow_id":',
+      });
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('malformed_json');
       const oversized = await post({ ...body(), padding: 'x'.repeat(1_100_000) });
       expect(oversized.status).toBe(413);
       expect(oversized.body.reason_code).toBe('payload_too_large');
       expect((await http('POST', `${us}/api/v1/disclosure_receipts`, { json: body() })).status).toBe(401);
-      const publishable = await http('POST', `${us}/api/v1/disclosure_receipts`, { headers: { 'x-publishable-key': app.publishableKey }, json: body() });
+      const publishable = await http('POST', `${us}/api/v1/disclosure_receipts`, {
+        headers: { 'x-publishable-key': app.publishableKey },
+        json: body(),
+      });
       expect(publishable.status).toBe(403);
       expect(publishable.body.reason_code).toBe('publishable_key_not_allowed');
       const noScope = await post(body(), unscoped);
@@ -334,15 +402,29 @@ describe('receipts over HTTP', () => {
   describe('freezing over the bus (receipts.freeze, receipts.append_transition)', () => {
     it('freezes a receipt from JSON input and appends a transition; the HTTP view follows', async () => {
       const rpc = stack.process.us.app.get(RpcClient);
-      const input = authorityInput({ record_id: 'auth_us_e2erpcfrozenaaaaaaa', application_id: app.id, valid_until: '2099-01-01T00:00:00Z' });
+      const input = authorityInput({
+        record_id: 'auth_us_e2erpcfrozenaaaaaaa',
+        application_id: app.id,
+        valid_until: '2099-01-01T00:00:00Z',
+      });
       const frozen = await rpc.call('receipts.freeze', { source: 'oap-authorizer', inputJson: JSON.stringify(input) });
       expect(frozen).toMatchObject({ recordId: input.record_id, documentSha256: expect.stringMatching(/^[0-9a-f]{64}$/), created: true });
       const again = await rpc.call('receipts.freeze', { source: 'oap-authorizer', inputJson: JSON.stringify(input) });
       expect(again.created).toBe(false);
       const transition = { type: 'authority_revoked', at: new Date(Date.now() - 1000).toISOString(), channel: 'organisation' };
-      const appended = await rpc.call('receipts.append_transition', { applicationId: app.id, recordId: input.record_id, transitionJson: JSON.stringify(transition), idempotencyKey: 'revoke-1' });
+      const appended = await rpc.call('receipts.append_transition', {
+        applicationId: app.id,
+        recordId: input.record_id,
+        transitionJson: JSON.stringify(transition),
+        idempotencyKey: 'revoke-1',
+      });
       expect(appended.appended).toBe(true);
-      const replay = await rpc.call('receipts.append_transition', { applicationId: app.id, recordId: input.record_id, transitionJson: JSON.stringify(transition), idempotencyKey: 'revoke-1' });
+      const replay = await rpc.call('receipts.append_transition', {
+        applicationId: app.id,
+        recordId: input.record_id,
+        transitionJson: JSON.stringify(transition),
+        idempotencyKey: 'revoke-1',
+      });
       expect(replay.appended).toBe(false);
       const res = await http('GET', `${us}/api/v1/authorization_receipts/${input.record_id}`, { headers: auth(app.token) });
       expect(res.headers.get('x-svc-receipt-status')).toBe('revoked');
@@ -355,7 +437,10 @@ describe('receipts over HTTP', () => {
       ['an unknown kind', { source: 'consent-records', inputJson: '{"kind":"gdpr"}' }],
       ['a shape the builder cannot read', { source: 'consent-records', inputJson: '{"kind":"consent_record","record_id":"x"}' }],
     ])('refuses %s with receipt_input_invalid', async (_name, request) => {
-      await expect(stack.process.us.app.get(RpcClient).call('receipts.freeze', request)).rejects.toMatchObject({ code: 'receipt_input_invalid', kind: 'invalid' });
+      await expect(stack.process.us.app.get(RpcClient).call('receipts.freeze', request)).rejects.toMatchObject({
+        code: 'receipt_input_invalid',
+        kind: 'invalid',
+      });
     });
   });
 
@@ -364,20 +449,33 @@ describe('receipts over HTTP', () => {
       const freeze = stack.process.us.app.get(FreezeReceipt);
       const input = anonymousConsentInput({ record_id: ids.anonymous, application_id: app.id });
       await expect(freeze.execute(input, 'consent-records')).resolves.toMatchObject({ recordId: ids.anonymous, created: false });
-      await expect(freeze.execute({ ...input, given_at: '2026-01-02T00:00:00Z' }, 'consent-records')).rejects.toMatchObject({ code: 'receipt_already_frozen', kind: 'conflict' });
-      await expect(freeze.execute({ ...input, application_id: other.id }, 'consent-records')).rejects.toMatchObject({ code: 'receipt_already_frozen' });
+      await expect(freeze.execute({ ...input, given_at: '2026-01-02T00:00:00Z' }, 'consent-records')).rejects.toMatchObject({
+        code: 'receipt_already_frozen',
+        kind: 'conflict',
+      });
+      await expect(freeze.execute({ ...input, application_id: other.id }, 'consent-records')).rejects.toMatchObject({
+        code: 'receipt_already_frozen',
+      });
     });
 
     it('the database itself refuses to rewrite a frozen receipt', async () => {
       const dataSource = stack.process.us.app.get(DataSource);
-      await expect(dataSource.query(`UPDATE receipts.frozen_receipts SET document = '{}' WHERE record_id = $1`, [ids.consent])).rejects.toThrow(/never rewritten/);
+      await expect(
+        dataSource.query(`UPDATE receipts.frozen_receipts SET document = '{}' WHERE record_id = $1`, [ids.consent]),
+      ).rejects.toThrow(/never rewritten/);
     });
 
     it('refuses transitions of the wrong kind or for a purpose that was not granted', async () => {
       const append = stack.process.us.app.get(AppendReceiptTransition);
-      await expect(append.execute(app.id, ids.authority, { type: 'consent_withdrawn', at: new Date().toISOString() })).rejects.toMatchObject({ code: 'receipt_input_invalid' });
-      await expect(append.execute(app.id, ids.consent, { type: 'consent_withdrawn', at: new Date().toISOString(), purpose_id: 'profiling' })).rejects.toMatchObject({ code: 'receipt_input_invalid', detail: { field: 'purpose_id' } });
-      await expect(append.execute(other.id, ids.consent, { type: 'consent_withdrawn', at: new Date().toISOString() })).rejects.toMatchObject({ code: 'receipt_not_found' });
+      await expect(
+        append.execute(app.id, ids.authority, { type: 'consent_withdrawn', at: new Date().toISOString() }),
+      ).rejects.toMatchObject({ code: 'receipt_input_invalid' });
+      await expect(
+        append.execute(app.id, ids.consent, { type: 'consent_withdrawn', at: new Date().toISOString(), purpose_id: 'profiling' }),
+      ).rejects.toMatchObject({ code: 'receipt_input_invalid', detail: { field: 'purpose_id' } });
+      await expect(
+        append.execute(other.id, ids.consent, { type: 'consent_withdrawn', at: new Date().toISOString() }),
+      ).rejects.toMatchObject({ code: 'receipt_not_found' });
     });
   });
 });

@@ -49,7 +49,11 @@ describe('crossings of people: a delegate and a support operator in another regi
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
   const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
   const register = async (where: 'us' | 'eu', transferCase: string): Promise<Transfer[]> => {
-    const res = await http<{ data: Transfer[] }>('GET', `${stack.url[where]}/api/v1/transfer_register?transfer_case=${transferCase}&limit=100`, { headers: bearer(app[where].token) });
+    const res = await http<{ data: Transfer[] }>(
+      'GET',
+      `${stack.url[where]}/api/v1/transfer_register?transfer_case=${transferCase}&limit=100`,
+      { headers: bearer(app[where].token) },
+    );
     expect(res.status).toBe(200);
     return res.body.data;
   };
@@ -66,15 +70,32 @@ describe('crossings of people: a delegate and a support operator in another regi
 
   beforeAll(async () => {
     mail = await startMailDev();
-    stack = await startRegions('crossings', { regions: ['us', 'eu'], env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' } });
+    stack = await startRegions('crossings', {
+      regions: ['us', 'eu'],
+      env: { SMTP_URL: mail.smtpUrl, MAIL_FROM: 'Sign-in <no-reply@example.test>' },
+    });
     const people: Record<'us' | 'eu', Person> = {} as Record<'us' | 'eu', Person>;
-    for (const [where, who] of [['us', { email: 'grace@example.test', name: 'Grace Hopper', homeCountry: 'US' }], ['eu', { email: 'ada@example.test', name: 'Ada Lovelace', homeCountry: 'DE' }]] as const) {
+    for (const [where, who] of [
+      ['us', { email: 'grace@example.test', name: 'Grace Hopper', homeCountry: 'US' }],
+      ['eu', { email: 'ada@example.test', name: 'Ada Lovelace', homeCountry: 'DE' }],
+    ] as const) {
       region[where] = { url: stack.url[where], stack, mail, logLines: [], close: async () => undefined };
-      const created = await stack.process[where].app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: `family app ${where}`, environment: 'development' }));
+      const created = await stack.process[where].app
+        .get(CreateApplication)
+        .execute(CreateApplicationCommand.create({ name: `family app ${where}`, environment: 'development' }));
       app[where] = { id: created.application.id, token: created.apiToken };
-      const client = await http('POST', `${stack.url[where]}/api/v1/applications/${app[where].id}/oauth_clients`, { headers: bearer(app[where].token), json: { name: 'Family app', redirect_uris: [REDIRECT] } });
+      const client = await http('POST', `${stack.url[where]}/api/v1/applications/${app[where].id}/oauth_clients`, {
+        headers: bearer(app[where].token),
+        json: { name: 'Family app', redirect_uris: [REDIRECT] },
+      });
       expect(client.status).toBe(201);
-      const config = await oidc.discovery(new URL(stack.url[where]), client.body.client_id as string, undefined, oidc.ClientSecretBasic(client.body.client_secret as string), insecure);
+      const config = await oidc.discovery(
+        new URL(stack.url[where]),
+        client.body.client_id as string,
+        undefined,
+        oidc.ClientSecretBasic(client.body.client_secret as string),
+        insecure,
+      );
       people[where] = await personWithAccessToken(region[where], config, REDIRECT, who);
     }
     principal = people.us;
@@ -101,12 +122,23 @@ describe('crossings of people: a delegate and a support operator in another regi
     const offer = (body: Record<string, unknown>) =>
       http('POST', `${stack.url.us}/api/v1/delegations`, {
         headers: bearer(principal.token),
-        json: { type: 'caregiver', delegate_person_id: delegate.id, surfaces: ['me'], actions: ['read'], expires_at: inFuture(3_600_000), ...body },
+        json: {
+          type: 'caregiver',
+          delegate_person_id: delegate.id,
+          surfaces: ['me'],
+          actions: ['read'],
+          expires_at: inFuture(3_600_000),
+          ...body,
+        },
       });
 
     it('refuses the offer without a lawful basis (422 naming the field), and stores nothing', async () => {
       const res = await offer({});
-      expect([res.status, res.body.reason_code, (res.body.detail as { field?: string }).field]).toEqual([422, 'lawful_basis_required', 'lawful_basis']);
+      expect([res.status, res.body.reason_code, (res.body.detail as { field?: string }).field]).toEqual([
+        422,
+        'lawful_basis_required',
+        'lawful_basis',
+      ]);
       // The adequacy table has no adequacy decision for a transfer into the EEA's own member state from outside: refused by the register.
       const adequacy = await offer({ lawful_basis: 'adequacy_decision' });
       expect([adequacy.status, (adequacy.body.detail as { field?: string }).field]).toEqual([422, 'lawful_basis']);
@@ -129,7 +161,11 @@ describe('crossings of people: a delegate and a support operator in another regi
       expect(res.status).toBe(201);
       grantId = res.body.id as string;
       expect(grantId.startsWith('dlg_us_')).toBe(true);
-      expect(res.body).toMatchObject({ delegate_person_id: delegate.id, lawful_basis: 'standard_contractual_clauses', derogation_article: null });
+      expect(res.body).toMatchObject({
+        delegate_person_id: delegate.id,
+        lawful_basis: 'standard_contractual_clauses',
+        derogation_article: null,
+      });
       const [entry, ...more] = await register('us', 'delegate_in_other_region');
       expect(more).toEqual([]);
       expect(entry).toMatchObject({
@@ -146,7 +182,9 @@ describe('crossings of people: a delegate and a support operator in another regi
       expect(entry!.audit_entry_id).toMatch(/\S/);
       expect(Date.parse(entry!.recorded_at)).toBeLessThanOrEqual(Date.parse(res.body.created_at as string));
       // Nothing of the grant is stored in the delegate's region.
-      const [row] = await stack.process.eu.app.get(DataSource).query<Array<{ n: string }>>('SELECT count(*) AS n FROM gateway.delegation_grants');
+      const [row] = await stack.process.eu.app
+        .get(DataSource)
+        .query<Array<{ n: string }>>('SELECT count(*) AS n FROM gateway.delegation_grants');
       const n = row?.n;
       expect(Number(n)).toBe(0);
     });
@@ -157,7 +195,9 @@ describe('crossings of people: a delegate and a support operator in another regi
     });
 
     it('refuses an act when its crossing cannot be written, and releases nothing', async () => {
-      const res = await withRegisterDown('us', () => http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } }));
+      const res = await withRegisterDown('us', () =>
+        http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } }),
+      );
       expect(res.status).toBeGreaterThanOrEqual(500);
       expect(res.text).not.toContain('Grace Hopper');
       expect((await register('us', 'delegate_in_other_region')).length).toBe(1);
@@ -165,17 +205,24 @@ describe('crossings of people: a delegate and a support operator in another regi
 
     it("records each act's crossing before the principal's data is released to the delegate", async () => {
       const before = Date.now();
-      const res = await http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } });
+      const res = await http('GET', `${stack.url.us}/api/v1/me`, {
+        headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId },
+      });
       const after = Date.now();
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ person: { id: principal.id, display_name: 'Grace Hopper' }, acting_for: { principal_id: principal.id, delegate_id: delegate.id, delegation_grant_id: grantId } });
+      expect(res.body).toMatchObject({
+        person: { id: principal.id, display_name: 'Grace Hopper' },
+        acting_for: { principal_id: principal.id, delegate_id: delegate.id, delegation_grant_id: grantId },
+      });
       const acts = (await register('us', 'delegate_in_other_region')).filter((t) => t.data_categories.includes('contact_data'));
       expect(acts).toHaveLength(1);
       expect(acts[0]).toMatchObject({ recipient: delegate.id, to_country: 'DE', lawful_basis: 'standard_contractual_clauses' });
       expect(Date.parse(acts[0]!.recorded_at)).toBeGreaterThanOrEqual(before - 1_000);
       expect(Date.parse(acts[0]!.recorded_at)).toBeLessThanOrEqual(after);
       // Acting again the same day on the same surface is the same crossing.
-      const again = await http('GET', `${stack.url.us}/api/v1/me`, { headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId } });
+      const again = await http('GET', `${stack.url.us}/api/v1/me`, {
+        headers: { ...bearer(delegate.token), 'x-delegation-grant-id': grantId },
+      });
       expect(again.status).toBe(200);
       expect((await register('us', 'delegate_in_other_region')).length).toBe(2);
     });
@@ -183,7 +230,14 @@ describe('crossings of people: a delegate and a support operator in another regi
     it('a delegate of the same region is offered as before: no basis, no crossing', async () => {
       const res = await http('POST', `${stack.url.us}/api/v1/delegations`, {
         headers: bearer(principal.token),
-        json: { type: 'peer', delegate_person_id: principal.id, surfaces: ['me'], actions: ['read'], expires_at: inFuture(3_600_000), lawful_basis: 'standard_contractual_clauses' },
+        json: {
+          type: 'peer',
+          delegate_person_id: principal.id,
+          surfaces: ['me'],
+          actions: ['read'],
+          expires_at: inFuture(3_600_000),
+          lawful_basis: 'standard_contractual_clauses',
+        },
       });
       expect(res.status).toBe(422);
     });
@@ -191,11 +245,18 @@ describe('crossings of people: a delegate and a support operator in another regi
 
   describe('a support operator in eu reading a person homed in us', () => {
     const read = (body: Record<string, unknown>, token = operatorToken) =>
-      http('POST', `${stack.url.eu}/api/v1/applications/${app.eu.id}/support_reads`, { headers: bearer(token), json: { person_id: principal.id, purpose: 'support case 4711: the person cannot sign in', ...body } });
+      http('POST', `${stack.url.eu}/api/v1/applications/${app.eu.id}/support_reads`, {
+        headers: bearer(token),
+        json: { person_id: principal.id, purpose: 'support case 4711: the person cannot sign in', ...body },
+      });
 
     it('refuses the read without a lawful basis (422 naming the field), and records nothing', async () => {
       const res = await read({});
-      expect([res.status, res.body.reason_code, (res.body.detail as { field?: string }).field]).toEqual([422, 'lawful_basis_required', 'lawful_basis']);
+      expect([res.status, res.body.reason_code, (res.body.detail as { field?: string }).field]).toEqual([
+        422,
+        'lawful_basis_required',
+        'lawful_basis',
+      ]);
       expect(res.text).not.toContain('grace@example.test');
       expect(await register('eu', 'support_operator')).toEqual([]);
     });
@@ -226,10 +287,19 @@ describe('crossings of people: a delegate and a support operator in another regi
       const [entry, ...more] = await register('eu', 'support_operator');
       expect(more).toEqual([]);
       const transfer = res.body.transfer as { id: string; audit_entry_id: string };
-      expect(entry).toMatchObject({ id: transfer.id, audit_entry_id: transfer.audit_entry_id, recipient: operatorTokenId, data_categories: ['identifiers', 'contact_data'], from_country: 'US', to_country: 'DE' });
+      expect(entry).toMatchObject({
+        id: transfer.id,
+        audit_entry_id: transfer.audit_entry_id,
+        recipient: operatorTokenId,
+        data_categories: ['identifiers', 'contact_data'],
+        from_country: 'US',
+        to_country: 'DE',
+      });
       expect(Date.parse(entry!.recorded_at)).toBeLessThanOrEqual(Date.parse(res.body.read_at as string));
       // The person's region keeps the person; nothing of them is stored in eu's gateway.
-      const [row] = await stack.process.eu.app.get(DataSource).query<Array<{ n: string }>>('SELECT count(*) AS n FROM gateway.people WHERE id = $1', [principal.id]);
+      const [row] = await stack.process.eu.app
+        .get(DataSource)
+        .query<Array<{ n: string }>>('SELECT count(*) AS n FROM gateway.people WHERE id = $1', [principal.id]);
       const n = row?.n;
       expect(Number(n)).toBe(0);
     });

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { TEST_NATS_URL, http, waitFor, type HttpResult } from '@svc/testing';
 import { connect, type NatsConnection, type Subscription } from 'nats';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from '../oap-authorizer/support';
 import { startRegions, type TestRegions } from '../support/regions';
 
 type Json = Record<string, unknown>;
@@ -58,7 +68,10 @@ describe('the cross-border directory carries no personal data', () => {
     });
 
   const lookup = (base: string, token: string, subject: Json, purpose = 'news'): Promise<HttpResult> =>
-    http('POST', `${base}/api/v1/cross_border/consent_status`, { headers: bearer(token), json: { application_id: app.id, purpose, subject } });
+    http('POST', `${base}/api/v1/cross_border/consent_status`, {
+      headers: bearer(token),
+      json: { application_id: app.id, purpose, subject },
+    });
 
   async function wrongRegion(method: string, url: string, json?: unknown, token = euApp.token): Promise<HttpResult> {
     const res = await http(method, url, { headers: bearer(token), ...(json === undefined ? {} : { json }) });
@@ -83,7 +96,13 @@ describe('the cross-border directory carries no personal data', () => {
     key = await newAgentKey();
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: bearer(app.token),
-      json: { name: 'Letters', locale: 'en', presentation: { title: 'Letters', description: note }, purposes: [{ key: 'news', label: 'News', description: note }], consent_duration: 'P1Y' },
+      json: {
+        name: 'Letters',
+        locale: 'en',
+        presentation: { title: 'Letters', description: note },
+        purposes: [{ key: 'news', label: 'News', description: note }],
+        consent_duration: 'P1Y',
+      },
     });
     expect(flow.status).toBe(201);
     flowId = flow.body.id as string;
@@ -98,10 +117,15 @@ describe('the cross-border directory carries no personal data', () => {
   it('answers in eu whether the us person holds an active consent, from minimized status only', async () => {
     // The consent story: a Record API record, a decision session of a bound person, a withdrawal.
     expect((await record({ email, external_id: externalId }, 'granted', `dir-${mark}-1`)).status).toBe(201);
-    const minted = await http('POST', `${us}/api/v1/decisions`, { headers: bearer(app.token), json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: sessionPrincipal } });
+    const minted = await http('POST', `${us}/api/v1/decisions`, {
+      headers: bearer(app.token),
+      json: { kind: 'consent', flow_id: flowId, delivery_mode: 'redirect', principal_id: sessionPrincipal },
+    });
     expect(minted.status).toBe(201);
     for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
-      expect((await http('POST', `${us}/api/v1/decisions/${minted.body.session_token as string}/transitions`, { json: { action } })).status).toBe(200);
+      expect(
+        (await http('POST', `${us}/api/v1/decisions/${minted.body.session_token as string}/transitions`, { json: { action } })).status,
+      ).toBe(200);
     }
 
     const byExternalId = await waitFor(async () => {
@@ -125,8 +149,15 @@ describe('the cross-border directory carries no personal data', () => {
     });
     expect(bySession.body).toMatchObject({ status: 'active', home_country: 'US', initials: '' });
     // The home region answers from the same directory; a stranger is unknown, not an error.
-    expect((await lookup(us, app.token, { external_id: externalId })).body).toMatchObject({ status: 'active', subject_ref: byExternalId.body.subject_ref });
-    expect((await lookup(eu, euApp.token, { external_id: `nobody-${mark}` })).body).toMatchObject({ status: 'unknown', active_count: 0, home_country: null });
+    expect((await lookup(us, app.token, { external_id: externalId })).body).toMatchObject({
+      status: 'active',
+      subject_ref: byExternalId.body.subject_ref,
+    });
+    expect((await lookup(eu, euApp.token, { external_id: `nobody-${mark}` })).body).toMatchObject({
+      status: 'unknown',
+      active_count: 0,
+      home_country: null,
+    });
 
     // A newer record declining the purpose withdraws it; eu learns the status, not the reason.
     expect((await record({ email, external_id: externalId }, 'declined', `dir-${mark}-2`)).status).toBe(201);
@@ -140,18 +171,42 @@ describe('the cross-border directory carries no personal data', () => {
   it('runs the agent story across regions and refuses the us person in eu without a trace of them', async () => {
     const agentId = await createAgent(us, app, { manifest: true });
     await createAuthority(us, app, agentId, { principal_id: agentPrincipal });
-    const granted = await requestGrant(us, app, key, grantBody(agentId, key, { valid_until: new Date(Date.now() + 3_600_000).toISOString() }), { now: new Date() });
+    const granted = await requestGrant(
+      us,
+      app,
+      key,
+      grantBody(agentId, key, { valid_until: new Date(Date.now() + 3_600_000).toISOString() }),
+      { now: new Date() },
+    );
     expect(granted.status).toBe(201);
     // A counterparty in eu checks the receipt: eu asks the grant's home region over the bus.
-    const verified = await http('POST', `${eu}/.well-known/svc-verify`, { headers: bearer(euApp.token), json: { receipt: granted.body.grant_attestation } });
+    const verified = await http('POST', `${eu}/.well-known/svc-verify`, {
+      headers: bearer(euApp.token),
+      json: { receipt: granted.body.grant_attestation },
+    });
     expect(verified.body).toMatchObject({ valid: true });
 
     // Writes naming the us person (or us resources) sent to eu: refused before anything is stored.
     const usPerson = 'usr_us_abcdefghijklmnopqrst';
     const refusals = [
-      await wrongRegion('POST', `${eu}/api/v1/consent_records`, { flow_id: flowId, subject: { email, external_id: externalId }, decisions: { news: { decision: 'granted', default_checked: false, mandatory: false } }, captured_at: new Date().toISOString() }),
-      await wrongRegion('POST', `${eu}/api/v1/decisions`, { kind: 'consent', flow_id: flowId, principal_id: sessionPrincipal, delivery_mode: 'redirect' }),
-      await wrongRegion('POST', `${eu}/api/v1/authorities`, { agent_id: agentId, principal_id: agentPrincipal, purposes: ['shopping'], valid_until: '2027-01-01T00:00:00Z' }),
+      await wrongRegion('POST', `${eu}/api/v1/consent_records`, {
+        flow_id: flowId,
+        subject: { email, external_id: externalId },
+        decisions: { news: { decision: 'granted', default_checked: false, mandatory: false } },
+        captured_at: new Date().toISOString(),
+      }),
+      await wrongRegion('POST', `${eu}/api/v1/decisions`, {
+        kind: 'consent',
+        flow_id: flowId,
+        principal_id: sessionPrincipal,
+        delivery_mode: 'redirect',
+      }),
+      await wrongRegion('POST', `${eu}/api/v1/authorities`, {
+        agent_id: agentId,
+        principal_id: agentPrincipal,
+        purposes: ['shopping'],
+        valid_until: '2027-01-01T00:00:00Z',
+      }),
       await wrongRegion('POST', `${eu}/api/v1/decisions`, { kind: 'consent', principal_id: usPerson, delivery_mode: 'redirect', note }),
       await wrongRegion('POST', `${eu}/api/v1/applications/${euApp.id}/person_links`, { person_id: usPerson, subject: { email } }),
       await wrongRegion('GET', `${eu}/api/v1/applications/${app.id}/consent_status?subject[external_id]=${externalId}`),

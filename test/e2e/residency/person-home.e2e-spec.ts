@@ -32,7 +32,10 @@ interface Operation {
   security: string[];
 }
 
-const document = regionOpenApiDocument() as { paths: Record<string, Record<string, OperationObject>>; components: { schemas: Record<string, Schema> } };
+const document = regionOpenApiDocument() as {
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, Schema> };
+};
 const schemas = document.components.schemas;
 const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => ({
@@ -58,14 +61,18 @@ function idFieldPaths(schema: Schema | undefined, prefix: string[] = [], depth =
     const here = [...prefix, name];
     const nested = idFieldPaths(s, here, depth + 1);
     const type = Array.isArray(s.type) ? s.type : [s.type];
-    const leaf = type.includes('string') || (type.includes('array') && !s.items?.properties && !s.items?.$ref) || (!s.type && !s.$ref && !s.properties);
+    const leaf =
+      type.includes('string') ||
+      (type.includes('array') && !s.items?.properties && !s.items?.$ref) ||
+      (!s.type && !s.$ref && !s.properties);
     return ID_FIELD.test(name) && leaf ? [here, ...nested] : nested;
   });
 }
 
 /** `value` with `id` written at `path` (objects and arrays created on the way). */
 function withIdAt(value: unknown, path: string[], id: string): unknown {
-  const root: Record<string, unknown> = typeof value === 'object' && value !== null && !Array.isArray(value) ? structuredClone(value as Record<string, unknown>) : {};
+  const root: Record<string, unknown> =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? structuredClone(value as Record<string, unknown>) : {};
   let node: Record<string, unknown> = root;
   path.forEach((key, index) => {
     if (index === path.length - 1) {
@@ -108,18 +115,38 @@ function probesOf(operation: Operation, index: number, base: string): Probe[] {
     let next = 0;
     const id = (): string => ids[next++ % ids.length]!;
     const fill = (path: string, only?: string, value?: string): string =>
-      path.replace(/\{([a-z_]+)\}/g, (_, name: string) => (name === only && value ? value : name === 'version' || name === 'sequence' ? '1' : `${name}_x`));
+      path.replace(/\{([a-z_]+)\}/g, (_, name: string) =>
+        name === only && value ? value : name === 'version' || name === 'sequence' ? '1' : `${name}_x`,
+      );
     const pathParams = [...operation.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);
     for (const name of pathParams) {
-      probes.push({ operation, where: `path ${name}`, region, url: `${base}${fill(operation.path, name, encodeURIComponent(id()))}`, body: bodySeed });
+      probes.push({
+        operation,
+        where: `path ${name}`,
+        region,
+        url: `${base}${fill(operation.path, name, encodeURIComponent(id()))}`,
+        body: bodySeed,
+      });
     }
     for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
-      probes.push({ operation, where: `query ${parameter.name}`, region, url: `${base}${fill(operation.path)}?${encodeURIComponent(parameter.name)}=${encodeURIComponent(id())}`, body: bodySeed });
+      probes.push({
+        operation,
+        where: `query ${parameter.name}`,
+        region,
+        url: `${base}${fill(operation.path)}?${encodeURIComponent(parameter.name)}=${encodeURIComponent(id())}`,
+        body: bodySeed,
+      });
     }
     const bodyPaths = operation.body ? idFieldPaths(operation.body) : [];
     // A body naming no id-typed field still gets one unknown field holding the person.
     for (const path of bodyPaths.length ? bodyPaths : operation.body ? [['principal_id']] : []) {
-      probes.push({ operation, where: `body ${path.join('.')}`, region, url: `${base}${fill(operation.path)}`, body: withIdAt(bodySeed, path, id()) });
+      probes.push({
+        operation,
+        where: `body ${path.join('.')}`,
+        region,
+        url: `${base}${fill(operation.path)}`,
+        body: withIdAt(bodySeed, path, id()),
+      });
     }
   });
   return probes;
@@ -127,9 +154,11 @@ function probesOf(operation: Operation, index: number, base: string): Probe[] {
 
 async function inPool<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: size }, async () => {
-    while (next < items.length) await run(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: size }, async () => {
+      while (next < items.length) await run(items[next++]!);
+    }),
+  );
 }
 
 /**
@@ -140,7 +169,7 @@ async function inPool<T>(items: readonly T[], size: number, run: (item: T) => Pr
  * nothing but the error envelope, and the region stores nothing: every table of every schema and
  * the region's stream hold as many rows and messages after the walk as before.
  */
-describe('a person\'s resources are written only in the person\'s home region', () => {
+describe("a person's resources are written only in the person's home region", () => {
   let stack: TestRegions;
   let base: string;
   let credentials: { apiToken: string; publishableKey: string; attesterToken: string };
@@ -150,7 +179,9 @@ describe('a person\'s resources are written only in the person\'s home region', 
   beforeAll(async () => {
     stack = await startRegions('residency_home', { regions: [HOME], env: { DIRECTORY_KEY: randomBytes(32).toString('base64') } });
     base = stack.url[HOME];
-    const created = await stack.process[HOME].app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'residency', environment: 'development' }));
+    const created = await stack.process[HOME].app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'residency', environment: 'development' }));
     const attester = await fetch(`${base}/api/v1/trusted_attesters`, {
       method: 'POST',
       headers: { authorization: `Bearer ${created.apiToken}`, 'content-type': 'application/json' },
@@ -230,12 +261,29 @@ describe('a person\'s resources are written only in the person\'s home region', 
       if (probe.operation.path.startsWith('/api/v1/cross_border/')) {
         // The directory lookup names a person of any region (the question, not a write): it answers
         // the minimized status only, or refuses the body; it never stores anything (footprint below).
-        const minimized = ['object', 'subject_ref', 'application_id', 'purpose', 'status', 'active_count', 'initials', 'home_country', 'as_of'];
-        const ok = res.status === 200 ? Object.keys(res.body as object).every((k) => minimized.includes(k)) : res.status === 400 || res.status === 422;
+        const minimized = [
+          'object',
+          'subject_ref',
+          'application_id',
+          'purpose',
+          'status',
+          'active_count',
+          'initials',
+          'home_country',
+          'as_of',
+        ];
+        const ok =
+          res.status === 200
+            ? Object.keys(res.body as object).every((k) => minimized.includes(k))
+            : res.status === 400 || res.status === 422;
         if (!ok) wrong.push(`${name}: ${res.status} ${res.text.slice(0, 160)}`);
         return;
       }
-      if (probe.operation.method === 'POST' && ['/api/v1/agreements', '/api/v1/multi_party_agreements'].includes(probe.operation.path) && probe.where.startsWith('body')) {
+      if (
+        probe.operation.method === 'POST' &&
+        ['/api/v1/agreements', '/api/v1/multi_party_agreements'].includes(probe.operation.path) &&
+        probe.where.startsWith('body')
+      ) {
         // An agreement's parties may be people of any region: each signs in their home region, which
         // is asked first (here it is down: 503) and nothing is stored here (footprint below).
         if (![400, 421, 422, 503].includes(res.status)) wrong.push(`${name}: ${res.status} ${res.text.slice(0, 160)}`);
@@ -243,13 +291,23 @@ describe('a person\'s resources are written only in the person\'s home region', 
       }
       if (res.status === 307) {
         // Only the public capability document is redirected to its home, with an empty body.
-        if (!probe.operation.path.endsWith('/capabilities') || res.text !== '' || !res.location?.startsWith(stack.url.us.replace(/:\d+$/, ''))) wrong.push(`${name}: 307 ${res.text.slice(0, 120)}`);
+        if (
+          !probe.operation.path.endsWith('/capabilities') ||
+          res.text !== '' ||
+          !res.location?.startsWith(stack.url.us.replace(/:\d+$/, ''))
+        )
+          wrong.push(`${name}: 307 ${res.text.slice(0, 120)}`);
         return;
       }
       if (res.status !== 421) {
         // Only a route whose credential the probe cannot hold (an agent's, an attester's, a person's
         // own access token) may refuse earlier (401), never serve.
-        const credentialFirst = res.status === 401 && (probe.operation.security.includes('agentToken') || probe.operation.security.includes('attesterToken') || (probe.operation.security.includes('accessToken') && !probe.operation.security.includes('apiToken')) || probe.operation.path.startsWith('/people/'));
+        const credentialFirst =
+          res.status === 401 &&
+          (probe.operation.security.includes('agentToken') ||
+            probe.operation.security.includes('attesterToken') ||
+            (probe.operation.security.includes('accessToken') && !probe.operation.security.includes('apiToken')) ||
+            probe.operation.path.startsWith('/people/'));
         if (!credentialFirst) wrong.push(`${name}: ${res.status} ${res.text.slice(0, 160)}`);
         return;
       }
@@ -275,23 +333,34 @@ describe('a person\'s resources are written only in the person\'s home region', 
     const flow = await fetch(`${base}/api/v1/flows`, {
       method: 'POST',
       headers: { authorization: `Bearer ${credentials.apiToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'control', locale: 'en', presentation: { title: 'Control' }, purposes: [{ key: 'news', label: 'News' }] }),
+      body: JSON.stringify({
+        name: 'control',
+        locale: 'en',
+        presentation: { title: 'Control' },
+        purposes: [{ key: 'news', label: 'News' }],
+      }),
     });
     expect(flow.status).toBe(201);
     const { id: flowId } = (await flow.json()) as { id: string };
-    const activated = await fetch(`${base}/api/v1/flows/${flowId}/activate`, { method: 'POST', headers: { authorization: `Bearer ${credentials.apiToken}` } });
+    const activated = await fetch(`${base}/api/v1/flows/${flowId}/activate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.apiToken}` },
+    });
     expect(activated.status).toBe(200);
     const written = await settled();
     expect(written['consent_records.flows']).toBe(after['consent_records.flows']! + 1);
     expect(written['stream messages']).toBeGreaterThan(after['stream messages']!);
   }, 300_000);
 
-  it('never refuses the region\'s own people as misdirected, and answers them without a 5xx', async () => {
-    const local = operations.flatMap((operation, index) => probesOf(operation, index, base)).filter((p) => p.region === HOME && p.operation.method === 'GET');
+  it("never refuses the region's own people as misdirected, and answers them without a 5xx", async () => {
+    const local = operations
+      .flatMap((operation, index) => probesOf(operation, index, base))
+      .filter((p) => p.region === HOME && p.operation.method === 'GET');
     const wrong: string[] = [];
     await inPool(local, CONCURRENCY, async (probe) => {
       const res = await send(probe);
-      if (res.status === 421 || res.status >= 500) wrong.push(`${probe.operation.method} ${probe.operation.path} (${probe.where}): ${res.status} ${res.text.slice(0, 160)}`);
+      if (res.status === 421 || res.status >= 500)
+        wrong.push(`${probe.operation.method} ${probe.operation.path} (${probe.where}): ${res.status} ${res.text.slice(0, 160)}`);
     });
     expect(local.length).toBeGreaterThan(50);
     expect(wrong).toEqual([]);

@@ -32,10 +32,22 @@ describe('transfer register in distributed mode (us region: router, decision-gat
     database = await createTestDatabase('xfer_distributed_us');
     const [routerPort, gatewayPort, auditPort] = [await freePort(), await freePort(), await freePort()];
     base = `http://127.0.0.1:${routerPort}`;
-    const service = (name: string, port: number) => testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, HTTP_PORT: String(port), PUBLIC_BASE_URL: base, SERVICE_NAME: name });
+    const service = (name: string, port: number) =>
+      testEnv({
+        REGION: 'us',
+        DATABASE_URL: database.url,
+        BUS_PREFIX: prefix,
+        HTTP_PORT: String(port),
+        PUBLIC_BASE_URL: base,
+        SERVICE_NAME: name,
+      });
     gateway = await startProcess({ features: [decisionGatewayFeature], env: service('decision-gateway', gatewayPort) });
     // The audit-chain app exactly as deployed: its own process, its own entry point.
-    audit = spawn(process.execPath, [join(ROOT, 'scripts', 'run-ts.js'), join(ROOT, 'apps', 'audit-chain', 'src', 'main.ts')], { cwd: ROOT, env: service('audit-chain', auditPort), stdio: ['ignore', 'pipe', 'pipe'] });
+    audit = spawn(process.execPath, [join(ROOT, 'scripts', 'run-ts.js'), join(ROOT, 'apps', 'audit-chain', 'src', 'main.ts')], {
+      cwd: ROOT,
+      env: service('audit-chain', auditPort),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     audit.stdout?.on('data', (chunk: Buffer) => (auditOutput += chunk.toString()));
     audit.stderr?.on('data', (chunk: Buffer) => (auditOutput += chunk.toString()));
     await waitFor(async () => {
@@ -45,10 +57,18 @@ describe('transfer register in distributed mode (us region: router, decision-gat
     // The router: only its own variables (no database, no bus), proxying to the two services.
     router = await startProcess({
       features: [residencyProxyFeature, residencyRouterFeature],
-      env: { REGION: 'us', HTTP_PORT: String(routerPort), LOG_LEVEL: 'silent', SERVICE_NAME: 'residency-router', SERVICE_URLS: `decision-gateway=http://127.0.0.1:${gatewayPort},audit-chain=http://127.0.0.1:${auditPort}` },
+      env: {
+        REGION: 'us',
+        HTTP_PORT: String(routerPort),
+        LOG_LEVEL: 'silent',
+        SERVICE_NAME: 'residency-router',
+        SERVICE_URLS: `decision-gateway=http://127.0.0.1:${gatewayPort},audit-chain=http://127.0.0.1:${auditPort}`,
+      },
       bodyParser: false,
     });
-    const created = await gateway.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'distributed-register', environment: 'development' }));
+    const created = await gateway.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'distributed-register', environment: 'development' }));
     token = created.apiToken;
     applicationId = created.application.id;
   });
@@ -79,7 +99,10 @@ describe('transfer register in distributed mode (us region: router, decision-gat
     const refused = await http('POST', `${base}/api/v1/transfer_register`, { headers: auth(), json: withoutBasis });
     expect([refused.status, refused.body.reason_code]).toEqual([422, 'lawful_basis_required']);
 
-    const res = await http<{ id: string; audit_entry_id: string; from_country: string }>('POST', `${base}/api/v1/transfer_register`, { headers: auth(), json: crossing });
+    const res = await http<{ id: string; audit_entry_id: string; from_country: string }>('POST', `${base}/api/v1/transfer_register`, {
+      headers: auth(),
+      json: crossing,
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ from_country: 'US', to_country: 'DE', adequacy_verdict: 'eea' });
     const list = await http<{ data: Array<{ id: string }> }>('GET', `${base}/api/v1/transfer_register`, { headers: auth() });

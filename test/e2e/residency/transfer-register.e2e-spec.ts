@@ -51,13 +51,20 @@ describe('transfer register, residency posture and evidence packages (eu region)
   const auth = () => ({ authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
-    stack = await startRegions('xfer_register', { regions: ['eu'], env: { RESIDENCY_BACKUP_COUNTRY: 'DE', RESIDENCY_LOG_SINK_COUNTRY: 'US' } });
+    stack = await startRegions('xfer_register', {
+      regions: ['eu'],
+      env: { RESIDENCY_BACKUP_COUNTRY: 'DE', RESIDENCY_LOG_SINK_COUNTRY: 'US' },
+    });
     eu = stack.url.eu;
-    const created = await stack.process.eu.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'register-app', environment: 'development' }));
+    const created = await stack.process.eu.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'register-app', environment: 'development' }));
     token = created.apiToken;
     applicationId = created.application.id;
     dir = await mkdtemp(join(tmpdir(), 'evidence-'));
-    await stack.process.eu.app.get(FreezeReceipt).execute(consentInput({ record_id: recordId, application_id: applicationId, processing: {} }), 'consent-records');
+    await stack.process.eu.app
+      .get(FreezeReceipt)
+      .execute(consentInput({ record_id: recordId, application_id: applicationId, processing: {} }), 'consent-records');
   });
   afterAll(async () => {
     await stack?.close();
@@ -67,17 +74,33 @@ describe('transfer register, residency posture and evidence packages (eu region)
   it('refuses a crossing without a lawful basis (422 naming the field) and records nothing', async () => {
     const { lawful_basis: _omitted, ...withoutBasis } = crossing('no-basis');
     const res = await http('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: withoutBasis });
-    expect([res.status, res.body.reason_code, (res.body.detail as { field?: string }).field]).toEqual([422, 'lawful_basis_required', 'lawful_basis']);
-    const derogation = await http('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('no-article', { lawful_basis: 'derogation' }) });
+    expect([res.status, res.body.reason_code, (res.body.detail as { field?: string }).field]).toEqual([
+      422,
+      'lawful_basis_required',
+      'lawful_basis',
+    ]);
+    const derogation = await http('POST', `${eu}/api/v1/transfer_register`, {
+      headers: auth(),
+      json: crossing('no-article', { lawful_basis: 'derogation' }),
+    });
     expect([derogation.status, (derogation.body.detail as { field?: string }).field]).toEqual([422, 'derogation_article']);
-    const noAdequacy = await http('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('cn', { to_country: 'CN', lawful_basis: 'adequacy_decision' }) });
-    expect([noAdequacy.status, noAdequacy.body.reason_code, (noAdequacy.body.detail as { field?: string }).field]).toEqual([422, 'lawful_basis_invalid', 'lawful_basis']);
+    const noAdequacy = await http('POST', `${eu}/api/v1/transfer_register`, {
+      headers: auth(),
+      json: crossing('cn', { to_country: 'CN', lawful_basis: 'adequacy_decision' }),
+    });
+    expect([noAdequacy.status, noAdequacy.body.reason_code, (noAdequacy.body.detail as { field?: string }).field]).toEqual([
+      422,
+      'lawful_basis_invalid',
+      'lawful_basis',
+    ]);
     const list = await http<{ data: unknown[] }>('GET', `${eu}/api/v1/transfer_register`, { headers: auth() });
     expect(list.body.data).toEqual([]);
   });
 
-  it('a receipt states where it is stored (the region\'s country) and no processing location before any crossing', async () => {
-    const receipt = await http<{ pii_processing: Record<string, unknown> }>('GET', `${eu}/api/v1/consent_receipts/${recordId}`, { headers: auth() });
+  it("a receipt states where it is stored (the region's country) and no processing location before any crossing", async () => {
+    const receipt = await http<{ pii_processing: Record<string, unknown> }>('GET', `${eu}/api/v1/consent_receipts/${recordId}`, {
+      headers: auth(),
+    });
     expect(receipt.status).toBe(200);
     expect(receipt.body.pii_processing.storage_locations).toEqual(['DE']);
     expect(receipt.body.pii_processing).not.toHaveProperty('processing_locations');
@@ -85,18 +108,41 @@ describe('transfer register, residency posture and evidence packages (eu region)
   });
 
   it('records a support operator crossing before it happens, with the adequacy verdict and its audit entry', async () => {
-    const res = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('ticket-1', { record_ids: [recordId] }) });
+    const res = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, {
+      headers: auth(),
+      json: crossing('ticket-1', { record_ids: [recordId] }),
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ object: 'transfer', from_country: 'DE', to_country: 'US', lawful_basis: 'standard_contractual_clauses', adequacy_verdict: 'partial', adequacy_table_version: '2025-07-01' });
-    const entry = await http<{ type: string; canonical: string }>('GET', `${eu}/api/v1/audit/entries/${res.body.audit_entry_id}`, { headers: auth() });
+    expect(res.body).toMatchObject({
+      object: 'transfer',
+      from_country: 'DE',
+      to_country: 'US',
+      lawful_basis: 'standard_contractual_clauses',
+      adequacy_verdict: 'partial',
+      adequacy_table_version: '2025-07-01',
+    });
+    const entry = await http<{ type: string; canonical: string }>('GET', `${eu}/api/v1/audit/entries/${res.body.audit_entry_id}`, {
+      headers: auth(),
+    });
     expect(entry.status).toBe(200);
     expect(entry.body.type).toBe('residency.transfer_recorded');
-    expect(JSON.parse(entry.body.canonical).data).toMatchObject({ transfer_id: res.body.id, to_country: 'US', lawful_basis: 'standard_contractual_clauses' });
-    const again = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('ticket-1', { record_ids: [recordId] }) });
+    expect(JSON.parse(entry.body.canonical).data).toMatchObject({
+      transfer_id: res.body.id,
+      to_country: 'US',
+      lawful_basis: 'standard_contractual_clauses',
+    });
+    const again = await http<Transfer>('POST', `${eu}/api/v1/transfer_register`, {
+      headers: auth(),
+      json: crossing('ticket-1', { record_ids: [recordId] }),
+    });
     expect(again.body.id).toBe(res.body.id);
     // The receipt whose data crossed now names the destination with its recorded basis.
-    const receipt = await http<{ pii_processing: Record<string, unknown> }>('GET', `${eu}/api/v1/consent_receipts/${recordId}`, { headers: auth() });
-    expect(receipt.body.pii_processing.processing_locations).toEqual([{ country: 'US', transfer_basis: 'standard_contractual_clauses', transfer_register_id: res.body.id }]);
+    const receipt = await http<{ pii_processing: Record<string, unknown> }>('GET', `${eu}/api/v1/consent_receipts/${recordId}`, {
+      headers: auth(),
+    });
+    expect(receipt.body.pii_processing.processing_locations).toEqual([
+      { country: 'US', transfer_basis: 'standard_contractual_clauses', transfer_register_id: res.body.id },
+    ]);
     expect(receipt.body.pii_processing.storage_locations).toEqual(['DE']);
   });
 
@@ -113,36 +159,70 @@ describe('transfer register, residency posture and evidence packages (eu region)
     });
     expect(reply).toMatchObject({ adequacyVerdict: 'adequate', adequacyTableVersion: '2025-07-01' });
     await expect(
-      stack.process.eu.app.get(RpcClient).call('residency.record_transfer', { applicationId, dataCategories: ['identifiers'], toCountry: 'BR', recipient: 'x', purpose: 'y', transferCase: 'dsar_export', reference: 'dsar-1' }),
+      stack.process.eu.app.get(RpcClient).call('residency.record_transfer', {
+        applicationId,
+        dataCategories: ['identifiers'],
+        toCountry: 'BR',
+        recipient: 'x',
+        purpose: 'y',
+        transferCase: 'dsar_export',
+        reference: 'dsar-1',
+      }),
     ).rejects.toMatchObject({ code: 'lawful_basis_required', detail: { field: 'lawful_basis' } });
   });
 
   it('filters and paginates with cursors', async () => {
-    await http('POST', `${eu}/api/v1/transfer_register`, { headers: auth(), json: crossing('dsar-2', { transfer_case: 'dsar_export', to_country: 'BR', lawful_basis: 'derogation', derogation_article: '49(1)(a)' }) });
-    const first = await http<{ data: Transfer[]; has_more: boolean; next_cursor: string }>('GET', `${eu}/api/v1/transfer_register?limit=2`, { headers: auth() });
+    await http('POST', `${eu}/api/v1/transfer_register`, {
+      headers: auth(),
+      json: crossing('dsar-2', {
+        transfer_case: 'dsar_export',
+        to_country: 'BR',
+        lawful_basis: 'derogation',
+        derogation_article: '49(1)(a)',
+      }),
+    });
+    const first = await http<{ data: Transfer[]; has_more: boolean; next_cursor: string }>(
+      'GET',
+      `${eu}/api/v1/transfer_register?limit=2`,
+      { headers: auth() },
+    );
     expect([first.body.data.length, first.body.has_more]).toEqual([2, true]);
-    const second = await http<{ data: Transfer[]; has_more: boolean }>('GET', `${eu}/api/v1/transfer_register?limit=2&cursor=${first.body.next_cursor}`, { headers: auth() });
+    const second = await http<{ data: Transfer[]; has_more: boolean }>(
+      'GET',
+      `${eu}/api/v1/transfer_register?limit=2&cursor=${first.body.next_cursor}`,
+      { headers: auth() },
+    );
     expect([second.body.data.length, second.body.has_more]).toEqual([1, false]);
     const ids = [...first.body.data, ...second.body.data].map((t) => t.to_country);
     expect(ids).toEqual(['US', 'JP', 'BR']);
-    const brazil = await http<{ data: Transfer[] }>('GET', `${eu}/api/v1/transfer_register?to_country=BR&lawful_basis=derogation`, { headers: auth() });
+    const brazil = await http<{ data: Transfer[] }>('GET', `${eu}/api/v1/transfer_register?to_country=BR&lawful_basis=derogation`, {
+      headers: auth(),
+    });
     expect(brazil.body.data.map((t) => t.adequacy_verdict)).toEqual(['not_adequate']);
-    const category = await http<{ data: Transfer[] }>('GET', `${eu}/api/v1/transfer_register?data_category=delegation_grants`, { headers: auth() });
+    const category = await http<{ data: Transfer[] }>('GET', `${eu}/api/v1/transfer_register?data_category=delegation_grants`, {
+      headers: auth(),
+    });
     expect(category.body.data.map((t) => t.to_country)).toEqual(['JP']);
     const bad = await http('GET', `${eu}/api/v1/transfer_register?cursor=nope`, { headers: auth() });
     expect([bad.status, (bad.body.detail as { field?: string }).field]).toEqual([400, 'cursor']);
   });
 
   it('states the posture from the configuration: verified database and bus, declared backups, a violated log sink', async () => {
-    const res = await http<{ country: string; components: Array<{ component: string; status: string; country: string | null; check: string }>; data: Array<{ data_category: string; storage_locations: string[]; processing_locations: string[]; status: string }> }>(
-      'GET',
-      `${eu}/api/v1/residency_posture`,
-      { headers: auth() },
-    );
+    const res = await http<{
+      country: string;
+      components: Array<{ component: string; status: string; country: string | null; check: string }>;
+      data: Array<{ data_category: string; storage_locations: string[]; processing_locations: string[]; status: string }>;
+    }>('GET', `${eu}/api/v1/residency_posture`, { headers: auth() });
     expect(res.status).toBe(200);
     expect(res.body.country).toBe('DE');
     const byComponent = Object.fromEntries(res.body.components.map((c) => [c.component, [c.status, c.country]]));
-    expect(byComponent).toEqual({ database: ['verified', 'DE'], bus: ['verified', 'DE'], backups: ['declared', 'DE'], log_sink: ['violated', 'US'], telemetry: ['verified', 'DE'] });
+    expect(byComponent).toEqual({
+      database: ['verified', 'DE'],
+      bus: ['verified', 'DE'],
+      backups: ['declared', 'DE'],
+      log_sink: ['violated', 'US'],
+      telemetry: ['verified', 'DE'],
+    });
     const contact = res.body.data.find((row) => row.data_category === 'contact_data');
     // Stored at home; processed where recorded crossings went (US by SCCs, BR by a derogation).
     expect(contact).toMatchObject({ storage_locations: ['DE'], processing_locations: ['BR', 'DE', 'US'], status: 'declared' });
@@ -153,7 +233,11 @@ describe('transfer register, residency posture and evidence packages (eu region)
   it('signs an evidence package that verifies offline with the CLI, and fails on any changed byte', async () => {
     expect(EVIDENCE_PACKAGE_TYP).toBe('svc-evidence+jws');
     const period = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
-    const res = await http<{ package: string; kid: string; content: { transfers: unknown[]; audit: { proofs: unknown[] } } }>('POST', `${eu}/api/v1/transfer_register/evidence_package`, { headers: auth(), json: period });
+    const res = await http<{ package: string; kid: string; content: { transfers: unknown[]; audit: { proofs: unknown[] } } }>(
+      'POST',
+      `${eu}/api/v1/transfer_register/evidence_package`,
+      { headers: auth(), json: period },
+    );
     expect(res.status).toBe(201);
     expect(res.body.content.transfers).toHaveLength(3);
     expect(res.body.content.audit.proofs).toHaveLength(3);
@@ -185,12 +269,23 @@ describe('transfer register, residency posture and evidence packages (eu region)
 
   it('signs a proof of residency holding the posture and the adequacy table version', async () => {
     const period = { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() };
-    const res = await http<{ package: string; content: { posture: { object: string }; adequacy_table: { version: string } } }>('POST', `${eu}/api/v1/residency_posture/evidence_package`, { headers: auth(), json: period });
+    const res = await http<{ package: string; content: { posture: { object: string }; adequacy_table: { version: string } } }>(
+      'POST',
+      `${eu}/api/v1/residency_posture/evidence_package`,
+      { headers: auth(), json: period },
+    );
     expect(res.status).toBe(201);
     expect(res.body.content.posture.object).toBe('residency_posture');
     expect(res.body.content.adequacy_table.version).toBe('2025-07-01');
-    expect(await verifyEvidencePackage(res.body.package)).toMatchObject({ valid: true, kind: 'residency_posture', key_source: 'embedded_jwks' });
-    const reversed = await http('POST', `${eu}/api/v1/residency_posture/evidence_package`, { headers: auth(), json: { from: period.to, to: period.from } });
+    expect(await verifyEvidencePackage(res.body.package)).toMatchObject({
+      valid: true,
+      kind: 'residency_posture',
+      key_source: 'embedded_jwks',
+    });
+    const reversed = await http('POST', `${eu}/api/v1/residency_posture/evidence_package`, {
+      headers: auth(),
+      json: { from: period.to, to: period.from },
+    });
     expect([reversed.status, (reversed.body.detail as { field?: string }).field]).toEqual([400, 'to']);
   });
 });

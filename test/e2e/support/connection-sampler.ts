@@ -9,7 +9,10 @@ import { Client } from 'pg';
 export class ConnectionSampler {
   peak = 0;
   peakByApplication: Record<string, number> = {};
-  private readonly client = new Client({ connectionString: `${TEST_DATABASE_SERVER}/postgres`, application_name: 'test-connection-sampler' });
+  private readonly client = new Client({
+    connectionString: `${TEST_DATABASE_SERVER}/postgres`,
+    application_name: 'test-connection-sampler',
+  });
   private timer?: NodeJS.Timeout;
   private busy?: Promise<void>;
 
@@ -29,8 +32,8 @@ export class ConnectionSampler {
 
   private async query(): Promise<void> {
     const { rows } = await this.client.query<{ application_name: string; n: string }>(
-        `SELECT application_name, count(*) AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY application_name`,
-        [`${this.databasePrefix}%`],
+      `SELECT application_name, count(*) AS n FROM pg_stat_activity WHERE datname LIKE $1 GROUP BY application_name`,
+      [`${this.databasePrefix}%`],
     );
     const total = rows.reduce((sum, row) => sum + Number(row.n), 0);
     if (total > this.peak) {

@@ -14,7 +14,9 @@ interface StoredMail {
 export async function mailsTo(mail: MailDev, address: string): Promise<StoredMail[]> {
   const res = await fetch(`${mail.webUrl}/email`);
   const all = (await res.json()) as StoredMail[];
-  return all.filter((m) => m.to.some((to) => to.address.toLowerCase() === address.toLowerCase())).sort((a, b) => a.date.localeCompare(b.date));
+  return all
+    .filter((m) => m.to.some((to) => to.address.toLowerCase() === address.toLowerCase()))
+    .sort((a, b) => a.date.localeCompare(b.date));
 }
 
 /** Waits for the `n`-th mail to `address` (1-based) and returns the 6-digit code it carries. */

@@ -2,7 +2,15 @@ import { FakeClock, REGIONS, type Clock, type Region } from '@svc/config';
 import { migrateRegion, regionMigrationFingerprint, startRegion } from '@svc/region-stack';
 import type { RunningProcess } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import { createTestDatabaseFrom, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import {
+  createTestDatabaseFrom,
+  deleteTestStreams,
+  freePort,
+  testEnv,
+  testKeyEncryptionKey,
+  uniqueBusPrefix,
+  type TestDatabase,
+} from '@svc/testing';
 
 export interface TestRegions {
   url: Record<Region, string>;
@@ -48,7 +56,9 @@ export async function startRegions(label: string, options: StartRegionsOptions =
   const regions = options.regions ?? REGIONS;
   const prefix = options.prefix ?? uniqueBusPrefix();
   const kek = testKeyEncryptionKey();
-  const ports = Object.fromEntries(await Promise.all(REGIONS.map(async (r) => [r, options.ports?.[r] ?? (await freePort())] as const))) as Record<Region, number>;
+  const ports = Object.fromEntries(
+    await Promise.all(REGIONS.map(async (r) => [r, options.ports?.[r] ?? (await freePort())] as const)),
+  ) as Record<Region, number>;
   const regionUrls = REGIONS.map((r) => `${r}=http://127.0.0.1:${ports[r]}`).join(',');
   const databases: TestDatabase[] = [];
   const process = {} as Record<Region, RunningProcess>;

@@ -46,7 +46,9 @@ export async function startSsfReceiver(): Promise<SsfReceiver> {
           res.writeHead(202).end();
         } catch (error) {
           rejected.push(error instanceof Error ? error.message : String(error));
-          res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ err: 'invalid_key', description: 'signature not verified' }));
+          res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ err: 'invalid_key', description: 'signature not verified' }));
         }
       })();
     });

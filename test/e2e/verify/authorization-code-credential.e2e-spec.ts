@@ -52,7 +52,12 @@ describe('OpenID4VCI authorization code flow through our OpenID provider', () =>
       consentText?.(html);
       const action = /<form method="post" action="([^"]+\/confirm)"/.exec(html)?.[1];
       if (!action) throw new Error(`unexpected ${res.status} during sign-in`);
-      const post = await fetch(new URL(action, world.url), { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      const post = await fetch(new URL(action, world.url), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+      });
       jar.store(post);
       next = post.headers.get('location') ?? '';
     }
@@ -69,15 +74,23 @@ describe('OpenID4VCI authorization code flow through our OpenID provider', () =>
       .sign(createPrivateKey({ key: holder.privateJwk as never, format: 'jwk' }));
   }
 
-  const requestCredential = async (token: string, body: Json) => http('POST', metadata.credential_endpoint as string, { headers: bearer(token), json: { ...body, proofs: { jwt: [await proof()] } } });
+  const requestCredential = async (token: string, body: Json) =>
+    http('POST', metadata.credential_endpoint as string, { headers: bearer(token), json: { ...body, proofs: { jwt: [await proof()] } } });
 
   /** `@sd-jwt/sd-jwt-vc` verifies with the issuer key of the region's did:web document. */
   async function verifyIndependently(credential: string): Promise<Json> {
-    const document = (await http<{ id: string; verificationMethod: Array<{ id: string; publicKeyJwk: JWK }> }>('GET', `${world.url}/.well-known/did.json`)).body;
+    const document = (
+      await http<{ id: string; verificationMethod: Array<{ id: string; publicKeyJwk: JWK }> }>('GET', `${world.url}/.well-known/did.json`)
+    ).body;
     const check = (kid: string) => (data: string, signature: string) => {
       const method = document.verificationMethod.find((entry) => entry.id === kid);
       if (!method) return false;
-      return verifySignature(null, Buffer.from(data), createPublicKey({ key: method.publicKeyJwk as never, format: 'jwk' }), Buffer.from(signature, 'base64url'));
+      return verifySignature(
+        null,
+        Buffer.from(data),
+        createPublicKey({ key: method.publicKeyJwk as never, format: 'jwk' }),
+        Buffer.from(signature, 'base64url'),
+      );
     };
     const kidOf = (data: string) => decodeProtectedHeader(`${data.split('.').slice(0, 2).join('.')}.x`).kid as string;
     const instance = new SDJwtVcInstance({
@@ -105,13 +118,30 @@ describe('OpenID4VCI authorization code flow through our OpenID provider', () =>
     const discovery = await http<Json>('GET', `${world.url}/.well-known/openid-configuration`);
     expect(discovery.body.issuer).toBe(world.url);
     expect(discovery.body.authorization_details_types_supported).toEqual(['openid_credential']);
-    const offer = await http('POST', `${world.url}/api/v1/credentials/offers`, { headers: bearer(world.app.token), json: { credential_type: 'registered_agent', agent_id: world.agentId } });
+    const offer = await http('POST', `${world.url}/api/v1/credentials/offers`, {
+      headers: bearer(world.app.token),
+      json: { credential_type: 'registered_agent', agent_id: world.agentId },
+    });
     // The agent registration reaches receipts over the bus.
-    if (offer.status === 404) await waitFor(async () => (await http('POST', `${world.url}/api/v1/credentials/offers`, { headers: bearer(world.app.token), json: { credential_type: 'registered_agent', agent_id: world.agentId } })).status === 201);
+    if (offer.status === 404)
+      await waitFor(
+        async () =>
+          (
+            await http('POST', `${world.url}/api/v1/credentials/offers`, {
+              headers: bearer(world.app.token),
+              json: { credential_type: 'registered_agent', agent_id: world.agentId },
+            })
+          ).status === 201,
+      );
     else expect(offer.status).toBe(201);
     // With two authorization servers, the pre-authorized grant names its own (OpenID4VCI §4.1.1).
-    const again = await http('POST', `${world.url}/api/v1/credentials/offers`, { headers: bearer(world.app.token), json: { credential_type: 'registered_agent', agent_id: world.agentId } });
-    expect((again.body.credential_offer as { grants: Record<string, Json> }).grants['urn:ietf:params:oauth:grant-type:pre-authorized_code']).toMatchObject({ authorization_server: `${world.url}/oid4vci` });
+    const again = await http('POST', `${world.url}/api/v1/credentials/offers`, {
+      headers: bearer(world.app.token),
+      json: { credential_type: 'registered_agent', agent_id: world.agentId },
+    });
+    expect(
+      (again.body.credential_offer as { grants: Record<string, Json> }).grants['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+    ).toMatchObject({ authorization_server: `${world.url}/oid4vci` });
   });
 
   it('a wallet gets a "verified person" credential for the signed-in person only', async () => {
@@ -132,7 +162,9 @@ describe('OpenID4VCI authorization code flow through our OpenID provider', () =>
       status: { status_list: { idx: expect.any(Number), uri: expect.stringContaining('/.well-known/credential-status/us-') } },
     });
     // The credential is the application's (its client's), listed and revocable by it.
-    const listed = await http('GET', `${world.url}/api/v1/credentials/${issued.body.credential_id as string}`, { headers: bearer(world.app.token) });
+    const listed = await http('GET', `${world.url}/api/v1/credentials/${issued.body.credential_id as string}`, {
+      headers: bearer(world.app.token),
+    });
     expect(listed.body).toMatchObject({ credential_type: 'verified_person', subject_ref: world.personId, status: 'active' });
 
     // Without naming the configuration the token's single detail is taken; another configuration is refused.
@@ -177,7 +209,15 @@ describe('OpenID4VCI authorization code flow through our OpenID provider', () =>
       oap_sequence_bounds: { unrestricted: true },
     });
     // The authority reaches receipts over the bus; the application can offer it by then.
-    await waitFor(async () => (await http('POST', `${world.url}/api/v1/credentials/offers`, { headers: bearer(world.app.token), json: { credential_type: 'authority_record', authority_id: authorityId } })).status === 201);
+    await waitFor(
+      async () =>
+        (
+          await http('POST', `${world.url}/api/v1/credentials/offers`, {
+            headers: bearer(world.app.token),
+            json: { credential_type: 'authority_record', authority_id: authorityId },
+          })
+        ).status === 201,
+    );
 
     const detail = { type: 'openid_credential', credential_configuration_id: 'authority_record', authority_id: authorityId };
     let consentPage = '';
@@ -199,18 +239,29 @@ describe('OpenID4VCI authorization code flow through our OpenID provider', () =>
 
     // The person offers it to themselves with their own token too (pre-authorized code).
     const personToken = await personAccessToken(world);
-    const own = await http('POST', `${world.url}/api/v1/credentials/offers`, { headers: bearer(personToken), json: { credential_type: 'authority_record', authority_id: authorityId } });
+    const own = await http('POST', `${world.url}/api/v1/credentials/offers`, {
+      headers: bearer(personToken),
+      json: { credential_type: 'authority_record', authority_id: authorityId },
+    });
     expect(own.status).toBe(201);
 
-    const revoked = await http('POST', `${world.url}/api/v1/authorities/${authorityId}/revoke`, { headers: bearer(world.app.token), json: { reason: 'no longer needed' } });
+    const revoked = await http('POST', `${world.url}/api/v1/authorities/${authorityId}/revoke`, {
+      headers: bearer(world.app.token),
+      json: { reason: 'no longer needed' },
+    });
     expect(revoked.status).toBe(201);
     const started = Date.now();
     await waitFor(async () => getListFromStatusListJWT((await http('GET', reference.uri)).text).getStatus(reference.idx) === 1, 30_000);
     expect(Date.now() - started).toBeLessThan(30_000);
-    const listed = await http('GET', `${world.url}/api/v1/credentials/${issued.body.credential_id as string}`, { headers: bearer(world.app.token) });
+    const listed = await http('GET', `${world.url}/api/v1/credentials/${issued.body.credential_id as string}`, {
+      headers: bearer(world.app.token),
+    });
     expect(listed.body).toMatchObject({ credential_type: 'authority_record', status: 'revoked', revocation_reason: 'authority_revoked' });
     // A revoked authority is offered no more, and its token no longer buys it.
-    const after = await http('POST', `${world.url}/api/v1/credentials/offers`, { headers: bearer(world.app.token), json: { credential_type: 'authority_record', authority_id: authorityId } });
+    const after = await http('POST', `${world.url}/api/v1/credentials/offers`, {
+      headers: bearer(world.app.token),
+      json: { credential_type: 'authority_record', authority_id: authorityId },
+    });
     expect(after.status).toBe(422);
     expect((await requestCredential(tokens.access_token, { credential_configuration_id: 'authority_record' })).status).toBe(422);
   });

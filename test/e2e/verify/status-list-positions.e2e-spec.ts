@@ -15,7 +15,13 @@ describe('status list positions are random, unused and collision-free under conc
 
   const allocate = () => dataSource.transaction((manager) => lists.allocate(manager));
   const listRow = async (id: string) =>
-    ((await dataSource.query(`SELECT size, used_count, allocated FROM receipts.status_lists WHERE id = $1`, [id])) as Array<{ size: number; used_count: number; allocated: Buffer }>)[0]!;
+    (
+      (await dataSource.query(`SELECT size, used_count, allocated FROM receipts.status_lists WHERE id = $1`, [id])) as Array<{
+        size: number;
+        used_count: number;
+        allocated: Buffer;
+      }>
+    )[0]!;
 
   beforeAll(async () => {
     stack = await startRegions('verify_positions', { clock, regions: ['us'] });
@@ -51,10 +57,10 @@ describe('status list positions are random, unused and collision-free under conc
     // A list of 12 positions, 4 already taken, and the newest: the next allocations go to it.
     const allocated = Buffer.alloc(12);
     for (const index of [0, 5, 6, 11]) allocated[index] = 1;
-    await dataSource.query(`INSERT INTO receipts.status_lists (id, size, used_count, statuses, allocated, updated_at) VALUES ('us-999', 12, 4, $1, $2, '2030-01-01T00:00:00Z')`, [
-      Buffer.alloc(12),
-      allocated,
-    ]);
+    await dataSource.query(
+      `INSERT INTO receipts.status_lists (id, size, used_count, statuses, allocated, updated_at) VALUES ('us-999', 12, 4, $1, $2, '2030-01-01T00:00:00Z')`,
+      [Buffer.alloc(12), allocated],
+    );
     const taken = await Promise.all(Array.from({ length: 10 }, () => allocate()));
     const inSmall = taken.filter((entry) => entry.listId === 'us-999').map((entry) => entry.index);
     expect(inSmall.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 7, 8, 9, 10]);

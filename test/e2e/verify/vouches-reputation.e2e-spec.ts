@@ -1,5 +1,15 @@
 import { http, waitFor } from '@svc/testing';
-import { bearer, createAgent, createApp, createAuthority, grantBody, newAgentKey, requestGrant, type AgentKey, type TestApp } from '../oap-authorizer/support';
+import {
+  bearer,
+  createAgent,
+  createApp,
+  createAuthority,
+  grantBody,
+  newAgentKey,
+  requestGrant,
+  type AgentKey,
+  type TestApp,
+} from '../oap-authorizer/support';
 import { FakeClock, startRegions, type TestRegions } from '../support/regions';
 
 type Json = Record<string, unknown>;
@@ -19,7 +29,8 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
   let key: AgentKey;
   let agentId: string;
 
-  const vouch = (by: TestApp, json: Json, headers: Record<string, string> = {}) => http('POST', `${us}/api/v1/vouches`, { headers: { ...bearer(by.token), ...headers }, json });
+  const vouch = (by: TestApp, json: Json, headers: Record<string, string> = {}) =>
+    http('POST', `${us}/api/v1/vouches`, { headers: { ...bearer(by.token), ...headers }, json });
   const score = async () => (await http('GET', `${us}/api/v1/trust_scores/${agentId}`, { headers: bearer(owner.token) })).body;
   const grant = () => requestGrant(us, owner, key, grantBody(agentId, key), { now: clock.now() });
 
@@ -39,7 +50,12 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
     expect(await score()).toMatchObject({ object: 'trust_score', subject: agentId, score: 0, vouch_count: 0 });
     const res = await grant();
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ decision: 'deny', cascade_step: 9, denial_category: 'intent_denied', reason_code: 'reputation_below_threshold' });
+    expect(res.body).toMatchObject({
+      decision: 'deny',
+      cascade_step: 9,
+      denial_category: 'intent_denied',
+      reason_code: 'reputation_below_threshold',
+    });
     expect(res.body.message).toContain('min_trust_score 50');
   });
 
@@ -48,13 +64,28 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
 
   it('two vouches raise the score over the threshold and the grant is allowed', async () => {
     const expiresAt = '2026-06-01T00:00:00Z';
-    const first = await vouch(partner, { subject: agentId, weight: 30, reason_code: 'successful_transactions', expires_at: expiresAt }, { 'idempotency-key': 'v-1' });
+    const first = await vouch(
+      partner,
+      { subject: agentId, weight: 30, reason_code: 'successful_transactions', expires_at: expiresAt },
+      { 'idempotency-key': 'v-1' },
+    );
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ object: 'vouch', voucher: { type: 'application', id: partner.id }, subject: agentId, subject_type: 'agent', weight: 30, status: 'active' });
+    expect(first.body).toMatchObject({
+      object: 'vouch',
+      voucher: { type: 'application', id: partner.id },
+      subject: agentId,
+      subject_type: 'agent',
+      weight: 30,
+      status: 'active',
+    });
     partnerVouch = first.body.id as string;
     expect(partnerVouch).toMatch(/^vch_us_[a-z2-7]{20}$/);
     // Idempotency-Key replays; a second active vouch of the same voucher for the subject is refused.
-    const replay = await vouch(partner, { subject: agentId, weight: 30, reason_code: 'successful_transactions', expires_at: expiresAt }, { 'idempotency-key': 'v-1' });
+    const replay = await vouch(
+      partner,
+      { subject: agentId, weight: 30, reason_code: 'successful_transactions', expires_at: expiresAt },
+      { 'idempotency-key': 'v-1' },
+    );
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.id).toBe(partnerVouch);
@@ -65,7 +96,12 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
     const second = await vouch(auditor, { subject: agentId, weight: 30, reason_code: 'security_review', expires_at: expiresAt });
     expect(second.status).toBe(201);
     auditorVouch = second.body.id as string;
-    expect(await score()).toMatchObject({ score: 60, vouch_count: 2, inputs: { vouch_count: 2, vouch_weight_total: 60, allowed_grants_90d: 0, attestations_90d: 0, revoked_grants_90d: 0, denials_30d: 0 }, formula_version: '2' });
+    expect(await score()).toMatchObject({
+      score: 60,
+      vouch_count: 2,
+      inputs: { vouch_count: 2, vouch_weight_total: 60, allowed_grants_90d: 0, attestations_90d: 0, revoked_grants_90d: 0, denials_30d: 0 },
+      formula_version: '2',
+    });
 
     const res = await grant();
     expect(res.status).toBe(201);
@@ -78,19 +114,31 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
     expect(revoked.status).toBe(200);
     expect(revoked.body).toMatchObject({ id: auditorVouch, status: 'revoked' });
     // Another application cannot revoke (or see) it.
-    expect((await http('POST', `${us}/api/v1/vouches/${partnerVouch}/revoke`, { headers: bearer(auditor.token), json: {} })).status).toBe(404);
+    expect((await http('POST', `${us}/api/v1/vouches/${partnerVouch}/revoke`, { headers: bearer(auditor.token), json: {} })).status).toBe(
+      404,
+    );
     expect(await score()).toMatchObject({ score: 31, vouch_count: 1 });
 
     const res = await grant();
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ decision: 'deny', cascade_step: 9, denial_category: 'intent_denied', reason_code: 'reputation_below_threshold' });
+    expect(res.body).toMatchObject({
+      decision: 'deny',
+      cascade_step: 9,
+      denial_category: 'intent_denied',
+      reason_code: 'reputation_below_threshold',
+    });
     expect(res.body.message).toContain('min_trust_score 50');
     const listed = await http('GET', `${us}/api/v1/vouches?subject=${agentId}`, { headers: bearer(auditor.token) });
     expect((listed.body.data as Json[]).map((entry) => [entry.id, entry.status])).toEqual([[auditorVouch, 'revoked']]);
   });
 
   it('refuses a subject that is not an agent of the region, and a vouch expiring in the past', async () => {
-    const unknown = await vouch(partner, { subject: 'agent_us_aaaaaaaaaaaaaaaaaaaa', weight: 10, reason_code: 'other', expires_at: '2026-06-01T00:00:00Z' });
+    const unknown = await vouch(partner, {
+      subject: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+      weight: 10,
+      reason_code: 'other',
+      expires_at: '2026-06-01T00:00:00Z',
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.body.reason_code).toBe('vouch_subject_not_found');
     const past = await vouch(partner, { subject: agentId, weight: 10, reason_code: 'other', expires_at: '2026-01-01T00:00:00Z' });
@@ -99,11 +147,20 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
 
   it('the agent\'s application, and only it, can offer a "registered agent" credential for it', async () => {
     const offer = await waitFor(async () => {
-      const res = await http('POST', `${us}/api/v1/credentials/offers`, { headers: bearer(owner.token), json: { credential_type: 'registered_agent', agent_id: agentId } });
+      const res = await http('POST', `${us}/api/v1/credentials/offers`, {
+        headers: bearer(owner.token),
+        json: { credential_type: 'registered_agent', agent_id: agentId },
+      });
       return res.status === 201 ? res : undefined;
     });
-    expect(offer.body).toMatchObject({ credential_type: 'registered_agent', credential_offer: { credential_issuer: us, credential_configuration_ids: ['registered_agent'] } });
-    const foreign = await http('POST', `${us}/api/v1/credentials/offers`, { headers: bearer(partner.token), json: { credential_type: 'registered_agent', agent_id: agentId } });
+    expect(offer.body).toMatchObject({
+      credential_type: 'registered_agent',
+      credential_offer: { credential_issuer: us, credential_configuration_ids: ['registered_agent'] },
+    });
+    const foreign = await http('POST', `${us}/api/v1/credentials/offers`, {
+      headers: bearer(partner.token),
+      json: { credential_type: 'registered_agent', agent_id: agentId },
+    });
     expect(foreign.status).toBe(404);
     expect(foreign.body.reason_code).toBe('credential_subject_not_found');
   });
@@ -112,7 +169,8 @@ describe('vouches and trust scores drive cascade step 9 through the API', () => 
     const flooder = await createApp(stack, 'flooder');
     const agents = await Promise.all(Array.from({ length: 51 }, () => createAgent(us, owner)));
     const answers: number[] = [];
-    for (const subject of agents) answers.push((await vouch(flooder, { subject, weight: 1, reason_code: 'other', expires_at: '2026-06-01T00:00:00Z' })).status);
+    for (const subject of agents)
+      answers.push((await vouch(flooder, { subject, weight: 1, reason_code: 'other', expires_at: '2026-06-01T00:00:00Z' })).status);
     expect(answers.slice(0, 50).every((status) => status === 201)).toBe(true);
     expect(answers[50]).toBe(429);
     const limited = await vouch(flooder, { subject: agents[50]!, weight: 1, reason_code: 'other', expires_at: '2026-06-01T00:00:00Z' });

@@ -31,7 +31,10 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
   const published: DeliveredEvent[] = [];
 
   async function subscribe(path: string, event: string): Promise<void> {
-    const res = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, { headers: auth(app.token), json: { url: receiver.url(path), events: [event] } });
+    const res = await http('POST', `${us}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: auth(app.token),
+      json: { url: receiver.url(path), events: [event] },
+    });
     expect(res.status).toBe(201);
     secrets[path] = res.body.secret as string;
   }
@@ -42,7 +45,9 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
       json: {
         flow_id: flowId,
         subject,
-        decisions: Object.fromEntries(Object.entries(decisions).map(([purpose, decision]) => [purpose, { decision, default_checked: false, mandatory: false }])),
+        decisions: Object.fromEntries(
+          Object.entries(decisions).map(([purpose, decision]) => [purpose, { decision, default_checked: false, mandatory: false }]),
+        ),
         captured_at: new Date(Date.now() - 60_000).toISOString(),
         idempotency_key: key,
       },
@@ -52,10 +57,15 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
   }
 
   /** The deliveries on `path` that concern one record. */
-  const deliveriesOf = (path: string, recordId: string): ReceivedWebhook[] => receiver.on(path).filter((r) => (r.body.data as Record<string, unknown>).record_id === recordId);
+  const deliveriesOf = (path: string, recordId: string): ReceivedWebhook[] =>
+    receiver.on(path).filter((r) => (r.body.data as Record<string, unknown>).record_id === recordId);
 
   /** Waits for the first delivery of a record on `path`, checks its signature and headers, and returns its body. */
-  async function signedDelivery(path: string, recordId: string, eventType: string): Promise<{ request: ReceivedWebhook; body: Record<string, unknown> }> {
+  async function signedDelivery(
+    path: string,
+    recordId: string,
+    eventType: string,
+  ): Promise<{ request: ReceivedWebhook; body: Record<string, unknown> }> {
     const request = await waitFor(() => deliveriesOf(path, recordId)[0]);
     const verified = verifyWebhook({ rawBody: request.rawBody, headers: request.headers, secrets: [secrets[path]!] });
     expect(verified.eventType).toBe(eventType);
@@ -72,10 +82,18 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
     const tap = bus.nc.subscribe(`${stack.prefix}.us.evt.>`);
     void (async () => {
       for await (const msg of tap) {
-        published.push({ id: msg.headers?.get('Nats-Msg-Id') ?? '', subject: msg.subject, eventType: msg.headers?.get('Svc-Event-Type') ?? '', data: msg.data, deliveryCount: 2 });
+        published.push({
+          id: msg.headers?.get('Nats-Msg-Id') ?? '',
+          subject: msg.subject,
+          eventType: msg.headers?.get('Svc-Event-Type') ?? '',
+          data: msg.data,
+          deliveryCount: 2,
+        });
       }
     })();
-    const created = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'Acme hooks', environment: 'development' }));
+    const created = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'Acme hooks', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
     const flow = await http('POST', `${us}/api/v1/flows`, {
       headers: auth(app.token),
@@ -107,7 +125,11 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
   let grantedId: string;
 
   it('a recorded consent with a granted purpose reaches consent.granted subscribers once, signed, with the subject reference and per-purpose outcome', async () => {
-    grantedId = await recordConsent({ email: 'ada@example.com', external_id: 'ada-1815' }, { newsletter: 'granted', offers: 'declined' }, 'hooks-ada-1');
+    grantedId = await recordConsent(
+      { email: 'ada@example.com', external_id: 'ada-1815' },
+      { newsletter: 'granted', offers: 'declined' },
+      'hooks-ada-1',
+    );
     const { request, body } = await signedDelivery('/granted', grantedId, 'consent.granted');
     expect(body.data).toEqual({
       record_id: grantedId,
@@ -123,7 +145,9 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
       recorded_at: expect.any(String),
     });
     // X-Svc-Event-ID is the bus event's id; a redelivery of that event sends nothing again.
-    const busEvent = published.find((e) => e.eventType === 'consent.recorded' && fromBinary(ConsentRecordedSchema, e.data).recordId === grantedId)!;
+    const busEvent = published.find(
+      (e) => e.eventType === 'consent.recorded' && fromBinary(ConsentRecordedSchema, e.data).recordId === grantedId,
+    )!;
     expect(request.headers['x-svc-event-id']).toBe(fromBinary(ConsentRecordedSchema, busEvent.data).meta?.eventId);
     expect(await stack.process.us.app.get(EventIntake).handle(busEvent)).toBe(0);
     await sleep(500);
@@ -149,16 +173,28 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
   });
 
   it('a purpose withdrawal reaches consent.purpose_revoked subscribers', async () => {
-    const res = await http('POST', `${us}/api/v1/consent_records/${grantedId}/withdrawals`, { headers: auth(app.token), json: { purpose: 'newsletter', channel: 'organisation' } });
+    const res = await http('POST', `${us}/api/v1/consent_records/${grantedId}/withdrawals`, {
+      headers: auth(app.token),
+      json: { purpose: 'newsletter', channel: 'organisation' },
+    });
     expect(res.status).toBe(201);
     const { body } = await signedDelivery('/purpose', grantedId, 'consent.purpose_revoked');
-    expect(body.data).toMatchObject({ record_id: grantedId, flow_id: flowId, purpose: 'newsletter', channel: 'organisation', subject_email: 'ada@example.com' });
+    expect(body.data).toMatchObject({
+      record_id: grantedId,
+      flow_id: flowId,
+      purpose: 'newsletter',
+      channel: 'organisation',
+      subject_email: 'ada@example.com',
+    });
   });
 
   it('a whole withdrawal reaches consent.revoked subscribers once, with the record, subject reference and the purposes it ended', async () => {
     const recordId = await recordConsent({ email: 'alan@example.com' }, { newsletter: 'granted', offers: 'granted' }, 'hooks-alan-1');
     await signedDelivery('/granted', recordId, 'consent.granted');
-    const res = await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, { headers: auth(app.token), json: { channel: 'organisation' } });
+    const res = await http('POST', `${us}/api/v1/consent_records/${recordId}/withdrawals`, {
+      headers: auth(app.token),
+      json: { channel: 'organisation' },
+    });
     expect(res.status).toBe(201);
     const { body } = await signedDelivery('/revoked', recordId, 'consent.revoked');
     expect(body.data).toEqual({

@@ -25,7 +25,9 @@ describe('Standard Webhooks headers through the us router', () => {
   beforeAll(async () => {
     await receiver.start();
     stack = await startRegions('std_webhooks', { regions: ['us'] });
-    const app = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'e2e-standard-webhooks', environment: 'development' }));
+    const app = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'e2e-standard-webhooks', environment: 'development' }));
     auth = { authorization: `Bearer ${app.apiToken}` };
     base = `${stack.url.us}/api/v1/applications/${app.application.id}/webhook_subscriptions`;
   });

@@ -33,10 +33,15 @@ describe('webhooks through the us router', () => {
   });
 
   it('creates a subscription, sends a signed test delivery and shows it in the delivery log', async () => {
-    const app = await stack.process.us.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'e2e-hooks', environment: 'development' }));
+    const app = await stack.process.us.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'e2e-hooks', environment: 'development' }));
     const auth = { authorization: `Bearer ${app.apiToken}` };
     const base = `${stack.url.us}/api/v1/applications/${app.application.id}/webhook_subscriptions`;
-    const created = await http('POST', base, { headers: auth, json: { url: `http://127.0.0.1:${port}/hook`, events: ['consent.granted'] } });
+    const created = await http('POST', base, {
+      headers: auth,
+      json: { url: `http://127.0.0.1:${port}/hook`, events: ['consent.granted'] },
+    });
     expect(created.status).toBe(201);
     const secret = created.body.secret as string;
     const id = created.body.id as string;
@@ -44,7 +49,9 @@ describe('webhooks through the us router', () => {
     expect(queued.status).toBe(202);
     const request = await waitFor(() => received[0]);
     const timestamp = String(request.headers['x-svc-timestamp']);
-    expect(request.headers['x-svc-signature']).toBe(`v1=${createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`);
+    expect(request.headers['x-svc-signature']).toBe(
+      `v1=${createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`,
+    );
     expect(verifyWebhook({ rawBody: request.body, headers: request.headers, secrets: [secret] }).eventType).toBe('webhook.test');
     const log = await waitFor(async () => {
       const res = await http<{ data: Array<Record<string, unknown>> }>('GET', `${base}/${id}/deliveries`, { headers: auth });

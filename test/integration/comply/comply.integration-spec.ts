@@ -47,15 +47,30 @@ describe('Comply in one process: modules, four-eyes, clean rooms', () => {
 
   it('holds a module change under four-eyes until a second credential approves', async () => {
     const app = await newApp('governed');
-    const second = await http<{ api_token: { id: string; token: string } }>('POST', `${url}/api/v1/applications/${app.id}/api_tokens`, { headers: bearer(app.token), json: { name: 'second' } });
-    const tokens = await http<{ data: Array<{ id: string }> }>('GET', `${url}/api/v1/applications/${app.id}/api_tokens`, { headers: bearer(app.token) });
+    const second = await http<{ api_token: { id: string; token: string } }>('POST', `${url}/api/v1/applications/${app.id}/api_tokens`, {
+      headers: bearer(app.token),
+      json: { name: 'second' },
+    });
+    const tokens = await http<{ data: Array<{ id: string }> }>('GET', `${url}/api/v1/applications/${app.id}/api_tokens`, {
+      headers: bearer(app.token),
+    });
     const actors = tokens.body.data.map((t) => t.id);
-    const policy = await http('PUT', `${url}/api/v1/governance`, { headers: bearer(app.token), json: { roles: { change_modules: actors }, four_eyes: ['change_modules'] } });
+    const policy = await http('PUT', `${url}/api/v1/governance`, {
+      headers: bearer(app.token),
+      json: { roles: { change_modules: actors }, four_eyes: ['change_modules'] },
+    });
     expect(policy.status).toBe(200);
-    const asked = await http<{ id: string; status: string }>('PUT', `${url}/api/v1/modules/gdpr`, { headers: bearer(app.token), json: { enabled: true } });
+    const asked = await http<{ id: string; status: string }>('PUT', `${url}/api/v1/modules/gdpr`, {
+      headers: bearer(app.token),
+      json: { enabled: true },
+    });
     expect([asked.status, asked.body.status]).toEqual([202, 'pending']);
-    expect((await http('POST', `${url}/api/v1/governance/change_requests/${asked.body.id}/approve`, { headers: bearer(app.token) })).status).toBe(403);
-    const approved = await http<{ status: string }>('POST', `${url}/api/v1/governance/change_requests/${asked.body.id}/approve`, { headers: bearer(second.body.api_token.token) });
+    expect(
+      (await http('POST', `${url}/api/v1/governance/change_requests/${asked.body.id}/approve`, { headers: bearer(app.token) })).status,
+    ).toBe(403);
+    const approved = await http<{ status: string }>('POST', `${url}/api/v1/governance/change_requests/${asked.body.id}/approve`, {
+      headers: bearer(second.body.api_token.token),
+    });
     expect(approved.body.status).toBe('applied');
     expect((await http<{ enabled: boolean }>('GET', `${url}/api/v1/modules/gdpr`, { headers: bearer(app.token) })).body.enabled).toBe(true);
   });
@@ -65,14 +80,36 @@ describe('Comply in one process: modules, four-eyes, clean rooms', () => {
     const b = await newApp('room-b');
     const flowA = await draftFlow(url, a.token, compliantFlow());
     const flowB = await draftFlow(url, b.token, compliantFlow());
-    for (const [app, flow] of [[a, flowA], [b, flowB]] as const) expect((await http('POST', `${url}/api/v1/flows/${flow}/activate`, { headers: bearer(app.token) })).status).toBe(200);
+    for (const [app, flow] of [
+      [a, flowA],
+      [b, flowB],
+    ] as const)
+      expect((await http('POST', `${url}/api/v1/flows/${flow}/activate`, { headers: bearer(app.token) })).status).toBe(200);
     for (let i = 0; i < 12; i += 1) await recordConsent(url, a.token, flowA, `p${i}@example.com`, { measurement: 'granted' });
-    for (let i = 0; i < 12; i += 1) await recordConsent(url, b.token, flowB, `P${i}@example.com`, { measurement: i < 11 ? 'granted' : 'declined' });
-    const room = await http<{ id: string }>('POST', `${url}/api/v1/clean_rooms`, { headers: bearer(a.token), json: { name: 'r', partner_application_id: b.id, purpose: 'measurement', min_cohort_size: 10 } });
+    for (let i = 0; i < 12; i += 1)
+      await recordConsent(url, b.token, flowB, `P${i}@example.com`, { measurement: i < 11 ? 'granted' : 'declined' });
+    const room = await http<{ id: string }>('POST', `${url}/api/v1/clean_rooms`, {
+      headers: bearer(a.token),
+      json: { name: 'r', partner_application_id: b.id, purpose: 'measurement', min_cohort_size: 10 },
+    });
     expect(room.status).toBe(201);
-    expect((await http('POST', `${url}/api/v1/clean_rooms/${room.body.id}/accept`, { headers: bearer(b.token), json: { purpose: 'measurement' } })).status).toBe(200);
-    const compared = await http<{ counts: Record<string, number | null>; suppressed: string[] }>('POST', `${url}/api/v1/clean_rooms/${room.body.id}/comparisons`, { headers: bearer(a.token) });
+    expect(
+      (
+        await http('POST', `${url}/api/v1/clean_rooms/${room.body.id}/accept`, {
+          headers: bearer(b.token),
+          json: { purpose: 'measurement' },
+        })
+      ).status,
+    ).toBe(200);
+    const compared = await http<{ counts: Record<string, number | null>; suppressed: string[] }>(
+      'POST',
+      `${url}/api/v1/clean_rooms/${room.body.id}/comparisons`,
+      { headers: bearer(a.token) },
+    );
     // a: 12, b: 11 (one declined), overlap 11 leaves a remainder of 1 of a's: the overlap is suppressed.
-    expect(compared.body).toMatchObject({ counts: { initiator_audience: 12, partner_audience: 11, overlap: null }, suppressed: ['overlap'] });
+    expect(compared.body).toMatchObject({
+      counts: { initiator_audience: 12, partner_audience: 11, overlap: null },
+      suppressed: ['overlap'],
+    });
   });
 });

@@ -5,10 +5,26 @@ import { BusConnection, EventPublisher } from '@svc/bus';
 import { FakeClock } from '@svc/config';
 import { ApprovalRequestedSchema, EventMetaSchema, decodeEvent, eventSubject } from '@svc/contracts';
 import { consentRecordsFeature } from '@svc/consent-records';
-import { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET, CreateApplication, CreateApplicationCommand, ExpireDueSessions, decisionGatewayFeature } from '@svc/decision-gateway';
+import {
+  CONSENT_SESSIONS_DEPRECATED_AT,
+  CONSENT_SESSIONS_SUNSET,
+  CreateApplication,
+  CreateApplicationCommand,
+  ExpireDueSessions,
+  decisionGatewayFeature,
+} from '@svc/decision-gateway';
 import { newApprovalSessionToken } from '@svc/ids';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
+import {
+  createTestDatabase,
+  deleteTestStreams,
+  http,
+  testEnv,
+  uniqueBusPrefix,
+  waitFor,
+  type HttpResult,
+  type TestDatabase,
+} from '@svc/testing';
 
 type Json = Record<string, unknown>;
 const BASE = 'https://us.example.test';
@@ -44,7 +60,10 @@ describe('decision sessions over HTTP', () => {
         name: `${consentPath} flow`,
         locale: 'en',
         presentation: { title: 'Share your email' },
-        purposes: [{ key: 'newsletter', label: 'Newsletter' }, { key: 'offers', label: 'Offers' }],
+        purposes: [
+          { key: 'newsletter', label: 'Newsletter' },
+          { key: 'offers', label: 'Offers' },
+        ],
         consent_path: consentPath,
         consent_duration: 'P1Y',
       },
@@ -54,7 +73,8 @@ describe('decision sessions over HTTP', () => {
     return res.body.id;
   }
 
-  const mint = (json: Json, headers: Record<string, string> = auth(app.token)) => http('POST', `${url}/api/v1/decisions`, { headers, json });
+  const mint = (json: Json, headers: Record<string, string> = auth(app.token)) =>
+    http('POST', `${url}/api/v1/decisions`, { headers, json });
   const move = (token: string, json: Json) => http('POST', `${url}/api/v1/decisions/${token}/transitions`, { json });
   const eventsOf = (type: string, sessionToken: string) => events.filter((e) => e.type === type && e.payload.sessionToken === sessionToken);
 
@@ -84,7 +104,10 @@ describe('decision sessions over HTTP', () => {
     url = running.url;
     app = await newApp('shop');
     other = await newApp('other');
-    const origin = await http('POST', `${url}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin: ORIGIN } } });
+    const origin = await http('POST', `${url}/api/v1/applications/${app.id}/allowed_origins`, {
+      headers: auth(app.token),
+      json: { allowed_origin: { origin: ORIGIN } },
+    });
     expect(origin.status).toBe(201);
     flows = {
       standard: await activeFlow(app.token, 'standard'),
@@ -110,7 +133,13 @@ describe('decision sessions over HTTP', () => {
 
   describe('POST /api/v1/decisions', () => {
     it('mints a consent session with the kind-uniform body', async () => {
-      const res = await mint({ kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN, principal_id: 'user-1' });
+      const res = await mint({
+        kind: 'consent',
+        flow_id: flows.standard,
+        delivery_mode: 'embed',
+        embed_origin: ORIGIN,
+        principal_id: 'user-1',
+      });
       expect(res.status).toBe(201);
       const token = res.body.session_token as string;
       expect(token).toMatch(/^dts_[A-Za-z0-9_-]{43}$/);
@@ -130,12 +159,20 @@ describe('decision sessions over HTTP', () => {
     });
 
     it('mints approval and signature sessions with the same keys (embed_url null, approval_ttl_at on approvals)', async () => {
-      const approval = await mintOk({ kind: 'approval', principal_id: 'boss', trigger_type: 'value', proposal: { action: 'pay', bounds: { max: 100 } }, ttl_seconds: 600 });
+      const approval = await mintOk({
+        kind: 'approval',
+        principal_id: 'boss',
+        trigger_type: 'value',
+        proposal: { action: 'pay', bounds: { max: 100 } },
+        ttl_seconds: 600,
+      });
       expect(approval.body).toMatchObject({ kind: 'approval', status: 'pending', embed_url: null, delivery_mode: 'direct', flow_id: null });
       expect(approval.body.approval_ttl_at).toBe(approval.body.deadline);
       const signature = await mintOk({ kind: 'signature_request', principal_id: 'signer', proposal: { document: 'nda.pdf' } });
       expect(signature.body).toMatchObject({ kind: 'signature_request', status: 'pending', embed_url: null });
-      expect(Object.keys(signature.body)).toEqual(expect.arrayContaining(['session_token', 'decision_url', 'embed_url', 'deadline', 'kind', 'status']));
+      expect(Object.keys(signature.body)).toEqual(
+        expect.arrayContaining(['session_token', 'decision_url', 'embed_url', 'deadline', 'kind', 'status']),
+      );
     });
 
     it('refuses a draft flow (409 flow_not_active), an unknown or foreign flow (404), a malformed flow id and a consent without flow (422)', async () => {
@@ -148,7 +185,10 @@ describe('decision sessions over HTTP', () => {
         expect(res.body.reason_code).toBe('flow_not_found');
       }
       const malformed = await mint({ kind: 'consent', flow_id: 'garbage' });
-      expect([malformed.status, malformed.body]).toEqual([422, expect.objectContaining({ reason_code: 'validation_failed', detail: expect.objectContaining({ field: 'flow_id' }) })]);
+      expect([malformed.status, malformed.body]).toEqual([
+        422,
+        expect.objectContaining({ reason_code: 'validation_failed', detail: expect.objectContaining({ field: 'flow_id' }) }),
+      ]);
       const none = await mint({ kind: 'consent' });
       expect(none.status).toBe(422);
       expect(none.body.reason_code).toBe('flow_required');
@@ -188,7 +228,10 @@ describe('decision sessions over HTTP', () => {
     });
 
     it('answers 400 for malformed JSON and an oversized body, 401 without credentials', async () => {
-      const malformed = await http('POST', `${url}/api/v1/decisions`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"kind"' });
+      const malformed = await http('POST', `${url}/api/v1/decisions`, {
+        headers: { ...auth(app.token), 'content-type': 'application/json' },
+        raw: '{"kind"',
+      });
       expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
       const huge = await mint({ kind: 'approval', principal_id: 'a', proposal: { blob: 'x'.repeat(1_100_000) } });
       expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
@@ -227,7 +270,10 @@ describe('decision sessions over HTTP', () => {
         await mint(body, pkHeader(app.pk, 'https://evil.example')),
         await mint(body, pkHeader(app.pk, 'null')),
         await mint(body, pkHeader(app.pk, `${ORIGIN}/path`)),
-        await http('POST', `${url}/api/v1/consent_sessions`, { headers: { 'x-publishable-key': app.pk }, json: { flow_id: flows.standard, embed_origin: ORIGIN } }),
+        await http('POST', `${url}/api/v1/consent_sessions`, {
+          headers: { 'x-publishable-key': app.pk },
+          json: { flow_id: flows.standard, embed_origin: ORIGIN },
+        }),
       ];
       expect(refusals.map((r) => [r.status, r.body.reason_code])).toEqual(Array(5).fill([403, 'origin_not_allowed']));
       // Server-side calls (API token) are not browser calls: no Origin needed.
@@ -235,36 +281,82 @@ describe('decision sessions over HTTP', () => {
     });
 
     it('refuses a mint naming the person with 422 naming principal_id', async () => {
-      const res = await mint({ kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN, principal_id: 'victim-42' }, pkHeader(app.pk));
-      expect([res.status, res.body.reason_code, (res.body.detail as Json).field]).toEqual([422, 'principal_not_allowed_for_publishable_key', 'principal_id']);
+      const res = await mint(
+        { kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN, principal_id: 'victim-42' },
+        pkHeader(app.pk),
+      );
+      expect([res.status, res.body.reason_code, (res.body.detail as Json).field]).toEqual([
+        422,
+        'principal_not_allowed_for_publishable_key',
+        'principal_id',
+      ]);
       expect(res.body.message).toContain('principal_id');
     });
 
-    it('binds the person from a single-use principal assertion issued to the application\'s server', async () => {
-      const issued = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'user-77', flow_id: flows.standard } });
+    it("binds the person from a single-use principal assertion issued to the application's server", async () => {
+      const issued = await http('POST', `${url}/api/v1/decisions/principal_assertions`, {
+        headers: auth(app.token),
+        json: { principal_id: 'user-77', flow_id: flows.standard },
+      });
       expect(issued.status).toBe(201);
-      expect(issued.body).toMatchObject({ object: 'principal_assertion', principal_id: 'user-77', flow_id: flows.standard, expires_at: new Date(clock.now().getTime() + 120_000).toISOString() });
+      expect(issued.body).toMatchObject({
+        object: 'principal_assertion',
+        principal_id: 'user-77',
+        flow_id: flows.standard,
+        expires_at: new Date(clock.now().getTime() + 120_000).toISOString(),
+      });
       const assertion = issued.body.principal_assertion as string;
       expect(assertion).toMatch(/^pas_[A-Za-z0-9_-]{43}$/);
-      const body = { kind: 'consent', flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN, principal_assertion: assertion };
+      const body = {
+        kind: 'consent',
+        flow_id: flows.standard,
+        delivery_mode: 'embed',
+        embed_origin: ORIGIN,
+        principal_assertion: assertion,
+      };
       const minted = await mint(body, pkHeader(app.pk));
       expect([minted.status, minted.body.reason_code]).toEqual([201, undefined]);
       const view = await http('GET', `${url}/api/v1/decisions/${minted.body.session_token}`, { headers: auth(app.token) });
       expect(view.body).toMatchObject({ principal_id: 'user-77', principal_binding: 'principal_assertion' });
       // Single use; another application's key, a publishable key asking for one, an expired one: refused.
       const replay = await mint(body, pkHeader(app.pk));
-      expect([replay.status, replay.body.reason_code, (replay.body.detail as Json).field]).toEqual([403, 'principal_assertion_invalid', 'principal_assertion']);
-      const byKey = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: pkHeader(app.pk), json: { principal_id: 'user-77' } });
+      expect([replay.status, replay.body.reason_code, (replay.body.detail as Json).field]).toEqual([
+        403,
+        'principal_assertion_invalid',
+        'principal_assertion',
+      ]);
+      const byKey = await http('POST', `${url}/api/v1/decisions/principal_assertions`, {
+        headers: pkHeader(app.pk),
+        json: { principal_id: 'user-77' },
+      });
       expect([byKey.status, byKey.body.reason_code]).toEqual([403, 'publishable_key_not_allowed']);
-      const foreign = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(other.token), json: { principal_id: 'user-77' } });
+      const foreign = await http('POST', `${url}/api/v1/decisions/principal_assertions`, {
+        headers: auth(other.token),
+        json: { principal_id: 'user-77' },
+      });
       const crossed = await mint({ ...body, principal_assertion: foreign.body.principal_assertion }, pkHeader(app.pk));
       expect([crossed.status, crossed.body.reason_code]).toEqual([403, 'principal_assertion_invalid']);
-      const otherFlow = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'user-77', flow_id: flows.informed } });
-      expect((await mint({ ...body, principal_assertion: otherFlow.body.principal_assertion }, pkHeader(app.pk))).body.reason_code).toBe('principal_assertion_invalid');
-      const late = await http('POST', `${url}/api/v1/decisions/principal_assertions`, { headers: auth(app.token), json: { principal_id: 'user-77', ttl_seconds: 30 } });
+      const otherFlow = await http('POST', `${url}/api/v1/decisions/principal_assertions`, {
+        headers: auth(app.token),
+        json: { principal_id: 'user-77', flow_id: flows.informed },
+      });
+      expect((await mint({ ...body, principal_assertion: otherFlow.body.principal_assertion }, pkHeader(app.pk))).body.reason_code).toBe(
+        'principal_assertion_invalid',
+      );
+      const late = await http('POST', `${url}/api/v1/decisions/principal_assertions`, {
+        headers: auth(app.token),
+        json: { principal_id: 'user-77', ttl_seconds: 30 },
+      });
       clock.advance(30_000);
-      expect((await mint({ ...body, principal_assertion: late.body.principal_assertion }, pkHeader(app.pk))).body.reason_code).toBe('principal_assertion_invalid');
-      const both = await mint({ kind: 'consent', flow_id: flows.standard, principal_id: 'a', principal_assertion: late.body.principal_assertion });
+      expect((await mint({ ...body, principal_assertion: late.body.principal_assertion }, pkHeader(app.pk))).body.reason_code).toBe(
+        'principal_assertion_invalid',
+      );
+      const both = await mint({
+        kind: 'consent',
+        flow_id: flows.standard,
+        principal_id: 'a',
+        principal_assertion: late.body.principal_assertion,
+      });
       expect([both.status, both.body.reason_code]).toEqual([422, 'principal_conflict']);
     });
 
@@ -282,7 +374,10 @@ describe('decision sessions over HTTP', () => {
         const res = await http(method, `${url}${path}`, { headers: pkHeader(app.pk), json });
         expect([path, res.status, res.body.reason_code]).toEqual([path, 403, 'publishable_key_not_allowed']);
       }
-      const unknown = await mint({ kind: 'consent', flow_id: flows.standard, embed_origin: ORIGIN }, pkHeader('pk_test_0000000000000000000000000000000A'));
+      const unknown = await mint(
+        { kind: 'consent', flow_id: flows.standard, embed_origin: ORIGIN },
+        pkHeader('pk_test_0000000000000000000000000000000A'),
+      );
       expect([unknown.status, unknown.body.reason_code]).toEqual([401, 'invalid_token']);
     });
   });
@@ -292,7 +387,12 @@ describe('decision sessions over HTTP', () => {
       const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard, principal_id: 'user-42' });
       const state = await http('GET', `${url}/api/v1/decisions/${token}/state`);
       expect(state.status).toBe(200);
-      expect(state.body).toMatchObject({ kind: 'consent', status: 'pending', consent_path: 'standard', allowed_actions: ['sign_in', 'decline'] });
+      expect(state.body).toMatchObject({
+        kind: 'consent',
+        status: 'pending',
+        consent_path: 'standard',
+        allowed_actions: ['sign_in', 'decline'],
+      });
       const statuses: string[] = [];
       for (const step of [{ action: 'sign_in' }, { action: 'start_checks' }, { action: 'review_terms' }]) {
         const res = await move(token, step);
@@ -307,20 +407,50 @@ describe('decision sessions over HTTP', () => {
       expect(done.body.exchange_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
       const granted = await waitFor(() => eventsOf('consent.granted', token)[0]);
-      expect(granted.payload).toMatchObject({ flowId: flows.standard, flowVersion: 1, consentToken: done.body.consent_token, userIdentifier: 'user-42', principalBinding: 'api_token', purposes: ['newsletter', 'offers'] });
+      expect(granted.payload).toMatchObject({
+        flowId: flows.standard,
+        flowVersion: 1,
+        consentToken: done.body.consent_token,
+        userIdentifier: 'user-42',
+        principalBinding: 'api_token',
+        purposes: ['newsletter', 'offers'],
+      });
       expect((granted.payload.meta as Json).applicationId).toBe(app.id);
 
       // Verify once: valid and cleared; again: expired.
-      const first = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { headers: auth(app.token), json: { consent_token: done.body.consent_token } });
+      const first = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
+        headers: auth(app.token),
+        json: { consent_token: done.body.consent_token },
+      });
       expect([first.status, first.body]).toEqual([200, { valid: true, status: 'fulfilled' }]);
-      const second = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { headers: auth(app.token), json: { consent_token: done.body.consent_token } });
+      const second = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
+        headers: auth(app.token),
+        json: { consent_token: done.body.consent_token },
+      });
       expect([second.status, second.body]).toEqual([200, { valid: false, status: 'expired' }]);
 
       // Exchange once, server-side.
-      const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
+      const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
+        headers: auth(app.token),
+        json: { exchange_token: done.body.exchange_token },
+      });
       expect(exchanged.status).toBe(200);
-      expect(exchanged.body).toMatchObject({ object: 'decision_outcome', session_token: token, kind: 'consent', status: 'fulfilled', outcome: 'granted', flow_id: flows.standard, flow_version: 1, principal_id: 'user-42', principal_binding: 'api_token', purposes: ['newsletter', 'offers'] });
-      const replay = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: done.body.exchange_token } });
+      expect(exchanged.body).toMatchObject({
+        object: 'decision_outcome',
+        session_token: token,
+        kind: 'consent',
+        status: 'fulfilled',
+        outcome: 'granted',
+        flow_id: flows.standard,
+        flow_version: 1,
+        principal_id: 'user-42',
+        principal_binding: 'api_token',
+        purposes: ['newsletter', 'offers'],
+      });
+      const replay = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
+        headers: auth(app.token),
+        json: { exchange_token: done.body.exchange_token },
+      });
       expect([replay.status, replay.body.reason_code]).toEqual([409, 'exchange_token_used']);
 
       // Later revocation: fulfilled → revoked, consent.revoked.
@@ -338,7 +468,11 @@ describe('decision sessions over HTTP', () => {
       expect((await move(token, { action: 'sign_in' })).body.reason_code).toBe('transition_not_allowed');
       for (const principal_id of ['user-8', 'user-7']) {
         const named = await move(token, { action: 'present_disclosures', principal_id });
-        expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([422, 'principal_not_settable', 'principal_id']);
+        expect([named.status, named.body.reason_code, (named.body.detail as Json).field]).toEqual([
+          422,
+          'principal_not_settable',
+          'principal_id',
+        ]);
       }
       const informed = await move(token, { action: 'present_disclosures' });
       expect(informed.body).toMatchObject({ status: 'informed', allowed_actions: ['capture_evidence', 'decline'] });
@@ -348,7 +482,10 @@ describe('decision sessions over HTTP', () => {
       expect(done.body).toMatchObject({ status: 'fulfilled', outcome: 'granted' });
       expect(typeof done.body.consent_token).toBe('string');
       await waitFor(() => eventsOf('consent.granted', token)[0]);
-      const verify = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { headers: auth(app.token), json: { consent_token: done.body.consent_token } });
+      const verify = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
+        headers: auth(app.token),
+        json: { consent_token: done.body.consent_token },
+      });
       expect(verify.body).toEqual({ valid: true, status: 'fulfilled' });
       const withdrawn = await move(token, { action: 'revoke' });
       expect(withdrawn.body.status).toBe('revoked');
@@ -370,7 +507,10 @@ describe('decision sessions over HTTP', () => {
       const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard });
       const done = await walk(token, ['sign_in', 'start_checks', 'review_terms', 'complete']);
       clock.advance(5 * 60_000);
-      const late = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { headers: auth(app.token), json: { consent_token: done.body.consent_token } });
+      const late = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
+        headers: auth(app.token),
+        json: { consent_token: done.body.consent_token },
+      });
       expect(late.body).toEqual({ valid: false, status: 'expired' });
     });
 
@@ -382,24 +522,42 @@ describe('decision sessions over HTTP', () => {
       expect(declined.body.consent_token).toBeUndefined();
       const event = await waitFor(() => eventsOf('consent.denied', token)[0]);
       expect(event.payload).toMatchObject({ flowId: flows.standard, userIdentifier: 'user-9' });
-      const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: declined.body.exchange_token } });
+      const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
+        headers: auth(app.token),
+        json: { exchange_token: declined.body.exchange_token },
+      });
       expect(exchanged.body).toMatchObject({ outcome: 'declined', purposes: [] });
     });
 
     it('refuses verification of an unknown or foreign consent token (404) and exchange before completion or with a wrong token', async () => {
       const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard });
       const done = await walk(token, ['sign_in', 'start_checks', 'review_terms', 'complete']);
-      const cases: Array<[string, string]> = [['A'.repeat(43), app.token], [done.body.consent_token as string, other.token]];
+      const cases: Array<[string, string]> = [
+        ['A'.repeat(43), app.token],
+        [done.body.consent_token as string, other.token],
+      ];
       for (const [consentToken, apiToken] of cases) {
-        const res = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { headers: auth(apiToken), json: { consent_token: consentToken } });
+        const res = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
+          headers: auth(apiToken),
+          json: { consent_token: consentToken },
+        });
         expect([res.status, res.body.reason_code]).toEqual([404, 'consent_token_not_found']);
       }
-      const wrong = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: 'B'.repeat(43) } });
+      const wrong = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
+        headers: auth(app.token),
+        json: { exchange_token: 'B'.repeat(43) },
+      });
       expect([wrong.status, wrong.body.reason_code]).toEqual([403, 'exchange_token_invalid']);
-      const foreign = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(other.token), json: { exchange_token: done.body.exchange_token } });
+      const foreign = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
+        headers: auth(other.token),
+        json: { exchange_token: done.body.exchange_token },
+      });
       expect([foreign.status, foreign.body.reason_code]).toEqual([404, 'session_not_found']);
       const open = await mintOk({ kind: 'consent', flow_id: flows.standard });
-      const early = await http('POST', `${url}/api/v1/decisions/${open.token}/exchange`, { headers: auth(app.token), json: { exchange_token: 'x' } });
+      const early = await http('POST', `${url}/api/v1/decisions/${open.token}/exchange`, {
+        headers: auth(app.token),
+        json: { exchange_token: 'x' },
+      });
       expect([early.status, early.body.reason_code]).toEqual([409, 'exchange_not_ready']);
     });
   });
@@ -437,12 +595,25 @@ describe('decision sessions over HTTP', () => {
       ['approve', 'approved', 'approval.granted'],
       ['deny', 'denied', 'approval.denied'],
     ])('a single approver may %s: %s, %s published', async (action, status, type) => {
-      const { token } = await mintOk({ kind: 'approval', principal_id: 'boss', trigger_type: 'value', reference: 'ath_us_ref', proposal: { action: 'pay', bounds: { max: 100 } } });
+      const { token } = await mintOk({
+        kind: 'approval',
+        principal_id: 'boss',
+        trigger_type: 'value',
+        reference: 'ath_us_ref',
+        proposal: { action: 'pay', bounds: { max: 100 } },
+      });
       const res = await move(token, { action });
       expect(res.body).toMatchObject({ status, outcome: status, allowed_actions: [] });
       expect(typeof res.body.exchange_token).toBe('string');
       const event = await waitFor(() => eventsOf(type, token)[0]);
-      expect(event.payload).toMatchObject({ reference: 'ath_us_ref', principalId: 'boss', triggerType: 'value', outcome: status, quorumType: 'all', required: 1 });
+      expect(event.payload).toMatchObject({
+        reference: 'ath_us_ref',
+        principalId: 'boss',
+        triggerType: 'value',
+        outcome: status,
+        quorumType: 'all',
+        required: 1,
+      });
     });
 
     it('counters with a counter_proposal carried by approval.countered and the exchange', async () => {
@@ -453,12 +624,20 @@ describe('decision sessions over HTTP', () => {
       expect(res.body).toMatchObject({ status: 'countered' });
       const event = await waitFor(() => eventsOf('approval.countered', token)[0]);
       expect(JSON.parse(event.payload.counterProposalJson as string)).toEqual({ max: 50 });
-      const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, { headers: auth(app.token), json: { exchange_token: res.body.exchange_token } });
+      const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
+        headers: auth(app.token),
+        json: { exchange_token: res.body.exchange_token },
+      });
       expect(exchanged.body).toMatchObject({ outcome: 'countered', counter_proposal: { max: 50 } });
     });
 
     it('aggregates a three-approver majority into one approval.granted', async () => {
-      const { token } = await mintOk({ kind: 'approval', participants: ['ann', 'bob', 'cy'], quorum: { type: 'majority' }, trigger_type: 'escalation' });
+      const { token } = await mintOk({
+        kind: 'approval',
+        participants: ['ann', 'bob', 'cy'],
+        quorum: { type: 'majority' },
+        trigger_type: 'escalation',
+      });
       const first = await move(token, { action: 'approve', participant_id: 'ann' });
       expect(first.body).toMatchObject({ status: 'pending', quorum: { type: 'majority', required: 2, participants: 3 } });
       expect(first.body.exchange_token).toBeUndefined();
@@ -467,7 +646,14 @@ describe('decision sessions over HTTP', () => {
       const third = await move(token, { action: 'approve', participant_id: 'cy' });
       expect(third.body.status).toBe('approved');
       const event = await waitFor(() => eventsOf('approval.granted', token)[0]);
-      expect(event.payload).toMatchObject({ outcome: 'approved', quorumType: 'majority', required: 2, approvals: 2, denials: 1, counters: 0 });
+      expect(event.payload).toMatchObject({
+        outcome: 'approved',
+        quorumType: 'majority',
+        required: 2,
+        approvals: 2,
+        denials: 1,
+        counters: 0,
+      });
       const late = await move(token, { action: 'deny', participant_id: 'bob' });
       expect([late.status, late.body.reason_code]).toEqual([409, 'transition_not_allowed']);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -493,7 +679,11 @@ describe('decision sessions over HTTP', () => {
       const all = await mintOk({ kind: 'approval', participants: ['ann', 'bob'], quorum: { type: 'all' } });
       expect((await move(all.token, { action: 'approve', participant_id: 'ann' })).body.status).toBe('pending');
       expect((await move(all.token, { action: 'approve', participant_id: 'bob' })).body.status).toBe('approved');
-      const threshold = await mintOk({ kind: 'approval', participants: ['ann', 'bob', 'cy', 'dee'], quorum: { type: 'threshold', threshold: 1 } });
+      const threshold = await mintOk({
+        kind: 'approval',
+        participants: ['ann', 'bob', 'cy', 'dee'],
+        quorum: { type: 'threshold', threshold: 1 },
+      });
       expect((await move(threshold.token, { action: 'approve', participant_id: 'dee' })).body.status).toBe('approved');
     });
 
@@ -518,7 +708,14 @@ describe('decision sessions over HTTP', () => {
       const data = toBinary(
         ApprovalRequestedSchema,
         create(ApprovalRequestedSchema, {
-          meta: create(EventMetaSchema, { eventId: id, eventType: 'oap.approval_requested', schemaVersion: 1, region: 'us', applicationId: app.id, occurredAt: timestampFromDate(clock.now()) }),
+          meta: create(EventMetaSchema, {
+            eventId: id,
+            eventType: 'oap.approval_requested',
+            schemaVersion: 1,
+            region: 'us',
+            applicationId: app.id,
+            occurredAt: timestampFromDate(clock.now()),
+          }),
           escalationId,
           principalId: 'owner',
           quorumType: 'all',
@@ -529,14 +726,26 @@ describe('decision sessions over HTTP', () => {
           requestJson: JSON.stringify({ scope: 'payments', value: 500 }),
         }),
       );
-      await new EventPublisher(bus).publish({ id, subject: eventSubject(prefix, 'us', 'oap.approval_requested'), eventType: 'oap.approval_requested', data });
+      await new EventPublisher(bus).publish({
+        id,
+        subject: eventSubject(prefix, 'us', 'oap.approval_requested'),
+        eventType: 'oap.approval_requested',
+        data,
+      });
       const state = await waitFor(async () => {
         const res = await http('GET', `${url}/api/v1/decisions/${sessionToken}/state`);
         return res.status === 200 ? res : undefined;
       });
-      expect(state.body).toMatchObject({ kind: 'approval', status: 'pending', trigger_type: 'escalation', proposal: { scope: 'payments', value: 500 } });
+      expect(state.body).toMatchObject({
+        kind: 'approval',
+        status: 'pending',
+        trigger_type: 'escalation',
+        proposal: { scope: 'payments', value: 500 },
+      });
       const inbox = await http<{ data: Json[] }>('GET', `${url}/api/v1/inbox?principal_id=owner`, { headers: auth(app.token) });
-      expect(inbox.body.data).toEqual([expect.objectContaining({ kind: 'approval', decision_url: `${BASE}/decisions/${sessionToken}`, reference: escalationId })]);
+      expect(inbox.body.data).toEqual([
+        expect.objectContaining({ kind: 'approval', decision_url: `${BASE}/decisions/${sessionToken}`, reference: escalationId }),
+      ]);
       const approved = await move(sessionToken, { action: 'approve' });
       expect(approved.body.status).toBe('approved');
       const event = await waitFor(() => events.find((e) => e.type === 'approval.granted' && e.payload.reference === escalationId));
@@ -560,7 +769,10 @@ describe('decision sessions over HTTP', () => {
 
   describe('deprecated POST /api/v1/consent_sessions', () => {
     it('answers with Deprecation and Sunset headers and a token usable on /api/v1/decisions/...', async () => {
-      const res = await http('POST', `${url}/api/v1/consent_sessions`, { headers: auth(app.token), json: { flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN } });
+      const res = await http('POST', `${url}/api/v1/consent_sessions`, {
+        headers: auth(app.token),
+        json: { flow_id: flows.standard, delivery_mode: 'embed', embed_origin: ORIGIN },
+      });
       expect(res.status).toBe(201);
       expect(res.headers.get('deprecation')).toBe(CONSENT_SESSIONS_DEPRECATED_AT);
       expect(res.headers.get('sunset')).toBe(CONSENT_SESSIONS_SUNSET);
@@ -574,15 +786,24 @@ describe('decision sessions over HTTP', () => {
     });
 
     it('keeps the headers on refusals and applies the publishable-key rules', async () => {
-      const unknownField = await http('POST', `${url}/api/v1/consent_sessions`, { headers: auth(app.token), json: { flow_id: flows.standard, kind: 'approval' } });
+      const unknownField = await http('POST', `${url}/api/v1/consent_sessions`, {
+        headers: auth(app.token),
+        json: { flow_id: flows.standard, kind: 'approval' },
+      });
       expect([unknownField.status, unknownField.body.reason_code]).toEqual([400, 'invalid_request']);
       expect(unknownField.headers.get('deprecation')).toBe(CONSENT_SESSIONS_DEPRECATED_AT);
       expect(unknownField.headers.get('sunset')).toBe(CONSENT_SESSIONS_SUNSET);
-      const badOrigin = await http('POST', `${url}/api/v1/consent_sessions`, { headers: pkHeader(app.pk), json: { flow_id: flows.standard, embed_origin: 'https://evil.example.com' } });
+      const badOrigin = await http('POST', `${url}/api/v1/consent_sessions`, {
+        headers: pkHeader(app.pk),
+        json: { flow_id: flows.standard, embed_origin: 'https://evil.example.com' },
+      });
       expect([badOrigin.status, badOrigin.body.reason_code]).toEqual([403, 'embed_origin_not_allowed']);
       const draft = await http('POST', `${url}/api/v1/consent_sessions`, { headers: auth(app.token), json: { flow_id: flows.draft } });
       expect([draft.status, draft.body.reason_code]).toEqual([409, 'flow_not_active']);
-      const ok = await http('POST', `${url}/api/v1/consent_sessions`, { headers: pkHeader(app.pk), json: { flow_id: flows.standard, embed_origin: ORIGIN } });
+      const ok = await http('POST', `${url}/api/v1/consent_sessions`, {
+        headers: pkHeader(app.pk),
+        json: { flow_id: flows.standard, embed_origin: ORIGIN },
+      });
       expect(ok.status).toBe(201);
     });
   });
@@ -596,7 +817,15 @@ describe('decision sessions over HTTP', () => {
         consent: (await mintOk({ kind: 'consent', flow_id: flows.standard, principal_id: principal, ttl_seconds: 3000 })).token,
       } as typeof tokens;
       clock.advance(1_000);
-      tokens.value = (await mintOk({ kind: 'approval', participants: [principal, 'other-approver'], quorum: { type: 'all' }, trigger_type: 'value', ttl_seconds: 1000 })).token;
+      tokens.value = (
+        await mintOk({
+          kind: 'approval',
+          participants: [principal, 'other-approver'],
+          quorum: { type: 'all' },
+          trigger_type: 'value',
+          ttl_seconds: 1000,
+        })
+      ).token;
       clock.advance(1_000);
       tokens.scope = (await mintOk({ kind: 'approval', principal_id: principal, trigger_type: 'scope', ttl_seconds: 2000 })).token;
       await mintOk({ kind: 'approval', principal_id: 'someone-else', trigger_type: 'scope' });
@@ -604,13 +833,20 @@ describe('decision sessions over HTTP', () => {
     });
 
     const inbox = (query: string, path = '/api/v1/inbox', token = app.token) =>
-      http<{ data: Json[]; has_more: boolean; next_cursor: string | null }>('GET', `${url}${path}?principal_id=${principal}${query}`, { headers: auth(token) });
+      http<{ data: Json[]; has_more: boolean; next_cursor: string | null }>('GET', `${url}${path}?principal_id=${principal}${query}`, {
+        headers: auth(token),
+      });
 
-    it('lists the principal\'s pending consent and approval decisions by deadline, each linking to /decisions/:session_token', async () => {
+    it("lists the principal's pending consent and approval decisions by deadline, each linking to /decisions/:session_token", async () => {
       const res = await inbox('');
       expect(res.status).toBe(200);
       expect(res.body.data.map((r) => r.session_token)).toEqual([tokens.value, tokens.scope, tokens.consent]);
-      expect(res.body.data[0]).toMatchObject({ kind: 'approval', trigger_type: 'value', application_id: app.id, decision_url: `${BASE}/decisions/${tokens.value}` });
+      expect(res.body.data[0]).toMatchObject({
+        kind: 'approval',
+        trigger_type: 'value',
+        application_id: app.id,
+        decision_url: `${BASE}/decisions/${tokens.value}`,
+      });
       // `/inbox` is the signed-in person's page, not this JSON: signed out, it sends the browser to sign in.
       const page = await http('GET', `${url}/inbox`, { headers: auth(app.token) });
       expect([page.status, page.headers.get('location')]).toEqual([303, '/people/sign-in?return_to=%2Finbox']);
@@ -702,7 +938,10 @@ describe('decision sessions over HTTP', () => {
         const res = await http('POST', `${url}${path}`, { headers: auth(app.token), json });
         expect([path, res.status, res.body.reason_code]).toEqual([path, 400, 'invalid_request']);
       }
-      const oversized = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { headers: auth(app.token), json: { consent_token: 'x'.repeat(201) } });
+      const oversized = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
+        headers: auth(app.token),
+        json: { consent_token: 'x'.repeat(201) },
+      });
       expect([oversized.status, oversized.body.reason_code]).toEqual([422, 'validation_failed']);
       const noAuth = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, { json: { consent_token: 'x' } });
       expect([noAuth.status, noAuth.body.reason_code]).toEqual([401, 'unauthenticated']);

@@ -1,7 +1,11 @@
 import { ConfigError, loadConfig } from '@svc/config';
 import { AuditChainConfig } from './audit-chain.config';
 
-const platform = { REGION: 'us', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc_us', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+const platform = {
+  REGION: 'us',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc_us',
+  KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+};
 const load = (values: Record<string, string>): AuditChainConfig => loadConfig(AuditChainConfig, { ...platform, ...values });
 
 describe('AuditChainConfig', () => {

@@ -3,7 +3,8 @@ import { IsDefined, IsInt, IsUrl, Matches, Max, Min, ValidateIf } from 'class-va
 import { PlatformConfig, intFromEnv } from '@svc/config';
 
 /** A URL without a key would send checkpoints whose cosignatures could never be verified: both or neither. */
-const witnessConfigured = (config: AuditChainConfig): boolean => config.AUDIT_WITNESS_URL !== undefined || config.AUDIT_WITNESS_KEY !== undefined;
+const witnessConfigured = (config: AuditChainConfig): boolean =>
+  config.AUDIT_WITNESS_URL !== undefined || config.AUDIT_WITNESS_KEY !== undefined;
 const TOGETHER = { message: 'AUDIT_WITNESS_URL and AUDIT_WITNESS_KEY are set together' };
 
 /**
@@ -21,7 +22,9 @@ export class AuditChainConfig extends PlatformConfig {
   /** The witness's cosignature/v1 verifier key, `<name>+<hex key id>+<base64(0x04 || key)>`. */
   @ValidateIf(witnessConfigured)
   @IsDefined(TOGETHER)
-  @Matches(/^[^+\s]+\+[0-9a-fA-F]{8}\+[A-Za-z0-9+/]+=*$/, { message: 'AUDIT_WITNESS_KEY must be a verifier key <name>+<key id>+<base64 key>' })
+  @Matches(/^[^+\s]+\+[0-9a-fA-F]{8}\+[A-Za-z0-9+/]+=*$/, {
+    message: 'AUDIT_WITNESS_KEY must be a verifier key <name>+<key id>+<base64 key>',
+  })
   AUDIT_WITNESS_KEY?: string;
 
   /** Seconds between checkpoints; default 900 (the spec's 15 minutes). */

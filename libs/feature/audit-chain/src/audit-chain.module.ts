@@ -22,7 +22,15 @@ import { AUDIT_SCHEMA } from './schema';
   providers: [
     {
       provide: AuditChain,
-      useFactory: (dataSource: DataSource, keys: SigningKeyStore, config: AuditChainConfig, clock: Clock, outboxes: OutboxRegistry, metrics: Metrics, logger: Logger) => {
+      useFactory: (
+        dataSource: DataSource,
+        keys: SigningKeyStore,
+        config: AuditChainConfig,
+        clock: Clock,
+        outboxes: OutboxRegistry,
+        metrics: Metrics,
+        logger: Logger,
+      ) => {
         const appended = metrics.counterOf(BUSINESS_METRICS.auditEntriesAppended);
         return new AuditChain({
           dataSource,
@@ -33,7 +41,8 @@ import { AUDIT_SCHEMA } from './schema';
           clock,
           outbox: outboxes.writer(AUDIT_SCHEMA),
           onAppended: (count) => appended.inc(count),
-          onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'audit checkpoint round failed'),
+          onError: (error) =>
+            logger.error({ error: error instanceof Error ? error.message : String(error) }, 'audit checkpoint round failed'),
         });
       },
       inject: [DataSource, SigningKeyStore, AuditChainConfig, Clock, OutboxRegistry, Metrics, LOGGER],
@@ -44,4 +53,3 @@ import { AUDIT_SCHEMA } from './schema';
   exports: [AuditChain],
 })
 export class AuditChainModule {}
-

@@ -44,7 +44,8 @@ export class AuditRpcHandlers {
 
   @RpcHandler('audit.append_entry')
   async appendEntry(request: RpcRequest<'audit.append_entry'>): Promise<RpcReplyInit<'audit.append_entry'>> {
-    if (!DIRECT_APPEND_TYPES.has(request.type)) throw auditError('audit_entry_invalid', 'This entry type is not appended directly', { field: 'type' });
+    if (!DIRECT_APPEND_TYPES.has(request.type))
+      throw auditError('audit_entry_invalid', 'This entry type is not appended directly', { field: 'type' });
     let data: JsonValue;
     try {
       data = JSON.parse(request.dataJson) as JsonValue;

@@ -3,7 +3,16 @@ import { FakeClock } from '@svc/config';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { openCheckpoint, parseVerifierKey, verifyConsistency, verifyCosignature, verifyInclusion } from '@svc/merkle';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, type TestDatabase, startLoopbackWitness, type LoopbackWitness } from '@svc/testing';
+import {
+  createTestDatabase,
+  deleteTestStreams,
+  http,
+  testEnv,
+  uniqueBusPrefix,
+  type TestDatabase,
+  startLoopbackWitness,
+  type LoopbackWitness,
+} from '@svc/testing';
 import { auditChainFeature } from '../src/audit-chain.feature';
 import { AuditChain } from '../src/audit-chain.runtime';
 import { parseWitnessKey } from '../src/checkpoints/tlog-witness';
@@ -46,7 +55,9 @@ describe('audit-chain over HTTP', () => {
     const config = (await http<Json>('GET', `${url}/.well-known/witness-configuration`)).body;
     witness.trust(String((config.log_keys as Json[])[0]?.verifier_key));
     const create = async (name: string) => {
-      const created = await running.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+      const created = await running.app
+        .get(CreateApplication)
+        .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
       return { id: created.application.id, token: created.apiToken, publishableKey: created.publishableKey };
     };
     appA = await create('alpha');
@@ -93,7 +104,9 @@ describe('audit-chain over HTTP', () => {
       const first = await http<Json>('GET', `${url}/api/v1/audit/entries?limit=3`, { headers: auth(appA.token) });
       expect(first.status).toBe(200);
       expect(first.body).toMatchObject({ has_more: true, next_cursor: expect.any(String) });
-      const second = await http<Json>('GET', `${url}/api/v1/audit/entries?limit=3&cursor=${String(first.body.next_cursor)}`, { headers: auth(appA.token) });
+      const second = await http<Json>('GET', `${url}/api/v1/audit/entries?limit=3&cursor=${String(first.body.next_cursor)}`, {
+        headers: auth(appA.token),
+      });
       expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
       const all = [...(first.body.data as Json[]), ...(second.body.data as Json[])];
       expect(all).toHaveLength(5);
@@ -129,7 +142,10 @@ describe('audit-chain over HTTP', () => {
     });
 
     it('answers 403 insufficient_scope for a token without audit:verify', async () => {
-      const issued = await http<Json>('POST', `${url}/api/v1/applications/${appA.id}/api_tokens`, { headers: auth(appA.token), json: { name: 'no scope', scopes: [] } });
+      const issued = await http<Json>('POST', `${url}/api/v1/applications/${appA.id}/api_tokens`, {
+        headers: auth(appA.token),
+        json: { name: 'no scope', scopes: [] },
+      });
       expect(issued.status).toBe(201);
       const token = String((issued.body.api_token as Json).token);
       for (const path of ['/api/v1/audit/entries', '/api/v1/audit/verify']) {
@@ -155,7 +171,10 @@ describe('audit-chain over HTTP', () => {
       expect(verifyInclusion(Number(entry.index), signed.size, leaf, proof, signed.rootHash)).toBe(true);
       expect(verifyInclusion(Number(entry.index), signed.size, entryLeafHash('ab'.repeat(32)), proof, signed.rootHash)).toBe(false);
       const witnessKey = parseWitnessKey(witness.verifierKey);
-      expect(verifyCosignature(String((checkpoint.witness as Json).cosigned_note), { name: witnessKey.name, publicKey: witnessKey.publicKey }).valid).toBe(true);
+      expect(
+        verifyCosignature(String((checkpoint.witness as Json).cosigned_note), { name: witnessKey.name, publicKey: witnessKey.publicKey })
+          .valid,
+      ).toBe(true);
     });
 
     it('answers another application entry, a malformed id and an unknown id exactly alike (404)', async () => {
@@ -194,7 +213,10 @@ describe('audit-chain over HTTP', () => {
       expect(list.body).toMatchObject({ data: [{ sequence: 2, tree_size: 13 }], has_more: true });
       const next = await http<Json>('GET', `${url}/api/v1/audit/checkpoints?limit=1&cursor=${String(list.body.next_cursor)}`);
       expect(next.body).toMatchObject({ data: [{ sequence: 1, tree_size: 9 }], has_more: false });
-      expect((await http<Json>('GET', `${url}/api/v1/audit/checkpoints/latest`)).body).toMatchObject({ sequence: 2, witness: { status: 'cosigned' } });
+      expect((await http<Json>('GET', `${url}/api/v1/audit/checkpoints/latest`)).body).toMatchObject({
+        sequence: 2,
+        witness: { status: 'cosigned' },
+      });
       expect((await http<Json>('GET', `${url}/api/v1/audit/checkpoints/1`)).body).toMatchObject({ sequence: 1 });
     });
 
@@ -234,7 +256,14 @@ describe('audit-chain over HTTP', () => {
     it('recomputes the chain and reports an altered entry at its exact index', async () => {
       const ok = await http<Json>('GET', `${url}/api/v1/audit/verify`, { headers: auth(appA.token) });
       expect(ok.status).toBe(200);
-      expect(ok.body).toMatchObject({ object: 'audit_verification', valid: true, verified_size: 13, checkpoints_verified: 2, first_broken_index: null, reason: null });
+      expect(ok.body).toMatchObject({
+        object: 'audit_verification',
+        valid: true,
+        verified_size: 13,
+        checkpoints_verified: 2,
+        first_broken_index: null,
+        reason: null,
+      });
       const fromCheckpoint = await http<Json>('GET', `${url}/api/v1/audit/verify?from_checkpoint=1`, { headers: auth(appA.token) });
       expect(fromCheckpoint.body).toMatchObject({ valid: true, verified_from_index: 9, verified_size: 13 });
 
@@ -264,7 +293,13 @@ describe('audit-chain over HTTP', () => {
     it('lists the application checkpoints and how to verify them, without entry content', async () => {
       const res = await http<Json>('GET', `${url}/.well-known/transparency/${appA.id}`);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ object: 'audit_transparency', application_id: appA.id, entry_count: 9, first_index: 1, origin: 'api.e2e.example/audit/us' });
+      expect(res.body).toMatchObject({
+        object: 'audit_transparency',
+        application_id: appA.id,
+        entry_count: 9,
+        first_index: 1,
+        origin: 'api.e2e.example/audit/us',
+      });
       expect((res.body.checkpoints as Json[]).map((c) => c.sequence)).toEqual([2, 1]);
       expect(res.text).not.toContain('canonical"');
       // The entries' note is "café 😀" (chain fixture); "caf" alone can occur in a hex hash.
@@ -284,7 +319,13 @@ describe('audit-chain over HTTP', () => {
     });
 
     it('serves an agent page once the agent has entries', async () => {
-      await chain.appender.appendOne({ type: 'authority.created', applicationId: appA.id, agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa', sourceEventId: 'agent-1', data: {} });
+      await chain.appender.appendOne({
+        type: 'authority.created',
+        applicationId: appA.id,
+        agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+        sourceEventId: 'agent-1',
+        data: {},
+      });
       const res = await http<Json>('GET', `${url}/.well-known/transparency/agents/agent_us_aaaaaaaaaaaaaaaaaaaa`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ agent_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', entry_count: 1, checkpoints: [] });
@@ -303,7 +344,10 @@ describe('audit-chain over HTTP', () => {
 
       const ready = await http<Json>('GET', `${url}/readyz`);
       expect(ready.status).toBe(200);
-      expect((ready.body.checks as Json).audit_witness).toMatchObject({ ok: false, detail: { witness: 'witness.test/e2e', consecutive_failures: 1, pending_checkpoints: 1 } });
+      expect((ready.body.checks as Json).audit_witness).toMatchObject({
+        ok: false,
+        detail: { witness: 'witness.test/e2e', consecutive_failures: 1, pending_checkpoints: 1 },
+      });
       const metrics = await http('GET', `${url}/metrics`);
       expect(metrics.text).toMatch(/^audit_witness_up\{[^}]*\} 0$/m);
       expect(metrics.text).toMatch(/^audit_witness_consecutive_failures\{[^}]*\} 1$/m);

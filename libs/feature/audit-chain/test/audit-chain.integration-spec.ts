@@ -26,8 +26,14 @@ describe('audit chain appends and verification (Postgres)', () => {
   afterAll(() => f?.close());
 
   it('appends concurrent callers into one contiguous chain whose every link recomputes', async () => {
-    const results = await Promise.all([f.chain.appender.append(entries(150, undefined, 'a')), f.chain.appender.append(entries(150, undefined, 'b'))]);
-    const indexes = results.flat().map((r) => r.index).sort((x, y) => x - y);
+    const results = await Promise.all([
+      f.chain.appender.append(entries(150, undefined, 'a')),
+      f.chain.appender.append(entries(150, undefined, 'b')),
+    ]);
+    const indexes = results
+      .flat()
+      .map((r) => r.index)
+      .sort((x, y) => x - y);
     expect(results.flat().every((r) => !r.duplicate)).toBe(true);
     // The first batch reads the head (checked path).
     expect(f.chain.appender.stats).toEqual({ checkedPathCommits: 1, fastPathCommits: 0 });
@@ -41,7 +47,10 @@ describe('audit chain appends and verification (Postgres)', () => {
       expect(chainHash(row.previous_hash, row.canonical)).toBe(row.hash);
     });
     expect(rows[0]?.previous_hash).toBe('0'.repeat(64));
-    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({ type: 'audit.genesis', data: { region: 'us', origin: 'api.test.example/audit/us' } });
+    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({
+      type: 'audit.genesis',
+      data: { region: 'us', origin: 'api.test.example/audit/us' },
+    });
     expect((await f.chain.verifyChain.execute()).valid).toBe(true);
   });
 
@@ -82,7 +91,9 @@ describe('audit chain appends and verification (Postgres)', () => {
     ]);
     expect(results[0]?.status).toBe('fulfilled');
     expect(results[1]).toMatchObject({ status: 'rejected', reason: { code: 'audit_entry_invalid' } });
-    expect(() => f.chain.appender.append([{ type: '', data: null }])).toThrow(expect.objectContaining({ code: 'audit_entry_invalid' }) as Error);
+    expect(() => f.chain.appender.append([{ type: '', data: null }])).toThrow(
+      expect.objectContaining({ code: 'audit_entry_invalid' }) as Error,
+    );
     expect((await f.chain.verifyChain.execute()).valid).toBe(true);
   });
 
@@ -96,19 +107,35 @@ describe('audit chain appends and verification (Postgres)', () => {
       }
     }
     const snapshot = async (index: number) =>
-      ((await f.dataSource.query('SELECT * FROM audit.entries WHERE idx = $1', [index])) as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+      ((await f.dataSource.query('SELECT * FROM audit.entries WHERE idx = $1', [index])) as Array<Record<string, unknown>>)[0] as Record<
+        string,
+        unknown
+      >;
     const put = async (row: Record<string, unknown>) => {
       await f.dataSource.query('DELETE FROM audit.entries WHERE idx = $1', [row.idx]);
       await f.dataSource.query(
         `INSERT INTO audit.entries (idx, id, previous_hash, hash, canonical, entry_type, application_id, agent_id, source_event_id, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [row.idx, row.id, row.previous_hash, row.hash, row.canonical, row.entry_type, row.application_id, row.agent_id, row.source_event_id, row.created_at],
+        [
+          row.idx,
+          row.id,
+          row.previous_hash,
+          row.hash,
+          row.canonical,
+          row.entry_type,
+          row.application_id,
+          row.agent_id,
+          row.source_event_id,
+          row.created_at,
+        ],
       );
     };
 
     it('an altered entry (hash_mismatch)', async () => {
       const row = await snapshot(137);
-      const result = await withTamper(`UPDATE audit.entries SET canonical = replace(canonical, '"n":', '"m":') WHERE idx = 137`, [], () => put(row));
+      const result = await withTamper(`UPDATE audit.entries SET canonical = replace(canonical, '"n":', '"m":') WHERE idx = 137`, [], () =>
+        put(row),
+      );
       expect(result).toMatchObject({ valid: false, firstBrokenIndex: 137, reason: 'hash_mismatch' });
       expect((await f.chain.verifyChain.execute()).valid).toBe(true);
     });
@@ -144,7 +171,15 @@ describe('audit chain appends and verification (Postgres)', () => {
       let result;
       try {
         const canonical = String(before.canonical).replace('"n":', '"forged":');
-        await put({ ...before, idx: 50, id: 'audit_rec_forged0000000000000', source_event_id: 'forged-1', previous_hash: before.hash, hash: chainHash(String(before.hash), canonical), canonical });
+        await put({
+          ...before,
+          idx: 50,
+          id: 'audit_rec_forged0000000000000',
+          source_event_id: 'forged-1',
+          previous_hash: before.hash,
+          hash: chainHash(String(before.hash), canonical),
+          canonical,
+        });
         result = await f.chain.verifyChain.execute();
       } finally {
         await f.dataSource.query('DELETE FROM audit.entries WHERE idx = 50');
@@ -159,18 +194,34 @@ describe('audit chain appends and verification (Postgres)', () => {
       const size = checkpoint?.treeSize ?? 0;
       const last = await snapshot(size - 1);
       const truncated = await withTamper('DELETE FROM audit.entries WHERE idx = $1', [size - 1], () => put(last));
-      expect(truncated).toMatchObject({ valid: false, firstBrokenIndex: size - 1, reason: 'truncated', checkpointSequence: checkpoint?.sequence });
+      expect(truncated).toMatchObject({
+        valid: false,
+        firstBrokenIndex: size - 1,
+        reason: 'truncated',
+        checkpointSequence: checkpoint?.sequence,
+      });
       // Rewrite entry 5 and recompute every later hash: links verify, the signed root does not.
       const all: Array<Record<string, unknown>> = await f.dataSource.query('SELECT * FROM audit.entries ORDER BY idx');
       let previous = String(all[4]?.hash);
       for (const row of all.slice(5)) {
         const canonical = row.idx === '5' ? String(row.canonical).replace('"n":', '"m":') : String(row.canonical);
         const hash = chainHash(previous, canonical);
-        await f.dataSource.query('UPDATE audit.entries SET previous_hash = $2, hash = $3, canonical = $4 WHERE idx = $1', [row.idx, previous, hash, canonical]);
+        await f.dataSource.query('UPDATE audit.entries SET previous_hash = $2, hash = $3, canonical = $4 WHERE idx = $1', [
+          row.idx,
+          previous,
+          hash,
+          canonical,
+        ]);
         previous = hash;
       }
       const rewritten = await f.chain.verifyChain.execute();
-      for (const row of all) await f.dataSource.query('UPDATE audit.entries SET previous_hash = $2, hash = $3, canonical = $4 WHERE idx = $1', [row.idx, row.previous_hash, row.hash, row.canonical]);
+      for (const row of all)
+        await f.dataSource.query('UPDATE audit.entries SET previous_hash = $2, hash = $3, canonical = $4 WHERE idx = $1', [
+          row.idx,
+          row.previous_hash,
+          row.hash,
+          row.canonical,
+        ]);
       expect(rewritten).toMatchObject({ valid: false, firstBrokenIndex: 0, reason: 'checkpoint_root_mismatch' });
       expect(await f.chain.verifyChain.execute()).toMatchObject({ valid: true, checkpointsVerified: 1 });
     });
@@ -190,7 +241,10 @@ describe('audit chain appends and verification (Postgres)', () => {
     it('flags a checkpoint row whose signed note was forged', async () => {
       const checkpoint = await f.chain.checkpoints.latest();
       const note = String(checkpoint?.signedNote);
-      await f.dataSource.query('UPDATE audit.checkpoints SET signed_note = $2 WHERE seq = $1', [checkpoint?.sequence, note.replace(/\u2014 (\S+) \S+/u, '\u2014 $1 AAAAAAAA')]);
+      await f.dataSource.query('UPDATE audit.checkpoints SET signed_note = $2 WHERE seq = $1', [
+        checkpoint?.sequence,
+        note.replace(/\u2014 (\S+) \S+/u, '\u2014 $1 AAAAAAAA'),
+      ]);
       const result = await f.chain.verifyChain.execute();
       await expect(f.chain.verifyChain.execute(checkpoint?.sequence)).rejects.toMatchObject({ code: 'checkpoint_invalid' });
       await f.dataSource.query('UPDATE audit.checkpoints SET signed_note = $2 WHERE seq = $1', [checkpoint?.sequence, note]);
@@ -218,15 +272,21 @@ describe('audit chain appends and verification (Postgres)', () => {
     expect(verifyInclusion(entry.index, signedNew.size, entryLeafHash(entry.hash), badPath, signedNew.rootHash)).toBe(false);
     expect(verifyInclusion(entry.index + 1, signedNew.size, entryLeafHash(entry.hash), path, signedNew.rootHash)).toBe(false);
     expect(verifyInclusion(entry.index, signedNew.size, entryLeafHash(entry.previousHash), path, signedNew.rootHash)).toBe(false);
-    await expect(buildInclusionProof(f.chain.checkpoints, f.chain.leaves, entry, first.sequence)).rejects.toMatchObject({ code: 'entry_not_in_checkpoint' });
+    await expect(buildInclusionProof(f.chain.checkpoints, f.chain.leaves, entry, first.sequence)).rejects.toMatchObject({
+      code: 'entry_not_in_checkpoint',
+    });
 
     const consistency = await buildConsistencyProof(f.chain.checkpoints, f.chain.leaves, first.sequence, second.sequence);
     const proof = consistency.proof.map(b64);
     expect(verifyConsistency(signedOld.size, signedNew.size, signedOld.rootHash, signedNew.rootHash, proof)).toBe(true);
     expect(verifyConsistency(signedOld.size, signedNew.size, signedOld.rootHash, signedNew.rootHash, proof.slice(1))).toBe(false);
     expect(verifyConsistency(signedOld.size - 1, signedNew.size, signedOld.rootHash, signedNew.rootHash, proof)).toBe(false);
-    await expect(buildConsistencyProof(f.chain.checkpoints, f.chain.leaves, second.sequence, first.sequence)).rejects.toMatchObject({ code: 'checkpoint_order_invalid' });
-    await expect(buildConsistencyProof(f.chain.checkpoints, f.chain.leaves, first.sequence, 12345)).rejects.toMatchObject({ code: 'checkpoint_not_found' });
+    await expect(buildConsistencyProof(f.chain.checkpoints, f.chain.leaves, second.sequence, first.sequence)).rejects.toMatchObject({
+      code: 'checkpoint_order_invalid',
+    });
+    await expect(buildConsistencyProof(f.chain.checkpoints, f.chain.leaves, first.sequence, 12345)).rejects.toMatchObject({
+      code: 'checkpoint_not_found',
+    });
   });
 });
 
@@ -237,7 +297,11 @@ describe('checkpoints and the C2SP witness (loopback HTTP)', () => {
 
   beforeAll(async () => {
     witness = await startLoopbackWitness('witness.test/w1', () => f.clock.now().getTime());
-    f = await openChain(await createTestDatabase('audit_witness'), { AUDIT_WITNESS_URL: witness.url, AUDIT_WITNESS_KEY: witness.verifierKey, AUDIT_CHECKPOINT_INTERVAL_SECONDS: '900' });
+    f = await openChain(await createTestDatabase('audit_witness'), {
+      AUDIT_WITNESS_URL: witness.url,
+      AUDIT_WITNESS_KEY: witness.verifierKey,
+      AUDIT_CHECKPOINT_INTERVAL_SECONDS: '900',
+    });
     const key = await f.keys.activeKey();
     witness.trust(verifierKeyString(f.chain.origin, ed25519PublicKeyRaw(key.privateKey)));
   });
@@ -264,7 +328,10 @@ describe('checkpoints and the C2SP witness (loopback HTTP)', () => {
     expect(witness.state.get(f.chain.origin)?.size).toBe(36);
     expect(witness.answers).toEqual([200, 200]);
 
-    const verification = verifyCosignature(String(second?.cosignedNote), { name: witness.name, publicKey: parseWitnessKeyRaw(witness.verifierKey) });
+    const verification = verifyCosignature(String(second?.cosignedNote), {
+      name: witness.name,
+      publicKey: parseWitnessKeyRaw(witness.verifierKey),
+    });
     expect(verification).toEqual({ valid: true, timestamp: Math.floor(f.clock.now().getTime() / 1000) });
     expect(second?.cosignatureTimestamp).toBe(verification.valid ? verification.timestamp : -1);
     const body = openCheckpoint(String(second?.cosignedNote), [parseVerifierKey(String(second?.verifierKey))]).checkpoint;
@@ -284,7 +351,11 @@ describe('checkpoints and the C2SP witness (loopback HTTP)', () => {
   it('keeps appending while the witness is down, retries with backoff, and catches up', async () => {
     const down = await startLoopbackWitness('witness.test/w1');
     await down.close(); // a port nobody listens on
-    const outage = await openChain(await createTestDatabase('audit_outage'), { AUDIT_WITNESS_URL: down.url, AUDIT_WITNESS_KEY: witness.verifierKey, AUDIT_WITNESS_TIMEOUT_MS: '500' });
+    const outage = await openChain(await createTestDatabase('audit_outage'), {
+      AUDIT_WITNESS_URL: down.url,
+      AUDIT_WITNESS_KEY: witness.verifierKey,
+      AUDIT_WITNESS_TIMEOUT_MS: '500',
+    });
     try {
       await outage.chain.appender.append(entries(5));
       await outage.chain.scheduler.tick();
@@ -313,11 +384,18 @@ describe('checkpoints and the C2SP witness (loopback HTTP)', () => {
     const impostor = await startLoopbackWitness('witness.test/w1');
     const other = generateKeyPairSync('ed25519');
     const configuredKey = verifierKeyString('witness.test/w1', ed25519PublicKeyRaw(other.publicKey), SIGNATURE_TYPE_COSIGNATURE_V1);
-    const victim = await openChain(await createTestDatabase('audit_impostor'), { AUDIT_WITNESS_URL: impostor.url, AUDIT_WITNESS_KEY: configuredKey });
+    const victim = await openChain(await createTestDatabase('audit_impostor'), {
+      AUDIT_WITNESS_URL: impostor.url,
+      AUDIT_WITNESS_KEY: configuredKey,
+    });
     try {
       impostor.trust(verifierKeyString(victim.chain.origin, ed25519PublicKeyRaw((await victim.keys.activeKey()).privateKey)));
       await victim.chain.scheduler.tick();
-      expect(await victim.chain.checkpoints.latest()).toMatchObject({ witnessStatus: 'pending', cosignedNote: null, witnessLastError: expect.stringContaining('witness cosignature rejected') });
+      expect(await victim.chain.checkpoints.latest()).toMatchObject({
+        witnessStatus: 'pending',
+        cosignedNote: null,
+        witnessLastError: expect.stringContaining('witness cosignature rejected'),
+      });
     } finally {
       await victim.close();
       await impostor.close();

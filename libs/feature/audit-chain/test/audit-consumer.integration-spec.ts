@@ -8,8 +8,20 @@ import { AuditEventConsumer } from '../src/consumer/audit-event-consumer';
 import { openChain, type ChainFixture } from './support/chain-fixture';
 
 function event(prefix: string, type: string, id: string) {
-  const meta = create(EventMetaSchema, { eventId: id, eventType: type, schemaVersion: 1, region: 'us', applicationId: 'tp_us_cccccccccccccccccccc', occurredAt: timestampFromDate(new Date('2026-01-02T03:04:05Z')) });
-  return { id, eventType: type, subject: eventSubject(prefix, 'us', type), data: toBinary(AuditEventEnvelopeSchema, create(AuditEventEnvelopeSchema, { meta })) };
+  const meta = create(EventMetaSchema, {
+    eventId: id,
+    eventType: type,
+    schemaVersion: 1,
+    region: 'us',
+    applicationId: 'tp_us_cccccccccccccccccccc',
+    occurredAt: timestampFromDate(new Date('2026-01-02T03:04:05Z')),
+  });
+  return {
+    id,
+    eventType: type,
+    subject: eventSubject(prefix, 'us', type),
+    data: toBinary(AuditEventEnvelopeSchema, create(AuditEventEnvelopeSchema, { meta })),
+  };
 }
 
 /** Issue 9 Deliver 1: the events the catalogue declares audited become entries, each once. */
@@ -32,7 +44,8 @@ describe('audit event consumer (JetStream + Postgres)', () => {
     await deleteTestStreams(prefix);
   });
 
-  const count = async (): Promise<number> => Number(((await f.dataSource.query('SELECT count(*) AS n FROM audit.entries')) as Array<{ n: string }>)[0]?.n);
+  const count = async (): Promise<number> =>
+    Number(((await f.dataSource.query('SELECT count(*) AS n FROM audit.entries')) as Array<{ n: string }>)[0]?.n);
 
   it('appends the audited types of the catalogue only, and a stream consumed twice appends each event once', async () => {
     const publisher = new EventPublisher(bus);
@@ -43,7 +56,12 @@ describe('audit event consumer (JetStream + Postgres)', () => {
       event(prefix, 'webhook.delivery_failed', 'e-4'),
       // Not in the catalogue: nothing declares it audited.
       event(prefix, 'consent.test_only_granted', 'e-5'),
-      { id: 'e-6', eventType: 'oap.approval_expired', subject: eventSubject(prefix, 'us', 'oap.approval_expired'), data: new Uint8Array([0xff, 0xff]) },
+      {
+        id: 'e-6',
+        eventType: 'oap.approval_expired',
+        subject: eventSubject(prefix, 'us', 'oap.approval_expired'),
+        data: new Uint8Array([0xff, 0xff]),
+      },
     ]);
     const consumer = await serveConsumer();
     await waitFor(async () => (await count()) === 5);
@@ -52,12 +70,17 @@ describe('audit event consumer (JetStream + Postgres)', () => {
     // Consume the whole stream again from the start (a lost consumer, a replay): nothing is appended twice.
     await bus.jsm.consumers.delete(regionStreamName(prefix, 'us'), 'audit-chain');
     const replay = await serveConsumer();
-    await waitFor(async () => ((await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_ack_pending === 0 && (await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_pending === 0));
+    await waitFor(
+      async () =>
+        (await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_ack_pending === 0 &&
+        (await bus.jsm.consumers.info(regionStreamName(prefix, 'us'), 'audit-chain')).num_pending === 0,
+    );
     await replay.close();
 
-    const rows: Array<{ source_event_id: string; entry_type: string; application_id: string | null; canonical: string }> = await f.dataSource.query(
-      'SELECT source_event_id, entry_type, application_id, canonical FROM audit.entries WHERE idx > 0 ORDER BY source_event_id',
-    );
+    const rows: Array<{ source_event_id: string; entry_type: string; application_id: string | null; canonical: string }> =
+      await f.dataSource.query(
+        'SELECT source_event_id, entry_type, application_id, canonical FROM audit.entries WHERE idx > 0 ORDER BY source_event_id',
+      );
     expect(rows.map((r) => [r.source_event_id, r.entry_type])).toEqual([
       ['e-1', 'consent.granted'],
       ['e-3', 'grant.decided'],
@@ -65,7 +88,11 @@ describe('audit event consumer (JetStream + Postgres)', () => {
       ['e-6', 'oap.approval_expired'],
     ]);
     expect(rows[0]?.application_id).toBe('tp_us_cccccccccccccccccccc');
-    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({ occurred_at: '2026-01-02T03:04:05.000Z', source_event_id: 'e-1', data: { encoding: 'json' } });
+    expect(JSON.parse(rows[0]?.canonical ?? '{}')).toMatchObject({
+      occurred_at: '2026-01-02T03:04:05.000Z',
+      source_event_id: 'e-1',
+      data: { encoding: 'json' },
+    });
     expect(JSON.parse(rows[3]?.canonical ?? '{}')).toMatchObject({ data: { undecodable: true, payload: '//8=' } });
     expect((await f.chain.verifyChain.execute()).valid).toBe(true);
     expect(errors).toEqual([]);

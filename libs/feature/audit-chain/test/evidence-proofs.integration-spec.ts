@@ -17,7 +17,10 @@ describe('evidence proofs against a witness-cosigned checkpoint (loopback witnes
 
   beforeAll(async () => {
     witness = await startLoopbackWitness('witness.test/evidence', () => f.clock.now().getTime());
-    f = await openChain(await createTestDatabase('audit_evidence'), { AUDIT_WITNESS_URL: witness.url, AUDIT_WITNESS_KEY: witness.verifierKey });
+    f = await openChain(await createTestDatabase('audit_evidence'), {
+      AUDIT_WITNESS_URL: witness.url,
+      AUDIT_WITNESS_KEY: witness.verifierKey,
+    });
     const key = await f.keys.activeKey();
     witness.trust(verifierKeyString(f.chain.origin, ed25519PublicKeyRaw(key.privateKey)));
   });
@@ -29,14 +32,31 @@ describe('evidence proofs against a witness-cosigned checkpoint (loopback witnes
   it('makes and gets cosigned a checkpoint covering the entries when none does, and the package verifies offline', async () => {
     const appended = await f.chain.appender.append(entries(5));
     const ids = appended.map((entry) => entry.id).slice(1, 4);
-    const evidence = (await evidenceProofs(f.chain, ids)) as { checkpoint: Record<string, unknown> & { witness: { status: string } }; proofs: Array<Record<string, unknown>> };
+    const evidence = (await evidenceProofs(f.chain, ids)) as {
+      checkpoint: Record<string, unknown> & { witness: { status: string } };
+      proofs: Array<Record<string, unknown>>;
+    };
     expect(evidence.checkpoint.witness.status).toBe('cosigned');
     expect(evidence.proofs).toHaveLength(3);
 
     const key = await f.keys.activeKey();
-    const content = { object: 'evidence_package', format: 1, kind: 'transfer_register', region: 'us', transfers: [], audit: evidence, jwks: await f.keys.jwks() };
+    const content = {
+      object: 'evidence_package',
+      format: 1,
+      kind: 'transfer_register',
+      region: 'us',
+      transfers: [],
+      audit: evidence,
+      jwks: await f.keys.jwks(),
+    };
     const jws = await signCompactJws(key, content, { typ: EVIDENCE_PACKAGE_TYP });
-    await expect(verifyEvidencePackage(jws, { witnessKey: witness.verifierKey })).resolves.toMatchObject({ valid: true, witnessed: true, witness_verified: true, proofs_verified: 3, failures: [] });
+    await expect(verifyEvidencePackage(jws, { witnessKey: witness.verifierKey })).resolves.toMatchObject({
+      valid: true,
+      witnessed: true,
+      witness_verified: true,
+      proofs_verified: 3,
+      failures: [],
+    });
 
     const { publicKey } = generateKeyPairSync('ed25519');
     const otherWitness = verifierKeyString('witness.test/evidence', ed25519PublicKeyRaw(publicKey));

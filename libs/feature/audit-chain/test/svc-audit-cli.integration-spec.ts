@@ -11,7 +11,10 @@ jest.setTimeout(180_000);
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.js', 'tools/svc-audit/cli.ts', ...args], { cwd: ROOT, timeout: 150_000 });
+    const { stdout, stderr } = await run(process.execPath, ['scripts/run-ts.js', 'tools/svc-audit/cli.ts', ...args], {
+      cwd: ROOT,
+      timeout: 150_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -35,7 +38,14 @@ describe('svc-audit verify (CLI)', () => {
   it('exits 0 with the verified size for an intact chain, from genesis and from a checkpoint', async () => {
     const genesis = await cli('verify', '--region', 'us', '--database-url', url);
     expect(genesis.code).toBe(0);
-    expect(JSON.parse(genesis.stdout)).toMatchObject({ region: 'us', valid: true, verified_from_index: 0, verified_size: 41, checkpoints_verified: 1, first_broken_index: null });
+    expect(JSON.parse(genesis.stdout)).toMatchObject({
+      region: 'us',
+      valid: true,
+      verified_from_index: 0,
+      verified_size: 41,
+      checkpoints_verified: 1,
+      first_broken_index: null,
+    });
     const fromCheckpoint = await cli('verify', '--region', 'us', '--from-checkpoint', '1', '--database-url', url);
     expect(JSON.parse(fromCheckpoint.stdout)).toMatchObject({ valid: true, verified_from_index: 31, verified_size: 41 });
   });
@@ -44,7 +54,9 @@ describe('svc-audit verify (CLI)', () => {
     const altered = await f.dataSource.query('SELECT canonical FROM audit.entries WHERE idx = 17');
     await f.dataSource.query(`UPDATE audit.entries SET canonical = replace(canonical, '"n":', '"m":') WHERE idx = 17`);
     const one = await cli('verify', '--region', 'us', '--database-url', url);
-    await f.dataSource.query('UPDATE audit.entries SET canonical = $1 WHERE idx = 17', [(altered as Array<{ canonical: string }>)[0]?.canonical]);
+    await f.dataSource.query('UPDATE audit.entries SET canonical = $1 WHERE idx = 17', [
+      (altered as Array<{ canonical: string }>)[0]?.canonical,
+    ]);
     expect(one.code).toBe(1);
     expect(JSON.parse(one.stdout)).toMatchObject({ valid: false, first_broken_index: 17, reason: 'hash_mismatch' });
 

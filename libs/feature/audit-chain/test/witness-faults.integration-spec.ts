@@ -33,7 +33,11 @@ describe('witness client faults (C2SP tlog-witness stub on loopback)', () => {
     await f.chain.appender.append(entries(4, undefined, 'start'));
     await f.chain.scheduler.tick();
     const first = await f.chain.checkpoints.latest();
-    expect({ s: first?.witnessStatus, e: first?.witnessLastError, errors: f.errors.map(String) }).toEqual({ s: 'cosigned', e: null, errors: [] });
+    expect({ s: first?.witnessStatus, e: first?.witnessLastError, errors: f.errors.map(String) }).toEqual({
+      s: 'cosigned',
+      e: null,
+      errors: [],
+    });
   });
   afterAll(async () => {
     await f?.close();
@@ -63,7 +67,11 @@ describe('witness client faults (C2SP tlog-witness stub on loopback)', () => {
     witness.untrust(f.chain.origin);
     await nextInterval();
     const latest = await f.chain.checkpoints.latest();
-    expect(latest).toMatchObject({ witnessStatus: 'pending', witnessAttempts: 1, witnessLastError: expect.stringContaining('witness answered 404') });
+    expect(latest).toMatchObject({
+      witnessStatus: 'pending',
+      witnessAttempts: 1,
+      witnessLastError: expect.stringContaining('witness answered 404'),
+    });
     expect(latest?.witnessNextAttemptAt?.getTime()).toBe(f.clock.now().getTime() + 5_000);
     expect(f.chain.witnessHealth).toMatchObject({ ok: false, consecutiveFailures: 1 });
     expect(witness.answers.at(-1)).toBe(404);
@@ -97,7 +105,11 @@ describe('witness client faults (C2SP tlog-witness stub on loopback)', () => {
     witness.state.set(f.chain.origin, { size: known.size, root: new Uint8Array(32).fill(1) });
     await nextInterval();
     const latest = await f.chain.checkpoints.latest();
-    expect(latest).toMatchObject({ witnessStatus: 'pending', cosignedNote: null, witnessLastError: expect.stringContaining('witness answered 422') });
+    expect(latest).toMatchObject({
+      witnessStatus: 'pending',
+      cosignedNote: null,
+      witnessLastError: expect.stringContaining('witness answered 422'),
+    });
     expect(witness.answers.at(-1)).toBe(422);
     witness.state.set(f.chain.origin, known);
     await expectCosignedAfterBackoff(latest?.sequence ?? -1);
@@ -149,7 +161,9 @@ describe('witness client faults (C2SP tlog-witness stub on loopback)', () => {
     f.clock.advance(INTERVAL_MS - 1);
     await f.chain.scheduler.tick();
     const sizes = queued.map((c) => c.treeSize);
-    expect(witness.cosigned.slice(cosignedBefore)).toEqual(sizes.map((size, i) => ({ oldSize: i === 0 ? (before?.treeSize ?? 0) : sizes[i - 1], size })));
+    expect(witness.cosigned.slice(cosignedBefore)).toEqual(
+      sizes.map((size, i) => ({ oldSize: i === 0 ? (before?.treeSize ?? 0) : sizes[i - 1], size })),
+    );
     const after = (await f.chain.checkpoints.all()).filter((c) => c.sequence > (before?.sequence ?? 0));
     expect(after.map((c) => c.witnessStatus)).toEqual(['cosigned', 'cosigned', 'cosigned', 'cosigned']);
     expect(f.chain.witnessHealth).toMatchObject({ ok: true, consecutiveFailures: 0 });

@@ -44,10 +44,13 @@ describe('capture snippet in a real browser', () => {
     flowId = await harness.flow(app.token);
     const snippet = (await http('GET', `${harness.url}/capture/v1/snippet.js`)).text;
     host = createServer((req, res) => {
-      if (req.method === 'GET' && req.url === '/signup') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`${harness.url}/capture/v1/snippet.js`, harness.url));
+      if (req.method === 'GET' && req.url === '/signup')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`${harness.url}/capture/v1/snippet.js`, harness.url));
       // Same snippet, copied onto the organisation's server, talking to a service that is down.
-      if (req.method === 'GET' && req.url === '/signup-offline') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('/snippet.js', `http://127.0.0.1:${closedPort}`));
-      if (req.method === 'GET' && req.url === '/snippet.js') return void res.writeHead(200, { 'content-type': 'application/javascript' }).end(snippet);
+      if (req.method === 'GET' && req.url === '/signup-offline')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('/snippet.js', `http://127.0.0.1:${closedPort}`));
+      if (req.method === 'GET' && req.url === '/snippet.js')
+        return void res.writeHead(200, { 'content-type': 'application/javascript' }).end(snippet);
       if (req.method === 'POST' && req.url === '/submit') {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -62,7 +65,15 @@ describe('capture snippet in a real browser', () => {
     await new Promise<void>((resolve) => host.listen(port, '127.0.0.1', resolve));
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -71,7 +82,7 @@ describe('capture snippet in a real browser', () => {
     await harness.close();
   });
 
-  it('binds the organisation\'s own checkboxes, submits the capture token with the form, and the commit shows in the status', async () => {
+  it("binds the organisation's own checkboxes, submits the capture token with the form, and the commit shows in the status", async () => {
     const tab = await browser.newPage();
     const errors: Json[] = [];
     await tab.exposeFunction('reportCaptureError', (e: Json) => errors.push(e));
@@ -86,9 +97,14 @@ describe('capture snippet in a real browser', () => {
     expect(form.overturo_capture_token).toMatch(/^cap_us_[A-Za-z0-9_-]{43}$/);
 
     // The organisation's server commits the capture with the person's identity.
-    const committed = await http('POST', `${harness.url}/api/v1/decisions/${form.overturo_capture_token}/authorize`, { headers: auth(app.token), json: { subject: { email: form.email, external_id: 'ada-1' } } });
+    const committed = await http('POST', `${harness.url}/api/v1/decisions/${form.overturo_capture_token}/authorize`, {
+      headers: auth(app.token),
+      json: { subject: { email: form.email, external_id: 'ada-1' } },
+    });
     expect(committed.body).toEqual({ status: 'committed', record_id: expect.stringMatching(/^crec_us_/), channel: 'form_capture_browser' });
-    const status = await http('GET', `${harness.url}/api/v1/applications/${app.id}/consent_status?subject[email]=ada%40example.com`, { headers: auth(app.token) });
+    const status = await http('GET', `${harness.url}/api/v1/applications/${app.id}/consent_status?subject[email]=ada%40example.com`, {
+      headers: auth(app.token),
+    });
     expect((status.body.purposes as Json[]).map((p) => [p.purpose, p.status, p.record_id])).toEqual([
       ['newsletter', 'granted', committed.body.record_id],
       ['offers', 'declined', committed.body.record_id],
@@ -106,6 +122,8 @@ describe('capture snippet in a real browser', () => {
     await tab.close();
     const form = submissions.pop()!;
     expect(form).toMatchObject({ email: 'ada@example.com', offers: 'on', overturo_capture_token: '' });
-    expect(errors).toEqual([{ statusCode: 0, name: 'OverturoCaptureError', message: expect.stringContaining('capture service unreachable') }]);
+    expect(errors).toEqual([
+      { statusCode: 0, name: 'OverturoCaptureError', message: expect.stringContaining('capture service unreachable') },
+    ]);
   });
 });

@@ -62,10 +62,13 @@ describe('service-rendered consent field in a real browser', () => {
     flowId = await harness.flow(app.token);
     const fieldScript = (await http('GET', `${harness.url}/capture/v1/field.js`)).text;
     host = createServer((req, res) => {
-      if (req.method === 'GET' && req.url === '/signup') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`${harness.url}/capture/v1/field.js`, harness.url));
+      if (req.method === 'GET' && req.url === '/signup')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(page(`${harness.url}/capture/v1/field.js`, harness.url));
       // Same script, copied onto the organisation's server, talking to a service that is down.
-      if (req.method === 'GET' && req.url === '/signup-offline') return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('/field.js', `http://127.0.0.1:${closedPort}`));
-      if (req.method === 'GET' && req.url === '/field.js') return void res.writeHead(200, { 'content-type': 'application/javascript' }).end(fieldScript);
+      if (req.method === 'GET' && req.url === '/signup-offline')
+        return void res.writeHead(200, { 'content-type': 'text/html' }).end(page('/field.js', `http://127.0.0.1:${closedPort}`));
+      if (req.method === 'GET' && req.url === '/field.js')
+        return void res.writeHead(200, { 'content-type': 'application/javascript' }).end(fieldScript);
       if (req.method === 'POST' && req.url === '/submit') {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -80,7 +83,15 @@ describe('service-rendered consent field in a real browser', () => {
     await new Promise<void>((resolve) => host.listen(port, '127.0.0.1', resolve));
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -89,7 +100,7 @@ describe('service-rendered consent field in a real browser', () => {
     await harness.close();
   });
 
-  it('renders the flow\'s purposes unticked in the organisation\'s form; the ticked one is granted, the other declined, channel embedded_field_browser', async () => {
+  it("renders the flow's purposes unticked in the organisation's form; the ticked one is granted, the other declined, channel embedded_field_browser", async () => {
     const { tab, errors } = await openSignup('/signup');
     await tab.waitForSelector('svc-consent-field[data-state="ready"]');
     const shown = await tab.$$eval('svc-consent-field input[data-svc-purpose]', (inputs) =>
@@ -110,19 +121,33 @@ describe('service-rendered consent field in a real browser', () => {
     expect(form.overturo_capture_token).toMatch(/^cap_us_[A-Za-z0-9_-]{43}$/);
 
     // The organisation's server commits the capture with the person's identity.
-    const committed = await http('POST', `${harness.url}/api/v1/decisions/${form.overturo_capture_token}/authorize`, { headers: auth(app.token), json: { subject: { email: form.email, external_id: 'ada-1' } } });
-    expect(committed.body).toEqual({ status: 'committed', record_id: expect.stringMatching(/^crec_us_/), channel: 'embedded_field_browser' });
+    const committed = await http('POST', `${harness.url}/api/v1/decisions/${form.overturo_capture_token}/authorize`, {
+      headers: auth(app.token),
+      json: { subject: { email: form.email, external_id: 'ada-1' } },
+    });
+    expect(committed.body).toEqual({
+      status: 'committed',
+      record_id: expect.stringMatching(/^crec_us_/),
+      channel: 'embedded_field_browser',
+    });
     const recordId = committed.body.record_id as string;
-    const status = await http('GET', `${harness.url}/api/v1/applications/${app.id}/consent_status?subject[email]=ada%40example.com`, { headers: auth(app.token) });
+    const status = await http('GET', `${harness.url}/api/v1/applications/${app.id}/consent_status?subject[email]=ada%40example.com`, {
+      headers: auth(app.token),
+    });
     expect((status.body.purposes as Json[]).map((p) => [p.purpose, p.status, p.record_id])).toEqual([
       ['newsletter', 'granted', recordId],
       ['offers', 'declined', recordId],
     ]);
     const record = await http('GET', `${harness.url}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) });
-    expect(record.body).toMatchObject({ collection_channel: 'embedded_field_browser', subject: { email: 'ada@example.com', external_id: 'ada-1' } });
+    expect(record.body).toMatchObject({
+      collection_channel: 'embedded_field_browser',
+      subject: { email: 'ada@example.com', external_id: 'ada-1' },
+    });
 
     // The record's event carries the digest of exactly the wording the service rendered.
-    const rendered = await http('GET', `${harness.url}/capture/v1/fields/${flowId}`, { headers: { 'x-publishable-key': app.pk, origin: hostUrl } });
+    const rendered = await http('GET', `${harness.url}/capture/v1/fields/${flowId}`, {
+      headers: { 'x-publishable-key': app.pk, origin: hostUrl },
+    });
     const event = await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === recordId)[0]);
     expect(event).toMatchObject({ collectionChannel: 'embedded_field_browser', renderingEvidenceDigest: rendered.body.rendering_digest });
   });
@@ -134,7 +159,12 @@ describe('service-rendered consent field in a real browser', () => {
     expect(form).toMatchObject({ email: 'ada@example.com', overturo_capture_token: '' });
     expect(errors).toEqual([
       { via: 'event', statusCode: 0 },
-      { via: 'callback', statusCode: 0, name: 'OverturoCaptureError', message: expect.stringContaining('consent field service unreachable') },
+      {
+        via: 'callback',
+        statusCode: 0,
+        name: 'OverturoCaptureError',
+        message: expect.stringContaining('consent field service unreachable'),
+      },
       { via: 'event', statusCode: 0 },
       { via: 'callback', statusCode: 0, name: 'OverturoCaptureError', message: expect.stringContaining('no consent captured') },
     ]);

@@ -97,9 +97,19 @@ export class FakeMailchimp {
       return this.json(res, 200, this.view(existing));
     }
     if (method === 'PUT') {
-      const input = body as { email_address: string; status_if_new?: string; status?: string; marketing_permissions?: FakeMember['marketing_permissions'] };
+      const input = body as {
+        email_address: string;
+        status_if_new?: string;
+        status?: string;
+        marketing_permissions?: FakeMember['marketing_permissions'];
+      };
       if (!existing && !input.status_if_new) return this.problem(res, 400, 'Invalid Resource');
-      const member: FakeMember = existing ?? { email_address: input.email_address, status: input.status_if_new ?? 'subscribed', marketing_permissions: [], tags: new Map() };
+      const member: FakeMember = existing ?? {
+        email_address: input.email_address,
+        status: input.status_if_new ?? 'subscribed',
+        marketing_permissions: [],
+        tags: new Map(),
+      };
       if (input.status) member.status = input.status;
       for (const p of input.marketing_permissions ?? []) {
         const current = member.marketing_permissions.find((m) => m.marketing_permission_id === p.marketing_permission_id);
@@ -127,6 +137,8 @@ export class FakeMailchimp {
   }
 
   private problem(res: ServerResponse, status: number, title: string): void {
-    res.writeHead(status, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail: title, instance: '' }));
+    res
+      .writeHead(status, { 'content-type': 'application/problem+json' })
+      .end(JSON.stringify({ type: 'https://mailchimp.com/developer/marketing/docs/errors/', title, status, detail: title, instance: '' }));
   }
 }

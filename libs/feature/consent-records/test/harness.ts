@@ -34,7 +34,13 @@ export class RecordsHarness {
     this.prefix = uniqueBusPrefix();
     this.running = await startProcess({
       features: [decisionGatewayFeature, consentRecordsFeature],
-      env: testEnv({ REGION: 'us', DATABASE_URL: this.database.url, BUS_PREFIX: this.prefix, PUBLIC_BASE_URL: 'https://us.example.test', ...env }),
+      env: testEnv({
+        REGION: 'us',
+        DATABASE_URL: this.database.url,
+        BUS_PREFIX: this.prefix,
+        PUBLIC_BASE_URL: 'https://us.example.test',
+        ...env,
+      }),
       clock: this.clock,
     });
     this.url = this.running.url;
@@ -55,10 +61,15 @@ export class RecordsHarness {
   }
 
   async newApp(name: string, origin?: string): Promise<TestApp> {
-    const created = await this.running.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name, environment: 'development' }));
+    const created = await this.running.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name, environment: 'development' }));
     const app = { id: created.application.id, token: created.apiToken, pk: created.publishableKey };
     if (origin) {
-      const res = await http('POST', `${this.url}/api/v1/applications/${app.id}/allowed_origins`, { headers: auth(app.token), json: { allowed_origin: { origin } } });
+      const res = await http('POST', `${this.url}/api/v1/applications/${app.id}/allowed_origins`, {
+        headers: auth(app.token),
+        json: { allowed_origin: { origin } },
+      });
       if (res.status !== 201) throw new Error(`allowed origin: ${res.status} ${res.text}`);
     }
     return app;
@@ -94,5 +105,8 @@ export const auth = (token: string): Record<string, string> => ({ authorization:
 
 /** Decisions with both consent purposes given as `newsletter` / `offers`. */
 export function decisions(newsletter: 'granted' | 'declined', offers: 'granted' | 'declined'): Json {
-  return { newsletter: { decision: newsletter, default_checked: false, mandatory: false }, offers: { decision: offers, default_checked: false, mandatory: false } };
+  return {
+    newsletter: { decision: newsletter, default_checked: false, mandatory: false },
+    offers: { decision: offers, default_checked: false, mandatory: false },
+  };
 }

@@ -45,8 +45,30 @@ import { GATEWAY_OUTBOX } from './tokens';
 
 /** decision-gateway: applications, credentials, allowed origins, /api/v1/me, the OpenID provider and its clients. */
 @Module({
-  imports: [DecisionsModule, HostedModule, PeopleModule, DelegationsModule, AgreementsModule, CollaborationsModule, DataRequestsModule, TrustPairingsModule, ConnectionsModule, SupportModule],
-  controllers: [AccountsController, AccountApplicationsController, ApplicationsController, MeController, DiscoveryController, OAuthClientsController, GatewayRpcHandlers, ModulesController, GovernanceController, ComplyRpcHandlers],
+  imports: [
+    DecisionsModule,
+    HostedModule,
+    PeopleModule,
+    DelegationsModule,
+    AgreementsModule,
+    CollaborationsModule,
+    DataRequestsModule,
+    TrustPairingsModule,
+    ConnectionsModule,
+    SupportModule,
+  ],
+  controllers: [
+    AccountsController,
+    AccountApplicationsController,
+    ApplicationsController,
+    MeController,
+    DiscoveryController,
+    OAuthClientsController,
+    GatewayRpcHandlers,
+    ModulesController,
+    GovernanceController,
+    ComplyRpcHandlers,
+  ],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     ApplicationsRepository,
@@ -71,6 +93,14 @@ import { GATEWAY_OUTBOX } from './tokens';
     RegisterOAuthClient,
     OidcProviderHost,
   ],
-  exports: [CreateApplication, ApplicationsRepository, PeopleModule, DelegationsModule, RegisterOAuthClient, OAuthClientsRepository, OidcProviderHost],
+  exports: [
+    CreateApplication,
+    ApplicationsRepository,
+    PeopleModule,
+    DelegationsModule,
+    RegisterOAuthClient,
+    OAuthClientsRepository,
+    OidcProviderHost,
+  ],
 })
 export class DecisionGatewayModule {}

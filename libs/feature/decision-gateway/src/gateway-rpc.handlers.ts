@@ -24,7 +24,9 @@ export class GatewayRpcHandlers {
   }
 
   @RpcHandler('gateway.resolve_account_credential')
-  async resolveAccountCredential(request: RpcRequest<'gateway.resolve_account_credential'>): Promise<RpcReplyInit<'gateway.resolve_account_credential'>> {
+  async resolveAccountCredential(
+    request: RpcRequest<'gateway.resolve_account_credential'>,
+  ): Promise<RpcReplyInit<'gateway.resolve_account_credential'>> {
     const local = this.accountAccess.local;
     if (!local || !/^[0-9a-f]{64}$/.test(request.accountTokenSha256Hex)) return { found: false };
     return accessReplyOf(await local.resolveAccountToken(request.accountTokenSha256Hex));
@@ -51,12 +53,28 @@ export class GatewayRpcHandlers {
       const owner = await this.applications.findByTokenDigest(credential.value);
       if (!owner) return { found: false };
       const app = owner.application;
-      return { found: true, applicationId: app.id, credentialId: owner.credentialId, scopes: owner.scopes, environment: app.environment, region: app.region, mode: app.mode };
+      return {
+        found: true,
+        applicationId: app.id,
+        credentialId: owner.credentialId,
+        scopes: owner.scopes,
+        environment: app.environment,
+        region: app.region,
+        mode: app.mode,
+      };
     }
     if (credential.case === 'publishableKey') {
       const app = await this.applications.findByPublishableKey(credential.value);
       if (!app) return { found: false };
-      return { found: true, applicationId: app.id, credentialId: credential.value, scopes: [], environment: app.environment, region: app.region, mode: app.mode };
+      return {
+        found: true,
+        applicationId: app.id,
+        credentialId: credential.value,
+        scopes: [],
+        environment: app.environment,
+        region: app.region,
+        mode: app.mode,
+      };
     }
     if (credential.case === 'counterpartyTokenSha256Hex') return this.counterpartyToken(credential.value);
     return { found: false };
@@ -64,7 +82,9 @@ export class GatewayRpcHandlers {
 
   /** The one credential question other regions may ask: a trust pairing's token homed here. */
   @RpcHandler('gateway.resolve_counterparty_token')
-  async resolveCounterpartyToken(request: RpcRequest<'gateway.resolve_counterparty_token'>): Promise<RpcReplyInit<'gateway.resolve_counterparty_token'>> {
+  async resolveCounterpartyToken(
+    request: RpcRequest<'gateway.resolve_counterparty_token'>,
+  ): Promise<RpcReplyInit<'gateway.resolve_counterparty_token'>> {
     return request.credential.case === 'counterpartyTokenSha256Hex' ? this.counterpartyToken(request.credential.value) : { found: false };
   }
 

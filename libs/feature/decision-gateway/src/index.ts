@@ -33,7 +33,13 @@ export { ReceiptEmails } from './notifications/receipt-emails.consumer';
 export { CONSENT_SESSIONS_DEPRECATED_AT, CONSENT_SESSIONS_SUNSET } from './decisions/deprecated-alias.interceptor';
 export { PeopleModule } from './people/people.module';
 export { SignInFailureReports } from './people/sign-in-failure-reports';
-export { PERSON_DIRECTORY, PERSON_SESSIONS, type PersonDirectory, type PersonSessions, type SignedInPerson } from './people/person-sessions.port';
+export {
+  PERSON_DIRECTORY,
+  PERSON_SESSIONS,
+  type PersonDirectory,
+  type PersonSessions,
+  type SignedInPerson,
+} from './people/person-sessions.port';
 export { DecisionGatewayConfig } from './decision-gateway.config';
 export { POSTMESSAGE_SCHEMAS, payloadSchemaName, type PostMessageKind, type PostMessageType } from './hosted/postmessage-schemas';
 export { RegisterOAuthClient, type RegisterOAuthClientCommand } from './oauth/register-oauth-client.use-case';

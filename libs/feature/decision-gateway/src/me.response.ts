@@ -36,9 +36,18 @@ export class IdentityResponse {
    * For a person's access token: the applications that linked one of their subject references to
    * the person, `{application_id, name, linked_at}`, first link first.
    */
-  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => LinkedApplicationResponse) linked_applications?: LinkedApplicationResponse[];
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => LinkedApplicationResponse)
+  linked_applications?: LinkedApplicationResponse[];
   /** With X-Delegation-Grant-Id: `{principal_id, delegate_id, delegation_grant_id, delegation_type}`: D acting for P under dlg_…. */
-  @IsOptional() @IsObject() acting_for?: { principal_id: string; delegate_id: string; delegation_grant_id: string; delegation_type: string };
+  @IsOptional() @IsObject() acting_for?: {
+    principal_id: string;
+    delegate_id: string;
+    delegation_grant_id: string;
+    delegation_type: string;
+  };
   /** With X-Delegation-Grant-Id: the person who authenticated, `{id, display_name}`. */
   @IsOptional() @IsObject() delegate?: { id: string; display_name: string | null };
 }

@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { ConfigError, loadConfig } from '@svc/config';
 import { OapAuthorizerConfig } from './oap-authorizer.config';
 
-const platform = { REGION: 'us', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc_us', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+const platform = {
+  REGION: 'us',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc_us',
+  KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+};
 const issuers = { agent_credential_issuers: [{ iss: 'https://idp.example', jwks_uri: 'https://idp.example/jwks' }] };
 
 function refusal(values: Record<string, string>): ConfigError {
@@ -29,7 +33,9 @@ describe('OapAuthorizerConfig: the trust lists are checked with every other vari
   });
 
   it('reads the inline document, or the file, which wins', () => {
-    expect(loadConfig(OapAuthorizerConfig, { ...platform, OAP_TRUST_LISTS: JSON.stringify(issuers) }).trustLists().agent_credential_issuers).toEqual(issuers.agent_credential_issuers);
+    expect(
+      loadConfig(OapAuthorizerConfig, { ...platform, OAP_TRUST_LISTS: JSON.stringify(issuers) }).trustLists().agent_credential_issuers,
+    ).toEqual(issuers.agent_credential_issuers);
     const file = join(dir, 'trust-lists.json');
     writeFileSync(file, JSON.stringify({ attestation_providers: issuers.agent_credential_issuers }));
     const config = loadConfig(OapAuthorizerConfig, { ...platform, OAP_TRUST_LISTS_FILE: file, OAP_TRUST_LISTS: JSON.stringify(issuers) });

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { PlatformConfig } from '@svc/config';
-import { IsOptional, IsString, Validate, type ValidationArguments, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsOptional,
+  IsString,
+  Validate,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { parseTrustLists, type TrustListDocument } from './grants/evidence/trust-list-document';
 
 /** The trust-lists source a variable names parses (a readable file, or inline JSON) as a trust-lists document. */
@@ -50,7 +57,9 @@ export class OapAuthorizerConfig extends PlatformConfig {
    * read and parsed once, by the validation at boot.
    */
   trustLists(): TrustListDocument {
-    this.#trustLists ??= parseTrustLists(this.OAP_TRUST_LISTS_FILE ? readFileSync(this.OAP_TRUST_LISTS_FILE, 'utf8') : this.OAP_TRUST_LISTS);
+    this.#trustLists ??= parseTrustLists(
+      this.OAP_TRUST_LISTS_FILE ? readFileSync(this.OAP_TRUST_LISTS_FILE, 'utf8') : this.OAP_TRUST_LISTS,
+    );
     return this.#trustLists;
   }
 }

@@ -60,7 +60,28 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
 /** oap-authorizer: agent identities, authorities, POST /api/v1/grants and the 15-step cascade, agent tokens, capability documents, escalations, revocations, verification endpoints. */
 @Module({
   imports: [VouchesModule],
-  controllers: [CapabilitiesController, CapabilityDocumentInvalidations, ManifestTransparencyController, AgentsController, AgentIdentitiesController, ApplicationAgentsController, AuthoritiesController, GrantsController, EscalationsController, VerificationController, OapCredentialsController, VersionController, McpServersController, OapRpcHandlers, PersonDataRpcHandlers, ApprovalRequestRpcHandlers, AuthorityProposalRpcHandlers, PersonAuthoritiesRpcHandlers, TokenExchangeRpcHandlers, ApprovalOutcomesConsumer],
+  controllers: [
+    CapabilitiesController,
+    CapabilityDocumentInvalidations,
+    ManifestTransparencyController,
+    AgentsController,
+    AgentIdentitiesController,
+    ApplicationAgentsController,
+    AuthoritiesController,
+    GrantsController,
+    EscalationsController,
+    VerificationController,
+    OapCredentialsController,
+    VersionController,
+    McpServersController,
+    OapRpcHandlers,
+    PersonDataRpcHandlers,
+    ApprovalRequestRpcHandlers,
+    AuthorityProposalRpcHandlers,
+    PersonAuthoritiesRpcHandlers,
+    TokenExchangeRpcHandlers,
+    ApprovalOutcomesConsumer,
+  ],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
     AgentsRepository,
@@ -99,6 +120,15 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
     RevokeGrant,
     GrantStatusDirectory,
   ],
-  exports: [VouchesModule, RegisterAgent, PublishCapabilities, RecordAgentReputation, CreateAuthority, ResolveEscalation, RecordEscalationVote, RevokeGrant],
+  exports: [
+    VouchesModule,
+    RegisterAgent,
+    PublishCapabilities,
+    RecordAgentReputation,
+    CreateAuthority,
+    ResolveEscalation,
+    RecordEscalationVote,
+    RevokeGrant,
+  ],
 })
 export class OapAuthorizerModule {}

@@ -41,7 +41,16 @@ export function authority(bounds: AuthorityBounds, overrides: Partial<Authority>
 }
 
 export function history(overrides: Partial<GrantHistory> = {}): GrantHistory {
-  return { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', month: '0', recentActions: [], grantedActions: new Set(), ...overrides };
+  return {
+    total: 0,
+    lastMinute: 0,
+    buckets: { minute: 0, hour: 0, day: 0 },
+    aggregate: '0',
+    month: '0',
+    recentActions: [],
+    grantedActions: new Set(),
+    ...overrides,
+  };
 }
 
 export function request(overrides: Partial<GrantRequest> = {}): GrantRequest {
@@ -59,7 +68,15 @@ export function request(overrides: Partial<GrantRequest> = {}): GrantRequest {
 
 /** A context whose authority has exactly `bounds`; everything else inside any bound. */
 export function context(bounds: AuthorityBounds, overrides: Partial<CascadeContext> = {}): CascadeContext {
-  return { now: NOW, request: request(), authority: authority(bounds), agent: AGENT, currentManifestSha256: 'm1', history: history(), ...overrides };
+  return {
+    now: NOW,
+    request: request(),
+    authority: authority(bounds),
+    agent: AGENT,
+    currentManifestSha256: 'm1',
+    history: history(),
+    ...overrides,
+  };
 }
 
 export const PASS: StepResult = { outcome: 'pass' };
@@ -72,4 +89,12 @@ export function run(step: CascadeStep, ctx: CascadeContext): StepResult {
   return step.check(ctx);
 }
 
-export const hop = (iss: string, aud: string, sub: string, at: string, scope: string): DelegationHop => ({ iss, aud, sub, delegated_at: at, scope, purpose: 'shopping', jti: `${iss}-${at}` });
+export const hop = (iss: string, aud: string, sub: string, at: string, scope: string): DelegationHop => ({
+  iss,
+  aud,
+  sub,
+  delegated_at: at,
+  scope,
+  purpose: 'shopping',
+  jti: `${iss}-${at}`,
+});

@@ -33,7 +33,14 @@ import { OVERSIGHT_OUTBOX } from './tokens';
 @Module({
   // The routes controller comes before the attestations controller only for readability:
   // Fastify matches the static `agent_class_routes` / `heartbeat` segments before `:attestation_id`.
-  controllers: [AttestersController, AgentClassRoutesController, PolicyEnginesController, AttestationsController, OversightRpcHandlers, ApprovalOutcomes],
+  controllers: [
+    AttestersController,
+    AgentClassRoutesController,
+    PolicyEnginesController,
+    AttestationsController,
+    OversightRpcHandlers,
+    ApprovalOutcomes,
+  ],
   providers: [
     { provide: OVERSIGHT_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OVERSIGHT_SCHEMA), inject: [OutboxRegistry] },
     AttestersRepository,
@@ -58,6 +65,14 @@ import { OVERSIGHT_OUTBOX } from './tokens';
     SetPolicyEngine,
     EvaluateGrant,
   ],
-  exports: [AuthenticateAttester, GrantElevation, ResolveEscalation, ResolveAgentClassRoute, AuthZenAttestationAdapter, SubmitAttestation, AttestersRepository],
+  exports: [
+    AuthenticateAttester,
+    GrantElevation,
+    ResolveEscalation,
+    ResolveAgentClassRoute,
+    AuthZenAttestationAdapter,
+    SubmitAttestation,
+    AttestersRepository,
+  ],
 })
 export class OversightWitnessModule {}

@@ -37,23 +37,34 @@ export class PersonDataRpcHandlers {
       return { parts: [], recordIds: [], authorityIds: [], affected };
     }
     if (request.action !== 'export' || ids.length === 0) return { parts: [], recordIds: [], authorityIds: [], affected: 0 };
-    const receipts: Array<{ record_id: string; record_type: string; document: string; document_sha256: string; frozen_at: Date }> = await queryRows(
-      this.dataSource,
-      `SELECT record_id, record_type, document, document_sha256, frozen_at FROM receipts.frozen_receipts WHERE application_id = $1 AND record_id = ANY($2) ORDER BY frozen_at, record_id`,
-      [request.applicationId, ids],
-    );
+    const receipts: Array<{ record_id: string; record_type: string; document: string; document_sha256: string; frozen_at: Date }> =
+      await queryRows(
+        this.dataSource,
+        `SELECT record_id, record_type, document, document_sha256, frozen_at FROM receipts.frozen_receipts WHERE application_id = $1 AND record_id = ANY($2) ORDER BY frozen_at, record_id`,
+        [request.applicationId, ids],
+      );
     const found = receipts.map((r) => r.record_id);
     const transitions: Array<{ record_id: string; transition_type: string; transition: string; occurred_at: Date }> =
       found.length === 0
         ? []
-        : await queryRows(this.dataSource, `SELECT record_id, transition_type, transition, occurred_at FROM receipts.receipt_transitions WHERE record_id = ANY($1) ORDER BY seq`, [found]);
+        : await queryRows(
+            this.dataSource,
+            `SELECT record_id, transition_type, transition, occurred_at FROM receipts.receipt_transitions WHERE record_id = ANY($1) ORDER BY seq`,
+            [found],
+          );
     const items = receipts.map((r) => ({
       record_id: r.record_id,
       record_type: r.record_type,
       document_sha256: r.document_sha256,
       frozen_at: r.frozen_at.toISOString(),
       document: JSON.parse(r.document) as unknown,
-      transitions: transitions.filter((t) => t.record_id === r.record_id).map((t) => ({ type: t.transition_type, occurred_at: t.occurred_at.toISOString(), transition: JSON.parse(t.transition) as unknown })),
+      transitions: transitions
+        .filter((t) => t.record_id === r.record_id)
+        .map((t) => ({
+          type: t.transition_type,
+          occurred_at: t.occurred_at.toISOString(),
+          transition: JSON.parse(t.transition) as unknown,
+        })),
     }));
     return { parts: [{ name: 'receipts/receipts', itemsJson: JSON.stringify(items) }], recordIds: [], authorityIds: [], affected: 0 };
   }

@@ -19,7 +19,8 @@ function parseObject(json: string, field: string): Record<string, unknown> {
   } catch {
     throw receiptsError('receipt_input_invalid', `${field} is not JSON`, { field });
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw receiptsError('receipt_input_invalid', `${field} is not a JSON object`, { field });
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw receiptsError('receipt_input_invalid', `${field} is not a JSON object`, { field });
   return value as Record<string, unknown>;
 }
 
@@ -38,9 +39,11 @@ export class ReceiptsRpcHandlers {
 
   @RpcHandler('receipts.freeze')
   async freezeReceipt(request: RpcRequest<'receipts.freeze'>): Promise<RpcReplyInit<'receipts.freeze'>> {
-    if (!(RPC_SOURCES as readonly string[]).includes(request.source)) throw receiptsError('receipt_input_invalid', 'source must be consent-records or oap-authorizer', { field: 'source' });
+    if (!(RPC_SOURCES as readonly string[]).includes(request.source))
+      throw receiptsError('receipt_input_invalid', 'source must be consent-records or oap-authorizer', { field: 'source' });
     const input = parseObject(request.inputJson, 'input_json');
-    if (!(RECORD_TYPES as readonly unknown[]).includes(input.kind)) throw receiptsError('receipt_input_invalid', 'input_json.kind is not a record type', { field: 'input_json.kind' });
+    if (!(RECORD_TYPES as readonly unknown[]).includes(input.kind))
+      throw receiptsError('receipt_input_invalid', 'input_json.kind is not a record type', { field: 'input_json.kind' });
     try {
       // A dry build: malformed JSON shapes fail here as a TypeError, before any write.
       buildReceipt(input as unknown as ReceiptInput);
@@ -58,7 +61,12 @@ export class ReceiptsRpcHandlers {
     if (typeof transition.type !== 'string' || typeof transition.at !== 'string') {
       throw receiptsError('receipt_input_invalid', 'transition_json needs a type and an at', { field: 'transition_json' });
     }
-    const appended = await this.append.execute(request.applicationId, request.recordId, transition as unknown as ReceiptTransition, request.idempotencyKey || undefined);
+    const appended = await this.append.execute(
+      request.applicationId,
+      request.recordId,
+      transition as unknown as ReceiptTransition,
+      request.idempotencyKey || undefined,
+    );
     return { appended };
   }
 }

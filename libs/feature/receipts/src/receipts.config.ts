@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { PlatformConfig, REGIONS, regionCountries, regionUrls } from '@svc/config';
-import { IsOptional, IsString, Validate, type ValidationArguments, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import {
+  IsOptional,
+  IsString,
+  Validate,
+  type ValidationArguments,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+} from 'class-validator';
 import { didWebOf } from './credentials/issuer-identity';
 import { parseTrustList, type TrustListDocument, type TrustedIssuer } from './presentations/trust-list';
 

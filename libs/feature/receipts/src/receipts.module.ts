@@ -37,7 +37,22 @@ import { RenderReceipt } from './use-cases/render-receipt.use-case';
  * they attest, and withdrawals revoke them in the intake's transaction.
  */
 @Module({
-  controllers: [ReceiptsController, DisclosureReceiptsController, PublicDocumentsController, ReceiptsRpcHandlers, PersonDataRpcHandlers, IssuerDocumentsController, CredentialIssuanceController, CredentialsController, PresentationsController, ConsentRecordEvents, AuthorityEvents, ApprovalEvents, ApprovalDecisions, AgentRegistrations],
+  controllers: [
+    ReceiptsController,
+    DisclosureReceiptsController,
+    PublicDocumentsController,
+    ReceiptsRpcHandlers,
+    PersonDataRpcHandlers,
+    IssuerDocumentsController,
+    CredentialIssuanceController,
+    CredentialsController,
+    PresentationsController,
+    ConsentRecordEvents,
+    AuthorityEvents,
+    ApprovalEvents,
+    ApprovalDecisions,
+    AgentRegistrations,
+  ],
   providers: [
     ReceiptsRepository,
     FreezeReceipt,

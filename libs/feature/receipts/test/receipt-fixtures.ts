@@ -29,7 +29,13 @@ export function consentInput(overrides: Partial<ConsentRecordInput> = {}): Conse
     given_at: '2026-01-01T10:00:00.000Z',
     validity_duration: 'P1Y',
     parties: [
-      { party_id: 'tp_us_aaaaaaaaaaaaaaaaaaaa', party_name: 'Acme Ltd', party_role: 'controller', party_type: 'organization', provenance: 'display_name' },
+      {
+        party_id: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
+        party_name: 'Acme Ltd',
+        party_role: 'controller',
+        party_type: 'organization',
+        provenance: 'display_name',
+      },
       { party_id: 'subj_9f2c', party_name: 'Subject 9f2c', party_role: 'principal', party_type: 'natural_person', provenance: 'declared' },
     ],
     processing: {
@@ -39,7 +45,12 @@ export function consentInput(overrides: Partial<ConsentRecordInput> = {}): Conse
       recipient_third_parties: [],
       privacy_rights: ['access', 'erasure'],
     },
-    collection: { collection_channel: 'hosted', delivery_mode: 'embed', consent_flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa', recorded_at: '2026-01-01T10:00:01Z' },
+    collection: {
+      collection_channel: 'hosted',
+      delivery_mode: 'embed',
+      consent_flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa',
+      recorded_at: '2026-01-01T10:00:01Z',
+    },
     ...overrides,
   };
 }
@@ -66,12 +77,20 @@ export function noticeInput(overrides: Partial<NoticeRecordInput> = {}): NoticeR
     shown_by: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
     parties: [
       { party_id: 'tp_us_aaaaaaaaaaaaaaaaaaaa', party_name: 'Acme Ltd', party_role: 'controller' },
-      { party_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', party_name: 'agent_us_aaaaaaaaaaaaaaaaaaaa', party_role: 'agent', party_type: 'software_agent', provenance: 'declared' },
+      {
+        party_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+        party_name: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+        party_role: 'agent',
+        party_type: 'software_agent',
+        provenance: 'declared',
+      },
     ],
     processing: {},
     collection: {
       collection_channel: 'controller_attested',
-      agent_disclosures: [{ agent_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', disclosed_at: '2026-01-01T09:00:00.000Z', provenance: 'operator_declared' }],
+      agent_disclosures: [
+        { agent_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', disclosed_at: '2026-01-01T09:00:00.000Z', provenance: 'operator_declared' },
+      ],
     },
     ...overrides,
   };
@@ -97,7 +116,13 @@ export function authorityInput(overrides: Partial<AuthorityInput> = {}): Authori
     granted_at: '2026-01-01T00:00:00Z',
     parties: [
       { party_id: 'tp_us_aaaaaaaaaaaaaaaaaaaa', party_name: 'Acme Ltd', party_role: 'controller' },
-      { party_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', party_name: 'Shopper bot', party_role: 'agent', party_type: 'software_agent', provenance: 'declared' },
+      {
+        party_id: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+        party_name: 'Shopper bot',
+        party_role: 'agent',
+        party_type: 'software_agent',
+        provenance: 'declared',
+      },
     ],
     processing: {},
     extensions: { grant_integrity: { content_sha256: 'a'.repeat(64), key_versions: ['oap-us-v1'] }, delegation_chain_root: 'subj_9f2c' },

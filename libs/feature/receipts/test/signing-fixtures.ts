@@ -15,7 +15,11 @@ export function testSigningKey(kid = 'oap-us-v1'): { key: ActiveSigningKey; jwks
  * node:crypto and jose: re-canonicalisation is done by the caller-supplied function so this file
  * shares nothing with the signer but the wire format (RFC 7515 signing input of a detached JWS).
  */
-export function naclVerify(receiptText: string, jwks: { keys: Array<Record<string, string>> }, canonicalise: (value: unknown) => string): boolean {
+export function naclVerify(
+  receiptText: string,
+  jwks: { keys: Array<Record<string, string>> },
+  canonicalise: (value: unknown) => string,
+): boolean {
   const receipt = JSON.parse(receiptText) as { record: unknown; signature: { jws: string } };
   const [protectedB64, payloadB64, signatureB64] = receipt.signature.jws.split('.');
   if (payloadB64 !== '' || !protectedB64 || !signatureB64) return false;
@@ -23,7 +27,11 @@ export function naclVerify(receiptText: string, jwks: { keys: Array<Record<strin
   const jwk = jwks.keys.find((k) => k.kid === header.kid);
   if (!jwk || header.alg !== 'EdDSA') return false;
   const signingInput = `${protectedB64}.${Buffer.from(canonicalise(receipt.record), 'utf8').toString('base64url')}`;
-  return nacl.sign.detached.verify(Buffer.from(signingInput, 'ascii'), Buffer.from(signatureB64, 'base64url'), Buffer.from(jwk.x!, 'base64url'));
+  return nacl.sign.detached.verify(
+    Buffer.from(signingInput, 'ascii'),
+    Buffer.from(signatureB64, 'base64url'),
+    Buffer.from(jwk.x!, 'base64url'),
+  );
 }
 
 /** Flips one byte of a JSON text inside a string value (so the result stays JSON and schema-valid). */

@@ -9,13 +9,26 @@ import { serviceForPath, type ServiceName } from './route-table';
  */
 export const PROXIED_BODY_LIMIT_BYTES = 64 * 1_048_576;
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 
 /**
  * Takes the instances of each service in turn (round robin), as a Kubernetes Service spreads
  * connections over a Deployment's replicas: a service given one URL always gets that URL.
  */
-export function roundRobin(upstreams: Partial<Record<ServiceName, string | readonly string[]>>): (service: ServiceName) => string | undefined {
+export function roundRobin(
+  upstreams: Partial<Record<ServiceName, string | readonly string[]>>,
+): (service: ServiceName) => string | undefined {
   const turns = new Map<ServiceName, number>();
   return (service) => {
     const configured = upstreams[service];
@@ -32,7 +45,11 @@ export function roundRobin(upstreams: Partial<Record<ServiceName, string | reado
  * body unchanged (signatures over raw bodies must survive the hop). A service with several
  * instances gets its requests in turn ({@link roundRobin}).
  */
-export function installProxy(fastify: FastifyInstance, upstreams: Partial<Record<ServiceName, string | readonly string[]>>, self: ServiceName = 'residency-router'): void {
+export function installProxy(
+  fastify: FastifyInstance,
+  upstreams: Partial<Record<ServiceName, string | readonly string[]>>,
+  self: ServiceName = 'residency-router',
+): void {
   const next = roundRobin(upstreams);
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (_request, payload, done) => done(null, payload));

@@ -18,11 +18,7 @@ export function installRegionGuard(fastify: FastifyInstance, config: RegionGuard
     if (verdict.action === 'local' || !isRegion(verdict.homeRegion)) return;
     const home = homeRegionOf(config, verdict.homeRegion);
     if (verdict.action === 'redirect' && home.url) {
-      return reply
-        .status(307)
-        .header('location', `${home.url}${request.url}`)
-        .header('cache-control', 'public, max-age=86400')
-        .send();
+      return reply.status(307).header('location', `${home.url}${request.url}`).header('cache-control', 'public, max-age=86400').send();
     }
     const path = request.url.split('?', 1)[0] ?? '';
     // The spec names its own code for an attestation refresh that reached the wrong region.

@@ -1,9 +1,7 @@
 import { regionSegmentOf } from '@svc/ids';
 
 export type RegionVerdict =
-  | { action: 'local' }
-  | { action: 'misdirected'; homeRegion: string }
-  | { action: 'redirect'; homeRegion: string };
+  { action: 'local' } | { action: 'misdirected'; homeRegion: string } | { action: 'redirect'; homeRegion: string };
 
 /** Public, cacheable documents a foreign router redirects (307) to the home region instead of refusing. */
 const REDIRECTABLE = /^\/api\/v1\/agents\/[^/]+\/capabilities$/;

@@ -7,6 +7,8 @@ import { Matches } from 'class-validator';
  */
 export class ResidencyProxyConfig extends ProcessConfig {
   /** Comma-separated `service=url` pairs, e.g. `decision-gateway=http://gateway:8080,...`. */
-  @Matches(/^([a-z-]+=https?:\/\/[^,\s]+)(,[a-z-]+=https?:\/\/[^,\s]+)*$/, { message: 'SERVICE_URLS must be service=url pairs separated by commas' })
+  @Matches(/^([a-z-]+=https?:\/\/[^,\s]+)(,[a-z-]+=https?:\/\/[^,\s]+)*$/, {
+    message: 'SERVICE_URLS must be service=url pairs separated by commas',
+  })
   SERVICE_URLS!: string;
 }

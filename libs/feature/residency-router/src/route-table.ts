@@ -30,16 +30,25 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   { match: /^\/capture\/v1\//, service: 'consent-records' },
   { match: /^\/api\/v1\/oap\/attestations(\/|$)|^\/api\/v1\/trusted_attesters(\/|$)/, service: 'oversight-witness' },
   {
-    match: /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|mcp_servers|vouches|trust_scores)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
+    match:
+      /^\/api\/v1\/(grants|agents|agent_identities|application_agents|authorities|mcp_servers|vouches|trust_scores)(\/|$)|^\/api\/v1\/oap\/(version|escalations|revocations)(\/|$)|^\/mcp\//,
     service: 'oap-authorizer',
   },
   // Capability manifest versions are oap-authorizer's, under the audit log's transparency path.
   { match: /^\/\.well-known\/transparency\/agents\/[^/]+\/manifests(\/|$)/, service: 'oap-authorizer' },
-  { match: /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration|oauth-protected-resource)(\/|$)/, service: 'oap-authorizer' },
+  {
+    match:
+      /^\/\.well-known\/(oap-attestation|oap-revocation-list|oap-credentials|svc-verify|svc-decode|mcp-configuration|oauth-protected-resource)(\/|$)/,
+    service: 'oap-authorizer',
+  },
   // postMessage v2 schemas and the browser SDK (hosted pages) — before the receipts rule that owns /schemas/.
   { match: /^\/schemas\/postmessage\/|^\/cdn\//, service: 'decision-gateway' },
   { match: /^\/api\/v1\/(consent_receipts|authorization_receipts|disclosure_receipts)(\/|$)|^\/schemas\//, service: 'receipts' },
-  { match: /^\/\.well-known\/(jwks\.json|did\.json|openid-credential-issuer)$|^\/\.well-known\/(credential-status|oauth-authorization-server)\//, service: 'receipts' },
+  {
+    match:
+      /^\/\.well-known\/(jwks\.json|did\.json|openid-credential-issuer)$|^\/\.well-known\/(credential-status|oauth-authorization-server)\//,
+    service: 'receipts',
+  },
   // The Verify surface's credentials and presentations (issuer, status lists, verifier).
   { match: /^\/api\/v1\/(credentials|presentations)(\/|$)/, service: 'receipts' },
   { match: /^\/api\/v1\/audit(\/|$)|^\/\.well-known\/(witness-configuration|transparency)(\/|$)/, service: 'audit-chain' },
@@ -73,7 +82,8 @@ export function parseServiceUrls(value: string): Partial<Record<ServiceName, str
   const result: Partial<Record<ServiceName, string[]>> = {};
   for (const pair of value.split(',').filter(Boolean)) {
     const [name, url] = pair.split('=', 2);
-    if (!name || !url || !(SERVICE_NAMES as readonly string[]).includes(name)) throw new Error(`SERVICE_URLS entry "${pair}" is not <service>=<url>`);
+    if (!name || !url || !(SERVICE_NAMES as readonly string[]).includes(name))
+      throw new Error(`SERVICE_URLS entry "${pair}" is not <service>=<url>`);
     const base = url.replace(/\/$/, '');
     const urls = (result[name as ServiceName] ??= []);
     if (!urls.includes(base)) urls.push(base);

@@ -76,7 +76,10 @@ describe('route table', () => {
   });
 
   it('parses SERVICE_URLS and refuses unknown service names', () => {
-    expect(parseServiceUrls('receipts=http://r:8080/,audit-chain=http://a:8080')).toEqual({ receipts: ['http://r:8080'], 'audit-chain': ['http://a:8080'] });
+    expect(parseServiceUrls('receipts=http://r:8080/,audit-chain=http://a:8080')).toEqual({
+      receipts: ['http://r:8080'],
+      'audit-chain': ['http://a:8080'],
+    });
     expect(() => parseServiceUrls('billing=http://b')).toThrow(/billing/);
   });
 

@@ -15,6 +15,15 @@ export { newDeliveryId, newSubscriptionId } from './ids';
 export { documentedWebhooks, WEBHOOK_DELIVERY_HEADERS } from './webhook-documentation';
 export { SsfIntake } from './ssf/ssf-intake';
 export { SetDeliveryWorker } from './ssf/set-delivery-worker';
-export { CAEP_SESSION_REVOKED, CAEP_TOKEN_CLAIMS_CHANGE, SSF_EVENTS_SUPPORTED, SSF_SOURCE_EVENTS, SSF_VERIFICATION, securityEventOf, type SecurityEvent, type SubjectIdentifier } from './ssf/security-events';
+export {
+  CAEP_SESSION_REVOKED,
+  CAEP_TOKEN_CLAIMS_CHANGE,
+  SSF_EVENTS_SUPPORTED,
+  SSF_SOURCE_EVENTS,
+  SSF_VERIFICATION,
+  securityEventOf,
+  type SecurityEvent,
+  type SubjectIdentifier,
+} from './ssf/security-events';
 export { SET_TYPE } from './ssf/set-signer';
 export { PUSH_DELIVERY_METHOD } from './ssf/ssf-stream';

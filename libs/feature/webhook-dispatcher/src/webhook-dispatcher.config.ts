@@ -2,7 +2,6 @@ import { Transform } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
 import { PlatformConfig, intFromEnv } from '@svc/config';
 
-
 /** Variables of webhook-dispatcher (validated at boot with every feature's, failing by name). */
 export class WebhookDispatcherConfig extends PlatformConfig {
   /** Days a completed delivery keeps its payload in the delivery log; the attempts stay. Default 30. */

@@ -1,5 +1,12 @@
 import type { DescMessage } from '@bufbuild/protobuf';
-import { EVENTS, SEALED_PERSONAL_DATA_FIELD, WEBHOOK_SOURCE_EVENT_TYPES, webhookTypesOf, type WebhookEventType, type WebhookSourceEventType } from '@svc/contracts';
+import {
+  EVENTS,
+  SEALED_PERSONAL_DATA_FIELD,
+  WEBHOOK_SOURCE_EVENT_TYPES,
+  webhookTypesOf,
+  type WebhookEventType,
+  type WebhookSourceEventType,
+} from '@svc/contracts';
 import { protoMessageSchemas, type DocumentedWebhook } from '@svc/server';
 import { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData, TestWebhookData } from './intake/webhook-data.response';
 import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE, type SubscribableEventType } from './webhook-events';
@@ -11,7 +18,8 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'consent.denied': 'A person granted no purpose',
   'consent.revoked': 'A consent was withdrawn (a session revoked, or a recorded consent withdrawn)',
   'consent.purpose_revoked': 'One purpose of a consent was withdrawn',
-  'consent.expired': "A consent reached the end of its term or of a data policy's retention and the retention sweep ended it (data: record, purposes granted until then, reason consent_duration|retention_policy, policy, expired_at)",
+  'consent.expired':
+    "A consent reached the end of its term or of a data policy's retention and the retention sweep ended it (data: record, purposes granted until then, reason consent_duration|retention_policy, policy, expired_at)",
   'approval.granted': 'Approvers granted an escalated agent request',
   'approval.denied': 'Approvers denied an escalated agent request',
   'approval.countered': 'An approver countered an escalated agent request with other bounds',
@@ -29,16 +37,21 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'collaboration.member_accepted': 'An invited application or person accepted its invitation into a collaboration',
   'collaboration.member_declined': 'An invited application or person declined its invitation into a collaboration',
   'collaboration.member_revoked': 'The owner removed an invitation or a member from a collaboration',
-  'agreement.amendment_rejected': 'An amendment of an active agreement can no longer reach its quorum (declined, countered or expired); the agreement keeps its document',
+  'agreement.amendment_rejected':
+    'An amendment of an active agreement can no longer reach its quorum (declined, countered or expired); the agreement keeps its document',
   'delegation.offered': 'A person offered a delegation grant to another person (or an operator created one on reviewed evidence)',
   'delegation.accepted': 'The delegate accepted a delegation grant',
   'delegation.revoked': 'A delegation grant was revoked by the principal or the delegate',
-  'grant.revoked': 'An OAP grant was revoked: its agent token and runtime receipt no longer hold (svc-verify answers revoked in every region)',
+  'grant.revoked':
+    'An OAP grant was revoked: its agent token and runtime receipt no longer hold (svc-verify answers revoked in every region)',
   'authority.revoked': "An agent's authority was revoked: no grant is issued under it any more",
-  'data_request.received': 'A data subject request (access, portability, rectification, erasure, objection, restriction) was received; its legal clock runs 30 days (data: request, person, kind, status, due_at)',
+  'data_request.received':
+    'A data subject request (access, portability, rectification, erasure, objection, restriction) was received; its legal clock runs 30 days (data: request, person, kind, status, due_at)',
   'data_request.in_progress': 'The application started working on a data subject request',
-  'data_request.extended': 'A data subject request was extended once, with a reason, by up to 60 days (GDPR Art. 12(3)); due_at is the new deadline',
-  'data_request.completed': 'A data subject request was fulfilled (an access or portability export is ready, an erasure done, an objection or restriction recorded, contact data rectified)',
+  'data_request.extended':
+    'A data subject request was extended once, with a reason, by up to 60 days (GDPR Art. 12(3)); due_at is the new deadline',
+  'data_request.completed':
+    'A data subject request was fulfilled (an access or portability export is ready, an erasure done, an objection or restriction recorded, contact data rectified)',
   'data_request.rejected': 'A data subject request was rejected with a reason (kept in the home region, not in the event)',
   'webhook.delivery_failed': 'A delivery failed for good after its last attempt',
   'webhook.test': 'A test delivery requested through the API (never subscribable)',
@@ -48,7 +61,10 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
  * The `data` the intake's mapping builds for each bus event the catalogue delivers under another
  * name (`webhook.as`): consent-records' record events, beside the session events of that name.
  */
-const MAPPED_DATA: Record<Exclude<WebhookSourceEventType, WebhookEventType>, typeof ConsentRecordWebhookData | typeof ConsentRecordRevokedWebhookData> = {
+const MAPPED_DATA: Record<
+  Exclude<WebhookSourceEventType, WebhookEventType>,
+  typeof ConsentRecordWebhookData | typeof ConsentRecordRevokedWebhookData
+> = {
   'consent.recorded': ConsentRecordWebhookData,
   'consent.record_revoked': ConsentRecordRevokedWebhookData,
 };
@@ -63,15 +79,52 @@ export const WEBHOOK_DELIVERY_HEADERS: Record<string, Json> = {
     name: 'X-Svc-Signature',
     in: 'header',
     required: true,
-    description: '`v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated',
+    description:
+      '`v1=<hex>`: HMAC-SHA256 keyed with the subscription secret over `<X-Svc-Timestamp>.<raw body>`; during a rotation both secrets sign, space separated',
     schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}( v1=[0-9a-f]{64})*$' },
   },
-  WebhookSvcTimestamp: { name: 'X-Svc-Timestamp', in: 'header', required: true, description: 'Unix seconds of the attempt; refuse deliveries older than 5 minutes', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  WebhookSvcEventId: { name: 'X-Svc-Event-ID', in: 'header', required: true, description: "The event's id, the same on every retry: deduplicate on it", schema: { type: 'string' } },
-  WebhookSvcEventType: { name: 'X-Svc-Event-Type', in: 'header', required: true, description: 'The event type (the body\'s `event`)', schema: { type: 'string' } },
-  StandardWebhookId: { name: 'webhook-id', in: 'header', required: false, description: 'Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`)', schema: { type: 'string' } },
-  StandardWebhookTimestamp: { name: 'webhook-timestamp', in: 'header', required: false, description: 'Standard Webhooks: Unix seconds of the attempt', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  StandardWebhookSignature: { name: 'webhook-signature', in: 'header', required: false, description: 'Standard Webhooks: `v1,<base64>` signatures, space separated', schema: { type: 'string' } },
+  WebhookSvcTimestamp: {
+    name: 'X-Svc-Timestamp',
+    in: 'header',
+    required: true,
+    description: 'Unix seconds of the attempt; refuse deliveries older than 5 minutes',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  WebhookSvcEventId: {
+    name: 'X-Svc-Event-ID',
+    in: 'header',
+    required: true,
+    description: "The event's id, the same on every retry: deduplicate on it",
+    schema: { type: 'string' },
+  },
+  WebhookSvcEventType: {
+    name: 'X-Svc-Event-Type',
+    in: 'header',
+    required: true,
+    description: "The event type (the body's `event`)",
+    schema: { type: 'string' },
+  },
+  StandardWebhookId: {
+    name: 'webhook-id',
+    in: 'header',
+    required: false,
+    description: 'Standard Webhooks: the event id (subscriptions with `signature_formats` including `standard_webhooks`)',
+    schema: { type: 'string' },
+  },
+  StandardWebhookTimestamp: {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: false,
+    description: 'Standard Webhooks: Unix seconds of the attempt',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  StandardWebhookSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: false,
+    description: 'Standard Webhooks: `v1,<base64>` signatures, space separated',
+    schema: { type: 'string' },
+  },
 };
 
 function envelope(event: string, data: Json): Json {
@@ -113,6 +166,11 @@ export function documentedWebhooks(): DocumentedWebhook[] {
     const data = branches.length === 1 ? branches[0]! : { anyOf: branches };
     hooks.push({ event, summary: SUMMARIES[event], body: envelope(event, data), schemas, classes });
   }
-  hooks.push({ event: TEST_EVENT_TYPE, summary: SUMMARIES[TEST_EVENT_TYPE], body: envelope(TEST_EVENT_TYPE, { $ref: `#/components/schemas/${TestWebhookData.name}` }), classes: [TestWebhookData] });
+  hooks.push({
+    event: TEST_EVENT_TYPE,
+    summary: SUMMARIES[TEST_EVENT_TYPE],
+    body: envelope(TEST_EVENT_TYPE, { $ref: `#/components/schemas/${TestWebhookData.name}` }),
+    classes: [TestWebhookData],
+  });
   return hooks;
 }

@@ -45,7 +45,19 @@ describe('webhook membership from the event catalogue', () => {
 
   it('derives the intake filters, and so the durable names, of before', () => {
     expect([...INTAKE_SUBJECT_FILTERS].sort()).toEqual(
-      ['consent.>', 'approval.>', 'flow.activated', 'signature.>', 'agreement.>', 'collaboration.>', 'delegation.>', 'grant.revoked', 'authority.revoked', 'data_request.>', 'webhook.delivery_failed'].sort(),
+      [
+        'consent.>',
+        'approval.>',
+        'flow.activated',
+        'signature.>',
+        'agreement.>',
+        'collaboration.>',
+        'delegation.>',
+        'grant.revoked',
+        'authority.revoked',
+        'data_request.>',
+        'webhook.delivery_failed',
+      ].sort(),
     );
   });
 

@@ -1,5 +1,12 @@
 import type { EventTypeFilter } from '@svc/bus';
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_SOURCE_EVENT_TYPES, EVENT_CATALOGUE, isWebhookEventType, type EventType, type WebhookEventType } from '@svc/contracts';
+import {
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SOURCE_EVENT_TYPES,
+  EVENT_CATALOGUE,
+  isWebhookEventType,
+  type EventType,
+  type WebhookEventType,
+} from '@svc/contracts';
 
 /**
  * Event types an application can subscribe to (spec, Events → Webhooks): the public webhook types
@@ -39,4 +46,7 @@ export function intakeSubjectFilters(sources: readonly string[], catalogue: read
 }
 
 /** The intake's subject filters (see {@link intakeSubjectFilters}); each names its durable. */
-export const INTAKE_SUBJECT_FILTERS = intakeSubjectFilters(WEBHOOK_SOURCE_EVENT_TYPES, Object.keys(EVENT_CATALOGUE) as EventType[]) as readonly EventTypeFilter[];
+export const INTAKE_SUBJECT_FILTERS = intakeSubjectFilters(
+  WEBHOOK_SOURCE_EVENT_TYPES,
+  Object.keys(EVENT_CATALOGUE) as EventType[],
+) as readonly EventTypeFilter[];

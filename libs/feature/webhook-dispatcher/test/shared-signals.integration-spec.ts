@@ -7,7 +7,18 @@ import { EventMetaSchema, GrantRevokedSchema, eventSubject } from '@svc/contract
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { SigningKeyStore } from '@svc/key-store';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { LoopbackReceiver, createTestDatabase, deleteTestStreams, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type ReceivedWebhook, type TestDatabase } from '@svc/testing';
+import {
+  LoopbackReceiver,
+  createTestDatabase,
+  deleteTestStreams,
+  http,
+  testEnv,
+  testKeyEncryptionKey,
+  uniqueBusPrefix,
+  waitFor,
+  type ReceivedWebhook,
+  type TestDatabase,
+} from '@svc/testing';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { DataSource } from 'typeorm';
 import { CAEP_SESSION_REVOKED, SSF_VERIFICATION, SetDeliveryWorker, webhookDispatcherFeature } from '../src';
@@ -28,9 +39,16 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
   const auth = () => ({ authorization: `Bearer ${app.token}` });
   const url = (path: string) => `${proc.url}/api/v1/ssf/${path}`;
 
-  async function verified(request: ReceivedWebhook): Promise<{ header: Record<string, unknown>; claims: JWTPayload & Record<string, unknown> }> {
+  async function verified(
+    request: ReceivedWebhook,
+  ): Promise<{ header: Record<string, unknown>; claims: JWTPayload & Record<string, unknown> }> {
     const jwks = createLocalJWKSet(await proc.app.get(SigningKeyStore).jwks());
-    const { payload, protectedHeader } = await jwtVerify(request.rawBody, jwks, { issuer: issuer(), audience: app.id, typ: 'secevent+jwt', algorithms: ['EdDSA'] });
+    const { payload, protectedHeader } = await jwtVerify(request.rawBody, jwks, {
+      issuer: issuer(),
+      audience: app.id,
+      typ: 'secevent+jwt',
+      algorithms: ['EdDSA'],
+    });
     return { header: protectedHeader as Record<string, unknown>, claims: payload as JWTPayload & Record<string, unknown> };
   }
 
@@ -38,16 +56,34 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
     const bus = proc.app.get(BusConnection);
     const id = randomUUID();
     const message = create(GrantRevokedSchema, {
-      meta: create(EventMetaSchema, { eventId: id, eventType: 'grant.revoked', schemaVersion: 1, region: bus.region, applicationId: app.id, occurredAt: timestampFromDate(clock.now()) }),
+      meta: create(EventMetaSchema, {
+        eventId: id,
+        eventType: 'grant.revoked',
+        schemaVersion: 1,
+        region: bus.region,
+        applicationId: app.id,
+        occurredAt: timestampFromDate(clock.now()),
+      }),
       grantId,
       revokedAt: clock.now().toISOString(),
     });
-    await new EventPublisher(bus).publish({ id, eventType: 'grant.revoked', subject: eventSubject(bus.prefix, bus.region, 'grant.revoked'), data: toBinary(GrantRevokedSchema, message) });
+    await new EventPublisher(bus).publish({
+      id,
+      eventType: 'grant.revoked',
+      subject: eventSubject(bus.prefix, bus.region, 'grant.revoked'),
+      data: toBinary(GrantRevokedSchema, message),
+    });
     return id;
   }
 
   async function stream(path: string): Promise<string> {
-    const res = await http('POST', url('streams'), { headers: auth(), json: { delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: receiver.url(path), authorization_header: 'Bearer rcv' }, events_requested: [CAEP_SESSION_REVOKED] } });
+    const res = await http('POST', url('streams'), {
+      headers: auth(),
+      json: {
+        delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: receiver.url(path), authorization_header: 'Bearer rcv' },
+        events_requested: [CAEP_SESSION_REVOKED],
+      },
+    });
     expect(res.status).toBe(201);
     return res.body.stream_id as string;
   }
@@ -56,11 +92,19 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
     database = await createTestDatabase('ssf');
     prefix = uniqueBusPrefix();
     clock = new FakeClock('2026-11-28T12:00:00.000Z');
-    env = testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, KEY_ENCRYPTION_KEY: testKeyEncryptionKey(), WEBHOOK_POLL_MS: '20' });
+    env = testEnv({
+      REGION: 'us',
+      DATABASE_URL: database.url,
+      BUS_PREFIX: prefix,
+      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
+      WEBHOOK_POLL_MS: '20',
+    });
     await receiver.start();
     receiver.respond = () => 202;
     proc = await startProcess({ features: [decisionGatewayFeature, webhookDispatcherFeature], env, clock });
-    const created = await proc.app.get(CreateApplication).execute(CreateApplicationCommand.create({ name: 'ssf', environment: 'development' }));
+    const created = await proc.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'ssf', environment: 'development' }));
     app = { id: created.application.id, token: created.apiToken };
   });
   afterAll(async () => {
@@ -72,10 +116,16 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
 
   it('publishes the transmitter configuration', async () => {
     const res = await http('GET', `${proc.url}/.well-known/ssf-configuration`);
-    expect(res.body).toMatchObject({ spec_version: '1_0', issuer: issuer(), jwks_uri: `${issuer()}/.well-known/jwks.json`, delivery_methods_supported: ['urn:ietf:rfc:8935'], configuration_endpoint: `${issuer()}/api/v1/ssf/streams` });
+    expect(res.body).toMatchObject({
+      spec_version: '1_0',
+      issuer: issuer(),
+      jwks_uri: `${issuer()}/.well-known/jwks.json`,
+      delivery_methods_supported: ['urn:ietf:rfc:8935'],
+      configuration_endpoint: `${issuer()}/api/v1/ssf/streams`,
+    });
   });
 
-  it('pushes a revoked grant as a signed session-revoked SET with the receiver\'s Authorization header, once per bus event', async () => {
+  it("pushes a revoked grant as a signed session-revoked SET with the receiver's Authorization header, once per bus event", async () => {
     await stream('/push');
     const eventId = await publishGrantRevoked('ath_us_one');
     const [request] = await waitFor(() => (receiver.on('/push').length >= 1 ? receiver.on('/push') : undefined));
@@ -83,12 +133,33 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
     expect(request!.headers.authorization).toBe('Bearer rcv');
     const { header, claims } = await verified(request!);
     expect(header).toMatchObject({ alg: 'EdDSA', typ: 'secevent+jwt', kid: 'oap-us-v1' });
-    expect(claims).toMatchObject({ iss: issuer(), aud: app.id, txn: eventId, sub_id: { format: 'opaque', id: 'ath_us_one' }, events: { [CAEP_SESSION_REVOKED]: { initiating_entity: 'admin' } } });
+    expect(claims).toMatchObject({
+      iss: issuer(),
+      aud: app.id,
+      txn: eventId,
+      sub_id: { format: 'opaque', id: 'ath_us_one' },
+      events: { [CAEP_SESSION_REVOKED]: { initiating_entity: 'admin' } },
+    });
     expect(claims).not.toHaveProperty('exp');
     // The same bus event again (a redelivery) adds nothing.
     const bus = proc.app.get(BusConnection);
-    const again = create(GrantRevokedSchema, { meta: create(EventMetaSchema, { eventId, eventType: 'grant.revoked', schemaVersion: 1, region: 'us', applicationId: app.id, occurredAt: timestampFromDate(clock.now()) }), grantId: 'ath_us_one' });
-    await new EventPublisher(bus).publish({ id: `${eventId}-redelivered`, eventType: 'grant.revoked', subject: eventSubject(bus.prefix, bus.region, 'grant.revoked'), data: toBinary(GrantRevokedSchema, again) });
+    const again = create(GrantRevokedSchema, {
+      meta: create(EventMetaSchema, {
+        eventId,
+        eventType: 'grant.revoked',
+        schemaVersion: 1,
+        region: 'us',
+        applicationId: app.id,
+        occurredAt: timestampFromDate(clock.now()),
+      }),
+      grantId: 'ath_us_one',
+    });
+    await new EventPublisher(bus).publish({
+      id: `${eventId}-redelivered`,
+      eventType: 'grant.revoked',
+      subject: eventSubject(bus.prefix, bus.region, 'grant.revoked'),
+      data: toBinary(GrantRevokedSchema, again),
+    });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.on('/push')).toHaveLength(1);
   });
@@ -100,7 +171,11 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
     expect((await http('POST', url('verify'), { headers: auth(), json: { stream_id: id, state: 'ping' } })).status).toBe(204);
     await waitFor(() => (receiver.on('/flaky').length >= 1 ? true : undefined));
     const db = proc.app.get(DataSource);
-    await waitFor(async () => ((await db.query(`SELECT attempts FROM webhooks.ssf_deliveries WHERE stream_id = $1`, [id])) as Array<{ attempts: number }>)[0]?.attempts === 1 || undefined);
+    await waitFor(
+      async () =>
+        ((await db.query(`SELECT attempts FROM webhooks.ssf_deliveries WHERE stream_id = $1`, [id])) as Array<{ attempts: number }>)[0]
+          ?.attempts === 1 || undefined,
+    );
     clock.advance(29_000);
     proc.app.get(SetDeliveryWorker).kick();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -108,11 +183,22 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
     clock.advance(2_000);
     proc.app.get(SetDeliveryWorker).kick();
     const [, second] = await waitFor(() => (receiver.on('/flaky').length >= 2 ? receiver.on('/flaky') : undefined));
-    expect((await verified(second!)).claims).toMatchObject({ sub_id: { format: 'opaque', id }, events: { [SSF_VERIFICATION]: { state: 'ping' } } });
+    expect((await verified(second!)).claims).toMatchObject({
+      sub_id: { format: 'opaque', id },
+      events: { [SSF_VERIFICATION]: { state: 'ping' } },
+    });
 
     answers = [400];
     await publishGrantRevoked('ath_us_two');
-    await waitFor(async () => ((await db.query(`SELECT status FROM webhooks.ssf_deliveries WHERE stream_id = $1 AND event_type = $2`, [id, CAEP_SESSION_REVOKED])) as Array<{ status: string }>)[0]?.status === 'failed' || undefined);
+    await waitFor(
+      async () =>
+        (
+          (await db.query(`SELECT status FROM webhooks.ssf_deliveries WHERE stream_id = $1 AND event_type = $2`, [
+            id,
+            CAEP_SESSION_REVOKED,
+          ])) as Array<{ status: string }>
+        )[0]?.status === 'failed' || undefined,
+    );
     clock.advance(3_600_000);
     proc.app.get(SetDeliveryWorker).kick();
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -125,7 +211,11 @@ describe('Shared Signals transmitter with a loopback receiver and a fake clock',
     await http('POST', url('status'), { headers: auth(), json: { stream_id: id, status: 'paused' } });
     await publishGrantRevoked('ath_us_held');
     const db = proc.app.get(DataSource);
-    await waitFor(async () => ((await db.query(`SELECT count(*)::int AS n FROM webhooks.ssf_deliveries WHERE stream_id = $1`, [id])) as Array<{ n: number }>)[0]?.n === 1 || undefined);
+    await waitFor(
+      async () =>
+        ((await db.query(`SELECT count(*)::int AS n FROM webhooks.ssf_deliveries WHERE stream_id = $1`, [id])) as Array<{ n: number }>)[0]
+          ?.n === 1 || undefined,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.on('/paused')).toHaveLength(0);
     await http('POST', url('status'), { headers: auth(), json: { stream_id: id, status: 'enabled' } });

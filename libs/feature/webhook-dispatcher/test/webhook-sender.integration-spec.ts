@@ -14,10 +14,15 @@ describe('webhook sender target guard', () => {
     lookups += 1;
     const found = answers[hostname] ?? [];
     if (found.length === 0) callback(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
-    else callback(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    else
+      callback(
+        null,
+        found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
   };
   const sender = new WebhookSender({ connectTimeoutMs: 2_000, readTimeoutMs: 2_000, resolveAll });
-  const post = (url: string, environment: 'development' | 'production') => sender.post(url, { 'content-type': 'application/json' }, '{}', environment);
+  const post = (url: string, environment: 'development' | 'production') =>
+    sender.post(url, { 'content-type': 'application/json' }, '{}', environment);
 
   beforeAll(async () => {
     await receiver.start();

@@ -8,7 +8,18 @@ import { ConsentGrantedSchema, EventMetaSchema, WebhookDeliveryFailedSchema, eve
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { WebhookVerificationError, verifyWebhook } from '@svc/sdk-webhooks';
 import { startProcess, type RunningProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testEnv, testKeyEncryptionKey, uniqueBusPrefix, waitFor, type TestDatabase, LoopbackReceiver, type ReceivedWebhook } from '@svc/testing';
+import {
+  createTestDatabase,
+  deleteTestStreams,
+  http,
+  testEnv,
+  testKeyEncryptionKey,
+  uniqueBusPrefix,
+  waitFor,
+  type TestDatabase,
+  LoopbackReceiver,
+  type ReceivedWebhook,
+} from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { DeliveriesRepository, DeliveryWorker, EventIntake, newDeliveryId, webhookDispatcherFeature } from '../src';
 
@@ -33,7 +44,12 @@ async function createApp(process: RunningProcess, environment: 'development' | '
 }
 
 /** Publishes a `consent.granted` event for the application straight onto the region's bus; returns its id. */
-async function publishConsentGranted(process: RunningProcess, clock: FakeClock, applicationId: string, userIdentifier = 'user-1'): Promise<string> {
+async function publishConsentGranted(
+  process: RunningProcess,
+  clock: FakeClock,
+  applicationId: string,
+  userIdentifier = 'user-1',
+): Promise<string> {
   const bus = process.app.get(BusConnection);
   const id = randomUUID();
   const message = create(ConsentGrantedSchema, {
@@ -100,7 +116,9 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
   }
 
   async function deliveries(app: TestApp, subscriptionId: string): Promise<Array<Record<string, unknown>>> {
-    const res = await http<{ data: Array<Record<string, unknown>> }>('GET', `${subsUrl(app)}/${subscriptionId}/deliveries?limit=200`, { headers: auth(app) });
+    const res = await http<{ data: Array<Record<string, unknown>> }>('GET', `${subsUrl(app)}/${subscriptionId}/deliveries?limit=200`, {
+      headers: auth(app),
+    });
     expect(res.status).toBe(200);
     return res.body.data;
   }
@@ -122,14 +140,23 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
     });
 
   function hmac(secret: string, request: ReceivedWebhook): string {
-    return createHmac('sha256', secret).update(`${String(request.headers['x-svc-timestamp'])}.${request.rawBody}`).digest('hex');
+    return createHmac('sha256', secret)
+      .update(`${String(request.headers['x-svc-timestamp'])}.${request.rawBody}`)
+      .digest('hex');
   }
 
   beforeAll(async () => {
     database = await createTestDatabase('webhooks');
     prefix = uniqueBusPrefix();
     clock = new FakeClock('2026-11-22T12:00:00.000Z');
-    env = testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, KEY_ENCRYPTION_KEY: testKeyEncryptionKey(), WEBHOOK_POLL_MS: '20', WEBHOOK_MAX_SUBSCRIPTIONS: '3' });
+    env = testEnv({
+      REGION: 'us',
+      DATABASE_URL: database.url,
+      BUS_PREFIX: prefix,
+      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
+      WEBHOOK_POLL_MS: '20',
+      WEBHOOK_MAX_SUBSCRIPTIONS: '3',
+    });
     await receiver.start();
     proc = await startDispatcher(env, clock);
     base = proc.url;
@@ -154,7 +181,10 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
     });
 
     it('creates a subscription, showing the whsec_ secret once and never again', async () => {
-      const res = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'http://localhost:4000/hook', events: ['consent.granted', 'approval.denied', 'consent.granted'] } });
+      const res = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'http://localhost:4000/hook', events: ['consent.granted', 'approval.denied', 'consent.granted'] },
+      });
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({
         object: 'webhook_subscription',
@@ -179,12 +209,20 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
 
     it('lists with cursor pagination, never truncating, and deletes', async () => {
       await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://hooks.example.com/b', events: ['flow.activated'] } });
-      const first = await http<{ data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null }>('GET', `${subsUrl(app)}?limit=1`, { headers: auth(app) });
+      const first = await http<{ data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null }>(
+        'GET',
+        `${subsUrl(app)}?limit=1`,
+        { headers: auth(app) },
+      );
       expect(first.status).toBe(200);
       expect(first.body.has_more).toBe(true);
-      const second = await http<{ data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null }>('GET', `${subsUrl(app)}?limit=1&cursor=${first.body.next_cursor!}`, {
-        headers: auth(app),
-      });
+      const second = await http<{ data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null }>(
+        'GET',
+        `${subsUrl(app)}?limit=1&cursor=${first.body.next_cursor!}`,
+        {
+          headers: auth(app),
+        },
+      );
       expect(second.body.data).toHaveLength(1);
       expect(second.body.data[0]!.id).not.toBe(first.body.data[0]!.id);
       expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
@@ -198,10 +236,16 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
     it('caps subscriptions per application (409 webhook_subscription_limit_reached)', async () => {
       const capped = await createApp(proc, 'development', 'capped');
       for (let i = 0; i < 3; i += 1) {
-        const ok = await http('POST', subsUrl(capped), { headers: auth(capped), json: { url: `https://hooks.example.com/${i}`, events: ['flow.activated'] } });
+        const ok = await http('POST', subsUrl(capped), {
+          headers: auth(capped),
+          json: { url: `https://hooks.example.com/${i}`, events: ['flow.activated'] },
+        });
         expect(ok.status).toBe(201);
       }
-      const res = await http('POST', subsUrl(capped), { headers: auth(capped), json: { url: 'https://hooks.example.com/4', events: ['flow.activated'] } });
+      const res = await http('POST', subsUrl(capped), {
+        headers: auth(capped),
+        json: { url: 'https://hooks.example.com/4', events: ['flow.activated'] },
+      });
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ reason_code: 'webhook_subscription_limit_reached', detail: { limit: 3 } });
     });
@@ -213,9 +257,15 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         expect(res.status).toBe(422);
         expect(res.body.reason_code).toBe('webhook_url_requires_https');
       }
-      const ok = await http('POST', subsUrl(prod), { headers: auth(prod), json: { url: 'https://hooks.example.com/', events: ['consent.granted'] } });
+      const ok = await http('POST', subsUrl(prod), {
+        headers: auth(prod),
+        json: { url: 'https://hooks.example.com/', events: ['consent.granted'] },
+      });
       expect(ok.status).toBe(201);
-      const dev = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'http://hooks.example.com/', events: ['consent.granted'] } });
+      const dev = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'http://hooks.example.com/', events: ['consent.granted'] },
+      });
       expect(dev.status).toBe(422);
       expect(dev.body.reason_code).toBe('webhook_url_requires_https');
     });
@@ -238,28 +288,59 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       ];
       for (const [url, range] of refused) {
         const res = await http('POST', subsUrl(prod), { headers: auth(prod), json: { url, events: ['consent.granted'] } });
-        expect({ url, status: res.status, body: res.body }).toMatchObject({ url, status: 422, body: { reason_code: 'webhook_url_address_refused', detail: { field: 'url', range } } });
+        expect({ url, status: res.status, body: res.body }).toMatchObject({
+          url,
+          status: 422,
+          body: { reason_code: 'webhook_url_address_refused', detail: { field: 'url', range } },
+        });
       }
-      const devRefused = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://192.168.10.1/hook', events: ['consent.granted'] } });
+      const devRefused = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'https://192.168.10.1/hook', events: ['consent.granted'] },
+      });
       expect(devRefused.status).toBe(422);
       expect(devRefused.body).toMatchObject({ reason_code: 'webhook_url_address_refused', detail: { field: 'url', range: 'private' } });
-      const devLoopback = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://localhost:8443/hook', events: ['consent.granted'] } });
+      const devLoopback = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'https://localhost:8443/hook', events: ['consent.granted'] },
+      });
       expect(devLoopback.status).toBe(201);
-      const rows: Array<{ n: string }> = await db(proc).query('SELECT count(*) AS n FROM webhooks.subscriptions WHERE application_id = $1', [prod.id]);
+      const rows: Array<{ n: string }> = await db(proc).query(
+        'SELECT count(*) AS n FROM webhooks.subscriptions WHERE application_id = $1',
+        [prod.id],
+      );
       expect(Number(rows[0]!.n)).toBe(0);
     });
 
     it('accepts every spec event name plus webhook.delivery_failed, and refuses an unknown one by name', async () => {
       const other = await createApp(proc, 'development', 'names');
       const all = [
-        'consent.granted', 'consent.denied', 'consent.revoked', 'consent.purpose_revoked', 'approval.granted', 'approval.denied', 'approval.countered',
-        'flow.activated', 'signature.signed', 'signature.declined', 'signature.expired', 'signature.countered', 'agreement.activated', 'agreement.declined', 'agreement.expired', 'agreement.withdrawn', 'webhook.delivery_failed',
+        'consent.granted',
+        'consent.denied',
+        'consent.revoked',
+        'consent.purpose_revoked',
+        'approval.granted',
+        'approval.denied',
+        'approval.countered',
+        'flow.activated',
+        'signature.signed',
+        'signature.declined',
+        'signature.expired',
+        'signature.countered',
+        'agreement.activated',
+        'agreement.declined',
+        'agreement.expired',
+        'agreement.withdrawn',
+        'webhook.delivery_failed',
       ];
       const ok = await http('POST', subsUrl(other), { headers: auth(other), json: { url: 'https://hooks.example.com/', events: all } });
       expect(ok.status).toBe(201);
       expect(ok.body.events).toEqual(all);
       for (const name of ['consent.granted.extra', 'webhook.test', 'signature.*', 'CONSENT.GRANTED']) {
-        const res = await http('POST', subsUrl(other), { headers: auth(other), json: { url: 'https://hooks.example.com/', events: ['consent.granted', name] } });
+        const res = await http('POST', subsUrl(other), {
+          headers: auth(other),
+          json: { url: 'https://hooks.example.com/', events: ['consent.granted', name] },
+        });
         expect(res.status).toBe(422);
         expect(res.body).toMatchObject({ reason_code: 'webhook_event_unknown', detail: { field: 'events', event: name } });
       }
@@ -292,14 +373,20 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       for (const [method, url] of routes(app.id, subId)) {
         const none = await http(method, url, { json: method === 'POST' ? validBody() : undefined });
         expect([method, url, none.status, none.body.reason_code]).toEqual([method, url, 401, 'unauthenticated']);
-        const bad = await http(method, url, { headers: { authorization: 'Bearer not-a-token' }, json: method === 'POST' ? validBody() : undefined });
+        const bad = await http(method, url, {
+          headers: { authorization: 'Bearer not-a-token' },
+          json: method === 'POST' ? validBody() : undefined,
+        });
         expect([method, url, bad.status, bad.body.reason_code]).toEqual([method, url, 401, 'invalid_token']);
       }
     });
 
     it('answers 403 to a publishable key on every route', async () => {
       for (const [method, url] of routes(app.id, subId)) {
-        const res = await http(method, url, { headers: { 'x-publishable-key': app.publishableKey }, json: method === 'POST' ? validBody() : undefined });
+        const res = await http(method, url, {
+          headers: { 'x-publishable-key': app.publishableKey },
+          json: method === 'POST' ? validBody() : undefined,
+        });
         expect([method, url, res.status, res.body.reason_code]).toEqual([method, url, 403, 'publishable_key_not_allowed']);
       }
     });
@@ -327,19 +414,49 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
     });
 
     it.each([
-      ['an unknown field', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, secret: 'whsec_mine' }, 400, 'invalid_request', 'secret'],
+      [
+        'an unknown field',
+        { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, secret: 'whsec_mine' },
+        400,
+        'invalid_request',
+        'secret',
+      ],
       ['a missing url', { events: ['consent.granted'] }, 400, 'invalid_request', 'url'],
       ['a url of the wrong type', { url: 42, events: ['consent.granted'] }, 400, 'invalid_request', 'url'],
       ['events of the wrong type', { url: 'https://hooks.example.com/x', events: 'consent.granted' }, 400, 'invalid_request', 'events'],
       ['an event of the wrong type', { url: 'https://hooks.example.com/x', events: [7] }, 400, 'invalid_request', 'events'],
       ['no events', { url: 'https://hooks.example.com/x', events: [] }, 422, 'validation_failed', 'events'],
-      ['an oversized url', { url: `https://hooks.example.com/${'a'.repeat(2100)}`, events: ['consent.granted'] }, 422, 'validation_failed', 'url'],
+      [
+        'an oversized url',
+        { url: `https://hooks.example.com/${'a'.repeat(2100)}`, events: ['consent.granted'] },
+        422,
+        'validation_failed',
+        'url',
+      ],
       ['a relative url', { url: '/hook', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
       ['a url with credentials', { url: 'https://u:p@hooks.example.com/', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
       ['a non-http url', { url: 'ftp://hooks.example.com/', events: ['consent.granted'] }, 422, 'webhook_url_invalid', 'url'],
-      ['null signature_formats', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: null }, 400, 'invalid_request', 'signature_formats'],
-      ['signature_formats without svc', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['standard_webhooks'] }, 422, 'validation_failed', 'signature_formats'],
-      ['an unknown signature format', { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['svc', 'jws'] }, 422, 'validation_failed', 'signature_formats'],
+      [
+        'null signature_formats',
+        { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: null },
+        400,
+        'invalid_request',
+        'signature_formats',
+      ],
+      [
+        'signature_formats without svc',
+        { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['standard_webhooks'] },
+        422,
+        'validation_failed',
+        'signature_formats',
+      ],
+      [
+        'an unknown signature format',
+        { ...{ url: 'https://hooks.example.com/x', events: ['consent.granted'] }, signature_formats: ['svc', 'jws'] },
+        422,
+        'validation_failed',
+        'signature_formats',
+      ],
     ])('refuses a create with %s', async (_case, body, status, code, field) => {
       const res = await http('POST', subsUrl(app), { headers: auth(app), json: body });
       expect(res.status).toBe(status);
@@ -350,7 +467,10 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const malformed = await http('POST', subsUrl(app), { headers: { ...auth(app), 'content-type': 'application/json' }, raw: '{"url":' });
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('malformed_json');
-      const huge = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://hooks.example.com/x', events: ['consent.granted'], pad: 'x'.repeat(1_100_000) } });
+      const huge = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'https://hooks.example.com/x', events: ['consent.granted'], pad: 'x'.repeat(1_100_000) },
+      });
       expect(huge.status).toBe(413);
       expect(huge.body.reason_code).toBe('payload_too_large');
     });
@@ -378,7 +498,10 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const eventId = await publishConsentGranted(proc, clock, app.id, 'person-42');
       const [toA] = await received('/deliver-a', 1);
       const [toB] = await received('/deliver-b', 1);
-      for (const [request, secret] of [[toA!, a.secret], [toB!, b.secret]] as const) {
+      for (const [request, secret] of [
+        [toA!, a.secret],
+        [toB!, b.secret],
+      ] as const) {
         expect(request.headers['content-type']).toBe('application/json');
         expect(request.headers['x-svc-event-id']).toBe(eventId);
         expect(request.headers['x-svc-event-type']).toBe('consent.granted');
@@ -388,23 +511,47 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
           eventId,
           eventType: 'consent.granted',
         });
-        expect(() => verifyWebhook({ rawBody: request.rawBody, headers: request.headers, secrets: [a.secret === secret ? b.secret : a.secret], now: clock.now() })).toThrow(
-          WebhookVerificationError,
-        );
+        expect(() =>
+          verifyWebhook({
+            rawBody: request.rawBody,
+            headers: request.headers,
+            secrets: [a.secret === secret ? b.secret : a.secret],
+            now: clock.now(),
+          }),
+        ).toThrow(WebhookVerificationError);
         expect(request.body).toEqual({
           event: 'consent.granted',
           id: eventId,
           created_at: clock.now().toISOString(),
           application_id: app.id,
-          data: expect.objectContaining({ flow_id: 'flw_us_abcdefghijklmnopqrst', consent_token: 'consent-token-1', user_identifier: 'person-42', purposes: ['marketing'] }),
+          data: expect.objectContaining({
+            flow_id: 'flw_us_abcdefghijklmnopqrst',
+            consent_token: 'consent-token-1',
+            user_identifier: 'person-42',
+            purposes: ['marketing'],
+          }),
         });
       }
       await sleep(150);
       expect(receiver.on('/deliver-other-event')).toHaveLength(0);
       expect(receiver.on('/deliver-a')).toHaveLength(1);
       const logged = await recorded(app, a.id, 1);
-      expect(logged).toMatchObject({ event_id: eventId, event_type: 'consent.granted', test: false, status: 'succeeded', attempt_count: 1, next_attempt_at: null, last_status_code: 200 });
-      expect((logged!.attempts as Array<Record<string, unknown>>)[0]).toMatchObject({ number: 1, status_code: 200, outcome: 'succeeded', latency_ms: expect.any(Number), error: null });
+      expect(logged).toMatchObject({
+        event_id: eventId,
+        event_type: 'consent.granted',
+        test: false,
+        status: 'succeeded',
+        attempt_count: 1,
+        next_attempt_at: null,
+        last_status_code: 200,
+      });
+      expect((logged!.attempts as Array<Record<string, unknown>>)[0]).toMatchObject({
+        number: 1,
+        status_code: 200,
+        outcome: 'succeeded',
+        latency_ms: expect.any(Number),
+        error: null,
+      });
       expect((logged!.payload as Record<string, unknown>).id).toBe(eventId);
     });
 
@@ -414,7 +561,13 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const eventId = await publishConsentGranted(proc, clock, app.id);
       await received('/dedupe', 1);
       const intake = proc.app.get(EventIntake);
-      const again = await intake.handle({ id: eventId, subject: 'x', eventType: 'consent.granted', data: new Uint8Array(), deliveryCount: 2 });
+      const again = await intake.handle({
+        id: eventId,
+        subject: 'x',
+        eventType: 'consent.granted',
+        data: new Uint8Array(),
+        deliveryCount: 2,
+      });
       expect(again).toBe(0);
       await sleep(150);
       expect(receiver.on('/dedupe')).toHaveLength(1);
@@ -426,12 +579,25 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const sub = await subscribe(app, '/poison');
       const intake = proc.app.get(EventIntake);
       const good = create(ConsentGrantedSchema, {
-        meta: create(EventMetaSchema, { eventId: 'evt-good-1', eventType: 'consent.granted', schemaVersion: 1, region: 'us', applicationId: app.id, occurredAt: timestampFromDate(clock.now()) }),
+        meta: create(EventMetaSchema, {
+          eventId: 'evt-good-1',
+          eventType: 'consent.granted',
+          schemaVersion: 1,
+          region: 'us',
+          applicationId: app.id,
+          occurredAt: timestampFromDate(clock.now()),
+        }),
         flowId: 'flw_us_abcdefghijklmnopqrst',
       });
       const created = await intake.handleBatch([
         { id: 'evt-poison-1', subject: 'x', eventType: 'consent.granted', data: Uint8Array.of(0x0a, 0xff, 0xff, 0xff), deliveryCount: 1 },
-        { id: 'evt-other-type', subject: 'x', eventType: 'consent.record_created', data: toBinary(ConsentGrantedSchema, good), deliveryCount: 1 },
+        {
+          id: 'evt-other-type',
+          subject: 'x',
+          eventType: 'consent.record_created',
+          data: toBinary(ConsentGrantedSchema, good),
+          deliveryCount: 1,
+        },
         { id: 'evt-good-1', subject: 'x', eventType: 'consent.granted', data: toBinary(ConsentGrantedSchema, good), deliveryCount: 1 },
       ]);
       expect(created).toBe(1);
@@ -491,7 +657,13 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       expect(operational!.body).toMatchObject({
         event: 'webhook.delivery_failed',
         application_id: app.id,
-        data: { subscription_id: sub.id, failed_event_id: eventId, failed_event_type: 'consent.granted', attempts: 5, reason: 'attempts_exhausted' },
+        data: {
+          subscription_id: sub.id,
+          failed_event_id: eventId,
+          failed_event_type: 'consent.granted',
+          attempts: 5,
+          reason: 'attempts_exhausted',
+        },
       });
       expect((await subscription(app, sub.id)).consecutive_failures).toBe(1);
       receiver.respond = () => 200;
@@ -499,7 +671,10 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
 
     it('retries a network error (connection refused) like a 5xx', async () => {
       const app = await createApp(proc, 'development', 'refused');
-      const res = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'http://127.0.0.1:9/closed', events: ['consent.granted'] } });
+      const res = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'http://127.0.0.1:9/closed', events: ['consent.granted'] },
+      });
       await publishConsentGranted(proc, clock, app.id);
       const log = await recorded(app, res.body.id as string, 1);
       expect(log).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null, last_error: 'connection_refused' });
@@ -508,7 +683,10 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
 
     it('refuses at delivery time a production endpoint whose name now resolves to a non-public address: failed at once, with the reason in the log', async () => {
       const app = await createApp(proc, 'production', 'rebound');
-      const created = await http('POST', subsUrl(app), { headers: auth(app), json: { url: 'https://hooks.example.com/rebound', events: ['consent.granted'] } });
+      const created = await http('POST', subsUrl(app), {
+        headers: auth(app),
+        json: { url: 'https://hooks.example.com/rebound', events: ['consent.granted'] },
+      });
       expect(created.status).toBe(201);
       const subscriptionId = created.body.id as string;
       // The stored name now answers with loopback (as after a DNS change): the receiver listens there.
@@ -519,9 +697,23 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         const [d] = await deliveries(app, subscriptionId);
         return d?.status === 'failed' ? d : undefined;
       });
-      expect(log).toMatchObject({ attempt_count: 1, last_status_code: null, last_error: 'target_address_refused:loopback', next_attempt_at: null });
-      expect((log.attempts as Array<Record<string, unknown>>)[0]).toMatchObject({ number: 1, status_code: null, error: 'target_address_refused:loopback', outcome: 'failed' });
-      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({ reason: 'rejected', lastError: 'target_address_refused:loopback', attempts: 1 });
+      expect(log).toMatchObject({
+        attempt_count: 1,
+        last_status_code: null,
+        last_error: 'target_address_refused:loopback',
+        next_attempt_at: null,
+      });
+      expect((log.attempts as Array<Record<string, unknown>>)[0]).toMatchObject({
+        number: 1,
+        status_code: null,
+        error: 'target_address_refused:loopback',
+        outcome: 'failed',
+      });
+      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({
+        reason: 'rejected',
+        lastError: 'target_address_refused:loopback',
+        attempts: 1,
+      });
       advance(proc, clock, 3 * 60 * MINUTE);
       await sleep(150);
       expect(receiver.on('/rebound')).toHaveLength(0);
@@ -540,7 +732,11 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       advance(proc, clock, 3 * 60 * MINUTE);
       await sleep(150);
       expect(receiver.on('/four')).toHaveLength(1);
-      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({ reason: 'rejected', lastStatusCode: 422, attempts: 1 });
+      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({
+        reason: 'rejected',
+        lastStatusCode: 422,
+        attempts: 1,
+      });
       expect(await subscription(app, sub.id)).toMatchObject({ status: 'enabled', consecutive_failures: 1 });
       receiver.respond = () => 200;
     });
@@ -552,8 +748,15 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       receiver.respond = (r) => (r.path === '/gone' && gone ? 410 : 200);
       const eventId = await publishConsentGranted(proc, clock, app.id);
       await waitFor(async () => ((await subscription(app, sub.id)).status === 'disabled' ? true : undefined));
-      expect(await subscription(app, sub.id)).toMatchObject({ status: 'disabled', disabled_reason: 'endpoint_gone', disabled_at: clock.now().toISOString() });
-      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({ lastStatusCode: 410, subscriptionDisabled: true });
+      expect(await subscription(app, sub.id)).toMatchObject({
+        status: 'disabled',
+        disabled_reason: 'endpoint_gone',
+        disabled_at: clock.now().toISOString(),
+      });
+      expect(await waitFor(() => failedEvents.find((e) => e.failedEventId === eventId))).toMatchObject({
+        lastStatusCode: 410,
+        subscriptionDisabled: true,
+      });
       await publishConsentGranted(proc, clock, app.id);
       await sleep(200);
       expect(receiver.on('/gone')).toHaveLength(1);
@@ -580,9 +783,17 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         const before = receiver.on('/auto').length;
         const res = await http('POST', `${subsUrl(app)}/${sub.id}/test`, { headers: auth(app) });
         expect(res.status).toBe(202);
-        expect(res.body).toMatchObject({ object: 'webhook_delivery', event_type: 'webhook.test', test: true, status: 'pending', max_attempts: 1 });
+        expect(res.body).toMatchObject({
+          object: 'webhook_delivery',
+          event_type: 'webhook.test',
+          test: true,
+          status: 'pending',
+          max_attempts: 1,
+        });
         await received('/auto', before + 1);
-        await waitFor(async () => ((await deliveries(app, sub.id)).find((d) => d.id === res.body.id)?.status !== 'pending' ? true : undefined));
+        await waitFor(async () =>
+          (await deliveries(app, sub.id)).find((d) => d.id === res.body.id)?.status !== 'pending' ? true : undefined,
+        );
       };
       for (const n of [1, 2, 3, 4]) await deliverOne(n);
       await sendTest();
@@ -599,7 +810,11 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       for (const n of [1, 2, 3, 4]) await deliverOne(n);
       expect((await subscription(app, sub.id)).status).toBe('enabled');
       await deliverOne(5);
-      expect(await subscription(app, sub.id)).toMatchObject({ status: 'disabled', disabled_reason: 'consecutive_failures', consecutive_failures: 5 });
+      expect(await subscription(app, sub.id)).toMatchObject({
+        status: 'disabled',
+        disabled_reason: 'consecutive_failures',
+        consecutive_failures: 5,
+      });
       const disabledBy = failedEvents.filter((e) => e.subscriptionId === sub.id && e.subscriptionDisabled);
       expect(disabledBy).toHaveLength(1);
       const tests = (await deliveries(app, sub.id)).filter((d) => d.test === true);
@@ -618,7 +833,9 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       expect(request!.headers['x-svc-event-id']).toBe(res.body.event_id);
       expect(request!.headers['x-svc-signature']).toBe(`v1=${hmac(sub.secret, request!)}`);
       expect(request!.body).toMatchObject({ event: 'webhook.test', application_id: app.id, data: { subscription_id: sub.id } });
-      const log = await waitFor(async () => ((await deliveries(app, sub.id))[0]?.status === 'failed' ? (await deliveries(app, sub.id))[0] : undefined));
+      const log = await waitFor(async () =>
+        (await deliveries(app, sub.id))[0]?.status === 'failed' ? (await deliveries(app, sub.id))[0] : undefined,
+      );
       expect(log).toMatchObject({ attempt_count: 1, last_status_code: 503, next_attempt_at: null });
       advance(proc, clock, 2 * MINUTE);
       await sleep(120);
@@ -639,7 +856,9 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const [overlap] = await received('/rotate', 1);
       expect(overlap!.headers['x-svc-signature']).toBe(`v1=${hmac(fresh, overlap!)} v1=${hmac(sub.secret, overlap!)}`);
       for (const secrets of [[fresh], [sub.secret], [fresh, sub.secret]]) {
-        expect(verifyWebhook({ rawBody: overlap!.rawBody, headers: overlap!.headers, secrets, now: clock.now() }).eventType).toBe('consent.granted');
+        expect(verifyWebhook({ rawBody: overlap!.rawBody, headers: overlap!.headers, secrets, now: clock.now() }).eventType).toBe(
+          'consent.granted',
+        );
       }
       advance(proc, clock, 24 * 60 * MINUTE - SECOND);
       await publishConsentGranted(proc, clock, app.id);
@@ -650,7 +869,9 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       await publishConsentGranted(proc, clock, app.id);
       const [, , after] = await received('/rotate', 3);
       expect(after!.headers['x-svc-signature']).toBe(`v1=${hmac(fresh, after!)}`);
-      expect(verifyWebhook({ rawBody: after!.rawBody, headers: after!.headers, secrets: [fresh], now: clock.now() }).eventType).toBe('consent.granted');
+      expect(verifyWebhook({ rawBody: after!.rawBody, headers: after!.headers, secrets: [fresh], now: clock.now() }).eventType).toBe(
+        'consent.granted',
+      );
       let reason = '';
       try {
         verifyWebhook({ rawBody: after!.rawBody, headers: after!.headers, secrets: [sub.secret], now: clock.now() });
@@ -664,7 +885,10 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const app = await createApp(proc, 'development', 'legacy');
       const sub = await subscribe(app, '/legacy');
       const legacy = `whsec_${'a1B2c3D4e5'.repeat(4)}xyz`;
-      await db(proc).query('UPDATE webhooks.subscriptions SET secret_enc = $2 WHERE id = $1', [sub.id, proc.app.get(KeyEncryption).encrypt(Buffer.from(legacy, 'utf8'), sub.id)]);
+      await db(proc).query('UPDATE webhooks.subscriptions SET secret_enc = $2 WHERE id = $1', [
+        sub.id,
+        proc.app.get(KeyEncryption).encrypt(Buffer.from(legacy, 'utf8'), sub.id),
+      ]);
       const optIn = { signature_formats: ['svc', 'standard_webhooks'] };
       const refused = await http('PATCH', `${subsUrl(app)}/${sub.id}`, { headers: auth(app), json: optIn });
       expect(refused.status).toBe(409);
@@ -709,10 +933,24 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       await db(proc).transaction(async (manager) => {
         await repo.enqueue(
           manager,
-          [{ id: deliveryId, subscriptionId: sub.id, applicationId: app.id, eventId: 'evt-crashed-1', eventType: 'consent.granted', isTest: false, payload: '{"event":"consent.granted","id":"evt-crashed-1"}', maxAttempts: 5 }],
+          [
+            {
+              id: deliveryId,
+              subscriptionId: sub.id,
+              applicationId: app.id,
+              eventId: 'evt-crashed-1',
+              eventType: 'consent.granted',
+              isTest: false,
+              payload: '{"event":"consent.granted","id":"evt-crashed-1"}',
+              maxAttempts: 5,
+            },
+          ],
           clock.now(),
         );
-        await manager.query(`UPDATE webhooks.deliveries SET lease_owner = 'dead-worker', lease_expires_at = $2 WHERE id = $1`, [deliveryId, new Date(clock.now().getTime() + 60 * SECOND)]);
+        await manager.query(`UPDATE webhooks.deliveries SET lease_owner = 'dead-worker', lease_expires_at = $2 WHERE id = $1`, [
+          deliveryId,
+          new Date(clock.now().getTime() + 60 * SECOND),
+        ]);
       });
       advance(proc, clock, 59 * SECOND);
       await sleep(150);

@@ -24,13 +24,30 @@ describe('access credential replies', () => {
   });
 
   it('carries an account token with its account and role', () => {
-    const token: ResolvedCredential = { kind: 'account_token', applicationId: '', credentialId: 'act_1', scopes: [], environment: 'production', region: 'eu', mode: 'conductor', account: { id: 'acc_1', role: 'auditor' } };
+    const token: ResolvedCredential = {
+      kind: 'account_token',
+      applicationId: '',
+      credentialId: 'act_1',
+      scopes: [],
+      environment: 'production',
+      region: 'eu',
+      mode: 'conductor',
+      account: { id: 'acc_1', role: 'auditor' },
+    };
     expect(roundTrip(token)).toEqual(token);
   });
 
   it('reads "not found", another kind, an unknown role or malformed details as no credential', () => {
     expect(roundTrip(null)).toBeNull();
-    const base = { found: true, kind: 'access_token', applicationId: 'a', credentialId: 'c', environment: 'production', region: 'eu', mode: 'conductor' };
+    const base = {
+      found: true,
+      kind: 'access_token',
+      applicationId: 'a',
+      credentialId: 'c',
+      environment: 'production',
+      region: 'eu',
+      mode: 'conductor',
+    };
     expect(credentialOfAccessReply(create(ResolvedAccessReplySchema, { ...base, kind: 'api_token' }))).toBeNull();
     expect(credentialOfAccessReply(create(ResolvedAccessReplySchema, { ...base, accountId: 'acc_1', accountRole: 'root' }))).toBeNull();
     expect(credentialOfAccessReply(create(ResolvedAccessReplySchema, { ...base, authorizationDetailsJson: '{"type":"x"}' }))).toBeNull();

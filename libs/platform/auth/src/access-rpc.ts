@@ -35,7 +35,8 @@ export function credentialOfAccessReply(reply: AccessReply): ResolvedCredential 
     } catch {
       return null;
     }
-    if (!Array.isArray(details) || !details.every((detail) => typeof detail === 'object' && detail !== null && !Array.isArray(detail))) return null;
+    if (!Array.isArray(details) || !details.every((detail) => typeof detail === 'object' && detail !== null && !Array.isArray(detail)))
+      return null;
     credential.authorizationDetails = details as Array<Record<string, unknown>>;
   }
   if (reply.accountId) {

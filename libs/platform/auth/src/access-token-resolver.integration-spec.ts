@@ -31,15 +31,28 @@ class GatewayStub {
   }
 
   @RpcHandler('gateway.resolve_account_credential')
-  async resolveAccountCredential(request: RpcRequest<'gateway.resolve_account_credential'>): Promise<RpcReplyInit<'gateway.resolve_account_credential'>> {
+  async resolveAccountCredential(
+    request: RpcRequest<'gateway.resolve_account_credential'>,
+  ): Promise<RpcReplyInit<'gateway.resolve_account_credential'>> {
     if (request.accountTokenSha256Hex !== ACCOUNT_DIGEST) return { found: false };
-    return accessReplyOf({ kind: 'account_token', applicationId: '', credentialId: 'act_1', scopes: [], environment: 'production', region: 'us', mode: 'conductor', account: { id: 'acc_us_1', role: 'developer' } });
+    return accessReplyOf({
+      kind: 'account_token',
+      applicationId: '',
+      credentialId: 'act_1',
+      scopes: [],
+      environment: 'production',
+      region: 'us',
+      mode: 'conductor',
+      account: { id: 'acc_us_1', role: 'developer' },
+    });
   }
 
   @RpcHandler('gateway.authorize_account')
   async authorizeAccount(request: RpcRequest<'gateway.authorize_account'>): Promise<RpcReplyInit<'gateway.authorize_account'>> {
-    if (request.applicationId !== 'app_us_mine') throw new DomainError('not_found', 'application_not_found', 'Application not found', { application_id: request.applicationId });
-    if (request.needed === 'owner') throw new DomainError('forbidden', 'account_role_insufficient', 'This needs the owner role in the account');
+    if (request.applicationId !== 'app_us_mine')
+      throw new DomainError('not_found', 'application_not_found', 'Application not found', { application_id: request.applicationId });
+    if (request.needed === 'owner')
+      throw new DomainError('forbidden', 'account_role_insufficient', 'This needs the owner role in the account');
     const personId = request.actor.case === 'personId' ? request.actor.value : undefined;
     return accessReplyOf({
       kind: personId ? 'access_token' : 'account_token',
@@ -123,7 +136,11 @@ describe('access token and account resolvers: ask decision-gateway of the region
 
   it('resolves account tokens and authorizes account actors over the bus, passing the owner refusals through', async () => {
     const accounts = new AccountAccessResolver(rpcClientOf(callerBus));
-    await expect(accounts.resolveAccountToken(ACCOUNT_DIGEST)).resolves.toMatchObject({ kind: 'account_token', credentialId: 'act_1', account: { id: 'acc_us_1', role: 'developer' } });
+    await expect(accounts.resolveAccountToken(ACCOUNT_DIGEST)).resolves.toMatchObject({
+      kind: 'account_token',
+      credentialId: 'act_1',
+      account: { id: 'acc_us_1', role: 'developer' },
+    });
     await expect(accounts.resolveAccountToken('d'.repeat(64))).resolves.toBeNull();
     await expect(accounts.authorize({ personId: 'usr_us_1' }, 'app_us_mine', 'developer')).resolves.toMatchObject({
       kind: 'access_token',
@@ -131,8 +148,16 @@ describe('access token and account resolvers: ask decision-gateway of the region
       personId: 'usr_us_1',
       account: { id: 'acc_us_1', role: 'admin' },
     });
-    await expect(accounts.authorize({ accountTokenId: 'act_1', accountId: 'acc_us_1', role: 'developer' }, 'app_us_mine', 'auditor')).resolves.toMatchObject({ kind: 'account_token' });
-    await expect(accounts.authorize({ personId: 'usr_us_1' }, 'app_us_other', 'developer')).rejects.toMatchObject({ kind: 'not_found', code: 'application_not_found' });
-    await expect(accounts.authorize({ personId: 'usr_us_1' }, 'app_us_mine', 'owner')).rejects.toMatchObject({ kind: 'forbidden', code: 'account_role_insufficient' });
+    await expect(
+      accounts.authorize({ accountTokenId: 'act_1', accountId: 'acc_us_1', role: 'developer' }, 'app_us_mine', 'auditor'),
+    ).resolves.toMatchObject({ kind: 'account_token' });
+    await expect(accounts.authorize({ personId: 'usr_us_1' }, 'app_us_other', 'developer')).rejects.toMatchObject({
+      kind: 'not_found',
+      code: 'application_not_found',
+    });
+    await expect(accounts.authorize({ personId: 'usr_us_1' }, 'app_us_mine', 'owner')).rejects.toMatchObject({
+      kind: 'forbidden',
+      code: 'account_role_insufficient',
+    });
   });
 });

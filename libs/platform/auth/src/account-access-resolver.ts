@@ -47,7 +47,9 @@ export class AccountAccessResolver {
     if (this.verifier) return this.verifier.resolveAccountToken(sha256Hex);
     if (!this.rpc) return null;
     try {
-      const credential = credentialOfAccessReply(await this.rpc.call('gateway.resolve_account_credential', { accountTokenSha256Hex: sha256Hex }));
+      const credential = credentialOfAccessReply(
+        await this.rpc.call('gateway.resolve_account_credential', { accountTokenSha256Hex: sha256Hex }),
+      );
       return credential?.kind === 'account_token' ? credential : null;
     } catch {
       return null;
@@ -58,9 +60,13 @@ export class AccountAccessResolver {
     if (this.verifier) return this.verifier.authorize(actor, applicationId, needed);
     if (!this.rpc) return null;
     const request = {
-      actor: 'personId' in actor
-        ? { case: 'personId' as const, value: actor.personId }
-        : { case: 'accountToken' as const, value: { accountTokenId: actor.accountTokenId, accountId: actor.accountId, role: actor.role } },
+      actor:
+        'personId' in actor
+          ? { case: 'personId' as const, value: actor.personId }
+          : {
+              case: 'accountToken' as const,
+              value: { accountTokenId: actor.accountTokenId, accountId: actor.accountId, role: actor.role },
+            },
       applicationId,
       needed,
     };

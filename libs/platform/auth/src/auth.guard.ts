@@ -6,7 +6,15 @@ import { CredentialResolver } from './credential-resolver';
 import { AccessTokenResolver } from './access-token-resolver';
 import { AttesterResolver } from './attester-resolver';
 import { ACCOUNT_TOKEN_PREFIX, AccountAccessResolver, type AccountActor } from './account-access-resolver';
-import { AUTH_ACCOUNT_ACCESS, AUTH_ATTESTER_PERMISSION, AUTH_COUNTERPARTY_SCOPE, AUTH_KINDS, AUTH_PUBLIC, AUTH_SCOPES, type AccountAccessRoles } from './decorators';
+import {
+  AUTH_ACCOUNT_ACCESS,
+  AUTH_ATTESTER_PERMISSION,
+  AUTH_COUNTERPARTY_SCOPE,
+  AUTH_KINDS,
+  AUTH_PUBLIC,
+  AUTH_SCOPES,
+  type AccountAccessRoles,
+} from './decorators';
 import { DelegationResolver, delegationTargetOf } from './delegation-resolver';
 import { ACCOUNTS_SCOPE, type CredentialKind, type Principal } from './principal';
 import { apiTokenDigest } from './token-digest';
@@ -61,7 +69,9 @@ export class AuthGuard implements CanActivate {
     if (accountAccess && (principal.kind === 'account_token' || principal.kind === 'access_token')) {
       // Account credentials act as themselves: no one acts on an account for another person.
       if (header(request, 'x-delegation-grant-id') !== undefined) {
-        throw authError('delegation_grant_not_covering', 'Accounts and their applications are not managed under a delegation grant', { surface: 'applications' });
+        throw authError('delegation_grant_not_covering', 'Accounts and their applications are not managed under a delegation grant', {
+          surface: 'applications',
+        });
       }
       principal = await this.onApplication(request, principal, accountAccess);
     }
@@ -69,7 +79,9 @@ export class AuthGuard implements CanActivate {
       // A pairing's token does what its pairing says, on routes that name what they need; never more.
       const needed = this.reflector.getAllAndOverride<string>(AUTH_COUNTERPARTY_SCOPE, targets);
       if (!needed || !principal.scopes.includes(needed)) {
-        throw authError('insufficient_scope', `This trust pairing does not allow ${needed ?? 'this route'}`, { required_scope: needed ?? null });
+        throw authError('insufficient_scope', `This trust pairing does not allow ${needed ?? 'this route'}`, {
+          required_scope: needed ?? null,
+        });
       }
       if (header(request, 'x-delegation-grant-id') !== undefined) {
         throw authError('delegation_grant_invalid', 'A counterparty token acts for no person', { field: 'X-Delegation-Grant-Id' });
@@ -85,9 +97,15 @@ export class AuthGuard implements CanActivate {
     const grantId = header(request, 'x-delegation-grant-id');
     if (grantId !== undefined) {
       if (!isIdOf('delegation_grant', grantId) && regionSegmentOf(grantId) === undefined) {
-        throw authError('delegation_grant_invalid', 'X-Delegation-Grant-Id is not a delegation grant id', { field: 'X-Delegation-Grant-Id' });
+        throw authError('delegation_grant_invalid', 'X-Delegation-Grant-Id is not a delegation grant id', {
+          field: 'X-Delegation-Grant-Id',
+        });
       }
-      const delegation = await this.delegations.resolve(grantId, principal, delegationTargetOf(request.method ?? 'GET', request.url ?? '/'));
+      const delegation = await this.delegations.resolve(
+        grantId,
+        principal,
+        delegationTargetOf(request.method ?? 'GET', request.url ?? '/'),
+      );
       // The request runs in the principal's context; the delegate stays named on the delegation.
       principal.delegation = delegation;
       principal.personId = delegation.principalId;
@@ -114,7 +132,8 @@ export class AuthGuard implements CanActivate {
       actor = { accountTokenId: principal.credentialId, accountId: principal.account.id, role: principal.account.role };
     } else if (principal.personId !== undefined && principal.delegation === undefined) {
       // A person's token manages their accounts only when they granted the accounts scope.
-      if (!principal.scopes.includes(ACCOUNTS_SCOPE)) throw authError('insufficient_scope', `This access token lacks the scope ${ACCOUNTS_SCOPE}`, { required_scope: ACCOUNTS_SCOPE });
+      if (!principal.scopes.includes(ACCOUNTS_SCOPE))
+        throw authError('insufficient_scope', `This access token lacks the scope ${ACCOUNTS_SCOPE}`, { required_scope: ACCOUNTS_SCOPE });
       actor = { personId: principal.personId };
     } else {
       throw authError('invalid_token', 'The bearer token is not valid', undefined, WWW_AUTHENTICATE);
@@ -154,7 +173,10 @@ export class AuthGuard implements CanActivate {
       }
       if (match[1].startsWith('ctp_') && kinds.includes('counterparty_token')) {
         const region = regionSegmentOf(match[1]);
-        const counterparty = region && isIdOf('counterparty_token', match[1]) ? await this.credentials.resolveCounterpartyToken(apiTokenDigest(match[1]), region) : undefined;
+        const counterparty =
+          region && isIdOf('counterparty_token', match[1])
+            ? await this.credentials.resolveCounterpartyToken(apiTokenDigest(match[1]), region)
+            : undefined;
         if (!counterparty) throw authError('invalid_token', 'The counterparty token is not valid', undefined, WWW_AUTHENTICATE);
         return { ...counterparty, scopes: [...counterparty.scopes] };
       }

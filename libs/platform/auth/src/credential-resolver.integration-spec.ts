@@ -14,7 +14,15 @@ class CredentialOwner {
     asked += 1;
     const digest = request.credential.case === 'apiTokenSha256Hex' ? request.credential.value : '';
     if (digest !== KNOWN && digest !== OTHER_KNOWN) return { found: false };
-    return { found: true, applicationId: 'tp_us_app', credentialId: `tok_${digest.slice(0, 4)}`, scopes: ['records:write'], environment: 'development', region: 'us', mode: 'conductor' };
+    return {
+      found: true,
+      applicationId: 'tp_us_app',
+      credentialId: `tok_${digest.slice(0, 4)}`,
+      scopes: ['records:write'],
+      environment: 'development',
+      region: 'us',
+      mode: 'conductor',
+    };
   }
 }
 

@@ -89,7 +89,9 @@ export class RpcCredentialResolver extends CredentialResolver {
   }
 
   async resolveCounterpartyToken(sha256Hex: string, region: string): Promise<ResolvedCredential | undefined> {
-    const reply = await this.rpc.inRegion(region).call('gateway.resolve_counterparty_token', { credential: { case: 'counterpartyTokenSha256Hex', value: sha256Hex } });
+    const reply = await this.rpc
+      .inRegion(region)
+      .call('gateway.resolve_counterparty_token', { credential: { case: 'counterpartyTokenSha256Hex', value: sha256Hex } });
     if (!reply.found) return undefined;
     return { ...credentialOfReply('counterparty_token', reply), counterpartyApplicationId: reply.counterpartyApplicationId };
   }

@@ -27,13 +27,15 @@ export const RequireScopes = (...scopes: string[]): MethodDecorator & ClassDecor
  * Trusted-attester permission a route requires when called with an attester token
  * (`Authorization: Bearer tat_…`, accepted where `@Auth(…, 'attester_token')`).
  */
-export const RequireAttesterPermission = (permission: string): MethodDecorator & ClassDecorator => SetMetadata(AUTH_ATTESTER_PERMISSION, permission);
+export const RequireAttesterPermission = (permission: string): MethodDecorator & ClassDecorator =>
+  SetMetadata(AUTH_ATTESTER_PERMISSION, permission);
 
 /**
  * Scope a trust pairing's counterparty token needs on a route that accepts it
  * (`@Auth(…, 'counterparty_token')`); a route accepting such tokens must name one.
  */
-export const RequireCounterpartyScope = (scope: CounterpartyScope): MethodDecorator & ClassDecorator => SetMetadata(AUTH_COUNTERPARTY_SCOPE, scope);
+export const RequireCounterpartyScope = (scope: CounterpartyScope): MethodDecorator & ClassDecorator =>
+  SetMetadata(AUTH_COUNTERPARTY_SCOPE, scope);
 
 /** Marks a route as anonymous (health, discovery, public documents). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(AUTH_PUBLIC, true);

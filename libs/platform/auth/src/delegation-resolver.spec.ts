@@ -15,12 +15,28 @@ describe('delegationTargetOf', () => {
 });
 
 describe('NoDelegationGrants', () => {
-  const delegate = { kind: 'access_token', applicationId: 'tp_us_x', credentialId: 'c', scopes: [], environment: 'development', region: 'us', mode: 'oversight', personId: 'usr_us_x' } satisfies Principal;
+  const delegate = {
+    kind: 'access_token',
+    applicationId: 'tp_us_x',
+    credentialId: 'c',
+    scopes: [],
+    environment: 'development',
+    region: 'us',
+    mode: 'oversight',
+    personId: 'usr_us_x',
+  } satisfies Principal;
 
   it('refuses every grant with a coded 403 until a checker is registered, then asks the checker', async () => {
     const resolver = new NoDelegationGrants();
-    await expect(resolver.resolve('dlg_us_abcdefghijklmnopqrst', delegate, { surface: 'me', action: 'read' })).rejects.toMatchObject({ code: 'delegation_grant_not_found' });
+    await expect(resolver.resolve('dlg_us_abcdefghijklmnopqrst', delegate, { surface: 'me', action: 'read' })).rejects.toMatchObject({
+      code: 'delegation_grant_not_found',
+    });
     resolver.register({ check: async (grantId, d) => ({ grantId, principalId: 'usr_us_p', delegateId: d.personId!, type: 'peer' }) });
-    await expect(resolver.resolve('dlg_us_abcdefghijklmnopqrst', delegate, { surface: 'me', action: 'read' })).resolves.toEqual({ grantId: 'dlg_us_abcdefghijklmnopqrst', principalId: 'usr_us_p', delegateId: 'usr_us_x', type: 'peer' });
+    await expect(resolver.resolve('dlg_us_abcdefghijklmnopqrst', delegate, { surface: 'me', action: 'read' })).resolves.toEqual({
+      grantId: 'dlg_us_abcdefghijklmnopqrst',
+      principalId: 'usr_us_p',
+      delegateId: 'usr_us_x',
+      type: 'peer',
+    });
   });
 });

@@ -44,7 +44,10 @@ export class NoDelegationGrants extends DelegationResolver {
   }
 
   async resolve(grantId: string, delegate: Principal, target: DelegationTarget): Promise<DelegationContext> {
-    if (!this.checker) throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', { grant_id: grantId.slice(0, 100) });
+    if (!this.checker)
+      throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', {
+        grant_id: grantId.slice(0, 100),
+      });
     return this.checker.check(grantId, delegate, target);
   }
 

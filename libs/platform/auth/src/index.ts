@@ -1,4 +1,17 @@
-export { ACCOUNT_ROLES, ACCOUNTS_SCOPE, API_TOKEN_SCOPES, COUNTERPARTY_SCOPES, roleCovers, type AccountRole, type ApiTokenScope, type CounterpartyScope, type CredentialKind, type DelegationContext, type Principal, type ResolvedCredential } from './principal';
+export {
+  ACCOUNT_ROLES,
+  ACCOUNTS_SCOPE,
+  API_TOKEN_SCOPES,
+  COUNTERPARTY_SCOPES,
+  roleCovers,
+  type AccountRole,
+  type ApiTokenScope,
+  type CounterpartyScope,
+  type CredentialKind,
+  type DelegationContext,
+  type Principal,
+  type ResolvedCredential,
+} from './principal';
 export { authError } from './auth.errors';
 export { apiTokenDigest } from './token-digest';
 export {
@@ -10,7 +23,13 @@ export {
   RpcCredentialResolver,
   type CredentialCacheOptions,
 } from './credential-resolver';
-export { DelegationResolver, NoDelegationGrants, delegationTargetOf, type DelegationGrantChecker, type DelegationTarget } from './delegation-resolver';
+export {
+  DelegationResolver,
+  NoDelegationGrants,
+  delegationTargetOf,
+  type DelegationGrantChecker,
+  type DelegationTarget,
+} from './delegation-resolver';
 export {
   AUTH_ACCOUNT_ACCESS,
   AccountAccess,

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { PersonalDataSeal } from '@svc/contracts';
-import { connect, credsAuthenticator, type ConnectionOptions, type JetStreamClient, type JetStreamManager, type NatsConnection } from 'nats';
+import {
+  connect,
+  credsAuthenticator,
+  type ConnectionOptions,
+  type JetStreamClient,
+  type JetStreamManager,
+  type NatsConnection,
+} from 'nats';
 
 export interface BusOptions {
   /** nats:// URL(s), comma separated. */
@@ -24,8 +31,17 @@ export type BusCredentials = { user: string; password: string } | { token: strin
  * undefined when none is set. Throws when a user comes without a password, or when more than one
  * kind is set, rather than connect with credentials other than the operator meant.
  */
-export function busCredentialsFrom(env: { NATS_USER?: string; NATS_PASSWORD?: string; NATS_TOKEN?: string; NATS_CREDS?: string }): BusCredentials | undefined {
-  const kinds = [env.NATS_USER || env.NATS_PASSWORD ? 'NATS_USER/NATS_PASSWORD' : '', env.NATS_TOKEN ? 'NATS_TOKEN' : '', env.NATS_CREDS ? 'NATS_CREDS' : ''].filter(Boolean);
+export function busCredentialsFrom(env: {
+  NATS_USER?: string;
+  NATS_PASSWORD?: string;
+  NATS_TOKEN?: string;
+  NATS_CREDS?: string;
+}): BusCredentials | undefined {
+  const kinds = [
+    env.NATS_USER || env.NATS_PASSWORD ? 'NATS_USER/NATS_PASSWORD' : '',
+    env.NATS_TOKEN ? 'NATS_TOKEN' : '',
+    env.NATS_CREDS ? 'NATS_CREDS' : '',
+  ].filter(Boolean);
   if (kinds.length > 1) throw new Error(`Bus credentials: set only one of ${kinds.join(', ')}`);
   if (env.NATS_USER || env.NATS_PASSWORD) {
     if (!env.NATS_USER || !env.NATS_PASSWORD) throw new Error('Bus credentials: NATS_USER and NATS_PASSWORD go together');

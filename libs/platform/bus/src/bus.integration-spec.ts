@@ -13,7 +13,15 @@ class ApplicationHandlers {
   async getApplication(request: RpcRequest<'gateway.get_application'>): Promise<RpcReplyInit<'gateway.get_application'>> {
     if (request.applicationId === 'boom') throw new DomainError('forbidden', 'not_yours', 'not yours', { application_id: 'boom' });
     if (request.applicationId === 'absent') return { found: false };
-    return { found: true, applicationId: request.applicationId, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+    return {
+      found: true,
+      applicationId: request.applicationId,
+      name: 'n',
+      environment: 'development',
+      mode: 'conductor',
+      capabilitiesPublished: false,
+      allowedOrigins: [],
+    };
   }
 }
 
@@ -96,7 +104,10 @@ describe('bus: region streams, publish dedupe, request/reply (real NATS)', () =>
   it('keeps regions apart: a call in eu is not answered by a us server', async () => {
     const service = await serveRpc(bus, [ApplicationHandlers]);
     try {
-      await expect(rpcClientOf(other).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable', kind: 'unavailable' });
+      await expect(rpcClientOf(other).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({
+        code: 'service_unavailable',
+        kind: 'unavailable',
+      });
     } finally {
       await service.close();
     }
@@ -106,10 +117,18 @@ describe('bus: region streams, publish dedupe, request/reply (real NATS)', () =>
     const usService = await serveRpc(bus, [ApplicationHandlers]);
     const euService = await serveRpc(other, [EuApplicationHandlers]);
     try {
-      await expect(euService.client.inRegion('us').call('gateway.get_application', { applicationId: 'tp_us_y' })).resolves.toMatchObject({ found: true, name: 'n' });
-      await expect(euService.client.call('gateway.get_application', { applicationId: 'tp_eu_y' })).resolves.toMatchObject({ found: true, name: 'eu' });
+      await expect(euService.client.inRegion('us').call('gateway.get_application', { applicationId: 'tp_us_y' })).resolves.toMatchObject({
+        found: true,
+        name: 'n',
+      });
+      await expect(euService.client.call('gateway.get_application', { applicationId: 'tp_eu_y' })).resolves.toMatchObject({
+        found: true,
+        name: 'eu',
+      });
       await euService.close();
-      await expect(usService.client.inRegion('eu').call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ code: 'service_unavailable' });
+      await expect(usService.client.inRegion('eu').call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({
+        code: 'service_unavailable',
+      });
     } finally {
       await usService.close();
       await euService.close();

@@ -45,11 +45,24 @@ describe('a poison message (max_deliver, dead-letter subject, alert metric)', ()
     const logged: Array<{ message: string; context: Record<string, unknown> }> = [];
     const publisher = new EventPublisher(bus);
     const publish = (id: string) =>
-      publisher.publishAll([{ id, eventType: 'consent.recorded', subject: `${prefix}.us.evt.consent.recorded`, data: new TextEncoder().encode(`payload of ${id}`) }]);
+      publisher.publishAll([
+        {
+          id,
+          eventType: 'consent.recorded',
+          subject: `${prefix}.us.evt.consent.recorded`,
+          data: new TextEncoder().encode(`payload of ${id}`),
+        },
+      ]);
     await publish('poison-1');
     for (let i = 0; i < 5; i += 1) await publish(`good-${i}`);
     const started = Date.now();
-    const service = await serveEvents(bus, [PoisonHandlers], [], { error: (message, context) => logged.push({ message, context }) }, { deadLettered: (durable) => counted.push(durable) });
+    const service = await serveEvents(
+      bus,
+      [PoisonHandlers],
+      [],
+      { error: (message, context) => logged.push({ message, context }) },
+      { deadLettered: (durable) => counted.push(durable) },
+    );
     try {
       // Not blocked: every good event is handled while the poison one waits for its redelivery.
       await waitFor(() => handled.filter((h) => h.id.startsWith('good')).length === 5, 10_000);
@@ -64,7 +77,13 @@ describe('a poison message (max_deliver, dead-letter subject, alert metric)', ()
       expect(counted).toEqual(['dlq-records']);
       expect(logged.at(-1)).toMatchObject({
         message: 'event dead-lettered: its handler failed on the last delivery allowed',
-        context: { durable: 'dlq-records', eventId: 'poison-1', deliveryCount: 3, stream: regionStreamName(prefix, 'us'), deadLetterSubject: deadLetterSubject(prefix, 'us', 'dlq-records') },
+        context: {
+          durable: 'dlq-records',
+          eventId: 'poison-1',
+          deliveryCount: 3,
+          stream: regionStreamName(prefix, 'us'),
+          deadLetterSubject: deadLetterSubject(prefix, 'us', 'dlq-records'),
+        },
       });
       expect(logged.at(-1)?.context.deadLetterCopy).toBeUndefined();
 

@@ -24,12 +24,16 @@ export class EventPublisher {
 
   async publish(event: OutgoingEvent): Promise<PubAck> {
     const parent = event.trace ? contextWithRemoteParent(event.trace, ROOT_CONTEXT) : undefined;
-    return inSpan(`${event.eventType} publish`, { kind: SpanKind.PRODUCER, parent, attributes: messagingAttributes(event.subject, event.id) }, () => {
-      const h = natsHeaders();
-      h.set('Svc-Event-Type', event.eventType);
-      injectTrace(h);
-      return this.bus.js.publish(event.subject, event.data, { msgID: event.id, headers: h });
-    });
+    return inSpan(
+      `${event.eventType} publish`,
+      { kind: SpanKind.PRODUCER, parent, attributes: messagingAttributes(event.subject, event.id) },
+      () => {
+        const h = natsHeaders();
+        h.set('Svc-Event-Type', event.eventType);
+        injectTrace(h);
+        return this.bus.js.publish(event.subject, event.data, { msgID: event.id, headers: h });
+      },
+    );
   }
 
   /** Publishes a batch concurrently; resolves once every ack is in, rejects on the first failure. */

@@ -4,7 +4,15 @@ import { regionStreamName } from '@svc/contracts';
 import { TEST_NATS_URL, deleteTestStreams, uniqueBusPrefix, waitFor } from '@svc/testing';
 import { BusConnection } from './bus-connection';
 import { EventPublisher } from './event-publisher';
-import { EventBatchConsumer, EventConsumer, EventFanout, JetStreamContext, serveEvents, type BatchOutcomes, type DeliveredEvent } from './nest-events';
+import {
+  EventBatchConsumer,
+  EventConsumer,
+  EventFanout,
+  JetStreamContext,
+  serveEvents,
+  type BatchOutcomes,
+  type DeliveredEvent,
+} from './nest-events';
 import { ensureRegionStream } from './streams';
 
 const seen: Array<{ handler: string; id: string; deliveryCount: number; durable?: string; region?: string }> = [];
@@ -16,7 +24,13 @@ let batchThrows = false;
 class SingleHandlers {
   @EventConsumer({ durable: 'nest-acked', types: 'application.created' })
   async acked(@Payload() event: DeliveredEvent, @Ctx() context: JetStreamContext): Promise<void> {
-    seen.push({ handler: 'acked', id: event.id, deliveryCount: event.deliveryCount, durable: context.getDurable(), region: context.getRegion() });
+    seen.push({
+      handler: 'acked',
+      id: event.id,
+      deliveryCount: event.deliveryCount,
+      durable: context.getDurable(),
+      region: context.getRegion(),
+    });
   }
 
   @EventConsumer({ durable: 'nest-bounded', types: 'application.updated' }, { maxDeliver: 3, ackWaitMs: 1_000 })
@@ -62,9 +76,23 @@ class ReplicaSettings {
 
 @Controller()
 class DecidedAtStart {
-  @EventConsumer((lookup) => lookup(ReplicaSettings).regions.map((region) => ({ durable: `nest-decided-from-${region}`, types: 'directory.subject_status', region })), { maxDeliver: -1 })
+  @EventConsumer(
+    (lookup) =>
+      lookup(ReplicaSettings).regions.map((region) => ({
+        durable: `nest-decided-from-${region}`,
+        types: 'directory.subject_status',
+        region,
+      })),
+    { maxDeliver: -1 },
+  )
   async replica(@Payload() event: DeliveredEvent, @Ctx() context: JetStreamContext): Promise<void> {
-    seen.push({ handler: 'decided', id: event.id, deliveryCount: event.deliveryCount, durable: context.getDurable(), region: context.getRegion() });
+    seen.push({
+      handler: 'decided',
+      id: event.id,
+      deliveryCount: event.deliveryCount,
+      durable: context.getDurable(),
+      region: context.getRegion(),
+    });
   }
 }
 
@@ -151,7 +179,14 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
         'event handler failed; will redeliver',
         'event dead-lettered: its handler failed on the last delivery allowed',
       ]);
-      expect(logged[2]!.context).toMatchObject({ durable: 'nest-bounded', eventId: 'bounded-1', deliveryCount: 3, stream: regionStreamName(prefix, 'us'), streamSequence: seq, error: 'always fails' });
+      expect(logged[2]!.context).toMatchObject({
+        durable: 'nest-bounded',
+        eventId: 'bounded-1',
+        deliveryCount: 3,
+        stream: regionStreamName(prefix, 'us'),
+        streamSequence: seq,
+        error: 'always fails',
+      });
       await waitFor(() => drained('nest-bounded'));
     } finally {
       await service.close();
@@ -169,7 +204,11 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
     } finally {
       await service.close();
     }
-    expect(handled().flatMap((b) => b.ids).sort()).toEqual([...ids].sort());
+    expect(
+      handled()
+        .flatMap((b) => b.ids)
+        .sort(),
+    ).toEqual([...ids].sort());
     expect(Math.max(...handled().map((b) => b.ids.length))).toBeLessThanOrEqual(4);
     expect(handled().some((b) => b.ids.length > 1)).toBe(true);
 
@@ -181,7 +220,11 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
     } finally {
       await restarted.close();
     }
-    expect(handled().flatMap((b) => b.ids).slice(10)).toEqual(['batch-late']);
+    expect(
+      handled()
+        .flatMap((b) => b.ids)
+        .slice(10),
+    ).toEqual(['batch-late']);
   });
 
   it('acks and naks the events of a batch by their own outcomes, redelivering only the failed one until maxDeliver', async () => {
@@ -190,9 +233,21 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
       await Promise.all(['good-1', 'bad', 'good-2'].map((id) => publish(bus, id, 'consent.purpose_revoked')));
       await waitFor(() => of('outcomes').filter((s) => s.id === 'bad').length >= 3, 15_000);
       await sleep(2_500);
-      expect(of('outcomes').filter((s) => s.id === 'good-1').map((s) => s.deliveryCount)).toEqual([1]);
-      expect(of('outcomes').filter((s) => s.id === 'good-2').map((s) => s.deliveryCount)).toEqual([1]);
-      expect(of('outcomes').filter((s) => s.id === 'bad').map((s) => s.deliveryCount)).toEqual([1, 2, 3]);
+      expect(
+        of('outcomes')
+          .filter((s) => s.id === 'good-1')
+          .map((s) => s.deliveryCount),
+      ).toEqual([1]);
+      expect(
+        of('outcomes')
+          .filter((s) => s.id === 'good-2')
+          .map((s) => s.deliveryCount),
+      ).toEqual([1]);
+      expect(
+        of('outcomes')
+          .filter((s) => s.id === 'bad')
+          .map((s) => s.deliveryCount),
+      ).toEqual([1, 2, 3]);
     } finally {
       await service.close();
     }
@@ -209,7 +264,11 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
       await service.close();
     }
     expect(batchThrows).toBe(false);
-    expect(of('thrown').map((s) => s.id).sort()).toEqual(['t-1', 't-2', 't-3']);
+    expect(
+      of('thrown')
+        .map((s) => s.id)
+        .sort(),
+    ).toEqual(['t-1', 't-2', 't-3']);
     expect(Math.max(...of('thrown').map((s) => s.deliveryCount))).toBe(2);
   });
 
@@ -231,7 +290,11 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
       await ensureRegionStream(ap.jsm, prefix, 'ap');
       await publish(ap, 'replica-ap', 'directory.subject_status');
       await waitFor(() => of('decided').length === 3, 10_000);
-      expect(of('decided').map((s) => [s.id, s.durable, s.region]).sort()).toEqual([
+      expect(
+        of('decided')
+          .map((s) => [s.id, s.durable, s.region])
+          .sort(),
+      ).toEqual([
         ['replica-ap', 'nest-decided-from-ap', 'ap'],
         ['replica-eu', 'nest-decided-from-eu', 'eu'],
         ['replica-us', 'nest-decided-from-us', 'us'],

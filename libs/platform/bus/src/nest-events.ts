@@ -1,6 +1,13 @@
 import { Module, UseFilters, applyDecorators, type Provider, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { BaseRpcContext, EventPattern, Server, type CustomTransportStrategy, type MessageHandler, type MicroserviceOptions } from '@nestjs/microservices';
+import {
+  BaseRpcContext,
+  EventPattern,
+  Server,
+  type CustomTransportStrategy,
+  type MessageHandler,
+  type MicroserviceOptions,
+} from '@nestjs/microservices';
 import { ROOT_CONTEXT, context, trace, type Span } from '@opentelemetry/api';
 import { deadLetterSubject, eventSubject, regionStreamName, type EventType } from '@svc/contracts';
 import { SpanKind, contextWithRemoteParent, recordFailure, startSpan, traceCarrierOf, type TraceCarrier } from '@svc/telemetry';
@@ -43,7 +50,8 @@ export type ProviderLookup = <T>(type: Type<T>) => T;
  * by the same method), or a function of the process's providers deciding them at start (none, for
  * a consumer its configuration switches off).
  */
-export type EventSubscriptions = EventSubscription | readonly EventSubscription[] | ((lookup: ProviderLookup) => EventSubscription | readonly EventSubscription[]);
+export type EventSubscriptions =
+  EventSubscription | readonly EventSubscription[] | ((lookup: ProviderLookup) => EventSubscription | readonly EventSubscription[]);
 
 /** How the durable delivers. */
 export interface EventDelivery {
@@ -152,7 +160,10 @@ export function EventConsumer(subscriptions: EventSubscriptions, delivery: Event
  * (see {@link BatchOutcomes}); resolving with nothing acks them all, throwing naks them all. For
  * group commits: the throughput path of consumers that write many events at once.
  */
-export function EventBatchConsumer(subscriptions: EventSubscriptions, delivery: EventBatchDelivery = {}): MethodDecorator<BatchHandlerMethod> {
+export function EventBatchConsumer(
+  subscriptions: EventSubscriptions,
+  delivery: EventBatchDelivery = {},
+): MethodDecorator<BatchHandlerMethod> {
   return consumerDecorator('batch', subscriptions, delivery);
 }
 
@@ -193,7 +204,13 @@ export function redeliveryDelayMs(deliveryCount: number): number {
 const FOREIGN_STREAM_RETRY_MS = 2_000;
 const DEFAULT_MAX_DELIVER = 10;
 
-function eventOf(subject: string, headers: MsgHdrs | undefined, data: Uint8Array, fallbackId: string, deliveryCount: number): DeliveredEvent {
+function eventOf(
+  subject: string,
+  headers: MsgHdrs | undefined,
+  data: Uint8Array,
+  fallbackId: string,
+  deliveryCount: number,
+): DeliveredEvent {
   return {
     id: headers?.get('Nats-Msg-Id') || fallbackId,
     subject,
@@ -216,7 +233,11 @@ function startProcessSpan(event: DeliveredEvent, durable: string): Span {
   const span = startSpan(`${event.eventType || event.subject} process`, {
     kind: SpanKind.CONSUMER,
     parent: contextWithRemoteParent(event.trace, ROOT_CONTEXT),
-    attributes: { ...messagingAttributes(event.subject, event.id), 'messaging.consumer.group.name': durable, 'messaging.message.delivery_count': event.deliveryCount },
+    attributes: {
+      ...messagingAttributes(event.subject, event.id),
+      'messaging.consumer.group.name': durable,
+      'messaging.message.delivery_count': event.deliveryCount,
+    },
   });
   if (span.isRecording()) event.trace = traceCarrierOf(trace.setSpan(ROOT_CONTEXT, span)) ?? event.trace;
   return span;
@@ -339,7 +360,11 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     this.open(subscription, region, registered).catch((error: unknown) => {
       if (this.stopped) return;
       if (!/stream not found/i.test(messageOf(error))) {
-        this.consumerLogger.error('durable on another region not open yet; retrying', { durable: subscription.durable, region, error: messageOf(error) });
+        this.consumerLogger.error('durable on another region not open yet; retrying', {
+          durable: subscription.durable,
+          region,
+          error: messageOf(error),
+        });
       }
       const timer = setTimeout(() => {
         this.timers.delete(timer);
@@ -381,7 +406,15 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       messages.stop();
       return;
     }
-    const delivery = new Delivery(durable, maxDeliver, new JetStreamContext([durable, region]), registered.handler, this.consumerLogger, this.bus, this.deadLetters);
+    const delivery = new Delivery(
+      durable,
+      maxDeliver,
+      new JetStreamContext([durable, region]),
+      registered.handler,
+      this.consumerLogger,
+      this.bus,
+      this.deadLetters,
+    );
     const done = batch > 0 ? delivery.inBatches(messages, batch) : delivery.oneByOne(messages);
     this.running.push({ stop: () => messages.stop(), done, durable: { subscription, region, registered } });
   }
@@ -400,7 +433,11 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
           try {
             await settled(registered.handler(event, context));
           } catch (handlerError) {
-            this.consumerLogger.error('event listener failed', { subject: event.subject, eventId: event.id, error: messageOf(handlerError) });
+            this.consumerLogger.error('event listener failed', {
+              subject: event.subject,
+              eventId: event.id,
+              error: messageOf(handlerError),
+            });
           }
         });
       },
@@ -495,7 +532,13 @@ class Delivery {
 
   /** Naks a failed delivery for redelivery, or dead-letters it when it was the last one allowed. */
   private async fail(msg: JsMsg, event: DeliveredEvent, error: unknown, delayMs: number): Promise<void> {
-    const details = { durable: this.durable, subject: event.subject, eventId: event.id, deliveryCount: event.deliveryCount, error: messageOf(error) };
+    const details = {
+      durable: this.durable,
+      subject: event.subject,
+      eventId: event.id,
+      deliveryCount: event.deliveryCount,
+      error: messageOf(error),
+    };
     if (this.maxDeliver > 0 && event.deliveryCount >= this.maxDeliver) {
       const copied = await this.copyToDeadLetters(msg, event, details.error);
       msg.term();
@@ -519,7 +562,13 @@ class Delivery {
  * process's region dead-letter subject (deduplicated per event and durable). False when the bus
  * refused it (the event still stays in the region stream).
  */
-async function copyToDeadLettersOf(bus: BusConnection, durable: string, msg: JsMsg, event: DeliveredEvent, error: string): Promise<boolean> {
+async function copyToDeadLettersOf(
+  bus: BusConnection,
+  durable: string,
+  msg: JsMsg,
+  event: DeliveredEvent,
+  error: string,
+): Promise<boolean> {
   const hdrs = natsHeaders();
   for (const [key, values] of msg.headers ?? []) for (const value of values) hdrs.append(key, value);
   hdrs.set('Svc-Dead-Letter-Durable', durable);

@@ -1,6 +1,24 @@
-import { Catch, Module, UseFilters, applyDecorators, type ArgumentsHost, type Provider, type RpcExceptionFilter, type Type } from '@nestjs/common';
+import {
+  Catch,
+  Module,
+  UseFilters,
+  applyDecorators,
+  type ArgumentsHost,
+  type Provider,
+  type RpcExceptionFilter,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ClientNats, MessagePattern, NatsContext, ServerNats, type MicroserviceOptions, type PacketId, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import {
+  ClientNats,
+  MessagePattern,
+  NatsContext,
+  ServerNats,
+  type MicroserviceOptions,
+  type PacketId,
+  type ReadPacket,
+  type WritePacket,
+} from '@nestjs/microservices';
 import { create, fromBinary, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { RPC_METHODS, rpcSubject, type RpcError, type RpcMethod } from '@svc/contracts';
@@ -22,8 +40,17 @@ export type RpcReplyInit<M extends RpcMethod> = MessageInitShape<Spec<M>['reply'
 export type RpcReply<M extends RpcMethod> = ReturnType<typeof create<Spec<M>['reply']>>;
 
 const KNOWN_KINDS: ReadonlySet<string> = new Set<ErrorKind>([
-  'invalid', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'gone', 'misdirected',
-  'unprocessable', 'rate_limited', 'unavailable', 'internal',
+  'invalid',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'gone',
+  'misdirected',
+  'unprocessable',
+  'rate_limited',
+  'unavailable',
+  'internal',
 ]);
 
 /** Default time a remote call waits for its reply, ms. */
@@ -97,7 +124,15 @@ export class BusRpcServer extends ServerNats {
   private readonly methodOfSubject = new Map<string, RpcMethod>();
 
   constructor(private readonly bus: BusConnection) {
-    super({ deserializer: { deserialize: (value: Uint8Array, options?: { channel?: string; replyTo?: string }) => ({ pattern: options?.channel, id: options?.replyTo, data: value }) } });
+    super({
+      deserializer: {
+        deserialize: (value: Uint8Array, options?: { channel?: string; replyTo?: string }) => ({
+          pattern: options?.channel,
+          id: options?.replyTo,
+          data: value,
+        }),
+      },
+    });
   }
 
   /**
@@ -118,7 +153,11 @@ export class BusRpcServer extends ServerNats {
       try {
         return await inSpan(
           `${method} handle`,
-          { kind: SpanKind.SERVER, parent: local ? undefined : contextWithRemoteParent(traceOfHeaders(headers), ROOT_CONTEXT), attributes: { ...rpcAttributes(method, subject), 'rpc.local': local } },
+          {
+            kind: SpanKind.SERVER,
+            parent: local ? undefined : contextWithRemoteParent(traceOfHeaders(headers), ROOT_CONTEXT),
+            attributes: { ...rpcAttributes(method, subject), 'rpc.local': local },
+          },
           async () => {
             const request = fromBinary(spec.request, data as Uint8Array);
             const result = await callback(request, ctx);
@@ -236,7 +275,10 @@ export class BusRpcClient extends ClientNats {
    * A reply is the protobuf bytes as they came, which may be none at all (a reply whose fields all
    * hold their defaults, e.g. `found: false`): only the server's 503 status means nobody listens.
    */
-  override createSubscriptionHandler(packet: ReadPacket & PacketId, callback: (packet: WritePacket) => unknown): (error: string | Error | undefined, natsMsg: Record<string, unknown>) => Promise<unknown> {
+  override createSubscriptionHandler(
+    packet: ReadPacket & PacketId,
+    callback: (packet: WritePacket) => unknown,
+  ): (error: string | Error | undefined, natsMsg: Record<string, unknown>) => Promise<unknown> {
     return async (error, raw) => {
       const natsMsg = raw as unknown as Msg;
       if (error) return callback({ err: error, isDisposed: true });
@@ -357,7 +399,12 @@ export class RpcClient {
    * nobody answers in time or the answer is an error: for callers that fail closed (or act as if
    * the other region knew nothing) rather than fail the request.
    */
-  async tryCallInRegion<M extends RpcMethod>(region: string, method: M, request: RpcRequestInit<M>, timeoutMs = RPC_TIMEOUT_MS): Promise<RpcReply<M> | undefined> {
+  async tryCallInRegion<M extends RpcMethod>(
+    region: string,
+    method: M,
+    request: RpcRequestInit<M>,
+    timeoutMs = RPC_TIMEOUT_MS,
+  ): Promise<RpcReply<M> | undefined> {
     try {
       return await this.inRegion(region).call(method, request, timeoutMs);
     } catch {

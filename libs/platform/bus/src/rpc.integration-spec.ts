@@ -4,7 +4,14 @@ import { TEST_NATS_URL, TcpProxy, uniqueBusPrefix } from '@svc/testing';
 import { BusConnection } from './bus-connection';
 import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest, type RpcService } from './nest-rpc';
 
-const APPLICATION = { found: true, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+const APPLICATION = {
+  found: true,
+  name: 'n',
+  environment: 'development',
+  mode: 'conductor',
+  capabilitiesPublished: false,
+  allowedOrigins: [],
+};
 
 @Controller()
 class ApplicationHandlers {
@@ -54,7 +61,10 @@ describe('request/reply, local first (real NATS behind a proxy the test cuts)', 
   });
 
   it('is answered over NATS for another process', async () => {
-    await expect(rpcClientOf(remote).call('gateway.get_application', { applicationId: 'tp_us_remote' })).resolves.toMatchObject({ found: true, applicationId: 'tp_us_remote' });
+    await expect(rpcClientOf(remote).call('gateway.get_application', { applicationId: 'tp_us_remote' })).resolves.toMatchObject({
+      found: true,
+      applicationId: 'tp_us_remote',
+    });
   });
 
   it("answers service_unavailable, not internal_error, when the owner's database is away, in process and over NATS", async () => {
@@ -75,12 +85,23 @@ describe('request/reply, local first (real NATS behind a proxy the test cuts)', 
 
     it('rethrows a domain error as the same error, and anything else as internal_error, as a remote caller sees them', async () => {
       const client = service.client;
-      await expect(client.call('gateway.get_application', { applicationId: 'refused' })).rejects.toMatchObject({ kind: 'forbidden', code: 'not_yours', detail: { application_id: 'refused' } });
-      await expect(client.call('gateway.get_application', { applicationId: 'crash' })).rejects.toMatchObject({ kind: 'internal', code: 'internal_error', message: 'Internal error' });
+      await expect(client.call('gateway.get_application', { applicationId: 'refused' })).rejects.toMatchObject({
+        kind: 'forbidden',
+        code: 'not_yours',
+        detail: { application_id: 'refused' },
+      });
+      await expect(client.call('gateway.get_application', { applicationId: 'crash' })).rejects.toMatchObject({
+        kind: 'internal',
+        code: 'internal_error',
+        message: 'Internal error',
+      });
     });
 
     it('still fails with service_unavailable for a caller without the handler in its process', async () => {
-      await expect(rpcClientOf(bus).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({ kind: 'unavailable', code: 'service_unavailable' });
+      await expect(rpcClientOf(bus).call('gateway.get_application', { applicationId: 'x' }, 300)).rejects.toMatchObject({
+        kind: 'unavailable',
+        code: 'service_unavailable',
+      });
     });
   });
 

@@ -62,7 +62,12 @@ async function ensureStream(jsm: JetStreamManager, config: Partial<StreamConfig>
  * deployment where every region shares one account, or a copy made before) it is left as it is:
  * the owner region's `ensureRegionStream` widens a copy to its whole event subject space.
  */
-export async function ensureImportedStream(jsm: JetStreamManager, prefix: string, region: string, subjects: readonly string[]): Promise<void> {
+export async function ensureImportedStream(
+  jsm: JetStreamManager,
+  prefix: string,
+  region: string,
+  subjects: readonly string[],
+): Promise<void> {
   const name = regionStreamName(prefix, region);
   try {
     await jsm.streams.info(name);

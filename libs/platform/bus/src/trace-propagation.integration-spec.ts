@@ -9,7 +9,14 @@ import { EventBatchConsumer, EventConsumer, serveEvents, type DeliveredEvent } f
 import { RpcHandler, rpcClientOf, serveRpc, type RpcReplyInit, type RpcRequest, type RpcService } from './nest-rpc';
 import { ensureRegionStream } from './streams';
 
-const APPLICATION = { found: true, name: 'n', environment: 'development', mode: 'conductor', capabilitiesPublished: false, allowedOrigins: [] };
+const APPLICATION = {
+  found: true,
+  name: 'n',
+  environment: 'development',
+  mode: 'conductor',
+  capabilitiesPublished: false,
+  allowedOrigins: [],
+};
 const handledIn: string[] = [];
 
 @Controller()
@@ -82,7 +89,7 @@ describe('trace context on the bus', () => {
     context.disable();
   });
 
-  it('carries a request over NATS: the handler runs in a server span under the caller\'s client span', async () => {
+  it("carries a request over NATS: the handler runs in a server span under the caller's client span", async () => {
     const request = await inRequest(() => rpcClientOf(caller).call('gateway.get_application', { applicationId: 'tp_us_remote' }));
     const [call] = finished('gateway.get_application call');
     const handled = await waitFor(() => finished('gateway.get_application handle')[0]);
@@ -103,11 +110,16 @@ describe('trace context on the bus', () => {
     expect(handled!.spanContext().traceId).toBe(request.spanContext().traceId);
   });
 
-  it('carries an event to every consumer: each one\'s span is a child of the publish span', async () => {
+  it("carries an event to every consumer: each one's span is a child of the publish span", async () => {
     const consumers = await serveEvents(bus, [TracedConsumers]);
     try {
       const request = await inRequest(() =>
-        new EventPublisher(bus).publish({ id: 'evt-traced-1', subject: `${prefix}.us.evt.application.created`, eventType: 'application.created', data: new Uint8Array([1]) }),
+        new EventPublisher(bus).publish({
+          id: 'evt-traced-1',
+          subject: `${prefix}.us.evt.application.created`,
+          eventType: 'application.created',
+          data: new Uint8Array([1]),
+        }),
       );
       const traceId = request.spanContext().traceId;
       const processed = await waitFor(() => {
@@ -139,7 +151,12 @@ describe('trace context on the bus', () => {
       for await (const msg of sub) return msg.headers;
       return undefined;
     })();
-    await new EventPublisher(bus).publish({ id: 'evt-untraced-1', subject: `${prefix}.us.evt.application.updated`, eventType: 'application.updated', data: new Uint8Array([1]) });
+    await new EventPublisher(bus).publish({
+      id: 'evt-untraced-1',
+      subject: `${prefix}.us.evt.application.updated`,
+      eventType: 'application.updated',
+      data: new Uint8Array([1]),
+    });
     const headers = await got;
     expect(headers?.get('Svc-Event-Type')).toBe('application.updated');
     expect(headers?.has('traceparent')).toBe(false);

@@ -48,7 +48,9 @@ export function parseFaultPoints(env: Readonly<Record<string, string | undefined
   for (const entry of value.split(',').map((part) => part.trim())) {
     const match = ARMING.exec(entry);
     if (!match || !(match[1]! in FAULT_POINTS)) {
-      throw new Error(`${FAULT_POINTS_VARIABLE}: "${entry}" is not name, name#N or name@P of a fault point (${Object.keys(FAULT_POINTS).join(', ')})`);
+      throw new Error(
+        `${FAULT_POINTS_VARIABLE}: "${entry}" is not name, name#N or name@P of a fault point (${Object.keys(FAULT_POINTS).join(', ')})`,
+      );
     }
     armed.set(match[1] as FaultPointName, match[3] !== undefined ? { probability: Number(match[3]) } : { nth: Number(match[2] ?? 1) });
   }

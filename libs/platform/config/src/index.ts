@@ -1,4 +1,15 @@
 export { ConfigError, LoadedConfigs, loadConfig, loadConfigs, type Environment } from './load-config';
-export { DEFAULT_REGION_COUNTRIES, PlatformConfig, ProcessConfig, REGIONS, intFromEnv, isRegion, homeRegionOf, regionCountries, regionUrls, type Region } from './platform-config';
+export {
+  DEFAULT_REGION_COUNTRIES,
+  PlatformConfig,
+  ProcessConfig,
+  REGIONS,
+  intFromEnv,
+  isRegion,
+  homeRegionOf,
+  regionCountries,
+  regionUrls,
+  type Region,
+} from './platform-config';
 export { Clock, FakeClock, SystemClock } from './clock';
 export { FAULT_POINTS, FAULT_POINTS_VARIABLE, faultPoint, parseFaultPoints, type FaultArming, type FaultPointName } from './fault-points';

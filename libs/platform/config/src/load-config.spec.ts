@@ -10,7 +10,13 @@ const valid = {
 describe('config validated at boot', () => {
   it('builds a typed config with defaults for unset variables', () => {
     const config = loadConfig(PlatformConfig, valid);
-    expect(config).toMatchObject({ REGION: 'eu', HTTP_PORT: 8080, DATABASE_POOL_SIZE: 5, NATS_URL: 'nats://127.0.0.1:4222', BUS_PREFIX: 'svc' });
+    expect(config).toMatchObject({
+      REGION: 'eu',
+      HTTP_PORT: 8080,
+      DATABASE_POOL_SIZE: 5,
+      NATS_URL: 'nats://127.0.0.1:4222',
+      BUS_PREFIX: 'svc',
+    });
   });
 
   it('converts numeric variables', () => {

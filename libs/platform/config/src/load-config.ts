@@ -7,7 +7,10 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** Thrown at boot when the environment does not satisfy a config class; names every bad variable. */
 export class ConfigError extends Error {
-  constructor(readonly variables: readonly string[], detail: string) {
+  constructor(
+    readonly variables: readonly string[],
+    detail: string,
+  ) {
     super(`Invalid configuration: ${detail}`);
     this.name = 'ConfigError';
   }

@@ -166,7 +166,10 @@ export function regionCountries(config: Pick<PlatformConfig, 'REGION_COUNTRIES'>
 }
 
 /** A region as a wrong-region answer names it: the region, its country and its router's URL. */
-export function homeRegionOf(config: Pick<PlatformConfig, 'REGION_COUNTRIES' | 'REGION_URLS'>, region: Region): { region: Region; country: string; url?: string } {
+export function homeRegionOf(
+  config: Pick<PlatformConfig, 'REGION_COUNTRIES' | 'REGION_URLS'>,
+  region: Region,
+): { region: Region; country: string; url?: string } {
   const url = regionUrls(config)[region];
   return { region, country: regionCountries(config)[region], ...(url ? { url } : {}) };
 }
@@ -180,4 +183,3 @@ export function regionUrls(config: Pick<PlatformConfig, 'REGION_URLS'>): Record<
   }
   return result as Record<Region, string>;
 }
-

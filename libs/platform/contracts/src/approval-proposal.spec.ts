@@ -17,7 +17,7 @@ const without = (value: Record<string, unknown>, key: string) => Object.fromEntr
 
 /** Issue 14 item 13: a proposal that drifted from the contract is refused, never half shown. */
 describe('parseApprovalProposal', () => {
-  it('accepts the contract\'s shape', () => {
+  it("accepts the contract's shape", () => {
     expect(parseApprovalProposal(structuredClone(proposal))).toEqual(proposal);
   });
 

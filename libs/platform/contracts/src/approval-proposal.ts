@@ -17,7 +17,9 @@ export type EscalationTrigger =
   /** `escalation_bounds.scopes`: these requested scopes are listed as needing approval. */
   | { bound: 'scopes'; matched: string[] };
 
-export const ESCALATION_TRIGGER_BOUNDS = ['always', 'amount_over', 'actions', 'scopes'] as const satisfies ReadonlyArray<EscalationTrigger['bound']>;
+export const ESCALATION_TRIGGER_BOUNDS = ['always', 'amount_over', 'actions', 'scopes'] as const satisfies ReadonlyArray<
+  EscalationTrigger['bound']
+>;
 
 /** The escalated grant request, every detail a person needs to decide. */
 export interface ApprovalProposal {
@@ -86,7 +88,21 @@ function isTrigger(v: unknown): v is EscalationTrigger {
 /** The proposal when `value` has exactly the contract's shape, else null. */
 export function parseApprovalProposal(value: unknown): ApprovalProposal | null {
   if (!isObject(value)) return null;
-  if (!hasExactly(value, ['object', 'escalation_id', 'agent', 'actions', 'scope', 'value', 'context', 'triggers', 'grant_valid_until', 'deadline'])) return null;
+  if (
+    !hasExactly(value, [
+      'object',
+      'escalation_id',
+      'agent',
+      'actions',
+      'scope',
+      'value',
+      'context',
+      'triggers',
+      'grant_valid_until',
+      'deadline',
+    ])
+  )
+    return null;
   const { agent, context, value: amount, triggers } = value;
   const ok =
     value.object === 'approval_proposal' &&
@@ -99,7 +115,8 @@ export function parseApprovalProposal(value: unknown): ApprovalProposal | null {
     isStringOrNull(agent.model) &&
     isStringArray(value.actions) &&
     isStringArray(value.scope) &&
-    (amount === null || (isObject(amount) && hasExactly(amount, ['amount', 'currency']) && isString(amount.amount) && isString(amount.currency))) &&
+    (amount === null ||
+      (isObject(amount) && hasExactly(amount, ['amount', 'currency']) && isString(amount.amount) && isString(amount.currency))) &&
     isObject(context) &&
     hasExactly(context, ['purpose', 'jurisdiction', 'counterparty', 'on_behalf_of']) &&
     isStringOrNull(context.purpose) &&

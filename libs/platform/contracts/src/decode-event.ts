@@ -6,7 +6,11 @@ import { EVENTS, type EventType } from './subjects';
  * Decodes an event payload by its type, opening its sealed personal fields with `personalData`
  * (without it they stay empty); undefined for a type this build does not know.
  */
-export function decodeEvent<T extends EventType>(type: T, data: Uint8Array, personalData?: PersonalDataSeal): ReturnType<typeof fromBinary<(typeof EVENTS)[T]['schema']>>;
+export function decodeEvent<T extends EventType>(
+  type: T,
+  data: Uint8Array,
+  personalData?: PersonalDataSeal,
+): ReturnType<typeof fromBinary<(typeof EVENTS)[T]['schema']>>;
 export function decodeEvent(type: string, data: Uint8Array, personalData?: PersonalDataSeal): unknown;
 export function decodeEvent(type: string, data: Uint8Array, personalData?: PersonalDataSeal): unknown {
   const spec = (EVENTS as Record<string, { schema: (typeof EVENTS)[EventType]['schema'] } | undefined>)[type];

@@ -64,6 +64,21 @@ export { OVERSIGHT_EVENTS } from './events/oversight.events';
 export { OVERSIGHT_RPC } from './rpc/oversight.rpc';
 export { RECEIPTS_RPC } from './rpc/receipts.rpc';
 export { COLLECTION_CHANNELS, EVENT_CHANNELS, type CollectionChannel, type EventChannel } from './consent-vocabulary';
-export { DATA_CATEGORIES, DEROGATION_ARTICLES, LAWFUL_BASES, TRANSFER_CASES, type DataCategory, type LawfulBasis, type TransferCase } from './transfer-vocabulary';
+export {
+  DATA_CATEGORIES,
+  DEROGATION_ARTICLES,
+  LAWFUL_BASES,
+  TRANSFER_CASES,
+  type DataCategory,
+  type LawfulBasis,
+  type TransferCase,
+} from './transfer-vocabulary';
 export { ESCALATION_TRIGGER_BOUNDS, parseApprovalProposal, type ApprovalProposal, type EscalationTrigger } from './approval-proposal';
-export { PersonalDataSeal, SEALED_PERSONAL_DATA_FIELD, decodeSealedEvent, encodeEvent, personalDataOf, sealedFieldsOf } from './personal-data';
+export {
+  PersonalDataSeal,
+  SEALED_PERSONAL_DATA_FIELD,
+  decodeSealedEvent,
+  encodeEvent,
+  personalDataOf,
+  sealedFieldsOf,
+} from './personal-data';

@@ -1,5 +1,15 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { clearField, create, fromBinary, getOption, isFieldSet, toBinary, type DescField, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
+import {
+  clearField,
+  create,
+  fromBinary,
+  getOption,
+  isFieldSet,
+  toBinary,
+  type DescField,
+  type DescMessage,
+  type MessageShape,
+} from '@bufbuild/protobuf';
 import { PersonalData, personal_data } from './gen/svc/options/v1/personal_data_pb';
 
 /** The bytes field of an event message that carries its sealed fields. */

@@ -8,7 +8,12 @@ const hex = (value: string) => Buffer.from(value, 'hex');
 
 function vectorPrivateKey() {
   return createPrivateKey({
-    key: { kty: 'OKP', crv: 'Ed25519', d: hex(rfc8032.secret_key_hex).toString('base64url'), x: hex(rfc8032.public_key_hex).toString('base64url') },
+    key: {
+      kty: 'OKP',
+      crv: 'Ed25519',
+      d: hex(rfc8032.secret_key_hex).toString('base64url'),
+      x: hex(rfc8032.public_key_hex).toString('base64url'),
+    },
     format: 'jwk',
   });
 }

@@ -68,7 +68,11 @@ const ED25519_SIGNATURE_BYTES = 64;
  * rather than silently altered. Throws TypeError if `extraHeader` names `alg`, `kid`, `typ`,
  * `crit` or `b64`.
  */
-export async function signCompactJws(key: ActiveSigningKey, payload: Record<string, unknown>, options: SignCompactJwsOptions): Promise<string> {
+export async function signCompactJws(
+  key: ActiveSigningKey,
+  payload: Record<string, unknown>,
+  options: SignCompactJwsOptions,
+): Promise<string> {
   const header = { ...checkedExtraHeader(options.extraHeader), alg: JWS_ALGORITHM, typ: options.typ, kid: key.kid };
   return new CompactSign(new TextEncoder().encode(canonicalJson(payload))).setProtectedHeader(header).sign(key.privateKey);
 }
@@ -109,7 +113,11 @@ export async function verifyCompactJws(
  * `base64url(header) || '.' || base64url(canonicalBytes)` and any JWS library can verify it once
  * the payload is put back.
  */
-export async function signDetachedJws(key: ActiveSigningKey, canonicalBytes: Uint8Array, options: DetachedJwsOptions = {}): Promise<string> {
+export async function signDetachedJws(
+  key: ActiveSigningKey,
+  canonicalBytes: Uint8Array,
+  options: DetachedJwsOptions = {},
+): Promise<string> {
   const header = { alg: JWS_ALGORITHM, ...(options.typ === undefined ? {} : { typ: options.typ }), kid: key.kid };
   const jws = await new FlattenedSign(canonicalBytes).setProtectedHeader(header).sign(key.privateKey);
   return `${jws.protected ?? ''}..${jws.signature}`;
@@ -142,7 +150,8 @@ function checkedExtraHeader(extra: Record<string, unknown> | undefined): Record<
 }
 
 function splitJws(token: string): [string, string, string] {
-  if (typeof token !== 'string' || token.length > MAX_JWS_LENGTH) throw jwsError('jws_malformed', 'JWS is not a string of acceptable length');
+  if (typeof token !== 'string' || token.length > MAX_JWS_LENGTH)
+    throw jwsError('jws_malformed', 'JWS is not a string of acceptable length');
   const parts = token.split('.');
   if (parts.length !== 3) throw jwsError('jws_malformed', 'JWS must have three dot-separated segments');
   const [protectedB64 = '', payloadB64 = '', signatureB64 = ''] = parts;

@@ -60,7 +60,13 @@ export class EgressClient {
 
   async send(call: EgressRequest): Promise<EgressResult> {
     try {
-      const response = await request(call.url, { method: call.method, headers: call.headers, body: call.body, dispatcher: this.agents[call.environment], signal: call.signal });
+      const response = await request(call.url, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body,
+        dispatcher: this.agents[call.environment],
+        signal: call.signal,
+      });
       let body = '';
       if (this.options.responseBody === 'text') body = await readLimited(response.body, this.options.maxResponseBytes);
       else await response.body.dump({ limit: this.options.maxResponseBytes }).catch(() => undefined);

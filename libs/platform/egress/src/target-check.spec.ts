@@ -7,11 +7,19 @@ const resolver =
   (hostname, _options, callback) => {
     const found = table[hostname];
     if (!found) callback(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
-    else callback(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    else
+      callback(
+        null,
+        found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
   };
 
 describe('configuration-time target check', () => {
-  const table = { 'mixed.example.com': ['93.184.216.34', '10.0.0.7'], 'public.example.com': ['93.184.216.34', '2606:4700::1111'], 'local.example.com': ['127.0.0.1', '::1'] };
+  const table = {
+    'mixed.example.com': ['93.184.216.34', '10.0.0.7'],
+    'public.example.com': ['93.184.216.34', '2606:4700::1111'],
+    'local.example.com': ['127.0.0.1', '::1'],
+  };
 
   it.each([
     ['169.254.169.254', 'metadata'],
@@ -59,7 +67,9 @@ describe('guarded lookup', () => {
   });
 
   it('fails with the refusal when any address is refused, and passes resolution errors on', async () => {
-    const refused = await lookupOf('rebound.example.com', 'production', false, { 'rebound.example.com': ['93.184.216.34', '169.254.169.254'] });
+    const refused = await lookupOf('rebound.example.com', 'production', false, {
+      'rebound.example.com': ['93.184.216.34', '169.254.169.254'],
+    });
     expect(refused.error).toBeInstanceOf(TargetRefusedError);
     expect((refused.error as TargetRefusedError).range).toBe('metadata');
     expect((await lookupOf('gone.example.com', 'production', false, {})).error?.code).toBe('ENOTFOUND');

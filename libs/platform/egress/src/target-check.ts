@@ -3,7 +3,11 @@ import { isIP, type LookupFunction } from 'node:net';
 import { refusalOf, type EgressEnvironment, type RefusedRange } from './address-policy';
 
 /** Resolves a host name to all its addresses (node:dns lookup, or a stand-in in tests). */
-export type ResolveAll = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type ResolveAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export const resolveAllWithDns: ResolveAll = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
@@ -71,7 +75,12 @@ export function guardedLookup(environment: EgressEnvironment, resolveAll: Resolv
  * call through a guarded agent checks again before it connects. `hostname` comes from a parsed
  * URL, so octal, hexadecimal and integer forms of an IPv4 host are already dotted.
  */
-export async function refusedTargetOf(hostname: string, environment: EgressEnvironment, resolveAll: ResolveAll = resolveAllWithDns, timeoutMs = 2_000): Promise<TargetRefusedError | undefined> {
+export async function refusedTargetOf(
+  hostname: string,
+  environment: EgressEnvironment,
+  resolveAll: ResolveAll = resolveAllWithDns,
+  timeoutMs = 2_000,
+): Promise<TargetRefusedError | undefined> {
   const host = bareHost(hostname);
   if (isIP(host) !== 0) return firstRefused([host], environment);
   const addresses = await new Promise<string[]>((resolve) => {

@@ -1,12 +1,22 @@
 /** Socket errors of a dependency (database, bus) that went away or cannot be reached. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /**
  * Postgres: the connection failed, was lost or refused (08000, 08001, 08003, 08004, 08006; not a
  * protocol violation), the server is shutting down or starting (57P01–57P03), too many connections (53300).
  */
 const UNAVAILABLE_SQLSTATE = /^(0800[01346]|57P0[1-3]|53300)$/;
 /** node-postgres reports a lost or timed-out connection by message only. */
-const LOST_CONNECTION_MESSAGE = /connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|connection timeout/i;
+const LOST_CONNECTION_MESSAGE =
+  /connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|connection timeout/i;
 
 /**
  * A dependency of the request (the database, the bus) is unreachable or went away mid-request:

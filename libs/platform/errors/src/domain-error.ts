@@ -70,12 +70,8 @@ export function reasonCodesByKind(): ReadonlyMap<string, ErrorKind> {
 export function defineErrors<const Table extends Record<string, ErrorKind>>(table: Table) {
   type Code = Extract<keyof Table, string>;
   for (const [code, kind] of Object.entries(table)) declaredReasonCodes.set(code, kind);
-  const factory = (
-    code: Code,
-    message: string,
-    detail?: Record<string, unknown>,
-    headers?: Record<string, string>,
-  ): DomainError<Code> => new DomainError(table[code] as ErrorKind, code, message, detail, headers);
+  const factory = (code: Code, message: string, detail?: Record<string, unknown>, headers?: Record<string, string>): DomainError<Code> =>
+    new DomainError(table[code] as ErrorKind, code, message, detail, headers);
   factory.codes = Object.keys(table) as Code[];
   factory.kindOf = (code: Code): ErrorKind => table[code] as ErrorKind;
   return factory;

@@ -93,7 +93,11 @@ describe('identifiers (spec: Identifiers table)', () => {
     };
     visit(join(root, 'libs'));
     visit(join(root, 'apps'));
-    const registered = new Set<string>(Object.values(ID_FORMATS).filter((f) => f.regional).map((f) => f.prefix));
+    const registered = new Set<string>(
+      Object.values(ID_FORMATS)
+        .filter((f) => f.regional)
+        .map((f) => f.prefix),
+    );
     expect([...minted].filter((prefix) => !registered.has(prefix))).toEqual([]);
   });
 });

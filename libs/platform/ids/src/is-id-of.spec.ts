@@ -10,11 +10,17 @@ class ListBody {
   @IsIdOf('flow', { each: true }) flow_ids!: unknown;
 }
 
-const errorsOf = (target: object) => validateSync(target).map((error) => ({ property: error.property, constraints: Object.keys(error.constraints ?? {}), messages: Object.values(error.constraints ?? {}) }));
+const errorsOf = (target: object) =>
+  validateSync(target).map((error) => ({
+    property: error.property,
+    constraints: Object.keys(error.constraints ?? {}),
+    messages: Object.values(error.constraints ?? {}),
+  }));
 
 describe('IsIdOf', () => {
   it('accepts an identifier minted by the registry for the kind, in every region', () => {
-    for (const region of ['us', 'eu', 'ap', 'dev'] as const) expect(errorsOf(Object.assign(new Body(), { agent_id: newRegionalId('agent', region) }))).toEqual([]);
+    for (const region of ['us', 'eu', 'ap', 'dev'] as const)
+      expect(errorsOf(Object.assign(new Body(), { agent_id: newRegionalId('agent', region) }))).toEqual([]);
   });
 
   it.each([
@@ -36,14 +42,18 @@ describe('IsIdOf', () => {
 
   it('checks each element of an array with each: true', () => {
     expect(errorsOf(Object.assign(new ListBody(), { flow_ids: [newRegionalId('flow', 'eu')] }))).toEqual([]);
-    expect(errorsOf(Object.assign(new ListBody(), { flow_ids: [newRegionalId('flow', 'eu'), 'flw_eu_x'] }))[0]?.messages).toEqual(['each of flow_ids must be a well-formed flow id (flw_<region>_…)']);
+    expect(errorsOf(Object.assign(new ListBody(), { flow_ids: [newRegionalId('flow', 'eu'), 'flw_eu_x'] }))[0]?.messages).toEqual([
+      'each of flow_ids must be a well-formed flow id (flw_<region>_…)',
+    ]);
   });
 });
 
 describe('idPattern', () => {
   it('accepts exactly what isIdOf accepts for every kind of the registry', () => {
     for (const kind of Object.keys(ID_FORMATS) as IdKind[]) {
-      const minted = ID_FORMATS[kind].regional ? newRegionalId(kind as Parameters<typeof newRegionalId>[0], 'eu') : newId(kind as Parameters<typeof newId>[0]);
+      const minted = ID_FORMATS[kind].regional
+        ? newRegionalId(kind as Parameters<typeof newRegionalId>[0], 'eu')
+        : newId(kind as Parameters<typeof newId>[0]);
       expect([kind, idPattern(kind).test(minted)]).toEqual([kind, isIdOf(kind, minted)]);
       expect(idPattern(kind).test(`${minted}x`)).toBe(false);
     }

@@ -18,7 +18,8 @@ export function IsIdOf(kind: IdKind, options: { each?: boolean } = {}): Property
   const isString = IsString({ each });
   const matches = Matches(idPattern(kind), {
     each,
-    message: (args: ValidationArguments) => `${each ? `each of ${args.property}` : args.property} must be a well-formed ${kind.replace(/_/g, ' ')} id (${idShape(kind)})`,
+    message: (args: ValidationArguments) =>
+      `${each ? `each of ${args.property}` : args.property} must be a well-formed ${kind.replace(/_/g, ' ')} id (${idShape(kind)})`,
   });
   return (target: object, property: string | symbol) => {
     isString(target, property);

@@ -26,7 +26,9 @@ afterAll(async () => {
 describe('JoseKeyStore', () => {
   it('creates exactly one active RS256 and one ES256 key per region, whatever the number of processes racing at boot', async () => {
     await Promise.all(Array.from({ length: 5 }, () => new JoseKeyStore(dataSource, 'us', kek).ensureActiveKeys()));
-    const rows: Array<{ kid: string; algorithm: string; status: string }> = await dataSource.query(`SELECT kid, algorithm, status FROM keys.jose_keys WHERE region = 'us' ORDER BY kid`);
+    const rows: Array<{ kid: string; algorithm: string; status: string }> = await dataSource.query(
+      `SELECT kid, algorithm, status FROM keys.jose_keys WHERE region = 'us' ORDER BY kid`,
+    );
     expect(rows).toEqual([
       { kid: 'oap-us-es256-v1', algorithm: 'ES256', status: 'active' },
       { kid: 'oap-us-rs256-v1', algorithm: 'RS256', status: 'active' },
@@ -35,7 +37,9 @@ describe('JoseKeyStore', () => {
 
   it('stores private halves encrypted under the kid, and serves private JWKs that match the public ones', async () => {
     const store = new JoseKeyStore(dataSource, 'us', kek);
-    const [row] = (await dataSource.query(`SELECT private_key_enc FROM keys.jose_keys WHERE kid = 'oap-us-rs256-v1'`)) as Array<{ private_key_enc: Buffer }>;
+    const [row] = (await dataSource.query(`SELECT private_key_enc FROM keys.jose_keys WHERE kid = 'oap-us-rs256-v1'`)) as Array<{
+      private_key_enc: Buffer;
+    }>;
     expect(() => createPrivateKey({ key: row!.private_key_enc, format: 'der', type: 'pkcs8' })).toThrow();
     expect(() => kek.decrypt(row!.private_key_enc, 'oap-us-es256-v1')).toThrow();
 
@@ -57,11 +61,15 @@ describe('JoseKeyStore', () => {
 
   it('refuses to serve a key whose stored public half was swapped, and a store with another key-encryption key', async () => {
     await new JoseKeyStore(dataSource, 'eu', kek).ensureActiveKeys();
-    const other = createPublicKey(createPrivateKey({ key: (await new JoseKeyStore(dataSource, 'us', kek).activePrivateJwks())[0]!, format: 'jwk' })).export({ format: 'jwk' });
+    const other = createPublicKey(
+      createPrivateKey({ key: (await new JoseKeyStore(dataSource, 'us', kek).activePrivateJwks())[0]!, format: 'jwk' }),
+    ).export({ format: 'jwk' });
     await dataSource.query(`UPDATE keys.jose_keys SET public_jwk = $1::jsonb WHERE kid = 'oap-eu-es256-v1'`, [JSON.stringify(other)]);
     const corrupt = await new JoseKeyStore(dataSource, 'eu', kek).activePrivateJwks().catch((error: unknown) => error);
     expect(isDomainError(corrupt) && corrupt.code).toBe('signing_key_corrupt');
-    const wrongKek = await new JoseKeyStore(dataSource, 'us', new KeyEncryption(randomBytes(32).toString('base64'))).activePrivateJwks().catch((error: unknown) => error);
+    const wrongKek = await new JoseKeyStore(dataSource, 'us', new KeyEncryption(randomBytes(32).toString('base64')))
+      .activePrivateJwks()
+      .catch((error: unknown) => error);
     expect(isDomainError(wrongKek) && wrongKek.code).toBe('key_decryption_failed');
   });
 });

@@ -53,15 +53,15 @@ export class JoseKeyStore {
     for (const algorithm of JOSE_KEY_ALGORITHMS) {
       await this.dataSource.transaction(async (manager) => {
         await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`keys.jose_keys:${this.region}:${algorithm}`]);
-        const active: Array<{ kid: string }> = await manager.query(`SELECT kid FROM ${TABLE} WHERE region = $1 AND algorithm = $2 AND status = 'active'`, [
-          this.region,
-          algorithm,
-        ]);
+        const active: Array<{ kid: string }> = await manager.query(
+          `SELECT kid FROM ${TABLE} WHERE region = $1 AND algorithm = $2 AND status = 'active'`,
+          [this.region, algorithm],
+        );
         if (active.length > 0) return;
-        const [max] = (await manager.query(`SELECT coalesce(max(version), 0)::int AS version FROM ${TABLE} WHERE region = $1 AND algorithm = $2`, [
-          this.region,
-          algorithm,
-        ])) as Array<{ version: number }>;
+        const [max] = (await manager.query(
+          `SELECT coalesce(max(version), 0)::int AS version FROM ${TABLE} WHERE region = $1 AND algorithm = $2`,
+          [this.region, algorithm],
+        )) as Array<{ version: number }>;
         const version = (max?.version ?? 0) + 1;
         const kid = this.kidFor(algorithm, version);
         const { privateKey, publicKey } =
@@ -83,7 +83,12 @@ export class JoseKeyStore {
       `SELECT kid, algorithm, version, status, public_jwk, private_key_enc FROM ${TABLE} WHERE region = $1 AND status = 'active' ORDER BY algorithm`,
       [this.region],
     );
-    return rows.map((row) => ({ ...(this.decrypt(row).export({ format: 'jwk' }) as JsonWebKey), kid: row.kid, alg: row.algorithm, use: 'sig' as const }));
+    return rows.map((row) => ({
+      ...(this.decrypt(row).export({ format: 'jwk' }) as JsonWebKey),
+      kid: row.kid,
+      alg: row.algorithm,
+      use: 'sig' as const,
+    }));
   }
 
   /** Every key of the region (active and retired), public members only, newest first. */
@@ -92,7 +97,12 @@ export class JoseKeyStore {
       `SELECT kid, algorithm, version, status, public_jwk FROM ${TABLE} WHERE region = $1 ORDER BY version DESC, algorithm`,
       [this.region],
     );
-    return rows.map((row) => ({ ...(createPublicKey({ key: row.public_jwk, format: 'jwk' }).export({ format: 'jwk' }) as JsonWebKey), kid: row.kid, alg: row.algorithm, use: 'sig' as const }));
+    return rows.map((row) => ({
+      ...(createPublicKey({ key: row.public_jwk, format: 'jwk' }).export({ format: 'jwk' }) as JsonWebKey),
+      kid: row.kid,
+      alg: row.algorithm,
+      use: 'sig' as const,
+    }));
   }
 
   private decrypt(row: StoredRow): KeyObject {
@@ -100,7 +110,10 @@ export class JoseKeyStore {
     // Same threat as the Ed25519 store: a swapped public half would publish a key nobody holds.
     const derived = createPublicKey(privateKey).export({ format: 'jwk' });
     const stored = row.public_jwk;
-    const matches = row.algorithm === 'RS256' ? derived.n === stored.n && derived.e === stored.e : derived.x === stored.x && derived.y === stored.y && derived.crv === stored.crv;
+    const matches =
+      row.algorithm === 'RS256'
+        ? derived.n === stored.n && derived.e === stored.e
+        : derived.x === stored.x && derived.y === stored.y && derived.crv === stored.crv;
     if (!matches) throw cryptoError('signing_key_corrupt', `Signing key ${row.kid} does not match its public key`, { kid: row.kid });
     return privateKey;
   }

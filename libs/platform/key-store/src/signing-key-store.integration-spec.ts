@@ -84,7 +84,9 @@ describe('keys migrations', () => {
         [kid, version],
       );
     await insert('oap-zz-v1', 1);
-    await expect(insert('oap-zz-v2', 2)).rejects.toMatchObject({ driverError: { constraint: 'keys_signing_keys_one_active_per_region_idx' } });
+    await expect(insert('oap-zz-v2', 2)).rejects.toMatchObject({
+      driverError: { constraint: 'keys_signing_keys_one_active_per_region_idx' },
+    });
     await expect(insert('oap-zz-v7', 3)).rejects.toMatchObject({ driverError: { constraint: 'keys_signing_keys_kid_format_check' } });
   });
 });
@@ -164,7 +166,10 @@ describe('SigningKeyStore', () => {
     const store = new SigningKeyStore(processA, 'ca', kek);
     await store.ensureActiveKey();
     const foreign = await new SigningKeyStore(processA, 'cb', kek).ensureActiveKey();
-    await processA.query('UPDATE keys.signing_keys SET public_jwk = $1::jsonb WHERE kid = $2', [JSON.stringify(foreign.publicJwk), 'oap-ca-v1']);
+    await processA.query('UPDATE keys.signing_keys SET public_jwk = $1::jsonb WHERE kid = $2', [
+      JSON.stringify(foreign.publicJwk),
+      'oap-ca-v1',
+    ]);
     expect(await codeOf(() => store.activeKey())).toBe('signing_key_corrupt');
   });
 

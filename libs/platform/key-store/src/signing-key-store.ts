@@ -1,6 +1,16 @@
 import type { KeyObject } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { cryptoError, sha256Base64Url, ed25519PublicJwk, generateEd25519KeyPair, importEd25519PublicJwk, type ActiveSigningKey, type Ed25519PublicJwk, type KeyEncryption, type SigningJwk } from '@svc/crypto';
+import {
+  cryptoError,
+  sha256Base64Url,
+  ed25519PublicJwk,
+  generateEd25519KeyPair,
+  importEd25519PublicJwk,
+  type ActiveSigningKey,
+  type Ed25519PublicJwk,
+  type KeyEncryption,
+  type SigningJwk,
+} from '@svc/crypto';
 import { KEYS_SCHEMA } from './keys.migrations';
 import { decryptPkcs8 } from './private-key';
 
@@ -21,8 +31,6 @@ export interface SigningKeyInfo {
   /** When it stopped signing; null while active. */
   retiredAt: Date | null;
 }
-
-
 
 /** Tuning of {@link SigningKeyStore}; every member is optional. */
 export interface SigningKeyStoreOptions {
@@ -151,7 +159,9 @@ export class SigningKeyStore {
     const created = await this.dataSource.transaction(async (manager) => {
       await this.lockRegion(manager);
       await this.assertDecryptable(manager);
-      await manager.query(`UPDATE ${TABLE} SET status = 'retired', retired_at = now() WHERE region = $1 AND status = 'active'`, [this.region]);
+      await manager.query(`UPDATE ${TABLE} SET status = 'retired', retired_at = now() WHERE region = $1 AND status = 'active'`, [
+        this.region,
+      ]);
       const key = await this.insertNextVersion(manager);
       if (inTransaction) await inTransaction(manager, key);
       return key;
@@ -217,10 +227,12 @@ export class SigningKeyStore {
   async jwksDocument(): Promise<SerialisedJwks> {
     const keySet = this.keys();
     if (this.jwksSerialised?.of !== keySet) {
-      const document = keySet.then(() => this.jwks()).then((jwks) => {
-        const body = JSON.stringify(jwks);
-        return { body, etag: `"${sha256Base64Url(body)}"` };
-      });
+      const document = keySet
+        .then(() => this.jwks())
+        .then((jwks) => {
+          const body = JSON.stringify(jwks);
+          return { body, etag: `"${sha256Base64Url(body)}"` };
+        });
       this.jwksSerialised = { of: keySet, document };
       void document.catch(() => {
         if (this.jwksSerialised?.document === document) this.jwksSerialised = undefined;
@@ -265,15 +277,18 @@ export class SigningKeyStore {
 
   /** Decrypts every key of the region (active and retired); throws naming the first that fails. */
   private async assertDecryptable(manager: EntityManager): Promise<void> {
-    const rows: StoredKeyRow[] = await manager.query(`SELECT kid, public_jwk, private_key_enc FROM ${TABLE} WHERE region = $1 ORDER BY version`, [
-      this.region,
-    ]);
+    const rows: StoredKeyRow[] = await manager.query(
+      `SELECT kid, public_jwk, private_key_enc FROM ${TABLE} WHERE region = $1 ORDER BY version`,
+      [this.region],
+    );
     for (const row of rows) {
       try {
         this.decryptPrivateKey(row);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
-        throw cryptoError('key_decryption_failed', `Signing key ${row.kid} cannot be decrypted with this key-encryption key: ${reason}`, { kid: row.kid });
+        throw cryptoError('key_decryption_failed', `Signing key ${row.kid} cannot be decrypted with this key-encryption key: ${reason}`, {
+          kid: row.kid,
+        });
       }
     }
   }

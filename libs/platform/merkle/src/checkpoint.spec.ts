@@ -91,6 +91,8 @@ describe('checkpoints (c2sp.org/tlog-checkpoint)', () => {
     const otherKey = generateKeyPairSync('ed25519').publicKey;
     expect(reasonOf(() => openCheckpoint(note, [ed25519NoteVerifier('audit.example/eu', otherKey)]))).toBe('unverified_note');
     const notACheckpoint = signNote('hello\n', { name: 'audit.example/eu', privateKey });
-    expect(reasonOf(() => openCheckpoint(notACheckpoint, [ed25519NoteVerifier('audit.example/eu', publicKey)]))).toBe('malformed_checkpoint');
+    expect(reasonOf(() => openCheckpoint(notACheckpoint, [ed25519NoteVerifier('audit.example/eu', publicKey)]))).toBe(
+      'malformed_checkpoint',
+    );
   });
 });

@@ -65,7 +65,10 @@ describe('cosignature/v1 format (c2sp.org/tlog-cosignature)', () => {
     const [logSig, witnessSig] = parseNote(SPEC_NOTE).signatures;
     expect(cosignatureTimestamp(witnessSig!)).toBe(1679315147);
     expect(cosignatureTimestamp(logSig!)).toBeUndefined();
-    const tdev = Buffer.from('ZGhGuQAAAABm/qTPeyKXD+R2rzyQsxPiP8mXum7qq/iF0u4vanlqJyocWODBt97w9uL+8qT7S5gxEHWWOworDcFiEBYJXORmnFBOBA==', 'base64');
+    const tdev = Buffer.from(
+      'ZGhGuQAAAABm/qTPeyKXD+R2rzyQsxPiP8mXum7qq/iF0u4vanlqJyocWODBt97w9uL+8qT7S5gxEHWWOworDcFiEBYJXORmnFBOBA==',
+      'base64',
+    );
     expect(cosignatureTimestamp({ name: 'w', keyId: tdev.readUInt32BE(0), signature: new Uint8Array(tdev.subarray(4)) })).toBe(1727964367);
   });
 
@@ -84,10 +87,7 @@ describe('cosignNote and verifyCosignature', () => {
     const cosigned = cosignNote(logNote, witness, 1_700_000_000);
     expect(cosigned.startsWith(logNote)).toBe(true);
     expect(verifyCosignature(cosigned, witness)).toEqual({ valid: true, timestamp: 1_700_000_000 });
-    const opened = openNote(cosigned, [
-      ed25519NoteVerifier(log.name, log.publicKey),
-      cosignatureVerifier(witness.name, witness.publicKey),
-    ]);
+    const opened = openNote(cosigned, [ed25519NoteVerifier(log.name, log.publicKey), cosignatureVerifier(witness.name, witness.publicKey)]);
     expect(opened.verified.map((s) => s.name)).toEqual([log.name, witness.name]);
     const fromVkey = parseVerifierKey(verifierKeyString(witness.name, witness.raw, SIGNATURE_TYPE_COSIGNATURE_V1));
     expect(openNote(cosigned, [fromVkey]).verified.map((s) => s.name)).toEqual([witness.name]);

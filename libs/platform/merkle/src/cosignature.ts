@@ -36,8 +36,7 @@ export type CosignatureFailureReason = 'malformed_note' | 'not_a_checkpoint' | '
 
 /** Result of {@link verifyCosignature}: the cosignature's timestamp, or why there is none. */
 export type CosignatureVerification =
-  | { readonly valid: true; readonly timestamp: number }
-  | { readonly valid: false; readonly reason: CosignatureFailureReason };
+  { readonly valid: true; readonly timestamp: number } | { readonly valid: false; readonly reason: CosignatureFailureReason };
 
 /** A witness (cosigner) public identity. */
 export interface Cosigner {

@@ -8,11 +8,7 @@
  * - `root_mismatch`: the proof is well-formed but does not lead to the expected root(s).
  */
 export type MerkleFailureReason =
-  | 'invalid_tree_size'
-  | 'index_out_of_range'
-  | 'invalid_hash_length'
-  | 'invalid_proof_length'
-  | 'root_mismatch';
+  'invalid_tree_size' | 'index_out_of_range' | 'invalid_hash_length' | 'invalid_proof_length' | 'root_mismatch';
 
 /** A Merkle proof failed to verify, or a proof could not be built from the given arguments. */
 export class MerkleError extends Error {

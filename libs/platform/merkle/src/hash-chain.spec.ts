@@ -1,12 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  GENESIS_PREVIOUS_HASH,
-  HashChainError,
-  chainHash,
-  findFirstBrokenIndex,
-  findFirstChainBreak,
-  type ChainEntry,
-} from './index';
+import { GENESIS_PREVIOUS_HASH, HashChainError, chainHash, findFirstBrokenIndex, findFirstChainBreak, type ChainEntry } from './index';
 
 /** Builds a valid chain of `count` entries starting at `firstIndex` from `startPrevious`. */
 function buildChain(count: number, startPrevious = GENESIS_PREVIOUS_HASH, firstIndex = 0): ChainEntry[] {

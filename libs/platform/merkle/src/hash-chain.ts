@@ -25,10 +25,7 @@ export function chainHash(previousHashHex: string, canonicalEntry: string): stri
   if (typeof canonicalEntry !== 'string' || !isWellFormedUnicode(canonicalEntry)) {
     throw new HashChainError('canonical entry must be a well-formed Unicode string');
   }
-  return createHash('sha256')
-    .update(Buffer.from(previousHashHex, 'hex'))
-    .update(canonicalEntry, 'utf8')
-    .digest('hex');
+  return createHash('sha256').update(Buffer.from(previousHashHex, 'hex')).update(canonicalEntry, 'utf8').digest('hex');
 }
 
 /** A stored audit entry as read back for verification, in chain order. */

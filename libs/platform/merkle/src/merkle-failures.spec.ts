@@ -1,5 +1,18 @@
 import vectors from './test-vectors/rfc6962-merkle-roots.json';
-import { EMPTY_TREE_ROOT, MerkleError, assertConsistency, assertInclusion, consistencyProof, consistencyProofFromHashes, inclusionProof, inclusionProofFromHashes, leafHash, merkleRootFromHashes, verifyConsistency, verifyInclusion } from './index';
+import {
+  EMPTY_TREE_ROOT,
+  MerkleError,
+  assertConsistency,
+  assertInclusion,
+  consistencyProof,
+  consistencyProofFromHashes,
+  inclusionProof,
+  inclusionProofFromHashes,
+  leafHash,
+  merkleRootFromHashes,
+  verifyConsistency,
+  verifyInclusion,
+} from './index';
 
 const unhex = (text: string): Uint8Array => new Uint8Array(Buffer.from(text, 'hex'));
 const leaves = vectors.leaves_hex.map(unhex);
@@ -31,8 +44,23 @@ describe('Merkle proof rejections name their reason', () => {
       ['a short old root', () => assertConsistency(3, 7, rootOf(3).subarray(1), rootOf(7), proof), 'invalid_hash_length'],
       ['a short new root', () => assertConsistency(3, 7, rootOf(3), rootOf(7).subarray(1), proof), 'invalid_hash_length'],
       ['a proof that is not a list', () => assertConsistency(3, 7, rootOf(3), rootOf(7), 'proof' as never), 'invalid_proof_length'],
-      ['a proof of 129 hashes', () => assertConsistency(3, 7, rootOf(3), rootOf(7), Array.from({ length: 129 }, () => OTHER)), 'invalid_proof_length'],
-      ['a short proof hash', () => assertConsistency(3, 7, rootOf(3), rootOf(7), [proof[0]!, proof[1]!.subarray(1), proof[2]!]), 'invalid_hash_length'],
+      [
+        'a proof of 129 hashes',
+        () =>
+          assertConsistency(
+            3,
+            7,
+            rootOf(3),
+            rootOf(7),
+            Array.from({ length: 129 }, () => OTHER),
+          ),
+        'invalid_proof_length',
+      ],
+      [
+        'a short proof hash',
+        () => assertConsistency(3, 7, rootOf(3), rootOf(7), [proof[0]!, proof[1]!.subarray(1), proof[2]!]),
+        'invalid_hash_length',
+      ],
       ['a proof between equal sizes', () => assertConsistency(4, 4, rootOf(4), rootOf(4), [OTHER]), 'invalid_proof_length'],
       ['different roots at equal sizes', () => assertConsistency(4, 4, rootOf(4), OTHER, []), 'root_mismatch'],
       ['a proof from the empty tree', () => assertConsistency(0, 4, EMPTY_TREE_ROOT, rootOf(4), [OTHER]), 'invalid_tree_size'],
@@ -65,7 +93,18 @@ describe('Merkle proof rejections name their reason', () => {
       ['a short leaf hash', () => assertInclusion(4, 6, leaf.subarray(1), proof, rootOf(6)), 'invalid_hash_length'],
       ['a short root', () => assertInclusion(4, 6, leaf, proof, rootOf(6).subarray(1)), 'invalid_hash_length'],
       ['a proof that is not a list', () => assertInclusion(4, 6, leaf, {} as never, rootOf(6)), 'invalid_proof_length'],
-      ['a proof of 129 hashes', () => assertInclusion(4, 6, leaf, Array.from({ length: 129 }, () => OTHER), rootOf(6)), 'invalid_proof_length'],
+      [
+        'a proof of 129 hashes',
+        () =>
+          assertInclusion(
+            4,
+            6,
+            leaf,
+            Array.from({ length: 129 }, () => OTHER),
+            rootOf(6),
+          ),
+        'invalid_proof_length',
+      ],
       ['a short proof hash', () => assertInclusion(4, 6, leaf, [proof[0]!.subarray(2), proof[1]!], rootOf(6)), 'invalid_hash_length'],
       ['another root', () => assertInclusion(4, 6, leaf, proof, rootOf(5)), 'root_mismatch'],
     ])('%s', (_name, run, reason) => {
@@ -82,13 +121,24 @@ describe('Merkle proof rejections name their reason', () => {
   describe('builders', () => {
     it('name the index, size or leaf hash they refuse', () => {
       const hashes = leaves.slice(0, 3).map(leafHash);
-      expect(rejection(() => inclusionProofFromHashes(3, hashes))).toEqual({ reason: 'index_out_of_range', message: 'leaf index 3 is outside a tree of 3' });
+      expect(rejection(() => inclusionProofFromHashes(3, hashes))).toEqual({
+        reason: 'index_out_of_range',
+        message: 'leaf index 3 is outside a tree of 3',
+      });
       expect(rejection(() => inclusionProofFromHashes(0.5, hashes))).toMatchObject({ reason: 'index_out_of_range' });
-      expect(rejection(() => consistencyProofFromHashes(4, hashes))).toEqual({ reason: 'invalid_tree_size', message: 'old size 4 is outside a tree of 3' });
+      expect(rejection(() => consistencyProofFromHashes(4, hashes))).toEqual({
+        reason: 'invalid_tree_size',
+        message: 'old size 4 is outside a tree of 3',
+      });
       expect(rejection(() => consistencyProofFromHashes(1.5, hashes))).toMatchObject({ reason: 'invalid_tree_size' });
-      expect(rejection(() => merkleRootFromHashes([hashes[0]!, new Uint8Array(31)]))).toEqual({ reason: 'invalid_hash_length', message: 'leaf hash 1 is not 32 bytes' });
+      expect(rejection(() => merkleRootFromHashes([hashes[0]!, new Uint8Array(31)]))).toEqual({
+        reason: 'invalid_hash_length',
+        message: 'leaf hash 1 is not 32 bytes',
+      });
       expect(rejection(() => inclusionProofFromHashes(0, [new Uint8Array(31)]))).toMatchObject({ reason: 'invalid_hash_length' });
-      expect(rejection(() => consistencyProofFromHashes(1, [hashes[0]!, new Uint8Array(33)]))).toMatchObject({ reason: 'invalid_hash_length' });
+      expect(rejection(() => consistencyProofFromHashes(1, [hashes[0]!, new Uint8Array(33)]))).toMatchObject({
+        reason: 'invalid_hash_length',
+      });
     });
 
     it('build an empty proof for a one-leaf tree and between equal sizes', () => {

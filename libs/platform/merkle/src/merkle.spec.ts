@@ -70,10 +70,34 @@ describe('RFC 6962 hashing', () => {
 describe('inclusion proofs (RFC 9162 §2.1.3)', () => {
   // transparency-dev/merkle proof/verify_test.go `inclusionProofs` (0-based leaf index here).
   const known: [number, number, string[]][] = [
-    [0, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-    [5, 8, ['bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
+    [
+      0,
+      8,
+      [
+        '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+        '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+        '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+      ],
+    ],
+    [
+      5,
+      8,
+      [
+        'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+        'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+        'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+      ],
+    ],
     [2, 3, ['fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125']],
-    [1, 5, ['6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
+    [
+      1,
+      5,
+      [
+        '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
+        '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+        'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      ],
+    ],
   ];
 
   it.each(known)('builds the published proof for leaf %i of %i, which fails at another size', (index, size, proofHex) => {
@@ -141,8 +165,17 @@ describe('inclusion proofs (RFC 9162 §2.1.3)', () => {
   it('returns false, without throwing, for hostile sizes, indexes and hash lengths', () => {
     const leaf = leafHash(leaves[0]!);
     const probes: [number, number][] = [
-      [0, 0], [1, 0], [1, 1], [2, 1], [-1, 4], [0.5, 4], [0, 4.5], [Number.NaN, 4], [0, Number.POSITIVE_INFINITY],
-      [0, 2 ** 53], [2 ** 53 - 1, 2 ** 53 - 1],
+      [0, 0],
+      [1, 0],
+      [1, 1],
+      [2, 1],
+      [-1, 4],
+      [0.5, 4],
+      [0, 4.5],
+      [Number.NaN, 4],
+      [0, Number.POSITIVE_INFINITY],
+      [0, 2 ** 53],
+      [2 ** 53 - 1, 2 ** 53 - 1],
     ];
     for (const [index, size] of probes) {
       expect(verifyInclusion(index, size, leaf, [], leaf)).toBe(false);
@@ -151,7 +184,15 @@ describe('inclusion proofs (RFC 9162 §2.1.3)', () => {
     expect(verifyInclusion(0, 1, leaf, [], leaf)).toBe(true);
     expect(verifyInclusion(0, 1, new Uint8Array(0), [], new Uint8Array(0))).toBe(false);
     expect(verifyInclusion(0, 1, leaf, [], leaf.subarray(0, 31))).toBe(false);
-    expect(verifyInclusion(0, 2, leaf, Array.from({ length: 10_000 }, () => leaf), leaf)).toBe(false);
+    expect(
+      verifyInclusion(
+        0,
+        2,
+        leaf,
+        Array.from({ length: 10_000 }, () => leaf),
+        leaf,
+      ),
+    ).toBe(false);
   });
 
   it('handles tree sizes beyond 32 bits without bitwise overflow', () => {
@@ -179,10 +220,41 @@ describe('inclusion proofs (RFC 9162 §2.1.3)', () => {
 describe('consistency proofs (RFC 9162 §2.1.4)', () => {
   // transparency-dev/merkle proof/verify_test.go `consistencyProofs`.
   const known: [number, number, string[]][] = [
-    [1, 8, ['96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7', '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4']],
-    [6, 8, ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
-    [2, 5, ['5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']],
-    [6, 7, ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']],
+    [
+      1,
+      8,
+      [
+        '96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7',
+        '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+        '6b47aaf29ee3c2af9af889bc1fb9254dabd31177f16232dd6aab035ca39bf6e4',
+      ],
+    ],
+    [
+      6,
+      8,
+      [
+        '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+        'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+        'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+      ],
+    ],
+    [
+      2,
+      5,
+      [
+        '5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e',
+        'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      ],
+    ],
+    [
+      6,
+      7,
+      [
+        '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+        'b08693ec2e721597130641e8211e7eedccb4c26413963eee6c1e2ed16ffb1a5f',
+        'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+      ],
+    ],
   ];
 
   it.each(known)('builds the published proof from %i to %i', (oldSize, newSize, proofHex) => {
@@ -252,11 +324,26 @@ describe('consistency proofs (RFC 9162 §2.1.4)', () => {
 
   it('returns false, without throwing, for hostile sizes and hash lengths', () => {
     const proof = consistencyProof(3, leaves.slice(0, 7));
-    const probes: [number, number][] = [[Number.NaN, 7], [3, Number.NaN], [-3, 7], [3, 7.5], [3, 2 ** 53], [2 ** 60, 2 ** 61]];
+    const probes: [number, number][] = [
+      [Number.NaN, 7],
+      [3, Number.NaN],
+      [-3, 7],
+      [3, 7.5],
+      [3, 2 ** 53],
+      [2 ** 60, 2 ** 61],
+    ];
     for (const [m, n] of probes) expect(verifyConsistency(m, n, rootOf(3), rootOf(7), proof)).toBe(false);
     expect(verifyConsistency(3, 7, rootOf(3).subarray(1), rootOf(7), proof)).toBe(false);
     expect(verifyConsistency(3, 7, rootOf(3), rootOf(7), [new Uint8Array(0), ...proof.slice(1)])).toBe(false);
-    expect(verifyConsistency(3, 7, rootOf(3), rootOf(7), Array.from({ length: 500 }, () => SOME_HASH))).toBe(false);
+    expect(
+      verifyConsistency(
+        3,
+        7,
+        rootOf(3),
+        rootOf(7),
+        Array.from({ length: 500 }, () => SOME_HASH),
+      ),
+    ).toBe(false);
     try {
       assertConsistency(3, 7, rootOf(3), rootOf(7), proof.slice(1));
       throw new Error('assertConsistency accepted a truncated proof');

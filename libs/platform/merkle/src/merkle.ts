@@ -270,14 +270,7 @@ function auditPath(hashes: readonly Uint8Array[], m: number, lo: number, hi: num
 }
 
 /** SUBPROOF(m, D[lo:hi], b), appended bottom-up. */
-function subproof(
-  hashes: readonly Uint8Array[],
-  m: number,
-  lo: number,
-  hi: number,
-  complete: boolean,
-  out: Uint8Array[],
-): void {
+function subproof(hashes: readonly Uint8Array[], m: number, lo: number, hi: number, complete: boolean, out: Uint8Array[]): void {
   const n = hi - lo;
   if (m === n) {
     if (!complete) out.push(subtreeRoot(hashes, lo, hi));

@@ -88,8 +88,12 @@ describe('key ids and verifier keys', () => {
       if (reasonOf(() => parseVerifierKey(candidate)) === undefined) accepted.push(candidate);
     }
     expect(accepted).toEqual([]);
-    expect(reasonOf(() => parseVerifierKey('PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=='))).toBe('invalid_key');
-    expect(reasonOf(() => parseVerifierKey('PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW'))).toBe('unsupported_key_type');
+    expect(reasonOf(() => parseVerifierKey('PeterNeumann+cc469956+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TWBADKEY=='))).toBe(
+      'invalid_key',
+    );
+    expect(reasonOf(() => parseVerifierKey('PeterNeumann+173116ae+ZRpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW'))).toBe(
+      'unsupported_key_type',
+    );
     expect(reasonOf(() => parseVerifierKey('PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW'))).toBe('key_id_mismatch');
   });
 
@@ -113,7 +117,9 @@ describe('signNote', () => {
     const note = parseNote(signNote(body, signer));
     const [sig] = note.signatures;
     expect(sig?.keyId).toBe(noteKeyId('log.example/a', ed25519PublicKeyRaw(signer.publicKey)));
-    expect(nacl.sign.detached.verify(new Uint8Array(Buffer.from(body, 'utf8')), sig!.signature, ed25519PublicKeyRaw(signer.publicKey))).toBe(true);
+    expect(
+      nacl.sign.detached.verify(new Uint8Array(Buffer.from(body, 'utf8')), sig!.signature, ed25519PublicKeyRaw(signer.publicKey)),
+    ).toBe(true);
   });
 
   it('signs with several keys, in order', () => {
@@ -178,7 +184,13 @@ describe('openNote', () => {
     expect(reasonOf(() => openNote(flippedBody, [peter]))).toBe('invalid_signature');
     const corrupt = `${TEXT}\n${PETER_SIG.slice(0, 60)}ABCD${PETER_SIG.slice(60)}`;
     expect(reasonOf(() => openNote(corrupt, [peter]))).toBe('invalid_signature');
-    const throwing: NoteVerifier = { name: 'PeterNeumann', keyId: 0xc74f20a3, verify: () => { throw new Error('boom'); } };
+    const throwing: NoteVerifier = {
+      name: 'PeterNeumann',
+      keyId: 0xc74f20a3,
+      verify: () => {
+        throw new Error('boom');
+      },
+    };
     expect(reasonOf(() => openNote(both, [throwing]))).toBe('invalid_signature');
   });
 
@@ -214,7 +226,10 @@ describe('openNote', () => {
     ['a signature line without its newline', `${TEXT}\n${PETER_SIG.slice(0, -1)}`],
     ['a control character', `\x01${TEXT}\n${PETER_SIG}`],
     ['an unpaired surrogate', `\uD800${TEXT}\n${PETER_SIG}`],
-    ['a name with a space', `${TEXT}\n\u2014 Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`],
+    [
+      'a name with a space',
+      `${TEXT}\n\u2014 Bad Name x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n`,
+    ],
     ['a trailing line that is not a signature', `${TEXT}\n${PETER_SIG}Unexpected line.\n`],
     ['a hyphen instead of an em dash', `${TEXT}\n${PETER_SIG.replace('\u2014', '-')}`],
     ['an en dash instead of an em dash', `${TEXT}\n${PETER_SIG.replace('\u2014', '\u2013')}`],

@@ -69,9 +69,7 @@ export interface OpenedNote {
 
 /** Whether `name` may be a key name: non-empty, well-formed, no Unicode space and no `+`. */
 export function isValidKeyName(name: string): boolean {
-  return (
-    typeof name === 'string' && name.length > 0 && isWellFormedUnicode(name) && !/[\s\u0085+]/u.test(name)
-  );
+  return typeof name === 'string' && name.length > 0 && isWellFormedUnicode(name) && !/[\s\u0085+]/u.test(name);
 }
 
 /**
@@ -94,11 +92,7 @@ export function formatKeyId(keyId: number): string {
  * `PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW`.
  * @throws {NoteError} `invalid_name`, or `invalid_key` if `publicKeyRaw` is not 32 bytes.
  */
-export function verifierKeyString(
-  name: string,
-  publicKeyRaw: Uint8Array,
-  signatureType: number = SIGNATURE_TYPE_ED25519,
-): string {
+export function verifierKeyString(name: string, publicKeyRaw: Uint8Array, signatureType: number = SIGNATURE_TYPE_ED25519): string {
   if (!(publicKeyRaw instanceof Uint8Array) || publicKeyRaw.length !== ED25519_PUBLIC_KEY_SIZE) {
     throw new NoteError('invalid_key', 'an Ed25519 public key is 32 bytes');
   }

@@ -58,10 +58,16 @@ describe('transparency-dev/merkle proof vectors', () => {
   });
 
   it.each(inclusion)('inclusion %s', (_file, p) => {
-    expect({ desc: p.desc, valid: verifyInclusion(p.leafIdx, p.treeSize, bytes(p.leafHash), proofOf(p.proof), bytes(p.root)) }).toEqual({ desc: p.desc, valid: !p.wantErr });
+    expect({ desc: p.desc, valid: verifyInclusion(p.leafIdx, p.treeSize, bytes(p.leafHash), proofOf(p.proof), bytes(p.root)) }).toEqual({
+      desc: p.desc,
+      valid: !p.wantErr,
+    });
   });
 
   it.each(consistency)('consistency %s', (_file, p) => {
-    expect({ desc: p.desc, valid: verifyConsistency(p.size1, p.size2, bytes(p.root1), bytes(p.root2), proofOf(p.proof)) }).toEqual({ desc: p.desc, valid: !p.wantErr });
+    expect({ desc: p.desc, valid: verifyConsistency(p.size1, p.size2, bytes(p.root1), bytes(p.root2), proofOf(p.proof)) }).toEqual({
+      desc: p.desc,
+      valid: !p.wantErr,
+    });
   });
 });

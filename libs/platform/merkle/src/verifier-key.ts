@@ -38,8 +38,5 @@ export function parseVerifierKey(vkey: string): NoteVerifier {
   if (Number.parseInt(hex, 16) !== noteKeyId(name, publicKey, type)) {
     throw new NoteError('key_id_mismatch', `key id ${hex} does not match ${name} and its public key`);
   }
-  return type === SIGNATURE_TYPE_ED25519
-    ? ed25519NoteVerifier(name, publicKey)
-    : cosignatureVerifier(name, publicKey);
+  return type === SIGNATURE_TYPE_ED25519 ? ed25519NoteVerifier(name, publicKey) : cosignatureVerifier(name, publicKey);
 }
-

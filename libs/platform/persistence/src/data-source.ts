@@ -68,7 +68,11 @@ export async function dropDatabase(url: string): Promise<void> {
  * Rows of a query, whatever its command. TypeORM's Postgres driver answers UPDATE and DELETE with
  * `[rows, affectedCount]` but SELECT and INSERT with the rows alone; this evens that out.
  */
-export async function queryRows<T>(runner: { query(sql: string, parameters?: unknown[]): Promise<unknown> }, sql: string, parameters: unknown[] = []): Promise<T[]> {
+export async function queryRows<T>(
+  runner: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
+  sql: string,
+  parameters: unknown[] = [],
+): Promise<T[]> {
   const result = await runner.query(sql, parameters);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
   return result as T[];

@@ -21,15 +21,22 @@ describe('group commit against real Postgres', () => {
   });
 
   /** Inserts every job's row with ONE statement in one transaction, like the grant and record writers. */
-  const insertBatch = (batches: string[][]) => async (ids: string[]): Promise<Array<JobOutcome<string>>> => {
-    batches.push(ids);
-    await dataSource.transaction((manager) => manager.query('INSERT INTO things (id, tenant) SELECT id, $2 FROM unnest($1::text[]) AS id', [ids, 'tenant']));
-    return ids.map((id) => ({ ok: true, value: id }));
-  };
+  const insertBatch =
+    (batches: string[][]) =>
+    async (ids: string[]): Promise<Array<JobOutcome<string>>> => {
+      batches.push(ids);
+      await dataSource.transaction((manager) =>
+        manager.query('INSERT INTO things (id, tenant) SELECT id, $2 FROM unnest($1::text[]) AS id', [ids, 'tenant']),
+      );
+      return ids.map((id) => ({ ok: true, value: id }));
+    };
 
   it('commits every valid job of a batch that Postgres refused because of one poison value, and fails only that one', async () => {
     const batches: string[][] = [];
-    const queue = new GroupCommitQueue<string, string>(insertBatch(batches), { maxBatch: 64, retry: { retryable: isTransactionConflict, maxAttempts: 3 } });
+    const queue = new GroupCommitQueue<string, string>(insertBatch(batches), {
+      maxBatch: 64,
+      retry: { retryable: isTransactionConflict, maxAttempts: 3 },
+    });
     const ids = Array.from({ length: 30 }, (_, index) => (index % 10 === 3 ? `poison-${index}-\u0000` : `valid-${index}`));
     const settled = await Promise.allSettled(ids.map((id) => queue.submit(id)));
 

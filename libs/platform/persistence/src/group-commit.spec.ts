@@ -5,11 +5,14 @@ describe('GroupCommitQueue', () => {
     const batches: number[][] = [];
     let release!: () => void;
     const firstBatchDone = new Promise<void>((resolve) => (release = resolve));
-    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
-      batches.push(jobs);
-      if (batches.length === 1) await firstBatchDone;
-      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job * 10 }));
-    }, { maxBatch: 3 });
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        batches.push(jobs);
+        if (batches.length === 1) await firstBatchDone;
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job * 10 }));
+      },
+      { maxBatch: 3 },
+    );
     const results = Promise.all([1, 2, 3, 4, 5, 6].map((job) => queue.submit(job)));
     release();
     expect(await results).toEqual([10, 20, 30, 40, 50, 60]);
@@ -17,7 +20,11 @@ describe('GroupCommitQueue', () => {
   });
 
   it('answers each caller with its own outcome: one refused job does not fail the others', async () => {
-    const queue = new GroupCommitQueue<string, string>(async (jobs) => jobs.map((job): JobOutcome<string> => (job === 'bad' ? { ok: false, error: new Error('refused') } : { ok: true, value: job })), { maxBatch: 10 });
+    const queue = new GroupCommitQueue<string, string>(
+      async (jobs) =>
+        jobs.map((job): JobOutcome<string> => (job === 'bad' ? { ok: false, error: new Error('refused') } : { ok: true, value: job })),
+      { maxBatch: 10 },
+    );
     const settled = await Promise.allSettled(['a', 'bad', 'b'].map((job) => queue.submit(job)));
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
@@ -67,7 +74,11 @@ describe('GroupCommitQueue', () => {
       { ok: true, value: 1 },
       { ok: true, value: 2 },
     ]);
-    expect(commits).toEqual([[1, 2], [1, 2], [1, 2]]);
+    expect(commits).toEqual([
+      [1, 2],
+      [1, 2],
+      [1, 2],
+    ]);
   });
 
   it('runs a batch again when its failure is retryable (a deadlock victim), up to the attempt limit', async () => {
@@ -110,10 +121,13 @@ describe('GroupCommitQueue', () => {
 
   it('lets a lone job wait the window for company, then commits what gathered as one batch', async () => {
     const batches: number[][] = [];
-    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
-      batches.push(jobs);
-      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-    }, { maxBatch: 10, windowMs: 20 });
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        batches.push(jobs);
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 10, windowMs: 20 },
+    );
     const first = queue.submit(1);
     await new Promise((resolve) => setTimeout(resolve, 2));
     const second = queue.submit(2);
@@ -123,10 +137,13 @@ describe('GroupCommitQueue', () => {
 
   it('commits a full batch at once without waiting the window', async () => {
     const batches: number[][] = [];
-    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
-      batches.push(jobs);
-      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-    }, { maxBatch: 2, windowMs: 60_000 });
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        batches.push(jobs);
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 2, windowMs: 60_000 },
+    );
     expect(await Promise.all(queue.submitAll([1, 2]))).toEqual([1, 2]);
     expect(batches).toEqual([[1, 2]]);
   });
@@ -134,23 +151,29 @@ describe('GroupCommitQueue', () => {
   it('runs up to maxInFlight commits at once and never more', async () => {
     let running = 0;
     let most = 0;
-    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
-      running += 1;
-      most = Math.max(most, running);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      running -= 1;
-      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-    }, { maxBatch: 1, maxInFlight: 2 });
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 1, maxInFlight: 2 },
+    );
     expect(await Promise.all([1, 2, 3, 4, 5].map((job) => queue.submit(job)))).toEqual([1, 2, 3, 4, 5]);
     expect(most).toBe(2);
   });
 
   it('idle() commits what waits in the window at once and resolves when everything is answered', async () => {
     const committed: number[] = [];
-    const queue = new GroupCommitQueue<number, number>(async (jobs) => {
-      committed.push(...jobs);
-      return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-    }, { maxBatch: 10, windowMs: 60_000 });
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        committed.push(...jobs);
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 10, windowMs: 60_000 },
+    );
     const answers = queue.submitAll([1, 2]);
     await queue.idle();
     expect(committed).toEqual([1, 2]);
@@ -160,10 +183,13 @@ describe('GroupCommitQueue', () => {
   it('runs a batch again on a deadlock by default, three tries in all', async () => {
     const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
     let calls = 0;
-    const queue = new GroupCommitQueue<number, number>(async () => {
-      calls += 1;
-      throw deadlock;
-    }, { maxBatch: 10 });
+    const queue = new GroupCommitQueue<number, number>(
+      async () => {
+        calls += 1;
+        throw deadlock;
+      },
+      { maxBatch: 10 },
+    );
     await expect(queue.submit(1)).rejects.toBe(deadlock);
     expect(calls).toBe(3);
   });

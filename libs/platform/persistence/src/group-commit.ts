@@ -38,7 +38,9 @@ export async function commitIsolatingFailures<J, R>(
   if (jobs.length === 0) return [];
   try {
     const outcomes = await commitWithRetry([...jobs], commit, policy);
-    return jobs.map((_, index): JobOutcome<R> => outcomes[index] ?? { ok: false, error: new Error('group commit returned no outcome for a job') });
+    return jobs.map(
+      (_, index): JobOutcome<R> => outcomes[index] ?? { ok: false, error: new Error('group commit returned no outcome for a job') },
+    );
   } catch (error) {
     if (jobs.length === 1) return [{ ok: false, error }];
     onSplit?.(error, jobs.length);
@@ -48,7 +50,11 @@ export async function commitIsolatingFailures<J, R>(
   }
 }
 
-async function commitWithRetry<J, R>(jobs: J[], commit: (jobs: J[]) => Promise<Array<JobOutcome<R>>>, policy: BatchRetryPolicy): Promise<Array<JobOutcome<R>>> {
+async function commitWithRetry<J, R>(
+  jobs: J[],
+  commit: (jobs: J[]) => Promise<Array<JobOutcome<R>>>,
+  policy: BatchRetryPolicy,
+): Promise<Array<JobOutcome<R>>> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await commit(jobs);

@@ -24,7 +24,12 @@ export async function processOnce(
  * Marks a batch of messages as processed by `consumer` in the schema's inbox, inside the caller's
  * transaction, with one statement; returns the ids not seen before (the only ones to act on).
  */
-export async function markProcessed(manager: EntityManager, schema: string, consumer: string, messageIds: readonly string[]): Promise<string[]> {
+export async function markProcessed(
+  manager: EntityManager,
+  schema: string,
+  consumer: string,
+  messageIds: readonly string[],
+): Promise<string[]> {
   if (messageIds.length === 0) return [];
   const rows = await queryRows<{ message_id: string }>(
     manager,
@@ -35,7 +40,12 @@ export async function markProcessed(manager: EntityManager, schema: string, cons
 }
 
 /** True when `consumer` already processed the message (a check before costly work; the mark itself is {@link processOnce}). */
-export async function wasProcessed(queryable: { query(sql: string, parameters?: unknown[]): Promise<unknown> }, schema: string, consumer: string, messageId: string): Promise<boolean> {
+export async function wasProcessed(
+  queryable: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
+  schema: string,
+  consumer: string,
+  messageId: string,
+): Promise<boolean> {
   const rows = await queryRows(queryable, `SELECT 1 FROM "${schema}".inbox WHERE consumer = $1 AND message_id = $2`, [consumer, messageId]);
   return rows.length > 0;
 }

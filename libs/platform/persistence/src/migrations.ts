@@ -98,7 +98,9 @@ export function outboxTraceContextMigrations(schema: string): SchemaMigrations {
     name = 'OutboxTraceContext1797800000000';
 
     async up(runner: QueryRunner): Promise<void> {
-      await runner.query(`ALTER TABLE IF EXISTS "${schema}".outbox ADD COLUMN IF NOT EXISTS trace_parent text, ADD COLUMN IF NOT EXISTS trace_state text`);
+      await runner.query(
+        `ALTER TABLE IF EXISTS "${schema}".outbox ADD COLUMN IF NOT EXISTS trace_parent text, ADD COLUMN IF NOT EXISTS trace_state text`,
+      );
     }
 
     async down(runner: QueryRunner): Promise<void> {

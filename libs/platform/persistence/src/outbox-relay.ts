@@ -50,7 +50,10 @@ export class OutboxRelay {
       round: async () => ((await this.runOnce()) > 0 ? 'busy' : 'idle'),
       pollMs: options.idlePollMs ?? 1_000,
       onError: (error) =>
-        options.logger?.error('outbox relay batch failed; retrying', { schema: options.schema, error: error instanceof Error ? error.message : String(error) }),
+        options.logger?.error('outbox relay batch failed; retrying', {
+          schema: options.schema,
+          error: error instanceof Error ? error.message : String(error),
+        }),
     });
   }
 
@@ -75,15 +78,22 @@ export class OutboxRelay {
         eventType: row.event_type,
         subject: eventSubject(this.options.prefix, this.options.region, row.event_type),
         data: new Uint8Array(row.payload),
-        trace: row.trace_parent ? { traceparent: row.trace_parent, ...(row.trace_state ? { tracestate: row.trace_state } : {}) } : undefined,
+        trace: row.trace_parent
+          ? { traceparent: row.trace_parent, ...(row.trace_state ? { tracestate: row.trace_state } : {}) }
+          : undefined,
       }));
-      await inBatchSpan(`outbox relay ${schema}`, events.map((e) => e.trace), { 'db.system.name': 'postgresql', 'messaging.batch.message_count': rows.length }, async () => {
-        await this.options.onClaimed?.(ids);
-        await this.publisher.publishAll(events);
-        faultPoint('outbox.after-publish');
-        await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-        await runner.commitTransaction();
-      });
+      await inBatchSpan(
+        `outbox relay ${schema}`,
+        events.map((e) => e.trace),
+        { 'db.system.name': 'postgresql', 'messaging.batch.message_count': rows.length },
+        async () => {
+          await this.options.onClaimed?.(ids);
+          await this.publisher.publishAll(events);
+          faultPoint('outbox.after-publish');
+          await runner.query(`UPDATE "${schema}".outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+          await runner.commitTransaction();
+        },
+      );
       return rows.length;
     } catch (error) {
       if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);

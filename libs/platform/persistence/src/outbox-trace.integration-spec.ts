@@ -3,7 +3,15 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { BusConnection, EventConsumer, EventPublisher, ensureRegionStream, serveEvents, type DeliveredEvent, type EventService } from '@svc/bus';
+import {
+  BusConnection,
+  EventConsumer,
+  EventPublisher,
+  ensureRegionStream,
+  serveEvents,
+  type DeliveredEvent,
+  type EventService,
+} from '@svc/bus';
 import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
@@ -29,7 +37,9 @@ class CreateLegacyOutbox1 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`CREATE TABLE ${LEGACY_SCHEMA}.outbox (seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, event_type text NOT NULL, payload bytea NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(), published_at timestamptz)`);
-    await runner.query(`INSERT INTO ${LEGACY_SCHEMA}.outbox (id, event_type, payload) VALUES ('00000000-0000-4000-8000-000000000001', 'application.created', '\\x00')`);
+    await runner.query(
+      `INSERT INTO ${LEGACY_SCHEMA}.outbox (id, event_type, payload) VALUES ('00000000-0000-4000-8000-000000000001', 'application.created', '\\x00')`,
+    );
   }
   async down(): Promise<void> {}
 }
@@ -83,7 +93,9 @@ describe('outbox trace context', () => {
   it('publishes an event under the trace of the request that wrote it, with meta.trace_id filled', async () => {
     const request = provider.getTracer('test').startSpan('POST /things', { kind: SpanKind.SERVER });
     const id = await context.with(trace.setSpan(context.active(), request), () =>
-      dataSource.transaction((manager) => writer.add(manager, 'application.created', { applicationId: 'tp_1', name: 'n', environment: 'development', mode: 'conductor' })),
+      dataSource.transaction((manager) =>
+        writer.add(manager, 'application.created', { applicationId: 'tp_1', name: 'n', environment: 'development', mode: 'conductor' }),
+      ),
     );
     request.end();
     const traceId = request.spanContext().traceId;
@@ -95,12 +107,16 @@ describe('outbox trace context', () => {
     const delivered = await waitFor(() => received.find((r) => r.event.id === id));
     expect(fromBinary(ApplicationCreatedSchema, delivered.event.data).meta?.traceId).toBe(traceId);
     expect(delivered.traceId).toBe(traceId);
-    const published = exporter.getFinishedSpans().find((s) => s.name === 'application.created publish' && s.attributes['messaging.message.id'] === id);
+    const published = exporter
+      .getFinishedSpans()
+      .find((s) => s.name === 'application.created publish' && s.attributes['messaging.message.id'] === id);
     expect(published?.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
   });
 
   it('writes no trace for an event written outside any trace', async () => {
-    const id = await dataSource.transaction((manager) => writer.add(manager, 'application.created', { applicationId: 'tp_2', name: 'n', environment: 'development', mode: 'conductor' }));
+    const id = await dataSource.transaction((manager) =>
+      writer.add(manager, 'application.created', { applicationId: 'tp_2', name: 'n', environment: 'development', mode: 'conductor' }),
+    );
     const [row] = await dataSource.query(`SELECT trace_parent, payload FROM ${SCHEMA}.outbox WHERE id = $1`, [id]);
     expect(row.trace_parent).toBeNull();
     expect(fromBinary(ApplicationCreatedSchema, row.payload).meta?.traceId).toBe('');
@@ -114,6 +130,8 @@ describe('outbox trace context', () => {
     // A schema whose outbox already has the columns, or that has no outbox, is left as it is.
     expect(await runMigrations(dataSource, outboxTraceContextMigrations(SCHEMA))).toEqual(['OutboxTraceContext1797800000000']);
     await dataSource.query('CREATE SCHEMA IF NOT EXISTS trace_no_outbox');
-    await expect(runMigrations(dataSource, outboxTraceContextMigrations('trace_no_outbox'))).resolves.toEqual(['OutboxTraceContext1797800000000']);
+    await expect(runMigrations(dataSource, outboxTraceContextMigrations('trace_no_outbox'))).resolves.toEqual([
+      'OutboxTraceContext1797800000000',
+    ]);
   });
 });

@@ -2,7 +2,15 @@ import { Controller } from '@nestjs/common';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fromBinary } from '@bufbuild/protobuf';
-import { BusConnection, EventConsumer, EventPublisher, ensureRegionStream, serveEvents, type DeliveredEvent, type EventService } from '@svc/bus';
+import {
+  BusConnection,
+  EventConsumer,
+  EventPublisher,
+  ensureRegionStream,
+  serveEvents,
+  type DeliveredEvent,
+  type EventService,
+} from '@svc/bus';
 import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
@@ -48,7 +56,12 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
   async function commitThing(id: string): Promise<string> {
     return dataSource.transaction(async (manager) => {
       await manager.query('INSERT INTO relay_test.things (id) VALUES ($1)', [id]);
-      return writer.add(manager, 'application.created', { applicationId: id, name: id, environment: 'development', mode: 'conductor' }, { applicationId: id });
+      return writer.add(
+        manager,
+        'application.created',
+        { applicationId: id, name: id, environment: 'development', mode: 'conductor' },
+        { applicationId: id },
+      );
     });
   }
 
@@ -87,13 +100,24 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
     const event = await waitFor(() => received.find((e) => e.id === id));
     expect(event.subject).toBe(`${prefix}.us.evt.application.created`);
     const message = fromBinary(ApplicationCreatedSchema, event.data);
-    expect(message.meta).toMatchObject({ eventId: id, eventType: 'application.created', schemaVersion: 1, region: 'us', applicationId: 'a1' });
+    expect(message.meta).toMatchObject({
+      eventId: id,
+      eventType: 'application.created',
+      schemaVersion: 1,
+      region: 'us',
+      applicationId: 'a1',
+    });
   });
 
   it('publishes nothing for a rolled-back transaction', async () => {
     await expect(
       dataSource.transaction(async (manager) => {
-        await writer.add(manager, 'application.created', { applicationId: 'rolled', name: 'r', environment: 'development', mode: 'conductor' });
+        await writer.add(manager, 'application.created', {
+          applicationId: 'rolled',
+          name: 'r',
+          environment: 'development',
+          mode: 'conductor',
+        });
         throw new Error('business failure');
       }),
     ).rejects.toThrow('business failure');
@@ -106,7 +130,9 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
       throw new Error('relay killed');
     });
     await expect(dying.runOnce()).rejects.toThrow('relay killed');
-    const unpublished: Array<{ n: string }> = await dataSource.query(`SELECT count(*) AS n FROM relay_test.outbox WHERE published_at IS NULL`);
+    const unpublished: Array<{ n: string }> = await dataSource.query(
+      `SELECT count(*) AS n FROM relay_test.outbox WHERE published_at IS NULL`,
+    );
     expect(Number(unpublished[0]!.n)).toBe(3);
     expect(await relay().runOnce()).toBe(3);
     await waitFor(() => ids.every((id) => received.some((e) => e.id === id)));
@@ -147,9 +173,17 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
 
   it('a republish after a crash between publish and mark is delivered to the consumer once', async () => {
     const id = await commitThing('d1');
-    const rows: Array<{ id: string; event_type: string; payload: Buffer }> = await dataSource.query(`SELECT id, event_type, payload FROM relay_test.outbox WHERE id = $1`, [id]);
+    const rows: Array<{ id: string; event_type: string; payload: Buffer }> = await dataSource.query(
+      `SELECT id, event_type, payload FROM relay_test.outbox WHERE id = $1`,
+      [id],
+    );
     // First relay published but crashed before marking the row: publish by hand, leave it unmarked.
-    await new EventPublisher(bus).publish({ id, eventType: rows[0]!.event_type, subject: `${prefix}.us.evt.application.created`, data: new Uint8Array(rows[0]!.payload) });
+    await new EventPublisher(bus).publish({
+      id,
+      eventType: rows[0]!.event_type,
+      subject: `${prefix}.us.evt.application.created`,
+      data: new Uint8Array(rows[0]!.payload),
+    });
     expect(await relay().runOnce()).toBe(1);
     await waitFor(() => received.some((e) => e.id === id));
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -186,12 +220,16 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
     expect(await wasProcessed(dataSource, SCHEMA, 'other-consumer', 'b-2')).toBe(false);
   });
 
-  it('events written as part of a caller\'s own statement commit with its rows and wake a started relay', async () => {
+  it("events written as part of a caller's own statement commit with its rows and wake a started relay", async () => {
     const running = relay();
     await running.start();
     try {
       const events = writer.batchInsert(
-        ['batch1', 'batch2'].map((id) => ({ type: 'application.created' as const, init: { applicationId: id, name: id, environment: 'development' as const, mode: 'conductor' as const }, context: { applicationId: id } })),
+        ['batch1', 'batch2'].map((id) => ({
+          type: 'application.created' as const,
+          init: { applicationId: id, name: id, environment: 'development' as const, mode: 'conductor' as const },
+          context: { applicationId: id },
+        })),
         2,
       );
       await dataSource.query(
@@ -222,7 +260,10 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
   it('one LISTEN connection wakes the relays of every schema of the process', async () => {
     await runMigrations(dataSource, { schema: 'relay_test_b', migrations: [CreateSecondSchema1] });
     const otherWriter = new OutboxWriter('relay_test_b', 'us');
-    const relays = [relay(), new OutboxRelay(dataSource, new EventPublisher(bus), { schema: 'relay_test_b', prefix, region: 'us', notifications })];
+    const relays = [
+      relay(),
+      new OutboxRelay(dataSource, new EventPublisher(bus), { schema: 'relay_test_b', prefix, region: 'us', notifications }),
+    ];
     for (const running of relays) await running.start();
     try {
       const listeners = await dataSource.query(
@@ -232,7 +273,12 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
       const ids = [
         await commitThing('shared-a'),
         await dataSource.transaction((manager) =>
-          otherWriter.add(manager, 'application.created', { applicationId: 'shared-b', name: 'b', environment: 'development', mode: 'conductor' }, { applicationId: 'shared-b' }),
+          otherWriter.add(
+            manager,
+            'application.created',
+            { applicationId: 'shared-b', name: 'b', environment: 'development', mode: 'conductor' },
+            { applicationId: 'shared-b' },
+          ),
         ),
       ];
       await waitFor(() => (ids.every((id) => received.some((e) => e.id === id)) ? true : undefined), 3_000);
@@ -273,9 +319,12 @@ describe('migrations', () => {
       }
       async down(): Promise<void> {}
     }
-    await expect(runMigrations(sources[0]!, { schema: SCHEMA, migrations: [CreateTestSchema1, Broken2] })).rejects.toThrow(/Migration Broken2 of schema relay_test failed/);
-    const half: unknown[] = await sources[0]!.query(`SELECT 1 FROM information_schema.tables WHERE table_schema = 'relay_test' AND table_name = 'half'`);
+    await expect(runMigrations(sources[0]!, { schema: SCHEMA, migrations: [CreateTestSchema1, Broken2] })).rejects.toThrow(
+      /Migration Broken2 of schema relay_test failed/,
+    );
+    const half: unknown[] = await sources[0]!.query(
+      `SELECT 1 FROM information_schema.tables WHERE table_schema = 'relay_test' AND table_name = 'half'`,
+    );
     expect(half).toHaveLength(0);
   });
-
 });

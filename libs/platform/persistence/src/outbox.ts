@@ -69,7 +69,9 @@ export class OutboxWriter {
       traceParents.push(trace?.traceparent ?? null);
       traceStates.push(trace?.tracestate ?? null);
     }
-    const [idsParam, typesParam, payloadsParam, parentsParam, statesParam, channelParam] = [0, 1, 2, 3, 4, 5].map((offset) => `$${firstParam + offset}`);
+    const [idsParam, typesParam, payloadsParam, parentsParam, statesParam, channelParam] = [0, 1, 2, 3, 4, 5].map(
+      (offset) => `$${firstParam + offset}`,
+    );
     return {
       ids,
       insert: `INSERT INTO "${this.schema}".outbox (id, event_type, payload, trace_parent, trace_state) SELECT * FROM unnest(${idsParam}::uuid[], ${typesParam}::text[], ${payloadsParam}::bytea[], ${parentsParam}::text[], ${statesParam}::text[])`,

@@ -29,7 +29,10 @@ const SERVER_BODY_LIMIT = 1_048_576;
  * failure (including Fastify's body parsing), strict validation, request ids, HTTP metrics and
  * graceful shutdown. Call `listen` on the result.
  */
-export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeof Object>, options: HttpAppOptions = {}): Promise<NestFastifyApplication> {
+export async function createHttpApp(
+  rootModule: Type<unknown> | ReturnType<typeof Object>,
+  options: HttpAppOptions = {},
+): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     logger: false,
     bodyLimit: SERVER_BODY_LIMIT,
@@ -42,7 +45,11 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
   });
-  const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, { bufferLogs: true, abortOnError: false, bodyParser: false });
+  const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, {
+    bufferLogs: true,
+    abortOnError: false,
+    bodyParser: false,
+  });
   const config = app.get(ProcessConfig);
   const logger = app.get<Logger>(LOGGER);
   const metrics = app.get(Metrics);
@@ -78,7 +85,10 @@ export async function createHttpApp(rootModule: Type<unknown> | ReturnType<typeo
     metrics.httpRequests.inc(labels);
     metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
     // Access log without headers, bodies or query strings: credentials never reach the log.
-    logger.info({ request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    logger.info(
+      { request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
   await options.configureFastify?.(fastify, app);
   return app;

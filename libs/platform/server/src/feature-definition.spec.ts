@@ -19,10 +19,20 @@ class IngressConfig extends ProcessConfig {
   INGRESS_NAME!: string;
 }
 
-const feature = <C extends ProcessConfig>(name: string, config: FeatureDefinition<C>['config']): FeatureDefinition<C> => ({ name, module: EmptyModule, config, migrations: [], outboxSchemas: [] });
+const feature = <C extends ProcessConfig>(name: string, config: FeatureDefinition<C>['config']): FeatureDefinition<C> => ({
+  name,
+  module: EmptyModule,
+  config,
+  migrations: [],
+  outboxSchemas: [],
+});
 const storing = feature('storing', StoringConfig);
 const ingress = feature('ingress', IngressConfig);
-const platform = { REGION: 'us', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc_us', KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+const platform = {
+  REGION: 'us',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/svc_us',
+  KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+};
 
 function configError(run: () => unknown): ConfigError {
   try {
@@ -42,7 +52,12 @@ describe('one validation pass over a process and its features', () => {
   });
 
   it('gives each feature its typed config and the process a PlatformConfig when a feature keeps data', () => {
-    const loaded = loadProcessConfiguration([storing, ingress], { ...platform, STORING_BATCH: '25', INGRESS_NAME: 'edge', PUBLIC_BASE_URL: 'https://us.example/' });
+    const loaded = loadProcessConfiguration([storing, ingress], {
+      ...platform,
+      STORING_BATCH: '25',
+      INGRESS_NAME: 'edge',
+      PUBLIC_BASE_URL: 'https://us.example/',
+    });
     expect(loaded.infrastructure).toBe(true);
     expect(loaded.process).toBeInstanceOf(PlatformConfig);
     expect(loaded.configs.get(StoringConfig).STORING_BATCH).toBe(25);

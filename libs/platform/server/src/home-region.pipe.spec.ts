@@ -53,7 +53,12 @@ describe('HomeRegionPipe: identifiers in a body home the request (spec: Authenti
 
   it('reads marks inherited from a base DTO and ids inside arrays, malformed ones included', () => {
     expect(refusal({ flow_id: 'flw_us_x' }, AgentsBody)?.home.region).toBe('us');
-    expect(refusal({ flow_id: 'flw_eu_abcdefghijklmnopqrst', agent_ids: ['agent_eu_abcdefghijklmnopqrst', 'agent_ap_abcdefghijklmnopqrst'] }, AgentsBody)?.home).toEqual({
+    expect(
+      refusal(
+        { flow_id: 'flw_eu_abcdefghijklmnopqrst', agent_ids: ['agent_eu_abcdefghijklmnopqrst', 'agent_ap_abcdefghijklmnopqrst'] },
+        AgentsBody,
+      )?.home,
+    ).toEqual({
       region: 'ap',
       country: 'SG',
     });

@@ -44,7 +44,8 @@ export class HomeRegionPipe implements PipeTransform {
     // The body parser refuses nesting deeper than 32 levels; this bound only guards other callers.
     if (typeof value !== 'object' || value === null || depth > 64) return undefined;
     for (const [key, item] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-      const found = (typeof key === 'string' ? this.foreignPersonRegionIn(key, depth + 1) : undefined) ?? this.foreignPersonRegionIn(item, depth + 1);
+      const found =
+        (typeof key === 'string' ? this.foreignPersonRegionIn(key, depth + 1) : undefined) ?? this.foreignPersonRegionIn(item, depth + 1);
       if (found) return found;
     }
     return undefined;

@@ -9,16 +9,25 @@ function postgresError(code: string): Error {
 describe('mapping errors to HTTP', () => {
   it('answers a Postgres data exception (SQLSTATE class 22) with 400, never 500', () => {
     for (const code of ['22021', '22P05', '22P02', '22003']) {
-      expect(mapError(postgresError(code), 'req-1')).toEqual({ status: 400, envelope: { message: 'A value of the request cannot be stored', reason_code: 'invalid_request' } });
+      expect(mapError(postgresError(code), 'req-1')).toEqual({
+        status: 400,
+        envelope: { message: 'A value of the request cannot be stored', reason_code: 'invalid_request' },
+      });
     }
   });
 
   it('keeps other database failures a 500 with only a correlation id', () => {
-    expect(mapError(postgresError('08P01'), 'req-2')).toEqual({ status: 500, envelope: { message: 'Internal error', reason_code: 'internal_error', detail: { correlation_id: 'req-2' } } });
+    expect(mapError(postgresError('08P01'), 'req-2')).toEqual({
+      status: 500,
+      envelope: { message: 'Internal error', reason_code: 'internal_error', detail: { correlation_id: 'req-2' } },
+    });
   });
 
   it('answers 503 service_unavailable when the database or the bus went away mid-request, however it is wrapped', () => {
-    const unavailable = { status: 503, envelope: { message: 'A dependency of the service is unavailable; retry later', reason_code: 'service_unavailable' } };
+    const unavailable = {
+      status: 503,
+      envelope: { message: 'A dependency of the service is unavailable; retry later', reason_code: 'service_unavailable' },
+    };
     const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
     expect(mapError(reset, 'r')).toEqual(unavailable);
     expect(mapError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), 'r')).toEqual(unavailable);
@@ -34,7 +43,12 @@ describe('mapping errors to HTTP', () => {
 
   it('answers an oversized body 413 and an unsupported media type 415, keeping their codes', () => {
     expect(mapError(payloadTooLarge(), 'r')).toMatchObject({ status: 413, envelope: { reason_code: 'payload_too_large' } });
-    expect(mapError(commonError('unsupported_media_type', 'no'), 'r')).toMatchObject({ status: 415, envelope: { reason_code: 'unsupported_media_type' } });
-    expect(mapError(Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }), 'r')).toMatchObject({ status: 413 });
+    expect(mapError(commonError('unsupported_media_type', 'no'), 'r')).toMatchObject({
+      status: 415,
+      envelope: { reason_code: 'unsupported_media_type' },
+    });
+    expect(mapError(Object.assign(new Error('too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }), 'r')).toMatchObject({
+      status: 413,
+    });
   });
 });

@@ -24,7 +24,11 @@ const FASTIFY_ERRORS: Record<string, { status: number; code: string; message: st
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed_json', message: 'Request body is not valid JSON' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed_json', message: 'Request body is empty but declared as JSON' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload_too_large', message: 'Request body exceeds the size limit' },
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Content-Type is not supported; send application/json' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    code: 'unsupported_media_type',
+    message: 'Content-Type is not supported; send application/json',
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', message: 'Content-Length does not match the body' },
   FST_ERR_CTP_INVALID_TYPE: { status: 415, code: 'unsupported_media_type', message: 'Content-Type is not supported' },
 };
@@ -78,7 +82,10 @@ export function mapError(error: unknown, requestId: string): MappedError {
     return { status: 400, envelope: { message: 'A value of the request cannot be stored', reason_code: 'invalid_request' } };
   }
   if (isDependencyUnavailable(error)) {
-    return { status: 503, envelope: { message: 'A dependency of the service is unavailable; retry later', reason_code: 'service_unavailable' } };
+    return {
+      status: 503,
+      envelope: { message: 'A dependency of the service is unavailable; retry later', reason_code: 'service_unavailable' },
+    };
   }
   if (error instanceof HttpException) {
     // Nest rethrows Fastify's body-parsing errors as HttpException(message, statusCode).
@@ -87,8 +94,15 @@ export function mapError(error: unknown, requestId: string): MappedError {
     const status = error.getStatus();
     const response = error.getResponse();
     const message =
-      status === 404 ? 'No such route' : typeof response === 'string' ? response : (((response as { message?: unknown }).message as string) ?? error.message);
-    return { status, envelope: { message: String(message), reason_code: status === 404 ? 'route_not_found' : (CODE_BY_STATUS[status] ?? 'error') } };
+      status === 404
+        ? 'No such route'
+        : typeof response === 'string'
+          ? response
+          : (((response as { message?: unknown }).message as string) ?? error.message);
+    return {
+      status,
+      envelope: { message: String(message), reason_code: status === 404 ? 'route_not_found' : (CODE_BY_STATUS[status] ?? 'error') },
+    };
   }
   const fastifyCode = (error as { code?: unknown })?.code;
   if (typeof fastifyCode === 'string' && FASTIFY_ERRORS[fastifyCode]) {
@@ -101,7 +115,10 @@ export function mapError(error: unknown, requestId: string): MappedError {
   const statusCode = (error as { statusCode?: unknown })?.statusCode;
   if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
     const status = [400, 401, 403, 404, 422, 429].includes(statusCode) ? statusCode : 400;
-    return { status, envelope: { message: 'Request could not be processed', reason_code: CODE_BY_STATUS[statusCode] ?? 'invalid_request' } };
+    return {
+      status,
+      envelope: { message: 'Request could not be processed', reason_code: CODE_BY_STATUS[statusCode] ?? 'invalid_request' },
+    };
   }
   return {
     status: 500,

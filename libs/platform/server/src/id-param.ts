@@ -18,7 +18,13 @@ export class IdPipe implements PipeTransform<unknown, string> {
   transform(value: unknown, metadata: ArgumentMetadata): string {
     if (isIdOf(this.kind, value)) return value;
     const field = metadata.data ?? 'id';
-    throw validationError([{ field, constraint: 'matches', message: `${field} must be a well-formed ${this.kind.replace(/_/g, ' ')} id (${idShape(this.kind)})` }]);
+    throw validationError([
+      {
+        field,
+        constraint: 'matches',
+        message: `${field} must be a well-formed ${this.kind.replace(/_/g, ' ')} id (${idShape(this.kind)})`,
+      },
+    ]);
   }
 }
 

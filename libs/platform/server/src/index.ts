@@ -15,9 +15,23 @@ export { runMain, startProcess, type ProcessOptions, type RunningProcess } from 
 export { loadProcessConfiguration, type FeatureDefinition, type ProcessConfiguration } from './feature-definition';
 export { buildOpenApiDocument, type DocumentedWebhook } from './openapi/build-openapi';
 export { protoMessageSchemas, protoSchemaName } from './openapi/proto-schema';
-export { API_DOC, API_RESPONSE_OF, ApiDoc, ApiResponseOf, type ApiDocOptions, type ApiResponseOfOptions, type DocumentedRequestHeader } from './openapi/api-doc.decorator';
+export {
+  API_DOC,
+  API_RESPONSE_OF,
+  ApiDoc,
+  ApiResponseOf,
+  type ApiDocOptions,
+  type ApiResponseOfOptions,
+  type DocumentedRequestHeader,
+} from './openapi/api-doc.decorator';
 export { RAW_BODY_ROUTE, rawBodyOf } from './raw-body';
-export { DocumentCache, cachedDocumentOf, ifNoneMatches, type CachedDocument, type DocumentCacheOptions } from './http-cache/document-cache';
+export {
+  DocumentCache,
+  cachedDocumentOf,
+  ifNoneMatches,
+  type CachedDocument,
+  type DocumentCacheOptions,
+} from './http-cache/document-cache';
 export { IdParam, IdPipe } from './id-param';
 export {
   IDEMPOTENCY_POLICY,
@@ -28,4 +42,9 @@ export {
   type IdempotencyDeclaration,
   type IdempotencyMode,
 } from './idempotency/idempotency-policy';
-export { IdempotencyInterceptor, idempotencyCallerOf, requestFingerprint, settleIdempotentAnswer } from './idempotency/idempotency.interceptor';
+export {
+  IdempotencyInterceptor,
+  idempotencyCallerOf,
+  requestFingerprint,
+  settleIdempotentAnswer,
+} from './idempotency/idempotency.interceptor';

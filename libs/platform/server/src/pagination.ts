@@ -50,7 +50,12 @@ export function decodeCursor<K extends string>(cursor: string, keys: readonly K[
 /**
  * Builds a page from rows fetched with `limit + 1`: the extra row only proves that more follow.
  */
-export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T, positionOf: (row: Row) => Record<string, string | number>): Page<T> {
+export function toPage<Row, T>(
+  rows: Row[],
+  limit: number,
+  map: (row: Row) => T,
+  positionOf: (row: Row) => Record<string, string | number>,
+): Page<T> {
   const hasMore = rows.length > limit;
   const visible = hasMore ? rows.slice(0, limit) : rows;
   const last = visible[visible.length - 1];

@@ -41,7 +41,10 @@ describe('outbox backlog gauges', () => {
   });
 
   it('stops counting at the cap, so a relay far behind costs a bounded read', async () => {
-    await dataSource.query(`INSERT INTO idle.outbox (id, event_type, payload) SELECT gen_random_uuid(), 'x', '\\x00' FROM generate_series(1, $1)`, [OUTBOX_COUNT_CAP + 5]);
+    await dataSource.query(
+      `INSERT INTO idle.outbox (id, event_type, payload) SELECT gen_random_uuid(), 'x', '\\x00' FROM generate_series(1, $1)`,
+      [OUTBOX_COUNT_CAP + 5],
+    );
     const [idle] = await outboxBacklogs(dataSource, ['idle']);
     expect(idle!.unpublished).toBe(OUTBOX_COUNT_CAP);
   });

@@ -27,7 +27,9 @@ export async function outboxBacklogs(dataSource: DataSource, schemas: readonly s
               (SELECT count(*) FROM (SELECT 1 FROM "${schema}".outbox WHERE published_at IS NULL LIMIT ${OUTBOX_COUNT_CAP}) capped) AS unpublished,
               (SELECT created_at FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT 1) AS oldest`,
   );
-  const rows: Array<{ schema: string; unpublished: string; oldest: Date | null }> = await dataSource.query(perSchema.join(' UNION ALL '), [...schemas]);
+  const rows: Array<{ schema: string; unpublished: string; oldest: Date | null }> = await dataSource.query(perSchema.join(' UNION ALL '), [
+    ...schemas,
+  ]);
   return rows.map((row) => ({ schema: row.schema, unpublished: Number(row.unpublished), oldestCreatedAt: row.oldest }));
 }
 
@@ -35,7 +37,10 @@ export async function outboxBacklogs(dataSource: DataSource, schemas: readonly s
  * Gauges of the process's plumbing, computed at scrape time: the backlog of each outbox it relays
  * and the lag of each durable consumer it opened (one JetStream consumer-info request per durable).
  */
-export function registerPlatformGauges(metrics: Metrics, sources: { dataSource: DataSource; bus: BusConnection; clock: Clock; outboxSchemas: readonly string[] }): void {
+export function registerPlatformGauges(
+  metrics: Metrics,
+  sources: { dataSource: DataSource; bus: BusConnection; clock: Clock; outboxSchemas: readonly string[] },
+): void {
   const { dataSource, bus, clock, outboxSchemas } = sources;
   const backlogs = () => outboxBacklogs(dataSource, outboxSchemas);
   metrics.gaugeOf(BUSINESS_METRICS.outboxUnpublished, async (set) => {
@@ -43,7 +48,8 @@ export function registerPlatformGauges(metrics: Metrics, sources: { dataSource: 
   });
   metrics.gaugeOf(BUSINESS_METRICS.outboxOldestAge, async (set) => {
     const now = clock.now().getTime();
-    for (const { schema, oldestCreatedAt } of await backlogs()) set(oldestCreatedAt ? Math.max(0, (now - oldestCreatedAt.getTime()) / 1000) : 0, { schema });
+    for (const { schema, oldestCreatedAt } of await backlogs())
+      set(oldestCreatedAt ? Math.max(0, (now - oldestCreatedAt.getTime()) / 1000) : 0, { schema });
   });
   metrics.gaugeOf(BUSINESS_METRICS.consumerLag, async (set) => {
     const stream = regionStreamName(bus.prefix, bus.region);

@@ -1,7 +1,36 @@
-import { Controller, type DynamicModule, Global, Inject, Injectable, Module, type OnApplicationBootstrap, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import {
+  Controller,
+  type DynamicModule,
+  Global,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type Provider,
+} from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, ModuleRef } from '@nestjs/core';
-import { AccessTokenResolver, AccountAccessResolver, AttesterResolver, AuthGuard, CredentialResolver, CredentialRevocations, DelegationResolver, NoDelegationGrants, RpcCredentialResolver } from '@svc/auth';
-import { BusConnection, BusRpcClient, BusRpcServer, EventFanout, JetStreamServer, RpcClient, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
+import {
+  AccessTokenResolver,
+  AccountAccessResolver,
+  AttesterResolver,
+  AuthGuard,
+  CredentialResolver,
+  CredentialRevocations,
+  DelegationResolver,
+  NoDelegationGrants,
+  RpcCredentialResolver,
+} from '@svc/auth';
+import {
+  BusConnection,
+  BusRpcClient,
+  BusRpcServer,
+  EventFanout,
+  JetStreamServer,
+  RpcClient,
+  busCredentialsFrom,
+  ensureRegionStream,
+} from '@svc/bus';
 import { Clock, PlatformConfig, ProcessConfig, SystemClock } from '@svc/config';
 import { PersonalDataSeal } from '@svc/contracts';
 import { KeyEncryption } from '@svc/crypto';
@@ -68,12 +97,24 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       controllers: [HealthController, SigningKeyRotations, CredentialRevocations],
-      providers: [
-        ...core,
-        { provide: 'PLATFORM_OPTIONS', useValue: options },
-        ...infrastructureProviders(config, logger, options),
+      providers: [...core, { provide: 'PLATFORM_OPTIONS', useValue: options }, ...infrastructureProviders(config, logger, options)],
+      exports: [
+        ...coreExports,
+        KeyEncryption,
+        SigningKeyStore,
+        IdempotencyStore,
+        AccessTokenResolver,
+        AccountAccessResolver,
+        CredentialResolver,
+        DelegationResolver,
+        DataSource,
+        BusConnection,
+        BusRpcServer,
+        BusRpcClient,
+        RpcClient,
+        JetStreamServer,
+        OutboxRegistry,
       ],
-      exports: [...coreExports, KeyEncryption, SigningKeyStore, IdempotencyStore, AccessTokenResolver, AccountAccessResolver, CredentialResolver, DelegationResolver, DataSource, BusConnection, BusRpcServer, BusRpcClient, RpcClient, JetStreamServer, OutboxRegistry],
     };
   }
 }
@@ -95,7 +136,11 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
         // connection of their own (DATABASE_DIRECT_URL), closed once they are applied.
         const direct = config.DATABASE_DIRECT_URL && config.DATABASE_DIRECT_URL !== config.DATABASE_URL;
         const migrator = direct
-          ? createDataSource({ url: config.DATABASE_DIRECT_URL as string, poolSize: 1, applicationName: `${config.SERVICE_NAME}-${config.REGION}-migrate` })
+          ? createDataSource({
+              url: config.DATABASE_DIRECT_URL as string,
+              poolSize: 1,
+              applicationName: `${config.SERVICE_NAME}-${config.REGION}-migrate`,
+            })
           : dataSource;
         if (direct) await migrator.initialize();
         try {
@@ -125,14 +170,26 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     // Request/reply on NestJS microservices: the server is the transport strategy the process
     // connects (startProcess); the client calls its handlers directly when they run in this process.
     { provide: BusRpcServer, useFactory: (bus: BusConnection) => new BusRpcServer(bus), inject: [BusConnection] },
-    { provide: BusRpcClient, useFactory: (bus: BusConnection, server: BusRpcServer) => new BusRpcClient(bus, server), inject: [BusConnection, BusRpcServer] },
-    { provide: RpcClient, useFactory: (client: BusRpcClient, bus: BusConnection) => new RpcClient(client, bus), inject: [BusRpcClient, BusConnection] },
+    {
+      provide: BusRpcClient,
+      useFactory: (bus: BusConnection, server: BusRpcServer) => new BusRpcClient(bus, server),
+      inject: [BusConnection, BusRpcServer],
+    },
+    {
+      provide: RpcClient,
+      useFactory: (client: BusRpcClient, bus: BusConnection) => new RpcClient(client, bus),
+      inject: [BusRpcClient, BusConnection],
+    },
     // Events on the JetStream transport strategy (`@EventConsumer` controllers), connected by startProcess.
     {
       provide: JetStreamServer,
       useFactory: (bus: BusConnection, modules: ModuleRef, metrics: Metrics) => {
         const deadLetters = metrics.counterOf(BUSINESS_METRICS.deadLetters);
-        const server = new JetStreamServer(bus, { error: (message, context) => logger.error(context, message) }, { deadLettered: (durable) => deadLetters.inc({ durable }) });
+        const server = new JetStreamServer(
+          bus,
+          { error: (message, context) => logger.error(context, message) },
+          { deadLettered: (durable) => deadLetters.inc({ durable }) },
+        );
         // Subscriptions decided at start (a feature's configuration switching a consumer on) read the process's providers.
         server.resolveWith((type) => modules.get(type, { strict: false }));
         return server;
@@ -141,13 +198,15 @@ function infrastructureProviders(config: PlatformConfig, logger: Logger, options
     },
     {
       provide: OutboxRegistry,
-      useFactory: (dataSource: DataSource, bus: BusConnection) => new OutboxRegistry(dataSource, bus, config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, logger),
+      useFactory: (dataSource: DataSource, bus: BusConnection) =>
+        new OutboxRegistry(dataSource, bus, config.DATABASE_DIRECT_URL ?? config.DATABASE_URL, logger),
       inject: [DataSource, BusConnection],
     },
     { provide: KeyEncryption, useFactory: () => new KeyEncryption(config.KEY_ENCRYPTION_KEY) },
     {
       provide: SigningKeyStore,
-      useFactory: (dataSource: DataSource, kek: KeyEncryption, clock: Clock) => new SigningKeyStore(dataSource, config.REGION, kek, { clock }),
+      useFactory: (dataSource: DataSource, kek: KeyEncryption, clock: Clock) =>
+        new SigningKeyStore(dataSource, config.REGION, kek, { clock }),
       inject: [DataSource, KeyEncryption, Clock],
     },
     PlatformLifecycle,
@@ -213,7 +272,12 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     this.readiness.register({ name: 'nats', critical: true, check: async () => ({ ok: await this.bus.isReachable() }) });
     await this.keys.ensureActiveKey();
     await this.outboxes.startAll(this.options.outboxSchemas);
-    registerPlatformGauges(this.metrics, { dataSource: this.dataSource, bus: this.bus, clock: this.clock, outboxSchemas: this.options.outboxSchemas });
+    registerPlatformGauges(this.metrics, {
+      dataSource: this.dataSource,
+      bus: this.bus,
+      clock: this.clock,
+      outboxSchemas: this.options.outboxSchemas,
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

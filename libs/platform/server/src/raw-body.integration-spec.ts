@@ -48,7 +48,8 @@ describe('per-route raw body capture', () => {
     await deleteTestStreams(prefix);
   });
 
-  const post = (path: string, raw: string) => http('POST', `${running.url}/raw-body-test/${path}`, { headers: { 'content-type': 'application/json' }, raw });
+  const post = (path: string, raw: string) =>
+    http('POST', `${running.url}/raw-body-test/${path}`, { headers: { 'content-type': 'application/json' }, raw });
 
   it('keeps the exact bytes beside the parsed body on a raw-body route only', async () => {
     const raw = '{\n  "b": 1,   "a": "é"\n}';

@@ -21,7 +21,8 @@ describe('memoiseValidationMetadata', () => {
       }
     }
     memoiseValidationMetadata(memoised);
-    const rules = (storage: MetadataStorage) => storage.getTargetValidationMetadatas(Derived, '', false, false).map((m) => `${m.propertyName}:${m.name ?? m.type}`);
+    const rules = (storage: MetadataStorage) =>
+      storage.getTargetValidationMetadatas(Derived, '', false, false).map((m) => `${m.propertyName}:${m.name ?? m.type}`);
     expect(rules(memoised)).toEqual(rules(plain));
     expect(rules(memoised).sort()).toEqual(['code:maxLength', 'name:isString']);
     const first = memoised.getTargetValidationMetadatas(Derived, '', false, false);
@@ -36,7 +37,11 @@ describe('memoiseValidationMetadata', () => {
     }
     const late = Object.assign(new Late(), { label: 'x' });
     expect(getMetadataStorage().getTargetValidationMetadatas(Late, '', false, false)).toEqual([]);
-    registerDecorator({ target: Late, propertyName: 'label', validator: { validate: (value: unknown) => value === 'ok', defaultMessage: () => 'label must be ok' } });
+    registerDecorator({
+      target: Late,
+      propertyName: 'label',
+      validator: { validate: (value: unknown) => value === 'ok', defaultMessage: () => 'label must be ok' },
+    });
     const rules = getMetadataStorage().getTargetValidationMetadatas(Late, '', false, false);
     expect(rules.map((m) => m.type)).toEqual([ValidationTypes.CUSTOM_VALIDATION]);
     const errors = await validate(late);

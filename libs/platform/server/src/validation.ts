@@ -83,7 +83,11 @@ export function nullFields(dto: object, parent = ''): string[] {
 class StrictValidationPipe extends ValidationPipe {
   protected override async validate(object: object, validatorOptions?: ValidatorOptions): Promise<ValidationError[]> {
     const errors = await super.validate(object, validatorOptions);
-    const nulls: ValidationError[] = nullFields(object).map((field) => ({ property: field, constraints: { isNotNull: `${field} must not be null` }, children: [] }));
+    const nulls: ValidationError[] = nullFields(object).map((field) => ({
+      property: field,
+      constraints: { isNotNull: `${field} must not be null` },
+      children: [],
+    }));
     return [...nulls, ...errors];
   }
 }

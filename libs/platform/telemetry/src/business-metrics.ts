@@ -131,5 +131,7 @@ export const HTTP_METRIC_NAMES = ['http_requests_total', 'http_request_duration_
 
 /** Every sample name a metric exposes: a histogram adds `_bucket`, `_sum` and `_count`. */
 export function sampleNamesOf(definition: Pick<MetricDefinition, 'name' | 'type'>): string[] {
-  return definition.type === 'histogram' ? [`${definition.name}_bucket`, `${definition.name}_sum`, `${definition.name}_count`] : [definition.name];
+  return definition.type === 'histogram'
+    ? [`${definition.name}_bucket`, `${definition.name}_sum`, `${definition.name}_count`]
+    : [definition.name];
 }

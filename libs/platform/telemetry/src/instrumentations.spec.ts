@@ -14,7 +14,10 @@ describe('what pg and undici spans may carry', () => {
   });
 
   it('drops the query string (and credentials) of an outbound URL', () => {
-    expect(urlAttributesWithoutQuery({ origin: 'https://user:pw@hooks.example.com', path: '/in?token=abc#x' })).toEqual({ 'url.full': 'https://hooks.example.com/in', 'url.query': undefined });
+    expect(urlAttributesWithoutQuery({ origin: 'https://user:pw@hooks.example.com', path: '/in?token=abc#x' })).toEqual({
+      'url.full': 'https://hooks.example.com/in',
+      'url.query': undefined,
+    });
     expect(urlAttributesWithoutQuery({ origin: 'not a url', path: '/?a=1' })).toEqual({ 'url.full': undefined, 'url.query': undefined });
   });
 });

@@ -32,7 +32,16 @@ const CREDENTIAL_FIELDS = [
   'user_code',
 ];
 /** People's contact data and the organisation's identifiers of them. */
-const PERSONAL_FIELDS = ['email', 'subject_email', 'subjectEmail', 'subject_external_id', 'subjectExternalId', 'external_id', 'user_identifier', 'principal_id'];
+const PERSONAL_FIELDS = [
+  'email',
+  'subject_email',
+  'subjectEmail',
+  'subject_external_id',
+  'subjectExternalId',
+  'external_id',
+  'user_identifier',
+  'principal_id',
+];
 /** Request bodies and SQL bind values: they carry all of the above. */
 const CONTENT_FIELDS = ['body', 'parameters'];
 
@@ -72,7 +81,8 @@ function scrubSerialized(serialized: Record<string, unknown>, depth: number): Re
   for (const key of Object.keys(serialized)) if (REDACTED_FIELDS.has(key)) serialized[key] = CENSOR;
   if (typeof serialized.message === 'string') serialized.message = scrubText(serialized.message);
   if (typeof serialized.stack === 'string') serialized.stack = scrubText(serialized.stack);
-  if (serialized.cause !== undefined) serialized.cause = depth < MAX_CAUSE_DEPTH ? serializeError(serialized.cause, depth + 1) : '[cause omitted]';
+  if (serialized.cause !== undefined)
+    serialized.cause = depth < MAX_CAUSE_DEPTH ? serializeError(serialized.cause, depth + 1) : '[cause omitted]';
   if (Array.isArray(serialized.errors)) serialized.errors = serialized.errors.map((inner: unknown) => serializeError(inner, depth + 1));
   // Errors nested under other names (pino serialised them already): same treatment.
   for (const [key, value] of Object.entries(serialized)) {
@@ -103,10 +113,12 @@ const MAX_SCRUB_DEPTH = 6;
  */
 export function scrubLogObject(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return scrubText(value);
-  if (value === null || typeof value !== 'object' || value instanceof Error || Buffer.isBuffer(value) || depth >= MAX_SCRUB_DEPTH) return value;
+  if (value === null || typeof value !== 'object' || value instanceof Error || Buffer.isBuffer(value) || depth >= MAX_SCRUB_DEPTH)
+    return value;
   if (Array.isArray(value)) return value.map((item: unknown) => scrubLogObject(item, depth + 1));
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   const scrubbed: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) scrubbed[key] = REDACTED_FIELDS.has(key) ? CENSOR : scrubLogObject(item, depth + 1);
+  for (const [key, item] of Object.entries(value as Record<string, unknown>))
+    scrubbed[key] = REDACTED_FIELDS.has(key) ? CENSOR : scrubLogObject(item, depth + 1);
   return scrubbed;
 }

@@ -38,7 +38,10 @@ describe('JSON logger', () => {
   it('never writes credentials', () => {
     const { lines, stream } = capture();
     createLogger({ service: 's', region: 'us', level: 'info', destination: stream }).info(
-      { req: { headers: { authorization: 'Bearer secret-token', 'x-publishable-key': 'pk_test_x' } }, body: { api_token: 'tok', secret: 'whsec' } },
+      {
+        req: { headers: { authorization: 'Bearer secret-token', 'x-publishable-key': 'pk_test_x' } },
+        body: { api_token: 'tok', secret: 'whsec' },
+      },
       'request',
     );
     const text = JSON.stringify(lines[0]);
@@ -66,16 +69,29 @@ describe('JSON logger', () => {
       driverError,
     });
     logger.error({ err: failed }, 'request failed');
-    logger.warn({ err: new Error('invalid input syntax for type uuid: "cust-42"'), error: 'could not sync grace@example.org' }, 'sync failed for grace@example.org');
+    logger.warn(
+      { err: new Error('invalid input syntax for type uuid: "cust-42"'), error: 'could not sync grace@example.org' },
+      'sync failed for grace@example.org',
+    );
     const text = lines.map((line) => JSON.stringify(line)).join('\n');
-    for (const value of ['ada@example.com', 'cust-42', 'grace@example.org', '"type":"Buffer"', 'whsec_abc']) expect(text).not.toContain(value);
-    expect(lines[0]!.err).toMatchObject({ code: '23505', constraint: 'records_email_uq', query: expect.stringContaining('VALUES ($1, $2, $3)'), message: expect.stringContaining('records_email_uq') });
+    for (const value of ['ada@example.com', 'cust-42', 'grace@example.org', '"type":"Buffer"', 'whsec_abc'])
+      expect(text).not.toContain(value);
+    expect(lines[0]!.err).toMatchObject({
+      code: '23505',
+      constraint: 'records_email_uq',
+      query: expect.stringContaining('VALUES ($1, $2, $3)'),
+      message: expect.stringContaining('records_email_uq'),
+    });
     expect(lines[0]!.err).not.toHaveProperty('parameters');
     expect(lines[0]!.err).not.toHaveProperty('driverError');
-    expect(lines[1]).toMatchObject({ msg: 'sync failed for [email]', error: 'could not sync [email]', err: { message: 'invalid input syntax for type uuid: "[redacted]"' } });
+    expect(lines[1]).toMatchObject({
+      msg: 'sync failed for [email]',
+      error: 'could not sync [email]',
+      err: { message: 'invalid input syntax for type uuid: "[redacted]"' },
+    });
   });
 
-  it('never writes tokens, codes, cookies, people\'s data or bodies, wherever they sit in the object', () => {
+  it("never writes tokens, codes, cookies, people's data or bodies, wherever they sit in the object", () => {
     const { lines, stream } = capture();
     createLogger({ service: 's', region: 'us', level: 'info', destination: stream }).info(
       {
@@ -86,6 +102,17 @@ describe('JSON logger', () => {
       'request',
     );
     const text = JSON.stringify(lines[0]);
-    for (const value of ['eyJdpop', 'cookie-value', 'key-value', 'body-value', 'dts_session', 'tat_access', 'code-value', 'cust-7', 'user-7']) expect(text).not.toContain(value);
+    for (const value of [
+      'eyJdpop',
+      'cookie-value',
+      'key-value',
+      'body-value',
+      'dts_session',
+      'tat_access',
+      'code-value',
+      'cust-7',
+      'user-7',
+    ])
+      expect(text).not.toContain(value);
   });
 });

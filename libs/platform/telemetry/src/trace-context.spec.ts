@@ -13,7 +13,12 @@ describe('W3C trace context', () => {
   });
 
   it('ignores a malformed or all-zero traceparent rather than failing the message', () => {
-    for (const traceparent of ['', 'garbage', '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331', `00-${'0'.repeat(32)}-b7ad6b7169203331-01`]) {
+    for (const traceparent of [
+      '',
+      'garbage',
+      '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331',
+      `00-${'0'.repeat(32)}-b7ad6b7169203331-01`,
+    ]) {
       expect(spanContextOf({ traceparent })).toBeUndefined();
       expect(contextWithRemoteParent({ traceparent }, ROOT_CONTEXT)).toBe(ROOT_CONTEXT);
     }

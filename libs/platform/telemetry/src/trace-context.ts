@@ -87,7 +87,11 @@ export interface SpanRunOptions {
 export async function inSpan<T>(name: string, options: SpanRunOptions, work: (span: Span) => Promise<T>): Promise<T> {
   const tracer = trace.getTracer(TRACER_NAME);
   const parent = options.parent ?? context.active();
-  const span = tracer.startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links }, parent);
+  const span = tracer.startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+    parent,
+  );
   try {
     return await context.with(trace.setSpan(parent, span), () => work(span));
   } catch (error) {
@@ -100,7 +104,13 @@ export async function inSpan<T>(name: string, options: SpanRunOptions, work: (sp
 
 /** Starts a span that the caller ends (for work whose end is decided elsewhere, e.g. an ack). */
 export function startSpan(name: string, options: SpanRunOptions): Span {
-  return trace.getTracer(TRACER_NAME).startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links }, options.parent ?? context.active());
+  return trace
+    .getTracer(TRACER_NAME)
+    .startSpan(
+      name,
+      { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes, links: options.links },
+      options.parent ?? context.active(),
+    );
 }
 
 /**
@@ -108,10 +118,24 @@ export function startSpan(name: string, options: SpanRunOptions): Span {
  * first request's trace, linked to every request's, so each request's trace leads to the commit
  * that wrote it. Nothing is recorded when no request was traced.
  */
-export function inBatchSpan<T>(name: string, traces: ReadonlyArray<TraceCarrier | undefined>, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+export function inBatchSpan<T>(
+  name: string,
+  traces: ReadonlyArray<TraceCarrier | undefined>,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
   const contexts = traces.map(spanContextOf).filter((c): c is SpanContext => c !== undefined);
   if (contexts.length === 0) return work();
-  return inSpan(name, { kind: SpanKind.INTERNAL, parent: trace.setSpanContext(ROOT_CONTEXT, contexts[0]!), links: contexts.map((c) => ({ context: c })), attributes }, work);
+  return inSpan(
+    name,
+    {
+      kind: SpanKind.INTERNAL,
+      parent: trace.setSpanContext(ROOT_CONTEXT, contexts[0]!),
+      links: contexts.map((c) => ({ context: c })),
+      attributes,
+    },
+    work,
+  );
 }
 
 /** Marks a span failed with the error's class and message (never its details or causes). */

@@ -57,7 +57,13 @@ describe('startTracing in a process', () => {
     const root = join(__dirname, '..', '..', '..', '..');
     await promisify(execFile)(
       process.execPath,
-      [join(root, 'scripts', 'run-ts.js'), join(__dirname, 'tracing-probe.ts'), urlOf(collector), `${TEST_DATABASE_SERVER}/postgres`, urlOf(target)],
+      [
+        join(root, 'scripts', 'run-ts.js'),
+        join(__dirname, 'tracing-probe.ts'),
+        urlOf(collector),
+        `${TEST_DATABASE_SERVER}/postgres`,
+        urlOf(target),
+      ],
       { cwd: root, timeout: 50_000, env: { ...process.env, PROBE_MARKER: marker } },
     );
     const spans = bodies.flatMap((body) => {
@@ -66,8 +72,12 @@ describe('startTracing in a process', () => {
     });
     const work = spans.find((s) => s.name === 'probe work');
     expect(work).toBeDefined();
-    const query = spans.find((s) => attribute(s, 'db.statement') === 'SELECT $1::text AS marker' || attribute(s, 'db.query.text') === 'SELECT $1::text AS marker');
-    const call = spans.find((s) => s.kind === SPAN_KIND_CLIENT && attribute(s, 'http.request.method') === 'POST' && attribute(s, 'url.path') === '/hooks');
+    const query = spans.find(
+      (s) => attribute(s, 'db.statement') === 'SELECT $1::text AS marker' || attribute(s, 'db.query.text') === 'SELECT $1::text AS marker',
+    );
+    const call = spans.find(
+      (s) => s.kind === SPAN_KIND_CLIENT && attribute(s, 'http.request.method') === 'POST' && attribute(s, 'url.path') === '/hooks',
+    );
     expect(query).toBeDefined();
     expect(call).toBeDefined();
     for (const span of [query!, call!]) expect(span.traceId).toBe(work!.traceId);

@@ -26,7 +26,10 @@ describe('createTestDatabaseFrom', () => {
   afterAll(async () => {
     for (const database of created) await database.drop();
     // The template of this spec's one-off fingerprint is not needed again.
-    await query(created[0]!.url.replace(/\/[^/]+$/, '/postgres'), `DROP DATABASE IF EXISTS "svc_tpl_${template.fingerprint.slice(0, 24)}" WITH (FORCE)`);
+    await query(
+      created[0]!.url.replace(/\/[^/]+$/, '/postgres'),
+      `DROP DATABASE IF EXISTS "svc_tpl_${template.fingerprint.slice(0, 24)}" WITH (FORCE)`,
+    );
   });
 
   it('builds the template once and gives every concurrent caller its own copy of it', async () => {

@@ -27,7 +27,10 @@ async function withServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
 }
 
 function testDatabaseName(label: string): string {
-  const safe = label.toLowerCase().replace(/[^a-z0-9]/g, '_').slice(0, 30);
+  const safe = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '_')
+    .slice(0, 30);
   return `svc_test_${safe}_${randomBase32(8)}`;
 }
 

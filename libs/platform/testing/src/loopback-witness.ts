@@ -96,7 +96,11 @@ export async function startLoopbackWitness(name = 'witness.test/w1', now: () => 
         req.socket.destroy();
         return;
       }
-      const answer = scripted.shift() ?? (req.method === 'POST' && req.url === '/add-checkpoint' ? handle(Buffer.concat(chunks).toString('utf8')) : { status: 404, text: 'not found\n' });
+      const answer =
+        scripted.shift() ??
+        (req.method === 'POST' && req.url === '/add-checkpoint'
+          ? handle(Buffer.concat(chunks).toString('utf8'))
+          : { status: 404, text: 'not found\n' });
       answers.push(answer.status);
       res.writeHead(answer.status, { 'content-type': answer.type ?? 'text/plain; charset=utf-8' });
       res.end(answer.text);

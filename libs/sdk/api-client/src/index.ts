@@ -12,5 +12,8 @@ export type ApiClient = Client<paths>;
  */
 export function createApiClient(options: { baseUrl: string; token?: string } & Omit<ClientOptions, 'baseUrl'>): ApiClient {
   const { token, headers, ...rest } = options;
-  return createClient<paths>({ ...rest, headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(headers as Record<string, string> | undefined) } });
+  return createClient<paths>({
+    ...rest,
+    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(headers as Record<string, string> | undefined) },
+  });
 }

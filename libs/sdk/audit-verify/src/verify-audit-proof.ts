@@ -1,4 +1,14 @@
-import { MerkleError, NoteError, assertConsistency, assertInclusion, chainHash, leafHash, openCheckpoint, parseVerifierKey, type ParsedCheckpoint } from '@svc/merkle';
+import {
+  MerkleError,
+  NoteError,
+  assertConsistency,
+  assertInclusion,
+  chainHash,
+  leafHash,
+  openCheckpoint,
+  parseVerifierKey,
+  type ParsedCheckpoint,
+} from '@svc/merkle';
 
 /** Why an audit proof was refused; stable strings a caller may branch on. */
 export type AuditProofFailure =
@@ -97,7 +107,8 @@ function signedCheckpoint(served: AuditCheckpointResponse, verifierKey: string):
 }
 
 function proofBytes(proof: unknown): Uint8Array[] {
-  if (!Array.isArray(proof) || proof.some((hash) => typeof hash !== 'string')) throw new AuditProofError('response_malformed', 'proof is not a list of base64 hashes');
+  if (!Array.isArray(proof) || proof.some((hash) => typeof hash !== 'string'))
+    throw new AuditProofError('response_malformed', 'proof is not a list of base64 hashes');
   return proof.map((hash: string) => fromBase64(hash));
 }
 
@@ -109,7 +120,8 @@ function proofBytes(proof: unknown): Uint8Array[] {
  */
 export function verifyInclusionProof(response: InclusionProofResponse, options: VerifyAuditProofOptions): VerifiedInclusion {
   const { entry } = response ?? {};
-  if (typeof entry?.hash !== 'string' || !/^[0-9a-f]{64}$/.test(entry.hash) || !response.checkpoint) throw new AuditProofError('response_malformed', 'not an audit_inclusion_proof');
+  if (typeof entry?.hash !== 'string' || !/^[0-9a-f]{64}$/.test(entry.hash) || !response.checkpoint)
+    throw new AuditProofError('response_malformed', 'not an audit_inclusion_proof');
   const checkpoint = signedCheckpoint(response.checkpoint, options.verifierKey);
   let recomputed: string;
   try {
@@ -117,15 +129,28 @@ export function verifyInclusionProof(response: InclusionProofResponse, options: 
   } catch (error) {
     throw new AuditProofError('response_malformed', error instanceof Error ? error.message : String(error));
   }
-  if (recomputed !== entry.hash) throw new AuditProofError('entry_hash_mismatch', `entry ${entry.id}: hash does not match its canonical content`);
+  if (recomputed !== entry.hash)
+    throw new AuditProofError('entry_hash_mismatch', `entry ${entry.id}: hash does not match its canonical content`);
   try {
-    assertInclusion(response.leaf_index, checkpoint.size, leafHash(Buffer.from(entry.hash, 'hex')), proofBytes(response.proof), checkpoint.rootHash);
+    assertInclusion(
+      response.leaf_index,
+      checkpoint.size,
+      leafHash(Buffer.from(entry.hash, 'hex')),
+      proofBytes(response.proof),
+      checkpoint.rootHash,
+    );
   } catch (error) {
     if (error instanceof MerkleError) throw new AuditProofError('proof_invalid', `${error.reason}: ${error.message}`);
     throw error;
   }
   if (response.leaf_index !== entry.index) throw new AuditProofError('response_malformed', 'leaf_index differs from the entry index');
-  return { entryId: entry.id, index: entry.index, origin: checkpoint.origin, treeSize: checkpoint.size, checkpointSequence: response.checkpoint.sequence };
+  return {
+    entryId: entry.id,
+    index: entry.index,
+    origin: checkpoint.origin,
+    treeSize: checkpoint.size,
+    checkpointSequence: response.checkpoint.sequence,
+  };
 }
 
 /**

@@ -54,7 +54,15 @@ describe('browser SDK outside and inside a page', () => {
       console.log(JSON.stringify({ exports: Object.keys(sdk).sort(), valid: sdk.isSvcEnvelope(envelope), window: typeof window, element: typeof sdk.SvcDecisionElement }));
     `);
     expect(JSON.parse(output)).toEqual({
-      exports: expect.arrayContaining(['DecisionHandle', 'SvcDecisionElement', 'SvcError', 'configure', 'createSession', 'isSvcEnvelope', 'open']),
+      exports: expect.arrayContaining([
+        'DecisionHandle',
+        'SvcDecisionElement',
+        'SvcError',
+        'configure',
+        'createSession',
+        'isSvcEnvelope',
+        'open',
+      ]),
       valid: true,
       window: 'undefined',
       element: 'function',

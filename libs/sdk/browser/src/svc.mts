@@ -180,7 +180,14 @@ export class DecisionHandle extends EventTarget {
   cancel(reason = 'host_cancelled'): void {
     const target = this.source();
     if (!target) return;
-    const message = { type: 'svc:cancel', kind: this.kind, version: PROTOCOL_VERSION, payload: { reason, cancelled_by: 'host' }, ts: new Date().toISOString(), message_id: uuid() };
+    const message = {
+      type: 'svc:cancel',
+      kind: this.kind,
+      version: PROTOCOL_VERSION,
+      payload: { reason, cancelled_by: 'host' },
+      ts: new Date().toISOString(),
+      message_id: uuid(),
+    };
     target.postMessage(message, this.serviceOrigin);
   }
 
@@ -270,7 +277,9 @@ export interface CreateSessionOptions {
 }
 
 /** Mints a consent session from the browser; throws SvcError with the status and body on failure. */
-export async function createSession(options: CreateSessionOptions): Promise<{ session_token: string; embed_url: string | null; decision_url: string; deadline: string }> {
+export async function createSession(
+  options: CreateSessionOptions,
+): Promise<{ session_token: string; embed_url: string | null; decision_url: string; deadline: string }> {
   const base = serviceBase(options.baseUrl);
   const response = await fetch(`${base}/api/v1/decisions?publishable_key=${encodeURIComponent(options.publishableKey)}`, {
     method: 'POST',
@@ -291,7 +300,10 @@ export async function createSession(options: CreateSessionOptions): Promise<{ se
     body = text;
   }
   if (!response.ok) {
-    const message = typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string' ? (body as { message: string }).message : `HTTP ${response.status}`;
+    const message =
+      typeof body === 'object' && body !== null && typeof (body as { message?: unknown }).message === 'string'
+        ? (body as { message: string }).message
+        : `HTTP ${response.status}`;
     throw new SvcError(message, response.status, body);
   }
   return body as { session_token: string; embed_url: string | null; decision_url: string; deadline: string };

@@ -25,7 +25,8 @@ async function refusal(receipt: unknown, options: Partial<VerifyReceiptOptions> 
   }
   throw new Error('the receipt was accepted');
 }
-const accept = (receipt: string, options: Partial<VerifyReceiptOptions> = {}) => verifyReceipt(receipt, { keys: { keys: [jwk] }, now: NOW, ...options });
+const accept = (receipt: string, options: Partial<VerifyReceiptOptions> = {}) =>
+  verifyReceipt(receipt, { keys: { keys: [jwk] }, now: NOW, ...options });
 
 describe('verifyReceipt: every refusal rule at its boundary', () => {
   it('returns the header it verified and the claims', async () => {
@@ -38,11 +39,20 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
   });
 
   it('accepts only the roles asked for', async () => {
-    expect(await refusal(token(), { roles: ['witness'] })).toEqual({ code: 'iss_role_unknown', message: 'iss_role authorizer is not accepted' });
+    expect(await refusal(token(), { roles: ['witness'] })).toEqual({
+      code: 'iss_role_unknown',
+      message: 'iss_role authorizer is not accepted',
+    });
     await expect(accept(token({ ...GOOD, iss_role: 'witness' }), { roles: ['witness'] })).resolves.toBeDefined();
     expect(await refusal(token({ ...GOOD, iss_role: 7 }))).toEqual({ code: 'iss_role_unknown', message: 'iss_role 7 is not accepted' });
-    expect(await refusal(token({ ...GOOD, iss_role: ['witness'] }), { roles: ['witness'] })).toEqual({ code: 'iss_role_unknown', message: 'iss_role witness is not accepted' });
-    expect(await refusal(token({ ...GOOD, iss_role: undefined }))).toEqual({ code: 'iss_role_missing', message: 'Receipt has no iss_role' });
+    expect(await refusal(token({ ...GOOD, iss_role: ['witness'] }), { roles: ['witness'] })).toEqual({
+      code: 'iss_role_unknown',
+      message: 'iss_role witness is not accepted',
+    });
+    expect(await refusal(token({ ...GOOD, iss_role: undefined }))).toEqual({
+      code: 'iss_role_missing',
+      message: 'Receipt has no iss_role',
+    });
   });
 
   describe('shape', () => {
@@ -53,21 +63,33 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
       expect(await refusal('a'.repeat(16_384))).toEqual({ code: 'receipt_malformed', message: 'Receipt is not a compact JWS' });
     });
 
-    it.each(['a.b', 'a.b.c.d', 'a..c', 'a.b+.c', 'a.+b.c', `${b64(HEADER)}.${b64(GOOD)}.sig=`])('refuses %s as not a compact JWS', async (receipt) => {
-      expect(await refusal(receipt)).toEqual({ code: 'receipt_malformed', message: 'Receipt is not a compact JWS' });
-    });
+    it.each(['a.b', 'a.b.c.d', 'a..c', 'a.b+.c', 'a.+b.c', `${b64(HEADER)}.${b64(GOOD)}.sig=`])(
+      'refuses %s as not a compact JWS',
+      async (receipt) => {
+        expect(await refusal(receipt)).toEqual({ code: 'receipt_malformed', message: 'Receipt is not a compact JWS' });
+      },
+    );
 
     it.each([
       ['not JSON', 'not json'],
       ['an array', []],
       ['null', null],
     ])('refuses a header that is %s', async (_name, header) => {
-      expect(await refusal(`${b64(header)}.${b64(GOOD)}.c2ln`)).toEqual({ code: 'receipt_malformed', message: 'Receipt header is not a JSON object' });
+      expect(await refusal(`${b64(header)}.${b64(GOOD)}.c2ln`)).toEqual({
+        code: 'receipt_malformed',
+        message: 'Receipt header is not a JSON object',
+      });
     });
 
     it('refuses a header that is a JSON string or number', async () => {
-      expect(await refusal(`${b64('"EdDSA"')}.${b64(GOOD)}.c2ln`)).toEqual({ code: 'receipt_malformed', message: 'Receipt header is not a JSON object' });
-      expect(await refusal(`${b64('42')}.${b64(GOOD)}.c2ln`)).toEqual({ code: 'receipt_malformed', message: 'Receipt header is not a JSON object' });
+      expect(await refusal(`${b64('"EdDSA"')}.${b64(GOOD)}.c2ln`)).toEqual({
+        code: 'receipt_malformed',
+        message: 'Receipt header is not a JSON object',
+      });
+      expect(await refusal(`${b64('42')}.${b64(GOOD)}.c2ln`)).toEqual({
+        code: 'receipt_malformed',
+        message: 'Receipt header is not a JSON object',
+      });
     });
 
     it('refuses a signed payload that is not a JSON object', async () => {
@@ -97,7 +119,10 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
     });
 
     it('refuses any alg but EdDSA', async () => {
-      expect(await refusal(token(GOOD, { ...HEADER, alg: 'ES256' }))).toEqual({ code: 'algorithm_not_allowed', message: 'Receipt alg must be EdDSA' });
+      expect(await refusal(token(GOOD, { ...HEADER, alg: 'ES256' }))).toEqual({
+        code: 'algorithm_not_allowed',
+        message: 'Receipt alg must be EdDSA',
+      });
     });
 
     it('refuses a missing or empty kid', async () => {
@@ -109,7 +134,10 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
 
   describe('key', () => {
     it('refuses a kid the key source does not know', async () => {
-      expect(await refusal(token(GOOD, { ...HEADER, kid: 'oap-us-v9' }))).toEqual({ code: 'unknown_kid', message: 'kid oap-us-v9 is not a known key' });
+      expect(await refusal(token(GOOD, { ...HEADER, kid: 'oap-us-v9' }))).toEqual({
+        code: 'unknown_kid',
+        message: 'kid oap-us-v9 is not a known key',
+      });
       expect(await refusal(token(), { keys: async () => undefined })).toMatchObject({ code: 'unknown_kid' });
     });
 
@@ -120,14 +148,19 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
       ['a public key that is not a string', { kty: 'OKP', crv: 'Ed25519', x: [...Buffer.from(jwk.x, 'base64url')] }],
       ['a public key of the wrong length', { kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }],
     ])('refuses a key with %s', async (_name, key) => {
-      expect(await refusal(token(), { keys: { keys: [{ ...key, kid: 'oap-us-v1' } as ReceiptJwk] } })).toEqual({ code: 'unknown_kid', message: 'kid oap-us-v1 is not an Ed25519 public key' });
+      expect(await refusal(token(), { keys: { keys: [{ ...key, kid: 'oap-us-v1' } as ReceiptJwk] } })).toEqual({
+        code: 'unknown_kid',
+        message: 'kid oap-us-v1 is not an Ed25519 public key',
+      });
     });
 
     it('refuses a truncated or empty-bytes signature', async () => {
       const [h, p, s] = token().split('.') as [string, string, string];
       const invalid = { code: 'signature_invalid', message: 'Receipt signature is invalid' };
       expect(await refusal(`${h}.${p}.${Buffer.from(s, 'base64url').subarray(0, 63).toString('base64url')}`)).toEqual(invalid);
-      expect(await refusal(`${h}.${p}.${Buffer.concat([Buffer.from(s, 'base64url'), Buffer.from([0])]).toString('base64url')}`)).toEqual(invalid);
+      expect(await refusal(`${h}.${p}.${Buffer.concat([Buffer.from(s, 'base64url'), Buffer.from([0])]).toString('base64url')}`)).toEqual(
+        invalid,
+      );
     });
   });
 
@@ -154,7 +187,9 @@ describe('verifyReceipt: every refusal rule at its boundary', () => {
     it('verifies at the current time by default', async () => {
       const now = Math.floor(Date.now() / 1000);
       await expect(verifyReceipt(token({ ...GOOD, iat: now, exp: now + 60 }), { keys: { keys: [jwk] } })).resolves.toBeDefined();
-      await expect(verifyReceipt(token({ ...GOOD, iat: now - 600, exp: now - 60 }), { keys: { keys: [jwk] } })).rejects.toMatchObject({ code: 'expired' });
+      await expect(verifyReceipt(token({ ...GOOD, iat: now - 600, exp: now - 60 }), { keys: { keys: [jwk] } })).rejects.toMatchObject({
+        code: 'expired',
+      });
     });
   });
 });

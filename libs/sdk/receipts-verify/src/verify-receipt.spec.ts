@@ -9,7 +9,10 @@ const keys = { keys: [jwk] };
 
 const b64 = (value: unknown): string => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
-function token(claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'EdDSA', typ: 'oap+jwt', kid: 'oap-us-v1' }): string {
+function token(
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = { alg: 'EdDSA', typ: 'oap+jwt', kid: 'oap-us-v1' },
+): string {
   const input = `${b64(header)}.${b64(claims)}`;
   return `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`;
 }

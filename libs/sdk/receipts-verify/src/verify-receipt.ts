@@ -69,14 +69,18 @@ const MAX_RECEIPT_LENGTH = 16_384;
  * and ignored. Depends on nothing but `node:crypto`.
  */
 export async function verifyReceipt(token: string, options: VerifyReceiptOptions): Promise<VerifiedReceipt> {
-  if (typeof token !== 'string' || token.length > MAX_RECEIPT_LENGTH) throw new ReceiptVerificationError('receipt_malformed', 'Receipt is not a string of acceptable length');
+  if (typeof token !== 'string' || token.length > MAX_RECEIPT_LENGTH)
+    throw new ReceiptVerificationError('receipt_malformed', 'Receipt is not a string of acceptable length');
   const parts = token.split('.');
-  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) throw new ReceiptVerificationError('receipt_malformed', 'Receipt is not a compact JWS');
+  if (parts.length !== 3 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p)))
+    throw new ReceiptVerificationError('receipt_malformed', 'Receipt is not a compact JWS');
   const [headerB64, payloadB64, signatureB64] = parts as [string, string, string];
   const header = parseJson(headerB64, 'header');
   if (header.alg !== 'EdDSA') throw new ReceiptVerificationError('algorithm_not_allowed', 'Receipt alg must be EdDSA');
-  if ('crit' in header || 'b64' in header) throw new ReceiptVerificationError('receipt_malformed', 'Receipt uses an unsupported JWS extension');
-  if (typeof header.typ !== 'string' || header.typ.toLowerCase().replace(/^application\//, '') !== 'oap+jwt') throw new ReceiptVerificationError('type_mismatch', 'Receipt typ must be oap+jwt');
+  if ('crit' in header || 'b64' in header)
+    throw new ReceiptVerificationError('receipt_malformed', 'Receipt uses an unsupported JWS extension');
+  if (typeof header.typ !== 'string' || header.typ.toLowerCase().replace(/^application\//, '') !== 'oap+jwt')
+    throw new ReceiptVerificationError('type_mismatch', 'Receipt typ must be oap+jwt');
   if (typeof header.kid !== 'string' || header.kid === '') throw new ReceiptVerificationError('unknown_kid', 'Receipt has no kid');
   const jwk = await resolveKey(options.keys, header.kid);
   if (!jwk) throw new ReceiptVerificationError('unknown_kid', `kid ${header.kid} is not a known key`);
@@ -89,15 +93,18 @@ export async function verifyReceipt(token: string, options: VerifyReceiptOptions
   }
   const signature = Buffer.from(signatureB64, 'base64url');
   const signingInput = Buffer.from(`${headerB64}.${payloadB64}`, 'ascii');
-  if (signature.length !== 64 || !edVerify(null, signingInput, key, signature)) throw new ReceiptVerificationError('signature_invalid', 'Receipt signature is invalid');
+  if (signature.length !== 64 || !edVerify(null, signingInput, key, signature))
+    throw new ReceiptVerificationError('signature_invalid', 'Receipt signature is invalid');
   const claims = parseJson(payloadB64, 'payload');
   if (claims.iss_role === undefined) throw new ReceiptVerificationError('iss_role_missing', 'Receipt has no iss_role');
   const roles = options.roles ?? ISS_ROLES;
-  if (typeof claims.iss_role !== 'string' || !(roles as readonly string[]).includes(claims.iss_role)) throw new ReceiptVerificationError('iss_role_unknown', `iss_role ${String(claims.iss_role)} is not accepted`);
+  if (typeof claims.iss_role !== 'string' || !(roles as readonly string[]).includes(claims.iss_role))
+    throw new ReceiptVerificationError('iss_role_unknown', `iss_role ${String(claims.iss_role)} is not accepted`);
   const now = Math.floor((options.now ?? new Date()).getTime() / 1000);
   const tolerance = options.clockToleranceSec ?? 5;
   if (typeof claims.exp !== 'number' || claims.exp <= now - tolerance) throw new ReceiptVerificationError('expired', 'Receipt has expired');
-  if (typeof claims.iat !== 'number' || claims.iat > now + tolerance) throw new ReceiptVerificationError('issued_in_future', 'Receipt iat is in the future');
+  if (typeof claims.iat !== 'number' || claims.iat > now + tolerance)
+    throw new ReceiptVerificationError('issued_in_future', 'Receipt iat is in the future');
   return { header: { alg: 'EdDSA', typ: header.typ, kid: header.kid }, claims: claims as VerifiedReceipt['claims'] };
 }
 

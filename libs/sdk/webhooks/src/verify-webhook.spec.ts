@@ -60,17 +60,24 @@ describe('verifyWebhook (spec: Events → Webhooks rule 2; Limits: 5-minute tole
   });
 
   it('refuses a signature by another secret', () => {
-    expect(reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(`v1=${sign(previous, ts, body)}`), secrets: [secret], now }))).toBe('signature_mismatch');
+    expect(
+      reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(`v1=${sign(previous, ts, body)}`), secrets: [secret], now })),
+    ).toBe('signature_mismatch');
   });
 
   it('refuses a tampered body and a tampered timestamp', () => {
     const signature = `v1=${sign(secret, ts, body)}`;
-    expect(reasonOf(() => verifyWebhook({ rawBody: body.replace('e1', 'e2'), headers: headers(signature), secrets: [secret], now }))).toBe('signature_mismatch');
-    expect(reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(signature, ts - 1), secrets: [secret], now }))).toBe('signature_mismatch');
+    expect(reasonOf(() => verifyWebhook({ rawBody: body.replace('e1', 'e2'), headers: headers(signature), secrets: [secret], now }))).toBe(
+      'signature_mismatch',
+    );
+    expect(reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(signature, ts - 1), secrets: [secret], now }))).toBe(
+      'signature_mismatch',
+    );
   });
 
   it('refuses timestamps older than 5 minutes, accepts exactly 5 minutes, refuses far-future ones', () => {
-    const at = (t: number) => reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(`v1=${sign(secret, t, body)}`, t), secrets: [secret], now }));
+    const at = (t: number) =>
+      reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(`v1=${sign(secret, t, body)}`, t), secrets: [secret], now }));
     expect(at(ts - 300)).toBe('verified');
     expect(at(ts - 301)).toBe('timestamp_outside_tolerance');
     expect(at(ts + 301)).toBe('timestamp_outside_tolerance');
@@ -78,7 +85,10 @@ describe('verifyWebhook (spec: Events → Webhooks rule 2; Limits: 5-minute tole
 
   it('honours a custom tolerance', () => {
     const t = ts - 60;
-    const run = (toleranceSec: number) => reasonOf(() => verifyWebhook({ rawBody: body, headers: headers(`v1=${sign(secret, t, body)}`, t), secrets: [secret], now, toleranceSec }));
+    const run = (toleranceSec: number) =>
+      reasonOf(() =>
+        verifyWebhook({ rawBody: body, headers: headers(`v1=${sign(secret, t, body)}`, t), secrets: [secret], now, toleranceSec }),
+      );
     expect(run(59)).toBe('timestamp_outside_tolerance');
     expect(run(60)).toBe('verified');
   });

@@ -73,10 +73,12 @@ export function verifyWebhook(options: VerifyWebhookOptions): VerifiedWebhook {
   const tolerance = options.toleranceSec ?? DEFAULT_WEBHOOK_TOLERANCE_SEC;
   const secrets = options.secrets.filter((s) => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) throw new WebhookVerificationError('options_invalid', 'No webhook secret was given to verify with');
-  if (!Number.isFinite(tolerance) || tolerance < 0) throw new WebhookVerificationError('options_invalid', 'toleranceSec must be a non-negative number');
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new WebhookVerificationError('options_invalid', 'toleranceSec must be a non-negative number');
 
   const timestamp = header(options.headers, WEBHOOK_TIMESTAMP_HEADER)?.trim();
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp)) throw new WebhookVerificationError('timestamp_invalid', 'X-Svc-Timestamp is missing or not Unix seconds');
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp))
+    throw new WebhookVerificationError('timestamp_invalid', 'X-Svc-Timestamp is missing or not Unix seconds');
   const signedAt = Number(timestamp);
   const nowSec = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (Math.abs(nowSec - signedAt) > tolerance) {

@@ -73,7 +73,10 @@ export class AuditAppender {
   ) {
     this.entries = new AuditEntriesRepository(dataSource);
     // One writer: the fast path relies on the head of this writer's own last commit.
-    this.queue = new GroupCommitQueue((batch) => this.writeBatch(batch), { maxBatch: options.maxBatch ?? 1_000, windowMs: options.windowMs ?? 1 });
+    this.queue = new GroupCommitQueue((batch) => this.writeBatch(batch), {
+      maxBatch: options.maxBatch ?? 1_000,
+      windowMs: options.windowMs ?? 1,
+    });
   }
 
   /**
@@ -92,7 +95,9 @@ export class AuditAppender {
       try {
         canonical = canonicalEntry(input, id, recordedAt);
       } catch (error) {
-        throw auditError('audit_entry_invalid', 'Audit entry data has no canonical JSON form', { reason: error instanceof Error ? error.message : String(error) });
+        throw auditError('audit_entry_invalid', 'Audit entry data has no canonical JSON form', {
+          reason: error instanceof Error ? error.message : String(error),
+        });
       }
       return { input, id, recordedAt, canonical };
     });
@@ -191,7 +196,11 @@ export class AuditAppender {
    * Links a batch after `head`: index and predecessor hash per new entry, `duplicate: true` for a
    * source id already recorded (in `recorded` or earlier in the batch).
    */
-  private link(batch: readonly Pending[], head: ChainHead, recorded: ReadonlyMap<string, { id: string; index: number; hash: string }>): Plan {
+  private link(
+    batch: readonly Pending[],
+    head: ChainHead,
+    recorded: ReadonlyMap<string, { id: string; index: number; hash: string }>,
+  ): Plan {
     const rows: NewEntryRow[] = [];
     const entries: AppendedEntry[] = [];
     const claimed = new Map<string, AppendedEntry>();
@@ -199,7 +208,7 @@ export class AuditAppender {
     let index = head.index + 1;
     for (const pending of batch) {
       const sourceId = pending.input.sourceEventId;
-      const earlier = sourceId === undefined ? undefined : recorded.get(sourceId) ?? claimed.get(sourceId);
+      const earlier = sourceId === undefined ? undefined : (recorded.get(sourceId) ?? claimed.get(sourceId));
       if (earlier) {
         entries.push({ id: earlier.id, index: earlier.index, hash: earlier.hash, duplicate: true });
         continue;
@@ -264,8 +273,14 @@ function assertInput(input: AuditEntryInput): void {
   };
   if (typeof input.type !== 'string' || input.type.length === 0 || input.type.length > MAX_TYPE_LENGTH) bad('type');
   if (input.type === GENESIS_ENTRY_TYPE || CONTROL.test(input.type)) bad('type');
-  for (const [field, value] of [['application_id', input.applicationId], ['agent_id', input.agentId], ['source_event_id', input.sourceEventId]] as const) {
-    if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || CONTROL.test(value))) bad(field);
+  for (const [field, value] of [
+    ['application_id', input.applicationId],
+    ['agent_id', input.agentId],
+    ['source_event_id', input.sourceEventId],
+  ] as const) {
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0 || value.length > MAX_ID_LENGTH || CONTROL.test(value)))
+      bad(field);
   }
-  if (input.occurredAt !== undefined && !(input.occurredAt instanceof Date && Number.isFinite(input.occurredAt.getTime()))) bad('occurred_at');
+  if (input.occurredAt !== undefined && !(input.occurredAt instanceof Date && Number.isFinite(input.occurredAt.getTime())))
+    bad('occurred_at');
 }

@@ -107,7 +107,10 @@ export class AuditEntriesRepository {
 
   /** Up to `limit` entries with index > `afterIndex`, in chain order (for verification). */
   async range(afterIndex: number, limit: number): Promise<StoredEntry[]> {
-    const rows: EntryRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE idx > $1 ORDER BY idx LIMIT $2`, [afterIndex, limit]);
+    const rows: EntryRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM ${TABLE} WHERE idx > $1 ORDER BY idx LIMIT $2`, [
+      afterIndex,
+      limit,
+    ]);
     return rows.map(toEntry);
   }
 
@@ -149,7 +152,10 @@ export class AuditEntriesRepository {
   }
 
   /** Number of entries and first/last index recorded for an application or agent. */
-  async subjectSummary(column: 'application_id' | 'agent_id', value: string): Promise<{ count: number; first: number; last: number } | undefined> {
+  async subjectSummary(
+    column: 'application_id' | 'agent_id',
+    value: string,
+  ): Promise<{ count: number; first: number; last: number } | undefined> {
     const rows: Array<{ count: string; first: string | null; last: string | null }> = await this.dataSource.query(
       `SELECT count(*) AS count, min(idx) AS first, max(idx) AS last FROM ${TABLE} WHERE ${column} = $1`,
       [value],

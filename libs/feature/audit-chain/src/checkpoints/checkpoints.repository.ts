@@ -72,8 +72,18 @@ export class CheckpointsRepository {
       `INSERT INTO ${TABLE} (seq, origin, tree_size, root_hash, head_hash, signed_note, kid, verifier_key, created_at, witness_status, witness_name, witness_next_attempt_at)
        SELECT coalesce(max(seq), 0) + 1, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $9 = 'pending' THEN $8::timestamptz END FROM ${TABLE}
        RETURNING ${COLUMNS}`,
-      [checkpoint.origin, checkpoint.treeSize, checkpoint.rootHash, checkpoint.headHash, checkpoint.signedNote, checkpoint.kid, checkpoint.verifierKey,
-        checkpoint.createdAt.toISOString(), checkpoint.witnessStatus, checkpoint.witnessName],
+      [
+        checkpoint.origin,
+        checkpoint.treeSize,
+        checkpoint.rootHash,
+        checkpoint.headHash,
+        checkpoint.signedNote,
+        checkpoint.kid,
+        checkpoint.verifierKey,
+        checkpoint.createdAt.toISOString(),
+        checkpoint.witnessStatus,
+        checkpoint.witnessName,
+      ],
     );
     const row = rows[0];
     if (!row) throw new Error('checkpoint insert returned no row');
@@ -150,24 +160,34 @@ export class CheckpointsRepository {
   }
 
   async countPending(): Promise<number> {
-    const rows: Array<{ count: string }> = await this.dataSource.query(`SELECT count(*) AS count FROM ${TABLE} WHERE witness_status = 'pending'`);
+    const rows: Array<{ count: string }> = await this.dataSource.query(
+      `SELECT count(*) AS count FROM ${TABLE} WHERE witness_status = 'pending'`,
+    );
     return Number(rows[0]?.count ?? 0);
   }
 
   /** Older pending checkpoints are not sent once a newer one is: the witness only needs the latest. */
   /** Whether a checkpoint newer than `sequence` waits for the witness. */
   async hasPendingAfter(sequence: number): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM ${TABLE} WHERE witness_status = 'pending' AND seq > $1 LIMIT 1`, [sequence]);
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM ${TABLE} WHERE witness_status = 'pending' AND seq > $1 LIMIT 1`, [
+      sequence,
+    ]);
     return rows.length > 0;
   }
 
   /** Marks one pending checkpoint superseded (the witness has cosigned a larger tree). */
   async markSuperseded(sequence: number): Promise<void> {
-    await this.dataSource.query(`UPDATE ${TABLE} SET witness_status = 'superseded', witness_next_attempt_at = NULL WHERE seq = $1 AND witness_status = 'pending'`, [sequence]);
+    await this.dataSource.query(
+      `UPDATE ${TABLE} SET witness_status = 'superseded', witness_next_attempt_at = NULL WHERE seq = $1 AND witness_status = 'pending'`,
+      [sequence],
+    );
   }
 
   async supersedeOlderPending(manager: EntityManager, sequence: number): Promise<void> {
-    await manager.query(`UPDATE ${TABLE} SET witness_status = 'superseded', witness_next_attempt_at = NULL WHERE witness_status = 'pending' AND seq < $1`, [sequence]);
+    await manager.query(
+      `UPDATE ${TABLE} SET witness_status = 'superseded', witness_next_attempt_at = NULL WHERE witness_status = 'pending' AND seq < $1`,
+      [sequence],
+    );
   }
 
   async markCosigned(manager: EntityManager, sequence: number, cosignedNote: string, timestamp: number): Promise<void> {

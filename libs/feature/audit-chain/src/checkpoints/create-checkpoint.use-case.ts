@@ -68,7 +68,13 @@ export class CreateCheckpoint {
       await this.outbox?.add(
         manager,
         'audit.checkpoint_signed',
-        { sequence: BigInt(stored.sequence), origin: stored.origin, treeSize: BigInt(size), rootHash: stored.rootHash, headHash: stored.headHash },
+        {
+          sequence: BigInt(stored.sequence),
+          origin: stored.origin,
+          treeSize: BigInt(size),
+          rootHash: stored.rootHash,
+          headHash: stored.headHash,
+        },
         { occurredAt: now },
       );
       return stored;

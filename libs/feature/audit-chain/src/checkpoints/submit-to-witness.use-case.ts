@@ -3,7 +3,14 @@ import type { OutboxWriter } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import type { CheckpointsRepository, StoredCheckpoint } from './checkpoints.repository';
 import type { LeafHashCache } from './leaf-hash-cache';
-import { MAX_PROOF_LINES, addCheckpointRequestBody, cosignatureLinesFor, parseSizeResponse, type TlogWitnessClient, type WitnessIdentity } from './tlog-witness';
+import {
+  MAX_PROOF_LINES,
+  addCheckpointRequestBody,
+  cosignatureLinesFor,
+  parseSizeResponse,
+  type TlogWitnessClient,
+  type WitnessIdentity,
+} from './tlog-witness';
 import type { WitnessHealth } from './witness-health';
 
 /** Settings of {@link SubmitToWitness}. */
@@ -20,7 +27,13 @@ export interface SubmitToWitnessOptions {
 export type SubmitOutcome =
   | { readonly status: 'idle' }
   | { readonly status: 'cosigned'; readonly sequence: number; readonly timestamp: number; readonly submitted: number }
-  | { readonly status: 'failed'; readonly sequence: number; readonly error: string; readonly nextAttemptAt: Date; readonly submitted: number };
+  | {
+      readonly status: 'failed';
+      readonly sequence: number;
+      readonly error: string;
+      readonly nextAttemptAt: Date;
+      readonly submitted: number;
+    };
 
 /** Most checkpoints one round submits (a long outage drains over a few rounds). */
 export const MAX_SUBMISSIONS_PER_ROUND = 50;
@@ -75,7 +88,10 @@ export class SubmitToWitness {
           continue;
         }
         const message = error instanceof Error ? error.message : String(error);
-        const delay = Math.min(this.options.maxBackoffMs ?? 900_000, (this.options.baseBackoffMs ?? 5_000) * 2 ** Math.min(checkpoint.witnessAttempts, 20));
+        const delay = Math.min(
+          this.options.maxBackoffMs ?? 900_000,
+          (this.options.baseBackoffMs ?? 5_000) * 2 ** Math.min(checkpoint.witnessAttempts, 20),
+        );
         const nextAttemptAt = new Date(now.getTime() + delay);
         await this.checkpoints.markAttemptFailed(checkpoint.sequence, message, nextAttemptAt);
         this.health.recordFailure(now, message);
@@ -93,7 +109,10 @@ export class SubmitToWitness {
         if (await this.checkpoints.hasPendingAfter(checkpoint.sequence)) throw new Superseded();
         throw new WitnessRefusal(`witness has cosigned size ${oldSize}, beyond checkpoint size ${checkpoint.treeSize}`);
       }
-      const proof = oldSize === 0 || oldSize === checkpoint.treeSize ? [] : consistencyProofFromHashes(oldSize, await this.leaves.prefix(checkpoint.treeSize));
+      const proof =
+        oldSize === 0 || oldSize === checkpoint.treeSize
+          ? []
+          : consistencyProofFromHashes(oldSize, await this.leaves.prefix(checkpoint.treeSize));
       if (proof.length > MAX_PROOF_LINES) throw new WitnessRefusal('consistency proof longer than the protocol allows');
       const response = await this.client.addCheckpoint(addCheckpointRequestBody(oldSize, proof, checkpoint.signedNote));
       if (response.status === 409 && response.contentType.split(';')[0]?.trim() === 'text/x.tlog.size') {

@@ -18,7 +18,13 @@ describe('tlog-witness add-checkpoint wire format', () => {
   it('refuses a proof with old size 0, a negative size and more than 63 proof lines', () => {
     expect(() => addCheckpointRequestBody(0, [new Uint8Array(32)], note)).toThrow('empty');
     expect(() => addCheckpointRequestBody(-1, [], note)).toThrow('non-negative');
-    expect(() => addCheckpointRequestBody(5, Array.from({ length: MAX_PROOF_LINES + 1 }, () => new Uint8Array(32)), note)).toThrow('63');
+    expect(() =>
+      addCheckpointRequestBody(
+        5,
+        Array.from({ length: MAX_PROOF_LINES + 1 }, () => new Uint8Array(32)),
+        note,
+      ),
+    ).toThrow('63');
   });
 
   it.each([

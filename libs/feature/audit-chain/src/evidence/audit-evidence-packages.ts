@@ -20,7 +20,14 @@ export const MAX_PACKAGE_CHECKPOINTS = 2_000;
 /** Entry types that record a receipt being issued (a consent record, an authority, a grant decision). */
 export const RECEIPT_ENTRY_TYPES = ['consent.recorded', 'consent.granted', 'authority.created', 'grant.decided'] as const;
 /** Entry types that record a withdrawal or a revocation. */
-export const WITHDRAWAL_ENTRY_TYPES = ['consent.purpose_revoked', 'consent.record_revoked', 'consent.revoked', 'consent.denied', 'authority.revoked', 'grant.revoked'] as const;
+export const WITHDRAWAL_ENTRY_TYPES = [
+  'consent.purpose_revoked',
+  'consent.record_revoked',
+  'consent.revoked',
+  'consent.denied',
+  'authority.revoked',
+  'grant.revoked',
+] as const;
 
 /** An issued package as stored. */
 export interface StoredEvidencePackage {
@@ -65,7 +72,11 @@ const toPackage = (row: PackageRow): StoredEvidencePackage => ({
   createdAt: row.created_at,
 });
 
-const indexed = (entry: StoredEntry): Record<string, unknown> => ({ audit_entry_id: entry.id, type: entry.type, at: entry.createdAt.toISOString() });
+const indexed = (entry: StoredEntry): Record<string, unknown> => ({
+  audit_entry_id: entry.id,
+  type: entry.type,
+  at: entry.createdAt.toISOString(),
+});
 
 /**
  * Evidence packages of an application's audit period (`POST /api/v1/evidence_packages`): every
@@ -91,10 +102,20 @@ export class AuditEvidencePackages {
     const to = new Date(toText);
     if (Number.isNaN(from.getTime())) throw auditError('period_invalid', 'from is not a date-time', { field: 'from' });
     if (Number.isNaN(to.getTime()) || to <= from) throw auditError('period_invalid', 'to must be after from', { field: 'to' });
-    if (to.getTime() - from.getTime() > MAX_PERIOD_MS) throw auditError('period_invalid', 'A package covers at most 366 days', { field: 'to' });
+    if (to.getTime() - from.getTime() > MAX_PERIOD_MS)
+      throw auditError('period_invalid', 'A package covers at most 366 days', { field: 'to' });
     const entries = await this.chain.entries.forApplicationBetween(applicationId, from, to, MAX_EVIDENCE_ENTRIES + 1);
-    if (entries.length > MAX_EVIDENCE_ENTRIES) throw auditError('evidence_too_large', `More than ${MAX_EVIDENCE_ENTRIES} audit entries in the period; ask for a shorter one`, { field: 'to' });
-    const audit = entries.length > 0 ? ((await evidenceProofs(this.chain, entries.map((entry) => entry.id))) as { checkpoint: Record<string, unknown>; proofs: Record<string, unknown>[] }) : null;
+    if (entries.length > MAX_EVIDENCE_ENTRIES)
+      throw auditError('evidence_too_large', `More than ${MAX_EVIDENCE_ENTRIES} audit entries in the period; ask for a shorter one`, {
+        field: 'to',
+      });
+    const audit =
+      entries.length > 0
+        ? ((await evidenceProofs(
+            this.chain,
+            entries.map((entry) => entry.id),
+          )) as { checkpoint: Record<string, unknown>; proofs: Record<string, unknown>[] })
+        : null;
     const checkpoints = await this.chain.checkpoints.between(from, to, MAX_PACKAGE_CHECKPOINTS);
     const keyHistory = (await this.keys.list()).map((key) => ({
       kid: key.kid,
@@ -117,7 +138,13 @@ export class AuditEvidencePackages {
       generated_at: now.toISOString(),
       receipts: entries.filter((entry) => (RECEIPT_ENTRY_TYPES as readonly string[]).includes(entry.type)).map(indexed),
       withdrawals: entries.filter((entry) => (WITHDRAWAL_ENTRY_TYPES as readonly string[]).includes(entry.type)).map(indexed),
-      other_entries: entries.filter((entry) => !(RECEIPT_ENTRY_TYPES as readonly string[]).includes(entry.type) && !(WITHDRAWAL_ENTRY_TYPES as readonly string[]).includes(entry.type)).map(indexed),
+      other_entries: entries
+        .filter(
+          (entry) =>
+            !(RECEIPT_ENTRY_TYPES as readonly string[]).includes(entry.type) &&
+            !(WITHDRAWAL_ENTRY_TYPES as readonly string[]).includes(entry.type),
+        )
+        .map(indexed),
       transfers: [],
       audit,
       checkpoints: checkpoints.map(checkpointView),
@@ -136,7 +163,11 @@ export class AuditEvidencePackages {
   }
 
   async find(applicationId: string, id: string): Promise<StoredEvidencePackage> {
-    const rows = await queryRows<PackageRow>(this.dataSource.manager, `SELECT * FROM audit.evidence_packages WHERE application_id = $1 AND id = $2`, [applicationId, id]);
+    const rows = await queryRows<PackageRow>(
+      this.dataSource.manager,
+      `SELECT * FROM audit.evidence_packages WHERE application_id = $1 AND id = $2`,
+      [applicationId, id],
+    );
     if (!rows[0]) throw auditError('evidence_package_not_found', 'Evidence package not found', { evidence_package_id: id });
     return toPackage(rows[0]);
   }

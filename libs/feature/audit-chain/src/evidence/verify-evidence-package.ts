@@ -49,10 +49,26 @@ const b64 = (value: unknown): Uint8Array => Buffer.from(String(value), 'base64')
  * withdrawal or another entry with its recorded type, and every checkpoint of the period signed by
  * a region key. Any changed byte of the JWS fails the signature.
  */
-export async function verifyEvidencePackage(jws: string, options: { trustedJwks?: { keys: SigningJwk[] }; witnessKey?: string; now?: Date } = {}): Promise<EvidenceVerification> {
+export async function verifyEvidencePackage(
+  jws: string,
+  options: { trustedJwks?: { keys: SigningJwk[] }; witnessKey?: string; now?: Date } = {},
+): Promise<EvidenceVerification> {
   const failures: string[] = [];
   const keySource = options.trustedJwks ? 'trusted_jwks' : 'embedded_jwks';
-  const empty = { valid: false, kind: null, region: null, transfers: 0, proofs_verified: 0, checkpoint_sequence: null, witnessed: false, witness_verified: null, key_source: keySource, receipts: 0, withdrawals: 0, checkpoints_verified: 0 } as const;
+  const empty = {
+    valid: false,
+    kind: null,
+    region: null,
+    transfers: 0,
+    proofs_verified: 0,
+    checkpoint_sequence: null,
+    witnessed: false,
+    witness_verified: null,
+    key_source: keySource,
+    receipts: 0,
+    withdrawals: 0,
+    checkpoints_verified: 0,
+  } as const;
   let content: EvidencePackageContent;
   try {
     let keys = options.trustedJwks?.keys;
@@ -61,10 +77,14 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
       keys = (JSON.parse(Buffer.from(payloadPart, 'base64url').toString('utf8')) as { jwks?: { keys?: SigningJwk[] } }).jwks?.keys ?? [];
     }
     const known = keys;
-    const verified = await verifyCompactJws(jws.trim(), async (kid) => {
-      const jwk = known.find((key) => key.kid === kid);
-      return jwk ? importEd25519PublicJwk(jwk) : undefined;
-    }, { typ: EVIDENCE_PACKAGE_TYP, now: options.now });
+    const verified = await verifyCompactJws(
+      jws.trim(),
+      async (kid) => {
+        const jwk = known.find((key) => key.kid === kid);
+        return jwk ? importEd25519PublicJwk(jwk) : undefined;
+      },
+      { typ: EVIDENCE_PACKAGE_TYP, now: options.now },
+    );
     content = verified.payload as unknown as EvidencePackageContent;
   } catch (error) {
     return { ...empty, failures: [`signature: ${error instanceof Error ? error.message : String(error)}`] };
@@ -84,9 +104,12 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
     if (!jwk) failures.push(`checkpoint: key ${String(checkpoint.kid)} is not among the region keys`);
     else {
       try {
-        const opened = openCheckpoint(String(checkpoint.signed_note), [ed25519NoteVerifier(String(checkpoint.origin), importEd25519PublicJwk(jwk))]);
+        const opened = openCheckpoint(String(checkpoint.signed_note), [
+          ed25519NoteVerifier(String(checkpoint.origin), importEd25519PublicJwk(jwk)),
+        ]);
         root = opened.checkpoint.rootHash;
-        if (opened.checkpoint.size !== Number(checkpoint.tree_size) || Buffer.from(root).toString('base64') !== checkpoint.root_hash) failures.push('checkpoint: signed note differs from its fields');
+        if (opened.checkpoint.size !== Number(checkpoint.tree_size) || Buffer.from(root).toString('base64') !== checkpoint.root_hash)
+          failures.push('checkpoint: signed note differs from its fields');
       } catch (error) {
         failures.push(`checkpoint: ${error instanceof Error ? error.message : String(error)}`);
       }
@@ -105,10 +128,15 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
       const entry = item.entry as Json;
       const id = String(entry.id);
       try {
-        if (chainHash(String(entry.previous_hash), String(entry.canonical)) !== entry.hash) throw new Error('entry hash does not match its canonical text');
+        if (chainHash(String(entry.previous_hash), String(entry.canonical)) !== entry.hash)
+          throw new Error('entry hash does not match its canonical text');
         const leaf = leafHash(Buffer.from(String(entry.hash), 'hex'));
         if (Buffer.from(leaf).toString('base64') !== item.leaf_hash) throw new Error('leaf hash differs');
-        if (!root || !verifyInclusion(Number(item.leaf_index), Number(checkpoint.tree_size), leaf, (item.proof as unknown[]).map(b64), root)) throw new Error('inclusion proof does not verify');
+        if (
+          !root ||
+          !verifyInclusion(Number(item.leaf_index), Number(checkpoint.tree_size), leaf, (item.proof as unknown[]).map(b64), root)
+        )
+          throw new Error('inclusion proof does not verify');
         recorded.set(id, (JSON.parse(String(entry.canonical)) as { data: Json }).data);
         provenTypes.set(id, String(entry.type));
         proofsVerified += 1;
@@ -138,7 +166,8 @@ export async function verifyEvidencePackage(jws: string, options: { trustedJwks?
       if (seen.has(id)) failures.push(`entry ${id}: indexed twice`);
       seen.add(id);
       if (!provenTypes.has(id)) failures.push(`entry ${id}: listed but not proven in the package`);
-      else if (provenTypes.get(id) !== item.type) failures.push(`entry ${id}: listed as ${String(item.type)}, recorded as ${provenTypes.get(id)}`);
+      else if (provenTypes.get(id) !== item.type)
+        failures.push(`entry ${id}: listed as ${String(item.type)}, recorded as ${provenTypes.get(id)}`);
     }
     for (const id of provenTypes.keys()) if (!seen.has(id)) failures.push(`entry ${id}: proven but not indexed`);
     for (const checkpoint of content.checkpoints ?? []) {

@@ -1,7 +1,13 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { CurrentPrincipal, Public, RequireScopes, type Principal } from '@svc/auth';
 import { ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage, type Page } from '@svc/server';
-import { AuditCheckpointResponse, AuditConsistencyProofResponse, AuditInclusionProofResponse, AuditRecordResponse, AuditVerificationResponse } from './audit.responses';
+import {
+  AuditCheckpointResponse,
+  AuditConsistencyProofResponse,
+  AuditInclusionProofResponse,
+  AuditRecordResponse,
+  AuditVerificationResponse,
+} from './audit.responses';
 import { auditError } from '../audit.errors';
 import { AuditChain } from '../audit-chain.runtime';
 import { buildConsistencyProof, buildInclusionProof, ownEntry } from '../proofs/build-proofs';
@@ -38,7 +44,8 @@ export class AuditController {
   async listEntries(@CurrentPrincipal() principal: Principal, @Query() query: EntriesQuery): Promise<Page<AuditRecordResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['index']).index) : -1;
-    if (!Number.isSafeInteger(after) || after < -1) throw auditError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    if (!Number.isSafeInteger(after) || after < -1)
+      throw auditError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const rows = await this.chain.entries.listForApplication(principal.applicationId, limit + 1, after);
     return toPage(rows, limit, entryView, (row) => ({ index: row.index }));
   }
@@ -53,7 +60,11 @@ export class AuditController {
   @Get('entries/:id/inclusion_proof')
   @RequireScopes('audit:verify')
   @ApiResponseOf(AuditInclusionProofResponse)
-  async inclusionProof(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Query() query: InclusionProofQuery): Promise<AuditInclusionProofResponse> {
+  async inclusionProof(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: InclusionProofQuery,
+  ): Promise<AuditInclusionProofResponse> {
     const entry = await ownEntry(this.chain.entries, principal.applicationId, id);
     const proof = await buildInclusionProof(this.chain.checkpoints, this.chain.leaves, entry, query.checkpoint);
     return {

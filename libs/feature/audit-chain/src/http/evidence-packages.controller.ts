@@ -6,7 +6,8 @@ import { Nullable } from '@svc/server';
 import { auditError } from '../audit.errors';
 import { AuditEvidencePackages, type StoredEvidencePackage } from '../evidence/audit-evidence-packages';
 
-const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const RFC3339 =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 /** Body of `POST /api/v1/evidence_packages`: the audit period (`from` inclusive, `to` exclusive, at most 366 days). */
 export class EvidencePackagePeriodBody {
@@ -60,7 +61,11 @@ export class EvidencePackagesController {
   @Post()
   @HttpCode(201)
   @RequireScopes('audit:verify')
-  @ApiDoc({ tag: 'Comply', summary: 'Issue a signed evidence package for an audit period, verifiable offline', errors: [400, 401, 403, 422] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'Issue a signed evidence package for an audit period, verifiable offline',
+    errors: [400, 401, 403, 422],
+  })
   @ApiResponseOf(AuditEvidencePackageResponse)
   async issue(@CurrentPrincipal() principal: Principal, @Body() body: EvidencePackagePeriodBody): Promise<Record<string, unknown>> {
     return view(await this.packages.issue(principal.applicationId, body.from, body.to));
@@ -73,7 +78,8 @@ export class EvidencePackagesController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['seq']).seq) : 0;
-    if (!Number.isSafeInteger(after) || after < 0) throw auditError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    if (!Number.isSafeInteger(after) || after < 0)
+      throw auditError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const rows = await this.packages.list(principal.applicationId, limit + 1, after);
     return toPage(rows, limit, view, (row) => ({ seq: row.seq }));
   }

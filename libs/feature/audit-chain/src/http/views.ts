@@ -47,7 +47,12 @@ export function checkpointView(checkpoint: StoredCheckpoint): AuditCheckpointRes
 }
 
 /** A verification result as served. */
-export function verificationView(region: string, origin: string, genesisHash: string | null, result: ChainVerificationResult): Record<string, unknown> {
+export function verificationView(
+  region: string,
+  origin: string,
+  genesisHash: string | null,
+  result: ChainVerificationResult,
+): Record<string, unknown> {
   return {
     object: 'audit_verification',
     region,

@@ -78,7 +78,8 @@ export class WellKnownController {
   @Get('transparency/:application_id')
   @ApiResponseOf(AuditTransparencyResponse)
   async application(@Param('application_id') applicationId: string): Promise<AuditTransparencyResponse> {
-    if (!isIdOf('application', applicationId)) throw auditError('application_not_found', 'Application not found', { application_id: applicationId });
+    if (!isIdOf('application', applicationId))
+      throw auditError('application_not_found', 'Application not found', { application_id: applicationId });
     const summary = await this.chain.entries.subjectSummary('application_id', applicationId);
     if (!summary) throw auditError('application_not_found', 'Application not found', { application_id: applicationId });
     return { object: 'audit_transparency', application_id: applicationId, ...(await this.page(summary)) };
@@ -93,7 +94,11 @@ export class WellKnownController {
     return { object: 'audit_transparency', agent_id: agentId, ...(await this.page(summary)) };
   }
 
-  private async page(summary: { count: number; first: number; last: number }): Promise<Omit<AuditTransparencyResponse, 'object' | 'application_id' | 'agent_id'>> {
+  private async page(summary: {
+    count: number;
+    first: number;
+    last: number;
+  }): Promise<Omit<AuditTransparencyResponse, 'object' | 'application_id' | 'agent_id'>> {
     const checkpoints = await this.chain.checkpoints.listCovering(summary.first + 1, TRANSPARENCY_CHECKPOINTS);
     return {
       region: this.chain.region,

@@ -51,7 +51,9 @@ export class CreateAuditChain1795400000000 implements MigrationInterface {
         CONSTRAINT checkpoints_pk PRIMARY KEY (seq),
         CONSTRAINT checkpoints_witness_status_check CHECK (witness_status IN ('not_configured', 'pending', 'cosigned', 'superseded'))
       )`);
-    await runner.query(`CREATE INDEX checkpoints_pending_idx ON audit.checkpoints (witness_next_attempt_at) WHERE witness_status = 'pending'`);
+    await runner.query(
+      `CREATE INDEX checkpoints_pending_idx ON audit.checkpoints (witness_next_attempt_at) WHERE witness_status = 'pending'`,
+    );
     await runner.query(`
       CREATE TABLE audit.witness_state (
         witness_name text NOT NULL,

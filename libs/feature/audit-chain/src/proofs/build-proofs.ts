@@ -40,14 +40,19 @@ export async function buildInclusionProof(
   if (sequence === undefined) {
     const latest = await checkpoints.latest();
     if (!latest || latest.treeSize <= entry.index) {
-      throw auditError('entry_not_in_checkpoint', 'No checkpoint covers this entry yet; checkpoints are made every interval', { index: entry.index });
+      throw auditError('entry_not_in_checkpoint', 'No checkpoint covers this entry yet; checkpoints are made every interval', {
+        index: entry.index,
+      });
     }
     checkpoint = latest;
   } else {
     checkpoint = await checkpoints.bySequence(sequence);
     if (!checkpoint) throw auditError('checkpoint_not_found', 'Checkpoint not found', { checkpoint: sequence });
     if (checkpoint.treeSize <= entry.index) {
-      throw auditError('entry_not_in_checkpoint', 'The checkpoint does not cover this entry', { index: entry.index, tree_size: checkpoint.treeSize });
+      throw auditError('entry_not_in_checkpoint', 'The checkpoint does not cover this entry', {
+        index: entry.index,
+        tree_size: checkpoint.treeSize,
+      });
     }
   }
   const proof = inclusionProofFromHashes(entry.index, await leaves.prefix(checkpoint.treeSize));
@@ -70,7 +75,10 @@ export async function buildConsistencyProof(
   const to = await checkpoints.bySequence(toSequence);
   if (!to) throw auditError('checkpoint_not_found', 'Checkpoint not found', { checkpoint: toSequence });
   if (from.treeSize > to.treeSize) {
-    throw auditError('checkpoint_order_invalid', '`from` must not cover more entries than `to`', { from_tree_size: from.treeSize, to_tree_size: to.treeSize });
+    throw auditError('checkpoint_order_invalid', '`from` must not cover more entries than `to`', {
+      from_tree_size: from.treeSize,
+      to_tree_size: to.treeSize,
+    });
   }
   const proof = consistencyProofFromHashes(from.treeSize, await leaves.prefix(to.treeSize));
   return { from, to, proof: proof.map(b64) };

@@ -16,7 +16,8 @@ export const MAX_EVIDENCE_ENTRIES = 1_000;
  *   for too many ids.
  */
 export async function evidenceProofs(chain: AuditChain, entryIds: readonly string[]): Promise<Record<string, unknown>> {
-  if (entryIds.length > MAX_EVIDENCE_ENTRIES) throw auditError('audit_entry_invalid', `At most ${MAX_EVIDENCE_ENTRIES} entries per request`, { field: 'entry_ids' });
+  if (entryIds.length > MAX_EVIDENCE_ENTRIES)
+    throw auditError('audit_entry_invalid', `At most ${MAX_EVIDENCE_ENTRIES} entries per request`, { field: 'entry_ids' });
   const entries: StoredEntry[] = [];
   for (const id of entryIds) {
     const entry = await chain.entries.byId(id);

@@ -57,7 +57,10 @@ export class RecordTransfer {
     const fromCountry = input.fromCountry ?? this.fromCountry;
     const adequacy = adequacyOf(input.toCountry);
     if (input.lawfulBasis === 'adequacy_decision' && (adequacy.verdict === 'not_adequate' || adequacy.verdict === 'eea')) {
-      throw residencyError('lawful_basis_invalid', `No adequacy decision covers ${input.toCountry}; name SCCs, BCRs or a derogation`, { field: 'lawful_basis', adequacy_verdict: adequacy.verdict });
+      throw residencyError('lawful_basis_invalid', `No adequacy decision covers ${input.toCountry}; name SCCs, BCRs or a derogation`, {
+        field: 'lawful_basis',
+        adequacy_verdict: adequacy.verdict,
+      });
     }
     const id = `xfr_${randomBase32(24)}`;
     const recordedAt = this.clock.now();
@@ -103,37 +106,68 @@ export class RecordTransfer {
     });
     // Each receipt whose data crosses states the destination and basis (receipts owns the document).
     for (const recordId of row.recordIds) {
-      const transition = { type: 'transfer_recorded', at: row.recordedAt.toISOString(), country: row.toCountry, transfer_basis: row.lawfulBasis, transfer_register_id: row.id };
-      await this.rpc.call('receipts.append_transition', { applicationId: row.applicationId, recordId, transitionJson: JSON.stringify(transition), idempotencyKey: `transfer:${row.id}:${recordId}` });
+      const transition = {
+        type: 'transfer_recorded',
+        at: row.recordedAt.toISOString(),
+        country: row.toCountry,
+        transfer_basis: row.lawfulBasis,
+        transfer_register_id: row.id,
+      };
+      await this.rpc.call('receipts.append_transition', {
+        applicationId: row.applicationId,
+        recordId,
+        transitionJson: JSON.stringify(transition),
+        idempotencyKey: `transfer:${row.id}:${recordId}`,
+      });
     }
     return row;
   }
 
   private check(input: TransferInput): void {
-    if (!/^tp_[a-z]+_[a-z2-7]{20}$/.test(input.applicationId)) throw residencyError('invalid_request', 'application_id is not an application id', { field: 'application_id' });
+    if (!/^tp_[a-z]+_[a-z2-7]{20}$/.test(input.applicationId))
+      throw residencyError('invalid_request', 'application_id is not an application id', { field: 'application_id' });
     if (input.dataCategories.length === 0 || !input.dataCategories.every((category) => has(DATA_CATEGORIES, category))) {
-      throw residencyError('invalid_request', `data_categories must list one or more of ${DATA_CATEGORIES.join(', ')}`, { field: 'data_categories' });
+      throw residencyError('invalid_request', `data_categories must list one or more of ${DATA_CATEGORIES.join(', ')}`, {
+        field: 'data_categories',
+      });
     }
-    if (!/^[A-Z]{2}$/.test(input.toCountry)) throw residencyError('invalid_request', 'to_country must be an ISO 3166-1 alpha-2 code', { field: 'to_country' });
+    if (!/^[A-Z]{2}$/.test(input.toCountry))
+      throw residencyError('invalid_request', 'to_country must be an ISO 3166-1 alpha-2 code', { field: 'to_country' });
     if (input.fromCountry !== undefined) {
-      if (!/^[A-Z]{2}$/.test(input.fromCountry)) throw residencyError('invalid_request', 'from_country must be an ISO 3166-1 alpha-2 code', { field: 'from_country' });
+      if (!/^[A-Z]{2}$/.test(input.fromCountry))
+        throw residencyError('invalid_request', 'from_country must be an ISO 3166-1 alpha-2 code', { field: 'from_country' });
       // An inbound crossing arrives here from another country; a region records only crossings it takes part in.
       if (input.fromCountry === this.fromCountry || input.toCountry !== this.fromCountry) {
-        throw residencyError('invalid_request', 'An inbound crossing names another country as from_country and the region\'s own as to_country', { field: 'from_country' });
+        throw residencyError(
+          'invalid_request',
+          "An inbound crossing names another country as from_country and the region's own as to_country",
+          { field: 'from_country' },
+        );
       }
-    } else if (input.toCountry === this.fromCountry) throw residencyError('invalid_request', 'to_country is the region\'s own country: nothing crosses', { field: 'to_country' });
-    if (!input.recipient || input.recipient.length > 200) throw residencyError('invalid_request', 'recipient must be 1-200 characters', { field: 'recipient' });
-    if (!input.purpose || input.purpose.length > 200) throw residencyError('invalid_request', 'purpose must be 1-200 characters', { field: 'purpose' });
-    if (!has(TRANSFER_CASES, input.transferCase)) throw residencyError('invalid_request', `transfer_case must be one of ${TRANSFER_CASES.join(', ')}`, { field: 'transfer_case' });
-    if (!input.reference || input.reference.length > 200) throw residencyError('invalid_request', 'reference must be 1-200 characters', { field: 'reference' });
+    } else if (input.toCountry === this.fromCountry)
+      throw residencyError('invalid_request', "to_country is the region's own country: nothing crosses", { field: 'to_country' });
+    if (!input.recipient || input.recipient.length > 200)
+      throw residencyError('invalid_request', 'recipient must be 1-200 characters', { field: 'recipient' });
+    if (!input.purpose || input.purpose.length > 200)
+      throw residencyError('invalid_request', 'purpose must be 1-200 characters', { field: 'purpose' });
+    if (!has(TRANSFER_CASES, input.transferCase))
+      throw residencyError('invalid_request', `transfer_case must be one of ${TRANSFER_CASES.join(', ')}`, { field: 'transfer_case' });
+    if (!input.reference || input.reference.length > 200)
+      throw residencyError('invalid_request', 'reference must be 1-200 characters', { field: 'reference' });
     const records = input.recordIds ?? [];
     if (records.length > MAX_TRANSFER_RECORDS || !records.every((id) => RECORD_ID.test(id)) || new Set(records).size !== records.length) {
-      throw residencyError('invalid_request', `record_ids must be up to ${MAX_TRANSFER_RECORDS} distinct receipt record ids`, { field: 'record_ids' });
+      throw residencyError('invalid_request', `record_ids must be up to ${MAX_TRANSFER_RECORDS} distinct receipt record ids`, {
+        field: 'record_ids',
+      });
     }
-    if (!input.lawfulBasis) throw residencyError('lawful_basis_required', 'A crossing without a lawful basis is refused', { field: 'lawful_basis' });
-    if (!has(LAWFUL_BASES, input.lawfulBasis)) throw residencyError('lawful_basis_invalid', `lawful_basis must be one of ${LAWFUL_BASES.join(', ')}`, { field: 'lawful_basis' });
+    if (!input.lawfulBasis)
+      throw residencyError('lawful_basis_required', 'A crossing without a lawful basis is refused', { field: 'lawful_basis' });
+    if (!has(LAWFUL_BASES, input.lawfulBasis))
+      throw residencyError('lawful_basis_invalid', `lawful_basis must be one of ${LAWFUL_BASES.join(', ')}`, { field: 'lawful_basis' });
     if (input.lawfulBasis === 'derogation' && !has(DEROGATION_ARTICLES, input.derogationArticle)) {
-      throw residencyError('lawful_basis_required', `A derogation names its article: one of ${DEROGATION_ARTICLES.join(', ')}`, { field: 'derogation_article' });
+      throw residencyError('lawful_basis_required', `A derogation names its article: one of ${DEROGATION_ARTICLES.join(', ')}`, {
+        field: 'derogation_article',
+      });
     }
     if (input.lawfulBasis !== 'derogation' && input.derogationArticle) {
       throw residencyError('invalid_request', 'derogation_article is only for lawful_basis derogation', { field: 'derogation_article' });

@@ -2,7 +2,8 @@ import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsStr
 import { PageQuery } from '@svc/server';
 import { DATA_CATEGORIES, DEROGATION_ARTICLES, LAWFUL_BASES, TRANSFER_CASES } from '@svc/contracts';
 
-const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const RFC3339 =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 const COUNTRY = /^[A-Z]{2}$/;
 
 /** Query of `GET /api/v1/transfer_register`: filters and cursor pagination. */
@@ -24,7 +25,12 @@ export class TransferRegisterQuery extends PageQuery {
  * `lawful_basis` is validated by the use case so that its absence answers 422 naming the field.
  */
 export class RecordTransferBody {
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(DATA_CATEGORIES.length) @IsIn(DATA_CATEGORIES, { each: true }) data_categories!: string[];
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(DATA_CATEGORIES.length)
+  @IsIn(DATA_CATEGORIES, { each: true })
+  data_categories!: string[];
   @IsDefined() @IsString() @Matches(COUNTRY, { message: 'to_country must be an ISO 3166-1 alpha-2 code' }) to_country!: string;
   /** Organisation, service or team receiving the data; never a person's name. */
   @IsDefined() @IsString() @MinLength(1) @MaxLength(200) recipient!: string;
@@ -34,10 +40,20 @@ export class RecordTransferBody {
   @IsOptional() @IsString() @IsIn(DEROGATION_ARTICLES) derogation_article?: string;
   @IsDefined() @IsIn(TRANSFER_CASES) transfer_case!: string;
   /** The caller's reference of the crossing; the same reference records it once. */
-  @IsDefined() @IsString() @MinLength(1) @MaxLength(200) @Matches(/^[\x21-\x7e]+$/, { message: 'reference must be printable ASCII without spaces' }) reference!: string;
+  @IsDefined()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
+  @Matches(/^[\x21-\x7e]+$/, { message: 'reference must be printable ASCII without spaces' })
+  reference!: string;
 
   /** Receipts (record ids) whose data crosses: each receipt then lists the destination in its processing_locations. */
-  @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @Matches(/^[a-z]{2,8}_[a-z]{2,3}_[a-z2-7]{20,24}$/, { each: true, message: 'record_ids must hold receipt record ids' }) record_ids?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @Matches(/^[a-z]{2,8}_[a-z]{2,3}_[a-z2-7]{20,24}$/, { each: true, message: 'record_ids must hold receipt record ids' })
+  record_ids?: string[];
 }
 
 /** Body of the evidence-package routes: the period covered (`from` inclusive, `to` exclusive, at most 366 days). */

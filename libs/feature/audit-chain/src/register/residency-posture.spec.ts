@@ -42,9 +42,20 @@ describe('residency posture from the configuration', () => {
     const config = loadConfig(ResidencyRegisterConfig, env({ RESIDENCY_BACKUP_COUNTRY: 'DE', RESIDENCY_BUS_COUNTRY: 'US' }));
     const posture = computePosture(config, new Map([['contact_data', ['US']]]), new Date('2026-01-01T00:00:00Z'));
     const status = Object.fromEntries(posture.components.map((c) => [c.component, `${c.status}:${c.country ?? '-'}`]));
-    expect(status).toEqual({ database: 'verified:DE', bus: 'violated:US', backups: 'declared:DE', log_sink: 'declared:-', telemetry: 'verified:DE' });
+    expect(status).toEqual({
+      database: 'verified:DE',
+      bus: 'violated:US',
+      backups: 'declared:DE',
+      log_sink: 'declared:-',
+      telemetry: 'verified:DE',
+    });
     const contact = posture.data.find((row) => row.data_category === 'contact_data');
-    expect(contact).toMatchObject({ country: 'DE', storage_locations: ['DE', 'US'], processing_locations: ['DE', 'US'], status: 'violated' });
+    expect(contact).toMatchObject({
+      country: 'DE',
+      storage_locations: ['DE', 'US'],
+      processing_locations: ['DE', 'US'],
+      status: 'violated',
+    });
   });
 
   it('does not state the country of a public database host nobody declared (absence rule)', () => {

@@ -60,23 +60,88 @@ function hostOf(url: string): string | null {
 }
 
 /** A URL-located component: verified on the private network, else as declared (or unstated). */
-function urlComponent(component: PostureComponent['component'], setting: string, url: string, declaredSetting: string, declared: string | undefined, home: string): PostureComponent {
+function urlComponent(
+  component: PostureComponent['component'],
+  setting: string,
+  url: string,
+  declaredSetting: string,
+  declared: string | undefined,
+  home: string,
+): PostureComponent {
   const host = hostOf(url);
   if (declared && declared !== home) {
-    return { component, setting, host, country: declared, status: 'violated', check: `${declaredSetting}=${declared} is outside the region's country ${home}` };
+    return {
+      component,
+      setting,
+      host,
+      country: declared,
+      status: 'violated',
+      check: `${declaredSetting}=${declared} is outside the region's country ${home}`,
+    };
   }
   if (host && isPrivateHost(host)) {
-    return { component, setting, host, country: home, status: 'verified', check: `${setting} host ${host} is a loopback or private address, reachable only inside the region's network` };
+    return {
+      component,
+      setting,
+      host,
+      country: home,
+      status: 'verified',
+      check: `${setting} host ${host} is a loopback or private address, reachable only inside the region's network`,
+    };
   }
-  if (declared) return { component, setting, host, country: declared, status: 'declared', check: `${setting} host ${host ?? '(none)'} is public; its country is declared by ${declaredSetting}` };
-  return { component, setting, host, country: null, status: 'declared', check: `${setting} host ${host ?? '(none)'} is public and ${declaredSetting} is not set: its country is not stated` };
+  if (declared)
+    return {
+      component,
+      setting,
+      host,
+      country: declared,
+      status: 'declared',
+      check: `${setting} host ${host ?? '(none)'} is public; its country is declared by ${declaredSetting}`,
+    };
+  return {
+    component,
+    setting,
+    host,
+    country: null,
+    status: 'declared',
+    check: `${setting} host ${host ?? '(none)'} is public and ${declaredSetting} is not set: its country is not stated`,
+  };
 }
 
 /** A component the process cannot inspect: only a declaration. */
-function declaredComponent(component: PostureComponent['component'], setting: string, declared: string | undefined, home: string, what: string): PostureComponent {
-  if (!declared) return { component, setting, host: null, country: null, status: 'declared', check: `${setting} is not set: where ${what} are kept is not stated` };
-  if (declared !== home) return { component, setting, host: null, country: declared, status: 'violated', check: `${setting}=${declared} is outside the region's country ${home}` };
-  return { component, setting, host: null, country: declared, status: 'declared', check: `${setting}=${declared}, declared by the operator; the process cannot inspect ${what}` };
+function declaredComponent(
+  component: PostureComponent['component'],
+  setting: string,
+  declared: string | undefined,
+  home: string,
+  what: string,
+): PostureComponent {
+  if (!declared)
+    return {
+      component,
+      setting,
+      host: null,
+      country: null,
+      status: 'declared',
+      check: `${setting} is not set: where ${what} are kept is not stated`,
+    };
+  if (declared !== home)
+    return {
+      component,
+      setting,
+      host: null,
+      country: declared,
+      status: 'violated',
+      check: `${setting}=${declared} is outside the region's country ${home}`,
+    };
+  return {
+    component,
+    setting,
+    host: null,
+    country: declared,
+    status: 'declared',
+    check: `${setting}=${declared}, declared by the operator; the process cannot inspect ${what}`,
+  };
 }
 
 const RANK: Record<AssuranceStatus, number> = { verified: 0, declared: 1, violated: 2 };
@@ -87,16 +152,40 @@ const RANK: Record<AssuranceStatus, number> = { verified: 0, declared: 1, violat
  * the process cannot see them), telemetry export (verified when off or private), and the
  * destination countries of recorded transfers per data category (processing locations).
  */
-export function computePosture(config: ResidencyRegisterConfig, destinations: ReadonlyMap<string, readonly string[]>, now: Date): ResidencyPosture {
+export function computePosture(
+  config: ResidencyRegisterConfig,
+  destinations: ReadonlyMap<string, readonly string[]>,
+  now: Date,
+): ResidencyPosture {
   const home = regionCountries(config)[config.REGION];
   const components: PostureComponent[] = [
     urlComponent('database', 'DATABASE_URL', config.DATABASE_URL, 'RESIDENCY_DATABASE_COUNTRY', config.RESIDENCY_DATABASE_COUNTRY, home),
     urlComponent('bus', 'NATS_URL', config.NATS_URL, 'RESIDENCY_BUS_COUNTRY', config.RESIDENCY_BUS_COUNTRY, home),
     declaredComponent('backups', 'RESIDENCY_BACKUP_COUNTRY', config.RESIDENCY_BACKUP_COUNTRY, home, 'database backups'),
-    declaredComponent('log_sink', 'RESIDENCY_LOG_SINK_COUNTRY', config.RESIDENCY_LOG_SINK_COUNTRY, home, 'collected logs (which carry no personal data)'),
+    declaredComponent(
+      'log_sink',
+      'RESIDENCY_LOG_SINK_COUNTRY',
+      config.RESIDENCY_LOG_SINK_COUNTRY,
+      home,
+      'collected logs (which carry no personal data)',
+    ),
     config.OTEL_EXPORTER_OTLP_ENDPOINT
-      ? urlComponent('telemetry', 'OTEL_EXPORTER_OTLP_ENDPOINT', config.OTEL_EXPORTER_OTLP_ENDPOINT, 'RESIDENCY_TELEMETRY_COUNTRY', config.RESIDENCY_TELEMETRY_COUNTRY, home)
-      : { component: 'telemetry', setting: 'OTEL_EXPORTER_OTLP_ENDPOINT', host: null, country: home, status: 'verified', check: 'OTEL_EXPORTER_OTLP_ENDPOINT is not set: no trace leaves the process' },
+      ? urlComponent(
+          'telemetry',
+          'OTEL_EXPORTER_OTLP_ENDPOINT',
+          config.OTEL_EXPORTER_OTLP_ENDPOINT,
+          'RESIDENCY_TELEMETRY_COUNTRY',
+          config.RESIDENCY_TELEMETRY_COUNTRY,
+          home,
+        )
+      : {
+          component: 'telemetry',
+          setting: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+          host: null,
+          country: home,
+          status: 'verified',
+          check: 'OTEL_EXPORTER_OTLP_ENDPOINT is not set: no trace leaves the process',
+        },
   ];
   const storing = components.filter((c) => c.component === 'database' || c.component === 'backups' || c.component === 'bus');
   const data = DATA_CATEGORIES.map((category): PostureRow => {
@@ -104,7 +193,8 @@ export function computePosture(config: ResidencyRegisterConfig, destinations: Re
     const processing = [...new Set([home, ...(destinations.get(category) ?? [])])].sort();
     const status = storing.reduce<AssuranceStatus>((worst, c) => (RANK[c.status] > RANK[worst] ? c.status : worst), 'verified');
     const checks = storing.map((c) => `${c.component}: ${c.status}`);
-    if ((destinations.get(category) ?? []).length > 0) checks.push('processing outside the region: recorded in the transfer register with a lawful basis');
+    if ((destinations.get(category) ?? []).length > 0)
+      checks.push('processing outside the region: recorded in the transfer register with a lawful basis');
     return { country: home, data_category: category, storage_locations: storage, processing_locations: processing, status, checks };
   });
   return { object: 'residency_posture', region: config.REGION, country: home, generated_at: now.toISOString(), components, data };

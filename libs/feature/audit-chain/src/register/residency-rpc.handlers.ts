@@ -22,6 +22,11 @@ export class ResidencyRpcHandlers {
       reference: request.reference,
       recordIds: request.recordIds,
     });
-    return { transferId: row.id, auditEntryId: row.auditEntryId, adequacyVerdict: row.adequacyVerdict, adequacyTableVersion: row.adequacyTableVersion };
+    return {
+      transferId: row.id,
+      auditEntryId: row.auditEntryId,
+      adequacyVerdict: row.adequacyVerdict,
+      adequacyTableVersion: row.adequacyTableVersion,
+    };
   }
 }

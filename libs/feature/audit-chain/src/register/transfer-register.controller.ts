@@ -17,12 +17,17 @@ export class TransferRegisterController {
 
   @Get('transfer_register')
   @RequireScopes('audit:verify')
-  @ApiDoc({ summary: 'Cross-border transfers of the application, each with lawful basis and adequacy verdict', tag: 'Cross-border', errors: [400, 401, 403] })
+  @ApiDoc({
+    summary: 'Cross-border transfers of the application, each with lawful basis and adequacy verdict',
+    tag: 'Cross-border',
+    errors: [400, 401, 403],
+  })
   @ApiResponseOf(TransferResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: TransferRegisterQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['seq']).seq) : 0;
-    if (!Number.isSafeInteger(after) || after < 0) throw residencyError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    if (!Number.isSafeInteger(after) || after < 0)
+      throw residencyError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const rows = await this.register.transfers.list(
       principal.applicationId,
       {
@@ -42,7 +47,11 @@ export class TransferRegisterController {
   @Post('transfer_register')
   @HttpCode(201)
   @RequireScopes('audit:verify')
-  @ApiDoc({ summary: 'Record a crossing before it happens (refused without a lawful basis)', tag: 'Cross-border', errors: [400, 401, 403, 422] })
+  @ApiDoc({
+    summary: 'Record a crossing before it happens (refused without a lawful basis)',
+    tag: 'Cross-border',
+    errors: [400, 401, 403, 422],
+  })
   @ApiResponseOf(TransferResponse)
   async recordTransfer(@CurrentPrincipal() principal: Principal, @Body() body: RecordTransferBody): Promise<Record<string, unknown>> {
     const row = await this.register.recordTransfer({
@@ -63,7 +72,11 @@ export class TransferRegisterController {
   @Post('transfer_register/evidence_package')
   @HttpCode(201)
   @RequireScopes('audit:verify')
-  @ApiDoc({ summary: 'Signed, independently verifiable evidence package of the transfer register for a period', tag: 'Cross-border', errors: [400, 401, 403, 422] })
+  @ApiDoc({
+    summary: 'Signed, independently verifiable evidence package of the transfer register for a period',
+    tag: 'Cross-border',
+    errors: [400, 401, 403, 422],
+  })
   @ApiResponseOf(EvidencePackageResponse)
   async transferEvidence(@CurrentPrincipal() principal: Principal, @Body() body: EvidencePeriodBody): Promise<Record<string, unknown>> {
     const made = await this.register.evidencePackage('transfer_register', principal.applicationId, body.from, body.to);
@@ -72,7 +85,11 @@ export class TransferRegisterController {
 
   @Get('residency_posture')
   @RequireScopes('audit:verify')
-  @ApiDoc({ summary: 'Per country and data category: where it is stored and processed, with an assurance status', tag: 'Cross-border', errors: [401, 403] })
+  @ApiDoc({
+    summary: 'Per country and data category: where it is stored and processed, with an assurance status',
+    tag: 'Cross-border',
+    errors: [401, 403],
+  })
   @ApiResponseOf(ResidencyPostureResponse)
   async posture(): Promise<Record<string, unknown>> {
     return (await this.register.posture()) as unknown as Record<string, unknown>;

@@ -73,11 +73,31 @@ export class TransferRegisterRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
        ON CONFLICT (application_id, reference) DO NOTHING
        RETURNING ${COLUMNS}`,
-      [row.id, row.applicationId, row.reference, row.transferCase, row.dataCategories, row.fromCountry, row.toCountry, row.recipient, row.purpose,
-        row.lawfulBasis, row.derogationArticle, row.adequacyVerdict, row.adequacyDecision, row.adequacyTableVersion, row.auditEntryId, row.recordedAt.toISOString(), row.recordIds],
+      [
+        row.id,
+        row.applicationId,
+        row.reference,
+        row.transferCase,
+        row.dataCategories,
+        row.fromCountry,
+        row.toCountry,
+        row.recipient,
+        row.purpose,
+        row.lawfulBasis,
+        row.derogationArticle,
+        row.adequacyVerdict,
+        row.adequacyDecision,
+        row.adequacyTableVersion,
+        row.auditEntryId,
+        row.recordedAt.toISOString(),
+        row.recordIds,
+      ],
     );
     if (inserted[0]) return toTransfer(inserted[0]);
-    const existing: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM residency.transfers WHERE application_id = $1 AND reference = $2`, [row.applicationId, row.reference]);
+    const existing: Row[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM residency.transfers WHERE application_id = $1 AND reference = $2`,
+      [row.applicationId, row.reference],
+    );
     if (!existing[0]) throw new Error('transfer vanished after a conflicting insert');
     return toTransfer(existing[0]);
   }
@@ -97,7 +117,10 @@ export class TransferRegisterRepository {
     if (filter.from) add((n) => `recorded_at >= $${n}`, filter.from.toISOString());
     if (filter.to) add((n) => `recorded_at < $${n}`, filter.to.toISOString());
     params.push(limit);
-    const rows: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM residency.transfers WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.length}`, params);
+    const rows: Row[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM residency.transfers WHERE ${where.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
+      params,
+    );
     return rows.map(toTransfer);
   }
 

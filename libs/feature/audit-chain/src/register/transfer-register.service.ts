@@ -71,14 +71,23 @@ export class TransferRegister {
    * posture and the adequacy table version, signed with the region's active key.
    * @throws DomainError `period_invalid` (400, field), `evidence_too_large` (422).
    */
-  async evidencePackage(kind: EvidencePackageContent['kind'], applicationId: string, fromText: string, toText: string): Promise<{ kid: string; jws: string; content: EvidencePackageContent }> {
+  async evidencePackage(
+    kind: EvidencePackageContent['kind'],
+    applicationId: string,
+    fromText: string,
+    toText: string,
+  ): Promise<{ kid: string; jws: string; content: EvidencePackageContent }> {
     const from = new Date(fromText);
     const to = new Date(toText);
     if (Number.isNaN(from.getTime())) throw residencyError('period_invalid', 'from is not a date-time', { field: 'from' });
     if (Number.isNaN(to.getTime()) || to <= from) throw residencyError('period_invalid', 'to must be after from', { field: 'to' });
-    if (to.getTime() - from.getTime() > MAX_PERIOD_MS) throw residencyError('period_invalid', 'A package covers at most 366 days', { field: 'to' });
+    if (to.getTime() - from.getTime() > MAX_PERIOD_MS)
+      throw residencyError('period_invalid', 'A package covers at most 366 days', { field: 'to' });
     const rows = await this.transfers.list(applicationId, { from, to }, MAX_PACKAGE_TRANSFERS + 1);
-    if (rows.length > MAX_PACKAGE_TRANSFERS) throw residencyError('evidence_too_large', `More than ${MAX_PACKAGE_TRANSFERS} crossings in the period; ask for a shorter one`, { field: 'to' });
+    if (rows.length > MAX_PACKAGE_TRANSFERS)
+      throw residencyError('evidence_too_large', `More than ${MAX_PACKAGE_TRANSFERS} crossings in the period; ask for a shorter one`, {
+        field: 'to',
+      });
     let audit: EvidencePackageContent['audit'] = null;
     if (rows.length > 0) {
       const reply = await this.rpc.call('audit.get_inclusion_proofs', { entryIds: rows.map((row) => row.auditEntryId) }, 15_000);

@@ -54,7 +54,8 @@ function buildChain(): ChainEntry[] {
   const entries: ChainEntry[] = [];
   let previous = GENESIS_PREVIOUS_HASH;
   for (let index = 0; index < SIZE; index += 1) {
-    const canonical = index === 0 ? canonicalEntry({ type: 'audit.genesis', data: { region: 'us' } }, 'audit_rec_genesis', recordedAt) : canonicalAt(index);
+    const canonical =
+      index === 0 ? canonicalEntry({ type: 'audit.genesis', data: { region: 'us' } }, 'audit_rec_genesis', recordedAt) : canonicalAt(index);
     const hash = chainHash(previous, canonical);
     entries.push({ index, previousHash: previous, hash, canonical });
     previous = hash;
@@ -96,7 +97,8 @@ function tamper(kind: MutationClass, index: number): TamperedChain {
     case 'modify':
       return {
         length: SIZE,
-        slice: (from, to) => chain.slice(from, to).map((e) => (e.index === index ? { ...e, canonical: e.canonical.replace('"v":1', '"v":2') } : e)),
+        slice: (from, to) =>
+          chain.slice(from, to).map((e) => (e.index === index ? { ...e, canonical: e.canonical.replace('"v":1', '"v":2') } : e)),
       };
     case 'delete':
       return { length: SIZE - 1, slice: (from, to) => [...chain.slice(0, index), ...chain.slice(index + 1)].slice(from, to) };
@@ -120,7 +122,10 @@ function tamper(kind: MutationClass, index: number): TamperedChain {
         if (position === index) return forged;
         return { ...(chain[position - 1] as ChainEntry), index: position };
       };
-      return { length: SIZE + 1, slice: (from, to) => Array.from({ length: Math.max(0, Math.min(to, SIZE + 1) - from) }, (_, k) => at(from + k)) };
+      return {
+        length: SIZE + 1,
+        slice: (from, to) => Array.from({ length: Math.max(0, Math.min(to, SIZE + 1) - from) }, (_, k) => at(from + k)),
+      };
     }
     case 'truncate':
       return { length: index, slice: (from, to) => chain.slice(from, Math.min(to, index)) };
@@ -131,7 +136,12 @@ function tamper(kind: MutationClass, index: number): TamperedChain {
         if (position < index) return chain[position] as ChainEntry;
         while (rewritten.length <= position - index) {
           const k = index + rewritten.length;
-          const previous = k === 0 ? GENESIS_PREVIOUS_HASH : k === index ? (chain[k - 1] as ChainEntry).hash : (rewritten[rewritten.length - 1] as ChainEntry).hash;
+          const previous =
+            k === 0
+              ? GENESIS_PREVIOUS_HASH
+              : k === index
+                ? (chain[k - 1] as ChainEntry).hash
+                : (rewritten[rewritten.length - 1] as ChainEntry).hash;
           const source = chain[k] as ChainEntry;
           const canonical = k === index ? source.canonical.replace('"v":1', '"v":2') : source.canonical;
           rewritten.push({ index: k, previousHash: previous, hash: chainHash(previous, canonical), canonical });

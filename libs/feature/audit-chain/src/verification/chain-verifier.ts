@@ -16,13 +16,7 @@ import { MerkleFrontier, entryLeafHash } from './merkle-frontier';
  *   missing one.
  */
 export type ChainFailureReason =
-  | 'missing_entry'
-  | 'link_mismatch'
-  | 'hash_mismatch'
-  | 'inserted_entry'
-  | 'malformed_entry'
-  | 'checkpoint_root_mismatch'
-  | 'truncated';
+  'missing_entry' | 'link_mismatch' | 'hash_mismatch' | 'inserted_entry' | 'malformed_entry' | 'checkpoint_root_mismatch' | 'truncated';
 
 /** The first failure found. */
 export interface ChainFailure {

@@ -69,7 +69,8 @@ export class VerifyChain {
       const start = stored.find((c) => c.sequence === fromCheckpoint);
       if (!start) throw auditError('checkpoint_not_found', 'Checkpoint not found', { checkpoint: fromCheckpoint });
       const fact = facts.find((f) => f.sequence === fromCheckpoint);
-      if (!fact) throw auditError('checkpoint_invalid', 'Checkpoint signature does not verify with the region key', { checkpoint: fromCheckpoint });
+      if (!fact)
+        throw auditError('checkpoint_invalid', 'Checkpoint signature does not verify with the region key', { checkpoint: fromCheckpoint });
       const prefix = await this.prefixFrontier(fact);
       if ('failure' in prefix) return this.result(fact.treeSize, prefix.verifier, invalid, prefix.failure);
       verifier = new ChainVerifier({ index: fact.treeSize, previousHash: fact.headHash, frontier: prefix.frontier }, facts);
@@ -89,12 +90,16 @@ export class VerifyChain {
   /** Frontier over entries [0, size) of a starting checkpoint, checked against its signed root. */
   private async prefixFrontier(
     fact: VerifiedCheckpoint,
-  ): Promise<{ frontier: MerkleFrontier } | { failure: { index: number; reason: ChainFailureReason; checkpointSequence?: number }; verifier: ChainVerifier }> {
+  ): Promise<
+    | { frontier: MerkleFrontier }
+    | { failure: { index: number; reason: ChainFailureReason; checkpointSequence?: number }; verifier: ChainVerifier }
+  > {
     const frontier = new MerkleFrontier();
     const empty = new ChainVerifier({ index: 0, previousHash: GENESIS_PREVIOUS_HASH }, []);
     while (frontier.size < fact.treeSize) {
       const rows = await this.entries.hashes(frontier.size, Math.min(fact.treeSize, frontier.size + VERIFY_CHUNK * 10));
-      if (rows.length === 0) return { failure: { index: frontier.size, reason: 'truncated', checkpointSequence: fact.sequence }, verifier: empty };
+      if (rows.length === 0)
+        return { failure: { index: frontier.size, reason: 'truncated', checkpointSequence: fact.sequence }, verifier: empty };
       for (const row of rows) {
         if (row.index !== frontier.size) return { failure: { index: frontier.size, reason: 'missing_entry' }, verifier: empty };
         frontier.push(entryLeafHash(row.hash));
@@ -114,7 +119,8 @@ export class VerifyChain {
       const { checkpoint: body } = opened;
       const headLine = body.extensions.find((line) => line.startsWith('head '));
       const rootHash = Buffer.from(body.rootHash).toString('hex');
-      if (body.origin !== checkpoint.origin || body.size !== checkpoint.treeSize || rootHash !== checkpoint.rootHash || !headLine) return undefined;
+      if (body.origin !== checkpoint.origin || body.size !== checkpoint.treeSize || rootHash !== checkpoint.rootHash || !headLine)
+        return undefined;
       return { sequence: checkpoint.sequence, treeSize: body.size, rootHash, headHash: headLine.slice('head '.length) };
     } catch {
       return undefined;

@@ -25,7 +25,11 @@ export interface FixtureDatabase {
   drop(): Promise<void>;
 }
 
-export async function openChain(database: FixtureDatabase, variables: Record<string, string> = {}, clock = new FakeClock('2026-03-01T00:00:00.000Z')): Promise<ChainFixture> {
+export async function openChain(
+  database: FixtureDatabase,
+  variables: Record<string, string> = {},
+  clock = new FakeClock('2026-03-01T00:00:00.000Z'),
+): Promise<ChainFixture> {
   const dataSource = createDataSource({ url: database.url, poolSize: 6, applicationName: 'test-audit-chain' });
   await dataSource.initialize();
   await runMigrations(dataSource, keysMigrations);

@@ -31,7 +31,9 @@ export class ApplicationOrigins {
   /** Refuses (403 origin_not_allowed) a browser request whose Origin is absent or not allowed. */
   async assertAllowed(applicationId: string, origin: string | undefined): Promise<string> {
     if (origin === undefined || !(await this.isAllowed(applicationId, origin))) {
-      throw consentRecordsError('origin_not_allowed', "The request's Origin is not one of the application's allowed origins", { origin: origin ?? null });
+      throw consentRecordsError('origin_not_allowed', "The request's Origin is not one of the application's allowed origins", {
+        origin: origin ?? null,
+      });
     }
     return origin;
   }

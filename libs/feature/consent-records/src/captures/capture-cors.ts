@@ -29,7 +29,9 @@ export class CaptureCors implements OnModuleInit {
     const [path = '', search = ''] = request.url.split('?', 2);
     if (typeof origin !== 'string' || !CAPTURE_PATH.test(path)) return undefined;
     void reply.header('vary', 'Origin');
-    const key = new URLSearchParams(search).get('publishable_key') ?? (typeof request.headers['x-publishable-key'] === 'string' ? request.headers['x-publishable-key'] : null);
+    const key =
+      new URLSearchParams(search).get('publishable_key') ??
+      (typeof request.headers['x-publishable-key'] === 'string' ? request.headers['x-publishable-key'] : null);
     const applicationId = key ? await this.origins.applicationOfPublishableKey(key) : undefined;
     const allowed = applicationId !== undefined && (await this.origins.isAllowed(applicationId, origin));
     const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
@@ -37,7 +39,11 @@ export class CaptureCors implements OnModuleInit {
       if (allowed) void reply.header('access-control-allow-origin', origin);
       return undefined;
     }
-    if (!allowed) return reply.code(403).type('application/json').send({ message: "This origin is not one of the application's allowed origins", reason_code: 'cors_origin_not_allowed' });
+    if (!allowed)
+      return reply
+        .code(403)
+        .type('application/json')
+        .send({ message: "This origin is not one of the application's allowed origins", reason_code: 'cors_origin_not_allowed' });
     return reply
       .code(204)
       .header('access-control-allow-origin', origin)

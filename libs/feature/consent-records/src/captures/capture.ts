@@ -56,15 +56,27 @@ export function decisionsFromFields(terms: Pick<FlowTerms, 'purposes'>, fields: 
   const mechanism = new Map(terms.purposes.map((p) => [p.key, p.mechanism]));
   for (const field of fields) {
     if (!(DECISION_CONTROLS as readonly string[]).includes(field.control)) {
-      throw consentRecordsError('field_cannot_carry_decision', `purpose "${field.purpose}" is mapped to a ${field.control} control, which cannot carry a decision`, { purpose: field.purpose, control: field.control });
+      throw consentRecordsError(
+        'field_cannot_carry_decision',
+        `purpose "${field.purpose}" is mapped to a ${field.control} control, which cannot carry a decision`,
+        { purpose: field.purpose, control: field.control },
+      );
     }
     if (field.required && mechanism.get(field.purpose) === 'consent') {
-      throw consentRecordsError('required_field_mapped_to_consent', `consent purpose "${field.purpose}" is mapped to a required control; consent cannot be a condition of the form`, { purpose: field.purpose });
+      throw consentRecordsError(
+        'required_field_mapped_to_consent',
+        `consent purpose "${field.purpose}" is mapped to a required control; consent cannot be a condition of the form`,
+        { purpose: field.purpose },
+      );
     }
   }
   const decisions: Record<string, PurposeDecision> = {};
   for (const field of fields) {
-    decisions[field.purpose] = { decision: field.checked ? 'granted' : 'declined', default_checked: field.default_checked, mandatory: field.required };
+    decisions[field.purpose] = {
+      decision: field.checked ? 'granted' : 'declined',
+      default_checked: field.default_checked,
+      mandatory: field.required,
+    };
   }
   assertDecisionsAcceptable(terms, decisions);
   return decisions;

@@ -26,7 +26,11 @@ export class CapturesController {
   @Public()
   @Header('content-type', 'application/javascript; charset=utf-8')
   @Header('cache-control', 'public, max-age=300')
-  @ApiDoc({ tag: 'Capture', summary: 'The capture snippet (plain JavaScript) binding an organisation\'s own form controls', response: 'application/javascript' })
+  @ApiDoc({
+    tag: 'Capture',
+    summary: "The capture snippet (plain JavaScript) binding an organisation's own form controls",
+    response: 'application/javascript',
+  })
   snippet(): string {
     return CAPTURE_SNIPPET_JS;
   }
@@ -35,7 +39,11 @@ export class CapturesController {
   @Public()
   @Header('content-type', 'application/javascript; charset=utf-8')
   @Header('cache-control', 'public, max-age=300')
-  @ApiDoc({ tag: 'Capture', summary: 'The consent field script (plain JavaScript) defining <svc-consent-field> for an organisation\'s own form', response: 'application/javascript' })
+  @ApiDoc({
+    tag: 'Capture',
+    summary: "The consent field script (plain JavaScript) defining <svc-consent-field> for an organisation's own form",
+    response: 'application/javascript',
+  })
   fieldScript(): string {
     return CONSENT_FIELD_JS;
   }
@@ -46,34 +54,71 @@ export class CapturesController {
   @Header('cache-control', 'no-store')
   @ApiDoc({
     tag: 'Capture',
-    summary: 'The service-rendered consent field of a flow: its purposes as unticked, optional checkboxes, and the rendering digest a capture carries back',
+    summary:
+      'The service-rendered consent field of a flow: its purposes as unticked, optional checkboxes, and the rendering digest a capture carries back',
     response: 'consent_field: object, flow_id, flow_version, locale, html, rendering_digest (SHA-256 hex of html)',
     errors: [401, 403, 404, 409, 421, 422],
   })
   @ApiResponseOf(ConsentFieldResponse)
-  async field(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Param('flow_id') flowId: string): Promise<ConsentFieldResponse> {
+  async field(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Param('flow_id') flowId: string,
+  ): Promise<ConsentFieldResponse> {
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
     const rendering = await this.renderConsentField.execute(principal, origin, flowId);
-    return { object: 'consent_field', flow_id: rendering.flowId, flow_version: rendering.flowVersion, locale: rendering.locale, html: rendering.html, rendering_digest: rendering.digest };
+    return {
+      object: 'consent_field',
+      flow_id: rendering.flowId,
+      flow_version: rendering.flowVersion,
+      locale: rendering.locale,
+      html: rendering.html,
+      rendering_digest: rendering.digest,
+    };
   }
 
   /** Browser: publishable key and an allowed Origin. 201 with the capture token (valid 24 h). */
   @Post('capture/v1/captures')
   @Auth('publishable_key')
-  @ApiDoc({ tag: 'Capture', summary: 'Store the purposes\' states of a form submission under a capture token', response: 'capture: capture_token, object, flow_id, flow_version, channel, expires_at', errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Capture',
+    summary: "Store the purposes' states of a form submission under a capture token",
+    response: 'capture: capture_token, object, flow_id, flow_version, channel, expires_at',
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   @ApiResponseOf(CaptureResponse)
-  async create(@CurrentPrincipal() principal: Principal, @Req() request: FastifyRequest, @Body() body: CreateCaptureBody): Promise<CaptureResponse> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Req() request: FastifyRequest,
+    @Body() body: CreateCaptureBody,
+  ): Promise<CaptureResponse> {
     const origin = typeof request.headers.origin === 'string' ? request.headers.origin : undefined;
     const { token, capture } = await this.createCapture.execute(principal, origin, body);
-    return { capture_token: token, object: 'capture', flow_id: capture.flowId, flow_version: capture.flowVersion, channel: capture.channel, expires_at: capture.expiresAt.toISOString() };
+    return {
+      capture_token: token,
+      object: 'capture',
+      flow_id: capture.flowId,
+      flow_version: capture.flowVersion,
+      channel: capture.channel,
+      expires_at: capture.expiresAt.toISOString(),
+    };
   }
 
   /** Server: commits the capture for the supplied subject; returns `status`, `record_id`, `channel`. */
   @Post('api/v1/decisions/:capture_token/authorize')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Capture', summary: 'Commit a capture (binds the person, writes the record)', response: 'status (committed), record_id, channel', errors: [400, 401, 403, 404, 409, 410, 421, 422] })
+  @ApiDoc({
+    tag: 'Capture',
+    summary: 'Commit a capture (binds the person, writes the record)',
+    response: 'status (committed), record_id, channel',
+    errors: [400, 401, 403, 404, 409, 410, 421, 422],
+  })
   @ApiResponseOf(CaptureAuthorizedResponse)
-  async authorize(@CurrentPrincipal() principal: Principal, @Param('capture_token') token: string, @Body() body: AuthorizeCaptureBody): Promise<CaptureAuthorizedResponse> {
+  async authorize(
+    @CurrentPrincipal() principal: Principal,
+    @Param('capture_token') token: string,
+    @Body() body: AuthorizeCaptureBody,
+  ): Promise<CaptureAuthorizedResponse> {
     const result = await this.authorizeCapture.execute(principal, token, body);
     return { status: result.status, record_id: result.recordId, channel: result.channel };
   }

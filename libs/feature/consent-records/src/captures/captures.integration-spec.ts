@@ -19,10 +19,19 @@ describe('captures over HTTP', () => {
   let flowId: string;
   let db: DataSource;
 
-  const field = (purpose: string, checked: boolean, extra: Json = {}): Json => ({ purpose, control: 'checkbox', checked, default_checked: false, required: false, ...extra });
-  const capture = (json: Json, headers: Record<string, string> = { 'x-publishable-key': app.pk, origin: ORIGIN }) => http('POST', `${url}/capture/v1/captures`, { headers, json });
+  const field = (purpose: string, checked: boolean, extra: Json = {}): Json => ({
+    purpose,
+    control: 'checkbox',
+    checked,
+    default_checked: false,
+    required: false,
+    ...extra,
+  });
+  const capture = (json: Json, headers: Record<string, string> = { 'x-publishable-key': app.pk, origin: ORIGIN }) =>
+    http('POST', `${url}/capture/v1/captures`, { headers, json });
   const okBody = (): Json => ({ flow_id: flowId, fields: [field('newsletter', true), field('offers', false)] });
-  const authorize = (token: string, json: Json, t = app.token) => http('POST', `${url}/api/v1/decisions/${token}/authorize`, { headers: auth(t), json });
+  const authorize = (token: string, json: Json, t = app.token) =>
+    http('POST', `${url}/api/v1/decisions/${token}/authorize`, { headers: auth(t), json });
   async function newCapture(json: Json = okBody()): Promise<string> {
     const res = await capture(json);
     expect(res.status).toBe(201);
@@ -43,7 +52,13 @@ describe('captures over HTTP', () => {
     const res = await capture(okBody());
     expect(res.status).toBe(201);
     expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
-    expect(res.body).toMatchObject({ object: 'capture', flow_id: flowId, flow_version: 1, channel: 'form_capture_browser', expires_at: '2026-07-02T10:00:00.000Z' });
+    expect(res.body).toMatchObject({
+      object: 'capture',
+      flow_id: flowId,
+      flow_version: 1,
+      channel: 'form_capture_browser',
+      expires_at: '2026-07-02T10:00:00.000Z',
+    });
     const token = res.body.capture_token as string;
     expect(token).toMatch(/^cap_us_[A-Za-z0-9_-]{43}$/);
     expect(await db.query(`SELECT count(*)::int AS n FROM consent_records.records`)).toEqual([{ n: 0 }]);
@@ -53,14 +68,30 @@ describe('captures over HTTP', () => {
     expect(committed.status).toBe(200);
     expect(committed.body).toEqual({ status: 'committed', record_id: expect.stringMatching(/^crec_us_/), channel: 'form_capture_browser' });
     const record = await http('GET', `${url}/api/v1/consent_records/${committed.body.record_id as string}`, { headers: auth(app.token) });
-    expect(record.body).toMatchObject({ collection_channel: 'form_capture_browser', captured_at: '2026-07-01T10:00:00.000Z', recorded_at: '2026-07-01T10:00:05.000Z', subject: { email: 'ada@example.com', external_id: 'ada' } });
+    expect(record.body).toMatchObject({
+      collection_channel: 'form_capture_browser',
+      captured_at: '2026-07-01T10:00:00.000Z',
+      recorded_at: '2026-07-01T10:00:05.000Z',
+      subject: { email: 'ada@example.com', external_id: 'ada' },
+    });
     const event = await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === committed.body.record_id)[0]);
-    expect(event).toMatchObject({ sendReceipt: false, collectionChannel: 'form_capture_browser', outcomes: [{ purpose: 'newsletter', decision: 'granted' }, { purpose: 'offers', decision: 'declined' }] });
+    expect(event).toMatchObject({
+      sendReceipt: false,
+      collectionChannel: 'form_capture_browser',
+      outcomes: [
+        { purpose: 'newsletter', decision: 'granted' },
+        { purpose: 'offers', decision: 'declined' },
+      ],
+    });
     const again = await authorize(token, { subject: { email: 'ada@example.com' } });
-    expect([again.status, again.body.reason_code, (again.body.detail as Json).record_id]).toEqual([409, 'capture_already_committed', committed.body.record_id]);
+    expect([again.status, again.body.reason_code, (again.body.detail as Json).record_id]).toEqual([
+      409,
+      'capture_already_committed',
+      committed.body.record_id,
+    ]);
   });
 
-  it('lets the snippet claim the service-rendered field channel only with that rendering\'s evidence', async () => {
+  it("lets the snippet claim the service-rendered field channel only with that rendering's evidence", async () => {
     const res = await capture({ ...okBody(), channel: 'embedded_field_browser' });
     expect([res.status, res.body.reason_code]).toEqual([422, 'rendering_evidence_missing']);
     const rendered = await http('GET', `${url}/capture/v1/fields/${flowId}`, { headers: { 'x-publishable-key': app.pk, origin: ORIGIN } });
@@ -82,7 +113,9 @@ describe('captures over HTTP', () => {
       expect([res.status, res.body.reason_code, (res.body.detail as Json).purpose]).toEqual([422, reason, purpose]);
     }
     // A required control on a contract purpose is fine: only consent cannot be a condition.
-    expect((await capture({ flow_id: flowId, fields: [...(okBody().fields as Json[]), field('account', true, { required: true })] })).status).toBe(201);
+    expect(
+      (await capture({ flow_id: flowId, fields: [...(okBody().fields as Json[]), field('account', true, { required: true })] })).status,
+    ).toBe(201);
   });
 
   it('expires an uncommitted capture after 24 hours, leaving no record (clock)', async () => {
@@ -92,7 +125,9 @@ describe('captures over HTTP', () => {
     const swept = await newCapture();
     clock.advance(24 * 3600_000 - 1);
     const justInTime = await newCapture();
-    expect((await db.query(`SELECT count(*)::int AS n FROM consent_records.captures WHERE committed_at IS NULL`))[0].n).toBeGreaterThanOrEqual(3);
+    expect(
+      (await db.query(`SELECT count(*)::int AS n FROM consent_records.captures WHERE committed_at IS NULL`))[0].n,
+    ).toBeGreaterThanOrEqual(3);
     clock.advance(1);
     const res = await authorize(late, { subject: { email: 'late@example.com' } });
     expect([res.status, res.body.reason_code]).toEqual([410, 'capture_expired']);
@@ -109,7 +144,9 @@ describe('captures over HTTP', () => {
     expect((await capture(okBody(), { 'x-publishable-key': app.pk })).body.reason_code).toBe('origin_not_allowed');
     expect((await capture(okBody(), { 'x-publishable-key': other.pk, origin: ORIGIN })).body.reason_code).toBe('origin_not_allowed');
     const preflight = (origin: string) =>
-      http('OPTIONS', `${url}/capture/v1/captures?publishable_key=${app.pk}`, { headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-publishable-key' } });
+      http('OPTIONS', `${url}/capture/v1/captures?publishable_key=${app.pk}`, {
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, x-publishable-key' },
+      });
     const allowed = await preflight(ORIGIN);
     expect([allowed.status, allowed.headers.get('access-control-allow-origin')]).toEqual([204, ORIGIN]);
     expect((await preflight('https://evil.example.com')).body.reason_code).toBe('cors_origin_not_allowed');
@@ -118,10 +155,15 @@ describe('captures over HTTP', () => {
     expect((await capture(okBody(), { ...auth(app.token), origin: ORIGIN })).status).toBe(401);
     expect((await capture({ ...okBody(), flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa' })).body.reason_code).toBe('flow_not_found');
     expect((await capture({ ...okBody(), colour: 1 })).body.reason_code).toBe('invalid_request');
-    expect((await capture({ ...okBody(), fields: [{ ...field('newsletter', true), checked: 'yes' }] })).body.reason_code).toBe('invalid_request');
+    expect((await capture({ ...okBody(), fields: [{ ...field('newsletter', true), checked: 'yes' }] })).body.reason_code).toBe(
+      'invalid_request',
+    );
     expect((await capture({ ...okBody(), channel: 'hosted' })).body.reason_code).toBe('validation_failed');
     expect((await capture({ ...okBody(), fields: [] })).body.reason_code).toBe('validation_failed');
-    const malformed = await http('POST', `${url}/capture/v1/captures`, { headers: { 'x-publishable-key': app.pk, origin: ORIGIN, 'content-type': 'application/json' }, raw: '{' });
+    const malformed = await http('POST', `${url}/capture/v1/captures`, {
+      headers: { 'x-publishable-key': app.pk, origin: ORIGIN, 'content-type': 'application/json' },
+      raw: '{',
+    });
     expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
     const huge = await capture({ ...okBody(), flow_id: 'x'.repeat(1_100_000) });
     expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
@@ -130,16 +172,30 @@ describe('captures over HTTP', () => {
   it('refuses bad commits: unknown or foreign token, wrong auth, bad body', async () => {
     const token = await newCapture();
     expect((await authorize(token, { subject: { email: 'a@example.com' } }, other.token)).body.reason_code).toBe('capture_not_found');
-    expect((await authorize('cap_us_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { subject: { email: 'a@example.com' } })).status).toBe(404);
+    expect((await authorize('cap_us_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { subject: { email: 'a@example.com' } })).status).toBe(
+      404,
+    );
     expect((await authorize('nope', { subject: { email: 'a@example.com' } })).status).toBe(404);
     expect((await authorize(token, { subject: { email: 'a@example.com' } }, 'bad')).status).toBe(401);
-    expect((await http('POST', `${url}/api/v1/decisions/${token}/authorize`, { headers: { 'x-publishable-key': app.pk }, json: { subject: { email: 'a@example.com' } } })).status).toBe(403);
+    expect(
+      (
+        await http('POST', `${url}/api/v1/decisions/${token}/authorize`, {
+          headers: { 'x-publishable-key': app.pk },
+          json: { subject: { email: 'a@example.com' } },
+        })
+      ).status,
+    ).toBe(403);
     expect((await authorize(token, {})).body.reason_code).toBe('invalid_request');
     expect((await authorize(token, { subject: {} })).body.reason_code).toBe('subject_reference_missing');
-    expect((await authorize(token, { subject: { email: 'a@example.com' }, suppress_receipt: 'no' })).body.reason_code).toBe('invalid_request');
+    expect((await authorize(token, { subject: { email: 'a@example.com' }, suppress_receipt: 'no' })).body.reason_code).toBe(
+      'invalid_request',
+    );
     expect((await authorize(token, { subject: { email: 'a@example.com' }, colour: 1 })).body.reason_code).toBe('invalid_request');
     expect((await authorize(token, { subject: { email: 'nope' } })).body.reason_code).toBe('validation_failed');
-    const malformed = await http('POST', `${url}/api/v1/decisions/${token}/authorize`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{' });
+    const malformed = await http('POST', `${url}/api/v1/decisions/${token}/authorize`, {
+      headers: { ...auth(app.token), 'content-type': 'application/json' },
+      raw: '{',
+    });
     expect(malformed.body.reason_code).toBe('malformed_json');
     expect((await authorize(token, { subject: { email: 'a@example.com' } })).status).toBe(200);
   });

@@ -49,17 +49,35 @@ export class CapturesRepository {
     await this.dataSource.query(
       `INSERT INTO consent_records.captures (token_sha256, application_id, flow_id, flow_version, origin, channel, decisions, created_at, expires_at, rendering_digest)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [capture.tokenSha256, capture.applicationId, capture.flowId, capture.flowVersion, capture.origin, capture.channel, JSON.stringify(capture.decisions), capture.createdAt, capture.expiresAt, capture.renderingDigest],
+      [
+        capture.tokenSha256,
+        capture.applicationId,
+        capture.flowId,
+        capture.flowVersion,
+        capture.origin,
+        capture.channel,
+        JSON.stringify(capture.decisions),
+        capture.createdAt,
+        capture.expiresAt,
+        capture.renderingDigest,
+      ],
     );
   }
 
   async findForUpdate(manager: EntityManager, tokenSha256: string, applicationId: string): Promise<Capture | undefined> {
-    const rows: CaptureRow[] = await manager.query(`SELECT * FROM consent_records.captures WHERE token_sha256 = $1 AND application_id = $2 FOR UPDATE`, [tokenSha256, applicationId]);
+    const rows: CaptureRow[] = await manager.query(
+      `SELECT * FROM consent_records.captures WHERE token_sha256 = $1 AND application_id = $2 FOR UPDATE`,
+      [tokenSha256, applicationId],
+    );
     return rows[0] ? toCapture(rows[0]) : undefined;
   }
 
   async markCommitted(manager: EntityManager, tokenSha256: string, recordId: string, at: Date): Promise<void> {
-    await manager.query(`UPDATE consent_records.captures SET committed_at = $2, record_id = $3 WHERE token_sha256 = $1`, [tokenSha256, at, recordId]);
+    await manager.query(`UPDATE consent_records.captures SET committed_at = $2, record_id = $3 WHERE token_sha256 = $1`, [
+      tokenSha256,
+      at,
+      recordId,
+    ]);
   }
 
   async delete(manager: EntityManager, tokenSha256: string): Promise<void> {
@@ -68,7 +86,11 @@ export class CapturesRepository {
 
   /** Deletes uncommitted captures past their expiry; returns how many. */
   async deleteExpired(now: Date): Promise<number> {
-    const rows = await queryRows<{ token_sha256: string }>(this.dataSource.manager, `DELETE FROM consent_records.captures WHERE committed_at IS NULL AND expires_at <= $1 RETURNING token_sha256`, [now]);
+    const rows = await queryRows<{ token_sha256: string }>(
+      this.dataSource.manager,
+      `DELETE FROM consent_records.captures WHERE committed_at IS NULL AND expires_at <= $1 RETURNING token_sha256`,
+      [now],
+    );
     return rows.length;
   }
 }

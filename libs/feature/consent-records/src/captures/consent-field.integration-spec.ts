@@ -20,17 +20,29 @@ describe('service-rendered consent field over HTTP', () => {
   let flowId: string;
   let db: DataSource;
 
-  const browser = (extra: Record<string, string> = {}): Record<string, string> => ({ 'x-publishable-key': app.pk, origin: ORIGIN, ...extra });
-  const rendering = (flow: string, headers: Record<string, string> = browser()) => http('GET', `${url}/capture/v1/fields/${flow}`, { headers });
+  const browser = (extra: Record<string, string> = {}): Record<string, string> => ({
+    'x-publishable-key': app.pk,
+    origin: ORIGIN,
+    ...extra,
+  });
+  const rendering = (flow: string, headers: Record<string, string> = browser()) =>
+    http('GET', `${url}/capture/v1/fields/${flow}`, { headers });
   const capture = (json: Json) => http('POST', `${url}/capture/v1/captures`, { headers: browser(), json });
-  const field = (purpose: string, checked: boolean): Json => ({ purpose, control: 'checkbox', checked, default_checked: false, required: false });
+  const field = (purpose: string, checked: boolean): Json => ({
+    purpose,
+    control: 'checkbox',
+    checked,
+    default_checked: false,
+    required: false,
+  });
   const fieldCapture = (digest: string | undefined, flow = flowId): Json => ({
     flow_id: flow,
     channel: 'embedded_field_browser',
     ...(digest === undefined ? {} : { rendering_digest: digest }),
     fields: [field('newsletter', false), field('offers', true)],
   });
-  const authorize = (token: string, json: Json) => http('POST', `${url}/api/v1/decisions/${token}/authorize`, { headers: auth(app.token), json });
+  const authorize = (token: string, json: Json) =>
+    http('POST', `${url}/api/v1/decisions/${token}/authorize`, { headers: auth(app.token), json });
   const refusal = (res: { status: number; body: Json }): unknown[] => [res.status, res.body.reason_code];
 
   beforeAll(async () => {
@@ -47,12 +59,12 @@ describe('service-rendered consent field over HTTP', () => {
     const res = await http('GET', `${url}/capture/v1/field.js`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/javascript/);
-    expect(res.text).toContain("customElements.define(TAG");
+    expect(res.text).toContain('customElements.define(TAG');
     expect(res.text).toContain("'svc-consent-field'");
     expect(res.text).toContain('overturo_capture_token');
   });
 
-  it('renders the active version\'s consent purposes as unticked, optional checkboxes with their digest', async () => {
+  it("renders the active version's consent purposes as unticked, optional checkboxes with their digest", async () => {
     const res = await rendering(flowId);
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -71,15 +83,26 @@ describe('service-rendered consent field over HTTP', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ object: 'capture', flow_id: flowId, flow_version: 1, channel: 'embedded_field_browser' });
     const token = created.body.capture_token as string;
-    expect(await db.query(`SELECT rendering_digest FROM consent_records.captures WHERE token_sha256 = $1`, [createHash('sha256').update(token).digest('hex')])).toEqual([{ rendering_digest: digest }]);
+    expect(
+      await db.query(`SELECT rendering_digest FROM consent_records.captures WHERE token_sha256 = $1`, [
+        createHash('sha256').update(token).digest('hex'),
+      ]),
+    ).toEqual([{ rendering_digest: digest }]);
 
     const committed = await authorize(token, { subject: { email: 'field@example.com' } });
-    expect(committed.body).toEqual({ status: 'committed', record_id: expect.stringMatching(/^crec_us_/), channel: 'embedded_field_browser' });
+    expect(committed.body).toEqual({
+      status: 'committed',
+      record_id: expect.stringMatching(/^crec_us_/),
+      channel: 'embedded_field_browser',
+    });
     const event = await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === committed.body.record_id)[0]);
     expect(event).toMatchObject({
       collectionChannel: 'embedded_field_browser',
       renderingEvidenceDigest: digest,
-      outcomes: [{ purpose: 'newsletter', decision: 'declined' }, { purpose: 'offers', decision: 'granted' }],
+      outcomes: [
+        { purpose: 'newsletter', decision: 'declined' },
+        { purpose: 'offers', decision: 'granted' },
+      ],
     });
 
     // The snippet's own controls carry no rendering evidence: the event says nothing about one.
@@ -93,14 +116,20 @@ describe('service-rendered consent field over HTTP', () => {
     const v1 = (await rendering(flowId)).body.rendering_digest as string;
     expect(refusal(await capture(fieldCapture(undefined)))).toEqual([422, 'rendering_evidence_missing']);
     expect(refusal(await capture(fieldCapture('0'.repeat(64))))).toEqual([422, 'rendering_evidence_mismatch']);
-    expect(refusal(await capture({ ...fieldCapture(v1), channel: 'form_capture_browser' }))).toEqual([422, 'rendering_evidence_not_applicable']);
+    expect(refusal(await capture({ ...fieldCapture(v1), channel: 'form_capture_browser' }))).toEqual([
+      422,
+      'rendering_evidence_not_applicable',
+    ]);
     expect(refusal(await capture(fieldCapture('NOT-A-DIGEST')))).toEqual([422, 'validation_failed']);
     expect(refusal(await capture(fieldCapture(v1.toUpperCase())))).toEqual([422, 'validation_failed']);
 
     // New wording activated after the page rendered: the old rendering no longer speaks for the flow.
     const flow = await harness.flow(app.token);
     const before = (await rendering(flow)).body.rendering_digest as string;
-    expect((await http('PATCH', `${url}/api/v1/flows/${flow}`, { headers: auth(app.token), json: { presentation: { title: 'New wording' } } })).status).toBe(200);
+    expect(
+      (await http('PATCH', `${url}/api/v1/flows/${flow}`, { headers: auth(app.token), json: { presentation: { title: 'New wording' } } }))
+        .status,
+    ).toBe(200);
     expect((await http('POST', `${url}/api/v1/flows/${flow}/activate`, { headers: auth(app.token) })).status).toBe(200);
     const stale = await capture(fieldCapture(before, flow));
     expect([...refusal(stale), stale.body.detail]).toEqual([422, 'rendering_evidence_mismatch', { flow_id: flow, flow_version: 2 }]);
@@ -109,7 +138,7 @@ describe('service-rendered consent field over HTTP', () => {
     expect((await capture(fieldCapture(current.body.rendering_digest as string, flow))).status).toBe(201);
   });
 
-  it('refuses flows that are not capturable in the organisation\'s own form, by name', async () => {
+  it("refuses flows that are not capturable in the organisation's own form, by name", async () => {
     const draft = await harness.flow(app.token, { activate: false });
     const openEnded = await harness.flow(app.token, { consentDuration: null });
     expect(refusal(await rendering(draft))).toEqual([409, 'flow_not_active']);
@@ -134,7 +163,10 @@ describe('service-rendered consent field over HTTP', () => {
     // Another application's key from this origin: the origin is not one of that application's.
     expect(refusal(await rendering(flowId, browser({ 'x-publishable-key': other.pk })))).toEqual([403, 'origin_not_allowed']);
     // ... and from its own origin the flow is not its own.
-    expect(refusal(await rendering(flowId, { 'x-publishable-key': other.pk, origin: 'http://localhost:4557' }))).toEqual([404, 'flow_not_found']);
+    expect(refusal(await rendering(flowId, { 'x-publishable-key': other.pk, origin: 'http://localhost:4557' }))).toEqual([
+      404,
+      'flow_not_found',
+    ]);
 
     expect((await rendering(flowId, { origin: ORIGIN })).status).toBe(401);
     expect((await rendering(flowId, browser({ 'x-publishable-key': 'pk_test_unknownkey0000' }))).status).toBe(401);
@@ -142,9 +174,15 @@ describe('service-rendered consent field over HTTP', () => {
     expect((await rendering(flowId, { ...auth(app.token), origin: ORIGIN })).status).toBe(401);
 
     const preflight = (origin: string) =>
-      http('OPTIONS', `${url}/capture/v1/fields/${flowId}?publishable_key=${app.pk}`, { headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-publishable-key' } });
+      http('OPTIONS', `${url}/capture/v1/fields/${flowId}?publishable_key=${app.pk}`, {
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-publishable-key' },
+      });
     const allowed = await preflight(ORIGIN);
-    expect([allowed.status, allowed.headers.get('access-control-allow-origin'), allowed.headers.get('access-control-allow-methods')]).toEqual([204, ORIGIN, 'GET, POST, OPTIONS']);
+    expect([
+      allowed.status,
+      allowed.headers.get('access-control-allow-origin'),
+      allowed.headers.get('access-control-allow-methods'),
+    ]).toEqual([204, ORIGIN, 'GET, POST, OPTIONS']);
     expect(refusal(await preflight('https://evil.example.com'))).toEqual([403, 'cors_origin_not_allowed']);
   });
 });

@@ -55,7 +55,9 @@ describe('consent field rendering', () => {
     const rendering = renderConsentField(flowVersion());
     expect(rendering.digest).toBe(createHash('sha256').update(rendering.html, 'utf8').digest('hex'));
     expect(renderConsentField(flowVersion()).digest).toBe(rendering.digest);
-    expect(renderConsentField(flowVersion({ presentation: { title: 'Stay in touch!', description: 'Choose what we may send you.' } })).digest).not.toBe(rendering.digest);
+    expect(
+      renderConsentField(flowVersion({ presentation: { title: 'Stay in touch!', description: 'Choose what we may send you.' } })).digest,
+    ).not.toBe(rendering.digest);
     expect(renderConsentField(flowVersion({}, 2)).digest).not.toBe(rendering.digest);
   });
 

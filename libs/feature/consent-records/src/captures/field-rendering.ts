@@ -32,9 +32,12 @@ export function renderConsentField(flow: FlowVersion): ConsentFieldRendering {
     `<fieldset class="svc-consent-field" lang="${escapeHtml(terms.locale)}" data-flow="${escapeHtml(flow.flowId)}" data-flow-version="${flow.version}">`,
     `<legend class="svc-consent-field__title">${escapeHtml(terms.presentation.title)}</legend>`,
   ];
-  if (terms.presentation.description) parts.push(`<p class="svc-consent-field__description">${escapeHtml(terms.presentation.description)}</p>`);
+  if (terms.presentation.description)
+    parts.push(`<p class="svc-consent-field__description">${escapeHtml(terms.presentation.description)}</p>`);
   for (const purpose of terms.purposes.filter((p) => p.mechanism === 'consent')) {
-    const description = purpose.description ? `<div class="svc-consent-field__purpose-description">${escapeHtml(purpose.description)}</div>` : '';
+    const description = purpose.description
+      ? `<div class="svc-consent-field__purpose-description">${escapeHtml(purpose.description)}</div>`
+      : '';
     parts.push(
       `<div class="svc-consent-field__purpose"><label><input type="checkbox" data-svc-purpose="${escapeHtml(purpose.key)}"><span class="svc-consent-field__label">${escapeHtml(purpose.label)}</span></label>${description}</div>`,
     );
@@ -53,18 +56,30 @@ export function renderConsentField(flow: FlowVersion): ConsentFieldRendering {
 export function renderingEvidenceOf(flow: FlowVersion, channel: CaptureChannel, digest: string | undefined): string | null {
   if (channel !== 'embedded_field_browser') {
     if (digest !== undefined) {
-      throw consentRecordsError('rendering_evidence_not_applicable', `rendering_digest exists only for the service-rendered field (channel embedded_field_browser), not ${channel}`, { channel });
+      throw consentRecordsError(
+        'rendering_evidence_not_applicable',
+        `rendering_digest exists only for the service-rendered field (channel embedded_field_browser), not ${channel}`,
+        { channel },
+      );
     }
     return null;
   }
   if (digest === undefined) {
-    throw consentRecordsError('rendering_evidence_missing', 'channel embedded_field_browser needs the rendering_digest of the field the person was shown', { channel });
+    throw consentRecordsError(
+      'rendering_evidence_missing',
+      'channel embedded_field_browser needs the rendering_digest of the field the person was shown',
+      { channel },
+    );
   }
   if (digest !== renderConsentField(flow).digest) {
-    throw consentRecordsError('rendering_evidence_mismatch', "rendering_digest is not the digest of the field this service renders for the flow's active version; reload the page to show the current wording", {
-      flow_id: flow.flowId,
-      flow_version: flow.version,
-    });
+    throw consentRecordsError(
+      'rendering_evidence_mismatch',
+      "rendering_digest is not the digest of the field this service renders for the flow's active version; reload the page to show the current wording",
+      {
+        flow_id: flow.flowId,
+        flow_version: flow.version,
+      },
+    );
   }
   return digest;
 }

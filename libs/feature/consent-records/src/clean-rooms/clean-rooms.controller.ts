@@ -10,7 +10,8 @@ import { DEFAULT_MIN_COHORT } from './suppression';
 
 function afterSeq(cursor: string | undefined): number {
   const after = cursor ? Number(decodeCursor(cursor, ['seq']).seq) : 0;
-  if (!Number.isSafeInteger(after) || after < 0) throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+  if (!Number.isSafeInteger(after) || after < 0)
+    throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
   return after;
 }
 
@@ -21,10 +22,19 @@ export class CleanRoomsController {
 
   @Post()
   @HttpCode(201)
-  @ApiDoc({ tag: 'Comply', summary: 'Propose a clean room to a partner application (its acceptance opens it)', errors: [400, 401, 403, 422] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'Propose a clean room to a partner application (its acceptance opens it)',
+    errors: [400, 401, 403, 422],
+  })
   @ApiResponseOf(CleanRoomResponse)
   async propose(@CurrentPrincipal() principal: Principal, @Body() body: ProposeCleanRoomBody): Promise<Record<string, unknown>> {
-    const room = await this.rooms.propose(principal.applicationId, { name: body.name, partnerApplicationId: body.partner_application_id, purpose: body.purpose, minCohortSize: body.min_cohort_size ?? DEFAULT_MIN_COHORT });
+    const room = await this.rooms.propose(principal.applicationId, {
+      name: body.name,
+      partnerApplicationId: body.partner_application_id,
+      purpose: body.purpose,
+      minCohortSize: body.min_cohort_size ?? DEFAULT_MIN_COHORT,
+    });
     return cleanRoomView(room, principal.applicationId);
   }
 
@@ -33,8 +43,18 @@ export class CleanRoomsController {
   @ApiResponseOf(CleanRoomResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: CleanRoomQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const rows = await this.rooms.repository.list(principal.applicationId, query.status as CleanRoomStatus | undefined, limit + 1, afterSeq(query.cursor));
-    return toPage(rows, limit, (room) => cleanRoomView(room, principal.applicationId), (room) => ({ seq: room.seq }));
+    const rows = await this.rooms.repository.list(
+      principal.applicationId,
+      query.status as CleanRoomStatus | undefined,
+      limit + 1,
+      afterSeq(query.cursor),
+    );
+    return toPage(
+      rows,
+      limit,
+      (room) => cleanRoomView(room, principal.applicationId),
+      (room) => ({ seq: room.seq }),
+    );
   }
 
   @Get(':clean_room_id')
@@ -46,9 +66,17 @@ export class CleanRoomsController {
 
   @Post(':clean_room_id/accept')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Comply', summary: 'The partner accepts, naming the consent purpose its audience is drawn from', errors: [400, 401, 403, 404, 409, 422] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'The partner accepts, naming the consent purpose its audience is drawn from',
+    errors: [400, 401, 403, 404, 409, 422],
+  })
   @ApiResponseOf(CleanRoomResponse)
-  async accept(@CurrentPrincipal() principal: Principal, @Param('clean_room_id') id: string, @Body() body: AcceptCleanRoomBody): Promise<Record<string, unknown>> {
+  async accept(
+    @CurrentPrincipal() principal: Principal,
+    @Param('clean_room_id') id: string,
+    @Body() body: AcceptCleanRoomBody,
+  ): Promise<Record<string, unknown>> {
     return cleanRoomView(await this.rooms.accept(principal.applicationId, id, body.purpose), principal.applicationId);
   }
 
@@ -62,7 +90,11 @@ export class CleanRoomsController {
 
   @Post(':clean_room_id/comparisons')
   @HttpCode(201)
-  @ApiDoc({ tag: 'Comply', summary: 'Compare the consented audiences: counts only, below the minimum cohort suppressed', errors: [401, 403, 404, 409] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'Compare the consented audiences: counts only, below the minimum cohort suppressed',
+    errors: [401, 403, 404, 409],
+  })
   @ApiResponseOf(CleanRoomComparisonResponse)
   async compare(@CurrentPrincipal() principal: Principal, @Param('clean_room_id') id: string): Promise<Record<string, unknown>> {
     const room = await this.rooms.room(principal.applicationId, id);
@@ -72,10 +104,19 @@ export class CleanRoomsController {
   @Get(':clean_room_id/comparisons')
   @ApiDoc({ tag: 'Comply', summary: 'Comparisons made in the clean room by either party, oldest first', errors: [400, 401, 403, 404] })
   @ApiResponseOf(CleanRoomComparisonResponse, { page: true })
-  async comparisons(@CurrentPrincipal() principal: Principal, @Param('clean_room_id') id: string, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  async comparisons(
+    @CurrentPrincipal() principal: Principal,
+    @Param('clean_room_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<Record<string, unknown>>> {
     const room = await this.rooms.room(principal.applicationId, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const rows = await this.rooms.repository.comparisons(room.id, limit + 1, afterSeq(query.cursor));
-    return toPage(rows, limit, (row) => comparisonView(row, room.minCohortSize), (row) => ({ seq: row.seq }));
+    return toPage(
+      rows,
+      limit,
+      (row) => comparisonView(row, room.minCohortSize),
+      (row) => ({ seq: row.seq }),
+    );
   }
 }

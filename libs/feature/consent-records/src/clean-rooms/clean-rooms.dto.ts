@@ -8,7 +8,10 @@ const PURPOSE_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 export class ProposeCleanRoomBody {
   @IsDefined() @IsString() @MinLength(1) @MaxLength(200) name!: string;
   /** Another application of this region (`tp_…`). */
-  @IsDefined() @IsString() @Matches(/^tp_[a-z]{2,3}_[a-z2-7]{20}$/, { message: 'partner_application_id must be an application id' }) partner_application_id!: string;
+  @IsDefined()
+  @IsString()
+  @Matches(/^tp_[a-z]{2,3}_[a-z2-7]{20}$/, { message: 'partner_application_id must be an application id' })
+  partner_application_id!: string;
   /** A consent purpose of one of the initiator's active flows: its audience is the people whose consent covers it. */
   @IsDefined() @IsString() @Matches(PURPOSE_KEY, { message: 'purpose must be a purpose key' }) purpose!: string;
   /** Counts below it are suppressed; at least 10, default 50. */

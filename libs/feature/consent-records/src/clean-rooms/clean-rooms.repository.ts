@@ -88,13 +88,27 @@ export class CleanRoomsRepository {
       this.dataSource.manager,
       `INSERT INTO consent_records.clean_rooms (id, name, initiator_application_id, partner_application_id, initiator_purpose, min_cohort_size, status, audit_entry_ids, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'proposed', $7, $8) RETURNING *`,
-      [room.id, room.name, room.initiatorApplicationId, room.partnerApplicationId, room.initiatorPurpose, room.minCohortSize, JSON.stringify(room.auditEntryIds), room.createdAt],
+      [
+        room.id,
+        room.name,
+        room.initiatorApplicationId,
+        room.partnerApplicationId,
+        room.initiatorPurpose,
+        room.minCohortSize,
+        JSON.stringify(room.auditEntryIds),
+        room.createdAt,
+      ],
     );
     return toRoom(rows[0]!);
   }
 
   /** A room the application is a party of (either side); another's answers undefined. */
-  async find(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<CleanRoom | undefined> {
+  async find(
+    applicationId: string,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+    lock = false,
+  ): Promise<CleanRoom | undefined> {
     const rows = await queryRows<RoomRow>(
       manager,
       `SELECT * FROM consent_records.clean_rooms WHERE id = $1 AND (initiator_application_id = $2 OR partner_application_id = $2)${lock ? ' FOR UPDATE' : ''}`,
@@ -103,7 +117,14 @@ export class CleanRoomsRepository {
     return rows[0] ? toRoom(rows[0]) : undefined;
   }
 
-  async decide(manager: EntityManager, id: string, status: CleanRoomStatus, partnerPurpose: string | null, auditEntryId: string, at: Date): Promise<CleanRoom> {
+  async decide(
+    manager: EntityManager,
+    id: string,
+    status: CleanRoomStatus,
+    partnerPurpose: string | null,
+    auditEntryId: string,
+    at: Date,
+  ): Promise<CleanRoom> {
     const rows = await queryRows<RoomRow>(
       manager,
       `UPDATE consent_records.clean_rooms SET status = $2, partner_purpose = $3, audit_entry_ids = audit_entry_ids || $4::jsonb, decided_at = $5 WHERE id = $1 RETURNING *`,
@@ -151,17 +172,40 @@ export class CleanRoomsRepository {
     const rows = await queryRows<{ seq: string }>(
       this.dataSource.manager,
       `INSERT INTO consent_records.clean_room_comparisons (clean_room_id, requested_by, counts, suppressed, audit_entry_id, computed_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING seq`,
-      [comparison.cleanRoomId, comparison.requestedBy, JSON.stringify(comparison.counts), comparison.suppressed, comparison.auditEntryId, comparison.computedAt],
+      [
+        comparison.cleanRoomId,
+        comparison.requestedBy,
+        JSON.stringify(comparison.counts),
+        comparison.suppressed,
+        comparison.auditEntryId,
+        comparison.computedAt,
+      ],
     );
     return { ...comparison, seq: Number(rows[0]!.seq) };
   }
 
   async comparisons(roomId: string, limit: number, afterSeq: number): Promise<CleanRoomComparison[]> {
-    const rows = await queryRows<{ seq: string; clean_room_id: string; requested_by: string; counts: SuppressedCounts; suppressed: string[]; audit_entry_id: string; computed_at: Date }>(
+    const rows = await queryRows<{
+      seq: string;
+      clean_room_id: string;
+      requested_by: string;
+      counts: SuppressedCounts;
+      suppressed: string[];
+      audit_entry_id: string;
+      computed_at: Date;
+    }>(
       this.dataSource.manager,
       `SELECT * FROM consent_records.clean_room_comparisons WHERE clean_room_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [roomId, afterSeq, limit],
     );
-    return rows.map((row) => ({ seq: Number(row.seq), cleanRoomId: row.clean_room_id, requestedBy: row.requested_by, counts: row.counts, suppressed: row.suppressed, auditEntryId: row.audit_entry_id, computedAt: row.computed_at }));
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      cleanRoomId: row.clean_room_id,
+      requestedBy: row.requested_by,
+      counts: row.counts,
+      suppressed: row.suppressed,
+      auditEntryId: row.audit_entry_id,
+      computedAt: row.computed_at,
+    }));
   }
 }

@@ -24,18 +24,44 @@ export class CleanRooms {
     private readonly config: PlatformConfig,
   ) {}
 
-  async propose(applicationId: string, input: { name: string; partnerApplicationId: string; purpose: string; minCohortSize: number }): Promise<CleanRoom> {
+  async propose(
+    applicationId: string,
+    input: { name: string; partnerApplicationId: string; purpose: string; minCohortSize: number },
+  ): Promise<CleanRoom> {
     const partner = input.partnerApplicationId;
     if (!isIdOf('application', partner) || parseId(partner)?.region !== this.config.REGION || partner === applicationId) {
-      throw consentRecordsError('clean_room_partner_invalid', 'The partner is another application of this region', { field: 'partner_application_id' });
+      throw consentRecordsError('clean_room_partner_invalid', 'The partner is another application of this region', {
+        field: 'partner_application_id',
+      });
     }
     const found = await this.rpc.call('gateway.get_application', { applicationId: partner });
-    if (!found.found) throw consentRecordsError('clean_room_partner_invalid', 'No such application in this region', { field: 'partner_application_id' });
+    if (!found.found)
+      throw consentRecordsError('clean_room_partner_invalid', 'No such application in this region', { field: 'partner_application_id' });
     await this.checkPurpose(applicationId, input.purpose);
     const id = newRegionalId('clean_room', this.config.REGION as IdRegion);
     const now = this.clock.now();
-    const entry = await this.audit('clean_room.proposed', applicationId, id, { initiator_application_id: applicationId, partner_application_id: partner, initiator_purpose: input.purpose, min_cohort_size: input.minCohortSize }, now);
-    return this.repository.insert({ id, name: input.name, initiatorApplicationId: applicationId, partnerApplicationId: partner, initiatorPurpose: input.purpose, minCohortSize: input.minCohortSize, auditEntryIds: [entry], createdAt: now });
+    const entry = await this.audit(
+      'clean_room.proposed',
+      applicationId,
+      id,
+      {
+        initiator_application_id: applicationId,
+        partner_application_id: partner,
+        initiator_purpose: input.purpose,
+        min_cohort_size: input.minCohortSize,
+      },
+      now,
+    );
+    return this.repository.insert({
+      id,
+      name: input.name,
+      initiatorApplicationId: applicationId,
+      partnerApplicationId: partner,
+      initiatorPurpose: input.purpose,
+      minCohortSize: input.minCohortSize,
+      auditEntryIds: [entry],
+      createdAt: now,
+    });
   }
 
   /** The partner accepts with the purpose its audience is drawn from. */
@@ -46,7 +72,8 @@ export class CleanRooms {
     const entry = await this.audit('clean_room.accepted', applicationId, id, { partner_purpose: purpose }, now);
     return this.repository.transaction(async (manager) => {
       const locked = await this.repository.find(applicationId, room.id, manager, true);
-      if (locked?.status !== 'proposed') throw consentRecordsError('clean_room_state_invalid', `The clean room is ${locked?.status ?? 'gone'}`, { status: locked?.status });
+      if (locked?.status !== 'proposed')
+        throw consentRecordsError('clean_room_state_invalid', `The clean room is ${locked?.status ?? 'gone'}`, { status: locked?.status });
       return this.repository.decide(manager, id, 'active', purpose, entry, now);
     });
   }
@@ -57,7 +84,8 @@ export class CleanRooms {
     const entry = await this.audit('clean_room.declined', applicationId, id, {}, now);
     return this.repository.transaction(async (manager) => {
       const locked = await this.repository.find(applicationId, id, manager, true);
-      if (locked?.status !== 'proposed') throw consentRecordsError('clean_room_state_invalid', `The clean room is ${locked?.status ?? 'gone'}`, { status: locked?.status });
+      if (locked?.status !== 'proposed')
+        throw consentRecordsError('clean_room_state_invalid', `The clean room is ${locked?.status ?? 'gone'}`, { status: locked?.status });
       return this.repository.decide(manager, id, 'declined', null, entry, now);
     });
   }
@@ -65,11 +93,25 @@ export class CleanRooms {
   /** Either party compares an active room: counts only, small cells suppressed, audited. */
   async compare(applicationId: string, id: string): Promise<CleanRoomComparison> {
     const room = await this.room(applicationId, id);
-    if (room.status !== 'active') throw consentRecordsError('clean_room_state_invalid', 'Both applications must accept before a comparison', { status: room.status });
+    if (room.status !== 'active')
+      throw consentRecordsError('clean_room_state_invalid', 'Both applications must accept before a comparison', { status: room.status });
     const now = this.clock.now();
     const result = suppress(await this.repository.count(room, now), room.minCohortSize);
-    const entry = await this.audit('clean_room.compared', applicationId, id, { requested_by: applicationId, counts: result.counts, suppressed: result.suppressed, min_cohort_size: room.minCohortSize }, now);
-    return this.repository.insertComparison({ cleanRoomId: id, requestedBy: applicationId, counts: result.counts, suppressed: result.suppressed, auditEntryId: entry, computedAt: now });
+    const entry = await this.audit(
+      'clean_room.compared',
+      applicationId,
+      id,
+      { requested_by: applicationId, counts: result.counts, suppressed: result.suppressed, min_cohort_size: room.minCohortSize },
+      now,
+    );
+    return this.repository.insertComparison({
+      cleanRoomId: id,
+      requestedBy: applicationId,
+      counts: result.counts,
+      suppressed: result.suppressed,
+      auditEntryId: entry,
+      computedAt: now,
+    });
   }
 
   async room(applicationId: string, id: string): Promise<CleanRoom> {
@@ -80,14 +122,20 @@ export class CleanRooms {
 
   private async pendingForPartner(applicationId: string, id: string): Promise<CleanRoom> {
     const room = await this.room(applicationId, id);
-    if (room.partnerApplicationId !== applicationId) throw consentRecordsError('clean_room_forbidden', 'Only the partner application accepts or declines', { clean_room_id: id });
-    if (room.status !== 'proposed') throw consentRecordsError('clean_room_state_invalid', `The clean room is ${room.status}`, { status: room.status });
+    if (room.partnerApplicationId !== applicationId)
+      throw consentRecordsError('clean_room_forbidden', 'Only the partner application accepts or declines', { clean_room_id: id });
+    if (room.status !== 'proposed')
+      throw consentRecordsError('clean_room_state_invalid', `The clean room is ${room.status}`, { status: room.status });
     return room;
   }
 
   private async checkPurpose(applicationId: string, purpose: string): Promise<void> {
     if (!(await this.repository.isConsentPurpose(applicationId, purpose))) {
-      throw consentRecordsError('clean_room_purpose_invalid', 'purpose must be a consent purpose of one of the application\'s active flows', { field: 'purpose' });
+      throw consentRecordsError(
+        'clean_room_purpose_invalid',
+        "purpose must be a consent purpose of one of the application's active flows",
+        { field: 'purpose' },
+      );
     }
   }
 

@@ -22,7 +22,8 @@ export function suppress(counts: AudienceCounts, minimum: number): { counts: Sup
   const remainderSmall = (audience: number): boolean => audience - counts.overlap > 0 && small(audience - counts.overlap);
   if (small(counts.initiator_audience)) suppressed.push('initiator_audience');
   if (small(counts.partner_audience)) suppressed.push('partner_audience');
-  if (small(counts.overlap) || remainderSmall(counts.initiator_audience) || remainderSmall(counts.partner_audience)) suppressed.push('overlap');
+  if (small(counts.overlap) || remainderSmall(counts.initiator_audience) || remainderSmall(counts.partner_audience))
+    suppressed.push('overlap');
   return {
     counts: {
       initiator_audience: suppressed.includes('initiator_audience') ? null : counts.initiator_audience,

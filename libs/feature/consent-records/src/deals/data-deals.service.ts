@@ -16,7 +16,14 @@ import type { CreateLicenseBody, CreateOfferBody, TermsChangeInput, UseCheckBody
 const DEFAULT_OFFER_WINDOW = 'P14D';
 
 /** Why a data use is refused (use checks). */
-export type UseRefusal = 'deal_not_accepted' | 'deal_term_ended' | 'consent_withdrawn' | 'consent_expired' | 'purpose_not_agreed' | 'data_category_not_agreed' | 'recipient_not_agreed';
+export type UseRefusal =
+  | 'deal_not_accepted'
+  | 'deal_term_ended'
+  | 'consent_withdrawn'
+  | 'consent_expired'
+  | 'purpose_not_agreed'
+  | 'data_category_not_agreed'
+  | 'recipient_not_agreed';
 
 /**
  * Licences and offers (Protect): creation, the moves of the trigger table in `deal.ts`, and the
@@ -39,7 +46,11 @@ export class DataDeals {
     const flow = await activeCapturableFlow(this.flows, principal.applicationId, body.flow_id);
     for (const purpose of body.purposes) {
       const declared = flow.terms.purposes.find((p) => p.key === purpose);
-      if (!declared || declared.mechanism !== 'consent') throw consentRecordsError('license_purpose_not_in_flow', `purpose "${purpose}" is not a consent purpose of the flow`, { field: 'purposes', purpose });
+      if (!declared || declared.mechanism !== 'consent')
+        throw consentRecordsError('license_purpose_not_in_flow', `purpose "${purpose}" is not a consent purpose of the flow`, {
+          field: 'purposes',
+          purpose,
+        });
     }
     const license: DataLicense = {
       id: newRegionalId('data_license', this.config.REGION),
@@ -51,7 +62,12 @@ export class DataDeals {
         data_categories: body.data_categories,
         duration: body.duration,
         price: body.price ? { amount: body.price.amount, currency: body.price.currency } : null,
-        recipients: body.recipients.map((r) => ({ party_id: r.party_id, name: r.name, ...(r.public_jwk ? { public_jwk: r.public_jwk } : {}), ...(r.country ? { country: r.country } : {}) })),
+        recipients: body.recipients.map((r) => ({
+          party_id: r.party_id,
+          name: r.name,
+          ...(r.public_jwk ? { public_jwk: r.public_jwk } : {}),
+          ...(r.country ? { country: r.country } : {}),
+        })),
       },
       offerWindow: body.offer_window ?? DEFAULT_OFFER_WINDOW,
       createdAt: this.clock.now(),
@@ -72,16 +88,40 @@ export class DataDeals {
     const subject = subjectOf(body.subject);
     const terms = this.changed(license.terms, license.terms, body.terms);
     const now = this.clock.now();
-    const offer: DataOffer = { id: newRegionalId('data_offer', this.config.REGION), applicationId: principal.applicationId, licenseId: license.id, subject, state: 'draft', terms, expiresAt: null, recordId: null, acceptedAt: null, moves: 1, createdAt: now, updatedAt: now };
+    const offer: DataOffer = {
+      id: newRegionalId('data_offer', this.config.REGION),
+      applicationId: principal.applicationId,
+      licenseId: license.id,
+      subject,
+      state: 'draft',
+      terms,
+      expiresAt: null,
+      recordId: null,
+      acceptedAt: null,
+      moves: 1,
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.deals.transaction(async (manager) => {
       await this.deals.insertOffer(manager, offer);
-      await this.deals.insertMove(manager, offer.id, { seq: 1, move: 'create', actor: 'application', from: null, to: 'draft', terms, note: null, at: now });
+      await this.deals.insertMove(manager, offer.id, {
+        seq: 1,
+        move: 'create',
+        actor: 'application',
+        from: null,
+        to: 'draft',
+        terms,
+        note: null,
+        at: now,
+      });
     });
     return offer;
   }
 
   async offer(principal: Principal, offerId: string, manager?: EntityManager, lock = false): Promise<DataOffer> {
-    const found = isIdOf('data_offer', offerId) ? await this.deals.findOffer(principal.applicationId, offerId, { manager, lock }) : undefined;
+    const found = isIdOf('data_offer', offerId)
+      ? await this.deals.findOffer(principal.applicationId, offerId, { manager, lock })
+      : undefined;
     if (!found) throw consentRecordsError('data_offer_not_found', 'Data offer not found', { offer_id: offerId });
     return found;
   }
@@ -90,19 +130,40 @@ export class DataDeals {
    * Applies one move. An open offer past its expires_at is first recorded as expired (a move of
    * the platform, committed even though the caller's move is refused with 410 offer_expired).
    */
-  async move(principal: Principal, offerId: string, move: DealMove, actor: DealActor, change?: TermsChangeInput, note?: string): Promise<DataOffer> {
+  async move(
+    principal: Principal,
+    offerId: string,
+    move: DealMove,
+    actor: DealActor,
+    change?: TermsChangeInput,
+    note?: string,
+  ): Promise<DataOffer> {
     const now = this.clock.now();
     const outcome = await this.deals.transaction(async (manager) => {
       const offer = await this.offer(principal, offerId, manager, true);
       if (effectiveState(offer.state, offer.expiresAt, now) === 'expired' && offer.state !== 'expired') {
         const seq = offer.moves + 1;
         const expired: DataOffer = { ...offer, state: 'expired', moves: seq, updatedAt: now };
-        await this.deals.saveMove(manager, expired, { seq, move: 'expire', actor: 'platform', from: offer.state, to: 'expired', terms: offer.terms, note: null, at: offer.expiresAt! });
+        await this.deals.saveMove(manager, expired, {
+          seq,
+          move: 'expire',
+          actor: 'platform',
+          from: offer.state,
+          to: 'expired',
+          terms: offer.terms,
+          note: null,
+          at: offer.expiresAt!,
+        });
         return { expired: true as const, offer: expired };
       }
       if (offer.state === 'expired') return { expired: true as const, offer };
       const to = nextState(offer.state, move, actor);
-      if (!to) throw consentRecordsError('deal_move_not_allowed', `An offer in state ${offer.state} cannot take "${move}" by the ${actor}`, { state: offer.state, move, actor });
+      if (!to)
+        throw consentRecordsError('deal_move_not_allowed', `An offer in state ${offer.state} cannot take "${move}" by the ${actor}`, {
+          state: offer.state,
+          move,
+          actor,
+        });
       const license = (await this.deals.findLicense(principal.applicationId, offer.licenseId, manager))!;
       const terms = move === 'counter' || move === 'revise' ? this.changed(offer.terms, license.terms, change) : offer.terms;
       const seq = offer.moves + 1;
@@ -116,7 +177,11 @@ export class DataDeals {
       await this.deals.saveMove(manager, next, { seq, move, actor, from: offer.state, to, terms, note: note ?? null, at: now });
       return { expired: false as const, offer: next };
     });
-    if (outcome.expired) throw consentRecordsError('offer_expired', 'The offer expired before this answer', { offer_id: offerId, expires_at: outcome.offer.expiresAt?.toISOString() ?? null });
+    if (outcome.expired)
+      throw consentRecordsError('offer_expired', 'The offer expired before this answer', {
+        offer_id: offerId,
+        expires_at: outcome.offer.expiresAt?.toISOString() ?? null,
+      });
     return outcome.offer;
   }
 
@@ -153,11 +218,16 @@ export class DataDeals {
       purposes: change?.purposes ?? base.purposes,
       data_categories: change?.data_categories ?? base.data_categories,
       duration: change?.duration ?? base.duration,
-      price: change && 'price' in change ? (change.price ? { amount: change.price.amount, currency: change.price.currency } : null) : base.price,
+      price:
+        change && 'price' in change ? (change.price ? { amount: change.price.amount, currency: change.price.currency } : null) : base.price,
       recipients: change?.recipients ? change.recipients.map((r) => ({ party_id: r.party_id, name: r.name })) : base.recipients,
     };
     const outside = termsOutsideLicense(terms, license);
-    if (outside) throw consentRecordsError('terms_outside_license', `${outside.field} holds "${outside.value}", which the licence does not allow`, { field: outside.field, value: outside.value });
+    if (outside)
+      throw consentRecordsError('terms_outside_license', `${outside.field} holds "${outside.value}", which the licence does not allow`, {
+        field: outside.field,
+        value: outside.value,
+      });
     return terms;
   }
 
@@ -165,15 +235,32 @@ export class DataDeals {
    * The consent the accepted deal is: a record under the licence's flow, captured now, granting
    * the agreed purposes and declining the flow's other consent purposes, idempotent per offer.
    */
-  private async recordConsent(manager: EntityManager, principal: Principal, offer: DataOffer, license: DataLicense, now: Date): Promise<string> {
+  private async recordConsent(
+    manager: EntityManager,
+    principal: Principal,
+    offer: DataOffer,
+    license: DataLicense,
+    now: Date,
+  ): Promise<string> {
     const flow = await activeCapturableFlow(this.flows, principal.applicationId, license.flowId, manager);
     const decisions = Object.fromEntries(
       flow.terms.purposes
         .filter((p) => p.mechanism === 'consent')
-        .map((p) => [p.key, { decision: offer.terms.purposes.includes(p.key) ? 'granted' : 'declined', default_checked: false, mandatory: false }]),
+        .map((p) => [
+          p.key,
+          { decision: offer.terms.purposes.includes(p.key) ? 'granted' : 'declined', default_checked: false, mandatory: false },
+        ]),
     );
     const draft = recordDraft(
-      { subject: { ...(offer.subject.email ? { email: offer.subject.email } : {}), ...(offer.subject.external_id ? { external_id: offer.subject.external_id } : {}) }, decisions, captured_at: now.toISOString(), idempotency_key: `deal:${offer.id}` },
+      {
+        subject: {
+          ...(offer.subject.email ? { email: offer.subject.email } : {}),
+          ...(offer.subject.external_id ? { external_id: offer.subject.external_id } : {}),
+        },
+        decisions,
+        captured_at: now.toISOString(),
+        idempotency_key: `deal:${offer.id}`,
+      },
       flow,
       principal.applicationId,
       'controller_attested',
@@ -184,7 +271,10 @@ export class DataDeals {
   }
 
   private async plus(manager: EntityManager | undefined, at: Date, duration: string): Promise<Date> {
-    const rows: Array<{ t: Date }> = await (manager ?? this.deals.manager()).query(`SELECT ($1::timestamptz + $2::interval) AS t`, [at, duration]);
+    const rows: Array<{ t: Date }> = await (manager ?? this.deals.manager()).query(`SELECT ($1::timestamptz + $2::interval) AS t`, [
+      at,
+      duration,
+    ]);
     return rows[0]!.t;
   }
 }

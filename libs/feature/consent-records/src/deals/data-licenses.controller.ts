@@ -19,7 +19,12 @@ export class DataLicensesController {
   ) {}
 
   @Post()
-  @ApiDoc({ tag: 'Data deals', summary: 'Publish a data licence (immutable; offers are made under it)', response: LICENSE_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'Publish a data licence (immutable; offers are made under it)',
+    response: LICENSE_RESPONSE,
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   @ApiResponseOf(DataLicenseResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateLicenseBody): Promise<DataLicenseResponse> {
     return licenseView(await this.deals.createLicense(principal, body));
@@ -31,7 +36,11 @@ export class DataLicensesController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<DataLicenseResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.repository.listLicenses(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.repository.listLicenses(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     return toPage(rows, limit, licenseView, (r) => ({ created_at: r.createdAt.toISOString(), id: r.id }));
   }
 

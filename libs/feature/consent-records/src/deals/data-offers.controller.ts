@@ -28,21 +28,39 @@ export class DataOffersController {
   ) {}
 
   @Post()
-  @ApiDoc({ tag: 'Data deals', summary: 'Draft an offer to one person under a licence', response: OFFER_RESPONSE, errors: [400, 401, 403, 404, 421, 422] })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'Draft an offer to one person under a licence',
+    response: OFFER_RESPONSE,
+    errors: [400, 401, 403, 404, 421, 422],
+  })
   @ApiResponseOf(DataOfferResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateOfferBody): Promise<DataOfferResponse> {
     return this.view(await this.deals.createOffer(principal, body));
   }
 
   @Get()
-  @ApiDoc({ tag: 'Data deals', summary: 'List data offers (without their history)', response: 'Page of data_offer (no history): data, has_more, next_cursor' })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'List data offers (without their history)',
+    response: 'Page of data_offer (no history): data, has_more, next_cursor',
+  })
   @ApiResponseOf(DataOfferSummaryResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<DataOfferSummaryResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.repository.listOffers(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.repository.listOffers(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     const now = this.clock.now();
-    return toPage(rows, limit, (r) => offerSummaryView(r, now), (r) => ({ created_at: r.createdAt.toISOString(), id: r.id }));
+    return toPage(
+      rows,
+      limit,
+      (r) => offerSummaryView(r, now),
+      (r) => ({ created_at: r.createdAt.toISOString(), id: r.id }),
+    );
   }
 
   @Get(':offer_id')
@@ -54,7 +72,12 @@ export class DataOffersController {
 
   @Post(':offer_id/send')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Data deals', summary: 'Send a draft offer to the person (draft → offered; open for the licence offer_window)', response: OFFER_RESPONSE, errors: MOVE_ERRORS })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'Send a draft offer to the person (draft → offered; open for the licence offer_window)',
+    response: OFFER_RESPONSE,
+    errors: MOVE_ERRORS,
+  })
   @ApiResponseOf(DataOfferResponse)
   async send(@CurrentPrincipal() principal: Principal, @Param('offer_id') offerId: string): Promise<DataOfferResponse> {
     return this.view(await this.deals.move(principal, offerId, 'send', 'application'));
@@ -62,17 +85,35 @@ export class DataOffersController {
 
   @Post(':offer_id/counter')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Data deals', summary: "The party counters with other terms (offered | user_revised → countered)", response: OFFER_RESPONSE, errors: MOVE_ERRORS })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'The party counters with other terms (offered | user_revised → countered)',
+    response: OFFER_RESPONSE,
+    errors: MOVE_ERRORS,
+  })
   @ApiResponseOf(DataOfferResponse)
-  async counter(@CurrentPrincipal() principal: Principal, @Param('offer_id') offerId: string, @Body() body: ChangeTermsBody): Promise<DataOfferResponse> {
+  async counter(
+    @CurrentPrincipal() principal: Principal,
+    @Param('offer_id') offerId: string,
+    @Body() body: ChangeTermsBody,
+  ): Promise<DataOfferResponse> {
     return this.view(await this.deals.move(principal, offerId, 'counter', 'application', body.terms, body.note));
   }
 
   @Post(':offer_id/revise')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Data deals', summary: "The person's revision of the terms, relayed by the application (offered | countered → user_revised)", response: OFFER_RESPONSE, errors: MOVE_ERRORS })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: "The person's revision of the terms, relayed by the application (offered | countered → user_revised)",
+    response: OFFER_RESPONSE,
+    errors: MOVE_ERRORS,
+  })
   @ApiResponseOf(DataOfferResponse)
-  async revise(@CurrentPrincipal() principal: Principal, @Param('offer_id') offerId: string, @Body() body: ChangeTermsBody): Promise<DataOfferResponse> {
+  async revise(
+    @CurrentPrincipal() principal: Principal,
+    @Param('offer_id') offerId: string,
+    @Body() body: ChangeTermsBody,
+  ): Promise<DataOfferResponse> {
     return this.view(await this.deals.move(principal, offerId, 'revise', 'person', body.terms, body.note));
   }
 
@@ -80,20 +121,34 @@ export class DataOffersController {
   @HttpCode(200)
   @ApiDoc({
     tag: 'Data deals',
-    summary: "Accept the other side's latest terms (person: offered | countered; application: user_revised → accepted); writes the deal's consent record, whose receipt follows",
+    summary:
+      "Accept the other side's latest terms (person: offered | countered; application: user_revised → accepted); writes the deal's consent record, whose receipt follows",
     response: OFFER_RESPONSE,
     errors: MOVE_ERRORS,
   })
   @ApiResponseOf(DataOfferResponse)
-  async accept(@CurrentPrincipal() principal: Principal, @Param('offer_id') offerId: string, @Body() body: AnswerBody): Promise<DataOfferResponse> {
+  async accept(
+    @CurrentPrincipal() principal: Principal,
+    @Param('offer_id') offerId: string,
+    @Body() body: AnswerBody,
+  ): Promise<DataOfferResponse> {
     return this.view(await this.deals.move(principal, offerId, 'accept', body.actor, undefined, body.note));
   }
 
   @Post(':offer_id/decline')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Data deals', summary: 'Decline (person: any open state; application: user_revised → declined)', response: OFFER_RESPONSE, errors: MOVE_ERRORS })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'Decline (person: any open state; application: user_revised → declined)',
+    response: OFFER_RESPONSE,
+    errors: MOVE_ERRORS,
+  })
   @ApiResponseOf(DataOfferResponse)
-  async decline(@CurrentPrincipal() principal: Principal, @Param('offer_id') offerId: string, @Body() body: AnswerBody): Promise<DataOfferResponse> {
+  async decline(
+    @CurrentPrincipal() principal: Principal,
+    @Param('offer_id') offerId: string,
+    @Body() body: AnswerBody,
+  ): Promise<DataOfferResponse> {
     return this.view(await this.deals.move(principal, offerId, 'decline', body.actor, undefined, body.note));
   }
 
@@ -103,11 +158,16 @@ export class DataOffersController {
   @ApiDoc({
     tag: 'Data deals',
     summary: 'Check a data use against the accepted deal',
-    response: 'data_use_check: object, offer_id, allowed, reason_code (deal_not_accepted|deal_term_ended|consent_withdrawn|consent_expired|purpose_not_agreed|data_category_not_agreed|recipient_not_agreed) | null, record_id',
+    response:
+      'data_use_check: object, offer_id, allowed, reason_code (deal_not_accepted|deal_term_ended|consent_withdrawn|consent_expired|purpose_not_agreed|data_category_not_agreed|recipient_not_agreed) | null, record_id',
     errors: [400, 401, 403, 404, 421],
   })
   @ApiResponseOf(DataUseCheckResponse)
-  async checkUse(@CurrentPrincipal() principal: Principal, @Param('offer_id') offerId: string, @Body() body: UseCheckBody): Promise<DataUseCheckResponse> {
+  async checkUse(
+    @CurrentPrincipal() principal: Principal,
+    @Param('offer_id') offerId: string,
+    @Body() body: UseCheckBody,
+  ): Promise<DataUseCheckResponse> {
     const { offer, refusal } = await this.deals.checkUse(principal, offerId, body);
     return { object: 'data_use_check', offer_id: offer.id, allowed: refusal === null, reason_code: refusal, record_id: offer.recordId };
   }

@@ -32,15 +32,27 @@ describe('data licences and offers over HTTP', () => {
     expect(license.status).toBe(201);
     expect(license.body).toMatchObject({ terms: { price: null, purposes: ['offers'] } });
     licenseId = license.body.id as string;
-    const account = await post('/api/v1/data_licenses', { name: 'x', flow_id: flowId, purposes: ['account'], data_categories: ['c'], duration: 'P1Y', recipients: [] });
+    const account = await post('/api/v1/data_licenses', {
+      name: 'x',
+      flow_id: flowId,
+      purposes: ['account'],
+      data_categories: ['c'],
+      duration: 'P1Y',
+      recipients: [],
+    });
     expect([account.status, account.body.reason_code]).toEqual([422, 'license_purpose_not_in_flow']);
   });
   afterAll(() => harness.close());
 
   it('offered → user_revised → countered → accepted writes the consent record of the agreed terms', async () => {
     const offerId = (await post('/api/v1/data_offers', { license_id: licenseId, subject: { email: 'ada@example.com' } })).body.id as string;
-    expect((await post(`/api/v1/data_offers/${offerId}/send`)).body).toMatchObject({ state: 'offered', expires_at: '2026-09-08T08:00:00.000Z' });
-    const revised = await post(`/api/v1/data_offers/${offerId}/revise`, { terms: { data_categories: ['contact_details'], duration: 'P3M' } });
+    expect((await post(`/api/v1/data_offers/${offerId}/send`)).body).toMatchObject({
+      state: 'offered',
+      expires_at: '2026-09-08T08:00:00.000Z',
+    });
+    const revised = await post(`/api/v1/data_offers/${offerId}/revise`, {
+      terms: { data_categories: ['contact_details'], duration: 'P3M' },
+    });
     expect(revised.body).toMatchObject({ state: 'user_revised', terms: { data_categories: ['contact_details'], duration: 'P3M' } });
     const countered = await post(`/api/v1/data_offers/${offerId}/counter`, { terms: { duration: 'P6M' } });
     expect(countered.body).toMatchObject({ state: 'countered', terms: { data_categories: ['contact_details'], duration: 'P6M' } });
@@ -48,20 +60,31 @@ describe('data licences and offers over HTTP', () => {
     expect(accepted.body).toMatchObject({ state: 'accepted', record_id: expect.stringMatching(/^crec_us_/) });
     const recordId = accepted.body.record_id as string;
     const record = await http('GET', `${url}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) });
-    expect(record.body).toMatchObject({ collection_channel: 'controller_attested', decisions: { offers: { decision: 'granted' }, newsletter: { decision: 'declined' } } });
+    expect(record.body).toMatchObject({
+      collection_channel: 'controller_attested',
+      decisions: { offers: { decision: 'granted' }, newsletter: { decision: 'declined' } },
+    });
     const event = await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === recordId)[0]);
     expect(event).toMatchObject({ subjectEmail: 'ada@example.com' });
-    expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body).toMatchObject({ allowed: true });
-    expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'purchases' })).body).toMatchObject({ allowed: false, reason_code: 'data_category_not_agreed' });
+    expect(
+      (await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body,
+    ).toMatchObject({ allowed: true });
+    expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'purchases' })).body).toMatchObject(
+      { allowed: false, reason_code: 'data_category_not_agreed' },
+    );
     // Withdrawing the consent stops the use.
     expect((await post(`/api/v1/consent_records/${recordId}/withdrawals`, {})).status).toBe(201);
-    expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body).toMatchObject({ allowed: false, reason_code: 'consent_withdrawn' });
+    expect(
+      (await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body,
+    ).toMatchObject({ allowed: false, reason_code: 'consent_withdrawn' });
     // A second acceptance is refused: the deal is closed.
     expect((await post(`/api/v1/data_offers/${offerId}/accept`, { actor: 'person' })).body.reason_code).toBe('deal_move_not_allowed');
   });
 
   it("the retention sweep ends the deal's consent at the end of the deal's term", async () => {
-    const offerId = (await post('/api/v1/data_offers', { license_id: licenseId, subject: { external_id: 'term' }, terms: { duration: 'P30D' } })).body.id as string;
+    const offerId = (
+      await post('/api/v1/data_offers', { license_id: licenseId, subject: { external_id: 'term' }, terms: { duration: 'P30D' } })
+    ).body.id as string;
     await post(`/api/v1/data_offers/${offerId}/send`);
     const accepted = await post(`/api/v1/data_offers/${offerId}/accept`, { actor: 'person' });
     const recordId = accepted.body.record_id as string;
@@ -70,9 +93,13 @@ describe('data licences and offers over HTTP', () => {
     expect((await harness.running.app.get(RetentionSweep).execute(app.id)).expired.map((e) => e.recordId)).not.toContain(recordId);
     clock.advance(1);
     const report = await harness.running.app.get(RetentionSweep).execute(app.id);
-    expect(report.expired).toEqual([expect.objectContaining({ recordId, reason: 'deal_term', expiredAt: new Date(acceptedAt + 30 * DAY) })]);
+    expect(report.expired).toEqual([
+      expect.objectContaining({ recordId, reason: 'deal_term', expiredAt: new Date(acceptedAt + 30 * DAY) }),
+    ]);
     expect((await http('GET', `${url}/api/v1/consent_records/${recordId}`, { headers: auth(app.token) })).body.status).toBe('expired');
-    expect((await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body).toMatchObject({ allowed: false, reason_code: 'deal_term_ended' });
+    expect(
+      (await post(`/api/v1/data_offers/${offerId}/use_checks`, { purpose: 'offers', data_category: 'contact_details' })).body,
+    ).toMatchObject({ allowed: false, reason_code: 'deal_term_ended' });
   });
 
   it('an expired offer cannot be accepted', async () => {
@@ -92,7 +119,10 @@ describe('data licences and offers over HTTP', () => {
     expect([early.status, early.body.reason_code]).toEqual([409, 'deal_move_not_allowed']);
     await post(`/api/v1/data_offers/${offerId}/send`);
     expect((await post(`/api/v1/data_offers/${offerId}/accept`, { actor: 'application' })).body.reason_code).toBe('deal_move_not_allowed');
-    expect((await post(`/api/v1/data_offers/${offerId}/decline`, { actor: 'person', note: 'no thanks' })).body).toMatchObject({ state: 'declined', record_id: null });
+    expect((await post(`/api/v1/data_offers/${offerId}/decline`, { actor: 'person', note: 'no thanks' })).body).toMatchObject({
+      state: 'declined',
+      record_id: null,
+    });
     const bad = await post(`/api/v1/data_offers/${offerId}/decline`, { actor: 'someone' });
     expect(bad.status).toBe(422);
     const missing = await http('GET', `${url}/api/v1/data_offers/doff_us_aaaaaaaaaaaaaaaaaaaa`, { headers: auth(app.token) });

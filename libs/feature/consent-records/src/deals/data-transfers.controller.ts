@@ -48,34 +48,61 @@ export class DataTransfersController {
   @HttpCode(201)
   @ApiDoc({
     tag: 'Data deals',
-    summary: 'Send a person\'s data to a recipient of the licence, encrypted to its key (JWE), with a receipt for the person',
+    summary: "Send a person's data to a recipient of the licence, encrypted to its key (JWE), with a receipt for the person",
     description:
-      'Refused (422) unless the offer is under the licence and its accepted deal covers the purpose, data category and recipient now (`transfer_not_covered` with `detail.reason`), and the licence gives the recipient a `public_jwk` (`recipient_key_missing`). A recipient whose `country` is not the region\'s needs `lawful_basis` (`lawful_basis_required`): the crossing is written to `/api/v1/transfer_register` before the data is encrypted, and the deal\'s consent receipt lists the country in `processing_locations`.',
+      "Refused (422) unless the offer is under the licence and its accepted deal covers the purpose, data category and recipient now (`transfer_not_covered` with `detail.reason`), and the licence gives the recipient a `public_jwk` (`recipient_key_missing`). A recipient whose `country` is not the region's needs `lawful_basis` (`lawful_basis_required`): the crossing is written to `/api/v1/transfer_register` before the data is encrypted, and the deal's consent receipt lists the country in `processing_locations`.",
     response: TRANSFER_RESPONSE,
     errors: [400, 401, 403, 404, 421, 422],
   })
   @ApiResponseOf(DataTransferResponse)
-  async create(@CurrentPrincipal() principal: Principal, @Param('license_id') licenseId: string, @Body() body: CreateDataTransferBody): Promise<DataTransferResponse> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('license_id') licenseId: string,
+    @Body() body: CreateDataTransferBody,
+  ): Promise<DataTransferResponse> {
     const transfer = await this.send.execute(principal, licenseId, body);
     return transferView(transfer, await this.recipientName(principal, licenseId, transfer.recipientPartyId));
   }
 
   @Get()
-  @ApiDoc({ tag: 'Data deals', summary: 'List the secure transfers of a data licence, oldest first', response: 'Page of data_transfer: data, has_more, next_cursor', errors: [400, 401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Data deals',
+    summary: 'List the secure transfers of a data licence, oldest first',
+    response: 'Page of data_transfer: data, has_more, next_cursor',
+    errors: [400, 401, 403, 404, 421],
+  })
   @ApiResponseOf(DataTransferResponse, { page: true })
-  async list(@CurrentPrincipal() principal: Principal, @Param('license_id') licenseId: string, @Query() query: PageQuery): Promise<Page<DataTransferResponse>> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('license_id') licenseId: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<DataTransferResponse>> {
     const license = await this.deals.license(principal, licenseId);
     const names = new Map(license.terms.recipients.map((r) => [r.party_id, r.name]));
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.transfers.list(principal.applicationId, license.id, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
-    return toPage(rows, limit, (t) => transferView(t, names.get(t.recipientPartyId) ?? t.recipientPartyId), (t) => ({ created_at: t.createdAt.toISOString(), id: t.id }));
+    const rows = await this.transfers.list(
+      principal.applicationId,
+      license.id,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
+    return toPage(
+      rows,
+      limit,
+      (t) => transferView(t, names.get(t.recipientPartyId) ?? t.recipientPartyId),
+      (t) => ({ created_at: t.createdAt.toISOString(), id: t.id }),
+    );
   }
 
   @Get(':transfer_id')
   @ApiDoc({ tag: 'Data deals', summary: 'Read a secure transfer', response: TRANSFER_RESPONSE, errors: [400, 401, 403, 404, 421] })
   @ApiResponseOf(DataTransferResponse)
-  async get(@CurrentPrincipal() principal: Principal, @Param('license_id') licenseId: string, @Param('transfer_id') transferId: string): Promise<DataTransferResponse> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('license_id') licenseId: string,
+    @Param('transfer_id') transferId: string,
+  ): Promise<DataTransferResponse> {
     const transfer = await this.send.get(principal, licenseId, transferId);
     return transferView(transfer, await this.recipientName(principal, licenseId, transfer.recipientPartyId));
   }

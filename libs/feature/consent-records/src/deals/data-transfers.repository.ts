@@ -51,12 +51,32 @@ export class DataTransfersRepository {
          (id, application_id, license_id, offer_id, record_id, recipient_party_id, recipient_country, purpose, data_category,
           key_algorithm, key_id, data_sha256, jwe, transfer_register_id, receipt, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-      [t.id, t.applicationId, t.licenseId, t.offerId, t.recordId, t.recipientPartyId, t.recipientCountry, t.purpose, t.dataCategory, t.keyAlgorithm, t.keyId, t.dataSha256, t.jwe, t.transferRegisterId, t.receipt, t.createdAt],
+      [
+        t.id,
+        t.applicationId,
+        t.licenseId,
+        t.offerId,
+        t.recordId,
+        t.recipientPartyId,
+        t.recipientCountry,
+        t.purpose,
+        t.dataCategory,
+        t.keyAlgorithm,
+        t.keyId,
+        t.dataSha256,
+        t.jwe,
+        t.transferRegisterId,
+        t.receipt,
+        t.createdAt,
+      ],
     );
   }
 
   async find(applicationId: string, licenseId: string, id: string): Promise<DataTransfer | undefined> {
-    const rows: Record<string, unknown>[] = await this.dataSource.query(`SELECT * FROM consent_records.data_transfers WHERE application_id = $1 AND license_id = $2 AND id = $3`, [applicationId, licenseId, id]);
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT * FROM consent_records.data_transfers WHERE application_id = $1 AND license_id = $2 AND id = $3`,
+      [applicationId, licenseId, id],
+    );
     return rows[0] ? toTransfer(rows[0]) : undefined;
   }
 

@@ -18,7 +18,16 @@ export function licenseView(license: DataLicense): DataLicenseResponse {
 export function offerView(offer: DataOffer, history: readonly DealMoveRow[], now: Date): DataOfferResponse {
   return {
     ...offerSummaryView(offer, now),
-    history: history.map((m) => ({ seq: m.seq, move: m.move, actor: m.actor, from: m.from, to: m.to, terms: m.terms, note: m.note, at: m.at.toISOString() })),
+    history: history.map((m) => ({
+      seq: m.seq,
+      move: m.move,
+      actor: m.actor,
+      from: m.from,
+      to: m.to,
+      terms: m.terms,
+      note: m.note,
+      at: m.at.toISOString(),
+    })),
   };
 }
 

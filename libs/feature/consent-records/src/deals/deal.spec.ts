@@ -33,10 +33,22 @@ describe('data deal triggers', () => {
   });
 
   it('keeps proposed terms within the licence', () => {
-    const license: DealTerms = { purposes: ['analytics', 'ads'], data_categories: ['usage'], duration: 'P1Y', price: null, recipients: [{ party_id: 'acme', name: 'Acme' }] };
+    const license: DealTerms = {
+      purposes: ['analytics', 'ads'],
+      data_categories: ['usage'],
+      duration: 'P1Y',
+      price: null,
+      recipients: [{ party_id: 'acme', name: 'Acme' }],
+    };
     expect(termsOutsideLicense({ ...license, purposes: ['analytics'] }, license)).toBeUndefined();
     expect(termsOutsideLicense({ ...license, purposes: ['resale'] }, license)).toEqual({ field: 'purposes', value: 'resale' });
-    expect(termsOutsideLicense({ ...license, data_categories: ['location'] }, license)).toEqual({ field: 'data_categories', value: 'location' });
-    expect(termsOutsideLicense({ ...license, recipients: [{ party_id: 'other', name: 'Other' }] }, license)).toEqual({ field: 'recipients', value: 'other' });
+    expect(termsOutsideLicense({ ...license, data_categories: ['location'] }, license)).toEqual({
+      field: 'data_categories',
+      value: 'location',
+    });
+    expect(termsOutsideLicense({ ...license, recipients: [{ party_id: 'other', name: 'Other' }] }, license)).toEqual({
+      field: 'recipients',
+      value: 'other',
+    });
   });
 });

@@ -85,7 +85,9 @@ export function nextState(from: DealState, move: DealMove, actor: DealActor): De
  */
 export function termsOutsideLicense(terms: DealTerms, license: DealTerms): { field: string; value: string } | undefined {
   for (const purpose of terms.purposes) if (!license.purposes.includes(purpose)) return { field: 'purposes', value: purpose };
-  for (const category of terms.data_categories) if (!license.data_categories.includes(category)) return { field: 'data_categories', value: category };
-  for (const recipient of terms.recipients) if (!license.recipients.some((r) => r.party_id === recipient.party_id)) return { field: 'recipients', value: recipient.party_id };
+  for (const category of terms.data_categories)
+    if (!license.data_categories.includes(category)) return { field: 'data_categories', value: category };
+  for (const recipient of terms.recipients)
+    if (!license.recipients.some((r) => r.party_id === recipient.party_id)) return { field: 'recipients', value: recipient.party_id };
   return undefined;
 }

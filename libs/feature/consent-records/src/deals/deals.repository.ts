@@ -69,7 +69,15 @@ interface OfferRow {
   updated_at: Date;
 }
 
-const toLicense = (r: LicenseRow): DataLicense => ({ id: r.id, applicationId: r.application_id, name: r.name, flowId: r.flow_id, terms: r.terms, offerWindow: r.offer_window, createdAt: r.created_at });
+const toLicense = (r: LicenseRow): DataLicense => ({
+  id: r.id,
+  applicationId: r.application_id,
+  name: r.name,
+  flowId: r.flow_id,
+  terms: r.terms,
+  offerWindow: r.offer_window,
+  createdAt: r.created_at,
+});
 const toOffer = (r: OfferRow): DataOffer => ({
   id: r.id,
   applicationId: r.application_id,
@@ -85,7 +93,8 @@ const toOffer = (r: OfferRow): DataOffer => ({
   updatedAt: r.updated_at,
 });
 
-const OFFER_COLUMNS = 'id, application_id, license_id, subject_external_id, subject_email, state, terms, expires_at, record_id, accepted_at, moves, created_at, updated_at';
+const OFFER_COLUMNS =
+  'id, application_id, license_id, subject_external_id, subject_email, state, terms, expires_at, record_id, accepted_at, moves, created_at, updated_at';
 
 /** Queries of data_licenses, data_offers and data_offer_moves; every read scoped by application. */
 @Injectable()
@@ -103,12 +112,23 @@ export class DealsRepository {
   async insertLicense(license: DataLicense): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO consent_records.data_licenses (id, application_id, name, flow_id, terms, offer_window, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [license.id, license.applicationId, license.name, license.flowId, JSON.stringify(license.terms), license.offerWindow, license.createdAt],
+      [
+        license.id,
+        license.applicationId,
+        license.name,
+        license.flowId,
+        JSON.stringify(license.terms),
+        license.offerWindow,
+        license.createdAt,
+      ],
     );
   }
 
   async findLicense(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<DataLicense | undefined> {
-    const rows: LicenseRow[] = await manager.query(`SELECT * FROM consent_records.data_licenses WHERE id = $1 AND application_id = $2`, [id, applicationId]);
+    const rows: LicenseRow[] = await manager.query(`SELECT * FROM consent_records.data_licenses WHERE id = $1 AND application_id = $2`, [
+      id,
+      applicationId,
+    ]);
     return rows[0] ? toLicense(rows[0]) : undefined;
   }
 
@@ -123,14 +143,35 @@ export class DealsRepository {
   async insertOffer(manager: EntityManager, offer: DataOffer): Promise<void> {
     await manager.query(
       `INSERT INTO consent_records.data_offers (${OFFER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-      [offer.id, offer.applicationId, offer.licenseId, offer.subject.external_id, offer.subject.email, offer.state, JSON.stringify(offer.terms), offer.expiresAt, offer.recordId, offer.acceptedAt, offer.moves, offer.createdAt, offer.updatedAt],
+      [
+        offer.id,
+        offer.applicationId,
+        offer.licenseId,
+        offer.subject.external_id,
+        offer.subject.email,
+        offer.state,
+        JSON.stringify(offer.terms),
+        offer.expiresAt,
+        offer.recordId,
+        offer.acceptedAt,
+        offer.moves,
+        offer.createdAt,
+        offer.updatedAt,
+      ],
     );
   }
 
   /** An application's offer; `lock` takes its row lock for a move. */
-  async findOffer(applicationId: string, id: string, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<DataOffer | undefined> {
+  async findOffer(
+    applicationId: string,
+    id: string,
+    options: { manager?: EntityManager; lock?: boolean } = {},
+  ): Promise<DataOffer | undefined> {
     const manager = options.manager ?? this.dataSource.manager;
-    const rows: OfferRow[] = await manager.query(`SELECT ${OFFER_COLUMNS} FROM consent_records.data_offers WHERE id = $1 AND application_id = $2${options.lock ? ' FOR UPDATE' : ''}`, [id, applicationId]);
+    const rows: OfferRow[] = await manager.query(
+      `SELECT ${OFFER_COLUMNS} FROM consent_records.data_offers WHERE id = $1 AND application_id = $2${options.lock ? ' FOR UPDATE' : ''}`,
+      [id, applicationId],
+    );
     return rows[0] ? toOffer(rows[0]) : undefined;
   }
 
@@ -159,8 +200,28 @@ export class DealsRepository {
   }
 
   async movesOf(offerId: string): Promise<DealMoveRow[]> {
-    const rows: Array<{ seq: number; move: DealMoveRow['move']; actor: DealMoveRow['actor']; from_state: string; to_state: DealState; terms: DealTerms; note: string | null; at: Date }> =
-      await this.dataSource.query(`SELECT seq, move, actor, from_state, to_state, terms, note, at FROM consent_records.data_offer_moves WHERE offer_id = $1 ORDER BY seq`, [offerId]);
-    return rows.map((r) => ({ seq: r.seq, move: r.move, actor: r.actor, from: r.from_state === '' ? null : (r.from_state as DealState), to: r.to_state, terms: r.terms, note: r.note, at: r.at }));
+    const rows: Array<{
+      seq: number;
+      move: DealMoveRow['move'];
+      actor: DealMoveRow['actor'];
+      from_state: string;
+      to_state: DealState;
+      terms: DealTerms;
+      note: string | null;
+      at: Date;
+    }> = await this.dataSource.query(
+      `SELECT seq, move, actor, from_state, to_state, terms, note, at FROM consent_records.data_offer_moves WHERE offer_id = $1 ORDER BY seq`,
+      [offerId],
+    );
+    return rows.map((r) => ({
+      seq: r.seq,
+      move: r.move,
+      actor: r.actor,
+      from: r.from_state === '' ? null : (r.from_state as DealState),
+      to: r.to_state,
+      terms: r.terms,
+      note: r.note,
+      at: r.at,
+    }));
   }
 }

@@ -12,8 +12,25 @@ export class PriceResponse {
 export class RecipientResponse {
   @IsString() party_id!: string;
   @IsString() name!: string;
-  @IsOptional() @IsObject() @JSONSchema({ description: 'Licence only: the public JWK secure transfers to this recipient are encrypted to.', examples: [{ kty: 'EC', crv: 'P-256', x: '8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek', y: 'lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU', kid: 'lab-2026' }] }) public_jwk?: Record<string, unknown>;
-  @IsOptional() @IsString() @JSONSchema({ description: 'Licence only: ISO 3166-1 alpha-2 country the recipient receives data in.', examples: ['FR'] }) country?: string;
+  @IsOptional()
+  @IsObject()
+  @JSONSchema({
+    description: 'Licence only: the public JWK secure transfers to this recipient are encrypted to.',
+    examples: [
+      {
+        kty: 'EC',
+        crv: 'P-256',
+        x: '8yWGFJZvOknSLCpy6x_IQSN0mJg8q1asSSx-HbhPXek',
+        y: 'lpRK7oJ3SNJxP0w_CAqgYS5T4syPwX8S5JGmECCsAVU',
+        kid: 'lab-2026',
+      },
+    ],
+  })
+  public_jwk?: Record<string, unknown>;
+  @IsOptional()
+  @IsString()
+  @JSONSchema({ description: 'Licence only: ISO 3166-1 alpha-2 country the recipient receives data in.', examples: ['FR'] })
+  country?: string;
 }
 
 /** Terms of data use as answered. */
@@ -83,7 +100,15 @@ export class DataUseCheckResponse {
   @IsIn(['data_use_check']) object!: 'data_use_check';
   @IsString() offer_id!: string;
   @IsBoolean() allowed!: boolean;
-  @IsIn(['deal_not_accepted', 'deal_term_ended', 'consent_withdrawn', 'consent_expired', 'purpose_not_agreed', 'data_category_not_agreed', 'recipient_not_agreed'])
+  @IsIn([
+    'deal_not_accepted',
+    'deal_term_ended',
+    'consent_withdrawn',
+    'consent_expired',
+    'purpose_not_agreed',
+    'data_category_not_agreed',
+    'recipient_not_agreed',
+  ])
   @Nullable()
   reason_code!: string | null;
   @IsString() @Nullable() record_id!: string | null;
@@ -100,11 +125,25 @@ export class DataTransferResponse {
   @IsObject() @ValidateNested() @Type(() => RecipientResponse) recipient!: RecipientResponse;
   @IsString() purpose!: string;
   @IsString() data_category!: string;
-  @IsObject() @JSONSchema({ description: 'How the data was encrypted: JWE `alg` (ECDH-ES+A256KW or RSA-OAEP-256), `enc` A256GCM, and the recipient key id (its `kid`, else its RFC 7638 thumbprint).' })
+  @IsObject()
+  @JSONSchema({
+    description:
+      'How the data was encrypted: JWE `alg` (ECDH-ES+A256KW or RSA-OAEP-256), `enc` A256GCM, and the recipient key id (its `kid`, else its RFC 7638 thumbprint).',
+  })
   encryption!: { alg: string; enc: string; kid: string };
-  @IsString() @JSONSchema({ description: 'The data as a compact JWE to the recipient\'s key; only the recipient can read it.' }) jwe!: string;
+  @IsString()
+  @JSONSchema({ description: "The data as a compact JWE to the recipient's key; only the recipient can read it." })
+  jwe!: string;
   @IsString() @JSONSchema({ description: 'SHA-256 (hex) of the data as sent (RFC 8785 canonical JSON).' }) data_sha256!: string;
-  @IsString() @Nullable() @JSONSchema({ description: 'The transfer register entry (`xfr_…`) when the recipient is in another country; null otherwise.' }) transfer_register_id!: string | null;
-  @IsString() @JSONSchema({ description: 'The person\'s transfer receipt: a compact JWS (EdDSA, typ `svc-transfer-receipt+jws`) by the region key (`/.well-known/jwks.json`) over what was sent, to whom, when, under which deal and register entry.' }) receipt!: string;
+  @IsString()
+  @Nullable()
+  @JSONSchema({ description: 'The transfer register entry (`xfr_…`) when the recipient is in another country; null otherwise.' })
+  transfer_register_id!: string | null;
+  @IsString()
+  @JSONSchema({
+    description:
+      "The person's transfer receipt: a compact JWS (EdDSA, typ `svc-transfer-receipt+jws`) by the region key (`/.well-known/jwks.json`) over what was sent, to whom, when, under which deal and register entry.",
+  })
+  receipt!: string;
   @IsString() created_at!: string;
 }

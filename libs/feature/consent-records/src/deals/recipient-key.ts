@@ -21,7 +21,7 @@ export function recipientKeyAlgorithm(value: unknown): RecipientKeyAlgorithm | u
   const jwk = value as Record<string, unknown>;
   if (PRIVATE_MEMBERS.some((member) => member in jwk)) return undefined;
   if (jwk.use !== undefined && jwk.use !== 'enc') return undefined;
-  const b64 = (member: string): boolean => typeof jwk[member] === 'string' && B64URL.test(jwk[member]) && (jwk[member]).length <= 1_024;
+  const b64 = (member: string): boolean => typeof jwk[member] === 'string' && B64URL.test(jwk[member]) && jwk[member].length <= 1_024;
   if (jwk.kty === 'EC' && ['P-256', 'P-384', 'P-521'].includes(String(jwk.crv)) && b64('x') && b64('y')) return 'ECDH-ES+A256KW';
   if (jwk.kty === 'OKP' && jwk.crv === 'X25519' && b64('x')) return 'ECDH-ES+A256KW';
   if (jwk.kty === 'RSA' && b64('n') && b64('e') && (jwk.n as string).length >= MIN_RSA_MODULUS_CHARS) return 'RSA-OAEP-256';
@@ -35,7 +35,8 @@ export function IsPublicEncryptionJwk(options?: ValidationOptions): PropertyDeco
       name: 'isPublicEncryptionJwk',
       validator: {
         validate: (value: unknown) => recipientKeyAlgorithm(value) !== undefined,
-        defaultMessage: () => '$property must be a public JWK for encryption: EC P-256/P-384/P-521, OKP X25519 or RSA of 2048 bits or more, without private members',
+        defaultMessage: () =>
+          '$property must be a public JWK for encryption: EC P-256/P-384/P-521, OKP X25519 or RSA of 2048 bits or more, without private members',
       },
     },
     options,
@@ -57,7 +58,11 @@ export function jwkThumbprint(jwk: Record<string, unknown>): string {
  * header names the key by its thumbprint (`kid` when the JWK has none) and the transfer (`cty`
  * `application/json`, `svc_transfer_id`), so the recipient can tell which key and transfer it is.
  */
-export async function encryptForRecipient(jwk: Record<string, unknown>, plaintext: string, transferId: string): Promise<{ jwe: string; alg: RecipientKeyAlgorithm; kid: string }> {
+export async function encryptForRecipient(
+  jwk: Record<string, unknown>,
+  plaintext: string,
+  transferId: string,
+): Promise<{ jwe: string; alg: RecipientKeyAlgorithm; kid: string }> {
   const alg = recipientKeyAlgorithm(jwk);
   if (!alg) throw new Error('not a public encryption key');
   const kid = typeof jwk.kid === 'string' && jwk.kid ? jwk.kid : jwkThumbprint(jwk);

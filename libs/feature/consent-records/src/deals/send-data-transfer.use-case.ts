@@ -43,20 +43,41 @@ export class SendDataTransfer {
 
   async execute(principal: Principal, licenseId: string, body: CreateDataTransferBody): Promise<DataTransfer> {
     const license = await this.deals.license(principal, licenseId);
-    const { offer, refusal } = await this.deals.checkUse(principal, body.offer_id, { purpose: body.purpose, data_category: body.data_category, recipient: body.recipient });
-    if (offer.licenseId !== license.id) throw consentRecordsError('transfer_offer_not_under_license', 'The offer was not made under this licence', { field: 'offer_id' });
-    if (refusal || !offer.recordId) throw consentRecordsError('transfer_not_covered', `The accepted deal does not cover this transfer (${refusal ?? 'deal_not_accepted'})`, { reason: refusal ?? 'deal_not_accepted' });
+    const { offer, refusal } = await this.deals.checkUse(principal, body.offer_id, {
+      purpose: body.purpose,
+      data_category: body.data_category,
+      recipient: body.recipient,
+    });
+    if (offer.licenseId !== license.id)
+      throw consentRecordsError('transfer_offer_not_under_license', 'The offer was not made under this licence', { field: 'offer_id' });
+    if (refusal || !offer.recordId)
+      throw consentRecordsError(
+        'transfer_not_covered',
+        `The accepted deal does not cover this transfer (${refusal ?? 'deal_not_accepted'})`,
+        { reason: refusal ?? 'deal_not_accepted' },
+      );
     const recipient = license.terms.recipients.find((r) => r.party_id === body.recipient);
-    if (!recipient?.public_jwk) throw consentRecordsError('recipient_key_missing', 'The licence names no public key for this recipient', { recipient: body.recipient });
+    if (!recipient?.public_jwk)
+      throw consentRecordsError('recipient_key_missing', 'The licence names no public key for this recipient', {
+        recipient: body.recipient,
+      });
     const plaintext = canonicalJson(body.data);
-    if (Buffer.byteLength(plaintext) > MAX_TRANSFER_BYTES) throw new DomainError('unprocessable', 'validation_failed', `data must be at most ${MAX_TRANSFER_BYTES} bytes of JSON`, { field: 'data' });
+    if (Buffer.byteLength(plaintext) > MAX_TRANSFER_BYTES)
+      throw new DomainError('unprocessable', 'validation_failed', `data must be at most ${MAX_TRANSFER_BYTES} bytes of JSON`, {
+        field: 'data',
+      });
 
     const id = newRegionalId('data_transfer', this.config.REGION);
     const here = regionCountries(this.config)[this.config.REGION];
     const country = recipient.country ?? here;
     let transferRegisterId: string | null = null;
     if (country !== here) {
-      if (!body.lawful_basis) throw consentRecordsError('lawful_basis_required', `The recipient receives the data in ${country}: a crossing needs a lawful basis`, { field: 'lawful_basis' });
+      if (!body.lawful_basis)
+        throw consentRecordsError(
+          'lawful_basis_required',
+          `The recipient receives the data in ${country}: a crossing needs a lawful basis`,
+          { field: 'lawful_basis' },
+        );
       const reply = await this.rpc.call('residency.record_transfer', {
         applicationId: principal.applicationId,
         dataCategories: ['identifiers', 'consent_records'],
@@ -124,7 +145,9 @@ export class SendDataTransfer {
   /** One transfer of the licence; unknown ids, malformed ids and other applications' answer alike. */
   async get(principal: Principal, licenseId: string, transferId: string): Promise<DataTransfer> {
     const license = await this.deals.license(principal, licenseId);
-    const found = isIdOf('data_transfer', transferId) ? await this.transfers.find(principal.applicationId, license.id, transferId) : undefined;
+    const found = isIdOf('data_transfer', transferId)
+      ? await this.transfers.find(principal.applicationId, license.id, transferId)
+      : undefined;
     if (!found) throw consentRecordsError('data_transfer_not_found', 'Data transfer not found', { transfer_id: transferId.slice(0, 100) });
     return found;
   }

@@ -53,7 +53,9 @@ export class DirectoryPublisher {
     const heads = await Promise.all(
       (await this.records.headsForSubject(change.applicationId, reference)).map(async (record) => {
         const expiredAt = await this.records.expiryOf(record.id);
-        return expiredAt !== undefined && (record.expiresAt === null || expiredAt < record.expiresAt) ? { ...record, expiresAt: expiredAt } : record;
+        return expiredAt !== undefined && (record.expiresAt === null || expiredAt < record.expiresAt)
+          ? { ...record, expiresAt: expiredAt }
+          : record;
       }),
     );
     const withdrawals = await this.records.withdrawalsOf(heads.map((r) => r.id));
@@ -81,9 +83,14 @@ export class DirectoryPublisher {
       const type = event.eventType as 'consent.recorded' | 'consent.purpose_revoked' | 'consent.record_revoked' | 'consent.expired';
       const decoded = decodeEvent(type, event.data, this.bus.personalData);
       const applicationId = decoded.meta?.applicationId ?? '';
-      return applicationId ? { applicationId, subject: { external_id: decoded.subjectExternalId, email: decoded.subjectEmail } } : undefined;
+      return applicationId
+        ? { applicationId, subject: { external_id: decoded.subjectExternalId, email: decoded.subjectEmail } }
+        : undefined;
     } catch (error) {
-      this.logger.error({ eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) }, 'undecodable record event; directory not updated');
+      this.logger.error(
+        { eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) },
+        'undecodable record event; directory not updated',
+      );
       return undefined;
     }
   }

@@ -52,7 +52,10 @@ export class DirectoryReplica implements OnModuleInit {
         await ensureImportedStream(this.bus.jsm, this.bus.prefix, region, [eventSubject(this.bus.prefix, region, DIRECTORY_EVENT)]);
       } catch (error) {
         // The durable keeps retrying until the stream exists; the replica is not worth a failed boot.
-        this.logger.error({ region, err: error instanceof Error ? error.message : String(error) }, 'could not open the imported directory stream');
+        this.logger.error(
+          { region, err: error instanceof Error ? error.message : String(error) },
+          'could not open the imported directory stream',
+        );
       }
     }
   }
@@ -61,7 +64,9 @@ export class DirectoryReplica implements OnModuleInit {
   @EventConsumer(
     (lookup) => {
       const config = lookup(ConsentRecordsConfig);
-      return config.DIRECTORY_KEY ? REGIONS.map((region) => ({ durable: replicaDurableOf(config.REGION, region), types: DIRECTORY_EVENT, region })) : [];
+      return config.DIRECTORY_KEY
+        ? REGIONS.map((region) => ({ durable: replicaDurableOf(config.REGION, region), types: DIRECTORY_EVENT, region }))
+        : [];
     },
     { maxDeliver: -1 },
   )
@@ -75,7 +80,10 @@ export class DirectoryReplica implements OnModuleInit {
     try {
       event = decodeEvent(DIRECTORY_EVENT, data, undefined);
     } catch (error) {
-      this.logger.error({ eventId: id, err: error instanceof Error ? error.message : String(error) }, 'undecodable directory status; skipped');
+      this.logger.error(
+        { eventId: id, err: error instanceof Error ? error.message : String(error) },
+        'undecodable directory status; skipped',
+      );
       return;
     }
     const applicationId = event.meta?.applicationId ?? '';

@@ -26,15 +26,24 @@ export class DirectoryController {
   }
 
   @Post('consent_status')
-  @IdempotencyExempt('a question, not a change: a replay would answer a status that may have changed since (POST only because the body carries a personal reference)')
+  @IdempotencyExempt(
+    'a question, not a change: a replay would answer a status that may have changed since (POST only because the body carries a personal reference)',
+  )
   @HttpCode(200)
   @ApiResponseOf(CrossBorderStatusResponse)
-  @ApiDoc({ tag: 'Cross-border', summary: 'Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials)', errors: [400, 401, 404, 422] })
+  @ApiDoc({
+    tag: 'Cross-border',
+    summary:
+      'Minimized consent status of a person of any region at an application, for one purpose (opaque identifier, status, count, initials)',
+    errors: [400, 401, 404, 422],
+  })
   async status(@Body() body: CrossBorderStatusBody): Promise<CrossBorderStatusResponse> {
     if (!this.key) throw consentRecordsError('directory_unavailable', 'The cross-border directory is not configured in this deployment');
     const reference = referenceOf(body.subject);
     if (!reference || (body.subject.external_id !== undefined && body.subject.email !== undefined)) {
-      throw new DomainError('unprocessable', 'validation_failed', 'subject must name exactly one of external_id or email', { field: 'subject' });
+      throw new DomainError('unprocessable', 'validation_failed', 'subject must name exactly one of external_id or email', {
+        field: 'subject',
+      });
     }
     const ref = subjectRef(this.key, body.application_id, reference);
     return crossBorderStatusView(ref, body.application_id, body.purpose, await this.entries.find(body.application_id, ref));

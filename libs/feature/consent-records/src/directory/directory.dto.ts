@@ -19,7 +19,10 @@ export class CrossBorderStatusBody {
   @IsDefined() @IsIdOf('application') application_id!: string;
 
   /** Purpose key of one of that application's flows. */
-  @IsDefined() @IsString() @Matches(/^[a-z0-9_][a-z0-9_.-]{0,63}$/, { message: 'purpose must be a purpose key (lower-case letters, digits, _ . -)' }) purpose!: string;
+  @IsDefined()
+  @IsString()
+  @Matches(/^[a-z0-9_][a-z0-9_.-]{0,63}$/, { message: 'purpose must be a purpose key (lower-case letters, digits, _ . -)' })
+  purpose!: string;
 
   @IsDefined()
   @IsObject()

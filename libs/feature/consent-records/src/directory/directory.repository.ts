@@ -38,7 +38,17 @@ export class DirectoryRepository {
          home_region = EXCLUDED.home_region, home_country = EXCLUDED.home_country, initials = EXCLUDED.initials,
          purposes = EXCLUDED.purposes, active_count = EXCLUDED.active_count, as_of = EXCLUDED.as_of, received_at = EXCLUDED.received_at
        WHERE consent_records.directory_entries.as_of <= EXCLUDED.as_of`,
-      [entry.applicationId, entry.subjectRef, entry.homeRegion, entry.homeCountry, entry.initials, JSON.stringify(entry.purposes), entry.activeCount, entry.asOf, receivedAt],
+      [
+        entry.applicationId,
+        entry.subjectRef,
+        entry.homeRegion,
+        entry.homeCountry,
+        entry.initials,
+        JSON.stringify(entry.purposes),
+        entry.activeCount,
+        entry.asOf,
+        receivedAt,
+      ],
     );
   }
 
@@ -49,7 +59,16 @@ export class DirectoryRepository {
     );
     const row = rows[0];
     return row
-      ? { applicationId: row.application_id, subjectRef: row.subject_ref, homeRegion: row.home_region, homeCountry: row.home_country, initials: row.initials, purposes: row.purposes, activeCount: row.active_count, asOf: row.as_of }
+      ? {
+          applicationId: row.application_id,
+          subjectRef: row.subject_ref,
+          homeRegion: row.home_region,
+          homeCountry: row.home_country,
+          initials: row.initials,
+          purposes: row.purposes,
+          activeCount: row.active_count,
+          asOf: row.as_of,
+        }
       : undefined;
   }
 }

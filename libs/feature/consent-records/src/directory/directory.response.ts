@@ -24,7 +24,12 @@ export class CrossBorderStatusResponse {
   @IsString() @Nullable() as_of!: string | null;
 }
 
-export function crossBorderStatusView(subjectRef: string, applicationId: string, purpose: string, entry: DirectoryEntry | undefined): CrossBorderStatusResponse {
+export function crossBorderStatusView(
+  subjectRef: string,
+  applicationId: string,
+  purpose: string,
+  entry: DirectoryEntry | undefined,
+): CrossBorderStatusResponse {
   const own = entry?.purposes.find((p) => p.purpose === purpose);
   return {
     object: 'cross_border_status',

@@ -8,7 +8,9 @@ const record = (id: string, decisions: Record<string, 'granted' | 'declined'>, e
   flowId: 'flw_us_abcdefghijklmnopqrst',
   flowVersion: 1,
   subject: { email: null, external_id: 'c-1' },
-  decisions: Object.fromEntries(Object.entries(decisions).map(([p, decision]) => [p, { decision, default_checked: false, mandatory: false }])) as ConsentRecord['decisions'],
+  decisions: Object.fromEntries(
+    Object.entries(decisions).map(([p, decision]) => [p, { decision, default_checked: false, mandatory: false }]),
+  ) as ConsentRecord['decisions'],
   noticeDigest: null,
   channel: 'controller_attested' as ConsentRecord['channel'],
   capturedAt: new Date('2026-11-01T00:00:00Z'),
@@ -43,9 +45,12 @@ describe('the cross-border directory: what crosses about a person', () => {
     expect(initialsOf({ email: null, external_id: 'jane-doe' })).toBe('');
   });
 
-  it('counts a purpose active only while granted, not withdrawn and not expired, across the person\'s flows', () => {
+  it("counts a purpose active only while granted, not withdrawn and not expired, across the person's flows", () => {
     const now = new Date('2026-11-25T00:00:00Z');
-    const heads = [record('r1', { news: 'granted', ads: 'granted', calls: 'declined' }), record('r2', { research: 'granted' }, new Date('2026-11-02T00:00:00Z'))];
+    const heads = [
+      record('r1', { news: 'granted', ads: 'granted', calls: 'declined' }),
+      record('r2', { research: 'granted' }, new Date('2026-11-02T00:00:00Z')),
+    ];
     const withdrawals: Withdrawal[] = [{ recordId: 'r1', purpose: 'ads', channel: 'api' as Withdrawal['channel'], withdrawnAt: now }];
     expect(directoryStatus(heads, withdrawals, now)).toEqual({
       purposes: [

@@ -11,7 +11,10 @@ export interface DirectoryStatus {
  * The application's reference of a person, as records are matched (external id first, else the
  * lower-cased email); undefined for a subject with neither.
  */
-export function referenceOf(subject: { external_id?: string | null; email?: string | null }): { external_id: string } | { email: string } | undefined {
+export function referenceOf(subject: {
+  external_id?: string | null;
+  email?: string | null;
+}): { external_id: string } | { email: string } | undefined {
   if (subject.external_id) return { external_id: subject.external_id };
   if (subject.email) return { email: subject.email.toLowerCase() };
   return undefined;
@@ -46,10 +49,16 @@ export function initialsOf(subject: Subject): string {
 export function directoryStatus(heads: readonly ConsentRecord[], withdrawals: readonly Withdrawal[], now: Date): DirectoryStatus {
   const active = new Map<string, boolean>();
   for (const record of heads) {
-    for (const p of purposeStatuses(record, withdrawals.filter((w) => w.recordId === record.id), now)) {
+    for (const p of purposeStatuses(
+      record,
+      withdrawals.filter((w) => w.recordId === record.id),
+      now,
+    )) {
       active.set(p.purpose, (active.get(p.purpose) ?? false) || p.status === 'granted');
     }
   }
-  const purposes = [...active.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([purpose, on]) => ({ purpose, status: on ? ('active' as const) : ('inactive' as const) }));
+  const purposes = [...active.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([purpose, on]) => ({ purpose, status: on ? ('active' as const) : ('inactive' as const) }));
   return { purposes, activeCount: purposes.filter((p) => p.status === 'active').length };
 }

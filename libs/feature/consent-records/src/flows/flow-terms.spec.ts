@@ -45,10 +45,27 @@ describe('flow terms', () => {
   });
 
   it('refuses duplicate purpose or data-field keys and zero durations by name', () => {
-    const duplicate = () => termsFromCreate({ ...body, purposes: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }] } as CreateFlowBody);
+    const duplicate = () =>
+      termsFromCreate({
+        ...body,
+        purposes: [
+          { key: 'a', label: 'A' },
+          { key: 'a', label: 'B' },
+        ],
+      } as CreateFlowBody);
     expect(duplicate).toThrow(DomainError);
     expect(duplicate).toThrow('purposes key "a" is used twice');
-    expect(() => termsFromCreate({ ...body, data_fields: [{ key: 'e', label: 'E' }, { key: 'e', label: 'F' }] } as CreateFlowBody)).toThrow('data_fields key "e" is used twice');
-    expect(() => termsFromCreate({ ...body, consent_duration: 'PT0S' } as CreateFlowBody)).toThrow('consent_duration must be longer than zero');
+    expect(() =>
+      termsFromCreate({
+        ...body,
+        data_fields: [
+          { key: 'e', label: 'E' },
+          { key: 'e', label: 'F' },
+        ],
+      } as CreateFlowBody),
+    ).toThrow('data_fields key "e" is used twice');
+    expect(() => termsFromCreate({ ...body, consent_duration: 'PT0S' } as CreateFlowBody)).toThrow(
+      'consent_duration must be longer than zero',
+    );
   });
 });

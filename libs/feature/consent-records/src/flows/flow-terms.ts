@@ -3,7 +3,13 @@ import type { FlowTerms } from './flow';
 import type { CreateFlowBody, FlowDataFieldInput, FlowPurposeInput, UpdateFlowBody } from './flows.dto';
 
 function purposesOf(input: readonly FlowPurposeInput[]): FlowTerms['purposes'] {
-  return input.map((p) => ({ key: p.key, label: p.label, description: p.description ?? '', mechanism: p.mechanism ?? 'consent', required: p.required ?? false }));
+  return input.map((p) => ({
+    key: p.key,
+    label: p.label,
+    description: p.description ?? '',
+    mechanism: p.mechanism ?? 'consent',
+    required: p.required ?? false,
+  }));
 }
 
 function dataFieldsOf(input: readonly FlowDataFieldInput[]): FlowTerms['data_fields'] {
@@ -12,17 +18,22 @@ function dataFieldsOf(input: readonly FlowDataFieldInput[]): FlowTerms['data_fie
 
 /** Keys identify purposes and fields in records and receipts, so they must be unique per version. */
 function assertUniqueKeys(terms: FlowTerms): FlowTerms {
-  for (const [field, rows] of [['purposes', terms.purposes], ['data_fields', terms.data_fields]] as const) {
+  for (const [field, rows] of [
+    ['purposes', terms.purposes],
+    ['data_fields', terms.data_fields],
+  ] as const) {
     const seen = new Set<string>();
     for (const row of rows) {
-      if (seen.has(row.key)) throw consentRecordsError('flow_duplicate_key', `${field} key "${row.key}" is used twice`, { field, key: row.key });
+      if (seen.has(row.key))
+        throw consentRecordsError('flow_duplicate_key', `${field} key "${row.key}" is used twice`, { field, key: row.key });
       seen.add(row.key);
     }
   }
   for (const field of ['consent_duration', 'retention_period'] as const) {
     const value = terms[field];
     // "P0D" and friends pass the pattern but declare nothing.
-    if (value !== null && !/[1-9]/.test(value)) throw consentRecordsError('flow_duration_invalid', `${field} must be longer than zero`, { field });
+    if (value !== null && !/[1-9]/.test(value))
+      throw consentRecordsError('flow_duration_invalid', `${field} must be longer than zero`, { field });
   }
   return terms;
 }
@@ -50,7 +61,9 @@ export function termsWithUpdate(current: FlowTerms, body: UpdateFlowBody): FlowT
   return assertUniqueKeys({
     name: body.name ?? current.name,
     locale: body.locale ?? current.locale,
-    presentation: body.presentation ? { title: body.presentation.title, description: body.presentation.description ?? '' } : current.presentation,
+    presentation: body.presentation
+      ? { title: body.presentation.title, description: body.presentation.description ?? '' }
+      : current.presentation,
     policy_url: body.policy_url ?? current.policy_url,
     purposes: body.purposes ? purposesOf(body.purposes) : current.purposes,
     data_fields: body.data_fields ? dataFieldsOf(body.data_fields) : current.data_fields,

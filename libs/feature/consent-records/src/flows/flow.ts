@@ -1,7 +1,14 @@
 import type { FlowResponse } from './flow.response';
 
 /** Lawful-basis mechanisms a flow purpose may declare (GDPR Art. 6(1) bases). */
-export const PURPOSE_MECHANISMS = ['consent', 'contract', 'legal_obligation', 'vital_interest', 'public_task', 'legitimate_interest'] as const;
+export const PURPOSE_MECHANISMS = [
+  'consent',
+  'contract',
+  'legal_obligation',
+  'vital_interest',
+  'public_task',
+  'legitimate_interest',
+] as const;
 export type PurposeMechanism = (typeof PURPOSE_MECHANISMS)[number];
 
 /**

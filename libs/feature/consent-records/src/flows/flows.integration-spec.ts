@@ -112,7 +112,13 @@ describe('flows (consent-records) over HTTP', () => {
     const flow = await createFlow();
     const activated = await http('POST', `${url}/api/v1/flows/${flow.id}/activate`, { headers: auth(token) });
     expect(activated.status).toBe(200);
-    expect(activated.body).toMatchObject({ status: 'active', version: 1, version_status: 'active', active_version: 1, flow_url: `https://us.example.test/accord/${flow.id}` });
+    expect(activated.body).toMatchObject({
+      status: 'active',
+      version: 1,
+      version_status: 'active',
+      active_version: 1,
+      flow_url: `https://us.example.test/accord/${flow.id}`,
+    });
     const event = await waitFor(() => events.find((e) => e.payload.flowId === flow.id));
     expect(event.type).toBe('flow.activated');
     expect(event.payload).toMatchObject({ flowId: flow.id, version: 1, previousVersion: 0, capturableInOwnForm: true });
@@ -121,9 +127,19 @@ describe('flows (consent-records) over HTTP', () => {
     const again = await http('POST', `${url}/api/v1/flows/${flow.id}/activate`, { headers: auth(token) });
     expect(again.status).toBe(200);
 
-    const changed = await http('PATCH', `${url}/api/v1/flows/${flow.id}`, { headers: auth(token), json: { presentation: { title: 'New wording' } } });
+    const changed = await http('PATCH', `${url}/api/v1/flows/${flow.id}`, {
+      headers: auth(token),
+      json: { presentation: { title: 'New wording' } },
+    });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ status: 'active', version: 2, version_status: 'draft', active_version: 1, latest_version: 2, presentation: { title: 'New wording', description: '' } });
+    expect(changed.body).toMatchObject({
+      status: 'active',
+      version: 2,
+      version_status: 'draft',
+      active_version: 1,
+      latest_version: 2,
+      presentation: { title: 'New wording', description: '' },
+    });
     const v1 = await http('GET', `${url}/api/v1/flows/${flow.id}/versions/1`, { headers: auth(token) });
     expect(v1.status).toBe(200);
     expect(v1.body).toMatchObject({ version: 1, version_status: 'active', presentation: body.presentation });
@@ -137,17 +153,26 @@ describe('flows (consent-records) over HTTP', () => {
 
   it('edits a draft in place without opening a version', async () => {
     const flow = await createFlow();
-    const res = await http('PATCH', `${url}/api/v1/flows/${flow.id}`, { headers: auth(token), json: { name: 'Renamed', requirements: ['data_collection'] } });
+    const res = await http('PATCH', `${url}/api/v1/flows/${flow.id}`, {
+      headers: auth(token),
+      json: { name: 'Renamed', requirements: ['data_collection'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ version: 1, latest_version: 1, status: 'draft', name: 'Renamed', capturable_in_own_form: false });
   });
 
-  it('lists the application\'s flows with cursor pagination, never another application\'s', async () => {
-    const first = await http<{ data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null }>('GET', `${url}/api/v1/flows?limit=2`, { headers: auth(token) });
+  it("lists the application's flows with cursor pagination, never another application's", async () => {
+    const first = await http<{ data: Array<{ id: string }>; has_more: boolean; next_cursor: string | null }>(
+      'GET',
+      `${url}/api/v1/flows?limit=2`,
+      { headers: auth(token) },
+    );
     expect(first.status).toBe(200);
     expect(first.body.data).toHaveLength(2);
     expect(first.body.has_more).toBe(true);
-    const second = await http<{ data: Array<{ id: string }> }>('GET', `${url}/api/v1/flows?limit=2&cursor=${first.body.next_cursor}`, { headers: auth(token) });
+    const second = await http<{ data: Array<{ id: string }> }>('GET', `${url}/api/v1/flows?limit=2&cursor=${first.body.next_cursor}`, {
+      headers: auth(token),
+    });
     expect(second.body.data[0]?.id).not.toBe(first.body.data[1]?.id);
     const other = await http<{ data: unknown[] }>('GET', `${url}/api/v1/flows`, { headers: auth(otherToken) });
     expect(other.body.data).toEqual([]);
@@ -155,9 +180,20 @@ describe('flows (consent-records) over HTTP', () => {
 
   it('answers 404 flow_not_found for an unknown, malformed or foreign flow id alike', async () => {
     const flow = await createFlow();
-    for (const [id, t] of [['flw_us_abcdefghijklmnopqrst', token], ['nope', token], [flow.id, otherToken]] as const) {
-      for (const [method, path] of [['GET', ''], ['PATCH', ''], ['POST', '/activate']] as const) {
-        const res = await http(method, `${url}/api/v1/flows/${id}${path}`, { headers: auth(t), ...(method === 'PATCH' ? { json: { name: 'x' } } : {}) });
+    for (const [id, t] of [
+      ['flw_us_abcdefghijklmnopqrst', token],
+      ['nope', token],
+      [flow.id, otherToken],
+    ] as const) {
+      for (const [method, path] of [
+        ['GET', ''],
+        ['PATCH', ''],
+        ['POST', '/activate'],
+      ] as const) {
+        const res = await http(method, `${url}/api/v1/flows/${id}${path}`, {
+          headers: auth(t),
+          ...(method === 'PATCH' ? { json: { name: 'x' } } : {}),
+        });
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ message: 'Flow not found', reason_code: 'flow_not_found', detail: { flow_id: id } });
       }
@@ -182,7 +218,18 @@ describe('flows (consent-records) over HTTP', () => {
       ['a zero duration', { ...body, consent_duration: 'P0D' }, 422, 'flow_duration_invalid'],
       ['a bad locale', { ...body, locale: 'English' }, 422, 'validation_failed'],
       ['an unknown requirement', { ...body, requirements: ['dna_sample'] }, 422, 'validation_failed'],
-      ['a duplicate purpose key', { ...body, purposes: [{ key: 'a', label: 'A' }, { key: 'a', label: 'B' }] }, 422, 'flow_duplicate_key'],
+      [
+        'a duplicate purpose key',
+        {
+          ...body,
+          purposes: [
+            { key: 'a', label: 'A' },
+            { key: 'a', label: 'B' },
+          ],
+        },
+        422,
+        'flow_duplicate_key',
+      ],
       ['a non-URL policy', { ...body, policy_url: 'javascript:alert(1)' }, 422, 'validation_failed'],
     ])('refuses %s', async (_case, json, status, reason) => {
       const res = await http('POST', `${url}/api/v1/flows`, { headers: auth(token), json });
@@ -191,10 +238,16 @@ describe('flows (consent-records) over HTTP', () => {
     });
 
     it('refuses malformed JSON (400), an oversized body (400) and a wrong-type PATCH (400)', async () => {
-      const malformed = await http('POST', `${url}/api/v1/flows`, { headers: { ...auth(token), 'content-type': 'application/json' }, raw: '{"name":' });
+      const malformed = await http('POST', `${url}/api/v1/flows`, {
+        headers: { ...auth(token), 'content-type': 'application/json' },
+        raw: '{"name":',
+      });
       expect(malformed.status).toBe(400);
       expect(malformed.body.reason_code).toBe('malformed_json');
-      const huge = await http('POST', `${url}/api/v1/flows`, { headers: auth(token), json: { ...body, purpose_of_use: 'x'.repeat(1_100_000) } });
+      const huge = await http('POST', `${url}/api/v1/flows`, {
+        headers: auth(token),
+        json: { ...body, purpose_of_use: 'x'.repeat(1_100_000) },
+      });
       expect(huge.status).toBe(413);
       expect(huge.body.reason_code).toBe('payload_too_large');
       const flow = await createFlow();

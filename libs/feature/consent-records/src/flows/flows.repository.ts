@@ -61,7 +61,8 @@ export class FlowsRepository {
     options: { manager?: EntityManager; lock?: boolean } = {},
   ): Promise<FlowVersion | undefined> {
     const manager = options.manager ?? this.dataSource.manager;
-    if (options.lock) await manager.query(`SELECT 1 FROM consent_records.flows WHERE id = $1 AND application_id = $2 FOR UPDATE`, [flowId, applicationId]);
+    if (options.lock)
+      await manager.query(`SELECT 1 FROM consent_records.flows WHERE id = $1 AND application_id = $2 FOR UPDATE`, [flowId, applicationId]);
     const rows: FlowVersionRow[] = await manager.query(
       `SELECT ${COLUMNS} FROM consent_records.flows f JOIN consent_records.flow_versions v ON v.flow_id = f.id
        WHERE f.id = $1 AND f.application_id = $2 AND v.version = COALESCE($3::integer, f.latest_version)`,
@@ -82,12 +83,10 @@ export class FlowsRepository {
 
   /** Rewrites a draft version's terms; the trigger refuses the write for any other status. */
   async updateDraftTerms(manager: EntityManager, flowId: string, version: number, terms: FlowTerms, at: Date): Promise<void> {
-    await manager.query(`UPDATE consent_records.flow_versions SET terms = $3, updated_at = $4 WHERE flow_id = $1 AND version = $2 AND status = 'draft'`, [
-      flowId,
-      version,
-      JSON.stringify(terms),
-      at,
-    ]);
+    await manager.query(
+      `UPDATE consent_records.flow_versions SET terms = $3, updated_at = $4 WHERE flow_id = $1 AND version = $2 AND status = 'draft'`,
+      [flowId, version, JSON.stringify(terms), at],
+    );
     await manager.query(`UPDATE consent_records.flows SET updated_at = $2 WHERE id = $1`, [flowId, at]);
   }
 
@@ -101,10 +100,11 @@ export class FlowsRepository {
 
   /** Makes `version` the governing version; the previous active version becomes `superseded`. */
   async activate(manager: EntityManager, flowId: string, version: number, at: Date): Promise<void> {
-    await queryRows(manager, `UPDATE consent_records.flow_versions SET status = 'superseded', updated_at = $2 WHERE flow_id = $1 AND status = 'active' RETURNING version`, [
-      flowId,
-      at,
-    ]);
+    await queryRows(
+      manager,
+      `UPDATE consent_records.flow_versions SET status = 'superseded', updated_at = $2 WHERE flow_id = $1 AND status = 'active' RETURNING version`,
+      [flowId, at],
+    );
     await queryRows(
       manager,
       `UPDATE consent_records.flow_versions SET status = 'active', activated_at = $3, updated_at = $3 WHERE flow_id = $1 AND version = $2 RETURNING version`,

@@ -11,7 +11,8 @@ import { CreateFormIntegration } from './use-cases/create-form-integration.use-c
 
 const INTEGRATION_RESPONSE =
   'form_integration: id, object, application_id, platform (typeform), flow_id, form_id, purposes [{purpose, field_ref, field_type, required, default_checked}], subject {email_field_ref, external_id_field_ref}, webhook_url, created_at; on creation also signing_secret (shown once)';
-const INTAKE_RESPONSE = 'page of form_intake: response_token, outcome (recorded|refused), record_id, reason_code, detail, received_at; newest first';
+const INTAKE_RESPONSE =
+  'page of form_intake: response_token, outcome (recorded|refused), record_id, reason_code, detail, received_at; newest first';
 
 function intakeView(intake: FormIntake): FormIntakeResponse {
   return {
@@ -37,7 +38,12 @@ export class FormIntegrationsController {
 
   /** 201 with the integration, its webhook URL and its signing secret (shown only here). */
   @Post()
-  @ApiDoc({ tag: 'Capture', summary: 'Connect a hosted form platform\'s form to a flow (signed webhook intake)', response: INTEGRATION_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Capture',
+    summary: "Connect a hosted form platform's form to a flow (signed webhook intake)",
+    response: INTEGRATION_RESPONSE,
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   @ApiResponseOf(FormIntegrationResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateFormIntegrationBody): Promise<Record<string, unknown>> {
     const { integration, secret } = await this.createIntegration.execute(principal, body);
@@ -50,8 +56,17 @@ export class FormIntegrationsController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.integrations.list(principal.applicationId, limit + 1, after ? { createdAt: new Date(after.created_at), id: after.id } : undefined);
-    return toPage(rows, limit, (i) => formIntegrationView(i, this.config.publicBaseUrl), (i) => ({ created_at: i.createdAt.toISOString(), id: i.id }));
+    const rows = await this.integrations.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: new Date(after.created_at), id: after.id } : undefined,
+    );
+    return toPage(
+      rows,
+      limit,
+      (i) => formIntegrationView(i, this.config.publicBaseUrl),
+      (i) => ({ created_at: i.createdAt.toISOString(), id: i.id }),
+    );
   }
 
   @Get(':integration_id')
@@ -74,11 +89,20 @@ export class FormIntegrationsController {
   @Get(':integration_id/intakes')
   @ApiDoc({ tag: 'Capture', summary: 'Responses delivered to a form integration, recorded or refused', response: INTAKE_RESPONSE })
   @ApiResponseOf(FormIntakeResponse, { page: true })
-  async intakes(@CurrentPrincipal() principal: Principal, @Param('integration_id') id: string, @Query() query: FormIntakesQuery): Promise<Page<FormIntakeResponse>> {
+  async intakes(
+    @CurrentPrincipal() principal: Principal,
+    @Param('integration_id') id: string,
+    @Query() query: FormIntakesQuery,
+  ): Promise<Page<FormIntakeResponse>> {
     const integration = await this.owned(principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['received_at', 'token']) : undefined;
-    const rows = await this.integrations.intakes(integration.id, limit + 1, after ? { receivedAt: new Date(after.received_at), token: after.token } : undefined, query.outcome);
+    const rows = await this.integrations.intakes(
+      integration.id,
+      limit + 1,
+      after ? { receivedAt: new Date(after.received_at), token: after.token } : undefined,
+      query.outcome,
+    );
     return toPage(rows, limit, intakeView, (r) => ({ received_at: r.receivedAt.toISOString(), token: r.responseToken }));
   }
 

@@ -75,7 +75,17 @@ export class FormIntegrationsRepository {
     await this.dataSource.query(
       `INSERT INTO consent_records.form_integrations (id, application_id, platform, flow_id, form_id, purposes, subject, secret_enc, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [integration.id, integration.applicationId, integration.platform, integration.flowId, integration.formId, JSON.stringify(integration.purposes), JSON.stringify(integration.subject), integration.secretEnc, integration.createdAt],
+      [
+        integration.id,
+        integration.applicationId,
+        integration.platform,
+        integration.flowId,
+        integration.formId,
+        JSON.stringify(integration.purposes),
+        JSON.stringify(integration.subject),
+        integration.secretEnc,
+        integration.createdAt,
+      ],
     );
   }
 
@@ -110,7 +120,10 @@ export class FormIntegrationsRepository {
   }
 
   async intake(integrationId: string, responseToken: string): Promise<FormIntake | undefined> {
-    const rows: IntakeRow[] = await this.dataSource.query(`SELECT * FROM consent_records.form_intakes WHERE integration_id = $1 AND response_token = $2`, [integrationId, responseToken]);
+    const rows: IntakeRow[] = await this.dataSource.query(
+      `SELECT * FROM consent_records.form_intakes WHERE integration_id = $1 AND response_token = $2`,
+      [integrationId, responseToken],
+    );
     return rows[0] ? toIntake(rows[0]) : undefined;
   }
 
@@ -124,7 +137,13 @@ export class FormIntegrationsRepository {
   }
 
   /** The response was refused; never overwrites a response that was recorded. */
-  async saveRefused(integrationId: string, responseToken: string, reasonCode: string, detail: Record<string, unknown>, at: Date): Promise<void> {
+  async saveRefused(
+    integrationId: string,
+    responseToken: string,
+    reasonCode: string,
+    detail: Record<string, unknown>,
+    at: Date,
+  ): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO consent_records.form_intakes (integration_id, response_token, outcome, reason_code, detail, received_at) VALUES ($1, $2, 'refused', $3, $4, $5)
        ON CONFLICT (integration_id, response_token) DO UPDATE SET reason_code = EXCLUDED.reason_code, detail = EXCLUDED.detail, received_at = EXCLUDED.received_at
@@ -134,7 +153,12 @@ export class FormIntegrationsRepository {
   }
 
   /** Newest first, keyset-paged by (received_at, response_token); `outcome` filters. */
-  async intakes(integrationId: string, limit: number, after?: { receivedAt: Date; token: string }, outcome?: 'recorded' | 'refused'): Promise<FormIntake[]> {
+  async intakes(
+    integrationId: string,
+    limit: number,
+    after?: { receivedAt: Date; token: string },
+    outcome?: 'recorded' | 'refused',
+  ): Promise<FormIntake[]> {
     const rows: IntakeRow[] = await this.dataSource.query(
       `SELECT * FROM consent_records.form_intakes
        WHERE integration_id = $1 AND ($2::timestamptz IS NULL OR (received_at, response_token) < ($2, $3)) AND ($4::text IS NULL OR outcome = $4)

@@ -22,18 +22,28 @@ function textOf(answer: Record<string, unknown> | undefined): string | undefined
 export function subjectFromDelivery(mapping: SubjectMapping, delivery: FormDelivery): Subject {
   const email = textOf(delivery.answers.get(mapping.email_field_ref)) ?? null;
   if (email !== null && (email.length > 320 || !EMAIL.test(email))) {
-    throw consentRecordsError('form_payload_invalid', `The answer to field "${mapping.email_field_ref}" is not an email address`, { field: 'form_response.answers', field_ref: mapping.email_field_ref });
+    throw consentRecordsError('form_payload_invalid', `The answer to field "${mapping.email_field_ref}" is not an email address`, {
+      field: 'form_response.answers',
+      field_ref: mapping.email_field_ref,
+    });
   }
   let externalId: string | null = null;
   if (mapping.external_id_field_ref !== null) {
     const hidden = delivery.hidden[mapping.external_id_field_ref];
-    externalId = textOf(delivery.answers.get(mapping.external_id_field_ref)) ?? (typeof hidden === 'string' && hidden.trim() ? hidden.trim() : null);
+    externalId =
+      textOf(delivery.answers.get(mapping.external_id_field_ref)) ?? (typeof hidden === 'string' && hidden.trim() ? hidden.trim() : null);
     if (externalId !== null && externalId.length > 200) {
-      throw consentRecordsError('form_payload_invalid', `The external id in "${mapping.external_id_field_ref}" is longer than 200 characters`, { field: 'form_response', field_ref: mapping.external_id_field_ref });
+      throw consentRecordsError(
+        'form_payload_invalid',
+        `The external id in "${mapping.external_id_field_ref}" is longer than 200 characters`,
+        { field: 'form_response', field_ref: mapping.external_id_field_ref },
+      );
     }
   }
   if (email === null && externalId === null) {
-    throw consentRecordsError('subject_reference_missing', 'The response carries neither the mapped email nor the mapped external id', { field_ref: mapping.email_field_ref });
+    throw consentRecordsError('subject_reference_missing', 'The response carries neither the mapped email nor the mapped external id', {
+      field_ref: mapping.email_field_ref,
+    });
   }
   return { email, external_id: externalId };
 }

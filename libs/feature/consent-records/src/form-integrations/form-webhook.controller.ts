@@ -23,13 +23,17 @@ export class FormWebhookController {
     tag: 'Capture',
     summary: 'Signed webhook of a hosted form platform (Typeform form_response); writes a form_platform_webhook record',
     description:
-      'Body: the platform\'s JSON as sent (Typeform: event_type, form_response {form_id, token, submitted_at, definition.fields[], answers[], hidden}). Header Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the integration\'s signing secret>. Idempotent on form_response.token.',
+      "Body: the platform's JSON as sent (Typeform: event_type, form_response {form_id, token, submitted_at, definition.fields[], answers[], hidden}). Header Typeform-Signature: sha256=<base64 HMAC-SHA256 of the raw body with the integration's signing secret>. Idempotent on form_response.token.",
     response: 'status (recorded), record_id, collection_channel (form_platform_webhook), collection_platform',
     errors: [400, 401, 404, 422],
     replays: true,
   })
   @ApiResponseOf(FormWebhookRecordedResponse)
-  async webhook(@Param('integration_id') integrationId: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<FormWebhookRecordedResponse> {
+  async webhook(
+    @Param('integration_id') integrationId: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<FormWebhookRecordedResponse> {
     const signature = request.headers['typeform-signature'];
     const outcome = await this.receive.execute({
       integrationId,
@@ -38,6 +42,11 @@ export class FormWebhookController {
       body: request.body,
     });
     if (outcome.replayed) void reply.header('idempotent-replayed', 'true');
-    return { status: 'recorded', record_id: outcome.recordId, collection_channel: 'form_platform_webhook', collection_platform: outcome.platform };
+    return {
+      status: 'recorded',
+      record_id: outcome.recordId,
+      collection_channel: 'form_platform_webhook',
+      collection_platform: outcome.platform,
+    };
   }
 }

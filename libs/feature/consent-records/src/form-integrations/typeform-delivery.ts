@@ -50,13 +50,16 @@ export function parseTypeformDelivery(body: unknown): FormDelivery {
   if (!isText(response.form_id, 100)) invalid('form_response.form_id is missing', 'form_response.form_id');
   if (!isText(response.token, 200)) invalid('form_response.token is missing', 'form_response.token');
   const submittedAt = isText(response.submitted_at, 64) ? new Date(response.submitted_at) : undefined;
-  if (!submittedAt || Number.isNaN(submittedAt.getTime())) invalid('form_response.submitted_at is not a timestamp', 'form_response.submitted_at');
+  if (!submittedAt || Number.isNaN(submittedAt.getTime()))
+    invalid('form_response.submitted_at is not a timestamp', 'form_response.submitted_at');
   const definition = response.definition;
-  if (!isObject(definition) || !Array.isArray(definition.fields)) invalid('form_response.definition.fields is missing', 'form_response.definition.fields');
+  if (!isObject(definition) || !Array.isArray(definition.fields))
+    invalid('form_response.definition.fields is missing', 'form_response.definition.fields');
 
   const fields = new Map<string, DeliveredField>();
   definition.fields.forEach((raw: unknown, i) => {
-    if (!isObject(raw) || !isText(raw.ref, 255) || !isText(raw.type, 64)) invalid(`definition field ${i} lacks ref or type`, `form_response.definition.fields[${i}]`);
+    if (!isObject(raw) || !isText(raw.ref, 255) || !isText(raw.type, 64))
+      invalid(`definition field ${i} lacks ref or type`, `form_response.definition.fields[${i}]`);
     const validations = isObject(raw.validations) ? raw.validations : undefined;
     fields.set(raw.ref, {
       type: raw.type,
@@ -70,7 +73,8 @@ export function parseTypeformDelivery(body: unknown): FormDelivery {
   if (!Array.isArray(rawAnswers)) invalid('form_response.answers is not an array', 'form_response.answers');
   const answers = new Map<string, DeliveredAnswer>();
   rawAnswers.forEach((raw: unknown, i) => {
-    if (!isObject(raw) || !isText(raw.type, 64) || !isObject(raw.field) || !isText(raw.field.ref, 255)) invalid(`answer ${i} lacks type or field.ref`, `form_response.answers[${i}]`);
+    if (!isObject(raw) || !isText(raw.type, 64) || !isObject(raw.field) || !isText(raw.field.ref, 255))
+      invalid(`answer ${i} lacks type or field.ref`, `form_response.answers[${i}]`);
     answers.set(raw.field.ref, raw as DeliveredAnswer);
   });
 

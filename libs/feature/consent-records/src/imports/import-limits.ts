@@ -7,17 +7,25 @@ export const IMPORTS_PATH = '/api/v1/consent_records/imports';
 export const IMPORT_BODY_LIMIT_BYTES = 64 * 1_048_576;
 
 function tooLarge(reply: FastifyReply, message: string, detail: Record<string, unknown>): FastifyReply {
-  return reply.header('cache-control', 'no-store').header('connection', 'close').status(413).send({ message, reason_code: 'payload_too_large', detail });
+  return reply
+    .header('cache-control', 'no-store')
+    .header('connection', 'close')
+    .status(413)
+    .send({ message, reason_code: 'payload_too_large', detail });
 }
 
 /** Refuses a declared body over the import limit before a byte of it is read. */
 async function refuseOversizedBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > IMPORT_BODY_LIMIT_BYTES) {
-    return void tooLarge(reply, `An import request body may hold at most 64 MiB (${IMPORT_BODY_LIMIT_BYTES} bytes); split the rows into several imports`, {
-      limit_bytes: IMPORT_BODY_LIMIT_BYTES,
-      content_length: length,
-    });
+    return void tooLarge(
+      reply,
+      `An import request body may hold at most 64 MiB (${IMPORT_BODY_LIMIT_BYTES} bytes); split the rows into several imports`,
+      {
+        limit_bytes: IMPORT_BODY_LIMIT_BYTES,
+        content_length: length,
+      },
+    );
   }
 }
 
@@ -25,15 +33,22 @@ async function refuseOversizedBody(request: FastifyRequest, reply: FastifyReply)
 async function refuseTooManyRows(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const records = (request.body as { records?: unknown } | null | undefined)?.records;
   if (Array.isArray(records) && records.length > MAX_IMPORT_ROWS) {
-    return void tooLarge(reply, `An import may hold at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows; this one has ${records.length.toLocaleString('en-US')}; split it into several imports`, {
-      field: 'records',
-      limit_rows: MAX_IMPORT_ROWS,
-      rows: records.length,
-    });
+    return void tooLarge(
+      reply,
+      `An import may hold at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows; this one has ${records.length.toLocaleString('en-US')}; split it into several imports`,
+      {
+        field: 'records',
+        limit_rows: MAX_IMPORT_ROWS,
+        rows: records.length,
+      },
+    );
   }
 }
 
-const hooks = <T>(existing: T | T[] | undefined, added: T): T[] => [...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]), added];
+const hooks = <T>(existing: T | T[] | undefined, added: T): T[] => [
+  ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
+  added,
+];
 
 /**
  * Gives POST /api/v1/consent_records/imports its own limits, leaving every other route at the

@@ -16,10 +16,16 @@ export type RowCheck = { ok: true; draft: RecordDraft } | { ok: false; reasonCod
 export function checkImportRow(raw: unknown, flow: FlowVersion, applicationId: string, now: Date): RowCheck {
   try {
     const fields = plainToInstance(RecordFields, raw, { enableImplicitConversion: false });
-    const errors = validateSync(fields as object, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true, validationError: { target: false, value: false } });
+    const errors = validateSync(fields as object, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      validationError: { target: false, value: false },
+    });
     if (errors.length > 0) throw validationError(flattenValidationErrors(errors));
     // Required on import rows (optional on the Record API): re-running an import must create nothing twice.
-    if (fields.idempotency_key === undefined) throw new DomainError('invalid', 'invalid_request', 'idempotency_key is required on every import row', { field: 'idempotency_key' });
+    if (fields.idempotency_key === undefined)
+      throw new DomainError('invalid', 'invalid_request', 'idempotency_key is required on every import row', { field: 'idempotency_key' });
     return { ok: true, draft: recordDraft(fields, flow, applicationId, 'imported', now) };
   } catch (error) {
     if (!isDomainError(error)) throw error;

@@ -1,4 +1,3 @@
-
 /** Lifecycle of an import job: rows are stored first, then a worker processes them in batches. */
 export const IMPORT_STATUSES = ['queued', 'running', 'completed'] as const;
 export type ImportStatus = (typeof IMPORT_STATUSES)[number];
@@ -30,4 +29,3 @@ export interface ImportRow {
   reasonCode: string | null;
   detail: Record<string, unknown> | null;
 }
-

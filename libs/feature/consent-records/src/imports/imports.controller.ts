@@ -31,14 +31,19 @@ export class ImportsController {
   @ApiDoc({
     tag: 'Consent records',
     summary: 'Import consent records (dry_run reports what would happen and writes nothing)',
-    description: 'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
+    description:
+      'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
     response: IMPORT_RESPONSE,
     errors: [400, 401, 403, 404, 409, 421, 422],
     alsoAnswers: [200],
   })
   @ApiResponseOf(ConsentImportResponse, { status: 202 })
   @ApiResponseOf(ConsentImportDryRunResponse, { status: 200 })
-  async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateImportBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown> | ConsentImportDryRunResponse> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateImportBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown> | ConsentImportDryRunResponse> {
     if (body.dry_run === true) {
       void reply.status(200);
       return this.dryRunImport.execute(principal, body.flow_id, body.records);
@@ -52,7 +57,11 @@ export class ImportsController {
   @Get(':import_id')
   @ApiDoc({ tag: 'Consent records', summary: 'Outcome and progress of an import', response: IMPORT_RESPONSE })
   @ApiResponseOf(ConsentImportResponse)
-  async get(@CurrentPrincipal() principal: Principal, @Param('import_id') importId: string, @Query() query: ImportRowsQuery): Promise<Record<string, unknown>> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('import_id') importId: string,
+    @Query() query: ImportRowsQuery,
+  ): Promise<Record<string, unknown>> {
     const job = isIdOf('consent_import', importId) ? await this.imports.find(principal.applicationId, importId) : undefined;
     if (!job) throw consentRecordsError('import_not_found', 'Import not found', { import_id: importId });
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;

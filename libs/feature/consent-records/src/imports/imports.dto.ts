@@ -12,18 +12,26 @@ export const MAX_IMPORT_ROWS = 100_000;
  */
 @RoutedBy('flow_id')
 export class CreateImportBody {
-  @IsDefined() @IsIdOf('flow')
+  @IsDefined()
+  @IsIdOf('flow')
   flow_id!: string;
 
-  @IsOptional() @IsBoolean()
+  @IsOptional()
+  @IsBoolean()
   dry_run?: boolean;
 
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_IMPORT_ROWS) @IsObject({ each: true })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_IMPORT_ROWS)
+  @IsObject({ each: true })
   records!: Array<Record<string, unknown>>;
 }
 
 /** Query of GET …/imports/:id: row pages, optionally only rows with one outcome. */
 export class ImportRowsQuery extends PageQuery {
-  @IsOptional() @IsString() @IsIn(['created', 'duplicate', 'failed', 'pending'])
+  @IsOptional()
+  @IsString()
+  @IsIn(['created', 'duplicate', 'failed', 'pending'])
   outcome?: 'created' | 'duplicate' | 'failed' | 'pending';
 }

@@ -23,7 +23,8 @@ describe('consent record imports over HTTP', () => {
     ...overrides,
   });
   const create = (json: Json, token = app.token) => http('POST', `${url}/api/v1/consent_records/imports`, { headers: auth(token), json });
-  const read = (id: string, query = '', token = app.token) => http('GET', `${url}/api/v1/consent_records/imports/${id}${query}`, { headers: auth(token) });
+  const read = (id: string, query = '', token = app.token) =>
+    http('GET', `${url}/api/v1/consent_records/imports/${id}${query}`, { headers: auth(token) });
   const count = async (table: string) => (await db.query(`SELECT count(*)::int AS n FROM consent_records.${table}`))[0].n as number;
 
   beforeAll(async () => {
@@ -37,16 +38,36 @@ describe('consent record imports over HTTP', () => {
   afterAll(() => harness.close());
 
   it('dry_run reports per row what would happen and writes nothing', async () => {
-    const existing = await http('POST', `${url}/api/v1/consent_records`, { headers: auth(app.token), json: { flow_id: flowId, ...row(900) } });
+    const existing = await http('POST', `${url}/api/v1/consent_records`, {
+      headers: auth(app.token),
+      json: { flow_id: flowId, ...row(900) },
+    });
     expect(existing.status).toBe(201);
-    const before = { records: await count('records'), imports: await count('imports'), rows: await count('import_rows'), outbox: await count('outbox') };
+    const before = {
+      records: await count('records'),
+      imports: await count('imports'),
+      rows: await count('import_rows'),
+      outbox: await count('outbox'),
+    };
     const res = await create({
       flow_id: flowId,
       dry_run: true,
-      records: [row(1), row(900), row(2, { decisions: { newsletter: { decision: 'granted' } } }), row(3, { colour: 'red' }), row(900, { captured_at: '2026-05-02T00:00:00.000Z' }), row(4, { idempotency_key: undefined })],
+      records: [
+        row(1),
+        row(900),
+        row(2, { decisions: { newsletter: { decision: 'granted' } } }),
+        row(3, { colour: 'red' }),
+        row(900, { captured_at: '2026-05-02T00:00:00.000Z' }),
+        row(4, { idempotency_key: undefined }),
+      ],
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: null, dry_run: true, status: 'completed', counts: { total: 6, would_create: 1, duplicates: 1, failed: 4 } });
+    expect(res.body).toMatchObject({
+      id: null,
+      dry_run: true,
+      status: 'completed',
+      counts: { total: 6, would_create: 1, duplicates: 1, failed: 4 },
+    });
     expect((res.body.rows as Json[]).map((r) => [r.index, r.outcome, r.reason_code])).toEqual([
       [0, 'would_create', null],
       [1, 'duplicate', null],
@@ -57,11 +78,22 @@ describe('consent record imports over HTTP', () => {
     ]);
     expect((res.body.rows as Json[])[1]!.record_id).toBe(existing.body.id);
     expect((res.body.rows as Json[])[2]!.detail).toMatchObject({ purpose: 'offers' });
-    expect({ records: await count('records'), imports: await count('imports'), rows: await count('import_rows'), outbox: await count('outbox') }).toEqual(before);
+    expect({
+      records: await count('records'),
+      imports: await count('imports'),
+      rows: await count('import_rows'),
+      outbox: await count('outbox'),
+    }).toEqual(before);
   });
 
   it('imports in the background with progress and per-row outcomes; a failed row never blocks the others; a re-run creates nothing twice', async () => {
-    const rows = Array.from({ length: 1_203 }, (_, i) => (i === 7 ? row(i, { decisions: 'yes' }) : i === 800 ? row(i, { decisions: { ...decisions('granted', 'granted'), coupons: { decision: 'granted' } } }) : row(i)));
+    const rows = Array.from({ length: 1_203 }, (_, i) =>
+      i === 7
+        ? row(i, { decisions: 'yes' })
+        : i === 800
+          ? row(i, { decisions: { ...decisions('granted', 'granted'), coupons: { decision: 'granted' } } })
+          : row(i),
+    );
     const res = await create({ flow_id: flowId, records: rows });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ object: 'consent_import', dry_run: false, flow_id: flowId, counts: { total: 1_203 } });
@@ -76,7 +108,12 @@ describe('consent record imports over HTTP', () => {
     const failed = await read(id, '?outcome=failed');
     expect((failed.body.rows as Json).data).toEqual([
       expect.objectContaining({ index: 7, outcome: 'failed', reason_code: 'invalid_request' }),
-      expect.objectContaining({ index: 800, outcome: 'failed', reason_code: 'purpose_not_in_flow', detail: expect.objectContaining({ purpose: 'coupons' }) }),
+      expect.objectContaining({
+        index: 800,
+        outcome: 'failed',
+        reason_code: 'purpose_not_in_flow',
+        detail: expect.objectContaining({ purpose: 'coupons' }),
+      }),
     ]);
     // Cursor pagination walks every row exactly once.
     let cursor: string | null = null;
@@ -91,7 +128,12 @@ describe('consent record imports over HTTP', () => {
     expect(seen).toBe(1_203);
     const first = ((await read(id, '?limit=1')).body.rows as Json).data as Json[];
     const record = await http('GET', `${url}/api/v1/consent_records/${first[0]!.record_id as string}`, { headers: auth(app.token) });
-    expect(record.body).toMatchObject({ collection_channel: 'imported', captured_at: '2026-05-01T00:00:00.000Z', recorded_at: '2026-06-01T10:00:00.000Z', idempotency_key: 'import-0' });
+    expect(record.body).toMatchObject({
+      collection_channel: 'imported',
+      captured_at: '2026-05-01T00:00:00.000Z',
+      recorded_at: '2026-06-01T10:00:00.000Z',
+      idempotency_key: 'import-0',
+    });
 
     const recordsBefore = await count('records');
     const rerun = await create({ flow_id: flowId, records: rows });
@@ -106,10 +148,15 @@ describe('consent record imports over HTTP', () => {
   it('applies the later-record rule between rows of an import', async () => {
     const res = await create({
       flow_id: flowId,
-      records: [row(5000, { decisions: decisions('granted', 'granted') }), row(5000, { idempotency_key: 'later', decisions: decisions('granted', 'declined'), captured_at: '2026-05-15T00:00:00.000Z' })],
+      records: [
+        row(5000, { decisions: decisions('granted', 'granted') }),
+        row(5000, { idempotency_key: 'later', decisions: decisions('granted', 'declined'), captured_at: '2026-05-15T00:00:00.000Z' }),
+      ],
     });
     await waitFor(async () => (await read(res.body.id as string)).body.status === 'completed');
-    const st = await http('GET', `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=p5000`, { headers: auth(app.token) });
+    const st = await http('GET', `${url}/api/v1/applications/${app.id}/consent_status?subject[external_id]=p5000`, {
+      headers: auth(app.token),
+    });
     expect((st.body.purposes as Json[]).map((p) => [p.purpose, p.status])).toEqual([
       ['newsletter', 'granted'],
       ['offers', 'declined'],
@@ -122,7 +169,12 @@ describe('consent record imports over HTTP', () => {
     await repo.transaction(async (manager) => {
       await repo.insertJob(manager, { id, applicationId: app.id, flowId, total: 3 }, clock.now());
       await repo.insertRows(manager, id, 0, [row(7001), row(7002), row(7003)]);
-      await repo.saveResults(manager, id, [{ index: 0, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: null }], new Date(clock.now().getTime() - 1));
+      await repo.saveResults(
+        manager,
+        id,
+        [{ index: 0, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: null }],
+        new Date(clock.now().getTime() - 1),
+      );
     });
     await db.query(`UPDATE consent_records.imports SET status = 'running' WHERE id = $1`, [id]);
     harness.running.app.get(ImportWorker).wake();
@@ -147,14 +199,20 @@ describe('consent record imports over HTTP', () => {
     });
 
     it('keeps the 1 MiB limit on other routes', async () => {
-      const record = await http('POST', `${url}/api/v1/consent_records`, { headers: auth(app.token), json: { flow_id: flowId, ...row(1), notice_digest: 'x'.repeat(1_100_000) } });
+      const record = await http('POST', `${url}/api/v1/consent_records`, {
+        headers: auth(app.token),
+        json: { flow_id: flowId, ...row(1), notice_digest: 'x'.repeat(1_100_000) },
+      });
       expect([record.status, record.body.reason_code]).toEqual([413, 'payload_too_large']);
     });
 
     it('answers 413 payload_too_large naming the limit for a body over 64 MiB, and stores nothing', async () => {
       const imports = await count('imports');
       const raw = `{"flow_id":"${flowId}","records":[{"subject":{"external_id":"${'x'.repeat(64 * 1_048_576)}"}}]}`;
-      const res = await http('POST', `${url}/api/v1/consent_records/imports`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw });
+      const res = await http('POST', `${url}/api/v1/consent_records/imports`, {
+        headers: { ...auth(app.token), 'content-type': 'application/json' },
+        raw,
+      });
       expect(res.status).toBe(413);
       expect(res.body).toMatchObject({ reason_code: 'payload_too_large', detail: { limit_bytes: 67_108_864 } });
       expect(res.body.message).toMatch(/64 MiB/);
@@ -166,7 +224,10 @@ describe('consent record imports over HTTP', () => {
       for (const dryRun of [false, true]) {
         const res = await create({ flow_id: flowId, dry_run: dryRun, records: Array.from({ length: 100_001 }, () => ({})) });
         expect(res.status).toBe(413);
-        expect(res.body).toMatchObject({ reason_code: 'payload_too_large', detail: { field: 'records', limit_rows: 100_000, rows: 100_001 } });
+        expect(res.body).toMatchObject({
+          reason_code: 'payload_too_large',
+          detail: { field: 'records', limit_rows: 100_000, rows: 100_001 },
+        });
         expect(res.body.message).toMatch(/at most 100,000 rows/);
       }
       expect(await count('imports')).toBe(imports);
@@ -179,13 +240,23 @@ describe('consent record imports over HTTP', () => {
     expect((await create({ flow_id: flowId, records: [1] })).body.reason_code).toBe('invalid_request');
     expect((await create({ flow_id: flowId, records: [row(1)], colour: 1 })).body.reason_code).toBe('invalid_request');
     expect((await create({ flow_id: flowId, records: [row(1)], dry_run: 'yes' })).body.reason_code).toBe('invalid_request');
-    const malformed = await http('POST', `${url}/api/v1/consent_records/imports`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '[' });
+    const malformed = await http('POST', `${url}/api/v1/consent_records/imports`, {
+      headers: { ...auth(app.token), 'content-type': 'application/json' },
+      raw: '[',
+    });
     expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
     const draft = await harness.flow(app.token, { activate: false });
     expect((await create({ flow_id: draft, records: [row(1)] })).body.reason_code).toBe('flow_not_active');
     expect((await create({ flow_id: flowId, records: [row(1)] }, other.token)).body.reason_code).toBe('flow_not_found');
     expect((await create({ flow_id: flowId, records: [row(1)] }, 'nope')).status).toBe(401);
-    expect((await http('POST', `${url}/api/v1/consent_records/imports`, { headers: { 'x-publishable-key': app.pk }, json: { flow_id: flowId, records: [row(1)] } })).status).toBe(403);
+    expect(
+      (
+        await http('POST', `${url}/api/v1/consent_records/imports`, {
+          headers: { 'x-publishable-key': app.pk },
+          json: { flow_id: flowId, records: [row(1)] },
+        })
+      ).status,
+    ).toBe(403);
     const job = await create({ flow_id: flowId, records: [row(1)] });
     expect((await read(job.body.id as string, '', other.token)).body.reason_code).toBe('import_not_found');
     expect((await read('cimp_us_aaaaaaaaaaaaaaaaaaaa')).status).toBe(404);

@@ -55,14 +55,15 @@ export class ImportsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insertJob(manager: EntityManager, job: { id: string; applicationId: string; flowId: string; total: number }, at: Date): Promise<void> {
-    await manager.query(`INSERT INTO consent_records.imports (id, application_id, flow_id, status, total, created_at) VALUES ($1, $2, $3, 'queued', $4, $5)`, [
-      job.id,
-      job.applicationId,
-      job.flowId,
-      job.total,
-      at,
-    ]);
+  async insertJob(
+    manager: EntityManager,
+    job: { id: string; applicationId: string; flowId: string; total: number },
+    at: Date,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO consent_records.imports (id, application_id, flow_id, status, total, created_at) VALUES ($1, $2, $3, 'queued', $4, $5)`,
+      [job.id, job.applicationId, job.flowId, job.total, at],
+    );
   }
 
   /** Stores rows `offset…offset+rows.length-1` in one statement (a jsonb array expanded in SQL). */
@@ -75,7 +76,10 @@ export class ImportsRepository {
   }
 
   async find(applicationId: string, id: string): Promise<ConsentImport | undefined> {
-    const rows: ImportRowRecord[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM consent_records.imports WHERE id = $1 AND application_id = $2`, [id, applicationId]);
+    const rows: ImportRowRecord[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM consent_records.imports WHERE id = $1 AND application_id = $2`,
+      [id, applicationId],
+    );
     return rows[0] ? toImport(rows[0]) : undefined;
   }
 
@@ -111,7 +115,12 @@ export class ImportsRepository {
       `UPDATE consent_records.import_rows r SET outcome = x.outcome, record_id = x.record_id, reason_code = x.reason_code, detail = x.detail
        FROM jsonb_to_recordset($2::jsonb) AS x(index integer, outcome text, record_id text, reason_code text, detail jsonb)
        WHERE r.import_id = $1 AND r.row_index = x.index`,
-      [importId, JSON.stringify(results.map((r) => ({ index: r.index, outcome: r.outcome, record_id: r.recordId, reason_code: r.reasonCode, detail: r.detail })))],
+      [
+        importId,
+        JSON.stringify(
+          results.map((r) => ({ index: r.index, outcome: r.outcome, record_id: r.recordId, reason_code: r.reasonCode, detail: r.detail })),
+        ),
+      ],
     );
     const count = (o: RowOutcome) => results.filter((r) => r.outcome === o).length;
     await manager.query(
@@ -121,18 +130,32 @@ export class ImportsRepository {
   }
 
   async complete(importId: string, at: Date): Promise<void> {
-    await this.dataSource.query(`UPDATE consent_records.imports SET status = 'completed', completed_at = $2, lease_until = NULL WHERE id = $1`, [importId, at]);
+    await this.dataSource.query(
+      `UPDATE consent_records.imports SET status = 'completed', completed_at = $2, lease_until = NULL WHERE id = $1`,
+      [importId, at],
+    );
   }
 
   async rows(importId: string, limit: number, after: number, outcome?: RowOutcome | 'pending'): Promise<ImportRow[]> {
-    const rows: Array<{ row_index: number; outcome: RowOutcome | null; record_id: string | null; reason_code: string | null; detail: Record<string, unknown> | null }> =
-      await this.dataSource.query(
-        `SELECT row_index, outcome, record_id, reason_code, detail FROM consent_records.import_rows
+    const rows: Array<{
+      row_index: number;
+      outcome: RowOutcome | null;
+      record_id: string | null;
+      reason_code: string | null;
+      detail: Record<string, unknown> | null;
+    }> = await this.dataSource.query(
+      `SELECT row_index, outcome, record_id, reason_code, detail FROM consent_records.import_rows
          WHERE import_id = $1 AND row_index > $2 AND ($3::text IS NULL OR ($3 = 'pending' AND outcome IS NULL) OR outcome = $3)
          ORDER BY row_index LIMIT $4`,
-        [importId, after, outcome ?? null, limit],
-      );
-    return rows.map((r) => ({ index: r.row_index, outcome: r.outcome, recordId: r.record_id, reasonCode: r.reason_code, detail: r.detail }));
+      [importId, after, outcome ?? null, limit],
+    );
+    return rows.map((r) => ({
+      index: r.row_index,
+      outcome: r.outcome,
+      recordId: r.record_id,
+      reasonCode: r.reason_code,
+      detail: r.detail,
+    }));
   }
 
   /** Which of `keys` are already used by records of the application, with their request digests. */

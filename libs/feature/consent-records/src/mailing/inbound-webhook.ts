@@ -16,10 +16,12 @@ export type InboundPost =
  * address or list id, or any field given twice, is malformed (400).
  */
 export function parseInboundPost(body: unknown): InboundPost {
-  if (body === undefined || body === null || body === '' || (typeof body === 'object' && Object.keys(body).length === 0)) return { kind: 'validation' };
+  if (body === undefined || body === null || body === '' || (typeof body === 'object' && Object.keys(body).length === 0))
+    return { kind: 'validation' };
   if (typeof body !== 'object' || Array.isArray(body)) throw malformed('body must be a form-encoded webhook');
   const fields = body as Record<string, unknown>;
-  const nested = typeof fields.data === 'object' && fields.data !== null && !Array.isArray(fields.data) ? (fields.data as Record<string, unknown>) : {};
+  const nested =
+    typeof fields.data === 'object' && fields.data !== null && !Array.isArray(fields.data) ? (fields.data as Record<string, unknown>) : {};
   const field = (name: string, dataKey?: string): string | null => {
     const value = dataKey ? (fields[`data[${dataKey}]`] ?? nested[dataKey]) : fields[name];
     if (value === undefined || value === null || value === '') return null;

@@ -34,8 +34,17 @@ export class MailchimpClient {
   private readonly client = new EgressClient({ maxResponseBytes: MAX_RESPONSE_BYTES, responseBody: 'text' });
 
   /** PUT /lists/{list_id}/members/{hash}: the member's marketing permissions; creates the member when new. */
-  upsertMember(target: MailchimpTarget, email: string, permissions: readonly PermissionWrite[], statusIfNew: 'subscribed' | 'unsubscribed'): Promise<CallResult> {
-    return this.call(target, 'PUT', this.memberPath(target, email), { email_address: email, status_if_new: statusIfNew, marketing_permissions: permissions });
+  upsertMember(
+    target: MailchimpTarget,
+    email: string,
+    permissions: readonly PermissionWrite[],
+    statusIfNew: 'subscribed' | 'unsubscribed',
+  ): Promise<CallResult> {
+    return this.call(target, 'PUT', this.memberPath(target, email), {
+      email_address: email,
+      status_if_new: statusIfNew,
+      marketing_permissions: permissions,
+    });
   }
 
   /** POST /lists/{list_id}/members/{hash}/tags: makes tags active or inactive (204 on success). */
@@ -71,7 +80,11 @@ export class MailchimpClient {
     });
     if ('error' in result) return { error: result.error };
     const retryAfter = Number(result.headers['retry-after']);
-    return { statusCode: result.statusCode, body: parseJson(result.body), ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSec: retryAfter } : {}) };
+    return {
+      statusCode: result.statusCode,
+      body: parseJson(result.body),
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSec: retryAfter } : {}),
+    };
   }
 }
 
@@ -83,7 +96,8 @@ export function memberReadBack(body: unknown): MemberReadBack | undefined {
   const parsed: PermissionWrite[] = [];
   if (Array.isArray(permissions)) {
     for (const p of permissions as Array<{ marketing_permission_id?: unknown; enabled?: unknown }>) {
-      if (typeof p?.marketing_permission_id === 'string' && typeof p.enabled === 'boolean') parsed.push({ marketing_permission_id: p.marketing_permission_id, enabled: p.enabled });
+      if (typeof p?.marketing_permission_id === 'string' && typeof p.enabled === 'boolean')
+        parsed.push({ marketing_permission_id: p.marketing_permission_id, enabled: p.enabled });
     }
   }
   return { status, permissions: parsed };

@@ -84,13 +84,26 @@ export function checkApiBaseUrl(raw: string, environment: 'development' | 'produ
   } catch {
     throw consentRecordsError('mailing_api_base_url_invalid', 'api_base_url must be an absolute https URL', { field: 'api_base_url' });
   }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname || url.username || url.password || url.search || raw.includes('#')) {
-    throw consentRecordsError('mailing_api_base_url_invalid', 'api_base_url must be an absolute https URL without credentials, query or fragment', { field: 'api_base_url' });
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    !url.hostname ||
+    url.username ||
+    url.password ||
+    url.search ||
+    raw.includes('#')
+  ) {
+    throw consentRecordsError(
+      'mailing_api_base_url_invalid',
+      'api_base_url must be an absolute https URL without credentials, query or fragment',
+      { field: 'api_base_url' },
+    );
   }
   if (url.protocol === 'http:' && !(environment === 'development' && LOOPBACK_HOSTS.has(url.hostname))) {
     throw consentRecordsError(
       'mailing_api_base_url_invalid',
-      environment === 'production' ? 'Production applications reach the mailing tool over HTTPS only' : 'api_base_url must use https (http only for localhost or 127.0.0.1)',
+      environment === 'production'
+        ? 'Production applications reach the mailing tool over HTTPS only'
+        : 'api_base_url must use https (http only for localhost or 127.0.0.1)',
       { field: 'api_base_url' },
     );
   }
@@ -102,10 +115,17 @@ export function checkApiBaseUrl(raw: string, environment: 'development' | 'produ
  * address the environment may not reach: the API key would be sent there, and the service would
  * call into its own network. Every call checks again before it connects.
  */
-export async function checkApiBaseUrlTarget(url: string, environment: EgressEnvironment, resolveAll: ResolveAll = resolveAllWithDns): Promise<void> {
+export async function checkApiBaseUrlTarget(
+  url: string,
+  environment: EgressEnvironment,
+  resolveAll: ResolveAll = resolveAllWithDns,
+): Promise<void> {
   const refused = await refusedTargetOf(new URL(url).hostname, environment, resolveAll);
   if (refused) {
-    throw consentRecordsError('mailing_api_base_url_address_refused', 'api_base_url must point to a public address', { field: 'api_base_url', range: refused.range });
+    throw consentRecordsError('mailing_api_base_url_address_refused', 'api_base_url must point to a public address', {
+      field: 'api_base_url',
+      range: refused.range,
+    });
   }
 }
 

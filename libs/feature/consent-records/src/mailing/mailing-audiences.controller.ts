@@ -31,7 +31,12 @@ export class MailingAudiencesController {
 
   /** 201; `webhook_url` (with its path secret) is in this response only. */
   @Post()
-  @ApiDoc({ tag: 'Mailing audiences', summary: 'Connect a flow to a mailing-tool audience (API key stored encrypted)', response: `${AUDIENCE_RESPONSE}, plus webhook_url (shown only here)`, errors: [400, 401, 403, 404, 409, 422] })
+  @ApiDoc({
+    tag: 'Mailing audiences',
+    summary: 'Connect a flow to a mailing-tool audience (API key stored encrypted)',
+    response: `${AUDIENCE_RESPONSE}, plus webhook_url (shown only here)`,
+    errors: [400, 401, 403, 404, 409, 422],
+  })
   @ApiResponseOf(MailingAudienceResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateMailingAudienceBody): Promise<Record<string, unknown>> {
     const { audience, webhookSecret } = await this.createAudience.execute(principal, body);
@@ -39,12 +44,20 @@ export class MailingAudiencesController {
   }
 
   @Get()
-  @ApiDoc({ tag: 'Mailing audiences', summary: 'List mailing-audience integrations', response: `Page of ${AUDIENCE_RESPONSE}: data, has_more, next_cursor` })
+  @ApiDoc({
+    tag: 'Mailing audiences',
+    summary: 'List mailing-audience integrations',
+    response: `Page of ${AUDIENCE_RESPONSE}: data, has_more, next_cursor`,
+  })
   @ApiResponseOf(MailingAudienceResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.audiences.listAudiences(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.audiences.listAudiences(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     return toPage(rows, limit, mailingAudienceView, (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }));
   }
 
@@ -58,15 +71,27 @@ export class MailingAudiencesController {
   /** 204; queued member writes and the inbound log go with it, and its webhook URL stops answering. */
   @Delete(':audience_id')
   @HttpCode(204)
-  @ApiDoc({ tag: 'Mailing audiences', summary: 'Delete a mailing-audience integration with its sync and inbound logs', response: 'No content' })
+  @ApiDoc({
+    tag: 'Mailing audiences',
+    summary: 'Delete a mailing-audience integration with its sync and inbound logs',
+    response: 'No content',
+  })
   async remove(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string): Promise<void> {
     if (!isMailingAudienceId(id) || !(await this.audiences.deleteAudience(principal.applicationId, id))) throw notFound(id);
   }
 
   @Get(':audience_id/syncs')
-  @ApiDoc({ tag: 'Mailing audiences', summary: 'Member writes of record events: what was written, when, the last error', response: SYNC_RESPONSE })
+  @ApiDoc({
+    tag: 'Mailing audiences',
+    summary: 'Member writes of record events: what was written, when, the last error',
+    response: SYNC_RESPONSE,
+  })
   @ApiResponseOf(MailingSyncResponse, { page: true })
-  async syncs(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string, @Query() query: PageQuery): Promise<Page<MailingSyncResponse>> {
+  async syncs(
+    @CurrentPrincipal() principal: Principal,
+    @Param('audience_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<MailingSyncResponse>> {
     const audience = await this.owned(principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const before = query.cursor ? decodeCursor(query.cursor, ['id']).id : undefined;
@@ -76,9 +101,17 @@ export class MailingAudiencesController {
   }
 
   @Get(':audience_id/inbound_events')
-  @ApiDoc({ tag: 'Mailing audiences', summary: 'Events the mailing tool posted and what came of them (withdrawn, ignored)', response: INBOUND_RESPONSE })
+  @ApiDoc({
+    tag: 'Mailing audiences',
+    summary: 'Events the mailing tool posted and what came of them (withdrawn, ignored)',
+    response: INBOUND_RESPONSE,
+  })
   @ApiResponseOf(MailingInboundEventResponse, { page: true })
-  async inbound(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string, @Query() query: PageQuery): Promise<Page<MailingInboundEventResponse>> {
+  async inbound(
+    @CurrentPrincipal() principal: Principal,
+    @Param('audience_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<MailingInboundEventResponse>> {
     const audience = await this.owned(principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const before = query.cursor ? decodeCursor(query.cursor, ['id']).id : undefined;

@@ -4,7 +4,16 @@ import { FakeClock } from '@svc/config';
 import { startProcess, type RunningProcess } from '@svc/server';
 import { DataSource } from 'typeorm';
 import { createLogger } from '@svc/telemetry';
-import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type HttpResult, type TestDatabase } from '@svc/testing';
+import {
+  createTestDatabase,
+  deleteTestStreams,
+  http,
+  testEnv,
+  uniqueBusPrefix,
+  waitFor,
+  type HttpResult,
+  type TestDatabase,
+} from '@svc/testing';
 import { consentRecordsFeature } from '..';
 import { FakeMailchimp, memberHash } from '../../test/fake-mailchimp';
 import { auth, decisions, type Json } from '../../test/harness';
@@ -34,19 +43,37 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
   let webhookPath: string;
   let key = 0;
 
-  const call = async (method: string, path: string, options: { token?: string | null; json?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<HttpResult> => {
+  const call = async (
+    method: string,
+    path: string,
+    options: { token?: string | null; json?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<HttpResult> => {
     const token = options.token === undefined ? app.token : options.token;
-    const res = await http(method, `${url}${path}`, { headers: { ...(token ? auth(token) : {}), ...options.headers }, json: options.json, raw: options.raw });
+    const res = await http(method, `${url}${path}`, {
+      headers: { ...(token ? auth(token) : {}), ...options.headers },
+      json: options.json,
+      raw: options.raw,
+    });
     responses.push(res.text);
     return res;
   };
   const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
   const inbound = (fields: Record<string, string> | string, path = webhookPath) =>
-    call('POST', path, { token: null, raw: typeof fields === 'string' ? fields : form(fields), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    call('POST', path, {
+      token: null,
+      raw: typeof fields === 'string' ? fields : form(fields),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
   const record = async (email: string, newsletter: 'granted' | 'declined', offers: 'granted' | 'declined'): Promise<string> => {
     key += 1;
     const res = await call('POST', '/api/v1/consent_records', {
-      json: { flow_id: flowId, subject: { email }, decisions: decisions(newsletter, offers), captured_at: '2026-04-30T12:00:00.000Z', idempotency_key: `mail-${key}` },
+      json: {
+        flow_id: flowId,
+        subject: { email },
+        decisions: decisions(newsletter, offers),
+        captured_at: '2026-04-30T12:00:00.000Z',
+        idempotency_key: `mail-${key}`,
+      },
     });
     expect(res.status).toBe(201);
     return res.body.id as string;
@@ -55,9 +82,11 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     const res = await call('GET', `/api/v1/mailing_audiences/${audienceId}/syncs?limit=200`);
     return (res.body.data as Json[]).filter((s) => s.record_id === recordId);
   };
-  const inboundEvents = async (): Promise<Json[]> => (await call('GET', `/api/v1/mailing_audiences/${audienceId}/inbound_events?limit=200`)).body.data as Json[];
+  const inboundEvents = async (): Promise<Json[]> =>
+    (await call('GET', `/api/v1/mailing_audiences/${audienceId}/inbound_events?limit=200`)).body.data as Json[];
   const statusOf = async (email: string): Promise<Json[]> =>
-    (await call('GET', `/api/v1/applications/${app.id}/consent_status?subject[email]=${encodeURIComponent(email)}`)).body.purposes as Json[];
+    (await call('GET', `/api/v1/applications/${app.id}/consent_status?subject[email]=${encodeURIComponent(email)}`)).body
+      .purposes as Json[];
   /** Due retries are read against the fake clock: move it past the first backoff and wake the worker. */
   const advance = (ms: number): void => {
     clock.advance(ms);
@@ -157,7 +186,9 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       expect((await call('DELETE', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(204);
       expect((await call('GET', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(404);
       const webhook = new URL(created.body.webhook_url as string).pathname;
-      expect((await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': 'b7c6eb2165' }, webhook)).status).toBe(404);
+      expect((await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': 'b7c6eb2165' }, webhook)).status).toBe(
+        404,
+      );
     });
 
     it('refuses missing or wrong credentials and answers another application alike an unknown integration', async () => {
@@ -181,7 +212,17 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
         [createBody({ api_base_url: 'https://user:pw@mail.example.com/3.0' }), 422, 'mailing_api_base_url_invalid'],
         [createBody({ api_base_url: 'not a url' }), 422, 'mailing_api_base_url_invalid'],
         [createBody({ permissions: [{ purpose: 'coupons', marketing_permission_id: 'perm_x' }] }), 422, 'purpose_not_in_flow'],
-        [createBody({ permissions: [{ purpose: 'newsletter', marketing_permission_id: 'a' }, { purpose: 'newsletter', marketing_permission_id: 'b' }], list_id: 'dup1' }), 422, 'mailing_mapping_duplicate'],
+        [
+          createBody({
+            permissions: [
+              { purpose: 'newsletter', marketing_permission_id: 'a' },
+              { purpose: 'newsletter', marketing_permission_id: 'b' },
+            ],
+            list_id: 'dup1',
+          }),
+          422,
+          'mailing_mapping_duplicate',
+        ],
         [createBody({ flow_id: 'flw_us_aaaaaaaaaaaaaaaaaaaa' }), 404, 'flow_not_found'],
         [createBody(), 409, 'mailing_audience_exists'],
       ];
@@ -189,7 +230,10 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
         const res = await call('POST', '/api/v1/mailing_audiences', { json: body });
         expect([res.status, reason ? res.body.reason_code : undefined]).toEqual([status, reason]);
       }
-      const malformedJson = await call('POST', '/api/v1/mailing_audiences', { raw: '{"provider":', headers: { 'content-type': 'application/json' } });
+      const malformedJson = await call('POST', '/api/v1/mailing_audiences', {
+        raw: '{"provider":',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(malformedJson.status).toBe(400);
     });
 
@@ -212,29 +256,58 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
         [app.token, 'http://[::1]:9/3.0', 'ok'],
       ];
       for (const [token, apiBaseUrl, range] of cases) {
-        const res = await call('POST', '/api/v1/mailing_audiences', { token, json: createBody({ api_base_url: apiBaseUrl, list_id: 'policy1' }) });
+        const res = await call('POST', '/api/v1/mailing_audiences', {
+          token,
+          json: createBody({ api_base_url: apiBaseUrl, list_id: 'policy1' }),
+        });
         if (range === 'ok') {
           expect(res.status).toBe(201);
           expect((await call('DELETE', `/api/v1/mailing_audiences/${res.body.id as string}`)).status).toBe(204);
-        } else expect([apiBaseUrl, res.status, res.body.reason_code, res.body.detail]).toEqual([apiBaseUrl, 422, 'mailing_api_base_url_address_refused', { field: 'api_base_url', range }]);
+        } else
+          expect([apiBaseUrl, res.status, res.body.reason_code, res.body.detail]).toEqual([
+            apiBaseUrl,
+            422,
+            'mailing_api_base_url_address_refused',
+            { field: 'api_base_url', range },
+          ]);
       }
     });
 
     it('checks every call again: a production integration whose address turns out loopback fails its write and read-back permanently, nothing sent or withdrawn', async () => {
       const flow = await call('POST', '/api/v1/flows', {
         token: other.token,
-        json: { name: 'Live signup', locale: 'en', presentation: { title: 'Stay in touch' }, purposes: [{ key: 'newsletter', label: 'Newsletter' }, { key: 'offers', label: 'Offers' }], consent_duration: 'P1Y' },
+        json: {
+          name: 'Live signup',
+          locale: 'en',
+          presentation: { title: 'Stay in touch' },
+          purposes: [
+            { key: 'newsletter', label: 'Newsletter' },
+            { key: 'offers', label: 'Offers' },
+          ],
+          consent_duration: 'P1Y',
+        },
       });
       const liveFlow = flow.body.id as string;
       expect((await call('POST', `/api/v1/flows/${liveFlow}/activate`, { token: other.token })).status).toBeLessThan(300);
-      const created = await call('POST', '/api/v1/mailing_audiences', { token: other.token, json: createBody({ flow_id: liveFlow, api_base_url: 'https://93.184.216.34/3.0', tags: [] }) });
+      const created = await call('POST', '/api/v1/mailing_audiences', {
+        token: other.token,
+        json: createBody({ flow_id: liveFlow, api_base_url: 'https://93.184.216.34/3.0', tags: [] }),
+      });
       expect(created.status).toBe(201);
       const liveAudience = created.body.id as string;
       // As if the tool's name were rebound to loopback after creation: the stored URL now points at the local stand-in.
-      await running.app.get(DataSource).query('UPDATE consent_records.mailing_audiences SET api_base_url = $1 WHERE id = $2', [tool.url, liveAudience]);
+      await running.app
+        .get(DataSource)
+        .query('UPDATE consent_records.mailing_audiences SET api_base_url = $1 WHERE id = $2', [tool.url, liveAudience]);
       const recorded = await call('POST', '/api/v1/consent_records', {
         token: other.token,
-        json: { flow_id: liveFlow, subject: { email: 'rebound@example.com' }, decisions: decisions('granted', 'granted'), captured_at: '2026-04-30T12:00:00.000Z', idempotency_key: 'live-1' },
+        json: {
+          flow_id: liveFlow,
+          subject: { email: 'rebound@example.com' },
+          decisions: decisions('granted', 'granted'),
+          captured_at: '2026-04-30T12:00:00.000Z',
+          idempotency_key: 'live-1',
+        },
       });
       expect(recorded.status).toBe(201);
       const failed = await waitFor(async () => {
@@ -242,7 +315,10 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
         return (res.body.data as Json[]).find((s) => s.record_id === recorded.body.id && s.status === 'failed');
       });
       expect(failed).toMatchObject({ attempts: 1, last_status_code: null, last_error: 'target_address_refused:loopback' });
-      const unsubscribed = await inbound({ type: 'unsubscribe', 'data[email]': 'rebound@example.com', 'data[list_id]': LIST }, new URL(created.body.webhook_url as string).pathname);
+      const unsubscribed = await inbound(
+        { type: 'unsubscribe', 'data[email]': 'rebound@example.com', 'data[list_id]': LIST },
+        new URL(created.body.webhook_url as string).pathname,
+      );
       expect([unsubscribed.status, unsubscribed.body.outcome]).toEqual([200, 'queued']);
       const readBack = await waitFor(async () => {
         const res = await call('GET', `/api/v1/mailing_audiences/${liveAudience}/inbound_events?limit=200`, { token: other.token });
@@ -250,7 +326,9 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       });
       expect(readBack).toMatchObject({ status: 'failed', outcome: 'target_address_refused', withdrawn_purposes: [] });
       expect(tool.requestsTo('rebound@example.com')).toEqual([]);
-      const purposes = (await call('GET', `/api/v1/applications/${other.id}/consent_status?subject[email]=rebound%40example.com`, { token: other.token })).body.purposes as Json[];
+      const purposes = (
+        await call('GET', `/api/v1/applications/${other.id}/consent_status?subject[email]=rebound%40example.com`, { token: other.token })
+      ).body.purposes as Json[];
       expect(purposes.map((p) => p.status)).toEqual(['granted', 'granted']);
     });
   });
@@ -295,7 +373,9 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
       const withdrawn = await call('POST', `/api/v1/consent_records/${recordId}/withdrawals`, { json: { purpose: 'newsletter' } });
       expect(withdrawn.status).toBe(201);
-      await waitFor(async () => (await syncsOf(recordId)).some((s) => s.event_type === 'consent.purpose_revoked' && s.status === 'written'));
+      await waitFor(async () =>
+        (await syncsOf(recordId)).some((s) => s.event_type === 'consent.purpose_revoked' && s.status === 'written'),
+      );
       const member = tool.member(LIST, 'grace@example.com');
       expect(member?.marketing_permissions).toEqual([
         { marketing_permission_id: 'perm_news', enabled: false },
@@ -334,10 +414,19 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       const recordId = await record('barbara@example.com', 'granted', 'granted');
       await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
       tool.setMember(LIST, 'barbara@example.com', { status: 'unsubscribed' });
-      const res = await inbound({ type: 'unsubscribe', fired_at: '2026-05-01 09:00:00', 'data[action]': 'unsub', 'data[reason]': 'manual', 'data[email]': 'Barbara@example.com', 'data[list_id]': LIST });
+      const res = await inbound({
+        type: 'unsubscribe',
+        fired_at: '2026-05-01 09:00:00',
+        'data[action]': 'unsub',
+        'data[reason]': 'manual',
+        'data[email]': 'Barbara@example.com',
+        'data[list_id]': LIST,
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ received: true, outcome: 'queued' });
-      const event = await waitFor(async () => (await inboundEvents()).find((e) => e.email === 'Barbara@example.com' && e.status !== 'pending'));
+      const event = await waitFor(async () =>
+        (await inboundEvents()).find((e) => e.email === 'Barbara@example.com' && e.status !== 'pending'),
+      );
       expect(event).toMatchObject({ type: 'unsubscribe', status: 'withdrawn', outcome: 'consent_withdrawn', record_id: recordId });
       expect(tool.requestsTo('barbara@example.com').some((r) => r.method === 'GET')).toBe(true);
       const purposes = await statusOf('barbara@example.com');
@@ -357,7 +446,9 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       await waitFor(async () => (await syncsOf(recordId)).some((s) => s.status === 'written'));
       const res = await inbound({ type: 'unsubscribe', 'data[email]': 'alan@example.com', 'data[list_id]': LIST });
       expect([res.status, res.body.outcome]).toEqual([200, 'queued']);
-      const event = await waitFor(async () => (await inboundEvents()).find((e) => e.email === 'alan@example.com' && e.status !== 'pending'));
+      const event = await waitFor(async () =>
+        (await inboundEvents()).find((e) => e.email === 'alan@example.com' && e.status !== 'pending'),
+      );
       expect(event).toMatchObject({ status: 'ignored', outcome: 'read_back_still_subscribed', withdrawn_purposes: [] });
       const purposes = await statusOf('alan@example.com');
       expect(purposes.filter((p) => p.purpose !== 'account').map((p) => p.status)).toEqual(['granted', 'granted']);
@@ -375,7 +466,9 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
         ],
       });
       await inbound({ type: 'unsubscribe', 'data[email]': 'margaret@example.com', 'data[list_id]': LIST });
-      const event = await waitFor(async () => (await inboundEvents()).find((e) => e.email === 'margaret@example.com' && e.status !== 'pending'));
+      const event = await waitFor(async () =>
+        (await inboundEvents()).find((e) => e.email === 'margaret@example.com' && e.status !== 'pending'),
+      );
       expect(event).toMatchObject({ status: 'withdrawn', outcome: 'purposes_withdrawn', withdrawn_purposes: ['offers'] });
       const purposes = await statusOf('margaret@example.com');
       expect(purposes.filter((p) => p.purpose !== 'account').map((p) => [p.purpose, p.status, p.withdrawal_channel])).toEqual([
@@ -385,7 +478,13 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     });
 
     it('acknowledges a subscribe made in the tool and never records it as consent', async () => {
-      const res = await inbound({ type: 'subscribe', fired_at: '2026-05-01 09:00:00', 'data[email]': 'newcomer@example.com', 'data[list_id]': LIST, 'data[merges][EMAIL]': 'newcomer@example.com' });
+      const res = await inbound({
+        type: 'subscribe',
+        fired_at: '2026-05-01 09:00:00',
+        'data[email]': 'newcomer@example.com',
+        'data[list_id]': LIST,
+        'data[merges][EMAIL]': 'newcomer@example.com',
+      });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ received: true, outcome: 'ignored' });
       const event = (await inboundEvents()).find((e) => e.email === 'newcomer@example.com');
@@ -401,7 +500,9 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       expect((await inbound('')).status).toBe(200);
       const unknownSecret = webhookPath.replace(/mlwh_.*/, `mlwh_${'x'.repeat(43)}`);
       expect((await call('GET', unknownSecret, { token: null })).status).toBe(404);
-      expect((await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': LIST }, unknownSecret)).status).toBe(404);
+      expect((await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': LIST }, unknownSecret)).status).toBe(
+        404,
+      );
       expect((await inbound({ type: 'unsubscribe' }, '/api/v1/mailing_audience_webhooks/plain')).status).toBe(404);
       const malformed: Array<Record<string, string> | string> = [
         { type: 'unsubscribe', 'data[list_id]': LIST },

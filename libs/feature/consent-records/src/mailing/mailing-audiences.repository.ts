@@ -19,7 +19,8 @@ interface AudienceRow {
   created_at: Date;
 }
 
-const AUDIENCE_COLUMNS = 'a.id, a.application_id, a.environment, a.provider, a.api_base_url, a.api_key_enc, a.list_id, a.flow_id, a.permissions, a.tags, a.webhook_secret_digest, a.created_at';
+const AUDIENCE_COLUMNS =
+  'a.id, a.application_id, a.environment, a.provider, a.api_base_url, a.api_key_enc, a.list_id, a.flow_id, a.permissions, a.tags, a.webhook_secret_digest, a.created_at';
 
 function toAudience(r: AudienceRow): MailingAudience {
   return {
@@ -60,7 +61,10 @@ export interface MailingSync {
   completedAt: Date | null;
 }
 
-export type NewMailingSync = Pick<MailingSync, 'audienceId' | 'eventId' | 'eventType' | 'recordId' | 'email' | 'permissions' | 'tags' | 'status' | 'occurredAt' | 'lastError'>;
+export type NewMailingSync = Pick<
+  MailingSync,
+  'audienceId' | 'eventId' | 'eventType' | 'recordId' | 'email' | 'permissions' | 'tags' | 'status' | 'occurredAt' | 'lastError'
+>;
 
 interface SyncRow {
   id: string;
@@ -183,7 +187,20 @@ export class MailingAudiencesRepository {
       manager,
       `INSERT INTO consent_records.mailing_audiences (id, application_id, environment, provider, api_base_url, api_key_enc, list_id, flow_id, permissions, tags, webhook_secret_digest, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (application_id, flow_id, list_id) DO NOTHING RETURNING id`,
-      [a.id, a.applicationId, a.environment, a.provider, a.apiBaseUrl, a.apiKeyEnc, a.listId, a.flowId, JSON.stringify(a.permissions), JSON.stringify(a.tags), a.webhookSecretDigest, a.createdAt],
+      [
+        a.id,
+        a.applicationId,
+        a.environment,
+        a.provider,
+        a.apiBaseUrl,
+        a.apiKeyEnc,
+        a.listId,
+        a.flowId,
+        JSON.stringify(a.permissions),
+        JSON.stringify(a.tags),
+        a.webhookSecretDigest,
+        a.createdAt,
+      ],
     );
     return rows.length === 1;
   }
@@ -193,12 +210,20 @@ export class MailingAudiencesRepository {
   }
 
   async countForApplication(manager: EntityManager, applicationId: string): Promise<number> {
-    const rows = await queryRows<{ n: number }>(manager, `SELECT count(*)::int AS n FROM consent_records.mailing_audiences WHERE application_id = $1`, [applicationId]);
+    const rows = await queryRows<{ n: number }>(
+      manager,
+      `SELECT count(*)::int AS n FROM consent_records.mailing_audiences WHERE application_id = $1`,
+      [applicationId],
+    );
     return rows[0]?.n ?? 0;
   }
 
   async findAudience(applicationId: string, id: string): Promise<MailingAudience | undefined> {
-    const rows = await queryRows<AudienceRow>(this.dataSource, `SELECT ${AUDIENCE_COLUMNS} FROM consent_records.mailing_audiences a WHERE a.id = $1 AND a.application_id = $2`, [id, applicationId]);
+    const rows = await queryRows<AudienceRow>(
+      this.dataSource,
+      `SELECT ${AUDIENCE_COLUMNS} FROM consent_records.mailing_audiences a WHERE a.id = $1 AND a.application_id = $2`,
+      [id, applicationId],
+    );
     return rows[0] ? toAudience(rows[0]) : undefined;
   }
 
@@ -215,17 +240,29 @@ export class MailingAudiencesRepository {
 
   /** Deletes the integration with its queued writes and inbound events; false when unknown. */
   async deleteAudience(applicationId: string, id: string): Promise<boolean> {
-    const rows = await queryRows<{ id: string }>(this.dataSource, `DELETE FROM consent_records.mailing_audiences WHERE id = $1 AND application_id = $2 RETURNING id`, [id, applicationId]);
+    const rows = await queryRows<{ id: string }>(
+      this.dataSource,
+      `DELETE FROM consent_records.mailing_audiences WHERE id = $1 AND application_id = $2 RETURNING id`,
+      [id, applicationId],
+    );
     return rows.length === 1;
   }
 
   async audiencesOfFlow(manager: EntityManager, applicationId: string, flowId: string): Promise<MailingAudience[]> {
-    const rows = await queryRows<AudienceRow>(manager, `SELECT ${AUDIENCE_COLUMNS} FROM consent_records.mailing_audiences a WHERE a.application_id = $1 AND a.flow_id = $2`, [applicationId, flowId]);
+    const rows = await queryRows<AudienceRow>(
+      manager,
+      `SELECT ${AUDIENCE_COLUMNS} FROM consent_records.mailing_audiences a WHERE a.application_id = $1 AND a.flow_id = $2`,
+      [applicationId, flowId],
+    );
     return rows.map(toAudience);
   }
 
   async audienceBySecretDigest(digest: string): Promise<MailingAudience | undefined> {
-    const rows = await queryRows<AudienceRow>(this.dataSource, `SELECT ${AUDIENCE_COLUMNS} FROM consent_records.mailing_audiences a WHERE a.webhook_secret_digest = $1`, [digest]);
+    const rows = await queryRows<AudienceRow>(
+      this.dataSource,
+      `SELECT ${AUDIENCE_COLUMNS} FROM consent_records.mailing_audiences a WHERE a.webhook_secret_digest = $1`,
+      [digest],
+    );
     return rows[0] ? toAudience(rows[0]) : undefined;
   }
 
@@ -238,7 +275,20 @@ export class MailingAudiencesRepository {
         manager,
         `INSERT INTO consent_records.mailing_syncs (audience_id, event_id, event_type, record_id, email, email_key, permissions, tags, status, occurred_at, next_attempt_at, last_error, created_at, completed_at)
          VALUES ($1, $2, $3, $4, $5, lower($5), $6, $7, $8, $9, $10, $11, $10, $12) ON CONFLICT (audience_id, event_id) DO NOTHING RETURNING id`,
-        [s.audienceId, s.eventId, s.eventType, s.recordId, s.email, JSON.stringify(s.permissions), JSON.stringify(s.tags), s.status, s.occurredAt, now, s.lastError, done],
+        [
+          s.audienceId,
+          s.eventId,
+          s.eventType,
+          s.recordId,
+          s.email,
+          JSON.stringify(s.permissions),
+          JSON.stringify(s.tags),
+          s.status,
+          s.occurredAt,
+          now,
+          s.lastError,
+          done,
+        ],
       );
       inserted += rows.length;
     }
@@ -269,7 +319,11 @@ export class MailingAudiencesRepository {
     return rows.map((r) => ({ item: toSync(r), audience: toAudience(jsonAudience(r.a)) }));
   }
 
-  async finishSync(id: string, outcome: { status: 'written' | 'failed'; attempts: number; statusCode: number | null; error: string | null }, now: Date): Promise<void> {
+  async finishSync(
+    id: string,
+    outcome: { status: 'written' | 'failed'; attempts: number; statusCode: number | null; error: string | null },
+    now: Date,
+  ): Promise<void> {
     await this.dataSource.query(
       `UPDATE consent_records.mailing_syncs SET status = $2, attempts = $3, last_status_code = $4, last_error = $5, completed_at = $6, lease_expires_at = NULL WHERE id = $1`,
       [id, outcome.status, outcome.attempts, outcome.statusCode, outcome.error, now],
@@ -288,7 +342,17 @@ export class MailingAudiencesRepository {
       this.dataSource,
       `INSERT INTO consent_records.mailing_inbound_events (audience_id, type, email, email_key, list_id, fired_at, status, outcome, next_attempt_at, received_at, completed_at)
        VALUES ($1, $2, $3, lower($3), $4, $5, $6, $7, $8, $8, $9) RETURNING *`,
-      [event.audienceId, event.type, event.email, event.listId, event.firedAt, event.status, event.outcome, now, event.status === 'pending' ? null : now],
+      [
+        event.audienceId,
+        event.type,
+        event.email,
+        event.listId,
+        event.firedAt,
+        event.status,
+        event.outcome,
+        now,
+        event.status === 'pending' ? null : now,
+      ],
     );
     return toInbound(rows[0]!);
   }
@@ -315,18 +379,40 @@ export class MailingAudiencesRepository {
 
   async finishInbound(
     id: string,
-    outcome: { status: 'withdrawn' | 'ignored' | 'failed'; outcome: string; attempts: number; recordId: string | null; withdrawnPurposes: readonly string[]; statusCode: number | null; error: string | null },
+    outcome: {
+      status: 'withdrawn' | 'ignored' | 'failed';
+      outcome: string;
+      attempts: number;
+      recordId: string | null;
+      withdrawnPurposes: readonly string[];
+      statusCode: number | null;
+      error: string | null;
+    },
     now: Date,
   ): Promise<void> {
     await this.dataSource.query(
       `UPDATE consent_records.mailing_inbound_events
        SET status = $2, outcome = $3, attempts = $4, record_id = $5, withdrawn_purposes = $6, last_status_code = $7, last_error = $8, completed_at = $9, lease_expires_at = NULL
        WHERE id = $1`,
-      [id, outcome.status, outcome.outcome, outcome.attempts, outcome.recordId, [...outcome.withdrawnPurposes], outcome.statusCode, outcome.error, now],
+      [
+        id,
+        outcome.status,
+        outcome.outcome,
+        outcome.attempts,
+        outcome.recordId,
+        [...outcome.withdrawnPurposes],
+        outcome.statusCode,
+        outcome.error,
+        now,
+      ],
     );
   }
 
-  async retryInbound(id: string, outcome: { attempts: number; statusCode: number | null; error: string }, nextAttemptAt: Date): Promise<void> {
+  async retryInbound(
+    id: string,
+    outcome: { attempts: number; statusCode: number | null; error: string },
+    nextAttemptAt: Date,
+  ): Promise<void> {
     await this.dataSource.query(
       `UPDATE consent_records.mailing_inbound_events SET attempts = $2, last_status_code = $3, last_error = $4, next_attempt_at = $5, lease_expires_at = NULL WHERE id = $1`,
       [id, outcome.attempts, outcome.statusCode, outcome.error, nextAttemptAt],
@@ -363,7 +449,9 @@ export class MailingAudiencesRepository {
 }
 
 /** row_to_json turns bytea into `\x…` hex text and timestamps into strings. */
-function jsonAudience(raw: AudienceRow | (Omit<AudienceRow, 'api_key_enc' | 'created_at'> & { api_key_enc: string; created_at: string })): AudienceRow {
+function jsonAudience(
+  raw: AudienceRow | (Omit<AudienceRow, 'api_key_enc' | 'created_at'> & { api_key_enc: string; created_at: string }),
+): AudienceRow {
   const keyEnc = raw.api_key_enc;
   return {
     ...raw,

@@ -16,7 +16,10 @@ describe('mailing-audience rules', () => {
 
     it('writes only the purposes the event settles: granted enables, declined or withdrawn disables', () => {
       const write = memberWrite(new Map([['offers', 'declined']]), permissions, tags);
-      expect(write).toEqual({ permissions: [{ marketing_permission_id: 'p2', enabled: false }], tags: [{ name: 'marketing', status: 'inactive' }] });
+      expect(write).toEqual({
+        permissions: [{ marketing_permission_id: 'p2', enabled: false }],
+        tags: [{ name: 'marketing', status: 'inactive' }],
+      });
     });
 
     it('lets a tag wanted active by one purpose win over the same tag made inactive by another', () => {
@@ -24,7 +27,14 @@ describe('mailing-audience rules', () => {
         { purpose: 'newsletter', granted: ['marketing'], declined: [] },
         { purpose: 'offers', granted: ['marketing'], declined: [] },
       ];
-      const write = memberWrite(new Map([['newsletter', 'granted'], ['offers', 'declined']]), permissions, shared);
+      const write = memberWrite(
+        new Map([
+          ['newsletter', 'granted'],
+          ['offers', 'declined'],
+        ]),
+        permissions,
+        shared,
+      );
       expect(write.tags).toEqual([{ name: 'marketing', status: 'active' }]);
     });
 
@@ -57,8 +67,12 @@ describe('mailing-audience rules', () => {
   describe('parseInboundPost', () => {
     it('reads form-encoded flat keys and nested JSON alike', () => {
       const expected = { kind: 'member', type: 'unsubscribe', email: 'a@example.com', listId: 'l1', firedAt: '2026-05-01 09:00:00' };
-      expect(parseInboundPost({ type: 'unsubscribe', fired_at: '2026-05-01 09:00:00', 'data[email]': 'a@example.com', 'data[list_id]': 'l1' })).toEqual(expected);
-      expect(parseInboundPost({ type: 'unsubscribe', fired_at: '2026-05-01 09:00:00', data: { email: 'a@example.com', list_id: 'l1' } })).toEqual(expected);
+      expect(
+        parseInboundPost({ type: 'unsubscribe', fired_at: '2026-05-01 09:00:00', 'data[email]': 'a@example.com', 'data[list_id]': 'l1' }),
+      ).toEqual(expected);
+      expect(
+        parseInboundPost({ type: 'unsubscribe', fired_at: '2026-05-01 09:00:00', data: { email: 'a@example.com', list_id: 'l1' } }),
+      ).toEqual(expected);
     });
 
     it('treats an empty post as the URL check and campaign events as other', () => {
@@ -68,7 +82,13 @@ describe('mailing-audience rules', () => {
     });
 
     it('refuses a member event without email or list, and repeated fields, as malformed', () => {
-      for (const body of [{ type: 'unsubscribe', 'data[list_id]': 'l1' }, { type: 'subscribe', 'data[email]': 'a@example.com' }, { type: ['unsubscribe', 'subscribe'] }, { 'data[email]': 'a@example.com' }, 'text']) {
+      for (const body of [
+        { type: 'unsubscribe', 'data[list_id]': 'l1' },
+        { type: 'subscribe', 'data[email]': 'a@example.com' },
+        { type: ['unsubscribe', 'subscribe'] },
+        { 'data[email]': 'a@example.com' },
+        'text',
+      ]) {
         expect(() => parseInboundPost(body)).toThrow(expect.objectContaining({ code: 'mailing_webhook_malformed' }));
       }
     });

@@ -27,7 +27,14 @@ type InboundOutcome =
   | { retry: CallResult };
 
 /** Error codes of the withdrawal use case meaning "nothing (more) to withdraw here". */
-const NOTHING_TO_WITHDRAW = new Set(['consent_already_withdrawn', 'purpose_already_withdrawn', 'purpose_not_granted', 'purpose_not_in_record', 'record_superseded', 'record_not_found']);
+const NOTHING_TO_WITHDRAW = new Set([
+  'consent_already_withdrawn',
+  'purpose_already_withdrawn',
+  'purpose_not_granted',
+  'purpose_not_in_record',
+  'record_superseded',
+  'record_not_found',
+]);
 
 /** 5xx, 429, timeouts and network errors are retried; a refused target address never is. */
 function retryable(result: CallResult): boolean {
@@ -51,7 +58,8 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
   private readonly loop = new PollingLoop({
     round: async () => ((await this.runOnce()) ? 'busy' : 'idle'),
     pollMs: POLL_MS,
-    onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'mailing sync round failed; retrying'),
+    onError: (error) =>
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'mailing sync round failed; retrying'),
   });
 
   constructor(
@@ -95,13 +103,21 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
       await work();
     } catch (error) {
       // The lease stays and lapses; the item is tried again then. Nothing is lost.
-      this.logger.error({ item: id, err: error instanceof Error ? error.message : String(error) }, `mailing ${what} not recorded; will retry`);
+      this.logger.error(
+        { item: id, err: error instanceof Error ? error.message : String(error) },
+        `mailing ${what} not recorded; will retry`,
+      );
     }
   }
 
   private target(audience: MailingAudience): MailchimpTarget {
     // aad = integration id: a ciphertext copied onto another integration's row does not decrypt.
-    return { apiBaseUrl: audience.apiBaseUrl, apiKey: this.kek.decrypt(audience.apiKeyEnc, audience.id).toString('utf8'), listId: audience.listId, environment: audience.environment };
+    return {
+      apiBaseUrl: audience.apiBaseUrl,
+      apiKey: this.kek.decrypt(audience.apiKeyEnc, audience.id).toString('utf8'),
+      listId: audience.listId,
+      environment: audience.environment,
+    };
   }
 
   private async write({ item, audience }: Claimed<MailingSync>): Promise<void> {
@@ -141,21 +157,51 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
         this.logger.warn({ audienceId: audience.id, inbound: item.id, attempts, error }, 'mailing read-back failed; will retry');
         return;
       }
-      await this.repository.finishInbound(item.id, { status: 'failed', outcome: 'read_back_failed', attempts, recordId: null, withdrawnPurposes: [], statusCode, error }, now);
-      this.logger.warn({ audienceId: audience.id, inbound: item.id, attempts, error }, 'mailing read-back failed permanently; nothing withdrawn');
+      await this.repository.finishInbound(
+        item.id,
+        { status: 'failed', outcome: 'read_back_failed', attempts, recordId: null, withdrawnPurposes: [], statusCode, error },
+        now,
+      );
+      this.logger.warn(
+        { audienceId: audience.id, inbound: item.id, attempts, error },
+        'mailing read-back failed permanently; nothing withdrawn',
+      );
       return;
     }
     if (outcome.status === 'failed') {
-      await this.repository.finishInbound(item.id, { status: 'failed', outcome: outcome.outcome, attempts, recordId: null, withdrawnPurposes: [], statusCode: outcome.statusCode, error: outcome.error }, now);
+      await this.repository.finishInbound(
+        item.id,
+        {
+          status: 'failed',
+          outcome: outcome.outcome,
+          attempts,
+          recordId: null,
+          withdrawnPurposes: [],
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+        },
+        now,
+      );
       this.logger.warn({ audienceId: audience.id, inbound: item.id, error: outcome.error }, 'mailing read-back refused; nothing withdrawn');
       return;
     }
     await this.repository.finishInbound(
       item.id,
-      { status: outcome.status, outcome: outcome.outcome, attempts, recordId: outcome.recordId, withdrawnPurposes: outcome.withdrawn, statusCode: 200, error: null },
+      {
+        status: outcome.status,
+        outcome: outcome.outcome,
+        attempts,
+        recordId: outcome.recordId,
+        withdrawnPurposes: outcome.withdrawn,
+        statusCode: 200,
+        error: null,
+      },
       now,
     );
-    this.logger.info({ audienceId: audience.id, inbound: item.id, type: item.type, outcome: outcome.outcome, recordId: outcome.recordId }, `mailing unsubscribe ${outcome.status}`);
+    this.logger.info(
+      { audienceId: audience.id, inbound: item.id, type: item.type, outcome: outcome.outcome, recordId: outcome.recordId },
+      `mailing unsubscribe ${outcome.status}`,
+    );
   }
 
   /**
@@ -166,22 +212,28 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
   private async decide(item: MailingInboundEvent, audience: MailingAudience): Promise<InboundOutcome> {
     const email = item.email ?? '';
     const result = await this.client.getMember(this.target(audience), email);
-    if (targetRefused(result)) return { status: 'failed', outcome: 'target_address_refused', statusCode: null, error: callErrorText(result) };
+    if (targetRefused(result))
+      return { status: 'failed', outcome: 'target_address_refused', statusCode: null, error: callErrorText(result) };
     if ('error' in result || retryable(result)) return { retry: result };
     if (!succeeded(result)) {
       if (result.statusCode === 404) return { status: 'ignored', outcome: 'member_not_in_tool', recordId: null, withdrawn: [] };
       return { status: 'failed', outcome: 'read_back_refused', statusCode: result.statusCode, error: callErrorText(result) };
     }
     const member = memberReadBack(result.body);
-    if (!member) return { status: 'failed', outcome: 'read_back_unreadable', statusCode: result.statusCode, error: 'member body without status' };
+    if (!member)
+      return { status: 'failed', outcome: 'read_back_unreadable', statusCode: result.statusCode, error: 'member body without status' };
     const recordId = await this.repository.currentRecordId(audience.applicationId, audience.flowId, email);
     if (!recordId) return { status: 'ignored', outcome: 'no_consent_record', recordId: null, withdrawn: [] };
     const principal = this.principalOf(audience);
     if (member.status === 'unsubscribed') {
       const done = await this.withdraw(principal, recordId, undefined);
-      return done ? { status: 'withdrawn', outcome: 'consent_withdrawn', recordId, withdrawn: [] } : { status: 'ignored', outcome: 'already_withdrawn', recordId, withdrawn: [] };
+      return done
+        ? { status: 'withdrawn', outcome: 'consent_withdrawn', recordId, withdrawn: [] }
+        : { status: 'ignored', outcome: 'already_withdrawn', recordId, withdrawn: [] };
     }
-    const disabled = audience.permissions.filter((p) => member.permissions.some((m) => m.marketing_permission_id === p.marketing_permission_id && !m.enabled));
+    const disabled = audience.permissions.filter((p) =>
+      member.permissions.some((m) => m.marketing_permission_id === p.marketing_permission_id && !m.enabled),
+    );
     const withdrawn: string[] = [];
     for (const p of disabled) if (await this.withdraw(principal, recordId, p.purpose)) withdrawn.push(p.purpose);
     if (withdrawn.length > 0) return { status: 'withdrawn', outcome: 'purposes_withdrawn', recordId, withdrawn };
@@ -201,7 +253,15 @@ export class MailingSyncWorker implements OnApplicationBootstrap, OnApplicationS
 
   /** The integration acts for its application, as the application's own systems would. */
   private principalOf(audience: MailingAudience): Principal {
-    return { kind: 'api_token', applicationId: audience.applicationId, credentialId: audience.id, scopes: [], environment: audience.environment, region: this.config.REGION, mode: 'conductor' };
+    return {
+      kind: 'api_token',
+      applicationId: audience.applicationId,
+      credentialId: audience.id,
+      scopes: [],
+      environment: audience.environment,
+      region: this.config.REGION,
+      mode: 'conductor',
+    };
   }
 
   private nextAttemptAt(now: Date, attempts: number, result: CallResult): Date {

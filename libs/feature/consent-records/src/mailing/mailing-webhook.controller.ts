@@ -17,7 +17,12 @@ export class MailingWebhookController {
 
   /** Mailchimp validates a webhook URL with a GET before saving it. */
   @Get(':secret')
-  @ApiDoc({ tag: 'Mailing audiences', summary: "The mailing tool's URL check of the inbound webhook", response: 'received: true, outcome: validated', errors: [404] })
+  @ApiDoc({
+    tag: 'Mailing audiences',
+    summary: "The mailing tool's URL check of the inbound webhook",
+    response: 'received: true, outcome: validated',
+    errors: [404],
+  })
   @ApiResponseOf(InboundReceiptResponse)
   async validate(@Param('secret') secret: string): Promise<InboundReceiptResponse> {
     await this.receive.audienceOf(secret);
@@ -29,7 +34,8 @@ export class MailingWebhookController {
   @HttpCode(200)
   @ApiDoc({
     tag: 'Mailing audiences',
-    summary: 'Inbound mailing-tool event (form-encoded: type, fired_at, data[email], data[list_id]); unsubscribe is read back before any withdrawal, subscribe is never consent',
+    summary:
+      'Inbound mailing-tool event (form-encoded: type, fired_at, data[email], data[list_id]); unsubscribe is read back before any withdrawal, subscribe is never consent',
     response: 'received: true, outcome (queued|ignored|validated)',
     errors: [400, 404],
   })

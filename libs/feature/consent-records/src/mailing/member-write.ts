@@ -26,7 +26,11 @@ export type PurposeState = 'granted' | 'declined';
  * integration maps are written; a purpose the event does not mention keeps what the tool has.
  * A tag wanted active by one purpose wins over the same tag made inactive by another.
  */
-export function memberWrite(states: ReadonlyMap<string, PurposeState>, permissions: readonly PermissionMapping[], tags: readonly PurposeTags[]): MemberWrite {
+export function memberWrite(
+  states: ReadonlyMap<string, PurposeState>,
+  permissions: readonly PermissionMapping[],
+  tags: readonly PurposeTags[],
+): MemberWrite {
   const permissionWrites = permissions
     .filter((p) => states.has(p.purpose))
     .map((p) => ({ marketing_permission_id: p.marketing_permission_id, enabled: states.get(p.purpose) === 'granted' }));

@@ -122,7 +122,10 @@ export class RecordEventsConsumer {
       }
     } catch (error) {
       // A payload that does not decode never will: skip it rather than redeliver it forever.
-      this.logger.error({ eventId: event.id, eventType: type, err: error instanceof Error ? error.message : String(error) }, 'undecodable record event; not written to mailing audiences');
+      this.logger.error(
+        { eventId: event.id, eventType: type, err: error instanceof Error ? error.message : String(error) },
+        'undecodable record event; not written to mailing audiences',
+      );
       return undefined;
     }
     return change.applicationId && change.flowId ? change : undefined;

@@ -31,15 +31,23 @@ export class CreateRecords1732500000000 implements MigrationInterface {
         CONSTRAINT records_subject_check CHECK (subject_external_id IS NOT NULL OR subject_email IS NOT NULL),
         CONSTRAINT records_channel_check CHECK (collection_channel IN ('hosted', 'embedded', 'embedded_field', 'embedded_field_browser', 'form_capture', 'form_capture_browser', 'form_platform_webhook', 'controller_attested', 'imported'))
       )`);
-    await runner.query(`CREATE UNIQUE INDEX records_idempotency_uq ON consent_records.records (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
-    await runner.query(`CREATE INDEX records_external_id_idx ON consent_records.records (application_id, subject_external_id, flow_id, recorded_at DESC) WHERE subject_external_id IS NOT NULL`);
-    await runner.query(`CREATE INDEX records_email_idx ON consent_records.records (application_id, lower(subject_email), flow_id, recorded_at DESC) WHERE subject_email IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX records_idempotency_uq ON consent_records.records (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
+    await runner.query(
+      `CREATE INDEX records_external_id_idx ON consent_records.records (application_id, subject_external_id, flow_id, recorded_at DESC) WHERE subject_external_id IS NOT NULL`,
+    );
+    await runner.query(
+      `CREATE INDEX records_email_idx ON consent_records.records (application_id, lower(subject_email), flow_id, recorded_at DESC) WHERE subject_email IS NOT NULL`,
+    );
     await runner.query(`
       CREATE FUNCTION consent_records.records_frozen() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         RAISE EXCEPTION 'consent records are frozen once written';
       END $$`);
-    await runner.query(`CREATE TRIGGER records_frozen BEFORE UPDATE ON consent_records.records FOR EACH ROW EXECUTE FUNCTION consent_records.records_frozen()`);
+    await runner.query(
+      `CREATE TRIGGER records_frozen BEFORE UPDATE ON consent_records.records FOR EACH ROW EXECUTE FUNCTION consent_records.records_frozen()`,
+    );
 
     // The record currently speaking for (application, flow, person); written under an advisory lock.
     await runner.query(`
@@ -62,7 +70,9 @@ export class CreateRecords1732500000000 implements MigrationInterface {
         withdrawn_at timestamptz NOT NULL,
         CONSTRAINT withdrawals_record_fk FOREIGN KEY (record_id) REFERENCES consent_records.records (id)
       )`);
-    await runner.query(`CREATE UNIQUE INDEX withdrawals_purpose_uq ON consent_records.withdrawals (record_id, purpose) WHERE purpose IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX withdrawals_purpose_uq ON consent_records.withdrawals (record_id, purpose) WHERE purpose IS NOT NULL`,
+    );
     await runner.query(`CREATE UNIQUE INDEX withdrawals_whole_uq ON consent_records.withdrawals (record_id) WHERE purpose IS NULL`);
 
     await runner.query(`

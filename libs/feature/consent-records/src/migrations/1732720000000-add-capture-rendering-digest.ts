@@ -10,7 +10,9 @@ export class AddCaptureRenderingDigest1732720000000 implements MigrationInterfac
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE consent_records.captures ADD COLUMN rendering_digest text`);
-    await runner.query(`ALTER TABLE consent_records.captures ADD CONSTRAINT captures_rendering_digest_check CHECK (rendering_digest IS NULL OR rendering_digest ~ '^[0-9a-f]{64}$')`);
+    await runner.query(
+      `ALTER TABLE consent_records.captures ADD CONSTRAINT captures_rendering_digest_check CHECK (rendering_digest IS NULL OR rendering_digest ~ '^[0-9a-f]{64}$')`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -24,7 +24,9 @@ export class CreateFormIntegrations1732760000000 implements MigrationInterface {
         CONSTRAINT form_integrations_flow_fk FOREIGN KEY (flow_id) REFERENCES consent_records.flows (id),
         CONSTRAINT form_integrations_platform_check CHECK (platform IN ('typeform'))
       )`);
-    await runner.query(`CREATE INDEX form_integrations_application_idx ON consent_records.form_integrations (application_id, created_at DESC, id DESC) WHERE deleted_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX form_integrations_application_idx ON consent_records.form_integrations (application_id, created_at DESC, id DESC) WHERE deleted_at IS NULL`,
+    );
     await runner.query(`
       CREATE TABLE consent_records.form_intakes (
         integration_id text NOT NULL,
@@ -39,7 +41,9 @@ export class CreateFormIntegrations1732760000000 implements MigrationInterface {
         CONSTRAINT form_intakes_record_fk FOREIGN KEY (record_id) REFERENCES consent_records.records (id),
         CONSTRAINT form_intakes_outcome_check CHECK ((outcome = 'recorded' AND record_id IS NOT NULL) OR (outcome = 'refused' AND reason_code IS NOT NULL))
       )`);
-    await runner.query(`CREATE INDEX form_intakes_received_idx ON consent_records.form_intakes (integration_id, received_at DESC, response_token DESC)`);
+    await runner.query(
+      `CREATE INDEX form_intakes_received_idx ON consent_records.form_intakes (integration_id, received_at DESC, response_token DESC)`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

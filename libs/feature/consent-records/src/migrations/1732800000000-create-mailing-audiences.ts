@@ -28,9 +28,13 @@ export class CreateMailingAudiences1732800000000 implements MigrationInterface {
         CONSTRAINT mailing_audiences_provider_check CHECK (provider IN ('mailchimp')),
         CONSTRAINT mailing_audiences_environment_check CHECK (environment IN ('development', 'production'))
       )`);
-    await runner.query(`CREATE UNIQUE INDEX mailing_audiences_list_uq ON consent_records.mailing_audiences (application_id, flow_id, list_id)`);
+    await runner.query(
+      `CREATE UNIQUE INDEX mailing_audiences_list_uq ON consent_records.mailing_audiences (application_id, flow_id, list_id)`,
+    );
     await runner.query(`CREATE UNIQUE INDEX mailing_audiences_secret_uq ON consent_records.mailing_audiences (webhook_secret_digest)`);
-    await runner.query(`CREATE INDEX mailing_audiences_created_idx ON consent_records.mailing_audiences (application_id, created_at DESC, id DESC)`);
+    await runner.query(
+      `CREATE INDEX mailing_audiences_created_idx ON consent_records.mailing_audiences (application_id, created_at DESC, id DESC)`,
+    );
 
     await runner.query(`
       CREATE TABLE consent_records.mailing_syncs (
@@ -57,7 +61,9 @@ export class CreateMailingAudiences1732800000000 implements MigrationInterface {
     await runner.query(`CREATE UNIQUE INDEX mailing_syncs_event_uq ON consent_records.mailing_syncs (audience_id, event_id)`);
     await runner.query(`CREATE INDEX mailing_syncs_due_idx ON consent_records.mailing_syncs (next_attempt_at) WHERE status = 'pending'`);
     await runner.query(`CREATE INDEX mailing_syncs_audience_idx ON consent_records.mailing_syncs (audience_id, id DESC)`);
-    await runner.query(`CREATE INDEX mailing_syncs_member_idx ON consent_records.mailing_syncs (audience_id, email_key, occurred_at) WHERE status = 'pending'`);
+    await runner.query(
+      `CREATE INDEX mailing_syncs_member_idx ON consent_records.mailing_syncs (audience_id, email_key, occurred_at) WHERE status = 'pending'`,
+    );
 
     await runner.query(`
       CREATE TABLE consent_records.mailing_inbound_events (
@@ -82,7 +88,9 @@ export class CreateMailingAudiences1732800000000 implements MigrationInterface {
         CONSTRAINT mailing_inbound_status_check CHECK (status IN ('pending', 'withdrawn', 'ignored', 'failed'))
       )`);
     await runner.query(`CREATE INDEX mailing_inbound_audience_idx ON consent_records.mailing_inbound_events (audience_id, id DESC)`);
-    await runner.query(`CREATE INDEX mailing_inbound_due_idx ON consent_records.mailing_inbound_events (next_attempt_at) WHERE status = 'pending'`);
+    await runner.query(
+      `CREATE INDEX mailing_inbound_due_idx ON consent_records.mailing_inbound_events (next_attempt_at) WHERE status = 'pending'`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -38,7 +38,9 @@ export class CreateDataPolicies1806000000000 implements MigrationInterface {
         CONSTRAINT policy_versions_policy_fk FOREIGN KEY (policy_id) REFERENCES consent_records.policies (id),
         CONSTRAINT policy_versions_status_check CHECK (status IN ('draft', 'active', 'superseded'))
       )`);
-    await runner.query(`CREATE INDEX policy_versions_flows_idx ON consent_records.policy_versions USING gin (flow_ids) WHERE status = 'active'`);
+    await runner.query(
+      `CREATE INDEX policy_versions_flows_idx ON consent_records.policy_versions USING gin (flow_ids) WHERE status = 'active'`,
+    );
     await runner.query(`
       CREATE FUNCTION consent_records.policy_versions_freeze() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

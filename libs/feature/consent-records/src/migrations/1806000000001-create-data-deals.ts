@@ -27,7 +27,9 @@ export class CreateDataDeals1806000000001 implements MigrationInterface {
       BEGIN
         RAISE EXCEPTION 'data licences are immutable';
       END $$`);
-    await runner.query(`CREATE TRIGGER data_licenses_frozen BEFORE UPDATE ON consent_records.data_licenses FOR EACH ROW EXECUTE FUNCTION consent_records.data_licenses_frozen()`);
+    await runner.query(
+      `CREATE TRIGGER data_licenses_frozen BEFORE UPDATE ON consent_records.data_licenses FOR EACH ROW EXECUTE FUNCTION consent_records.data_licenses_frozen()`,
+    );
     await runner.query(`
       CREATE TABLE consent_records.data_offers (
         id text PRIMARY KEY,

@@ -30,7 +30,9 @@ export class CreateDataTransfers1813000000000 implements MigrationInterface {
         receipt text NOT NULL,
         created_at timestamptz NOT NULL
       )`);
-    await runner.query(`CREATE INDEX data_transfers_license_idx ON consent_records.data_transfers (application_id, license_id, created_at, id)`);
+    await runner.query(
+      `CREATE INDEX data_transfers_license_idx ON consent_records.data_transfers (application_id, license_id, created_at, id)`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

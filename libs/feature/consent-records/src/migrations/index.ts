@@ -17,5 +17,19 @@ import { CreateDataTransfers1813000000000 } from './1813000000000-create-data-tr
 /** consent-records' schema and its migrations, in order. */
 export const consentRecordsMigrations: SchemaMigrations = {
   schema: CONSENT_RECORDS_SCHEMA,
-  migrations: [CreateFlows1732400000000, CreateRecords1732500000000, AddCaptureRenderingDigest1732720000000, CreateFormIntegrations1732760000000, CreateMailingAudiences1732800000000, CreateSessionRecordEvidence1732900000000, CreateDirectoryEntries1733000000000, AddWithdrawalActedBy1803000000001, CreateDataPolicies1806000000000, CreateDataDeals1806000000001, CreateCleanRooms1804000000000, CreateProcessingRestrictions1812000000002, CreateDataTransfers1813000000000],
+  migrations: [
+    CreateFlows1732400000000,
+    CreateRecords1732500000000,
+    AddCaptureRenderingDigest1732720000000,
+    CreateFormIntegrations1732760000000,
+    CreateMailingAudiences1732800000000,
+    CreateSessionRecordEvidence1732900000000,
+    CreateDirectoryEntries1733000000000,
+    AddWithdrawalActedBy1803000000001,
+    CreateDataPolicies1806000000000,
+    CreateDataDeals1806000000001,
+    CreateCleanRooms1804000000000,
+    CreateProcessingRestrictions1812000000002,
+    CreateDataTransfers1813000000000,
+  ],
 };

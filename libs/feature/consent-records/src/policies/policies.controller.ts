@@ -27,19 +27,32 @@ export class PoliciesController {
   ) {}
 
   @Post()
-  @ApiDoc({ tag: 'Data policies', summary: 'Create a data policy (draft, version 1)', response: POLICY_RESPONSE, errors: [400, 401, 403, 421, 422] })
+  @ApiDoc({
+    tag: 'Data policies',
+    summary: 'Create a data policy (draft, version 1)',
+    response: POLICY_RESPONSE,
+    errors: [400, 401, 403, 421, 422],
+  })
   @ApiResponseOf(DataPolicyResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreatePolicyBody): Promise<Record<string, unknown>> {
     return policyView(await this.createPolicy.execute(principal, body));
   }
 
   @Get()
-  @ApiDoc({ tag: 'Data policies', summary: 'List data policies (latest version of each)', response: 'Page of data_policy: data, has_more, next_cursor' })
+  @ApiDoc({
+    tag: 'Data policies',
+    summary: 'List data policies (latest version of each)',
+    response: 'Page of data_policy: data, has_more, next_cursor',
+  })
   @ApiResponseOf(DataPolicyResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.policies.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.policies.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     return toPage(rows, limit, policyView, (r) => ({ created_at: r.createdAt.toISOString(), id: r.policyId }));
   }
 
@@ -52,7 +65,8 @@ export class PoliciesController {
   @ApiDoc({
     tag: 'Data policies',
     summary: 'Sweep now: end the consents whose term or retention has run out',
-    response: 'retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy|deal_term), policy_id, policy_version, purposes}]',
+    response:
+      'retention_sweep: object, swept_at, expired_count, expired [{record_id, flow_id, expired_at, reason (consent_duration|retention_policy|deal_term), policy_id, policy_version, purposes}]',
     errors: [400, 401, 403],
   })
   @ApiResponseOf(RetentionSweepResponse)
@@ -84,7 +98,11 @@ export class PoliciesController {
   @Get(':policy_id/versions/:version')
   @ApiDoc({ tag: 'Data policies', summary: 'Read one version of a data policy', response: POLICY_RESPONSE })
   @ApiResponseOf(DataPolicyResponse)
-  async getVersion(@CurrentPrincipal() principal: Principal, @Param('policy_id') policyId: string, @Param('version') version: string): Promise<Record<string, unknown>> {
+  async getVersion(
+    @CurrentPrincipal() principal: Principal,
+    @Param('policy_id') policyId: string,
+    @Param('version') version: string,
+  ): Promise<Record<string, unknown>> {
     await findOwnedPolicy(this.policies, principal.applicationId, policyId);
     const found = /^[1-9]\d{0,8}$/.test(version) ? await this.policies.find(principal.applicationId, policyId, Number(version)) : undefined;
     if (!found) throw consentRecordsError('policy_version_not_found', 'Policy version not found', { policy_id: policyId, version });
@@ -92,15 +110,30 @@ export class PoliciesController {
   }
 
   @Patch(':policy_id')
-  @ApiDoc({ tag: 'Data policies', summary: 'Change a data policy: edits the draft, or opens version N+1 as a draft when the latest is active (active versions are immutable)', response: POLICY_RESPONSE, errors: [400, 401, 403, 404, 421, 422] })
+  @ApiDoc({
+    tag: 'Data policies',
+    summary:
+      'Change a data policy: edits the draft, or opens version N+1 as a draft when the latest is active (active versions are immutable)',
+    response: POLICY_RESPONSE,
+    errors: [400, 401, 403, 404, 421, 422],
+  })
   @ApiResponseOf(DataPolicyResponse)
-  async update(@CurrentPrincipal() principal: Principal, @Param('policy_id') policyId: string, @Body() body: UpdatePolicyBody): Promise<Record<string, unknown>> {
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('policy_id') policyId: string,
+    @Body() body: UpdatePolicyBody,
+  ): Promise<Record<string, unknown>> {
     return policyView(await this.updatePolicy.execute(principal, policyId, body));
   }
 
   @Post(':policy_id/activate')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Data policies', summary: 'Activate the latest version (immutable from now; governs retention of its flows)', response: POLICY_RESPONSE, errors: [400, 401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Data policies',
+    summary: 'Activate the latest version (immutable from now; governs retention of its flows)',
+    response: POLICY_RESPONSE,
+    errors: [400, 401, 403, 404, 421],
+  })
   @ApiResponseOf(DataPolicyResponse)
   async activate(@CurrentPrincipal() principal: Principal, @Param('policy_id') policyId: string): Promise<Record<string, unknown>> {
     return policyView(await this.activatePolicy.execute(principal, policyId));

@@ -46,18 +46,26 @@ export class PoliciesRepository {
   }
 
   async insertPolicy(manager: EntityManager, policy: { id: string; applicationId: string; terms: PolicyTerms }, at: Date): Promise<void> {
-    await manager.query(`INSERT INTO consent_records.policies (id, application_id, active_version, latest_version, created_at, updated_at) VALUES ($1, $2, NULL, 1, $3, $3)`, [
-      policy.id,
-      policy.applicationId,
-      at,
-    ]);
+    await manager.query(
+      `INSERT INTO consent_records.policies (id, application_id, active_version, latest_version, created_at, updated_at) VALUES ($1, $2, NULL, 1, $3, $3)`,
+      [policy.id, policy.applicationId, at],
+    );
     await this.insertVersion(manager, policy.id, 1, policy.terms, at);
   }
 
   /** A version of an application's policy; `version` undefined reads the latest. `lock` takes the policy row lock. */
-  async find(applicationId: string, policyId: string, version?: number, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<PolicyVersion | undefined> {
+  async find(
+    applicationId: string,
+    policyId: string,
+    version?: number,
+    options: { manager?: EntityManager; lock?: boolean } = {},
+  ): Promise<PolicyVersion | undefined> {
     const manager = options.manager ?? this.dataSource.manager;
-    if (options.lock) await manager.query(`SELECT 1 FROM consent_records.policies WHERE id = $1 AND application_id = $2 FOR UPDATE`, [policyId, applicationId]);
+    if (options.lock)
+      await manager.query(`SELECT 1 FROM consent_records.policies WHERE id = $1 AND application_id = $2 FOR UPDATE`, [
+        policyId,
+        applicationId,
+      ]);
     const rows: PolicyVersionRow[] = await manager.query(
       `SELECT ${COLUMNS} FROM consent_records.policies p JOIN consent_records.policy_versions v ON v.policy_id = p.id
        WHERE p.id = $1 AND p.application_id = $2 AND v.version = COALESCE($3::integer, p.latest_version)`,
@@ -77,9 +85,16 @@ export class PoliciesRepository {
   }
 
   /** Flow ids among `flowIds` that are not flows of the application. */
-  async unknownFlows(applicationId: string, flowIds: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<string[]> {
+  async unknownFlows(
+    applicationId: string,
+    flowIds: readonly string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<string[]> {
     if (flowIds.length === 0) return [];
-    const rows: Array<{ id: string }> = await manager.query(`SELECT id FROM consent_records.flows WHERE application_id = $1 AND id = ANY($2::text[])`, [applicationId, flowIds]);
+    const rows: Array<{ id: string }> = await manager.query(
+      `SELECT id FROM consent_records.flows WHERE application_id = $1 AND id = ANY($2::text[])`,
+      [applicationId, flowIds],
+    );
     const known = new Set(rows.map((r) => r.id));
     return flowIds.filter((id) => !known.has(id));
   }
@@ -100,12 +115,16 @@ export class PoliciesRepository {
 
   /** Makes `version` the governing version; the previous active version becomes `superseded`. */
   async activate(manager: EntityManager, policyId: string, version: number, at: Date): Promise<void> {
-    await queryRows(manager, `UPDATE consent_records.policy_versions SET status = 'superseded', updated_at = $2 WHERE policy_id = $1 AND status = 'active' RETURNING version`, [policyId, at]);
-    await queryRows(manager, `UPDATE consent_records.policy_versions SET status = 'active', activated_at = $3, updated_at = $3 WHERE policy_id = $1 AND version = $2 RETURNING version`, [
-      policyId,
-      version,
-      at,
-    ]);
+    await queryRows(
+      manager,
+      `UPDATE consent_records.policy_versions SET status = 'superseded', updated_at = $2 WHERE policy_id = $1 AND status = 'active' RETURNING version`,
+      [policyId, at],
+    );
+    await queryRows(
+      manager,
+      `UPDATE consent_records.policy_versions SET status = 'active', activated_at = $3, updated_at = $3 WHERE policy_id = $1 AND version = $2 RETURNING version`,
+      [policyId, version, at],
+    );
     await manager.query(`UPDATE consent_records.policies SET active_version = $2, updated_at = $3 WHERE id = $1`, [policyId, version, at]);
   }
 

@@ -8,7 +8,14 @@ import { consentRecordsError } from '../consent-records.errors';
 import { CONSENT_RECORDS_OUTBOX } from '../tokens';
 import { subjectKeys, type ConsentRecord, type PurposeDecision } from './record';
 import { requestDigest, type BatchResult, type RecordDraft } from './record-write';
-import { RecordsRepository, type BatchRead, type BatchState, type BatchWritten, type NewRecord, type Statement } from './records.repository';
+import {
+  RecordsRepository,
+  type BatchRead,
+  type BatchState,
+  type BatchWritten,
+  type NewRecord,
+  type Statement,
+} from './records.repository';
 
 export type { BatchResult } from './record-write';
 
@@ -31,7 +38,11 @@ function newest(heads: ReadonlyArray<Head | undefined>): Head | undefined {
 }
 
 /** Purposes granted and still standing in `previous` that `decisions` decline (the later-record rule). */
-export function movedToDeclined(previous: ConsentRecord, standing: { whole: boolean; purposes: ReadonlySet<string> } | undefined, decisions: Record<string, PurposeDecision>): string[] {
+export function movedToDeclined(
+  previous: ConsentRecord,
+  standing: { whole: boolean; purposes: ReadonlySet<string> } | undefined,
+  decisions: Record<string, PurposeDecision>,
+): string[] {
   if (standing?.whole) return [];
   return sortedEntries(previous.decisions)
     .filter(([p, d]) => d.decision === 'granted' && !standing?.purposes.has(p) && decisions[p]?.decision === 'declined')
@@ -92,9 +103,14 @@ export class BatchRecordWriter {
   }
 
   /** Applies the rules to a batch given what its locked read found: per-draft results and the one write statement. */
-  private plan(drafts: readonly RecordDraft[], state: BatchState, recordedAt: Date): { statement: Statement; finish: (rows: BatchWritten[]) => BatchResult[] } {
+  private plan(
+    drafts: readonly RecordDraft[],
+    state: BatchState,
+    recordedAt: Date,
+  ): { statement: Statement; finish: (rows: BatchWritten[]) => BatchResult[] } {
     const heads = new Map<string, Head>();
-    for (const h of state.heads) heads.set(headKey(h.record.applicationId, h.record.flowId, h.subjectKey), { record: h.record, rank: h.record.recordedAt.getTime() });
+    for (const h of state.heads)
+      heads.set(headKey(h.record.applicationId, h.record.flowId, h.subjectKey), { record: h.record, rank: h.record.recordedAt.getTime() });
     const withdrawn = new Map<string, { whole: boolean; purposes: Set<string> }>();
     for (const [recordId, w] of state.withdrawn) withdrawn.set(recordId, { whole: w.whole, purposes: new Set(w.purposes) });
     const byKey = new Map(state.known.map((k) => [`${k.record.applicationId}\u0000${k.record.idempotencyKey}`, k]));
@@ -113,7 +129,13 @@ export class BatchRecordWriter {
         results.push(
           original.digest === digest
             ? { ok: true, outcome: { record: original.record, replayed: true, withdrawn: [] } }
-            : { ok: false, error: consentRecordsError('idempotency_key_reused', 'This idempotency_key was used with a different request body', { idempotency_key: draft.idempotencyKey, record_id: original.record.id }) },
+            : {
+                ok: false,
+                error: consentRecordsError('idempotency_key_reused', 'This idempotency_key was used with a different request body', {
+                  idempotency_key: draft.idempotencyKey,
+                  record_id: original.record.id,
+                }),
+              },
         );
         return;
       }
@@ -149,7 +171,15 @@ export class BatchRecordWriter {
           withdrawals.push({ recordId: previous.id, purpose });
           events.push({
             type: 'consent.purpose_revoked',
-            init: { recordId: previous.id, flowId: previous.flowId, flowVersion: previous.flowVersion, ...subjectFields(previous.subject), purpose, channel: 'newer_record', revokedAt: timestampFromDate(recordedAt) },
+            init: {
+              recordId: previous.id,
+              flowId: previous.flowId,
+              flowVersion: previous.flowVersion,
+              ...subjectFields(previous.subject),
+              purpose,
+              channel: 'newer_record',
+              revokedAt: timestampFromDate(recordedAt),
+            },
             context: { applicationId: draft.applicationId, occurredAt: recordedAt, trace: draft.trace },
           });
         }
@@ -166,7 +196,13 @@ export class BatchRecordWriter {
     };
     const finalHeads = new Map<string, { applicationId: string; flowId: string; key: string; recordId: string }>();
     for (const rec of inserts) {
-      for (const key of subjectKeys(rec.subject)) finalHeads.set(headKey(rec.applicationId, rec.flowId, key), { applicationId: rec.applicationId, flowId: rec.flowId, key, recordId: finalOf(rec.id) });
+      for (const key of subjectKeys(rec.subject))
+        finalHeads.set(headKey(rec.applicationId, rec.flowId, key), {
+          applicationId: rec.applicationId,
+          flowId: rec.flowId,
+          key,
+          recordId: finalOf(rec.id),
+        });
     }
     const statement = this.records.writeStatement({
       records: inserts,

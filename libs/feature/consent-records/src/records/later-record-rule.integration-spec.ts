@@ -29,20 +29,35 @@ describe('the later-record rule through every entry point', () => {
   const viaRecordApi: EntryPoint = async (name, newsletter, offers) => {
     const res = await http('POST', `${url}/api/v1/consent_records`, {
       headers: auth(app.token),
-      json: { flow_id: flowId, subject: person(name), decisions: decisions(newsletter, offers), captured_at: clock.now().toISOString(), idempotency_key: `api-${++key}` },
+      json: {
+        flow_id: flowId,
+        subject: person(name),
+        decisions: decisions(newsletter, offers),
+        captured_at: clock.now().toISOString(),
+        idempotency_key: `api-${++key}`,
+      },
     });
     expect(res.status).toBe(201);
     return res.body.id as string;
   };
 
   const viaCapture: EntryPoint = async (name, newsletter, offers) => {
-    const field = (purpose: string, decision: Decision) => ({ purpose, control: 'checkbox', checked: decision === 'granted', default_checked: false, required: false });
+    const field = (purpose: string, decision: Decision) => ({
+      purpose,
+      control: 'checkbox',
+      checked: decision === 'granted',
+      default_checked: false,
+      required: false,
+    });
     const captured = await http('POST', `${url}/capture/v1/captures`, {
       headers: { 'x-publishable-key': app.pk, origin: ORIGIN },
       json: { flow_id: flowId, fields: [field('newsletter', newsletter), field('offers', offers)] },
     });
     expect(captured.status).toBe(201);
-    const committed = await http('POST', `${url}/api/v1/decisions/${captured.body.capture_token as string}/authorize`, { headers: auth(app.token), json: { subject: person(name) } });
+    const committed = await http('POST', `${url}/api/v1/decisions/${captured.body.capture_token as string}/authorize`, {
+      headers: auth(app.token),
+      json: { subject: person(name) },
+    });
     expect(committed.status).toBe(200);
     return committed.body.record_id as string;
   };
@@ -50,7 +65,17 @@ describe('the later-record rule through every entry point', () => {
   const viaImport: EntryPoint = async (name, newsletter, offers) => {
     const res = await http('POST', `${url}/api/v1/consent_records/imports`, {
       headers: auth(app.token),
-      json: { flow_id: flowId, records: [{ subject: person(name), decisions: decisions(newsletter, offers), captured_at: clock.now().toISOString(), idempotency_key: `import-${++key}` }] },
+      json: {
+        flow_id: flowId,
+        records: [
+          {
+            subject: person(name),
+            decisions: decisions(newsletter, offers),
+            captured_at: clock.now().toISOString(),
+            idempotency_key: `import-${++key}`,
+          },
+        ],
+      },
     });
     expect(res.status).toBe(202);
     const done = await waitFor(async () => {
@@ -73,7 +98,11 @@ describe('the later-record rule through every entry point', () => {
     const recorded = await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === laterId)[0]);
     const status = (await get(`/api/v1/applications/${app.id}/consent_status?subject[external_id]=${name}`)).body;
     return {
-      later: { status: later.status, previous_is_first: later.previous_record_id === firstId, withdrawn_purposes: later.withdrawn_purposes },
+      later: {
+        status: later.status,
+        previous_is_first: later.previous_record_id === firstId,
+        withdrawn_purposes: later.withdrawn_purposes,
+      },
       first: { status: first.status, purposes: (first.purposes as Json[]).map((p) => [p.purpose, p.status, p.withdrawal_channel]) },
       purpose_revoked: revoked.map((e) => [e.purpose, e.channel, e.subjectExternalId]),
       recorded: { previousIsFirst: recorded.previousRecordId === firstId, withdrawnPurposes: recorded.withdrawnPurposes },
@@ -83,10 +112,19 @@ describe('the later-record rule through every entry point', () => {
 
   const expected = (name: string): Json => ({
     later: { status: 'active', previous_is_first: true, withdrawn_purposes: ['newsletter'] },
-    first: { status: 'superseded', purposes: [['newsletter', 'withdrawn', 'newer_record'], ['offers', 'granted', null]] },
+    first: {
+      status: 'superseded',
+      purposes: [
+        ['newsletter', 'withdrawn', 'newer_record'],
+        ['offers', 'granted', null],
+      ],
+    },
     purpose_revoked: [['newsletter', 'newer_record', name]],
     recorded: { previousIsFirst: true, withdrawnPurposes: ['newsletter'] },
-    consent_status: [['newsletter', 'declined', true], ['offers', 'granted', true]],
+    consent_status: [
+      ['newsletter', 'declined', true],
+      ['offers', 'granted', true],
+    ],
   });
 
   beforeAll(async () => {
@@ -137,7 +175,14 @@ describe('the later-record rule through every entry point', () => {
   });
 
   it('carries the Record API notice digest into consent.recorded, and returns the original record to a retried idempotency key through the API and an import alike', async () => {
-    const body = { flow_id: flowId, subject: person('retry'), decisions: decisions('granted', 'declined'), captured_at: clock.now().toISOString(), idempotency_key: 'retry-1', notice_digest: 'sha256:notice' };
+    const body = {
+      flow_id: flowId,
+      subject: person('retry'),
+      decisions: decisions('granted', 'declined'),
+      captured_at: clock.now().toISOString(),
+      idempotency_key: 'retry-1',
+      notice_digest: 'sha256:notice',
+    };
     const created = await http('POST', `${url}/api/v1/consent_records`, { headers: auth(app.token), json: body });
     expect(created.status).toBe(201);
     const event = await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === created.body.id)[0]);
@@ -146,7 +191,10 @@ describe('the later-record rule through every entry point', () => {
     const replayed = await http('POST', `${url}/api/v1/consent_records`, { headers: auth(app.token), json: body });
     expect([replayed.status, replayed.body.id]).toEqual([200, created.body.id]);
     const { flow_id: _flow, ...row } = body;
-    const res = await http('POST', `${url}/api/v1/consent_records/imports`, { headers: auth(app.token), json: { flow_id: flowId, records: [row] } });
+    const res = await http('POST', `${url}/api/v1/consent_records/imports`, {
+      headers: auth(app.token),
+      json: { flow_id: flowId, records: [row] },
+    });
     const done = await waitFor(async () => {
       const r = await get(`/api/v1/consent_records/imports/${res.body.id as string}`);
       return r.body.status === 'completed' ? r : undefined;

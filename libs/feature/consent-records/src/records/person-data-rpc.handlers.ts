@@ -44,17 +44,29 @@ export class PersonDataRpcHandlers {
           record_id: r.id,
           flow_id: r.flow_id,
           flow_version: r.flow_version,
-          subject: { ...(r.subject_email !== null ? { email: r.subject_email } : {}), ...(r.subject_external_id !== null ? { external_id: r.subject_external_id } : {}) },
+          subject: {
+            ...(r.subject_email !== null ? { email: r.subject_email } : {}),
+            ...(r.subject_external_id !== null ? { external_id: r.subject_external_id } : {}),
+          },
           decisions: Object.fromEntries(Object.entries(r.decisions).map(([purpose, d]) => [purpose, d.decision])),
           collection_channel: r.collection_channel,
           captured_at: r.captured_at.toISOString(),
           recorded_at: r.recorded_at.toISOString(),
           expires_at: r.expires_at?.toISOString() ?? null,
           previous_record_id: r.previous_record_id,
-          withdrawals: withdrawals.filter((w) => w.recordId === r.id).map((w) => ({ purpose: w.purpose, channel: w.channel, withdrawn_at: w.withdrawnAt.toISOString() })),
-          restrictions: restrictions.filter((x) => x.record_id === r.id).map((x) => ({ purpose: x.purpose, restricted_at: x.restricted_at.toISOString() })),
+          withdrawals: withdrawals
+            .filter((w) => w.recordId === r.id)
+            .map((w) => ({ purpose: w.purpose, channel: w.channel, withdrawn_at: w.withdrawnAt.toISOString() })),
+          restrictions: restrictions
+            .filter((x) => x.record_id === r.id)
+            .map((x) => ({ purpose: x.purpose, restricted_at: x.restricted_at.toISOString() })),
         }));
-        return { parts: [{ name: 'consent-records/consent_records', itemsJson: JSON.stringify(items) }], recordIds, authorityIds: [], affected: 0 };
+        return {
+          parts: [{ name: 'consent-records/consent_records', itemsJson: JSON.stringify(items) }],
+          recordIds,
+          authorityIds: [],
+          affected: 0,
+        };
       }
       case 'erase': {
         await this.store.erase(recordIds);

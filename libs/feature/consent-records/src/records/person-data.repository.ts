@@ -26,7 +26,11 @@ export class PersonDataRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The application's records (superseded ones too) whose subject email (normalised) or external id has one of the digests. */
-  async recordsForSubjectDigests(applicationId: string, externalIdDigests: readonly string[], emailDigests: readonly string[]): Promise<PersonRecordRow[]> {
+  async recordsForSubjectDigests(
+    applicationId: string,
+    externalIdDigests: readonly string[],
+    emailDigests: readonly string[],
+  ): Promise<PersonRecordRow[]> {
     if (emailDigests.length === 0 && externalIdDigests.length === 0) return [];
     return queryRows(
       this.dataSource,
@@ -42,7 +46,11 @@ export class PersonDataRepository {
 
   async restrictionsOf(recordIds: readonly string[]): Promise<Array<{ record_id: string; purpose: string; restricted_at: Date }>> {
     if (recordIds.length === 0) return [];
-    return queryRows(this.dataSource, `SELECT record_id, purpose, restricted_at FROM consent_records.processing_restrictions WHERE record_id = ANY($1) ORDER BY restricted_at`, [[...recordIds]]);
+    return queryRows(
+      this.dataSource,
+      `SELECT record_id, purpose, restricted_at FROM consent_records.processing_restrictions WHERE record_id = ANY($1) ORDER BY restricted_at`,
+      [[...recordIds]],
+    );
   }
 
   /** Marks a purpose of a record restricted (Art. 18); false when it already was. */
@@ -60,7 +68,8 @@ export class PersonDataRepository {
   async erase(recordIds: readonly string[]): Promise<void> {
     if (recordIds.length === 0) return;
     await this.dataSource.transaction(async (manager) => {
-      for (const table of RECORD_CHILDREN) await manager.query(`DELETE FROM consent_records.${table} WHERE record_id = ANY($1)`, [recordIds]);
+      for (const table of RECORD_CHILDREN)
+        await manager.query(`DELETE FROM consent_records.${table} WHERE record_id = ANY($1)`, [recordIds]);
       await manager.query(`UPDATE consent_records.form_intakes SET record_id = NULL WHERE record_id = ANY($1)`, [recordIds]);
       await manager.query(`UPDATE consent_records.data_offers SET record_id = NULL WHERE record_id = ANY($1)`, [recordIds]);
       // Newer records of the same person point at older ones; all of them go together.
@@ -70,7 +79,11 @@ export class PersonDataRepository {
 
   /** Only the newest record of a person and flow speaks for them (older ones are superseded). */
   async isHead(applicationId: string, recordId: string): Promise<boolean> {
-    const rows: unknown[] = await queryRows(this.dataSource, `SELECT 1 FROM consent_records.record_heads WHERE application_id = $1 AND record_id = $2 LIMIT 1`, [applicationId, recordId]);
+    const rows: unknown[] = await queryRows(
+      this.dataSource,
+      `SELECT 1 FROM consent_records.record_heads WHERE application_id = $1 AND record_id = $2 LIMIT 1`,
+      [applicationId, recordId],
+    );
     return rows.length > 0;
   }
 }

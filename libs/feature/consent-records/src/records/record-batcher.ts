@@ -30,8 +30,14 @@ export class RecordBatcher {
   constructor(writer: BatchRecordWriter, clock: Clock, @Inject(LOGGER) logger: Logger) {
     this.queue = new GroupCommitQueue(
       (drafts): Promise<Array<JobOutcome<WriteOutcome>>> =>
-        inBatchSpan('consent_records record commit', drafts.map((draft) => draft.trace), { 'db.system.name': 'postgresql', 'db.operation.batch.size': drafts.length }, async () =>
-          (await writer.commitMany(drafts, clock.now())).map((result) => (result.ok ? { ok: true, value: result.outcome } : { ok: false, error: result.error })),
+        inBatchSpan(
+          'consent_records record commit',
+          drafts.map((draft) => draft.trace),
+          { 'db.system.name': 'postgresql', 'db.operation.batch.size': drafts.length },
+          async () =>
+            (await writer.commitMany(drafts, clock.now())).map((result) =>
+              result.ok ? { ok: true, value: result.outcome } : { ok: false, error: result.error },
+            ),
         ),
       {
         maxBatch: RECORD_BATCH_MAX,

@@ -12,14 +12,20 @@ const ENTRY_FIELDS = new Set(['decision', 'default_checked', 'mandatory']);
  * `default_checked` and `mandatory` default to false.
  */
 export function parseDecisions(raw: unknown): Record<string, PurposeDecision> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('decisions', 'decisions must be an object keyed by purpose key');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalid('decisions', 'decisions must be an object keyed by purpose key');
   const entries = Object.entries(raw as Record<string, unknown>);
-  if (entries.length === 0) throw new DomainError('unprocessable', 'validation_failed', 'decisions must hold at least one purpose', { field: 'decisions' });
-  if (entries.length > 100) throw new DomainError('unprocessable', 'validation_failed', 'decisions holds more than 100 purposes', { field: 'decisions' });
+  if (entries.length === 0)
+    throw new DomainError('unprocessable', 'validation_failed', 'decisions must hold at least one purpose', { field: 'decisions' });
+  if (entries.length > 100)
+    throw new DomainError('unprocessable', 'validation_failed', 'decisions holds more than 100 purposes', { field: 'decisions' });
   const result: Record<string, PurposeDecision> = {};
   for (const [key, value] of entries) {
     const field = `decisions.${key}`;
-    if (!PURPOSE_KEY.test(key)) throw new DomainError('unprocessable', 'validation_failed', `${field}: purpose keys are lowercase letters, digits and underscores`, { field });
+    if (!PURPOSE_KEY.test(key))
+      throw new DomainError('unprocessable', 'validation_failed', `${field}: purpose keys are lowercase letters, digits and underscores`, {
+        field,
+      });
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(field, `${field} must be an object`);
     const entry = value as Record<string, unknown>;
     const unknown = Object.keys(entry).find((k) => !ENTRY_FIELDS.has(k));
@@ -27,10 +33,13 @@ export function parseDecisions(raw: unknown): Record<string, PurposeDecision> {
     if (entry.decision === undefined) throw invalid(`${field}.decision`, `${field}.decision is required`);
     if (typeof entry.decision !== 'string') throw invalid(`${field}.decision`, `${field}.decision must be a string`);
     if (entry.decision !== 'granted' && entry.decision !== 'declined') {
-      throw new DomainError('unprocessable', 'validation_failed', `${field}.decision must be granted or declined`, { field: `${field}.decision` });
+      throw new DomainError('unprocessable', 'validation_failed', `${field}.decision must be granted or declined`, {
+        field: `${field}.decision`,
+      });
     }
     for (const flag of ['default_checked', 'mandatory'] as const) {
-      if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean') throw invalid(`${field}.${flag}`, `${field}.${flag} must be a boolean`);
+      if (entry[flag] !== undefined && typeof entry[flag] !== 'boolean')
+        throw invalid(`${field}.${flag}`, `${field}.${flag} must be a boolean`);
     }
     result[key] = { decision: entry.decision, default_checked: entry.default_checked === true, mandatory: entry.mandatory === true };
   }

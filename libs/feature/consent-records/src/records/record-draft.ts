@@ -21,13 +21,22 @@ export function subjectOf(input: { email?: string; external_id?: string }): Subj
  * Turns validated record fields into a draft for `flow` (its active version), refusing by name
  * what cannot be recorded. `now` is platform time (captured_at may not lie in its future).
  */
-export function recordDraft(fields: RecordFields, flow: FlowVersion, applicationId: string, channel: CollectionChannel, now: Date): RecordDraft {
+export function recordDraft(
+  fields: RecordFields,
+  flow: FlowVersion,
+  applicationId: string,
+  channel: CollectionChannel,
+  now: Date,
+): RecordDraft {
   const subject = subjectOf(fields.subject);
   const decisions = parseDecisions(fields.decisions);
   assertDecisionsAcceptable(flow.terms, decisions);
   const capturedAt = new Date(fields.captured_at);
   if (capturedAt.getTime() > now.getTime() + CAPTURED_AT_SKEW_MS) {
-    throw consentRecordsError('captured_at_in_future', 'captured_at lies in the future', { field: 'captured_at', captured_at: fields.captured_at });
+    throw consentRecordsError('captured_at_in_future', 'captured_at lies in the future', {
+      field: 'captured_at',
+      captured_at: fields.captured_at,
+    });
   }
   return {
     applicationId,

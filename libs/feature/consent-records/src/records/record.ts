@@ -8,7 +8,14 @@ export const WITHDRAWAL_CHANNELS = EVENT_CHANNELS;
 export type WithdrawalChannel = EventChannel;
 
 /** Channels a caller may name on the withdrawal endpoint; the others are set by the platform. */
-export const API_WITHDRAWAL_CHANNELS = ['own_records', 'email_link', 'receipt_link', 'mailing_tool', 'organisation', 'unspecified'] as const satisfies readonly WithdrawalChannel[];
+export const API_WITHDRAWAL_CHANNELS = [
+  'own_records',
+  'email_link',
+  'receipt_link',
+  'mailing_tool',
+  'organisation',
+  'unspecified',
+] as const satisfies readonly WithdrawalChannel[];
 
 export type Decision = 'granted' | 'declined';
 
@@ -65,8 +72,18 @@ export interface Withdrawal {
 }
 
 /** The wire shape of a withdrawal's `acted_by`. */
-export function actedByView(actedBy: ActedBy): { delegate_id: string; principal_id: string; delegation_grant_id: string; delegation_type: string } {
-  return { delegate_id: actedBy.delegateId, principal_id: actedBy.principalId, delegation_grant_id: actedBy.delegationGrantId, delegation_type: actedBy.delegationType };
+export function actedByView(actedBy: ActedBy): {
+  delegate_id: string;
+  principal_id: string;
+  delegation_grant_id: string;
+  delegation_type: string;
+} {
+  return {
+    delegate_id: actedBy.delegateId,
+    principal_id: actedBy.principalId,
+    delegation_grant_id: actedBy.delegationGrantId,
+    delegation_type: actedBy.delegationType,
+  };
 }
 
 /**
@@ -88,30 +105,44 @@ export function purposeStatuses(
   record: ConsentRecord,
   withdrawals: readonly Withdrawal[],
   now: Date,
-): Array<{ purpose: string; decision: Decision; status: PurposeStatus; withdrawn_at: string | null; withdrawal_channel: string | null; withdrawal_acted_by?: ReturnType<typeof actedByView> }> {
+): Array<{
+  purpose: string;
+  decision: Decision;
+  status: PurposeStatus;
+  withdrawn_at: string | null;
+  withdrawal_channel: string | null;
+  withdrawal_acted_by?: ReturnType<typeof actedByView>;
+}> {
   const whole = withdrawals.find((w) => w.purpose === null);
   // jsonb does not keep key order; purposes are listed by key so answers are stable.
-  return Object.entries(record.decisions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([purpose, d]) => {
-    const own = withdrawals.find((w) => w.purpose === purpose) ?? (d.decision === 'granted' ? whole : undefined);
-    let status: PurposeStatus = d.decision;
-    if (d.decision === 'granted') {
-      if (own) status = 'withdrawn';
-      else if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) status = 'expired';
-    }
-    return {
-      purpose,
-      decision: d.decision,
-      status,
-      withdrawn_at: own?.withdrawnAt.toISOString() ?? null,
-      withdrawal_channel: own?.channel ?? null,
-      // Only a delegate's withdrawal names who acted, for whom and under which grant.
-      ...(own?.actedBy ? { withdrawal_acted_by: actedByView(own.actedBy) } : {}),
-    };
-  });
+  return Object.entries(record.decisions)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([purpose, d]) => {
+      const own = withdrawals.find((w) => w.purpose === purpose) ?? (d.decision === 'granted' ? whole : undefined);
+      let status: PurposeStatus = d.decision;
+      if (d.decision === 'granted') {
+        if (own) status = 'withdrawn';
+        else if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) status = 'expired';
+      }
+      return {
+        purpose,
+        decision: d.decision,
+        status,
+        withdrawn_at: own?.withdrawnAt.toISOString() ?? null,
+        withdrawal_channel: own?.channel ?? null,
+        // Only a delegate's withdrawal names who acted, for whom and under which grant.
+        ...(own?.actedBy ? { withdrawal_acted_by: actedByView(own.actedBy) } : {}),
+      };
+    });
 }
 
 /** Overall status of a record: superseded by a newer one, withdrawn, expired, or active. */
-export function recordStatus(record: ConsentRecord, withdrawals: readonly Withdrawal[], isHead: boolean, now: Date): 'active' | 'withdrawn' | 'expired' | 'superseded' {
+export function recordStatus(
+  record: ConsentRecord,
+  withdrawals: readonly Withdrawal[],
+  isHead: boolean,
+  now: Date,
+): 'active' | 'withdrawn' | 'expired' | 'superseded' {
   if (!isHead) return 'superseded';
   if (withdrawals.some((w) => w.purpose === null)) return 'withdrawn';
   if (record.expiresAt !== null && record.expiresAt.getTime() <= now.getTime()) return 'expired';
@@ -124,7 +155,13 @@ export interface RecordEvidence {
 }
 
 /** Wire shape `consent_record`; `evidence` is null for records that have none. */
-export function recordView(record: ConsentRecord, withdrawals: readonly Withdrawal[], isHead: boolean, now: Date, evidence: RecordEvidence | null = null): Record<string, unknown> {
+export function recordView(
+  record: ConsentRecord,
+  withdrawals: readonly Withdrawal[],
+  isHead: boolean,
+  now: Date,
+  evidence: RecordEvidence | null = null,
+): Record<string, unknown> {
   return {
     id: record.id,
     object: 'consent_record',

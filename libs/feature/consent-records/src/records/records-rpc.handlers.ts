@@ -34,8 +34,11 @@ export class RecordsRpcHandlers {
   ) {}
 
   @RpcHandler('consent_records.withdraw_for_person')
-  async withdrawForPerson(request: RpcRequest<'consent_records.withdraw_for_person'>): Promise<RpcReplyInit<'consent_records.withdraw_for_person'>> {
-    const notFound = () => consentRecordsError('record_not_found', 'Consent record not found', { record_id: request.recordId.slice(0, 100) });
+  async withdrawForPerson(
+    request: RpcRequest<'consent_records.withdraw_for_person'>,
+  ): Promise<RpcReplyInit<'consent_records.withdraw_for_person'>> {
+    const notFound = () =>
+      consentRecordsError('record_not_found', 'Consent record not found', { record_id: request.recordId.slice(0, 100) });
     if (!isIdOf('consent_record', request.recordId)) throw notFound();
     let owned: ConsentRecord | undefined;
     for (const applicationId of [...new Set(request.subjects.map((s) => s.applicationId))]) {
@@ -47,7 +50,14 @@ export class RecordsRpcHandlers {
     }
     if (!owned) throw notFound();
     const actedBy: ActedBy | undefined =
-      request.delegateId === '' ? undefined : { delegateId: request.delegateId, principalId: request.principalId, delegationGrantId: request.delegationGrantId, delegationType: request.delegationType };
+      request.delegateId === ''
+        ? undefined
+        : {
+            delegateId: request.delegateId,
+            principalId: request.principalId,
+            delegationGrantId: request.delegationGrantId,
+            delegationType: request.delegationType,
+          };
     const purpose = request.purpose === '' ? undefined : request.purpose;
     await this.withdrawConsent.execute({ applicationId: owned.applicationId }, owned.id, purpose, 'own_records', actedBy);
     const withdrawal = (await this.records.withdrawalsOf([owned.id])).find((w) => w.purpose === (purpose ?? null));
@@ -73,7 +83,9 @@ export class RecordsRpcHandlers {
    * receipts, webhooks and status lists follow as they do for one.
    */
   @RpcHandler('consent_records.withdraw_person_consents')
-  async withdrawPersonConsents(request: RpcRequest<'consent_records.withdraw_person_consents'>): Promise<RpcReplyInit<'consent_records.withdraw_person_consents'>> {
+  async withdrawPersonConsents(
+    request: RpcRequest<'consent_records.withdraw_person_consents'>,
+  ): Promise<RpcReplyInit<'consent_records.withdraw_person_consents'>> {
     const withdrawn: ConsentRecord[] = [];
     for (const record of await this.inForce(request.subjects, request.applicationId)) {
       try {
@@ -87,18 +99,33 @@ export class RecordsRpcHandlers {
     return { consents: withdrawn.map((r) => ({ recordId: r.id, applicationId: r.applicationId, flowId: r.flowId })) };
   }
 
-  private async inForce(subjects: ReadonlyArray<{ applicationId: string; kind: string; valueSha256: string }>, onlyApplicationId: string): Promise<ConsentRecord[]> {
+  private async inForce(
+    subjects: ReadonlyArray<{ applicationId: string; kind: string; valueSha256: string }>,
+    onlyApplicationId: string,
+  ): Promise<ConsentRecord[]> {
     const now = this.clock.now();
     const found: ConsentRecord[] = [];
-    const applications = [...new Set(subjects.map((s) => s.applicationId))].filter((id) => onlyApplicationId === '' || id === onlyApplicationId);
+    const applications = [...new Set(subjects.map((s) => s.applicationId))].filter(
+      (id) => onlyApplicationId === '' || id === onlyApplicationId,
+    );
     for (const applicationId of applications.slice(0, 200)) {
       const linked = subjects.filter((s) => s.applicationId === applicationId);
-      const digests = (kind: string) => linked.filter((s) => s.kind === kind && /^[0-9a-f]{64}$/.test(s.valueSha256)).map((s) => s.valueSha256);
+      const digests = (kind: string) =>
+        linked.filter((s) => s.kind === kind && /^[0-9a-f]{64}$/.test(s.valueSha256)).map((s) => s.valueSha256);
       const ids = await this.records.headIdsForSubjectDigests(applicationId, digests('external_id'), digests('email'));
       const withdrawals = await this.records.withdrawalsOf(ids);
       for (const id of ids) {
         const record = await this.records.find(applicationId, id);
-        if (record && recordStatus(record, withdrawals.filter((w) => w.recordId === id), true, now) === 'active') found.push(record);
+        if (
+          record &&
+          recordStatus(
+            record,
+            withdrawals.filter((w) => w.recordId === id),
+            true,
+            now,
+          ) === 'active'
+        )
+          found.push(record);
       }
     }
     return found;

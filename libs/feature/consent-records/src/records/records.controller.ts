@@ -36,7 +36,9 @@ export class RecordsController {
    * resolved inside the record group commit, with no extra round trip.
    */
   @Post()
-  @OwnIdempotency('the record group commit resolves the key (the header or the body field idempotency_key) in the transaction that writes the record')
+  @OwnIdempotency(
+    'the record group commit resolves the key (the header or the body field idempotency_key) in the transaction that writes the record',
+  )
   @ApiDoc({
     tag: 'Consent records',
     summary: 'Record a consent captured by the organisation (controller_attested)',
@@ -55,7 +57,9 @@ export class RecordsController {
   ): Promise<Record<string, unknown>> {
     const key = parseIdempotencyKey(header);
     if (key !== undefined && body.idempotency_key !== undefined && body.idempotency_key !== key) {
-      throw new DomainError('unprocessable', 'validation_failed', 'The Idempotency-Key header and idempotency_key differ', { field: 'Idempotency-Key' });
+      throw new DomainError('unprocessable', 'validation_failed', 'The Idempotency-Key header and idempotency_key differ', {
+        field: 'Idempotency-Key',
+      });
     }
     const outcome = await this.recordConsent.execute(principal, key === undefined ? body : Object.assign(body, { idempotency_key: key }));
     faultPoint('record.after-commit');
@@ -78,9 +82,18 @@ export class RecordsController {
   /** Withdraws the whole consent, or one purpose with `purpose`; `channel` says where it was made. */
   @Post(':record_id/withdrawals')
   @HttpCode(201)
-  @ApiDoc({ tag: 'Consent records', summary: 'Withdraw a consent or one purpose of it', response: RECORD_RESPONSE, errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Consent records',
+    summary: 'Withdraw a consent or one purpose of it',
+    response: RECORD_RESPONSE,
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   @ApiResponseOf(ConsentRecordResponse)
-  async withdraw(@CurrentPrincipal() principal: Principal, @Param('record_id') recordId: string, @Body() body: WithdrawConsentBody): Promise<Record<string, unknown>> {
+  async withdraw(
+    @CurrentPrincipal() principal: Principal,
+    @Param('record_id') recordId: string,
+    @Body() body: WithdrawConsentBody,
+  ): Promise<Record<string, unknown>> {
     const record = await this.withdrawConsent.execute(principal, recordId, body.purpose, body.channel ?? 'organisation');
     return this.view(principal, record);
   }
@@ -93,7 +106,8 @@ export class RecordsController {
       this.records.expiryOf(record.id),
     ]);
     // A data policy's retention can end a consent before its flow's term: the earlier end governs.
-    const ended = expiredAt !== undefined && (record.expiresAt === null || expiredAt < record.expiresAt) ? { ...record, expiresAt: expiredAt } : record;
+    const ended =
+      expiredAt !== undefined && (record.expiresAt === null || expiredAt < record.expiresAt) ? { ...record, expiresAt: expiredAt } : record;
     return recordView(ended, withdrawals, head, this.clock.now(), evidence);
   }
 }

@@ -17,7 +17,8 @@ describe('Record API, status and withdrawals over HTTP', () => {
   let flowId: string;
   let key = 0;
 
-  const post = (json: unknown, headers: Record<string, string> = auth(app.token)) => http('POST', `${url}/api/v1/consent_records`, { headers, json });
+  const post = (json: unknown, headers: Record<string, string> = auth(app.token)) =>
+    http('POST', `${url}/api/v1/consent_records`, { headers, json });
   const body = (overrides: Json = {}): Json => ({
     flow_id: flowId,
     subject: { email: 'ada@example.com', external_id: `user-${++key}` },
@@ -26,7 +27,8 @@ describe('Record API, status and withdrawals over HTTP', () => {
     idempotency_key: `key-${key}`,
     ...overrides,
   });
-  const status = (query: string, token = app.token, appId = app.id) => http('GET', `${url}/api/v1/applications/${appId}/consent_status?${query}`, { headers: auth(token) });
+  const status = (query: string, token = app.token, appId = app.id) =>
+    http('GET', `${url}/api/v1/applications/${appId}/consent_status?${query}`, { headers: auth(token) });
 
   beforeAll(async () => {
     await harness.start('records');
@@ -66,7 +68,10 @@ describe('Record API, status and withdrawals over HTTP', () => {
         flowVersion: 1,
         subjectExternalId: 'grace',
         subjectEmail: 'grace@example.com',
-        outcomes: [{ purpose: 'newsletter', decision: 'granted' }, { purpose: 'offers', decision: 'declined' }],
+        outcomes: [
+          { purpose: 'newsletter', decision: 'granted' },
+          { purpose: 'offers', decision: 'declined' },
+        ],
         collectionChannel: 'controller_attested',
         sendReceipt: true,
       });
@@ -84,20 +89,32 @@ describe('Record API, status and withdrawals over HTTP', () => {
       const changed = await post({ ...first, decisions: decisions('declined', 'declined') });
       expect([changed.status, changed.body.reason_code]).toEqual([422, 'idempotency_key_reused']);
       expect(changed.body.detail).toMatchObject({ record_id: created.body.id });
-      expect(harness.eventsOf('consent.recorded', (p) => p.recordId === created.body.id)).toHaveLength(await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === created.body.id).length));
-      const count = await harness.running.app.get(DataSource).query(`SELECT count(*)::int AS n FROM consent_records.records WHERE idempotency_key = $1`, [first.idempotency_key]);
+      expect(harness.eventsOf('consent.recorded', (p) => p.recordId === created.body.id)).toHaveLength(
+        await waitFor(() => harness.eventsOf('consent.recorded', (p) => p.recordId === created.body.id).length),
+      );
+      const count = await harness.running.app
+        .get(DataSource)
+        .query(`SELECT count(*)::int AS n FROM consent_records.records WHERE idempotency_key = $1`, [first.idempotency_key]);
       expect(count[0].n).toBe(1);
     });
 
     it('commits concurrent requests in groups without losing idempotency or the later-record rule', async () => {
-      const bodies = Array.from({ length: 30 }, (_, i) => body({ subject: { external_id: `burst-${i % 10}` }, idempotency_key: `burst-${i % 20}`, decisions: decisions(i < 10 ? 'granted' : 'declined', 'granted') }));
+      const bodies = Array.from({ length: 30 }, (_, i) =>
+        body({
+          subject: { external_id: `burst-${i % 10}` },
+          idempotency_key: `burst-${i % 20}`,
+          decisions: decisions(i < 10 ? 'granted' : 'declined', 'granted'),
+        }),
+      );
       // Keys burst-0…9 are sent twice (i and i+20) with different bodies only for i ≥ 10; i+20 reuses key i%20.
       const results = await Promise.all(bodies.map((b) => post(b)));
       const created = results.filter((r) => r.status === 201);
       expect(created).toHaveLength(20);
       for (let i = 20; i < 30; i += 1) {
         const first = results[i - 20]!;
-        const same = JSON.stringify(bodies[i]!.decisions) === JSON.stringify(bodies[i - 20]!.decisions) && JSON.stringify(bodies[i]!.subject) === JSON.stringify(bodies[i - 20]!.subject);
+        const same =
+          JSON.stringify(bodies[i]!.decisions) === JSON.stringify(bodies[i - 20]!.decisions) &&
+          JSON.stringify(bodies[i]!.subject) === JSON.stringify(bodies[i - 20]!.subject);
         if (same) expect([results[i]!.status, results[i]!.body.id]).toEqual([200, first.body.id]);
         else expect(results[i]!.body.reason_code).toBe('idempotency_key_reused');
       }
@@ -107,19 +124,29 @@ describe('Record API, status and withdrawals over HTTP', () => {
       const head = (st.body.purposes as Json[])[0]!.record_id as string;
       expect(ids).toContain(head);
       const older = ids.find((id) => id !== head) as string;
-      expect((await http('GET', `${url}/api/v1/consent_records/${head}`, { headers: auth(app.token) })).body.previous_record_id).toBe(older);
+      expect((await http('GET', `${url}/api/v1/consent_records/${head}`, { headers: auth(app.token) })).body.previous_record_id).toBe(
+        older,
+      );
       expect((await http('GET', `${url}/api/v1/consent_records/${older}`, { headers: auth(app.token) })).body.status).toBe('superseded');
     });
 
     it('stores values with quotes, backslashes, dollar signs and non-ASCII exactly, and finds the person again by them', async () => {
       const subject = { email: "o'brien@example.com", external_id: `q'"\\x00 $1 \u00e9\u{1F600} {a,"b"} NULL` };
-      const first = await post(body({ subject, decisions: decisions('granted', 'granted'), idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' }));
+      const first = await post(
+        body({ subject, decisions: decisions('granted', 'granted'), idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' }),
+      );
       expect(first.status).toBe(201);
       expect(first.body).toMatchObject({ subject, idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' });
       clock.advance(1_000);
       const later = await post(body({ subject: { external_id: subject.external_id }, decisions: decisions('declined', 'granted') }));
-      expect(later.body).toMatchObject({ previous_record_id: first.body.id, withdrawn_purposes: ['newsletter'], subject: { email: null, external_id: subject.external_id } });
-      const replay = await post(body({ subject, decisions: decisions('granted', 'granted'), idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' }));
+      expect(later.body).toMatchObject({
+        previous_record_id: first.body.id,
+        withdrawn_purposes: ['newsletter'],
+        subject: { email: null, external_id: subject.external_id },
+      });
+      const replay = await post(
+        body({ subject, decisions: decisions('granted', 'granted'), idempotency_key: `k'\\$2"{}`, notice_digest: 'sha256:a/b+c=' }),
+      );
       expect([replay.status, replay.body.id]).toEqual([200, first.body.id]);
       const read = await http('GET', `${url}/api/v1/consent_records/${first.body.id as string}`, { headers: auth(app.token) });
       expect(read.body).toMatchObject({ subject, status: 'superseded' });
@@ -129,8 +156,16 @@ describe('Record API, status and withdrawals over HTTP', () => {
       const cases: Array<[Json, string, string]> = [
         [{ ...decisions('granted', 'granted'), coupons: { decision: 'granted' } }, 'purpose_not_in_flow', 'coupons'],
         [{ newsletter: { decision: 'granted' } }, 'consent_purpose_missing', 'offers'],
-        [{ ...decisions('granted', 'granted'), offers: { decision: 'granted', default_checked: true, mandatory: false } }, 'consent_purpose_default_checked', 'offers'],
-        [{ ...decisions('granted', 'granted'), newsletter: { decision: 'granted', default_checked: false, mandatory: true } }, 'consent_purpose_mandatory', 'newsletter'],
+        [
+          { ...decisions('granted', 'granted'), offers: { decision: 'granted', default_checked: true, mandatory: false } },
+          'consent_purpose_default_checked',
+          'offers',
+        ],
+        [
+          { ...decisions('granted', 'granted'), newsletter: { decision: 'granted', default_checked: false, mandatory: true } },
+          'consent_purpose_mandatory',
+          'newsletter',
+        ],
       ];
       for (const [given, reason, purpose] of cases) {
         const res = await post(body({ decisions: given }));
@@ -140,7 +175,9 @@ describe('Record API, status and withdrawals over HTTP', () => {
     });
 
     it('accepts a decision on a non-consent purpose (contract) without requiring it', async () => {
-      const res = await post(body({ decisions: { ...decisions('granted', 'granted'), account: { decision: 'granted', mandatory: true } } }));
+      const res = await post(
+        body({ decisions: { ...decisions('granted', 'granted'), account: { decision: 'granted', mandatory: true } } }),
+      );
       expect(res.status).toBe(201);
     });
 
@@ -168,14 +205,23 @@ describe('Record API, status and withdrawals over HTTP', () => {
     });
 
     it('answers 4xx for malformed, oversized, unknown-field, wrong-type input and wrong auth', async () => {
-      const malformed = await http('POST', `${url}/api/v1/consent_records`, { headers: { ...auth(app.token), 'content-type': 'application/json' }, raw: '{"flow_id":' });
+      const malformed = await http('POST', `${url}/api/v1/consent_records`, {
+        headers: { ...auth(app.token), 'content-type': 'application/json' },
+        raw: '{"flow_id":',
+      });
       expect([malformed.status, malformed.body.reason_code]).toEqual([400, 'malformed_json']);
       const huge = await post(body({ notice_digest: 'a'.repeat(1_100_000) }));
       expect([huge.status, huge.body.reason_code]).toEqual([413, 'payload_too_large']);
       const unknown = await post(body({ colour: 'red' }));
       expect([unknown.status, unknown.body.reason_code, (unknown.body.detail as Json).field]).toEqual([400, 'invalid_request', 'colour']);
-      const nestedUnknown = await post(body({ decisions: { ...decisions('granted', 'granted'), offers: { decision: 'granted', colour: 'red' } } }));
-      expect([nestedUnknown.status, nestedUnknown.body.reason_code, (nestedUnknown.body.detail as Json).field]).toEqual([400, 'invalid_request', 'decisions.offers.colour']);
+      const nestedUnknown = await post(
+        body({ decisions: { ...decisions('granted', 'granted'), offers: { decision: 'granted', colour: 'red' } } }),
+      );
+      expect([nestedUnknown.status, nestedUnknown.body.reason_code, (nestedUnknown.body.detail as Json).field]).toEqual([
+        400,
+        'invalid_request',
+        'decisions.offers.colour',
+      ]);
       const wrongType = await post(body({ captured_at: 12 }));
       expect([wrongType.status, wrongType.body.reason_code]).toEqual([400, 'invalid_request']);
       const wrongDecisionType = await post(body({ decisions: { ...decisions('granted', 'granted'), offers: { decision: true } } }));
@@ -197,12 +243,20 @@ describe('Record API, status and withdrawals over HTTP', () => {
       expect(first.status).toBe(201);
       clock.advance(60_000);
       // Matched by email alone (case-insensitive): the same person.
-      const second = await post(body({ subject: { email: 'linus@example.com' }, decisions: decisions('declined', 'granted'), captured_at: '2026-05-01T09:00:30.000Z' }));
+      const second = await post(
+        body({
+          subject: { email: 'linus@example.com' },
+          decisions: decisions('declined', 'granted'),
+          captured_at: '2026-05-01T09:00:30.000Z',
+        }),
+      );
       expect(second.status).toBe(201);
       expect(second.body).toMatchObject({ previous_record_id: first.body.id, withdrawn_purposes: ['newsletter'], status: 'active' });
       const old = await http('GET', `${url}/api/v1/consent_records/${first.body.id as string}`, { headers: auth(app.token) });
       expect(old.body.status).toBe('superseded');
-      expect(old.body.purposes).toContainEqual(expect.objectContaining({ purpose: 'newsletter', status: 'withdrawn', withdrawal_channel: 'newer_record' }));
+      expect(old.body.purposes).toContainEqual(
+        expect.objectContaining({ purpose: 'newsletter', status: 'withdrawn', withdrawal_channel: 'newer_record' }),
+      );
       const revoked = await waitFor(() => harness.eventsOf('consent.purpose_revoked', (p) => p.recordId === first.body.id)[0]);
       expect(revoked).toMatchObject({ purpose: 'newsletter', channel: 'newer_record', subjectExternalId: 'linus' });
 
@@ -225,24 +279,33 @@ describe('Record API, status and withdrawals over HTTP', () => {
 
     it('keeps records frozen: the database refuses any UPDATE', async () => {
       const res = await post(body());
-      await expect(harness.running.app.get(DataSource).query(`UPDATE consent_records.records SET decisions = '{}' WHERE id = $1`, [res.body.id])).rejects.toThrow(/frozen/);
+      await expect(
+        harness.running.app.get(DataSource).query(`UPDATE consent_records.records SET decisions = '{}' WHERE id = $1`, [res.body.id]),
+      ).rejects.toThrow(/frozen/);
     });
 
     it('withdraws one purpose then the whole consent, recording the channel, with events', async () => {
       const created = await post(body({ subject: { external_id: 'margaret' }, decisions: decisions('granted', 'granted') }));
-      const withdraw = (json: Json, id = created.body.id as string, token = app.token) => http('POST', `${url}/api/v1/consent_records/${id}/withdrawals`, { headers: auth(token), json });
+      const withdraw = (json: Json, id = created.body.id as string, token = app.token) =>
+        http('POST', `${url}/api/v1/consent_records/${id}/withdrawals`, { headers: auth(token), json });
       const one = await withdraw({ purpose: 'offers', channel: 'mailing_tool' });
       expect(one.status).toBe(201);
-      expect(one.body.purposes).toContainEqual(expect.objectContaining({ purpose: 'offers', status: 'withdrawn', withdrawal_channel: 'mailing_tool' }));
+      expect(one.body.purposes).toContainEqual(
+        expect.objectContaining({ purpose: 'offers', status: 'withdrawn', withdrawal_channel: 'mailing_tool' }),
+      );
       expect(one.body.status).toBe('active');
       expect((await withdraw({ purpose: 'offers' })).body.reason_code).toBe('purpose_already_withdrawn');
       expect((await withdraw({ purpose: 'coupons' })).body.reason_code).toBe('purpose_not_in_record');
-      await waitFor(() => harness.eventsOf('consent.purpose_revoked', (p) => p.recordId === created.body.id && p.channel === 'mailing_tool')[0]);
+      await waitFor(
+        () => harness.eventsOf('consent.purpose_revoked', (p) => p.recordId === created.body.id && p.channel === 'mailing_tool')[0],
+      );
 
       const whole = await withdraw({ channel: 'receipt_link' });
       expect(whole.status).toBe(201);
       expect(whole.body.status).toBe('withdrawn');
-      expect(whole.body.purposes).toContainEqual(expect.objectContaining({ purpose: 'newsletter', status: 'withdrawn', withdrawal_channel: 'receipt_link' }));
+      expect(whole.body.purposes).toContainEqual(
+        expect.objectContaining({ purpose: 'newsletter', status: 'withdrawn', withdrawal_channel: 'receipt_link' }),
+      );
       expect([(await withdraw({})).status, (await withdraw({})).body.reason_code]).toEqual([409, 'consent_already_withdrawn']);
       const recordRevoked = await waitFor(() => harness.eventsOf('consent.record_revoked', (p) => p.recordId === created.body.id)[0]);
       expect(recordRevoked).toMatchObject({ purposes: ['newsletter'], channel: 'receipt_link' });
@@ -266,9 +329,11 @@ describe('Record API, status and withdrawals over HTTP', () => {
       expect((await withdraw({}, created.body.id as string, 'bad')).status).toBe(401);
     });
 
-    it('answers consent_status only for the caller\'s application, with exactly one subject reference', async () => {
+    it("answers consent_status only for the caller's application, with exactly one subject reference", async () => {
       expect((await status('subject[external_id]=linus', other.token)).status).toBe(404);
-      expect((await status('subject[external_id]=linus', app.token, 'tp_us_aaaaaaaaaaaaaaaaaaaa')).body.reason_code).toBe('application_not_found');
+      expect((await status('subject[external_id]=linus', app.token, 'tp_us_aaaaaaaaaaaaaaaaaaaa')).body.reason_code).toBe(
+        'application_not_found',
+      );
       expect((await status('')).body.reason_code).toBe('invalid_request');
       expect((await status('subject[external_id]=a&subject[email]=a%40b.com')).body.reason_code).toBe('invalid_request');
       expect((await status('subject[external_id]=a&colour=red')).status).toBe(400);
@@ -278,8 +343,10 @@ describe('Record API, status and withdrawals over HTTP', () => {
       expect(nobody.body).toEqual({ object: 'consent_status', application_id: app.id, subject: { external_id: 'nobody' }, purposes: [] });
     });
 
-    it('reports granted purposes as expired once the flow\'s consent duration has run (clock)', async () => {
-      await post(body({ subject: { external_id: 'ttl' }, decisions: decisions('granted', 'declined'), captured_at: '2026-05-01T08:00:00.000Z' }));
+    it("reports granted purposes as expired once the flow's consent duration has run (clock)", async () => {
+      await post(
+        body({ subject: { external_id: 'ttl' }, decisions: decisions('granted', 'declined'), captured_at: '2026-05-01T08:00:00.000Z' }),
+      );
       clock.advance(366 * 24 * 3600_000);
       const st = await status('subject[external_id]=ttl');
       expect((st.body.purposes as Json[]).map((p) => [p.purpose, p.status, p.record_status])).toEqual([

@@ -52,7 +52,8 @@ export interface NewRecord extends Omit<ConsentRecord, 'expiresAt'> {
   requestDigest: string;
 }
 
-const WITHDRAWAL_COLUMNS = 'id, record_id, purpose, channel, withdrawn_at, acted_by_delegate_id, acted_for_principal_id, acted_under_grant_id, acted_under_grant_type';
+const WITHDRAWAL_COLUMNS =
+  'id, record_id, purpose, channel, withdrawn_at, acted_by_delegate_id, acted_for_principal_id, acted_under_grant_id, acted_under_grant_type';
 
 /** Queries of consent_records.records, record_heads and withdrawals. Reads are scoped by application. */
 @Injectable()
@@ -71,16 +72,18 @@ export class RecordsRepository {
   }
 
   async find(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<ConsentRecord | undefined> {
-    const rows: RecordRow[] = await manager.query(`SELECT ${COLUMNS} FROM consent_records.records WHERE id = $1 AND application_id = $2`, [id, applicationId]);
+    const rows: RecordRow[] = await manager.query(`SELECT ${COLUMNS} FROM consent_records.records WHERE id = $1 AND application_id = $2`, [
+      id,
+      applicationId,
+    ]);
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
   async isHead(applicationId: string, record: ConsentRecord, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
-    const rows: unknown[] = await manager.query(`SELECT 1 FROM consent_records.record_heads WHERE application_id = $1 AND flow_id = $2 AND record_id = $3 LIMIT 1`, [
-      applicationId,
-      record.flowId,
-      record.id,
-    ]);
+    const rows: unknown[] = await manager.query(
+      `SELECT 1 FROM consent_records.record_heads WHERE application_id = $1 AND flow_id = $2 AND record_id = $3 LIMIT 1`,
+      [applicationId, record.flowId, record.id],
+    );
     return rows.length > 0;
   }
 
@@ -107,14 +110,24 @@ export class RecordsRepository {
       channel: r.channel,
       withdrawnAt: r.withdrawn_at,
       ...(r.acted_by_delegate_id !== null
-        ? { actedBy: { delegateId: r.acted_by_delegate_id, principalId: r.acted_for_principal_id ?? '', delegationGrantId: r.acted_under_grant_id ?? '', delegationType: r.acted_under_grant_type ?? '' } }
+        ? {
+            actedBy: {
+              delegateId: r.acted_by_delegate_id,
+              principalId: r.acted_for_principal_id ?? '',
+              delegationGrantId: r.acted_under_grant_id ?? '',
+              delegationType: r.acted_under_grant_type ?? '',
+            },
+          }
         : {}),
     }));
   }
 
   /** When the retention sweep ended the record (term or data-policy retention), if it did. */
   async expiryOf(recordId: string, manager: EntityManager = this.dataSource.manager): Promise<Date | undefined> {
-    const rows: Array<{ expired_at: Date }> = await manager.query(`SELECT expired_at FROM consent_records.record_expiries WHERE record_id = $1`, [recordId]);
+    const rows: Array<{ expired_at: Date }> = await manager.query(
+      `SELECT expired_at FROM consent_records.record_expiries WHERE record_id = $1`,
+      [recordId],
+    );
     return rows[0]?.expired_at;
   }
 
@@ -140,7 +153,11 @@ export class RecordsRepository {
    * Head record ids of an application whose subject reference has one of these SHA-256 digests
    * (external ids as given, emails as stored: lower case): a person's links travel as digests only.
    */
-  async headIdsForSubjectDigests(applicationId: string, externalIdDigests: readonly string[], emailDigests: readonly string[]): Promise<string[]> {
+  async headIdsForSubjectDigests(
+    applicationId: string,
+    externalIdDigests: readonly string[],
+    emailDigests: readonly string[],
+  ): Promise<string[]> {
     if (externalIdDigests.length === 0 && emailDigests.length === 0) return [];
     const rows: Array<{ record_id: string }> = await this.dataSource.query(
       `SELECT h.record_id FROM consent_records.record_heads h
@@ -156,7 +173,9 @@ export class RecordsRepository {
   async headsForSubject(applicationId: string, by: { external_id?: string; email?: string }): Promise<ConsentRecord[]> {
     const key = by.external_id !== undefined ? `external_id:${by.external_id}` : `email:${(by.email ?? '').toLowerCase()}`;
     const rows: RecordRow[] = await this.dataSource.query(
-      `SELECT DISTINCT ON (r.flow_id) ${COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ')}
+      `SELECT DISTINCT ON (r.flow_id) ${COLUMNS.split(',')
+        .map((c) => `r.${c.trim()}`)
+        .join(', ')}
        FROM consent_records.record_heads h JOIN consent_records.records r ON r.id = h.record_id
        WHERE h.application_id = $1 AND h.subject_key = $2 ORDER BY r.flow_id, r.recorded_at DESC`,
       [applicationId, key],
@@ -169,7 +188,11 @@ export class RecordsRepository {
    * Runs a batch's three statements — subject locks, read, write — in the caller's transaction.
    * The read is a statement of its own so its snapshot is taken after the locks are held.
    */
-  async batchInTransaction<T>(manager: EntityManager, read: BatchRead, write: (state: BatchState) => { statement: Statement; finish: (rows: BatchWritten[]) => T }): Promise<T> {
+  async batchInTransaction<T>(
+    manager: EntityManager,
+    read: BatchRead,
+    write: (state: BatchState) => { statement: Statement; finish: (rows: BatchWritten[]) => T },
+  ): Promise<T> {
     const [lock, select] = readStatements(read);
     await manager.query(lock.sql, lock.params);
     const state = toBatchState(await manager.query(select.sql, select.params));
@@ -183,7 +206,10 @@ export class RecordsRepository {
    * their values inlined as escaped literals (statements of one script still take their snapshots
    * one after the other). Any failure rolls back.
    */
-  async batchCommitted<T>(read: BatchRead, write: (state: BatchState) => { statement: Statement; finish: (rows: BatchWritten[]) => T }): Promise<T> {
+  async batchCommitted<T>(
+    read: BatchRead,
+    write: (state: BatchState) => { statement: Statement; finish: (rows: BatchWritten[]) => T },
+  ): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     const client = (await runner.connect()) as { query(sql: string): Promise<Array<{ rows: unknown[] }> | { rows: unknown[] }> };
     const script = async (...statements: string[]) => {
@@ -329,9 +355,14 @@ type BatchRow = RecordRow & { kind: 'known' | 'head'; subject_key: string | null
  * heads with the withdrawals of their records.
  */
 function readStatements(read: BatchRead): [Statement, Statement] {
-  const columns = COLUMNS.split(',').map((c) => `r.${c.trim()}`).join(', ');
+  const columns = COLUMNS.split(',')
+    .map((c) => `r.${c.trim()}`)
+    .join(', ');
   return [
-    { sql: `SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) s`, params: [read.lockKeys] },
+    {
+      sql: `SELECT count(pg_advisory_xact_lock(hashtextextended(k, 0))) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) s`,
+      params: [read.lockKeys],
+    },
     {
       sql: `SELECT 'known' AS kind, NULL::text AS subject_key, NULL::text[] AS withdrawn, ${columns}
          FROM unnest($1::text[], $2::text[]) AS t(a, k) JOIN consent_records.records r ON r.application_id = t.a AND r.idempotency_key = t.k
@@ -340,7 +371,13 @@ function readStatements(read: BatchRead): [Statement, Statement] {
          FROM unnest($3::text[], $4::text[], $5::text[]) AS t(a, f, k)
          JOIN consent_records.record_heads h ON h.application_id = t.a AND h.flow_id = t.f AND h.subject_key = t.k
          JOIN consent_records.records r ON r.id = h.record_id`,
-      params: [read.idempotency.map((i) => i[0]), read.idempotency.map((i) => i[1]), read.triples.map((t) => t[0]), read.triples.map((t) => t[1]), read.triples.map((t) => t[2])],
+      params: [
+        read.idempotency.map((i) => i[0]),
+        read.idempotency.map((i) => i[1]),
+        read.triples.map((t) => t[0]),
+        read.triples.map((t) => t[1]),
+        read.triples.map((t) => t[2]),
+      ],
     },
   ];
 }

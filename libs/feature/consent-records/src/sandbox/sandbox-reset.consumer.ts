@@ -36,7 +36,10 @@ export class SandboxResetConsumer {
       applicationId = e.applicationId;
       resetAt = new Date(e.resetAt);
     } catch (error) {
-      this.logger.error({ eventId: event.id, err: error instanceof Error ? error.message : String(error) }, 'undecodable sandbox reset; nothing deleted');
+      this.logger.error(
+        { eventId: event.id, err: error instanceof Error ? error.message : String(error) },
+        'undecodable sandbox reset; nothing deleted',
+      );
       return false;
     }
     if (!isIdOf('application', applicationId) || Number.isNaN(resetAt.getTime())) {
@@ -71,7 +74,10 @@ export async function resetApplication(manager: EntityManager, applicationId: st
   await manager.query(`UPDATE consent_records.import_rows SET record_id = NULL WHERE record_id IN (${scope})`);
   const records = await queryRows<{ id: string }>(manager, `DELETE FROM consent_records.records WHERE id IN (${scope}) RETURNING id`);
   await manager.query(`DELETE FROM consent_records.captures WHERE application_id = $1 AND created_at <= $2`, params);
-  await manager.query(`DELETE FROM consent_records.import_rows WHERE import_id IN (SELECT id FROM consent_records.imports WHERE application_id = $1 AND created_at <= $2)`, params);
+  await manager.query(
+    `DELETE FROM consent_records.import_rows WHERE import_id IN (SELECT id FROM consent_records.imports WHERE application_id = $1 AND created_at <= $2)`,
+    params,
+  );
   await manager.query(`DELETE FROM consent_records.imports WHERE application_id = $1 AND created_at <= $2`, params);
   await manager.query(`DELETE FROM consent_records.directory_entries WHERE application_id = $1`, [applicationId]);
   return records.length;

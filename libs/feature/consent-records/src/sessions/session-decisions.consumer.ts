@@ -68,7 +68,10 @@ export class SessionDecisionsConsumer {
       parsed = this.parse(event);
     } catch (error) {
       // A payload that does not decode never will: skip it rather than redeliver it forever.
-      this.logger.error({ eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) }, 'undecodable session event; no consent record');
+      this.logger.error(
+        { eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) },
+        'undecodable session event; no consent record',
+      );
       return false;
     }
     if (!parsed) return false;
@@ -80,17 +83,38 @@ export class SessionDecisionsConsumer {
     switch (event.eventType) {
       case 'consent.granted': {
         const e = decodeEvent('consent.granted', event.data, this.bus.personalData);
-        return { kind: 'decided', decision: { ...common(e), grantedPurposes: e.purposes, decidedAt: this.timeOf(e.fulfilledAt, e.meta), deliveryMode: e.deliveryMode, principalBinding: e.principalBinding } };
+        return {
+          kind: 'decided',
+          decision: {
+            ...common(e),
+            grantedPurposes: e.purposes,
+            decidedAt: this.timeOf(e.fulfilledAt, e.meta),
+            deliveryMode: e.deliveryMode,
+            principalBinding: e.principalBinding,
+          },
+        };
       }
       case 'consent.denied': {
         const e = decodeEvent('consent.denied', event.data, this.bus.personalData);
-        return { kind: 'decided', decision: { ...common(e), grantedPurposes: [], decidedAt: this.timeOf(e.declinedAt, e.meta), deliveryMode: e.deliveryMode, principalBinding: e.principalBinding } };
+        return {
+          kind: 'decided',
+          decision: {
+            ...common(e),
+            grantedPurposes: [],
+            decidedAt: this.timeOf(e.declinedAt, e.meta),
+            deliveryMode: e.deliveryMode,
+            principalBinding: e.principalBinding,
+          },
+        };
       }
       case 'consent.revoked': {
         const e = decodeEvent('consent.revoked', event.data, this.bus.personalData);
         // consent-records publishes consent.revoked itself, without a session, for its own withdrawals.
         if (!e.sessionToken) return undefined;
-        return { kind: 'revoked', revocation: { ...common(e), channel: revocationChannel(e.revokedBy), revokedAt: this.timeOf(e.revokedAt, e.meta) } };
+        return {
+          kind: 'revoked',
+          revocation: { ...common(e), channel: revocationChannel(e.revokedBy), revokedAt: this.timeOf(e.revokedAt, e.meta) },
+        };
       }
       default:
         return undefined;
@@ -111,7 +135,10 @@ export class SessionDecisionsConsumer {
     }
     const binding = decision.principalBinding;
     if (!decision.userIdentifier || !isBoundPrincipal(binding)) {
-      this.logger.info({ ...context, principalBinding: binding || 'none' }, 'session decision whose person the server did not bind; no consent record');
+      this.logger.info(
+        { ...context, principalBinding: binding || 'none' },
+        'session decision whose person the server did not bind; no consent record',
+      );
       return false;
     }
     let written = false;
@@ -123,7 +150,10 @@ export class SessionDecisionsConsumer {
       }
       const [result] = await this.writer.writeMany(manager, [sessionRecordDraft(decision, flow)], this.clock.now());
       if (!result!.ok) {
-        this.logger.warn({ ...context, reasonCode: result!.error.code }, 'session decision refused by the record writer; no consent record');
+        this.logger.warn(
+          { ...context, reasonCode: result!.error.code },
+          'session decision refused by the record writer; no consent record',
+        );
         return;
       }
       written = !result!.outcome.replayed;
@@ -145,7 +175,8 @@ export class SessionDecisionsConsumer {
         return;
       }
       const outcome = await withdrawSessionRecord(this.records, this.outbox, manager, record, revocation.channel, revocation.revokedAt);
-      if (outcome !== 'withdrawn') this.logger.info({ ...context, recordId: record.id, outcome }, 'the revoked session\'s record was left as it is');
+      if (outcome !== 'withdrawn')
+        this.logger.info({ ...context, recordId: record.id, outcome }, "the revoked session's record was left as it is");
       withdrawn = outcome === 'withdrawn';
     });
     return withdrawn;
@@ -164,5 +195,11 @@ type SessionEvent = { kind: 'decided'; decision: SessionDecision } | { kind: 're
 
 /** The fields every session event carries. */
 function common(e: { meta?: EventMeta; sessionToken: string; flowId: string; flowVersion: number; userIdentifier: string }): SessionFields {
-  return { applicationId: e.meta?.applicationId ?? '', sessionToken: e.sessionToken, flowId: e.flowId, flowVersion: e.flowVersion, userIdentifier: e.userIdentifier };
+  return {
+    applicationId: e.meta?.applicationId ?? '',
+    sessionToken: e.sessionToken,
+    flowId: e.flowId,
+    flowVersion: e.flowVersion,
+    userIdentifier: e.userIdentifier,
+  };
 }

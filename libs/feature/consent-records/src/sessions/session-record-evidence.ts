@@ -24,11 +24,17 @@ export class SessionRecordEvidenceRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(manager: EntityManager, recordId: string, binding: SessionPrincipalBinding): Promise<void> {
-    await manager.query(`INSERT INTO consent_records.session_record_evidence (record_id, principal_binding) VALUES ($1, $2) ON CONFLICT (record_id) DO NOTHING`, [recordId, binding]);
+    await manager.query(
+      `INSERT INTO consent_records.session_record_evidence (record_id, principal_binding) VALUES ($1, $2) ON CONFLICT (record_id) DO NOTHING`,
+      [recordId, binding],
+    );
   }
 
   async find(recordId: string): Promise<SessionRecordEvidence | null> {
-    const rows: Array<{ principal_binding: SessionPrincipalBinding }> = await this.dataSource.query(`SELECT principal_binding FROM consent_records.session_record_evidence WHERE record_id = $1`, [recordId]);
+    const rows: Array<{ principal_binding: SessionPrincipalBinding }> = await this.dataSource.query(
+      `SELECT principal_binding FROM consent_records.session_record_evidence WHERE record_id = $1`,
+      [recordId],
+    );
     return rows[0] ? { principal_binding: rows[0].principal_binding } : null;
   }
 }

@@ -8,8 +8,16 @@ import { withdrawWholeRecord } from '../records/whole-withdrawal';
 export type SessionWithdrawalOutcome = 'withdrawn' | 'superseded' | 'already_withdrawn';
 
 /** The record written for a session (by its idempotency key), if any. */
-export async function sessionRecord(records: RecordsRepository, manager: EntityManager, applicationId: string, idempotencyKey: string): Promise<ConsentRecord | undefined> {
-  const rows: Array<{ id: string }> = await manager.query(`SELECT id FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`, [applicationId, idempotencyKey]);
+export async function sessionRecord(
+  records: RecordsRepository,
+  manager: EntityManager,
+  applicationId: string,
+  idempotencyKey: string,
+): Promise<ConsentRecord | undefined> {
+  const rows: Array<{ id: string }> = await manager.query(
+    `SELECT id FROM consent_records.records WHERE application_id = $1 AND idempotency_key = $2`,
+    [applicationId, idempotencyKey],
+  );
   return rows[0] ? records.find(applicationId, rows[0].id, manager) : undefined;
 }
 

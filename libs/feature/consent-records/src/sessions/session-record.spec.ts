@@ -1,8 +1,18 @@
 import type { FlowPurpose, FlowVersion } from '../flows/flow';
 import { receiptDeliveryMode, revocationChannel, sessionChannel, sessionIdempotencyKey, sessionRecordDraft } from './session-record';
 
-const purpose = (key: string, mechanism: FlowPurpose['mechanism'] = 'consent'): FlowPurpose => ({ key, label: key, description: '', mechanism, required: false });
-const flow = { flowId: 'flw_us_abcdefghijklmnopqrst', version: 3, terms: { purposes: [purpose('newsletter'), purpose('offers'), purpose('account', 'contract')] } } as unknown as FlowVersion;
+const purpose = (key: string, mechanism: FlowPurpose['mechanism'] = 'consent'): FlowPurpose => ({
+  key,
+  label: key,
+  description: '',
+  mechanism,
+  required: false,
+});
+const flow = {
+  flowId: 'flw_us_abcdefghijklmnopqrst',
+  version: 3,
+  terms: { purposes: [purpose('newsletter'), purpose('offers'), purpose('account', 'contract')] },
+} as unknown as FlowVersion;
 const token = `dts_${'a'.repeat(43)}`;
 const decision = {
   applicationId: 'tp_us_app',
@@ -32,7 +42,11 @@ describe('the record of a decision session', () => {
       channel: 'embedded',
       deliveryMode: 'embed',
     });
-    expect(sessionRecordDraft({ ...decision, grantedPurposes: [] }, flow).decisions).toEqual({ newsletter: declined, offers: declined, account: declined });
+    expect(sessionRecordDraft({ ...decision, grantedPurposes: [] }, flow).decisions).toEqual({
+      newsletter: declined,
+      offers: declined,
+      account: declined,
+    });
   });
 
   it('keys the record by a digest of the session token, never the token itself', () => {
@@ -54,7 +68,11 @@ describe('the record of a decision session', () => {
     expect(sessionRecordDraft({ ...decision, deliveryMode: '' }, flow)).toMatchObject({ channel: 'hosted', deliveryMode: null });
   });
 
-  it('withdraws in the person\'s own records when they revoked, else as the organisation', () => {
-    expect([revocationChannel('principal'), revocationChannel('application'), revocationChannel('')]).toEqual(['own_records', 'organisation', 'unspecified']);
+  it("withdraws in the person's own records when they revoked, else as the organisation", () => {
+    expect([revocationChannel('principal'), revocationChannel('application'), revocationChannel('')]).toEqual([
+      'own_records',
+      'organisation',
+      'unspecified',
+    ]);
   });
 });

@@ -65,7 +65,10 @@ export function revocationChannel(revokedBy: string): WithdrawalChannel {
 export function sessionDecisions(flow: FlowVersion, grantedPurposes: readonly string[]): Record<string, PurposeDecision> {
   const granted = new Set(grantedPurposes);
   return Object.fromEntries(
-    flow.terms.purposes.map((p) => [p.key, { decision: granted.has(p.key) ? 'granted' : 'declined', default_checked: false, mandatory: false } satisfies PurposeDecision]),
+    flow.terms.purposes.map((p) => [
+      p.key,
+      { decision: granted.has(p.key) ? 'granted' : 'declined', default_checked: false, mandatory: false } satisfies PurposeDecision,
+    ]),
   );
 }
 

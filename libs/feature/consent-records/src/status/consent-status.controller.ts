@@ -28,18 +28,29 @@ export class ConsentStatusController {
   @ApiDoc({
     tag: 'Consent records',
     summary: 'Per-purpose consent status of a person (query subject[external_id] or subject[email])',
-    response: 'consent_status: object, application_id, subject {external_id|email}, purposes [{flow_id, flow_version, purpose, decision, status (granted|declined|withdrawn|expired), record_id, captured_at, recorded_at, withdrawn_at, withdrawal_channel}]',
+    response:
+      'consent_status: object, application_id, subject {external_id|email}, purposes [{flow_id, flow_version, purpose, decision, status (granted|declined|withdrawn|expired), record_id, captured_at, recorded_at, withdrawn_at, withdrawal_channel}]',
   })
   @ApiResponseOf(ConsentStatusResponse)
-  async status(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Query() query: ConsentStatusQuery): Promise<ConsentStatusResponse> {
-    if (applicationId !== principal.applicationId) throw consentRecordsError('application_not_found', 'Application not found', { application_id: applicationId });
+  async status(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') applicationId: string,
+    @Query() query: ConsentStatusQuery,
+  ): Promise<ConsentStatusResponse> {
+    if (applicationId !== principal.applicationId)
+      throw consentRecordsError('application_not_found', 'Application not found', { application_id: applicationId });
     const externalId = query['subject[external_id]'];
     const email = query['subject[email]'];
     if ((externalId === undefined) === (email === undefined)) {
-      throw new DomainError('invalid', 'invalid_request', 'give exactly one of subject[external_id] and subject[email]', { field: 'subject' });
+      throw new DomainError('invalid', 'invalid_request', 'give exactly one of subject[external_id] and subject[email]', {
+        field: 'subject',
+      });
     }
     const now = this.clock.now();
-    const heads = await this.records.headsForSubject(applicationId, externalId !== undefined ? { external_id: externalId } : { email: email! });
+    const heads = await this.records.headsForSubject(
+      applicationId,
+      externalId !== undefined ? { external_id: externalId } : { email: email! },
+    );
     const withdrawals = await this.records.withdrawalsOf(heads.map((r) => r.id));
     return {
       object: 'consent_status',

@@ -2,9 +2,15 @@ import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-valid
 
 /** Query of GET …/consent_status: exactly one of `subject[external_id]` and `subject[email]`. */
 export class ConsentStatusQuery {
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   'subject[external_id]'?: string;
 
-  @IsOptional() @IsString() @MaxLength(320) @IsEmail()
+  @IsOptional()
+  @IsString()
+  @MaxLength(320)
+  @IsEmail()
   'subject[email]'?: string;
 }

@@ -1,5 +1,14 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { ACCOUNTS_SCOPE, AccountAccessResolver, authError, roleCovers, type AccountActor, type AccountRole, type Principal, type ResolvedCredential } from '@svc/auth';
+import {
+  ACCOUNTS_SCOPE,
+  AccountAccessResolver,
+  authError,
+  roleCovers,
+  type AccountActor,
+  type AccountRole,
+  type Principal,
+  type ResolvedCredential,
+} from '@svc/auth';
 import { PlatformConfig } from '@svc/config';
 import { gatewayError } from '../gateway.errors';
 import { ApplicationsRepository } from '../applications/applications.repository';
@@ -17,7 +26,8 @@ export async function roleIn(accounts: AccountsRepository, principal: Principal,
     requireAccountsScope(principal);
     role = await accounts.memberRole(accountId, principal.personId);
   }
-  if (!role || !(await accounts.findAccount(accountId))) throw accountsError('account_not_found', 'Account not found', { account_id: accountId });
+  if (!role || !(await accounts.findAccount(accountId)))
+    throw accountsError('account_not_found', 'Account not found', { account_id: accountId });
   return role;
 }
 
@@ -30,7 +40,8 @@ export function requireAccountsScope(principal: Principal): void {
 
 /** Refuses a role that does not cover `needed` (403 naming both). */
 export function requireRole(role: AccountRole, needed: AccountRole): void {
-  if (!roleCovers(role, needed)) throw accountsError('account_role_insufficient', `This needs the ${needed} role in the account`, { required_role: needed, role });
+  if (!roleCovers(role, needed))
+    throw accountsError('account_role_insufficient', `This needs the ${needed} role in the account`, { required_role: needed, role });
 }
 
 /**
@@ -74,7 +85,12 @@ export class AccountAccessHost implements OnModuleInit {
     const notFound = (): Error => gatewayError('application_not_found', 'Application not found', { application_id: applicationId });
     const accountId = await this.accounts.accountOfApplication(applicationId);
     if (!accountId) throw notFound();
-    const role = 'personId' in actor ? await this.accounts.memberRole(accountId, actor.personId) : actor.accountId === accountId ? actor.role : undefined;
+    const role =
+      'personId' in actor
+        ? await this.accounts.memberRole(accountId, actor.personId)
+        : actor.accountId === accountId
+          ? actor.role
+          : undefined;
     if (!role) throw notFound();
     requireRole(role, needed);
     const app = await this.applications.findApplication(applicationId);

@@ -30,12 +30,19 @@ export class AccountApplicationsController {
   @Post()
   @ApiDoc({
     tag: 'Connect',
-    summary: 'Create an application under an account (developer): development gets tp_dev_… and pk_test_…, production pk_live_…; the first API token is shown once',
+    summary:
+      'Create an application under an account (developer): development gets tp_dev_… and pk_test_…, production pk_live_…; the first API token is shown once',
     errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CreatedApplicationResponse, { status: 201 })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateApplicationBody): Promise<CreatedApplicationResponse> {
-    const command = CreateApplicationCommand.create({ name: body.name, environment: body.environment, mode: body.mode, logoUrl: body.logo_url, brandColor: body.brand_color });
+    const command = CreateApplicationCommand.create({
+      name: body.name,
+      environment: body.environment,
+      mode: body.mode,
+      logoUrl: body.logo_url,
+      brandColor: body.brand_color,
+    });
     const created = await this.createApplication.execute(principal, body.account_id, command);
     return {
       application: applicationView(created.application, created.publishableKey) as unknown as ApplicationResponse,
@@ -53,20 +60,35 @@ export class AccountApplicationsController {
   }
 
   @Get()
-  @ApiDoc({ tag: 'Connect', summary: "An account's applications (any member or account token); filter by environment", errors: [400, 401, 403, 404] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary: "An account's applications (any member or account token); filter by environment",
+    errors: [400, 401, 403, 404],
+  })
   @ApiResponseOf(ApplicationResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListApplicationsQuery): Promise<Page<Record<string, unknown>>> {
     const accountId = query.account_id ?? principal.account?.id;
-    if (accountId === undefined) throw accountsError('account_credentials_required', 'Name the account (account_id) or use an account token', { field: 'account_id' });
+    if (accountId === undefined)
+      throw accountsError('account_credentials_required', 'Name the account (account_id) or use an account token', { field: 'account_id' });
     await roleIn(this.accounts, principal, accountId);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const ids = await this.accounts.listApplicationIds(accountId, query.environment, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const ids = await this.accounts.listApplicationIds(
+      accountId,
+      query.environment,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     const apps = [];
     for (const id of ids) {
       const app = await this.applications.findApplication(id);
       if (app) apps.push({ app, key: await this.applications.currentPublishableKey(id) });
     }
-    return toPage(apps, limit, (a) => applicationView(a.app, a.key), (a) => ({ created_at: a.app.createdAt.toISOString(), id: a.app.id }));
+    return toPage(
+      apps,
+      limit,
+      (a) => applicationView(a.app, a.key),
+      (a) => ({ created_at: a.app.createdAt.toISOString(), id: a.app.id }),
+    );
   }
 }

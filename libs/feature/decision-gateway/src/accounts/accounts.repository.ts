@@ -27,8 +27,21 @@ interface TokenRow {
 }
 
 const account = (r: AccountRow): Account => ({ id: r.id, name: r.name, createdAt: r.created_at, updatedAt: r.updated_at });
-const member = (r: MemberRow): AccountMember => ({ accountId: r.account_id, personId: r.person_id, role: r.role, createdAt: r.created_at, updatedAt: r.updated_at });
-const token = (r: TokenRow): AccountTokenRecord => ({ id: r.id, accountId: r.account_id, name: r.name, role: r.role, createdAt: r.created_at, revokedAt: r.revoked_at });
+const member = (r: MemberRow): AccountMember => ({
+  accountId: r.account_id,
+  personId: r.person_id,
+  role: r.role,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+const token = (r: TokenRow): AccountTokenRecord => ({
+  id: r.id,
+  accountId: r.account_id,
+  name: r.name,
+  role: r.role,
+  createdAt: r.created_at,
+  revokedAt: r.revoked_at,
+});
 
 /** Queries of accounts, their members and their tokens (schema `gateway`). */
 @Injectable()
@@ -40,17 +53,29 @@ export class AccountsRepository {
   }
 
   async insertAccount(manager: EntityManager, id: string, name: string, at: Date): Promise<Account> {
-    const rows = await queryRows<AccountRow>(manager, `INSERT INTO gateway.accounts (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING id, name, created_at, updated_at`, [id, name, at]);
+    const rows = await queryRows<AccountRow>(
+      manager,
+      `INSERT INTO gateway.accounts (id, name, created_at, updated_at) VALUES ($1, $2, $3, $3) RETURNING id, name, created_at, updated_at`,
+      [id, name, at],
+    );
     return account(rows[0]!);
   }
 
   async findAccount(id: string, manager: EntityManager = this.dataSource.manager): Promise<Account | undefined> {
-    const rows = await queryRows<AccountRow>(manager, `SELECT id, name, created_at, updated_at FROM gateway.accounts WHERE id = $1 AND deleted_at IS NULL`, [id]);
+    const rows = await queryRows<AccountRow>(
+      manager,
+      `SELECT id, name, created_at, updated_at FROM gateway.accounts WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
     return rows[0] ? account(rows[0]) : undefined;
   }
 
   async renameAccount(manager: EntityManager, id: string, name: string, at: Date): Promise<Account | undefined> {
-    const rows = await queryRows<AccountRow>(manager, `UPDATE gateway.accounts SET name = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL RETURNING id, name, created_at, updated_at`, [id, name, at]);
+    const rows = await queryRows<AccountRow>(
+      manager,
+      `UPDATE gateway.accounts SET name = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL RETURNING id, name, created_at, updated_at`,
+      [id, name, at],
+    );
     return rows[0] ? account(rows[0]) : undefined;
   }
 
@@ -61,7 +86,11 @@ export class AccountsRepository {
   }
 
   /** The accounts a person belongs to, with their role, in creation order. */
-  async accountsOf(personId: string, limit: number, after?: { createdAt: string; id: string }): Promise<Array<{ account: Account; role: AccountRole }>> {
+  async accountsOf(
+    personId: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<Array<{ account: Account; role: AccountRole }>> {
     const rows = await queryRows<AccountRow & { role: AccountRole }>(
       this.dataSource.manager,
       `SELECT a.id, a.name, a.created_at, a.updated_at, m.role FROM gateway.account_members m JOIN gateway.accounts a ON a.id = m.account_id
@@ -72,7 +101,11 @@ export class AccountsRepository {
     return rows.map((r) => ({ account: account(r), role: r.role }));
   }
 
-  async memberRole(accountId: string, personId: string, manager: EntityManager = this.dataSource.manager): Promise<AccountRole | undefined> {
+  async memberRole(
+    accountId: string,
+    personId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<AccountRole | undefined> {
     const rows = await queryRows<{ role: AccountRole }>(
       manager,
       `SELECT m.role FROM gateway.account_members m JOIN gateway.accounts a ON a.id = m.account_id WHERE m.account_id = $1 AND m.person_id = $2 AND a.deleted_at IS NULL`,
@@ -87,7 +120,13 @@ export class AccountsRepository {
   }
 
   /** Inserts a member; undefined when the person is already one. */
-  async insertMember(manager: EntityManager, accountId: string, personId: string, role: AccountRole, at: Date): Promise<AccountMember | undefined> {
+  async insertMember(
+    manager: EntityManager,
+    accountId: string,
+    personId: string,
+    role: AccountRole,
+    at: Date,
+  ): Promise<AccountMember | undefined> {
     const rows = await queryRows<MemberRow>(
       manager,
       `INSERT INTO gateway.account_members (account_id, person_id, role, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)
@@ -106,7 +145,13 @@ export class AccountsRepository {
     return rows[0] ? member(rows[0]) : undefined;
   }
 
-  async setRole(manager: EntityManager, accountId: string, personId: string, role: AccountRole, at: Date): Promise<AccountMember | undefined> {
+  async setRole(
+    manager: EntityManager,
+    accountId: string,
+    personId: string,
+    role: AccountRole,
+    at: Date,
+  ): Promise<AccountMember | undefined> {
     const rows = await queryRows<MemberRow>(
       manager,
       `UPDATE gateway.account_members SET role = $3, updated_at = $4 WHERE account_id = $1 AND person_id = $2 RETURNING account_id, person_id, role, created_at, updated_at`,
@@ -116,7 +161,11 @@ export class AccountsRepository {
   }
 
   async removeMember(manager: EntityManager, accountId: string, personId: string): Promise<boolean> {
-    const rows = await queryRows(manager, `DELETE FROM gateway.account_members WHERE account_id = $1 AND person_id = $2 RETURNING person_id`, [accountId, personId]);
+    const rows = await queryRows(
+      manager,
+      `DELETE FROM gateway.account_members WHERE account_id = $1 AND person_id = $2 RETURNING person_id`,
+      [accountId, personId],
+    );
     return rows.length > 0;
   }
 
@@ -130,7 +179,11 @@ export class AccountsRepository {
     return rows.map(member);
   }
 
-  async insertToken(manager: EntityManager, t: { id: string; accountId: string; digest: string; name: string; role: AccountTokenRole }, at: Date): Promise<AccountTokenRecord> {
+  async insertToken(
+    manager: EntityManager,
+    t: { id: string; accountId: string; digest: string; name: string; role: AccountTokenRole },
+    at: Date,
+  ): Promise<AccountTokenRecord> {
     const rows = await queryRows<TokenRow>(
       manager,
       `INSERT INTO gateway.account_tokens (id, account_id, token_sha256, name, role, created_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -171,7 +224,11 @@ export class AccountsRepository {
 
   /** The account owning an application, or null for one made by the admin CLI without an account. */
   async accountOfApplication(applicationId: string): Promise<string | null | undefined> {
-    const rows = await queryRows<{ account_id: string | null }>(this.dataSource.manager, `SELECT account_id FROM gateway.applications WHERE id = $1`, [applicationId]);
+    const rows = await queryRows<{ account_id: string | null }>(
+      this.dataSource.manager,
+      `SELECT account_id FROM gateway.applications WHERE id = $1`,
+      [applicationId],
+    );
     return rows[0] ? rows[0].account_id : undefined;
   }
 
@@ -180,11 +237,18 @@ export class AccountsRepository {
   }
 
   async countApplications(manager: EntityManager, accountId: string): Promise<number> {
-    const rows = await queryRows<{ count: string }>(manager, `SELECT count(*) AS count FROM gateway.applications WHERE account_id = $1`, [accountId]);
+    const rows = await queryRows<{ count: string }>(manager, `SELECT count(*) AS count FROM gateway.applications WHERE account_id = $1`, [
+      accountId,
+    ]);
     return Number(rows[0]?.count ?? 0);
   }
 
-  async listApplicationIds(accountId: string, environment: string | undefined, limit: number, after?: { createdAt: string; id: string }): Promise<string[]> {
+  async listApplicationIds(
+    accountId: string,
+    environment: string | undefined,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<string[]> {
     const rows = await queryRows<{ id: string }>(
       this.dataSource.manager,
       `SELECT id FROM gateway.applications WHERE account_id = $1 AND ($2::text IS NULL OR environment = $2)

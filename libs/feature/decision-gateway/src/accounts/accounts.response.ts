@@ -69,9 +69,24 @@ export function accountView(account: Account, role: AccountRole): AccountRespons
 }
 
 export function memberView(m: AccountMember): AccountMemberResponse {
-  return { object: 'account_member', account_id: m.accountId, person_id: m.personId, role: m.role, created_at: m.createdAt.toISOString(), updated_at: m.updatedAt.toISOString() };
+  return {
+    object: 'account_member',
+    account_id: m.accountId,
+    person_id: m.personId,
+    role: m.role,
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
+  };
 }
 
 export function accountTokenView(t: AccountTokenRecord): AccountTokenResponse {
-  return { id: t.id, object: 'account_token', account_id: t.accountId, name: t.name, role: t.role, created_at: t.createdAt.toISOString(), revoked_at: t.revokedAt?.toISOString() ?? null };
+  return {
+    id: t.id,
+    object: 'account_token',
+    account_id: t.accountId,
+    name: t.name,
+    role: t.role,
+    created_at: t.createdAt.toISOString(),
+    revoked_at: t.revokedAt?.toISOString() ?? null,
+  };
 }

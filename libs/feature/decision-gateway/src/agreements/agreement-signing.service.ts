@@ -108,7 +108,9 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     const sessionToken = newId('decision_session_token');
     const tokenSha256 = tokenDigest(sessionToken);
     const decisionUrl = `${this.config.publicBaseUrl}/decisions/${sessionToken}`;
-    const text = request.document.mediaType.startsWith('text/') ? request.document.content.toString('utf8').slice(0, SHOWN_TEXT_CHARS) : undefined;
+    const text = request.document.mediaType.startsWith('text/')
+      ? request.document.content.toString('utf8').slice(0, SHOWN_TEXT_CHARS)
+      : undefined;
     await this.sessions.insert(
       manager,
       {
@@ -160,7 +162,13 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     const match = PARTY_REFERENCE.exec(session.reference ?? '');
     const digest = (session.proposal ?? {})['document_sha256'];
     if (!match || typeof digest !== 'string' || !session.principalId) return null;
-    return { agreement_id: match[1]!, party_id: match[2]!, document_sha256: digest, signer: session.principalId, ...(match[3] ? { amendment_id: match[3] } : {}) };
+    return {
+      agreement_id: match[1]!,
+      party_id: match[2]!,
+      document_sha256: digest,
+      signer: session.principalId,
+      ...(match[3] ? { amendment_id: match[3] } : {}),
+    };
   }
 
   /**
@@ -168,7 +176,12 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
    * verified against their registered credential and bound into the receipt. Declining and
    * countering need the sign-in only.
    */
-  async proveSigner(manager: EntityManager, session: DecisionSession, vote: 'yes' | 'no' | 'counter', assertion: Record<string, unknown> | undefined): Promise<SignerProof> {
+  async proveSigner(
+    manager: EntityManager,
+    session: DecisionSession,
+    vote: 'yes' | 'no' | 'counter',
+    assertion: Record<string, unknown> | undefined,
+  ): Promise<SignerProof> {
     const challenge = this.challengeOf(session);
     if (vote !== 'yes' || !challenge) return { method: 'session' };
     const bound = await this.passkeys.verify(manager, challenge.signer, challenge, assertion);
@@ -196,15 +209,22 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         ? {}
         : {
             signer_authentication: proof?.method ?? 'session',
-            ...(proof?.method === 'passkey' && proof.assertion ? { passkey_assertion: proof.assertion as unknown as PasskeyAssertion } : {}),
+            ...(proof?.method === 'passkey' && proof.assertion
+              ? { passkey_assertion: proof.assertion as unknown as PasskeyAssertion }
+              : {}),
           };
     if (regionSegmentOf(agreementId) === this.config.REGION) {
       const agreement = await this.agreements.find(agreementId, { manager, lock: true });
       if (!agreement) throw agreementError('agreement_not_found', 'The agreement of this signing decision is gone');
       const voted = amendmentId ? await this.agreements.findAmendment(amendmentId, manager) : undefined;
-      if (amendmentId && (!voted || voted.agreementId !== agreementId)) throw agreementError('amendment_not_found', 'The amendment of this signing decision is gone');
+      if (amendmentId && (!voted || voted.agreementId !== agreementId))
+        throw agreementError('amendment_not_found', 'The amendment of this signing decision is gone');
       // A signer who let their deadline pass after the outcome changes nothing: their session just closes.
-      if (outcome === 'expired' && (voted ? !OPEN_AMENDMENT_STATUSES.includes(voted.status) : !OPEN_AGREEMENT_STATUSES.includes(agreement.status))) return true;
+      if (
+        outcome === 'expired' &&
+        (voted ? !OPEN_AMENDMENT_STATUSES.includes(voted.status) : !OPEN_AGREEMENT_STATUSES.includes(agreement.status))
+      )
+        return true;
       const party = (await this.agreements.parties(agreementId, manager)).find((p) => p.id === partyId);
       if (!party) throw agreementError('agreement_not_found', 'The party of this signing decision is gone');
       const receiptJws = await this.signReceipt({
@@ -220,7 +240,11 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
         ...amendment,
         ...signerProof,
       });
-      await this.recordOutcome(manager, { agreementId, partyId, outcome, receiptJws, counterProposal, decidedAt: now, ...(amendmentId ? { amendmentId } : {}) }, agreement);
+      await this.recordOutcome(
+        manager,
+        { agreementId, partyId, outcome, receiptJws, counterProposal, decidedAt: now, ...(amendmentId ? { amendmentId } : {}) },
+        agreement,
+      );
       return true;
     }
     // The signer answered in their home region: the receipt is made here, and only it and the
@@ -263,7 +287,8 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
       });
     } catch (error) {
       // An expiry after the agreement's (or amendment's) outcome only closes the session here.
-      if (outcome === 'expired' && isDomainError(error) && (error.code === 'agreement_decided' || error.code === 'amendment_decided')) return true;
+      if (outcome === 'expired' && isDomainError(error) && (error.code === 'agreement_decided' || error.code === 'amendment_decided'))
+        return true;
       throw error;
     }
     return true;
@@ -284,10 +309,15 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
     if (!party) throw agreementError('agreement_not_found', 'Party not found');
     if (party.outcome !== null) {
       if (party.outcome === input.outcome) return agreement.status;
-      throw agreementError('party_already_answered', 'This party already answered the agreement', { party_id: party.id, outcome: party.outcome });
+      throw agreementError('party_already_answered', 'This party already answered the agreement', {
+        party_id: party.id,
+        outcome: party.outcome,
+      });
     }
     if (!OPEN_AGREEMENT_STATUSES.includes(agreement.status)) {
-      throw agreementError('agreement_decided', `The agreement is already ${agreement.status}: this answer comes too late`, { status: agreement.status });
+      throw agreementError('agreement_decided', `The agreement is already ${agreement.status}: this answer comes too late`, {
+        status: agreement.status,
+      });
     }
     this.checkReceipt(input, agreement.documentSha256);
     const vote = VOTE_OF[input.outcome];
@@ -351,19 +381,30 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
    * (`agreement.amended`); `rejected` / `expired` leave it (`agreement.amendment_rejected`). A
    * vote after the amendment's outcome is refused (409 `amendment_decided`).
    */
-  private async recordAmendmentOutcome(manager: EntityManager, input: PartyOutcome & { amendmentId: string }, agreement: Agreement): Promise<AgreementStatus> {
+  private async recordAmendmentOutcome(
+    manager: EntityManager,
+    input: PartyOutcome & { amendmentId: string },
+    agreement: Agreement,
+  ): Promise<AgreementStatus> {
     const amendment = await this.agreements.findAmendment(input.amendmentId, manager);
     if (!amendment || amendment.agreementId !== agreement.id) throw agreementError('amendment_not_found', 'Amendment not found');
     const parties = await this.agreements.parties(agreement.id, manager);
     const party = parties.find((p) => p.id === input.partyId);
-    const answer = (await this.agreements.amendmentPartiesOf([amendment.id], manager)).get(amendment.id)?.find((a) => a.partyId === input.partyId);
+    const answer = (await this.agreements.amendmentPartiesOf([amendment.id], manager))
+      .get(amendment.id)
+      ?.find((a) => a.partyId === input.partyId);
     if (!party || !answer) throw agreementError('amendment_not_found', 'Party not found');
     if (answer.outcome !== null) {
       if (answer.outcome === input.outcome) return agreement.status;
-      throw agreementError('party_already_answered', 'This party already answered the amendment', { party_id: party.id, outcome: answer.outcome });
+      throw agreementError('party_already_answered', 'This party already answered the amendment', {
+        party_id: party.id,
+        outcome: answer.outcome,
+      });
     }
     if (!OPEN_AMENDMENT_STATUSES.includes(amendment.status)) {
-      throw agreementError('amendment_decided', `The amendment is already ${amendment.status}: this answer comes too late`, { status: amendment.status });
+      throw agreementError('amendment_decided', `The amendment is already ${amendment.status}: this answer comes too late`, {
+        status: amendment.status,
+      });
     }
     this.checkReceipt(input, amendment.documentSha256);
     if (!(await this.agreements.recordAmendmentVote(manager, amendment.id, party.id, VOTE_OF[input.outcome], input))) {
@@ -407,9 +448,24 @@ export class AgreementSigning implements SigningOutcomeHandler, OnModuleInit {
    * and writes it into the history of the collaborations holding the agreement (actor: the
    * application for a withdrawal, else the agreement itself: its quorum or deadline decided).
    */
-  async addDecidedEvent(manager: EntityManager, agreement: Agreement, tally: { yes: number; no: number; counter: number }, parties: number, at: Date): Promise<void> {
-    const type = agreement.status === 'active' ? 'agreement.activated' : (`agreement.${agreement.status}` as 'agreement.declined' | 'agreement.expired' | 'agreement.withdrawn');
-    await this.agreements.addCollaborationEvent(manager, agreement.id, type, agreement.status === 'withdrawn' ? agreement.applicationId : agreement.id, at);
+  async addDecidedEvent(
+    manager: EntityManager,
+    agreement: Agreement,
+    tally: { yes: number; no: number; counter: number },
+    parties: number,
+    at: Date,
+  ): Promise<void> {
+    const type =
+      agreement.status === 'active'
+        ? 'agreement.activated'
+        : (`agreement.${agreement.status}` as 'agreement.declined' | 'agreement.expired' | 'agreement.withdrawn');
+    await this.agreements.addCollaborationEvent(
+      manager,
+      agreement.id,
+      type,
+      agreement.status === 'withdrawn' ? agreement.applicationId : agreement.id,
+      at,
+    );
     await this.outbox.add(
       manager,
       type,

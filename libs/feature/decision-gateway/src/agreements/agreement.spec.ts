@@ -3,7 +3,12 @@ import { statusAfter } from './agreement';
 
 /** Issue 24: the states of an agreement (spec, States: Agreement (multi-party), and our final moves). */
 describe('agreement status after its votes', () => {
-  const after = (tally: { yes: number; no: number; counter: number; expired: number }, parties: number, type: 'all' | 'majority' | 'threshold', threshold?: number) => {
+  const after = (
+    tally: { yes: number; no: number; counter: number; expired: number },
+    parties: number,
+    type: 'all' | 'majority' | 'threshold',
+    threshold?: number,
+  ) => {
     const required = requiredVotes(type, parties, threshold);
     return statusAfter(tally, parties, required, aggregate(tally, parties, required));
   };

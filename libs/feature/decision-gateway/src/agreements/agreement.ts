@@ -69,7 +69,10 @@ export interface AmendmentParty {
 }
 
 /** The amendment's status after a set of votes (see {@link statusAfter}). */
-export function amendmentStatusAfter(tally: { yes: number; no: number; counter: number; expired: number }, decided: Vote | undefined): AmendmentStatus {
+export function amendmentStatusAfter(
+  tally: { yes: number; no: number; counter: number; expired: number },
+  decided: Vote | undefined,
+): AmendmentStatus {
   if (decided === 'yes') return 'adopted';
   if (decided !== undefined) return tally.no === tally.expired && tally.counter === 0 ? 'expired' : 'rejected';
   return tally.yes > 0 ? 'partially_signed' : 'pending';

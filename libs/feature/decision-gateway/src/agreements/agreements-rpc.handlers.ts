@@ -29,19 +29,35 @@ export class AgreementsRpcHandlers {
 
   /** In the signer's home region: checks the person is homed here and opens their session, once per party. */
   @RpcHandler('gateway.open_agreement_signing')
-  async openAgreementSigning(request: RpcRequest<'gateway.open_agreement_signing'>): Promise<RpcReplyInit<'gateway.open_agreement_signing'>> {
-    if (!isIdOf('agreement', request.agreementId) || !isIdOf('agreement_party', request.partyId) || regionSegmentOf(request.agreementId) === this.config.REGION) {
+  async openAgreementSigning(
+    request: RpcRequest<'gateway.open_agreement_signing'>,
+  ): Promise<RpcReplyInit<'gateway.open_agreement_signing'>> {
+    if (
+      !isIdOf('agreement', request.agreementId) ||
+      !isIdOf('agreement_party', request.partyId) ||
+      regionSegmentOf(request.agreementId) === this.config.REGION
+    ) {
       throw agreementError('agreement_not_found', 'Not an agreement of another region');
     }
-    if (!isIdOf('person', request.personId) || regionSegmentOf(request.personId) !== this.config.REGION || !(await this.people.findPerson(request.personId))) {
+    if (
+      !isIdOf('person', request.personId) ||
+      regionSegmentOf(request.personId) !== this.config.REGION ||
+      !(await this.people.findPerson(request.personId))
+    ) {
       throw agreementError('party_not_found', 'No person with this id is homed in this region');
     }
     const content = Buffer.from(request.document);
     const sha256 = createHash('sha256').update(content).digest('hex');
-    if (sha256 !== request.documentSha256 || content.length === 0 || content.length > MAX_DOCUMENT_BYTES || !(DOCUMENT_MEDIA_TYPES as readonly string[]).includes(request.mediaType)) {
+    if (
+      sha256 !== request.documentSha256 ||
+      content.length === 0 ||
+      content.length > MAX_DOCUMENT_BYTES ||
+      !(DOCUMENT_MEDIA_TYPES as readonly string[]).includes(request.mediaType)
+    ) {
       throw agreementError('document_invalid', 'The document does not match its digest or is not signable');
     }
-    if (request.amendmentId !== '' && !isIdOf('agreement_amendment', request.amendmentId)) throw agreementError('amendment_not_found', 'Not an amendment id');
+    if (request.amendmentId !== '' && !isIdOf('agreement_amendment', request.amendmentId))
+      throw agreementError('amendment_not_found', 'Not an amendment id');
     const existing = await this.agreements.findRemoteSigning(request.agreementId, request.partyId, request.amendmentId);
     if (existing) return { decisionUrl: existing.decisionUrl };
     const now = this.clock.now();
@@ -61,7 +77,15 @@ export class AgreementsRpcHandlers {
         deadline: request.deadline ? timestampDate(request.deadline) : now,
         ...(request.amendmentId ? { amendmentId: request.amendmentId } : {}),
       });
-      await this.agreements.insertRemoteSigning(manager, request.agreementId, request.partyId, opened.tokenSha256, opened.decisionUrl, now, request.amendmentId);
+      await this.agreements.insertRemoteSigning(
+        manager,
+        request.agreementId,
+        request.partyId,
+        opened.tokenSha256,
+        opened.decisionUrl,
+        now,
+        request.amendmentId,
+      );
       return opened.decisionUrl;
     });
     return { decisionUrl };
@@ -69,9 +93,13 @@ export class AgreementsRpcHandlers {
 
   /** In the agreement's home region: records a party's outcome answered in the signer's region (refused once decided). */
   @RpcHandler('gateway.record_agreement_signature')
-  async recordAgreementSignature(request: RpcRequest<'gateway.record_agreement_signature'>): Promise<RpcReplyInit<'gateway.record_agreement_signature'>> {
-    if (!isIdOf('agreement', request.agreementId) || regionSegmentOf(request.agreementId) !== this.config.REGION) throw agreementError('agreement_not_found', 'Not an agreement of this region');
-    if (!(SIGNING_OUTCOMES as readonly string[]).includes(request.outcome)) throw agreementError('agreement_not_found', 'Unknown signing outcome');
+  async recordAgreementSignature(
+    request: RpcRequest<'gateway.record_agreement_signature'>,
+  ): Promise<RpcReplyInit<'gateway.record_agreement_signature'>> {
+    if (!isIdOf('agreement', request.agreementId) || regionSegmentOf(request.agreementId) !== this.config.REGION)
+      throw agreementError('agreement_not_found', 'Not an agreement of this region');
+    if (!(SIGNING_OUTCOMES as readonly string[]).includes(request.outcome))
+      throw agreementError('agreement_not_found', 'Unknown signing outcome');
     const status = await this.agreements.transaction((manager) =>
       this.signing.recordOutcome(manager, {
         agreementId: request.agreementId,

@@ -10,7 +10,14 @@ import type { Agreement, AgreementParty } from './agreement';
 import { CreateAgreementBody, ListAgreementsQuery, ProposeAmendmentBody } from './agreements.dto';
 import { agreementError } from './agreements.errors';
 import { AgreementsRepository } from './agreements.repository';
-import { AgreementReceiptResponse, AgreementResponse, AmendmentResponse, agreementReceipt, agreementView, amendmentView } from './agreements.response';
+import {
+  AgreementReceiptResponse,
+  AgreementResponse,
+  AmendmentResponse,
+  agreementReceipt,
+  agreementView,
+  amendmentView,
+} from './agreements.response';
 import { ProposeAmendment } from './propose-amendment.use-case';
 import { CreateAgreement } from './create-agreement.use-case';
 import { WithdrawAgreement } from './withdraw-agreement.use-case';
@@ -33,8 +40,14 @@ export class AgreementReader {
   async list(applicationId: string, query: ListAgreementsQuery, multiParty: boolean): Promise<Page<AgreementResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    if (after && Number.isNaN(Date.parse(after.created_at))) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
-    const rows = await this.agreements.list(applicationId, { status: query.status, multiParty, limit: limit + 1, after: after ? { createdAt: after.created_at, id: after.id } : undefined });
+    if (after && Number.isNaN(Date.parse(after.created_at)))
+      throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const rows = await this.agreements.list(applicationId, {
+      status: query.status,
+      multiParty,
+      limit: limit + 1,
+      after: after ? { createdAt: after.created_at, id: after.id } : undefined,
+    });
     const parties = await this.agreements.partiesOf(rows.map((a) => a.id));
     const documents = await this.agreements.documentsOf(rows.map((a) => a.documentSha256));
     const amendments = await this.agreements.amendmentCounts(rows.map((a) => a.id));
@@ -56,14 +69,24 @@ export class AgreementReader {
   async view(agreement: Agreement, parties: AgreementParty[]): Promise<AgreementResponse> {
     const document = await this.agreements.findDocument(agreement.documentSha256);
     const amendments = (await this.agreements.amendments(agreement.id)).length;
-    return agreementView(agreement, parties, { mediaType: document?.mediaType ?? 'application/octet-stream', sizeBytes: document?.sizeBytes ?? 0 }, this.config.publicBaseUrl, amendments);
+    return agreementView(
+      agreement,
+      parties,
+      { mediaType: document?.mediaType ?? 'application/octet-stream', sizeBytes: document?.sizeBytes ?? 0 },
+      this.config.publicBaseUrl,
+      amendments,
+    );
   }
 
   /** The receipt: the signatures, and once amended every amendment with its votes' receipts. */
   async receipt(agreement: Agreement, parties: AgreementParty[]): Promise<AgreementReceiptResponse> {
     const amendments = await this.agreements.amendments(agreement.id);
     const answers = await this.agreements.amendmentPartiesOf(amendments.map((a) => a.id));
-    return agreementReceipt(agreement, parties, amendments.map((amendment) => ({ amendment, answers: answers.get(amendment.id) ?? [] })));
+    return agreementReceipt(
+      agreement,
+      parties,
+      amendments.map((amendment) => ({ amendment, answers: answers.get(amendment.id) ?? [] })),
+    );
   }
 
   /** A page of the agreement's amendments, by number. */
@@ -71,14 +94,21 @@ export class AgreementReader {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['number']) : undefined;
     const afterNumber = after ? Number(after.number) : undefined;
-    if (afterNumber !== undefined && !Number.isSafeInteger(afterNumber)) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    if (afterNumber !== undefined && !Number.isSafeInteger(afterNumber))
+      throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const rows = await this.agreements.amendments(agreement.id, { limit: limit + 1, afterNumber });
     const answers = await this.agreements.amendmentPartiesOf(rows.map((a) => a.id));
     const documents = await this.agreements.documentsOf(rows.map((a) => a.documentSha256));
     return toPage(
       rows,
       limit,
-      (a) => amendmentView(a, answers.get(a.id) ?? [], parties, documents.get(a.documentSha256) ?? { mediaType: 'application/octet-stream', sizeBytes: 0 }),
+      (a) =>
+        amendmentView(
+          a,
+          answers.get(a.id) ?? [],
+          parties,
+          documents.get(a.documentSha256) ?? { mediaType: 'application/octet-stream', sizeBytes: 0 },
+        ),
       (a) => ({ number: String(a.number) }),
     );
   }
@@ -88,7 +118,10 @@ export class AgreementReader {
     if (!amendment || amendment.agreementId !== agreement.id) throw agreementError('amendment_not_found', 'Amendment not found');
     const answers = (await this.agreements.amendmentPartiesOf([amendment.id])).get(amendment.id) ?? [];
     const document = await this.agreements.findDocument(amendment.documentSha256);
-    return amendmentView(amendment, answers, parties, { mediaType: document?.mediaType ?? 'application/octet-stream', sizeBytes: document?.sizeBytes ?? 0 });
+    return amendmentView(amendment, answers, parties, {
+      mediaType: document?.mediaType ?? 'application/octet-stream',
+      sizeBytes: document?.sizeBytes ?? 0,
+    });
   }
 }
 
@@ -177,15 +210,27 @@ export class AgreementsController extends AgreementRoutes {
   }
 
   @Get(':agreement_id/receipt')
-  @ApiDoc({ tag: 'Agree', summary: 'The agreement’s receipt: the set of signatures, canonical JSON, verifiable offline (svc-receipt verify-agreement)', errors: [401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'The agreement’s receipt: the set of signatures, canonical JSON, verifiable offline (svc-receipt verify-agreement)',
+    errors: [401, 403, 404, 421],
+  })
   @ApiResponseOf(AgreementReceiptResponse)
-  async getReceipt(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async getReceipt(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.receipt(principal, id, reply);
   }
 
   @Post(':agreement_id/withdraw')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Agree', summary: 'Withdraw an agreement before its outcome (agreement.withdrawn); later answers are refused', errors: [401, 403, 404, 409, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'Withdraw an agreement before its outcome (agreement.withdrawn); later answers are refused',
+    errors: [401, 403, 404, 409, 421],
+  })
   @ApiResponseOf(AgreementResponse)
   async withdraw(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string): Promise<AgreementResponse> {
     return this.withdrawFor(principal, id);
@@ -194,25 +239,46 @@ export class AgreementsController extends AgreementRoutes {
   @Post(':agreement_id/amendments')
   @ApiDoc({
     tag: 'Agree',
-    summary: 'Propose an amendment of an active agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended)',
+    summary:
+      'Propose an amendment of an active agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended)',
     errors: [400, 401, 403, 404, 409, 421, 422, 503],
   })
   @ApiResponseOf(AmendmentResponse, { status: 201 })
-  async propose(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Body() body: ProposeAmendmentBody): Promise<AmendmentResponse> {
+  async propose(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Body() body: ProposeAmendmentBody,
+  ): Promise<AmendmentResponse> {
     return this.proposeFor(principal, id, body);
   }
 
   @Get(':agreement_id/amendments')
-  @ApiDoc({ tag: 'Agree', summary: 'The amendments of an agreement, oldest first, each with its status and its parties’ votes', errors: [400, 401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'The amendments of an agreement, oldest first, each with its status and its parties’ votes',
+    errors: [400, 401, 403, 404, 421],
+  })
   @ApiResponseOf(AmendmentResponse, { page: true })
-  async listAmendments(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Query() query: PageQuery): Promise<Page<AmendmentResponse>> {
+  async listAmendments(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<AmendmentResponse>> {
     return this.amendmentsOf(principal, id, query);
   }
 
   @Get(':agreement_id/amendments/:amendment_id')
-  @ApiDoc({ tag: 'Agree', summary: 'Read an amendment: its document, status and each party’s vote and receipt', errors: [401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'Read an amendment: its document, status and each party’s vote and receipt',
+    errors: [401, 403, 404, 421],
+  })
   @ApiResponseOf(AmendmentResponse)
-  async getAmendment(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Param('amendment_id') amendmentId: string): Promise<AmendmentResponse> {
+  async getAmendment(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Param('amendment_id') amendmentId: string,
+  ): Promise<AmendmentResponse> {
     return this.amendmentOf(principal, id, amendmentId);
   }
 }
@@ -237,7 +303,11 @@ export class MultiPartyAgreementsController extends AgreementRoutes {
   }
 
   @Get()
-  @ApiDoc({ tag: 'Agree', summary: 'The application’s multi-party agreements (two parties or more), oldest first, optionally of one status', errors: [400, 401, 403] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'The application’s multi-party agreements (two parties or more), oldest first, optionally of one status',
+    errors: [400, 401, 403],
+  })
   @ApiResponseOf(AgreementResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListAgreementsQuery): Promise<Page<AgreementResponse>> {
     return this.reader.list(principal.applicationId, query, true);
@@ -251,9 +321,17 @@ export class MultiPartyAgreementsController extends AgreementRoutes {
   }
 
   @Get(':agreement_id/receipt')
-  @ApiDoc({ tag: 'Agree', summary: 'The multi-party agreement’s receipt (the set of signatures, canonical JSON)', errors: [401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'The multi-party agreement’s receipt (the set of signatures, canonical JSON)',
+    errors: [401, 403, 404, 421],
+  })
   @ApiResponseOf(AgreementReceiptResponse)
-  async getReceipt(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<string> {
+  async getReceipt(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<string> {
     return this.receipt(principal, id, reply);
   }
 
@@ -268,25 +346,46 @@ export class MultiPartyAgreementsController extends AgreementRoutes {
   @Post(':agreement_id/amendments')
   @ApiDoc({
     tag: 'Agree',
-    summary: 'Propose an amendment of an active multi-party agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended)',
+    summary:
+      'Propose an amendment of an active multi-party agreement: a new document each party votes on (sign, decline, counter) on a page in their home region, adopted by the agreement’s quorum (agreement.amended)',
     errors: [400, 401, 403, 404, 409, 421, 422, 503],
   })
   @ApiResponseOf(AmendmentResponse, { status: 201 })
-  async propose(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Body() body: ProposeAmendmentBody): Promise<AmendmentResponse> {
+  async propose(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Body() body: ProposeAmendmentBody,
+  ): Promise<AmendmentResponse> {
     return this.proposeFor(principal, id, body);
   }
 
   @Get(':agreement_id/amendments')
-  @ApiDoc({ tag: 'Agree', summary: 'The amendments of an multi-party agreement, oldest first, each with its status and its parties’ votes', errors: [400, 401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'The amendments of an multi-party agreement, oldest first, each with its status and its parties’ votes',
+    errors: [400, 401, 403, 404, 421],
+  })
   @ApiResponseOf(AmendmentResponse, { page: true })
-  async listAmendments(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Query() query: PageQuery): Promise<Page<AmendmentResponse>> {
+  async listAmendments(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<AmendmentResponse>> {
     return this.amendmentsOf(principal, id, query);
   }
 
   @Get(':agreement_id/amendments/:amendment_id')
-  @ApiDoc({ tag: 'Agree', summary: 'Read an amendment: its document, status and each party’s vote and receipt', errors: [401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Agree',
+    summary: 'Read an amendment: its document, status and each party’s vote and receipt',
+    errors: [401, 403, 404, 421],
+  })
   @ApiResponseOf(AmendmentResponse)
-  async getAmendment(@CurrentPrincipal() principal: Principal, @Param('agreement_id') id: string, @Param('amendment_id') amendmentId: string): Promise<AmendmentResponse> {
+  async getAmendment(
+    @CurrentPrincipal() principal: Principal,
+    @Param('agreement_id') id: string,
+    @Param('amendment_id') amendmentId: string,
+  ): Promise<AmendmentResponse> {
     return this.amendmentOf(principal, id, amendmentId);
   }
 }

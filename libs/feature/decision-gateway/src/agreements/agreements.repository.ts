@@ -3,7 +3,16 @@ import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { QuorumType } from '../decisions/decision';
 import type { Vote } from '../decisions/quorum';
-import type { Agreement, AgreementDocument, AgreementParty, AgreementStatus, Amendment, AmendmentParty, AmendmentStatus, SigningOutcome } from './agreement';
+import type {
+  Agreement,
+  AgreementDocument,
+  AgreementParty,
+  AgreementStatus,
+  Amendment,
+  AmendmentParty,
+  AmendmentStatus,
+  SigningOutcome,
+} from './agreement';
 
 interface AgreementRow {
   id: string;
@@ -159,7 +168,18 @@ export class AgreementsRepository {
     await manager.query(
       `INSERT INTO gateway.agreements (id, application_id, title, document_sha256, quorum_type, quorum_threshold, quorum_required, status, deadline, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
-      [a.id, a.applicationId, a.title, a.documentSha256, a.quorumType, a.quorumThreshold, a.quorumRequired, a.status, a.deadline, a.createdAt],
+      [
+        a.id,
+        a.applicationId,
+        a.title,
+        a.documentSha256,
+        a.quorumType,
+        a.quorumThreshold,
+        a.quorumRequired,
+        a.status,
+        a.deadline,
+        a.createdAt,
+      ],
     );
   }
 
@@ -171,7 +191,10 @@ export class AgreementsRepository {
   }
 
   /** An agreement; `applicationId` scopes it (another application's answers like an unknown one); `lock` takes its row lock. */
-  async find(id: string, options: { manager?: EntityManager; applicationId?: string; lock?: boolean } = {}): Promise<Agreement | undefined> {
+  async find(
+    id: string,
+    options: { manager?: EntityManager; applicationId?: string; lock?: boolean } = {},
+  ): Promise<Agreement | undefined> {
     const manager = options.manager ?? this.dataSource.manager;
     const rows: AgreementRow[] = await manager.query(
       `SELECT * FROM gateway.agreements WHERE id = $1 AND ($2::text IS NULL OR application_id = $2) ${options.lock ? 'FOR UPDATE' : ''}`,
@@ -184,7 +207,10 @@ export class AgreementsRepository {
    * The application's agreements, oldest first, keyset after (created_at, id); `multiParty` keeps
    * those with two parties or more.
    */
-  async list(applicationId: string, options: { status?: AgreementStatus; multiParty: boolean; limit: number; after?: { createdAt: string; id: string } }): Promise<Agreement[]> {
+  async list(
+    applicationId: string,
+    options: { status?: AgreementStatus; multiParty: boolean; limit: number; after?: { createdAt: string; id: string } },
+  ): Promise<Agreement[]> {
     const params: unknown[] = [applicationId, options.limit, options.status ?? null];
     let keyset = '';
     if (options.after) {
@@ -203,7 +229,10 @@ export class AgreementsRepository {
   async partiesOf(agreementIds: string[]): Promise<Map<string, AgreementParty[]>> {
     const byAgreement = new Map<string, AgreementParty[]>(agreementIds.map((id) => [id, []]));
     if (agreementIds.length === 0) return byAgreement;
-    const rows: PartyRow[] = await this.dataSource.query(`SELECT * FROM gateway.agreement_parties WHERE agreement_id = ANY($1::text[]) ORDER BY agreement_id, position`, [agreementIds]);
+    const rows: PartyRow[] = await this.dataSource.query(
+      `SELECT * FROM gateway.agreement_parties WHERE agreement_id = ANY($1::text[]) ORDER BY agreement_id, position`,
+      [agreementIds],
+    );
     for (const row of rows) byAgreement.get(row.agreement_id)?.push(toParty(row));
     return byAgreement;
   }
@@ -219,12 +248,21 @@ export class AgreementsRepository {
   }
 
   async parties(agreementId: string, manager: EntityManager = this.dataSource.manager): Promise<AgreementParty[]> {
-    const rows: PartyRow[] = await manager.query(`SELECT * FROM gateway.agreement_parties WHERE agreement_id = $1 ORDER BY position`, [agreementId]);
+    const rows: PartyRow[] = await manager.query(`SELECT * FROM gateway.agreement_parties WHERE agreement_id = $1 ORDER BY position`, [
+      agreementId,
+    ]);
     return rows.map(toParty);
   }
 
   /** Records one party's vote, once: false when the party already voted. */
-  async insertVote(manager: EntityManager, agreementId: string, partyId: string, vote: Vote, outcome: SigningOutcome, at: Date): Promise<boolean> {
+  async insertVote(
+    manager: EntityManager,
+    agreementId: string,
+    partyId: string,
+    vote: Vote,
+    outcome: SigningOutcome,
+    at: Date,
+  ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `INSERT INTO gateway.agreement_votes (agreement_id, party_id, vote, outcome, created_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT ON CONSTRAINT agreement_votes_once DO NOTHING RETURNING seq`,
@@ -251,13 +289,16 @@ export class AgreementsRepository {
     partyId: string,
     outcome: { outcome: SigningOutcome; receiptJws: string; counterProposal: Record<string, unknown> | null; decidedAt: Date },
   ): Promise<void> {
-    await manager.query(`UPDATE gateway.agreement_parties SET outcome = $2, receipt_jws = $3, counter_proposal = $4::jsonb, decided_at = $5 WHERE id = $1`, [
-      partyId,
-      outcome.outcome,
-      outcome.receiptJws,
-      outcome.counterProposal === null ? null : JSON.stringify(outcome.counterProposal),
-      outcome.decidedAt,
-    ]);
+    await manager.query(
+      `UPDATE gateway.agreement_parties SET outcome = $2, receipt_jws = $3, counter_proposal = $4::jsonb, decided_at = $5 WHERE id = $1`,
+      [
+        partyId,
+        outcome.outcome,
+        outcome.receiptJws,
+        outcome.counterProposal === null ? null : JSON.stringify(outcome.counterProposal),
+        outcome.decidedAt,
+      ],
+    );
   }
 
   async setStatus(manager: EntityManager, id: string, status: AgreementStatus, decidedAt: Date | null, at: Date): Promise<Agreement> {
@@ -282,7 +323,12 @@ export class AgreementsRepository {
   }
 
   /** The signing session this region opened for a party of an agreement homed elsewhere. */
-  async findRemoteSigning(agreementId: string, partyId: string, amendmentId = '', manager: EntityManager = this.dataSource.manager): Promise<{ sessionTokenSha256: string; decisionUrl: string } | undefined> {
+  async findRemoteSigning(
+    agreementId: string,
+    partyId: string,
+    amendmentId = '',
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<{ sessionTokenSha256: string; decisionUrl: string } | undefined> {
     const rows: Array<{ session_token_sha256: string; decision_url: string }> = await manager.query(
       `SELECT session_token_sha256, decision_url FROM gateway.agreement_remote_signings WHERE agreement_id = $1 AND party_id = $2 AND amendment_id = $3`,
       [agreementId, partyId, amendmentId],
@@ -290,7 +336,15 @@ export class AgreementsRepository {
     return rows[0] ? { sessionTokenSha256: rows[0].session_token_sha256, decisionUrl: rows[0].decision_url } : undefined;
   }
 
-  async insertRemoteSigning(manager: EntityManager, agreementId: string, partyId: string, sessionTokenSha256: string, decisionUrl: string, at: Date, amendmentId = ''): Promise<boolean> {
+  async insertRemoteSigning(
+    manager: EntityManager,
+    agreementId: string,
+    partyId: string,
+    sessionTokenSha256: string,
+    decisionUrl: string,
+    at: Date,
+    amendmentId = '',
+  ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `INSERT INTO gateway.agreement_remote_signings (agreement_id, party_id, session_token_sha256, decision_url, created_at, amendment_id) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT ON CONSTRAINT agreement_remote_signings_pk DO NOTHING RETURNING party_id`,
@@ -318,12 +372,10 @@ export class AgreementsRepository {
   }
 
   async insertAmendmentParty(manager: EntityManager, p: AmendmentParty): Promise<void> {
-    await manager.query(`INSERT INTO gateway.agreement_amendment_parties (amendment_id, party_id, session_token_sha256, decision_url) VALUES ($1, $2, $3, $4)`, [
-      p.amendmentId,
-      p.partyId,
-      p.sessionTokenSha256,
-      p.decisionUrl,
-    ]);
+    await manager.query(
+      `INSERT INTO gateway.agreement_amendment_parties (amendment_id, party_id, session_token_sha256, decision_url) VALUES ($1, $2, $3, $4)`,
+      [p.amendmentId, p.partyId, p.sessionTokenSha256, p.decisionUrl],
+    );
   }
 
   async findAmendment(id: string, manager: EntityManager = this.dataSource.manager): Promise<Amendment | undefined> {
@@ -332,7 +384,10 @@ export class AgreementsRepository {
   }
 
   /** The agreement's amendments, by number; `afterNumber` for keyset pages. */
-  async amendments(agreementId: string, options: { limit?: number; afterNumber?: number; manager?: EntityManager } = {}): Promise<Amendment[]> {
+  async amendments(
+    agreementId: string,
+    options: { limit?: number; afterNumber?: number; manager?: EntityManager } = {},
+  ): Promise<Amendment[]> {
     const rows: AmendmentRow[] = await (options.manager ?? this.dataSource.manager).query(
       `SELECT * FROM gateway.agreement_amendments WHERE agreement_id = $1 AND ($2::int IS NULL OR number > $2) ORDER BY number LIMIT $3`,
       [agreementId, options.afterNumber ?? null, options.limit ?? 1000],
@@ -341,7 +396,10 @@ export class AgreementsRepository {
   }
 
   /** The parties' sessions and answers of several amendments, by amendment. */
-  async amendmentPartiesOf(amendmentIds: string[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, AmendmentParty[]>> {
+  async amendmentPartiesOf(
+    amendmentIds: string[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Map<string, AmendmentParty[]>> {
     const byAmendment = new Map<string, AmendmentParty[]>(amendmentIds.map((id) => [id, []]));
     if (amendmentIds.length === 0) return byAmendment;
     const rows: AmendmentPartyRow[] = await manager.query(
@@ -365,7 +423,15 @@ export class AgreementsRepository {
       manager,
       `UPDATE gateway.agreement_amendment_parties SET vote = $3, outcome = $4, receipt_jws = $5, counter_proposal = $6::jsonb, decided_at = $7
        WHERE amendment_id = $1 AND party_id = $2 AND outcome IS NULL RETURNING party_id`,
-      [amendmentId, partyId, vote, outcome.outcome, outcome.receiptJws, outcome.counterProposal === null ? null : JSON.stringify(outcome.counterProposal), outcome.decidedAt],
+      [
+        amendmentId,
+        partyId,
+        vote,
+        outcome.outcome,
+        outcome.receiptJws,
+        outcome.counterProposal === null ? null : JSON.stringify(outcome.counterProposal),
+        outcome.decidedAt,
+      ],
     );
     return rows.length > 0;
   }
@@ -383,7 +449,13 @@ export class AgreementsRepository {
     return tally;
   }
 
-  async setAmendmentStatus(manager: EntityManager, id: string, status: AmendmentStatus, decidedAt: Date | null, at: Date): Promise<Amendment> {
+  async setAmendmentStatus(
+    manager: EntityManager,
+    id: string,
+    status: AmendmentStatus,
+    decidedAt: Date | null,
+    at: Date,
+  ): Promise<Amendment> {
     const rows = await queryRows<AmendmentRow>(
       manager,
       `UPDATE gateway.agreement_amendments SET status = $2, decided_at = COALESCE($3, decided_at), updated_at = $4 WHERE id = $1 RETURNING *`,
@@ -394,6 +466,10 @@ export class AgreementsRepository {
 
   /** The agreement's document in force becomes an adopted amendment's. */
   async setCurrentDocument(manager: EntityManager, agreementId: string, sha256: string, at: Date): Promise<void> {
-    await manager.query(`UPDATE gateway.agreements SET current_document_sha256 = $2, updated_at = $3 WHERE id = $1`, [agreementId, sha256, at]);
+    await manager.query(`UPDATE gateway.agreements SET current_document_sha256 = $2, updated_at = $3 WHERE id = $1`, [
+      agreementId,
+      sha256,
+      at,
+    ]);
   }
 }

@@ -132,7 +132,12 @@ export class AmendmentResponse {
   @IsString() @Nullable() decided_at!: string | null;
 }
 
-export function amendmentView(amendment: Amendment, answers: AmendmentParty[], parties: AgreementParty[], document: { mediaType: string; sizeBytes: number }): AmendmentResponse {
+export function amendmentView(
+  amendment: Amendment,
+  answers: AmendmentParty[],
+  parties: AgreementParty[],
+  document: { mediaType: string; sizeBytes: number },
+): AmendmentResponse {
   return {
     id: amendment.id,
     object: 'agreement_amendment',
@@ -188,7 +193,11 @@ export function agreementView(
   };
 }
 
-export function agreementReceipt(agreement: Agreement, parties: AgreementParty[], amendments: Array<{ amendment: Amendment; answers: AmendmentParty[] }> = []): AgreementReceiptResponse {
+export function agreementReceipt(
+  agreement: Agreement,
+  parties: AgreementParty[],
+  amendments: Array<{ amendment: Amendment; answers: AmendmentParty[] }> = [],
+): AgreementReceiptResponse {
   return {
     object: 'agreement_receipt',
     agreement_id: agreement.id,

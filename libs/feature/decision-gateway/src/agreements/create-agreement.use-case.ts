@@ -40,24 +40,38 @@ export class CreateAgreement {
   ) {}
 
   async execute(principal: Principal, body: CreateAgreementBody, options: { multiParty: boolean }): Promise<CreatedAgreement> {
-    if (options.multiParty && body.parties.length < 2) throw agreementError('parties_too_few', 'A multi-party agreement needs at least two parties', { field: 'parties' });
+    if (options.multiParty && body.parties.length < 2)
+      throw agreementError('parties_too_few', 'A multi-party agreement needs at least two parties', { field: 'parties' });
     const seen = new Set<string>();
     body.parties.forEach((party, index) => {
-      if (seen.has(party.person_id)) throw agreementError('party_duplicate', 'A person can be a party only once', { field: `parties.${index}.person_id` });
+      if (seen.has(party.person_id))
+        throw agreementError('party_duplicate', 'A person can be a party only once', { field: `parties.${index}.person_id` });
       seen.add(party.person_id);
     });
     const quorumType = body.quorum?.type ?? 'all';
     if ((quorumType === 'threshold') !== (body.quorum?.threshold !== undefined)) {
-      throw agreementError('quorum_invalid', 'quorum.threshold is required with type threshold and only then', { field: 'quorum.threshold' });
+      throw agreementError('quorum_invalid', 'quorum.threshold is required with type threshold and only then', {
+        field: 'quorum.threshold',
+      });
     }
     if (body.quorum?.threshold !== undefined && body.quorum.threshold > body.parties.length) {
-      throw agreementError('quorum_invalid', 'quorum.threshold cannot exceed the number of parties', { field: 'quorum.threshold', parties: body.parties.length });
+      throw agreementError('quorum_invalid', 'quorum.threshold cannot exceed the number of parties', {
+        field: 'quorum.threshold',
+        parties: body.parties.length,
+      });
     }
     const content = Buffer.from(body.document.content_base64, 'base64');
     if (content.length === 0 || content.length > MAX_DOCUMENT_BYTES) {
-      throw agreementError('document_invalid', `The document must be 1 byte to ${MAX_DOCUMENT_BYTES} bytes`, { field: 'document.content_base64' });
+      throw agreementError('document_invalid', `The document must be 1 byte to ${MAX_DOCUMENT_BYTES} bytes`, {
+        field: 'document.content_base64',
+      });
     }
-    const document: AgreementDocument = { sha256: createHash('sha256').update(content).digest('hex'), content, mediaType: body.document.media_type, sizeBytes: content.length };
+    const document: AgreementDocument = {
+      sha256: createHash('sha256').update(content).digest('hex'),
+      content,
+      mediaType: body.document.media_type,
+      sizeBytes: content.length,
+    };
     const required = requiredVotes(quorumType, body.parties.length, body.quorum?.threshold);
     const now = this.clock.now();
     const agreement: Agreement = {
@@ -105,10 +119,16 @@ export class CreateAgreement {
     // Signers homed elsewhere first: their region checks the person and opens their session.
     for (const party of parties) {
       if (party.homeRegion === this.config.REGION) {
-        if (!(await this.people.findPerson(party.personId))) throw agreementError('party_not_found', 'No person with this id is homed in its region', { field: `parties.${party.position}.person_id` });
+        if (!(await this.people.findPerson(party.personId)))
+          throw agreementError('party_not_found', 'No person with this id is homed in its region', {
+            field: `parties.${party.position}.person_id`,
+          });
         continue;
       }
-      if (!isRegion(party.homeRegion)) throw agreementError('party_not_found', 'No person with this id is homed in its region', { field: `parties.${party.position}.person_id` });
+      if (!isRegion(party.homeRegion))
+        throw agreementError('party_not_found', 'No person with this id is homed in its region', {
+          field: `parties.${party.position}.person_id`,
+        });
       party.decisionUrl = await this.openElsewhere(party.homeRegion, request(party), party.position);
     }
 
@@ -147,9 +167,15 @@ export class CreateAgreement {
       });
       return reply.decisionUrl;
     } catch (error) {
-      if (isDomainError(error) && error.code === 'party_not_found') throw agreementError('party_not_found', 'No person with this id is homed in its region', { field: `parties.${position}.person_id` });
+      if (isDomainError(error) && error.code === 'party_not_found')
+        throw agreementError('party_not_found', 'No person with this id is homed in its region', {
+          field: `parties.${position}.person_id`,
+        });
       if (isDomainError(error) && error.kind !== 'unavailable') throw error;
-      throw agreementError('signer_region_unavailable', `The home region of parties.${position} did not answer; nothing was created`, { field: `parties.${position}.person_id`, region });
+      throw agreementError('signer_region_unavailable', `The home region of parties.${position} did not answer; nothing was created`, {
+        field: `parties.${position}.person_id`,
+        region,
+      });
     }
   }
 }

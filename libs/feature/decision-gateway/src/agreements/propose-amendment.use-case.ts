@@ -3,7 +3,14 @@ import { Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
 import { newId } from '@svc/ids';
 import { DEFAULT_TTL_SECONDS } from '../decisions/decision';
-import { MAX_DOCUMENT_BYTES, type Agreement, type AgreementDocument, type AgreementParty, type Amendment, type AmendmentParty } from './agreement';
+import {
+  MAX_DOCUMENT_BYTES,
+  type Agreement,
+  type AgreementDocument,
+  type AgreementParty,
+  type Amendment,
+  type AmendmentParty,
+} from './agreement';
 import { AgreementSigning } from './agreement-signing.service';
 import type { ProposeAmendmentBody } from './agreements.dto';
 import { agreementError } from './agreements.errors';
@@ -37,11 +44,19 @@ export class ProposeAmendment {
     this.checkAmendable(agreement, await this.agreements.amendments(agreement.id));
     const content = Buffer.from(body.document.content_base64, 'base64');
     if (content.length === 0 || content.length > MAX_DOCUMENT_BYTES) {
-      throw agreementError('document_invalid', `The document must be 1 byte to ${MAX_DOCUMENT_BYTES} bytes`, { field: 'document.content_base64' });
+      throw agreementError('document_invalid', `The document must be 1 byte to ${MAX_DOCUMENT_BYTES} bytes`, {
+        field: 'document.content_base64',
+      });
     }
-    const document: AgreementDocument = { sha256: createHash('sha256').update(content).digest('hex'), content, mediaType: body.document.media_type, sizeBytes: content.length };
+    const document: AgreementDocument = {
+      sha256: createHash('sha256').update(content).digest('hex'),
+      content,
+      mediaType: body.document.media_type,
+      sizeBytes: content.length,
+    };
     const current = agreement.currentDocumentSha256 ?? agreement.documentSha256;
-    if (document.sha256 === current) throw agreementError('document_invalid', 'The amendment’s document is the one in force', { field: 'document.content_base64' });
+    if (document.sha256 === current)
+      throw agreementError('document_invalid', 'The amendment’s document is the one in force', { field: 'document.content_base64' });
     const now = this.clock.now();
     const amendment: Amendment = {
       id: newId('agreement_amendment'),
@@ -68,17 +83,27 @@ export class ProposeAmendment {
       deadline: amendment.deadline,
       amendmentId: amendment.id,
     });
-    const answers: AmendmentParty[] = parties.map((p) => ({ amendmentId: amendment.id, partyId: p.id, sessionTokenSha256: null, decisionUrl: '', outcome: null, receiptJws: null, decidedAt: null }));
+    const answers: AmendmentParty[] = parties.map((p) => ({
+      amendmentId: amendment.id,
+      partyId: p.id,
+      sessionTokenSha256: null,
+      decisionUrl: '',
+      outcome: null,
+      receiptJws: null,
+      decidedAt: null,
+    }));
     // Signers homed elsewhere first: their region opens their session.
     for (const [index, party] of parties.entries()) {
-      if (party.homeRegion !== this.config.REGION) answers[index]!.decisionUrl = await this.creator.openElsewhere(party.homeRegion, request(party), party.position);
+      if (party.homeRegion !== this.config.REGION)
+        answers[index]!.decisionUrl = await this.creator.openElsewhere(party.homeRegion, request(party), party.position);
     }
     await this.agreements.transaction(async (manager) => {
       const locked = await this.agreements.find(agreement.id, { manager, lock: true });
       if (!locked) throw agreementError('agreement_not_found', 'Agreement not found');
       const earlier = await this.agreements.amendments(agreement.id, { manager });
       this.checkAmendable(locked, earlier);
-      if ((locked.currentDocumentSha256 ?? locked.documentSha256) !== current) throw agreementError('amendment_open', 'The agreement was amended meanwhile: propose again');
+      if ((locked.currentDocumentSha256 ?? locked.documentSha256) !== current)
+        throw agreementError('amendment_open', 'The agreement was amended meanwhile: propose again');
       amendment.number = earlier.length + 1;
       await this.agreements.putDocument(manager, document, now);
       await this.agreements.insertAmendment(manager, amendment);
@@ -97,7 +122,10 @@ export class ProposeAmendment {
   }
 
   private checkAmendable(agreement: Agreement, amendments: Amendment[]): void {
-    if (agreement.status !== 'active') throw agreementError('agreement_not_active', `Only an active agreement can be amended; this one is ${agreement.status}`, { status: agreement.status });
+    if (agreement.status !== 'active')
+      throw agreementError('agreement_not_active', `Only an active agreement can be amended; this one is ${agreement.status}`, {
+        status: agreement.status,
+      });
     const open = amendments.find((a) => a.status === 'pending' || a.status === 'partially_signed');
     if (open) throw agreementError('amendment_open', 'Another amendment of this agreement is still open', { amendment_id: open.id });
   }

@@ -42,7 +42,13 @@ export function signatureChallenge(input: SignatureChallengeInput): string {
 /** What the signing page needs to ask for the assertion. */
 export interface PasskeySigningOptions {
   /** PublicKeyCredentialRequestOptionsJSON for @simplewebauthn/browser's startAuthentication. */
-  options: { challenge: string; rpId: string; allowCredentials: Array<{ id: string; type: 'public-key'; transports?: string[] }>; userVerification: 'preferred'; timeout: number };
+  options: {
+    challenge: string;
+    rpId: string;
+    allowCredentials: Array<{ id: string; type: 'public-key'; transports?: string[] }>;
+    userVerification: 'preferred';
+    timeout: number;
+  };
   /** Subresource Integrity of /people/assets/webauthn.js. */
   integrity: string;
 }
@@ -104,7 +110,11 @@ export class SignerPasskeys {
       options: {
         challenge: signatureChallenge(challenge),
         rpId: this.rpId,
-        allowCredentials: passkeys.map((p) => ({ id: p.credentialId, type: 'public-key', ...(p.transports.length > 0 ? { transports: p.transports } : {}) })),
+        allowCredentials: passkeys.map((p) => ({
+          id: p.credentialId,
+          type: 'public-key',
+          ...(p.transports.length > 0 ? { transports: p.transports } : {}),
+        })),
         userVerification: 'preferred',
         timeout: 120_000,
       },
@@ -118,14 +128,25 @@ export class SignerPasskeys {
    * a passkey must give one (401 `passkey_assertion_required`); an assertion that does not verify,
    * or by another person's credential, is refused (401 `passkey_assertion_invalid`).
    */
-  async verify(manager: EntityManager, signer: string, challengeInput: SignatureChallengeInput, response: Record<string, unknown> | undefined): Promise<PasskeyAssertion | null> {
+  async verify(
+    manager: EntityManager,
+    signer: string,
+    challengeInput: SignatureChallengeInput,
+    response: Record<string, unknown> | undefined,
+  ): Promise<PasskeyAssertion | null> {
     const challenge = signatureChallenge(challengeInput);
     if (response === undefined) {
       if ((await this.people.listPasskeys(signer)).length === 0) return null;
-      throw agreementError('passkey_assertion_required', 'The signer has a passkey: signing needs their passkey assertion over this signature', { field: 'passkey_assertion', challenge });
+      throw agreementError(
+        'passkey_assertion_required',
+        'The signer has a passkey: signing needs their passkey assertion over this signature',
+        { field: 'passkey_assertion', challenge },
+      );
     }
     const invalid = (): never => {
-      throw agreementError('passkey_assertion_invalid', 'The passkey assertion does not verify for this signer and signature', { field: 'passkey_assertion' });
+      throw agreementError('passkey_assertion_invalid', 'The passkey assertion does not verify for this signer and signature', {
+        field: 'passkey_assertion',
+      });
     };
     const id = typeof response['id'] === 'string' ? response['id'] : '';
     const passkey: Passkey | undefined = id ? await this.people.findPasskey(id, manager) : undefined;
@@ -137,7 +158,12 @@ export class SignerPasskeys {
         expectedChallenge: challenge,
         expectedOrigin: this.origin,
         expectedRPID: this.rpId,
-        credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
+        credential: {
+          id: passkey.credentialId,
+          publicKey: new Uint8Array(passkey.publicKey),
+          counter: passkey.counter,
+          transports: passkey.transports as AuthenticatorTransport[],
+        },
         requireUserVerification: false,
       });
     } catch {

@@ -22,7 +22,8 @@ export class WithdrawAgreement {
     return this.agreements.transaction(async (manager) => {
       const agreement = await this.agreements.find(agreementId, { manager, applicationId, lock: true });
       if (!agreement) throw agreementError('agreement_not_found', 'Agreement not found');
-      if (!OPEN_AGREEMENT_STATUSES.includes(agreement.status)) throw agreementError('agreement_decided', `The agreement is already ${agreement.status}`, { status: agreement.status });
+      if (!OPEN_AGREEMENT_STATUSES.includes(agreement.status))
+        throw agreementError('agreement_decided', `The agreement is already ${agreement.status}`, { status: agreement.status });
       const now = this.clock.now();
       const withdrawn = await this.agreements.setStatus(manager, agreement.id, 'withdrawn', now, now);
       const tally = await this.agreements.tally(manager, agreement.id);

@@ -1,4 +1,3 @@
-
 /** Application modes (spec: Application `mode`). */
 export const APPLICATION_MODES = ['conductor', 'oversight', 'hybrid'] as const;
 export type ApplicationMode = (typeof APPLICATION_MODES)[number];
@@ -21,4 +20,3 @@ export interface Application {
   createdAt: Date;
   updatedAt: Date;
 }
-

@@ -5,7 +5,13 @@ import { PublishableKeyResponse, SandboxResetResponse } from '../accounts/accoun
 import { ManagePublishableKeys, type PublishableKeyRecord } from './use-cases/manage-publishable-keys.use-case';
 import { ResetSandbox } from './use-cases/reset-sandbox.use-case';
 import type { Environment } from './application';
-import { AllowedOriginEnvelopeResponse, AllowedOriginResponse, ApiTokenEnvelopeResponse, ApiTokenResponse, ApplicationResponse } from './application.response';
+import {
+  AllowedOriginEnvelopeResponse,
+  AllowedOriginResponse,
+  ApiTokenEnvelopeResponse,
+  ApiTokenResponse,
+  ApplicationResponse,
+} from './application.response';
 import type { FastifyReply } from 'fastify';
 import { gatewayError } from '../gateway.errors';
 import { applicationView } from './application.response';
@@ -29,7 +35,13 @@ function tokenView(record: ApiTokenRecord): Record<string, unknown> {
 }
 
 function publishableKeyView(record: PublishableKeyRecord, environment: Environment): PublishableKeyResponse {
-  return { object: 'publishable_key', key: record.key, environment, created_at: record.createdAt.toISOString(), revoked_at: record.revokedAt?.toISOString() ?? null };
+  return {
+    object: 'publishable_key',
+    key: record.key,
+    environment,
+    created_at: record.createdAt.toISOString(),
+    revoked_at: record.revokedAt?.toISOString() ?? null,
+  };
 }
 
 /**
@@ -59,7 +71,11 @@ export class ApplicationsController {
 
   @Patch()
   @ApiResponseOf(ApplicationResponse)
-  async update(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Body() body: UpdateApplicationBody): Promise<Record<string, unknown>> {
+  async update(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Body() body: UpdateApplicationBody,
+  ): Promise<Record<string, unknown>> {
     const app = await this.updateApplication.execute(principal, id, {
       name: body.name,
       mode: body.mode,
@@ -96,12 +112,21 @@ export class ApplicationsController {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['origin']).origin : undefined;
     const rows = await this.applications.listOrigins(id, limit + 1, after);
-    return toPage(rows, limit, (r) => ({ origin: r.origin, created_at: r.createdAt.toISOString() }), (r) => ({ origin: r.origin }));
+    return toPage(
+      rows,
+      limit,
+      (r) => ({ origin: r.origin, created_at: r.createdAt.toISOString() }),
+      (r) => ({ origin: r.origin }),
+    );
   }
 
   @Delete('allowed_origins')
   @HttpCode(204)
-  async removeOrigin(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Query() query: RemoveAllowedOriginQuery): Promise<void> {
+  async removeOrigin(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Query() query: RemoveAllowedOriginQuery,
+  ): Promise<void> {
     const app = await ownedApplication(this.applications, principal, id);
     const origin = canonicalOrigin(query.origin, app.environment);
     const removed = await this.applications.transaction((manager) => this.applications.removeOrigin(manager, app.id, origin));
@@ -111,14 +136,22 @@ export class ApplicationsController {
   /** The token is in this response only; it is stored as a SHA-256 digest. */
   @Post('api_tokens')
   @ApiResponseOf(ApiTokenEnvelopeResponse)
-  async issueToken(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Body() body: IssueApiTokenBody): Promise<Record<string, unknown>> {
+  async issueToken(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Body() body: IssueApiTokenBody,
+  ): Promise<Record<string, unknown>> {
     const { token, record } = await this.issueApiToken.execute(principal, id, body.name, body.scopes);
     return { api_token: { ...tokenView(record), token } };
   }
 
   @Get('api_tokens')
   @ApiResponseOf(ApiTokenResponse, { page: true })
-  async listTokens(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
+  async listTokens(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<Record<string, unknown>>> {
     await ownedApplication(this.applications, principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
@@ -128,25 +161,53 @@ export class ApplicationsController {
 
   @Delete('api_tokens/:api_token_id')
   @ApiResponseOf(ApiTokenEnvelopeResponse)
-  async revokeToken(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('api_token_id') tokenId: string): Promise<Record<string, unknown>> {
+  async revokeToken(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Param('api_token_id') tokenId: string,
+  ): Promise<Record<string, unknown>> {
     return { api_token: tokenView(await this.revokeApiToken.execute(principal, id, tokenId)) };
   }
 
   @Get('publishable_keys')
-  @ApiDoc({ tag: 'Connect', summary: "The application's publishable keys (pk_test_… in development, pk_live_… in production), newest last", errors: [400, 401, 403, 404] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary: "The application's publishable keys (pk_test_… in development, pk_live_… in production), newest last",
+    errors: [400, 401, 403, 404],
+  })
   @ApiResponseOf(PublishableKeyResponse, { page: true })
-  async listPublishableKeys(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Query() query: PageQuery): Promise<Page<PublishableKeyResponse>> {
+  async listPublishableKeys(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<PublishableKeyResponse>> {
     const app = await ownedApplication(this.applications, principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'key']) : undefined;
-    const rows = await this.applications.listPublishableKeys(id, limit + 1, after ? { createdAt: after.created_at, key: after.key } : undefined);
-    return toPage(rows, limit, (r) => publishableKeyView(r, app.environment), (r) => ({ created_at: r.createdAt.toISOString(), key: r.key }));
+    const rows = await this.applications.listPublishableKeys(
+      id,
+      limit + 1,
+      after ? { createdAt: after.created_at, key: after.key } : undefined,
+    );
+    return toPage(
+      rows,
+      limit,
+      (r) => publishableKeyView(r, app.environment),
+      (r) => ({ created_at: r.createdAt.toISOString(), key: r.key }),
+    );
   }
 
   @Post('publishable_keys')
-  @ApiDoc({ tag: 'Connect', summary: 'Issue a new publishable key of the application\'s environment; it becomes the current one', errors: [401, 403, 404] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary: "Issue a new publishable key of the application's environment; it becomes the current one",
+    errors: [401, 403, 404],
+  })
   @ApiResponseOf(PublishableKeyResponse, { status: 201 })
-  async issuePublishableKey(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string): Promise<PublishableKeyResponse> {
+  async issuePublishableKey(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+  ): Promise<PublishableKeyResponse> {
     const app = await ownedApplication(this.applications, principal, id);
     return publishableKeyView(await this.publishableKeys.issue(principal, id), app.environment);
   }
@@ -154,7 +215,11 @@ export class ApplicationsController {
   @Delete('publishable_keys/:key')
   @ApiDoc({ tag: 'Connect', summary: 'Revoke a publishable key (never the last active one)', errors: [401, 403, 404, 409] })
   @ApiResponseOf(PublishableKeyResponse)
-  async revokePublishableKey(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('key') key: string): Promise<PublishableKeyResponse> {
+  async revokePublishableKey(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Param('key') key: string,
+  ): Promise<PublishableKeyResponse> {
     const app = await ownedApplication(this.applications, principal, id);
     return publishableKeyView(await this.publishableKeys.revoke(principal, id, key), app.environment);
   }
@@ -162,12 +227,18 @@ export class ApplicationsController {
   @Post('sandbox_reset')
   @ApiDoc({
     tag: 'Connect',
-    summary: "Reset a development (sandbox) application's data in every service (sessions, consent records, captures, imports); 409 on a production application",
+    summary:
+      "Reset a development (sandbox) application's data in every service (sessions, consent records, captures, imports); 409 on a production application",
     errors: [401, 403, 404, 409],
   })
   @ApiResponseOf(SandboxResetResponse, { status: 201 })
   async sandboxReset(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string): Promise<SandboxResetResponse> {
     const reset = await this.resetSandbox.execute(principal, id);
-    return { object: 'sandbox_reset', application_id: reset.applicationId, reset_at: reset.resetAt.toISOString(), sessions_deleted: reset.sessionsDeleted };
+    return {
+      object: 'sandbox_reset',
+      application_id: reset.applicationId,
+      reset_at: reset.resetAt.toISOString(),
+      sessions_deleted: reset.sessionsDeleted,
+    };
   }
 }

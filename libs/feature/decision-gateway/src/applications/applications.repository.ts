@@ -55,7 +55,8 @@ function toApplication(row: ApplicationRow): Application {
   };
 }
 
-const APP_COLUMNS = 'a.id, a.name, a.environment, a.mode, a.capabilities_published, a.region, a.logo_url, a.brand_color, a.created_at, a.updated_at';
+const APP_COLUMNS =
+  'a.id, a.name, a.environment, a.mode, a.capabilities_published, a.region, a.logo_url, a.brand_color, a.created_at, a.updated_at';
 
 /** Queries of the gateway schema: applications, credentials, allowed origins. */
 @Injectable()
@@ -66,11 +67,27 @@ export class ApplicationsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insertApplication(manager: EntityManager, app: Omit<Application, 'createdAt' | 'updatedAt'>, at: Date, accountId?: string): Promise<Application> {
+  async insertApplication(
+    manager: EntityManager,
+    app: Omit<Application, 'createdAt' | 'updatedAt'>,
+    at: Date,
+    accountId?: string,
+  ): Promise<Application> {
     const rows: ApplicationRow[] = await manager.query(
       `INSERT INTO gateway.applications AS a (id, name, environment, mode, capabilities_published, region, logo_url, brand_color, created_at, updated_at, account_id)
        VALUES ($1, $2, $3, $4, $5, $6, $8, $9, $7, $7, $10) RETURNING ${APP_COLUMNS}`,
-      [app.id, app.name, app.environment, app.mode, app.capabilitiesPublished, app.region, at, app.logoUrl, app.brandColor, accountId ?? null],
+      [
+        app.id,
+        app.name,
+        app.environment,
+        app.mode,
+        app.capabilitiesPublished,
+        app.region,
+        at,
+        app.logoUrl,
+        app.brandColor,
+        accountId ?? null,
+      ],
     );
     return toApplication(rows[0]!);
   }
@@ -80,12 +97,7 @@ export class ApplicationsRepository {
     return rows[0] ? toApplication(rows[0]) : undefined;
   }
 
-  async updateApplication(
-    manager: EntityManager,
-    id: string,
-    patch: ApplicationPatch,
-    at: Date,
-  ): Promise<Application | undefined> {
+  async updateApplication(manager: EntityManager, id: string, patch: ApplicationPatch, at: Date): Promise<Application | undefined> {
     // logo_url / brand_color: undefined keeps the value, null clears it.
     const rows = await queryRows<ApplicationRow>(
       manager,
@@ -142,7 +154,14 @@ export class ApplicationsRepository {
          ORDER BY created_at, id LIMIT $4`,
         [applicationId, after?.createdAt ?? null, after?.id ?? '', limit],
       );
-    return rows.map((r) => ({ id: r.id, applicationId: r.application_id, name: r.name, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }));
+    return rows.map((r) => ({
+      id: r.id,
+      applicationId: r.application_id,
+      name: r.name,
+      scopes: r.scopes,
+      createdAt: r.created_at,
+      revokedAt: r.revoked_at,
+    }));
   }
 
   async countActiveApiTokens(manager: EntityManager, applicationId: string): Promise<number> {
@@ -154,18 +173,31 @@ export class ApplicationsRepository {
   }
 
   async revokeApiToken(manager: EntityManager, applicationId: string, tokenId: string, at: Date): Promise<ApiTokenRecord | undefined> {
-    const rows = await queryRows<{ id: string; application_id: string; name: string; scopes: string[]; created_at: Date; revoked_at: Date | null }>(
-        manager,
-        `UPDATE gateway.api_tokens SET revoked_at = COALESCE(revoked_at, $3)
+    const rows = await queryRows<{
+      id: string;
+      application_id: string;
+      name: string;
+      scopes: string[];
+      created_at: Date;
+      revoked_at: Date | null;
+    }>(
+      manager,
+      `UPDATE gateway.api_tokens SET revoked_at = COALESCE(revoked_at, $3)
          WHERE application_id = $1 AND id = $2 RETURNING id, application_id, name, scopes, created_at, revoked_at`,
-        [applicationId, tokenId, at],
-      );
+      [applicationId, tokenId, at],
+    );
     const r = rows[0];
-    return r ? { id: r.id, applicationId: r.application_id, name: r.name, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at } : undefined;
+    return r
+      ? { id: r.id, applicationId: r.application_id, name: r.name, scopes: r.scopes, createdAt: r.created_at, revokedAt: r.revoked_at }
+      : undefined;
   }
 
   async insertPublishableKey(manager: EntityManager, key: string, applicationId: string, at: Date): Promise<void> {
-    await manager.query(`INSERT INTO gateway.publishable_keys (key, application_id, created_at) VALUES ($1, $2, $3)`, [key, applicationId, at]);
+    await manager.query(`INSERT INTO gateway.publishable_keys (key, application_id, created_at) VALUES ($1, $2, $3)`, [
+      key,
+      applicationId,
+      at,
+    ]);
   }
 
   async findByPublishableKey(key: string): Promise<Application | undefined> {
@@ -177,7 +209,11 @@ export class ApplicationsRepository {
     return rows[0] ? toApplication(rows[0]) : undefined;
   }
 
-  async listPublishableKeys(applicationId: string, limit: number, after?: { createdAt: string; key: string }): Promise<Array<{ key: string; createdAt: Date; revokedAt: Date | null }>> {
+  async listPublishableKeys(
+    applicationId: string,
+    limit: number,
+    after?: { createdAt: string; key: string },
+  ): Promise<Array<{ key: string; createdAt: Date; revokedAt: Date | null }>> {
     const rows: Array<{ key: string; created_at: Date; revoked_at: Date | null }> = await this.dataSource.query(
       `SELECT key, created_at, revoked_at FROM gateway.publishable_keys
        WHERE application_id = $1 AND ($2::timestamptz IS NULL OR (created_at, key) > ($2::timestamptz, $3)) ORDER BY created_at, key LIMIT $4`,
@@ -187,11 +223,19 @@ export class ApplicationsRepository {
   }
 
   async countActivePublishableKeys(manager: EntityManager, applicationId: string): Promise<number> {
-    const rows: Array<{ count: string }> = await manager.query(`SELECT count(*) AS count FROM gateway.publishable_keys WHERE application_id = $1 AND revoked_at IS NULL`, [applicationId]);
+    const rows: Array<{ count: string }> = await manager.query(
+      `SELECT count(*) AS count FROM gateway.publishable_keys WHERE application_id = $1 AND revoked_at IS NULL`,
+      [applicationId],
+    );
     return Number(rows[0]?.count ?? 0);
   }
 
-  async revokePublishableKey(manager: EntityManager, applicationId: string, key: string, at: Date): Promise<{ key: string; createdAt: Date; revokedAt: Date | null } | undefined> {
+  async revokePublishableKey(
+    manager: EntityManager,
+    applicationId: string,
+    key: string,
+    at: Date,
+  ): Promise<{ key: string; createdAt: Date; revokedAt: Date | null } | undefined> {
     const rows = await queryRows<{ key: string; created_at: Date; revoked_at: Date | null }>(
       manager,
       `UPDATE gateway.publishable_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE application_id = $1 AND key = $2 RETURNING key, created_at, revoked_at`,
@@ -210,7 +254,11 @@ export class ApplicationsRepository {
     const scope = `SELECT token_sha256 FROM gateway.decision_sessions WHERE application_id = $1 AND kind = 'consent' AND created_at <= $2`;
     await manager.query(`DELETE FROM gateway.consent_tokens WHERE session_token_sha256 IN (${scope})`, [applicationId, before]);
     await manager.query(`DELETE FROM gateway.decision_votes WHERE token_sha256 IN (${scope})`, [applicationId, before]);
-    const deleted = await queryRows(manager, `DELETE FROM gateway.decision_sessions WHERE token_sha256 IN (${scope}) RETURNING token_sha256`, [applicationId, before]);
+    const deleted = await queryRows(
+      manager,
+      `DELETE FROM gateway.decision_sessions WHERE token_sha256 IN (${scope}) RETURNING token_sha256`,
+      [applicationId, before],
+    );
     await manager.query(`DELETE FROM gateway.principal_assertions WHERE application_id = $1`, [applicationId]);
     await manager.query(`DELETE FROM gateway.activity_events WHERE application_id = $1`, [applicationId]);
     return deleted.length;

@@ -19,12 +19,17 @@ describe('application branding', () => {
     expect(parseLogoUrl(input)).toBe(expected);
   });
 
-  it.each(['http://cdn.acme.example/logo.svg', 'data:image/png;base64,AAAA', 'javascript:alert(1)', '//cdn.acme.example/logo.svg', 'https://u:p@cdn.acme.example/l.png', 'https://cdn.acme.example/"onerror="x', `https://a.example/${'x'.repeat(2050)}`])(
-    'refuses the logo URL %p (422 naming logo_url)',
-    (input) => {
-      expect(refusal(() => parseLogoUrl(input))).toEqual(['validation_failed', 'logo_url']);
-    },
-  );
+  it.each([
+    'http://cdn.acme.example/logo.svg',
+    'data:image/png;base64,AAAA',
+    'javascript:alert(1)',
+    '//cdn.acme.example/logo.svg',
+    'https://u:p@cdn.acme.example/l.png',
+    'https://cdn.acme.example/"onerror="x',
+    `https://a.example/${'x'.repeat(2050)}`,
+  ])('refuses the logo URL %p (422 naming logo_url)', (input) => {
+    expect(refusal(() => parseLogoUrl(input))).toEqual(['validation_failed', 'logo_url']);
+  });
 
   it('normalises a hex brand colour to #rrggbb lower case and refuses anything else by name', () => {
     expect(parseBrandColor('#0B57D0')).toBe('#0b57d0');

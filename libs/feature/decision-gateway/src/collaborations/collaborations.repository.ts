@@ -43,7 +43,13 @@ export interface CollaborationEvent {
   createdAt: Date;
 }
 
-const toCollaboration = (r: CollaborationRow): Collaboration => ({ id: r.id, ownerApplicationId: r.owner_application_id, name: r.name, createdAt: r.created_at, updatedAt: r.updated_at });
+const toCollaboration = (r: CollaborationRow): Collaboration => ({
+  id: r.id,
+  ownerApplicationId: r.owner_application_id,
+  name: r.name,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 const toMember = (r: MemberRow): CollaborationMember => ({
   collaborationId: r.collaboration_id,
@@ -66,12 +72,10 @@ export class CollaborationsRepository {
   }
 
   async insert(manager: EntityManager, c: Collaboration): Promise<void> {
-    await manager.query(`INSERT INTO gateway.collaborations (id, owner_application_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)`, [
-      c.id,
-      c.ownerApplicationId,
-      c.name,
-      c.createdAt,
-    ]);
+    await manager.query(
+      `INSERT INTO gateway.collaborations (id, owner_application_id, name, created_at, updated_at) VALUES ($1, $2, $3, $4, $4)`,
+      [c.id, c.ownerApplicationId, c.name, c.createdAt],
+    );
   }
 
   async touch(manager: EntityManager, id: string, at: Date): Promise<void> {
@@ -79,7 +83,10 @@ export class CollaborationsRepository {
   }
 
   async find(id: string, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<Collaboration | undefined> {
-    const rows: CollaborationRow[] = await (options.manager ?? this.dataSource.manager).query(`SELECT * FROM gateway.collaborations WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`, [id]);
+    const rows: CollaborationRow[] = await (options.manager ?? this.dataSource.manager).query(
+      `SELECT * FROM gateway.collaborations WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0] ? toCollaboration(rows[0]) : undefined;
   }
 
@@ -103,7 +110,11 @@ export class CollaborationsRepository {
     return toMember(rows[0]!);
   }
 
-  async member(collaborationId: string, partyId: string, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<CollaborationMember | undefined> {
+  async member(
+    collaborationId: string,
+    partyId: string,
+    options: { manager?: EntityManager; lock?: boolean } = {},
+  ): Promise<CollaborationMember | undefined> {
     const rows: MemberRow[] = await (options.manager ?? this.dataSource.manager).query(
       `SELECT * FROM gateway.collaboration_members WHERE collaboration_id = $1 AND party_id = $2 ${options.lock ? 'FOR UPDATE' : ''}`,
       [collaborationId, partyId],
@@ -111,7 +122,13 @@ export class CollaborationsRepository {
     return rows[0] ? toMember(rows[0]) : undefined;
   }
 
-  async setMemberStatus(manager: EntityManager, collaborationId: string, partyId: string, status: MemberStatus, at: Date): Promise<CollaborationMember> {
+  async setMemberStatus(
+    manager: EntityManager,
+    collaborationId: string,
+    partyId: string,
+    status: MemberStatus,
+    at: Date,
+  ): Promise<CollaborationMember> {
     const rows = await queryRows<MemberRow>(
       manager,
       `UPDATE gateway.collaboration_members SET status = $3, updated_at = $4 WHERE collaboration_id = $1 AND party_id = $2 RETURNING *`,
@@ -121,29 +138,56 @@ export class CollaborationsRepository {
   }
 
   /** The collaborations where the party is invited or accepted, oldest first, keyset after (created_at, id). */
-  async listFor(partyId: string, status: MemberStatus | undefined, limit: number, after?: { createdAt: string; id: string }): Promise<Array<{ collaboration: Collaboration; member: CollaborationMember }>> {
+  async listFor(
+    partyId: string,
+    status: MemberStatus | undefined,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<Array<{ collaboration: Collaboration; member: CollaborationMember }>> {
     const params: unknown[] = [partyId, limit, status ?? null];
     let keyset = '';
     if (after) {
       params.push(after.createdAt, after.id);
       keyset = ' AND (c.created_at, c.id) > ($4::timestamptz, $5)';
     }
-    const rows: Array<CollaborationRow & { m_role: CollaborationRole; m_status: MemberStatus; m_party_type: PartyType; m_invited_by: string | null; m_created_at: Date; m_updated_at: Date }> =
-      await this.dataSource.query(
-        `SELECT c.*, m.role AS m_role, m.status AS m_status, m.party_type AS m_party_type, m.invited_by AS m_invited_by, m.created_at AS m_created_at, m.updated_at AS m_updated_at
+    const rows: Array<
+      CollaborationRow & {
+        m_role: CollaborationRole;
+        m_status: MemberStatus;
+        m_party_type: PartyType;
+        m_invited_by: string | null;
+        m_created_at: Date;
+        m_updated_at: Date;
+      }
+    > = await this.dataSource.query(
+      `SELECT c.*, m.role AS m_role, m.status AS m_status, m.party_type AS m_party_type, m.invited_by AS m_invited_by, m.created_at AS m_created_at, m.updated_at AS m_updated_at
          FROM gateway.collaboration_members m JOIN gateway.collaborations c ON c.id = m.collaboration_id
          WHERE m.party_id = $1 AND m.status IN ('invited', 'accepted') AND ($3::text IS NULL OR m.status = $3)${keyset}
          ORDER BY c.created_at, c.id LIMIT $2`,
-        params,
-      );
+      params,
+    );
     return rows.map((r) => ({
       collaboration: toCollaboration(r),
-      member: toMember({ collaboration_id: r.id, party_id: partyId, party_type: r.m_party_type, role: r.m_role, status: r.m_status, invited_by: r.m_invited_by, created_at: r.m_created_at, updated_at: r.m_updated_at }),
+      member: toMember({
+        collaboration_id: r.id,
+        party_id: partyId,
+        party_type: r.m_party_type,
+        role: r.m_role,
+        status: r.m_status,
+        invited_by: r.m_invited_by,
+        created_at: r.m_created_at,
+        updated_at: r.m_updated_at,
+      }),
     }));
   }
 
   /** A collaboration's members and invitations, oldest first, keyset after (created_at, party_id). */
-  async members(collaborationId: string, status: MemberStatus | undefined, limit: number, after?: { createdAt: string; partyId: string }): Promise<CollaborationMember[]> {
+  async members(
+    collaborationId: string,
+    status: MemberStatus | undefined,
+    limit: number,
+    after?: { createdAt: string; partyId: string },
+  ): Promise<CollaborationMember[]> {
     const params: unknown[] = [collaborationId, limit, status ?? null];
     let keyset = '';
     if (after) {
@@ -168,7 +212,12 @@ export class CollaborationsRepository {
   }
 
   /** The attached agreements, in attachment order, keyset after (attached_at, agreement_id), each with its signers' answers. */
-  async agreements(collaborationId: string, limit: number, after?: { attachedAt: string; agreementId: string }, only?: string): Promise<AttachedAgreement[]> {
+  async agreements(
+    collaborationId: string,
+    limit: number,
+    after?: { attachedAt: string; agreementId: string },
+    only?: string,
+  ): Promise<AttachedAgreement[]> {
     const params: unknown[] = [collaborationId, limit];
     let keyset = '';
     if (only !== undefined) {
@@ -179,17 +228,26 @@ export class CollaborationsRepository {
       params.push(after.attachedAt, after.agreementId);
       keyset = ' AND (ca.attached_at, ca.agreement_id) > ($3::timestamptz, $4)';
     }
-    const rows: Array<{ agreement_id: string; title: string; status: AgreementStatus; attached_by: string; attached_at: Date; created_at: Date; decided_at: Date | null }> = await this.dataSource.query(
+    const rows: Array<{
+      agreement_id: string;
+      title: string;
+      status: AgreementStatus;
+      attached_by: string;
+      attached_at: Date;
+      created_at: Date;
+      decided_at: Date | null;
+    }> = await this.dataSource.query(
       `SELECT ca.agreement_id, a.title, a.status, ca.attached_by, ca.attached_at, a.created_at, a.decided_at
        FROM gateway.collaboration_agreements ca JOIN gateway.agreements a ON a.id = ca.agreement_id
        WHERE ca.collaboration_id = $1${keyset} ORDER BY ca.attached_at, ca.agreement_id LIMIT $2`,
       params,
     );
     if (rows.length === 0) return [];
-    const parties: Array<{ agreement_id: string; role: string; outcome: SigningOutcome | null; decided_at: Date | null }> = await this.dataSource.query(
-      `SELECT agreement_id, role, outcome, decided_at FROM gateway.agreement_parties WHERE agreement_id = ANY($1::text[]) ORDER BY agreement_id, position`,
-      [rows.map((r) => r.agreement_id)],
-    );
+    const parties: Array<{ agreement_id: string; role: string; outcome: SigningOutcome | null; decided_at: Date | null }> =
+      await this.dataSource.query(
+        `SELECT agreement_id, role, outcome, decided_at FROM gateway.agreement_parties WHERE agreement_id = ANY($1::text[]) ORDER BY agreement_id, position`,
+        [rows.map((r) => r.agreement_id)],
+      );
     return rows.map((r) => ({
       agreementId: r.agreement_id,
       title: r.title,
@@ -198,7 +256,9 @@ export class CollaborationsRepository {
       attachedAt: r.attached_at,
       createdAt: r.created_at,
       decidedAt: r.decided_at,
-      answers: parties.filter((p) => p.agreement_id === r.agreement_id).map((p) => ({ role: p.role, outcome: p.outcome, decidedAt: p.decided_at })),
+      answers: parties
+        .filter((p) => p.agreement_id === r.agreement_id)
+        .map((p) => ({ role: p.role, outcome: p.outcome, decidedAt: p.decided_at })),
     }));
   }
 
@@ -212,7 +272,11 @@ export class CollaborationsRepository {
    * on it, which writes into the histories of the collaborations holding it, waits for the
    * attachment, so no change falls between the history written at attachment and the next).
    */
-  async agreementOf(applicationId: string, agreementId: string, manager: EntityManager): Promise<{ createdAt: Date; status: string; decidedAt: Date | null } | undefined> {
+  async agreementOf(
+    applicationId: string,
+    agreementId: string,
+    manager: EntityManager,
+  ): Promise<{ createdAt: Date; status: string; decidedAt: Date | null } | undefined> {
     const rows: Array<{ created_at: Date; status: string; decided_at: Date | null }> = await manager.query(
       `SELECT created_at, status, decided_at FROM gateway.agreements WHERE id = $1 AND application_id = $2 FOR SHARE`,
       [agreementId, applicationId],
@@ -231,7 +295,10 @@ export class CollaborationsRepository {
        WHERE a.agreement_id = $1 AND ap.outcome IS NOT NULL ORDER BY ap.decided_at`,
       [agreementId],
     );
-    const application: Array<{ application_id: string }> = await manager.query(`SELECT application_id FROM gateway.agreements WHERE id = $1`, [agreementId]);
+    const application: Array<{ application_id: string }> = await manager.query(
+      `SELECT application_id FROM gateway.agreements WHERE id = $1`,
+      [agreementId],
+    );
     const owner = application[0]?.application_id ?? agreementId;
     return [
       ...amendments.map((a) => ({ type: 'agreement.amendment_proposed', actor: owner, at: a.created_at })),
@@ -253,14 +320,18 @@ export class CollaborationsRepository {
     return rows.map((r) => ({ partyId: r.id, outcome: r.outcome, decidedAt: r.decided_at }));
   }
 
-  async addEvent(manager: EntityManager, collaborationId: string, type: string, actor: string, subject: string | null, at: Date): Promise<void> {
-    await manager.query(`INSERT INTO gateway.collaboration_events (collaboration_id, type, actor, subject, created_at) VALUES ($1, $2, $3, $4, $5)`, [
-      collaborationId,
-      type,
-      actor,
-      subject,
-      at,
-    ]);
+  async addEvent(
+    manager: EntityManager,
+    collaborationId: string,
+    type: string,
+    actor: string,
+    subject: string | null,
+    at: Date,
+  ): Promise<void> {
+    await manager.query(
+      `INSERT INTO gateway.collaboration_events (collaboration_id, type, actor, subject, created_at) VALUES ($1, $2, $3, $4, $5)`,
+      [collaborationId, type, actor, subject, at],
+    );
   }
 
   /** The collaboration's history, oldest first, keyset after seq. */

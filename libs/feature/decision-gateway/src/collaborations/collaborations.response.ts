@@ -2,7 +2,15 @@ import { Type } from 'class-transformer';
 import { IsIn, IsString, ValidateNested } from 'class-validator';
 import { Nullable } from '@svc/server';
 import { AGREEMENT_STATUSES, SIGNING_OUTCOMES, type AgreementStatus, type SigningOutcome } from '../agreements/agreement';
-import { COLLABORATION_ROLES, MEMBER_STATUSES, type Collaboration, type CollaborationMember, type CollaborationRole, type MemberStatus, type PartyType } from './collaboration';
+import {
+  COLLABORATION_ROLES,
+  MEMBER_STATUSES,
+  type Collaboration,
+  type CollaborationMember,
+  type CollaborationRole,
+  type MemberStatus,
+  type PartyType,
+} from './collaboration';
 
 /** A collaboration as one of its parties reads it. */
 export class CollaborationResponse {

@@ -1,5 +1,22 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 import { PageQuery } from '@svc/server';
 import { CHANGE_REQUEST_STATUSES, GOVERNED_ACTIONS, MAX_ROLE_ACTORS } from './governance';
 
@@ -12,19 +29,54 @@ export class ModuleChangeBody {
   /** Age from which a person's own consent counts; at least the regime's floor (GDPR 13, CCPA 16, LGPD 12, PIPL 14), at most 21. */
   @IsOptional() @IsInt() @Min(12) @Max(21) minimum_age?: number;
   /** Longest retention a flow may declare (ISO 8601 duration, e.g. `P18M`). */
-  @IsOptional() @IsString() @MaxLength(32) @Matches(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/, { message: 'retention_ceiling must be an ISO 8601 duration' }) retention_ceiling?: string;
+  @IsOptional()
+  @IsString()
+  @MaxLength(32)
+  @Matches(/^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?$/, {
+    message: 'retention_ceiling must be an ISO 8601 duration',
+  })
+  retention_ceiling?: string;
   /** Purpose keys this application also treats as sensitive (the regime's own are always included). */
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @Matches(/^[a-z][a-z0-9_]{0,63}$/, { each: true, message: 'sensitive_purposes must hold purpose keys' }) sensitive_purposes?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Matches(/^[a-z][a-z0-9_]{0,63}$/, { each: true, message: 'sensitive_purposes must hold purpose keys' })
+  sensitive_purposes?: string[];
   /** Why the change is made; shown to the approver and kept with the change request. */
   @IsOptional() @IsString() @MinLength(1) @MaxLength(500) reason?: string;
 }
 
 /** Who holds each governed action; absent or null: every credential of the application. */
 export class GovernanceRolesInput {
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROLE_ACTORS) @IsString({ each: true }) @Matches(ACTOR, ACTOR_MESSAGE) activate_flows?: string[] | null;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROLE_ACTORS) @IsString({ each: true }) @Matches(ACTOR, ACTOR_MESSAGE) change_modules?: string[] | null;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROLE_ACTORS) @IsString({ each: true }) @Matches(ACTOR, ACTOR_MESSAGE) rotate_keys?: string[] | null;
-  @IsOptional() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(MAX_ROLE_ACTORS) @IsString({ each: true }) @Matches(ACTOR, ACTOR_MESSAGE) change_governance?: string[] | null;
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROLE_ACTORS)
+  @IsString({ each: true })
+  @Matches(ACTOR, ACTOR_MESSAGE)
+  activate_flows?: string[] | null;
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROLE_ACTORS)
+  @IsString({ each: true })
+  @Matches(ACTOR, ACTOR_MESSAGE)
+  change_modules?: string[] | null;
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROLE_ACTORS)
+  @IsString({ each: true })
+  @Matches(ACTOR, ACTOR_MESSAGE)
+  rotate_keys?: string[] | null;
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_ROLE_ACTORS)
+  @IsString({ each: true })
+  @Matches(ACTOR, ACTOR_MESSAGE)
+  change_governance?: string[] | null;
 }
 
 /** Body of `PUT /api/v1/governance`: the whole policy (it replaces the current one). */

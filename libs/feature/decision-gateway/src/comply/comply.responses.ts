@@ -81,7 +81,9 @@ export function policyView(applicationId: string, policy: GovernancePolicy): Rec
   return {
     object: 'governance_policy',
     application_id: applicationId,
-    roles: Object.fromEntries(GOVERNED_ACTIONS.map((action) => [action, policy.roles[action] === null ? null : [...(policy.roles[action] ?? [])]])),
+    roles: Object.fromEntries(
+      GOVERNED_ACTIONS.map((action) => [action, policy.roles[action] === null ? null : [...(policy.roles[action] ?? [])]]),
+    ),
     four_eyes: [...policy.four_eyes],
     version: policy.version,
     updated_at: policy.updatedAt?.toISOString() ?? null,

@@ -35,8 +35,16 @@ export class GovernanceController {
   })
   @ApiResponseOf(GovernancePolicyResponse)
   @ApiResponseOf(ChangeRequestResponse, { status: 202 })
-  async put(@CurrentPrincipal() principal: Principal, @Body() body: GovernancePolicyBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
-    const submitted = await this.comply.changePolicy(principal, { roles: { ...body.roles }, four_eyes: body.four_eyes as GovernedAction[] }, body.reason);
+  async put(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: GovernancePolicyBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown>> {
+    const submitted = await this.comply.changePolicy(
+      principal,
+      { roles: { ...body.roles }, four_eyes: body.four_eyes as GovernedAction[] },
+      body.reason,
+    );
     if (submitted.outcome === 'pending') {
       void reply.status(202);
       return changeRequestView(submitted.request);
@@ -45,13 +53,23 @@ export class GovernanceController {
   }
 
   @Get('change_requests')
-  @ApiDoc({ tag: 'Comply', summary: 'Change requests of the application, oldest first (filter by status or action)', errors: [400, 401, 403] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'Change requests of the application, oldest first (filter by status or action)',
+    errors: [400, 401, 403],
+  })
   @ApiResponseOf(ChangeRequestResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ChangeRequestQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['seq']).seq) : 0;
-    if (!Number.isSafeInteger(after) || after < 0) throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
-    const rows = await this.comply.listRequests(principal.applicationId, { status: query.status as ChangeRequestStatus | undefined, action: query.action as GovernedAction | undefined }, limit + 1, after);
+    if (!Number.isSafeInteger(after) || after < 0)
+      throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const rows = await this.comply.listRequests(
+      principal.applicationId,
+      { status: query.status as ChangeRequestStatus | undefined, action: query.action as GovernedAction | undefined },
+      limit + 1,
+      after,
+    );
     return toPage(rows, limit, changeRequestView, (row) => ({ seq: row.seq }));
   }
 
@@ -60,8 +78,10 @@ export class GovernanceController {
   @ApiDoc({ tag: 'Comply', summary: 'Ask a second approver ahead of a flow activation or a key rotation', errors: [400, 401, 403, 422] })
   @ApiResponseOf(ChangeRequestResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: ChangeRequestBody): Promise<Record<string, unknown>> {
-    if (body.action === 'activate_flows' && body.version === undefined) throw gatewayError('change_request_invalid', 'version names the flow version to activate', { field: 'version' });
-    if (body.action === 'rotate_keys' && body.version !== undefined) throw gatewayError('change_request_invalid', 'version is only for activate_flows', { field: 'version' });
+    if (body.action === 'activate_flows' && body.version === undefined)
+      throw gatewayError('change_request_invalid', 'version names the flow version to activate', { field: 'version' });
+    if (body.action === 'rotate_keys' && body.version !== undefined)
+      throw gatewayError('change_request_invalid', 'version is only for activate_flows', { field: 'version' });
     const changes = body.action === 'activate_flows' ? { version: body.version } : {};
     return changeRequestView(await this.comply.requestApproval(principal, body.action, body.target, changes, body.reason));
   }
@@ -75,7 +95,11 @@ export class GovernanceController {
 
   @Post('change_requests/:change_request_id/approve')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Comply', summary: 'Approve as the second, different approver (module and policy changes apply at once)', errors: [401, 403, 404, 409] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'Approve as the second, different approver (module and policy changes apply at once)',
+    errors: [401, 403, 404, 409],
+  })
   @ApiResponseOf(ChangeRequestResponse)
   async approve(@CurrentPrincipal() principal: Principal, @Param('change_request_id') id: string): Promise<Record<string, unknown>> {
     return changeRequestView(await this.comply.approve(principal, id));
@@ -83,7 +107,7 @@ export class GovernanceController {
 
   @Post('change_requests/:change_request_id/reject')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Comply', summary: 'Reject a pending change request (or withdraw one\'s own)', errors: [401, 403, 404, 409] })
+  @ApiDoc({ tag: 'Comply', summary: "Reject a pending change request (or withdraw one's own)", errors: [401, 403, 404, 409] })
   @ApiResponseOf(ChangeRequestResponse)
   async reject(@CurrentPrincipal() principal: Principal, @Param('change_request_id') id: string): Promise<Record<string, unknown>> {
     return changeRequestView(await this.comply.reject(principal, id));

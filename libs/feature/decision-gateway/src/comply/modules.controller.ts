@@ -18,14 +18,26 @@ export class ModulesController {
   constructor(private readonly comply: ComplyService) {}
 
   @Get()
-  @ApiDoc({ tag: 'Comply', summary: 'Every regime module of the application: enabled or not, and the rules it enforces', errors: [400, 401, 403] })
+  @ApiDoc({
+    tag: 'Comply',
+    summary: 'Every regime module of the application: enabled or not, and the rules it enforces',
+    errors: [400, 401, 403],
+  })
   @ApiResponseOf(ModuleResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? Number(decodeCursor(query.cursor, ['position']).position) : -1;
-    if (!Number.isInteger(after) || after < -1 || after >= REGIMES.length) throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
-    const modules = (await this.comply.modules(principal.applicationId)).map((module, position) => ({ module, position })).filter((item) => item.position > after);
-    return toPage(modules.slice(0, limit + 1), limit, (item) => moduleView(item.module), (item) => ({ position: item.position }));
+    if (!Number.isInteger(after) || after < -1 || after >= REGIMES.length)
+      throw commonError('invalid_request', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const modules = (await this.comply.modules(principal.applicationId))
+      .map((module, position) => ({ module, position }))
+      .filter((item) => item.position > after);
+    return toPage(
+      modules.slice(0, limit + 1),
+      limit,
+      (item) => moduleView(item.module),
+      (item) => ({ position: item.position }),
+    );
   }
 
   @Get(':regime')
@@ -51,11 +63,21 @@ export class ModulesController {
   })
   @ApiResponseOf(ModuleResponse)
   @ApiResponseOf(ChangeRequestResponse, { status: 202 })
-  async change(@CurrentPrincipal() principal: Principal, @Param('regime') regime: string, @Body() body: ModuleChangeBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<Record<string, unknown>> {
+  async change(
+    @CurrentPrincipal() principal: Principal,
+    @Param('regime') regime: string,
+    @Body() body: ModuleChangeBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Record<string, unknown>> {
     const submitted = await this.comply.changeModule(
       principal,
       regime,
-      { enabled: body.enabled, minimum_age: body.minimum_age, retention_ceiling: body.retention_ceiling, sensitive_purposes: body.sensitive_purposes },
+      {
+        enabled: body.enabled,
+        minimum_age: body.minimum_age,
+        retention_ceiling: body.retention_ceiling,
+        sensitive_purposes: body.sensitive_purposes,
+      },
       body.reason,
     );
     if (submitted.outcome === 'pending') {

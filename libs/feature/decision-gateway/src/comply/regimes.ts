@@ -8,7 +8,17 @@ export const REGIMES = ['gdpr', 'uk_gdpr', 'ccpa_cpra', 'lgpd', 'pipl'] as const
 export type Regime = (typeof REGIMES)[number];
 
 /** Special categories every regime treats as sensitive (GDPR Art. 9 and its peers), as purpose keys. */
-const SPECIAL_CATEGORIES = ['health', 'biometric', 'genetic', 'racial_or_ethnic_origin', 'political_opinions', 'religious_beliefs', 'trade_union_membership', 'sex_life', 'sexual_orientation'] as const;
+const SPECIAL_CATEGORIES = [
+  'health',
+  'biometric',
+  'genetic',
+  'racial_or_ethnic_origin',
+  'political_opinions',
+  'religious_beliefs',
+  'trade_union_membership',
+  'sex_life',
+  'sexual_orientation',
+] as const;
 
 export interface RegimeDefinition {
   readonly regime: Regime;
@@ -16,7 +26,12 @@ export interface RegimeDefinition {
   /** The receipt's `jurisdiction` when this regime governs (ISO 3166-1, a subdivision, or EU). */
   readonly jurisdiction: string;
   /** The law's own text for each rule, cited in refusals. */
-  readonly citations: { readonly withdrawal_parity: string; readonly minimum_age: string; readonly retention_ceiling: string; readonly sensitive_purposes: string };
+  readonly citations: {
+    readonly withdrawal_parity: string;
+    readonly minimum_age: string;
+    readonly retention_ceiling: string;
+    readonly sensitive_purposes: string;
+  };
   /** Age below which a person's own consent does not count (parental consent needed). */
   readonly minimumAgeFloor: number;
   readonly defaultMinimumAge: number;
@@ -32,7 +47,12 @@ export const REGIME_DEFINITIONS: Readonly<Record<Regime, RegimeDefinition>> = {
     regime: 'gdpr',
     name: 'EU General Data Protection Regulation',
     jurisdiction: 'EU',
-    citations: { withdrawal_parity: 'GDPR Art. 7(3)', minimum_age: 'GDPR Art. 8(1)', retention_ceiling: 'GDPR Art. 5(1)(e)', sensitive_purposes: 'GDPR Art. 9(2)(a)' },
+    citations: {
+      withdrawal_parity: 'GDPR Art. 7(3)',
+      minimum_age: 'GDPR Art. 8(1)',
+      retention_ceiling: 'GDPR Art. 5(1)(e)',
+      sensitive_purposes: 'GDPR Art. 9(2)(a)',
+    },
     minimumAgeFloor: 13,
     defaultMinimumAge: 16,
     defaultRetentionCeiling: 'P2Y',
@@ -42,7 +62,12 @@ export const REGIME_DEFINITIONS: Readonly<Record<Regime, RegimeDefinition>> = {
     regime: 'uk_gdpr',
     name: 'UK GDPR and Data Protection Act 2018',
     jurisdiction: 'GB',
-    citations: { withdrawal_parity: 'UK GDPR Art. 7(3)', minimum_age: 'UK GDPR Art. 8(1); DPA 2018 s.9', retention_ceiling: 'UK GDPR Art. 5(1)(e)', sensitive_purposes: 'UK GDPR Art. 9(2)(a)' },
+    citations: {
+      withdrawal_parity: 'UK GDPR Art. 7(3)',
+      minimum_age: 'UK GDPR Art. 8(1); DPA 2018 s.9',
+      retention_ceiling: 'UK GDPR Art. 5(1)(e)',
+      sensitive_purposes: 'UK GDPR Art. 9(2)(a)',
+    },
     minimumAgeFloor: 13,
     defaultMinimumAge: 13,
     defaultRetentionCeiling: 'P2Y',
@@ -52,7 +77,12 @@ export const REGIME_DEFINITIONS: Readonly<Record<Regime, RegimeDefinition>> = {
     regime: 'ccpa_cpra',
     name: 'California Consumer Privacy Act as amended by the CPRA',
     jurisdiction: 'US-CA',
-    citations: { withdrawal_parity: 'Cal. Code Regs. tit. 11 § 7004(a)(2)', minimum_age: 'Cal. Civ. Code § 1798.120(c)', retention_ceiling: 'Cal. Civ. Code § 1798.100(a)(3)', sensitive_purposes: 'Cal. Civ. Code § 1798.121' },
+    citations: {
+      withdrawal_parity: 'Cal. Code Regs. tit. 11 § 7004(a)(2)',
+      minimum_age: 'Cal. Civ. Code § 1798.120(c)',
+      retention_ceiling: 'Cal. Civ. Code § 1798.100(a)(3)',
+      sensitive_purposes: 'Cal. Civ. Code § 1798.121',
+    },
     minimumAgeFloor: 16,
     defaultMinimumAge: 16,
     defaultRetentionCeiling: 'P2Y',
@@ -62,7 +92,12 @@ export const REGIME_DEFINITIONS: Readonly<Record<Regime, RegimeDefinition>> = {
     regime: 'lgpd',
     name: 'Lei Geral de Proteção de Dados (Brazil)',
     jurisdiction: 'BR',
-    citations: { withdrawal_parity: 'LGPD Art. 8 §5', minimum_age: 'LGPD Art. 14 §1', retention_ceiling: 'LGPD Art. 15 and 16', sensitive_purposes: 'LGPD Art. 11(I)' },
+    citations: {
+      withdrawal_parity: 'LGPD Art. 8 §5',
+      minimum_age: 'LGPD Art. 14 §1',
+      retention_ceiling: 'LGPD Art. 15 and 16',
+      sensitive_purposes: 'LGPD Art. 11(I)',
+    },
     minimumAgeFloor: 12,
     defaultMinimumAge: 18,
     defaultRetentionCeiling: 'P2Y',
@@ -72,7 +107,12 @@ export const REGIME_DEFINITIONS: Readonly<Record<Regime, RegimeDefinition>> = {
     regime: 'pipl',
     name: 'Personal Information Protection Law (China)',
     jurisdiction: 'CN',
-    citations: { withdrawal_parity: 'PIPL Art. 15', minimum_age: 'PIPL Art. 31', retention_ceiling: 'PIPL Art. 19', sensitive_purposes: 'PIPL Art. 28-29' },
+    citations: {
+      withdrawal_parity: 'PIPL Art. 15',
+      minimum_age: 'PIPL Art. 31',
+      retention_ceiling: 'PIPL Art. 19',
+      sensitive_purposes: 'PIPL Art. 28-29',
+    },
     minimumAgeFloor: 14,
     defaultMinimumAge: 14,
     defaultRetentionCeiling: 'P1Y',
@@ -131,7 +171,38 @@ export function jurisdictionOf(enabled: readonly Regime[], regionCountry: string
 }
 
 /** EU/EEA member states (GDPR applies), ISO 3166-1 alpha-2. */
-const EEA = new Set(['AT', 'BE', 'BG', 'HR', 'CY', 'CZ', 'DK', 'EE', 'FI', 'FR', 'DE', 'GR', 'HU', 'IE', 'IT', 'LV', 'LT', 'LU', 'MT', 'NL', 'PL', 'PT', 'RO', 'SK', 'SI', 'ES', 'SE', 'IS', 'LI', 'NO']);
+const EEA = new Set([
+  'AT',
+  'BE',
+  'BG',
+  'HR',
+  'CY',
+  'CZ',
+  'DK',
+  'EE',
+  'FI',
+  'FR',
+  'DE',
+  'GR',
+  'HU',
+  'IE',
+  'IT',
+  'LV',
+  'LT',
+  'LU',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SK',
+  'SI',
+  'ES',
+  'SE',
+  'IS',
+  'LI',
+  'NO',
+]);
 
 function territoryHolds(jurisdiction: string, country: string): boolean {
   if (jurisdiction === 'EU') return EEA.has(country);

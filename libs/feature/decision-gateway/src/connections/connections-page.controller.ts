@@ -34,10 +34,16 @@ export class ConnectionsPageController {
 
   @Get()
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person\'s connected applications page (HTML), with a disconnect button each; 303 to sign-in when signed out', response: 'The connections page', produces: 'text/html' })
+  @ApiDoc({
+    tag: 'People',
+    summary: "The signed-in person's connected applications page (HTML), with a disconnect button each; 303 to sign-in when signed out",
+    response: 'The connections page',
+    produces: 'text/html',
+  })
   async page(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
-    if (!person) return reply.code(303).header('location', this.sessions.signInPath('/connections')).header('cache-control', 'no-store').send();
+    if (!person)
+      return reply.code(303).header('location', this.sessions.signInPath('/connections')).header('cache-control', 'no-store').send();
     const nonce = newNonce();
     const locale = peopleLocale(person.locale);
     const html = renderConnectionsPage({ locale, nonce, connections: await this.connections.list(person.personId) });
@@ -47,7 +53,11 @@ export class ConnectionsPageController {
   @Post('revoke_all')
   @Public()
   @HttpCode(200)
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person disconnects every application (same-origin JSON post of the connections page)', errors: [400, 401, 403] })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'The signed-in person disconnects every application (same-origin JSON post of the connections page)',
+    errors: [400, 401, 403],
+  })
   @ApiResponseOf(DisconnectionResponse)
   async revokeAll(@Req() request: FastifyRequest): Promise<DisconnectionResponse> {
     const { principal, personId } = await this.signedIn(request);
@@ -57,12 +67,19 @@ export class ConnectionsPageController {
   @Post(':application_id/revoke')
   @Public()
   @HttpCode(200)
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person disconnects one application (same-origin JSON post of the connections page)', errors: [400, 401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'The signed-in person disconnects one application (same-origin JSON post of the connections page)',
+    errors: [400, 401, 403, 404, 421],
+  })
   @ApiResponseOf(DisconnectionResponse)
   async revoke(@Req() request: FastifyRequest, @Param('application_id') applicationId: string): Promise<DisconnectionResponse> {
     const { principal, personId } = await this.signedIn(request);
     const [found] = isIdOf('application', applicationId) ? await this.connections.list(personId, applicationId) : [];
-    if (!found) throw gatewayError('connection_not_found', 'Nothing connects this application to you', { application_id: applicationId.slice(0, 100) });
+    if (!found)
+      throw gatewayError('connection_not_found', 'Nothing connects this application to you', {
+        application_id: applicationId.slice(0, 100),
+      });
     return disconnectionView(applicationId, await this.connections.disconnect(principal, personId, applicationId));
   }
 
@@ -72,7 +89,16 @@ export class ConnectionsPageController {
     const person = await this.sessions.fromRequest(request.raw);
     if (!person) throw peopleError('sign_in_required', 'Sign in first', { sign_in_url: this.sessions.signInPath('/connections') });
     // The person acting on their own account, as with their own access token.
-    const principal: Principal = { kind: 'access_token', applicationId: '', credentialId: 'connections_page', scopes: [], environment: 'development', region: '', mode: '', personId: person.personId };
+    const principal: Principal = {
+      kind: 'access_token',
+      applicationId: '',
+      credentialId: 'connections_page',
+      scopes: [],
+      environment: 'development',
+      region: '',
+      mode: '',
+      personId: person.personId,
+    };
     return { principal, personId: person.personId };
   }
 }

@@ -10,7 +10,8 @@ import { PersonConnections } from './use-cases/person-connections.use-case';
 /** Query of GET /api/v1/connections. */
 export class ListConnectionsQuery extends PageQuery {
   /** Only this application's connection. */
-  @IsOptional() @IsIdOf('application')
+  @IsOptional()
+  @IsIdOf('application')
   application_id?: string;
 }
 
@@ -31,20 +32,35 @@ export class ConnectionsController {
   constructor(private readonly connections: PersonConnections) {}
 
   @Get()
-  @ApiDoc({ tag: 'Connect', summary: 'The applications connected to the signed-in person (person access token): consents, authorities, delegations, OAuth grants; by application id; limit, cursor', errors: [400, 401, 403] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary:
+      'The applications connected to the signed-in person (person access token): consents, authorities, delegations, OAuth grants; by application id; limit, cursor',
+    errors: [400, 401, 403],
+  })
   @ApiResponseOf(ConnectionResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListConnectionsQuery): Promise<Page<ConnectionResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['application_id']).application_id : undefined;
-    const all = (await this.connections.list(personOf(principal), query.application_id)).filter((c) => after === undefined || c.applicationId > after);
+    const all = (await this.connections.list(personOf(principal), query.application_id)).filter(
+      (c) => after === undefined || c.applicationId > after,
+    );
     const page = all.slice(0, limit);
     const last = page[page.length - 1];
     const hasMore = all.length > limit;
-    return { data: page.map(connectionView), has_more: hasMore, next_cursor: hasMore && last ? encodeCursor({ application_id: last.applicationId }) : null };
+    return {
+      data: page.map(connectionView),
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor({ application_id: last.applicationId }) : null,
+    };
   }
 
   @Get(':application_id')
-  @ApiDoc({ tag: 'Connect', summary: 'One application\'s connection to the signed-in person (404 when nothing connects them)', errors: [401, 403, 404, 421] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary: "One application's connection to the signed-in person (404 when nothing connects them)",
+    errors: [401, 403, 404, 421],
+  })
   @ApiResponseOf(ConnectionResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string): Promise<ConnectionResponse> {
     const [found] = await this.connections.list(personOf(principal), applicationId);
@@ -55,11 +71,15 @@ export class ConnectionsController {
   @Delete(':application_id')
   @ApiDoc({
     tag: 'Connect',
-    summary: 'Disconnect one application: withdraw its consents, revoke the authorities, delegation grants and OAuth grants (each as its own revocation: same events, so webhooks, Shared Signals and svc-verify follow)',
+    summary:
+      'Disconnect one application: withdraw its consents, revoke the authorities, delegation grants and OAuth grants (each as its own revocation: same events, so webhooks, Shared Signals and svc-verify follow)',
     errors: [401, 403, 404, 421],
   })
   @ApiResponseOf(DisconnectionResponse)
-  async disconnect(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string): Promise<DisconnectionResponse> {
+  async disconnect(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') applicationId: string,
+  ): Promise<DisconnectionResponse> {
     const personId = personOf(principal);
     const [found] = await this.connections.list(personId, applicationId);
     if (!found) throw gatewayError('connection_not_found', 'Nothing connects this application to you', { application_id: applicationId });

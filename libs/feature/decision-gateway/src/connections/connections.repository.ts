@@ -59,7 +59,10 @@ export class ConnectionsRepository {
         `INSERT INTO gateway.oauth_revoked_grants (grant_id, expires_at) SELECT unnest($1::text[]), now() + ${REVOKED_GRANT_MEMORY} ON CONFLICT (grant_id) DO NOTHING`,
         [ids],
       );
-      await manager.query(`DELETE FROM gateway.oauth_models WHERE grant_id = ANY($1::text[]) OR (model = 'Grant' AND id = ANY($1::text[]))`, [ids]);
+      await manager.query(
+        `DELETE FROM gateway.oauth_models WHERE grant_id = ANY($1::text[]) OR (model = 'Grant' AND id = ANY($1::text[]))`,
+        [ids],
+      );
       for (const grant of grants) {
         await this.outbox.add(
           manager,
@@ -80,6 +83,12 @@ export class ConnectionsRepository {
        ORDER BY application_id, created_at, id LIMIT 1000`,
       [personId, applicationId ?? null],
     );
-    return rows.map((r) => ({ id: r.id, applicationId: r.application_id, type: r.type, status: r.status, role: r.principal_person_id === personId ? 'principal' : 'delegate' }));
+    return rows.map((r) => ({
+      id: r.id,
+      applicationId: r.application_id,
+      type: r.type,
+      status: r.status,
+      role: r.principal_person_id === personId ? 'principal' : 'delegate',
+    }));
   }
 }

@@ -51,9 +51,12 @@ describe('data request clock (GDPR Art. 12(3))', () => {
   });
 
   it('refuses 0, 61 and fractional days, an overdue request and a final one', () => {
-    for (const days of [0, 61, 1.5]) expect(extend(request(), days, 'x', at(1))).toEqual({ refused: { code: 'data_request_extension_invalid', maxDays: 60 } });
+    for (const days of [0, 61, 1.5])
+      expect(extend(request(), days, 'x', at(1))).toEqual({ refused: { code: 'data_request_extension_invalid', maxDays: 60 } });
     expect(extend(request(), 10, 'x', at(31))).toEqual({ refused: { code: 'data_request_overdue', dueAt: initialDueAt(received) } });
-    expect(extend(request({ status: 'completed' }), 10, 'x', at(1))).toEqual({ refused: { code: 'data_request_final', status: 'completed' } });
+    expect(extend(request({ status: 'completed' }), 10, 'x', at(1))).toEqual({
+      refused: { code: 'data_request_final', status: 'completed' },
+    });
   });
 
   it('moves received → in_progress → completed, and refuses any move of a final request', () => {
@@ -68,7 +71,9 @@ describe('data request clock (GDPR Art. 12(3))', () => {
   });
 
   it('rejects an open request with its reason and forgets pending contact data', () => {
-    const rejected = ok(reject(request({ kind: 'rectification', rectification: { email: 'new@example.test' } }), 'identity not proven', at(2)));
+    const rejected = ok(
+      reject(request({ kind: 'rectification', rectification: { email: 'new@example.test' } }), 'identity not proven', at(2)),
+    );
     expect(rejected).toMatchObject({ status: 'rejected', rejectedAt: at(2), rejectionReason: 'identity not proven', rectification: null });
   });
 });

@@ -83,21 +83,39 @@ export type MoveOutcome = { ok: DataRequest } | { refused: MoveRefusal };
 export function extend(request: DataRequest, days: number, reason: string, now: Date): MoveOutcome {
   if (isFinal(request.status)) return { refused: { code: 'data_request_final', status: request.status } };
   if (request.extendedAt) return { refused: { code: 'data_request_already_extended' } };
-  if (!Number.isInteger(days) || days < 1 || days > MAX_EXTENSION_DAYS) return { refused: { code: 'data_request_extension_invalid', maxDays: MAX_EXTENSION_DAYS } };
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXTENSION_DAYS)
+    return { refused: { code: 'data_request_extension_invalid', maxDays: MAX_EXTENSION_DAYS } };
   if (isOverdue(request, now)) return { refused: { code: 'data_request_overdue', dueAt: request.dueAt } };
-  return { ok: { ...request, dueAt: new Date(request.dueAt.getTime() + days * DAY_MS), extendedAt: now, extensionReason: reason, updatedAt: now } };
+  return {
+    ok: { ...request, dueAt: new Date(request.dueAt.getTime() + days * DAY_MS), extendedAt: now, extensionReason: reason, updatedAt: now },
+  };
 }
 
 /** received → in_progress. */
 export function start(request: DataRequest, now: Date): MoveOutcome {
-  if (request.status !== 'received') return { refused: isFinal(request.status) ? { code: 'data_request_final', status: request.status } : { code: 'data_request_not_started', status: request.status } };
+  if (request.status !== 'received')
+    return {
+      refused: isFinal(request.status)
+        ? { code: 'data_request_final', status: request.status }
+        : { code: 'data_request_not_started', status: request.status },
+    };
   return { ok: { ...request, status: 'in_progress', startedAt: now, updatedAt: now } };
 }
 
 /** received | in_progress → completed, with what the fulfilment did. */
 export function complete(request: DataRequest, result: Record<string, unknown>, now: Date): MoveOutcome {
   if (isFinal(request.status)) return { refused: { code: 'data_request_final', status: request.status } };
-  return { ok: { ...request, status: 'completed', startedAt: request.startedAt ?? now, completedAt: now, result, rectification: null, updatedAt: now } };
+  return {
+    ok: {
+      ...request,
+      status: 'completed',
+      startedAt: request.startedAt ?? now,
+      completedAt: now,
+      result,
+      rectification: null,
+      updatedAt: now,
+    },
+  };
 }
 
 /** received | in_progress → rejected, with the reason told to the person (Art. 12(4)). */

@@ -91,7 +91,19 @@ export class DataRequestsRepository {
     await manager.query(
       `INSERT INTO gateway.data_requests (id, application_id, person_id, kind, status, raised_by, purposes, rectification, received_at, due_at, result, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $9)`,
-      [r.id, r.applicationId, r.personId, r.kind, r.status, r.raisedBy, r.purposes, r.rectification === null ? null : JSON.stringify(r.rectification), r.receivedAt, r.dueAt, JSON.stringify(r.result)],
+      [
+        r.id,
+        r.applicationId,
+        r.personId,
+        r.kind,
+        r.status,
+        r.raisedBy,
+        r.purposes,
+        r.rectification === null ? null : JSON.stringify(r.rectification),
+        r.receivedAt,
+        r.dueAt,
+        JSON.stringify(r.result),
+      ],
     );
   }
 
@@ -117,7 +129,11 @@ export class DataRequestsRepository {
     );
   }
 
-  async find(id: string, owner: DataRequestOwner, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<DataRequest | undefined> {
+  async find(
+    id: string,
+    owner: DataRequestOwner,
+    options: { manager?: EntityManager; lock?: boolean } = {},
+  ): Promise<DataRequest | undefined> {
     const byApp = 'applicationId' in owner;
     const rows: DataRequestRow[] = await queryRows(
       options.manager ?? this.dataSource,
@@ -128,7 +144,12 @@ export class DataRequestsRepository {
   }
 
   /** Oldest first, keyset on (received_at, id). */
-  async list(owner: DataRequestOwner, filter: DataRequestFilter, limit: number, after?: { receivedAt: string; id: string }): Promise<DataRequest[]> {
+  async list(
+    owner: DataRequestOwner,
+    filter: DataRequestFilter,
+    limit: number,
+    after?: { receivedAt: string; id: string },
+  ): Promise<DataRequest[]> {
     const byApp = 'applicationId' in owner;
     const rows: DataRequestRow[] = await queryRows(
       this.dataSource,
@@ -136,7 +157,15 @@ export class DataRequestsRepository {
          AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR kind = $3) AND ($4::text IS NULL OR person_id = $4)
          AND ($5::timestamptz IS NULL OR (received_at, id) > ($5::timestamptz, $6::text))
        ORDER BY received_at, id LIMIT $7`,
-      [byApp ? owner.applicationId : owner.personId, filter.status ?? null, filter.kind ?? null, filter.personId ?? null, after?.receivedAt ?? null, after?.id ?? null, limit],
+      [
+        byApp ? owner.applicationId : owner.personId,
+        filter.status ?? null,
+        filter.kind ?? null,
+        filter.personId ?? null,
+        after?.receivedAt ?? null,
+        after?.id ?? null,
+        limit,
+      ],
     );
     return rows.map(toRequest);
   }
@@ -172,7 +201,11 @@ export class DataRequestsRepository {
 
   /** Erasure: the person's exports go with the rest of their data. */
   async deleteExportsOf(manager: EntityManager, personId: string): Promise<number> {
-    const rows: unknown[] = await queryRows(manager, `DELETE FROM gateway.data_request_exports WHERE person_id = $1 RETURNING data_request_id`, [personId]);
+    const rows: unknown[] = await queryRows(
+      manager,
+      `DELETE FROM gateway.data_request_exports WHERE person_id = $1 RETURNING data_request_id`,
+      [personId],
+    );
     return rows.length;
   }
 }

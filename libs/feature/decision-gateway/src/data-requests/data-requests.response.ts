@@ -1,7 +1,14 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsString, ValidateNested } from 'class-validator';
 import { Nullable } from '@svc/server';
-import { DATA_REQUEST_KINDS, DATA_REQUEST_STATUSES, isOverdue, type DataRequest, type DataRequestKind, type DataRequestStatus } from './data-request';
+import {
+  DATA_REQUEST_KINDS,
+  DATA_REQUEST_STATUSES,
+  isOverdue,
+  type DataRequest,
+  type DataRequestKind,
+  type DataRequestStatus,
+} from './data-request';
 
 /** One part of an export and its digest. */
 export class ExportPartResponse {

@@ -8,13 +8,25 @@ import type { OutboxWriter } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { PeopleRepository } from '../people/people.repository';
 import { GATEWAY_OUTBOX } from '../tokens';
-import { PURPOSE_KINDS, complete, extend, initialDueAt, reject, start, type DataRequest, type DataRequestKind, type MoveOutcome, type Rectification } from './data-request';
+import {
+  PURPOSE_KINDS,
+  complete,
+  extend,
+  initialDueAt,
+  reject,
+  start,
+  type DataRequest,
+  type DataRequestKind,
+  type MoveOutcome,
+  type Rectification,
+} from './data-request';
 import { dataRequestError } from './data-requests.errors';
 import { DataRequestsRepository, type DataRequestOwner } from './data-requests.repository';
 import { DataRequestFulfilment } from './use-cases/fulfil-data-request.use-case';
 
 /** Event type of each change. */
-type DataRequestEventType = 'data_request.received' | 'data_request.in_progress' | 'data_request.extended' | 'data_request.completed' | 'data_request.rejected';
+type DataRequestEventType =
+  'data_request.received' | 'data_request.in_progress' | 'data_request.extended' | 'data_request.completed' | 'data_request.rejected';
 
 export interface NewDataRequest {
   kind: DataRequestKind;
@@ -52,12 +64,25 @@ export class DataRequestsService {
     const personId = await this.requester(principal, input.personId);
     const purposes = input.purposes ?? [];
     if (PURPOSE_KINDS.includes(input.kind) !== purposes.length > 0) {
-      throw dataRequestError('data_request_purposes_invalid', `purposes is ${PURPOSE_KINDS.includes(input.kind) ? 'required' : 'refused'} for ${input.kind}`, { field: 'purposes' });
+      throw dataRequestError(
+        'data_request_purposes_invalid',
+        `purposes is ${PURPOSE_KINDS.includes(input.kind) ? 'required' : 'refused'} for ${input.kind}`,
+        { field: 'purposes' },
+      );
     }
-    const rectification = input.rectification ? { ...(input.rectification.displayName !== undefined ? { displayName: input.rectification.displayName } : {}), ...(input.rectification.email !== undefined ? { email: input.rectification.email.toLowerCase() } : {}) } : null;
+    const rectification = input.rectification
+      ? {
+          ...(input.rectification.displayName !== undefined ? { displayName: input.rectification.displayName } : {}),
+          ...(input.rectification.email !== undefined ? { email: input.rectification.email.toLowerCase() } : {}),
+        }
+      : null;
     const wantsRectification = input.kind === 'rectification';
     if (wantsRectification !== (rectification !== null && Object.keys(rectification).length > 0)) {
-      throw dataRequestError('data_request_rectification_invalid', `rectification (display_name and/or email) is ${wantsRectification ? 'required' : 'refused'} for ${input.kind}`, { field: 'rectification' });
+      throw dataRequestError(
+        'data_request_rectification_invalid',
+        `rectification (display_name and/or email) is ${wantsRectification ? 'required' : 'refused'} for ${input.kind}`,
+        { field: 'rectification' },
+      );
     }
     const now = this.clock.now();
     const request: DataRequest = {
@@ -114,7 +139,9 @@ export class DataRequestsService {
     const early = complete(current, {}, this.clock.now());
     if ('refused' in early) this.refuse(early);
     const prepared = await this.fulfilment.prepare(current);
-    return this.move(principal, id, 'data_request.completed', async (r, now, manager) => complete(r, await this.fulfilment.commit(manager, r, prepared, now), now));
+    return this.move(principal, id, 'data_request.completed', async (r, now, manager) =>
+      complete(r, await this.fulfilment.commit(manager, r, prepared, now), now),
+    );
   }
 
   private async move(
@@ -158,10 +185,12 @@ export class DataRequestsService {
   private async requester(principal: Principal, personId: string | undefined): Promise<string> {
     if (principal.kind === 'access_token') {
       if (!principal.personId) throw authError('invalid_token', "This route needs a person's access token or an API token");
-      if (personId !== undefined && personId !== principal.personId) throw dataRequestError('data_request_person_invalid', 'A person raises requests about themself only', { field: 'person_id' });
+      if (personId !== undefined && personId !== principal.personId)
+        throw dataRequestError('data_request_person_invalid', 'A person raises requests about themself only', { field: 'person_id' });
       return principal.personId;
     }
-    if (personId === undefined) throw dataRequestError('data_request_person_invalid', 'person_id is required with an API token', { field: 'person_id' });
+    if (personId === undefined)
+      throw dataRequestError('data_request_person_invalid', 'person_id is required with an API token', { field: 'person_id' });
     const links = await this.people.listLinksOfPerson(personId);
     if (!links.some((l) => l.applicationId === principal.applicationId)) {
       throw dataRequestError('data_request_person_not_linked', 'The application has no link to this person', { field: 'person_id' });

@@ -35,7 +35,13 @@ export class PersonDataRepository {
       `SELECT methods, authenticated_at, expires_at, revoked_at FROM gateway.person_sessions WHERE person_id = $1 ORDER BY authenticated_at`,
       [personId],
     );
-    const passkeys = await q<{ credential_id: string; device_type: string; backed_up: boolean; created_at: Date; last_used_at: Date | null }>(
+    const passkeys = await q<{
+      credential_id: string;
+      device_type: string;
+      backed_up: boolean;
+      created_at: Date;
+      last_used_at: Date | null;
+    }>(
       `SELECT credential_id, device_type, backed_up, created_at, last_used_at FROM gateway.passkeys WHERE person_id = $1 ORDER BY created_at`,
       [personId],
     );
@@ -60,7 +66,18 @@ export class PersonDataRepository {
       { name: 'decision-gateway/person', items: person.map(iso) },
       { name: 'decision-gateway/person_links', items: links.map(iso) },
       { name: 'decision-gateway/sign_in_sessions', items: signIns.map(iso) },
-      { name: 'decision-gateway/passkeys', items: passkeys.map((p) => iso({ credential_id_sha256: sha256Hex(p.credential_id), device_type: p.device_type, backed_up: p.backed_up, created_at: p.created_at, last_used_at: p.last_used_at })) },
+      {
+        name: 'decision-gateway/passkeys',
+        items: passkeys.map((p) =>
+          iso({
+            credential_id_sha256: sha256Hex(p.credential_id),
+            device_type: p.device_type,
+            backed_up: p.backed_up,
+            created_at: p.created_at,
+            last_used_at: p.last_used_at,
+          }),
+        ),
+      },
       { name: 'decision-gateway/decision_sessions', items: sessions.map(iso) },
       { name: 'decision-gateway/delegation_grants', items: delegations.map(iso) },
       { name: 'decision-gateway/data_requests', items: requests.map(iso) },
@@ -76,12 +93,21 @@ export class PersonDataRepository {
     const fields: string[] = [];
     if (changes.email !== undefined) {
       const taken: unknown[] = await manager.query(`SELECT 1 FROM gateway.people WHERE email = $1 AND id <> $2`, [changes.email, personId]);
-      if (taken.length > 0) throw dataRequestError('data_request_email_taken', 'Another person of this region has this email', { field: 'rectification.email' });
-      const changed = await manager.query(`UPDATE gateway.people SET email = $2, email_verified_at = NULL, email_lookup_digest = NULL, updated_at = now() WHERE id = $1 AND email <> $2`, [personId, changes.email]);
+      if (taken.length > 0)
+        throw dataRequestError('data_request_email_taken', 'Another person of this region has this email', {
+          field: 'rectification.email',
+        });
+      const changed = await manager.query(
+        `UPDATE gateway.people SET email = $2, email_verified_at = NULL, email_lookup_digest = NULL, updated_at = now() WHERE id = $1 AND email <> $2`,
+        [personId, changes.email],
+      );
       if ((changed as [unknown[], number])[1] > 0) fields.push('email');
     }
     if (changes.displayName !== undefined) {
-      const changed = await manager.query(`UPDATE gateway.people SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name <> $2`, [personId, changes.displayName]);
+      const changed = await manager.query(
+        `UPDATE gateway.people SET display_name = $2, updated_at = now() WHERE id = $1 AND display_name <> $2`,
+        [personId, changes.displayName],
+      );
       if ((changed as [unknown[], number])[1] > 0) fields.push('display_name');
     }
     return fields;
@@ -95,7 +121,12 @@ export class PersonDataRepository {
    * cascade; the grants naming them as delegate, OAuth grants and tokens issued to them are
    * deleted). Returns counts per data set.
    */
-  async erase(manager: EntityManager, applicationId: string, personId: string, references: readonly string[]): Promise<Record<string, number>> {
+  async erase(
+    manager: EntityManager,
+    applicationId: string,
+    personId: string,
+    references: readonly string[],
+  ): Promise<Record<string, number>> {
     const count = async (sql: string, params: unknown[]) => ((await manager.query(sql, params)) as [unknown[], number])[1];
     const sessions = await count(
       `UPDATE gateway.decision_sessions

@@ -53,12 +53,18 @@ describe('consent transition table', () => {
       let status: ConsentStatus = 'pending';
       const visited: ConsentStatus[] = [status];
       while (status !== 'fulfilled') {
-        const next = CONSENT_ACTIONS.filter((a) => a !== 'decline').map((a) => nextConsentStatus(status, a, path)).find((s) => s !== undefined);
+        const next = CONSENT_ACTIONS.filter((a) => a !== 'decline')
+          .map((a) => nextConsentStatus(status, a, path))
+          .find((s) => s !== undefined);
         expect(next).toBeDefined();
         status = next!;
         visited.push(status);
       }
-      expect(visited).toEqual(path === 'standard' ? ['pending', 'authenticating', 'verifying', 'reviewing', 'fulfilled'] : ['pending', 'informed', 'evidenced', 'fulfilled']);
+      expect(visited).toEqual(
+        path === 'standard'
+          ? ['pending', 'authenticating', 'verifying', 'reviewing', 'fulfilled']
+          : ['pending', 'informed', 'evidenced', 'fulfilled'],
+      );
     }
     expect(CONSENT_STATUSES).toHaveLength(9);
   });

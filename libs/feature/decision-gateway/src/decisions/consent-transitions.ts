@@ -1,7 +1,16 @@
 import type { ConsentStatus } from './decision';
 
 /** Person-driven moves of a consent session (spec, Consent token / session status). */
-export const CONSENT_ACTIONS = ['sign_in', 'start_checks', 'review_terms', 'present_disclosures', 'capture_evidence', 'complete', 'decline', 'revoke'] as const;
+export const CONSENT_ACTIONS = [
+  'sign_in',
+  'start_checks',
+  'review_terms',
+  'present_disclosures',
+  'capture_evidence',
+  'complete',
+  'decline',
+  'revoke',
+] as const;
 export type ConsentAction = (typeof CONSENT_ACTIONS)[number];
 
 type Path = 'standard' | 'informed';

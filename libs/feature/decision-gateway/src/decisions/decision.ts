@@ -7,7 +7,17 @@ export const DELIVERY_MODES = ['embed', 'popup', 'redirect', 'direct'] as const;
 export type DeliveryMode = (typeof DELIVERY_MODES)[number];
 
 /** The nine consent token / session statuses (spec, States: Consent token / session status). */
-export const CONSENT_STATUSES = ['pending', 'authenticating', 'verifying', 'reviewing', 'informed', 'evidenced', 'fulfilled', 'expired', 'revoked'] as const;
+export const CONSENT_STATUSES = [
+  'pending',
+  'authenticating',
+  'verifying',
+  'reviewing',
+  'informed',
+  'evidenced',
+  'fulfilled',
+  'expired',
+  'revoked',
+] as const;
 export type ConsentStatus = (typeof CONSENT_STATUSES)[number];
 
 /** Approval session statuses: pending, then one aggregated outcome (or expired at the deadline). */

@@ -76,7 +76,9 @@ export function pageView(session: DecisionSession): Record<string, unknown> {
     consent_path: session.consentPath,
     trigger_type: session.triggerType,
     proposal: session.proposal,
-    quorum: session.quorumType ? { type: session.quorumType, required: session.quorumRequired, participants: session.participants.length } : null,
+    quorum: session.quorumType
+      ? { type: session.quorumType, required: session.quorumRequired, participants: session.participants.length }
+      : null,
     allowed_actions:
       session.kind === 'consent'
         ? allowedConsentActions(session.status as ConsentStatus, session.consentPath ?? 'standard')

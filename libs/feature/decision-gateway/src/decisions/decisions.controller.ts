@@ -51,9 +51,19 @@ export class DecisionsController {
   /** 201 with the kind-uniform session body. */
   @Post()
   @Auth('api_token', 'publishable_key')
-  @ApiDoc({ tag: 'Decisions', summary: 'Mint a decision session (consent | approval | signature_request)', response: 'decision_session: object, session_token (dts_…), kind, status, decision_url, embed_url (consent; null otherwise), deadline, delivery_mode, flow_id, flow_version, created_at; approval_ttl_at on approvals', errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Decisions',
+    summary: 'Mint a decision session (consent | approval | signature_request)',
+    response:
+      'decision_session: object, session_token (dts_…), kind, status, decision_url, embed_url (consent; null otherwise), deadline, delivery_mode, flow_id, flow_version, created_at; approval_ttl_at on approvals',
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   @ApiResponseOf(DecisionSessionCreatedResponse)
-  async mint(@CurrentPrincipal() principal: Principal, @Body() body: CreateDecisionBody, @Headers('origin') origin: string | undefined): Promise<Record<string, unknown>> {
+  async mint(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreateDecisionBody,
+    @Headers('origin') origin: string | undefined,
+  ): Promise<Record<string, unknown>> {
     const { session, sessionToken } = await this.create.execute(principal, body, 'decisions', origin);
     return mintedView(session, sessionToken);
   }
@@ -64,16 +74,34 @@ export class DecisionsController {
    */
   @Post('principal_assertions')
   @Auth('api_token')
-  @ApiDoc({ tag: 'Decisions', summary: 'Issue a single-use principal assertion for a publishable-key consent session (server side)', response: 'principal_assertion: object, principal_assertion (pas_…; single use), principal_id, flow_id (null: any flow), expires_at', errors: [400, 401, 403, 421, 422] })
+  @ApiDoc({
+    tag: 'Decisions',
+    summary: 'Issue a single-use principal assertion for a publishable-key consent session (server side)',
+    response: 'principal_assertion: object, principal_assertion (pas_…; single use), principal_id, flow_id (null: any flow), expires_at',
+    errors: [400, 401, 403, 421, 422],
+  })
   @ApiResponseOf(PrincipalAssertionResponse)
-  async issuePrincipalAssertion(@CurrentPrincipal() principal: Principal, @Body() body: CreatePrincipalAssertionBody): Promise<Record<string, unknown>> {
+  async issuePrincipalAssertion(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: CreatePrincipalAssertionBody,
+  ): Promise<Record<string, unknown>> {
     const issued = await this.assertions.execute(principal, body);
-    return { object: 'principal_assertion', principal_assertion: issued.principalAssertion, principal_id: issued.principalId, flow_id: issued.flowId, expires_at: issued.expiresAt.toISOString() } satisfies PrincipalAssertionResponse;
+    return {
+      object: 'principal_assertion',
+      principal_assertion: issued.principalAssertion,
+      principal_id: issued.principalId,
+      flow_id: issued.flowId,
+      expires_at: issued.expiresAt.toISOString(),
+    } satisfies PrincipalAssertionResponse;
   }
 
   /** Consent token verification: first one of a fulfilled token is valid and clears it. */
   @Post('consent_tokens/verify')
-  @ApiDoc({ tag: 'Decisions', summary: 'Verify a consent token (single use, 5 minutes)', response: 'valid (boolean), status (fulfilled | expired | revoked)' })
+  @ApiDoc({
+    tag: 'Decisions',
+    summary: 'Verify a consent token (single use, 5 minutes)',
+    response: 'valid (boolean), status (fulfilled | expired | revoked)',
+  })
   @HttpCode(200)
   @ApiResponseOf(ConsentTokenVerdictResponse)
   async verifyConsentToken(@CurrentPrincipal() principal: Principal, @Body() body: VerifyConsentTokenBody): Promise<ConsentTokenVerdict> {
@@ -81,7 +109,12 @@ export class DecisionsController {
   }
 
   @Get(':session_token')
-  @ApiDoc({ tag: 'Decisions', summary: 'Read a session (server side)', response: 'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, principal_binding, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged' })
+  @ApiDoc({
+    tag: 'Decisions',
+    summary: 'Read a session (server side)',
+    response:
+      'decision_session: session_token, kind, status, outcome, decision_url, embed_url, deadline, delivery_mode, embed_origin, flow_id, flow_version, consent_path, purposes, principal_id, principal_binding, trigger_type, reference, quorum, proposal, counter_proposal, created_at, completed_at, exchanged',
+  })
   @ApiResponseOf(DecisionSessionResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
     return sessionView(await this.read.executeByToken(token, principal.applicationId));
@@ -89,10 +122,20 @@ export class DecisionsController {
 
   /** Trades the exchange_token once for the decision outcome. */
   @Post(':session_token/exchange')
-  @ApiDoc({ tag: 'Decisions', summary: 'Exchange the exchange_token for the outcome, once', response: 'decision_outcome: session_token, kind, status, outcome, flow_id, flow_version, purposes, principal_id, principal_binding (api_token | principal_assertion | authority | hosted_sign_in | unbound), reference, counter_proposal, completed_at', errors: [400, 401, 403, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'Decisions',
+    summary: 'Exchange the exchange_token for the outcome, once',
+    response:
+      'decision_outcome: session_token, kind, status, outcome, flow_id, flow_version, purposes, principal_id, principal_binding (api_token | principal_assertion | authority | hosted_sign_in | unbound), reference, counter_proposal, completed_at',
+    errors: [400, 401, 403, 404, 409, 421, 422],
+  })
   @HttpCode(200)
   @ApiResponseOf(DecisionOutcomeResponse)
-  async exchangeToken(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string, @Body() body: ExchangeBody): Promise<Record<string, unknown>> {
+  async exchangeToken(
+    @CurrentPrincipal() principal: Principal,
+    @Param('session_token') token: string,
+    @Body() body: ExchangeBody,
+  ): Promise<Record<string, unknown>> {
     const session = await this.exchange.execute(principal, sessionDigest(token), body.exchange_token);
     return {
       object: 'decision_outcome',
@@ -113,7 +156,12 @@ export class DecisionsController {
 
   /** The application records a withdrawal: fulfilled → revoked, consent.revoked. */
   @Post(':session_token/revoke')
-  @ApiDoc({ tag: 'Decisions', summary: 'Record a withdrawal of a fulfilled consent (consent.revoked)', response: 'decision_session', errors: [400, 401, 403, 404, 409, 421] })
+  @ApiDoc({
+    tag: 'Decisions',
+    summary: 'Record a withdrawal of a fulfilled consent (consent.revoked)',
+    response: 'decision_session',
+    errors: [400, 401, 403, 404, 409, 421],
+  })
   @HttpCode(200)
   @ApiResponseOf(DecisionSessionResponse)
   async revokeConsent(@CurrentPrincipal() principal: Principal, @Param('session_token') token: string): Promise<Record<string, unknown>> {
@@ -122,7 +170,12 @@ export class DecisionsController {
 
   /** Decision page: the session's state and the actions the table allows next. */
   @Get(':session_token/state')
-  @ApiDoc({ tag: 'Decision page', summary: 'Session state for the hosted decision page, authorized by the session token', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions' })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Session state for the hosted decision page, authorized by the session token',
+    response:
+      'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions',
+  })
   @Public()
   @ApiResponseOf(DecisionPageStateResponse)
   async state(@Param('session_token') token: string): Promise<Record<string, unknown>> {
@@ -135,11 +188,21 @@ export class DecisionsController {
    * decline, counter. The completing move returns `exchange_token` (and `consent_token` on fulfil).
    */
   @Post(':session_token/transitions')
-  @ApiDoc({ tag: 'Decision page', summary: 'One move of the session (authorized by the session token); sign_in binds the person signed in on this browser', response: 'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions; plus exchange_token when the decision completes and consent_token on fulfilled', errors: [400, 401, 403, 404, 409, 410, 421, 422] })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'One move of the session (authorized by the session token); sign_in binds the person signed in on this browser',
+    response:
+      'decision_page_state: object, kind, status, outcome, deadline, delivery_mode, flow_id, flow_version, consent_path, trigger_type, proposal, quorum {type, required, participants}, allowed_actions; plus exchange_token when the decision completes and consent_token on fulfilled',
+    errors: [400, 401, 403, 404, 409, 410, 421, 422],
+  })
   @Public()
   @HttpCode(200)
   @ApiResponseOf(DecisionTransitionResponse)
-  async transition(@Param('session_token') token: string, @Body() body: TransitionBody, @Req() request: FastifyRequest): Promise<Record<string, unknown>> {
+  async transition(
+    @Param('session_token') token: string,
+    @Body() body: TransitionBody,
+    @Req() request: FastifyRequest,
+  ): Promise<Record<string, unknown>> {
     const session = await this.read.executeByToken(token);
     const digest = session.tokenSha256;
     const votes = session.kind !== 'consent';

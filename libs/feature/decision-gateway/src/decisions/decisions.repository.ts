@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { queryRows } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { CreatedVia, DecisionKind, DecisionSession, DeliveryMode, PrincipalBinding, QuorumType, SessionStatus, TriggerType } from './decision';
+import type {
+  CreatedVia,
+  DecisionKind,
+  DecisionSession,
+  DeliveryMode,
+  PrincipalBinding,
+  QuorumType,
+  SessionStatus,
+  TriggerType,
+} from './decision';
 import type { Tally, Vote } from './quorum';
 import { SigningOutcomes } from './signing-outcomes';
 
@@ -74,7 +83,10 @@ function toSession(r: SessionRow): DecisionSession {
 }
 
 /** Fields a new session is inserted with. */
-export type NewSession = Omit<DecisionSession, 'outcome' | 'createdAt' | 'updatedAt' | 'completedAt' | 'exchangeTokenSha256' | 'exchangedAt' | 'counterProposal' | 'evidence'>;
+export type NewSession = Omit<
+  DecisionSession,
+  'outcome' | 'createdAt' | 'updatedAt' | 'completedAt' | 'exchangeTokenSha256' | 'exchangedAt' | 'counterProposal' | 'evidence'
+>;
 
 /** Changes a transition writes; absent keys keep their value. */
 export interface SessionPatch {
@@ -118,7 +130,10 @@ export class DecisionsRepository {
 
   /** True when `origin` is one of the application's allowed origins (gateway schema, same service). */
   async isAllowedOrigin(applicationId: string, origin: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM gateway.allowed_origins WHERE application_id = $1 AND origin = $2`, [applicationId, origin]);
+    const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM gateway.allowed_origins WHERE application_id = $1 AND origin = $2`, [
+      applicationId,
+      origin,
+    ]);
     return rows.length > 0;
   }
 
@@ -136,16 +151,39 @@ export class DecisionsRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
        ON CONFLICT (token_sha256) DO NOTHING RETURNING token_sha256`,
       [
-        s.tokenSha256, s.sessionToken, s.applicationId, s.kind, s.status, s.flowId, s.flowVersion, s.consentPath, s.purposes,
-        s.deliveryMode, s.embedOrigin, s.principalId, s.triggerType, s.reference, s.quorumType, s.quorumRequired, s.participants,
-        s.proposal === null ? null : JSON.stringify(s.proposal), s.decisionUrl, s.deadline, s.createdVia, at, s.principalBinding,
+        s.tokenSha256,
+        s.sessionToken,
+        s.applicationId,
+        s.kind,
+        s.status,
+        s.flowId,
+        s.flowVersion,
+        s.consentPath,
+        s.purposes,
+        s.deliveryMode,
+        s.embedOrigin,
+        s.principalId,
+        s.triggerType,
+        s.reference,
+        s.quorumType,
+        s.quorumRequired,
+        s.participants,
+        s.proposal === null ? null : JSON.stringify(s.proposal),
+        s.decisionUrl,
+        s.deadline,
+        s.createdVia,
+        at,
+        s.principalBinding,
       ],
     );
     return rows.length > 0;
   }
 
   /** A session by token digest; `applicationId` scopes it (undefined for the session-token-authorized routes). */
-  async find(tokenSha256: string, options: { manager?: EntityManager; lock?: boolean; applicationId?: string } = {}): Promise<DecisionSession | undefined> {
+  async find(
+    tokenSha256: string,
+    options: { manager?: EntityManager; lock?: boolean; applicationId?: string } = {},
+  ): Promise<DecisionSession | undefined> {
     const manager = options.manager ?? this.dataSource.manager;
     const rows: SessionRow[] = await manager.query(
       `SELECT * FROM gateway.decision_sessions WHERE token_sha256 = $1 AND ($2::text IS NULL OR application_id = $2) ${options.lock ? 'FOR UPDATE' : ''}`,
@@ -197,7 +235,14 @@ export class DecisionsRepository {
   }
 
   /** Records a vote; false when this participant already voted. */
-  async insertVote(manager: EntityManager, tokenSha256: string, participantId: string, vote: Vote, counterProposal: Record<string, unknown> | undefined, at: Date): Promise<boolean> {
+  async insertVote(
+    manager: EntityManager,
+    tokenSha256: string,
+    participantId: string,
+    vote: Vote,
+    counterProposal: Record<string, unknown> | undefined,
+    at: Date,
+  ): Promise<boolean> {
     const rows: unknown[] = await manager.query(
       `INSERT INTO gateway.decision_votes (token_sha256, participant_id, vote, counter_proposal, created_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT ON CONSTRAINT decision_votes_pk DO NOTHING RETURNING participant_id`,
@@ -207,7 +252,10 @@ export class DecisionsRepository {
   }
 
   async tally(manager: EntityManager, tokenSha256: string): Promise<Tally> {
-    const rows: Array<{ vote: Vote; count: string }> = await manager.query(`SELECT vote, count(*) AS count FROM gateway.decision_votes WHERE token_sha256 = $1 GROUP BY vote`, [tokenSha256]);
+    const rows: Array<{ vote: Vote; count: string }> = await manager.query(
+      `SELECT vote, count(*) AS count FROM gateway.decision_votes WHERE token_sha256 = $1 GROUP BY vote`,
+      [tokenSha256],
+    );
     const tally: Tally = { yes: 0, no: 0, counter: 0 };
     for (const row of rows) tally[row.vote] = Number(row.count);
     return tally;
@@ -222,7 +270,10 @@ export class DecisionsRepository {
     return rows[0]?.counter_proposal;
   }
 
-  async insertConsentToken(manager: EntityManager, token: { sha256: string; sessionSha256: string; applicationId: string; issuedAt: Date; expiresAt: Date }): Promise<void> {
+  async insertConsentToken(
+    manager: EntityManager,
+    token: { sha256: string; sessionSha256: string; applicationId: string; issuedAt: Date; expiresAt: Date },
+  ): Promise<void> {
     await manager.query(
       `INSERT INTO gateway.consent_tokens (token_sha256, session_token_sha256, application_id, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
       [token.sha256, token.sessionSha256, token.applicationId, token.issuedAt, token.expiresAt],
@@ -274,7 +325,15 @@ export class DecisionsRepository {
          ${keyset}
        ORDER BY ${position} ${newest ? 'DESC' : 'ASC'}, token_sha256 ${newest ? 'DESC' : 'ASC'}
        LIMIT ${q.after ? '$8' : '$6'}`,
-      [q.now, q.applicationId, q.principalIds, q.kind ?? null, q.triggerType ?? null, ...(q.after ? [q.after.at, q.after.token] : []), q.limit],
+      [
+        q.now,
+        q.applicationId,
+        q.principalIds,
+        q.kind ?? null,
+        q.triggerType ?? null,
+        ...(q.after ? [q.after.at, q.after.token] : []),
+        q.limit,
+      ],
     );
     return rows.map(toSession);
   }

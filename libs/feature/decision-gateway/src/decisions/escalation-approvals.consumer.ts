@@ -77,7 +77,10 @@ export class EscalationApprovals {
     try {
       reply = await this.rpc.call('oap.get_approval_request', { sessionTokenSha256: tokenSha256 });
     } catch (error) {
-      this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'oap.get_approval_request failed; approval session not opened on demand');
+      this.logger.warn(
+        { err: error instanceof Error ? error.message : String(error) },
+        'oap.get_approval_request failed; approval session not opened on demand',
+      );
       return false;
     }
     const request = reply.found ? reply.request : undefined;
@@ -90,15 +93,21 @@ export class EscalationApprovals {
   private async open(manager: EntityManager, request: ApprovalRequested, decisionUrl: string): Promise<boolean> {
     const applicationId = request.meta!.applicationId;
     if (!(await this.sessions.applicationExists(manager, applicationId))) {
-      this.logger.warn({ escalationId: request.escalationId, applicationId }, 'approval request for an application unknown in this region; ignored');
+      this.logger.warn(
+        { escalationId: request.escalationId, applicationId },
+        'approval request for an application unknown in this region; ignored',
+      );
       return false;
     }
     const now = this.clock.now();
     const participants = request.approvers.length > 0 ? [...new Set(request.approvers)] : request.principalId ? [request.principalId] : [];
     if (participants.length === 0) return false;
-    const quorumType: QuorumType = (QUORUM_TYPES as readonly string[]).includes(request.quorumType) ? (request.quorumType as QuorumType) : 'all';
+    const quorumType: QuorumType = (QUORUM_TYPES as readonly string[]).includes(request.quorumType)
+      ? (request.quorumType as QuorumType)
+      : 'all';
     // oap-authorizer sends the approvals needed for every quorum type; it is authoritative when present.
-    const required = request.threshold > 0 ? Math.min(request.threshold, participants.length) : requiredVotes(quorumType, participants.length);
+    const required =
+      request.threshold > 0 ? Math.min(request.threshold, participants.length) : requiredVotes(quorumType, participants.length);
     const deadline = Date.parse(request.approvalTtlAt);
     return this.sessions.insert(
       manager,

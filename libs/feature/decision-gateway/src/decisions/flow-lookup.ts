@@ -22,7 +22,10 @@ export class FlowLookup {
     const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version: 0 });
     if (!reply.found) throw decisionError('flow_not_found', 'Flow not found', { flow_id: flowId });
     if (reply.activeVersion === 0 || reply.status !== 'active') {
-      throw decisionError('flow_not_active', 'The flow is a draft: activate it before creating sessions', { flow_id: flowId, status: 'draft' });
+      throw decisionError('flow_not_active', 'The flow is a draft: activate it before creating sessions', {
+        flow_id: flowId,
+        status: 'draft',
+      });
     }
     return {
       flowId: reply.flowId,

@@ -26,13 +26,19 @@ export class InboxController {
   ) {}
 
   @Get('api/v1/inbox')
-  @ApiDoc({ tag: 'Inbox', summary: 'Pending consent and approval decisions of one principal', response: 'Page of rows: session_token, kind, status, application_id, trigger_type, flow_id, reference, deadline, created_at, decision_url' })
+  @ApiDoc({
+    tag: 'Inbox',
+    summary: 'Pending consent and approval decisions of one principal',
+    response:
+      'Page of rows: session_token, kind, status, application_id, trigger_type, flow_id, reference, deadline, created_at, decision_url',
+  })
   @ApiResponseOf(InboxRowResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: InboxQueryDto): Promise<Page<InboxRowResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const sort = query.sort ?? 'deadline';
     // Another application's id answers like an unknown one: nothing pending there for this caller.
-    if (query.application_id !== undefined && query.application_id !== principal.applicationId) return { data: [], has_more: false, next_cursor: null };
+    if (query.application_id !== undefined && query.application_id !== principal.applicationId)
+      return { data: [], has_more: false, next_cursor: null };
     const after = query.cursor ? decodeCursor(query.cursor, ['at', 't']) : undefined;
     // A person (`usr_…`) is listed through the references this application linked to them, and
     // through sessions naming them; a person the application has no link to has nothing here.
@@ -52,6 +58,9 @@ export class InboxController {
       limit: limit + 1,
       after: after ? { at: after.at, token: after.t } : undefined,
     });
-    return toPage(rows, limit, inboxRowView, (r) => ({ at: (sort === 'newest' ? r.createdAt : r.deadline).toISOString(), t: r.tokenSha256 }));
+    return toPage(rows, limit, inboxRowView, (r) => ({
+      at: (sort === 'newest' ? r.createdAt : r.deadline).toISOString(),
+      t: r.tokenSha256,
+    }));
   }
 }

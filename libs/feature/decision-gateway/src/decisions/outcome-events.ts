@@ -8,7 +8,13 @@ import type { Tally } from './quorum';
  * Publishes (through the outbox, in the caller's transaction) the one event of a resolved
  * approval or signing decision, carrying the aggregated outcome and the tally behind it.
  */
-export async function addVoteOutcomeEvent(outbox: OutboxWriter, manager: EntityManager, session: DecisionSession, tally: Tally, at: Date): Promise<void> {
+export async function addVoteOutcomeEvent(
+  outbox: OutboxWriter,
+  manager: EntityManager,
+  session: DecisionSession,
+  tally: Tally,
+  at: Date,
+): Promise<void> {
   const context = { applicationId: session.applicationId, occurredAt: at };
   const counterProposalJson = session.status === 'countered' && session.counterProposal ? JSON.stringify(session.counterProposal) : '';
   const common = {
@@ -22,14 +28,26 @@ export async function addVoteOutcomeEvent(outbox: OutboxWriter, manager: EntityM
     decidedAt: timestampFromDate(at),
   };
   if (session.kind === 'approval') {
-    const type = ({ approved: 'approval.granted', denied: 'approval.denied', countered: 'approval.countered' } as const)[session.status as 'approved' | 'denied' | 'countered'];
+    const type = ({ approved: 'approval.granted', denied: 'approval.denied', countered: 'approval.countered' } as const)[
+      session.status as 'approved' | 'denied' | 'countered'
+    ];
     if (!type) return;
-    await outbox.add(manager, type, { ...common, triggerType: session.triggerType ?? '', outcome: session.status, approvals: tally.yes, denials: tally.no }, context);
+    await outbox.add(
+      manager,
+      type,
+      { ...common, triggerType: session.triggerType ?? '', outcome: session.status, approvals: tally.yes, denials: tally.no },
+      context,
+    );
     return;
   }
   if (session.kind === 'signature_request') {
     const type = (
-      { signed: 'signature.signed', declined: 'signature.declined', countered: 'signature.countered', expired: 'signature.expired' } as const
+      {
+        signed: 'signature.signed',
+        declined: 'signature.declined',
+        countered: 'signature.countered',
+        expired: 'signature.expired',
+      } as const
     )[session.status as 'signed' | 'declined' | 'countered' | 'expired'];
     if (!type) return;
     await outbox.add(manager, type, { ...common, outcome: session.status, signatures: tally.yes, declines: tally.no }, context);

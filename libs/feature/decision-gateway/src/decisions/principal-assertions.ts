@@ -31,7 +31,14 @@ export interface AssertedPrincipal {
 export class PrincipalAssertionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(row: { sha256: string; applicationId: string; principalId: string; flowId: string | null; issuedAt: Date; expiresAt: Date }): Promise<void> {
+  async insert(row: {
+    sha256: string;
+    applicationId: string;
+    principalId: string;
+    flowId: string | null;
+    issuedAt: Date;
+    expiresAt: Date;
+  }): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO gateway.principal_assertions (assertion_sha256, application_id, principal_id, flow_id, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
       [row.sha256, row.applicationId, row.principalId, row.flowId, row.issuedAt, row.expiresAt],

@@ -18,6 +18,7 @@ export async function expireIfDue(
 ): Promise<DecisionSession> {
   if (session.completedAt !== null || session.deadline.getTime() > now.getTime()) return session;
   const expired = await repo.update(manager, session.tokenSha256, { status: 'expired', outcome: 'expired', completedAt: now }, now);
-  if (expired.kind === 'signature_request' && !(await repo.signingOutcomes.onResolved(manager, expired, now))) await addVoteOutcomeEvent(outbox, manager, expired, await repo.tally(manager, expired.tokenSha256), now);
+  if (expired.kind === 'signature_request' && !(await repo.signingOutcomes.onResolved(manager, expired, now)))
+    await addVoteOutcomeEvent(outbox, manager, expired, await repo.tally(manager, expired.tokenSha256), now);
   return expired;
 }

@@ -23,7 +23,12 @@ export interface SigningOutcomeHandler {
    * the signer's own proof for a `sign` (their passkey assertion, required when they have a
    * passkey) and returns what the receipt binds. Throwing refuses the answer.
    */
-  proveSigner(manager: EntityManager, session: DecisionSession, action: 'yes' | 'no' | 'counter', passkeyAssertion: Record<string, unknown> | undefined): Promise<SignerProof>;
+  proveSigner(
+    manager: EntityManager,
+    session: DecisionSession,
+    action: 'yes' | 'no' | 'counter',
+    passkeyAssertion: Record<string, unknown> | undefined,
+  ): Promise<SignerProof>;
   /** What the signing page needs to ask the signer for a passkey assertion; null when it asks none. */
   passkeyOptions(session: DecisionSession): Promise<Record<string, unknown> | null>;
 }
@@ -55,7 +60,12 @@ export class SigningOutcomes {
   }
 
   /** See {@link SigningOutcomeHandler.proveSigner}; only for sessions that require a sign-in. */
-  async proveSigner(manager: EntityManager, session: DecisionSession, action: 'yes' | 'no' | 'counter', passkeyAssertion: Record<string, unknown> | undefined): Promise<SignerProof> {
+  async proveSigner(
+    manager: EntityManager,
+    session: DecisionSession,
+    action: 'yes' | 'no' | 'counter',
+    passkeyAssertion: Record<string, unknown> | undefined,
+  ): Promise<SignerProof> {
     if (!this.handler || !this.requiresSignIn(session)) return { method: 'session' };
     return this.handler.proveSigner(manager, session, action, passkeyAssertion);
   }

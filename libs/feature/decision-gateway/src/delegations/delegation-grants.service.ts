@@ -73,7 +73,8 @@ export class DelegationGrantsService extends DelegationGrants {
 
   async offer(principal: Principal, command: OfferDelegation): Promise<DelegationGrant> {
     const personId = ownPerson(principal);
-    if (command.delegatePersonId === personId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
+    if (command.delegatePersonId === personId)
+      throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
     const delegateRegion = parseId(command.delegatePersonId)?.region;
     const now = this.clock.now();
     let draft: DelegationGrant;
@@ -81,7 +82,11 @@ export class DelegationGrantsService extends DelegationGrants {
       const delegate = this.directory ? await this.directory.findById(command.delegatePersonId) : null;
       if (!delegate) throw delegationError('delegate_not_found', 'No such person in this region', { field: 'delegate_person_id' });
       if (command.lawfulBasis || command.derogationArticle) {
-        throw delegationError('lawful_basis_not_applicable', 'The delegate is homed in the principal\'s region: nothing crosses, so no lawful basis is named', { field: command.lawfulBasis ? 'lawful_basis' : 'derogation_article' });
+        throw delegationError(
+          'lawful_basis_not_applicable',
+          "The delegate is homed in the principal's region: nothing crosses, so no lawful basis is named",
+          { field: command.lawfulBasis ? 'lawful_basis' : 'derogation_article' },
+        );
       }
       draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, now);
     } else if (isRegion(delegateRegion)) {
@@ -101,13 +106,29 @@ export class DelegationGrantsService extends DelegationGrants {
    * registered power of attorney): offered in the principal's name, still accepted by the
    * delegate. The event names the reviewer as the one who made the change.
    */
-  async offerOnEvidence(command: Omit<OfferDelegation, 'type' | 'evidenceReference'> & { type: 'guardian' | 'power_of_attorney'; principalPersonId: string; applicationId: string; evidenceReference: string; reviewedBy: string }): Promise<DelegationGrant> {
-    if (command.type !== 'guardian' && command.type !== 'power_of_attorney') throw delegationError('delegation_grant_forbidden', 'Only guardian and power-of-attorney grants are created on evidence', { field: 'type' });
-    if (command.delegatePersonId === command.principalPersonId) throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
+  async offerOnEvidence(
+    command: Omit<OfferDelegation, 'type' | 'evidenceReference'> & {
+      type: 'guardian' | 'power_of_attorney';
+      principalPersonId: string;
+      applicationId: string;
+      evidenceReference: string;
+      reviewedBy: string;
+    },
+  ): Promise<DelegationGrant> {
+    if (command.type !== 'guardian' && command.type !== 'power_of_attorney')
+      throw delegationError('delegation_grant_forbidden', 'Only guardian and power-of-attorney grants are created on evidence', {
+        field: 'type',
+      });
+    if (command.delegatePersonId === command.principalPersonId)
+      throw delegationError('delegate_is_principal', 'A person cannot delegate to themselves', { field: 'delegate_person_id' });
     const now = this.clock.now();
     return this.repo.transaction(async (manager) => {
-      for (const [field, id] of [['principal_person_id', command.principalPersonId], ['delegate_person_id', command.delegatePersonId]] as const) {
-        if (!(await this.repo.personExists(manager, id))) throw delegationError('delegate_not_found', 'No such person in this region', { field });
+      for (const [field, id] of [
+        ['principal_person_id', command.principalPersonId],
+        ['delegate_person_id', command.delegatePersonId],
+      ] as const) {
+        if (!(await this.repo.personExists(manager, id)))
+          throw delegationError('delegate_not_found', 'No such person in this region', { field });
       }
       const grant = await this.repo.insert(manager, this.offeredGrant(command, now));
       await this.publish(manager, 'delegation.offered', grant, command.reviewedBy, now);
@@ -125,15 +146,37 @@ export class DelegationGrantsService extends DelegationGrants {
    * @throws DomainError `lawful_basis_required` (422, field `lawful_basis` / `derogation_article`),
    *   `delegate_not_found` (422), the register's `lawful_basis_invalid` (422), `unavailable` (503).
    */
-  private async offerAcrossRegions(principal: Principal, personId: string, region: Region, command: OfferDelegation): Promise<DelegationGrant> {
+  private async offerAcrossRegions(
+    principal: Principal,
+    personId: string,
+    region: Region,
+    command: OfferDelegation,
+  ): Promise<DelegationGrant> {
     if (!command.lawfulBasis) {
-      throw delegationError('lawful_basis_required', `The delegate is homed in region ${region}: the grant and the principal's data reach them across a border, and a crossing needs a lawful basis`, { field: 'lawful_basis' });
+      throw delegationError(
+        'lawful_basis_required',
+        `The delegate is homed in region ${region}: the grant and the principal's data reach them across a border, and a crossing needs a lawful basis`,
+        { field: 'lawful_basis' },
+      );
     }
     const found = await this.bus().inRegion(region).call('gateway.check_person_homed', { personId: command.delegatePersonId });
-    if (!found.found) throw delegationError('delegate_not_found', 'No such person in the delegate\'s home region', { field: 'delegate_person_id' });
+    if (!found.found)
+      throw delegationError('delegate_not_found', "No such person in the delegate's home region", { field: 'delegate_person_id' });
     const draft = this.offeredGrant({ ...command, principalPersonId: personId, applicationId: principal.applicationId }, this.clock.now());
-    const crossing = await this.recordCrossing(draft, region, command.lawfulBasis, command.derogationArticle ?? null, OFFER_CATEGORIES, 'a delegate homed in another region is granted to act for the principal: the grant naming the principal reaches them', `delegation-offer:${draft.id}`);
-    return { ...draft, createdAt: this.clock.now(), transfer: { lawfulBasis: command.lawfulBasis, derogationArticle: command.derogationArticle ?? null, transferId: crossing.transferId } };
+    const crossing = await this.recordCrossing(
+      draft,
+      region,
+      command.lawfulBasis,
+      command.derogationArticle ?? null,
+      OFFER_CATEGORIES,
+      'a delegate homed in another region is granted to act for the principal: the grant naming the principal reaches them',
+      `delegation-offer:${draft.id}`,
+    );
+    return {
+      ...draft,
+      createdAt: this.clock.now(),
+      transfer: { lawfulBasis: command.lawfulBasis, derogationArticle: command.derogationArticle ?? null, transferId: crossing.transferId },
+    };
   }
 
   private bus(): RpcClient {
@@ -142,7 +185,15 @@ export class DelegationGrantsService extends DelegationGrants {
   }
 
   /** Writes a crossing to the delegate's country in this region's transfer register (idempotent by reference). */
-  private recordCrossing(grant: DelegationGrant, region: Region, lawfulBasis: string, derogationArticle: string | null, dataCategories: readonly string[], purpose: string, reference: string): Promise<{ transferId: string; auditEntryId: string }> {
+  private recordCrossing(
+    grant: DelegationGrant,
+    region: Region,
+    lawfulBasis: string,
+    derogationArticle: string | null,
+    dataCategories: readonly string[],
+    purpose: string,
+    reference: string,
+  ): Promise<{ transferId: string; auditEntryId: string }> {
     return this.bus().call('residency.record_transfer', {
       applicationId: grant.applicationId,
       dataCategories: [...dataCategories],
@@ -159,7 +210,18 @@ export class DelegationGrantsService extends DelegationGrants {
 
   /** A new grant in state `offered`, its surfaces and actions deduplicated and sorted. */
   private offeredGrant(
-    offer: Pick<DelegationGrant, 'type' | 'principalPersonId' | 'delegatePersonId' | 'applicationId' | 'surfaces' | 'actions' | 'purpose' | 'evidenceReference' | 'expiresAt'>,
+    offer: Pick<
+      DelegationGrant,
+      | 'type'
+      | 'principalPersonId'
+      | 'delegatePersonId'
+      | 'applicationId'
+      | 'surfaces'
+      | 'actions'
+      | 'purpose'
+      | 'evidenceReference'
+      | 'expiresAt'
+    >,
     now: Date,
   ): DelegationGrant {
     return {
@@ -197,10 +259,12 @@ export class DelegationGrantsService extends DelegationGrants {
     const now = this.clock.now();
     return this.repo.transaction(async (manager) => {
       const grant = await this.locked(manager, personId, id);
-      if (grant.delegatePersonId !== personId) throw delegationError('delegation_grant_forbidden', 'Only the delegate accepts a delegation grant', { delegation_grant_id: id });
+      if (grant.delegatePersonId !== personId)
+        throw delegationError('delegation_grant_forbidden', 'Only the delegate accepts a delegation grant', { delegation_grant_id: id });
       const status = effectiveStatus(grant, now);
       if (status === 'active') return grant;
-      if (status !== 'offered') throw delegationError('delegation_grant_transition_not_allowed', `No accept move from ${status}`, { status, action: 'accept' });
+      if (status !== 'offered')
+        throw delegationError('delegation_grant_transition_not_allowed', `No accept move from ${status}`, { status, action: 'accept' });
       const accepted = await this.repo.accept(manager, id, now);
       await this.publish(manager, 'delegation.accepted', accepted, personId, now);
       return accepted;
@@ -220,7 +284,12 @@ export class DelegationGrantsService extends DelegationGrants {
     });
   }
 
-  list(principal: Principal, role: 'principal' | 'delegate' | undefined, limit: number, after?: { createdAt: string; id: string }): Promise<DelegationGrant[]> {
+  list(
+    principal: Principal,
+    role: 'principal' | 'delegate' | undefined,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<DelegationGrant[]> {
     return this.repo.listFor(ownPerson(principal), role, limit, after);
   }
 
@@ -236,14 +305,25 @@ export class DelegationGrantsService extends DelegationGrants {
     const grant = parseId(grantId)?.region === this.platform.REGION ? await this.repo.find(grantId) : undefined;
     // Only the delegate's own OAuth access token acts under a grant; to anyone else it does not exist.
     if (!grant || delegate.kind !== 'access_token' || !delegate.personId || grant.delegatePersonId !== delegate.personId) {
-      throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', { grant_id: grantId.slice(0, 100) });
+      throw authError('delegation_grant_not_found', 'Delegation grant not found or not granted to this caller', {
+        grant_id: grantId.slice(0, 100),
+      });
     }
     const status = effectiveStatus(grant, this.clock.now());
     if (status === 'revoked') throw authError('delegation_grant_revoked', 'The delegation grant was revoked', { grant_id: grant.id });
-    if (status === 'expired') throw authError('delegation_grant_expired', 'The delegation grant has expired', { grant_id: grant.id, expired_at: grant.expiresAt.toISOString() });
-    if (status === 'offered') throw authError('delegation_grant_not_accepted', 'The delegate has not accepted the delegation grant', { grant_id: grant.id });
+    if (status === 'expired')
+      throw authError('delegation_grant_expired', 'The delegation grant has expired', {
+        grant_id: grant.id,
+        expired_at: grant.expiresAt.toISOString(),
+      });
+    if (status === 'offered')
+      throw authError('delegation_grant_not_accepted', 'The delegate has not accepted the delegation grant', { grant_id: grant.id });
     if (!grant.surfaces.includes(target.surface) || !grant.actions.includes(target.action)) {
-      throw authError('delegation_grant_not_covering', 'The delegation grant does not cover this action', { grant_id: grant.id, surface: target.surface, action: target.action });
+      throw authError('delegation_grant_not_covering', 'The delegation grant does not cover this action', {
+        grant_id: grant.id,
+        surface: target.surface,
+        action: target.action,
+      });
     }
     const crossed = await this.recordAct(grant, target);
     return {
@@ -273,7 +353,12 @@ export class DelegationGrantsService extends DelegationGrants {
   private async recordAct(grant: DelegationGrant, target: DelegationTarget): Promise<boolean> {
     const region = parseId(grant.delegatePersonId)?.region;
     if (!isRegion(region) || region === this.platform.REGION) return false;
-    if (!grant.transfer) throw authError('delegation_grant_not_covering', 'The delegation grant names a delegate of another region without a recorded crossing', { grant_id: grant.id, field: 'lawful_basis' });
+    if (!grant.transfer)
+      throw authError(
+        'delegation_grant_not_covering',
+        'The delegation grant names a delegate of another region without a recorded crossing',
+        { grant_id: grant.id, field: 'lawful_basis' },
+      );
     const day = this.clock.now().toISOString().slice(0, 10);
     await this.recordCrossing(
       grant,
@@ -295,7 +380,13 @@ export class DelegationGrantsService extends DelegationGrants {
     return grant;
   }
 
-  private async publish(manager: EntityManager, type: 'delegation.offered' | 'delegation.accepted' | 'delegation.revoked', grant: DelegationGrant, by: string, now: Date): Promise<void> {
+  private async publish(
+    manager: EntityManager,
+    type: 'delegation.offered' | 'delegation.accepted' | 'delegation.revoked',
+    grant: DelegationGrant,
+    by: string,
+    now: Date,
+  ): Promise<void> {
     await this.outbox.add(
       manager,
       type,
@@ -318,7 +409,9 @@ export class DelegationGrantsService extends DelegationGrants {
 /** The person of a person's own access token (never under another delegation grant). */
 function ownPerson(principal: Principal): string {
   if (principal.kind !== 'access_token' || !principal.personId || principal.delegation) {
-    throw delegationError('delegation_requires_person', "Delegation grants are managed with a person's own OAuth access token", { field: 'Authorization' });
+    throw delegationError('delegation_requires_person', "Delegation grants are managed with a person's own OAuth access token", {
+      field: 'Authorization',
+    });
   }
   return principal.personId;
 }

@@ -22,13 +22,24 @@ export class DelegationsController {
   ) {}
 
   @Post()
-  @ApiDoc({ summary: 'Offer a delegation grant to another person, of any region: a delegate of another region needs a lawful basis, and the crossing is in the transfer register before the grant exists (Idempotency-Key supported)', tag: 'Delegate', errors: [400, 401, 403, 409, 422, 503] })
+  @ApiDoc({
+    summary:
+      'Offer a delegation grant to another person, of any region: a delegate of another region needs a lawful basis, and the crossing is in the transfer register before the grant exists (Idempotency-Key supported)',
+    tag: 'Delegate',
+    errors: [400, 401, 403, 409, 422, 503],
+  })
   @ApiResponseOf(DelegationGrantResponse, { status: 201 })
   async offer(@CurrentPrincipal() principal: Principal, @Body() body: OfferDelegationBody): Promise<DelegationGrantResponse> {
     const now = this.clock.now();
     const expiresAt = new Date(body.expires_at);
-    if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime() || expiresAt.getTime() > now.getTime() + MAX_GRANT_DAYS * 86_400_000) {
-      throw new DomainError('unprocessable', 'validation_failed', 'expires_at must be in the future and at most 10 years ahead', { field: 'expires_at' });
+    if (
+      Number.isNaN(expiresAt.getTime()) ||
+      expiresAt.getTime() <= now.getTime() ||
+      expiresAt.getTime() > now.getTime() + MAX_GRANT_DAYS * 86_400_000
+    ) {
+      throw new DomainError('unprocessable', 'validation_failed', 'expires_at must be in the future and at most 10 years ahead', {
+        field: 'expires_at',
+      });
     }
     const grant = await this.grants.offer(principal, {
       type: body.type,
@@ -50,9 +61,19 @@ export class DelegationsController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListDelegationsQuery): Promise<Page<DelegationGrantResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.grants.list(principal, query.role, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.grants.list(
+      principal,
+      query.role,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     const now = this.clock.now();
-    return toPage(rows, limit, (g) => delegationView(g, now), (g) => ({ created_at: g.createdAt.toISOString(), id: g.id }));
+    return toPage(
+      rows,
+      limit,
+      (g) => delegationView(g, now),
+      (g) => ({ created_at: g.createdAt.toISOString(), id: g.id }),
+    );
   }
 
   @Get(':delegation_grant_id')
@@ -64,7 +85,11 @@ export class DelegationsController {
 
   @Post(':delegation_grant_id/accept')
   @HttpCode(200)
-  @ApiDoc({ summary: 'The delegate accepts an offered delegation grant (retry answers the same grant)', tag: 'Delegate', errors: [401, 403, 404, 409] })
+  @ApiDoc({
+    summary: 'The delegate accepts an offered delegation grant (retry answers the same grant)',
+    tag: 'Delegate',
+    errors: [401, 403, 404, 409],
+  })
   @ApiResponseOf(DelegationGrantResponse)
   async accept(@CurrentPrincipal() principal: Principal, @Param('delegation_grant_id') id: string): Promise<DelegationGrantResponse> {
     return delegationView(await this.grants.accept(principal, id), this.clock.now());
@@ -72,7 +97,11 @@ export class DelegationsController {
 
   @Post(':delegation_grant_id/revoke')
   @HttpCode(200)
-  @ApiDoc({ summary: 'The principal or the delegate revokes a delegation grant (retry answers the same grant)', tag: 'Delegate', errors: [401, 403, 404] })
+  @ApiDoc({
+    summary: 'The principal or the delegate revokes a delegation grant (retry answers the same grant)',
+    tag: 'Delegate',
+    errors: [401, 403, 404],
+  })
   @ApiResponseOf(DelegationGrantResponse)
   async revoke(@CurrentPrincipal() principal: Principal, @Param('delegation_grant_id') id: string): Promise<DelegationGrantResponse> {
     return delegationView(await this.grants.revoke(principal, id), this.clock.now());

@@ -41,7 +41,10 @@ function toGrant(row: GrantRow): DelegationGrant {
     acceptedAt: row.accepted_at,
     revokedAt: row.revoked_at,
     revokedBy: row.revoked_by,
-    transfer: row.transfer_lawful_basis && row.transfer_id ? { lawfulBasis: row.transfer_lawful_basis, derogationArticle: row.transfer_derogation_article, transferId: row.transfer_id } : null,
+    transfer:
+      row.transfer_lawful_basis && row.transfer_id
+        ? { lawfulBasis: row.transfer_lawful_basis, derogationArticle: row.transfer_derogation_article, transferId: row.transfer_id }
+        : null,
   };
 }
 
@@ -58,7 +61,11 @@ export class DelegationsRepository {
   }
 
   async find(id: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<DelegationGrant | undefined> {
-    const rows: GrantRow[] = await queryRows(manager, `SELECT ${COLUMNS} FROM gateway.delegation_grants WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+    const rows: GrantRow[] = await queryRows(
+      manager,
+      `SELECT ${COLUMNS} FROM gateway.delegation_grants WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0] ? toGrant(rows[0]) : undefined;
   }
 
@@ -75,33 +82,69 @@ export class DelegationsRepository {
          transfer_lawful_basis, transfer_derogation_article, transfer_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
        RETURNING ${COLUMNS}`,
-      [grant.id, grant.type, grant.principalPersonId, grant.delegatePersonId, grant.applicationId, grant.surfaces, grant.actions, grant.status, grant.purpose, grant.evidenceReference, grant.expiresAt, grant.createdAt,
-        grant.transfer?.lawfulBasis ?? null, grant.transfer?.derogationArticle ?? null, grant.transfer?.transferId ?? null],
+      [
+        grant.id,
+        grant.type,
+        grant.principalPersonId,
+        grant.delegatePersonId,
+        grant.applicationId,
+        grant.surfaces,
+        grant.actions,
+        grant.status,
+        grant.purpose,
+        grant.evidenceReference,
+        grant.expiresAt,
+        grant.createdAt,
+        grant.transfer?.lawfulBasis ?? null,
+        grant.transfer?.derogationArticle ?? null,
+        grant.transfer?.transferId ?? null,
+      ],
     );
     return toGrant(rows[0]!);
   }
 
   async accept(manager: EntityManager, id: string, now: Date): Promise<DelegationGrant> {
-    const rows: GrantRow[] = await queryRows(manager, `UPDATE gateway.delegation_grants SET status = 'active', accepted_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`, [id, now]);
+    const rows: GrantRow[] = await queryRows(
+      manager,
+      `UPDATE gateway.delegation_grants SET status = 'active', accepted_at = $2 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, now],
+    );
     return toGrant(rows[0]!);
   }
 
   async revoke(manager: EntityManager, id: string, by: string, now: Date): Promise<DelegationGrant> {
-    const rows: GrantRow[] = await queryRows(manager, `UPDATE gateway.delegation_grants SET status = 'revoked', revoked_at = $2, revoked_by = $3 WHERE id = $1 RETURNING ${COLUMNS}`, [id, now, by]);
+    const rows: GrantRow[] = await queryRows(
+      manager,
+      `UPDATE gateway.delegation_grants SET status = 'revoked', revoked_at = $2, revoked_by = $3 WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, now, by],
+    );
     return toGrant(rows[0]!);
   }
 
   /** Grants where the person is the principal or the delegate, oldest first, keyset after (created_at, id). */
-  async listFor(personId: string, role: 'principal' | 'delegate' | undefined, limit: number, after?: { createdAt: string; id: string }): Promise<DelegationGrant[]> {
+  async listFor(
+    personId: string,
+    role: 'principal' | 'delegate' | undefined,
+    limit: number,
+    after?: { createdAt: string; id: string },
+  ): Promise<DelegationGrant[]> {
     const who =
-      role === 'principal' ? 'principal_person_id = $1' : role === 'delegate' ? 'delegate_person_id = $1' : '(principal_person_id = $1 OR delegate_person_id = $1)';
+      role === 'principal'
+        ? 'principal_person_id = $1'
+        : role === 'delegate'
+          ? 'delegate_person_id = $1'
+          : '(principal_person_id = $1 OR delegate_person_id = $1)';
     const params: unknown[] = [personId, limit];
     let keyset = '';
     if (after) {
       params.push(after.createdAt, after.id);
       keyset = ' AND (created_at, id) > ($3::timestamptz, $4)';
     }
-    const rows: GrantRow[] = await queryRows(this.dataSource.manager, `SELECT ${COLUMNS} FROM gateway.delegation_grants WHERE ${who}${keyset} ORDER BY created_at, id LIMIT $2`, params);
+    const rows: GrantRow[] = await queryRows(
+      this.dataSource.manager,
+      `SELECT ${COLUMNS} FROM gateway.delegation_grants WHERE ${who}${keyset} ORDER BY created_at, id LIMIT $2`,
+      params,
+    );
     return rows.map(toGrant);
   }
 }

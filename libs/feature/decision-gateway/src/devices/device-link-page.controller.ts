@@ -20,12 +20,13 @@ const WORDS = {
   },
   fr: {
     title: 'Lier ce téléphone',
-    intro: "Les demandes d'approbation et de signature arriveront sur ce téléphone sous forme de notifications. Autorisez les notifications quand le navigateur le demande.",
+    intro:
+      "Les demandes d'approbation et de signature arriveront sur ce téléphone sous forme de notifications. Autorisez les notifications quand le navigateur le demande.",
     button: 'Lier ce téléphone',
     done: 'Ce téléphone est lié. Vous pouvez fermer cette page.',
     failed: "Le téléphone n'a pas pu être lié. Créez un nouveau code de liaison sur votre page de décisions et réessayez.",
     unsupported: 'Ce navigateur ne peut pas recevoir de notifications.',
-    off: "Les notifications vers les téléphones ne sont pas disponibles sur cette plateforme. Vos demandes restent toujours dans vos décisions.",
+    off: 'Les notifications vers les téléphones ne sont pas disponibles sur cette plateforme. Vos demandes restent toujours dans vos décisions.',
   },
 } as const;
 
@@ -82,7 +83,13 @@ export class DeviceLinkPageController {
 
   @Get('link')
   @Public()
-  @ApiDoc({ tag: 'Device links', summary: "The phone's link page (HTML): reads the link code from the URL fragment, subscribes to Web Push and registers the subscription", response: 'The link page', produces: 'text/html' })
+  @ApiDoc({
+    tag: 'Device links',
+    summary:
+      "The phone's link page (HTML): reads the link code from the URL fragment, subscribes to Web Push and registers the subscription",
+    response: 'The link page',
+    produces: 'text/html',
+  })
   page(@Headers('accept-language') acceptLanguage: string | undefined, @Res() reply: FastifyReply): FastifyReply {
     const locale = notificationLocale(acceptLanguage?.split(',')[0]);
     const t = WORDS[locale];
@@ -98,7 +105,12 @@ export class DeviceLinkPageController {
 
   @Get('sw.js')
   @Public()
-  @ApiDoc({ tag: 'Device links', summary: "The phone's service worker (JavaScript): shows pushes as notifications", response: 'The service worker', produces: 'text/javascript' })
+  @ApiDoc({
+    tag: 'Device links',
+    summary: "The phone's service worker (JavaScript): shows pushes as notifications",
+    response: 'The service worker',
+    produces: 'text/javascript',
+  })
   serviceWorker(@Res() reply: FastifyReply): FastifyReply {
     return reply
       .code(200)

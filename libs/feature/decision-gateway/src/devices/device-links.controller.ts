@@ -46,14 +46,24 @@ export class DeviceLinksController {
   @Public()
   @HttpCode(201)
   @ApiResponseOf(DeviceLinkCreatedResponse, { status: 201 })
-  @ApiDoc({ tag: 'Device links', summary: 'Start linking a phone (signed-in person): a pending link and its one-time link code, link URL and push settings', errors: [401, 403, 409] })
+  @ApiDoc({
+    tag: 'Device links',
+    summary: 'Start linking a phone (signed-in person): a pending link and its one-time link code, link URL and push settings',
+    errors: [401, 403, 409],
+  })
   async create(@Req() request: FastifyRequest): Promise<DeviceLinkCreatedResponse> {
     assertSameOrigin(request, this.origin);
     const person = await this.signedIn(request);
     const now = this.clock.now();
     const code = randomBytes(32).toString('base64url');
     const link = await this.links.insertPending(
-      { id: newRegionalId('device_link', this.config.REGION), personId: person.personId, codeSha256: sha256(code), codeExpiresAt: new Date(now.getTime() + LINK_CODE_TTL_SECONDS * 1000), createdAt: now },
+      {
+        id: newRegionalId('device_link', this.config.REGION),
+        personId: person.personId,
+        codeSha256: sha256(code),
+        codeExpiresAt: new Date(now.getTime() + LINK_CODE_TTL_SECONDS * 1000),
+        createdAt: now,
+      },
       MAX_DEVICE_LINKS,
     );
     if (!link) throw deviceLinkError('device_link_limit', `At most ${MAX_DEVICE_LINKS} devices can be linked or waiting; revoke one first`);
@@ -73,17 +83,33 @@ export class DeviceLinksController {
   @Public()
   @HttpCode(201)
   @ApiResponseOf(DeviceLinkEnvelopeResponse, { status: 201 })
-  @ApiDoc({ tag: 'Device links', summary: 'The phone registers its Web Push subscription with the link code it scanned (the code is the credential, single use)', errors: [400, 410, 415, 422, 503] })
+  @ApiDoc({
+    tag: 'Device links',
+    summary: 'The phone registers its Web Push subscription with the link code it scanned (the code is the credential, single use)',
+    errors: [400, 410, 415, 422, 503],
+  })
   async register(@Body() body: RegisterDeviceBody): Promise<DeviceLinkEnvelopeResponse> {
     if (!this.push.settings.enabled) {
       // A code that could never register answers as such first; a live one learns that push is off.
-      if (!(await this.links.pendingCodeExists(sha256(body.link_code), this.clock.now()))) throw deviceLinkError('link_code_invalid', 'This link code is unknown, used or expired; make a new one on the inbox page');
-      throw deviceLinkError('push_not_configured', 'Web Push is not configured on this platform, so a device cannot receive requests; use the inbox');
+      if (!(await this.links.pendingCodeExists(sha256(body.link_code), this.clock.now())))
+        throw deviceLinkError('link_code_invalid', 'This link code is unknown, used or expired; make a new one on the inbox page');
+      throw deviceLinkError(
+        'push_not_configured',
+        'Web Push is not configured on this platform, so a device cannot receive requests; use the inbox',
+      );
     }
-    if (!/^[A-Za-z0-9_-]{86,88}={0,2}$/.test(body.subscription.keys.p256dh) || Buffer.from(body.subscription.keys.p256dh, 'base64url').length !== 65) {
-      throw deviceLinkError('push_subscription_invalid', 'subscription.keys.p256dh must be base64url of a 65-byte P-256 public key', { field: 'subscription.keys.p256dh' });
+    if (
+      !/^[A-Za-z0-9_-]{86,88}={0,2}$/.test(body.subscription.keys.p256dh) ||
+      Buffer.from(body.subscription.keys.p256dh, 'base64url').length !== 65
+    ) {
+      throw deviceLinkError('push_subscription_invalid', 'subscription.keys.p256dh must be base64url of a 65-byte P-256 public key', {
+        field: 'subscription.keys.p256dh',
+      });
     }
-    if (!this.push.endpointAllowed(body.subscription.endpoint)) throw deviceLinkError('push_endpoint_not_allowed', 'The subscription endpoint is not on a push service this platform sends to', { field: 'subscription.endpoint' });
+    if (!this.push.endpointAllowed(body.subscription.endpoint))
+      throw deviceLinkError('push_endpoint_not_allowed', 'The subscription endpoint is not on a push service this platform sends to', {
+        field: 'subscription.endpoint',
+      });
     const link = await this.links.claim(sha256(body.link_code), this.clock.now(), {
       name: body.device_name ?? null,
       endpoint: body.subscription.endpoint,
@@ -97,7 +123,11 @@ export class DeviceLinksController {
   @Get()
   @Public()
   @ApiResponseOf(DeviceLinkResponse, { page: true })
-  @ApiDoc({ tag: 'Device links', summary: "The signed-in person's device links, oldest first (revoked ones included); cursor pagination, at most 200 a page", errors: [400, 401] })
+  @ApiDoc({
+    tag: 'Device links',
+    summary: "The signed-in person's device links, oldest first (revoked ones included); cursor pagination, at most 200 a page",
+    errors: [400, 401],
+  })
   async list(@Req() request: FastifyRequest, @Query() query: PageQuery): Promise<Page<DeviceLinkResponse>> {
     const person = await this.signedIn(request);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
@@ -112,7 +142,11 @@ export class DeviceLinksController {
   @Delete(':device_link_id')
   @Public()
   @ApiResponseOf(DeviceLinkEnvelopeResponse)
-  @ApiDoc({ tag: 'Device links', summary: 'Revoke one of the signed-in person\'s device links: no push reaches it again', errors: [401, 403, 404] })
+  @ApiDoc({
+    tag: 'Device links',
+    summary: "Revoke one of the signed-in person's device links: no push reaches it again",
+    errors: [401, 403, 404],
+  })
   async revoke(@Req() request: FastifyRequest, @Param('device_link_id') id: string): Promise<DeviceLinkEnvelopeResponse> {
     assertSameOrigin(request, this.origin);
     const person = await this.signedIn(request);
@@ -126,5 +160,4 @@ export class DeviceLinksController {
     if (!person) throw peopleError('sign_in_required', 'Sign in first', { sign_in_url: this.sessions.signInPath('/inbox') });
     return person;
   }
-
 }

@@ -45,7 +45,10 @@ export class DeviceLinksRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** Inserts a pending link unless the person already holds `max` live (pending unexpired or active) links. */
-  async insertPending(link: { id: string; personId: string; codeSha256: string; codeExpiresAt: Date; createdAt: Date }, max: number): Promise<DeviceLink | undefined> {
+  async insertPending(
+    link: { id: string; personId: string; codeSha256: string; codeExpiresAt: Date; createdAt: Date },
+    max: number,
+  ): Promise<DeviceLink | undefined> {
     return this.dataSource.transaction(async (manager: EntityManager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(hashtext('device_links:' || $1))`, [link.personId]);
       const [count] = await queryRows<{ n: number }>(
@@ -64,7 +67,11 @@ export class DeviceLinksRepository {
   }
 
   /** Uses a link code once: the pending link becomes active with the phone's subscription. */
-  async claim(codeSha256: string, now: Date, device: { name: string | null; endpoint: string; p256dh: string; auth: string }): Promise<DeviceLink | undefined> {
+  async claim(
+    codeSha256: string,
+    now: Date,
+    device: { name: string | null; endpoint: string; p256dh: string; auth: string },
+  ): Promise<DeviceLink | undefined> {
     const rows = await queryRows<DeviceLinkRow>(
       this.dataSource,
       `UPDATE gateway.device_links SET status = 'active', code_sha256 = NULL, device_name = $3, push_endpoint = $4, push_p256dh = $5, push_auth = $6, linked_at = $2
@@ -76,7 +83,11 @@ export class DeviceLinksRepository {
 
   /** True when a pending, unexpired link has this code. */
   async pendingCodeExists(codeSha256: string, now: Date): Promise<boolean> {
-    const rows = await queryRows(this.dataSource, `SELECT 1 FROM gateway.device_links WHERE code_sha256 = $1 AND status = 'pending' AND code_expires_at > $2`, [codeSha256, now]);
+    const rows = await queryRows(
+      this.dataSource,
+      `SELECT 1 FROM gateway.device_links WHERE code_sha256 = $1 AND status = 'pending' AND code_expires_at > $2`,
+      [codeSha256, now],
+    );
     return rows.length > 0;
   }
 
@@ -93,7 +104,11 @@ export class DeviceLinksRepository {
   /** The active links of people (the ones pushes go to). */
   async activeOf(personIds: string[]): Promise<DeviceLink[]> {
     if (personIds.length === 0) return [];
-    const rows = await queryRows<DeviceLinkRow>(this.dataSource, `SELECT ${COLUMNS} FROM gateway.device_links WHERE person_id = ANY($1::text[]) AND status = 'active' ORDER BY created_at, id`, [personIds]);
+    const rows = await queryRows<DeviceLinkRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM gateway.device_links WHERE person_id = ANY($1::text[]) AND status = 'active' ORDER BY created_at, id`,
+      [personIds],
+    );
     return rows.map(toLink);
   }
 

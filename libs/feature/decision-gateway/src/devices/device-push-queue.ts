@@ -11,8 +11,16 @@ import { DevicePush, type DevicePushMessage } from './device-push';
  * commit by {@link DevicePushQueue}, and never if the transaction rolls back. Without Web Push
  * configured the row is dropped unsent by the worker.
  */
-export async function enqueueDevicePush(manager: EntityManager, push: { personId: string; type: DevicePushMessage['type']; reference: string; at: Date }): Promise<void> {
-  await manager.query(`INSERT INTO gateway.device_push_queue (person_id, type, reference, created_at) VALUES ($1, $2, $3, $4)`, [push.personId, push.type, push.reference, push.at]);
+export async function enqueueDevicePush(
+  manager: EntityManager,
+  push: { personId: string; type: DevicePushMessage['type']; reference: string; at: Date },
+): Promise<void> {
+  await manager.query(`INSERT INTO gateway.device_push_queue (person_id, type, reference, created_at) VALUES ($1, $2, $3, $4)`, [
+    push.personId,
+    push.type,
+    push.reference,
+    push.at,
+  ]);
 }
 
 const BATCH = 50;
@@ -23,7 +31,8 @@ export class DevicePushQueue implements OnApplicationBootstrap, OnApplicationShu
   private readonly loop = new PollingLoop({
     round: () => this.drain(),
     pollMs: 1_000,
-    onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'device push round failed; retrying'),
+    onError: (error) =>
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'device push round failed; retrying'),
   });
 
   constructor(

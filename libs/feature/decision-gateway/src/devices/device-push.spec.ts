@@ -8,23 +8,41 @@ const ORIGINS = 'https://fcm.googleapis.com,https://updates.push.services.mozill
 
 function devicePush(config: Partial<PeopleConfig>): { push: DevicePush; looked: string[][] } {
   const looked: string[][] = [];
-  const links = { activeOf: (ids: string[]) => (looked.push(ids), Promise.resolve([])), recordPush: () => Promise.resolve() } as unknown as DeviceLinksRepository;
-  const push = new DevicePush({ WEB_PUSH_ENDPOINT_ORIGINS: ORIGINS, ...config } as PeopleConfig, links, { now: () => new Date() } as Clock, { warn: () => undefined } as unknown as Logger);
+  const links = {
+    activeOf: (ids: string[]) => (looked.push(ids), Promise.resolve([])),
+    recordPush: () => Promise.resolve(),
+  } as unknown as DeviceLinksRepository;
+  const push = new DevicePush(
+    { WEB_PUSH_ENDPOINT_ORIGINS: ORIGINS, ...config } as PeopleConfig,
+    links,
+    { now: () => new Date() } as Clock,
+    { warn: () => undefined } as unknown as Logger,
+  );
   return { push, looked };
 }
 
 describe('DevicePush', () => {
   it('is off without the VAPID keys and subject: says so, and sends nothing (not even a lookup)', async () => {
-    for (const partial of [{}, { WEB_PUSH_VAPID_PUBLIC_KEY: 'a'.repeat(87), WEB_PUSH_VAPID_PRIVATE_KEY: 'b'.repeat(43) }, { WEB_PUSH_VAPID_PUBLIC_KEY: 'a'.repeat(87), WEB_PUSH_SUBJECT: 'mailto:ops@example.test' }]) {
+    for (const partial of [
+      {},
+      { WEB_PUSH_VAPID_PUBLIC_KEY: 'a'.repeat(87), WEB_PUSH_VAPID_PRIVATE_KEY: 'b'.repeat(43) },
+      { WEB_PUSH_VAPID_PUBLIC_KEY: 'a'.repeat(87), WEB_PUSH_SUBJECT: 'mailto:ops@example.test' },
+    ]) {
       const { push, looked } = devicePush(partial);
       expect(push.settings).toEqual({ enabled: false, vapidPublicKey: null });
-      expect(await push.notify(['usr_us_aaaaaaaaaaaaaaaaaaaa'], { type: 'approval_requested', reference: 'esc_us_x', url: 'https://a/inbox' })).toBe(0);
+      expect(
+        await push.notify(['usr_us_aaaaaaaaaaaaaaaaaaaa'], { type: 'approval_requested', reference: 'esc_us_x', url: 'https://a/inbox' }),
+      ).toBe(0);
       expect(looked).toEqual([]);
     }
   });
 
   it('is on with all three, and offers the public key', () => {
-    const { push } = devicePush({ WEB_PUSH_VAPID_PUBLIC_KEY: 'a'.repeat(87), WEB_PUSH_VAPID_PRIVATE_KEY: 'b'.repeat(43), WEB_PUSH_SUBJECT: 'mailto:ops@example.test' });
+    const { push } = devicePush({
+      WEB_PUSH_VAPID_PUBLIC_KEY: 'a'.repeat(87),
+      WEB_PUSH_VAPID_PRIVATE_KEY: 'b'.repeat(43),
+      WEB_PUSH_SUBJECT: 'mailto:ops@example.test',
+    });
     expect(push.settings).toEqual({ enabled: true, vapidPublicKey: 'a'.repeat(87) });
   });
 

@@ -41,7 +41,9 @@ export class DevicePush {
   }
 
   get settings(): PushSettings {
-    const enabled = Boolean(this.config.WEB_PUSH_VAPID_PUBLIC_KEY && this.config.WEB_PUSH_VAPID_PRIVATE_KEY && this.config.WEB_PUSH_SUBJECT);
+    const enabled = Boolean(
+      this.config.WEB_PUSH_VAPID_PUBLIC_KEY && this.config.WEB_PUSH_VAPID_PRIVATE_KEY && this.config.WEB_PUSH_SUBJECT,
+    );
     return { enabled, vapidPublicKey: enabled ? this.config.WEB_PUSH_VAPID_PUBLIC_KEY! : null };
   }
 
@@ -68,15 +70,27 @@ export class DevicePush {
       try {
         // web-push builds the request (aes128gcm payload, VAPID JWT); it is sent here so the
         // configured origins (http for a loopback push service in development) are honoured.
-        const request = webpush.generateRequestDetails({ endpoint: device.pushEndpoint, keys: { p256dh: device.pushP256dh, auth: device.pushAuth } }, JSON.stringify(message), {
-          vapidDetails: { subject: this.config.WEB_PUSH_SUBJECT!, publicKey: this.config.WEB_PUSH_VAPID_PUBLIC_KEY!, privateKey: this.config.WEB_PUSH_VAPID_PRIVATE_KEY! },
-          TTL: 3_600,
-          urgency: 'high',
-          contentEncoding: 'aes128gcm',
-        });
+        const request = webpush.generateRequestDetails(
+          { endpoint: device.pushEndpoint, keys: { p256dh: device.pushP256dh, auth: device.pushAuth } },
+          JSON.stringify(message),
+          {
+            vapidDetails: {
+              subject: this.config.WEB_PUSH_SUBJECT!,
+              publicKey: this.config.WEB_PUSH_VAPID_PUBLIC_KEY!,
+              privateKey: this.config.WEB_PUSH_VAPID_PRIVATE_KEY!,
+            },
+            TTL: 3_600,
+            urgency: 'high',
+            contentEncoding: 'aes128gcm',
+          },
+        );
         const response = await fetch(request.endpoint, {
           method: 'POST',
-          headers: Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => [name, String(value)])),
+          headers: Object.fromEntries(
+            Object.entries(request.headers)
+              .filter(([name]) => name.toLowerCase() !== 'content-length')
+              .map(([name, value]) => [name, String(value)]),
+          ),
           body: request.body ?? undefined,
           redirect: 'manual',
           signal: AbortSignal.timeout(5_000),

@@ -36,7 +36,15 @@ export class AllowedOrigins {
     } catch {
       return null;
     }
-    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.search || url.hash || candidate.includes('?') || candidate.includes('#')) {
+    if (
+      (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+      url.username ||
+      url.password ||
+      url.search ||
+      url.hash ||
+      candidate.includes('?') ||
+      candidate.includes('#')
+    ) {
       return null;
     }
     return allowed.includes(url.origin) ? url.href : null;

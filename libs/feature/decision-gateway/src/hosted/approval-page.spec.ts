@@ -21,7 +21,15 @@ const proposal: ApprovalProposal = {
 };
 
 function page(sessionProposal: Record<string, unknown> | null): string {
-  const session = { kind: 'approval', status: 'pending', triggerType: 'escalation', proposal: sessionProposal, deadline: new Date(proposal.deadline), deliveryMode: 'direct', consentPath: null } as unknown as DecisionSession;
+  const session = {
+    kind: 'approval',
+    status: 'pending',
+    triggerType: 'escalation',
+    proposal: sessionProposal,
+    deadline: new Date(proposal.deadline),
+    deliveryMode: 'direct',
+    consentPath: null,
+  } as unknown as DecisionSession;
   const model: PageModel = {
     session,
     sessionToken: 'A'.repeat(43),
@@ -43,7 +51,12 @@ function page(sessionProposal: Record<string, unknown> | null): string {
 /** The text of each element marked `data-detail="<name>"`, tags replaced by `|`. */
 function details(html: string, name: string): string[] {
   const pattern = new RegExp(`<([a-z]+)[^>]*data-detail="${name}"[^>]*>([\\s\\S]*?)</\\1>`, 'g');
-  return [...html.matchAll(pattern)].map((m) => m[2]!.replace(/\s*<[^>]+>\s*/g, '|').replace(/\|+/g, '|').replace(/^\||\|$/g, ''));
+  return [...html.matchAll(pattern)].map((m) =>
+    m[2]!
+      .replace(/\s*<[^>]+>\s*/g, '|')
+      .replace(/\|+/g, '|')
+      .replace(/^\||\|$/g, ''),
+  );
 }
 
 /** Issue 14 item 13: the person approving an escalated grant sees what they approve. */
@@ -57,7 +70,12 @@ describe('the hosted approval page of an escalated grant', () => {
     expect(details(html, 'actions')).toEqual(['payments:transfer|payments:quote']);
     expect(details(html, 'scope')).toEqual(['payments:write']);
     expect(details(html, 'value')).toEqual(['2500.00 EUR']);
-    expect(['purpose', 'counterparty', 'on_behalf_of', 'jurisdiction'].map((d) => details(html, d))).toEqual([['supplier invoice 4711'], ['https://bank.example'], ['cfo-ada'], ['FR']]);
+    expect(['purpose', 'counterparty', 'on_behalf_of', 'jurisdiction'].map((d) => details(html, d))).toEqual([
+      ['supplier invoice 4711'],
+      ['https://bank.example'],
+      ['cfo-ada'],
+      ['FR'],
+    ]);
     // Rendered in the page's language and named as UTC; the page script rewrites it in the browser's zone.
     expect(details(html, 'grant_valid_until')).toEqual(['November 23, 2026 at 10:00 AM UTC']);
     expect(details(html, 'deadline')[0]).toMatch(/^November 22, 2026 at \d\d:\d\d [AP]M UTC$/);
@@ -76,7 +94,11 @@ describe('the hosted approval page of an escalated grant', () => {
   });
 
   it('says no amount when the request has none, and leaves out context it does not have', () => {
-    const bare = page({ ...proposal, value: null, context: { purpose: null, jurisdiction: null, counterparty: null, on_behalf_of: null } } as unknown as Record<string, unknown>);
+    const bare = page({
+      ...proposal,
+      value: null,
+      context: { purpose: null, jurisdiction: null, counterparty: null, on_behalf_of: null },
+    } as unknown as Record<string, unknown>);
     expect(details(bare, 'value')).toEqual(['No amount']);
     expect(bare).not.toContain('data-section="context"');
   });

@@ -44,12 +44,23 @@ export function escalatedGrantBody(proposal: ApprovalProposal, t: Dictionary, lo
     context.jurisdiction !== null ? row('jurisdiction', t.jurisdiction, context.jurisdiction, t) : '',
   ].join('');
   return [
-    section('agent', t.agent, `<p data-detail="agent_name">${escapeHtml(agent.name)} <code>${escapeHtml(agent.id)}</code></p><dl>${row('agent_provider', t.agent_provider, agent.provider, t)}${row('agent_model', t.agent_model, agent.model, t)}</dl>`),
+    section(
+      'agent',
+      t.agent,
+      `<p data-detail="agent_name">${escapeHtml(agent.name)} <code>${escapeHtml(agent.id)}</code></p><dl>${row('agent_provider', t.agent_provider, agent.provider, t)}${row('agent_model', t.agent_model, agent.model, t)}</dl>`,
+    ),
     section('actions', t.actions, list('actions', proposal.actions)),
     section('scope', t.scope, list('scope', proposal.scope)),
     section('amount', t.amount, `<p data-detail="value">${escapeHtml(value ? `${value.amount} ${value.currency}` : t.no_amount)}</p>`),
     contextRows ? section('context', t.context, `<dl>${contextRows}</dl>`) : '',
-    section('trigger', t.trigger, list('triggers', proposal.triggers.map((trigger) => triggerInWords(trigger, t)))),
+    section(
+      'trigger',
+      t.trigger,
+      list(
+        'triggers',
+        proposal.triggers.map((trigger) => triggerInWords(trigger, t)),
+      ),
+    ),
     section('validity', t.grant_valid_until, `<p>${timeElement(proposal.grant_valid_until, locale, 'grant_valid_until')}</p>`),
   ].join('');
 }

@@ -15,7 +15,10 @@ describe('describeBounds', () => {
   });
 
   it('states a monthly ceiling between the per-action and the total one', () => {
-    const monthly = { value_bounds: { currency: 'EUR', per_action: '50.00', per_month: '200.00', aggregate: '1000.00' }, escalation_bounds: { amount_over: '20.00' } };
+    const monthly = {
+      value_bounds: { currency: 'EUR', per_action: '50.00', per_month: '200.00', aggregate: '1000.00' },
+      escalation_bounds: { amount_over: '20.00' },
+    };
     expect(describeBounds(monthly, UNTIL, 'en')).toEqual([
       'may pay up to 50.00 EUR per action',
       '200.00 EUR a month',
@@ -49,7 +52,11 @@ describe('describeBounds', () => {
 
   it('says when the agent may pay nothing, or anything, and when it asks every time', () => {
     expect(describeBounds({}, UNTIL, 'en')[0]).toBe('may not pay anything');
-    expect(describeBounds({ value_bounds: { unrestricted: true }, escalation_bounds: { always: true } }, UNTIL, 'de')).toEqual(['darf jeden Betrag zahlen', expect.stringMatching(/^bis /), 'fragt Sie vor jeder Aktion']);
+    expect(describeBounds({ value_bounds: { unrestricted: true }, escalation_bounds: { always: true } }, UNTIL, 'de')).toEqual([
+      'darf jeden Betrag zahlen',
+      expect.stringMatching(/^bis /),
+      'fragt Sie vor jeder Aktion',
+    ]);
   });
 
   it('words the heading and both answers in every language', () => {

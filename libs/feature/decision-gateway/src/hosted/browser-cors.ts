@@ -58,7 +58,10 @@ export class BrowserCors implements OnModuleInit {
     }
     if (!allowed) {
       if (applicationId !== undefined) await this.recordDenied(applicationId, origin, path);
-      return reply.code(403).type('application/json').send({ message: 'This origin is not one of the application\'s allowed origins', reason_code: 'cors_origin_not_allowed' });
+      return reply
+        .code(403)
+        .type('application/json')
+        .send({ message: "This origin is not one of the application's allowed origins", reason_code: 'cors_origin_not_allowed' });
     }
     return reply
       .code(204)
@@ -72,7 +75,10 @@ export class BrowserCors implements OnModuleInit {
   private async applicationOf(path: string, publishableKey: string | null): Promise<string | undefined> {
     const token = SESSION_IN_PATH.exec(path)?.[1];
     if (token) {
-      const rows: Array<{ application_id: string }> = await this.dataSource.query(`SELECT application_id FROM gateway.decision_sessions WHERE token_sha256 = $1`, [tokenDigest(token)]);
+      const rows: Array<{ application_id: string }> = await this.dataSource.query(
+        `SELECT application_id FROM gateway.decision_sessions WHERE token_sha256 = $1`,
+        [tokenDigest(token)],
+      );
       return rows[0]?.application_id;
     }
     if (publishableKey && publishableKey.length <= 200) return (await this.applications.findByPublishableKey(publishableKey))?.id;
@@ -82,7 +88,14 @@ export class BrowserCors implements OnModuleInit {
   private async recordDenied(applicationId: string, origin: string, path: string): Promise<void> {
     try {
       // The path is logged without its session token: the token is a capability.
-      await this.hosted.recordActivity({ applicationId, type: CORS_PREFLIGHT_DENIED, origin: origin.slice(0, 2048), method: 'OPTIONS', path: path.replace(SESSION_IN_PATH, '/api/v1/decisions/:session_token$2'), occurredAt: this.clock.now() });
+      await this.hosted.recordActivity({
+        applicationId,
+        type: CORS_PREFLIGHT_DENIED,
+        origin: origin.slice(0, 2048),
+        method: 'OPTIONS',
+        path: path.replace(SESSION_IN_PATH, '/api/v1/decisions/:session_token$2'),
+        occurredAt: this.clock.now(),
+      });
     } catch (error) {
       this.logger.warn({ err: error, applicationId }, 'could not record cors.preflight_denied');
     }

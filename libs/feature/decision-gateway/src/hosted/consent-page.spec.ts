@@ -50,7 +50,8 @@ function model(patch: Partial<PageModel> = {}): PageModel {
   };
 }
 
-const config = (html: string) => JSON.parse(/<script type="application\/json" id="svc-config">(.*?)<\/script>/s.exec(html)![1]!) as Record<string, unknown>;
+const config = (html: string) =>
+  JSON.parse(/<script type="application\/json" id="svc-config">(.*?)<\/script>/s.exec(html)![1]!) as Record<string, unknown>;
 
 /** Issue 19 item 8: one control per purpose, none ticked; the page's language; branding. */
 describe('consent page', () => {
@@ -76,18 +77,24 @@ describe('consent page', () => {
     expect(html).toContain('<html lang="de" dir="ltr">');
     expect(html).toContain('<h1 id="svc-title" tabindex="-1" lang="fr-FR">Vos choix</h1>');
     expect(html).toContain('<label for="svc-purpose-0" lang="fr-FR">Lettre</label>');
-    expect(html).toContain('Entscheiden bis <time data-detail="deadline" data-format="datetime" datetime="2026-11-22T10:15:00.000Z">22. November 2026 um 10:15 UTC</time>');
+    expect(html).toContain(
+      'Entscheiden bis <time data-detail="deadline" data-format="datetime" datetime="2026-11-22T10:15:00.000Z">22. November 2026 um 10:15 UTC</time>',
+    );
   });
 
   it('brands the page: logo, brand colour with contrast-safe text, the name written out', () => {
     const html = renderDecisionPage(model());
-    expect(html).toContain('<p class="brand"><img src="https://cdn.acme.example/logo.svg" alt="" height="40" referrerpolicy="no-referrer"><span>Acme</span></p>');
+    expect(html).toContain(
+      '<p class="brand"><img src="https://cdn.acme.example/logo.svg" alt="" height="40" referrerpolicy="no-referrer"><span>Acme</span></p>',
+    );
     expect(html).toMatch(/--brand:#ffd400;--on-brand:#000000;--brand-ink:#[0-9a-f]{6}/);
     expect(config(html)['branding']).toEqual({ name: 'Acme', logo_url: 'https://cdn.acme.example/logo.svg' });
   });
 
   it('shows a decided session read-only with the purposes granted', () => {
-    const html = renderDecisionPage(model({ session: session({ status: 'fulfilled', outcome: 'granted', completedAt: new Date(), purposes: ['ads', 'service'] }) }));
+    const html = renderDecisionPage(
+      model({ session: session({ status: 'fulfilled', outcome: 'granted', completedAt: new Date(), purposes: ['ads', 'service'] }) }),
+    );
     expect(html).toContain('value="newsletter" disabled');
     expect(html).toContain('value="ads" checked disabled');
     expect(config(html)['granted']).toEqual(['ads', 'service']);

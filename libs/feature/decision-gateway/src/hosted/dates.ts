@@ -6,7 +6,14 @@ import { escapeHtml } from './html';
  * language. What the server renders first (and what a page without script keeps) is the same
  * date in the page's language, in UTC, with the zone named: never a raw ISO stamp.
  */
-export const DATE_OPTIONS: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'long', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' };
+export const DATE_OPTIONS: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: 'long',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZoneName: 'short',
+};
 
 /** The server-side rendering of an instant: the page's language, UTC, zone named. */
 export function formatInstant(iso: string, locale: string): string {

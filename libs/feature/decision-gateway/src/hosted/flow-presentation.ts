@@ -25,7 +25,13 @@ export class FlowPresentations {
       description: reply.description,
       locale: reply.locale,
       policyUrl: reply.policyUrl,
-      purposes: reply.purposes.map((p) => ({ key: p.key, label: p.label, description: p.description, required: p.required, mechanism: p.mechanism })),
+      purposes: reply.purposes.map((p) => ({
+        key: p.key,
+        label: p.label,
+        description: p.description,
+        required: p.required,
+        mechanism: p.mechanism,
+      })),
       requirements: [...reply.requirements],
     };
   }

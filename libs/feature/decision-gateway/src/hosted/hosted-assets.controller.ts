@@ -20,7 +20,12 @@ export class HostedAssetsController {
   /** The browser SDK, one ES module (major version 1 in the path; compatible changes only). */
   @Get('cdn/v1/svc.js')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Browser SDK (ES module): open(), createSession(), <svc-decision>', response: 'The browser SDK (ES module)', produces: 'text/javascript' })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Browser SDK (ES module): open(), createSession(), <svc-decision>',
+    response: 'The browser SDK (ES module)',
+    produces: 'text/javascript',
+  })
   sdk(@Res() reply: FastifyReply): FastifyReply {
     return reply
       .header('content-type', 'text/javascript; charset=utf-8')
@@ -35,7 +40,13 @@ export class HostedAssetsController {
   /** `envelope.json`, `ready.json`, `resize.json`, `cancel.json`, `{state,complete,error,deadline}.{consent,approval}.json`. */
   @Get('schemas/postmessage/v2/:file')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'JSON Schema (Draft 2020-12) of a postMessage v2 envelope or payload', response: 'A JSON Schema (Draft 2020-12)', produces: 'application/schema+json', errors: [404] })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'JSON Schema (Draft 2020-12) of a postMessage v2 envelope or payload',
+    response: 'A JSON Schema (Draft 2020-12)',
+    produces: 'application/schema+json',
+    errors: [404],
+  })
   @ApiResponseOf(PostMessageSchemaResponse)
   schema(@Param('file') file: string, @Res() reply: FastifyReply): FastifyReply {
     const name = file.endsWith('.json') ? file.slice(0, -'.json'.length) : '';

@@ -53,7 +53,13 @@ export class HostedPagesController {
    */
   @Get('decisions/:session_token')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page (HTML); query origin (popup opener), redirect_uri (redirect mode)', response: 'The decision page', produces: 'text/html', errors: [400, 404] })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Hosted decision page (HTML); query origin (popup opener), redirect_uri (redirect mode)',
+    response: 'The decision page',
+    produces: 'text/html',
+    errors: [400, 404],
+  })
   async page(
     @Param('session_token') token: string,
     @Query('origin') origin: QueryValue,
@@ -88,7 +94,13 @@ export class HostedPagesController {
    */
   @Get('decisions/:session_token/embed')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Hosted decision page for an iframe (HTML); query origin = the embedding origin', response: 'The decision page for an iframe', produces: 'text/html', errors: [404] })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Hosted decision page for an iframe (HTML); query origin = the embedding origin',
+    response: 'The decision page for an iframe',
+    produces: 'text/html',
+    errors: [404],
+  })
   async embed(
     @Param('session_token') token: string,
     @Query('origin') origin: QueryValue,
@@ -103,7 +115,13 @@ export class HostedPagesController {
     const candidate = origin ?? session.embedOrigin ?? refererOrigin(referer);
     const parentOrigin = AllowedOrigins.match(candidate, allowed);
     if (!parentOrigin) this.drops.record('origin_missing');
-    const model = await this.model(session, token, nonce, acceptLanguage, { variant: 'embed', target: 'parent', parentOrigin, readyDropCounted: !parentOrigin, redirectUri: null });
+    const model = await this.model(session, token, nonce, acceptLanguage, {
+      variant: 'embed',
+      target: 'parent',
+      parentOrigin,
+      readyDropCounted: !parentOrigin,
+      redirectUri: null,
+    });
     return sendHtml(reply, 200, renderDecisionPage(model), pagePolicy(model, nonce, allowed), model.locale);
   }
 
@@ -116,8 +134,18 @@ export class HostedPagesController {
    */
   @Get('approvals/:approval_token')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: "Signed approval URL of an escalation's approver (HTML): the approval page until the deadline, 410 after", response: 'The approval page', produces: 'text/html', errors: [404, 410] })
-  async approvalLink(@Param('approval_token') approvalToken: string, @Headers('accept-language') acceptLanguage: string | undefined, @Res() reply: FastifyReply): Promise<FastifyReply> {
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: "Signed approval URL of an escalation's approver (HTML): the approval page until the deadline, 410 after",
+    response: 'The approval page',
+    produces: 'text/html',
+    errors: [404, 410],
+  })
+  async approvalLink(
+    @Param('approval_token') approvalToken: string,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<FastifyReply> {
     const nonce = newNonce();
     const claims = await this.approvalUrls.verify(approvalToken);
     if (claims === 'expired') return errorPage(reply, 410, acceptLanguage, null, nonce, 'link_expired');
@@ -130,11 +158,23 @@ export class HostedPagesController {
       throw error;
     }
     const sessionToken = session.decisionUrl.split('/').at(-1) ?? '';
-    if (session.kind !== 'approval' || session.reference !== claims.escalationId || !session.participants.includes(claims.approverId) || !sessionToken) {
+    if (
+      session.kind !== 'approval' ||
+      session.reference !== claims.escalationId ||
+      !session.participants.includes(claims.approverId) ||
+      !sessionToken
+    ) {
       return errorPage(reply, 404, acceptLanguage, null, nonce, 'not_found');
     }
-    if (session.status === 'expired' || session.deadline.getTime() <= this.clock.now().getTime()) return errorPage(reply, 410, acceptLanguage, null, nonce, 'link_expired');
-    const model = await this.model(session, sessionToken, nonce, acceptLanguage, { variant: 'full', target: 'none', parentOrigin: null, readyDropCounted: false, redirectUri: null });
+    if (session.status === 'expired' || session.deadline.getTime() <= this.clock.now().getTime())
+      return errorPage(reply, 410, acceptLanguage, null, nonce, 'link_expired');
+    const model = await this.model(session, sessionToken, nonce, acceptLanguage, {
+      variant: 'full',
+      target: 'none',
+      parentOrigin: null,
+      readyDropCounted: false,
+      redirectUri: null,
+    });
     return sendHtml(reply, 200, renderDecisionPage(model), pagePolicy(model, nonce, []), model.locale);
   }
 
@@ -142,7 +182,12 @@ export class HostedPagesController {
   @Post('decisions/:session_token/postmessage_drops')
   @Public()
   @HttpCode(204)
-  @ApiDoc({ tag: 'Decision page', summary: 'Report postMessage drops (counts trust_surface_postmessage_dropped_total{reason})', response: '204', errors: [400, 404, 422] })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Report postMessage drops (counts trust_surface_postmessage_dropped_total{reason})',
+    response: '204',
+    errors: [400, 404, 422],
+  })
   async reportDrops(@Param('session_token') token: string, @Body() body: DropReportBody): Promise<void> {
     await this.read.execute(sessionDigest(token));
     this.drops.record(body.reason, body.count);
@@ -170,8 +215,14 @@ export class HostedPagesController {
     @Res() reply: FastifyReply,
   ): FastifyReply | Promise<FastifyReply> {
     const value = typeof token === 'string' ? token : typeof sessionToken === 'string' ? sessionToken : undefined;
-    if (value === undefined || !/^(dts_)?[A-Za-z0-9_-]{43}$/.test(value)) return errorPage(reply, 404, acceptLanguage, null, newNonce(), 'not_found');
-    return reply.code(301).header('location', `/decisions/${value}`).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+    if (value === undefined || !/^(dts_)?[A-Za-z0-9_-]{43}$/.test(value))
+      return errorPage(reply, 404, acceptLanguage, null, newNonce(), 'not_found');
+    return reply
+      .code(301)
+      .header('location', `/decisions/${value}`)
+      .header('cache-control', 'no-store')
+      .header('referrer-policy', 'no-referrer')
+      .send();
   }
 
   /**
@@ -181,7 +232,13 @@ export class HostedPagesController {
    */
   @Get('accord/:flow_id')
   @Public()
-  @ApiDoc({ tag: 'Decision page', summary: 'Hosted flow page: opens a consent session and redirects to /decisions/:session_token; query redirect_uri', response: 'See Other: the decision page of the new session (`Location`)', status: 303, errors: [400, 404] })
+  @ApiDoc({
+    tag: 'Decision page',
+    summary: 'Hosted flow page: opens a consent session and redirects to /decisions/:session_token; query redirect_uri',
+    response: 'See Other: the decision page of the new session (`Location`)',
+    status: 303,
+    errors: [400, 404],
+  })
   async accord(
     @Param('flow_id') flowId: string,
     @Query('redirect_uri') redirectUri: QueryValue,
@@ -202,7 +259,15 @@ export class HostedPagesController {
       if (!checkedRedirect) return errorPage(reply, 400, acceptLanguage, flow.locale, nonce, 'redirect_uri_not_allowed');
     }
     // The page acts for the application the way its own server would when minting.
-    const principal: Principal = { kind: 'api_token', applicationId: application.id, credentialId: 'hosted_flow_page', scopes: [], environment: application.environment, region: application.region, mode: application.mode };
+    const principal: Principal = {
+      kind: 'api_token',
+      applicationId: application.id,
+      credentialId: 'hosted_flow_page',
+      scopes: [],
+      environment: application.environment,
+      region: application.region,
+      mode: application.mode,
+    };
     const body = { kind: 'consent', flow_id: flowId, delivery_mode: checkedRedirect ? 'redirect' : 'direct' } as CreateDecisionBody;
     const { sessionToken } = await this.create.execute(principal, body, 'decisions');
     const location = `/decisions/${sessionToken}${checkedRedirect ? `?redirect_uri=${encodeURIComponent(checkedRedirect)}` : ''}`;
@@ -264,7 +329,14 @@ function pagePolicy(model: PageModel, nonce: string, frameAncestors: readonly st
 }
 
 /** An error page in the browser's language (then the flow's, then English). */
-function errorPage(reply: FastifyReply, status: number, acceptLanguage: string | undefined, flowLocale: string | null, nonce: string, kind: ErrorPageKind): FastifyReply {
+function errorPage(
+  reply: FastifyReply,
+  status: number,
+  acceptLanguage: string | undefined,
+  flowLocale: string | null,
+  nonce: string,
+  kind: ErrorPageKind,
+): FastifyReply {
   const locale = negotiateLocale(acceptLanguage, flowLocale);
   return sendHtml(reply, status, renderErrorPage(locale, nonce, kind), contentSecurityPolicy(nonce, []), locale);
 }

@@ -30,14 +30,31 @@ export class HostedRepository {
 
   /** Newest first (insertion order); `afterSeq` is the `seq` of the previous page's last row. */
   async listActivity(applicationId: string, limit: number, afterSeq?: string): Promise<ActivityEvent[]> {
-    const rows: Array<{ id: string; seq: string; application_id: string; type: string; origin: string | null; method: string | null; path: string | null; occurred_at: Date }> =
-      await this.dataSource.query(
-        `SELECT id, seq::text AS seq, application_id, type, origin, method, path, occurred_at FROM gateway.activity_events
+    const rows: Array<{
+      id: string;
+      seq: string;
+      application_id: string;
+      type: string;
+      origin: string | null;
+      method: string | null;
+      path: string | null;
+      occurred_at: Date;
+    }> = await this.dataSource.query(
+      `SELECT id, seq::text AS seq, application_id, type, origin, method, path, occurred_at FROM gateway.activity_events
          WHERE application_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint)
          ORDER BY seq DESC LIMIT $3`,
-        [applicationId, afterSeq ?? null, limit],
-      );
-    return rows.map((r) => ({ id: r.id, seq: r.seq, applicationId: r.application_id, type: r.type, origin: r.origin, method: r.method, path: r.path, occurredAt: r.occurred_at }));
+      [applicationId, afterSeq ?? null, limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      seq: r.seq,
+      applicationId: r.application_id,
+      type: r.type,
+      origin: r.origin,
+      method: r.method,
+      path: r.path,
+      occurredAt: r.occurred_at,
+    }));
   }
 
   async applicationExists(applicationId: string): Promise<boolean> {
@@ -47,7 +64,10 @@ export class HostedRepository {
 
   /** The application owning an activated flow, or undefined (unknown or never activated: a draft). */
   async flowApplication(flowId: string): Promise<string | undefined> {
-    const rows: Array<{ application_id: string }> = await this.dataSource.query(`SELECT application_id FROM gateway.hosted_flows WHERE flow_id = $1`, [flowId]);
+    const rows: Array<{ application_id: string }> = await this.dataSource.query(
+      `SELECT application_id FROM gateway.hosted_flows WHERE flow_id = $1`,
+      [flowId],
+    );
     return rows[0]?.application_id;
   }
 }

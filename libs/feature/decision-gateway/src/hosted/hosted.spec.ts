@@ -121,7 +121,11 @@ describe('hosted pages: pure pieces', () => {
     expect(csp).toContain("img-src 'self' data: https://cdn.acme.example;");
     expect(csp).toContain("default-src 'none'");
     expect(csp.split('; ').filter((d) => d.includes('cdn.acme.example'))).toHaveLength(1);
-    expect(contentSecurityPolicy('abc', [], { imageOrigins: ['http://cdn.acme.example', 'https://*.acme.example', "https://x.example 'unsafe-inline'"] })).toContain("img-src 'self' data:;");
+    expect(
+      contentSecurityPolicy('abc', [], {
+        imageOrigins: ['http://cdn.acme.example', 'https://*.acme.example', "https://x.example 'unsafe-inline'"],
+      }),
+    ).toContain("img-src 'self' data:;");
     expect(imageOrigin('https://cdn.acme.example:8443/logo.svg?v=1')).toBe('https://cdn.acme.example:8443');
     expect(imageOrigin('http://cdn.acme.example/logo.svg')).toBeNull();
     expect(imageOrigin('javascript:alert(1)')).toBeNull();

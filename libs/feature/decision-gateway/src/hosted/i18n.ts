@@ -80,7 +80,8 @@ const EN = {
   not_found_title: 'Not found',
   not_found_text: 'This link is not valid or no longer exists.',
   redirect_not_allowed_title: 'This link cannot be used',
-  redirect_not_allowed_text: "The return address of this link is not one of the application's registered addresses, so the page was not opened.",
+  redirect_not_allowed_text:
+    "The return address of this link is not one of the application's registered addresses, so the page was not opened.",
   link_expired_title: 'This link has expired',
   link_expired_text: 'The approval deadline has passed, so this link no longer opens the request.',
 } as const;
@@ -160,7 +161,8 @@ const FR: Dictionary = {
   not_found_title: 'Introuvable',
   not_found_text: "Ce lien n'est pas valide ou n'existe plus.",
   redirect_not_allowed_title: 'Ce lien ne peut pas être utilisé',
-  redirect_not_allowed_text: "L'adresse de retour de ce lien ne fait pas partie des adresses enregistrées de l'application : la page n'a pas été ouverte.",
+  redirect_not_allowed_text:
+    "L'adresse de retour de ce lien ne fait pas partie des adresses enregistrées de l'application : la page n'a pas été ouverte.",
   link_expired_title: 'Ce lien a expiré',
   link_expired_text: "Le délai d'approbation est dépassé : ce lien n'ouvre plus la demande.",
 };
@@ -236,7 +238,8 @@ const DE: Dictionary = {
   not_found_title: 'Nicht gefunden',
   not_found_text: 'Dieser Link ist ungültig oder existiert nicht mehr.',
   redirect_not_allowed_title: 'Dieser Link kann nicht verwendet werden',
-  redirect_not_allowed_text: 'Die Rücksprungadresse dieses Links gehört nicht zu den registrierten Adressen der Anwendung, daher wurde die Seite nicht geöffnet.',
+  redirect_not_allowed_text:
+    'Die Rücksprungadresse dieses Links gehört nicht zu den registrierten Adressen der Anwendung, daher wurde die Seite nicht geöffnet.',
   link_expired_title: 'Dieser Link ist abgelaufen',
   link_expired_text: 'Die Frist für die Genehmigung ist verstrichen, daher öffnet dieser Link die Anfrage nicht mehr.',
 };
@@ -312,7 +315,8 @@ const ES: Dictionary = {
   not_found_title: 'No encontrado',
   not_found_text: 'Este enlace no es válido o ya no existe.',
   redirect_not_allowed_title: 'Este enlace no se puede usar',
-  redirect_not_allowed_text: 'La dirección de retorno de este enlace no es una de las direcciones registradas de la aplicación, así que la página no se abrió.',
+  redirect_not_allowed_text:
+    'La dirección de retorno de este enlace no es una de las direcciones registradas de la aplicación, así que la página no se abrió.',
   link_expired_title: 'Este enlace ha caducado',
   link_expired_text: 'El plazo de aprobación ha pasado, así que este enlace ya no abre la solicitud.',
 };
@@ -388,7 +392,8 @@ const PT: Dictionary = {
   not_found_title: 'Não encontrado',
   not_found_text: 'Esta ligação não é válida ou já não existe.',
   redirect_not_allowed_title: 'Esta ligação não pode ser usada',
-  redirect_not_allowed_text: 'O endereço de retorno desta ligação não é um dos endereços registados da aplicação, por isso a página não foi aberta.',
+  redirect_not_allowed_text:
+    'O endereço de retorno desta ligação não é um dos endereços registados da aplicação, por isso a página não foi aberta.',
   link_expired_title: 'Esta ligação expirou',
   link_expired_text: 'O prazo de aprovação terminou, por isso esta ligação já não abre o pedido.',
 };

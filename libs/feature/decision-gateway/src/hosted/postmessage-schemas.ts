@@ -8,7 +8,15 @@
 export const POSTMESSAGE_SCHEMA_BASE = '/schemas/postmessage/v2';
 
 /** The seven message types (closed enum). */
-export const POSTMESSAGE_TYPES = ['svc:ready', 'svc:state', 'svc:complete', 'svc:cancel', 'svc:error', 'svc:resize', 'svc:deadline'] as const;
+export const POSTMESSAGE_TYPES = [
+  'svc:ready',
+  'svc:state',
+  'svc:complete',
+  'svc:cancel',
+  'svc:error',
+  'svc:resize',
+  'svc:deadline',
+] as const;
 export type PostMessageType = (typeof POSTMESSAGE_TYPES)[number];
 
 /** Envelope `kind`: signing sessions travel as `approval` (their payload names `decision_kind`). */

@@ -63,7 +63,10 @@ export { escapeHtml };
 
 /** JSON for a `<script type="application/json">` block: `<` escaped so no `</script>` can close it. */
 function jsonBlock(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }
 
 /** Envelope kind of a decision: signing travels as `approval` (see postmessage-schemas). */
@@ -96,7 +99,13 @@ export function isFixedPurpose(p: { required: boolean; mechanism?: string }): bo
 export function isOneScreen(model: Pick<PageModel, 'session' | 'flow' | 'personNotice'>): boolean {
   const { session, flow } = model;
   // A person notice means the person still has to sign in to confirm it is them: a step to do.
-  return session.kind === 'consent' && (session.consentPath ?? 'standard') === 'standard' && (flow?.requirements ?? []).length === 0 && session.principalId !== null && !model.personNotice;
+  return (
+    session.kind === 'consent' &&
+    (session.consentPath ?? 'standard') === 'standard' &&
+    (flow?.requirements ?? []).length === 0 &&
+    session.principalId !== null &&
+    !model.personNotice
+  );
 }
 
 /** `lang` for text the application wrote in the flow's locale (empty when unknown). */
@@ -131,15 +140,19 @@ function purposeRows(flow: FlowPresentation, t: Dictionary, session: DecisionSes
 function consentBody(model: PageModel, t: Dictionary): string {
   const flow = model.flow;
   const lang = flowLang(flow);
-  const policy = flow?.policyUrl && /^https?:\/\//.test(flow.policyUrl) ? `<p><a href="${escapeHtml(flow.policyUrl)}" rel="noopener noreferrer" target="_blank">${escapeHtml(t.policy)}</a></p>` : '';
+  const policy =
+    flow?.policyUrl && /^https?:\/\//.test(flow.policyUrl)
+      ? `<p><a href="${escapeHtml(flow.policyUrl)}" rel="noopener noreferrer" target="_blank">${escapeHtml(t.policy)}</a></p>`
+      : '';
   const description = flow?.description ? `<p${lang}>${escapeHtml(flow.description)}</p>` : '';
   const disclosures =
     model.session.consentPath === 'informed'
       ? `<section aria-labelledby="svc-disclosures-h"><h2 id="svc-disclosures-h">${escapeHtml(t.disclosures)}</h2><p>${escapeHtml(t.disclosures_intro)}</p>${description}</section>`
       : description;
-  const purposes = flow && flow.purposes.length
-    ? `<fieldset class="choices" id="svc-purposes" aria-describedby="svc-purposes-intro"><legend><h2 id="svc-purposes-h">${escapeHtml(t.purposes)}</h2></legend><p class="intro" id="svc-purposes-intro">${escapeHtml(t.purposes_intro)}</p>${purposeRows(flow, t, model.session)}</fieldset>`
-    : '';
+  const purposes =
+    flow && flow.purposes.length
+      ? `<fieldset class="choices" id="svc-purposes" aria-describedby="svc-purposes-intro"><legend><h2 id="svc-purposes-h">${escapeHtml(t.purposes)}</h2></legend><p class="intro" id="svc-purposes-intro">${escapeHtml(t.purposes_intro)}</p>${purposeRows(flow, t, model.session)}</fieldset>`
+      : '';
   return `${disclosures}<section aria-labelledby="svc-purposes-h">${purposes}${policy}</section>`;
 }
 
@@ -184,8 +197,13 @@ export function renderDecisionPage(model: PageModel): string {
   const branding: PageBranding = model.branding ?? { name: model.applicationName, logoUrl: null, brandColor: null };
   const titleLang = session.kind === 'consent' && model.flow?.title ? flowLang(model.flow) : '';
   const title =
-    session.kind === 'consent' ? model.flow?.title || t.page_title_consent : session.kind === 'approval' ? t.page_title_approval : t.page_title_signature_request;
-  const body = session.kind === 'consent' ? consentBody(model, t) : session.kind === 'approval' ? approvalBody(model, t) : signingBody(model, t);
+    session.kind === 'consent'
+      ? model.flow?.title || t.page_title_consent
+      : session.kind === 'approval'
+        ? t.page_title_approval
+        : t.page_title_signature_request;
+  const body =
+    session.kind === 'consent' ? consentBody(model, t) : session.kind === 'approval' ? approvalBody(model, t) : signingBody(model, t);
   const config = {
     session_token: model.sessionToken,
     api_base: `/api/v1/decisions/${model.sessionToken}`,
@@ -252,7 +270,11 @@ export type ErrorPageKind = 'not_found' | 'redirect_uri_not_allowed' | 'link_exp
 export function renderErrorPage(locale: string, nonce: string, kind: ErrorPageKind = 'not_found'): string {
   const t = dictionary(locale);
   const [heading, message] =
-    kind === 'not_found' ? [t.not_found_title, t.not_found_text] : kind === 'link_expired' ? [t.link_expired_title, t.link_expired_text] : [t.redirect_not_allowed_title, t.redirect_not_allowed_text];
+    kind === 'not_found'
+      ? [t.not_found_title, t.not_found_text]
+      : kind === 'link_expired'
+        ? [t.link_expired_title, t.link_expired_text]
+        : [t.redirect_not_allowed_title, t.redirect_not_allowed_text];
   const code = kind === 'redirect_uri_not_allowed' ? `<p class="code"><code>${escapeHtml(kind)}</code></p>` : '';
   return `<!doctype html>
 <html lang="${escapeHtml(locale)}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

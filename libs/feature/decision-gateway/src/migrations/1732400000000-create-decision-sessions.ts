@@ -47,9 +47,15 @@ export class CreateDecisionSessions1732400000000 implements MigrationInterface {
         CONSTRAINT decision_sessions_application_fk FOREIGN KEY (application_id) REFERENCES gateway.applications (id)
       )`);
     // Inbox (open sessions per application, by deadline or newest) and the deadline sweep.
-    await runner.query(`CREATE INDEX decision_sessions_open_deadline_idx ON gateway.decision_sessions (deadline, token_sha256) WHERE completed_at IS NULL`);
-    await runner.query(`CREATE INDEX decision_sessions_open_app_idx ON gateway.decision_sessions (application_id, principal_id, created_at) WHERE completed_at IS NULL`);
-    await runner.query(`CREATE INDEX decision_sessions_participants_idx ON gateway.decision_sessions USING gin (participants) WHERE completed_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX decision_sessions_open_deadline_idx ON gateway.decision_sessions (deadline, token_sha256) WHERE completed_at IS NULL`,
+    );
+    await runner.query(
+      `CREATE INDEX decision_sessions_open_app_idx ON gateway.decision_sessions (application_id, principal_id, created_at) WHERE completed_at IS NULL`,
+    );
+    await runner.query(
+      `CREATE INDEX decision_sessions_participants_idx ON gateway.decision_sessions USING gin (participants) WHERE completed_at IS NULL`,
+    );
     await runner.query(`
       CREATE TABLE gateway.decision_votes (
         token_sha256 text NOT NULL,

@@ -106,7 +106,16 @@ export class CreatePeople1732700000000 implements MigrationInterface {
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    for (const table of ['person_links', 'sign_in_failure_windows', 'person_throttles', 'webauthn_challenges', 'passkeys', 'person_sessions', 'person_email_codes', 'people']) {
+    for (const table of [
+      'person_links',
+      'sign_in_failure_windows',
+      'person_throttles',
+      'webauthn_challenges',
+      'passkeys',
+      'person_sessions',
+      'person_email_codes',
+      'people',
+    ]) {
       await runner.query(`DROP TABLE gateway.${table}`);
     }
   }

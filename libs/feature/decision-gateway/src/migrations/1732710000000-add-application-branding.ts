@@ -18,7 +18,9 @@ export class AddApplicationBranding1732710000000 implements MigrationInterface {
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    await runner.query(`ALTER TABLE gateway.applications DROP CONSTRAINT applications_brand_color_check, DROP CONSTRAINT applications_logo_url_check`);
+    await runner.query(
+      `ALTER TABLE gateway.applications DROP CONSTRAINT applications_brand_color_check, DROP CONSTRAINT applications_logo_url_check`,
+    );
     await runner.query(`ALTER TABLE gateway.applications DROP COLUMN brand_color, DROP COLUMN logo_url`);
   }
 }

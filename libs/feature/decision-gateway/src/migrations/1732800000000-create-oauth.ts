@@ -25,7 +25,9 @@ export class CreateOAuth1732800000000 implements MigrationInterface {
         CONSTRAINT oauth_models_pk PRIMARY KEY (model, id)
       )`);
     await runner.query(`CREATE INDEX oauth_models_grant_idx ON gateway.oauth_models (grant_id) WHERE grant_id IS NOT NULL`);
-    await runner.query(`CREATE UNIQUE INDEX oauth_models_user_code_idx ON gateway.oauth_models (model, user_code) WHERE user_code IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX oauth_models_user_code_idx ON gateway.oauth_models (model, user_code) WHERE user_code IS NOT NULL`,
+    );
     await runner.query(`CREATE UNIQUE INDEX oauth_models_uid_idx ON gateway.oauth_models (model, uid) WHERE uid IS NOT NULL`);
     await runner.query(`CREATE INDEX oauth_models_expiry_idx ON gateway.oauth_models (expires_at) WHERE expires_at IS NOT NULL`);
     await runner.query(`

@@ -29,7 +29,9 @@ export class CreateDelegationGrants1732900000000 implements MigrationInterface {
         idempotency_key text,
         CHECK (principal_person_id <> delegate_person_id)
       )`);
-    await runner.query(`CREATE UNIQUE INDEX delegation_grants_idempotency ON gateway.delegation_grants (principal_person_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX delegation_grants_idempotency ON gateway.delegation_grants (principal_person_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
     await runner.query(`CREATE INDEX delegation_grants_principal ON gateway.delegation_grants (principal_person_id, created_at, id)`);
     await runner.query(`CREATE INDEX delegation_grants_delegate ON gateway.delegation_grants (delegate_person_id, created_at, id)`);
   }

@@ -10,7 +10,9 @@ export class AddPersonEmailLookup1733000000000 implements MigrationInterface {
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE gateway.people ADD COLUMN email_lookup_digest bytea`);
-    await runner.query(`CREATE INDEX people_email_lookup_idx ON gateway.people (email_lookup_digest) WHERE email_lookup_digest IS NOT NULL`);
+    await runner.query(
+      `CREATE INDEX people_email_lookup_idx ON gateway.people (email_lookup_digest) WHERE email_lookup_digest IS NOT NULL`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

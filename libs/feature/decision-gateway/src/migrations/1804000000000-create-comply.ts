@@ -51,7 +51,9 @@ export class CreateComply1804000000000 implements MigrationInterface {
         CONSTRAINT change_requests_seq_uq UNIQUE (seq)
       )`);
     await runner.query(`CREATE INDEX change_requests_application_idx ON gateway.change_requests (application_id, seq)`);
-    await runner.query(`CREATE INDEX change_requests_open_idx ON gateway.change_requests (application_id, action, target) WHERE status IN ('pending', 'approved')`);
+    await runner.query(
+      `CREATE INDEX change_requests_open_idx ON gateway.change_requests (application_id, action, target) WHERE status IN ('pending', 'approved')`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -42,7 +42,9 @@ export class CreateAgreements1807000000000 implements MigrationInterface {
         CONSTRAINT agreements_quorum_type_check CHECK (quorum_type IN ('all', 'majority', 'threshold')),
         CONSTRAINT agreements_status_check CHECK (status IN ('pending', 'partially_signed', 'active', 'declined', 'expired', 'withdrawn'))
       )`);
-    await runner.query(`CREATE UNIQUE INDEX agreements_idempotency_idx ON gateway.agreements (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX agreements_idempotency_idx ON gateway.agreements (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
     await runner.query(`CREATE INDEX agreements_application_idx ON gateway.agreements (application_id, created_at, id)`);
     await runner.query(`
       CREATE TABLE gateway.agreement_parties (
@@ -91,6 +93,8 @@ export class CreateAgreements1807000000000 implements MigrationInterface {
     await runner.query('DROP TABLE gateway.agreement_parties');
     await runner.query('DROP TABLE gateway.agreements');
     await runner.query('DROP TABLE gateway.agreement_documents');
-    await runner.query(`ALTER TABLE gateway.decision_sessions ADD CONSTRAINT decision_sessions_application_fk FOREIGN KEY (application_id) REFERENCES gateway.applications (id) NOT VALID`);
+    await runner.query(
+      `ALTER TABLE gateway.decision_sessions ADD CONSTRAINT decision_sessions_application_fk FOREIGN KEY (application_id) REFERENCES gateway.applications (id) NOT VALID`,
+    );
   }
 }

@@ -44,7 +44,9 @@ export class CreateCollaborations1809000000000 implements MigrationInterface {
         CONSTRAINT collaboration_agreements_collaboration_fk FOREIGN KEY (collaboration_id) REFERENCES gateway.collaborations (id),
         CONSTRAINT collaboration_agreements_agreement_fk FOREIGN KEY (agreement_id) REFERENCES gateway.agreements (id)
       )`);
-    await runner.query(`CREATE INDEX collaboration_agreements_order_idx ON gateway.collaboration_agreements (collaboration_id, attached_at, agreement_id)`);
+    await runner.query(
+      `CREATE INDEX collaboration_agreements_order_idx ON gateway.collaboration_agreements (collaboration_id, attached_at, agreement_id)`,
+    );
     await runner.query(`
       CREATE TABLE gateway.collaboration_events (
         seq bigserial PRIMARY KEY,

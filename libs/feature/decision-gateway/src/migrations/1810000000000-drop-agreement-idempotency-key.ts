@@ -14,6 +14,8 @@ export class DropAgreementIdempotencyKey1810000000000 implements MigrationInterf
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE gateway.agreements ADD COLUMN idempotency_key text`);
-    await runner.query(`CREATE UNIQUE INDEX agreements_idempotency_idx ON gateway.agreements (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX agreements_idempotency_idx ON gateway.agreements (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
   }
 }

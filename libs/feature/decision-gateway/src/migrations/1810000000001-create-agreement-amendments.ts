@@ -28,7 +28,9 @@ export class CreateAgreementAmendments1810000000001 implements MigrationInterfac
         CONSTRAINT agreement_amendments_agreement_fk FOREIGN KEY (agreement_id) REFERENCES gateway.agreements (id),
         CONSTRAINT agreement_amendments_document_fk FOREIGN KEY (document_sha256) REFERENCES gateway.agreement_documents (sha256)
       )`);
-    await runner.query(`CREATE UNIQUE INDEX agreement_amendments_open_idx ON gateway.agreement_amendments (agreement_id) WHERE status IN ('pending', 'partially_signed')`);
+    await runner.query(
+      `CREATE UNIQUE INDEX agreement_amendments_open_idx ON gateway.agreement_amendments (agreement_id) WHERE status IN ('pending', 'partially_signed')`,
+    );
     await runner.query(`
       CREATE TABLE gateway.agreement_amendment_parties (
         amendment_id text NOT NULL,
@@ -48,13 +50,17 @@ export class CreateAgreementAmendments1810000000001 implements MigrationInterfac
     await runner.query(`ALTER TABLE gateway.agreements ADD COLUMN current_document_sha256 text`);
     await runner.query(`ALTER TABLE gateway.agreement_remote_signings ADD COLUMN amendment_id text NOT NULL DEFAULT ''`);
     await runner.query(`ALTER TABLE gateway.agreement_remote_signings DROP CONSTRAINT agreement_remote_signings_pk`);
-    await runner.query(`ALTER TABLE gateway.agreement_remote_signings ADD CONSTRAINT agreement_remote_signings_pk PRIMARY KEY (agreement_id, party_id, amendment_id)`);
+    await runner.query(
+      `ALTER TABLE gateway.agreement_remote_signings ADD CONSTRAINT agreement_remote_signings_pk PRIMARY KEY (agreement_id, party_id, amendment_id)`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`DELETE FROM gateway.agreement_remote_signings WHERE amendment_id <> ''`);
     await runner.query(`ALTER TABLE gateway.agreement_remote_signings DROP CONSTRAINT agreement_remote_signings_pk`);
-    await runner.query(`ALTER TABLE gateway.agreement_remote_signings ADD CONSTRAINT agreement_remote_signings_pk PRIMARY KEY (agreement_id, party_id)`);
+    await runner.query(
+      `ALTER TABLE gateway.agreement_remote_signings ADD CONSTRAINT agreement_remote_signings_pk PRIMARY KEY (agreement_id, party_id)`,
+    );
     await runner.query(`ALTER TABLE gateway.agreement_remote_signings DROP COLUMN amendment_id`);
     await runner.query(`ALTER TABLE gateway.agreements DROP COLUMN current_document_sha256`);
     await runner.query(`DROP TABLE gateway.agreement_amendment_parties`);

@@ -47,7 +47,9 @@ export class CreateAccounts1814000000000 implements MigrationInterface {
       )`);
     await runner.query(`CREATE INDEX account_tokens_account_idx ON gateway.account_tokens (account_id, created_at, id)`);
     await runner.query(`ALTER TABLE gateway.applications ADD COLUMN account_id text`);
-    await runner.query(`ALTER TABLE gateway.applications ADD CONSTRAINT applications_account_fk FOREIGN KEY (account_id) REFERENCES gateway.accounts (id)`);
+    await runner.query(
+      `ALTER TABLE gateway.applications ADD CONSTRAINT applications_account_fk FOREIGN KEY (account_id) REFERENCES gateway.accounts (id)`,
+    );
     await runner.query(`CREATE INDEX applications_account_idx ON gateway.applications (account_id, created_at, id)`);
   }
 

@@ -30,10 +30,16 @@ export class CreateTrustPairings1816000000000 implements MigrationInterface {
         CONSTRAINT trust_pairings_token_check CHECK ((status = 'active') = (token_sha256 IS NOT NULL))
       )`);
     // One open pairing per direction; a declined or revoked one may be proposed again.
-    await runner.query(`CREATE UNIQUE INDEX trust_pairings_open_idx ON gateway.trust_pairings (issuer_application_id, counterparty_application_id) WHERE status IN ('proposed', 'active')`);
-    await runner.query(`CREATE UNIQUE INDEX trust_pairings_token_idx ON gateway.trust_pairings (token_sha256) WHERE token_sha256 IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX trust_pairings_open_idx ON gateway.trust_pairings (issuer_application_id, counterparty_application_id) WHERE status IN ('proposed', 'active')`,
+    );
+    await runner.query(
+      `CREATE UNIQUE INDEX trust_pairings_token_idx ON gateway.trust_pairings (token_sha256) WHERE token_sha256 IS NOT NULL`,
+    );
     await runner.query(`CREATE INDEX trust_pairings_issuer_idx ON gateway.trust_pairings (issuer_application_id, proposed_at, id)`);
-    await runner.query(`CREATE INDEX trust_pairings_counterparty_idx ON gateway.trust_pairings (counterparty_application_id, proposed_at, id)`);
+    await runner.query(
+      `CREATE INDEX trust_pairings_counterparty_idx ON gateway.trust_pairings (counterparty_application_id, proposed_at, id)`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -18,6 +18,8 @@ export class AddDelegationTransferBasis1827000000000 implements MigrationInterfa
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    await runner.query(`ALTER TABLE gateway.delegation_grants DROP COLUMN transfer_id, DROP COLUMN transfer_derogation_article, DROP COLUMN transfer_lawful_basis`);
+    await runner.query(
+      `ALTER TABLE gateway.delegation_grants DROP COLUMN transfer_id, DROP COLUMN transfer_derogation_article, DROP COLUMN transfer_lawful_basis`,
+    );
   }
 }

@@ -13,7 +13,9 @@ export class DropDelegationDelegateFk1827000000001 implements MigrationInterface
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    await runner.query(`DELETE FROM gateway.delegation_grants g WHERE NOT EXISTS (SELECT 1 FROM gateway.people p WHERE p.id = g.delegate_person_id)`);
+    await runner.query(
+      `DELETE FROM gateway.delegation_grants g WHERE NOT EXISTS (SELECT 1 FROM gateway.people p WHERE p.id = g.delegate_person_id)`,
+    );
     await runner.query(
       `ALTER TABLE gateway.delegation_grants ADD CONSTRAINT delegation_grants_delegate_person_id_fkey FOREIGN KEY (delegate_person_id) REFERENCES gateway.people (id) ON DELETE CASCADE`,
     );

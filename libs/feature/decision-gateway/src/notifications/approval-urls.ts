@@ -73,15 +73,27 @@ export class ApprovalUrls {
     let payload: Record<string, unknown>;
     try {
       // No tolerance: the link stops at the escalation's deadline, exactly.
-      ({ payload } = await verifyCompactJws(token, (kid) => this.keys.publicKey(kid), { typ: APPROVAL_URL_TYP, now: this.clock.now(), clockToleranceSec: 0 }));
+      ({ payload } = await verifyCompactJws(token, (kid) => this.keys.publicKey(kid), {
+        typ: APPROVAL_URL_TYP,
+        now: this.clock.now(),
+        clockToleranceSec: 0,
+      }));
     } catch (error) {
       if (isDomainError(error) && error.code === 'jws_expired') return 'expired';
       if (isDomainError(error)) return 'invalid';
       throw error;
     }
     const { iss, iss_role: role, aud, sub, purpose, escalation_id: escalationId, session_digest: digest, exp } = payload;
-    if (iss !== this.config.publicBaseUrl || role !== APPROVAL_URL_SIGNER || aud !== this.audience || purpose !== APPROVAL_URL_PURPOSE) return 'invalid';
-    if (typeof sub !== 'string' || typeof escalationId !== 'string' || typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest) || typeof exp !== 'number') return 'invalid';
+    if (iss !== this.config.publicBaseUrl || role !== APPROVAL_URL_SIGNER || aud !== this.audience || purpose !== APPROVAL_URL_PURPOSE)
+      return 'invalid';
+    if (
+      typeof sub !== 'string' ||
+      typeof escalationId !== 'string' ||
+      typeof digest !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(digest) ||
+      typeof exp !== 'number'
+    )
+      return 'invalid';
     return { escalationId, approverId: sub, sessionTokenSha256: digest, deadline: new Date(exp * 1000) };
   }
 }

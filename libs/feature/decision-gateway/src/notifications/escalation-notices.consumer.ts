@@ -48,7 +48,8 @@ export class EscalationNotices {
   async handle(event: DeliveredEvent): Promise<number> {
     const request = decodeSealedEvent(ApprovalRequestedSchema, event.data, this.bus.personalData);
     const applicationId = request.meta?.applicationId;
-    if (!applicationId || !/^[0-9a-f]{64}$/.test(request.sessionTokenSha256) || (!this.mailer.configured && !this.push.settings.enabled)) return 0;
+    if (!applicationId || !/^[0-9a-f]{64}$/.test(request.sessionTokenSha256) || (!this.mailer.configured && !this.push.settings.enabled))
+      return 0;
     const deadline = new Date(Date.parse(request.approvalTtlAt));
     if (!Number.isFinite(deadline.getTime())) return 0;
     await this.approvals.handle(event);
@@ -71,15 +72,33 @@ export class EscalationNotices {
       if (!recipient) continue;
       if (recipient.personId) people.push(recipient.personId);
       if (!this.mailer.configured) continue;
-      const approvalUrl = await this.urls.sign({ escalationId: request.escalationId, approverId, sessionTokenSha256: request.sessionTokenSha256, deadline });
+      const approvalUrl = await this.urls.sign({
+        escalationId: request.escalationId,
+        approverId,
+        sessionTokenSha256: request.sessionTokenSha256,
+        deadline,
+      });
       const locale = notificationLocale(recipient.locale);
-      const mail = renderApprovalMail(locale, { applicationName: application.name, agentName: summary.agent, action: summary.action, deadline, approvalUrl });
+      const mail = renderApprovalMail(locale, {
+        applicationName: application.name,
+        agentName: summary.agent,
+        action: summary.action,
+        deadline,
+        approvalUrl,
+      });
       await this.mailer.send({ to: recipient.email, subject: mail.subject, text: mail.text, html: mail.html, language: mail.locale });
       sent += 1;
     }
     // Their linked phones hear of it by Web Push too (the inbox lists it whatever happens).
-    const pushed = await this.push.notify(people, { type: 'approval_requested', reference: request.escalationId, url: `${this.config.publicBaseUrl}/inbox` });
-    this.logger.info({ escalationId: request.escalationId, approvers: approvers.length, notified: sent, pushed }, 'escalation notices sent');
+    const pushed = await this.push.notify(people, {
+      type: 'approval_requested',
+      reference: request.escalationId,
+      url: `${this.config.publicBaseUrl}/inbox`,
+    });
+    this.logger.info(
+      { escalationId: request.escalationId, approvers: approvers.length, notified: sent, pushed },
+      'escalation notices sent',
+    );
     return sent;
   }
 }

@@ -25,13 +25,25 @@ describe('notification texts', () => {
   });
 
   it('says so when nothing was granted, in French too', () => {
-    const mail = renderReceiptMail('fr', { applicationName: 'Acme', recordedAt: new Date('2026-03-04T10:30:00Z'), grantedPurposes: [], receiptUrl: 'https://a/r', withdrawalUrl: 'https://a/w' });
+    const mail = renderReceiptMail('fr', {
+      applicationName: 'Acme',
+      recordedAt: new Date('2026-03-04T10:30:00Z'),
+      grantedPurposes: [],
+      receiptUrl: 'https://a/r',
+      withdrawalUrl: 'https://a/w',
+    });
     expect(mail.text).toContain("Vous n'avez accepté aucune des finalités proposées.");
     expect(mail.text).toContain('4 mars 2026');
   });
 
   it('renders an approval notice with the deadline and the link', () => {
-    const mail = renderApprovalMail('en', { applicationName: 'Acme', agentName: 'shopper', action: 'pay 25.50 EUR', deadline: new Date('2026-03-04T10:40:00Z'), approvalUrl: 'https://a/approvals/x.y.z' });
+    const mail = renderApprovalMail('en', {
+      applicationName: 'Acme',
+      agentName: 'shopper',
+      action: 'pay 25.50 EUR',
+      deadline: new Date('2026-03-04T10:40:00Z'),
+      approvalUrl: 'https://a/approvals/x.y.z',
+    });
     expect(mail.text).toContain('the agent shopper wants to pay 25.50 EUR');
     expect(mail.text).toContain('https://a/approvals/x.y.z');
     expect(mail.html).toContain('href="https://a/approvals/x.y.z"');

@@ -86,8 +86,21 @@ export function renderReceiptMail(locale: NotificationLocale, facts: ReceiptMail
   const intro = fill(w.receipt_intro, values);
   const granted = facts.grantedPurposes.length > 0 ? [w.receipt_granted, ...facts.grantedPurposes.map((p) => `- ${p}`)] : [w.receipt_none];
   const footer = fill(w.receipt_footer, values);
-  const text = [intro, '', ...granted, '', `${w.receipt_link}: ${facts.receiptUrl}`, `${w.receipt_withdraw}: ${facts.withdrawalUrl}`, '', footer, ''].join('\n');
-  const list = facts.grantedPurposes.length > 0 ? `<p>${escapeHtml(w.receipt_granted)}</p><ul>${facts.grantedPurposes.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>` : `<p>${escapeHtml(w.receipt_none)}</p>`;
+  const text = [
+    intro,
+    '',
+    ...granted,
+    '',
+    `${w.receipt_link}: ${facts.receiptUrl}`,
+    `${w.receipt_withdraw}: ${facts.withdrawalUrl}`,
+    '',
+    footer,
+    '',
+  ].join('\n');
+  const list =
+    facts.grantedPurposes.length > 0
+      ? `<p>${escapeHtml(w.receipt_granted)}</p><ul>${facts.grantedPurposes.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>`
+      : `<p>${escapeHtml(w.receipt_none)}</p>`;
   const html = page(
     locale,
     subject,

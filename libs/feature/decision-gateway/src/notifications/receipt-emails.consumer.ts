@@ -66,7 +66,10 @@ export class ReceiptEmails {
   }
 
   private async send(applicationId: string, recorded: ConsentRecorded): Promise<boolean> {
-    const recipient = await this.recipients.subject(applicationId, { email: recorded.subjectEmail, externalId: recorded.subjectExternalId });
+    const recipient = await this.recipients.subject(applicationId, {
+      email: recorded.subjectEmail,
+      externalId: recorded.subjectExternalId,
+    });
     if (!recipient) return false;
     const application = await this.applications.findApplication(applicationId);
     if (!application) return false;

@@ -1,4 +1,9 @@
-import { credentialDetailProblem, credentialResourceIndicators, richAuthorizationRequests, sameCredential } from './credential-authorization';
+import {
+  credentialDetailProblem,
+  credentialResourceIndicators,
+  richAuthorizationRequests,
+  sameCredential,
+} from './credential-authorization';
 
 const ISSUER = 'https://us.svc.example';
 const AUTHORITY = 'auth_us_abcdefghijklmnopqrst';
@@ -6,7 +11,12 @@ const AUTHORITY = 'auth_us_abcdefghijklmnopqrst';
 describe('openid_credential authorization details (OpenID4VCI §5.1.1)', () => {
   it('takes verified_person, and authority_record with an authority id, optionally located at the issuer', () => {
     expect(credentialDetailProblem({ type: 'openid_credential', credential_configuration_id: 'verified_person' }, ISSUER)).toBeUndefined();
-    expect(credentialDetailProblem({ type: 'openid_credential', credential_configuration_id: 'authority_record', authority_id: AUTHORITY, locations: [ISSUER] }, ISSUER)).toBeUndefined();
+    expect(
+      credentialDetailProblem(
+        { type: 'openid_credential', credential_configuration_id: 'authority_record', authority_id: AUTHORITY, locations: [ISSUER] },
+        ISSUER,
+      ),
+    ).toBeUndefined();
   });
 
   it('refuses other configurations, a missing or stray authority id, foreign locations and unknown fields', () => {
@@ -28,7 +38,9 @@ describe('openid_credential authorization details (OpenID4VCI §5.1.1)', () => {
     const rar = richAuthorizationRequests(ISSUER, Error) as { authorizationDetailsForGrantSource: (ctx: unknown) => Promise<unknown> };
     const person = { type: 'openid_credential', credential_configuration_id: 'verified_person' };
     const authority = { type: 'openid_credential', credential_configuration_id: 'authority_record', authority_id: AUTHORITY };
-    const ctx = (requested: unknown[] | undefined, consented: unknown[]) => ({ oidc: { params: { authorization_details: requested ? JSON.stringify(requested) : undefined }, grant: { rar: consented } } });
+    const ctx = (requested: unknown[] | undefined, consented: unknown[]) => ({
+      oidc: { params: { authorization_details: requested ? JSON.stringify(requested) : undefined }, grant: { rar: consented } },
+    });
     await expect(rar.authorizationDetailsForGrantSource(ctx([person, authority], [person]))).resolves.toEqual([person]);
     await expect(rar.authorizationDetailsForGrantSource(ctx(undefined, [person]))).resolves.toEqual([]);
     expect(sameCredential(authority, { ...authority, authority_id: 'auth_us_bbbbbbbbbbbbbbbbbbbb' })).toBe(false);

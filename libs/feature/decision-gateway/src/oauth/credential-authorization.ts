@@ -22,7 +22,12 @@ const AUTHORITY_ID = /^auth_[a-z]{2,4}_[a-z2-7]{20}$/;
 const DETAIL_FIELDS = new Set(['type', 'credential_configuration_id', 'authority_id', 'locations']);
 
 /** One authorization detail of type `openid_credential`. */
-export type CredentialDetail = { type: typeof OPENID_CREDENTIAL; credential_configuration_id: AuthorizationCodeCredential; authority_id?: string; locations?: string[] };
+export type CredentialDetail = {
+  type: typeof OPENID_CREDENTIAL;
+  credential_configuration_id: AuthorizationCodeCredential;
+  authority_id?: string;
+  locations?: string[];
+};
 
 /**
  * Checks one `openid_credential` detail; the reason it is refused, or undefined. `locations`, when
@@ -36,12 +41,16 @@ export function credentialDetailProblem(detail: Record<string, unknown>, issuer:
     return `'credential_configuration_id' must be one of ${AUTHORIZATION_CODE_CREDENTIALS.join(', ')}`;
   }
   if (id === 'authority_record') {
-    if (typeof detail.authority_id !== 'string' || !AUTHORITY_ID.test(detail.authority_id)) return "'authority_id' must be an authority id (auth_<region>_…) for authority_record";
+    if (typeof detail.authority_id !== 'string' || !AUTHORITY_ID.test(detail.authority_id))
+      return "'authority_id' must be an authority id (auth_<region>_…) for authority_record";
   } else if (detail.authority_id !== undefined) {
     return "'authority_id' is only for authority_record";
   }
   const locations = detail.locations;
-  if (locations !== undefined && (!Array.isArray(locations) || locations.length === 0 || locations.some((location) => location !== issuer))) {
+  if (
+    locations !== undefined &&
+    (!Array.isArray(locations) || locations.length === 0 || locations.some((location) => location !== issuer))
+  ) {
     return `'locations' must name the credential issuer ${issuer}`;
   }
   return undefined;
@@ -61,7 +70,10 @@ interface RarContext {
  * policy. A code carries the requested details the person consented to (those in the grant); an
  * access token, those of the code or refresh token it was issued for; introspection shows them.
  */
-export function richAuthorizationRequests(issuer: string, InvalidAuthorizationDetails: new (detail: string) => Error): Record<string, unknown> {
+export function richAuthorizationRequests(
+  issuer: string,
+  InvalidAuthorizationDetails: new (detail: string) => Error,
+): Record<string, unknown> {
   return {
     enabled: true,
     types: {
@@ -78,7 +90,11 @@ export function richAuthorizationRequests(issuer: string, InvalidAuthorizationDe
       const consented = ctx.oidc.grant?.rar ?? [];
       return requested.filter((detail) => consented.some((granted) => sameCredential(granted, detail)));
     },
-    authorizationDetailsForAccessToken: async (_ctx: unknown, _token: unknown, source: { rar?: Array<Record<string, unknown>> } | undefined) => source?.rar,
+    authorizationDetailsForAccessToken: async (
+      _ctx: unknown,
+      _token: unknown,
+      source: { rar?: Array<Record<string, unknown>> } | undefined,
+    ) => source?.rar,
     authorizationDetailsForIntrospection: async (_ctx: unknown, token: { rar?: Array<Record<string, unknown>> }) => token.rar,
   };
 }
@@ -92,7 +108,8 @@ export function richAuthorizationRequests(issuer: string, InvalidAuthorizationDe
 export function credentialResourceIndicators(issuer: string, InvalidTarget: new (detail?: string) => Error): Record<string, unknown> {
   return {
     enabled: true,
-    defaultResource: async (ctx: RarContext, _client: unknown, oneOf?: string[]) => oneOf ?? (ctx.oidc.params.authorization_details !== undefined ? issuer : undefined),
+    defaultResource: async (ctx: RarContext, _client: unknown, oneOf?: string[]) =>
+      oneOf ?? (ctx.oidc.params.authorization_details !== undefined ? issuer : undefined),
     getResourceServerInfo: async (_ctx: unknown, resource: string) => {
       if (resource !== issuer) throw new InvalidTarget();
       return { scope: '', audience: issuer, accessTokenFormat: 'opaque' };

@@ -40,11 +40,10 @@ export class DeviceGuards {
       )) as Array<{ last: number; interval: number; now: number }>;
       if (!row) return false;
       const tooSoon = row.now - row.last < row.interval;
-      await manager.query(`UPDATE ${MODELS} SET payload = jsonb_build_object('last', $2::float8, 'interval', $3::int) WHERE model = 'DevicePoll' AND id = $1`, [
-        id,
-        row.now,
-        tooSoon ? row.interval + SLOW_DOWN_STEP_SECONDS : row.interval,
-      ]);
+      await manager.query(
+        `UPDATE ${MODELS} SET payload = jsonb_build_object('last', $2::float8, 'interval', $3::int) WHERE model = 'DevicePoll' AND id = $1`,
+        [id, row.now, tooSoon ? row.interval + SLOW_DOWN_STEP_SECONDS : row.interval],
+      );
       return tooSoon;
     });
   }

@@ -29,11 +29,19 @@ export class Interactions {
       return this.error(res, locale, 400);
     }
     if (details.uid !== uid) return this.error(res, locale, 400);
-    const pageLocaleOf = pageLocale(typeof details.params.ui_locales === 'string' ? details.params.ui_locales : undefined, header(req, 'accept-language'));
+    const pageLocaleOf = pageLocale(
+      typeof details.params.ui_locales === 'string' ? details.params.ui_locales : undefined,
+      header(req, 'accept-language'),
+    );
 
     if (details.prompt.name === 'login') {
       if (req.method !== 'GET') return this.error(res, locale, 405);
-      if (!this.sessions) return sendPage(res, 503, page(pageLocaleOf, strings(pageLocaleOf).error_title, `<p>${escapeHtml(strings(pageLocaleOf).sign_in_unavailable)}</p>`));
+      if (!this.sessions)
+        return sendPage(
+          res,
+          503,
+          page(pageLocaleOf, strings(pageLocaleOf).error_title, `<p>${escapeHtml(strings(pageLocaleOf).sign_in_unavailable)}</p>`),
+        );
       const person = await this.sessions.fromRequest(req);
       if (!person) {
         res.statusCode = 303;
@@ -45,7 +53,14 @@ export class Interactions {
       return this.provider.interactionFinished(
         req,
         res,
-        { login: { accountId: person.personId, amr: [...person.methods], ts: Math.floor(person.authenticatedAt.getTime() / 1000), remember: true } },
+        {
+          login: {
+            accountId: person.personId,
+            amr: [...person.methods],
+            ts: Math.floor(person.authenticatedAt.getTime() / 1000),
+            remember: true,
+          },
+        },
         { mergeWithLastSubmission: false },
       );
     }
@@ -62,13 +77,25 @@ export class Interactions {
     if (req.method !== 'POST') return this.error(res, locale, 405);
     if (!(await drainForm(req))) return this.error(res, locale, 413);
     if (action === 'abort') {
-      return this.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person denied the request' }, { mergeWithLastSubmission: false });
+      return this.provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The person denied the request' },
+        { mergeWithLastSubmission: false },
+      );
     }
-    const grant = (details.grantId ? await this.provider.Grant.find(details.grantId) : undefined) ?? new this.provider.Grant({ accountId, clientId });
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>; rar?: Array<Record<string, unknown>> };
+    const grant =
+      (details.grantId ? await this.provider.Grant.find(details.grantId) : undefined) ?? new this.provider.Grant({ accountId, clientId });
+    const missing = details.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+      rar?: Array<Record<string, unknown>>;
+    };
     if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, scopes.join(' '));
+    for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(resource, scopes.join(' '));
     // The credentials the wallet asked for (authorization_details), shown on the page and allowed here.
     for (const detail of missing.rar ?? []) if (!grant.rar?.some((granted) => sameCredential(granted, detail))) grant.addRar(detail);
     const grantId = await grant.save();
@@ -78,11 +105,16 @@ export class Interactions {
   private async consentPage(res: ServerResponse, details: InteractionDetails, locale: string): Promise<void> {
     const t = strings(locale);
     const client = await this.provider.Client.find(String(details.params.client_id));
-    const scopes = String(details.params.scope ?? '').split(' ').filter(Boolean);
+    const scopes = String(details.params.scope ?? '')
+      .split(' ')
+      .filter(Boolean);
     const credentials = credentialsAskedFor(details.params.authorization_details);
     const items = [
       ...scopes.map((scope) => `<li>${escapeHtml((t as Record<string, string>)[`scope_${scope}`] ?? scope)}</li>`),
-      ...credentials.map((detail) => `<li>${escapeHtml((t as Record<string, string>)[`credential_${String(detail.credential_configuration_id)}`] ?? String(detail.credential_configuration_id))}</li>`),
+      ...credentials.map(
+        (detail) =>
+          `<li>${escapeHtml((t as Record<string, string>)[`credential_${String(detail.credential_configuration_id)}`] ?? String(detail.credential_configuration_id))}</li>`,
+      ),
     ].join('');
     const base = `/oauth/interaction/${encodeURIComponent(details.uid)}`;
     const body = `<p>${escapeHtml(fill(t.consent_intro, { client: client?.clientName ?? '' }))}</p><ul class="purposes">${items}</ul>

@@ -42,7 +42,11 @@ export class OAuthClientsController {
   /** The secret (client_secret_basic) is in this answer only. */
   @Post()
   @ApiResponseOf(OAuthClientResponse, { status: 201 })
-  async create(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Body() body: RegisterOAuthClientBody): Promise<OAuthClientResponse> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Body() body: RegisterOAuthClientBody,
+  ): Promise<OAuthClientResponse> {
     const app = await ownedApplication(this.applications, principal, id);
     const { client, secret } = await this.register.execute({
       applicationId: app.id,
@@ -62,7 +66,11 @@ export class OAuthClientsController {
 
   @Get()
   @ApiResponseOf(OAuthClientResponse, { page: true })
-  async list(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Query() query: PageQuery): Promise<Page<OAuthClientResponse>> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Query() query: PageQuery,
+  ): Promise<Page<OAuthClientResponse>> {
     await ownedApplication(this.applications, principal, id);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'client_id']) : undefined;
@@ -72,7 +80,11 @@ export class OAuthClientsController {
 
   @Get(':client_id')
   @ApiResponseOf(OAuthClientResponse)
-  async get(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('client_id') clientId: string): Promise<OAuthClientResponse> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Param('client_id') clientId: string,
+  ): Promise<OAuthClientResponse> {
     await ownedApplication(this.applications, principal, id);
     const client = await this.clients.find(id, clientId);
     if (!client) throw oauthError('oauth_client_not_found', 'OAuth client not found', { client_id: clientId });
@@ -82,8 +94,13 @@ export class OAuthClientsController {
   /** Deletes the client and revokes every grant and token issued to it. */
   @Delete(':client_id')
   @HttpCode(204)
-  async remove(@CurrentPrincipal() principal: Principal, @Param('application_id') id: string, @Param('client_id') clientId: string): Promise<void> {
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') id: string,
+    @Param('client_id') clientId: string,
+  ): Promise<void> {
     await ownedApplication(this.applications, principal, id);
-    if (!(await this.clients.delete(id, clientId))) throw oauthError('oauth_client_not_found', 'OAuth client not found', { client_id: clientId });
+    if (!(await this.clients.delete(id, clientId)))
+      throw oauthError('oauth_client_not_found', 'OAuth client not found', { client_id: clientId });
   }
 }

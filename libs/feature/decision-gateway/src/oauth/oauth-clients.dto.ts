@@ -1,6 +1,26 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
-import { CLIENT_AUTH_METHODS, CLIENT_GRANT_TYPES, ID_TOKEN_ALGORITHMS, OAUTH_SCOPES, type ClientAuthMethod, type ClientGrantType, type IdTokenAlgorithm } from './oauth-scopes';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+import {
+  CLIENT_AUTH_METHODS,
+  CLIENT_GRANT_TYPES,
+  ID_TOKEN_ALGORITHMS,
+  OAUTH_SCOPES,
+  type ClientAuthMethod,
+  type ClientGrantType,
+  type IdTokenAlgorithm,
+} from './oauth-scopes';
 
 /** A JWK Set of the client's public keys (private_key_jwt). */
 export class ClientJwksInput {

@@ -74,10 +74,10 @@ export class OAuthClientsRepository implements ClientSource {
   }
 
   async find(applicationId: string, clientId: string): Promise<OAuthClient | undefined> {
-    const rows: Row[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM gateway.oauth_clients WHERE application_id = $1 AND client_id = $2`, [
-      applicationId,
-      clientId,
-    ]);
+    const rows: Row[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM gateway.oauth_clients WHERE application_id = $1 AND client_id = $2`,
+      [applicationId, clientId],
+    );
     return rows[0] ? toClient(rows[0]) : undefined;
   }
 

@@ -2,7 +2,14 @@ import { pageLocale, strings } from './oauth-pages';
 
 describe('OpenID provider page languages', () => {
   it('negotiates the six languages of the decision pages, English otherwise', () => {
-    expect(['en', 'fr-CA', 'de-DE,en;q=0.5', 'es-MX', 'pt-BR', 'ja'].map((tag) => pageLocale(tag))).toEqual(['en', 'fr', 'de', 'es', 'pt', 'ja']);
+    expect(['en', 'fr-CA', 'de-DE,en;q=0.5', 'es-MX', 'pt-BR', 'ja'].map((tag) => pageLocale(tag))).toEqual([
+      'en',
+      'fr',
+      'de',
+      'es',
+      'pt',
+      'ja',
+    ]);
     expect(pageLocale('it-IT', 'nl')).toBe('en');
     expect(pageLocale(undefined, 'pt')).toBe('pt');
   });

@@ -248,7 +248,12 @@ export function page(locale: string, title: string, body: string, nonce = newNon
 }
 
 /** Sends a page with the headers of every hosted page (no caching, no referrer, nosniff). */
-export function sendPage(res: ServerResponse, status: number, rendered: { html: string; nonce: string }, formTargets: readonly string[] = []): void {
+export function sendPage(
+  res: ServerResponse,
+  status: number,
+  rendered: { html: string; nonce: string },
+  formTargets: readonly string[] = [],
+): void {
   res.statusCode = status;
   res.setHeader('content-type', 'text/html; charset=utf-8');
   res.setHeader('content-security-policy', policy(rendered.nonce, formTargets));

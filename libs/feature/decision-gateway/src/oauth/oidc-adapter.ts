@@ -82,7 +82,10 @@ export class PostgresOidcAdapter implements Adapter {
     )) as [unknown, number];
     if (updated === 1) return;
     if (REVOKE_ON_RACE.has(this.model)) {
-      const [row] = (await this.dataSource.query(`SELECT grant_id FROM ${MODELS} WHERE model = $1 AND id = $2`, [this.model, id])) as Array<{
+      const [row] = (await this.dataSource.query(`SELECT grant_id FROM ${MODELS} WHERE model = $1 AND id = $2`, [
+        this.model,
+        id,
+      ])) as Array<{
         grant_id: string | null;
       }>;
       if (row?.grant_id) await this.revokeByGrantId(row.grant_id);
@@ -97,14 +100,20 @@ export class PostgresOidcAdapter implements Adapter {
 
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
-      await manager.query(`INSERT INTO ${REVOKED} (grant_id, expires_at) VALUES ($1, now() + ${REVOCATION_MEMORY}) ON CONFLICT (grant_id) DO NOTHING`, [grantId]);
+      await manager.query(
+        `INSERT INTO ${REVOKED} (grant_id, expires_at) VALUES ($1, now() + ${REVOCATION_MEMORY}) ON CONFLICT (grant_id) DO NOTHING`,
+        [grantId],
+      );
       await manager.query(`DELETE FROM ${MODELS} WHERE grant_id = $1`, [grantId]);
     });
   }
 
   private async one(where: string, parameters: unknown[]): Promise<AdapterPayload | undefined> {
     const live = this.model === 'DeviceCode' ? LIVE_OR_RECENTLY_EXPIRED : LIVE;
-    const rows: Array<{ payload: AdapterPayload }> = await this.dataSource.query(`SELECT m.payload FROM ${MODELS} m WHERE ${where} AND ${live}`, parameters);
+    const rows: Array<{ payload: AdapterPayload }> = await this.dataSource.query(
+      `SELECT m.payload FROM ${MODELS} m WHERE ${where} AND ${live}`,
+      parameters,
+    );
     return rows[0]?.payload;
   }
 }
@@ -118,4 +127,3 @@ export async function sweepExpiredOAuthRows(dataSource: DataSource, limit = 1_00
   await dataSource.query(`DELETE FROM ${REVOKED} WHERE expires_at <= now()`);
   return deleted;
 }
-

@@ -67,11 +67,19 @@ declare module 'oidc-provider' {
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<InteractionDetails>;
-    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    interactionFinished(
+      req: IncomingMessage,
+      res: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
     on(event: string, listener: (...args: unknown[]) => void): this;
     /** Adds a grant type to the token endpoint; the handler answers through the Koa context. */
     registerGrantType(name: string, handler: (ctx: never) => Promise<void>, parameters?: string[] | Set<string>): void;
-    Grant: { new (properties: { accountId: string; clientId: string }): GrantInstance; find(id: string): Promise<GrantInstance | undefined> };
+    Grant: {
+      new (properties: { accountId: string; clientId: string }): GrantInstance;
+      find(id: string): Promise<GrantInstance | undefined>;
+    };
     Client: { find(id: string): Promise<ClientInstance | undefined> };
     AccessToken: { find(value: string): Promise<AccessTokenInstance | undefined> };
   }

@@ -211,7 +211,8 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     const accessToken = await this.oidc.AccessToken.find(token);
     if (!accessToken || accessToken.isExpired || accessToken.jkt) return null;
     const client = await this.clients.metadataOf(accessToken.clientId);
-    const application = typeof client?.application_id === 'string' ? await this.applications.findApplication(client.application_id) : undefined;
+    const application =
+      typeof client?.application_id === 'string' ? await this.applications.findApplication(client.application_id) : undefined;
     if (!application) return null;
     return {
       kind: 'access_token',
@@ -245,7 +246,10 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     (req as IncomingMessage & { body?: Buffer }).body = body;
     const form = new URLSearchParams(body.toString('utf8'));
     if (exchangeRequests.has(req) && form.get('grant_type') !== TOKEN_EXCHANGE_GRANT) {
-      oauthJson(res, 400, { error: 'unsupported_grant_type', error_description: `${TOKEN_EXCHANGE_PATH} serves grant_type ${TOKEN_EXCHANGE_GRANT} only` });
+      oauthJson(res, 400, {
+        error: 'unsupported_grant_type',
+        error_description: `${TOKEN_EXCHANGE_PATH} serves grant_type ${TOKEN_EXCHANGE_GRANT} only`,
+      });
       return true;
     }
     const deviceCode = form.get('device_code');
@@ -261,7 +265,12 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
     const rsaAndEc = await jose.activePrivateJwks();
     await this.signingKeys.ensureActiveKey();
     const ed = await this.signingKeys.activeKey();
-    const edJwk = { ...(ed.privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: ed.kid, alg: 'EdDSA', use: 'sig' as const };
+    const edJwk = {
+      ...(ed.privateKey.export({ format: 'jwk' }) as Record<string, unknown>),
+      kid: ed.kid,
+      alg: 'EdDSA',
+      use: 'sig' as const,
+    };
     // RS256 first: the default ID token algorithm signs with the first key of its type.
     return [...rsaAndEc.sort((a: PrivateSigningJwk) => (a.alg === 'RS256' ? -1 : 1)), edJwk];
   }
@@ -269,12 +278,18 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
   private async configuration(errors: typeof import('oidc-provider').errors): Promise<Record<string, unknown>> {
     const invalidGrant = errors.InvalidGrant;
     const ttl = this.oauthConfig;
-    const cookieKey = Buffer.from(hkdfSync('sha256', Buffer.from(this.config.KEY_ENCRYPTION_KEY, 'base64'), this.config.REGION, 'oauth cookies', 32)).toString('base64url');
+    const cookieKey = Buffer.from(
+      hkdfSync('sha256', Buffer.from(this.config.KEY_ENCRYPTION_KEY, 'base64'), this.config.REGION, 'oauth cookies', 32),
+    ).toString('base64url');
     const directory = this.directory;
     return {
       adapter: (name: string) => new PostgresOidcAdapter(name, this.dataSource, this.clients, invalidGrant),
       jwks: { keys: await this.signingJwks() },
-      cookies: { keys: [cookieKey], long: { signed: true, httpOnly: true, sameSite: 'lax' }, short: { signed: true, httpOnly: true, sameSite: 'lax' } },
+      cookies: {
+        keys: [cookieKey],
+        long: { signed: true, httpOnly: true, sameSite: 'lax' },
+        short: { signed: true, httpOnly: true, sameSite: 'lax' },
+      },
       routes: OAUTH_ROUTES,
       scopes: [...OAUTH_SCOPES],
       claims: { openid: ['sub', 'amr', 'auth_time'], profile: ['name', 'locale', 'zoneinfo'], email: ['email', 'email_verified'] },
@@ -282,7 +297,12 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
       clientAuthMethods: ['client_secret_basic', 'private_key_jwt', 'none'],
       allowOmittingSingleRegisteredRedirectUri: false,
       extraClientMetadata: { properties: ['application_id'] },
-      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'RS256', token_endpoint_auth_method: 'client_secret_basic' },
+      clientDefaults: {
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        id_token_signed_response_alg: 'RS256',
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
       enabledJWA: { idTokenSigningAlgValues: ['RS256', 'ES256', 'EdDSA'], dPoPSigningAlgValues: ['ES256', 'EdDSA', 'RS256', 'PS256'] },
       pkce: { required: () => true },
       rotateRefreshToken: true,
@@ -317,7 +337,10 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
           userCodeInputSource: async (ctx: KoaContext & { req: IncomingMessage }, form: string, out: unknown, error: unknown) => {
             if (error instanceof Error && error.constructor.name === 'NotFoundError') await this.guards.wrongCode(addressOf(ctx.req));
             await renderUserCodeInput(ctx, form, out, error);
-          }, userCodeConfirmSource: renderUserCodeConfirm, successSource: renderDeviceSuccess },
+          },
+          userCodeConfirmSource: renderUserCodeConfirm,
+          successSource: renderDeviceSuccess,
+        },
       },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/oauth/interaction/${interaction.uid}` },
       findAccount: async (_ctx: unknown, sub: string) => {
@@ -338,7 +361,11 @@ export class OidcProviderHost implements OnModuleInit, OnApplicationShutdown {
       renderError: async (ctx: KoaContext, out: { error?: string }) => {
         const locale = pageLocale(ctx.get('accept-language'));
         const t = strings(locale);
-        const rendered = page(locale, t.error_title, `<p>${escapeHtml(t.error_text)}</p><p><code>${escapeHtml(out.error ?? 'invalid_request')}</code></p>`);
+        const rendered = page(
+          locale,
+          t.error_title,
+          `<p>${escapeHtml(t.error_text)}</p><p><code>${escapeHtml(out.error ?? 'invalid_request')}</code></p>`,
+        );
         ctx.set(pageHeaders(rendered.nonce));
         ctx.type = 'html';
         ctx.body = rendered.html;
@@ -420,7 +447,10 @@ async function renderUserCodeInput(ctx: KoaContext, form: string, _out: unknown,
   const labelled = form
     .replace(/ onfocus="[^"]*"/, '')
     .replace(/placeholder="Enter code"/, `id="svc-user-code" placeholder="${escapeHtml(t.device_code_label)}"`)
-    .replace('<input type="hidden" name="xsrf"', `<label for="svc-user-code">${escapeHtml(t.device_code_label)}</label><input type="hidden" name="xsrf"`);
+    .replace(
+      '<input type="hidden" name="xsrf"',
+      `<label for="svc-user-code">${escapeHtml(t.device_code_label)}</label><input type="hidden" name="xsrf"`,
+    );
   send(
     ctx,
     t.device_title,

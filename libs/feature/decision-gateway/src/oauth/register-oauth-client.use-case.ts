@@ -35,7 +35,9 @@ export class RegisterOAuthClient {
   async execute(command: RegisterOAuthClientCommand): Promise<{ client: OAuthClient; secret: string | null }> {
     const method = command.tokenEndpointAuthMethod ?? 'client_secret_basic';
     const redirectUris = command.redirectUris.map((uri, i) => checkRedirectUri(uri, `redirect_uris[${i}]`, command.environment));
-    const postLogout = (command.postLogoutRedirectUris ?? []).map((uri, i) => checkRedirectUri(uri, `post_logout_redirect_uris[${i}]`, command.environment));
+    const postLogout = (command.postLogoutRedirectUris ?? []).map((uri, i) =>
+      checkRedirectUri(uri, `post_logout_redirect_uris[${i}]`, command.environment),
+    );
     if (method === 'private_key_jwt') checkJwks(command.jwks);
     else if (command.jwks) throw oauthError('oauth_client_invalid', 'jwks is only for private_key_jwt clients', { field: 'jwks' });
     const grantTypes = [...new Set<ClientGrantType>(command.grantTypes ?? ['authorization_code', 'refresh_token'])].sort(

@@ -55,7 +55,13 @@ export function tokenChangeOf(event: string, model: TokenModel, kind: OAuthToken
  */
 export function recordTokenEvents(
   provider: EventSource,
-  deps: { dataSource: DataSource; outbox: OutboxWriter; logger: Logger; now: () => Date; applicationOf: (clientId: string) => Promise<string | undefined> },
+  deps: {
+    dataSource: DataSource;
+    outbox: OutboxWriter;
+    logger: Logger;
+    now: () => Date;
+    applicationOf: (clientId: string) => Promise<string | undefined>;
+  },
 ): void {
   const write = (change: OAuthTokenChange): void => {
     void (async () => {
@@ -65,12 +71,21 @@ export function recordTokenEvents(
         deps.outbox.add(
           manager,
           change.type,
-          { clientId: change.clientId, personId: change.personId, tokenKind: change.tokenKind, grantId: change.grantId, digestPrefix: change.digestPrefix },
+          {
+            clientId: change.clientId,
+            personId: change.personId,
+            tokenKind: change.tokenKind,
+            grantId: change.grantId,
+            digestPrefix: change.digestPrefix,
+          },
           { occurredAt, ...(applicationId ? { applicationId } : {}) },
         ),
       );
     })().catch((error: unknown) => {
-      deps.logger.error({ err_name: error instanceof Error ? error.name : 'unknown', event_type: change.type }, 'oauth token event not recorded');
+      deps.logger.error(
+        { err_name: error instanceof Error ? error.name : 'unknown', event_type: change.type },
+        'oauth token event not recorded',
+      );
     });
   };
   const models: Array<[string, OAuthTokenKind]> = [
@@ -87,6 +102,16 @@ export function recordTokenEvents(
     const ctx = context as RevocationContext;
     const entities = ctx.oidc?.entities ?? {};
     const token = entities.AccessToken ?? entities.RefreshToken ?? entities.AuthorizationCode ?? entities.DeviceCode;
-    write(tokenChangeOf('grant.revoked', { clientId: ctx.oidc?.client?.clientId ?? token?.clientId, accountId: token?.accountId, grantId: typeof grantId === 'string' ? grantId : undefined }, 'grant'));
+    write(
+      tokenChangeOf(
+        'grant.revoked',
+        {
+          clientId: ctx.oidc?.client?.clientId ?? token?.clientId,
+          accountId: token?.accountId,
+          grantId: typeof grantId === 'string' ? grantId : undefined,
+        },
+        'grant',
+      ),
+    );
   });
 }

@@ -12,7 +12,16 @@ export const DELEGATION_GRANT_TOKEN_TYPE = 'urn:oap:params:oauth:token-type:dele
 export const TOKEN_EXCHANGE_PATH = '/oauth/token/exchange';
 
 /** Parameters of the grant (RFC 8693 §2.1) besides `grant_type`. */
-export const TOKEN_EXCHANGE_PARAMETERS = ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'scope', 'requested_token_type', 'audience', 'resource'];
+export const TOKEN_EXCHANGE_PARAMETERS = [
+  'subject_token',
+  'subject_token_type',
+  'actor_token',
+  'actor_token_type',
+  'scope',
+  'requested_token_type',
+  'audience',
+  'resource',
+];
 
 /** oidc-provider's error classes the grant answers with. */
 export interface ExchangeErrors {
@@ -31,7 +40,11 @@ interface ExchangeContext {
   oidc: {
     params: Record<string, string | undefined>;
     client: { clientId: string };
-    provider: { AccessToken: { find(token: string): Promise<{ accountId: string; clientId: string; scope?: string; exp?: number; isExpired: boolean } | undefined> } };
+    provider: {
+      AccessToken: {
+        find(token: string): Promise<{ accountId: string; clientId: string; scope?: string; exp?: number; isExpired: boolean } | undefined>;
+      };
+    };
   };
 }
 
@@ -60,7 +73,8 @@ export function tokenExchangeGrant(deps: TokenExchangeDependencies): (ctx: Excha
       if (!params[name]) throw new errors.InvalidRequest(`missing required parameter '${name}'`);
     }
     if (params.actor_token_type !== JWT_TOKEN_TYPE) throw new errors.InvalidRequest(`actor_token_type must be ${JWT_TOKEN_TYPE}`);
-    if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest(`requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
+    if (params.requested_token_type !== undefined && params.requested_token_type !== ACCESS_TOKEN_TYPE)
+      throw new errors.InvalidRequest(`requested_token_type must be ${ACCESS_TOKEN_TYPE}`);
     const proof = ctx.get('DPoP');
     if (!proof) throw new errors.InvalidDpopProof('a DPoP proof of the agent key is required');
     const applicationId = await deps.applicationOf(ctx.oidc.client.clientId);
@@ -113,14 +127,27 @@ async function resolveSubject(ctx: ExchangeContext, deps: TokenExchangeDependenc
   const token = ctx.oidc.params.subject_token ?? '';
   if (ctx.oidc.params.subject_token_type === ACCESS_TOKEN_TYPE) {
     const accessToken = /^[A-Za-z0-9_-]{43}$/.test(token) ? await ctx.oidc.provider.AccessToken.find(token) : undefined;
-    if (!accessToken || accessToken.isExpired || accessToken.exp === undefined) throw new errors.InvalidGrant('the subject token is unknown, expired or revoked');
-    if ((await deps.applicationOf(accessToken.clientId)) !== applicationId) throw new errors.InvalidGrant("the subject token was not issued to this application's client");
-    return { kind: 'access_token', personId: accessToken.accountId, scopes: (accessToken.scope ?? '').split(' ').filter(Boolean), expiresAt: new Date(accessToken.exp * 1000) };
+    if (!accessToken || accessToken.isExpired || accessToken.exp === undefined)
+      throw new errors.InvalidGrant('the subject token is unknown, expired or revoked');
+    if ((await deps.applicationOf(accessToken.clientId)) !== applicationId)
+      throw new errors.InvalidGrant("the subject token was not issued to this application's client");
+    return {
+      kind: 'access_token',
+      personId: accessToken.accountId,
+      scopes: (accessToken.scope ?? '').split(' ').filter(Boolean),
+      expiresAt: new Date(accessToken.exp * 1000),
+    };
   }
   if (ctx.oidc.params.subject_token_type === DELEGATION_GRANT_TOKEN_TYPE) {
     const grant = deps.delegations ? await deps.delegations.resolve(token, applicationId) : null;
     if (!grant) throw new errors.InvalidGrant('the delegation grant is unknown, expired or revoked');
-    return { kind: 'delegation_grant', personId: grant.personId, scopes: grant.scopes, expiresAt: grant.expiresAt, act: { sub: grant.delegateId } };
+    return {
+      kind: 'delegation_grant',
+      personId: grant.personId,
+      scopes: grant.scopes,
+      expiresAt: grant.expiresAt,
+      act: { sub: grant.delegateId },
+    };
   }
   throw new errors.InvalidRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE} or ${DELEGATION_GRANT_TOKEN_TYPE}`);
 }

@@ -50,18 +50,35 @@ export class AuthorityProposalPageController {
 
   @Get(':proposal_token')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted page of a proposed authority (HTML): the signed-in person grants or declines it', response: 'The proposal page', produces: 'text/html', errors: [404] })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'Hosted page of a proposed authority (HTML): the signed-in person grants or declines it',
+    response: 'The proposal page',
+    produces: 'text/html',
+    errors: [404],
+  })
   async page(@Param('proposal_token') token: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
-    if (!person) return reply.code(303).header('location', this.sessions.signInPath(`/authorities/${TOKEN.test(token) ? token : ''}`)).header('cache-control', 'no-store').send();
+    if (!person)
+      return reply
+        .code(303)
+        .header('location', this.sessions.signInPath(`/authorities/${TOKEN.test(token) ? token : ''}`))
+        .header('cache-control', 'no-store')
+        .send();
     const locale = negotiateLocale(request.headers['accept-language']);
     const nonce = newNonce();
-    const proposal = TOKEN.test(token) ? await this.rpc.call('oap.get_authority_proposal', { proposalTokenSha256: sha256Hex(token) }) : undefined;
+    const proposal = TOKEN.test(token)
+      ? await this.rpc.call('oap.get_authority_proposal', { proposalTokenSha256: sha256Hex(token) })
+      : undefined;
     if (!proposal?.found) return sendHtml(reply, 404, page(locale, nonce, '<h1>Not found</h1>'), contentSecurityPolicy(nonce, []), locale);
     const phrases = describeBounds(JSON.parse(proposal.boundsJson) as ProposedBounds, proposal.validUntil, locale);
     const words = proposalPageWords(proposal.agentName || proposal.agentId, locale);
     const application = await this.applications.findApplication(proposal.applicationId);
-    const branding: ProposalBranding = { name: application?.name ?? null, logoUrl: application?.logoUrl ?? null, brandColor: application?.brandColor ?? null };
+    const branding: ProposalBranding = {
+      name: application?.name ?? null,
+      logoUrl: application?.logoUrl ?? null,
+      brandColor: application?.brandColor ?? null,
+    };
     const actions =
       proposal.status === 'proposed'
         ? `<div id="svc-actions" role="group" aria-labelledby="svc-title"><button type="button" class="primary" data-answer="grant">${escapeHtml(words.grant)}</button><button type="button" class="secondary" data-answer="decline">${escapeHtml(words.decline)}</button></div>
@@ -75,26 +92,47 @@ export class AuthorityProposalPageController {
 <ul class="purposes">${phrases.map((phrase) => `<li>${escapeHtml(phrase)}</li>`).join('')}</ul>
 ${actions}`;
     const logo = imageOrigin(branding.logoUrl);
-    return sendHtml(reply, 200, page(locale, nonce, body, words.title, branding), contentSecurityPolicy(nonce, [], { imageOrigins: logo ? [logo] : [] }), locale);
+    return sendHtml(
+      reply,
+      200,
+      page(locale, nonce, body, words.title, branding),
+      contentSecurityPolicy(nonce, [], { imageOrigins: logo ? [logo] : [] }),
+      locale,
+    );
   }
 
   @Post(':proposal_token')
   @Public()
   @HttpCode(200)
   @ApiResponseOf(AuthorityProposalAnswerResponse)
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person grants (becoming the principal) or declines a proposed authority', errors: [400, 401, 403, 404, 409] })
-  async answer(@Param('proposal_token') token: string, @Req() request: FastifyRequest, @Body() body: AuthorityProposalAnswerBody): Promise<AuthorityProposalAnswerResponse> {
+  @ApiDoc({
+    tag: 'People',
+    summary: 'The signed-in person grants (becoming the principal) or declines a proposed authority',
+    errors: [400, 401, 403, 404, 409],
+  })
+  async answer(
+    @Param('proposal_token') token: string,
+    @Req() request: FastifyRequest,
+    @Body() body: AuthorityProposalAnswerBody,
+  ): Promise<AuthorityProposalAnswerResponse> {
     assertSameOrigin(request, this.origin);
     const person = await this.sessions.fromRequest(request.raw);
-    if (!person) throw peopleError('sign_in_required', 'Sign in first', { sign_in_url: this.sessions.signInPath(`/authorities/${TOKEN.test(token) ? token : ''}`) });
+    if (!person)
+      throw peopleError('sign_in_required', 'Sign in first', {
+        sign_in_url: this.sessions.signInPath(`/authorities/${TOKEN.test(token) ? token : ''}`),
+      });
     if (!TOKEN.test(token)) throw peopleError('authority_proposal_not_found', 'Authority proposal not found');
-    const settled = await this.rpc.call('oap.settle_authority_proposal', { proposalTokenSha256: sha256Hex(token), outcome: body.answer, personId: person.personId });
+    const settled = await this.rpc.call('oap.settle_authority_proposal', {
+      proposalTokenSha256: sha256Hex(token),
+      outcome: body.answer,
+      personId: person.personId,
+    });
     if (!settled.found) throw peopleError('authority_proposal_not_found', 'Authority proposal not found');
     const wanted = body.answer === 'grant' ? 'active' : 'declined';
-    if (settled.status !== wanted) throw peopleError('authority_proposal_settled', `The proposal is already ${settled.status}`, { status: settled.status });
+    if (settled.status !== wanted)
+      throw peopleError('authority_proposal_settled', `The proposal is already ${settled.status}`, { status: settled.status });
     return { status: settled.status };
   }
-
 }
 
 /** The application's branding on the page: its name, logo (https) and colour, as on the decision pages. */

@@ -32,15 +32,21 @@ export class PeopleHostedSignIn implements HostedSignIn {
     if (session.principalId !== null && session.principalBinding !== null) {
       const linked = await this.boundPerson(session);
       if (linked) {
-        if (!person) throw peopleError('sign_in_required', 'This decision is for a person with an account: they sign in to confirm it is them', { sign_in_url: signInUrl });
-        if (person.personId !== linked) throw peopleError('principal_mismatch', 'The person signed in is not the person this decision is for');
+        if (!person)
+          throw peopleError('sign_in_required', 'This decision is for a person with an account: they sign in to confirm it is them', {
+            sign_in_url: signInUrl,
+          });
+        if (person.personId !== linked)
+          throw peopleError('principal_mismatch', 'The person signed in is not the person this decision is for');
         return session.principalId;
       }
-      if (!person && (await this.requiresSignIn(session))) throw peopleError('sign_in_required', 'This flow requires the person to sign in', { sign_in_url: signInUrl });
+      if (!person && (await this.requiresSignIn(session)))
+        throw peopleError('sign_in_required', 'This flow requires the person to sign in', { sign_in_url: signInUrl });
       return session.principalId;
     }
     if (person) return person.personId;
-    if (await this.requiresSignIn(session)) throw peopleError('sign_in_required', 'This flow requires the person to sign in', { sign_in_url: signInUrl });
+    if (await this.requiresSignIn(session))
+      throw peopleError('sign_in_required', 'This flow requires the person to sign in', { sign_in_url: signInUrl });
     return null;
   }
 
@@ -54,7 +60,11 @@ export class PeopleHostedSignIn implements HostedSignIn {
 
   async requiresSignIn(session: DecisionSession): Promise<boolean> {
     if (session.kind !== 'consent' || !session.flowId) return false;
-    const reply = await this.rpc.call('consent_records.get_flow', { applicationId: session.applicationId, flowId: session.flowId, version: session.flowVersion ?? 0 });
+    const reply = await this.rpc.call('consent_records.get_flow', {
+      applicationId: session.applicationId,
+      flowId: session.flowId,
+      version: session.flowVersion ?? 0,
+    });
     return reply.found && reply.requirements.includes(SIGN_IN_REQUIREMENT);
   }
 }

@@ -10,7 +10,9 @@ import { PeopleRepository } from './people.repository';
 /** `POST /api/v1/me/consent_records/:record_id/withdrawals`. */
 export class MyWithdrawalBody {
   /** A purpose key withdraws that purpose only; absent withdraws the whole consent. */
-  @IsOptional() @IsString() @MaxLength(64)
+  @IsOptional()
+  @IsString()
+  @MaxLength(64)
   purpose?: string;
 }
 
@@ -58,13 +60,19 @@ export class MyConsentRecordsController {
   @Auth('access_token')
   @ApiDoc({
     tag: 'People',
-    summary: 'Withdraw one of my consent records, or one purpose of it (person access token; a delegate with X-Delegation-Grant-Id acts for the principal)',
-    response: 'consent_withdrawal: record_id, application_id, purpose, channel (own_records), withdrawn_at, acted_by {delegate_id, principal_id, delegation_grant_id, delegation_type} or null',
+    summary:
+      'Withdraw one of my consent records, or one purpose of it (person access token; a delegate with X-Delegation-Grant-Id acts for the principal)',
+    response:
+      'consent_withdrawal: record_id, application_id, purpose, channel (own_records), withdrawn_at, acted_by {delegate_id, principal_id, delegation_grant_id, delegation_type} or null',
     errors: [400, 401, 403, 404, 409, 422],
   })
   @ApiResponseOf(ConsentWithdrawalResponse)
-  async withdraw(@CurrentPrincipal() principal: Principal, @Param('record_id') recordId: string, @Body() body: MyWithdrawalBody): Promise<ConsentWithdrawalResponse> {
-    if (!principal.personId) throw authError('invalid_token', 'This route needs a person\'s access token');
+  async withdraw(
+    @CurrentPrincipal() principal: Principal,
+    @Param('record_id') recordId: string,
+    @Body() body: MyWithdrawalBody,
+  ): Promise<ConsentWithdrawalResponse> {
+    if (!principal.personId) throw authError('invalid_token', "This route needs a person's access token");
     const links = await this.people.listLinksOfPerson(principal.personId);
     const delegation = principal.delegation;
     const reply = await this.rpc.call('consent_records.withdraw_for_person', {
@@ -85,7 +93,12 @@ export class MyConsentRecordsController {
       channel: 'own_records',
       withdrawn_at: reply.withdrawnAt,
       acted_by: delegation
-        ? { delegate_id: delegation.delegateId, principal_id: delegation.principalId, delegation_grant_id: delegation.grantId, delegation_type: delegation.type }
+        ? {
+            delegate_id: delegation.delegateId,
+            principal_id: delegation.principalId,
+            delegation_grant_id: delegation.grantId,
+            delegation_type: delegation.type,
+          }
         : null,
     };
   }

@@ -32,17 +32,29 @@ export class MyReceiptPageController {
   @Public()
   @ApiDoc({
     tag: 'People',
-    summary: 'The signed-in person\'s own consent receipt page (HTML; the receipt email links here): issuer, digest, history and the signed document; 303 to sign-in when signed out, 404 page for a receipt that is not theirs',
+    summary:
+      "The signed-in person's own consent receipt page (HTML; the receipt email links here): issuer, digest, history and the signed document; 303 to sign-in when signed out, 404 page for a receipt that is not theirs",
     response: 'The receipt page',
     produces: 'text/html',
   })
   async page(@Req() request: FastifyRequest, @Param('record_id') recordId: string, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
-    if (!person) return reply.code(303).header('location', this.sessions.signInPath(`/people/receipts/${encodeURIComponent(recordId.slice(0, 100))}`)).header('cache-control', 'no-store').send();
+    if (!person)
+      return reply
+        .code(303)
+        .header('location', this.sessions.signInPath(`/people/receipts/${encodeURIComponent(recordId.slice(0, 100))}`))
+        .header('cache-control', 'no-store')
+        .send();
     const locale = peopleLocale(person.locale);
     const nonce = newNonce();
     const found = isIdOf('consent_record', recordId) ? await this.receiptOf(person.personId, recordId) : undefined;
-    const html = renderMyReceiptPage({ locale, nonce, applicationName: found?.applicationName, receipt: found?.receipt, withdrawalUrl: `${this.platform.publicBaseUrl}/people/account` });
+    const html = renderMyReceiptPage({
+      locale,
+      nonce,
+      applicationName: found?.applicationName,
+      receipt: found?.receipt,
+      withdrawalUrl: `${this.platform.publicBaseUrl}/people/account`,
+    });
     return sendHtml(reply, found ? 200 : 404, html, contentSecurityPolicy(nonce, []), locale);
   }
 
@@ -50,7 +62,16 @@ export class MyReceiptPageController {
     const links = await this.people.listLinksOfPerson(personId);
     for (const applicationId of new Set(links.map((l) => l.applicationId))) {
       const own = links.filter((l) => l.applicationId === applicationId);
-      const request = { applicationId, personId, subjects: own.map(linkedSubject), action: 'export', purposes: [], recordIds: [], authorityIds: [], dataRequestId: '' };
+      const request = {
+        applicationId,
+        personId,
+        subjects: own.map(linkedSubject),
+        action: 'export',
+        purposes: [],
+        recordIds: [],
+        authorityIds: [],
+        dataRequestId: '',
+      };
       const records = await this.rpc.call('consent_records.person_data', request);
       if (!records.recordIds.includes(recordId)) continue;
       const receipts = await this.rpc.call('receipts.person_data', { ...request, recordIds: [recordId] });
@@ -64,5 +85,9 @@ export class MyReceiptPageController {
 
 /** A person link as the services match it: the reference's SHA-256 (emails case-folded), never the reference. */
 function linkedSubject(link: PersonLink): { applicationId: string; kind: string; valueSha256: string } {
-  return { applicationId: link.applicationId, kind: link.subjectKind, valueSha256: sha256Hex(link.subjectKind === 'email' ? link.subjectValue.trim().toLowerCase() : link.subjectValue) };
+  return {
+    applicationId: link.applicationId,
+    kind: link.subjectKind,
+    valueSha256: sha256Hex(link.subjectKind === 'email' ? link.subjectValue.trim().toLowerCase() : link.subjectValue),
+  };
 }

@@ -55,7 +55,8 @@ const EN = {
   mail_subject: 'Your sign-in code: {code}',
   mail_body: 'Your code is {code}. It expires in {minutes} minutes. If you did not ask for it, ignore this email.',
   mail_no_account_subject: 'Sign-in attempt',
-  mail_no_account_body: 'Someone tried to sign in with this address, but it has no account in this region. To create one, go to {url}. If it was not you, ignore this email.',
+  mail_no_account_body:
+    'Someone tried to sign in with this address, but it has no account in this region. To create one, go to {url}. If it was not you, ignore this email.',
 } as const;
 
 export type PeopleStringKey = keyof typeof EN;
@@ -116,7 +117,8 @@ const FR: Record<PeopleStringKey, string> = {
   mail_subject: 'Votre code de connexion : {code}',
   mail_body: 'Votre code est {code}. Il expire dans {minutes} minutes. Si vous ne l’avez pas demandé, ignorez cet e-mail.',
   mail_no_account_subject: 'Tentative de connexion',
-  mail_no_account_body: 'Quelqu’un a tenté de se connecter avec cette adresse, mais elle n’a pas de compte dans cette région. Pour en créer un : {url}. Si ce n’était pas vous, ignorez cet e-mail.',
+  mail_no_account_body:
+    'Quelqu’un a tenté de se connecter avec cette adresse, mais elle n’a pas de compte dans cette région. Pour en créer un : {url}. Si ce n’était pas vous, ignorez cet e-mail.',
 };
 
 const DE: Record<PeopleStringKey, string> = {
@@ -175,7 +177,8 @@ const DE: Record<PeopleStringKey, string> = {
   mail_subject: 'Ihr Anmeldecode: {code}',
   mail_body: 'Ihr Code lautet {code}. Er läuft in {minutes} Minuten ab. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese E-Mail.',
   mail_no_account_subject: 'Anmeldeversuch',
-  mail_no_account_body: 'Jemand hat versucht, sich mit dieser Adresse anzumelden, aber in dieser Region gibt es dafür kein Konto. Um eines zu erstellen, besuchen Sie {url}. Wenn Sie es nicht waren, ignorieren Sie diese E-Mail.',
+  mail_no_account_body:
+    'Jemand hat versucht, sich mit dieser Adresse anzumelden, aber in dieser Region gibt es dafür kein Konto. Um eines zu erstellen, besuchen Sie {url}. Wenn Sie es nicht waren, ignorieren Sie diese E-Mail.',
 };
 
 const ES: Record<PeopleStringKey, string> = {
@@ -234,7 +237,8 @@ const ES: Record<PeopleStringKey, string> = {
   mail_subject: 'Tu código de inicio de sesión: {code}',
   mail_body: 'Tu código es {code}. Caduca en {minutes} minutos. Si no lo has pedido, ignora este correo.',
   mail_no_account_subject: 'Intento de inicio de sesión',
-  mail_no_account_body: 'Alguien ha intentado iniciar sesión con esta dirección, pero no tiene cuenta en esta región. Para crear una, ve a {url}. Si no has sido tú, ignora este correo.',
+  mail_no_account_body:
+    'Alguien ha intentado iniciar sesión con esta dirección, pero no tiene cuenta en esta región. Para crear una, ve a {url}. Si no has sido tú, ignora este correo.',
 };
 
 const PT: Record<PeopleStringKey, string> = {
@@ -293,7 +297,8 @@ const PT: Record<PeopleStringKey, string> = {
   mail_subject: 'O seu código de início de sessão: {code}',
   mail_body: 'O seu código é {code}. Expira em {minutes} minutos. Se não o pediu, ignore este e-mail.',
   mail_no_account_subject: 'Tentativa de início de sessão',
-  mail_no_account_body: 'Alguém tentou iniciar sessão com este endereço, mas ele não tem conta nesta região. Para criar uma, aceda a {url}. Se não foi você, ignore este e-mail.',
+  mail_no_account_body:
+    'Alguém tentou iniciar sessão com este endereço, mas ele não tem conta nesta região. Para criar uma, aceda a {url}. Se não foi você, ignore este e-mail.',
 };
 
 const JA: Record<PeopleStringKey, string> = {
@@ -352,7 +357,8 @@ const JA: Record<PeopleStringKey, string> = {
   mail_subject: 'サインインコード: {code}',
   mail_body: 'あなたのコードは {code} です。有効期限は{minutes}分です。心当たりがない場合は、このメールを無視してください。',
   mail_no_account_subject: 'サインインの試み',
-  mail_no_account_body: 'このアドレスでサインインが試みられましたが、このリージョンにはアカウントがありません。作成するには {url} にアクセスしてください。心当たりがない場合は、このメールを無視してください。',
+  mail_no_account_body:
+    'このアドレスでサインインが試みられましたが、このリージョンにはアカウントがありません。作成するには {url} にアクセスしてください。心当たりがない場合は、このメールを無視してください。',
 };
 
 const CATALOGUES: Readonly<Record<PeopleLocale, Record<PeopleStringKey, string>>> = { en: EN, fr: FR, de: DE, es: ES, pt: PT, ja: JA };

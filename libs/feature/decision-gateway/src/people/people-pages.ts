@@ -117,7 +117,10 @@ export function renderAccountPage(model: AccountPageModel): string {
   const country = new Intl.DisplayNames([l], { type: 'region' }).of(model.person.homeCountry) ?? model.person.homeCountry;
   const passkeys = model.passkeys.length
     ? `<ul class="items" id="people-passkeys">${model.passkeys
-        .map((p) => `<li><span>${escapeHtml(p.createdAt.toISOString().slice(0, 10))}</span><button type="button" class="secondary" data-remove-passkey="${escapeHtml(p.id)}">${escapeHtml(peopleText(l, 'remove'))}</button></li>`)
+        .map(
+          (p) =>
+            `<li><span>${escapeHtml(p.createdAt.toISOString().slice(0, 10))}</span><button type="button" class="secondary" data-remove-passkey="${escapeHtml(p.id)}">${escapeHtml(peopleText(l, 'remove'))}</button></li>`,
+        )
         .join('')}</ul>`
     : `<p id="people-passkeys">${escapeHtml(peopleText(l, 'no_passkeys'))}</p>`;
   const links = model.links.length
@@ -146,7 +149,15 @@ ${links}
 }
 
 export interface InboxPageModel extends PeoplePageModel {
-  rows: ReadonlyArray<{ kind: 'consent' | 'approval'; applicationId: string; applicationName: string; triggerType: string | null; reference: string | null; deadline: Date; decisionUrl: string }>;
+  rows: ReadonlyArray<{
+    kind: 'consent' | 'approval';
+    applicationId: string;
+    applicationName: string;
+    triggerType: string | null;
+    reference: string | null;
+    deadline: Date;
+    decisionUrl: string;
+  }>;
   filters: { kind?: string; trigger_type?: string; application_id?: string; sort?: string };
   nextCursor: string | null;
   timeZone: string;
@@ -165,9 +176,19 @@ export function renderInboxPage(model: InboxPageModel): string {
   };
   const f = model.filters;
   const when = new Intl.DateTimeFormat(l, { dateStyle: 'medium', timeStyle: 'short', timeZone: model.timeZone });
-  const kinds = [link({ kind: undefined, trigger_type: undefined }, peopleText(l, 'filter_all'), !f.kind), link({ kind: 'consent', trigger_type: undefined }, peopleText(l, 'kind_consent'), f.kind === 'consent'), link({ kind: 'approval' }, peopleText(l, 'kind_approval'), f.kind === 'approval')].join(' · ');
-  const triggers = f.kind === 'approval' ? `<p id="people-triggers">${['scope', 'action', 'value', 'time', 'escalation', 'reputation'].map((t) => link({ trigger_type: t }, t, f.trigger_type === t)).join(' · ')}</p>` : '';
-  const sorts = [link({ sort: undefined }, peopleText(l, 'sort_deadline'), f.sort !== 'newest'), link({ sort: 'newest' }, peopleText(l, 'sort_newest'), f.sort === 'newest')].join(' · ');
+  const kinds = [
+    link({ kind: undefined, trigger_type: undefined }, peopleText(l, 'filter_all'), !f.kind),
+    link({ kind: 'consent', trigger_type: undefined }, peopleText(l, 'kind_consent'), f.kind === 'consent'),
+    link({ kind: 'approval' }, peopleText(l, 'kind_approval'), f.kind === 'approval'),
+  ].join(' · ');
+  const triggers =
+    f.kind === 'approval'
+      ? `<p id="people-triggers">${['scope', 'action', 'value', 'time', 'escalation', 'reputation'].map((t) => link({ trigger_type: t }, t, f.trigger_type === t)).join(' · ')}</p>`
+      : '';
+  const sorts = [
+    link({ sort: undefined }, peopleText(l, 'sort_deadline'), f.sort !== 'newest'),
+    link({ sort: 'newest' }, peopleText(l, 'sort_newest'), f.sort === 'newest'),
+  ].join(' · ');
   const apps = f.application_id ? `<p>${link({ application_id: undefined }, peopleText(l, 'all_applications'), false)}</p>` : '';
   const rows = model.rows.length
     ? `<ul class="items" id="people-inbox">${model.rows
@@ -180,7 +201,12 @@ export function renderInboxPage(model: InboxPageModel): string {
   const next = model.nextCursor ? `<p>${link({ cursor: model.nextCursor }, peopleText(l, 'next_page'), false)}</p>` : '';
   // Device links: the link URL as a QR code the phone scans, and the one-time code and URL as text.
   const devices = `<section id="device-links"><h2>${escapeHtml(peopleText(l, 'device_links_title'))}</h2><p>${escapeHtml(peopleText(l, 'device_links_text'))}</p><button type="button" id="device-link-start">${escapeHtml(peopleText(l, 'device_links_button'))}</button><div id="device-link-result" hidden><p><img id="device-link-qr" alt="${escapeHtml(peopleText(l, 'device_links_title'))}" width="200" height="200" hidden></p><p>${escapeHtml(peopleText(l, 'device_links_code'))}</p><p><code id="device-link-url"></code></p><p><code id="device-link-code"></code></p></div></section><script nonce="${model.nonce}">${DEVICE_LINK_SCRIPT}</script>`;
-  return layout(model, peopleText(l, 'inbox_title'), `<nav aria-label="${escapeHtml(peopleText(l, 'inbox_title'))}"><p>${kinds}</p>${triggers}<p>${sorts}</p>${apps}</nav>${rows}${next}${devices}`, 'inbox');
+  return layout(
+    model,
+    peopleText(l, 'inbox_title'),
+    `<nav aria-label="${escapeHtml(peopleText(l, 'inbox_title'))}"><p>${kinds}</p>${triggers}<p>${sorts}</p>${apps}</nav>${rows}${next}${devices}`,
+    'inbox',
+  );
 }
 
 /** The inbox page's device-link button: asks for a link code (same-origin JSON call) and shows it with its URL. */

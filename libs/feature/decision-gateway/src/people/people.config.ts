@@ -83,7 +83,10 @@ export class PeopleConfig extends OAuthConfig {
 }
 
 /** Country → region of every home country a person may choose. */
-export function personCountries(platform: Pick<PlatformConfig, 'REGION_COUNTRIES'>, people: Pick<PeopleConfig, 'PERSON_COUNTRIES'>): ReadonlyMap<string, Region> {
+export function personCountries(
+  platform: Pick<PlatformConfig, 'REGION_COUNTRIES'>,
+  people: Pick<PeopleConfig, 'PERSON_COUNTRIES'>,
+): ReadonlyMap<string, Region> {
   const result = new Map<string, Region>();
   for (const [region, country] of Object.entries(regionCountries(platform)) as Array<[Region, string]>) result.set(country, region);
   for (const pair of people.PERSON_COUNTRIES?.split(',') ?? []) {

@@ -29,7 +29,6 @@ import { Passkeys } from './use-cases/passkeys.use-case';
 import { PersonLinks } from './use-cases/person-links.use-case';
 import { WEBAUTHN_BUNDLE, WEBAUTHN_INTEGRITY } from './webauthn-asset';
 
-
 type QueryValue = string | string[] | undefined;
 
 /**
@@ -57,7 +56,12 @@ export class PeopleController {
 
   @Get('sign-in')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted sign-in page (HTML): passkey or email code; query return_to (same-origin path)', response: 'The sign-in page', produces: 'text/html' })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'Hosted sign-in page (HTML): passkey or email code; query return_to (same-origin path)',
+    response: 'The sign-in page',
+    produces: 'text/html',
+  })
   signInPage(@Req() request: FastifyRequest, @Query('return_to') returnTo: QueryValue, @Res() reply: FastifyReply): FastifyReply {
     const model = this.pageModel(request, returnTo);
     return sendHtml(reply, 200, renderSignInPage(model), contentSecurityPolicy(model.nonce, []));
@@ -65,34 +69,67 @@ export class PeopleController {
 
   @Get('sign-up')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted sign-up page (HTML): name, email, home country; query return_to, country', response: 'The sign-up page', produces: 'text/html' })
-  signUpPage(@Req() request: FastifyRequest, @Query('return_to') returnTo: QueryValue, @Query('country') country: QueryValue, @Res() reply: FastifyReply): FastifyReply {
+  @ApiDoc({
+    tag: 'People',
+    summary: 'Hosted sign-up page (HTML): name, email, home country; query return_to, country',
+    response: 'The sign-up page',
+    produces: 'text/html',
+  })
+  signUpPage(
+    @Req() request: FastifyRequest,
+    @Query('return_to') returnTo: QueryValue,
+    @Query('country') country: QueryValue,
+    @Res() reply: FastifyReply,
+  ): FastifyReply {
     const model = this.pageModel(request, returnTo);
     const countries = [...personCountries(this.platform, this.config).keys()];
-    const html = renderSignUpPage({ ...model, countries, prefill: typeof country === 'string' && /^[A-Z]{2}$/.test(country) ? { country } : {} });
+    const html = renderSignUpPage({
+      ...model,
+      countries,
+      prefill: typeof country === 'string' && /^[A-Z]{2}$/.test(country) ? { country } : {},
+    });
     return sendHtml(reply, 200, html, contentSecurityPolicy(model.nonce, []));
   }
 
   @Get('account')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'Hosted account page (HTML): profile, passkeys, application links; 303 to sign-in when signed out', response: 'The account page', produces: 'text/html' })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'Hosted account page (HTML): profile, passkeys, application links; 303 to sign-in when signed out',
+    response: 'The account page',
+    produces: 'text/html',
+  })
   async accountPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
-    if (!person) return reply.code(303).header('location', this.sessions.signInPath('/people/account')).header('cache-control', 'no-store').send();
+    if (!person)
+      return reply.code(303).header('location', this.sessions.signInPath('/people/account')).header('cache-control', 'no-store').send();
     const model = this.pageModel(request, undefined, person.locale);
-    const [passkeys, links] = await Promise.all([this.people.listPasskeys(person.personId), this.people.listLinksOfPerson(person.personId)]);
+    const [passkeys, links] = await Promise.all([
+      this.people.listPasskeys(person.personId),
+      this.people.listLinksOfPerson(person.personId),
+    ]);
     const html = renderAccountPage({
       ...model,
       person: { displayName: person.displayName, email: person.email, homeCountry: person.homeCountry },
       passkeys: passkeys.map((p) => ({ id: p.credentialId, createdAt: p.createdAt })),
-      links: links.map((l) => ({ id: l.id, applicationName: l.applicationName ?? l.applicationId, kind: l.subjectKind, value: l.subjectValue })),
+      links: links.map((l) => ({
+        id: l.id,
+        applicationName: l.applicationName ?? l.applicationId,
+        kind: l.subjectKind,
+        value: l.subjectValue,
+      })),
     });
     return sendHtml(reply, 200, html, contentSecurityPolicy(model.nonce, []));
   }
 
   @Get('assets/webauthn.js')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'WebAuthn browser library of the people pages (script, SRI-pinned)', response: 'The WebAuthn browser library', produces: 'text/javascript' })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'WebAuthn browser library of the people pages (script, SRI-pinned)',
+    response: 'The WebAuthn browser library',
+    produces: 'text/javascript',
+  })
   webauthn(@Res() reply: FastifyReply): FastifyReply {
     return reply
       .header('content-type', 'text/javascript; charset=utf-8')
@@ -111,8 +148,10 @@ export class PeopleController {
   async startEmailCode(@Req() request: FastifyRequest, @Body() body: StartEmailCodeBody): Promise<EmailCodeChallengeResponse> {
     assertSameOrigin(request, this.origin);
     if (body.purpose === 'sign_up') {
-      if (body.display_name === undefined || body.display_name.trim() === '') throw peopleError('home_country_unsupported', 'display_name is required to sign up', { field: 'display_name' });
-      if (body.home_country === undefined) throw peopleError('home_country_unsupported', 'home_country is required to sign up', { field: 'home_country' });
+      if (body.display_name === undefined || body.display_name.trim() === '')
+        throw peopleError('home_country_unsupported', 'display_name is required to sign up', { field: 'display_name' });
+      if (body.home_country === undefined)
+        throw peopleError('home_country_unsupported', 'home_country is required to sign up', { field: 'home_country' });
     }
     const timeZone = body.time_zone !== undefined && isTimeZone(body.time_zone) ? body.time_zone : 'UTC';
     const { challengeId, expiresAt } = await this.startCode.execute(
@@ -121,7 +160,14 @@ export class PeopleController {
         email: body.email,
         returnTo: body.return_to,
         ...(body.purpose === 'sign_up'
-          ? { signUp: { display_name: body.display_name!.trim(), home_country: body.home_country!, locale: body.locale ?? 'en', time_zone: timeZone } }
+          ? {
+              signUp: {
+                display_name: body.display_name!.trim(),
+                home_country: body.home_country!,
+                locale: body.locale ?? 'en',
+                time_zone: timeZone,
+              },
+            }
           : {}),
       },
       clientAddress(request),
@@ -134,7 +180,11 @@ export class PeopleController {
   @HttpCode(200)
   @ApiResponseOf(SignedInResponse)
   @ApiDoc({ tag: 'People', summary: 'Verify an email code; signs the browser in (Set-Cookie)', errors: [400, 401, 403, 410, 415, 429] })
-  async verifyEmailCode(@Req() request: FastifyRequest, @Body() body: VerifyEmailCodeBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
+  async verifyEmailCode(
+    @Req() request: FastifyRequest,
+    @Body() body: VerifyEmailCodeBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SignedInResponse> {
     assertSameOrigin(request, this.origin);
     const result = await this.verifyCode.execute(body.challenge_id, body.code, clientAddress(request));
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
@@ -158,7 +208,10 @@ export class PeopleController {
     const person = await this.signedIn(request);
     const full = await this.people.findPerson(person.personId);
     if (!full) throw peopleError('sign_in_required', 'Sign in first');
-    const [passkeys, links] = await Promise.all([this.people.listPasskeys(person.personId), this.people.listLinksOfPerson(person.personId)]);
+    const [passkeys, links] = await Promise.all([
+      this.people.listPasskeys(person.personId),
+      this.people.listLinksOfPerson(person.personId),
+    ]);
     return {
       person: personView(full),
       passkeys: passkeys.map(passkeyView),
@@ -185,14 +238,18 @@ export class PeopleController {
   @ApiDoc({ tag: 'People', summary: 'Add a passkey: the WebAuthn registration response (signed in)', errors: [400, 401, 403, 415] })
   async addPasskey(@Req() request: FastifyRequest, @Body() body: PasskeyCeremonyBody): Promise<PasskeyEnvelopeResponse> {
     assertSameOrigin(request, this.origin);
-    const passkey = await this.passkeys.register(await this.signedIn(request), body.challenge_id, body.credential as unknown as Record<string, unknown>);
+    const passkey = await this.passkeys.register(
+      await this.signedIn(request),
+      body.challenge_id,
+      body.credential as unknown as Record<string, unknown>,
+    );
     return { passkey: passkeyView(passkey) };
   }
 
   @Get('passkeys')
   @Public()
   @ApiResponseOf(PasskeyEnvelopeResponse, { isArray: true })
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person\'s passkeys', errors: [401] })
+  @ApiDoc({ tag: 'People', summary: "The signed-in person's passkeys", errors: [401] })
   async listPasskeys(@Req() request: FastifyRequest): Promise<PasskeyEnvelopeResponse[]> {
     const person = await this.signedIn(request);
     return (await this.people.listPasskeys(person.personId)).map((p) => ({ passkey: passkeyView(p) }));
@@ -201,7 +258,7 @@ export class PeopleController {
   @Delete('passkeys/:passkey_id')
   @Public()
   @HttpCode(204)
-  @ApiDoc({ tag: 'People', summary: 'Remove one of the signed-in person\'s passkeys', response: '204', errors: [401, 403, 404] })
+  @ApiDoc({ tag: 'People', summary: "Remove one of the signed-in person's passkeys", response: '204', errors: [401, 403, 404] })
   async removePasskey(@Req() request: FastifyRequest, @Param('passkey_id') passkeyId: string): Promise<void> {
     assertSameOrigin(request, this.origin);
     await this.passkeys.remove(await this.signedIn(request), passkeyId);
@@ -211,7 +268,11 @@ export class PeopleController {
   @Public()
   @HttpCode(200)
   @ApiResponseOf(PasskeyOptionsResponse)
-  @ApiDoc({ tag: 'People', summary: 'WebAuthn request options to sign in with a passkey (discoverable credential)', errors: [400, 403, 415] })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'WebAuthn request options to sign in with a passkey (discoverable credential)',
+    errors: [400, 403, 415],
+  })
   async authenticationOptions(@Req() request: FastifyRequest, @Body() body: PasskeyOptionsBody): Promise<PasskeyOptionsResponse> {
     assertSameOrigin(request, this.origin);
     const { challengeId, options } = await this.passkeys.authenticationOptions(body.return_to);
@@ -222,10 +283,22 @@ export class PeopleController {
   @Public()
   @HttpCode(200)
   @ApiResponseOf(SignedInResponse)
-  @ApiDoc({ tag: 'People', summary: 'Sign in with a passkey: the WebAuthn authentication response (Set-Cookie)', errors: [400, 401, 403, 415, 429] })
-  async passkeySignIn(@Req() request: FastifyRequest, @Body() body: PasskeyCeremonyBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<SignedInResponse> {
+  @ApiDoc({
+    tag: 'People',
+    summary: 'Sign in with a passkey: the WebAuthn authentication response (Set-Cookie)',
+    errors: [400, 401, 403, 415, 429],
+  })
+  async passkeySignIn(
+    @Req() request: FastifyRequest,
+    @Body() body: PasskeyCeremonyBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SignedInResponse> {
     assertSameOrigin(request, this.origin);
-    const result = await this.passkeys.signIn(body.challenge_id, body.credential as unknown as Record<string, unknown> & { id: string }, clientAddress(request));
+    const result = await this.passkeys.signIn(
+      body.challenge_id,
+      body.credential as unknown as Record<string, unknown> & { id: string },
+      clientAddress(request),
+    );
     void reply.header('set-cookie', result.setCookie).header('cache-control', 'no-store');
     return { person: personView(result.person), return_to: result.returnTo };
   }
@@ -233,7 +306,7 @@ export class PeopleController {
   @Delete('links/:person_link_id')
   @Public()
   @HttpCode(204)
-  @ApiDoc({ tag: 'People', summary: 'Remove an application\'s link to the signed-in person', response: '204', errors: [401, 403, 404] })
+  @ApiDoc({ tag: 'People', summary: "Remove an application's link to the signed-in person", response: '204', errors: [401, 403, 404] })
   async removeLink(@Req() request: FastifyRequest, @Param('person_link_id') linkId: string): Promise<void> {
     assertSameOrigin(request, this.origin);
     await this.links.removeOwn((await this.signedIn(request)).personId, linkId);
@@ -244,7 +317,6 @@ export class PeopleController {
     if (!person) throw peopleError('sign_in_required', 'Sign in first', { sign_in_url: this.sessions.signInPath('/people/account') });
     return person;
   }
-
 
   private pageModel(request: FastifyRequest, returnTo: QueryValue, locale?: string): PeoplePageModel {
     return {

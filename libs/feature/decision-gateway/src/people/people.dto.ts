@@ -118,16 +118,23 @@ export class ListPersonLinksQuery extends PageQuery {
 
 /** Query of the person's inbox page `GET /inbox` (spec, What the service does 9). */
 export class PersonInboxQuery extends PageQuery {
-  @IsOptional() @IsString() @IsIn(['consent', 'approval'])
+  @IsOptional()
+  @IsString()
+  @IsIn(['consent', 'approval'])
   kind?: 'consent' | 'approval';
 
-  @IsOptional() @IsString() @IsIn(TRIGGER_TYPES)
+  @IsOptional()
+  @IsString()
+  @IsIn(TRIGGER_TYPES)
   trigger_type?: string;
 
-  @IsOptional() @IsIdOf('application')
+  @IsOptional()
+  @IsIdOf('application')
   application_id?: string;
 
   /** `deadline` (ascending, default) or `newest` (created_at descending). */
-  @IsOptional() @IsString() @IsIn(['deadline', 'newest'])
+  @IsOptional()
+  @IsString()
+  @IsIn(['deadline', 'newest'])
   sort?: 'deadline' | 'newest';
 }

@@ -31,7 +31,15 @@ import { PersonLinks } from './use-cases/person-links.use-case';
  * ports to the rest of decision-gateway.
  */
 @Module({
-  controllers: [AuthorityProposalPageController, PeopleController, PersonLinksController, PersonInboxController, MyConsentRecordsController, MyReceiptPageController, PersonHomeRpcHandlers],
+  controllers: [
+    AuthorityProposalPageController,
+    PeopleController,
+    PersonLinksController,
+    PersonInboxController,
+    MyConsentRecordsController,
+    MyReceiptPageController,
+    PersonHomeRpcHandlers,
+  ],
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     { provide: PeopleConfig, useExisting: DecisionGatewayConfig },
@@ -52,6 +60,15 @@ import { PersonLinks } from './use-cases/person-links.use-case';
     PersonNotices,
     { provide: HOSTED_SIGN_IN, useExisting: PeopleHostedSignIn },
   ],
-  exports: [PERSON_SESSIONS, PERSON_DIRECTORY, HOSTED_SIGN_IN, PersonSessionsService, PeopleRepository, PeopleHostedSignIn, PersonNotices, PeopleMailer],
+  exports: [
+    PERSON_SESSIONS,
+    PERSON_DIRECTORY,
+    HOSTED_SIGN_IN,
+    PersonSessionsService,
+    PeopleRepository,
+    PeopleHostedSignIn,
+    PersonNotices,
+    PeopleMailer,
+  ],
 })
 export class PeopleModule {}

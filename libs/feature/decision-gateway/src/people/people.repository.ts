@@ -170,18 +170,38 @@ export class PeopleRepository {
   }
 
   /** Inserts a person; undefined when the email is already taken. */
-  async insertPerson(manager: EntityManager, person: Omit<Person, 'createdAt'>, at: Date, emailLookupDigest: Buffer | null = null): Promise<Person | undefined> {
-    const rows: PersonRow[] = await queryRows(manager, 
+  async insertPerson(
+    manager: EntityManager,
+    person: Omit<Person, 'createdAt'>,
+    at: Date,
+    emailLookupDigest: Buffer | null = null,
+  ): Promise<Person | undefined> {
+    const rows: PersonRow[] = await queryRows(
+      manager,
       `INSERT INTO gateway.people AS p (id, email, email_verified_at, display_name, locale, time_zone, home_country, created_at, updated_at, email_lookup_digest)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9) ON CONFLICT (email) DO NOTHING RETURNING ${PERSON_COLUMNS}`,
-      [person.id, person.email, person.emailVerifiedAt, person.displayName, person.locale, person.timeZone, person.homeCountry, at, emailLookupDigest],
+      [
+        person.id,
+        person.email,
+        person.emailVerifiedAt,
+        person.displayName,
+        person.locale,
+        person.timeZone,
+        person.homeCountry,
+        at,
+        emailLookupDigest,
+      ],
     );
     return rows[0] ? toPerson(rows[0]) : undefined;
   }
 
   /** Whether a person here has this email lookup digest. */
   async hasEmailLookupDigest(digest: Uint8Array): Promise<boolean> {
-    const rows: unknown[] = await queryRows(this.dataSource.manager, `SELECT 1 FROM gateway.people WHERE email_lookup_digest = $1 LIMIT 1`, [Buffer.from(digest)]);
+    const rows: unknown[] = await queryRows(
+      this.dataSource.manager,
+      `SELECT 1 FROM gateway.people WHERE email_lookup_digest = $1 LIMIT 1`,
+      [Buffer.from(digest)],
+    );
     return rows.length > 0;
   }
 
@@ -189,10 +209,18 @@ export class PeopleRepository {
   async fillEmailLookupDigests(digestOf: (email: string) => Buffer, batch = 500): Promise<number> {
     let filled = 0;
     for (;;) {
-      const rows: Array<{ id: string; email: string }> = await queryRows(this.dataSource.manager, `SELECT id, email FROM gateway.people WHERE email_lookup_digest IS NULL ORDER BY id LIMIT $1`, [batch]);
+      const rows: Array<{ id: string; email: string }> = await queryRows(
+        this.dataSource.manager,
+        `SELECT id, email FROM gateway.people WHERE email_lookup_digest IS NULL ORDER BY id LIMIT $1`,
+        [batch],
+      );
       if (rows.length === 0) return filled;
       for (const row of rows) {
-        await queryRows(this.dataSource.manager, `UPDATE gateway.people SET email_lookup_digest = $2 WHERE id = $1 AND email = $3`, [row.id, digestOf(row.email), row.email]);
+        await queryRows(this.dataSource.manager, `UPDATE gateway.people SET email_lookup_digest = $2 WHERE id = $1 AND email = $3`, [
+          row.id,
+          digestOf(row.email),
+          row.email,
+        ]);
       }
       filled += rows.length;
       if (rows.length < batch) return filled;
@@ -201,7 +229,8 @@ export class PeopleRepository {
 
   /** Marks the email verified; true when it was not verified before. */
   async markEmailVerified(manager: EntityManager, personId: string, at: Date): Promise<boolean> {
-    const rows: unknown[] = await queryRows(manager, 
+    const rows: unknown[] = await queryRows(
+      manager,
       `UPDATE gateway.people SET email_verified_at = $2, updated_at = $2 WHERE id = $1 AND email_verified_at IS NULL RETURNING id`,
       [personId, at],
     );
@@ -209,10 +238,21 @@ export class PeopleRepository {
   }
 
   async insertEmailCode(manager: EntityManager, challenge: Omit<EmailCodeChallenge, 'failedAttempts' | 'usedAt'>, at: Date): Promise<void> {
-    await queryRows(manager, 
+    await queryRows(
+      manager,
       `INSERT INTO gateway.person_email_codes (id, purpose, email, person_id, code_digest, sign_up, return_to, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [challenge.id, challenge.purpose, challenge.email, challenge.personId, challenge.codeDigest, challenge.signUp, challenge.returnTo, at, challenge.expiresAt],
+      [
+        challenge.id,
+        challenge.purpose,
+        challenge.email,
+        challenge.personId,
+        challenge.codeDigest,
+        challenge.signUp,
+        challenge.returnTo,
+        at,
+        challenge.expiresAt,
+      ],
     );
   }
 
@@ -247,7 +287,8 @@ export class PeopleRepository {
   }
 
   async recordCodeFailure(manager: EntityManager, id: string): Promise<number> {
-    const rows: Array<{ failed_attempts: number }> = await queryRows(manager, 
+    const rows: Array<{ failed_attempts: number }> = await queryRows(
+      manager,
       `UPDATE gateway.person_email_codes SET failed_attempts = failed_attempts + 1 WHERE id = $1 RETURNING failed_attempts`,
       [id],
     );
@@ -258,15 +299,24 @@ export class PeopleRepository {
     await queryRows(manager, `UPDATE gateway.person_email_codes SET used_at = $2 WHERE id = $1`, [id, at]);
   }
 
-  async insertSession(manager: EntityManager, digest: string, personId: string, methods: string[], at: Date, expiresAt: Date): Promise<void> {
-    await queryRows(manager, 
+  async insertSession(
+    manager: EntityManager,
+    digest: string,
+    personId: string,
+    methods: string[],
+    at: Date,
+    expiresAt: Date,
+  ): Promise<void> {
+    await queryRows(
+      manager,
       `INSERT INTO gateway.person_sessions (session_sha256, person_id, methods, authenticated_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
       [digest, personId, methods, at, expiresAt],
     );
   }
 
   async findSession(digest: string, now: Date): Promise<PersonSessionRow | undefined> {
-    const rows: Array<PersonRow & { methods: string[]; authenticated_at: Date }> = await queryRows(this.dataSource, 
+    const rows: Array<PersonRow & { methods: string[]; authenticated_at: Date }> = await queryRows(
+      this.dataSource,
       `SELECT ${PERSON_COLUMNS}, s.methods, s.authenticated_at FROM gateway.person_sessions s JOIN gateway.people p ON p.id = s.person_id
        WHERE s.session_sha256 = $1 AND s.revoked_at IS NULL AND s.expires_at > $2`,
       [digest, now],
@@ -276,47 +326,88 @@ export class PeopleRepository {
   }
 
   async revokeSession(digest: string, at: Date): Promise<void> {
-    await queryRows(this.dataSource, `UPDATE gateway.person_sessions SET revoked_at = $2 WHERE session_sha256 = $1 AND revoked_at IS NULL`, [digest, at]);
+    await queryRows(
+      this.dataSource,
+      `UPDATE gateway.person_sessions SET revoked_at = $2 WHERE session_sha256 = $1 AND revoked_at IS NULL`,
+      [digest, at],
+    );
   }
 
   async insertPasskey(manager: EntityManager, passkey: Omit<Passkey, 'lastUsedAt'>): Promise<boolean> {
-    const rows: unknown[] = await queryRows(manager, 
+    const rows: unknown[] = await queryRows(
+      manager,
       `INSERT INTO gateway.passkeys (credential_id, person_id, public_key, counter, transports, device_type, backed_up, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (credential_id) DO NOTHING RETURNING credential_id`,
-      [passkey.credentialId, passkey.personId, passkey.publicKey, passkey.counter, passkey.transports, passkey.deviceType, passkey.backedUp, passkey.createdAt],
+      [
+        passkey.credentialId,
+        passkey.personId,
+        passkey.publicKey,
+        passkey.counter,
+        passkey.transports,
+        passkey.deviceType,
+        passkey.backedUp,
+        passkey.createdAt,
+      ],
     );
     return rows.length > 0;
   }
 
   async listPasskeys(personId: string): Promise<Passkey[]> {
-    const rows: PasskeyRow[] = await queryRows(this.dataSource, `SELECT * FROM gateway.passkeys WHERE person_id = $1 ORDER BY created_at, credential_id`, [personId]);
+    const rows: PasskeyRow[] = await queryRows(
+      this.dataSource,
+      `SELECT * FROM gateway.passkeys WHERE person_id = $1 ORDER BY created_at, credential_id`,
+      [personId],
+    );
     return rows.map(toPasskey);
   }
 
   async findPasskey(credentialId: string, manager: EntityManager = this.dataSource.manager): Promise<Passkey | undefined> {
-    const rows: PasskeyRow[] = await queryRows(manager, `SELECT * FROM gateway.passkeys WHERE credential_id = $1 FOR UPDATE`, [credentialId]);
+    const rows: PasskeyRow[] = await queryRows(manager, `SELECT * FROM gateway.passkeys WHERE credential_id = $1 FOR UPDATE`, [
+      credentialId,
+    ]);
     return rows[0] ? toPasskey(rows[0]) : undefined;
   }
 
   async usePasskey(manager: EntityManager, credentialId: string, counter: number, at: Date): Promise<void> {
-    await queryRows(manager, `UPDATE gateway.passkeys SET counter = $2, last_used_at = $3 WHERE credential_id = $1`, [credentialId, counter, at]);
+    await queryRows(manager, `UPDATE gateway.passkeys SET counter = $2, last_used_at = $3 WHERE credential_id = $1`, [
+      credentialId,
+      counter,
+      at,
+    ]);
   }
 
   async deletePasskey(manager: EntityManager, personId: string, credentialId: string): Promise<boolean> {
-    const rows: unknown[] = await queryRows(manager, `DELETE FROM gateway.passkeys WHERE person_id = $1 AND credential_id = $2 RETURNING credential_id`, [personId, credentialId]);
+    const rows: unknown[] = await queryRows(
+      manager,
+      `DELETE FROM gateway.passkeys WHERE person_id = $1 AND credential_id = $2 RETURNING credential_id`,
+      [personId, credentialId],
+    );
     return rows.length > 0;
   }
 
-  async insertChallenge(id: string, purpose: 'register' | 'authenticate', personId: string | null, challenge: string, returnTo: string, expiresAt: Date): Promise<void> {
-    await queryRows(this.dataSource, 
+  async insertChallenge(
+    id: string,
+    purpose: 'register' | 'authenticate',
+    personId: string | null,
+    challenge: string,
+    returnTo: string,
+    expiresAt: Date,
+  ): Promise<void> {
+    await queryRows(
+      this.dataSource,
       `INSERT INTO gateway.webauthn_challenges (id, purpose, person_id, challenge, return_to, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
       [id, purpose, personId, challenge, returnTo, expiresAt],
     );
   }
 
   /** Takes a challenge once: marks it used and returns it, unless unknown, used or expired. */
-  async takeChallenge(id: string, purpose: 'register' | 'authenticate', now: Date): Promise<{ personId: string | null; challenge: string; returnTo: string } | undefined> {
-    const rows: Array<{ person_id: string | null; challenge: string; return_to: string }> = await queryRows(this.dataSource, 
+  async takeChallenge(
+    id: string,
+    purpose: 'register' | 'authenticate',
+    now: Date,
+  ): Promise<{ personId: string | null; challenge: string; returnTo: string } | undefined> {
+    const rows: Array<{ person_id: string | null; challenge: string; return_to: string }> = await queryRows(
+      this.dataSource,
       `UPDATE gateway.webauthn_challenges SET used_at = $3 WHERE id = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > $3 RETURNING person_id, challenge, return_to`,
       [id, purpose, now],
     );
@@ -326,7 +417,11 @@ export class PeopleRepository {
 
   /** Seconds a throttle key stays locked, or 0. */
   async lockedFor(key: string, now: Date): Promise<number> {
-    const rows: Array<{ locked_until: Date | null }> = await queryRows(this.dataSource, `SELECT locked_until FROM gateway.person_throttles WHERE key = $1`, [key]);
+    const rows: Array<{ locked_until: Date | null }> = await queryRows(
+      this.dataSource,
+      `SELECT locked_until FROM gateway.person_throttles WHERE key = $1`,
+      [key],
+    );
     const until = rows[0]?.locked_until;
     return until && until > now ? Math.ceil((until.getTime() - now.getTime()) / 1000) : 0;
   }
@@ -336,7 +431,8 @@ export class PeopleRepository {
    * `lockSeconds`. Returns the seconds the key is now locked for (0 when still allowed).
    */
   async hit(key: string, now: Date, windowSeconds: number, limit: number, lockSeconds: number): Promise<number> {
-    const rows: Array<{ count: number; locked_until: Date | null }> = await queryRows(this.dataSource, 
+    const rows: Array<{ count: number; locked_until: Date | null }> = await queryRows(
+      this.dataSource,
       `INSERT INTO gateway.person_throttles AS t (key, window_started_at, count) VALUES ($1, $2, 1)
        ON CONFLICT (key) DO UPDATE SET
          window_started_at = CASE WHEN t.window_started_at <= $2 - make_interval(secs => $3) THEN $2 ELSE t.window_started_at END,
@@ -348,7 +444,11 @@ export class PeopleRepository {
     const row = rows[0]!;
     if (row.locked_until && row.locked_until > now) return Math.ceil((row.locked_until.getTime() - now.getTime()) / 1000);
     if (row.count > limit) {
-      await queryRows(this.dataSource, `UPDATE gateway.person_throttles SET locked_until = $2, count = 0, window_started_at = $3 WHERE key = $1`, [key, new Date(now.getTime() + lockSeconds * 1000), now]);
+      await queryRows(
+        this.dataSource,
+        `UPDATE gateway.person_throttles SET locked_until = $2, count = 0, window_started_at = $3 WHERE key = $1`,
+        [key, new Date(now.getTime() + lockSeconds * 1000), now],
+      );
       return lockSeconds;
     }
     return 0;
@@ -360,7 +460,8 @@ export class PeopleRepository {
 
   /** Adds one sign-in failure to its window's aggregate. */
   async countFailure(windowStartedAt: Date, method: string, reason: string): Promise<void> {
-    await queryRows(this.dataSource, 
+    await queryRows(
+      this.dataSource,
       `INSERT INTO gateway.sign_in_failure_windows AS w (window_started_at, method, reason, failures) VALUES ($1, $2, $3, 1)
        ON CONFLICT (window_started_at, method, reason) DO UPDATE SET failures = w.failures + 1`,
       [windowStartedAt, method, reason],
@@ -368,8 +469,12 @@ export class PeopleRepository {
   }
 
   /** Closed windows not yet reported, locked for the reporting transaction. */
-  async claimClosedFailureWindows(manager: EntityManager, before: Date): Promise<Array<{ windowStartedAt: Date; method: string; reason: string; failures: number }>> {
-    const rows: Array<{ window_started_at: Date; method: string; reason: string; failures: number }> = await queryRows(manager, 
+  async claimClosedFailureWindows(
+    manager: EntityManager,
+    before: Date,
+  ): Promise<Array<{ windowStartedAt: Date; method: string; reason: string; failures: number }>> {
+    const rows: Array<{ window_started_at: Date; method: string; reason: string; failures: number }> = await queryRows(
+      manager,
       `UPDATE gateway.sign_in_failure_windows SET reported_at = now()
        WHERE (window_started_at, method, reason) IN (
          SELECT window_started_at, method, reason FROM gateway.sign_in_failure_windows
@@ -382,21 +487,29 @@ export class PeopleRepository {
 
   /** Inserts a link; an existing link of the same subject is returned instead (`created` false). */
   async insertLink(manager: EntityManager, link: PersonLink): Promise<{ link: PersonLink; created: boolean }> {
-    const inserted: LinkRow[] = await queryRows(manager, 
+    const inserted: LinkRow[] = await queryRows(
+      manager,
       `INSERT INTO gateway.person_links (id, application_id, person_id, subject_kind, subject_value, created_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (application_id, subject_kind, subject_value) DO NOTHING RETURNING *`,
       [link.id, link.applicationId, link.personId, link.subjectKind, link.subjectValue, link.createdAt],
     );
     if (inserted[0]) return { link: toLink(inserted[0]), created: true };
-    const existing: LinkRow[] = await queryRows(manager, 
+    const existing: LinkRow[] = await queryRows(
+      manager,
       `SELECT * FROM gateway.person_links WHERE application_id = $1 AND subject_kind = $2 AND subject_value = $3`,
       [link.applicationId, link.subjectKind, link.subjectValue],
     );
     return { link: toLink(existing[0]!), created: false };
   }
 
-  async listLinksOfApplication(applicationId: string, limit: number, after?: { createdAt: string; id: string }, personId?: string): Promise<PersonLink[]> {
-    const rows: LinkRow[] = await queryRows(this.dataSource, 
+  async listLinksOfApplication(
+    applicationId: string,
+    limit: number,
+    after?: { createdAt: string; id: string },
+    personId?: string,
+  ): Promise<PersonLink[]> {
+    const rows: LinkRow[] = await queryRows(
+      this.dataSource,
       `SELECT * FROM gateway.person_links WHERE application_id = $1
          AND ($2::text IS NULL OR person_id = $2)
          AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::text))
@@ -407,7 +520,8 @@ export class PeopleRepository {
   }
 
   async listLinksOfPerson(personId: string): Promise<PersonLink[]> {
-    const rows: LinkRow[] = await queryRows(this.dataSource, 
+    const rows: LinkRow[] = await queryRows(
+      this.dataSource,
       `SELECT l.*, a.name AS application_name FROM gateway.person_links l JOIN gateway.applications a ON a.id = l.application_id
        WHERE l.person_id = $1 ORDER BY l.created_at, l.id LIMIT 500`,
       [personId],
@@ -415,8 +529,13 @@ export class PeopleRepository {
     return rows.map(toLink);
   }
 
-  async deleteLink(manager: EntityManager, id: string, owner: { applicationId?: string; personId?: string }): Promise<PersonLink | undefined> {
-    const rows: LinkRow[] = await queryRows(manager, 
+  async deleteLink(
+    manager: EntityManager,
+    id: string,
+    owner: { applicationId?: string; personId?: string },
+  ): Promise<PersonLink | undefined> {
+    const rows: LinkRow[] = await queryRows(
+      manager,
       `DELETE FROM gateway.person_links WHERE id = $1 AND ($2::text IS NULL OR application_id = $2) AND ($3::text IS NULL OR person_id = $3) RETURNING *`,
       [id, owner.applicationId ?? null, owner.personId ?? null],
     );
@@ -425,7 +544,8 @@ export class PeopleRepository {
 
   /** The person an application's subject reference is linked to. */
   async linkedPerson(applicationId: string, subjectKind: 'external_id' | 'email', subjectValue: string): Promise<Person | undefined> {
-    const rows: PersonRow[] = await queryRows(this.dataSource, 
+    const rows: PersonRow[] = await queryRows(
+      this.dataSource,
       `SELECT ${PERSON_COLUMNS} FROM gateway.person_links l JOIN gateway.people p ON p.id = l.person_id
        WHERE l.application_id = $1 AND l.subject_kind = $2 AND l.subject_value = $3`,
       [applicationId, subjectKind, subjectValue],
@@ -458,7 +578,15 @@ export class PeopleRepository {
          ${keyset}
        ORDER BY ${position} ${newest ? 'DESC' : 'ASC'}, s.token_sha256 ${newest ? 'DESC' : 'ASC'}
        LIMIT ${q.after ? '$8' : '$6'}`,
-      [q.now, q.personId, q.kind ?? null, q.triggerType ?? null, q.applicationId ?? null, ...(q.after ? [q.after.at, q.after.token] : []), q.limit],
+      [
+        q.now,
+        q.personId,
+        q.kind ?? null,
+        q.triggerType ?? null,
+        q.applicationId ?? null,
+        ...(q.after ? [q.after.at, q.after.token] : []),
+        q.limit,
+      ],
     );
   }
 }

@@ -18,8 +18,16 @@ function lookup(key: string | undefined, found: Record<string, boolean | 'silent
     },
   } as unknown as RpcClient;
   const known: Uint8Array[] = [];
-  const people = { hasEmailLookupDigest: async (digest: Uint8Array) => known.some((k) => Buffer.compare(Buffer.from(k), Buffer.from(digest)) === 0) } as unknown as PeopleRepository;
-  const service = new PersonHomeLookup(people, regionRpc, { REGION: 'eu' } as PlatformConfig, { PEOPLE_LOOKUP_KEY: key } as PeopleConfig, {} as Logger);
+  const people = {
+    hasEmailLookupDigest: async (digest: Uint8Array) => known.some((k) => Buffer.compare(Buffer.from(k), Buffer.from(digest)) === 0),
+  } as unknown as PeopleRepository;
+  const service = new PersonHomeLookup(
+    people,
+    regionRpc,
+    { REGION: 'eu' } as PlatformConfig,
+    { PEOPLE_LOOKUP_KEY: key } as PeopleConfig,
+    {} as Logger,
+  );
   return { service, asked, known };
 }
 

@@ -60,7 +60,11 @@ export class PersonHomeLookup implements OnApplicationBootstrap {
     if (!digest) return undefined;
     const others = REGIONS.filter((region) => region !== this.platform.REGION);
     const answers = await Promise.all(
-      others.map(async (region) => ((await this.rpc.tryCallInRegion(region, 'gateway.find_person_home', { emailDigest: digest }, FIND_HOME_TIMEOUT_MS))?.found ? region : undefined)),
+      others.map(async (region) =>
+        (await this.rpc.tryCallInRegion(region, 'gateway.find_person_home', { emailDigest: digest }, FIND_HOME_TIMEOUT_MS))?.found
+          ? region
+          : undefined,
+      ),
     );
     return answers.find((region): region is Region => region !== undefined);
   }
@@ -83,7 +87,8 @@ export class PersonHomeRpcHandlers {
 
   @RpcHandler('gateway.check_person_homed')
   async checkPersonHomed(request: RpcRequest<'gateway.check_person_homed'>): Promise<RpcReplyInit<'gateway.check_person_homed'>> {
-    if (regionSegmentOf(request.personId) !== this.platform.REGION || !/^usr_[a-z0-9]{2,8}_[a-z2-7]{20}$/.test(request.personId)) return { found: false };
+    if (regionSegmentOf(request.personId) !== this.platform.REGION || !/^usr_[a-z0-9]{2,8}_[a-z2-7]{20}$/.test(request.personId))
+      return { found: false };
     return { found: (await this.people.findPerson(request.personId)) !== undefined };
   }
 

@@ -28,10 +28,18 @@ export class PersonInboxController {
 
   @Get('inbox')
   @Public()
-  @ApiDoc({ tag: 'People', summary: 'The signed-in person\'s inbox page (HTML); query kind, trigger_type, application_id, sort (deadline | newest), limit, cursor; 303 to sign-in when signed out', response: 'The inbox page', produces: 'text/html', errors: [422] })
+  @ApiDoc({
+    tag: 'People',
+    summary:
+      "The signed-in person's inbox page (HTML); query kind, trigger_type, application_id, sort (deadline | newest), limit, cursor; 303 to sign-in when signed out",
+    response: 'The inbox page',
+    produces: 'text/html',
+    errors: [422],
+  })
   async page(@Req() request: FastifyRequest, @Query() query: PersonInboxQuery, @Res() reply: FastifyReply): Promise<FastifyReply> {
     const person = await this.sessions.fromRequest(request.raw);
-    if (!person) return reply.code(303).header('location', this.sessions.signInPath(request.url)).header('cache-control', 'no-store').send();
+    if (!person)
+      return reply.code(303).header('location', this.sessions.signInPath(request.url)).header('cache-control', 'no-store').send();
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const sort = query.sort ?? 'deadline';
     const after = query.cursor ? decodeCursor(query.cursor, ['at', 't']) : undefined;
@@ -47,7 +55,10 @@ export class PersonInboxController {
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const nextCursor = rows.length > limit && last ? encodeCursor({ at: (sort === 'newest' ? last.created_at : last.deadline).toISOString(), t: last.token_sha256 }) : null;
+    const nextCursor =
+      rows.length > limit && last
+        ? encodeCursor({ at: (sort === 'newest' ? last.created_at : last.deadline).toISOString(), t: last.token_sha256 })
+        : null;
     const nonce = newNonce();
     const html = renderInboxPage({
       locale: peopleLocale(person.locale),

@@ -22,7 +22,11 @@ export class PersonLinksController {
   @Post()
   @ApiResponseOf(PersonLinkEnvelopeResponse, { status: 201 })
   @ApiResponseOf(PersonLinkEnvelopeResponse, { status: 200 })
-  @ApiDoc({ tag: 'People', summary: 'Link a subject reference (external_id or email) of the application to a person', errors: [400, 401, 404, 409, 421, 422] })
+  @ApiDoc({
+    tag: 'People',
+    summary: 'Link a subject reference (external_id or email) of the application to a person',
+    errors: [400, 401, 404, 409, 421, 422],
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Param('application_id') applicationId: string,
@@ -36,19 +40,36 @@ export class PersonLinksController {
 
   @Get()
   @ApiResponseOf(PersonLinkResponse, { page: true })
-  @ApiDoc({ tag: 'People', summary: 'The application\'s person links, oldest first; query person_id, limit, cursor', errors: [400, 401, 404] })
-  async list(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Query() query: ListPersonLinksQuery): Promise<Page<PersonLinkResponse>> {
+  @ApiDoc({
+    tag: 'People',
+    summary: "The application's person links, oldest first; query person_id, limit, cursor",
+    errors: [400, 401, 404],
+  })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') applicationId: string,
+    @Query() query: ListPersonLinksQuery,
+  ): Promise<Page<PersonLinkResponse>> {
     const app = await ownedApplication(this.applications, principal, applicationId);
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.people.listLinksOfApplication(app.id, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined, query.person_id);
+    const rows = await this.people.listLinksOfApplication(
+      app.id,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+      query.person_id,
+    );
     return toPage(rows, limit, personLinkView, (r) => ({ created_at: r.createdAt.toISOString(), id: r.id }));
   }
 
   @Delete(':person_link_id')
   @ApiResponseOf(PersonLinkEnvelopeResponse)
   @ApiDoc({ tag: 'People', summary: 'Remove a person link', errors: [401, 404] })
-  async remove(@CurrentPrincipal() principal: Principal, @Param('application_id') applicationId: string, @Param('person_link_id') linkId: string): Promise<PersonLinkEnvelopeResponse> {
+  async remove(
+    @CurrentPrincipal() principal: Principal,
+    @Param('application_id') applicationId: string,
+    @Param('person_link_id') linkId: string,
+  ): Promise<PersonLinkEnvelopeResponse> {
     return { person_link: personLinkView(await this.links.remove(principal, applicationId, linkId)) };
   }
 }

@@ -47,7 +47,11 @@ export class PersonSessionsService implements PersonSessions, PersonDirectory {
     for (const link of await this.people.listLinksOfPerson(personId)) {
       // Links come oldest first: the first link of an application is when it was linked.
       if (!byApplication.has(link.applicationId)) {
-        byApplication.set(link.applicationId, { applicationId: link.applicationId, name: link.applicationName ?? '', linkedAt: link.createdAt });
+        byApplication.set(link.applicationId, {
+          applicationId: link.applicationId,
+          name: link.applicationName ?? '',
+          linkedAt: link.createdAt,
+        });
       }
     }
     return [...byApplication.values()];
@@ -57,7 +61,14 @@ export class PersonSessionsService implements PersonSessions, PersonDirectory {
   async start(manager: EntityManager, personId: string, methods: string[]): Promise<string> {
     const value = newSecret();
     const now = this.clock.now();
-    await this.people.insertSession(manager, sha256Hex(value), personId, methods, now, new Date(now.getTime() + this.config.PERSON_SESSION_TTL_SECONDS * 1000));
+    await this.people.insertSession(
+      manager,
+      sha256Hex(value),
+      personId,
+      methods,
+      now,
+      new Date(now.getTime() + this.config.PERSON_SESSION_TTL_SECONDS * 1000),
+    );
     return sessionCookie(this.secure, value, this.config.PERSON_SESSION_TTL_SECONDS);
   }
 

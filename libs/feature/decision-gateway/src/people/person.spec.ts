@@ -44,15 +44,19 @@ describe('the sign-in cookie', () => {
 });
 
 describe('home countries', () => {
-  it('are the residency table\'s countries plus PERSON_COUNTRIES, each mapped to its region', () => {
+  it("are the residency table's countries plus PERSON_COUNTRIES, each mapped to its region", () => {
     const platform = Object.assign(new PlatformConfig(), { REGION_COUNTRIES: 'us=US,eu=DE,ap=SG' });
-    expect([...personCountries(platform, {}).entries()]).toEqual([['US', 'us'], ['DE', 'eu'], ['SG', 'ap']]);
+    expect([...personCountries(platform, {}).entries()]).toEqual([
+      ['US', 'us'],
+      ['DE', 'eu'],
+      ['SG', 'ap'],
+    ]);
     expect(personCountries(platform, { PERSON_COUNTRIES: 'FR=eu,JP=ap' }).get('FR')).toBe('eu');
   });
 });
 
 describe('people strings', () => {
-  it('follow the person\'s language, English by default, with placeholders filled', () => {
+  it("follow the person's language, English by default, with placeholders filled", () => {
     expect(peopleLocale('fr-CA')).toBe('fr');
     expect(peopleLocale('it-IT,fr;q=0.8')).toBe('fr');
     expect(peopleLocale('it-IT')).toBe('en');

@@ -54,7 +54,9 @@ export function digestsEqual(a: string, b: string): boolean {
 
 /** The key email codes are digested under (HKDF-SHA256 of the key-encryption key). */
 export function emailCodeKey(keyEncryptionKey: string, region: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(keyEncryptionKey, 'base64'), Buffer.from(region), Buffer.from('people email code v1'), 32));
+  return Buffer.from(
+    hkdfSync('sha256', Buffer.from(keyEncryptionKey, 'base64'), Buffer.from(region), Buffer.from('people email code v1'), 32),
+  );
 }
 
 /** An opaque random secret (256 bits, base64url): cookie values and challenge ids. */
@@ -90,7 +92,13 @@ export function cookieOf(request: IncomingMessage, name: string): string | undef
 
 /** `Set-Cookie` of the sign-in cookie (or of its removal when `value` is null). */
 export function sessionCookie(secure: boolean, value: string | null, maxAgeSeconds: number): string {
-  const attributes = [`${sessionCookieName(secure)}=${value ?? ''}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${value === null ? 0 : maxAgeSeconds}`];
+  const attributes = [
+    `${sessionCookieName(secure)}=${value ?? ''}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${value === null ? 0 : maxAgeSeconds}`,
+  ];
   if (secure) attributes.push('Secure');
   return attributes.join('; ');
 }
@@ -101,7 +109,12 @@ export function sessionCookie(secure: boolean, value: string | null, maxAgeSecon
  */
 export function safeReturnTo(value: unknown, fallback = '/people/account'): string {
   if (typeof value !== 'string' || value.length > 2048) return fallback;
-  if (!value.startsWith('/') || value.startsWith('//') || value.includes('\\') || [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)) return fallback;
+  if (
+    !value.startsWith('/') ||
+    value.startsWith('//') ||
+    value.includes('\\') ||
+    [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)
+  )
+    return fallback;
   return value;
 }
-

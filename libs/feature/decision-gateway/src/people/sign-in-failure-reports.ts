@@ -18,7 +18,8 @@ export class SignInFailureReports implements OnApplicationBootstrap, OnApplicati
   private readonly loop = new PollingLoop({
     round: () => this.reportClosedWindows(),
     pollMs: 60_000,
-    onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'sign-in failure report failed; retrying'),
+    onError: (error) =>
+      this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'sign-in failure report failed; retrying'),
   });
 
   constructor(
@@ -46,7 +47,13 @@ export class SignInFailureReports implements OnApplicationBootstrap, OnApplicati
         await this.outbox.add(
           manager,
           'person.sign_in_failures',
-          { windowStartedAt: w.windowStartedAt.toISOString(), windowSeconds: THROTTLE_WINDOW_SECONDS, method: w.method, reason: w.reason, failures: w.failures },
+          {
+            windowStartedAt: w.windowStartedAt.toISOString(),
+            windowSeconds: THROTTLE_WINDOW_SECONDS,
+            method: w.method,
+            reason: w.reason,
+            failures: w.failures,
+          },
           { occurredAt: new Date(w.windowStartedAt.getTime() + THROTTLE_WINDOW_SECONDS * 1000) },
         );
       }

@@ -32,7 +32,10 @@ export class SignInThrottle {
   /** Refuses (429 with Retry-After) when the client or the account is locked out. */
   async assertNotLocked(ip: string, email: string | null): Promise<void> {
     const now = this.clock.now();
-    const seconds = Math.max(await this.people.lockedFor(failKey('ip', ip), now), email ? await this.people.lockedFor(failKey('acct', email), now) : 0);
+    const seconds = Math.max(
+      await this.people.lockedFor(failKey('ip', ip), now),
+      email ? await this.people.lockedFor(failKey('acct', email), now) : 0,
+    );
     if (seconds > 0) throw limited(seconds);
   }
 
@@ -75,5 +78,10 @@ function failKey(kind: 'ip' | 'acct', value: string): string {
 }
 
 function limited(seconds: number) {
-  return peopleError('sign_in_rate_limited', 'Too many sign-in attempts; retry later', { retry_after_seconds: seconds }, { 'retry-after': String(seconds) });
+  return peopleError(
+    'sign_in_rate_limited',
+    'Too many sign-in attempts; retry later',
+    { retry_after_seconds: seconds },
+    { 'retry-after': String(seconds) },
+  );
 }

@@ -20,9 +20,12 @@ export class SupportReadsController {
 
   @Post()
   @HttpCode(201)
-  @IdempotencyExempt("a read of a person's current profile: a replay store would keep another region's personal data here, and each read is its own crossing in the transfer register")
+  @IdempotencyExempt(
+    "a read of a person's current profile: a replay store would keep another region's personal data here, and each read is its own crossing in the transfer register",
+  )
   @ApiDoc({
-    summary: "A support operator reads a person's profile; a person of another region needs a lawful basis, and the crossing is in the transfer register before the data is released",
+    summary:
+      "A support operator reads a person's profile; a person of another region needs a lawful basis, and the crossing is in the transfer register before the data is released",
     tag: 'Cross-border',
     errors: [400, 401, 403, 404, 422, 503],
   })
@@ -43,7 +46,9 @@ export class SupportRpcHandlers {
   constructor(private readonly reads: SupportReads) {}
 
   @RpcHandler('gateway.read_person_for_support')
-  async readPersonForSupport(request: RpcRequest<'gateway.read_person_for_support'>): Promise<RpcReplyInit<'gateway.read_person_for_support'>> {
+  async readPersonForSupport(
+    request: RpcRequest<'gateway.read_person_for_support'>,
+  ): Promise<RpcReplyInit<'gateway.read_person_for_support'>> {
     const person = await this.reads.releaseTo(request.personId, request.transferId, request.toRegion);
     return person ? { found: true, personJson: JSON.stringify(supportPersonView(person)) } : { found: false };
   }

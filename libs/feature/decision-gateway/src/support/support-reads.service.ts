@@ -61,14 +61,22 @@ export class SupportReads {
     const base = { object: 'support_read' as const, application_id: principal.applicationId, operator };
     if (region === this.platform.REGION) {
       if (command.lawfulBasis || command.derogationArticle) {
-        throw supportError('lawful_basis_not_applicable', "The person is homed in the operator's region: nothing crosses, so no lawful basis is named", { field: command.lawfulBasis ? 'lawful_basis' : 'derogation_article' });
+        throw supportError(
+          'lawful_basis_not_applicable',
+          "The person is homed in the operator's region: nothing crosses, so no lawful basis is named",
+          { field: command.lawfulBasis ? 'lawful_basis' : 'derogation_article' },
+        );
       }
       const person = await this.people.findPerson(command.personId);
       if (!person) throw supportError('person_not_found', 'No such person in this region', { field: 'person_id' });
       return { ...base, person: supportPersonView(person), transfer: null, read_at: this.clock.now().toISOString() };
     }
     if (!command.lawfulBasis) {
-      throw supportError('lawful_basis_required', `The person is homed in region ${region}: their data crosses to the operator, and a crossing needs a lawful basis`, { field: 'lawful_basis' });
+      throw supportError(
+        'lawful_basis_required',
+        `The person is homed in region ${region}: their data crosses to the operator, and a crossing needs a lawful basis`,
+        { field: 'lawful_basis' },
+      );
     }
     if (!(await this.rpc.inRegion(region).call('gateway.check_person_homed', { personId: command.personId })).found) {
       throw supportError('person_not_found', "No such person in the person's home region", { field: 'person_id' });
@@ -97,8 +105,17 @@ export class SupportReads {
       reference: `support-read:${randomUUID()}`,
       recordIds: [],
     });
-    Object.assign(transfer, { id: recorded.transferId, audit_entry_id: recorded.auditEntryId, adequacy_verdict: recorded.adequacyVerdict, adequacy_table_version: recorded.adequacyTableVersion });
-    const reply = await this.rpc.inRegion(region).call('gateway.read_person_for_support', { personId: command.personId, transferId: recorded.transferId, toRegion: this.platform.REGION });
+    Object.assign(transfer, {
+      id: recorded.transferId,
+      audit_entry_id: recorded.auditEntryId,
+      adequacy_verdict: recorded.adequacyVerdict,
+      adequacy_table_version: recorded.adequacyTableVersion,
+    });
+    const reply = await this.rpc.inRegion(region).call('gateway.read_person_for_support', {
+      personId: command.personId,
+      transferId: recorded.transferId,
+      toRegion: this.platform.REGION,
+    });
     if (!reply.found) throw supportError('person_not_found', "No such person in the person's home region", { field: 'person_id' });
     return { ...base, person: JSON.parse(reply.personJson) as SupportPersonResponse, transfer, read_at: this.clock.now().toISOString() };
   }
@@ -109,7 +126,11 @@ export class SupportReads {
    */
   async releaseTo(personId: string, transferId: string, toRegion: string): Promise<Person | undefined> {
     if (!TRANSFER_ID.test(transferId) || !isRegion(toRegion) || toRegion === this.platform.REGION) {
-      throw supportError('transfer_not_recorded', "A person's data leaves their region only against the receiving region's transfer register entry", { field: 'transfer_id' });
+      throw supportError(
+        'transfer_not_recorded',
+        "A person's data leaves their region only against the receiving region's transfer register entry",
+        { field: 'transfer_id' },
+      );
     }
     if (parseId(personId)?.region !== this.platform.REGION) return undefined;
     return this.people.findPerson(personId);
@@ -119,9 +140,17 @@ export class SupportReads {
 /** The operator's opaque id: the account token's id, or the member's person id. */
 function operatorOf(principal: Principal): string {
   if (!principal.account || principal.delegation) {
-    throw supportError('support_operator_required', 'A support read is made with an account token or a member access token of the application\'s account', { field: 'Authorization' });
+    throw supportError(
+      'support_operator_required',
+      "A support read is made with an account token or a member access token of the application's account",
+      { field: 'Authorization' },
+    );
   }
   if (principal.kind === 'account_token') return principal.credentialId;
   if (principal.personId) return principal.personId;
-  throw supportError('support_operator_required', 'A support read is made with an account token or a member access token of the application\'s account', { field: 'Authorization' });
+  throw supportError(
+    'support_operator_required',
+    "A support read is made with an account token or a member access token of the application's account",
+    { field: 'Authorization' },
+  );
 }

@@ -16,7 +16,7 @@ const pairing: TrustPairing = {
 };
 
 describe('trust pairing moves', () => {
-  it('names the caller\'s side, or none', () => {
+  it("names the caller's side, or none", () => {
     expect(roleOf(pairing, 'tp_us_issuer')).toBe('issuer');
     expect(roleOf(pairing, 'tp_us_counterparty')).toBe('counterparty');
     expect(roleOf(pairing, 'tp_us_other')).toBeUndefined();

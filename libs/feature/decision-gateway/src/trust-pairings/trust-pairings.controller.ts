@@ -8,7 +8,8 @@ import { AcceptedTrustPairingResponse, TrustPairingResponse, trustPairingView } 
 import { MoveTrustPairing, ProposeTrustPairing, visiblePairing } from './use-cases/trust-pairings.use-case';
 
 function checkedInstant(value: string): string {
-  if (Number.isNaN(Date.parse(value))) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+  if (Number.isNaN(Date.parse(value)))
+    throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
   return value;
 }
 
@@ -29,22 +30,37 @@ export class TrustPairingsController {
   @Post()
   @ApiDoc({
     tag: 'Connect',
-    summary: 'Propose a trust pairing: the calling application (issuer) lets a counterparty application verify its runtime receipts and/or read its consent status once it accepts',
+    summary:
+      'Propose a trust pairing: the calling application (issuer) lets a counterparty application verify its runtime receipts and/or read its consent status once it accepts',
     errors: [400, 401, 409, 422],
   })
   @ApiResponseOf(TrustPairingResponse, { status: 201 })
   async create(@CurrentPrincipal() principal: Principal, @Body() body: ProposeTrustPairingBody): Promise<TrustPairingResponse> {
-    const pairing = await this.propose.execute(principal, { counterpartyApplicationId: body.counterparty_application_id, scopes: body.scopes, name: body.name });
+    const pairing = await this.propose.execute(principal, {
+      counterpartyApplicationId: body.counterparty_application_id,
+      scopes: body.scopes,
+      name: body.name,
+    });
     return trustPairingView(pairing, 'issuer');
   }
 
   @Get()
-  @ApiDoc({ tag: 'Connect', summary: 'The calling application\'s trust pairings on either side, oldest first; query status, role (issuer | counterparty), limit, cursor', errors: [400, 401] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary:
+      "The calling application's trust pairings on either side, oldest first; query status, role (issuer | counterparty), limit, cursor",
+    errors: [400, 401],
+  })
   @ApiResponseOf(TrustPairingResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListTrustPairingsQuery): Promise<Page<TrustPairingResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['proposed_at', 'id']) : undefined;
-    const rows = await this.pairings.listFor(principal.applicationId, { status: query.status, role: query.role }, limit + 1, after ? { proposedAt: checkedInstant(after.proposed_at), id: after.id } : undefined);
+    const rows = await this.pairings.listFor(
+      principal.applicationId,
+      { status: query.status, role: query.role },
+      limit + 1,
+      after ? { proposedAt: checkedInstant(after.proposed_at), id: after.id } : undefined,
+    );
     return toPage(
       rows,
       limit,
@@ -65,7 +81,8 @@ export class TrustPairingsController {
   @HttpCode(200)
   @ApiDoc({
     tag: 'Connect',
-    summary: 'Accept a proposed trust pairing (the counterparty only): it becomes active and its counterparty token (ctp_…) is returned this once',
+    summary:
+      'Accept a proposed trust pairing (the counterparty only): it becomes active and its counterparty token (ctp_…) is returned this once',
     errors: [401, 404, 409, 421],
   })
   @ApiResponseOf(AcceptedTrustPairingResponse)
@@ -85,7 +102,11 @@ export class TrustPairingsController {
 
   @Post(':trust_pairing_id/revoke')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Connect', summary: 'Revoke a proposed or active trust pairing (either side): its counterparty token is refused from this moment', errors: [401, 404, 409, 421] })
+  @ApiDoc({
+    tag: 'Connect',
+    summary: 'Revoke a proposed or active trust pairing (either side): its counterparty token is refused from this moment',
+    errors: [401, 404, 409, 421],
+  })
   @ApiResponseOf(TrustPairingResponse)
   async revoke(@CurrentPrincipal() principal: Principal, @Param('trust_pairing_id') id: string): Promise<TrustPairingResponse> {
     const { pairing, role } = await this.moveTo.execute(principal, id, 'revoke');

@@ -1,5 +1,16 @@
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  MinLength,
+} from 'class-validator';
 import { COUNTERPARTY_SCOPES, type CounterpartyScope } from '@svc/auth';
 import { IsIdOf } from '@svc/ids';
 import { PageQuery } from '@svc/server';
@@ -8,15 +19,24 @@ import { TRUST_PAIRING_STATUSES, type TrustPairingStatus } from './trust-pairing
 /** Body of POST /api/v1/trust_pairings: the calling application proposes to be verified by a counterparty. */
 export class ProposeTrustPairingBody {
   /** The counterparty: another application (`tp_…`) of this region and environment; it accepts with its own API token. */
-  @IsDefined() @IsIdOf('application')
+  @IsDefined()
+  @IsIdOf('application')
   counterparty_application_id!: string;
 
   /** What the counterparty token may do: `receipts:verify` (svc-verify of the caller's runtime receipts), `consent_status:read` (the caller's consent status). */
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(COUNTERPARTY_SCOPES.length) @ArrayUnique() @IsIn(COUNTERPARTY_SCOPES, { each: true })
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(COUNTERPARTY_SCOPES.length)
+  @ArrayUnique()
+  @IsIn(COUNTERPARTY_SCOPES, { each: true })
   scopes!: CounterpartyScope[];
 
   /** A label both sides see. */
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(200)
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(200)
   name?: string;
 }
 

@@ -19,7 +19,8 @@ interface TrustPairingRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, issuer_application_id, counterparty_application_id, name, scopes, status, proposed_at, accepted_at, declined_at, revoked_at, revoked_by, updated_at';
+const COLUMNS =
+  'id, issuer_application_id, counterparty_application_id, name, scopes, status, proposed_at, accepted_at, declined_at, revoked_at, revoked_by, updated_at';
 
 const toPairing = (r: TrustPairingRow): TrustPairing => ({
   id: r.id,
@@ -75,12 +76,22 @@ export class TrustPairingsRepository {
   }
 
   async find(id: string, options: { manager?: EntityManager; lock?: boolean } = {}): Promise<TrustPairing | undefined> {
-    const rows = await queryRows<TrustPairingRow>(options.manager ?? this.dataSource.manager, `SELECT ${COLUMNS} FROM gateway.trust_pairings WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`, [id]);
+    const rows = await queryRows<TrustPairingRow>(
+      options.manager ?? this.dataSource.manager,
+      `SELECT ${COLUMNS} FROM gateway.trust_pairings WHERE id = $1 ${options.lock ? 'FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0] ? toPairing(rows[0]) : undefined;
   }
 
   /** Moves a pairing to `status`, stamping the move's time; the token digest is set on activation and cleared otherwise. */
-  async move(manager: EntityManager, id: string, status: TrustPairingStatus, at: Date, options: { tokenSha256?: string; by?: string } = {}): Promise<TrustPairing> {
+  async move(
+    manager: EntityManager,
+    id: string,
+    status: TrustPairingStatus,
+    at: Date,
+    options: { tokenSha256?: string; by?: string } = {},
+  ): Promise<TrustPairing> {
     const stamp = status === 'active' ? 'accepted_at' : status === 'declined' ? 'declined_at' : 'revoked_at';
     const rows = await queryRows<TrustPairingRow>(
       manager,

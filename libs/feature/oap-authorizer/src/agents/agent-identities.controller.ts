@@ -15,11 +15,19 @@ export class AgentIdentitiesController {
     private readonly registerAgent: RegisterAgent,
   ) {}
 
-  @ApiDoc({ summary: 'Register an agent identity with its provider, model and DPoP key thumbprint', tag: 'Delegate', errors: [400, 401, 422] })
+  @ApiDoc({
+    summary: 'Register an agent identity with its provider, model and DPoP key thumbprint',
+    tag: 'Delegate',
+    errors: [400, 401, 422],
+  })
   @Post()
   @ApiResponseOf(AgentIdentityResponse, { status: 201 })
   async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterAgentIdentityBody): Promise<AgentIdentityResponse> {
-    const metadata = { agent_provider: body.provider, agent_model: body.model, ...(body.agent_type !== undefined ? { agent_type: body.agent_type } : {}) };
+    const metadata = {
+      agent_provider: body.provider,
+      agent_model: body.model,
+      ...(body.agent_type !== undefined ? { agent_type: body.agent_type } : {}),
+    };
     return agentIdentityView(await this.registerAgent.execute(principal.applicationId, body.name, metadata, body.dpop_jkt), undefined);
   }
 
@@ -29,9 +37,23 @@ export class AgentIdentitiesController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<AgentIdentityResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.agents.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
-    const page = toPage(rows, limit, (a) => a, (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }));
-    return { ...page, data: await Promise.all(page.data.map(async (a) => agentIdentityView(a, a.currentVersionId ? await this.agents.currentVersion(a.id) : undefined))) };
+    const rows = await this.agents.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
+    const page = toPage(
+      rows,
+      limit,
+      (a) => a,
+      (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }),
+    );
+    return {
+      ...page,
+      data: await Promise.all(
+        page.data.map(async (a) => agentIdentityView(a, a.currentVersionId ? await this.agents.currentVersion(a.id) : undefined)),
+      ),
+    };
   }
 
   @ApiDoc({ summary: 'An agent identity with its published capability manifest', tag: 'Delegate', errors: [401, 404] })
@@ -54,8 +76,17 @@ export class ApplicationAgentsController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<ApplicationAgentResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.agents.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
-    const page = toPage(rows, limit, (a) => a, (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }));
+    const rows = await this.agents.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
+    const page = toPage(
+      rows,
+      limit,
+      (a) => a,
+      (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }),
+    );
     return {
       ...page,
       data: await Promise.all(

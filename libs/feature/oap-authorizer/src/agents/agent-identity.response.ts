@@ -54,7 +54,13 @@ export function agentIdentityView(agent: Agent, manifest: CapabilityVersion | un
     dpop_jkt: agent.dpopJkt,
     status: agent.status,
     capability_manifest: manifest
-      ? { version_id: manifest.versionId, manifest_sha256: manifest.manifestSha256, scopes: manifest.scopes.map((s) => s.id), actions: manifest.actions, published_at: manifest.publishedAt.toISOString() }
+      ? {
+          version_id: manifest.versionId,
+          manifest_sha256: manifest.manifestSha256,
+          scopes: manifest.scopes.map((s) => s.id),
+          actions: manifest.actions,
+          published_at: manifest.publishedAt.toISOString(),
+        }
       : null,
     created_at: agent.createdAt.toISOString(),
   };

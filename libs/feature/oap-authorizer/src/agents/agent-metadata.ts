@@ -45,7 +45,9 @@ export function parseAgentMetadata(input: unknown): AgentMetadata {
     }
     const limit = AGENT_METADATA_LIMITS[key as keyof AgentMetadata];
     if (typeof value !== 'string' || value.length === 0 || value.length > limit) {
-      throw oapError('agent_credential_malformed', `agent_metadata.${key} must be a string of 1 to ${limit} characters`, { field: `agent_metadata.${key}` });
+      throw oapError('agent_credential_malformed', `agent_metadata.${key} must be a string of 1 to ${limit} characters`, {
+        field: `agent_metadata.${key}`,
+      });
     }
     result[key] = value;
   }

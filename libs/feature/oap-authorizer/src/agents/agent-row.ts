@@ -16,7 +16,8 @@ export interface AgentRow {
   created_at: Date;
 }
 
-export const AGENT_COLUMNS = 'id, application_id, name, status, agent_metadata, trust_score, vouch_count, current_version_id, suppressed, dpop_jkt, created_at';
+export const AGENT_COLUMNS =
+  'id, application_id, name, status, agent_metadata, trust_score, vouch_count, current_version_id, suppressed, dpop_jkt, created_at';
 
 export function toAgent(row: AgentRow): Agent {
   return {

@@ -18,7 +18,11 @@ export class AgentsController {
     private readonly publishCapabilities: PublishCapabilities,
   ) {}
 
-  @ApiDoc({ summary: 'Register an agent identity (agent_<region>_…) with optional self-reported agent_metadata', tag: 'OAP', errors: [400, 401, 422] })
+  @ApiDoc({
+    summary: 'Register an agent identity (agent_<region>_…) with optional self-reported agent_metadata',
+    tag: 'OAP',
+    errors: [400, 401, 422],
+  })
   @Post()
   @ApiResponseOf(AgentResponse)
   async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterAgentBody): Promise<Record<string, unknown>> {
@@ -31,7 +35,11 @@ export class AgentsController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.agents.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.agents.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     return toPage(rows, limit, agentView, (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }));
   }
 
@@ -45,11 +53,27 @@ export class AgentsController {
   @ApiDoc({ summary: 'Publish a new capability manifest version (tpcv_<region>_…)', tag: 'OAP', errors: [400, 401, 404, 422] })
   @Post(':agent_id/capabilities')
   @ApiResponseOf(CapabilityVersionResponse)
-  async publish(@CurrentPrincipal() principal: Principal, @IdParam('agent_id', 'agent') agentId: string, @Body() body: PublishCapabilitiesBody): Promise<CapabilityVersionResponse> {
+  async publish(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('agent_id', 'agent') agentId: string,
+    @Body() body: PublishCapabilitiesBody,
+  ): Promise<CapabilityVersionResponse> {
     const version = await this.publishCapabilities.execute(principal, agentId, {
-      scopes: body.scopes.map((s) => ({ id: s.id, label: s.label, parent: s.parent ?? null, custom: s.custom ?? false, status: s.status ?? 'active' })),
+      scopes: body.scopes.map((s) => ({
+        id: s.id,
+        label: s.label,
+        parent: s.parent ?? null,
+        custom: s.custom ?? false,
+        status: s.status ?? 'active',
+      })),
       actions: body.actions,
     });
-    return { object: 'capability_version', agent_id: agentId, version_id: version.versionId, manifest_sha256: version.manifestSha256, published_at: version.publishedAt.toISOString() } satisfies CapabilityVersionResponse;
+    return {
+      object: 'capability_version',
+      agent_id: agentId,
+      version_id: version.versionId,
+      manifest_sha256: version.manifestSha256,
+      published_at: version.publishedAt.toISOString(),
+    } satisfies CapabilityVersionResponse;
   }
 }

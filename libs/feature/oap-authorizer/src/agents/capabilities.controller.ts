@@ -48,23 +48,40 @@ export class CapabilitiesController {
       .send();
   }
 
-  @ApiDoc({ summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP', tag: 'OAP', errors: [400, 404, 429], alsoAnswers: [304], conditional: true })
+  @ApiDoc({
+    summary: 'Public capability document: strong ETag, If-None-Match → 304, public max-age=300, 60 GET/min per IP',
+    tag: 'OAP',
+    errors: [400, 404, 429],
+    alsoAnswers: [304],
+    conditional: true,
+  })
   @Get()
   @ApiResponseOf(CapabilityDocumentResponse)
   async get(@Param('agent_id') agentId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const retryAfter = this.limiter.hit(clientAddress(request));
     if (retryAfter !== undefined) {
-      void reply.status(429).header('cache-control', 'no-store').header('retry-after', String(retryAfter)).send({ message: 'Too many requests', reason_code: 'rate_limited' });
+      void reply
+        .status(429)
+        .header('cache-control', 'no-store')
+        .header('retry-after', String(retryAfter))
+        .send({ message: 'Too many requests', reason_code: 'rate_limited' });
       return;
     }
     if (!isIdOf('agent', agentId)) {
-      void reply.status(400).header('cache-control', 'no-store').send({ message: 'agent_id is not an agent identifier', reason_code: 'agent_id_malformed', detail: { field: 'agent_id' } });
+      void reply
+        .status(400)
+        .header('cache-control', 'no-store')
+        .send({ message: 'agent_id is not an agent identifier', reason_code: 'agent_id_malformed', detail: { field: 'agent_id' } });
       return;
     }
     // Served from memory, computed once per change: a matching If-None-Match costs no database read.
     const document = await this.documents.cache.load(agentId, () => this.load(agentId));
     if (!document) {
-      void reply.status(404).header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8').send(UNDISCOVERABLE_BODY);
+      void reply
+        .status(404)
+        .header('cache-control', 'no-store')
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(UNDISCOVERABLE_BODY);
       return;
     }
     void reply.header('etag', document.etag).header('cache-control', CACHE_CONTROL).header('access-control-allow-origin', '*');
@@ -78,7 +95,11 @@ export class CapabilitiesController {
   private async load(agentId: string): Promise<CachedCapabilityDocument | undefined> {
     const found = await this.discoverable(agentId);
     if (!found) return undefined;
-    return { applicationId: found.agent.applicationId, versionId: found.version.versionId, ...cachedDocumentOf(canonicalJson(this.document(found.agent, found.version))) };
+    return {
+      applicationId: found.agent.applicationId,
+      versionId: found.version.versionId,
+      ...cachedDocumentOf(canonicalJson(this.document(found.agent, found.version))),
+    };
   }
 
   private async discoverable(agentId: string): Promise<{ agent: Agent; version: CapabilityVersion } | undefined> {

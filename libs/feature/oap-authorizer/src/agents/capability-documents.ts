@@ -23,7 +23,10 @@ export interface CachedCapabilityDocument extends CachedDocument {
  */
 @Injectable()
 export class CapabilityDocuments {
-  readonly cache = new DocumentCache<CachedCapabilityDocument>({ maxEntries: CAPABILITY_CACHE_MAX_ENTRIES, maxAgeMs: CAPABILITY_CACHE_MAX_AGE_MS });
+  readonly cache = new DocumentCache<CachedCapabilityDocument>({
+    maxEntries: CAPABILITY_CACHE_MAX_ENTRIES,
+    maxAgeMs: CAPABILITY_CACHE_MAX_AGE_MS,
+  });
 
   agentChanged(agentId: string): void {
     this.cache.delete(agentId);

@@ -30,4 +30,3 @@ export class IpRateLimiter {
     return Math.max(1, Math.ceil((window.start + CAPABILITY_RATE_WINDOW_MS - now) / 1000));
   }
 }
-

@@ -23,7 +23,11 @@ export class AuthoritiesController {
     private readonly revokeAuthority: RevokeAuthority,
   ) {}
 
-  @ApiDoc({ summary: 'Create an authority: a standing delegation to an agent with any subset of the eight bounds', tag: 'OAP', errors: [400, 401, 404, 422] })
+  @ApiDoc({
+    summary: 'Create an authority: a standing delegation to an agent with any subset of the eight bounds',
+    tag: 'OAP',
+    errors: [400, 401, 404, 422],
+  })
   @Post()
   @ApiResponseOf(AuthorityResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: CreateAuthorityBody): Promise<Record<string, unknown>> {
@@ -41,7 +45,8 @@ export class AuthoritiesController {
   }
 
   @ApiDoc({
-    summary: 'Propose an authority: stored as proposed, it becomes active only when the signed-in person grants it on the hosted page at proposal_url',
+    summary:
+      'Propose an authority: stored as proposed, it becomes active only when the signed-in person grants it on the hosted page at proposal_url',
     tag: 'OAP',
     errors: [400, 401, 404, 422],
   })
@@ -68,7 +73,11 @@ export class AuthoritiesController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.authorities.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.authorities.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     return toPage(rows, limit, authorityView, (a) => ({ created_at: a.createdAt.toISOString(), id: a.id }));
   }
 
@@ -77,29 +86,47 @@ export class AuthoritiesController {
   @ApiResponseOf(AuthorityResponse)
   async get(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string): Promise<Record<string, unknown>> {
     const authority = await this.authorities.find(id);
-    if (!authority || authority.applicationId !== principal.applicationId) throw oapError('authority_not_found', 'Authority not found', { authority_id: id });
+    if (!authority || authority.applicationId !== principal.applicationId)
+      throw oapError('authority_not_found', 'Authority not found', { authority_id: id });
     return authorityView(authority);
   }
 
   @ApiDoc({ summary: 'Suspend an active authority (authority.suspended)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/suspend')
   @ApiResponseOf(AuthorityResponse)
-  async suspend(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+  async suspend(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('authority_id', 'authority') id: string,
+    @Body() body: AuthorityTransitionBody,
+  ): Promise<Record<string, unknown>> {
     return authorityView(await this.suspendAuthority.execute(principal, id, body.reason));
   }
 
   @ApiDoc({ summary: 'Resume a suspended authority (authority.resumed)', tag: 'OAP', errors: [400, 401, 404, 409] })
   @Post(':authority_id/resume')
   @ApiResponseOf(AuthorityResponse)
-  async resume(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+  async resume(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('authority_id', 'authority') id: string,
+    @Body() body: AuthorityTransitionBody,
+  ): Promise<Record<string, unknown>> {
     return authorityView(await this.resumeAuthority.execute(principal, id, body.reason));
   }
 
-  @ApiDoc({ summary: 'Revoke an authority for good (authority.revoked): the application with its API token, or the person who granted it with their own OAuth access token', tag: 'OAP', errors: [400, 401, 404, 409] })
+  @ApiDoc({
+    summary:
+      'Revoke an authority for good (authority.revoked): the application with its API token, or the person who granted it with their own OAuth access token',
+    tag: 'OAP',
+    errors: [400, 401, 404, 409],
+  })
   @Post(':authority_id/revoke')
   @Auth('api_token', 'access_token')
   @ApiResponseOf(AuthorityResponse)
-  async revoke(@CurrentPrincipal() principal: Principal, @IdParam('authority_id', 'authority') id: string, @Body() body: AuthorityTransitionBody): Promise<Record<string, unknown>> {
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('authority_id', 'authority') id: string,
+    @Body() body: AuthorityTransitionBody,
+  ): Promise<Record<string, unknown>> {
     return authorityView(await this.revokeAuthority.execute(principal, id, body.reason));
   }
 }

@@ -24,7 +24,8 @@ import { RoutedBy } from '@svc/ids';
 /** OpenAPI of a bound: never empty (spec: absence is never unlimited, and neither is `{}`). */
 const BOUND_SCHEMA = {
   minProperties: 1,
-  description: 'At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400).',
+  description:
+    'At least one constraint, or `unrestricted: true` to opt out of this bound explicitly. `{}` and arrays are refused (422), null (400).',
 };
 
 const NAME = /^[A-Za-z0-9_.:\-/]{1,128}(:\*)?$/;
@@ -32,15 +33,35 @@ const NAME_MESSAGE = 'each entry must be 1-128 of A-Z a-z 0-9 _ . : - /, optiona
 
 @JSONSchema(BOUND_SCHEMA)
 class ScopeBoundsBody {
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) allowed?: string[];
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) denied?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  allowed?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  denied?: string[];
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 
 @JSONSchema(BOUND_SCHEMA)
 class ActionBoundsBody {
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) allowed?: string[];
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) prohibited?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  allowed?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  prohibited?: string[];
   @IsOptional() @IsInt() @Min(1) @Max(1_000_000_000) max_actions?: number;
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
@@ -63,7 +84,14 @@ class TimeBucketBody {
 class TimeBoundsBody {
   @IsOptional() @IsISO8601({ strict: true }) not_before?: string;
   @IsOptional() @IsISO8601({ strict: true }) not_after?: string;
-  @IsOptional() @IsArray() @ArrayMinSize(2) @ArrayMaxSize(2) @IsInt({ each: true }) @Min(0, { each: true }) @Max(24, { each: true }) hours_utc?: [number, number];
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(2)
+  @ArrayMaxSize(2)
+  @IsInt({ each: true })
+  @Min(0, { each: true })
+  @Max(24, { each: true })
+  hours_utc?: [number, number];
   @IsOptional() @IsArray() @ArrayMaxSize(7) @IsInt({ each: true }) @Min(1, { each: true }) @Max(7, { each: true }) days?: number[];
   @IsOptional() @IsArray() @ArrayMaxSize(3) @ValidateNested({ each: true }) @Type(() => TimeBucketBody) buckets?: TimeBucketBody[];
   @IsOptional() @IsBoolean() unrestricted?: boolean;
@@ -72,8 +100,18 @@ class TimeBoundsBody {
 @JSONSchema({ description: 'When to ask the principal(s) and the quorum that decides. `{}` and arrays are refused (422), null (400).' })
 class EscalationBoundsBody {
   @IsOptional() @IsString() @Matches(DECIMAL_PATTERN, { message: 'amount_over must be a decimal string' }) amount_over?: string;
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) actions?: string[];
-  @IsOptional() @IsArray() @ArrayMaxSize(200) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) scopes?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  actions?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  scopes?: string[];
   @IsOptional() @IsBoolean() always?: boolean;
   @IsIn(['all', 'majority', 'threshold']) quorum_type!: 'all' | 'majority' | 'threshold';
   @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) approvers!: string[];
@@ -90,7 +128,12 @@ class ReputationBoundsBody {
 
 @JSONSchema(BOUND_SCHEMA)
 class SequenceBoundsBody {
-  @IsOptional() @IsArray() @ArrayMaxSize(50) @IsString({ each: true }) @Matches(NAME, { each: true, message: NAME_MESSAGE }) ordering?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @Matches(NAME, { each: true, message: NAME_MESSAGE })
+  ordering?: string[];
   @IsOptional() @IsInt() @Min(1) @Max(1_000_000) max_per_minute?: number;
   @IsOptional() @IsInt() @Min(1) @Max(1_000_000) max_repetitions?: number;
   @IsOptional() @IsInt() @Min(0) @Max(16) max_continuation_depth?: number;
@@ -99,7 +142,12 @@ class SequenceBoundsBody {
 
 @JSONSchema(BOUND_SCHEMA)
 class JurisdictionBoundsBody {
-  @IsOptional() @IsArray() @ArrayMaxSize(250) @IsString({ each: true }) @Matches(/^[A-Z]{2}$/, { each: true, message: 'each jurisdiction must be ISO 3166-1 alpha-2' }) allowed?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(250)
+  @IsString({ each: true })
+  @Matches(/^[A-Z]{2}$/, { each: true, message: 'each jurisdiction must be ISO 3166-1 alpha-2' })
+  allowed?: string[];
   @IsOptional() @IsBoolean() unrestricted?: boolean;
 }
 

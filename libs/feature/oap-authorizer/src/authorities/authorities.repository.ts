@@ -13,7 +13,11 @@ export class AuthoritiesRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insert(manager: EntityManager, authority: Omit<Authority, 'revokedAt' | 'bounds'>, proposalTokenSha256: string | null = null): Promise<Authority> {
+  async insert(
+    manager: EntityManager,
+    authority: Omit<Authority, 'revokedAt' | 'bounds'>,
+    proposalTokenSha256: string | null = null,
+  ): Promise<Authority> {
     const rows: AuthorityRow[] = await manager.query(
       `INSERT INTO oap.authorities (id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, updated_at, proposal_token_sha256)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13) RETURNING ${AUTHORITY_COLUMNS}`,
@@ -54,12 +58,19 @@ export class AuthoritiesRepository {
 
   /** The authority a proposal page's token (by its digest) stands for. */
   async findByProposalToken(tokenSha256: string, manager: EntityManager = this.dataSource.manager): Promise<Authority | undefined> {
-    const rows: AuthorityRow[] = await manager.query(`SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE proposal_token_sha256 = $1`, [tokenSha256]);
+    const rows: AuthorityRow[] = await manager.query(`SELECT ${AUTHORITY_COLUMNS} FROM oap.authorities WHERE proposal_token_sha256 = $1`, [
+      tokenSha256,
+    ]);
     return rows[0] ? toAuthority(rows[0]) : undefined;
   }
 
   /** Grants (principal set, active) or declines a still-proposed authority; undefined when it was no longer proposed. */
-  async settleProposal(manager: EntityManager, id: string, outcome: { status: 'active'; principalId: string } | { status: 'declined' }, at: Date): Promise<Authority | undefined> {
+  async settleProposal(
+    manager: EntityManager,
+    id: string,
+    outcome: { status: 'active'; principalId: string } | { status: 'declined' },
+    at: Date,
+  ): Promise<Authority | undefined> {
     const rows = await queryRows<AuthorityRow>(
       manager,
       `UPDATE oap.authorities SET status = $2, principal_id = $3, updated_at = $4 WHERE id = $1 AND status = 'proposed' RETURNING ${AUTHORITY_COLUMNS}`,
@@ -88,7 +99,13 @@ export class AuthoritiesRepository {
   }
 
   /** Moves an authority from one of `from` to `to`; undefined when it was in another state. */
-  async transition(manager: EntityManager, id: string, from: readonly AuthorityStatus[], to: AuthorityStatus, at: Date): Promise<Authority | undefined> {
+  async transition(
+    manager: EntityManager,
+    id: string,
+    from: readonly AuthorityStatus[],
+    to: AuthorityStatus,
+    at: Date,
+  ): Promise<Authority | undefined> {
     const rows = await queryRows<AuthorityRow>(
       manager,
       `UPDATE oap.authorities SET status = $3, updated_at = $4, revoked_at = CASE WHEN $3 = 'revoked' THEN $4 ELSE revoked_at END

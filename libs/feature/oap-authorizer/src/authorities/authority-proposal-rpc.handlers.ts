@@ -69,6 +69,10 @@ export class AuthorityProposalRpcHandlers {
       }
       return moved;
     });
-    return { found: true, authorityId: existing.id, status: settled?.status ?? (await this.authorities.find(existing.id))?.status ?? existing.status };
+    return {
+      found: true,
+      authorityId: existing.id,
+      status: settled?.status ?? (await this.authorities.find(existing.id))?.status ?? existing.status,
+    };
   }
 }

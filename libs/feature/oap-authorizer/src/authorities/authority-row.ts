@@ -18,7 +18,8 @@ export interface AuthorityRow {
   revoked_at: Date | null;
 }
 
-export const AUTHORITY_COLUMNS = 'id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, revoked_at';
+export const AUTHORITY_COLUMNS =
+  'id, application_id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, cooling_off_seconds, manifest_sha256, created_at, revoked_at';
 
 export function toAuthority(row: AuthorityRow): Authority {
   return {

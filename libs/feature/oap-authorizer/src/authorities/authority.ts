@@ -32,7 +32,6 @@ export interface Authority {
   revokedAt: Date | null;
 }
 
-
 /** The person holding a granted authority; the table's check keeps principal_id set outside proposed/declined. */
 export function holderOf(authority: Authority): string {
   if (authority.principalId === null) throw new Error(`authority ${authority.id} is ${authority.status} and has no holder`);

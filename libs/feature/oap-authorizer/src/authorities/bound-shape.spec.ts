@@ -17,9 +17,24 @@ describe('boundDefect (spec: Authority bounds; absence is never unlimited)', () 
   it.each([
     ['time_bounds', {}, 'time_bounds', 'time_bounds must hold at least one constraint or unrestricted: true'],
     ['time_bounds', { unrestricted: false }, 'time_bounds', 'time_bounds must hold at least one constraint or unrestricted: true'],
-    ['reputation_bounds', [], 'reputation_bounds', 'reputation_bounds must be an object with at least one constraint or unrestricted: true'],
-    ['oap_sequence_bounds', null, 'oap_sequence_bounds', 'oap_sequence_bounds must be an object with at least one constraint or unrestricted: true'],
-    ['value_bounds', { currency: 'EUR', per_action: null }, 'value_bounds.per_action', 'value_bounds.per_action is not of its declared type'],
+    [
+      'reputation_bounds',
+      [],
+      'reputation_bounds',
+      'reputation_bounds must be an object with at least one constraint or unrestricted: true',
+    ],
+    [
+      'oap_sequence_bounds',
+      null,
+      'oap_sequence_bounds',
+      'oap_sequence_bounds must be an object with at least one constraint or unrestricted: true',
+    ],
+    [
+      'value_bounds',
+      { currency: 'EUR', per_action: null },
+      'value_bounds.per_action',
+      'value_bounds.per_action is not of its declared type',
+    ],
     ['value_bounds', { currency: 'EUR', per_month: 200 }, 'value_bounds.per_month', 'value_bounds.per_month is not of its declared type'],
     ['value_bounds', { currency: 'EUR', per_month: '-1' }, 'value_bounds.per_month', 'value_bounds.per_month is not of its declared type'],
     ['value_bounds', { currency: 'EUR', per_month: '1e3' }, 'value_bounds.per_month', 'value_bounds.per_month is not of its declared type'],

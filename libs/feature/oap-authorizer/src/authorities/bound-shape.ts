@@ -19,7 +19,14 @@ const isTimestamp: Check = (v) => typeof v === 'string' && Number.isFinite(Date.
 const isCurrency: Check = (v) => typeof v === 'string' && /^[A-Z]{3}$/.test(v);
 const isHourRange: Check = (v) => isIntegerList(v) && (v as unknown[]).length === 2;
 const isBucketList: Check = (v) =>
-  Array.isArray(v) && v.every((b) => typeof b === 'object' && b !== null && ['minute', 'hour', 'day'].includes((b as { period?: unknown }).period as string) && Number.isInteger((b as { max?: unknown }).max));
+  Array.isArray(v) &&
+  v.every(
+    (b) =>
+      typeof b === 'object' &&
+      b !== null &&
+      ['minute', 'hour', 'day'].includes((b as { period?: unknown }).period as string) &&
+      Number.isInteger((b as { max?: unknown }).max),
+  );
 const isQuorumType: Check = (v) => v === 'all' || v === 'majority' || v === 'threshold';
 
 /**
@@ -46,7 +53,15 @@ const CONSTRAINTS: Record<BoundKey, Record<string, Check>> = {
   jurisdiction_bounds: { allowed: isStringList },
 };
 
-const HAS_UNRESTRICTED: ReadonlySet<BoundKey> = new Set(['scope_bounds', 'action_bounds', 'value_bounds', 'time_bounds', 'reputation_bounds', 'oap_sequence_bounds', 'jurisdiction_bounds']);
+const HAS_UNRESTRICTED: ReadonlySet<BoundKey> = new Set([
+  'scope_bounds',
+  'action_bounds',
+  'value_bounds',
+  'time_bounds',
+  'reputation_bounds',
+  'oap_sequence_bounds',
+  'jurisdiction_bounds',
+]);
 
 /**
  * Why the bound `key` cannot be enforced as given, or undefined when it can: a bound must be an
@@ -74,7 +89,9 @@ export function boundDefect(key: BoundKey, value: unknown): BoundDefect | undefi
   if (!unrestricted && !entries.some(([name]) => name !== 'unrestricted')) {
     return {
       field: key,
-      message: HAS_UNRESTRICTED.has(key) ? `${key} must hold at least one constraint or unrestricted: true` : `${key} must hold at least one constraint`,
+      message: HAS_UNRESTRICTED.has(key)
+        ? `${key} must hold at least one constraint or unrestricted: true`
+        : `${key} must hold at least one constraint`,
     };
   }
   return undefined;

@@ -15,7 +15,16 @@ const EVERY_BOUND: Required<AuthorityBounds> = {
 
 describe('authority bound keys', () => {
   it('lists the eight bounds of the spec, in its order', () => {
-    expect(BOUND_KEYS).toEqual(['scope_bounds', 'action_bounds', 'value_bounds', 'time_bounds', 'escalation_bounds', 'reputation_bounds', 'oap_sequence_bounds', 'jurisdiction_bounds']);
+    expect(BOUND_KEYS).toEqual([
+      'scope_bounds',
+      'action_bounds',
+      'value_bounds',
+      'time_bounds',
+      'escalation_bounds',
+      'reputation_bounds',
+      'oap_sequence_bounds',
+      'jurisdiction_bounds',
+    ]);
   });
 
   it('names every field of AuthorityBounds exactly once', () => {
@@ -24,12 +33,22 @@ describe('authority bound keys', () => {
   });
 
   it('keeps every bound of a new authority request, so none is silently dropped', () => {
-    const command = CreateAuthorityCommand.create({ agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa', principalId: 'user_1', bounds: EVERY_BOUND, validUntil: '2026-04-01T00:00:00Z' });
+    const command = CreateAuthorityCommand.create({
+      agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+      principalId: 'user_1',
+      bounds: EVERY_BOUND,
+      validUntil: '2026-04-01T00:00:00Z',
+    });
     expect(command.bounds).toEqual(EVERY_BOUND);
   });
 
   it('keeps only the bounds a request sets', () => {
-    const command = CreateAuthorityCommand.create({ agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa', principalId: 'user_1', bounds: { scope_bounds: { unrestricted: true } }, validUntil: '2026-04-01T00:00:00Z' });
+    const command = CreateAuthorityCommand.create({
+      agentId: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+      principalId: 'user_1',
+      bounds: { scope_bounds: { unrestricted: true } },
+      validUntil: '2026-04-01T00:00:00Z',
+    });
     expect(command.bounds).toEqual({ scope_bounds: { unrestricted: true } });
     expect(Object.keys(command.bounds)).toEqual(['scope_bounds']);
   });

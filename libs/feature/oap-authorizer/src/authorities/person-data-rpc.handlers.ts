@@ -49,7 +49,9 @@ export class PersonDataRpcHandlers {
 
   @RpcHandler('oap.person_data')
   async personData(request: RpcRequest<'oap.person_data'>): Promise<RpcReplyInit<'oap.person_data'>> {
-    const references = request.subjects.filter((s) => s.applicationId === request.applicationId && s.kind === 'external_id').map((s) => s.valueSha256);
+    const references = request.subjects
+      .filter((s) => s.applicationId === request.applicationId && s.kind === 'external_id')
+      .map((s) => s.valueSha256);
     const authorities: AuthorityRow[] = await queryRows(
       this.dataSource,
       `SELECT id, agent_id, principal_id, status, bounds_json, purposes, valid_from, valid_until, created_at, revoked_at FROM oap.authorities

@@ -4,9 +4,15 @@ import type { AuthorityBounds } from '../authorities/bounds';
 import type { GrantRequest } from '../grants/checks/cascade-step';
 import { approvalProposalOf } from './approval-proposal';
 
-const bounds = { escalation_bounds: { amount_over: '1000', actions: ['payments:*'], scopes: ['payments:admin'], quorum_type: 'all', approvers: ['ops-1'] } } as AuthorityBounds;
+const bounds = {
+  escalation_bounds: { amount_over: '1000', actions: ['payments:*'], scopes: ['payments:admin'], quorum_type: 'all', approvers: ['ops-1'] },
+} as AuthorityBounds;
 const authority = { id: 'auth_us_aaaaaaaaaaaaaaaaaaaa', bounds } as Authority;
-const agent = { id: 'agent_us_aaaaaaaaaaaaaaaaaaaa', name: 'Treasury bot', metadata: { agent_provider: 'Acme AI', agent_model: 'ledger-2' } };
+const agent = {
+  id: 'agent_us_aaaaaaaaaaaaaaaaaaaa',
+  name: 'Treasury bot',
+  metadata: { agent_provider: 'Acme AI', agent_model: 'ledger-2' },
+};
 const request: GrantRequest = {
   applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
   agentId: agent.id,
@@ -18,7 +24,14 @@ const request: GrantRequest = {
   purpose: 'supplier invoice 4711',
   jurisdiction: 'FR',
   delegationChain: [
-    { iss: 'https://idp.example', sub: 'cfo-ada', aud: 'https://bank.example', delegated_at: '2026-11-20T09:00:00Z', scope: 'payments:write', purpose: 'invoices' } as GrantRequest['delegationChain'][number],
+    {
+      iss: 'https://idp.example',
+      sub: 'cfo-ada',
+      aud: 'https://bank.example',
+      delegated_at: '2026-11-20T09:00:00Z',
+      scope: 'payments:write',
+      purpose: 'invoices',
+    } as GrantRequest['delegationChain'][number],
   ],
 };
 const deadline = new Date('2026-11-22T10:00:00Z');
@@ -57,7 +70,12 @@ describe('the approval proposal of an escalated grant', () => {
       agent: { ...agent, metadata: null },
       deadline,
     });
-    expect(bare).toMatchObject({ agent: { provider: null, model: null }, value: null, context: { purpose: null, jurisdiction: null, counterparty: null, on_behalf_of: null }, triggers: [{ bound: 'always' }] });
+    expect(bare).toMatchObject({
+      agent: { provider: null, model: null },
+      value: null,
+      context: { purpose: null, jurisdiction: null, counterparty: null, on_behalf_of: null },
+      triggers: [{ bound: 'always' }],
+    });
     expect(parseApprovalProposal(JSON.parse(JSON.stringify(bare)))).toEqual(bare);
   });
 });

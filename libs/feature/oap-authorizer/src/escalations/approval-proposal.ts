@@ -9,7 +9,13 @@ import { escalationTriggers } from '../grants/checks/step-10-escalation';
  * agent and its self-reported provider, the actions, scope, amount and currency, who and what it
  * concerns, every escalation bound it hit, and the deadline (contracts ApprovalProposal).
  */
-export function approvalProposalOf(input: { escalationId: string; request: GrantRequest; authority: Authority; agent: Pick<Agent, 'id' | 'name' | 'metadata'>; deadline: Date }): ApprovalProposal {
+export function approvalProposalOf(input: {
+  escalationId: string;
+  request: GrantRequest;
+  authority: Authority;
+  agent: Pick<Agent, 'id' | 'name' | 'metadata'>;
+  deadline: Date;
+}): ApprovalProposal {
   const { request, agent } = input;
   const chain = request.delegationChain;
   const metadata = request.metadata ?? agent.metadata ?? undefined;

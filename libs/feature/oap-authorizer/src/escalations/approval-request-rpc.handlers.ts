@@ -21,7 +21,11 @@ export class ApprovalRequestRpcHandlers {
     return {
       found: true,
       request: {
-        meta: { applicationId: escalation.applicationId, eventType: 'oap.approval_requested', occurredAt: timestampFromDate(escalation.createdAt) },
+        meta: {
+          applicationId: escalation.applicationId,
+          eventType: 'oap.approval_requested',
+          occurredAt: timestampFromDate(escalation.createdAt),
+        },
         escalationId: escalation.id,
         agentId: escalation.agentId,
         authorityId: escalation.authorityId,

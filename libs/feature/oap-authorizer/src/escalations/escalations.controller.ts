@@ -20,12 +20,17 @@ export class EscalationsController {
    * `agent_token` (DPoP-bound to the original `agent_dpop_jkt`) and `grant_attestation`; the
    * token is erased from storage as it is handed out, so later reads show only `grant_id`.
    */
-  @ApiDoc({ summary: 'An escalation and its outcome; after approval the first read carries the agent token', tag: 'OAP', errors: [401, 404] })
+  @ApiDoc({
+    summary: 'An escalation and its outcome; after approval the first read carries the agent token',
+    tag: 'OAP',
+    errors: [401, 404],
+  })
   @Get(':escalation_id')
   @ApiResponseOf(EscalationResponse)
   async get(@CurrentPrincipal() principal: Principal, @Param('escalation_id') id: string): Promise<Record<string, unknown>> {
     const escalation = await this.escalations.find(id);
-    if (!escalation || escalation.applicationId !== principal.applicationId) throw oapError('escalation_not_found', 'Escalation not found', { escalation_id: id });
+    if (!escalation || escalation.applicationId !== principal.applicationId)
+      throw oapError('escalation_not_found', 'Escalation not found', { escalation_id: id });
     const view = escalationView(escalation);
     if (escalation.status !== 'approved') return view;
     const sealed = await this.escalations.takeSealedToken(id);

@@ -22,7 +22,8 @@ interface EscalationRow {
   counter_proposal: Record<string, unknown> | null;
 }
 
-const COLUMNS = 'id, application_id, agent_id, authority_id, principal_id, status, quorum_type, approvers, threshold, votes, approval_ttl_at, request_json, grant_id, created_at, resolved_at, counter_proposal';
+const COLUMNS =
+  'id, application_id, agent_id, authority_id, principal_id, status, quorum_type, approvers, threshold, votes, approval_ttl_at, request_json, grant_id, created_at, resolved_at, counter_proposal';
 
 function toEscalation(row: EscalationRow): Escalation {
   return {
@@ -89,19 +90,37 @@ export class EscalationsRepository {
   }
 
   async find(id: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<Escalation | undefined> {
-    const rows: EscalationRow[] = await manager.query(`SELECT ${COLUMNS} FROM oap.escalations WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+    const rows: EscalationRow[] = await manager.query(
+      `SELECT ${COLUMNS} FROM oap.escalations WHERE id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0] ? toEscalation(rows[0]) : undefined;
   }
 
   async update(
     manager: EntityManager,
     id: string,
-    patch: { status: EscalationStatus; votes: Escalation['votes']; grantId?: string; agentTokenSealed?: Buffer; resolvedAt?: Date; counterProposal?: Record<string, unknown> },
+    patch: {
+      status: EscalationStatus;
+      votes: Escalation['votes'];
+      grantId?: string;
+      agentTokenSealed?: Buffer;
+      resolvedAt?: Date;
+      counterProposal?: Record<string, unknown>;
+    },
   ): Promise<void> {
     await manager.query(
       `UPDATE oap.escalations SET status = $2, votes = $3, grant_id = COALESCE($4, grant_id), agent_token_enc = COALESCE($5, agent_token_enc), resolved_at = COALESCE($6, resolved_at),
          counter_proposal = COALESCE($7::jsonb, counter_proposal) WHERE id = $1`,
-      [id, patch.status, JSON.stringify(patch.votes), patch.grantId ?? null, patch.agentTokenSealed ?? null, patch.resolvedAt ?? null, patch.counterProposal ? JSON.stringify(patch.counterProposal) : null],
+      [
+        id,
+        patch.status,
+        JSON.stringify(patch.votes),
+        patch.grantId ?? null,
+        patch.agentTokenSealed ?? null,
+        patch.resolvedAt ?? null,
+        patch.counterProposal ? JSON.stringify(patch.counterProposal) : null,
+      ],
     );
   }
 
@@ -116,7 +135,9 @@ export class EscalationsRepository {
 
   /** Escalations still waiting for their approvers (reads only the partial index of pending rows). */
   async countOpen(): Promise<number> {
-    const rows: Array<{ open: string }> = await this.dataSource.query(`SELECT count(*) AS open FROM oap.escalations WHERE status = 'pending'`);
+    const rows: Array<{ open: string }> = await this.dataSource.query(
+      `SELECT count(*) AS open FROM oap.escalations WHERE status = 'pending'`,
+    );
     return Number(rows[0]?.open ?? 0);
   }
 

@@ -32,11 +32,21 @@ export class AgentAuthenticator {
     }
     const token = match[2];
     const path = request.url.split('?', 1)[0] ?? '/';
-    const proof = await this.dpop.verify({ header: request.headers.dpop, method: request.method, url: `${this.config.publicBaseUrl}${path}`, accessToken: token });
+    const proof = await this.dpop.verify({
+      header: request.headers.dpop,
+      method: request.method,
+      url: `${this.config.publicBaseUrl}${path}`,
+      accessToken: token,
+    });
     const grant = await this.grants.findByTokenDigest(sha256Hex(token));
-    if (!grant) throw oapError('agent_token_invalid', 'The agent token is not valid', undefined, { 'WWW-Authenticate': 'DPoP error="invalid_token"' });
-    if (proof.jkt !== grant.dpopJkt) throw oapError('agent_token_grant_mismatch', "The DPoP key is not the grant's agent_dpop_jkt", { reason: 'dpop_key_mismatch' });
-    if (grant.id !== urlGrantId) throw oapError('agent_token_grant_mismatch', "The URL's grant is not the token's grant", { reason: 'grant_id_mismatch' });
+    if (!grant)
+      throw oapError('agent_token_invalid', 'The agent token is not valid', undefined, {
+        'WWW-Authenticate': 'DPoP error="invalid_token"',
+      });
+    if (proof.jkt !== grant.dpopJkt)
+      throw oapError('agent_token_grant_mismatch', "The DPoP key is not the grant's agent_dpop_jkt", { reason: 'dpop_key_mismatch' });
+    if (grant.id !== urlGrantId)
+      throw oapError('agent_token_grant_mismatch', "The URL's grant is not the token's grant", { reason: 'grant_id_mismatch' });
     if (grant.status === 'revoked') throw oapError('grant_revoked', 'The grant is revoked');
     return grant;
   }

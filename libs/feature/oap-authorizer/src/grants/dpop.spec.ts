@@ -47,7 +47,12 @@ function verifier(): { dpop: DpopVerifier; replay: InMemoryReplayCache } {
 /** The reason code, detail and headers of a refused proof. */
 async function refusal(header: string | string[] | undefined, request: { method?: string; url?: string; accessToken?: string } = {}) {
   try {
-    await verifier().dpop.verifyDeferringReplay({ header, method: request.method ?? 'POST', url: request.url ?? URL, accessToken: request.accessToken });
+    await verifier().dpop.verifyDeferringReplay({
+      header,
+      method: request.method ?? 'POST',
+      url: request.url ?? URL,
+      accessToken: request.accessToken,
+    });
   } catch (error) {
     expect(error).toBeInstanceOf(DomainError);
     const { code, message, detail, headers } = error as DomainError;
@@ -66,14 +71,19 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
     const { dpop } = verifier();
     const verified = await dpop.verifyDeferringReplay({ header: await proof(key), method: 'POST', url: URL });
     const jkt = await calculateJwkThumbprint(key.jwk, 'sha256');
-    expect(verified).toEqual({ jkt, replay: { value: `${jkt}.jti-0000-0001`, expiresAt: new Date((NOW_SECONDS + 2 * DPOP_IAT_WINDOW_SECONDS) * 1000) } });
+    expect(verified).toEqual({
+      jkt,
+      replay: { value: `${jkt}.jti-0000-0001`, expiresAt: new Date((NOW_SECONDS + 2 * DPOP_IAT_WINDOW_SECONDS) * 1000) },
+    });
   });
 
   it('accepts every asymmetric algorithm it lists, and only those', async () => {
     expect(DPOP_ALGORITHMS).toEqual(['Ed25519', 'EdDSA', 'ES256', 'ES384', 'PS256', 'RS256']);
     const es256 = await signer('ES256');
     const { dpop } = verifier();
-    await expect(dpop.verifyDeferringReplay({ header: await proof(es256), method: 'POST', url: URL })).resolves.toMatchObject({ jkt: await calculateJwkThumbprint(es256.jwk, 'sha256') });
+    await expect(dpop.verifyDeferringReplay({ header: await proof(es256), method: 'POST', url: URL })).resolves.toMatchObject({
+      jkt: await calculateJwkThumbprint(es256.jwk, 'sha256'),
+    });
   });
 
   it('gives the same thumbprint when the same key signs again', async () => {
@@ -96,10 +106,18 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
 
   describe('the DPoP header', () => {
     it('is required, and the refusal names the accepted algorithms', async () => {
-      expect(await refusal(undefined)).toEqual({ code: 'dpop_proof_missing', message: 'A DPoP proof header is required', reason: undefined, headers: { 'WWW-Authenticate': 'DPoP algs="Ed25519 EdDSA ES256 ES384 PS256 RS256"' } });
+      expect(await refusal(undefined)).toEqual({
+        code: 'dpop_proof_missing',
+        message: 'A DPoP proof header is required',
+        reason: undefined,
+        headers: { 'WWW-Authenticate': 'DPoP algs="Ed25519 EdDSA ES256 ES384 PS256 RS256"' },
+      });
     });
     it('must be a single header', async () => {
-      expect(await refusal([await proof(key), await proof(key)])).toMatchObject({ code: 'dpop_proof_invalid', message: 'Exactly one DPoP header is allowed' });
+      expect(await refusal([await proof(key), await proof(key)])).toMatchObject({
+        code: 'dpop_proof_invalid',
+        message: 'Exactly one DPoP header is allowed',
+      });
     });
     it('is refused above 8192 characters before being parsed', async () => {
       expect(await refusal('a'.repeat(8193))).toMatchObject({ code: 'dpop_proof_invalid', message: 'DPoP proof is too long' });
@@ -129,24 +147,55 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
   });
 
   it('requires typ dpop+jwt', async () => {
-    expect(await refusal(await proof(key, {}, { typ: 'JWT' }))).toMatchObject({ code: 'dpop_proof_invalid', reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED' });
+    expect(await refusal(await proof(key, {}, { typ: 'JWT' }))).toMatchObject({
+      code: 'dpop_proof_invalid',
+      reason: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+    });
   });
 
   it('judges exp on the service clock, with the iat window as tolerance', async () => {
-    expect((await verifier().dpop.verifyDeferringReplay({ header: await proof(key, { exp: NOW_SECONDS + 30 }), method: 'POST', url: URL })).jkt).toBeDefined();
-    expect((await verifier().dpop.verifyDeferringReplay({ header: await proof(key, { exp: NOW_SECONDS - DPOP_IAT_WINDOW_SECONDS + 1 }), method: 'POST', url: URL })).jkt).toBeDefined();
-    expect(await refusal(await proof(key, { exp: NOW_SECONDS - DPOP_IAT_WINDOW_SECONDS - 1 }))).toMatchObject({ reason: 'ERR_JWT_EXPIRED' });
+    expect(
+      (await verifier().dpop.verifyDeferringReplay({ header: await proof(key, { exp: NOW_SECONDS + 30 }), method: 'POST', url: URL })).jkt,
+    ).toBeDefined();
+    expect(
+      (
+        await verifier().dpop.verifyDeferringReplay({
+          header: await proof(key, { exp: NOW_SECONDS - DPOP_IAT_WINDOW_SECONDS + 1 }),
+          method: 'POST',
+          url: URL,
+        })
+      ).jkt,
+    ).toBeDefined();
+    expect(await refusal(await proof(key, { exp: NOW_SECONDS - DPOP_IAT_WINDOW_SECONDS - 1 }))).toMatchObject({
+      reason: 'ERR_JWT_EXPIRED',
+    });
   });
 
   it('requires htm equal to the request method', async () => {
-    expect(await refusal(await proof(key), { method: 'GET' })).toEqual({ code: 'dpop_proof_invalid', message: 'DPoP htm does not match the request method', reason: 'htm_mismatch', headers: undefined });
+    expect(await refusal(await proof(key), { method: 'GET' })).toEqual({
+      code: 'dpop_proof_invalid',
+      message: 'DPoP htm does not match the request method',
+      reason: 'htm_mismatch',
+      headers: undefined,
+    });
   });
 
   describe('htu', () => {
     it('must be the request URL, ignoring query, fragment and the case of scheme and host', async () => {
       const { dpop } = verifier();
-      await expect(dpop.verifyDeferringReplay({ header: await proof(key, { htu: 'HTTPS://US.Example.com:443/api/v1/grants' }), method: 'POST', url: `${URL}?x=1#f` })).resolves.toBeDefined();
-      expect(await refusal(await proof(key, { htu: 'https://us.example.com/api/v1/Grants' }))).toEqual({ code: 'dpop_proof_invalid', message: 'DPoP htu does not match the request URL', reason: 'htu_mismatch', headers: undefined });
+      await expect(
+        dpop.verifyDeferringReplay({
+          header: await proof(key, { htu: 'HTTPS://US.Example.com:443/api/v1/grants' }),
+          method: 'POST',
+          url: `${URL}?x=1#f`,
+        }),
+      ).resolves.toBeDefined();
+      expect(await refusal(await proof(key, { htu: 'https://us.example.com/api/v1/Grants' }))).toEqual({
+        code: 'dpop_proof_invalid',
+        message: 'DPoP htu does not match the request URL',
+        reason: 'htu_mismatch',
+        headers: undefined,
+      });
       expect(await refusal(await proof(key, { htu: 'https://eu.example.com/api/v1/grants' }))).toMatchObject({ reason: 'htu_mismatch' });
     });
     it('must be a string, even against a request URL that does not parse', async () => {
@@ -166,11 +215,18 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
   describe('iat', () => {
     it(`is accepted up to ${DPOP_IAT_WINDOW_SECONDS} s either side of now`, async () => {
       for (const iat of [NOW_SECONDS - DPOP_IAT_WINDOW_SECONDS, NOW_SECONDS + DPOP_IAT_WINDOW_SECONDS]) {
-        await expect(verifier().dpop.verifyDeferringReplay({ header: await proof(key, { iat }), method: 'POST', url: URL })).resolves.toBeDefined();
+        await expect(
+          verifier().dpop.verifyDeferringReplay({ header: await proof(key, { iat }), method: 'POST', url: URL }),
+        ).resolves.toBeDefined();
       }
     });
     it('is refused a second beyond the window, and when missing', async () => {
-      const expected = { code: 'dpop_proof_invalid', message: 'DPoP iat is outside the accepted window', reason: 'iat_window', headers: undefined };
+      const expected = {
+        code: 'dpop_proof_invalid',
+        message: 'DPoP iat is outside the accepted window',
+        reason: 'iat_window',
+        headers: undefined,
+      };
       expect(await refusal(await proof(key, { iat: NOW_SECONDS - DPOP_IAT_WINDOW_SECONDS - 1 }))).toEqual(expected);
       expect(await refusal(await proof(key, { iat: NOW_SECONDS + DPOP_IAT_WINDOW_SECONDS + 1 }))).toEqual(expected);
       expect(await refusal(await proof(key, { iat: undefined }))).toEqual(expected);
@@ -180,19 +236,29 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
   describe('jti', () => {
     it('is accepted from 8 to 256 characters', async () => {
       for (const jti of ['j'.repeat(8), 'j'.repeat(256)]) {
-        await expect(verifier().dpop.verifyDeferringReplay({ header: await proof(key, { jti }), method: 'POST', url: URL })).resolves.toBeDefined();
+        await expect(
+          verifier().dpop.verifyDeferringReplay({ header: await proof(key, { jti }), method: 'POST', url: URL }),
+        ).resolves.toBeDefined();
       }
     });
     it('is refused when missing, not a string, shorter than 8 or longer than 256', async () => {
       const expected = { code: 'dpop_proof_invalid', message: 'DPoP jti is missing', reason: 'jti_missing', headers: undefined };
-      for (const jti of [undefined, 12345678, 'j'.repeat(7), 'j'.repeat(257)]) expect(await refusal(await proof(key, { jti }))).toEqual(expected);
+      for (const jti of [undefined, 12345678, 'j'.repeat(7), 'j'.repeat(257)])
+        expect(await refusal(await proof(key, { jti }))).toEqual(expected);
     });
   });
 
   describe('ath', () => {
     it('must be the SHA-256 of the presented access token', async () => {
       const { dpop } = verifier();
-      await expect(dpop.verifyDeferringReplay({ header: await proof(key, { ath: sha256Base64Url('token-1') }), method: 'POST', url: URL, accessToken: 'token-1' })).resolves.toBeDefined();
+      await expect(
+        dpop.verifyDeferringReplay({
+          header: await proof(key, { ath: sha256Base64Url('token-1') }),
+          method: 'POST',
+          url: URL,
+          accessToken: 'token-1',
+        }),
+      ).resolves.toBeDefined();
       expect(await refusal(await proof(key, { ath: sha256Base64Url('token-1') }), { accessToken: 'token-2' })).toEqual({
         code: 'dpop_proof_invalid',
         message: 'DPoP ath does not match the access token',
@@ -202,7 +268,9 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
       expect(await refusal(await proof(key), { accessToken: 'token-1' })).toMatchObject({ reason: 'ath_mismatch' });
     });
     it('is not checked without an access token', async () => {
-      await expect(verifier().dpop.verifyDeferringReplay({ header: await proof(key, { ath: 'anything' }), method: 'POST', url: URL })).resolves.toBeDefined();
+      await expect(
+        verifier().dpop.verifyDeferringReplay({ header: await proof(key, { ath: 'anything' }), method: 'POST', url: URL }),
+      ).resolves.toBeDefined();
     });
   });
 
@@ -213,7 +281,10 @@ describe('DPoP proof verification (RFC 9449 §4.3)', () => {
       const jkt = await calculateJwkThumbprint(key.jwk, 'sha256');
       await expect(dpop.verify({ header, method: 'POST', url: URL })).resolves.toEqual({ jkt });
       expect(replay.recorded).toEqual([{ kind: 'dpop', value: `${jkt}.jti-0000-0001`, expiresAt: new Date((NOW_SECONDS + 120) * 1000) }]);
-      await expect(dpop.verify({ header, method: 'POST', url: URL })).rejects.toMatchObject({ code: 'dpop_proof_replayed', message: 'DPoP proof jti was already used' });
+      await expect(dpop.verify({ header, method: 'POST', url: URL })).rejects.toMatchObject({
+        code: 'dpop_proof_replayed',
+        message: 'DPoP proof jti was already used',
+      });
     });
   });
 });

@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { sha256Base64Url } from '@svc/crypto';
-import { EmbeddedJWK, calculateJwkThumbprint, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWK, type JWTVerifyGetKey, type KeyLike } from 'jose';
+import {
+  EmbeddedJWK,
+  calculateJwkThumbprint,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  jwtVerify,
+  type JWK,
+  type JWTVerifyGetKey,
+  type KeyLike,
+} from 'jose';
 import { oapError } from '../oap.errors';
 import { DPOP_CHALLENGE, INCOMING_JWS_ALGORITHMS } from './jws-algorithms';
 import { ReplayCache } from '../shared/replay-cache';
@@ -68,8 +77,14 @@ export class DpopVerifier {
    * Every check of {@link verify} except recording the `jti`: the caller must record `replay` (see
    * `ReplayCache.firstUseMany`) and refuse the request when it was already used.
    */
-  async verifyDeferringReplay(input: { header: string | string[] | undefined; method: string; url: string; accessToken?: string }): Promise<VerifiedDpop & { replay: DpopReplayEntry }> {
-    if (input.header === undefined) throw oapError('dpop_proof_missing', 'A DPoP proof header is required', undefined, { 'WWW-Authenticate': DPOP_CHALLENGE });
+  async verifyDeferringReplay(input: {
+    header: string | string[] | undefined;
+    method: string;
+    url: string;
+    accessToken?: string;
+  }): Promise<VerifiedDpop & { replay: DpopReplayEntry }> {
+    if (input.header === undefined)
+      throw oapError('dpop_proof_missing', 'A DPoP proof header is required', undefined, { 'WWW-Authenticate': DPOP_CHALLENGE });
     if (Array.isArray(input.header)) throw oapError('dpop_proof_invalid', 'Exactly one DPoP header is allowed');
     const proof = input.header;
     if (proof.length > MAX_PROOF_LENGTH) throw oapError('dpop_proof_invalid', 'DPoP proof is too long');
@@ -80,7 +95,8 @@ export class DpopVerifier {
       throw oapError('dpop_proof_invalid', 'DPoP proof is not a JWS');
     }
     const jwk = header.jwk as (JWK & { d?: unknown }) | undefined;
-    if (!jwk || typeof jwk !== 'object' || 'd' in jwk || jwk.kty === 'oct') throw oapError('dpop_proof_invalid', 'DPoP proof must embed a public jwk');
+    if (!jwk || typeof jwk !== 'object' || 'd' in jwk || jwk.kty === 'oct')
+      throw oapError('dpop_proof_invalid', 'DPoP proof must embed a public jwk');
     const now = this.clock.now();
     const keyId = `${String(header.alg)}\u0000${JSON.stringify(jwk)}`;
     const resolveKey: JWTVerifyGetKey = async (protectedHeader, token) => {
@@ -93,13 +109,19 @@ export class DpopVerifier {
     };
     let payload: Record<string, unknown>;
     try {
-      const verified = await jwtVerify(proof, resolveKey, { typ: 'dpop+jwt', algorithms: DPOP_ALGORITHMS, currentDate: now, clockTolerance: DPOP_IAT_WINDOW_SECONDS });
+      const verified = await jwtVerify(proof, resolveKey, {
+        typ: 'dpop+jwt',
+        algorithms: DPOP_ALGORITHMS,
+        currentDate: now,
+        clockTolerance: DPOP_IAT_WINDOW_SECONDS,
+      });
       payload = verified.payload as Record<string, unknown>;
     } catch (error) {
       const reason = error instanceof joseErrors.JOSEError ? error.code : 'invalid';
       throw oapError('dpop_proof_invalid', 'DPoP proof signature or header is invalid', { reason });
     }
-    if (payload.htm !== input.method) throw oapError('dpop_proof_invalid', 'DPoP htm does not match the request method', { reason: 'htm_mismatch' });
+    if (payload.htm !== input.method)
+      throw oapError('dpop_proof_invalid', 'DPoP htm does not match the request method', { reason: 'htm_mismatch' });
     if (typeof payload.htu !== 'string' || normaliseHtu(payload.htu) !== normaliseHtu(input.url)) {
       throw oapError('dpop_proof_invalid', 'DPoP htu does not match the request URL', { reason: 'htu_mismatch' });
     }
@@ -107,7 +129,8 @@ export class DpopVerifier {
     if (typeof iat !== 'number' || Math.abs(iat - now.getTime() / 1000) > DPOP_IAT_WINDOW_SECONDS) {
       throw oapError('dpop_proof_invalid', 'DPoP iat is outside the accepted window', { reason: 'iat_window' });
     }
-    if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256) throw oapError('dpop_proof_invalid', 'DPoP jti is missing', { reason: 'jti_missing' });
+    if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256)
+      throw oapError('dpop_proof_invalid', 'DPoP jti is missing', { reason: 'jti_missing' });
     if (input.accessToken !== undefined && payload.ath !== sha256Base64Url(input.accessToken)) {
       throw oapError('dpop_proof_invalid', 'DPoP ath does not match the access token', { reason: 'ath_mismatch' });
     }

@@ -4,7 +4,13 @@ import { JSONSchema } from 'class-validator-jsonschema';
 import type { DenialCategory } from './checks/cascade-step';
 
 /** Every denial category of the cascade (a new one fails the type-check here until listed). */
-const DENIAL_CATEGORIES = ['authorization_denied', 'action_not_prohibited', 'intent_denied', 'max_actions', 'trajectory_denied'] as const satisfies readonly DenialCategory[];
+const DENIAL_CATEGORIES = [
+  'authorization_denied',
+  'action_not_prohibited',
+  'intent_denied',
+  'max_actions',
+  'trajectory_denied',
+] as const satisfies readonly DenialCategory[];
 type AllListed<T extends readonly string[]> = Exclude<DenialCategory, T[number]> extends never ? true : never;
 const everyCategoryListed: AllListed<typeof DENIAL_CATEGORIES> = true;
 void everyCategoryListed;
@@ -95,7 +101,15 @@ export const OVERSIGHT_DENIAL_REASONS = ['policy_engine_denied', 'policy_engine_
 export type OversightDenialReason = (typeof OVERSIGHT_DENIAL_REASONS)[number];
 
 /** `detail.reason` values of `policy_engine_unavailable` / `policy_engine_not_configured`. */
-export const OVERSIGHT_UNAVAILABLE_REASONS = ['timeout', 'unreachable', 'target_refused', 'invalid_response', 'witness_unavailable', 'no_engine', 'attester_inactive'] as const;
+export const OVERSIGHT_UNAVAILABLE_REASONS = [
+  'timeout',
+  'unreachable',
+  'target_refused',
+  'invalid_response',
+  'witness_unavailable',
+  'no_engine',
+  'attester_inactive',
+] as const;
 
 /** `detail` of an oversight denial the engine did not decide. */
 export class OversightDenialDetail {

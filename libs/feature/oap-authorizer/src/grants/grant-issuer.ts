@@ -99,7 +99,10 @@ export class GrantIssuer {
   }
 
   /** The issued grant and its rows under `authority` (signed with the same `now`). */
-  mint(signedGrant: SignedGrant, input: GrantMintInput & { authority: Authority; requestJson: string; escalationId?: string }): { issued: IssuedGrant; rows: GrantRows } {
+  mint(
+    signedGrant: SignedGrant,
+    input: GrantMintInput & { authority: Authority; requestJson: string; escalationId?: string },
+  ): { issued: IssuedGrant; rows: GrantRows } {
     const { request, authority, now } = input;
     const { grantId, agentToken, signed } = signedGrant;
     const grant: Grant = {

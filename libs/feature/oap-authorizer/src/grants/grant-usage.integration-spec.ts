@@ -39,7 +39,12 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
   }
 
   let grantCount = 0;
-  function grant(authorityId: string, actions: string[], value?: { amount: string; currency: string }, id = `ath_us_${randomUUID()}`): GrantInsert {
+  function grant(
+    authorityId: string,
+    actions: string[],
+    value?: { amount: string; currency: string },
+    id = `ath_us_${randomUUID()}`,
+  ): GrantInsert {
     grantCount += 1;
     return {
       grant: {
@@ -65,7 +70,9 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
 
   /** The usage as the lock reads it. */
   async function usageOf(authorityIds: string[]): Promise<Map<string, AuthorityUsage>> {
-    const locked = await grants.transaction((manager) => grants.lockAuthorities(manager, { named: authorityIds, unnamedAgentIds: [], agentIds: ['agent_1'] }));
+    const locked = await grants.transaction((manager) =>
+      grants.lockAuthorities(manager, { named: authorityIds, unnamedAgentIds: [], agentIds: ['agent_1'] }),
+    );
     return new Map(locked.map((row) => [row.authority.id, row.usage]));
   }
 
@@ -92,17 +99,41 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
 
   it('backfills the usage and the order of grants written before the migration', async () => {
     await runMigrations(dataSource, { ...oapMigrations, migrations: oapMigrations.migrations.slice(0, 2) });
-    await dataSource.query(`INSERT INTO oap.agents (id, application_id, name, created_at, updated_at) VALUES ('agent_1', 'app_1', 'shopper', $1, $1)`, [at]);
+    await dataSource.query(
+      `INSERT INTO oap.agents (id, application_id, name, created_at, updated_at) VALUES ('agent_1', 'app_1', 'shopper', $1, $1)`,
+      [at],
+    );
     const authorityId = await newAuthority('agent_1');
     const earlier = new Date(at.getTime() - 60_000);
-    const old = [grant(authorityId, ['quote'], { amount: '0.10', currency: 'EUR' }), grant(authorityId, ['pay', 'refund'], { amount: '0.20', currency: 'EUR' }), grant(authorityId, ['pay'], { amount: '5', currency: 'USD' })];
+    const old = [
+      grant(authorityId, ['quote'], { amount: '0.10', currency: 'EUR' }),
+      grant(authorityId, ['pay', 'refund'], { amount: '0.20', currency: 'EUR' }),
+      grant(authorityId, ['pay'], { amount: '5', currency: 'USD' }),
+    ];
     old[0]!.grant.createdAt = earlier;
     for (const row of old) {
       const { grant: g } = row;
       await dataSource.query(
         `INSERT INTO oap.grants (id, application_id, agent_id, authority_id, scopes, actions, amount, currency, dpop_jkt, agent_token_sha256, valid_until, receipt_jti, receipt, context_hash, created_at, request_json)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-        [g.id, g.applicationId, g.agentId, g.authorityId, g.scopes, g.actions, g.amount, g.currency, g.dpopJkt, row.tokenSha256, g.validUntil, g.receiptJti, g.receipt, row.contextHash, g.createdAt, row.requestJson],
+        [
+          g.id,
+          g.applicationId,
+          g.agentId,
+          g.authorityId,
+          g.scopes,
+          g.actions,
+          g.amount,
+          g.currency,
+          g.dpopJkt,
+          row.tokenSha256,
+          g.validUntil,
+          g.receiptJti,
+          g.receipt,
+          row.contextHash,
+          g.createdAt,
+          row.requestJson,
+        ],
       );
     }
     await runMigrations(dataSource, oapMigrations);
@@ -118,8 +149,15 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
     const [a, b] = [await newAuthority('agent_1'), await newAuthority('agent_1')];
     const never = await newAuthority('agent_1');
     const batches: GrantInsert[][] = [
-      [grant(a, ['pay'], { amount: '0.10', currency: 'EUR' }), grant(b, ['quote']), grant(a, ['pay', 'quote'], { amount: '0.20', currency: 'EUR' })],
-      [grant(a, ['pay'], { amount: '0.000000000000000001', currency: 'EUR' }), grant(a, ['refund'], { amount: '999999999999999999.99', currency: 'USD' })],
+      [
+        grant(a, ['pay'], { amount: '0.10', currency: 'EUR' }),
+        grant(b, ['quote']),
+        grant(a, ['pay', 'quote'], { amount: '0.20', currency: 'EUR' }),
+      ],
+      [
+        grant(a, ['pay'], { amount: '0.000000000000000001', currency: 'EUR' }),
+        grant(a, ['refund'], { amount: '999999999999999999.99', currency: 'USD' }),
+      ],
       [grant(b, ['pay'], { amount: '12.50', currency: 'EUR' }), grant(a, ['pay'], { amount: '0.70', currency: 'EUR' })],
     ];
     const written: string[] = [];
@@ -134,7 +172,11 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
       expect(usage.get(never)).toEqual({ total: 0, grantedActions: [], amounts: {} });
     }
     const usage = await usageOf([a, b]);
-    expect(usage.get(a)).toEqual({ total: 5, grantedActions: ['pay', 'quote', 'refund'], amounts: { EUR: '1.000000000000000001', USD: '999999999999999999.99' } });
+    expect(usage.get(a)).toEqual({
+      total: 5,
+      grantedActions: ['pay', 'quote', 'refund'],
+      amounts: { EUR: '1.000000000000000001', USD: '999999999999999999.99' },
+    });
     expect(usage.get(b)).toEqual({ total: 2, grantedActions: ['pay', 'quote'], amounts: { EUR: '12.50' } });
 
     // A revoked grant still counts towards the lifetime bounds, as in a scan of every grant.
@@ -142,12 +184,22 @@ describe('authority usage and grant order (oap.grants, oap.authority_usage)', ()
       for (const id of written.slice(0, 3)) await grants.revoke(manager, id, at);
     });
     expect((await usageOf([a])).get(a)).toEqual(usage.get(a));
-    expect(await historyOf(a)).toMatchObject({ total: 5, aggregate: '1.000000000000000001', grantedActions: new Set(['pay', 'quote', 'refund']) });
+    expect(await historyOf(a)).toMatchObject({
+      total: 5,
+      aggregate: '1.000000000000000001',
+      grantedActions: new Set(['pay', 'quote', 'refund']),
+    });
   });
 
   it('rolls the usage back with a failed batch', async () => {
     const authorityId = await newAuthority('agent_1');
-    await grants.transaction((manager) => grants.insertOutcomes(manager, { grants: [grant(authorityId, ['pay'], { amount: '1', currency: 'EUR' })], attestations: [], decisions: [] }));
+    await grants.transaction((manager) =>
+      grants.insertOutcomes(manager, {
+        grants: [grant(authorityId, ['pay'], { amount: '1', currency: 'EUR' })],
+        attestations: [],
+        decisions: [],
+      }),
+    );
     const duplicate = grant(authorityId, ['quote'], { amount: '2', currency: 'EUR' });
     await expect(
       grants.transaction(async (manager) => {

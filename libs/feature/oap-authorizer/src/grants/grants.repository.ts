@@ -28,7 +28,8 @@ interface GrantRow {
   consumed_at: Date | null;
 }
 
-const COLUMNS = 'id, application_id, agent_id, authority_id, scopes, actions, amount::text AS amount, currency, dpop_jkt, valid_until, status, receipt_jti, receipt, created_at, revoked_at, consumed_at';
+const COLUMNS =
+  'id, application_id, agent_id, authority_id, scopes, actions, amount::text AS amount, currency, dpop_jkt, valid_until, status, receipt_jti, receipt, created_at, revoked_at, consumed_at';
 
 function toGrant(row: GrantRow): Grant {
   return {
@@ -94,8 +95,10 @@ export interface AgentSnapshot {
 
 type AgentSnapshotRow = AgentRow & { manifest_sha256: string | null };
 
-const GRANT_INSERT_COLUMNS = 'id, application_id, agent_id, authority_id, scopes, actions, amount, currency, dpop_jkt, agent_token_sha256, valid_until, receipt_jti, receipt, context_hash, created_at, request_json';
-const DECISION_INSERT_COLUMNS = 'id, application_id, agent_id, authority_id, decision, denial_category, cascade_step, reason_code, grant_id, escalation_id, context_hash, created_at';
+const GRANT_INSERT_COLUMNS =
+  'id, application_id, agent_id, authority_id, scopes, actions, amount, currency, dpop_jkt, agent_token_sha256, valid_until, receipt_jti, receipt, context_hash, created_at, request_json';
+const DECISION_INSERT_COLUMNS =
+  'id, application_id, agent_id, authority_id, decision, denial_category, cascade_step, reason_code, grant_id, escalation_id, context_hash, created_at';
 
 /** `VALUES ($1, …), (…)` for rows of equal width, and the flattened parameters. */
 function valuesList(rows: ReadonlyArray<readonly unknown[]>): { sql: string; params: unknown[] } {
@@ -226,8 +229,13 @@ export class GrantsRepository {
    * transaction, and grants under one authority serialise. An authority of another agent is never
    * locked (nor usable).
    */
-  async lockAuthorities(manager: EntityManager, batch: { named: readonly string[]; unnamedAgentIds: readonly string[]; agentIds: readonly string[] }): Promise<LockedAuthority[]> {
-    const rows: Array<AuthorityRow & { usage_total: string | null; usage_actions: string[] | null; usage_amounts: Record<string, string> | null }> = await manager.query(
+  async lockAuthorities(
+    manager: EntityManager,
+    batch: { named: readonly string[]; unnamedAgentIds: readonly string[]; agentIds: readonly string[] },
+  ): Promise<LockedAuthority[]> {
+    const rows: Array<
+      AuthorityRow & { usage_total: string | null; usage_actions: string[] | null; usage_amounts: Record<string, string> | null }
+    > = await manager.query(
       `SELECT ${prefixed('a', AUTHORITY_COLUMNS)},
               (SELECT u.total_grants FROM oap.authority_usage u WHERE u.authority_id = a.id) AS usage_total,
               (SELECT u.granted_actions FROM oap.authority_usage u WHERE u.authority_id = a.id) AS usage_actions,
@@ -261,7 +269,15 @@ export class GrantsRepository {
     const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
     const month = utcMonthStart(now);
     const column = <T>(pick: (request: (typeof requests)[number]) => T) => requests.map(pick);
-    const rows: Array<{ authority_id: string; last_minute: number; b_minute: number; b_hour: number; b_day: number; month_amount: string; recent: string[] }> = await manager.query(
+    const rows: Array<{
+      authority_id: string;
+      last_minute: number;
+      b_minute: number;
+      b_hour: number;
+      b_day: number;
+      month_amount: string;
+      recent: string[];
+    }> = await manager.query(
       `SELECT q.authority_id,
               CASE WHEN q.last_minute THEN (SELECT count(*) FROM oap.grants g WHERE g.authority_id = q.authority_id AND g.created_at > $1::timestamptz - interval '1 minute') ELSE 0 END::int AS last_minute,
               CASE WHEN q.month AND q.currency IS NOT NULL
@@ -313,24 +329,43 @@ export class GrantsRepository {
    * The rows of a batch's outcomes (grants with their authorities' usage, attestation tokens,
    * decisions) in one statement. Grants take `seq` in array order (arrival order).
    */
-  async insertOutcomes(manager: EntityManager, rows: { grants: readonly GrantInsert[]; attestations: readonly AttestationTokenInsert[]; decisions: readonly DecisionRecord[] }): Promise<void> {
+  async insertOutcomes(
+    manager: EntityManager,
+    rows: { grants: readonly GrantInsert[]; attestations: readonly AttestationTokenInsert[]; decisions: readonly DecisionRecord[] },
+  ): Promise<void> {
     const params: unknown[] = [];
-    const tuples = (values: ReadonlyArray<readonly unknown[]>) => values.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`).join(', ');
+    const tuples = (values: ReadonlyArray<readonly unknown[]>) =>
+      values.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`).join(', ');
     const writes: string[] = [];
     if (rows.grants.length > 0) writes.push(...grantWrites(tuples(rows.grants.map(grantValues))));
     if (rows.attestations.length > 0) {
       writes.push(
         `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) VALUES ${tuples(
-          rows.attestations.map((row) => [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil]),
+          rows.attestations.map((row) => [
+            row.receiptJti,
+            row.grantId,
+            row.format,
+            row.token,
+            row.claimsDigest,
+            row.createdAt,
+            row.retainUntil,
+          ]),
         )}`,
       );
     }
-    if (rows.decisions.length > 0) writes.push(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`);
+    if (rows.decisions.length > 0)
+      writes.push(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`);
     if (writes.length === 0) return;
     await manager.query(asOneStatement(writes), params);
   }
 
-  async insertGrant(manager: EntityManager, grant: Omit<Grant, 'status' | 'revokedAt' | 'consumedAt'>, tokenSha256: string, contextHash: string, requestJson: string): Promise<void> {
+  async insertGrant(
+    manager: EntityManager,
+    grant: Omit<Grant, 'status' | 'revokedAt' | 'consumedAt'>,
+    tokenSha256: string,
+    contextHash: string,
+    requestJson: string,
+  ): Promise<void> {
     await this.insertGrants(manager, [{ grant, tokenSha256, contextHash, requestJson }]);
   }
 
@@ -360,12 +395,19 @@ export class GrantsRepository {
   /** Several attestation tokens in one statement. */
   async insertAttestationTokens(manager: EntityManager, rows: readonly AttestationTokenInsert[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = valuesList(rows.map((row) => [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil]));
-    await manager.query(`INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) ${values.sql}`, values.params);
+    const values = valuesList(
+      rows.map((row) => [row.receiptJti, row.grantId, row.format, row.token, row.claimsDigest, row.createdAt, row.retainUntil]),
+    );
+    await manager.query(
+      `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) ${values.sql}`,
+      values.params,
+    );
   }
 
   /** The attestation stored under a receipt jti. */
-  async findAttestationToken(receiptJti: string): Promise<{ format: string; token: string; claimsDigest: string; retainUntil: Date } | undefined> {
+  async findAttestationToken(
+    receiptJti: string,
+  ): Promise<{ format: string; token: string; claimsDigest: string; retainUntil: Date } | undefined> {
     const rows: Array<{ format: string; token: string; claims_digest: string; retain_until: Date }> = await this.dataSource.query(
       `SELECT format, token, claims_digest, retain_until FROM oap.attestation_tokens WHERE receipt_jti = $1`,
       [receiptJti],
@@ -376,7 +418,10 @@ export class GrantsRepository {
 
   /** The latest attestation claims digest of a grant (identity comparison on refresh). */
   async latestAttestationToken(grantId: string): Promise<string | undefined> {
-    const rows: Array<{ token: string }> = await this.dataSource.query(`SELECT token FROM oap.attestation_tokens WHERE grant_id = $1 ORDER BY created_at DESC LIMIT 1`, [grantId]);
+    const rows: Array<{ token: string }> = await this.dataSource.query(
+      `SELECT token FROM oap.attestation_tokens WHERE grant_id = $1 ORDER BY created_at DESC LIMIT 1`,
+      [grantId],
+    );
     return rows[0]?.token;
   }
 
@@ -403,7 +448,11 @@ export class GrantsRepository {
 
   /** Marks a grant revoked; undefined when unknown, the grant unchanged when already revoked. */
   async revoke(manager: EntityManager, id: string, at: Date): Promise<{ grant: Grant; changed: boolean } | undefined> {
-    const rows = await queryRows<GrantRow>(manager, `UPDATE oap.grants SET status = 'revoked', revoked_at = $2 WHERE id = $1 AND status = 'active' RETURNING ${COLUMNS}`, [id, at]);
+    const rows = await queryRows<GrantRow>(
+      manager,
+      `UPDATE oap.grants SET status = 'revoked', revoked_at = $2 WHERE id = $1 AND status = 'active' RETURNING ${COLUMNS}`,
+      [id, at],
+    );
     if (rows[0]) return { grant: toGrant(rows[0]), changed: true };
     const existing = await this.find(id, manager);
     return existing ? { grant: existing, changed: false } : undefined;
@@ -411,17 +460,26 @@ export class GrantsRepository {
 
   /** One-shot consumption (svc-verify with action_completed); false when already consumed. */
   async consume(id: string, at: Date): Promise<boolean> {
-    const rows = await queryRows(this.dataSource.manager, `UPDATE oap.grants SET consumed_at = $2 WHERE id = $1 AND consumed_at IS NULL RETURNING id`, [id, at]);
+    const rows = await queryRows(
+      this.dataSource.manager,
+      `UPDATE oap.grants SET consumed_at = $2 WHERE id = $1 AND consumed_at IS NULL RETURNING id`,
+      [id, at],
+    );
     return rows.length > 0;
   }
 
   async countDecisions(agentId: string): Promise<number> {
-    const rows: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM oap.decisions WHERE agent_id = $1`, [agentId]);
+    const rows: Array<{ n: number }> = await this.dataSource.query(`SELECT count(*)::int AS n FROM oap.decisions WHERE agent_id = $1`, [
+      agentId,
+    ]);
     return rows[0]?.n ?? 0;
   }
 }
 
 /** `a.id, a.name, …`: a column list qualified with a table alias. */
 function prefixed(alias: string, columns: string): string {
-  return columns.split(', ').map((column) => `${alias}.${column}`).join(', ');
+  return columns
+    .split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
 }

@@ -93,7 +93,13 @@ export class ReceiptSigner {
     };
     const overlay: Record<string, unknown> = { ...(input.metadata ?? {}) };
     if (input.delegationChain.length > 0) {
-      overlay.delegation_chain = input.delegationChain.map((h) => ({ iss: h.iss, sub: h.sub, aud: h.aud, delegated_at: h.delegated_at, jti: h.jti }));
+      overlay.delegation_chain = input.delegationChain.map((h) => ({
+        iss: h.iss,
+        sub: h.sub,
+        aud: h.aud,
+        delegated_at: h.delegated_at,
+        jti: h.jti,
+      }));
     }
     if (input.attestation && input.attestation.exp > iat) claims.agent_attestation = input.attestation;
     const key = await this.keys.activeKey();

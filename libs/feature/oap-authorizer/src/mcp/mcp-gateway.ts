@@ -6,7 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError } from '@svc/errors';
@@ -125,7 +132,12 @@ export class McpGateway implements OnModuleInit {
     const token = match[2];
     let jkt: string;
     try {
-      ({ jkt } = await this.dpop.verify({ header: req.headers.dpop, method: req.method ?? 'POST', url: `${this.config.publicBaseUrl}${MCP_AGENT_PATH}`, accessToken: token }));
+      ({ jkt } = await this.dpop.verify({
+        header: req.headers.dpop,
+        method: req.method ?? 'POST',
+        url: `${this.config.publicBaseUrl}${MCP_AGENT_PATH}`,
+        accessToken: token,
+      }));
     } catch (error) {
       if (error instanceof DomainError) throw new GatewayRefusal(401, `DPoP error="invalid_dpop_proof", ${resourceMetadata}`);
       throw error;
@@ -140,7 +152,9 @@ export class McpGateway implements OnModuleInit {
   private serverFor(grant: Grant): Server {
     const server = new Server({ name: 'oap-mcp-gateway', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools(grant) }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => this.callTool(grant, request.params.name, request.params.arguments ?? {}, request.params._meta));
+    server.setRequestHandler(CallToolRequestSchema, async (request) =>
+      this.callTool(grant, request.params.name, request.params.arguments ?? {}, request.params._meta),
+    );
     return server;
   }
 
@@ -154,7 +168,8 @@ export class McpGateway implements OnModuleInit {
       for (const mapping of server.tools) {
         if (tools.has(mapping.name)) continue;
         if (!grant.scopes.includes(mapping.scope)) continue;
-        const actionAllowed = authority.bounds.action_bounds?.unrestricted === true || grant.actions.some((action) => matchesName(action, mapping.action));
+        const actionAllowed =
+          authority.bounds.action_bounds?.unrestricted === true || grant.actions.some((action) => matchesName(action, mapping.action));
         if (!actionAllowed || prohibited.some((p) => matchesName(p, mapping.action))) continue;
         tools.set(mapping.name, { server, mapping });
       }
@@ -174,7 +189,12 @@ export class McpGateway implements OnModuleInit {
     return listed;
   }
 
-  private async callTool(grant: Grant, name: string, args: Record<string, unknown>, meta: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  private async callTool(
+    grant: Grant,
+    name: string,
+    args: Record<string, unknown>,
+    meta: Record<string, unknown> | undefined,
+  ): Promise<CallToolResult> {
     const tool = (await this.callable(grant)).get(name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const request = this.grantRequestOf(grant, tool.mapping, args);
@@ -190,27 +210,45 @@ export class McpGateway implements OnModuleInit {
     if (mapping.value) {
       const raw = args[mapping.value.amount_argument];
       const amount = typeof raw === 'number' && Number.isFinite(raw) ? raw.toFixed(2) : raw;
-      if (typeof amount !== 'string' || !/^\d{1,15}(\.\d{1,6})?$/.test(amount)) throw new McpError(ErrorCode.InvalidParams, `Argument ${mapping.value.amount_argument} must be a decimal amount`);
+      if (typeof amount !== 'string' || !/^\d{1,15}(\.\d{1,6})?$/.test(amount))
+        throw new McpError(ErrorCode.InvalidParams, `Argument ${mapping.value.amount_argument} must be a decimal amount`);
       value = { amount, currency: mapping.value.currency };
     }
     const until = Math.min(grant.validUntil.getTime(), this.clock.now().getTime() + CALL_GRANT_SECONDS * 1000);
-    return { applicationId: grant.applicationId, agentId: grant.agentId, dpopJkt: grant.dpopJkt, scopes: [mapping.scope], actions: [mapping.action], validUntil: new Date(until), value, delegationChain: [] };
+    return {
+      applicationId: grant.applicationId,
+      agentId: grant.agentId,
+      dpopJkt: grant.dpopJkt,
+      scopes: [mapping.scope],
+      actions: [mapping.action],
+      validUntil: new Date(until),
+      value,
+      delegationChain: [],
+    };
   }
 
   /** Runs the cascade (steps 3–15) for the call under the token's authority. */
   private async decide(grant: Grant, request: GrantRequest): Promise<{ receipt: string; grantId: string }> {
     const key = randomUUID();
-    const response = await this.requestGrant.execute(request, { idempotencyKey: key, requestSha256: sha256Hex(canonicalJson({ mcp_call: key })), authorityId: grant.authorityId });
+    const response = await this.requestGrant.execute(request, {
+      idempotencyKey: key,
+      requestSha256: sha256Hex(canonicalJson({ mcp_call: key })),
+      authorityId: grant.authorityId,
+    });
     const body = response.body;
     if (response.status === 201) return { receipt: body.grant_attestation as string, grantId: body.grant_id as string };
     if (response.status === 202) {
-      throw new McpError(MCP_ERRORS.escalated, 'The person must approve this call; retry it with _meta["oap/escalation_id"] once approved', {
-        decision: 'escalate',
-        decision_url: body.decision_url,
-        escalation_id: body.escalation_id,
-        approval_ttl_at: body.approval_ttl_at,
-        cascade_step: body.cascade_step,
-      });
+      throw new McpError(
+        MCP_ERRORS.escalated,
+        'The person must approve this call; retry it with _meta["oap/escalation_id"] once approved',
+        {
+          decision: 'escalate',
+          decision_url: body.decision_url,
+          escalation_id: body.escalation_id,
+          approval_ttl_at: body.approval_ttl_at,
+          cascade_step: body.cascade_step,
+        },
+      );
     }
     throw new McpError(MCP_ERRORS.denied, typeof body.message === 'string' ? body.message : 'The call was denied', {
       decision: 'deny',
@@ -223,23 +261,42 @@ export class McpGateway implements OnModuleInit {
   /** A retried call after approval: the approved escalation of this agent for the same action, scope and value, used once. */
   private async approved(grant: Grant, request: GrantRequest, escalationId: string): Promise<{ receipt: string; grantId: string }> {
     const escalation = /^[A-Za-z0-9_]{1,64}$/.test(escalationId) ? await this.escalations.find(escalationId) : undefined;
-    if (!escalation || escalation.agentId !== grant.agentId || escalation.applicationId !== grant.applicationId) throw new McpError(MCP_ERRORS.denied, 'Unknown escalation', { decision: 'deny', reason_code: 'escalation_not_found' });
+    if (!escalation || escalation.agentId !== grant.agentId || escalation.applicationId !== grant.applicationId)
+      throw new McpError(MCP_ERRORS.denied, 'Unknown escalation', { decision: 'deny', reason_code: 'escalation_not_found' });
     if (escalation.status !== 'approved' || !escalation.grantId) {
-      throw new McpError(escalation.status === 'pending' ? MCP_ERRORS.escalated : MCP_ERRORS.denied, `The escalation is ${escalation.status}`, { decision: escalation.status === 'pending' ? 'escalate' : 'deny', escalation_id: escalation.id, reason_code: `escalation_${escalation.status}` });
+      throw new McpError(
+        escalation.status === 'pending' ? MCP_ERRORS.escalated : MCP_ERRORS.denied,
+        `The escalation is ${escalation.status}`,
+        {
+          decision: escalation.status === 'pending' ? 'escalate' : 'deny',
+          escalation_id: escalation.id,
+          reason_code: `escalation_${escalation.status}`,
+        },
+      );
     }
     const asked = grantRequestFromJson(JSON.parse(escalation.requestJson) as Record<string, unknown>);
-    const same = canonicalJson({ a: asked.actions, s: asked.scopes, v: asked.value ?? null }) === canonicalJson({ a: request.actions, s: request.scopes, v: request.value ?? null });
-    if (!same) throw new McpError(MCP_ERRORS.denied, 'The escalation approved another call', { decision: 'deny', reason_code: 'escalation_mismatch' });
+    const same =
+      canonicalJson({ a: asked.actions, s: asked.scopes, v: asked.value ?? null }) ===
+      canonicalJson({ a: request.actions, s: request.scopes, v: request.value ?? null });
+    if (!same)
+      throw new McpError(MCP_ERRORS.denied, 'The escalation approved another call', {
+        decision: 'deny',
+        reason_code: 'escalation_mismatch',
+      });
     const approvedGrant = await this.grants.find(escalation.grantId);
     const consumed = await this.directory.consume(escalation.grantId);
-    if (!approvedGrant || approvedGrant.status !== 'active' || !consumed?.consumed) throw new McpError(MCP_ERRORS.denied, 'The approved call was already made', { decision: 'deny', reason_code: 'escalation_used' });
+    if (!approvedGrant || approvedGrant.status !== 'active' || !consumed?.consumed)
+      throw new McpError(MCP_ERRORS.denied, 'The approved call was already made', { decision: 'deny', reason_code: 'escalation_used' });
     return { receipt: approvedGrant.receipt, grantId: approvedGrant.id };
   }
 
   /** Connects to the upstream server through the egress policy of the application's environment. */
   private async withUpstream<T>(server: McpServerRecord, work: (client: Client) => Promise<T>): Promise<T> {
     const dispatcher = this.agents[server.environment];
-    const egressFetch = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher, redirect: 'manual' } as Parameters<typeof undiciFetch>[1])) as unknown as typeof fetch;
+    const egressFetch = ((url: string | URL, init?: RequestInit) =>
+      undiciFetch(url, { ...(init as object), dispatcher, redirect: 'manual' } as Parameters<
+        typeof undiciFetch
+      >[1])) as unknown as typeof fetch;
     const client = new Client({ name: 'oap-mcp-gateway', version: '1.0.0' });
     try {
       await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: egressFetch }));

@@ -24,36 +24,57 @@ export class McpServersController {
     private readonly config: PlatformConfig,
   ) {}
 
-  @ApiDoc({ summary: 'Register an upstream MCP server (Streamable HTTP) and map each of its tools to an OAP action, scope and value argument', tag: 'OAP', errors: [400, 401, 409, 422] })
+  @ApiDoc({
+    summary: 'Register an upstream MCP server (Streamable HTTP) and map each of its tools to an OAP action, scope and value argument',
+    tag: 'OAP',
+    errors: [400, 401, 409, 422],
+  })
   @Post('api/v1/mcp_servers')
   @ApiResponseOf(McpServerResponse, { status: 201 })
   async register(@CurrentPrincipal() principal: Principal, @Body() body: RegisterMcpServerBody): Promise<Record<string, unknown>> {
     const names = body.tools.map((tool) => tool.name);
     const duplicate = names.findIndex((name, index) => names.indexOf(name) !== index);
     if (duplicate >= 0) throw commonError('validation_failed', 'Each tool may be mapped once', { field: `tools[${duplicate}].name` });
-    if (principal.environment !== 'development' && !body.url.startsWith('https://')) throw commonError('validation_failed', 'A production application registers https servers only', { field: 'url' });
-    if ((await this.servers.count(principal.applicationId)) >= MAX_MCP_SERVERS) throw oapError('mcp_server_limit', `At most ${MAX_MCP_SERVERS} MCP servers per application`);
+    if (principal.environment !== 'development' && !body.url.startsWith('https://'))
+      throw commonError('validation_failed', 'A production application registers https servers only', { field: 'url' });
+    if ((await this.servers.count(principal.applicationId)) >= MAX_MCP_SERVERS)
+      throw oapError('mcp_server_limit', `At most ${MAX_MCP_SERVERS} MCP servers per application`);
     const server: McpServerRecord = {
       id: randomUUID(),
       applicationId: principal.applicationId,
       environment: principal.environment,
       name: body.name,
       url: body.url,
-      tools: body.tools.map((tool) => ({ name: tool.name, action: tool.action, scope: tool.scope, ...(tool.value ? { value: { amount_argument: tool.value.amount_argument, currency: tool.value.currency } } : {}) })),
+      tools: body.tools.map((tool) => ({
+        name: tool.name,
+        action: tool.action,
+        scope: tool.scope,
+        ...(tool.value ? { value: { amount_argument: tool.value.amount_argument, currency: tool.value.currency } } : {}),
+      })),
       createdAt: this.clock.now(),
     };
     await this.servers.insert(server);
     return mcpServerView(server);
   }
 
-  @ApiDoc({ summary: 'List the application\'s upstream MCP servers, oldest first', tag: 'OAP', response: 'Page of McpServer: data, has_more, next_cursor', errors: [400, 401] })
+  @ApiDoc({
+    summary: "List the application's upstream MCP servers, oldest first",
+    tag: 'OAP',
+    response: 'Page of McpServer: data, has_more, next_cursor',
+    errors: [400, 401],
+  })
   @Get('api/v1/mcp_servers')
   @ApiResponseOf(McpServerResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<Record<string, unknown>>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    if (after && (!UUID.test(after.id) || Number.isNaN(Date.parse(after.created_at)))) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
-    const rows = await this.servers.page(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    if (after && (!UUID.test(after.id) || Number.isNaN(Date.parse(after.created_at))))
+      throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    const rows = await this.servers.page(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     return toPage(rows, limit, mcpServerView, (server) => ({ created_at: server.createdAt.toISOString(), id: server.id }));
   }
 
@@ -66,11 +87,17 @@ export class McpServersController {
     return mcpServerView(server);
   }
 
-  @ApiDoc({ summary: 'Delete an upstream MCP server: its tools are no longer listed or callable through the gateway', tag: 'OAP', response: 'No content', errors: [401, 404] })
+  @ApiDoc({
+    summary: 'Delete an upstream MCP server: its tools are no longer listed or callable through the gateway',
+    tag: 'OAP',
+    response: 'No content',
+    errors: [401, 404],
+  })
   @Delete('api/v1/mcp_servers/:mcp_server_id')
   @HttpCode(204)
   async remove(@CurrentPrincipal() principal: Principal, @Param('mcp_server_id') id: string): Promise<void> {
-    if (!UUID.test(id) || !(await this.servers.delete(principal.applicationId, id))) throw oapError('mcp_server_not_found', 'No such MCP server', { field: 'mcp_server_id' });
+    if (!UUID.test(id) || !(await this.servers.delete(principal.applicationId, id)))
+      throw oapError('mcp_server_not_found', 'No such MCP server', { field: 'mcp_server_id' });
   }
 
   @ApiDoc({ summary: 'OAuth protected-resource metadata (RFC 9728) of the MCP gateway', tag: 'OAP', errors: [] })

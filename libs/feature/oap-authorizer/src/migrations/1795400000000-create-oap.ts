@@ -172,7 +172,18 @@ export class CreateOap1795400000000 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await dropOutboxAndInbox(runner, 'oap');
-    for (const table of ['attestation_tokens', 'revocations', 'escalations', 'replay_cache', 'idempotency_keys', 'decisions', 'grants', 'authorities', 'capability_versions', 'agents']) {
+    for (const table of [
+      'attestation_tokens',
+      'revocations',
+      'escalations',
+      'replay_cache',
+      'idempotency_keys',
+      'decisions',
+      'grants',
+      'authorities',
+      'capability_versions',
+      'agents',
+    ]) {
       await runner.query(`DROP TABLE oap.${table}`);
     }
   }

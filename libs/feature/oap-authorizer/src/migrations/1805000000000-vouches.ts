@@ -34,8 +34,12 @@ export class Vouches1805000000000 implements MigrationInterface {
     await runner.query(`CREATE INDEX vouches_application_idx ON oap.vouches (application_id, created_at, id)`);
     await runner.query(`CREATE INDEX vouches_expiry_idx ON oap.vouches (expires_at) WHERE revoked_at IS NULL AND NOT expiry_applied`);
     // At most one vouch of a voucher for a subject is active at a time (the per-subject limit).
-    await runner.query(`CREATE UNIQUE INDEX vouches_one_active_idx ON oap.vouches (voucher_id, subject_id) WHERE revoked_at IS NULL AND NOT expiry_applied`);
-    await runner.query(`CREATE UNIQUE INDEX vouches_idempotency_idx ON oap.vouches (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX vouches_one_active_idx ON oap.vouches (voucher_id, subject_id) WHERE revoked_at IS NULL AND NOT expiry_applied`,
+    );
+    await runner.query(
+      `CREATE UNIQUE INDEX vouches_idempotency_idx ON oap.vouches (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {

@@ -14,5 +14,16 @@ import { Vouches1805000000000 } from './1805000000000-vouches';
 /** oap-authorizer's schema and its migrations, in order. */
 export const oapMigrations: SchemaMigrations = {
   schema: OAP_SCHEMA,
-  migrations: [CreateOap1795400000000, IndexPendingEscalations1796200000000, AuthorityUsage1796900000000, EscalationProposal1797000000000, RevocationReasonCode1797300000000, McpServers1797400000000, AgentDpopKey1797400000000, EscalationCounterProposal1797400000000, AuthorityProposal1797500000000, Vouches1805000000000],
+  migrations: [
+    CreateOap1795400000000,
+    IndexPendingEscalations1796200000000,
+    AuthorityUsage1796900000000,
+    EscalationProposal1797000000000,
+    RevocationReasonCode1797300000000,
+    McpServers1797400000000,
+    AgentDpopKey1797400000000,
+    EscalationCounterProposal1797400000000,
+    AuthorityProposal1797500000000,
+    Vouches1805000000000,
+  ],
 };

@@ -28,7 +28,9 @@ describe('IdempotencyStore (real Postgres)', () => {
     expect(IDEMPOTENCY_LOCK_MS).toBeLessThanOrEqual(30_000);
     expect(await store.claim('tp_app', 'grants', 'key-crashed', 'sha-a')).toEqual({ state: 'new' });
     clock.advance(IDEMPOTENCY_LOCK_MS - 1_000);
-    await expect(store.claim('tp_app', 'grants', 'key-crashed', 'sha-a')).rejects.toMatchObject({ code: 'idempotency_request_in_progress' });
+    await expect(store.claim('tp_app', 'grants', 'key-crashed', 'sha-a')).rejects.toMatchObject({
+      code: 'idempotency_request_in_progress',
+    });
     clock.advance(1_001);
     expect(await store.claim('tp_app', 'grants', 'key-crashed', 'sha-a')).toEqual({ state: 'new' });
     clock.advance(IDEMPOTENCY_LOCK_MS + 1);

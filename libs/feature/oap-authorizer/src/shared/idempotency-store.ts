@@ -59,10 +59,15 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
  * → 400 `idempotency_key_invalid` (UUIDv4 required where `uuidV4` is set).
  */
 export function idempotencyKeyOf(header: string | string[] | undefined, options: { uuidV4?: boolean } = {}): string {
-  if (header === undefined || header === '') throw oapError('idempotency_key_missing', 'The Idempotency-Key header is required', { field: 'Idempotency-Key' });
+  if (header === undefined || header === '')
+    throw oapError('idempotency_key_missing', 'The Idempotency-Key header is required', { field: 'Idempotency-Key' });
   const key = Array.isArray(header) ? undefined : header;
   if (key === undefined || !KEY_PATTERN.test(key) || (options.uuidV4 && !UUID_V4.test(key))) {
-    throw oapError('idempotency_key_invalid', options.uuidV4 ? 'Idempotency-Key must be a UUIDv4' : 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    throw oapError(
+      'idempotency_key_invalid',
+      options.uuidV4 ? 'Idempotency-Key must be a UUIDv4' : 'Idempotency-Key must be 1-255 visible ASCII characters',
+      { field: 'Idempotency-Key' },
+    );
   }
   return key;
 }
@@ -95,13 +100,22 @@ export class IdempotencyStore {
          WHERE oap.idempotency_keys.expires_at < $6
             OR (oap.idempotency_keys.state = 'in_flight' AND oap.idempotency_keys.locked_until < $6 AND oap.idempotency_keys.request_sha256 = EXCLUDED.request_sha256)
        RETURNING key`,
-      [applicationId, scope, key, requestSha256, new Date(now.getTime() + IDEMPOTENCY_LOCK_MS), now, new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS)],
+      [
+        applicationId,
+        scope,
+        key,
+        requestSha256,
+        new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+      ],
     );
     if (inserted.length > 0) return { state: 'new' };
-    const rows: Array<{ request_sha256: string; state: string; response_status: number | null; response_enc: Buffer | null }> = await this.dataSource.query(
-      `SELECT request_sha256, state, response_status, response_enc FROM oap.idempotency_keys WHERE application_id = $1 AND scope = $2 AND key = $3`,
-      [applicationId, scope, key],
-    );
+    const rows: Array<{ request_sha256: string; state: string; response_status: number | null; response_enc: Buffer | null }> =
+      await this.dataSource.query(
+        `SELECT request_sha256, state, response_status, response_enc FROM oap.idempotency_keys WHERE application_id = $1 AND scope = $2 AND key = $3`,
+        [applicationId, scope, key],
+      );
     const row = rows[0];
     if (!row) return this.claim(applicationId, scope, key, requestSha256);
     return { state: 'replay', response: this.storedResponse(applicationId, scope, key, requestSha256, row) };
@@ -115,9 +129,15 @@ export class IdempotencyStore {
     requestSha256: string,
     row: Pick<KeyRow, 'request_sha256' | 'state' | 'response_status' | 'response_enc'>,
   ): StoredResponse {
-    if (row.request_sha256 !== requestSha256) throw oapError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body', { field: 'Idempotency-Key' });
+    if (row.request_sha256 !== requestSha256)
+      throw oapError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body', { field: 'Idempotency-Key' });
     if (row.state !== 'done' || row.response_status === null || row.response_enc === null) {
-      throw oapError('idempotency_request_in_progress', 'A request with this Idempotency-Key is still being processed', { field: 'Idempotency-Key' }, { 'Retry-After': '1' });
+      throw oapError(
+        'idempotency_request_in_progress',
+        'A request with this Idempotency-Key is still being processed',
+        { field: 'Idempotency-Key' },
+        { 'Retry-After': '1' },
+      );
     }
     const body = JSON.parse(this.kek.decrypt(row.response_enc, aad(applicationId, scope, key)).toString('utf8')) as Record<string, unknown>;
     return { status: row.response_status, body, replayed: true };
@@ -138,7 +158,12 @@ export class IdempotencyStore {
    * repeated within the batch is claimed by its first entry, later entries see it in flight (409)
    * or with another body (422). Call {@link sweep} before the transaction, not inside it.
    */
-  async claimMany(manager: EntityManager, scope: string, entries: ReadonlyArray<KeyRef & { requestSha256: string }>, now: Date): Promise<BatchClaim[]> {
+  async claimMany(
+    manager: EntityManager,
+    scope: string,
+    entries: ReadonlyArray<KeyRef & { requestSha256: string }>,
+    now: Date,
+  ): Promise<BatchClaim[]> {
     if (entries.length === 0) return [];
     const slot = (ref: KeyRef) => `${ref.applicationId}\u0000${ref.key}`;
     const first = new Map<string, number>();
@@ -183,7 +208,12 @@ export class IdempotencyStore {
       if (ownsKey && first.get(slot(entry)) === index) return { state: 'new' };
       const row: Pick<KeyRow, 'request_sha256' | 'state' | 'response_status' | 'response_enc'> = ownsKey
         ? { request_sha256: entries[first.get(slot(entry))!]!.requestSha256, state: 'in_flight', response_status: null, response_enc: null }
-        : (existing.get(slot(entry)) ?? { request_sha256: entry.requestSha256, state: 'in_flight', response_status: null, response_enc: null });
+        : (existing.get(slot(entry)) ?? {
+            request_sha256: entry.requestSha256,
+            state: 'in_flight',
+            response_status: null,
+            response_enc: null,
+          });
       try {
         return { state: 'replay', response: this.storedResponse(entry.applicationId, scope, entry.key, entry.requestSha256, row) };
       } catch (error) {
@@ -204,7 +234,9 @@ export class IdempotencyStore {
         entries.map((entry) => entry.applicationId),
         entries.map((entry) => entry.key),
         entries.map((entry) => entry.response.status),
-        entries.map((entry) => this.kek.encrypt(Buffer.from(JSON.stringify(entry.response.body), 'utf8'), aad(entry.applicationId, scope, entry.key))),
+        entries.map((entry) =>
+          this.kek.encrypt(Buffer.from(JSON.stringify(entry.response.body), 'utf8'), aad(entry.applicationId, scope, entry.key)),
+        ),
       ],
     );
   }
@@ -221,7 +253,10 @@ export class IdempotencyStore {
 
   /** Frees a claim after an unexpected failure, so the client may retry with the same key. */
   async release(applicationId: string, scope: string, key: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM oap.idempotency_keys WHERE application_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight'`, [applicationId, scope, key]);
+    await this.dataSource.query(
+      `DELETE FROM oap.idempotency_keys WHERE application_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight'`,
+      [applicationId, scope, key],
+    );
   }
 
   /** Deletes long-expired keys, at most once a minute (on its own, outside any batch's locks). */

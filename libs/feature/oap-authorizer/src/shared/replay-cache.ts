@@ -20,7 +20,13 @@ export class ReplayCache {
    * Records `value` until `expiresAt`; returns false when it was already recorded (a replay).
    * Expired rows are swept at most once a minute.
    */
-  async firstUse(kind: ReplayKind, value: string, expiresAt: Date, now: Date, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+  async firstUse(
+    kind: ReplayKind,
+    value: string,
+    expiresAt: Date,
+    now: Date,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<boolean> {
     await this.sweep(now, manager);
     const rows: unknown[] = await manager.query(
       `INSERT INTO oap.replay_cache (kind, digest, expires_at) VALUES ($1, $2, $3)
@@ -36,7 +42,12 @@ export class ReplayCache {
    * boolean per entry, in order. A value repeated within `entries` is fresh only the first time.
    * Call {@link sweep} before the transaction, not inside it.
    */
-  async firstUseMany(manager: EntityManager, kind: ReplayKind, entries: ReadonlyArray<{ value: string; expiresAt: Date }>, now: Date): Promise<boolean[]> {
+  async firstUseMany(
+    manager: EntityManager,
+    kind: ReplayKind,
+    entries: ReadonlyArray<{ value: string; expiresAt: Date }>,
+    now: Date,
+  ): Promise<boolean[]> {
     if (entries.length === 0) return [];
     const digests = entries.map((entry) => sha256Hex(entry.value));
     const firstIndex = new Map<string, number>();

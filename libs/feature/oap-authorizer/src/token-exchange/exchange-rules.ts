@@ -20,7 +20,11 @@ export interface ActClaim {
  * subject's scope and of the authority's bounds: wildcards of the bounds only narrow, and a
  * wildcard is never issued.
  */
-export function exchangeScope(input: { requested: readonly string[] | undefined; subject: readonly string[]; bounds: ScopeBounds | undefined }): string[] {
+export function exchangeScope(input: {
+  requested: readonly string[] | undefined;
+  subject: readonly string[];
+  bounds: ScopeBounds | undefined;
+}): string[] {
   const { bounds } = input;
   if (!bounds) return [];
   const subject = new Set(input.subject);

@@ -71,16 +71,22 @@ export class MintAgentToken {
     const actor = await this.verifyActor(input.actorToken, jkt, now);
     if (!actor.ok) return actor;
     const agent = await this.agents.find(actor.agentId);
-    if (!agent || agent.applicationId !== input.applicationId || agent.status !== 'active') return refuse('invalid_grant', 'the actor is not an active agent of this application');
+    if (!agent || agent.applicationId !== input.applicationId || agent.status !== 'active')
+      return refuse('invalid_grant', 'the actor is not an active agent of this application');
     const authority = (await this.authorities.currentForAgent(agent.id, 16)).find(
-      (candidate) => candidate.status === 'active' && candidate.principalId === input.personId && candidate.applicationId === input.applicationId && candidate.validUntil > now,
+      (candidate) =>
+        candidate.status === 'active' &&
+        candidate.principalId === input.personId &&
+        candidate.applicationId === input.applicationId &&
+        candidate.validUntil > now,
     );
     if (!authority) return refuse('invalid_grant', 'the person has granted this agent no current authority');
     const requested = input.requestedScopes;
     const subject = input.subjectScopes ?? requested ?? literalScopes(authority.bounds.scope_bounds?.allowed);
     const scope = exchangeScope({ requested, subject, bounds: authority.bounds.scope_bounds });
     if (scope.length === 0) return refuse('invalid_scope', 'no requested scope is held by the subject and allowed by the authority');
-    if (requested && requested.some((wanted) => !scope.includes(wanted))) return refuse('invalid_scope', 'a requested scope exceeds the subject or the authority');
+    if (requested && requested.some((wanted) => !scope.includes(wanted)))
+      return refuse('invalid_scope', 'a requested scope exceeds the subject or the authority');
     const act = actChainOf(agent.id, input.subjectAct);
     if (!act) return refuse('invalid_grant', 'the delegation chain is too deep');
     const expiresAt = exchangeExpiry({ now, subjectExpiresAt: input.subjectExpiresAt, authorityValidUntil: authority.validUntil });
@@ -95,22 +101,43 @@ export class MintAgentToken {
     };
     const contextHash = sha256Hex(canonicalJson({ ...grantRequestToJson(request), token_exchange: { person_id: input.personId, act } }));
     const issued = await this.grants.transaction((manager) => this.issuer.issue(manager, { request, authority, now, contextHash }));
-    return { ok: true, agentToken: issued.agentToken, grantId: issued.grant.id, scope, expiresAt, expiresIn: Math.floor((expiresAt.getTime() - now.getTime()) / 1000), act };
+    return {
+      ok: true,
+      agentToken: issued.agentToken,
+      grantId: issued.grant.id,
+      scope,
+      expiresAt,
+      expiresIn: Math.floor((expiresAt.getTime() - now.getTime()) / 1000),
+      act,
+    };
   }
 
   /** The actor token: signed by the DPoP key itself, `sub` the agent, `aud` this issuer, fresh and unused. */
-  private async verifyActor(token: string, jkt: string, now: Date): Promise<{ ok: true; agentId: string } | Extract<AgentTokenOutcome, { ok: false }>> {
+  private async verifyActor(
+    token: string,
+    jkt: string,
+    now: Date,
+  ): Promise<{ ok: true; agentId: string } | Extract<AgentTokenOutcome, { ok: false }>> {
     let payload: Record<string, unknown>;
     try {
       const jwk = decodeProtectedHeader(token).jwk as JWK | undefined;
-      if (!jwk || (await calculateJwkThumbprint(jwk, 'sha256')) !== jkt) return refuse('invalid_grant', 'the actor token is not signed with the DPoP key');
-      ({ payload } = await jwtVerify(token, EmbeddedJWK, { algorithms: INCOMING_JWS_ALGORITHMS, audience: this.config.publicBaseUrl, currentDate: now, clockTolerance: 60, requiredClaims: ['sub', 'iat', 'exp', 'jti'] }));
+      if (!jwk || (await calculateJwkThumbprint(jwk, 'sha256')) !== jkt)
+        return refuse('invalid_grant', 'the actor token is not signed with the DPoP key');
+      ({ payload } = await jwtVerify(token, EmbeddedJWK, {
+        algorithms: INCOMING_JWS_ALGORITHMS,
+        audience: this.config.publicBaseUrl,
+        currentDate: now,
+        clockTolerance: 60,
+        requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+      }));
     } catch {
       return refuse('invalid_grant', 'the actor token is not valid');
     }
     const { sub, iat, exp, jti } = payload as { sub: unknown; iat: number; exp: number; jti: unknown };
-    if (typeof sub !== 'string' || typeof jti !== 'string' || exp - iat > MAX_ACTOR_TOKEN_AGE_SECONDS) return refuse('invalid_grant', 'the actor token is not valid');
-    if (!(await this.replay.firstUse('agent_credential', `actor.${jkt}.${jti}`, new Date(exp * 1000 + 60_000), now))) return refuse('invalid_grant', 'the actor token was already used');
+    if (typeof sub !== 'string' || typeof jti !== 'string' || exp - iat > MAX_ACTOR_TOKEN_AGE_SECONDS)
+      return refuse('invalid_grant', 'the actor token is not valid');
+    if (!(await this.replay.firstUse('agent_credential', `actor.${jkt}.${jti}`, new Date(exp * 1000 + 60_000), now)))
+      return refuse('invalid_grant', 'the actor token was already used');
     return { ok: true, agentId: sub };
   }
 }

@@ -45,7 +45,13 @@ export class GrantStatusDirectory {
     const grant = grantId ? await this.grants.find(grantId) : undefined;
     const jwk = kid ? await this.localJwk(kid) : undefined;
     if (!grant) return { found: false, status: 'unknown', revokedAt: null, consumedAt: null, jwk };
-    return { found: true, status: grant.status, revokedAt: grant.revokedAt?.toISOString() ?? null, consumedAt: grant.consumedAt?.toISOString() ?? null, jwk };
+    return {
+      found: true,
+      status: grant.status,
+      revokedAt: grant.revokedAt?.toISOString() ?? null,
+      consumedAt: grant.consumedAt?.toISOString() ?? null,
+      jwk,
+    };
   }
 
   async status(grantId: string, kid: string): Promise<GrantStatus & { jwk?: ReceiptJwk }> {

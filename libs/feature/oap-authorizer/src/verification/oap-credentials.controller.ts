@@ -52,7 +52,8 @@ export class OapCredentialsController {
   async get(@Param('credential_id') id: string): Promise<OapCredentialResponse> {
     const grant = isIdOf('oap_grant', id) ? await this.grants.find(id) : undefined;
     if (!grant) throw oapError('grant_not_found', 'Credential not found', { credential_id: id });
-    const status = grant.status === 'revoked' ? 'revoked' : grant.consumedAt ? 'consumed' : grant.validUntil <= this.clock.now() ? 'expired' : 'active';
+    const status =
+      grant.status === 'revoked' ? 'revoked' : grant.consumedAt ? 'consumed' : grant.validUntil <= this.clock.now() ? 'expired' : 'active';
     return {
       object: 'oap_credential',
       id: grant.id,

@@ -51,7 +51,11 @@ export class VerificationController {
    * status asked of the grant's home region, and with `action_completed` the one-shot
    * consumption: a single-use receipt is valid for one completed action only.
    */
-  @ApiDoc({ summary: 'Counterparty verification of a runtime receipt: signature, current revocation status, one-shot consumption', tag: 'OAP', errors: [400, 401, 403, 422] })
+  @ApiDoc({
+    summary: 'Counterparty verification of a runtime receipt: signature, current revocation status, one-shot consumption',
+    tag: 'OAP',
+    errors: [400, 401, 403, 422],
+  })
   @Post('.well-known/svc-verify')
   @Auth('counterparty_token', 'api_token')
   @RequireCounterpartyScope('receipts:verify')
@@ -92,13 +96,16 @@ export class VerificationController {
     // A pairing covers the receipts of its issuing application (their `aud`), checked before the
     // grant's status is asked or the receipt consumed.
     if (principal.kind === 'counterparty_token' && claims.aud !== principal.applicationId) {
-      throw oapError('receipt_not_paired', 'This trust pairing does not cover receipts issued to that application', { trust_pairing_id: principal.credentialId });
+      throw oapError('receipt_not_paired', 'This trust pairing does not cover receipts issued to that application', {
+        trust_pairing_id: principal.credentialId,
+      });
     }
     const grantId = typeof claims.grant_id === 'string' ? claims.grant_id : '';
     const status = grantId ? await this.directory.status(grantId, '') : undefined;
     const revocation = { status: status?.status ?? 'unknown', revoked_at: status?.revokedAt ?? null };
     let consumption: ReceiptConsumptionResponse | undefined;
-    let reason = revocation.status === 'revoked' ? 'grant_revoked' : revocation.status === 'unknown' ? 'revocation_status_unavailable' : undefined;
+    let reason =
+      revocation.status === 'revoked' ? 'grant_revoked' : revocation.status === 'unknown' ? 'revocation_status_unavailable' : undefined;
     if (!reason && status?.consumedAt) reason = 'receipt_consumed';
     if (!reason && body.action_completed === true) {
       const consumed = await this.directory.consume(grantId);
@@ -135,16 +142,25 @@ export class VerificationController {
   @Get('.well-known/oap-revocation-list')
   @Public()
   @ApiResponseOf(RevocationListEntryResponse, { page: true })
-  async revocationList(@Query() query: PageQuery, @Res({ passthrough: true }) reply: FastifyReply): Promise<Page<RevocationListEntryResponse>> {
+  async revocationList(
+    @Query() query: PageQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Page<RevocationListEntryResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['seq']).seq : undefined;
-    if (after !== undefined && !/^\d{1,18}$/.test(after)) throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
+    if (after !== undefined && !/^\d{1,18}$/.test(after))
+      throw new DomainError('invalid', 'invalid_cursor', 'cursor is not a cursor returned by this list', { field: 'cursor' });
     const rows: Array<{ seq: string; grant_id: string; reason_code: string; revoked_at: Date }> = await this.dataSource.query(
       `SELECT seq::text AS seq, grant_id, reason_code, revoked_at FROM oap.revocations WHERE seq > $1 ORDER BY seq LIMIT $2`,
       [after ?? '0', limit + 1],
     );
     void reply.header('cache-control', `public, max-age=${REVOCATION_LIST_MAX_AGE_SECONDS}`);
-    return toPage(rows, limit, (r) => ({ grant_id: r.grant_id, reason_code: r.reason_code, revoked_at: r.revoked_at.toISOString() }), (r) => ({ seq: r.seq }));
+    return toPage(
+      rows,
+      limit,
+      (r) => ({ grant_id: r.grant_id, reason_code: r.reason_code, revoked_at: r.revoked_at.toISOString() }),
+      (r) => ({ seq: r.seq }),
+    );
   }
 
   /**
@@ -159,10 +175,25 @@ export class VerificationController {
   @Post('api/v1/oap/revocations')
   @ApiResponseOf(RevocationResponse, { status: 201 })
   @ApiResponseOf(RevocationResponse, { status: 200 })
-  async revoke(@CurrentPrincipal() principal: Principal, @Body() body: RevokeGrantBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<RevocationResponse> {
-    const { revocation, created } = await this.revokeGrant.execute(principal, body.grant_id, body.reason_code ?? 'unspecified', body.reason ?? '');
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: RevokeGrantBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RevocationResponse> {
+    const { revocation, created } = await this.revokeGrant.execute(
+      principal,
+      body.grant_id,
+      body.reason_code ?? 'unspecified',
+      body.reason ?? '',
+    );
     void reply.status(created ? 201 : 200);
-    return { object: 'revocation', grant_id: revocation.grantId, reason_code: revocation.reasonCode, reason: revocation.reason, revoked_at: revocation.revokedAt.toISOString() };
+    return {
+      object: 'revocation',
+      grant_id: revocation.grantId,
+      reason_code: revocation.reasonCode,
+      reason: revocation.reason,
+      revoked_at: revocation.revokedAt.toISOString(),
+    };
   }
 
   /**
@@ -170,7 +201,11 @@ export class VerificationController {
    * `{format, token}`; 404 for an unknown receipt or one without overlay (one envelope); 409 when
    * `digest` is not the overlay's claims_digest; 410 past the 90-day retention.
    */
-  @ApiDoc({ summary: 'Attestation JWT behind a receipt overlay: 200 {format, token}, 404, 409 digest mismatch, 410 past 90 days', tag: 'OAP', errors: [400, 404, 409, 410] })
+  @ApiDoc({
+    summary: 'Attestation JWT behind a receipt overlay: 200 {format, token}, 404, 409 digest mismatch, 410 past 90 days',
+    tag: 'OAP',
+    errors: [400, 404, 409, 410],
+  })
   @Get('.well-known/oap-attestation')
   @Public()
   @ApiResponseOf(AttestationTokenResponse)
@@ -179,7 +214,8 @@ export class VerificationController {
     if (!stored) throw oapError('attestation_not_found', 'No attestation for this receipt');
     if (stored.retainUntil <= this.clock.now()) throw oapError('attestation_gone', 'The attestation is past its 90-day retention');
     const digest = query.digest.replace(/^sha256:/, '');
-    if (digest !== stored.claimsDigest) throw oapError('attestation_digest_mismatch', 'digest does not match the receipt overlay', { field: 'digest' });
+    if (digest !== stored.claimsDigest)
+      throw oapError('attestation_digest_mismatch', 'digest does not match the receipt overlay', { field: 'digest' });
     void reply.header('cache-control', 'private, max-age=300');
     return { format: stored.format, token: stored.token };
   }

@@ -1,6 +1,13 @@
 import { trustScore, type TrustScoreInputs } from './trust-score';
 
-const NONE: TrustScoreInputs = { vouch_count: 0, vouch_weight_total: 0, allowed_grants_90d: 0, attestations_90d: 0, revoked_grants_90d: 0, denials_30d: 0 };
+const NONE: TrustScoreInputs = {
+  vouch_count: 0,
+  vouch_weight_total: 0,
+  allowed_grants_90d: 0,
+  attestations_90d: 0,
+  revoked_grants_90d: 0,
+  denials_30d: 0,
+};
 
 describe('trust score formula (Verify surface, published)', () => {
   it('is 0 with no inputs', () => {

@@ -27,13 +27,22 @@ export class TrustScores {
 
   async compute(manager: EntityManager, subject: string, now: Date): Promise<ComputedTrustScore> {
     const inputs = await this.vouches.scoreInputs(manager, subject, now);
-    return { subject, score: trustScore(inputs), vouchCount: inputs.vouch_count, inputs, formula: TRUST_SCORE_FORMULA, formulaVersion: TRUST_SCORE_FORMULA_VERSION, computedAt: now };
+    return {
+      subject,
+      score: trustScore(inputs),
+      vouchCount: inputs.vouch_count,
+      inputs,
+      formula: TRUST_SCORE_FORMULA,
+      formulaVersion: TRUST_SCORE_FORMULA_VERSION,
+      computedAt: now,
+    };
   }
 
   /** Recomputes the subject's score and, for an agent, stores it where step 9 reads it. */
   async refresh(manager: EntityManager, subject: string, now: Date): Promise<ComputedTrustScore> {
     const computed = await this.compute(manager, subject, now);
-    if (parseId(subject)?.kind === 'agent') await this.vouches.storeAgentReputation(manager, subject, computed.score, computed.vouchCount, now);
+    if (parseId(subject)?.kind === 'agent')
+      await this.vouches.storeAgentReputation(manager, subject, computed.score, computed.vouchCount, now);
     return computed;
   }
 }

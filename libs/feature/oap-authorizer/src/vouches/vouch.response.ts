@@ -28,7 +28,9 @@ export class TrustScoreInputsResponse {
   @IsInt() @JSONSchema({ examples: [2] }) vouch_count!: number;
   @IsInt() @JSONSchema({ examples: [60] }) vouch_weight_total!: number;
   @IsInt() @JSONSchema({ examples: [3] }) allowed_grants_90d!: number;
-  @IsInt() @JSONSchema({ examples: [2], description: 'Agent attestations accepted with the agent\'s grants in the last 90 days (0 for a person).' }) attestations_90d!: number;
+  @IsInt()
+  @JSONSchema({ examples: [2], description: "Agent attestations accepted with the agent's grants in the last 90 days (0 for a person)." })
+  attestations_90d!: number;
   @IsInt() @JSONSchema({ examples: [0] }) revoked_grants_90d!: number;
   @IsInt() @JSONSchema({ examples: [1] }) denials_30d!: number;
 }

@@ -6,7 +6,14 @@ export type VoucherType = 'application' | 'person' | 'attester';
 export type SubjectType = 'agent' | 'person';
 
 /** Closed list of vouch reason codes. */
-export const VOUCH_REASON_CODES = ['verified_identity', 'successful_transactions', 'operator_attestation', 'security_review', 'community_endorsement', 'other'] as const;
+export const VOUCH_REASON_CODES = [
+  'verified_identity',
+  'successful_transactions',
+  'operator_attestation',
+  'security_review',
+  'community_endorsement',
+  'other',
+] as const;
 export type VouchReasonCode = (typeof VOUCH_REASON_CODES)[number];
 
 /** Weight of one vouch: 1–50 points of the vouch term (which tops out at 70). */

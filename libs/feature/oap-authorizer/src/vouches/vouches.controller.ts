@@ -38,7 +38,8 @@ export class VouchesController {
   @Post()
   @ApiDoc({
     summary: 'Vouch for an agent or a person with a weight, an expiry and a reason code (Idempotency-Key supported)',
-    description: 'Limits: one active vouch per voucher and subject (409 `vouch_already_active`), 50 vouches per voucher per UTC day (429 `vouch_daily_limit_reached`), never for oneself (422). The subject\'s trust score is recomputed in the same transaction.',
+    description:
+      "Limits: one active vouch per voucher and subject (409 `vouch_already_active`), 50 vouches per voucher per UTC day (429 `vouch_daily_limit_reached`), never for oneself (422). The subject's trust score is recomputed in the same transaction.",
     tag: 'Verify',
     errors: [400, 401, 404, 409, 422, 429],
     headers: ['Idempotency-Key'],
@@ -69,14 +70,28 @@ export class VouchesController {
   }
 
   @Get()
-  @ApiDoc({ summary: 'The vouches the application made (cursor pagination), optionally for one subject', tag: 'Verify', errors: [400, 401, 422] })
+  @ApiDoc({
+    summary: 'The vouches the application made (cursor pagination), optionally for one subject',
+    tag: 'Verify',
+    errors: [400, 401, 422],
+  })
   @ApiResponseOf(VouchResponse, { page: true })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: ListVouchesQuery): Promise<Page<VouchResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.vouches.list(principal.applicationId, limit + 1, query.subject, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.vouches.list(
+      principal.applicationId,
+      limit + 1,
+      query.subject,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     const now = this.clock.now();
-    return toPage(rows, limit, (vouch) => vouchView(vouch, now), (vouch) => ({ created_at: vouch.createdAt.toISOString(), id: vouch.id }));
+    return toPage(
+      rows,
+      limit,
+      (vouch) => vouchView(vouch, now),
+      (vouch) => ({ created_at: vouch.createdAt.toISOString(), id: vouch.id }),
+    );
   }
 
   @Get(':vouch_id')
@@ -90,7 +105,7 @@ export class VouchesController {
 
   @Post(':vouch_id/revoke')
   @HttpCode(200)
-  @ApiDoc({ summary: 'Revoke a vouch; the subject\'s trust score is recomputed at once', tag: 'Verify', errors: [400, 401, 404, 409] })
+  @ApiDoc({ summary: "Revoke a vouch; the subject's trust score is recomputed at once", tag: 'Verify', errors: [400, 401, 404, 409] })
   @ApiResponseOf(VouchResponse)
   async revoke(@CurrentPrincipal() principal: Principal, @IdParam('vouch_id', 'vouch') vouchId: string): Promise<VouchResponse> {
     return vouchView(await this.revokeVouch.execute(principal.applicationId, vouchId), this.clock.now());
@@ -110,13 +125,20 @@ export class TrustScoresController {
   @Get(':subject')
   @ApiDoc({
     summary: 'The trust score of an agent or a person, with the formula and the inputs it used',
-    description: 'score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) + min(20, 2 × agent attestations accepted in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority\'s `reputation_bounds`.',
+    description:
+      "score = clamp(0, 100, round(min(70, Σ weight of active vouches) + min(30, grants allowed in 90 days) + min(20, 2 × agent attestations accepted in 90 days) − 10 × grants revoked in 90 days − min(30, 2 × denials in 30 days, step 9 excluded))). Cascade step 9 compares it (and `vouch_count`) with an authority's `reputation_bounds`.",
     tag: 'Verify',
     errors: [400, 401],
   })
   @ApiResponseOf(TrustScoreResponse)
   async get(@Param('subject') subject: string): Promise<TrustScoreResponse> {
-    if (!SUBJECT_PATTERN.test(subject)) throw new DomainError('invalid', 'validation_failed', 'subject must be an agent id (agent_<region>_…) or a person id (usr_<region>_…)', { field: 'subject' });
+    if (!SUBJECT_PATTERN.test(subject))
+      throw new DomainError(
+        'invalid',
+        'validation_failed',
+        'subject must be an agent id (agent_<region>_…) or a person id (usr_<region>_…)',
+        { field: 'subject' },
+      );
     const computed = await this.vouches.transaction((manager) => this.scores.compute(manager, subject, this.clock.now()));
     return {
       object: 'trust_score',

@@ -19,7 +19,8 @@ interface VouchRow {
   request_sha256: string;
 }
 
-const COLUMNS = 'id, application_id, voucher_type, voucher_id, subject_type, subject_id, weight, reason_code, expires_at, created_at, revoked_at, request_sha256';
+const COLUMNS =
+  'id, application_id, voucher_type, voucher_id, subject_type, subject_id, weight, reason_code, expires_at, created_at, revoked_at, request_sha256';
 
 function toVouch(row: VouchRow): Vouch {
   return {
@@ -52,7 +53,10 @@ export class VouchesRepository {
    */
   /** Marks the voucher's expired vouch for the subject as applied, so a new one may be made at once. */
   async retireExpiredPair(manager: EntityManager, voucherId: string, subjectId: string, now: Date): Promise<void> {
-    await manager.query(`UPDATE oap.vouches SET expiry_applied = true WHERE voucher_id = $1 AND subject_id = $2 AND revoked_at IS NULL AND NOT expiry_applied AND expires_at <= $3`, [voucherId, subjectId, now]);
+    await manager.query(
+      `UPDATE oap.vouches SET expiry_applied = true WHERE voucher_id = $1 AND subject_id = $2 AND revoked_at IS NULL AND NOT expiry_applied AND expires_at <= $3`,
+      [voucherId, subjectId, now],
+    );
   }
 
   async insert(manager: EntityManager, vouch: Vouch, idempotencyKey: string | null, requestSha256: string): Promise<boolean> {
@@ -61,14 +65,30 @@ export class VouchesRepository {
       `INSERT INTO oap.vouches (id, application_id, voucher_type, voucher_id, subject_type, subject_id, weight, reason_code, expires_at, idempotency_key, request_sha256, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        ON CONFLICT (voucher_id, subject_id) WHERE revoked_at IS NULL AND NOT expiry_applied DO NOTHING RETURNING id`,
-      [vouch.id, vouch.applicationId, vouch.voucherType, vouch.voucherId, vouch.subjectType, vouch.subjectId, vouch.weight, vouch.reasonCode, vouch.expiresAt, idempotencyKey, requestSha256, vouch.createdAt],
+      [
+        vouch.id,
+        vouch.applicationId,
+        vouch.voucherType,
+        vouch.voucherId,
+        vouch.subjectType,
+        vouch.subjectId,
+        vouch.weight,
+        vouch.reasonCode,
+        vouch.expiresAt,
+        idempotencyKey,
+        requestSha256,
+        vouch.createdAt,
+      ],
     );
     return rows.length > 0;
   }
 
   /** The vouch an earlier request with this Idempotency-Key created, with its request digest. */
   async findByIdempotencyKey(applicationId: string, key: string): Promise<{ vouch: Vouch; requestSha256: string } | undefined> {
-    const rows: VouchRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM oap.vouches WHERE application_id = $1 AND idempotency_key = $2`, [applicationId, key]);
+    const rows: VouchRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM oap.vouches WHERE application_id = $1 AND idempotency_key = $2`,
+      [applicationId, key],
+    );
     return rows[0] ? { vouch: toVouch(rows[0]), requestSha256: rows[0].request_sha256 } : undefined;
   }
 
@@ -79,7 +99,11 @@ export class VouchesRepository {
 
   /** The voucher's vouches created since `since` (the per-day limit). */
   async countSince(manager: EntityManager, voucherId: string, since: Date): Promise<number> {
-    const rows = await queryRows<{ n: number }>(manager, `SELECT count(*)::int AS n FROM oap.vouches WHERE voucher_id = $1 AND created_at >= $2`, [voucherId, since]);
+    const rows = await queryRows<{ n: number }>(
+      manager,
+      `SELECT count(*)::int AS n FROM oap.vouches WHERE voucher_id = $1 AND created_at >= $2`,
+      [voucherId, since],
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -93,7 +117,12 @@ export class VouchesRepository {
   }
 
   /** Vouches the caller's application made, newest last (cursor pagination), optionally of one subject. */
-  async list(applicationId: string, limit: number, subject: string | undefined, after?: { createdAt: string; id: string }): Promise<Vouch[]> {
+  async list(
+    applicationId: string,
+    limit: number,
+    subject: string | undefined,
+    after?: { createdAt: string; id: string },
+  ): Promise<Vouch[]> {
     const rows: VouchRow[] = await this.dataSource.query(
       `SELECT ${COLUMNS} FROM oap.vouches WHERE application_id = $1 AND ($2::text IS NULL OR subject_id = $2)
          AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4))
@@ -126,11 +155,20 @@ export class VouchesRepository {
 
   /** Keeps step 9's snapshot on the agent's row current (no-op for a person). */
   async storeAgentReputation(manager: EntityManager, agentId: string, trustScore: number, vouchCount: number, at: Date): Promise<void> {
-    await manager.query(`UPDATE oap.agents SET trust_score = $2, vouch_count = $3, updated_at = $4 WHERE id = $1`, [agentId, trustScore, vouchCount, at]);
+    await manager.query(`UPDATE oap.agents SET trust_score = $2, vouch_count = $3, updated_at = $4 WHERE id = $1`, [
+      agentId,
+      trustScore,
+      vouchCount,
+      at,
+    ]);
   }
 
   /** Active vouches past their expiry not yet applied to the snapshot (claimed, skip-locked). */
-  async claimExpired(manager: EntityManager, now: Date, limit: number): Promise<Array<{ id: string; subjectId: string; subjectType: SubjectType }>> {
+  async claimExpired(
+    manager: EntityManager,
+    now: Date,
+    limit: number,
+  ): Promise<Array<{ id: string; subjectId: string; subjectType: SubjectType }>> {
     const rows = await queryRows<{ id: string; subject_id: string; subject_type: SubjectType }>(
       manager,
       `UPDATE oap.vouches SET expiry_applied = true WHERE id IN (

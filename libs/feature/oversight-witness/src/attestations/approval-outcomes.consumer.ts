@@ -47,7 +47,12 @@ export class ApprovalOutcomes {
     await processOnce(this.dataSource, OVERSIGHT_SCHEMA, CONSUMER, event.id, async (manager) => {
       try {
         await this.resolveEscalation.execute(
-          { applicationId, attestationId: decided.reference, outcome, counterProposal: outcome === 'countered' ? parseObject(decided.counterProposalJson) : null },
+          {
+            applicationId,
+            attestationId: decided.reference,
+            outcome,
+            counterProposal: outcome === 'countered' ? parseObject(decided.counterProposalJson) : null,
+          },
           manager,
         );
         resolved = true;

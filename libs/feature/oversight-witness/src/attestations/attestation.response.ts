@@ -3,7 +3,13 @@ import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ATTESTATION_DECISIONS, type AttestationDecision, type AttestationStatus } from './attestation';
 
-const ATTESTATION_STATUSES = ['witnessed', 'pending_approval', 'approved', 'denied', 'countered'] as const satisfies readonly AttestationStatus[];
+const ATTESTATION_STATUSES = [
+  'witnessed',
+  'pending_approval',
+  'approved',
+  'denied',
+  'countered',
+] as const satisfies readonly AttestationStatus[];
 
 /** The wire shape of `attestationView` (`attestation`). */
 export class AttestationResponse {

@@ -1,4 +1,9 @@
-import type { AttestationEscalationResponse, AttestationReadResponse, AttestationResponse, CounterProposalResponse } from './attestation.response';
+import type {
+  AttestationEscalationResponse,
+  AttestationReadResponse,
+  AttestationResponse,
+  CounterProposalResponse,
+} from './attestation.response';
 import type { StoredAttestation } from './attestations.repository';
 import type { DeliveredCounter, OpenedEscalation } from './use-cases/submit-attestation.use-case';
 

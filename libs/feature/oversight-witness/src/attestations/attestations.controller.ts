@@ -21,7 +21,13 @@ import { SubmitAttestation } from './use-cases/submit-attestation.use-case';
 /** Folds the legacy alias and applies defaults; both ids sent and different is a 422 naming `touchpoint_id`. */
 function toCommand(body: SubmitAttestationBody): AttestationCommand {
   if (body.application_id !== undefined && body.touchpoint_id !== undefined && body.application_id !== body.touchpoint_id) {
-    throw validationError([{ field: 'touchpoint_id', constraint: 'equalsApplicationId', message: 'touchpoint_id (legacy alias) must equal application_id when both are sent' }]);
+    throw validationError([
+      {
+        field: 'touchpoint_id',
+        constraint: 'equalsApplicationId',
+        message: 'touchpoint_id (legacy alias) must equal application_id when both are sent',
+      },
+    ]);
   }
   return {
     attestationKey: body.attestation_id,
@@ -53,7 +59,14 @@ export class AttestationsController {
   ) {}
 
   /** 201 for a new attestation, 200 for an idempotent replay (same body, same receipt). */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Submit an attestation (trusted attester token, attestations:submit; escalations:create to escalate). Replay of attestation_id: 200 with the original receipt; same id, different body: 409 attestation_id_reused; lower or repeated sequence_number: 409 sequence_number_not_monotonic', response: 'attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class', errors: [400, 401, 403, 409, 422] })
+  @ApiDoc({
+    tag: 'OAP Oversight',
+    summary:
+      'Submit an attestation (trusted attester token, attestations:submit; escalations:create to escalate). Replay of attestation_id: 200 with the original receipt; same id, different body: 409 attestation_id_reused; lower or repeated sequence_number: 409 sequence_number_not_monotonic',
+    response:
+      'attestation {id (att_…), object, attestation_id, received_at, sequence_number, sequence_gap, expected_sequence_number, decision, status, idempotent_replay}, receipt (EdDSA JWS, typ oap+jwt, iss_role witness), escalation {status, approval_ttl_at, decision_url, session_token} when escalated, counter_proposals when a human countered an earlier attestation of the agent class',
+    errors: [400, 401, 403, 409, 422],
+  })
   @Post()
   @AttesterRoute('attestations:submit')
   @ApiResponseOf(SubmittedAttestationResponse, { status: 201 })
@@ -76,7 +89,12 @@ export class AttestationsController {
   }
 
   /** Liveness of the calling engine; 200 with the recorded heartbeat. */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Engine liveness (trusted attester token, attestations:heartbeat); body {status?: ok|degraded, engine_version?}', response: 'heartbeat {attester_id, received_at, status}', errors: [400, 401, 403, 422] })
+  @ApiDoc({
+    tag: 'OAP Oversight',
+    summary: 'Engine liveness (trusted attester token, attestations:heartbeat); body {status?: ok|degraded, engine_version?}',
+    response: 'heartbeat {attester_id, received_at, status}',
+    errors: [400, 401, 403, 422],
+  })
   @Post('heartbeat')
   @HttpCode(200)
   @AttesterRoute('attestations:heartbeat')
@@ -87,14 +105,22 @@ export class AttestationsController {
   }
 
   /** API token: every attester of the application with its last heartbeat and a `silent` flag. */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Liveness of the application\'s attesters (API token); silent when no heartbeat within silent_after_seconds (default 300)', response: 'Page of {attester_id, name, status, last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}' })
+  @ApiDoc({
+    tag: 'OAP Oversight',
+    summary: "Liveness of the application's attesters (API token); silent when no heartbeat within silent_after_seconds (default 300)",
+    response: 'Page of {attester_id, name, status, last_heartbeat_at, last_heartbeat, silent_after_seconds, silent}',
+  })
   @Get('heartbeat')
   @ApiResponseOf(AttesterLivenessResponse, { page: true })
   async liveness(@CurrentPrincipal() principal: Principal, @Query() query: LivenessQuery): Promise<Page<AttesterLivenessResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const silentAfter = query.silent_after_seconds ?? DEFAULT_SILENT_AFTER_SECONDS;
     const after = query.cursor ? decodeCursor(query.cursor, ['created_at', 'id']) : undefined;
-    const rows = await this.attesters.list(principal.applicationId, limit + 1, after ? { createdAt: after.created_at, id: after.id } : undefined);
+    const rows = await this.attesters.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { createdAt: after.created_at, id: after.id } : undefined,
+    );
     const now = this.clock.now();
     return toPage(
       rows,
@@ -108,7 +134,12 @@ export class AttestationsController {
    * The engine reads back one of its attestations (e.g. to learn an escalation's outcome and
    * fetch the resolution receipt). Another application's id answers 404 like an unknown one.
    */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Read back an attestation (trusted attester token of the same application)', response: 'attestation (all fields, resolved_at, counter_proposal), receipt, resolution_receipt', errors: [401, 403, 404] })
+  @ApiDoc({
+    tag: 'OAP Oversight',
+    summary: 'Read back an attestation (trusted attester token of the same application)',
+    response: 'attestation (all fields, resolved_at, counter_proposal), receipt, resolution_receipt',
+    errors: [401, 403, 404],
+  })
   @Get(':attestation_id')
   @AttesterRoute('attestations:submit')
   @ApiResponseOf(AttestationReadResponse)

@@ -94,7 +94,8 @@ const UNIQUE_VIOLATION = '23505';
 
 /** True when `error` is the unique violation of (application_id, attestation_key). */
 export function isAttestationKeyConflict(error: unknown): boolean {
-  const driver = (error as { driverError?: { code?: string; constraint?: string } }).driverError ?? (error as { code?: string; constraint?: string });
+  const driver =
+    (error as { driverError?: { code?: string; constraint?: string } }).driverError ?? (error as { code?: string; constraint?: string });
   return driver.code === UNIQUE_VIOLATION && driver.constraint === 'attestations_key_unique';
 }
 
@@ -108,10 +109,10 @@ export class AttestationsRepository {
   }
 
   async findByKey(applicationId: string, attestationKey: string, manager?: EntityManager): Promise<StoredAttestation | undefined> {
-    const rows: Row[] = await (manager ?? this.dataSource.manager).query(`SELECT * FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`, [
-      applicationId,
-      attestationKey,
-    ]);
+    const rows: Row[] = await (manager ?? this.dataSource.manager).query(
+      `SELECT * FROM oversight.attestations WHERE application_id = $1 AND attestation_key = $2`,
+      [applicationId, attestationKey],
+    );
     return rows[0] ? toAttestation(rows[0]) : undefined;
   }
 
@@ -149,7 +150,13 @@ export class AttestationsRepository {
     return last === 0 ? null : last;
   }
 
-  async advanceSequence(manager: EntityManager, applicationId: string, agentClass: string, sequenceNumber: number, now: Date): Promise<void> {
+  async advanceSequence(
+    manager: EntityManager,
+    applicationId: string,
+    agentClass: string,
+    sequenceNumber: number,
+    now: Date,
+  ): Promise<void> {
     await manager.query(
       `UPDATE oversight.agent_class_sequences SET last_sequence_number = $3, updated_at = $4 WHERE application_id = $1 AND agent_class = $2`,
       [applicationId, agentClass, sequenceNumber, now],
@@ -163,9 +170,26 @@ export class AttestationsRepository {
          status, received_at, receipt, receipt_jti, approval_ttl_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
       [
-        a.id, a.applicationId, a.attesterId, a.attestationKey, a.requestSha256, a.agentClass, a.actionClass, a.decision,
-        a.decidedAt, a.sequenceNumber, a.sequenceGap, a.expectedSequenceNumber, a.legalBasis, a.evidenceDigest,
-        a.context === null ? null : JSON.stringify(a.context), a.requiresHumanApproval, a.status, a.receivedAt, a.receipt, a.receiptJti,
+        a.id,
+        a.applicationId,
+        a.attesterId,
+        a.attestationKey,
+        a.requestSha256,
+        a.agentClass,
+        a.actionClass,
+        a.decision,
+        a.decidedAt,
+        a.sequenceNumber,
+        a.sequenceGap,
+        a.expectedSequenceNumber,
+        a.legalBasis,
+        a.evidenceDigest,
+        a.context === null ? null : JSON.stringify(a.context),
+        a.requiresHumanApproval,
+        a.status,
+        a.receivedAt,
+        a.receipt,
+        a.receiptJti,
         a.approvalTtlAt,
       ],
     );
@@ -181,7 +205,14 @@ export class AttestationsRepository {
       manager,
       `UPDATE oversight.attestations SET status = $2, resolution_receipt = $3, resolution_receipt_jti = $4, counter_proposal = $5, resolved_at = $6
         WHERE id = $1 RETURNING *`,
-      [id, resolution.status, resolution.receipt, resolution.receiptJti, resolution.counterProposal === null ? null : JSON.stringify(resolution.counterProposal), now],
+      [
+        id,
+        resolution.status,
+        resolution.receipt,
+        resolution.receiptJti,
+        resolution.counterProposal === null ? null : JSON.stringify(resolution.counterProposal),
+        now,
+      ],
     );
     return toAttestation(rows[0] as Row);
   }
@@ -190,7 +221,12 @@ export class AttestationsRepository {
    * Takes the counter-proposals of `agentClass` not yet handed to the engine and marks them
    * delivered, in the caller's transaction: each reaches exactly one attestation response.
    */
-  async takeUndeliveredCounters(manager: EntityManager, applicationId: string, agentClass: string, now: Date): Promise<StoredAttestation[]> {
+  async takeUndeliveredCounters(
+    manager: EntityManager,
+    applicationId: string,
+    agentClass: string,
+    now: Date,
+  ): Promise<StoredAttestation[]> {
     const rows = await queryRows<Row>(
       manager,
       `UPDATE oversight.attestations SET counter_delivered_at = $3

@@ -7,10 +7,17 @@ import { canonicalAttestationRequest, needsHuman, type AttestationCommand } from
 import { MAX_WITNESS_RECEIPT_BYTES, WitnessReceiptSigner, policyClaims } from './witness-receipt';
 
 // RFC 8037 Appendix A.1 Ed25519 test key.
-const JWK = { kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' };
+const JWK = {
+  kty: 'OKP',
+  crv: 'Ed25519',
+  d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A',
+  x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+};
 const privateKey = createPrivateKey({ key: JWK, format: 'jwk' });
 const publicKey = createPublicKey(privateKey);
-const keys = { activeKey: async () => ({ kid: 'oap-us-v3', privateKey, publicJwk: { kty: 'OKP', crv: 'Ed25519', x: JWK.x } }) } as unknown as SigningKeyStore;
+const keys = {
+  activeKey: async () => ({ kid: 'oap-us-v3', privateKey, publicJwk: { kty: 'OKP', crv: 'Ed25519', x: JWK.x } }),
+} as unknown as SigningKeyStore;
 const config = Object.assign(new PlatformConfig(), { PUBLIC_BASE_URL: 'https://us.svc.example/' });
 
 const command: AttestationCommand = {
@@ -42,7 +49,10 @@ describe('WitnessReceiptSigner', () => {
       attestationDigest: `sha256:${'cd'.repeat(32)}`,
       issuedAt,
     });
-    const verified = await verifyCompactJws(signed.token, async (kid) => (kid === 'oap-us-v3' ? publicKey : undefined), { typ: 'oap+jwt', now: issuedAt });
+    const verified = await verifyCompactJws(signed.token, async (kid) => (kid === 'oap-us-v3' ? publicKey : undefined), {
+      typ: 'oap+jwt',
+      now: issuedAt,
+    });
     expect(verified.header).toEqual({ alg: 'EdDSA', typ: 'oap+jwt', kid: 'oap-us-v3' });
     expect(verified.payload).toEqual({
       iss: 'https://us.svc.example',
@@ -81,11 +91,17 @@ describe('WitnessReceiptSigner', () => {
 
 describe('policyClaims', () => {
   it('takes policy_ref / policy_version from the context when they are short strings', () => {
-    expect(policyClaims({ policy_ref: 'opa://bundle', policy_version: '12' }, 'tatr_x')).toEqual({ policyRef: 'opa://bundle', policyVersion: '12' });
+    expect(policyClaims({ policy_ref: 'opa://bundle', policy_version: '12' }, 'tatr_x')).toEqual({
+      policyRef: 'opa://bundle',
+      policyVersion: '12',
+    });
   });
-  it.each([[null], [{}], [{ policy_ref: 3 }], [{ policy_ref: '' }], [{ policy_ref: 'x'.repeat(129) }]])('falls back to the attester id for %j', (context) => {
-    expect(policyClaims(context as Record<string, unknown> | null, 'tatr_x')).toEqual({ policyRef: 'tatr_x', policyVersion: null });
-  });
+  it.each([[null], [{}], [{ policy_ref: 3 }], [{ policy_ref: '' }], [{ policy_ref: 'x'.repeat(129) }]])(
+    'falls back to the attester id for %j',
+    (context) => {
+      expect(policyClaims(context as Record<string, unknown> | null, 'tatr_x')).toEqual({ policyRef: 'tatr_x', policyVersion: null });
+    },
+  );
 });
 
 describe('attestation request', () => {

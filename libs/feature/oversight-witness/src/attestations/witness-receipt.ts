@@ -47,7 +47,10 @@ export interface SignedWitnessReceipt {
  * names its policy in `context.policy_ref` / `context.policy_version` (strings ≤ 128); without
  * them `policy_ref` is the trusted attester id (the engine that decided) and `policy_version` null.
  */
-export function policyClaims(context: Record<string, unknown> | null, attesterId: string): { policyRef: string; policyVersion: string | null } {
+export function policyClaims(
+  context: Record<string, unknown> | null,
+  attesterId: string,
+): { policyRef: string; policyVersion: string | null } {
   const pick = (value: unknown): string | undefined =>
     typeof value === 'string' && value.length > 0 && value.length <= MAX_POLICY_CLAIM_LENGTH ? value : undefined;
   return { policyRef: pick(context?.policy_ref) ?? attesterId, policyVersion: pick(context?.policy_version) ?? null };

@@ -1,4 +1,12 @@
-import { type CanActivate, type ExecutionContext, Injectable, SetMetadata, UseGuards, applyDecorators, createParamDecorator } from '@nestjs/common';
+import {
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  UseGuards,
+  applyDecorators,
+  createParamDecorator,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Public } from '@svc/auth';
 import { isIdOf } from '@svc/ids';
@@ -10,7 +18,6 @@ const ATTESTER_PERMISSION = 'svc:attester-permission';
 export type { AttesterPrincipal } from './attester';
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="svc", error="invalid_token"' };
-
 
 interface AttesterRequest {
   headers: Record<string, string | string[] | undefined>;
@@ -39,7 +46,12 @@ export class AttesterAuthGuard implements CanActivate {
     }
     const token = /^Bearer ([\x21-\x7e]{1,128})$/i.exec(authorization.trim())?.[1];
     if (!token || !isIdOf('trusted_attester_token', token)) {
-      throw oversightError('invalid_token', 'Authorization must carry a trusted attester token (Bearer tat_…)', undefined, WWW_AUTHENTICATE);
+      throw oversightError(
+        'invalid_token',
+        'Authorization must carry a trusted attester token (Bearer tat_…)',
+        undefined,
+        WWW_AUTHENTICATE,
+      );
     }
     const found = await this.authenticate.execute(attesterTokenDigest(token), permission);
     request.attester = found;

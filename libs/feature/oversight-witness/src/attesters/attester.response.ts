@@ -47,7 +47,11 @@ export class ElevationRequestEnvelopeResponse {
 }
 
 /** The attester's wire shape; `now` decides whether the previous slot is still live and the engine silent. */
-export function attesterView(attester: TrustedAttester, now: Date, silentAfterSeconds = DEFAULT_SILENT_AFTER_SECONDS): Record<string, unknown> {
+export function attesterView(
+  attester: TrustedAttester,
+  now: Date,
+  silentAfterSeconds = DEFAULT_SILENT_AFTER_SECONDS,
+): Record<string, unknown> {
   const overlapLive = attester.previousTokenExpiresAt !== null && attester.previousTokenExpiresAt.getTime() > now.getTime();
   return {
     id: attester.id,

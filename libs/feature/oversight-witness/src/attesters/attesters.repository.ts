@@ -47,7 +47,6 @@ interface ElevationRow {
   decided_by: string | null;
 }
 
-
 const COLUMNS = `id, application_id, name, permissions, scope_application_id, status, previous_token_expires_at, created_at, updated_at,
   rotated_at, suspended_at, destroyed_at, last_heartbeat_at, last_heartbeat`;
 
@@ -95,7 +94,14 @@ export class AttestersRepository {
 
   async insert(
     manager: EntityManager,
-    attester: { id: string; applicationId: string; name: string; permissions: readonly string[]; scopeApplicationId: string | null; tokenDigest: string },
+    attester: {
+      id: string;
+      applicationId: string;
+      name: string;
+      permissions: readonly string[];
+      scopeApplicationId: string | null;
+      tokenDigest: string;
+    },
     now: Date,
   ): Promise<TrustedAttester> {
     const rows = await queryRows<AttesterRow>(
@@ -201,7 +207,11 @@ export class AttestersRepository {
     return rows.map(toAttester);
   }
 
-  async insertElevation(manager: EntityManager, request: Omit<ElevationRequest, 'status' | 'decidedAt' | 'decidedBy' | 'createdAt'>, now: Date): Promise<ElevationRequest> {
+  async insertElevation(
+    manager: EntityManager,
+    request: Omit<ElevationRequest, 'status' | 'decidedAt' | 'decidedBy' | 'createdAt'>,
+    now: Date,
+  ): Promise<ElevationRequest> {
     const rows = await queryRows<ElevationRow>(
       manager,
       `INSERT INTO oversight.elevation_requests (id, attester_id, application_id, permission, rationale, status, created_at)
@@ -216,7 +226,13 @@ export class AttestersRepository {
     return rows[0] ? toElevation(rows[0]) : undefined;
   }
 
-  async decideElevation(manager: EntityManager, id: string, status: 'granted' | 'rejected', operator: string, now: Date): Promise<ElevationRequest> {
+  async decideElevation(
+    manager: EntityManager,
+    id: string,
+    status: 'granted' | 'rejected',
+    operator: string,
+    now: Date,
+  ): Promise<ElevationRequest> {
     const rows = await queryRows<ElevationRow>(
       manager,
       `UPDATE oversight.elevation_requests SET status = $2, decided_by = $3, decided_at = $4 WHERE id = $1 RETURNING *`,

@@ -163,30 +163,45 @@ export class AuthZenAttestationAdapter implements OnModuleDestroy {
   }
 
   /** One AuthZEN Access Evaluation call; returns the PDP's JSON object with a boolean `decision`. */
-  async evaluate(request: Pick<AuthZenAttestationRequest, 'pdpBaseUrl' | 'pdpHeaders' | 'environment' | 'timeoutMs' | 'evaluation' | 'attestationId'>): Promise<Record<string, unknown>> {
+  async evaluate(
+    request: Pick<AuthZenAttestationRequest, 'pdpBaseUrl' | 'pdpHeaders' | 'environment' | 'timeoutMs' | 'evaluation' | 'attestationId'>,
+  ): Promise<Record<string, unknown>> {
     const url = `${request.pdpBaseUrl.replace(/\/$/, '')}${AUTHZEN_EVALUATION_PATH}`;
     const res = await this.egress.send({
       method: 'POST',
       url,
-      headers: { ...request.pdpHeaders, 'content-type': 'application/json', accept: 'application/json', 'x-request-id': request.attestationId },
+      headers: {
+        ...request.pdpHeaders,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'x-request-id': request.attestationId,
+      },
       body: JSON.stringify(request.evaluation),
       environment: request.environment,
       signal: AbortSignal.timeout(request.timeoutMs ?? AUTHZEN_TIMEOUT_MS),
     });
     if ('error' in res) {
-      const cause: AuthZenUnreachableCause = res.error === ABORTED_ERROR ? 'timeout' : isRefusedTargetError(res.error) ? 'target_refused' : 'unreachable';
+      const cause: AuthZenUnreachableCause =
+        res.error === ABORTED_ERROR ? 'timeout' : isRefusedTargetError(res.error) ? 'target_refused' : 'unreachable';
       throw oversightError('authzen_pdp_unreachable', 'The AuthZEN PDP could not be reached', { pdp: new URL(url).origin, cause });
     }
     const text = res.body;
-    if (res.statusCode !== 200) throw oversightError('authzen_response_invalid', `The AuthZEN PDP answered HTTP ${res.statusCode}`, { status: res.statusCode });
-    if (Buffer.byteLength(text) > MAX_AUTHZEN_RESPONSE_BYTES) throw oversightError('authzen_response_invalid', 'The AuthZEN PDP response is too large');
+    if (res.statusCode !== 200)
+      throw oversightError('authzen_response_invalid', `The AuthZEN PDP answered HTTP ${res.statusCode}`, { status: res.statusCode });
+    if (Buffer.byteLength(text) > MAX_AUTHZEN_RESPONSE_BYTES)
+      throw oversightError('authzen_response_invalid', 'The AuthZEN PDP response is too large');
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       throw oversightError('authzen_response_invalid', 'The AuthZEN PDP response is not JSON');
     }
-    if (body === null || typeof body !== 'object' || Array.isArray(body) || typeof (body as { decision?: unknown }).decision !== 'boolean') {
+    if (
+      body === null ||
+      typeof body !== 'object' ||
+      Array.isArray(body) ||
+      typeof (body as { decision?: unknown }).decision !== 'boolean'
+    ) {
       throw oversightError('authzen_response_invalid', 'The AuthZEN PDP response lacks a boolean "decision"');
     }
     return body as Record<string, unknown>;

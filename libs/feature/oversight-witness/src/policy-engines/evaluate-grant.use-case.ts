@@ -6,7 +6,11 @@ import { DomainError } from '@svc/errors';
 import { AttestersRepository } from '../attesters/attesters.repository';
 import { AttestationsRepository } from '../attestations/attestations.repository';
 import {
-  AuthZenAttestationAdapter, authZenEvidenceDigest, authZenPolicyRef, type AuthZenAttestationRequest, type AuthZenEvaluationRequest,
+  AuthZenAttestationAdapter,
+  authZenEvidenceDigest,
+  authZenPolicyRef,
+  type AuthZenAttestationRequest,
+  type AuthZenEvaluationRequest,
 } from '../authzen/authzen-attestation.adapter';
 import { credentialHeaders } from './policy-engine';
 import { PolicyEnginesRepository } from './policy-engines.repository';
@@ -95,12 +99,14 @@ export class EvaluateGrant {
           const cause = (error.detail as { cause?: EngineUnavailableReason } | undefined)?.cause ?? 'unreachable';
           return { outcome: 'unavailable', reason: cause, policyRef };
         }
-        if (error instanceof DomainError && error.code === 'authzen_response_invalid') return { outcome: 'unavailable', reason: 'invalid_response', policyRef };
+        if (error instanceof DomainError && error.code === 'authzen_response_invalid')
+          return { outcome: 'unavailable', reason: 'invalid_response', policyRef };
         throw error;
       }
     }
     const first = exchanges[0]!;
-    const evidenceDigest = exchanges.length === 1 ? authZenEvidenceDigest(first.request, first.response) : sha256Hex(canonicalJson({ exchanges }));
+    const evidenceDigest =
+      exchanges.length === 1 ? authZenEvidenceDigest(first.request, first.response) : sha256Hex(canonicalJson({ exchanges }));
     for (let attempt = 1; ; attempt += 1) {
       const request: AuthZenAttestationRequest = {
         pdpBaseUrl: engine.baseUrl,
@@ -119,10 +125,18 @@ export class EvaluateGrant {
         const witnessed = await this.adapter.attest(attester, request, {
           decision: allowed,
           evidenceDigest,
-          extraContext: { grant_request: { request_id: command.requestId, agent_id: command.agentId, actions: command.actions, scopes: command.scopes } },
+          extraContext: {
+            grant_request: { request_id: command.requestId, agent_id: command.agentId, actions: command.actions, scopes: command.scopes },
+          },
         });
         const { attestation } = witnessed;
-        return { outcome: allowed ? 'allow' : 'deny', attestationId: attestation.id, receipt: attestation.receipt, sequenceNumber: attestation.sequenceNumber, policyRef };
+        return {
+          outcome: allowed ? 'allow' : 'deny',
+          attestationId: attestation.id,
+          receipt: attestation.receipt,
+          sequenceNumber: attestation.sequenceNumber,
+          policyRef,
+        };
       } catch (error) {
         // Another request of the class took the number first: take the next one.
         if (!(error instanceof DomainError && error.code === 'sequence_number_not_monotonic') || attempt >= SEQUENCE_ATTEMPTS) throw error;

@@ -60,15 +60,33 @@ describe('the AuthZEN 1.0 evaluation of a grant request (one per action)', () =>
   };
 
   it('names the agent with its class as subject, the action, and the agent with the requested bounds as resource', () => {
-    expect(evaluationOf({ ...command, value: { amount: '25.50', currency: 'EUR' }, purpose: 'shopping' }, 'quote', new Date('2026-03-04T10:00:00Z'))).toEqual({
+    expect(
+      evaluationOf(
+        { ...command, value: { amount: '25.50', currency: 'EUR' }, purpose: 'shopping' },
+        'quote',
+        new Date('2026-03-04T10:00:00Z'),
+      ),
+    ).toEqual({
       subject: { type: 'agent', id: 'agent_us_abc', properties: { agent_class: 'autonomous', application_id: 'tp_us_app' } },
       action: { name: 'quote' },
-      resource: { type: 'agent', id: 'agent_us_abc', properties: { scopes: ['payments:write'], valid_until: '2026-03-04T12:00:00.000Z', value: { amount: '25.50', currency: 'EUR' }, purpose: 'shopping' } },
+      resource: {
+        type: 'agent',
+        id: 'agent_us_abc',
+        properties: {
+          scopes: ['payments:write'],
+          valid_until: '2026-03-04T12:00:00.000Z',
+          value: { amount: '25.50', currency: 'EUR' },
+          purpose: 'shopping',
+        },
+      },
       context: { request_id: 'r-1', time: '2026-03-04T10:00:00.000Z' },
     });
   });
 
   it('names the authority as resource when the request names one', () => {
-    expect(evaluationOf({ ...command, authorityId: 'auth_us_1' }, 'pay', new Date(0)).resource).toMatchObject({ type: 'authority', id: 'auth_us_1' });
+    expect(evaluationOf({ ...command, authorityId: 'auth_us_1' }, 'pay', new Date(0)).resource).toMatchObject({
+      type: 'authority',
+      id: 'auth_us_1',
+    });
   });
 });

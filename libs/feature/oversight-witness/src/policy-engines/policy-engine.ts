@@ -15,7 +15,16 @@ export const MAX_POLICY_ENGINE_TIMEOUT_MS = 10_000;
 export const MAX_POLICY_ENGINE_URL_LENGTH = 2048;
 
 /** Headers a `header` credential may not name: they are ours to set, or would smuggle a request. */
-const RESERVED_HEADERS = new Set(['host', 'content-type', 'content-length', 'transfer-encoding', 'connection', 'accept', 'x-request-id', 'cookie']);
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'accept',
+  'x-request-id',
+  'cookie',
+]);
 
 /**
  * The customer's policy engine of one application (Hybrid mode): an OpenID AuthZEN 1.0 PDP whose
@@ -57,28 +66,40 @@ export function checkPolicyEngineUrl(raw: string, environment: EgressEnvironment
     throw oversightError('policy_engine_url_invalid', 'url must not carry credentials, a query or a fragment', { field: 'url' });
   }
   if (url.protocol === 'http:' && !(environment === 'development' && LOOPBACK_HOSTS.has(url.hostname))) {
-    throw oversightError('policy_engine_url_invalid', 'url must use https (http only for localhost or 127.0.0.1 in development)', { field: 'url' });
+    throw oversightError('policy_engine_url_invalid', 'url must use https (http only for localhost or 127.0.0.1 in development)', {
+      field: 'url',
+    });
   }
   return url.toString().replace(/\/$/, '');
 }
 
 /** Refuses an engine host that is, or resolves to, an address the environment may not reach. */
-export async function checkPolicyEngineTarget(url: string, environment: EgressEnvironment, resolveAll: ResolveAll = resolveAllWithDns): Promise<void> {
+export async function checkPolicyEngineTarget(
+  url: string,
+  environment: EgressEnvironment,
+  resolveAll: ResolveAll = resolveAllWithDns,
+): Promise<void> {
   const refused = await refusedTargetOf(new URL(url).hostname, environment, resolveAll);
-  if (refused) throw oversightError('policy_engine_url_invalid', 'url must point to a public address', { field: 'url', range: refused.range });
+  if (refused)
+    throw oversightError('policy_engine_url_invalid', 'url must point to a public address', { field: 'url', range: refused.range });
 }
 
 /** A `header` credential's header name: an RFC 9110 token, not one of the headers the call sets itself. */
 export function checkCredentialHeader(name: string): string {
   const lower = name.toLowerCase();
   if (!/^[!#$%&'*+.^_`|~0-9a-z-]{1,64}$/.test(lower) || RESERVED_HEADERS.has(lower)) {
-    throw oversightError('policy_engine_credential_invalid', 'credential_header must be a header name other than the ones the call sets', { field: 'credential_header' });
+    throw oversightError('policy_engine_credential_invalid', 'credential_header must be a header name other than the ones the call sets', {
+      field: 'credential_header',
+    });
   }
   return lower;
 }
 
 /** The headers that authenticate a call to the engine, from the decrypted secret. */
-export function credentialHeaders(engine: Pick<PolicyEngine, 'credentialType' | 'credentialHeader'>, secret: string | null): Record<string, string> {
+export function credentialHeaders(
+  engine: Pick<PolicyEngine, 'credentialType' | 'credentialHeader'>,
+  secret: string | null,
+): Record<string, string> {
   switch (engine.credentialType) {
     case 'none':
       return {};

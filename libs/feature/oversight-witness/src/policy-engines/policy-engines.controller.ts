@@ -7,7 +7,8 @@ import { SetPolicyEngineBody } from './policy-engines.dto';
 import { PolicyEnginesRepository } from './policy-engines.repository';
 import { SetPolicyEngine } from './set-policy-engine.use-case';
 
-const ENGINE_RESPONSE = 'policy_engine {object, protocol (authzen-1.0), url, evaluation_url, attester_id, credential_type, credential_header, credential_configured, timeout_ms, created_at, updated_at}; never the credential';
+const ENGINE_RESPONSE =
+  'policy_engine {object, protocol (authzen-1.0), url, evaluation_url, attester_id, credential_type, credential_header, credential_configured, timeout_ms, created_at, updated_at}; never the credential';
 
 /**
  * The calling application's own policy engine (API token): the OpenID AuthZEN 1.0 PDP that decides
@@ -21,14 +22,19 @@ export class PolicyEnginesController {
     private readonly setEngine: SetPolicyEngine,
   ) {}
 
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Set the application\'s AuthZEN 1.0 policy engine (URL, trusted attester, credential stored encrypted, timeout)', response: ENGINE_RESPONSE, errors: [400, 401, 422] })
+  @ApiDoc({
+    tag: 'OAP Oversight',
+    summary: "Set the application's AuthZEN 1.0 policy engine (URL, trusted attester, credential stored encrypted, timeout)",
+    response: ENGINE_RESPONSE,
+    errors: [400, 401, 422],
+  })
   @Put()
   @ApiResponseOf(PolicyEngineEnvelopeResponse)
   async set(@CurrentPrincipal() principal: Principal, @Body() body: SetPolicyEngineBody): Promise<PolicyEngineEnvelopeResponse> {
     return { policy_engine: policyEngineView(await this.setEngine.execute(principal.applicationId, principal.environment, body)) };
   }
 
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'The application\'s policy engine', response: ENGINE_RESPONSE, errors: [401, 404] })
+  @ApiDoc({ tag: 'OAP Oversight', summary: "The application's policy engine", response: ENGINE_RESPONSE, errors: [401, 404] })
   @Get()
   @ApiResponseOf(PolicyEngineEnvelopeResponse)
   async get(@CurrentPrincipal() principal: Principal): Promise<PolicyEngineEnvelopeResponse> {
@@ -38,10 +44,11 @@ export class PolicyEnginesController {
   }
 
   /** Removes the engine (its credential with it); grant requests of oversight classes are then denied `policy_engine_not_configured`. */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Remove the application\'s policy engine', errors: [401, 404] })
+  @ApiDoc({ tag: 'OAP Oversight', summary: "Remove the application's policy engine", errors: [401, 404] })
   @Delete()
   @HttpCode(204)
   async remove(@CurrentPrincipal() principal: Principal): Promise<void> {
-    if (!(await this.engines.remove(principal.applicationId))) throw oversightError('policy_engine_not_found', 'The application has no policy engine');
+    if (!(await this.engines.remove(principal.applicationId)))
+      throw oversightError('policy_engine_not_found', 'The application has no policy engine');
   }
 }

@@ -15,7 +15,8 @@ interface PolicyEngineRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'application_id, base_url, attester_id, credential_type, credential_header, credential_enc, timeout_ms, created_at, updated_at';
+const COLUMNS =
+  'application_id, base_url, attester_id, credential_type, credential_header, credential_enc, timeout_ms, created_at, updated_at';
 
 function toEngine(row: PolicyEngineRow): PolicyEngine {
   return {
@@ -37,7 +38,11 @@ export class PolicyEnginesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(applicationId: string): Promise<PolicyEngine | undefined> {
-    const rows = await queryRows<PolicyEngineRow>(this.dataSource, `SELECT ${COLUMNS} FROM oversight.policy_engines WHERE application_id = $1`, [applicationId]);
+    const rows = await queryRows<PolicyEngineRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM oversight.policy_engines WHERE application_id = $1`,
+      [applicationId],
+    );
     return rows[0] ? toEngine(rows[0]) : undefined;
   }
 
@@ -50,14 +55,27 @@ export class PolicyEnginesRepository {
          credential_type = EXCLUDED.credential_type, credential_header = EXCLUDED.credential_header, credential_enc = EXCLUDED.credential_enc,
          timeout_ms = EXCLUDED.timeout_ms, updated_at = EXCLUDED.updated_at
        RETURNING ${COLUMNS}`,
-      [engine.applicationId, engine.baseUrl, engine.attesterId, engine.credentialType, engine.credentialHeader, engine.credentialEnc, engine.timeoutMs, now],
+      [
+        engine.applicationId,
+        engine.baseUrl,
+        engine.attesterId,
+        engine.credentialType,
+        engine.credentialHeader,
+        engine.credentialEnc,
+        engine.timeoutMs,
+        now,
+      ],
     );
     return toEngine(rows[0] as PolicyEngineRow);
   }
 
   /** Removes the engine; true when one existed. */
   async remove(applicationId: string): Promise<boolean> {
-    const rows = await queryRows<{ application_id: string }>(this.dataSource, `DELETE FROM oversight.policy_engines WHERE application_id = $1 RETURNING application_id`, [applicationId]);
+    const rows = await queryRows<{ application_id: string }>(
+      this.dataSource,
+      `DELETE FROM oversight.policy_engines WHERE application_id = $1 RETURNING application_id`,
+      [applicationId],
+    );
     return rows.length > 0;
   }
 }

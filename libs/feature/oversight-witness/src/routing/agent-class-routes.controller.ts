@@ -25,14 +25,27 @@ export class AgentClassRoutesController {
     private readonly clock: Clock,
   ) {}
 
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Hybrid routes (agent_class → conductor|oversight); with ?agent_class= the effective route of one class', response: 'Page of agent_class_route {agent_class, route, updated_at}, or {agent_class, mode, route, configured}' })
+  @ApiDoc({
+    tag: 'OAP Oversight',
+    summary: 'Hybrid routes (agent_class → conductor|oversight); with ?agent_class= the effective route of one class',
+    response: 'Page of agent_class_route {agent_class, route, updated_at}, or {agent_class, mode, route, configured}',
+  })
   @Get()
   @ApiResponseOf(AgentClassRouteResponse, { page: true })
   @ApiResponseOf(ResolvedAgentClassRouteResponse)
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: AgentClassRoutesQuery): Promise<Page<AgentClassRouteResponse> | ResolvedAgentClassRouteResponse> {
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: AgentClassRoutesQuery,
+  ): Promise<Page<AgentClassRouteResponse> | ResolvedAgentClassRouteResponse> {
     if (query.agent_class !== undefined) {
       const resolved = await this.resolveRoute.execute(principal.applicationId, query.agent_class);
-      return { object: 'agent_class_route', agent_class: query.agent_class, mode: resolved.mode, route: resolved.route, configured: resolved.configured } satisfies ResolvedAgentClassRouteResponse;
+      return {
+        object: 'agent_class_route',
+        agent_class: query.agent_class,
+        mode: resolved.mode,
+        route: resolved.route,
+        configured: resolved.configured,
+      } satisfies ResolvedAgentClassRouteResponse;
     }
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['agent_class']).agent_class : undefined;
@@ -41,15 +54,17 @@ export class AgentClassRoutesController {
   }
 
   /** Creates or replaces one class's route; 200 with it. */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Set one agent class\'s hybrid route', response: 'agent_class_route', errors: [400, 401, 422] })
+  @ApiDoc({ tag: 'OAP Oversight', summary: "Set one agent class's hybrid route", response: 'agent_class_route', errors: [400, 401, 422] })
   @Put()
   @ApiResponseOf(AgentClassRouteEnvelopeResponse)
   async set(@CurrentPrincipal() principal: Principal, @Body() body: SetAgentClassRouteBody): Promise<AgentClassRouteEnvelopeResponse> {
-    return { agent_class_route: routeView(await this.routes.upsert(principal.applicationId, body.agent_class, body.route, this.clock.now())) };
+    return {
+      agent_class_route: routeView(await this.routes.upsert(principal.applicationId, body.agent_class, body.route, this.clock.now())),
+    };
   }
 
   /** Removes one class's route (it falls back to conductor in hybrid mode); 204 whether or not it existed. */
-  @ApiDoc({ tag: 'OAP Oversight', summary: 'Remove one agent class\'s route (falls back to conductor)', errors: [400, 401] })
+  @ApiDoc({ tag: 'OAP Oversight', summary: "Remove one agent class's route (falls back to conductor)", errors: [400, 401] })
   @Delete()
   @HttpCode(204)
   async remove(@CurrentPrincipal() principal: Principal, @Query() query: AgentClassQuery): Promise<void> {

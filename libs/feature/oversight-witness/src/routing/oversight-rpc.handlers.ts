@@ -41,7 +41,13 @@ export class OversightRpcHandlers {
       requestId: request.requestId,
     });
     if ('attestationId' in result) {
-      return { outcome: result.outcome, attestationId: result.attestationId, receipt: result.receipt, sequenceNumber: BigInt(result.sequenceNumber), policyRef: result.policyRef };
+      return {
+        outcome: result.outcome,
+        attestationId: result.attestationId,
+        receipt: result.receipt,
+        sequenceNumber: BigInt(result.sequenceNumber),
+        policyRef: result.policyRef,
+      };
     }
     return { outcome: result.outcome, reason: result.reason, policyRef: result.policyRef };
   }

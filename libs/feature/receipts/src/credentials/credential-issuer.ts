@@ -71,7 +71,10 @@ export class CredentialIssuer {
   async offerConsentReceipt(applicationId: string, recordId: string): Promise<CreatedOffer> {
     const rendered = await this.render.execute(applicationId, recordId, ['consent_record'], 'canonical');
     if (rendered.status !== 'active' && rendered.status !== 'partially_withdrawn') {
-      throw receiptsError('credential_subject_inactive', 'The consent record is not in force', { record_id: recordId, status: rendered.status });
+      throw receiptsError('credential_subject_inactive', 'The consent record is not in force', {
+        record_id: recordId,
+        status: rendered.status,
+      });
     }
     const document = rendered.document;
     const controller = document.party_identification.find((party) => party.party_role === 'controller');
@@ -107,7 +110,12 @@ export class CredentialIssuer {
    */
   async offerRegisteredAgent(applicationId: string, agentId: string): Promise<CreatedOffer> {
     const agent = await this.credentials.registeredAgent(applicationId, agentId);
-    if (!agent) throw receiptsError('credential_subject_not_found', 'No agent of the application with this id (registrations arrive shortly after the agent is created)', { agent_id: agentId });
+    if (!agent)
+      throw receiptsError(
+        'credential_subject_not_found',
+        'No agent of the application with this id (registrations arrive shortly after the agent is created)',
+        { agent_id: agentId },
+      );
     return this.offer(applicationId, 'registered_agent', agentId, {
       agent_id: agentId,
       application_id: applicationId,
@@ -122,17 +130,29 @@ export class CredentialIssuer {
    * granted it (`personId` from their access token; another person's authority is not found).
    */
   async offerAuthorityRecord(applicationId: string, authorityId: string, personId?: string): Promise<CreatedOffer> {
-    return this.offer(applicationId, 'authority_record', authorityId, await this.authorityRecordClaims(applicationId, authorityId, personId));
+    return this.offer(
+      applicationId,
+      'authority_record',
+      authorityId,
+      await this.authorityRecordClaims(applicationId, authorityId, personId),
+    );
   }
 
   private async authorityRecordClaims(applicationId: string, authorityId: string, personId?: string): Promise<Record<string, unknown>> {
     const authority = await this.credentials.authority(applicationId, authorityId);
     if (!authority || (personId !== undefined && authority.principalSha256 !== sha256(personId))) {
-      throw receiptsError('credential_subject_not_found', 'No authority of the application with this id (authorities arrive shortly after they are granted)', { authority_id: authorityId });
+      throw receiptsError(
+        'credential_subject_not_found',
+        'No authority of the application with this id (authorities arrive shortly after they are granted)',
+        { authority_id: authorityId },
+      );
     }
     const rendered = await this.render.execute(applicationId, authorityId, ['authorization_record'], 'canonical');
     if (authority.revokedAt || rendered.status !== 'active') {
-      throw receiptsError('credential_subject_inactive', 'The authority is not in force', { authority_id: authorityId, status: authority.revokedAt ? 'revoked' : rendered.status });
+      throw receiptsError('credential_subject_inactive', 'The authority is not in force', {
+        authority_id: authorityId,
+        status: authority.revokedAt ? 'revoked' : rendered.status,
+      });
     }
     const document = rendered.document;
     const controller = document.party_identification.find((party) => party.party_role === 'controller');
@@ -151,7 +171,12 @@ export class CredentialIssuer {
     return claims;
   }
 
-  private async offer(applicationId: string, credentialType: CredentialType, subjectRef: string, claims: Record<string, unknown>): Promise<CreatedOffer> {
+  private async offer(
+    applicationId: string,
+    credentialType: CredentialType,
+    subjectRef: string,
+    claims: Record<string, unknown>,
+  ): Promise<CreatedOffer> {
     const now = this.clock.now();
     const code = randomBytes(32).toString('base64url');
     const offer: CredentialOffer = {
@@ -170,11 +195,19 @@ export class CredentialIssuer {
   }
 
   /** Token endpoint, pre-authorized code grant: a single-use code buys one access token and a c_nonce. */
-  async token(preAuthorizedCode: string): Promise<{ accessToken: string; expiresIn: number; cNonce: string; configurationId: CredentialType }> {
+  async token(
+    preAuthorizedCode: string,
+  ): Promise<{ accessToken: string; expiresIn: number; cNonce: string; configurationId: CredentialType }> {
     const now = this.clock.now();
     const accessToken = randomBytes(32).toString('base64url');
-    const offer = await this.credentials.redeemCode(sha256(preAuthorizedCode), sha256(accessToken), new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000), now);
-    if (!offer) throw receiptsError('invalid_grant', 'The pre-authorized code is unknown, expired or already used', { field: 'pre-authorized_code' });
+    const offer = await this.credentials.redeemCode(
+      sha256(preAuthorizedCode),
+      sha256(accessToken),
+      new Date(now.getTime() + ACCESS_TOKEN_TTL_SECONDS * 1000),
+      now,
+    );
+    if (!offer)
+      throw receiptsError('invalid_grant', 'The pre-authorized code is unknown, expired or already used', { field: 'pre-authorized_code' });
     return { accessToken, expiresIn: ACCESS_TOKEN_TTL_SECONDS, cNonce: await this.nonce(), configurationId: offer.credentialType };
   }
 
@@ -191,18 +224,25 @@ export class CredentialIssuer {
    * signature, `aud` = issuer identifier, fresh `iat`, single-use `nonce`), then issues the SD-JWT
    * VC with `cnf.jwk` = the proof's key and a status list entry, in one transaction.
    */
-  async issue(accessToken: string, configurationId: string | undefined, proofJwt: string): Promise<{ credential: string; credentialId: string }> {
+  async issue(
+    accessToken: string,
+    configurationId: string | undefined,
+    proofJwt: string,
+  ): Promise<{ credential: string; credentialId: string }> {
     const now = this.clock.now();
     const holder = await this.holderKey(proofJwt, now);
     return this.credentials.transaction(async (manager) => {
       const offer = await this.credentials.offerByToken(manager, sha256(accessToken), now);
       if (offer?.issuedCredentialId) throw receiptsError('invalid_token', 'The access token was already used', {});
       if (offer && configurationId !== undefined && configurationId !== offer.credentialType) {
-        throw receiptsError('unknown_credential_configuration', 'The access token was not issued for this credential configuration', { field: 'credential_configuration_id' });
+        throw receiptsError('unknown_credential_configuration', 'The access token was not issued for this credential configuration', {
+          field: 'credential_configuration_id',
+        });
       }
       // Not a token of the pre-authorized code server: a person's token of the OpenID provider.
       const source = offer ?? (await this.personGrant(accessToken, configurationId));
-      if (!(await this.credentials.consumeNonce(manager, sha256(holder.nonce), now))) throw receiptsError('invalid_nonce', 'The proof nonce is unknown, expired or used', { field: 'proof' });
+      if (!(await this.credentials.consumeNonce(manager, sha256(holder.nonce), now)))
+        throw receiptsError('invalid_nonce', 'The proof nonce is unknown, expired or used', { field: 'proof' });
       const { listId, index } = await this.statusLists.allocate(manager);
       const credential: IssuedCredential = {
         id: newRegionalId('credential', this.config.REGION),
@@ -235,29 +275,56 @@ export class CredentialIssuer {
     configurationId: string | undefined,
   ): Promise<{ applicationId: string; credentialType: CredentialType; subjectRef: string; claims: Record<string, unknown> }> {
     const person = await this.accessTokens.resolve(accessToken);
-    if (person?.kind !== 'access_token' || !person.personId) throw receiptsError('invalid_token', 'The access token is unknown or expired', {});
+    if (person?.kind !== 'access_token' || !person.personId)
+      throw receiptsError('invalid_token', 'The access token is unknown or expired', {});
     const details = (person.authorizationDetails ?? []).filter((detail) => detail.type === 'openid_credential');
-    if (details.length === 0) throw receiptsError('insufficient_scope', 'The access token grants no credential (authorization_details of type openid_credential)', {});
-    const chosen = configurationId === undefined ? (details.length === 1 ? details[0] : undefined) : details.find((detail) => detail.credential_configuration_id === configurationId);
+    if (details.length === 0)
+      throw receiptsError(
+        'insufficient_scope',
+        'The access token grants no credential (authorization_details of type openid_credential)',
+        {},
+      );
+    const chosen =
+      configurationId === undefined
+        ? details.length === 1
+          ? details[0]
+          : undefined
+        : details.find((detail) => detail.credential_configuration_id === configurationId);
     if (!chosen) {
-      throw receiptsError('unknown_credential_configuration', configurationId === undefined ? 'Name the credential_configuration_id: the access token grants several' : 'The access token was not issued for this credential configuration', { field: 'credential_configuration_id' });
+      throw receiptsError(
+        'unknown_credential_configuration',
+        configurationId === undefined
+          ? 'Name the credential_configuration_id: the access token grants several'
+          : 'The access token was not issued for this credential configuration',
+        { field: 'credential_configuration_id' },
+      );
     }
     const base = { applicationId: person.applicationId };
     if (chosen.credential_configuration_id === 'verified_person') {
-      return { ...base, credentialType: 'verified_person', subjectRef: person.personId, claims: this.verifiedPersonClaims(person.personId) };
+      return {
+        ...base,
+        credentialType: 'verified_person',
+        subjectRef: person.personId,
+        claims: this.verifiedPersonClaims(person.personId),
+      };
     }
     if (chosen.credential_configuration_id === 'authority_record' && typeof chosen.authority_id === 'string') {
       const claims = await this.authorityRecordClaims(person.applicationId, chosen.authority_id, person.personId);
       return { ...base, credentialType: 'authority_record', subjectRef: chosen.authority_id, claims };
     }
-    throw receiptsError('unknown_credential_configuration', 'This credential configuration is not issued through the authorization code flow', { field: 'credential_configuration_id' });
+    throw receiptsError(
+      'unknown_credential_configuration',
+      'This credential configuration is not issued through the authorization code flow',
+      { field: 'credential_configuration_id' },
+    );
   }
 
   /** Revokes a credential of the application and flips its status bit, in one transaction. */
   async revoke(applicationId: string, credentialId: string, reason: string): Promise<IssuedCredential> {
     return this.credentials.transaction(async (manager) => {
       const credential = await this.credentials.find(credentialId, manager, true);
-      if (credential?.applicationId !== applicationId) throw receiptsError('credential_not_found', 'Credential not found', { credential_id: credentialId });
+      if (credential?.applicationId !== applicationId)
+        throw receiptsError('credential_not_found', 'Credential not found', { credential_id: credentialId });
       if (credential.revokedAt) return credential;
       const [revoked] = await this.credentials.revoke(manager, { id: credentialId }, reason, this.clock.now());
       await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
@@ -271,7 +338,12 @@ export class CredentialIssuer {
    * purposes the person no longer consents to must stop verifying.
    */
   async revokeForRecord(manager: EntityManager, applicationId: string, recordId: string): Promise<number> {
-    const revoked = await this.credentials.revoke(manager, { applicationId, credentialType: 'consent_receipt', subjectRef: recordId }, 'consent_withdrawn', this.clock.now());
+    const revoked = await this.credentials.revoke(
+      manager,
+      { applicationId, credentialType: 'consent_receipt', subjectRef: recordId },
+      'consent_withdrawn',
+      this.clock.now(),
+    );
     for (const credential of revoked) await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
     return revoked.length;
   }
@@ -284,7 +356,12 @@ export class CredentialIssuer {
   async revokeForAuthority(manager: EntityManager, applicationId: string, authorityId: string): Promise<number> {
     const at = this.clock.now();
     await this.credentials.markAuthorityRevoked(manager, authorityId, at);
-    const revoked = await this.credentials.revoke(manager, { applicationId, credentialType: 'authority_record', subjectRef: authorityId }, 'authority_revoked', at);
+    const revoked = await this.credentials.revoke(
+      manager,
+      { applicationId, credentialType: 'authority_record', subjectRef: authorityId },
+      'authority_revoked',
+      at,
+    );
     for (const credential of revoked) await this.statusLists.invalidate(manager, credential.statusListId, credential.statusIndex);
     return revoked.length;
   }
@@ -297,14 +374,24 @@ export class CredentialIssuer {
       throw receiptsError('invalid_proof', 'The proof is not a JWT', { field: 'proof' });
     }
     if (header.typ !== PROOF_TYP) throw receiptsError('invalid_proof', `The proof's typ must be ${PROOF_TYP}`, { field: 'proof' });
-    if (!(PROOF_ALGORITHMS as readonly string[]).includes(header.alg ?? '')) throw receiptsError('invalid_proof', `The proof's alg must be one of ${PROOF_ALGORITHMS.join(', ')}`, { field: 'proof' });
+    if (!(PROOF_ALGORITHMS as readonly string[]).includes(header.alg ?? ''))
+      throw receiptsError('invalid_proof', `The proof's alg must be one of ${PROOF_ALGORITHMS.join(', ')}`, { field: 'proof' });
     const jwk = header.jwk;
-    if (!jwk || 'd' in jwk) throw receiptsError('invalid_proof', 'The proof must carry the public holder key in its jwk header', { field: 'proof' });
+    if (!jwk || 'd' in jwk)
+      throw receiptsError('invalid_proof', 'The proof must carry the public holder key in its jwk header', { field: 'proof' });
     try {
       const key = await importJWK(jwk, header.alg);
-      const { payload } = await jwtVerify(proofJwt, key, { audience: this.issuerId, typ: PROOF_TYP, currentDate: now, maxTokenAge: '5m', clockTolerance: 60 });
+      const { payload } = await jwtVerify(proofJwt, key, {
+        audience: this.issuerId,
+        typ: PROOF_TYP,
+        currentDate: now,
+        maxTokenAge: '5m',
+        clockTolerance: 60,
+      });
       if (typeof payload.nonce !== 'string') throw new Error('nonce missing');
-      const publicJwk = Object.fromEntries(Object.entries(jwk).filter(([name]) => ['kty', 'crv', 'x', 'y', 'e', 'n'].includes(name))) as unknown as JWK;
+      const publicJwk = Object.fromEntries(
+        Object.entries(jwk).filter(([name]) => ['kty', 'crv', 'x', 'y', 'e', 'n'].includes(name)),
+      ) as unknown as JWK;
       return { jwk: publicJwk, jkt: await calculateJwkThumbprint(publicJwk, 'sha256'), nonce: payload.nonce };
     } catch {
       throw receiptsError('invalid_proof', 'The proof does not verify (signature, aud, iat or nonce)', { field: 'proof' });
@@ -330,6 +417,8 @@ export class CredentialIssuer {
       status: { status_list: { idx: credential.statusIndex, uri: this.statusLists.uri(credential.statusListId) } },
       ...claims,
     };
-    return instance.issue(payload, { _sd: Object.keys(claims) } as never, { header: { kid: verificationMethodId(this.did, key.kid), typ: 'dc+sd-jwt' } });
+    return instance.issue(payload, { _sd: Object.keys(claims) } as never, {
+      header: { kid: verificationMethodId(this.did, key.kid), typ: 'dc+sd-jwt' },
+    });
   }
 }

@@ -2,7 +2,17 @@ import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nes
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { Auth, CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { Clock } from '@svc/config';
-import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, FORM_BODY_ROUTE, IdParam, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
+import {
+  ApiDoc,
+  ApiResponseOf,
+  DEFAULT_PAGE_SIZE,
+  FORM_BODY_ROUTE,
+  IdParam,
+  PageQuery,
+  decodeCursor,
+  toPage,
+  type Page,
+} from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { receiptsError } from '../receipts.errors';
 import { CredentialIssuer, NONCE_TTL_SECONDS, PRE_AUTHORIZED_GRANT, type CreatedOffer } from './credential-issuer';
@@ -55,31 +65,60 @@ export class CredentialsController {
   @Post('offers')
   @ApiDoc({
     tag: 'Verify',
-    summary: 'Offer a credential through OpenID4VCI (pre-authorized code): a person\'s consent receipt or authority record, "verified person", or "registered agent"',
-    description: '`consent_receipt` takes the application\'s API token and a record in force; `verified_person` takes the person\'s own access token; `registered_agent` the API token and one of the application\'s agents; `authority_record` an authority in force (`authority_id`) and the application\'s API token or the access token of the person who granted it. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.',
+    summary:
+      'Offer a credential through OpenID4VCI (pre-authorized code): a person\'s consent receipt or authority record, "verified person", or "registered agent"',
+    description:
+      "`consent_receipt` takes the application's API token and a record in force; `verified_person` takes the person's own access token; `registered_agent` the API token and one of the application's agents; `authority_record` an authority in force (`authority_id`) and the application's API token or the access token of the person who granted it. Hand `credential_offer_uri` to the person only (QR code or link): its code buys the credential once, within 10 minutes.",
     errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CredentialOfferResponse, { status: 201 })
   async offer(@CurrentPrincipal() principal: Principal, @Body() body: CreateCredentialOfferBody): Promise<CredentialOfferResponse> {
     let created: CreatedOffer;
     if (body.credential_type === 'consent_receipt') {
-      if (principal.kind !== 'api_token') throw receiptsError('credential_offer_not_allowed', 'A consent receipt is offered by the application (API token)', { field: 'credential_type' });
+      if (principal.kind !== 'api_token')
+        throw receiptsError('credential_offer_not_allowed', 'A consent receipt is offered by the application (API token)', {
+          field: 'credential_type',
+        });
       created = await this.issuer.offerConsentReceipt(principal.applicationId, body.record_id!);
     } else if (body.credential_type === 'verified_person') {
-      if (principal.kind !== 'access_token' || !principal.personId) throw receiptsError('credential_offer_not_allowed', 'A verified person credential is offered to the signed-in person (their access token)', { field: 'credential_type' });
+      if (principal.kind !== 'access_token' || !principal.personId)
+        throw receiptsError(
+          'credential_offer_not_allowed',
+          'A verified person credential is offered to the signed-in person (their access token)',
+          { field: 'credential_type' },
+        );
       created = await this.issuer.offerVerifiedPerson(principal.applicationId, principal.personId);
     } else if (body.credential_type === 'authority_record') {
-      if (principal.kind === 'access_token' && !principal.personId) throw receiptsError('credential_offer_not_allowed', 'An authority record is offered by the application or the person who granted it', { field: 'credential_type' });
-      created = await this.issuer.offerAuthorityRecord(principal.applicationId, body.authority_id!, principal.kind === 'access_token' ? principal.personId : undefined);
+      if (principal.kind === 'access_token' && !principal.personId)
+        throw receiptsError(
+          'credential_offer_not_allowed',
+          'An authority record is offered by the application or the person who granted it',
+          { field: 'credential_type' },
+        );
+      created = await this.issuer.offerAuthorityRecord(
+        principal.applicationId,
+        body.authority_id!,
+        principal.kind === 'access_token' ? principal.personId : undefined,
+      );
     } else {
-      if (principal.kind !== 'api_token') throw receiptsError('credential_offer_not_allowed', 'A registered agent credential is offered by the agent\'s application (API token)', { field: 'credential_type' });
+      if (principal.kind !== 'api_token')
+        throw receiptsError(
+          'credential_offer_not_allowed',
+          "A registered agent credential is offered by the agent's application (API token)",
+          { field: 'credential_type' },
+        );
       created = await this.issuer.offerRegisteredAgent(principal.applicationId, body.agent_id!);
     }
     const credentialOffer = {
       credential_issuer: this.issuer.issuerId,
       credential_configuration_ids: [created.credentialType],
       // The issuer names two authorization servers, so the grant says which one takes the code (§4.1.1).
-      grants: { [PRE_AUTHORIZED_GRANT]: { 'pre-authorized_code': created.preAuthorizedCode, authorization_server: `${this.issuer.issuerId}/${OID4VCI_AS_PATH}` } },
+      grants: {
+        [PRE_AUTHORIZED_GRANT]: {
+          'pre-authorized_code': created.preAuthorizedCode,
+          authorization_server: `${this.issuer.issuerId}/${OID4VCI_AS_PATH}`,
+        },
+      },
     };
     return {
       object: 'credential_offer',
@@ -97,25 +136,46 @@ export class CredentialsController {
   async list(@CurrentPrincipal() principal: Principal, @Query() query: PageQuery): Promise<Page<CredentialResponse>> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor ? decodeCursor(query.cursor, ['issued_at', 'id']) : undefined;
-    const rows = await this.credentials.list(principal.applicationId, limit + 1, after ? { issuedAt: after.issued_at, id: after.id } : undefined);
+    const rows = await this.credentials.list(
+      principal.applicationId,
+      limit + 1,
+      after ? { issuedAt: after.issued_at, id: after.id } : undefined,
+    );
     const now = this.clock.now();
-    return toPage(rows, limit, (row) => credentialView(row, this.statusLists.uri(row.statusListId), now), (row) => ({ issued_at: row.issuedAt.toISOString(), id: row.id }));
+    return toPage(
+      rows,
+      limit,
+      (row) => credentialView(row, this.statusLists.uri(row.statusListId), now),
+      (row) => ({ issued_at: row.issuedAt.toISOString(), id: row.id }),
+    );
   }
 
   @Get(':credential_id')
   @ApiDoc({ tag: 'Verify', summary: 'A credential the application issued', errors: [400, 401, 404] })
   @ApiResponseOf(CredentialResponse)
-  async get(@CurrentPrincipal() principal: Principal, @IdParam('credential_id', 'credential') credentialId: string): Promise<CredentialResponse> {
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('credential_id', 'credential') credentialId: string,
+  ): Promise<CredentialResponse> {
     const credential = await this.credentials.find(credentialId);
-    if (credential?.applicationId !== principal.applicationId) throw receiptsError('credential_not_found', 'Credential not found', { credential_id: credentialId });
+    if (credential?.applicationId !== principal.applicationId)
+      throw receiptsError('credential_not_found', 'Credential not found', { credential_id: credentialId });
     return credentialView(credential, this.statusLists.uri(credential.statusListId), this.clock.now());
   }
 
   @Post(':credential_id/revoke')
   @HttpCode(200)
-  @ApiDoc({ tag: 'Verify', summary: 'Revoke a credential the application issued: its status list entry turns 1 at once (idempotent)', errors: [400, 401, 404, 422] })
+  @ApiDoc({
+    tag: 'Verify',
+    summary: 'Revoke a credential the application issued: its status list entry turns 1 at once (idempotent)',
+    errors: [400, 401, 404, 422],
+  })
   @ApiResponseOf(CredentialResponse)
-  async revoke(@CurrentPrincipal() principal: Principal, @IdParam('credential_id', 'credential') credentialId: string, @Body() body: RevokeCredentialBody): Promise<CredentialResponse> {
+  async revoke(
+    @CurrentPrincipal() principal: Principal,
+    @IdParam('credential_id', 'credential') credentialId: string,
+    @Body() body: RevokeCredentialBody,
+  ): Promise<CredentialResponse> {
     const revoked = await this.issuer.revoke(principal.applicationId, credentialId, body.reason ?? 'revoked_by_issuer');
     return credentialView(revoked, this.statusLists.uri(revoked.statusListId), this.clock.now());
   }
@@ -169,11 +229,16 @@ export class CredentialIssuanceController {
   @ApiDoc({
     tag: 'Verify',
     summary: 'OpenID4VCI credential endpoint: an SD-JWT VC (dc+sd-jwt) bound to the key of the proof (cnf.jwk)',
-    description: 'Authorization: Bearer <access token>: of the pre-authorized code server\'s token endpoint, or a person\'s access token of the region\'s OpenID provider granted with `authorization_details` `[{"type": "openid_credential", "credential_configuration_id": "verified_person"}]` (or `authority_record` with `authority_id`), which issues for that person only (403 `insufficient_scope` without such a detail). One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.',
+    description:
+      'Authorization: Bearer <access token>: of the pre-authorized code server\'s token endpoint, or a person\'s access token of the region\'s OpenID provider granted with `authorization_details` `[{"type": "openid_credential", "credential_configuration_id": "verified_person"}]` (or `authority_record` with `authority_id`), which issues for that person only (403 `insufficient_scope` without such a detail). One key proof (`proofs.jwt[0]`, or `proof.jwt`): typ openid4vci-proof+jwt, alg EdDSA or ES256, the public key in `jwk`, aud = the credential issuer, nonce = a c_nonce.',
     errors: [400, 401, 403, 404, 422],
   })
   @ApiResponseOf(CredentialIssuanceResponse)
-  async issue(@Headers('authorization') authorization: string | undefined, @Body() body: CredentialRequestBody, @Res({ passthrough: true }) reply: FastifyReply): Promise<CredentialIssuanceResponse> {
+  async issue(
+    @Headers('authorization') authorization: string | undefined,
+    @Body() body: CredentialRequestBody,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CredentialIssuanceResponse> {
     const token = /^(?:Bearer|DPoP) ([A-Za-z0-9_-]{20,128})$/.exec(authorization ?? '')?.[1];
     if (!token) throw receiptsError('invalid_token', 'Authorization: Bearer <access token> is required', {});
     const proof = body.proofs?.jwt[0] ?? body.proof?.jwt;

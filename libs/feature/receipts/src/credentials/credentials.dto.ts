@@ -12,7 +12,11 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 @RoutedBy('record_id', 'agent_id', 'authority_id')
 export class CreateCredentialOfferBody {
   @IsIn(CREDENTIAL_TYPES)
-  @JSONSchema({ examples: ['consent_receipt'], description: '`consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person\'s own access token), `registered_agent` (API token, `agent_id` of one of its agents), `authority_record` (`authority_id` of an authority in force: the application\'s API token, or the access token of the person who granted it).' })
+  @JSONSchema({
+    examples: ['consent_receipt'],
+    description:
+      "`consent_receipt` (API token, `record_id` of a record in force), `verified_person` (the person's own access token), `registered_agent` (API token, `agent_id` of one of its agents), `authority_record` (`authority_id` of an authority in force: the application's API token, or the access token of the person who granted it).",
+  })
   credential_type!: CredentialType;
 
   /** The consent record whose receipt is offered (consent_receipt only). */
@@ -53,7 +57,12 @@ export class CredentialProofBody {
 }
 
 export class CredentialProofsBody {
-  @ArrayMinSize(1) @ArrayMaxSize(1) @IsString({ each: true }) @MaxLength(8192, { each: true }) @Matches(JWT, { each: true, message: 'proofs.jwt must hold compact JWTs' }) jwt!: string[];
+  @ArrayMinSize(1)
+  @ArrayMaxSize(1)
+  @IsString({ each: true })
+  @MaxLength(8192, { each: true })
+  @Matches(JWT, { each: true, message: 'proofs.jwt must hold compact JWTs' })
+  jwt!: string[];
 }
 
 /** Body of POST /api/v1/credentials/issuance (OpenID4VCI 1.0 §8.2; `proof` of earlier drafts accepted). */
@@ -65,25 +74,39 @@ export class CredentialRequestBody {
 
 /** Body of POST /api/v1/credentials/{credential_id}/revoke. */
 export class RevokeCredentialBody {
-  @IsOptional() @IsIn(['revoked_by_issuer', 'subject_request', 'superseded', 'compromised']) @JSONSchema({ examples: ['superseded'] }) reason?: string;
+  @IsOptional()
+  @IsIn(['revoked_by_issuer', 'subject_request', 'superseded', 'compromised'])
+  @JSONSchema({ examples: ['superseded'] })
+  reason?: string;
 }
 
 /** Body of POST /api/v1/presentations. */
 export class VerifyPresentationBody {
   @IsString()
   @MaxLength(65_536)
-  @JSONSchema({ description: 'An SD-JWT VC presentation (`<issuer-jwt>~<disclosure>~…~<kb-jwt>`) or a W3C VC-JWT.', examples: ['eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJkaWQ6d2ViOnVzLnN2Yy5leGFtcGxlIn0.c2ln~WyJzYWx0IiwicHVycG9zZXMiLFtdXQ~eyJ0eXAiOiJrYitqd3QifQ.e30.c2ln'] })
+  @JSONSchema({
+    description: 'An SD-JWT VC presentation (`<issuer-jwt>~<disclosure>~…~<kb-jwt>`) or a W3C VC-JWT.',
+    examples: [
+      'eyJhbGciOiJFZERTQSJ9.eyJpc3MiOiJkaWQ6d2ViOnVzLnN2Yy5leGFtcGxlIn0.c2ln~WyJzYWx0IiwicHVycG9zZXMiLFtdXQ~eyJ0eXAiOiJrYitqd3QifQ.e30.c2ln',
+    ],
+  })
   presentation!: string;
 
   @IsString()
   @MaxLength(512)
-  @JSONSchema({ description: 'The nonce the verifying application gave the wallet; the key binding JWT must carry it.', examples: ['n-0S6_WzA2Mj'] })
+  @JSONSchema({
+    description: 'The nonce the verifying application gave the wallet; the key binding JWT must carry it.',
+    examples: ['n-0S6_WzA2Mj'],
+  })
   nonce!: string;
 
   @IsOptional()
   @IsString()
   @MaxLength(512)
-  @JSONSchema({ description: 'The audience the key binding JWT must name; the caller\'s application id when absent.', examples: ['tp_eu_abcdefghijklmnopqrst'] })
+  @JSONSchema({
+    description: "The audience the key binding JWT must name; the caller's application id when absent.",
+    examples: ['tp_eu_abcdefghijklmnopqrst'],
+  })
   audience?: string;
 
   @IsOptional()

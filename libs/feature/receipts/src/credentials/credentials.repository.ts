@@ -57,8 +57,10 @@ interface OfferRow {
   issued_credential_id: string | null;
 }
 
-const CREDENTIAL_COLUMNS = 'id, application_id, credential_type, subject_ref, holder_jkt, status_list_id, status_index, issued_at, expires_at, revoked_at, revocation_reason';
-const OFFER_COLUMNS = 'id, application_id, credential_type, subject_ref, claims, code_expires_at, token_sha256, token_expires_at, issued_credential_id';
+const CREDENTIAL_COLUMNS =
+  'id, application_id, credential_type, subject_ref, holder_jkt, status_list_id, status_index, issued_at, expires_at, revoked_at, revocation_reason';
+const OFFER_COLUMNS =
+  'id, application_id, credential_type, subject_ref, claims, code_expires_at, token_sha256, token_expires_at, issued_credential_id';
 
 function toCredential(row: CredentialRow): IssuedCredential {
   return {
@@ -102,7 +104,16 @@ export class CredentialsRepository {
   async insertOffer(offer: CredentialOffer, codeSha256: string, at: Date): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO receipts.credential_offers (id, application_id, credential_type, subject_ref, claims, code_sha256, code_expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [offer.id, offer.applicationId, offer.credentialType, offer.subjectRef, JSON.stringify(offer.claims), codeSha256, offer.codeExpiresAt, at],
+      [
+        offer.id,
+        offer.applicationId,
+        offer.credentialType,
+        offer.subjectRef,
+        JSON.stringify(offer.claims),
+        codeSha256,
+        offer.codeExpiresAt,
+        at,
+      ],
     );
   }
 
@@ -122,7 +133,10 @@ export class CredentialsRepository {
 
   /** The offer an unexpired access token was issued for, locked for issuance. */
   async offerByToken(manager: EntityManager, tokenSha256: string, now: Date): Promise<CredentialOffer | undefined> {
-    const rows: OfferRow[] = await manager.query(`SELECT ${OFFER_COLUMNS} FROM receipts.credential_offers WHERE token_sha256 = $1 AND token_expires_at > $2 FOR UPDATE`, [tokenSha256, now]);
+    const rows: OfferRow[] = await manager.query(
+      `SELECT ${OFFER_COLUMNS} FROM receipts.credential_offers WHERE token_sha256 = $1 AND token_expires_at > $2 FOR UPDATE`,
+      [tokenSha256, now],
+    );
     return rows[0] ? toOffer(rows[0]) : undefined;
   }
 
@@ -132,17 +146,27 @@ export class CredentialsRepository {
 
   async insertNonce(nonceSha256: string, expiresAt: Date, now: Date): Promise<void> {
     await this.dataSource.query(`DELETE FROM receipts.credential_nonces WHERE expires_at <= $1`, [now]);
-    await this.dataSource.query(`INSERT INTO receipts.credential_nonces (nonce_sha256, expires_at) VALUES ($1, $2)`, [nonceSha256, expiresAt]);
+    await this.dataSource.query(`INSERT INTO receipts.credential_nonces (nonce_sha256, expires_at) VALUES ($1, $2)`, [
+      nonceSha256,
+      expiresAt,
+    ]);
   }
 
   /** Consumes a nonce once; false when unknown, expired or already used. */
   async consumeNonce(manager: EntityManager, nonceSha256: string, now: Date): Promise<boolean> {
-    const rows = await queryRows(manager, `DELETE FROM receipts.credential_nonces WHERE nonce_sha256 = $1 AND expires_at > $2 RETURNING nonce_sha256`, [nonceSha256, now]);
+    const rows = await queryRows(
+      manager,
+      `DELETE FROM receipts.credential_nonces WHERE nonce_sha256 = $1 AND expires_at > $2 RETURNING nonce_sha256`,
+      [nonceSha256, now],
+    );
     return rows.length > 0;
   }
 
   /** Records an agent registration once (the event may be redelivered). */
-  async recordAgent(manager: EntityManager, agent: { agentId: string; applicationId: string; agentType: string; registeredAt: Date }): Promise<boolean> {
+  async recordAgent(
+    manager: EntityManager,
+    agent: { agentId: string; applicationId: string; agentType: string; registeredAt: Date },
+  ): Promise<boolean> {
     const rows = await queryRows(
       manager,
       `INSERT INTO receipts.registered_agents (agent_id, application_id, agent_type, registered_at) VALUES ($1, $2, $3, $4) ON CONFLICT (agent_id) DO NOTHING RETURNING agent_id`,
@@ -163,21 +187,41 @@ export class CredentialsRepository {
   /** Records an authority granted in the region once (the event may be redelivered). */
   async recordAuthority(
     manager: EntityManager,
-    authority: { authorityId: string; applicationId: string; principalSha256: string; agentId: string; grantedAt: Date; validUntil: Date | null },
+    authority: {
+      authorityId: string;
+      applicationId: string;
+      principalSha256: string;
+      agentId: string;
+      grantedAt: Date;
+      validUntil: Date | null;
+    },
   ): Promise<void> {
     await manager.query(
       `INSERT INTO receipts.credential_authorities (authority_id, application_id, principal_sha256, agent_id, granted_at, valid_until) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (authority_id) DO NOTHING`,
-      [authority.authorityId, authority.applicationId, authority.principalSha256, authority.agentId, authority.grantedAt, authority.validUntil],
+      [
+        authority.authorityId,
+        authority.applicationId,
+        authority.principalSha256,
+        authority.agentId,
+        authority.grantedAt,
+        authority.validUntil,
+      ],
     );
   }
 
   /** Marks an authority revoked (it stays so: a revoked authority is never resumed). */
   async markAuthorityRevoked(manager: EntityManager, authorityId: string, at: Date): Promise<void> {
-    await manager.query(`UPDATE receipts.credential_authorities SET revoked_at = coalesce(revoked_at, $2) WHERE authority_id = $1`, [authorityId, at]);
+    await manager.query(`UPDATE receipts.credential_authorities SET revoked_at = coalesce(revoked_at, $2) WHERE authority_id = $1`, [
+      authorityId,
+      at,
+    ]);
   }
 
   /** The application's authority as receipts learnt it, or undefined (unknown, or another application's). */
-  async authority(applicationId: string, authorityId: string): Promise<{ principalSha256: string; agentId: string; revokedAt: Date | null } | undefined> {
+  async authority(
+    applicationId: string,
+    authorityId: string,
+  ): Promise<{ principalSha256: string; agentId: string; revokedAt: Date | null } | undefined> {
     const rows: Array<{ principal_sha256: string; agent_id: string; revoked_at: Date | null }> = await this.dataSource.query(
       `SELECT principal_sha256, agent_id, revoked_at FROM receipts.credential_authorities WHERE authority_id = $1 AND application_id = $2`,
       [authorityId, applicationId],
@@ -189,12 +233,25 @@ export class CredentialsRepository {
   async insertCredential(manager: EntityManager, credential: IssuedCredential): Promise<void> {
     await manager.query(
       `INSERT INTO receipts.credentials (id, application_id, credential_type, subject_ref, holder_jkt, status_list_id, status_index, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [credential.id, credential.applicationId, credential.credentialType, credential.subjectRef, credential.holderJkt, credential.statusListId, credential.statusIndex, credential.issuedAt, credential.expiresAt],
+      [
+        credential.id,
+        credential.applicationId,
+        credential.credentialType,
+        credential.subjectRef,
+        credential.holderJkt,
+        credential.statusListId,
+        credential.statusIndex,
+        credential.issuedAt,
+        credential.expiresAt,
+      ],
     );
   }
 
   async find(id: string, manager: EntityManager = this.dataSource.manager, lock = false): Promise<IssuedCredential | undefined> {
-    const rows: CredentialRow[] = await manager.query(`SELECT ${CREDENTIAL_COLUMNS} FROM receipts.credentials WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+    const rows: CredentialRow[] = await manager.query(
+      `SELECT ${CREDENTIAL_COLUMNS} FROM receipts.credentials WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
     return rows[0] ? toCredential(rows[0]) : undefined;
   }
 
@@ -209,10 +266,19 @@ export class CredentialsRepository {
   }
 
   /** Marks unrevoked credentials revoked; returns those it revoked. */
-  async revoke(manager: EntityManager, where: { id: string } | { applicationId: string; credentialType: CredentialType; subjectRef: string }, reason: string, at: Date): Promise<IssuedCredential[]> {
+  async revoke(
+    manager: EntityManager,
+    where: { id: string } | { applicationId: string; credentialType: CredentialType; subjectRef: string },
+    reason: string,
+    at: Date,
+  ): Promise<IssuedCredential[]> {
     const rows =
       'id' in where
-        ? await queryRows<CredentialRow>(manager, `UPDATE receipts.credentials SET revoked_at = $2, revocation_reason = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING ${CREDENTIAL_COLUMNS}`, [where.id, at, reason])
+        ? await queryRows<CredentialRow>(
+            manager,
+            `UPDATE receipts.credentials SET revoked_at = $2, revocation_reason = $3 WHERE id = $1 AND revoked_at IS NULL RETURNING ${CREDENTIAL_COLUMNS}`,
+            [where.id, at, reason],
+          )
         : await queryRows<CredentialRow>(
             manager,
             `UPDATE receipts.credentials SET revoked_at = $4, revocation_reason = $5

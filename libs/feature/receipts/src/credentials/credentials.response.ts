@@ -22,11 +22,22 @@ export class DidDocumentResponse {
 /** 200 of GET /.well-known/openid-credential-issuer (OpenID4VCI 1.0 §11.2). */
 export class CredentialIssuerMetadataResponse {
   @IsString() @JSONSchema({ examples: ['https://us.svc.example'] }) credential_issuer!: string;
-  @IsString({ each: true }) @JSONSchema({ description: 'The pre-authorized code server (`{issuer}/oid4vci`) and the region\'s OpenID provider (`{issuer}`, authorization code flow with `authorization_details` of type `openid_credential`).' }) authorization_servers!: string[];
+  @IsString({ each: true })
+  @JSONSchema({
+    description:
+      "The pre-authorized code server (`{issuer}/oid4vci`) and the region's OpenID provider (`{issuer}`, authorization code flow with `authorization_details` of type `openid_credential`).",
+  })
+  authorization_servers!: string[];
   @IsString() credential_endpoint!: string;
   @IsString() nonce_endpoint!: string;
   @Allow() @JSONSchema({ type: 'array', items: { type: 'object' } }) display!: unknown[];
-  @Allow() @JSONSchema({ type: 'object', description: 'Per configuration id: format dc+sd-jwt, vct, cryptographic binding (jwk), proof types (jwt: EdDSA, ES256), signing algorithm EdDSA.' }) credential_configurations_supported!: Record<string, unknown>;
+  @Allow()
+  @JSONSchema({
+    type: 'object',
+    description:
+      'Per configuration id: format dc+sd-jwt, vct, cryptographic binding (jwk), proof types (jwt: EdDSA, ES256), signing algorithm EdDSA.',
+  })
+  credential_configurations_supported!: Record<string, unknown>;
 }
 
 /** 200 of GET /.well-known/oauth-authorization-server/oid4vci (RFC 8414): the pre-authorized code server. */
@@ -50,7 +61,12 @@ export class CredentialOfferResponse {
   @IsString() id!: string;
   @IsIn(['consent_receipt', 'verified_person', 'registered_agent', 'authority_record']) credential_type!: string;
   @ValidateNested() @Type(() => CredentialOfferObjectResponse) credential_offer!: CredentialOfferObjectResponse;
-  @IsString() @JSONSchema({ description: 'The offer by value as an `openid-credential-offer://` link (a QR code or a same-device link for the wallet). Give it only to the person: its code buys the credential once.' }) credential_offer_uri!: string;
+  @IsString()
+  @JSONSchema({
+    description:
+      'The offer by value as an `openid-credential-offer://` link (a QR code or a same-device link for the wallet). Give it only to the person: its code buys the credential once.',
+  })
+  credential_offer_uri!: string;
   @IsString() expires_at!: string;
 }
 
@@ -70,7 +86,9 @@ export class CredentialNonceResponse {
 }
 
 export class IssuedCredentialEntryResponse {
-  @IsString() @JSONSchema({ description: 'The SD-JWT VC (compact: issuer JWT, then disclosures, each followed by ~).' }) credential!: string;
+  @IsString()
+  @JSONSchema({ description: 'The SD-JWT VC (compact: issuer JWT, then disclosures, each followed by ~).' })
+  credential!: string;
 }
 
 /** 200 of POST /api/v1/credentials/issuance (OpenID4VCI 1.0 §8.3). */
@@ -116,11 +134,17 @@ export class PresentationVerificationResponse {
   @IsString() @Nullable() @JSONSchema({ description: 'The deployment region that issued it, when one did.' }) issuer_region!: string | null;
   @IsString() @Nullable() issuer_country!: string | null;
   @IsString() @Nullable() vct!: string | null;
-  @IsObject() @JSONSchema({ description: 'The claims the holder disclosed (empty unless every check before `disclosures` passed).' }) disclosed_claims!: Record<string, unknown>;
+  @IsObject()
+  @JSONSchema({ description: 'The claims the holder disclosed (empty unless every check before `disclosures` passed).' })
+  disclosed_claims!: Record<string, unknown>;
   @ValidateNested({ each: true }) @Type(() => PresentationCheckResponse) checks!: PresentationCheckResponse[];
   @IsString() verified_at!: string;
   @IsOptional()
   @IsString()
-  @JSONSchema({ description: 'The transfer register entry (`xfr_…`) written before a credential of another region was verified here; absent when nothing crossed.', examples: ['xfr_abcdefghijklmnopqrstuvwx'] })
+  @JSONSchema({
+    description:
+      'The transfer register entry (`xfr_…`) written before a credential of another region was verified here; absent when nothing crossed.',
+    examples: ['xfr_abcdefghijklmnopqrstuvwx'],
+  })
   transfer_id?: string;
 }

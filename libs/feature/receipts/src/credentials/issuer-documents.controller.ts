@@ -39,7 +39,11 @@ export class IssuerDocumentsController {
   @Get('.well-known/did.json')
   @Header('content-type', 'application/did+json; charset=utf-8')
   @Header('cache-control', 'public, max-age=60')
-  @ApiDoc({ tag: 'Verify', summary: 'The region\'s did:web DID document: every signing key, active and retired, as an assertion method', errors: [] })
+  @ApiDoc({
+    tag: 'Verify',
+    summary: "The region's did:web DID document: every signing key, active and retired, as an assertion method",
+    errors: [],
+  })
   @ApiResponseOf(DidDocumentResponse)
   async did(): Promise<DidDocumentResponse> {
     const did = didWebOf(this.config.publicBaseUrl);
@@ -89,7 +93,7 @@ export class IssuerDocumentsController {
 
   @Get(`.well-known/oauth-authorization-server/${OID4VCI_AS_PATH}`)
   @Header('cache-control', 'public, max-age=300')
-  @ApiDoc({ tag: 'Verify', summary: 'RFC 8414 metadata of the issuer\'s pre-authorized code server (token endpoint)', errors: [] })
+  @ApiDoc({ tag: 'Verify', summary: "RFC 8414 metadata of the issuer's pre-authorized code server (token endpoint)", errors: [] })
   @ApiResponseOf(AuthorizationServerMetadataResponse)
   authorizationServer(): AuthorizationServerMetadataResponse {
     const base = this.config.publicBaseUrl;

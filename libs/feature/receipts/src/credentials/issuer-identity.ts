@@ -6,7 +6,10 @@
 export function didWebOf(baseUrl: string): string {
   const url = new URL(baseUrl);
   const host = url.port ? `${url.hostname}%3A${url.port}` : url.hostname;
-  const path = url.pathname.split('/').filter((segment) => segment.length > 0).map(encodeURIComponent);
+  const path = url.pathname
+    .split('/')
+    .filter((segment) => segment.length > 0)
+    .map(encodeURIComponent);
   return ['did', 'web', host, ...path].join(':');
 }
 

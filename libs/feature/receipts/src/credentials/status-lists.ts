@@ -82,7 +82,10 @@ export class StatusLists {
       if (row) {
         const index = pickFreePosition(row.allocated, random);
         if (index !== undefined) {
-          await manager.query(`UPDATE receipts.status_lists SET allocated = set_byte(allocated, $2, 1), used_count = used_count + 1 WHERE id = $1`, [row.id, index]);
+          await manager.query(
+            `UPDATE receipts.status_lists SET allocated = set_byte(allocated, $2, 1), used_count = used_count + 1 WHERE id = $1`,
+            [row.id, index],
+          );
           return { listId: row.id, index };
         }
         // A count out of step with the bytes (never expected): mark the list full and move on.
@@ -103,19 +106,33 @@ export class StatusLists {
 
   /** Marks an entry invalid (idempotent). */
   async invalidate(manager: EntityManager, listId: string, index: number): Promise<void> {
-    await manager.query(`UPDATE receipts.status_lists SET statuses = set_byte(statuses, $2, $3), updated_at = $4 WHERE id = $1`, [listId, index, STATUS_INVALID, this.clock.now()]);
+    await manager.query(`UPDATE receipts.status_lists SET statuses = set_byte(statuses, $2, $3), updated_at = $4 WHERE id = $1`, [
+      listId,
+      index,
+      STATUS_INVALID,
+      this.clock.now(),
+    ]);
   }
 
   /** The signed status list token of `listId`, or undefined when the region has no such list. */
   async token(listId: string): Promise<string | undefined> {
-    const rows: StatusListRow[] = await this.dataSource.query(`SELECT id, size, statuses, updated_at FROM receipts.status_lists WHERE id = $1`, [listId]);
+    const rows: StatusListRow[] = await this.dataSource.query(
+      `SELECT id, size, statuses, updated_at FROM receipts.status_lists WHERE id = $1`,
+      [listId],
+    );
     const row = rows[0];
     if (!row) return undefined;
     const list = new StatusList([...row.statuses], 1);
     const iat = Math.floor(this.clock.now().getTime() / 1000);
     return signCompactJws(
       await this.keys.activeKey(),
-      { sub: this.uri(listId), iat, exp: iat + 24 * 3600, ttl: STATUS_LIST_TTL_SECONDS, status_list: { bits: 1, lst: list.compressStatusList() } },
+      {
+        sub: this.uri(listId),
+        iat,
+        exp: iat + 24 * 3600,
+        ttl: STATUS_LIST_TTL_SECONDS,
+        status_list: { bits: 1, lst: list.compressStatusList() },
+      },
       { typ: 'statuslist+jwt' },
     );
   }

@@ -14,7 +14,11 @@ export function addIsoDuration(start: Date, duration: string): Date | undefined 
   if (!match) return undefined;
   const [, y, mo, w, d, h, mi, s] = match.map((part) => (part === undefined ? 0 : Number(part)));
   const result = new Date(start.getTime());
-  result.setUTCFullYear(result.getUTCFullYear() + (y ?? 0), result.getUTCMonth() + (mo ?? 0), result.getUTCDate() + (w ?? 0) * 7 + (d ?? 0));
+  result.setUTCFullYear(
+    result.getUTCFullYear() + (y ?? 0),
+    result.getUTCMonth() + (mo ?? 0),
+    result.getUTCDate() + (w ?? 0) * 7 + (d ?? 0),
+  );
   result.setUTCHours(result.getUTCHours() + (h ?? 0), result.getUTCMinutes() + (mi ?? 0), result.getUTCSeconds() + (s ?? 0));
   return result;
 }

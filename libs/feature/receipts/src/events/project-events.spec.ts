@@ -22,7 +22,11 @@ describe('event projection', () => {
     });
 
     it('a whole withdrawal appends consent withdrawn with its channel and makes the status withdrawn', () => {
-      const projection = projectReceipt(frozen, [{ type: 'consent_withdrawn', at: '2026-02-01T00:00:00Z', channel: 'receipt_link' }], at('2026-03-01T00:00:00Z'));
+      const projection = projectReceipt(
+        frozen,
+        [{ type: 'consent_withdrawn', at: '2026-02-01T00:00:00Z', channel: 'receipt_link' }],
+        at('2026-03-01T00:00:00Z'),
+      );
       expect(projection.document.event.at(-1)).toEqual({
         event_time: '2026-02-01T00:00:00.000Z',
         entity_id: 'subj_9f2c',
@@ -35,12 +39,22 @@ describe('event projection', () => {
     });
 
     it('a withdrawal by purpose carries purpose_id; partially withdrawn until every granted purpose is', () => {
-      const one: ReceiptTransition[] = [{ type: 'consent_withdrawn', at: '2026-02-01T00:00:00Z', purpose_id: 'marketing', channel: 'newer_record' }];
+      const one: ReceiptTransition[] = [
+        { type: 'consent_withdrawn', at: '2026-02-01T00:00:00Z', purpose_id: 'marketing', channel: 'newer_record' },
+      ];
       const partial = projectReceipt(frozen, one, at('2026-03-01T00:00:00Z'));
-      expect(partial.document.event.at(-1)).toMatchObject({ event_state: 'consent withdrawn', purpose_id: 'marketing', event_channel: 'newer_record' });
+      expect(partial.document.event.at(-1)).toMatchObject({
+        event_state: 'consent withdrawn',
+        purpose_id: 'marketing',
+        event_channel: 'newer_record',
+      });
       expect(partial.status).toBe('partially_withdrawn');
       expect(partial.withdrawnPurposes).toEqual(['marketing']);
-      const both = projectReceipt(frozen, [...one, { type: 'consent_withdrawn', at: '2026-02-02T00:00:00Z', purpose_id: 'analytics' }], at('2026-03-01T00:00:00Z'));
+      const both = projectReceipt(
+        frozen,
+        [...one, { type: 'consent_withdrawn', at: '2026-02-02T00:00:00Z', purpose_id: 'analytics' }],
+        at('2026-03-01T00:00:00Z'),
+      );
       expect(both.status).toBe('withdrawn');
       expect(validateReceiptDocument(both.document)).toEqual({ valid: true });
     });
@@ -69,7 +83,11 @@ describe('event projection', () => {
     it('a record with nothing granted is declined; an objection by purpose is rendered', () => {
       const declined = buildConsentRecord(consentInput({ decisions: [{ purpose_id: 'marketing', label: 'M', decision: 'declined' }] }));
       expect(projectReceipt(declined, [], at('2026-03-01T00:00:00Z')).status).toBe('declined');
-      const objected = projectReceipt(frozen, [{ type: 'objection_recorded', at: '2026-02-01T00:00:00Z', purpose_id: 'analytics', channel: 'own_records' }], at('2026-03-01T00:00:00Z'));
+      const objected = projectReceipt(
+        frozen,
+        [{ type: 'objection_recorded', at: '2026-02-01T00:00:00Z', purpose_id: 'analytics', channel: 'own_records' }],
+        at('2026-03-01T00:00:00Z'),
+      );
       expect(objected.document.event.at(-1)).toMatchObject({ event_state: 'objection recorded', purpose_id: 'analytics' });
       expect(validateReceiptDocument(objected.document)).toEqual({ valid: true });
       // An objection stops the purpose as a withdrawal does (a data subject request, Art. 21).
@@ -97,13 +115,23 @@ describe('event projection', () => {
     it('suspended then resumed: both rows appended, status back to active', () => {
       const suspended = projectReceipt(frozen, [{ type: 'authority_suspended', at: '2026-02-01T00:00:00Z' }], now);
       expect(suspended.status).toBe('suspended');
-      const resumed = projectReceipt(frozen, [{ type: 'authority_suspended', at: '2026-02-01T00:00:00Z' }, { type: 'authority_resumed', at: '2026-02-02T00:00:00Z' }], now);
+      const resumed = projectReceipt(
+        frozen,
+        [
+          { type: 'authority_suspended', at: '2026-02-01T00:00:00Z' },
+          { type: 'authority_resumed', at: '2026-02-02T00:00:00Z' },
+        ],
+        now,
+      );
       expect(states(resumed.document.event)).toEqual(['authority granted', 'authority suspended', 'authority resumed']);
       expect(resumed.status).toBe('active');
     });
 
     it('revoked: status revoked, and authority expired is suppressed after the revocation', () => {
-      const transitions: ReceiptTransition[] = [{ type: 'authority_revoked', at: '2026-02-01T00:00:00Z', channel: 'organisation' }, { type: 'authority_expired', at: '2026-07-01T00:00:00Z' }];
+      const transitions: ReceiptTransition[] = [
+        { type: 'authority_revoked', at: '2026-02-01T00:00:00Z', channel: 'organisation' },
+        { type: 'authority_expired', at: '2026-07-01T00:00:00Z' },
+      ];
       const projection = projectReceipt(frozen, transitions, at('2026-08-01T00:00:00Z'));
       expect(states(projection.document.event)).toEqual(['authority granted', 'authority revoked']);
       expect(projection.status).toBe('revoked');
@@ -113,7 +141,12 @@ describe('event projection', () => {
     it('expires at valid_until (derived), and not while still valid', () => {
       expect(projectReceipt(frozen, [], now).status).toBe('active');
       const expired = projectReceipt(frozen, [], at('2026-07-01T00:00:00Z'));
-      expect(expired.document.event.at(-1)).toEqual({ event_time: '2026-07-01T00:00:00.000Z', entity_id: 'subj_9f2c', event_type: 'regular', event_state: 'authority expired' });
+      expect(expired.document.event.at(-1)).toEqual({
+        event_time: '2026-07-01T00:00:00.000Z',
+        entity_id: 'subj_9f2c',
+        event_type: 'regular',
+        event_state: 'authority expired',
+      });
       expect(expired.status).toBe('expired');
     });
 
@@ -156,7 +189,9 @@ describe('event projection', () => {
 
   it('notice records are shown, then acknowledged', () => {
     expect(projectReceipt(buildNoticeRecord(noticeInput()), [], at('2026-03-01T00:00:00Z')).status).toBe('shown');
-    expect(projectReceipt(buildNoticeRecord(noticeInput({ acknowledged_at: '2026-01-01T09:05:00Z' })), [], at('2026-03-01T00:00:00Z')).status).toBe('acknowledged');
+    expect(
+      projectReceipt(buildNoticeRecord(noticeInput({ acknowledged_at: '2026-01-01T09:05:00Z' })), [], at('2026-03-01T00:00:00Z')).status,
+    ).toBe('acknowledged');
   });
 
   it('adds ISO durations in calendar terms', () => {
@@ -186,7 +221,11 @@ describe('processing locations from recorded transfers', () => {
   it('lists each recorded crossing once with its basis and register id, adds no event row, and stays schema-valid', () => {
     const projection = projectReceipt(
       frozen,
-      [transfer('US', 'standard_contractual_clauses', 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa'), transfer('US', 'standard_contractual_clauses', 'xfr_bbbbbbbbbbbbbbbbbbbbbbbb'), transfer('JP', 'adequacy_decision', 'xfr_cccccccccccccccccccccccc')],
+      [
+        transfer('US', 'standard_contractual_clauses', 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa'),
+        transfer('US', 'standard_contractual_clauses', 'xfr_bbbbbbbbbbbbbbbbbbbbbbbb'),
+        transfer('JP', 'adequacy_decision', 'xfr_cccccccccccccccccccccccc'),
+      ],
       at('2026-03-01T00:00:00Z'),
     );
     expect(projection.document.pii_processing.processing_locations).toEqual([
@@ -199,7 +238,11 @@ describe('processing locations from recorded transfers', () => {
   });
 
   it('does not state a crossing recorded after the rendering time', () => {
-    const projection = projectReceipt(frozen, [transfer('US', 'standard_contractual_clauses', 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa', '2026-04-01T00:00:00Z')], at('2026-03-01T00:00:00Z'));
+    const projection = projectReceipt(
+      frozen,
+      [transfer('US', 'standard_contractual_clauses', 'xfr_aaaaaaaaaaaaaaaaaaaaaaaa', '2026-04-01T00:00:00Z')],
+      at('2026-03-01T00:00:00Z'),
+    );
     expect(projection.document.pii_processing).not.toHaveProperty('processing_locations');
   });
 });

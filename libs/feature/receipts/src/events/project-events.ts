@@ -85,7 +85,12 @@ function rowOf(document: ReceiptDocument, transition: EventTransition): EventRow
     case 'authority_expired':
       return { ...base, entity_id: entity, event_type: 'regular' };
     case 'authority_exercised':
-      return { ...base, entity_id: entity, event_type: 'explicit', ...(transition.occurrences && transition.occurrences > 1 ? { occurrences: transition.occurrences } : {}) };
+      return {
+        ...base,
+        entity_id: entity,
+        event_type: 'explicit',
+        ...(transition.occurrences && transition.occurrences > 1 ? { occurrences: transition.occurrences } : {}),
+      };
     case 'approval_requested':
     case 'approval_granted':
     case 'approval_denied':
@@ -123,7 +128,13 @@ export function projectReceipt(frozen: ReceiptDocument, transitions: readonly Re
   const locations = processingLocations(frozen, transitions, nowIso);
   if (locations.length > 0) document.pii_processing.processing_locations = locations;
   // An objection to a purpose stops its processing as a withdrawal does.
-  const withdrawnPurposes = [...new Set(rows.filter((r) => (r.event_state === 'consent withdrawn' || r.event_state === 'objection recorded') && r.purpose_id).map((r) => r.purpose_id as string))];
+  const withdrawnPurposes = [
+    ...new Set(
+      rows
+        .filter((r) => (r.event_state === 'consent withdrawn' || r.event_state === 'objection recorded') && r.purpose_id)
+        .map((r) => r.purpose_id as string),
+    ),
+  ];
   return { document, status: deriveStatus(document, withdrawnPurposes, nowIso), withdrawnPurposes };
 }
 
@@ -132,12 +143,20 @@ export function projectReceipt(frozen: ReceiptDocument, transitions: readonly Re
  * register id), each country and basis once. Empty when no lawful transfer was recorded, so the
  * field stays absent (absence rule).
  */
-function processingLocations(frozen: ReceiptDocument, transitions: readonly ReceiptTransition[], nowIso: string): NonNullable<ReceiptDocument['pii_processing']['processing_locations']> {
+function processingLocations(
+  frozen: ReceiptDocument,
+  transitions: readonly ReceiptTransition[],
+  nowIso: string,
+): NonNullable<ReceiptDocument['pii_processing']['processing_locations']> {
   const result = [...(frozen.pii_processing.processing_locations ?? [])];
   for (const transition of transitions) {
     if (transition.type !== 'transfer_recorded' || new Date(transition.at).toISOString() > nowIso) continue;
     if (result.some((l) => l.country === transition.country && l.transfer_basis === transition.transfer_basis)) continue;
-    result.push({ country: transition.country, transfer_basis: transition.transfer_basis, transfer_register_id: transition.transfer_register_id });
+    result.push({
+      country: transition.country,
+      transfer_basis: transition.transfer_basis,
+      transfer_register_id: transition.transfer_register_id,
+    });
   }
   return result;
 }
@@ -147,9 +166,19 @@ function derivedConsentExpiry(frozen: ReceiptDocument, appended: readonly EventR
   if (!given?.validity_duration) return [];
   const end = addIsoDuration(new Date(given.event_time), given.validity_duration)?.toISOString();
   if (!end || end > nowIso) return [];
-  const endedBefore = appended.some((r) => r.event_time <= end && (r.event_state === 'consent expired' || (r.event_state === 'consent withdrawn' && !r.purpose_id)));
+  const endedBefore = appended.some(
+    (r) => r.event_time <= end && (r.event_state === 'consent expired' || (r.event_state === 'consent withdrawn' && !r.purpose_id)),
+  );
   if (endedBefore) return [];
-  return [{ event_time: end, entity_id: defaultEntity(frozen), event_type: 'regular', event_state: 'consent expired', event_channel: 'end_of_term' }];
+  return [
+    {
+      event_time: end,
+      entity_id: defaultEntity(frozen),
+      event_type: 'regular',
+      event_state: 'consent expired',
+      event_channel: 'end_of_term',
+    },
+  ];
 }
 
 function derivedAuthorityExpiry(frozen: ReceiptDocument, appended: readonly EventRow[], nowIso: string): EventRow[] {
@@ -191,7 +220,9 @@ function deriveStatus(document: ReceiptDocument, withdrawnPurposes: readonly str
       }
       const from = document.authority?.valid_from;
       if (status === 'active' && from) {
-        const activeAt = document.authority?.cooling_off ? addIsoDuration(new Date(from), document.authority.cooling_off)?.toISOString() : from;
+        const activeAt = document.authority?.cooling_off
+          ? addIsoDuration(new Date(from), document.authority.cooling_off)?.toISOString()
+          : from;
         if (activeAt && activeAt > nowIso) return 'pending';
       }
       return status;

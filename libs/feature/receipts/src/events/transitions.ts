@@ -26,7 +26,12 @@ export type ReceiptTransition =
   /** An expiry recorded by the owner; expiry at `valid_until` is derived, not stored. */
   | { type: 'authority_expired'; at: string }
   | { type: 'authority_exercised'; at: string; occurrences?: number; entity_id?: string }
-  | { type: 'approval_requested' | 'approval_granted' | 'approval_denied' | 'approval_countered'; at: string; approval_id: string; entity_id?: string }
+  | {
+      type: 'approval_requested' | 'approval_granted' | 'approval_denied' | 'approval_countered';
+      at: string;
+      approval_id: string;
+      entity_id?: string;
+    }
   | TransferTransition;
 
 /**

@@ -90,7 +90,8 @@ export function dpvReceipt(document: ReceiptDocument, status: ReceiptStatus): Re
     'svc:status': status,
   };
   if (pii.jurisdiction !== 'unspecified') graph['dpv:hasJurisdiction'] = { '@id': `loc:${pii.jurisdiction}` };
-  if (record.pii_principal_id) graph['dpv:hasDataSubject'] = { '@id': urn('principal', record.pii_principal_id), '@type': 'dpv:DataSubject' };
+  if (record.pii_principal_id)
+    graph['dpv:hasDataSubject'] = { '@id': urn('principal', record.pii_principal_id), '@type': 'dpv:DataSubject' };
   for (const party of document.party_identification) {
     if (party.party_role === 'principal' && graph['dpv:hasDataSubject']) continue;
     const property = PARTY_PROPERTY[party.party_role];
@@ -112,7 +113,11 @@ export function dpvReceipt(document: ReceiptDocument, status: ReceiptStatus): Re
       ...(pii.privacy_notice.url ? { 'dct:source': { '@id': pii.privacy_notice.url } } : {}),
     };
   }
-  if (pii.storage_locations) graph['dpv:hasStorageCondition'] = pii.storage_locations.map((c) => ({ '@type': 'dpv:StorageLocation', 'dpv:hasLocation': { '@id': `loc:${c}` } }));
+  if (pii.storage_locations)
+    graph['dpv:hasStorageCondition'] = pii.storage_locations.map((c) => ({
+      '@type': 'dpv:StorageLocation',
+      'dpv:hasLocation': { '@id': `loc:${c}` },
+    }));
   if (pii.processing_locations) {
     graph['dpv:hasDataTransfer'] = pii.processing_locations.map((l) => ({
       '@type': 'dpv:DataTransfer',
@@ -120,10 +125,12 @@ export function dpvReceipt(document: ReceiptDocument, status: ReceiptStatus): Re
       'dpv:hasLegalBasis': { 'dct:identifier': l.transfer_basis },
     }));
   }
-  if (pii.recipient_third_parties) graph['dpv:hasRecipientThirdParty'] = pii.recipient_third_parties.map((id) => ({ '@id': urn('party', id), '@type': 'dpv:ThirdParty' }));
+  if (pii.recipient_third_parties)
+    graph['dpv:hasRecipientThirdParty'] = pii.recipient_third_parties.map((id) => ({ '@id': urn('party', id), '@type': 'dpv:ThirdParty' }));
   if (pii.privacy_rights) graph['dpv:hasRight'] = pii.privacy_rights.map((r) => ({ 'dct:identifier': r, '@type': 'dpv:DataSubjectRight' }));
   if (pii.withdrawal_method) graph['dpv:hasWithdrawalMethod'] = { '@id': pii.withdrawal_method };
-  if (pii.impact_assessment) graph['dpv:hasImpactAssessment'] = { 'dct:identifier': pii.impact_assessment, '@type': 'dpv:LegitimateInterestAssessment' };
+  if (pii.impact_assessment)
+    graph['dpv:hasImpactAssessment'] = { 'dct:identifier': pii.impact_assessment, '@type': 'dpv:LegitimateInterestAssessment' };
   graph['svc:event'] = document.event.map((e) => ({
     'dct:date': { '@value': e.event_time, '@type': 'xsd:dateTime' },
     'svc:eventState': e.event_state,

@@ -82,18 +82,35 @@ describe('flavors', () => {
     expect(graph['@type']).toBe('dpv:ConsentRecord');
     expect(graph['dpv:hasConsentStatus']).toEqual({ '@id': 'dpv:ConsentGiven' });
     expect(graph['dpv:hasPurpose']).toEqual([
-      { '@id': 'urn:svc:purpose:marketing', '@type': 'dpv:Purpose', 'dct:description': 'Marketing emails', 'dpv:hasLegalBasis': { '@id': 'dpv:Consent' } },
-      { '@id': 'urn:svc:purpose:analytics', '@type': 'dpv:Purpose', 'dct:description': 'Product analytics', 'dpv:hasLegalBasis': { '@id': 'dpv:LegitimateInterest' } },
+      {
+        '@id': 'urn:svc:purpose:marketing',
+        '@type': 'dpv:Purpose',
+        'dct:description': 'Marketing emails',
+        'dpv:hasLegalBasis': { '@id': 'dpv:Consent' },
+      },
+      {
+        '@id': 'urn:svc:purpose:analytics',
+        '@type': 'dpv:Purpose',
+        'dct:description': 'Product analytics',
+        'dpv:hasLegalBasis': { '@id': 'dpv:LegitimateInterest' },
+      },
     ]);
-    expect(graph['dpv:hasDataController']).toEqual([{ '@id': 'urn:svc:party:tp_us_aaaaaaaaaaaaaaaaaaaa', '@type': 'dpv:DataController', 'dct:title': 'Acme Ltd' }]);
+    expect(graph['dpv:hasDataController']).toEqual([
+      { '@id': 'urn:svc:party:tp_us_aaaaaaaaaaaaaaaaaaaa', '@type': 'dpv:DataController', 'dct:title': 'Acme Ltd' },
+    ]);
     expect(graph['dpv:hasDataSubject']).toEqual({ '@id': 'urn:svc:principal:subj_9f2c', '@type': 'dpv:DataSubject' });
-    expect(graph['dpv:hasNotice']).toMatchObject({ '@type': 'dpv:PrivacyNotice', 'svc:noticeSha256': document.pii_processing.privacy_notice!.hash });
+    expect(graph['dpv:hasNotice']).toMatchObject({
+      '@type': 'dpv:PrivacyNotice',
+      'svc:noticeSha256': document.pii_processing.privacy_notice!.hash,
+    });
   });
 
   it('dpv is unavailable for a pure-authority record (no purposes) and available for an authority with purposes', () => {
     const pure = render(authorityInput({ purposes: [] }));
     expect(isPureAuthority(pure.document)).toBe(true);
-    expect(() => dpvReceipt(pure.document, pure.status)).toThrow(expect.objectContaining({ code: 'dpv_unavailable', kind: 'unprocessable' }));
+    expect(() => dpvReceipt(pure.document, pure.status)).toThrow(
+      expect.objectContaining({ code: 'dpv_unavailable', kind: 'unprocessable' }),
+    );
     const withPurpose = render(authorityInput());
     expect(dpvReceipt(withPurpose.document, withPurpose.status)['@type']).toBe('dpv:PersonalDataHandling');
   });
@@ -102,23 +119,36 @@ describe('flavors', () => {
     const { key } = testSigningKey();
     const broken = structuredClone(render(consentInput()).document) as ReceiptDocument & { authority?: unknown };
     broken.authority = { withdrawal_method: 'https://x.example/w' };
-    await expect(signReceipt(broken, key, 'https://us.example/.well-known/jwks.json')).rejects.toMatchObject({ code: 'not_signable', kind: 'unprocessable', detail: { reason: 'schema_invalid' } });
+    await expect(signReceipt(broken, key, 'https://us.example/.well-known/jwks.json')).rejects.toMatchObject({
+      code: 'not_signable',
+      kind: 'unprocessable',
+      detail: { reason: 'schema_invalid' },
+    });
   });
 
   describe('offline verifier failures', () => {
     async function signedText(): Promise<{ text: string; jwks: string }> {
       const { key, jwks } = testSigningKey();
-      return { text: JSON.stringify(await signReceipt(render(consentInput()).document, key, 'https://us.example/jwks')), jwks: JSON.stringify(jwks) };
+      return {
+        text: JSON.stringify(await signReceipt(render(consentInput()).document, key, 'https://us.example/jwks')),
+        jwks: JSON.stringify(jwks),
+      };
     }
 
     it('unknown kid: the JWKS does not hold the signing key', async () => {
       const { text } = await signedText();
-      await expect(verifySignedReceipt(text, JSON.stringify(testSigningKey('oap-us-v2').jwks))).resolves.toMatchObject({ ok: false, failure: 'unknown_kid' });
+      await expect(verifySignedReceipt(text, JSON.stringify(testSigningKey('oap-us-v2').jwks))).resolves.toMatchObject({
+        ok: false,
+        failure: 'unknown_kid',
+      });
     });
 
     it('bad signature: right kid, different key', async () => {
       const { text } = await signedText();
-      await expect(verifySignedReceipt(text, JSON.stringify(testSigningKey('oap-us-v1').jwks))).resolves.toMatchObject({ ok: false, failure: 'bad_signature' });
+      await expect(verifySignedReceipt(text, JSON.stringify(testSigningKey('oap-us-v1').jwks))).resolves.toMatchObject({
+        ok: false,
+        failure: 'bad_signature',
+      });
     });
 
     it('not a receipt: not JSON, or JSON without {record, signature.jws}', async () => {

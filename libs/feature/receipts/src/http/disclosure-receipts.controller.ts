@@ -14,7 +14,11 @@ export class DisclosureReceiptsController {
   @Post()
   @HttpCode(201)
   @RequireScopes('disclosures:write')
-  @ApiDoc({ tag: 'Receipts', summary: 'Record an operator-declared agent disclosure as a notice receipt', errors: [400, 401, 403, 404, 422] })
+  @ApiDoc({
+    tag: 'Receipts',
+    summary: 'Record an operator-declared agent disclosure as a notice receipt',
+    errors: [400, 401, 403, 404, 422],
+  })
   @ApiResponseOf(DisclosureReceiptEnvelopeResponse)
   async create(@CurrentPrincipal() principal: Principal, @Body() body: DisclosureReceiptBody): Promise<DisclosureReceiptEnvelopeResponse> {
     const recorded = await this.recordDisclosure.execute(principal, {

@@ -3,7 +3,13 @@ import { Public } from '@svc/auth';
 import { SigningKeyStore } from '@svc/key-store';
 import { ApiDoc, ApiResponseOf, ifNoneMatches } from '@svc/server';
 import type { FastifyReply } from 'fastify';
-import { RECEIPT_SCHEMA_ID_PATH, RECEIPT_SCHEMA_MEDIA_TYPE, RECEIPT_SCHEMA_PATH, receiptSchemaBytes, receiptSchemaEtag } from '../schema/published-schema';
+import {
+  RECEIPT_SCHEMA_ID_PATH,
+  RECEIPT_SCHEMA_MEDIA_TYPE,
+  RECEIPT_SCHEMA_PATH,
+  receiptSchemaBytes,
+  receiptSchemaEtag,
+} from '../schema/published-schema';
 import { JwksResponse, ReceiptSchemaResponse } from './receipts.response';
 
 const JWKS_MEDIA_TYPE = 'application/jwk-set+json; charset=utf-8';
@@ -19,7 +25,14 @@ export class PublicDocumentsController {
   constructor(private readonly keys: SigningKeyStore) {}
 
   @Get('.well-known/jwks.json')
-  @ApiDoc({ tag: 'Receipts', summary: 'The region signing keys (RFC 7517 JWKS), active and still-verifiable: strong ETag, If-None-Match → 304', errors: [], produces: 'application/jwk-set+json', alsoAnswers: [304], conditional: true })
+  @ApiDoc({
+    tag: 'Receipts',
+    summary: 'The region signing keys (RFC 7517 JWKS), active and still-verifiable: strong ETag, If-None-Match → 304',
+    errors: [],
+    produces: 'application/jwk-set+json',
+    alsoAnswers: [304],
+    conditional: true,
+  })
   @ApiResponseOf(JwksResponse)
   async jwks(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     // Serialised once per key set; a rotation (here, or its event in another process) changes it.
@@ -34,16 +47,31 @@ export class PublicDocumentsController {
   }
 
   @Get(RECEIPT_SCHEMA_PATH.slice(1))
-  @ApiDoc({ tag: 'Receipts', summary: 'The published receipt schema svc-cr/2.13 (JSON Schema 2020-12), byte-verbatim', errors: [], produces: RECEIPT_SCHEMA_MEDIA_TYPE, alsoAnswers: [304] })
+  @ApiDoc({
+    tag: 'Receipts',
+    summary: 'The published receipt schema svc-cr/2.13 (JSON Schema 2020-12), byte-verbatim',
+    errors: [],
+    produces: RECEIPT_SCHEMA_MEDIA_TYPE,
+    alsoAnswers: [304],
+  })
   @ApiResponseOf(ReceiptSchemaResponse)
   schema(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Buffer | undefined {
     return this.sendSchema(ifNoneMatch, reply);
   }
 
   @Get(RECEIPT_SCHEMA_ID_PATH.slice(1))
-  @ApiDoc({ tag: 'Receipts', summary: 'The receipt schema at its own identifier ($id), byte-verbatim', errors: [], produces: RECEIPT_SCHEMA_MEDIA_TYPE, alsoAnswers: [304] })
+  @ApiDoc({
+    tag: 'Receipts',
+    summary: 'The receipt schema at its own identifier ($id), byte-verbatim',
+    errors: [],
+    produces: RECEIPT_SCHEMA_MEDIA_TYPE,
+    alsoAnswers: [304],
+  })
   @ApiResponseOf(ReceiptSchemaResponse)
-  schemaAtId(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res({ passthrough: true }) reply: FastifyReply): Buffer | undefined {
+  schemaAtId(
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Buffer | undefined {
     return this.sendSchema(ifNoneMatch, reply);
   }
 

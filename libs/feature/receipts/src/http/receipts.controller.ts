@@ -41,7 +41,11 @@ export class ReceiptsController {
   constructor(private readonly render: RenderReceipt) {}
 
   @Get('consent_receipts/:record_id')
-  @ApiDoc({ tag: 'Receipts', summary: 'A consent or notice receipt (svc-cr/2.13) in the requested flavor', errors: [400, 401, 403, 404, 422] })
+  @ApiDoc({
+    tag: 'Receipts',
+    summary: 'A consent or notice receipt (svc-cr/2.13) in the requested flavor',
+    errors: [400, 401, 403, 404, 422],
+  })
   @ApiResponseOf(ReceiptDocumentResponse)
   async consentReceipt(
     @CurrentPrincipal() principal: Principal,
@@ -50,7 +54,12 @@ export class ReceiptsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
     const flavor = parseFlavor(query.flavor);
-    const rendered = await this.render.execute(principal.applicationId, RECORD_ID.test(recordId) ? recordId : '-', ['consent_record', 'notice_record'], flavor);
+    const rendered = await this.render.execute(
+      principal.applicationId,
+      RECORD_ID.test(recordId) ? recordId : '-',
+      ['consent_record', 'notice_record'],
+      flavor,
+    );
     return send(reply, rendered);
   }
 

@@ -11,7 +11,8 @@ export class ReceiptQuery {
 }
 
 /** RFC 3339 date-time with an explicit offset (no local times: a receipt must be unambiguous). */
-const RFC3339 = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+const RFC3339 =
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
 /**
  * Body of `POST /api/v1/disclosure_receipts` (spec, Disclosure receipt): a closed payload. Any

@@ -28,7 +28,12 @@ export class AgentRegistrations {
     const applicationId = registered.meta?.applicationId || registered.applicationId;
     if (!applicationId || !registered.agentId) return false;
     return this.intake.once(CONSUMER, event, (manager) =>
-      this.credentials.recordAgent(manager, { agentId: registered.agentId, applicationId, agentType: registered.agentType, registeredAt: new Date(eventTime(undefined, registered.meta)) }),
+      this.credentials.recordAgent(manager, {
+        agentId: registered.agentId,
+        applicationId,
+        agentType: registered.agentType,
+        registeredAt: new Date(eventTime(undefined, registered.meta)),
+      }),
     );
   }
 }

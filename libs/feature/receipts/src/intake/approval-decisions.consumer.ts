@@ -73,7 +73,9 @@ export class ApprovalDecisions {
       kind: 'approval_record',
       record_id: approvalRecordId(decided.sessionToken),
       application_id: applicationId,
-      pii_principal_id: decided.principalId ? await this.pseudonyms.pseudonym(applicationId, { kind: 'principal', value: decided.principalId }) : undefined,
+      pii_principal_id: decided.principalId
+        ? await this.pseudonyms.pseudonym(applicationId, { kind: 'principal', value: decided.principalId })
+        : undefined,
       // Decided through the API or the hosted page: no interface locale of the person is known.
       language: UNDETERMINED_LANGUAGE,
       outcome,

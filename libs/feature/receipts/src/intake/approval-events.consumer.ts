@@ -62,7 +62,13 @@ export class ApprovalEvents {
       if (!type || !resolved.escalationId) return false;
       return this.intake.once(CONSUMER, event, async (manager) => {
         const escalation = await this.escalation(manager, resolved.escalationId);
-        return this.append.execute(escalation.applicationId, escalation.authorityId, { type, at: eventTime(undefined, resolved.meta), approval_id: resolved.escalationId }, event.id, manager);
+        return this.append.execute(
+          escalation.applicationId,
+          escalation.authorityId,
+          { type, at: eventTime(undefined, resolved.meta), approval_id: resolved.escalationId },
+          event.id,
+          manager,
+        );
       });
     }
     return false;

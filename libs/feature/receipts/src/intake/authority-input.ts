@@ -10,7 +10,15 @@ import { UnreceiptableRecord } from './consent-record-input';
  */
 export const UNDETERMINED_LANGUAGE = 'und';
 
-const BOUND_KEYS = ['scope_bounds', 'action_bounds', 'value_bounds', 'time_bounds', 'escalation_bounds', 'reputation_bounds', 'jurisdiction_bounds'] as const;
+const BOUND_KEYS = [
+  'scope_bounds',
+  'action_bounds',
+  'value_bounds',
+  'time_bounds',
+  'escalation_bounds',
+  'reputation_bounds',
+  'jurisdiction_bounds',
+] as const;
 
 /** The authority's stored bounds (canonical JSON) as receipt bounds: `oap_sequence_bounds` is written as `sequence_bounds`. */
 export function authorityBounds(boundsJson: string): AuthorityBoundsInput {
@@ -23,7 +31,8 @@ export function authorityBounds(boundsJson: string): AuthorityBoundsInput {
   if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) throw new UnreceiptableRecord('bounds_json is not an object');
   const source = stored as Record<string, unknown>;
   const bounds: AuthorityBoundsInput = {};
-  const object = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+  const object = (value: unknown) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   for (const key of BOUND_KEYS) {
     const value = object(source[key]);
     if (value) bounds[key] = value;

@@ -1,6 +1,14 @@
 import { Controller } from '@nestjs/common';
 import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
-import { ConsentPurposeRevokedSchema, ConsentRecordExpiredSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema, decodeSealedEvent, type ActedBy, type GetFlowReply } from '@svc/contracts';
+import {
+  ConsentPurposeRevokedSchema,
+  ConsentRecordExpiredSchema,
+  ConsentRecordRevokedSchema,
+  ConsentRecordedSchema,
+  decodeSealedEvent,
+  type ActedBy,
+  type GetFlowReply,
+} from '@svc/contracts';
 import type { ActedByClaim, ReceiptTransition } from '../events/transitions';
 import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
 import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
@@ -92,8 +100,15 @@ export class ConsentRecordEvents {
       const flow = await this.flowVersion(applicationId, recorded.flowId, recorded.flowVersion);
       const application = await this.rpc.call('gateway.get_application', { applicationId });
       const reference = subjectReference({ email: recorded.subjectEmail, externalId: recorded.subjectExternalId });
-      const principal: PrincipalInput = reference ? { kind: 'identified', pii_principal_id: await this.pseudonyms.pseudonym(applicationId, reference) } : { kind: 'anonymous' };
-      input = consentRecordInput(recorded, flow, controllerParty(applicationId, application.found ? application.name : undefined), principal);
+      const principal: PrincipalInput = reference
+        ? { kind: 'identified', pii_principal_id: await this.pseudonyms.pseudonym(applicationId, reference) }
+        : { kind: 'anonymous' };
+      input = consentRecordInput(
+        recorded,
+        flow,
+        controllerParty(applicationId, application.found ? application.name : undefined),
+        principal,
+      );
       const jurisdiction = declaredJurisdiction(application);
       if (jurisdiction) input = { ...input, processing: { ...input.processing, jurisdiction } };
     } catch (error) {
@@ -115,7 +130,12 @@ export class ConsentRecordEvents {
     return flow;
   }
 
-  private async withdrawn(event: DeliveredEvent, applicationId: string, recordId: string, transition: () => ReceiptTransition): Promise<boolean> {
+  private async withdrawn(
+    event: DeliveredEvent,
+    applicationId: string,
+    recordId: string,
+    transition: () => ReceiptTransition,
+  ): Promise<boolean> {
     if (!applicationId || !recordId) return false;
     // The record's consent-receipt credentials are revoked (status bit set) in the same transaction.
     return this.intake.once(CONSUMER, event, async (manager) => {
@@ -132,7 +152,9 @@ const DELEGATION_TYPES: ReadonlyArray<ActedByClaim['delegation_type']> = ['guard
 function actedByClaim(actedBy: ActedBy | undefined): { acted_by?: ActedByClaim } {
   if (!actedBy?.delegateId || !actedBy.delegationGrantId) return {};
   const type = DELEGATION_TYPES.find((t) => t === actedBy.delegationType);
-  return type ? { acted_by: { delegate_id: actedBy.delegateId, delegation_grant_id: actedBy.delegationGrantId, delegation_type: type } } : {};
+  return type
+    ? { acted_by: { delegate_id: actedBy.delegateId, delegation_grant_id: actedBy.delegationGrantId, delegation_type: type } }
+    : {};
 }
 
 /**

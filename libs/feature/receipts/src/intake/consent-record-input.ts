@@ -18,7 +18,13 @@ export function noticeContent(flow: GetFlowReply): NoticeContent {
     title: flow.title,
     description: flow.description,
     policy_url: flow.policyUrl || null,
-    purposes: flow.purposes.map((p) => ({ name: p.key, label: p.label, description: p.description, mechanism: lawfulBasis(p.mechanism), required: p.required })),
+    purposes: flow.purposes.map((p) => ({
+      name: p.key,
+      label: p.label,
+      description: p.description,
+      mechanism: lawfulBasis(p.mechanism),
+      required: p.required,
+    })),
   };
 }
 
@@ -45,14 +51,20 @@ export function controllerParty(applicationId: string, name: string | undefined)
  * `notice_digest` (the organisation's digest of what it showed) becomes `wording_drift` when it is
  * a SHA-256 the notice hash can be compared with.
  */
-export function consentRecordInput(event: ConsentRecorded, flow: GetFlowReply, controller: PartyInput, principal: PrincipalInput): ConsentRecordInput {
+export function consentRecordInput(
+  event: ConsentRecorded,
+  flow: GetFlowReply,
+  controller: PartyInput,
+  principal: PrincipalInput,
+): ConsentRecordInput {
   const applicationId = event.meta?.applicationId ?? '';
   const notice = noticeContent(flow);
   const labels = new Map(notice.purposes.map((p) => [p.name, p]));
   const decisions = event.outcomes.map((outcome) => {
     const shown = labels.get(outcome.purpose);
     if (!shown) throw new UnreceiptableRecord(`purpose ${outcome.purpose} is not part of ${flow.flowId} v${flow.version}`);
-    if (outcome.decision !== 'granted' && outcome.decision !== 'declined') throw new UnreceiptableRecord(`purpose ${outcome.purpose} has decision ${outcome.decision}`);
+    if (outcome.decision !== 'granted' && outcome.decision !== 'declined')
+      throw new UnreceiptableRecord(`purpose ${outcome.purpose} has decision ${outcome.decision}`);
     return { purpose_id: outcome.purpose, label: shown.label, decision: outcome.decision, lawful_basis: shown.mechanism } as const;
   });
   const capturedAt = iso(event.capturedAt);
@@ -74,7 +86,9 @@ export function consentRecordInput(event: ConsentRecorded, flow: GetFlowReply, c
 }
 
 function collectionFacts(event: ConsentRecorded, notice: NoticeContent, capturedAt: string | undefined): CollectionFacts {
-  const channel = (COLLECTION_CHANNELS as readonly string[]).includes(event.collectionChannel) ? (event.collectionChannel as CollectionChannel) : undefined;
+  const channel = (COLLECTION_CHANNELS as readonly string[]).includes(event.collectionChannel)
+    ? (event.collectionChannel as CollectionChannel)
+    : undefined;
   const facts: CollectionFacts = {
     collection_channel: channel,
     consent_flow_id: event.flowId,
@@ -82,7 +96,8 @@ function collectionFacts(event: ConsentRecorded, notice: NoticeContent, captured
     recorded_at: iso(event.recordedAt),
   };
   if (event.collectionPlatform) facts.collection_platform = event.collectionPlatform;
-  if ((DELIVERY_MODES as readonly string[]).includes(event.deliveryMode)) facts.delivery_mode = event.deliveryMode as (typeof DELIVERY_MODES)[number];
+  if ((DELIVERY_MODES as readonly string[]).includes(event.deliveryMode))
+    facts.delivery_mode = event.deliveryMode as (typeof DELIVERY_MODES)[number];
   const rendered = event.renderingEvidenceDigest.toLowerCase();
   if (channel && RENDERED_CHANNELS.includes(channel) && SHA256_HEX.test(rendered)) facts.rendering_evidence = { digest: rendered };
   const presented = digestHex(event.noticeDigest);

@@ -1,6 +1,12 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { AuthorityChangedSchema, ConsentRecordedSchema, GetFlowReplySchema, PurposeOutcomeSchema, type ConsentRecorded } from '@svc/contracts';
+import {
+  AuthorityChangedSchema,
+  ConsentRecordedSchema,
+  GetFlowReplySchema,
+  PurposeOutcomeSchema,
+  type ConsentRecorded,
+} from '@svc/contracts';
 import { buildAuthorizationRecord } from '../record/build-authorization-record';
 import { buildConsentRecord } from '../record/build-consent-record';
 import { noticeHash } from '../record/notice-hash';
@@ -56,11 +62,22 @@ describe('receipt inputs from consent-records and oap-authorizer events', () => 
     expect(validateReceiptDocument(document)).toEqual({ valid: true });
     expect(document.pii_processing).toMatchObject({
       language: 'en-GB',
-      privacy_notice: { reference: 'flw_us_aaaaaaaaaaaaaaaaaaaa@v2', hash: noticeHash(noticeContent(flow)), url: 'https://acme.example/privacy' },
+      privacy_notice: {
+        reference: 'flw_us_aaaaaaaaaaaaaaaaaaaa@v2',
+        hash: noticeHash(noticeContent(flow)),
+        url: 'https://acme.example/privacy',
+      },
       purposes: [{ purpose_id: 'newsletter', label: 'Newsletter', lawful_basis: 'consent' }],
     });
     expect(document.event).toEqual([
-      { event_time: '2026-03-01T09:00:00.000Z', validity_duration: 'P6M', entity_id: 'psn_x', event_type: 'explicit', event_state: 'consent given', record_reference: 'crec_us_bbbbbbbbbbbbbbbbbbbb' },
+      {
+        event_time: '2026-03-01T09:00:00.000Z',
+        validity_duration: 'P6M',
+        entity_id: 'psn_x',
+        event_type: 'explicit',
+        event_state: 'consent given',
+        record_reference: 'crec_us_bbbbbbbbbbbbbbbbbbbb',
+      },
     ]);
     expect(document.extensions).toEqual({
       collection_channel: 'controller_attested',
@@ -72,12 +89,28 @@ describe('receipt inputs from consent-records and oap-authorizer events', () => 
 
   it('maps rendering evidence (rendered channels only), the collection platform and the notice digest when the event states them', () => {
     const digest = 'ab'.repeat(32);
-    const rendered = buildConsentRecord(consentRecordInput(recorded({ collectionChannel: 'embedded_field_browser', renderingEvidenceDigest: digest }), flow, controller, principal));
+    const rendered = buildConsentRecord(
+      consentRecordInput(
+        recorded({ collectionChannel: 'embedded_field_browser', renderingEvidenceDigest: digest }),
+        flow,
+        controller,
+        principal,
+      ),
+    );
     expect(rendered.extensions).toMatchObject({ collection_channel: 'embedded_field_browser', rendering_evidence: { digest } });
     expect(validateReceiptDocument(rendered)).toEqual({ valid: true });
-    const notRendered = buildConsentRecord(consentRecordInput(recorded({ collectionChannel: 'form_capture', renderingEvidenceDigest: digest }), flow, controller, principal));
+    const notRendered = buildConsentRecord(
+      consentRecordInput(recorded({ collectionChannel: 'form_capture', renderingEvidenceDigest: digest }), flow, controller, principal),
+    );
     expect(notRendered.extensions).not.toHaveProperty('rendering_evidence');
-    const platform = buildConsentRecord(consentRecordInput(recorded({ collectionChannel: 'form_platform_webhook', collectionPlatform: 'typeform' }), flow, controller, principal));
+    const platform = buildConsentRecord(
+      consentRecordInput(
+        recorded({ collectionChannel: 'form_platform_webhook', collectionPlatform: 'typeform' }),
+        flow,
+        controller,
+        principal,
+      ),
+    );
     expect(platform.extensions).toMatchObject({ collection_channel: 'form_platform_webhook', collection_platform: 'typeform' });
     const drifted = consentRecordInput(recorded({ noticeDigest: `sha256:${'CD'.repeat(32)}` }), flow, controller, principal);
     expect(drifted.collection.wording_drift).toEqual({ detected: true, presented_hash: 'cd'.repeat(32) });
@@ -90,11 +123,24 @@ describe('receipt inputs from consent-records and oap-authorizer events', () => 
   });
 
   it('refuses a record whose purpose the flow version does not show', () => {
-    expect(() => consentRecordInput(recorded({ outcomes: [create(PurposeOutcomeSchema, { purpose: 'profiling', decision: 'granted' })] }), flow, controller, principal)).toThrow(UnreceiptableRecord);
+    expect(() =>
+      consentRecordInput(
+        recorded({ outcomes: [create(PurposeOutcomeSchema, { purpose: 'profiling', decision: 'granted' })] }),
+        flow,
+        controller,
+        principal,
+      ),
+    ).toThrow(UnreceiptableRecord);
   });
 
   it('an application without a known name is the controller by its id, as declared', () => {
-    expect(controllerParty(APP, undefined)).toEqual({ party_id: APP, party_name: APP, party_role: 'controller', party_type: 'organization', provenance: 'declared' });
+    expect(controllerParty(APP, undefined)).toEqual({
+      party_id: APP,
+      party_name: APP,
+      party_role: 'controller',
+      party_type: 'organization',
+      provenance: 'declared',
+    });
   });
 
   it('pseudonyms: stable per reference (email case-insensitive), different across references and secrets, never the reference itself', () => {

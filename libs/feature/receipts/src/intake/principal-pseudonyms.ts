@@ -66,7 +66,10 @@ export class PrincipalPseudonyms {
    * Destroys the pseudonym keys of the given references (kind and SHA-256 of the value) at the
    * application; returns how many existed.
    */
-  async shred(applicationId: string, references: ReadonlyArray<{ kind: PrincipalReference['kind']; valueSha256: string }>): Promise<number> {
+  async shred(
+    applicationId: string,
+    references: ReadonlyArray<{ kind: PrincipalReference['kind']; valueSha256: string }>,
+  ): Promise<number> {
     const digests = [...new Set(references.map((r) => referenceDigest(r.kind, r.valueSha256)))];
     if (digests.length === 0) return 0;
     const rows: unknown[] = await this.dataSource.query(

@@ -67,7 +67,11 @@ export class IssuerKeys {
     }
     const now = this.clock.now().getTime();
     let cached = this.cache.get(issuer.issuer);
-    if (!cached || now - cached.fetchedAt > KEY_CACHE_MS || (!cached.keys.has(fragment) && now - cached.fetchedAt > UNKNOWN_KID_REFETCH_MS)) {
+    if (
+      !cached ||
+      now - cached.fetchedAt > KEY_CACHE_MS ||
+      (!cached.keys.has(fragment) && now - cached.fetchedAt > UNKNOWN_KID_REFETCH_MS)
+    ) {
       cached = { keys: await this.fetchKeys(issuer), fetchedAt: now };
       this.cache.set(issuer.issuer, cached);
     }
@@ -113,12 +117,20 @@ export class IssuerKeys {
       }
     };
     if (issuer.did_document_url) {
-      const doc = document as { id?: unknown; verificationMethod?: Array<{ id?: unknown; publicKeyJwk?: unknown }>; assertionMethod?: unknown[] };
+      const doc = document as {
+        id?: unknown;
+        verificationMethod?: Array<{ id?: unknown; publicKeyJwk?: unknown }>;
+        assertionMethod?: unknown[];
+      };
       if (doc.id !== issuer.issuer || !Array.isArray(doc.verificationMethod)) throw new IssuerKeyError('issuer_document_malformed');
       const assertion = new Set((doc.assertionMethod ?? []).filter((entry): entry is string => typeof entry === 'string'));
       for (const method of doc.verificationMethod) {
         if (typeof method.id !== 'string' || !assertion.has(method.id)) continue;
-        const fragment = method.id.startsWith(`${issuer.issuer}#`) ? method.id.slice(issuer.issuer.length + 1) : method.id.startsWith('#') ? method.id.slice(1) : undefined;
+        const fragment = method.id.startsWith(`${issuer.issuer}#`)
+          ? method.id.slice(issuer.issuer.length + 1)
+          : method.id.startsWith('#')
+            ? method.id.slice(1)
+            : undefined;
         if (fragment) add(fragment, method.publicKeyJwk);
       }
     } else {
@@ -132,7 +144,11 @@ export class IssuerKeys {
   private async fetchText(url: string): Promise<string> {
     let response: Response;
     try {
-      response = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'error', headers: { accept: 'application/json, application/statuslist+jwt, application/did+json' } });
+      response = await fetch(url, {
+        signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+        redirect: 'error',
+        headers: { accept: 'application/json, application/statuslist+jwt, application/did+json' },
+      });
     } catch {
       throw new IssuerKeyError('issuer_unreachable');
     }

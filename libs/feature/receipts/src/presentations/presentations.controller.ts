@@ -34,7 +34,8 @@ export class PresentationsController {
   @ApiDoc({
     tag: 'Verify',
     summary: 'Verify an SD-JWT VC presentation (with key binding) or a W3C VC-JWT; the result names each check',
-    description: 'Checks, in order: format, issuer_trusted (the deploy-managed trust list; every region of the deployment is on it), signature (issuer key from its did:web document or JWKS), disclosures, validity_period, key_binding (KB-JWT signed by cnf.jwk, nonce, audience = `audience` or the caller\'s application id, sd_hash), status (IETF Token Status List). 200 whether or not `valid`.',
+    description:
+      "Checks, in order: format, issuer_trusted (the deploy-managed trust list; every region of the deployment is on it), signature (issuer key from its did:web document or JWKS), disclosures, validity_period, key_binding (KB-JWT signed by cnf.jwk, nonce, audience = `audience` or the caller's application id, sd_hash), status (IETF Token Status List). 200 whether or not `valid`.",
     errors: [400, 401, 422],
   })
   @ApiResponseOf(PresentationVerificationResponse)
@@ -50,7 +51,11 @@ export class PresentationsController {
       issuer_country: result.issuerCountry,
       vct: result.vct,
       disclosed_claims: result.claims,
-      checks: result.checks.map((check) => ({ check: check.check, result: check.result, ...(check.reason ? { reason: check.reason } : {}) })),
+      checks: result.checks.map((check) => ({
+        check: check.check,
+        result: check.result,
+        ...(check.reason ? { reason: check.reason } : {}),
+      })),
       verified_at: this.clock.now().toISOString(),
       ...(transferId ? { transfer_id: transferId } : {}),
     } satisfies PresentationVerificationResponse;
@@ -71,7 +76,11 @@ export class PresentationsController {
     const here = countries[this.config.REGION]!;
     if (!fromCountry || fromCountry === here) return undefined;
     if (!body.lawful_basis) {
-      throw receiptsError('lawful_basis_required', `The credential was issued in region ${issuer.region}: its presented data crosses from ${fromCountry}, and a crossing needs a lawful basis`, { field: 'lawful_basis' });
+      throw receiptsError(
+        'lawful_basis_required',
+        `The credential was issued in region ${issuer.region}: its presented data crosses from ${fromCountry}, and a crossing needs a lawful basis`,
+        { field: 'lawful_basis' },
+      );
     }
     const reply = await this.rpc.call('residency.record_transfer', {
       applicationId,

@@ -21,12 +21,15 @@ export interface TrustListDocument {
 /** Parses and checks a trust list document; throws with the reason. */
 export function parseTrustList(json: string): TrustListDocument {
   const value: unknown = JSON.parse(json);
-  if (typeof value !== 'object' || value === null || !Array.isArray((value as { issuers?: unknown }).issuers)) throw new Error('expected {"issuers": [...]}');
+  if (typeof value !== 'object' || value === null || !Array.isArray((value as { issuers?: unknown }).issuers))
+    throw new Error('expected {"issuers": [...]}');
   const issuers = (value as { issuers: unknown[] }).issuers.map((entry, index) => {
     if (typeof entry !== 'object' || entry === null) throw new Error(`issuers[${index}] must be an object`);
     const { issuer, did_document_url: didDocumentUrl, jwks_uri: jwksUri } = entry as Record<string, unknown>;
-    if (typeof issuer !== 'string' || !(issuer.startsWith('did:web:') || issuer.startsWith('https://'))) throw new Error(`issuers[${index}].issuer must be a did:web or an https URL`);
-    if ((typeof didDocumentUrl === 'string') === (typeof jwksUri === 'string')) throw new Error(`issuers[${index}] needs exactly one of did_document_url and jwks_uri`);
+    if (typeof issuer !== 'string' || !(issuer.startsWith('did:web:') || issuer.startsWith('https://')))
+      throw new Error(`issuers[${index}].issuer must be a did:web or an https URL`);
+    if ((typeof didDocumentUrl === 'string') === (typeof jwksUri === 'string'))
+      throw new Error(`issuers[${index}] needs exactly one of did_document_url and jwks_uri`);
     const url = (didDocumentUrl ?? jwksUri) as string;
     if (!/^https?:\/\//.test(url)) throw new Error(`issuers[${index}] key URL must be http(s)`);
     return { issuer, ...(typeof didDocumentUrl === 'string' ? { did_document_url: didDocumentUrl } : { jwks_uri: jwksUri as string }) };

@@ -19,13 +19,20 @@ describe('presentation checks', () => {
   let statuses: number[];
 
   const issuerKeys = {
-    trusted: (iss: string) => (iss === ISSUER ? { issuer: ISSUER, did_document_url: 'https://us.svc.example/.well-known/did.json', region: 'us', country: 'US' } : undefined),
+    trusted: (iss: string) =>
+      iss === ISSUER
+        ? { issuer: ISSUER, did_document_url: 'https://us.svc.example/.well-known/did.json', region: 'us', country: 'US' }
+        : undefined,
     key: async (_issuer: unknown, kid: string): Promise<KeyObject> => {
       if (kid !== `${ISSUER}#oap-us-v1` && kid !== 'oap-us-v1') throw new IssuerKeyError('key_not_found');
       return issuerKey.publicKey;
     },
     statusListToken: async () => {
-      const { header, payload } = createHeaderAndPayload(new StatusList(statuses, 1), { sub: STATUS_URI, iat: seconds, exp: seconds + 3600 }, { alg: 'EdDSA', typ: 'statuslist+jwt', kid: 'oap-us-v1' });
+      const { header, payload } = createHeaderAndPayload(
+        new StatusList(statuses, 1),
+        { sub: STATUS_URI, iat: seconds, exp: seconds + 3600 },
+        { alg: 'EdDSA', typ: 'statuslist+jwt', kid: 'oap-us-v1' },
+      );
       return new CompactSign(Buffer.from(JSON.stringify(payload))).setProtectedHeader(header).sign(issuerKey.privateKey);
     },
   } as unknown as IssuerKeys;
@@ -45,14 +52,28 @@ describe('presentation checks', () => {
 
   async function credential(overrides: Record<string, unknown> = {}, iss = ISSUER): Promise<string> {
     return (await wallet()).issue(
-      { iss, iat: seconds - 60, exp: seconds + 3600, vct: 'urn:svc:vct:consent_receipt:1', cnf: { jwk: holder.publicJwk }, status: { status_list: { idx: 3, uri: STATUS_URI } }, record_id: 'crec_1', purposes: ['newsletter'], ...overrides },
+      {
+        iss,
+        iat: seconds - 60,
+        exp: seconds + 3600,
+        vct: 'urn:svc:vct:consent_receipt:1',
+        cnf: { jwk: holder.publicJwk },
+        status: { status_list: { idx: 3, uri: STATUS_URI } },
+        record_id: 'crec_1',
+        purposes: ['newsletter'],
+        ...overrides,
+      },
       { _sd: ['record_id', 'purposes'] } as never,
       { header: { kid: `${ISSUER}#oap-us-v1`, typ: 'dc+sd-jwt' } },
     );
   }
 
   const present = async (sdJwt: string, kb: { nonce?: string; aud?: string; iat?: number } = {}) =>
-    (await wallet()).present(sdJwt, { purposes: true }, { kb: { payload: { iat: kb.iat ?? seconds, aud: kb.aud ?? 'tp_eu_verifier', nonce: kb.nonce ?? 'n-1' } } });
+    (await wallet()).present(
+      sdJwt,
+      { purposes: true },
+      { kb: { payload: { iat: kb.iat ?? seconds, aud: kb.aud ?? 'tp_eu_verifier', nonce: kb.nonce ?? 'n-1' } } },
+    );
   const failure = (result: Awaited<ReturnType<VerifyPresentation['execute']>>) => result.checks.find((check) => check.result === 'failed');
   const expected = { nonce: 'n-1', audience: 'tp_eu_verifier' };
 
@@ -84,23 +105,42 @@ describe('presentation checks', () => {
     const presentation = await present(await credential());
     const [jwt, ...rest] = presentation.split('~');
     const [h, p, s] = jwt!.split('.');
-    const tampered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), exp: seconds + 99_999 })).toString('base64url');
-    expect(failure(await verifier.execute([`${h}.${tampered}.${s}`, ...rest].join('~'), expected))).toMatchObject({ check: 'signature', reason: 'signature_invalid' });
+    const tampered = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(p!, 'base64url').toString()), exp: seconds + 99_999 }),
+    ).toString('base64url');
+    expect(failure(await verifier.execute([`${h}.${tampered}.${s}`, ...rest].join('~'), expected))).toMatchObject({
+      check: 'signature',
+      reason: 'signature_invalid',
+    });
     const forged = Buffer.from(JSON.stringify(['salt', 'purposes', ['everything']])).toString('base64url');
     const withForged = [jwt, forged, ...rest.slice(-1)].join('~');
-    expect(failure(await verifier.execute(withForged, expected))).toMatchObject({ check: 'disclosures', reason: 'unreferenced_disclosure' });
+    expect(failure(await verifier.execute(withForged, expected))).toMatchObject({
+      check: 'disclosures',
+      reason: 'unreferenced_disclosure',
+    });
   });
 
   it('refuses an expired credential', async () => {
-    expect(failure(await verifier.execute(await present(await credential({ iat: seconds - 7200, exp: seconds - 3600 })), expected))).toMatchObject({ check: 'validity_period', reason: 'expired' });
+    expect(
+      failure(await verifier.execute(await present(await credential({ iat: seconds - 7200, exp: seconds - 3600 })), expected)),
+    ).toMatchObject({ check: 'validity_period', reason: 'expired' });
   });
 
   it('checks the key binding: present, nonce, audience, freshness, sd_hash, holder key', async () => {
     const sdJwt = await credential();
     expect(failure(await verifier.execute(sdJwt, expected))).toMatchObject({ check: 'key_binding', reason: 'key_binding_missing' });
-    expect(failure(await verifier.execute(await present(sdJwt, { nonce: 'other' }), expected))).toMatchObject({ check: 'key_binding', reason: 'nonce_mismatch' });
-    expect(failure(await verifier.execute(await present(sdJwt, { aud: 'tp_us_someone' }), expected))).toMatchObject({ check: 'key_binding', reason: 'audience_mismatch' });
-    expect(failure(await verifier.execute(await present(sdJwt, { iat: seconds - 3600 }), expected))).toMatchObject({ check: 'key_binding', reason: 'key_binding_stale' });
+    expect(failure(await verifier.execute(await present(sdJwt, { nonce: 'other' }), expected))).toMatchObject({
+      check: 'key_binding',
+      reason: 'nonce_mismatch',
+    });
+    expect(failure(await verifier.execute(await present(sdJwt, { aud: 'tp_us_someone' }), expected))).toMatchObject({
+      check: 'key_binding',
+      reason: 'audience_mismatch',
+    });
+    expect(failure(await verifier.execute(await present(sdJwt, { iat: seconds - 3600 }), expected))).toMatchObject({
+      check: 'key_binding',
+      reason: 'key_binding_stale',
+    });
     // A KB-JWT over another presentation (fewer disclosures) does not fit this one.
     const other = await present(sdJwt);
     const parts = other.split('~');
@@ -109,13 +149,22 @@ describe('presentation checks', () => {
     expect(failure(await verifier.execute(spliced, expected))).toMatchObject({ check: 'key_binding', reason: 'sd_hash_mismatch' });
     // Another key signed the KB-JWT.
     const stranger = generateKeyPairSync('ed25519');
-    const kb = await new SignJWT({ nonce: 'n-1', aud: 'tp_eu_verifier', sd_hash: 'x' }).setProtectedHeader({ alg: 'EdDSA', typ: 'kb+jwt' }).setIssuedAt(seconds).sign(stranger.privateKey);
-    expect(failure(await verifier.execute(`${parts.slice(0, -1).join('~')}~${kb}`, expected))).toMatchObject({ check: 'key_binding', reason: 'key_binding_signature_invalid' });
+    const kb = await new SignJWT({ nonce: 'n-1', aud: 'tp_eu_verifier', sd_hash: 'x' })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'kb+jwt' })
+      .setIssuedAt(seconds)
+      .sign(stranger.privateKey);
+    expect(failure(await verifier.execute(`${parts.slice(0, -1).join('~')}~${kb}`, expected))).toMatchObject({
+      check: 'key_binding',
+      reason: 'key_binding_signature_invalid',
+    });
   });
 
   it('refuses a revoked credential from its status list entry', async () => {
     statuses[3] = 1;
-    expect(failure(await verifier.execute(await present(await credential()), expected))).toMatchObject({ check: 'status', reason: 'revoked' });
+    expect(failure(await verifier.execute(await present(await credential()), expected))).toMatchObject({
+      check: 'status',
+      reason: 'revoked',
+    });
   });
 
   it('fails a pathological presentation at a named check, never throws', async () => {

@@ -9,7 +9,15 @@ import { IssuerKeyError, IssuerKeys } from './issuer-keys';
 import type { TrustedIssuer } from './trust-list';
 
 /** Names of the checks, in the order they run. */
-export const PRESENTATION_CHECKS = ['format', 'issuer_trusted', 'signature', 'disclosures', 'validity_period', 'key_binding', 'status'] as const;
+export const PRESENTATION_CHECKS = [
+  'format',
+  'issuer_trusted',
+  'signature',
+  'disclosures',
+  'validity_period',
+  'key_binding',
+  'status',
+] as const;
 export type PresentationCheckName = (typeof PRESENTATION_CHECKS)[number];
 
 /** One check's outcome; `not_run` when an earlier check failed or the format has no such check. */
@@ -93,8 +101,18 @@ export class VerifyPresentation {
 
   async execute(presentation: string, expected: PresentationExpectation): Promise<PresentationVerification> {
     const checks: PresentationCheck[] = [];
-    const result: PresentationVerification = { valid: false, format: 'unknown', issuer: null, issuerRegion: null, issuerCountry: null, vct: null, claims: {}, checks };
-    const pass = (check: PresentationCheckName, outcome: PresentationCheck['result'] = 'passed'): void => void checks.push({ check, result: outcome });
+    const result: PresentationVerification = {
+      valid: false,
+      format: 'unknown',
+      issuer: null,
+      issuerRegion: null,
+      issuerCountry: null,
+      vct: null,
+      claims: {},
+      checks,
+    };
+    const pass = (check: PresentationCheckName, outcome: PresentationCheck['result'] = 'passed'): void =>
+      void checks.push({ check, result: outcome });
     try {
       if (presentation.includes('~')) await this.sdJwtVc(presentation, expected, result, pass);
       else await this.vcJwt(presentation, result, pass);
@@ -102,15 +120,24 @@ export class VerifyPresentation {
     } catch (error) {
       // Anything else thrown while parsing attacker-controlled input (a library's parse error, a
       // pathological nesting) fails the check under way: never a 5xx.
-      const failed = error instanceof CheckFailed ? error : new CheckFailed(PRESENTATION_CHECKS.find((name) => !checks.some((check) => check.check === name)) ?? 'format', 'malformed');
+      const failed =
+        error instanceof CheckFailed
+          ? error
+          : new CheckFailed(PRESENTATION_CHECKS.find((name) => !checks.some((check) => check.check === name)) ?? 'format', 'malformed');
       checks.push({ check: failed.check, result: 'failed', reason: failed.reason });
       result.claims = {};
     }
-    for (const name of PRESENTATION_CHECKS) if (!checks.some((check) => check.check === name)) checks.push({ check: name, result: 'not_run' });
+    for (const name of PRESENTATION_CHECKS)
+      if (!checks.some((check) => check.check === name)) checks.push({ check: name, result: 'not_run' });
     return result;
   }
 
-  private async sdJwtVc(presentation: string, expected: PresentationExpectation, result: PresentationVerification, pass: (check: PresentationCheckName, outcome?: PresentationCheck['result']) => void): Promise<void> {
+  private async sdJwtVc(
+    presentation: string,
+    expected: PresentationExpectation,
+    result: PresentationVerification,
+    pass: (check: PresentationCheckName, outcome?: PresentationCheck['result']) => void,
+  ): Promise<void> {
     result.format = 'dc+sd-jwt';
     // format: <issuer-jwt>~<disclosure>~…~<kb-jwt>
     const parts = presentation.split('~');
@@ -151,8 +178,10 @@ export class VerifyPresentation {
       } catch {
         throw new CheckFailed('disclosures', 'malformed_disclosure');
       }
-      if (!Array.isArray(decoded) || (decoded.length !== 2 && decoded.length !== 3)) throw new CheckFailed('disclosures', 'malformed_disclosure');
-      if (decoded.length === 3 && (typeof decoded[1] !== 'string' || RESERVED.has(decoded[1]))) throw new CheckFailed('disclosures', 'reserved_claim_disclosed');
+      if (!Array.isArray(decoded) || (decoded.length !== 2 && decoded.length !== 3))
+        throw new CheckFailed('disclosures', 'malformed_disclosure');
+      if (decoded.length === 3 && (typeof decoded[1] !== 'string' || RESERVED.has(decoded[1])))
+        throw new CheckFailed('disclosures', 'reserved_claim_disclosed');
       collectDigests(decoded[decoded.length - 1], referenced);
       const digestValue = sha256b64(disclosure);
       if (seen.has(digestValue)) throw new CheckFailed('disclosures', 'duplicate_disclosure');
@@ -184,7 +213,8 @@ export class VerifyPresentation {
     } catch {
       throw new CheckFailed('key_binding', 'malformed_key_binding');
     }
-    if (kbHeader.typ !== 'kb+jwt' || !HOLDER_ALGORITHMS.includes(String(kbHeader.alg))) throw new CheckFailed('key_binding', 'malformed_key_binding');
+    if (kbHeader.typ !== 'kb+jwt' || !HOLDER_ALGORITHMS.includes(String(kbHeader.alg)))
+      throw new CheckFailed('key_binding', 'malformed_key_binding');
     try {
       await compactVerify(kbJwt, await importJWK(cnf.jwk, String(kbHeader.alg)), { algorithms: HOLDER_ALGORITHMS });
     } catch {
@@ -193,14 +223,19 @@ export class VerifyPresentation {
     if (kbPayload.nonce !== expected.nonce) throw new CheckFailed('key_binding', 'nonce_mismatch');
     if (kbPayload.aud !== expected.audience) throw new CheckFailed('key_binding', 'audience_mismatch');
     const now = Math.floor(this.clock.now().getTime() / 1000);
-    if (typeof kbPayload.iat !== 'number' || kbPayload.iat > now + SKEW_SECONDS || kbPayload.iat < now - KB_MAX_AGE_SECONDS) throw new CheckFailed('key_binding', 'key_binding_stale');
+    if (typeof kbPayload.iat !== 'number' || kbPayload.iat > now + SKEW_SECONDS || kbPayload.iat < now - KB_MAX_AGE_SECONDS)
+      throw new CheckFailed('key_binding', 'key_binding_stale');
     if (kbPayload.sd_hash !== sha256b64(`${parts.slice(0, -1).join('~')}~`)) throw new CheckFailed('key_binding', 'sd_hash_mismatch');
     pass('key_binding');
 
     await this.status(issuer, payload.status, pass);
   }
 
-  private async vcJwt(presentation: string, result: PresentationVerification, pass: (check: PresentationCheckName, outcome?: PresentationCheck['result']) => void): Promise<void> {
+  private async vcJwt(
+    presentation: string,
+    result: PresentationVerification,
+    pass: (check: PresentationCheckName, outcome?: PresentationCheck['result']) => void,
+  ): Promise<void> {
     let header: Record<string, unknown>;
     let payload: Record<string, unknown>;
     try {
@@ -212,7 +247,13 @@ export class VerifyPresentation {
       throw new CheckFailed('format', 'malformed_jwt');
     }
     const vc = payload.vc as { type?: unknown; credentialSubject?: unknown; credentialStatus?: unknown } | undefined;
-    if (typeof vc !== 'object' || vc === null || !Array.isArray(vc.type) || !vc.type.includes('VerifiableCredential') || typeof payload.iss !== 'string') {
+    if (
+      typeof vc !== 'object' ||
+      vc === null ||
+      !Array.isArray(vc.type) ||
+      !vc.type.includes('VerifiableCredential') ||
+      typeof payload.iss !== 'string'
+    ) {
       throw new CheckFailed('format', 'not_a_vc_jwt');
     }
     result.format = 'jwt_vc_json';
@@ -223,7 +264,8 @@ export class VerifyPresentation {
     await this.verifySignature(issuer, presentation, header);
     pass('signature');
     pass('disclosures', 'not_applicable');
-    result.claims = typeof vc.credentialSubject === 'object' && vc.credentialSubject !== null ? (vc.credentialSubject as Record<string, unknown>) : {};
+    result.claims =
+      typeof vc.credentialSubject === 'object' && vc.credentialSubject !== null ? (vc.credentialSubject as Record<string, unknown>) : {};
     this.validityPeriod(payload);
     pass('validity_period');
     pass('key_binding', 'not_applicable');
@@ -264,15 +306,27 @@ export class VerifyPresentation {
   }
 
   /** status: the entry of the issuer's signed status list is 0 (VALID). */
-  private async status(issuer: TrustedIssuer, status: unknown, pass: (check: PresentationCheckName, outcome?: PresentationCheck['result']) => void): Promise<void> {
+  private async status(
+    issuer: TrustedIssuer,
+    status: unknown,
+    pass: (check: PresentationCheckName, outcome?: PresentationCheck['result']) => void,
+  ): Promise<void> {
     const reference = (status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)?.status_list;
     if (status === undefined) return pass('status', 'not_applicable');
-    if (!reference || typeof reference.idx !== 'number' || !Number.isInteger(reference.idx) || reference.idx < 0 || typeof reference.uri !== 'string') throw new CheckFailed('status', 'status_reference_malformed');
+    if (
+      !reference ||
+      typeof reference.idx !== 'number' ||
+      !Number.isInteger(reference.idx) ||
+      reference.idx < 0 ||
+      typeof reference.uri !== 'string'
+    )
+      throw new CheckFailed('status', 'status_reference_malformed');
     let token: string;
     try {
       token = await this.issuers.statusListToken(issuer, reference.uri);
     } catch (error) {
-      if (error instanceof IssuerKeyError) throw new CheckFailed('status', error.reason === 'issuer_unreachable' ? 'status_list_unreachable' : 'status_list_malformed');
+      if (error instanceof IssuerKeyError)
+        throw new CheckFailed('status', error.reason === 'issuer_unreachable' ? 'status_list_unreachable' : 'status_list_malformed');
       throw error;
     }
     let header: Record<string, unknown>;
@@ -308,7 +362,13 @@ function collectDigests(value: unknown, into: Set<string>, depth = 0): void {
   if (depth > MAX_CLAIM_DEPTH) throw new CheckFailed('disclosures', 'claims_too_deep');
   if (Array.isArray(value)) {
     for (const element of value) {
-      if (typeof element === 'object' && element !== null && !Array.isArray(element) && typeof (element as Record<string, unknown>)['...'] === 'string' && Object.keys(element).length === 1) {
+      if (
+        typeof element === 'object' &&
+        element !== null &&
+        !Array.isArray(element) &&
+        typeof (element as Record<string, unknown>)['...'] === 'string' &&
+        Object.keys(element).length === 1
+      ) {
         into.add((element as Record<string, string>)['...']!);
       } else collectDigests(element, into, depth + 1);
     }

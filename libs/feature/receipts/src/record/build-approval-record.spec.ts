@@ -16,7 +16,15 @@ function approvalInput(overrides: Partial<ApprovalInput> = {}): ApprovalInput {
     outcome: 'approved',
     decided_at: '2026-05-01T10:00:00+02:00',
     withdrawal_method: 'https://us.example/inbox',
-    parties: [{ party_id: 'app_us_aaaaaaaaaaaaaaaaaaaa', party_name: 'Acme', party_role: 'controller', party_type: 'organization', provenance: 'display_name' }],
+    parties: [
+      {
+        party_id: 'app_us_aaaaaaaaaaaaaaaaaaaa',
+        party_name: 'Acme',
+        party_role: 'controller',
+        party_type: 'organization',
+        provenance: 'display_name',
+      },
+    ],
     processing: {},
     ...overrides,
   };
@@ -31,8 +39,22 @@ describe('approval decision records', () => {
   ] as const)('%s: one "%s" row by the principal at the decision time, status %s; validates against the schema', (outcome, state) => {
     const document = buildReceipt(approvalInput({ outcome }));
     expect(validateReceiptDocument(document)).toEqual({ valid: true });
-    expect(document.record).toEqual({ schema_version: 'svc-cr/2.13', conforms_to: 'ISO/IEC TS 27560:2023', record_id: RECORD_ID, record_type: 'authorization_record', pii_principal_id: 'psn_principal' });
-    expect(document.event).toEqual([{ event_time: '2026-05-01T08:00:00.000Z', entity_id: 'psn_principal', event_type: 'explicit', event_state: state, approval_id: RECORD_ID }]);
+    expect(document.record).toEqual({
+      schema_version: 'svc-cr/2.13',
+      conforms_to: 'ISO/IEC TS 27560:2023',
+      record_id: RECORD_ID,
+      record_type: 'authorization_record',
+      pii_principal_id: 'psn_principal',
+    });
+    expect(document.event).toEqual([
+      {
+        event_time: '2026-05-01T08:00:00.000Z',
+        entity_id: 'psn_principal',
+        event_type: 'explicit',
+        event_state: state,
+        approval_id: RECORD_ID,
+      },
+    ]);
     expect(document.authority).toEqual({ withdrawal_method: 'https://us.example/inbox' });
     expect(document.pii_processing.purposes).toEqual([]);
     expect(projectReceipt(document, [], new Date('2027-01-01T00:00:00Z')).status).toBe(outcome);
@@ -47,6 +69,8 @@ describe('approval decision records', () => {
   });
 
   it('refuses a decision time that is not ISO 8601', () => {
-    expect(() => buildApprovalRecord(approvalInput({ decided_at: 'yesterday' }))).toThrow(expect.objectContaining({ code: 'receipt_input_invalid' }));
+    expect(() => buildApprovalRecord(approvalInput({ decided_at: 'yesterday' }))).toThrow(
+      expect.objectContaining({ code: 'receipt_input_invalid' }),
+    );
   });
 });

@@ -33,6 +33,14 @@ export function buildApprovalRecord(input: ApprovalInput): ReceiptDocument {
     pii_processing: buildPiiProcessing(input.language, [], input.processing),
     party_identification: buildParties(input.parties),
     authority: { withdrawal_method: input.withdrawal_method },
-    event: [{ event_time: decidedAt, entity_id: principal ?? input.record_id, event_type: 'explicit', event_state: state, approval_id: input.record_id }],
+    event: [
+      {
+        event_time: decidedAt,
+        entity_id: principal ?? input.record_id,
+        event_type: 'explicit',
+        event_state: state,
+        approval_id: input.record_id,
+      },
+    ],
   });
 }

@@ -25,15 +25,27 @@ export function buildAuthorizationRecord(input: AuthorityInput): ReceiptDocument
   });
   const events: EventRow[] = [];
   if (input.requested_at) {
-    events.push({ event_time: isoTime(input.requested_at, 'requested_at'), entity_id: input.pii_principal_id, event_type: 'explicit', event_state: 'authority requested' });
+    events.push({
+      event_time: isoTime(input.requested_at, 'requested_at'),
+      entity_id: input.pii_principal_id,
+      event_type: 'explicit',
+      event_state: 'authority requested',
+    });
   }
-  events.push({ event_time: isoTime(input.granted_at, 'granted_at'), entity_id: input.pii_principal_id, event_type: 'explicit', event_state: 'authority granted' });
+  events.push({
+    event_time: isoTime(input.granted_at, 'granted_at'),
+    entity_id: input.pii_principal_id,
+    event_type: 'explicit',
+    event_state: 'authority granted',
+  });
   const ext = input.extensions ?? {};
   const extensions = definedOnly<ExtensionsSection>({
     scopes: ext.scopes?.length ? [...ext.scopes] : undefined,
     sensitive: ext.sensitive,
     accountability_record: ext.accountability_record,
-    grant_integrity: ext.grant_integrity ? { content_sha256: ext.grant_integrity.content_sha256, key_versions: [...ext.grant_integrity.key_versions] } : undefined,
+    grant_integrity: ext.grant_integrity
+      ? { content_sha256: ext.grant_integrity.content_sha256, key_versions: [...ext.grant_integrity.key_versions] }
+      : undefined,
     delegation_chain_root: ext.delegation_chain_root,
     capability_manifest: ext.capability_manifest ? { ...ext.capability_manifest } : undefined,
     captured_at: ext.captured_at ? isoTime(ext.captured_at, 'extensions.captured_at') : undefined,
@@ -61,7 +73,8 @@ export function buildAuthorizationRecord(input: AuthorityInput): ReceiptDocument
 
 function copyBounds(bounds: AuthorityInput['bounds']): Partial<AuthoritySection> {
   // A deep copy through JSON: the frozen document must not share objects with the caller's input.
-  const copy = (value: Record<string, unknown> | undefined) => (value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as Record<string, unknown>));
+  const copy = (value: Record<string, unknown> | undefined) =>
+    value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as Record<string, unknown>);
   return {
     scope_bounds: copy(bounds.scope_bounds),
     action_bounds: copy(bounds.action_bounds),

@@ -1,4 +1,12 @@
-import { buildCollectionExtensions, buildParties, buildPiiProcessing, definedOnly, invalidInput, isoTime, secondsAsDuration } from './build-common';
+import {
+  buildCollectionExtensions,
+  buildParties,
+  buildPiiProcessing,
+  definedOnly,
+  invalidInput,
+  isoTime,
+  secondsAsDuration,
+} from './build-common';
 
 /** The code, field and message of a refused input. */
 function refusal(build: () => unknown): { code: string; field: unknown; message: string } {
@@ -20,7 +28,11 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
   });
 
   it('invalidInput refuses with receipt_input_invalid naming the field', () => {
-    expect(refusal(() => invalidInput('given_at', 'bad time'))).toEqual({ code: 'receipt_input_invalid', field: 'given_at', message: 'bad time' });
+    expect(refusal(() => invalidInput('given_at', 'bad time'))).toEqual({
+      code: 'receipt_input_invalid',
+      field: 'given_at',
+      message: 'bad time',
+    });
   });
 
   describe('isoTime', () => {
@@ -28,8 +40,21 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
       expect(isoTime('2026-01-01T10:00:00+02:00', 'given_at')).toBe('2026-01-01T08:00:00.000Z');
       expect(isoTime('2026-01-01T10:00:00Z', 'given_at')).toBe('2026-01-01T10:00:00.000Z');
     });
-    it.each(['yesterday', '2026-01-01', 'x2026-01-01T10:00:00Z', 'Jan 1 2026 10:00', '2026-13-45T99:00:00Z', '2026-1-01T10:00:00Z', '+002026-01-01T10:00:00Z', '-002026-01-01T10:00:00Z'])('refuses %s', (value) => {
-      expect(refusal(() => isoTime(value, 'shown_at'))).toEqual({ code: 'receipt_input_invalid', field: 'shown_at', message: 'shown_at must be an ISO 8601 timestamp' });
+    it.each([
+      'yesterday',
+      '2026-01-01',
+      'x2026-01-01T10:00:00Z',
+      'Jan 1 2026 10:00',
+      '2026-13-45T99:00:00Z',
+      '2026-1-01T10:00:00Z',
+      '+002026-01-01T10:00:00Z',
+      '-002026-01-01T10:00:00Z',
+    ])('refuses %s', (value) => {
+      expect(refusal(() => isoTime(value, 'shown_at'))).toEqual({
+        code: 'receipt_input_invalid',
+        field: 'shown_at',
+        message: 'shown_at must be an ISO 8601 timestamp',
+      });
     });
   });
 
@@ -56,7 +81,11 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
       expect(buildParties([full, agent])[1]).not.toHaveProperty('party_type');
     });
     it('refuses a record without parties', () => {
-      expect(refusal(() => buildParties([]))).toEqual({ code: 'receipt_input_invalid', field: 'parties', message: 'A record names at least its controller' });
+      expect(refusal(() => buildParties([]))).toEqual({
+        code: 'receipt_input_invalid',
+        field: 'parties',
+        message: 'A record names at least its controller',
+      });
     });
   });
 
@@ -78,7 +107,14 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
         impact_assessment: 'dpia-7',
       };
       const section = buildPiiProcessing('en', PURPOSES, facts, { reference: 'flw@v1', hash: 'h', url: 'https://acme.example/privacy' });
-      expect(section).toEqual({ language: 'en', privacy_notice: { reference: 'flw@v1', hash: 'h', url: 'https://acme.example/privacy' }, purposes: PURPOSES, processing_locations: facts.lawful_transfers, ...facts, lawful_transfers: undefined });
+      expect(section).toEqual({
+        language: 'en',
+        privacy_notice: { reference: 'flw@v1', hash: 'h', url: 'https://acme.example/privacy' },
+        purposes: PURPOSES,
+        processing_locations: facts.lawful_transfers,
+        ...facts,
+        lawful_transfers: undefined,
+      });
       expect(section).not.toHaveProperty('lawful_transfers');
       expect(section.storage_locations).not.toBe(facts.storage_locations);
       expect(section.recipient_third_parties).not.toBe(facts.recipient_third_parties);
@@ -88,7 +124,10 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
     });
 
     it('writes privacy_notice without url when the notice has none, and no privacy_notice without a notice', () => {
-      expect(buildPiiProcessing('en', [], {}, { reference: 'flw@v1', hash: 'h' }).privacy_notice).toEqual({ reference: 'flw@v1', hash: 'h' });
+      expect(buildPiiProcessing('en', [], {}, { reference: 'flw@v1', hash: 'h' }).privacy_notice).toEqual({
+        reference: 'flw@v1',
+        hash: 'h',
+      });
       expect(buildPiiProcessing('en', [], {})).not.toHaveProperty('privacy_notice');
     });
 
@@ -98,12 +137,20 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
     });
 
     it('omits empty storage, rights, method and transfer lists', () => {
-      const section = buildPiiProcessing('en', [], { storage_locations: [], privacy_rights: [], processing_method: [], lawful_transfers: [] });
+      const section = buildPiiProcessing('en', [], {
+        storage_locations: [],
+        privacy_rights: [],
+        processing_method: [],
+        lawful_transfers: [],
+      });
       expect(Object.keys(section).sort()).toEqual(['jurisdiction', 'language', 'purposes']);
     });
 
     it('refuses a transfer without its lawful basis, naming its index', () => {
-      const transfers = [{ country: 'US', transfer_basis: 'scc' }, { country: 'IN', transfer_basis: '' }];
+      const transfers = [
+        { country: 'US', transfer_basis: 'scc' },
+        { country: 'IN', transfer_basis: '' },
+      ];
       expect(refusal(() => buildPiiProcessing('en', [], { lawful_transfers: transfers }))).toEqual({
         code: 'receipt_input_invalid',
         field: 'processing.lawful_transfers[1].transfer_basis',
@@ -153,14 +200,24 @@ describe('receipt builder primitives (svc-cr/2.13 field rules)', () => {
     });
 
     it('merges the record-specific extras', () => {
-      expect(buildCollectionExtensions({}, { signature_evidence: { pointer: 'sig', digest: 'd' } })).toEqual({ signature_evidence: { pointer: 'sig', digest: 'd' } });
+      expect(buildCollectionExtensions({}, { signature_evidence: { pointer: 'sig', digest: 'd' } })).toEqual({
+        signature_evidence: { pointer: 'sig', digest: 'd' },
+      });
     });
 
     it('refuses rendering evidence without a channel or from a channel that renders nothing', () => {
-      const expected = { code: 'receipt_input_invalid', field: 'collection.rendering_evidence', message: 'rendering_evidence exists only for the embedded_field and embedded_field_browser channels' };
+      const expected = {
+        code: 'receipt_input_invalid',
+        field: 'collection.rendering_evidence',
+        message: 'rendering_evidence exists only for the embedded_field and embedded_field_browser channels',
+      };
       expect(refusal(() => buildCollectionExtensions({ rendering_evidence: { digest: 'd' } }))).toEqual(expected);
-      expect(refusal(() => buildCollectionExtensions({ collection_channel: 'embedded', rendering_evidence: { digest: 'd' } }))).toEqual(expected);
-      expect(buildCollectionExtensions({ collection_channel: 'embedded_field_browser', rendering_evidence: { digest: 'd' } })).toMatchObject({ rendering_evidence: { digest: 'd' } });
+      expect(refusal(() => buildCollectionExtensions({ collection_channel: 'embedded', rendering_evidence: { digest: 'd' } }))).toEqual(
+        expected,
+      );
+      expect(
+        buildCollectionExtensions({ collection_channel: 'embedded_field_browser', rendering_evidence: { digest: 'd' } }),
+      ).toMatchObject({ rendering_evidence: { digest: 'd' } });
     });
   });
 });

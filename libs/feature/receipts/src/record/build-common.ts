@@ -1,6 +1,12 @@
 import { receiptsError } from '../receipts.errors';
 import type { CollectionFacts, PartyInput, ProcessingFacts } from './inputs';
-import { RENDERED_CHANNELS, type ExtensionsSection, type PartySection, type PiiProcessingSection, type ReceiptPurpose } from './receipt-document';
+import {
+  RENDERED_CHANNELS,
+  type ExtensionsSection,
+  type PartySection,
+  type PiiProcessingSection,
+  type ReceiptPurpose,
+} from './receipt-document';
 
 /**
  * Copies only the members that are defined: the absence rule in one place. An undefined input
@@ -54,7 +60,11 @@ export function buildPiiProcessing(
 ): PiiProcessingSection {
   const transfers = facts.lawful_transfers ?? [];
   for (const [index, transfer] of transfers.entries()) {
-    if (!transfer.transfer_basis) invalidInput(`processing.lawful_transfers[${index}].transfer_basis`, 'A processing location needs its recorded lawful-transfer basis');
+    if (!transfer.transfer_basis)
+      invalidInput(
+        `processing.lawful_transfers[${index}].transfer_basis`,
+        'A processing location needs its recorded lawful-transfer basis',
+      );
   }
   return definedOnly<PiiProcessingSection>({
     language,
@@ -77,7 +87,10 @@ export function buildPiiProcessing(
 /** Extensions of consent and notice records; refuses rendering evidence from a channel that renders nothing. */
 export function buildCollectionExtensions(facts: CollectionFacts, extra: Partial<ExtensionsSection> = {}): ExtensionsSection | undefined {
   if (facts.rendering_evidence && !(facts.collection_channel && RENDERED_CHANNELS.includes(facts.collection_channel))) {
-    invalidInput('collection.rendering_evidence', 'rendering_evidence exists only for the embedded_field and embedded_field_browser channels');
+    invalidInput(
+      'collection.rendering_evidence',
+      'rendering_evidence exists only for the embedded_field and embedded_field_browser channels',
+    );
   }
   const section = definedOnly<ExtensionsSection>({
     collection_mechanism: facts.collection_mechanism,

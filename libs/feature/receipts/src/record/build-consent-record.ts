@@ -21,7 +21,8 @@ export function buildConsentRecord(input: ConsentRecordInput): ReceiptDocument {
     anonymous: anonymous ? true : undefined,
     pii_principal_id: input.principal.kind === 'identified' ? input.principal.pii_principal_id : undefined,
   });
-  if (input.principal.kind === 'identified' && !input.principal.pii_principal_id) invalidInput('principal.pii_principal_id', 'An identified record needs its principal id');
+  if (input.principal.kind === 'identified' && !input.principal.pii_principal_id)
+    invalidInput('principal.pii_principal_id', 'An identified record needs its principal id');
   const seen = new Set<string>();
   for (const decision of input.decisions) {
     if (seen.has(decision.purpose_id)) invalidInput('decisions', `Purpose ${decision.purpose_id} is decided twice`);
@@ -40,7 +41,12 @@ export function buildConsentRecord(input: ConsentRecordInput): ReceiptDocument {
         event_state: 'consent given',
         record_reference: input.record_reference,
       })
-    : { event_time: isoTime(input.given_at, 'given_at'), entity_id: entity, event_type: input.event_type ?? 'explicit', event_state: 'notice acknowledged' };
+    : {
+        event_time: isoTime(input.given_at, 'given_at'),
+        entity_id: entity,
+        event_type: input.event_type ?? 'explicit',
+        event_state: 'notice acknowledged',
+      };
   return definedOnly<ReceiptDocument>({
     record,
     pii_processing: buildPiiProcessing(input.notice.content.locale, purposes, input.processing, {
@@ -50,6 +56,8 @@ export function buildConsentRecord(input: ConsentRecordInput): ReceiptDocument {
     }),
     party_identification: buildParties(input.parties),
     event: [decided],
-    extensions: buildCollectionExtensions(input.collection, { signature_evidence: input.signature_evidence ? { ...input.signature_evidence } : undefined }),
+    extensions: buildCollectionExtensions(input.collection, {
+      signature_evidence: input.signature_evidence ? { ...input.signature_evidence } : undefined,
+    }),
   });
 }

@@ -10,7 +10,8 @@ import { RECEIPT_CONFORMS_TO, RECEIPT_SCHEMA_VERSION } from './versions';
  * shown` by `shown_by`, then `notice acknowledged` when an acknowledgement is known.
  */
 export function buildNoticeRecord(input: NoticeRecordInput): ReceiptDocument {
-  if (input.principal.kind === 'identified' && !input.principal.pii_principal_id) invalidInput('principal.pii_principal_id', 'An identified record needs its principal id');
+  if (input.principal.kind === 'identified' && !input.principal.pii_principal_id)
+    invalidInput('principal.pii_principal_id', 'An identified record needs its principal id');
   const record = definedOnly<RecordSection>({
     schema_version: RECEIPT_SCHEMA_VERSION,
     conforms_to: RECEIPT_CONFORMS_TO,
@@ -19,10 +20,17 @@ export function buildNoticeRecord(input: NoticeRecordInput): ReceiptDocument {
     anonymous: input.principal.kind === 'anonymous' ? true : undefined,
     pii_principal_id: input.principal.kind === 'identified' ? input.principal.pii_principal_id : undefined,
   });
-  const events: EventRow[] = [{ event_time: isoTime(input.shown_at, 'shown_at'), entity_id: input.shown_by, event_type: 'explicit', event_state: 'notice shown' }];
+  const events: EventRow[] = [
+    { event_time: isoTime(input.shown_at, 'shown_at'), entity_id: input.shown_by, event_type: 'explicit', event_state: 'notice shown' },
+  ];
   if (input.acknowledged_at) {
     const entity = input.principal.kind === 'identified' ? input.principal.pii_principal_id : input.record_id;
-    events.push({ event_time: isoTime(input.acknowledged_at, 'acknowledged_at'), entity_id: entity, event_type: 'explicit', event_state: 'notice acknowledged' });
+    events.push({
+      event_time: isoTime(input.acknowledged_at, 'acknowledged_at'),
+      entity_id: entity,
+      event_type: 'explicit',
+      event_state: 'notice acknowledged',
+    });
   }
   return definedOnly<ReceiptDocument>({
     record,

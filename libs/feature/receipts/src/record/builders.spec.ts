@@ -62,7 +62,11 @@ describe('receipt builders', () => {
 
     it('records the versioned notice reference with its hash and url', () => {
       const { pii_processing } = buildConsentRecord(consentInput());
-      expect(pii_processing.privacy_notice).toEqual({ reference: 'flw_us_aaaaaaaaaaaaaaaaaaaa@v1', hash: expect.stringMatching(/^[0-9a-f]{64}$/), url: 'https://acme.example/privacy' });
+      expect(pii_processing.privacy_notice).toEqual({
+        reference: 'flw_us_aaaaaaaaaaaaaaaaaaaa@v1',
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        url: 'https://acme.example/privacy',
+      });
       expect(pii_processing.language).toBe('en-GB');
     });
 
@@ -72,8 +76,12 @@ describe('receipt builders', () => {
 
     it('writes processing_locations only when lawful-transfer bases exist', () => {
       expect(buildConsentRecord(consentInput()).pii_processing).not.toHaveProperty('processing_locations');
-      expect(buildConsentRecord(consentInput({ processing: { lawful_transfers: [] } })).pii_processing).not.toHaveProperty('processing_locations');
-      const withTransfer = buildConsentRecord(consentInput({ processing: { lawful_transfers: [{ country: 'DE', transfer_basis: 'adequacy_decision' }] } }));
+      expect(buildConsentRecord(consentInput({ processing: { lawful_transfers: [] } })).pii_processing).not.toHaveProperty(
+        'processing_locations',
+      );
+      const withTransfer = buildConsentRecord(
+        consentInput({ processing: { lawful_transfers: [{ country: 'DE', transfer_basis: 'adequacy_decision' }] } }),
+      );
       expect(withTransfer.pii_processing.processing_locations).toEqual([{ country: 'DE', transfer_basis: 'adequacy_decision' }]);
       expectValid(withTransfer);
       expect(() => buildConsentRecord(consentInput({ processing: { lawful_transfers: [{ country: 'DE', transfer_basis: '' }] } }))).toThrow(
@@ -101,7 +109,13 @@ describe('receipt builders', () => {
   describe('event rows of the frozen record', () => {
     it('consent given carries validity_duration only when the consent expires', () => {
       expect(buildConsentRecord(consentInput()).event).toEqual([
-        { event_time: '2026-01-01T10:00:00.000Z', validity_duration: 'P1Y', entity_id: 'subj_9f2c', event_type: 'explicit', event_state: 'consent given' },
+        {
+          event_time: '2026-01-01T10:00:00.000Z',
+          validity_duration: 'P1Y',
+          entity_id: 'subj_9f2c',
+          event_type: 'explicit',
+          event_state: 'consent given',
+        },
       ]);
       expect(buildConsentRecord(consentInput({ validity_duration: undefined })).event[0]).not.toHaveProperty('validity_duration');
     });
@@ -141,7 +155,14 @@ describe('receipt builders', () => {
   describe('authority section (authorization records only)', () => {
     it('writes each bound exactly when enforced, sequence bounds as sequence_bounds', () => {
       const { authority } = buildAuthorizationRecord(authorityInput());
-      expect(Object.keys(authority!).sort()).toEqual(['scope_bounds', 'sequence_bounds', 'valid_from', 'valid_until', 'value_bounds', 'withdrawal_method']);
+      expect(Object.keys(authority!).sort()).toEqual([
+        'scope_bounds',
+        'sequence_bounds',
+        'valid_from',
+        'valid_until',
+        'value_bounds',
+        'withdrawal_method',
+      ]);
     });
 
     it('omits valid_until for an open-ended authority', () => {
@@ -173,7 +194,10 @@ describe('receipt builders', () => {
   describe('extensions', () => {
     it('authorization records carry grant_integrity and delegation_chain_root, never agent_disclosures', () => {
       const { extensions } = buildAuthorizationRecord(authorityInput());
-      expect(extensions).toEqual({ grant_integrity: { content_sha256: 'a'.repeat(64), key_versions: ['oap-us-v1'] }, delegation_chain_root: 'subj_9f2c' });
+      expect(extensions).toEqual({
+        grant_integrity: { content_sha256: 'a'.repeat(64), key_versions: ['oap-us-v1'] },
+        delegation_chain_root: 'subj_9f2c',
+      });
     });
 
     it('signature_evidence appears on consent records (and the input types allow it nowhere else)', () => {
@@ -188,18 +212,25 @@ describe('receipt builders', () => {
       );
       expect(rendered.extensions!.rendering_evidence).toEqual({ digest: 'c'.repeat(64) });
       expectValid(rendered);
-      expect(() => buildConsentRecord(consentInput({ collection: { collection_channel: 'hosted', rendering_evidence: { digest: 'c'.repeat(64) } } }))).toThrow(
-        expect.objectContaining({ code: 'receipt_input_invalid', detail: { field: 'collection.rendering_evidence' } }),
-      );
+      expect(() =>
+        buildConsentRecord(consentInput({ collection: { collection_channel: 'hosted', rendering_evidence: { digest: 'c'.repeat(64) } } })),
+      ).toThrow(expect.objectContaining({ code: 'receipt_input_invalid', detail: { field: 'collection.rendering_evidence' } }));
     });
 
-    it.each(['hosted', 'embedded', 'embedded_field', 'embedded_field_browser', 'form_capture', 'form_capture_browser', 'form_platform_webhook', 'controller_attested', 'imported'] as const)(
-      'collection_channel %s validates',
-      (channel) => {
-        const rendering = channel.startsWith('embedded_field') ? { rendering_evidence: { digest: 'd'.repeat(64) } } : {};
-        expectValid(buildConsentRecord(consentInput({ collection: { collection_channel: channel, ...rendering } })));
-      },
-    );
+    it.each([
+      'hosted',
+      'embedded',
+      'embedded_field',
+      'embedded_field_browser',
+      'form_capture',
+      'form_capture_browser',
+      'form_platform_webhook',
+      'controller_attested',
+      'imported',
+    ] as const)('collection_channel %s validates', (channel) => {
+      const rendering = channel.startsWith('embedded_field') ? { rendering_evidence: { digest: 'd'.repeat(64) } } : {};
+      expectValid(buildConsentRecord(consentInput({ collection: { collection_channel: channel, ...rendering } })));
+    });
 
     it('notice records carry operator-declared agent disclosures', () => {
       expect(buildNoticeRecord(noticeInput()).extensions!.agent_disclosures).toEqual([
@@ -220,7 +251,9 @@ describe('receipt builders', () => {
     });
 
     it('an unparseable time and a valid_until before valid_from', () => {
-      expect(() => buildConsentRecord(consentInput({ given_at: 'yesterday' }))).toThrow(expect.objectContaining({ code: 'receipt_input_invalid' }));
+      expect(() => buildConsentRecord(consentInput({ given_at: 'yesterday' }))).toThrow(
+        expect.objectContaining({ code: 'receipt_input_invalid' }),
+      );
       expect(() => buildAuthorizationRecord(authorityInput({ valid_until: '2025-01-01T00:00:00Z' }))).toThrow(
         expect.objectContaining({ code: 'receipt_input_invalid', detail: { field: 'valid_until' } }),
       );

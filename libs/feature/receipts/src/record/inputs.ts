@@ -1,11 +1,4 @@
-import type {
-  EventChannel,
-  ExtensionsSection,
-  LawfulBasis,
-  PartyRole,
-  PartyType,
-  ProcessingLocation,
-} from './receipt-document';
+import type { EventChannel, ExtensionsSection, LawfulBasis, PartyRole, PartyType, ProcessingLocation } from './receipt-document';
 
 /**
  * Plain inputs of the receipt builders: what consent-records (consent records), the disclosure
@@ -88,7 +81,10 @@ export interface ProcessingFacts {
  * Extension facts shared by consent and notice records: the schema's extensions without the
  * authorization-only ones and without `signature_evidence` (a consent record states it apart).
  */
-export type CollectionFacts = Omit<ExtensionsSection, 'grant_integrity' | 'delegation_chain_root' | 'capability_manifest' | 'signature_evidence'>;
+export type CollectionFacts = Omit<
+  ExtensionsSection,
+  'grant_integrity' | 'delegation_chain_root' | 'capability_manifest' | 'signature_evidence'
+>;
 
 /** One purpose decision of a consent record. Declined purposes never reach the receipt's purposes. */
 export interface PurposeDecisionInput {
@@ -180,7 +176,17 @@ export interface AuthorityInput {
   granted_at: string;
   parties: PartyInput[];
   processing: ProcessingFacts;
-  extensions?: Pick<ExtensionsSection, 'scopes' | 'sensitive' | 'accountability_record' | 'grant_integrity' | 'delegation_chain_root' | 'capability_manifest' | 'captured_at' | 'recorded_at'>;
+  extensions?: Pick<
+    ExtensionsSection,
+    | 'scopes'
+    | 'sensitive'
+    | 'accountability_record'
+    | 'grant_integrity'
+    | 'delegation_chain_root'
+    | 'capability_manifest'
+    | 'captured_at'
+    | 'recorded_at'
+  >;
 }
 
 /**

@@ -28,12 +28,19 @@ describe('notice hash', () => {
 
   it.each(['name', 'label', 'description', 'mechanism', 'required'] as const)('changes when a purpose row %s changes', (field) => {
     const [first, ...rest] = input.purposes;
-    const changed = { ...first!, [field]: field === 'required' ? !first!.required : field === 'mechanism' ? 'contract' : `${String(first![field])}x` };
+    const changed = {
+      ...first!,
+      [field]: field === 'required' ? !first!.required : field === 'mechanism' ? 'contract' : `${String(first![field])}x`,
+    };
     expect(noticeHash({ ...input, purposes: [changed, ...rest] })).not.toBe(vector.sha256);
   });
 
   it('covers exactly the listed fields: extra members on the input do not change it', () => {
-    const extra = { ...input, data_fields: ['email'], purposes: input.purposes.map((p) => ({ ...p, internal_note: 'x' })) } as unknown as NoticeContent;
+    const extra = {
+      ...input,
+      data_fields: ['email'],
+      purposes: input.purposes.map((p) => ({ ...p, internal_note: 'x' })),
+    } as unknown as NoticeContent;
     expect(noticeHash(extra)).toBe(vector.sha256);
   });
 });

@@ -120,7 +120,6 @@ export type EventState = (typeof EVENT_STATES)[number];
 export const EVENT_TYPES = ['explicit', 'implicit', 'regular'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-
 export interface EventRow {
   event_time: string;
   validity_duration?: string;

@@ -28,7 +28,8 @@ describe('published schema file survives the TypeScript build byte for byte', ()
     const source = "import schema from './svc-cr-2.13.schema.json';\nexport default schema;\n";
     host.readFile = (name) => (name === probe ? source : readFile(name));
     host.fileExists = (name) => name === probe || fileExists(name);
-    host.getSourceFile = (name, language, onError) => (name === probe ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, onError));
+    host.getSourceFile = (name, language, onError) =>
+      name === probe ? ts.createSourceFile(name, source, language) : getSourceFile(name, language, onError);
     const written = new Map<string, string>();
     host.writeFile = (name, text) => written.set(name, text);
     ts.createProgram([probe], options, host).emit();

@@ -50,39 +50,275 @@ describe('published schema: forbidden and conditional fields', () => {
   });
 
   const cases: Array<[string, () => Mutable]> = [
-    ['pii_principal_id on an anonymous record', () => Object.assign(anonymous(), {}, { record: { ...anonymous().record, pii_principal_id: 'subj_1' } })],
-    ['an identified record without pii_principal_id', () => { const d = identified(); delete d.record.pii_principal_id; return d; }],
-    ['anonymous: false (only true is allowed)', () => { const d = identified(); d.record.anonymous = false; return d; }],
-    ['a principal party on an anonymous record', () => { const d = anonymous(); d.party_identification.push({ party_id: 'p', party_name: 'P', party_role: 'principal' }); return d; }],
-    ['agent_disclosures on an authorization record', () => { const d = authorization(); d.extensions = { ...d.extensions, agent_disclosures: [{ agent_id: 'a', disclosed_at: '2026-01-01T00:00:00Z', provenance: 'operator_declared' }] }; return d; }],
-    ['signature_evidence on a notice record', () => { const d = notice(); d.extensions = { ...d.extensions, signature_evidence: { pointer: 'p', digest: SHA } }; return d; }],
-    ['signature_evidence on an authorization record', () => { const d = authorization(); d.extensions = { ...d.extensions, signature_evidence: { pointer: 'p', digest: SHA } }; return d; }],
-    ['rendering_evidence on a hosted-channel record', () => { const d = identified(); d.extensions = { ...d.extensions, collection_channel: 'hosted', rendering_evidence: { digest: SHA } }; return d; }],
-    ['rendering_evidence without a collection_channel', () => { const d = identified(); d.extensions = { rendering_evidence: { digest: SHA } }; return d; }],
-    ['an authority section on a consent record', () => { const d = identified(); d.authority = authorization().authority; return d; }],
-    ['an authority section on a notice record', () => { const d = notice(); d.authority = authorization().authority; return d; }],
-    ['an authorization record without its authority section', () => { const d = authorization(); delete d.authority; return d; }],
-    ['an authority without withdrawal_method', () => { const d = authorization(); delete d.authority!.withdrawal_method; return d; }],
-    ['a withdrawal method embedding a credential in the query', () => { const d = authorization(); d.authority!.withdrawal_method = 'https://api.example/withdraw?token=secret'; return d; }],
-    ['a withdrawal method with userinfo', () => { const d = identified(); d.pii_processing.withdrawal_method = 'https://user:pw@api.example/withdraw'; return d; }],
-    ['grant_integrity on a consent record', () => { const d = identified(); d.extensions = { ...d.extensions, grant_integrity: { content_sha256: SHA, key_versions: ['oap-us-v1'] } }; return d; }],
-    ['delegation_chain_root on a notice record', () => { const d = notice(); d.extensions = { ...d.extensions, delegation_chain_root: 'x' }; return d; }],
-    ['capability_manifest on a consent record', () => { const d = identified(); d.extensions = { ...d.extensions, capability_manifest: { version: 'v1', sha256: SHA } }; return d; }],
-    ['processing_locations without a transfer basis', () => { const d = identified(); d.pii_processing.processing_locations = [{ country: 'DE' }]; return d; }],
-    ['an empty processing_locations list', () => { const d = identified(); d.pii_processing.processing_locations = []; return d; }],
-    ['validity_duration on a non-consent-given row', () => { const d = authorization(); d.event[0]!.validity_duration = 'P1Y'; return d; }],
-    ['record_reference on a withdrawal row', () => { const d = identified(); d.event.push({ event_time: '2026-02-01T00:00:00Z', entity_id: 'subj_9f2c', event_type: 'explicit', event_state: 'consent withdrawn', record_reference: 'x' }); return d; }],
-    ['purpose_id on a consent given row', () => { const d = identified(); d.event[0]!.purpose_id = 'marketing'; return d; }],
-    ['approval_id on an authority row', () => { const d = authorization(); d.event[0]!.approval_id = 'appr_1'; return d; }],
-    ['event_channel on a consent given row', () => { const d = identified(); d.event[0]!.event_channel = 'email_link'; return d; }],
-    ['occurrences on a consent given row', () => { const d = identified(); d.event[0]!.occurrences = 3; return d; }],
-    ['a reserved event state (consent invalidated)', () => { const d = identified(); d.event[0]!.event_state = 'consent invalidated'; return d; }],
-    ['a wrong conforms_to', () => { const d = identified(); d.record.conforms_to = 'ISO/IEC 29184'; return d; }],
-    ['a wrong schema_version', () => { const d = identified(); d.record.schema_version = 'svc-cr/2.12'; return d; }],
-    ['an unknown collection_channel', () => { const d = identified(); d.extensions = { collection_channel: 'carrier_pigeon' }; return d; }],
-    ['an unknown member in a section', () => { const d = identified(); d.pii_processing.guessed = true; return d; }],
-    ['no event rows', () => { const d = identified(); d.event = []; return d; }],
-    ['a missing required pii_processing.jurisdiction', () => { const d = identified(); delete d.pii_processing.jurisdiction; return d; }],
+    [
+      'pii_principal_id on an anonymous record',
+      () => Object.assign(anonymous(), {}, { record: { ...anonymous().record, pii_principal_id: 'subj_1' } }),
+    ],
+    [
+      'an identified record without pii_principal_id',
+      () => {
+        const d = identified();
+        delete d.record.pii_principal_id;
+        return d;
+      },
+    ],
+    [
+      'anonymous: false (only true is allowed)',
+      () => {
+        const d = identified();
+        d.record.anonymous = false;
+        return d;
+      },
+    ],
+    [
+      'a principal party on an anonymous record',
+      () => {
+        const d = anonymous();
+        d.party_identification.push({ party_id: 'p', party_name: 'P', party_role: 'principal' });
+        return d;
+      },
+    ],
+    [
+      'agent_disclosures on an authorization record',
+      () => {
+        const d = authorization();
+        d.extensions = {
+          ...d.extensions,
+          agent_disclosures: [{ agent_id: 'a', disclosed_at: '2026-01-01T00:00:00Z', provenance: 'operator_declared' }],
+        };
+        return d;
+      },
+    ],
+    [
+      'signature_evidence on a notice record',
+      () => {
+        const d = notice();
+        d.extensions = { ...d.extensions, signature_evidence: { pointer: 'p', digest: SHA } };
+        return d;
+      },
+    ],
+    [
+      'signature_evidence on an authorization record',
+      () => {
+        const d = authorization();
+        d.extensions = { ...d.extensions, signature_evidence: { pointer: 'p', digest: SHA } };
+        return d;
+      },
+    ],
+    [
+      'rendering_evidence on a hosted-channel record',
+      () => {
+        const d = identified();
+        d.extensions = { ...d.extensions, collection_channel: 'hosted', rendering_evidence: { digest: SHA } };
+        return d;
+      },
+    ],
+    [
+      'rendering_evidence without a collection_channel',
+      () => {
+        const d = identified();
+        d.extensions = { rendering_evidence: { digest: SHA } };
+        return d;
+      },
+    ],
+    [
+      'an authority section on a consent record',
+      () => {
+        const d = identified();
+        d.authority = authorization().authority;
+        return d;
+      },
+    ],
+    [
+      'an authority section on a notice record',
+      () => {
+        const d = notice();
+        d.authority = authorization().authority;
+        return d;
+      },
+    ],
+    [
+      'an authorization record without its authority section',
+      () => {
+        const d = authorization();
+        delete d.authority;
+        return d;
+      },
+    ],
+    [
+      'an authority without withdrawal_method',
+      () => {
+        const d = authorization();
+        delete d.authority!.withdrawal_method;
+        return d;
+      },
+    ],
+    [
+      'a withdrawal method embedding a credential in the query',
+      () => {
+        const d = authorization();
+        d.authority!.withdrawal_method = 'https://api.example/withdraw?token=secret';
+        return d;
+      },
+    ],
+    [
+      'a withdrawal method with userinfo',
+      () => {
+        const d = identified();
+        d.pii_processing.withdrawal_method = 'https://user:pw@api.example/withdraw';
+        return d;
+      },
+    ],
+    [
+      'grant_integrity on a consent record',
+      () => {
+        const d = identified();
+        d.extensions = { ...d.extensions, grant_integrity: { content_sha256: SHA, key_versions: ['oap-us-v1'] } };
+        return d;
+      },
+    ],
+    [
+      'delegation_chain_root on a notice record',
+      () => {
+        const d = notice();
+        d.extensions = { ...d.extensions, delegation_chain_root: 'x' };
+        return d;
+      },
+    ],
+    [
+      'capability_manifest on a consent record',
+      () => {
+        const d = identified();
+        d.extensions = { ...d.extensions, capability_manifest: { version: 'v1', sha256: SHA } };
+        return d;
+      },
+    ],
+    [
+      'processing_locations without a transfer basis',
+      () => {
+        const d = identified();
+        d.pii_processing.processing_locations = [{ country: 'DE' }];
+        return d;
+      },
+    ],
+    [
+      'an empty processing_locations list',
+      () => {
+        const d = identified();
+        d.pii_processing.processing_locations = [];
+        return d;
+      },
+    ],
+    [
+      'validity_duration on a non-consent-given row',
+      () => {
+        const d = authorization();
+        d.event[0]!.validity_duration = 'P1Y';
+        return d;
+      },
+    ],
+    [
+      'record_reference on a withdrawal row',
+      () => {
+        const d = identified();
+        d.event.push({
+          event_time: '2026-02-01T00:00:00Z',
+          entity_id: 'subj_9f2c',
+          event_type: 'explicit',
+          event_state: 'consent withdrawn',
+          record_reference: 'x',
+        });
+        return d;
+      },
+    ],
+    [
+      'purpose_id on a consent given row',
+      () => {
+        const d = identified();
+        d.event[0]!.purpose_id = 'marketing';
+        return d;
+      },
+    ],
+    [
+      'approval_id on an authority row',
+      () => {
+        const d = authorization();
+        d.event[0]!.approval_id = 'appr_1';
+        return d;
+      },
+    ],
+    [
+      'event_channel on a consent given row',
+      () => {
+        const d = identified();
+        d.event[0]!.event_channel = 'email_link';
+        return d;
+      },
+    ],
+    [
+      'occurrences on a consent given row',
+      () => {
+        const d = identified();
+        d.event[0]!.occurrences = 3;
+        return d;
+      },
+    ],
+    [
+      'a reserved event state (consent invalidated)',
+      () => {
+        const d = identified();
+        d.event[0]!.event_state = 'consent invalidated';
+        return d;
+      },
+    ],
+    [
+      'a wrong conforms_to',
+      () => {
+        const d = identified();
+        d.record.conforms_to = 'ISO/IEC 29184';
+        return d;
+      },
+    ],
+    [
+      'a wrong schema_version',
+      () => {
+        const d = identified();
+        d.record.schema_version = 'svc-cr/2.12';
+        return d;
+      },
+    ],
+    [
+      'an unknown collection_channel',
+      () => {
+        const d = identified();
+        d.extensions = { collection_channel: 'carrier_pigeon' };
+        return d;
+      },
+    ],
+    [
+      'an unknown member in a section',
+      () => {
+        const d = identified();
+        d.pii_processing.guessed = true;
+        return d;
+      },
+    ],
+    [
+      'no event rows',
+      () => {
+        const d = identified();
+        d.event = [];
+        return d;
+      },
+    ],
+    [
+      'a missing required pii_processing.jurisdiction',
+      () => {
+        const d = identified();
+        delete d.pii_processing.jurisdiction;
+        return d;
+      },
+    ],
   ];
 
   it.each(cases)('refuses %s', (_name, make) => {
@@ -100,11 +336,30 @@ describe('published schema: forbidden and conditional fields', () => {
 
   it('accepts the scoped-withdrawal, approval and aggregate rows where the rules allow them', () => {
     const consent = identified();
-    consent.event.push({ event_time: '2026-02-01T00:00:00Z', entity_id: 'subj_9f2c', event_type: 'explicit', event_state: 'consent withdrawn', purpose_id: 'marketing', event_channel: 'receipt_link' });
+    consent.event.push({
+      event_time: '2026-02-01T00:00:00Z',
+      entity_id: 'subj_9f2c',
+      event_type: 'explicit',
+      event_state: 'consent withdrawn',
+      purpose_id: 'marketing',
+      event_channel: 'receipt_link',
+    });
     expect(validate(consent)).toBe(true);
     const auth = authorization();
-    auth.event.push({ event_time: '2026-02-01T00:00:00Z', entity_id: 'subj_9f2c', event_type: 'explicit', event_state: 'approval granted', approval_id: 'appr_1' });
-    auth.event.push({ event_time: '2026-02-02T00:00:00Z', entity_id: 'agent_x', event_type: 'explicit', event_state: 'authority exercised', occurrences: 12 });
+    auth.event.push({
+      event_time: '2026-02-01T00:00:00Z',
+      entity_id: 'subj_9f2c',
+      event_type: 'explicit',
+      event_state: 'approval granted',
+      approval_id: 'appr_1',
+    });
+    auth.event.push({
+      event_time: '2026-02-02T00:00:00Z',
+      entity_id: 'agent_x',
+      event_type: 'explicit',
+      event_state: 'authority exercised',
+      occurrences: 12,
+    });
     expect(validate(auth)).toBe(true);
   });
 });

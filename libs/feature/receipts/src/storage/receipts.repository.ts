@@ -53,7 +53,15 @@ export class ReceiptsRepository {
   /** Inserts a frozen receipt; returns false (and writes nothing) when the record id already exists. */
   async insertFrozen(
     manager: EntityManager,
-    row: { recordId: string; applicationId: string; recordType: RecordType; canonical: string; sha256: string; source: ReceiptSource; frozenAt: Date },
+    row: {
+      recordId: string;
+      applicationId: string;
+      recordType: RecordType;
+      canonical: string;
+      sha256: string;
+      source: ReceiptSource;
+      frozenAt: Date;
+    },
   ): Promise<boolean> {
     const inserted = await queryRows<{ record_id: string }>(
       manager,
@@ -68,7 +76,11 @@ export class ReceiptsRepository {
    * The receipt `recordId` if it belongs to `applicationId`; undefined otherwise. Another
    * application's receipt is indistinguishable from an unknown one.
    */
-  async find(applicationId: string, recordId: string, manager: EntityManager = this.dataSource.manager): Promise<FrozenReceipt | undefined> {
+  async find(
+    applicationId: string,
+    recordId: string,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<FrozenReceipt | undefined> {
     const rows: FrozenRow[] = await manager.query(
       `SELECT record_id, application_id, record_type, document, document_sha256, source, frozen_at
        FROM receipts.frozen_receipts WHERE record_id = $1 AND application_id = $2`,
@@ -78,7 +90,13 @@ export class ReceiptsRepository {
   }
 
   /** Appends a transition; returns false when the same idempotency key was already appended. */
-  async appendTransition(manager: EntityManager, recordId: string, transition: ReceiptTransition, canonical: string, idempotencyKey: string): Promise<boolean> {
+  async appendTransition(
+    manager: EntityManager,
+    recordId: string,
+    transition: ReceiptTransition,
+    canonical: string,
+    idempotencyKey: string,
+  ): Promise<boolean> {
     const inserted = await queryRows<{ seq: string }>(
       manager,
       `INSERT INTO receipts.receipt_transitions (record_id, transition_type, transition, occurred_at, idempotency_key)

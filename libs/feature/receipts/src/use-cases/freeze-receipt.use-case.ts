@@ -66,7 +66,9 @@ export class FreezeReceipt {
       if (created) return { recordId: input.record_id, documentSha256: sha256, created: true, document };
       const existing = await this.receipts.find(input.application_id, input.record_id, tx);
       if (existing?.documentSha256 !== sha256) {
-        throw receiptsError('receipt_already_frozen', 'A different receipt is already frozen under this record id', { record_id: input.record_id });
+        throw receiptsError('receipt_already_frozen', 'A different receipt is already frozen under this record id', {
+          record_id: input.record_id,
+        });
       }
       return { recordId: input.record_id, documentSha256: sha256, created: false, document };
     };

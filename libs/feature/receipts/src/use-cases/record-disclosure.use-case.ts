@@ -62,7 +62,13 @@ export class RecordDisclosure {
       title: flow.title,
       description: flow.description,
       policy_url: flow.policyUrl || null,
-      purposes: flow.purposes.map((p) => ({ name: p.key, label: p.label, description: p.description, mechanism: lawfulBasis(p.mechanism), required: p.required })),
+      purposes: flow.purposes.map((p) => ({
+        name: p.key,
+        label: p.label,
+        description: p.description,
+        mechanism: lawfulBasis(p.mechanism),
+        required: p.required,
+      })),
     };
     const input: NoticeRecordInput = {
       kind: 'notice_record',
@@ -83,14 +89,26 @@ export class RecordDisclosure {
           provenance: application.found && application.name ? 'display_name' : 'declared',
         },
         // The agent's name is not known to the platform: its id is what the operator declared.
-        { party_id: command.agentId, party_name: command.agentId, party_role: 'agent', party_type: 'software_agent', provenance: 'declared' },
+        {
+          party_id: command.agentId,
+          party_name: command.agentId,
+          party_role: 'agent',
+          party_type: 'software_agent',
+          provenance: 'declared',
+        },
       ],
       processing: declaredJurisdiction(application) ? { jurisdiction: declaredJurisdiction(application) } : {},
       collection: {
         collection_channel: 'controller_attested',
         consent_flow_id: flow.flowId,
         agent_disclosures: [
-          { agent_id: command.agentId, flow_id: flow.flowId, disclosed_at: disclosedAt.toISOString(), notice_hash: noticeHash(notice), provenance: 'operator_declared' },
+          {
+            agent_id: command.agentId,
+            flow_id: flow.flowId,
+            disclosed_at: disclosedAt.toISOString(),
+            notice_hash: noticeHash(notice),
+            provenance: 'operator_declared',
+          },
         ],
         recorded_at: now.toISOString(),
       },
@@ -103,7 +121,8 @@ export class RecordDisclosure {
   private async activeFlow(applicationId: string, flowId: string) {
     const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version: 0 });
     if (!reply.found) throw receiptsError('flow_not_found', 'Flow not found', { flow_id: flowId });
-    if (reply.activeVersion === 0) throw receiptsError('flow_not_active', 'The flow is a draft: activate it before recording disclosures', { flow_id: flowId });
+    if (reply.activeVersion === 0)
+      throw receiptsError('flow_not_active', 'The flow is a draft: activate it before recording disclosures', { flow_id: flowId });
     if (reply.version === reply.activeVersion) return reply;
     const active = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version: reply.activeVersion });
     if (!active.found) throw receiptsError('flow_not_found', 'Flow not found', { flow_id: flowId });

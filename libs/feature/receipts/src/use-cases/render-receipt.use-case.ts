@@ -41,16 +41,26 @@ export class RenderReceipt {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(applicationId: string, recordId: string, recordTypes: readonly RecordType[], flavor: ReceiptFlavor): Promise<RenderedReceipt> {
+  async execute(
+    applicationId: string,
+    recordId: string,
+    recordTypes: readonly RecordType[],
+    flavor: ReceiptFlavor,
+  ): Promise<RenderedReceipt> {
     const frozen = await this.receipts.find(applicationId, recordId);
-    if (!frozen || !recordTypes.includes(frozen.recordType)) throw receiptsError('receipt_not_found', 'Receipt not found', { record_id: recordId });
+    if (!frozen || !recordTypes.includes(frozen.recordType))
+      throw receiptsError('receipt_not_found', 'Receipt not found', { record_id: recordId });
     const projection = projectReceipt(frozen.document, await this.receipts.transitions(recordId), this.clock.now());
     const base = { recordId, recordType: frozen.recordType, status: projection.status, document: projection.document, flavor };
     switch (flavor) {
       case 'canonical':
         return { ...base, contentType: FLAVOR_MEDIA_TYPES.canonical, body: canonicalReceiptBytes(projection.document) };
       case 'dpv':
-        return { ...base, contentType: FLAVOR_MEDIA_TYPES.dpv, body: Buffer.from(canonicalJson(dpvReceipt(projection.document, projection.status)), 'utf8') };
+        return {
+          ...base,
+          contentType: FLAVOR_MEDIA_TYPES.dpv,
+          body: Buffer.from(canonicalJson(dpvReceipt(projection.document, projection.status)), 'utf8'),
+        };
       case 'signed': {
         const jwksUri = `${this.config.publicBaseUrl}/.well-known/jwks.json`;
         const signed = await signReceipt(projection.document, await this.keys.activeKey(), jwksUri);

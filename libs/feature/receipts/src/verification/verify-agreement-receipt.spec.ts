@@ -35,11 +35,22 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
   const jwks = [JSON.stringify(us.jwks), JSON.stringify(eu.jwks)];
 
   async function receiptText(status: string, signatures: string[], extra: Record<string, unknown> = {}): Promise<string> {
-    return canonicalJson({ object: 'agreement_receipt', agreement_id: AGREEMENT, document_sha256: DIGEST, status, quorum: QUORUM, signatures, ...extra });
+    return canonicalJson({
+      object: 'agreement_receipt',
+      agreement_id: AGREEMENT,
+      document_sha256: DIGEST,
+      status,
+      quorum: QUORUM,
+      signatures,
+      ...extra,
+    });
   }
 
   it('accepts an active agreement whose signatures, made in two regions, reach the quorum', async () => {
-    const text = await receiptText('active', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')]);
+    const text = await receiptText('active', [
+      await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+      await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed'),
+    ]);
     await expect(verifyAgreementReceipt(text, jwks, DOCUMENT)).resolves.toEqual({
       ok: true,
       agreementId: AGREEMENT,
@@ -55,7 +66,10 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
   });
 
   it('refuses every one-byte change of the receipt file', async () => {
-    const text = await receiptText('active', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')]);
+    const text = await receiptText('active', [
+      await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+      await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed'),
+    ]);
     const bytes = Buffer.from(text, 'utf8');
     for (let at = 0; at < bytes.length; at += 7) {
       const changed = Buffer.from(bytes);
@@ -67,10 +81,38 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
   });
 
   it.each([
-    ['a key in no JWKS', async () => receiptText('partially_signed', [await partyReceipt(testSigningKey('oap-ap-v1').key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed')]), 'unknown_kid'],
-    ['a signature about another document', async () => receiptText('partially_signed', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { document_sha256: '0'.repeat(64) })]), 'inconsistent'],
-    ['a party counted twice', async () => receiptText('active', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed')]), 'inconsistent'],
-    ['active short of the quorum', async () => receiptText('active', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await partyReceipt(us.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'declined')]), 'inconsistent'],
+    [
+      'a key in no JWKS',
+      async () =>
+        receiptText('partially_signed', [await partyReceipt(testSigningKey('oap-ap-v1').key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed')]),
+      'unknown_kid',
+    ],
+    [
+      'a signature about another document',
+      async () =>
+        receiptText('partially_signed', [
+          await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { document_sha256: '0'.repeat(64) }),
+        ]),
+      'inconsistent',
+    ],
+    [
+      'a party counted twice',
+      async () =>
+        receiptText('active', [
+          await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+          await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+        ]),
+      'inconsistent',
+    ],
+    [
+      'active short of the quorum',
+      async () =>
+        receiptText('active', [
+          await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+          await partyReceipt(us.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'declined'),
+        ]),
+      'inconsistent',
+    ],
     ['a field added', async () => receiptText('pending', [], { note: 'x' }), 'not_a_receipt'],
   ])('refuses %s', async (_name, build, failure) => {
     await expect(verifyAgreementReceipt(await build(), jwks)).resolves.toMatchObject({ ok: false, failure });
@@ -78,7 +120,10 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
 
   it('refuses a document that does not have the signed digest', async () => {
     const text = await receiptText('partially_signed', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed')]);
-    await expect(verifyAgreementReceipt(text, jwks, Buffer.from('Another text.\n'))).resolves.toMatchObject({ ok: false, failure: 'document_mismatch' });
+    await expect(verifyAgreementReceipt(text, jwks, Buffer.from('Another text.\n'))).resolves.toMatchObject({
+      ok: false,
+      failure: 'document_mismatch',
+    });
   });
 
   describe('a signer passkey assertion bound into a signature', () => {
@@ -90,8 +135,15 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
     /** What an authenticator and browser return for a challenge at an origin (ES256, user present and verified). */
     function assertion(challenge: string, origin = 'https://us.example', overrides: Record<string, unknown> = {}): Record<string, unknown> {
       const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin, crossOrigin: false }), 'utf8');
-      const authenticatorData = Buffer.concat([createHash('sha256').update(new URL(origin).hostname).digest(), Buffer.from([0x05, 0, 0, 0, 7])]);
-      const signature = sign('sha256', Buffer.concat([authenticatorData, createHash('sha256').update(clientData).digest()]), credential.privateKey);
+      const authenticatorData = Buffer.concat([
+        createHash('sha256').update(new URL(origin).hostname).digest(),
+        Buffer.from([0x05, 0, 0, 0, 7]),
+      ]);
+      const signature = sign(
+        'sha256',
+        Buffer.concat([authenticatorData, createHash('sha256').update(clientData).digest()]),
+        credential.privateKey,
+      );
       return {
         credential_id: 'cred-1',
         public_key: { kty: publicKey.kty!, crv: publicKey.crv!, x: publicKey.x!, y: publicKey.y!, alg: 'ES256' },
@@ -105,28 +157,61 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
     }
     const challenge = signatureChallenge({ agreement_id: AGREEMENT, party_id: PARTY, document_sha256: DIGEST, signer: SIGNER });
     const signedWith = async (bound: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}) =>
-      receiptText('partially_signed', [await partyReceipt(us.key, PARTY, 'signed', { signer_authentication: 'passkey', ...(bound ? { passkey_assertion: bound } : {}), ...extra })]);
+      receiptText('partially_signed', [
+        await partyReceipt(us.key, PARTY, 'signed', {
+          signer_authentication: 'passkey',
+          ...(bound ? { passkey_assertion: bound } : {}),
+          ...extra,
+        }),
+      ]);
 
     it('accepts an assertion over this signature by the bound credential, and counts it', async () => {
-      await expect(verifyAgreementReceipt(await signedWith(assertion(challenge)), jwks)).resolves.toMatchObject({ ok: true, passkeys: 1, signed: 1 });
-      const session = await receiptText('partially_signed', [await partyReceipt(us.key, PARTY, 'signed', { signer_authentication: 'session' })]);
+      await expect(verifyAgreementReceipt(await signedWith(assertion(challenge)), jwks)).resolves.toMatchObject({
+        ok: true,
+        passkeys: 1,
+        signed: 1,
+      });
+      const session = await receiptText('partially_signed', [
+        await partyReceipt(us.key, PARTY, 'signed', { signer_authentication: 'session' }),
+      ]);
       await expect(verifyAgreementReceipt(session, jwks)).resolves.toMatchObject({ ok: true, passkeys: 0 });
     });
 
     it.each([
       ['missing while the signature says passkey', () => undefined, {}],
-      ['over another signature (another party)', () => assertion(signatureChallenge({ agreement_id: AGREEMENT, party_id: 'pty_bbbbbbbbbbbbbbbbbbbb', document_sha256: DIGEST, signer: SIGNER })), {}],
+      [
+        'over another signature (another party)',
+        () =>
+          assertion(
+            signatureChallenge({ agreement_id: AGREEMENT, party_id: 'pty_bbbbbbbbbbbbbbbbbbbb', document_sha256: DIGEST, signer: SIGNER }),
+          ),
+        {},
+      ],
       ['from another origin', () => assertion(challenge, 'https://evil.example'), {}],
-      ['with a changed signature byte', () => {
-        const bound = assertion(challenge);
-        const bytes = Buffer.from(String(bound.signature), 'base64url');
-        bytes[10] = bytes[10]! ^ 0x01;
-        return { ...bound, signature: bytes.toString('base64url') };
-      }, {}],
-      ['with another credential key', () => ({ ...assertion(challenge), public_key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }) }), {}],
+      [
+        'with a changed signature byte',
+        () => {
+          const bound = assertion(challenge);
+          const bytes = Buffer.from(String(bound.signature), 'base64url');
+          bytes[10] = bytes[10]! ^ 0x01;
+          return { ...bound, signature: bytes.toString('base64url') };
+        },
+        {},
+      ],
+      [
+        'with another credential key',
+        () => ({
+          ...assertion(challenge),
+          public_key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
+        }),
+        {},
+      ],
       ['on a declined outcome', () => assertion(challenge), { outcome: 'declined' }],
     ])('refuses an assertion %s', async (_name, build, extra) => {
-      await expect(verifyAgreementReceipt(await signedWith(build(), extra), jwks)).resolves.toMatchObject({ ok: false, failure: 'bad_passkey_assertion' });
+      await expect(verifyAgreementReceipt(await signedWith(build(), extra), jwks)).resolves.toMatchObject({
+        ok: false,
+        failure: 'bad_passkey_assertion',
+      });
     });
   });
 
@@ -136,20 +221,72 @@ describe('verifyAgreementReceipt (issue 24: the receipt is the set of signatures
     const vote = (key: ActiveSigningKey, party: string, outcome: string, overrides: Record<string, unknown> = {}) =>
       partyReceipt(key, party, outcome, { amendment_id: AMENDMENT, document_sha256: AMENDED, ...overrides });
     const withAmendment = async (amendment: Record<string, unknown>) =>
-      receiptText('active', [await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')], {
-        amendments: [{ amendment_id: AMENDMENT, number: 1, previous_document_sha256: DIGEST, document_sha256: AMENDED, status: 'adopted', ...amendment }],
-      });
+      receiptText(
+        'active',
+        [
+          await partyReceipt(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+          await partyReceipt(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed'),
+        ],
+        {
+          amendments: [
+            {
+              amendment_id: AMENDMENT,
+              number: 1,
+              previous_document_sha256: DIGEST,
+              document_sha256: AMENDED,
+              status: 'adopted',
+              ...amendment,
+            },
+          ],
+        },
+      );
 
     it('accepts an amendment adopted by the quorum of its own votes; the amended document is the one in force', async () => {
-      const text = await withAmendment({ signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await vote(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')] });
-      await expect(verifyAgreementReceipt(text, jwks, Buffer.from('The parties agree, amended.\n'))).resolves.toMatchObject({ ok: true, amendments: 1, documentSha256: AMENDED });
+      const text = await withAmendment({
+        signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await vote(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'signed')],
+      });
+      await expect(verifyAgreementReceipt(text, jwks, Buffer.from('The parties agree, amended.\n'))).resolves.toMatchObject({
+        ok: true,
+        amendments: 1,
+        documentSha256: AMENDED,
+      });
     });
 
     it.each([
-      ['adopted short of the quorum', async () => withAmendment({ signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'), await vote(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'declined')] }), 'inconsistent'],
-      ['a vote on another amendment', async () => withAmendment({ status: 'partially_signed', signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { amendment_id: 'amd_bbbbbbbbbbbbbbbbbbbb' })] }), 'inconsistent'],
-      ['a vote over the original document', async () => withAmendment({ status: 'partially_signed', signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { document_sha256: DIGEST })] }), 'inconsistent'],
-      ['a break in the chain of documents', async () => withAmendment({ status: 'rejected', previous_document_sha256: '1'.repeat(64), signatures: [] }), 'inconsistent'],
+      [
+        'adopted short of the quorum',
+        async () =>
+          withAmendment({
+            signatures: [
+              await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed'),
+              await vote(eu.key, 'pty_bbbbbbbbbbbbbbbbbbbb', 'declined'),
+            ],
+          }),
+        'inconsistent',
+      ],
+      [
+        'a vote on another amendment',
+        async () =>
+          withAmendment({
+            status: 'partially_signed',
+            signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { amendment_id: 'amd_bbbbbbbbbbbbbbbbbbbb' })],
+          }),
+        'inconsistent',
+      ],
+      [
+        'a vote over the original document',
+        async () =>
+          withAmendment({
+            status: 'partially_signed',
+            signatures: [await vote(us.key, 'pty_aaaaaaaaaaaaaaaaaaaa', 'signed', { document_sha256: DIGEST })],
+          }),
+        'inconsistent',
+      ],
+      [
+        'a break in the chain of documents',
+        async () => withAmendment({ status: 'rejected', previous_document_sha256: '1'.repeat(64), signatures: [] }),
+        'inconsistent',
+      ],
     ])('refuses %s', async (_name, build, failure) => {
       await expect(verifyAgreementReceipt(await build(), jwks)).resolves.toMatchObject({ ok: false, failure });
     });

@@ -26,7 +26,18 @@ export type AgreementReceiptFailure =
   | 'bad_passkey_assertion';
 
 export type AgreementReceiptVerification =
-  | { ok: true; agreementId: string; status: string; signed: number; required: number; answers: number; kids: string[]; passkeys: number; documentSha256: string; amendments: number }
+  | {
+      ok: true;
+      agreementId: string;
+      status: string;
+      signed: number;
+      required: number;
+      answers: number;
+      kids: string[];
+      passkeys: number;
+      documentSha256: string;
+      amendments: number;
+    }
   | { ok: false; failure: AgreementReceiptFailure; message: string };
 
 const RECEIPT_FIELDS = ['agreement_id', 'document_sha256', 'object', 'quorum', 'signatures', 'status'];
@@ -41,10 +52,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const b64url = (value: unknown): Buffer | null => (typeof value === 'string' && /^[A-Za-z0-9_-]*$/.test(value) ? Buffer.from(value, 'base64url') : null);
+const b64url = (value: unknown): Buffer | null =>
+  typeof value === 'string' && /^[A-Za-z0-9_-]*$/.test(value) ? Buffer.from(value, 'base64url') : null;
 
 /** The challenge a signer's passkey signs for one signature (decision-gateway's `signatureChallenge`). */
-export function signatureChallenge(claims: { agreement_id: unknown; party_id: unknown; document_sha256: unknown; signer: unknown; amendment_id?: unknown }): string {
+export function signatureChallenge(claims: {
+  agreement_id: unknown;
+  party_id: unknown;
+  document_sha256: unknown;
+  signer: unknown;
+  amendment_id?: unknown;
+}): string {
   const canonical = canonicalJson({
     agreement_id: claims.agreement_id,
     party_id: claims.party_id,
@@ -66,7 +84,8 @@ export function signatureChallenge(claims: { agreement_id: unknown; party_id: un
 export function passkeyAssertionProblem(claims: Record<string, unknown>): string | null {
   const assertion = claims['passkey_assertion'];
   if (!isObject(assertion)) return 'passkey_assertion is not an object';
-  if (claims['outcome'] !== 'signed' || claims['signer_authentication'] !== 'passkey') return 'a passkey assertion belongs to a signed outcome by passkey';
+  if (claims['outcome'] !== 'signed' || claims['signer_authentication'] !== 'passkey')
+    return 'a passkey assertion belongs to a signed outcome by passkey';
   const challenge = signatureChallenge(claims as Parameters<typeof signatureChallenge>[0]);
   if (assertion['challenge'] !== challenge) return 'the assertion challenge is not this signature';
   let origin: URL;
@@ -85,10 +104,16 @@ export function passkeyAssertionProblem(claims: Record<string, unknown>): string
   } catch {
     return 'client_data_json is not JSON';
   }
-  if (!isObject(clientData) || clientData.type !== 'webauthn.get' || clientData.challenge !== challenge || clientData.origin !== origin.origin) {
+  if (
+    !isObject(clientData) ||
+    clientData.type !== 'webauthn.get' ||
+    clientData.challenge !== challenge ||
+    clientData.origin !== origin.origin
+  ) {
     return 'the client data is not a webauthn.get over this signature from the issuer origin';
   }
-  if (!authenticatorData.subarray(0, 32).equals(createHash('sha256').update(origin.hostname).digest())) return 'the authenticator data names another relying party';
+  if (!authenticatorData.subarray(0, 32).equals(createHash('sha256').update(origin.hostname).digest()))
+    return 'the authenticator data names another relying party';
   if ((authenticatorData[32]! & 0x01) === 0) return 'the authenticator data does not show the user present';
   const jwk = assertion['public_key'];
   if (!isObject(jwk)) return 'the assertion has no credential public key';
@@ -129,16 +154,26 @@ export function passkeyAssertionProblem(claims: Record<string, unknown>): string
  *    `adopted` only with the quorum of `signed` votes, only the last one open; an adopted one
  *    becomes the document in force, which a given document may also match.
  */
-export async function verifyAgreementReceipt(receiptText: string, jwksTexts: readonly string[], documentBytes?: Buffer): Promise<AgreementReceiptVerification> {
+export async function verifyAgreementReceipt(
+  receiptText: string,
+  jwksTexts: readonly string[],
+  documentBytes?: Buffer,
+): Promise<AgreementReceiptVerification> {
   let receipt: unknown;
   try {
     receipt = JSON.parse(receiptText);
   } catch {
     return fail('not_a_receipt', 'receipt file is not JSON');
   }
-  const fields = Object.keys(receipt ?? {}).filter((k) => k !== 'amendments').sort().join(',');
+  const fields = Object.keys(receipt ?? {})
+    .filter((k) => k !== 'amendments')
+    .sort()
+    .join(',');
   if (!isObject(receipt) || receipt.object !== 'agreement_receipt' || fields !== RECEIPT_FIELDS.join(',')) {
-    return fail('not_a_receipt', 'not an agreement receipt: expected exactly {object: "agreement_receipt", agreement_id, document_sha256, status, quorum, signatures}');
+    return fail(
+      'not_a_receipt',
+      'not an agreement receipt: expected exactly {object: "agreement_receipt", agreement_id, document_sha256, status, quorum, signatures}',
+    );
   }
   const { agreement_id: agreementId, document_sha256: digest, status, quorum, signatures } = receipt;
   if (
@@ -173,7 +208,12 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
   const kids = new Set<string>();
   let passkeys = 0;
   /** Verifies one set of signatures over one document (the agreement's, or an amendment's): the count of `signed`, or why not. */
-  const verifySet = async (set: string[], documentSha256: string, amendmentId: string | undefined, where: string): Promise<number | AgreementReceiptVerification> => {
+  const verifySet = async (
+    set: string[],
+    documentSha256: string,
+    amendmentId: string | undefined,
+    where: string,
+  ): Promise<number | AgreementReceiptVerification> => {
     const parties = new Set<string>();
     let signed = 0;
     for (const [index, jws] of set.entries()) {
@@ -183,16 +223,21 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
         claims = verified.payload;
         kids.add(verified.header.kid);
       } catch (error) {
-        if (isDomainError(error) && error.code === 'jws_unknown_kid') return fail('unknown_kid', `${where}[${index}]: key ${String(error.detail?.kid ?? '')} is not in the JWKS`);
+        if (isDomainError(error) && error.code === 'jws_unknown_kid')
+          return fail('unknown_kid', `${where}[${index}]: key ${String(error.detail?.kid ?? '')} is not in the JWKS`);
         if (isDomainError(error)) return fail('bad_signature', `${where}[${index}] does not verify (${error.code})`);
         throw error;
       }
       const claimedQuorum = claims['quorum'];
-      if (claims['agreement_id'] !== agreementId || claims['document_sha256'] !== documentSha256) return fail('inconsistent', `${where}[${index}] is about another agreement or document`);
+      if (claims['agreement_id'] !== agreementId || claims['document_sha256'] !== documentSha256)
+        return fail('inconsistent', `${where}[${index}] is about another agreement or document`);
       if (claims['amendment_id'] !== amendmentId) return fail('inconsistent', `${where}[${index}] is a vote on another amendment`);
-      if (!isObject(claimedQuorum) || claimedQuorum.type !== quorum.type || claimedQuorum.required !== quorum.required) return fail('inconsistent', `${where}[${index}] names another quorum`);
-      if (typeof claims['party_id'] !== 'string' || parties.has(claims['party_id'])) return fail('inconsistent', `${where}[${index}] repeats a party or names none`);
-      if (typeof claims['outcome'] !== 'string' || !OUTCOMES.includes(claims['outcome'])) return fail('inconsistent', `${where}[${index}] has no signing outcome`);
+      if (!isObject(claimedQuorum) || claimedQuorum.type !== quorum.type || claimedQuorum.required !== quorum.required)
+        return fail('inconsistent', `${where}[${index}] names another quorum`);
+      if (typeof claims['party_id'] !== 'string' || parties.has(claims['party_id']))
+        return fail('inconsistent', `${where}[${index}] repeats a party or names none`);
+      if (typeof claims['outcome'] !== 'string' || !OUTCOMES.includes(claims['outcome']))
+        return fail('inconsistent', `${where}[${index}] has no signing outcome`);
       if (claims['signer_authentication'] === 'passkey' || claims['passkey_assertion'] !== undefined) {
         const problem = passkeyAssertionProblem(claims);
         if (problem) return fail('bad_passkey_assertion', `${where}[${index}]: ${problem}`);
@@ -206,8 +251,10 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
   const counted = await verifySet(signatures as string[], digest, undefined, 'signatures');
   if (typeof counted !== 'number') return counted;
   const signed = counted;
-  if (status === 'active' && signed < quorum.required) return fail('inconsistent', `status active needs ${quorum.required} signatures; the receipt holds ${signed}`);
-  if ((status === 'pending' || status === 'partially_signed') && signed >= quorum.required) return fail('inconsistent', `status ${status} with the quorum of signatures reached`);
+  if (status === 'active' && signed < quorum.required)
+    return fail('inconsistent', `status active needs ${quorum.required} signatures; the receipt holds ${signed}`);
+  if ((status === 'pending' || status === 'partially_signed') && signed >= quorum.required)
+    return fail('inconsistent', `status ${status} with the quorum of signatures reached`);
   // The chain of amendments: each replaces the document in force, adopted by the quorum of its own votes.
   let current = digest;
   const amendments = receipt.amendments;
@@ -215,8 +262,16 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
     if (!Array.isArray(amendments) || amendments.length === 0) return fail('not_a_receipt', 'amendments must be a non-empty array');
     if (status !== 'active') return fail('inconsistent', 'only an active agreement has amendments');
     for (const [index, amendment] of amendments.entries()) {
-      if (!isObject(amendment) || Object.keys(amendment).sort().join(',') !== AMENDMENT_FIELDS.join(',')) return fail('not_a_receipt', `amendments[${index}] does not have exactly the amendment fields`);
-      const { amendment_id: amendmentId, number, previous_document_sha256: previous, document_sha256: amended, status: amendmentStatus, signatures: votes } = amendment;
+      if (!isObject(amendment) || Object.keys(amendment).sort().join(',') !== AMENDMENT_FIELDS.join(','))
+        return fail('not_a_receipt', `amendments[${index}] does not have exactly the amendment fields`);
+      const {
+        amendment_id: amendmentId,
+        number,
+        previous_document_sha256: previous,
+        document_sha256: amended,
+        status: amendmentStatus,
+        signatures: votes,
+      } = amendment;
       if (
         typeof amendmentId !== 'string' ||
         number !== index + 1 ||
@@ -230,16 +285,34 @@ export async function verifyAgreementReceipt(receiptText: string, jwksTexts: rea
         return fail('not_a_receipt', `amendments[${index}] fields have the wrong types`);
       }
       if (previous !== current) return fail('inconsistent', `amendments[${index}] does not replace the document in force`);
-      if ((amendmentStatus === 'pending' || amendmentStatus === 'partially_signed') && index !== amendments.length - 1) return fail('inconsistent', `amendments[${index}] is open but not the last`);
+      if ((amendmentStatus === 'pending' || amendmentStatus === 'partially_signed') && index !== amendments.length - 1)
+        return fail('inconsistent', `amendments[${index}] is open but not the last`);
       const yes = await verifySet(votes as string[], amended, amendmentId, `amendments[${index}].signatures`);
       if (typeof yes !== 'number') return yes;
-      if (amendmentStatus === 'adopted' && yes < quorum.required) return fail('inconsistent', `amendments[${index}] adopted with ${yes} of ${quorum.required} signatures`);
-      if ((amendmentStatus === 'pending' || amendmentStatus === 'partially_signed') && yes >= quorum.required) return fail('inconsistent', `amendments[${index}] open with its quorum reached`);
+      if (amendmentStatus === 'adopted' && yes < quorum.required)
+        return fail('inconsistent', `amendments[${index}] adopted with ${yes} of ${quorum.required} signatures`);
+      if ((amendmentStatus === 'pending' || amendmentStatus === 'partially_signed') && yes >= quorum.required)
+        return fail('inconsistent', `amendments[${index}] open with its quorum reached`);
       if (amendmentStatus === 'adopted') current = amended;
     }
   }
-  if (documentBytes !== undefined && createHash('sha256').update(documentBytes).digest('hex') !== digest && createHash('sha256').update(documentBytes).digest('hex') !== current) {
+  if (
+    documentBytes !== undefined &&
+    createHash('sha256').update(documentBytes).digest('hex') !== digest &&
+    createHash('sha256').update(documentBytes).digest('hex') !== current
+  ) {
     return fail('document_mismatch', 'the document has neither the digest the parties signed nor that of an adopted amendment in force');
   }
-  return { ok: true, agreementId, status, signed, required: quorum.required, answers: signatures.length, kids: [...kids], passkeys, documentSha256: current, amendments: Array.isArray(amendments) ? amendments.length : 0 };
+  return {
+    ok: true,
+    agreementId,
+    status,
+    signed,
+    required: quorum.required,
+    answers: signatures.length,
+    kids: [...kids],
+    passkeys,
+    documentSha256: current,
+    amendments: Array.isArray(amendments) ? amendments.length : 0,
+  };
 }

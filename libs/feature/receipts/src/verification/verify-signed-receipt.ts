@@ -11,8 +11,7 @@ export type ReceiptVerificationFailure = 'not_a_receipt' | 'jwks_invalid' | 'sch
 
 /** Outcome of {@link verifySignedReceipt}. */
 export type ReceiptVerification =
-  | { ok: true; kid: string; recordId: string; recordType: string }
-  | { ok: false; failure: ReceiptVerificationFailure; message: string };
+  { ok: true; kid: string; recordId: string; recordType: string } | { ok: false; failure: ReceiptVerificationFailure; message: string };
 
 const fail = (failure: ReceiptVerificationFailure, message: string): ReceiptVerification => ({ ok: false, failure, message });
 
@@ -55,7 +54,8 @@ export async function verifySignedReceipt(receiptText: string, jwksText: string)
     const { header } = await verifyDetachedJws(receipt.signature.jws, bytes, async (kid) => keys.get(kid), { typ: RECEIPT_JWS_TYP });
     return { ok: true, kid: header.kid, recordId: record.record.record_id, recordType: record.record.record_type };
   } catch (error) {
-    if (isDomainError(error) && error.code === 'jws_unknown_kid') return fail('unknown_kid', `signature key ${String(error.detail?.kid ?? '')} is not in the JWKS`);
+    if (isDomainError(error) && error.code === 'jws_unknown_kid')
+      return fail('unknown_kid', `signature key ${String(error.detail?.kid ?? '')} is not in the JWKS`);
     if (isDomainError(error)) return fail('bad_signature', `signature does not verify (${error.code})`);
     throw error;
   }

@@ -186,7 +186,11 @@ export class DeliveriesRepository {
   }
 
   /** Records failed attempts that will be retried at their `nextAttemptAt`; releases the lease. */
-  async recordRetries(manager: EntityManager, owner: string, outcomes: ReadonlyArray<AttemptOutcome & { nextAttemptAt: Date }>): Promise<string[]> {
+  async recordRetries(
+    manager: EntityManager,
+    owner: string,
+    outcomes: ReadonlyArray<AttemptOutcome & { nextAttemptAt: Date }>,
+  ): Promise<string[]> {
     if (outcomes.length === 0) return [];
     const rows = await queryRows<{ id: string }>(
       manager,
@@ -242,7 +246,13 @@ export class DeliveriesRepository {
    * Counts a failed delivery against its subscription, disabling it on a 410 (`gone`) or when the
    * count reaches `disableAfter`. Returns whether this call disabled it.
    */
-  async countFailure(manager: EntityManager, subscriptionId: string, gone: boolean, disableAfter: number, now: Date): Promise<{ disabled: boolean } | undefined> {
+  async countFailure(
+    manager: EntityManager,
+    subscriptionId: string,
+    gone: boolean,
+    disableAfter: number,
+    now: Date,
+  ): Promise<{ disabled: boolean } | undefined> {
     const rows = await queryRows<{ was_enabled: boolean; status: string }>(
       manager,
       `WITH old AS (SELECT status FROM webhooks.subscriptions WHERE id = $1 FOR UPDATE)
@@ -265,7 +275,9 @@ export class DeliveriesRepository {
   async log(subscriptionId: string, limit: number, before?: { createdAt: string; id: string }): Promise<DeliveryLogEntry[]> {
     // One snapshot for both reads: an attempt committed between them would otherwise show beside
     // a delivery row that does not count it yet.
-    const { deliveries, attempts } = await this.dataSource.transaction('REPEATABLE READ', (manager) => this.logRows(manager, subscriptionId, limit, before));
+    const { deliveries, attempts } = await this.dataSource.transaction('REPEATABLE READ', (manager) =>
+      this.logRows(manager, subscriptionId, limit, before),
+    );
     return deliveries.map((d) => ({
       id: d.id,
       eventId: d.event_id,
@@ -282,7 +294,14 @@ export class DeliveriesRepository {
       completedAt: d.completed_at,
       attemptLog: attempts
         .filter((a) => a.delivery_id === d.id)
-        .map((a) => ({ attemptNo: a.attempt_no, startedAt: a.started_at, durationMs: a.duration_ms, statusCode: a.status_code, error: a.error, outcome: a.outcome })),
+        .map((a) => ({
+          attemptNo: a.attempt_no,
+          startedAt: a.started_at,
+          durationMs: a.duration_ms,
+          statusCode: a.status_code,
+          error: a.error,
+          outcome: a.outcome,
+        })),
     }));
   }
 
@@ -298,11 +317,16 @@ export class DeliveriesRepository {
            ORDER BY created_at DESC, id DESC LIMIT $4`,
           [subscriptionId, before.createdAt, before.id, limit],
         )
-      : await manager.query('SELECT * FROM webhooks.deliveries WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [subscriptionId, limit]);
+      : await manager.query('SELECT * FROM webhooks.deliveries WHERE subscription_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2', [
+          subscriptionId,
+          limit,
+        ]);
     const attempts: AttemptRow[] =
       deliveries.length === 0
         ? []
-        : await manager.query('SELECT * FROM webhooks.attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_no', [deliveries.map((d) => d.id)]);
+        : await manager.query('SELECT * FROM webhooks.attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt_no', [
+            deliveries.map((d) => d.id),
+          ]);
     return { deliveries, attempts };
   }
 

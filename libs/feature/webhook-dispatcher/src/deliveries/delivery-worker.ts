@@ -43,7 +43,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
   private inFlight = 0;
   private lastPurge = 0;
   private readonly attempts = new Set<Promise<void>>();
-  private readonly secretCache = new Map<string, { secretEnc: Buffer; previousEnc: Buffer; current: string; previous: string | undefined }>();
+  private readonly secretCache = new Map<
+    string,
+    { secretEnc: Buffer; previousEnc: Buffer; current: string; previous: string | undefined }
+  >();
   /** Free slots that justify a new claim while attempts are in flight. */
   private readonly refillAt: number;
 
@@ -64,7 +67,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.loop = new PollingLoop({
       round: () => this.claimRound(),
       pollMs: config.WEBHOOK_POLL_MS,
-      onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook claim failed; retrying'),
+      onError: (error) =>
+        this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook claim failed; retrying'),
     });
   }
 
@@ -103,7 +107,10 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     const attempt = this.attemptInSpan(delivery)
       .catch((error: unknown) => {
         // The lease stays; the delivery is retried when it lapses. Nothing is lost.
-        this.logger.error({ deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'webhook attempt not recorded');
+        this.logger.error(
+          { deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) },
+          'webhook attempt not recorded',
+        );
       })
       .finally(() => {
         this.inFlight -= 1;
@@ -127,7 +134,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
         secretEnc: delivery.secretEnc,
         previousEnc,
         current: this.kek.decrypt(delivery.secretEnc, delivery.subscriptionId).toString('utf8'),
-        previous: delivery.previousSecretEnc ? this.kek.decrypt(delivery.previousSecretEnc, delivery.subscriptionId).toString('utf8') : undefined,
+        previous: delivery.previousSecretEnc
+          ? this.kek.decrypt(delivery.previousSecretEnc, delivery.subscriptionId).toString('utf8')
+          : undefined,
       };
       this.secretCache.set(delivery.subscriptionId, cached);
     }
@@ -170,7 +179,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnApplicationShut
     this.metrics.observe(result, durationMs);
     // The status code only: an error text may name the customer's host.
     if (result.statusCode !== undefined) span?.setAttribute('http.response.status_code', result.statusCode);
-    if (result.statusCode === undefined || result.statusCode < 200 || result.statusCode >= 300) span?.setStatus({ code: SpanStatusCode.ERROR });
+    if (result.statusCode === undefined || result.statusCode < 200 || result.statusCode >= 300)
+      span?.setStatus({ code: SpanStatusCode.ERROR });
     await this.recorder.record({
       delivery,
       attemptNo: delivery.attempts + 1,

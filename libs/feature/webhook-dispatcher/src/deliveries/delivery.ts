@@ -67,7 +67,14 @@ export interface DeliveryLogEntry {
   payload: string | null;
   createdAt: Date;
   completedAt: Date | null;
-  attemptLog: Array<{ attemptNo: number; startedAt: Date; durationMs: number; statusCode: number | null; error: string | null; outcome: string }>;
+  attemptLog: Array<{
+    attemptNo: number;
+    startedAt: Date;
+    durationMs: number;
+    statusCode: number | null;
+    error: string | null;
+    outcome: string;
+  }>;
 }
 
 /** API representation of a delivery log entry. The payload is null once retention purged it. */

@@ -92,7 +92,13 @@ export class OutcomeRecorder {
     const row = await this.deliveries.recordFailure(manager, this.owner, outcome, now);
     if (!row || row.is_test) return;
     const { delivery } = outcome;
-    const counted = await this.deliveries.countFailure(manager, delivery.subscriptionId, outcome.statusCode === 410, AUTO_DISABLE_AFTER, now);
+    const counted = await this.deliveries.countFailure(
+      manager,
+      delivery.subscriptionId,
+      outcome.statusCode === 410,
+      AUTO_DISABLE_AFTER,
+      now,
+    );
     await this.outbox.add(
       manager,
       'webhook.delivery_failed',

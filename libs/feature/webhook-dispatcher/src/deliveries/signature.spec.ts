@@ -7,7 +7,9 @@ import { signatureHeader, standardWebhooksSignatureHeader } from './signature';
 describe('X-Svc-Signature (spec, Events → Webhooks rule 2)', () => {
   it('is v1=<hex HMAC-SHA256 over "<timestamp>.<raw body>">, matching openssl', () => {
     // printf '1700000000.{"event":"webhook.test"}' | openssl dgst -sha256 -hmac whsec_test
-    expect(signatureHeader(['whsec_test'], 1_700_000_000, '{"event":"webhook.test"}')).toBe('v1=1d83e338c8b0156315e4b02e94f96d83e4260098aa05dead2a856d36245f342f');
+    expect(signatureHeader(['whsec_test'], 1_700_000_000, '{"event":"webhook.test"}')).toBe(
+      'v1=1d83e338c8b0156315e4b02e94f96d83e4260098aa05dead2a856d36245f342f',
+    );
   });
 
   it('keys the HMAC with the UTF-8 bytes of the secret and signs the UTF-8 bytes of the body', () => {
@@ -41,8 +43,12 @@ describe('webhook-signature (Standard Webhooks)', () => {
     const secret = newWebhookSecret();
     const signature = standardWebhooksSignatureHeader([secret], 'evt_1', now, body);
     expect(signature).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
-    expect(new Webhook(secret).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(now), 'webhook-signature': signature! })).toEqual({ event: 'webhook.test' });
-    expect(() => new Webhook(secret).verify(body, { 'webhook-id': 'evt_2', 'webhook-timestamp': String(now), 'webhook-signature': signature! })).toThrow('No matching signature');
+    expect(
+      new Webhook(secret).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(now), 'webhook-signature': signature! }),
+    ).toEqual({ event: 'webhook.test' });
+    expect(() =>
+      new Webhook(secret).verify(body, { 'webhook-id': 'evt_2', 'webhook-timestamp': String(now), 'webhook-signature': signature! }),
+    ).toThrow('No matching signature');
   });
 
   it('signs with each secret of a rotation overlap, new first, and skips secrets minted before the base64 form', () => {
@@ -53,7 +59,9 @@ describe('webhook-signature (Standard Webhooks)', () => {
     expect(signature.split(' ')).toHaveLength(2);
     expect(signature.split(' ')[0]).toBe(standardWebhooksSignatureHeader([fresh], 'evt_1', now, body));
     for (const secret of [fresh, previous]) {
-      expect(new Webhook(secret).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(now), 'webhook-signature': signature })).toEqual({ event: 'webhook.test' });
+      expect(
+        new Webhook(secret).verify(body, { 'webhook-id': 'evt_1', 'webhook-timestamp': String(now), 'webhook-signature': signature }),
+      ).toEqual({ event: 'webhook.test' });
     }
     expect(standardWebhooksSignatureHeader([legacy], 'evt_1', now, body)).toBeUndefined();
   });
@@ -64,7 +72,12 @@ describe('webhook-signature (Standard Webhooks)', () => {
     const svcOnly = deliveryHeaders({ ...input, signatureFormats: ['svc'] });
     expect(Object.keys(svcOnly).filter((name) => name.startsWith('webhook-'))).toEqual([]);
     const both = deliveryHeaders({ ...input, signatureFormats: ['svc', 'standard_webhooks'] });
-    expect(both).toMatchObject({ 'x-svc-event-id': 'evt_9', 'x-svc-timestamp': String(now), 'webhook-id': 'evt_9', 'webhook-timestamp': String(now) });
+    expect(both).toMatchObject({
+      'x-svc-event-id': 'evt_9',
+      'x-svc-timestamp': String(now),
+      'webhook-id': 'evt_9',
+      'webhook-timestamp': String(now),
+    });
     expect(both['x-svc-signature']).toBe(svcOnly['x-svc-signature']);
     expect(new Webhook(secret).verify(body, both)).toEqual({ event: 'webhook.test' });
   });

@@ -21,7 +21,12 @@ export function signatureHeader(secrets: readonly string[], timestampSec: number
  * over `<webhook-id>.<timestamp>.<raw body>`. Secrets without a Standard Webhooks key (minted before
  * the base64 form) are skipped; undefined when none has one.
  */
-export function standardWebhooksSignatureHeader(secrets: readonly string[], messageId: string, timestampSec: number, rawBody: string): string | undefined {
+export function standardWebhooksSignatureHeader(
+  secrets: readonly string[],
+  messageId: string,
+  timestampSec: number,
+  rawBody: string,
+): string | undefined {
   const signed = `${messageId}.${timestampSec}.${rawBody}`;
   const signatures = secrets
     .map(standardWebhooksKey)

@@ -5,16 +5,39 @@ import { webhookBody, webhookEventFromBus } from './webhook-body';
 
 const occurredAt = new Date('2026-11-22T10:00:00.000Z');
 const meta = (type: string) =>
-  create(EventMetaSchema, { eventId: 'evt-1', eventType: type, schemaVersion: 1, region: 'us', applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa', occurredAt: timestampFromDate(occurredAt) });
+  create(EventMetaSchema, {
+    eventId: 'evt-1',
+    eventType: type,
+    schemaVersion: 1,
+    region: 'us',
+    applicationId: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
+    occurredAt: timestampFromDate(occurredAt),
+  });
 
 describe('webhook body (spec: a JSON body with the key `event`)', () => {
   it('decodes a known event into {event, id, created_at, application_id, data} with proto field names', () => {
-    const message = create(WebhookDeliveryFailedSchema, { meta: meta('webhook.delivery_failed'), subscriptionId: 'whsub_x', attempts: 5, reason: 'attempts_exhausted' });
+    const message = create(WebhookDeliveryFailedSchema, {
+      meta: meta('webhook.delivery_failed'),
+      subscriptionId: 'whsub_x',
+      attempts: 5,
+      reason: 'attempts_exhausted',
+    });
     const event = webhookEventFromBus('bus-id', 'webhook.delivery_failed', toBinary(WebhookDeliveryFailedSchema, message));
     expect(event).toBeDefined();
     const body = JSON.parse(webhookBody(event!)) as Record<string, unknown>;
-    expect(body).toMatchObject({ event: 'webhook.delivery_failed', id: 'evt-1', created_at: '2026-11-22T10:00:00.000Z', application_id: 'tp_us_aaaaaaaaaaaaaaaaaaaa' });
-    expect(body.data).toMatchObject({ subscription_id: 'whsub_x', attempts: 5, reason: 'attempts_exhausted', subscription_disabled: false, last_status_code: 0 });
+    expect(body).toMatchObject({
+      event: 'webhook.delivery_failed',
+      id: 'evt-1',
+      created_at: '2026-11-22T10:00:00.000Z',
+      application_id: 'tp_us_aaaaaaaaaaaaaaaaaaaa',
+    });
+    expect(body.data).toMatchObject({
+      subscription_id: 'whsub_x',
+      attempts: 5,
+      reason: 'attempts_exhausted',
+      subscription_disabled: false,
+      last_status_code: 0,
+    });
     expect(body.data).not.toHaveProperty('meta');
   });
 

@@ -1,7 +1,15 @@
 import { fromBinary, toJson, type DescMessage } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { BinaryReader, WireType } from '@bufbuild/protobuf/wire';
-import { EVENTS, EventMetaSchema, SEALED_PERSONAL_DATA_FIELD, decodeSealedEvent, isEventType, type EventMeta, type PersonalDataSeal } from '@svc/contracts';
+import {
+  EVENTS,
+  EventMetaSchema,
+  SEALED_PERSONAL_DATA_FIELD,
+  decodeSealedEvent,
+  isEventType,
+  type EventMeta,
+  type PersonalDataSeal,
+} from '@svc/contracts';
 
 /** One event as applications see it; the source of every delivery's body. */
 export interface WebhookEvent {
@@ -47,7 +55,12 @@ function metaOnly(payload: Uint8Array): EventMeta | undefined {
  * carries them as the event's own fields. Undefined when the payload has no usable envelope or no
  * application.
  */
-export function webhookEventFromBus(busEventId: string, eventType: string, payload: Uint8Array, personalData?: PersonalDataSeal): WebhookEvent | undefined {
+export function webhookEventFromBus(
+  busEventId: string,
+  eventType: string,
+  payload: Uint8Array,
+  personalData?: PersonalDataSeal,
+): WebhookEvent | undefined {
   let meta: EventMeta | undefined;
   let data: Record<string, unknown> = {};
   if (isEventType(eventType)) {

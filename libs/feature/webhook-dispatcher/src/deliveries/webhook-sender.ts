@@ -35,7 +35,12 @@ export class WebhookSender {
     });
   }
 
-  async post(url: string, headers: Record<string, string>, body: string, environment: EgressEnvironment = 'production'): Promise<AttemptResult> {
+  async post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    environment: EgressEnvironment = 'production',
+  ): Promise<AttemptResult> {
     const result = await this.client.send({ method: 'POST', url, headers, body, environment });
     return 'error' in result ? { error: result.error } : { statusCode: result.statusCode };
   }

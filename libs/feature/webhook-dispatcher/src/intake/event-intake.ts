@@ -49,16 +49,20 @@ export class EventIntake {
    * runs it again), each event in a transaction of its own, so only an event that cannot be
    * written is redelivered and the others are acknowledged.
    */
-  @EventBatchConsumer(INTAKE_SUBJECT_FILTERS.map((filter) => ({ durable: `webhook-dispatcher-${filter.replace(/[.>*]+/g, '-').replace(/-+$/, '')}`, types: filter })))
+  @EventBatchConsumer(
+    INTAKE_SUBJECT_FILTERS.map((filter) => ({
+      durable: `webhook-dispatcher-${filter.replace(/[.>*]+/g, '-').replace(/-+$/, '')}`,
+      types: filter,
+    })),
+  )
   async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
-    const outcomes = await commitIsolatingFailures(
-      events,
-      async (batch) => {
-        await this.handleBatch(batch);
-        return batch.map(() => ({ ok: true as const, value: undefined }));
-      },
+    const outcomes = await commitIsolatingFailures(events, async (batch) => {
+      await this.handleBatch(batch);
+      return batch.map(() => ({ ok: true as const, value: undefined }));
+    });
+    return outcomes.map((outcome): PromiseSettledResult<unknown> =>
+      outcome.ok ? { status: 'fulfilled', value: undefined } : { status: 'rejected', reason: outcome.error },
     );
-    return outcomes.map((outcome): PromiseSettledResult<unknown> => (outcome.ok ? { status: 'fulfilled', value: undefined } : { status: 'rejected', reason: outcome.error }));
   }
 
   /** Fans a batch of bus events out in one transaction; returns the deliveries created. */
@@ -83,7 +87,17 @@ export class EventIntake {
         if (listening.length === 0) continue;
         const payload = webhookBody(event);
         for (const s of listening) {
-          rows.push({ id: newDeliveryId(), subscriptionId: s.id, applicationId: event.applicationId, eventId: event.id, eventType: event.type, isTest: false, payload, maxAttempts: MAX_ATTEMPTS, trace: traces.get(event.id) });
+          rows.push({
+            id: newDeliveryId(),
+            subscriptionId: s.id,
+            applicationId: event.applicationId,
+            eventId: event.id,
+            eventType: event.type,
+            isTest: false,
+            payload,
+            maxAttempts: MAX_ATTEMPTS,
+            trace: traces.get(event.id),
+          });
         }
       }
       return this.deliveries.enqueue(manager, rows, now);
@@ -99,11 +113,15 @@ export class EventIntake {
     } catch (error) {
       // A payload that does not decode will never decode: skip it rather than fail (and, after
       // max_deliver, lose) the well-formed events batched with it.
-      this.logger.error({ eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) }, 'undecodable event; no webhook');
+      this.logger.error(
+        { eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) },
+        'undecodable event; no webhook',
+      );
       return undefined;
     }
     if ('webhook' in mapping) return mapping.webhook;
-    if (mapping.skipped === 'no_application') this.logger.warn({ eventId: event.id, eventType: event.eventType }, 'event without application; no webhook');
+    if (mapping.skipped === 'no_application')
+      this.logger.warn({ eventId: event.id, eventType: event.eventType }, 'event without application; no webhook');
     return undefined;
   }
 }

@@ -14,7 +14,14 @@ const APP = 'tp_us_aaaaaaaaaaaaaaaaaaaa';
 const FLOW = 'flw_us_abcdefghijklmnopqrst';
 const occurredAt = new Date('2026-11-22T10:00:00.000Z');
 const meta = (type: string, applicationId = APP) =>
-  create(EventMetaSchema, { eventId: 'evt-1', eventType: type, schemaVersion: 1, region: 'us', applicationId, occurredAt: timestampFromDate(occurredAt) });
+  create(EventMetaSchema, {
+    eventId: 'evt-1',
+    eventType: type,
+    schemaVersion: 1,
+    region: 'us',
+    applicationId,
+    occurredAt: timestampFromDate(occurredAt),
+  });
 
 /** The fields of a recorded consent a test varies. */
 interface RecordedFields {
@@ -80,7 +87,12 @@ describe('bus events that become webhooks under another name (spec: Events → W
   });
 
   it('a recorded consent with every purpose declined is consent.denied', () => {
-    const payload = recorded({ outcomes: [{ purpose: 'newsletter', decision: 'declined' }, { purpose: 'offers', decision: 'declined' }] });
+    const payload = recorded({
+      outcomes: [
+        { purpose: 'newsletter', decision: 'declined' },
+        { purpose: 'offers', decision: 'declined' },
+      ],
+    });
     const webhook = webhookOf(webhookFor('bus-id', 'consent.recorded', payload));
     expect(webhook.type).toBe('consent.denied');
     expect(webhook.data.purposes).toEqual([
@@ -90,22 +102,35 @@ describe('bus events that become webhooks under another name (spec: Events → W
   });
 
   it('carries only the subject members supplied', () => {
-    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', recorded({ subjectExternalId: '' }))).data.subject).toEqual({ email: 'ada@example.com' });
-    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', recorded({ subjectEmail: '' }))).data.subject).toEqual({ external_id: 'ada-1815' });
+    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', recorded({ subjectExternalId: '' }))).data.subject).toEqual({
+      email: 'ada@example.com',
+    });
+    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', recorded({ subjectEmail: '' }))).data.subject).toEqual({
+      external_id: 'ada-1815',
+    });
   });
 
   it('carries previous_record_id and withdrawn_purposes when the record replaced another', () => {
     const payload = recorded({ previousRecordId: 'crec_us_0', withdrawnPurposes: ['offers'] });
-    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', payload)).data).toMatchObject({ previous_record_id: 'crec_us_0', withdrawn_purposes: ['offers'] });
+    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', payload)).data).toMatchObject({
+      previous_record_id: 'crec_us_0',
+      withdrawn_purposes: ['offers'],
+    });
   });
 
-  it.each(['hosted', 'embedded'])('skips a record of channel %s: the decision session publishes its own consent.granted/denied', (channel) => {
-    expect(webhookFor('bus-id', 'consent.recorded', recorded({ collectionChannel: channel }))).toEqual({ skipped: 'session_record' });
-  });
+  it.each(['hosted', 'embedded'])(
+    'skips a record of channel %s: the decision session publishes its own consent.granted/denied',
+    (channel) => {
+      expect(webhookFor('bus-id', 'consent.recorded', recorded({ collectionChannel: channel }))).toEqual({ skipped: 'session_record' });
+    },
+  );
 
-  it.each(['embedded_field', 'embedded_field_browser', 'form_capture', 'form_platform_webhook', 'imported'])('maps a record of channel %s', (channel) => {
-    expect(webhookOf(webhookFor('bus-id', 'consent.recorded', recorded({ collectionChannel: channel }))).type).toBe('consent.granted');
-  });
+  it.each(['embedded_field', 'embedded_field_browser', 'form_capture', 'form_platform_webhook', 'imported'])(
+    'maps a record of channel %s',
+    (channel) => {
+      expect(webhookOf(webhookFor('bus-id', 'consent.recorded', recorded({ collectionChannel: channel }))).type).toBe('consent.granted');
+    },
+  );
 
   it('a whole record withdrawal is consent.revoked with record, flow, subject reference, purposes, channel and revoked_at', () => {
     const payload = toBinary(
@@ -139,14 +164,32 @@ describe('bus events that become webhooks under another name (spec: Events → W
   });
 
   it("passes a session's consent.revoked (decision-gateway, its only producer) through under its own name", () => {
-    const revoked = toBinary(ConsentRevokedSchema, create(ConsentRevokedSchema, { meta: meta('consent.revoked'), sessionToken: 'dts_abc', flowId: FLOW, flowVersion: 2, userIdentifier: 'ada-1815', revokedBy: 'application' }));
+    const revoked = toBinary(
+      ConsentRevokedSchema,
+      create(ConsentRevokedSchema, {
+        meta: meta('consent.revoked'),
+        sessionToken: 'dts_abc',
+        flowId: FLOW,
+        flowVersion: 2,
+        userIdentifier: 'ada-1815',
+        revokedBy: 'application',
+      }),
+    );
     const webhook = webhookOf(webhookFor('bus-id', 'consent.revoked', revoked));
     expect(webhook.type).toBe('consent.revoked');
     expect(webhook.data).toMatchObject({ session_token: 'dts_abc', user_identifier: 'ada-1815' });
   });
 
   it('passes consent.purpose_revoked through under its own name', () => {
-    const payload = toBinary(ConsentPurposeRevokedSchema, create(ConsentPurposeRevokedSchema, { meta: meta('consent.purpose_revoked'), recordId: 'crec_us_1', purpose: 'newsletter', channel: 'organisation' }));
+    const payload = toBinary(
+      ConsentPurposeRevokedSchema,
+      create(ConsentPurposeRevokedSchema, {
+        meta: meta('consent.purpose_revoked'),
+        recordId: 'crec_us_1',
+        purpose: 'newsletter',
+        channel: 'organisation',
+      }),
+    );
     const webhook = webhookOf(webhookFor('bus-id', 'consent.purpose_revoked', payload));
     expect(webhook.type).toBe('consent.purpose_revoked');
     expect(webhook.data).toMatchObject({ record_id: 'crec_us_1', purpose: 'newsletter', channel: 'organisation' });
@@ -155,7 +198,10 @@ describe('bus events that become webhooks under another name (spec: Events → W
   it('yields nothing for other types, events without an application and the failure of a failure notice', () => {
     expect(webhookFor('bus-id', 'consent.something_else', recorded())).toEqual({ skipped: 'not_subscribable' });
     expect(webhookFor('bus-id', 'consent.recorded', recorded({}, ''))).toEqual({ skipped: 'no_application' });
-    const loop = toBinary(WebhookDeliveryFailedSchema, create(WebhookDeliveryFailedSchema, { meta: meta('webhook.delivery_failed'), failedEventType: 'webhook.delivery_failed' }));
+    const loop = toBinary(
+      WebhookDeliveryFailedSchema,
+      create(WebhookDeliveryFailedSchema, { meta: meta('webhook.delivery_failed'), failedEventType: 'webhook.delivery_failed' }),
+    );
     expect(webhookFor('bus-id', 'webhook.delivery_failed', loop)).toEqual({ skipped: 'delivery_failed_loop' });
   });
 });

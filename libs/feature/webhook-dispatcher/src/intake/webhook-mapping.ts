@@ -95,6 +95,7 @@ export function webhookFor(busEventId: string, eventType: string, payload: Uint8
   if (!event) return { skipped: 'no_application' };
   if (eventType === 'consent.recorded') return recordedWebhook(event);
   if (eventType === 'consent.record_revoked') return recordRevokedWebhook(event);
-  if (eventType === DELIVERY_FAILED_EVENT && event.data.failed_event_type === DELIVERY_FAILED_EVENT) return { skipped: 'delivery_failed_loop' };
+  if (eventType === DELIVERY_FAILED_EVENT && event.data.failed_event_type === DELIVERY_FAILED_EVENT)
+    return { skipped: 'delivery_failed_loop' };
   return { webhook: event };
 }

@@ -59,7 +59,9 @@ export class CreateWebhooks1795400000000 implements MigrationInterface {
         autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 1000
       )`);
     await runner.query(`CREATE INDEX deliveries_log_idx ON webhooks.deliveries (subscription_id, created_at DESC, id DESC)`);
-    await runner.query(`CREATE INDEX deliveries_retention_idx ON webhooks.deliveries (completed_at) WHERE payload IS NOT NULL AND status <> 'pending'`);
+    await runner.query(
+      `CREATE INDEX deliveries_retention_idx ON webhooks.deliveries (completed_at) WHERE payload IS NOT NULL AND status <> 'pending'`,
+    );
     await runner.query(`
       CREATE TABLE webhooks.attempts (
         delivery_id text NOT NULL,

@@ -28,7 +28,9 @@ export class CreateSsfStreams1802000000000 implements MigrationInterface {
         CONSTRAINT ssf_streams_status_check CHECK (status IN ('enabled', 'paused', 'disabled'))
       )`);
     await runner.query(`CREATE INDEX ssf_streams_application_idx ON webhooks.ssf_streams (application_id, created_at, id)`);
-    await runner.query(`CREATE UNIQUE INDEX ssf_streams_idempotency_key_uq ON webhooks.ssf_streams (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+    await runner.query(
+      `CREATE UNIQUE INDEX ssf_streams_idempotency_key_uq ON webhooks.ssf_streams (application_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+    );
     await runner.query(`
       CREATE TABLE webhooks.ssf_deliveries (
         id text PRIMARY KEY,

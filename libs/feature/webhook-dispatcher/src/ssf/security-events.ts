@@ -57,7 +57,13 @@ function seconds(iso: string | undefined, fallback: Date): number {
  *   person (`iss_sub`, when there is one), `session` the provider's grant id. A single token's
  *   destruction (a rotated refresh token, a consumed code) is not a revocation of the session.
  */
-export function securityEventOf(eventId: string, eventType: string, data: Uint8Array, issuer: string, personalData?: PersonalDataSeal): SecurityEvent | undefined {
+export function securityEventOf(
+  eventId: string,
+  eventType: string,
+  data: Uint8Array,
+  issuer: string,
+  personalData?: PersonalDataSeal,
+): SecurityEvent | undefined {
   switch (eventType as SsfSourceEvent) {
     case 'grant.revoked': {
       const event = decodeEvent('grant.revoked', data, personalData);
@@ -94,7 +100,11 @@ export function securityEventOf(eventId: string, eventType: string, data: Uint8A
         sourceEventId: meta.eventId || eventId,
         applicationId: meta.applicationId,
         type: CAEP_SESSION_REVOKED,
-        subject: { format: 'complex', user: { format: 'iss_sub', iss: issuer, sub: event.delegateId }, session: { format: 'opaque', id: event.delegationGrantId } },
+        subject: {
+          format: 'complex',
+          user: { format: 'iss_sub', iss: issuer, sub: event.delegateId },
+          session: { format: 'opaque', id: event.delegationGrantId },
+        },
         payload: { event_timestamp: seconds(undefined, at), initiating_entity: 'user' },
       };
     }
@@ -107,7 +117,11 @@ export function securityEventOf(eventId: string, eventType: string, data: Uint8A
         sourceEventId: meta.eventId || eventId,
         applicationId: meta.applicationId,
         type: CAEP_SESSION_REVOKED,
-        subject: { format: 'complex', ...(event.personId ? { user: { format: 'iss_sub' as const, iss: issuer, sub: event.personId } } : {}), session: { format: 'opaque', id: event.grantId } },
+        subject: {
+          format: 'complex',
+          ...(event.personId ? { user: { format: 'iss_sub' as const, iss: issuer, sub: event.personId } } : {}),
+          session: { format: 'opaque', id: event.grantId },
+        },
         payload: { event_timestamp: seconds(undefined, at), initiating_entity: 'user' },
       };
     }

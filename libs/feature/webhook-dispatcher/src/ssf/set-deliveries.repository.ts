@@ -45,7 +45,15 @@ export class SetDeliveriesRepository {
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[]) AS t(id, stream_id, source_event_id, event_type, set_jwt, max_attempts)
        CROSS JOIN (SELECT $7::timestamptz AS next_attempt_at, $7::timestamptz AS created_at) n
        ON CONFLICT ON CONSTRAINT ssf_deliveries_event_uq DO NOTHING RETURNING id`,
-      [rows.map((r) => r.id), rows.map((r) => r.streamId), rows.map((r) => r.sourceEventId), rows.map((r) => r.eventType), rows.map((r) => r.setJwt), rows.map((r) => r.maxAttempts), now],
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.streamId),
+        rows.map((r) => r.sourceEventId),
+        rows.map((r) => r.eventType),
+        rows.map((r) => r.setJwt),
+        rows.map((r) => r.maxAttempts),
+        now,
+      ],
     );
     return inserted.length;
   }
@@ -89,7 +97,17 @@ export class SetDeliveriesRepository {
   }
 
   /** Records an attempt's outcome (only while the lease is still this owner's). */
-  async record(owner: string, id: string, outcome: { status: 'pending' | 'succeeded' | 'failed'; statusCode: number | null; error: string | null; nextAttemptAt: Date | null; now: Date }): Promise<void> {
+  async record(
+    owner: string,
+    id: string,
+    outcome: {
+      status: 'pending' | 'succeeded' | 'failed';
+      statusCode: number | null;
+      error: string | null;
+      nextAttemptAt: Date | null;
+      now: Date;
+    },
+  ): Promise<void> {
     await this.dataSource.query(
       `UPDATE webhooks.ssf_deliveries
        SET attempts = attempts + 1, status = $3, last_status_code = $4, last_error = $5, next_attempt_at = COALESCE($6, next_attempt_at),

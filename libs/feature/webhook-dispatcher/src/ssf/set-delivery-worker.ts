@@ -28,7 +28,13 @@ const CONCURRENCY = 64;
 @Injectable()
 export class SetDeliveryWorker implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly owner = `${hostname()}:${process.pid}:ssf:${randomUUID()}`;
-  private readonly client = new EgressClient({ maxResponseBytes: 16 * 1024, responseBody: 'discard', connectTimeoutMs: CONNECT_TIMEOUT_MS, readTimeoutMs: READ_TIMEOUT_MS, connections: CONCURRENCY });
+  private readonly client = new EgressClient({
+    maxResponseBytes: 16 * 1024,
+    responseBody: 'discard',
+    connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    readTimeoutMs: READ_TIMEOUT_MS,
+    connections: CONCURRENCY,
+  });
   private readonly loop: PollingLoop;
   private readonly attempts = new Set<Promise<void>>();
 
@@ -42,7 +48,8 @@ export class SetDeliveryWorker implements OnApplicationBootstrap, OnApplicationS
     this.loop = new PollingLoop({
       round: () => this.claimRound(),
       pollMs: config.WEBHOOK_POLL_MS,
-      onError: (error) => this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'security event claim failed; retrying'),
+      onError: (error) =>
+        this.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'security event claim failed; retrying'),
     });
   }
 
@@ -71,7 +78,10 @@ export class SetDeliveryWorker implements OnApplicationBootstrap, OnApplicationS
       const attempt = this.attempt(delivery)
         .catch((error: unknown) => {
           // The lease stays; the delivery is retried when it lapses.
-          this.logger.error({ deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) }, 'security event attempt not recorded');
+          this.logger.error(
+            { deliveryId: delivery.id, err: error instanceof Error ? error.message : String(error) },
+            'security event attempt not recorded',
+          );
         })
         .finally(() => {
           this.attempts.delete(attempt);
@@ -85,14 +95,25 @@ export class SetDeliveryWorker implements OnApplicationBootstrap, OnApplicationS
   private async attempt(delivery: ClaimedSetDelivery): Promise<void> {
     const headers: Record<string, string> = { 'content-type': 'application/secevent+jwt', accept: 'application/json' };
     // aad = stream id: a ciphertext copied onto another stream's row does not decrypt.
-    if (delivery.authorizationHeaderEnc) headers.authorization = this.kek.decrypt(delivery.authorizationHeaderEnc, delivery.streamId).toString('utf8');
-    const result = await this.client.send({ method: 'POST', url: delivery.endpointUrl, headers, body: delivery.setJwt, environment: delivery.environment });
+    if (delivery.authorizationHeaderEnc)
+      headers.authorization = this.kek.decrypt(delivery.authorizationHeaderEnc, delivery.streamId).toString('utf8');
+    const result = await this.client.send({
+      method: 'POST',
+      url: delivery.endpointUrl,
+      headers,
+      body: delivery.setJwt,
+      environment: delivery.environment,
+    });
     const attemptResult = 'error' in result ? { error: result.error } : { statusCode: result.statusCode };
     const attemptNo = delivery.attempts + 1;
     const verdict = verdictOf(attemptResult, attemptNo, delivery.maxAttempts);
     const now = this.clock.now();
     const status = verdict === 'succeeded' ? 'succeeded' : verdict === 'retry' ? 'pending' : 'failed';
-    if (status === 'failed') this.logger.warn({ deliveryId: delivery.id, streamId: delivery.streamId, attempt: attemptNo, statusCode: attemptResult.statusCode ?? null }, 'security event delivery failed for good');
+    if (status === 'failed')
+      this.logger.warn(
+        { deliveryId: delivery.id, streamId: delivery.streamId, attempt: attemptNo, statusCode: attemptResult.statusCode ?? null },
+        'security event delivery failed for good',
+      );
     await this.deliveries.record(this.owner, delivery.id, {
       status,
       statusCode: attemptResult.statusCode ?? null,

@@ -38,13 +38,17 @@ export class SsfIntake {
   ) {}
 
   /** The durables' handler: a batch whose transaction fails is retried event by event, so one bad event fails alone. */
-  @EventBatchConsumer(SSF_SOURCE_EVENTS.map((type) => ({ durable: `webhook-dispatcher-ssf-${type.replace(/[.>*_]+/g, '-')}`, types: type })))
+  @EventBatchConsumer(
+    SSF_SOURCE_EVENTS.map((type) => ({ durable: `webhook-dispatcher-ssf-${type.replace(/[.>*_]+/g, '-')}`, types: type })),
+  )
   async handleIsolatingFailures(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
     const outcomes = await commitIsolatingFailures(events, async (batch) => {
       await this.handleBatch(batch);
       return batch.map(() => ({ ok: true as const, value: undefined }));
     });
-    return outcomes.map((outcome): PromiseSettledResult<unknown> => (outcome.ok ? { status: 'fulfilled', value: undefined } : { status: 'rejected', reason: outcome.error }));
+    return outcomes.map((outcome): PromiseSettledResult<unknown> =>
+      outcome.ok ? { status: 'fulfilled', value: undefined } : { status: 'rejected', reason: outcome.error },
+    );
   }
 
   /** Writes the SETs of a batch of bus events in one transaction; the number of deliveries created. */
@@ -74,7 +78,14 @@ export class SsfIntake {
             issuedAt: now,
             txn: event.sourceEventId,
           });
-          rows.push({ id: newSetDeliveryId(), streamId: stream.id, sourceEventId: event.sourceEventId, eventType: event.type, setJwt, maxAttempts: MAX_ATTEMPTS });
+          rows.push({
+            id: newSetDeliveryId(),
+            streamId: stream.id,
+            sourceEventId: event.sourceEventId,
+            eventType: event.type,
+            setJwt,
+            maxAttempts: MAX_ATTEMPTS,
+          });
         }
       }
       return this.deliveries.enqueue(manager, rows, now);
@@ -88,7 +99,10 @@ export class SsfIntake {
       return securityEventOf(event.id, event.eventType, event.data, this.signer.issuer, this.bus.personalData);
     } catch (error) {
       // A payload that does not decode never will: skip it rather than fail its batch.
-      this.logger.error({ eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) }, 'undecodable event; no security event');
+      this.logger.error(
+        { eventId: event.id, eventType: event.eventType, err: error instanceof Error ? error.message : String(error) },
+        'undecodable event; no security event',
+      );
       return undefined;
     }
   }

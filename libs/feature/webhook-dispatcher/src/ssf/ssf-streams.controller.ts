@@ -5,7 +5,15 @@ import { ApiDoc, ApiResponseOf } from '@svc/server';
 import type { FastifyReply } from 'fastify';
 import { webhookError } from '../webhooks.errors';
 import { PUSH_DELIVERY_METHOD, streamView, type SsfStream } from './ssf-stream';
-import { CreateStreamBody, OptionalStreamIdQuery, ReplaceStreamBody, StreamIdQuery, UpdateStreamBody, UpdateStreamStatusBody, VerifyStreamBody } from './ssf-streams.dto';
+import {
+  CreateStreamBody,
+  OptionalStreamIdQuery,
+  ReplaceStreamBody,
+  StreamIdQuery,
+  UpdateStreamBody,
+  UpdateStreamStatusBody,
+  VerifyStreamBody,
+} from './ssf-streams.dto';
 import { SsfStreams } from './ssf-streams.service';
 import { StreamConfigurationResponse, StreamStatusResponse, TransmitterConfigurationResponse } from './ssf.response';
 
@@ -27,7 +35,12 @@ export class SsfStreamsController {
     private readonly config: PlatformConfig,
   ) {}
 
-  @ApiDoc({ summary: 'Shared Signals transmitter configuration (SSF 1.0 §7.1): push delivery (RFC 8935) of CAEP session-revoked and token-claims-change SETs signed with the region key', tag: 'Shared Signals', errors: [] })
+  @ApiDoc({
+    summary:
+      'Shared Signals transmitter configuration (SSF 1.0 §7.1): push delivery (RFC 8935) of CAEP session-revoked and token-claims-change SETs signed with the region key',
+    tag: 'Shared Signals',
+    errors: [],
+  })
   @Get('.well-known/ssf-configuration')
   @Public()
   @ApiResponseOf(TransmitterConfigurationResponse)
@@ -47,7 +60,8 @@ export class SsfStreamsController {
   }
 
   @ApiDoc({
-    summary: 'Create a Shared Signals stream (SSF 1.0 §8.1.1.1): push endpoint (https; development applications also http://localhost), optional Authorization header sent with every push, requested event types; Idempotency-Key supported',
+    summary:
+      'Create a Shared Signals stream (SSF 1.0 §8.1.1.1): push endpoint (https; development applications also http://localhost), optional Authorization header sent with every push, requested event types; Idempotency-Key supported',
     tag: 'Shared Signals',
     errors: [400, 401, 409, 422],
     headers: ['Idempotency-Key'],
@@ -61,50 +75,80 @@ export class SsfStreamsController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Record<string, unknown>> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) throw webhookError('idempotency_key_invalid', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
+      throw webhookError('idempotency_key_invalid', 'Idempotency-Key must be 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
     const { stream, replayed } = await this.streams.create(principal, body, idempotencyKey);
     reply.status(201);
     if (replayed) reply.header('idempotent-replayed', 'true');
     return this.view(stream);
   }
 
-  @ApiDoc({ summary: 'Read stream configurations (SSF 1.0 §8.1.1.2): with stream_id the one configuration, without it every stream of the application (an array)', tag: 'Shared Signals', errors: [400, 401, 404] })
+  @ApiDoc({
+    summary:
+      'Read stream configurations (SSF 1.0 §8.1.1.2): with stream_id the one configuration, without it every stream of the application (an array)',
+    tag: 'Shared Signals',
+    errors: [400, 401, 404],
+  })
   @Get('api/v1/ssf/streams')
   @ApiResponseOf(StreamConfigurationResponse, { isArray: true })
-  async read(@CurrentPrincipal() principal: Principal, @Query() query: OptionalStreamIdQuery): Promise<Record<string, unknown> | Array<Record<string, unknown>>> {
+  async read(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: OptionalStreamIdQuery,
+  ): Promise<Record<string, unknown> | Array<Record<string, unknown>>> {
     if (query.stream_id !== undefined) return this.view(await this.streams.get(principal, query.stream_id));
     return (await this.streams.list(principal)).map((stream) => this.view(stream));
   }
 
-  @ApiDoc({ summary: 'Update a stream (SSF 1.0 §8.1.1.3): the members given replace the stored ones', tag: 'Shared Signals', errors: [400, 401, 404, 422] })
+  @ApiDoc({
+    summary: 'Update a stream (SSF 1.0 §8.1.1.3): the members given replace the stored ones',
+    tag: 'Shared Signals',
+    errors: [400, 401, 404, 422],
+  })
   @Patch('api/v1/ssf/streams')
   @ApiResponseOf(StreamConfigurationResponse)
   async update(@CurrentPrincipal() principal: Principal, @Body() body: UpdateStreamBody): Promise<Record<string, unknown>> {
     return this.view(await this.streams.update(principal, body.stream_id, body, false));
   }
 
-  @ApiDoc({ summary: 'Replace a stream\'s receiver-supplied configuration (SSF 1.0 §8.1.1.4)', tag: 'Shared Signals', errors: [400, 401, 404, 422] })
+  @ApiDoc({
+    summary: "Replace a stream's receiver-supplied configuration (SSF 1.0 §8.1.1.4)",
+    tag: 'Shared Signals',
+    errors: [400, 401, 404, 422],
+  })
   @Put('api/v1/ssf/streams')
   @ApiResponseOf(StreamConfigurationResponse)
   async replace(@CurrentPrincipal() principal: Principal, @Body() body: ReplaceStreamBody): Promise<Record<string, unknown>> {
     return this.view(await this.streams.update(principal, body.stream_id, body, true));
   }
 
-  @ApiDoc({ summary: 'Delete a stream and the SETs it has not received yet (SSF 1.0 §8.1.1.5)', tag: 'Shared Signals', response: 'No content', errors: [400, 401, 404] })
+  @ApiDoc({
+    summary: 'Delete a stream and the SETs it has not received yet (SSF 1.0 §8.1.1.5)',
+    tag: 'Shared Signals',
+    response: 'No content',
+    errors: [400, 401, 404],
+  })
   @Delete('api/v1/ssf/streams')
   @HttpCode(204)
   async remove(@CurrentPrincipal() principal: Principal, @Query() query: StreamIdQuery): Promise<void> {
     await this.streams.remove(principal, query.stream_id);
   }
 
-  @ApiDoc({ summary: 'Read a stream\'s status (SSF 1.0 §8.1.2.1): enabled, paused or disabled', tag: 'Shared Signals', errors: [400, 401, 404] })
+  @ApiDoc({
+    summary: "Read a stream's status (SSF 1.0 §8.1.2.1): enabled, paused or disabled",
+    tag: 'Shared Signals',
+    errors: [400, 401, 404],
+  })
   @Get('api/v1/ssf/status')
   @ApiResponseOf(StreamStatusResponse)
   async status(@CurrentPrincipal() principal: Principal, @Query() query: StreamIdQuery): Promise<StreamStatusResponse> {
     return statusView(await this.streams.get(principal, query.stream_id));
   }
 
-  @ApiDoc({ summary: 'Set a stream\'s status (SSF 1.0 §8.1.2.2): paused holds SETs until enabled; disabled drops them', tag: 'Shared Signals', errors: [400, 401, 404] })
+  @ApiDoc({
+    summary: "Set a stream's status (SSF 1.0 §8.1.2.2): paused holds SETs until enabled; disabled drops them",
+    tag: 'Shared Signals',
+    errors: [400, 401, 404],
+  })
   @Post('api/v1/ssf/status')
   @HttpCode(200)
   @ApiResponseOf(StreamStatusResponse)
@@ -112,7 +156,12 @@ export class SsfStreamsController {
     return statusView(await this.streams.setStatus(principal, body.stream_id, body.status, body.reason));
   }
 
-  @ApiDoc({ summary: 'Ask for a verification event (SSF 1.0 §8.1.4.2): a SET of type verification carrying state, pushed to the stream', tag: 'Shared Signals', response: 'No content', errors: [400, 401, 404, 409] })
+  @ApiDoc({
+    summary: 'Ask for a verification event (SSF 1.0 §8.1.4.2): a SET of type verification carrying state, pushed to the stream',
+    tag: 'Shared Signals',
+    response: 'No content',
+    errors: [400, 401, 404, 409],
+  })
   @Post('api/v1/ssf/verify')
   @HttpCode(204)
   async verify(@CurrentPrincipal() principal: Principal, @Body() body: VerifyStreamBody): Promise<void> {

@@ -1,5 +1,18 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Matches, MaxLength, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { MAX_WEBHOOK_URL_LENGTH } from '../subscriptions/webhook-url';
 import { STREAM_STATUSES } from './ssf-stream';
 
@@ -13,22 +26,41 @@ export class StreamDeliveryBody {
   /** The receiver's push endpoint: https (development applications also http://localhost, http://127.0.0.1). */
   @IsDefined() @IsString() @MinLength(1) @MaxLength(MAX_WEBHOOK_URL_LENGTH) endpoint_url!: string;
   /** Sent verbatim as the `Authorization` header of every push (RFC 8935 §2); stored encrypted, never shown back. */
-  @ValidateIf((body: StreamDeliveryBody) => body.authorization_header !== undefined) @IsString() @Matches(/^[\x21-\x7e][\x20-\x7e]*$/, { message: 'must be printable ASCII (an HTTP header value)' }) @MaxLength(4096) authorization_header?: string;
+  @ValidateIf((body: StreamDeliveryBody) => body.authorization_header !== undefined)
+  @IsString()
+  @Matches(/^[\x21-\x7e][\x20-\x7e]*$/, { message: 'must be printable ASCII (an HTTP header value)' })
+  @MaxLength(4096)
+  authorization_header?: string;
 }
 
 /** Body of `POST /api/v1/ssf/streams` (SSF 1.0 §8.1.1.1). */
 export class CreateStreamBody {
   @IsDefined() @ValidateNested() @Type(() => StreamDeliveryBody) delivery!: StreamDeliveryBody;
   /** Event type URIs the receiver wants; `events_delivered` is their intersection with `events_supported`. */
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(300, { each: true }) events_requested!: string[];
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  events_requested!: string[];
   @ValidateIf((body: CreateStreamBody) => body.description !== undefined) @IsString() @MaxLength(500) description?: string;
 }
 
 /** Body of `PATCH /api/v1/ssf/streams` (SSF 1.0 §8.1.1.3): the members given replace the stored ones. */
 export class UpdateStreamBody {
   @IsDefined() @IsString() @Matches(STREAM_ID, { message: STREAM_ID_MESSAGE }) stream_id!: string;
-  @ValidateIf((body: UpdateStreamBody) => body.delivery !== undefined) @ValidateNested() @Type(() => StreamDeliveryBody) delivery?: StreamDeliveryBody;
-  @ValidateIf((body: UpdateStreamBody) => body.events_requested !== undefined) @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(300, { each: true }) events_requested?: string[];
+  @ValidateIf((body: UpdateStreamBody) => body.delivery !== undefined)
+  @ValidateNested()
+  @Type(() => StreamDeliveryBody)
+  delivery?: StreamDeliveryBody;
+  @ValidateIf((body: UpdateStreamBody) => body.events_requested !== undefined)
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  events_requested?: string[];
   @ValidateIf((body: UpdateStreamBody) => body.description !== undefined) @IsString() @MaxLength(500) description?: string;
 }
 
@@ -36,7 +68,13 @@ export class UpdateStreamBody {
 export class ReplaceStreamBody {
   @IsDefined() @IsString() @Matches(STREAM_ID, { message: STREAM_ID_MESSAGE }) stream_id!: string;
   @IsDefined() @ValidateNested() @Type(() => StreamDeliveryBody) delivery!: StreamDeliveryBody;
-  @IsDefined() @IsArray() @ArrayMinSize(1) @ArrayMaxSize(50) @IsString({ each: true }) @MaxLength(300, { each: true }) events_requested!: string[];
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(300, { each: true })
+  events_requested!: string[];
   @ValidateIf((body: ReplaceStreamBody) => body.description !== undefined) @IsString() @MaxLength(500) description?: string;
 }
 

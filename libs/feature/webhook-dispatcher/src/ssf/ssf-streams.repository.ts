@@ -18,7 +18,8 @@ interface StreamRow {
   updated_at: Date;
 }
 
-const COLUMNS = 'id, application_id, environment, audience, events_requested, endpoint_url, authorization_header_enc, description, status, status_reason, created_at, updated_at';
+const COLUMNS =
+  'id, application_id, environment, audience, events_requested, endpoint_url, authorization_header_enc, description, status, status_reason, created_at, updated_at';
 
 function streamOf(row: StreamRow): SsfStream {
   return {
@@ -52,13 +53,23 @@ export class SsfStreamsRepository {
   }
 
   async countForApplication(manager: EntityManager, applicationId: string): Promise<number> {
-    const rows = await queryRows<{ n: number }>(manager, `SELECT count(*)::int AS n FROM webhooks.ssf_streams WHERE application_id = $1`, [applicationId]);
+    const rows = await queryRows<{ n: number }>(manager, `SELECT count(*)::int AS n FROM webhooks.ssf_streams WHERE application_id = $1`, [
+      applicationId,
+    ]);
     return rows[0]?.n ?? 0;
   }
 
   /** The stream created with this Idempotency-Key, and the fingerprint of the request that created it. */
-  async findByIdempotencyKey(manager: EntityManager, applicationId: string, key: string): Promise<{ stream: SsfStream; fingerprint: string } | undefined> {
-    const rows = await queryRows<StreamRow & { request_fingerprint: string }>(manager, `SELECT ${COLUMNS}, request_fingerprint FROM webhooks.ssf_streams WHERE application_id = $1 AND idempotency_key = $2`, [applicationId, key]);
+  async findByIdempotencyKey(
+    manager: EntityManager,
+    applicationId: string,
+    key: string,
+  ): Promise<{ stream: SsfStream; fingerprint: string } | undefined> {
+    const rows = await queryRows<StreamRow & { request_fingerprint: string }>(
+      manager,
+      `SELECT ${COLUMNS}, request_fingerprint FROM webhooks.ssf_streams WHERE application_id = $1 AND idempotency_key = $2`,
+      [applicationId, key],
+    );
     return rows[0] ? { stream: streamOf(rows[0]), fingerprint: rows[0].request_fingerprint } : undefined;
   }
 
@@ -86,33 +97,64 @@ export class SsfStreamsRepository {
   }
 
   /** The application's stream, or undefined (another application's is undefined too). */
-  async find(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<SsfStream | undefined> {
-    const rows = await queryRows<StreamRow>(manager, `SELECT ${COLUMNS} FROM webhooks.ssf_streams WHERE application_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`, [applicationId, id]);
+  async find(
+    applicationId: string,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+    forUpdate = false,
+  ): Promise<SsfStream | undefined> {
+    const rows = await queryRows<StreamRow>(
+      manager,
+      `SELECT ${COLUMNS} FROM webhooks.ssf_streams WHERE application_id = $1 AND id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      [applicationId, id],
+    );
     return rows[0] ? streamOf(rows[0]) : undefined;
   }
 
   /** The application's streams, oldest first (at most the per-application limit). */
   async listFor(applicationId: string, limit: number): Promise<SsfStream[]> {
-    const rows = await queryRows<StreamRow>(this.dataSource, `SELECT ${COLUMNS} FROM webhooks.ssf_streams WHERE application_id = $1 ORDER BY created_at, id LIMIT $2`, [applicationId, limit]);
+    const rows = await queryRows<StreamRow>(
+      this.dataSource,
+      `SELECT ${COLUMNS} FROM webhooks.ssf_streams WHERE application_id = $1 ORDER BY created_at, id LIMIT $2`,
+      [applicationId, limit],
+    );
     return rows.map(streamOf);
   }
 
   /** Streams of these applications that take events now or hold them (`enabled`, `paused`). */
   async receivingOf(manager: EntityManager, applicationIds: readonly string[]): Promise<SsfStream[]> {
-    const rows = await queryRows<StreamRow>(manager, `SELECT ${COLUMNS} FROM webhooks.ssf_streams WHERE application_id = ANY($1::text[]) AND status <> 'disabled'`, [applicationIds]);
+    const rows = await queryRows<StreamRow>(
+      manager,
+      `SELECT ${COLUMNS} FROM webhooks.ssf_streams WHERE application_id = ANY($1::text[]) AND status <> 'disabled'`,
+      [applicationIds],
+    );
     return rows.map(streamOf);
   }
 
   async update(manager: EntityManager, stream: SsfStream): Promise<void> {
     await manager.query(
       `UPDATE webhooks.ssf_streams SET audience = $2, events_requested = $3, endpoint_url = $4, authorization_header_enc = $5, description = $6, status = $7, status_reason = $8, updated_at = $9 WHERE id = $1`,
-      [stream.id, stream.audience, stream.eventsRequested, stream.endpointUrl, stream.authorizationHeaderEnc, stream.description, stream.status, stream.statusReason, stream.updatedAt],
+      [
+        stream.id,
+        stream.audience,
+        stream.eventsRequested,
+        stream.endpointUrl,
+        stream.authorizationHeaderEnc,
+        stream.description,
+        stream.status,
+        stream.statusReason,
+        stream.updatedAt,
+      ],
     );
   }
 
   /** Deletes the stream and its pending deliveries; false when the application has no such stream. */
   async delete(applicationId: string, id: string): Promise<boolean> {
-    const rows = await queryRows<{ id: string }>(this.dataSource, `DELETE FROM webhooks.ssf_streams WHERE application_id = $1 AND id = $2 RETURNING id`, [applicationId, id]);
+    const rows = await queryRows<{ id: string }>(
+      this.dataSource,
+      `DELETE FROM webhooks.ssf_streams WHERE application_id = $1 AND id = $2 RETURNING id`,
+      [applicationId, id],
+    );
     return rows.length > 0;
   }
 }

@@ -42,7 +42,11 @@ export class SsfStreams {
   ) {}
 
   /** Creates a stream (201), or answers the stream an earlier request with the same Idempotency-Key created. */
-  async create(principal: Principal, input: StreamInput, idempotencyKey: string | undefined): Promise<{ stream: SsfStream; replayed: boolean }> {
+  async create(
+    principal: Principal,
+    input: StreamInput,
+    idempotencyKey: string | undefined,
+  ): Promise<{ stream: SsfStream; replayed: boolean }> {
     await this.checkDelivery(principal, input.delivery);
     const now = this.clock.now();
     const id = newStreamId();
@@ -66,12 +70,16 @@ export class SsfStreams {
       if (idempotency) {
         const earlier = await this.streams.findByIdempotencyKey(manager, principal.applicationId, idempotency.key);
         if (earlier && earlier.fingerprint !== idempotency.fingerprint) {
-          throw webhookError('idempotency_key_reused', 'This Idempotency-Key was used with another stream configuration', { field: 'Idempotency-Key' });
+          throw webhookError('idempotency_key_reused', 'This Idempotency-Key was used with another stream configuration', {
+            field: 'Idempotency-Key',
+          });
         }
         if (earlier) return { stream: earlier.stream, replayed: true };
       }
       if ((await this.streams.countForApplication(manager, principal.applicationId)) >= MAX_STREAMS_PER_APPLICATION) {
-        throw webhookError('ssf_stream_limit_reached', 'The application has the maximum number of streams', { limit: MAX_STREAMS_PER_APPLICATION });
+        throw webhookError('ssf_stream_limit_reached', 'The application has the maximum number of streams', {
+          limit: MAX_STREAMS_PER_APPLICATION,
+        });
       }
       await this.streams.insert(manager, stream, idempotency);
       return { stream, replayed: false };
@@ -118,7 +126,8 @@ export class SsfStreams {
       const next: SsfStream = { ...stream, status, statusReason: reason ?? null, updatedAt: this.clock.now() };
       await this.streams.update(manager, next);
       // A disabled stream drops what it held (SSF 1.0 §8.1.2): nothing is pushed when it comes back.
-      if (status === 'disabled') await manager.query(`DELETE FROM webhooks.ssf_deliveries WHERE stream_id = $1 AND status = 'pending'`, [stream.id]);
+      if (status === 'disabled')
+        await manager.query(`DELETE FROM webhooks.ssf_deliveries WHERE stream_id = $1 AND status = 'pending'`, [stream.id]);
       return next;
     });
     if (status === 'enabled') this.worker.kick();
@@ -128,7 +137,8 @@ export class SsfStreams {
   /** Queues the verification event (SSF 1.0 §8.1.4), `state` echoed; pushed like any other SET. */
   async verify(principal: Principal, streamId: string, state: string | undefined): Promise<void> {
     const stream = await this.get(principal, streamId);
-    if (stream.status === 'disabled') throw webhookError('ssf_stream_disabled', 'A disabled stream delivers nothing; enable it first', { stream_id: stream.id });
+    if (stream.status === 'disabled')
+      throw webhookError('ssf_stream_disabled', 'A disabled stream delivers nothing; enable it first', { stream_id: stream.id });
     const now = this.clock.now();
     const sourceEventId = `verification:${randomUUID()}`;
     const setJwt = await this.signer.sign({
@@ -139,20 +149,29 @@ export class SsfStreams {
       payload: state !== undefined ? { state } : {},
       issuedAt: now,
     });
-    await this.streams.transaction((manager) => this.deliveries.enqueue(manager, [{ id: newSetDeliveryId(), streamId: stream.id, sourceEventId, eventType: SSF_VERIFICATION, setJwt, maxAttempts: 5 }], now));
+    await this.streams.transaction((manager) =>
+      this.deliveries.enqueue(
+        manager,
+        [{ id: newSetDeliveryId(), streamId: stream.id, sourceEventId, eventType: SSF_VERIFICATION, setJwt, maxAttempts: 5 }],
+        now,
+      ),
+    );
     this.worker.kick();
   }
 
   private async checkDelivery(principal: Principal, delivery: StreamInput['delivery']): Promise<void> {
     if (delivery.method !== PUSH_DELIVERY_METHOD) {
-      throw webhookError('ssf_delivery_method_unsupported', `Only push delivery (${PUSH_DELIVERY_METHOD}) is offered`, { field: 'delivery.method' });
+      throw webhookError('ssf_delivery_method_unsupported', `Only push delivery (${PUSH_DELIVERY_METHOD}) is offered`, {
+        field: 'delivery.method',
+      });
     }
     try {
       const url = checkWebhookUrl(delivery.endpoint_url, principal.environment);
       await checkWebhookTarget(url, principal.environment);
     } catch (error) {
       // Same codes as a webhook endpoint, naming the stream's field.
-      if (error instanceof DomainError) throw new DomainError(error.kind, error.code, error.message, { ...error.detail, field: 'delivery.endpoint_url' });
+      if (error instanceof DomainError)
+        throw new DomainError(error.kind, error.code, error.message, { ...error.detail, field: 'delivery.endpoint_url' });
       throw error;
     }
   }
@@ -169,5 +188,16 @@ function notFound(): DomainError {
 
 /** SHA-256 of the request's configuration: a replayed key must carry the same body. */
 function fingerprint(input: StreamInput): string {
-  return createHash('sha256').update(JSON.stringify([input.delivery.method, input.delivery.endpoint_url, input.delivery.authorization_header ?? null, input.events_requested, input.description ?? null])).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        input.delivery.method,
+        input.delivery.endpoint_url,
+        input.delivery.authorization_header ?? null,
+        input.events_requested,
+        input.description ?? null,
+      ]),
+    )
+    .digest('hex')
+    .slice(0, 32);
 }

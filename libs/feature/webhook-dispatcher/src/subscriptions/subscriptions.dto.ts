@@ -1,4 +1,16 @@
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDefined, IsIn, IsString, MaxLength, MinLength, ValidateBy, ValidateIf } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsDefined,
+  IsIn,
+  IsString,
+  MaxLength,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+} from 'class-validator';
 import { JSONSchema } from 'class-validator-jsonschema';
 import { SIGNATURE_FORMATS } from './signature-formats';
 import { SUBSCRIBABLE_EVENT_TYPES } from '../webhook-events';
@@ -20,7 +32,10 @@ function SignatureFormatsField(presence: 'optional' | 'required'): PropertyDecor
       IsIn(SIGNATURE_FORMATS, { each: true }),
       ValidateBy({
         name: 'includesSvc',
-        validator: { validate: (value: unknown) => Array.isArray(value) && value.includes('svc'), defaultMessage: () => 'signature_formats must include "svc"; the X-Svc-* headers are always sent' },
+        validator: {
+          validate: (value: unknown) => Array.isArray(value) && value.includes('svc'),
+          defaultMessage: () => 'signature_formats must include "svc"; the X-Svc-* headers are always sent',
+        },
       }),
       // The custom rule has no schema of its own (the generator would point at the `Array` type): say it here.
       JSONSchema((generated) => {

@@ -57,7 +57,9 @@ export class SubscriptionsRepository {
   }
 
   async countForApplication(manager: EntityManager, applicationId: string): Promise<number> {
-    const rows: Array<{ n: string }> = await manager.query('SELECT count(*) AS n FROM webhooks.subscriptions WHERE application_id = $1', [applicationId]);
+    const rows: Array<{ n: string }> = await manager.query('SELECT count(*) AS n FROM webhooks.subscriptions WHERE application_id = $1', [
+      applicationId,
+    ]);
     return Number(rows[0]?.n ?? 0);
   }
 
@@ -71,12 +73,19 @@ export class SubscriptionsRepository {
 
   /** Subscriptions disabled and not re-enabled (reads only the partial index of disabled rows). */
   async countDisabled(): Promise<number> {
-    const rows: Array<{ disabled: string }> = await this.dataSource.query(`SELECT count(*) AS disabled FROM webhooks.subscriptions WHERE status = 'disabled'`);
+    const rows: Array<{ disabled: string }> = await this.dataSource.query(
+      `SELECT count(*) AS disabled FROM webhooks.subscriptions WHERE status = 'disabled'`,
+    );
     return Number(rows[0]?.disabled ?? 0);
   }
 
   /** The application's subscription, or undefined (also for another application's id). */
-  async find(applicationId: string, id: string, manager: EntityManager = this.dataSource.manager, forUpdate = false): Promise<Subscription | undefined> {
+  async find(
+    applicationId: string,
+    id: string,
+    manager: EntityManager = this.dataSource.manager,
+    forUpdate = false,
+  ): Promise<Subscription | undefined> {
     const rows: SubscriptionRow[] = await manager.query(
       `SELECT * FROM webhooks.subscriptions WHERE id = $1 AND application_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
       [id, applicationId],
@@ -92,12 +101,18 @@ export class SubscriptionsRepository {
            ORDER BY created_at, id LIMIT $4`,
           [applicationId, after.createdAt, after.id, limit],
         )
-      : await this.dataSource.query('SELECT * FROM webhooks.subscriptions WHERE application_id = $1 ORDER BY created_at, id LIMIT $2', [applicationId, limit]);
+      : await this.dataSource.query('SELECT * FROM webhooks.subscriptions WHERE application_id = $1 ORDER BY created_at, id LIMIT $2', [
+          applicationId,
+          limit,
+        ]);
     return rows.map(toSubscription);
   }
 
   /** Enabled subscriptions of the given applications, with the events they listen to. */
-  async enabledOfApplications(manager: EntityManager, applicationIds: readonly string[]): Promise<Array<{ id: string; applicationId: string; events: string[] }>> {
+  async enabledOfApplications(
+    manager: EntityManager,
+    applicationIds: readonly string[],
+  ): Promise<Array<{ id: string; applicationId: string; events: string[] }>> {
     const rows: Array<{ id: string; application_id: string; events: string[] }> = await manager.query(
       `SELECT id, application_id, events FROM webhooks.subscriptions WHERE application_id = ANY($1::text[]) AND status = 'enabled'`,
       [applicationIds],
@@ -107,12 +122,22 @@ export class SubscriptionsRepository {
 
   /** Deletes the subscription and (cascade) its deliveries; false when it did not exist. */
   async delete(manager: EntityManager, applicationId: string, id: string): Promise<boolean> {
-    const rows = await queryRows(manager, 'DELETE FROM webhooks.subscriptions WHERE id = $1 AND application_id = $2 RETURNING id', [id, applicationId]);
+    const rows = await queryRows(manager, 'DELETE FROM webhooks.subscriptions WHERE id = $1 AND application_id = $2 RETURNING id', [
+      id,
+      applicationId,
+    ]);
     return rows.length > 0;
   }
 
   /** Installs a new current secret; the replaced one stays valid until `previousExpiresAt`. */
-  async rotateSecret(manager: EntityManager, id: string, secretEnc: Buffer, previousEnc: Buffer, previousExpiresAt: Date, now: Date): Promise<Subscription> {
+  async rotateSecret(
+    manager: EntityManager,
+    id: string,
+    secretEnc: Buffer,
+    previousEnc: Buffer,
+    previousExpiresAt: Date,
+    now: Date,
+  ): Promise<Subscription> {
     const rows = await queryRows<SubscriptionRow>(
       manager,
       `UPDATE webhooks.subscriptions SET secret_enc = $2, previous_secret_enc = $3, previous_secret_expires_at = $4, updated_at = $5
@@ -123,7 +148,12 @@ export class SubscriptionsRepository {
   }
 
   /** Replaces the subscription's signature formats. */
-  async updateSignatureFormats(manager: EntityManager, id: string, signatureFormats: readonly SignatureFormat[], now: Date): Promise<Subscription> {
+  async updateSignatureFormats(
+    manager: EntityManager,
+    id: string,
+    signatureFormats: readonly SignatureFormat[],
+    now: Date,
+  ): Promise<Subscription> {
     const rows = await queryRows<SubscriptionRow>(
       manager,
       'UPDATE webhooks.subscriptions SET signature_formats = $2, updated_at = $3 WHERE id = $1 RETURNING *',

@@ -29,12 +29,16 @@ describe('webhook endpoint URL policy (issue: production subscriptions require H
     expect(codeOf(() => checkWebhookUrl('http://localhost.example.com/', 'development'))).toBe('webhook_url_requires_https');
   });
 
-  it.each(['not a url', '/relative', 'ftp://example.com/x', 'javascript:alert(1)', 'https://user:pass@example.com/', 'https://example.com/#frag'])(
-    'refuses %s as webhook_url_invalid',
-    (url) => {
-      expect(codeOf(() => checkWebhookUrl(url, 'development'))).toBe('webhook_url_invalid');
-    },
-  );
+  it.each([
+    'not a url',
+    '/relative',
+    'ftp://example.com/x',
+    'javascript:alert(1)',
+    'https://user:pass@example.com/',
+    'https://example.com/#frag',
+  ])('refuses %s as webhook_url_invalid', (url) => {
+    expect(codeOf(() => checkWebhookUrl(url, 'development'))).toBe('webhook_url_invalid');
+  });
 });
 
 describe('webhook endpoint target check', () => {
@@ -44,7 +48,11 @@ describe('webhook endpoint target check', () => {
     (hostname, _options, callback) => {
       const found = table[hostname];
       if (!found) callback(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
-      else callback(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+      else
+        callback(
+          null,
+          found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+        );
     };
 
   async function refusal(raw: string, environment: 'development' | 'production', table: Record<string, string[]> = {}): Promise<unknown> {
@@ -83,7 +91,10 @@ describe('webhook endpoint target check', () => {
 
   it('refuses a host name when any of its addresses is refused, and accepts one whose addresses are all public', async () => {
     const table = { 'mixed.example.com': ['93.184.216.34', '10.0.0.7'], 'public.example.com': ['93.184.216.34', '2606:4700::1111'] };
-    expect(await refusal('https://mixed.example.com/in', 'production', table)).toEqual({ code: 'webhook_url_address_refused', detail: { field: 'url', range: 'private' } });
+    expect(await refusal('https://mixed.example.com/in', 'production', table)).toEqual({
+      code: 'webhook_url_address_refused',
+      detail: { field: 'url', range: 'private' },
+    });
     expect(await refusal('https://public.example.com/in', 'production', table)).toBe('ok');
   });
 
@@ -95,7 +106,13 @@ describe('webhook endpoint target check', () => {
     expect(await refusal('http://127.0.0.1:9/hook', 'development')).toBe('ok');
     expect(await refusal('http://localhost:3000/hook', 'development', { localhost: ['127.0.0.1', '::1'] })).toBe('ok');
     expect(await refusal('https://[::1]/hook', 'development')).toBe('ok');
-    expect(await refusal('https://192.168.0.10/hook', 'development')).toEqual({ code: 'webhook_url_address_refused', detail: { field: 'url', range: 'private' } });
-    expect(await refusal('https://169.254.169.254/', 'development')).toEqual({ code: 'webhook_url_address_refused', detail: { field: 'url', range: 'metadata' } });
+    expect(await refusal('https://192.168.0.10/hook', 'development')).toEqual({
+      code: 'webhook_url_address_refused',
+      detail: { field: 'url', range: 'private' },
+    });
+    expect(await refusal('https://169.254.169.254/', 'development')).toEqual({
+      code: 'webhook_url_address_refused',
+      detail: { field: 'url', range: 'metadata' },
+    });
   });
 });

@@ -28,7 +28,9 @@ export function checkWebhookUrl(raw: string, environment: 'development' | 'produ
   if (url.protocol === 'http:' && !(environment === 'development' && LOOPBACK_HOSTS.has(url.hostname))) {
     throw webhookError(
       'webhook_url_requires_https',
-      environment === 'production' ? 'Production applications deliver webhooks over HTTPS only' : 'url must use https (http only for localhost or 127.0.0.1)',
+      environment === 'production'
+        ? 'Production applications deliver webhooks over HTTPS only'
+        : 'url must use https (http only for localhost or 127.0.0.1)',
       { field: 'url' },
     );
   }
@@ -41,7 +43,11 @@ export function checkWebhookUrl(raw: string, environment: 'development' | 'produ
  * unspecified, other special-purpose ranges). `url` is a URL already normalised by
  * checkWebhookUrl, so octal, hexadecimal and integer forms of an IPv4 host are already dotted.
  */
-export async function checkWebhookTarget(url: string, environment: 'development' | 'production', resolveAll: ResolveAll = resolveAllWithDns): Promise<void> {
+export async function checkWebhookTarget(
+  url: string,
+  environment: 'development' | 'production',
+  resolveAll: ResolveAll = resolveAllWithDns,
+): Promise<void> {
   const refused = await refusedTargetOf(new URL(url).hostname, environment, resolveAll);
   if (refused) {
     throw webhookError('webhook_url_address_refused', 'url must point to a public address', { field: 'url', range: refused.range });

@@ -1,4 +1,13 @@
-import { AUDITED_EVENT_TYPES, EVENT_CATALOGUE, WEBHOOK_EVENT_TYPES, WEBHOOK_SOURCE_EVENT_TYPES, eventTypesProducedBy, isAuditedEventType, webhookTypesOf, type EventType } from '../index';
+import {
+  AUDITED_EVENT_TYPES,
+  EVENT_CATALOGUE,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_SOURCE_EVENT_TYPES,
+  eventTypesProducedBy,
+  isAuditedEventType,
+  webhookTypesOf,
+  type EventType,
+} from '../index';
 
 const TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
@@ -8,9 +17,30 @@ describe('event catalogue', () => {
   });
 
   it('audits what the audit chain recorded before the catalogue (spec "What the service does" 6; issue 9 Deliver 1)', () => {
-    const prefixes = ['consent.', 'approval.', 'signature.', 'grant.', 'authority.', 'attestation.', 'person.', 'delegation.', 'data_request.'];
-    const exact = ['webhook.delivery_failed', 'flow.activated', 'oap.approval_requested', 'oversight.approval_requested', 'oap.escalation_resolved', 'oap.approval_expired', 'trusted_attester.changed', 'oauth.token_issued', 'oauth.token_revoked'];
-    for (const type of TYPES) expect([type, isAuditedEventType(type)]).toEqual([type, exact.includes(type) || prefixes.some((prefix) => type.startsWith(prefix))]);
+    const prefixes = [
+      'consent.',
+      'approval.',
+      'signature.',
+      'grant.',
+      'authority.',
+      'attestation.',
+      'person.',
+      'delegation.',
+      'data_request.',
+    ];
+    const exact = [
+      'webhook.delivery_failed',
+      'flow.activated',
+      'oap.approval_requested',
+      'oversight.approval_requested',
+      'oap.escalation_resolved',
+      'oap.approval_expired',
+      'trusted_attester.changed',
+      'oauth.token_issued',
+      'oauth.token_revoked',
+    ];
+    for (const type of TYPES)
+      expect([type, isAuditedEventType(type)]).toEqual([type, exact.includes(type) || prefixes.some((prefix) => type.startsWith(prefix))]);
     expect(AUDITED_EVENT_TYPES).toContain('consent.recorded');
     expect(AUDITED_EVENT_TYPES).not.toContain('audit.checkpoint_signed');
     expect(isAuditedEventType('consent.test_only_granted')).toBe(false);
@@ -36,8 +66,17 @@ describe('event catalogue', () => {
   });
 
   it('keeps each area with one producer, and the consent record events apart from the session ones', () => {
-    expect(eventTypesProducedBy('consent-records').filter((type) => type.startsWith('consent.'))).toEqual(['consent.recorded', 'consent.purpose_revoked', 'consent.record_revoked', 'consent.expired']);
-    expect(eventTypesProducedBy('decision-gateway').filter((type) => type.startsWith('consent.'))).toEqual(['consent.granted', 'consent.denied', 'consent.revoked']);
+    expect(eventTypesProducedBy('consent-records').filter((type) => type.startsWith('consent.'))).toEqual([
+      'consent.recorded',
+      'consent.purpose_revoked',
+      'consent.record_revoked',
+      'consent.expired',
+    ]);
+    expect(eventTypesProducedBy('decision-gateway').filter((type) => type.startsWith('consent.'))).toEqual([
+      'consent.granted',
+      'consent.denied',
+      'consent.revoked',
+    ]);
     expect(eventTypesProducedBy('oversight-witness')).toContain('oversight.approval_requested');
   });
 });

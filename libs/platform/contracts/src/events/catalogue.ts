@@ -10,7 +10,8 @@ import type { EventEntry, EventProducer } from './event-entry';
 export const EVENT_CATALOGUE: Readonly<Record<EventType, EventEntry>> = EVENTS;
 
 type Entry<K extends EventType> = (typeof EVENTS)[K];
-type PublicWebhookOf<K extends EventType> = Entry<K> extends { webhook: true } ? K : Entry<K> extends { webhook: { as: ReadonlyArray<infer N> } } ? N : never;
+type PublicWebhookOf<K extends EventType> =
+  Entry<K> extends { webhook: true } ? K : Entry<K> extends { webhook: { as: ReadonlyArray<infer N> } } ? N : never;
 
 /** A public webhook type (the body's `event`, `X-Svc-Event-Type`): what applications subscribe to. */
 export type WebhookEventType = { [K in EventType]: PublicWebhookOf<K> }[EventType];
@@ -32,10 +33,14 @@ export function webhookTypesOf(type: string): readonly WebhookEventType[] {
 }
 
 /** Bus event types the webhook dispatcher delivers, in catalogue order. */
-export const WEBHOOK_SOURCE_EVENT_TYPES: readonly WebhookSourceEventType[] = TYPES.filter((type) => webhookTypesOf(type).length > 0) as WebhookSourceEventType[];
+export const WEBHOOK_SOURCE_EVENT_TYPES: readonly WebhookSourceEventType[] = TYPES.filter(
+  (type) => webhookTypesOf(type).length > 0,
+) as WebhookSourceEventType[];
 
 /** Every public webhook type, once each, in catalogue order. */
-export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [...new Set(WEBHOOK_SOURCE_EVENT_TYPES.flatMap((type) => webhookTypesOf(type)))];
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = [
+  ...new Set(WEBHOOK_SOURCE_EVENT_TYPES.flatMap((type) => webhookTypesOf(type))),
+];
 
 /** True when `type` names a public webhook type. */
 export function isWebhookEventType(type: string): type is WebhookEventType {

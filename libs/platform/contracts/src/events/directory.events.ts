@@ -6,5 +6,12 @@ import type { EventEntry } from './event-entry';
  * person's home region and consumed by every region. Its subject is the only one other regions read.
  */
 export const DIRECTORY_EVENTS = {
-  'directory.subject_status': { schema: DirectorySubjectStatusSchema, version: 1, producer: 'consent-records', webhook: false, audited: false, meaning: 'A person’s minimized consent status for an application changed in their home region' },
+  'directory.subject_status': {
+    schema: DirectorySubjectStatusSchema,
+    version: 1,
+    producer: 'consent-records',
+    webhook: false,
+    audited: false,
+    meaning: 'A person’s minimized consent status for an application changed in their home region',
+  },
 } as const satisfies Record<string, EventEntry>;

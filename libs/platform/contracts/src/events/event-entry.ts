@@ -1,7 +1,8 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 
 /** The one process that writes an event to its outbox (a feature library, or the admin CLI). */
-export type EventProducer = 'decision-gateway' | 'consent-records' | 'oap-authorizer' | 'oversight-witness' | 'audit-chain' | 'webhook-dispatcher' | 'admin-cli';
+export type EventProducer =
+  'decision-gateway' | 'consent-records' | 'oap-authorizer' | 'oversight-witness' | 'audit-chain' | 'webhook-dispatcher' | 'admin-cli';
 
 /**
  * One bus event type of the catalogue, declared beside its message: its subject suffix is the key

@@ -60,7 +60,13 @@ function publishedTypes(file: string, text: string): EventType[] {
 const PUBLICATIONS = ['apps', 'libs', 'tools']
   .flatMap(sources)
   .filter((file) => !file.startsWith('libs/platform/contracts/'))
-  .flatMap((file) => publishedTypes(relative(ROOT, join(ROOT, file)), readFileSync(join(ROOT, file), 'utf8')).map((type) => ({ type, file, producer: producerOf(file) })));
+  .flatMap((file) =>
+    publishedTypes(relative(ROOT, join(ROOT, file)), readFileSync(join(ROOT, file), 'utf8')).map((type) => ({
+      type,
+      file,
+      producer: producerOf(file),
+    })),
+  );
 
 describe('event catalogue conventions (production sources)', () => {
   it('finds the publications', () => {
@@ -68,7 +74,9 @@ describe('event catalogue conventions (production sources)', () => {
   });
 
   it('each event type is published only by its catalogue producer', () => {
-    const foreign = PUBLICATIONS.filter(({ type, producer }) => EVENT_CATALOGUE[type].producer !== producer).map(({ type, file }) => `${type} in ${file} (catalogue producer: ${EVENT_CATALOGUE[type].producer})`);
+    const foreign = PUBLICATIONS.filter(({ type, producer }) => EVENT_CATALOGUE[type].producer !== producer).map(
+      ({ type, file }) => `${type} in ${file} (catalogue producer: ${EVENT_CATALOGUE[type].producer})`,
+    );
     expect(foreign).toEqual([]);
   });
 
@@ -80,13 +88,18 @@ describe('event catalogue conventions (production sources)', () => {
   it('recognises publishing and reading positions', () => {
     const file = 'libs/feature/x/src/a.ts';
     expect(publishedTypes(file, "await this.outbox.add(manager, 'consent.recorded', {});")).toEqual(['consent.recorded']);
-    expect(publishedTypes(file, "outbox.add(manager, `collaboration.member_${change}`, {});").sort()).toEqual([
+    expect(publishedTypes(file, 'outbox.add(manager, `collaboration.member_${change}`, {});').sort()).toEqual([
       'collaboration.member_accepted',
       'collaboration.member_declined',
       'collaboration.member_invited',
       'collaboration.member_revoked',
     ]);
-    expect(publishedTypes(file, "// outbox\nswitch (t) { case 'consent.granted': decodeEvent('consent.denied', d); if (t === 'consent.revoked') {} }")).toEqual([]);
+    expect(
+      publishedTypes(
+        file,
+        "// outbox\nswitch (t) { case 'consent.granted': decodeEvent('consent.denied', d); if (t === 'consent.revoked') {} }",
+      ),
+    ).toEqual([]);
     expect(publishedTypes(file, "const x = 'consent.recorded'; // no writer here")).toEqual([]);
     expect(publishedTypes(file, "/* outbox.add(m, 'consent.expired') */ const writer: OutboxWriter = w;")).toEqual([]);
   });

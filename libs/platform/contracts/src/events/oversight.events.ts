@@ -8,7 +8,28 @@ import type { EventEntry } from './event-entry';
  * decision-gateway opens the approval session exactly as for conductor mode.
  */
 export const OVERSIGHT_EVENTS = {
-  'attestation.witnessed': { schema: AttestationWitnessedSchema, version: 1, producer: 'oversight-witness', webhook: false, audited: true, meaning: 'An attested agent decision was witnessed and its witness receipt signed' },
-  'trusted_attester.changed': { schema: TrustedAttesterChangedSchema, version: 1, producer: 'oversight-witness', webhook: false, audited: true, meaning: 'A trusted attester was created, suspended, unsuspended, rotated, destroyed or elevated' },
-  'oversight.approval_requested': { schema: ApprovalRequestedSchema, version: 1, producer: 'oversight-witness', webhook: false, audited: true, meaning: 'An attested decision requires human approval (decision-gateway opens the approval session)' },
+  'attestation.witnessed': {
+    schema: AttestationWitnessedSchema,
+    version: 1,
+    producer: 'oversight-witness',
+    webhook: false,
+    audited: true,
+    meaning: 'An attested agent decision was witnessed and its witness receipt signed',
+  },
+  'trusted_attester.changed': {
+    schema: TrustedAttesterChangedSchema,
+    version: 1,
+    producer: 'oversight-witness',
+    webhook: false,
+    audited: true,
+    meaning: 'A trusted attester was created, suspended, unsuspended, rotated, destroyed or elevated',
+  },
+  'oversight.approval_requested': {
+    schema: ApprovalRequestedSchema,
+    version: 1,
+    producer: 'oversight-witness',
+    webhook: false,
+    audited: true,
+    meaning: 'An attested decision requires human approval (decision-gateway opens the approval session)',
+  },
 } as const satisfies Record<string, EventEntry>;

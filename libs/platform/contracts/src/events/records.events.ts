@@ -1,4 +1,9 @@
-import { ConsentPurposeRevokedSchema, ConsentRecordExpiredSchema, ConsentRecordRevokedSchema, ConsentRecordedSchema } from '../gen/svc/events/v1/records_pb';
+import {
+  ConsentPurposeRevokedSchema,
+  ConsentRecordExpiredSchema,
+  ConsentRecordRevokedSchema,
+  ConsentRecordedSchema,
+} from '../gen/svc/events/v1/records_pb';
 import type { EventEntry } from './event-entry';
 
 /**
@@ -16,7 +21,14 @@ export const RECORDS_EVENTS = {
     audited: true,
     meaning: 'A consent record was written (per-purpose outcomes); a decision session’s record is delivered by its session event instead',
   },
-  'consent.purpose_revoked': { schema: ConsentPurposeRevokedSchema, version: 1, producer: 'consent-records', webhook: true, audited: true, meaning: 'One purpose of a consent record was withdrawn (or objected to)' },
+  'consent.purpose_revoked': {
+    schema: ConsentPurposeRevokedSchema,
+    version: 1,
+    producer: 'consent-records',
+    webhook: true,
+    audited: true,
+    meaning: 'One purpose of a consent record was withdrawn (or objected to)',
+  },
   'consent.record_revoked': {
     schema: ConsentRecordRevokedSchema,
     version: 1,
@@ -25,5 +37,12 @@ export const RECORDS_EVENTS = {
     audited: true,
     meaning: 'A whole consent record was withdrawn, with the purposes granted until then',
   },
-  'consent.expired': { schema: ConsentRecordExpiredSchema, version: 1, producer: 'consent-records', webhook: true, audited: true, meaning: 'The retention sweep ended a consent record (its term or a data policy’s retention)' },
+  'consent.expired': {
+    schema: ConsentRecordExpiredSchema,
+    version: 1,
+    producer: 'consent-records',
+    webhook: true,
+    audited: true,
+    meaning: 'The retention sweep ended a consent record (its term or a data policy’s retention)',
+  },
 } as const satisfies Record<string, EventEntry>;

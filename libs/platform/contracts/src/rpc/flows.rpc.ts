@@ -1,6 +1,11 @@
 import { PersonDataReplySchema, PersonDataRequestSchema } from '../gen/svc/rpc/v1/person_data_pb';
 import { PersonConsentsReplySchema, PersonConsentsRequestSchema } from '../gen/svc/rpc/v1/connections_pb';
-import { GetFlowReplySchema, GetFlowRequestSchema, WithdrawForPersonReplySchema, WithdrawForPersonRequestSchema } from '../gen/svc/rpc/v1/flows_pb';
+import {
+  GetFlowReplySchema,
+  GetFlowRequestSchema,
+  WithdrawForPersonReplySchema,
+  WithdrawForPersonRequestSchema,
+} from '../gen/svc/rpc/v1/flows_pb';
 
 /** Request/reply methods served by consent-records about flows. */
 export const FLOWS_RPC = {

@@ -1,5 +1,15 @@
-import { AuthorizeAccountRequestSchema, ResolveAccessTokenRequestSchema, ResolveAccountCredentialRequestSchema, ResolvedAccessReplySchema } from '../gen/svc/rpc/v1/access_pb';
-import { CheckFlowActivationReplySchema, CheckFlowActivationRequestSchema, GetApplicationReplySchema, GetApplicationRequestSchema } from '../gen/svc/rpc/v1/applications_pb';
+import {
+  AuthorizeAccountRequestSchema,
+  ResolveAccessTokenRequestSchema,
+  ResolveAccountCredentialRequestSchema,
+  ResolvedAccessReplySchema,
+} from '../gen/svc/rpc/v1/access_pb';
+import {
+  CheckFlowActivationReplySchema,
+  CheckFlowActivationRequestSchema,
+  GetApplicationReplySchema,
+  GetApplicationRequestSchema,
+} from '../gen/svc/rpc/v1/applications_pb';
 import { ResolveCredentialReplySchema, ResolveCredentialRequestSchema } from '../gen/svc/rpc/v1/credentials_pb';
 import {
   CheckPersonHomedReplySchema,

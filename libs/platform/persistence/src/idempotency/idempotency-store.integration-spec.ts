@@ -2,7 +2,14 @@ import { KeyEncryption } from '@svc/crypto';
 import { createTestDatabase, FakeClock, testKeyEncryptionKey, type TestDatabase } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { runMigrations } from '../migrations';
-import { IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_RETENTION_MS, IDEMPOTENCY_SWEEP_INTERVAL_MS, IdempotencyStore, parseIdempotencyKey, type StoredAnswer } from './idempotency-store';
+import {
+  IDEMPOTENCY_LOCK_MS,
+  IDEMPOTENCY_RETENTION_MS,
+  IDEMPOTENCY_SWEEP_INTERVAL_MS,
+  IdempotencyStore,
+  parseIdempotencyKey,
+  type StoredAnswer,
+} from './idempotency-store';
 import { idempotencyMigrations } from './idempotency.migrations';
 
 const answer: StoredAnswer = {
@@ -46,13 +53,19 @@ describe('IdempotencyStore (real Postgres)', () => {
   });
 
   it('stores answers sealed: no body byte in clear in the table', async () => {
-    const rows: Array<{ response_enc: Buffer }> = await dataSource.query(`SELECT response_enc FROM idempotency.requests WHERE response_enc IS NOT NULL`);
+    const rows: Array<{ response_enc: Buffer }> = await dataSource.query(
+      `SELECT response_enc FROM idempotency.requests WHERE response_enc IS NOT NULL`,
+    );
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row.response_enc.includes(Buffer.from('sk_once'))).toBe(false);
   });
 
   it('refuses the same key with another request with 422 idempotency_key_reused, naming the header', async () => {
-    await expect(store.claim('app:tp_a', 'k-replay', 'fp-2')).rejects.toMatchObject({ kind: 'unprocessable', code: 'idempotency_key_reused', detail: { field: 'Idempotency-Key' } });
+    await expect(store.claim('app:tp_a', 'k-replay', 'fp-2')).rejects.toMatchObject({
+      kind: 'unprocessable',
+      code: 'idempotency_key_reused',
+      detail: { field: 'Idempotency-Key' },
+    });
   });
 
   it('scopes keys per caller: another caller with the same key runs its own request', async () => {
@@ -61,16 +74,26 @@ describe('IdempotencyStore (real Postgres)', () => {
   });
 
   it('lets exactly one of two concurrent same-key requests run; the other is 409 in progress with Retry-After', async () => {
-    const outcomes = await Promise.allSettled([store.claim('app:tp_a', 'k-race', 'fp-1'), otherProcess.claim('app:tp_a', 'k-race', 'fp-1')]);
+    const outcomes = await Promise.allSettled([
+      store.claim('app:tp_a', 'k-race', 'fp-1'),
+      otherProcess.claim('app:tp_a', 'k-race', 'fp-1'),
+    ]);
     const ran = outcomes.filter((o) => o.status === 'fulfilled' && o.value.state === 'new');
     const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
     expect(ran).toHaveLength(1);
     expect(refused).toHaveLength(1);
-    expect(refused[0]!.reason).toMatchObject({ kind: 'conflict', code: 'idempotency_key_in_progress', headers: { 'Retry-After': '1' }, detail: { field: 'Idempotency-Key' } });
+    expect(refused[0]!.reason).toMatchObject({
+      kind: 'conflict',
+      code: 'idempotency_key_in_progress',
+      headers: { 'Retry-After': '1' },
+      detail: { field: 'Idempotency-Key' },
+    });
   });
 
   it('runs a batch of 20 concurrent same-key requests exactly once; after it completes every retry replays', async () => {
-    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? store : otherProcess).claim('app:tp_a', 'k-many', 'fp-1')));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? store : otherProcess).claim('app:tp_a', 'k-many', 'fp-1')),
+    );
     const ran = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.state === 'new' ? [o.value.claim] : []));
     expect(ran).toHaveLength(1);
     expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(19);
@@ -115,7 +138,6 @@ describe('IdempotencyStore (real Postgres)', () => {
     expect(rows).toHaveLength(0);
     expect((await store.claim('app:tp_c', 'k-old', 'fp-2')).state).toBe('new');
   });
-
 });
 
 describe('parseIdempotencyKey', () => {
@@ -124,7 +146,9 @@ describe('parseIdempotencyKey', () => {
     expect(parseIdempotencyKey('6f1c2e1a-6c59-4c5e-9a53-1f1d2c3b4a5e')).toBe('6f1c2e1a-6c59-4c5e-9a53-1f1d2c3b4a5e');
     expect(parseIdempotencyKey('x'.repeat(255))).toHaveLength(255);
     for (const bad of ['', 'x'.repeat(256), 'has space', 'tab\t', 'é', ['a', 'b']]) {
-      expect(() => parseIdempotencyKey(bad)).toThrow(expect.objectContaining({ kind: 'invalid', code: 'idempotency_key_invalid', detail: { field: 'Idempotency-Key' } }));
+      expect(() => parseIdempotencyKey(bad)).toThrow(
+        expect.objectContaining({ kind: 'invalid', code: 'idempotency_key_invalid', detail: { field: 'Idempotency-Key' } }),
+      );
     }
   });
 });

@@ -31,7 +31,9 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 export function parseIdempotencyKey(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
-    throw idempotencyError('idempotency_key_invalid', 'Idempotency-Key must be one header of 1-255 visible ASCII characters', { field: 'Idempotency-Key' });
+    throw idempotencyError('idempotency_key_invalid', 'Idempotency-Key must be one header of 1-255 visible ASCII characters', {
+      field: 'Idempotency-Key',
+    });
   }
   return header;
 }
@@ -98,7 +100,15 @@ export class IdempotencyStore {
              created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response_status = NULL, response_enc = NULL
          WHERE r.expires_at <= $6 OR (r.state = 'in_flight' AND r.locked_until <= $6 AND r.fingerprint = EXCLUDED.fingerprint)
        RETURNING claim_id`,
-      [caller, key, fingerprint, claimId, new Date(now.getTime() + IDEMPOTENCY_LOCK_MS), now, new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS)],
+      [
+        caller,
+        key,
+        fingerprint,
+        claimId,
+        new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
+      ],
     );
     if (claimed.length > 0) return { state: 'new', claim: { caller, key, claimId } };
     const rows: RequestRow[] = await this.dataSource.query(
@@ -109,10 +119,17 @@ export class IdempotencyStore {
     // Released between the two statements: claim again.
     if (!row) return this.claim(caller, key, fingerprint);
     if (row.fingerprint !== fingerprint) {
-      throw idempotencyError('idempotency_key_reused', 'This Idempotency-Key was used with a different request (method, path or body)', { field: 'Idempotency-Key' });
+      throw idempotencyError('idempotency_key_reused', 'This Idempotency-Key was used with a different request (method, path or body)', {
+        field: 'Idempotency-Key',
+      });
     }
     if (row.state !== 'done' || row.response_status === null || row.response_enc === null) {
-      throw idempotencyError('idempotency_key_in_progress', 'A request with this Idempotency-Key is still being processed', { field: 'Idempotency-Key' }, { 'Retry-After': '1' });
+      throw idempotencyError(
+        'idempotency_key_in_progress',
+        'A request with this Idempotency-Key is still being processed',
+        { field: 'Idempotency-Key' },
+        { 'Retry-After': '1' },
+      );
     }
     return { state: 'replay', answer: this.open(caller, key, row.response_status, row.response_enc) };
   }
@@ -132,11 +149,10 @@ export class IdempotencyStore {
 
   /** Frees the key of a request that failed, so the client may retry it (corrected) with the same key. */
   async release(claim: ClaimRef): Promise<void> {
-    await this.dataSource.query(`DELETE FROM ${IDEMPOTENCY_SCHEMA}.requests WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight'`, [
-      claim.caller,
-      claim.key,
-      claim.claimId,
-    ]);
+    await this.dataSource.query(
+      `DELETE FROM ${IDEMPOTENCY_SCHEMA}.requests WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight'`,
+      [claim.caller, claim.key, claim.claimId],
+    );
   }
 
   /**
@@ -159,7 +175,10 @@ export class IdempotencyStore {
   }
 
   private open(caller: string, key: string, status: number, sealed: Buffer): StoredAnswer {
-    const stored = JSON.parse(this.kek.decrypt(sealed, aad(caller, key)).toString('utf8')) as { headers: Record<string, string>; body: string };
+    const stored = JSON.parse(this.kek.decrypt(sealed, aad(caller, key)).toString('utf8')) as {
+      headers: Record<string, string>;
+      body: string;
+    };
     return { status, headers: stored.headers, body: Buffer.from(stored.body, 'base64') };
   }
 }

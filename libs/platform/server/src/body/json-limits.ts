@@ -49,7 +49,9 @@ export function checkJsonShape(text: string, limits: JsonLimits = DEFAULT_JSON_L
     } else if (char === COLON && isObject[depth] === true) {
       members[depth] = (members[depth] ?? 0) + 1;
       if (members[depth]! > limits.maxMembers) {
-        throw commonError('json_too_many_members', `An object of the request body has more than ${limits.maxMembers} members`, { limit_members: limits.maxMembers });
+        throw commonError('json_too_many_members', `An object of the request body has more than ${limits.maxMembers} members`, {
+          limit_members: limits.maxMembers,
+        });
       }
     }
   }

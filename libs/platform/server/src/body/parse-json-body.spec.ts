@@ -16,7 +16,13 @@ const nested = (depth: number, open = '[', close = ']'): string => open.repeat(d
 
 describe('parsing a JSON request body', () => {
   it('parses ordinary JSON, keeping non-ASCII text and surrogate pairs', () => {
-    expect(parse('{"name":"Zoë 😀","tags":["a"],"n":1.5,"ok":true,"none":null}')).toEqual({ name: 'Zoë 😀', tags: ['a'], n: 1.5, ok: true, none: null });
+    expect(parse('{"name":"Zoë 😀","tags":["a"],"n":1.5,"ok":true,"none":null}')).toEqual({
+      name: 'Zoë 😀',
+      tags: ['a'],
+      n: 1.5,
+      ok: true,
+      none: null,
+    });
   });
 
   it('refuses bytes that are not UTF-8 instead of replacing them with U+FFFD', () => {
@@ -43,13 +49,19 @@ describe('parsing a JSON request body', () => {
   });
 
   it('does not count brackets inside strings as nesting', () => {
-    expect(parse(JSON.stringify({ text: '[[[[{{{{'.repeat(100), quoted: '\\"[[' }))).toEqual({ text: '[[[[{{{{'.repeat(100), quoted: '\\"[[' });
+    expect(parse(JSON.stringify({ text: '[[[[{{{{'.repeat(100), quoted: '\\"[[' }))).toEqual({
+      text: '[[[[{{{{'.repeat(100),
+      quoted: '\\"[[',
+    });
   });
 
   it('accepts 1,000 members in an object and refuses 1,001', () => {
     const object = (size: number): string => JSON.stringify(Object.fromEntries(Array.from({ length: size }, (_, i) => [`k${i}`, ':'])));
     expect(Object.keys(parse(object(1_000)) as object)).toHaveLength(1_000);
-    expect(refusal(() => parse(`{"nested":${object(1_001)}}`))).toEqual({ code: 'json_too_many_members', detail: { limit_members: 1_000 } });
+    expect(refusal(() => parse(`{"nested":${object(1_001)}}`))).toEqual({
+      code: 'json_too_many_members',
+      detail: { limit_members: 1_000 },
+    });
   });
 
   it('refuses U+0000 and unpaired surrogates anywhere, naming the field', () => {

@@ -71,7 +71,8 @@ describe('the request edge', () => {
   });
 
   const url = (path: string): string => `${running.url}/edge-test/${path}`;
-  const json = (raw: string | Buffer, contentType = 'application/json') => http('POST', url('items'), { headers: { 'content-type': contentType }, raw });
+  const json = (raw: string | Buffer, contentType = 'application/json') =>
+    http('POST', url('items'), { headers: { 'content-type': contentType }, raw });
   const answer = (res: { status: number; body: Record<string, unknown> }) => [res.status, res.body.reason_code];
 
   it('accepts a valid body', async () => {
@@ -106,7 +107,10 @@ describe('the request edge', () => {
   });
 
   it('keeps form bodies for the routes that take them', async () => {
-    const res = await http('POST', url('form'), { headers: { 'content-type': 'application/x-www-form-urlencoded' }, raw: 'type=unsubscribe&data%5Bemail%5D=a%40example.com' });
+    const res = await http('POST', url('form'), {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      raw: 'type=unsubscribe&data%5Bemail%5D=a%40example.com',
+    });
     expect([res.status, res.body]).toEqual([200, { type: 'unsubscribe', 'data[email]': 'a@example.com' }]);
   });
 
@@ -116,7 +120,11 @@ describe('the request edge', () => {
 
   it('answers 400 naming the field to U+0000 and unpaired surrogates in body and query strings', async () => {
     const nul = await json('{"name":"a\\u0000b"}');
-    expect([nul.status, nul.body.reason_code, (nul.body.detail as Record<string, unknown>).field]).toEqual([400, 'invalid_request', 'name']);
+    expect([nul.status, nul.body.reason_code, (nul.body.detail as Record<string, unknown>).field]).toEqual([
+      400,
+      'invalid_request',
+      'name',
+    ]);
     const surrogate = await json('{"name":"a","items":[{"label":"ok"},{"label":"\\udc00"}]}');
     expect([surrogate.status, (surrogate.body.detail as Record<string, unknown>).field]).toEqual([400, 'items.1.label']);
     const query = await http('GET', `${url('items')}?q=a%00b`);
@@ -125,7 +133,11 @@ describe('the request edge', () => {
 
   it('refuses null for an optional field unless it is marked nullable, naming the field', async () => {
     const top = await json(JSON.stringify({ name: 'a', count: null }));
-    expect([top.status, top.body.reason_code, (top.body.detail as Record<string, unknown>).field]).toEqual([400, 'invalid_request', 'count']);
+    expect([top.status, top.body.reason_code, (top.body.detail as Record<string, unknown>).field]).toEqual([
+      400,
+      'invalid_request',
+      'count',
+    ]);
     const nested = await json(JSON.stringify({ name: 'a', inner: { label: null } }));
     expect([nested.status, (nested.body.detail as Record<string, unknown>).field]).toEqual([400, 'inner.label']);
     const inArray = await json(JSON.stringify({ name: 'a', items: [{ label: null }] }));

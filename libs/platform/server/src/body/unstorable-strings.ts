@@ -20,7 +20,10 @@ function fieldPath(parent: string, key: string): string {
 export function refuseUnstorableStrings(value: unknown, path = ''): void {
   if (typeof value === 'string') {
     const problem = problemOf(value);
-    if (problem) throw validationError([{ field: path || '(body)', constraint: 'isWellFormedString', message: `${path || 'The body'} ${problem}, which is not accepted` }]);
+    if (problem)
+      throw validationError([
+        { field: path || '(body)', constraint: 'isWellFormedString', message: `${path || 'The body'} ${problem}, which is not accepted` },
+      ]);
     return;
   }
   if (value === null || typeof value !== 'object') return;
@@ -30,7 +33,14 @@ export function refuseUnstorableStrings(value: unknown, path = ''): void {
   }
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     const keyProblem = problemOf(key);
-    if (keyProblem) throw validationError([{ field: path || '(body)', constraint: 'isWellFormedString', message: `A field name in ${path || 'the body'} ${keyProblem}, which is not accepted` }]);
+    if (keyProblem)
+      throw validationError([
+        {
+          field: path || '(body)',
+          constraint: 'isWellFormedString',
+          message: `A field name in ${path || 'the body'} ${keyProblem}, which is not accepted`,
+        },
+      ]);
     refuseUnstorableStrings(item, fieldPath(path, key));
   }
 }

@@ -67,7 +67,12 @@ type Operation = { parameters?: Array<{ $ref?: string }>; responses: Record<stri
 /** Issue: Idempotency-Key on every creating or changing route, by default; exemptions declared. */
 describe('the Idempotency-Key rule', () => {
   it('covers every changing method under /api/v1 of an authenticated route, and nothing else', () => {
-    expect(['POST', 'PUT', 'PATCH', 'DELETE'].map((m) => idempotencyModeOf(m, '/api/v1/widgets', false, undefined))).toEqual(['platform', 'platform', 'platform', 'platform']);
+    expect(['POST', 'PUT', 'PATCH', 'DELETE'].map((m) => idempotencyModeOf(m, '/api/v1/widgets', false, undefined))).toEqual([
+      'platform',
+      'platform',
+      'platform',
+      'platform',
+    ]);
     expect(idempotencyModeOf('GET', '/api/v1/widgets', false, undefined)).toBe('none');
     expect(idempotencyModeOf('POST', '/api/v1/widget_webhooks/:secret', true, undefined)).toBe('none');
     expect(idempotencyModeOf('POST', '/oauth/token', false, undefined)).toBe('none');
@@ -79,7 +84,9 @@ describe('the Idempotency-Key rule', () => {
   it('scopes keys per caller, never globally, and ignores publishable keys (public credentials)', () => {
     const base = { credentialId: 'c', scopes: [], environment: 'development', region: 'us', mode: 'test' } as const;
     expect(idempotencyCallerOf({ ...base, kind: 'api_token', applicationId: 'tp_us_a' } as Principal)).toBe('app:tp_us_a');
-    expect(idempotencyCallerOf({ ...base, kind: 'access_token', applicationId: 'tp_us_a', personId: 'usr_us_p' } as Principal)).toBe('person:tp_us_a:usr_us_p:');
+    expect(idempotencyCallerOf({ ...base, kind: 'access_token', applicationId: 'tp_us_a', personId: 'usr_us_p' } as Principal)).toBe(
+      'person:tp_us_a:usr_us_p:',
+    );
     expect(idempotencyCallerOf({ ...base, kind: 'attester_token', applicationId: 'tp_us_a' } as Principal)).toBe('attester:tp_us_a:c');
     expect(idempotencyCallerOf({ ...base, kind: 'publishable_key', applicationId: 'tp_us_a' } as Principal)).toBeUndefined();
     expect(idempotencyCallerOf(undefined)).toBeUndefined();
@@ -95,17 +102,22 @@ describe('the Idempotency-Key rule', () => {
   });
 
   it('documents the header, the replay marker and 409/422 on exactly the covered operations', () => {
-    const document = buildOpenApiDocument([WidgetsController, WidgetWebhooksController, WidgetPagesController], { title: 't', version: '1' }) as {
+    const document = buildOpenApiDocument([WidgetsController, WidgetWebhooksController, WidgetPagesController], {
+      title: 't',
+      version: '1',
+    }) as {
       paths: Record<string, Record<string, Operation>>;
     };
-    const honours = (operation: Operation | undefined): boolean => (operation?.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
+    const honours = (operation: Operation | undefined): boolean =>
+      (operation?.parameters ?? []).some((p) => p.$ref === '#/components/parameters/IdempotencyKey');
     const widgets = document.paths['/api/v1/widgets']!;
     const one = document.paths['/api/v1/widgets/{widget_id}']!;
     for (const operation of [widgets.post, one.patch, one.delete]) {
       expect(honours(operation)).toBe(true);
       const success = Object.entries(operation!.responses).filter(([code]) => code.startsWith('2'));
       expect(success.length).toBeGreaterThan(0);
-      for (const [, response] of success) expect(response.headers).toMatchObject({ 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } });
+      for (const [, response] of success)
+        expect(response.headers).toMatchObject({ 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } });
       expect(operation!.responses['409']).toEqual({ $ref: '#/components/responses/Error409' });
       expect(operation!.responses['422']).toEqual({ $ref: '#/components/responses/Error422' });
     }

@@ -24,7 +24,8 @@ export interface IdempotencyDeclaration {
  * writes its outcome, so the platform interceptor leaves it alone. The route documents the header
  * with `@ApiDoc({ headers: ['Idempotency-Key'], replays: true })`.
  */
-export const OwnIdempotency = (reason: string): MethodDecorator & ClassDecorator => SetMetadata(IDEMPOTENCY_POLICY, { mode: 'own', reason } satisfies IdempotencyDeclaration);
+export const OwnIdempotency = (reason: string): MethodDecorator & ClassDecorator =>
+  SetMetadata(IDEMPOTENCY_POLICY, { mode: 'own', reason } satisfies IdempotencyDeclaration);
 
 /**
  * The route's answer must never be stored or replayed (a question whose answer must be current, a
@@ -57,7 +58,12 @@ export const IDEMPOTENT_PATH_PREFIX = '/api/v1/';
  *
  * Any other changing route, including one added later, is covered by default.
  */
-export function idempotencyModeOf(method: string, path: string, isPublic: boolean, declared: IdempotencyDeclaration | undefined): IdempotencyMode {
+export function idempotencyModeOf(
+  method: string,
+  path: string,
+  isPublic: boolean,
+  declared: IdempotencyDeclaration | undefined,
+): IdempotencyMode {
   if (!CHANGING_METHODS.has(method.toUpperCase())) return 'none';
   if (declared) return declared.mode === 'own' ? 'own' : 'none';
   if (isPublic || !path.startsWith(IDEMPOTENT_PATH_PREFIX)) return 'none';

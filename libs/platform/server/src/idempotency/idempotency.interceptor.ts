@@ -114,7 +114,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const known = this.sendsItself.get(handler);
     if (known !== undefined) return known;
     const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {}) as Record<string, unknown>;
-    const usesResponse = Object.keys(args).some((key) => [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])));
+    const usesResponse = Object.keys(args).some((key) =>
+      [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])),
+    );
     const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, context.getClass(), handler.name) === true;
     const sendsItself = usesResponse && !passthrough;
     this.sendsItself.set(handler, sendsItself);
@@ -133,7 +135,14 @@ export async function settleIdempotentAnswer(request: FastifyRequest, reply: Fas
   if (!pending) return;
   delete (request as IdempotentRequest)[PENDING];
   const status = reply.statusCode;
-  const body = payload === undefined || payload === null ? Buffer.alloc(0) : typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.isBuffer(payload) ? payload : undefined;
+  const body =
+    payload === undefined || payload === null
+      ? Buffer.alloc(0)
+      : typeof payload === 'string'
+        ? Buffer.from(payload, 'utf8')
+        : Buffer.isBuffer(payload)
+          ? payload
+          : undefined;
   if (status < 200 || status >= 300 || body === undefined) {
     await pending.store.release(pending.claim);
     return;

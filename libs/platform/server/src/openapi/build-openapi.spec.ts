@@ -99,7 +99,10 @@ class NotesController {
 type Json = Record<string, unknown>;
 
 describe('the OpenAPI document of the request edge', () => {
-  const document = buildOpenApiDocument([NotesController], { title: 't', version: '1' }) as { paths: Record<string, Record<string, { responses: Json }>>; components: { schemas: Record<string, { properties: Record<string, Json> }> } };
+  const document = buildOpenApiDocument([NotesController], { title: 't', version: '1' }) as {
+    paths: Record<string, Record<string, { responses: Json }>>;
+    components: { schemas: Record<string, { properties: Record<string, Json> }> };
+  };
 
   it('types a @Nullable() field as nullable and leaves the others non-nullable', () => {
     const properties = document.components.schemas.NoteBody!.properties;
@@ -119,17 +122,27 @@ describe('the OpenAPI document of the request edge', () => {
 
 describe('the OpenAPI document tools accept', () => {
   type Operation = { operationId: string; parameters?: Json[]; security: Json[]; responses: Record<string, Json>; deprecated?: boolean };
-  const document = buildOpenApiDocument([SecuredNotesController, InboxController, ApiInboxController, LegacyController], { title: 't', version: '1' }) as {
+  const document = buildOpenApiDocument([SecuredNotesController, InboxController, ApiInboxController, LegacyController], {
+    title: 't',
+    version: '1',
+  }) as {
     info: Json;
     paths: Record<string, Record<string, Operation>>;
-    components: { schemas: Record<string, Json>; responses: Record<string, Json>; parameters: Record<string, Json>; headers: Record<string, Json>; securitySchemes: Record<string, Json> };
+    components: {
+      schemas: Record<string, Json>;
+      responses: Record<string, Json>;
+      parameters: Record<string, Json>;
+      headers: Record<string, Json>;
+      securitySchemes: Record<string, Json>;
+    };
   };
   const text = JSON.stringify(document);
 
   it('resolves every $ref inside the document', () => {
     const refs = [...text.matchAll(/"\$ref":"#\/components\/([A-Za-z]+)\/([A-Za-z0-9_]+)"/g)];
     expect(refs.length).toBeGreaterThan(0);
-    for (const [, section, name] of refs) expect((document.components as Record<string, Record<string, unknown>>)[section!]?.[name!]).toBeDefined();
+    for (const [, section, name] of refs)
+      expect((document.components as Record<string, Record<string, unknown>>)[section!]?.[name!]).toBeDefined();
   });
 
   it('types an untyped nested object as an open object and a date string without an ambiguous oneOf', () => {
@@ -144,12 +157,19 @@ describe('the OpenAPI document tools accept', () => {
   });
 
   it('declares a path parameter the handler does not read', () => {
-    expect(document.paths['/api/v1/notes/{note_id}/preview']!.options!.parameters).toContainEqual({ name: 'note_id', in: 'path', required: true, schema: { type: 'string' } });
+    expect(document.paths['/api/v1/notes/{note_id}/preview']!.options!.parameters).toContainEqual({
+      name: 'note_id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    });
   });
 
   it('declares Idempotency-Key, DPoP and X-Delegation-Grant-Id, and Idempotent-Replayed on the answer', () => {
     const create = document.paths['/api/v1/notes']!.post!;
-    expect(create.parameters).toEqual(expect.arrayContaining([{ $ref: '#/components/parameters/IdempotencyKey' }, { $ref: '#/components/parameters/DelegationGrantId' }]));
+    expect(create.parameters).toEqual(
+      expect.arrayContaining([{ $ref: '#/components/parameters/IdempotencyKey' }, { $ref: '#/components/parameters/DelegationGrantId' }]),
+    );
     expect(document.paths['/api/v1/notes/{note_id}/preview']!.options!.parameters).toContainEqual({ $ref: '#/components/parameters/DPoP' });
     expect(document.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header' });
     expect(create.responses['201']!.headers).toEqual({ 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } });
@@ -171,8 +191,12 @@ describe('the OpenAPI document tools accept', () => {
   });
 
   it('describes success bodies declared with @ApiResponseOf, single and paginated', () => {
-    expect(document.paths['/api/v1/notes/{note_id}']!.get!.responses['200']!.content).toEqual({ 'application/json': { schema: { $ref: '#/components/schemas/NoteView' } } });
-    expect(document.paths['/api/v1/notes']!.get!.responses['200']!.content).toMatchObject({ 'application/json': { schema: { properties: { data: { items: { $ref: '#/components/schemas/NoteView' } } } } } });
+    expect(document.paths['/api/v1/notes/{note_id}']!.get!.responses['200']!.content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/NoteView' } },
+    });
+    expect(document.paths['/api/v1/notes']!.get!.responses['200']!.content).toMatchObject({
+      'application/json': { schema: { properties: { data: { items: { $ref: '#/components/schemas/NoteView' } } } } },
+    });
     expect(document.components.schemas.NoteView).toMatchObject({ required: ['id', 'title'] });
   });
 

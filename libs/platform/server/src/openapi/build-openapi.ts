@@ -9,7 +9,15 @@ const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as t
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { IDEMPOTENCY_POLICY, idempotencyModeOf, type IdempotencyDeclaration } from '../idempotency/idempotency-policy';
 import { API_DOC, API_RESPONSE_OF, type ApiDocOptions, type DeclaredResponse } from './api-doc.decorator';
-import { COMPONENT_HEADERS, COMPONENT_PARAMETERS, SECURITY_SCHEMES, successHeaders, summaryOf, tidySchema, uniqueOperationId } from './openapi-parts';
+import {
+  COMPONENT_HEADERS,
+  COMPONENT_PARAMETERS,
+  SECURITY_SCHEMES,
+  successHeaders,
+  summaryOf,
+  tidySchema,
+  uniqueOperationId,
+} from './openapi-parts';
 
 type Json = Record<string, unknown>;
 
@@ -67,7 +75,12 @@ function errorResponses(): Record<string, Json> {
       content: {
         'application/json': {
           schema: codes.length
-            ? { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }, { type: 'object', properties: { reason_code: { type: 'string', enum: codes } } }] }
+            ? {
+                allOf: [
+                  { $ref: '#/components/schemas/ErrorEnvelope' },
+                  { type: 'object', properties: { reason_code: { type: 'string', enum: codes } } },
+                ],
+              }
             : { $ref: '#/components/schemas/ErrorEnvelope' },
         },
       },
@@ -86,7 +99,10 @@ function withIdempotentAnswers(responses: Json): Json {
     const status = Number(code);
     if (status >= 200 && status < 300 && !('$ref' in (response as Json))) {
       const headers = ((response as Json).headers ?? {}) as Json;
-      out[code] = { ...(response as Json), headers: { ...headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } };
+      out[code] = {
+        ...(response as Json),
+        headers: { ...headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } },
+      };
     } else out[code] = response;
   }
   for (const status of [409, 422]) out[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
@@ -104,7 +120,11 @@ function successSchema(declared: DeclaredResponse | undefined, schemas: Record<s
   if (!declared || !schemas[declared.type.name]) return undefined;
   const item = { $ref: `#/components/schemas/${declared.type.name}` };
   if (declared.page) {
-    return { type: 'object', required: ['data', 'has_more', 'next_cursor'], properties: { data: { type: 'array', items: item }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } };
+    return {
+      type: 'object',
+      required: ['data', 'has_more', 'next_cursor'],
+      properties: { data: { type: 'array', items: item }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } },
+    };
   }
   return declared.isArray ? { type: 'array', items: item } : item;
 }
@@ -135,7 +155,10 @@ export interface DocumentedWebhook {
 }
 
 function joinPath(...parts: string[]): string {
-  const path = `/${parts.map((p) => p.replace(/^\/|\/$/g, '')).filter(Boolean).join('/')}`;
+  const path = `/${parts
+    .map((p) => p.replace(/^\/|\/$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
   return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 }
 
@@ -149,7 +172,11 @@ function asArray(value: string | string[] | undefined): string[] {
  * parameters are the parent's.
  */
 function inheritedSchema(schemas: Record<string, Json>, type: Type<unknown>): Json | undefined {
-  for (let current: unknown = type; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+  for (
+    let current: unknown = type;
+    typeof current === 'function' && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
     const schema = schemas[(current as { name: string }).name];
     if (schema) return schema;
   }
@@ -161,7 +188,9 @@ function security(target: object, handler: object): Json[] {
     (Reflect.getMetadata(key, handler) as T | undefined) ?? (Reflect.getMetadata(key, target) as T | undefined);
   if (read<boolean>(AUTH_PUBLIC)) return [];
   const declared = read<CredentialKind[]>(AUTH_KINDS) ?? ['api_token'];
-  const kinds: CredentialKind[] = read<object>(AUTH_ACCOUNT_ACCESS) ? [...new Set<CredentialKind>([...declared, 'access_token', 'account_token'])] : declared;
+  const kinds: CredentialKind[] = read<object>(AUTH_ACCOUNT_ACCESS)
+    ? [...new Set<CredentialKind>([...declared, 'access_token', 'account_token'])]
+    : declared;
   const scopes = read<string[]>(AUTH_SCOPES) ?? [];
   return kinds.map((kind) => {
     switch (kind) {
@@ -246,7 +275,8 @@ export function buildOpenApiDocument(
         }
       }
       const sec = doc.agentToken ? [{ agentToken: [] }] : security(controller, handler);
-      for (const header of doc.headers ?? []) parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
+      for (const header of doc.headers ?? [])
+        parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
       if (doc.conditional) parameters.push({ $ref: '#/components/parameters/IfNoneMatch' });
       if (sec.some((requirement) => 'apiToken' in requirement)) parameters.push({ $ref: '#/components/parameters/DelegationGrantId' });
       const fixedStatus = Reflect.getMetadata(HTTP_CODE_METADATA, handler) as number | undefined;
@@ -264,12 +294,16 @@ export function buildOpenApiDocument(
       const declaredStatuses = declared.flatMap((d) => (d.status === undefined ? [] : [d.status]));
       // A handler that sets its status itself answers the statuses its declared bodies name, not Nest's default.
       const ownStatuses = fixedStatus === undefined && declared.length > 0 && declaredStatuses.length === declared.length;
-      const successStatuses = [...new Set([...(ownStatuses ? [] : [status]), ...declaredStatuses, ...(doc.alsoAnswers ?? [])])].sort((a, b) => a - b);
+      const successStatuses = [...new Set([...(ownStatuses ? [] : [status]), ...declaredStatuses, ...(doc.alsoAnswers ?? [])])].sort(
+        (a, b) => a - b,
+      );
       const mediaType = successMediaType(doc, handler);
       for (const code of successStatuses) {
         // Several bodies for one status (e.g. a page, or one item when a query names it) are alternatives.
         const forStatus = declared.filter((d) => d.status === code);
-        const candidates = (forStatus.length ? forStatus : declared.filter((d) => d.status === undefined)).map((d) => successSchema(d, schemas)).filter((x): x is Json => x !== undefined);
+        const candidates = (forStatus.length ? forStatus : declared.filter((d) => d.status === undefined))
+          .map((d) => successSchema(d, schemas))
+          .filter((x): x is Json => x !== undefined);
         const bodySchema = candidates.length > 1 ? { anyOf: candidates } : candidates[0];
         // A body that is not JSON (a page, a script, a metrics text, a JWT) is a string of its media type.
         const schema = isJsonMediaType(mediaType) ? bodySchema : { type: 'string' };
@@ -281,7 +315,10 @@ export function buildOpenApiDocument(
       }
       for (const code of errorCodes(doc.errors, sec.length > 0, requestBody !== undefined)) {
         // Several bodies for one refusal status (e.g. a cascade denial or a policy engine's) are alternatives.
-        const refusalCandidates = refusals.filter((d) => d.status === code).map((d) => successSchema(d, schemas)).filter((x): x is Json => x !== undefined);
+        const refusalCandidates = refusals
+          .filter((d) => d.status === code)
+          .map((d) => successSchema(d, schemas))
+          .filter((x): x is Json => x !== undefined);
         const refusalSchema = refusalCandidates.length > 1 ? { anyOf: refusalCandidates } : refusalCandidates[0];
         responses[String(code)] = refusalSchema
           ? {
@@ -293,19 +330,26 @@ export function buildOpenApiDocument(
             ? { $ref: `#/components/responses/Error${code}` }
             : { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } };
       }
-      const isPublic = ((Reflect.getMetadata(AUTH_PUBLIC, handler) as boolean | undefined) ?? (Reflect.getMetadata(AUTH_PUBLIC, controller) as boolean | undefined)) === true;
+      const isPublic =
+        ((Reflect.getMetadata(AUTH_PUBLIC, handler) as boolean | undefined) ??
+          (Reflect.getMetadata(AUTH_PUBLIC, controller) as boolean | undefined)) === true;
       const declaredIdempotency =
-        (Reflect.getMetadata(IDEMPOTENCY_POLICY, handler) as IdempotencyDeclaration | undefined) ?? (Reflect.getMetadata(IDEMPOTENCY_POLICY, controller) as IdempotencyDeclaration | undefined);
+        (Reflect.getMetadata(IDEMPOTENCY_POLICY, handler) as IdempotencyDeclaration | undefined) ??
+        (Reflect.getMetadata(IDEMPOTENCY_POLICY, controller) as IdempotencyDeclaration | undefined);
       for (const routePath of asArray(routePaths)) {
         for (const basePath of base) {
           const path = joinPath(basePath, routePath);
           // The platform's Idempotency-Key (the interceptor's own rule): the header, the replay
           // marker on every success, 409 while in flight and 422 for a reused key.
-          const idempotent = idempotencyModeOf(verb, path, isPublic, declaredIdempotency) === 'platform' && !(doc.headers ?? []).includes('Idempotency-Key');
+          const idempotent =
+            idempotencyModeOf(verb, path, isPublic, declaredIdempotency) === 'platform' && !(doc.headers ?? []).includes('Idempotency-Key');
           const idempotencyParameters = idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];
           const operationResponses = idempotent ? withIdempotentAnswers(responses) : responses;
           const declaredPathNames = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
-          const templateParameters = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!).filter((n) => !declaredPathNames.has(n)).map((n) => ({ name: n, in: 'path', required: true, schema: { type: 'string' } }));
+          const templateParameters = [...path.matchAll(/\{([^}]+)\}/g)]
+            .map((m) => m[1]!)
+            .filter((n) => !declaredPathNames.has(n))
+            .map((n) => ({ name: n, in: 'path', required: true, schema: { type: 'string' } }));
           const operationParameters = [...parameters, ...idempotencyParameters, ...templateParameters];
           paths[path] ??= {};
           paths[path][verb] = {
@@ -340,7 +384,9 @@ export function buildOpenApiDocument(
         tags: ['Webhooks'],
         // Deliveries are authenticated by their signature headers, not by a credential scheme.
         security: [],
-        ...(options.webhookHeaders ? { parameters: Object.keys(options.webhookHeaders).map((name) => ({ $ref: `#/components/parameters/${name}` })) } : {}),
+        ...(options.webhookHeaders
+          ? { parameters: Object.keys(options.webhookHeaders).map((name) => ({ $ref: `#/components/parameters/${name}` })) }
+          : {}),
         requestBody: { required: true, content: { 'application/json': { schema: hook.body } } },
         responses: {
           '200': { description: 'Any 2xx acknowledges the delivery; anything else (or no answer within 15 s) is retried on the schedule' },
@@ -374,7 +420,8 @@ export function buildOpenApiDocument(
       },
     },
   };
-  for (const name of [...reachable].sort()) componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: !inRequests.has(name) }) as Json;
+  for (const name of [...reachable].sort())
+    componentSchemas[name] = tidySchema({ ...schemas[name], additionalProperties: !inRequests.has(name) }) as Json;
   for (const name of Object.keys(webhookSchemas).sort()) componentSchemas[name] ??= webhookSchemas[name]!;
 
   const sortedPaths: Record<string, Record<string, Json>> = {};

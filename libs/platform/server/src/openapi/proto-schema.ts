@@ -78,10 +78,16 @@ export function protoMessageSchemas(root: DescMessage, omit: readonly string[] =
     if (field.fieldKind === 'enum') return enumSchema(field.enum);
     if (field.fieldKind === 'message') return refTo(field.message);
     if (field.fieldKind === 'list') {
-      const item = field.listKind === 'scalar' ? scalarSchema(field.scalar) : field.listKind === 'enum' ? enumSchema(field.enum) : refTo(field.message);
+      const item =
+        field.listKind === 'scalar'
+          ? scalarSchema(field.scalar)
+          : field.listKind === 'enum'
+            ? enumSchema(field.enum)
+            : refTo(field.message);
       return { type: 'array', items: item };
     }
-    const value = field.mapKind === 'scalar' ? scalarSchema(field.scalar) : field.mapKind === 'enum' ? enumSchema(field.enum) : refTo(field.message);
+    const value =
+      field.mapKind === 'scalar' ? scalarSchema(field.scalar) : field.mapKind === 'enum' ? enumSchema(field.enum) : refTo(field.message);
     return { type: 'object', additionalProperties: value };
   };
   const messageSchema = (desc: DescMessage, omitted: readonly string[]): Json => {

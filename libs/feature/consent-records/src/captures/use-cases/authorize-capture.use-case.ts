@@ -37,15 +37,29 @@ export class AuthorizeCapture {
     const now = this.clock.now();
     const subject = subjectOf(body.subject);
     const outcome = await this.captures.transaction(async (manager) => {
-      const capture = isIdOf('capture_token', token) ? await this.captures.findForUpdate(manager, captureTokenDigest(token), principal.applicationId) : undefined;
+      const capture = isIdOf('capture_token', token)
+        ? await this.captures.findForUpdate(manager, captureTokenDigest(token), principal.applicationId)
+        : undefined;
       if (!capture) throw consentRecordsError('capture_not_found', 'Capture not found', {});
-      if (capture.committedAt !== null) throw consentRecordsError('capture_already_committed', 'This capture was committed already', { record_id: capture.recordId });
+      if (capture.committedAt !== null)
+        throw consentRecordsError('capture_already_committed', 'This capture was committed already', { record_id: capture.recordId });
       if (capture.expiresAt.getTime() <= now.getTime()) return { expired: true as const };
       const flow = await this.flows.find(principal.applicationId, capture.flowId, capture.flowVersion, { manager });
       if (!flow) throw consentRecordsError('flow_not_found', 'Flow not found', { flow_id: capture.flowId });
       const written = await this.writer.write(
         manager,
-        { applicationId: principal.applicationId, flow, subject, decisions: capture.decisions, capturedAt: capture.createdAt, noticeDigest: null, idempotencyKey: null, channel: capture.channel, sendReceipt: body.suppress_receipt !== true, renderingEvidenceDigest: capture.renderingDigest },
+        {
+          applicationId: principal.applicationId,
+          flow,
+          subject,
+          decisions: capture.decisions,
+          capturedAt: capture.createdAt,
+          noticeDigest: null,
+          idempotencyKey: null,
+          channel: capture.channel,
+          sendReceipt: body.suppress_receipt !== true,
+          renderingEvidenceDigest: capture.renderingDigest,
+        },
         now,
       );
       await this.captures.markCommitted(manager, capture.tokenSha256, written.record.id, now);

@@ -34,7 +34,13 @@ export class CreateCapture {
     const renderingDigest = renderingEvidenceOf(flow, channel, body.rendering_digest);
     const decisions = decisionsFromFields(
       flow.terms,
-      body.fields.map((f) => ({ purpose: f.purpose, control: f.control, checked: f.checked, default_checked: f.default_checked ?? false, required: f.required ?? false })),
+      body.fields.map((f) => ({
+        purpose: f.purpose,
+        control: f.control,
+        checked: f.checked,
+        default_checked: f.default_checked ?? false,
+        required: f.required ?? false,
+      })),
     );
     const token = newRegionalId('capture_token', this.config.REGION as IdRegion);
     const now = this.clock.now();

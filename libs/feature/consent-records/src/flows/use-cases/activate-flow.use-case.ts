@@ -52,7 +52,12 @@ export class ActivateFlow {
       await this.outbox.add(
         manager,
         'flow.activated',
-        { flowId, version: latest.version, previousVersion: latest.activeVersion ?? 0, capturableInOwnForm: capturableInOwnForm(latest.terms) },
+        {
+          flowId,
+          version: latest.version,
+          previousVersion: latest.activeVersion ?? 0,
+          capturableInOwnForm: capturableInOwnForm(latest.terms),
+        },
         { applicationId: principal.applicationId, occurredAt: now },
       );
     });

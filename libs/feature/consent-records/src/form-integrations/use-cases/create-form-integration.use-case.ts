@@ -27,7 +27,13 @@ export class CreateFormIntegration {
 
   async execute(principal: Principal, body: CreateFormIntegrationBody): Promise<{ integration: FormIntegration; secret: string }> {
     const flow = await activeCapturableFlow(this.flows, principal.applicationId, body.flow_id);
-    const purposes = body.purposes.map((p) => ({ purpose: p.purpose, field_ref: p.field_ref, field_type: p.field_type, required: p.required ?? false, default_checked: p.default_checked ?? false }));
+    const purposes = body.purposes.map((p) => ({
+      purpose: p.purpose,
+      field_ref: p.field_ref,
+      field_type: p.field_type,
+      required: p.required ?? false,
+      default_checked: p.default_checked ?? false,
+    }));
     const subject = { email_field_ref: body.subject.email_field_ref, external_id_field_ref: body.subject.external_id_field_ref ?? null };
     assertMappingAcceptable(flow.terms, purposes, subject);
     const id = newFormIntegrationId(this.config.REGION as IdRegion);

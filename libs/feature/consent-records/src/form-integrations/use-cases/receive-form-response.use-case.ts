@@ -55,13 +55,21 @@ export class ReceiveFormResponse {
     try {
       const response = parseTypeformDelivery(delivery.body);
       if (response.eventType !== 'form_response') {
-        throw consentRecordsError('form_event_not_supported', `Only submitted responses (form_response) are recorded, not ${response.eventType}`, { event_type: response.eventType });
+        throw consentRecordsError(
+          'form_event_not_supported',
+          `Only submitted responses (form_response) are recorded, not ${response.eventType}`,
+          { event_type: response.eventType },
+        );
       }
       if (integration.formId !== null && response.formId !== integration.formId) {
-        throw consentRecordsError('form_mismatch', 'The response belongs to another form than the integration\'s', { form_id: response.formId, expected_form_id: integration.formId });
+        throw consentRecordsError('form_mismatch', "The response belongs to another form than the integration's", {
+          form_id: response.formId,
+          expected_form_id: integration.formId,
+        });
       }
       const seen = await this.integrations.intake(integration.id, response.token);
-      if (seen?.outcome === 'recorded' && seen.recordId !== null) return { recordId: seen.recordId, replayed: true, platform: integration.platform };
+      if (seen?.outcome === 'recorded' && seen.recordId !== null)
+        return { recordId: seen.recordId, replayed: true, platform: integration.platform };
       return await this.record(integration, response);
     } catch (error) {
       if (token !== undefined && isDomainError(error) && error.kind !== 'internal' && error.kind !== 'unavailable') {
@@ -77,7 +85,11 @@ export class ReceiveFormResponse {
     }
     const secret = this.kek.decrypt(integration.secretEnc, integration.id).toString('utf8');
     if (!typeformSignatureMatches(secret, delivery.rawBody ?? Buffer.alloc(0), delivery.signature)) {
-      throw consentRecordsError('form_signature_invalid', 'The Typeform-Signature does not match the body signed with the integration\'s secret', {});
+      throw consentRecordsError(
+        'form_signature_invalid',
+        "The Typeform-Signature does not match the body signed with the integration's secret",
+        {},
+      );
     }
   }
 

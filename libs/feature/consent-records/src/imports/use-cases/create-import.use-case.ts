@@ -26,7 +26,12 @@ export class CreateImport {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(principal: Principal, flowId: string, rows: readonly unknown[] | AsyncIterable<readonly unknown[]>, total: number): Promise<ConsentImport> {
+  async execute(
+    principal: Principal,
+    flowId: string,
+    rows: readonly unknown[] | AsyncIterable<readonly unknown[]>,
+    total: number,
+  ): Promise<ConsentImport> {
     await activeCapturableFlow(this.flows, principal.applicationId, flowId);
     const id = newRegionalId('consent_import', this.config.REGION as IdRegion);
     await this.imports.transaction(async (manager) => {

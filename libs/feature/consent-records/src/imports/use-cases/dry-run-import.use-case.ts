@@ -31,16 +31,25 @@ export class DryRunImport {
     const existing = await this.imports.existingKeys(principal.applicationId, keys);
     const seen = new Map<string, string>();
     const results = checks.map((check, index) => {
-      if (!check.ok) return { index, outcome: 'failed' as DryRunOutcome, record_id: null, reason_code: check.reasonCode, detail: check.detail };
+      if (!check.ok)
+        return { index, outcome: 'failed' as DryRunOutcome, record_id: null, reason_code: check.reasonCode, detail: check.detail };
       const key = check.draft.idempotencyKey!;
       const digest = requestDigest(check.draft);
       const known = existing.get(key);
       const earlier = seen.get(key);
       seen.set(key, earlier ?? digest);
       const original = known?.digest ?? earlier;
-      if (original === undefined) return { index, outcome: 'would_create' as DryRunOutcome, record_id: null, reason_code: null, detail: null };
-      if (original === digest) return { index, outcome: 'duplicate' as DryRunOutcome, record_id: known?.recordId ?? null, reason_code: null, detail: null };
-      return { index, outcome: 'failed' as DryRunOutcome, record_id: null, reason_code: 'idempotency_key_reused', detail: { message: 'This idempotency_key was used with a different request body', idempotency_key: key } };
+      if (original === undefined)
+        return { index, outcome: 'would_create' as DryRunOutcome, record_id: null, reason_code: null, detail: null };
+      if (original === digest)
+        return { index, outcome: 'duplicate' as DryRunOutcome, record_id: known?.recordId ?? null, reason_code: null, detail: null };
+      return {
+        index,
+        outcome: 'failed' as DryRunOutcome,
+        record_id: null,
+        reason_code: 'idempotency_key_reused',
+        detail: { message: 'This idempotency_key was used with a different request body', idempotency_key: key },
+      };
     });
     const count = (o: DryRunOutcome) => results.filter((r) => r.outcome === o).length;
     return {

@@ -109,7 +109,9 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
         rows,
         (batch) =>
           this.imports.transaction(async (manager): Promise<Array<JobOutcome<RowResult>>> => {
-            const results = flow ? await this.writeBatch(manager, job, flow, batch) : batch.map((r) => ({ index: r.index, outcome: 'failed' as const, recordId: null, ...flowError! }));
+            const results = flow
+              ? await this.writeBatch(manager, job, flow, batch)
+              : batch.map((r) => ({ index: r.index, outcome: 'failed' as const, recordId: null, ...flowError! }));
             await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
             return results.map((result) => ({ ok: true, value: result }));
           }),
@@ -118,31 +120,64 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
       );
       const failed = rows.flatMap((row, i): RowResult[] => {
         const outcome = outcomes[i]!;
-        return outcome.ok ? [] : [{ index: row.index, outcome: 'failed', recordId: null, reasonCode: 'internal_error', detail: { message: String((outcome.error as Error).message ?? outcome.error) } }];
+        return outcome.ok
+          ? []
+          : [
+              {
+                index: row.index,
+                outcome: 'failed',
+                recordId: null,
+                reasonCode: 'internal_error',
+                detail: { message: String((outcome.error as Error).message ?? outcome.error) },
+              },
+            ];
       });
-      if (failed.length > 0) await this.imports.transaction((manager) => this.imports.saveResults(manager, job.id, failed, this.leaseUntil()));
+      if (failed.length > 0)
+        await this.imports.transaction((manager) => this.imports.saveResults(manager, job.id, failed, this.leaseUntil()));
       for (const outcome of outcomes) this.rowsCounted.inc({ outcome: outcome.ok ? outcome.value.outcome : 'failed' });
     }
     await this.imports.complete(job.id, this.clock.now());
   }
 
-  private async writeBatch(manager: EntityManager, job: ConsentImport, flow: FlowVersion, rows: ReadonlyArray<{ index: number; input: unknown }>): Promise<RowResult[]> {
+  private async writeBatch(
+    manager: EntityManager,
+    job: ConsentImport,
+    flow: FlowVersion,
+    rows: ReadonlyArray<{ index: number; input: unknown }>,
+  ): Promise<RowResult[]> {
     const now = this.clock.now();
     const results = new Map<number, RowResult>();
     const valid: Array<{ index: number; draft: RecordDraft }> = [];
     for (const row of rows) {
       const check = checkImportRow(row.input, flow, job.applicationId, now);
       if (check.ok) valid.push({ index: row.index, draft: check.draft });
-      else results.set(row.index, { index: row.index, outcome: 'failed', recordId: null, reasonCode: check.reasonCode, detail: check.detail });
+      else
+        results.set(row.index, { index: row.index, outcome: 'failed', recordId: null, reasonCode: check.reasonCode, detail: check.detail });
     }
-    const written = await this.writer.writeMany(manager, valid.map((v) => v.draft), now);
+    const written = await this.writer.writeMany(
+      manager,
+      valid.map((v) => v.draft),
+      now,
+    );
     written.forEach((result, i) => {
       const index = valid[i]!.index;
       results.set(
         index,
         result.ok
-          ? { index, outcome: result.outcome.replayed ? 'duplicate' : 'created', recordId: result.outcome.record.id, reasonCode: null, detail: null }
-          : { index, outcome: 'failed', recordId: null, reasonCode: result.error.code, detail: { message: result.error.message, ...(result.error.detail ?? {}) } },
+          ? {
+              index,
+              outcome: result.outcome.replayed ? 'duplicate' : 'created',
+              recordId: result.outcome.record.id,
+              reasonCode: null,
+              detail: null,
+            }
+          : {
+              index,
+              outcome: 'failed',
+              recordId: null,
+              reasonCode: result.error.code,
+              detail: { message: result.error.message, ...(result.error.detail ?? {}) },
+            },
       );
     });
     return rows.map((row) => results.get(row.index)!);

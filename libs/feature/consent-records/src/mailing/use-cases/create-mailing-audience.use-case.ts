@@ -5,7 +5,14 @@ import { KeyEncryption } from '@svc/crypto';
 import { isIdOf, type IdRegion } from '@svc/ids';
 import { consentRecordsError } from '../../consent-records.errors';
 import { FlowsRepository } from '../../flows/flows.repository';
-import { checkApiBaseUrl, checkApiBaseUrlTarget, newMailingAudienceId, newWebhookPathSecret, webhookSecretDigest, type MailingAudience } from '../mailing-audience';
+import {
+  checkApiBaseUrl,
+  checkApiBaseUrlTarget,
+  newMailingAudienceId,
+  newWebhookPathSecret,
+  webhookSecretDigest,
+  type MailingAudience,
+} from '../mailing-audience';
 import { MailingAudiencesRepository } from '../mailing-audiences.repository';
 import type { CreateMailingAudienceBody } from '../mailing-audiences.dto';
 
@@ -32,14 +39,26 @@ export class CreateMailingAudience {
     await checkApiBaseUrlTarget(apiBaseUrl, principal.environment);
     const latest = isIdOf('flow', body.flow_id) ? await this.flows.find(principal.applicationId, body.flow_id) : undefined;
     if (!latest) throw consentRecordsError('flow_not_found', 'Flow not found', { flow_id: body.flow_id });
-    if (latest.activeVersion === null) throw consentRecordsError('flow_not_active', 'The flow is a draft; activate it before connecting a mailing audience', { flow_id: body.flow_id });
-    const active = latest.version === latest.activeVersion ? latest : await this.flows.find(principal.applicationId, body.flow_id, latest.activeVersion);
+    if (latest.activeVersion === null)
+      throw consentRecordsError('flow_not_active', 'The flow is a draft; activate it before connecting a mailing audience', {
+        flow_id: body.flow_id,
+      });
+    const active =
+      latest.version === latest.activeVersion ? latest : await this.flows.find(principal.applicationId, body.flow_id, latest.activeVersion);
     const known = new Set(active?.terms.purposes.map((p) => p.key) ?? []);
-    const tags = (body.tags ?? []).map((t) => ({ purpose: t.purpose, granted: [...new Set(t.granted ?? [])], declined: [...new Set(t.declined ?? [])] }));
+    const tags = (body.tags ?? []).map((t) => ({
+      purpose: t.purpose,
+      granted: [...new Set(t.granted ?? [])],
+      declined: [...new Set(t.declined ?? [])],
+    }));
     for (const purpose of [...body.permissions.map((p) => p.purpose), ...tags.map((t) => t.purpose)]) {
-      if (!known.has(purpose)) throw consentRecordsError('purpose_not_in_flow', `purpose "${purpose}" is not part of the flow`, { purpose, field: 'permissions' });
+      if (!known.has(purpose))
+        throw consentRecordsError('purpose_not_in_flow', `purpose "${purpose}" is not part of the flow`, { purpose, field: 'permissions' });
     }
-    if (new Set(body.permissions.map((p) => p.purpose)).size !== body.permissions.length || new Set(tags.map((t) => t.purpose)).size !== tags.length) {
+    if (
+      new Set(body.permissions.map((p) => p.purpose)).size !== body.permissions.length ||
+      new Set(tags.map((t) => t.purpose)).size !== tags.length
+    ) {
       throw consentRecordsError('mailing_mapping_duplicate', 'A purpose is mapped twice', { field: 'permissions' });
     }
     const id = newMailingAudienceId(this.config.REGION as IdRegion);
@@ -61,10 +80,15 @@ export class CreateMailingAudience {
     await this.audiences.transaction(async (manager) => {
       await this.audiences.lockApplication(manager, principal.applicationId);
       if ((await this.audiences.countForApplication(manager, principal.applicationId)) >= MAX_MAILING_AUDIENCES) {
-        throw consentRecordsError('mailing_audience_limit_reached', 'The application has the maximum number of mailing audiences', { limit: MAX_MAILING_AUDIENCES });
+        throw consentRecordsError('mailing_audience_limit_reached', 'The application has the maximum number of mailing audiences', {
+          limit: MAX_MAILING_AUDIENCES,
+        });
       }
       if (!(await this.audiences.insertAudience(manager, audience))) {
-        throw consentRecordsError('mailing_audience_exists', 'This flow is already connected to this audience', { flow_id: body.flow_id, list_id: body.list_id });
+        throw consentRecordsError('mailing_audience_exists', 'This flow is already connected to this audience', {
+          flow_id: body.flow_id,
+          list_id: body.list_id,
+        });
       }
     });
     return { audience, webhookSecret };

@@ -32,7 +32,10 @@ export class ReceiveMailingWebhook {
 
   /** The integration a path secret belongs to; 404 for any other string. */
   async audienceOf(secret: string): Promise<MailingAudience> {
-    const audience = secret.startsWith(WEBHOOK_PATH_SECRET_PREFIX) && secret.length <= 100 ? await this.audiences.audienceBySecretDigest(webhookSecretDigest(secret)) : undefined;
+    const audience =
+      secret.startsWith(WEBHOOK_PATH_SECRET_PREFIX) && secret.length <= 100
+        ? await this.audiences.audienceBySecretDigest(webhookSecretDigest(secret))
+        : undefined;
     if (!audience) throw consentRecordsError('mailing_webhook_not_found', 'Not found');
     return audience;
   }
@@ -45,10 +48,19 @@ export class ReceiveMailingWebhook {
     const base = { audienceId: audience.id, type: post.type, listId: post.listId, firedAt: post.firedAt };
     const email = post.kind === 'member' ? post.email : null;
     const ignoredBecause =
-      post.listId !== null && post.listId !== audience.listId ? 'other_list' : post.type === 'subscribe' ? 'subscribe_never_consent' : post.type !== 'unsubscribe' ? 'type_not_applied' : null;
+      post.listId !== null && post.listId !== audience.listId
+        ? 'other_list'
+        : post.type === 'subscribe'
+          ? 'subscribe_never_consent'
+          : post.type !== 'unsubscribe'
+            ? 'type_not_applied'
+            : null;
     if (ignoredBecause) {
       const stored = await this.audiences.insertInbound({ ...base, email, status: 'ignored', outcome: ignoredBecause }, now);
-      this.logger.info({ audienceId: audience.id, inbound: stored.id, type: post.type, outcome: ignoredBecause }, 'mailing inbound event ignored');
+      this.logger.info(
+        { audienceId: audience.id, inbound: stored.id, type: post.type, outcome: ignoredBecause },
+        'mailing inbound event ignored',
+      );
       return { received: true, outcome: 'ignored' };
     }
     const stored = await this.audiences.insertInbound({ ...base, email, status: 'pending', outcome: null }, now);

@@ -25,7 +25,9 @@ export class UpdatePolicy {
       const terms: PolicyTerms = {
         name: body.name ?? latest.terms.name,
         description: body.description ?? latest.terms.description,
-        rules: body.rules ? body.rules.map((r) => ({ purpose: r.purpose, data_category: r.data_category, retention: r.retention })) : latest.terms.rules,
+        rules: body.rules
+          ? body.rules.map((r) => ({ purpose: r.purpose, data_category: r.data_category, retention: r.retention }))
+          : latest.terms.rules,
         flow_ids: body.flow_ids ?? latest.terms.flow_ids,
       };
       await checkPolicyTerms(this.policies, manager, principal.applicationId, terms);

@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
-import { CreateApplication, CreateApplicationCommand, type CreatedApplication } from '../../applications/use-cases/create-application.use-case';
+import {
+  CreateApplication,
+  CreateApplicationCommand,
+  type CreatedApplication,
+} from '../../applications/use-cases/create-application.use-case';
 import { accountsError } from '../accounts.errors';
 import { AccountsRepository } from '../accounts.repository';
 import { requireRole, roleIn } from '../account-access';
@@ -18,7 +22,11 @@ export class CreateAccountApplication {
     private readonly create: CreateApplication,
   ) {}
 
-  async execute(principal: Principal, accountId: string | undefined, command: CreateApplicationCommand): Promise<CreatedApplication & { accountId: string }> {
+  async execute(
+    principal: Principal,
+    accountId: string | undefined,
+    command: CreateApplicationCommand,
+  ): Promise<CreatedApplication & { accountId: string }> {
     const target = accountId ?? principal.account?.id;
     if (target === undefined) {
       throw accountsError('account_credentials_required', 'Name the account (account_id) or use an account token', { field: 'account_id' });

@@ -19,7 +19,7 @@ export class CreateAccount {
   async execute(principal: Principal, name: string): Promise<Account> {
     // Only a person signs for an account's ownership; a delegate never creates one for someone.
     if (principal.kind !== 'access_token' || principal.personId === undefined || principal.delegation !== undefined) {
-      throw accountsError('account_credentials_required', "An account is created by a person with their own access token", {});
+      throw accountsError('account_credentials_required', 'An account is created by a person with their own access token', {});
     }
     requireAccountsScope(principal);
     const personId = principal.personId;
@@ -41,7 +41,9 @@ export class ChangeAccount {
   ) {}
 
   async rename(accountId: string, name: string): Promise<Account> {
-    const renamed = await this.accounts.transaction((manager) => this.accounts.renameAccount(manager, accountId, name.trim(), this.clock.now()));
+    const renamed = await this.accounts.transaction((manager) =>
+      this.accounts.renameAccount(manager, accountId, name.trim(), this.clock.now()),
+    );
     if (!renamed) throw accountsError('account_not_found', 'Account not found', { account_id: accountId });
     return renamed;
   }
@@ -49,7 +51,11 @@ export class ChangeAccount {
   async delete(accountId: string): Promise<void> {
     await this.accounts.transaction(async (manager) => {
       const applications = await this.accounts.countApplications(manager, accountId);
-      if (applications > 0) throw accountsError('account_has_applications', 'Delete or hand over the account\'s applications first', { account_id: accountId, applications });
+      if (applications > 0)
+        throw accountsError('account_has_applications', "Delete or hand over the account's applications first", {
+          account_id: accountId,
+          applications,
+        });
       await this.accounts.deleteAccount(manager, accountId, this.clock.now());
     });
   }

@@ -21,7 +21,11 @@ export class ManageAccountTokens {
   async issue(accountId: string, name: string, role: AccountTokenRole): Promise<{ token: string; record: AccountTokenRecord }> {
     const token = `${ACCOUNT_TOKEN_PREFIX}${newApiToken()}`;
     const record = await this.accounts.transaction((manager) =>
-      this.accounts.insertToken(manager, { id: newId('account_token_record'), accountId, digest: apiTokenDigest(token), name, role }, this.clock.now()),
+      this.accounts.insertToken(
+        manager,
+        { id: newId('account_token_record'), accountId, digest: apiTokenDigest(token), name, role },
+        this.clock.now(),
+      ),
     );
     return { token, record };
   }

@@ -16,14 +16,23 @@ export class AddAllowedOrigin {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Principal, applicationId: string, origin: string): Promise<{ origin: string; createdAt: Date; created: boolean }> {
+  async execute(
+    principal: Principal,
+    applicationId: string,
+    origin: string,
+  ): Promise<{ origin: string; createdAt: Date; created: boolean }> {
     const app = await ownedApplication(this.applications, principal, applicationId);
     const canonical = canonicalOrigin(origin, app.environment);
     const now = this.clock.now();
     return this.applications.transaction(async (manager) => {
       const result = await this.applications.addOrigin(manager, app.id, canonical, now);
       if (result.created) {
-        await this.outbox.add(manager, 'application.allowed_origin_added', { applicationId: app.id, origin: canonical }, { applicationId: app.id, occurredAt: now });
+        await this.outbox.add(
+          manager,
+          'application.allowed_origin_added',
+          { applicationId: app.id, origin: canonical },
+          { applicationId: app.id, occurredAt: now },
+        );
       }
       return { origin: canonical, ...result };
     });

@@ -19,19 +19,31 @@ export class CreateApplicationCommand {
     readonly brandColor: string | null,
   ) {}
 
-  static create(input: { name: unknown; environment: unknown; mode?: unknown; logoUrl?: unknown; brandColor?: unknown }): CreateApplicationCommand {
+  static create(input: {
+    name: unknown;
+    environment: unknown;
+    mode?: unknown;
+    logoUrl?: unknown;
+    brandColor?: unknown;
+  }): CreateApplicationCommand {
     if (typeof input.name !== 'string' || input.name.trim().length === 0 || input.name.length > 200) {
       throw new DomainError('unprocessable', 'validation_failed', 'name must be 1 to 200 characters', { field: 'name' });
     }
     if (!(ENVIRONMENTS as readonly unknown[]).includes(input.environment)) {
-      throw new DomainError('unprocessable', 'validation_failed', `environment must be one of ${ENVIRONMENTS.join(', ')}`, { field: 'environment' });
+      throw new DomainError('unprocessable', 'validation_failed', `environment must be one of ${ENVIRONMENTS.join(', ')}`, {
+        field: 'environment',
+      });
     }
     const mode = input.mode ?? 'conductor';
     if (!(APPLICATION_MODES as readonly unknown[]).includes(mode)) {
       throw new DomainError('unprocessable', 'validation_failed', `mode must be one of ${APPLICATION_MODES.join(', ')}`, { field: 'mode' });
     }
-    for (const [field, value] of [['logo_url', input.logoUrl], ['brand_color', input.brandColor]] as const) {
-      if (value !== undefined && value !== null && typeof value !== 'string') throw new DomainError('unprocessable', 'validation_failed', `${field} must be a string`, { field });
+    for (const [field, value] of [
+      ['logo_url', input.logoUrl],
+      ['brand_color', input.brandColor],
+    ] as const) {
+      if (value !== undefined && value !== null && typeof value !== 'string')
+        throw new DomainError('unprocessable', 'validation_failed', `${field} must be a string`, { field });
     }
     const logoUrl = parseLogoUrl((input.logoUrl as string | null | undefined) ?? null);
     const brandColor = parseBrandColor((input.brandColor as string | null | undefined) ?? null);
@@ -71,7 +83,10 @@ export class CreateApplication {
       const created = await this.applications.insertApplication(
         manager,
         {
-          id: newRegionalId('application', options.sandboxId === true && command.environment === 'development' ? 'dev' : this.config.REGION),
+          id: newRegionalId(
+            'application',
+            options.sandboxId === true && command.environment === 'development' ? 'dev' : this.config.REGION,
+          ),
           name: command.name,
           environment: command.environment,
           mode: command.mode,
@@ -95,7 +110,12 @@ export class CreateApplication {
         { applicationId: created.id, name: created.name, environment: created.environment, mode: created.mode },
         { applicationId: created.id, occurredAt: now },
       );
-      await this.outbox.add(manager, 'application.api_token_changed', { applicationId: created.id, tokenId: apiTokenId, change: 'issued' }, { applicationId: created.id, occurredAt: now });
+      await this.outbox.add(
+        manager,
+        'application.api_token_changed',
+        { applicationId: created.id, tokenId: apiTokenId, change: 'issued' },
+        { applicationId: created.id, occurredAt: now },
+      );
       return created;
     });
     return { application, apiToken, apiTokenId, publishableKey };

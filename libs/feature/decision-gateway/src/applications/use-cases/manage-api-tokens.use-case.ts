@@ -19,7 +19,12 @@ export class IssueApiToken {
     private readonly comply: ComplyService,
   ) {}
 
-  async execute(principal: Principal, applicationId: string, name: string, scopes: readonly string[] = API_TOKEN_SCOPES): Promise<{ token: string; record: ApiTokenRecord }> {
+  async execute(
+    principal: Principal,
+    applicationId: string,
+    name: string,
+    scopes: readonly string[] = API_TOKEN_SCOPES,
+  ): Promise<{ token: string; record: ApiTokenRecord }> {
     await ownedApplication(this.applications, principal, applicationId);
     // Governance: the rotate_keys role, and a second approver when four-eyes applies.
     await this.comply.authorizeKeyRotation(principal);
@@ -28,7 +33,12 @@ export class IssueApiToken {
     const id = newId('api_token_record');
     await this.applications.transaction(async (manager) => {
       await this.applications.insertApiToken(manager, { id, applicationId, digest: apiTokenDigest(token), name, scopes }, now);
-      await this.outbox.add(manager, 'application.api_token_changed', { applicationId, tokenId: id, change: 'issued' }, { applicationId, occurredAt: now });
+      await this.outbox.add(
+        manager,
+        'application.api_token_changed',
+        { applicationId, tokenId: id, change: 'issued' },
+        { applicationId, occurredAt: now },
+      );
     });
     return { token, record: { id, applicationId, name, scopes: [...scopes], createdAt: now, revokedAt: null } };
   }
@@ -56,7 +66,12 @@ export class RevokeApiToken {
       if (active <= 1 && revoked.revokedAt?.getTime() === now.getTime()) {
         throw gatewayError('last_api_token', 'Issue another API token before revoking the last one', { api_token_id: tokenId });
       }
-      await this.outbox.add(manager, 'application.api_token_changed', { applicationId, tokenId, change: 'revoked' }, { applicationId, occurredAt: now });
+      await this.outbox.add(
+        manager,
+        'application.api_token_changed',
+        { applicationId, tokenId, change: 'revoked' },
+        { applicationId, occurredAt: now },
+      );
       return revoked;
     });
   }

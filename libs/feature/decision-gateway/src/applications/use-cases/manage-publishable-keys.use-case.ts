@@ -47,7 +47,12 @@ export class ManagePublishableKeys {
         throw accountsError('last_publishable_key', 'Issue another publishable key before revoking the last one', { publishable_key: key });
       }
       // The credential caches evict by credential id, which for a publishable key is the key itself.
-      await this.outbox.add(manager, 'application.api_token_changed', { applicationId: app.id, tokenId: key, change: 'revoked' }, { applicationId: app.id, occurredAt: now });
+      await this.outbox.add(
+        manager,
+        'application.api_token_changed',
+        { applicationId: app.id, tokenId: key, change: 'revoked' },
+        { applicationId: app.id, occurredAt: now },
+      );
       return revoked;
     });
   }

@@ -26,12 +26,20 @@ export class ResetSandbox {
   async execute(principal: Principal, applicationId: string): Promise<{ applicationId: string; resetAt: Date; sessionsDeleted: number }> {
     const app = await ownedApplication(this.applications, principal, applicationId);
     if (app.environment !== 'development') {
-      throw accountsError('sandbox_reset_production', 'Only a development (sandbox) application can be reset', { application_id: app.id, environment: app.environment });
+      throw accountsError('sandbox_reset_production', 'Only a development (sandbox) application can be reset', {
+        application_id: app.id,
+        environment: app.environment,
+      });
     }
     const now = this.clock.now();
     return this.applications.transaction(async (manager) => {
       const sessionsDeleted = await this.applications.deleteSandboxSessions(manager, app.id, now);
-      await this.outbox.add(manager, 'application.sandbox_reset', { applicationId: app.id, resetAt: now.toISOString() }, { applicationId: app.id, occurredAt: now });
+      await this.outbox.add(
+        manager,
+        'application.sandbox_reset',
+        { applicationId: app.id, resetAt: now.toISOString() },
+        { applicationId: app.id, occurredAt: now },
+      );
       return { applicationId: app.id, resetAt: now, sessionsDeleted };
     });
   }

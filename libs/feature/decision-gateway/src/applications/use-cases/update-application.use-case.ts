@@ -18,11 +18,7 @@ export class UpdateApplication {
     private readonly clock: Clock,
   ) {}
 
-  async execute(
-    principal: Principal,
-    applicationId: string,
-    input: ApplicationPatch,
-  ): Promise<Application> {
+  async execute(principal: Principal, applicationId: string, input: ApplicationPatch): Promise<Application> {
     await ownedApplication(this.applications, principal, applicationId);
     const patch: ApplicationPatch = {
       ...input,

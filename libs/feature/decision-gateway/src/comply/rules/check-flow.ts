@@ -24,7 +24,13 @@ export function checkFlowAgainstModules(terms: FlowTermsUnderCheck, modules: rea
     if (!module.enabled) continue;
     for (const [rule, check] of RULE_CHECKS) {
       for (const found of check(terms, module.rules)) {
-        violations.push({ regime: module.regime, rule, field: found.field, message: found.message, citation: REGIME_DEFINITIONS[module.regime].citations[rule] });
+        violations.push({
+          regime: module.regime,
+          rule,
+          field: found.field,
+          message: found.message,
+          citation: REGIME_DEFINITIONS[module.regime].citations[rule],
+        });
       }
     }
   }

@@ -8,7 +8,15 @@ const ISO_DURATION = /^P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=
 export function durationDays(text: string): number | undefined {
   const match = ISO_DURATION.exec(text);
   if (!match) return undefined;
-  const [years, months, weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number, number, number, number];
+  const [years, months, weeks, days, hours, minutes, seconds] = match.slice(1).map((part) => Number(part ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return years * 365 + months * 30 + weeks * 7 + days + hours / 24 + minutes / 1_440 + seconds / 86_400;
 }
 

@@ -14,7 +14,12 @@ const compliant: FlowTermsUnderCheck = {
   requirements: [],
 };
 
-const mod = (regime: ComplianceModule['regime'], settings = {}, enabled = true): ComplianceModule => ({ regime, enabled, rules: moduleRules(regime, settings), updatedAt: null });
+const mod = (regime: ComplianceModule['regime'], settings = {}, enabled = true): ComplianceModule => ({
+  regime,
+  enabled,
+  rules: moduleRules(regime, settings),
+  updatedAt: null,
+});
 
 describe('module rules checked when a flow is activated (issue 18, Comply: modules)', () => {
   it('a compliant flow passes every regime', () => {
@@ -23,7 +28,9 @@ describe('module rules checked when a flow is activated (issue 18, Comply: modul
   });
 
   it('no enabled module: nothing is checked', () => {
-    expect(checkFlowAgainstModules({ ...compliant, revocation_policy: 'contact_controller', retention_period: null }, [mod('gdpr', {}, false)])).toEqual([]);
+    expect(
+      checkFlowAgainstModules({ ...compliant, revocation_policy: 'contact_controller', retention_period: null }, [mod('gdpr', {}, false)]),
+    ).toEqual([]);
   });
 
   describe('withdrawal_parity: withdrawal as easy as consent', () => {
@@ -34,7 +41,11 @@ describe('module rules checked when a flow is activated (issue 18, Comply: modul
     });
 
     it('does not apply to a flow without a consent purpose', () => {
-      const contractOnly = { ...compliant, purposes: [{ key: 'billing', mechanism: 'contract', required: true }], revocation_policy: 'contact_controller' };
+      const contractOnly = {
+        ...compliant,
+        purposes: [{ key: 'billing', mechanism: 'contract', required: true }],
+        revocation_policy: 'contact_controller',
+      };
       expect(checkFlowAgainstModules(contractOnly, [mod('gdpr')]).filter((v) => v.rule === 'withdrawal_parity')).toEqual([]);
     });
   });
@@ -47,21 +58,33 @@ describe('module rules checked when a flow is activated (issue 18, Comply: modul
     });
 
     it('an optional age field is not enough; a required date_of_birth or identity verification is', () => {
-      expect(checkFlowAgainstModules({ ...compliant, data_fields: [{ key: 'date_of_birth', required: false }] }, [mod('pipl')])).toHaveLength(1);
+      expect(
+        checkFlowAgainstModules({ ...compliant, data_fields: [{ key: 'date_of_birth', required: false }] }, [mod('pipl')]),
+      ).toHaveLength(1);
       expect(checkFlowAgainstModules({ ...compliant, data_fields: [{ key: 'date_of_birth', required: true }] }, [mod('pipl')])).toEqual([]);
-      expect(checkFlowAgainstModules({ ...compliant, data_fields: [], requirements: ['identity_verification'] }, [mod('pipl')])).toEqual([]);
+      expect(checkFlowAgainstModules({ ...compliant, data_fields: [], requirements: ['identity_verification'] }, [mod('pipl')])).toEqual(
+        [],
+      );
     });
   });
 
   describe('retention_ceiling', () => {
     it('refuses an undeclared retention period', () => {
-      expect(checkFlowAgainstModules({ ...compliant, retention_period: null }, [mod('lgpd')])).toEqual([expect.objectContaining({ rule: 'retention_ceiling', field: 'retention_period' })]);
+      expect(checkFlowAgainstModules({ ...compliant, retention_period: null }, [mod('lgpd')])).toEqual([
+        expect.objectContaining({ rule: 'retention_ceiling', field: 'retention_period' }),
+      ]);
     });
 
     it('refuses a period beyond the ceiling and accepts one at it', () => {
-      expect(checkFlowAgainstModules({ ...compliant, retention_period: 'P13M' }, [mod('pipl')])).toEqual([expect.objectContaining({ regime: 'pipl', rule: 'retention_ceiling' })]);
-      expect(checkFlowAgainstModules({ ...compliant, retention_period: 'P12M' }, [mod('pipl', { retention_ceiling: 'P360D' })])).toEqual([]);
-      expect(checkFlowAgainstModules({ ...compliant, retention_period: 'P6M' }, [mod('gdpr', { retention_ceiling: 'P90D' })])).toHaveLength(1);
+      expect(checkFlowAgainstModules({ ...compliant, retention_period: 'P13M' }, [mod('pipl')])).toEqual([
+        expect.objectContaining({ regime: 'pipl', rule: 'retention_ceiling' }),
+      ]);
+      expect(checkFlowAgainstModules({ ...compliant, retention_period: 'P12M' }, [mod('pipl', { retention_ceiling: 'P360D' })])).toEqual(
+        [],
+      );
+      expect(checkFlowAgainstModules({ ...compliant, retention_period: 'P6M' }, [mod('gdpr', { retention_ceiling: 'P90D' })])).toHaveLength(
+        1,
+      );
     });
 
     it('counts durations conservatively in days', () => {
@@ -74,13 +97,20 @@ describe('module rules checked when a flow is activated (issue 18, Comply: modul
 
   describe('sensitive_purposes', () => {
     it('refuses a sensitive purpose on another lawful basis, naming its mechanism field', () => {
-      const terms = { ...compliant, purposes: [...compliant.purposes, { key: 'health', mechanism: 'legitimate_interest', required: false }] };
-      expect(checkFlowAgainstModules(terms, [mod('gdpr')])).toEqual([expect.objectContaining({ rule: 'sensitive_purposes', field: 'purposes[2].mechanism', citation: 'GDPR Art. 9(2)(a)' })]);
+      const terms = {
+        ...compliant,
+        purposes: [...compliant.purposes, { key: 'health', mechanism: 'legitimate_interest', required: false }],
+      };
+      expect(checkFlowAgainstModules(terms, [mod('gdpr')])).toEqual([
+        expect.objectContaining({ rule: 'sensitive_purposes', field: 'purposes[2].mechanism', citation: 'GDPR Art. 9(2)(a)' }),
+      ]);
     });
 
     it('refuses a bundled (required) sensitive consent', () => {
       const terms = { ...compliant, purposes: [{ key: 'precise_geolocation', mechanism: 'consent', required: true }] };
-      expect(checkFlowAgainstModules(terms, [mod('ccpa_cpra')])).toEqual([expect.objectContaining({ rule: 'sensitive_purposes', field: 'purposes[0].required' })]);
+      expect(checkFlowAgainstModules(terms, [mod('ccpa_cpra')])).toEqual([
+        expect.objectContaining({ rule: 'sensitive_purposes', field: 'purposes[0].required' }),
+      ]);
       // Not sensitive under GDPR's list unless the application adds it.
       expect(checkFlowAgainstModules(terms, [mod('gdpr')])).toEqual([]);
       expect(checkFlowAgainstModules(terms, [mod('gdpr', { sensitive_purposes: ['precise_geolocation'] })])).toHaveLength(1);
@@ -88,7 +118,11 @@ describe('module rules checked when a flow is activated (issue 18, Comply: modul
   });
 
   it('every enabled regime reports its own violation', () => {
-    const violations = checkFlowAgainstModules({ ...compliant, revocation_policy: 'contact_controller' }, [mod('gdpr'), mod('uk_gdpr'), mod('lgpd', {}, false)]);
+    const violations = checkFlowAgainstModules({ ...compliant, revocation_policy: 'contact_controller' }, [
+      mod('gdpr'),
+      mod('uk_gdpr'),
+      mod('lgpd', {}, false),
+    ]);
     expect(violations.map((v) => v.regime)).toEqual(['gdpr', 'uk_gdpr']);
   });
 });

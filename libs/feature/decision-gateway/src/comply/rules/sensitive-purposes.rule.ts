@@ -10,9 +10,15 @@ export const sensitivePurposes: FlowRuleCheck = (terms, rules) => {
   terms.purposes.forEach((purpose, index) => {
     if (!rules.sensitive_purposes.includes(purpose.key)) return;
     if (purpose.mechanism !== 'consent') {
-      violations.push({ field: `purposes[${index}].mechanism`, message: `Purpose ${purpose.key} is sensitive: it needs explicit consent (mechanism consent)` });
+      violations.push({
+        field: `purposes[${index}].mechanism`,
+        message: `Purpose ${purpose.key} is sensitive: it needs explicit consent (mechanism consent)`,
+      });
     } else if (purpose.required) {
-      violations.push({ field: `purposes[${index}].required`, message: `Purpose ${purpose.key} is sensitive: its consent must be separate, not required` });
+      violations.push({
+        field: `purposes[${index}].required`,
+        message: `Purpose ${purpose.key} is sensitive: its consent must be separate, not required`,
+      });
     }
   });
   return violations;

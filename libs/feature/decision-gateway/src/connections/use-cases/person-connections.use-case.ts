@@ -48,7 +48,9 @@ export class PersonConnections {
   async list(personId: string, applicationId?: string): Promise<Connection[]> {
     const subjects = await this.subjectsOf(personId);
     const [consents, authorities, delegations, grants] = await Promise.all([
-      subjects.length ? this.rpc.call('consent_records.person_consents', { subjects, applicationId: applicationId ?? '' }) : Promise.resolve({ consents: [] }),
+      subjects.length
+        ? this.rpc.call('consent_records.person_consents', { subjects, applicationId: applicationId ?? '' })
+        : Promise.resolve({ consents: [] }),
       this.rpc.call('oap.person_authorities', { personId, applicationId: applicationId ?? '' }),
       this.connections.delegations(personId, applicationId),
       this.connections.oauthGrants(personId, applicationId),
@@ -63,18 +65,22 @@ export class PersonConnections {
       return found;
     };
     for (const c of consents.consents) entry(c.applicationId).consents.push({ recordId: c.recordId, flowId: c.flowId });
-    for (const a of authorities.authorities) entry(a.applicationId).authorities.push({ authorityId: a.authorityId, agentId: a.agentId, status: a.status });
+    for (const a of authorities.authorities)
+      entry(a.applicationId).authorities.push({ authorityId: a.authorityId, agentId: a.agentId, status: a.status });
     for (const d of delegations) entry(d.applicationId).delegations.push(d);
     for (const g of grants) entry(g.applicationId).oauthGrants.push(g);
     const list = [...byApplication.values()].sort((a, b) => (a.applicationId < b.applicationId ? -1 : 1));
-    for (const connection of list) connection.applicationName = (await this.applications.findApplication(connection.applicationId))?.name ?? '';
+    for (const connection of list)
+      connection.applicationName = (await this.applications.findApplication(connection.applicationId))?.name ?? '';
     return list;
   }
 
   /** Ends every connection of one application to the person, or of every application when none is named. */
   async disconnect(principal: Principal, personId: string, applicationId?: string): Promise<Disconnection> {
     const subjects = await this.subjectsOf(personId);
-    const consents = subjects.length ? await this.rpc.call('consent_records.withdraw_person_consents', { subjects, applicationId: applicationId ?? '' }) : { consents: [] };
+    const consents = subjects.length
+      ? await this.rpc.call('consent_records.withdraw_person_consents', { subjects, applicationId: applicationId ?? '' })
+      : { consents: [] };
     const authorities = await this.rpc.call('oap.revoke_person_authorities', { personId, applicationId: applicationId ?? '' });
     const revokedDelegations: string[] = [];
     for (const delegation of await this.connections.delegations(personId, applicationId)) {
@@ -98,6 +104,10 @@ export class PersonConnections {
   /** The person's linked subject references, as digests (the references never travel). */
   private async subjectsOf(personId: string): Promise<Array<{ applicationId: string; kind: string; valueSha256: string }>> {
     const links = await this.people.listLinksOfPerson(personId);
-    return links.map((l) => ({ applicationId: l.applicationId, kind: l.subjectKind, valueSha256: sha256Hex(l.subjectKind === 'email' ? l.subjectValue.trim().toLowerCase() : l.subjectValue) }));
+    return links.map((l) => ({
+      applicationId: l.applicationId,
+      kind: l.subjectKind,
+      valueSha256: sha256Hex(l.subjectKind === 'email' ? l.subjectValue.trim().toLowerCase() : l.subjectValue),
+    }));
   }
 }

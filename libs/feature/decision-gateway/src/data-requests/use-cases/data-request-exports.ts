@@ -93,6 +93,8 @@ export class DataRequestExports {
   async download(dataRequestId: string, token: string): Promise<ExportDocument> {
     const stored = await this.requests.findExport(dataRequestId.slice(0, 200), this.clock.now(), sha256Hex(token));
     if (!stored) throw dataRequestError('data_request_export_not_found', 'No such export, or its link expired');
-    return JSON.parse(this.kek.decrypt(stored.bodySealed, `data-request-export:${stored.dataRequestId}`).toString('utf8')) as ExportDocument;
+    return JSON.parse(
+      this.kek.decrypt(stored.bodySealed, `data-request-export:${stored.dataRequestId}`).toString('utf8'),
+    ) as ExportDocument;
   }
 }

@@ -56,8 +56,14 @@ export class DataRequestFulfilment {
       case 'portability': {
         const records = await this.rpc.call('consent_records.person_data', ask('export'));
         const authorities = await this.rpc.call('oap.person_data', ask('export'));
-        const receipts = await this.rpc.call('receipts.person_data', ask('export', { recordIds: records.recordIds, authorityIds: authorities.authorityIds }));
-        const remote = [...records.parts, ...authorities.parts, ...receipts.parts].map((p) => ({ name: p.name, items: JSON.parse(p.itemsJson) as unknown[] }));
+        const receipts = await this.rpc.call(
+          'receipts.person_data',
+          ask('export', { recordIds: records.recordIds, authorityIds: authorities.authorityIds }),
+        );
+        const remote = [...records.parts, ...authorities.parts, ...receipts.parts].map((p) => ({
+          name: p.name,
+          items: JSON.parse(p.itemsJson) as unknown[],
+        }));
         const local = await this.personData.export(request.applicationId, request.personId, references);
         return { parts: [...local, ...remote], references, result: {} };
       }
@@ -66,8 +72,15 @@ export class DataRequestFulfilment {
         // "Erasure: what remains"); receipts last, once the records naming the person are gone.
         const records = await this.rpc.call('consent_records.person_data', ask('erase'));
         const authorities = await this.rpc.call('oap.person_data', ask('erase'));
-        const receipts = await this.rpc.call('receipts.person_data', ask('erase', { recordIds: records.recordIds, authorityIds: authorities.authorityIds }));
-        return { parts: [], references, result: { erased: { consent_records: records.affected, authorities: authorities.affected, pseudonym_keys: receipts.affected } } };
+        const receipts = await this.rpc.call(
+          'receipts.person_data',
+          ask('erase', { recordIds: records.recordIds, authorityIds: authorities.authorityIds }),
+        );
+        return {
+          parts: [],
+          references,
+          result: { erased: { consent_records: records.affected, authorities: authorities.affected, pseudonym_keys: receipts.affected } },
+        };
       }
       case 'objection': {
         const objected = await this.rpc.call('consent_records.person_data', ask('object'));

@@ -53,38 +53,76 @@ export class AdvanceConsent {
    * it proves (`hosted_sign_in`), and the adapter refuses the move when the flow requires a sign-in
    * that is missing or a bound person's sign-in that does not match.
    */
-  async execute(tokenSha256: string, body: TransitionBody & { action: ConsentAction }, proof: Readonly<Record<string, unknown>> = {}): Promise<ConsentMoveResult> {
+  async execute(
+    tokenSha256: string,
+    body: TransitionBody & { action: ConsentAction },
+    proof: Readonly<Record<string, unknown>> = {},
+  ): Promise<ConsentMoveResult> {
     const now = this.clock.now();
-    return onLockedSession(this.sessions, this.outbox, { tokenSha256, now, refuseExpired: body.action !== 'revoke' }, async (manager, session) => {
-      const from = session.status as ConsentStatus;
-      const path = session.consentPath ?? 'standard';
-      const to = nextConsentStatus(from, body.action, path);
-      if (to === undefined) {
-        throw decisionError('transition_not_allowed', `No ${body.action} move from ${from} on the ${path} path`, { status: from, action: body.action, consent_path: path });
-      }
-      if (body.participant_id !== undefined || body.counter_proposal !== undefined || body.passkey_assertion !== undefined) {
-        throw decisionError('field_not_applicable', 'participant_id, counter_proposal and passkey_assertion apply to approval and signing sessions', { action: body.action });
-      }
-      if (body.evidence !== undefined && body.action !== 'capture_evidence') {
-        throw decisionError('field_not_applicable', 'evidence applies to capture_evidence only', { field: 'evidence', action: body.action });
-      }
-      if (body.principal_id !== undefined) {
-        throw decisionError('principal_not_settable', 'The decision page cannot name or change the person; the application binds it server-side', { field: 'principal_id' });
-      }
-      if (body.purposes !== undefined && body.action !== 'complete') {
-        throw decisionError('field_not_applicable', 'purposes applies to complete only', { field: 'purposes', action: body.action });
-      }
-      if (body.action === 'revoke') return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
-      if (to === 'fulfilled') return this.fulfil(manager, session, now, body.purposes === undefined ? session.purposes : await this.chosenPurposes(session, body.purposes));
-      if (body.action === 'decline') return this.decline(manager, session, now);
-      if (body.action === 'sign_in' && this.hostedSignIn) {
-        const signedIn = await this.hostedSignIn.signedInPrincipal(session, proof);
-        if (signedIn !== null && session.principalBinding === null) {
-          return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, principal: { id: signedIn, binding: 'hosted_sign_in' } }, now) };
+    return onLockedSession(
+      this.sessions,
+      this.outbox,
+      { tokenSha256, now, refuseExpired: body.action !== 'revoke' },
+      async (manager, session) => {
+        const from = session.status as ConsentStatus;
+        const path = session.consentPath ?? 'standard';
+        const to = nextConsentStatus(from, body.action, path);
+        if (to === undefined) {
+          throw decisionError('transition_not_allowed', `No ${body.action} move from ${from} on the ${path} path`, {
+            status: from,
+            action: body.action,
+            consent_path: path,
+          });
         }
-      }
-      return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, evidence: body.evidence }, now) };
-    });
+        if (body.participant_id !== undefined || body.counter_proposal !== undefined || body.passkey_assertion !== undefined) {
+          throw decisionError(
+            'field_not_applicable',
+            'participant_id, counter_proposal and passkey_assertion apply to approval and signing sessions',
+            { action: body.action },
+          );
+        }
+        if (body.evidence !== undefined && body.action !== 'capture_evidence') {
+          throw decisionError('field_not_applicable', 'evidence applies to capture_evidence only', {
+            field: 'evidence',
+            action: body.action,
+          });
+        }
+        if (body.principal_id !== undefined) {
+          throw decisionError(
+            'principal_not_settable',
+            'The decision page cannot name or change the person; the application binds it server-side',
+            { field: 'principal_id' },
+          );
+        }
+        if (body.purposes !== undefined && body.action !== 'complete') {
+          throw decisionError('field_not_applicable', 'purposes applies to complete only', { field: 'purposes', action: body.action });
+        }
+        if (body.action === 'revoke')
+          return { session: await revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'principal', now) };
+        if (to === 'fulfilled')
+          return this.fulfil(
+            manager,
+            session,
+            now,
+            body.purposes === undefined ? session.purposes : await this.chosenPurposes(session, body.purposes),
+          );
+        if (body.action === 'decline') return this.decline(manager, session, now);
+        if (body.action === 'sign_in' && this.hostedSignIn) {
+          const signedIn = await this.hostedSignIn.signedInPrincipal(session, proof);
+          if (signedIn !== null && session.principalBinding === null) {
+            return {
+              session: await this.sessions.update(
+                manager,
+                session.tokenSha256,
+                { status: to, principal: { id: signedIn, binding: 'hosted_sign_in' } },
+                now,
+              ),
+            };
+          }
+        }
+        return { session: await this.sessions.update(manager, session.tokenSha256, { status: to, evidence: body.evidence }, now) };
+      },
+    );
   }
 
   /**
@@ -94,11 +132,20 @@ export class AdvanceConsent {
   private async chosenPurposes(session: DecisionSession, chosen: readonly string[]): Promise<string[]> {
     const shown = new Set(session.purposes);
     const unknown = chosen.find((key) => !shown.has(key));
-    if (unknown !== undefined) throw decisionError('purpose_not_in_flow', `"${unknown}" is not a purpose of this session's flow version`, { field: 'purposes', purpose: unknown });
+    if (unknown !== undefined)
+      throw decisionError('purpose_not_in_flow', `"${unknown}" is not a purpose of this session's flow version`, {
+        field: 'purposes',
+        purpose: unknown,
+      });
     const fixed = session.flowId ? await this.flows.fixedPurposes(session.applicationId, session.flowId, session.flowVersion ?? 0) : [];
     const missing = fixed.find((key) => !chosen.includes(key));
-    if (missing !== undefined) throw decisionError('required_purpose_missing', `"${missing}" is required by the flow and must be listed`, { field: 'purposes', purpose: missing });
-    if (chosen.length === 0) throw decisionError('no_purpose_granted', 'purposes is empty: refusing every purpose is the decline action', { field: 'purposes' });
+    if (missing !== undefined)
+      throw decisionError('required_purpose_missing', `"${missing}" is required by the flow and must be listed`, {
+        field: 'purposes',
+        purpose: missing,
+      });
+    if (chosen.length === 0)
+      throw decisionError('no_purpose_granted', 'purposes is empty: refusing every purpose is the decline action', { field: 'purposes' });
     // Kept in the order the flow shows them.
     return session.purposes.filter((key) => chosen.includes(key));
   }

@@ -15,8 +15,14 @@ import type { SignerProof } from '../signing-outcomes';
 
 /** Answers of each voting kind, and the status each aggregated vote resolves to. */
 const VOTING = {
-  approval: { actions: { approve: 'yes', deny: 'no', counter: 'counter' }, outcomes: { yes: 'approved', no: 'denied', counter: 'countered' } },
-  signature_request: { actions: { sign: 'yes', decline: 'no', counter: 'counter' }, outcomes: { yes: 'signed', no: 'declined', counter: 'countered' } },
+  approval: {
+    actions: { approve: 'yes', deny: 'no', counter: 'counter' },
+    outcomes: { yes: 'approved', no: 'denied', counter: 'countered' },
+  },
+  signature_request: {
+    actions: { sign: 'yes', decline: 'no', counter: 'counter' },
+    outcomes: { yes: 'signed', no: 'declined', counter: 'countered' },
+  },
 } as const satisfies Record<string, { actions: Record<string, Vote>; outcomes: Record<Vote, SessionStatus> }>;
 
 export interface VoteResult {
@@ -44,34 +50,64 @@ export class CastVote {
   async execute(tokenSha256: string, body: TransitionBody, proof: Readonly<Record<string, unknown>> = {}): Promise<VoteResult> {
     const now = this.clock.now();
     return onLockedSession(this.sessions, this.outbox, { tokenSha256, now, refuseExpired: true }, async (manager, session) => {
-      if (session.kind === 'consent') throw decisionError('transition_not_allowed', `${body.action} does not apply to a consent session`, { action: body.action, kind: session.kind });
+      if (session.kind === 'consent')
+        throw decisionError('transition_not_allowed', `${body.action} does not apply to a consent session`, {
+          action: body.action,
+          kind: session.kind,
+        });
       const voting = VOTING[session.kind];
       const vote = (voting.actions as Record<string, Vote | undefined>)[body.action];
       if (vote === undefined) {
-        throw decisionError('transition_not_allowed', `${body.action} does not apply to a ${session.kind} session`, { action: body.action, kind: session.kind });
+        throw decisionError('transition_not_allowed', `${body.action} does not apply to a ${session.kind} session`, {
+          action: body.action,
+          kind: session.kind,
+        });
       }
       if (session.completedAt !== null) {
-        throw decisionError('transition_not_allowed', `The ${session.kind} session is already ${session.status}`, { status: session.status, action: body.action });
+        throw decisionError('transition_not_allowed', `The ${session.kind} session is already ${session.status}`, {
+          status: session.status,
+          action: body.action,
+        });
       }
       if (body.principal_id !== undefined || body.evidence !== undefined) {
         throw decisionError('field_not_applicable', 'principal_id and evidence apply to consent sessions', { action: body.action });
       }
-      if (body.purposes !== undefined) throw decisionError('field_not_applicable', 'purposes applies to completing a consent session', { field: 'purposes', action: body.action });
-      if (vote === 'counter' && body.counter_proposal === undefined) throw decisionError('counter_proposal_required', 'counter needs a counter_proposal object', { field: 'counter_proposal' });
+      if (body.purposes !== undefined)
+        throw decisionError('field_not_applicable', 'purposes applies to completing a consent session', {
+          field: 'purposes',
+          action: body.action,
+        });
+      if (vote === 'counter' && body.counter_proposal === undefined)
+        throw decisionError('counter_proposal_required', 'counter needs a counter_proposal object', { field: 'counter_proposal' });
       if (vote !== 'counter' && body.counter_proposal !== undefined) {
-        throw decisionError('field_not_applicable', 'counter_proposal applies to counter only', { field: 'counter_proposal', action: body.action });
+        throw decisionError('field_not_applicable', 'counter_proposal applies to counter only', {
+          field: 'counter_proposal',
+          action: body.action,
+        });
       }
       const participant = this.participantOf(session, body.participant_id);
       let signer: SignerProof | undefined;
       if (this.sessions.signingOutcomes.requiresSignIn(session)) {
-        if (!this.hostedSignIn) throw decisionError('transition_not_allowed', 'Signing this agreement needs the signer signed in', { action: body.action });
+        if (!this.hostedSignIn)
+          throw decisionError('transition_not_allowed', 'Signing this agreement needs the signer signed in', { action: body.action });
         await this.hostedSignIn.signedInPrincipal(session, proof);
         if (vote !== 'yes' && body.passkey_assertion !== undefined) {
-          throw decisionError('field_not_applicable', 'passkey_assertion applies to sign only', { field: 'passkey_assertion', action: body.action });
+          throw decisionError('field_not_applicable', 'passkey_assertion applies to sign only', {
+            field: 'passkey_assertion',
+            action: body.action,
+          });
         }
-        signer = await this.sessions.signingOutcomes.proveSigner(manager, session, vote, body.passkey_assertion as Record<string, unknown> | undefined);
+        signer = await this.sessions.signingOutcomes.proveSigner(
+          manager,
+          session,
+          vote,
+          body.passkey_assertion as Record<string, unknown> | undefined,
+        );
       } else if (body.passkey_assertion !== undefined) {
-        throw decisionError('field_not_applicable', 'passkey_assertion applies to signing an agreement', { field: 'passkey_assertion', action: body.action });
+        throw decisionError('field_not_applicable', 'passkey_assertion applies to signing an agreement', {
+          field: 'passkey_assertion',
+          action: body.action,
+        });
       }
       if (!(await this.sessions.insertVote(manager, session.tokenSha256, participant, vote, body.counter_proposal, now))) {
         throw decisionError('already_voted', `${participant} has already answered this decision`, { participant_id: participant });
@@ -88,7 +124,8 @@ export class CastVote {
         { status, outcome: status, counterProposal, exchangeTokenSha256: exchange.sha256, completedAt: now },
         now,
       );
-      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now, signer))) await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
+      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now, signer)))
+        await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
       return { session: resolved, exchangeToken: exchange.token };
     });
   }
@@ -98,7 +135,9 @@ export class CastVote {
     if (participantId === undefined) {
       const [only, ...others] = session.participants;
       if (only !== undefined && others.length === 0) return only;
-      throw decisionError('participant_required', 'participant_id is required: this decision has several participants', { field: 'participant_id' });
+      throw decisionError('participant_required', 'participant_id is required: this decision has several participants', {
+        field: 'participant_id',
+      });
     }
     if (!session.participants.includes(participantId)) {
       throw decisionError('participant_not_allowed', 'participant_id is not a participant of this decision', { field: 'participant_id' });

@@ -3,7 +3,14 @@ import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { newId } from '@svc/ids';
 import type { EntityManager } from 'typeorm';
-import { DEFAULT_TTL_SECONDS, type CreatedVia, type DecisionSession, type DeliveryMode, type PrincipalBinding, type QuorumType } from '../decision';
+import {
+  DEFAULT_TTL_SECONDS,
+  type CreatedVia,
+  type DecisionSession,
+  type DeliveryMode,
+  type PrincipalBinding,
+  type QuorumType,
+} from '../decision';
 import type { CreateDecisionBody } from '../decisions.dto';
 import { decisionError } from '../decisions.errors';
 import { DecisionsRepository } from '../decisions.repository';
@@ -30,11 +37,15 @@ function embedOriginOf(input: string): string {
   try {
     url = new URL(input);
   } catch {
-    throw decisionError('embed_origin_invalid', 'embed_origin must be an origin such as https://app.example.com', { field: 'embed_origin' });
+    throw decisionError('embed_origin_invalid', 'embed_origin must be an origin such as https://app.example.com', {
+      field: 'embed_origin',
+    });
   }
   const bare = input.slice(input.indexOf('//') + 2);
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || /[/?#]/.test(bare)) {
-    throw decisionError('embed_origin_invalid', 'embed_origin must be an origin only: scheme, host and optional port', { field: 'embed_origin' });
+    throw decisionError('embed_origin_invalid', 'embed_origin must be an origin only: scheme, host and optional port', {
+      field: 'embed_origin',
+    });
   }
   return url.origin;
 }
@@ -62,19 +73,37 @@ export class CreateDecisionSession {
   ) {}
 
   /** `requestOrigin` is the request's Origin header: required, and allowed, with a publishable key. */
-  async execute(principal: Principal, body: CreateDecisionBody, via: CreatedVia, requestOrigin?: string): Promise<{ session: DecisionSession; sessionToken: string }> {
+  async execute(
+    principal: Principal,
+    body: CreateDecisionBody,
+    via: CreatedVia,
+    requestOrigin?: string,
+  ): Promise<{ session: DecisionSession; sessionToken: string }> {
     const browser = principal.kind === 'publishable_key';
     if (browser && body.kind !== 'consent') {
-      throw decisionError('kind_not_allowed_for_publishable_key', 'A publishable key can only create consent sessions; use an API token server-side', { kind: body.kind });
+      throw decisionError(
+        'kind_not_allowed_for_publishable_key',
+        'A publishable key can only create consent sessions; use an API token server-side',
+        { kind: body.kind },
+      );
     }
     if (browser && body.principal_id !== undefined) {
-      throw decisionError('principal_not_allowed_for_publishable_key', 'principal_id cannot be set with a publishable key: name the person server-side (API token) or pass a principal_assertion', { field: 'principal_id' });
+      throw decisionError(
+        'principal_not_allowed_for_publishable_key',
+        'principal_id cannot be set with a publishable key: name the person server-side (API token) or pass a principal_assertion',
+        { field: 'principal_id' },
+      );
     }
     if (body.principal_id !== undefined && body.principal_assertion !== undefined) {
-      throw decisionError('principal_conflict', 'Name the person with principal_id or principal_assertion, not both', { field: 'principal_assertion' });
+      throw decisionError('principal_conflict', 'Name the person with principal_id or principal_assertion, not both', {
+        field: 'principal_assertion',
+      });
     }
     if (body.kind !== 'consent' && body.principal_assertion !== undefined) {
-      throw decisionError('field_not_applicable', 'principal_assertion applies to consent sessions', { field: 'principal_assertion', kind: body.kind });
+      throw decisionError('field_not_applicable', 'principal_assertion applies to consent sessions', {
+        field: 'principal_assertion',
+        kind: body.kind,
+      });
     }
     if (browser) await this.checkRequestOrigin(principal, requestOrigin);
     const embedOrigin = await this.checkedEmbedOrigin(principal, body.embed_origin, browser);
@@ -85,14 +114,23 @@ export class CreateDecisionSession {
     let quorumRequired: number | null = null;
     if (body.kind === 'consent') {
       for (const field of VOTE_ONLY_FIELDS) {
-        if (body[field] !== undefined) throw decisionError('field_not_applicable', `${field} does not apply to a consent session`, { field, kind: body.kind });
+        if (body[field] !== undefined)
+          throw decisionError('field_not_applicable', `${field} does not apply to a consent session`, { field, kind: body.kind });
       }
-      if (body.flow_id === undefined) throw decisionError('flow_required', 'flow_id is required for a consent session', { field: 'flow_id' });
+      if (body.flow_id === undefined)
+        throw decisionError('flow_required', 'flow_id is required for a consent session', { field: 'flow_id' });
       flow = await this.flows.activeFlow(principal.applicationId, body.flow_id);
     } else {
-      if (body.flow_id !== undefined) throw decisionError('field_not_applicable', `flow_id does not apply to a ${body.kind} session`, { field: 'flow_id', kind: body.kind });
+      if (body.flow_id !== undefined)
+        throw decisionError('field_not_applicable', `flow_id does not apply to a ${body.kind} session`, {
+          field: 'flow_id',
+          kind: body.kind,
+        });
       if (body.kind === 'signature_request' && body.trigger_type !== undefined) {
-        throw decisionError('field_not_applicable', 'trigger_type applies to approval sessions only', { field: 'trigger_type', kind: body.kind });
+        throw decisionError('field_not_applicable', 'trigger_type applies to approval sessions only', {
+          field: 'trigger_type',
+          kind: body.kind,
+        });
       }
       participants = body.participants ?? (body.principal_id ? [body.principal_id] : []);
       if (participants.length === 0) {
@@ -100,10 +138,15 @@ export class CreateDecisionSession {
       }
       quorumType = body.quorum?.type ?? 'all';
       if ((quorumType === 'threshold') !== (body.quorum?.threshold !== undefined)) {
-        throw decisionError('quorum_invalid', 'quorum.threshold is required with type threshold and only then', { field: 'quorum.threshold' });
+        throw decisionError('quorum_invalid', 'quorum.threshold is required with type threshold and only then', {
+          field: 'quorum.threshold',
+        });
       }
       if (body.quorum?.threshold !== undefined && body.quorum.threshold > participants.length) {
-        throw decisionError('quorum_invalid', 'quorum.threshold cannot exceed the number of participants', { field: 'quorum.threshold', participants: participants.length });
+        throw decisionError('quorum_invalid', 'quorum.threshold cannot exceed the number of participants', {
+          field: 'quorum.threshold',
+          participants: participants.length,
+        });
       }
       quorumRequired = requiredVotes(quorumType, participants.length, body.quorum?.threshold);
     }
@@ -152,7 +195,11 @@ export class CreateDecisionSession {
     if (body.principal_assertion === undefined) return { principalId: null, principalBinding: null };
     const asserted = await this.assertions.consume(manager, tokenDigest(body.principal_assertion), principal.applicationId, now);
     if (!asserted || (asserted.flowId !== null && asserted.flowId !== body.flow_id)) {
-      throw decisionError('principal_assertion_invalid', 'principal_assertion is unknown, expired, already used, or issued for another flow', { field: 'principal_assertion' });
+      throw decisionError(
+        'principal_assertion_invalid',
+        'principal_assertion is unknown, expired, already used, or issued for another flow',
+        { field: 'principal_assertion' },
+      );
     }
     return { principalId: asserted.principalId, principalBinding: 'principal_assertion' };
   }
@@ -160,7 +207,11 @@ export class CreateDecisionSession {
   /** A browser call must come from one of the application's allowed origins (spec, Authentication rule 3). */
   private async checkRequestOrigin(principal: Principal, requestOrigin: string | undefined): Promise<void> {
     if (requestOrigin === undefined || requestOrigin === '') {
-      throw decisionError('origin_not_allowed', 'A publishable key is accepted only from a browser page on one of the application\'s allowed origins (Origin header missing)', { header: 'origin' });
+      throw decisionError(
+        'origin_not_allowed',
+        "A publishable key is accepted only from a browser page on one of the application's allowed origins (Origin header missing)",
+        { header: 'origin' },
+      );
     }
     let origin: string | undefined;
     try {
@@ -169,18 +220,25 @@ export class CreateDecisionSession {
       origin = undefined;
     }
     if (origin === undefined || origin !== requestOrigin || !(await this.sessions.isAllowedOrigin(principal.applicationId, origin))) {
-      throw decisionError('origin_not_allowed', 'The Origin of this request is not one of the application\'s allowed origins', { header: 'origin', origin: requestOrigin.slice(0, 200) });
+      throw decisionError('origin_not_allowed', "The Origin of this request is not one of the application's allowed origins", {
+        header: 'origin',
+        origin: requestOrigin.slice(0, 200),
+      });
     }
   }
 
   private async checkedEmbedOrigin(principal: Principal, input: string | undefined, browser: boolean): Promise<string | null> {
     if (input === undefined) {
-      if (browser) throw decisionError('embed_origin_not_allowed', 'embed_origin is required with a publishable key', { field: 'embed_origin' });
+      if (browser)
+        throw decisionError('embed_origin_not_allowed', 'embed_origin is required with a publishable key', { field: 'embed_origin' });
       return null;
     }
     const origin = embedOriginOf(input);
     if (!(await this.sessions.isAllowedOrigin(principal.applicationId, origin))) {
-      throw decisionError('embed_origin_not_allowed', 'embed_origin is not one of the application\'s allowed origins', { field: 'embed_origin', embed_origin: origin });
+      throw decisionError('embed_origin_not_allowed', "embed_origin is not one of the application's allowed origins", {
+        field: 'embed_origin',
+        embed_origin: origin,
+      });
     }
     return origin;
   }

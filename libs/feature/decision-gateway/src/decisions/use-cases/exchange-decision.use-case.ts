@@ -29,17 +29,24 @@ export class ExchangeDecision {
 
   async execute(principal: Principal, tokenSha256: string, exchangeToken: string): Promise<DecisionSession> {
     const now = this.clock.now();
-    return onLockedSession(this.sessions, this.outbox, { tokenSha256, applicationId: principal.applicationId, now, refuseExpired: false }, async (manager, session) => {
-      if (session.exchangeTokenSha256 === null) {
-        throw decisionError('exchange_not_ready', 'The decision has not completed: there is nothing to exchange yet', { status: session.status });
-      }
-      if (!sameDigest(session.exchangeTokenSha256, tokenDigest(exchangeToken))) {
-        throw decisionError('exchange_token_invalid', 'exchange_token does not belong to this session', { field: 'exchange_token' });
-      }
-      if (!(await this.sessions.markExchanged(manager, tokenSha256, now))) {
-        throw decisionError('exchange_token_used', 'The exchange token has already been exchanged');
-      }
-      return session;
-    });
+    return onLockedSession(
+      this.sessions,
+      this.outbox,
+      { tokenSha256, applicationId: principal.applicationId, now, refuseExpired: false },
+      async (manager, session) => {
+        if (session.exchangeTokenSha256 === null) {
+          throw decisionError('exchange_not_ready', 'The decision has not completed: there is nothing to exchange yet', {
+            status: session.status,
+          });
+        }
+        if (!sameDigest(session.exchangeTokenSha256, tokenDigest(exchangeToken))) {
+          throw decisionError('exchange_token_invalid', 'exchange_token does not belong to this session', { field: 'exchange_token' });
+        }
+        if (!(await this.sessions.markExchanged(manager, tokenSha256, now))) {
+          throw decisionError('exchange_token_used', 'The exchange token has already been exchanged');
+        }
+        return session;
+      },
+    );
   }
 }

@@ -31,7 +31,14 @@ export class IssuePrincipalAssertion {
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + (body.ttl_seconds ?? DEFAULT_ASSERTION_TTL_SECONDS) * 1000);
     const { assertion, sha256 } = mintPrincipalAssertion();
-    await this.assertions.insert({ sha256, applicationId: principal.applicationId, principalId: body.principal_id, flowId: body.flow_id ?? null, issuedAt: now, expiresAt });
+    await this.assertions.insert({
+      sha256,
+      applicationId: principal.applicationId,
+      principalId: body.principal_id,
+      flowId: body.flow_id ?? null,
+      issuedAt: now,
+      expiresAt,
+    });
     return { principalAssertion: assertion, principalId: body.principal_id, flowId: body.flow_id ?? null, expiresAt };
   }
 }

@@ -21,7 +21,12 @@ export class ReadDecisionSession {
 
   /** `applicationId` scopes the read (API token); undefined reads by session token alone (decision page). */
   execute(tokenSha256: string, applicationId?: string): Promise<DecisionSession> {
-    return onLockedSession(this.sessions, this.outbox, { tokenSha256, applicationId, now: this.clock.now(), refuseExpired: false }, async (_manager, session) => session);
+    return onLockedSession(
+      this.sessions,
+      this.outbox,
+      { tokenSha256, applicationId, now: this.clock.now(), refuseExpired: false },
+      async (_manager, session) => session,
+    );
   }
 
   /**

@@ -53,8 +53,11 @@ export class RevokeConsent {
 
   async execute(principal: Principal, tokenSha256: string): Promise<DecisionSession> {
     const now = this.clock.now();
-    return onLockedSession(this.sessions, this.outbox, { tokenSha256, applicationId: principal.applicationId, now, refuseExpired: false }, (manager, session) =>
-      revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'application', now),
+    return onLockedSession(
+      this.sessions,
+      this.outbox,
+      { tokenSha256, applicationId: principal.applicationId, now, refuseExpired: false },
+      (manager, session) => revokeFulfilledConsent(this.sessions, this.outbox, manager, session, 'application', now),
     );
   }
 }

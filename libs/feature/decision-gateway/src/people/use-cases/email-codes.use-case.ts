@@ -9,7 +9,17 @@ import { PeopleConfig, personCountries } from '../people.config';
 import { peopleError } from '../people.errors';
 import { peopleLocale, peopleText } from '../people-i18n';
 import { PeopleRepository, type SignUpProfile } from '../people.repository';
-import { MAX_CODE_ATTEMPTS, digestsEqual, emailCodeDigest, emailCodeKey, newEmailCode, newSecret, normalizeEmail, safeReturnTo, type Person } from '../person';
+import {
+  MAX_CODE_ATTEMPTS,
+  digestsEqual,
+  emailCodeDigest,
+  emailCodeKey,
+  newEmailCode,
+  newSecret,
+  normalizeEmail,
+  safeReturnTo,
+  type Person,
+} from '../person';
 import { PersonHomeLookup } from '../person-home-lookup';
 import { PersonSessionsService } from '../person-sessions.service';
 import { SignInThrottle } from '../sign-in-throttle';
@@ -61,27 +71,37 @@ export class StartEmailCode {
     const code = newEmailCode();
     const locale = peopleLocale(existing?.locale ?? input.signUp?.locale);
     await this.people.transaction((manager) =>
-      this.people.insertEmailCode(
-        manager,
-        {
-          id: challengeId,
-          purpose,
-          email,
-          personId: existing?.id ?? null,
-          codeDigest: emailCodeDigest(this.codeKey, challengeId, code),
-          signUp: purpose === 'sign_up' ? (input.signUp ?? null) : null,
-          returnTo: safeReturnTo(input.returnTo),
-          expiresAt,
-        },
-        now,
-      ).then(() => undefined),
+      this.people
+        .insertEmailCode(
+          manager,
+          {
+            id: challengeId,
+            purpose,
+            email,
+            personId: existing?.id ?? null,
+            codeDigest: emailCodeDigest(this.codeKey, challengeId, code),
+            signUp: purpose === 'sign_up' ? (input.signUp ?? null) : null,
+            returnTo: safeReturnTo(input.returnTo),
+            expiresAt,
+          },
+          now,
+        )
+        .then(() => undefined),
     );
     if (purpose === 'sign_up' || existing) {
       const minutes = Math.round(this.config.EMAIL_CODE_TTL_SECONDS / 60);
-      await this.mailer.send({ to: email, subject: peopleText(locale, 'mail_subject', { code }), text: peopleText(locale, 'mail_body', { code, minutes }) });
+      await this.mailer.send({
+        to: email,
+        subject: peopleText(locale, 'mail_subject', { code }),
+        text: peopleText(locale, 'mail_body', { code, minutes }),
+      });
     } else {
       const url = `${this.platform.publicBaseUrl}/people/sign-up`;
-      await this.mailer.send({ to: email, subject: peopleText(locale, 'mail_no_account_subject'), text: peopleText(locale, 'mail_no_account_body', { url }) });
+      await this.mailer.send({
+        to: email,
+        subject: peopleText(locale, 'mail_no_account_subject'),
+        text: peopleText(locale, 'mail_no_account_body', { url }),
+      });
     }
     return { challengeId, expiresAt };
   }
@@ -128,7 +148,8 @@ export class VerifyEmailCode {
     const now = this.clock.now();
     const outcome = await this.people.transaction(async (manager) => {
       const challenge = await this.people.lockEmailCode(manager, challengeId);
-      if (!challenge || challenge.usedAt || challenge.expiresAt <= now || challenge.failedAttempts >= MAX_CODE_ATTEMPTS) return { kind: 'expired' as const, email: challenge?.email ?? null };
+      if (!challenge || challenge.usedAt || challenge.expiresAt <= now || challenge.failedAttempts >= MAX_CODE_ATTEMPTS)
+        return { kind: 'expired' as const, email: challenge?.email ?? null };
       await this.throttle.assertNotLocked(ip, challenge.email);
       const matches = digestsEqual(emailCodeDigest(this.codeKey, challenge.id, code), challenge.codeDigest);
       if (!matches || (challenge.purpose === 'sign_in' && !challenge.personId)) {
@@ -176,7 +197,8 @@ export class VerifyEmailCode {
       return outcome.result;
     }
     await this.throttle.countFailure(ip, outcome.email, 'email_code', outcome.kind === 'expired' ? 'code_expired' : 'code_invalid');
-    if (outcome.kind === 'expired') throw peopleError('email_code_expired', 'This code can no longer be used; ask for a new one', { field: 'challenge_id' });
+    if (outcome.kind === 'expired')
+      throw peopleError('email_code_expired', 'This code can no longer be used; ask for a new one', { field: 'challenge_id' });
     throw peopleError('email_code_invalid', 'The code is not right', { field: 'code', attempts_left: outcome.attemptsLeft });
   }
 }

@@ -58,13 +58,21 @@ export class Passkeys {
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
     const challengeId = newSecret();
-    await this.people.insertChallenge(challengeId, 'register', person.personId, options.challenge, '/people/account', new Date(this.clock.now().getTime() + CHALLENGE_TTL_MS));
+    await this.people.insertChallenge(
+      challengeId,
+      'register',
+      person.personId,
+      options.challenge,
+      '/people/account',
+      new Date(this.clock.now().getTime() + CHALLENGE_TTL_MS),
+    );
     return { challengeId, options: options as unknown as Record<string, unknown> };
   }
 
   async register(person: SignedInPerson, challengeId: string, response: Record<string, unknown>): Promise<Passkey> {
     const challenge = await this.people.takeChallenge(challengeId, 'register', this.clock.now());
-    if (!challenge || challenge.personId !== person.personId) throw peopleError('passkey_invalid', 'The passkey challenge is unknown or expired', { field: 'challenge_id' });
+    if (!challenge || challenge.personId !== person.personId)
+      throw peopleError('passkey_invalid', 'The passkey challenge is unknown or expired', { field: 'challenge_id' });
     let verification;
     try {
       verification = await verifyRegistrationResponse({
@@ -77,7 +85,8 @@ export class Passkeys {
     } catch {
       throw peopleError('passkey_invalid', 'The passkey could not be verified', { field: 'credential' });
     }
-    if (!verification.verified || !verification.registrationInfo) throw peopleError('passkey_invalid', 'The passkey could not be verified', { field: 'credential' });
+    if (!verification.verified || !verification.registrationInfo)
+      throw peopleError('passkey_invalid', 'The passkey could not be verified', { field: 'credential' });
     const info = verification.registrationInfo;
     const now = this.clock.now();
     const passkey: Omit<Passkey, 'lastUsedAt'> = {
@@ -91,8 +100,14 @@ export class Passkeys {
       createdAt: now,
     };
     await this.people.transaction(async (manager) => {
-      if (!(await this.people.insertPasskey(manager, passkey))) throw peopleError('passkey_invalid', 'This passkey is already registered', { field: 'credential' });
-      await this.outbox.add(manager, 'person.passkey_added', { personId: person.personId, credentialSha256: credentialDigest(passkey.credentialId), change: 'added' }, { occurredAt: now });
+      if (!(await this.people.insertPasskey(manager, passkey)))
+        throw peopleError('passkey_invalid', 'This passkey is already registered', { field: 'credential' });
+      await this.outbox.add(
+        manager,
+        'person.passkey_added',
+        { personId: person.personId, credentialSha256: credentialDigest(passkey.credentialId), change: 'added' },
+        { occurredAt: now },
+      );
     });
     return { ...passkey, lastUsedAt: null };
   }
@@ -100,19 +115,36 @@ export class Passkeys {
   async remove(person: SignedInPerson, credentialId: string): Promise<void> {
     const now = this.clock.now();
     await this.people.transaction(async (manager) => {
-      if (!(await this.people.deletePasskey(manager, person.personId, credentialId))) throw peopleError('passkey_not_found', 'No such passkey', { passkey_id: credentialId.slice(0, 100) });
-      await this.outbox.add(manager, 'person.passkey_removed', { personId: person.personId, credentialSha256: credentialDigest(credentialId), change: 'removed' }, { occurredAt: now });
+      if (!(await this.people.deletePasskey(manager, person.personId, credentialId)))
+        throw peopleError('passkey_not_found', 'No such passkey', { passkey_id: credentialId.slice(0, 100) });
+      await this.outbox.add(
+        manager,
+        'person.passkey_removed',
+        { personId: person.personId, credentialSha256: credentialDigest(credentialId), change: 'removed' },
+        { occurredAt: now },
+      );
     });
   }
 
   async authenticationOptions(returnTo: string | undefined): Promise<{ challengeId: string; options: Record<string, unknown> }> {
     const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'preferred', allowCredentials: [] });
     const challengeId = newSecret();
-    await this.people.insertChallenge(challengeId, 'authenticate', null, options.challenge, safeReturnTo(returnTo), new Date(this.clock.now().getTime() + CHALLENGE_TTL_MS));
+    await this.people.insertChallenge(
+      challengeId,
+      'authenticate',
+      null,
+      options.challenge,
+      safeReturnTo(returnTo),
+      new Date(this.clock.now().getTime() + CHALLENGE_TTL_MS),
+    );
     return { challengeId, options: options as unknown as Record<string, unknown> };
   }
 
-  async signIn(challengeId: string, response: Record<string, unknown> & { id: string }, ip: string): Promise<{ person: Person; setCookie: string; returnTo: string }> {
+  async signIn(
+    challengeId: string,
+    response: Record<string, unknown> & { id: string },
+    ip: string,
+  ): Promise<{ person: Person; setCookie: string; returnTo: string }> {
     await this.throttle.assertNotLocked(ip, null);
     const fail = async (): Promise<never> => {
       await this.throttle.countFailure(ip, null, 'passkey', 'passkey_invalid');
@@ -120,29 +152,36 @@ export class Passkeys {
     };
     const challenge = await this.people.takeChallenge(challengeId, 'authenticate', this.clock.now());
     if (!challenge) return fail();
-    return (await this.people.transaction(async (manager) => {
-      const passkey = await this.people.findPasskey(response.id, manager);
-      if (!passkey) return null;
-      let verification;
-      try {
-        verification = await verifyAuthenticationResponse({
-          response: response as unknown as AuthenticationResponseJSON,
-          expectedChallenge: challenge.challenge,
-          expectedOrigin: this.origin,
-          expectedRPID: this.rpId,
-          credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: passkey.counter, transports: passkey.transports as AuthenticatorTransport[] },
-          requireUserVerification: false,
-        });
-      } catch {
-        return null;
-      }
-      if (!verification.verified) return null;
-      const now = this.clock.now();
-      await this.people.usePasskey(manager, passkey.credentialId, verification.authenticationInfo.newCounter, now);
-      const person = await this.people.findPerson(passkey.personId, manager);
-      if (!person) return null;
-      const setCookie = await this.sessions.start(manager, person.id, ['hwk', 'user']);
-      return { person, setCookie, returnTo: challenge.returnTo };
-    })) ?? fail();
+    return (
+      (await this.people.transaction(async (manager) => {
+        const passkey = await this.people.findPasskey(response.id, manager);
+        if (!passkey) return null;
+        let verification;
+        try {
+          verification = await verifyAuthenticationResponse({
+            response: response as unknown as AuthenticationResponseJSON,
+            expectedChallenge: challenge.challenge,
+            expectedOrigin: this.origin,
+            expectedRPID: this.rpId,
+            credential: {
+              id: passkey.credentialId,
+              publicKey: new Uint8Array(passkey.publicKey),
+              counter: passkey.counter,
+              transports: passkey.transports as AuthenticatorTransport[],
+            },
+            requireUserVerification: false,
+          });
+        } catch {
+          return null;
+        }
+        if (!verification.verified) return null;
+        const now = this.clock.now();
+        await this.people.usePasskey(manager, passkey.credentialId, verification.authenticationInfo.newCounter, now);
+        const person = await this.people.findPerson(passkey.personId, manager);
+        if (!person) return null;
+        const setCookie = await this.sessions.start(manager, person.id, ['hwk', 'user']);
+        return { person, setCookie, returnTo: challenge.returnTo };
+      })) ?? fail()
+    );
   }
 }

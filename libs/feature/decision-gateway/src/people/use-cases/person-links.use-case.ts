@@ -25,16 +25,31 @@ export class PersonLinks {
     private readonly platform: PlatformConfig,
   ) {}
 
-  async create(principal: Principal, applicationId: string, personId: string, subject: { external_id?: string; email?: string }): Promise<{ link: PersonLink; created: boolean }> {
+  async create(
+    principal: Principal,
+    applicationId: string,
+    personId: string,
+    subject: { external_id?: string; email?: string },
+  ): Promise<{ link: PersonLink; created: boolean }> {
     const app = await ownedApplication(this.applications, principal, applicationId);
     const reference = subjectReference(subject);
     const region = parseId(personId)?.region;
     const person = region === app.region ? await this.people.findPerson(personId) : undefined;
     if (!person) throw peopleError('person_not_found', 'No such person', { field: 'person_id' });
     const { link, created } = await this.people.transaction((manager) =>
-      this.people.insertLink(manager, { id: newRegionalId('person_link', this.platform.REGION), applicationId: app.id, personId: person.id, subjectKind: reference.kind, subjectValue: reference.value, createdAt: this.clock.now() }),
+      this.people.insertLink(manager, {
+        id: newRegionalId('person_link', this.platform.REGION),
+        applicationId: app.id,
+        personId: person.id,
+        subjectKind: reference.kind,
+        subjectValue: reference.value,
+        createdAt: this.clock.now(),
+      }),
     );
-    if (link.personId !== person.id) throw peopleError('person_link_conflict', 'This subject reference is linked to another person', { field: `subject.${reference.kind}` });
+    if (link.personId !== person.id)
+      throw peopleError('person_link_conflict', 'This subject reference is linked to another person', {
+        field: `subject.${reference.kind}`,
+      });
     return { link, created };
   }
 
@@ -54,6 +69,9 @@ export class PersonLinks {
 function subjectReference(subject: { external_id?: string; email?: string }): { kind: 'external_id' | 'email'; value: string } {
   const hasExternal = subject.external_id !== undefined;
   const hasEmail = subject.email !== undefined;
-  if (hasExternal === hasEmail) throw new DomainError('unprocessable', 'validation_failed', 'subject must name exactly one of external_id or email', { field: 'subject' });
+  if (hasExternal === hasEmail)
+    throw new DomainError('unprocessable', 'validation_failed', 'subject must name exactly one of external_id or email', {
+      field: 'subject',
+    });
   return hasExternal ? { kind: 'external_id', value: subject.external_id! } : { kind: 'email', value: normalizeEmail(subject.email!) };
 }

@@ -24,7 +24,11 @@ export class PublishCapabilities {
     private readonly documents: CapabilityDocuments,
   ) {}
 
-  async execute(principal: Principal, agentId: string, manifest: { scopes: CapabilityScope[]; actions: string[] }): Promise<CapabilityVersion> {
+  async execute(
+    principal: Principal,
+    agentId: string,
+    manifest: { scopes: CapabilityScope[]; actions: string[] },
+  ): Promise<CapabilityVersion> {
     await ownedAgent(this.agents, principal, agentId);
     const scopes = [...manifest.scopes].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const actions = [...new Set(manifest.actions)].sort();

@@ -19,7 +19,9 @@ export class RecordAgentReputation {
     if (!Number.isInteger(trustScore) || trustScore < 0 || trustScore > 100 || !Number.isInteger(vouchCount) || vouchCount < 0) {
       throw new RangeError('trust score must be an integer 0-100 and vouch count a non-negative integer');
     }
-    const updated = await this.agents.transaction((manager) => this.agents.setReputation(manager, agentId, trustScore, vouchCount, this.clock.now()));
+    const updated = await this.agents.transaction((manager) =>
+      this.agents.setReputation(manager, agentId, trustScore, vouchCount, this.clock.now()),
+    );
     if (!updated) throw oapError('agent_not_found', 'Agent not found', { agent_id: agentId });
   }
 }

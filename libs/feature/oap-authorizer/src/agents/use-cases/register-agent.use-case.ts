@@ -22,8 +22,17 @@ export class RegisterAgent {
     const parsed = metadata === undefined ? null : parseAgentMetadata(metadata);
     const now = this.clock.now();
     return this.agents.transaction(async (manager) => {
-      const agent = await this.agents.insert(manager, { id: newRegionalId('agent', this.config.REGION), applicationId, name, metadata: parsed, dpopJkt }, now);
-      await this.outbox.add(manager, 'oap.agent_registered', { agentId: agent.id, applicationId, agentType: parsed?.agent_type ?? '' }, { applicationId, occurredAt: now });
+      const agent = await this.agents.insert(
+        manager,
+        { id: newRegionalId('agent', this.config.REGION), applicationId, name, metadata: parsed, dpopJkt },
+        now,
+      );
+      await this.outbox.add(
+        manager,
+        'oap.agent_registered',
+        { agentId: agent.id, applicationId, agentType: parsed?.agent_type ?? '' },
+        { applicationId, occurredAt: now },
+      );
       return agent;
     });
   }

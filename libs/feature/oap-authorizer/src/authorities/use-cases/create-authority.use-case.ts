@@ -43,11 +43,20 @@ export class CreateAuthorityCommand {
     }
     for (const key of BOUND_KEYS) {
       const defect = input.bounds[key] === undefined ? undefined : boundDefect(key, input.bounds[key]);
-      if (defect) throw new DomainError('unprocessable', 'validation_failed', defect.message, { field: defect.field, fields: [defect.field] });
+      if (defect)
+        throw new DomainError('unprocessable', 'validation_failed', defect.message, { field: defect.field, fields: [defect.field] });
     }
     const escalation = input.bounds.escalation_bounds;
-    if (escalation?.quorum_type === 'threshold' && (escalation.threshold === undefined || escalation.threshold > escalation.approvers.length)) {
-      throw new DomainError('unprocessable', 'validation_failed', 'threshold quorum needs a threshold no greater than the number of approvers', { field: 'escalation_bounds.threshold' });
+    if (
+      escalation?.quorum_type === 'threshold' &&
+      (escalation.threshold === undefined || escalation.threshold > escalation.approvers.length)
+    ) {
+      throw new DomainError(
+        'unprocessable',
+        'validation_failed',
+        'threshold quorum needs a threshold no greater than the number of approvers',
+        { field: 'escalation_bounds.threshold' },
+      );
     }
     const value = input.bounds.value_bounds;
     if (value && !value.unrestricted && value.currency === undefined) {
@@ -55,7 +64,15 @@ export class CreateAuthorityCommand {
     }
     const bounds: AuthorityBounds = {};
     for (const key of BOUND_KEYS) if (input.bounds[key] !== undefined) (bounds as Record<string, unknown>)[key] = input.bounds[key];
-    return new CreateAuthorityCommand(input.agentId, input.principalId, bounds, input.purposes ?? [], validFrom, validUntil, input.coolingOffSeconds ?? 0);
+    return new CreateAuthorityCommand(
+      input.agentId,
+      input.principalId,
+      bounds,
+      input.purposes ?? [],
+      validFrom,
+      validUntil,
+      input.coolingOffSeconds ?? 0,
+    );
   }
 }
 
@@ -85,7 +102,12 @@ export class CreateAuthority {
     return { authority, proposalUrl: `${this.config.publicBaseUrl}/authorities/${token}` };
   }
 
-  private async insert(principal: Principal, command: CreateAuthorityCommand, status: 'active' | 'proposed', proposalTokenSha256: string | null): Promise<Authority> {
+  private async insert(
+    principal: Principal,
+    command: CreateAuthorityCommand,
+    status: 'active' | 'proposed',
+    proposalTokenSha256: string | null,
+  ): Promise<Authority> {
     const agent = await ownedAgent(this.agents, principal, command.agentId);
     const now = this.clock.now();
     const validFrom = command.validFrom ?? now;
@@ -94,20 +116,24 @@ export class CreateAuthority {
     }
     const manifest = await this.agents.currentVersion(command.agentId);
     return this.authorities.transaction(async (manager) => {
-      const authority = await this.authorities.insert(manager, {
-        id: newRegionalId('authority', this.config.REGION),
-        applicationId: principal.applicationId,
-        agentId: command.agentId,
-        principalId: command.principalId,
-        status,
-        boundsJson: canonicalJson(command.bounds as Record<string, unknown>),
-        purposes: command.purposes,
-        validFrom,
-        validUntil: command.validUntil,
-        coolingOffSeconds: command.coolingOffSeconds,
-        manifestSha256: manifest?.manifestSha256 ?? null,
-        createdAt: now,
-      }, proposalTokenSha256);
+      const authority = await this.authorities.insert(
+        manager,
+        {
+          id: newRegionalId('authority', this.config.REGION),
+          applicationId: principal.applicationId,
+          agentId: command.agentId,
+          principalId: command.principalId,
+          status,
+          boundsJson: canonicalJson(command.bounds as Record<string, unknown>),
+          purposes: command.purposes,
+          validFrom,
+          validUntil: command.validUntil,
+          coolingOffSeconds: command.coolingOffSeconds,
+          manifestSha256: manifest?.manifestSha256 ?? null,
+          createdAt: now,
+        },
+        proposalTokenSha256,
+      );
       if (status === 'proposed') return authority;
       await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now, '', {
         agentName: agent.name,

@@ -17,6 +17,12 @@ export class ResumeAuthority {
   ) {}
 
   execute(principal: Principal, authorityId: string, reason = ''): Promise<Authority> {
-    return transitionAuthority({ authorities: this.authorities, outbox: this.outbox, clock: this.clock }, principal, authorityId, { from: ['suspended'], to: 'active', event: 'authority.resumed' }, reason);
+    return transitionAuthority(
+      { authorities: this.authorities, outbox: this.outbox, clock: this.clock },
+      principal,
+      authorityId,
+      { from: ['suspended'], to: 'active', event: 'authority.resumed' },
+      reason,
+    );
   }
 }

@@ -17,6 +17,12 @@ export class RevokeAuthority {
   ) {}
 
   execute(principal: Principal, authorityId: string, reason = ''): Promise<Authority> {
-    return transitionAuthority({ authorities: this.authorities, outbox: this.outbox, clock: this.clock }, principal, authorityId, { from: ['active', 'suspended'], to: 'revoked', event: 'authority.revoked' }, reason);
+    return transitionAuthority(
+      { authorities: this.authorities, outbox: this.outbox, clock: this.clock },
+      principal,
+      authorityId,
+      { from: ['active', 'suspended'], to: 'revoked', event: 'authority.revoked' },
+      reason,
+    );
   }
 }

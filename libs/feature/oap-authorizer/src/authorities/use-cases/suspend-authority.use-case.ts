@@ -17,6 +17,12 @@ export class SuspendAuthority {
   ) {}
 
   execute(principal: Principal, authorityId: string, reason = ''): Promise<Authority> {
-    return transitionAuthority({ authorities: this.authorities, outbox: this.outbox, clock: this.clock }, principal, authorityId, { from: ['active'], to: 'suspended', event: 'authority.suspended' }, reason);
+    return transitionAuthority(
+      { authorities: this.authorities, outbox: this.outbox, clock: this.clock },
+      principal,
+      authorityId,
+      { from: ['active'], to: 'suspended', event: 'authority.suspended' },
+      reason,
+    );
   }
 }

@@ -17,14 +17,19 @@ export async function transitionAuthority(
   const existing = await deps.authorities.find(authorityId);
   // The application (API token) moves its authorities; a person (their own OAuth access token)
   // only the authorities they granted. To anyone else the authority does not exist.
-  const owned = principal.kind === 'access_token' ? principal.personId !== undefined && existing?.principalId === principal.personId : existing?.applicationId === principal.applicationId;
+  const owned =
+    principal.kind === 'access_token'
+      ? principal.personId !== undefined && existing?.principalId === principal.personId
+      : existing?.applicationId === principal.applicationId;
   if (!existing || !owned) throw oapError('authority_not_found', 'Authority not found', { authority_id: authorityId });
   const now = deps.clock.now();
   return deps.authorities.transaction(async (manager) => {
     const moved = await deps.authorities.transition(manager, authorityId, move.from, move.to, now);
     if (!moved) {
       const current = await deps.authorities.find(authorityId, manager);
-      throw oapError('authority_state_conflict', `Authority is ${current?.status ?? 'gone'}; cannot become ${move.to}`, { status: current?.status });
+      throw oapError('authority_state_conflict', `Authority is ${current?.status ?? 'gone'}; cannot become ${move.to}`, {
+        status: current?.status,
+      });
     }
     await emitAuthorityEvent(deps.outbox, manager, move.event, moved, now, reason);
     return moved;

@@ -27,9 +27,12 @@ export class RecordEscalationVote {
     return this.escalations.transaction(async (manager) => {
       const escalation = await this.escalations.find(escalationId, manager, true);
       if (!escalation) throw oapError('escalation_not_found', 'Escalation not found', { escalation_id: escalationId });
-      if (escalation.status !== 'pending') throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
-      if (this.clock.now() >= escalation.approvalTtlAt) throw oapError('escalation_closed', 'Escalation is already expired', { status: 'expired' });
-      if (!escalation.approvers.includes(approverId)) throw oapError('escalation_vote_not_allowed', 'Not an approver of this escalation', { approver_id: approverId });
+      if (escalation.status !== 'pending')
+        throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
+      if (this.clock.now() >= escalation.approvalTtlAt)
+        throw oapError('escalation_closed', 'Escalation is already expired', { status: 'expired' });
+      if (!escalation.approvers.includes(approverId))
+        throw oapError('escalation_vote_not_allowed', 'Not an approver of this escalation', { approver_id: approverId });
       const votes = { ...escalation.votes, [approverId]: vote === 'approve' ? ('approve' as const) : ('deny' as const) };
       const outcome = vote === 'counter' ? 'countered' : quorumOutcome({ ...escalation, votes });
       if (outcome !== 'pending') return this.resolve.apply(manager, escalation, outcome, votes);

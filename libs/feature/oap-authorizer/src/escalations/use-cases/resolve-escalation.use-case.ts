@@ -56,7 +56,8 @@ export class ResolveEscalation {
     decidedAt?: Date,
     counterProposal?: Record<string, unknown>,
   ): Promise<Escalation> {
-    if (escalation.status !== 'pending') throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
+    if (escalation.status !== 'pending')
+      throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
     const now = this.clock.now();
     if ((decidedAt ?? now) >= escalation.approvalTtlAt) return this.expire(manager, escalation, votes);
     let status: Escalation['status'] = outcome;
@@ -68,17 +69,38 @@ export class ResolveEscalation {
         status = 'denied';
       } else {
         const request = grantRequestFromJson(JSON.parse(escalation.requestJson) as Record<string, unknown>);
-        const issued = await this.issuer.issue(manager, { request, authority, now, contextHash: sha256Hex(escalation.requestJson), escalationId: escalation.id });
+        const issued = await this.issuer.issue(manager, {
+          request,
+          authority,
+          now,
+          contextHash: sha256Hex(escalation.requestJson),
+          escalationId: escalation.id,
+        });
         grantId = issued.grant.id;
         sealed = this.kek.encrypt(
-          Buffer.from(JSON.stringify({ agent_token: issued.agentToken, grant_attestation: issued.receipt, iss: issued.receiptClaims.iss }), 'utf8'),
+          Buffer.from(
+            JSON.stringify({ agent_token: issued.agentToken, grant_attestation: issued.receipt, iss: issued.receiptClaims.iss }),
+            'utf8',
+          ),
           `escalation:${escalation.id}`,
         );
       }
     }
     const proposal = status === 'countered' ? (counterProposal ?? {}) : undefined;
-    await this.escalations.update(manager, escalation.id, { status, votes, grantId, agentTokenSealed: sealed, resolvedAt: now, counterProposal: proposal });
-    await this.outbox.add(manager, 'oap.escalation_resolved', { escalationId: escalation.id, outcome: status, grantId: grantId ?? '' }, { applicationId: escalation.applicationId, occurredAt: now });
+    await this.escalations.update(manager, escalation.id, {
+      status,
+      votes,
+      grantId,
+      agentTokenSealed: sealed,
+      resolvedAt: now,
+      counterProposal: proposal,
+    });
+    await this.outbox.add(
+      manager,
+      'oap.escalation_resolved',
+      { escalationId: escalation.id, outcome: status, grantId: grantId ?? '' },
+      { applicationId: escalation.applicationId, occurredAt: now },
+    );
     return { ...escalation, status, votes, grantId: grantId ?? null, resolvedAt: now, counterProposal: proposal ?? null };
   }
 
@@ -87,14 +109,20 @@ export class ResolveEscalation {
    * says so, and `oap.escalation_resolved` (outcome `expired`) keeps consumers of outcomes whole.
    */
   async expire(manager: EntityManager, escalation: Escalation, votes: Escalation['votes'] = escalation.votes): Promise<Escalation> {
-    if (escalation.status !== 'pending') throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
+    if (escalation.status !== 'pending')
+      throw oapError('escalation_closed', `Escalation is already ${escalation.status}`, { status: escalation.status });
     const now = this.clock.now();
     const meta = { applicationId: escalation.applicationId, occurredAt: now };
     await this.escalations.update(manager, escalation.id, { status: 'expired', votes, resolvedAt: now });
     await this.outbox.add(
       manager,
       'oap.approval_expired',
-      { escalationId: escalation.id, agentId: escalation.agentId, authorityId: escalation.authorityId, approvalTtlAt: escalation.approvalTtlAt.toISOString() },
+      {
+        escalationId: escalation.id,
+        agentId: escalation.agentId,
+        authorityId: escalation.authorityId,
+        approvalTtlAt: escalation.approvalTtlAt.toISOString(),
+      },
       meta,
     );
     await this.outbox.add(manager, 'oap.escalation_resolved', { escalationId: escalation.id, outcome: 'expired', grantId: '' }, meta);

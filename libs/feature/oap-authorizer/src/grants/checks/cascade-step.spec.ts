@@ -34,7 +34,9 @@ describe('cascade step helpers', () => {
   });
 
   it('authorityOf refuses to run a step before step 3 established the authority', () => {
-    expect(() => authorityOf(context({}, { authority: undefined }))).toThrow('cascade step ran without an authority; step 3 must run first');
+    expect(() => authorityOf(context({}, { authority: undefined }))).toThrow(
+      'cascade step ran without an authority; step 3 must run first',
+    );
     const present = authority({});
     expect(authorityOf(context({}, { authority: present }))).toBe(present);
   });
@@ -71,8 +73,13 @@ describe('typed cascade reasons', () => {
   });
 
   it('a reason code a client matches on is part of the CascadeReason type', () => {
-    const published: CascadeReason[] = ['authority_not_found', 'value_exceeds_per_action', 'escalation_required', 'capability_drift', BOUNDS_INVALID];
+    const published: CascadeReason[] = [
+      'authority_not_found',
+      'value_exceeds_per_action',
+      'escalation_required',
+      'capability_drift',
+      BOUNDS_INVALID,
+    ];
     expect(published.filter((code) => code !== BOUNDS_INVALID).every((code) => declared.some((d) => d.reason === code))).toBe(true);
   });
 });
-

@@ -73,9 +73,7 @@ export interface CascadeContext {
 
 /** A step's verdict, with one of the step's own reason codes. `escalate` is only returned by step 10. */
 export type StepResult<Reason extends string = string> =
-  | { outcome: 'pass' }
-  | { outcome: 'deny'; reason: Reason; message: string }
-  | { outcome: 'escalate'; reason: Reason };
+  { outcome: 'pass' } | { outcome: 'deny'; reason: Reason; message: string } | { outcome: 'escalate'; reason: Reason };
 
 /** One step of the 15-step cascade. */
 export interface CascadeStep<Reason extends string = string> {

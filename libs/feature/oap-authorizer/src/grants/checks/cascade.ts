@@ -52,7 +52,8 @@ export function runCascade(context: CascadeContext, steps: readonly CascadeStep<
   let escalateAt: number | undefined;
   for (const step of steps) {
     const result = unenforceableBound(step, context) ?? step.check(context);
-    if (result.outcome === 'deny') return { decision: 'deny', step: step.step, category: step.category, reason: result.reason, message: result.message };
+    if (result.outcome === 'deny')
+      return { decision: 'deny', step: step.step, category: step.category, reason: result.reason, message: result.message };
     if (result.outcome === 'escalate') escalateAt ??= step.step;
   }
   return escalateAt === undefined ? { decision: 'allow' } : { decision: 'escalate', step: escalateAt };

@@ -4,7 +4,8 @@ import { delegationChainViolation } from './delegation-chain';
 const agent = AGENT.id;
 const root = hop('user_1', 'planner', 'planner', '2026-03-04T09:00:00Z', 'payments:write profile:read');
 const last = hop('planner', 'agent', agent, '2026-03-04T09:05:00Z', 'payments:write');
-const check = (chain: Parameters<typeof delegationChainViolation>[0], scopes: string[] = ['payments:write']) => delegationChainViolation(chain, agent, scopes, NOW);
+const check = (chain: Parameters<typeof delegationChainViolation>[0], scopes: string[] = ['payments:write']) =>
+  delegationChainViolation(chain, agent, scopes, NOW);
 
 describe('delegationChainViolation (step 14, delegation chain rules)', () => {
   it('accepts a valid chain, a one-hop chain and an empty one', () => {
@@ -16,7 +17,9 @@ describe('delegationChainViolation (step 14, delegation chain rules)', () => {
   describe('chronology', () => {
     it('accepts a hop dated exactly now, refuses one a millisecond in the future', () => {
       expect(check([root, { ...last, delegated_at: NOW.toISOString() }])).toBeUndefined();
-      expect(check([root, { ...last, delegated_at: new Date(NOW.getTime() + 1).toISOString() }])).toBe('hop 1: delegated_at is invalid or in the future');
+      expect(check([root, { ...last, delegated_at: new Date(NOW.getTime() + 1).toISOString() }])).toBe(
+        'hop 1: delegated_at is invalid or in the future',
+      );
       expect(check([{ ...root, delegated_at: '2026-03-05T00:00:00Z' }, last])).toBe('hop 0: delegated_at is invalid or in the future');
     });
 
@@ -26,7 +29,9 @@ describe('delegationChainViolation (step 14, delegation chain rules)', () => {
 
     it('accepts a hop dated the same instant as the previous one, refuses an earlier one', () => {
       expect(check([root, { ...last, delegated_at: root.delegated_at }])).toBeUndefined();
-      expect(check([root, { ...last, delegated_at: '2026-03-04T08:59:59.999Z' }])).toBe('hop 1: delegated_at is earlier than the previous hop');
+      expect(check([root, { ...last, delegated_at: '2026-03-04T08:59:59.999Z' }])).toBe(
+        'hop 1: delegated_at is earlier than the previous hop',
+      );
     });
   });
 
@@ -35,7 +40,7 @@ describe('delegationChainViolation (step 14, delegation chain rules)', () => {
   });
 
   describe('scope reduction', () => {
-    it("refuses a hop that adds a scope, even alongside delegated ones", () => {
+    it('refuses a hop that adds a scope, even alongside delegated ones', () => {
       expect(check([root, { ...last, scope: 'payments:write mail:send' }])).toBe("hop 1: scope is not a reduction of the previous hop's");
       expect(check([root, { ...last, scope: 'mail:send payments:write' }])).toBe("hop 1: scope is not a reduction of the previous hop's");
     });

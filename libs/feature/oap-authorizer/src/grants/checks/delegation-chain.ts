@@ -7,7 +7,12 @@ import type { DelegationHop } from './cascade-step';
  * (each hop's scopes a subset of the previous hop's, and the requested scopes a subset of the
  * last hop's). Returns the first violation, or undefined when the chain holds.
  */
-export function delegationChainViolation(chain: readonly DelegationHop[], agentId: string, requestedScopes: readonly string[], now: Date): string | undefined {
+export function delegationChainViolation(
+  chain: readonly DelegationHop[],
+  agentId: string,
+  requestedScopes: readonly string[],
+  now: Date,
+): string | undefined {
   let previous: DelegationHop | undefined;
   for (const [index, hop] of chain.entries()) {
     const at = Date.parse(hop.delegated_at);

@@ -12,9 +12,21 @@ describe('step 3 — grant exists and active', () => {
 
   it.each([
     ['no authority', { authority: undefined }, denied('authority_not_found', 'No authority covers this agent')],
-    ['a proposed authority the person never granted', { authority: authority({}, { status: 'proposed', principalId: null }) }, denied('authority_not_granted', 'The authority was proposed but the person has not granted it')],
-    ['a declined authority', { authority: authority({}, { status: 'declined', principalId: null }) }, denied('authority_declined', 'The person declined the authority')],
-    ['a suspended authority', { authority: authority({}, { status: 'suspended' }) }, denied('authority_suspended', 'The authority is suspended')],
+    [
+      'a proposed authority the person never granted',
+      { authority: authority({}, { status: 'proposed', principalId: null }) },
+      denied('authority_not_granted', 'The authority was proposed but the person has not granted it'),
+    ],
+    [
+      'a declined authority',
+      { authority: authority({}, { status: 'declined', principalId: null }) },
+      denied('authority_declined', 'The person declined the authority'),
+    ],
+    [
+      'a suspended authority',
+      { authority: authority({}, { status: 'suspended' }) },
+      denied('authority_suspended', 'The authority is suspended'),
+    ],
     ['a revoked authority', { authority: authority({}, { status: 'revoked' }) }, denied('authority_revoked', 'The authority is revoked')],
     ['a suspended agent', { agent: { ...AGENT, status: 'suspended' as const } }, denied('agent_suspended', 'The agent is suspended')],
   ])('denies %s', (_name, overrides, verdict) => {
@@ -23,14 +35,19 @@ describe('step 3 — grant exists and active', () => {
 
   it('denies before valid_from and passes from valid_from on', () => {
     const ctx = (now: Date) => context({}, { now, request: request({ validUntil: new Date(now.getTime() + 60_000) }) });
-    expect(run(step03GrantActive, ctx(at(VALID_FROM.getTime() - 1)))).toEqual(denied('authority_not_yet_valid', 'The authority is not valid yet'));
+    expect(run(step03GrantActive, ctx(at(VALID_FROM.getTime() - 1)))).toEqual(
+      denied('authority_not_yet_valid', 'The authority is not valid yet'),
+    );
     expect(run(step03GrantActive, ctx(VALID_FROM))).toEqual(PASS);
   });
 
   it('denies during the cooling-off period, to the millisecond', () => {
-    const cooling = (now: Date) => context({}, { now, authority: authority({}, { coolingOffSeconds: 60 }), request: request({ validUntil: VALID_UNTIL }) });
+    const cooling = (now: Date) =>
+      context({}, { now, authority: authority({}, { coolingOffSeconds: 60 }), request: request({ validUntil: VALID_UNTIL }) });
     const end = VALID_FROM.getTime() + 60_000;
-    expect(run(step03GrantActive, cooling(at(VALID_FROM.getTime() + 30_000)))).toEqual(denied('authority_cooling_off', 'The authority is in its cooling-off period'));
+    expect(run(step03GrantActive, cooling(at(VALID_FROM.getTime() + 30_000)))).toEqual(
+      denied('authority_cooling_off', 'The authority is in its cooling-off period'),
+    );
     expect(run(step03GrantActive, cooling(at(end - 1)))).toMatchObject({ reason: 'authority_cooling_off' });
     expect(run(step03GrantActive, cooling(at(end)))).toEqual(PASS);
   });
@@ -42,8 +59,12 @@ describe('step 3 — grant exists and active', () => {
   });
 
   it('denies a requested valid_until that is not in the future', () => {
-    expect(run(step03GrantActive, context({}, { request: request({ validUntil: NOW }) }))).toEqual(denied('grant_validity_in_past', 'valid_until is not in the future'));
-    expect(run(step03GrantActive, context({}, { request: request({ validUntil: at(NOW.getTime() - 1) }) }))).toMatchObject({ reason: 'grant_validity_in_past' });
+    expect(run(step03GrantActive, context({}, { request: request({ validUntil: NOW }) }))).toEqual(
+      denied('grant_validity_in_past', 'valid_until is not in the future'),
+    );
+    expect(run(step03GrantActive, context({}, { request: request({ validUntil: at(NOW.getTime() - 1) }) }))).toMatchObject({
+      reason: 'grant_validity_in_past',
+    });
     expect(run(step03GrantActive, context({}, { request: request({ validUntil: at(NOW.getTime() + 1) }) }))).toEqual(PASS);
   });
 

@@ -2,11 +2,14 @@ import { PASS, context, denied, request, run } from '../../../test/cascade-fixtu
 import type { ScopeBounds } from '../../authorities/bounds';
 import { step04ScopeAllowed } from './step-04-scope-allowed';
 
-const verdict = (scopeBounds: ScopeBounds | undefined, scopes: string[]) => run(step04ScopeAllowed, context(scopeBounds ? { scope_bounds: scopeBounds } : {}, { request: request({ scopes }) }));
+const verdict = (scopeBounds: ScopeBounds | undefined, scopes: string[]) =>
+  run(step04ScopeAllowed, context(scopeBounds ? { scope_bounds: scopeBounds } : {}, { request: request({ scopes }) }));
 
 describe('step 4 — scope allowed', () => {
   it('denies when the authority configures no scope bounds', () => {
-    expect(verdict(undefined, ['payments:write'])).toEqual(denied('scope_bounds_not_configured', 'The authority configures no scope bounds'));
+    expect(verdict(undefined, ['payments:write'])).toEqual(
+      denied('scope_bounds_not_configured', 'The authority configures no scope bounds'),
+    );
   });
 
   it('allows a scope matching any entry of a list of several, exactly or by wildcard', () => {
@@ -22,7 +25,9 @@ describe('step 4 — scope allowed', () => {
   });
 
   it('denies every scope when the allowed list is absent and scopes are not unrestricted', () => {
-    expect(verdict({ denied: ['payments:admin'] }, ['payments:write'])).toEqual(denied('scope_not_allowed', 'Scope payments:write is not allowed'));
+    expect(verdict({ denied: ['payments:admin'] }, ['payments:write'])).toEqual(
+      denied('scope_not_allowed', 'Scope payments:write is not allowed'),
+    );
   });
 
   it('denies a scope matching any entry of a denied list of several, before the allowed list', () => {
@@ -34,7 +39,9 @@ describe('step 4 — scope allowed', () => {
 
   it('lets unrestricted scopes through, except denied ones', () => {
     expect(verdict({ unrestricted: true }, ['anything:at-all'])).toEqual(PASS);
-    expect(verdict({ unrestricted: true, denied: ['admin:*', 'root'] }, ['admin:users'])).toEqual(denied('scope_denied', 'Scope admin:users is denied'));
+    expect(verdict({ unrestricted: true, denied: ['admin:*', 'root'] }, ['admin:users'])).toEqual(
+      denied('scope_denied', 'Scope admin:users is denied'),
+    );
     expect(verdict({ unrestricted: false, allowed: ['profile:read'] }, ['mail:send'])).toMatchObject({ reason: 'scope_not_allowed' });
   });
 });

@@ -12,7 +12,8 @@ export const step04ScopeAllowed = cascadeStep({
     if (!bounds) return deny('scope_bounds_not_configured', 'The authority configures no scope bounds');
     for (const scope of context.request.scopes) {
       if (bounds.denied?.some((p) => matchesName(p, scope))) return deny('scope_denied', `Scope ${scope} is denied`);
-      if (!bounds.unrestricted && !bounds.allowed?.some((p) => matchesName(p, scope))) return deny('scope_not_allowed', `Scope ${scope} is not allowed`);
+      if (!bounds.unrestricted && !bounds.allowed?.some((p) => matchesName(p, scope)))
+        return deny('scope_not_allowed', `Scope ${scope} is not allowed`);
     }
     return pass;
   },

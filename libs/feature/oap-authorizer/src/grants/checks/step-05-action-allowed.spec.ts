@@ -2,7 +2,8 @@ import { PASS, context, denied, request, run } from '../../../test/cascade-fixtu
 import type { ActionBounds } from '../../authorities/bounds';
 import { step05ActionAllowed } from './step-05-action-allowed';
 
-const verdict = (actionBounds: ActionBounds | undefined, actions: string[]) => run(step05ActionAllowed, context(actionBounds ? { action_bounds: actionBounds } : {}, { request: request({ actions }) }));
+const verdict = (actionBounds: ActionBounds | undefined, actions: string[]) =>
+  run(step05ActionAllowed, context(actionBounds ? { action_bounds: actionBounds } : {}, { request: request({ actions }) }));
 
 describe('step 5 — action allowed', () => {
   it('denies when the authority configures no action bounds', () => {
@@ -15,7 +16,9 @@ describe('step 5 — action allowed', () => {
   });
 
   it('denies the first action outside the allowed list', () => {
-    expect(verdict({ allowed: ['quote', 'pay'] }, ['pay', 'transfer'])).toEqual(denied('action_not_allowed', 'Action transfer is not allowed'));
+    expect(verdict({ allowed: ['quote', 'pay'] }, ['pay', 'transfer'])).toEqual(
+      denied('action_not_allowed', 'Action transfer is not allowed'),
+    );
     expect(verdict({ allowed: ['pay'] }, ['payout'])).toEqual(denied('action_not_allowed', 'Action payout is not allowed'));
   });
 

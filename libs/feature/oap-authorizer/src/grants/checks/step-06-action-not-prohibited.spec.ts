@@ -2,7 +2,8 @@ import { PASS, context, denied, request, run } from '../../../test/cascade-fixtu
 import type { ActionBounds } from '../../authorities/bounds';
 import { step06ActionNotProhibited } from './step-06-action-not-prohibited';
 
-const verdict = (actionBounds: ActionBounds | undefined, actions: string[]) => run(step06ActionNotProhibited, context(actionBounds ? { action_bounds: actionBounds } : {}, { request: request({ actions }) }));
+const verdict = (actionBounds: ActionBounds | undefined, actions: string[]) =>
+  run(step06ActionNotProhibited, context(actionBounds ? { action_bounds: actionBounds } : {}, { request: request({ actions }) }));
 
 describe('step 6 — action not prohibited', () => {
   it('denies an action matching any entry of a prohibited list of several', () => {

@@ -7,7 +7,10 @@ const EUR = { currency: 'EUR', per_action: '100.00', aggregate: '250' };
 const verdict = (valueBounds: ValueBounds | undefined, amount: string | undefined, aggregate = '0', currency = 'EUR') =>
   run(
     step07ValueBounds,
-    context(valueBounds ? { value_bounds: valueBounds } : {}, { request: request(amount === undefined ? {} : { value: { amount, currency } }), history: history({ aggregate }) }),
+    context(valueBounds ? { value_bounds: valueBounds } : {}, {
+      request: request(amount === undefined ? {} : { value: { amount, currency } }),
+      history: history({ aggregate }),
+    }),
   );
 
 describe('step 7 — value bounds', () => {
@@ -48,7 +51,10 @@ describe('step 7 — value bounds', () => {
 describe('step 7 — monthly value bound', () => {
   const MONTHLY = { currency: 'EUR', per_action: '50.00', per_month: '200.00', aggregate: '1000' };
   const monthly = (amount: string, month: string, currency = 'EUR', aggregate = month) =>
-    run(step07ValueBounds, context({ value_bounds: MONTHLY }, { request: request({ value: { amount, currency } }), history: history({ aggregate, month }) }));
+    run(
+      step07ValueBounds,
+      context({ value_bounds: MONTHLY }, { request: request({ value: { amount, currency } }), history: history({ aggregate, month }) }),
+    );
 
   it("allows exactly the monthly ceiling with the month's grants, and denies a cent more", () => {
     expect(monthly('50', '150.00')).toEqual(PASS);
@@ -62,12 +68,18 @@ describe('step 7 — monthly value bound', () => {
 
   it('still applies the per-action ceiling first and the aggregate ceiling after', () => {
     expect(monthly('50.01', '0')).toEqual(denied('value_exceeds_per_action', 'Amount exceeds the per-action ceiling of 50.00'));
-    expect(monthly('50', '0', 'EUR', '960')).toEqual(denied('value_exceeds_aggregate', 'Amount would exceed the aggregate ceiling of 1000'));
+    expect(monthly('50', '0', 'EUR', '960')).toEqual(
+      denied('value_exceeds_aggregate', 'Amount would exceed the aggregate ceiling of 1000'),
+    );
   });
 
   it('compares exactly, with no float rounding', () => {
     const bounds = { currency: 'EUR', per_month: '0.3' };
-    const at = (amount: string, month: string) => run(step07ValueBounds, context({ value_bounds: bounds }, { request: request({ value: { amount, currency: 'EUR' } }), history: history({ month }) }));
+    const at = (amount: string, month: string) =>
+      run(
+        step07ValueBounds,
+        context({ value_bounds: bounds }, { request: request({ value: { amount, currency: 'EUR' } }), history: history({ month }) }),
+      );
     expect(at('0.1', '0.2')).toEqual(PASS);
     expect(at('0.100000000000000001', '0.2')).toEqual(denied('value_exceeds_monthly', 'Amount would exceed the monthly ceiling of 0.3'));
   });

@@ -11,7 +11,13 @@ export const step07ValueBounds = cascadeStep({
   step: 7,
   name: 'value_bounds',
   category: 'intent_denied',
-  reasons: ['value_bounds_not_configured', 'currency_mismatch', 'value_exceeds_per_action', 'value_exceeds_monthly', 'value_exceeds_aggregate'],
+  reasons: [
+    'value_bounds_not_configured',
+    'currency_mismatch',
+    'value_exceeds_per_action',
+    'value_exceeds_monthly',
+    'value_exceeds_aggregate',
+  ],
   bounds: ['value_bounds'],
   check(context) {
     const value = context.request.value;
@@ -19,7 +25,8 @@ export const step07ValueBounds = cascadeStep({
     const bounds = authorityOf(context).bounds.value_bounds;
     if (!bounds) return deny('value_bounds_not_configured', 'The authority configures no value bounds');
     if (bounds.unrestricted) return pass;
-    if (bounds.currency !== value.currency) return deny('currency_mismatch', `Value bounds are in ${bounds.currency ?? 'no currency'}, not ${value.currency}`);
+    if (bounds.currency !== value.currency)
+      return deny('currency_mismatch', `Value bounds are in ${bounds.currency ?? 'no currency'}, not ${value.currency}`);
     if (bounds.per_action !== undefined && compareDecimal(value.amount, bounds.per_action) > 0) {
       return deny('value_exceeds_per_action', `Amount exceeds the per-action ceiling of ${bounds.per_action}`);
     }

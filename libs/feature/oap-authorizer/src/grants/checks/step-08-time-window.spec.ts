@@ -19,7 +19,9 @@ const OUTSIDE_AFTER = denied('outside_time_window', 'Beyond the allowed time win
 
 describe('step 8 — time window', () => {
   it('denies when the authority configures no time bounds', () => {
-    expect(verdict(undefined, '2026-03-04T10:30:00Z')).toEqual(denied('time_bounds_not_configured', 'The authority configures no time bounds'));
+    expect(verdict(undefined, '2026-03-04T10:30:00Z')).toEqual(
+      denied('time_bounds_not_configured', 'The authority configures no time bounds'),
+    );
   });
 
   it('passes at any time when time bounds are unrestricted', () => {
@@ -71,7 +73,9 @@ describe('step 8 — time window', () => {
     it('passes a listed weekday and denies an unlisted one', () => {
       expect(verdict({ days: [1, 3] }, '2026-03-04T10:00:00Z')).toEqual(PASS); // Wednesday
       expect(verdict({ days: [1, 3] }, '2026-03-02T10:00:00Z')).toEqual(PASS); // Monday
-      expect(verdict({ days: [1, 2, 4, 5] }, '2026-03-04T10:00:00Z')).toEqual(denied('outside_time_window', 'Outside the allowed weekdays'));
+      expect(verdict({ days: [1, 2, 4, 5] }, '2026-03-04T10:00:00Z')).toEqual(
+        denied('outside_time_window', 'Outside the allowed weekdays'),
+      );
     });
     it('counts Sunday as 7 and Saturday as 6', () => {
       expect(verdict({ days: [7] }, '2026-03-08T10:00:00Z')).toEqual(PASS);
@@ -82,16 +86,27 @@ describe('step 8 — time window', () => {
   });
 
   describe('buckets', () => {
-    const bounds = { buckets: [{ period: 'minute' as const, max: 2 }, { period: 'day' as const, max: 10 }] };
+    const bounds = {
+      buckets: [
+        { period: 'minute' as const, max: 2 },
+        { period: 'day' as const, max: 10 },
+      ],
+    };
     it('passes while every bucket has room for this grant', () => {
       expect(verdict(bounds, '2026-03-04T10:00:00Z', undefined, { minute: 1, day: 9 })).toEqual(PASS);
     });
     it('denies when any bucket of several is full, naming it', () => {
-      expect(verdict(bounds, '2026-03-04T10:00:00Z', undefined, { minute: 2, day: 0 })).toEqual(denied('time_bucket_exhausted', 'At most 2 grants per minute'));
-      expect(verdict(bounds, '2026-03-04T10:00:00Z', undefined, { minute: 0, day: 10 })).toEqual(denied('time_bucket_exhausted', 'At most 10 grants per day'));
+      expect(verdict(bounds, '2026-03-04T10:00:00Z', undefined, { minute: 2, day: 0 })).toEqual(
+        denied('time_bucket_exhausted', 'At most 2 grants per minute'),
+      );
+      expect(verdict(bounds, '2026-03-04T10:00:00Z', undefined, { minute: 0, day: 10 })).toEqual(
+        denied('time_bucket_exhausted', 'At most 10 grants per day'),
+      );
     });
     it('reads each bucket by its own period', () => {
-      expect(verdict({ buckets: [{ period: 'hour', max: 1 }] }, '2026-03-04T10:00:00Z', undefined, { minute: 5, hour: 0, day: 5 })).toEqual(PASS);
+      expect(verdict({ buckets: [{ period: 'hour', max: 1 }] }, '2026-03-04T10:00:00Z', undefined, { minute: 5, hour: 0, day: 5 })).toEqual(
+        PASS,
+      );
     });
   });
 });

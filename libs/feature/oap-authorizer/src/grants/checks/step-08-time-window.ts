@@ -16,7 +16,8 @@ export const step08TimeWindow = cascadeStep({
     if (!bounds) return deny('time_bounds_not_configured', 'The authority configures no time bounds');
     if (bounds.unrestricted) return pass;
     const { now, request } = context;
-    if (bounds.not_before !== undefined && now < new Date(bounds.not_before)) return deny('outside_time_window', 'Before the allowed time window');
+    if (bounds.not_before !== undefined && now < new Date(bounds.not_before))
+      return deny('outside_time_window', 'Before the allowed time window');
     if (bounds.not_after !== undefined && (now >= new Date(bounds.not_after) || request.validUntil > new Date(bounds.not_after))) {
       return deny('outside_time_window', 'Beyond the allowed time window');
     }
@@ -30,7 +31,8 @@ export const step08TimeWindow = cascadeStep({
       if (!bounds.days.includes(isoDay)) return deny('outside_time_window', 'Outside the allowed weekdays');
     }
     for (const bucket of bounds.buckets ?? []) {
-      if (context.history.buckets[bucket.period] + 1 > bucket.max) return deny('time_bucket_exhausted', `At most ${bucket.max} grants per ${bucket.period}`);
+      if (context.history.buckets[bucket.period] + 1 > bucket.max)
+        return deny('time_bucket_exhausted', `At most ${bucket.max} grants per ${bucket.period}`);
     }
     return pass;
   },

@@ -3,12 +3,17 @@ import type { ReputationBounds } from '../../authorities/bounds';
 import { step09Reputation } from './step-09-reputation';
 
 const verdict = (reputationBounds: ReputationBounds | undefined, trustScore: number, vouchCount: number) =>
-  run(step09Reputation, context(reputationBounds ? { reputation_bounds: reputationBounds } : {}, { agent: { ...AGENT, trustScore, vouchCount } }));
+  run(
+    step09Reputation,
+    context(reputationBounds ? { reputation_bounds: reputationBounds } : {}, { agent: { ...AGENT, trustScore, vouchCount } }),
+  );
 const BOUNDS = { min_trust_score: 50, min_vouch_count: 2 };
 
 describe('step 9 — reputation threshold', () => {
   it('denies when the authority configures no reputation bounds', () => {
-    expect(verdict(undefined, 100, 100)).toEqual(denied('reputation_bounds_not_configured', 'The authority configures no reputation bounds'));
+    expect(verdict(undefined, 100, 100)).toEqual(
+      denied('reputation_bounds_not_configured', 'The authority configures no reputation bounds'),
+    );
   });
 
   it('passes any reputation when unrestricted', () => {
@@ -17,7 +22,9 @@ describe('step 9 — reputation threshold', () => {
 
   it('passes exactly the minimum trust score and denies one below', () => {
     expect(verdict(BOUNDS, 50, 2)).toEqual(PASS);
-    expect(verdict(BOUNDS, 49, 2)).toEqual(denied('reputation_below_threshold', 'Trust score 49 is below the minimum (min_trust_score 50)'));
+    expect(verdict(BOUNDS, 49, 2)).toEqual(
+      denied('reputation_below_threshold', 'Trust score 49 is below the minimum (min_trust_score 50)'),
+    );
   });
 
   it('passes exactly the minimum vouch count and denies one below', () => {

@@ -16,10 +16,16 @@ export const step09Reputation = cascadeStep({
     if (bounds.unrestricted) return pass;
     // The message names the threshold that failed and the value it was compared with.
     if (bounds.min_trust_score !== undefined && context.agent.trustScore < bounds.min_trust_score) {
-      return deny('reputation_below_threshold', `Trust score ${context.agent.trustScore} is below the minimum (min_trust_score ${bounds.min_trust_score})`);
+      return deny(
+        'reputation_below_threshold',
+        `Trust score ${context.agent.trustScore} is below the minimum (min_trust_score ${bounds.min_trust_score})`,
+      );
     }
     if (bounds.min_vouch_count !== undefined && context.agent.vouchCount < bounds.min_vouch_count) {
-      return deny('reputation_below_threshold', `Vouch count ${context.agent.vouchCount} is below the minimum (min_vouch_count ${bounds.min_vouch_count})`);
+      return deny(
+        'reputation_below_threshold',
+        `Vouch count ${context.agent.vouchCount} is below the minimum (min_vouch_count ${bounds.min_vouch_count})`,
+      );
     }
     return pass;
   },

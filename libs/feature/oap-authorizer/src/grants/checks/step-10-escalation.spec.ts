@@ -4,7 +4,11 @@ import type { GrantRequest } from './cascade-step';
 import { escalationTriggers, step10Escalation } from './step-10-escalation';
 
 const ESCALATE = { outcome: 'escalate', reason: 'escalation_required' };
-const bounds = (trigger: Partial<EscalationBounds>, approvers = ['user_1', 'user_2']): EscalationBounds => ({ quorum_type: 'all', approvers, ...trigger });
+const bounds = (trigger: Partial<EscalationBounds>, approvers = ['user_1', 'user_2']): EscalationBounds => ({
+  quorum_type: 'all',
+  approvers,
+  ...trigger,
+});
 const verdict = (escalation: EscalationBounds | undefined, overrides: Partial<GrantRequest> = {}) =>
   run(step10Escalation, context(escalation ? { escalation_bounds: escalation } : {}, { request: request(overrides) }));
 
@@ -63,7 +67,13 @@ describe('step 10 — escalation bounds', () => {
 describe('escalationTriggers (what the principal is shown)', () => {
   it('lists every trigger the request hits, in bound order, with what matched', () => {
     const all = bounds({ always: true, amount_over: '80', actions: ['refund', 'wire:*'], scopes: ['payments:admin', 'profile:*'] });
-    expect(escalationTriggers(all, { value: { amount: '90.50', currency: 'EUR' }, actions: ['pay', 'wire:out', 'refund'], scopes: ['profile:read', 'payments:write'] })).toEqual([
+    expect(
+      escalationTriggers(all, {
+        value: { amount: '90.50', currency: 'EUR' },
+        actions: ['pay', 'wire:out', 'refund'],
+        scopes: ['profile:read', 'payments:write'],
+      }),
+    ).toEqual([
       { bound: 'always' },
       { bound: 'amount_over', limit: '80', amount: '90.50', currency: 'EUR' },
       { bound: 'actions', matched: ['wire:out', 'refund'] },
@@ -75,6 +85,8 @@ describe('escalationTriggers (what the principal is shown)', () => {
     const all = bounds({ always: false, amount_over: '80', actions: ['refund'], scopes: ['payments:admin'] });
     expect(escalationTriggers(all, { value: { amount: '80', currency: 'EUR' }, actions: ['pay'], scopes: ['payments:write'] })).toEqual([]);
     expect(escalationTriggers(bounds({ amount_over: '80' }), { actions: ['pay'], scopes: ['payments:write'] })).toEqual([]);
-    expect(escalationTriggers(bounds({}), { value: { amount: '1', currency: 'EUR' }, actions: ['pay'], scopes: ['payments:write'] })).toEqual([]);
+    expect(
+      escalationTriggers(bounds({}), { value: { amount: '1', currency: 'EUR' }, actions: ['pay'], scopes: ['payments:write'] }),
+    ).toEqual([]);
   });
 });

@@ -4,7 +4,10 @@ import { compareDecimal } from '../../shared/decimal';
 import { authorityOf, deny, matchesName, pass, cascadeStep, type GrantRequest } from './cascade-step';
 
 /** Every escalation bound the request hits (always, amount over, listed action or scope), in that order. */
-export function escalationTriggers(bounds: EscalationBounds, request: Pick<GrantRequest, 'value' | 'actions' | 'scopes'>): EscalationTrigger[] {
+export function escalationTriggers(
+  bounds: EscalationBounds,
+  request: Pick<GrantRequest, 'value' | 'actions' | 'scopes'>,
+): EscalationTrigger[] {
   const triggers: EscalationTrigger[] = [];
   if (bounds.always === true) triggers.push({ bound: 'always' });
   if (bounds.amount_over !== undefined && request.value !== undefined && compareDecimal(request.value.amount, bounds.amount_over) > 0) {
@@ -32,7 +35,8 @@ export const step10Escalation = cascadeStep({
     const bounds = authorityOf(context).bounds.escalation_bounds;
     if (!bounds) return pass;
     if (escalationTriggers(bounds, context.request).length === 0) return pass;
-    if (bounds.approvers.length === 0) return deny('escalation_without_approvers', 'The request needs approval but the authority names no approver');
+    if (bounds.approvers.length === 0)
+      return deny('escalation_without_approvers', 'The request needs approval but the authority names no approver');
     return { outcome: 'escalate', reason: 'escalation_required' };
   },
 });

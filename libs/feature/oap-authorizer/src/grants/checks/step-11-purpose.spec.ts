@@ -34,13 +34,17 @@ describe('step 11 — purpose of use compatible', () => {
 
   describe('jurisdiction', () => {
     it('denies a jurisdiction when the authority configures no jurisdiction bounds', () => {
-      expect(verdict({ jurisdiction: 'FR' })).toEqual(denied('jurisdiction_bounds_not_configured', 'The authority configures no jurisdiction bounds'));
+      expect(verdict({ jurisdiction: 'FR' })).toEqual(
+        denied('jurisdiction_bounds_not_configured', 'The authority configures no jurisdiction bounds'),
+      );
     });
     it('passes any listed jurisdiction and denies others', () => {
       const bounds = { allowed: ['FR', 'DE'] };
       expect(verdict({ jurisdiction: 'DE' }, undefined, bounds)).toEqual(PASS);
       expect(verdict({ jurisdiction: 'FR' }, undefined, bounds)).toEqual(PASS);
-      expect(verdict({ jurisdiction: 'US' }, undefined, bounds)).toEqual(denied('jurisdiction_not_allowed', 'Jurisdiction US is not allowed'));
+      expect(verdict({ jurisdiction: 'US' }, undefined, bounds)).toEqual(
+        denied('jurisdiction_not_allowed', 'Jurisdiction US is not allowed'),
+      );
     });
     it('denies every jurisdiction when the allowed list is absent and not unrestricted', () => {
       expect(verdict({ jurisdiction: 'FR' }, undefined, {})).toMatchObject({ reason: 'jurisdiction_not_allowed' });

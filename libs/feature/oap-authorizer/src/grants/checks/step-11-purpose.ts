@@ -22,7 +22,8 @@ export const step11Purpose = cascadeStep({
     if (jurisdiction !== undefined) {
       const bounds = authority.bounds.jurisdiction_bounds;
       if (!bounds) return deny('jurisdiction_bounds_not_configured', 'The authority configures no jurisdiction bounds');
-      if (!bounds.unrestricted && !(bounds.allowed ?? []).includes(jurisdiction)) return deny('jurisdiction_not_allowed', `Jurisdiction ${jurisdiction} is not allowed`);
+      if (!bounds.unrestricted && !(bounds.allowed ?? []).includes(jurisdiction))
+        return deny('jurisdiction_not_allowed', `Jurisdiction ${jurisdiction} is not allowed`);
     }
     return pass;
   },

@@ -12,7 +12,8 @@ export const step12MaxActions = cascadeStep({
   bounds: ['action_bounds'],
   check(context) {
     const max = authorityOf(context).bounds.action_bounds?.max_actions;
-    if (max !== undefined && context.history.total + 1 > max) return deny('max_actions_reached', `The authority allows at most ${max} grants`);
+    if (max !== undefined && context.history.total + 1 > max)
+      return deny('max_actions_reached', `The authority allows at most ${max} grants`);
     return pass;
   },
 });

@@ -15,7 +15,8 @@ export const step13Sequence = cascadeStep({
     if (!bounds) return deny('sequence_bounds_not_configured', 'The authority configures no sequence bounds');
     if (bounds.unrestricted) return pass;
     const { history, request } = context;
-    if (bounds.max_per_minute !== undefined && history.lastMinute + 1 > bounds.max_per_minute) return deny('sequence_rate_exceeded', `At most ${bounds.max_per_minute} grants per minute`);
+    if (bounds.max_per_minute !== undefined && history.lastMinute + 1 > bounds.max_per_minute)
+      return deny('sequence_rate_exceeded', `At most ${bounds.max_per_minute} grants per minute`);
     if (bounds.max_repetitions !== undefined) {
       const action = request.actions[0];
       let run = 0;
@@ -23,7 +24,8 @@ export const step13Sequence = cascadeStep({
         if (previous !== action) break;
         run += 1;
       }
-      if (run + 1 > bounds.max_repetitions) return deny('sequence_repetition_exceeded', `At most ${bounds.max_repetitions} consecutive ${action} grants`);
+      if (run + 1 > bounds.max_repetitions)
+        return deny('sequence_repetition_exceeded', `At most ${bounds.max_repetitions} consecutive ${action} grants`);
     }
     if (bounds.ordering) {
       const done = new Set(history.grantedActions);

@@ -39,7 +39,9 @@ describe('step 14 — continuation chain depth', () => {
   it(`limits unrestricted sequence bounds to ${DEFAULT_MAX_CONTINUATION_DEPTH} hops`, () => {
     expect(DEFAULT_MAX_CONTINUATION_DEPTH).toBe(16);
     expect(verdict({ unrestricted: true }, chain(DEFAULT_MAX_CONTINUATION_DEPTH))).toEqual(PASS);
-    expect(verdict({ unrestricted: true }, chain(DEFAULT_MAX_CONTINUATION_DEPTH + 1))).toEqual(denied('continuation_depth_exceeded', 'At most 16 delegation hops'));
+    expect(verdict({ unrestricted: true }, chain(DEFAULT_MAX_CONTINUATION_DEPTH + 1))).toEqual(
+      denied('continuation_depth_exceeded', 'At most 16 delegation hops'),
+    );
   });
 
   it('applies a configured depth even when unrestricted', () => {
@@ -48,14 +50,40 @@ describe('step 14 — continuation chain depth', () => {
 
   it('denies an invalid chain before looking at the depth, with the violation', () => {
     const widened = chain(2).map((h, index) => (index === 1 ? { ...h, scope: 'payments:write mail:send' } : h));
-    expect(verdict({ max_continuation_depth: 5 }, widened)).toEqual(denied('delegation_chain_invalid', "Delegation chain invalid: hop 1: scope is not a reduction of the previous hop's"));
+    expect(verdict({ max_continuation_depth: 5 }, widened)).toEqual(
+      denied('delegation_chain_invalid', "Delegation chain invalid: hop 1: scope is not a reduction of the previous hop's"),
+    );
     expect(verdict(undefined, widened)).toMatchObject({ reason: 'delegation_chain_invalid' });
   });
 
   it("validates the chain against the request's agent, scopes and time", () => {
     const hops = chain(1);
-    expect(run(step14ContinuationDepth, context({ oap_sequence_bounds: { max_continuation_depth: 1 } }, { request: request({ delegationChain: hops, scopes: ['mail:send'] }) }))).toMatchObject({ reason: 'delegation_chain_invalid' });
-    expect(run(step14ContinuationDepth, context({ oap_sequence_bounds: { max_continuation_depth: 1 } }, { request: request({ delegationChain: hops, agentId: 'agent_us_b' }) }))).toMatchObject({ reason: 'delegation_chain_invalid' });
-    expect(run(step14ContinuationDepth, context({ oap_sequence_bounds: { max_continuation_depth: 1 } }, { now: new Date('2026-03-04T08:00:00Z'), request: request({ delegationChain: hops }) }))).toMatchObject({ reason: 'delegation_chain_invalid' });
+    expect(
+      run(
+        step14ContinuationDepth,
+        context(
+          { oap_sequence_bounds: { max_continuation_depth: 1 } },
+          { request: request({ delegationChain: hops, scopes: ['mail:send'] }) },
+        ),
+      ),
+    ).toMatchObject({ reason: 'delegation_chain_invalid' });
+    expect(
+      run(
+        step14ContinuationDepth,
+        context(
+          { oap_sequence_bounds: { max_continuation_depth: 1 } },
+          { request: request({ delegationChain: hops, agentId: 'agent_us_b' }) },
+        ),
+      ),
+    ).toMatchObject({ reason: 'delegation_chain_invalid' });
+    expect(
+      run(
+        step14ContinuationDepth,
+        context(
+          { oap_sequence_bounds: { max_continuation_depth: 1 } },
+          { now: new Date('2026-03-04T08:00:00Z'), request: request({ delegationChain: hops }) },
+        ),
+      ),
+    ).toMatchObject({ reason: 'delegation_chain_invalid' });
   });
 });

@@ -10,16 +10,37 @@ function authority(actionBounds: ActionBounds | undefined, manifestSha256: strin
 }
 
 function history(recentActions: string[]): GrantHistory {
-  return { total: recentActions.length, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', month: '0', recentActions, grantedActions: new Set(recentActions) };
+  return {
+    total: recentActions.length,
+    lastMinute: 0,
+    buckets: { minute: 0, hour: 0, day: 0 },
+    aggregate: '0',
+    month: '0',
+    recentActions,
+    grantedActions: new Set(recentActions),
+  };
 }
 
 /** Shopping: pay and quote are the purpose; the catalog wildcard is latitude, not purpose. */
 const SHOPPING: ActionBounds = { allowed: ['pay', 'quote', 'catalog:*'] };
 
-function context(actions: string[], recentActions: string[], bounds: ActionBounds | undefined = SHOPPING, current: string | null = 'm1'): CascadeContext {
+function context(
+  actions: string[],
+  recentActions: string[],
+  bounds: ActionBounds | undefined = SHOPPING,
+  current: string | null = 'm1',
+): CascadeContext {
   return {
     now: NOW,
-    request: { applicationId: AGENT.applicationId, agentId: AGENT.id, dpopJkt: 'jkt', scopes: ['payments:write'], actions, validUntil: new Date('2026-03-04T11:00:00Z'), delegationChain: [] },
+    request: {
+      applicationId: AGENT.applicationId,
+      agentId: AGENT.id,
+      dpopJkt: 'jkt',
+      scopes: ['payments:write'],
+      actions,
+      validUntil: new Date('2026-03-04T11:00:00Z'),
+      delegationChain: [],
+    },
     authority: authority(bounds),
     agent: AGENT,
     currentManifestSha256: current,
@@ -33,7 +54,11 @@ const verdict = (ctx: CascadeContext) => step15Drift.check(ctx);
 describe('step 15 — drift detection', () => {
   describe('capability manifest', () => {
     it('denies capability_drift when the manifest changed, before looking at the mix', () => {
-      expect(verdict(context(['pay'], [], SHOPPING, 'm2'))).toEqual({ outcome: 'deny', reason: 'capability_drift', message: "The agent's capability manifest changed since the authority was granted" });
+      expect(verdict(context(['pay'], [], SHOPPING, 'm2'))).toEqual({
+        outcome: 'deny',
+        reason: 'capability_drift',
+        message: "The agent's capability manifest changed since the authority was granted",
+      });
       expect(verdict(context(['pay'], [], SHOPPING, null))).toMatchObject({ outcome: 'deny', reason: 'capability_drift' });
     });
   });
@@ -70,7 +95,10 @@ describe('step 15 — drift detection', () => {
     it(`does not judge fewer than ${PURPOSE_DRIFT_MIN_GRANTS} grants`, () => {
       const recent = repeat('catalog:export', PURPOSE_DRIFT_MIN_GRANTS - 2);
       expect(verdict(context(['catalog:export'], recent))).toEqual({ outcome: 'pass' });
-      expect(verdict(context(['catalog:export'], [...recent, 'catalog:export']))).toMatchObject({ outcome: 'deny', reason: 'purpose_drift' });
+      expect(verdict(context(['catalog:export'], [...recent, 'catalog:export']))).toMatchObject({
+        outcome: 'deny',
+        reason: 'purpose_drift',
+      });
     });
 
     it(`only looks at the last ${PURPOSE_DRIFT_WINDOW} grants`, () => {
@@ -81,7 +109,11 @@ describe('step 15 — drift detection', () => {
     it(`counts exactly ${PURPOSE_DRIFT_WINDOW - 1} past grants and this request`, () => {
       // 10 off-purpose of the 19 most recent, plus this one: 11 of 20. Older on-purpose grants do not dilute it.
       const recent = [...repeat('catalog:export', 10), ...repeat('pay', 9), 'pay', 'pay'];
-      expect(verdict(context(['catalog:export'], recent))).toMatchObject({ outcome: 'deny', reason: 'purpose_drift', message: "11 of the last 20 grants fall outside the authority's declared purpose actions" });
+      expect(verdict(context(['catalog:export'], recent))).toMatchObject({
+        outcome: 'deny',
+        reason: 'purpose_drift',
+        message: "11 of the last 20 grants fall outside the authority's declared purpose actions",
+      });
     });
 
     it('declares nothing to drift from with wildcards only or unrestricted actions', () => {
@@ -90,7 +122,10 @@ describe('step 15 — drift detection', () => {
     });
 
     it('treats actions beyond named ones under unrestricted bounds as off-purpose', () => {
-      expect(verdict(context(['wire'], repeat('wire', 30), { unrestricted: true, allowed: ['pay'] }))).toMatchObject({ outcome: 'deny', reason: 'purpose_drift' });
+      expect(verdict(context(['wire'], repeat('wire', 30), { unrestricted: true, allowed: ['pay'] }))).toMatchObject({
+        outcome: 'deny',
+        reason: 'purpose_drift',
+      });
     });
   });
 });

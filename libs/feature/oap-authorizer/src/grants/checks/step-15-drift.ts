@@ -22,7 +22,10 @@ export function purposeActions(authority: Authority): ReadonlySet<string> {
  * request included: how many are off-purpose (a past grant by its first action, the only one the
  * history keeps; this request when any of its actions is outside the purpose) out of how many.
  */
-export function purposeMix(context: CascadeContext, purpose: ReadonlySet<string>): { offPurpose: number; grants: number; requestOffPurpose: boolean } {
+export function purposeMix(
+  context: CascadeContext,
+  purpose: ReadonlySet<string>,
+): { offPurpose: number; grants: number; requestOffPurpose: boolean } {
   const past = context.history.recentActions.slice(0, PURPOSE_DRIFT_WINDOW - 1);
   const requestOffPurpose = context.request.actions.some((action) => !purpose.has(action));
   const offPurpose = past.filter((action) => !purpose.has(action)).length + (requestOffPurpose ? 1 : 0);
@@ -47,12 +50,20 @@ export const step15Drift = cascadeStep({
   bounds: ['action_bounds'],
   check(context) {
     const authority = authorityOf(context);
-    if (authority.manifestSha256 !== context.currentManifestSha256) return deny('capability_drift', "The agent's capability manifest changed since the authority was granted");
+    if (authority.manifestSha256 !== context.currentManifestSha256)
+      return deny('capability_drift', "The agent's capability manifest changed since the authority was granted");
     const purpose = purposeActions(authority);
     if (purpose.size === 0) return pass;
     const mix = purposeMix(context, purpose);
-    if (mix.requestOffPurpose && mix.grants >= PURPOSE_DRIFT_MIN_GRANTS && mix.offPurpose / mix.grants > PURPOSE_DRIFT_MAX_OFF_PURPOSE_SHARE) {
-      return deny('purpose_drift', `${mix.offPurpose} of the last ${mix.grants} grants fall outside the authority's declared purpose actions`);
+    if (
+      mix.requestOffPurpose &&
+      mix.grants >= PURPOSE_DRIFT_MIN_GRANTS &&
+      mix.offPurpose / mix.grants > PURPOSE_DRIFT_MAX_OFF_PURPOSE_SHARE
+    ) {
+      return deny(
+        'purpose_drift',
+        `${mix.offPurpose} of the last ${mix.grants} grants fall outside the authority's declared purpose actions`,
+      );
     }
     return pass;
   },

@@ -36,8 +36,13 @@ const disclose = (...parts: unknown[]): string => Buffer.from(JSON.stringify(par
 
 /** SD-JWT with agent_type and agent_model selectively disclosed. */
 const sdJwt: Issue = async ({ agent_type, agent_model, ...plain }, key, kid, alg = 'EdDSA') => {
-  const disclosures = [agent_type !== undefined ? disclose(randomUUID(), 'agent_type', agent_type) : undefined, agent_model !== undefined ? disclose(randomUUID(), 'agent_model', agent_model) : undefined].filter((d): d is string => d !== undefined);
-  const issued = await new SignJWT({ ...plain, _sd_alg: 'sha-256', _sd: disclosures.map(sdDigest) }).setProtectedHeader({ alg, kid, typ: 'dc+sd-jwt' }).sign(key);
+  const disclosures = [
+    agent_type !== undefined ? disclose(randomUUID(), 'agent_type', agent_type) : undefined,
+    agent_model !== undefined ? disclose(randomUUID(), 'agent_model', agent_model) : undefined,
+  ].filter((d): d is string => d !== undefined);
+  const issued = await new SignJWT({ ...plain, _sd_alg: 'sha-256', _sd: disclosures.map(sdDigest) })
+    .setProtectedHeader({ alg, kid, typ: 'dc+sd-jwt' })
+    .sign(key);
   return `${issued}~${disclosures.map((d) => `${d}~`).join('')}`;
 };
 
@@ -53,12 +58,22 @@ const vcJose: Issue = async ({ iss, sub, iat, exp, jti, aud, agent_type, agent_m
     validUntil: exp === undefined ? undefined : new Date(exp * 1000).toISOString(),
     aud,
   };
-  return new SignJWT(JSON.parse(JSON.stringify(credential)) as Record<string, unknown>).setProtectedHeader({ alg, kid, typ: 'vc+jwt', cty: 'vc' }).sign(key);
+  return new SignJWT(JSON.parse(JSON.stringify(credential)) as Record<string, unknown>)
+    .setProtectedHeader({ alg, kid, typ: 'vc+jwt', cty: 'vc' })
+    .sign(key);
 };
 
 /** JWT-VC (VC Data Model 1.1 JWT encoding): registered claims outside, the credential in `vc`. */
 const jwtVc: Issue = async ({ agent_type, agent_model, sub, ...registered }, key, kid, alg = 'EdDSA') =>
-  new SignJWT({ ...registered, sub, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { id: sub, agent_type, agent_model } } })
+  new SignJWT({
+    ...registered,
+    sub,
+    vc: {
+      '@context': ['https://www.w3.org/2018/credentials/v1'],
+      type: ['VerifiableCredential'],
+      credentialSubject: { id: sub, agent_type, agent_model },
+    },
+  })
     .setProtectedHeader({ alg, kid, typ: 'JWT' })
     .sign(key);
 
@@ -90,7 +105,9 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
     const port = await freePort();
     const closedPort = await freePort();
     const jwk = { ...(await exportJWK(idpKey.publicKey)), kid: 'k1' };
-    jwksServer = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    jwksServer = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+    );
     await new Promise<void>((resolve) => jwksServer.listen(port, '127.0.0.1', resolve));
     const trustLists = JSON.stringify({
       agent_credential_issuers: [
@@ -98,7 +115,10 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
         { iss: 'https://idp-down.example', jwks_uri: `http://127.0.0.1:${closedPort}/jwks` },
       ],
     });
-    const config = loadConfig(OapAuthorizerConfig, testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: 'unused', PUBLIC_BASE_URL: US, OAP_TRUST_LISTS: trustLists }));
+    const config = loadConfig(
+      OapAuthorizerConfig,
+      testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: 'unused', PUBLIC_BASE_URL: US, OAP_TRUST_LISTS: trustLists }),
+    );
     verifier = new AgentEvidenceVerifier(new TrustLists(config), new JwksCache(), new ReplayCache(dataSource), clock, config);
   });
 
@@ -123,55 +143,107 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
     ['VC-JOSE (vc+jwt)', vcJose],
     ['JWT-VC (vc claim)', jwtVc],
   ])('%s', (_format, issue: Issue) => {
-    const claims = (overrides: Claims = {}): Claims => ({ iss: 'https://idp.example', sub: 'agent_us_a', aud: [US], iat: T(), exp: T() + 600, jti: randomUUID(), agent_type: 'assistant', agent_model: 'm-1', ...overrides });
+    const claims = (overrides: Claims = {}): Claims => ({
+      iss: 'https://idp.example',
+      sub: 'agent_us_a',
+      aud: [US],
+      iat: T(),
+      exp: T() + 600,
+      jti: randomUUID(),
+      agent_type: 'assistant',
+      agent_model: 'm-1',
+      ...overrides,
+    });
     const credential = (overrides: Claims = {}, key = idpKey.privateKey, kid = 'k1') => issue(claims(overrides), key, kid);
 
     it('accepts a trusted, valid credential and answers its ID-token claims', async () => {
       const jti = randomUUID();
-      await expect(verifier.verifyCredential(await credential({ jti }), request)).resolves.toMatchObject({ iss: 'https://idp.example', sub: 'agent_us_a', jti, agent_model: 'm-1' });
+      await expect(verifier.verifyCredential(await credential({ jti }), request)).resolves.toMatchObject({
+        iss: 'https://idp.example',
+        sub: 'agent_us_a',
+        jti,
+        agent_model: 'm-1',
+      });
     });
 
     it('accepts the fully-specified alg Ed25519 (RFC 9864) as it accepts EdDSA', async () => {
       const jti = randomUUID();
-      await expect(verifier.verifyCredential(await issue(claims({ jti }), idpKey.privateKey, 'k1', 'Ed25519'), request)).resolves.toMatchObject({ jti });
-      expect(await refusal(await issue(claims(), rogueKey.privateKey, 'k1', 'Ed25519'))).toMatchObject({ code: 'agent_credential_signature_invalid', detail: { reason: 'signature_mismatch' } });
+      await expect(
+        verifier.verifyCredential(await issue(claims({ jti }), idpKey.privateKey, 'k1', 'Ed25519'), request),
+      ).resolves.toMatchObject({ jti });
+      expect(await refusal(await issue(claims(), rogueKey.privateKey, 'k1', 'Ed25519'))).toMatchObject({
+        code: 'agent_credential_signature_invalid',
+        detail: { reason: 'signature_mismatch' },
+      });
     });
 
     it('agent_credential_malformed (400) when a required claim is missing', async () => {
-      expect(await refusal(await credential({ jti: undefined }))).toMatchObject({ code: 'agent_credential_malformed', kind: 'invalid', detail: { missing_claims: ['jti'] } });
+      expect(await refusal(await credential({ jti: undefined }))).toMatchObject({
+        code: 'agent_credential_malformed',
+        kind: 'invalid',
+        detail: { missing_claims: ['jti'] },
+      });
     });
 
     it('untrusted_agent_credential_issuer (400) for an unknown iss and an unknown kid', async () => {
-      expect(await refusal(await credential({ iss: 'https://evil.example' }))).toMatchObject({ code: 'untrusted_agent_credential_issuer', kind: 'invalid' });
-      expect(await refusal(await credential({}, idpKey.privateKey, 'k9'))).toMatchObject({ code: 'untrusted_agent_credential_issuer', detail: { kid: 'k9' } });
+      expect(await refusal(await credential({ iss: 'https://evil.example' }))).toMatchObject({
+        code: 'untrusted_agent_credential_issuer',
+        kind: 'invalid',
+      });
+      expect(await refusal(await credential({}, idpKey.privateKey, 'k9'))).toMatchObject({
+        code: 'untrusted_agent_credential_issuer',
+        detail: { kid: 'k9' },
+      });
     });
 
     it('agent_credential_signature_invalid (400) for a wrong issuer key and an unreachable JWKS', async () => {
-      expect(await refusal(await credential({}, rogueKey.privateKey))).toMatchObject({ code: 'agent_credential_signature_invalid', kind: 'invalid', detail: { reason: 'signature_mismatch' } });
-      expect(await refusal(await credential({ iss: 'https://idp-down.example' }))).toMatchObject({ code: 'agent_credential_signature_invalid', detail: { reason: 'jwks_unreachable' } });
+      expect(await refusal(await credential({}, rogueKey.privateKey))).toMatchObject({
+        code: 'agent_credential_signature_invalid',
+        kind: 'invalid',
+        detail: { reason: 'signature_mismatch' },
+      });
+      expect(await refusal(await credential({ iss: 'https://idp-down.example' }))).toMatchObject({
+        code: 'agent_credential_signature_invalid',
+        detail: { reason: 'jwks_unreachable' },
+      });
     });
 
     it('agent_credential_expired (400) outside iat ≤ now < exp with 60 s of skew', async () => {
-      expect(await refusal(await credential({ iat: T() - 700, exp: T() - 61 }))).toMatchObject({ code: 'agent_credential_expired', kind: 'invalid' });
+      expect(await refusal(await credential({ iat: T() - 700, exp: T() - 61 }))).toMatchObject({
+        code: 'agent_credential_expired',
+        kind: 'invalid',
+      });
       expect(await refusal(await credential({ iat: T() + 120 }))).toMatchObject({ code: 'agent_credential_expired' });
       await expect(verifier.verifyCredential(await credential({ iat: T() - 700, exp: T() - 30 }), request)).resolves.toBeDefined();
     });
 
     it('agent_credential_audience_mismatch (400)', async () => {
-      expect(await refusal(await credential({ aud: 'https://elsewhere.example' }))).toMatchObject({ code: 'agent_credential_audience_mismatch', detail: { expected_audience: US } });
+      expect(await refusal(await credential({ aud: 'https://elsewhere.example' }))).toMatchObject({
+        code: 'agent_credential_audience_mismatch',
+        detail: { expected_audience: US },
+      });
     });
 
     it('agent_metadata_mismatch and agent_type_outside_taxonomy from disclosed or subject claims', async () => {
-      expect(await refusal(await credential({ agent_model: 'm-2' }))).toMatchObject({ code: 'agent_metadata_mismatch', detail: { disagreeing_fields: ['agent_model'] } });
+      expect(await refusal(await credential({ agent_model: 'm-2' }))).toMatchObject({
+        code: 'agent_metadata_mismatch',
+        detail: { disagreeing_fields: ['agent_model'] },
+      });
       expect(await refusal(await credential({ agent_type: 'robot' }))).toMatchObject({ code: 'agent_type_outside_taxonomy' });
     });
 
     it('agent_credential_replayed (409, conflict) for the same (iss, jti), and a refused token stays usable', async () => {
       const jti = randomUUID();
-      expect(await refusal(await credential({ jti, aud: 'https://elsewhere.example' }))).toMatchObject({ code: 'agent_credential_audience_mismatch' });
+      expect(await refusal(await credential({ jti, aud: 'https://elsewhere.example' }))).toMatchObject({
+        code: 'agent_credential_audience_mismatch',
+      });
       const token = await credential({ jti });
       await verifier.verifyCredential(token, request);
-      expect(await refusal(token)).toMatchObject({ code: 'agent_credential_replayed', kind: 'conflict', detail: { iss: 'https://idp.example', jti } });
+      expect(await refusal(token)).toMatchObject({
+        code: 'agent_credential_replayed',
+        kind: 'conflict',
+        detail: { iss: 'https://idp.example', jti },
+      });
     });
 
     it('agent_credential_malformed over 16 KB', async () => {
@@ -180,7 +252,16 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
   });
 
   describe('SD-JWT specifics', () => {
-    const base = (): Claims => ({ iss: 'https://idp.example', sub: 'agent_us_a', aud: [US], iat: T(), exp: T() + 600, jti: randomUUID(), agent_type: 'assistant', agent_model: 'm-1' });
+    const base = (): Claims => ({
+      iss: 'https://idp.example',
+      sub: 'agent_us_a',
+      aud: [US],
+      iat: T(),
+      exp: T() + 600,
+      jti: randomUUID(),
+      agent_type: 'assistant',
+      agent_model: 'm-1',
+    });
 
     it('refuses a tampered disclosure as agent_credential_malformed before any signature check', async () => {
       const token = await sdJwt(base(), idpKey.privateKey, 'k1');
@@ -188,7 +269,11 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
       const tampered = disclose('salt', 'agent_model', 'm-1');
       const forged = `${issued}~${typeDisclosure}~${tampered}~`;
       expect(modelDisclosure).not.toBe(tampered);
-      expect(await refusal(forged)).toMatchObject({ code: 'agent_credential_malformed', kind: 'invalid', detail: { format: 'sd_jwt', disclosure_digest: sdDigest(tampered) } });
+      expect(await refusal(forged)).toMatchObject({
+        code: 'agent_credential_malformed',
+        kind: 'invalid',
+        detail: { format: 'sd_jwt', disclosure_digest: sdDigest(tampered) },
+      });
     });
 
     it('verifies a key-binding JWT against cnf.jwk and refuses one made with another key', async () => {
@@ -196,15 +281,27 @@ describe('AgentEvidenceVerifier: SD-JWT and W3C VC credentials (real Postgres re
       const claims = { ...base(), cnf: { jwk: await exportJWK(holder.publicKey) } };
       const bind = async (key: KeyObject, presented: string) =>
         `${presented}${await new SignJWT({ iat: T(), aud: US, nonce: randomUUID(), sd_hash: sdDigest(presented) }).setProtectedHeader({ alg: 'EdDSA', typ: 'kb+jwt' }).sign(key)}`;
-      await expect(verifier.verifyCredential(await bind(holder.privateKey, await sdJwt(claims, idpKey.privateKey, 'k1')), request)).resolves.toBeDefined();
+      await expect(
+        verifier.verifyCredential(await bind(holder.privateKey, await sdJwt(claims, idpKey.privateKey, 'k1')), request),
+      ).resolves.toBeDefined();
       const wrongHolder = await bind(rogueKey.privateKey, await sdJwt({ ...claims, jti: randomUUID() }, idpKey.privateKey, 'k1'));
-      expect(await refusal(wrongHolder)).toMatchObject({ code: 'agent_credential_signature_invalid', detail: { reason: 'key_binding_mismatch', format: 'sd_jwt' } });
+      expect(await refusal(wrongHolder)).toMatchObject({
+        code: 'agent_credential_signature_invalid',
+        detail: { reason: 'key_binding_mismatch', format: 'sd_jwt' },
+      });
     });
 
     it('verifies a key-binding JWT signed with alg Ed25519 (RFC 9864)', async () => {
       const holder = generateKeyPairSync('ed25519');
-      const presented = await sdJwt({ ...base(), cnf: { jwk: await exportJWK(holder.publicKey) } } as Claims, idpKey.privateKey, 'k1', 'Ed25519');
-      const kbJwt = await new SignJWT({ iat: T(), aud: US, nonce: randomUUID(), sd_hash: sdDigest(presented) }).setProtectedHeader({ alg: 'Ed25519', typ: 'kb+jwt' }).sign(holder.privateKey);
+      const presented = await sdJwt(
+        { ...base(), cnf: { jwk: await exportJWK(holder.publicKey) } } as Claims,
+        idpKey.privateKey,
+        'k1',
+        'Ed25519',
+      );
+      const kbJwt = await new SignJWT({ iat: T(), aud: US, nonce: randomUUID(), sd_hash: sdDigest(presented) })
+        .setProtectedHeader({ alg: 'Ed25519', typ: 'kb+jwt' })
+        .sign(holder.privateKey);
       await expect(verifier.verifyCredential(`${presented}${kbJwt}`, request)).resolves.toBeDefined();
     });
 

@@ -11,8 +11,11 @@ const NOW = 1_772_620_200; // 2026-03-04T10:30:00Z
 const US = 'https://us.example';
 
 const disclose = (...parts: unknown[]): string => Buffer.from(JSON.stringify(parts)).toString('base64url');
-const sign = (claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'EdDSA', kid: 'k1', typ: 'dc+sd-jwt' }, key = issuerKey.privateKey) =>
-  new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(key);
+const sign = (
+  claims: Record<string, unknown>,
+  header: Record<string, unknown> = { alg: 'EdDSA', kid: 'k1', typ: 'dc+sd-jwt' },
+  key = issuerKey.privateKey,
+) => new SignJWT(claims).setProtectedHeader(header as { alg: string }).sign(key);
 
 const BASE = { iss: 'https://idp.example', aud: [US], iat: NOW, exp: NOW + 600 };
 const MODEL = disclose('salt-1', 'agent_model', 'm-1');
@@ -20,7 +23,11 @@ const TYPE = disclose('salt-2', 'agent_type', 'assistant');
 const JTI = disclose('salt-3', 'jti', 'jti-1');
 
 /** An SD-JWT whose agent_model, agent_type and jti are selectively disclosable. */
-async function sdJwt(disclosures: string[] = [MODEL, TYPE, JTI], extra: Record<string, unknown> = {}, digests: string[] = [MODEL, TYPE, JTI].map(sdDigest)): Promise<string> {
+async function sdJwt(
+  disclosures: string[] = [MODEL, TYPE, JTI],
+  extra: Record<string, unknown> = {},
+  digests: string[] = [MODEL, TYPE, JTI].map(sdDigest),
+): Promise<string> {
   const issued = await sign({ ...BASE, sub: 'agent_us_a', _sd_alg: 'sha-256', _sd: digests, ...extra });
   return `${issued}~${disclosures.map((d) => `${d}~`).join('')}`;
 }
@@ -65,7 +72,13 @@ describe('agent_credential formats', () => {
     it('rebuilds nested objects and array elements', async () => {
       const city = disclose('s4', 'city', 'Paris');
       const element = disclose('s5', 'pay');
-      const decoded = await decodeAgentCredential(await sdJwt([city, element], { place: { _sd: [sdDigest(city)] }, actions: ['quote', { '...': sdDigest(element) }, { '...': sdDigest('undisclosed') }] }, []));
+      const decoded = await decodeAgentCredential(
+        await sdJwt(
+          [city, element],
+          { place: { _sd: [sdDigest(city)] }, actions: ['quote', { '...': sdDigest(element) }, { '...': sdDigest('undisclosed') }] },
+          [],
+        ),
+      );
       expect(decoded.claims).toMatchObject({ place: { city: 'Paris' }, actions: ['quote', 'pay'] });
     });
 
@@ -93,9 +106,21 @@ describe('agent_credential formats', () => {
       ['a disclosure of the wrong arity', () => sdJwt([disclose('s')], {}, [sdDigest(disclose('s'))]), /\[salt, name, value\]/],
       ['_sd that is not an array', () => sdJwt([], { _sd: 'x' }), /_sd must be an array/],
       // The checks below are made here because @sd-jwt/core would accept these credentials.
-      ['an object-property disclosure answering an array-element digest', () => sdJwt([MODEL], { list: [{ '...': sdDigest(MODEL) }] }, []), /object-property/],
-      ['an array-element digest object with other keys', () => sdJwt([disclose('s', 'x')], { list: [{ '...': sdDigest(disclose('s', 'x')), y: 1 }] }, []), /other keys/],
-      ['a disclosure of __proto__', () => sdJwt([disclose('s', '__proto__', { iss: 'x' })], {}, [sdDigest(disclose('s', '__proto__', { iss: 'x' }))]), /may not disclose __proto__/],
+      [
+        'an object-property disclosure answering an array-element digest',
+        () => sdJwt([MODEL], { list: [{ '...': sdDigest(MODEL) }] }, []),
+        /object-property/,
+      ],
+      [
+        'an array-element digest object with other keys',
+        () => sdJwt([disclose('s', 'x')], { list: [{ '...': sdDigest(disclose('s', 'x')), y: 1 }] }, []),
+        /other keys/,
+      ],
+      [
+        'a disclosure of __proto__',
+        () => sdJwt([disclose('s', '__proto__', { iss: 'x' })], {}, [sdDigest(disclose('s', '__proto__', { iss: 'x' }))]),
+        /may not disclose __proto__/,
+      ],
       ['a digest that is not a base64url SHA-256 digest', () => sdJwt([], { list: [{ '...': 'constructor' }] }, []), /base64url SHA-256/],
       ['a non-string _sd_alg', () => sdJwt(undefined, { _sd_alg: 256 }), /_sd_alg/],
     ])('refuses %s', async (_name, build, message) => {
@@ -114,9 +139,15 @@ describe('agent_credential formats', () => {
   });
 
   describe('SD-JWT key binding', () => {
-    async function bound(kb: Record<string, unknown> = {}, header: Record<string, unknown> = { alg: 'EdDSA', typ: 'kb+jwt' }, key = holderKey.privateKey) {
+    async function bound(
+      kb: Record<string, unknown> = {},
+      header: Record<string, unknown> = { alg: 'EdDSA', typ: 'kb+jwt' },
+      key = holderKey.privateKey,
+    ) {
       const presented = await sdJwt(undefined, { cnf: { jwk: await exportJWK(holderKey.publicKey) } });
-      const kbJwt = await new SignJWT({ iat: NOW, aud: US, nonce: 'n-1', sd_hash: sdDigest(presented), ...kb }).setProtectedHeader(header as { alg: string }).sign(key);
+      const kbJwt = await new SignJWT({ iat: NOW, aud: US, nonce: 'n-1', sd_hash: sdDigest(presented), ...kb })
+        .setProtectedHeader(header as { alg: string })
+        .sign(key);
       return `${presented}${kbJwt}`;
     }
     const options = { audience: US, nowSeconds: NOW, skewSeconds: 60, algorithms: ['EdDSA', 'ES256'] };
@@ -146,7 +177,9 @@ describe('agent_credential formats', () => {
       expect(await failure(await bound({}, { alg: 'EdDSA', typ: 'JWT' }))).toBe('malformed');
       expect(await failure(await bound({ nonce: undefined }))).toBe('malformed');
       const withoutCnf = await sdJwt();
-      const kbJwt = await new SignJWT({ iat: NOW, aud: US, nonce: 'n', sd_hash: sdDigest(withoutCnf) }).setProtectedHeader({ alg: 'EdDSA', typ: 'kb+jwt' }).sign(holderKey.privateKey);
+      const kbJwt = await new SignJWT({ iat: NOW, aud: US, nonce: 'n', sd_hash: sdDigest(withoutCnf) })
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'kb+jwt' })
+        .sign(holderKey.privateKey);
       expect(await failure(`${withoutCnf}${kbJwt}`)).toBe('malformed');
     });
 
@@ -170,24 +203,72 @@ describe('agent_credential formats', () => {
 
     it('maps a VC-JOSE credential (typ vc+jwt): issuer, credentialSubject.id, id, validFrom/validUntil', async () => {
       const token = await sign(
-        { '@context': [V2], type: ['VerifiableCredential', 'AgentCredential'], id: 'urn:uuid:1', issuer: { id: 'https://idp.example' }, validFrom: '2026-03-04T10:00:00Z', validUntil: '2026-03-04T11:00:00Z', credentialSubject: subject, aud: US },
+        {
+          '@context': [V2],
+          type: ['VerifiableCredential', 'AgentCredential'],
+          id: 'urn:uuid:1',
+          issuer: { id: 'https://idp.example' },
+          validFrom: '2026-03-04T10:00:00Z',
+          validUntil: '2026-03-04T11:00:00Z',
+          credentialSubject: subject,
+          aud: US,
+        },
         { alg: 'EdDSA', kid: 'k1', typ: 'vc+jwt', cty: 'vc' },
       );
       const decoded = await decodeAgentCredential(token);
       expect(decoded.format).toBe('vc');
-      expect(decoded.claims).toEqual({ iss: 'https://idp.example', sub: 'agent_us_a', jti: 'urn:uuid:1', aud: US, iat: NOW - 1800, exp: NOW + 1800, agent_type: 'assistant', agent_model: 'm-1' });
+      expect(decoded.claims).toEqual({
+        iss: 'https://idp.example',
+        sub: 'agent_us_a',
+        jti: 'urn:uuid:1',
+        aud: US,
+        iat: NOW - 1800,
+        exp: NOW + 1800,
+        agent_type: 'assistant',
+        agent_model: 'm-1',
+      });
     });
 
     it('maps a JWT-VC (vc claim) and takes the narrowest validity window', async () => {
       const token = await sign(
-        { iss: 'https://idp.example', sub: 'agent_us_a', jti: 'j-1', aud: [US], nbf: NOW - 60, iat: NOW - 120, exp: NOW + 600, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: 'VerifiableCredential', credentialSubject: subject, expirationDate: '2026-03-04T10:35:00Z' } },
+        {
+          iss: 'https://idp.example',
+          sub: 'agent_us_a',
+          jti: 'j-1',
+          aud: [US],
+          nbf: NOW - 60,
+          iat: NOW - 120,
+          exp: NOW + 600,
+          vc: {
+            '@context': ['https://www.w3.org/2018/credentials/v1'],
+            type: 'VerifiableCredential',
+            credentialSubject: subject,
+            expirationDate: '2026-03-04T10:35:00Z',
+          },
+        },
         { alg: 'EdDSA', kid: 'k1', typ: 'JWT' },
       );
-      expect((await decodeAgentCredential(token)).claims).toMatchObject({ iss: 'https://idp.example', sub: 'agent_us_a', jti: 'j-1', iat: NOW - 60, exp: NOW + 300, agent_model: 'm-1' });
+      expect((await decodeAgentCredential(token)).claims).toMatchObject({
+        iss: 'https://idp.example',
+        sub: 'agent_us_a',
+        jti: 'j-1',
+        iat: NOW - 60,
+        exp: NOW + 300,
+        agent_model: 'm-1',
+      });
     });
 
     it('recognises application/vc+jwt and a VC secured as an SD-JWT', async () => {
-      const vc = { '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: { id: 'agent_us_a' }, aud: US, iat: NOW, exp: NOW + 60, jti: 'j' };
+      const vc = {
+        '@context': [V2],
+        type: ['VerifiableCredential'],
+        issuer: 'https://idp.example',
+        credentialSubject: { id: 'agent_us_a' },
+        aud: US,
+        iat: NOW,
+        exp: NOW + 60,
+        jti: 'j',
+      };
       expect((await decodeAgentCredential(await sign(vc, { alg: 'EdDSA', typ: 'application/vc+jwt' }))).format).toBe('vc');
       const model = disclose('s', 'agent_model', 'm-1');
       const sd = await sign({ ...vc, credentialSubject: { id: 'agent_us_a', _sd: [sdDigest(model)] } }, { alg: 'EdDSA', typ: 'vc+sd-jwt' });
@@ -196,7 +277,10 @@ describe('agent_credential formats', () => {
     });
 
     it('leaves unmapped claims absent for the required-claims check', async () => {
-      const token = await sign({ '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: {} }, { alg: 'EdDSA', typ: 'vc+jwt' });
+      const token = await sign(
+        { '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: {} },
+        { alg: 'EdDSA', typ: 'vc+jwt' },
+      );
       expect((await decodeAgentCredential(token)).claims).toEqual({ iss: 'https://idp.example' });
     });
 
@@ -209,7 +293,17 @@ describe('agent_credential formats', () => {
       ['a validUntil that is not a date-time', { validUntil: 'tomorrow' }, /validUntil/],
       ['an exp that is not a NumericDate', { exp: '2026' }, /exp/],
     ])('refuses a credential where %s', async (_name, override, message) => {
-      const token = await sign({ '@context': [V2], type: ['VerifiableCredential'], issuer: 'https://idp.example', credentialSubject: subject, aud: US, ...override }, { alg: 'EdDSA', typ: 'vc+jwt' });
+      const token = await sign(
+        {
+          '@context': [V2],
+          type: ['VerifiableCredential'],
+          issuer: 'https://idp.example',
+          credentialSubject: subject,
+          aud: US,
+          ...override,
+        },
+        { alg: 'EdDSA', typ: 'vc+jwt' },
+      );
       expect((await formatError(() => decodeAgentCredential(token))).message).toMatch(message);
     });
   });

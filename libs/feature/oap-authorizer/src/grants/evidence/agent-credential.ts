@@ -39,7 +39,9 @@ export async function decodeAgentCredential(token: string): Promise<DecodedCrede
     const { sdJwt, claims: rebuilt } = await decodeSdJwt(parts, payload);
     const disclosed = rebuilt as JWTPayload;
     const securing = vcSecuringOf(header, disclosed);
-    const claims = securing ? { ...claimsOfVerifiableCredential(securing, disclosed), ...(disclosed.cnf ? { cnf: disclosed.cnf } : {}) } : disclosed;
+    const claims = securing
+      ? { ...claimsOfVerifiableCredential(securing, disclosed), ...(disclosed.cnf ? { cnf: disclosed.cnf } : {}) }
+      : disclosed;
     return { format: 'sd_jwt', header, signedJwt: parts.issuerJwt, claims, sdJwt };
   }
   const { header, payload } = decodeCompact(token, 'id_token');

@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
 import { sha256Hex } from '@svc/crypto';
-import { compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, type JWTPayload, type ProtectedHeaderParameters } from 'jose';
+import {
+  compactVerify,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors as joseErrors,
+  type JWTPayload,
+  type ProtectedHeaderParameters,
+} from 'jose';
 import { AGENT_METADATA_LIMITS, AGENT_TYPES, type AgentMetadata } from '../../agents/agent-metadata';
 import { oapError, type OapErrorCode } from '../../oap.errors';
 import { ReplayCache } from '../../shared/replay-cache';
@@ -38,7 +46,17 @@ export interface VerifiedAttestation {
 
 type Kind = 'credential' | 'attestation';
 
-const CODES: Record<Kind, { malformed: OapErrorCode; untrusted: OapErrorCode; signature: OapErrorCode; expired: OapErrorCode; audience: OapErrorCode; replayed: OapErrorCode }> = {
+const CODES: Record<
+  Kind,
+  {
+    malformed: OapErrorCode;
+    untrusted: OapErrorCode;
+    signature: OapErrorCode;
+    expired: OapErrorCode;
+    audience: OapErrorCode;
+    replayed: OapErrorCode;
+  }
+> = {
   credential: {
     malformed: 'agent_credential_malformed',
     untrusted: 'untrusted_agent_credential_issuer',
@@ -84,13 +102,22 @@ export class AgentEvidenceVerifier {
 
   /** Shape of an `agent_attestation` block: exactly `format` and `token` (≤ 16 KB). */
   parseAttestationBlock(input: unknown): AttestationBlock {
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) throw oapError('agent_attestation_malformed', 'agent_attestation must be an object', { field: 'agent_attestation' });
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw oapError('agent_attestation_malformed', 'agent_attestation must be an object', { field: 'agent_attestation' });
     const block = input as Record<string, unknown>;
     const unknown = Object.keys(block).filter((k) => k !== 'format' && k !== 'token');
-    if (unknown.length > 0) throw oapError('agent_attestation_malformed', `agent_attestation.${unknown[0]} is not a known field`, { field: `agent_attestation.${unknown[0]}` });
-    if (block.format !== VENDOR_JWT_FORMAT) throw oapError('agent_attestation_malformed', `agent_attestation.format must be ${VENDOR_JWT_FORMAT}`, { field: 'agent_attestation.format' });
+    if (unknown.length > 0)
+      throw oapError('agent_attestation_malformed', `agent_attestation.${unknown[0]} is not a known field`, {
+        field: `agent_attestation.${unknown[0]}`,
+      });
+    if (block.format !== VENDOR_JWT_FORMAT)
+      throw oapError('agent_attestation_malformed', `agent_attestation.format must be ${VENDOR_JWT_FORMAT}`, {
+        field: 'agent_attestation.format',
+      });
     if (typeof block.token !== 'string' || block.token.length === 0 || block.token.length > MAX_EVIDENCE_TOKEN_LENGTH) {
-      throw oapError('agent_attestation_malformed', 'agent_attestation.token must be a compact JWT of at most 16 KB', { field: 'agent_attestation.token' });
+      throw oapError('agent_attestation_malformed', 'agent_attestation.token must be a compact JWT of at most 16 KB', {
+        field: 'agent_attestation.token',
+      });
     }
     return { format: block.format, token: block.token };
   }
@@ -102,12 +129,17 @@ export class AgentEvidenceVerifier {
   checkCredentialShape(token: string): void {
     const issuerJwt = token.split('~', 1)[0]!;
     if (token.length === 0 || token.length > MAX_EVIDENCE_TOKEN_LENGTH || issuerJwt.split('.').length !== 3) {
-      throw oapError('agent_credential_malformed', 'agent_credential must be a compact JWT, SD-JWT or JWT-secured VC of at most 16 KB', { field: 'agent_credential' });
+      throw oapError('agent_credential_malformed', 'agent_credential must be a compact JWT, SD-JWT or JWT-secured VC of at most 16 KB', {
+        field: 'agent_credential',
+      });
     }
   }
 
   /** Verifies whatever evidence a grant request carries; returns the attestation overlay, if any. */
-  async verify(request: GrantRequest, evidence: { credential?: string; attestation?: AttestationBlock }): Promise<{ attestation?: VerifiedAttestation }> {
+  async verify(
+    request: GrantRequest,
+    evidence: { credential?: string; attestation?: AttestationBlock },
+  ): Promise<{ attestation?: VerifiedAttestation }> {
     if (evidence.credential !== undefined) await this.verifyCredential(evidence.credential, request);
     if (evidence.attestation === undefined) return {};
     return { attestation: await this.verifyAttestation(evidence.attestation, { agentId: request.agentId, metadata: request.metadata }) };
@@ -119,22 +151,35 @@ export class AgentEvidenceVerifier {
    * audience, taxonomy, metadata agreement, replay.
    */
   async verifyCredential(token: string, request: GrantRequest): Promise<JWTPayload> {
-    if (token.length > MAX_EVIDENCE_TOKEN_LENGTH) throw oapError('agent_credential_malformed', 'agent_credential exceeds 16 KB', { field: 'agent_credential' });
+    if (token.length > MAX_EVIDENCE_TOKEN_LENGTH)
+      throw oapError('agent_credential_malformed', 'agent_credential exceeds 16 KB', { field: 'agent_credential' });
     let credential: DecodedCredential;
     try {
       credential = await decodeAgentCredential(token);
     } catch (error) {
-      if (error instanceof CredentialFormatError) throw oapError('agent_credential_malformed', error.message, { field: 'agent_credential', ...error.detail });
+      if (error instanceof CredentialFormatError)
+        throw oapError('agent_credential_malformed', error.message, { field: 'agent_credential', ...error.detail });
       throw error;
     }
-    const payload = await this.checkIssued('credential', credential.header, credential.claims, credential.signedJwt, ['iss', 'sub', 'aud', 'iat', 'exp', 'jti'], credential.format === 'id_token' ? undefined : credential.format);
+    const payload = await this.checkIssued(
+      'credential',
+      credential.header,
+      credential.claims,
+      credential.signedJwt,
+      ['iss', 'sub', 'aud', 'iat', 'exp', 'jti'],
+      credential.format === 'id_token' ? undefined : credential.format,
+    );
     if (credential.sdJwt?.keyBindingJwt !== undefined) await this.checkKeyBinding(credential);
     const claimedType = payload.agent_type;
     if (claimedType !== undefined && !(AGENT_TYPES as readonly unknown[]).includes(claimedType)) {
-      throw oapError('agent_type_outside_taxonomy', 'The credential agent_type is outside the taxonomy', { field: 'agent_credential.agent_type', allowed: AGENT_TYPES });
+      throw oapError('agent_type_outside_taxonomy', 'The credential agent_type is outside the taxonomy', {
+        field: 'agent_credential.agent_type',
+        allowed: AGENT_TYPES,
+      });
     }
     const disagreeing = disagreeingFields(request.metadata, payload, [...IDENTITY_FIELDS, 'delegator_sub']);
-    if (disagreeing.length > 0) throw oapError('agent_metadata_mismatch', 'agent_metadata disagrees with the ID token', { disagreeing_fields: disagreeing });
+    if (disagreeing.length > 0)
+      throw oapError('agent_metadata_mismatch', 'agent_metadata disagrees with the ID token', { disagreeing_fields: disagreeing });
     await this.consume('credential', payload);
     return payload;
   }
@@ -144,22 +189,41 @@ export class AgentEvidenceVerifier {
    * audience, identity agreement (with the request's agent and metadata, and with a prior
    * attestation on refresh), replay.
    */
-  async verifyAttestation(block: AttestationBlock, identity: { agentId: string; metadata?: AgentMetadata; prior?: JWTPayload }): Promise<VerifiedAttestation> {
+  async verifyAttestation(
+    block: AttestationBlock,
+    identity: { agentId: string; metadata?: AgentMetadata; prior?: JWTPayload },
+  ): Promise<VerifiedAttestation> {
     const { payload } = await this.verifyJwt('attestation', block.token, ['iss', 'aud', 'iat', 'exp', 'jti']);
     const disagreeing: string[] = [];
     if (payload.sub !== undefined && payload.sub !== identity.agentId) disagreeing.push('sub');
     disagreeing.push(...disagreeingFields(identity.metadata, payload, IDENTITY_FIELDS));
     if (identity.prior) {
       for (const field of ['sub', ...IDENTITY_FIELDS]) {
-        if (identity.prior[field] !== undefined && payload[field] !== undefined && identity.prior[field] !== payload[field] && !disagreeing.includes(field)) disagreeing.push(field);
+        if (
+          identity.prior[field] !== undefined &&
+          payload[field] !== undefined &&
+          identity.prior[field] !== payload[field] &&
+          !disagreeing.includes(field)
+        )
+          disagreeing.push(field);
       }
     }
-    if (disagreeing.length > 0) throw oapError('agent_attestation_identity_mismatch', 'The attestation identity disagrees with the grant', { disagreeing_fields: disagreeing });
+    if (disagreeing.length > 0)
+      throw oapError('agent_attestation_identity_mismatch', 'The attestation identity disagrees with the grant', {
+        disagreeing_fields: disagreeing,
+      });
     await this.consume('attestation', payload);
     return {
       token: block.token,
       claims: payload,
-      overlay: { format: block.format, iss: payload.iss!, jti: payload.jti!, iat: payload.iat!, exp: payload.exp!, claims_digest: sha256Hex(block.token) },
+      overlay: {
+        format: block.format,
+        iss: payload.iss!,
+        jti: payload.jti!,
+        iat: payload.iat!,
+        exp: payload.exp!,
+        claims_digest: sha256Hex(block.token),
+      },
     };
   }
 
@@ -182,22 +246,42 @@ export class AgentEvidenceVerifier {
    * The checks every format shares once its claims are read, in the order of the error tables:
    * required claims, trusted issuer and kid, signature of `signedJwt`, iat/exp (±60 s), audience.
    */
-  private async checkIssued(kind: Kind, header: ProtectedHeaderParameters, payload: JWTPayload, signedJwt: string, required: readonly string[], format?: string): Promise<JWTPayload> {
+  private async checkIssued(
+    kind: Kind,
+    header: ProtectedHeaderParameters,
+    payload: JWTPayload,
+    signedJwt: string,
+    required: readonly string[],
+    format?: string,
+  ): Promise<JWTPayload> {
     const codes = CODES[kind];
     const field = kind === 'credential' ? 'agent_credential' : 'agent_attestation.token';
     const formatDetail = format === undefined ? {} : { format };
     const missing = required.filter((claim) => payload[claim] === undefined);
-    if (missing.length > 0) throw oapError(codes.malformed, `${field} lacks required claims: ${missing.join(', ')}`, { field, missing_claims: missing, ...formatDetail });
-    if (typeof payload.iss !== 'string' || typeof payload.jti !== 'string' || typeof payload.iat !== 'number' || typeof payload.exp !== 'number') {
+    if (missing.length > 0)
+      throw oapError(codes.malformed, `${field} lacks required claims: ${missing.join(', ')}`, {
+        field,
+        missing_claims: missing,
+        ...formatDetail,
+      });
+    if (
+      typeof payload.iss !== 'string' ||
+      typeof payload.jti !== 'string' ||
+      typeof payload.iat !== 'number' ||
+      typeof payload.exp !== 'number'
+    ) {
       throw oapError(codes.malformed, `${field} has claims of the wrong type`, { field, ...formatDetail });
     }
     const region = this.config.REGION;
-    const issuer: TrustedIssuer | undefined = kind === 'credential' ? this.trust.credentialIssuer(payload.iss, region) : this.trust.attestationProvider(payload.iss, region);
+    const issuer: TrustedIssuer | undefined =
+      kind === 'credential' ? this.trust.credentialIssuer(payload.iss, region) : this.trust.attestationProvider(payload.iss, region);
     const kid = typeof header.kid === 'string' ? header.kid : undefined;
     if (!issuer) throw oapError(codes.untrusted, `Issuer ${payload.iss} is not trusted in region ${region}`, { iss: payload.iss });
-    if (issuer.kids && (kid === undefined || !issuer.kids.includes(kid))) throw oapError(codes.untrusted, `kid ${kid ?? '(none)'} is not allowed for ${payload.iss}`, { iss: payload.iss, kid: kid ?? null });
+    if (issuer.kids && (kid === undefined || !issuer.kids.includes(kid)))
+      throw oapError(codes.untrusted, `kid ${kid ?? '(none)'} is not allowed for ${payload.iss}`, { iss: payload.iss, kid: kid ?? null });
     if (kid !== undefined && issuer.revoked_kids?.includes(kid)) {
-      if (kind === 'attestation') throw oapError('agent_attestation_kid_revoked', `kid ${kid} is revoked for ${payload.iss}`, { iss: payload.iss, kid });
+      if (kind === 'attestation')
+        throw oapError('agent_attestation_kid_revoked', `kid ${kid} is revoked for ${payload.iss}`, { iss: payload.iss, kid });
       throw oapError(codes.untrusted, `kid ${kid} is not allowed for ${payload.iss}`, { iss: payload.iss, kid });
     }
     await this.checkSignature(kind, signedJwt, issuer);
@@ -206,7 +290,8 @@ export class AgentEvidenceVerifier {
       throw oapError(codes.expired, `${field} is expired or not yet valid`, { iat: payload.iat, exp: payload.exp });
     }
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!audiences.includes(this.regionalIssuer)) throw oapError(codes.audience, `${field} aud must contain ${this.regionalIssuer}`, { expected_audience: this.regionalIssuer });
+    if (!audiences.includes(this.regionalIssuer))
+      throw oapError(codes.audience, `${field} aud must contain ${this.regionalIssuer}`, { expected_audience: this.regionalIssuer });
     return payload;
   }
 
@@ -227,7 +312,12 @@ export class AgentEvidenceVerifier {
       });
     } catch (error) {
       if (!(error instanceof KeyBindingError)) throw error;
-      const detail = error.failure === 'signature' ? { reason: 'key_binding_mismatch' } : error.failure === 'audience' ? { expected_audience: this.regionalIssuer } : { field: 'agent_credential' };
+      const detail =
+        error.failure === 'signature'
+          ? { reason: 'key_binding_mismatch' }
+          : error.failure === 'audience'
+            ? { expected_audience: this.regionalIssuer }
+            : { field: 'agent_credential' };
       throw oapError(codes[error.failure], error.message, { ...detail, format: 'sd_jwt' });
     }
   }
@@ -244,8 +334,10 @@ export class AgentEvidenceVerifier {
     try {
       await compactVerify(token, createLocalJWKSet(jwks), { algorithms: EVIDENCE_ALGORITHMS });
     } catch (error) {
-      if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported) throw oapError(code, 'Unsupported signature algorithm', { reason: 'unsupported_alg' });
-      if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys) throw oapError(code, 'No key of the issuer JWKS matches', { reason: 'wrong_key' });
+      if (error instanceof joseErrors.JOSEAlgNotAllowed || error instanceof joseErrors.JOSENotSupported)
+        throw oapError(code, 'Unsupported signature algorithm', { reason: 'unsupported_alg' });
+      if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys)
+        throw oapError(code, 'No key of the issuer JWKS matches', { reason: 'wrong_key' });
       if (error instanceof joseErrors.JOSEError) throw oapError(code, 'Signature verification failed', { reason: 'signature_mismatch' });
       throw error;
     }
@@ -254,13 +346,25 @@ export class AgentEvidenceVerifier {
   private async consume(kind: Kind, payload: JWTPayload): Promise<void> {
     const now = this.clock.now();
     const expires = new Date((payload.exp! + EVIDENCE_SKEW_SECONDS) * 1000);
-    const fresh = await this.replay.firstUse(kind === 'credential' ? 'agent_credential' : 'agent_attestation', `${payload.iss}\u0000${payload.jti}`, expires, now);
-    if (!fresh) throw oapError(CODES[kind].replayed, `This ${kind === 'credential' ? 'agent_credential' : 'agent_attestation'} (iss, jti) was already used`, { iss: payload.iss, jti: payload.jti });
+    const fresh = await this.replay.firstUse(
+      kind === 'credential' ? 'agent_credential' : 'agent_attestation',
+      `${payload.iss}\u0000${payload.jti}`,
+      expires,
+      now,
+    );
+    if (!fresh)
+      throw oapError(
+        CODES[kind].replayed,
+        `This ${kind === 'credential' ? 'agent_credential' : 'agent_attestation'} (iss, jti) was already used`,
+        { iss: payload.iss, jti: payload.jti },
+      );
   }
 }
 
 /** Fields present on both sides with different values. */
 function disagreeingFields(metadata: AgentMetadata | undefined, claims: JWTPayload, fields: readonly (keyof AgentMetadata)[]): string[] {
   if (!metadata) return [];
-  return fields.filter((f) => metadata[f] !== undefined && claims[f] !== undefined && claims[f] !== metadata[f] && f in AGENT_METADATA_LIMITS);
+  return fields.filter(
+    (f) => metadata[f] !== undefined && claims[f] !== undefined && claims[f] !== metadata[f] && f in AGENT_METADATA_LIMITS,
+  );
 }

@@ -33,7 +33,12 @@ export class JwksCache {
     if (hit && hit.until > Date.now() && !forceRefresh) return hit.jwks;
     let text: string;
     try {
-      const response = await request(uri, { method: 'GET', headersTimeout: JWKS_TIMEOUT_MS, bodyTimeout: JWKS_TIMEOUT_MS, headers: { accept: 'application/json' } });
+      const response = await request(uri, {
+        method: 'GET',
+        headersTimeout: JWKS_TIMEOUT_MS,
+        bodyTimeout: JWKS_TIMEOUT_MS,
+        headers: { accept: 'application/json' },
+      });
       if (response.statusCode < 200 || response.statusCode >= 300) {
         await response.body.dump();
         throw new JwksError('jwks_fetch_failed');
@@ -50,7 +55,12 @@ export class JwksCache {
     } catch {
       throw new JwksError('jwks_malformed');
     }
-    if (typeof jwks !== 'object' || jwks === null || !Array.isArray((jwks as { keys?: unknown }).keys) || !(jwks as JSONWebKeySet).keys.every((k) => typeof k === 'object' && k !== null && typeof k.kty === 'string')) {
+    if (
+      typeof jwks !== 'object' ||
+      jwks === null ||
+      !Array.isArray((jwks as { keys?: unknown }).keys) ||
+      !(jwks as JSONWebKeySet).keys.every((k) => typeof k === 'object' && k !== null && typeof k.kty === 'string')
+    ) {
       throw new JwksError('jwks_malformed');
     }
     this.entries.set(uri, { jwks: jwks as JSONWebKeySet, until: Date.now() + JWKS_CACHE_MS });

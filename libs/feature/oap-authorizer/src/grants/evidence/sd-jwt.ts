@@ -6,13 +6,16 @@ import { CredentialFormatError } from './credential-format-error';
 /** The only digest algorithm accepted for disclosures (`_sd_alg`; absent means sha-256). */
 export const SD_ALG = 'sha-256';
 
-const malformed = (message: string, detail: Record<string, unknown> = {}) => new CredentialFormatError(message, { format: 'sd_jwt', ...detail });
+const malformed = (message: string, detail: Record<string, unknown> = {}) =>
+  new CredentialFormatError(message, { format: 'sd_jwt', ...detail });
 const unsupportedAlg = (alg: unknown) => malformed(`SD-JWT _sd_alg ${String(alg)} is not supported (only ${SD_ALG})`, { _sd_alg: alg });
 
 /** The hasher @sd-jwt/core digests disclosures with: node:crypto SHA-256, nothing else. */
 function sha256(data: string | ArrayBuffer, alg: string): Uint8Array {
   if (alg !== SD_ALG) throw unsupportedAlg(alg);
-  return createHash('sha256').update(typeof data === 'string' ? data : new Uint8Array(data)).digest();
+  return createHash('sha256')
+    .update(typeof data === 'string' ? data : new Uint8Array(data))
+    .digest();
 }
 
 /** Decodes SD-JWTs and rebuilds their claims; the issuer JWT is verified by the trust-list path. */
@@ -75,11 +78,16 @@ function checkDisclosure(encoded: string, digest: string): void {
   } catch {
     throw malformed('An SD-JWT disclosure is not base64url JSON', { disclosure_digest: digest });
   }
-  if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || !(parsed.length === 2 || (parsed.length === 3 && typeof parsed[1] === 'string'))) {
+  if (
+    !Array.isArray(parsed) ||
+    typeof parsed[0] !== 'string' ||
+    !(parsed.length === 2 || (parsed.length === 3 && typeof parsed[1] === 'string'))
+  ) {
     throw malformed('An SD-JWT disclosure must be [salt, name, value] or [salt, value]', { disclosure_digest: digest });
   }
   const name: unknown = parsed.length === 3 ? parsed[1] : undefined;
-  if (name === '_sd' || name === '...' || name === '__proto__' || name === '') throw malformed(`An SD-JWT disclosure may not disclose ${name === '' ? 'an empty name' : name}`, { disclosure_digest: digest });
+  if (name === '_sd' || name === '...' || name === '__proto__' || name === '')
+    throw malformed(`An SD-JWT disclosure may not disclose ${name === '' ? 'an empty name' : name}`, { disclosure_digest: digest });
 }
 
 type Disclosure = NonNullable<SDJwt['disclosures']>[number];
@@ -114,7 +122,8 @@ function checkDigestReferences(payload: Record<string, unknown>, byDigest: Reado
         }
         if (Object.keys(element).length !== 1) throw malformed('An SD-JWT array-element digest {"...": digest} has other keys');
         const disclosure = answer(element['...']);
-        if (disclosure?.key !== undefined) throw malformed('An object-property disclosure answers an array-element digest', { disclosure_digest: element['...'] });
+        if (disclosure?.key !== undefined)
+          throw malformed('An object-property disclosure answers an array-element digest', { disclosure_digest: element['...'] });
         if (disclosure) visit(disclosure.value);
       }
       return;
@@ -131,14 +140,16 @@ function checkDigestReferences(payload: Record<string, unknown>, byDigest: Reado
       const disclosure = answer(digest);
       if (!disclosure) continue;
       if (disclosure.key === undefined) throw malformed('An array-element disclosure answers an _sd digest', { disclosure_digest: digest });
-      if (names.has(disclosure.key)) throw malformed(`SD-JWT disclosure of ${disclosure.key} overwrites a claim`, { disclosure_digest: digest });
+      if (names.has(disclosure.key))
+        throw malformed(`SD-JWT disclosure of ${disclosure.key} overwrites a claim`, { disclosure_digest: digest });
       names.add(disclosure.key);
       visit(disclosure.value);
     }
   };
   visit(payload);
   const unreferenced = [...byDigest.keys()].find((digest) => !seen.has(digest));
-  if (unreferenced !== undefined) throw malformed('An SD-JWT disclosure digest is not in the signed payload', { disclosure_digest: unreferenced });
+  if (unreferenced !== undefined)
+    throw malformed('An SD-JWT disclosure digest is not in the signed payload', { disclosure_digest: unreferenced });
 }
 
 /**
@@ -148,7 +159,10 @@ function checkDigestReferences(payload: Record<string, unknown>, byDigest: Reado
  * `payload` is the issuer-signed payload as already decoded. The key-binding JWT is decoded only
  * by {@link verifyKeyBinding}, after the issuer signature, as before.
  */
-export async function decodeSdJwt(parts: SdJwtParts, payload: Record<string, unknown>): Promise<{ sdJwt: DecodedSdJwt; claims: Record<string, unknown> }> {
+export async function decodeSdJwt(
+  parts: SdJwtParts,
+  payload: Record<string, unknown>,
+): Promise<{ sdJwt: DecodedSdJwt; claims: Record<string, unknown> }> {
   // The library reads a missing or non-string _sd_alg as sha-256; only absent means that.
   if (payload._sd_alg !== undefined && payload._sd_alg !== SD_ALG) throw unsupportedAlg(payload._sd_alg);
   const digests = new Set<string>();
@@ -215,10 +229,13 @@ export async function verifyKeyBinding(
   const alg = kbJwt.header?.alg;
   const verifyHolderSignature = async (signingInput: string, signature: string): Promise<boolean> => {
     try {
-      await compactVerify(`${signingInput}.${signature}`, await importJWK(holderJwk, typeof alg === 'string' ? alg : undefined), { algorithms: options.algorithms });
+      await compactVerify(`${signingInput}.${signature}`, await importJWK(holderJwk, typeof alg === 'string' ? alg : undefined), {
+        algorithms: options.algorithms,
+      });
       return true;
     } catch (error) {
-      if (error instanceof joseErrors.JOSEError || error instanceof TypeError) throw new KeyBindingError('signature', 'The key-binding JWT signature does not verify with cnf.jwk');
+      if (error instanceof joseErrors.JOSEError || error instanceof TypeError)
+        throw new KeyBindingError('signature', 'The key-binding JWT signature does not verify with cnf.jwk');
       throw error;
     }
   };
@@ -226,11 +243,15 @@ export async function verifyKeyBinding(
     await kbJwt.verifyKB({ verifier: verifyHolderSignature, payload: { cnf: { jwk: holderJwk } }, nonce: claims.nonce });
   } catch (error) {
     if (error instanceof KeyBindingError) throw error;
-    if (error instanceof Error && error.name === 'SDJWTException') throw new KeyBindingError('malformed', 'The key-binding JWT must be typ kb+jwt with alg, iat, aud, nonce and sd_hash');
+    if (error instanceof Error && error.name === 'SDJWTException')
+      throw new KeyBindingError('malformed', 'The key-binding JWT must be typ kb+jwt with alg, iat, aud, nonce and sd_hash');
     throw error;
   }
-  if (claims.sd_hash !== sdDigest(sdJwt.sdJwt.encodeSDJwt())) throw new KeyBindingError('signature', 'The key-binding JWT sd_hash does not cover this SD-JWT');
-  if (Math.abs(claims.iat - options.nowSeconds) > options.skewSeconds) throw new KeyBindingError('expired', 'The key-binding JWT iat is outside the allowed skew');
+  if (claims.sd_hash !== sdDigest(sdJwt.sdJwt.encodeSDJwt()))
+    throw new KeyBindingError('signature', 'The key-binding JWT sd_hash does not cover this SD-JWT');
+  if (Math.abs(claims.iat - options.nowSeconds) > options.skewSeconds)
+    throw new KeyBindingError('expired', 'The key-binding JWT iat is outside the allowed skew');
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-  if (!audiences.includes(options.audience)) throw new KeyBindingError('audience', `The key-binding JWT aud must contain ${options.audience}`);
+  if (!audiences.includes(options.audience))
+    throw new KeyBindingError('audience', `The key-binding JWT aud must contain ${options.audience}`);
 }

@@ -31,5 +31,8 @@ export function parseTrustLists(raw: string | undefined): TrustListDocument {
     }
     return value as TrustedIssuer[];
   };
-  return { agent_credential_issuers: list(parsed.agent_credential_issuers, 'agent_credential_issuers'), attestation_providers: list(parsed.attestation_providers, 'attestation_providers') };
+  return {
+    agent_credential_issuers: list(parsed.agent_credential_issuers, 'agent_credential_issuers'),
+    attestation_providers: list(parsed.attestation_providers, 'attestation_providers'),
+  };
 }

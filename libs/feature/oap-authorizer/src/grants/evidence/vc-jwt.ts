@@ -12,7 +12,8 @@ const SUBJECT_CLAIMS = ['agent_type', 'agent_model', 'agent_provider', 'agent_ve
 /** Which of the two JWT securings of a W3C VC a token uses. */
 export type VcSecuring = 'jwt_vc' | 'vc_jose';
 
-const mediaType = (value: unknown): string | undefined => (typeof value === 'string' ? value.toLowerCase().replace(/^application\//, '') : undefined);
+const mediaType = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value.toLowerCase().replace(/^application\//, '') : undefined;
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -36,14 +37,18 @@ function seconds(value: unknown, name: string): number | undefined {
 
 function numeric(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw new CredentialFormatError(`The credential ${name} must be a NumericDate`, { format: 'vc', claim: name });
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new CredentialFormatError(`The credential ${name} must be a NumericDate`, { format: 'vc', claim: name });
   return value;
 }
 
 /** One value from a JWT claim and its credential counterpart; both present must agree. */
 function agreeing(jwtName: string, jwtValue: unknown, vcName: string, vcValue: unknown): unknown {
   if (jwtValue !== undefined && vcValue !== undefined && jwtValue !== vcValue) {
-    throw new CredentialFormatError(`The credential ${jwtName} and ${vcName} disagree`, { format: 'vc', disagreeing_claims: [jwtName, vcName] });
+    throw new CredentialFormatError(`The credential ${jwtName} and ${vcName} disagree`, {
+      format: 'vc',
+      disagreeing_claims: [jwtName, vcName],
+    });
   }
   return jwtValue ?? vcValue;
 }
@@ -62,12 +67,18 @@ export function claimsOfVerifiableCredential(securing: VcSecuring, payload: JWTP
   const credential = securing === 'jwt_vc' ? payload.vc : payload;
   if (!isObject(credential)) throw new CredentialFormatError('The vc claim must be a credential object', { format: 'vc' });
   const contexts = Array.isArray(credential['@context']) ? credential['@context'] : [credential['@context']];
-  if (!VC_BASE_CONTEXTS.includes(contexts[0] as string)) throw new CredentialFormatError('The credential @context must start with a W3C VC base context', { format: 'vc', field: '@context' });
+  if (!VC_BASE_CONTEXTS.includes(contexts[0] as string))
+    throw new CredentialFormatError('The credential @context must start with a W3C VC base context', { format: 'vc', field: '@context' });
   const types = Array.isArray(credential.type) ? credential.type : [credential.type];
-  if (!types.includes('VerifiableCredential')) throw new CredentialFormatError('The credential type must include VerifiableCredential', { format: 'vc', field: 'type' });
+  if (!types.includes('VerifiableCredential'))
+    throw new CredentialFormatError('The credential type must include VerifiableCredential', { format: 'vc', field: 'type' });
   const subjects = Array.isArray(credential.credentialSubject) ? credential.credentialSubject : [credential.credentialSubject];
   const subject = subjects[0];
-  if (subjects.length !== 1 || !isObject(subject)) throw new CredentialFormatError('The credential must have exactly one credentialSubject object (the agent)', { format: 'vc', field: 'credentialSubject' });
+  if (subjects.length !== 1 || !isObject(subject))
+    throw new CredentialFormatError('The credential must have exactly one credentialSubject object (the agent)', {
+      format: 'vc',
+      field: 'credentialSubject',
+    });
   const issuer = isObject(credential.issuer) ? credential.issuer.id : credential.issuer;
 
   const notBefore = present([
@@ -76,7 +87,11 @@ export function claimsOfVerifiableCredential(securing: VcSecuring, payload: JWTP
     seconds(credential.validFrom, 'validFrom'),
     seconds(credential.issuanceDate, 'issuanceDate'),
   ]);
-  const notAfter = present([numeric(payload.exp, 'exp'), seconds(credential.validUntil, 'validUntil'), seconds(credential.expirationDate, 'expirationDate')]);
+  const notAfter = present([
+    numeric(payload.exp, 'exp'),
+    seconds(credential.validUntil, 'validUntil'),
+    seconds(credential.expirationDate, 'expirationDate'),
+  ]);
 
   const claims: JWTPayload = {};
   for (const name of SUBJECT_CLAIMS) if (subject[name] !== undefined) claims[name] = subject[name];

@@ -79,10 +79,20 @@ export class OversightGrant {
     return route.route === 'oversight' ? agentClass : undefined;
   }
 
-  async execute(request: GrantRequest, options: RequestGrantOptions, input: { agentClass: string; environment: 'development' | 'production' }): Promise<StoredResponse> {
+  async execute(
+    request: GrantRequest,
+    options: RequestGrantOptions,
+    input: { agentClass: string; environment: 'development' | 'production' },
+  ): Promise<StoredResponse> {
     const now = this.clock.now();
-    if (options.dpopReplay && !(await this.replay.firstUse('dpop', options.dpopReplay.value, options.dpopReplay.expiresAt, now))) throw dpopReplayedError();
-    const claim = await this.idempotency.claim(request.applicationId, GRANTS_IDEMPOTENCY_SCOPE, options.idempotencyKey, options.requestSha256);
+    if (options.dpopReplay && !(await this.replay.firstUse('dpop', options.dpopReplay.value, options.dpopReplay.expiresAt, now)))
+      throw dpopReplayedError();
+    const claim = await this.idempotency.claim(
+      request.applicationId,
+      GRANTS_IDEMPOTENCY_SCOPE,
+      options.idempotencyKey,
+      options.requestSha256,
+    );
     if (claim.state === 'replay') return claim.response;
     try {
       // Evidence the request carries (agent credential, attestation) is verified as on the cascade path.
@@ -91,7 +101,9 @@ export class OversightGrant {
       const contextHash = sha256Hex(canonicalJson(grantRequestToJson(request)));
       await this.grants.transaction(async (manager) => {
         await this.record(manager, request, options, response, contextHash);
-        await this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, [{ applicationId: request.applicationId, key: options.idempotencyKey, response }]);
+        await this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, [
+          { applicationId: request.applicationId, key: options.idempotencyKey, response },
+        ]);
       });
       return response;
     } catch (error) {
@@ -100,7 +112,11 @@ export class OversightGrant {
     }
   }
 
-  private async decide(request: GrantRequest, options: RequestGrantOptions, input: { agentClass: string; environment: 'development' | 'production' }): Promise<StoredResponse> {
+  private async decide(
+    request: GrantRequest,
+    options: RequestGrantOptions,
+    input: { agentClass: string; environment: 'development' | 'production' },
+  ): Promise<StoredResponse> {
     let reply;
     try {
       reply = await this.rpc.call(
@@ -143,15 +159,26 @@ export class OversightGrant {
       };
     }
     if (reply.outcome === 'deny') {
-      return denied('policy_engine_denied', 'The application\'s policy engine denied the request', { attestation_id: reply.attestationId, witness_receipt: reply.receipt });
+      return denied('policy_engine_denied', "The application's policy engine denied the request", {
+        attestation_id: reply.attestationId,
+        witness_receipt: reply.receipt,
+      });
     }
     if (reply.outcome === 'not_configured') {
-      return denied('policy_engine_not_configured', 'The agent class is routed to the application\'s policy engine, but none is ready', { reason: reply.reason });
+      return denied('policy_engine_not_configured', "The agent class is routed to the application's policy engine, but none is ready", {
+        reason: reply.reason,
+      });
     }
     return denied('policy_engine_unavailable', 'The policy engine could not decide the request', { reason: reply.reason });
   }
 
-  private async record(manager: Parameters<Parameters<GrantsRepository['transaction']>[0]>[0], request: GrantRequest, options: RequestGrantOptions, response: StoredResponse, contextHash: string): Promise<void> {
+  private async record(
+    manager: Parameters<Parameters<GrantsRepository['transaction']>[0]>[0],
+    request: GrantRequest,
+    options: RequestGrantOptions,
+    response: StoredResponse,
+    contextHash: string,
+  ): Promise<void> {
     const body = response.body as { decision?: string; reason_code?: string; witness_receipt?: string };
     const now = this.clock.now();
     const decision = body.decision === 'allow' ? 'allow' : 'deny';
@@ -196,7 +223,11 @@ export class OversightGrant {
   }
 }
 
-function denied(reasonCode: OversightDenialReason, message: string, extra: { reason?: string; attestation_id?: string; witness_receipt?: string }): StoredResponse {
+function denied(
+  reasonCode: OversightDenialReason,
+  message: string,
+  extra: { reason?: string; attestation_id?: string; witness_receipt?: string },
+): StoredResponse {
   const { reason, ...witnessed } = extra;
   return {
     status: 403,

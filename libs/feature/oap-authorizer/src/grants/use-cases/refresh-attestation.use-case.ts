@@ -46,7 +46,11 @@ export class RefreshAttestation {
     try {
       const request = grantRequestFromJson(JSON.parse((await this.grants.requestJson(grant.id)) ?? '{}') as Record<string, unknown>);
       const priorToken = await this.grants.latestAttestationToken(grant.id);
-      const verified = await this.evidence.verifyAttestation(block, { agentId: grant.agentId, metadata: request.metadata, prior: priorToken ? decodeJwt(priorToken) : undefined });
+      const verified = await this.evidence.verifyAttestation(block, {
+        agentId: grant.agentId,
+        metadata: request.metadata,
+        prior: priorToken ? decodeJwt(priorToken) : undefined,
+      });
       const now = this.clock.now();
       const signed = await this.receipts.signAuthorizerReceipt({
         grantId: grant.id,

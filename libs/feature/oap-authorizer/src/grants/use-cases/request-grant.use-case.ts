@@ -26,7 +26,14 @@ import { dpopReplayedError, type DpopReplayEntry } from '../dpop';
 import type { VerifiedAttestation } from '../evidence/agent-evidence-verifier';
 import { GrantIssuer, type SignedGrant } from '../grant-issuer';
 import { grantRequestToJson } from '../grant-request-json';
-import { GrantsRepository, RECENT_ACTIONS, type AgentSnapshot, type AttestationTokenInsert, type DecisionRecord, type GrantInsert } from '../grants.repository';
+import {
+  GrantsRepository,
+  RECENT_ACTIONS,
+  type AgentSnapshot,
+  type AttestationTokenInsert,
+  type DecisionRecord,
+  type GrantInsert,
+} from '../grants.repository';
 import type { GrantAllowedResponse, GrantDeniedResponse, GrantEscalatedResponse } from '../grant-decision.responses';
 
 /** Idempotency scope of `POST /api/v1/grants`. */
@@ -45,7 +52,15 @@ export const MAX_GRANT_BATCH = 256;
  */
 export const GRANT_WRITERS = 2;
 
-const NO_HISTORY: GrantHistory = { total: 0, lastMinute: 0, buckets: { minute: 0, hour: 0, day: 0 }, aggregate: '0', month: '0', recentActions: [], grantedActions: new Set() };
+const NO_HISTORY: GrantHistory = {
+  total: 0,
+  lastMinute: 0,
+  buckets: { minute: 0, hour: 0, day: 0 },
+  aggregate: '0',
+  month: '0',
+  recentActions: [],
+  grantedActions: new Set(),
+};
 
 /** Options of one grant request. */
 export interface RequestGrantOptions {
@@ -95,7 +110,10 @@ interface BatchWrites {
  */
 @Injectable()
 export class RequestGrant {
-  private readonly writers = Array.from({ length: GRANT_WRITERS }, () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), { maxBatch: MAX_GRANT_BATCH }));
+  private readonly writers = Array.from(
+    { length: GRANT_WRITERS },
+    () => new GroupCommitQueue<GrantJob, StoredResponse>((jobs) => this.decideBatch(jobs), { maxBatch: MAX_GRANT_BATCH }),
+  );
   private readonly decisionsCounted: Counter<'outcome' | 'cascade_step'>;
 
   constructor(
@@ -116,8 +134,17 @@ export class RequestGrant {
     if (!options.prepare) return this.writerOf(request).submit({ request, options, claimed: false });
     // With evidence to verify, the key is claimed (and committed) first, then the evidence is
     // verified once, then the request joins a batch.
-    if (options.dpopReplay && !(await this.replay.firstUse('dpop', options.dpopReplay.value, options.dpopReplay.expiresAt, this.clock.now()))) throw dpopReplayedError();
-    const claim = await this.idempotency.claim(request.applicationId, GRANTS_IDEMPOTENCY_SCOPE, options.idempotencyKey, options.requestSha256);
+    if (
+      options.dpopReplay &&
+      !(await this.replay.firstUse('dpop', options.dpopReplay.value, options.dpopReplay.expiresAt, this.clock.now()))
+    )
+      throw dpopReplayedError();
+    const claim = await this.idempotency.claim(
+      request.applicationId,
+      GRANTS_IDEMPOTENCY_SCOPE,
+      options.idempotencyKey,
+      options.requestSha256,
+    );
     if (claim.state === 'replay') return claim.response;
     faultPoint('idempotency.after-claim');
     let attestation: VerifiedAttestation | undefined;
@@ -127,7 +154,9 @@ export class RequestGrant {
       if (isClientError(error)) {
         const stored = { status: HTTP_STATUS_BY_KIND[error.kind], body: { ...error.toEnvelope() } };
         await this.grants.transaction((manager) =>
-          this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, [{ applicationId: request.applicationId, key: options.idempotencyKey, response: stored }]),
+          this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, [
+            { applicationId: request.applicationId, key: options.idempotencyKey, response: stored },
+          ]),
         );
       } else {
         await this.idempotency.release(request.applicationId, GRANTS_IDEMPOTENCY_SCOPE, options.idempotencyKey);
@@ -158,10 +187,12 @@ export class RequestGrant {
     // signatures run on the crypto thread pool. Unused ones are dropped.
     const signed = await Promise.all(
       jobs.map((job, index) =>
-        this.issuer.sign({ request: job.request, now, contextHash: contextHashes[index]!, attestation: job.attestation }).catch((error: unknown) => {
-          outcomes[index] = { ok: false, error };
-          return undefined;
-        }),
+        this.issuer
+          .sign({ request: job.request, now, contextHash: contextHashes[index]!, attestation: job.attestation })
+          .catch((error: unknown) => {
+            outcomes[index] = { ok: false, error };
+            return undefined;
+          }),
       ),
     );
     // Best-effort cleanup of expired rows, on its own connection: a batch never waits for it, and a
@@ -178,8 +209,12 @@ export class RequestGrant {
       if (live.length > 0) {
         const agents = await agentsRead;
         const locked = await this.grants.lockAuthorities(manager, {
-          named: unique(live.flatMap((index) => (jobs[index]!.options.authorityId === undefined ? [] : [jobs[index]!.options.authorityId!]))),
-          unnamedAgentIds: unique(live.flatMap((index) => (jobs[index]!.options.authorityId === undefined ? [jobs[index]!.request.agentId] : []))),
+          named: unique(
+            live.flatMap((index) => (jobs[index]!.options.authorityId === undefined ? [] : [jobs[index]!.options.authorityId!])),
+          ),
+          unnamedAgentIds: unique(
+            live.flatMap((index) => (jobs[index]!.options.authorityId === undefined ? [jobs[index]!.request.agentId] : [])),
+          ),
           agentIds: unique(live.map((index) => jobs[index]!.request.agentId)),
         });
         const authorities = locked.map((row) => row.authority);
@@ -192,7 +227,9 @@ export class RequestGrant {
             selected.set(index, error as DomainError);
           }
         }
-        const used = unique([...selected.values()].flatMap((authority) => (authority && !(authority instanceof DomainError) ? [authority] : [])));
+        const used = unique(
+          [...selected.values()].flatMap((authority) => (authority && !(authority instanceof DomainError) ? [authority] : [])),
+        );
         const histories = await this.grants.histories(
           manager,
           used.map((authority) => ({
@@ -221,7 +258,8 @@ export class RequestGrant {
             outcomes[index] = { ok: true, value: response };
           } catch (error) {
             if (error instanceof QueryFailedError) throw error;
-            if (isClientError(error)) writes.completions.push({ ...key, response: { status: HTTP_STATUS_BY_KIND[error.kind], body: { ...error.toEnvelope() } } });
+            if (isClientError(error))
+              writes.completions.push({ ...key, response: { status: HTTP_STATUS_BY_KIND[error.kind], body: { ...error.toEnvelope() } } });
             else writes.releases.push(key);
             outcomes[index] = { ok: false, error };
           }
@@ -234,7 +272,11 @@ export class RequestGrant {
     });
     faultPoint('grant.after-commit');
     // Counted once committed: a batch run again after a conflict counts only its committed run.
-    for (const decision of writes.decisions) this.decisionsCounted.inc({ outcome: decision.decision, cascade_step: decision.cascadeStep === null ? 'none' : String(decision.cascadeStep) });
+    for (const decision of writes.decisions)
+      this.decisionsCounted.inc({
+        outcome: decision.decision,
+        cascade_step: decision.cascadeStep === null ? 'none' : String(decision.cascadeStep),
+      });
     return outcomes.map((outcome) => outcome ?? { ok: false, error: new Error('grant request left undecided') });
   }
 
@@ -242,7 +284,12 @@ export class RequestGrant {
    * Records the DPoP `jti`s and claims the keys of the batch's new requests; settles those refused
    * (replayed proof 401, key in flight 409, other body 422) or answered (stored response).
    */
-  private async claimBatch(manager: EntityManager, jobs: GrantJob[], outcomes: Array<JobOutcome<StoredResponse> | undefined>, now: Date): Promise<void> {
+  private async claimBatch(
+    manager: EntityManager,
+    jobs: GrantJob[],
+    outcomes: Array<JobOutcome<StoredResponse> | undefined>,
+    now: Date,
+  ): Promise<void> {
     const withProof = jobs.flatMap((job, index) => (!job.claimed && !outcomes[index] && job.options.dpopReplay ? [index] : []));
     const fresh = await this.replay.firstUseMany(
       manager,
@@ -257,7 +304,11 @@ export class RequestGrant {
     const claims = await this.idempotency.claimMany(
       manager,
       GRANTS_IDEMPOTENCY_SCOPE,
-      toClaim.map((index) => ({ applicationId: jobs[index]!.request.applicationId, key: jobs[index]!.options.idempotencyKey, requestSha256: jobs[index]!.options.requestSha256 })),
+      toClaim.map((index) => ({
+        applicationId: jobs[index]!.request.applicationId,
+        key: jobs[index]!.options.idempotencyKey,
+        requestSha256: jobs[index]!.options.requestSha256,
+      })),
       now,
     );
     toClaim.forEach((index, position) => {
@@ -284,13 +335,21 @@ export class RequestGrant {
   ): Promise<StoredResponse> {
     const { job, agent, now, contextHash } = input;
     const { request } = job;
-    if (!agent || agent.agent.applicationId !== request.applicationId) throw oapError('agent_not_found', 'Agent not found', { agent_id: request.agentId });
+    if (!agent || agent.agent.applicationId !== request.applicationId)
+      throw oapError('agent_not_found', 'Agent not found', { agent_id: request.agentId });
     if (input.authority instanceof DomainError) throw input.authority;
     const authority = input.authority;
     const history = authority ? (input.histories.get(authority.id) ?? NO_HISTORY) : NO_HISTORY;
     const decision = runCascade({ now, request, authority, agent: agent.agent, currentManifestSha256: agent.manifestSha256, history });
     if (decision.decision === 'allow' && authority) {
-      const { issued, rows } = this.issuer.mint(input.signed, { request, authority, now, contextHash, requestJson: input.requestJson, attestation: job.attestation });
+      const { issued, rows } = this.issuer.mint(input.signed, {
+        request,
+        authority,
+        now,
+        contextHash,
+        requestJson: input.requestJson,
+        attestation: job.attestation,
+      });
       writes.grants.push(rows.grant);
       if (rows.attestation) writes.attestations.push(rows.attestation);
       writes.decisions.push(rows.decision);
@@ -310,12 +369,26 @@ export class RequestGrant {
         } satisfies GrantAllowedResponse,
       };
     }
-    if (decision.decision === 'escalate' && authority) return this.escalate(manager, writes, { request, authority, agent: agent.agent, contextHash, requestJson: input.requestJson, now });
-    const denial = decision.decision === 'deny' ? decision : { step: 3, category: 'authorization_denied' as const, reason: 'authority_not_found', message: 'No authority covers this agent' };
-    recordDecision(writes, { request, authority, contextHash, now }, { decision: 'deny', denialCategory: denial.category, cascadeStep: denial.step, reasonCode: denial.reason });
+    if (decision.decision === 'escalate' && authority)
+      return this.escalate(manager, writes, { request, authority, agent: agent.agent, contextHash, requestJson: input.requestJson, now });
+    const denial =
+      decision.decision === 'deny'
+        ? decision
+        : { step: 3, category: 'authorization_denied' as const, reason: 'authority_not_found', message: 'No authority covers this agent' };
+    recordDecision(
+      writes,
+      { request, authority, contextHash, now },
+      { decision: 'deny', denialCategory: denial.category, cascadeStep: denial.step, reasonCode: denial.reason },
+    );
     return {
       status: 403,
-      body: { message: denial.message, reason_code: denial.reason, decision: 'deny', denial_category: denial.category, cascade_step: denial.step } satisfies GrantDeniedResponse,
+      body: {
+        message: denial.message,
+        reason_code: denial.reason,
+        decision: 'deny',
+        denial_category: denial.category,
+        cascade_step: denial.step,
+      } satisfies GrantDeniedResponse,
     };
   }
 
@@ -346,7 +419,9 @@ export class RequestGrant {
       counterProposal: null,
     };
     const decisionUrl = `${this.config.publicBaseUrl}/decisions/${sessionToken}`;
-    const proposalJson = JSON.stringify(approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }));
+    const proposalJson = JSON.stringify(
+      approvalProposalOf({ escalationId: escalation.id, request, authority, agent: input.agent, deadline: escalation.approvalTtlAt }),
+    );
     await this.escalations.insert(manager, escalation, sha256Hex(sessionToken), proposalJson);
     writes.events.push({
       type: 'oap.approval_requested',
@@ -403,7 +478,8 @@ function selectAuthority(job: GrantJob, locked: readonly Authority[]): Authority
   const current = locked
     .filter((candidate) => candidate.agentId === request.agentId && candidate.status !== 'revoked')
     .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
-  if (current.length > 1) throw oapError('authority_ambiguous', 'The agent holds several authorities; name one with authority_id', { field: 'authority_id' });
+  if (current.length > 1)
+    throw oapError('authority_ambiguous', 'The agent holds several authorities; name one with authority_id', { field: 'authority_id' });
   return current[0];
 }
 

@@ -32,13 +32,19 @@ export class RevokeGrant {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(principal: Principal, grantId: string, reasonCode: RevocationReasonCode, reason: string): Promise<{ revocation: Revocation; created: boolean }> {
+  async execute(
+    principal: Principal,
+    grantId: string,
+    reasonCode: RevocationReasonCode,
+    reason: string,
+  ): Promise<{ revocation: Revocation; created: boolean }> {
     const parsed = parseId(grantId);
     if (parsed?.kind === 'oap_grant' && isRegion(parsed.region) && parsed.region !== this.config.REGION) {
       throw new WrongRegionError(homeRegionOf(this.config, parsed.region), 'grant_region_mismatch');
     }
     const existing = await this.grants.find(grantId);
-    if (!existing || existing.applicationId !== principal.applicationId) throw oapError('grant_not_found', 'Grant not found', { grant_id: grantId });
+    if (!existing || existing.applicationId !== principal.applicationId)
+      throw oapError('grant_not_found', 'Grant not found', { grant_id: grantId });
     const now = this.clock.now();
     return this.grants.transaction(async (manager) => {
       const result = await this.grants.revoke(manager, grantId, now);
@@ -48,16 +54,26 @@ export class RevokeGrant {
           `SELECT reason_code, reason, revoked_at FROM oap.revocations WHERE grant_id = $1`,
           [grantId],
         );
-        return { revocation: { grantId, reasonCode: rows[0]?.reason_code ?? 'unspecified', reason: rows[0]?.reason ?? '', revokedAt: rows[0]?.revoked_at ?? result.grant.revokedAt ?? now }, created: false };
+        return {
+          revocation: {
+            grantId,
+            reasonCode: rows[0]?.reason_code ?? 'unspecified',
+            reason: rows[0]?.reason ?? '',
+            revokedAt: rows[0]?.revoked_at ?? result.grant.revokedAt ?? now,
+          },
+          created: false,
+        };
       }
-      await manager.query(`INSERT INTO oap.revocations (grant_id, application_id, reason_code, reason, revoked_at) VALUES ($1, $2, $3, $4, $5)`, [
-        grantId,
-        principal.applicationId,
-        reasonCode,
-        reason,
-        now,
-      ]);
-      await this.outbox.add(manager, 'grant.revoked', { grantId, reason, revokedAt: now.toISOString() }, { applicationId: principal.applicationId, occurredAt: now });
+      await manager.query(
+        `INSERT INTO oap.revocations (grant_id, application_id, reason_code, reason, revoked_at) VALUES ($1, $2, $3, $4, $5)`,
+        [grantId, principal.applicationId, reasonCode, reason, now],
+      );
+      await this.outbox.add(
+        manager,
+        'grant.revoked',
+        { grantId, reason, revokedAt: now.toISOString() },
+        { applicationId: principal.applicationId, occurredAt: now },
+      );
       return { revocation: { grantId, reasonCode, reason, revokedAt: now }, created: true };
     });
   }

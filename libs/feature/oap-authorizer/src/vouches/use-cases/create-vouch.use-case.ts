@@ -40,15 +40,25 @@ export class CreateVouch {
   /** The vouch, and whether this call created it (false: an Idempotency-Key replay). */
   async execute(command: CreateVouchCommand): Promise<{ vouch: Vouch; created: boolean }> {
     const now = this.clock.now();
-    const requestSha256 = sha256Hex(canonicalJson({ voucher: command.voucher, subject: command.subject, weight: command.weight, reason_code: command.reasonCode, expires_at: command.expiresAt.toISOString() }));
+    const requestSha256 = sha256Hex(
+      canonicalJson({
+        voucher: command.voucher,
+        subject: command.subject,
+        weight: command.weight,
+        reason_code: command.reasonCode,
+        expires_at: command.expiresAt.toISOString(),
+      }),
+    );
     if (command.idempotencyKey) {
       const earlier = await this.vouches.findByIdempotencyKey(command.applicationId, command.idempotencyKey);
       if (earlier) return this.replay(earlier, requestSha256);
     }
     const subjectType = subjectTypeOf(command.subject);
-    if (command.subject === command.voucher.id) throw oapError('vouch_self_not_allowed', 'A party cannot vouch for itself', { field: 'subject' });
+    if (command.subject === command.voucher.id)
+      throw oapError('vouch_self_not_allowed', 'A party cannot vouch for itself', { field: 'subject' });
     if (command.expiresAt <= now) throw invalid('expires_at must be in the future', { field: 'expires_at' });
-    if (command.expiresAt.getTime() > now.getTime() + VOUCH_MAX_DAYS * 86_400_000) throw invalid(`expires_at must be within ${VOUCH_MAX_DAYS} days`, { field: 'expires_at' });
+    if (command.expiresAt.getTime() > now.getTime() + VOUCH_MAX_DAYS * 86_400_000)
+      throw invalid(`expires_at must be within ${VOUCH_MAX_DAYS} days`, { field: 'expires_at' });
     const vouch: Vouch = {
       id: newRegionalId('vouch', this.config.REGION),
       applicationId: command.applicationId,
@@ -71,11 +81,18 @@ export class CreateVouch {
         const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
         if ((await this.vouches.countSince(manager, vouch.voucherId, dayStart)) >= VOUCHES_PER_VOUCHER_PER_DAY) {
           const retryAfter = Math.ceil((dayStart.getTime() + 86_400_000 - now.getTime()) / 1000);
-          throw oapError('vouch_daily_limit_reached', `A voucher may create at most ${VOUCHES_PER_VOUCHER_PER_DAY} vouches per UTC day`, { limit: VOUCHES_PER_VOUCHER_PER_DAY }, { 'Retry-After': String(retryAfter) });
+          throw oapError(
+            'vouch_daily_limit_reached',
+            `A voucher may create at most ${VOUCHES_PER_VOUCHER_PER_DAY} vouches per UTC day`,
+            { limit: VOUCHES_PER_VOUCHER_PER_DAY },
+            { 'Retry-After': String(retryAfter) },
+          );
         }
         await this.vouches.retireExpiredPair(manager, vouch.voucherId, vouch.subjectId, now);
         if (!(await this.vouches.insert(manager, vouch, command.idempotencyKey, requestSha256))) {
-          throw oapError('vouch_already_active', 'The voucher already has an active vouch for this subject; revoke it first', { field: 'subject' });
+          throw oapError('vouch_already_active', 'The voucher already has an active vouch for this subject; revoke it first', {
+            field: 'subject',
+          });
         }
         await this.scores.refresh(manager, vouch.subjectId, now);
         return { vouch, created: true };
@@ -91,7 +108,8 @@ export class CreateVouch {
   }
 
   private replay(earlier: { vouch: Vouch; requestSha256: string }, requestSha256: string): { vouch: Vouch; created: boolean } {
-    if (earlier.requestSha256 !== requestSha256) throw oapError('vouch_idempotency_key_reused', 'Idempotency-Key was used with a different request', { field: 'Idempotency-Key' });
+    if (earlier.requestSha256 !== requestSha256)
+      throw oapError('vouch_idempotency_key_reused', 'Idempotency-Key was used with a different request', { field: 'Idempotency-Key' });
     return { vouch: earlier.vouch, created: false };
   }
 }

@@ -12,7 +12,11 @@ import { oversightError } from '../../oversight.errors';
 import { ResolveAgentClassRoute } from '../../routing/resolve-agent-class-route.use-case';
 import { OVERSIGHT_OUTBOX } from '../../tokens';
 import {
-  APPROVAL_TTL_SECONDS, DECIDED_AT_SKEW_SECONDS, canonicalAttestationRequest, needsHuman, type AttestationCommand,
+  APPROVAL_TTL_SECONDS,
+  DECIDED_AT_SKEW_SECONDS,
+  canonicalAttestationRequest,
+  needsHuman,
+  type AttestationCommand,
 } from '../attestation';
 import { AttestationsRepository, isAttestationKeyConflict, type StoredAttestation } from '../attestations.repository';
 import { WitnessReceiptSigner, policyClaims } from '../witness-receipt';
@@ -81,7 +85,10 @@ export class SubmitAttestation {
   }
 
   async execute(attester: TrustedAttester, command: AttestationCommand): Promise<SubmittedAttestation> {
-    if (command.applicationId !== attester.applicationId || (attester.scopeApplicationId !== null && command.applicationId !== attester.scopeApplicationId)) {
+    if (
+      command.applicationId !== attester.applicationId ||
+      (attester.scopeApplicationId !== null && command.applicationId !== attester.scopeApplicationId)
+    ) {
       throw oversightError('application_not_permitted', 'This trusted attester may not attest for that application', {
         field: 'application_id',
         application_id: command.applicationId,
@@ -98,9 +105,13 @@ export class SubmitAttestation {
     }
     const route = await this.routes.execute(command.applicationId, command.agentClass);
     if (route.mode === 'conductor') {
-      throw oversightError('application_not_in_oversight_mode', 'The application is in conductor mode: its grants are decided by the cascade', {
-        mode: route.mode,
-      });
+      throw oversightError(
+        'application_not_in_oversight_mode',
+        'The application is in conductor mode: its grants are decided by the cascade',
+        {
+          mode: route.mode,
+        },
+      );
     }
     if (route.route !== 'oversight') {
       throw oversightError('agent_class_routed_to_conductor', 'This hybrid application routes the agent class to the conductor cascade', {
@@ -110,7 +121,9 @@ export class SubmitAttestation {
     }
     const now = this.clock.now();
     if (Date.parse(command.decidedAt) > now.getTime() + DECIDED_AT_SKEW_SECONDS * 1000) {
-      throw validationError([{ field: 'decided_at', constraint: 'notInFuture', message: 'decided_at lies more than 60 seconds in the future' }]);
+      throw validationError([
+        { field: 'decided_at', constraint: 'notInFuture', message: 'decided_at lies more than 60 seconds in the future' },
+      ]);
     }
     try {
       const witnessed = await this.attestations.transaction((manager) => this.witness(manager, attester, command, requestSha256, now));
@@ -136,17 +149,27 @@ export class SubmitAttestation {
     return { attestation: existing, idempotentReplay: true, counterProposals: [] };
   }
 
-  private async witness(manager: EntityManager, attester: TrustedAttester, command: AttestationCommand, requestSha256: string, now: Date): Promise<SubmittedAttestation> {
+  private async witness(
+    manager: EntityManager,
+    attester: TrustedAttester,
+    command: AttestationCommand,
+    requestSha256: string,
+    now: Date,
+  ): Promise<SubmittedAttestation> {
     const last = await this.attestations.lockSequence(manager, command.applicationId, command.agentClass, now);
     // A concurrent submission of the same key may have committed while this one waited for the
     // sequence lock: it is a replay, not a reordered decision stream.
     const committed = await this.attestations.findByKey(command.applicationId, command.attestationKey, manager);
     if (committed) return this.replay(committed, requestSha256);
     if (last !== null && command.sequenceNumber <= last) {
-      throw oversightError('sequence_number_not_monotonic', `sequence_number must exceed ${last}, the highest accepted for this agent_class`, {
-        field: 'sequence_number',
-        last_sequence_number: last,
-      });
+      throw oversightError(
+        'sequence_number_not_monotonic',
+        `sequence_number must exceed ${last}, the highest accepted for this agent_class`,
+        {
+          field: 'sequence_number',
+          last_sequence_number: last,
+        },
+      );
     }
     const sequenceGap = last !== null && command.sequenceNumber > last + 1;
     const escalate = needsHuman(command);
@@ -196,7 +219,12 @@ export class SubmitAttestation {
       attestation,
       idempotentReplay: false,
       escalation,
-      counterProposals: counters.map((c) => ({ attestationId: c.id, attestationKey: c.attestationKey, counterProposal: c.counterProposal, counteredAt: c.resolvedAt })),
+      counterProposals: counters.map((c) => ({
+        attestationId: c.id,
+        attestationKey: c.attestationKey,
+        counterProposal: c.counterProposal,
+        counteredAt: c.resolvedAt,
+      })),
     };
   }
 
@@ -216,10 +244,18 @@ export class SubmitAttestation {
    * {@link ApprovalOutcomes}. Approvers: `context.approvers` (strings) or `context.principal_id`,
    * else the application itself. Only the session token's SHA-256 crosses the bus.
    */
-  private async requestApproval(manager: EntityManager, attestation: StoredAttestation, escalation: OpenedEscalation, now: Date): Promise<void> {
+  private async requestApproval(
+    manager: EntityManager,
+    attestation: StoredAttestation,
+    escalation: OpenedEscalation,
+    now: Date,
+  ): Promise<void> {
     const context = attestation.context ?? {};
-    const approvers = Array.isArray(context.approvers) ? context.approvers.filter((a): a is string => typeof a === 'string' && a.length > 0 && a.length <= 200) : [];
-    const principalId = typeof context.principal_id === 'string' && context.principal_id.length <= 200 ? context.principal_id : attestation.applicationId;
+    const approvers = Array.isArray(context.approvers)
+      ? context.approvers.filter((a): a is string => typeof a === 'string' && a.length > 0 && a.length <= 200)
+      : [];
+    const principalId =
+      typeof context.principal_id === 'string' && context.principal_id.length <= 200 ? context.principal_id : attestation.applicationId;
     await this.outbox.add(
       manager,
       'oversight.approval_requested',

@@ -30,7 +30,9 @@ export class AuthenticateAttester {
       });
     }
     if (permission && !found.attester.permissions.includes(permission)) {
-      throw oversightError('insufficient_permission', `This trusted attester lacks the permission ${permission}`, { required_permission: permission });
+      throw oversightError('insufficient_permission', `This trusted attester lacks the permission ${permission}`, {
+        required_permission: permission,
+      });
     }
     return found;
   }

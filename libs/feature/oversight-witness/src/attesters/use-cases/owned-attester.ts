@@ -25,10 +25,17 @@ export async function ownedAttester(
 }
 
 /** Lifecycle changes published for the audit chain; never a token or a digest. */
-export type AttesterChange = 'created' | 'rotated' | 'suspended' | 'unsuspended' | 'destroyed' | 'elevation_requested' | 'elevation_granted';
+export type AttesterChange =
+  'created' | 'rotated' | 'suspended' | 'unsuspended' | 'destroyed' | 'elevation_requested' | 'elevation_granted';
 
 /** Emits `trusted_attester.changed` in the caller's transaction. */
-export async function emitAttesterChanged(outbox: OutboxWriter, manager: EntityManager, attester: TrustedAttester, change: AttesterChange, at: Date): Promise<void> {
+export async function emitAttesterChanged(
+  outbox: OutboxWriter,
+  manager: EntityManager,
+  attester: TrustedAttester,
+  change: AttesterChange,
+  at: Date,
+): Promise<void> {
   await outbox.add(
     manager,
     'trusted_attester.changed',

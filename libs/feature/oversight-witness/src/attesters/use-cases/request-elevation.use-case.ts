@@ -27,7 +27,11 @@ export class RequestElevation {
       if (attester.permissions.includes(permission)) {
         throw oversightError('permission_already_granted', `The attester already holds ${permission}`, { permission });
       }
-      const request = await this.attesters.insertElevation(manager, { id: `elev_${randomUUID()}`, attesterId: id, applicationId, permission, rationale }, now);
+      const request = await this.attesters.insertElevation(
+        manager,
+        { id: `elev_${randomUUID()}`, attesterId: id, applicationId, permission, rationale },
+        now,
+      );
       await emitAttesterChanged(this.outbox, manager, attester, 'elevation_requested', now);
       return request;
     });
@@ -51,12 +55,19 @@ export class GrantElevation {
     return this.attesters.transaction(async (manager) => {
       const request = await this.attesters.findElevation(manager, requestId);
       if (!request) throw oversightError('elevation_request_not_found', 'Elevation request not found', { elevation_request_id: requestId });
-      if (request.status !== 'pending') throw oversightError('elevation_request_not_pending', 'Elevation request was already decided', { status: request.status });
+      if (request.status !== 'pending')
+        throw oversightError('elevation_request_not_pending', 'Elevation request was already decided', { status: request.status });
       const attester = await ownedAttester(this.attesters, manager, request.applicationId, request.attesterId, { live: true });
       const decided = await this.attesters.decideElevation(manager, requestId, decision, operator, now);
       if (decision === 'granted') {
         await this.attesters.addPermission(manager, attester.id, request.permission, now);
-        await emitAttesterChanged(this.outbox, manager, { ...attester, permissions: [...attester.permissions, request.permission] }, 'elevation_granted', now);
+        await emitAttesterChanged(
+          this.outbox,
+          manager,
+          { ...attester, permissions: [...attester.permissions, request.permission] },
+          'elevation_granted',
+          now,
+        );
       }
       return decided;
     });

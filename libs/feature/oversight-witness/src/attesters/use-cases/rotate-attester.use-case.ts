@@ -21,13 +21,23 @@ export class RotateAttester {
     private readonly config: PlatformConfig,
   ) {}
 
-  async execute(applicationId: string, id: string, overlapSeconds = DEFAULT_ROTATION_OVERLAP_SECONDS): Promise<{ attester: TrustedAttester; token: string }> {
+  async execute(
+    applicationId: string,
+    id: string,
+    overlapSeconds = DEFAULT_ROTATION_OVERLAP_SECONDS,
+  ): Promise<{ attester: TrustedAttester; token: string }> {
     if (!Number.isInteger(overlapSeconds) || overlapSeconds < 0) throw new TypeError('overlapSeconds must be a non-negative integer');
     const now = this.clock.now();
     const token = newAttesterToken(this.config.REGION);
     const attester = await this.attesters.transaction(async (manager) => {
       await ownedAttester(this.attesters, manager, applicationId, id, { live: true });
-      const rotated = await this.attesters.rotate(manager, id, attesterTokenDigest(token), new Date(now.getTime() + overlapSeconds * 1000), now);
+      const rotated = await this.attesters.rotate(
+        manager,
+        id,
+        attesterTokenDigest(token),
+        new Date(now.getTime() + overlapSeconds * 1000),
+        now,
+      );
       await emitAttesterChanged(this.outbox, manager, rotated, 'rotated', now);
       return rotated;
     });

@@ -37,7 +37,9 @@ export class Credentials1805000000000 implements MigrationInterface {
         CONSTRAINT credentials_type_check CHECK (credential_type IN ('consent_receipt', 'verified_person', 'registered_agent'))
       )`);
     await runner.query(`CREATE INDEX credentials_application_idx ON receipts.credentials (application_id, issued_at, id)`);
-    await runner.query(`CREATE INDEX credentials_subject_idx ON receipts.credentials (application_id, subject_ref) WHERE revoked_at IS NULL`);
+    await runner.query(
+      `CREATE INDEX credentials_subject_idx ON receipts.credentials (application_id, subject_ref) WHERE revoked_at IS NULL`,
+    );
     await runner.query(`
       CREATE TABLE receipts.credential_offers (
         id text PRIMARY KEY,

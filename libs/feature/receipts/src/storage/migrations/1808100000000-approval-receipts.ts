@@ -13,6 +13,8 @@ export class ApprovalReceipts1808100000000 implements MigrationInterface {
 
   async down(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE receipts.frozen_receipts DROP CONSTRAINT frozen_receipts_source_check`);
-    await runner.query(`ALTER TABLE receipts.frozen_receipts ADD CONSTRAINT frozen_receipts_source_check CHECK (source IN ('consent-records', 'oap-authorizer', 'disclosure'))`);
+    await runner.query(
+      `ALTER TABLE receipts.frozen_receipts ADD CONSTRAINT frozen_receipts_source_check CHECK (source IN ('consent-records', 'oap-authorizer', 'disclosure'))`,
+    );
   }
 }

@@ -13,7 +13,9 @@ export class RandomStatusPositions1811000000000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE receipts.status_lists RENAME COLUMN next_index TO used_count`);
     await runner.query(`ALTER TABLE receipts.status_lists ADD COLUMN allocated bytea`);
-    await runner.query(`UPDATE receipts.status_lists SET allocated = decode(repeat('01', used_count) || repeat('00', size - used_count), 'hex')`);
+    await runner.query(
+      `UPDATE receipts.status_lists SET allocated = decode(repeat('01', used_count) || repeat('00', size - used_count), 'hex')`,
+    );
     await runner.query(`ALTER TABLE receipts.status_lists ALTER COLUMN allocated SET NOT NULL`);
     await runner.query(`ALTER TABLE receipts.credentials DROP CONSTRAINT credentials_type_check`);
     await runner.query(
@@ -39,7 +41,9 @@ export class RandomStatusPositions1811000000000 implements MigrationInterface {
     await runner.query(`DROP TABLE receipts.credential_authorities`);
     await runner.query(`DELETE FROM receipts.credentials WHERE credential_type = 'authority_record'`);
     await runner.query(`ALTER TABLE receipts.credentials DROP CONSTRAINT credentials_type_check`);
-    await runner.query(`ALTER TABLE receipts.credentials ADD CONSTRAINT credentials_type_check CHECK (credential_type IN ('consent_receipt', 'verified_person', 'registered_agent'))`);
+    await runner.query(
+      `ALTER TABLE receipts.credentials ADD CONSTRAINT credentials_type_check CHECK (credential_type IN ('consent_receipt', 'verified_person', 'registered_agent'))`,
+    );
     await runner.query(`ALTER TABLE receipts.status_lists DROP COLUMN allocated`);
     await runner.query(`ALTER TABLE receipts.status_lists RENAME COLUMN used_count TO next_index`);
   }

@@ -10,5 +10,12 @@ import { SubjectPseudonymKeys1812000000001 } from './1812000000001-subject-pseud
 /** receipts' schema and its migrations, in order. */
 export const receiptsMigrations: SchemaMigrations = {
   schema: RECEIPTS_SCHEMA,
-  migrations: [CreateReceipts1795500000000, CreateReceiptIntake1795600000000, Credentials1805000000000, ApprovalReceipts1808100000000, RandomStatusPositions1811000000000, SubjectPseudonymKeys1812000000001],
+  migrations: [
+    CreateReceipts1795500000000,
+    CreateReceiptIntake1795600000000,
+    Credentials1805000000000,
+    ApprovalReceipts1808100000000,
+    RandomStatusPositions1811000000000,
+    SubjectPseudonymKeys1812000000001,
+  ],
 };

@@ -23,12 +23,17 @@ export class CreateSubscription {
     private readonly config: WebhookDispatcherConfig,
   ) {}
 
-  async execute(principal: Principal, applicationId: string, input: { url: string; events: readonly string[]; signatureFormats?: readonly string[] }): Promise<{ subscription: Subscription; secret: string }> {
+  async execute(
+    principal: Principal,
+    applicationId: string,
+    input: { url: string; events: readonly string[]; signatureFormats?: readonly string[] },
+  ): Promise<{ subscription: Subscription; secret: string }> {
     ownedApplicationId(principal, applicationId);
     const url = checkWebhookUrl(input.url, principal.environment);
     await checkWebhookTarget(url, principal.environment);
     const unknown = input.events.find((e) => !isSubscribableEventType(e));
-    if (unknown !== undefined) throw webhookError('webhook_event_unknown', `Unknown webhook event "${unknown}"`, { field: 'events', event: unknown });
+    if (unknown !== undefined)
+      throw webhookError('webhook_event_unknown', `Unknown webhook event "${unknown}"`, { field: 'events', event: unknown });
     const events = [...new Set(input.events)];
     const id = newSubscriptionId();
     const secret = newWebhookSecret();

@@ -12,7 +12,10 @@ export class DeleteSubscription {
 
   async execute(principal: Principal, applicationId: string, subscriptionId: string): Promise<void> {
     ownedApplicationId(principal, applicationId);
-    const deleted = isSubscriptionId(subscriptionId) && (await this.subscriptions.transaction((manager) => this.subscriptions.delete(manager, applicationId, subscriptionId)));
-    if (!deleted) throw webhookError('webhook_subscription_not_found', 'Webhook subscription not found', { subscription_id: subscriptionId });
+    const deleted =
+      isSubscriptionId(subscriptionId) &&
+      (await this.subscriptions.transaction((manager) => this.subscriptions.delete(manager, applicationId, subscriptionId)));
+    if (!deleted)
+      throw webhookError('webhook_subscription_not_found', 'Webhook subscription not found', { subscription_id: subscriptionId });
   }
 }

@@ -10,7 +10,8 @@ import type { SubscriptionsRepository } from '../subscriptions.repository';
  * unknown one (404), so ids cannot be probed.
  */
 export function ownedApplicationId(principal: Principal, applicationId: string): string {
-  if (principal.applicationId !== applicationId) throw webhookError('application_not_found', 'Application not found', { application_id: applicationId });
+  if (principal.applicationId !== applicationId)
+    throw webhookError('application_not_found', 'Application not found', { application_id: applicationId });
   return applicationId;
 }
 
@@ -23,7 +24,9 @@ export async function ownedSubscription(
   manager?: EntityManager,
 ): Promise<Subscription> {
   ownedApplicationId(principal, applicationId);
-  const found = isSubscriptionId(subscriptionId) ? await repo.find(applicationId, subscriptionId, manager, manager !== undefined) : undefined;
+  const found = isSubscriptionId(subscriptionId)
+    ? await repo.find(applicationId, subscriptionId, manager, manager !== undefined)
+    : undefined;
   if (!found) throw webhookError('webhook_subscription_not_found', 'Webhook subscription not found', { subscription_id: subscriptionId });
   return found;
 }

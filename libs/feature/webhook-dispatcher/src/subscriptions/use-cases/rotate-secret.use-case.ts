@@ -20,7 +20,11 @@ export class RotateSecret {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Principal, applicationId: string, subscriptionId: string): Promise<{ subscription: Subscription; secret: string }> {
+  async execute(
+    principal: Principal,
+    applicationId: string,
+    subscriptionId: string,
+  ): Promise<{ subscription: Subscription; secret: string }> {
     return this.subscriptions.transaction(async (manager) => {
       const current = await ownedSubscription(this.subscriptions, principal, applicationId, subscriptionId, manager);
       const now = this.clock.now();

@@ -22,11 +22,19 @@ export class UpdateSubscription {
     private readonly clock: Clock,
   ) {}
 
-  async execute(principal: Principal, applicationId: string, subscriptionId: string, input: { signatureFormats: readonly string[] }): Promise<Subscription> {
+  async execute(
+    principal: Principal,
+    applicationId: string,
+    subscriptionId: string,
+    input: { signatureFormats: readonly string[] },
+  ): Promise<Subscription> {
     return this.subscriptions.transaction(async (manager) => {
       const current = await ownedSubscription(this.subscriptions, principal, applicationId, subscriptionId, manager);
       const signatureFormats = normalizeSignatureFormats(input.signatureFormats);
-      if (signatureFormats.includes('standard_webhooks') && standardWebhooksKey(this.kek.decrypt(current.secretEnc, current.id).toString('utf8')) === undefined) {
+      if (
+        signatureFormats.includes('standard_webhooks') &&
+        standardWebhooksKey(this.kek.decrypt(current.secretEnc, current.id).toString('utf8')) === undefined
+      ) {
         throw webhookError('webhook_secret_rotation_required', 'The signing secret predates Standard Webhooks; rotate it, then opt in', {
           field: 'signature_formats',
         });
