@@ -13,10 +13,9 @@
  * answer for it. Uses a database and bus prefix of its own, created and dropped by the run.
  */
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { startRegion } from '@svc/region-stack';
-import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
+import { startBenchRegion } from './support/bench-region';
 import { CpuWindow } from './support/cpu';
 import { cpuText, pinningText, runLoad, statusesText, type MeasuredLoad } from './support/load';
 import { BARE_ETAG, startPrimitiveRoutes } from './support/primitive-routes';
@@ -28,24 +27,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const RATIO_BUDGET = 0.8;
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase('bench_capability');
-  const prefix = uniqueBusPrefix();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const region = await startRegion(
-    testEnv({
-      REGION: 'us',
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      HTTP_PORT: String(port),
-      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
-      PUBLIC_BASE_URL: base,
-      REGION_URLS: `us=${base},eu=http://127.0.0.1:1,ap=http://127.0.0.1:2`,
-      DATABASE_POOL_SIZE: '8',
-      SERVICE_NAME: 'bench-capability',
-      LOG_LEVEL: 'warn',
-    }),
-  );
+  const bench = await startBenchRegion('capability', { poolSize: '8' });
+  const { base, region } = bench;
   const primitive = await startPrimitiveRoutes();
   const setup = new Pool(base, { connections: 2, pipelining: 1 });
   const call = async (method: 'GET' | 'POST' | 'PATCH', path: string, headers: Record<string, string>, body?: unknown) => {
@@ -133,9 +116,7 @@ async function main(): Promise<void> {
   } finally {
     await setup.close();
     await primitive.close();
-    await region.close();
-    await database.drop();
-    await deleteTestStreams(prefix);
+    await bench.close();
   }
 }
 

@@ -13,10 +13,9 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { startRegion } from '@svc/region-stack';
-import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
+import { startBenchRegion } from './support/bench-region';
 import { CpuWindow } from './support/cpu';
 import { emitRows } from './support/results';
 
@@ -24,24 +23,8 @@ const DECISIONS = Number(process.env.BENCH_DECISIONS ?? 200);
 const P99_BUDGET_MS = 50;
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase('bench_decision');
-  const prefix = uniqueBusPrefix();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const region = await startRegion(
-    testEnv({
-      REGION: 'us',
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      HTTP_PORT: String(port),
-      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
-      PUBLIC_BASE_URL: base,
-      REGION_URLS: `us=${base},eu=http://127.0.0.1:1,ap=http://127.0.0.1:2`,
-      DATABASE_POOL_SIZE: '8',
-      SERVICE_NAME: 'bench-decision',
-      LOG_LEVEL: 'warn',
-    }),
-  );
+  const bench = await startBenchRegion('decision', { poolSize: '8' });
+  const { base, region } = bench;
   const pool = new Pool(base, { connections: 1, pipelining: 1 });
   const call = async (path: string, headers: Record<string, string>, body?: unknown) => {
     const res = await pool.request({
@@ -125,9 +108,7 @@ async function main(): Promise<void> {
     });
   } finally {
     await pool.close();
-    await region.close();
-    await database.drop();
-    await deleteTestStreams(prefix);
+    await bench.close();
   }
 }
 

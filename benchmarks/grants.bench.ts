@@ -19,11 +19,10 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { startRegion } from '@svc/region-stack';
-import { createTestDatabase, deleteTestStreams, freePort, testEnv, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
+import { startBenchRegion } from './support/bench-region';
 import { CpuWindow } from './support/cpu';
 import { cpuText, pinningText, runLoad, statusesText, type MeasuredLoad } from './support/load';
 import { startPrimitiveRoutes } from './support/primitive-routes';
@@ -85,24 +84,8 @@ async function resetStatements(dataSource: DataSource): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase('bench_grants');
-  const prefix = uniqueBusPrefix();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const region = await startRegion(
-    testEnv({
-      REGION: 'us',
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      HTTP_PORT: String(port),
-      KEY_ENCRYPTION_KEY: testKeyEncryptionKey(),
-      PUBLIC_BASE_URL: base,
-      REGION_URLS: `us=${base},eu=http://127.0.0.1:1,ap=http://127.0.0.1:2`,
-      DATABASE_POOL_SIZE: POOL,
-      SERVICE_NAME: 'bench-grants',
-      LOG_LEVEL: 'warn',
-    }),
-  );
+  const bench = await startBenchRegion('grants', { poolSize: POOL });
+  const { base, region } = bench;
   const primitive = await startPrimitiveRoutes();
   const setup = new Pool(base, { connections: 8, pipelining: 1 });
   try {
@@ -254,9 +237,7 @@ async function main(): Promise<void> {
   } finally {
     await setup.close();
     await primitive.close();
-    await region.close();
-    await database.drop();
-    await deleteTestStreams(prefix);
+    await bench.close();
   }
 }
 
