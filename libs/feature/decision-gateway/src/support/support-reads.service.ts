@@ -82,21 +82,13 @@ export class SupportReads {
       throw supportError('person_not_found', "No such person in the person's home region", { field: 'person_id' });
     }
     const countries = regionCountries(this.platform);
-    const transfer: SupportTransferResponse = {
-      id: '',
-      audit_entry_id: '',
-      from_country: countries[region],
-      to_country: countries[this.platform.REGION],
-      lawful_basis: command.lawfulBasis,
-      derogation_article: command.derogationArticle ?? null,
-      adequacy_verdict: '',
-      adequacy_table_version: '',
-    };
+    const fromCountry = countries[region];
+    const toCountry = countries[this.platform.REGION];
     const recorded = await this.rpc.call('residency.record_transfer', {
       applicationId: principal.applicationId,
       dataCategories: SUPPORT_CATEGORIES,
-      fromCountry: transfer.from_country,
-      toCountry: transfer.to_country,
+      fromCountry,
+      toCountry,
       recipient: operator,
       purpose: command.purpose,
       lawfulBasis: command.lawfulBasis,
@@ -105,12 +97,16 @@ export class SupportReads {
       reference: `support-read:${randomUUID()}`,
       recordIds: [],
     });
-    Object.assign(transfer, {
+    const transfer: SupportTransferResponse = {
       id: recorded.transferId,
       audit_entry_id: recorded.auditEntryId,
+      from_country: fromCountry,
+      to_country: toCountry,
+      lawful_basis: command.lawfulBasis,
+      derogation_article: command.derogationArticle ?? null,
       adequacy_verdict: recorded.adequacyVerdict,
       adequacy_table_version: recorded.adequacyTableVersion,
-    });
+    };
     const reply = await this.rpc.inRegion(region).call('gateway.read_person_for_support', {
       personId: command.personId,
       transferId: recorded.transferId,
@@ -139,18 +135,18 @@ export class SupportReads {
 
 /** The operator's opaque id: the account token's id, or the member's person id. */
 function operatorOf(principal: Principal): string {
-  if (!principal.account || principal.delegation) {
+  const operator =
+    !principal.account || principal.delegation
+      ? undefined
+      : principal.kind === 'account_token'
+        ? principal.credentialId
+        : principal.personId;
+  if (!operator) {
     throw supportError(
       'support_operator_required',
       "A support read is made with an account token or a member access token of the application's account",
       { field: 'Authorization' },
     );
   }
-  if (principal.kind === 'account_token') return principal.credentialId;
-  if (principal.personId) return principal.personId;
-  throw supportError(
-    'support_operator_required',
-    "A support read is made with an account token or a member access token of the application's account",
-    { field: 'Authorization' },
-  );
+  return operator;
 }
