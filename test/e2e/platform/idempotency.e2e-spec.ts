@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
+import { IdempotencyStore } from '@svc/persistence';
 import { regionOpenApiDocument } from '@svc/region-stack';
 import { http, type HttpResult } from '@svc/testing';
+import { DataSource } from 'typeorm';
 import {
   PASSING_BOUNDS,
   bearer,
@@ -599,6 +601,46 @@ describe('Idempotency-Key on every creating POST of the API (generated from the 
     expect(refused.status).toBe(400);
     const corrected = await post('/api/v1/agents', { name: 'x' }, { 'idempotency-key': failing });
     expect([corrected.status, corrected.headers.get('idempotent-replayed')]).toEqual([201, null]);
+  });
+
+  it('never runs a request again whose answer was lost after it committed: every retry after the lock is 409 idempotency_key_answer_lost', async () => {
+    const store = stack.process.us.app.get(IdempotencyStore);
+    const idempotencyKey = randomUUID();
+    const body = { name: 'shopper whose answer was lost' };
+    const before = await countOf('/api/v1/agents');
+    // Storing the answer fails after the handler's transaction committed, as when the process dies there.
+    const complete = jest.spyOn(store, 'complete').mockRejectedValueOnce(new Error('the process stopped'));
+    let first: HttpResult;
+    let storeAttempts: number;
+    try {
+      first = await post('/api/v1/agents', body, { 'idempotency-key': idempotencyKey });
+    } finally {
+      storeAttempts = complete.mock.calls.length;
+      complete.mockRestore();
+    }
+    expect([first.status, storeAttempts]).toEqual([201, 1]);
+    // While the claim's lock lasts its holder might still answer: in progress.
+    const early = await post('/api/v1/agents', body, { 'idempotency-key': idempotencyKey });
+    expect([early.status, (early.body as Json).reason_code, early.headers.get('retry-after')]).toEqual([
+      409,
+      'idempotency_key_in_progress',
+      '1',
+    ]);
+    // The lock (30 s) passes, as for a process that died.
+    await stack.process.us.app
+      .get(DataSource)
+      .query(`UPDATE idempotency.requests SET locked_until = now() - interval '1 second' WHERE key = $1`, [idempotencyKey]);
+    for (let retry = 0; retry < 3; retry += 1) {
+      const again = await post('/api/v1/agents', body, { 'idempotency-key': idempotencyKey });
+      expect([
+        again.status,
+        (again.body as Json).reason_code,
+        ((again.body as Json).detail as Json | undefined)?.field,
+        again.headers.get('retry-after'),
+      ]).toEqual([409, 'idempotency_key_answer_lost', 'Idempotency-Key', null]);
+    }
+    // The handler ran exactly once.
+    expect(await countOf('/api/v1/agents')).toBe((before ?? 0) + 1);
   });
 
   it('consent records: the header is the record idempotency key, resolved inside the group commit (replay 200, as documented)', async () => {

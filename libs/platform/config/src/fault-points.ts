@@ -6,6 +6,8 @@
 export const FAULT_POINTS = {
   /** The platform `Idempotency-Key` store claimed the key (in flight, locked); the handler has not run. */
   'idempotency.after-claim': 'after an Idempotency-Key is claimed, before the business transaction',
+  /** A request under an Idempotency-Key ran (its business transaction committed, its claim marked applied); its answer is not stored. */
+  'idempotency.after-commit': 'after a request under an Idempotency-Key ran, before its answer is stored',
   /** A grant batch committed (grants, decisions, outbox rows, stored answers); no caller has its answer. */
   'grant.after-commit': 'after a grant batch commits, before the responses',
   /** A consent record committed with its outbox row; the caller has no answer. */

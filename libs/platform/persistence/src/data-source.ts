@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { DataSource, type MixedList, type EntitySchema } from 'typeorm';
+import { IdempotencyRecoveryPoint } from './idempotency/claim-context';
 
 export interface DataSourceOptions {
   url: string;
@@ -10,12 +11,17 @@ export interface DataSourceOptions {
   entities?: MixedList<Function | string | EntitySchema>;
 }
 
-/** A TypeORM data source for one region database. Never synchronizes: schemas come from migrations. */
+/**
+ * A TypeORM data source for one region database. Never synchronizes: schemas come from migrations.
+ * Every transaction committed through it passes the `Idempotency-Key` recovery point
+ * ({@link IdempotencyRecoveryPoint}), which marks the claim of the request running it applied.
+ */
 export function createDataSource(options: DataSourceOptions): DataSource {
   return new DataSource({
     type: 'postgres',
     url: options.url,
     entities: options.entities ?? [],
+    subscribers: [IdempotencyRecoveryPoint],
     synchronize: false,
     migrationsRun: false,
     logging: false,

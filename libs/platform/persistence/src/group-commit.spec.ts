@@ -1,4 +1,5 @@
 import { commitIsolatingFailures, GroupCommitQueue, isTransactionConflict, NO_BATCH_RETRY, type JobOutcome } from './group-commit';
+import { currentClaim, RunningClaim, runUnderClaim, type AppliedMarker } from './idempotency/claim-context';
 
 describe('GroupCommitQueue', () => {
   it('runs the first job at once, then everything that queued meanwhile as one batch (up to the size bound)', async () => {
@@ -192,5 +193,37 @@ describe('GroupCommitQueue', () => {
     );
     await expect(queue.submit(1)).rejects.toBe(deadlock);
     expect(calls).toBe(3);
+  });
+
+  it('commits a batch outside the Idempotency-Key claim of the request that started it, which keeps its own', async () => {
+    const marker: AppliedMarker = { dataSource: {} as AppliedMarker['dataSource'], markApplied: async () => true };
+    const requestClaim = (key: string): RunningClaim => new RunningClaim(marker, { caller: 'app:tp_a', key, claimId: key });
+    const seenByBatches: Array<RunningClaim | undefined> = [];
+    let release!: () => void;
+    const firstBatchDone = new Promise<void>((resolve) => (release = resolve));
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        seenByBatches.push(currentClaim());
+        if (seenByBatches.length === 1) await firstBatchDone;
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 10, windowMs: 5 },
+    );
+    const first = requestClaim('k-1');
+    const second = requestClaim('k-2');
+    // The first request starts the writer (after the window, from its timer); the second's job
+    // joins the next batch, which the writer flushes while still in the first's context.
+    const answers = [
+      runUnderClaim(first, async () => [await queue.submit(1), currentClaim()] as const),
+      runUnderClaim(first, () => new Promise<void>((resolve) => setTimeout(resolve, 20))).then(() =>
+        runUnderClaim(second, async () => [await queue.submit(2), currentClaim()] as const),
+      ),
+    ];
+    setTimeout(release, 40);
+    expect(await Promise.all(answers)).toEqual([
+      [1, first],
+      [2, second],
+    ]);
+    expect(seenByBatches).toEqual([undefined, undefined]);
   });
 });

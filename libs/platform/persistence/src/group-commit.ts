@@ -1,3 +1,5 @@
+import { outsideClaim } from './idempotency/claim-context';
+
 /** The outcome of one job of a batch. */
 export type JobOutcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
@@ -94,7 +96,8 @@ interface Queued<J, R> {
  * `windowMs` optionally lets a lone job wait briefly for company, and up to `maxInFlight` writers
  * commit at once. Each caller is answered only after its batch settled. A failed batch is handled
  * by {@link commitIsolatingFailures}: retryable conflicts run it again, any other failure re-runs
- * its jobs one by one so one bad job cannot fail the others.
+ * its jobs one by one so one bad job cannot fail the others. Batches run outside the
+ * `Idempotency-Key` claim of the request that started the writer ({@link outsideClaim}).
  */
 export class GroupCommitQueue<J, R> {
   private readonly queue: Array<Queued<J, R>> = [];
@@ -145,7 +148,10 @@ export class GroupCommitQueue<J, R> {
       this.timer = undefined;
     }
     if (this.queue.length === 0 || this.writers.size >= this.maxInFlight) return;
-    const writer: Promise<void> = this.write().finally(() => {
+    // The writer runs in the async context of whichever caller started it, but commits a batch
+    // of many callers' jobs: it must not count as that caller's request (its transaction would
+    // mark the caller's Idempotency-Key claim applied for the whole batch).
+    const writer: Promise<void> = outsideClaim(() => this.write()).finally(() => {
       this.writers.delete(writer);
       if (this.queue.length > 0) this.schedule();
     });

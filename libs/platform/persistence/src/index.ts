@@ -33,5 +33,18 @@ export {
   type IdempotencyClaim,
   type StoredAnswer,
 } from './idempotency/idempotency-store';
+export {
+  currentClaim,
+  IdempotencyRecoveryPoint,
+  outsideClaim,
+  RunningClaim,
+  runUnderClaim,
+  type AppliedMarker,
+} from './idempotency/claim-context';
 export { idempotencyError, type IdempotencyErrorCode } from './idempotency/idempotency.errors';
-export { CreateIdempotencyRequests1800000000000, IDEMPOTENCY_SCHEMA, idempotencyMigrations } from './idempotency/idempotency.migrations';
+export {
+  CreateIdempotencyRequests1800000000000,
+  IDEMPOTENCY_SCHEMA,
+  idempotencyMigrations,
+  RecordAppliedIdempotencyClaims1830000000000,
+} from './idempotency/idempotency.migrations';

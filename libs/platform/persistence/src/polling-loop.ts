@@ -1,3 +1,5 @@
+import { outsideClaim } from './idempotency/claim-context';
+
 /**
  * What one round found: `busy` runs the next round at once; `idle` waits for the poll interval (or a
  * kick); `saturated` claimed nothing because there is no room for more work — it waits like `idle`
@@ -32,7 +34,8 @@ export class PollingLoop {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop = this.run();
+    // A loop outlives whatever started it: its rounds are never a request's own transactions.
+    this.loop = outsideClaim(() => this.run());
   }
 
   /** Looks for work now: interrupts the wait, or runs another round at once if one is under way. */

@@ -1,7 +1,9 @@
 import { KeyEncryption } from '@svc/crypto';
 import { createTestDatabase, FakeClock, testKeyEncryptionKey, type TestDatabase } from '@svc/testing';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from '../data-source';
 import { runMigrations } from '../migrations';
+import { runUnderClaim, type ClaimRef } from './claim-context';
 import {
   IDEMPOTENCY_LOCK_MS,
   IDEMPOTENCY_RETENTION_MS,
@@ -29,10 +31,12 @@ describe('IdempotencyStore (real Postgres)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('platform_idempotency');
-    dataSource = new DataSource({ type: 'postgres', url: database.url, poolSize: 3 });
-    second = new DataSource({ type: 'postgres', url: database.url, poolSize: 3 });
+    // Built as every region's data source is, so the recovery point is registered on both.
+    dataSource = createDataSource({ url: database.url, poolSize: 3, applicationName: 'test-idempotency' });
+    second = createDataSource({ url: database.url, poolSize: 3, applicationName: 'test-idempotency-2' });
     await Promise.all([dataSource.initialize(), second.initialize()]);
     await runMigrations(dataSource, idempotencyMigrations);
+    await dataSource.query(`CREATE TABLE public.things (id text PRIMARY KEY)`);
     const kek = new KeyEncryption(testKeyEncryptionKey());
     store = new IdempotencyStore(dataSource, clock, kek);
     otherProcess = new IdempotencyStore(second, clock, kek);
@@ -137,6 +141,144 @@ describe('IdempotencyStore (real Postgres)', () => {
     const rows: unknown[] = await dataSource.query(`SELECT 1 FROM idempotency.requests WHERE caller = 'app:tp_c'`);
     expect(rows).toHaveLength(0);
     expect((await store.claim('app:tp_c', 'k-old', 'fp-2')).state).toBe('new');
+  });
+});
+
+/**
+ * The recovery point: a request's claim is marked applied inside its business transaction, so a
+ * process killed after that commit and before the answer is stored never runs the request again.
+ */
+describe('IdempotencyStore recovery point (real Postgres)', () => {
+  const clock = new FakeClock('2026-03-05T08:00:00.000Z');
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let second: DataSource;
+  let store: IdempotencyStore;
+  let otherProcess: IdempotencyStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('platform_idempotency_recovery');
+    dataSource = createDataSource({ url: database.url, poolSize: 3, applicationName: 'test-idempotency-recovery' });
+    second = createDataSource({ url: database.url, poolSize: 2, applicationName: 'test-idempotency-recovery-2' });
+    await Promise.all([dataSource.initialize(), second.initialize()]);
+    await runMigrations(dataSource, idempotencyMigrations);
+    await dataSource.query(`CREATE TABLE public.things (id text PRIMARY KEY)`);
+    const kek = new KeyEncryption(testKeyEncryptionKey());
+    store = new IdempotencyStore(dataSource, clock, kek);
+    otherProcess = new IdempotencyStore(second, clock, kek);
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await second?.destroy();
+    await database?.drop();
+  });
+
+  const newClaim = async (key: string): Promise<ClaimRef> => {
+    const outcome = await store.claim('app:tp_r', key, 'fp-1');
+    if (outcome.state !== 'new') throw new Error(`expected a new claim of ${key}`);
+    return outcome.claim;
+  };
+  /** The business transaction of a handler: one row, optionally failing before its commit. */
+  const insertThing = (id: string, fail = false, on: DataSource = dataSource): Promise<void> =>
+    on.transaction(async (manager) => {
+      await manager.query(`INSERT INTO public.things (id) VALUES ($1)`, [id]);
+      if (fail) throw new Error('the handler failed');
+    });
+  const appliedAt = async (key: string): Promise<Date | null | undefined> => {
+    const rows: Array<{ applied_at: Date | null }> = await dataSource.query(
+      `SELECT applied_at FROM idempotency.requests WHERE caller = 'app:tp_r' AND key = $1`,
+      [key],
+    );
+    return rows[0]?.applied_at;
+  };
+  const things = async (id: string): Promise<number> =>
+    ((await dataSource.query(`SELECT count(*)::int AS n FROM public.things WHERE id = $1`, [id])) as Array<{ n: number }>)[0]!.n;
+
+  it('marks the claim applied in the business transaction that commits; one that rolls back or only reads marks nothing', async () => {
+    const claim = await newClaim('k-applied');
+    const running = store.running(claim);
+    await runUnderClaim(running, async () => {
+      await expect(insertThing('thing-rolled-back', true)).rejects.toThrow('the handler failed');
+      await dataSource.transaction((manager) => manager.query(`SELECT count(*) FROM public.things`));
+    });
+    expect([await appliedAt('k-applied'), running.applied, await things('thing-rolled-back')]).toEqual([null, false, 0]);
+    await runUnderClaim(running, () => insertThing('thing-applied'));
+    const marked = await appliedAt('k-applied');
+    expect([marked, running.applied, await things('thing-applied')]).toEqual([clock.now(), true, 1]);
+    // Only the first commit writes the mark.
+    clock.advance(1_000);
+    await runUnderClaim(running, () => insertThing('thing-applied-2'));
+    expect(await appliedAt('k-applied')).toEqual(marked);
+    // A transaction outside the request's context never marks it.
+    const other = await newClaim('k-outside');
+    await insertThing('thing-outside');
+    expect(await appliedAt('k-outside')).toBeNull();
+    await store.release(other);
+  });
+
+  it('never runs an applied claim whose answer was lost again: every retry is the final 409 idempotency_key_answer_lost', async () => {
+    const claim = await newClaim('k-lost');
+    await runUnderClaim(store.running(claim), () => insertThing('thing-lost'));
+    // The process dies here: no answer stored. While the lock lasts the holder may still answer.
+    await expect(otherProcess.claim('app:tp_r', 'k-lost', 'fp-1')).rejects.toMatchObject({ code: 'idempotency_key_in_progress' });
+    clock.advance(IDEMPOTENCY_LOCK_MS + 1);
+    await expect(store.claim('app:tp_r', 'k-lost', 'fp-other')).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+    for (const process of [otherProcess, store, otherProcess]) {
+      const refusal = await process.claim('app:tp_r', 'k-lost', 'fp-1').then(
+        (outcome) => ({ outcome }),
+        (error: unknown) => error,
+      );
+      expect(refusal).toMatchObject({ kind: 'conflict', code: 'idempotency_key_answer_lost', detail: { field: 'Idempotency-Key' } });
+      expect((refusal as { headers?: Record<string, string> }).headers?.['Retry-After']).toBeUndefined();
+    }
+    // A late answer of the holder does not change what retries were told.
+    await store.complete(claim, answer);
+    await expect(store.claim('app:tp_r', 'k-lost', 'fp-1')).rejects.toMatchObject({ code: 'idempotency_key_answer_lost' });
+    expect(await things('thing-lost')).toBe(1);
+  });
+
+  it('still takes over an expired claim whose request committed nothing (it never ran: running it is right)', async () => {
+    const claim = await newClaim('k-unapplied');
+    await runUnderClaim(store.running(claim), () => expect(insertThing('thing-unapplied', true)).rejects.toThrow());
+    clock.advance(IDEMPOTENCY_LOCK_MS + 1);
+    const retry = await otherProcess.claim('app:tp_r', 'k-unapplied', 'fp-1');
+    expect(retry.state).toBe('new');
+  });
+
+  it('rolls back the business transaction of a late holder whose claim was taken over: only the successor applies', async () => {
+    const late = await newClaim('k-late');
+    clock.advance(IDEMPOTENCY_LOCK_MS + 1);
+    const successor = await otherProcess.claim('app:tp_r', 'k-late', 'fp-1');
+    if (successor.state !== 'new') throw new Error('expected the takeover');
+    await expect(runUnderClaim(store.running(late), () => insertThing('thing-late'))).rejects.toMatchObject({
+      code: 'idempotency_key_in_progress',
+    });
+    expect(await things('thing-late')).toBe(0);
+    // The successor's process: its own data source holds its claim.
+    await runUnderClaim(otherProcess.running(successor.claim), () => insertThing('thing-successor', false, second));
+    expect(await appliedAt('k-late')).not.toBeNull();
+  });
+
+  it('keeps the key of a request that committed and then failed: its 4xx answer is replayed, a 5xx is answer lost', async () => {
+    const refused = await newClaim('k-committed-4xx');
+    await runUnderClaim(store.running(refused), () => insertThing('thing-4xx'));
+    const conflict: StoredAnswer = {
+      status: 409,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from('{"reason_code":"x"}'),
+    };
+    await store.release(refused, conflict);
+    expect(await store.claim('app:tp_r', 'k-committed-4xx', 'fp-1')).toEqual({ state: 'replay', answer: conflict });
+
+    const crashed = await newClaim('k-committed-5xx');
+    await runUnderClaim(store.running(crashed), () => insertThing('thing-5xx'));
+    await store.release(crashed, { status: 500, headers: {}, body: Buffer.from('{}') });
+    await expect(store.claim('app:tp_r', 'k-committed-5xx', 'fp-1')).rejects.toMatchObject({ code: 'idempotency_key_answer_lost' });
+
+    // Committed nothing: the key is freed as before, whatever the answer.
+    const failed = await newClaim('k-failed-4xx');
+    await store.release(failed, conflict);
+    expect((await store.claim('app:tp_r', 'k-failed-4xx', 'fp-2')).state).toBe('new');
   });
 });
 

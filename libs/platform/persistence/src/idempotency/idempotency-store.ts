@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '@svc/config';
 import type { KeyEncryption } from '@svc/crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { queryRows } from '../data-source';
+import { RunningClaim, type AppliedMarker, type ClaimRef } from './claim-context';
 import { idempotencyError } from './idempotency.errors';
 import { IDEMPOTENCY_SCHEMA } from './idempotency.migrations';
 
@@ -48,18 +50,25 @@ export interface StoredAnswer {
 /** Outcome of a claim: run the request (then `complete` or `release` with the claim), or replay. */
 export type IdempotencyClaim = { state: 'new'; claim: ClaimRef } | { state: 'replay'; answer: StoredAnswer };
 
-/** The key a request holds while it runs. */
-export interface ClaimRef {
-  caller: string;
-  key: string;
-  claimId: string;
-}
+export type { ClaimRef };
 
 interface RequestRow {
   fingerprint: string;
   state: string;
+  claim_id: string;
+  locked_until: Date;
+  applied_at: Date | null;
   response_status: number | null;
   response_enc: Buffer | null;
+}
+
+/** The refusal of every retry of a request whose effect committed but whose answer was lost. */
+function answerLost(): Error {
+  return idempotencyError(
+    'idempotency_key_answer_lost',
+    'The request with this Idempotency-Key was applied but its answer was lost when the server stopped; read the resource rather than retrying',
+    { field: 'Idempotency-Key' },
+  );
 }
 
 /**
@@ -70,19 +79,36 @@ interface RequestRow {
  *   runs, and stores its answer ({@link complete}); a failed one frees the key ({@link release}).
  * - The same caller, key and fingerprint afterwards: the stored answer, for
  *   {@link IDEMPOTENCY_RETENTION_MS}. Another fingerprint: 422 `idempotency_key_reused`.
- * - While the first still runs: 409 `idempotency_key_in_progress` with `Retry-After`. A claim
- *   whose lock expired (its holder crashed) is taken over by the next request with the same
- *   fingerprint, which then runs.
+ * - While the first still runs: 409 `idempotency_key_in_progress` with `Retry-After`.
+ *
+ * Recovery point. The request's handler commits its business transaction before the answer is
+ * stored, so a process killed between the two must not let a retry run the handler again. While
+ * the handler runs under a {@link RunningClaim} (see `claim-context.ts`), the first of its
+ * transactions that writes something also marks the claim applied (`applied_at`, {@link markApplied}),
+ * in that transaction: the mark exists exactly when the effect committed. Then:
+ *
+ * - An expired claim NOT applied (its holder died before committing anything) is taken over by
+ *   the next request with the same fingerprint, which runs: nothing happened yet.
+ * - An expired claim applied but without an answer (its holder died after the commit) is never
+ *   run again: it becomes `answer_lost`, and every retry within retention gets the same 409
+ *   `idempotency_key_answer_lost` (read the resource instead). While its lock lasts, 409 in progress.
+ * - A late holder whose claim was taken over cannot mark it: its transaction fails and rolls back,
+ *   so only the successor's effect commits.
+ * - {@link release} (a non-2xx answer) deletes only a claim not applied. An applied claim's effect
+ *   committed even though the answer failed (a handler that committed, then threw), so its key must
+ *   not run again: a 4xx answer that can be stored becomes the stored answer (the caller's retry
+ *   gets the same decision); a 5xx or an answer that cannot be stored leaves `answer_lost`.
  *
  * Keys are scoped by `caller` (the authenticated application, person or attester), never global:
  * two callers may use the same key. A claim is one `INSERT … ON CONFLICT` round trip; a replay or
- * refusal one more read. Answers are sealed under the key-encryption key, bound to caller and key.
+ * refusal one more read; the mark one UPDATE inside the first writing transaction. Answers are
+ * sealed under the key-encryption key, bound to caller and key.
  */
-export class IdempotencyStore {
+export class IdempotencyStore implements AppliedMarker {
   private lastSweep = 0;
 
   constructor(
-    private readonly dataSource: DataSource,
+    readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly kek: KeyEncryption,
   ) {}
@@ -97,8 +123,9 @@ export class IdempotencyStore {
        VALUES ($1, $2, $3, 'in_flight', $4, $5, $6, $7)
        ON CONFLICT ON CONSTRAINT idempotency_requests_pk DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, state = 'in_flight', claim_id = EXCLUDED.claim_id, locked_until = EXCLUDED.locked_until,
-             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, response_status = NULL, response_enc = NULL
-         WHERE r.expires_at <= $6 OR (r.state = 'in_flight' AND r.locked_until <= $6 AND r.fingerprint = EXCLUDED.fingerprint)
+             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, applied_at = NULL, response_status = NULL, response_enc = NULL
+         WHERE r.expires_at <= $6
+            OR (r.state = 'in_flight' AND r.applied_at IS NULL AND r.locked_until <= $6 AND r.fingerprint = EXCLUDED.fingerprint)
        RETURNING claim_id`,
       [
         caller,
@@ -112,7 +139,8 @@ export class IdempotencyStore {
     );
     if (claimed.length > 0) return { state: 'new', claim: { caller, key, claimId } };
     const rows: RequestRow[] = await this.dataSource.query(
-      `SELECT fingerprint, state, response_status, response_enc FROM ${IDEMPOTENCY_SCHEMA}.requests WHERE caller = $1 AND key = $2`,
+      `SELECT fingerprint, state, claim_id, locked_until, applied_at, response_status, response_enc
+       FROM ${IDEMPOTENCY_SCHEMA}.requests WHERE caller = $1 AND key = $2`,
       [caller, key],
     );
     const row = rows[0];
@@ -123,35 +151,99 @@ export class IdempotencyStore {
         field: 'Idempotency-Key',
       });
     }
-    if (row.state !== 'done' || row.response_status === null || row.response_enc === null) {
+    if (row.state === 'done' && row.response_status !== null && row.response_enc !== null) {
+      return { state: 'replay', answer: this.open(caller, key, row.response_status, row.response_enc) };
+    }
+    if (row.state === 'answer_lost') throw answerLost();
+    if (row.applied_at !== null && row.locked_until.getTime() <= now.getTime()) {
+      // Applied, and its holder is gone without storing the answer: final. Conditional on the
+      // holder's claim, so an answer stored meanwhile wins (claim again, then replay).
+      const lost: [unknown[], number] = await this.dataSource.query(
+        `UPDATE ${IDEMPOTENCY_SCHEMA}.requests SET state = 'answer_lost'
+         WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight'`,
+        [caller, key, row.claim_id],
+      );
+      if (lost[1] === 0) return this.claim(caller, key, fingerprint);
+      throw answerLost();
+    }
+    throw idempotencyError(
+      'idempotency_key_in_progress',
+      'A request with this Idempotency-Key is still being processed',
+      { field: 'Idempotency-Key' },
+      { 'Retry-After': '1' },
+    );
+  }
+
+  /** The context object a request runs under while it holds `claim` (see {@link runUnderClaim}). */
+  running(claim: ClaimRef): RunningClaim {
+    return new RunningClaim(this, claim);
+  }
+
+  /**
+   * Marks `claim` applied inside the transaction open on `runner` (its business writes), when
+   * that transaction wrote anything: one statement, which first reads whether the transaction
+   * has a transaction id (Postgres assigns one at the first write), so a read-only transaction
+   * marks nothing. Throws 409 `idempotency_key_in_progress` when the claim is no longer this
+   * request's (its lock expired and a retry took it over, or it was settled): the transaction
+   * then rolls back, and the successor's run is the only one.
+   */
+  async markApplied(runner: QueryRunner, claim: ClaimRef): Promise<boolean> {
+    const [row] = await queryRows<{ wrote: boolean; marked: number }>(
+      runner,
+      `WITH tx AS MATERIALIZED (SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote),
+            marked AS (
+              UPDATE ${IDEMPOTENCY_SCHEMA}.requests SET applied_at = $4
+              WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight' AND (SELECT wrote FROM tx)
+              RETURNING 1)
+       SELECT (SELECT wrote FROM tx) AS wrote, (SELECT count(*)::int FROM marked) AS marked`,
+      [claim.caller, claim.key, claim.claimId, this.clock.now()],
+    );
+    if (!row?.wrote) return false;
+    if (row.marked === 0) {
       throw idempotencyError(
         'idempotency_key_in_progress',
-        'A request with this Idempotency-Key is still being processed',
+        'Another request with this Idempotency-Key took over while this one ran; it was not applied',
         { field: 'Idempotency-Key' },
         { 'Retry-After': '1' },
       );
     }
-    return { state: 'replay', answer: this.open(caller, key, row.response_status, row.response_enc) };
+    return true;
   }
 
   /** Stores the answer of the request holding `claim`; a claim taken over meanwhile is left alone. */
   async complete(claim: ClaimRef, answer: StoredAnswer): Promise<void> {
-    const sealed = this.kek.encrypt(
-      Buffer.from(JSON.stringify({ headers: answer.headers, body: answer.body.toString('base64') }), 'utf8'),
-      aad(claim.caller, claim.key),
-    );
     await this.dataSource.query(
       `UPDATE ${IDEMPOTENCY_SCHEMA}.requests SET state = 'done', response_status = $4, response_enc = $5
        WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight'`,
-      [claim.caller, claim.key, claim.claimId, answer.status, sealed],
+      [claim.caller, claim.key, claim.claimId, answer.status, this.seal(claim, answer)],
     );
   }
 
-  /** Frees the key of a request that failed, so the client may retry it (corrected) with the same key. */
-  async release(claim: ClaimRef): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM ${IDEMPOTENCY_SCHEMA}.requests WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight'`,
+  /**
+   * Settles the claim of a request that failed (`answer`: its non-2xx answer, when it can be
+   * stored). Not applied: the key is freed, so the client may retry (corrected) with it. Applied
+   * (it committed, then failed): the key is kept, never run again; a 4xx `answer` becomes the
+   * stored answer, anything else (a 5xx, no storable answer) leaves `idempotency_key_answer_lost`.
+   */
+  async release(claim: ClaimRef, answer?: StoredAnswer): Promise<void> {
+    const deleted: [unknown[], number] = await this.dataSource.query(
+      `DELETE FROM ${IDEMPOTENCY_SCHEMA}.requests
+       WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight' AND applied_at IS NULL`,
       [claim.caller, claim.key, claim.claimId],
+    );
+    if (deleted[1] > 0) return;
+    const stored = answer !== undefined && answer.status >= 400 && answer.status < 500;
+    await this.dataSource.query(
+      `UPDATE ${IDEMPOTENCY_SCHEMA}.requests SET state = $4, response_status = $5, response_enc = $6
+       WHERE caller = $1 AND key = $2 AND claim_id = $3 AND state = 'in_flight' AND applied_at IS NOT NULL`,
+      [
+        claim.caller,
+        claim.key,
+        claim.claimId,
+        stored ? 'done' : 'answer_lost',
+        stored ? answer.status : null,
+        stored ? this.seal(claim, answer) : null,
+      ],
     );
   }
 
@@ -172,6 +264,13 @@ export class IdempotencyStore {
     if (now.getTime() - this.lastSweep < IDEMPOTENCY_SWEEP_INTERVAL_MS) return;
     this.lastSweep = now.getTime();
     void this.sweep(now).catch(() => undefined);
+  }
+
+  private seal(claim: ClaimRef, answer: StoredAnswer): Buffer {
+    return this.kek.encrypt(
+      Buffer.from(JSON.stringify({ headers: answer.headers, body: answer.body.toString('base64') }), 'utf8'),
+      aad(claim.caller, claim.key),
+    );
   }
 
   private open(caller: string, key: string, status: number, sealed: Buffer): StoredAnswer {

@@ -11,6 +11,11 @@ export const idempotencyError = defineErrors({
   idempotency_key_reused: 'unprocessable',
   /** A request with this key is still being processed; retry after `Retry-After` seconds. */
   idempotency_key_in_progress: 'conflict',
+  /**
+   * The request with this key was applied (its change committed) but its answer was lost when the
+   * server stopped: it is never run again; read the resource instead. Final, no `Retry-After`.
+   */
+  idempotency_key_answer_lost: 'conflict',
 });
 
 export type IdempotencyErrorCode = (typeof idempotencyError.codes)[number];

@@ -42,8 +42,35 @@ export class CreateIdempotencyRequests1800000000000 implements MigrationInterfac
   }
 }
 
+/**
+ * The recovery point: `applied_at` is set inside the request's first business transaction that
+ * commits (so it exists exactly when the effect did), and `answer_lost` is the final state of an
+ * applied claim whose answer was never stored (its process died between the commit and the
+ * answer): every retry gets 409 `idempotency_key_answer_lost` instead of running again.
+ */
+export class RecordAppliedIdempotencyClaims1830000000000 implements MigrationInterface {
+  name = 'RecordAppliedIdempotencyClaims1830000000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE "${IDEMPOTENCY_SCHEMA}".requests ADD COLUMN applied_at timestamptz`);
+    await runner.query(`
+      ALTER TABLE "${IDEMPOTENCY_SCHEMA}".requests
+        DROP CONSTRAINT idempotency_requests_state_check,
+        ADD CONSTRAINT idempotency_requests_state_check CHECK (state IN ('in_flight', 'done', 'answer_lost'))`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DELETE FROM "${IDEMPOTENCY_SCHEMA}".requests WHERE state = 'answer_lost'`);
+    await runner.query(`
+      ALTER TABLE "${IDEMPOTENCY_SCHEMA}".requests
+        DROP CONSTRAINT idempotency_requests_state_check,
+        ADD CONSTRAINT idempotency_requests_state_check CHECK (state IN ('in_flight', 'done'))`);
+    await runner.query(`ALTER TABLE "${IDEMPOTENCY_SCHEMA}".requests DROP COLUMN applied_at`);
+  }
+}
+
 /** The `idempotency` schema's ordered migrations; every process with a database applies them at boot. */
 export const idempotencyMigrations: SchemaMigrations = {
   schema: IDEMPOTENCY_SCHEMA,
-  migrations: [CreateIdempotencyRequests1800000000000],
+  migrations: [CreateIdempotencyRequests1800000000000, RecordAppliedIdempotencyClaims1830000000000],
 };

@@ -5,7 +5,14 @@ import { Reflector } from '@nestjs/core';
 import { AUTH_PUBLIC, type Principal } from '@svc/auth';
 import { faultPoint } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
-import { IDEMPOTENT_REPLAYED_HEADER, IdempotencyStore, parseIdempotencyKey, type ClaimRef, type StoredAnswer } from '@svc/persistence';
+import {
+  IDEMPOTENT_REPLAYED_HEADER,
+  IdempotencyStore,
+  parseIdempotencyKey,
+  runUnderClaim,
+  type RunningClaim,
+  type StoredAnswer,
+} from '@svc/persistence';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, of } from 'rxjs';
 import { IDEMPOTENCY_POLICY, idempotencyModeOf, type IdempotencyDeclaration } from './idempotency-policy';
@@ -18,7 +25,7 @@ const PENDING = Symbol('svc.idempotency.pending');
 
 interface PendingClaim {
   store: IdempotencyStore;
-  claim: ClaimRef;
+  running: RunningClaim;
 }
 
 type IdempotentRequest = FastifyRequest & { principal?: Principal; [PENDING]?: PendingClaim };
@@ -63,9 +70,11 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
  * without the header passes untouched. With it: the key is checked (400 naming the header), then
  * claimed in the platform store; a repeated request gets the stored answer with
  * `Idempotent-Replayed: true` and the handler does not run; a different request with the key 422,
- * one still in flight 409. The answer of a request that ran is stored by {@link settleIdempotentAnswer}
- * (the `onSend` hook) before it leaves, so a retry after the answer always finds it; an answer
- * other than 2xx frees the key instead (the request may be corrected and retried).
+ * one still in flight 409. The handler runs under the claim ({@link runUnderClaim}), so its first
+ * committing transaction marks the claim applied (the store's recovery point). The answer of a
+ * request that ran is stored by {@link settleIdempotentAnswer} (the `onSend` hook) before it
+ * leaves, so a retry after the answer always finds it; an answer other than 2xx frees the key
+ * instead (the request may be corrected and retried), unless the request had committed.
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -94,9 +103,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const key = parseIdempotencyKey(header)!;
     const outcome = await this.store.claim(caller, key, requestFingerprint(request.method, request.url, request.body));
     if (outcome.state === 'new') {
-      request[PENDING] = { store: this.store, claim: outcome.claim };
+      const running = this.store.running(outcome.claim);
+      request[PENDING] = { store: this.store, running };
       faultPoint('idempotency.after-claim');
-      return next.handle();
+      // `handle()` binds the handler to the async context it is called in: the handler, and every
+      // transaction it runs, sees the claim.
+      return runUnderClaim(running, () => next.handle());
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.status(outcome.answer.status).headers({ ...outcome.answer.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
@@ -127,13 +139,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
 /**
  * `onSend` hook of every HTTP app: stores the answer of a request whose key the interceptor
  * claimed, before the answer leaves (a 2xx with a body that is bytes or text), or frees the key
- * (any other status, or a streamed body that cannot be replayed). A failure to store is logged by
- * the caller and leaves the claim to expire with its lock.
+ * (any other status, or a streamed body that cannot be replayed; a request that committed keeps
+ * its key, see `IdempotencyStore.release`). A failure to store is logged by the caller and leaves
+ * the claim to its lock; a retry after it runs again only if the request had committed nothing,
+ * and is otherwise refused with 409 `idempotency_key_answer_lost`.
  */
 export async function settleIdempotentAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const pending = (request as IdempotentRequest)[PENDING];
   if (!pending) return;
   delete (request as IdempotentRequest)[PENDING];
+  // What the request leaves running in its context no longer counts as the request.
+  pending.running.settled = true;
   const status = reply.statusCode;
   const body =
     payload === undefined || payload === null
@@ -143,15 +159,16 @@ export async function settleIdempotentAnswer(request: FastifyRequest, reply: Fas
         : Buffer.isBuffer(payload)
           ? payload
           : undefined;
-  if (status < 200 || status >= 300 || body === undefined) {
-    await pending.store.release(pending.claim);
-    return;
-  }
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const value = reply.getHeader(name);
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
   }
-  const answer: StoredAnswer = { status, headers, body };
-  await pending.store.complete(pending.claim, answer);
+  const answer: StoredAnswer | undefined = body === undefined ? undefined : { status, headers, body };
+  faultPoint('idempotency.after-commit');
+  if (status < 200 || status >= 300 || answer === undefined) {
+    await pending.store.release(pending.running.claim, answer);
+    return;
+  }
+  await pending.store.complete(pending.running.claim, answer);
 }
