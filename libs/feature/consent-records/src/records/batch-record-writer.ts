@@ -121,6 +121,7 @@ export class BatchRecordWriter {
   /** Writes a batch inside the caller's transaction (capture commits, import batches): three statements. */
   async writeMany(manager: EntityManager, drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
     if (drafts.length === 0) return [];
+    // Cached, so usually no call; a miss waits at most ApplicationFactsReader.TIMEOUT_MS in the caller's transaction.
     const applications = await this.applications.ofAll(drafts.map((d) => d.applicationId));
     return this.records.batchInTransaction(manager, batchRead(drafts), (state) => this.plan(drafts, state, recordedAt, applications));
   }
