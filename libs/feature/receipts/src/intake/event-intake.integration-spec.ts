@@ -217,6 +217,20 @@ describe('receipt intake from the event alone (receipts without decision-gateway
       expect(document.party_identification).toEqual(fromEvent.party_identification);
     });
 
+    it('an older approval decision gets its receipt naming the controller decision-gateway answers', async () => {
+      calls.application = 0;
+      const event = delivered(ApprovalDecidedSchema, 'approval.denied', {
+        sessionToken: 'dts_olderevent_approval',
+        outcome: 'denied',
+        decidedAt: timestampFromDate(clock.now()),
+      });
+      expect(await running!.app.get(ApprovalDecisions).handle(event)).toBe(true);
+      expect(calls.application).toBe(1);
+      const document = (await frozen(approvalRecordId('dts_olderevent_approval')))!;
+      expect(document.party_identification[0]).toMatchObject({ party_name: 'Acme Ltd', provenance: 'display_name' });
+      expect(document.pii_processing.jurisdiction).toBe('GB');
+    });
+
     it('an event that carries the fields asks nobody, even with the owners running', async () => {
       calls.application = 0;
       calls.flow = 0;
