@@ -69,22 +69,16 @@ describe('receipt intake from the event alone (receipts without decision-gateway
   let receipts: ReceiptsRepository;
 
   beforeAll(async () => {
-    try {
-      database = await createTestDatabase('receipts_event_intake');
-      running = await startProcess({
-        features: [receiptsFeature],
-        env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
-        clock,
-      });
-      bus = running.app.get(BusConnection);
-      receipts = running.app.get(ReceiptsRepository);
-    } catch (error) {
-      await running?.close();
-      await database?.drop();
-      await deleteTestStreams(prefix);
-      throw error;
-    }
+    database = await createTestDatabase('receipts_event_intake');
+    running = await startProcess({
+      features: [receiptsFeature],
+      env: testEnv({ REGION: 'us', DATABASE_URL: database.url, BUS_PREFIX: prefix, PUBLIC_BASE_URL: 'https://us.example.test' }),
+      clock,
+    });
+    bus = running.app.get(BusConnection);
+    receipts = running.app.get(ReceiptsRepository);
   });
+  // Runs when the boot above fails too: whatever was created is removed.
   afterAll(async () => {
     await running?.close();
     await database?.drop();
