@@ -1,4 +1,6 @@
-import { http } from '@svc/testing';
+import { BusConnection } from '@svc/bus';
+import { AuthorityChangedSchema, decodeSealedEvent, type AuthorityChanged } from '@svc/contracts';
+import { http, waitFor } from '@svc/testing';
 import { signUp, startOAuthRegion, type OAuthRegion } from '../oauth/support';
 import {
   PASSING_BOUNDS,
@@ -98,6 +100,12 @@ describe('authority proposals granted by the signed-in person', () => {
   });
 
   it('the signed-in person reads the bounds in plain words and grants: the authority is theirs and a grant under it is allowed', async () => {
+    const bus = region.stack.process.us.app.get(BusConnection);
+    const created: AuthorityChanged[] = [];
+    const subscription = bus.nc.subscribe(`${region.stack.prefix}.us.evt.authority.created`);
+    void (async () => {
+      for await (const msg of subscription) created.push(decodeSealedEvent(AuthorityChangedSchema, msg.data, bus.personalData));
+    })();
     const { agentId, authorityId, token } = await propose();
     const pageRes = await http('GET', `${us}/authorities/${token}`, { headers: { cookie: person.cookie, 'accept-language': 'en' } });
     expect(pageRes.status).toBe(200);
@@ -125,6 +133,10 @@ describe('authority proposals granted by the signed-in person', () => {
     const authority = await http('GET', `${us}/api/v1/authorities/${authorityId}`, { headers: bearer(app.token) });
     expect(authority.body).toMatchObject({ status: 'active', principal_id: person.personId });
     expect(person.personId).toMatch(/^usr_/);
+    // Granted on the page, authority.created names the application for the authorization receipt.
+    const event = await waitFor(() => created.find((e) => e.authorityId === authorityId));
+    subscription.unsubscribe();
+    expect(event.application).toMatchObject({ name: 'oap', jurisdiction: '' });
 
     const allowed = await grant(agentId);
     expect(allowed.status).toBe(201);

@@ -3,6 +3,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BusConnection } from '@svc/bus';
+import { ApprovalDecidedSchema, decodeSealedEvent, type ApprovalDecided } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import type { ReceiptDocument } from '@svc/receipts';
 import { http, waitFor, type HttpResult } from '@svc/testing';
@@ -31,6 +33,8 @@ describe('receipts of standalone approval decisions', () => {
   let tmp: string;
   let jwksPath: string;
   const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+  /** Every approval outcome event published in the region. */
+  const approvals: ApprovalDecided[] = [];
 
   async function createApp(name: string) {
     const created = await stack.process.us.app
@@ -84,6 +88,11 @@ describe('receipts of standalone approval decisions', () => {
   beforeAll(async () => {
     stack = await startRegions('approval_receipts', { regions: ['us'] });
     us = stack.url.us;
+    const bus = stack.process.us.app.get(BusConnection);
+    const subscription = bus.nc.subscribe(`${stack.prefix}.us.evt.approval.>`);
+    void (async () => {
+      for await (const msg of subscription) approvals.push(decodeSealedEvent(ApprovalDecidedSchema, msg.data, bus.personalData));
+    })();
     app = await createApp('Acme Payments');
     other = await createApp('Other Ltd');
     tmp = mkdtempSync(join(tmpdir(), 'approval-receipt-'));
@@ -119,6 +128,8 @@ describe('receipts of standalone approval decisions', () => {
       }),
     ]);
     expect(await verifyOffline(signed.text, 'approved')).toBe(0);
+    // The controller's name came with the event: the receipts service asked nobody for it.
+    expect(approvals.find((e) => e.sessionToken === token)?.application).toMatchObject({ name: 'Acme Payments', jurisdiction: '' });
     expect(await verifyOffline(signed.text.replace('approval granted', 'approval denied'), 'tampered')).toBe(1);
 
     const byId = await receipt(recordId);

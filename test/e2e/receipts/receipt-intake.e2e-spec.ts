@@ -2,6 +2,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import canonicalize from 'canonicalize';
 import { BusConnection, JetStreamServer, type DeliveredEvent } from '@svc/bus';
+import { AuthorityChangedSchema, ConsentRecordedSchema, decodeSealedEvent } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
 import { ResolveEscalation } from '@svc/oap-authorizer';
 import { http, waitFor, type HttpResult } from '@svc/testing';
@@ -278,6 +279,20 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       const consumer = stack.process.us.app.get(ConsentRecordEvents);
       const ours = published.filter((e) => e.eventType.startsWith('consent.') && Buffer.from(e.data).includes(Buffer.from(recordId)));
       expect(ours.map((e) => e.eventType).sort()).toEqual(['consent.purpose_revoked', 'consent.record_revoked', 'consent.recorded']);
+      // consent.recorded carries what its receipt states (the version's wording, the controller's name and jurisdiction).
+      const recorded = decodeSealedEvent(
+        ConsentRecordedSchema,
+        ours.find((e) => e.eventType === 'consent.recorded')!.data,
+        stack.process.us.app.get(BusConnection).personalData,
+      );
+      expect(recorded.notice).toMatchObject({
+        locale: 'en-GB',
+        title: 'Stay in touch',
+        policyUrl: 'https://acme.example/privacy',
+        consentDuration: 'P1Y',
+      });
+      expect(recorded.notice?.purposes.map((p) => p.key)).toEqual(['newsletter', 'research', 'offers']);
+      expect(recorded.application).toMatchObject({ name: 'Acme Ltd', jurisdiction: '' });
       const before = await receiptRows(recordId);
       expect(before).toEqual({ frozen: 1, transitions: 2 });
       for (const event of ours) expect(await consumer.handle({ ...event, deliveryCount: 2 })).toBe(false);
@@ -453,6 +468,8 @@ describe('receipts frozen from consent records and authorities (event intake)', 
       const consumer = stack.process.us.app.get(AuthorityEvents);
       const ours = published.filter((e) => e.eventType.startsWith('authority.') && Buffer.from(e.data).includes(Buffer.from(authorityId)));
       expect(ours.map((e) => e.eventType)).toEqual(['authority.created', 'authority.suspended', 'authority.resumed', 'authority.revoked']);
+      const created = decodeSealedEvent(AuthorityChangedSchema, ours[0]!.data, stack.process.us.app.get(BusConnection).personalData);
+      expect(created.application).toMatchObject({ name: 'Acme Ltd', jurisdiction: '' });
       const before = await receiptRows(authorityId);
       expect(before).toEqual({ frozen: 1, transitions: 5 });
       for (const event of ours) expect(await consumer.handle({ ...event, deliveryCount: 2 })).toBe(false);

@@ -2,6 +2,7 @@ import { CleanRoomsController } from './clean-rooms/clean-rooms.controller';
 import { CleanRoomsRepository } from './clean-rooms/clean-rooms.repository';
 import { CleanRooms } from './clean-rooms/clean-rooms.service';
 import { Module } from '@nestjs/common';
+import { ApplicationFactsReader } from '@svc/bus';
 import { OutboxRegistry } from '@svc/server';
 import { ApplicationOrigins } from './captures/application-origins';
 import { CaptureCors } from './captures/capture-cors';
@@ -120,6 +121,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
     CreateImport,
     DryRunImport,
     ApplicationOrigins,
+    ApplicationFactsReader,
     CaptureCors,
     CapturesRepository,
     CreateCapture,

@@ -3,6 +3,7 @@ import { AuthorityProposalRpcHandlers } from './authorities/authority-proposal-r
 import { PersonAuthoritiesRpcHandlers } from './authorities/person-authorities-rpc.handlers';
 import { AgentIdentitiesController, ApplicationAgentsController } from './agents/agent-identities.controller';
 import { Module } from '@nestjs/common';
+import { ApplicationFactsReader } from '@svc/bus';
 import { OutboxRegistry } from '@svc/server';
 import { AgentsController } from './agents/agents.controller';
 import { AgentsRepository } from './agents/agents.repository';
@@ -84,6 +85,7 @@ import { TokenExchangeRpcHandlers } from './token-exchange/token-exchange-rpc.ha
   ],
   providers: [
     { provide: OAP_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(OAP_SCHEMA), inject: [OutboxRegistry] },
+    ApplicationFactsReader,
     AgentsRepository,
     AuthoritiesRepository,
     GrantsRepository,

@@ -1,3 +1,4 @@
+export { ApplicationFactsReader, type StampedApplicationFacts } from './application-facts';
 export { BusConnection, busCredentialsFrom, type BusCredentials, type BusOptions } from './bus-connection';
 export { DUPLICATE_WINDOW_MS, NANOS_PER_MS, deleteStreamsWithPrefix, ensureImportedStream, ensureRegionStream } from './streams';
 export { EventPublisher, type OutgoingEvent } from './event-publisher';

@@ -1,7 +1,13 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { createHash } from 'node:crypto';
-import { ApplicationCreatedSchema, AuditEventEnvelopeSchema, ConsentRecordRevokedSchema, EventMetaSchema } from '@svc/contracts';
+import {
+  ApplicationCreatedSchema,
+  AuditEventEnvelopeSchema,
+  ConsentRecordRevokedSchema,
+  ConsentRecordedSchema,
+  EventMetaSchema,
+} from '@svc/contracts';
 import { summariseEvent } from './event-summary';
 
 const occurredAt = new Date('2026-02-03T04:05:06.000Z');
@@ -53,6 +59,24 @@ describe('summariseEvent', () => {
     expect(payload).not.toHaveProperty('sealedPersonalData');
     expect(payload.sealedPersonalDataSha256).toBe(createHash('sha256').update(sealed).digest('hex'));
     expect(JSON.stringify(summary)).not.toContain(sealed.toString('base64'));
+  });
+
+  it("leaves out consent.recorded's copy of its flow version's wording; the version stays named", () => {
+    const data = toBinary(
+      ConsentRecordedSchema,
+      create(ConsentRecordedSchema, {
+        meta: meta('consent.recorded'),
+        recordId: 'crec_us_x',
+        flowId: 'flw_us_x',
+        flowVersion: 2,
+        notice: { locale: 'en', title: 'Stay in touch', purposes: [{ key: 'newsletter', label: 'Newsletter', mechanism: 'consent' }] },
+        application: { name: 'demo' },
+      }),
+    );
+    const payload = (summariseEvent({ id: 'evt-4', eventType: 'consent.recorded', data }).data as { payload: Record<string, unknown> })
+      .payload;
+    expect(payload).toMatchObject({ recordId: 'crec_us_x', flowId: 'flw_us_x', flowVersion: 2, application: { name: 'demo' } });
+    expect(payload).not.toHaveProperty('notice');
   });
 
   it('keeps an unknown type (a newer publisher) as base64, still reading its meta header', () => {

@@ -17,7 +17,8 @@ export interface SourceEvent {
  * payload. A known type's payload is decoded and turned to proto-JSON (without its `meta`, whose
  * fields are lifted out, and with its sealed personal fields replaced by the SHA-256 of their
  * ciphertext, `sealedPersonalDataSha256`); an unknown type (a newer publisher) keeps its bytes as base64, so no
- * event is dropped for want of a schema. Carries nothing beyond what the event carries.
+ * event is dropped for want of a schema. Carries nothing beyond what the event carries (and not
+ * `consent.recorded`'s copy of its flow version's wording).
  *
  * @throws when the payload is not valid protobuf (a poison message; the consumer logs and nacks it).
  */
@@ -29,6 +30,10 @@ export function summariseEvent(event: SourceEvent): AuditEntryInput {
   if (schema) {
     const json = toJson(schema, fromBinary(schema, event.data)) as Record<string, JsonValue>;
     const { meta: _meta, sealedPersonalData, ...payload } = json;
+    // consent.recorded's `notice` is the wording of its flow version, carried for the receipts
+    // service: immutable per version and named by flowId and flowVersion, so every record's entry
+    // need not copy it (a chain entry per record would grow with the flow's wording).
+    if (event.eventType === 'consent.recorded') delete payload.notice;
     // The chain keeps a digest of the sealed personal fields, never their ciphertext: an entry must
     // not hold contact data, even encrypted under a key the region keeps (a person's erasure could
     // not reach it, and the chain cannot be rewritten). The digest still binds the entry to them.

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ApplicationFactsReader, type StampedApplicationFacts } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
 import { newRegionalId, type IdRegion } from '@svc/ids';
 import type { OutboxWriter, PendingEvent } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { consentRecordsError } from '../consent-records.errors';
+import type { FlowVersion } from '../flows/flow';
 import { CONSENT_RECORDS_OUTBOX } from '../tokens';
 import { subjectKeys, type ConsentRecord, type PurposeDecision } from './record';
 import { requestDigest, type BatchResult, type RecordDraft } from './record-write';
@@ -49,8 +51,30 @@ export function movedToDeclined(
     .map(([p]) => p);
 }
 
+/**
+ * The wording of the record's flow version as `consent.recorded` carries it: what its receipt
+ * freezes as the notice, so the receipts service needs no call back for it. Only the shown fields,
+ * not the whole version (this event is on the hot path).
+ */
+function flowNotice(flow: FlowVersion) {
+  const { terms } = flow;
+  return {
+    locale: terms.locale,
+    title: terms.presentation.title,
+    description: terms.presentation.description,
+    policyUrl: terms.policy_url ?? '',
+    purposes: terms.purposes.map(({ key, label, description, mechanism, required }) => ({ key, label, description, mechanism, required })),
+    consentDuration: terms.consent_duration ?? '',
+  };
+}
+
 /** consent.recorded as published for a new record. */
-function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonly string[]): PendingEvent {
+function recordedEvent(
+  record: ConsentRecord,
+  draft: RecordDraft,
+  moved: readonly string[],
+  application: StampedApplicationFacts | undefined,
+): PendingEvent {
   return {
     type: 'consent.recorded',
     init: {
@@ -69,6 +93,9 @@ function recordedEvent(record: ConsentRecord, draft: RecordDraft, moved: readonl
       collectionPlatform: draft.collectionPlatform ?? '',
       noticeDigest: record.noticeDigest ?? '',
       deliveryMode: draft.deliveryMode ?? '',
+      notice: flowNotice(draft.flow),
+      // Omitted when decision-gateway could not be asked just now: the receipt then asks itself.
+      ...(application ? { application } : {}),
     },
     context: { applicationId: record.applicationId, occurredAt: record.recordedAt, trace: draft.trace },
   };
@@ -88,18 +115,23 @@ export class BatchRecordWriter {
     private readonly records: RecordsRepository,
     private readonly config: PlatformConfig,
     @Inject(CONSENT_RECORDS_OUTBOX) private readonly outbox: OutboxWriter,
+    private readonly applications: ApplicationFactsReader,
   ) {}
 
   /** Writes a batch inside the caller's transaction (capture commits, import batches): three statements. */
-  writeMany(manager: EntityManager, drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
-    if (drafts.length === 0) return Promise.resolve([]);
-    return this.records.batchInTransaction(manager, batchRead(drafts), (state) => this.plan(drafts, state, recordedAt));
+  async writeMany(manager: EntityManager, drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
+    if (drafts.length === 0) return [];
+    // Cached, so usually no call; a miss waits at most ApplicationFactsReader.TIMEOUT_MS in the caller's transaction.
+    const applications = await this.applications.ofAll(drafts.map((d) => d.applicationId));
+    return this.records.batchInTransaction(manager, batchRead(drafts), (state) => this.plan(drafts, state, recordedAt, applications));
   }
 
   /** Writes a batch in a transaction of its own, committed in two round trips (the Record API's group commit). */
-  commitMany(drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
-    if (drafts.length === 0) return Promise.resolve([]);
-    return this.records.batchCommitted(batchRead(drafts), (state) => this.plan(drafts, state, recordedAt));
+  async commitMany(drafts: readonly RecordDraft[], recordedAt: Date): Promise<BatchResult[]> {
+    if (drafts.length === 0) return [];
+    // Read before the transaction (cached, at most one call per application and half minute), so no lock waits on it.
+    const applications = await this.applications.ofAll(drafts.map((d) => d.applicationId));
+    return this.records.batchCommitted(batchRead(drafts), (state) => this.plan(drafts, state, recordedAt, applications));
   }
 
   /** Applies the rules to a batch given what its locked read found: per-draft results and the one write statement. */
@@ -107,6 +139,7 @@ export class BatchRecordWriter {
     drafts: readonly RecordDraft[],
     state: BatchState,
     recordedAt: Date,
+    applications: ReadonlyMap<string, StampedApplicationFacts>,
   ): { statement: Statement; finish: (rows: BatchWritten[]) => BatchResult[] } {
     const heads = new Map<string, Head>();
     for (const h of state.heads)
@@ -185,7 +218,7 @@ export class BatchRecordWriter {
         }
       }
       for (const k of keys) heads.set(k, { record, rank });
-      events.push(recordedEvent(record, draft, moved));
+      events.push(recordedEvent(record, draft, moved, applications.get(draft.applicationId)));
       results.push({ ok: true, outcome: { record, replayed: false, withdrawn: moved } });
     });
 

@@ -74,6 +74,19 @@ describe('Record API, status and withdrawals over HTTP', () => {
         ],
         collectionChannel: 'controller_attested',
         sendReceipt: true,
+        // What the record's receipt needs, so the receipts service asks nobody: the version's wording, the application's name.
+        notice: {
+          locale: 'en',
+          title: 'Stay in touch',
+          policyUrl: '',
+          consentDuration: 'P1Y',
+          purposes: [
+            { key: 'newsletter', label: 'Newsletter', mechanism: 'consent', required: false },
+            { key: 'offers', label: 'Partner offers', mechanism: 'consent', required: false },
+            { key: 'account', label: 'Account', mechanism: 'contract', required: true },
+          ],
+        },
+        application: { name: 'shop', jurisdiction: '' },
       });
     });
 

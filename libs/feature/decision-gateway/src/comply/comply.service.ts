@@ -72,8 +72,10 @@ export class ComplyService {
   }
 
   /** The receipt jurisdiction of the application's enabled modules (see {@link jurisdictionOf}). */
-  async jurisdiction(applicationId: string): Promise<string> {
-    const enabled = (await this.repository.modules(applicationId)).filter((module) => module.enabled).map((module) => module.regime);
+  async jurisdiction(applicationId: string, manager?: EntityManager): Promise<string> {
+    const enabled = (await this.repository.modules(applicationId, manager))
+      .filter((module) => module.enabled)
+      .map((module) => module.regime);
     return jurisdictionOf(enabled, this.country);
   }
 

@@ -1,5 +1,8 @@
 import { Module } from '@nestjs/common';
 import { OutboxRegistry } from '@svc/server';
+import { ApplicationsRepository } from '../applications/applications.repository';
+import { ComplyRepository } from '../comply/comply.repository';
+import { ComplyService } from '../comply/comply.service';
 import { PeopleModule } from '../people/people.module';
 import { GATEWAY_SCHEMA } from '../schema';
 import { GATEWAY_OUTBOX } from '../tokens';
@@ -33,6 +36,10 @@ import { VerifyConsentToken } from './use-cases/verify-consent-token.use-case';
   providers: [
     { provide: GATEWAY_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(GATEWAY_SCHEMA), inject: [OutboxRegistry] },
     DecisionsRepository,
+    // An approval's outcome event carries the application's name and receipt jurisdiction.
+    ApplicationsRepository,
+    ComplyRepository,
+    ComplyService,
     SigningOutcomes,
     FlowLookup,
     PrincipalAssertionsRepository,

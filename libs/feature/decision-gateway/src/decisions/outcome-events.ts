@@ -1,4 +1,5 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { StampedApplicationFacts } from '@svc/bus';
 import type { OutboxWriter } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import type { DecisionSession } from './decision';
@@ -6,7 +7,9 @@ import type { Tally } from './quorum';
 
 /**
  * Publishes (through the outbox, in the caller's transaction) the one event of a resolved
- * approval or signing decision, carrying the aggregated outcome and the tally behind it.
+ * approval or signing decision, carrying the aggregated outcome and the tally behind it. An
+ * approval's event also carries the application's facts (`application`) its receipt names, so
+ * the receipts service needs no call back.
  */
 export async function addVoteOutcomeEvent(
   outbox: OutboxWriter,
@@ -14,6 +17,7 @@ export async function addVoteOutcomeEvent(
   session: DecisionSession,
   tally: Tally,
   at: Date,
+  application?: StampedApplicationFacts,
 ): Promise<void> {
   const context = { applicationId: session.applicationId, occurredAt: at };
   const counterProposalJson = session.status === 'countered' && session.counterProposal ? JSON.stringify(session.counterProposal) : '';
@@ -35,7 +39,14 @@ export async function addVoteOutcomeEvent(
     await outbox.add(
       manager,
       type,
-      { ...common, triggerType: session.triggerType ?? '', outcome: session.status, approvals: tally.yes, denials: tally.no },
+      {
+        ...common,
+        triggerType: session.triggerType ?? '',
+        outcome: session.status,
+        approvals: tally.yes,
+        denials: tally.no,
+        ...(application ? { application } : {}),
+      },
       context,
     );
     return;

@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
+import { ApplicationFactsReader, RpcHandler, type RpcReplyInit, type RpcRequest } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
 import { isIdOf } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
@@ -23,6 +23,7 @@ export class AuthorityProposalRpcHandlers {
     @Inject(OAP_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
+    private readonly applications: ApplicationFactsReader,
   ) {}
 
   @RpcHandler('oap.get_authority_proposal')
@@ -53,6 +54,7 @@ export class AuthorityProposalRpcHandlers {
     const existing = await this.authorities.findByProposalToken(request.proposalTokenSha256);
     if (!existing) return { found: false };
     const now = this.clock.now();
+    const application = request.outcome === 'grant' ? await this.applications.of(existing.applicationId) : undefined;
     const settled = await this.authorities.transaction(async (manager) => {
       const moved = await this.authorities.settleProposal(
         manager,
@@ -65,6 +67,7 @@ export class AuthorityProposalRpcHandlers {
         await emitAuthorityEvent(this.outbox, manager, 'authority.created', moved, now, '', {
           agentName: agent?.name ?? '',
           withdrawalUrl: `${this.config.publicBaseUrl}/api/v1/authorities/${moved.id}/revoke`,
+          application,
         });
       }
       return moved;

@@ -7,6 +7,7 @@ import type { ApprovalInput } from '../record/inputs';
 import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
 import { UNDETERMINED_LANGUAGE } from './authority-input';
 import { UnreceiptableRecord, controllerParty, declaredJurisdiction } from './consent-record-input';
+import { applicationOfEvent } from './event-application';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms } from './principal-pseudonyms';
 import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
@@ -34,7 +35,8 @@ export function approvalRecordId(sessionToken: string): string {
  * `approval.denied` / `approval.countered`: an `authorization_record` whose one event is the
  * outcome. Sessions opened by an escalation carry no session token in the event: a conductor
  * escalation's outcome is an approval event of its authority's record ({@link ApprovalEvents}),
- * an oversight one's is the attestation's witness receipt.
+ * an oversight one's is the attestation's witness receipt. The controller's name and jurisdiction
+ * come with the event (`application`).
  */
 @Controller()
 export class ApprovalDecisions {
@@ -67,7 +69,7 @@ export class ApprovalDecisions {
   }
 
   private async input(decided: ApprovalDecided, applicationId: string, outcome: ApprovalInput['outcome']): Promise<ApprovalInput> {
-    const application = await this.rpc.call('gateway.get_application', { applicationId });
+    const application = await applicationOfEvent(this.rpc, applicationId, decided.application);
     const jurisdiction = declaredJurisdiction(application);
     return {
       kind: 'approval_record',

@@ -10,6 +10,7 @@ import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.
 import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
 import { authorityInput } from './authority-input';
 import { UnreceiptableRecord, controllerParty, declaredJurisdiction } from './consent-record-input';
+import { applicationOfEvent } from './event-application';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms } from './principal-pseudonyms';
 import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
@@ -20,7 +21,8 @@ const CONSUMER = 'receipts-authorities';
  * Freezes an authority's `authorization_record` from oap-authorizer's `authority.created` and
  * appends `authority.suspended` / `resumed` / `revoked` / `exercised` as its `authority *` events.
  * State changes are made through the application's API, so the application is their acting entity;
- * an exercise is the agent's. It also keeps which authorities exist and who granted them (by
+ * an exercise is the agent's. `authority.created` carries the controller's name and jurisdiction
+ * (`application`), so the record is frozen from the event alone. It also keeps which authorities exist and who granted them (by
  * digest), for authority-record credentials, and revokes those credentials with the authority.
  */
 @Controller()
@@ -72,7 +74,7 @@ export class AuthorityEvents {
     let input: AuthorityInput;
     try {
       if (!changed.principalId) throw new UnreceiptableRecord('authority.created names no principal');
-      const application = await this.rpc.call('gateway.get_application', { applicationId });
+      const application = await applicationOfEvent(this.rpc, applicationId, changed.application);
       const pseudonym = await this.pseudonyms.pseudonym(applicationId, { kind: 'principal', value: changed.principalId });
       input = authorityInput(changed, controllerParty(applicationId, application.found ? application.name : undefined), pseudonym);
       const jurisdiction = declaredJurisdiction(application);

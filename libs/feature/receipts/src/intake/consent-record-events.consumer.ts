@@ -7,7 +7,6 @@ import {
   ConsentRecordedSchema,
   decodeSealedEvent,
   type ActedBy,
-  type GetFlowReply,
 } from '@svc/contracts';
 import type { ActedByClaim, ReceiptTransition } from '../events/transitions';
 import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
@@ -15,14 +14,22 @@ import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
 import { CredentialIssuer } from '../credentials/credential-issuer';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
 import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
-import { UnreceiptableRecord, consentRecordInput, controllerParty, declaredJurisdiction } from './consent-record-input';
+import {
+  UnreceiptableRecord,
+  consentRecordInput,
+  controllerParty,
+  declaredJurisdiction,
+  flowOfEvent,
+  type RecordedFlowVersion,
+} from './consent-record-input';
+import { applicationOfEvent } from './event-application';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms, subjectReference } from './principal-pseudonyms';
 import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
 
 const CONSUMER = 'receipts-consent-records';
 
-/** Flow versions kept in memory: they are immutable, and an import brings many records of one version. */
+/** Flow versions fetched for older events kept in memory: they are immutable, and an import brings many records of one version. */
 const FLOW_VERSION_CACHE_SIZE = 256;
 
 /**
@@ -30,14 +37,14 @@ const FLOW_VERSION_CACHE_SIZE = 256;
  * API, imports, committed captures) and appends its withdrawals (`consent.purpose_revoked`,
  * `consent.record_revoked`) as `consent withdrawn` events, revoking the record's consent-receipt
  * credentials with them, and their expiries (`consent.expired`, the retention sweep) as
- * `consent expired` events. The notice is the record's flow version,
- * fetched with `consent_records.get_flow` (versions are immutable, so a later fetch is exact); the
- * controller's name comes from `gateway.get_application`. Receipts therefore appear shortly after
- * the record commits. The session-shaped `consent.*` events of decision-gateway are not records.
+ * `consent expired` events. A receipt is built from the event alone: it carries the wording of the
+ * record's flow version (`notice`) and the application's name and jurisdiction (`application`).
+ * Receipts appear shortly after the record commits. The session-shaped `consent.*` events of
+ * decision-gateway are not records.
  */
 @Controller()
 export class ConsentRecordEvents {
-  private readonly flowVersions = new Map<string, GetFlowReply>();
+  private readonly flowVersions = new Map<string, RecordedFlowVersion>();
 
   constructor(
     private readonly bus: BusConnection,
@@ -97,8 +104,9 @@ export class ConsentRecordEvents {
     if (await this.intake.seen(CONSUMER, event)) return false;
     let input: ConsentRecordInput;
     try {
-      const flow = await this.flowVersion(applicationId, recorded.flowId, recorded.flowVersion);
-      const application = await this.rpc.call('gateway.get_application', { applicationId });
+      // Upgrade path: an event written before consent.recorded carried its notice asks for the version.
+      const flow = flowOfEvent(recorded) ?? (await this.flowVersion(applicationId, recorded.flowId, recorded.flowVersion));
+      const application = await applicationOfEvent(this.rpc, applicationId, recorded.application);
       const reference = subjectReference({ email: recorded.subjectEmail, externalId: recorded.subjectExternalId });
       const principal: PrincipalInput = reference
         ? { kind: 'identified', pii_principal_id: await this.pseudonyms.pseudonym(applicationId, reference) }
@@ -118,8 +126,8 @@ export class ConsentRecordEvents {
     return this.intake.once(CONSUMER, event, async (manager) => (await this.freeze.execute(input, 'consent-records', manager)).created);
   }
 
-  /** The wording of a flow version; versions never change, so a fetched one is kept. */
-  private async flowVersion(applicationId: string, flowId: string, version: number): Promise<GetFlowReply> {
+  /** The wording of a flow version, for an event without it; versions never change, so a fetched one is kept. */
+  private async flowVersion(applicationId: string, flowId: string, version: number): Promise<RecordedFlowVersion> {
     const key = `${applicationId}:${flowId}:${version}`;
     const cached = this.flowVersions.get(key);
     if (cached) return cached;

@@ -1,5 +1,5 @@
 import { timestampDate, type Timestamp } from '@bufbuild/protobuf/wkt';
-import type { ConsentRecorded, GetFlowReply } from '@svc/contracts';
+import type { ConsentRecorded } from '@svc/contracts';
 import type { CollectionFacts, ConsentRecordInput, NoticeContent, PartyInput, PrincipalInput } from '../record/inputs';
 import { noticeHash } from '../record/notice-hash';
 import { COLLECTION_CHANNELS, LAWFUL_BASES, RENDERED_CHANNELS, type CollectionChannel, type LawfulBasis } from '../record/receipt-document';
@@ -11,8 +11,30 @@ const DELIVERY_MODES = ['redirect', 'embed', 'popup', 'link'] as const;
 /** Why a `consent.recorded` event cannot become a truthful receipt (logged, then skipped). */
 export class UnreceiptableRecord extends Error {}
 
-/** The wording of the flow version a record was made against, as the flows RPC answers it. */
-export function noticeContent(flow: GetFlowReply): NoticeContent {
+/**
+ * The flow version a record was made against, as far as its receipt shows it: what
+ * `consent.recorded` carries (`notice`), or what the flows RPC answers for an event without it.
+ */
+export interface RecordedFlowVersion {
+  flowId: string;
+  version: number;
+  locale: string;
+  title: string;
+  description: string;
+  policyUrl: string;
+  consentDuration: string;
+  purposes: ReadonlyArray<{ key: string; label: string; description: string; mechanism: string; required: boolean }>;
+}
+
+/** The flow version `consent.recorded` carries; undefined for an event written before it did. */
+export function flowOfEvent(event: ConsentRecorded): RecordedFlowVersion | undefined {
+  if (!event.notice) return undefined;
+  const { locale, title, description, policyUrl, purposes, consentDuration } = event.notice;
+  return { flowId: event.flowId, version: event.flowVersion, locale, title, description, policyUrl, purposes, consentDuration };
+}
+
+/** The wording of the flow version a record was made against. */
+export function noticeContent(flow: RecordedFlowVersion): NoticeContent {
   return {
     locale: flow.locale,
     title: flow.title,
@@ -53,7 +75,7 @@ export function controllerParty(applicationId: string, name: string | undefined)
  */
 export function consentRecordInput(
   event: ConsentRecorded,
-  flow: GetFlowReply,
+  flow: RecordedFlowVersion,
   controller: PartyInput,
   principal: PrincipalInput,
 ): ConsentRecordInput {

@@ -3,6 +3,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import {
   AuthorityChangedSchema,
   ConsentRecordedSchema,
+  FlowNoticeSchema,
   GetFlowReplySchema,
   PurposeOutcomeSchema,
   type ConsentRecorded,
@@ -12,7 +13,7 @@ import { buildConsentRecord } from '../record/build-consent-record';
 import { noticeHash } from '../record/notice-hash';
 import { validateReceiptDocument } from '../schema/published-schema';
 import { authorityBounds, authorityInput } from './authority-input';
-import { UnreceiptableRecord, consentRecordInput, controllerParty, noticeContent } from './consent-record-input';
+import { UnreceiptableRecord, consentRecordInput, controllerParty, flowOfEvent, noticeContent } from './consent-record-input';
 import { derivePseudonym, subjectReference } from './principal-pseudonyms';
 
 const APP = 'app_us_aaaaaaaaaaaaaaaaaaaa';
@@ -56,6 +57,20 @@ const principal = { kind: 'identified', pii_principal_id: 'psn_x' } as const;
 
 /** Spec: Durable receipt schema svc-cr/2.13 (absence rule), Captured consent and receipts; issue 7 wiring. */
 describe('receipt inputs from consent-records and oap-authorizer events', () => {
+  it('the wording consent.recorded carries makes the same receipt as the flow version read back; an older event carries none', () => {
+    const { locale, title, description, policyUrl, purposes, consentDuration } = flow;
+    const shown = purposes.map(({ key, label, description, mechanism, required }) => ({ key, label, description, mechanism, required }));
+    const event = recorded({
+      notice: create(FlowNoticeSchema, { locale, title, description, policyUrl, purposes: shown, consentDuration }),
+    });
+    const carried = flowOfEvent(event);
+    expect(carried).toBeDefined();
+    expect(buildConsentRecord(consentRecordInput(event, carried!, controller, principal))).toEqual(
+      buildConsentRecord(consentRecordInput(event, flow, controller, principal)),
+    );
+    expect(flowOfEvent(recorded())).toBeUndefined();
+  });
+
   it('a consent record: granted purposes with the labels shown, the flow version as notice, validity from the flow', () => {
     const input = consentRecordInput(recorded({ previousRecordId: 'crec_us_bbbbbbbbbbbbbbbbbbbb' }), flow, controller, principal);
     const document = buildConsentRecord(input);

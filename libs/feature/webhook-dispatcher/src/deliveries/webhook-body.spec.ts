@@ -1,6 +1,6 @@
 import { create, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { EventMetaSchema, WebhookDeliveryFailedSchema } from '@svc/contracts';
+import { ApprovalDecidedSchema, EventMetaSchema, WebhookDeliveryFailedSchema } from '@svc/contracts';
 import { webhookBody, webhookEventFromBus } from './webhook-body';
 
 const occurredAt = new Date('2026-11-22T10:00:00.000Z');
@@ -39,6 +39,18 @@ describe('webhook body (spec: a JSON body with the key `event`)', () => {
       last_status_code: 0,
     });
     expect(body.data).not.toHaveProperty('meta');
+  });
+
+  it("leaves out the application's own name and jurisdiction, stamped on the event for its receipt", () => {
+    const message = create(ApprovalDecidedSchema, {
+      meta: meta('approval.granted'),
+      reference: 'payout-77',
+      outcome: 'approved',
+      application: { name: 'Acme Payments', jurisdiction: 'GB' },
+    });
+    const event = webhookEventFromBus('bus-id', 'approval.granted', toBinary(ApprovalDecidedSchema, message));
+    expect(event?.data).toMatchObject({ reference: 'payout-77', outcome: 'approved' });
+    expect(event?.data).not.toHaveProperty('application');
   });
 
   it('keeps the envelope of a type this build does not know, with empty data, instead of dropping it', () => {

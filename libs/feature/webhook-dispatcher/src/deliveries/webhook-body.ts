@@ -70,6 +70,9 @@ export function webhookEventFromBus(
     const json = toJson(schema, message as never, { useProtoFieldName: true, alwaysEmitImplicit: true }) as Record<string, unknown>;
     delete json.meta;
     delete json[SEALED_PERSONAL_DATA_FIELD];
+    // The application's own name and jurisdiction, stamped for the receipts service: not part of
+    // the subscriber's payload (the subscriber is the application).
+    delete json.application;
     data = json;
   } else {
     meta = metaOnly(payload);

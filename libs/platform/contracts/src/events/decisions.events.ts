@@ -12,7 +12,9 @@ import type { EventEntry } from './event-entry';
 
 /**
  * Events of flows (consent-records) and decision sessions (decision-gateway). Approval and
- * signature outcomes share one message per kind: the event type names the aggregated outcome.
+ * signature outcomes share one message per kind: the event type names the aggregated outcome; a
+ * standalone approval's also carries the application's name and jurisdiction (`application`) for
+ * its receipt.
  * `consent.granted`, `.denied` and `.revoked` are a decision session's; the consent records'
  * events are RECORDS_EVENTS.
  */

@@ -34,7 +34,7 @@ export const OAP_EVENTS = {
     producer: 'oap-authorizer',
     webhook: false,
     audited: true,
-    meaning: 'An authority was granted to an agent',
+    meaning: 'An authority was granted to an agent (with what its authorization receipt states: terms, agent and application names)',
   },
   'authority.suspended': {
     schema: AuthorityChangedSchema,

@@ -10,7 +10,9 @@ import type { EventEntry } from './event-entry';
  * Events of consent records (consent-records): records written by the Record API, imports,
  * committed captures and decision sessions, their withdrawals and their expiries (retention
  * sweep). The record events of a whole record go out as the public `consent.granted` /
- * `consent.denied` / `consent.revoked` webhooks (`webhook.as`).
+ * `consent.denied` / `consent.revoked` webhooks (`webhook.as`). `consent.recorded` carries what the
+ * record's receipt states, so the receipts service calls nobody back: the flow version's wording
+ * (`notice`) and the application's name and jurisdiction (`application`).
  */
 export const RECORDS_EVENTS = {
   'consent.recorded': {
@@ -19,7 +21,8 @@ export const RECORDS_EVENTS = {
     producer: 'consent-records',
     webhook: { as: ['consent.granted', 'consent.denied'] },
     audited: true,
-    meaning: 'A consent record was written (per-purpose outcomes); a decision session’s record is delivered by its session event instead',
+    meaning:
+      'A consent record was written (per-purpose outcomes, the wording it was made against); a decision session’s record is delivered by its session event instead',
   },
   'consent.purpose_revoked': {
     schema: ConsentPurposeRevokedSchema,

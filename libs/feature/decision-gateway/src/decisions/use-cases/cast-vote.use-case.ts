@@ -1,6 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { StampedApplicationFacts } from '@svc/bus';
 import { Clock } from '@svc/config';
 import type { OutboxWriter } from '@svc/persistence';
+import type { EntityManager } from 'typeorm';
+import { ApplicationsRepository } from '../../applications/applications.repository';
+import { ComplyService } from '../../comply/comply.service';
 import { GATEWAY_OUTBOX } from '../../tokens';
 import type { DecisionSession, SessionStatus } from '../decision';
 import { mintExchangeToken } from '../decision-tokens';
@@ -43,6 +47,8 @@ export class CastVote {
     private readonly sessions: DecisionsRepository,
     @Inject(GATEWAY_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
+    private readonly applications: ApplicationsRepository,
+    private readonly comply: ComplyService,
     @Optional() @Inject(HOSTED_SIGN_IN) private readonly hostedSignIn?: HostedSignIn,
   ) {}
 
@@ -124,10 +130,22 @@ export class CastVote {
         { status, outcome: status, counterProposal, exchangeTokenSha256: exchange.sha256, completedAt: now },
         now,
       );
-      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now, signer)))
-        await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now);
+      if (!(await this.sessions.signingOutcomes.onResolved(manager, resolved, now, signer))) {
+        // Only a standalone approval (one with a session token) becomes a receipt of its own.
+        const receipted = resolved.kind === 'approval' && Boolean(resolved.sessionToken);
+        const application = receipted ? await this.applicationFacts(manager, resolved.applicationId) : undefined;
+        await addVoteOutcomeEvent(this.outbox, manager, resolved, tally, now, application);
+      }
       return { session: resolved, exchangeToken: exchange.token };
     });
+  }
+
+  /** The application's name and receipt jurisdiction as an approval's event carries them (empty when unknown). */
+  private async applicationFacts(manager: EntityManager, applicationId: string): Promise<StampedApplicationFacts> {
+    const application = await this.applications.findApplication(applicationId, manager);
+    if (!application) return { name: '', jurisdiction: '' };
+    const jurisdiction = await this.comply.jurisdiction(applicationId, manager);
+    return { name: application.name, jurisdiction: jurisdiction === 'unspecified' ? '' : jurisdiction };
   }
 
   /** The answering participant: named when several may answer, implied when there is one. */

@@ -1,3 +1,4 @@
+import type { StampedApplicationFacts } from '@svc/bus';
 import type { OutboxWriter } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import type { Authority } from '../authority';
@@ -10,6 +11,8 @@ export interface AuthorityGrantFacts {
   agentName: string;
   /** Credential-free URL where the authority is withdrawn. */
   withdrawalUrl: string;
+  /** The application's name and jurisdiction for the receipt's controller; undefined when they could not be read now. */
+  application: StampedApplicationFacts | undefined;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function emitAuthorityEvent(
       createdAt: authority.createdAt.toISOString(),
       agentName: grant?.agentName ?? '',
       withdrawalUrl: grant?.withdrawalUrl ?? '',
+      ...(grant?.application ? { application: grant.application } : {}),
     },
     { applicationId: authority.applicationId, occurredAt: at },
   );

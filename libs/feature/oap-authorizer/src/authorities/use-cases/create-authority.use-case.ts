@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
+import { ApplicationFactsReader } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError } from '@svc/errors';
@@ -85,6 +86,7 @@ export class CreateAuthority {
     @Inject(OAP_OUTBOX) private readonly outbox: OutboxWriter,
     private readonly clock: Clock,
     private readonly config: PlatformConfig,
+    private readonly applications: ApplicationFactsReader,
   ) {}
 
   async execute(principal: Principal, command: CreateAuthorityCommand): Promise<Authority> {
@@ -115,6 +117,8 @@ export class CreateAuthority {
       throw new DomainError('unprocessable', 'validation_failed', 'valid_until must be after valid_from', { field: 'valid_until' });
     }
     const manifest = await this.agents.currentVersion(command.agentId);
+    // Stamped on authority.created for the receipt (a proposal is stamped when the person grants it).
+    const application = status === 'active' ? await this.applications.of(principal.applicationId) : undefined;
     return this.authorities.transaction(async (manager) => {
       const authority = await this.authorities.insert(
         manager,
@@ -138,6 +142,7 @@ export class CreateAuthority {
       await emitAuthorityEvent(this.outbox, manager, 'authority.created', authority, now, '', {
         agentName: agent.name,
         withdrawalUrl: `${this.config.publicBaseUrl}/api/v1/authorities/${authority.id}/revoke`,
+        application,
       });
       return authority;
     });

@@ -6,13 +6,14 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file svc/events/v1/meta.proto.
  */
 export const file_svc_events_v1_meta: GenFile = /*@__PURE__*/
-  fileDesc("ChhzdmMvZXZlbnRzL3YxL21ldGEucHJvdG8SDXN2Yy5ldmVudHMudjEitAEKCUV2ZW50TWV0YRIQCghldmVudF9pZBgBIAEoCRISCgpldmVudF90eXBlGAIgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAMgASgNEg4KBnJlZ2lvbhgEIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgFIAEoCRIvCgtvY2N1cnJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdHJhY2VfaWQYByABKAliBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("ChhzdmMvZXZlbnRzL3YxL21ldGEucHJvdG8SDXN2Yy5ldmVudHMudjEitAEKCUV2ZW50TWV0YRIQCghldmVudF9pZBgBIAEoCRISCgpldmVudF90eXBlGAIgASgJEhYKDnNjaGVtYV92ZXJzaW9uGAMgASgNEg4KBnJlZ2lvbhgEIAEoCRIWCg5hcHBsaWNhdGlvbl9pZBgFIAEoCRIvCgtvY2N1cnJlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIdHJhY2VfaWQYByABKAkiPAoQQXBwbGljYXRpb25GYWN0cxISCgRuYW1lGAEgASgJQgTAjBkCEhQKDGp1cmlzZGljdGlvbhgCIAEoCWIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_options_v1_personal_data]);
 
 /**
  * Header carried by every bus event. event_id is the outbox row id and the Nats-Msg-Id, so a
@@ -67,4 +68,34 @@ export type EventMeta = Message<"svc.events.v1.EventMeta"> & {
  */
 export const EventMetaSchema: GenMessage<EventMeta> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_meta, 0);
+
+/**
+ * The application an event is about as a receipt names it, stamped by the producer when it wrote
+ * the event: its display name and the receipt jurisdiction of its enabled regime modules, as
+ * decision-gateway (their owner) stated them then. Consumers build from it instead of asking
+ * decision-gateway; an event without it predates the field. An unknown application is stamped
+ * with both fields empty.
+ *
+ * @generated from message svc.events.v1.ApplicationFacts
+ */
+export type ApplicationFacts = Message<"svc.events.v1.ApplicationFacts"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * EU, GB, US-CA, BR, CN; empty when no regime can be stated ("unspecified").
+   *
+   * @generated from field: string jurisdiction = 2;
+   */
+  jurisdiction: string;
+};
+
+/**
+ * Describes the message svc.events.v1.ApplicationFacts.
+ * Use `create(ApplicationFactsSchema)` to create a new message.
+ */
+export const ApplicationFactsSchema: GenMessage<ApplicationFacts> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_meta, 1);
 

@@ -6,7 +6,7 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { EventMeta } from "./meta_pb";
+import type { ApplicationFacts, EventMeta } from "./meta_pb";
 import { file_svc_events_v1_meta } from "./meta_pb";
 import { file_svc_options_v1_personal_data } from "../../options/v1/personal_data_pb";
 import type { Message } from "@bufbuild/protobuf";
@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file svc/events/v1/records.proto.
  */
 export const file_svc_events_v1_records: GenFile = /*@__PURE__*/
-  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEidgoHQWN0ZWRCeRIZCgtkZWxlZ2F0ZV9pZBgBIAEoCUIEwIwZAhIaCgxwcmluY2lwYWxfaWQYAiABKAlCBMCMGQISGwoTZGVsZWdhdGlvbl9ncmFudF9pZBgDIAEoCRIXCg9kZWxlZ2F0aW9uX3R5cGUYBCABKAkiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSK8BAoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEhwKFHNlYWxlZF9wZXJzb25hbF9kYXRhGGQgASgMIuYCChVDb25zZW50UHVycG9zZVJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESDwoHcHVycG9zZRgHIAEoCRIPCgdjaGFubmVsGAggASgJEi4KCnJldm9rZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKCGFjdGVkX2J5GAogASgLMhYuc3ZjLmV2ZW50cy52MS5BY3RlZEJ5EhEKCW9iamVjdGlvbhgLIAEoCBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCLTAgoUQ29uc2VudFJlY29yZFJldm9rZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSDwoHY2hhbm5lbBgIIAEoCRIuCgpyZXZva2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCghhY3RlZF9ieRgKIAEoCzIWLnN2Yy5ldmVudHMudjEuQWN0ZWRCeRIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCLZAgoUQ29uc2VudFJlY29yZEV4cGlyZWQSJgoEbWV0YRgBIAEoCzIYLnN2Yy5ldmVudHMudjEuRXZlbnRNZXRhEhEKCXJlY29yZF9pZBgCIAEoCRIPCgdmbG93X2lkGAMgASgJEhQKDGZsb3dfdmVyc2lvbhgEIAEoDRIhChNzdWJqZWN0X2V4dGVybmFsX2lkGAUgASgJQgTAjBkBEhsKDXN1YmplY3RfZW1haWwYBiABKAlCBMCMGQESEAoIcHVycG9zZXMYByADKAkSFAoGcmVhc29uGAggASgJQgTAjBkCEhEKCXBvbGljeV9pZBgJIAEoCRIWCg5wb2xpY3lfdmVyc2lvbhgKIAEoDRIuCgpleHBpcmVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDGIGcHJvdG8z", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
+  fileDesc("ChtzdmMvZXZlbnRzL3YxL3JlY29yZHMucHJvdG8SDXN2Yy5ldmVudHMudjEidgoHQWN0ZWRCeRIZCgtkZWxlZ2F0ZV9pZBgBIAEoCUIEwIwZAhIaCgxwcmluY2lwYWxfaWQYAiABKAlCBMCMGQISGwoTZGVsZWdhdGlvbl9ncmFudF9pZBgDIAEoCRIXCg9kZWxlZ2F0aW9uX3R5cGUYBCABKAkiMwoOUHVycG9zZU91dGNvbWUSDwoHcHVycG9zZRgBIAEoCRIQCghkZWNpc2lvbhgCIAEoCSKdBQoPQ29uc2VudFJlY29yZGVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEi8KCG91dGNvbWVzGAcgAygLMh0uc3ZjLmV2ZW50cy52MS5QdXJwb3NlT3V0Y29tZRIaChJjb2xsZWN0aW9uX2NoYW5uZWwYCCABKAkSLwoLY2FwdHVyZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY29yZGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJwcmV2aW91c19yZWNvcmRfaWQYCyABKAkSGgoSd2l0aGRyYXduX3B1cnBvc2VzGAwgAygJEhQKDHNlbmRfcmVjZWlwdBgNIAEoCBIhChlyZW5kZXJpbmdfZXZpZGVuY2VfZGlnZXN0GA4gASgJEhsKE2NvbGxlY3Rpb25fcGxhdGZvcm0YDyABKAkSFQoNbm90aWNlX2RpZ2VzdBgQIAEoCRIVCg1kZWxpdmVyeV9tb2RlGBEgASgJEikKBm5vdGljZRgSIAEoCzIZLnN2Yy5ldmVudHMudjEuRmxvd05vdGljZRI0CgthcHBsaWNhdGlvbhgTIAEoCzIfLnN2Yy5ldmVudHMudjEuQXBwbGljYXRpb25GYWN0cxIcChRzZWFsZWRfcGVyc29uYWxfZGF0YRhkIAEoDCKeAQoKRmxvd05vdGljZRIOCgZsb2NhbGUYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSEgoKcG9saWN5X3VybBgEIAEoCRIuCghwdXJwb3NlcxgFIAMoCzIcLnN2Yy5ldmVudHMudjEuTm90aWNlUHVycG9zZRIYChBjb25zZW50X2R1cmF0aW9uGAYgASgJImUKDU5vdGljZVB1cnBvc2USCwoDa2V5GAEgASgJEg0KBWxhYmVsGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhEKCW1lY2hhbmlzbRgEIAEoCRIQCghyZXF1aXJlZBgFIAEoCCLmAgoVQ29uc2VudFB1cnBvc2VSZXZva2VkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEg8KB3B1cnBvc2UYByABKAkSDwoHY2hhbm5lbBgIIAEoCRIuCgpyZXZva2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIoCghhY3RlZF9ieRgKIAEoCzIWLnN2Yy5ldmVudHMudjEuQWN0ZWRCeRIRCglvYmplY3Rpb24YCyABKAgSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi0wIKFENvbnNlbnRSZWNvcmRSZXZva2VkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEhAKCHB1cnBvc2VzGAcgAygJEg8KB2NoYW5uZWwYCCABKAkSLgoKcmV2b2tlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKAoIYWN0ZWRfYnkYCiABKAsyFi5zdmMuZXZlbnRzLnYxLkFjdGVkQnkSHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAwi2QIKFENvbnNlbnRSZWNvcmRFeHBpcmVkEiYKBG1ldGEYASABKAsyGC5zdmMuZXZlbnRzLnYxLkV2ZW50TWV0YRIRCglyZWNvcmRfaWQYAiABKAkSDwoHZmxvd19pZBgDIAEoCRIUCgxmbG93X3ZlcnNpb24YBCABKA0SIQoTc3ViamVjdF9leHRlcm5hbF9pZBgFIAEoCUIEwIwZARIbCg1zdWJqZWN0X2VtYWlsGAYgASgJQgTAjBkBEhAKCHB1cnBvc2VzGAcgAygJEhQKBnJlYXNvbhgIIAEoCUIEwIwZAhIRCglwb2xpY3lfaWQYCSABKAkSFgoOcG9saWN5X3ZlcnNpb24YCiABKA0SLgoKZXhwaXJlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHAoUc2VhbGVkX3BlcnNvbmFsX2RhdGEYZCABKAxiBnByb3RvMw", [file_google_protobuf_timestamp, file_svc_events_v1_meta, file_svc_options_v1_personal_data]);
 
 /**
  * Who made a withdrawal for the person the record is about, when it was not that person: a
@@ -197,6 +197,22 @@ export type ConsentRecorded = Message<"svc.events.v1.ConsentRecorded"> & {
   deliveryMode: string;
 
   /**
+   * The wording of the flow version the record was made against (flow versions are immutable), so
+   * a receipt is built from the event alone; absent in events written before it was carried.
+   *
+   * @generated from field: svc.events.v1.FlowNotice notice = 18;
+   */
+  notice?: FlowNotice | undefined;
+
+  /**
+   * The application's display name and receipt jurisdiction; absent in events written before it
+   * was carried, or when decision-gateway could not be asked at write time.
+   *
+   * @generated from field: svc.events.v1.ApplicationFacts application = 19;
+   */
+  application?: ApplicationFacts | undefined;
+
+  /**
    * The sealed fields above, encrypted (see svc.options.v1.PersonalData); they are empty in clear.
    *
    * @generated from field: bytes sealed_personal_data = 100;
@@ -210,6 +226,95 @@ export type ConsentRecorded = Message<"svc.events.v1.ConsentRecorded"> & {
  */
 export const ConsentRecordedSchema: GenMessage<ConsentRecorded> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_records, 2);
+
+/**
+ * The wording a flow version shows: what a consent receipt freezes as its notice.
+ *
+ * @generated from message svc.events.v1.FlowNotice
+ */
+export type FlowNotice = Message<"svc.events.v1.FlowNotice"> & {
+  /**
+   * @generated from field: string locale = 1;
+   */
+  locale: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * Empty when the version names no policy.
+   *
+   * @generated from field: string policy_url = 4;
+   */
+  policyUrl: string;
+
+  /**
+   * @generated from field: repeated svc.events.v1.NoticePurpose purposes = 5;
+   */
+  purposes: NoticePurpose[];
+
+  /**
+   * ISO 8601 duration of a consent under this version; empty when it states none.
+   *
+   * @generated from field: string consent_duration = 6;
+   */
+  consentDuration: string;
+};
+
+/**
+ * Describes the message svc.events.v1.FlowNotice.
+ * Use `create(FlowNoticeSchema)` to create a new message.
+ */
+export const FlowNoticeSchema: GenMessage<FlowNotice> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_records, 3);
+
+/**
+ * One purpose of a flow version as it was shown.
+ *
+ * @generated from message svc.events.v1.NoticePurpose
+ */
+export type NoticePurpose = Message<"svc.events.v1.NoticePurpose"> & {
+  /**
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * The lawful basis (consent, contract, legitimate_interest, …).
+   *
+   * @generated from field: string mechanism = 4;
+   */
+  mechanism: string;
+
+  /**
+   * @generated from field: bool required = 5;
+   */
+  required: boolean;
+};
+
+/**
+ * Describes the message svc.events.v1.NoticePurpose.
+ * Use `create(NoticePurposeSchema)` to create a new message.
+ */
+export const NoticePurposeSchema: GenMessage<NoticePurpose> = /*@__PURE__*/
+  messageDesc(file_svc_events_v1_records, 4);
 
 /**
  * consent.purpose_revoked: one purpose of a consent record was withdrawn (by the organisation's
@@ -293,7 +398,7 @@ export type ConsentPurposeRevoked = Message<"svc.events.v1.ConsentPurposeRevoked
  * Use `create(ConsentPurposeRevokedSchema)` to create a new message.
  */
 export const ConsentPurposeRevokedSchema: GenMessage<ConsentPurposeRevoked> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 3);
+  messageDesc(file_svc_events_v1_records, 5);
 
 /**
  * consent.record_revoked: a whole consent record was withdrawn. Published as well as the
@@ -369,7 +474,7 @@ export type ConsentRecordRevoked = Message<"svc.events.v1.ConsentRecordRevoked">
  * Use `create(ConsentRecordRevokedSchema)` to create a new message.
  */
 export const ConsentRecordRevokedSchema: GenMessage<ConsentRecordRevoked> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 4);
+  messageDesc(file_svc_events_v1_records, 6);
 
 /**
  * consent.expired: a consent record reached the end of its term (the flow's consent_duration) or
@@ -456,5 +561,5 @@ export type ConsentRecordExpired = Message<"svc.events.v1.ConsentRecordExpired">
  * Use `create(ConsentRecordExpiredSchema)` to create a new message.
  */
 export const ConsentRecordExpiredSchema: GenMessage<ConsentRecordExpired> = /*@__PURE__*/
-  messageDesc(file_svc_events_v1_records, 5);
+  messageDesc(file_svc_events_v1_records, 7);
 
