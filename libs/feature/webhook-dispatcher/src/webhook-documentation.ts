@@ -1,13 +1,7 @@
 import type { DescMessage } from '@bufbuild/protobuf';
-import {
-  EVENTS,
-  SEALED_PERSONAL_DATA_FIELD,
-  WEBHOOK_SOURCE_EVENT_TYPES,
-  webhookTypesOf,
-  type WebhookEventType,
-  type WebhookSourceEventType,
-} from '@svc/contracts';
+import { EVENTS, WEBHOOK_SOURCE_EVENT_TYPES, webhookTypesOf, type WebhookEventType, type WebhookSourceEventType } from '@svc/contracts';
 import { protoMessageSchemas, type DocumentedWebhook } from '@svc/server';
+import { FIELDS_NOT_IN_WEBHOOK_DATA } from './deliveries/webhook-body';
 import { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData, TestWebhookData } from './intake/webhook-data.response';
 import { SUBSCRIBABLE_EVENT_TYPES, TEST_EVENT_TYPE, type SubscribableEventType } from './webhook-events';
 
@@ -158,7 +152,7 @@ export function documentedWebhooks(): DocumentedWebhook[] {
         if (!classes.includes(shape)) classes.push(shape);
         continue;
       }
-      const proto = protoMessageSchemas(EVENTS[source].schema as DescMessage, ['meta', SEALED_PERSONAL_DATA_FIELD]);
+      const proto = protoMessageSchemas(EVENTS[source].schema as DescMessage, FIELDS_NOT_IN_WEBHOOK_DATA);
       Object.assign(schemas, proto.schemas);
       branches.push({ $ref: `#/components/schemas/${proto.name}` });
     }

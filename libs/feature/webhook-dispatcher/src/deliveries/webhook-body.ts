@@ -11,6 +11,13 @@ import {
   type PersonalDataSeal,
 } from '@svc/contracts';
 
+/**
+ * Top-level event fields a webhook's `data` never carries (nor its documented schema): the
+ * envelope's metadata, the sealed personal data, and the application's own name and
+ * jurisdiction, which are stamped for the receipts service (the subscriber is the application).
+ */
+export const FIELDS_NOT_IN_WEBHOOK_DATA = ['meta', SEALED_PERSONAL_DATA_FIELD, 'application'] as const;
+
 /** One event as applications see it; the source of every delivery's body. */
 export interface WebhookEvent {
   /** Stable event id: the body's `id` and the `X-Svc-Event-ID` header of every attempt. */
@@ -68,11 +75,7 @@ export function webhookEventFromBus(
     const message = decodeSealedEvent(schema, payload, personalData) as { meta?: EventMeta };
     meta = message.meta;
     const json = toJson(schema, message as never, { useProtoFieldName: true, alwaysEmitImplicit: true }) as Record<string, unknown>;
-    delete json.meta;
-    delete json[SEALED_PERSONAL_DATA_FIELD];
-    // The application's own name and jurisdiction, stamped for the receipts service: not part of
-    // the subscriber's payload (the subscriber is the application).
-    delete json.application;
+    for (const field of FIELDS_NOT_IN_WEBHOOK_DATA) delete json[field];
     data = json;
   } else {
     meta = metaOnly(payload);
