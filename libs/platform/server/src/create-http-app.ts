@@ -61,8 +61,10 @@ export async function createHttpApp(
   const fastify = app.getHttpAdapter().getInstance();
   // The platform parses bodies itself (strict UTF-8, nesting limits, storable strings); Nest's own parsers stay off.
   if (options.bodyParser ?? true) installBodyParsers(fastify);
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Callback style: every request runs it, and an async hook costs a promise each time.
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', String(request.id));
+    done();
   });
   fastify.addHook('preParsing', async (request) => {
     const length = Number(request.headers['content-length'] ?? 0);
