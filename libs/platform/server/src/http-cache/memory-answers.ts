@@ -24,7 +24,7 @@ export type MemoryAnswerSource = (request: FastifyRequest) => MemoryAnswer | und
 
 interface Served {
   source: MemoryAnswerSource;
-  /** The route's series of the counter, bound once. */
+  /** The route's series of the counter. */
   answered: { inc(): void };
 }
 
@@ -46,7 +46,7 @@ export const MEMORY_ANSWERS_METRIC = 'http_memory_answers_total';
  * under its route template, and the HTTP server span (instrumented below Fastify) is unchanged.
  * What it skips is Nest: no guard, interceptor or filter runs, so anything one of them records for
  * these routes is not recorded. `http_memory_answers_total{route}` counts the answers given here
- * (one pre-bound counter increment), so the share served from memory stays visible.
+ * (one counter increment), so the share served from memory stays visible.
  */
 @Injectable()
 export class MemoryAnswers {
