@@ -44,9 +44,6 @@ export async function createHttpApp(
     },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    // No module uses Nest middleware (the platform's edge is Fastify hooks): without middie, no
-    // request pays for its hook. A module that applied middleware would fail at boot.
-    skipMiddie: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(rootModule as Type<unknown>, adapter, {
     bufferLogs: true,
