@@ -5,7 +5,9 @@ import { OutboxWriter } from '@svc/persistence';
 import { http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { startRegions, type TestRegions } from '../support/regions';
-import { AgentsRepository, UNDISCOVERABLE_BODY } from '@svc/oap-authorizer';
+import { AgentsRepository, CapabilityDocuments, UNDISCOVERABLE_BODY } from '@svc/oap-authorizer';
+import { MEMORY_ANSWERS_METRIC } from '@svc/server';
+import { Metrics } from '@svc/telemetry';
 import { bearer, createAgent, createApp, publishManifest, type TestApp } from './support';
 
 /** Spec: Capability document, Limits (capability endpoint), OAP endpoints (version), agent_metadata; issue 3 Deliver 1, 2, 8. */
@@ -370,6 +372,79 @@ describe('agents, authorities, capability documents and /api/v1/oap/version', ()
       expect(
         (await http('GET', `${us}/.well-known/jwks.json`, { headers: { 'if-none-match': changed.headers.get('etag')! } })).status,
       ).toBe(304);
+    });
+  });
+
+  describe('public documents answered from memory before the route', () => {
+    /** Status, bytes and headers of an answer, but for those that differ on every answer. */
+    const comparable = (res: { status: number; text: string; headers: Headers }) => [
+      res.status,
+      res.text,
+      [...res.headers.entries()].filter(([name]) => name !== 'date' && name !== 'x-request-id'),
+    ];
+    const answeredFromMemory = async (route: string) => {
+      const counter = stack.process.us.app.get(Metrics).registry.getSingleMetric(MEMORY_ANSWERS_METRIC);
+      const values = counter ? (await counter.get()).values : [];
+      return values.find((value) => value.labels.route === route)?.value ?? 0;
+    };
+
+    it('answers the capability document with the status, headers and bytes of the route, counted', async () => {
+      const route = '/api/v1/agents/:agent_id/capabilities';
+      const documents = stack.process.us.app.get(CapabilityDocuments, { strict: false });
+      const agentId = await createAgent(us, app, { manifest: true });
+      let round = 0;
+      const get = (headers: Record<string, string> = {}) =>
+        http('GET', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: { ...ip(round), ...headers } });
+      // A document loaded while its own publication event fans out is not kept: wait for the event.
+      await waitFor(async () => {
+        round = 40 + ((round + 1) % 40);
+        const before = await answeredFromMemory(route);
+        await get();
+        return (await answeredFromMemory(route)) > before;
+      }, 10_000);
+      round = 30;
+      const before = await answeredFromMemory(route);
+      documents.cache.clear();
+      const fullFromRoute = await get();
+      const etag = fullFromRoute.headers.get('etag')!;
+      const fullFromMemory = await get();
+      const notModifiedFromMemory = await get({ 'if-none-match': etag });
+      documents.cache.clear();
+      const notModifiedFromRoute = await get({ 'if-none-match': etag });
+      expect(await answeredFromMemory(route)).toBe(before + 2);
+      expect([fullFromRoute.status, notModifiedFromRoute.status]).toEqual([200, 304]);
+      expect(comparable(fullFromMemory)).toEqual(comparable(fullFromRoute));
+      expect(comparable(notModifiedFromMemory)).toEqual(comparable(notModifiedFromRoute));
+      expect(fullFromMemory.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+      // HEAD is left to the route.
+      const head = await http('HEAD', `${us}/api/v1/agents/${agentId}/capabilities`, { headers: ip(30) });
+      expect([head.status, head.headers.get('etag')]).toEqual([200, etag]);
+      expect(await answeredFromMemory(route)).toBe(before + 2);
+    });
+
+    it('answers the JWKS with the status, headers and bytes of the route, and a rotation here at once', async () => {
+      const route = '/.well-known/jwks.json';
+      const keys = stack.process.us.app.get(SigningKeyStore);
+      const get = (headers: Record<string, string> = {}) => http('GET', `${us}/.well-known/jwks.json`, { headers });
+      const before = await answeredFromMemory(route);
+      keys.reload();
+      const fullFromRoute = await get();
+      const etag = fullFromRoute.headers.get('etag')!;
+      const fullFromMemory = await get();
+      const notModifiedFromMemory = await get({ 'if-none-match': etag });
+      keys.reload();
+      const notModifiedFromRoute = await get({ 'if-none-match': etag });
+      expect(await answeredFromMemory(route)).toBe(before + 2);
+      expect([fullFromRoute.status, notModifiedFromRoute.status]).toEqual([200, 304]);
+      expect(comparable(fullFromMemory)).toEqual(comparable(fullFromRoute));
+      expect(comparable(notModifiedFromMemory)).toEqual(comparable(notModifiedFromRoute));
+      // A rotation in this process: the very next request gets the new key set.
+      expect((await get({ 'if-none-match': etag })).status).toBe(304);
+      const rotated = await keys.rotate();
+      const changed = await get({ 'if-none-match': etag });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect((changed.body as { keys: Array<{ kid: string }> }).keys[0]?.kid).toBe(rotated.kid);
     });
   });
 

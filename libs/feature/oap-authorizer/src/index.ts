@@ -17,6 +17,7 @@ export { RECEIPT_TYP, MAX_RECEIPT_BYTES } from './grants/receipts';
 export { VENDOR_JWT_FORMAT } from './grants/evidence/agent-evidence-verifier';
 export { AgentsRepository } from './agents/agents.repository';
 export { UNDISCOVERABLE_BODY } from './agents/capabilities.controller';
+export { CapabilityDocuments } from './agents/capability-documents';
 export { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
 export { ExpireDueEscalations, EXPIRY_SETTLE_MS } from './escalations/use-cases/expire-due-escalations.use-case';
 export { RequestGrant } from './grants/use-cases/request-grant.use-case';

@@ -13,16 +13,18 @@ export type RegionGuardOptions = Pick<ProcessConfig, 'REGION' | 'REGION_URLS' | 
  * public document. Identifiers in request bodies are homed by `HomeRegionPipe` once parsed.
  */
 export function installRegionGuard(fastify: FastifyInstance, config: RegionGuardOptions): void {
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Callback style: it runs on every request, and an async hook costs a promise each time.
+  fastify.addHook('onRequest', (request, reply, done) => {
     const verdict = regionVerdict(request.method, request.url, config.REGION);
-    if (verdict.action === 'local' || !isRegion(verdict.homeRegion)) return;
+    if (verdict.action === 'local' || !isRegion(verdict.homeRegion)) return done();
     const home = homeRegionOf(config, verdict.homeRegion);
     if (verdict.action === 'redirect' && home.url) {
-      return reply.status(307).header('location', `${home.url}${request.url}`).header('cache-control', 'public, max-age=86400').send();
+      void reply.status(307).header('location', `${home.url}${request.url}`).header('cache-control', 'public, max-age=86400').send();
+      return;
     }
     const path = request.url.split('?', 1)[0] ?? '';
     // The spec names its own code for an attestation refresh that reached the wrong region.
     const error = new WrongRegionError(home, GRANT_REFRESH.test(path) ? 'grant_region_mismatch' : 'wrong_region');
-    return reply.status(421).header('cache-control', 'no-store').send(error.toEnvelope());
+    void reply.status(421).header('cache-control', 'no-store').send(error.toEnvelope());
   });
 }

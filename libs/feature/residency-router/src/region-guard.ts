@@ -12,6 +12,7 @@ const REDIRECTABLE = /^\/api\/v1\/agents\/[^/]+\/capabilities$/;
  * proxied here. `dev` segments belong to whichever region runs the development deployment.
  */
 export function regionVerdict(method: string, rawUrl: string, localRegion: string): RegionVerdict {
+  if (PLAIN_PATH.test(rawUrl) && !DOT_SEGMENT.test(rawUrl)) return verdictOf(method, rawUrl, rawUrl.split('/'), localRegion);
   const url = new URL(rawUrl, 'http://router.invalid');
   const candidates: string[] = [];
   for (const segment of url.pathname.split('/')) {
@@ -23,10 +24,23 @@ export function regionVerdict(method: string, rawUrl: string, localRegion: strin
     }
   }
   for (const value of url.searchParams.values()) candidates.push(value);
+  return verdictOf(method, url.pathname, candidates, localRegion);
+}
+
+/**
+ * A path the URL parser leaves as it is: no query, fragment, percent-encoding, dot segment or
+ * leading `//`, only unreserved characters. Its segments are read without parsing it (the guard
+ * runs on every request, public reads answered from memory included).
+ */
+const PLAIN_PATH = /^\/(?!\/)[\w.~/-]*$/;
+const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
+
+function verdictOf(method: string, pathname: string, candidates: readonly string[], localRegion: string): RegionVerdict {
   for (const candidate of candidates) {
+    if (!candidate) continue;
     const region = regionSegmentOf(candidate);
     if (!region || region === 'dev' || region === localRegion) continue;
-    if ((method === 'GET' || method === 'HEAD') && REDIRECTABLE.test(url.pathname)) return { action: 'redirect', homeRegion: region };
+    if ((method === 'GET' || method === 'HEAD') && REDIRECTABLE.test(pathname)) return { action: 'redirect', homeRegion: region };
     return { action: 'misdirected', homeRegion: region };
   }
   return { action: 'local' };

@@ -15,6 +15,19 @@ describe('residency verdict (spec: Authentication rule 11; architecture: Regions
     ['GET', '/api/v1/applications/tp_dev_abcdefghijklmnopqrst', 'eu', { action: 'local' }],
     ['GET', '/api/v1/me', 'ap', { action: 'local' }],
     ['GET', '/decisions/dts_abc', 'ap', { action: 'local' }],
+    ['GET', '/.well-known/jwks.json', 'us', { action: 'local' }],
+    ['GET', '/api/v1/agents/agent_us_abcdefghijklmnopqrst/capabilities', 'us', { action: 'local' }],
+    // Read as the URL parser reads them: dot segments resolved, a leading `//` names a host, queries read.
+    ['GET', '/api/v1/tp_eu_abcdefghijklmnopqrst/../me', 'us', { action: 'local' }],
+    ['GET', '/api/v1/me/./tp_eu_abcdefghijklmnopqrst', 'us', { action: 'misdirected', homeRegion: 'eu' }],
+    ['GET', '//tp_eu_abcdefghijklmnopqrst/api/v1/me', 'us', { action: 'local' }],
+    ['GET', '/api/v1/agents/agent_eu_abcdefghijklmnopqrst/capabilities?x=1', 'us', { action: 'redirect', homeRegion: 'eu' }],
+    [
+      'GET',
+      '/api/v1/agents/agent_us_abcdefghijklmnopqrst/capabilities?a=tp_ap_abcdefghijklmnopqrst',
+      'us',
+      { action: 'redirect', homeRegion: 'ap' },
+    ],
   ])('%s %s in %s → %j', (method, url, region, verdict) => {
     expect(regionVerdict(method, url, region)).toEqual(verdict);
   });

@@ -97,6 +97,8 @@ const REGIONAL_KINDS = (Object.keys(ID_FORMATS) as IdKind[])
   .filter((k) => ID_FORMATS[k].regional)
   // Longest prefix first so `tpcv_` is not read as `tp_`.
   .sort((a, b) => ID_FORMATS[b].prefix.length - ID_FORMATS[a].prefix.length);
+/** `<prefix>_` of each of {@link REGIONAL_KINDS}, in its order. */
+const REGIONAL_PREFIXES = REGIONAL_KINDS.map((kind) => `${ID_FORMATS[kind].prefix}_`);
 
 const GLOBAL_KINDS = (Object.keys(ID_FORMATS) as IdKind[])
   .filter((k) => !ID_FORMATS[k].regional)
@@ -141,8 +143,9 @@ export function isIdOf(kind: IdKind, value: unknown): value is string {
  * even one whose random part is malformed: routing must never forward a foreign id.
  */
 export function regionSegmentOf(value: string): IdRegion | undefined {
-  for (const kind of REGIONAL_KINDS) {
-    const prefix = `${ID_FORMATS[kind].prefix}_`;
+  // Every prefix ends with `_`: the router asks this of every path segment of every request.
+  if (!value.includes('_')) return undefined;
+  for (const prefix of REGIONAL_PREFIXES) {
     if (!value.startsWith(prefix)) continue;
     const region = value.slice(prefix.length).split('_', 1)[0];
     if (region && (ID_REGIONS as readonly string[]).includes(region) && value.length > prefix.length + region.length + 1) {

@@ -67,6 +67,28 @@ describe('SigningKeyStore (no database)', () => {
     expect(queries).toHaveLength(2);
   });
 
+  it('serialises the JWKS once per key set and hands it over synchronously only while that key set is fresh', async () => {
+    const { dataSource, queries } = fakeDataSource();
+    let now = 1_000_000;
+    const store = new SigningKeyStore(dataSource, 'us', kek, { cacheTtlMs: 60_000, clock: { now: () => new Date(now) } });
+    expect(store.currentJwksDocument()).toBeUndefined();
+    const document = await store.jwksDocument();
+    expect(document.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(JSON.parse(document.body)).toEqual(await store.jwks());
+    expect(store.currentJwksDocument()).toBe(document);
+    expect(await store.jwksDocument()).toBe(document);
+    expect(queries).toHaveLength(1);
+    // A rotation here, or its event from another process, drops it at once.
+    store.reload();
+    expect(store.currentJwksDocument()).toBeUndefined();
+    await store.jwksDocument();
+    expect(store.currentJwksDocument()).toEqual(document);
+    expect(queries).toHaveLength(2);
+    // Past the cache lifetime (the bound of a missed rotation event) the route reads the keys again.
+    now += 60_000;
+    expect(store.currentJwksDocument()).toBeUndefined();
+  });
+
   it('kidFor formats oap-<region>-v<N>', () => {
     expect(new SigningKeyStore(fakeDataSource().dataSource, 'eu', kek).kidFor(12)).toBe('oap-eu-v12');
   });

@@ -78,6 +78,14 @@ export interface SerialisedJwks {
   etag: string;
 }
 
+/** The JWKS serialised from one loaded key set. */
+interface JwksOfKeySet {
+  of: Promise<Map<string, KnownKey>>;
+  document: Promise<SerialisedJwks>;
+  /** The document once serialised: what `currentJwksDocument` answers synchronously. */
+  settled?: SerialisedJwks;
+}
+
 interface Cached<T> {
   value: Promise<T>;
   loadedAt: number;
@@ -102,7 +110,7 @@ export class SigningKeyStore {
   private readonly kidPattern: RegExp;
   private active?: Cached<ActiveSigningKey>;
   private keySet?: Cached<Map<string, KnownKey>>;
-  private jwksSerialised?: { of: Promise<Map<string, KnownKey>>; document: Promise<SerialisedJwks> };
+  private jwksSerialised?: JwksOfKeySet;
 
   /**
    * @param region region these keys sign for (lowercase letters and digits, e.g. `us`); throws
@@ -233,12 +241,31 @@ export class SigningKeyStore {
           const body = JSON.stringify(jwks);
           return { body, etag: `"${sha256Base64Url(body)}"` };
         });
-      this.jwksSerialised = { of: keySet, document };
-      void document.catch(() => {
-        if (this.jwksSerialised?.document === document) this.jwksSerialised = undefined;
-      });
+      const serialised: JwksOfKeySet = { of: keySet, document };
+      this.jwksSerialised = serialised;
+      document.then(
+        (settled) => {
+          serialised.settled = settled;
+        },
+        () => {
+          if (this.jwksSerialised === serialised) this.jwksSerialised = undefined;
+        },
+      );
     }
     return this.jwksSerialised.document;
+  }
+
+  /**
+   * The serialised JWKS when it is in memory and as fresh as {@link jwksDocument} would answer it
+   * (the key set within its cache lifetime, not dropped by a rotation or its event), else
+   * undefined: a caller that cannot wait (an answer before the route) leaves the load to
+   * {@link jwksDocument}.
+   */
+  currentJwksDocument(): SerialisedJwks | undefined {
+    const keySet = this.keySet;
+    if (!keySet || this.clock.now().getTime() - keySet.loadedAt >= this.cacheTtlMs) return undefined;
+    const serialised = this.jwksSerialised;
+    return serialised?.of === keySet.value ? serialised.settled : undefined;
   }
 
   /** Every key of the region with its public record, newest first (admin and diagnostics). */
@@ -249,7 +276,8 @@ export class SigningKeyStore {
     return rows.map(toInfo);
   }
 
-  private async keys(): Promise<Map<string, KnownKey>> {
+  /** Not `async`: callers compare the promise itself with the one a serialised JWKS was made of. */
+  private keys(): Promise<Map<string, KnownKey>> {
     const now = this.clock.now().getTime();
     if (this.keySet && now - this.keySet.loadedAt < this.cacheTtlMs) return this.keySet.value;
     const entry: Cached<Map<string, KnownKey>> = { value: this.loadKeySet(), loadedAt: now };

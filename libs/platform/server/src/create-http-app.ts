@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { installBodyParsers } from './body/body-parsers';
 import { HomeRegionPipe } from './home-region.pipe';
 import { HttpErrorFilter, payloadTooLarge } from './http-error-filter';
-import { settleIdempotentAnswer } from './idempotency/idempotency.interceptor';
+import { hasPendingIdempotentAnswer, settleIdempotentAnswer } from './idempotency/idempotency.interceptor';
 import { captureRawBody } from './raw-body';
 import { LOGGER } from './tokens';
 import { strictValidationPipe } from './validation';
@@ -61,8 +61,10 @@ export async function createHttpApp(
   const fastify = app.getHttpAdapter().getInstance();
   // The platform parses bodies itself (strict UTF-8, nesting limits, storable strings); Nest's own parsers stay off.
   if (options.bodyParser ?? true) installBodyParsers(fastify);
-  fastify.addHook('onRequest', async (request, reply) => {
+  // Callback style: every request runs it, and an async hook costs a promise each time.
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', String(request.id));
+    done();
   });
   fastify.addHook('preParsing', async (request) => {
     const length = Number(request.headers['content-length'] ?? 0);
@@ -73,13 +75,17 @@ export async function createHttpApp(
   fastify.addHook('preParsing', captureRawBody);
   // Stores the answer of a request whose Idempotency-Key was claimed before the answer leaves, so a
   // retry that arrives after it always finds it (or frees the key of a failed request).
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    await settleIdempotentAnswer(request, reply, payload).catch((error: unknown) => {
-      logger.error({ request_id: request.id, err: error }, 'storing an idempotent answer failed; its key is freed when its lock expires');
-    });
-    return payload;
+  // This hook and the next are callback style: they run on every answer, the public documents
+  // answered from memory included, where an async hook's promise is a measurable share of the cost.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!hasPendingIdempotentAnswer(request)) return done(null, payload);
+    settleIdempotentAnswer(request, reply, payload)
+      .catch((error: unknown) => {
+        logger.error({ request_id: request.id, err: error }, 'storing an idempotent answer failed; its key is freed when its lock expires');
+      })
+      .then(() => done(null, payload), done);
   });
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     const labels = { method: request.method, route, status: String(reply.statusCode) };
     metrics.httpRequests.inc(labels);
@@ -89,6 +95,7 @@ export async function createHttpApp(
       { request_id: request.id, method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
+    done();
   });
   await options.configureFastify?.(fastify, app);
   return app;

@@ -32,6 +32,13 @@ export {
   type CachedDocument,
   type DocumentCacheOptions,
 } from './http-cache/document-cache';
+export {
+  MEMORY_ANSWERS_METRIC,
+  MemoryAnswers,
+  sendMemoryAnswer,
+  type MemoryAnswer,
+  type MemoryAnswerSource,
+} from './http-cache/memory-answers';
 export { IdParam, IdPipe } from './id-param';
 export {
   IDEMPOTENCY_POLICY,

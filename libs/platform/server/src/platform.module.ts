@@ -43,6 +43,7 @@ import type { ProcessConfiguration } from './feature-definition';
 import { HealthController } from './health.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { OutboxRegistry } from './outbox-registry';
+import { MemoryAnswers } from './http-cache/memory-answers';
 import { registerPlatformGauges } from './platform-gauges';
 import { LOGGER } from './tokens';
 import { migrateDatabase } from './migrate-database';
@@ -86,8 +87,9 @@ export class PlatformModule {
       { provide: Clock, useValue: options.clock ?? new SystemClock() },
       { provide: Metrics, useValue: new Metrics({ service: config.SERVICE_NAME, region: config.REGION }) },
       { provide: Readiness, useValue: new Readiness() },
+      MemoryAnswers,
     ];
-    const coreExports = [...new Set(configProviders.map((p) => p.provide)), LOGGER, Clock, Metrics, Readiness];
+    const coreExports = [...new Set(configProviders.map((p) => p.provide)), LOGGER, Clock, Metrics, Readiness, MemoryAnswers];
     if (!configuration.infrastructure) {
       // A process that stores nothing and uses no bus (the residency router alone): no database,
       // no bus, no credentials to check; health and metrics only.

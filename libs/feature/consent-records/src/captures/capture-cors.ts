@@ -21,7 +21,13 @@ export class CaptureCors implements OnModuleInit {
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('onRequest', async (request, reply) => this.handle(request, reply));
+    // Callback style, deciding without a promise whether it applies: every request runs it.
+    fastify?.addHook('onRequest', (request, reply, done) => {
+      if (typeof request.headers.origin !== 'string' || !CAPTURE_PATH.test(request.url.split('?', 1)[0] ?? '')) return done();
+      this.handle(request, reply).then(() => {
+        if (!reply.sent) done();
+      }, done);
+    });
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {

@@ -41,7 +41,13 @@ export class BrowserCors implements OnModuleInit {
     const adapter = this.adapterHost.httpAdapter;
     if (!adapter) return;
     const fastify = adapter.getInstance<FastifyInstance>();
-    fastify.addHook('onRequest', async (request, reply) => this.handle(request, reply));
+    // Callback style, deciding without a promise whether it applies: every request runs it.
+    fastify.addHook('onRequest', (request, reply, done) => {
+      if (typeof request.headers.origin !== 'string' || !BROWSER_PATHS.test(request.url.split('?', 1)[0] ?? '')) return done();
+      this.handle(request, reply).then(() => {
+        if (!reply.sent) done();
+      }, done);
+    });
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {

@@ -1,5 +1,5 @@
-import { Controller, Get, Options, Param, Req, Res } from '@nestjs/common';
-import { ApiDoc, ApiResponseOf, cachedDocumentOf, clientAddress, ifNoneMatches } from '@svc/server';
+import { Controller, Get, Options, Param, Req, Res, type OnModuleInit } from '@nestjs/common';
+import { ApiDoc, ApiResponseOf, MemoryAnswers, cachedDocumentOf, clientAddress, sendMemoryAnswer, type MemoryAnswer } from '@svc/server';
 import { CapabilityDocumentResponse } from './agent.response';
 import { Public } from '@svc/auth';
 import { RpcClient } from '@svc/bus';
@@ -14,7 +14,11 @@ import { IpRateLimiter } from './ip-rate-limiter';
 
 /** Cache lifetime of a capability document on 200 and 304, seconds (spec, Limits). */
 export const CAPABILITY_MAX_AGE_SECONDS = 300;
-const CACHE_CONTROL = `public, max-age=${CAPABILITY_MAX_AGE_SECONDS}`;
+/** Headers of the 200 and the 304 after the ETag (the document is public: any origin may read it). */
+const DOCUMENT_HEADERS = { 'cache-control': `public, max-age=${CAPABILITY_MAX_AGE_SECONDS}`, 'access-control-allow-origin': '*' };
+const JSON_MEDIA_TYPE = 'application/json; charset=utf-8';
+/** The route as Fastify names it: the key of its answers from memory. */
+const ROUTE = '/api/v1/agents/:agent_id/capabilities';
 
 /**
  * The one 404 body of the five undiscoverable cases (unknown agent, application not hosting agents,
@@ -26,14 +30,31 @@ export const UNDISCOVERABLE_BODY = JSON.stringify({ message: 'Agent not discover
 /** Public capability documents (`GET /api/v1/agents/{agent_id}/capabilities`). */
 @Controller('api/v1/agents/:agent_id/capabilities')
 @Public()
-export class CapabilitiesController {
+export class CapabilitiesController implements OnModuleInit {
   constructor(
     private readonly agents: AgentsRepository,
     private readonly rpc: RpcClient,
     private readonly limiter: IpRateLimiter,
     private readonly config: PlatformConfig,
     private readonly documents: CapabilityDocuments,
+    private readonly memoryAnswers: MemoryAnswers,
   ) {}
+
+  /**
+   * A cached document is answered before Nest's pipeline (a 304 then costs about what a bare route
+   * costs), counted by the same per-IP limit. Everything else reaches {@link get}: a cold or
+   * invalidated cache, and a client over its limit (the route counts it again and answers 429; a
+   * client over the limit stays over it for the rest of the window). Only identifiers the route
+   * itself cached are ever found, so the identifier check has nothing to add here.
+   */
+  onModuleInit(): void {
+    this.memoryAnswers.serve(ROUTE, (request) => {
+      const document = this.documents.cache.get((request.params as { agent_id?: string }).agent_id ?? '');
+      if (!document) return undefined;
+      if (this.limiter.hit(clientAddress(request)) !== undefined) return undefined;
+      return answerOf(document);
+    });
+  }
 
   /** CORS preflight: never rate limited. */
   @ApiDoc({ summary: 'CORS preflight of the capability document (not rate limited)', tag: 'OAP', errors: [], status: 204 })
@@ -77,19 +98,10 @@ export class CapabilitiesController {
     // Served from memory, computed once per change: a matching If-None-Match costs no database read.
     const document = await this.documents.cache.load(agentId, () => this.load(agentId));
     if (!document) {
-      void reply
-        .status(404)
-        .header('cache-control', 'no-store')
-        .header('content-type', 'application/json; charset=utf-8')
-        .send(UNDISCOVERABLE_BODY);
+      void reply.status(404).header('cache-control', 'no-store').header('content-type', JSON_MEDIA_TYPE).send(UNDISCOVERABLE_BODY);
       return;
     }
-    void reply.header('etag', document.etag).header('cache-control', CACHE_CONTROL).header('access-control-allow-origin', '*');
-    if (ifNoneMatches(request.headers['if-none-match'], document.etag)) {
-      void reply.status(304).send();
-      return;
-    }
-    void reply.status(200).header('content-type', 'application/json; charset=utf-8').send(document.body);
+    sendMemoryAnswer(request, reply, answerOf(document));
   }
 
   private async load(agentId: string): Promise<CachedCapabilityDocument | undefined> {
@@ -133,4 +145,9 @@ export class CapabilitiesController {
       cache: { max_age_seconds: CAPABILITY_MAX_AGE_SECONDS, version_id: version.versionId },
     };
   }
+}
+
+/** The 200 and 304 of a cached document, the same from memory and from the route. */
+function answerOf(document: CachedCapabilityDocument): MemoryAnswer {
+  return { etag: document.etag, headers: DOCUMENT_HEADERS, contentType: JSON_MEDIA_TYPE, body: document.body };
 }

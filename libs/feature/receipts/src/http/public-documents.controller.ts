@@ -1,8 +1,8 @@
-import { Controller, Get, Headers, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Req, Res, type OnModuleInit } from '@nestjs/common';
 import { Public } from '@svc/auth';
 import { SigningKeyStore } from '@svc/key-store';
-import { ApiDoc, ApiResponseOf, ifNoneMatches } from '@svc/server';
-import type { FastifyReply } from 'fastify';
+import { ApiDoc, ApiResponseOf, MemoryAnswers, sendMemoryAnswer, type MemoryAnswer } from '@svc/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   RECEIPT_SCHEMA_ID_PATH,
   RECEIPT_SCHEMA_MEDIA_TYPE,
@@ -13,6 +13,9 @@ import {
 import { JwksResponse, ReceiptSchemaResponse } from './receipts.response';
 
 const JWKS_MEDIA_TYPE = 'application/jwk-set+json; charset=utf-8';
+/** Rotation publishes the next key before it signs; a minute of caching keeps verifiers current. */
+const JWKS_HEADERS = { 'cache-control': 'public, max-age=60' };
+const JWKS_ROUTE = '/.well-known/jwks.json';
 
 /**
  * Anonymous documents a verifier needs offline: the region's JWKS and the receipt schema. The
@@ -21,8 +24,23 @@ const JWKS_MEDIA_TYPE = 'application/jwk-set+json; charset=utf-8';
  */
 @Public()
 @Controller()
-export class PublicDocumentsController {
-  constructor(private readonly keys: SigningKeyStore) {}
+export class PublicDocumentsController implements OnModuleInit {
+  constructor(
+    private readonly keys: SigningKeyStore,
+    private readonly memoryAnswers: MemoryAnswers,
+  ) {}
+
+  /**
+   * The serialised JWKS is answered before Nest's pipeline while it is in memory and fresh; a
+   * rotation (here, or its event in another process) drops it, and the next request reaches
+   * {@link jwks}, which reads the new key set.
+   */
+  onModuleInit(): void {
+    this.memoryAnswers.serve(JWKS_ROUTE, () => {
+      const document = this.keys.currentJwksDocument();
+      return document && jwksAnswerOf(document);
+    });
+  }
 
   @Get('.well-known/jwks.json')
   @ApiDoc({
@@ -34,16 +52,9 @@ export class PublicDocumentsController {
     conditional: true,
   })
   @ApiResponseOf(JwksResponse)
-  async jwks(@Headers('if-none-match') ifNoneMatch: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+  async jwks(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     // Serialised once per key set; a rotation (here, or its event in another process) changes it.
-    const document = await this.keys.jwksDocument();
-    // Rotation publishes the next key before it signs; a minute of caching keeps verifiers current.
-    void reply.header('etag', document.etag).header('cache-control', 'public, max-age=60');
-    if (ifNoneMatches(ifNoneMatch, document.etag)) {
-      void reply.status(304).send();
-      return;
-    }
-    void reply.status(200).header('content-type', JWKS_MEDIA_TYPE).send(document.body);
+    sendMemoryAnswer(request, reply, jwksAnswerOf(await this.keys.jwksDocument()));
   }
 
   @Get(RECEIPT_SCHEMA_PATH.slice(1))
@@ -84,4 +95,9 @@ export class PublicDocumentsController {
     }
     return receiptSchemaBytes();
   }
+}
+
+/** The 200 and 304 of the serialised JWKS, the same from memory and from the route. */
+function jwksAnswerOf(document: { etag: string; body: string }): MemoryAnswer {
+  return { etag: document.etag, headers: JWKS_HEADERS, contentType: JWKS_MEDIA_TYPE, body: document.body };
 }

@@ -136,6 +136,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 }
 
+/** Whether the interceptor claimed an Idempotency-Key for this request: only then has {@link settleIdempotentAnswer} work to do. */
+export function hasPendingIdempotentAnswer(request: FastifyRequest): boolean {
+  return (request as IdempotentRequest)[PENDING] !== undefined;
+}
+
 /**
  * `onSend` hook of every HTTP app: stores the answer of a request whose key the interceptor
  * claimed, before the answer leaves (a 2xx with a body that is bytes or text), or frees the key
