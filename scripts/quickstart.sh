@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's quick start, as one script: the lines between the quick-start markers are the
 # README's block, character for character (test/quickstart/readme-block.spec.ts checks it), and the
-# end-to-end tier runs this script against a started stack (test/e2e/quickstart.e2e-spec.ts).
+# end-to-end tier runs this script against a started stack (test/e2e/local-stack.e2e-spec.ts).
 # Needs a running stack (`npm start`), curl and node. Writes its files into .quickstart/.
 set -euo pipefail
 cd "$(dirname "$0")/.."

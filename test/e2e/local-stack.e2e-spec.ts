@@ -1,10 +1,20 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
-import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, http, testKeyEncryptionKey, uniqueBusPrefix, waitFor } from '@svc/testing';
+import {
+  TEST_DATABASE_SERVER,
+  TEST_NATS_URL,
+  deleteTestStreams,
+  freePort,
+  http,
+  testKeyEncryptionKey,
+  uniqueBusPrefix,
+  waitFor,
+} from '@svc/testing';
 import { ConnectionSampler } from './support/connection-sampler';
 
 const ROOT = join(__dirname, '..', '..');
@@ -34,6 +44,31 @@ async function freePortBase(): Promise<number> {
     if (free.every(Boolean)) return base;
   }
   throw new Error('no free block of ports below the ephemeral range');
+}
+
+/** Collects a child's output and resolves when it matches. */
+function outputOf(child: ChildProcess): { text: () => string; waitFor: (pattern: RegExp) => Promise<RegExpMatchArray> } {
+  let text = '';
+  const waiters: Array<{ pattern: RegExp; resolve: (m: RegExpMatchArray) => void }> = [];
+  const onData = (chunk: Buffer) => {
+    text += chunk.toString();
+    for (const waiter of [...waiters]) {
+      const match = text.match(waiter.pattern);
+      if (match) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(match);
+      }
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+  return {
+    text: () => text,
+    waitFor: (pattern) => {
+      const match = text.match(pattern);
+      return match ? Promise.resolve(match) : new Promise((resolve) => waiters.push({ pattern, resolve }));
+    },
+  };
 }
 
 /**
@@ -101,6 +136,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     for (const region of ['us', 'eu', 'ap'])
       await dropDatabase(`${TEST_DATABASE_SERVER}/svc_stack_${tag}_${region}`).catch(() => undefined);
     await deleteTestStreams(prefix);
+    rmSync(join(ROOT, '.quickstart'), { recursive: true, force: true });
   }, 60_000);
 
   it('prints the three router URLs once every router answers /readyz', async () => {
@@ -224,6 +260,45 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     });
     expect(mails[0]!.subject).toMatch(/\b\d{6}\b/);
   });
+
+  // The README's quick start, run as a newcomer runs it against the stack `npm start` brought up:
+  // scripts/quickstart.sh (the README's block, see test/quickstart/readme-block.spec.ts) creates an
+  // application, a flow, a consent session, a webhook receiver, verifies the receipt offline and
+  // gets an agent's first grant with DPoP. The test plays the person in the browser: it makes the
+  // moves the hosted page makes (POST …/transitions with the session token alone). Once, on the
+  // mode the README's first command starts.
+  if (mode === 'monolithic') {
+    it('runs every step of the README quick start within a minute', async () => {
+      const startedAt = Date.now();
+      const eu = router(2);
+      const script = spawn('bash', [join(ROOT, 'scripts', 'quickstart.sh')], {
+        cwd: ROOT,
+        env: { ...env, BASE: eu, HOOK_PORT: String(await freePort()) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out = outputOf(script);
+      const exited = new Promise<number | null>((resolve) => script.once('exit', resolve));
+      const [, url] = await Promise.race([
+        out.waitFor(/Open in your browser: (\S+)/),
+        exited.then(() => {
+          throw new Error(out.text());
+        }),
+      ]);
+      const token = new URL(url!).pathname.split('/').pop()!;
+      expect((await http('GET', url!)).status).toBe(200);
+      for (const action of ['sign_in', 'start_checks', 'review_terms', 'complete']) {
+        const moved = await http('POST', `${eu}/api/v1/decisions/${token}/transitions`, { json: { action } });
+        expect([action, moved.status]).toEqual([action, 200]);
+      }
+      const code = await exited;
+      if (code !== 0) throw new Error(`quickstart.sh exited ${code}:\n${out.text()}`);
+      const text = out.text();
+      expect(text).toMatch(/"event":"consent\.granted"/);
+      expect(text).toMatch(/"valid":\s*true/);
+      expect(text).toMatch(/Grant ath_eu_[a-z2-7]+: allow, agent token type DPoP/);
+      expect(Date.now() - startedAt).toBeLessThan(60_000);
+    }, 120_000);
+  }
 
   it(`keeps the whole stack within ${CONNECTION_LIMIT[mode]} Postgres connections at its peak (pg_stat_activity by application_name)`, async () => {
     // A burst of concurrent authenticated requests on top of the imports and CLI runs above.
