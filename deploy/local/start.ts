@@ -2,7 +2,8 @@
  * Local stack launcher: `npm start` (monolithic: one process per region) or
  * `npm run start:distributed` (one process per service per region, behind each region's router).
  * Creates the region databases, applies migrations, creates the streams, starts the processes,
- * and prints the router URLs once every router answers /readyz. Ctrl-C stops everything.
+ * and prints the router URLs once every process (each router and, in distributed mode, each service
+ * instance) answers /readyz. Ctrl-C stops everything.
  *
  * Servers: a DATABASE_URL_TEMPLATE / NATS_URL that answers is always used. When nothing answers
  * at the configured (or default 127.0.0.1:5432) database, it runs PostgreSQL itself from the
@@ -286,17 +287,20 @@ function instanceName(service: string, n: number, instances: number): string {
   return instances === 1 ? service : `${service}-${n}`;
 }
 
-function startDistributed(region: Region, budget: number, regions: number, instances: number): void {
+/** Starts the region's service instances and its router; returns the instances' base URLs (the router's is routerPort's). */
+function startDistributed(region: Region, budget: number, regions: number, instances: number): string[] {
   const processes = POOL_PRIORITY.flatMap((service) =>
     Array.from({ length: instances }, (_, n) => instanceName(service, n + 1, instances)),
   );
   const pools = poolSizes(budget, regions, processes);
   const regionIndex = REGIONS.indexOf(region) + 1;
   const serviceUrls: string[] = [];
+  const instanceUrls: string[] = [];
   SERVICES.forEach((service, index) => {
     for (let n = 0; n < instances; n += 1) {
       const port = Number(process.env.SVC_SERVICE_PORT_BASE ?? 9000) + regionIndex * 100 + n * 10 + index;
       const name = instanceName(service, n + 1, instances);
+      instanceUrls.push(`http://127.0.0.1:${port}`);
       serviceUrls.push(`${service}=http://127.0.0.1:${port}`);
       launch(
         `${region}-${name}`,
@@ -321,6 +325,7 @@ function startDistributed(region: Region, budget: number, regions: number, insta
       DATABASE_POOL_SIZE: '1',
     }),
   );
+  return instanceUrls;
 }
 
 async function waitReady(url: string): Promise<void> {
@@ -372,19 +377,27 @@ async function main(): Promise<void> {
   if (natsBinary) await startLocalNats(natsBinary);
   await startLocalMail();
   log(`Preparing databases, migrations and streams for ${regions.join(', ')}…`);
-  for (const region of regions) await prepareRegion(region);
-  await compileEntries(mode);
+  // The compile cache fills while the databases migrate: neither waits for the other.
+  await Promise.all([
+    (async () => {
+      for (const region of regions) await prepareRegion(region);
+    })(),
+    compileEntries(mode),
+  ]);
   const budget = connectionBudget(mode);
   const each = instances > 1 ? `, ${instances} instances of every service` : '';
   log(
     `Starting the ${mode} stack… (Postgres connections: at most ${budget}, DATABASE_CONNECTION_BUDGET, ${RESERVED_FOR_TOOLS} of them kept for tools${each})`,
   );
+  const instanceUrls: string[] = [];
   for (const region of regions) {
     if (mode === 'monolithic') startMonolithic(region, budget, regions.length);
-    else startDistributed(region, budget, regions.length, instances);
+    else instanceUrls.push(...startDistributed(region, budget, regions.length, instances));
   }
   const urls = regions.map((region) => [region, `http://127.0.0.1:${routerPort(region)}`] as const);
-  await Promise.all(urls.map(([, url]) => waitReady(url)));
+  // Every process, not only the routers: a router is ready before the instances it forwards to,
+  // and a request it sent to one still booting would fail.
+  await Promise.all([...urls.map(([, url]) => url), ...instanceUrls].map((url) => waitReady(url)));
   if (startedServers.length > 0) {
     log('Started here (stopped again with the stack):');
     for (const server of startedServers) log(`  ${server}`);

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
+import type { ReceiptDocument } from '@svc/receipts';
 import {
   LoopbackReceiver,
   TEST_DATABASE_SERVER,
@@ -32,7 +33,8 @@ import {
 import { ConnectionSampler } from '../support/connection-sampler';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
+/** The launcher and the admin CLI start from the compile cache, as `npm run admin` does (the launcher fills it for its children anyway). */
+const RUN_COMPILED = join(ROOT, 'scripts', 'run-compiled.js');
 const run = promisify(execFile);
 
 /** The services in the launcher's order: instance n (0-based) of service i listens on service base + 100 + n × 10 + i (region us). */
@@ -88,8 +90,10 @@ jest.setTimeout(120_000);
  * monolithic tests prove inside one process hold with their requests spread over both instances
  * (each burst is checked to have reached both, from each instance's own /metrics): one grant per
  * idempotency key, a DPoP proof used once, one witnessed attestation and a monotonic sequence per
- * agent class, a contiguous audit chain that verifies, one checkpoint per interval, one webhook
- * delivery per event, within the distributed connection budget of 60.
+ * agent class, one decision of a quorum whose participants vote concurrently (each counted once, a
+ * late vote refused, one outcome event, webhook, audit entry and receipt), a contiguous audit chain
+ * that verifies, one checkpoint per interval, one webhook delivery per event, within the
+ * distributed connection budget of 60.
  */
 describe('the distributed stack with two instances of every service (region us)', () => {
   const tag = randomBase32(6).toLowerCase();
@@ -108,6 +112,11 @@ describe('the distributed stack with two instances of every service (region us)'
   let app: TestApp;
   let key: AgentKey;
   let bootSeconds = 0;
+  /** When the launcher had the database, streams and compile cache ready and started the processes. */
+  let launchSeconds = 0;
+  let applicationSeconds = 0;
+  /** The admin CLI's run that creates the test's application, started once the database is migrated. */
+  let application: Promise<{ stdout: string; stderr: string }> | undefined;
   const auth = () => ({ authorization: `Bearer ${app.token}` });
   const instance = (service: Service, n: number) => `http://127.0.0.1:${portBase + 200 + n * 10 + SERVICES.indexOf(service)}`;
 
@@ -153,14 +162,40 @@ describe('the distributed stack with two instances of every service (region us)'
       SMTP_URL: 'smtp://127.0.0.1:9',
     };
     base = `http://127.0.0.1:${portBase + 1}`;
+    // Sampled from before the launch: the peak covers the boot and the admin CLI too.
+    await sampler.start();
+    const createApplication = () =>
+      run(
+        process.execPath,
+        [
+          RUN_COMPILED,
+          join(ROOT, 'tools', 'admin', 'cli.ts'),
+          'create-application',
+          '--region',
+          'us',
+          '--name',
+          'two-instances',
+          '--environment',
+          'development',
+        ],
+        { cwd: ROOT, env },
+      );
     const started = Date.now();
-    const child = spawn(process.execPath, [RUN_TS, join(ROOT, 'deploy', 'local', 'start.ts'), 'distributed'], {
+    const child = spawn(process.execPath, [RUN_COMPILED, join(ROOT, 'deploy', 'local', 'start.ts'), 'distributed'], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     stack = child;
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (launchSeconds === 0 && output.includes('Starting the distributed stack')) {
+        launchSeconds = (Date.now() - started) / 1000;
+        // The database is migrated by now: the application is created while the processes boot, not after.
+        application = createApplication();
+        application.catch(() => undefined);
+      }
+    });
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await new Promise<void>((resolve, reject) => {
       const deadline = Date.now() + BOOT_TIMEOUT_MS;
@@ -179,30 +214,18 @@ describe('the distributed stack with two instances of every service (region us)'
       });
     });
     bootSeconds = (Date.now() - started) / 1000;
-    await sampler.start();
     await db.connect();
     dbConnected = true;
-    const { stdout } = await run(
-      process.execPath,
-      [
-        RUN_TS,
-        join(ROOT, 'tools', 'admin', 'cli.ts'),
-        'create-application',
-        '--region',
-        'us',
-        '--name',
-        'two-instances',
-        '--environment',
-        'development',
-      ],
-      { cwd: ROOT, env },
-    );
+    const { stdout } = await (application ?? createApplication());
+    applicationSeconds = (Date.now() - started) / 1000 - bootSeconds;
     const created = JSON.parse(stdout.trim()) as { application_id: string; api_token: string };
     app = { id: created.application_id, token: created.api_token };
     key = await newAgentKey();
   }, BOOT_TIMEOUT_MS + 60_000);
 
   afterAll(async () => {
+    // A boot that failed may leave the admin CLI running: its connections go before the database.
+    await application?.catch(() => undefined);
     await sampler.stop();
     if (dbConnected) await db.end().catch(() => undefined);
     if (stack && stack.exitCode === null) {
@@ -219,7 +242,9 @@ describe('the distributed stack with two instances of every service (region us)'
   }, 60_000);
 
   it('boots two instances of each of the seven services behind one router, which takes them in turn', async () => {
-    console.log(`two instances: stack ready in ${bootSeconds.toFixed(1)} s`);
+    console.log(
+      `two instances: processes started after ${launchSeconds.toFixed(1)} s, stack ready in ${bootSeconds.toFixed(1)} s, application ready ${applicationSeconds.toFixed(1)} s later`,
+    );
     expect(output).toContain(`us  ${base}`);
     expect(output).toContain(`${INSTANCES} instances of every service`);
     for (const service of SERVICES) {
@@ -449,6 +474,112 @@ describe('the distributed stack with two instances of every service (region us)'
     const deliveries = receiver.on('/granted');
     expect(deliveries.map(recordOf).sort()).toEqual(recordIds);
     expect(new Set(deliveries.map((delivery) => delivery.body.id)).size).toBe(20);
+  });
+
+  it('quorum votes: nine approvers answering twice each over both decision-gateway instances make one decision; each voter counts once, a late vote is refused, and the outcome is one event, webhook, audit entry and receipt', async () => {
+    const subscribed = await http('POST', `${base}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: auth(),
+      json: { url: receiver.url('/approval'), events: ['approval.granted', 'approval.denied', 'approval.countered'] },
+    });
+    expect(subscribed.status).toBe(201);
+    // Six approve and three deny under a majority of nine (five yes votes): approval is reached
+    // whatever order the votes arrive in, on the fifth yes, and no deny can prevent it.
+    const approvers = Array.from({ length: 6 }, (_, i) => `approver-${i}`);
+    const deniers = Array.from({ length: 3 }, (_, i) => `denier-${i}`);
+    const minted = await http('POST', `${base}/api/v1/decisions`, {
+      headers: auth(),
+      json: {
+        kind: 'approval',
+        principal_id: 'ops-lead',
+        trigger_type: 'value',
+        reference: `payout-${tag}`,
+        proposal: { action: 'payments:transfer', bounds: { amount: '2500.00 EUR' } },
+        participants: [...approvers, ...deniers],
+        quorum: { type: 'majority' },
+      },
+    });
+    expect(minted.status).toBe(201);
+    const token = minted.body.session_token as string;
+    const digest = createHash('sha256').update(token).digest('hex');
+    const vote = (participant: string) =>
+      http('POST', `${base}/api/v1/decisions/${token}/transitions`, {
+        json: { action: approvers.includes(participant) ? 'approve' : 'deny', participant_id: participant },
+      });
+    // Each participant's two requests leave one after the other, so the router sends them to different instances.
+    const voters = [...approvers, ...deniers].flatMap((participant) => [participant, participant]);
+    const answers = await spread('decision-gateway', 'POST', '/api/v1/decisions/:session_token/transitions', () =>
+      Promise.all(voters.map((participant) => vote(participant))),
+    );
+    expect(answers.filter((res) => res.status !== 200 && res.status !== 409).map((res) => [res.status, res.text])).toEqual([]);
+    const counted = voters.filter((_participant, i) => answers[i]!.status === 200);
+    expect(new Set(counted).size).toBe(counted.length);
+    expect(counted.filter((participant) => approvers.includes(participant))).toHaveLength(5);
+    const decided = answers.filter((res) => res.status === 200 && res.body.exchange_token !== undefined);
+    expect(decided.map((res) => [res.body.status, res.body.allowed_actions])).toEqual([['approved', []]]);
+    expect(answers.filter((res) => res.status === 200 && res !== decided[0]).every((res) => res.body.status === 'pending')).toBe(true);
+    answers.forEach((res, i) => {
+      if (res.status !== 409) return;
+      // A second answer of a counted voter while the decision was open, or any answer after it.
+      if (res.body.reason_code === 'already_voted')
+        expect([counted.includes(voters[i]!), res.body.detail]).toEqual([true, { participant_id: voters[i] }]);
+      else
+        expect([res.body.reason_code, res.body.detail]).toEqual([
+          'transition_not_allowed',
+          expect.objectContaining({ status: 'approved' }),
+        ]);
+    });
+    const refusals = (code: string) => answers.filter((res) => res.body.reason_code === code).length;
+    console.log(
+      `two instances: ${voters.length} votes, ${counted.length} counted (5 yes, ${counted.length - 5} no), ${refusals('already_voted')} already_voted, ${refusals('transition_not_allowed')} after the decision`,
+    );
+    const stored = await db.query<{ participant_id: string; vote: string }>(
+      `SELECT participant_id, vote FROM gateway.decision_votes WHERE token_sha256 = $1 ORDER BY participant_id`,
+      [digest],
+    );
+    expect(stored.rows.map((row) => row.participant_id)).toEqual([...counted].sort());
+    expect(stored.rows.every((row) => row.vote === (approvers.includes(row.participant_id) ? 'yes' : 'no'))).toBe(true);
+
+    const late = await vote(approvers.find((participant) => !counted.includes(participant))!);
+    expect([late.status, late.body.reason_code, late.body.detail]).toEqual([
+      409,
+      'transition_not_allowed',
+      expect.objectContaining({ status: 'approved' }),
+    ]);
+    const state = await http('GET', `${base}/api/v1/decisions/${token}/state`);
+    expect([state.status, state.body.status, state.body.quorum]).toEqual([
+      200,
+      'approved',
+      { type: 'majority', required: 5, participants: 9 },
+    ]);
+
+    // One outcome event left the gateway's outbox; it reached the subscriber, the chain and the receipts once each.
+    const events = await db.query<{ id: string; event_type: string }>(
+      `SELECT id, event_type FROM gateway.outbox WHERE event_type LIKE 'approval.%'`,
+    );
+    expect(events.rows.map((row) => row.event_type)).toEqual(['approval.granted']);
+    const eventId = events.rows[0]!.id;
+    await waitFor(() => receiver.on('/approval').length > 0 || undefined, 60_000);
+    const denials = counted.length - 5;
+    const receipt = await waitFor(async () => {
+      const res = await http('GET', `${base}/api/v1/approval_receipts/${token}`, { headers: auth() });
+      return res.status === 200 ? res : undefined;
+    }, 60_000);
+    expect(receipt.headers.get('x-svc-receipt-status')).toBe('approved');
+    expect((receipt.body as unknown as ReceiptDocument).event).toEqual([expect.objectContaining({ event_state: 'approval granted' })]);
+    const audited = await waitFor(async () => {
+      const { rows } = await db.query<{ entry_type: string; source_event_id: string }>(
+        `SELECT entry_type, source_event_id FROM audit.entries WHERE entry_type LIKE 'approval.%'`,
+      );
+      return rows.length > 0 ? rows : undefined;
+    }, 60_000);
+    // Both dispatchers and both audit-chain and receipts consumers keep running: a duplicate would arrive within a few rounds.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const deliveries = receiver.on('/approval');
+    expect(deliveries.map((delivery) => [delivery.body.event, delivery.body.id])).toEqual([['approval.granted', eventId]]);
+    expect(deliveries[0]!.body.data).toMatchObject({ session_token: token, outcome: 'approved', required: 5, approvals: 5, denials });
+    expect(audited).toEqual([{ entry_type: 'approval.granted', source_event_id: eventId }]);
+    const frozen = await db.query<{ record_id: string }>(`SELECT record_id FROM receipts.frozen_receipts WHERE record_id LIKE 'apr\\_%'`);
+    expect(frozen.rows).toEqual([{ record_id: `apr_${digest}` }]);
   });
 
   it(`checkpoints: both audit-chain instances schedule them every ${CHECKPOINT_INTERVAL_SECONDS} s, and exactly one is made per interval`, async () => {

@@ -43,7 +43,10 @@ export const ROUTE_TABLE: ReadonlyArray<{ match: RegExp; service: ServiceName }>
   },
   // postMessage v2 schemas and the browser SDK (hosted pages) — before the receipts rule that owns /schemas/.
   { match: /^\/schemas\/postmessage\/|^\/cdn\//, service: 'decision-gateway' },
-  { match: /^\/api\/v1\/(consent_receipts|authorization_receipts|disclosure_receipts)(\/|$)|^\/schemas\//, service: 'receipts' },
+  {
+    match: /^\/api\/v1\/(consent_receipts|authorization_receipts|approval_receipts|disclosure_receipts)(\/|$)|^\/schemas\//,
+    service: 'receipts',
+  },
   {
     match:
       /^\/\.well-known\/(jwks\.json|did\.json|openid-credential-issuer)$|^\/\.well-known\/(credential-status|oauth-authorization-server)\//,

@@ -72,6 +72,7 @@ describe('route table', () => {
     ['/.well-known/oauth-protected-resource/mcp/v1/agent', 'oap-authorizer'],
     ['/oauth/token/exchange', 'decision-gateway'],
     ['/api/v1/oap/attestations', 'oversight-witness'],
+    ['/api/v1/approval_receipts/apr_x', 'receipts'],
     ['/.well-known/jwks.json', 'receipts'],
     ['/schemas/receipt/v2/record.json', 'receipts'],
     ['/.well-known/witness-configuration', 'audit-chain'],

@@ -40,7 +40,7 @@ describe('WitnessReceiptSigner', () => {
   const issuedAt = new Date('2026-03-01T10:00:05.900Z');
 
   it('signs the witness claims with header {alg EdDSA, typ oap+jwt, kid}, exp one hour after iat', async () => {
-    const signed = await signer.sign({
+    const signed = await signer.sign(await signer.signingKey(), {
       attestationId: 'att_us_aaaaaaaaaaaaaaaaaaaaaaaa',
       decision: 'allow',
       legalBasis: 'contract',
@@ -76,7 +76,7 @@ describe('WitnessReceiptSigner', () => {
   });
 
   it('stays under 2 KB with the longest claims an attestation can produce', async () => {
-    const signed = await signer.sign({
+    const signed = await signer.sign(await signer.signingKey(), {
       attestationId: 'att_us_aaaaaaaaaaaaaaaaaaaaaaaa',
       decision: 'countered',
       legalBasis: 'legitimate_interests',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PlatformConfig } from '@svc/config';
-import { signCompactJws } from '@svc/crypto';
+import { signCompactJws, type ActiveSigningKey } from '@svc/crypto';
 import { SigningKeyStore } from '@svc/key-store';
 import { newId } from '@svc/ids';
 import { OAP_VERSION, OVERSIGHT_CONFORMANCE } from '../schema';
@@ -74,7 +74,18 @@ export class WitnessReceiptSigner {
     return this.config.publicBaseUrl;
   }
 
-  async sign(input: WitnessReceiptInput): Promise<SignedWitnessReceipt> {
+  /**
+   * The key receipts are signed with now. Read it before opening the transaction a receipt is
+   * signed in: on a cold cache the key store reads the database through the pool, and a
+   * transaction that waits for a second connection while it holds a lock others queue behind (with
+   * their connections) stalls its pool until the acquire timeout.
+   */
+  signingKey(): Promise<ActiveSigningKey> {
+    return this.keys.activeKey();
+  }
+
+  /** Signs one receipt with `key` (from {@link signingKey}); touches no database. */
+  async sign(key: ActiveSigningKey, input: WitnessReceiptInput): Promise<SignedWitnessReceipt> {
     const iat = Math.floor(input.issuedAt.getTime() / 1000);
     const jti = newId('witness_receipt');
     const claims: Record<string, unknown> = {
@@ -92,7 +103,7 @@ export class WitnessReceiptSigner {
       policy_version: input.policyVersion,
       attestation_digest: input.attestationDigest,
     };
-    const token = await signCompactJws(await this.keys.activeKey(), claims, { typ: WITNESS_RECEIPT_TYP });
+    const token = await signCompactJws(key, claims, { typ: WITNESS_RECEIPT_TYP });
     if (Buffer.byteLength(token) > MAX_WITNESS_RECEIPT_BYTES) throw new Error(`witness receipt of ${token.length} bytes exceeds 2 KB`);
     return { token, jti, claims };
   }

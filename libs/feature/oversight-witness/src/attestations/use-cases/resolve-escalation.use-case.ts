@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
+import type { ActiveSigningKey } from '@svc/crypto';
 import type { OutboxWriter } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { oversightError } from '../../oversight.errors';
@@ -37,11 +38,13 @@ export class ResolveEscalation {
   ) {}
 
   async execute(command: ResolveEscalationCommand, manager?: EntityManager): Promise<StoredAttestation> {
-    if (manager) return this.resolve(manager, command);
-    return this.attestations.transaction((m) => this.resolve(m, command));
+    // Read before the transaction opens (see WitnessReceiptSigner.signingKey).
+    const key = await this.signer.signingKey();
+    if (manager) return this.resolve(manager, key, command);
+    return this.attestations.transaction((m) => this.resolve(m, key, command));
   }
 
-  private async resolve(manager: EntityManager, command: ResolveEscalationCommand): Promise<StoredAttestation> {
+  private async resolve(manager: EntityManager, key: ActiveSigningKey, command: ResolveEscalationCommand): Promise<StoredAttestation> {
     const attestation = await this.attestations.findById(manager, command.attestationId, true);
     if (!attestation || attestation.applicationId !== command.applicationId) {
       throw oversightError('attestation_not_found', 'Attestation not found', { attestation_id: command.attestationId });
@@ -51,7 +54,7 @@ export class ResolveEscalation {
     }
     const now = this.clock.now();
     const attestationDigest = `sha256:${attestation.requestSha256}`;
-    const receipt = await this.signer.sign({
+    const receipt = await this.signer.sign(key, {
       attestationId: attestation.id,
       decision: command.outcome,
       legalBasis: attestation.legalBasis,

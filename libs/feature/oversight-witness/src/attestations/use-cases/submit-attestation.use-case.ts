@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
-import { canonicalJson, sha256Hex } from '@svc/crypto';
+import { canonicalJson, sha256Hex, type ActiveSigningKey } from '@svc/crypto';
 import { validationError } from '@svc/errors';
 import { newApprovalSessionToken, newRegionalId } from '@svc/ids';
 import type { OutboxWriter } from '@svc/persistence';
@@ -125,8 +125,10 @@ export class SubmitAttestation {
         { field: 'decided_at', constraint: 'notInFuture', message: 'decided_at lies more than 60 seconds in the future' },
       ]);
     }
+    // Read before the transaction: it holds the agent class's sequence lock, which concurrent submissions wait on with their connections.
+    const key = await this.signer.signingKey();
     try {
-      const witnessed = await this.attestations.transaction((manager) => this.witness(manager, attester, command, requestSha256, now));
+      const witnessed = await this.attestations.transaction((manager) => this.witness(manager, key, attester, command, requestSha256, now));
       if (witnessed.idempotentReplay) return witnessed;
       this.witnessedCounted.inc({ decision: command.decision, sequence_gap: String(witnessed.attestation.sequenceGap) });
       return witnessed;
@@ -151,6 +153,7 @@ export class SubmitAttestation {
 
   private async witness(
     manager: EntityManager,
+    key: ActiveSigningKey,
     attester: TrustedAttester,
     command: AttestationCommand,
     requestSha256: string,
@@ -175,7 +178,7 @@ export class SubmitAttestation {
     const escalate = needsHuman(command);
     const id = newRegionalId('attestation', this.config.REGION);
     const attestationDigest = `sha256:${requestSha256}`;
-    const receipt = await this.signer.sign({
+    const receipt = await this.signer.sign(key, {
       attestationId: id,
       decision: escalate ? 'escalate' : command.decision,
       legalBasis: command.legalBasis,
