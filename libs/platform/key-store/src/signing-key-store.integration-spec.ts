@@ -53,6 +53,17 @@ afterAll(async () => {
   await dropDatabase(url);
 });
 
+/** The store's active kid once a reload behind the callers has landed (polls for up to 5 s). */
+async function kidOnceReloaded(store: SigningKeyStore, expected: string): Promise<string> {
+  const deadline = Date.now() + 5_000;
+  let kid = (await store.activeKey()).kid;
+  while (kid !== expected && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    kid = (await store.activeKey()).kid;
+  }
+  return kid;
+}
+
 describe('keys migrations', () => {
   it('are applied once and can be re-run', async () => {
     await expect(runMigrations(processB, keysMigrations)).resolves.toEqual([]);
@@ -209,11 +220,32 @@ describe('SigningKeyStore', () => {
     clock.advance(59_000);
     expect((await other.activeKey()).kid).toBe('oap-jp-v1');
     clock.advance(1_000);
-    expect((await other.activeKey()).kid).toBe('oap-jp-v2');
+    // Older than 60 s: the caller keeps v1 while v2 loads behind it, and the next callers get v2.
+    expect((await other.activeKey()).kid).toBe('oap-jp-v1');
+    expect(await kidOnceReloaded(other, 'oap-jp-v2')).toBe('oap-jp-v2');
     await rotator.rotate();
     expect((await other.activeKey()).kid).toBe('oap-jp-v2');
     other.reload();
     expect((await other.activeKey()).kid).toBe('oap-jp-v3');
+  });
+
+  it('refreshes a stale key without making a caller wait for a connection (a signer inside a transaction holding the last one)', async () => {
+    const clock = new TestClock();
+    const single = createDataSource({ url, poolSize: 1, applicationName: 'crypto-test-single' });
+    await single.initialize();
+    try {
+      const store = new SigningKeyStore(single, 'sg', kek, { clock });
+      await store.ensureActiveKey();
+      expect((await store.activeKey()).kid).toBe('oap-sg-v1');
+      clock.advance(60_000);
+      const signedInside = await single.transaction(async (manager) => {
+        await manager.query('SELECT 1');
+        return (await store.activeKey()).kid;
+      });
+      expect(signedInside).toBe('oap-sg-v1');
+    } finally {
+      await single.destroy();
+    }
   });
 
   it('an unknown kid of the region reloads the key set at most once per unknownKidRefreshMs', async () => {

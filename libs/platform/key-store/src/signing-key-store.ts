@@ -109,6 +109,8 @@ export class SigningKeyStore {
   private readonly clock: { now(): Date };
   private readonly kidPattern: RegExp;
   private active?: Cached<ActiveSigningKey>;
+  /** The last active key loaded, served while its successor loads (see {@link activeKey}). */
+  private lastActive?: ActiveSigningKey;
   private keySet?: Cached<Map<string, KnownKey>>;
   private jwksSerialised?: JwksOfKeySet;
 
@@ -179,26 +181,37 @@ export class SigningKeyStore {
   }
 
   /**
-   * The key to sign with, served from memory for up to `cacheTtlMs` (default 60 s). Throws
+   * The key to sign with, served from memory; once older than `cacheTtlMs` (default 60 s) it is
+   * reloaded behind the callers, who keep the previous key until the reload lands. Throws
    * `signing_key_unavailable` if the region has no active key (boot must call
    * {@link ensureActiveKey}), `key_decryption_failed` if the KEK is wrong, and `signing_key_corrupt`
    * if the decrypted private key does not match the stored public key.
    */
   async activeKey(): Promise<ActiveSigningKey> {
     const now = this.clock.now().getTime();
-    if (this.active && now - this.active.loadedAt < this.cacheTtlMs) return this.active.value;
+    if (this.active && now - this.active.loadedAt < this.cacheTtlMs) return this.lastActive ?? this.active.value;
     const entry: Cached<ActiveSigningKey> = { value: this.loadActiveKey(), loadedAt: now };
     this.active = entry;
     // A failed load must not be served from the cache; concurrent callers share one load meanwhile.
-    void entry.value.catch(() => {
-      if (this.active === entry) this.active = undefined;
-    });
-    return entry.value;
+    void entry.value.then(
+      (key) => {
+        if (this.active === entry) this.lastActive = key;
+      },
+      () => {
+        if (this.active === entry) this.active = undefined;
+      },
+    );
+    // Once a key was loaded, a routine refresh never makes a caller wait: signers call this inside
+    // transactions that hold a pool connection, and a load that needs a second one could wait on a
+    // pool those same transactions exhaust. The previous key (still in the JWKS) signs until the
+    // refresh lands; a rotation in this process calls reload(), which forgets it at once.
+    return this.lastActive ?? entry.value;
   }
 
   /** Forgets cached keys so the next call reads the database; call on a key-rotation event. */
   reload(): void {
     this.active = undefined;
+    this.lastActive = undefined;
     this.keySet = undefined;
   }
 
