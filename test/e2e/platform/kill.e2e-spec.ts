@@ -1,0 +1,446 @@
+import { SystemClock, type PlatformConfig } from '@svc/config';
+import { isAuditedEventType } from '@svc/contracts';
+import { ApplicationsRepository, CreateApplication, CreateApplicationCommand, GATEWAY_SCHEMA } from '@svc/decision-gateway';
+import { OutboxWriter, createDataSource } from '@svc/persistence';
+import { LoopbackReceiver, http, waitFor, type HttpResult } from '@svc/testing';
+import type { DataSource } from 'typeorm';
+import { FaultHarness, type Death } from '../support/fault-harness';
+import {
+  bearer,
+  createAgent,
+  createAuthority,
+  dpopProof,
+  grantBody,
+  newAgentKey,
+  type AgentKey,
+  type TestApp,
+} from '../oap-authorizer/support';
+
+/** Writes of each workload; the issue's figure (1,000) unless told otherwise. */
+const ITEMS = Number(process.env.SVC_KILL_TEST_ITEMS ?? 1_000);
+/** Kills of the region process while the workloads run (at random times and at armed fault points). */
+const KILLS = Number(process.env.SVC_KILL_TEST_KILLS ?? 22);
+/** An in-flight Idempotency-Key blocks its retries for at most this long (`IDEMPOTENCY_LOCK_MS`). */
+const LOCK_MS = 30_000;
+/** Agents (each with its authority) the grants are spread over. */
+const AGENTS = 4;
+/** Requests each workload keeps in flight, and the most it starts per second. */
+const CONCURRENCY = 8;
+const RATE_PER_SECOND = 40;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What each process is armed with, in turn: every named fault point (`name#N`: killed on its Nth
+ * pass; `name@P`: with probability P at each pass), and processes armed with nothing, which the
+ * test kills at a random moment. The first process (the setup's) is armed with nothing.
+ */
+function armingOf(incarnation: number): string | undefined {
+  const pass = 1 + Math.floor(Math.random() * 8);
+  const schedule = [
+    undefined,
+    `grant.after-commit#${pass}`,
+    `record.after-commit#${pass}`,
+    `outbox.after-publish#${pass}`,
+    'consumer.after-effect@0.02',
+    `webhook.after-2xx#${pass}`,
+    undefined,
+    `idempotency.after-claim#${pass}`,
+  ];
+  return incarnation === 1 ? undefined : schedule[(incarnation - 2) % schedule.length];
+}
+
+/** The answer a client takes as "not done yet, ask again with the same key". */
+function retryable(res: HttpResult | undefined): boolean {
+  if (!res) return true;
+  return res.status >= 500 || (res.status === 409 && res.body?.reason_code === 'idempotency_request_in_progress');
+}
+
+interface Item {
+  /** The acknowledged id (grant or record). */
+  id?: string;
+  attempts: number;
+  /** The longest time this item's key answered "in progress", ms. */
+  inProgressMs: number;
+  failure?: string;
+}
+
+/**
+ * Writes `count` items, each retried with its own unchanging idempotency key until acknowledged
+ * (2xx), through connection errors, 503 and "in progress" answers. Items are released in tranches
+ * as the kills go on (`release`), so the writes of every tranche meet a kill.
+ */
+class Workload {
+  readonly items: Item[];
+  released = 0;
+  private nextStart = 0;
+  private nextIndex = 0;
+
+  constructor(
+    readonly name: string,
+    count: number,
+    private readonly send: (index: number) => Promise<HttpResult>,
+    private readonly idOf: (res: HttpResult) => string,
+  ) {
+    this.items = Array.from({ length: count }, () => ({ attempts: 0, inProgressMs: 0 }));
+  }
+
+  get acknowledged(): number {
+    return this.items.filter((item) => item.id !== undefined).length;
+  }
+
+  get requests(): number {
+    return this.items.reduce((sum, item) => sum + item.attempts, 0);
+  }
+
+  get failures(): string[] {
+    return this.items.flatMap((item, index) => (item.failure ? [`${this.name} ${index}: ${item.failure}`] : []));
+  }
+
+  /** True while some released item is not acknowledged. */
+  get inFlight(): boolean {
+    return this.items.slice(0, this.nextIndex).some((item) => item.id === undefined && !item.failure);
+  }
+
+  release(upTo: number): void {
+    this.released = Math.max(this.released, Math.min(upTo, this.items.length));
+  }
+
+  async run(): Promise<void> {
+    await Promise.all(Array.from({ length: CONCURRENCY }, () => this.worker()));
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      if (this.nextIndex >= this.items.length) return;
+      if (this.nextIndex >= this.released) {
+        await sleep(50);
+        continue;
+      }
+      const now = Date.now();
+      if (now < this.nextStart) {
+        await sleep(this.nextStart - now);
+        continue;
+      }
+      this.nextStart = Math.max(now, this.nextStart) + 1000 / RATE_PER_SECOND;
+      const index = this.nextIndex++;
+      await this.write(index);
+    }
+  }
+
+  private async write(index: number): Promise<void> {
+    const item = this.items[index]!;
+    let inProgressSince: number | undefined;
+    for (;;) {
+      item.attempts += 1;
+      const res = await this.send(index).catch(() => undefined);
+      if (res && res.status === 409 && res.body?.reason_code === 'idempotency_request_in_progress') {
+        inProgressSince ??= Date.now();
+        item.inProgressMs = Math.max(item.inProgressMs, Date.now() - inProgressSince);
+      } else {
+        inProgressSince = undefined;
+      }
+      if (res && res.status >= 200 && res.status < 300) {
+        item.id = this.idOf(res);
+        return;
+      }
+      if (!retryable(res)) {
+        item.failure = `${res?.status} ${res?.text.slice(0, 300)}`;
+        return;
+      }
+      await sleep(100 + Math.random() * 200);
+    }
+  }
+}
+
+/**
+ * Issue item "Kill tests with figures": one region runs as a child process the test owns, its
+ * Postgres and NATS behind proxies the test controls; while 1,000 grants, 1,000 consent records and
+ * the 1,000 webhook events of those records are under way, the process is SIGKILLed at least 22
+ * times, at random moments and at every named fault point. Clients retry with the same idempotency
+ * key until acknowledged. Afterwards: no acknowledged write is lost; grants, records, receipts and
+ * audit entries exist once each; every webhook event is delivered, a duplicate only for a kill
+ * caught between the receiver's answer and the delivery mark, with the same event id; no key stays
+ * in progress longer than its 30 s lock.
+ */
+describe('a region SIGKILLed again and again under load', () => {
+  const receiver = new LoopbackReceiver();
+  let harness: FaultHarness;
+  let db: DataSource;
+  let app: TestApp;
+  let flowId: string;
+  let key: AgentKey;
+  const agents: string[] = [];
+  let harnessStarted = 0;
+
+  beforeAll(async () => {
+    await receiver.start();
+    harnessStarted = Date.now();
+    harness = await FaultHarness.start('kill_test', {
+      env: { DATABASE_POOL_SIZE: '4', WEBHOOK_LEASE_SEC: '45' },
+      arming: armingOf,
+    });
+    db = createDataSource({ url: harness.database.url, poolSize: 2, applicationName: 'kill-test' });
+    await db.initialize();
+    // Setup before any kill: the application (as the admin CLI creates one), agents, authorities, flow, subscription.
+    const created = await new CreateApplication(
+      new ApplicationsRepository(db),
+      new OutboxWriter(GATEWAY_SCHEMA, harness.region),
+      new SystemClock(),
+      { REGION: harness.region } as PlatformConfig,
+    ).execute(CreateApplicationCommand.create({ name: 'Kill test', environment: 'development' }));
+    app = { id: created.application.id, token: created.apiToken };
+    key = await newAgentKey();
+    for (let i = 0; i < AGENTS; i += 1) {
+      const agentId = await createAgent(harness.url, app, { manifest: true });
+      await createAuthority(harness.url, app, agentId, {
+        value_bounds: { currency: 'EUR', per_action: '100.00', aggregate: '100000000' },
+        oap_sequence_bounds: { max_per_minute: 1_000_000, max_continuation_depth: 2 },
+        valid_until: new Date(Date.now() + 7 * 86_400_000).toISOString(),
+      });
+      agents.push(agentId);
+    }
+    const flow = await http('POST', `${harness.url}/api/v1/flows`, {
+      headers: bearer(app.token),
+      json: {
+        name: 'Signup',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
+        consent_duration: 'P1Y',
+      },
+    });
+    expect(flow.status).toBe(201);
+    flowId = flow.body.id as string;
+    expect((await http('POST', `${harness.url}/api/v1/flows/${flowId}/activate`, { headers: bearer(app.token), json: {} })).status).toBe(
+      200,
+    );
+    const subscription = await http('POST', `${harness.url}/api/v1/applications/${app.id}/webhook_subscriptions`, {
+      headers: bearer(app.token),
+      json: { url: receiver.url('/hook'), events: ['consent.granted'] },
+    });
+    expect(subscription.status).toBe(201);
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.destroy().catch(() => undefined);
+    await harness?.close();
+    await receiver.close();
+  });
+
+  const count = async (sql: string, params: unknown[] = []): Promise<number> =>
+    ((await db.query(sql, params)) as Array<{ n: number }>)[0]?.n ?? 0;
+
+  it('loses no acknowledged write, doubles no side effect, and leaves no key in progress beyond its lock', async () => {
+    const validUntil = new Date(Date.now() + 3_600_000).toISOString();
+    const capturedAt = new Date(Date.now() - 60_000).toISOString();
+    const grantUrl = `${harness.url}/api/v1/grants`;
+    const grants = new Workload(
+      'grant',
+      ITEMS,
+      async (i) =>
+        http('POST', grantUrl, {
+          headers: {
+            ...bearer(app.token),
+            dpop: await dpopProof(key, 'POST', grantUrl, { now: new Date() }),
+            'idempotency-key': `kill-grant-${i}`,
+          },
+          json: grantBody(agents[i % AGENTS]!, key, { valid_until: validUntil }),
+        }),
+      (res) => res.body.grant_id as string,
+    );
+    const records = new Workload(
+      'record',
+      ITEMS,
+      (i) =>
+        http('POST', `${harness.url}/api/v1/consent_records`, {
+          headers: bearer(app.token),
+          json: {
+            flow_id: flowId,
+            subject: { external_id: `kill-${i}` },
+            decisions: { newsletter: { decision: 'granted', default_checked: false, mandatory: false } },
+            captured_at: capturedAt,
+            idempotency_key: `kill-record-${i}`,
+          },
+        }),
+      (res) => res.body.id as string,
+    );
+    const workloads = [grants, records];
+    /** Records acknowledged whose webhook the receiver has not seen yet. */
+    const webhooksPending = (): number => {
+      const seen = new Set(receiver.on('/hook').map((r) => (r.body.data as Record<string, unknown>).record_id));
+      return records.items.filter((item) => item.id !== undefined && !seen.has(item.id)).length;
+    };
+    const killedInFlight = { grant: 0, record: 0, webhook: 0 };
+    const release = (): void => {
+      for (const workload of workloads) workload.release(Math.ceil(((harness.deaths.length + 1) * ITEMS) / KILLS));
+    };
+    harness.onDeath = (death) => {
+      if (process.env.SVC_KILL_TEST_TRACE)
+        process.stderr.write(
+          `${death.at} ms: death ${harness.deaths.length} (${causeOf(death)}, armed ${death.arming ?? 'nothing'}); acknowledged grants ${grants.acknowledged}, records ${records.acknowledged}, webhooks pending ${webhooksPending()}\n`,
+        );
+      if (grants.inFlight) killedInFlight.grant += 1;
+      if (records.inFlight) killedInFlight.record += 1;
+      if (records.inFlight || webhooksPending() > 0) killedInFlight.webhook += 1;
+      release();
+    };
+    const started = Date.now();
+    release();
+
+    const killer = async (): Promise<void> => {
+      while (harness.deaths.length < KILLS) {
+        await harness.waitReady();
+        const death = await Promise.race([harness.nextDeath(), sleep(500 + Math.random() * 2_500).then(() => undefined)]);
+        if (!death && harness.ready) await harness.kill();
+      }
+      // The last process runs armed with nothing, so the drain is not cut short.
+      await harness.disarm();
+    };
+    await Promise.all([killer(), ...workloads.map((workload) => workload.run())]);
+    const written = Date.now();
+    expect(grants.failures).toEqual([]);
+    expect(records.failures).toEqual([]);
+
+    // Drain: every event published, consumed and delivered (leases of killed workers lapse after 45 s).
+    await harness.waitReady();
+    const unpublished = (): Promise<number> =>
+      count(
+        `SELECT ((SELECT count(*) FROM oap.outbox WHERE published_at IS NULL) + (SELECT count(*) FROM consent_records.outbox WHERE published_at IS NULL)
+           + (SELECT count(*) FROM webhooks.deliveries WHERE status = 'pending'))::int AS n`,
+      );
+    const drainState = async (): Promise<Record<string, unknown>> => ({
+      webhooksPending: webhooksPending(),
+      ...(
+        (await db.query(
+          `SELECT (SELECT count(*) FROM oap.outbox WHERE published_at IS NULL)::int AS oap_unpublished,
+                (SELECT count(*) FROM consent_records.outbox WHERE published_at IS NULL)::int AS records_unpublished,
+                (SELECT count(*) FROM consent_records.outbox WHERE event_type = 'consent.recorded')::int AS recorded_events,
+                (SELECT count(*) FROM webhooks.deliveries)::int AS deliveries,
+                (SELECT count(*) FROM webhooks.deliveries WHERE status = 'pending')::int AS deliveries_pending,
+                (SELECT count(*) FROM webhooks.deliveries WHERE status = 'pending' AND lease_expires_at IS NOT NULL)::int AS deliveries_leased,
+                (SELECT count(*) FROM webhooks.inbox)::int AS webhooks_inbox`,
+        )) as Array<Record<string, unknown>>
+      )[0],
+    });
+    await waitFor(async () => webhooksPending() === 0 && (await unpublished()) === 0, 150_000, 500).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}; ${JSON.stringify(await drainState())}`);
+    });
+    const auditedEvents = async (): Promise<string[]> => {
+      const rows: Array<{ id: string; event_type: string }> = await db.query(
+        `SELECT id::text, event_type FROM oap.outbox UNION ALL SELECT id::text, event_type FROM consent_records.outbox`,
+      );
+      return rows.filter((row) => isAuditedEventType(row.event_type)).map((row) => row.id);
+    };
+    const audited = await auditedEvents();
+    await waitFor(
+      async () =>
+        (await count(`SELECT count(*)::int AS n FROM audit.entries WHERE source_event_id = ANY($1)`, [audited])) === audited.length,
+      60_000,
+      500,
+    );
+    await waitFor(
+      async () =>
+        (await count(`SELECT count(*)::int AS n FROM receipts.frozen_receipts WHERE record_id = ANY($1)`, [
+          records.items.map((i) => i.id),
+        ])) === ITEMS,
+      60_000,
+      500,
+    );
+    const drained = Date.now();
+    // The figures, measured before they are asserted on.
+    const grantIds = grants.items.map((item) => item.id!);
+    const recordIds = records.items.map((item) => item.id!);
+    const stored: Array<{ id: string; idempotency_key: string }> = await db.query(
+      `SELECT id, idempotency_key FROM consent_records.records WHERE application_id = $1`,
+      [app.id],
+    );
+    const figures = {
+      grantsFound: await count(`SELECT count(*)::int AS n FROM oap.grants WHERE id = ANY($1)`, [grantIds]),
+      grantsStored: await count(`SELECT count(*)::int AS n FROM oap.grants WHERE application_id = $1`, [app.id]),
+      decisions: await count(`SELECT count(*)::int AS n FROM oap.decisions WHERE application_id = $1`, [app.id]),
+      grantReceipts: await count(`SELECT count(DISTINCT receipt_jti)::int AS n FROM oap.grants WHERE application_id = $1`, [app.id]),
+      grantEvents: await count(`SELECT count(*)::int AS n FROM oap.outbox WHERE event_type = 'grant.decided'`),
+      recordEvents: await count(`SELECT count(*)::int AS n FROM consent_records.outbox WHERE event_type = 'consent.recorded'`),
+      frozenReceipts: await count(`SELECT count(*)::int AS n FROM receipts.frozen_receipts WHERE record_id = ANY($1)`, [recordIds]),
+      auditEntries: await count(`SELECT count(*)::int AS n FROM audit.entries WHERE source_event_id = ANY($1)`, [audited]),
+      deliveryRows: await count(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE NOT is_test`),
+      deliveriesNotSucceeded: await count(`SELECT count(*)::int AS n FROM webhooks.deliveries WHERE NOT is_test AND status <> 'succeeded'`),
+      keysInFlight: await count(
+        `SELECT ((SELECT count(*) FROM oap.idempotency_keys WHERE state = 'in_flight') + (SELECT count(*) FROM idempotency.requests WHERE state <> 'completed'))::int AS n`,
+      ),
+      keysLockedOver30s: await count(
+        `SELECT count(*)::int AS n FROM (SELECT locked_until, created_at FROM oap.idempotency_keys UNION ALL SELECT locked_until, created_at FROM idempotency.requests) k
+          WHERE k.locked_until > k.created_at + interval '30 seconds'`,
+      ),
+    };
+    const deliveries = receiver.on('/hook');
+    const byRecord = new Map<string, Array<{ eventId: string; at: number }>>();
+    for (const delivery of deliveries) {
+      const recordId = (delivery.body.data as Record<string, unknown>).record_id as string;
+      byRecord.set(recordId, [...(byRecord.get(recordId) ?? []), { eventId: delivery.body.id as string, at: delivery.receivedAt }]);
+    }
+    const deathTimes = harness.deaths.map((death) => death.time);
+    // A repeated delivery is one a kill caught between the receiver's answer and the delivery mark:
+    // there must be a death between any two deliveries of one event.
+    const unexplainedRepeats: string[] = [];
+    for (const [recordId, received] of byRecord) {
+      for (let i = 1; i < received.length; i += 1) {
+        if (!deathTimes.some((time) => time > received[i - 1]!.at && time < received[i]!.at)) unexplainedRepeats.push(recordId);
+      }
+    }
+    const duplicates = deliveries.length - byRecord.size;
+    const kills = harness.deaths.length;
+    const killsWithRepeats = new Set(
+      [...byRecord.values()].flatMap((received) =>
+        received.slice(1).map((delivery, i) => deathTimes.findIndex((time) => time > received[i]!.at && time < delivery.at)),
+      ),
+    ).size;
+    const longestInProgress = Math.max(...workloads.flatMap((w) => w.items.map((item) => item.inProgressMs)));
+    const byCause = new Map<string, number>();
+    for (const death of harness.deaths) byCause.set(causeOf(death), (byCause.get(causeOf(death)) ?? 0) + 1);
+    const restarts = harness.restartMs;
+    const mean = restarts.reduce((sum, ms) => sum + ms, 0) / Math.max(1, restarts.length);
+    console.log(
+      [
+        `kill test: ${kills} kills of the region process (${[...byCause].map(([cause, n]) => `${n} ${cause}`).join(', ')})`,
+        `kills with work in flight: grants ${killedInFlight.grant}, records ${killedInFlight.record}, webhook events ${killedInFlight.webhook}`,
+        `restarts: ${restarts.length}, death to listening mean ${Math.round(mean)} ms, max ${Math.max(...restarts)} ms`,
+        `grants: ${grants.acknowledged}/${ITEMS} acknowledged in ${grants.requests} requests (${grants.requests - grants.acknowledged} retries); ${figures.grantsFound} found, ${figures.grantsStored} stored, ${figures.decisions} decisions, ${figures.grantReceipts} receipts, ${figures.grantEvents} grant.decided events`,
+        `records: ${records.acknowledged}/${ITEMS} acknowledged in ${records.requests} requests (${records.requests - records.acknowledged} retries); ${stored.length} stored, ${figures.recordEvents} consent.recorded events, ${figures.frozenReceipts} frozen receipts`,
+        `audit: ${figures.auditEntries} entries for ${audited.length} audited events`,
+        `webhook events: ${byRecord.size}/${ITEMS} delivered, ${figures.deliveryRows} delivery rows; ${deliveries.length} requests received, ${duplicates} repeated (each after a kill, same event id) by ${killsWithRepeats} kills; ${unexplainedRepeats.length} repeats without a kill`,
+        `idempotency keys: ${figures.keysInFlight} left in progress, ${figures.keysLockedOver30s} locked over 30 s; longest "in progress" answer to one key: ${longestInProgress} ms`,
+        `durations: setup ${Math.round((started - harnessStarted) / 1000)} s, writes under kills ${Math.round((written - started) / 1000)} s, drain ${Math.round((drained - written) / 1000)} s`,
+      ].join('\n'),
+    );
+
+    // Grants: every acknowledged one exists, once; one decision, one receipt, one grant.decided event each.
+    expect(new Set(grantIds).size).toBe(ITEMS);
+    expect(figures).toMatchObject({ grantsFound: ITEMS, grantsStored: ITEMS, decisions: ITEMS, grantReceipts: ITEMS, grantEvents: ITEMS });
+    // Records: every acknowledged one exists, once, under its key; one event and one frozen receipt each.
+    expect(new Set(recordIds).size).toBe(ITEMS);
+    expect(new Map(stored.map((row) => [row.idempotency_key, row.id]))).toEqual(
+      new Map(recordIds.map((id, i) => [`kill-record-${i}`, id])),
+    );
+    expect(figures).toMatchObject({ recordEvents: ITEMS, frozenReceipts: ITEMS });
+    // Audit: one entry per audited event (the source event id is unique in the chain).
+    expect(figures.auditEntries).toBe(audited.length);
+    // Webhooks: one delivery row per event, all delivered; each record's webhook arrived, always under one event id,
+    // and again only after a kill.
+    expect(figures).toMatchObject({ deliveryRows: ITEMS, deliveriesNotSucceeded: 0 });
+    expect([...byRecord.keys()].sort()).toEqual([...recordIds].sort());
+    expect([...byRecord.values()].filter((received) => new Set(received.map((r) => r.eventId)).size !== 1)).toEqual([]);
+    expect(unexplainedRepeats).toEqual([]);
+    // Idempotency keys: none left in progress, none locked longer than 30 s, no client told "in progress" for longer.
+    expect(figures).toMatchObject({ keysInFlight: 0, keysLockedOver30s: 0 });
+    expect(longestInProgress).toBeLessThanOrEqual(LOCK_MS + 2_000);
+    expect(kills).toBeGreaterThanOrEqual(KILLS);
+  }, 420_000);
+});
+
+function causeOf(death: Death): string {
+  if (death.faultPoint) return `at ${death.faultPoint}`;
+  if (death.killedByHarness) return 'at random moments';
+  return `exits (${death.signal ?? death.code})`;
+}
