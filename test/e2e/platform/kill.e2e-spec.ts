@@ -371,7 +371,7 @@ describe('a region SIGKILLed again and again under load', () => {
     };
     const killedInFlight = { grant: 0, record: 0, withdrawal: 0, webhook: 0 };
     const release = (): void => {
-      for (const workload of workloads) workload.release(Math.ceil(((harness.deaths.length + 1) * ITEMS) / KILLS));
+      for (const workload of workloads) workload.release(Math.ceil(((harness.kills + 1) * ITEMS) / KILLS));
     };
     harness.onDeath = (death) => {
       if (process.env.SVC_KILL_TEST_TRACE)
@@ -387,9 +387,25 @@ describe('a region SIGKILLed again and again under load', () => {
     const started = Date.now();
     release();
 
+    /** Proxy cuts made while the writes run: which connections, and when (epoch ms). */
+    const cuts: Array<{ proxy: 'database' | 'bus'; from: number; to: number }> = [];
+    /** Cuts the region's database or bus connections for two seconds, in the fourth and eighth of every eight cycles. */
+    const cutSometimes = async (cycle: number): Promise<void> => {
+      if (cycle % 4 !== 3) return;
+      const proxy = cycle % 8 === 3 ? 'database' : 'bus';
+      await sleep(300 + Math.random() * 700);
+      const from = Date.now();
+      if (proxy === 'database') harness.cutDatabase();
+      else harness.cutBus();
+      await sleep(2_000);
+      if (proxy === 'database') harness.restoreDatabase();
+      else harness.restoreBus();
+      cuts.push({ proxy, from, to: Date.now() });
+    };
     const killer = async (): Promise<void> => {
-      while (harness.deaths.length < KILLS) {
+      while (harness.kills < KILLS) {
         await harness.waitReady();
+        await cutSometimes(harness.kills);
         // An armed process gets longer to reach its point; one armed with nothing dies at a random moment.
         const wait = harness.currentArming ? 6_000 : 500 + Math.random() * 2_500;
         const death = await Promise.race([harness.nextDeath(), sleep(wait).then(() => undefined)]);
@@ -500,22 +516,26 @@ describe('a region SIGKILLed again and again under load', () => {
       const event = `${String(delivery.body.event)}/${String((delivery.body.data as Record<string, unknown>).record_id)}`;
       byRecord.set(event, [...(byRecord.get(event) ?? []), { eventId: delivery.body.id as string, at: delivery.receivedAt }]);
     }
-    const deathTimes = harness.deaths.map((death) => death.time);
-    // A repeated delivery is one a kill caught between the receiver's answer and the delivery mark:
-    // there must be a death between any two deliveries of one event.
+    // A repeated delivery is one an interruption caught between the receiver's answer and the
+    // delivery mark: a death, or a database cut the mark could not be written through. There must
+    // be one between any two deliveries of one event.
+    const interruptions = [
+      ...harness.deaths.map((death) => ({ from: death.time, to: death.time })),
+      ...cuts.filter((cut) => cut.proxy === 'database'),
+    ];
+    const interruptionBetween = (first: number, second: number): number =>
+      interruptions.findIndex((interruption) => interruption.to > first && interruption.from < second);
     const unexplainedRepeats: string[] = [];
-    for (const [recordId, received] of byRecord) {
+    const repeatCauses = new Set<number>();
+    for (const [event, received] of byRecord) {
       for (let i = 1; i < received.length; i += 1) {
-        if (!deathTimes.some((time) => time > received[i - 1]!.at && time < received[i]!.at)) unexplainedRepeats.push(recordId);
+        const cause = interruptionBetween(received[i - 1]!.at, received[i]!.at);
+        if (cause < 0) unexplainedRepeats.push(event);
+        else repeatCauses.add(cause);
       }
     }
     const duplicates = deliveries.length - byRecord.size;
-    const kills = harness.deaths.length;
-    const killsWithRepeats = new Set(
-      [...byRecord.values()].flatMap((received) =>
-        received.slice(1).map((delivery, i) => deathTimes.findIndex((time) => time > received[i]!.at && time < delivery.at)),
-      ),
-    ).size;
+    const kills = harness.kills;
     const longestInProgress = Math.max(...workloads.flatMap((w) => w.items.map((item) => item.inProgressMs)));
     const byCause = new Map<string, number>();
     for (const death of harness.deaths) byCause.set(causeOf(death), (byCause.get(causeOf(death)) ?? 0) + 1);
@@ -523,7 +543,7 @@ describe('a region SIGKILLed again and again under load', () => {
     const mean = restarts.reduce((sum, ms) => sum + ms, 0) / Math.max(1, restarts.length);
     console.log(
       [
-        `kill test: ${kills} kills of the region process (${[...byCause].map(([cause, n]) => `${n} ${cause}`).join(', ')})`,
+        `kill test: ${kills} kills of the region process, ${harness.deaths.length} deaths in all (${[...byCause].map(([cause, n]) => `${n} ${cause}`).join(', ')})`,
         `kills with work in flight: grants ${killedInFlight.grant}, records ${killedInFlight.record}, withdrawals ${killedInFlight.withdrawal}, webhook events ${killedInFlight.webhook}`,
         `restarts: ${restarts.length}, death to listening mean ${Math.round(mean)} ms, max ${Math.max(...restarts)} ms`,
         `grants: ${grants.acknowledged}/${ITEMS} acknowledged in ${grants.requests} requests (${grants.requests - grants.acknowledged} retries); ${figures.grantsFound} found, ${figures.grantsStored} stored, ${figures.decisions} decisions, ${figures.grantReceipts} receipts, ${figures.grantEvents} grant.decided events`,
@@ -531,7 +551,8 @@ describe('a region SIGKILLed again and again under load', () => {
         `audit: ${figures.auditEntries} entries for ${audited.length} audited events`,
         `withdrawals: ${withdrawals.acknowledged}/${ITEMS} acknowledged in ${withdrawals.requests} requests, answers lost after commit ${JSON.stringify(withdrawals.answersLost)}; ${figures.withdrawalsStored} stored for ${figures.recordsWithdrawn} records, ${figures.revokedEvents} consent.record_revoked events`,
         `receipts: ${figures.frozenReceipts} frozen for ${ITEMS} records, ${figures.withdrawnTransitions} consent_withdrawn transitions for ${figures.withdrawnTransitionRecords} records`,
-        `webhook events: ${byRecord.size}/${2 * ITEMS} delivered, ${figures.deliveryRows} delivery rows; ${deliveries.length} requests received, ${duplicates} repeated (each after a kill, same event id) by ${killsWithRepeats} kills; ${unexplainedRepeats.length} repeats without a kill`,
+        `webhook events: ${byRecord.size}/${2 * ITEMS} delivered, ${figures.deliveryRows} delivery rows; ${deliveries.length} requests received, ${duplicates} repeated (same event id) after ${repeatCauses.size} of the kills and database cuts; ${unexplainedRepeats.length} repeats without one`,
+        `proxy cuts of 2 s during the writes: ${cuts.filter((cut) => cut.proxy === 'database').length} database, ${cuts.filter((cut) => cut.proxy === 'bus').length} bus`,
         `idempotency keys: ${figures.keysInFlight} left in progress, ${figures.keysLockedOver30s} locked over 30 s; longest "in progress" answer after the attempt that may hold the claim: ${longestInProgress} ms`,
         `slowest write from first attempt to final answer: ${workloads.map((w) => `${w.name} ${w.slowest} ms`).join(', ')}`,
         `durations: setup ${Math.round((started - harnessStarted) / 1000)} s, writes under kills ${Math.round((written - started) / 1000)} s, drain ${Math.round((drained - written) / 1000)} s`,
@@ -574,5 +595,5 @@ describe('a region SIGKILLed again and again under load', () => {
 function causeOf(death: Death): string {
   if (death.faultPoint) return `at ${death.faultPoint}`;
   if (death.killedByHarness) return 'at random moments';
-  return `exits (${death.signal ?? death.code})`;
+  return death.booted ? `exits (${death.signal ?? death.code})` : `failed boots (${death.signal ?? `exit ${death.code}`})`;
 }

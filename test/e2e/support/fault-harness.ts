@@ -78,6 +78,8 @@ export class FaultHarness {
   private readyWaiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private deathWaiters: Array<(death: Death) => void> = [];
   private failure?: Error;
+  /** The proxies cut at the moment. */
+  private readonly cutProxies = new Set<TcpProxy>();
 
   private constructor(
     readonly region: Region,
@@ -158,6 +160,11 @@ export class FaultHarness {
     return Date.now() - this.t0;
   }
 
+  /** Deaths by SIGKILL (the harness's, or the process's own at a fault point); not boots that failed. */
+  get kills(): number {
+    return this.deaths.filter((death) => death.signal === 'SIGKILL').length;
+  }
+
   /** True while a process is up and has finished booting. */
   get ready(): boolean {
     return this.current?.ready === true;
@@ -214,20 +221,30 @@ export class FaultHarness {
 
   /** Drops the region's Postgres connections and refuses new ones until {@link restoreDatabase}. */
   cutDatabase(): void {
-    this.databaseProxy.cut();
+    this.cut(this.databaseProxy);
   }
 
   restoreDatabase(): void {
-    this.databaseProxy.restore();
+    this.restore(this.databaseProxy);
   }
 
   /** Drops the region's NATS connection and refuses new ones until {@link restoreBus}. */
   cutBus(): void {
-    this.busProxy.cut();
+    this.cut(this.busProxy);
   }
 
   restoreBus(): void {
-    this.busProxy.restore();
+    this.restore(this.busProxy);
+  }
+
+  private cut(proxy: TcpProxy): void {
+    this.cutProxies.add(proxy);
+    proxy.cut();
+  }
+
+  private restore(proxy: TcpProxy): void {
+    this.cutProxies.delete(proxy);
+    proxy.restore();
   }
 
   /** Stops every process it started, then removes the proxies, the database and the streams. */
@@ -317,7 +334,9 @@ export class FaultHarness {
     this.deaths.push(death);
     this.onDeath?.(death);
     for (const waiter of this.deathWaiters.splice(0)) waiter(death);
-    if (!incarnation.ready && signal !== 'SIGKILL') {
+    // A boot that fails while a proxy is cut is expected (the server is unreachable); only boots
+    // failing with both connections open count towards giving up.
+    if (!incarnation.ready && signal !== 'SIGKILL' && this.cutProxies.size === 0) {
       this.failedBoots += 1;
       if (this.failedBoots >= MAX_FAILED_BOOTS) {
         this.failure = new Error(`the region failed to boot ${MAX_FAILED_BOOTS} times in a row: ${incarnation.stderr.slice(-2000)}`);
