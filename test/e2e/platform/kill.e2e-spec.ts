@@ -67,11 +67,12 @@ interface Item {
   id?: string;
   attempts: number;
   /**
-   * The longest time between an attempt that reached the region and died with it (the one that may
-   * hold the key's claim) and a later "in progress" answer, ms: at most the lock, if no key is stuck.
+   * The longest time from the end of an attempt that reached the region and died with it (the one
+   * that may hold the key's claim, made before that end) to sending a request the key answered "in
+   * progress", ms: under the 30 s lock, if no key is stuck.
    */
   inProgressMs: number;
-  /** When the latest attempt that reached the region but got no answer was sent. */
+  /** When the latest attempt that reached the region but got no answer ended. */
   lostAttemptAt?: number;
   failure?: string;
   startedAt?: number;
@@ -197,12 +198,12 @@ class Workload {
         const cause = (error as { cause?: { code?: string } }).cause?.code;
         item.last = `${error instanceof Error ? error.message : String(error)} (${cause})`;
         // Refused: the process was down and never saw it. Anything else: it may have claimed the key and died.
-        if (cause !== 'ECONNREFUSED') item.lostAttemptAt = sentAt;
+        if (cause !== 'ECONNREFUSED') item.lostAttemptAt = Date.now();
         return undefined;
       });
       if (res) item.last = `${res.status} ${String(res.body?.reason_code ?? '')}`;
       if (inProgress(res)) {
-        item.inProgressMs = Math.max(item.inProgressMs, Date.now() - (item.lostAttemptAt ?? item.startedAt!));
+        item.inProgressMs = Math.max(item.inProgressMs, sentAt - (item.lostAttemptAt ?? item.startedAt!));
         this.deferred.push({ index, due: Date.now() + 1_000 });
         return;
       }
@@ -414,7 +415,10 @@ describe('a region SIGKILLed again and again under load', () => {
       // The last process runs armed with nothing, so the drain is not cut short.
       await harness.disarm();
     };
-    await Promise.all([killer(), ...workloads.map((workload) => workload.run())]);
+    // The region's Postgres connections, as its proxy counts them (two sockets each), at their peak.
+    let peakConnections = 0;
+    const sampler = setInterval(() => (peakConnections = Math.max(peakConnections, harness.databaseProxy.openConnections / 2)), 100);
+    await Promise.all([killer(), ...workloads.map((workload) => workload.run())]).finally(() => clearInterval(sampler));
     const written = Date.now();
     expect(grants.failures).toEqual([]);
     expect(records.failures).toEqual([]);
@@ -552,6 +556,7 @@ describe('a region SIGKILLed again and again under load', () => {
         `withdrawals: ${withdrawals.acknowledged}/${ITEMS} acknowledged in ${withdrawals.requests} requests, answers lost after commit ${JSON.stringify(withdrawals.answersLost)}; ${figures.withdrawalsStored} stored for ${figures.recordsWithdrawn} records, ${figures.revokedEvents} consent.record_revoked events`,
         `receipts: ${figures.frozenReceipts} frozen for ${ITEMS} records, ${figures.withdrawnTransitions} consent_withdrawn transitions for ${figures.withdrawnTransitionRecords} records`,
         `webhook events: ${byRecord.size}/${2 * ITEMS} delivered, ${figures.deliveryRows} delivery rows; ${deliveries.length} requests received, ${duplicates} repeated (same event id) after ${repeatCauses.size} of the kills and database cuts; ${unexplainedRepeats.length} repeats without one`,
+        `Postgres connections of the region at their peak: ${peakConnections}`,
         `proxy cuts of 2 s during the writes: ${cuts.filter((cut) => cut.proxy === 'database').length} database, ${cuts.filter((cut) => cut.proxy === 'bus').length} bus`,
         `idempotency keys: ${figures.keysInFlight} left in progress, ${figures.keysLockedOver30s} locked over 30 s; longest "in progress" answer after the attempt that may hold the claim: ${longestInProgress} ms`,
         `slowest write from first attempt to final answer: ${workloads.map((w) => `${w.name} ${w.slowest} ms`).join(', ')}`,
@@ -587,7 +592,8 @@ describe('a region SIGKILLed again and again under load', () => {
     expect(unexplainedRepeats).toEqual([]);
     // Idempotency keys: none left in progress, none locked longer than 30 s, no client told "in progress" for longer.
     expect(figures).toMatchObject({ keysInFlight: 0, keysLockedOver30s: 0 });
-    expect(longestInProgress).toBeLessThanOrEqual(LOCK_MS + 3_000);
+    // The lock runs from the claim, made before the claiming attempt ended; a little for the clocks' reading.
+    expect(longestInProgress).toBeLessThan(LOCK_MS + 500);
     expect(kills).toBeGreaterThanOrEqual(KILLS);
   }, 420_000);
 });
