@@ -63,7 +63,7 @@ function retryable(res: HttpResult | undefined): boolean {
 }
 
 interface Item {
-  /** The acknowledged id (grant or record). */
+  /** The id the acknowledgement names (the grant's, or the record's). */
   id?: string;
   attempts: number;
   /**
@@ -84,9 +84,10 @@ interface Item {
 }
 
 /**
- * Writes `count` items, each retried with its own unchanging idempotency key until acknowledged
- * (2xx), through connection errors, 503 and "in progress" answers. Items are released in tranches
- * as the kills go on (`release`), so the writes of every tranche meet a kill.
+ * Writes `count` items, each retried with its own unchanging idempotency key until it has a final
+ * answer (2xx, or one of `answerLostCodes` on a retry), through connection errors, 5xx and "in
+ * progress" answers. Items are released in tranches as the kills go on (`release`), so the writes of
+ * every tranche meet a kill.
  */
 class Workload {
   readonly items: Item[];
