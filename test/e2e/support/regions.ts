@@ -39,7 +39,7 @@ export interface StartRegionsOptions {
 }
 
 /** Every region database starts as a copy of one migrated once per set of migrations. */
-const regionTemplate = {
+export const regionTemplate = {
   fingerprint: regionMigrationFingerprint(),
   build: async (url: string) => {
     await migrateRegion(url);
