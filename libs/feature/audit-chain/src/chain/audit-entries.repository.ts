@@ -36,21 +36,21 @@ const FROM_JSON = (source: string): string =>
   `SELECT ${COLUMNS} FROM json_to_recordset(${source}) AS r(idx bigint, id text, previous_hash text, hash text, canonical text,
      entry_type text, application_id text, agent_id text, source_event_id text, created_at timestamptz)`;
 
+/**
+ * The rows as one JSON array, written directly (no intermediate object per row: a batch is a
+ * thousand rows, and the garbage was a visible share of an append's CPU).
+ */
 function rowsJson(rows: readonly NewEntryRow[]): string {
-  return JSON.stringify(
-    rows.map((r) => ({
-      idx: r.index,
-      id: r.id,
-      previous_hash: r.previousHash,
-      hash: r.hash,
-      canonical: r.canonical,
-      entry_type: r.type,
-      application_id: r.applicationId,
-      agent_id: r.agentId,
-      source_event_id: r.sourceEventId,
-      created_at: r.createdAt,
-    })),
-  );
+  const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
+  let out = '[';
+  for (let i = 0; i < rows.length; i += 1) {
+    const r = rows[i]!;
+    out +=
+      `${i === 0 ? '' : ','}{"idx":${r.index},"id":${text(r.id)},"previous_hash":${text(r.previousHash)},"hash":${text(r.hash)},` +
+      `"canonical":${text(r.canonical)},"entry_type":${text(r.type)},"application_id":${text(r.applicationId)},` +
+      `"agent_id":${text(r.agentId)},"source_event_id":${text(r.sourceEventId)},"created_at":${text(r.createdAt.toISOString())}}`;
+  }
+  return `${out}]`;
 }
 
 /** A row to insert: everything computed by the writer. */
