@@ -331,6 +331,26 @@ describe('audit appends with two batches in flight (Postgres)', () => {
     await other.drain();
   });
 
+  it('sends a batch again, still in order, when it reached the chain lock before the batch ahead of it', async () => {
+    const { AuditAppender } = await import('../src/chain/audit-appender');
+    const writer = new AuditAppender(f.dataSource, { region: 'us', origin: f.chain.origin, clock: f.clock, maxBatch: 20 });
+    await writer.appendOne({ type: 'consent.granted', sourceEventId: 'overtaken-warm-up', data: {} });
+    // The first fast statement is held back on its way to Postgres, so the one linked after it arrives first.
+    const repository = (writer as unknown as { entries: { lockCheckAndInsertMany: (...args: unknown[]) => Promise<void> } }).entries;
+    const send = repository.lockCheckAndInsertMany.bind(repository);
+    let calls = 0;
+    repository.lockCheckAndInsertMany = async (...args: unknown[]) => {
+      calls += 1;
+      if (calls === 1) await new Promise((resolve) => setTimeout(resolve, 150));
+      return send(...args);
+    };
+    const appended = await writer.append(entries(40, undefined, 'overtaken'));
+    expect(appended.map((e) => e.index)).toEqual(Array.from({ length: 40 }, (_, i) => (appended[0]?.index ?? 0) + i));
+    expect(calls).toBe(3); // the overtaking batch went once more after the batch ahead of it committed
+    expect(writer.stats).toEqual({ checkedPathCommits: 1, fastPathCommits: 2 });
+    expect(await f.chain.verifyChain.execute()).toMatchObject({ valid: true });
+  });
+
   it('never leaves a gap when the chain went back to an earlier state (a restore) under a writer that knew a later head', async () => {
     const writer = f.chain.appender;
     await writer.append(entries(30, undefined, 'before-restore'));

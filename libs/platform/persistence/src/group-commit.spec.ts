@@ -197,6 +197,35 @@ describe('GroupCommitQueue', () => {
     expect(await Promise.all(results)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('starts a second writer at once when one submission holds more than a batch worth overlapping', async () => {
+    const batches: number[][] = [];
+    const releases: Array<() => void> = [];
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        batches.push(jobs);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 2, maxInFlight: 2, overlapAt: 2, windowMs: 60_000 },
+    );
+    const results = queue.submitAll([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    releases.shift()?.();
+    await results[0];
+    await new Promise((resolve) => setImmediate(resolve));
+    // One job left and a commit still running: it waits for that writer.
+    expect(batches).toHaveLength(2);
+    releases.shift()?.();
+    await results[2];
+    await new Promise((resolve) => setImmediate(resolve));
+    releases.shift()?.();
+    expect(await Promise.all(results)).toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
   it('idle() commits what waits in the window at once and resolves when everything is answered', async () => {
     const committed: number[] = [];
     const queue = new GroupCommitQueue<number, number>(

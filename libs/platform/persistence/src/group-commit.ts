@@ -166,6 +166,8 @@ export class GroupCommitQueue<J, R> {
       if (this.queue.length > 0) this.schedule();
     });
     this.writers.add(writer);
+    // The writer took its first batch already (synchronously): what remains may be worth another.
+    if (this.queue.length >= this.overlapAt) this.schedule();
   }
 
   private async write(): Promise<void> {
