@@ -335,14 +335,21 @@ describe('audit appends with two batches in flight (Postgres)', () => {
     const { AuditAppender } = await import('../src/chain/audit-appender');
     const writer = new AuditAppender(f.dataSource, { region: 'us', origin: f.chain.origin, clock: f.clock, maxBatch: 20 });
     await writer.appendOne({ type: 'consent.granted', sourceEventId: 'overtaken-warm-up', data: {} });
-    // The first fast statement is held back on its way to Postgres, so the one linked after it arrives first.
+    // The first fast statement is held back on its way to Postgres until the one linked after it
+    // (sent while the first is under way) has been answered: it reached the lock first.
     const repository = (writer as unknown as { entries: { lockCheckAndInsertMany: (...args: unknown[]) => Promise<void> } }).entries;
     const send = repository.lockCheckAndInsertMany.bind(repository);
     let calls = 0;
+    let secondAnswered!: () => void;
+    const overtaken = new Promise<void>((resolve) => (secondAnswered = resolve));
     repository.lockCheckAndInsertMany = async (...args: unknown[]) => {
-      calls += 1;
-      if (calls === 1) await new Promise((resolve) => setTimeout(resolve, 150));
-      return send(...args);
+      const call = (calls += 1);
+      if (call === 1) await overtaken;
+      try {
+        return await send(...args);
+      } finally {
+        if (call === 2) secondAnswered();
+      }
     };
     const appended = await writer.append(entries(40, undefined, 'overtaken'));
     expect(appended.map((e) => e.index)).toEqual(Array.from({ length: 40 }, (_, i) => (appended[0]?.index ?? 0) + i));
