@@ -290,6 +290,89 @@ describe('audit chain appends and verification (Postgres)', () => {
   });
 });
 
+/** Performance item 5: the next full batch is sent while the previous one commits, without giving up order or contiguity. */
+describe('audit appends with two batches in flight (Postgres)', () => {
+  let f: ChainFixture;
+  beforeAll(async () => {
+    f = await openChain(await createTestDatabase('audit_pipeline'));
+  });
+  afterAll(() => f?.close());
+
+  const stored = async (): Promise<Array<{ idx: string; previous_hash: string; hash: string; source_event_id: string | null }>> =>
+    f.dataSource.query('SELECT idx, previous_hash, hash, source_event_id FROM audit.entries ORDER BY idx');
+
+  it("keeps one call's entries in order across pipelined batches, also while another process appends", async () => {
+    const { AuditAppender } = await import('../src/chain/audit-appender');
+    const mine = new AuditAppender(f.dataSource, { region: 'us', origin: f.chain.origin, clock: f.clock, maxBatch: 50 });
+    const other = new AuditAppender(f.dataSource, { region: 'us', origin: f.chain.origin, clock: f.clock, maxBatch: 7 });
+    await mine.appendOne({ type: 'consent.granted', sourceEventId: 'warm-up', data: {} });
+    const inOrder = (appended: ReadonlyArray<{ index: number }>) => {
+      const indexes = appended.map((e) => e.index);
+      expect(indexes).toEqual([...indexes].sort((a, b) => a - b));
+    };
+
+    // Alone: each batch is linked after the one still committing, and none of them is refused.
+    const alone = await Promise.all([mine.append(entries(600, undefined, 'long')), mine.append(entries(120, undefined, 'short'))]);
+    alone.forEach(inOrder);
+    expect(mine.stats.checkedPathCommits).toBe(1);
+    expect(mine.stats.fastPathCommits).toBeGreaterThanOrEqual(15);
+
+    // Another process appending in between refuses predictions: the fallbacks keep the order.
+    const raced = await Promise.all([
+      mine.append(entries(400, undefined, 'raced')),
+      other.append(entries(90, undefined, 'other')),
+      mine.append(entries(60, undefined, 'raced-short')),
+    ]);
+    raced.forEach(inOrder);
+    expect(new Set([...alone, ...raced].flat().map((e) => e.index)).size).toBe(1270);
+    const rows = await stored();
+    expect(rows.map((r) => Number(r.idx))).toEqual(Array.from({ length: 1272 }, (_, i) => i));
+    expect(await f.chain.verifyChain.execute()).toMatchObject({ valid: true });
+    await other.drain();
+  });
+
+  it('sends a batch again, still in order, when it reached the chain lock before the batch ahead of it', async () => {
+    const { AuditAppender } = await import('../src/chain/audit-appender');
+    const writer = new AuditAppender(f.dataSource, { region: 'us', origin: f.chain.origin, clock: f.clock, maxBatch: 20 });
+    await writer.appendOne({ type: 'consent.granted', sourceEventId: 'overtaken-warm-up', data: {} });
+    // The first fast statement is held back on its way to Postgres until the one linked after it
+    // (sent while the first is under way) has been answered: it reached the lock first.
+    const repository = (writer as unknown as { entries: { lockCheckAndInsertMany: (...args: unknown[]) => Promise<void> } }).entries;
+    const send = repository.lockCheckAndInsertMany.bind(repository);
+    let calls = 0;
+    let secondAnswered!: () => void;
+    const overtaken = new Promise<void>((resolve) => (secondAnswered = resolve));
+    repository.lockCheckAndInsertMany = async (...args: unknown[]) => {
+      const call = (calls += 1);
+      if (call === 1) await overtaken;
+      try {
+        return await send(...args);
+      } finally {
+        if (call === 2) secondAnswered();
+      }
+    };
+    const appended = await writer.append(entries(40, undefined, 'overtaken'));
+    expect(appended.map((e) => e.index)).toEqual(Array.from({ length: 40 }, (_, i) => (appended[0]?.index ?? 0) + i));
+    expect(calls).toBe(3); // the overtaking batch went once more after the batch ahead of it committed
+    expect(writer.stats).toEqual({ checkedPathCommits: 1, fastPathCommits: 2 });
+    expect(await f.chain.verifyChain.execute()).toMatchObject({ valid: true });
+  });
+
+  it('never leaves a gap when the chain went back to an earlier state (a restore) under a writer that knew a later head', async () => {
+    const writer = f.chain.appender;
+    await writer.append(entries(30, undefined, 'before-restore'));
+    const head = Number((await stored()).at(-1)?.idx);
+    // A restore from an earlier backup: the last ten entries are gone, the writer's head is stale.
+    await f.dataSource.query('DELETE FROM audit.entries WHERE idx > $1', [head - 10]);
+    const [next] = await writer.append(entries(1, undefined, 'after-restore'));
+    expect(next).toMatchObject({ index: head - 9, duplicate: false });
+    const rows = await stored();
+    expect(rows.map((r) => Number(r.idx))).toEqual(Array.from({ length: rows.length }, (_, i) => i));
+    expect(rows.at(-1)?.previous_hash).toBe(rows.at(-2)?.hash);
+    expect(await f.chain.verifyChain.execute()).toMatchObject({ valid: true });
+  });
+});
+
 /** Issue 9 Deliver 2: checkpoints reach a real HTTP witness; an outage never blocks appends. */
 describe('checkpoints and the C2SP witness (loopback HTTP)', () => {
   let witness: LoopbackWitness;

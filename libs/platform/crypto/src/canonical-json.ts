@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import { cryptoError } from './crypto.errors';
 
 /**
@@ -16,9 +15,12 @@ import { cryptoError } from './crypto.errors';
  * Values with `toJSON` (e.g. `Date`) are serialised through it.
  */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(toJsonValue(value, '$', new Set()));
-  if (text === undefined) throw unrepresentable('$', 'value has no JSON form');
-  return text;
+  try {
+    return write(value, new Set());
+  } catch (error) {
+    if (error instanceof Unrepresentable) throw unrepresentable(`$${error.path}`, error.reason);
+    throw error;
+  }
 }
 
 /** SHA-256 of `data` (a string is hashed as its UTF-8 bytes), as 64 lowercase hex characters. */
@@ -35,51 +37,81 @@ function unrepresentable(path: string, reason: string) {
   return cryptoError('canonical_json_unrepresentable', `Cannot canonicalise ${path}: ${reason}`, { path });
 }
 
-// Lone high surrogate not followed by a low one, or lone low surrogate not preceded by a high one.
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function checkString(text: string, path: string): void {
-  if (LONE_SURROGATE.test(text)) throw unrepresentable(path, 'string holds a lone UTF-16 surrogate');
+/**
+ * A value without a JSON form, found while writing; `path` grows by one segment per level as the
+ * error passes up, so the happy path builds no path strings.
+ */
+class Unrepresentable {
+  path = '';
+  constructor(readonly reason: string) {}
 }
 
-/** Returns a plain JSON value equal to what `canonicalize` would serialise, refusing lossy inputs. */
-function toJsonValue(value: unknown, path: string, ancestors: Set<object>): unknown {
+/** Prefixes the path segment of the current level to an {@link Unrepresentable} passing through. */
+function within(error: unknown, segment: string): unknown {
+  if (error instanceof Unrepresentable) error.path = `${segment}${error.path}`;
+  return error;
+}
+
+/** Native `String.prototype.isWellFormed` (ES2024, every supported Node): no lone UTF-16 surrogate. */
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/**
+ * The canonical text of `value`, validated and written in one pass: JSON.stringify for strings
+ * and numbers (RFC 8785 adopts ECMAScript's forms), members sorted by UTF-16 code units (the
+ * default sort order of string keys). `ancestors` holds the objects being written, for cycles.
+ */
+function write(value: unknown, ancestors: Set<object>): string {
   switch (typeof value) {
     case 'string':
-      checkString(value, path);
-      return value;
+      if (!isWellFormed(value)) throw new Unrepresentable('string holds a lone UTF-16 surrogate');
+      return JSON.stringify(value);
     case 'number':
-      if (!Number.isFinite(value)) throw unrepresentable(path, `${value} is not a JSON number`);
-      return value;
+      if (!Number.isFinite(value)) throw new Unrepresentable(`${value} is not a JSON number`);
+      return JSON.stringify(value);
     case 'boolean':
-      return value;
+      return value ? 'true' : 'false';
     case 'undefined':
-      throw unrepresentable(path, 'undefined has no JSON form');
+      throw new Unrepresentable('undefined has no JSON form');
     case 'bigint':
     case 'function':
     case 'symbol':
-      throw unrepresentable(path, `a ${typeof value} has no JSON form`);
+      throw new Unrepresentable(`a ${typeof value} has no JSON form`);
     case 'object':
       break;
   }
-  if (value === null) return null;
+  if (value === null) return 'null';
   const object = value as object & { toJSON?: unknown };
-  if (typeof object.toJSON === 'function') {
-    return toJsonValue((object as { toJSON(): unknown }).toJSON(), path, ancestors);
-  }
-  if (object instanceof Map || object instanceof Set) throw unrepresentable(path, 'Map and Set have no JSON form');
-  if (ancestors.has(object)) throw unrepresentable(path, 'cyclic structure');
+  if (typeof object.toJSON === 'function') return write((object as { toJSON(): unknown }).toJSON(), ancestors);
+  if (object instanceof Map || object instanceof Set) throw new Unrepresentable('Map and Set have no JSON form');
+  if (ancestors.has(object)) throw new Unrepresentable('cyclic structure');
   ancestors.add(object);
   try {
-    if (Array.isArray(object)) return object.map((item: unknown, index) => toJsonValue(item, `${path}[${index}]`, ancestors));
-    // Null prototype: a member named "__proto__" must stay an own member, not become the prototype.
-    const result = Object.create(null) as Record<string, unknown>;
-    for (const [key, member] of Object.entries(object)) {
-      checkString(key, `${path}.${key}`);
-      if (member === undefined) continue;
-      result[key] = toJsonValue(member, `${path}.${key}`, ancestors);
+    if (Array.isArray(object)) {
+      let out = '[';
+      for (let index = 0; index < object.length; index += 1) {
+        try {
+          out += `${index === 0 ? '' : ','}${write(object[index], ancestors)}`;
+        } catch (error) {
+          throw within(error, `[${index}]`);
+        }
+      }
+      return `${out}]`;
     }
-    return result;
+    const record = object as Record<string, unknown>;
+    let out = '';
+    for (const key of Object.keys(record).sort()) {
+      if (!isWellFormed(key)) throw within(new Unrepresentable('string holds a lone UTF-16 surrogate'), `.${key}`);
+      const member = record[key];
+      if (member === undefined) continue;
+      try {
+        out += `${out.length === 0 ? '' : ','}${JSON.stringify(key)}:${write(member, ancestors)}`;
+      } catch (error) {
+        throw within(error, `.${key}`);
+      }
+    }
+    return `{${out}}`;
   } finally {
     ancestors.delete(object);
   }

@@ -166,6 +166,66 @@ describe('GroupCommitQueue', () => {
     expect(most).toBe(2);
   });
 
+  it('with overlapAt, starts an overlapping commit only for a full batch; smaller ones wait for the running writer', async () => {
+    const batches: number[][] = [];
+    const releases: Array<() => void> = [];
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        batches.push(jobs);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 3, maxInFlight: 2, overlapAt: 3 },
+    );
+    const results = [queue.submit(1), ...queue.submitAll([2, 3])];
+    // One commit runs; two jobs wait: not worth a second commit yet.
+    expect(batches).toEqual([[1]]);
+    results.push(queue.submit(4));
+    // A full batch queued: it goes out while the first commit still runs.
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    results.push(...queue.submitAll([5, 6]));
+    expect(batches).toHaveLength(2);
+    releases.shift()?.();
+    await results[0];
+    // The first writer is done while the second commits: two jobs are not worth overlapping.
+    expect(batches).toHaveLength(2);
+    releases.shift()?.();
+    await results[3];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches).toEqual([[1], [2, 3, 4], [5, 6]]);
+    releases.shift()?.();
+    expect(await Promise.all(results)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it('starts a second writer at once when one submission holds more than a batch worth overlapping', async () => {
+    const batches: number[][] = [];
+    const releases: Array<() => void> = [];
+    const queue = new GroupCommitQueue<number, number>(
+      async (jobs) => {
+        batches.push(jobs);
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+      },
+      { maxBatch: 2, maxInFlight: 2, overlapAt: 2, windowMs: 60_000 },
+    );
+    const results = queue.submitAll([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    releases.shift()?.();
+    await results[0];
+    await new Promise((resolve) => setImmediate(resolve));
+    // One job left and a commit still running: it waits for that writer.
+    expect(batches).toHaveLength(2);
+    releases.shift()?.();
+    await results[2];
+    await new Promise((resolve) => setImmediate(resolve));
+    releases.shift()?.();
+    expect(await Promise.all(results)).toEqual([1, 2, 3, 4, 5]);
+    expect(batches).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
   it('idle() commits what waits in the window at once and resolves when everything is answered', async () => {
     const committed: number[] = [];
     const queue = new GroupCommitQueue<number, number>(

@@ -77,6 +77,13 @@ export interface GroupCommitOptions {
   readonly windowMs?: number;
   /** Commits running at once (default 1). One commit's round trips then overlap the next one's. */
   readonly maxInFlight?: number;
+  /**
+   * While a commit runs, a further one (up to `maxInFlight`) starts only once this many jobs are
+   * queued (default 1: any job). Set to `maxBatch` when commits serialise in the database anyway
+   * (one lock): an overlapping commit is then worth its round trip only as a full batch, and
+   * smaller ones wait for the running writer, which takes them as one batch when it is done.
+   */
+  readonly overlapAt?: number;
   /** Which failures run a batch again (default: transaction conflicts, three tries). */
   readonly retry?: BatchRetryPolicy;
   /** Told before a failed batch is committed job by job. */
@@ -106,6 +113,7 @@ export class GroupCommitQueue<J, R> {
   private readonly maxBatch: number;
   private readonly windowMs: number;
   private readonly maxInFlight: number;
+  private readonly overlapAt: number;
 
   constructor(
     private readonly commit: (jobs: J[]) => Promise<Array<JobOutcome<R>>>,
@@ -114,6 +122,7 @@ export class GroupCommitQueue<J, R> {
     this.maxBatch = options.maxBatch;
     this.windowMs = options.windowMs ?? 0;
     this.maxInFlight = options.maxInFlight ?? 1;
+    this.overlapAt = Math.min(Math.max(1, options.overlapAt ?? 1), this.maxBatch);
   }
 
   submit(job: J): Promise<R> {
@@ -138,6 +147,7 @@ export class GroupCommitQueue<J, R> {
 
   private schedule(): void {
     if (this.writers.size >= this.maxInFlight) return; // a running writer takes the queue when its commit is done
+    if (this.writers.size > 0 && this.queue.length < this.overlapAt) return; // likewise
     if (this.windowMs === 0 || this.queue.length >= this.maxBatch || this.writers.size > 0) this.startWriter();
     else this.timer ??= setTimeout(() => this.startWriter(), this.windowMs);
   }
@@ -156,10 +166,15 @@ export class GroupCommitQueue<J, R> {
       if (this.queue.length > 0) this.schedule();
     });
     this.writers.add(writer);
+    // The writer took its first batch already (synchronously): what remains may be worth another.
+    if (this.queue.length >= this.overlapAt) this.schedule();
   }
 
   private async write(): Promise<void> {
-    while (this.queue.length > 0) {
+    // Past its first batch a writer goes on only as the sole writer or with a batch worth overlapping.
+    let first = true;
+    while (this.queue.length > 0 && (first || this.writers.size <= 1 || this.queue.length >= this.overlapAt)) {
+      first = false;
       const batch = this.queue.splice(0, this.maxBatch);
       const outcomes = await commitIsolatingFailures(
         batch.map((entry) => entry.job),

@@ -1,9 +1,9 @@
 import { GENESIS_PREVIOUS_HASH, chainHash } from '@svc/merkle';
 import { newId } from '@svc/ids';
-import { GroupCommitQueue, type JobOutcome } from '@svc/persistence';
+import { GroupCommitQueue, commitIsolatingFailures, type JobOutcome } from '@svc/persistence';
 import type { DataSource } from 'typeorm';
 import { auditError } from '../audit.errors';
-import { AuditEntriesRepository, type ChainHead, type NewEntryRow } from './audit-entries.repository';
+import { AuditEntriesRepository, isStaleHead, type ChainHead, type NewEntryRow } from './audit-entries.repository';
 import { canonicalEntry, type AppendedEntry, type AuditEntryInput } from './audit-entry';
 import { GENESIS_ENTRY_TYPE } from './chain-identity';
 
@@ -44,17 +44,21 @@ const MAX_CHECKED_ATTEMPTS = 8;
  * Appends entries to the region's hash chain with group commit.
  *
  * `append` canonicalises each input at once (RFC 8785; CPU work done by the caller, overlapping
- * the writer's I/O) and queues it. One writer takes up to `maxBatch` queued inputs, links and
+ * the writer's I/O) and queues it. A writer takes up to `maxBatch` queued inputs, links and
  * hashes them in order and writes them with ONE statement; every caller's promise settles only
  * after that commit, so "appended" always means durable. While a batch commits, the next one
- * accumulates: throughput grows with concurrency instead of being capped by round trips.
+ * accumulates, and once it is full it is linked and sent at once (two batches in flight): the
+ * database then starts the next commit as soon as the lock is free, while this process prepares
+ * the one after. Chain order is the queue's order, fallbacks included.
  *
  * Two write paths, one invariant (no two entries ever share an index or a predecessor):
- * - fast path, the steady state of a single writer: the head is known from this writer's last
- *   commit, so the batch is ONE round trip (chain lock + multi-row INSERT, one implicit
- *   transaction). The primary key on the index and the unique source id make a stale head
- *   (another process appended) or an already-recorded source id fail the whole statement; the
- *   batch then takes the checked path. Both paths take the same lock, so neither starves.
+ * - fast path, the steady state of a single writer: the head is predicted from this writer's
+ *   batches, so the batch is ONE round trip (chain lock, a guard that the predicted predecessor
+ *   is stored with the predicted hash, multi-row INSERT: one implicit transaction). The guard
+ *   (the batch before did not commit, the chain was restored to an earlier state), the primary
+ *   key on the index (another process appended) and the unique source id (already recorded) make
+ *   the whole statement fail; the batch then takes the checked path. Both paths take the same
+ *   lock, so neither starves.
  * - checked path: in one transaction, an advisory lock serialises writers across processes, the
  *   head is read, inputs whose source id is already recorded resolve to the existing entry
  *   (`duplicate: true`), and the rest are inserted.
@@ -62,8 +66,20 @@ const MAX_CHECKED_ATTEMPTS = 8;
 export class AuditAppender {
   private readonly entries: AuditEntriesRepository;
   private readonly queue: GroupCommitQueue<Pending, AppendedEntry>;
-  /** The head after this writer's last commit; undefined when unknown or possibly stale. */
-  private head?: ChainHead;
+  /**
+   * The head the next batch links after, announced by the batch before it (see {@link writeBatch});
+   * undefined when unknown (the next batch then takes the checked path). The first batch reads it.
+   */
+  private nextHead: Promise<Prediction | undefined> = Promise.resolve(undefined);
+  /**
+   * Settles once the last batch handed to {@link writeBatch} has settled: true when it committed
+   * by the fast path, exactly as announced to the batch after it.
+   */
+  private settled: Promise<boolean> = Promise.resolve(false);
+  /** Fast batches refused for good so far: a prediction made before the last refusal is not used. */
+  private generation = 0;
+  /** The head after the last checked commit. */
+  private checkedHead?: ChainHead;
   /** Batches committed by each path since construction (for metrics and the benchmark). */
   readonly stats = { fastPathCommits: 0, checkedPathCommits: 0 };
 
@@ -72,10 +88,15 @@ export class AuditAppender {
     private readonly options: AuditAppenderOptions,
   ) {
     this.entries = new AuditEntriesRepository(dataSource);
-    // One writer: the fast path relies on the head of this writer's own last commit.
+    // Two batches in flight: the next full batch is linked and sent while the previous one
+    // commits, so the database goes from one commit to the next without waiting for this process.
+    // Writes serialise on the chain lock anyway: a smaller batch waits for the running one.
+    const maxBatch = options.maxBatch ?? 1_000;
     this.queue = new GroupCommitQueue((batch) => this.writeBatch(batch), {
-      maxBatch: options.maxBatch ?? 1_000,
+      maxBatch,
       windowMs: options.windowMs ?? 1,
+      maxInFlight: 2,
+      overlapAt: maxBatch,
     });
   }
 
@@ -130,41 +151,113 @@ export class AuditAppender {
   }
 
   /**
-   * Writes one batch by the fast or the checked path. A batch the database refuses is written
-   * again entry by entry by the queue, so only an entry that cannot be stored fails.
+   * Writes one batch. Batches reach this method in queue order (the queue hands them out in
+   * order, synchronously), possibly while the previous one still commits. A batch is linked as
+   * soon as the head before it is announced: at once when the batch before went by the fast path
+   * (its predicted head), after it settled when it went by the checked path (the head it
+   * committed). Then its fast statement goes out. Everything that follows a statement's answer
+   * (fallback, retry) waits for the batch before to settle, so a fallback cannot overtake an
+   * earlier batch and the chain keeps the queue's order. Never throws: an entry the database
+   * refuses fails alone (see {@link checkedWithIsolation}).
    */
-  private async writeBatch(batch: Pending[]): Promise<Array<JobOutcome<AppendedEntry>>> {
+  private writeBatch(batch: Pending[]): Promise<Array<JobOutcome<AppendedEntry>>> {
+    const before = this.nextHead;
+    const previous = this.settled;
+    let announce!: (head: Prediction | undefined) => void;
+    this.nextHead = new Promise((resolve) => (announce = resolve));
+    let asPredicted = false;
+    const done = this.write(batch, before, previous, announce, () => (asPredicted = true));
+    this.settled = done.then(
+      () => asPredicted,
+      () => false,
+    );
+    return done;
+  }
+
+  private async write(
+    batch: readonly Pending[],
+    before: Promise<Prediction | undefined>,
+    previous: Promise<boolean>,
+    announce: (head: Prediction | undefined) => void,
+    committedAsPredicted: () => void,
+  ): Promise<Array<JobOutcome<AppendedEntry>>> {
+    let announced = false;
+    const tell = (head: Prediction | undefined): void => {
+      if (announced) return;
+      announced = true;
+      announce(head);
+    };
     try {
-      const settled = (await this.fastPath(batch)) ?? (await this.checkedPath(batch));
-      if (settled.written > 0) this.options.onCommitted?.(settled.written);
-      return settled.entries.map((entry) => ({ ok: true, value: entry }));
-    } catch (error) {
-      this.head = undefined;
-      throw error;
+      const after = await before;
+      const answer = this.sendFast(batch, after, tell);
+      const previousAsPredicted = await previous;
+      let fast = await answer;
+      if (after && fast?.error !== undefined && isStaleHead(fast.error) && previousAsPredicted) {
+        // Sent while the batch before still committed, this statement reached the lock first.
+        // The batch before is now stored as predicted: the same statement goes once more.
+        fast = await this.sendPlan(after.head, fast.plan);
+      }
+      if (fast && fast.error === undefined) {
+        this.stats.fastPathCommits += 1;
+        this.committed(fast.plan.rows.length);
+        committedAsPredicted();
+        return fast.plan.entries.map((entry) => ({ ok: true, value: entry }));
+      }
+      // No usable head, a racing writer moved it, a source id is already recorded, the batch
+      // before did not commit as predicted, or the statement failed otherwise. A prediction made
+      // from this batch's (the next batch's, already sent) is not used for any batch after it.
+      if (fast) this.generation += 1;
+      const outcomes = await this.checkedWithIsolation(batch);
+      tell(this.checkedHead && { head: this.checkedHead, generation: this.generation });
+      return outcomes;
+    } finally {
+      tell(undefined);
     }
   }
 
-  /** One autocommitted INSERT from the cached head; undefined when the checked path must run. */
-  private async fastPath(batch: readonly Pending[]): Promise<Settlement | undefined> {
-    if (!this.head) return undefined;
-    const plan = this.link(batch, this.head, new Map());
-    try {
-      await this.entries.lockAndInsertMany(plan.rows);
-    } catch (error) {
-      this.head = undefined;
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return undefined; // a racing writer or a recorded source id
-      throw error;
-    }
-    this.head = plan.head;
-    this.stats.fastPathCommits += 1;
-    return { entries: plan.entries, written: plan.rows.length };
+  /**
+   * Links the batch after `after` and sends it by the fast path: chain lock, a guard that the
+   * predecessor is stored as predicted, multi-row INSERT, in one round trip and one implicit
+   * transaction; the next batch is told the predicted head at once and can be sent before this
+   * one commits (it waits for the lock in the database). Undefined, with nothing sent, when no
+   * head is known or the prediction predates a refused fast statement (it may rest on rows that
+   * were never stored): the batch takes the checked path.
+   */
+  private sendFast(
+    batch: readonly Pending[],
+    after: Prediction | undefined,
+    tell: (head: Prediction) => void,
+  ): Promise<FastAnswer> | undefined {
+    if (!after || after.generation !== this.generation) return undefined;
+    const plan = this.link(batch, after.head, new Map());
+    tell({ head: plan.head, generation: this.generation });
+    return this.sendPlan(after.head, plan);
+  }
+
+  private sendPlan(after: ChainHead, plan: Plan): Promise<FastAnswer> {
+    return this.entries.lockCheckAndInsertMany(after, plan.rows).then(
+      (): FastAnswer => ({ plan }),
+      (error: unknown): FastAnswer => ({ plan, error }),
+    );
+  }
+
+  /**
+   * The checked path for the whole batch; when the database refuses it, entry by entry, so only
+   * an entry that cannot be stored fails.
+   */
+  private checkedWithIsolation(batch: readonly Pending[]): Promise<Array<JobOutcome<AppendedEntry>>> {
+    this.checkedHead = undefined;
+    return commitIsolatingFailures([...batch], async (jobs) => {
+      const settled = await this.checkedPath(jobs);
+      return settled.map((entry) => ({ ok: true, value: entry }));
+    });
   }
 
   /**
    * Lock, read the head and the recorded source ids, insert: one transaction. Retried on a unique
    * violation (defence in depth: under the lock the head read is current, so none is expected).
    */
-  private async checkedPath(batch: readonly Pending[]): Promise<Settlement> {
+  private async checkedPath(batch: readonly Pending[]): Promise<readonly AppendedEntry[]> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.checkedAttempt(batch);
@@ -174,7 +267,7 @@ export class AuditAppender {
     }
   }
 
-  private async checkedAttempt(batch: readonly Pending[]): Promise<Settlement> {
+  private async checkedAttempt(batch: readonly Pending[]): Promise<readonly AppendedEntry[]> {
     let plan: Plan | undefined;
     await this.dataSource.transaction(async (manager) => {
       await this.entries.lockChain(manager);
@@ -187,9 +280,14 @@ export class AuditAppender {
       await this.entries.insertMany(manager, [...genesis, ...plan.rows]);
     });
     if (!plan) throw new Error('checked append did not run');
-    this.head = plan.head;
+    this.checkedHead = plan.head;
     this.stats.checkedPathCommits += 1;
-    return { entries: plan.entries, written: plan.rows.length };
+    this.committed(plan.rows.length);
+    return plan.entries;
+  }
+
+  private committed(count: number): void {
+    if (count > 0) this.options.onCommitted?.(count);
   }
 
   /**
@@ -262,9 +360,16 @@ interface Plan {
   readonly head: ChainHead;
 }
 
-interface Settlement {
-  readonly entries: readonly AppendedEntry[];
-  readonly written: number;
+/** A head to link the next batch after, and the {@link AuditAppender} generation it was made in. */
+interface Prediction {
+  readonly head: ChainHead;
+  readonly generation: number;
+}
+
+/** What the fast statement of a batch answered: its plan, and the error when it was refused. */
+interface FastAnswer {
+  readonly plan: Plan;
+  readonly error?: unknown;
 }
 
 function assertInput(input: AuditEntryInput): void {
