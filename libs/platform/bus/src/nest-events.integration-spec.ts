@@ -40,6 +40,18 @@ class SingleHandlers {
   }
 }
 
+const spans: Array<{ id: string; type: string; start: number; end: number }> = [];
+
+@Controller()
+class ConcurrentHandlers {
+  @EventConsumer({ durable: 'nest-concurrent', types: 'approval.>' }, { concurrency: { limit: 3, types: ['approval.granted'] } })
+  async concurrent(event: DeliveredEvent): Promise<void> {
+    const start = performance.now();
+    await sleep(40);
+    spans.push({ id: event.id, type: event.eventType, start, end: performance.now() });
+  }
+}
+
 @Controller()
 class BatchHandlers {
   @EventBatchConsumer({ durable: 'nest-batches', types: 'consent.recorded' }, { batch: 4 })
@@ -191,6 +203,28 @@ describe('JetStream events as a Nest transport: consumer handlers (real NATS)', 
     } finally {
       await service.close();
     }
+  });
+
+  it('handles the concurrent types up to the limit at once, and an event of another type alone, in its place', async () => {
+    for (let i = 1; i <= 6; i += 1) await publish(bus, `early-${i}`, 'approval.granted');
+    await publish(bus, 'barrier', 'approval.denied');
+    for (let i = 1; i <= 3; i += 1) await publish(bus, `late-${i}`, 'approval.granted');
+    const server = await serveEvents(bus, [ConcurrentHandlers]);
+    try {
+      await waitFor(() => spans.length === 10);
+      await waitFor(() => drained('nest-concurrent'));
+    } finally {
+      await server.close();
+    }
+    const overlapAt = (t: number) => spans.filter((span) => span.start <= t && t < span.end).length;
+    const mostAtOnce = Math.max(...spans.map((span) => overlapAt(span.start)));
+    expect(mostAtOnce).toBeGreaterThan(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(3);
+    const barrier = spans.find((span) => span.id === 'barrier')!;
+    const early = spans.filter((span) => span.id.startsWith('early-'));
+    const late = spans.filter((span) => span.id.startsWith('late-'));
+    expect(Math.max(...early.map((span) => span.end))).toBeLessThanOrEqual(barrier.start);
+    expect(Math.min(...late.map((span) => span.start))).toBeGreaterThanOrEqual(barrier.end);
   });
 
   it('hands waiting events over in batches of at most `batch`, and acks them so a restart sees none again', async () => {

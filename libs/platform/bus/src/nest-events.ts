@@ -63,6 +63,13 @@ export interface EventDelivery {
   maxDeliver?: number;
   /** How long a delivery may stay unacknowledged before it is redelivered, ms. Default 30 000. */
   ackWaitMs?: number;
+  /**
+   * A one-by-one consumer's events of `types` handled up to `limit` at once, each acked on its own
+   * (default: every event in stream order). Only for types whose effects do not depend on each
+   * other's order; an event of any other type waits for everything before it and runs alone, so
+   * it keeps its place (e.g. a withdrawal after the record it withdraws).
+   */
+  concurrency?: { limit: number; types: readonly string[] };
 }
 
 /** How a batch durable delivers. */
@@ -415,7 +422,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       this.bus,
       this.deadLetters,
     );
-    const done = batch > 0 ? delivery.inBatches(messages, batch) : delivery.oneByOne(messages);
+    const done = batch > 0 ? delivery.inBatches(messages, batch) : delivery.oneByOne(messages, registered.delivery.concurrency);
     this.running.push({ stop: () => messages.stop(), done, durable: { subscription, region, registered } });
   }
 
@@ -458,8 +465,24 @@ class Delivery {
     private readonly deadLetters: DeadLetterObserver | undefined,
   ) {}
 
-  async oneByOne(messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) await this.one(msg);
+  async oneByOne(messages: ConsumerMessages, concurrency?: EventDelivery['concurrency']): Promise<void> {
+    if (!concurrency || concurrency.limit <= 1) {
+      for await (const msg of messages) await this.one(msg);
+      return;
+    }
+    // `one` settles every message itself (ack, nak or dead letter) and never throws.
+    const running = new Set<Promise<void>>();
+    for await (const msg of messages) {
+      if (!concurrency.types.includes(deliveredEventOf(msg).eventType)) {
+        await Promise.all(running);
+        await this.one(msg);
+        continue;
+      }
+      const handled: Promise<void> = this.one(msg).finally(() => running.delete(handled));
+      running.add(handled);
+      if (running.size >= concurrency.limit) await Promise.race(running);
+    }
+    await Promise.all(running);
   }
 
   /** Hands over everything buffered, a batch at a time; messages arriving meanwhile form the next batch. */

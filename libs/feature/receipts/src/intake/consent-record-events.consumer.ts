@@ -31,6 +31,8 @@ const CONSUMER = 'receipts-consent-records';
 
 /** Flow versions fetched for older events kept in memory: they are immutable, and an import brings many records of one version. */
 const FLOW_VERSION_CACHE_SIZE = 256;
+/** Records frozen at once: enough to keep up with the record rate, few enough to leave the shared pool to requests. */
+const RECORDS_FROZEN_AT_ONCE = 4;
 
 /**
  * Freezes the receipt of every consent record consent-records writes (`consent.recorded`: Record
@@ -57,7 +59,12 @@ export class ConsentRecordEvents {
   ) {}
 
   /** Applies one event; false when it was not a record event, was seen before, or was refused. */
-  @EventConsumer({ durable: CONSUMER, types: 'consent.>' }, RECEIPT_INTAKE_DELIVERY)
+  // Records are frozen a few at a time (each its own receipt; a soak at ~130 records/s outran one
+  // at a time); every other event, a withdrawal of a receipt, waits for those before it.
+  @EventConsumer(
+    { durable: CONSUMER, types: 'consent.>' },
+    { ...RECEIPT_INTAKE_DELIVERY, concurrency: { limit: RECORDS_FROZEN_AT_ONCE, types: ['consent.recorded'] } },
+  )
   async handle(event: DeliveredEvent): Promise<boolean> {
     switch (event.eventType) {
       case 'consent.recorded':
