@@ -5,6 +5,7 @@ import { OutboxWriter, createDataSource } from '@svc/persistence';
 import { LoopbackReceiver, http, waitFor, type HttpResult } from '@svc/testing';
 import type { DataSource } from 'typeorm';
 import { FaultHarness, type Death } from '../support/fault-harness';
+import { activeNewsletterFlow } from './outage-support';
 import {
   bearer,
   createAgent,
@@ -279,21 +280,7 @@ describe('a region SIGKILLed again and again under load', () => {
       });
       agents.push(agentId);
     }
-    const flow = await http('POST', `${harness.url}/api/v1/flows`, {
-      headers: bearer(app.token),
-      json: {
-        name: 'Signup',
-        locale: 'en',
-        presentation: { title: 'Stay in touch' },
-        purposes: [{ key: 'newsletter', label: 'Newsletter' }],
-        consent_duration: 'P1Y',
-      },
-    });
-    expect(flow.status).toBe(201);
-    flowId = flow.body.id as string;
-    expect((await http('POST', `${harness.url}/api/v1/flows/${flowId}/activate`, { headers: bearer(app.token), json: {} })).status).toBe(
-      200,
-    );
+    flowId = await activeNewsletterFlow(harness.url, bearer(app.token));
     const subscription = await http('POST', `${harness.url}/api/v1/applications/${app.id}/webhook_subscriptions`, {
       headers: bearer(app.token),
       json: { url: receiver.url('/hook'), events: ['consent.granted', 'consent.revoked'] },

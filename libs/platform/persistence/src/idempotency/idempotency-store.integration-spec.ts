@@ -20,32 +20,48 @@ const answer: StoredAnswer = {
   body: Buffer.from('{"id":"thg_1","secret":"sk_once"}'),
 };
 
-/** The platform Idempotency-Key store (spec: API conventions; IETF httpapi-idempotency-key-header). */
-describe('IdempotencyStore (real Postgres)', () => {
-  const clock = new FakeClock('2026-03-04T10:30:00.000Z');
-  let database: TestDatabase;
-  let dataSource: DataSource;
-  let second: DataSource;
-  let store: IdempotencyStore;
-  let otherProcess: IdempotencyStore;
-
+/**
+ * A database of its own with the store's tables and a `things` table, and the store as two
+ * processes see it (each its own pool, built as every region's data source is, so the recovery
+ * point is registered on both); handed over once ready, closed and dropped after the block.
+ */
+function twoProcessesOnOneDatabase(
+  label: string,
+  clock: FakeClock,
+  ready: (stores: { dataSource: DataSource; second: DataSource; store: IdempotencyStore; otherProcess: IdempotencyStore }) => void,
+): void {
+  let database: TestDatabase | undefined;
+  let dataSource: DataSource | undefined;
+  let second: DataSource | undefined;
   beforeAll(async () => {
-    database = await createTestDatabase('platform_idempotency');
-    // Built as every region's data source is, so the recovery point is registered on both.
-    dataSource = createDataSource({ url: database.url, poolSize: 3, applicationName: 'test-idempotency' });
-    second = createDataSource({ url: database.url, poolSize: 3, applicationName: 'test-idempotency-2' });
+    database = await createTestDatabase(label);
+    dataSource = createDataSource({ url: database.url, poolSize: 3, applicationName: `test-${label}` });
+    second = createDataSource({ url: database.url, poolSize: 2, applicationName: `test-${label}-2` });
     await Promise.all([dataSource.initialize(), second.initialize()]);
     await runMigrations(dataSource, idempotencyMigrations);
     await dataSource.query(`CREATE TABLE public.things (id text PRIMARY KEY)`);
     const kek = new KeyEncryption(testKeyEncryptionKey());
-    store = new IdempotencyStore(dataSource, clock, kek);
-    otherProcess = new IdempotencyStore(second, clock, kek);
+    ready({
+      dataSource,
+      second,
+      store: new IdempotencyStore(dataSource, clock, kek),
+      otherProcess: new IdempotencyStore(second, clock, kek),
+    });
   });
   afterAll(async () => {
     await dataSource?.destroy();
     await second?.destroy();
     await database?.drop();
   });
+}
+
+/** The platform Idempotency-Key store (spec: API conventions; IETF httpapi-idempotency-key-header). */
+describe('IdempotencyStore (real Postgres)', () => {
+  const clock = new FakeClock('2026-03-04T10:30:00.000Z');
+  let dataSource: DataSource;
+  let store: IdempotencyStore;
+  let otherProcess: IdempotencyStore;
+  twoProcessesOnOneDatabase('platform_idempotency', clock, (stores) => ({ dataSource, store, otherProcess } = stores));
 
   it('replays the stored answer (status, headers, body) for the same caller, key and request', async () => {
     const first = await store.claim('app:tp_a', 'k-replay', 'fp-1');
@@ -150,28 +166,11 @@ describe('IdempotencyStore (real Postgres)', () => {
  */
 describe('IdempotencyStore recovery point (real Postgres)', () => {
   const clock = new FakeClock('2026-03-05T08:00:00.000Z');
-  let database: TestDatabase;
   let dataSource: DataSource;
   let second: DataSource;
   let store: IdempotencyStore;
   let otherProcess: IdempotencyStore;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('platform_idempotency_recovery');
-    dataSource = createDataSource({ url: database.url, poolSize: 3, applicationName: 'test-idempotency-recovery' });
-    second = createDataSource({ url: database.url, poolSize: 2, applicationName: 'test-idempotency-recovery-2' });
-    await Promise.all([dataSource.initialize(), second.initialize()]);
-    await runMigrations(dataSource, idempotencyMigrations);
-    await dataSource.query(`CREATE TABLE public.things (id text PRIMARY KEY)`);
-    const kek = new KeyEncryption(testKeyEncryptionKey());
-    store = new IdempotencyStore(dataSource, clock, kek);
-    otherProcess = new IdempotencyStore(second, clock, kek);
-  });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await second?.destroy();
-    await database?.drop();
-  });
+  twoProcessesOnOneDatabase('platform_idempotency_recovery', clock, (stores) => ({ dataSource, second, store, otherProcess } = stores));
 
   const newClaim = async (key: string): Promise<ClaimRef> => {
     const outcome = await store.claim('app:tp_r', key, 'fp-1');
