@@ -273,8 +273,6 @@ export class PlatformLifecycle implements OnApplicationBootstrap, OnApplicationS
     });
     this.readiness.register({ name: 'nats', critical: true, check: async () => ({ ok: await this.bus.isReachable() }) });
     await this.keys.ensureActiveKey();
-    // Loaded before the first request, so no signer ever loads it inside a transaction of its own.
-    await this.keys.activeKey();
     await this.outboxes.startAll(this.options.outboxSchemas);
     registerPlatformGauges(this.metrics, {
       dataSource: this.dataSource,
