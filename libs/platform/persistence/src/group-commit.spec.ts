@@ -1,5 +1,28 @@
-import { commitIsolatingFailures, GroupCommitQueue, isTransactionConflict, NO_BATCH_RETRY, type JobOutcome } from './group-commit';
+import {
+  commitIsolatingFailures,
+  GroupCommitQueue,
+  isTransactionConflict,
+  NO_BATCH_RETRY,
+  type GroupCommitOptions,
+  type JobOutcome,
+} from './group-commit';
 import { currentClaim, RunningClaim, runUnderClaim, type AppliedMarker } from './idempotency/claim-context';
+
+/** A queue whose commits each wait until released (in order): the batches it formed, and their releases. */
+function heldQueue(options: GroupCommitOptions): {
+  queue: GroupCommitQueue<number, number>;
+  batches: number[][];
+  releases: Array<() => void>;
+} {
+  const batches: number[][] = [];
+  const releases: Array<() => void> = [];
+  const queue = new GroupCommitQueue<number, number>(async (jobs) => {
+    batches.push(jobs);
+    await new Promise<void>((resolve) => releases.push(resolve));
+    return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
+  }, options);
+  return { queue, batches, releases };
+}
 
 describe('GroupCommitQueue', () => {
   it('runs the first job at once, then everything that queued meanwhile as one batch (up to the size bound)', async () => {
@@ -167,16 +190,7 @@ describe('GroupCommitQueue', () => {
   });
 
   it('with overlapAt, starts an overlapping commit only for a full batch; smaller ones wait for the running writer', async () => {
-    const batches: number[][] = [];
-    const releases: Array<() => void> = [];
-    const queue = new GroupCommitQueue<number, number>(
-      async (jobs) => {
-        batches.push(jobs);
-        await new Promise<void>((resolve) => releases.push(resolve));
-        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-      },
-      { maxBatch: 3, maxInFlight: 2, overlapAt: 3 },
-    );
+    const { queue, batches, releases } = heldQueue({ maxBatch: 3, maxInFlight: 2, overlapAt: 3 });
     const results = [queue.submit(1), ...queue.submitAll([2, 3])];
     // One commit runs; two jobs wait: not worth a second commit yet.
     expect(batches).toEqual([[1]]);
@@ -198,16 +212,7 @@ describe('GroupCommitQueue', () => {
   });
 
   it('starts a second writer at once when one submission holds more than a batch worth overlapping', async () => {
-    const batches: number[][] = [];
-    const releases: Array<() => void> = [];
-    const queue = new GroupCommitQueue<number, number>(
-      async (jobs) => {
-        batches.push(jobs);
-        await new Promise<void>((resolve) => releases.push(resolve));
-        return jobs.map((job): JobOutcome<number> => ({ ok: true, value: job }));
-      },
-      { maxBatch: 2, maxInFlight: 2, overlapAt: 2, windowMs: 60_000 },
-    );
+    const { queue, batches, releases } = heldQueue({ maxBatch: 2, maxInFlight: 2, overlapAt: 2, windowMs: 60_000 });
     const results = queue.submitAll([1, 2, 3, 4, 5]);
     expect(batches).toEqual([
       [1, 2],
