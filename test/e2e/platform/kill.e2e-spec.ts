@@ -69,12 +69,13 @@ interface Item {
   id?: string;
   attempts: number;
   /**
-   * The longest time from the end of an attempt that reached the region and died with it (the one
-   * that may hold the key's claim, made before that end) to sending a request the key answered "in
-   * progress", ms: under the 30 s lock, if no key is stuck.
+   * The longest time from the end of an attempt that reached the region and got no final answer (it
+   * died with the process, or answered 5xx when the database was cut under it: the one that may hold
+   * the key's claim, made before that end) to sending a request the key answered "in progress", ms:
+   * under the 30 s lock, if no key is stuck.
    */
   inProgressMs: number;
-  /** When the latest attempt that reached the region but got no answer ended. */
+  /** When the latest attempt that reached the region but got no final answer (lost connection, or a 5xx) ended. */
   lostAttemptAt?: number;
   failure?: string;
   startedAt?: number;
@@ -226,6 +227,8 @@ class Workload {
         item.doneAt = Date.now();
         return;
       }
+      // A 5xx (the database cut under it) may leave its claim behind too: the release failed with the rest.
+      if (res) item.lostAttemptAt = Date.now();
       await sleep(100 + Math.random() * 200);
     }
   }
