@@ -143,7 +143,7 @@ describe('personal data on the bus', () => {
     await tap.flush();
 
     const eventSubjects = new Set(seen.map((m) => m.subject).filter((s) => s.startsWith(`${stack.prefix}.us.evt.`)));
-    for (const type of ['consent.recorded', 'consent.purpose_revoked', 'consent.granted'])
+    for (const type of ['consent.recorded', 'consent.purpose_revoked', 'consent_session.granted'])
       expect(eventSubjects).toContain(`${stack.prefix}.us.evt.${type}`);
     expect(seen.length).toBeGreaterThan(20);
     const leaks = seen

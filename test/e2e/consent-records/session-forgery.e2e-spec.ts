@@ -74,7 +74,7 @@ describe('consent cannot be forged with the publishable key', () => {
     void (async () => {
       for await (const msg of subscription) {
         const type = msg.headers?.get('Svc-Event-Type') ?? '';
-        if (type !== 'consent.granted' && type !== 'consent.denied') continue;
+        if (type !== 'consent_session.granted' && type !== 'consent_session.denied') continue;
         const delivered = {
           id: msg.headers?.get('Nats-Msg-Id') ?? '',
           subject: msg.subject,
@@ -148,7 +148,7 @@ describe('consent cannot be forged with the publishable key', () => {
     expect(done.body).toMatchObject({ status: 'fulfilled', outcome: 'granted' });
 
     // The outcome is still delivered to the application, marked unbound.
-    const granted = await waitFor(() => sessionEvent('consent.granted', token));
+    const granted = await waitFor(() => sessionEvent('consent_session.granted', token));
     expect(granted.payload).toMatchObject({ userIdentifier: '', principalBinding: 'unbound' });
     const exchanged = await http('POST', `${us}/api/v1/decisions/${token}/exchange`, {
       headers: auth(app.token),
@@ -156,7 +156,7 @@ describe('consent cannot be forged with the publishable key', () => {
     });
     expect(exchanged.body).toMatchObject({ outcome: 'granted', principal_id: null, principal_binding: 'unbound' });
 
-    expect(await intake('consent.granted', token)).toBe(false);
+    expect(await intake('consent_session.granted', token)).toBe(false);
     expect(await recordsOf(token)).toEqual([]);
     expect(await statuses('victim-42')).toEqual([]);
   });
@@ -182,7 +182,7 @@ describe('consent cannot be forged with the publishable key', () => {
       const token = minted.body.session_token as string;
       expect((await move(token, { action: 'sign_in', principal_id: 'bob-1' })).status).toBe(422);
       await walk(token);
-      expect(await intake('consent.granted', token)).toBe(false);
+      expect(await intake('consent_session.granted', token)).toBe(false);
       expect(await recordsOf(token)).toEqual([]);
     }
     expect(await statuses('bob-1')).toEqual([
@@ -216,7 +216,7 @@ describe('consent cannot be forged with the publishable key', () => {
     expect(page.status).toBe(201);
     const token = page.body.session_token as string;
     await walk(token);
-    expect((await waitFor(() => sessionEvent('consent.granted', token))).payload).toMatchObject({
+    expect((await waitFor(() => sessionEvent('consent_session.granted', token))).payload).toMatchObject({
       userIdentifier: 'bob-1',
       principalBinding: 'principal_assertion',
     });

@@ -248,16 +248,16 @@ describe('consent records of decision sessions', () => {
     const tokens = Object.values(sessions).map((s) => s.token);
     const ours = published.filter(
       (e) =>
-        ['consent.granted', 'consent.denied', 'consent.revoked'].includes(e.eventType) &&
+        ['consent_session.granted', 'consent_session.denied', 'consent_session.revoked'].includes(e.eventType) &&
         tokens.some((t) => Buffer.from(e.data).includes(Buffer.from(t))),
     );
     expect(ours.map((e) => e.eventType).sort()).toEqual([
-      'consent.denied',
-      'consent.granted',
-      'consent.granted',
-      'consent.granted',
-      'consent.revoked',
-      'consent.revoked',
+      'consent_session.denied',
+      'consent_session.granted',
+      'consent_session.granted',
+      'consent_session.granted',
+      'consent_session.revoked',
+      'consent_session.revoked',
     ]);
     const count = async () =>
       (
@@ -286,14 +286,14 @@ describe('consent records of decision sessions', () => {
     expect((await record(firstRecord)).body.status).toBe('superseded');
     const before = published.length;
     expect((await http('POST', `${us}/api/v1/decisions/${first}/revoke`, { headers: auth(app.token) })).status).toBe(200);
-    const revoked = await waitFor(() => published.slice(before).find((e) => e.eventType === 'consent.revoked'));
+    const revoked = await waitFor(() => published.slice(before).find((e) => e.eventType === 'consent_session.revoked'));
     const consumer = stack.process.us.app.get(SessionDecisionsConsumer);
     // Applied by the running consumer (or now): either way the later record keeps speaking for her.
     await consumer.handle({ ...revoked, deliveryCount: 2 });
     await waitFor(
       async () =>
         (
-          await db.query(`SELECT 1 FROM consent_records.inbox WHERE consumer = 'consent-records-sessions' AND message_id = $1`, [
+          await db.query(`SELECT 1 FROM consent_records.inbox WHERE consumer = 'consent-records-session-decisions' AND message_id = $1`, [
             revoked.id,
           ])
         ).length === 1,
@@ -312,7 +312,7 @@ describe('consent records of decision sessions', () => {
     const before = published.length;
     const token = await decide({ headers: auth(app.token), json: { delivery_mode: 'redirect' } }, 'complete');
     const granted = await waitFor(() =>
-      published.slice(before).find((e) => e.eventType === 'consent.granted' && Buffer.from(e.data).includes(Buffer.from(token))),
+      published.slice(before).find((e) => e.eventType === 'consent_session.granted' && Buffer.from(e.data).includes(Buffer.from(token))),
     );
     const consumer = stack.process.us.app.get(SessionDecisionsConsumer);
     expect(await consumer.handle({ ...granted, deliveryCount: 2 })).toBe(false);

@@ -440,7 +440,7 @@ describe('hosted decision pages in Chromium', () => {
       json: { exchange_token: complete.payload.exchange_token },
     });
     expect(exchanged.body).toMatchObject({ outcome: 'granted', purposes: ['offers', 'service'] });
-    // consent-records writes the record from consent.granted: exactly the chosen purposes granted.
+    // consent-records writes the record from consent_session.granted: exactly the chosen purposes granted.
     const statusUrl = `${gateway}/api/v1/applications/${app.id}/consent_status?subject[external_id]=chooser-1`;
     const status = await waitFor(async () => {
       const res = await http<{ purposes: Array<{ purpose: string; status: string; flow_id: string }> }>('GET', statusUrl, {

@@ -406,7 +406,7 @@ describe('decision sessions over HTTP', () => {
       expect(done.body.consent_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(done.body.exchange_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-      const granted = await waitFor(() => eventsOf('consent.granted', token)[0]);
+      const granted = await waitFor(() => eventsOf('consent_session.granted', token)[0]);
       expect(granted.payload).toMatchObject({
         flowId: flows.standard,
         flowVersion: 1,
@@ -453,11 +453,11 @@ describe('decision sessions over HTTP', () => {
       });
       expect([replay.status, replay.body.reason_code]).toEqual([409, 'exchange_token_used']);
 
-      // Later revocation: fulfilled → revoked, consent.revoked.
+      // Later revocation: fulfilled → revoked, consent_session.revoked.
       const revoked = await http('POST', `${url}/api/v1/decisions/${token}/revoke`, { headers: auth(app.token) });
       expect(revoked.status).toBe(200);
       expect(revoked.body).toMatchObject({ status: 'revoked', outcome: 'granted' });
-      const event = await waitFor(() => eventsOf('consent.revoked', token)[0]);
+      const event = await waitFor(() => eventsOf('consent_session.revoked', token)[0]);
       expect(event.payload).toMatchObject({ flowId: flows.standard, userIdentifier: 'user-42', revokedBy: 'application' });
       const again = await http('POST', `${url}/api/v1/decisions/${token}/revoke`, { headers: auth(app.token) });
       expect([again.status, again.body.reason_code]).toEqual([409, 'transition_not_allowed']);
@@ -481,7 +481,7 @@ describe('decision sessions over HTTP', () => {
       const done = await move(token, { action: 'complete' });
       expect(done.body).toMatchObject({ status: 'fulfilled', outcome: 'granted' });
       expect(typeof done.body.consent_token).toBe('string');
-      await waitFor(() => eventsOf('consent.granted', token)[0]);
+      await waitFor(() => eventsOf('consent_session.granted', token)[0]);
       const verify = await http('POST', `${url}/api/v1/decisions/consent_tokens/verify`, {
         headers: auth(app.token),
         json: { consent_token: done.body.consent_token },
@@ -489,7 +489,7 @@ describe('decision sessions over HTTP', () => {
       expect(verify.body).toEqual({ valid: true, status: 'fulfilled' });
       const withdrawn = await move(token, { action: 'revoke' });
       expect(withdrawn.body.status).toBe('revoked');
-      const event = await waitFor(() => eventsOf('consent.revoked', token)[0]);
+      const event = await waitFor(() => eventsOf('consent_session.revoked', token)[0]);
       expect(event.payload).toMatchObject({ userIdentifier: 'user-7', revokedBy: 'principal' });
     });
 
@@ -514,13 +514,13 @@ describe('decision sessions over HTTP', () => {
       expect(late.body).toEqual({ valid: false, status: 'expired' });
     });
 
-    it('declines: status expired, outcome declined, consent.denied, exchange reports it', async () => {
+    it('declines: status expired, outcome declined, consent_session.denied, exchange reports it', async () => {
       const { token } = await mintOk({ kind: 'consent', flow_id: flows.standard, principal_id: 'user-9' });
       await walk(token, ['sign_in']);
       const declined = await move(token, { action: 'decline' });
       expect(declined.body).toMatchObject({ status: 'expired', outcome: 'declined', allowed_actions: [] });
       expect(declined.body.consent_token).toBeUndefined();
-      const event = await waitFor(() => eventsOf('consent.denied', token)[0]);
+      const event = await waitFor(() => eventsOf('consent_session.denied', token)[0]);
       expect(event.payload).toMatchObject({ flowId: flows.standard, userIdentifier: 'user-9' });
       const exchanged = await http('POST', `${url}/api/v1/decisions/${token}/exchange`, {
         headers: auth(app.token),

@@ -50,7 +50,7 @@ describe('audit event consumer (JetStream + Postgres)', () => {
   it('appends the audited types of the catalogue only, and a stream consumed twice appends each event once', async () => {
     const publisher = new EventPublisher(bus);
     await publisher.publishAll([
-      event(prefix, 'consent.granted', 'e-1'),
+      event(prefix, 'consent_session.granted', 'e-1'),
       event(prefix, 'application.created', 'e-2'),
       event(prefix, 'grant.decided', 'e-3'),
       event(prefix, 'webhook.delivery_failed', 'e-4'),
@@ -82,7 +82,7 @@ describe('audit event consumer (JetStream + Postgres)', () => {
         'SELECT source_event_id, entry_type, application_id, canonical FROM audit.entries WHERE idx > 0 ORDER BY source_event_id',
       );
     expect(rows.map((r) => [r.source_event_id, r.entry_type])).toEqual([
-      ['e-1', 'consent.granted'],
+      ['e-1', 'consent_session.granted'],
       ['e-3', 'grant.decided'],
       ['e-4', 'webhook.delivery_failed'],
       ['e-6', 'oap.approval_expired'],

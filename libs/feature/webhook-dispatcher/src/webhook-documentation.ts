@@ -51,20 +51,21 @@ const SUMMARIES: Record<SubscribableEventType | typeof TEST_EVENT_TYPE, string> 
   'webhook.test': 'A test delivery requested through the API (never subscribable)',
 };
 
+type MappedDataShape = typeof ConsentRecordWebhookData | typeof ConsentRecordRevokedWebhookData;
+
 /**
- * The `data` the intake's mapping builds for each bus event the catalogue delivers under another
- * name (`webhook.as`): consent-records' record events, beside the session events of that name.
+ * The `data` the intake's mapping builds for the bus events the catalogue delivers under another
+ * name (`webhook.as`) with a shape of their own: consent-records' record events, beside the session
+ * events of that name. The session events (`consent_session.*`) keep their message as `data`.
  */
-const MAPPED_DATA: Record<
-  Exclude<WebhookSourceEventType, WebhookEventType>,
-  typeof ConsentRecordWebhookData | typeof ConsentRecordRevokedWebhookData
-> = {
+const MAPPED_DATA: Partial<Record<Exclude<WebhookSourceEventType, WebhookEventType>, MappedDataShape>> = {
   'consent.recorded': ConsentRecordWebhookData,
   'consent.record_revoked': ConsentRecordRevokedWebhookData,
 };
 
-function isMappedSource(type: WebhookSourceEventType): type is keyof typeof MAPPED_DATA {
-  return Object.prototype.hasOwnProperty.call(MAPPED_DATA, type);
+/** The shape the mapping builds for `type`, when it builds one. */
+function mappedShape(type: WebhookSourceEventType): MappedDataShape | undefined {
+  return Object.prototype.hasOwnProperty.call(MAPPED_DATA, type) ? MAPPED_DATA[type as keyof typeof MAPPED_DATA] : undefined;
 }
 
 /** Headers of every delivery: the `X-Svc-*` signature and ids, and the Standard Webhooks ones when the subscription opted in. */
@@ -145,10 +146,10 @@ export function documentedWebhooks(): DocumentedWebhook[] {
   for (const event of SUBSCRIBABLE_EVENT_TYPES) {
     const schemas: Record<string, Json> = {};
     const branches: Json[] = [];
-    const classes: Array<(typeof MAPPED_DATA)[keyof typeof MAPPED_DATA]> = [];
+    const classes: MappedDataShape[] = [];
     for (const source of WEBHOOK_SOURCE_EVENT_TYPES.filter((type) => webhookTypesOf(type).includes(event))) {
-      if (isMappedSource(source)) {
-        const shape = MAPPED_DATA[source];
+      const shape = mappedShape(source);
+      if (shape) {
         if (!classes.includes(shape)) classes.push(shape);
         continue;
       }

@@ -43,10 +43,11 @@ describe('webhook membership from the event catalogue', () => {
     );
   });
 
-  it('derives the intake filters, and so the durable names, of before', () => {
+  it('derives the intake filters, and so the durable names, of before (and one for the session outcomes)', () => {
     expect([...INTAKE_SUBJECT_FILTERS].sort()).toEqual(
       [
         'consent.>',
+        'consent_session.>',
         'approval.>',
         'flow.activated',
         'signature.>',

@@ -43,7 +43,7 @@ async function createApp(process: RunningProcess, environment: 'development' | '
   return { id: created.application.id, token: created.apiToken, publishableKey: created.publishableKey };
 }
 
-/** Publishes a `consent.granted` event for the application straight onto the region's bus; returns its id. */
+/** Publishes a session's `consent_session.granted` event (webhook `consent.granted`) for the application straight onto the region's bus; returns its id. */
 async function publishConsentGranted(
   process: RunningProcess,
   clock: FakeClock,
@@ -55,7 +55,7 @@ async function publishConsentGranted(
   const message = create(ConsentGrantedSchema, {
     meta: create(EventMetaSchema, {
       eventId: id,
-      eventType: 'consent.granted',
+      eventType: 'consent_session.granted',
       schemaVersion: 1,
       region: bus.region,
       applicationId,
@@ -70,8 +70,8 @@ async function publishConsentGranted(
   });
   await new EventPublisher(bus).publish({
     id,
-    eventType: 'consent.granted',
-    subject: eventSubject(bus.prefix, bus.region, 'consent.granted'),
+    eventType: 'consent_session.granted',
+    subject: eventSubject(bus.prefix, bus.region, 'consent_session.granted'),
     data: toBinary(ConsentGrantedSchema, message),
   });
   return id;

@@ -45,7 +45,11 @@ describe('personal data inventory of bus events', () => {
       .flatMap(({ type, schema }) => fieldsOf(schema, type))
       .filter(({ field }) => LOOKS_PERSONAL.test(field.name));
     expect(looksPersonal.map(({ path }) => path)).toEqual(
-      expect.arrayContaining(['consent.recorded.subject_email', 'consent.granted.user_identifier', 'authority.created.principal_id']),
+      expect.arrayContaining([
+        'consent.recorded.subject_email',
+        'consent_session.granted.user_identifier',
+        'authority.created.principal_id',
+      ]),
     );
     const unmarked = looksPersonal
       .filter(({ field }) => field.name !== SEALED_PERSONAL_DATA_FIELD && personalDataOf(field) === PersonalData.UNSPECIFIED)
@@ -71,7 +75,7 @@ describe('personal data inventory of bus events', () => {
   it('carries the consent record subject, the session person and the escalation principal sealed', () => {
     const sealedNames = (schema: DescMessage) => sealedFieldsOf(schema).map((f) => f.name);
     expect(sealedNames(EVENTS['consent.recorded'].schema)).toEqual(['subject_external_id', 'subject_email']);
-    expect(sealedNames(EVENTS['consent.granted'].schema)).toEqual(['user_identifier']);
+    expect(sealedNames(EVENTS['consent_session.granted'].schema)).toEqual(['user_identifier']);
     expect(sealedNames(EVENTS['oap.approval_requested'].schema)).toEqual(['principal_id', 'approvers', 'request_json', 'proposal_json']);
     expect(sealedNames(EVENTS['authority.created'].schema)).toEqual(['principal_id', 'reason']);
   });

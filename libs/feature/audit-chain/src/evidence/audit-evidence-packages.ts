@@ -17,12 +17,24 @@ const MAX_PERIOD_MS = 366 * 86_400_000;
 /** Most checkpoints one package lists (one every 15 minutes is about 35,000 a year). */
 export const MAX_PACKAGE_CHECKPOINTS = 2_000;
 
-/** Entry types that record a receipt being issued (a consent record, an authority, a grant decision). */
-export const RECEIPT_ENTRY_TYPES = ['consent.recorded', 'consent.granted', 'authority.created', 'grant.decided'] as const;
+/**
+ * Entry types that record a receipt being issued (a consent record, a session's consent, an
+ * authority, a grant decision). `consent.granted`, `consent.revoked` and `consent.denied` are the
+ * names a decision session's entries had before they became `consent_session.*`: chains keep them.
+ */
+export const RECEIPT_ENTRY_TYPES = [
+  'consent.recorded',
+  'consent_session.granted',
+  'consent.granted',
+  'authority.created',
+  'grant.decided',
+] as const;
 /** Entry types that record a withdrawal or a revocation. */
 export const WITHDRAWAL_ENTRY_TYPES = [
   'consent.purpose_revoked',
   'consent.record_revoked',
+  'consent_session.revoked',
+  'consent_session.denied',
   'consent.revoked',
   'consent.denied',
   'authority.revoked',

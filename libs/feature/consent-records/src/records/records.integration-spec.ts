@@ -322,7 +322,7 @@ describe('Record API, status and withdrawals over HTTP', () => {
       expect([(await withdraw({})).status, (await withdraw({})).body.reason_code]).toEqual([409, 'consent_already_withdrawn']);
       const recordRevoked = await waitFor(() => harness.eventsOf('consent.record_revoked', (p) => p.recordId === created.body.id)[0]);
       expect(recordRevoked).toMatchObject({ purposes: ['newsletter'], channel: 'receipt_link' });
-      expect(harness.eventsOf('consent.revoked')).toEqual([]);
+      expect(harness.eventsOf('consent_session.revoked')).toEqual([]);
       const st = await status('subject[external_id]=margaret');
       expect((st.body.purposes as Json[]).map((p) => [p.purpose, p.status])).toEqual([
         ['newsletter', 'withdrawn'],

@@ -17,7 +17,11 @@ import { revocationChannel, sessionIdempotencyKey, sessionRecordDraft, type Sess
 import { isBoundPrincipal, SessionRecordEvidenceRepository } from './session-record-evidence';
 import { sessionRecord, withdrawSessionRecord } from './session-record-withdrawal';
 
-const CONSUMER = 'consent-records-sessions';
+/**
+ * Named for its filter, `consent_session.>`: a durable keeps the filter it was created with, so the
+ * consumer of the earlier shared `consent.>` filter (`consent-records-sessions`) is a different one.
+ */
+const CONSUMER = 'consent-records-session-decisions';
 
 /**
  * Deliveries of a revocation whose record is not found before it is given up: the record of the
@@ -28,14 +32,13 @@ const REVOCATION_ATTEMPTS = 5;
 /**
  * Writes the consent record of every consent decision made in a decision session (hosted page,
  * popup, redirect, embed), so such decisions have a record, a consent status and a receipt like
- * any other. One durable consumer of `consent.>` (one filter per consumer; it keeps a session's
- * grant and revocation in order) takes decision-gateway's session-shaped events and skips
- * consent-records' own record events:
- * - consent.granted / consent.denied → a record through the one record writer: channel `embedded`
+ * any other. One durable consumer of `consent_session.>` (one filter per consumer; it keeps a
+ * session's grant and revocation in order) takes decision-gateway's session events:
+ * - consent_session.granted / consent_session.denied → a record through the one record writer: channel `embedded`
  *   (delivery mode embed) or `hosted`, the session's flow version, `captured_at` = the decision
  *   time, subject external_id = the session's principal, idempotency key `session:<sha256 of the
  *   session token>`; every purpose of the version the grant does not list is declined.
- * - consent.revoked (with a session token) → the session's record withdrawn wholly, channel
+ * - consent_session.revoked → the session's record withdrawn wholly, channel
  *   `own_records` (revoked by the person) or `organisation` (by the application).
  * Only a session whose person the server bound (`principal_binding` api_token, principal_assertion
  * or hosted_sign_in) gets a record, with that binding as its evidence; an unbound session (a
@@ -61,7 +64,7 @@ export class SessionDecisionsConsumer {
    * Applies one event; false when it was not a session decision, was seen before, or wrote nothing.
    * Never dropped: the handler throws only on transient failures (and, boundedly, for a revocation that came first).
    */
-  @EventConsumer({ durable: CONSUMER, types: 'consent.>' }, { maxDeliver: -1 })
+  @EventConsumer({ durable: CONSUMER, types: 'consent_session.>' }, { maxDeliver: -1 })
   async handle(event: DeliveredEvent): Promise<boolean> {
     let parsed: SessionEvent | undefined;
     try {
@@ -78,11 +81,11 @@ export class SessionDecisionsConsumer {
     return parsed.kind === 'decided' ? this.decided(event, parsed.decision) : this.revoked(event, parsed.revocation);
   }
 
-  /** The session decision or revocation an event carries; undefined for consent-records' own events. */
+  /** The session decision or revocation an event carries; undefined for any other event. */
   private parse(event: DeliveredEvent): SessionEvent | undefined {
     switch (event.eventType) {
-      case 'consent.granted': {
-        const e = decodeEvent('consent.granted', event.data, this.bus.personalData);
+      case 'consent_session.granted': {
+        const e = decodeEvent('consent_session.granted', event.data, this.bus.personalData);
         return {
           kind: 'decided',
           decision: {
@@ -94,8 +97,8 @@ export class SessionDecisionsConsumer {
           },
         };
       }
-      case 'consent.denied': {
-        const e = decodeEvent('consent.denied', event.data, this.bus.personalData);
+      case 'consent_session.denied': {
+        const e = decodeEvent('consent_session.denied', event.data, this.bus.personalData);
         return {
           kind: 'decided',
           decision: {
@@ -107,9 +110,9 @@ export class SessionDecisionsConsumer {
           },
         };
       }
-      case 'consent.revoked': {
-        const e = decodeEvent('consent.revoked', event.data, this.bus.personalData);
-        // consent-records publishes consent.revoked itself, without a session, for its own withdrawals.
+      case 'consent_session.revoked': {
+        const e = decodeEvent('consent_session.revoked', event.data, this.bus.personalData);
+        // Not expected from decision-gateway, but a revocation that names no session withdraws nothing.
         if (!e.sessionToken) return undefined;
         return {
           kind: 'revoked',

@@ -163,11 +163,11 @@ describe('bus events that become webhooks under another name (spec: Events → W
     });
   });
 
-  it("passes a session's consent.revoked (decision-gateway, its only producer) through under its own name", () => {
+  it("delivers a session's consent_session.revoked (decision-gateway, its only producer) as consent.revoked", () => {
     const revoked = toBinary(
       ConsentRevokedSchema,
       create(ConsentRevokedSchema, {
-        meta: meta('consent.revoked'),
+        meta: meta('consent_session.revoked'),
         sessionToken: 'dts_abc',
         flowId: FLOW,
         flowVersion: 2,
@@ -175,7 +175,7 @@ describe('bus events that become webhooks under another name (spec: Events → W
         revokedBy: 'application',
       }),
     );
-    const webhook = webhookOf(webhookFor('bus-id', 'consent.revoked', revoked));
+    const webhook = webhookOf(webhookFor('bus-id', 'consent_session.revoked', revoked));
     expect(webhook.type).toBe('consent.revoked');
     expect(webhook.data).toMatchObject({ session_token: 'dts_abc', user_identifier: 'ada-1815' });
   });

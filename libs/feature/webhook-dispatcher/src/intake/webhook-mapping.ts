@@ -5,7 +5,8 @@ import type { ConsentRecordRevokedWebhookData, ConsentRecordWebhookData } from '
 
 /**
  * Record channels of decision sessions: a session's decision is one fact told twice — by
- * decision-gateway's `consent.granted` / `consent.denied` (the session's webhook) and by the record
+ * decision-gateway's `consent_session.granted` / `.denied` (the session's webhook, `consent.granted`
+ * / `consent.denied`) and by the record
  * consent-records writes of it (`consent.recorded`) — so that record fires no webhook.
  */
 export const SESSION_RECORD_CHANNELS: ReadonlySet<string> = new Set(['hosted', 'embedded']);
@@ -84,18 +85,21 @@ function recordRevokedWebhook(revoked: WebhookEvent): WebhookMapping {
 
 /**
  * What a bus event becomes for subscribers, as the event catalogue (`@svc/contracts`) declares:
- * webhook events go out under their own name; consent-records' `consent.recorded` and
- * `consent.record_revoked` go out as `consent.granted` / `consent.denied` and `consent.revoked`. The webhook keeps the bus event's id (X-Svc-Event-ID and
- * inbox key), so a redelivered bus event maps to the very same webhook. Throws when the payload
- * does not decode or its sealed fields do not open.
+ * webhook events go out under their own name, or the one public name the catalogue gives them
+ * (`consent_session.granted` as `consent.granted`); consent-records' `consent.recorded` and
+ * `consent.record_revoked` go out as `consent.granted` / `consent.denied` and `consent.revoked`.
+ * The webhook keeps the bus event's id (X-Svc-Event-ID and inbox key), so a redelivered bus event
+ * maps to the very same webhook. Throws when the payload does not decode or its sealed fields do
+ * not open.
  */
 export function webhookFor(busEventId: string, eventType: string, payload: Uint8Array, personalData?: PersonalDataSeal): WebhookMapping {
-  if (webhookTypesOf(eventType).length === 0) return { skipped: 'not_subscribable' };
+  const publicTypes = webhookTypesOf(eventType);
+  if (publicTypes.length === 0) return { skipped: 'not_subscribable' };
   const event = webhookEventFromBus(busEventId, eventType, payload, personalData);
   if (!event) return { skipped: 'no_application' };
   if (eventType === 'consent.recorded') return recordedWebhook(event);
   if (eventType === 'consent.record_revoked') return recordRevokedWebhook(event);
   if (eventType === DELIVERY_FAILED_EVENT && event.data.failed_event_type === DELIVERY_FAILED_EVENT)
     return { skipped: 'delivery_failed_loop' };
-  return { webhook: event };
+  return { webhook: publicTypes.length === 1 ? { ...event, type: publicTypes[0]! } : event };
 }

@@ -19,6 +19,7 @@ describe('event catalogue', () => {
   it('audits what the audit chain recorded before the catalogue (spec "What the service does" 6; issue 9 Deliver 1)', () => {
     const prefixes = [
       'consent.',
+      'consent_session.',
       'approval.',
       'signature.',
       'grant.',
@@ -50,7 +51,7 @@ describe('event catalogue', () => {
   it('delivers record events under the public names of the spec, and the others under their own', () => {
     expect(webhookTypesOf('consent.recorded')).toEqual(['consent.granted', 'consent.denied']);
     expect(webhookTypesOf('consent.record_revoked')).toEqual(['consent.revoked']);
-    expect(webhookTypesOf('consent.granted')).toEqual(['consent.granted']);
+    expect(webhookTypesOf('consent_session.granted')).toEqual(['consent.granted']);
     expect(webhookTypesOf('grant.decided')).toEqual([]);
     expect(webhookTypesOf('no.such_event')).toEqual([]);
     expect(WEBHOOK_EVENT_TYPES).not.toContain('consent.recorded');
@@ -72,11 +73,20 @@ describe('event catalogue', () => {
       'consent.record_revoked',
       'consent.expired',
     ]);
-    expect(eventTypesProducedBy('decision-gateway').filter((type) => type.startsWith('consent.'))).toEqual([
-      'consent.granted',
-      'consent.denied',
-      'consent.revoked',
+    expect(eventTypesProducedBy('decision-gateway').filter((type) => type.startsWith('consent'))).toEqual([
+      'consent_session.granted',
+      'consent_session.denied',
+      'consent_session.revoked',
     ]);
+    // One producer per prefix: a consumer filtering `<prefix>.>` (`consent.>`, `consent_session.>`) takes one service's facts.
+    const producersByPrefix = new Map<string, Set<string>>();
+    for (const type of TYPES) {
+      const prefix = type.split('.')[0]!;
+      producersByPrefix.set(prefix, (producersByPrefix.get(prefix) ?? new Set()).add(EVENT_CATALOGUE[type].producer));
+    }
+    expect([...producersByPrefix].filter(([, producers]) => producers.size > 1)).toEqual([]);
+    expect(producersByPrefix.get('consent')).toEqual(new Set(['consent-records']));
+    expect(producersByPrefix.get('consent_session')).toEqual(new Set(['decision-gateway']));
     expect(eventTypesProducedBy('oversight-witness')).toContain('oversight.approval_requested');
   });
 });

@@ -15,8 +15,10 @@ import type { EventEntry } from './event-entry';
  * signature outcomes share one message per kind: the event type names the aggregated outcome; a
  * standalone approval's also carries the application's name and jurisdiction (`application`) for
  * its receipt.
- * `consent.granted`, `.denied` and `.revoked` are a decision session's; the consent records'
- * events are RECORDS_EVENTS.
+ * A consent decision session's outcomes are `consent_session.*`, so the `consent.*` prefix is the
+ * consent records' alone (RECORDS_EVENTS) and a consumer's filter on either prefix takes one
+ * producer's events. Both go out to subscribers under the public names `consent.granted`,
+ * `consent.denied` and `consent.revoked`.
  */
 export const DECISIONS_EVENTS = {
   'flow.activated': {
@@ -27,27 +29,27 @@ export const DECISIONS_EVENTS = {
     audited: true,
     meaning: 'A flow version became the active one',
   },
-  'consent.granted': {
+  'consent_session.granted': {
     schema: ConsentGrantedSchema,
     version: 1,
     producer: 'decision-gateway',
-    webhook: true,
+    webhook: { as: ['consent.granted'] },
     audited: true,
     meaning: 'A person granted a consent decision session (at least one purpose)',
   },
-  'consent.denied': {
+  'consent_session.denied': {
     schema: ConsentDeniedSchema,
     version: 1,
     producer: 'decision-gateway',
-    webhook: true,
+    webhook: { as: ['consent.denied'] },
     audited: true,
     meaning: 'A person declined a consent decision session',
   },
-  'consent.revoked': {
+  'consent_session.revoked': {
     schema: ConsentRevokedSchema,
     version: 1,
     producer: 'decision-gateway',
-    webhook: true,
+    webhook: { as: ['consent.revoked'] },
     audited: true,
     meaning: 'A fulfilled consent decision session was revoked (by the person or the application)',
   },

@@ -168,7 +168,7 @@ export class AdvanceConsent {
     });
     await this.outbox.add(
       manager,
-      'consent.granted',
+      'consent_session.granted',
       {
         sessionToken: updated.sessionToken ?? '',
         flowId: updated.flowId ?? '',
@@ -195,7 +195,7 @@ export class AdvanceConsent {
     );
     await this.outbox.add(
       manager,
-      'consent.denied',
+      'consent_session.denied',
       {
         sessionToken: updated.sessionToken ?? '',
         flowId: updated.flowId ?? '',

@@ -11,7 +11,7 @@ import { DecisionsRepository } from '../decisions.repository';
 import { onLockedSession } from '../session-transaction';
 
 /**
- * fulfilled → revoked (spec: "user withdraws later, any time"): publishes consent.revoked so the
+ * fulfilled → revoked (spec: "user withdraws later, any time"): publishes consent_session.revoked (webhook consent.revoked) so the
  * application stops the data use. The session row must be locked by the caller.
  */
 export async function revokeFulfilledConsent(
@@ -28,7 +28,7 @@ export async function revokeFulfilledConsent(
   const revoked = await repo.update(manager, session.tokenSha256, { status: 'revoked' }, now);
   await outbox.add(
     manager,
-    'consent.revoked',
+    'consent_session.revoked',
     {
       sessionToken: revoked.sessionToken ?? '',
       flowId: revoked.flowId ?? '',

@@ -60,8 +60,8 @@ export const FlowActivatedSchema: GenMessage<FlowActivated> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_decisions, 0);
 
 /**
- * consent.granted: a consent session reached `fulfilled` (spec: carries consent token, user
- * identifier, flow id). The consent token is single use and lives 5 minutes.
+ * consent_session.granted (the consent.granted webhook): a consent session reached `fulfilled`
+ * (spec: carries consent token, user identifier, flow id). The consent token is single use and lives 5 minutes.
  *
  * @generated from message svc.events.v1.ConsentGranted
  */
@@ -143,7 +143,7 @@ export const ConsentGrantedSchema: GenMessage<ConsentGranted> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_decisions, 1);
 
 /**
- * consent.denied: the person declined a consent session.
+ * consent_session.denied (the consent.denied webhook): the person declined a consent session.
  *
  * @generated from message svc.events.v1.ConsentDenied
  */
@@ -208,7 +208,8 @@ export const ConsentDeniedSchema: GenMessage<ConsentDenied> = /*@__PURE__*/
   messageDesc(file_svc_events_v1_decisions, 2);
 
 /**
- * consent.revoked: a fulfilled consent was withdrawn; the application must stop the data use.
+ * consent_session.revoked (the consent.revoked webhook): a fulfilled consent was withdrawn; the
+ * application must stop the data use.
  *
  * @generated from message svc.events.v1.ConsentRevoked
  */

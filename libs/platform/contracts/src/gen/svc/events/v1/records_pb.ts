@@ -401,8 +401,8 @@ export const ConsentPurposeRevokedSchema: GenMessage<ConsentPurposeRevoked> = /*
   messageDesc(file_svc_events_v1_records, 5);
 
 /**
- * consent.record_revoked: a whole consent record was withdrawn. Published as well as the
- * session-shaped consent.revoked (decisions.proto), which has no record id or subject email.
+ * consent.record_revoked: a whole consent record was withdrawn. Not the session-shaped
+ * consent_session.revoked (decisions.proto), which has no record id or subject email.
  *
  * @generated from message svc.events.v1.ConsentRecordRevoked
  */
