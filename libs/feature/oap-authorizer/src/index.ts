@@ -21,4 +21,5 @@ export { CapabilityDocuments } from './agents/capability-documents';
 export { ApprovalOutcomesConsumer } from './escalations/approval-outcomes.consumer';
 export { ExpireDueEscalations, EXPIRY_SETTLE_MS } from './escalations/use-cases/expire-due-escalations.use-case';
 export { RequestGrant } from './grants/use-cases/request-grant.use-case';
+export { GrantsRepository } from './grants/grants.repository';
 export { OapAuthorizerConfig } from './oap-authorizer.config';

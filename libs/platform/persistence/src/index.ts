@@ -7,6 +7,7 @@ export {
   type MigrationClass,
   type SchemaMigrations,
 } from './migrations';
+export { combinedWrite, type Statement, type WritePart } from './combined-write';
 export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent } from './outbox';
 export { OutboxNotifications } from './outbox-notifications';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';

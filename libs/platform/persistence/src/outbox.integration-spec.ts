@@ -14,6 +14,7 @@ import {
 import { ApplicationCreatedSchema } from '@svc/contracts';
 import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_NATS_URL, type TestDatabase } from '@svc/testing';
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
+import { combinedWrite } from './combined-write';
 import { createDataSource } from './data-source';
 import { markProcessed, processOnce, wasProcessed } from './inbox';
 import { createOutboxAndInbox, runMigrations } from './migrations';
@@ -241,6 +242,39 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
         return found.every((e) => e !== undefined) ? found : undefined;
       }, 3_000);
       expect(published.map((e) => fromBinary(ApplicationCreatedSchema, e!.data).meta?.applicationId)).toEqual(['batch1', 'batch2']);
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it("events as a part of a combined write commit with the other parts' rows, in one statement, and wake a started relay", async () => {
+    const running = relay();
+    await running.start();
+    try {
+      const events = [
+        {
+          type: 'application.created' as const,
+          init: { applicationId: 'part1', name: 'part1', environment: 'development' as const, mode: 'conductor' as const },
+          context: { applicationId: 'part1' },
+        },
+      ];
+      let ids: string[] = [];
+      const statement = combinedWrite([
+        (first) => ({
+          ctes: [{ name: 'thing', sql: `INSERT INTO relay_test.things (id) VALUES ($${first}::text)` }],
+          params: ['part-thing'],
+        }),
+        (first) => {
+          const part = writer.writePart(events, first)!;
+          ids = part.params[0] as string[];
+          return part;
+        },
+      ])!;
+      expect(writer.writePart([], 1)).toBeUndefined();
+      await dataSource.query(statement.sql, statement.params);
+      expect(await dataSource.query(`SELECT id FROM relay_test.things WHERE id = 'part-thing'`)).toHaveLength(1);
+      const published = await waitFor(() => received.find((e) => e.id === ids[0]), 3_000);
+      expect(fromBinary(ApplicationCreatedSchema, published.data).meta?.applicationId).toBe('part1');
     } finally {
       await running.stop();
     }

@@ -4,6 +4,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { EVENTS, EventMetaSchema, encodeEvent, type EventType, type PersonalDataSeal } from '@svc/contracts';
 import { traceCarrierOf, traceIdOf, type TraceCarrier } from '@svc/telemetry';
 import type { EntityManager } from 'typeorm';
+import type { WritePart } from './combined-write';
 
 type EventInit<T extends EventType> = Omit<MessageInitShape<(typeof EVENTS)[T]['schema']>, 'meta' | '$typeName'>;
 
@@ -78,6 +79,16 @@ export class OutboxWriter {
       notify: `SELECT pg_notify(${channelParam}::text, '')`,
       params: [ids, types, payloads, traceParents, traceStates, outboxChannel(this.schema)],
     };
+  }
+
+  /**
+   * {@link batchInsert} as a part of a `combinedWrite` (CTE `name`, and the notification
+   * that wakes the relay once the statement commits); undefined when there is no event.
+   */
+  writePart(events: ReadonlyArray<PendingEvent>, firstParam: number, name = 'outbox_inserted'): WritePart | undefined {
+    if (events.length === 0) return undefined;
+    const { insert, notify, params } = this.batchInsert(events, firstParam);
+    return { ctes: [{ name, sql: insert }], selects: [notify], params };
   }
 
   private encode(id: string, type: EventType, init: unknown, context: EventContext, trace: TraceCarrier | undefined): Buffer {

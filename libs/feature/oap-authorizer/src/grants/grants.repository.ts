@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { queryRows } from '@svc/persistence';
+import { combinedWrite, queryRows, type WritePart } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Agent } from '../agents/agent';
 import { AGENT_COLUMNS, toAgent, type AgentRow } from '../agents/agent-row';
@@ -169,25 +169,36 @@ export interface LockedAuthority {
  * usage from the inserted rows: one row per authority and per (authority, currency), so no row is
  * updated twice by one statement.
  */
-function grantWrites(tuples: string): string[] {
+function grantWrites(tuples: string): Array<{ name: string; sql: string }> {
   return [
-    `INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) VALUES ${tuples} RETURNING authority_id, actions, amount, currency`,
-    `INSERT INTO oap.authority_usage AS u (authority_id, total_grants, granted_actions)
-     SELECT n.authority_id, count(*), ARRAY(SELECT DISTINCT action FROM w0 g CROSS JOIN LATERAL unnest(g.actions) AS action WHERE g.authority_id = n.authority_id ORDER BY action)
-     FROM w0 n GROUP BY n.authority_id
+    {
+      name: 'grants_inserted',
+      sql: `INSERT INTO oap.grants (${GRANT_INSERT_COLUMNS}) VALUES ${tuples} RETURNING authority_id, actions, amount, currency`,
+    },
+    {
+      name: 'grants_usage',
+      sql: `INSERT INTO oap.authority_usage AS u (authority_id, total_grants, granted_actions)
+     SELECT n.authority_id, count(*), ARRAY(SELECT DISTINCT action FROM grants_inserted g CROSS JOIN LATERAL unnest(g.actions) AS action WHERE g.authority_id = n.authority_id ORDER BY action)
+     FROM grants_inserted n GROUP BY n.authority_id
      ON CONFLICT (authority_id) DO UPDATE SET
        total_grants = u.total_grants + excluded.total_grants,
        granted_actions = CASE WHEN excluded.granted_actions <@ u.granted_actions THEN u.granted_actions
                               ELSE ARRAY(SELECT DISTINCT action FROM unnest(u.granted_actions || excluded.granted_actions) AS action ORDER BY action) END`,
-    `INSERT INTO oap.authority_usage_amounts AS m (authority_id, currency, amount)
-     SELECT authority_id, currency, sum(amount) FROM w0 WHERE amount IS NOT NULL AND currency IS NOT NULL GROUP BY authority_id, currency
+    },
+    {
+      name: 'grants_usage_amounts',
+      sql: `INSERT INTO oap.authority_usage_amounts AS m (authority_id, currency, amount)
+     SELECT authority_id, currency, sum(amount) FROM grants_inserted WHERE amount IS NOT NULL AND currency IS NOT NULL GROUP BY authority_id, currency
      ON CONFLICT (authority_id, currency) DO UPDATE SET amount = m.amount + excluded.amount`,
+    },
   ];
 }
 
-/** Data-modifying statements as one: `WITH w0 AS (…), w1 AS (…) SELECT 1` (the grant insert, if any, is w0). */
-function asOneStatement(writes: readonly string[]): string {
-  return `WITH ${writes.map((write, index) => `w${index} AS (${write})`).join(', ')} SELECT 1`;
+/** The outcome rows of a batch (see {@link GrantsRepository.outcomesPart}). */
+export interface OutcomeRows {
+  grants: readonly GrantInsert[];
+  attestations: readonly AttestationTokenInsert[];
+  decisions: readonly DecisionRecord[];
 }
 
 /** Queries of grants and decisions. */
@@ -327,20 +338,29 @@ export class GrantsRepository {
 
   /**
    * The rows of a batch's outcomes (grants with their authorities' usage, attestation tokens,
-   * decisions) in one statement. Grants take `seq` in array order (arrival order).
+   * decisions) in one statement, with the writes of `more` (the batch's events, its idempotency
+   * keys) in the same statement. Grants take `seq` in array order (arrival order).
    */
   async insertOutcomes(
     manager: EntityManager,
-    rows: { grants: readonly GrantInsert[]; attestations: readonly AttestationTokenInsert[]; decisions: readonly DecisionRecord[] },
+    rows: OutcomeRows,
+    ...more: ReadonlyArray<(firstParam: number) => WritePart | undefined>
   ): Promise<void> {
+    const statement = combinedWrite([(firstParam) => this.outcomesPart(rows, firstParam), ...more]);
+    if (statement) await manager.query(statement.sql, statement.params);
+  }
+
+  /** The writes of {@link insertOutcomes} as a part of a `combinedWrite`; undefined when there is no row. */
+  outcomesPart(rows: OutcomeRows, firstParam: number): WritePart | undefined {
     const params: unknown[] = [];
     const tuples = (values: ReadonlyArray<readonly unknown[]>) =>
-      values.map((row) => `(${row.map((value) => `$${params.push(value)}`).join(', ')})`).join(', ');
-    const writes: string[] = [];
-    if (rows.grants.length > 0) writes.push(...grantWrites(tuples(rows.grants.map(grantValues))));
+      values.map((row) => `(${row.map((value) => `$${firstParam + params.push(value) - 1}`).join(', ')})`).join(', ');
+    const ctes: Array<{ name: string; sql: string }> = [];
+    if (rows.grants.length > 0) ctes.push(...grantWrites(tuples(rows.grants.map(grantValues))));
     if (rows.attestations.length > 0) {
-      writes.push(
-        `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) VALUES ${tuples(
+      ctes.push({
+        name: 'attestations_inserted',
+        sql: `INSERT INTO oap.attestation_tokens (receipt_jti, grant_id, format, token, claims_digest, created_at, retain_until) VALUES ${tuples(
           rows.attestations.map((row) => [
             row.receiptJti,
             row.grantId,
@@ -351,12 +371,14 @@ export class GrantsRepository {
             row.retainUntil,
           ]),
         )}`,
-      );
+      });
     }
     if (rows.decisions.length > 0)
-      writes.push(`INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`);
-    if (writes.length === 0) return;
-    await manager.query(asOneStatement(writes), params);
+      ctes.push({
+        name: 'decisions_inserted',
+        sql: `INSERT INTO oap.decisions (${DECISION_INSERT_COLUMNS}) VALUES ${tuples(rows.decisions.map(decisionValues))}`,
+      });
+    return ctes.length === 0 ? undefined : { ctes, params };
   }
 
   async insertGrant(
@@ -372,8 +394,7 @@ export class GrantsRepository {
   /** Several grant rows, with their authorities' usage, in one statement. */
   async insertGrants(manager: EntityManager, rows: readonly GrantInsert[]): Promise<void> {
     if (rows.length === 0) return;
-    const values = valuesList(rows.map(grantValues));
-    await manager.query(asOneStatement(grantWrites(values.sql.replace(/^VALUES /, ''))), values.params);
+    await this.insertOutcomes(manager, { grants: rows, attestations: [], decisions: [] });
   }
 
   async insertDecision(manager: EntityManager, decision: DecisionRecord): Promise<void> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
+import type { WritePart } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { DomainError } from '@svc/errors';
 import { oapError } from '../oap.errors';
@@ -34,6 +35,15 @@ export type IdempotencyClaim = { state: 'new' } | { state: 'replay'; response: S
 
 /** Outcome of claiming one key of a batch: new, a stored response, or refused (409 in flight, 422 other body). */
 export type BatchClaim = IdempotencyClaim | { state: 'refused'; error: DomainError };
+
+/** A claim of {@link IdempotencyStore.claimMany}: or `unrecorded`, when its gate did not record its one-time value (nothing claimed). */
+export type GatedClaim = BatchClaim | { state: 'unrecorded' };
+
+/** One-time values to record in the statement of a batch's claims, e.g. `ReplayCache.recording`. */
+export interface ClaimGate {
+  /** `INSERT … RETURNING digest`, with its parameters numbered from `firstParam`. */
+  insert(firstParam: number): { sql: string; params: unknown[] };
+}
 
 /** One key of a batch. */
 export interface KeyRef {
@@ -157,53 +167,85 @@ export class IdempotencyStore {
    * commits, and a crash leaves no stale in-flight key). One outcome per entry, in order; a key
    * repeated within the batch is claimed by its first entry, later entries see it in flight (409)
    * or with another body (422). Call {@link sweep} before the transaction, not inside it.
+   *
+   * `gate`: one-time values recorded in the same statement (e.g. `ReplayCache.recording`), one
+   * round trip for both. An entry naming a `gate` digest is claimed only when the gate records it;
+   * otherwise it is `unrecorded` (a replay), claims nothing, and a later entry of its key may claim
+   * it. Gate digests must be distinct within the batch. A stored response or a refusal costs one
+   * more read, as with {@link claim}.
    */
   async claimMany(
     manager: EntityManager,
     scope: string,
-    entries: ReadonlyArray<KeyRef & { requestSha256: string }>,
+    entries: ReadonlyArray<KeyRef & { requestSha256: string; gate?: string }>,
     now: Date,
-  ): Promise<BatchClaim[]> {
+    gate?: ClaimGate,
+  ): Promise<GatedClaim[]> {
     if (entries.length === 0) return [];
     const slot = (ref: KeyRef) => `${ref.applicationId}\u0000${ref.key}`;
-    const first = new Map<string, number>();
-    entries.forEach((entry, index) => {
-      if (!first.has(slot(entry))) first.set(slot(entry), index);
-    });
-    // Claimed in key order, so concurrent batches take the same keys in the same order (no deadlock).
-    const unique = [...first.values()].map((index) => entries[index]!).sort((a, b) => (slot(a) < slot(b) ? -1 : 1));
-    const claimed: KeyRef[] = await manager.query(
-      `INSERT INTO oap.idempotency_keys (application_id, scope, key, request_sha256, state, locked_until, created_at, expires_at)
-       SELECT a, $1, k, s, 'in_flight', $2, $3, $4 FROM unnest($5::text[], $6::text[], $7::text[]) AS u(a, k, s)
-       ON CONFLICT ON CONSTRAINT idempotency_keys_pk DO UPDATE
-         SET request_sha256 = EXCLUDED.request_sha256, state = 'in_flight', response_status = NULL, response_enc = NULL,
-             locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-         WHERE oap.idempotency_keys.expires_at < $3
-            OR (oap.idempotency_keys.state = 'in_flight' AND oap.idempotency_keys.locked_until < $3 AND oap.idempotency_keys.request_sha256 = EXCLUDED.request_sha256)
-       RETURNING application_id AS "applicationId", key`,
+    // Claimed in key order (then arrival order), so concurrent batches take the same keys in the same order (no deadlock).
+    const order = entries
+      .map((_, index) => index)
+      .sort((a, b) => {
+        const [x, y] = [slot(entries[a]!), slot(entries[b]!)];
+        return x < y ? -1 : x > y ? 1 : a - b;
+      });
+    const gated = gate?.insert(9);
+    const rows: Array<{ application_id: string | null; key: string | null; digest: string | null }> = await manager.query(
+      `WITH gate AS (${gated?.sql ?? 'SELECT NULL::text AS digest WHERE false'}),
+       claimed AS (
+         INSERT INTO oap.idempotency_keys (application_id, scope, key, request_sha256, state, locked_until, created_at, expires_at)
+         SELECT e.a, $1::text, e.k, e.s, 'in_flight', $2::timestamptz, $3::timestamptz, $4::timestamptz
+         FROM (
+           SELECT DISTINCT ON (u.a, u.k) u.a, u.k, u.s, u.n
+           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS u(a, k, s, g, n)
+           WHERE u.g IS NULL OR u.g IN (SELECT digest FROM gate)
+           ORDER BY u.a, u.k, u.n
+         ) e
+         ORDER BY e.n
+         ON CONFLICT ON CONSTRAINT idempotency_keys_pk DO UPDATE
+           SET request_sha256 = EXCLUDED.request_sha256, state = 'in_flight', response_status = NULL, response_enc = NULL,
+               locked_until = EXCLUDED.locked_until, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+           WHERE oap.idempotency_keys.expires_at < $3::timestamptz
+              OR (oap.idempotency_keys.state = 'in_flight' AND oap.idempotency_keys.locked_until < $3::timestamptz AND oap.idempotency_keys.request_sha256 = EXCLUDED.request_sha256)
+         RETURNING application_id, key
+       )
+       SELECT application_id, key, NULL::text AS digest FROM claimed UNION ALL SELECT NULL, NULL, digest FROM gate`,
       [
         scope,
         new Date(now.getTime() + IDEMPOTENCY_LOCK_MS),
         now,
         new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS),
-        unique.map((entry) => entry.applicationId),
-        unique.map((entry) => entry.key),
-        unique.map((entry) => entry.requestSha256),
+        order.map((index) => entries[index]!.applicationId),
+        order.map((index) => entries[index]!.key),
+        order.map((index) => entries[index]!.requestSha256),
+        order.map((index) => entries[index]!.gate ?? null),
+        ...(gated?.params ?? []),
       ],
     );
-    const ours = new Set(claimed.map(slot));
-    const others = unique.filter((entry) => !ours.has(slot(entry)));
+    const recorded = new Set(rows.flatMap((row) => (row.digest === null ? [] : [row.digest])));
+    const ours = new Set(
+      rows.flatMap((row) => (row.application_id === null ? [] : [slot({ applicationId: row.application_id, key: row.key! })])),
+    );
+    const admitted = (entry: (typeof entries)[number]) => entry.gate === undefined || recorded.has(entry.gate);
+    // The entry that claims each key: its first one whose gate recorded its value.
+    const first = new Map<string, number>();
+    entries.forEach((entry, index) => {
+      if (admitted(entry) && !first.has(slot(entry))) first.set(slot(entry), index);
+    });
+    const others = [...first.entries()].filter(([key]) => !ours.has(key)).map(([, index]) => entries[index]!);
     const existing = new Map<string, KeyRow>();
     if (others.length > 0) {
-      const rows: KeyRow[] = await manager.query(
+      const found: KeyRow[] = await manager.query(
         `SELECT k.application_id, k.key, k.request_sha256, k.state, k.response_status, k.response_enc
          FROM oap.idempotency_keys k JOIN unnest($2::text[], $3::text[]) AS u(a, key) ON k.application_id = u.a AND k.key = u.key
          WHERE k.scope = $1`,
         [scope, others.map((entry) => entry.applicationId), others.map((entry) => entry.key)],
       );
-      for (const row of rows) existing.set(slot({ applicationId: row.application_id, key: row.key }), row);
+      for (const row of found) existing.set(slot({ applicationId: row.application_id, key: row.key }), row);
     }
-    return entries.map((entry, index): BatchClaim => {
+    return entries.map((entry, index): GatedClaim => {
+      if (!admitted(entry)) return { state: 'unrecorded' };
       const ownsKey = ours.has(slot(entry));
       if (ownsKey && first.get(slot(entry)) === index) return { state: 'new' };
       const row: Pick<KeyRow, 'request_sha256' | 'state' | 'response_status' | 'response_enc'> = ownsKey
@@ -224,31 +266,58 @@ export class IdempotencyStore {
 
   /** {@link complete} for a batch, in one statement inside the transaction that wrote the outcomes. */
   async completeMany(manager: EntityManager, scope: string, entries: ReadonlyArray<KeyRef & { response: StoredResponse }>): Promise<void> {
-    if (entries.length === 0) return;
-    await manager.query(
-      `UPDATE oap.idempotency_keys k SET state = 'done', response_status = u.status, response_enc = u.enc
-       FROM unnest($2::text[], $3::text[], $4::int[], $5::bytea[]) AS u(a, key, status, enc)
-       WHERE k.scope = $1 AND k.application_id = u.a AND k.key = u.key`,
-      [
-        scope,
-        entries.map((entry) => entry.applicationId),
-        entries.map((entry) => entry.key),
-        entries.map((entry) => entry.response.status),
-        entries.map((entry) =>
-          this.kek.encrypt(Buffer.from(JSON.stringify(entry.response.body), 'utf8'), aad(entry.applicationId, scope, entry.key)),
-        ),
-      ],
-    );
+    const part = this.settlement(scope, { completions: entries, releases: [] }, 1);
+    if (part) await manager.query(part.ctes[0]!.sql, [...part.params]);
   }
 
   /** {@link release} for several keys in one statement (inside `manager`'s transaction when given). */
   async releaseMany(scope: string, entries: readonly KeyRef[], manager: EntityManager = this.dataSource.manager): Promise<void> {
-    if (entries.length === 0) return;
-    await manager.query(
-      `DELETE FROM oap.idempotency_keys k USING unnest($2::text[], $3::text[]) AS u(a, key)
-       WHERE k.scope = $1 AND k.application_id = u.a AND k.key = u.key AND k.state = 'in_flight'`,
-      [scope, entries.map((entry) => entry.applicationId), entries.map((entry) => entry.key)],
-    );
+    const part = this.settlement(scope, { completions: [], releases: entries }, 1);
+    if (part) await manager.query(part.ctes[0]!.sql, [...part.params]);
+  }
+
+  /**
+   * {@link completeMany} and {@link releaseMany} of a batch's keys as a part of the statement
+   * that writes its outcomes (see `combinedWrite`); undefined when there is nothing to settle.
+   * A key is either completed or released, never both.
+   */
+  settlement(
+    scope: string,
+    keys: { completions: ReadonlyArray<KeyRef & { response: StoredResponse }>; releases: readonly KeyRef[] },
+    firstParam: number,
+  ): WritePart | undefined {
+    const params: unknown[] = [];
+    const param = (value: unknown) => `$${firstParam + params.push(value) - 1}`;
+    const ctes: Array<{ name: string; sql: string }> = [];
+    const { completions, releases } = keys;
+    if (completions.length > 0) {
+      const [apps, keyNames, statuses, sealed, scopeParam] = [
+        completions.map((entry) => entry.applicationId),
+        completions.map((entry) => entry.key),
+        completions.map((entry) => entry.response.status),
+        completions.map((entry) =>
+          this.kek.encrypt(Buffer.from(JSON.stringify(entry.response.body), 'utf8'), aad(entry.applicationId, scope, entry.key)),
+        ),
+        scope,
+      ].map(param);
+      ctes.push({
+        name: 'keys_completed',
+        sql: `UPDATE oap.idempotency_keys k SET state = 'done', response_status = u.status, response_enc = u.enc
+       FROM unnest(${apps}::text[], ${keyNames}::text[], ${statuses}::int[], ${sealed}::bytea[]) AS u(a, key, status, enc)
+       WHERE k.scope = ${scopeParam}::text AND k.application_id = u.a AND k.key = u.key`,
+      });
+    }
+    if (releases.length > 0) {
+      const [apps, keyNames, scopeParam] = [releases.map((entry) => entry.applicationId), releases.map((entry) => entry.key), scope].map(
+        param,
+      );
+      ctes.push({
+        name: 'keys_released',
+        sql: `DELETE FROM oap.idempotency_keys k USING unnest(${apps}::text[], ${keyNames}::text[]) AS u(a, key)
+       WHERE k.scope = ${scopeParam}::text AND k.application_id = u.a AND k.key = u.key AND k.state = 'in_flight'`,
+      });
+    }
+    return ctes.length === 0 ? undefined : { ctes, params };
   }
 
   /** Frees a claim after an unexpected failure, so the client may retry with the same key. */

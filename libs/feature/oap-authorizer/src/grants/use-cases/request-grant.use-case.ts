@@ -97,11 +97,11 @@ interface BatchWrites {
 
 /**
  * `POST /api/v1/grants` after the API edge (steps 1–2), as a group commit: concurrent requests
- * queue, and one writer decides everything queued in ONE transaction — records the DPoP `jti`s,
- * claims the Idempotency-Keys, locks each authority once (id order), reads each history once, runs
- * steps 3–15 for each request in arrival order while updating the in-memory history (so a later
- * request sees the grants allowed before it), writes every grant, decision, event and stored
- * response with one statement per table, commits, and only then answers each caller. Receipts are
+ * queue, and one writer decides everything queued in ONE transaction — records the DPoP `jti`s and
+ * claims the Idempotency-Keys (one statement), locks each authority once (id order), reads each
+ * history once, runs steps 3–15 for each request in arrival order while updating the in-memory
+ * history (so a later request sees the grants allowed before it), writes every grant, decision,
+ * event and stored response in one statement, commits, and only then answers each caller. Receipts are
  * signed before the transaction. A request refused by validation fails alone; a deadlock or
  * serialization failure runs the batch again; any other database failure rolls the batch back
  * (claims included) and its requests are decided again one by one, so only a request that cannot
@@ -265,10 +265,14 @@ export class RequestGrant {
           }
         }
       }
-      await this.grants.insertOutcomes(manager, writes);
-      await this.outbox.addMany(manager, writes.events);
-      await this.idempotency.completeMany(manager, GRANTS_IDEMPOTENCY_SCOPE, writes.completions);
-      await this.idempotency.releaseMany(GRANTS_IDEMPOTENCY_SCOPE, writes.releases, manager);
+      // One statement: the outcome rows, their events and the settled keys.
+      await this.grants.insertOutcomes(
+        manager,
+        writes,
+        (firstParam) => this.outbox.writePart(writes.events, firstParam),
+        (firstParam) =>
+          this.idempotency.settlement(GRANTS_IDEMPOTENCY_SCOPE, { completions: writes.completions, releases: writes.releases }, firstParam),
+      );
     });
     faultPoint('grant.after-commit');
     // Counted once committed: a batch run again after a conflict counts only its committed run.
@@ -281,8 +285,9 @@ export class RequestGrant {
   }
 
   /**
-   * Records the DPoP `jti`s and claims the keys of the batch's new requests; settles those refused
-   * (replayed proof 401, key in flight 409, other body 422) or answered (stored response).
+   * Records the DPoP `jti`s and claims the keys of the batch's new requests, in one statement;
+   * settles those refused (replayed proof 401, key in flight 409, other body 422) or answered
+   * (stored response). A request whose proof was used before claims nothing.
    */
   private async claimBatch(
     manager: EntityManager,
@@ -290,30 +295,33 @@ export class RequestGrant {
     outcomes: Array<JobOutcome<StoredResponse> | undefined>,
     now: Date,
   ): Promise<void> {
-    const withProof = jobs.flatMap((job, index) => (!job.claimed && !outcomes[index] && job.options.dpopReplay ? [index] : []));
-    const fresh = await this.replay.firstUseMany(
-      manager,
+    const candidates = jobs.flatMap((job, index) => (!job.claimed && !outcomes[index] ? [index] : []));
+    const proofs = this.replay.recording(
       'dpop',
-      withProof.map((index) => jobs[index]!.options.dpopReplay!),
+      candidates.map((index) => jobs[index]!.options.dpopReplay),
       now,
     );
-    withProof.forEach((index, position) => {
-      if (!fresh[position]) outcomes[index] = { ok: false, error: dpopReplayedError() };
+    // A proof repeated within the batch is a replay whatever is recorded: refused before claiming.
+    candidates.forEach((index, position) => {
+      if (proofs.repeated[position]) outcomes[index] = { ok: false, error: dpopReplayedError() };
     });
-    const toClaim = jobs.flatMap((job, index) => (!job.claimed && !outcomes[index] ? [index] : []));
+    const toClaim = candidates.flatMap((index, position) => (proofs.repeated[position] ? [] : [{ index, gate: proofs.digests[position] }]));
     const claims = await this.idempotency.claimMany(
       manager,
       GRANTS_IDEMPOTENCY_SCOPE,
-      toClaim.map((index) => ({
+      toClaim.map(({ index, gate }) => ({
         applicationId: jobs[index]!.request.applicationId,
         key: jobs[index]!.options.idempotencyKey,
         requestSha256: jobs[index]!.options.requestSha256,
+        gate,
       })),
       now,
+      proofs,
     );
-    toClaim.forEach((index, position) => {
+    toClaim.forEach(({ index }, position) => {
       const claim = claims[position]!;
-      if (claim.state === 'replay') outcomes[index] = { ok: true, value: claim.response };
+      if (claim.state === 'unrecorded') outcomes[index] = { ok: false, error: dpopReplayedError() };
+      else if (claim.state === 'replay') outcomes[index] = { ok: true, value: claim.response };
       else if (claim.state === 'refused') outcomes[index] = { ok: false, error: claim.error };
     });
   }
