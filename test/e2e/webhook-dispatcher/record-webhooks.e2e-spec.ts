@@ -209,7 +209,7 @@ describe('consent records fire webhooks (Record API → subscriber)', () => {
     expect([...((body.data as Record<string, unknown>).purposes as string[])].sort()).toEqual(['newsletter', 'offers']);
     // A record withdrawal publishes consent.record_revoked only: one webhook, no session-shaped echo.
     await sleep(1_000);
-    expect(published.some((e) => e.eventType === 'consent.revoked')).toBe(false);
+    expect(published.some((e) => e.eventType === 'consent_session.revoked')).toBe(false);
     expect(receiver.on('/revoked')).toHaveLength(1);
   });
 });

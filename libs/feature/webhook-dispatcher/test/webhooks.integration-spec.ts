@@ -564,7 +564,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const again = await intake.handle({
         id: eventId,
         subject: 'x',
-        eventType: 'consent.granted',
+        eventType: 'consent_session.granted',
         data: new Uint8Array(),
         deliveryCount: 2,
       });
@@ -581,7 +581,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const good = create(ConsentGrantedSchema, {
         meta: create(EventMetaSchema, {
           eventId: 'evt-good-1',
-          eventType: 'consent.granted',
+          eventType: 'consent_session.granted',
           schemaVersion: 1,
           region: 'us',
           applicationId: app.id,
@@ -590,7 +590,13 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
         flowId: 'flw_us_abcdefghijklmnopqrst',
       });
       const created = await intake.handleBatch([
-        { id: 'evt-poison-1', subject: 'x', eventType: 'consent.granted', data: Uint8Array.of(0x0a, 0xff, 0xff, 0xff), deliveryCount: 1 },
+        {
+          id: 'evt-poison-1',
+          subject: 'x',
+          eventType: 'consent_session.granted',
+          data: Uint8Array.of(0x0a, 0xff, 0xff, 0xff),
+          deliveryCount: 1,
+        },
         {
           id: 'evt-other-type',
           subject: 'x',
@@ -598,7 +604,13 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
           data: toBinary(ConsentGrantedSchema, good),
           deliveryCount: 1,
         },
-        { id: 'evt-good-1', subject: 'x', eventType: 'consent.granted', data: toBinary(ConsentGrantedSchema, good), deliveryCount: 1 },
+        {
+          id: 'evt-good-1',
+          subject: 'x',
+          eventType: 'consent_session.granted',
+          data: toBinary(ConsentGrantedSchema, good),
+          deliveryCount: 1,
+        },
       ]);
       expect(created).toBe(1);
       const [request] = await received('/poison', 1);
@@ -939,7 +951,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
               subscriptionId: sub.id,
               applicationId: app.id,
               eventId: 'evt-crashed-1',
-              eventType: 'consent.granted',
+              eventType: 'consent_session.granted',
               isTest: false,
               payload: '{"event":"consent.granted","id":"evt-crashed-1"}',
               maxAttempts: 5,
@@ -999,7 +1011,7 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
               subscriptionId: sub.id,
               applicationId: app.id,
               eventId: `evt-pair-${i}`,
-              eventType: 'consent.granted',
+              eventType: 'consent_session.granted',
               isTest: false,
               payload: JSON.stringify({ event: 'consent.granted', id: `evt-pair-${i}` }),
               maxAttempts: 5,
