@@ -8,6 +8,7 @@ import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { CONSENT_RECORDS_SCHEMA } from '../schema';
+import { AudienceFlows } from './audience-flows';
 import { MailingAudiencesRepository, type NewMailingSync } from './mailing-audiences.repository';
 import { MailingSyncWorker } from './mailing-sync-worker';
 import { memberWrite, writtenPurposes, type PurposeState } from './member-write';
@@ -43,6 +44,7 @@ export class RecordEventsConsumer {
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
     private readonly audiences: MailingAudiencesRepository,
+    private readonly audienceFlows: AudienceFlows,
     private readonly worker: MailingSyncWorker,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -58,8 +60,9 @@ export class RecordEventsConsumer {
   async handle(type: MailingRecordEvent, consumer: string, event: DeliveredEvent): Promise<void> {
     const change = this.changeOf(type, event);
     if (!change) return;
-    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk) events.
-    if ((await this.audiences.audiencesOfFlow(this.dataSource.manager, change.applicationId, change.flowId)).length === 0) return;
+    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk)
+    // events, and ask no statement for them (the answer is cached, renewed at a connection's commit).
+    if (!(await this.audienceFlows.connected(change.applicationId, change.flowId))) return;
     let queued = 0;
     await processOnce(this.dataSource, CONSENT_RECORDS_SCHEMA, consumer, event.id, async (manager) => {
       const audiences = await this.audiences.audiencesOfFlow(manager, change.applicationId, change.flowId);
