@@ -58,11 +58,14 @@ export class RecordEventsConsumer {
   }
 
   async handle(type: MailingRecordEvent, consumer: string, event: DeliveredEvent): Promise<void> {
+    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk)
+    // events, ask no statement for them (the answer is cached, renewed at a connection's commit)
+    // and do not open their sealed personal data.
+    const route = this.routeOf(type, event);
+    if (route && (!route.applicationId || !route.flowId || !(await this.audienceFlows.connected(route.applicationId, route.flowId))))
+      return;
     const change = this.changeOf(type, event);
     if (!change) return;
-    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk)
-    // events, and ask no statement for them (the answer is cached, renewed at a connection's commit).
-    if (!(await this.audienceFlows.connected(change.applicationId, change.flowId))) return;
     let queued = 0;
     await processOnce(this.dataSource, CONSENT_RECORDS_SCHEMA, consumer, event.id, async (manager) => {
       const audiences = await this.audiences.audiencesOfFlow(manager, change.applicationId, change.flowId);
@@ -87,6 +90,16 @@ export class RecordEventsConsumer {
       queued = await this.audiences.insertSyncs(manager, syncs, this.clock.now());
     });
     if (queued > 0) this.worker.kick();
+  }
+
+  /** The event's application and flow, read without opening its sealed fields; undefined when it does not decode. */
+  private routeOf(type: MailingRecordEvent, event: DeliveredEvent): { applicationId: string; flowId: string } | undefined {
+    try {
+      const e = decodeEvent(type, event.data);
+      return { applicationId: e.meta?.applicationId ?? '', flowId: e.flowId };
+    } catch {
+      return undefined;
+    }
   }
 
   private changeOf(type: MailingRecordEvent, event: DeliveredEvent): RecordChange | undefined {
