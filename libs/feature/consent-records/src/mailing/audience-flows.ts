@@ -8,7 +8,9 @@ import { MailingAudiencesRepository } from './mailing-audiences.repository';
  * event). Connecting and deleting an audience go through {@link change}: in this process the
  * answer is renewed at their commit, so the records written after a connection commits reach it.
  * No event tells other processes of a connection, so another process renews its answer at the
- * latest after {@link AudienceFlows.MAX_AGE_MS}.
+ * latest after {@link AudienceFlows.MAX_AGE_MS}: a connection is answered only once that time has
+ * passed since its commit ({@link settled}), so every record written after the answer reaches the
+ * audience, whichever process handles its event.
  */
 @Injectable()
 export class AudienceFlows {
@@ -27,5 +29,15 @@ export class AudienceFlows {
   /** Runs a transaction that connects or deletes an audience of the application, renewing the answer at its commit. */
   change<T>(applicationId: string, work: () => Promise<T>): Promise<T> {
     return this.cache.change([applicationId], work);
+  }
+
+  /**
+   * Resolves once every process's answer from before a commit made at `committedAt` (a
+   * `performance.now()` reading) has expired. An answer's age counts from the start of its read,
+   * which came before the snapshot it saw, so a read that missed the commit started before it.
+   */
+  async settled(committedAt: number): Promise<void> {
+    const remaining = committedAt + AudienceFlows.MAX_AGE_MS - performance.now();
+    if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
   }
 }

@@ -631,6 +631,18 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       await handled(handle, flow, 3);
       expect(audiencesRead.mock.calls.filter(([, , f]) => f === flow)).toEqual([]);
     });
+
+    it("another process's answer, read before a connection, has expired when the connection is answered", async () => {
+      const flow = await newFlow();
+      // Another process of the region: its own answers, aging in real time, never told of the connection.
+      const otherProcess = new AudienceFlows(running.app.get(MailingAudiencesRepository));
+      expect(await otherProcess.connected(app.id, flow)).toBe(false);
+      const created = await call('POST', '/api/v1/mailing_audiences', { json: createBody({ flow_id: flow, list_id: 'e1f2a3b4c5' }) });
+      expect(created.status).toBe(201);
+      // So a record written after this answer is queued for the audience, whichever process handles its event.
+      expect(await otherProcess.connected(app.id, flow)).toBe(true);
+      expect((await call('DELETE', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(204);
+    });
   });
 
   it('never shows the API key in a response or a log line', () => {

@@ -79,7 +79,7 @@ export class CreateMailingAudience {
       webhookSecretDigest: webhookSecretDigest(webhookSecret),
       createdAt: this.clock.now(),
     };
-    // The consumer's answer for the application is renewed at this commit: records written after it reach the audience.
+    // This process's answer for the application is renewed at this commit.
     await this.audienceFlows.change(principal.applicationId, () =>
       this.audiences.transaction(async (manager) => {
         await this.audiences.lockApplication(manager, principal.applicationId);
@@ -96,6 +96,9 @@ export class CreateMailingAudience {
         }
       }),
     );
+    // Other processes may still skip the flow's events on an answer read before the commit: answer
+    // once those have expired, so every record written after this answer reaches the audience.
+    await this.audienceFlows.settled(performance.now());
     return { audience, webhookSecret };
   }
 }
