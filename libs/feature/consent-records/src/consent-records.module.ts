@@ -32,6 +32,7 @@ import { CreateImport } from './imports/use-cases/create-import.use-case';
 import { DryRunImport } from './imports/use-cases/dry-run-import.use-case';
 import { ImportWorker } from './imports/use-cases/import-worker';
 import { MailingAudiencesController } from './mailing/mailing-audiences.controller';
+import { AudienceFlows } from './mailing/audience-flows';
 import { MailingAudiencesRepository } from './mailing/mailing-audiences.repository';
 import { MailingSyncWorker } from './mailing/mailing-sync-worker';
 import { MailingWebhookController } from './mailing/mailing-webhook.controller';
@@ -132,6 +133,7 @@ import { UpdatePolicy } from './policies/use-cases/update-policy.use-case';
     CreateFormIntegration,
     ReceiveFormResponse,
     MailingAudiencesRepository,
+    AudienceFlows,
     CreateMailingAudience,
     ReceiveMailingWebhook,
     MailingSyncWorker,

@@ -6,6 +6,7 @@ import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPa
 import { MailingAudienceResponse, MailingInboundEventResponse, MailingSyncResponse } from './mailing-audience.response';
 import { consentRecordsError } from '../consent-records.errors';
 import { MAILING_WEBHOOK_PATH, isMailingAudienceId, mailingAudienceView, type MailingAudience } from './mailing-audience';
+import { AudienceFlows } from './audience-flows';
 import { MailingAudiencesRepository, type MailingInboundEvent, type MailingSync } from './mailing-audiences.repository';
 import { CreateMailingAudienceBody } from './mailing-audiences.dto';
 import { CreateMailingAudience } from './use-cases/create-mailing-audience.use-case';
@@ -25,6 +26,7 @@ const INBOUND_RESPONSE =
 export class MailingAudiencesController {
   constructor(
     private readonly audiences: MailingAudiencesRepository,
+    private readonly audienceFlows: AudienceFlows,
     private readonly createAudience: CreateMailingAudience,
     private readonly config: PlatformConfig,
   ) {}
@@ -77,7 +79,11 @@ export class MailingAudiencesController {
     response: 'No content',
   })
   async remove(@CurrentPrincipal() principal: Principal, @Param('audience_id') id: string): Promise<void> {
-    if (!isMailingAudienceId(id) || !(await this.audiences.deleteAudience(principal.applicationId, id))) throw notFound(id);
+    if (!isMailingAudienceId(id)) throw notFound(id);
+    const deleted = await this.audienceFlows.change(principal.applicationId, () =>
+      this.audiences.deleteAudience(principal.applicationId, id),
+    );
+    if (!deleted) throw notFound(id);
   }
 
   @Get(':audience_id/syncs')

@@ -1,4 +1,6 @@
 import { Writable } from 'node:stream';
+import { BusConnection } from '@svc/bus';
+import { decodeEvent } from '@svc/contracts';
 import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
 import { FakeClock } from '@svc/config';
 import { startProcess, type RunningProcess } from '@svc/server';
@@ -17,7 +19,10 @@ import {
 import { consentRecordsFeature } from '..';
 import { FakeMailchimp, memberHash } from '../../test/fake-mailchimp';
 import { auth, decisions, type Json } from '../../test/harness';
+import { AudienceFlows } from './audience-flows';
+import { MailingAudiencesRepository } from './mailing-audiences.repository';
 import { MailingSyncWorker } from './mailing-sync-worker';
+import { RecordEventsConsumer } from './record-events.consumer';
 
 /**
  * Spec: Other events (mailing-audience integration: every record event is written to the member's
@@ -521,6 +526,122 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
       expect([other.status, other.body.outcome]).toEqual([200, 'ignored']);
       const otherList = await inbound({ type: 'unsubscribe', 'data[email]': 'x@example.com', 'data[list_id]': 'zz99' });
       expect([otherList.status, otherList.body.outcome]).toEqual([200, 'ignored']);
+    });
+  });
+
+  describe('which flows have an audience: read once per application, renewed at a connection’s commit', () => {
+    const newFlow = async (): Promise<string> => {
+      const flow = await call('POST', '/api/v1/flows', {
+        json: {
+          name: 'Another form',
+          locale: 'en',
+          presentation: { title: 'Stay in touch' },
+          purposes: [
+            { key: 'newsletter', label: 'Newsletter' },
+            { key: 'offers', label: 'Partner offers' },
+          ],
+          consent_duration: 'P1Y',
+        },
+      });
+      expect((await call('POST', `/api/v1/flows/${flow.body.id as string}/activate`)).status).toBe(200);
+      return flow.body.id as string;
+    };
+    const recordOn = async (flow: string, email: string): Promise<string> => {
+      key += 1;
+      const res = await call('POST', '/api/v1/consent_records', {
+        json: {
+          flow_id: flow,
+          subject: { email },
+          decisions: decisions('granted', 'declined'),
+          captured_at: '2026-04-30T12:00:00.000Z',
+          idempotency_key: `mail-${key}`,
+        },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    /** Resolves once the consumer has handled `count` consent.recorded events of `flow` since the spy began. */
+    const handled = async (
+      spy: jest.SpyInstance<Promise<void>, Parameters<RecordEventsConsumer['handle']>>,
+      flow: string,
+      count: number,
+    ): Promise<void> => {
+      const personalData = running.app.get(BusConnection).personalData;
+      const ofFlow = () =>
+        spy.mock.calls
+          .map((call, i) => ({ call, result: spy.mock.results[i] }))
+          .filter(
+            ({ call: [type, , event] }) => type === 'consent.recorded' && decodeEvent(type, event.data, personalData).flowId === flow,
+          );
+      const calls = await waitFor(() => (ofFlow().length >= count ? ofFlow() : undefined));
+      await Promise.all(calls.map(({ result }) => result?.value as Promise<void>));
+    };
+    // The cached answers never age during these tests, so only a commit can renew them.
+    let clockOfAnswers: { now: () => number };
+    let realNow: () => number;
+    beforeEach(() => {
+      clockOfAnswers = (running.app.get(AudienceFlows) as unknown as { cache: { now: () => number } }).cache;
+      realNow = clockOfAnswers.now;
+      clockOfAnswers.now = () => 0;
+    });
+    afterEach(() => {
+      clockOfAnswers.now = realNow;
+      jest.restoreAllMocks();
+    });
+
+    it('the record events of a flow without an audience cost the consumer no statement each', async () => {
+      const flow = await newFlow();
+      const repository = running.app.get(MailingAudiencesRepository);
+      const consumer = running.app.get(RecordEventsConsumer);
+      const handle = jest.spyOn(consumer, 'handle');
+      const flowsRead = jest.spyOn(repository, 'flowsWithAudiences');
+      const audiencesRead = jest.spyOn(repository, 'audiencesOfFlow');
+      for (let i = 0; i < 20; i += 1) await recordOn(flow, `quiet${i}@example.com`);
+      await handled(handle, flow, 20);
+      // At most one read of the application's flows (none when an earlier test left its answer), none of the audiences.
+      expect(flowsRead.mock.calls.length).toBeLessThanOrEqual(1);
+      expect(audiencesRead.mock.calls.filter(([, , f]) => f === flow)).toEqual([]);
+    });
+
+    it('an audience connected just now receives the records written after its connection commits', async () => {
+      const flow = await newFlow();
+      const consumer = running.app.get(RecordEventsConsumer);
+      const handle = jest.spyOn(consumer, 'handle');
+      // The consumer has answered "no audience" for this flow (and keeps that answer) ...
+      const before = await recordOn(flow, 'early@example.com');
+      await handled(handle, flow, 1);
+      // ... when an audience is connected to it, and a record follows at once.
+      const created = await call('POST', '/api/v1/mailing_audiences', { json: createBody({ flow_id: flow, list_id: 'c8d7fc3276' }) });
+      expect(created.status).toBe(201);
+      const after = await recordOn(flow, 'late@example.com');
+      const syncs = async () =>
+        (await call('GET', `/api/v1/mailing_audiences/${created.body.id as string}/syncs?limit=200`)).body.data as Json[];
+      const [sync] = await waitFor(async () => {
+        const found = (await syncs()).filter((s) => s.record_id === after);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(sync).toMatchObject({ event_type: 'consent.recorded', email: 'late@example.com' });
+      await handled(handle, flow, 2);
+      expect((await syncs()).map((s) => s.record_id)).not.toContain(before);
+
+      // Deleted: later records of the flow are no longer queued for it (nor is anything read for them).
+      expect((await call('DELETE', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(204);
+      const audiencesRead = jest.spyOn(running.app.get(MailingAudiencesRepository), 'audiencesOfFlow');
+      await recordOn(flow, 'gone@example.com');
+      await handled(handle, flow, 3);
+      expect(audiencesRead.mock.calls.filter(([, , f]) => f === flow)).toEqual([]);
+    });
+
+    it("another process's answer, read before a connection, has expired when the connection is answered", async () => {
+      const flow = await newFlow();
+      // Another process of the region: its own answers, aging in real time, never told of the connection.
+      const otherProcess = new AudienceFlows(running.app.get(MailingAudiencesRepository));
+      expect(await otherProcess.connected(app.id, flow)).toBe(false);
+      const created = await call('POST', '/api/v1/mailing_audiences', { json: createBody({ flow_id: flow, list_id: 'e1f2a3b4c5' }) });
+      expect(created.status).toBe(201);
+      // So a record written after this answer is queued for the audience, whichever process handles its event.
+      expect(await otherProcess.connected(app.id, flow)).toBe(true);
+      expect((await call('DELETE', `/api/v1/mailing_audiences/${created.body.id as string}`)).status).toBe(204);
     });
   });
 

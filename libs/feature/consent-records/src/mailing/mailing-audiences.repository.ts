@@ -248,6 +248,16 @@ export class MailingAudiencesRepository {
     return rows.length === 1;
   }
 
+  /** The flows of the application that have a connected audience. */
+  async flowsWithAudiences(applicationId: string): Promise<ReadonlySet<string>> {
+    const rows = await queryRows<{ flow_id: string }>(
+      this.dataSource,
+      `SELECT DISTINCT flow_id FROM consent_records.mailing_audiences WHERE application_id = $1`,
+      [applicationId],
+    );
+    return new Set(rows.map((r) => r.flow_id));
+  }
+
   async audiencesOfFlow(manager: EntityManager, applicationId: string, flowId: string): Promise<MailingAudience[]> {
     const rows = await queryRows<AudienceRow>(
       manager,

@@ -8,6 +8,7 @@ import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource } from 'typeorm';
 import { CONSENT_RECORDS_SCHEMA } from '../schema';
+import { AudienceFlows } from './audience-flows';
 import { MailingAudiencesRepository, type NewMailingSync } from './mailing-audiences.repository';
 import { MailingSyncWorker } from './mailing-sync-worker';
 import { memberWrite, writtenPurposes, type PurposeState } from './member-write';
@@ -43,6 +44,7 @@ export class RecordEventsConsumer {
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
     private readonly audiences: MailingAudiencesRepository,
+    private readonly audienceFlows: AudienceFlows,
     private readonly worker: MailingSyncWorker,
     private readonly clock: Clock,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -56,10 +58,14 @@ export class RecordEventsConsumer {
   }
 
   async handle(type: MailingRecordEvent, consumer: string, event: DeliveredEvent): Promise<void> {
+    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk)
+    // events, ask no statement for them (the answer is cached, renewed at a connection's commit)
+    // and do not open their sealed personal data.
+    const route = this.routeOf(type, event);
+    if (route && (!route.applicationId || !route.flowId || !(await this.audienceFlows.connected(route.applicationId, route.flowId))))
+      return;
     const change = this.changeOf(type, event);
     if (!change) return;
-    // Most flows have no mailing audience: leave no inbox row for their (possibly imported, bulk) events.
-    if ((await this.audiences.audiencesOfFlow(this.dataSource.manager, change.applicationId, change.flowId)).length === 0) return;
     let queued = 0;
     await processOnce(this.dataSource, CONSENT_RECORDS_SCHEMA, consumer, event.id, async (manager) => {
       const audiences = await this.audiences.audiencesOfFlow(manager, change.applicationId, change.flowId);
@@ -84,6 +90,16 @@ export class RecordEventsConsumer {
       queued = await this.audiences.insertSyncs(manager, syncs, this.clock.now());
     });
     if (queued > 0) this.worker.kick();
+  }
+
+  /** The event's application and flow, read without opening its sealed fields; undefined when it does not decode. */
+  private routeOf(type: MailingRecordEvent, event: DeliveredEvent): { applicationId: string; flowId: string } | undefined {
+    try {
+      const e = decodeEvent(type, event.data);
+      return { applicationId: e.meta?.applicationId ?? '', flowId: e.flowId };
+    } catch {
+      return undefined;
+    }
   }
 
   private changeOf(type: MailingRecordEvent, event: DeliveredEvent): RecordChange | undefined {

@@ -13,6 +13,7 @@ import {
   webhookSecretDigest,
   type MailingAudience,
 } from '../mailing-audience';
+import { AudienceFlows } from '../audience-flows';
 import { MailingAudiencesRepository } from '../mailing-audiences.repository';
 import type { CreateMailingAudienceBody } from '../mailing-audiences.dto';
 
@@ -28,6 +29,7 @@ export const MAX_MAILING_AUDIENCES = 20;
 export class CreateMailingAudience {
   constructor(
     private readonly audiences: MailingAudiencesRepository,
+    private readonly audienceFlows: AudienceFlows,
     private readonly flows: FlowsRepository,
     private readonly kek: KeyEncryption,
     private readonly clock: Clock,
@@ -77,20 +79,26 @@ export class CreateMailingAudience {
       webhookSecretDigest: webhookSecretDigest(webhookSecret),
       createdAt: this.clock.now(),
     };
-    await this.audiences.transaction(async (manager) => {
-      await this.audiences.lockApplication(manager, principal.applicationId);
-      if ((await this.audiences.countForApplication(manager, principal.applicationId)) >= MAX_MAILING_AUDIENCES) {
-        throw consentRecordsError('mailing_audience_limit_reached', 'The application has the maximum number of mailing audiences', {
-          limit: MAX_MAILING_AUDIENCES,
-        });
-      }
-      if (!(await this.audiences.insertAudience(manager, audience))) {
-        throw consentRecordsError('mailing_audience_exists', 'This flow is already connected to this audience', {
-          flow_id: body.flow_id,
-          list_id: body.list_id,
-        });
-      }
-    });
+    // This process's answer for the application is renewed at this commit.
+    await this.audienceFlows.change(principal.applicationId, () =>
+      this.audiences.transaction(async (manager) => {
+        await this.audiences.lockApplication(manager, principal.applicationId);
+        if ((await this.audiences.countForApplication(manager, principal.applicationId)) >= MAX_MAILING_AUDIENCES) {
+          throw consentRecordsError('mailing_audience_limit_reached', 'The application has the maximum number of mailing audiences', {
+            limit: MAX_MAILING_AUDIENCES,
+          });
+        }
+        if (!(await this.audiences.insertAudience(manager, audience))) {
+          throw consentRecordsError('mailing_audience_exists', 'This flow is already connected to this audience', {
+            flow_id: body.flow_id,
+            list_id: body.list_id,
+          });
+        }
+      }),
+    );
+    // Other processes may still skip the flow's events on an answer read before the commit: answer
+    // once those have expired, so every record written after this answer reaches the audience.
+    await this.audienceFlows.settled(performance.now());
     return { audience, webhookSecret };
   }
 }
