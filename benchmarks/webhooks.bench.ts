@@ -247,7 +247,7 @@ async function main(): Promise<void> {
         const msg = create(ConsentGrantedSchema, {
           meta: create(EventMetaSchema, {
             eventId: id,
-            eventType: 'consent.granted',
+            eventType: 'consent_session.granted',
             schemaVersion: 1,
             region: 'us',
             applicationId: single.application.id,
@@ -259,8 +259,8 @@ async function main(): Promise<void> {
         });
         return {
           id,
-          eventType: 'consent.granted',
-          subject: eventSubject(prefix, 'us', 'consent.granted'),
+          eventType: 'consent_session.granted',
+          subject: eventSubject(prefix, 'us', 'consent_session.granted'),
           data: toBinary(ConsentGrantedSchema, msg),
         };
       });
