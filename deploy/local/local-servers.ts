@@ -95,10 +95,7 @@ export interface EmbeddedPostgresOptions {
   /**
    * A throwaway cluster (the test servers): no fsync, as the test containers run, and no
    * autovacuum (test databases live for one file; vacuuming the hundreds a run creates only takes
-   * CPU from the tests). Its password is checked with MD5, not SCRAM: a SCRAM login costs client
-   * and server about 7 ms of CPU (4,096 PBKDF2 rounds each), and a test run opens tens of thousands
-   * of connections to a loopback port that lives for one run, guarded by a random 128-bit password.
-   * Never for the stack `npm start` runs, whose data must survive a power cut and which keeps SCRAM.
+   * CPU from the tests). Never for the stack `npm start` runs, whose data must survive a power cut.
    */
   throwaway?: boolean;
   /** Receives the server's output. */
@@ -147,7 +144,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
           '--username',
           'postgres',
           '--auth',
-          options.throwaway ? 'md5' : 'scram-sha-256',
+          'scram-sha-256',
           '--pwfile',
           initPasswordFile,
           '--encoding',
@@ -167,8 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     }
   }
   const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', `max_connections=${options.maxConnections}`];
-  if (options.throwaway)
-    settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'autovacuum=off', 'password_encryption=md5');
+  if (options.throwaway) settings.push('fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'autovacuum=off');
   const child = spawn(
     join(bin, 'postgres'),
     ['-D', options.dataDir, '-p', String(options.port), ...settings.flatMap((setting) => ['-c', setting])],
@@ -185,9 +181,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const client = new Client({ connectionString: `${serverUrl}/postgres`, connectionTimeoutMillis: 1_000 });
     try {
       await client.connect();
-      // initdb stored the password as SCRAM (its default); stored again under `password_encryption=md5`,
-      // every later login of the throwaway cluster is an MD5 one.
-      if (options.throwaway) await client.query(`ALTER ROLE postgres PASSWORD '${password}'`);
       await client.end();
       return { serverUrl, created, child };
     } catch (error) {
