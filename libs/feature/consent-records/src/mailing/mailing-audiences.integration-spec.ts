@@ -62,6 +62,24 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     responses.push(res.text);
     return res;
   };
+  /** A new active flow of newsletter and offers, of the application `token` names (ours by default). */
+  const newFlow = async (token?: string): Promise<string> => {
+    const flow = await call('POST', '/api/v1/flows', {
+      token,
+      json: {
+        name: 'Another form',
+        locale: 'en',
+        presentation: { title: 'Stay in touch' },
+        purposes: [
+          { key: 'newsletter', label: 'Newsletter' },
+          { key: 'offers', label: 'Partner offers' },
+        ],
+        consent_duration: 'P1Y',
+      },
+    });
+    expect((await call('POST', `/api/v1/flows/${flow.body.id as string}/activate`, { token })).status).toBe(200);
+    return flow.body.id as string;
+  };
   const form = (fields: Record<string, string>): string => new URLSearchParams(fields).toString();
   const inbound = (fields: Record<string, string> | string, path = webhookPath) =>
     call('POST', path, {
@@ -279,21 +297,7 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     });
 
     it('checks every call again: a production integration whose address turns out loopback fails its write and read-back permanently, nothing sent or withdrawn', async () => {
-      const flow = await call('POST', '/api/v1/flows', {
-        token: other.token,
-        json: {
-          name: 'Live signup',
-          locale: 'en',
-          presentation: { title: 'Stay in touch' },
-          purposes: [
-            { key: 'newsletter', label: 'Newsletter' },
-            { key: 'offers', label: 'Offers' },
-          ],
-          consent_duration: 'P1Y',
-        },
-      });
-      const liveFlow = flow.body.id as string;
-      expect((await call('POST', `/api/v1/flows/${liveFlow}/activate`, { token: other.token })).status).toBeLessThan(300);
+      const liveFlow = await newFlow(other.token);
       const created = await call('POST', '/api/v1/mailing_audiences', {
         token: other.token,
         json: createBody({ flow_id: liveFlow, api_base_url: 'https://93.184.216.34/3.0', tags: [] }),
@@ -530,22 +534,6 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
   });
 
   describe('which flows have an audience: read once per application, renewed at a connection’s commit', () => {
-    const newFlow = async (): Promise<string> => {
-      const flow = await call('POST', '/api/v1/flows', {
-        json: {
-          name: 'Another form',
-          locale: 'en',
-          presentation: { title: 'Stay in touch' },
-          purposes: [
-            { key: 'newsletter', label: 'Newsletter' },
-            { key: 'offers', label: 'Partner offers' },
-          ],
-          consent_duration: 'P1Y',
-        },
-      });
-      expect((await call('POST', `/api/v1/flows/${flow.body.id as string}/activate`)).status).toBe(200);
-      return flow.body.id as string;
-    };
     const recordOn = async (flow: string, email: string): Promise<string> => {
       key += 1;
       const res = await call('POST', '/api/v1/consent_records', {
