@@ -168,7 +168,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const child = spawn(
     join(bin, 'postgres'),
     ['-D', options.dataDir, '-p', String(options.port), ...settings.flatMap((setting) => ['-c', setting])],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_ALL: 'C' }, ...owner },
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_ALL: 'C' },
+      ...owner,
+      // A throwaway cluster serves a test run that keeps both cores busy. In a session of its own the
+      // kernel schedules it as its own group (autogroup), as it does a system service, instead of as
+      // one task among the test runner's many.
+      detached: options.throwaway === true,
+    },
   );
   options.onSpawn(child);
   child.stdout?.on('data', options.onOutput);

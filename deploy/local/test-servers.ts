@@ -35,6 +35,12 @@ function freePort(): Promise<number> {
   });
 }
 
+// The servers run in sessions of their own, so nothing stops them with this process: if it ends
+// without stop() (an uncaught error, SIGKILL of the runner aside), they are killed on the way out.
+process.once('exit', () => {
+  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function temporaryDataDir(): string {
   if (!dataDir) {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-test-servers-'));
@@ -111,7 +117,8 @@ async function natsServer(docker: boolean): Promise<string> {
   if (!binary) throw new Error(NATS_SERVER_MISSING);
   const port = await freePort();
   const storeDir = join(temporaryDataDir(), 'nats');
-  const child = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+  // Its own session, like the throwaway PostgreSQL (see startEmbeddedPostgres).
+  const child = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore', detached: true });
   started.push({ child, signal: 'SIGTERM' });
   const url = `nats://127.0.0.1:${port}`;
   const deadline = Date.now() + 15_000;
