@@ -303,6 +303,8 @@ describe('Agree: a three-party agreement signed across regions', () => {
     ];
     for (const [agreement, signatureEvent, agreementEvent, outcome] of expectations) {
       const hook = await waitFor(() => hooksOf(agreement.id, signatureEvent)[0], 60_000, 250);
+      // The agreement's own event is a delivery of its own and may arrive after the signature's.
+      await waitFor(() => hooksOf(agreement.id, agreementEvent).length > 0, 20_000, 250);
       expect(hooksOf(agreement.id, agreementEvent)).toHaveLength(1);
       const claims = decodeJwt(String(hook.data.receipt_jws));
       expect(claims).toMatchObject({ agreement_id: agreement.id, outcome });
