@@ -48,6 +48,9 @@ const json = (body: Json, kind: string): FuzzRequest => ({
   auth: 'valid',
 });
 
+/** Built once: the arbitraries are rebuilt for every generated request, and this one is large. */
+const WIDE_OBJECT = json(Object.fromEntries(Array.from({ length: 1_500 }, (_, i) => [`k${i}`, i])), 'wide object');
+
 const WRONG_TYPES: Json[] = [0, -1, 1.5, 1e308, true, false, '', 'text', [], [1], {}, { a: {} }, [null]];
 const UNKNOWN_NAMES = ['zz_unknown', '__proto__', 'constructor', 'application_id', 'region', 'home_country', 'status', 'id', 'created_at'];
 const ODD_STRINGS = [
@@ -148,7 +151,7 @@ export function mutatedRequests(seed: fc.Arbitrary<Json>): fc.Arbitrary<FuzzRequ
           .constantFrom(1_100_000, 2_500_000)
           .map((size) => json(setAt(body, path.length ? path : ['pad'], 'x'.repeat(size)), `oversize ${size}`)),
       },
-      { weight: 1, arbitrary: fc.constant(json(Object.fromEntries(Array.from({ length: 1_500 }, (_, i) => [`k${i}`, i])), 'wide object')) },
+      { weight: 1, arbitrary: fc.constant(WIDE_OBJECT) },
       {
         weight: 2,
         arbitrary: fc
