@@ -54,10 +54,13 @@ export class ReceiptEmails {
 
   /** True when this delivery sent the email; false when there was nothing to send or it was sent before. */
   async handle(event: DeliveredEvent): Promise<boolean> {
-    const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
-    const applicationId = recorded.meta?.applicationId;
-    if (!applicationId || !recorded.recordId || !recorded.sendReceipt || SILENT_CHANNELS.has(recorded.collectionChannel)) return false;
+    // Whether there is anything to send is read from the event's open fields: most events (bulk
+    // imports among them) need no email, so their personal fields are never unsealed.
+    const open = decodeSealedEvent(ConsentRecordedSchema, event.data, undefined);
+    const applicationId = open.meta?.applicationId;
+    if (!applicationId || !open.recordId || !open.sendReceipt || SILENT_CHANNELS.has(open.collectionChannel)) return false;
     if (!this.mailer.configured) return false;
+    const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
     let sent = false;
     await processOnce(this.dataSource, GATEWAY_SCHEMA, CONSUMER, event.id, async () => {
       sent = await this.send(applicationId, recorded);
