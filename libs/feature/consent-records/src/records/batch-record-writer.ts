@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { FlowNoticeSchema, type FlowNotice } from '@svc/contracts';
 import { ApplicationFactsReader, type StampedApplicationFacts } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
 import { newRegionalId, type IdRegion } from '@svc/ids';
@@ -56,8 +58,18 @@ export function movedToDeclined(
  * freezes as the notice, so the receipts service needs no call back for it. Only the shown fields,
  * not the whole version (this event is on the hot path).
  */
-function flowNotice(flow: FlowVersion) {
+function flowNotice(flow: FlowVersion): FlowNotice {
   const { terms } = flow;
+  // One message per flow version's terms, shared by its events (encoding only reads it): a batch
+  // of hundreds of records builds it once.
+  let notice = notices.get(terms);
+  if (!notice) notices.set(terms, (notice = create(FlowNoticeSchema, noticeInit(terms))));
+  return notice;
+}
+
+const notices = new WeakMap<FlowVersion['terms'], FlowNotice>();
+
+function noticeInit(terms: FlowVersion['terms']) {
   return {
     locale: terms.locale,
     title: terms.presentation.title,
