@@ -78,6 +78,7 @@ export {
   PersonalDataSeal,
   SEALED_PERSONAL_DATA_FIELD,
   decodeSealedEvent,
+  openSealedFields,
   encodeEvent,
   personalDataOf,
   sealedFieldsOf,

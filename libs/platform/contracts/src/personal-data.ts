@@ -123,7 +123,18 @@ export function encodeEvent<S extends DescMessage>(schema: S, message: MessageSh
  * does not open throws.
  */
 export function decodeSealedEvent<S extends DescMessage>(schema: S, data: Uint8Array, seal: PersonalDataSeal | undefined): MessageShape<S> {
-  const message = fromBinary(schema, data);
+  return openSealedFields(schema, fromBinary(schema, data), seal);
+}
+
+/**
+ * Opens the sealed fields of an event decoded without a seal, in place: for a consumer that reads
+ * the open fields first and unseals only the events it acts on.
+ */
+export function openSealedFields<S extends DescMessage>(
+  schema: S,
+  message: MessageShape<S>,
+  seal: PersonalDataSeal | undefined,
+): MessageShape<S> {
   const fields = sealedFieldsOf(schema);
   if (fields.length === 0 || !seal) return message;
   const sealedField = sealedBytesField(schema);

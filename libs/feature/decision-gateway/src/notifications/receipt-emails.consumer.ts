@@ -2,7 +2,7 @@ import { Controller, Inject, Injectable } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
-import { ConsentRecordedSchema, decodeSealedEvent, type ConsentRecorded } from '@svc/contracts';
+import { ConsentRecordedSchema, decodeSealedEvent, openSealedFields, type ConsentRecorded } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -60,7 +60,7 @@ export class ReceiptEmails {
     const applicationId = open.meta?.applicationId;
     if (!applicationId || !open.recordId || !open.sendReceipt || SILENT_CHANNELS.has(open.collectionChannel)) return false;
     if (!this.mailer.configured) return false;
-    const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
+    const recorded = openSealedFields(ConsentRecordedSchema, open, this.bus.personalData);
     let sent = false;
     await processOnce(this.dataSource, GATEWAY_SCHEMA, CONSUMER, event.id, async () => {
       sent = await this.send(applicationId, recorded);
