@@ -79,17 +79,7 @@ export class RecordsHarness {
   async flow(token: string, options: { activate?: boolean; consentDuration?: string | null } = {}): Promise<string> {
     const res = await http<{ id: string }>('POST', `${this.url}/api/v1/flows`, {
       headers: auth(token),
-      json: {
-        name: 'Signup form',
-        locale: 'en',
-        presentation: { title: 'Stay in touch' },
-        purposes: [
-          { key: 'newsletter', label: 'Newsletter' },
-          { key: 'offers', label: 'Partner offers' },
-          { key: 'account', label: 'Account', mechanism: 'contract', required: true },
-        ],
-        ...(options.consentDuration === null ? {} : { consent_duration: options.consentDuration ?? 'P1Y' }),
-      },
+      json: signupFlow({ consentDuration: options.consentDuration }),
     });
     if (res.status !== 201) throw new Error(`flow: ${res.status} ${res.text}`);
     if (options.activate ?? true) await http('POST', `${this.url}/api/v1/flows/${res.body.id}/activate`, { headers: auth(token) });
@@ -104,6 +94,24 @@ export class RecordsHarness {
 export const auth = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
 /** Decisions with both consent purposes given as `newsletter` / `offers`. */
+/** Consent purposes newsletter and offers, and a contract purpose `account`. */
+export const SIGNUP_PURPOSES: Json[] = [
+  { key: 'newsletter', label: 'Newsletter' },
+  { key: 'offers', label: 'Partner offers' },
+  { key: 'account', label: 'Account', mechanism: 'contract', required: true },
+];
+
+/** A signup flow's body: SIGNUP_PURPOSES unless `purposes` says otherwise, consent for P1Y unless `consentDuration` does (null: none). */
+export function signupFlow(options: { purposes?: Json[]; consentDuration?: string | null } = {}): Json {
+  return {
+    name: 'Signup form',
+    locale: 'en',
+    presentation: { title: 'Stay in touch' },
+    purposes: options.purposes ?? SIGNUP_PURPOSES,
+    ...(options.consentDuration === null ? {} : { consent_duration: options.consentDuration ?? 'P1Y' }),
+  };
+}
+
 export function decisions(newsletter: 'granted' | 'declined', offers: 'granted' | 'declined'): Json {
   return {
     newsletter: { decision: newsletter, default_checked: false, mandatory: false },

@@ -18,7 +18,7 @@ import {
 } from '@svc/testing';
 import { consentRecordsFeature } from '..';
 import { FakeMailchimp, memberHash } from '../../test/fake-mailchimp';
-import { auth, decisions, type Json } from '../../test/harness';
+import { SIGNUP_PURPOSES, auth, decisions, signupFlow, type Json } from '../../test/harness';
 import { AudienceFlows } from './audience-flows';
 import { MailingAudiencesRepository } from './mailing-audiences.repository';
 import { MailingSyncWorker } from './mailing-sync-worker';
@@ -66,16 +66,7 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
   const newFlow = async (token?: string): Promise<string> => {
     const flow = await call('POST', '/api/v1/flows', {
       token,
-      json: {
-        name: 'Another form',
-        locale: 'en',
-        presentation: { title: 'Stay in touch' },
-        purposes: [
-          { key: 'newsletter', label: 'Newsletter' },
-          { key: 'offers', label: 'Partner offers' },
-        ],
-        consent_duration: 'P1Y',
-      },
+      json: { ...signupFlow({ purposes: SIGNUP_PURPOSES.slice(0, 2) }), name: 'Another form' },
     });
     expect((await call('POST', `/api/v1/flows/${flow.body.id as string}/activate`, { token })).status).toBe(200);
     return flow.body.id as string;
@@ -152,19 +143,7 @@ describe('Mailing-audience integration (Mailchimp) over HTTP', () => {
     };
     app = await newApp('shop', 'development');
     other = await newApp('live shop', 'production');
-    const flow = await call('POST', '/api/v1/flows', {
-      json: {
-        name: 'Signup form',
-        locale: 'en',
-        presentation: { title: 'Stay in touch' },
-        purposes: [
-          { key: 'newsletter', label: 'Newsletter' },
-          { key: 'offers', label: 'Partner offers' },
-          { key: 'account', label: 'Account', mechanism: 'contract', required: true },
-        ],
-        consent_duration: 'P1Y',
-      },
-    });
+    const flow = await call('POST', '/api/v1/flows', { json: signupFlow() });
     flowId = flow.body.id as string;
     expect((await call('POST', `/api/v1/flows/${flowId}/activate`)).status).toBeLessThan(300);
     const created = await call('POST', '/api/v1/mailing_audiences', { json: createBody() });
