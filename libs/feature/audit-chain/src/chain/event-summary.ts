@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { fromBinary, toJson, type DescMessage } from '@bufbuild/protobuf';
+import { fromBinary, toJson, type DescMessage, type Message } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { AuditEventEnvelopeSchema, EVENTS } from '@svc/contracts';
+import { AuditEventEnvelopeSchema, EVENTS, type EventMeta } from '@svc/contracts';
 import type { AuditEntryInput, JsonValue } from './audit-entry';
 
 /** A bus event as the chain sees it (structurally `DeliveredEvent` of @svc/bus). */
@@ -23,13 +23,16 @@ export interface SourceEvent {
  * @throws when the payload is not valid protobuf (a poison message; the consumer logs and nacks it).
  */
 export function summariseEvent(event: SourceEvent): AuditEntryInput {
-  const envelope = fromBinary(AuditEventEnvelopeSchema, event.data);
-  const meta = envelope.meta;
   const schema = (EVENTS as Record<string, { schema: DescMessage } | undefined>)[event.eventType]?.schema;
+  let meta: EventMeta | undefined;
   let data: JsonValue;
   if (schema) {
-    const json = toJson(schema, fromBinary(schema, event.data)) as Record<string, JsonValue>;
-    const { meta: _meta, sealedPersonalData, ...payload } = json;
+    // Decoded once: every event message carries its EventMeta as field 1, read here and left out
+    // of the JSON (its fields are lifted out below).
+    const message = fromBinary(schema, event.data) as { meta?: EventMeta };
+    meta = message.meta;
+    message.meta = undefined;
+    const { sealedPersonalData, ...payload } = toJson(schema, message as Message) as Record<string, JsonValue>;
     // consent.recorded's `notice` is the wording of its flow version, carried for the receipts
     // service: immutable per version and named by flowId and flowVersion, so every record's entry
     // need not copy it (a chain entry per record would grow with the flow's wording).
@@ -42,6 +45,7 @@ export function summariseEvent(event: SourceEvent): AuditEntryInput {
     }
     data = { encoding: 'json', payload };
   } else {
+    meta = fromBinary(AuditEventEnvelopeSchema, event.data).meta;
     data = { encoding: 'protobuf_base64', payload: Buffer.from(event.data).toString('base64') };
   }
   const applicationId = meta?.applicationId || undefined;
