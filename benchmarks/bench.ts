@@ -54,11 +54,17 @@ function runBench(name: string, options: Options, resultFile: string): Promise<n
   const profile = options.cpuProf
     ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`]
     : [];
-  const child = spawn(process.execPath, [...profile, join(ROOT, 'scripts', 'run-ts.js'), join(__dirname, `${name}.bench.ts`)], {
-    cwd: ROOT,
-    env,
-    stdio: 'inherit',
-  });
+  // The benchmark runs with this process' Node flags (package.json's: those the image sets too).
+  const nodeFlags = process.execArgv.filter((flag) => flag.startsWith('--max-semi-space-size'));
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags, ...profile, join(ROOT, 'scripts', 'run-ts.js'), join(__dirname, `${name}.bench.ts`)],
+    {
+      cwd: ROOT,
+      env,
+      stdio: 'inherit',
+    },
+  );
   return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
 }
 

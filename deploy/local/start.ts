@@ -59,6 +59,11 @@ type Mode = 'monolithic' | 'distributed';
 const ROOT = join(__dirname, '..', '..');
 /** Children run as compiled JavaScript from the compile cache (see scripts/run-compiled.js). */
 const RUN_COMPILED = join(ROOT, 'scripts', 'run-compiled.js');
+/**
+ * The Node flags of a service process, as the image sets them (NODE_OPTIONS in the Dockerfile): a
+ * young generation of 2 x 32 MiB (see ARCHITECTURE.md, Performance).
+ */
+const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
 const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS ?? 120_000);
 const SERVICES = [
   'decision-gateway',
@@ -217,7 +222,11 @@ async function startLocalPostgres(): Promise<void> {
 function launch(name: string, entry: string, env: Record<string, string>): void {
   start(
     name,
-    spawn(process.execPath, [RUN_COMPILED, entry], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawn(process.execPath, [...SERVICE_NODE_FLAGS, RUN_COMPILED, entry], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
   );
 }
 
