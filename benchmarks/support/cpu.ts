@@ -54,9 +54,18 @@ async function databaseCounters(dataSource: DataSource): Promise<DatabaseCounter
   };
 }
 
+/** A server process measured from outside (a service instance of a distributed region), by name. */
+export interface ServerProcess {
+  /** Groups the report sums by (`oap-authorizer`, `residency-router`, …). */
+  name: string;
+  pid: number;
+}
+
 /** CPU of the window, ms, split by process, and the database's counters over it. */
 export interface CpuWindowResult {
   serverMs: number;
+  /** With server processes of its own: their CPU summed by name (serverMs is the total). */
+  serverByName?: Record<string, number>;
   postgresMs?: number;
   backends: number;
   counters?: DatabaseCounters;
@@ -73,8 +82,16 @@ export class CpuWindow {
   private serverStart = 0;
   private backendStart = new Map<number, number>();
   private countersStart?: DatabaseCounters;
+  private serversStart = new Map<number, { name: string; ms: number }>();
 
-  constructor(private readonly dataSource?: DataSource) {}
+  /**
+   * `servers`: the server is those processes (read from /proc at both ends) instead of this one;
+   * a process that ends during the window is lost, one that starts in it counts from zero.
+   */
+  constructor(
+    private readonly dataSource?: DataSource,
+    private readonly servers?: () => ServerProcess[],
+  ) {}
 
   async start(): Promise<void> {
     if (this.dataSource) {
@@ -85,12 +102,29 @@ export class CpuWindow {
       }
       this.countersStart = await databaseCounters(this.dataSource).catch(() => undefined);
     }
+    this.serversStart = new Map();
+    for (const { name, pid } of this.servers?.() ?? []) {
+      const ms = processCpuMs(pid);
+      if (ms !== undefined) this.serversStart.set(pid, { name, ms });
+    }
     this.serverStart = selfCpuMs();
   }
 
   async stop(): Promise<CpuWindowResult> {
-    const serverMs = selfCpuMs() - this.serverStart;
-    if (!this.dataSource) return { serverMs, backends: 0 };
+    let serverMs = selfCpuMs() - this.serverStart;
+    let serverByName: Record<string, number> | undefined;
+    if (this.servers) {
+      serverByName = {};
+      const seen = new Map(this.servers().map(({ name, pid }) => [pid, name]));
+      for (const [pid, { name }] of this.serversStart) seen.set(pid, name);
+      for (const [pid, name] of seen) {
+        const end = processCpuMs(pid);
+        if (end === undefined) continue;
+        serverByName[name] = (serverByName[name] ?? 0) + end - (this.serversStart.get(pid)?.ms ?? 0);
+      }
+      serverMs = Object.values(serverByName).reduce((sum, ms) => sum + ms, 0);
+    }
+    if (!this.dataSource) return { serverMs, serverByName, backends: 0 };
     let postgresMs = 0;
     let readable = 0;
     const pids = new Set([...(await backendPids(this.dataSource)), ...this.backendStart.keys()]);
@@ -112,6 +146,6 @@ export class CpuWindow {
             fetched: end.fetched - start.fetched,
           }
         : undefined;
-    return { serverMs, postgresMs: readable > 0 ? postgresMs : undefined, backends: readable, counters };
+    return { serverMs, serverByName, postgresMs: readable > 0 ? postgresMs : undefined, backends: readable, counters };
   }
 }
