@@ -22,6 +22,8 @@ import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gatew
 import { calculateJwkThumbprint, exportJWK, type JWK } from 'jose';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
+import { createDataSource } from '@svc/persistence';
+import { startDistributedBenchRegion } from './support/bench-distributed';
 import { startBenchRegion } from './support/bench-region';
 import { CpuWindow } from './support/cpu';
 import { cpuText, pinningText, runLoad, statusesText, type MeasuredLoad } from './support/load';
@@ -34,6 +36,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 64);
 const CURVE = process.env.BENCH_CURVE?.split(',').map(Number);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 64);
 const POOL = process.env.BENCH_POOL ?? '16';
+/** The distributed region's Postgres connection budget, shared by its processes (the launcher's DATABASE_CONNECTION_BUDGET). */
+const BUDGET = Number(process.env.BENCH_BUDGET ?? 70);
 /** Proofs prepared per connection level: enough for this rate over the window. */
 const MAX_RATE = Number(process.env.BENCH_MAX_RATE ?? 4_000);
 const RATE_BUDGET = 3_000;
@@ -83,17 +87,89 @@ async function resetStatements(dataSource: DataSource): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
+/** A region under load: where to send requests, how to measure it, how to stop it. */
+interface Target {
+  /** `monolithic` or `distributed, 2 instances of every service`. */
+  label: string;
+  /** Prefix of the rows' ids (`grants` for the monolithic region, the default). */
+  id: string;
+  base: string;
+  apiToken: string;
+  dataSource: DataSource;
+  cpuWindow(): CpuWindow;
+  /** How the region runs, for the report. */
+  about: string;
+  close(): Promise<void>;
+}
+
+async function monolithicTarget(): Promise<Target> {
   const bench = await startBenchRegion('grants', { poolSize: POOL });
-  const { base, region } = bench;
+  try {
+    const dataSource = bench.region.app.get(DataSource);
+    const created = await bench.region.app
+      .get(CreateApplication)
+      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
+    return {
+      label: 'monolithic',
+      id: 'grants',
+      base: bench.base,
+      apiToken: created.apiToken,
+      dataSource,
+      cpuWindow: () => new CpuWindow(dataSource),
+      about: `monolithic region in this process, DB pool ${POOL}; ${pinningText()}`,
+      close: () => bench.close(),
+    };
+  } catch (error) {
+    await bench.close();
+    throw error;
+  }
+}
+
+async function distributedTarget(instances: number): Promise<Target> {
+  // Before the launcher starts: its processes inherit the server cores.
+  const pinText = pinningText();
+  const region = await startDistributedBenchRegion(`grants${instances}`, { instances, budget: BUDGET });
+  try {
+    const dataSource = createDataSource({ url: region.databaseUrl, poolSize: 1, applicationName: 'bench-grants-cpu' });
+    await dataSource.initialize();
+    return {
+      label: `distributed, ${instances} instance${instances === 1 ? '' : 's'} of every service`,
+      id: `grants.distributed${instances}`,
+      base: region.base,
+      apiToken: region.apiToken,
+      dataSource,
+      cpuWindow: () => new CpuWindow(dataSource, () => region.processes()),
+      about: `distributed region (${instances} instance${instances === 1 ? '' : 's'} of each of 7 services + router, ${region.processes().length} processes, ready in ${region.bootSeconds.toFixed(0)} s), connection budget ${region.budget}; ${pinText.replace('server on', 'every process of the region on')}`,
+      close: async () => {
+        await dataSource.destroy().catch(() => undefined);
+        await region.close();
+      },
+    };
+  } catch (error) {
+    await region.close();
+    throw error;
+  }
+}
+
+/** `0.210 oap-authorizer + 0.150 residency-router + 0.040 the other services`: server CPU per grant by process group. */
+function serverSplitText(byName: Record<string, number> | undefined, ok: number): string | undefined {
+  if (!byName || ok === 0) return undefined;
+  const own = ['oap-authorizer', 'residency-router'];
+  const others = Object.entries(byName)
+    .filter(([name]) => !own.includes(name))
+    .reduce((sum, [, ms]) => sum + ms, 0);
+  return [...own.map((name) => `${((byName[name] ?? 0) / ok).toFixed(3)} ${name}`), `${(others / ok).toFixed(3)} the other services`].join(
+    ' + ',
+  );
+}
+
+async function measure(target: Target): Promise<BenchRow[]> {
+  const { base } = target;
   const primitive = await startPrimitiveRoutes();
   const setup = new Pool(base, { connections: 8, pipelining: 1 });
   try {
-    const dataSource = region.app.get(DataSource);
-    const created = await region.app
-      .get(CreateApplication)
-      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
-    const auth = { authorization: `Bearer ${created.apiToken}` };
+    const dataSource = target.dataSource;
+    const auth = { authorization: `Bearer ${target.apiToken}` };
     const agents: Array<{ privateJwk: JWK; publicJwk: JWK }> = [];
     const bodies: string[] = [];
     const validUntil = new Date(Date.now() + 3_600_000).toISOString();
@@ -147,7 +223,7 @@ async function main(): Promise<void> {
           idempotencyKeyHeader: true,
           dpop: { agents, htu: `${base}/api/v1/grants`, budget, bodies },
         },
-        new CpuWindow(dataSource),
+        target.cpuWindow(),
       );
       return statements ? { ...load, statements: await topStatements(dataSource, load.ok) } : load;
     };
@@ -168,7 +244,9 @@ async function main(): Promise<void> {
       body: bodies[0],
     });
 
-    console.log(`grants bench: ${SECONDS} s per level, ${AGENTS} agents/authorities, DB pool ${POOL}; ${pinningText()}`);
+    const monolithic = target.id === 'grants';
+    const suffix = monolithic ? '' : ` (${target.label})`;
+    console.log(`grants bench, ${target.label}: ${SECONDS} s per level, ${AGENTS} agents/authorities; ${target.about}`);
     const rows: BenchRow[] = [];
     for (const [level, run] of runs) {
       const ratio = run.rate / route.rate;
@@ -176,6 +254,8 @@ async function main(): Promise<void> {
         `  ${String(level).padStart(3)} connections: ${fmt(run.rate)} allowed grants/s (p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms)  statuses ${statusesText(run.statuses)}${run.exhausted ? '  (proofs exhausted)' : ''}`,
       );
       console.log(`       ${cpuText(run.perOp)}; ${run.cpu.backends} backends`);
+      const split = serverSplitText(run.cpu.serverByName, run.ok);
+      if (split) console.log(`       server CPU/op by process: ${split}`);
       if (run.cpu.counters && run.ok > 0) {
         const c = run.cpu.counters;
         const per = (n: number) => (n / run.ok).toFixed(2);
@@ -184,21 +264,27 @@ async function main(): Promise<void> {
         );
       }
       const isMain = level === main;
+      // The budgets are the monolithic region's; the distributed rows are figures beside them.
+      const budgeted = monolithic && (isMain || level === 64);
       rows.push({
-        id: isMain ? `grants.${level}` : `grants.curve.${level}`,
-        work: `allowed grants, ${level} connections${isMain ? '' : ' (curve)'}`,
+        id: isMain ? `${target.id}.${level}` : `${target.id}.curve.${level}`,
+        work: `allowed grants, ${level} connections${isMain ? '' : ' (curve)'}${suffix}`,
         figure: run.rate,
         unit: '/s',
         detail: `p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms`,
         primitive: isMain ? { name: `jose-signing Fastify route, ${main} conn.`, value: route.rate, unit: '/s' } : undefined,
         ratio: isMain ? ratio : undefined,
-        budget: isMain ? `>= 3,000/s, p99 < 25 ms` : level === 64 ? 'p99 < 25 ms' : undefined,
-        met: isMain ? run.rate >= RATE_BUDGET && run.p99 < P99_BUDGET_MS : level === 64 ? run.p99 < P99_BUDGET_MS : undefined,
+        budget: budgeted ? (isMain ? `>= 3,000/s, p99 < 25 ms` : 'p99 < 25 ms') : undefined,
+        met: budgeted ? (isMain ? run.rate >= RATE_BUDGET && run.p99 < P99_BUDGET_MS : run.p99 < P99_BUDGET_MS) : undefined,
         cpu: run.perOp,
         extra: {
           statuses: run.statuses,
           p90: run.p90,
           exhausted: run.exhausted,
+          serverByName:
+            run.cpu.serverByName && run.ok > 0
+              ? Object.fromEntries(Object.entries(run.cpu.serverByName).map(([k, v]) => [k, v / run.ok]))
+              : undefined,
           perGrant:
             run.cpu.counters && run.ok > 0
               ? Object.fromEntries(Object.entries(run.cpu.counters).map(([k, v]) => [k, v / run.ok]))
@@ -215,8 +301,8 @@ async function main(): Promise<void> {
     );
     const allIn = (mainRun.perOp.server ?? 0) + (mainRun.perOp.postgres ?? 0);
     rows.push({
-      id: 'grants.cpu',
-      work: `CPU per allowed grant (server + Postgres), ${main} conn.`,
+      id: `${target.id}.cpu`,
+      work: `CPU per allowed grant (server + Postgres), ${main} conn.${suffix}`,
       figure: allIn,
       unit: 'ms',
       primitive:
@@ -224,21 +310,43 @@ async function main(): Promise<void> {
           ? undefined
           : { name: 'CPU per signed answer of the route', value: route.perOp.server, unit: 'ms' },
       ratio: route.perOp.server ? allIn / route.perOp.server : undefined,
-      budget: '<= 0.6 ms all included',
-      met: allIn <= CPU_BUDGET_MS,
+      budget: monolithic ? '<= 0.6 ms all included' : undefined,
+      met: monolithic ? allIn <= CPU_BUDGET_MS : undefined,
       cpu: mainRun.perOp,
     });
     if (mainRun.statements) {
       console.log(`  pg_stat_statements, ${main} connections (calls per grant, total, mean):`);
       for (const line of mainRun.statements) console.log(`    ${line}`);
-      rows[rows.findIndex((r) => r.id === `grants.${main}`)]!.extra!.statements = mainRun.statements;
+      rows[rows.findIndex((r) => r.id === `${target.id}.${main}`)]!.extra!.statements = mainRun.statements;
     }
-    emitRows(...rows);
+    return rows;
   } finally {
     await setup.close();
     await primitive.close();
-    await bench.close();
   }
+}
+
+/** BENCH_INSTANCES: `monolithic` (default) or n (distributed, n instances of every service), comma-separated, run in turn. */
+function stacks(): Array<'monolithic' | number> {
+  return (process.env.BENCH_INSTANCES ?? 'monolithic').split(',').map((entry) => {
+    const name = entry.trim();
+    if (name === 'monolithic') return 'monolithic';
+    if (/^[1-9]$/.test(name)) return Number(name);
+    throw new Error(`BENCH_INSTANCES: "${name}" is neither "monolithic" nor a number of instances from 1 to 9`);
+  });
+}
+
+async function main(): Promise<void> {
+  const rows: BenchRow[] = [];
+  for (const stack of stacks()) {
+    const target = stack === 'monolithic' ? await monolithicTarget() : await distributedTarget(stack);
+    try {
+      rows.push(...(await measure(target)));
+    } finally {
+      await target.close();
+    }
+  }
+  emitRows(...rows);
 }
 
 main().then(
