@@ -10,12 +10,26 @@
  *
  *   npm run bench:grants   (env: BENCH_SECONDS=10, BENCH_CONCURRENCY=64, BENCH_AGENTS=64, BENCH_POOL=16,
  *                           BENCH_CURVE=1,16,64,256 for the scaling curve instead of one concurrency,
- *                           BENCH_PIN=0 to leave the load generator unpinned)
+ *                           BENCH_PIN=0 to leave the load generator unpinned,
+ *                           BENCH_INSTANCES=monolithic (default) | n | monolithic,n: see below,
+ *                           BENCH_BUDGET=70 the distributed region's Postgres connection budget)
+ *
+ * BENCH_INSTANCES=2 measures the distributed region instead (`npm run start:distributed` with
+ * SVC_INSTANCES=2, region us only: two processes of each of the seven services, the launcher runs
+ * every service the same number of times, behind the region's router, which takes the instances in
+ * turn); `monolithic,2` measures both, one after the other, in one run. The same agents, DPoP
+ * proofs and load go through the router; the server's CPU is then the sum of the region's processes
+ * (router and every service instance, read from /proc), printed split into oap-authorizer, the
+ * router and the other services. Its processes share the server cores (pinned like the monolithic
+ * region's process) and the launcher's connection budget (BENCH_BUDGET, split evenly over the
+ * processes, the busiest first). The budgets of the table apply to the monolithic region; the
+ * distributed rows (`grants.distributed2.*`) stand beside them.
  *
  * The load generator is a process of its own (pinned to the last core when there are two or more;
  * see support/load.ts); its DPoP proofs are signed before the timed window (each proof is
  * single-use, iat within 60 s). Uses a database and bus prefix of its own, created and dropped by
- * the run.
+ * the run (the distributed region also its ports and state folder; its processes are stopped
+ * however the run ends).
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
