@@ -39,7 +39,7 @@ import { Pool } from 'undici';
 import { createDataSource } from '@svc/persistence';
 import { startDistributedBenchRegion } from './support/bench-distributed';
 import { startBenchRegion } from './support/bench-region';
-import { CpuWindow } from './support/cpu';
+import { CpuWindow, processesByCommand } from './support/cpu';
 import { cpuText, pinningText, runLoad, statusesText, type MeasuredLoad } from './support/load';
 import { startPrimitiveRoutes } from './support/primitive-routes';
 import { fmt } from './support/report';
@@ -101,6 +101,9 @@ async function resetStatements(dataSource: DataSource): Promise<void> {
   }
 }
 
+/** The NATS server on this machine, when it runs here (a shared server: others' traffic counts too). */
+const natsServer = () => processesByCommand('nats-server');
+
 /** A region under load: where to send requests, how to measure it, how to stop it. */
 interface Target {
   /** `monolithic` or `distributed, 2 instances of every service`. */
@@ -129,7 +132,7 @@ async function monolithicTarget(): Promise<Target> {
       base: bench.base,
       apiToken: created.apiToken,
       dataSource,
-      cpuWindow: () => new CpuWindow(dataSource),
+      cpuWindow: () => new CpuWindow(dataSource, { shared: natsServer }),
       about: `monolithic region in this process, DB pool ${POOL}; ${pinningText()}`,
       close: () => bench.close(),
     };
@@ -152,7 +155,7 @@ async function distributedTarget(instances: number): Promise<Target> {
       base: region.base,
       apiToken: region.apiToken,
       dataSource,
-      cpuWindow: () => new CpuWindow(dataSource, () => region.processes()),
+      cpuWindow: () => new CpuWindow(dataSource, { servers: () => region.processes(), shared: natsServer }),
       about: `distributed region (${instances} instance${instances === 1 ? '' : 's'} of each of 7 services + router, ${region.processes().length} processes, ready in ${region.bootSeconds.toFixed(0)} s), connection budget ${region.budget}; ${pinText.replace('server on', 'every process of the region on')}`,
       close: async () => {
         await dataSource.destroy().catch(() => undefined);
@@ -270,6 +273,9 @@ async function measure(target: Target): Promise<BenchRow[]> {
       console.log(`       ${cpuText(run.perOp)}; ${run.cpu.backends} backends`);
       const split = serverSplitText(run.cpu.serverByName, run.ok);
       if (split) console.log(`       server CPU/op by process: ${split}`);
+      const nats = run.cpu.sharedByName?.['nats-server'];
+      if (nats !== undefined && run.ok > 0)
+        console.log(`       nats-server (shared, not in the sum): ${(nats / run.ok).toFixed(3)} ms CPU/op`);
       if (run.cpu.counters && run.ok > 0) {
         const c = run.cpu.counters;
         const per = (n: number) => (n / run.ok).toFixed(2);
@@ -295,6 +301,8 @@ async function measure(target: Target): Promise<BenchRow[]> {
           statuses: run.statuses,
           p90: run.p90,
           exhausted: run.exhausted,
+          natsServerPerOp:
+            run.cpu.sharedByName?.['nats-server'] !== undefined && run.ok > 0 ? run.cpu.sharedByName['nats-server'] / run.ok : undefined,
           serverByName:
             run.cpu.serverByName && run.ok > 0
               ? Object.fromEntries(Object.entries(run.cpu.serverByName).map(([k, v]) => [k, v / run.ok]))
