@@ -19,11 +19,14 @@
  * every service the same number of times, behind the region's router, which takes the instances in
  * turn); `monolithic,2` measures both, one after the other, in one run. The same agents, DPoP
  * proofs and load go through the router; the server's CPU is then the sum of the region's processes
- * (router and every service instance, read from /proc), printed split into oap-authorizer, the
- * router and the other services. Its processes share the server cores (pinned like the monolithic
+ * (router and every service instance, read from /proc), printed by service. Its processes share the server cores (pinned like the monolithic
  * region's process) and the launcher's connection budget (BENCH_BUDGET, split evenly over the
  * processes, the busiest first). The budgets of the table apply to the monolithic region; the
  * distributed rows (`grants.distributed2.*`) stand beside them.
+ *
+ * Before the load, each region's CPU with no load (ms per second, by process) is printed, and with
+ * each level the CPU per grant of the NATS server when it runs on this machine (a shared server:
+ * not in the sum).
  *
  * The load generator is a process of its own (pinned to the last core when there are two or more;
  * see support/load.ts); its DPoP proofs are signed before the timed window (each proof is
@@ -168,15 +171,34 @@ async function distributedTarget(instances: number): Promise<Target> {
   }
 }
 
-/** `0.210 oap-authorizer + 0.150 residency-router + 0.040 the other services`: server CPU per grant by process group. */
-function serverSplitText(byName: Record<string, number> | undefined, ok: number): string | undefined {
-  if (!byName || ok === 0) return undefined;
-  const own = ['oap-authorizer', 'residency-router'];
-  const others = Object.entries(byName)
-    .filter(([name]) => !own.includes(name))
-    .reduce((sum, [, ms]) => sum + ms, 0);
-  return [...own.map((name) => `${((byName[name] ?? 0) / ok).toFixed(3)} ${name}`), `${(others / ok).toFixed(3)} the other services`].join(
-    ' + ',
+/** `3.567 oap-authorizer + 1.200 audit-chain + …`: server CPU per unit by process name, the busiest first. */
+function serverSplitText(byName: Record<string, number> | undefined, per: number): string | undefined {
+  if (!byName || per <= 0) return undefined;
+  return Object.entries(byName)
+    .sort(([, a], [, b]) => b - a)
+    .map(([name, ms]) => `${(ms / per).toFixed(3)} ${name}`)
+    .join(' + ');
+}
+
+/** Seconds the region idles before the idle window (events of the setup settle), and the window. */
+const IDLE_SETTLE_MS = 2_000;
+const IDLE_WINDOW_MS = 5_000;
+
+/** The region's CPU with no load, ms per second: what its processes spend on their own (pollers, timers, heartbeats). */
+async function idleCpu(target: Target): Promise<string> {
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  const window = target.cpuWindow();
+  const started = Date.now();
+  await window.start();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_WINDOW_MS));
+  const cpu = await window.stop();
+  const seconds = (Date.now() - started) / 1_000;
+  const split = serverSplitText(cpu.serverByName, seconds);
+  const nats = cpu.sharedByName?.['nats-server'];
+  return (
+    `idle (${seconds.toFixed(1)} s, no load): ${(cpu.serverMs / seconds).toFixed(1)} server + ${((cpu.postgresMs ?? 0) / seconds).toFixed(1)} Postgres ms CPU/s` +
+    (split ? ` (server: ${split})` : '') +
+    (nats === undefined ? '' : `; nats-server ${(nats / seconds).toFixed(1)} ms CPU/s`)
   );
 }
 
@@ -245,6 +267,7 @@ async function measure(target: Target): Promise<BenchRow[]> {
       return statements ? { ...load, statements: await topStatements(dataSource, load.ok) } : load;
     };
 
+    const idle = await idleCpu(target);
     const levels = CURVE ?? [CONCURRENCY];
     const main = levels.includes(CONCURRENCY) ? CONCURRENCY : levels[levels.length - 1]!;
     const runs = new Map<number, MeasuredLoad & { statements?: string[] }>();
@@ -264,6 +287,7 @@ async function measure(target: Target): Promise<BenchRow[]> {
     const monolithic = target.id === 'grants';
     const suffix = monolithic ? '' : ` (${target.label})`;
     console.log(`grants bench, ${target.label}: ${SECONDS} s per level, ${AGENTS} agents/authorities; ${target.about}`);
+    console.log(`  ${idle}`);
     const rows: BenchRow[] = [];
     for (const [level, run] of runs) {
       const ratio = run.rate / route.rate;
