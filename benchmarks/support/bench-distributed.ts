@@ -145,17 +145,16 @@ export async function startDistributedBenchRegion(
   };
   // Nothing of the stack outlives this process, however it ends.
   process.once('exit', killGroup);
+  // Stopped by a signal: the region stops, its database and streams go, then this process ends.
   const onSignal = (signal: NodeJS.Signals) => {
-    killGroup();
-    process.kill(process.pid, signal);
+    void close().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => (closing ??= stop());
+  const stop = async (): Promise<void> => {
     if (launcher.exitCode === null && launcher.signalCode === null) {
       const exited = new Promise((resolve) => launcher.once('exit', resolve));
       // The launcher stops its processes on SIGINT (services first), then exits.
