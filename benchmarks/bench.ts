@@ -8,6 +8,9 @@
  *   npm run bench                          every benchmark
  *   npm run bench -- --only grants,records  some of them (grants, records, import, audit, webhooks, capability, decision)
  *   npm run bench -- --curve               grants at 1, 16, 64, 256 connections too (the scaling curve)
+ *   npm run bench -- --two-instances       grants in the distributed region with two instances of every
+ *                                          service too, after the monolithic region (BENCH_INSTANCES=monolithic,2;
+ *                                          with --curve, both curves)
  *   npm run bench -- --cpu-prof            CPU profiles of each benchmark process in benchmarks/results/profiles/
  *   npm run bench -- --seconds 5           the timed window of each HTTP load (BENCH_SECONDS)
  *
@@ -28,19 +31,21 @@ const RESULTS = join(__dirname, 'results');
 interface Options {
   only: string[];
   curve: boolean;
+  twoInstances: boolean;
   cpuProf: boolean;
   seconds?: string;
 }
 
 function parse(argv: string[]): Options {
-  const options: Options = { only: BENCHES, curve: false, cpuProf: false };
+  const options: Options = { only: BENCHES, curve: false, twoInstances: false, cpuProf: false };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     if (arg === '--curve') options.curve = true;
+    else if (arg === '--two-instances') options.twoInstances = true;
     else if (arg === '--cpu-prof') options.cpuProf = true;
     else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (arg === '--seconds') options.seconds = argv[++i];
-    else throw new Error(`unknown option ${arg} (--only a,b --curve --cpu-prof --seconds n)`);
+    else throw new Error(`unknown option ${arg} (--only a,b --curve --two-instances --cpu-prof --seconds n)`);
   }
   const unknown = options.only.filter((name) => !BENCHES.includes(name));
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(', ')} (one of ${BENCHES.join(', ')})`);
@@ -51,6 +56,7 @@ function runBench(name: string, options: Options, resultFile: string): Promise<n
   const env: NodeJS.ProcessEnv = { ...process.env, BENCH_RESULT_FILE: resultFile };
   if (options.seconds) env.BENCH_SECONDS = options.seconds;
   if (name === 'grants' && options.curve) env.BENCH_CURVE = env.BENCH_CURVE ?? '1,16,64,256';
+  if (name === 'grants' && options.twoInstances) env.BENCH_INSTANCES = 'monolithic,2';
   const profile = options.cpuProf
     ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`]
     : [];

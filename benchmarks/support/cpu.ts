@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import type { DataSource } from 'typeorm';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux). */
@@ -54,17 +54,70 @@ async function databaseCounters(dataSource: DataSource): Promise<DatabaseCounter
   };
 }
 
+/** A server process measured from outside (a service instance of a distributed region), by name. */
+export interface ServerProcess {
+  /** Groups the report sums by (`oap-authorizer`, `residency-router`, …). */
+  name: string;
+  pid: number;
+}
+
+/** The processes whose command (`/proc/<pid>/comm`) is `command`, named `name`. */
+export function processesByCommand(command: string, name = command): ServerProcess[] {
+  const found: ServerProcess[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === command) found.push({ name, pid: Number(entry) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** CPU of named processes over a window, from /proc at both ends, summed by name. */
+class NamedProcessesWindow {
+  private started = new Map<number, { name: string; ms: number }>();
+
+  constructor(private readonly list: () => ServerProcess[]) {}
+
+  start(): void {
+    this.started = new Map();
+    for (const { name, pid } of this.list()) {
+      const ms = processCpuMs(pid);
+      if (ms !== undefined) this.started.set(pid, { name, ms });
+    }
+  }
+
+  /** A process that ended during the window is lost; one that started in it counts from zero. */
+  stop(): Record<string, number> {
+    const byName: Record<string, number> = {};
+    const seen = new Map(this.list().map(({ name, pid }) => [pid, name]));
+    for (const [pid, { name }] of this.started) seen.set(pid, name);
+    for (const [pid, name] of seen) {
+      const end = processCpuMs(pid);
+      if (end === undefined) continue;
+      byName[name] = (byName[name] ?? 0) + end - (this.started.get(pid)?.ms ?? 0);
+    }
+    return byName;
+  }
+}
+
 /** CPU of the window, ms, split by process, and the database's counters over it. */
 export interface CpuWindowResult {
   serverMs: number;
+  /** With server processes of its own: their CPU summed by name (serverMs is the total). */
+  serverByName?: Record<string, number>;
+  /** Shared servers measured beside (e.g. nats-server): their CPU by name, others' work included. */
+  sharedByName?: Record<string, number>;
   postgresMs?: number;
   backends: number;
   counters?: DatabaseCounters;
 }
 
 /**
- * CPU spent by this process and by the Postgres backends of a database between `start()` and
- * `stop()`: /proc/<pid>/stat utime + stime of every backend of the database (pg_stat_activity),
+ * CPU spent by this process (or the server processes given) and by the Postgres backends of a
+ * database between `start()` and `stop()`: /proc/<pid>/stat utime + stime of every backend of the database (pg_stat_activity),
  * read at both ends. A backend that appears during the window counts from zero; one that ends
  * during it is lost (pools keep theirs open for the run). Postgres' shared background processes
  * (WAL writer, checkpointer) are not counted: they serve every database of the shared server.
@@ -73,8 +126,20 @@ export class CpuWindow {
   private serverStart = 0;
   private backendStart = new Map<number, number>();
   private countersStart?: DatabaseCounters;
+  private readonly servers?: NamedProcessesWindow;
+  private readonly shared?: NamedProcessesWindow;
 
-  constructor(private readonly dataSource?: DataSource) {}
+  /**
+   * `servers`: the server is those processes instead of this one (a region of several processes).
+   * `shared`: shared servers whose CPU over the window is reported beside, not in the server's.
+   */
+  constructor(
+    private readonly dataSource?: DataSource,
+    options: { servers?: () => ServerProcess[]; shared?: () => ServerProcess[] } = {},
+  ) {
+    if (options.servers) this.servers = new NamedProcessesWindow(options.servers);
+    if (options.shared) this.shared = new NamedProcessesWindow(options.shared);
+  }
 
   async start(): Promise<void> {
     if (this.dataSource) {
@@ -85,12 +150,17 @@ export class CpuWindow {
       }
       this.countersStart = await databaseCounters(this.dataSource).catch(() => undefined);
     }
+    this.servers?.start();
+    this.shared?.start();
     this.serverStart = selfCpuMs();
   }
 
   async stop(): Promise<CpuWindowResult> {
-    const serverMs = selfCpuMs() - this.serverStart;
-    if (!this.dataSource) return { serverMs, backends: 0 };
+    let serverMs = selfCpuMs() - this.serverStart;
+    const serverByName = this.servers?.stop();
+    const sharedByName = this.shared?.stop();
+    if (serverByName) serverMs = Object.values(serverByName).reduce((sum, ms) => sum + ms, 0);
+    if (!this.dataSource) return { serverMs, serverByName, sharedByName, backends: 0 };
     let postgresMs = 0;
     let readable = 0;
     const pids = new Set([...(await backendPids(this.dataSource)), ...this.backendStart.keys()]);
@@ -112,6 +182,6 @@ export class CpuWindow {
             fetched: end.fetched - start.fetched,
           }
         : undefined;
-    return { serverMs, postgresMs: readable > 0 ? postgresMs : undefined, backends: readable, counters };
+    return { serverMs, serverByName, sharedByName, postgresMs: readable > 0 ? postgresMs : undefined, backends: readable, counters };
   }
 }
