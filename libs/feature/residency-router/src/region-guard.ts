@@ -3,6 +3,8 @@ import { regionSegmentOf } from '@svc/ids';
 export type RegionVerdict =
   { action: 'local' } | { action: 'misdirected'; homeRegion: string } | { action: 'redirect'; homeRegion: string };
 
+const LOCAL: RegionVerdict = Object.freeze({ action: 'local' });
+
 /** Public, cacheable documents a foreign router redirects (307) to the home region instead of refusing. */
 const REDIRECTABLE = /^\/api\/v1\/agents\/[^/]+\/capabilities$/;
 
@@ -12,7 +14,11 @@ const REDIRECTABLE = /^\/api\/v1\/agents\/[^/]+\/capabilities$/;
  * proxied here. `dev` segments belong to whichever region runs the development deployment.
  */
 export function regionVerdict(method: string, rawUrl: string, localRegion: string): RegionVerdict {
-  if (PLAIN_PATH.test(rawUrl) && !DOT_SEGMENT.test(rawUrl)) return verdictOf(method, rawUrl, rawUrl.split('/'), localRegion);
+  if (PLAIN_PATH.test(rawUrl) && !DOT_SEGMENT.test(rawUrl)) {
+    // Every regional identifier has an underscore; a plain path without one names none.
+    if (!rawUrl.includes('_')) return LOCAL;
+    return verdictOf(method, rawUrl, rawUrl.split('/'), localRegion);
+  }
   const url = new URL(rawUrl, 'http://router.invalid');
   const candidates: string[] = [];
   for (const segment of url.pathname.split('/')) {
@@ -43,5 +49,5 @@ function verdictOf(method: string, pathname: string, candidates: readonly string
     if ((method === 'GET' || method === 'HEAD') && REDIRECTABLE.test(pathname)) return { action: 'redirect', homeRegion: region };
     return { action: 'misdirected', homeRegion: region };
   }
-  return { action: 'local' };
+  return LOCAL;
 }

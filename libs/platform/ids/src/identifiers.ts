@@ -99,6 +99,9 @@ const REGIONAL_KINDS = (Object.keys(ID_FORMATS) as IdKind[])
   .sort((a, b) => ID_FORMATS[b].prefix.length - ID_FORMATS[a].prefix.length);
 /** `<prefix>_` of each of {@link REGIONAL_KINDS}, in its order. */
 const REGIONAL_PREFIXES = REGIONAL_KINDS.map((kind) => `${ID_FORMATS[kind].prefix}_`);
+const REGIONAL_PREFIX_SET: ReadonlySet<string> = new Set(REGIONAL_PREFIXES);
+const LONGEST_REGIONAL_PREFIX = Math.max(...REGIONAL_PREFIXES.map((prefix) => prefix.length));
+const ID_REGION_SET: ReadonlySet<string> = new Set(ID_REGIONS);
 
 const GLOBAL_KINDS = (Object.keys(ID_FORMATS) as IdKind[])
   .filter((k) => !ID_FORMATS[k].regional)
@@ -143,14 +146,15 @@ export function isIdOf(kind: IdKind, value: unknown): value is string {
  * even one whose random part is malformed: routing must never forward a foreign id.
  */
 export function regionSegmentOf(value: string): IdRegion | undefined {
-  // Every prefix ends with `_`: the router asks this of every path segment of every request.
-  if (!value.includes('_')) return undefined;
-  for (const prefix of REGIONAL_PREFIXES) {
-    if (!value.startsWith(prefix)) continue;
-    const region = value.slice(prefix.length).split('_', 1)[0];
-    if (region && (ID_REGIONS as readonly string[]).includes(region) && value.length > prefix.length + region.length + 1) {
-      return region as IdRegion;
-    }
+  // Every prefix ends with `_`: the router asks this of every path segment of every request. The
+  // prefixes `value` starts with end at its underscores; they are tried longest first, as
+  // REGIONAL_PREFIXES orders them, by one set lookup each instead of a comparison per prefix.
+  for (let end = value.lastIndexOf('_', LONGEST_REGIONAL_PREFIX - 1); end >= 0; end = end === 0 ? -1 : value.lastIndexOf('_', end - 1)) {
+    if (!REGIONAL_PREFIX_SET.has(value.slice(0, end + 1))) continue;
+    const regionEnd = value.indexOf('_', end + 1);
+    if (regionEnd < 0 || regionEnd + 1 >= value.length) continue;
+    const region = value.slice(end + 1, regionEnd);
+    if (ID_REGION_SET.has(region)) return region as IdRegion;
   }
   return undefined;
 }
