@@ -15,9 +15,22 @@ const REDIRECTABLE = /^\/api\/v1\/agents\/[^/]+\/capabilities$/;
  */
 export function regionVerdict(method: string, rawUrl: string, localRegion: string): RegionVerdict {
   if (PLAIN_PATH.test(rawUrl) && !DOT_SEGMENT.test(rawUrl)) {
-    // Every regional identifier has an underscore; a plain path without one names none.
-    if (!rawUrl.includes('_')) return LOCAL;
-    return verdictOf(method, rawUrl, rawUrl.split('/'), localRegion);
+    // Every regional identifier has an underscore: only the segments with one are read.
+    let start = 0;
+    let underscore = rawUrl.indexOf('_');
+    while (underscore >= 0) {
+      let end = rawUrl.indexOf('/', start);
+      while (end >= 0 && end < underscore) {
+        start = end + 1;
+        end = rawUrl.indexOf('/', start);
+      }
+      if (end < 0) end = rawUrl.length;
+      const verdict = verdictOfCandidate(method, rawUrl, rawUrl.slice(start, end), localRegion);
+      if (verdict) return verdict;
+      start = end + 1;
+      underscore = rawUrl.indexOf('_', start);
+    }
+    return LOCAL;
   }
   const url = new URL(rawUrl, 'http://router.invalid');
   const candidates: string[] = [];
@@ -43,11 +56,17 @@ const DOT_SEGMENT = /\/\.\.?(?:\/|$)/;
 
 function verdictOf(method: string, pathname: string, candidates: readonly string[], localRegion: string): RegionVerdict {
   for (const candidate of candidates) {
-    if (!candidate) continue;
-    const region = regionSegmentOf(candidate);
-    if (!region || region === 'dev' || region === localRegion) continue;
-    if ((method === 'GET' || method === 'HEAD') && REDIRECTABLE.test(pathname)) return { action: 'redirect', homeRegion: region };
-    return { action: 'misdirected', homeRegion: region };
+    const verdict = verdictOfCandidate(method, pathname, candidate, localRegion);
+    if (verdict) return verdict;
   }
   return LOCAL;
+}
+
+/** The verdict a foreign identifier in `candidate` asks for, or undefined when it names none. */
+function verdictOfCandidate(method: string, pathname: string, candidate: string, localRegion: string): RegionVerdict | undefined {
+  if (!candidate) return undefined;
+  const region = regionSegmentOf(candidate);
+  if (!region || region === 'dev' || region === localRegion) return undefined;
+  if ((method === 'GET' || method === 'HEAD') && REDIRECTABLE.test(pathname)) return { action: 'redirect', homeRegion: region };
+  return { action: 'misdirected', homeRegion: region };
 }
