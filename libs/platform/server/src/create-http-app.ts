@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { installBodyParsers } from './body/body-parsers';
 import { HomeRegionPipe } from './home-region.pipe';
 import { HttpErrorFilter, payloadTooLarge } from './http-error-filter';
+import { MemoryAnswers } from './http-cache/memory-answers';
 import { hasPendingIdempotentAnswer, settleIdempotentAnswer } from './idempotency/idempotency.interceptor';
 import { captureRawBody } from './raw-body';
 import { LOGGER } from './tokens';
@@ -97,6 +98,8 @@ export async function createHttpApp(
     );
     done();
   });
+  // Before any route is registered: public documents answered from memory hook into their own routes.
+  app.get(MemoryAnswers).install(fastify);
   await options.configureFastify?.(fastify, app);
   return app;
 }

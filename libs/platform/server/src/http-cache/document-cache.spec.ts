@@ -17,6 +17,32 @@ describe('DocumentCache', () => {
     expect([c.get('a'), c.get('b'), c.get('c'), c.size]).toEqual(['A', undefined, 'C', 2]);
   });
 
+  it('keeps the order of use through repeated reads, deletions and expiries', () => {
+    const c = new DocumentCache<string>({ maxEntries: 3, maxAgeMs: 1_000, now: () => now });
+    c.set('a', 'A');
+    c.set('b', 'B');
+    c.set('c', 'C');
+    c.get('a');
+    c.get('a');
+    c.delete('a');
+    c.set('a', 'A');
+    c.get('b');
+    c.get('b');
+    // Least recently used first: c, then a, then b.
+    c.set('d', 'D');
+    expect([c.get('c'), c.size]).toEqual([undefined, 3]);
+    c.get('a');
+    c.set('e', 'E');
+    expect([c.get('b'), c.get('a'), c.get('d'), c.get('e')]).toEqual([undefined, 'A', 'D', 'E']);
+    now = 1_000;
+    expect(c.get('e')).toBeUndefined();
+    now = 0;
+    c.set('e', 'E');
+    c.get('a');
+    c.set('f', 'F');
+    expect([c.get('d'), c.get('a'), c.get('e'), c.get('f')]).toEqual([undefined, 'A', 'E', 'F']);
+  });
+
   it('reads an entry again once it reached its maximum age', async () => {
     const c = cache();
     const loader = jest.fn(async () => 'v1');

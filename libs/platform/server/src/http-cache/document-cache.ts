@@ -45,6 +45,8 @@ export class DocumentCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private readonly now: () => number;
   private generation = 0;
+  /** The most recently used key, or undefined: reading it again leaves the order as it is. */
+  private newest: string | undefined;
 
   constructor(private readonly options: DocumentCacheOptions) {
     this.now = options.now ?? Date.now;
@@ -60,11 +62,16 @@ export class DocumentCache<V> {
     if (!entry) return undefined;
     if (this.now() - entry.storedAt >= this.options.maxAgeMs) {
       this.entries.delete(key);
+      if (key === this.newest) this.newest = undefined;
       return undefined;
     }
-    // Most recently used last: Map keeps insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Most recently used last: Map keeps insertion order. A document read over and over (the
+    // common case of a public read) is already last, and moving it would churn the map.
+    if (key !== this.newest) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      this.newest = key;
+    }
     return entry.value;
   }
 
@@ -84,10 +91,12 @@ export class DocumentCache<V> {
   set(key: string, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, { value, storedAt: this.now() });
+    this.newest = key;
     while (this.entries.size > this.options.maxEntries) {
       const oldest = this.entries.keys().next();
       if (oldest.done) break;
       this.entries.delete(oldest.value);
+      if (oldest.value === this.newest) this.newest = undefined;
     }
   }
 
@@ -95,16 +104,19 @@ export class DocumentCache<V> {
   delete(key: string): void {
     this.generation += 1;
     this.entries.delete(key);
+    if (key === this.newest) this.newest = undefined;
   }
 
   /** Drops every entry whose value matches. */
   deleteWhere(matches: (value: V, key: string) => boolean): void {
     this.generation += 1;
     for (const [key, entry] of this.entries) if (matches(entry.value, key)) this.entries.delete(key);
+    this.newest = undefined;
   }
 
   clear(): void {
     this.generation += 1;
     this.entries.clear();
+    this.newest = undefined;
   }
 }

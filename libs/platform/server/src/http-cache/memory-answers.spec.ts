@@ -91,3 +91,43 @@ describe('MemoryAnswers', () => {
     expect(await answered()).toBeUndefined();
   });
 });
+
+describe('MemoryAnswers installed before the routes', () => {
+  it("answers through the route's own onRequest hook, after every process-wide one, and leaves other routes alone", async () => {
+    const fastify = Fastify({ logger: false });
+    const metrics = new Metrics({ service: 'test', region: 'us' });
+    const answers = new MemoryAnswers({ httpAdapter: { getInstance: () => fastify } } as unknown as HttpAdapterHost, metrics);
+    answers.install(fastify);
+    const order: string[] = [];
+    let routeCalls = 0;
+    fastify.get(ROUTE, (_request, reply) => {
+      routeCalls += 1;
+      return reply.status(404).send();
+    });
+    fastify.get('/other/:id', (_request, reply) => reply.status(204).send());
+    // A process-wide hook added after the routes (as features add theirs from onModuleInit) runs first.
+    answers.serve(ROUTE, (request) => {
+      order.push('memory');
+      return (request.params as { id: string }).id === '1' ? ANSWER : undefined;
+    });
+    fastify.addHook('onRequest', (_request, _reply, done) => {
+      order.push('process');
+      done();
+    });
+    await fastify.ready();
+    try {
+      const hit = await fastify.inject({ method: 'GET', url: '/documents/1', headers: { 'if-none-match': '"abc"' } });
+      expect([hit.statusCode, hit.headers.etag, routeCalls]).toEqual([304, '"abc"', 0]);
+      expect(order).toEqual(['process', 'memory']);
+      expect((await fastify.inject({ method: 'GET', url: '/documents/2' })).statusCode).toBe(404);
+      expect((await fastify.inject({ method: 'HEAD', url: '/documents/1' })).statusCode).toBe(404);
+      expect(routeCalls).toBe(2);
+      order.length = 0;
+      expect((await fastify.inject({ method: 'GET', url: '/other/1' })).statusCode).toBe(204);
+      expect(order).toEqual(['process']);
+      expect((await metrics.registry.getSingleMetricAsString(MEMORY_ANSWERS_METRIC)).match(/ (\d+)$/m)?.[1]).toBe('1');
+    } finally {
+      await fastify.close();
+    }
+  });
+});

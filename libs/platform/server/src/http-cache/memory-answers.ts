@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Metrics } from '@svc/telemetry';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions, onRequestHookHandler } from 'fastify';
 import { ifNoneMatches } from './document-cache';
 
 /** A public document as its route answers it, ready in memory. */
@@ -37,9 +37,13 @@ export const MEMORY_ANSWERS_METRIC = 'http_memory_answers_total';
  * document's ETag, else 200 with its bytes — the status, headers and bytes the route itself sends.
  * A request the source cannot answer (cache cold, HEAD and other methods) reaches the route as before.
  *
- * The hook is added from a feature's `onModuleInit`, after the process's own hooks (request id,
- * the residency guard): a foreign identifier in the path or the query is refused or redirected
- * before this hook, exactly as before the route.
+ * The hook is the route's own `onRequest` hook, so it runs after every process-wide `onRequest`
+ * hook (request id, the residency guard, CORS): a foreign identifier in the path or the query is
+ * refused or redirected before it, exactly as before the route, and other routes pay nothing for
+ * it. {@link install} (called by `createHttpApp` before any route is registered) notes each GET
+ * route's options; {@link serve}, called from a feature's `onModuleInit`, adds the hook to them
+ * before Fastify builds its routes. A route it did not see (a Fastify instance without
+ * {@link install}) is served by one process-wide `onRequest` hook added last, as before.
  *
  * Observability trade-off: an answer from memory still passes Fastify's `onSend` and `onResponse`
  * hooks, so `http_requests_total`, `http_request_duration_seconds` and the access log count it
@@ -50,9 +54,12 @@ export const MEMORY_ANSWERS_METRIC = 'http_memory_answers_total';
  */
 @Injectable()
 export class MemoryAnswers {
+  /** Served routes reached through the process-wide fallback hook. */
   private readonly served = new Map<string, Served>();
+  /** Options of the GET routes registered since {@link install}, by route template. */
+  private readonly routes = new Map<string, RouteOptions>();
   private readonly counter: ReturnType<Metrics['counter']>;
-  private installed = false;
+  private fallbackInstalled = false;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -63,35 +70,54 @@ export class MemoryAnswers {
     ]);
   }
 
+  /** Notes the options of every GET route `fastify` registers from now on. Call before routes are registered. */
+  install(fastify: FastifyInstance): void {
+    fastify.addHook('onRoute', (options) => {
+      const methods = Array.isArray(options.method) ? options.method : [options.method];
+      if (methods.includes('GET')) this.routes.set(options.url, options);
+    });
+  }
+
   /**
    * Answers GETs of the route template `route` (as Fastify names it, e.g.
    * `/api/v1/agents/:agent_id/capabilities`) from `source` when it can. Call from `onModuleInit`.
    */
   serve(route: string, source: MemoryAnswerSource): void {
-    this.served.set(route, { source, answered: this.counter.labels({ route }) });
-    if (this.installed) return;
+    const served: Served = { source, answered: this.counter.labels({ route }) };
+    const options = this.routes.get(route);
+    if (options) {
+      // Callback style: an async hook would cost a promise per request. A new array: a HEAD route
+      // Fastify derived from this one may share the old one.
+      const hook: onRequestHookHandler = (request, reply, done) => answerFrom(served, request, reply, done);
+      const own = options.onRequest;
+      options.onRequest = own === undefined ? [hook] : [...(Array.isArray(own) ? own : [own]), hook];
+      return;
+    }
+    this.served.set(route, served);
+    if (this.fallbackInstalled) return;
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
-    this.installed = true;
-    // Callback style: an async hook would cost a promise per request on every route.
-    fastify.addHook('onRequest', (request, reply, done) => this.answer(request, reply, done));
+    this.fallbackInstalled = true;
+    fastify.addHook('onRequest', (request, reply, done) => {
+      const fallback = this.served.get(request.routeOptions.url ?? '');
+      if (!fallback) return done();
+      answerFrom(fallback, request, reply, done);
+    });
   }
+}
 
-  private answer(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (request.method !== 'GET') return done();
-    const served = this.served.get(request.routeOptions.url ?? '');
-    if (!served) return done();
-    let answer: MemoryAnswer | undefined;
-    try {
-      answer = served.source(request);
-    } catch {
-      // The route decides (and reports) whatever the source could not.
-      answer = undefined;
-    }
-    if (!answer) return done();
-    served.answered.inc();
-    sendMemoryAnswer(request, reply, answer);
+function answerFrom(served: Served, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.method !== 'GET') return done();
+  let answer: MemoryAnswer | undefined;
+  try {
+    answer = served.source(request);
+  } catch {
+    // The route decides (and reports) whatever the source could not.
+    answer = undefined;
   }
+  if (!answer) return done();
+  served.answered.inc();
+  sendMemoryAnswer(request, reply, answer);
 }
 
 /** Sends `answer` as its route does: the headers, then 304 if If-None-Match matches, else 200 with the bytes. */
