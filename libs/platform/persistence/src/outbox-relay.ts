@@ -40,14 +40,20 @@ export class OutboxRelay {
   private started = false;
   private unlisten?: () => Promise<void>;
   private readonly loop: PollingLoop;
+  private readonly batchSize: number;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly publisher: EventPublisher,
     private readonly options: OutboxRelayOptions,
   ) {
+    this.batchSize = options.batchSize ?? 256;
     this.loop = new PollingLoop({
-      round: async () => ((await this.runOnce()) > 0 ? 'busy' : 'idle'),
+      // Only a full batch may have left rows behind: a shorter one drained everything committed
+      // before its claim, and a row committed since wakes the loop (its notification, or the
+      // writer's kick, arrives during the round and runs the next one at once). An empty re-check
+      // after every event would cost three round trips beside the consumers it just woke.
+      round: async () => ((await this.runOnce()) >= this.batchSize ? 'busy' : 'idle'),
       pollMs: options.idlePollMs ?? 1_000,
       onError: (error) =>
         options.logger?.error('outbox relay batch failed; retrying', {
@@ -66,7 +72,7 @@ export class OutboxRelay {
       await runner.startTransaction();
       const rows: OutboxRow[] = await runner.query(
         `SELECT id, event_type, payload, trace_parent, trace_state FROM "${schema}".outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.options.batchSize ?? 256],
+        [this.batchSize],
       );
       if (rows.length === 0) {
         await runner.commitTransaction();

@@ -203,7 +203,7 @@ export class DecisionsController {
     @Body() body: TransitionBody,
     @Req() request: FastifyRequest,
   ): Promise<Record<string, unknown>> {
-    const session = await this.read.executeByToken(token);
+    const session = await this.read.routeByToken(token);
     const digest = session.tokenSha256;
     const votes = session.kind !== 'consent';
     const result =

@@ -144,12 +144,17 @@ export class DecisionsRepository {
 
   /** Inserts a session; false when one with the same token digest already exists (redelivered request). */
   async insert(manager: EntityManager, s: NewSession, at: Date): Promise<boolean> {
-    const rows: unknown[] = await manager.query(
+    return (await this.insertReturning(manager, s, at)) !== undefined;
+  }
+
+  /** Inserts a session and answers it as stored (one round trip); undefined when one with the same token digest already exists. */
+  async insertReturning(manager: EntityManager, s: NewSession, at: Date): Promise<DecisionSession | undefined> {
+    const rows: SessionRow[] = await manager.query(
       `INSERT INTO gateway.decision_sessions (token_sha256, session_token, application_id, kind, status, flow_id, flow_version, consent_path, purposes,
          delivery_mode, embed_origin, principal_id, trigger_type, reference, quorum_type, quorum_required, participants, proposal, decision_url, deadline,
          created_via, created_at, updated_at, principal_binding)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $22, $23)
-       ON CONFLICT (token_sha256) DO NOTHING RETURNING token_sha256`,
+       ON CONFLICT (token_sha256) DO NOTHING RETURNING *`,
       [
         s.tokenSha256,
         s.sessionToken,
@@ -176,7 +181,7 @@ export class DecisionsRepository {
         s.principalBinding,
       ],
     );
-    return rows.length > 0;
+    return rows[0] ? toSession(rows[0]) : undefined;
   }
 
   /** A session by token digest; `applicationId` scopes it (undefined for the session-token-authorized routes). */

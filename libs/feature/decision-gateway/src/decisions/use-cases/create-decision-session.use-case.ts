@@ -157,7 +157,7 @@ export class CreateDecisionSession {
     const tokenSha256 = tokenDigest(sessionToken);
     const session = await this.sessions.transaction(async (manager) => {
       const bound = await this.boundPrincipal(manager, principal, body, now);
-      await this.sessions.insert(
+      const inserted = await this.sessions.insertReturning(
         manager,
         {
           tokenSha256,
@@ -184,7 +184,7 @@ export class CreateDecisionSession {
         },
         now,
       );
-      return (await this.sessions.find(tokenSha256, { manager }))!;
+      return inserted ?? (await this.sessions.find(tokenSha256, { manager }))!;
     });
     return { session, sessionToken };
   }

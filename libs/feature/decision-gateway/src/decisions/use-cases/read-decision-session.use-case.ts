@@ -44,4 +44,15 @@ export class ReadDecisionSession {
       return this.execute(digest, applicationId);
     }
   }
+
+  /**
+   * Which session a token names and its kind, for routing a move: one plain read, no lock and no
+   * transaction (a session's kind never changes). The move itself locks the session and applies a
+   * passed deadline. A token not found takes {@link executeByToken} (an escalation's session may
+   * be opened on demand; any other answers session_not_found).
+   */
+  async routeByToken(token: string): Promise<Pick<DecisionSession, 'tokenSha256' | 'kind'>> {
+    const found = await this.sessions.find(sessionDigest(token));
+    return found ?? this.executeByToken(token);
+  }
 }
