@@ -10,6 +10,8 @@ import { outboxChannel } from './outbox';
  */
 export class OutboxNotifications {
   private client?: Client;
+  /** The pending attempt to connect again after the connection was lost. */
+  private reconnecting?: NodeJS.Timeout;
   private connecting?: Promise<Client>;
   private readonly wakers = new Map<string, Set<() => void>>();
   /** LISTEN/UNLISTEN statements run one after another: a pg client takes one query at a time. */
@@ -40,12 +42,47 @@ export class OutboxNotifications {
     };
   }
 
+  /**
+   * True while `schema`'s channel is listened to on a live connection: a commit's notification
+   * will wake its relay, so a writer in this process need not wake it as well.
+   */
+  isListening(schema: string): boolean {
+    return this.client !== undefined && this.wakers.has(outboxChannel(schema));
+  }
+
+  /**
+   * Connects again after a lost connection (backing off up to 5 s), listens to every channel
+   * again, then wakes every relay once for the rows committed while nobody listened.
+   */
+  private reconnect(attempt: number): void {
+    if (this.reconnecting || this.wakers.size === 0) return;
+    this.reconnecting = setTimeout(
+      () => {
+        this.reconnecting = undefined;
+        if (this.wakers.size === 0) return;
+        void (async () => {
+          try {
+            const client = await this.connection();
+            for (const channel of this.wakers.keys()) await this.serially(() => client.query(`LISTEN "${channel}"`));
+            for (const wakers of this.wakers.values()) for (const wake of wakers) wake();
+          } catch {
+            this.reconnect(attempt + 1);
+          }
+        })();
+      },
+      Math.min(5_000, 100 * 2 ** attempt),
+    );
+    this.reconnecting.unref();
+  }
+
   /** Closes the connection; relays fall back to polling. */
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
     this.connecting = undefined;
     this.wakers.clear();
+    clearTimeout(this.reconnecting);
+    this.reconnecting = undefined;
     await client?.end().catch(() => undefined);
   }
 
@@ -59,8 +96,15 @@ export class OutboxNotifications {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
       const client = new Client({ connectionString: this.databaseUrl, application_name: this.applicationName });
-      // A lost listener only costs latency: relays keep polling.
-      client.on('error', () => undefined);
+      // A lost listener only costs latency: relays keep polling until it is back.
+      const lost = (): void => {
+        if (this.client !== client) return;
+        this.client = undefined;
+        this.connecting = undefined;
+        this.reconnect(0);
+      };
+      client.on('error', lost);
+      client.on('end', lost);
       client.on('notification', (message) => {
         for (const wake of this.wakers.get(message.channel) ?? []) wake();
       });

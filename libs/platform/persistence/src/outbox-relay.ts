@@ -50,8 +50,8 @@ export class OutboxRelay {
     this.batchSize = options.batchSize ?? 256;
     this.loop = new PollingLoop({
       // Only a full batch may have left rows behind: a shorter one drained everything committed
-      // before its claim, and a row committed since wakes the loop (its notification, or the
-      // writer's kick, arrives during the round and runs the next one at once). An empty re-check
+      // before its claim, and a row committed since wakes the loop (its notification arrives
+      // during the round and runs the next one at once; without a listener, the poll finds it). An empty re-check
       // after every event would cost three round trips beside the consumers it just woke.
       round: async () => ((await this.runOnce()) >= this.batchSize ? 'busy' : 'idle'),
       pollMs: options.idlePollMs ?? 1_000,
@@ -109,9 +109,18 @@ export class OutboxRelay {
     }
   }
 
-  /** Wakes the loop now (called after a local enqueue). */
+  /** Wakes the loop now. */
   kick(): void {
     this.loop.kick();
+  }
+
+  /**
+   * Called after a local enqueue, before its transaction commits: wakes the loop only when no
+   * notification will. A round run now would not see the uncommitted rows and would cost three
+   * round trips for nothing; the commit's notification wakes the loop once they are visible.
+   */
+  enqueued(): void {
+    if (!this.options.notifications?.isListening(this.options.schema)) this.kick();
   }
 
   async start(): Promise<void> {

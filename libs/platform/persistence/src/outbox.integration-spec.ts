@@ -320,6 +320,63 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
       for (const running of relays) await running.stop();
     }
   });
+
+  it('a local write wakes a relay that hears notifications only through its commit, not before it', async () => {
+    const running = relay();
+    await running.start();
+    const kick = jest.spyOn(running, 'kick');
+    const localWriter = new OutboxWriter(SCHEMA, 'us', () => running.enqueued());
+    try {
+      const id = await dataSource.transaction(async (manager) => {
+        const written = await localWriter.add(
+          manager,
+          'application.created',
+          { applicationId: 'quiet1', name: 'quiet1', environment: 'development', mode: 'conductor' },
+          { applicationId: 'quiet1' },
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+        // A round now could not see the uncommitted row: nothing wakes the relay yet.
+        expect(kick).not.toHaveBeenCalled();
+        return written;
+      });
+      await waitFor(() => received.some((e) => e.id === id), 3_000);
+      expect(kick).toHaveBeenCalled();
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('a lost LISTEN connection comes back, and commits wake the relay through it again', async () => {
+    const running = new OutboxRelay(dataSource, new EventPublisher(bus), {
+      schema: SCHEMA,
+      prefix,
+      region: 'us',
+      notifications,
+      idlePollMs: 60_000,
+    });
+    await running.start();
+    const localWriter = new OutboxWriter(SCHEMA, 'us', () => running.enqueued());
+    try {
+      expect(notifications.isListening(SCHEMA)).toBe(true);
+      await dataSource.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'outbox-test-listener'`,
+      );
+      await waitFor(() => (notifications.isListening(SCHEMA) ? undefined : true), 3_000);
+      await waitFor(() => (notifications.isListening(SCHEMA) ? true : undefined), 5_000);
+      const id = await dataSource.transaction((manager) =>
+        localWriter.add(
+          manager,
+          'application.created',
+          { applicationId: 'lost1', name: 'lost1', environment: 'development', mode: 'conductor' },
+          { applicationId: 'lost1' },
+        ),
+      );
+      // Far sooner than the 60 s poll: the commit's notification woke the relay.
+      await waitFor(() => received.some((e) => e.id === id), 5_000);
+    } finally {
+      await running.stop();
+    }
+  });
 });
 
 describe('migrations', () => {

@@ -31,7 +31,7 @@ export class OutboxRegistry {
         logger: { error: (message, context) => this.logger.error(context, message) },
       });
       this.relays.set(schema, relay);
-      writer = new OutboxWriter(schema, this.bus.region, () => relay.kick(), this.bus.personalData);
+      writer = new OutboxWriter(schema, this.bus.region, () => relay.enqueued(), this.bus.personalData);
       this.writers.set(schema, writer);
     }
     return writer;
