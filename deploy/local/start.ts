@@ -63,7 +63,12 @@ const RUN_COMPILED = join(ROOT, 'scripts', 'run-compiled.js');
  * The Node flags of a service process, as the image sets them (NODE_OPTIONS in the Dockerfile): a
  * young generation of 2 x 32 MiB (see ARCHITECTURE.md, Performance).
  */
-const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
+const SERVICE_NODE_FLAGS = [
+  '--max-semi-space-size=32',
+  // SVC_CPU_PROF_DIR=<folder>: each service writes a CPU profile there when it stops (Node does not
+  // take --cpu-prof from NODE_OPTIONS).
+  ...(process.env.SVC_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_CPU_PROF_DIR}`] : []),
+];
 const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS ?? 120_000);
 const SERVICES = [
   'decision-gateway',
