@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Controller } from '@nestjs/common';
 import { create, type DescMessage, type MessageInitShape } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { BusConnection, RpcHandler, serveRpc, type DeliveredEvent, type RpcReplyInit, type RpcRequest, type RpcService } from '@svc/bus';
 import { FakeClock } from '@svc/config';
+import { KeyEncryption } from '@svc/crypto';
 import {
   ApprovalDecidedSchema,
   AuthorityChangedSchema,
@@ -14,11 +15,13 @@ import {
 } from '@svc/contracts';
 import { startProcess, type RunningProcess } from '@svc/server';
 import { TEST_NATS_URL, createTestDatabase, deleteTestStreams, testEnv, uniqueBusPrefix, type TestDatabase } from '@svc/testing';
+import { DataSource } from 'typeorm';
 import { receiptsFeature } from '../receipts.feature';
 import { ReceiptsRepository } from '../storage/receipts.repository';
 import { ApprovalDecisions, approvalRecordId } from './approval-decisions.consumer';
 import { AuthorityEvents } from './authority-events.consumer';
 import { ConsentRecordEvents } from './consent-record-events.consumer';
+import { PrincipalPseudonyms, derivePseudonym, referenceDigest } from './principal-pseudonyms';
 
 const APPLICATION_ID = 'app_us_eventintake00000000';
 const FLOW_ID = 'flw_us_eventintake00000000';
@@ -231,6 +234,54 @@ describe('receipt intake from the event alone (receipts without decision-gateway
       expect(await running!.app.get(ConsentRecordEvents).handle(recorded('cr_us_fromevent000000000002', true))).toBe(true);
       expect(calls).toEqual({ application: 0, flow: 0 });
       expect(await frozen('cr_us_fromevent000000000002')).toBeDefined();
+    });
+  });
+
+  describe('pseudonymous principal ids', () => {
+    const keyRows = async (): Promise<number> => {
+      const rows: Array<{ n: number }> = await running!.app
+        .get(DataSource)
+        .query(`SELECT count(*)::int AS n FROM receipts.subject_pseudonym_keys WHERE application_id = $1`, [APPLICATION_ID]);
+      return rows[0]!.n;
+    };
+
+    it('a person keeps one pseudonym per application, however many first uses race, until their key is shredded', async () => {
+      const pseudonyms = running!.app.get(PrincipalPseudonyms);
+      const reference = { kind: 'email' as const, value: 'racing.person@example.com' };
+      const before = await keyRows();
+      const first = await Promise.all(Array.from({ length: 8 }, () => pseudonyms.pseudonym(APPLICATION_ID, reference)));
+      expect(new Set(first).size).toBe(1);
+      expect(first[0]).toMatch(/^psn_[A-Za-z0-9_-]{43}$/);
+      expect(await pseudonyms.pseudonym(APPLICATION_ID, reference)).toBe(first[0]);
+      expect(await keyRows()).toBe(before + 1);
+      expect(await pseudonyms.pseudonym('app_us_otherapplication0000', reference)).not.toBe(first[0]);
+
+      const valueSha256 = createHash('sha256').update(reference.value, 'utf8').digest('hex');
+      expect(await pseudonyms.shred(APPLICATION_ID, [{ kind: 'email', valueSha256 }])).toBe(1);
+      expect(await pseudonyms.pseudonym(APPLICATION_ID, reference)).not.toBe(first[0]);
+    });
+
+    it("a first use that waited on another's uncommitted secret answers with that secret once it commits", async () => {
+      const pseudonyms = running!.app.get(PrincipalPseudonyms);
+      const reference = { kind: 'external_id' as const, value: 'waiting-person' };
+      const digest = referenceDigest(reference.kind, createHash('sha256').update(reference.value, 'utf8').digest('hex'));
+      const secret = randomBytes(32);
+      const other = running!.app.get(DataSource).createQueryRunner();
+      await other.connect();
+      try {
+        await other.startTransaction();
+        await other.query(
+          `INSERT INTO receipts.subject_pseudonym_keys (application_id, reference_digest, secret_encrypted, created_at) VALUES ($1, $2, $3, now())`,
+          [APPLICATION_ID, digest, running!.app.get(KeyEncryption).encrypt(secret, `subject-pseudonym:${APPLICATION_ID}:${digest}`)],
+        );
+        const answer = pseudonyms.pseudonym(APPLICATION_ID, reference);
+        // The call's insert waits on the uncommitted row; it started before the commit below.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await other.commitTransaction();
+        expect(await answer).toBe(derivePseudonym(secret, reference));
+      } finally {
+        await other.release();
+      }
     });
   });
 });

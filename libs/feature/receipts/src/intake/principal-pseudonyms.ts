@@ -85,15 +85,25 @@ export class PrincipalPseudonyms {
    */
   private async secret(applicationId: string, digest: string): Promise<Buffer> {
     const aad = `subject-pseudonym:${applicationId}:${digest}`;
-    // Concurrent first uses race on the insert; the loser reads the winner's secret.
-    await this.dataSource.query(
-      `INSERT INTO receipts.subject_pseudonym_keys (application_id, reference_digest, secret_encrypted, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (application_id, reference_digest) DO NOTHING`,
+    // One round trip: the new secret when this call created it, else the stored one.
+    let rows: Array<{ secret_encrypted: Buffer }> = await this.dataSource.query(
+      `WITH created AS (
+         INSERT INTO receipts.subject_pseudonym_keys (application_id, reference_digest, secret_encrypted, created_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (application_id, reference_digest) DO NOTHING RETURNING secret_encrypted)
+       SELECT secret_encrypted FROM created
+       UNION ALL
+       SELECT secret_encrypted FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = $2
+       LIMIT 1`,
       [applicationId, digest, this.kek.encrypt(randomBytes(32), aad), this.clock.now()],
     );
-    const rows: Array<{ secret_encrypted: Buffer }> = await this.dataSource.query(
-      `SELECT secret_encrypted FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = $2`,
-      [applicationId, digest],
-    );
+    // A concurrent first use committed its secret after this statement's snapshot was taken (the
+    // insert waited for it, then did nothing): a new statement reads the winner's secret.
+    if (rows.length === 0) {
+      rows = await this.dataSource.query(
+        `SELECT secret_encrypted FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = $2`,
+        [applicationId, digest],
+      );
+    }
     return this.kek.decrypt(rows[0]!.secret_encrypted, aad);
   }
 }
