@@ -6,7 +6,8 @@
  * parses the JSON body and signs a JWT with `jose`. CPU per allowed grant is split by process
  * (server, the Postgres backends of the run's database, the load generator), with the database's
  * commits and rows written per grant; `pg_stat_statements`' top statements when the server has the
- * extension loaded.
+ * extension loaded (`shared_preload_libraries = 'pg_stat_statements'`; point TEST_DATABASE_SERVER at
+ * such a server when the default one does not preload it).
  *
  *   npm run bench:grants   (env: BENCH_SECONDS=10, BENCH_CONCURRENCY=64, BENCH_AGENTS=64, BENCH_POOL=16,
  *                           BENCH_CURVE=1,16,64,256 for the scaling curve instead of one concurrency,
@@ -32,7 +33,8 @@
  * see support/load.ts); its DPoP proofs are signed before the timed window (each proof is
  * single-use, iat within 60 s). Uses a database and bus prefix of its own, created and dropped by
  * the run (the distributed region also its ports and state folder; its processes are stopped
- * however the run ends).
+ * however the run ends). SVC_CPU_PROF_DIR=<folder> makes each process of the distributed region
+ * write a CPU profile there when it stops; `--cpu-prof` profiles the monolithic one.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
