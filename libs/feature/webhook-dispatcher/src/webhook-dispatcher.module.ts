@@ -5,6 +5,7 @@ import { DeliveryWorker } from './deliveries/delivery-worker';
 import { EventIntake } from './intake/event-intake';
 import { WEBHOOKS_SCHEMA } from './schema';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
+import { SubscribedApplications } from './subscriptions/subscribed-applications';
 import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
 import { SubscriptionsGauge } from './subscriptions/subscriptions-gauge';
 import { CreateSubscription } from './subscriptions/use-cases/create-subscription.use-case';
@@ -28,6 +29,7 @@ import { SsfStreams } from './ssf/ssf-streams.service';
   providers: [
     { provide: WEBHOOKS_OUTBOX, useFactory: (registry: OutboxRegistry) => registry.writer(WEBHOOKS_SCHEMA), inject: [OutboxRegistry] },
     SubscriptionsRepository,
+    SubscribedApplications,
     SubscriptionsGauge,
     DeliveriesRepository,
     DeliveryWorker,

@@ -1,7 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHmac, randomUUID } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, EventPublisher } from '@svc/bus';
+import { BusConnection, EventPublisher, type DeliveredEvent } from '@svc/bus';
 import { FakeClock, type Environment } from '@svc/config';
 import { KeyEncryption } from '@svc/crypto';
 import { ConsentGrantedSchema, EventMetaSchema, WebhookDeliveryFailedSchema, eventSubject } from '@svc/contracts';
@@ -21,7 +22,16 @@ import {
   type ReceivedWebhook,
 } from '@svc/testing';
 import { DataSource } from 'typeorm';
-import { DeliveriesRepository, DeliveryWorker, EventIntake, newDeliveryId, webhookDispatcherFeature } from '../src';
+import {
+  DeliveriesRepository,
+  DeliveryWorker,
+  EventIntake,
+  INTAKE_CONSUMER,
+  SubscribedApplications,
+  SubscriptionsRepository,
+  newDeliveryId,
+  webhookDispatcherFeature,
+} from '../src';
 
 /** An application of the test, with its API token. */
 interface TestApp {
@@ -932,6 +942,122 @@ describe('webhook-dispatcher over HTTP with a loopback receiver and a fake clock
       const [purged] = await deliveries(app, sub.id);
       expect(purged).toMatchObject({ payload: null, status: 'succeeded' });
       expect(purged!.attempts).toHaveLength(1);
+    });
+  });
+
+  describe('intake of applications without subscription', () => {
+    /** Resolves once the intake has handled every event of `ids` since the spy began. */
+    const handled = async (spy: jest.SpyInstance<Promise<number>, Parameters<EventIntake['handleBatch']>>, ids: readonly string[]) => {
+      const calls = await waitFor(() => {
+        const seen = new Set(spy.mock.calls.flatMap(([events]) => events.map((e) => e.id)));
+        return ids.every((id) => seen.has(id)) ? spy.mock.results : undefined;
+      });
+      await Promise.all(calls.map((result) => result.value as Promise<number>));
+    };
+    /**
+     * Watches the intake's batches from now on: `statements()` counts the connections (every
+     * statement and transaction takes one) taken while handling batches made only of events of
+     * `applicationId`, told from the workers' and other applications' by the batch in the async
+     * context; the read of which applications have a subscription is counted apart
+     * (`applicationsWithEnabled`).
+     */
+    const watchIntake = (applicationId: string) => {
+      const intake = proc.app.get(EventIntake);
+      const handleBatch = intake.handleBatch.bind(intake);
+      const batch = new AsyncLocalStorage<readonly DeliveredEvent[]>();
+      const batches = jest.spyOn(intake, 'handleBatch').mockImplementation((events) => batch.run(events, () => handleBatch(events)));
+      const ours = (event: DeliveredEvent) => {
+        try {
+          return fromBinary(ConsentGrantedSchema, event.data).meta?.applicationId === applicationId;
+        } catch {
+          return false;
+        }
+      };
+      let statements = 0;
+      const dataSource = db(proc);
+      const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
+      jest.spyOn(dataSource, 'createQueryRunner').mockImplementation((...args) => {
+        const events = batch.getStore();
+        if (events?.every(ours) && !new Error().stack?.includes('applicationsWithEnabled')) statements += 1;
+        return createQueryRunner(...args);
+      });
+      return { batches, statements: () => statements };
+    };
+    const inboxRows = async (ids: readonly string[]) =>
+      Number(
+        (
+          await db(proc).query<Array<{ n: string }>>(
+            `SELECT count(*) AS n FROM webhooks.inbox WHERE consumer = $1 AND message_id = ANY($2::text[])`,
+            [INTAKE_CONSUMER, ids],
+          )
+        )[0]!.n,
+      );
+    // The cached answers never age during these tests, so only a commit can renew them.
+    let clockOfAnswers: { now: () => number };
+    let realNow: () => number;
+    beforeEach(() => {
+      clockOfAnswers = (proc.app.get(SubscribedApplications) as unknown as { cache: { now: () => number } }).cache;
+      realNow = clockOfAnswers.now;
+      clockOfAnswers.now = () => 0;
+    });
+    afterEach(() => {
+      clockOfAnswers.now = realNow;
+      jest.restoreAllMocks();
+    });
+
+    it('the events of an application without subscription cost the intake no statement and leave no inbox row', async () => {
+      const app = await createApp(proc, 'development', 'quiet');
+      const { batches, statements } = watchIntake(app.id);
+      const reads = jest.spyOn(proc.app.get(SubscriptionsRepository), 'applicationsWithEnabled');
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i += 1) ids.push(await publishConsentGranted(proc, clock, app.id, `quiet-${i}`));
+      await handled(batches, ids);
+      // At most one read of whether the application has a subscription (none when the answer was
+      // cached already); no other statement: no transaction, no inbox mark.
+      expect(reads.mock.calls.filter(([apps]) => apps.includes(app.id)).length).toBeLessThanOrEqual(1);
+      expect(statements()).toBe(0);
+      expect(await inboxRows(ids)).toBe(0);
+    });
+
+    it('a subscription created just now receives the events written after it is answered', async () => {
+      const app = await createApp(proc, 'development', 'fresh');
+      const { batches, statements } = watchIntake(app.id);
+      // The intake has answered "no subscription" for this application (and keeps that answer) ...
+      const before = await publishConsentGranted(proc, clock, app.id, 'early');
+      await handled(batches, [before]);
+      // ... when a subscription is created, and an event follows at once.
+      const sub = await subscribe(app, '/fresh');
+      const quiet = statements();
+      const after = await publishConsentGranted(proc, clock, app.id, 'late');
+      const [request] = await received('/fresh', 1);
+      expect(request!.headers['x-svc-event-id']).toBe(after);
+      await handled(batches, [after]);
+      await sleep(150);
+      expect((await deliveries(app, sub.id)).map((d) => d.event_id)).toEqual([after]);
+      expect(await inboxRows([before, after])).toBe(1);
+      // The event of a subscribed application goes through the transaction (and the count above sees it).
+      expect(quiet).toBe(0);
+      expect(statements()).toBeGreaterThan(0);
+    });
+
+    it("another process's answer, read before a creation or a re-enabling, has expired when it is answered", async () => {
+      const app = await createApp(proc, 'development', 'elsewhere');
+      // Another process of the region: its own answers, aging in real time, never told of the change.
+      const otherProcess = new SubscribedApplications(proc.app.get(SubscriptionsRepository));
+      expect(await otherProcess.subscribed(app.id)).toBe(false);
+      const sub = await subscribe(app, '/elsewhere');
+      // So an event written after this answer is fanned out, whichever process consumes it.
+      expect(await otherProcess.subscribed(app.id)).toBe(true);
+
+      // Disabled (as a 410 does), then re-enabled.
+      await db(proc).query(`UPDATE webhooks.subscriptions SET status = 'disabled', disabled_reason = 'endpoint_gone' WHERE id = $1`, [
+        sub.id,
+      ]);
+      const again = new SubscribedApplications(proc.app.get(SubscriptionsRepository));
+      expect(await again.subscribed(app.id)).toBe(false);
+      const enabled = await http('POST', `${subsUrl(app)}/${sub.id}/enable`, { headers: auth(app) });
+      expect(enabled.status).toBe(200);
+      expect(await again.subscribed(app.id)).toBe(true);
     });
   });
 

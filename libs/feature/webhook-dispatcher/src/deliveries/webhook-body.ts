@@ -44,8 +44,12 @@ export function webhookBody(event: WebhookEvent): string {
   });
 }
 
-/** Reads field 1 (`EventMeta meta = 1`, common to every bus event) from an undecodable payload. */
-function metaOnly(payload: Uint8Array): EventMeta | undefined {
+/**
+ * Reads field 1 (`EventMeta meta = 1`, common to every bus event) alone: the envelope of a payload
+ * this build cannot decode, or of any event without decoding (nor opening) the rest. Throws when
+ * the payload is malformed before or inside it.
+ */
+export function metaOnly(payload: Uint8Array): EventMeta | undefined {
   const reader = new BinaryReader(payload);
   while (reader.pos < reader.len) {
     const [field, wireType] = reader.tag();

@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { BusConnection, EventBatchConsumer, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import { Clock } from '@svc/config';
+import { webhookTypesOf } from '@svc/contracts';
 import { commitIsolatingFailures, markProcessed } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger, TraceCarrier } from '@svc/telemetry';
@@ -9,9 +10,10 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import type { NewDelivery } from '../deliveries/delivery';
 import { DeliveryWorker } from '../deliveries/delivery-worker';
 import { MAX_ATTEMPTS } from '../deliveries/retry-schedule';
-import { webhookBody, type WebhookEvent } from '../deliveries/webhook-body';
+import { metaOnly, webhookBody, type WebhookEvent } from '../deliveries/webhook-body';
 import { newDeliveryId } from '../ids';
 import { WEBHOOKS_SCHEMA } from '../schema';
+import { SubscribedApplications } from '../subscriptions/subscribed-applications';
 import { SubscriptionsRepository } from '../subscriptions/subscriptions.repository';
 import { INTAKE_SUBJECT_FILTERS } from '../webhook-events';
 import { webhookFor, type WebhookMapping } from './webhook-mapping';
@@ -25,7 +27,9 @@ export const INTAKE_CONSUMER = 'webhook-intake';
  * delivery row per enabled subscription listening to its webhook name, inserted in the same
  * transaction as the event's inbox mark (and unique on event id + subscription id), so a
  * redelivered event never doubles a delivery and an acknowledged one is never lost. Events
- * buffered together are written in one transaction (group commit).
+ * buffered together are written in one transaction (group commit). The events of an application
+ * without an enabled subscription (most of them) cost no statement and leave no inbox row: which
+ * applications have one is kept in memory ({@link SubscribedApplications}).
  */
 @Controller()
 export class EventIntake {
@@ -33,6 +37,7 @@ export class EventIntake {
     private readonly bus: BusConnection,
     private readonly dataSource: DataSource,
     private readonly subscriptions: SubscriptionsRepository,
+    private readonly subscribed: SubscribedApplications,
     private readonly deliveries: DeliveriesRepository,
     private readonly worker: DeliveryWorker,
     private readonly clock: Clock,
@@ -65,14 +70,24 @@ export class EventIntake {
     );
   }
 
-  /** Fans a batch of bus events out in one transaction; returns the deliveries created. */
+  /**
+   * Fans a batch of bus events out in one transaction; returns the deliveries created. The events
+   * of applications without an enabled subscription are dropped first (the answer is cached,
+   * renewed at a subscription's commit): a batch of only those asks no statement.
+   */
   async handleBatch(events: readonly DeliveredEvent[]): Promise<number> {
+    const routes = events.map((event) => this.applicationOf(event));
+    const subscribed = await this.subscribed.subscribedOf(routes.filter((id): id is string => id !== undefined));
     const byId = new Map<string, WebhookEvent>();
     const traces = new Map<string, TraceCarrier | undefined>();
-    for (const event of events) {
+    for (const [i, event] of events.entries()) {
+      const applicationId = routes[i];
+      // No subscriber: neither decoded nor opened.
+      if (applicationId !== undefined && !subscribed.has(applicationId)) continue;
       const webhookEvent = this.toWebhookEvent(event);
-      if (webhookEvent) byId.set(webhookEvent.id, webhookEvent);
-      if (webhookEvent) traces.set(webhookEvent.id, event.trace);
+      if (!webhookEvent || !subscribed.has(webhookEvent.applicationId)) continue;
+      byId.set(webhookEvent.id, webhookEvent);
+      traces.set(webhookEvent.id, event.trace);
     }
     if (byId.size === 0) return 0;
     const now = this.clock.now();
@@ -104,6 +119,20 @@ export class EventIntake {
     });
     if (created > 0) this.worker.kick();
     return created;
+  }
+
+  /**
+   * The application of a webhook event, read from its envelope only (its sealed fields stay
+   * closed); undefined for a type that is no webhook and for an envelope that does not read or
+   * names no application (the full mapping then skips and logs it).
+   */
+  private applicationOf(event: DeliveredEvent): string | undefined {
+    if (webhookTypesOf(event.eventType).length === 0) return undefined;
+    try {
+      return metaOnly(event.data)?.applicationId || undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private toWebhookEvent(event: DeliveredEvent): WebhookEvent | undefined {

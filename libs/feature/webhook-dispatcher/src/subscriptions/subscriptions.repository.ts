@@ -120,6 +120,15 @@ export class SubscriptionsRepository {
     return rows.map((r) => ({ id: r.id, applicationId: r.application_id, events: r.events }));
   }
 
+  /** Which of the given applications have at least one enabled subscription. */
+  async applicationsWithEnabled(applicationIds: readonly string[]): Promise<Set<string>> {
+    const rows: Array<{ application_id: string }> = await this.dataSource.query(
+      `SELECT DISTINCT application_id FROM webhooks.subscriptions WHERE application_id = ANY($1::text[]) AND status = 'enabled'`,
+      [applicationIds],
+    );
+    return new Set(rows.map((r) => r.application_id));
+  }
+
   /** Deletes the subscription and (cascade) its deliveries; false when it did not exist. */
   async delete(manager: EntityManager, applicationId: string, id: string): Promise<boolean> {
     const rows = await queryRows(manager, 'DELETE FROM webhooks.subscriptions WHERE id = $1 AND application_id = $2 RETURNING id', [

@@ -7,17 +7,23 @@ import { WebhookDispatcherConfig } from '../../webhook-dispatcher.config';
 import { isSubscribableEventType } from '../../webhook-events';
 import { webhookError } from '../../webhooks.errors';
 import { DEFAULT_SIGNATURE_FORMATS, normalizeSignatureFormats } from '../signature-formats';
+import { SubscribedApplications } from '../subscribed-applications';
 import type { Subscription } from '../subscription';
 import { SubscriptionsRepository } from '../subscriptions.repository';
 import { newWebhookSecret } from '../webhook-secret';
 import { checkWebhookTarget, checkWebhookUrl } from '../webhook-url';
 import { ownedApplicationId } from './owned-subscription';
 
-/** Creates a subscription; its signing secret is returned here once and stored only encrypted. */
+/**
+ * Creates a subscription; its signing secret is returned here once and stored only encrypted. The
+ * answer waits until no process of the region can still skip the application's events on an answer
+ * from before the commit ({@link SubscribedApplications}), at most `MAX_AGE_MS` (1 s).
+ */
 @Injectable()
 export class CreateSubscription {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
+    private readonly subscribed: SubscribedApplications,
     private readonly kek: KeyEncryption,
     private readonly clock: Clock,
     private readonly config: WebhookDispatcherConfig,
@@ -56,15 +62,21 @@ export class CreateSubscription {
       createdAt: now,
       updatedAt: now,
     };
-    await this.subscriptions.transaction(async (manager) => {
-      await this.subscriptions.lockApplication(manager, applicationId);
-      if ((await this.subscriptions.countForApplication(manager, applicationId)) >= this.config.WEBHOOK_MAX_SUBSCRIPTIONS) {
-        throw webhookError('webhook_subscription_limit_reached', 'The application has the maximum number of webhook subscriptions', {
-          limit: this.config.WEBHOOK_MAX_SUBSCRIPTIONS,
-        });
-      }
-      await this.subscriptions.insert(manager, subscription);
-    });
+    // This process's answer for the application is renewed at this commit.
+    await this.subscribed.change([applicationId], () =>
+      this.subscriptions.transaction(async (manager) => {
+        await this.subscriptions.lockApplication(manager, applicationId);
+        if ((await this.subscriptions.countForApplication(manager, applicationId)) >= this.config.WEBHOOK_MAX_SUBSCRIPTIONS) {
+          throw webhookError('webhook_subscription_limit_reached', 'The application has the maximum number of webhook subscriptions', {
+            limit: this.config.WEBHOOK_MAX_SUBSCRIPTIONS,
+          });
+        }
+        await this.subscriptions.insert(manager, subscription);
+      }),
+    );
+    // Other processes may still skip the application's events on an answer read before the commit:
+    // answer once those have expired, so every event written after this answer reaches the subscription.
+    await this.subscribed.settled(performance.now());
     return { subscription, secret };
   }
 }
