@@ -8,21 +8,14 @@ import { randomBase32 } from '@svc/ids';
 import { dropDatabase } from '@svc/persistence';
 import { TEST_DATABASE_SERVER, TEST_NATS_URL, deleteTestStreams, testKeyEncryptionKey, uniqueBusPrefix } from '@svc/testing';
 import type { ServerProcess } from './cpu';
+import { BACKEND_SERVICE_NAMES } from '@svc/config';
 
 const ROOT = join(__dirname, '..', '..');
 /** The launcher and the admin CLI run from the compile cache, as `npm run start:distributed` and `npm run admin` do. */
 const RUN_COMPILED = join(ROOT, 'scripts', 'run-compiled.js');
 const run = promisify(execFile);
 /** The launcher's services, in its order: instance n (0-based) of service i listens on service base + 100 + n × 10 + i (region us). */
-const SERVICES = [
-  'decision-gateway',
-  'consent-records',
-  'oap-authorizer',
-  'oversight-witness',
-  'receipts',
-  'webhook-dispatcher',
-  'audit-chain',
-] as const;
+const SERVICES = BACKEND_SERVICE_NAMES;
 /** Fifteen processes start at once on two cores (more with more instances): that takes a while. */
 const BOOT_TIMEOUT_MS = Number(process.env.BENCH_BOOT_TIMEOUT_MS ?? 420_000);
 const STOP_TIMEOUT_MS = 30_000;

@@ -28,7 +28,7 @@ import { chmodSync, createWriteStream, existsSync, mkdirSync, readFileSync, rmSy
 import { connect } from 'nats';
 import { join } from 'node:path';
 import { BusConnection, busCredentialsFrom, ensureRegionStream } from '@svc/bus';
-import { REGIONS, type Region } from '@svc/config';
+import { BACKEND_SERVICE_NAMES, REGIONS, type Region } from '@svc/config';
 import { createDataSource, ensureDatabase, runMigrations } from '@svc/persistence';
 import { RESERVED_FOR_TOOLS, connectionBudget, poolSizes } from './connection-budget';
 import { instancesPerService, selectedRegions } from './stack-options';
@@ -70,15 +70,7 @@ const SERVICE_NODE_FLAGS = [
   ...(process.env.SVC_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_CPU_PROF_DIR}`] : []),
 ];
 const READY_TIMEOUT_MS = Number(process.env.SVC_READY_TIMEOUT_MS ?? 120_000);
-const SERVICES = [
-  'decision-gateway',
-  'consent-records',
-  'oap-authorizer',
-  'oversight-witness',
-  'receipts',
-  'webhook-dispatcher',
-  'audit-chain',
-] as const;
+const SERVICES = BACKEND_SERVICE_NAMES;
 
 /** Processes the launcher started; servers stop after the processes that use them. */
 const children: Array<{ name: string; child: ChildProcess; server: boolean }> = [];

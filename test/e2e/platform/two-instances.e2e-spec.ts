@@ -31,6 +31,7 @@ import {
   type TestApp,
 } from '../oap-authorizer/support';
 import { ConnectionSampler } from '../support/connection-sampler';
+import { BACKEND_SERVICE_NAMES } from '@svc/config';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The launcher and the admin CLI start from the compile cache, as `npm run admin` does (the launcher fills it for its children anyway). */
@@ -38,15 +39,7 @@ const RUN_COMPILED = join(ROOT, 'scripts', 'run-compiled.js');
 const run = promisify(execFile);
 
 /** The services in the launcher's order: instance n (0-based) of service i listens on service base + 100 + n × 10 + i (region us). */
-const SERVICES = [
-  'decision-gateway',
-  'consent-records',
-  'oap-authorizer',
-  'oversight-witness',
-  'receipts',
-  'webhook-dispatcher',
-  'audit-chain',
-] as const;
+const SERVICES = BACKEND_SERVICE_NAMES;
 type Service = (typeof SERVICES)[number];
 const INSTANCES = 2;
 const CHECKPOINT_INTERVAL_SECONDS = 2;

@@ -1,15 +1,6 @@
-/** The eight deployable services. */
-export const SERVICE_NAMES = [
-  'decision-gateway',
-  'consent-records',
-  'oap-authorizer',
-  'oversight-witness',
-  'receipts',
-  'webhook-dispatcher',
-  'audit-chain',
-  'residency-router',
-] as const;
-export type ServiceName = (typeof SERVICE_NAMES)[number];
+import { SERVICE_NAMES, type ServiceName } from '@svc/config';
+
+export { SERVICE_NAMES, type ServiceName };
 
 /**
  * Which service owns a path. First match wins, so narrower paths come before the families that

@@ -13,3 +13,4 @@ export {
 } from './platform-config';
 export { Clock, FakeClock, SystemClock } from './clock';
 export { FAULT_POINTS, FAULT_POINTS_VARIABLE, faultPoint, parseFaultPoints, type FaultArming, type FaultPointName } from './fault-points';
+export { BACKEND_SERVICE_NAMES, SERVICE_NAMES, type ServiceName } from './services';
