@@ -49,3 +49,22 @@ export async function wasProcessed(
   const rows = await queryRows(queryable, `SELECT 1 FROM "${schema}".inbox WHERE consumer = $1 AND message_id = $2`, [consumer, messageId]);
   return rows.length > 0;
 }
+
+/**
+ * The messages among `messageIds` that `consumer` already processed, in one statement (a batch's
+ * check before costly work; the marks themselves are {@link markProcessed}).
+ */
+export async function processedAmong(
+  queryable: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
+  schema: string,
+  consumer: string,
+  messageIds: readonly string[],
+): Promise<Set<string>> {
+  if (messageIds.length === 0) return new Set();
+  const rows = await queryRows<{ message_id: string }>(
+    queryable,
+    `SELECT message_id FROM "${schema}".inbox WHERE consumer = $1 AND message_id = ANY($2::text[])`,
+    [consumer, messageIds],
+  );
+  return new Set(rows.map((row) => row.message_id));
+}

@@ -11,7 +11,7 @@ export { combinedWrite, type Statement, type WritePart } from './combined-write'
 export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent } from './outbox';
 export { OutboxNotifications } from './outbox-notifications';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-export { markProcessed, processOnce, wasProcessed } from './inbox';
+export { markProcessed, processOnce, processedAmong, wasProcessed } from './inbox';
 export { ReadCache, type ReadCacheOptions } from './read-cache';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';
 export {

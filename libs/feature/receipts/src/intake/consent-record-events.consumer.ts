@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { BusConnection, EventConsumer, RpcClient, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, EventBatchConsumer, RpcClient, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import {
   ConsentPurposeRevokedSchema,
   ConsentRecordExpiredSchema,
@@ -7,9 +7,10 @@ import {
   ConsentRecordedSchema,
   decodeSealedEvent,
   type ActedBy,
+  type ConsentRecorded,
 } from '@svc/contracts';
 import type { ActedByClaim, ReceiptTransition } from '../events/transitions';
-import type { ConsentRecordInput, PrincipalInput } from '../record/inputs';
+import type { PrincipalInput } from '../record/inputs';
 import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
 import { CredentialIssuer } from '../credentials/credential-issuer';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
@@ -25,14 +26,23 @@ import {
 import { applicationOfEvent } from './event-application';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms, subjectReference } from './principal-pseudonyms';
-import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY } from './receipt-intake';
+import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY, type IntakeJob } from './receipt-intake';
 
 const CONSUMER = 'receipts-consent-records';
 
 /** Flow versions fetched for older events kept in memory: they are immutable, and an import brings many records of one version. */
 const FLOW_VERSION_CACHE_SIZE = 256;
-/** Records frozen at once: enough to keep up with the record rate, few enough to leave the shared pool to requests. */
-const RECORDS_FROZEN_AT_ONCE = 4;
+/**
+ * Events handed over at once. Their records are frozen in one transaction (one connection of the
+ * shared pool for its length, whatever the record rate) with a handful of statements for the
+ * whole batch: the inbox check, the pseudonyms' secrets, the inbox marks, then one insert per
+ * receipt.
+ */
+const EVENTS_PER_BATCH = 64;
+
+type Outcome = PromiseSettledResult<boolean>;
+const fulfilled = (value: boolean): Outcome => ({ status: 'fulfilled', value });
+const rejected = (reason: unknown): Outcome => ({ status: 'rejected', reason });
 
 /**
  * Freezes the receipt of every consent record consent-records writes (`consent.recorded`: Record
@@ -58,17 +68,35 @@ export class ConsentRecordEvents {
     private readonly credentials: CredentialIssuer,
   ) {}
 
-  /** Applies one event; false when it was not a record event, was seen before, or was refused. */
-  // Records are frozen a few at a time (each its own receipt; a soak at ~130 records/s outran one
-  // at a time); every other event, a withdrawal of a receipt, waits for those before it.
-  @EventConsumer(
-    { durable: CONSUMER, types: 'consent.>' },
-    { ...RECEIPT_INTAKE_DELIVERY, concurrency: { limit: RECORDS_FROZEN_AT_ONCE, types: ['consent.recorded'] } },
-  )
+  /**
+   * The durable's handler. The batch's records are frozen together ({@link recorded}); every other
+   * event, a withdrawal or an expiry of a receipt, is applied after them, one at a time in stream
+   * order, so a withdrawal finds the receipt a record before it in the batch froze. Each event
+   * gets its own outcome: only an event whose failure may heal is redelivered.
+   */
+  @EventBatchConsumer({ durable: CONSUMER, types: 'consent.>' }, { ...RECEIPT_INTAKE_DELIVERY, batch: EVENTS_PER_BATCH })
+  async handleBatch(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
+    const outcomes: Outcome[] = events.map(() => fulfilled(false));
+    const records = [...events.keys()].filter((index) => events[index]!.eventType === 'consent.recorded');
+    const frozen = await this.recorded(records.map((index) => events[index]!));
+    records.forEach((index, n) => (outcomes[index] = frozen[n]!));
+    for (const [index, event] of events.entries()) {
+      if (event.eventType === 'consent.recorded') continue;
+      outcomes[index] = await this.changed(event).then(fulfilled, rejected);
+    }
+    return outcomes;
+  }
+
+  /** Applies one event; false when it was not a receipt's event, was seen before, or was refused. Throws when it may heal on redelivery. */
   async handle(event: DeliveredEvent): Promise<boolean> {
+    const [outcome] = await this.handleBatch([event]);
+    if (outcome!.status === 'rejected') throw outcome!.reason;
+    return outcome!.value as boolean;
+  }
+
+  /** A withdrawal or an expiry appended to its record's receipt. */
+  private async changed(event: DeliveredEvent): Promise<boolean> {
     switch (event.eventType) {
-      case 'consent.recorded':
-        return this.recorded(event);
       case 'consent.purpose_revoked': {
         const revoked = decodeSealedEvent(ConsentPurposeRevokedSchema, event.data, this.bus.personalData);
         return this.withdrawn(event, revoked.meta?.applicationId ?? '', revoked.recordId, () => ({
@@ -104,33 +132,112 @@ export class ConsentRecordEvents {
     }
   }
 
-  private async recorded(event: DeliveredEvent): Promise<boolean> {
-    const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
-    const applicationId = recorded.meta?.applicationId ?? '';
-    if (!applicationId || !recorded.recordId) return false;
-    if (await this.intake.seen(CONSUMER, event)) return false;
-    let input: ConsentRecordInput;
-    try {
-      // Upgrade path: an event written before consent.recorded carried its notice asks for the version.
-      const flow = flowOfEvent(recorded) ?? (await this.flowVersion(applicationId, recorded.flowId, recorded.flowVersion));
-      const application = await applicationOfEvent(this.rpc, applicationId, recorded.application);
-      const reference = subjectReference({ email: recorded.subjectEmail, externalId: recorded.subjectExternalId });
-      const principal: PrincipalInput = reference
-        ? { kind: 'identified', pii_principal_id: await this.pseudonyms.pseudonym(applicationId, reference) }
-        : { kind: 'anonymous' };
-      input = consentRecordInput(
-        recorded,
-        flow,
-        controllerParty(applicationId, application.found ? application.name : undefined),
-        principal,
-      );
-      const jurisdiction = declaredJurisdiction(application);
-      if (jurisdiction) input = { ...input, processing: { ...input.processing, jurisdiction } };
-    } catch (error) {
-      if (error instanceof UnreceiptableRecord) return this.intake.skip(CONSUMER, event, error);
-      throw error;
+  /**
+   * Freezes the receipts of a batch of `consent.recorded` events; one outcome per event, in order.
+   * The inbox is read first, so a redelivered event asks no upstream and creates no pseudonym
+   * secret (an erased person's secret is never created again by an old event).
+   */
+  private async recorded(events: readonly DeliveredEvent[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = events.map(() => fulfilled(false));
+    const candidates: Candidate[] = [];
+    for (const [index, event] of events.entries()) {
+      try {
+        const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
+        if (recorded.meta?.applicationId && recorded.recordId) candidates.push({ index, event, recorded });
+      } catch (error) {
+        outcomes[index] = rejected(error);
+      }
     }
-    return this.intake.once(CONSUMER, event, async (manager) => (await this.freeze.execute(input, 'consent-records', manager)).created);
+    const fresh = await this.unseen(candidates, outcomes);
+    const jobs: Array<{ index: number; job: IntakeJob }> = [];
+    const refuseOrFail = (candidate: Candidate, error: unknown): void => {
+      if (error instanceof UnreceiptableRecord) jobs.push({ index: candidate.index, job: { event: candidate.event, refused: error } });
+      else outcomes[candidate.index] = rejected(error);
+    };
+    const withContext: Array<Candidate & { context: RecordContext }> = [];
+    for (const candidate of fresh) {
+      try {
+        withContext.push({ ...candidate, context: await this.contextOf(candidate.recorded) });
+      } catch (error) {
+        refuseOrFail(candidate, error);
+      }
+    }
+    const principals = await this.principalsOf(withContext, outcomes);
+    for (const [n, candidate] of withContext.entries()) {
+      const principal = principals?.[n];
+      if (!principal) continue;
+      try {
+        const { flow, controller, jurisdiction } = candidate.context;
+        const recordInput = consentRecordInput(candidate.recorded, flow, controller, principal);
+        const input = jurisdiction ? { ...recordInput, processing: { ...recordInput.processing, jurisdiction } } : recordInput;
+        jobs.push({
+          index: candidate.index,
+          job: { event: candidate.event, work: async (manager) => (await this.freeze.execute(input, 'consent-records', manager)).created },
+        });
+      } catch (error) {
+        refuseOrFail(candidate, error);
+      }
+    }
+    const committed = await this.intake.onceEach(
+      CONSUMER,
+      jobs.map((j) => j.job),
+    );
+    jobs.forEach(({ index }, n) => (outcomes[index] = committed[n]!));
+    return outcomes;
+  }
+
+  /** The candidates not processed before (one inbox read for the batch); when the read fails, each is failed for redelivery. */
+  private async unseen(candidates: readonly Candidate[], outcomes: Outcome[]): Promise<Candidate[]> {
+    if (candidates.length === 0) return [];
+    try {
+      const seen = await this.intake.seenAmong(
+        CONSUMER,
+        candidates.map((c) => c.event),
+      );
+      return candidates.filter((c) => !seen.has(c.event.id));
+    } catch (error) {
+      for (const { index } of candidates) outcomes[index] = rejected(error);
+      return [];
+    }
+  }
+
+  /** What a record's receipt takes besides the event: its flow version's wording, its controller and jurisdiction. */
+  private async contextOf(recorded: ConsentRecorded): Promise<RecordContext> {
+    const applicationId = recorded.meta!.applicationId;
+    // Upgrade path: an event written before consent.recorded carried its notice asks for the version.
+    const flow = flowOfEvent(recorded) ?? (await this.flowVersion(applicationId, recorded.flowId, recorded.flowVersion));
+    const application = await applicationOfEvent(this.rpc, applicationId, recorded.application);
+    return {
+      flow,
+      controller: controllerParty(applicationId, application.found ? application.name : undefined),
+      jurisdiction: declaredJurisdiction(application),
+    };
+  }
+
+  /**
+   * The principal of each record: its subject's pseudonym at the application (one statement for
+   * the batch's secrets), or anonymous. When the secrets cannot be had, each record is failed for
+   * redelivery and nothing is answered.
+   */
+  private async principalsOf(candidates: readonly Candidate[], outcomes: Outcome[]): Promise<PrincipalInput[] | undefined> {
+    const references = candidates.map(({ recorded }) =>
+      subjectReference({ email: recorded.subjectEmail, externalId: recorded.subjectExternalId }),
+    );
+    const subjects = candidates.flatMap(({ recorded }, i) => {
+      const reference = references[i];
+      return reference ? [{ applicationId: recorded.meta!.applicationId, reference }] : [];
+    });
+    let pseudonyms: string[];
+    try {
+      pseudonyms = subjects.length === 0 ? [] : await this.pseudonyms.pseudonyms(subjects);
+    } catch (error) {
+      for (const { index } of candidates) outcomes[index] = rejected(error);
+      return undefined;
+    }
+    let next = 0;
+    return references.map((reference): PrincipalInput =>
+      reference ? { kind: 'identified', pii_principal_id: pseudonyms[next++]! } : { kind: 'anonymous' },
+    );
   }
 
   /** The wording of a flow version, for an event without it; versions never change, so a fetched one is kept. */
@@ -159,6 +266,20 @@ export class ConsentRecordEvents {
       return appended;
     });
   }
+}
+
+/** A decoded `consent.recorded` of the batch, with its place in it. */
+interface Candidate {
+  index: number;
+  event: DeliveredEvent;
+  recorded: ConsentRecorded;
+}
+
+/** What a record's receipt takes besides the event itself. */
+interface RecordContext {
+  flow: RecordedFlowVersion;
+  controller: ReturnType<typeof controllerParty>;
+  jurisdiction: string | undefined;
 }
 
 const DELEGATION_TYPES: ReadonlyArray<ActedByClaim['delegation_type']> = ['guardian', 'caregiver', 'power_of_attorney', 'it_admin', 'peer'];

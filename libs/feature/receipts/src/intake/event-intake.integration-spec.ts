@@ -8,6 +8,7 @@ import { KeyEncryption } from '@svc/crypto';
 import {
   ApprovalDecidedSchema,
   AuthorityChangedSchema,
+  ConsentRecordRevokedSchema,
   ConsentRecordedSchema,
   EventMetaSchema,
   encodeEvent,
@@ -109,6 +110,18 @@ describe('receipt intake from the event alone (receipts without decision-gateway
     };
   }
 
+  const recordFields = (recordId: string) => ({
+    recordId,
+    flowId: FLOW_ID,
+    flowVersion: 3,
+    outcomes: [{ purpose: 'newsletter', decision: 'granted' }],
+    collectionChannel: 'controller_attested',
+    capturedAt: timestampFromDate(new Date('2026-03-04T10:29:00.000Z')),
+    recordedAt: timestampFromDate(clock.now()),
+    notice: WORDING,
+    application: { name: 'Acme Ltd', jurisdiction: 'GB' },
+  });
+
   const recorded = (recordId: string, carried: boolean) =>
     delivered(ConsentRecordedSchema, 'consent.recorded', {
       recordId,
@@ -186,6 +199,57 @@ describe('receipt intake from the event alone (receipts without decision-gateway
         provenance: 'declared',
       });
     });
+    it("a batch freezes its records together; one that may heal on redelivery fails alone, and a record's withdrawal after it applies", async () => {
+      const consumer = running!.app.get(ConsentRecordEvents);
+      const grace = delivered(ConsentRecordedSchema, 'consent.recorded', {
+        ...recordFields('cr_us_batch0000000000000001'),
+        subjectEmail: 'Grace@Example.com',
+      });
+      const older = recorded('cr_us_batch0000000000000002', false);
+      const anonymous = delivered(ConsentRecordedSchema, 'consent.recorded', {
+        ...recordFields('cr_us_batch0000000000000003'),
+        subjectEmail: '',
+      });
+      const graceAgain = delivered(ConsentRecordedSchema, 'consent.recorded', {
+        ...recordFields('cr_us_batch0000000000000004'),
+        subjectEmail: 'grace@example.com',
+      });
+      const withdrawn = delivered(ConsentRecordRevokedSchema, 'consent.record_revoked', {
+        recordId: 'cr_us_batch0000000000000001',
+        channel: 'organisation',
+        revokedAt: timestampFromDate(clock.now()),
+      });
+      const batch = [grace, older, anonymous, withdrawn, graceAgain];
+
+      const outcomes = await consumer.handleBatch(batch);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+      expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as { code?: string }).code))).toEqual([
+        true,
+        'service_unavailable',
+        true,
+        true,
+        true,
+      ]);
+      // The older event (no owner answers its flow now) is not marked: its redelivery freezes it later.
+      expect(await frozen('cr_us_batch0000000000000002')).toBeUndefined();
+      const inbox: Array<{ message_id: string }> = await running!.app
+        .get(DataSource)
+        .query(`SELECT message_id FROM receipts.inbox WHERE consumer = 'receipts-consent-records' AND message_id = ANY($1::text[])`, [
+          batch.map((e) => e.id),
+        ]);
+      expect(new Set(inbox.map((row) => row.message_id))).toEqual(new Set([grace.id, anonymous.id, withdrawn.id, graceAgain.id]));
+      // One person, one pseudonym, whatever the case of the address; a record about nobody has none.
+      const principal = async (recordId: string) => (await frozen(recordId))!.record.pii_principal_id;
+      expect(await principal('cr_us_batch0000000000000001')).toMatch(/^psn_/);
+      expect(await principal('cr_us_batch0000000000000004')).toBe(await principal('cr_us_batch0000000000000001'));
+      expect((await frozen('cr_us_batch0000000000000003'))!.record).toMatchObject({ anonymous: true });
+      expect((await frozen('cr_us_batch0000000000000003'))!.record).not.toHaveProperty('pii_principal_id');
+      expect((await receipts.transitions('cr_us_batch0000000000000001')).map((t) => t.type)).toEqual(['consent_withdrawn']);
+
+      // The whole batch delivered again changes nothing that was applied.
+      const again = await consumer.handleBatch(batch.map((e) => ({ ...e, deliveryCount: 2 })));
+      expect(again.map((o) => (o.status === 'fulfilled' ? o.value : 'rejected'))).toEqual([false, 'rejected', false, false, false]);
+    });
   });
 
   describe('an event written before the fields existed (upgrade path)', () => {
@@ -259,6 +323,25 @@ describe('receipt intake from the event alone (receipts without decision-gateway
       const valueSha256 = createHash('sha256').update(reference.value, 'utf8').digest('hex');
       expect(await pseudonyms.shred(APPLICATION_ID, [{ kind: 'email', valueSha256 }])).toBe(1);
       expect(await pseudonyms.pseudonym(APPLICATION_ID, reference)).not.toBe(first[0]);
+    });
+
+    it('batches creating the same people in other orders agree on every pseudonym, one secret per person', async () => {
+      const pseudonyms = running!.app.get(PrincipalPseudonyms);
+      const people = Array.from({ length: 12 }, (_, i) => ({
+        applicationId: APPLICATION_ID,
+        reference: { kind: 'email' as const, value: `batch.person.${i}@example.com` },
+      }));
+      const before = await keyRows();
+      const answers = await Promise.all([
+        pseudonyms.pseudonyms(people),
+        pseudonyms.pseudonyms([...people].reverse()),
+        pseudonyms.pseudonyms([...people.slice(6), ...people.slice(0, 6), people[0]!]),
+      ]);
+      expect(answers[1]).toEqual([...answers[0]!].reverse());
+      expect(answers[2]).toEqual([...answers[0]!.slice(6), ...answers[0]!.slice(0, 6), answers[0]![0]]);
+      expect(new Set(answers[0]).size).toBe(12);
+      expect(await keyRows()).toBe(before + 12);
+      expect(await pseudonyms.pseudonym(APPLICATION_ID, people[3]!.reference)).toBe(answers[0]![3]);
     });
 
     it("a first use that waited on another's uncommitted secret answers with that secret once it commits", async () => {

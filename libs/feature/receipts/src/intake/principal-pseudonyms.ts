@@ -59,7 +59,17 @@ export class PrincipalPseudonyms {
   ) {}
 
   async pseudonym(applicationId: string, reference: PrincipalReference): Promise<string> {
-    return derivePseudonym(await this.secret(applicationId, referenceDigest(reference.kind, sha256Hex(reference.value))), reference);
+    return (await this.pseudonyms([{ applicationId, reference }]))[0]!;
+  }
+
+  /** The pseudonyms of several people (a batch of records), in order, with one statement for all their secrets. */
+  async pseudonyms(subjects: ReadonlyArray<{ applicationId: string; reference: PrincipalReference }>): Promise<string[]> {
+    const keys = subjects.map(({ applicationId, reference }) => ({
+      applicationId,
+      digest: referenceDigest(reference.kind, sha256Hex(reference.value)),
+    }));
+    const secrets = await this.secrets(keys);
+    return subjects.map(({ reference }, i) => derivePseudonym(secrets.get(keyOf(keys[i]!))!, reference));
   }
 
   /**
@@ -80,30 +90,68 @@ export class PrincipalPseudonyms {
   }
 
   /**
-   * The reference's secret, created on first use. Written in its own statement (not the caller's
-   * transaction): a secret must never be used and then rolled back.
+   * The references' secrets, each created on first use. Written in a statement of its own (not the
+   * caller's transaction): a secret must never be used and then rolled back.
    */
-  private async secret(applicationId: string, digest: string): Promise<Buffer> {
-    const aad = `subject-pseudonym:${applicationId}:${digest}`;
-    // One round trip: the new secret when this call created it, else the stored one.
-    let rows: Array<{ secret_encrypted: Buffer }> = await this.dataSource.query(
-      `WITH created AS (
-         INSERT INTO receipts.subject_pseudonym_keys (application_id, reference_digest, secret_encrypted, created_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (application_id, reference_digest) DO NOTHING RETURNING secret_encrypted)
-       SELECT secret_encrypted FROM created
+  private async secrets(wanted: ReadonlyArray<SecretKey>): Promise<Map<string, Buffer>> {
+    // Sorted, so that two batches creating some of the same secrets take their row locks in one order (no deadlock).
+    const unique = [...new Map(wanted.map((key) => [keyOf(key), key])).entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, key]) => key);
+    const now = this.clock.now();
+    // One round trip: the new secret where this statement created it, else the stored one.
+    const rows: SecretRow[] = await this.dataSource.query(
+      `WITH wanted AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) AS w(application_id, reference_digest, secret_encrypted)),
+       created AS (
+         INSERT INTO receipts.subject_pseudonym_keys (application_id, reference_digest, secret_encrypted, created_at)
+         SELECT application_id, reference_digest, secret_encrypted, $4 FROM wanted
+         ON CONFLICT (application_id, reference_digest) DO NOTHING RETURNING application_id, reference_digest, secret_encrypted)
+       SELECT application_id, reference_digest, secret_encrypted FROM created
        UNION ALL
-       SELECT secret_encrypted FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = $2
-       LIMIT 1`,
-      [applicationId, digest, this.kek.encrypt(randomBytes(32), aad), this.clock.now()],
+       SELECT k.application_id, k.reference_digest, k.secret_encrypted
+       FROM receipts.subject_pseudonym_keys k JOIN wanted w USING (application_id, reference_digest)`,
+      [
+        unique.map((key) => key.applicationId),
+        unique.map((key) => key.digest),
+        unique.map((key) => this.kek.encrypt(randomBytes(32), aadOf(key))),
+        now,
+      ],
     );
+    const secrets = new Map(rows.map((row) => [keyOf({ applicationId: row.application_id, digest: row.reference_digest }), row]));
     // A concurrent first use committed its secret after this statement's snapshot was taken (the
-    // insert waited for it, then did nothing): a new statement reads the winner's secret.
-    if (rows.length === 0) {
-      rows = await this.dataSource.query(
-        `SELECT secret_encrypted FROM receipts.subject_pseudonym_keys WHERE application_id = $1 AND reference_digest = $2`,
-        [applicationId, digest],
+    // insert waited for it, then did nothing): a new statement reads the winners' secrets.
+    const missing = unique.filter((key) => !secrets.has(keyOf(key)));
+    if (missing.length > 0) {
+      const late: SecretRow[] = await this.dataSource.query(
+        `SELECT application_id, reference_digest, secret_encrypted FROM receipts.subject_pseudonym_keys
+         WHERE (application_id, reference_digest) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [missing.map((key) => key.applicationId), missing.map((key) => key.digest)],
       );
+      for (const row of late) secrets.set(keyOf({ applicationId: row.application_id, digest: row.reference_digest }), row);
     }
-    return this.kek.decrypt(rows[0]!.secret_encrypted, aad);
+    return new Map(
+      unique.map((key) => {
+        const row = secrets.get(keyOf(key));
+        if (!row) throw new Error('a pseudonym secret was neither created nor found');
+        return [keyOf(key), this.kek.decrypt(row.secret_encrypted, aadOf(key))];
+      }),
+    );
   }
 }
+
+/** Where a secret is stored: the application and the reference's digest. */
+interface SecretKey {
+  applicationId: string;
+  digest: string;
+}
+
+interface SecretRow {
+  application_id: string;
+  reference_digest: string;
+  secret_encrypted: Buffer;
+}
+
+const keyOf = (key: SecretKey): string => `${key.applicationId}\n${key.digest}`;
+/** The secret is bound to its application and reference: a row copied under another key does not decrypt. */
+const aadOf = (key: SecretKey): string => `subject-pseudonym:${key.applicationId}:${key.digest}`;

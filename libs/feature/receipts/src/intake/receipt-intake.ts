@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DeliveredEvent } from '@svc/bus';
 import { isDomainError } from '@svc/errors';
-import { processOnce, wasProcessed } from '@svc/persistence';
+import { commitIsolatingFailures, markProcessed, processOnce, processedAmong, wasProcessed } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
 import { DataSource, type EntityManager } from 'typeorm';
@@ -26,6 +26,13 @@ export function isTransient(error: unknown): boolean {
 }
 
 /**
+ * One event's part of a batch ({@link ReceiptIntake.onceEach}): its receipt work, or why it cannot
+ * become a receipt (logged, marked processed).
+ */
+export type IntakeJob =
+  { event: DeliveredEvent; work: (manager: EntityManager) => Promise<boolean> } | { event: DeliveredEvent; refused: unknown };
+
+/**
  * The inbox discipline shared by the receipt intake consumers: an event's receipt work and its
  * inbox row commit in one transaction, so a crash before the commit redelivers the event and a
  * redelivery after it changes nothing. Transient failures roll back and are redelivered; a refused
@@ -41,6 +48,58 @@ export class ReceiptIntake {
   /** True when `consumer` already processed the event (saves upstream calls on redelivery). */
   seen(consumer: string, event: DeliveredEvent): Promise<boolean> {
     return wasProcessed(this.dataSource, RECEIPTS_SCHEMA, consumer, event.id);
+  }
+
+  /** The events among `events` that `consumer` already processed (one statement for the batch). */
+  seenAmong(consumer: string, events: readonly DeliveredEvent[]): Promise<Set<string>> {
+    return processedAmong(
+      this.dataSource,
+      RECEIPTS_SCHEMA,
+      consumer,
+      events.map((event) => event.id),
+    );
+  }
+
+  /**
+   * {@link once} for a batch: every job's work and inbox row commit in ONE transaction (a group
+   * commit), and each job's outcome comes back in order. When that transaction fails (a transient
+   * failure of one job's work, say), each job is committed alone, so only the job that cannot be
+   * committed is redelivered: one event never holds back another application's receipts.
+   */
+  async onceEach(consumer: string, jobs: readonly IntakeJob[]): Promise<Array<PromiseSettledResult<boolean>>> {
+    const outcomes = await commitIsolatingFailures(jobs, (batch) =>
+      this.dataSource.transaction(async (manager) => {
+        const fresh = new Set(
+          await markProcessed(
+            manager,
+            RECEIPTS_SCHEMA,
+            consumer,
+            batch.map((job) => job.event.id),
+          ),
+        );
+        const changed: Array<{ ok: true; value: boolean }> = [];
+        for (const job of batch) changed.push({ ok: true, value: fresh.has(job.event.id) && (await this.apply(consumer, job, manager)) });
+        return changed;
+      }),
+    );
+    return outcomes.map((outcome) =>
+      outcome.ok ? { status: 'fulfilled', value: outcome.value } : { status: 'rejected', reason: outcome.error },
+    );
+  }
+
+  /** A job's work inside the batch's transaction; a refusal is logged and changes nothing. Transient failures are rethrown. */
+  private async apply(consumer: string, job: IntakeJob, manager: EntityManager): Promise<boolean> {
+    if ('refused' in job) {
+      this.refused(consumer, job.event, job.refused);
+      return false;
+    }
+    try {
+      return await job.work(manager);
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      this.refused(consumer, job.event, error);
+      return false;
+    }
   }
 
   /**
