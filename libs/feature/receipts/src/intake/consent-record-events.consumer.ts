@@ -14,7 +14,7 @@ import type { PrincipalInput } from '../record/inputs';
 import { EVENT_CHANNELS, type EventChannel } from '../record/receipt-document';
 import { CredentialIssuer } from '../credentials/credential-issuer';
 import { AppendReceiptTransition } from '../use-cases/append-receipt-transition.use-case';
-import { FreezeReceipt } from '../use-cases/freeze-receipt.use-case';
+import { FreezeReceipt, type PreparedReceipt } from '../use-cases/freeze-receipt.use-case';
 import {
   UnreceiptableRecord,
   consentRecordInput,
@@ -26,7 +26,7 @@ import {
 import { applicationOfEvent } from './event-application';
 import { eventTime } from './event-time';
 import { PrincipalPseudonyms, subjectReference } from './principal-pseudonyms';
-import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY, type IntakeJob } from './receipt-intake';
+import { ReceiptIntake, RECEIPT_INTAKE_DELIVERY, isTransient, type IntakeJob } from './receipt-intake';
 
 const CONSUMER = 'receipts-consent-records';
 
@@ -149,9 +149,10 @@ export class ConsentRecordEvents {
       }
     }
     const fresh = await this.unseen(candidates, outcomes);
-    const jobs: Array<{ index: number; job: IntakeJob }> = [];
+    const jobs: Array<IntakeJob & { index: number; receipt?: PreparedReceipt }> = [];
+    // A refusal no redelivery heals (an input the receipt cannot state truthfully) is logged and marked processed.
     const refuseOrFail = (candidate: Candidate, error: unknown): void => {
-      if (error instanceof UnreceiptableRecord) jobs.push({ index: candidate.index, job: { event: candidate.event, refused: error } });
+      if (!isTransient(error)) jobs.push({ index: candidate.index, event: candidate.event, refused: error });
       else outcomes[candidate.index] = rejected(error);
     };
     const withContext: Array<Candidate & { context: RecordContext }> = [];
@@ -170,17 +171,19 @@ export class ConsentRecordEvents {
         const { flow, controller, jurisdiction } = candidate.context;
         const recordInput = consentRecordInput(candidate.recorded, flow, controller, principal);
         const input = jurisdiction ? { ...recordInput, processing: { ...recordInput.processing, jurisdiction } } : recordInput;
-        jobs.push({
-          index: candidate.index,
-          job: { event: candidate.event, work: async (manager) => (await this.freeze.execute(input, 'consent-records', manager)).created },
-        });
+        jobs.push({ index: candidate.index, event: candidate.event, receipt: this.freeze.prepare(input) });
       } catch (error) {
         refuseOrFail(candidate, error);
       }
     }
-    const committed = await this.intake.onceEach(
-      CONSUMER,
-      jobs.map((j) => j.job),
+    const committed = await this.intake.onceEach(CONSUMER, jobs, async (manager, todo) =>
+      (
+        await this.freeze.store(
+          manager,
+          todo.map((job) => job.receipt!),
+          'consent-records',
+        )
+      ).map((stored) => (stored instanceof Error ? stored : stored.created)),
     );
     jobs.forEach(({ index }, n) => (outcomes[index] = committed[n]!));
     return outcomes;

@@ -219,16 +219,22 @@ describe('receipt intake from the event alone (receipts without decision-gateway
         channel: 'organisation',
         revokedAt: timestampFromDate(clock.now()),
       });
-      const batch = [grace, older, anonymous, withdrawn, graceAgain];
+      // Another document under a record id already frozen: refused (never rewritten), the others still commit.
+      const rewrite = delivered(ConsentRecordedSchema, 'consent.recorded', {
+        ...recordFields('cr_us_fromevent000000000001'),
+        outcomes: [{ purpose: 'offers', decision: 'granted' }],
+      });
+      const batch = [grace, older, anonymous, withdrawn, graceAgain, rewrite];
 
       const outcomes = await consumer.handleBatch(batch);
-      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled']);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled']);
       expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as { code?: string }).code))).toEqual([
         true,
         'service_unavailable',
         true,
         true,
         true,
+        false,
       ]);
       // The older event (no owner answers its flow now) is not marked: its redelivery freezes it later.
       expect(await frozen('cr_us_batch0000000000000002')).toBeUndefined();
@@ -237,7 +243,9 @@ describe('receipt intake from the event alone (receipts without decision-gateway
         .query(`SELECT message_id FROM receipts.inbox WHERE consumer = 'receipts-consent-records' AND message_id = ANY($1::text[])`, [
           batch.map((e) => e.id),
         ]);
-      expect(new Set(inbox.map((row) => row.message_id))).toEqual(new Set([grace.id, anonymous.id, withdrawn.id, graceAgain.id]));
+      expect(new Set(inbox.map((row) => row.message_id))).toEqual(
+        new Set([grace.id, anonymous.id, withdrawn.id, graceAgain.id, rewrite.id]),
+      );
       // One person, one pseudonym, whatever the case of the address; a record about nobody has none.
       const principal = async (recordId: string) => (await frozen(recordId))!.record.pii_principal_id;
       expect(await principal('cr_us_batch0000000000000001')).toMatch(/^psn_/);
@@ -248,7 +256,8 @@ describe('receipt intake from the event alone (receipts without decision-gateway
 
       // The whole batch delivered again changes nothing that was applied.
       const again = await consumer.handleBatch(batch.map((e) => ({ ...e, deliveryCount: 2 })));
-      expect(again.map((o) => (o.status === 'fulfilled' ? o.value : 'rejected'))).toEqual([false, 'rejected', false, false, false]);
+      expect(again.map((o) => (o.status === 'fulfilled' ? o.value : 'rejected'))).toEqual([false, 'rejected', false, false, false, false]);
+      expect((await frozen('cr_us_fromevent000000000001'))!.pii_processing.purposes.map((p) => p.purpose_id)).toEqual(['newsletter']);
     });
   });
 

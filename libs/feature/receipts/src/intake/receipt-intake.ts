@@ -26,11 +26,13 @@ export function isTransient(error: unknown): boolean {
 }
 
 /**
- * One event's part of a batch ({@link ReceiptIntake.onceEach}): its receipt work, or why it cannot
- * become a receipt (logged, marked processed).
+ * One event's part of a batch ({@link ReceiptIntake.onceEach}): the event, and why it cannot
+ * become a receipt when it cannot (logged, marked processed).
  */
-export type IntakeJob =
-  { event: DeliveredEvent; work: (manager: EntityManager) => Promise<boolean> } | { event: DeliveredEvent; refused: unknown };
+export interface IntakeJob {
+  event: DeliveredEvent;
+  refused?: unknown;
+}
 
 /**
  * The inbox discipline shared by the receipt intake consumers: an event's receipt work and its
@@ -61,15 +63,21 @@ export class ReceiptIntake {
   }
 
   /**
-   * {@link once} for a batch: every job's work and inbox row commit in ONE transaction (a group
-   * commit), and each job's outcome comes back in order. When that transaction fails (a transient
-   * failure of one job's work, say), each job is committed alone, so only the job that cannot be
-   * committed is redelivered: one event never holds back another application's receipts.
+   * {@link once} for a batch: the inbox marks and the work of every job not processed before commit
+   * in ONE transaction (a group commit). `work` gets the fresh jobs that are not refused and
+   * answers, for each in order, whether it changed something or the error that refused it; a
+   * transient error (thrown, or answered) rolls the transaction back, and each job is then
+   * committed alone, so only the job that cannot be committed is redelivered: one event never
+   * holds back another application's receipts. One outcome per job, in order.
    */
-  async onceEach(consumer: string, jobs: readonly IntakeJob[]): Promise<Array<PromiseSettledResult<boolean>>> {
+  async onceEach<J extends IntakeJob>(
+    consumer: string,
+    jobs: readonly J[],
+    work: (manager: EntityManager, fresh: readonly J[]) => Promise<ReadonlyArray<boolean | Error>>,
+  ): Promise<Array<PromiseSettledResult<boolean>>> {
     const outcomes = await commitIsolatingFailures(jobs, (batch) =>
       this.dataSource.transaction(async (manager) => {
-        const fresh = new Set(
+        const marked = new Set(
           await markProcessed(
             manager,
             RECEIPTS_SCHEMA,
@@ -77,29 +85,25 @@ export class ReceiptIntake {
             batch.map((job) => job.event.id),
           ),
         );
-        const changed: Array<{ ok: true; value: boolean }> = [];
-        for (const job of batch) changed.push({ ok: true, value: fresh.has(job.event.id) && (await this.apply(consumer, job, manager)) });
-        return changed;
+        const fresh = batch.filter((job) => marked.has(job.event.id));
+        for (const job of fresh) if (job.refused !== undefined) this.refused(consumer, job.event, job.refused);
+        const todo = fresh.filter((job) => job.refused === undefined);
+        const results = todo.length === 0 ? [] : await work(manager, todo);
+        const changed = new Map<J, boolean>();
+        for (const [i, job] of todo.entries()) {
+          const result = results[i];
+          if (result instanceof Error) {
+            if (isTransient(result)) throw result;
+            this.refused(consumer, job.event, result);
+          }
+          changed.set(job, result === true);
+        }
+        return batch.map((job) => ({ ok: true as const, value: changed.get(job) ?? false }));
       }),
     );
     return outcomes.map((outcome) =>
       outcome.ok ? { status: 'fulfilled', value: outcome.value } : { status: 'rejected', reason: outcome.error },
     );
-  }
-
-  /** A job's work inside the batch's transaction; a refusal is logged and changes nothing. Transient failures are rethrown. */
-  private async apply(consumer: string, job: IntakeJob, manager: EntityManager): Promise<boolean> {
-    if ('refused' in job) {
-      this.refused(consumer, job.event, job.refused);
-      return false;
-    }
-    try {
-      return await job.work(manager);
-    } catch (error) {
-      if (isTransient(error)) throw error;
-      this.refused(consumer, job.event, error);
-      return false;
-    }
   }
 
   /**

@@ -19,6 +19,17 @@ export interface FrozenReceipt {
   frozenAt: Date;
 }
 
+/** A receipt to freeze: its canonical document and where it came from. */
+export interface NewFrozenReceipt {
+  recordId: string;
+  applicationId: string;
+  recordType: RecordType;
+  canonical: string;
+  sha256: string;
+  source: ReceiptSource;
+  frozenAt: Date;
+}
+
 interface FrozenRow {
   record_id: string;
   application_id: string;
@@ -50,26 +61,28 @@ export class ReceiptsRepository {
     return this.dataSource.transaction(work);
   }
 
-  /** Inserts a frozen receipt; returns false (and writes nothing) when the record id already exists. */
-  async insertFrozen(
-    manager: EntityManager,
-    row: {
-      recordId: string;
-      applicationId: string;
-      recordType: RecordType;
-      canonical: string;
-      sha256: string;
-      source: ReceiptSource;
-      frozenAt: Date;
-    },
-  ): Promise<boolean> {
+  /**
+   * Inserts frozen receipts with one statement; returns the record ids it inserted (an id already
+   * frozen is left as it is and not returned).
+   */
+  async insertFrozen(manager: EntityManager, rows: readonly NewFrozenReceipt[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
     const inserted = await queryRows<{ record_id: string }>(
       manager,
       `INSERT INTO receipts.frozen_receipts (record_id, application_id, record_type, document, document_sha256, source, frozen_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (record_id) DO NOTHING RETURNING record_id`,
-      [row.recordId, row.applicationId, row.recordType, row.canonical, row.sha256, row.source, row.frozenAt],
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+       ON CONFLICT (record_id) DO NOTHING RETURNING record_id`,
+      [
+        rows.map((row) => row.recordId),
+        rows.map((row) => row.applicationId),
+        rows.map((row) => row.recordType),
+        rows.map((row) => row.canonical),
+        rows.map((row) => row.sha256),
+        rows.map((row) => row.source),
+        rows.map((row) => row.frozenAt),
+      ],
     );
-    return inserted.length === 1;
+    return new Set(inserted.map((row) => row.record_id));
   }
 
   /**

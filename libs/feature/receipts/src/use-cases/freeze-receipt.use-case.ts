@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { DomainError } from '@svc/errors';
 import { Clock, PlatformConfig, regionCountries } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import type { EntityManager } from 'typeorm';
@@ -8,6 +9,15 @@ import type { ReceiptDocument } from '../record/receipt-document';
 import { receiptsError } from '../receipts.errors';
 import { validateReceiptDocument } from '../schema/published-schema';
 import { ReceiptsRepository, type ReceiptSource } from '../storage/receipts.repository';
+
+/** A receipt built from its input and checked against the published schema, ready to store. */
+export interface PreparedReceipt {
+  input: ReceiptInput;
+  document: ReceiptDocument;
+  /** The document's canonical JSON: what is stored and hashed. */
+  canonical: string;
+  sha256: string;
+}
 
 /** Outcome of {@link FreezeReceipt.execute}. */
 export interface FrozenReceiptRef {
@@ -44,6 +54,17 @@ export class FreezeReceipt {
   ) {}
 
   async execute(input: ReceiptInput, source: ReceiptSource, manager?: EntityManager): Promise<FrozenReceiptRef> {
+    const prepared = this.prepare(input);
+    const work = async (tx: EntityManager): Promise<FrozenReceiptRef> => {
+      const [outcome] = await this.store(tx, [prepared], source);
+      if (outcome instanceof Error) throw outcome;
+      return outcome!;
+    };
+    return manager ? work(manager) : this.receipts.transaction(work);
+  }
+
+  /** Builds and checks a receipt (`receipt_input_invalid` when it does not conform), ready to {@link store}. */
+  prepare(input: ReceiptInput): PreparedReceipt {
     const document = buildReceipt(withStorageLocation(input, regionCountries(this.config)[this.config.REGION]));
     const check = validateReceiptDocument(document);
     if (!check.valid) {
@@ -52,27 +73,50 @@ export class FreezeReceipt {
       });
     }
     const canonical = canonicalJson(document);
-    const sha256 = sha256Hex(canonical);
-    const work = async (tx: EntityManager): Promise<FrozenReceiptRef> => {
-      const created = await this.receipts.insertFrozen(tx, {
+    return { input, document, canonical, sha256: sha256Hex(canonical) };
+  }
+
+  /**
+   * Freezes prepared receipts in the caller's transaction with one insert. Per receipt, in order:
+   * its reference, or the `receipt_already_frozen` error when a different document holds its
+   * record id (nothing is thrown for it, so the others still commit).
+   */
+  async store(
+    manager: EntityManager,
+    prepared: readonly PreparedReceipt[],
+    source: ReceiptSource,
+  ): Promise<Array<FrozenReceiptRef | DomainError>> {
+    const frozenAt = this.clock.now();
+    const created = await this.receipts.insertFrozen(
+      manager,
+      prepared.map(({ input, document, canonical, sha256 }) => ({
         recordId: input.record_id,
         applicationId: input.application_id,
         recordType: document.record.record_type,
         canonical,
         sha256,
         source,
-        frozenAt: this.clock.now(),
-      });
-      if (created) return { recordId: input.record_id, documentSha256: sha256, created: true, document };
-      const existing = await this.receipts.find(input.application_id, input.record_id, tx);
-      if (existing?.documentSha256 !== sha256) {
-        throw receiptsError('receipt_already_frozen', 'A different receipt is already frozen under this record id', {
-          record_id: input.record_id,
-        });
+        frozenAt,
+      })),
+    );
+    const outcomes: Array<FrozenReceiptRef | DomainError> = [];
+    for (const { input, document, sha256 } of prepared) {
+      const ref = { recordId: input.record_id, documentSha256: sha256, document };
+      if (created.has(input.record_id)) {
+        outcomes.push({ ...ref, created: true });
+        continue;
       }
-      return { recordId: input.record_id, documentSha256: sha256, created: false, document };
-    };
-    return manager ? work(manager) : this.receipts.transaction(work);
+      // An idempotent retry finds its own document; any other is never rewritten.
+      const existing = await this.receipts.find(input.application_id, input.record_id, manager);
+      outcomes.push(
+        existing?.documentSha256 === sha256
+          ? { ...ref, created: false }
+          : receiptsError('receipt_already_frozen', 'A different receipt is already frozen under this record id', {
+              record_id: input.record_id,
+            }),
+      );
+    }
+    return outcomes;
   }
 }
 
