@@ -16,7 +16,7 @@ export interface MailDev {
  * Starts MailDev (the `maildev` package) in a child process on 127.0.0.1, its SMTP and web ports
  * given or free ones, keeping its mails in a temporary folder removed when it stops. The child
  * exits by itself when this process goes away, even killed (its stdin is a pipe from here).
- * Resolves once its web inbox answers.
+ * Resolves once its web inbox answers (within 45 s).
  */
 export async function startMailDev(ports: { smtp?: number; web?: number } = {}): Promise<MailDev> {
   const smtp = ports.smtp ?? (await freeTcpPort());
@@ -30,7 +30,8 @@ export async function startMailDev(ports: { smtp?: number; web?: number } = {}):
     await stopMailDevChild(child);
     rmSync(mailDirectory, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 15_000;
+  // Loading MailDev's modules takes seconds on a busy machine (a test run starting stacks beside it).
+  const deadline = Date.now() + 45_000;
   for (;;) {
     try {
       if ((await fetch(`${webUrl}/healthz`)).ok) break;
