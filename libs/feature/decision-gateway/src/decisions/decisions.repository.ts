@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { queryRows, type OutboxInsert } from '@svc/persistence';
+import { claimAwaitingMark, queryRows, type OutboxInsert } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type {
   CreatedVia,
@@ -167,6 +167,16 @@ export class DecisionsRepository {
     return this.dataSource.transaction(work);
   }
 
+  /**
+   * Runs `work` on the pool without a transaction (no BEGIN, no COMMIT): for a write of one
+   * statement, which commits by itself. In a transaction after all when the request holds an
+   * `Idempotency-Key` claim still to be marked: the store's recovery point marks it in the
+   * request's first committing transaction, together with the write.
+   */
+  withoutTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return claimAwaitingMark() ? this.dataSource.transaction(work) : work(this.dataSource.manager);
+  }
+
   /** True when `origin` is one of the application's allowed origins (gateway schema, same service). */
   async isAllowedOrigin(applicationId: string, origin: string): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(`SELECT 1 FROM gateway.allowed_origins WHERE application_id = $1 AND origin = $2`, [
@@ -248,6 +258,8 @@ export class DecisionsRepository {
    * apply: the second one's statement waits for the first one's row lock, then no longer matches.
    * With `also`, a consent token and outbox events are written by the same statement, only when the
    * move applies. Undefined when it does not (the session changed, expired or was never found).
+   * Not for a request holding an `Idempotency-Key` claim still to be marked (see
+   * {@link withoutTransaction}): its move runs in a transaction.
    */
   async updateIfUnchanged(
     tokenSha256: string,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { FakeClock } from '@svc/config';
 import { isDomainError } from '@svc/errors';
-import { OutboxWriter, createDataSource, dropDatabase, ensureDatabase, runMigrations } from '@svc/persistence';
+import { OutboxWriter, RunningClaim, createDataSource, dropDatabase, ensureDatabase, runMigrations, runUnderClaim } from '@svc/persistence';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { gatewayMigrations } from '../../migrations';
 import { GATEWAY_SCHEMA } from '../../schema';
@@ -189,6 +189,24 @@ describe('AdvanceConsent on the session as read', () => {
     });
     const stored = await repo.find(seen.tokenSha256);
     expect([stored?.status, stored?.outcome]).toEqual(['expired', 'expired']);
+  });
+
+  it('moves in a transaction, which marks the claim, for a request holding an Idempotency-Key claim', async () => {
+    const seen = await openSession('pending');
+    const marked: string[] = [];
+    const running = new RunningClaim(
+      {
+        dataSource: dataSource!,
+        markApplied: async (_runner, claim) => {
+          marked.push(claim.key);
+          return true;
+        },
+      },
+      { caller: 'test', key: 'key-1', claimId: 'claim-1' },
+    );
+    const answer = await runUnderClaim(running, () => answerOf(advance.execute(seen.tokenSha256, { action: 'sign_in' }, {}, seen)));
+    expect(answer).toEqual({ status: 'authenticating', consentToken: false, exchangeToken: false });
+    expect([marked, running.applied]).toEqual([['key-1'], true]);
   });
 
   it('answers from the session as it stands when it changed after the read', async () => {

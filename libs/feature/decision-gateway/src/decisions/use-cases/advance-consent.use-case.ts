@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { Clock } from '@svc/config';
 import { isDomainError } from '@svc/errors';
-import type { OutboxWriter, PendingEvent } from '@svc/persistence';
+import { claimAwaitingMark, type OutboxWriter, type PendingEvent } from '@svc/persistence';
 import type { EntityManager } from 'typeorm';
 import { GATEWAY_OUTBOX } from '../../tokens';
 import { nextConsentStatus, type ConsentAction } from '../consent-transitions';
@@ -100,7 +100,8 @@ export class AdvanceConsent {
     seen?: DecisionSession,
   ): Promise<ConsentMoveResult> {
     const now = this.clock.now();
-    if (seen !== undefined && seen.tokenSha256 === tokenSha256) {
+    // A request holding an Idempotency-Key claim to mark moves in a transaction, which carries the mark.
+    if (seen !== undefined && seen.tokenSha256 === tokenSha256 && !claimAwaitingMark()) {
       const moved = await this.moveAsSeen(seen, body, proof, now);
       if (moved) return moved;
     }
