@@ -8,8 +8,9 @@
  *
  *   npm run bench:decision   (env: BENCH_DECISIONS=200)
  *
- * Also prints the statements the region sends to Postgres and the transactions Postgres commits
- * (pg_stat_database.xact_commit, single statements included) per decision, over the timed window.
+ * Also prints, per decision over the timed window, the statements the region sends to Postgres,
+ * how many of them open a transaction, and the transactions Postgres commits
+ * (pg_stat_database.xact_commit, a statement committed by itself included).
  *
  * Uses a database and bus prefix of its own, created and dropped by the run.
  */
@@ -30,17 +31,21 @@ const P99_BUDGET_MS = 50;
 const POLL = '/* bench poll */';
 
 /**
- * Counts the statements every pg client of this process (the whole region) sends, the
- * benchmark's polling apart (each poll is also one transaction of its own).
+ * Counts the statements every pg client of this process (the whole region) sends, and among them
+ * the transactions opened explicitly (BEGIN / START TRANSACTION), the benchmark's polling apart
+ * (each poll is also one transaction of its own).
  */
-function countStatements(): () => { region: number; polls: number } {
-  const counts = { region: 0, polls: 0 };
+function countStatements(): () => { region: number; opened: number; polls: number } {
+  const counts = { region: 0, opened: 0, polls: 0 };
   const query = Client.prototype.query as (...args: unknown[]) => unknown;
   Client.prototype.query = function (this: Client, ...args: unknown[]) {
     const first = args[0];
     const text = typeof first === 'string' ? first : (first as { text?: unknown } | undefined)?.text;
     if (typeof text === 'string' && text.startsWith(POLL)) counts.polls += 1;
-    else counts.region += 1;
+    else {
+      counts.region += 1;
+      if (typeof text === 'string' && /^\s*(BEGIN|START TRANSACTION)\b/i.test(text)) counts.opened += 1;
+    }
     return query.apply(this, args);
   } as typeof Client.prototype.query;
   return () => ({ ...counts });
@@ -115,6 +120,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < DECISIONS; i += 1) results.push(await decide(i));
     const statementsAfter = statements();
     const regionStatements = statementsAfter.region - statementsBefore.region;
+    const opened = statementsAfter.opened - statementsBefore.opened;
     const polls = statementsAfter.polls - statementsBefore.polls;
     const cpu = await window.stop();
     const pct = (values: number[], p: number) =>
@@ -126,7 +132,7 @@ async function main(): Promise<void> {
     console.log(`  HTTP part (mint + four transitions): p50 ${pct(https, 50).toFixed(1)} ms, p99 ${pct(https, 99).toFixed(1)} ms`);
     const perDecision = (n: number) => (n / DECISIONS).toFixed(1);
     console.log(
-      `  per decision: ${perDecision(regionStatements)} statements, ${cpu.counters ? perDecision(cpu.counters.commits - polls) : '?'} transactions committed (the benchmark's own polling left out)`,
+      `  per decision: ${perDecision(regionStatements)} statements, ${perDecision(opened)} of them BEGIN; ${cpu.counters ? perDecision(cpu.counters.commits - polls) : '?'} transactions committed, single statements included (the benchmark's own polling left out)`,
     );
     console.log(`  target: p99 < 50 ms`);
     emitRows({
