@@ -36,6 +36,7 @@ export {
   type StoredAnswer,
 } from './idempotency/idempotency-store';
 export {
+  claimAwaitingMark,
   currentClaim,
   IdempotencyRecoveryPoint,
   outsideClaim,

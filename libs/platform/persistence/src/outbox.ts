@@ -49,6 +49,15 @@ export class OutboxWriter {
   }
 
   /**
+   * After the caller's own statement wrote events through {@link batchInsert}: tells the local
+   * relay, as {@link addMany} does (it then runs a round unless the statement's notification will
+   * wake it).
+   */
+  written(): void {
+    setImmediate(this.onEnqueued);
+  }
+
+  /**
    * Several events as parts of the caller's own statement (a hot write path that commits its rows
    * and their events in one round trip): an INSERT for a data-modifying CTE and the relay's
    * notification, with their parameters numbered from `firstParam`. Every parameter carries an

@@ -5,6 +5,7 @@ import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } f
 import { startProcess, type RunningProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix, waitFor, type TestDatabase } from '@svc/testing';
 import { consentRecordsFeature } from '../consent-records.feature';
+import { FlowsRepository } from './flows.repository';
 
 /** Spec: Resources — Flow; States — Flow; Events — flow.activated. Issue 4, Deliver 1. */
 describe('flows (consent-records) over HTTP', () => {
@@ -15,6 +16,7 @@ describe('flows (consent-records) over HTTP', () => {
   let token: string;
   let otherToken: string;
   let publishableKey: string;
+  let applicationId: string;
   const events: Array<{ type: string; payload: Record<string, unknown> }> = [];
   const auth = (t: string) => ({ authorization: `Bearer ${t}` });
 
@@ -48,6 +50,7 @@ describe('flows (consent-records) over HTTP', () => {
     const create = running.app.get(CreateApplication);
     const app = await create.execute(CreateApplicationCommand.create({ name: 'flows', environment: 'development' }));
     token = app.apiToken;
+    applicationId = app.application.id;
     publishableKey = app.publishableKey;
     otherToken = (await create.execute(CreateApplicationCommand.create({ name: 'other', environment: 'development' }))).apiToken;
     const bus = running.app.get(BusConnection);
@@ -149,6 +152,29 @@ describe('flows (consent-records) over HTTP', () => {
     const superseded = await http('GET', `${url}/api/v1/flows/${flow.id}/versions/1`, { headers: auth(token) });
     expect(superseded.body).toMatchObject({ version: 1, version_status: 'superseded', presentation: body.presentation });
     await waitFor(() => events.find((e) => e.payload.flowId === flow.id && e.payload.version === 2 && e.payload.previousVersion === 1));
+  });
+
+  it('reads a version for its terms once it is past its draft, and a draft every time', async () => {
+    const flow = await createFlow();
+    const flows = running.app.get(FlowsRepository);
+    const reads = jest.spyOn(flows, 'find');
+    try {
+      expect((await flows.findSettled(applicationId, flow.id, 1))?.terms.presentation.title).toBe(body.presentation.title);
+      const edited = await http('PATCH', `${url}/api/v1/flows/${flow.id}`, {
+        headers: auth(token),
+        json: { presentation: { title: 'Edited' } },
+      });
+      expect(edited.status).toBe(200);
+      expect((await flows.findSettled(applicationId, flow.id, 1))?.terms.presentation.title).toBe('Edited');
+      expect((await http('POST', `${url}/api/v1/flows/${flow.id}/activate`, { headers: auth(token) })).status).toBe(200);
+      reads.mockClear();
+      expect((await flows.findSettled(applicationId, flow.id, 1))?.status).toBe('active');
+      expect((await flows.findSettled(applicationId, flow.id, 1))?.terms.presentation.title).toBe('Edited');
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(await flows.findSettled(applicationId, flow.id, 7)).toBeUndefined();
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('edits a draft in place without opening a version', async () => {

@@ -33,10 +33,34 @@ function toFlowVersion(row: FlowVersionRow): FlowVersion {
   };
 }
 
+/** Versions {@link FlowsRepository.findSettled} keeps at most; beyond it the memory starts over. */
+const SETTLED_VERSIONS_KEPT = 10_000;
+
 /** Queries of consent_records.flows and flow_versions. Every read is scoped by application. */
 @Injectable()
 export class FlowsRepository {
+  /** Versions past their draft, by application, flow and version: their terms never change again. */
+  private readonly settled = new Map<string, FlowVersion>();
+
   constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * One version of a flow for its terms, kept in memory once it is no longer a draft: activation
+   * fixes a version's terms for good (a draft's alone may be rewritten) and flows are never
+   * deleted, so the terms, the flow and the version number read once stay true. Its status and
+   * the flow's active and latest versions may have moved on since: {@link find} reads those.
+   */
+  async findSettled(applicationId: string, flowId: string, version: number, manager?: EntityManager): Promise<FlowVersion | undefined> {
+    const key = `${applicationId}/${flowId}/${version}`;
+    const kept = this.settled.get(key);
+    if (kept) return kept;
+    const flow = await this.find(applicationId, flowId, version, { manager });
+    if (flow && flow.version === version && flow.status !== 'draft') {
+      if (this.settled.size >= SETTLED_VERSIONS_KEPT) this.settled.clear();
+      this.settled.set(key, flow);
+    }
+    return flow;
+  }
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);

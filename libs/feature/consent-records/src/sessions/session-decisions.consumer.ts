@@ -146,7 +146,8 @@ export class SessionDecisionsConsumer {
     }
     let written = false;
     await processOnce(this.dataSource, CONSENT_RECORDS_SCHEMA, CONSUMER, event.id, async (manager) => {
-      const flow = await this.flows.find(decision.applicationId, decision.flowId, decision.flowVersion, { manager });
+      // Only the version's terms are used, which never change once it was activated.
+      const flow = await this.flows.findSettled(decision.applicationId, decision.flowId, decision.flowVersion, manager);
       if (!flow || flow.version !== decision.flowVersion) {
         this.logger.warn({ ...context, flowVersion: decision.flowVersion }, 'flow version of the session is unknown; no consent record');
         return;

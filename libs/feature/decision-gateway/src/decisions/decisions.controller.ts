@@ -208,7 +208,7 @@ export class DecisionsController {
     const votes = session.kind !== 'consent';
     const result =
       !votes && isConsentAction(body.action)
-        ? await this.advanceConsent.execute(digest, { ...body, action: body.action }, { request: request.raw })
+        ? await this.advanceConsent.execute(digest, { ...body, action: body.action }, { request: request.raw }, session)
         : await this.castVote.execute(digest, body, { request: request.raw });
     return {
       ...pageView(result.session),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { queryRows } from '@svc/persistence';
+import { claimAwaitingMark, queryRows, type OutboxInsert } from '@svc/persistence';
 import { DataSource, type EntityManager } from 'typeorm';
 import type {
   CreatedVia,
@@ -82,6 +82,45 @@ function toSession(r: SessionRow): DecisionSession {
   };
 }
 
+/** The UPDATE of a move, without its RETURNING; parameters from {@link updateParams}. */
+const UPDATE_SESSION = `UPDATE gateway.decision_sessions SET
+         status = COALESCE($2, status),
+         counter_proposal = COALESCE($3::jsonb, counter_proposal),
+         evidence = COALESCE($4::jsonb, evidence),
+         exchange_token_sha256 = COALESCE($5, exchange_token_sha256),
+         completed_at = COALESCE($6, completed_at),
+         outcome = COALESCE($8, outcome),
+         principal_id = COALESCE($9, principal_id),
+         principal_binding = COALESCE($10, principal_binding),
+         purposes = COALESCE($11::text[], purposes),
+         updated_at = $7
+       WHERE token_sha256 = $1`;
+
+function updateParams(tokenSha256: string, patch: SessionPatch, at: Date): unknown[] {
+  return [
+    tokenSha256,
+    patch.status ?? null,
+    patch.counterProposal ? JSON.stringify(patch.counterProposal) : null,
+    patch.evidence ? JSON.stringify(patch.evidence) : null,
+    patch.exchangeTokenSha256 ?? null,
+    patch.completedAt ?? null,
+    at,
+    patch.outcome ?? null,
+    patch.principal?.id ?? null,
+    patch.principal?.binding ?? null,
+    patch.purposes ?? null,
+  ];
+}
+
+/** A consent token issued on a fulfilled consent. */
+export interface NewConsentToken {
+  sha256: string;
+  sessionSha256: string;
+  applicationId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
 /** Fields a new session is inserted with. */
 export type NewSession = Omit<
   DecisionSession,
@@ -126,6 +165,16 @@ export class DecisionsRepository {
 
   transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
+  }
+
+  /**
+   * Runs `work` on the pool without a transaction (no BEGIN, no COMMIT): for a write of one
+   * statement, which commits by itself. In a transaction after all when the request holds an
+   * `Idempotency-Key` claim still to be marked: the store's recovery point marks it in the
+   * request's first committing transaction, together with the write.
+   */
+  withoutTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return claimAwaitingMark() ? this.dataSource.transaction(work) : work(this.dataSource.manager);
   }
 
   /** True when `origin` is one of the application's allowed origins (gateway schema, same service). */
@@ -198,35 +247,52 @@ export class DecisionsRepository {
   }
 
   async update(manager: EntityManager, tokenSha256: string, patch: SessionPatch, at: Date): Promise<DecisionSession> {
-    const rows = await queryRows<SessionRow>(
-      manager,
-      `UPDATE gateway.decision_sessions SET
-         status = COALESCE($2, status),
-         counter_proposal = COALESCE($3::jsonb, counter_proposal),
-         evidence = COALESCE($4::jsonb, evidence),
-         exchange_token_sha256 = COALESCE($5, exchange_token_sha256),
-         completed_at = COALESCE($6, completed_at),
-         outcome = COALESCE($8, outcome),
-         principal_id = COALESCE($9, principal_id),
-         principal_binding = COALESCE($10, principal_binding),
-         purposes = COALESCE($11::text[], purposes),
-         updated_at = $7
-       WHERE token_sha256 = $1 RETURNING *`,
-      [
-        tokenSha256,
-        patch.status ?? null,
-        patch.counterProposal ? JSON.stringify(patch.counterProposal) : null,
-        patch.evidence ? JSON.stringify(patch.evidence) : null,
-        patch.exchangeTokenSha256 ?? null,
-        patch.completedAt ?? null,
-        at,
-        patch.outcome ?? null,
-        patch.principal?.id ?? null,
-        patch.principal?.binding ?? null,
-        patch.purposes ?? null,
-      ],
-    );
+    const rows = await queryRows<SessionRow>(manager, `${UPDATE_SESSION} RETURNING *`, updateParams(tokenSha256, patch, at));
     return toSession(rows[0]!);
+  }
+
+  /**
+   * A move without a lock, in one statement and no transaction: applies `patch` only while the
+   * session still stands as it was read (`expected`: its status, its person and how it is bound) and is
+   * still open at `at` (no deadline passed, not completed). Two moves from the same state never both
+   * apply: the second one's statement waits for the first one's row lock, then no longer matches.
+   * With `also`, a consent token and outbox events are written by the same statement, only when the
+   * move applies. Undefined when it does not (the session changed, expired or was never found).
+   * Not for a request holding an `Idempotency-Key` claim still to be marked (see
+   * {@link withoutTransaction}): its move runs in a transaction.
+   */
+  async updateIfUnchanged(
+    tokenSha256: string,
+    expected: Pick<DecisionSession, 'status' | 'principalId' | 'principalBinding'>,
+    patch: SessionPatch,
+    at: Date,
+    also: { consentToken?: Omit<NewConsentToken, 'sessionSha256' | 'applicationId'>; events?: (firstParam: number) => OutboxInsert } = {},
+  ): Promise<DecisionSession | undefined> {
+    const params: unknown[] = [...updateParams(tokenSha256, patch, at), expected.status, expected.principalId, expected.principalBinding];
+    const ctes = [
+      `updated AS (${UPDATE_SESSION}
+         AND status = $12 AND principal_id IS NOT DISTINCT FROM $13::text AND principal_binding IS NOT DISTINCT FROM $14::text
+         AND completed_at IS NULL AND deadline > $7
+       RETURNING *)`,
+    ];
+    if (also.consentToken) {
+      const t = also.consentToken;
+      params.push(t.sha256, t.issuedAt, t.expiresAt);
+      ctes.push(
+        `consent_token AS (INSERT INTO gateway.consent_tokens (token_sha256, session_token_sha256, application_id, issued_at, expires_at)
+         SELECT $${params.length - 2}, token_sha256, application_id, $${params.length - 1}::timestamptz, $${params.length}::timestamptz FROM updated)`,
+      );
+    }
+    let woken = '';
+    if (also.events) {
+      const events = also.events(params.length + 1);
+      // Inserted, and the relay woken when the statement commits, only when the move applies.
+      ctes.push(`outbox_inserted AS (${events.insert} WHERE EXISTS (SELECT 1 FROM updated))`);
+      woken = `, (${events.notify}) AS woken`;
+      params.push(...events.params);
+    }
+    const rows: SessionRow[] = await this.dataSource.query(`WITH ${ctes.join(', ')} SELECT updated.*${woken} FROM updated`, params);
+    return rows[0] ? toSession(rows[0]) : undefined;
   }
 
   /** Marks the exchange done; false when it already was (single use). */
@@ -275,10 +341,7 @@ export class DecisionsRepository {
     return rows[0]?.counter_proposal;
   }
 
-  async insertConsentToken(
-    manager: EntityManager,
-    token: { sha256: string; sessionSha256: string; applicationId: string; issuedAt: Date; expiresAt: Date },
-  ): Promise<void> {
+  async insertConsentToken(manager: EntityManager, token: NewConsentToken): Promise<void> {
     await manager.query(
       `INSERT INTO gateway.consent_tokens (token_sha256, session_token_sha256, application_id, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
       [token.sha256, token.sessionSha256, token.applicationId, token.issuedAt, token.expiresAt],

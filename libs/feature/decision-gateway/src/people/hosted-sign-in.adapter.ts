@@ -10,6 +10,9 @@ import { PersonSessionsService } from './person-sessions.service';
 /** The flow requirement that makes the decision page require a signed-in person. */
 export const SIGN_IN_REQUIREMENT = 'identity_verification';
 
+/** Flow versions whose sign-in requirement {@link PeopleHostedSignIn} keeps at most; beyond it the memory starts over. */
+const SETTLED_VERSIONS_KEPT = 10_000;
+
 /**
  * Sign-in on the decision page, on the browser's sign-in cookie. A flow requires it when its
  * version lists the `identity_verification` requirement. An unbound session is bound to the
@@ -19,6 +22,9 @@ export const SIGN_IN_REQUIREMENT = 'identity_verification';
  */
 @Injectable()
 export class PeopleHostedSignIn implements HostedSignIn {
+  /** Whether a flow version past its draft requires the sign-in, by application, flow and version. */
+  private readonly settledRequirements = new Map<string, boolean>();
+
   constructor(
     private readonly sessions: PersonSessionsService,
     private readonly people: PeopleRepository,
@@ -60,11 +66,20 @@ export class PeopleHostedSignIn implements HostedSignIn {
 
   async requiresSignIn(session: DecisionSession): Promise<boolean> {
     if (session.kind !== 'consent' || !session.flowId) return false;
+    const key = `${session.applicationId}/${session.flowId}/${session.flowVersion ?? 0}`;
+    const kept = this.settledRequirements.get(key);
+    if (kept !== undefined) return kept;
     const reply = await this.rpc.call('consent_records.get_flow', {
       applicationId: session.applicationId,
       flowId: session.flowId,
       version: session.flowVersion ?? 0,
     });
-    return reply.found && reply.requirements.includes(SIGN_IN_REQUIREMENT);
+    const requires = reply.found && reply.requirements.includes(SIGN_IN_REQUIREMENT);
+    // A version past its draft keeps its terms, requirements included, for good (flows are never deleted).
+    if (reply.found && session.flowVersion && reply.version === session.flowVersion && reply.status !== 'draft') {
+      if (this.settledRequirements.size >= SETTLED_VERSIONS_KEPT) this.settledRequirements.clear();
+      this.settledRequirements.set(key, requires);
+    }
+    return requires;
   }
 }

@@ -60,6 +60,16 @@ export function outsideClaim<T>(fn: () => T): T {
   return runningClaims.exit(fn);
 }
 
+/**
+ * True when the request whose async context this is holds a claim that no committed transaction
+ * has marked yet: its next write must run in a transaction, which carries the mark (a statement
+ * committed by itself, outside any transaction, would leave the claim unmarked).
+ */
+export function claimAwaitingMark(): boolean {
+  const running = runningClaims.getStore();
+  return running !== undefined && !running.applied && !running.settled;
+}
+
 /** The claim of the request whose async context this is, if it holds one. */
 export function currentClaim(): RunningClaim | undefined {
   return runningClaims.getStore();

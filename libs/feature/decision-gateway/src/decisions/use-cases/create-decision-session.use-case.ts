@@ -155,7 +155,12 @@ export class CreateDecisionSession {
     const sessionToken = newId('decision_session_token');
     const deliveryMode: DeliveryMode = body.delivery_mode ?? (body.kind !== 'consent' ? 'direct' : embedOrigin ? 'embed' : 'redirect');
     const tokenSha256 = tokenDigest(sessionToken);
-    const session = await this.sessions.transaction(async (manager) => {
+    // Consuming a principal assertion commits with the insert; the insert alone is one statement, committed by itself.
+    const write =
+      body.principal_assertion === undefined
+        ? this.sessions.withoutTransaction.bind(this.sessions)
+        : this.sessions.transaction.bind(this.sessions);
+    const session = await write(async (manager) => {
       const bound = await this.boundPrincipal(manager, principal, body, now);
       const inserted = await this.sessions.insertReturning(
         manager,

@@ -47,11 +47,12 @@ export class ReadDecisionSession {
 
   /**
    * Which session a token names and its kind, for routing a move: one plain read, no lock and no
-   * transaction (a session's kind never changes). The move itself locks the session and applies a
-   * passed deadline. A token not found takes {@link executeByToken} (an escalation's session may
-   * be opened on demand; any other answers session_not_found).
+   * transaction (a session's kind never changes). The move itself applies a passed deadline; a
+   * consent move starts from this read and applies only while the session still stands as read.
+   * A token not found takes {@link executeByToken} (an escalation's session may be opened on
+   * demand; any other answers session_not_found).
    */
-  async routeByToken(token: string): Promise<Pick<DecisionSession, 'tokenSha256' | 'kind'>> {
+  async routeByToken(token: string): Promise<DecisionSession> {
     const found = await this.sessions.find(sessionDigest(token));
     return found ?? this.executeByToken(token);
   }
