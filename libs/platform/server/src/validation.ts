@@ -3,6 +3,7 @@ import { flattenValidationErrors, validationError } from '@svc/errors';
 import { getMetadataStorage, type ValidationError, type ValidatorOptions } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { isNullable } from './nullable';
+import { passesValidation } from './validation-fast-path';
 
 type MetadataStorage = ReturnType<typeof getMetadataStorage>;
 
@@ -80,9 +81,37 @@ export function nullFields(dto: object, parent = ''): string[] {
   return fields;
 }
 
+/** The validator's options of every DTO. */
+const STRICT_OPTIONS: ValidatorOptions = {
+  whitelist: true,
+  forbidNonWhitelisted: true,
+  forbidUnknownValues: true,
+  validationError: { target: false, value: false },
+};
+
+/** The options are the platform's as far as what is valid goes (no groups, nothing skipped): the fast path applies. */
+function mirroredOptions(options: ValidatorOptions | undefined): boolean {
+  return (
+    options !== undefined &&
+    options.whitelist === true &&
+    options.forbidNonWhitelisted === true &&
+    options.forbidUnknownValues === true &&
+    !options.groups?.length &&
+    !options.always &&
+    !options.strictGroups &&
+    !options.skipMissingProperties &&
+    !options.skipNullProperties &&
+    !options.skipUndefinedProperties &&
+    !options.ignoreDecorators
+  );
+}
+
 class StrictValidationPipe extends ValidationPipe {
   protected override async validate(object: object, validatorOptions?: ValidatorOptions): Promise<ValidationError[]> {
-    const errors = await super.validate(object, validatorOptions);
+    // A valid body (the common case, the hot paths) skips the validator's error building; any
+    // doubt runs the full validator, whose errors are the ones reported.
+    const fast = mirroredOptions(validatorOptions) && passesValidation(object);
+    const errors = fast ? [] : await super.validate(object, validatorOptions);
     const nulls: ValidationError[] = nullFields(object).map((field) => ({
       property: field,
       constraints: { isNotNull: `${field} must not be null` },
@@ -100,12 +129,9 @@ class StrictValidationPipe extends ValidationPipe {
 export function strictValidationPipe(): ValidationPipe {
   memoiseValidationMetadata();
   return new StrictValidationPipe({
-    whitelist: true,
-    forbidNonWhitelisted: true,
-    forbidUnknownValues: true,
+    ...STRICT_OPTIONS,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    validationError: { target: false, value: false },
     exceptionFactory: (errors) => validationError(flattenValidationErrors(errors)),
   });
 }
