@@ -101,8 +101,7 @@ function mirroredOptions(options: ValidatorOptions | undefined): boolean {
     !options.strictGroups &&
     !options.skipMissingProperties &&
     !options.skipNullProperties &&
-    !options.skipUndefinedProperties &&
-    !options.ignoreDecorators
+    !options.skipUndefinedProperties
   );
 }
 
