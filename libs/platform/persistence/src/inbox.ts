@@ -63,7 +63,10 @@ export async function processedAmong(
   if (messageIds.length === 0) return new Set();
   const rows = await queryRows<{ message_id: string }>(
     queryable,
-    `SELECT message_id FROM "${schema}".inbox WHERE consumer = $1 AND message_id = ANY($2::text[])`,
+    // One probe of the primary key per id (the lateral subquery cannot become a join): a plan
+    // chosen on a young inbox's stale statistics would otherwise scan every row of the consumer.
+    `SELECT m.id AS message_id FROM unnest($2::text[]) AS m(id)
+     CROSS JOIN LATERAL (SELECT 1 FROM "${schema}".inbox i WHERE i.consumer = $1 AND i.message_id = m.id LIMIT 1) seen`,
     [consumer, messageIds],
   );
   return new Set(rows.map((row) => row.message_id));

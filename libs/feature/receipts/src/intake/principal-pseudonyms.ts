@@ -99,7 +99,8 @@ export class PrincipalPseudonyms {
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([, key]) => key);
     const now = this.clock.now();
-    // One round trip: the new secret where this statement created it, else the stored one.
+    // One round trip: the new secret where this statement created it, else the stored one (one
+    // probe of the primary key per reference, whatever the table's statistics say).
     const rows: SecretRow[] = await this.dataSource.query(
       `WITH wanted AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) AS w(application_id, reference_digest, secret_encrypted)),
@@ -109,8 +110,10 @@ export class PrincipalPseudonyms {
          ON CONFLICT (application_id, reference_digest) DO NOTHING RETURNING application_id, reference_digest, secret_encrypted)
        SELECT application_id, reference_digest, secret_encrypted FROM created
        UNION ALL
-       SELECT k.application_id, k.reference_digest, k.secret_encrypted
-       FROM receipts.subject_pseudonym_keys k JOIN wanted w USING (application_id, reference_digest)`,
+       SELECT w.application_id, w.reference_digest, k.secret_encrypted FROM wanted w
+       CROSS JOIN LATERAL (
+         SELECT secret_encrypted FROM receipts.subject_pseudonym_keys k
+         WHERE k.application_id = w.application_id AND k.reference_digest = w.reference_digest LIMIT 1) k`,
       [
         unique.map((key) => key.applicationId),
         unique.map((key) => key.digest),
@@ -124,8 +127,10 @@ export class PrincipalPseudonyms {
     const missing = unique.filter((key) => !secrets.has(keyOf(key)));
     if (missing.length > 0) {
       const late: SecretRow[] = await this.dataSource.query(
-        `SELECT application_id, reference_digest, secret_encrypted FROM receipts.subject_pseudonym_keys
-         WHERE (application_id, reference_digest) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        `SELECT m.application_id, m.reference_digest, k.secret_encrypted FROM unnest($1::text[], $2::text[]) AS m(application_id, reference_digest)
+         CROSS JOIN LATERAL (
+           SELECT secret_encrypted FROM receipts.subject_pseudonym_keys k
+           WHERE k.application_id = m.application_id AND k.reference_digest = m.reference_digest LIMIT 1) k`,
         [missing.map((key) => key.applicationId), missing.map((key) => key.digest)],
       );
       for (const row of late) secrets.set(keyOf({ applicationId: row.application_id, digest: row.reference_digest }), row);
