@@ -16,7 +16,7 @@ import { createTestDatabase, deleteTestStreams, uniqueBusPrefix, waitFor, TEST_N
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { combinedWrite } from './combined-write';
 import { createDataSource } from './data-source';
-import { markProcessed, processOnce, wasProcessed } from './inbox';
+import { markProcessed, processOnce, processedAmong, wasProcessed } from './inbox';
 import { createOutboxAndInbox, runMigrations } from './migrations';
 import { OutboxWriter } from './outbox';
 import { OutboxNotifications } from './outbox-notifications';
@@ -219,6 +219,10 @@ describe('transactional outbox, relay and inbox (real Postgres and NATS)', () =>
     expect(await wasProcessed(dataSource, SCHEMA, 'batch-inbox', 'b-2')).toBe(true);
     expect(await wasProcessed(dataSource, SCHEMA, 'batch-inbox', 'b-4')).toBe(false);
     expect(await wasProcessed(dataSource, SCHEMA, 'other-consumer', 'b-2')).toBe(false);
+    // A batch's check before its work: the ids this consumer processed, in one statement.
+    expect(await processedAmong(dataSource, SCHEMA, 'batch-inbox', ['b-4', 'b-1', 'b-3', 'b-3'])).toEqual(new Set(['b-1', 'b-3']));
+    expect(await processedAmong(dataSource, SCHEMA, 'other-consumer', ['b-1', 'b-2'])).toEqual(new Set());
+    expect(await processedAmong(dataSource, SCHEMA, 'batch-inbox', [])).toEqual(new Set());
   });
 
   it("events written as part of a caller's own statement commit with its rows and wake a started relay", async () => {
