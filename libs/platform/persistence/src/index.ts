@@ -12,7 +12,7 @@ export { OutboxWriter, type EventContext, type OutboxInsert, type PendingEvent }
 export { OutboxNotifications } from './outbox-notifications';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export { markProcessed, processOnce, processedAmong, wasProcessed } from './inbox';
-export { ReadCache, type ReadCacheOptions } from './read-cache';
+export { ReadCache, untilElapsed, type ReadCacheOptions } from './read-cache';
 export { PollingLoop, type PollingLoopOptions, type PollRound } from './polling-loop';
 export {
   commitIsolatingFailures,

@@ -135,3 +135,14 @@ export class ReadCache<V> {
     for (const [key, state] of this.keys) if (!state.load && state.changing === 0) this.keys.delete(key);
   }
 }
+
+/**
+ * Resolves once `ms` have passed since `since` (a `performance.now()` reading): how a writer waits
+ * until every process's cached answer from before its commit has expired. A timer may fire up to
+ * a millisecond early against `performance.now()`, so the time left is checked again after it.
+ */
+export async function untilElapsed(since: number, ms: number): Promise<void> {
+  for (let remaining = since + ms - performance.now(); remaining > 0; remaining = since + ms - performance.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(remaining)));
+  }
+}

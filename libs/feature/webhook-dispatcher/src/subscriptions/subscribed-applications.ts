@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ReadCache } from '@svc/persistence';
+import { ReadCache, untilElapsed } from '@svc/persistence';
 import { SubscriptionsRepository } from './subscriptions.repository';
 
 /**
@@ -59,8 +59,7 @@ export class SubscribedApplications {
    * `performance.now()` reading) has expired. An answer's age counts from the start of its read,
    * which came before the snapshot it saw, so a read that missed the commit started before it.
    */
-  async settled(committedAt: number): Promise<void> {
-    const remaining = committedAt + SubscribedApplications.MAX_AGE_MS - performance.now();
-    if (remaining > 0) await new Promise((resolve) => setTimeout(resolve, remaining));
+  settled(committedAt: number): Promise<void> {
+    return untilElapsed(committedAt, SubscribedApplications.MAX_AGE_MS);
   }
 }
