@@ -1,5 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { BusConnection, EventBatchConsumer, RpcClient, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
+import { inBatchSpan } from '@svc/telemetry';
 import {
   ConsentPurposeRevokedSchema,
   ConsentRecordExpiredSchema,
@@ -78,7 +79,17 @@ export class ConsentRecordEvents {
   async handleBatch(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
     const outcomes: Outcome[] = events.map(() => fulfilled(false));
     const records = [...events.keys()].filter((index) => events[index]!.eventType === 'consent.recorded');
-    const frozen = await this.recorded(records.map((index) => events[index]!));
+    const recorded = records.map((index) => events[index]!);
+    // The batch's statements are traced once, under the first record's consumer span and linked to every other.
+    const frozen =
+      recorded.length === 0
+        ? []
+        : await inBatchSpan(
+            'receipts consent record batch',
+            recorded.map((event) => event.trace),
+            { 'db.system.name': 'postgresql', 'messaging.batch.message_count': recorded.length },
+            () => this.recorded(recorded),
+          );
     records.forEach((index, n) => (outcomes[index] = frozen[n]!));
     for (const [index, event] of events.entries()) {
       if (event.eventType === 'consent.recorded') continue;
