@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RpcClient } from '@svc/bus';
 import { decisionError } from './decisions.errors';
+import { SettledFlowVersions } from './settled-flow-versions';
 
 /** The flow version a consent session is bound to. */
 export interface GoverningFlow {
@@ -16,7 +17,12 @@ export interface GoverningFlow {
  */
 @Injectable()
 export class FlowLookup {
-  constructor(private readonly rpc: RpcClient) {}
+  /** Versions past their draft are asked once: their purposes never change. */
+  private readonly versions: SettledFlowVersions;
+
+  constructor(private readonly rpc: RpcClient) {
+    this.versions = new SettledFlowVersions(rpc);
+  }
 
   async activeFlow(applicationId: string, flowId: string): Promise<GoverningFlow> {
     const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version: 0 });
@@ -41,7 +47,7 @@ export class FlowLookup {
    * (spec, Other rules: a mandatory consent purpose is refused), so it stays a free choice.
    */
   async fixedPurposes(applicationId: string, flowId: string, version: number): Promise<string[]> {
-    const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version });
+    const reply = await this.versions.terms(applicationId, flowId, version);
     if (!reply.found) throw decisionError('flow_not_found', 'Flow not found', { flow_id: flowId });
     return reply.purposes.filter((p) => p.required && p.mechanism !== 'consent').map((p) => p.key);
   }

@@ -6,12 +6,10 @@ import type { HostedSignIn } from '../decisions/principal-binding';
 import { peopleError } from './people.errors';
 import { PeopleRepository } from './people.repository';
 import { PersonSessionsService } from './person-sessions.service';
+import { SettledFlowVersions } from '../decisions/settled-flow-versions';
 
 /** The flow requirement that makes the decision page require a signed-in person. */
 export const SIGN_IN_REQUIREMENT = 'identity_verification';
-
-/** Flow versions whose sign-in requirement {@link PeopleHostedSignIn} keeps at most; beyond it the memory starts over. */
-const SETTLED_VERSIONS_KEPT = 10_000;
 
 /**
  * Sign-in on the decision page, on the browser's sign-in cookie. A flow requires it when its
@@ -22,14 +20,16 @@ const SETTLED_VERSIONS_KEPT = 10_000;
  */
 @Injectable()
 export class PeopleHostedSignIn implements HostedSignIn {
-  /** Whether a flow version past its draft requires the sign-in, by application, flow and version. */
-  private readonly settledRequirements = new Map<string, boolean>();
+  /** Flow versions past their draft are asked once: their requirements never change. */
+  private readonly flowVersions: SettledFlowVersions;
 
   constructor(
     private readonly sessions: PersonSessionsService,
     private readonly people: PeopleRepository,
-    private readonly rpc: RpcClient,
-  ) {}
+    rpc: RpcClient,
+  ) {
+    this.flowVersions = new SettledFlowVersions(rpc);
+  }
 
   async signedInPrincipal(session: DecisionSession, proof: Readonly<Record<string, unknown>>): Promise<string | null> {
     const request = proof['request'] as IncomingMessage | undefined;
@@ -66,20 +66,7 @@ export class PeopleHostedSignIn implements HostedSignIn {
 
   async requiresSignIn(session: DecisionSession): Promise<boolean> {
     if (session.kind !== 'consent' || !session.flowId) return false;
-    const key = `${session.applicationId}/${session.flowId}/${session.flowVersion ?? 0}`;
-    const kept = this.settledRequirements.get(key);
-    if (kept !== undefined) return kept;
-    const reply = await this.rpc.call('consent_records.get_flow', {
-      applicationId: session.applicationId,
-      flowId: session.flowId,
-      version: session.flowVersion ?? 0,
-    });
-    const requires = reply.found && reply.requirements.includes(SIGN_IN_REQUIREMENT);
-    // A version past its draft keeps its terms, requirements included, for good (flows are never deleted).
-    if (reply.found && session.flowVersion && reply.version === session.flowVersion && reply.status !== 'draft') {
-      if (this.settledRequirements.size >= SETTLED_VERSIONS_KEPT) this.settledRequirements.clear();
-      this.settledRequirements.set(key, requires);
-    }
-    return requires;
+    const reply = await this.flowVersions.terms(session.applicationId, session.flowId, session.flowVersion ?? 0);
+    return reply.found && reply.requirements.includes(SIGN_IN_REQUIREMENT);
   }
 }
