@@ -78,13 +78,15 @@ export class BusConnection {
       name: options.name,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 500,
-      timeout: 5_000,
+      // A server that refuses the connection fails the start at once; this bounds only the wait
+      // for a server that accepted it (NATS's own default): a busy server is not a missing one.
+      timeout: 20_000,
       // No stack captured for every request (each JetStream publish and acknowledgement is one):
       // a measurable share of a busy process's CPU; a timed-out request still says which.
       noAsyncTraces: true,
       ...authOptions(options.credentials),
     });
-    const jsm = await nc.jetstreamManager({ timeout: 5_000 });
+    const jsm = await nc.jetstreamManager({ timeout: 10_000 });
     return new BusConnection(nc, nc.jetstream({ timeout: 10_000 }), jsm, options);
   }
 
