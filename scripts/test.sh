@@ -42,13 +42,19 @@ cp libs/sdk/api-client/src/openapi.d.ts "$results/openapi.d.ts"
 npx openapi-typescript >/dev/null
 cmp -s "$results/openapi.d.ts" libs/sdk/api-client/src/openapi.d.ts || { echo "libs/sdk/api-client/src/openapi.d.ts differs from the OpenAPI document: run npm run openapi and commit"; exit 1; }
 
-step "lint"
+step "lint and type-check (side by side: each uses one core)"
 npx nx reset >/dev/null
 npx nx show projects >/dev/null
-npm run -s lint  # ESLint (module boundaries, import cycles, Prettier on TypeScript) and Prettier on the other sources
-
-step "type-check"
-npx tsc -p tsconfig.json --noEmit
+# ESLint (module boundaries, import cycles, Prettier on TypeScript) and Prettier on the other sources.
+npm run -s lint >"$results/lint.log" 2>&1 &
+lint_pid=$!
+tsc_status=0
+npx tsc -p tsconfig.json --noEmit >"$results/tsc.log" 2>&1 || tsc_status=$?
+lint_status=0
+wait "$lint_pid" || lint_status=$?
+cat "$results/lint.log" "$results/tsc.log"
+[ "$lint_status" -eq 0 ] || { echo "lint failed"; exit 1; }
+[ "$tsc_status" -eq 0 ] || { echo "type-check failed"; exit 1; }
 
 step "command-line tools: compile once, then --help answers from compiled JavaScript"
 npm run -s build:cli
@@ -60,7 +66,7 @@ step "SDK packages: build, npm pack, install the tarballs and import them from p
 node scripts/pack-sdk.js --out "$results/sdk" >/dev/null
 
 step "unit tests"
-npx jest --selectProjects unit --json --outputFile="$results/unit.json"
+npx jest --selectProjects unit --maxWorkers=2 --json --outputFile="$results/unit.json"
 
 step "integration tests (real Postgres and NATS)"
 npx jest --selectProjects integration --maxWorkers=2 --json --outputFile="$results/integration.json"
