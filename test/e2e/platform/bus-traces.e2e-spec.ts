@@ -4,7 +4,7 @@ import { SpanKind, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { CreateApplication, CreateApplicationCommand } from '@svc/decision-gateway';
-import { traceInstrumentations } from '@svc/telemetry';
+import { loadTraceInstrumentations, type TraceInstrumentations } from '@svc/telemetry';
 import { http, waitFor, LoopbackReceiver } from '@svc/testing';
 import { startRegions, type TestRegions } from '../support/regions';
 
@@ -26,8 +26,9 @@ describe('traces across the bus', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const contextManager = new AsyncLocalStorageContextManager();
-  // The deployment's instrumentations, configured as startTracing configures them.
-  const instrumentations = traceInstrumentations({ enabled: false });
+  // The deployment's instrumentations, configured as startTracing configures them (loaded in beforeAll).
+  let instrumentations: TraceInstrumentations | undefined;
+  let patched: ReturnType<TraceInstrumentations['http']['getModuleDefinitions']> = [];
   // `pg` and `pg-pool` as the stack loads them through Jest's registry (which shares node:http).
   const loaded: Record<string, unknown> = {
     http: createRequire(__filename)('node:http'),
@@ -36,7 +37,6 @@ describe('traces across the bus', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- as above
     'pg-pool': require('pg-pool'),
   };
-  const patched = [instrumentations.http, instrumentations.pg].flatMap((i) => i.getModuleDefinitions()).filter((d) => d.name in loaded);
   const receiver = new LoopbackReceiver();
   let stack: TestRegions;
   let us: string;
@@ -44,6 +44,8 @@ describe('traces across the bus', () => {
   let flowId: string;
 
   beforeAll(async () => {
+    instrumentations = await loadTraceInstrumentations({ enabled: false });
+    patched = [instrumentations.http, instrumentations.pg].flatMap((i) => i.getModuleDefinitions()).filter((d) => d.name in loaded);
     context.setGlobalContextManager(contextManager.enable());
     trace.setGlobalTracerProvider(provider);
     for (const instrumentation of Object.values(instrumentations)) instrumentation.setTracerProvider(provider);
@@ -84,7 +86,7 @@ describe('traces across the bus', () => {
   afterAll(async () => {
     await stack?.close();
     await receiver.close();
-    instrumentations.undici.disable();
+    instrumentations?.undici.disable();
     for (const definition of patched) definition.unpatch?.(loaded[definition.name]);
     await provider.shutdown();
     trace.disable();

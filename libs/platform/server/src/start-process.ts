@@ -31,7 +31,7 @@ export interface RunningProcess {
 export async function startProcess(options: ProcessOptions): Promise<RunningProcess> {
   const configuration = loadProcessConfiguration(options.features, options.env);
   const config = configuration.process;
-  const stopTracing = startTracing({ serviceName: config.SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const stopTracing = await startTracing({ serviceName: config.SERVICE_NAME, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const teardown = new BootTeardown();
 
   @Module({

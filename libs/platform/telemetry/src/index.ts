@@ -4,7 +4,7 @@ export { PinoNestLogger } from './nest-logger';
 export { Metrics, type GaugeReader } from './metrics';
 export { BUSINESS_METRICS, HTTP_METRIC_NAMES, sampleNamesOf, type MetricDefinition } from './business-metrics';
 export { startTracing } from './tracing';
-export { sqlWithoutLiterals, traceInstrumentations, urlAttributesWithoutQuery, type TraceInstrumentations } from './instrumentations';
+export { loadTraceInstrumentations, sqlWithoutLiterals, urlAttributesWithoutQuery, type TraceInstrumentations } from './instrumentations';
 export { Readiness, type CheckResult, type ReadinessCheck } from './readiness';
 export {
   TRACEPARENT_HEADER,

@@ -1,7 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { UndiciInstrumentation, type UndiciRequest } from '@opentelemetry/instrumentation-undici';
+import type { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import type { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import type { UndiciInstrumentation, UndiciRequest } from '@opentelemetry/instrumentation-undici';
 
 /**
  * The span attributes of an outbound call that name its URL, without the query string: customer
@@ -44,7 +44,17 @@ export interface TraceInstrumentations {
   undici: UndiciInstrumentation;
 }
 
-export function traceInstrumentations(options: { enabled?: boolean } = {}): TraceInstrumentations {
+/**
+ * The instrumentations, their modules loaded on first use: a process that exports no traces (no
+ * OTLP endpoint) never loads them, nor the SDK, which keeps several hundred modules out of every
+ * start.
+ */
+export async function loadTraceInstrumentations(options: { enabled?: boolean } = {}): Promise<TraceInstrumentations> {
+  const [{ HttpInstrumentation }, { PgInstrumentation }, { UndiciInstrumentation }] = await Promise.all([
+    import('@opentelemetry/instrumentation-http'),
+    import('@opentelemetry/instrumentation-pg'),
+    import('@opentelemetry/instrumentation-undici'),
+  ]);
   const enabled = options.enabled ?? true;
   return {
     http: new HttpInstrumentation({ enabled }),

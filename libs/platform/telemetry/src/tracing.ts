@@ -1,7 +1,5 @@
 import { createRequire } from 'node:module';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { traceInstrumentations } from './instrumentations';
+import { loadTraceInstrumentations } from './instrumentations';
 
 /**
  * Modules the instrumentations patch when Node's loader hands them out. A process's entry point
@@ -17,9 +15,14 @@ const PATCHED_ON_LOAD = ['http', 'https', 'pg', 'pg-pool'] as const;
  * Call before the HTTP server is created so its requests are instrumented: incoming HTTP, pg
  * queries (SQL text only, never bind values) and outbound undici calls (URLs without query).
  */
-export function startTracing(options: { serviceName: string; endpoint?: string }): () => Promise<void> {
+export async function startTracing(options: { serviceName: string; endpoint?: string }): Promise<() => Promise<void>> {
   if (!options.endpoint) return async () => undefined;
-  const instrumentations = traceInstrumentations();
+  // Loaded here, not at import: without an endpoint the SDK and its exporters are never needed.
+  const [{ NodeSDK }, { OTLPTraceExporter }, instrumentations] = await Promise.all([
+    import('@opentelemetry/sdk-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    loadTraceInstrumentations(),
+  ]);
   const sdk = new NodeSDK({
     serviceName: options.serviceName,
     traceExporter: new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` }),

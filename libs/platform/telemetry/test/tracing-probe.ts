@@ -12,7 +12,7 @@ import { startTracing } from '../src/tracing';
 async function main(): Promise<void> {
   const [collector, databaseUrl, target] = process.argv.slice(2) as [string, string, string];
   const marker = process.env.PROBE_MARKER ?? 'marker';
-  const stop = startTracing({ serviceName: 'tracing-probe', endpoint: collector });
+  const stop = await startTracing({ serviceName: 'tracing-probe', endpoint: collector });
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   await trace.getTracer('probe').startActiveSpan('probe work', async (span) => {

@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson } from '@svc/crypto';
-import { verifyAuthenticationResponse, type AuthenticationResponseJSON, type AuthenticatorTransport } from '@simplewebauthn/server';
-import { decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
+import type { AuthenticationResponseJSON, AuthenticatorTransport } from '@simplewebauthn/server';
 import type { EntityManager } from 'typeorm';
 import { PeopleRepository, type Passkey } from '../people/people.repository';
 import { WEBAUTHN_INTEGRITY } from '../people/webauthn-asset';
+import { webAuthnLibrary, type WebAuthnLibrary } from '../people/webauthn-library';
 import type { PasskeyAssertion } from './agreement';
 import { agreementError } from './agreements.errors';
 
@@ -62,7 +62,10 @@ const COSE_N = -1;
 const COSE_E = -2;
 
 /** A COSE credential public key as a JWK (EC2 P-256/384/521, OKP Ed25519, RSA), for verifiers without CBOR. */
-export function coseToJwk(cose: Uint8Array<ArrayBuffer>): Record<string, string> {
+export function coseToJwk(
+  cose: Uint8Array<ArrayBuffer>,
+  decodeCredentialPublicKey: WebAuthnLibrary['decodeCredentialPublicKey'],
+): Record<string, string> {
   const key = decodeCredentialPublicKey(cose) as unknown as Map<number, number | Uint8Array>;
   const bytes = (label: number): string => {
     const value = key.get(label);
@@ -149,11 +152,12 @@ export class SignerPasskeys {
       });
     };
     const id = typeof response['id'] === 'string' ? response['id'] : '';
+    const webauthn = await webAuthnLibrary();
     const passkey: Passkey | undefined = id ? await this.people.findPasskey(id, manager) : undefined;
     if (!passkey || passkey.personId !== signer) return invalid();
     let verification;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await webauthn.verifyAuthenticationResponse({
         response: response as unknown as AuthenticationResponseJSON,
         expectedChallenge: challenge,
         expectedOrigin: this.origin,
@@ -174,7 +178,7 @@ export class SignerPasskeys {
     await this.people.usePasskey(manager, passkey.credentialId, verification.authenticationInfo.newCounter, this.clock.now());
     return {
       credential_id: passkey.credentialId,
-      public_key: coseToJwk(new Uint8Array(passkey.publicKey)),
+      public_key: coseToJwk(new Uint8Array(passkey.publicKey), webauthn.decodeCredentialPublicKey),
       challenge,
       authenticator_data: String(inner['authenticatorData']),
       client_data_json: String(inner['clientDataJSON']),

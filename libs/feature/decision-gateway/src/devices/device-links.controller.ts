@@ -7,7 +7,6 @@ import { newRegionalId } from '@svc/ids';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
 import type { FastifyRequest } from 'fastify';
 import { assertSameOrigin } from '../people/same-origin';
-import { toString as qrCodeSvg } from 'qrcode';
 import { peopleError } from '../people/people.errors';
 import type { SignedInPerson } from '../people/person-sessions.port';
 import { PersonSessionsService } from '../people/person-sessions.service';
@@ -54,6 +53,9 @@ export class DeviceLinksController {
   async create(@Req() request: FastifyRequest): Promise<DeviceLinkCreatedResponse> {
     assertSameOrigin(request, this.origin);
     const person = await this.signedIn(request);
+    // qrcode is loaded with the first device link (before anything is written): a process that
+    // makes none never loads it.
+    const qrcode = await import('qrcode');
     const now = this.clock.now();
     const code = randomBytes(32).toString('base64url');
     const link = await this.links.insertPending(
@@ -74,7 +76,7 @@ export class DeviceLinksController {
       link_code: code,
       link_url: linkUrl,
       // What the phone's camera scans on the inbox page.
-      qr_svg: await qrCodeSvg(linkUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
+      qr_svg: await qrcode.toString(linkUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
       push: { enabled: settings.enabled, vapid_public_key: settings.vapidPublicKey },
     };
   }

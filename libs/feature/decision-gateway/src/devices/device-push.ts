@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@svc/config';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
-import webpush from 'web-push';
 import { PeopleConfig } from '../people/people.config';
 import { DeviceLinksRepository } from './device-links.repository';
 
@@ -63,6 +62,9 @@ export class DevicePush {
   async notify(personIds: string[], message: DevicePushMessage): Promise<number> {
     if (!this.settings.enabled) return 0;
     const devices = await this.links.activeOf([...new Set(personIds)]);
+    if (devices.length === 0) return 0;
+    // web-push is loaded with the first push: a process that pushes nothing never loads it.
+    const { default: webpush } = await import('web-push');
     let accepted = 0;
     for (const device of devices) {
       if (!device.pushEndpoint || !device.pushP256dh || !device.pushAuth || !this.endpointAllowed(device.pushEndpoint)) continue;

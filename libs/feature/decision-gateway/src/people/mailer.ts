@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { peopleError } from './people.errors';
 import { PeopleConfig } from './people.config';
 
@@ -28,6 +28,8 @@ export class PeopleMailer implements OnModuleDestroy {
 
   async send(mail: OutgoingMail): Promise<void> {
     if (!this.config.SMTP_URL) throw peopleError('mail_unavailable', 'No mail server is configured; a code cannot be sent');
+    // nodemailer is loaded with the first mail: a process that sends none never loads it.
+    const { createTransport } = await import('nodemailer');
     this.transport ??= createTransport(this.config.SMTP_URL, { from: this.config.MAIL_FROM });
     try {
       await this.transport.sendMail({

@@ -2,18 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { Clock, PlatformConfig } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import { DomainError } from '@svc/errors';
@@ -31,6 +22,7 @@ import { RequestGrant } from '../grants/use-cases/request-grant.use-case';
 import { EscalationsRepository } from '../escalations/escalations.repository';
 import { GrantStatusDirectory } from '../verification/grant-status';
 import type { McpServerRecord, ToolMapping } from './mcp-server';
+import { mcpSdk, type McpSdk } from './mcp-sdk';
 import { McpServersRepository } from './mcp-servers.repository';
 import { MCP_AGENT_PATH, MCP_ERRORS, MCP_META, PROTECTED_RESOURCE_METADATA_PATH } from './mcp-protocol';
 
@@ -108,14 +100,17 @@ export class McpGateway implements OnModuleInit {
       res.end(JSON.stringify({ error: 'invalid_token' }));
       return;
     }
+    const sdk = await mcpSdk();
     if (req.method !== 'POST') {
       // Stateless: no server-initiated stream and no session to delete.
       res.writeHead(405, { allow: 'POST', 'content-type': 'application/json' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: ErrorCode.ConnectionClosed, message: 'Method not allowed' }, id: null }));
+      res.end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: sdk.types.ErrorCode.ConnectionClosed, message: 'Method not allowed' }, id: null }),
+      );
       return;
     }
-    const server = this.serverFor(grant);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = this.serverFor(sdk, grant);
+    const transport = new sdk.StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
@@ -149,11 +144,11 @@ export class McpGateway implements OnModuleInit {
     return grant;
   }
 
-  private serverFor(grant: Grant): Server {
-    const server = new Server({ name: 'oap-mcp-gateway', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await this.listTools(grant) }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) =>
-      this.callTool(grant, request.params.name, request.params.arguments ?? {}, request.params._meta),
+  private serverFor(sdk: McpSdk, grant: Grant): Server {
+    const server = new sdk.Server({ name: 'oap-mcp-gateway', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(sdk.types.ListToolsRequestSchema, async () => ({ tools: await this.listTools(sdk, grant) }));
+    server.setRequestHandler(sdk.types.CallToolRequestSchema, async (request) =>
+      this.callTool(sdk, grant, request.params.name, request.params.arguments ?? {}, request.params._meta),
     );
     return server;
   }
@@ -177,41 +172,45 @@ export class McpGateway implements OnModuleInit {
     return tools;
   }
 
-  private async listTools(grant: Grant): Promise<Tool[]> {
+  private async listTools(sdk: McpSdk, grant: Grant): Promise<Tool[]> {
     const callable = await this.callable(grant);
     const byServer = new Map<McpServerRecord, Set<string>>();
     for (const { server, mapping } of callable.values()) byServer.set(server, (byServer.get(server) ?? new Set()).add(mapping.name));
     const listed: Tool[] = [];
     for (const [server, names] of byServer) {
-      const upstream = await this.withUpstream(server, (client) => client.listTools());
+      const upstream = await this.withUpstream(sdk, server, (client) => client.listTools());
       for (const tool of upstream.tools) if (names.has(tool.name)) listed.push(tool);
     }
     return listed;
   }
 
   private async callTool(
+    sdk: McpSdk,
     grant: Grant,
     name: string,
     args: Record<string, unknown>,
     meta: Record<string, unknown> | undefined,
   ): Promise<CallToolResult> {
     const tool = (await this.callable(grant)).get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const request = this.grantRequestOf(grant, tool.mapping, args);
+    if (!tool) throw new sdk.types.McpError(sdk.types.ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const request = this.grantRequestOf(sdk, grant, tool.mapping, args);
     const marker = meta?.[MCP_META.escalationId];
     const escalationId = typeof marker === 'string' ? marker : undefined;
-    const decided = escalationId ? await this.approved(grant, request, escalationId) : await this.decide(grant, request);
-    const result = (await this.withUpstream(tool.server, (client) => client.callTool({ name, arguments: args }))) as CallToolResult;
+    const decided = escalationId ? await this.approved(sdk, grant, request, escalationId) : await this.decide(sdk, grant, request);
+    const result = (await this.withUpstream(sdk, tool.server, (client) => client.callTool({ name, arguments: args }))) as CallToolResult;
     return { ...result, _meta: { ...(result._meta ?? {}), [MCP_META.receipt]: decided.receipt, [MCP_META.grantId]: decided.grantId } };
   }
 
-  private grantRequestOf(grant: Grant, mapping: ToolMapping, args: Record<string, unknown>): GrantRequest {
+  private grantRequestOf(sdk: McpSdk, grant: Grant, mapping: ToolMapping, args: Record<string, unknown>): GrantRequest {
     let value: GrantRequest['value'];
     if (mapping.value) {
       const raw = args[mapping.value.amount_argument];
       const amount = typeof raw === 'number' && Number.isFinite(raw) ? raw.toFixed(2) : raw;
       if (typeof amount !== 'string' || !/^\d{1,15}(\.\d{1,6})?$/.test(amount))
-        throw new McpError(ErrorCode.InvalidParams, `Argument ${mapping.value.amount_argument} must be a decimal amount`);
+        throw new sdk.types.McpError(
+          sdk.types.ErrorCode.InvalidParams,
+          `Argument ${mapping.value.amount_argument} must be a decimal amount`,
+        );
       value = { amount, currency: mapping.value.currency };
     }
     const until = Math.min(grant.validUntil.getTime(), this.clock.now().getTime() + CALL_GRANT_SECONDS * 1000);
@@ -228,7 +227,7 @@ export class McpGateway implements OnModuleInit {
   }
 
   /** Runs the cascade (steps 3–15) for the call under the token's authority. */
-  private async decide(grant: Grant, request: GrantRequest): Promise<{ receipt: string; grantId: string }> {
+  private async decide(sdk: McpSdk, grant: Grant, request: GrantRequest): Promise<{ receipt: string; grantId: string }> {
     const key = randomUUID();
     const response = await this.requestGrant.execute(request, {
       idempotencyKey: key,
@@ -238,7 +237,7 @@ export class McpGateway implements OnModuleInit {
     const body = response.body;
     if (response.status === 201) return { receipt: body.grant_attestation as string, grantId: body.grant_id as string };
     if (response.status === 202) {
-      throw new McpError(
+      throw new sdk.types.McpError(
         MCP_ERRORS.escalated,
         'The person must approve this call; retry it with _meta["oap/escalation_id"] once approved',
         {
@@ -250,7 +249,7 @@ export class McpGateway implements OnModuleInit {
         },
       );
     }
-    throw new McpError(MCP_ERRORS.denied, typeof body.message === 'string' ? body.message : 'The call was denied', {
+    throw new sdk.types.McpError(MCP_ERRORS.denied, typeof body.message === 'string' ? body.message : 'The call was denied', {
       decision: 'deny',
       denial_category: body.denial_category ?? null,
       cascade_step: body.cascade_step ?? null,
@@ -259,12 +258,17 @@ export class McpGateway implements OnModuleInit {
   }
 
   /** A retried call after approval: the approved escalation of this agent for the same action, scope and value, used once. */
-  private async approved(grant: Grant, request: GrantRequest, escalationId: string): Promise<{ receipt: string; grantId: string }> {
+  private async approved(
+    sdk: McpSdk,
+    grant: Grant,
+    request: GrantRequest,
+    escalationId: string,
+  ): Promise<{ receipt: string; grantId: string }> {
     const escalation = /^[A-Za-z0-9_]{1,64}$/.test(escalationId) ? await this.escalations.find(escalationId) : undefined;
     if (!escalation || escalation.agentId !== grant.agentId || escalation.applicationId !== grant.applicationId)
-      throw new McpError(MCP_ERRORS.denied, 'Unknown escalation', { decision: 'deny', reason_code: 'escalation_not_found' });
+      throw new sdk.types.McpError(MCP_ERRORS.denied, 'Unknown escalation', { decision: 'deny', reason_code: 'escalation_not_found' });
     if (escalation.status !== 'approved' || !escalation.grantId) {
-      throw new McpError(
+      throw new sdk.types.McpError(
         escalation.status === 'pending' ? MCP_ERRORS.escalated : MCP_ERRORS.denied,
         `The escalation is ${escalation.status}`,
         {
@@ -279,31 +283,34 @@ export class McpGateway implements OnModuleInit {
       canonicalJson({ a: asked.actions, s: asked.scopes, v: asked.value ?? null }) ===
       canonicalJson({ a: request.actions, s: request.scopes, v: request.value ?? null });
     if (!same)
-      throw new McpError(MCP_ERRORS.denied, 'The escalation approved another call', {
+      throw new sdk.types.McpError(MCP_ERRORS.denied, 'The escalation approved another call', {
         decision: 'deny',
         reason_code: 'escalation_mismatch',
       });
     const approvedGrant = await this.grants.find(escalation.grantId);
     const consumed = await this.directory.consume(escalation.grantId);
     if (!approvedGrant || approvedGrant.status !== 'active' || !consumed?.consumed)
-      throw new McpError(MCP_ERRORS.denied, 'The approved call was already made', { decision: 'deny', reason_code: 'escalation_used' });
+      throw new sdk.types.McpError(MCP_ERRORS.denied, 'The approved call was already made', {
+        decision: 'deny',
+        reason_code: 'escalation_used',
+      });
     return { receipt: approvedGrant.receipt, grantId: approvedGrant.id };
   }
 
   /** Connects to the upstream server through the egress policy of the application's environment. */
-  private async withUpstream<T>(server: McpServerRecord, work: (client: Client) => Promise<T>): Promise<T> {
+  private async withUpstream<T>(sdk: McpSdk, server: McpServerRecord, work: (client: Client) => Promise<T>): Promise<T> {
     const dispatcher = this.agents[server.environment];
     const egressFetch = ((url: string | URL, init?: RequestInit) =>
       undiciFetch(url, { ...(init as object), dispatcher, redirect: 'manual' } as Parameters<
         typeof undiciFetch
       >[1])) as unknown as typeof fetch;
-    const client = new Client({ name: 'oap-mcp-gateway', version: '1.0.0' });
+    const client = new sdk.Client({ name: 'oap-mcp-gateway', version: '1.0.0' });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: egressFetch }));
+      await client.connect(new sdk.StreamableHTTPClientTransport(new URL(server.url), { fetch: egressFetch }));
       return await work(client);
     } catch (error) {
-      if (error instanceof McpError) throw error;
-      throw new McpError(MCP_ERRORS.upstream, 'The upstream MCP server could not be reached', { server_id: server.id });
+      if (error instanceof sdk.types.McpError) throw error;
+      throw new sdk.types.McpError(MCP_ERRORS.upstream, 'The upstream MCP server could not be reached', { server_id: server.id });
     } finally {
       await client.close().catch(() => undefined);
     }

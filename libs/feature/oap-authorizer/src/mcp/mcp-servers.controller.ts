@@ -4,9 +4,9 @@ import { CurrentPrincipal, Public, type Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { DomainError, commonError } from '@svc/errors';
 import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, PageQuery, decodeCursor, toPage, type Page } from '@svc/server';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { oapError } from '../oap.errors';
 import { DPOP_ALGORITHMS } from '../grants/dpop';
+import { mcpSdk } from './mcp-sdk';
 import { mcpServerView, type McpServerRecord } from './mcp-server';
 import { McpConfigurationResponse, McpServerResponse, ProtectedResourceMetadataResponse } from './mcp-server.response';
 import { RegisterMcpServerBody } from './mcp-servers.dto';
@@ -121,7 +121,8 @@ export class McpServersController {
   @Get('.well-known/mcp-configuration')
   @Public()
   @ApiResponseOf(McpConfigurationResponse)
-  configuration(): McpConfigurationResponse {
+  async configuration(): Promise<McpConfigurationResponse> {
+    const { SUPPORTED_PROTOCOL_VERSIONS } = (await mcpSdk()).types;
     const base = this.config.publicBaseUrl;
     return {
       mcp_endpoint: `${base}${MCP_AGENT_PATH}`,

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, sign } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { digest, generateSalt } from '@sd-jwt/crypto-nodejs';
-import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc';
 import { AccessTokenResolver } from '@svc/auth';
 import { Clock, PlatformConfig, isRegion, regionCountries } from '@svc/config';
 import { newRegionalId } from '@svc/ids';
@@ -401,6 +400,9 @@ export class CredentialIssuer {
   /** Signs the SD-JWT VC: every claim selectively disclosable, `iss`, `vct`, `cnf`, `status`, times in the clear. */
   private async sign(credential: IssuedCredential, claims: Record<string, unknown>, holderJwk: JWK): Promise<string> {
     const key = await this.keys.activeKey();
+    // Loaded with the first credential (with its schemas, about a hundred modules): a process that
+    // issues none never loads it.
+    const { SDJwtVcInstance } = await import('@sd-jwt/sd-jwt-vc');
     const instance = new SDJwtVcInstance({
       signer: (data: string) => Promise.resolve(sign(null, Buffer.from(data, 'utf8'), key.privateKey).toString('base64url')),
       signAlg: 'EdDSA',

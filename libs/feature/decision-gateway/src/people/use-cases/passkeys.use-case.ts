@@ -1,18 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock, PlatformConfig } from '@svc/config';
 import type { OutboxWriter } from '@svc/persistence';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, AuthenticatorTransport, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { GATEWAY_OUTBOX } from '../../tokens';
 import { peopleError } from '../people.errors';
 import { credentialDigest } from '../people.responses';
+import { webAuthnLibrary } from '../webauthn-library';
 import { PeopleRepository, type Passkey } from '../people.repository';
 import { newSecret, safeReturnTo, type Person } from '../person';
 import type { SignedInPerson } from '../person-sessions.port';
@@ -47,7 +40,9 @@ export class Passkeys {
 
   async registrationOptions(person: SignedInPerson): Promise<{ challengeId: string; options: Record<string, unknown> }> {
     const existing = await this.people.listPasskeys(person.personId);
-    const options = await generateRegistrationOptions({
+    const options = await (
+      await webAuthnLibrary()
+    ).generateRegistrationOptions({
       rpName: 'Sign-in',
       rpID: this.rpId,
       userName: person.email,
@@ -74,6 +69,7 @@ export class Passkeys {
     if (!challenge || challenge.personId !== person.personId)
       throw peopleError('passkey_invalid', 'The passkey challenge is unknown or expired', { field: 'challenge_id' });
     let verification;
+    const { verifyRegistrationResponse } = await webAuthnLibrary();
     try {
       verification = await verifyRegistrationResponse({
         response: response as unknown as RegistrationResponseJSON,
@@ -127,7 +123,9 @@ export class Passkeys {
   }
 
   async authenticationOptions(returnTo: string | undefined): Promise<{ challengeId: string; options: Record<string, unknown> }> {
-    const options = await generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'preferred', allowCredentials: [] });
+    const options = await (
+      await webAuthnLibrary()
+    ).generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'preferred', allowCredentials: [] });
     const challengeId = newSecret();
     await this.people.insertChallenge(
       challengeId,
@@ -152,6 +150,7 @@ export class Passkeys {
     };
     const challenge = await this.people.takeChallenge(challengeId, 'authenticate', this.clock.now());
     if (!challenge) return fail();
+    const { verifyAuthenticationResponse } = await webAuthnLibrary();
     return (
       (await this.people.transaction(async (manager) => {
         const passkey = await this.people.findPasskey(response.id, manager);
