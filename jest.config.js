@@ -22,6 +22,7 @@ const common = {
   transformIgnorePatterns: ['/node_modules/(?!(dpop|oidc-provider|openid-client|oauth4webapi|jose)/)'],
   moduleNameMapper: pathsToModuleNameMapper(),
   setupFiles: ['reflect-metadata'],
+  runtime: '<rootDir>/scripts/jest-runtime.js',
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stryker-tmp/'],
   modulePathIgnorePatterns: ['<rootDir>/.stryker-tmp/'],
 };
