@@ -17,6 +17,7 @@ import {
 } from './decorators';
 import { DelegationResolver, delegationTargetOf } from './delegation-resolver';
 import { ACCOUNTS_SCOPE, type CredentialKind, type Principal } from './principal';
+import { PerRoute } from './per-route';
 import { apiTokenDigest } from './token-digest';
 
 interface AuthRequest {
@@ -25,6 +26,16 @@ interface AuthRequest {
   headers: Record<string, string | string[] | undefined>;
   params?: Record<string, string | undefined>;
   principal?: Principal;
+}
+
+/** What a route's decorators ask of its callers (read once per route). */
+interface RouteAuthentication {
+  readonly isPublic: boolean;
+  readonly accountAccess: AccountAccessRoles | undefined;
+  readonly kinds: readonly CredentialKind[];
+  readonly scopes: readonly string[];
+  readonly attesterPermission: string;
+  readonly counterpartyScope: string | undefined;
 }
 
 const WWW_AUTHENTICATE = { 'WWW-Authenticate': 'Bearer realm="svc"' };
@@ -54,17 +65,26 @@ export class AuthGuard implements CanActivate {
     private readonly accounts: AccountAccessResolver,
   ) {}
 
+  /** What each route's decorators ask of its callers. */
+  private readonly routes = new PerRoute<RouteAuthentication>((targets) => {
+    const accountAccess = this.reflector.getAllAndOverride<AccountAccessRoles | undefined>(AUTH_ACCOUNT_ACCESS, targets);
+    const declared = this.reflector.getAllAndOverride<CredentialKind[] | undefined>(AUTH_KINDS, targets) ?? ['api_token'];
+    return {
+      isPublic: this.reflector.getAllAndOverride<boolean | undefined>(AUTH_PUBLIC, targets) === true,
+      accountAccess,
+      kinds: accountAccess ? [...new Set<CredentialKind>([...declared, 'access_token', 'account_token'])] : declared,
+      scopes: this.reflector.getAllAndOverride<string[] | undefined>(AUTH_SCOPES, targets) ?? [],
+      attesterPermission: this.reflector.getAllAndOverride<string | undefined>(AUTH_ATTESTER_PERMISSION, targets) ?? '',
+      counterpartyScope: this.reflector.getAllAndOverride<string | undefined>(AUTH_COUNTERPARTY_SCOPE, targets),
+    };
+  });
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(AUTH_PUBLIC, targets)) return true;
-    const accountAccess = this.reflector.getAllAndOverride<AccountAccessRoles>(AUTH_ACCOUNT_ACCESS, targets);
-    const declared = this.reflector.getAllAndOverride<CredentialKind[]>(AUTH_KINDS, targets) ?? ['api_token'];
-    const kinds: CredentialKind[] = accountAccess ? [...new Set<CredentialKind>([...declared, 'access_token', 'account_token'])] : declared;
-    const scopes = this.reflector.getAllAndOverride<string[]>(AUTH_SCOPES, targets) ?? [];
+    const { isPublic, accountAccess, kinds, scopes, attesterPermission, counterpartyScope } = this.routes.of(context);
+    if (isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthRequest>();
 
-    const attesterPermission = this.reflector.getAllAndOverride<string>(AUTH_ATTESTER_PERMISSION, targets) ?? '';
     let principal = await this.authenticate(request, kinds, attesterPermission);
     if (accountAccess && (principal.kind === 'account_token' || principal.kind === 'access_token')) {
       // Account credentials act as themselves: no one acts on an account for another person.
@@ -77,7 +97,7 @@ export class AuthGuard implements CanActivate {
     }
     if (principal.kind === 'counterparty_token') {
       // A pairing's token does what its pairing says, on routes that name what they need; never more.
-      const needed = this.reflector.getAllAndOverride<string>(AUTH_COUNTERPARTY_SCOPE, targets);
+      const needed = counterpartyScope;
       if (!needed || !principal.scopes.includes(needed)) {
         throw authError('insufficient_scope', `This trust pairing does not allow ${needed ?? 'this route'}`, {
           required_scope: needed ?? null,

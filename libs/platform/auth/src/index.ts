@@ -48,6 +48,7 @@ export {
 } from './decorators';
 export { AttesterResolver } from './attester-resolver';
 export { AuthGuard } from './auth.guard';
+export { PerRoute, type RouteTargets } from './per-route';
 export { AccessTokenResolver, type AccessTokenVerifier } from './access-token-resolver';
 export { accessReplyOf, credentialOfAccessReply, isAccountRole } from './access-rpc';
 export { ACCOUNT_TOKEN_PREFIX, AccountAccessResolver, type AccountAccessVerifier, type AccountActor } from './account-access-resolver';

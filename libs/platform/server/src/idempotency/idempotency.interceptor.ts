@@ -2,7 +2,7 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import { RESPONSE_PASSTHROUGH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
-import { AUTH_PUBLIC, type Principal } from '@svc/auth';
+import { AUTH_PUBLIC, PerRoute, type Principal } from '@svc/auth';
 import { faultPoint } from '@svc/config';
 import { canonicalJson, sha256Hex } from '@svc/crypto';
 import {
@@ -78,7 +78,19 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly sendsItself = new WeakMap<object, boolean>();
+  /** Each route's declarations: whether it is public and its idempotency policy (read once per route). */
+  private readonly declarations = new PerRoute((targets) => ({
+    isPublic: this.reflector.getAllAndOverride<boolean | undefined>(AUTH_PUBLIC, targets) ?? false,
+    policy: this.reflector.getAllAndOverride<IdempotencyDeclaration | undefined>(IDEMPOTENCY_POLICY, targets),
+  }));
+  /** A handler with `@Res()` (not passthrough) sends its own answer; Nest sends nothing after it. */
+  private readonly sendsItself = new PerRoute(([handler, controller]) => {
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<string, unknown>;
+    const usesResponse = Object.keys(args).some((key) =>
+      [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])),
+    );
+    return usesResponse && Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, controller, handler.name) !== true;
+  });
 
   constructor(
     private readonly reflector: Reflector,
@@ -90,13 +102,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<IdempotentRequest>();
     const header = request.headers['idempotency-key'];
     if (header === undefined) return next.handle();
-    const targets = [context.getHandler(), context.getClass()];
-    const mode = idempotencyModeOf(
-      request.method,
-      request.routeOptions.url ?? request.url,
-      this.reflector.getAllAndOverride<boolean>(AUTH_PUBLIC, targets) ?? false,
-      this.reflector.getAllAndOverride<IdempotencyDeclaration>(IDEMPOTENCY_POLICY, targets),
-    );
+    const { isPublic, policy } = this.declarations.of(context);
+    const mode = idempotencyModeOf(request.method, request.routeOptions.url ?? request.url, isPublic, policy);
     if (mode !== 'platform') return next.handle();
     const caller = idempotencyCallerOf(request.principal);
     if (caller === undefined) return next.handle();
@@ -112,27 +119,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
     }
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     void reply.status(outcome.answer.status).headers({ ...outcome.answer.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
-    if (this.handlerSendsItself(context)) {
+    if (this.sendsItself.of(context)) {
       void reply.send(outcome.answer.body);
       return of(undefined);
     }
     // Nest sends what the chain emits, with the status and headers set above.
     return of(outcome.answer.body);
-  }
-
-  /** A handler with `@Res()` (not passthrough) sends its own answer; Nest sends nothing after it. */
-  private handlerSendsItself(context: ExecutionContext): boolean {
-    const handler = context.getHandler();
-    const known = this.sendsItself.get(handler);
-    if (known !== undefined) return known;
-    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {}) as Record<string, unknown>;
-    const usesResponse = Object.keys(args).some((key) =>
-      [RouteParamtypes.RESPONSE, RouteParamtypes.NEXT].includes(Number(key.split(':')[0])),
-    );
-    const passthrough = Reflect.getMetadata(RESPONSE_PASSTHROUGH_METADATA, context.getClass(), handler.name) === true;
-    const sendsItself = usesResponse && !passthrough;
-    this.sendsItself.set(handler, sendsItself);
-    return sendsItself;
   }
 }
 
