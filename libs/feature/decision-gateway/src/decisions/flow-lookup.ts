@@ -17,12 +17,11 @@ export interface GoverningFlow {
  */
 @Injectable()
 export class FlowLookup {
-  /** Versions past their draft are asked once: their purposes never change. */
-  private readonly versions: SettledFlowVersions;
-
-  constructor(private readonly rpc: RpcClient) {
-    this.versions = new SettledFlowVersions(rpc);
-  }
+  constructor(
+    private readonly rpc: RpcClient,
+    /** Versions past their draft are asked once: their purposes never change. */
+    private readonly versions: SettledFlowVersions,
+  ) {}
 
   async activeFlow(applicationId: string, flowId: string): Promise<GoverningFlow> {
     const reply = await this.rpc.call('consent_records.get_flow', { applicationId, flowId, version: 0 });

@@ -1,4 +1,5 @@
-import type { RpcClient, RpcReply } from '@svc/bus';
+import { Injectable } from '@nestjs/common';
+import { RpcClient, type RpcReply } from '@svc/bus';
 
 /** Versions kept at most; beyond it the memory starts over. */
 const SETTLED_VERSIONS_KEPT = 10_000;
@@ -8,8 +9,10 @@ const SETTLED_VERSIONS_KEPT = 10_000;
  * explicit version), asked once per version past its draft: activation fixes a version's terms
  * (purposes, requirements, wording) for good and flows are never deleted, so such an answer stays
  * true. A draft, or a version not found, is asked every time. Its status and the flow's active
- * version may have moved on since: ask `get_flow` itself for those.
+ * version may have moved on since: ask `get_flow` itself for those. One per process, shared by the
+ * decision page's sign-in check and the sessions' fixed purposes.
  */
+@Injectable()
 export class SettledFlowVersions {
   private readonly kept = new Map<string, RpcReply<'consent_records.get_flow'>>();
 

@@ -1,5 +1,6 @@
 import type { RpcClient } from '@svc/bus';
 import type { DecisionSession } from '../decisions/decision';
+import { SettledFlowVersions } from '../decisions/settled-flow-versions';
 import { PeopleHostedSignIn, SIGN_IN_REQUIREMENT } from './hosted-sign-in.adapter';
 import type { PeopleRepository } from './people.repository';
 import type { PersonSessionsService } from './person-sessions.service';
@@ -17,7 +18,7 @@ describe('PeopleHostedSignIn.requiresSignIn', () => {
         return { found: true, version: request.version, status: status(request.version), requirements: [SIGN_IN_REQUIREMENT] };
       },
     } as unknown as RpcClient;
-    return { signIn: new PeopleHostedSignIn({} as PersonSessionsService, {} as PeopleRepository, rpc), asked };
+    return { signIn: new PeopleHostedSignIn({} as PersonSessionsService, {} as PeopleRepository, new SettledFlowVersions(rpc)), asked };
   };
 
   it('asks once for a version past its draft, by version', async () => {

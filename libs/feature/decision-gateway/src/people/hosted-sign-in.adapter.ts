@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { Injectable } from '@nestjs/common';
-import { RpcClient } from '@svc/bus';
 import type { DecisionSession } from '../decisions/decision';
 import type { HostedSignIn } from '../decisions/principal-binding';
 import { peopleError } from './people.errors';
@@ -20,16 +19,12 @@ export const SIGN_IN_REQUIREMENT = 'identity_verification';
  */
 @Injectable()
 export class PeopleHostedSignIn implements HostedSignIn {
-  /** Flow versions past their draft are asked once: their requirements never change. */
-  private readonly flowVersions: SettledFlowVersions;
-
   constructor(
     private readonly sessions: PersonSessionsService,
     private readonly people: PeopleRepository,
-    rpc: RpcClient,
-  ) {
-    this.flowVersions = new SettledFlowVersions(rpc);
-  }
+    /** Flow versions past their draft are asked once: their requirements never change. */
+    private readonly flowVersions: SettledFlowVersions,
+  ) {}
 
   async signedInPrincipal(session: DecisionSession, proof: Readonly<Record<string, unknown>>): Promise<string | null> {
     const request = proof['request'] as IncomingMessage | undefined;

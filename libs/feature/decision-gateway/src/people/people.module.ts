@@ -4,6 +4,7 @@ import { ApplicationsRepository } from '../applications/applications.repository'
 import { GATEWAY_SCHEMA } from '../schema';
 import { GATEWAY_OUTBOX } from '../tokens';
 import { HOSTED_SIGN_IN } from '../decisions/principal-binding';
+import { SettledFlowVersions } from '../decisions/settled-flow-versions';
 import { AuthorityProposalPageController } from './authority-proposal-page.controller';
 import { PeopleHostedSignIn } from './hosted-sign-in.adapter';
 import { PeopleMailer } from './mailer';
@@ -56,6 +57,7 @@ import { PersonLinks } from './use-cases/person-links.use-case';
     Passkeys,
     PersonLinks,
     SignInFailureReports,
+    SettledFlowVersions,
     PeopleHostedSignIn,
     PersonNotices,
     { provide: HOSTED_SIGN_IN, useExisting: PeopleHostedSignIn },
@@ -69,6 +71,8 @@ import { PersonLinks } from './use-cases/person-links.use-case';
     PeopleHostedSignIn,
     PersonNotices,
     PeopleMailer,
+    // Shared with the decisions module's FlowLookup: one memory of settled flow versions per process.
+    SettledFlowVersions,
   ],
 })
 export class PeopleModule {}
