@@ -10,26 +10,18 @@ export interface WebAuthnLibrary {
   readonly decodeCredentialPublicKey: typeof WebAuthnHelpers.decodeCredentialPublicKey;
 }
 
-let loading: Promise<WebAuthnLibrary> | undefined;
-
 /**
  * @simplewebauthn/server, loaded on the first passkey ceremony: with its CBOR, ASN.1 and X.509
  * parsers it is a few hundred modules, which a process that never sees a passkey does not load at
- * start. A failed load is tried again.
+ * start. Later calls find the modules loaded.
  */
-export function webAuthnLibrary(): Promise<WebAuthnLibrary> {
-  loading ??= Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]).then(
-    ([server, helpers]) => ({
-      generateRegistrationOptions: server.generateRegistrationOptions,
-      verifyRegistrationResponse: server.verifyRegistrationResponse,
-      generateAuthenticationOptions: server.generateAuthenticationOptions,
-      verifyAuthenticationResponse: server.verifyAuthenticationResponse,
-      decodeCredentialPublicKey: helpers.decodeCredentialPublicKey,
-    }),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+export async function webAuthnLibrary(): Promise<WebAuthnLibrary> {
+  const [server, helpers] = await Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]);
+  return {
+    generateRegistrationOptions: server.generateRegistrationOptions,
+    verifyRegistrationResponse: server.verifyRegistrationResponse,
+    generateAuthenticationOptions: server.generateAuthenticationOptions,
+    verifyAuthenticationResponse: server.verifyAuthenticationResponse,
+    decodeCredentialPublicKey: helpers.decodeCredentialPublicKey,
+  };
 }

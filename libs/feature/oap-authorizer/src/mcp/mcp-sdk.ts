@@ -13,31 +13,23 @@ export interface McpSdk {
   readonly types: typeof TypesModule;
 }
 
-let loading: Promise<McpSdk> | undefined;
-
 /**
  * The MCP SDK, loaded on first use: with its schemas (zod) it is a few hundred modules, which a
- * process that never serves an agent does not load at start. A failed load is tried again.
+ * process that never serves an agent does not load at start. Later calls find the modules loaded.
  */
-export function mcpSdk(): Promise<McpSdk> {
-  loading ??= Promise.all([
+export async function mcpSdk(): Promise<McpSdk> {
+  const [client, clientTransport, server, serverTransport, types] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(
-    ([client, clientTransport, server, serverTransport, types]) => ({
-      Client: client.Client,
-      StreamableHTTPClientTransport: clientTransport.StreamableHTTPClientTransport,
-      Server: server.Server,
-      StreamableHTTPServerTransport: serverTransport.StreamableHTTPServerTransport,
-      types,
-    }),
-    (error: unknown) => {
-      loading = undefined;
-      throw error;
-    },
-  );
-  return loading;
+  ]);
+  return {
+    Client: client.Client,
+    StreamableHTTPClientTransport: clientTransport.StreamableHTTPClientTransport,
+    Server: server.Server,
+    StreamableHTTPServerTransport: serverTransport.StreamableHTTPServerTransport,
+    types,
+  };
 }
