@@ -1,5 +1,7 @@
+import type { Readable } from 'node:stream';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { commonError } from '@svc/errors';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { parseJsonBody, refuseNonUtf8Charset } from './parse-json-body';
 import { refuseUnstorableStrings } from './unstorable-strings';
 
@@ -10,8 +12,71 @@ import { refuseUnstorableStrings } from './unstorable-strings';
  */
 export const FORM_BODY_ROUTE = { formBody: true } as const;
 
-function acceptsForms(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as { formBody?: unknown } | undefined)?.formBody === true;
+/**
+ * Route config (`@RouteConfig(STREAMED_BODY_ROUTE)`) of a route that reads its body as it arrives
+ * (a bulk upload): its handler receives the unread body through {@link StreamedRequestBody}, as
+ * `application/json` or `application/x-ndjson` (which no other route accepts), so authentication
+ * and every guard run before a byte of it is read, and nothing holds the whole body at once. The
+ * reader enforces the route's body limit; the platform's Content-Length check still runs first.
+ */
+export const STREAMED_BODY_ROUTE = { streamedBody: true } as const;
+
+/** The unread body of a {@link STREAMED_BODY_ROUTE} route. */
+export interface StreamedBody {
+  readonly mediaType: 'application/json' | 'application/x-ndjson';
+  readonly stream: Readable;
+  /** The route's body limit in bytes: a reader answers 413 payload_too_large beyond it. */
+  readonly limitBytes: number;
+}
+
+/** Parameter decorator: the {@link StreamedBody} of a {@link STREAMED_BODY_ROUTE} route (undefined without a body). */
+export const StreamedRequestBody = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): StreamedBody | undefined =>
+    context.switchToHttp().getRequest<FastifyRequest>().body as StreamedBody | undefined,
+);
+
+function routeConfig(request: FastifyRequest): { formBody?: unknown; streamedBody?: unknown } | undefined {
+  return request.routeOptions.config as { formBody?: unknown; streamedBody?: unknown } | undefined;
+}
+
+type Done = (error: Error | null, body?: unknown) => void;
+
+/**
+ * Reads a whole body within the route's limit, with Fastify's own errors for an oversized body
+ * (413) and a Content-Length the bytes do not match (400), then parses it.
+ */
+function readWhole(request: FastifyRequest, payload: Readable, limit: number, parse: (bytes: Buffer) => unknown, done: Done): void {
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) return done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const finish = (error: Error | null, bytes?: Buffer): void => {
+    payload.off('data', onData);
+    payload.off('end', onEnd);
+    payload.off('error', onError);
+    if (error) return done(error);
+    try {
+      done(null, parse(bytes!));
+    } catch (parseError) {
+      done(parseError as Error);
+    }
+  };
+  const onData = (chunk: Buffer): void => {
+    received += chunk.length;
+    if (received > limit) return finish(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    chunks.push(chunk);
+  };
+  const onEnd = (): void => {
+    if (!Number.isNaN(declared) && received !== declared) return finish(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+    finish(null, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received));
+  };
+  // An aborted upload: a client error, never a 5xx.
+  const onError = (error: Error & { statusCode?: number }): void =>
+    finish(Object.assign(error, { statusCode: (error.statusCode ?? 0) >= 400 ? error.statusCode : 400 }));
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onError);
+  payload.resume();
 }
 
 /**
@@ -21,17 +86,31 @@ function acceptsForms(request: FastifyRequest): boolean {
  */
 export function installBodyParsers(fastify: FastifyInstance): void {
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  // Read here rather than with Fastify's parseAs, so a streamed route can be handed its body unread.
+  fastify.addContentTypeParser('application/json', (request, payload, done) => {
+    const { config, bodyLimit } = request.routeOptions;
     try {
       refuseNonUtf8Charset(request.headers['content-type']);
-      done(null, parseJsonBody(body as Buffer));
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    if ((config as { streamedBody?: unknown } | undefined)?.streamedBody === true) {
+      return done(null, { mediaType: 'application/json', stream: payload, limitBytes: bodyLimit } satisfies StreamedBody);
+    }
+    readWhole(request, payload, bodyLimit, (bytes) => parseJsonBody(bytes), done);
+  });
+  fastify.addContentTypeParser('application/x-ndjson', (request, payload, done) => {
+    try {
+      if (routeConfig(request)?.streamedBody !== true) throw unsupportedMediaType();
+      refuseNonUtf8Charset(request.headers['content-type']);
+      done(null, { mediaType: 'application/x-ndjson', stream: payload, limitBytes: request.routeOptions.bodyLimit } satisfies StreamedBody);
     } catch (error) {
       done(error as Error, undefined);
     }
   });
   fastify.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      if (!acceptsForms(request)) throw unsupportedMediaType();
+      if (routeConfig(request)?.formBody !== true) throw unsupportedMediaType();
       const form = parseForm((body as Buffer).toString('utf8'));
       refuseUnstorableStrings(form);
       done(null, form);

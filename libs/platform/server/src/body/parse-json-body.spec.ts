@@ -1,4 +1,5 @@
 import { DomainError } from '@svc/errors';
+import { checkJsonShape, JsonShapeGuard } from './json-limits';
 import { parseJsonBody, refuseNonUtf8Charset } from './parse-json-body';
 
 function refusal(run: () => unknown): { code: string; detail?: Record<string, unknown> } {
@@ -83,5 +84,28 @@ describe('parsing a JSON request body', () => {
     expect(() => refuseNonUtf8Charset('application/json')).not.toThrow();
     expect(() => refuseNonUtf8Charset('application/json; charset=UTF-8')).not.toThrow();
     expect(refusal(() => refuseNonUtf8Charset('application/json; charset=utf-16')).code).toBe('unsupported_media_type');
+  });
+});
+
+describe('JsonShapeGuard: the shape checks over a body that arrives in pieces', () => {
+  const deep = `{"a":"\\\\\\"[[[[","b":${'['.repeat(32)}${']'.repeat(32)}}`;
+
+  it('refuses what checkJsonShape refuses however the text is cut, escapes split across pieces included', () => {
+    expect(() => checkJsonShape(deep)).toThrow(expect.objectContaining({ code: 'json_too_deep' }));
+    for (let size = 1; size <= 7; size += 1) {
+      const guard = new JsonShapeGuard();
+      expect(() => {
+        for (let i = 0; i < deep.length; i += size) guard.feed(deep.slice(i, i + size));
+      }).toThrow(expect.objectContaining({ code: 'json_too_deep' }));
+    }
+  });
+
+  it('accepts what checkJsonShape accepts however the text is cut', () => {
+    const text = `{"a":"\\\\\\"[[[[","b":${'['.repeat(31)}${']'.repeat(31)}}`;
+    expect(() => checkJsonShape(text)).not.toThrow();
+    for (let size = 1; size <= 7; size += 1) {
+      const guard = new JsonShapeGuard();
+      for (let i = 0; i < text.length; i += size) guard.feed(text.slice(i, i + size));
+    }
   });
 });

@@ -45,6 +45,16 @@ export function parseJsonBody(bytes: Buffer, limits: JsonLimits = DEFAULT_JSON_L
   return value;
 }
 
+/**
+ * What {@link parseJsonBody} checks after parsing, for a value another parser built (a row of a
+ * streamed body): a `__proto__` or `constructor.prototype` key 400 malformed_json, a string with
+ * U+0000 or an unpaired surrogate 400 naming its field under `path`.
+ */
+export function refuseUnsafeJsonValue(value: unknown, path: string): void {
+  refusePrototypeKeys(value);
+  refuseUnstorableStrings(value, path);
+}
+
 function refusePrototypeKeys(value: unknown): void {
   if (value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {

@@ -38,6 +38,12 @@ export interface ApiDocOptions {
    * it with `@Header('content-type', …)`: `text/html`, `text/javascript`, `application/jwt`…
    */
   produces?: string;
+  /**
+   * The request body of a route that reads it as a stream (`@StreamedRequestBody()`), where no
+   * `@Body()` parameter names its class: the JSON body's class and, when the route also takes
+   * `application/x-ndjson`, what each line holds.
+   */
+  body?: { json: Type<unknown>; ndjson?: string };
 }
 
 /** Documents a route in the OpenAPI document (paths, bodies and security are derived anyway). */

@@ -274,6 +274,12 @@ export function buildOpenApiDocument(
           requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${type.name}` } } } };
         }
       }
+      if (doc.body && schemas[doc.body.json.name]) {
+        usedSchemas.add(doc.body.json.name);
+        const json = { schema: { $ref: `#/components/schemas/${doc.body.json.name}` } };
+        const ndjson = doc.body.ndjson ? { 'application/x-ndjson': { schema: { type: 'string', description: doc.body.ndjson } } } : {};
+        requestBody = { required: true, content: { 'application/json': json, ...ndjson } };
+      }
       const sec = doc.agentToken ? [{ agentToken: [] }] : security(controller, handler);
       for (const header of doc.headers ?? [])
         parameters.push({ $ref: `#/components/parameters/${header === 'DPoP' ? 'DPoP' : 'IdempotencyKey'}` });
