@@ -1663,7 +1663,7 @@ export interface paths {
         put?: never;
         /**
          * Import consent records (dry_run reports what would happen and writes nothing)
-         * @description Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.
+         * @description The body is read and stored as it arrives, never held whole: `application/json` as `{flow_id, dry_run, records: [...]}` (members in any order), or `application/x-ndjson` with one row per line and `flow_id` (and `dry_run`) in the query. A body refused anywhere, or an upload that breaks off, leaves nothing behind. Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.
          */
         post: operations["Imports_create"];
         delete?: never;
@@ -16619,7 +16619,10 @@ export interface operations {
     };
     Imports_create: {
         parameters: {
-            query?: never;
+            query?: {
+                flow_id?: string;
+                dry_run?: "true" | "false";
+            };
             header?: {
                 /** @description A delegation grant id: the caller acts as the grant's delegate in the principal's context */
                 "X-Delegation-Grant-Id"?: components["parameters"]["DelegationGrantId"];
@@ -16641,6 +16644,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["CreateImportBody"];
+                /** @example text */
+                "application/x-ndjson": string;
             };
         };
         responses: {

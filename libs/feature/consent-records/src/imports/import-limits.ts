@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { MAX_IMPORT_ROWS } from './imports.dto';
 
 /** Path of the import endpoint, whose body may be far larger than other routes' (1 MiB). */
 export const IMPORTS_PATH = '/api/v1/consent_records/imports';
-/** Largest import request body: 64 MiB, room for MAX_IMPORT_ROWS typical rows (~260 bytes each). */
+/** Largest import request body: 64 MiB, room for 100,000 (MAX_IMPORT_ROWS) typical rows (~260 bytes each). */
 export const IMPORT_BODY_LIMIT_BYTES = 64 * 1_048_576;
 
 function tooLarge(reply: FastifyReply, message: string, detail: Record<string, unknown>): FastifyReply {
@@ -29,33 +28,16 @@ async function refuseOversizedBody(request: FastifyRequest, reply: FastifyReply)
   }
 }
 
-/** Refuses more rows than one import may hold, naming the limit (the rows are parsed, not yet validated). */
-async function refuseTooManyRows(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const records = (request.body as { records?: unknown } | null | undefined)?.records;
-  if (Array.isArray(records) && records.length > MAX_IMPORT_ROWS) {
-    return void tooLarge(
-      reply,
-      `An import may hold at most ${MAX_IMPORT_ROWS.toLocaleString('en-US')} rows; this one has ${records.length.toLocaleString('en-US')}; split it into several imports`,
-      {
-        field: 'records',
-        limit_rows: MAX_IMPORT_ROWS,
-        rows: records.length,
-      },
-    );
-  }
-}
-
 const hooks = <T>(existing: T | T[] | undefined, added: T): T[] => [
   ...(existing === undefined ? [] : Array.isArray(existing) ? existing : [existing]),
   added,
 ];
 
 /**
- * Gives POST /api/v1/consent_records/imports its own limits, leaving every other route at the
- * platform's: a 64 MiB body (Fastify's route bodyLimit, also honoured by the platform's early
- * Content-Length check) and MAX_IMPORT_ROWS rows, each exceeded answering 413 payload_too_large like any oversized body
- * with the limit in the message and detail. Rows are stored in chunks and processed in batches,
- * so only the parsed request is held at once.
+ * Gives POST /api/v1/consent_records/imports its own body limit, leaving every other route at the
+ * platform's: 64 MiB (the route's bodyLimit, honoured by the platform's early Content-Length check
+ * and by the import's streamed reader), exceeded answering 413 payload_too_large like any
+ * oversized body, with the limit in the message and detail. The row limit is the reader's.
  */
 export function configureImportRoute(fastify: FastifyInstance): void {
   fastify.addHook('onRoute', (route: RouteOptions) => {
@@ -63,6 +45,5 @@ export function configureImportRoute(fastify: FastifyInstance): void {
     if (route.url !== IMPORTS_PATH || !methods.includes('POST')) return;
     route.bodyLimit = IMPORT_BODY_LIMIT_BYTES;
     route.onRequest = hooks(route.onRequest, refuseOversizedBody);
-    route.preValidation = hooks(route.preValidation, refuseTooManyRows);
   });
 }

@@ -1,15 +1,24 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { isIdOf } from '@svc/ids';
-import { ApiDoc, ApiResponseOf, DEFAULT_PAGE_SIZE, decodeCursor, toPage } from '@svc/server';
+import {
+  ApiDoc,
+  ApiResponseOf,
+  DEFAULT_PAGE_SIZE,
+  STREAMED_BODY_ROUTE,
+  StreamedRequestBody,
+  decodeCursor,
+  toPage,
+  type StreamedBody,
+} from '@svc/server';
 import { ConsentImportDryRunResponse, ConsentImportResponse } from './import.response';
 import type { FastifyReply } from 'fastify';
 import { consentRecordsError } from '../consent-records.errors';
 import { importRowView, importView } from './import.response';
-import { CreateImportBody, ImportRowsQuery } from './imports.dto';
+import { CreateImportBody, ImportQuery, ImportRowsQuery } from './imports.dto';
 import { ImportsRepository } from './imports.repository';
 import { CreateImport } from './use-cases/create-import.use-case';
-import { DryRunImport } from './use-cases/dry-run-import.use-case';
 
 const IMPORT_RESPONSE =
   'consent_import: id, object, application_id, flow_id, dry_run, status (queued|running|completed), counts {total, processed, pending, created, duplicates, failed}, created_at, started_at, completed_at, rows {data [{index, outcome (created|duplicate|failed|null while pending), record_id, reason_code, detail}], has_more, next_cursor}';
@@ -22,34 +31,48 @@ const IMPORT_RESPONSE =
 export class ImportsController {
   constructor(
     private readonly createImport: CreateImport,
-    private readonly dryRunImport: DryRunImport,
     private readonly imports: ImportsRepository,
   ) {}
 
-  /** 202 with the queued import; with `dry_run` 200 with the per-row report and nothing written. */
+  /**
+   * 202 with the queued import; with `dry_run` 200 with the per-row report and nothing kept. The
+   * body is read as it arrives (JSON, or NDJSON with flow_id and dry_run in the query), after the
+   * credentials were checked.
+   */
   @Post()
+  @RouteConfig(STREAMED_BODY_ROUTE)
   @ApiDoc({
     tag: 'Consent records',
     summary: 'Import consent records (dry_run reports what would happen and writes nothing)',
     description:
-      'Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
+      'The body is read and stored as it arrives, never held whole: `application/json` as `{flow_id, dry_run, records: [...]}` (members in any order), or `application/x-ndjson` with one row per line and `flow_id` (and `dry_run`) in the query. A body refused anywhere, or an upload that breaks off, leaves nothing behind. Limits of this route: a request body of at most 64 MiB and at most 100,000 rows; beyond either it answers 413 payload_too_large, the message and detail naming the limit (limit_bytes or limit_rows). Other routes keep the 1 MiB body limit.',
     response: IMPORT_RESPONSE,
-    errors: [400, 401, 403, 404, 409, 421, 422],
+    errors: [400, 401, 403, 404, 409, 413, 415, 421, 422],
     alsoAnswers: [200],
+    body: { json: CreateImportBody, ndjson: 'One import row per line, each shaped like an element of `records` of the JSON body.' },
   })
   @ApiResponseOf(ConsentImportResponse, { status: 202 })
   @ApiResponseOf(ConsentImportDryRunResponse, { status: 200 })
   async create(
     @CurrentPrincipal() principal: Principal,
-    @Body() body: CreateImportBody,
+    @StreamedRequestBody() body: StreamedBody | undefined,
+    @Query() query: ImportQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Record<string, unknown> | ConsentImportDryRunResponse> {
-    if (body.dry_run === true) {
+    let received;
+    try {
+      received = await this.createImport.execute(principal, body, query);
+    } catch (error) {
+      // The rest of a refused body is not read: the connection closes instead of carrying it.
+      if (body && !body.stream.readableEnded) void reply.header('connection', 'close');
+      throw error;
+    }
+    if (received.dryRun) {
       void reply.status(200);
-      return this.dryRunImport.execute(principal, body.flow_id, body.records);
+      return received.report;
     }
     void reply.status(202);
-    const job = await this.createImport.execute(principal, body.flow_id, body.records, body.records.length);
+    const { job } = received;
     return { ...importView(job), rows: { data: [], has_more: job.total > 0, next_cursor: null } };
   }
 

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { FakeClock } from '@svc/config';
 import { http, waitFor } from '@svc/testing';
 import { DataSource } from 'typeorm';
@@ -166,9 +167,11 @@ describe('consent record imports over HTTP', () => {
   it('resumes an import whose worker stopped mid-way (lease lapsed)', async () => {
     const repo = harness.running.app.get(ImportsRepository);
     const id = 'cimp_us_abcdefghijklmnopqrst';
+    const lease = new Date(clock.now().getTime() + 60_000);
+    await repo.insertReceiving({ id, applicationId: app.id }, clock.now(), lease);
+    await repo.storeReceivedRows(id, 0, [row(7001), row(7002), row(7003)], lease);
+    expect(await repo.queueReceived(id, flowId, 3)).toBe(true);
     await repo.transaction(async (manager) => {
-      await repo.insertJob(manager, { id, applicationId: app.id, flowId, total: 3 }, clock.now());
-      await repo.insertRows(manager, id, 0, [row(7001), row(7002), row(7003)]);
       await repo.saveResults(
         manager,
         id,
@@ -231,6 +234,114 @@ describe('consent record imports over HTTP', () => {
         expect(res.body.message).toMatch(/at most 100,000 rows/);
       }
       expect(await count('imports')).toBe(imports);
+    });
+  });
+
+  describe('bodies read as they arrive', () => {
+    const post = (raw: string | Buffer, contentType: string, query = '', token = app.token) =>
+      http('POST', `${url}/api/v1/consent_records/imports${query}`, { headers: { ...auth(token), 'content-type': contentType }, raw });
+    const counts = async () => ({ imports: await count('imports'), rows: await count('import_rows') });
+    const finished = (id: string) =>
+      waitFor(async () => {
+        const r = await read(id);
+        return r.body.status === 'completed' ? r : undefined;
+      }, 60_000);
+
+    it('imports NDJSON, one row per line, with flow_id and dry_run in the query', async () => {
+      const lines = [row(30_000), row(30_001), row(30_002)].map((r) => JSON.stringify(r));
+      const dry = await post(`${lines.join('\n')}\n`, 'application/x-ndjson', `?flow_id=${flowId}&dry_run=true`);
+      expect([dry.status, dry.body.counts]).toEqual([200, { total: 3, would_create: 3, duplicates: 0, failed: 0 }]);
+      const res = await post(`${lines.join('\r\n')}`, 'application/x-ndjson', `?flow_id=${flowId}`);
+      expect(res.status).toBe(202);
+      expect((await finished(res.body.id as string)).body.counts).toEqual({
+        total: 3,
+        processed: 3,
+        pending: 0,
+        created: 3,
+        duplicates: 0,
+        failed: 0,
+      });
+      const missing = await post(lines[0]!, 'application/x-ndjson');
+      expect([missing.status, missing.body.detail]).toEqual([400, expect.objectContaining({ field: 'flow_id' })]);
+      const broken = await post(`${lines[0]}\n{"subject":`, 'application/x-ndjson', `?flow_id=${flowId}`);
+      expect([broken.status, broken.body.reason_code, (broken.body.detail as Json).field]).toEqual([400, 'malformed_json', 'records.1']);
+    });
+
+    it('takes the members of a JSON body in any order, rows before flow_id included', async () => {
+      const raw = `{"records":${JSON.stringify([row(31_000), row(31_001)])},"flow_id":"${flowId}"}`;
+      const res = await post(raw, 'application/json');
+      expect(res.status).toBe(202);
+      expect((await finished(res.body.id as string)).body.counts).toMatchObject({ total: 2, created: 2 });
+    });
+
+    it('refuses a body that goes wrong after thousands of rows and keeps nothing of it', async () => {
+      const before = await counts();
+      const rows = Array.from({ length: 2_500 }, (_, i) => JSON.stringify(row(32_000 + i))).join(',');
+      const cases: Array<[string, number, string, string | undefined]> = [
+        [`{"flow_id":"${flowId}","records":[${rows},{"subject":`, 400, 'malformed_json', undefined],
+        [
+          `{"flow_id":"${flowId}","records":[${rows},{"subject":{"external_id":"a\\u0000b"}}]}`,
+          400,
+          'invalid_request',
+          'records.2500.subject.external_id',
+        ],
+        [`{"flow_id":"${flowId}","records":[${rows},"row"]}`, 400, 'invalid_request', 'records.2500'],
+        [`{"flow_id":"${flowId}","records":[${rows}],"colour":"red"}`, 400, 'invalid_request', 'colour'],
+        [`{"flow_id":"${flowId}","records":[${rows}],"records":[]}`, 400, 'malformed_json', undefined],
+        [`{"flow_id":"${flowId}","records":[${rows}]} trailing`, 400, 'malformed_json', undefined],
+        [`{"records":[${rows}],"flow_id":"flw_eu_aaaaaaaaaaaaaaaaaaaa"}`, 421, 'wrong_region', undefined],
+      ];
+      for (const [raw, status, reason, field] of cases) {
+        const res = await post(raw, 'application/json');
+        expect([res.status, res.body.reason_code]).toEqual([status, reason]);
+        if (field) expect((res.body.detail as Json).field).toBe(field);
+      }
+      expect(await counts()).toEqual(before);
+    });
+
+    it('keeps nothing of an upload the client broke off', async () => {
+      const before = await counts();
+      const rows = Array.from({ length: 3_000 }, (_, i) => JSON.stringify(row(34_000 + i))).join(',');
+      const part = `{"flow_id":"${flowId}","records":[${rows},`;
+      const { hostname, port } = new URL(url);
+      const request = httpRequest({
+        host: hostname,
+        port,
+        method: 'POST',
+        path: '/api/v1/consent_records/imports',
+        headers: { ...auth(app.token), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(part) + 1_000) },
+      });
+      request.on('error', () => undefined);
+      request.write(part);
+      // Rows were stored while the body arrived; breaking off removes them.
+      await waitFor(async () => (await count('import_rows')) > before.rows);
+      request.destroy();
+      await waitFor(async () => JSON.stringify(await counts()) === JSON.stringify(before));
+    });
+
+    it('answers a query beside a JSON body 400, and NDJSON on other routes 415', async () => {
+      const res = await post(JSON.stringify({ flow_id: flowId, records: [row(1)] }), 'application/json', `?flow_id=${flowId}`);
+      expect([res.status, (res.body.detail as Json).field]).toEqual([400, 'flow_id']);
+      const other = await http('POST', `${url}/api/v1/consent_records`, {
+        headers: { ...auth(app.token), 'content-type': 'application/x-ndjson' },
+        raw: JSON.stringify({ flow_id: flowId, ...row(1) }),
+      });
+      expect([other.status, other.body.reason_code]).toEqual([415, 'unsupported_media_type']);
+    });
+
+    it('removes an upload that broke off with its process once its lease ran out, and never processes it', async () => {
+      const repo = harness.running.app.get(ImportsRepository);
+      const id = 'cimp_us_bbbbbbbbbbbbbbbbbbbb';
+      const lapsed = new Date(clock.now().getTime() - 1);
+      await repo.insertReceiving({ id, applicationId: app.id }, clock.now(), lapsed);
+      await repo.storeReceivedRows(id, 0, [row(33_000)], lapsed);
+      expect((await read(id)).status).toBe(404);
+      await harness.running.app.get(ImportWorker).drain();
+      expect(await db.query(`SELECT count(*)::int AS n FROM consent_records.import_rows WHERE import_id = $1`, [id])).toEqual([{ n: 0 }]);
+      expect(await db.query(`SELECT count(*)::int AS n FROM consent_records.imports WHERE id = $1`, [id])).toEqual([{ n: 0 }]);
+      expect(await db.query(`SELECT count(*)::int AS n FROM consent_records.records WHERE idempotency_key = 'import-33000'`)).toEqual([
+        { n: 0 },
+      ]);
     });
   });
 

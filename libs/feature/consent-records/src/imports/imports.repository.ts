@@ -55,29 +55,73 @@ export class ImportsRepository {
     return this.dataSource.transaction(work);
   }
 
-  async insertJob(
-    manager: EntityManager,
-    job: { id: string; applicationId: string; flowId: string; total: number },
-    at: Date,
-  ): Promise<void> {
-    await manager.query(
-      `INSERT INTO consent_records.imports (id, application_id, flow_id, status, total, created_at) VALUES ($1, $2, $3, 'queued', $4, $5)`,
-      [job.id, job.applicationId, job.flowId, job.total, at],
+  /**
+   * Opens a job whose body is still arriving (`receiving`, never claimed): its rows are stored as
+   * they come with {@link storeReceivedRows}, then {@link queueReceived} hands it to the worker.
+   */
+  async insertReceiving(job: { id: string; applicationId: string }, at: Date, leaseUntil: Date): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO consent_records.imports (id, application_id, flow_id, status, total, created_at, lease_until) VALUES ($1, $2, '', 'receiving', 0, $3, $4)`,
+      [job.id, job.applicationId, at, leaseUntil],
     );
   }
 
-  /** Stores rows `offset…offset+rows.length-1` in one statement (a jsonb array expanded in SQL). */
-  async insertRows(manager: EntityManager, importId: string, offset: number, rows: readonly unknown[]): Promise<void> {
-    await manager.query(
-      `INSERT INTO consent_records.import_rows (import_id, row_index, input)
+  /**
+   * Stores rows `offset…offset+rows.length-1` of a receiving job in one statement (a jsonb array
+   * expanded in SQL) and renews its lease, committed at once: no connection is held between chunks.
+   */
+  async storeReceivedRows(importId: string, offset: number, rows: readonly unknown[], leaseUntil: Date): Promise<void> {
+    await this.dataSource.query(
+      `WITH renewed AS (UPDATE consent_records.imports SET lease_until = $4 WHERE id = $1 AND status = 'receiving')
+       INSERT INTO consent_records.import_rows (import_id, row_index, input)
        SELECT $1, $2::integer + (ord - 1)::integer, value FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(value, ord)`,
-      [importId, offset, JSON.stringify(rows)],
+      [importId, offset, JSON.stringify(rows), leaseUntil],
+    );
+  }
+
+  /** Hands a fully received job to the worker; false if it is no longer receiving (its lease ran out and it was removed). */
+  async queueReceived(importId: string, flowId: string, total: number): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      this.dataSource.manager,
+      `UPDATE consent_records.imports SET status = 'queued', flow_id = $2, total = $3, lease_until = NULL
+       WHERE id = $1 AND status = 'receiving' RETURNING id`,
+      [importId, flowId, total],
+    );
+    return rows.length > 0;
+  }
+
+  /** Stored rows of a job in order, `limit` after index `after` (a dry run reads its rows back this way). */
+  async storedRows(importId: string, after: number, limit: number): Promise<Array<{ index: number; input: unknown }>> {
+    const rows: Array<{ row_index: number; input: unknown }> = await this.dataSource.query(
+      `SELECT row_index, input FROM consent_records.import_rows WHERE import_id = $1 AND row_index > $2 ORDER BY row_index LIMIT $3`,
+      [importId, after, limit],
+    );
+    return rows.map((r) => ({ index: r.row_index, input: r.input }));
+  }
+
+  /** Removes a job that is still receiving, with its rows (a refused or aborted upload, or a dry run). */
+  async dropReceiving(importId: string): Promise<void> {
+    await this.dataSource.query(
+      `WITH dropped AS (
+         DELETE FROM consent_records.import_rows WHERE import_id = (SELECT id FROM consent_records.imports WHERE id = $1 AND status = 'receiving'))
+       DELETE FROM consent_records.imports WHERE id = $1 AND status = 'receiving'`,
+      [importId],
+    );
+  }
+
+  /** Removes jobs whose upload stopped without an answer (the process died mid-upload): their lease ran out. */
+  async dropAbandoned(now: Date): Promise<void> {
+    await this.dataSource.query(
+      `WITH abandoned AS (SELECT id FROM consent_records.imports WHERE status = 'receiving' AND lease_until < $1),
+            dropped AS (DELETE FROM consent_records.import_rows WHERE import_id IN (SELECT id FROM abandoned))
+       DELETE FROM consent_records.imports WHERE id IN (SELECT id FROM abandoned)`,
+      [now],
     );
   }
 
   async find(applicationId: string, id: string): Promise<ConsentImport | undefined> {
     const rows: ImportRowRecord[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM consent_records.imports WHERE id = $1 AND application_id = $2`,
+      `SELECT ${COLUMNS} FROM consent_records.imports WHERE id = $1 AND application_id = $2 AND status <> 'receiving'`,
       [id, applicationId],
     );
     return rows[0] ? toImport(rows[0]) : undefined;
@@ -91,7 +135,7 @@ export class ImportsRepository {
     const rows = await queryRows<ImportRowRecord>(
       this.dataSource.manager,
       `UPDATE consent_records.imports SET status = 'running', started_at = COALESCE(started_at, $2), lease_until = $1
-       WHERE id = (SELECT id FROM consent_records.imports WHERE status <> 'completed' AND (lease_until IS NULL OR lease_until < $2)
+       WHERE id = (SELECT id FROM consent_records.imports WHERE status <> 'completed' AND status <> 'receiving' AND (lease_until IS NULL OR lease_until < $2)
                    ORDER BY created_at FOR UPDATE SKIP LOCKED LIMIT 1)
        RETURNING ${COLUMNS}`,
       [leaseUntil, now],

@@ -13,6 +13,7 @@ import { CreateDataDeals1806000000001 } from './1806000000001-create-data-deals'
 import { CreateCleanRooms1804000000000 } from './1804000000000-create-clean-rooms';
 import { CreateProcessingRestrictions1812000000002 } from './1812000000002-create-processing-restrictions';
 import { CreateDataTransfers1813000000000 } from './1813000000000-create-data-transfers';
+import { AddImportReceiving1814000000000 } from './1814000000000-add-import-receiving';
 
 /** consent-records' schema and its migrations, in order. */
 export const consentRecordsMigrations: SchemaMigrations = {
@@ -31,5 +32,6 @@ export const consentRecordsMigrations: SchemaMigrations = {
     CreateCleanRooms1804000000000,
     CreateProcessingRestrictions1812000000002,
     CreateDataTransfers1813000000000,
+    AddImportReceiving1814000000000,
   ],
 };

@@ -78,8 +78,9 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
       });
   }
 
-  /** Processes claimable imports until none is left; returns when idle. */
+  /** Removes uploads that broke off with their process, then processes claimable imports until none is left; returns when idle. */
   async drain(): Promise<void> {
+    await this.imports.dropAbandoned(this.clock.now());
     for (;;) {
       if (this.stopped) return;
       const job = await this.imports.claim(this.leaseUntil(), this.clock.now());
