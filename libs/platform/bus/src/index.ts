@@ -22,6 +22,7 @@ export {
   EventBatchConsumer,
   EventConsumer,
   EventFanout,
+  eachInOrder,
   JetStreamContext,
   JetStreamServer,
   redeliveryDelayMs,

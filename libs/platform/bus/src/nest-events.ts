@@ -104,6 +104,26 @@ export interface DeliveredEvent {
  */
 export type BatchOutcomes = ReadonlyArray<PromiseSettledResult<unknown>>;
 
+/**
+ * Handles a batch's events one after another, in delivery order, each settling on its own: for a
+ * consumer whose work is per event (and usually nothing), a batch only shares the delivery — one
+ * ack write for the batch instead of one per event.
+ */
+export async function eachInOrder(
+  events: readonly DeliveredEvent[],
+  handle: (event: DeliveredEvent) => Promise<unknown>,
+): Promise<BatchOutcomes> {
+  const outcomes: Array<PromiseSettledResult<unknown>> = [];
+  for (const event of events) {
+    try {
+      outcomes.push({ status: 'fulfilled', value: await handle(event) });
+    } catch (reason) {
+      outcomes.push({ status: 'rejected', reason });
+    }
+  }
+  return outcomes;
+}
+
 /** Where the transport reports handler failures and dead letters. */
 export interface ConsumerLogger {
   error(message: string, context: Record<string, unknown>): void;

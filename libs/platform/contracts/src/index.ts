@@ -37,7 +37,7 @@ export {
   type EventType,
   type RpcMethod,
 } from './subjects';
-export { decodeEvent, isEventType } from './decode-event';
+export { decodeEvent, decodeEventFields, isEventType } from './decode-event';
 export type { EventEntry, EventProducer } from './events/event-entry';
 export {
   AUDITED_EVENT_TYPES,

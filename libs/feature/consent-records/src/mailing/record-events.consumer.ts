@@ -1,8 +1,17 @@
 import { Controller, Inject } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, Ctx, EventConsumer, JetStreamContext, Payload, type DeliveredEvent } from '@svc/bus';
+import {
+  BusConnection,
+  Ctx,
+  EventBatchConsumer,
+  JetStreamContext,
+  Payload,
+  eachInOrder,
+  type BatchOutcomes,
+  type DeliveredEvent,
+} from '@svc/bus';
 import { Clock } from '@svc/config';
-import { decodeEvent } from '@svc/contracts';
+import { decodeEvent, decodeEventFields } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -33,6 +42,9 @@ interface RecordChange {
   states: Map<string, PurposeState> | undefined;
 }
 
+/** The open fields that say whom a record event concerns (every mailing record event has both). */
+const ROUTE_FIELDS = ['meta', 'flowId'] as const;
+
 /**
  * Turns every record event of a flow into a queued write to the member of each mailing audience
  * bound to that flow. The queue rows commit with the inbox mark (processOnce), so an acknowledged
@@ -51,10 +63,14 @@ export class RecordEventsConsumer {
   ) {}
 
   /** One durable per record event type (one filter each); the durable's name is its inbox consumer name too. */
-  @EventConsumer(MAILING_RECORD_EVENTS.map((type) => ({ durable: mailingDurableOf(type), types: type })))
-  async consume(@Payload() event: DeliveredEvent, @Ctx() context: JetStreamContext): Promise<void> {
-    const type = MAILING_RECORD_EVENTS.find((t) => mailingDurableOf(t) === context.getDurable());
-    if (type) await this.handle(type, context.getDurable(), event);
+  /** In batches: most flows have no audience, and a batch acknowledges its events in one write. */
+  @EventBatchConsumer(MAILING_RECORD_EVENTS.map((type) => ({ durable: mailingDurableOf(type), types: type })))
+  consume(@Payload() events: readonly DeliveredEvent[], @Ctx() context: JetStreamContext): Promise<BatchOutcomes> {
+    const durable = context.getDurable();
+    const type = MAILING_RECORD_EVENTS.find((t) => mailingDurableOf(t) === durable);
+    return eachInOrder(events, async (event) => {
+      if (type) await this.handle(type, durable, event);
+    });
   }
 
   async handle(type: MailingRecordEvent, consumer: string, event: DeliveredEvent): Promise<void> {
@@ -95,7 +111,7 @@ export class RecordEventsConsumer {
   /** The event's application and flow, read without opening its sealed fields; undefined when it does not decode. */
   private routeOf(type: MailingRecordEvent, event: DeliveredEvent): { applicationId: string; flowId: string } | undefined {
     try {
-      const e = decodeEvent(type, event.data);
+      const e = decodeEventFields(type, event.data, ROUTE_FIELDS);
       return { applicationId: e.meta?.applicationId ?? '', flowId: e.flowId };
     } catch {
       return undefined;

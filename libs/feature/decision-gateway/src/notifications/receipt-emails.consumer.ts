@@ -1,8 +1,8 @@
 import { Controller, Inject, Injectable } from '@nestjs/common';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { BusConnection, EventConsumer, type DeliveredEvent } from '@svc/bus';
+import { BusConnection, EventBatchConsumer, eachInOrder, type BatchOutcomes, type DeliveredEvent } from '@svc/bus';
 import { Clock, PlatformConfig } from '@svc/config';
-import { ConsentRecordedSchema, decodeSealedEvent, openSealedFields, type ConsentRecorded } from '@svc/contracts';
+import { ConsentRecordedSchema, decodeEventFields, decodeSealedEvent, type ConsentRecorded } from '@svc/contracts';
 import { processOnce } from '@svc/persistence';
 import { LOGGER } from '@svc/server';
 import type { Logger } from '@svc/telemetry';
@@ -15,8 +15,11 @@ import { notificationLocale, renderReceiptMail } from './notification-texts';
 import { NotificationRecipients } from './recipients';
 
 /** consent-records' event for every record written (Record API, capture commit, session, form). */
-export const CONSENT_RECORDED_EVENT = 'consent.recorded';
+export const CONSENT_RECORDED_EVENT = 'consent.recorded' as const;
 const CONSUMER = 'decision-gateway-receipt-emails';
+/** The open fields that decide whether a record gets an email (the rest is decoded only when it does). */
+const RECEIPT_TRIGGER_FIELDS = ['meta', 'recordId', 'sendReceipt', 'collectionChannel'] as const;
+
 /** Historical records brought in by an import get no email: the person decided long ago. */
 const SILENT_CHANNELS = new Set(['imported']);
 
@@ -56,11 +59,11 @@ export class ReceiptEmails {
   async handle(event: DeliveredEvent): Promise<boolean> {
     // Whether there is anything to send is read from the event's open fields: most events (bulk
     // imports among them) need no email, so their personal fields are never unsealed.
-    const open = decodeSealedEvent(ConsentRecordedSchema, event.data, undefined);
+    const open = decodeEventFields(CONSENT_RECORDED_EVENT, event.data, RECEIPT_TRIGGER_FIELDS);
     const applicationId = open.meta?.applicationId;
     if (!applicationId || !open.recordId || !open.sendReceipt || SILENT_CHANNELS.has(open.collectionChannel)) return false;
     if (!this.mailer.configured) return false;
-    const recorded = openSealedFields(ConsentRecordedSchema, open, this.bus.personalData);
+    const recorded = decodeSealedEvent(ConsentRecordedSchema, event.data, this.bus.personalData);
     let sent = false;
     await processOnce(this.dataSource, GATEWAY_SCHEMA, CONSUMER, event.id, async () => {
       sent = await this.send(applicationId, recorded);
@@ -98,8 +101,9 @@ export class ReceiptEmails {
 export class ReceiptEmailConsumer {
   constructor(private readonly emails: ReceiptEmails) {}
 
-  @EventConsumer({ durable: CONSUMER, types: CONSENT_RECORDED_EVENT })
-  async handle(event: DeliveredEvent): Promise<void> {
-    await this.emails.handle(event);
+  /** In batches: most records send no email, and a batch acknowledges its events in one write. */
+  @EventBatchConsumer({ durable: CONSUMER, types: CONSENT_RECORDED_EVENT })
+  handle(events: readonly DeliveredEvent[]): Promise<BatchOutcomes> {
+    return eachInOrder(events, (event) => this.emails.handle(event));
   }
 }
