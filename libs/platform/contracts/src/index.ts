@@ -38,6 +38,7 @@ export {
   type RpcMethod,
 } from './subjects';
 export { decodeEvent, decodeEventFields, isEventType } from './decode-event';
+export { sharedMessage, toBinarySharing } from './shared-messages';
 export type { EventEntry, EventProducer } from './events/event-entry';
 export {
   AUDITED_EVENT_TYPES,

@@ -11,6 +11,7 @@ import {
   type MessageShape,
 } from '@bufbuild/protobuf';
 import { PersonalData, personal_data } from './gen/svc/options/v1/personal_data_pb';
+import { toBinarySharing } from './shared-messages';
 
 /** The bytes field of an event message that carries its sealed fields. */
 export const SEALED_PERSONAL_DATA_FIELD = 'sealed_personal_data';
@@ -99,7 +100,7 @@ export class PersonalDataSeal {
 export function encodeEvent<S extends DescMessage>(schema: S, message: MessageShape<S>, seal: PersonalDataSeal | undefined): Uint8Array {
   const fields = sealedFieldsOf(schema);
   const carried = fields.filter((f) => isFieldSet(message, f));
-  if (carried.length === 0) return toBinary(schema, message);
+  if (carried.length === 0) return toBinarySharing(schema, message);
   if (!seal) throw new Error(`${schema.typeName} carries personal data and no bus key is configured to seal it`);
   // The sealed fields alone form the plaintext; the message is encoded without them, then restored.
   const source = message as Record<string, unknown>;
@@ -110,7 +111,7 @@ export function encodeEvent<S extends DescMessage>(schema: S, message: MessageSh
   try {
     for (const field of carried) clearField(message, field);
     source[sealedField.localName] = envelope;
-    return toBinary(schema, message);
+    return toBinarySharing(schema, message);
   } finally {
     for (const field of carried) source[field.localName] = personal[field.localName];
     clearField(message, sealedField);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { FlowNoticeSchema, type FlowNotice } from '@svc/contracts';
+import { FlowNoticeSchema, sharedMessage, type FlowNotice } from '@svc/contracts';
 import { ApplicationFactsReader, type StampedApplicationFacts } from '@svc/bus';
 import { PlatformConfig } from '@svc/config';
 import { newRegionalId, type IdRegion } from '@svc/ids';
@@ -60,10 +60,10 @@ export function movedToDeclined(
  */
 function flowNotice(flow: FlowVersion): FlowNotice {
   const { terms } = flow;
-  // One message per flow version's terms, shared by its events (encoding only reads it): a batch
-  // of hundreds of records builds it once.
+  // One message per flow version's terms, shared by its events and encoded once: a batch of
+  // hundreds of records builds and encodes it once.
   let notice = notices.get(terms);
-  if (!notice) notices.set(terms, (notice = create(FlowNoticeSchema, noticeInit(terms))));
+  if (!notice) notices.set(terms, (notice = sharedMessage(create(FlowNoticeSchema, noticeInit(terms)))));
   return notice;
 }
 
