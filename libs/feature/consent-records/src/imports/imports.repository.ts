@@ -143,11 +143,14 @@ export class ImportsRepository {
     return rows[0] ? toImport(rows[0]) : undefined;
   }
 
-  /** Next pending rows, locked for this batch. */
-  async pendingRows(manager: EntityManager, importId: string, limit: number): Promise<Array<{ index: number; input: unknown }>> {
-    const rows: Array<{ row_index: number; input: unknown }> = await manager.query(
-      `SELECT row_index, input FROM consent_records.import_rows WHERE import_id = $1 AND outcome IS NULL ORDER BY row_index LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [importId, limit],
+  /**
+   * The next pending rows after index `after`. One worker holds an import at a time (its lease), so
+   * it may read the next batch while it writes this one.
+   */
+  async pendingRows(importId: string, after: number, limit: number): Promise<Array<{ index: number; input: unknown }>> {
+    const rows: Array<{ row_index: number; input: unknown }> = await this.dataSource.query(
+      `SELECT row_index, input FROM consent_records.import_rows WHERE import_id = $1 AND outcome IS NULL AND row_index > $2 ORDER BY row_index LIMIT $3`,
+      [importId, after, limit],
     );
     return rows.map((r) => ({ index: r.row_index, input: r.input }));
   }

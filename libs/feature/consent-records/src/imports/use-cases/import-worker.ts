@@ -12,11 +12,11 @@ import { activeCapturableFlow } from '../../records/active-flow';
 import { BatchRecordWriter } from '../../records/batch-record-writer';
 import type { RecordDraft } from '../../records/record-writer';
 import type { ConsentImport } from '../import';
-import { checkImportRow } from '../import-row';
+import { checkImportRow, type RowCheck } from '../import-row';
 import { ImportsRepository, type RowResult } from '../imports.repository';
 
 /** Rows written per transaction (group commit: one commit per batch, not per row). */
-export const IMPORT_BATCH_ROWS = 500;
+export const IMPORT_BATCH_ROWS = 2000;
 /** A claimed import is resumed by another worker if its lease is not renewed within this, in ms. */
 export const IMPORT_LEASE_MS = 60_000;
 /** Idle poll interval, in ms (creation wakes the worker at once). */
@@ -102,16 +102,27 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
       if (!isDomainError(error)) throw error;
       flowError = { reasonCode: error.code, detail: { message: error.message } };
     }
+    const read = (after: number) => {
+      const rows = this.imports.pendingRows(job.id, after, IMPORT_BATCH_ROWS);
+      rows.catch(() => undefined); // awaited below; a failure is handled there, not as an unhandled rejection
+      return rows;
+    };
+    let next = read(-1);
     for (;;) {
       if (this.stopped) return;
-      const rows = await this.imports.transaction((manager) => this.imports.pendingRows(manager, job.id, IMPORT_BATCH_ROWS));
+      const rows = await next;
       if (rows.length === 0) break;
+      // The next batch is read (on another connection) while this one is checked and written, so
+      // an import's reads and writes overlap instead of taking turns.
+      next = read(rows.at(-1)!.index);
+      const now = this.clock.now();
+      const checks = flow ? checkRows(rows, flow, job.applicationId, now) : undefined;
       const outcomes = await commitIsolatingFailures(
         rows,
         (batch) =>
           this.imports.transaction(async (manager): Promise<Array<JobOutcome<RowResult>>> => {
-            const results = flow
-              ? await this.writeBatch(manager, job, flow, batch)
+            const results = checks
+              ? await this.writeBatch(manager, batch, checks, now)
               : batch.map((r) => ({ index: r.index, outcome: 'failed' as const, recordId: null, ...flowError! }));
             await this.imports.saveResults(manager, job.id, results, this.leaseUntil());
             return results.map((result) => ({ ok: true, value: result }));
@@ -142,15 +153,14 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
 
   private async writeBatch(
     manager: EntityManager,
-    job: ConsentImport,
-    flow: FlowVersion,
     rows: ReadonlyArray<{ index: number; input: unknown }>,
+    checks: ReadonlyMap<number, RowCheck>,
+    now: Date,
   ): Promise<RowResult[]> {
-    const now = this.clock.now();
     const results = new Map<number, RowResult>();
     const valid: Array<{ index: number; draft: RecordDraft }> = [];
     for (const row of rows) {
-      const check = checkImportRow(row.input, flow, job.applicationId, now);
+      const check = checks.get(row.index)!;
       if (check.ok) valid.push({ index: row.index, draft: check.draft });
       else
         results.set(row.index, { index: row.index, outcome: 'failed', recordId: null, reasonCode: check.reasonCode, detail: check.detail });
@@ -183,4 +193,14 @@ export class ImportWorker implements OnApplicationBootstrap, OnApplicationShutdo
     });
     return rows.map((row) => results.get(row.index)!);
   }
+}
+
+/** Each row checked against the flow (like a Record API body), before its batch's transaction opens. */
+function checkRows(
+  rows: ReadonlyArray<{ index: number; input: unknown }>,
+  flow: FlowVersion,
+  applicationId: string,
+  now: Date,
+): Map<number, RowCheck> {
+  return new Map(rows.map((row) => [row.index, checkImportRow(row.input, flow, applicationId, now)]));
 }
