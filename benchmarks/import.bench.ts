@@ -20,7 +20,7 @@ import { startProcess } from '@svc/server';
 import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
 import { DataSource } from 'typeorm';
 import { Pool } from 'undici';
-import { ImportsRepository, RecordConsent, consentRecordsFeature, type RecordConsentBody } from '@svc/consent-records';
+import { IMPORT_BATCH_ROWS, ImportsRepository, RecordConsent, consentRecordsFeature, type RecordConsentBody } from '@svc/consent-records';
 import { CpuWindow } from './support/cpu';
 import { fmt, rawInsertRate } from './support/report';
 import { emitRows } from './support/results';
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
         console.log(
           `  HTTP request (${(bytes / 1_048_576).toFixed(1)} MiB, one request) → 202, rows stored: ${((stored - t0) / 1000).toFixed(1)} s`,
         );
-        console.log(`  worker, batches of 500 rows:        ${seconds.toFixed(1)} s → ${fmt(ROWS / seconds)} rows/s`);
+        console.log(`  worker, batches of ${IMPORT_BATCH_ROWS} rows:       ${seconds.toFixed(1)} s → ${fmt(ROWS / seconds)} rows/s`);
         console.log(`  end to end:                         ${fmt(ROWS / ((end - t0) / 1000))} rows/s`);
         console.log(`  peak RSS: ${mib(peakRss)} MiB (before import ${mib(rssBefore)} MiB)`);
         const cpu = await window.stop();

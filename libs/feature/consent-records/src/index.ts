@@ -20,6 +20,7 @@ export { CreateFlowBody, UpdateFlowBody } from './flows/flows.dto';
 export { ConsentRecordsConfig } from './consent-records.config';
 export { SessionDecisionsConsumer } from './sessions/session-decisions.consumer';
 export { ImportsRepository } from './imports/imports.repository';
+export { IMPORT_BATCH_ROWS } from './imports/use-cases/import-worker';
 export { RecordConsent } from './records/use-cases/record-consent.use-case';
 export { RecordConsentBody } from './records/records.dto';
 export { RetentionSweep, type RetentionSweepReport, type SweptConsent, type ExpiryReason } from './policies/retention-sweep';
