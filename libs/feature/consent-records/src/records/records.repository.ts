@@ -263,7 +263,9 @@ export class RecordsRepository {
          RETURNING id, expires_at
        ), moved AS (
          UPDATE consent_records.record_heads h SET record_id = m.next FROM unnest($2::text[], $3::text[]) AS m(prev, next)
-         WHERE h.record_id = m.prev
+         -- ANY gives the planner the index condition on record_id directly: with the join alone it
+         -- scanned every head of the table when its statistics lagged behind a growing table.
+         WHERE h.record_id = m.prev AND h.record_id = ANY($2::text[])
            AND NOT EXISTS (SELECT 1 FROM unnest($4::text[], $5::text[], $6::text[]) AS u(a, f, k) WHERE u.a = h.application_id AND u.f = h.flow_id AND u.k = h.subject_key)
          RETURNING 1
        ), heads AS (
