@@ -12,6 +12,7 @@ const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join, resolve } = require('node:path');
+const { installCodeCache } = require('./v8-code-cache');
 
 const ROOT = join(__dirname, '..');
 const CACHE_DIR = process.env.SVC_COMPILE_CACHE_DIR || join(ROOT, 'node_modules', '.cache', 'svc-compiled');
@@ -106,7 +107,17 @@ if (entry === '--build') {
   const count = compileClosure(args);
   process.stderr.write(`compiled ${count} modules into ${CACHE_DIR}\n`);
 } else {
+  // V8's code cache of every module the process loads, compiled ones and packages alike. The cache
+  // of a module compiled without one is written once the entry point has loaded (with the functions
+  // that ran by then), for modules loaded later a few seconds on, and at exit.
+  const codeCache = installCodeCache(join(CACHE_DIR, `v8-${process.version}-${process.arch}`));
+  process.on('exit', () => {
+    codeCache.flush();
+    if (process.env.SVC_CODE_CACHE_STATS) process.stderr.write(`code cache: ${JSON.stringify(codeCache.stats)}\n`);
+  });
   require('reflect-metadata');
   process.argv = [process.argv[0], resolve(entry), ...args];
   require(resolve(entry));
+  codeCache.flush();
+  setTimeout(codeCache.flush, 10_000).unref();
 }
