@@ -107,10 +107,10 @@ if (entry === '--build') {
   const count = compileClosure(args);
   process.stderr.write(`compiled ${count} modules into ${CACHE_DIR}\n`);
 } else {
-  // V8's code cache of every module the process loads, compiled ones and packages alike. The cache
-  // of a module compiled without one is written once the entry point has loaded (with the functions
-  // that ran by then), for modules loaded later a few seconds on, and at exit.
-  const codeCache = installCodeCache(join(CACHE_DIR, `v8-${process.version}-${process.arch}`));
+  // V8's code cache of every module the process loads, compiled ones and packages alike, one file
+  // per entry point. Written once the entry point has loaded when a module had no cache, again ten
+  // seconds on with what start-up compiled (then the process stops caching), or at an earlier exit.
+  const codeCache = installCodeCache(join(CACHE_DIR, `v8-${process.version}-${process.arch}`), resolve(entry));
   process.on('exit', () => {
     codeCache.flush();
     if (process.env.SVC_CODE_CACHE_STATS) process.stderr.write(`code cache: ${JSON.stringify(codeCache.stats)}\n`);
@@ -119,5 +119,8 @@ if (entry === '--build') {
   process.argv = [process.argv[0], resolve(entry), ...args];
   require(resolve(entry));
   codeCache.flush();
-  setTimeout(codeCache.flush, 10_000).unref();
+  setTimeout(() => {
+    codeCache.flush(true);
+    codeCache.release();
+  }, 10_000).unref();
 }
