@@ -6,7 +6,9 @@
 // relative paths) into node_modules/.cache/svc-compiled/, keyed by its path, size and mtime and by
 // the toolchain (SWC version, aliases); later runs load the compiled file and never start the compiler. Modules keep their source path, so
 // `__dirname` and relative requires mean what they mean in the source. `npm run build:cli`
-// compiles the tools ahead of time; a fresh clone compiles on its first run instead.
+// compiles the tools ahead of time; a fresh clone compiles on its first run instead. V8's code
+// cache of the modules a process loads is kept there too, one file per entry point
+// (scripts/v8-code-cache.js), so a later start of the same entry point parses less.
 'use strict';
 const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
