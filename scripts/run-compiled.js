@@ -6,12 +6,15 @@
 // relative paths) into node_modules/.cache/svc-compiled/, keyed by its path, size and mtime and by
 // the toolchain (SWC version, aliases); later runs load the compiled file and never start the compiler. Modules keep their source path, so
 // `__dirname` and relative requires mean what they mean in the source. `npm run build:cli`
-// compiles the tools ahead of time; a fresh clone compiles on its first run instead.
+// compiles the tools ahead of time; a fresh clone compiles on its first run instead. V8's code
+// cache of the modules a process loads is kept there too, one file per entry point
+// (scripts/v8-code-cache.js), so a later start of the same entry point parses less.
 'use strict';
 const { createHash } = require('node:crypto');
 const { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join, resolve } = require('node:path');
+const { installCodeCache } = require('./v8-code-cache');
 
 const ROOT = join(__dirname, '..');
 const CACHE_DIR = process.env.SVC_COMPILE_CACHE_DIR || join(ROOT, 'node_modules', '.cache', 'svc-compiled');
@@ -106,7 +109,20 @@ if (entry === '--build') {
   const count = compileClosure(args);
   process.stderr.write(`compiled ${count} modules into ${CACHE_DIR}\n`);
 } else {
+  // V8's code cache of every module the process loads, compiled ones and packages alike, one file
+  // per entry point. Written once the entry point has loaded when a module had no cache, again ten
+  // seconds on with what start-up compiled (then the process stops caching), or at an earlier exit.
+  const codeCache = installCodeCache(join(CACHE_DIR, `v8-${process.version}-${process.arch}`), resolve(entry));
+  process.on('exit', () => {
+    codeCache.flush();
+    if (process.env.SVC_CODE_CACHE_STATS) process.stderr.write(`code cache: ${JSON.stringify(codeCache.stats)}\n`);
+  });
   require('reflect-metadata');
   process.argv = [process.argv[0], resolve(entry), ...args];
   require(resolve(entry));
+  codeCache.flush();
+  setTimeout(() => {
+    codeCache.flush(true);
+    codeCache.release();
+  }, 10_000).unref();
 }

@@ -383,13 +383,9 @@ async function main(): Promise<void> {
   if (natsBinary) await startLocalNats(natsBinary);
   await startLocalMail();
   log(`Preparing databases, migrations and streams for ${regions.join(', ')}…`);
-  // The compile cache fills while the databases migrate: neither waits for the other.
-  await Promise.all([
-    (async () => {
-      for (const region of regions) await prepareRegion(region);
-    })(),
-    compileEntries(mode),
-  ]);
+  // The compile cache fills while the databases migrate, and each region's database and stream
+  // are prepared alongside the others': none waits for another.
+  await Promise.all([...regions.map((region) => prepareRegion(region)), compileEntries(mode)]);
   const budget = connectionBudget(mode);
   const each = instances > 1 ? `, ${instances} instances of every service` : '';
   log(

@@ -19,6 +19,9 @@ import { ConnectionSampler } from './support/connection-sampler';
 
 const ROOT = join(__dirname, '..', '..');
 const RUN_TS = join(ROOT, 'scripts', 'run-ts.js');
+/** `npm run admin` and the launcher's services run as compiled JavaScript (see scripts/run-compiled.js). */
+const RUN_COMPILED = join(ROOT, 'scripts', 'run-compiled.js');
+const ADMIN_CLI = join(ROOT, 'tools', 'admin', 'cli.ts');
 const run = promisify(execFile);
 
 /** Offsets from the port base that the launcher binds: routers +1..+3, services +100..+310. */
@@ -153,17 +156,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
   it('creates an application with the admin CLI, whose token works through the us router', async () => {
     const { stdout } = await run(
       process.execPath,
-      [
-        RUN_TS,
-        join(ROOT, 'tools', 'admin', 'cli.ts'),
-        'create-application',
-        '--region',
-        'us',
-        '--name',
-        'demo',
-        '--environment',
-        'development',
-      ],
+      [RUN_COMPILED, ADMIN_CLI, 'create-application', '--region', 'us', '--name', 'demo', '--environment', 'development'],
       { cwd: ROOT, env },
     );
     const created = JSON.parse(stdout.trim()) as { application_id: string; api_token: string; publishable_key: string };
@@ -188,17 +181,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
   it('accepts a consent import over 1 MiB through the us router and still refuses other large bodies', async () => {
     const { stdout } = await run(
       process.execPath,
-      [
-        RUN_TS,
-        join(ROOT, 'tools', 'admin', 'cli.ts'),
-        'create-application',
-        '--region',
-        'us',
-        '--name',
-        'importer',
-        '--environment',
-        'development',
-      ],
+      [RUN_COMPILED, ADMIN_CLI, 'create-application', '--region', 'us', '--name', 'importer', '--environment', 'development'],
       { cwd: ROOT, env },
     );
     const headers = { authorization: `Bearer ${(JSON.parse(stdout.trim()) as { api_token: string }).api_token}` };
@@ -229,7 +212,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
   });
 
   it('rotates the region key with the admin CLI', async () => {
-    const { stdout } = await run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'rotate-keys', '--region', 'eu'], {
+    const { stdout } = await run(process.execPath, [RUN_COMPILED, ADMIN_CLI, 'rotate-keys', '--region', 'eu'], {
       cwd: ROOT,
       env,
     });
@@ -238,7 +221,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
 
   it('refuses bad CLI usage with exit code 2 and the usage text', async () => {
     await expect(
-      run(process.execPath, [RUN_TS, join(ROOT, 'tools', 'admin', 'cli.ts'), 'create-application', '--region', 'mars'], { cwd: ROOT, env }),
+      run(process.execPath, [RUN_COMPILED, ADMIN_CLI, 'create-application', '--region', 'mars'], { cwd: ROOT, env }),
     ).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('--region must be us, eu or ap'),
@@ -304,17 +287,7 @@ describe.each(['monolithic', 'distributed'] as const)('the local stack in %s mod
     // A burst of concurrent authenticated requests on top of the imports and CLI runs above.
     const { stdout } = await run(
       process.execPath,
-      [
-        RUN_TS,
-        join(ROOT, 'tools', 'admin', 'cli.ts'),
-        'create-application',
-        '--region',
-        'us',
-        '--name',
-        'burst',
-        '--environment',
-        'development',
-      ],
+      [RUN_COMPILED, ADMIN_CLI, 'create-application', '--region', 'us', '--name', 'burst', '--environment', 'development'],
       { cwd: ROOT, env },
     );
     const headers = { authorization: `Bearer ${(JSON.parse(stdout.trim()) as { api_token: string }).api_token}` };
@@ -343,7 +316,7 @@ describe('a service with a bad configuration', () => {
   it('stops at boot with a message naming the variable', async () => {
     const env = { PATH: process.env.PATH, REGION: 'mars', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
     await expect(
-      run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env }),
+      run(process.execPath, [RUN_COMPILED, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env }),
     ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringMatching(/Invalid configuration: .*REGION.*KEY_ENCRYPTION_KEY|Invalid configuration: .*REGION/),
@@ -360,7 +333,7 @@ describe('a service with a bad configuration', () => {
       LOG_LEVEL: 'silent',
     };
     await expect(
-      run(process.execPath, [RUN_TS, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env, timeout: 60_000 }),
+      run(process.execPath, [RUN_COMPILED, join(ROOT, 'apps', 'decision-gateway', 'src', 'main.ts')], { cwd: ROOT, env, timeout: 60_000 }),
     ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('Startup failed'),
