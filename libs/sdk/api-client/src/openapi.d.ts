@@ -6146,9 +6146,9 @@ export interface components {
             subject: components["schemas"]["SubjectMappingInput"];
         };
         CreateImportBody: {
+            records: Record<string, never>[];
             flow_id: string;
             dry_run?: boolean;
-            records: Record<string, never>[];
         };
         CreateLicenseBody: {
             name: string;
@@ -16636,11 +16636,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
-                 *       "dry_run": true,
                  *       "records": [
                  *         {}
-                 *       ]
+                 *       ],
+                 *       "flow_id": "flw_eu_evzv7y6lbeydrkrxuhqc",
+                 *       "dry_run": true
                  *     }
                  */
                 "application/json": components["schemas"]["CreateImportBody"];

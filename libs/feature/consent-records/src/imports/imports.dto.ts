@@ -7,31 +7,8 @@ import { RoutedBy } from '@svc/ids';
 export const MAX_IMPORT_ROWS = 100_000;
 
 /**
- * Body of POST /api/v1/consent_records/imports as the API document describes it. The body is read
- * as a stream (see import-body), never as one object: rows are validated one by one while
- * processing, so one malformed row is reported as failed instead of refusing the whole import.
- */
-@RoutedBy('flow_id')
-export class CreateImportBody {
-  @IsDefined()
-  @IsIdOf('flow')
-  flow_id!: string;
-
-  @IsOptional()
-  @IsBoolean()
-  dry_run?: boolean;
-
-  @IsDefined()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(MAX_IMPORT_ROWS)
-  @IsObject({ each: true })
-  records!: Array<Record<string, unknown>>;
-}
-
-/**
- * The members of a streamed JSON import body besides its rows, validated once they have arrived
- * (the rows are checked one by one as they come, see import-body).
+ * The members of a JSON import body besides its rows, validated once they have arrived (the rows
+ * are checked one by one as they come, see import-body).
  */
 @RoutedBy('flow_id')
 export class ImportFields {
@@ -42,6 +19,20 @@ export class ImportFields {
   @IsOptional()
   @IsBoolean()
   dry_run?: boolean;
+}
+
+/**
+ * Body of POST /api/v1/consent_records/imports as the API document describes it. The body is read
+ * as a stream (see import-body), never as one object: rows are validated one by one while
+ * processing, so one malformed row is reported as failed instead of refusing the whole import.
+ */
+export class CreateImportBody extends ImportFields {
+  @IsDefined()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_IMPORT_ROWS)
+  @IsObject({ each: true })
+  records!: Array<Record<string, unknown>>;
 }
 
 /**
