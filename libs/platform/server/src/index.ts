@@ -53,7 +53,9 @@ export {
 } from './idempotency/idempotency-policy';
 export {
   IdempotencyInterceptor,
+  claimStreamedBody,
   idempotencyCallerOf,
   requestFingerprint,
   settleIdempotentAnswer,
+  type StreamedBodyClaim,
 } from './idempotency/idempotency.interceptor';

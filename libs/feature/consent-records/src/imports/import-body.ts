@@ -1,3 +1,4 @@
+import type { Hash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { JSONParser, TokenType } from '@streamparser/json';
 import { commonError, validationError } from '@svc/errors';
@@ -30,8 +31,8 @@ function checkedRow(value: unknown, index: number): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The body's bytes as they arrive, refused beyond the route's limit. */
-async function* boundedBytes(body: StreamedBody): AsyncGenerator<Buffer> {
+/** The body's bytes as they arrive, refused beyond the route's limit, each added to `digest`. */
+async function* boundedBytes(body: StreamedBody, digest: Hash): AsyncGenerator<Buffer> {
   let received = 0;
   const chunks = (body.stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   for (;;) {
@@ -45,6 +46,7 @@ async function* boundedBytes(body: StreamedBody): AsyncGenerator<Buffer> {
     if (next.done) return;
     received += next.value.length;
     if (received > body.limitBytes) throw tooLarge(body.limitBytes);
+    digest.update(next.value);
     yield next.value;
   }
 }
@@ -55,10 +57,11 @@ async function* boundedBytes(body: StreamedBody): AsyncGenerator<Buffer> {
  * (members in any order), `application/x-ndjson` as one row per line. The body gets the edge
  * checks of every JSON body — strict UTF-8, nesting and member limits before anything is built,
  * no U+0000, unpaired surrogates or prototype keys — and each row must be an object. A JSON
- * body's other members are put in `fields` as they arrive, for the caller to validate.
+ * body's other members are put in `fields` as they arrive, for the caller to validate; every byte
+ * read goes into `digest` (the request's fingerprint for Idempotency-Key).
  */
-export function importRowsOf(body: StreamedBody, fields: ImportBodyFields): AsyncGenerator<Array<Record<string, unknown>>> {
-  return body.mediaType === 'application/x-ndjson' ? ndjsonRows(body) : jsonRows(body, fields);
+export function importRowsOf(body: StreamedBody, fields: ImportBodyFields, digest: Hash): AsyncGenerator<Array<Record<string, unknown>>> {
+  return body.mediaType === 'application/x-ndjson' ? ndjsonRows(body, digest) : jsonRows(body, fields, digest);
 }
 
 /**
@@ -93,7 +96,7 @@ class RootMembers {
 
 const notAnArray = () => validationError([{ field: 'records', constraint: 'isArray', message: 'records must be an array' }]);
 
-async function* jsonRows(body: StreamedBody, fields: ImportBodyFields): AsyncGenerator<Array<Record<string, unknown>>> {
+async function* jsonRows(body: StreamedBody, fields: ImportBodyFields, digest: Hash): AsyncGenerator<Array<Record<string, unknown>>> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const guard = new JsonShapeGuard();
   const parser = new JSONParser({ paths: ['$.records.*', '$.flow_id', '$.dry_run'], keepStack: false });
@@ -141,7 +144,7 @@ async function* jsonRows(body: StreamedBody, fields: ImportBodyFields): AsyncGen
     }
     if (refused !== undefined) throw refused;
   };
-  for await (const chunk of boundedBytes(body)) {
+  for await (const chunk of boundedBytes(body, digest)) {
     feed(decode(decoder, chunk, true));
     if (rows.length >= IMPORT_READ_CHUNK) {
       yield rows;
@@ -159,7 +162,7 @@ async function* jsonRows(body: StreamedBody, fields: ImportBodyFields): AsyncGen
   for (const name of root.names) if (name !== 'records' && !(name in fields)) fields[name] = true;
 }
 
-async function* ndjsonRows(body: StreamedBody): AsyncGenerator<Array<Record<string, unknown>>> {
+async function* ndjsonRows(body: StreamedBody, digest: Hash): AsyncGenerator<Array<Record<string, unknown>>> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let rows: Array<Record<string, unknown>> = [];
   let count = 0;
@@ -177,7 +180,7 @@ async function* ndjsonRows(body: StreamedBody): AsyncGenerator<Array<Record<stri
     rows.push(checkedRow(value, count));
     count += 1;
   };
-  for await (const chunk of boundedBytes(body)) {
+  for await (const chunk of boundedBytes(body, digest)) {
     // A newline byte never occurs inside a UTF-8 sequence, so lines split on bytes decode whole.
     let start = 0;
     for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {

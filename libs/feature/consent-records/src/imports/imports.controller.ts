@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { CurrentPrincipal, type Principal } from '@svc/auth';
 import { isIdOf } from '@svc/ids';
@@ -6,6 +6,7 @@ import {
   ApiDoc,
   ApiResponseOf,
   DEFAULT_PAGE_SIZE,
+  claimStreamedBody,
   STREAMED_BODY_ROUTE,
   StreamedRequestBody,
   decodeCursor,
@@ -13,7 +14,8 @@ import {
   type StreamedBody,
 } from '@svc/server';
 import { ConsentImportDryRunResponse, ConsentImportResponse } from './import.response';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IDEMPOTENT_REPLAYED_HEADER } from '@svc/persistence';
 import { consentRecordsError } from '../consent-records.errors';
 import { importRowView, importView } from './import.response';
 import { CreateImportBody, ImportQuery, ImportRowsQuery } from './imports.dto';
@@ -57,15 +59,20 @@ export class ImportsController {
     @CurrentPrincipal() principal: Principal,
     @StreamedRequestBody() body: StreamedBody | undefined,
     @Query() query: ImportQuery,
+    @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<Record<string, unknown> | ConsentImportDryRunResponse> {
+  ): Promise<Record<string, unknown> | ConsentImportDryRunResponse | Buffer> {
     let received;
     try {
-      received = await this.createImport.execute(principal, body, query);
+      received = await this.createImport.execute(principal, body, query, (digest) => claimStreamedBody(request, digest));
     } catch (error) {
       // The rest of a refused body is not read: the connection closes instead of carrying it.
       if (body && !body.stream.readableEnded) void reply.header('connection', 'close');
       throw error;
+    }
+    if ('replay' in received) {
+      void reply.status(received.replay.status).headers({ ...received.replay.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+      return received.replay.body;
     }
     if (received.dryRun) {
       void reply.status(200);

@@ -80,9 +80,9 @@ export class ImportsRepository {
   }
 
   /** Hands a fully received job to the worker; false if it is no longer receiving (its lease ran out and it was removed). */
-  async queueReceived(importId: string, flowId: string, total: number): Promise<boolean> {
+  async queueReceived(importId: string, flowId: string, total: number, manager = this.dataSource.manager): Promise<boolean> {
     const rows = await queryRows<{ id: string }>(
-      this.dataSource.manager,
+      manager,
       `UPDATE consent_records.imports SET status = 'queued', flow_id = $2, total = $3, lease_until = NULL
        WHERE id = $1 AND status = 'receiving' RETURNING id`,
       [importId, flowId, total],

@@ -21,6 +21,13 @@ export const FORM_BODY_ROUTE = { formBody: true } as const;
  */
 export const STREAMED_BODY_ROUTE = { streamedBody: true } as const;
 
+const STREAMED = Symbol('svc.streamed-body');
+
+/** Whether a request's body is a {@link StreamedBody} (still unread), not a parsed value. */
+export function isStreamedBody(body: unknown): body is StreamedBody {
+  return typeof body === 'object' && body !== null && (body as { [STREAMED]?: true })[STREAMED] === true;
+}
+
 /** The unread body of a {@link STREAMED_BODY_ROUTE} route. */
 export interface StreamedBody {
   readonly mediaType: 'application/json' | 'application/x-ndjson';
@@ -37,6 +44,10 @@ export const StreamedRequestBody = createParamDecorator(
 
 function routeConfig(request: FastifyRequest): { formBody?: unknown; streamedBody?: unknown } | undefined {
   return request.routeOptions.config as { formBody?: unknown; streamedBody?: unknown } | undefined;
+}
+
+function streamed(mediaType: StreamedBody['mediaType'], stream: Readable, limitBytes: number): StreamedBody {
+  return { mediaType, stream, limitBytes, [STREAMED]: true } as StreamedBody;
 }
 
 type Done = (error: Error | null, body?: unknown) => void;
@@ -95,7 +106,7 @@ export function installBodyParsers(fastify: FastifyInstance): void {
       return done(error as Error, undefined);
     }
     if ((config as { streamedBody?: unknown } | undefined)?.streamedBody === true) {
-      return done(null, { mediaType: 'application/json', stream: payload, limitBytes: bodyLimit } satisfies StreamedBody);
+      return done(null, streamed('application/json', payload, bodyLimit));
     }
     readWhole(request, payload, bodyLimit, (bytes) => parseJsonBody(bytes), done);
   });
@@ -103,7 +114,7 @@ export function installBodyParsers(fastify: FastifyInstance): void {
     try {
       if (routeConfig(request)?.streamedBody !== true) throw unsupportedMediaType();
       refuseNonUtf8Charset(request.headers['content-type']);
-      done(null, { mediaType: 'application/x-ndjson', stream: payload, limitBytes: request.routeOptions.bodyLimit } satisfies StreamedBody);
+      done(null, streamed('application/x-ndjson', payload, request.routeOptions.bodyLimit));
     } catch (error) {
       done(error as Error, undefined);
     }

@@ -15,6 +15,7 @@ import {
 } from '@svc/persistence';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Observable, of } from 'rxjs';
+import { isStreamedBody } from '../body/body-parsers';
 import { IDEMPOTENCY_POLICY, idempotencyModeOf, type IdempotencyDeclaration } from './idempotency-policy';
 
 /** Response headers stored with an answer and replayed with it (never cookies). */
@@ -22,13 +23,21 @@ const REPLAYED_HEADERS = ['content-type', 'location', 'cache-control', 'deprecat
 
 /** What the interceptor leaves on a request whose key it claimed, for the `onSend` hook. */
 const PENDING = Symbol('svc.idempotency.pending');
+/** What it leaves on a request whose body is read as a stream: the claim, made once the body is read. */
+const DEFERRED = Symbol('svc.idempotency.deferred');
+
+interface DeferredClaim {
+  store: IdempotencyStore;
+  caller: string;
+  key: string;
+}
 
 interface PendingClaim {
   store: IdempotencyStore;
   running: RunningClaim;
 }
 
-type IdempotentRequest = FastifyRequest & { principal?: Principal; [PENDING]?: PendingClaim };
+type IdempotentRequest = FastifyRequest & { principal?: Principal; [PENDING]?: PendingClaim; [DEFERRED]?: DeferredClaim };
 
 /**
  * The scope of a caller's keys: the application of an API token, the person (and, acting for
@@ -108,6 +117,11 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const caller = idempotencyCallerOf(request.principal);
     if (caller === undefined) return next.handle();
     const key = parseIdempotencyKey(header)!;
+    // A streamed body's fingerprint is known only once it is read: its route claims then.
+    if (isStreamedBody(request.body)) {
+      request[DEFERRED] = { store: this.store, caller, key };
+      return next.handle();
+    }
     const outcome = await this.store.claim(caller, key, requestFingerprint(request.method, request.url, request.body));
     if (outcome.state === 'new') {
       const running = this.store.running(outcome.claim);
@@ -126,6 +140,29 @@ export class IdempotencyInterceptor implements NestInterceptor {
     // Nest sends what the chain emits, with the status and headers set above.
     return of(outcome.answer.body);
   }
+}
+
+/** What a route reading its body as a stream does once the body is read: send a stored answer again, or go on under the claim. */
+export type StreamedBodyClaim = { replay: StoredAnswer } | { replay?: undefined; run<T>(work: () => Promise<T>): Promise<T> };
+
+/**
+ * The `Idempotency-Key` claim of a request whose body is read as a stream (`STREAMED_BODY_ROUTE`),
+ * made by its route once the body is read, with the SHA-256 of its bytes (the fingerprint of a
+ * body read whole from the same bytes): a repeat gets the stored answer to send with
+ * `Idempotent-Replayed: true`, another body with the key 422, one in flight 409. Otherwise the
+ * route's work runs under the claim and its answer is stored as any other. Without the header
+ * (or on a route the platform does not cover) the work simply runs.
+ */
+export async function claimStreamedBody(request: FastifyRequest, bodySha256: string): Promise<StreamedBodyClaim> {
+  const deferred = (request as IdempotentRequest)[DEFERRED];
+  if (!deferred) return { run: (work) => work() };
+  delete (request as IdempotentRequest)[DEFERRED];
+  const fingerprint = requestFingerprint(request.method, request.url, { raw_sha256: bodySha256 });
+  const outcome = await deferred.store.claim(deferred.caller, deferred.key, fingerprint);
+  if (outcome.state !== 'new') return { replay: outcome.answer };
+  const running = deferred.store.running(outcome.claim);
+  (request as IdempotentRequest)[PENDING] = { store: deferred.store, running };
+  return { run: (work) => runUnderClaim(running, work) };
 }
 
 /** Whether the interceptor claimed an Idempotency-Key for this request: only then has {@link settleIdempotentAnswer} work to do. */

@@ -1,9 +1,11 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Principal } from '@svc/auth';
 import { Clock, PlatformConfig } from '@svc/config';
 import { commonError, validationError } from '@svc/errors';
 import { newRegionalId, type IdRegion } from '@svc/ids';
-import { HomeRegionPipe, LOGGER, strictValidationPipe, type StreamedBody } from '@svc/server';
+import { HomeRegionPipe, LOGGER, strictValidationPipe, type StreamedBody, type StreamedBodyClaim } from '@svc/server';
+import type { StoredAnswer } from '@svc/persistence';
 import type { Logger } from '@svc/telemetry';
 import type { FlowVersion } from '../../flows/flow';
 import { FlowsRepository } from '../../flows/flows.repository';
@@ -19,8 +21,12 @@ import { ImportWorker } from './import-worker';
 /** A receiving job whose upload sent nothing for this long (the process died mid-upload) is removed, in ms. */
 export const IMPORT_RECEIVE_LEASE_MS = 10 * 60_000;
 
-/** An import as received: queued for the worker, or a dry run's report (nothing kept). */
-export type ReceivedImport = { dryRun: false; job: ConsentImport } | { dryRun: true; report: ConsentImportDryRunResponse };
+/** An import as received: queued for the worker, a dry run's report (nothing kept), or the stored answer of a repeated request. */
+export type ReceivedImport =
+  { dryRun: false; job: ConsentImport } | { dryRun: true; report: ConsentImportDryRunResponse } | { replay: StoredAnswer };
+
+/** Claims the request's Idempotency-Key with the SHA-256 of its body, once the body is read. */
+export type ClaimAfterBody = (bodySha256: string) => Promise<StreamedBodyClaim>;
 
 /**
  * Receives an import as its body arrives: rows are checked at the edge and stored chunk by chunk
@@ -47,16 +53,17 @@ export class CreateImport {
     this.homeRegion = new HomeRegionPipe(config);
   }
 
-  async execute(principal: Principal, body: StreamedBody | undefined, query: ImportQuery): Promise<ReceivedImport> {
+  async execute(principal: Principal, body: StreamedBody | undefined, query: ImportQuery, claim: ClaimAfterBody): Promise<ReceivedImport> {
     if (!body) throw commonError('malformed_json', 'Request body is empty; send the rows as application/json or application/x-ndjson');
     const fields = this.fieldsOf(body, query);
     const id = newRegionalId('consent_import', this.config.REGION as IdRegion);
+    const digest = createHash('sha256');
     let opened = false;
     let stored = 0;
     let counted = 0;
     let flow: FlowVersion | undefined;
     try {
-      for await (const rows of importRowsOf(body, fields)) {
+      for await (const rows of importRowsOf(body, fields, digest)) {
         // Past the limit the rest is only counted (the body limit bounds it), so the answer names the number of rows.
         counted += rows.length;
         if (counted > MAX_IMPORT_ROWS) continue;
@@ -69,17 +76,21 @@ export class CreateImport {
         stored += rows.length;
       }
       if (counted > MAX_IMPORT_ROWS) throw tooManyRows(counted);
-      flow ??= await this.flowOf(principal, fields);
-      await this.validFields(fields);
-      if (stored === 0)
-        throw validationError([{ field: 'records', constraint: 'arrayMinSize', message: 'records must contain at least 1 elements' }]);
-      if (fields.dry_run === true) {
-        const report = await this.dryRun.execute(principal, flow, this.storedChunks(id));
+      // Claimed as soon as the body is read, before its members are judged, as the platform claims
+      // before a parsed body's validation: another body under the key is 422 whatever it holds.
+      const claimed = await claim(digest.digest('hex'));
+      if (claimed.replay) {
         await this.imports.dropReceiving(id);
-        return { dryRun: true, report };
+        return { replay: claimed.replay };
       }
-      if (!(await this.imports.queueReceived(id, flow.flowId, stored)))
-        throw commonError('service_unavailable', 'The import was not completed in time; send it again');
+      const received = await claimed.run(async () => {
+        const checkedFlow = flow ?? (await this.flowOf(principal, fields));
+        await this.validFields(fields);
+        if (stored === 0)
+          throw validationError([{ field: 'records', constraint: 'arrayMinSize', message: 'records must contain at least 1 elements' }]);
+        return this.settle(principal, id, checkedFlow, stored, fields.dry_run === true);
+      });
+      if (received.dryRun) return received;
     } catch (error) {
       if (opened)
         await this.imports
@@ -91,6 +102,24 @@ export class CreateImport {
     }
     this.worker.wake();
     return { dryRun: false, job: (await this.imports.find(principal.applicationId, id))! };
+  }
+
+  /** A dry run's report (its rows removed), or the job queued for the worker (in a transaction, which marks an Idempotency-Key claim applied). */
+  private async settle(
+    principal: Principal,
+    id: string,
+    flow: FlowVersion,
+    stored: number,
+    dryRun: boolean,
+  ): Promise<{ dryRun: true; report: ConsentImportDryRunResponse } | { dryRun: false }> {
+    if (dryRun) {
+      const report = await this.dryRun.execute(principal, flow, this.storedChunks(id));
+      await this.imports.dropReceiving(id);
+      return { dryRun: true, report };
+    }
+    const queued = await this.imports.transaction((manager) => this.imports.queueReceived(id, flow.flowId, stored, manager));
+    if (!queued) throw commonError('service_unavailable', 'The import was not completed in time; send it again');
+    return { dryRun: false };
   }
 
   /** The members that are not rows: from the query with NDJSON, from the body (filled while reading) with JSON. */
