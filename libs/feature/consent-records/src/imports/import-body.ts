@@ -3,6 +3,7 @@ import { TextDecoder } from 'node:util';
 import { JSONParser, TokenType } from '@streamparser/json';
 import { commonError, validationError } from '@svc/errors';
 import { DEFAULT_JSON_LIMITS, JsonShapeGuard, refuseUnsafeJsonValue, type StreamedBody } from '@svc/server';
+import { IMPORT_BODY_TOO_LARGE } from './import-limits';
 
 /** Rows handed on at a time while an import body is read (and stored per statement). */
 export const IMPORT_READ_CHUNK = 1_000;
@@ -15,11 +16,7 @@ const NEWLINE = 0x0a;
 const ROW_LIMITS = { ...DEFAULT_JSON_LIMITS, maxDepth: DEFAULT_JSON_LIMITS.maxDepth - 2 };
 
 function tooLarge(limitBytes: number): Error {
-  return commonError(
-    'payload_too_large',
-    `An import request body may hold at most ${limitBytes} bytes (64 MiB); split the rows into several imports`,
-    { limit_bytes: limitBytes },
-  );
+  return commonError('payload_too_large', IMPORT_BODY_TOO_LARGE, { limit_bytes: limitBytes });
 }
 
 /** A row must be a JSON object whose strings Postgres can store; errors name it `records.<index>`. */

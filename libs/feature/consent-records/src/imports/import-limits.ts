@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from
 export const IMPORTS_PATH = '/api/v1/consent_records/imports';
 /** Largest import request body: 64 MiB, room for 100,000 (MAX_IMPORT_ROWS) typical rows (~260 bytes each). */
 export const IMPORT_BODY_LIMIT_BYTES = 64 * 1_048_576;
+/** The 413 message of an import body over the limit, whether refused by its Content-Length or as it arrives. */
+export const IMPORT_BODY_TOO_LARGE = `An import request body may hold at most 64 MiB (${IMPORT_BODY_LIMIT_BYTES} bytes); split the rows into several imports`;
 
 function tooLarge(reply: FastifyReply, message: string, detail: Record<string, unknown>): FastifyReply {
   return reply
@@ -17,14 +19,10 @@ function tooLarge(reply: FastifyReply, message: string, detail: Record<string, u
 async function refuseOversizedBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const length = Number(request.headers['content-length'] ?? 0);
   if (length > IMPORT_BODY_LIMIT_BYTES) {
-    return void tooLarge(
-      reply,
-      `An import request body may hold at most 64 MiB (${IMPORT_BODY_LIMIT_BYTES} bytes); split the rows into several imports`,
-      {
-        limit_bytes: IMPORT_BODY_LIMIT_BYTES,
-        content_length: length,
-      },
-    );
+    return void tooLarge(reply, IMPORT_BODY_TOO_LARGE, {
+      limit_bytes: IMPORT_BODY_LIMIT_BYTES,
+      content_length: length,
+    });
   }
 }
 

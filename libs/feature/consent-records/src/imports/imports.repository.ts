@@ -90,15 +90,6 @@ export class ImportsRepository {
     return rows.length > 0;
   }
 
-  /** Stored rows of a job in order, `limit` after index `after` (a dry run reads its rows back this way). */
-  async storedRows(importId: string, after: number, limit: number): Promise<Array<{ index: number; input: unknown }>> {
-    const rows: Array<{ row_index: number; input: unknown }> = await this.dataSource.query(
-      `SELECT row_index, input FROM consent_records.import_rows WHERE import_id = $1 AND row_index > $2 ORDER BY row_index LIMIT $3`,
-      [importId, after, limit],
-    );
-    return rows.map((r) => ({ index: r.row_index, input: r.input }));
-  }
-
   /** Removes a job that is still receiving, with its rows (a refused or aborted upload, or a dry run). */
   async dropReceiving(importId: string): Promise<void> {
     await this.dataSource.query(
@@ -144,8 +135,9 @@ export class ImportsRepository {
   }
 
   /**
-   * The next pending rows after index `after`. One worker holds an import at a time (its lease), so
-   * it may read the next batch while it writes this one.
+   * The next pending rows after index `after`, in order. One worker holds an import at a time (its
+   * lease), so it may read the next batch while it writes this one; a dry run reads its rows back
+   * the same way (none of a receiving job's rows has an outcome).
    */
   async pendingRows(importId: string, after: number, limit: number): Promise<Array<{ index: number; input: unknown }>> {
     const rows: Array<{ row_index: number; input: unknown }> = await this.dataSource.query(

@@ -157,6 +157,7 @@ export async function claimStreamedBody(request: FastifyRequest, bodySha256: str
   const deferred = (request as IdempotentRequest)[DEFERRED];
   if (!deferred) return { run: (work) => work() };
   delete (request as IdempotentRequest)[DEFERRED];
+  // The same fingerprint as the body read whole: requestFingerprint names a Buffer body by its SHA-256 this way.
   const fingerprint = requestFingerprint(request.method, request.url, { raw_sha256: bodySha256 });
   const outcome = await deferred.store.claim(deferred.caller, deferred.key, fingerprint);
   if (outcome.state !== 'new') return { replay: outcome.answer };

@@ -156,7 +156,7 @@ export class CreateImport {
 
   private async *storedChunks(id: string): AsyncGenerator<unknown[]> {
     for (let after = -1; ;) {
-      const rows = await this.imports.storedRows(id, after, IMPORT_READ_CHUNK);
+      const rows = await this.imports.pendingRows(id, after, IMPORT_READ_CHUNK);
       if (rows.length === 0) return;
       yield rows.map((row) => row.input);
       after = rows.at(-1)!.index;
