@@ -3,31 +3,37 @@
  * `POST /api/v1/consent_records/imports` (the route's own 64 MiB body limit; the body is streamed
  * from a generator with its Content-Length, so the client never holds it), stored in chunks, then
  * written by the background worker in batches (one transaction per batch: group commit) with the
- * later-record rule, the idempotency check and the outbox events of every row. Prints the request
- * size and time, rows/s, peak RSS of the process and progress, then the Record API write path
- * (group commit) under concurrent callers, beside the primitive measured in the same run: raw
- * single-row INSERT rate (one commit per row).
+ * later-record rule, the idempotency check and the outbox events of every row. The server is a
+ * process of its own, run as a service runs (support/import-server.ts), so its peak RSS is the
+ * service's. Prints the request size and time, rows/s, the server's peak RSS and progress, beside
+ * the primitive measured in the same run: raw single-row INSERT rate (one commit per row). The
+ * Record API's use case in process is measured by `npm run bench:records`.
  *
  *   npm run bench:import        (env: BENCH_IMPORT_ROWS=100000)
  *
  * Uses a database and bus prefix of its own on the local Postgres and NATS, dropped at the end.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
-import { SystemClock } from '@svc/config';
-import { CreateApplication, CreateApplicationCommand, decisionGatewayFeature } from '@svc/decision-gateway';
-import { startProcess } from '@svc/server';
-import { createTestDatabase, deleteTestStreams, http, testEnv, uniqueBusPrefix } from '@svc/testing';
-import { DataSource } from 'typeorm';
+import { IMPORT_BATCH_ROWS } from '@svc/consent-records';
+import { createDataSource } from '@svc/persistence';
+import { createTestDatabase, deleteTestStreams, http, uniqueBusPrefix } from '@svc/testing';
 import { Pool } from 'undici';
-import { IMPORT_BATCH_ROWS, ImportsRepository, RecordConsent, consentRecordsFeature, type RecordConsentBody } from '@svc/consent-records';
 import { CpuWindow } from './support/cpu';
+import { cpuText } from './support/load';
+import type { ImportServerMessage } from './support/import-server';
 import { fmt, rawInsertRate } from './support/report';
 import { emitRows } from './support/results';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
-const API_SECONDS = Number(process.env.BENCH_API_SECONDS ?? 5);
-const API_CONCURRENCY = Number(process.env.BENCH_API_CONCURRENCY ?? 200);
+
+/** What the import status answers (`GET /api/v1/consent_records/imports/{id}`), the fields read here. */
+interface ImportState {
+  status: string;
+  counts: { total: number; processed: number; created: number; duplicates: number; failed: number };
+}
 const mib = (n: number) => (n / 1_048_576).toFixed(0);
 
 const row = (i: number) => ({
@@ -53,28 +59,74 @@ function* importBody(flowId: string): Generator<Buffer> {
   yield Buffer.from(`${text}]}`);
 }
 
+const RUN_COMPILED = join(__dirname, '..', 'scripts', 'run-compiled.js');
+
+/** The measured server, a process of its own (support/import-server.ts). */
+interface ImportServer {
+  pid: number;
+  url: string;
+  apiToken: string;
+  /** Its resident memory now and its peak since boot, bytes. */
+  rss(): Promise<{ rss: number; peakRss: number }>;
+  stop(): Promise<void>;
+}
+
+async function startImportServer(databaseUrl: string, busPrefix: string): Promise<ImportServer> {
+  // SVC_CPU_PROF_DIR=<folder>: the server writes a CPU profile there when it stops, as in `npm start`.
+  const profile = process.env.SVC_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.SVC_CPU_PROF_DIR}`] : [];
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=32', ...profile, RUN_COMPILED, join(__dirname, 'support', 'import-server.ts')],
+    {
+      env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_BUS_PREFIX: busPrefix },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const next = <T extends ImportServerMessage['type']>(type: T) =>
+    new Promise<Extract<ImportServerMessage, { type: T }>>((resolve, reject) => {
+      const onMessage = (message: ImportServerMessage) => {
+        if (message.type === 'failed') reject(new Error(`import server: ${message.message}`));
+        else if (message.type === type) resolve(message as Extract<ImportServerMessage, { type: T }>);
+        else return;
+        child.off('message', onMessage);
+      };
+      child.on('message', onMessage);
+      void exited.then(() => reject(new Error('import server exited')));
+    });
+  try {
+    const ready = await next('ready');
+    return {
+      pid: child.pid!,
+      url: ready.url,
+      apiToken: ready.apiToken,
+      rss: async () => {
+        const answer = next('rss');
+        child.send({ type: 'rss' });
+        return answer;
+      },
+      stop: async () => {
+        if (child.exitCode === null) child.send({ type: 'stop' });
+        await exited;
+      },
+    };
+  } catch (error) {
+    child.kill('SIGKILL');
+    await exited;
+    throw error;
+  }
+}
+
 async function main(): Promise<void> {
   const database = await createTestDatabase('bench-import');
   const prefix = uniqueBusPrefix();
-  const running = await startProcess({
-    features: [decisionGatewayFeature, consentRecordsFeature],
-    env: testEnv({
-      REGION: 'us',
-      DATABASE_URL: database.url,
-      BUS_PREFIX: prefix,
-      PUBLIC_BASE_URL: 'https://us.example.test',
-      LOG_LEVEL: 'warn',
-    }),
-    clock: new SystemClock(),
-  });
-  let peakRss = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+  let server: ImportServer | undefined;
+  const dataSource = createDataSource({ url: database.url, poolSize: 2, applicationName: 'bench-import-probe' });
   try {
-    const created = await running.app
-      .get(CreateApplication)
-      .execute(CreateApplicationCommand.create({ name: 'bench', environment: 'development' }));
-    const auth = { authorization: `Bearer ${created.apiToken}` };
-    const flow = await http<{ id: string }>('POST', `${running.url}/api/v1/flows`, {
+    server = await startImportServer(database.url, prefix);
+    await dataSource.initialize();
+    const auth = { authorization: `Bearer ${server.apiToken}` };
+    const flow = await http<{ id: string }>('POST', `${server.url}/api/v1/flows`, {
       headers: auth,
       json: {
         name: 'Bench',
@@ -87,24 +139,15 @@ async function main(): Promise<void> {
         consent_duration: 'P1Y',
       },
     });
-    await http('POST', `${running.url}/api/v1/flows/${flow.body.id}/activate`, { headers: auth });
-    const dataSource = running.app.get(DataSource);
+    await http('POST', `${server.url}/api/v1/flows/${flow.body.id}/activate`, { headers: auth });
     const raw = await rawInsertRate(dataSource);
-    const rssBefore = process.memoryUsage().rss;
+    const before = await server.rss();
 
-    const principal = {
-      kind: 'api_token' as const,
-      applicationId: created.application.id,
-      credentialId: 'bench',
-      scopes: [],
-      environment: 'development' as const,
-      region: 'us',
-      mode: 'conductor',
-    };
     let bytes = 0;
     for (const piece of importBody(flow.body.id)) bytes += piece.length;
-    const pool = new Pool(running.url, { connections: 1 });
-    const window = new CpuWindow(dataSource);
+    const pool = new Pool(server.url, { connections: 1 });
+    const serverPid = server.pid;
+    const window = new CpuWindow(dataSource, { servers: () => [{ name: 'import-server', pid: serverPid }] });
     await window.start();
     const t0 = performance.now();
     const res = await pool.request({
@@ -114,14 +157,14 @@ async function main(): Promise<void> {
       body: Readable.from(importBody(flow.body.id)),
     });
     const accepted = (await res.body.json()) as { id?: string; message?: string };
-    await pool.close();
     if (res.statusCode !== 202 || !accepted.id) throw new Error(`import request: ${res.statusCode} ${JSON.stringify(accepted)}`);
-    const job = { id: accepted.id };
     const stored = performance.now();
-    const imports = running.app.get(ImportsRepository);
     let lastPrint = 0;
     for (;;) {
-      const state = (await imports.find(principal.applicationId, job.id))!;
+      const answer = await pool.request({ method: 'GET', path: `/api/v1/consent_records/imports/${accepted.id}?limit=1`, headers: auth });
+      const job = (await answer.body.json()) as ImportState;
+      if (answer.statusCode !== 200) throw new Error(`import status: ${answer.statusCode} ${JSON.stringify(job)}`);
+      const state = { status: job.status, ...job.counts };
       if (performance.now() - lastPrint > 5_000) {
         console.log(
           `  progress: ${fmt(state.processed)}/${fmt(state.total)} processed (${state.status}) after ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -130,6 +173,8 @@ async function main(): Promise<void> {
       }
       if (state.status === 'completed') {
         const end = performance.now();
+        const cpu = await window.stop();
+        const { peakRss } = await server.rss();
         const seconds = (end - stored) / 1000;
         console.log(
           `import of ${fmt(ROWS)} rows (${fmt(state.created)} created, ${fmt(state.duplicates)} duplicates, ${fmt(state.failed)} failed)`,
@@ -139,9 +184,10 @@ async function main(): Promise<void> {
         );
         console.log(`  worker, batches of ${IMPORT_BATCH_ROWS} rows:       ${seconds.toFixed(1)} s → ${fmt(ROWS / seconds)} rows/s`);
         console.log(`  end to end:                         ${fmt(ROWS / ((end - t0) / 1000))} rows/s`);
-        console.log(`  peak RSS: ${mib(peakRss)} MiB (before import ${mib(rssBefore)} MiB)`);
-        const cpu = await window.stop();
+        console.log(`  server process, peak RSS: ${mib(peakRss)} MiB (before the import ${mib(before.rss)} MiB)`);
         const perOp = { server: cpu.serverMs / ROWS, postgres: cpu.postgresMs === undefined ? undefined : cpu.postgresMs / ROWS };
+        console.log(`  CPU per row: ${cpuText(perOp)}`);
+        console.log(`primitive, same run: raw single-row INSERT (one commit per row, one connection): ${fmt(raw)} rows/s`);
         const total = (end - t0) / 1000;
         emitRows(
           {
@@ -159,10 +205,10 @@ async function main(): Promise<void> {
           },
           {
             id: 'import.rss',
-            work: `import of ${fmt(ROWS)} rows, peak RSS of the process`,
+            work: `import of ${fmt(ROWS)} rows, peak RSS of the server process`,
             figure: peakRss / 1_048_576,
             unit: 'MiB',
-            detail: `before import ${mib(rssBefore)} MiB`,
+            detail: `before the import ${mib(before.rss)} MiB`,
             budget: '< 300 MB',
             met: peakRss < 300 * 1_000_000,
           },
@@ -171,32 +217,10 @@ async function main(): Promise<void> {
       }
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    // Record API write path (group commit through RecordBatcher), concurrent callers, same run.
-    const recordConsent = running.app.get(RecordConsent);
-    let written = 0;
-    const apiStart = performance.now();
-    await Promise.all(
-      Array.from({ length: API_CONCURRENCY }, async (_, worker) => {
-        for (let i = 0; performance.now() - apiStart < API_SECONDS * 1000; i += 1) {
-          const body = {
-            flow_id: flow.body.id,
-            subject: { external_id: `api-${worker}-${i}` },
-            decisions: { newsletter: { decision: 'granted' }, offers: { decision: 'declined' } },
-            captured_at: new Date().toISOString(),
-            idempotency_key: `api-${worker}-${i}`,
-          } as unknown as RecordConsentBody;
-          await recordConsent.execute(principal, body);
-          written += 1;
-        }
-      }),
-    );
-    console.log(
-      `Record API use case, group commit, ${API_CONCURRENCY} concurrent callers: ${fmt(written / ((performance.now() - apiStart) / 1000))} records/s`,
-    );
-    console.log(`primitive, same run: raw single-row INSERT (one commit per row, one connection): ${fmt(raw)} rows/s`);
+    await pool.close();
   } finally {
-    clearInterval(sampler);
-    await running.close();
+    await server?.stop();
+    if (dataSource.isInitialized) await dataSource.destroy();
     await database.drop();
     await deleteTestStreams(prefix);
   }
