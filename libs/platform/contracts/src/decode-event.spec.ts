@@ -18,20 +18,43 @@ describe('decodeEventFields: only the fields a consumer decides on', () => {
   });
   const data = toBinary(ConsentRecordedSchema, recorded);
 
-  it('decodes the named fields exactly as a whole decode does, and leaves every other field unset', () => {
+  it('decodes the named fields exactly as a whole decode does, and nothing else', () => {
     const whole = decodeEvent('consent.recorded', data);
     const part = decodeEventFields('consent.recorded', data, ['meta', 'flowId', 'sendReceipt', 'collectionChannel']);
-    expect(part).toMatchObject({
-      meta: whole.meta,
-      flowId: whole.flowId,
-      sendReceipt: true,
-      collectionChannel: 'imported',
+    expect(part).toEqual({ meta: whole.meta, flowId: 'flw_us_1', sendReceipt: true, collectionChannel: 'imported' });
+  });
+
+  it('gives an absent field the value a whole decode gives it', () => {
+    const bare = toBinary(ConsentRecordedSchema, create(ConsentRecordedSchema, { flowId: 'flw_us_1' }));
+    expect(decodeEventFields('consent.recorded', bare, ['meta', 'recordId', 'sendReceipt'])).toEqual({
+      meta: undefined,
       recordId: '',
-      flowVersion: 0,
-      outcomes: [],
+      sendReceipt: false,
     });
-    expect((part as typeof whole).notice).toBeUndefined();
-    expect((part as typeof whole).recordedAt).toBeUndefined();
+  });
+
+  it('decodes lists and numbers as a whole decode does', () => {
+    const whole = decodeEvent('consent.recorded', data);
+    expect(decodeEventFields('consent.recorded', data, ['outcomes', 'flowVersion', 'recordedAt', 'flowId'])).toEqual({
+      outcomes: whole.outcomes,
+      flowVersion: 3,
+      recordedAt: whole.recordedAt,
+      flowId: 'flw_us_1',
+    });
+  });
+
+  it('merges a message field sent twice, as protobuf does', () => {
+    const second = toBinary(ConsentRecordedSchema, create(ConsentRecordedSchema, { meta: create(EventMetaSchema, { region: 'us' }) }));
+    const twice = new Uint8Array([...data, ...second]);
+    expect(decodeEventFields('consent.recorded', twice, ['meta']).meta).toEqual(decodeEvent('consent.recorded', twice).meta);
+    expect(decodeEventFields('consent.recorded', twice, ['meta']).meta).toMatchObject({ eventId: 'e-1', region: 'us' });
+  });
+
+  it('refuses a field with the wrong wire type as a whole decode does', () => {
+    // Field 13 (send_receipt, a bool) sent length-delimited.
+    const malformed = new Uint8Array([(13 << 3) | 2, 1, 0x41]);
+    expect(() => decodeEvent('consent.recorded', malformed)).toThrow();
+    expect(() => decodeEventFields('consent.recorded', malformed, ['sendReceipt'])).toThrow();
   });
 
   it('refuses a field name the event does not have, naming it', () => {

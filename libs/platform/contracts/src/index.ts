@@ -39,6 +39,7 @@ export {
 } from './subjects';
 export { decodeEvent, decodeEventFields, isEventType } from './decode-event';
 export { sharedMessage, toBinarySharing } from './shared-messages';
+export { pooledRandomByte, pooledRandomBytes } from './random-pool';
 export type { EventEntry, EventProducer } from './events/event-entry';
 export {
   AUDITED_EVENT_TYPES,

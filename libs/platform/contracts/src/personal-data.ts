@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync } from 'node:crypto';
 import {
   clearField,
   create,
@@ -11,6 +11,7 @@ import {
   type MessageShape,
 } from '@bufbuild/protobuf';
 import { PersonalData, personal_data } from './gen/svc/options/v1/personal_data_pb';
+import { pooledRandomBytes } from './random-pool';
 import { toBinarySharing } from './shared-messages';
 
 /** The bytes field of an event message that carries its sealed fields. */
@@ -71,7 +72,7 @@ export class PersonalDataSeal {
   }
 
   seal(plaintext: Uint8Array, message: EventHeader): Uint8Array {
-    const iv = randomBytes(IV_BYTES);
+    const iv = pooledRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.concat([Buffer.of(ENVELOPE_VERSION), additionalData(message)]));
     return Buffer.concat([Buffer.of(ENVELOPE_VERSION), iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);

@@ -1,4 +1,5 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { pooledRandomByte } from '@svc/contracts';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -18,32 +19,12 @@ export function randomBase62(length: number): string {
   return randomAlphabet(BASE62, length);
 }
 
-/**
- * CSPRNG bytes drawn a block at a time and handed out once each: one system call per block
- * instead of one per identifier (the way `crypto.randomUUID` caches its entropy). Appending an
- * audit entry or recording a consent mints several identifiers, and the per-call cost of the
- * generator was a measurable share of those hot paths.
- */
-const pool = Buffer.alloc(4_096);
-let poolOffset = pool.length;
-
-function randomByte(): number {
-  if (poolOffset === pool.length) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const byte = pool[poolOffset]!;
-  pool[poolOffset] = 0; // a byte handed out does not stay behind in memory
-  poolOffset += 1;
-  return byte;
-}
-
 function randomAlphabet(alphabet: string, length: number): string {
   // Rejection sampling keeps every symbol equally likely.
   const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
-    const byte = randomByte();
+    const byte = pooledRandomByte();
     if (byte < limit) out += alphabet[byte % alphabet.length];
   }
   return out;

@@ -112,7 +112,9 @@ export class OutboxWriter {
       traceId: traceIdOf(trace),
     });
     const message = create(spec.schema, { ...(init as object), meta } as never);
-    return Buffer.from(encodeEvent(spec.schema, message as never, this.personalData));
+    const bytes = encodeEvent(spec.schema, message as never, this.personalData);
+    // A view of the encoded bytes, not a copy: the encoder's output belongs to this event alone.
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 }
 
