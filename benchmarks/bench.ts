@@ -11,7 +11,8 @@
  *   npm run bench -- --two-instances       grants in the distributed region with two instances of every
  *                                          service too, after the monolithic region (BENCH_INSTANCES=monolithic,2;
  *                                          with --curve, both curves)
- *   npm run bench -- --cpu-prof            CPU profiles of each benchmark process in benchmarks/results/profiles/
+ *   npm run bench -- --cpu-prof            CPU profiles of each benchmark process, and of the server
+ *                                          processes a benchmark starts, in benchmarks/results/profiles/
  *   npm run bench -- --seconds 5           the timed window of each HTTP load (BENCH_SECONDS)
  *
  * Each benchmark's own variables (BENCH_CONCURRENCY, BENCH_POOL, BENCH_PIN=0 …) pass through; see
@@ -60,6 +61,8 @@ function runBench(name: string, options: Options, resultFile: string): Promise<n
   const profile = options.cpuProf
     ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS, 'profiles')}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`]
     : [];
+  // Server processes of their own (the import's, the distributed region's) write theirs beside it.
+  if (options.cpuProf) env.SVC_CPU_PROF_DIR = env.SVC_CPU_PROF_DIR ?? join(RESULTS, 'profiles');
   // The benchmark runs with this process' Node flags (package.json's: those the image sets too).
   const nodeFlags = process.execArgv.filter((flag) => flag.startsWith('--max-semi-space-size'));
   const child = spawn(
