@@ -21,6 +21,7 @@ import { IMPORT_BATCH_ROWS } from '@svc/consent-records';
 import { createDataSource } from '@svc/persistence';
 import { createTestDatabase, deleteTestStreams, http, uniqueBusPrefix } from '@svc/testing';
 import { Pool } from 'undici';
+import { nextMessage } from './support/child-messages';
 import { CpuWindow } from './support/cpu';
 import { cpuText } from './support/load';
 import type { ImportServerMessage } from './support/import-server';
@@ -83,17 +84,7 @@ async function startImportServer(databaseUrl: string, busPrefix: string): Promis
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const next = <T extends ImportServerMessage['type']>(type: T) =>
-    new Promise<Extract<ImportServerMessage, { type: T }>>((resolve, reject) => {
-      const onMessage = (message: ImportServerMessage) => {
-        if (message.type === 'failed') reject(new Error(`import server: ${message.message}`));
-        else if (message.type === type) resolve(message as Extract<ImportServerMessage, { type: T }>);
-        else return;
-        child.off('message', onMessage);
-      };
-      child.on('message', onMessage);
-      void exited.then(() => reject(new Error('import server exited')));
-    });
+  const next = <T extends ImportServerMessage['type']>(type: T) => nextMessage<ImportServerMessage, T>(child, 'import server', type);
   try {
     const ready = await next('ready');
     return {

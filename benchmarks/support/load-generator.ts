@@ -10,9 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
 import { selfCpuMs } from './cpu';
-import type { LoadResult, LoadSpec } from './load';
+import type { LoadGeneratorMessage, LoadResult, LoadSpec } from './load';
 
-function send(message: unknown): void {
+function send(message: LoadGeneratorMessage): void {
   process.send?.(message);
 }
 

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JWK } from 'jose';
+import { nextMessage } from './child-messages';
 import { CpuWindow, type CpuWindowResult } from './cpu';
 import type { CpuPerOp } from './results';
 
@@ -44,6 +45,9 @@ export interface LoadResult {
   /** The prepared DPoP proofs ran out before the window ended (the rate is still over the elapsed time). */
   exhausted: boolean;
 }
+
+/** What the load generator sends over IPC (support/load-generator.ts). */
+export type LoadGeneratorMessage = { type: 'ready' } | { type: 'done'; result: LoadResult };
 
 /** A load run with the CPU of each process over its window. */
 export interface MeasuredLoad extends LoadResult {
@@ -105,28 +109,12 @@ export async function runLoad(spec: LoadSpec, cpu: CpuWindow = new CpuWindow()):
     ? spawn('taskset', ['-c', plan.loadgen, process.execPath, ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     : spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   try {
-    const exited = new Promise<never>((_, reject) =>
-      child.once('exit', (code) => reject(new Error(`load generator exited with ${String(code)}`))),
-    );
-    const message = (type: string) =>
-      Promise.race([
-        exited,
-        new Promise<{ type: string; result?: LoadResult }>((resolve) => {
-          const listener = (m: { type: string; result?: LoadResult }) => {
-            if (m.type === type) {
-              child.off('message', listener);
-              resolve(m);
-            }
-          };
-          child.on('message', listener);
-        }),
-      ]);
-    await message('ready');
+    await nextMessage<LoadGeneratorMessage, 'ready'>(child, 'load generator', 'ready');
     await cpu.start();
     child.send({ type: 'go' });
-    const { result } = await message('done');
+    const { result } = await nextMessage<LoadGeneratorMessage, 'done'>(child, 'load generator', 'done');
     const window = await cpu.stop();
-    const load = result!;
+    const load = result;
     const per = (ms: number | undefined) => (ms === undefined || load.ok === 0 ? undefined : ms / load.ok);
     return { ...load, cpu: window, perOp: { server: per(window.serverMs), postgres: per(window.postgresMs), loadgen: per(load.cpuMs) } };
   } finally {
